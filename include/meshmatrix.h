@@ -1,0 +1,17 @@
+/*
+ * meshmatrix: polygon meshes as sparse linear algebra, on the host and on CUDA GPUs.
+ * This umbrella header includes every module's header.
+ */
+#ifndef MESHMATRIX_H
+#define MESHMATRIX_H
+
+#define MMX_VERSION_MAJOR 0
+#define MMX_VERSION_MINOR 1
+#define MMX_VERSION_PATCH 0
+
+#include "meshmatrix/core.h"
+#include "meshmatrix/spla.h"
+#include "meshmatrix/mesh.h"
+#include "meshmatrix/io.h"
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * meshmatrix/mesh.h: the mesh matrix, vertex positions, built-in shapes and inspection.
+ *
+ * A mesh is its mesh matrix M (one column per face, one row per vertex; the stored value is the
+ * vertex's 1-based position in the face's cyclic order, and rows inside a column are kept in
+ * that cyclic order) plus an nverts x 3 array of float positions. Faces are counter-clockwise
+ * seen from outside by convention, as in OBJ, OFF and PLY.
+ */
+#ifndef MESHMATRIX_MESH_H
+#define MESHMATRIX_MESH_H
+
+#include "core.h"
+#include "spla.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mmx_mesh {
+    mmx_csc *M;        /* nverts x nfaces mesh matrix (general or reduced form) */
+    float *pos;        /* nverts x 3 positions, row-major, in `space`; NULL if the mesh has none */
+    mmx_space space;   /* where M's arrays and pos live */
+    char *tags;        /* OBJ 't' lines (OpenSubdiv creases, corners, holes...), verbatim and
+                          newline-terminated, host memory; NULL if none. Kept for later use:
+                          no operation interprets them yet. */
+} mmx_mesh;
+
+#define mmx_mesh_nverts(m) ((m)->M->nrows)
+#define mmx_mesh_nfaces(m) ((m)->M->ncols)
+
+/* Builds a mesh from host face lists: face f has the vertices verts[start[f] .. start[f+1]),
+ * 0-based, in cyclic order; pos (nverts x 3, may be NULL) gives the positions. The result lives
+ * in the context's space, in the general form (see mmx_mesh_reduce).
+ * Checks: every face has order >= 3, indices in [0, nverts), no vertex twice in a face, every
+ * coordinate finite. Errors: MMX_ERR_MESH naming the face and the problem, MMX_ERR_ARG,
+ * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz). */
+mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
+                               const mmx_index *start, const mmx_index *verts,
+                               const float *pos, mmx_mesh **out);
+
+/* Frees a mesh and everything it owns; NULL is accepted. */
+void mmx_mesh_free(mmx_mesh *mesh);
+
+/* A deep copy of the mesh in `dst_space` (same form). Errors: as mmx_csc_copy. */
+mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
+                         mmx_mesh **out);
+
+/* The common face order c if every face has order c, else 0 (also 0 for a mesh without
+ * faces). Reads colptr, copying it to the host when the mesh is on the device.
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx_mesh_uniform_order(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *order);
+
+/* Converts the mesh matrix to the reduced form in place (drops colptr and val). A mesh already
+ * reduced is left as it is. Errors: MMX_ERR_MESH if the faces do not all have one order (the
+ * detail names the first face of another order), MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh);
+
+/* Converts the mesh matrix back to the general form in place (rebuilds colptr and val).
+ * A mesh already general is left as it is. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh);
+
+/* Face lists of the mesh, in host memory allocated with malloc (release with free()):
+ * *start has nfaces + 1 entries, *verts has (*start)[nfaces]; either form, either space.
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
+                          mmx_index **verts);
+
+/* A built-in procedural mesh, named by a short spec:
+ *   "tetrahedron", "cube"             closed, 4 triangles / 6 quads
+ *   "icosphere[:L]"                   closed triangles, icosahedron split L times (default 2)
+ *   "torus[:U:V]"                     closed quads, U x V (default 24 x 12), genus 1
+ *   "grid[:NX:NY]"                    open quads, NX x NY (default 8 x 8) with two square holes
+ *                                     cut out where NX, NY >= 6 (three boundary loops)
+ *   "mixed"                           open disk of one hexagon, 6 quads and 6 triangles
+ * Sizes are limited so the result fits in 32-bit indices. The mesh lives in the context's
+ * space. Errors: MMX_ERR_ARG (unknown name or bad size, named in the detail), MMX_ERR_OVERFLOW,
+ * MMX_ERR_NOMEM. */
+mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out);
+
+/* ---- inspection --------------------------------------------------------------------------- */
+
+#define MMX_STATS_ORDERS 16
+
+/* What mmx_mesh_stats finds. An edge is an unordered pair of vertices that follow each other
+ * in some face; its "faces" are the face sides (corners) on it. */
+typedef struct mmx_mesh_stats {
+    mmx_index nverts, nfaces, nedges;
+    int64_t ncorners;                  /* sum of face orders: nnz of M */
+    mmx_index min_order, max_order;    /* 0 for a mesh without faces */
+    mmx_index uniform_order;           /* c when every face has order c (reduced form applies) */
+    mmx_index order_hist[MMX_STATS_ORDERS]; /* [c] faces of order c for 3 <= c < 15; [15] faces
+                                          of order >= 15; [0..2] unused */
+    mmx_index boundary_edges;          /* edges with one face side */
+    mmx_index boundary_loops;          /* closed walks along boundary edges (counted where the
+                                          boundary is manifold: two boundary edges per vertex) */
+    mmx_index nonmanifold_edges;       /* edges with three or more face sides */
+    mmx_index nonmanifold_verts;       /* vertices whose faces form more than one fan, or that
+                                          lie on a non-manifold edge */
+    mmx_index inconsistent_edges;      /* two-sided edges whose two faces run it the same way */
+    mmx_index isolated_verts;          /* vertices in no face */
+    mmx_index components;              /* face-connected components (faces sharing a vertex) */
+    int64_t euler;                     /* V - E + F, isolated vertices not counted */
+    int manifold;                      /* no non-manifold edge or vertex */
+    int oriented;                      /* manifold and no inconsistent edge */
+    int genus_valid;                   /* genus is meaningful: manifold, oriented, and the
+                                          boundary loops were counted */
+    mmx_index genus;                   /* sum over components: (2C - euler - loops) / 2 */
+    float bbox_min[3], bbox_max[3];    /* of the vertices in faces; zeros if none */
+} mmx_mesh_stats;
+
+/* Computes the statistics above. Runs on the host (a device mesh is copied back first).
+ * Never fails on a non-manifold or badly oriented mesh: those are counted, not refused.
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz) time and memory. */
+mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

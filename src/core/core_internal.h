@@ -1,0 +1,63 @@
+/* Private declarations of the core module: the context's layout, error reporting, checked
+ * arithmetic on sizes, and the CUDA error check. */
+#ifndef MMX_CORE_INTERNAL_H
+#define MMX_CORE_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "meshmatrix/core.h"
+
+#ifdef MMX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MMX__ERRLEN 512
+
+struct mmx_ctx {
+    mmx_backend backend;
+    int device;          /* -1 on the host backend */
+    void *stream;        /* cudaStream_t on the CUDA backend */
+    char err[MMX__ERRLEN];
+};
+
+#if defined(__GNUC__)
+#define MMX__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define MMX__PRINTF(a, b)
+#endif
+
+/* Records a detail sentence in ctx (if not NULL) and returns s, so a failing path reads
+ * `return mmx__fail(ctx, MMX_ERR_ARG, "face %d: ...", f);`. */
+mmx_status mmx__fail(mmx_ctx *ctx, mmx_status s, const char *fmt, ...) MMX__PRINTF(3, 4);
+
+/* Allocates n * size bytes of host memory, refusing a product that overflows; n = 0 returns
+ * a valid minimal allocation so that callers need not special-case empty arrays. */
+mmx_status mmx__host_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out);
+
+/* a * b into *out unless it overflows size_t. */
+static inline int mmx__mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (b != 0 && a > SIZE_MAX / b) return 0;
+    *out = a * b;
+    return 1;
+}
+
+/* Whether the operands' space can be used by the context's backend. */
+mmx_status mmx__check_space(mmx_ctx *ctx, mmx_space space, const char *what);
+
+#ifdef MMX_HAVE_CUDA
+/* Turns a CUDA runtime error into MMX_ERR_CUDA (MMX_ERR_NOMEM for allocation failures) with
+ * the call and the runtime's message in the detail. */
+mmx_status mmx__cuda(mmx_ctx *ctx, cudaError_t e, const char *call);
+#define MMX__CUDA(ctx, call) mmx__cuda((ctx), (call), #call)
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

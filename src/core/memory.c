@@ -1,0 +1,63 @@
+/* Allocation in, and copies between, the host and device memory spaces. */
+#include <string.h>
+#include "core_internal.h"
+
+mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mem_alloc: out is NULL");
+    *out = NULL;
+    mmx_status s = mmx__check_space(ctx, space, "mmx_mem_alloc");
+    if (s || bytes == 0) return s;
+    if (space == MMX_SPACE_HOST) {
+        *out = malloc(bytes);
+        return *out ? MMX_OK
+                    : mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
+    }
+#ifdef MMX_HAVE_CUDA
+    s = mmx__cuda(ctx, cudaMalloc(out, bytes), "cudaMalloc");
+    if (s) {
+        *out = NULL;
+        mmx__fail(ctx, s, "cudaMalloc of %zu bytes failed: %s", bytes, ctx->err);
+    }
+    return s;
+#else
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
+#endif
+}
+
+void mmx_mem_free(mmx_space space, void *p)
+{
+    if (!p) return;
+    if (space == MMX_SPACE_HOST) {
+        free(p);
+        return;
+    }
+#ifdef MMX_HAVE_CUDA
+    (void)cudaFree(p); /* nothing useful can be done with a failure here */
+#endif
+}
+
+mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
+                        mmx_space src_space, size_t bytes)
+{
+    if (bytes == 0) return MMX_OK;
+    if (!dst || !src) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mem_copy: NULL pointer");
+    mmx_status s = mmx__check_space(ctx, dst_space, "copy destination");
+    if (!s) s = mmx__check_space(ctx, src_space, "copy source");
+    if (s) return s;
+    if (dst_space == MMX_SPACE_HOST && src_space == MMX_SPACE_HOST) {
+        memmove(dst, src, bytes);
+        return MMX_OK;
+    }
+#ifdef MMX_HAVE_CUDA
+    enum cudaMemcpyKind kind = dst_space == MMX_SPACE_HOST   ? cudaMemcpyDeviceToHost
+                               : src_space == MMX_SPACE_HOST ? cudaMemcpyHostToDevice
+                                                             : cudaMemcpyDeviceToDevice;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    s = MMX__CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    return s;
+#else
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
+#endif
+}

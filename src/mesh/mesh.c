@@ -1,0 +1,178 @@
+/* The mesh: a mesh matrix plus positions. Creation from face lists, copies, free. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "mesh_internal.h"
+#include "spla/spla_internal.h"
+
+static int cmp_index(const void *a, const void *b)
+{
+    mmx_index x = *(const mmx_index *)a, y = *(const mmx_index *)b;
+    return (x > y) - (x < y);
+}
+
+int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *why, size_t cap)
+{
+    if (n < 3) {
+        snprintf(why, cap, "face of order %d: a face needs at least 3 vertices", n);
+        return 1;
+    }
+    for (mmx_index i = 0; i < n; i++)
+        if (f[i] < 0 || f[i] >= nverts) {
+            snprintf(why, cap, "vertex index %d outside [0, %d)", f[i], nverts);
+            return 1;
+        }
+    /* Faces are short, so a pairwise scan costs less than a scratch array; long faces are
+     * sorted in a copy instead to stay O(n log n). */
+    if (n <= 32) {
+        for (mmx_index i = 1; i < n; i++)
+            for (mmx_index k = 0; k < i; k++)
+                if (f[i] == f[k]) {
+                    snprintf(why, cap, "vertex %d appears twice in the face", f[i]);
+                    return 1;
+                }
+        return 0;
+    }
+    mmx_index *c = malloc((size_t)n * sizeof *c);
+    if (!c) {
+        snprintf(why, cap, "out of memory checking a face of order %d", n);
+        return 1;
+    }
+    memcpy(c, f, (size_t)n * sizeof *c);
+    qsort(c, (size_t)n, sizeof *c, cmp_index);
+    int bad = 0;
+    for (mmx_index i = 1; i < n && !bad; i++)
+        if (c[i] == c[i - 1]) {
+            snprintf(why, cap, "vertex %d appears twice in the face", c[i]);
+            bad = 1;
+        }
+    free(c);
+    return bad;
+}
+
+int mmx__coord_problem(const float *p, char *why, size_t cap)
+{
+    static const char axis[] = "xyz";
+    for (int d = 0; d < 3; d++)
+        if (!isfinite(p[d])) {
+            snprintf(why, cap, "coordinate %c is %s", axis[d], isnan(p[d]) ? "NaN" : "infinite");
+            return 1;
+        }
+    return 0;
+}
+
+void mmx_mesh_free(mmx_mesh *mesh)
+{
+    if (!mesh) return;
+    mmx_csc_free(mesh->M);
+    mmx_mem_free(mesh->space, mesh->pos);
+    free(mesh->tags);
+    free(mesh);
+}
+
+mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx_index *start,
+                           mmx_index *verts, float *pos, char *tags, int checked,
+                           mmx_mesh **out)
+{
+    char why[160];
+    mmx_status s = MMX_OK;
+    mmx_mesh *host = calloc(1, sizeof *host);
+    mmx_csc *M = calloc(1, sizeof *M);
+    if (!host || !M) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
+    for (mmx_index f = 0; !s && !checked && f < nfaces; f++)
+        if (mmx__face_problem(verts + start[f], start[f + 1] - start[f], nverts, why, sizeof why))
+            s = mmx__fail(ctx, MMX_ERR_MESH, "face %d: %s", f, why);
+    for (mmx_index v = 0; !s && !checked && pos && v < nverts; v++)
+        if (mmx__coord_problem(pos + 3 * (size_t)v, why, sizeof why))
+            s = mmx__fail(ctx, MMX_ERR_MESH, "vertex %d: %s", v, why);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)start[nfaces], sizeof *M->val, (void **)&M->val);
+    if (s) {
+        free(host);
+        free(M);
+        free(start);
+        free(verts);
+        free(pos);
+        free(tags);
+        return s;
+    }
+    mmx_index *val = M->val;
+    *M = (mmx_csc){nverts, nfaces, start[nfaces], start, verts, val, 0, MMX_SPACE_HOST};
+    mmx__csc_fill_positions(ctx, M);
+    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags};
+    if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
+        *out = host;
+        return MMX_OK;
+    }
+    s = mmx_mesh_copy(ctx, host, mmx_ctx_space(ctx), out);
+    mmx_mesh_free(host);
+    return s;
+}
+
+mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
+                               const mmx_index *start, const mmx_index *verts,
+                               const float *pos, mmx_mesh **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_from_faces: out is NULL");
+    *out = NULL;
+    if (nverts < 0 || nfaces < 0 || !start || (nfaces > 0 && !verts))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_from_faces: bad sizes (%d vertices, %d faces) or NULL arrays", nverts, nfaces);
+    if (nfaces == MMX_INDEX_MAX)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%d faces do not fit 32-bit indices", nfaces);
+    if (start[0] != 0) return mmx__fail(ctx, MMX_ERR_MESH, "start[0] is %d, not 0", start[0]);
+    for (mmx_index f = 0; f < nfaces; f++)
+        if (start[f + 1] < start[f])
+            return mmx__fail(ctx, MMX_ERR_MESH, "face %d: start[%d] = %d is below start[%d] = %d", f, f + 1, start[f + 1], f, start[f]);
+    size_t nnz = (size_t)start[nfaces];
+    mmx_index *s2 = NULL, *v2 = NULL;
+    float *p2 = NULL;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)nfaces + 1, sizeof *s2, (void **)&s2);
+    if (!s) s = mmx__host_alloc(ctx, nnz, sizeof *v2, (void **)&v2);
+    if (!s && pos) s = mmx__host_alloc(ctx, (size_t)nverts * 3, sizeof *p2, (void **)&p2);
+    if (s) {
+        free(s2);
+        free(v2);
+        return s;
+    }
+    memcpy(s2, start, ((size_t)nfaces + 1) * sizeof *s2);
+    if (nnz) memcpy(v2, verts, nnz * sizeof *v2);
+    if (p2 && nverts) memcpy(p2, pos, (size_t)nverts * 3 * sizeof *p2);
+    return mmx__mesh_adopt(ctx, nverts, nfaces, s2, v2, p2, NULL, 0, out);
+}
+
+mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, mmx_mesh **out)
+{
+    if (!src || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_copy: NULL argument");
+    *out = NULL;
+    mmx_mesh *m = calloc(1, sizeof *m);
+    if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
+    m->space = dst_space;
+    mmx_status s = mmx_csc_copy(ctx, src->M, dst_space, &m->M);
+    size_t pbytes = (size_t)src->M->nrows * 3 * sizeof(float);
+    if (!s && src->pos) s = mmx_mem_alloc(ctx, dst_space, pbytes, (void **)&m->pos);
+    if (!s && src->pos) s = mmx_mem_copy(ctx, m->pos, dst_space, src->pos, src->space, pbytes);
+    if (!s && src->tags && !(m->tags = strdup(src->tags)))
+        s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying tags");
+    if (s) {
+        mmx_mesh_free(m);
+        return s;
+    }
+    *out = m;
+    return MMX_OK;
+}
+
+mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+{
+    if (mesh->space == MMX_SPACE_HOST) {
+        *view = mesh;
+        return MMX_OK;
+    }
+    mmx_mesh *h;
+    mmx_status s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_HOST, &h);
+    *view = s ? NULL : h;
+    return s;
+}
+
+void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)
+{
+    if (view != mesh) mmx_mesh_free((mmx_mesh *)view);
+}

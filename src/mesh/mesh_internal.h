@@ -1,0 +1,38 @@
+/* Private declarations of the mesh module, shared with the file readers. */
+#ifndef MMX_MESH_INTERNAL_H
+#define MMX_MESH_INTERNAL_H
+
+#include "core/core_internal.h"
+#include "meshmatrix/mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Checks one face of n vertices against nverts: order >= 3, indices in [0, nverts), no vertex
+ * twice. Returns 0 if the face is fine; otherwise 1 with a sentence in why ("order 2 is below
+ * 3", "vertex index 9 outside [0, 8)", "vertex 4 appears twice") for the caller to prefix with
+ * where the face came from. */
+int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *why, size_t cap);
+
+/* Checks that a coordinate triple is finite; 0 if fine, else 1 with a sentence in why. */
+int mmx__coord_problem(const float *p, char *why, size_t cap);
+
+/* Builds a mesh from host arrays allocated with malloc, taking ownership of all of them (they
+ * are freed on failure too): start (nfaces + 1) becomes colptr, verts becomes rowidx, pos
+ * (nverts x 3, may be NULL) and tags (may be NULL) are kept. Unless `checked` says the caller
+ * has already validated every face and coordinate, they are validated here and a fault is
+ * reported as "face F: ..." / "vertex V: ...". The mesh is then placed in the context's space. */
+mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx_index *start,
+                           mmx_index *verts, float *pos, char *tags, int checked,
+                           mmx_mesh **out);
+
+/* A mesh's host copy when it lives on the device, or the mesh itself on the host; release
+ * with mmx__mesh_host_release(original, view). For read-only host algorithms. */
+mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
+void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

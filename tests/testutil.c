@@ -1,0 +1,45 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "testutil.h"
+
+mmx_ctx *tu_host_ctx(void)
+{
+    mmx_ctx *ctx = NULL;
+    cr_assert_eq(mmx_ctx_create(&ctx), MMX_OK);
+    return ctx;
+}
+
+mmx_ctx *tu_cuda_ctx_or_skip(void)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    int n = 0;
+    cr_assert_eq(mmx_cuda_device_count(ctx, &n), MMX_OK);
+    if (n == 0) {
+        /* The reason (built without CUDA, no device, driver error) is in the detail. */
+        char why[600];
+        snprintf(why, sizeof why, "GPU test skipped: %s", mmx_ctx_error(ctx));
+        mmx_ctx_free(ctx);
+        cr_skip_test("%s", why);
+        return NULL;
+    }
+    mmx_status s = mmx_ctx_use_cuda(ctx, 0);
+    cr_assert_eq(s, MMX_OK, "a device is present but mmx_ctx_use_cuda failed: %s", mmx_ctx_error(ctx));
+    return ctx;
+}
+
+const char *tu_data(const char *name)
+{
+    static char buf[4096];
+    const char *dir = getenv("MMX_TEST_DATA");
+    snprintf(buf, sizeof buf, "%s/%s", dir ? dir : "tests/data", name);
+    return buf;
+}
+
+const char *tu_tmp(const char *name)
+{
+    static char buf[4096];
+    const char *dir = getenv("MMX_TEST_TMP");
+    snprintf(buf, sizeof buf, "%s/tmp_%ld_%s", dir ? dir : "/tmp", (long)getpid(), name);
+    return buf;
+}
