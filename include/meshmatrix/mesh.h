@@ -68,9 +68,10 @@ mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
 /* A built-in procedural mesh, named by a short spec:
  *   "tetrahedron", "cube"             closed, 4 triangles / 6 quads
  *   "icosphere[:L]"                   closed triangles, icosahedron split L times (default 2)
- *   "torus[:U:V]"                     closed quads, U x V (default 24 x 12), genus 1
- *   "grid[:NX:NY]"                    open quads, NX x NY (default 8 x 8) with two square holes
- *                                     cut out where NX, NY >= 6 (three boundary loops)
+ *   "torus[:U:V]"                     closed quads, U x V (default 24 x 12; "torus:N" is N x N),
+ *                                     genus 1
+ *   "grid[:NX:NY]"                    open quads, NX x NY (default 8 x 8); where NX, NY >= 8 two
+ *                                     2 x 2 holes are cut out (three boundary loops, genus 0)
  *   "mixed"                           open disk of one hexagon, 6 quads and 6 triangles
  * Sizes are limited so the result fits in 32-bit indices. The mesh lives in the context's
  * space. Errors: MMX_ERR_ARG (unknown name or bad size, named in the detail), MMX_ERR_OVERFLOW,

@@ -1,0 +1,99 @@
+/* Core: status names, contexts, memory spaces, timers. */
+#include <string.h>
+#include <time.h>
+#include "testutil.h"
+
+Test(core, status_names_are_distinct_and_named)
+{
+    const mmx_status all[] = {MMX_OK, MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_IO, MMX_ERR_PARSE,
+                              MMX_ERR_MESH, MMX_ERR_OVERFLOW, MMX_ERR_NO_DEVICE, MMX_ERR_CUDA,
+                              MMX_ERR_SPACE, MMX_ERR_UNSUPPORTED, MMX_ERR_INTERNAL};
+    size_t n = sizeof all / sizeof all[0];
+    for (size_t i = 0; i < n; i++) {
+        cr_assert(strncmp(mmx_status_str(all[i]), "MMX_", 4) == 0);
+        for (size_t k = 0; k < i; k++) cr_assert_str_neq(mmx_status_str(all[i]), mmx_status_str(all[k]));
+    }
+    cr_assert_not_null(mmx_status_str((mmx_status)-99));
+}
+
+Test(core, host_context)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    cr_assert_eq(mmx_ctx_backend(ctx), MMX_BACKEND_HOST);
+    cr_assert_eq(mmx_ctx_space(ctx), MMX_SPACE_HOST);
+    cr_assert_eq(mmx_ctx_device(ctx), -1);
+    cr_assert_str_empty(mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+    mmx_ctx_free(NULL);
+    cr_assert_eq(mmx_ctx_create(NULL), MMX_ERR_ARG);
+}
+
+Test(core, cuda_context_fails_cleanly_without_a_device)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    int n = -1;
+    cr_assert_eq(mmx_cuda_device_count(ctx, &n), MMX_OK);
+    cr_assert_geq(n, 0);
+    if (n > 0) {
+        /* On a GPU machine the failure path is taken with a device index that does not exist. */
+        cr_assert_eq(mmx_ctx_use_cuda(ctx, n), MMX_ERR_NO_DEVICE);
+        cr_assert(strstr(mmx_ctx_error(ctx), "does not exist"), "%s", mmx_ctx_error(ctx));
+    } else {
+        cr_assert(strlen(mmx_ctx_error(ctx)) > 0, "a missing device must come with a reason");
+        mmx_status s = mmx_ctx_use_cuda(ctx, 0);
+        cr_assert(s == MMX_ERR_NO_DEVICE || s == MMX_ERR_UNSUPPORTED, "%s", mmx_status_str(s));
+        cr_assert(strstr(mmx_ctx_error(ctx), "CUDA"), "%s", mmx_ctx_error(ctx));
+    }
+    /* The context stays usable on the host. */
+    cr_assert_eq(mmx_ctx_backend(ctx), MMX_BACKEND_HOST);
+    mmx_ctx_free(ctx);
+}
+
+Test(core, host_memory_and_copies)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    int *a = NULL, *b = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_HOST, 100 * sizeof(int), (void **)&a));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_HOST, 100 * sizeof(int), (void **)&b));
+    for (int i = 0; i < 100; i++) a[i] = i * i;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, b, MMX_SPACE_HOST, a, MMX_SPACE_HOST, 100 * sizeof(int)));
+    cr_assert_arr_eq(a, b, 100 * sizeof(int));
+    mmx_mem_free(MMX_SPACE_HOST, a);
+    mmx_mem_free(MMX_SPACE_HOST, b);
+    mmx_mem_free(MMX_SPACE_HOST, NULL);
+    void *z = (void *)1;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_HOST, 0, &z));
+    cr_assert_null(z);
+    mmx_ctx_free(ctx);
+}
+
+Test(core, device_space_refused_on_a_host_context)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    void *p = NULL;
+    int x = 1, y = 0;
+    cr_assert_eq(mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 16, &p), MMX_ERR_SPACE);
+    cr_assert(strstr(mmx_ctx_error(ctx), "device memory"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_mem_copy(ctx, &y, MMX_SPACE_DEVICE, &x, MMX_SPACE_HOST, sizeof x), MMX_ERR_SPACE);
+    cr_assert_eq(mmx_mem_alloc(ctx, (mmx_space)7, 16, &p), MMX_ERR_ARG);
+    cr_assert_eq(mmx_mem_copy(ctx, NULL, MMX_SPACE_HOST, &x, MMX_SPACE_HOST, sizeof x), MMX_ERR_ARG);
+    mmx_ctx_free(ctx);
+}
+
+Test(core, host_timer_measures_elapsed_time)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_timer *t = NULL;
+    double ms = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_timer_create(ctx, &t));
+    cr_assert_eq(mmx_timer_stop(t, &ms), MMX_ERR_ARG, "stopping an unstarted timer is an error");
+    MMX_OK_OR_FAIL(ctx, mmx_timer_start(t));
+    struct timespec d = {0, 20 * 1000 * 1000};
+    nanosleep(&d, NULL);
+    MMX_OK_OR_FAIL(ctx, mmx_timer_stop(t, &ms));
+    cr_assert_geq(ms, 19.0, "slept 20 ms, timer says %g", ms);
+    cr_assert_lt(ms, 10000.0);
+    mmx_timer_free(t);
+    mmx_timer_free(NULL);
+    mmx_ctx_free(ctx);
+}

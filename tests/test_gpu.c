@@ -1,0 +1,169 @@
+/* The CUDA backend: device contexts, host<->device copies of matrices and meshes, the device
+ * structural check and conversions, checked against the host. Every test skips, with the
+ * reason, where the build has no CUDA or the machine has no device. */
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+Test(gpu, context_and_memory_round_trip)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    cr_assert_eq(mmx_ctx_backend(ctx), MMX_BACKEND_CUDA);
+    cr_assert_eq(mmx_ctx_space(ctx), MMX_SPACE_DEVICE);
+    cr_assert_eq(mmx_ctx_device(ctx), 0);
+    enum { N = 1 << 20 };
+    int *h = malloc(N * sizeof *h), *back = malloc(N * sizeof *back);
+    cr_assert(h && back);
+    for (int i = 0; i < N; i++) h[i] = i ^ 0x5a5a;
+    void *d1 = NULL, *d2 = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, N * sizeof *h, &d1));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, N * sizeof *h, &d2));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d1, MMX_SPACE_DEVICE, h, MMX_SPACE_HOST, N * sizeof *h));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d2, MMX_SPACE_DEVICE, d1, MMX_SPACE_DEVICE, N * sizeof *h));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, back, MMX_SPACE_HOST, d2, MMX_SPACE_DEVICE, N * sizeof *h));
+    cr_assert_arr_eq(h, back, N * sizeof *h);
+    mmx_mem_free(MMX_SPACE_DEVICE, d1);
+    mmx_mem_free(MMX_SPACE_DEVICE, d2);
+    free(h);
+    free(back);
+    mmx_ctx_free(ctx);
+}
+
+Test(gpu, an_absurd_allocation_fails_cleanly)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    void *p = (void *)1;
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)1 << 50, &p);
+    cr_assert_eq(s, MMX_ERR_NOMEM, "%s: %s", mmx_status_str(s), mmx_ctx_error(ctx));
+    cr_assert_null(p);
+    /* and the context still works afterwards */
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 64, &p));
+    mmx_mem_free(MMX_SPACE_DEVICE, p);
+    mmx_ctx_free(ctx);
+}
+
+Test(gpu, timer_uses_events)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_timer *t = NULL;
+    double ms = -1;
+    void *d = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_timer_create(ctx, &t));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 1 << 26, &d));
+    MMX_OK_OR_FAIL(ctx, mmx_timer_start(t));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, (char *)d + (1 << 25), MMX_SPACE_DEVICE, d, MMX_SPACE_DEVICE, 1 << 25));
+    MMX_OK_OR_FAIL(ctx, mmx_timer_stop(t, &ms));
+    cr_assert_gt(ms, 0.0);
+    cr_assert_lt(ms, 10000.0);
+    mmx_mem_free(MMX_SPACE_DEVICE, d);
+    mmx_timer_free(t);
+    mmx_ctx_free(ctx);
+}
+
+/* A device mesh equals its host original after a round trip, in both forms. */
+Test(gpu, mesh_round_trip_and_reduced_form_on_the_device)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    const char *specs[] = {"mixed", "torus:64:48", "icosphere:4", "grid:20:9"};
+    for (int s = 0; s < 4; s++) {
+        mmx_mesh *h = NULL, *d = NULL, *back = NULL;
+        MMX_OK_OR_FAIL(hctx, mmx_mesh_shape(hctx, specs[s], &h));
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, MMX_SPACE_DEVICE, &d));
+        cr_assert_eq(d->space, MMX_SPACE_DEVICE);
+        cr_assert_eq(d->M->space, MMX_SPACE_DEVICE);
+        MMX_OK_OR_FAIL(ctx, mmx_csc_check(ctx, d->M));
+        mmx_index order = -1, horder = -1;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_uniform_order(ctx, d, &order));
+        MMX_OK_OR_FAIL(hctx, mmx_mesh_uniform_order(hctx, h, &horder));
+        cr_assert_eq(order, horder, "%s", specs[s]);
+        if (order) {
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, d));
+            MMX_OK_OR_FAIL(ctx, mmx_csc_check(ctx, d->M));
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_expand(ctx, d)); /* rebuilt by the device kernels */
+        }
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, d, MMX_SPACE_HOST, &back));
+        size_t nnz = (size_t)h->M->nnz, nf = (size_t)mmx_mesh_nfaces(h);
+        cr_assert_arr_eq(back->M->colptr, h->M->colptr, (nf + 1) * sizeof(mmx_index), "%s", specs[s]);
+        cr_assert_arr_eq(back->M->rowidx, h->M->rowidx, nnz * sizeof(mmx_index), "%s", specs[s]);
+        cr_assert_arr_eq(back->M->val, h->M->val, nnz * sizeof(mmx_index), "%s", specs[s]);
+        cr_assert_arr_eq(back->pos, h->pos, (size_t)mmx_mesh_nverts(h) * 3 * sizeof(float));
+        mmx_mesh_free(h);
+        mmx_mesh_free(d);
+        mmx_mesh_free(back);
+    }
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(ctx);
+}
+
+/* The device check finds the same first fault, in the same words, as the host check. */
+Test(gpu, device_check_agrees_with_the_host)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    const mmx_index colptr[] = {0, 3, 6, 9, 12};
+    const mmx_index cases[][12] = {
+        {0, 1, 2, 2, 1, 3, 3, 4, 5, 5, 4, 0},  /* valid */
+        {0, 1, 2, 2, 1, 3, 3, 4, 9, 5, 4, 0},  /* row 9 out of range in column 2 */
+        {0, 1, 2, 2, 2, 3, 3, 4, 5, 5, 5, 0},  /* repeats in columns 1 and 3 */
+        {0, 1, 2, 2, 1, 3, 3, 4, 5, -7, 4, 4}, /* negative row in column 3 */
+    };
+    for (int c = 0; c < 4; c++) {
+        mmx_index *d_colptr = NULL, *d_rowidx = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof colptr, (void **)&d_colptr));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof cases[c], (void **)&d_rowidx));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_colptr, MMX_SPACE_DEVICE, colptr, MMX_SPACE_HOST, sizeof colptr));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_rowidx, MMX_SPACE_DEVICE, cases[c], MMX_SPACE_HOST, sizeof cases[c]));
+        mmx_csc *A = NULL, *H = NULL;
+        mmx_status sd = mmx_csc_create(ctx, 6, 4, d_colptr, d_rowidx, NULL, MMX_SPACE_DEVICE, &A);
+        mmx_status sh = mmx_csc_create(hctx, 6, 4, colptr, cases[c], NULL, MMX_SPACE_HOST, &H);
+        cr_assert_eq(sd, sh, "case %d: device %s, host %s", c, mmx_status_str(sd), mmx_status_str(sh));
+        if (sd) {
+            cr_assert_str_eq(mmx_ctx_error(ctx), mmx_ctx_error(hctx), "case %d", c);
+        } else {
+            mmx_csc *back = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_csc_copy(ctx, A, MMX_SPACE_HOST, &back));
+            cr_assert_arr_eq(back->val, H->val, 12 * sizeof(mmx_index), "positions filled on the device");
+            mmx_csc_free(back);
+        }
+        mmx_csc_free(A);
+        mmx_csc_free(H);
+        mmx_mem_free(MMX_SPACE_DEVICE, d_colptr);
+        mmx_mem_free(MMX_SPACE_DEVICE, d_rowidx);
+    }
+    /* A decreasing column pointer is named the same way too. */
+    const mmx_index dec[] = {0, 3, 2, 9, 12};
+    mmx_index *d_dec = NULL, *d_rows = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof dec, (void **)&d_dec));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof cases[0], (void **)&d_rows));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_dec, MMX_SPACE_DEVICE, dec, MMX_SPACE_HOST, sizeof dec));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_rows, MMX_SPACE_DEVICE, cases[0], MMX_SPACE_HOST, sizeof cases[0]));
+    mmx_csc *A = NULL;
+    cr_assert_eq(mmx_csc_create(ctx, 6, 4, d_dec, d_rows, NULL, MMX_SPACE_DEVICE, &A), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "column 1: column pointers decrease"), "%s", mmx_ctx_error(ctx));
+    mmx_mem_free(MMX_SPACE_DEVICE, d_dec);
+    mmx_mem_free(MMX_SPACE_DEVICE, d_rows);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(ctx);
+}
+
+Test(gpu, mesh_from_faces_lands_on_the_device)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    const mmx_index start[] = {0, 3, 6}, verts[] = {0, 1, 2, 2, 1, 3};
+    const float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 4, 2, start, verts, pos, &m));
+    cr_assert_eq(m->space, MMX_SPACE_DEVICE);
+    mmx_index *s = NULL, *v = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &s, &v));
+    cr_assert_arr_eq(s, start, sizeof start);
+    cr_assert_arr_eq(v, verts, sizeof verts);
+    free(s);
+    free(v);
+    mmx_mesh_free(m);
+    const mmx_index bad[] = {0, 1, 2, 2, 1, 7};
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 4, 2, start, bad, pos, &m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 1: vertex index 7"), "%s", mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+}

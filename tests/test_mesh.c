@@ -1,0 +1,221 @@
+/* The mesh matrix: built from face lists (and refused when invalid), its reduced form, face
+ * lists back, copies, and the built-in shapes. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+static const float quad_tri_pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 2, 0, 0};
+
+Test(mesh, from_faces_keeps_cyclic_order_and_positions)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index start[] = {0, 4, 7}, verts[] = {0, 1, 2, 3, 1, 4, 2};
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 5, 2, start, verts, quad_tri_pos, &m));
+    cr_assert_eq(mmx_mesh_nverts(m), 5);
+    cr_assert_eq(mmx_mesh_nfaces(m), 2);
+    cr_assert_eq(m->space, MMX_SPACE_HOST);
+    cr_assert_arr_eq(m->M->colptr, start, sizeof start);
+    cr_assert_arr_eq(m->M->rowidx, verts, sizeof verts);
+    const mmx_index val[] = {1, 2, 3, 4, 1, 2, 3};
+    cr_assert_arr_eq(m->M->val, val, sizeof val, "values are positions in the face cycle");
+    cr_assert_arr_eq(m->pos, quad_tri_pos, sizeof quad_tri_pos);
+    cr_assert_null(m->tags);
+    mmx_index order = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_uniform_order(ctx, m, &order));
+    cr_assert_eq(order, 0, "mixed orders have no uniform order");
+    cr_assert_eq(mmx_mesh_reduce(ctx, m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 1 has order 3"), "%s", mmx_ctx_error(ctx));
+    cr_assert_not_null(m->M->colptr, "a refused reduction leaves the mesh as it was");
+    mmx_mesh_free(m);
+    mmx_mesh_free(NULL);
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, invalid_faces_are_refused_with_the_face_named)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    struct { mmx_index start[3]; mmx_index verts[8]; mmx_status want; const char *msg; } bad[] = {
+        {{0, 3, 5}, {0, 1, 2, 2, 3}, MMX_ERR_MESH, "face 1: face of order 2"},
+        {{0, 3, 6}, {0, 1, 2, 2, 3, 5}, MMX_ERR_MESH, "face 1: vertex index 5 outside [0, 5)"},
+        {{0, 3, 6}, {0, 1, -1, 2, 3, 4}, MMX_ERR_MESH, "face 0: vertex index -1"},
+        {{0, 4, 7}, {0, 1, 2, 1, 2, 3, 4}, MMX_ERR_MESH, "face 0: vertex 1 appears twice"},
+        {{0, 3, 2}, {0, 1, 2, 3}, MMX_ERR_MESH, "face 1: start[2] = 2 is below"},
+        {{1, 3, 6}, {0, 1, 2, 3, 4, 0}, MMX_ERR_MESH, "start[0] is 1"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mmx_mesh *m = (mmx_mesh *)1;
+        mmx_status s = mmx_mesh_from_faces(ctx, 5, 2, bad[i].start, bad[i].verts, quad_tri_pos, &m);
+        cr_assert_eq(s, bad[i].want, "case %zu: %s", i, mmx_status_str(s));
+        cr_assert_null(m);
+        cr_assert(strstr(mmx_ctx_error(ctx), bad[i].msg), "case %zu: '%s' lacks '%s'", i, mmx_ctx_error(ctx), bad[i].msg);
+    }
+    float nan_pos[15];
+    memcpy(nan_pos, quad_tri_pos, sizeof nan_pos);
+    nan_pos[3 * 3 + 1] = NAN;
+    const mmx_index start[] = {0, 4, 7}, verts[] = {0, 1, 2, 3, 1, 4, 2};
+    mmx_mesh *m = NULL;
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 5, 2, start, verts, nan_pos, &m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "vertex 3: coordinate y is NaN"), "%s", mmx_ctx_error(ctx));
+    nan_pos[3 * 3 + 1] = -INFINITY;
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 5, 2, start, verts, nan_pos, &m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "infinite"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_mesh_from_faces(ctx, -1, 2, start, verts, NULL, &m), MMX_ERR_ARG);
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 5, 2, start, verts, NULL, NULL), MMX_ERR_ARG);
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, a_long_face_with_a_repeat_is_found)
+{
+    /* Faces above 32 vertices take the sorting path of the repeat check. */
+    mmx_ctx *ctx = tu_host_ctx();
+    enum { N = 360 };
+    mmx_index start[2] = {0, N}, verts[N];
+    for (int i = 0; i < N; i++) verts[i] = i;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, N, 1, start, verts, NULL, &m));
+    mmx_index order = 0;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_uniform_order(ctx, m, &order));
+    cr_assert_eq(order, N);
+    mmx_mesh_free(m);
+    verts[300] = 17;
+    cr_assert_eq(mmx_mesh_from_faces(ctx, N, 1, start, verts, NULL, &m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "vertex 17 appears twice"), "%s", mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, reduce_and_expand_round_trip)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "torus:6:5", &m));
+    mmx_index *s0, *v0, *s1, *v1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &s0, &v0));
+    mmx_index order = 0;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_uniform_order(ctx, m, &order));
+    cr_assert_eq(order, 4);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
+    cr_assert_eq(m->M->order, 4);
+    cr_assert_null(m->M->colptr);
+    cr_assert_null(m->M->val);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
+    MMX_OK_OR_FAIL(ctx, mmx_csc_check(ctx, m->M));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &s1, &v1));
+    cr_assert_arr_eq(s0, s1, 31 * sizeof(mmx_index));
+    cr_assert_arr_eq(v0, v1, 120 * sizeof(mmx_index));
+    free(s1);
+    free(v1);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_expand(ctx, m));
+    cr_assert_eq(m->M->order, 0);
+    cr_assert_arr_eq(m->M->colptr, s0, 31 * sizeof(mmx_index));
+    for (int k = 0; k < 120; k++) cr_assert_eq(m->M->val[k], k % 4 + 1);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_expand(ctx, m));
+    free(s0);
+    free(v0);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, copy_is_deep)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *a = NULL, *b = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "mixed", &a));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, a, MMX_SPACE_HOST, &b));
+    cr_assert_neq(a->M->rowidx, b->M->rowidx);
+    cr_assert_arr_eq(a->M->rowidx, b->M->rowidx, (size_t)a->M->nnz * sizeof(mmx_index));
+    cr_assert_arr_eq(a->pos, b->pos, (size_t)mmx_mesh_nverts(a) * 3 * sizeof(float));
+    mmx_mesh_free(a);
+    cr_assert_eq(mmx_csc_check(ctx, b->M), MMX_OK);
+    cr_assert_eq(mmx_mesh_copy(ctx, b, MMX_SPACE_DEVICE, &a), MMX_ERR_SPACE);
+    mmx_mesh_free(b);
+    mmx_ctx_free(ctx);
+}
+
+/* Signed volume by the divergence theorem, summing a fan of triangles per face: positive when
+ * a closed mesh is oriented counter-clockwise seen from outside. */
+static double signed_volume(const mmx_mesh *m)
+{
+    double vol = 0;
+    for (mmx_index f = 0; f < mmx_mesh_nfaces(m); f++) {
+        const mmx_index *v = m->M->rowidx + m->M->colptr[f];
+        mmx_index n = m->M->colptr[f + 1] - m->M->colptr[f];
+        for (mmx_index i = 1; i + 1 < n; i++) {
+            const float *a = m->pos + 3 * v[0], *b = m->pos + 3 * v[i], *c = m->pos + 3 * v[i + 1];
+            vol += (a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                    a[2] * (b[0] * c[1] - b[1] * c[0])) / 6.0;
+        }
+    }
+    return vol;
+}
+
+Test(mesh, shapes_have_their_closed_form_sizes)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    struct { const char *spec; mmx_index nv, nf, order; double volume; } want[] = {
+        {"tetrahedron", 4, 4, 3, 8.0 / 3.0},
+        {"cube", 8, 6, 4, 8.0},
+        {"icosphere:0", 12, 20, 3, -1},
+        {"icosphere:3", 642, 1280, 3, -1},
+        {"torus:7:5", 35, 35, 4, -1},
+        {"torus", 24 * 12, 24 * 12, 4, -1},
+        {"grid:3:2", 12, 6, 4, 0},
+        {"grid:8:8", 81 - 2, 64 - 8, 4, 0}, /* two 2x2 holes: 8 cells and their two centre points */
+        {"mixed", 18, 13, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, want[i].spec, &m));
+        cr_assert_eq(mmx_mesh_nverts(m), want[i].nv, "%s", want[i].spec);
+        cr_assert_eq(mmx_mesh_nfaces(m), want[i].nf, "%s", want[i].spec);
+        mmx_index order = -1;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_uniform_order(ctx, m, &order));
+        cr_assert_eq(order, want[i].order, "%s", want[i].spec);
+        double vol = signed_volume(m);
+        if (want[i].volume > 0)
+            cr_assert_float_eq(vol, want[i].volume, 1e-5, "%s: volume %g", want[i].spec, vol);
+        else if (want[i].volume < 0)
+            cr_assert_gt(vol, 0.0, "%s is closed and must enclose a positive volume", want[i].spec);
+        else
+            cr_assert_float_eq(vol, 0.0, 1e-9, "%s is flat", want[i].spec);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, flat_shapes_face_up)
+{
+    /* Open flat shapes are counter-clockwise seen from +z: positive signed area per face. */
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *specs[] = {"grid:9:8", "mixed"};
+    for (int s = 0; s < 2; s++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, specs[s], &m));
+        for (mmx_index f = 0; f < mmx_mesh_nfaces(m); f++) {
+            double area = 0;
+            mmx_index a = m->M->colptr[f], n = m->M->colptr[f + 1] - a;
+            for (mmx_index i = 0; i < n; i++) {
+                const float *p = m->pos + 3 * m->M->rowidx[a + i], *q = m->pos + 3 * m->M->rowidx[a + (i + 1) % n];
+                area += p[0] * q[1] - q[0] * p[1];
+            }
+            cr_assert_gt(area, 0.0, "%s face %d runs clockwise", specs[s], f);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, unknown_or_bad_shapes_are_refused)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *bad[] = {"dodecahedron", "torus:2:5", "torus:5:x", "icosphere:11", "grid:0:3",
+                         "cube:3", "torus:4:4:4", ""};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        mmx_mesh *m = (mmx_mesh *)1;
+        cr_assert_eq(mmx_mesh_shape(ctx, bad[i], &m), MMX_ERR_ARG, "'%s' accepted", bad[i]);
+        cr_assert_null(m);
+        cr_assert(strlen(mmx_ctx_error(ctx)) > 0);
+    }
+    mmx_ctx_free(ctx);
+}
