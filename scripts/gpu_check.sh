@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Run on the GPU machine (see ../shared/device/README.md):
+#   source .device-kit/env.sh && bash scripts/gpu_check.sh
+# Builds with CUDA for sm_90, runs every test suite (host and GPU), runs the GPU suite under
+# compute-sanitizer memcheck and racecheck, and prints a short table. Logs go to $OUT (or ./out).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out}
+mkdir -p "$out"
+export PATH="/usr/local/cuda/bin:$PATH"
+export CRITERION_VERBOSITY_LEVEL=1
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/gpu.txt" 2>&1
+echo "GPU: $(cat "$out/gpu.txt")"
+
+meson setup build-gpu -Dcuda=enabled -Dgpu_arch=sm_90 -Dwerror=true > "$out/setup.log" 2>&1 \
+    && ninja -C build-gpu > "$out/build.log" 2>&1
+build_rc=$?
+[ $build_rc -eq 0 ] || { tail -40 "$out/setup.log" "$out/build.log"; exit 1; }
+
+meson test -C build-gpu --print-errorlogs --num-processes 4 > "$out/tests.log" 2>&1
+tests_rc=$?
+cp build-gpu/meson-logs/testlog.txt "$out/testlog.txt"
+
+san() { # tool
+    # Criterion runs each test in a child process: the sanitizer must follow them. The test
+    # that asks for 1 PiB on purpose is left out: its (intended) API error would be counted.
+    compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
+        build-gpu/tests/test_gpu --jobs 1 --filter='!(*absurd*)' > "$out/sanitizer-$1.log" 2>&1
+}
+san memcheck; mem_rc=$?
+san racecheck; race_rc=$?
+
+tally() {
+    python3 - "$@" <<'PY'
+import re, sys
+text = "".join(open(f, errors="replace").read() for f in sys.argv[1:])
+t = p = f = 0
+for a, b, c, d in re.findall(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)", text):
+    t += int(a); p += int(b); f += int(c) + int(d)
+for a, b in re.findall(r"^(\d+) passed, (\d+) failed$", text, re.M):
+    t += int(a) + int(b); p += int(a); f += int(b)
+s = len(re.findall(r"^\[SKIP\]", text, re.M))
+print(f"{p} passed, {f} failed, {s} skipped")
+PY
+}
+errs() { grep -Eo "ERROR SUMMARY: [0-9]+ error" "$1" | awk '{s+=$3} END {print s+0}'; }
+
+echo
+echo "| step | result |"
+echo "|---|---|"
+echo "| all suites (host + GPU) | $(tally "$out/testlog.txt") (meson rc $tests_rc) |"
+echo "| GPU suite alone | $(tally "$out/sanitizer-memcheck.log") under memcheck |"
+echo "| compute-sanitizer memcheck | $(errs "$out/sanitizer-memcheck.log") errors (rc $mem_rc) |"
+echo "| compute-sanitizer racecheck | $(errs "$out/sanitizer-racecheck.log") hazards/errors (rc $race_rc) |"
+grep -h "^\[SKIP\]" "$out/testlog.txt" | head -5
+[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ]

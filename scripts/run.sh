@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# The README's two commands for a fresh machine:
+#   bash scripts/run.sh demo   set up, build, and run the main job on the built-in default input
+#   bash scripts/run.sh test   set up, build (warnings are errors), run every test suite, then
+#                              build again with AddressSanitizer + UBSan and run them again
+# Setup installs only what is missing, from Debian. CUDA is built when nvcc is found.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_pkgs() {
+    local missing=()
+    command -v meson >/dev/null || missing+=(meson)
+    command -v ninja >/dev/null || missing+=(ninja-build)
+    command -v pkg-config >/dev/null || missing+=(pkg-config)
+    command -v cc >/dev/null || missing+=(gcc)
+    pkg-config --exists criterion 2>/dev/null || missing+=(libcriterion-dev)
+    # The subdivision oracles (OpenSubdiv, OpenMesh) are test-only dependencies of later work;
+    # they are installed now so that CI machines are ready for them.
+    [ -e /usr/include/opensubdiv/version.h ] || missing+=(libosd-dev)
+    [ -d /usr/include/OpenMesh ] || missing+=(libopenmesh-dev)
+    echo "${missing[@]:-}"
+}
+
+setup() {
+    local pkgs
+    pkgs=$(need_pkgs)
+    if [ -n "$pkgs" ]; then
+        echo "== installing from Debian: $pkgs"
+        local sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo=sudo
+        $sudo apt-get update -qq
+        # shellcheck disable=SC2086
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $pkgs >/dev/null
+    fi
+    # The CUDA toolkit's usual place, for machines whose PATH lacks it.
+    if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+        export PATH="/usr/local/cuda/bin:$PATH"
+    fi
+}
+
+configure() { # build-dir, extra meson options...
+    local dir=$1; shift
+    if [ -f "$dir/build.ninja" ]; then
+        meson setup --reconfigure "$dir" "$@" >/dev/null
+    else
+        meson setup "$dir" "$@" >/dev/null
+    fi
+    meson configure "$dir" | sed -n 's/^ *\(CUDA backend\) *\(.*\)$/\1: \2/p' || true
+}
+
+# Sums the Criterion syntheses and the tool test's tally from a meson test log.
+summarize() {
+    python3 - "$1" <<'PY'
+import re, sys
+text = open(sys.argv[1], errors="replace").read()
+passed = failed = 0
+for t, p, f, c in re.findall(r"Synthesis: Tested: (\d+) \| Passing: (\d+) \| Failing: (\d+) \| Crashing: (\d+)", text):
+    passed += int(p); failed += int(f) + int(c)
+for p, f in re.findall(r"^(\d+) passed, (\d+) failed$", text, re.M):
+    passed += int(p); failed += int(f)
+skipped = len(re.findall(r"^\[SKIP\]", text, re.M))
+print(f"{passed} passed, {failed} failed, {skipped} skipped")
+PY
+}
+
+run_suite() { # build-dir, label
+    local dir=$1 label=$2 rc=0
+    meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
+    # Criterion prints each test's line on stderr in verbose mode; keep a log for the tally.
+    echo "== $label: $(summarize "$dir/meson-logs/testlog.txt")"
+    return $rc
+}
+
+# Installs into a scratch root and builds the example the way a user would, via pkg-config.
+install_check() {
+    local root
+    root=$(mktemp -d)
+    meson install -C build --destdir "$root" --quiet >/dev/null
+    local pc
+    pc=$(dirname "$(find "$root" -name meshmatrix.pc | head -1)")
+    local flags
+    flags=$(PKG_CONFIG_PATH=$pc pkg-config --define-prefix --cflags --libs meshmatrix)
+    # shellcheck disable=SC2086
+    if cc -std=c11 -Wall -Werror examples/mesh_stats.c $flags -o "$root/mesh_stats" &&
+        LD_LIBRARY_PATH=$(dirname "$(find "$root" -name 'libmeshmatrix.so' | head -1)") \
+            "$root/mesh_stats" builtin:cube | grep -q "8 vertices, 6 faces"; then
+        echo "== install check: the example builds against the installed library via pkg-config and runs"
+        rm -rf "$root"
+    else
+        echo "== install check FAILED (left in $root)"
+        return 1
+    fi
+}
+
+cmd=${1:-}
+case "$cmd" in
+demo)
+    setup
+    configure build
+    ninja -C build
+    echo "== mmx info (built-in default input: a 24 x 12 quad torus)"
+    ./build/tools/mmx info
+    mkdir -p out
+    ./build/tools/mmx convert builtin:icosphere:3 out/icosphere.ply
+    ./build/tools/mmx info out/icosphere.ply
+    ;;
+test)
+    setup
+    export CRITERION_VERBOSITY_LEVEL=1 # prints each test and each skip's reason
+    configure build -Dwerror=true
+    ninja -C build
+    rc=0
+    run_suite build "tests" || rc=1
+    install_check || rc=1
+    # Second run under the sanitizers. CUDA's runtime maps memory in ASan's shadow gap.
+    export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1
+    export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+    configure build-asan -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debug -Dbench=false
+    ninja -C build-asan
+    run_suite build-asan "tests under ASan+UBSan" || rc=1
+    exit $rc
+    ;;
+*)
+    echo "usage: bash scripts/run.sh demo|test" >&2
+    exit 2
+    ;;
+esac
