@@ -82,36 +82,57 @@ mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out);
 
 #define MMX_STATS_ORDERS 16
 
-/* What mmx_mesh_stats finds. An edge is an unordered pair of vertices that follow each other
- * in some face; its "faces" are the face sides (corners) on it. */
+/* What mmx_mesh_stats_compute finds. An edge is an unordered pair of vertices that follow each
+ * other in some face (the last vertex and the first included); its "sides" are the faces that
+ * have it. The fans of a vertex v are the classes of the faces around v, two faces being in one
+ * class when a chain of faces around v, each sharing an edge at v with the next, joins them: a
+ * vertex inside a surface has one closed fan, one on a boundary one open fan, the tip where two
+ * cones touch (or the middle of a bowtie) has two. */
 typedef struct mmx_mesh_stats {
     mmx_index nverts, nfaces, nedges;
     int64_t ncorners;                  /* sum of face orders: nnz of M */
     mmx_index min_order, max_order;    /* 0 for a mesh without faces */
-    mmx_index uniform_order;           /* c when every face has order c (reduced form applies) */
+    mmx_index uniform_order;           /* c when every face has order c (reduced form applies),
+                                          else 0 (also 0 without faces) */
     mmx_index order_hist[MMX_STATS_ORDERS]; /* [c] faces of order c for 3 <= c < 15; [15] faces
                                           of order >= 15; [0..2] unused */
-    mmx_index boundary_edges;          /* edges with one face side */
-    mmx_index boundary_loops;          /* closed walks along boundary edges (counted where the
-                                          boundary is manifold: two boundary edges per vertex) */
-    mmx_index nonmanifold_edges;       /* edges with three or more face sides */
-    mmx_index nonmanifold_verts;       /* vertices whose faces form more than one fan, or that
-                                          lie on a non-manifold edge */
-    mmx_index inconsistent_edges;      /* two-sided edges whose two faces run it the same way */
+    mmx_index boundary_edges;          /* edges with one side */
+    mmx_index boundary_loops;          /* components of the graph whose nodes are the fans with a
+                                          boundary edge and whose links are the boundary edges
+                                          (each joins the fans of its two faces' corners at its
+                                          ends). Without non-manifold edges every such fan has
+                                          two boundary edges, so this is the number of closed
+                                          boundary loops, pinched vertices included: two holes
+                                          that touch at a vertex are paired through the fans
+                                          there, as if the vertex were split into its fans (a
+                                          bowtie has 2 loops). With non-manifold edges it is
+                                          still the number of those components, not of loops. */
+    mmx_index nonmanifold_edges;       /* edges with three or more sides */
+    mmx_index nonmanifold_verts;       /* vertices with two fans or more, or on a non-manifold
+                                          edge */
+    mmx_index inconsistent_edges;      /* two-sided edges whose two faces run it the same way
+                                          (edges with three sides or more are not counted) */
     mmx_index isolated_verts;          /* vertices in no face */
-    mmx_index components;              /* face-connected components (faces sharing a vertex) */
-    int64_t euler;                     /* V - E + F, isolated vertices not counted */
+    mmx_index components;              /* classes of faces, two faces being joined when they
+                                          share a vertex; isolated vertices make none */
+    int64_t euler;                     /* V - E + F, V counting the vertices in faces only */
     int manifold;                      /* no non-manifold edge or vertex */
     int oriented;                      /* manifold and no inconsistent edge */
-    int genus_valid;                   /* genus is meaningful: manifold, oriented, and the
-                                          boundary loops were counted */
-    mmx_index genus;                   /* sum over components: (2C - euler - loops) / 2 */
-    float bbox_min[3], bbox_max[3];    /* of the vertices in faces; zeros if none */
+    int genus_valid;                   /* the mesh is oriented (hence manifold, and the loops
+                                          are closed loops) and 2C - euler - loops came out even
+                                          and non-negative, as it always does then */
+    mmx_index genus;                   /* sum over components: (2C - euler - loops) / 2, with C
+                                          = components; 0 unless genus_valid */
+    float bbox_min[3], bbox_max[3];    /* of the vertices in faces; zeros if none, or if the
+                                          mesh has no positions */
 } mmx_mesh_stats;
 
-/* Computes the statistics above. Runs on the host (a device mesh is copied back first).
- * Never fails on a non-manifold or badly oriented mesh: those are counted, not refused.
- * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz) time and memory. */
+/* Computes the statistics above. Runs on the host (a device mesh is copied back first), on
+ * either form of the mesh matrix. Never fails on a non-manifold or badly oriented mesh: those
+ * are counted, not refused. On error *st is zeroed.
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) time and memory (a
+ * counting sort of the corners by vertex, then one pass over the vertex stars; about 20 bytes
+ * per corner at the peak, plus the host copy of a device mesh). */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
 #ifdef __cplusplus
