@@ -4,7 +4,9 @@
  * Readers parse into host memory and then place the mesh in the context's space. They never
  * trust a header: counts are checked against the bytes actually present before anything is
  * allocated from them. Every refusal leaves a detail in the context of the form
- * "FILE:LINE: problem" (text formats) or "FILE: byte OFFSET: problem" (binary PLY).
+ * "FILE:LINE: problem" (text formats, and the text header of a binary PLY) or
+ * "FILE: byte OFFSET: problem" (the body of a binary PLY). Face numbers and vertex indices in
+ * messages count from 0, as in the mesh (OBJ messages say so).
  */
 #ifndef MESHMATRIX_IO_H
 #define MESHMATRIX_IO_H
@@ -18,25 +20,43 @@ extern "C" {
 
 typedef enum mmx_format {
     MMX_FORMAT_AUTO = 0, /* from the file name's extension (.obj, .off, .ply; any case) */
-    MMX_FORMAT_OBJ,      /* Wavefront OBJ: v and f lines (v, v/vt, v//vn, v/vt/vn, negative
-                            indices), comments; vt, vn, g, o, s, usemtl and others skipped;
-                            OpenSubdiv 't' tag lines kept verbatim in mesh->tags */
-    MMX_FORMAT_OFF,      /* OFF (also COFF/NOFF/CNOFF headers; colors skipped) */
-    MMX_FORMAT_PLY       /* PLY 1.0, ascii or binary little/big endian; vertex x y z as float or
-                            double, face vertex_indices (or vertex_index) lists with uchar,
-                            ushort or int/uint counts and int/uint/short/ushort/char/uchar
-                            indices; other properties and elements skipped. A tristrips
-                            element is refused with MMX_ERR_UNSUPPORTED. */
+    MMX_FORMAT_OBJ,      /* Wavefront OBJ: v lines (x y z, then w or colors, ignored) and f
+                            lines (v, v/vt, v//vn, v/vt/vn items; 1-based, negative indices
+                            relative to the vertices read so far; faces may name vertices
+                            defined later); '#' comments; vt, vn, vp, g, o, s, l, usemtl,
+                            mtllib and unknown statements skipped; a backslash at the end of a
+                            statement line continues it on the next (not in comments).
+                            OpenSubdiv 't' lines are kept verbatim in mesh->tags (continuations
+                            joined with a space). CRLF line endings and a UTF-8 BOM are fine. */
+    MMX_FORMAT_OFF,      /* OFF, also with the COFF/NOFF/CNOFF/STOFF... headers and the counts
+                            "nv nf [ne]" on the header line or the next; one vertex (x y z, extra
+                            values skipped) and one face (n, n 0-based indices, an optional
+                            color skipped) per line; '#' comments. 4OFF, nOFF and binary OFF
+                            are refused with MMX_ERR_UNSUPPORTED. */
+    MMX_FORMAT_PLY       /* PLY 1.0, ascii or binary little/big endian; vertex x y z of any
+                            scalar type (float or double in practice); face vertex_indices (or
+                            vertex_index) lists with integer count and index types; elements in
+                            any order, other properties and elements skipped. A tristrips
+                            element is cut into triangles (-1 restarts a strip, orientation
+                            alternates, degenerate stitching triangles are dropped). */
 } mmx_format;
 
 /* The format named by a path's extension, or MMX_FORMAT_AUTO if none is recognised. */
 mmx_format mmx_format_from_path(const char *path);
 
 /* Reads a mesh file. fmt MMX_FORMAT_AUTO picks by extension. The mesh is validated as in
- * mmx_mesh_from_faces and placed in the context's space, in the general form.
- * Errors: MMX_ERR_IO (cannot open/read), MMX_ERR_PARSE (malformed), MMX_ERR_MESH (bad indices,
- * degenerate faces, non-finite coordinates), MMX_ERR_OVERFLOW, MMX_ERR_UNSUPPORTED,
- * MMX_ERR_NOMEM; the detail names the file, the line or byte offset, and the problem. */
+ * mmx_mesh_from_faces and placed in the context's space, in the general form. Coordinates are
+ * read as doubles (correctly rounded in the usual cases) and stored as floats; one that is NaN,
+ * infinite, or too large for a float is refused. An empty file, an OBJ without 'v' lines,
+ * and a file cut short of what its header announces are refused; OFF and PLY files that
+ * announce 0 vertices give an empty mesh. Bytes after the announced data are ignored.
+ * Errors: MMX_ERR_ARG (NULL argument, unknown extension with MMX_FORMAT_AUTO), MMX_ERR_IO
+ * (cannot open/read, with the system's reason), MMX_ERR_PARSE (malformed, truncated, header
+ * counts beyond the file's size), MMX_ERR_MESH (bad indices, faces of fewer than 3 vertices,
+ * a vertex twice in a face, non-finite coordinates), MMX_ERR_OVERFLOW (counts beyond 32-bit
+ * indices), MMX_ERR_UNSUPPORTED, MMX_ERR_NOMEM; the detail names the file, the line or byte
+ * offset, and the problem. Cost: O(file size); a regular file is mapped into memory while it
+ * is parsed (so it must not be truncated meanwhile), anything else is read into a buffer. */
 mmx_status mmx_mesh_read(mmx_ctx *ctx, const char *path, mmx_format fmt, mmx_mesh **out);
 
 /* Reads a mesh from `len` bytes at `data` (not necessarily NUL-terminated); `name` is used in

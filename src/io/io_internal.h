@@ -1,0 +1,117 @@
+/* Private declarations of the io module: the input being parsed, the number scanner shared by
+ * the text readers, error helpers that prefix the location, growable arrays, the face check
+ * run once after parsing, and one entry point per format. */
+#ifndef MMX_IO_INTERNAL_H
+#define MMX_IO_INTERNAL_H
+
+#include <stdint.h>
+#include "core/core_internal.h"
+#include "mesh/mesh_internal.h"
+#include "meshmatrix/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* An input being parsed: its name for messages and its bytes [base, end). The bytes need not
+ * be NUL-terminated; no scanner reads at or past end. */
+typedef struct mmx__src {
+    const char *name;
+    const char *base, *end;
+} mmx__src;
+
+/* The readers, one per format. Each builds the mesh with mmx__mesh_adopt (validated here, so
+ * checked = 1) and leaves "NAME:LINE: ..." or "NAME: byte OFFSET: ..." in ctx on failure. */
+mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+mmx_status mmx__read_off(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+
+/* ---- scanning ------------------------------------------------------------------------------ */
+
+/* Space and tab: the separators inside a line. */
+static inline int mmx__is_blank(int c) { return c == ' ' || c == '\t'; }
+
+/* Any byte that ends a token in the text formats: blank, CR, LF, or the end of the input. */
+static inline int mmx__ends_token(const char *p, const char *end)
+{
+    return p == end || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
+}
+
+/* Magnitude at which mmx__lex_int stops accumulating: far above any count or index the readers
+ * accept, so a saturated value is always refused by the caller's range check. */
+#define MMX__LEX_INT_SAT ((int64_t)1 << 62)
+
+/* Scans [+-]digits at *pp. On success stores the value (magnitude saturated at
+ * MMX__LEX_INT_SAT), moves *pp past it and returns 1; returns 0 and leaves *pp alone when no
+ * integer starts there. What follows the digits is the caller's business. */
+static inline int mmx__lex_int(const char **pp, const char *end, int64_t *out)
+{
+    const char *p = *pp;
+    int neg = 0;
+    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    const char *d0 = p;
+    int64_t v = 0;
+    while (p < end && (unsigned)(*p - '0') < 10u) {
+        v = v < MMX__LEX_INT_SAT / 10 ? v * 10 + (*p - '0') : MMX__LEX_INT_SAT;
+        p++;
+    }
+    if (p == d0) return 0;
+    *out = neg ? -v : v;
+    *pp = p;
+    return 1;
+}
+
+/* Scans a decimal number at *pp: [+-] digits [. digits] [e [+-] digits] (digits on at least
+ * one side of the point), or nan, inf, infinity in any case. The value is correctly rounded
+ * when at most 19 significant digits and a decimal exponent within +-22 are involved (the
+ * usual case, done with integer arithmetic and one exact power of ten), and within one ulp
+ * otherwise. Never depends on the locale. Returns 1 and moves *pp past the number, or 0 and
+ * leaves *pp alone. */
+int mmx__lex_double(const char **pp, const char *end, double *out);
+
+/* 1-based line number of `at` in src (counts newlines; for error messages only). */
+size_t mmx__line_of(const mmx__src *src, const char *at);
+
+/* The token at p for a message: "'abc'" (at most 24 bytes, non-printable bytes as '?'), or
+ * "the end of the line" / "the end of the file". Returns buf. */
+const char *mmx__quote(const char *p, const char *end, char *buf, size_t cap);
+
+/* Record "NAME:LINE: <fmt>" (text formats) or "NAME: byte OFFSET: <fmt>" (binary data) in
+ * ctx and return s. `at` points into src. */
+mmx_status mmx__fail_line(mmx_ctx *ctx, mmx_status s, const mmx__src *src, const char *at,
+                          const char *fmt, ...) MMX__PRINTF(5, 6);
+mmx_status mmx__fail_byte(mmx_ctx *ctx, mmx_status s, const mmx__src *src, const char *at,
+                          const char *fmt, ...) MMX__PRINTF(5, 6);
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+/* Makes room for `need` items of `elem` bytes in *p (capacity *cap items), growing by half
+ * again at least, so appending n items costs O(n). Errors: MMX_ERR_OVERFLOW, MMX_ERR_NOMEM. */
+mmx_status mmx__grow(mmx_ctx *ctx, void **p, size_t *cap, size_t need, size_t elem);
+
+/* The sentence for a coordinate triple whose float conversion f of d is not finite: that of
+ * mmx__coord_problem, or "coordinate x = 1e+39 does not fit a float". Returns 1. */
+int mmx__coord_why(const double d[3], const float f[3], char *why, size_t cap);
+
+/* Converts a parsed coordinate triple to float. Returns 0 if all three are finite as floats,
+ * else 1 with a sentence in why (NaN, infinite, or a finite value too large for a float). */
+static inline int mmx__store_coords(const double d[3], float *f, char *why, size_t cap)
+{
+    f[0] = (float)d[0];
+    f[1] = (float)d[1];
+    f[2] = (float)d[2];
+    /* x - x is 0 exactly when x is finite (NaN and inf give NaN): one test per coordinate. */
+    if (f[0] - f[0] == 0.0f && f[1] - f[1] == 0.0f && f[2] - f[2] == 0.0f) return 0;
+    return mmx__coord_why(d, f, why, cap);
+}
+
+/* The index of the first face that mmx__face_problem would refuse (order below 3, an index
+ * outside [0, nverts), a vertex twice), or -1 if all are fine. Triangles and quads are checked
+ * inline; the message for the bad face comes from mmx__face_problem. Cost: O(nnz). */
+mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
+                              mmx_index nverts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,322 @@
+/* The Wavefront OBJ reader: v and f statements into positions and face lists, OpenSubdiv 't'
+ * statements kept verbatim, everything else skipped.
+ *
+ * One pass over the bytes. Relative (negative) indices are resolved when read; positive ones
+ * may name vertices defined later in the file, so faces are checked once at the end, and only
+ * when that check fails is the file parsed again up to the bad face to name its line. That
+ * keeps line counting out of the fast path. A backslash at the end of a statement line
+ * continues the statement on the next line (not in comments). */
+#include <stdio.h>
+#include <string.h>
+#include "io_internal.h"
+
+typedef struct obj_out {
+    float *pos;
+    size_t pos_cap;      /* floats */
+    mmx_index nv;
+    mmx_index *start;
+    size_t start_cap;
+    mmx_index nf;
+    mmx_index *verts;
+    size_t verts_cap;
+    size_t nnz;
+    char *tags;
+    size_t tags_cap, tags_len;
+} obj_out;
+
+static void obj_free(obj_out *o)
+{
+    free(o->pos);
+    free(o->start);
+    free(o->verts);
+    free(o->tags);
+    memset(o, 0, sizeof *o);
+}
+
+/* A backslash that ends the line at p (before an optional CR): a continuation. */
+static inline int is_continuation(const char *p, const char *end)
+{
+    if (p >= end || *p != '\\') return 0;
+    p++;
+    if (p < end && *p == '\r') p++;
+    return p < end && *p == '\n';
+}
+
+/* Skips blanks and CRs inside a statement, and continuations onto the next line. */
+static inline const char *skip_blanks(const char *p, const char *end)
+{
+    for (;;) {
+        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+        if (!is_continuation(p, end)) return p;
+        p += p[1] == '\r' ? 3 : 2;
+    }
+}
+
+/* Whether a token may end at p: a separator, a comment, a continuation or the end. */
+static inline int obj_delim(const char *p, const char *end)
+{
+    return mmx__ends_token(p, end) || *p == '#' || is_continuation(p, end);
+}
+
+/* The end of a statement (after skip_blanks): end of file, newline or comment. */
+static inline int obj_eos(const char *p, const char *end)
+{
+    return p == end || *p == '\n' || *p == '#';
+}
+
+/* Moves past the end of the statement at p (where obj_eos holds). */
+static inline const char *next_line(const char *p, const char *end)
+{
+    if (p == end) return p;
+    const char *q = memchr(p, '\n', (size_t)(end - p));
+    return q ? q + 1 : end;
+}
+
+/* The newline (or end) that ends the statement containing p, following continuations. */
+static const char *statement_end(const char *p, const char *end)
+{
+    for (;;) {
+        const char *q = memchr(p, '\n', (size_t)(end - p));
+        if (!q) return end;
+        const char *b = q;
+        if (b > p && b[-1] == '\r') b--;
+        if (b > p && b[-1] == '\\') {
+            p = q + 1;
+            continue;
+        }
+        return q;
+    }
+}
+
+/* Appends the 't' statement [p, e) to the tags, joining continuation lines with a space. */
+static mmx_status add_tag(mmx_ctx *ctx, obj_out *o, const char *p, const char *e)
+{
+    mmx_status s = mmx__grow(ctx, (void **)&o->tags, &o->tags_cap,
+                             o->tags_len + (size_t)(e - p) + 2, 1);
+    if (s) return s;
+    char *t = o->tags + o->tags_len;
+    while (p < e) {
+        if (*p == '\\') {
+            const char *q = p + 1;
+            if (q < e && *q == '\r') q++;
+            if (q < e && *q == '\n') {
+                *t++ = ' ';
+                p = q + 1;
+                continue;
+            }
+        }
+        *t++ = *p++;
+    }
+    while (t > o->tags + o->tags_len && t[-1] == '\r') t--;
+    *t++ = '\n';
+    *t = '\0';
+    o->tags_len = (size_t)(t - o->tags);
+    return MMX_OK;
+}
+
+static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const char *kw,
+                             const char **pp)
+{
+    const char *p = *pp, *end = src->end;
+    char tok[48], why[200];
+    double d[3], extra;
+    for (int k = 0; k < 3; k++) {
+        p = skip_blanks(p, end);
+        const char *t = p;
+        if (mmx__lex_double(&p, end, &d[k]) && obj_delim(p, end)) continue;
+        if (obj_eos(t, end))
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, kw,
+                                  "vertex line has %d coordinate%s, 3 needed", k, k == 1 ? "" : "s");
+        return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a coordinate, found %s",
+                              mmx__quote(t, end, tok, sizeof tok));
+    }
+    /* w, or the colors some exporters append: read as numbers, ignored. */
+    for (;;) {
+        p = skip_blanks(p, end);
+        if (obj_eos(p, end)) break;
+        const char *t = p;
+        if (!mmx__lex_double(&p, end, &extra) || !obj_delim(p, end))
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a number, found %s",
+                                  mmx__quote(t, end, tok, sizeof tok));
+    }
+    if (o->nv == MMX_INDEX_MAX)
+        return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
+                              "more than %d vertices do not fit 32-bit indices", MMX_INDEX_MAX);
+    if (3 * (size_t)o->nv + 3 > o->pos_cap) {
+        mmx_status s = mmx__grow(ctx, (void **)&o->pos, &o->pos_cap, 3 * (size_t)o->nv + 3,
+                                 sizeof *o->pos);
+        if (s) return s;
+    }
+    if (mmx__store_coords(d, o->pos + 3 * (size_t)o->nv, why, sizeof why))
+        return mmx__fail_line(ctx, MMX_ERR_MESH, src, kw, "vertex %d: %s", o->nv, why);
+    o->nv++;
+    *pp = next_line(p, end);
+    return MMX_OK;
+}
+
+/* One index item v, v/vt, v//vn or v/vt/vn; the texture and normal indices are checked for
+ * syntax only. Returns 0 on malformed input. */
+static inline int obj_item(const char **pp, const char *end, int64_t *iv)
+{
+    const char *p = *pp;
+    int64_t unused;
+    if (!mmx__lex_int(&p, end, iv)) return 0;
+    if (p < end && *p == '/') {
+        p++;
+        if (p < end && *p == '/') {
+            p++;
+            if (!mmx__lex_int(&p, end, &unused)) return 0;
+        } else {
+            if (!mmx__lex_int(&p, end, &unused)) return 0;
+            if (p < end && *p == '/') {
+                p++;
+                if (!mmx__lex_int(&p, end, &unused)) return 0;
+            }
+        }
+    }
+    if (!obj_delim(p, end)) return 0;
+    *pp = p;
+    return 1;
+}
+
+static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const char *kw,
+                           const char **pp)
+{
+    const char *p = *pp, *end = src->end;
+    char tok[48];
+    mmx_status s;
+    if (o->nf >= MMX_INDEX_MAX - 1)
+        return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
+                              "more than %d faces do not fit 32-bit indices", MMX_INDEX_MAX - 1);
+    if ((size_t)o->nf + 2 > o->start_cap &&
+        (s = mmx__grow(ctx, (void **)&o->start, &o->start_cap, (size_t)o->nf + 2, sizeof *o->start)))
+        return s;
+    for (;;) {
+        p = skip_blanks(p, end);
+        if (obj_eos(p, end)) break;
+        const char *t = p;
+        int64_t iv;
+        if (!obj_item(&p, end, &iv))
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t,
+                                  "expected a vertex index (v, v/vt, v//vn or v/vt/vn), found %s",
+                                  mmx__quote(t, end, tok, sizeof tok));
+        int64_t idx = iv > 0 ? iv - 1 : (int64_t)o->nv + iv;
+        if (iv == 0)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
+                                  "face %d: vertex index 0 is invalid (OBJ indices start at 1)", o->nf);
+        if (idx < 0)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
+                                  "face %d: relative vertex index %lld reaches before the first "
+                                  "vertex (%d vertices so far)", o->nf, (long long)iv, o->nv);
+        if (idx >= MMX_INDEX_MAX)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
+                                  "face %d: vertex index %lld is out of range (beyond 32-bit indices)",
+                                  o->nf, (long long)iv);
+        if (o->nnz == (size_t)MMX_INDEX_MAX)
+            return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
+                                  "more than %d face corners do not fit 32-bit indices", MMX_INDEX_MAX);
+        if (o->nnz == o->verts_cap &&
+            (s = mmx__grow(ctx, (void **)&o->verts, &o->verts_cap, o->nnz + 1, sizeof *o->verts)))
+            return s;
+        o->verts[o->nnz++] = (mmx_index)idx;
+    }
+    o->nf++;
+    o->start[o->nf] = (mmx_index)o->nnz;
+    *pp = next_line(p, end);
+    return MMX_OK;
+}
+
+/* Parses the whole input into o. With find_face >= 0 it stops at the start of that face's
+ * statement and stores it in *found (the error path's way to name a line). */
+static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_index find_face,
+                            const char **found)
+{
+    const char *p = src->base, *end = src->end;
+    /* Both arrays exist from the start, so even an empty face list has a base pointer. */
+    mmx_status s = mmx__grow(ctx, (void **)&o->start, &o->start_cap, 1024, sizeof *o->start);
+    if (!s) s = mmx__grow(ctx, (void **)&o->verts, &o->verts_cap, 3072, sizeof *o->verts);
+    if (s) return s;
+    o->start[0] = 0;
+    if (end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* a UTF-8 byte order mark */
+    while (p < end) {
+        p = skip_blanks(p, end);
+        if (p == end) break;
+        if (*p == '\n' || *p == '#') {
+            p = next_line(p, end);
+            continue;
+        }
+        const char *kw = p, *q = p + 1;
+        while (!obj_delim(q, end)) q++;
+        if (q - kw == 1 && *kw == 'v') {
+            s = obj_vertex(ctx, src, o, kw, &q);
+        } else if (q - kw == 1 && *kw == 'f') {
+            if (o->nf == find_face) {
+                *found = kw;
+                return MMX_OK;
+            }
+            s = obj_face(ctx, src, o, kw, &q);
+        } else if (q - kw == 1 && *kw == 't') {
+            const char *e = statement_end(kw, end);
+            s = add_tag(ctx, o, kw, e);
+            q = e < end ? e + 1 : end;
+        } else {
+            /* vt, vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
+            const char *e = statement_end(kw, end);
+            q = e < end ? e + 1 : end;
+        }
+        if (s) return s;
+        p = q;
+    }
+    return MMX_OK;
+}
+
+/* Names the line of face f, which failed the final check. */
+static mmx_status report_face(mmx_ctx *ctx, const mmx__src *src, const obj_out *o, mmx_index f)
+{
+    char why[200];
+    const mmx_index *v = o->verts + o->start[f];
+    mmx_index n = o->start[f + 1] - o->start[f];
+    mmx__face_problem(v, n, o->nv, why, sizeof why);
+    /* The message's vertex numbers are 0-based; say so, and give the count for a range error. */
+    int range = 0;
+    for (mmx_index k = 0; k < n; k++) range |= v[k] >= o->nv;
+    char total[96] = "";
+    if (range)
+        snprintf(total, sizeof total, " (0-based; OBJ counts from 1 and the file has %d vertices)", o->nv);
+    else if (n >= 3)
+        snprintf(total, sizeof total, " (0-based; OBJ counts from 1)");
+    obj_out again = {0};
+    const char *at = NULL;
+    mmx_status s = obj_parse(ctx, src, &again, f, &at);
+    obj_free(&again);
+    if (s || !at)
+        return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d: %s%s", src->name, f, why, total);
+    return mmx__fail_line(ctx, MMX_ERR_MESH, src, at, "face %d: %s%s", f, why, total);
+}
+
+mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
+{
+    obj_out o = {0};
+    mmx_status s = obj_parse(ctx, src, &o, -1, NULL);
+    if (!s && o.nv == 0)
+        s = mmx__fail_line(ctx, MMX_ERR_PARSE, src, src->end,
+                           "no vertices: the file has no 'v' lines");
+    if (!s) {
+        mmx_index bad = mmx__first_bad_face(o.start, o.verts, o.nf, o.nv);
+        if (bad >= 0) s = report_face(ctx, src, &o, bad);
+    }
+    if (s) {
+        obj_free(&o);
+        return s;
+    }
+    /* Give back the slack of geometric growth; a failed shrink keeps the larger block. */
+    if (o.verts_cap > o.nnz + o.nnz / 8 + 64) {
+        void *q = realloc(o.verts, (o.nnz ? o.nnz : 1) * sizeof *o.verts);
+        if (q) o.verts = q;
+    }
+    if (o.pos_cap > 3 * (size_t)o.nv + (size_t)o.nv / 4 + 192) {
+        void *q = realloc(o.pos, 3 * (size_t)o.nv * sizeof *o.pos);
+        if (q) o.pos = q;
+    }
+    return mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
+}
