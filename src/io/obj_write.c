@@ -1,0 +1,45 @@
+/* Writing Wavefront OBJ: a comment with the counts, one "v x y z" line per vertex (9
+ * significant digits), one "f a b c ..." line per face (1-based), then the mesh's 't' tag
+ * lines verbatim so OpenSubdiv creases and holes survive a read-write cycle. */
+#include <string.h>
+#include "io/write_internal.h"
+
+void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh)
+{
+    const mmx_csc *M = mesh->M;
+    const float *pos = mesh->pos;
+    mmx__wbuf_printf(w, "# meshmatrix: %d vertices, %d faces\n", (int)M->nrows, (int)M->ncols);
+    for (mmx_index v = 0; v < M->nrows; v++) {
+        char *o = mmx__wbuf_room(w, MMX__WITEM);
+        if (!o) return;
+        char *p = o;
+        *p++ = 'v';
+        for (int d = 0; d < 3; d++) {
+            *p++ = ' ';
+            p += mmx__fmt_float(p, pos ? pos[3 * (size_t)v + (size_t)d] : 0.0f);
+        }
+        *p++ = '\n';
+        w->len += (size_t)(p - o);
+    }
+    for (mmx_index f = 0; f < M->ncols; f++) {
+        mmx_index b = mmx__face_begin(M, f), e = mmx__face_begin(M, f + 1);
+        char *o = mmx__wbuf_room(w, 1);
+        if (!o) return;
+        *o = 'f';
+        w->len++;
+        /* Room per index rather than per face: a face may have any order. */
+        for (mmx_index k = b; k < e; k++) {
+            if (!(o = mmx__wbuf_room(w, 12))) return;
+            o[0] = ' ';
+            w->len += 1 + mmx__fmt_u32(o + 1, (uint32_t)M->rowidx[k] + 1u);
+        }
+        if (!(o = mmx__wbuf_room(w, 1))) return;
+        *o = '\n';
+        w->len++;
+    }
+    if (mesh->tags && mesh->tags[0]) {
+        size_t n = strlen(mesh->tags);
+        mmx__wbuf_put(w, mesh->tags, n);
+        if (mesh->tags[n - 1] != '\n') mmx__wbuf_put(w, "\n", 1);
+    }
+}
