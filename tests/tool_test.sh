@@ -1,0 +1,231 @@
+#!/usr/bin/env bash
+# Tests of the mmx command-line tool, run by meson as the 'tool' test:
+#   tool_test.sh MMX DATA_DIR
+# Every malformed file in DATA_DIR/bad must give exit 1 and a message naming it; usage errors
+# give 2; non-manifold and badly oriented meshes are reported, not refused; the built-in shapes
+# report their known topology; convert OBJ -> PLY -> OFF -> OBJ gives back the same file.
+# Prints one line per check and closes with "N passed, M failed"; exits 1 if M > 0.
+set -u
+
+MMX=${1:?usage: tool_test.sh MMX DATA_DIR}
+DATA=${2:?usage: tool_test.sh MMX DATA_DIR}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mmx_tool_test.XXXXXX") || { echo "cannot make a temp dir"; exit 1; }
+trap 'rm -rf "$TMP"' EXIT
+
+passed=0
+failed=0
+out=""
+err=""
+rc=0
+
+ok() {
+    passed=$((passed + 1))
+    echo "ok   $1"
+}
+
+# bad NAME [DETAIL...]
+bad() {
+    failed=$((failed + 1))
+    echo "FAIL $1"
+    shift
+    local line
+    for line in "$@"; do printf '     %s\n' "$line"; done
+}
+
+# Runs mmx with the given arguments; sets out, err and rc.
+run() {
+    "$MMX" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    rc=$?
+    out=$(cat "$TMP/stdout")
+    err=$(cat "$TMP/stderr")
+}
+
+# The value printed after LABEL in the last `mmx info` output.
+field() {
+    printf '%s\n' "$out" | sed -n "s/^$1  *//p" | head -n 1
+}
+
+# expect_rc NAME WANT ARGS...: runs mmx ARGS and checks the exit status.
+expect_rc() {
+    local name=$1 want=$2
+    shift 2
+    run "$@"
+    # Under -Db_sanitize a report must fail the check even when the exit status looks right.
+    if [[ "$err" == *Sanitizer* || "$err" == *"runtime error:"* ]]; then
+        bad "$name" "mmx $* reported a sanitizer error" "${err:0:2000}"
+        return 1
+    fi
+    if [ "$rc" -eq "$want" ]; then
+        return 0
+    fi
+    bad "$name" "mmx $* exited $rc, expected $want" "stdout: ${out:0:300}" "stderr: ${err:0:300}"
+    return 1
+}
+
+# expect_field NAME LABEL WANT: the last info output has LABEL followed by WANT.
+expect_field() {
+    local got
+    got=$(field "$2")
+    if [ "$got" = "$3" ]; then
+        ok "$1"
+    else
+        bad "$1" "'$2' is '$got', expected '$3'"
+    fi
+}
+
+# ---- malformed files: exit 1, a message naming the file, never a crash --------------------
+nbad=0
+for f in "$DATA"/bad/*; do
+    [ -f "$f" ] || continue
+    nbad=$((nbad + 1))
+    name=$(basename "$f")
+    if expect_rc "bad/$name exits 1" 1 info "$f"; then
+        if [ -z "$err" ]; then
+            bad "bad/$name has a message" "stderr is empty"
+        elif [[ "$err" != *"$name"* ]]; then
+            bad "bad/$name: the message names the file" "stderr: $err"
+        else
+            ok "bad/$name: exit 1, $err"
+        fi
+    fi
+done
+if [ "$nbad" -eq 0 ]; then
+    bad "malformed files found" "no files in $DATA/bad"
+fi
+
+# ---- usage errors: exit 2 with the usage line ----------------------------------------------
+check_usage() {
+    local name=$1
+    shift
+    if expect_rc "$name" 2 "$@"; then
+        if [[ "$err" == *"usage:"* ]]; then
+            ok "$name: exit 2"
+        else
+            bad "$name: the usage line is printed" "stderr: $err"
+        fi
+    fi
+}
+check_usage "no command" 
+check_usage "unknown command" frobnicate
+check_usage "unknown option" info --bogus builtin:cube
+check_usage "unknown option before the command" -x info
+check_usage "convert without OUT" convert builtin:cube
+check_usage "convert with three files" convert a.obj b.obj c.obj
+check_usage "info with two files" info a.obj b.obj
+check_usage "--backend without a value" info --backend
+check_usage "unknown backend" --backend vulkan info builtin:cube
+check_usage "unknown output format" convert builtin:cube "$TMP/out.xyz"
+
+# ---- help and version -----------------------------------------------------------------------
+if expect_rc "--help" 0 --help; then
+    [[ "$out" == *"mmx info"* && "$out" == *"mmx convert"* ]] && ok "--help" || bad "--help text" "$out"
+fi
+if expect_rc "help" 0 help; then
+    [[ "$out" == *"usage"* ]] && ok "help" || bad "help text" "$out"
+fi
+if expect_rc "--version" 0 --version; then
+    [[ "$out" =~ ^mmx\ [0-9]+\.[0-9]+\.[0-9]+ ]] && ok "--version: $out" || bad "--version text" "$out"
+fi
+
+# ---- info on the built-in shapes ------------------------------------------------------------
+if expect_rc "info without FILE" 0 info; then
+    if [[ "$(field mesh)" == "builtin:torus"*default* ]]; then ok "info without FILE says it uses builtin:torus"
+    else bad "info without FILE names its default" "mesh: $(field mesh)"; fi
+    expect_field "default torus: genus 1" genus 1
+    expect_field "default torus: quads" "reduced form" "yes (quads)"
+fi
+
+# shape vertices faces edges boundary-loops genus reduced
+shapes=(
+    "tetrahedron 4 4 6 0 0 yes_(triangles)"
+    "cube 8 6 12 0 0 yes_(quads)"
+    "icosphere:1 42 80 120 0 0 yes_(triangles)"
+    "torus:6:4 24 24 48 0 1 yes_(quads)"
+    "mixed 18 13 30 1 0 no_(mixed_orders_3..6)"
+)
+for s in "${shapes[@]}"; do
+    read -r spec nv nf ne loops genus red <<<"$s"
+    red=${red//_/ }
+    if expect_rc "info builtin:$spec" 0 info "builtin:$spec"; then
+        got="$(field vertices) $(field faces) $(field edges) $(field 'boundary loops') $(field genus) | $(field 'reduced form')"
+        want="$nv $nf $ne $loops $genus | $red"
+        [ "$got" = "$want" ] && ok "info builtin:$spec: $got" || bad "info builtin:$spec" "got  $got" "want $want"
+    fi
+done
+if expect_rc "info builtin:grid:8:8" 0 info builtin:grid:8:8; then
+    expect_field "grid with two holes: three boundary loops" "boundary loops" 3
+    expect_field "grid with two holes: genus 0" genus 0
+fi
+if expect_rc "info builtin:nonsense" 1 info builtin:nonsense; then
+    [ -n "$err" ] && ok "unknown shape: exit 1, $err" || bad "unknown shape has a message"
+fi
+if expect_rc "info on a missing file" 1 info "$TMP/missing.obj"; then
+    [[ "$err" == *missing.obj* ]] && ok "missing file: exit 1, $err" || bad "missing file is named" "$err"
+fi
+if expect_rc "--backend=host" 0 --backend=host info builtin:cube; then
+    [[ "$(field 'load time')" == *"host backend"* ]] && ok "--backend=host" || bad "--backend=host" "$out"
+fi
+# The CUDA backend works where there is a GPU, and otherwise says why not.
+run info --backend cuda builtin:cube
+if [ "$rc" -eq 0 ] && [[ "$(field 'load time')" == *"cuda backend"* ]]; then
+    ok "--backend cuda: ran on the GPU"
+elif [ "$rc" -eq 1 ] && [[ "$err" == *CUDA* ]]; then
+    ok "--backend cuda: no GPU here, exit 1, $err"
+else
+    bad "--backend cuda" "exit $rc" "stdout: ${out:0:300}" "stderr: $err"
+fi
+
+# ---- defects are reported, not refused ------------------------------------------------------
+# Three triangles on the edge 1-2: one non-manifold edge, whose two ends are non-manifold.
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 -1 0\nv 0 0 1\nf 1 2 3\nf 2 1 4\nf 1 2 5\n' >"$TMP/fin.obj"
+if expect_rc "info on a non-manifold mesh" 0 info "$TMP/fin.obj"; then
+    expect_field "non-manifold mesh: 1 non-manifold edge" "non-manifold edges" 1
+    expect_field "non-manifold mesh: 2 non-manifold vertices" "non-manifold verts" 2
+    expect_field "non-manifold mesh: no genus" genus "n/a (non-manifold)"
+fi
+# Two triangles running their shared edge the same way, and a vertex in no face.
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nv 5 5 5\nf 1 2 3\nf 2 3 4\n' >"$TMP/flip.obj"
+if expect_rc "info on an inconsistently oriented mesh" 0 info "$TMP/flip.obj"; then
+    expect_field "flipped mesh: 1 inconsistent edge" "inconsistent edges" \
+        "1 (faces on both sides run the edge the same way)"
+    expect_field "flipped mesh: 1 isolated vertex" "isolated vertices" 1
+    expect_field "flipped mesh: no genus" genus "n/a (inconsistently oriented)"
+fi
+
+# ---- convert: OBJ -> PLY -> OFF -> OBJ keeps everything -------------------------------------
+for spec in mixed torus:8:6 icosphere:2; do
+    tag=${spec//:/_}
+    a="$TMP/$tag.a.obj" b="$TMP/$tag.b.ply" c="$TMP/$tag.c.off" d="$TMP/$tag.d.obj"
+    chain_ok=1
+    counts=()
+    for step in "builtin:$spec $a" "$a $b" "$b $c" "$c $d"; do
+        read -r from to <<<"$step"
+        if ! expect_rc "convert $(basename "$from") -> $(basename "$to")" 0 convert "$from" "$to"; then
+            chain_ok=0
+            break
+        fi
+        if [[ "$out" != *"wrote $to"* ]]; then
+            bad "convert says what it wrote" "$out"
+            chain_ok=0
+            break
+        fi
+        run info "$to"
+        counts+=("$(field vertices)/$(field faces)/$(field edges)")
+    done
+    [ "$chain_ok" -eq 1 ] || continue
+    run info "builtin:$spec"
+    want="$(field vertices)/$(field faces)/$(field edges)"
+    same=1
+    for c2 in "${counts[@]}"; do [ "$c2" = "$want" ] || same=0; done
+    [ "$same" -eq 1 ] && ok "convert chain for $spec keeps the counts ($want)" \
+        || bad "convert chain for $spec keeps the counts" "want $want, got ${counts[*]}"
+    cmp -s "$a" "$d" && ok "convert chain for $spec gives back the same OBJ bytes" \
+        || bad "convert chain for $spec gives back the same OBJ bytes" "$(diff "$a" "$d" | head -n 5)"
+done
+if expect_rc "convert to an unwritable path" 1 convert builtin:cube /nonexistent/dir/x.obj; then
+    [[ "$err" == */nonexistent/dir/x.obj* ]] && ok "unwritable output: exit 1, $err" \
+        || bad "unwritable output is named" "$err"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

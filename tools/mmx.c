@@ -1,0 +1,327 @@
+/*
+ * mmx: the meshmatrix command-line tool.
+ *
+ *   mmx info [FILE]        what a mesh is made of: counts, face orders, boundary, manifoldness,
+ *                          orientation, components, Euler characteristic and genus, bounding
+ *                          box, whether the reduced form applies, and how long loading took
+ *   mmx convert IN OUT     reads IN and writes OUT, the format taken from OUT's extension
+ *
+ * FILE and IN are mesh files (.obj, .off, .ply) or builtin:SPEC for mmx_mesh_shape's shapes.
+ * It uses only the public API, so it is also an example of it. Exit status: 0 success, 1 when
+ * the input is bad or an operation fails (the context's detail goes to stderr), 2 for a usage
+ * error.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "meshmatrix.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+#if defined(__GNUC__)
+#define TOOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define TOOL_PRINTF(a, b)
+#endif
+
+#define BUILTIN_PREFIX "builtin:"
+#define DEFAULT_INPUT "builtin:torus"
+
+static const char usage_line[] =
+    "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | help | --version";
+
+static void print_help(void)
+{
+    printf("mmx %d.%d.%d: inspect and convert polygon meshes (meshmatrix)\n\n"
+           "usage:\n"
+           "  mmx info [FILE]        counts, face orders, boundary, manifoldness, orientation,\n"
+           "                         components, Euler characteristic, genus, bounding box\n"
+           "  mmx convert IN OUT     read IN and write OUT; OUT's extension picks the format\n"
+           "  mmx help, mmx --help   this text\n"
+           "  mmx --version          the version and whether the CUDA backend is built\n\n"
+           "FILE, IN:  a .obj, .off or .ply file, or builtin:SPEC, one of the built-in shapes\n"
+           "           tetrahedron, cube, icosphere[:L], torus[:U:V], grid[:NX:NY], mixed;\n"
+           "           'mmx info' without FILE inspects " DEFAULT_INPUT ".\n"
+           "OUT:       .obj (text), .off (text) or .ply (binary little endian).\n\n"
+           "options:\n"
+           "  --backend host|cuda    where the mesh is loaded (default host); cuda needs a\n"
+           "                         GPU and a build with the CUDA backend\n"
+           "  -h, --help             this text\n"
+           "  -V, --version          the version\n\n"
+           "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n",
+           MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);
+}
+
+static int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mmx: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n%s\nTry 'mmx --help' for more.\n", usage_line);
+    return EXIT_USAGE;
+}
+
+/* Reports a failed call: the context's detail, prefixed with what was being worked on when
+ * the detail does not already name it, so that every message says which file is at fault. */
+static int fail(mmx_ctx *ctx, mmx_status s, const char *what)
+{
+    const char *detail = ctx ? mmx_ctx_error(ctx) : "";
+    if (!detail[0]) detail = mmx_status_str(s);
+    if (what && !strstr(detail, what)) fprintf(stderr, "mmx: %s: %s\n", what, detail);
+    else fprintf(stderr, "mmx: %s\n", detail);
+    return EXIT_FAIL;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* A mesh file or a builtin:SPEC shape, timed. */
+static mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
+{
+    double t0 = now_ms();
+    mmx_status s;
+    if (strncmp(src, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0)
+        s = mmx_mesh_shape(ctx, src + strlen(BUILTIN_PREFIX), mesh);
+    else
+        s = mmx_mesh_read(ctx, src, MMX_FORMAT_AUTO, mesh);
+    *ms = now_ms() - t0;
+    return s;
+}
+
+/* ---- mmx info ----------------------------------------------------------------------------- */
+
+#define LABEL_W 21
+
+static void row(const char *label, const char *fmt, ...) TOOL_PRINTF(2, 3);
+
+static void row(const char *label, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%-*s ", LABEL_W, label);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+}
+
+static const char *order_name(mmx_index c)
+{
+    switch (c) {
+    case 3: return "triangles";
+    case 4: return "quads";
+    case 5: return "pentagons";
+    case 6: return "hexagons";
+    default: return NULL;
+    }
+}
+
+static void print_orders(const mmx_mesh_stats *st)
+{
+    if (st->nfaces == 0) {
+        row("face orders", "none (no faces)");
+        return;
+    }
+    int w = snprintf(NULL, 0, "%d", (int)st->nfaces);
+    const char *label = "face orders";
+    for (int c = 3; c < MMX_STATS_ORDERS; c++) {
+        mmx_index n = st->order_hist[c];
+        if (!n) continue;
+        char key[8];
+        snprintf(key, sizeof key, c == MMX_STATS_ORDERS - 1 ? "%d+:" : "%d:", c);
+        row(label, "%-4s %*d  (%5.1f%%)", key, w, (int)n, 100.0 * n / st->nfaces);
+        label = "";
+    }
+}
+
+static void print_genus(const mmx_mesh_stats *st)
+{
+    if (st->nfaces == 0) row("genus", "n/a (no faces)");
+    else if (st->genus_valid && st->components > 1)
+        row("genus", "%d (sum over %d components)", (int)st->genus, (int)st->components);
+    else if (st->genus_valid) row("genus", "%d", (int)st->genus);
+    else if (!st->manifold) row("genus", "n/a (non-manifold)");
+    else if (!st->oriented) row("genus", "n/a (inconsistently oriented)");
+    else row("genus", "n/a (boundary loops could not be counted)");
+}
+
+static void print_reduced(const mmx_mesh_stats *st)
+{
+    if (st->nfaces == 0) {
+        row("reduced form", "no (no faces)");
+    } else if (st->uniform_order > 0) {
+        const char *name = order_name(st->uniform_order);
+        if (name) row("reduced form", "yes (%s)", name);
+        else row("reduced form", "yes (faces of order %d)", (int)st->uniform_order);
+    } else {
+        row("reduced form", "no (mixed orders %d..%d)", (int)st->min_order, (int)st->max_order);
+    }
+}
+
+static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
+{
+    mmx_mesh *mesh = NULL;
+    double load_ms;
+    mmx_status s = load(ctx, src, &mesh, &load_ms);
+    if (s) return fail(ctx, s, src);
+    mmx_mesh_stats st;
+    double t0 = now_ms();
+    s = mmx_mesh_stats_compute(ctx, mesh, &st);
+    double stats_ms = now_ms() - t0;
+    mmx_mesh_free(mesh);
+    if (s) return fail(ctx, s, src);
+
+    const char *backend = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+    if (is_default) row("mesh", "%s (the default input; give a FILE to inspect another)", src);
+    else row("mesh", "%s", src);
+    row("load time", "%.3f ms (%s backend)", load_ms, backend);
+    row("vertices", "%d", (int)st.nverts);
+    row("faces", "%d", (int)st.nfaces);
+    row("edges", "%d", (int)st.nedges);
+    row("corners", "%lld", (long long)st.ncorners);
+    print_orders(&st);
+    row("boundary edges", "%d", (int)st.boundary_edges);
+    row("boundary loops", "%d", (int)st.boundary_loops);
+    row("non-manifold edges", "%d", (int)st.nonmanifold_edges);
+    row("non-manifold verts", "%d", (int)st.nonmanifold_verts);
+    row("inconsistent edges", "%d%s", (int)st.inconsistent_edges,
+        st.inconsistent_edges ? " (faces on both sides run the edge the same way)" : "");
+    row("isolated vertices", "%d", (int)st.isolated_verts);
+    row("components", "%d", (int)st.components);
+    row("euler characteristic", "%lld", (long long)st.euler);
+    print_genus(&st);
+    row("bounding box", "x [%g, %g]  y [%g, %g]  z [%g, %g]", (double)st.bbox_min[0],
+        (double)st.bbox_max[0], (double)st.bbox_min[1], (double)st.bbox_max[1],
+        (double)st.bbox_min[2], (double)st.bbox_max[2]);
+    print_reduced(&st);
+    row("stats time", "%.3f ms (host)", stats_ms);
+    return EXIT_OK;
+}
+
+/* ---- mmx convert -------------------------------------------------------------------------- */
+
+static const char *format_name(mmx_format f)
+{
+    switch (f) {
+    case MMX_FORMAT_OBJ: return "OBJ text";
+    case MMX_FORMAT_OFF: return "OFF text";
+    case MMX_FORMAT_PLY: return "PLY binary little endian";
+    default: return "?";
+    }
+}
+
+static int cmd_convert(mmx_ctx *ctx, const char *in, const char *out)
+{
+    mmx_format fmt = mmx_format_from_path(out);
+    if (fmt == MMX_FORMAT_AUTO)
+        return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
+    mmx_mesh *mesh = NULL;
+    double load_ms;
+    mmx_status s = load(ctx, in, &mesh, &load_ms);
+    if (s) return fail(ctx, s, in);
+    int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
+    double t0 = now_ms();
+    s = mmx_mesh_write(ctx, mesh, out, fmt);
+    double write_ms = now_ms() - t0;
+    mmx_mesh_free(mesh);
+    if (s) return fail(ctx, s, out);
+    struct stat sb;
+    long long bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+    printf("read  %s: %d vertices, %d faces (%.3f ms)\n", in, nv, nf, load_ms);
+    printf("wrote %s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)\n", out,
+           format_name(fmt), nv, nf, bytes, write_ms);
+    return EXIT_OK;
+}
+
+/* ---- the command line --------------------------------------------------------------------- */
+
+/* The exit status after making sure stdout got everything: a full disk or a closed pipe is a
+ * failure too, not a silent success. */
+static int finish(int rc)
+{
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "mmx: cannot write to standard output\n");
+        return rc ? rc : EXIT_FAIL;
+    }
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *pos[4];
+    int npos = 0, help = 0, version = 0, options_done = 0;
+    const char *backend = "host";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_done || a[0] != '-' || a[1] == '\0') {
+            if (npos == (int)(sizeof pos / sizeof pos[0]))
+                return usage_error("too many arguments (from '%s' on)", a);
+            pos[npos++] = a;
+        } else if (strcmp(a, "--") == 0) {
+            options_done = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help = 1;
+        } else if (strcmp(a, "-V") == 0 || strcmp(a, "--version") == 0) {
+            version = 1;
+        } else if (strcmp(a, "--backend") == 0) {
+            if (i + 1 >= argc) return usage_error("--backend needs a value: host or cuda");
+            backend = argv[++i];
+        } else if (strncmp(a, "--backend=", 10) == 0) {
+            backend = a + 10;
+        } else {
+            return usage_error("unknown option '%s'", a);
+        }
+    }
+    if (help) {
+        print_help();
+        return finish(EXIT_OK);
+    }
+    if (version) {
+        printf("mmx %d.%d.%d (meshmatrix; CUDA backend %s)\n", MMX_VERSION_MAJOR,
+               MMX_VERSION_MINOR, MMX_VERSION_PATCH, mmx_has_cuda() ? "built" : "not built");
+        return finish(EXIT_OK);
+    }
+    int cuda = 0;
+    if (strcmp(backend, "cuda") == 0) cuda = 1;
+    else if (strcmp(backend, "host") != 0)
+        return usage_error("unknown backend '%s' (use host or cuda)", backend);
+    if (npos == 0) return usage_error("no command given");
+
+    const char *cmd = pos[0];
+    if (strcmp(cmd, "help") == 0) {
+        print_help();
+        return finish(EXIT_OK);
+    }
+    if (strcmp(cmd, "info") == 0) {
+        if (npos > 2) return usage_error("info takes one FILE, got %d", npos - 1);
+    } else if (strcmp(cmd, "convert") == 0) {
+        if (npos < 3) return usage_error("convert needs IN and OUT");
+        if (npos > 3) return usage_error("convert takes IN and OUT, got %d arguments", npos - 1);
+    } else {
+        return usage_error("unknown command '%s'", cmd);
+    }
+
+    mmx_ctx *ctx = NULL;
+    mmx_status s = mmx_ctx_create(&ctx);
+    if (s) return fail(NULL, s, NULL);
+    if (cuda && (s = mmx_ctx_use_cuda(ctx, 0)) != MMX_OK) {
+        fprintf(stderr, "mmx: cannot use the CUDA backend: %s\n",
+                mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s));
+        mmx_ctx_free(ctx);
+        return EXIT_FAIL;
+    }
+    int rc = cmd[0] == 'i' ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
+                           : cmd_convert(ctx, pos[1], pos[2]);
+    mmx_ctx_free(ctx);
+    return finish(rc);
+}
