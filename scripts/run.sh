@@ -79,7 +79,7 @@ install_check() {
     local pc
     pc=$(dirname "$(find "$root" -name meshmatrix.pc | head -1)")
     local flags
-    flags=$(PKG_CONFIG_PATH=$pc pkg-config --define-prefix --cflags --libs meshmatrix)
+    flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs meshmatrix)
     # shellcheck disable=SC2086
     if cc -std=c11 -Wall -Werror examples/mesh_stats.c $flags -o "$root/mesh_stats" &&
         LD_LIBRARY_PATH=$(dirname "$(find "$root" -name 'libmeshmatrix.so' | head -1)") \

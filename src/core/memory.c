@@ -14,12 +14,12 @@ mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out
                     : mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
     }
 #ifdef MMX_HAVE_CUDA
-    s = mmx__cuda(ctx, cudaMalloc(out, bytes), "cudaMalloc");
-    if (s) {
-        *out = NULL;
-        mmx__fail(ctx, s, "cudaMalloc of %zu bytes failed: %s", bytes, ctx->err);
-    }
-    return s;
+    cudaError_t e = cudaMalloc(out, bytes);
+    if (e == cudaSuccess) return MMX_OK;
+    *out = NULL;
+    (void)cudaGetLastError();
+    return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
+                     "cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
 #else
     return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
 #endif
