@@ -27,7 +27,7 @@ int main(int argc, char **argv)
     printf("%s: %d vertices, %d faces, %d edges, Euler characteristic %lld, %d component(s)\n",
            path, st.nverts, st.nfaces, st.nedges, (long long)st.euler, st.components);
     if (st.genus_valid) printf("genus %d, %d boundary loop(s)\n", st.genus, st.boundary_loops);
-    else printf("not a closed-up oriented manifold: genus not defined\n");
+    else printf("genus not defined: the mesh is non-manifold or inconsistently oriented\n");
     mmx_mesh_free(mesh);
     mmx_ctx_free(ctx);
     return 0;
