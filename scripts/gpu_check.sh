@@ -25,10 +25,27 @@ san() { # tool
     # Criterion runs each test in a child process: the sanitizer must follow them. The test
     # that asks for 1 PiB on purpose is left out: its (intended) API error would be counted.
     compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
-        build-gpu/tests/test_gpu --jobs 1 --filter='!(*absurd*)' > "$out/sanitizer-$1.log" 2>&1
+        build-gpu/tests/test_gpu --jobs 1 --filter='!(*absurd*)' > "$out/sanitizer-$1.log" 2>&1 || return
+    # The device tests of the other suites.
+    compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
+        build-gpu/tests/test_stats --jobs 1 --filter='stats/device_mesh' >> "$out/sanitizer-$1.log" 2>&1 || return
+    compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
+        build-gpu/tests/test_io_roundtrip --jobs 1 --filter='io_roundtrip/a_device_mesh*' >> "$out/sanitizer-$1.log" 2>&1
 }
 san memcheck; mem_rc=$?
 san racecheck; race_rc=$?
+
+# The tool on the CUDA backend: the same files as the host backend writes.
+cuda_tool_rc=0
+for spec in torus:512:512 icosphere:5 mixed grid:40:30; do
+    for ext in obj off ply; do
+        build-gpu/tools/mmx convert --backend cuda "builtin:$spec" "$out/c.$ext" > /dev/null &&
+        build-gpu/tools/mmx convert --backend host "builtin:$spec" "$out/h.$ext" > /dev/null &&
+        cmp -s "$out/c.$ext" "$out/h.$ext" || { echo "cuda/host differ: $spec .$ext"; cuda_tool_rc=1; }
+    done
+done
+rm -f "$out"/c.* "$out"/h.*
+build-gpu/tools/mmx info --backend cuda builtin:torus:2048:2048 > "$out/info-cuda.txt" 2>&1 || cuda_tool_rc=1
 
 tally() {
     python3 - "$@" <<'PY'
@@ -49,8 +66,9 @@ echo
 echo "| step | result |"
 echo "|---|---|"
 echo "| all suites (host + GPU) | $(tally "$out/testlog.txt") (meson rc $tests_rc) |"
-echo "| GPU suite alone | $(tally "$out/sanitizer-memcheck.log") under memcheck |"
+echo "| GPU tests under memcheck | $(tally "$out/sanitizer-memcheck.log") |"
 echo "| compute-sanitizer memcheck | $(errs "$out/sanitizer-memcheck.log") errors (rc $mem_rc) |"
 echo "| compute-sanitizer racecheck | $(errs "$out/sanitizer-racecheck.log") hazards/errors (rc $race_rc) |"
+echo "| mmx --backend cuda vs host (12 conversions) | $([ $cuda_tool_rc -eq 0 ] && echo identical || echo DIFFER) |"
 grep -h "^\[SKIP\]" "$out/testlog.txt" | head -5
-[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ]
+[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ]
