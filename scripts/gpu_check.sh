@@ -66,7 +66,7 @@ echo
 echo "| step | result |"
 echo "|---|---|"
 echo "| all suites (host + GPU) | $(tally "$out/testlog.txt") (meson rc $tests_rc) |"
-echo "| GPU tests under memcheck | $(tally "$out/sanitizer-memcheck.log") |"
+echo "| device tests under memcheck | $(tally "$out/sanitizer-memcheck.log" | sed "s/skipped/filtered out/") |"
 echo "| compute-sanitizer memcheck | $(errs "$out/sanitizer-memcheck.log") errors (rc $mem_rc) |"
 echo "| compute-sanitizer racecheck | $(errs "$out/sanitizer-racecheck.log") hazards/errors (rc $race_rc) |"
 echo "| mmx --backend cuda vs host (12 conversions) | $([ $cuda_tool_rc -eq 0 ] && echo identical || echo DIFFER) |"
