@@ -45,7 +45,11 @@ configure() { # build-dir, extra meson options...
     else
         meson setup "$dir" "$@" >/dev/null
     fi
-    meson configure "$dir" | sed -n 's/^ *\(CUDA backend\) *\(.*\)$/\1: \2/p' || true
+    if grep -q '\.cu\.o:' "$dir/build.ninja"; then
+        echo "== $dir: CUDA backend built ($(nvcc --version | tail -1))"
+    else
+        echo "== $dir: host backend only (no CUDA toolkit found)"
+    fi
 }
 
 # Sums the Criterion syntheses and the tool test's tally from a meson test log.
@@ -68,6 +72,8 @@ run_suite() { # build-dir, label
     meson test -C "$dir" --print-errorlogs --num-processes 2 || rc=$?
     # Criterion prints each test's line on stderr in verbose mode; keep a log for the tally.
     echo "== $label: $(summarize "$dir/meson-logs/testlog.txt")"
+    # Each skip with its reason.
+    grep -h '^\[SKIP\]' "$dir/meson-logs/testlog.txt" | sed 's/^/   /' || true
     return $rc
 }
 
