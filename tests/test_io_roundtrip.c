@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "io/write_internal.h"
+#include "io/io_internal.h"
 #include "testutil.h"
 
 static const mmx_format formats[] = {MMX_FORMAT_OBJ, MMX_FORMAT_OFF, MMX_FORMAT_PLY};

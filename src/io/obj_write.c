@@ -2,7 +2,7 @@
  * significant digits), one "f a b c ..." line per face (1-based), then the mesh's 't' tag
  * lines verbatim so OpenSubdiv creases and holes survive a read-write cycle. */
 #include <string.h>
-#include "io/write_internal.h"
+#include "io_internal.h"
 
 void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh)
 {

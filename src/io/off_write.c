@@ -1,6 +1,6 @@
 /* Writing OFF: the header line, "V F 0" (the edge count, which readers ignore, as 0), one
  * "x y z" line per vertex (9 significant digits), one "n a b c ..." line per face (0-based). */
-#include "io/write_internal.h"
+#include "io_internal.h"
 
 void mmx__write_off(mmx__wbuf *w, const mmx_mesh *mesh)
 {

@@ -3,7 +3,7 @@
  * vertices, which a uchar cannot hold). Bytes are packed explicitly, so the file is the same
  * on a big-endian host. */
 #include <string.h>
-#include "io/write_internal.h"
+#include "io_internal.h"
 
 static inline void put_u32le(char *p, uint32_t v)
 {

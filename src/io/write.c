@@ -7,7 +7,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "io/write_internal.h"
+#include "io_internal.h"
 #include "mesh/mesh_internal.h"
 #include "meshmatrix/io.h"
 
