@@ -106,12 +106,6 @@ static inline int mmx__store_coords(const double d[3], float *f, char *why, size
     return mmx__coord_why(d, f, why, cap);
 }
 
-/* The index of the first face that mmx__face_problem would refuse (order below 3, an index
- * outside [0, nverts), a vertex twice), or -1 if all are fine. Triangles and quads are checked
- * inline; the message for the bad face comes from mmx__face_problem. Cost: O(nnz). */
-mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
-                              mmx_index nverts);
-
 /* ---- writers ---------------------------------------------------------------------------- */
 
 /* An output buffer in front of a FILE. Writers format straight into it and it goes out in

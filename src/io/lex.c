@@ -158,26 +158,36 @@ const char *mmx__quote(const char *p, const char *end, char *buf, size_t cap)
     return buf;
 }
 
+/* Formats the message and prefixes the location already written into `where`. */
+static mmx_status fail_at(mmx_ctx *ctx, mmx_status s, const char *where, const char *fmt, va_list ap)
+{
+    char msg[MMX__ERRLEN];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return mmx__fail(ctx, s, "%s: %s", where, msg);
+}
+
 mmx_status mmx__fail_line(mmx_ctx *ctx, mmx_status s, const mmx__src *src, const char *at,
                           const char *fmt, ...)
 {
-    char msg[MMX__ERRLEN];
+    char where[MMX__ERRLEN];
+    snprintf(where, sizeof where, "%s:%zu", src->name, mmx__line_of(src, at));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    s = fail_at(ctx, s, where, fmt, ap);
     va_end(ap);
-    return mmx__fail(ctx, s, "%s:%zu: %s", src->name, mmx__line_of(src, at), msg);
+    return s;
 }
 
 mmx_status mmx__fail_byte(mmx_ctx *ctx, mmx_status s, const mmx__src *src, const char *at,
                           const char *fmt, ...)
 {
-    char msg[MMX__ERRLEN];
+    char where[MMX__ERRLEN];
+    snprintf(where, sizeof where, "%s: byte %zu", src->name, (size_t)(at - src->base));
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    s = fail_at(ctx, s, where, fmt, ap);
     va_end(ap);
-    return mmx__fail(ctx, s, "%s: byte %zu: %s", src->name, (size_t)(at - src->base), msg);
+    return s;
 }
 
 mmx_status mmx__grow(mmx_ctx *ctx, void **p, size_t *cap, size_t need, size_t elem)
@@ -206,30 +216,4 @@ int mmx__coord_why(const double d[3], const float f[3], char *why, size_t cap)
         }
     if (!mmx__coord_problem(f, why, cap)) snprintf(why, cap, "bad coordinate");
     return 1;
-}
-
-mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
-                              mmx_index nverts)
-{
-    const uint32_t nv = (uint32_t)nverts;
-    char why[160];
-    for (mmx_index f = 0; f < nfaces; f++) {
-        const mmx_index *v = verts + start[f];
-        mmx_index n = start[f + 1] - start[f];
-        /* Unsigned comparison also catches negative indices. Non-short-circuit & keeps the
-         * common cases branch-free. */
-        if (n == 3) {
-            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
-                     (v[0] != v[1]) & (v[0] != v[2]) & (v[1] != v[2]);
-            if (!ok) return f;
-        } else if (n == 4) {
-            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
-                     ((uint32_t)v[3] < nv) & (v[0] != v[1]) & (v[0] != v[2]) & (v[0] != v[3]) &
-                     (v[1] != v[2]) & (v[1] != v[3]) & (v[2] != v[3]);
-            if (!ok) return f;
-        } else if (mmx__face_problem(v, n, nverts, why, sizeof why)) {
-            return f;
-        }
-    }
-    return -1;
 }

@@ -50,6 +50,32 @@ int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *w
     return bad;
 }
 
+mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
+                              mmx_index nverts)
+{
+    const uint32_t nv = (uint32_t)nverts;
+    char why[160];
+    for (mmx_index f = 0; f < nfaces; f++) {
+        const mmx_index *v = verts + start[f];
+        mmx_index n = start[f + 1] - start[f];
+        /* Unsigned comparison also catches negative indices. Non-short-circuit & keeps the
+         * common cases branch-free. */
+        if (n == 3) {
+            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
+                     (v[0] != v[1]) & (v[0] != v[2]) & (v[1] != v[2]);
+            if (!ok) return f;
+        } else if (n == 4) {
+            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
+                     ((uint32_t)v[3] < nv) & (v[0] != v[1]) & (v[0] != v[2]) & (v[0] != v[3]) &
+                     (v[1] != v[2]) & (v[1] != v[3]) & (v[2] != v[3]);
+            if (!ok) return f;
+        } else if (mmx__face_problem(v, n, nverts, why, sizeof why)) {
+            return f;
+        }
+    }
+    return -1;
+}
+
 int mmx__coord_problem(const float *p, char *why, size_t cap)
 {
     static const char axis[] = "xyz";
@@ -79,9 +105,11 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
     mmx_mesh *host = calloc(1, sizeof *host);
     mmx_csc *M = calloc(1, sizeof *M);
     if (!host || !M) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
-    for (mmx_index f = 0; !s && !checked && f < nfaces; f++)
-        if (mmx__face_problem(verts + start[f], start[f + 1] - start[f], nverts, why, sizeof why))
-            s = mmx__fail(ctx, MMX_ERR_MESH, "face %d: %s", f, why);
+    mmx_index bad = s || checked ? -1 : mmx__first_bad_face(start, verts, nfaces, nverts);
+    if (bad >= 0) {
+        mmx__face_problem(verts + start[bad], start[bad + 1] - start[bad], nverts, why, sizeof why);
+        s = mmx__fail(ctx, MMX_ERR_MESH, "face %d: %s", bad, why);
+    }
     for (mmx_index v = 0; !s && !checked && pos && v < nverts; v++)
         if (mmx__coord_problem(pos + 3 * (size_t)v, why, sizeof why))
             s = mmx__fail(ctx, MMX_ERR_MESH, "vertex %d: %s", v, why);

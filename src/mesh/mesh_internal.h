@@ -15,6 +15,12 @@ extern "C" {
  * where the face came from. */
 int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *why, size_t cap);
 
+/* The index of the first face that mmx__face_problem would refuse (order below 3, an index
+ * outside [0, nverts), a vertex twice), or -1 if all are fine. Triangles and quads are checked
+ * inline; the message for the bad face comes from mmx__face_problem. Cost: O(nnz). */
+mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
+                              mmx_index nverts);
+
 /* Checks that a coordinate triple is finite; 0 if fine, else 1 with a sentence in why. */
 int mmx__coord_problem(const float *p, char *why, size_t cap);
 
