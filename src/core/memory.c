@@ -1,4 +1,8 @@
 /* Allocation in, and copies between, the host and device memory spaces. */
+#if defined(__linux__)
+#define _DEFAULT_SOURCE /* madvise(MADV_HUGEPAGE) */
+#include <sys/mman.h>
+#endif
 #include <string.h>
 #include "core_internal.h"
 
@@ -8,11 +12,7 @@ mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out
     *out = NULL;
     mmx_status s = mmx__check_space(ctx, space, "mmx_mem_alloc");
     if (s || bytes == 0) return s;
-    if (space == MMX_SPACE_HOST) {
-        *out = malloc(bytes);
-        return *out ? MMX_OK
-                    : mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
-    }
+    if (space == MMX_SPACE_HOST) return mmx__host_alloc(ctx, bytes, 1, out);
 #ifdef MMX_HAVE_CUDA
     cudaError_t e = cudaMalloc(out, bytes);
     if (e == cudaSuccess) return MMX_OK;
@@ -60,4 +60,26 @@ mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void
 #else
     return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
 #endif
+}
+
+mmx_status mmx__host_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out)
+{
+    size_t bytes;
+    if (!mmx__mul_ok(n, size, &bytes))
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "allocation of %zu x %zu bytes overflows", n, size);
+    *out = NULL;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    /* Big arrays (a multi-million-face mesh) are filled once, front to back: on 4 KiB pages
+     * the page faults cost as much as the parsing. 2 MiB pages cut them 512-fold where the
+     * kernel allows it; the memory is still released with free(). */
+    if (bytes >= ((size_t)8 << 20)) {
+        const size_t huge = (size_t)2 << 20;
+        if (posix_memalign(out, huge, bytes) == 0) (void)madvise(*out, bytes - bytes % huge, MADV_HUGEPAGE);
+        else *out = NULL;
+    }
+#endif
+    if (!*out) *out = malloc(bytes ? bytes : 1);
+    if (!*out)
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory allocating %zu bytes", bytes);
+    return MMX_OK;
 }
