@@ -153,3 +153,53 @@ Test(csc, empty_matrices)
     mmx_csc_free(A);
     mmx_ctx_free(ctx);
 }
+
+/* The cached properties against a direct reading of the arrays, on random matrices. */
+Test(csc, cached_properties_match_the_arrays)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    uint32_t seed = 777;
+    for (int trial = 0; trial < 40; trial++) {
+        int nrows = (int)(rng_next(&seed) % 13), ncols = (int)(rng_next(&seed) % 13);
+        mmx_index colptr[14], rowidx[169], val[169];
+        random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        int positions = trial % 2; /* half the trials: values left implied (positions) */
+        mmx_csc *A = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, nrows, ncols, colptr, rowidx,
+                                           positions ? NULL : val, MMX_SPACE_HOST, &A));
+        mmx_index maxcol = 0, lo = 0, hi = 0;
+        int pos = 1, first = 1;
+        for (int j = 0; j < ncols; j++) {
+            if (A->colptr[j + 1] - A->colptr[j] > maxcol) maxcol = A->colptr[j + 1] - A->colptr[j];
+            for (int k = A->colptr[j]; k < A->colptr[j + 1]; k++) {
+                mmx_index v = A->val[k];
+                if (first || v < lo) lo = v;
+                if (first || v > hi) hi = v;
+                first = 0;
+                pos &= v == k - A->colptr[j] + 1;
+            }
+        }
+        cr_assert_eq(A->maxcol, maxcol);
+        cr_assert_eq(A->minval, lo);
+        cr_assert_eq(A->maxval, hi);
+        cr_assert_eq(A->positional, pos);
+        if (positions) cr_assert_eq(A->positional, 1);
+        mmx_csc *B = NULL; /* a copy keeps them */
+        MMX_OK_OR_FAIL(ctx, mmx_csc_copy(ctx, A, MMX_SPACE_HOST, &B));
+        cr_assert(B->maxcol == A->maxcol && B->minval == A->minval && B->maxval == A->maxval &&
+                  B->positional == A->positional);
+        mmx_csc_free(A);
+        mmx_csc_free(B);
+    }
+    /* The reduced form implies them; an empty matrix has zeros. */
+    mmx_index red[6] = {0, 1, 2, 2, 1, 3};
+    mmx_csc *R = NULL, *Z = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_csc_create_reduced(ctx, 4, 2, 3, red, MMX_SPACE_HOST, &R));
+    cr_assert(R->maxcol == 3 && R->minval == 1 && R->maxval == 3 && R->positional == 1);
+    mmx_index cp0[3] = {0, 0, 0};
+    MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, 5, 2, cp0, NULL, NULL, MMX_SPACE_HOST, &Z));
+    cr_assert(Z->maxcol == 0 && Z->minval == 0 && Z->maxval == 0);
+    mmx_csc_free(R);
+    mmx_csc_free(Z);
+    mmx_ctx_free(ctx);
+}

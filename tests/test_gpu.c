@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#ifdef MMX_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#include "core/core_internal.h" /* the context's memory pool */
+#endif
 
 Test(gpu, context_and_memory_round_trip)
 {
@@ -165,5 +169,68 @@ Test(gpu, mesh_from_faces_lands_on_the_device)
     const mmx_index bad[] = {0, 1, 2, 2, 1, 7};
     cr_assert_eq(mmx_mesh_from_faces(ctx, 4, 2, start, bad, pos, &m), MMX_ERR_MESH);
     cr_assert(strstr(mmx_ctx_error(ctx), "face 1: vertex index 7"), "%s", mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+}
+
+/* Device allocations come from the context's stream-ordered pool and go back to it when
+ * freed: the pool's use rises by the request and falls back (bench/ reads its high-water
+ * mark). */
+Test(gpu, device_memory_returns_to_the_pool)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+#ifdef MMX_HAVE_CUDA
+    cudaMemPool_t pool = (cudaMemPool_t)ctx->pool;
+    uint64_t before = 0, during = 0, after = 0;
+    cr_assert_not_null(pool);
+    cr_assert_eq(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &before), cudaSuccess);
+    void *p = NULL;
+    const size_t bytes = (size_t)64 << 20;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, &p));
+    cr_assert_eq(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &during), cudaSuccess);
+    cr_assert_geq(during, before + bytes);
+    mmx_mem_free(MMX_SPACE_DEVICE, p);
+    cr_assert_eq(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &after), cudaSuccess);
+    cr_assert_eq(after, before);
+    MMX_OK_OR_FAIL(ctx, mmx_ctx_sync(ctx));
+    cr_assert_not_null(mmx_ctx_cuda_stream(ctx));
+#endif
+    mmx_ctx_free(ctx);
+}
+
+/* The cached properties computed by the device kernel equal the host's, on a matrix with
+ * arbitrary values and one with positions. */
+Test(gpu, cached_properties_agree_with_the_host)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    enum { NC = 3000 };
+    static mmx_index colptr[NC + 1], rowidx[NC * 8], val[NC * 8];
+    uint32_t seed = 99;
+    int nnz = 0;
+    colptr[0] = 0;
+    for (int j = 0; j < NC; j++) {
+        seed = seed * 1664525u + 1013904223u;
+        int len = (int)((seed >> 8) % 8);
+        for (int k = 0; k < len; k++) {
+            rowidx[nnz] = (j + 7 * k) % 500;
+            val[nnz] = j == 1234 && k == 2 ? -17 : k + 1 + (j == 2000 && k == 0 ? 40 : 0);
+            nnz++;
+        }
+        colptr[j + 1] = nnz;
+    }
+    for (int withval = 0; withval < 2; withval++) {
+        mmx_csc *H = NULL, *D = NULL;
+        const mmx_index *v = withval ? val : NULL;
+        MMX_OK_OR_FAIL(host, mmx_csc_create(host, 500, NC, colptr, rowidx, v, MMX_SPACE_HOST, &H));
+        MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, 500, NC, colptr, rowidx, v, MMX_SPACE_HOST, &D));
+        cr_assert_eq(D->maxcol, H->maxcol);
+        cr_assert_eq(D->minval, H->minval);
+        cr_assert_eq(D->maxval, H->maxval);
+        cr_assert_eq(D->positional, H->positional);
+        cr_assert_eq(H->positional, !withval);
+        mmx_csc_free(H);
+        mmx_csc_free(D);
+    }
+    mmx_ctx_free(host);
     mmx_ctx_free(ctx);
 }

@@ -563,14 +563,14 @@ Test(stats, malformed_faces_do_not_crash)
     mmx_ctx *ctx = tu_host_ctx();
     mmx_index colptr[5] = {0, 4, 7, 11, 14};
     mmx_index rowidx[14] = {0, 1, 0, 2, 1, 1, 2, 3, 3, 3, 3, 4, 5, 4};
-    mmx_csc M = {6, 4, 14, colptr, rowidx, NULL, 0, MMX_SPACE_HOST};
+    mmx_csc M = {.nrows = 6, .ncols = 4, .nnz = 14, .colptr = colptr, .rowidx = rowidx};
     mmx_mesh m = {&M, NULL, MMX_SPACE_HOST, NULL};
     mmx_mesh_stats st = stats(ctx, &m);
     cr_expect_eq(st.nfaces, 4);
     cr_expect_eq(st.ncorners, 14);
     cr_expect_eq(st.isolated_verts, 0);
     mmx_index red[12] = {0, 1, 0, 1, 2, 3, 2, 4, 5, 5, 5, 5};
-    mmx_csc R = {6, 3, 12, NULL, red, NULL, 4, MMX_SPACE_HOST};
+    mmx_csc R = {.nrows = 6, .ncols = 3, .nnz = 12, .rowidx = red, .order = 4};
     m.M = &R;
     st = stats(ctx, &m);
     cr_expect_eq(st.uniform_order, 4);

@@ -76,6 +76,16 @@ mmx_backend mmx_ctx_backend(const mmx_ctx *ctx);
 mmx_space mmx_ctx_space(const mmx_ctx *ctx);
 int mmx_ctx_device(const mmx_ctx *ctx);
 
+/* The context's cudaStream_t (as a void pointer, so this header needs no CUDA), NULL on the
+ * host backend: for queueing one's own kernels or a peer library's calls in order with the
+ * library's work. */
+void *mmx_ctx_cuda_stream(const mmx_ctx *ctx);
+
+/* Waits until the work queued on the context's stream is done (a no-op on the host backend):
+ * for one's own kernels queued on mmx_ctx_cuda_stream. The library's operations return with
+ * their work done. Errors: MMX_ERR_CUDA (a kernel failed; the detail names it). */
+mmx_status mmx_ctx_sync(mmx_ctx *ctx);
+
 /* The detail of the last error reported through this context ("" if none). The string is
  * owned by the context and valid until its next failing call. */
 const char *mmx_ctx_error(const mmx_ctx *ctx);

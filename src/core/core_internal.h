@@ -22,6 +22,7 @@ struct mmx_ctx {
     mmx_backend backend;
     int device;          /* -1 on the host backend */
     void *stream;        /* cudaStream_t on the CUDA backend */
+    void *pool;          /* cudaMemPool_t the context's device memory comes from */
     char err[MMX__ERRLEN];
 };
 
@@ -55,6 +56,13 @@ mmx_status mmx__check_space(mmx_ctx *ctx, mmx_space space, const char *what);
  * the call and the runtime's message in the detail. */
 mmx_status mmx__cuda(mmx_ctx *ctx, cudaError_t e, const char *call);
 #define MMX__CUDA(ctx, call) mmx__cuda((ctx), (call), #call)
+
+/* Scratch device memory for the inside of an operation, from the context's pool in the order
+ * of its stream (cudaMallocFromPoolAsync), so taking and giving it back costs no device-wide sync. bytes = 0
+ * gives NULL. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out);
+/* Gives scratch back, ordered after the work queued on the context's stream; NULL accepted. */
+void mmx__dev_free(mmx_ctx *ctx, void *p);
 #endif
 
 #ifdef __cplusplus

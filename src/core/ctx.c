@@ -18,6 +18,8 @@ void mmx_ctx_free(mmx_ctx *ctx)
 #ifdef MMX_HAVE_CUDA
     /* Errors on teardown have nowhere to go; the stream is released either way. */
     if (ctx->stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+    /* Destruction waits for blocks still allocated from the pool: objects outlive contexts. */
+    if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
 #endif
     free(ctx);
 }
@@ -67,8 +69,32 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
     cudaStream_t st;
     s = MMX__CUDA(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
     if (s) return s;
+    /* The context's own stream-ordered pool, which keeps freed blocks for reuse instead of
+     * returning them to the driver at every sync (the default pool's threshold of 0 made each
+     * operation's scratch cost a fresh mapping); a pool of our own leaves the process's
+     * default pool as the application set it. */
+    struct cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool;
+    s = MMX__CUDA(ctx, cudaMemPoolCreate(&pool, &props));
+    if (s) {
+        (void)cudaStreamDestroy(st);
+        return s;
+    }
+    uint64_t keep = UINT64_MAX;
+    s = MMX__CUDA(ctx, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    if (s) {
+        (void)cudaMemPoolDestroy(pool);
+        (void)cudaStreamDestroy(st);
+        return s;
+    }
     if (ctx->stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+    if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
     ctx->stream = st;
+    ctx->pool = pool;
     ctx->backend = MMX_BACKEND_CUDA;
     ctx->device = device;
     ctx->err[0] = '\0';
@@ -82,6 +108,21 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
 
 mmx_backend mmx_ctx_backend(const mmx_ctx *ctx) { return ctx ? ctx->backend : MMX_BACKEND_HOST; }
 int mmx_ctx_device(const mmx_ctx *ctx) { return ctx ? ctx->device : -1; }
+
+void *mmx_ctx_cuda_stream(const mmx_ctx *ctx)
+{
+    return ctx && ctx->backend == MMX_BACKEND_CUDA ? ctx->stream : NULL;
+}
+
+mmx_status mmx_ctx_sync(mmx_ctx *ctx)
+{
+    if (!ctx) return MMX_ERR_ARG;
+#ifdef MMX_HAVE_CUDA
+    if (ctx->backend == MMX_BACKEND_CUDA)
+        return MMX__CUDA(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream));
+#endif
+    return MMX_OK;
+}
 
 mmx_space mmx_ctx_space(const mmx_ctx *ctx)
 {

@@ -14,8 +14,13 @@ mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out
     if (s || bytes == 0) return s;
     if (space == MMX_SPACE_HOST) return mmx__host_alloc(ctx, bytes, 1, out);
 #ifdef MMX_HAVE_CUDA
-    cudaError_t e = cudaMalloc(out, bytes);
+    /* From the context's stream-ordered pool, like the scratch of the operations, so that the
+     * pool's high-water mark measures an operation's peak memory (bench/). */
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    cudaError_t e = cudaMallocFromPoolAsync(out, bytes, (cudaMemPool_t)ctx->pool, st);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
     if (e == cudaSuccess) return MMX_OK;
+    if (*out) (void)cudaFreeAsync(*out, st);
     *out = NULL;
     (void)cudaGetLastError();
     return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
@@ -33,9 +38,33 @@ void mmx_mem_free(mmx_space space, void *p)
         return;
     }
 #ifdef MMX_HAVE_CUDA
-    (void)cudaFree(p); /* nothing useful can be done with a failure here */
+    /* No context here to name a stream: wait for all work, then give the block back to the
+     * pool in the default stream's order. Failures cannot be acted on in a free. */
+    (void)cudaDeviceSynchronize();
+    (void)cudaFreeAsync(p, 0);
+    (void)cudaStreamSynchronize(0);
 #endif
 }
+
+#ifdef MMX_HAVE_CUDA
+mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out)
+{
+    *out = NULL;
+    if (bytes == 0) return MMX_OK;
+    cudaError_t e = cudaMallocFromPoolAsync(out, bytes, (cudaMemPool_t)ctx->pool,
+                                            (cudaStream_t)ctx->stream);
+    if (e == cudaSuccess) return MMX_OK;
+    *out = NULL;
+    (void)cudaGetLastError();
+    return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
+                     "device scratch of %zu bytes: %s", bytes, cudaGetErrorString(e));
+}
+
+void mmx__dev_free(mmx_ctx *ctx, void *p)
+{
+    if (p) (void)cudaFreeAsync(p, (cudaStream_t)ctx->stream);
+}
+#endif
 
 mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
                         mmx_space src_space, size_t bytes)

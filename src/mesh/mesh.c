@@ -124,8 +124,10 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
         return s;
     }
     mmx_index *val = M->val;
-    *M = (mmx_csc){nverts, nfaces, start[nfaces], start, verts, val, 0, MMX_SPACE_HOST};
+    *M = (mmx_csc){.nrows = nverts, .ncols = nfaces, .nnz = start[nfaces], .colptr = start,
+                   .rowidx = verts, .val = val, .space = MMX_SPACE_HOST};
     mmx__csc_fill_positions(ctx, M);
+    mmx__csc_props(ctx, M); /* host: cannot fail */
     *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags};
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;

@@ -125,6 +125,7 @@ static mmx_status csc_create(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols, mmx
     if (!s && !order)
         s = val ? mmx_mem_copy(ctx, A->val, A->space, val, src_space, (size_t)nnz * ix)
                 : mmx__csc_fill_positions(ctx, A);
+    if (!s) s = mmx__csc_props(ctx, A);
     if (s) {
         mmx_csc_free(A);
         return s;
@@ -180,6 +181,10 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
     if (!s && !A->order)
         s = mmx_mem_copy(ctx, B->colptr, dst_space, A->colptr, A->space, ((size_t)A->ncols + 1) * ix);
     if (!s && !A->order) s = mmx_mem_copy(ctx, B->val, dst_space, A->val, A->space, (size_t)A->nnz * ix);
+    B->maxcol = A->maxcol;
+    B->minval = A->minval;
+    B->maxval = A->maxval;
+    B->positional = A->positional;
     if (s) {
         mmx_csc_free(B);
         return s;
