@@ -28,6 +28,12 @@ typedef struct mmx_csc {
     mmx_index *val;     /* nnz stored values; NULL if reduced */
     mmx_index order;    /* > 0: reduced form, every column has `order` entries; 0: general */
     mmx_space space;    /* where colptr, rowidx and val live */
+    /* Properties the library computes when it creates the matrix (read them, never set them);
+     * they let an operation check a map's table against the matrix in O(1). */
+    mmx_index maxcol;   /* the longest column's length (order when reduced; 0 without columns) */
+    mmx_index minval, maxval; /* range of the stored values (0, 0 when nnz = 0) */
+    int positional;     /* 1 when every stored value is its 1-based position in its column, as
+                           in a mesh matrix (always so in the reduced form) */
 } mmx_csc;
 
 /* The CSR view of a matrix: the same three arrays read by rows. */
@@ -70,6 +76,207 @@ mmx_csr mmx_csc_transpose_view(const mmx_csc *A);
 /* Checks the structure of A (the checks of mmx_csc_create) where it lives: on the host, or
  * with a kernel on the device. Errors: MMX_ERR_ARG with the first offending column. */
 mmx_status mmx_csc_check(mmx_ctx *ctx, const mmx_csc *A);
+
+/* Aᵀ as a new CSC matrix (ncols x nrows) in the context's space: column i of the result holds
+ * the entries of row i of A, in ascending column order, with their values. The result is
+ * general (never reduced) and keeps A's values (a reduced A's implied positions), so Aᵀ of a
+ * mesh matrix is in general not positional. A must live in the context's space. Both backends
+ * give the same arrays. Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz + nrows + ncols): a counting sort on the host, a stable radix sort on the device. */
+mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out);
+
+/* C = P·A·Q: row i of A becomes row pinv[i] of C, and column j of C is column q[j] of A (the
+ * CSparse convention). pinv (nrows entries) and q (ncols entries) live where A does (the
+ * context's space, for a matrix the context made), either may be NULL for the identity; they
+ * are checked there (a kernel on the device). Entries keep their order inside each column and
+ * their values, so a mesh matrix stays a mesh matrix (the faces keep their cyclic order). The
+ * result has A's form (reduced stays reduced) and space. Errors: MMX_ERR_ARG if pinv or q is
+ * not a permutation (the detail names the first repeated or out-of-range entry: "q[7] = 2
+ * repeats q[3]"), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nrows + ncols);
+ * on the device, a general A adds a binary search per entry to find its column. */
+mmx_status mmx_csc_permute(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
+                           const mmx_index *q, mmx_csc **out);
+
+/* ---- action maps and mapped SpMV ---------------------------------------------------------- */
+
+/* What an entry (row i, column j, stored value v) of A contributes in a mapped SpMV: instead
+ * of v, the product uses m(i, j, v) given by the map (thesis 3.2). Column j's "order" c is its
+ * number of entries: the face order, for a mesh matrix. */
+typedef enum mmx_map_kind {
+    MMX_MAP_VALUE = 0,      /* m = v, the stored value, as a float */
+    MMX_MAP_CONST,          /* m = c, the map's constant */
+    MMX_MAP_BY_VALUE,       /* m = table[v - 1]: by position in the face cycle, (1,2,3) -> 1/3.
+                               Needs A.minval >= 1 and len >= A.maxval */
+    MMX_MAP_BY_ROW,         /* m = table[i]: per-vertex weights, i -> 1/n_i. len >= nrows */
+    MMX_MAP_BY_COL,         /* m = table[j]: per-face weights. len >= ncols */
+    MMX_MAP_BY_ORDER,       /* m = table[c]: by face order, val_j -> 1/c_j. len > A.maxcol */
+    MMX_MAP_BY_ORDER_VALUE  /* m = table[c(c-1)/2 + v - 1]: one table per face order, packed
+                               (order 1 at [0], order 2 at [1..2], order 3 at [3..5], order 4
+                               at [6..9], ...). Needs a positional A and len >= C(C+1)/2 for
+                               C = A.maxcol */
+} mmx_map_kind;
+
+typedef struct mmx_map {
+    mmx_map_kind kind;
+    float c;              /* the constant of MMX_MAP_CONST */
+    const float *table;   /* the table kinds: len floats in the context's memory space */
+    mmx_index len;
+} mmx_map;
+
+/* Shorthands for building maps. */
+static inline mmx_map mmx_map_value(void) { mmx_map m = {MMX_MAP_VALUE, 0.0f, NULL, 0}; return m; }
+static inline mmx_map mmx_map_const(float c) { mmx_map m = {MMX_MAP_CONST, c, NULL, 0}; return m; }
+static inline mmx_map mmx_map_table(mmx_map_kind kind, const float *table, mmx_index len)
+{
+    mmx_map m = {kind, 0.0f, table, len};
+    return m;
+}
+
+/* Which product a mapped SpMV computes. Neither transposes A: MMX_OP_N scatters each column
+ * into the rows it touches, MMX_OP_T gathers each column. */
+typedef enum mmx_op {
+    MMX_OP_N = 0,  /* y (nrows x k) = alpha * A<map> * x (ncols x k) + beta * y */
+    MMX_OP_T = 1   /* y (ncols x k) = alpha * A<map>ᵀ * x (nrows x k) + beta * y */
+} mmx_op;
+
+/* Mapped SpMV on k-component vectors (1 <= k <= 4), all components in one pass:
+ *   op = N:  y[i] = alpha * sum over entries (i, j, v) of m(i, j, v) * x[j] + beta * y[i]
+ *   op = T:  y[j] = alpha * sum over entries (i, j, v) of m(i, j, v) * x[i] + beta * y[j]
+ * x and y are row-major float arrays (vertex or face data, k floats per item) in the
+ * context's space, as is A; they must not overlap (nor may the map's table overlap y). x or y
+ * may be NULL where it has no element, a table where len is 0. When beta is 0, y is only
+ * written (NaN or garbage there does not propagate), as in BLAS; when alpha is 0, y = beta * y
+ * and x is not read. A may be general or reduced.
+ * On the host the sums are accumulated in float, in entry order: op = T forms each column's
+ * sum, then alpha * sum + beta * y[j]; op = N scales y by beta first, then adds
+ * m * (alpha * x[j]) entry by entry. On CUDA, op = T gives each column to one thread
+ * (reduced quads: one 16-byte load of the column; the four corners' partial sums combined
+ * with warp shuffles when that is faster) and is deterministic; op = N adds with atomics, so
+ * the rounding of a row's sum depends on the order the additions land in. Synchronous: on
+ * CUDA it returns once y is written.
+ * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
+ * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix; the
+ * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA.
+ * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation. */
+mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
+                    const float *x, int k, float beta, float *y);
+
+/* ---- mapped SpGEMM ------------------------------------------------------------------------ */
+
+/* In C = A·B, entries A(i,k) = a and B(k,j) = b "collide" through the shared index k (a face,
+ * when A is a mesh matrix and B its transpose). A relation Q decides which collisions count
+ * (thesis 3.2, eq. 3.4-3.8); n is the number of entries of column k of A (the face order). */
+typedef enum mmx_rel_kind {
+    MMX_REL_ALL = 0,     /* every collision counts: the structure of the ordinary product */
+    MMX_REL_CYCLE,       /* Q_n^p: b = a + p (mod n); p = 1: b follows a in the face cycle,
+                            so C(i,j) records the half-edge i -> j */
+    MMX_REL_CYCLE_BOTH,  /* Q_n^p + Q_n^-p: b = a + p or b = a - p (mod n); p = 1 relates the
+                            two ends of every edge (Q_3 + Q_3^2 on triangles) */
+    MMX_REL_TABLE        /* a user table: table[(a - 1) * dim + (b - 1)] != 0, for
+                            1 <= a, b <= dim (both operands' values must lie there) */
+} mmx_rel_kind;
+
+typedef struct mmx_rel {
+    mmx_rel_kind kind;
+    int p;                   /* the power of the cycle kinds; any integer */
+    const mmx_index *table;  /* MMX_REL_TABLE: dim x dim, row-major, in the context's space */
+    mmx_index dim;
+} mmx_rel;
+
+/* What a counted collision contributes to C(i,j). */
+typedef enum mmx_coll {
+    MMX_COLL_MAP = 0,   /* Q's value: 1 for the kinds other than TABLE, the table entry there */
+    MMX_COLL_K,         /* the shared index k: the face, thesis eq. 4.7 */
+    MMX_COLL_A,         /* a */
+    MMX_COLL_B,         /* b */
+    MMX_COLL_PRODUCT    /* a * b: with MMX_REL_ALL and MMX_MONOID_SUM, the ordinary product */
+} mmx_coll;
+
+/* How the contributions of several k to one C(i,j) combine. MMX_MONOID_ANY keeps the one of
+ * the smallest k, so that every backend gives the same answer. */
+typedef enum mmx_monoid {
+    MMX_MONOID_SUM = 0,
+    MMX_MONOID_MIN,
+    MMX_MONOID_MAX,
+    MMX_MONOID_ANY
+} mmx_monoid;
+
+/* The action map of a mapped SpGEMM: relation, collision function, monoid. */
+typedef struct mmx_gemm_map {
+    mmx_rel rel;
+    mmx_coll coll;
+    mmx_monoid monoid;
+} mmx_gemm_map;
+
+/* Mapped SpGEMM, C = A <map> B (A: m x n, B: n x p, C: m x p). For every stored B(k,j) = b
+ * and every stored A(i,k) = a, with n_k the number of entries of column k of A, the collision
+ * counts when Q(a, b) holds for n = n_k (MMX_REL_CYCLE: (b - a - rel.p) mod n_k = 0, computed
+ * in 64 bits with a non-negative residue; MMX_REL_CYCLE_BOTH: the same for rel.p or -rel.p, a
+ * collision counting once even when both hold). C(i,j) is stored exactly when some counted collision
+ * exists, and its value is the monoid over the counted collisions of map.coll. C is general
+ * CSC with rows ascending in each column. A and B may be general or reduced (the reduced form's
+ * values are the positions 1..order); zero-sized operands give an empty C of the right size.
+ * Values are mmx_index: every contribution (a PRODUCT may not) and every SUM must fit 32 bits,
+ * else MMX_ERR_OVERFLOW naming the first such C(i,j) in column-major order (both backends name
+ * the same entry). MMX_REL_TABLE needs, when A and B both have entries, a table, dim >= 1, and
+ * both operands' values in [1, dim] (their minval and maxval).
+ * Host: Gustavson's column-by-column product with a dense accumulator over the rows.
+ * CUDA: two phases, symbolic (collisions counted per entry of B, scanned with CUB, expanded as
+ * (column, row) keys with their contributions and radix-sorted to bring each C(i,j)'s
+ * collisions together) and numeric (each run of one (i, j) reduced by the monoid); integer
+ * throughout, so the result equals the host's exactly.
+ * Errors: MMX_ERR_ARG (NULL arguments, sizes that do not match, an unknown map kind, a
+ * relation table that does not cover the values), MMX_ERR_OVERFLOW (a value as above, more
+ * than 2^31 - 1 entries in C, or device scratch beyond the device's memory), MMX_ERR_SPACE (an
+ * operand not in the context's space), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(collisions + m + p) time plus the sort of each column's rows on the host; the CUDA
+ * path holds every counted collision at once, 32 bytes each (an 8-byte key and an 8-byte
+ * payload, and the sort's second buffers), plus 16 bytes per entry of B. */
+mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
+                      mmx_csc **out);
+
+/* The implicit mesh product C = M <map> Mᵀ (nrows x nrows), equal to
+ * mmx_spgemm(M, mmx_csc_transpose(M), map) but computed without a general SpGEMM (thesis
+ * 5.2): only entries of the same column of M can collide, so each column's pairs (a, b) with
+ * Q(a, b) are visited directly, and Mᵀ is never built. Same result conventions and errors as
+ * mmx_spgemm (an overflow names the same C(i,j)); also MMX_ERR_OVERFLOW when the relation
+ * admits more than 2^31 - 1 collisions in all (both backends).
+ * Cost: O(sum over columns of the pairs the relation admits), one pass to count, one to fill,
+ * and a sort of each output column's few entries. The CUDA path holds every collision at once,
+ * 4 bytes each (8 for a general M whose map needs the face), plus 8 bytes per row of M. */
+mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
+
+/* ---- bandwidth and reordering ------------------------------------------------------------- */
+
+/* How far a matrix's entries lie from its diagonal (thesis 4.3.4). Spreads are measured in
+ * index units. */
+typedef struct mmx_band {
+    mmx_index col_spread;   /* max over columns of (largest row - smallest row): for a mesh
+                               matrix, how far apart a face's vertices are stored */
+    mmx_index row_spread;   /* max over rows of (largest column - smallest column): how far
+                               apart the faces around a vertex are stored */
+    mmx_index bandwidth;    /* max |i - j| over the entries (square matrices; else 0) */
+    int64_t profile;        /* sum over columns j of max(0, j - smallest row in column j): the
+                               envelope of a symmetric matrix (square matrices; else 0) */
+} mmx_band;
+
+/* Computes the figures above, wherever A lives (a device matrix is read on the host).
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nrows + ncols). */
+mmx_status mmx_csc_band(mmx_ctx *ctx, const mmx_csc *A, mmx_band *band);
+
+/* Reverse Cuthill-McKee ordering of the graph whose adjacency is the pattern of S + Sᵀ for a
+ * square S, the diagonal ignored (a symmetric pattern, such as E, is its own graph; an
+ * unsymmetric one is symmetrised, not refused): perm[new] = old, nrows entries, host memory
+ * supplied by the caller. Each connected component starts from a pseudo-peripheral vertex
+ * (George and Liu: starting from the component's smallest vertex, re-root the breadth-first
+ * level structure at a vertex of least degree in its last level while the eccentricity
+ * grows), neighbours are numbered by increasing degree, ties by index; the components follow
+ * each other in order of their smallest vertex, and the whole Cuthill-McKee order is then
+ * reversed. The result is deterministic. Runs on the host (a device S is copied).
+ * Errors: MMX_ERR_ARG (S not square, perm NULL), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz log(maxdeg) + nrows) time plus O(nnz + nrows) per extra level structure of the
+ * starting-vertex search (a few per component), O(nnz + nrows) memory (the symmetrised lists). */
+mmx_status mmx_rcm(mmx_ctx *ctx, const mmx_csc *S, mmx_index *perm);
 
 #ifdef __cplusplus
 }

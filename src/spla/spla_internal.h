@@ -26,10 +26,172 @@ mmx_status mmx__csc_fault_report(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault 
 mmx_status mmx__csc_fill_positions(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
+/* Computes A's maxcol, minval, maxval and positional fields from its arrays, where they live.
+ * Every function that creates a matrix calls it (or sets the fields it knows). */
+mmx_status mmx__csc_props(mmx_ctx *ctx, mmx_csc *A);
+
 #ifdef MMX_HAVE_CUDA
+mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *fault);
 mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
+#endif
+
+/* ---- spmv (spmv.c, spmv.cu): declarations go here ---- */
+
+/* Which op = T kernel the CUDA backend runs (the host ignores it): AUTO is what mmx_spmv uses;
+ * THREAD_PER_COLUMN gives each column one thread (a reduced quad's four rows in one 16-byte
+ * load); SHUFFLE, for reduced quads only, gives each corner of a face one thread and combines
+ * the four partial sums with warp shuffles (thesis 5.3). An input a variant does not take (op =
+ * N, or SHUFFLE on anything but reduced quads) runs the thread-per-column kernels. */
+typedef enum { MMX__SPMV_AUTO = 0, MMX__SPMV_THREAD_PER_COLUMN, MMX__SPMV_SHUFFLE } mmx__spmv_variant;
+
+/* mmx_spmv with a chosen kernel variant: the same checks, semantics and errors (spmv.c). */
+mmx_status mmx__spmv_variant_run(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
+                                 const mmx_csc *A, mmx_map map, const float *x, int k,
+                                 float beta, float *y);
+
+/* The same, but on CUDA it only queues the kernels on the context's stream and returns
+ * without synchronizing (launch errors are still reported), so that a benchmark can bracket
+ * the kernels alone with CUDA events. On the host it is mmx__spmv_variant_run. */
+mmx_status mmx__spmv_variant_enqueue(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
+                                     const mmx_csc *A, mmx_map map, const float *x, int k,
+                                     float beta, float *y);
+
+#ifdef MMX_HAVE_CUDA
+/* The device product on checked arguments (spmv.cu); synchronizes the context's stream when
+ * `sync` is set. */
+mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
+                          const mmx_csc *A, mmx_map map, const float *x, int k, float beta,
+                          float *y, int sync);
+#endif
+
+/* ---- transpose and spgemm (transpose.c/.cu, spgemm.c/.cu): declarations go here ---- */
+
+/* Functions callable from host code and CUDA kernels alike, so both backends evaluate a
+ * gemm map with the very same code. */
+#ifndef MMX__HD
+#ifdef __CUDACC__
+#define MMX__HD __host__ __device__
+#else
+#define MMX__HD
+#endif
+#endif
+
+/* x mod n in [0, n) for n > 0: C's % keeps the dividend's sign, the cycle tests need the
+ * mathematical residue. */
+static inline MMX__HD int64_t mmx__gemm_mod(int64_t x, int64_t n)
+{
+    int64_t r = x % n;
+    return r < 0 ? r + n : r;
+}
+
+/* Q(a, b) of a collision whose shared column k of A has n >= 1 entries: 0 when it does not
+ * count, else the relation's value (1, or the table entry for MMX_REL_TABLE, whose a and b
+ * the caller has checked to lie in [1, dim]). */
+static inline MMX__HD mmx_index mmx__gemm_rel(const mmx_rel *rel, mmx_index a, mmx_index b,
+                                              mmx_index n)
+{
+    int64_t d = (int64_t)b - a;
+    switch (rel->kind) {
+    case MMX_REL_ALL: return 1;
+    case MMX_REL_CYCLE: return mmx__gemm_mod(d - rel->p, n) == 0;
+    case MMX_REL_CYCLE_BOTH:
+        return mmx__gemm_mod(d - rel->p, n) == 0 || mmx__gemm_mod(d + rel->p, n) == 0;
+    default: return rel->table[((int64_t)a - 1) * rel->dim + (b - 1)];
+    }
+}
+
+/* What a counted collision (Q value q, shared index k, values a and b) contributes, exactly
+ * in 64 bits: a PRODUCT may leave the 32-bit range, which the callers refuse. */
+static inline MMX__HD int64_t mmx__gemm_coll(mmx_coll coll, mmx_index q, mmx_index k,
+                                             mmx_index a, mmx_index b)
+{
+    switch (coll) {
+    case MMX_COLL_MAP: return q;
+    case MMX_COLL_K: return k;
+    case MMX_COLL_A: return a;
+    case MMX_COLL_B: return b;
+    default: return (int64_t)a * b;
+    }
+}
+
+static inline MMX__HD int mmx__fits_index(int64_t v)
+{
+    return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* The column holding entry e (0 <= e < nnz) of A, either form: a binary search of colptr for
+ * the last column starting at or before e, which skips empty columns. */
+static inline MMX__HD mmx_index mmx__csc_col_of(const mmx_csc *A, int64_t e)
+{
+    if (A->order) return (mmx_index)(e / A->order);
+    mmx_index lo = 0, hi = A->ncols; /* colptr[lo] <= e < colptr[hi] */
+    while (hi - lo > 1) {
+        mmx_index mid = lo + (hi - lo) / 2;
+        if (A->colptr[mid] <= e) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* "C(i,j) overflows ...": the MMX_ERR_OVERFLOW of mmx_spgemm, one sentence for both backends. */
+mmx_status mmx__spgemm_overflow(mmx_ctx *ctx, int64_t i, int64_t j);
+
+#ifdef MMX_HAVE_CUDA
+/* The device bodies of mmx_csc_transpose and mmx_spgemm, arguments checked by the callers;
+ * they allocate *out in device space and fill it, cached properties included. */
+mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out);
+mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
+                            mmx_csc **out);
+#endif
+
+/* ---- mesh product (mesh_product.c/.cu): declarations go here ---- */
+
+#ifdef MMX_HAVE_CUDA
+/* The device mesh product, called by mmx_mesh_product once the arguments are checked (M on
+ * the device, a valid map, a table that covers M's values). */
+mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
+#endif
+
+/* MMX_ERR_OVERFLOW naming C(i,j), the first entry (column-major) with a contribution or a
+ * value outside 32 bits; both backends report the same one. */
+mmx_status mmx__mesh_product_overflow(mmx_ctx *ctx, mmx_index i, mmx_index j);
+
+/* ---- permute, band, rcm (permute.c/.cu, band.c, rcm.c): declarations go here ---- */
+
+/* The entries [*a, *b) of column j, in either form. */
+static inline void mmx__csc_col(const mmx_csc *A, mmx_index j, int64_t *a, int64_t *b)
+{
+    *a = A->order ? (int64_t)A->order * j : A->colptr[j];
+    *b = A->order ? *a + A->order : A->colptr[j + 1];
+}
+
+/* Checks that the host array p[0..n) is a permutation of 0..n-1. On failure returns
+ * MMX_ERR_ARG naming the first bad entry: "NAME[i] = v is outside [0, n)" or "NAME[i] = v
+ * repeats NAME[k]" (k < i, the first occurrence). p = NULL is the identity. Cost: O(n). */
+mmx_status mmx__perm_check_host(mmx_ctx *ctx, const mmx_index *p, mmx_index n, const char *name);
+
+/* What a device permutation check found: bad = -1 if none, else the first bad index, with
+ * its value and (for a repeat) the index of the value's first occurrence, else -1. */
+typedef struct mmx__perm_fault { mmx_index bad, value, first; } mmx__perm_fault;
+
+/* Turns a fault into MMX_ERR_ARG with the same sentence as mmx__perm_check_host. */
+mmx_status mmx__perm_fault_report(mmx_ctx *ctx, mmx__perm_fault f, mmx_index n, const char *name);
+
+/* C = P·A·Q without checking pinv and q (the caller has): the body of mmx_csc_permute on the
+ * context's backend, pinv and q in the context's space, NULL for the identity. */
+mmx_status mmx__csc_permute_unchecked(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
+                                      const mmx_index *q, mmx_csc **out);
+
+#ifdef MMX_HAVE_CUDA
+/* The device permutation check: a kernel finds each value's first index, a second the first
+ * bad index. p is a device array of n entries. */
+mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx_index n,
+                                mmx__perm_fault *fault);
+/* The device body of mmx_csc_permute: C allocated in device space, filled, props copied. */
+mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
+                                 const mmx_index *q, mmx_csc *C);
 #endif
 
 #ifdef __cplusplus
