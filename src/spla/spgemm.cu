@@ -1,0 +1,311 @@
+/* Mapped SpGEMM on the device (host statement: spgemm.c), in two phases.
+ *
+ * Symbolic: one thread per entry B(k,j) counts the collisions with column k of A that the
+ * relation admits; an exclusive scan of the counts gives every entry of B its slot range in
+ * one array holding all counted collisions. Each collision is written there as a key
+ * (j, i), packed in the fewest bits that hold the column and row numbers, and a payload (its
+ * contribution; for ANY the pair (k, contribution)). A stable radix sort by key brings the
+ * collisions of each C(i,j) together, in column-major order of C.
+ *
+ * Numeric: a reduce-by-key combines each run of equal keys with the monoid; the number of
+ * runs is nnz(C), the run keys give the rows, and a binary search of them per column gives
+ * colptr.
+ *
+ * Everything is integer, so the result does not depend on the order of the work: it is the
+ * host's, entry for entry. Memory: 16 bytes per counted collision (key and payload) and as
+ * much again for the sort's second buffers, which then receive the reduced runs; plus 16
+ * bytes per entry of B for the counts and their scan. */
+#include <climits>
+#include <cub/cub.cuh>
+#include "spla_internal.h"
+
+namespace {
+
+const unsigned long long NO_OVERFLOW = ~0ull;
+
+int bits_for(long long x) /* bits needed to write x >= 0; 0 for 0 */
+{
+    int b = 0;
+    while (b < 63 && (x >> b) != 0) b++;
+    return b;
+}
+
+unsigned blocks(long long n) { return (unsigned)((n + 255) / 256); }
+
+__device__ void col_range(const mmx_csc &A, mmx_index j, long long *a, long long *b)
+{
+    *a = A.order ? (long long)A.order * j : A.colptr[j];
+    *b = A.order ? *a + A.order : A.colptr[j + 1];
+}
+
+__device__ mmx_index entry_val(const mmx_csc &A, long long e, long long colstart)
+{
+    return A.order ? (mmx_index)(e - colstart + 1) : A.val[e];
+}
+
+/* Records C(i,j) as overflowing; the smallest (j, i) wins, the one the host reports. */
+__device__ void flag_overflow(unsigned long long *flag, mmx_index i, mmx_index j)
+{
+    atomicMin(flag, (unsigned long long)j << 32 | (unsigned)i);
+}
+
+/* Symbolic, pass 1: cnt[e] = the counted collisions of entry e of B. */
+__global__ void count_collisions(const mmx_csc A, const mmx_csc B, mmx_rel rel,
+                                 unsigned long long *cnt)
+{
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e >= B.nnz) return;
+    long long bj0, bj1, ak0, ak1;
+    col_range(B, mmx__csc_col_of(&B, e), &bj0, &bj1);
+    mmx_index k = B.rowidx[e], b = entry_val(B, e, bj0);
+    col_range(A, k, &ak0, &ak1);
+    mmx_index n = (mmx_index)(ak1 - ak0);
+    unsigned long long c = 0;
+    for (long long ea = ak0; ea < ak1; ea++)
+        c += mmx__gemm_rel(&rel, entry_val(A, ea, ak0), b, n) != 0;
+    cnt[e] = c;
+}
+
+/* Symbolic, pass 2: the same walk writes the collisions of entry e from slot off[e] on.
+ * Key: j << ibits | i. Payload: the contribution, or (k << 32 | contribution) for ANY, so that
+ * the smaller payload of one key is the smaller k's. A contribution beyond 32 bits (a product)
+ * is flagged and replaced by 0. */
+__global__ void expand_collisions(const mmx_csc A, const mmx_csc B, mmx_gemm_map map,
+                                  const unsigned long long *off, int ibits,
+                                  unsigned long long *keys, long long *pay,
+                                  unsigned long long *overflow)
+{
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e >= B.nnz) return;
+    long long bj0, bj1, ak0, ak1;
+    mmx_index j = mmx__csc_col_of(&B, e);
+    col_range(B, j, &bj0, &bj1);
+    mmx_index k = B.rowidx[e], b = entry_val(B, e, bj0);
+    col_range(A, k, &ak0, &ak1);
+    mmx_index n = (mmx_index)(ak1 - ak0);
+    unsigned long long t = off[e];
+    for (long long ea = ak0; ea < ak1; ea++) {
+        mmx_index i = A.rowidx[ea], a = entry_val(A, ea, ak0);
+        mmx_index q = mmx__gemm_rel(&map.rel, a, b, n);
+        if (!q) continue;
+        long long x = mmx__gemm_coll(map.coll, q, k, a, b);
+        if (!mmx__fits_index(x)) {
+            flag_overflow(overflow, i, j);
+            x = 0;
+        }
+        keys[t] = (unsigned long long)j << ibits | (unsigned)i;
+        pay[t] = map.monoid == MMX_MONOID_ANY ? (long long)k << 32 | (unsigned)(mmx_index)x : x;
+        t++;
+    }
+}
+
+/* The monoid on payloads. ANY is MIN on the (k, contribution) pairs. */
+struct monoid_op {
+    mmx_monoid m;
+    __host__ __device__ long long operator()(const long long &x, const long long &y) const
+    {
+        if (m == MMX_MONOID_SUM) return x + y;
+        if (m == MMX_MONOID_MAX) return x > y ? x : y;
+        return x < y ? x : y;
+    }
+};
+
+/* Numeric: run r of the sorted collisions becomes entry r of C. */
+__global__ void write_entries(const unsigned long long *ukeys, const long long *agg,
+                              mmx_index nnz, int ibits, mmx_monoid monoid, mmx_index *rowidx,
+                              mmx_index *val, unsigned long long *overflow)
+{
+    long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (r >= nnz) return;
+    unsigned long long key = ukeys[r];
+    mmx_index i = (mmx_index)(key & ((1ull << ibits) - 1));
+    mmx_index j = (mmx_index)(key >> ibits);
+    long long v = agg[r];
+    if (monoid == MMX_MONOID_ANY) v = (mmx_index)(unsigned)(v & 0xffffffffll);
+    if (!mmx__fits_index(v)) {
+        flag_overflow(overflow, i, j);
+        v = 0;
+    }
+    rowidx[r] = i;
+    val[r] = (mmx_index)v;
+}
+
+/* colptr[j] = the number of runs in columns before j: a binary search of the run keys for the
+ * first key >= (j, 0), j in [0, p]. */
+__global__ void write_colptr(const unsigned long long *ukeys, mmx_index nnz, mmx_index p,
+                             int ibits, mmx_index *colptr)
+{
+    long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (j > p) return;
+    unsigned long long first = (unsigned long long)j << ibits;
+    mmx_index lo = 0, hi = nnz;
+    while (lo < hi) {
+        mmx_index mid = lo + (hi - lo) / 2;
+        if (ukeys[mid] < first) lo = mid + 1;
+        else hi = mid;
+    }
+    colptr[j] = lo;
+}
+
+/* The device arrays of one product, freed together whatever happened. */
+struct scratch {
+    unsigned long long *cnt = NULL, *off = NULL, *keys[2] = {NULL, NULL}, *flag = NULL;
+    long long *pay[2] = {NULL, NULL}, *nruns = NULL;
+    void *tmp = NULL;
+    void release(mmx_ctx *ctx)
+    {
+        mmx__dev_free(ctx, cnt);
+        mmx__dev_free(ctx, off);
+        mmx__dev_free(ctx, keys[0]);
+        mmx__dev_free(ctx, keys[1]);
+        mmx__dev_free(ctx, flag);
+        mmx__dev_free(ctx, pay[0]);
+        mmx__dev_free(ctx, pay[1]);
+        mmx__dev_free(ctx, nruns);
+        mmx__dev_free(ctx, tmp);
+        cnt = off = keys[0] = keys[1] = flag = NULL;
+        pay[0] = pay[1] = nruns = NULL;
+        tmp = NULL;
+    }
+};
+
+/* Symbolic pass 1: counts and their exclusive scan; *total = all counted collisions. */
+mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_rel rel,
+                          scratch &w, long long *total)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const long long nb = B->nnz;
+    size_t tmp_bytes = 0;
+    unsigned long long last[2] = {0, 0};
+    mmx_status s = mmx__dev_alloc(ctx, (size_t)nb * sizeof *w.cnt, (void **)&w.cnt);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nb * sizeof *w.off, (void **)&w.off);
+    if (!s) {
+        count_collisions<<<blocks(nb), 256, 0, st>>>(*A, *B, rel, w.cnt);
+        s = mmx__cuda(ctx, cudaGetLastError(), "count_collisions launch");
+    }
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, w.cnt, w.off, nb, st));
+    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(w.tmp, tmp_bytes, w.cnt, w.off, nb, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[0], w.off + nb - 1, sizeof last[0], cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[1], w.cnt + nb - 1, sizeof last[1], cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    mmx__dev_free(ctx, w.tmp);
+    mmx__dev_free(ctx, w.cnt);
+    w.tmp = NULL;
+    w.cnt = NULL;
+    if (!s && last[0] + last[1] > (unsigned long long)LLONG_MAX / 64)
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm: %llu collisions", last[0] + last[1]);
+    *total = (long long)(last[0] + last[1]);
+    return s;
+}
+
+/* Refuses scratch that no device could hold before trying to allocate it. */
+mmx_status check_scratch(mmx_ctx *ctx, long long total)
+{
+    size_t free_b = 0, total_b = 0;
+    mmx_status s = MMX__CUDA(ctx, cudaMemGetInfo(&free_b, &total_b));
+    if (s) return s;
+    unsigned long long need = (unsigned long long)total * 32u;
+    if (need > total_b)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW,
+                         "mmx_spgemm: %lld counted collisions need %llu bytes of device scratch, "
+                         "more than the device's %zu", total, need, total_b);
+    return MMX_OK;
+}
+
+/* Symbolic pass 2 and numeric: expand, sort, reduce, write C. */
+mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                              mmx_gemm_map map, long long total, scratch &w, mmx_csc **out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int ibits = bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
+    const int jbits = bits_for(B->ncols > 0 ? B->ncols - 1 : 0);
+    const int end_bit = ibits + jbits > 0 ? ibits + jbits : 1;
+    const size_t n = (size_t)total;
+    size_t tmp_bytes = 0;
+    long long nruns = 0;
+    unsigned long long flag = NO_OVERFLOW;
+    mmx_csc *C = NULL;
+    monoid_op op = {map.monoid};
+    mmx_status s = mmx__dev_alloc(ctx, n * sizeof(unsigned long long), (void **)&w.keys[0]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(unsigned long long), (void **)&w.keys[1]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(long long), (void **)&w.pay[0]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(long long), (void **)&w.pay[1]);
+    if (!s) s = mmx__dev_alloc(ctx, sizeof *w.flag, (void **)&w.flag);
+    if (!s) s = mmx__dev_alloc(ctx, sizeof *w.nruns, (void **)&w.nruns);
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(w.flag, &flag, sizeof flag, cudaMemcpyHostToDevice, st));
+    if (!s) {
+        expand_collisions<<<blocks(B->nnz), 256, 0, st>>>(*A, *B, map, w.off, ibits, w.keys[0],
+                                                          w.pay[0], w.flag);
+        s = mmx__cuda(ctx, cudaGetLastError(), "expand_collisions launch");
+    }
+    cub::DoubleBuffer<unsigned long long> keys(w.keys[0], w.keys[1]);
+    cub::DoubleBuffer<long long> pay(w.pay[0], w.pay[1]);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, keys, pay, total, 0, end_bit, st));
+    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(w.tmp, tmp_bytes, keys, pay, total, 0, end_bit, st));
+    mmx__dev_free(ctx, w.tmp);
+    w.tmp = NULL;
+    /* The sort's idle buffers receive the runs. */
+    const unsigned long long *sorted_keys = keys.Current();
+    unsigned long long *ukeys = keys.Alternate();
+    long long *agg = pay.Alternate();
+    tmp_bytes = 0;
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(NULL, tmp_bytes, sorted_keys, ukeys, pay.Current(),
+                                                              agg, w.nruns, op, total, st));
+    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(w.tmp, tmp_bytes, sorted_keys, ukeys, pay.Current(),
+                                                              agg, w.nruns, op, total, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nruns, w.nruns, sizeof nruns, cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s && nruns > MMX_INDEX_MAX)
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm: C would have %lld entries, more than %d",
+                      nruns, MMX_INDEX_MAX);
+    if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, (mmx_index)nruns, 0, &C);
+    if (!s) {
+        write_entries<<<blocks(nruns), 256, 0, st>>>(ukeys, agg, (mmx_index)nruns, ibits, map.monoid,
+                                                     C->rowidx, C->val, w.flag);
+        write_colptr<<<blocks((long long)B->ncols + 1), 256, 0, st>>>(ukeys, (mmx_index)nruns, B->ncols,
+                                                                     ibits, C->colptr);
+        s = mmx__cuda(ctx, cudaGetLastError(), "write_entries launch");
+    }
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&flag, w.flag, sizeof flag, cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s && flag != NO_OVERFLOW) s = mmx__spgemm_overflow(ctx, (mmx_index)(flag & 0xffffffffu), (mmx_index)(flag >> 32));
+    if (s) {
+        mmx_csc_free(C);
+        return s;
+    }
+    *out = C;
+    return MMX_OK;
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                       mmx_gemm_map map, mmx_csc **out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    scratch w;
+    long long total = 0;
+    mmx_csc *C = NULL;
+    mmx_status s = MMX_OK;
+    if (A->nnz > 0 && B->nnz > 0) s = count_and_scan(ctx, A, B, map.rel, w, &total);
+    if (!s && total > 0) s = check_scratch(ctx, total);
+    if (!s && total > 0) s = expand_sort_reduce(ctx, A, B, map, total, w, &C);
+    if (!s && total == 0) {
+        /* No counted collision: C is all zero, of the right size. */
+        s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, 0, 0, &C);
+        if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(C->colptr, 0, ((size_t)B->ncols + 1) * sizeof(mmx_index), st));
+    }
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    w.release(ctx);
+    if (!s) s = mmx__csc_props(ctx, C);
+    if (s) {
+        (void)cudaStreamSynchronize(st);
+        mmx_csc_free(C);
+        return s;
+    }
+    *out = C;
+    return MMX_OK;
+}

@@ -1,0 +1,104 @@
+/* Explicit transpose on the device (host statement: transpose.c). The entries, numbered in
+ * A's storage order (column after column), are sorted by row with CUB's radix sort. The sort
+ * is stable, so the entries of one row keep their storage order, which is ascending column
+ * order: the result is the host's, entry for entry. */
+#include <cub/cub.cuh>
+#include "spla_internal.h"
+
+namespace {
+
+/* Bits needed to write x >= 0 (at least 1, so a radix sort always has a digit). */
+int bits_for(long long x)
+{
+    int b = 1;
+    while (b < 63 && (x >> b) != 0) b++;
+    return b;
+}
+
+__global__ void iota(mmx_index *v, mmx_index n)
+{
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e < n) v[e] = (mmx_index)e;
+}
+
+/* colptr[r] = the number of entries with row < r: the first position of row r in the sorted
+ * rows, found by binary search, r in [0, nrows]. */
+__global__ void colptr_from_rows(const unsigned *rows, mmx_index nnz, mmx_index nrows,
+                                 mmx_index *colptr)
+{
+    long long r = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (r > nrows) return;
+    mmx_index lo = 0, hi = nnz; /* first position whose row is >= r */
+    while (lo < hi) {
+        mmx_index mid = lo + (hi - lo) / 2;
+        if ((long long)rows[mid] < r) lo = mid + 1;
+        else hi = mid;
+    }
+    colptr[r] = lo;
+}
+
+/* Slot t of Aᵀ holds A's entry perm[t]: its column becomes the row, its value stays. */
+__global__ void fill(const mmx_csc A, const mmx_index *perm, mmx_index *rowidx, mmx_index *val)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= A.nnz) return;
+    mmx_index e = perm[t];
+    mmx_index j = mmx__csc_col_of(&A, e);
+    rowidx[t] = j;
+    val[t] = A.order ? e - A.order * j + 1 : A.val[e];
+}
+
+unsigned blocks(long long n) { return (unsigned)((n + 255) / 256); }
+
+} // namespace
+
+extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx_index nnz = A->nnz;
+    mmx_csc *T = NULL;
+    mmx_index *perm_in = NULL, *perm_out = NULL;
+    unsigned *rows_out = NULL;
+    void *tmp = NULL;
+    size_t tmp_bytes = 0;
+    const int end_bit = bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
+    /* Row indices are non-negative, so reading them as unsigned keys changes nothing. */
+    const unsigned *rows_in = (const unsigned *)A->rowidx;
+    mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->ncols, A->nrows, nnz, 0, &T);
+    if (s) return s;
+    if (nnz == 0) {
+        s = MMX__CUDA(ctx, cudaMemsetAsync(T->colptr, 0, ((size_t)A->nrows + 1) * sizeof(mmx_index), st));
+        goto props;
+    }
+    s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm_in, (void **)&perm_in);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm_out, (void **)&perm_out);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *rows_out, (void **)&rows_out);
+    if (!s) {
+        iota<<<blocks(nnz), 256, 0, st>>>(perm_in, nnz);
+        s = mmx__cuda(ctx, cudaGetLastError(), "iota launch");
+    }
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, rows_in, rows_out,
+                                                               perm_in, perm_out, nnz, 0, end_bit, st));
+    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, rows_in, rows_out,
+                                                               perm_in, perm_out, nnz, 0, end_bit, st));
+    if (!s) {
+        colptr_from_rows<<<blocks((long long)A->nrows + 1), 256, 0, st>>>(rows_out, nnz, A->nrows, T->colptr);
+        fill<<<blocks(nnz), 256, 0, st>>>(*A, perm_out, T->rowidx, T->val);
+        s = mmx__cuda(ctx, cudaGetLastError(), "transpose kernels launch");
+    }
+props:
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    mmx__dev_free(ctx, tmp);
+    mmx__dev_free(ctx, perm_in);
+    mmx__dev_free(ctx, perm_out);
+    mmx__dev_free(ctx, rows_out);
+    if (!s) s = mmx__csc_props(ctx, T);
+    if (s) {
+        (void)cudaStreamSynchronize(st);
+        mmx_csc_free(T);
+        return s;
+    }
+    *out = T;
+    return MMX_OK;
+}
