@@ -135,6 +135,75 @@ typedef struct mmx_mesh_stats {
  * per corner at the peak, plus the host copy of a device mesh). */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
+/* ---- adjacency by algebra ----------------------------------------------------------------- */
+
+/* A mesh's adjacency, derived from its mesh matrix by the implicit product M·Mᵀ (thesis 4.1,
+ * 4.2, 5.2). Every array lives in `space`. An edge is an unordered pair of vertices that follow
+ * each other in some face. Edges are numbered by the upper triangle of E in column order:
+ * column j's entries i < j come first in the column (rows are ascending), and the edge {i, j}
+ * with i < j is number edge_ptr[j] + (the position of i in column j). */
+typedef struct mmx_adjacency {
+    mmx_index nverts, nfaces, nedges;
+    mmx_index boundary_edges;     /* edges with one face */
+    mmx_index nonmanifold_edges;  /* edges with three faces or more */
+    mmx_index boundary_verts;     /* vertices on a boundary edge */
+    mmx_index max_valence;        /* the largest entry of valence (0 without vertices) */
+    mmx_csc *E;          /* nverts x nverts: E(i,j) = the number of faces with the edge {i,j}
+                            (1 boundary, 2 inner, 3 or more non-manifold), from
+                            M <CYCLE_BOTH p=1, MAP, SUM> Mᵀ */
+    mmx_csc *F;          /* nverts x nverts: F(i,j) = the face holding the half-edge i -> j (j
+                            follows i in the face), from M <CYCLE p=1, K, MIN> Mᵀ: the smallest
+                            such face when several hold it (non-manifold or badly oriented) */
+    mmx_index *edge_ptr; /* nverts + 1: edge_ptr[j] is the number of the first edge {i, j}, i < j */
+    mmx_index *ev;       /* 2 * nedges: ev[2e] < ev[2e+1], the two ends of edge e */
+    mmx_index *sides;    /* nedges: the number of faces with edge e (E's value) */
+    mmx_index *fe;       /* nnz(M), one per entry of M in storage order: the corner of vertex v
+                            in face k, followed in the face by w, gets 2e + d, e the edge {v, w}
+                            and d = 0 if v < w (the face runs e from its lower end), else 1 */
+    mmx_index *valence;  /* nverts: the number of faces at each vertex, M·1 */
+    unsigned char *boundary; /* nverts: 1 for a vertex on a boundary edge, else 0 */
+    mmx_space space;
+} mmx_adjacency;
+
+/* Computes the adjacency of a mesh on the context's backend (the mesh must live in the
+ * context's space). Host and CUDA give identical results. Works on any mesh the library
+ * accepts, non-manifold ones included (their edges are counted, not refused).
+ * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: two implicit products (O(nnz) each), scans and binary searches: O(nnz log maxdeg). */
+mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out);
+
+/* Frees an adjacency and its arrays; NULL is accepted. */
+void mmx_adjacency_free(mmx_adjacency *adj);
+
+/* ---- reordering --------------------------------------------------------------------------- */
+
+/* A new mesh with vertices and faces renumbered: new vertex v is old vertex vperm[v], new
+ * face f is old face fperm[f] (either may be NULL for the identity). vperm and fperm are host
+ * arrays. Faces keep their cyclic order; positions move with their vertices. OBJ tags are not
+ * carried over, since they name vertices by their old numbers. The result has the source's
+ * form and space. Errors: MMX_ERR_ARG if a permutation repeats or leaves the range (the detail
+ * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces). */
+mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
+                            const mmx_index *fperm, mmx_mesh **out);
+
+/* A copy of the mesh in random vertex and face order (a scanned mesh's order), reproducible
+ * from `seed`: Fisher-Yates shuffles driven by splitmix64 from the seed (vertices first, then
+ * faces), so a seed gives the same order on every platform and backend. The permutations used
+ * are written to vperm / fperm when not NULL (host arrays of nverts / nfaces entries).
+ * Errors: as mmx_mesh_permute. */
+mmx_status mmx_mesh_shuffle(mmx_ctx *ctx, const mmx_mesh *mesh, uint64_t seed,
+                            mmx_index *vperm, mmx_index *fperm, mmx_mesh **out);
+
+/* The thesis's reordering (4.3.4): vertices by reverse Cuthill-McKee on the vertex adjacency
+ * (the pattern of E), then faces sorted by their smallest new vertex (ties by old face
+ * number), so that both the vertices of a face and the faces around a vertex sit close in
+ * memory. The permutations used are written to vperm / fperm when not NULL (host arrays of
+ * nverts / nfaces entries). Errors: as mmx_adjacency_compute and mmx_mesh_permute.
+ * Cost: the adjacency on the context's backend, RCM on the host, the permutation where the
+ * mesh lives. */
+mmx_status mmx_mesh_reorder(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *vperm,
+                            mmx_index *fperm, mmx_mesh **out);
+
 #ifdef __cplusplus
 }
 #endif

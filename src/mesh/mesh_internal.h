@@ -38,6 +38,25 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
 
+/* ---- adjacency (adjacency.c/.cu): declarations go here ---- */
+
+#ifdef MMX_HAVE_CUDA
+/* The device stages of mmx_adjacency_compute (adjacency.c holds the flow). Stage 1 writes
+ * edge_ptr (nverts + 1) from E; stage 2 fills ev, sides, fe, valence, boundary and the counts
+ * of adj, whose arrays are allocated for adj->nedges edges. Both leave the stream synchronized. */
+mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr);
+mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj);
+#endif
+
+/* ---- reorder (reorder.c/.cu): declarations go here ---- */
+
+#ifdef MMX_HAVE_CUDA
+/* dst[v] = src[perm[v]] for n rows of 3 floats, all device arrays (positions following a
+ * vertex permutation, perm[new] = old). */
+mmx_status mmx__gather_rows3_cuda(mmx_ctx *ctx, const float *src, const mmx_index *perm,
+                                  mmx_index n, float *dst);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

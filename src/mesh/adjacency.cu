@@ -1,0 +1,202 @@
+/* The device stages of the adjacency (host statement and the flow: adjacency.c). One thread per
+ * column of E for the edges, one per face for the corners (one 16-byte load and store per quad
+ * of a reduced mesh), one per vertex for the counts; every count is reduced per block first. */
+#include <climits>
+#include <cub/cub.cuh>
+#include <cuda/functional>
+#include "mesh_internal.h"
+#include "spla/spla_internal.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
+
+/* counts: [0] boundary edges, [1] non-manifold edges, [2] boundary vertices, [3] max valence,
+ * [4] 1 if a face runs an edge E does not hold (a bug). */
+enum { kBoundaryEdges, kNonmanifold, kBoundaryVerts, kMaxValence, kFault, kCounts };
+
+__device__ __forceinline__ mmx_index lower_bound(const mmx_index *rows, mmx_index lo, mmx_index hi,
+                                                 mmx_index r)
+{
+    while (lo < hi) {
+        mmx_index mid = lo + (hi - lo) / 2;
+        if (rows[mid] < r) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* edge_ptr[j] = rows i < j in column j of E (edge_ptr[nv] is left 0 for the scan). */
+__global__ void upper_counts(const mmx_csc E, mmx_index *edge_ptr)
+{
+    long long j = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (j >= E.nrows) return;
+    mmx_index a = E.colptr[j];
+    edge_ptr[j] = lower_bound(E.rowidx, a, E.colptr[j + 1], (mmx_index)j) - a;
+}
+
+template <typename Op>
+__device__ __forceinline__ int block_reduce(int v, Op op)
+{
+    using Reduce = cub::BlockReduce<int, kBlock>;
+    __shared__ typename Reduce::TempStorage tmp;
+    int r = Reduce(tmp).Reduce(v, op);
+    __syncthreads(); /* tmp is reused by the next call */
+    return r;
+}
+
+__global__ void edges(const mmx_csc E, const mmx_index *edge_ptr, mmx_index *ev, mmx_index *sides,
+                      unsigned char *boundary, int *counts)
+{
+    long long jj = (long long)blockIdx.x * kBlock + threadIdx.x;
+    int nb = 0, nm = 0;
+    if (jj < E.nrows) {
+        mmx_index j = (mmx_index)jj, e = edge_ptr[j];
+        for (mmx_index q = E.colptr[j]; q < E.colptr[j + 1] && E.rowidx[q] < j; q++, e++) {
+            mmx_index i = E.rowidx[q], v = E.val[q];
+            reinterpret_cast<int2 *>(ev)[e] = make_int2(i, j);
+            sides[e] = v;
+            if (v == 1) {
+                nb++;
+                boundary[i] = 1; /* every writer writes 1: the race is harmless */
+                boundary[j] = 1;
+            } else if (v >= 3) {
+                nm++;
+            }
+        }
+    }
+    nb = block_reduce(nb, cuda::std::plus<int>{});
+    nm = block_reduce(nm, cuda::std::plus<int>{});
+    if (threadIdx.x == 0) {
+        if (nb) atomicAdd(&counts[kBoundaryEdges], nb);
+        if (nm) atomicAdd(&counts[kNonmanifold], nm);
+    }
+}
+
+/* The directed edge of the corner v -> w. Returns false if E does not hold it. */
+__device__ __forceinline__ bool corner_edge(const mmx_csc &E, const mmx_index *edge_ptr, mmx_index v,
+                                            mmx_index w, mmx_index &fe)
+{
+    mmx_index lo = min(v, w), hi = max(v, w);
+    mmx_index a = E.colptr[hi], b = E.colptr[hi + 1];
+    mmx_index q = lower_bound(E.rowidx, a, b, lo);
+    fe = 2 * (edge_ptr[hi] + (q - a)) + (v < w ? 0 : 1);
+    return q < b && E.rowidx[q] == lo;
+}
+
+/* One thread per face; C = 4: a reduced quad mesh, read and written 16 bytes at a time. */
+template <int C>
+__global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_ptr, mmx_index *fe,
+                        mmx_index *valence, int *counts)
+{
+    long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (k >= M.ncols) return;
+    bool ok = true;
+    if constexpr (C == 4) {
+        int4 f = reinterpret_cast<const int4 *>(M.rowidx)[k];
+        int4 r;
+        ok &= corner_edge(E, edge_ptr, f.x, f.y, r.x);
+        ok &= corner_edge(E, edge_ptr, f.y, f.z, r.y);
+        ok &= corner_edge(E, edge_ptr, f.z, f.w, r.z);
+        ok &= corner_edge(E, edge_ptr, f.w, f.x, r.w);
+        reinterpret_cast<int4 *>(fe)[k] = r;
+        atomicAdd(&valence[f.x], 1);
+        atomicAdd(&valence[f.y], 1);
+        atomicAdd(&valence[f.z], 1);
+        atomicAdd(&valence[f.w], 1);
+    } else {
+        mmx_index s = M.order ? M.order * (mmx_index)k : M.colptr[k];
+        mmx_index n = M.order ? M.order : M.colptr[k + 1] - s;
+        mmx_index first = M.rowidx[s], v = first;
+        for (mmx_index t = 0; t < n; t++) {
+            mmx_index w = t + 1 < n ? M.rowidx[s + t + 1] : first;
+            ok &= corner_edge(E, edge_ptr, v, w, fe[s + t]);
+            atomicAdd(&valence[v], 1);
+            v = w;
+        }
+    }
+    if (!ok) atomicOr(&counts[kFault], 1);
+}
+
+__global__ void vertices(mmx_index nv, const mmx_index *valence, const unsigned char *boundary,
+                         int *counts)
+{
+    long long v = (long long)blockIdx.x * kBlock + threadIdx.x;
+    int nb = 0, mv = 0;
+    if (v < nv) {
+        nb = boundary[v];
+        mv = valence[v];
+    }
+    nb = block_reduce(nb, cuda::std::plus<int>{});
+    mv = block_reduce(mv, cuda::maximum<>{});
+    if (threadIdx.x == 0) {
+        if (nb) atomicAdd(&counts[kBoundaryVerts], nb);
+        if (mv > counts[kMaxValence]) atomicMax(&counts[kMaxValence], mv); /* rarely: one address */
+    }
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx_index nv = E->nrows;
+    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(edge_ptr + nv, 0, sizeof *edge_ptr, st));
+    if (!s && nv > 0) {
+        upper_counts<<<blocks_for(nv), kBlock, 0, st>>>(*E, edge_ptr);
+        s = mmx__cuda(ctx, cudaGetLastError(), "upper_counts launch");
+    }
+    size_t bytes = 0;
+    void *tmp = nullptr;
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(nullptr, bytes, edge_ptr, edge_ptr, (long long)nv + 1, st));
+    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(tmp, bytes, edge_ptr, edge_ptr, (long long)nv + 1, st));
+    mmx__dev_free(ctx, tmp);
+    mmx_status w = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    return s ? s : w;
+}
+
+extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx_index nv = adj->nverts;
+    int h[kCounts] = {0, 0, 0, 0, 0};
+    int *counts = nullptr;
+    mmx_status s = mmx__dev_alloc(ctx, sizeof h, (void **)&counts);
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(counts, 0, sizeof h, st));
+    if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->boundary, 0, (size_t)nv, st));
+    if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->valence, 0, (size_t)nv * sizeof(mmx_index), st));
+    if (!s && nv > 0) {
+        edges<<<blocks_for(nv), kBlock, 0, st>>>(*adj->E, adj->edge_ptr, adj->ev, adj->sides,
+                                                 adj->boundary, counts);
+        s = mmx__cuda(ctx, cudaGetLastError(), "edges launch");
+    }
+    if (!s && M->ncols > 0) {
+        const bool quads = M->order == 4 && ((uintptr_t)M->rowidx & 15) == 0 && ((uintptr_t)adj->fe & 15) == 0;
+        if (quads)
+            corners<4><<<blocks_for(M->ncols), kBlock, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+                                                                adj->valence, counts);
+        else
+            corners<0><<<blocks_for(M->ncols), kBlock, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+                                                                adj->valence, counts);
+        s = mmx__cuda(ctx, cudaGetLastError(), "corners launch");
+    }
+    if (!s && nv > 0) {
+        vertices<<<blocks_for(nv), kBlock, 0, st>>>(nv, adj->valence, adj->boundary, counts);
+        s = mmx__cuda(ctx, cudaGetLastError(), "vertices launch");
+    }
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, st));
+    mmx__dev_free(ctx, counts);
+    mmx_status w = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = w;
+    if (s) return s;
+    if (h[kFault])
+        return mmx__fail(ctx, MMX_ERR_INTERNAL, "adjacency: a face runs an edge that E does not hold");
+    adj->boundary_edges = h[kBoundaryEdges];
+    adj->nonmanifold_edges = h[kNonmanifold];
+    adj->boundary_verts = h[kBoundaryVerts];
+    adj->max_valence = h[kMaxValence];
+    return MMX_OK;
+}
