@@ -227,5 +227,112 @@ if expect_rc "convert to an unwritable path" 1 convert builtin:cube /nonexistent
         || bad "unwritable output is named" "$err"
 fi
 
+# ---- reorder: RCM renumbering, figures before and after, a readable output ----------------
+if expect_rc "--help for reorder" 0 --help; then
+    [[ "$out" == *"mmx reorder IN OUT"* ]] && ok "--help lists reorder" || bad "--help lists reorder" "$out"
+fi
+check_usage "reorder without OUT" reorder builtin:cube
+check_usage "reorder with three files" reorder a.obj b.obj c.obj
+check_usage "reorder to an unknown format" reorder builtin:cube "$TMP/out.xyz"
+if expect_rc "reorder on a missing file" 1 reorder "$TMP/missing.obj" "$TMP/never.obj"; then
+    [[ "$err" == *missing.obj* ]] && ok "reorder of a missing file: exit 1, $err" \
+        || bad "reorder names the missing file" "$err"
+fi
+# "A -> B" of a reorder figure: sets before_v and after_v.
+split_figure() {
+    local f
+    f=$(field "$1")
+    before_v=${f%% -> *}
+    after_v=${f##* -> }
+    after_v=${after_v%% *}
+}
+for spec in torus:32:32 mixed grid:16:12; do
+    tag=${spec//:/_}
+    for ext in obj ply; do
+        o="$TMP/reorder_$tag.$ext"
+        if ! expect_rc "reorder builtin:$spec -> .$ext" 0 reorder "builtin:$spec" "$o"; then continue; fi
+        nv=$(field vertices) nf=$(field faces)
+        split_figure "adjacency bandwidth"
+        if [[ "$before_v" =~ ^[0-9]+$ && "$after_v" =~ ^[0-9]+$ ]]; then
+            ok "reorder builtin:$spec: bandwidth $before_v -> $after_v"
+        else
+            bad "reorder builtin:$spec prints the bandwidth" "$(field 'adjacency bandwidth')"
+        fi
+        for label in "adjacency profile" "face spread" "vertex spread" "reorder time"; do
+            [ -n "$(field "$label")" ] || bad "reorder builtin:$spec prints '$label'" "$out"
+        done
+        [[ "$out" == *"wrote"*"$o"* ]] || bad "reorder says what it wrote" "$out"
+        # the torus comes out with its RCM band: about two rings of 32, far below 32 x 32
+        if [ "$spec" = torus:32:32 ] && [ "${after_v:-99999}" -gt 96 ] 2>/dev/null; then
+            bad "reorder builtin:$spec narrows the band" "bandwidth after: $after_v"
+        fi
+        run info "builtin:$spec"
+        want="$(field vertices)/$(field faces)/$(field edges)/$(field genus)/$(field 'boundary loops')"
+        if expect_rc "info on the reordered $tag.$ext" 0 info "$o"; then
+            got="$(field vertices)/$(field faces)/$(field edges)/$(field genus)/$(field 'boundary loops')"
+            [ "$got" = "$want" ] && [ "$nv/$nf" = "$(field vertices)/$(field faces)" ] \
+                && ok "reordered $tag.$ext reads back with the same counts ($got)" \
+                || bad "reordered $tag.$ext keeps the counts" "want $want (reorder said $nv/$nf), got $got"
+        fi
+    done
+done
+# Reordering an already reordered file changes nothing more in the band.
+if expect_rc "reorder of a reordered file" 0 reorder "$TMP/reorder_torus_32_32.obj" "$TMP/reorder_again.off"; then
+    split_figure "adjacency bandwidth"
+    [ "$after_v" -le "$before_v" ] 2>/dev/null && ok "reorder again: bandwidth $before_v -> $after_v" \
+        || bad "reorder again keeps the band" "$(field 'adjacency bandwidth')"
+fi
+
+# ---- info: the adjacency by algebra (E = M·Mᵀ) gives the edge figures -------------------------
+# shape edges boundary-edges boundary-vertices max-valence non-manifold-edges
+adj_shapes=(
+    "tetrahedron 6 0 0 3 0"
+    "cube 12 0 0 3 0"
+    "icosphere:2 480 0 0 6 0"
+    "torus:24:12 576 0 0 4 0"
+    "grid:8:8 136 48 48 4 0"
+    "grid:3:2 17 10 10 4 0"
+    "mixed 30 12 12 4 0"
+)
+adj_line() {
+    echo "$(field edges) $(field 'boundary edges') $(field 'boundary vertices') $(field 'max valence') $(field 'non-manifold edges')"
+}
+for s in "${adj_shapes[@]}"; do
+    read -r spec ne nb nbv mv nm <<<"$s"
+    if expect_rc "info builtin:$spec (adjacency)" 0 info "builtin:$spec"; then
+        got=$(adj_line)
+        [ "$got" = "$ne $nb $nbv $mv $nm" ] && ok "info builtin:$spec adjacency: $got" \
+            || bad "info builtin:$spec adjacency" "got  $got" "want $ne $nb $nbv $mv $nm"
+        [[ "$(field 'adjacency time')" == *"ms (host backend)"* ]] && ok "info builtin:$spec: adjacency time" \
+            || bad "info builtin:$spec prints the adjacency time" "$(field 'adjacency time')"
+    fi
+done
+if expect_rc "info on a non-manifold mesh (adjacency)" 0 info "$TMP/fin.obj"; then
+    expect_field "non-manifold mesh: 5 boundary vertices" "boundary vertices" 5
+    expect_field "non-manifold mesh: max valence 3" "max valence" 3
+fi
+if expect_rc "info on a flipped mesh (adjacency)" 0 info "$TMP/flip.obj"; then
+    expect_field "flipped mesh: 4 boundary vertices (not the isolated one)" "boundary vertices" 4
+    expect_field "flipped mesh: max valence 2" "max valence" 2
+fi
+# On the GPU the adjacency is computed there and must print the same figures as the host.
+run --backend cuda info builtin:cube
+if [ "$rc" -eq 0 ]; then
+    for spec in cube icosphere:3 grid:8:8 mixed torus:64:32; do
+        run info "builtin:$spec"
+        want=$(adj_line)
+        if expect_rc "info --backend cuda builtin:$spec" 0 --backend cuda info "builtin:$spec"; then
+            got=$(adj_line)
+            [ "$got" = "$want" ] && [[ "$(field 'adjacency time')" == *"cuda backend"* ]] \
+                && ok "info --backend cuda builtin:$spec: the adjacency agrees with the host ($got)" \
+                || bad "info --backend cuda builtin:$spec" "cuda $got, $(field 'adjacency time')" "host $want"
+        fi
+    done
+elif [[ "$err" == *CUDA* ]]; then
+    ok "info --backend cuda (adjacency): no GPU here, $err"
+else
+    bad "info --backend cuda (adjacency)" "exit $rc" "stderr: $err"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

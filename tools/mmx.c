@@ -5,6 +5,9 @@
  *                          orientation, components, Euler characteristic and genus, bounding
  *                          box, whether the reduced form applies, and how long loading took
  *   mmx convert IN OUT     reads IN and writes OUT, the format taken from OUT's extension
+ *   mmx reorder IN OUT     renumbers IN's vertices by reverse Cuthill-McKee and its faces by
+ *                          their smallest vertex (thesis 4.3.4), shows the bandwidth figures
+ *                          before and after, and writes OUT
  *
  * FILE and IN are mesh files (.obj, .off, .ply) or builtin:SPEC for mmx_mesh_shape's shapes.
  * It uses only the public API, so it is also an example of it. Exit status: 0 success, 1 when
@@ -31,7 +34,8 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 #define DEFAULT_INPUT "builtin:torus"
 
 static const char usage_line[] =
-    "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | help | --version";
+    "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | reorder IN OUT | help |\n"
+    "       --version";
 
 static void print_help(void)
 {
@@ -40,6 +44,10 @@ static void print_help(void)
            "  mmx info [FILE]        counts, face orders, boundary, manifoldness, orientation,\n"
            "                         components, Euler characteristic, genus, bounding box\n"
            "  mmx convert IN OUT     read IN and write OUT; OUT's extension picks the format\n"
+           "  mmx reorder IN OUT     renumber vertices (reverse Cuthill-McKee) and faces (by\n"
+           "                         smallest vertex) for locality, show the bandwidth of the\n"
+           "                         vertex adjacency and the spreads of the mesh matrix\n"
+           "                         before and after, and write OUT like convert\n"
            "  mmx help, mmx --help   this text\n"
            "  mmx --version          the version and whether the CUDA backend is built\n\n"
            "FILE, IN:  a .obj, .off or .ply file, or builtin:SPEC, one of the built-in shapes\n"
@@ -178,8 +186,28 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
     double t0 = now_ms();
     s = mmx_mesh_stats_compute(ctx, mesh, &st);
     double stats_ms = now_ms() - t0;
+    /* The edge figures come from the adjacency by algebra (E = M·Mᵀ with the edge map), on the
+     * context's backend; the stats count them another way, so the two must agree. */
+    mmx_adjacency *adj = NULL;
+    double adj_ms = 0;
+    if (!s) {
+        t0 = now_ms();
+        s = mmx_adjacency_compute(ctx, mesh, &adj);
+        adj_ms = now_ms() - t0;
+    }
     mmx_mesh_free(mesh);
     if (s) return fail(ctx, s, src);
+    const mmx_adjacency a = *adj; /* the counts; the arrays are not read here */
+    mmx_adjacency_free(adj);
+    if (a.nedges != st.nedges || a.boundary_edges != st.boundary_edges ||
+        a.nonmanifold_edges != st.nonmanifold_edges) {
+        fprintf(stderr,
+                "mmx: %s: internal error: the adjacency counts %d edges, %d boundary, %d "
+                "non-manifold, but the mesh statistics count %d, %d, %d\n",
+                src, (int)a.nedges, (int)a.boundary_edges, (int)a.nonmanifold_edges,
+                (int)st.nedges, (int)st.boundary_edges, (int)st.nonmanifold_edges);
+        return EXIT_FAIL;
+    }
 
     const char *backend = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
     if (is_default) row("mesh", "%s (the default input; give a FILE to inspect another)", src);
@@ -187,12 +215,14 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
     row("vertices", "%d", (int)st.nverts);
     row("faces", "%d", (int)st.nfaces);
-    row("edges", "%d", (int)st.nedges);
+    row("edges", "%d", (int)a.nedges);
     row("corners", "%lld", (long long)st.ncorners);
     print_orders(&st);
-    row("boundary edges", "%d", (int)st.boundary_edges);
+    row("max valence", "%d", (int)a.max_valence);
+    row("boundary edges", "%d", (int)a.boundary_edges);
+    row("boundary vertices", "%d", (int)a.boundary_verts);
     row("boundary loops", "%d", (int)st.boundary_loops);
-    row("non-manifold edges", "%d", (int)st.nonmanifold_edges);
+    row("non-manifold edges", "%d", (int)a.nonmanifold_edges);
     row("non-manifold verts", "%d", (int)st.nonmanifold_verts);
     row("inconsistent edges", "%d%s", (int)st.inconsistent_edges,
         st.inconsistent_edges ? " (faces on both sides run the edge the same way)" : "");
@@ -205,6 +235,7 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
         (double)st.bbox_min[2], (double)st.bbox_max[2]);
     print_reduced(&st);
     row("stats time", "%.3f ms (host)", stats_ms);
+    row("adjacency time", "%.3f ms (%s backend)", adj_ms, backend);
     return EXIT_OK;
 }
 
@@ -240,6 +271,71 @@ static int cmd_convert(mmx_ctx *ctx, const char *in, const char *out)
     printf("read  %s: %d vertices, %d faces (%.3f ms)\n", in, nv, nf, load_ms);
     printf("wrote %s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)\n", out,
            format_name(fmt), nv, nf, bytes, write_ms);
+    return EXIT_OK;
+}
+
+/* ---- mmx reorder -------------------------------------------------------------------------- */
+
+/* The locality figures of a mesh: bandwidth and profile of its vertex adjacency E, and how
+ * far apart M stores a face's vertices (column spread) and a vertex's faces (row spread). */
+typedef struct locality { mmx_band adj, m; } locality;
+
+static mmx_status measure(mmx_ctx *ctx, const mmx_mesh *mesh, locality *out)
+{
+    mmx_adjacency *adj = NULL;
+    mmx_status s = mmx_adjacency_compute(ctx, mesh, &adj);
+    if (!s) s = mmx_csc_band(ctx, adj->E, &out->adj);
+    if (!s) s = mmx_csc_band(ctx, mesh->M, &out->m);
+    mmx_adjacency_free(adj);
+    return s;
+}
+
+static int cmd_reorder(mmx_ctx *ctx, const char *in, const char *out)
+{
+    mmx_format fmt = mmx_format_from_path(out);
+    if (fmt == MMX_FORMAT_AUTO)
+        return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
+    mmx_mesh *mesh = NULL, *re = NULL;
+    double load_ms;
+    mmx_status s = load(ctx, in, &mesh, &load_ms);
+    if (s) return fail(ctx, s, in);
+    locality before, after;
+    double t0 = 0, reorder_ms = 0;
+    s = measure(ctx, mesh, &before);
+    if (!s) {
+        t0 = now_ms();
+        s = mmx_mesh_reorder(ctx, mesh, NULL, NULL, &re);
+        reorder_ms = now_ms() - t0;
+    }
+    if (!s) s = measure(ctx, re, &after);
+    mmx_mesh_free(mesh);
+    if (s) {
+        mmx_mesh_free(re);
+        return fail(ctx, s, in);
+    }
+    int nv = (int)mmx_mesh_nverts(re), nf = (int)mmx_mesh_nfaces(re);
+    t0 = now_ms();
+    s = mmx_mesh_write(ctx, re, out, fmt);
+    double write_ms = now_ms() - t0;
+    mmx_mesh_free(re);
+    if (s) return fail(ctx, s, out);
+    struct stat sb;
+    long long bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
+    const char *backend = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+    row("mesh", "%s", in);
+    row("load time", "%.3f ms (%s backend)", load_ms, backend);
+    row("vertices", "%d", nv);
+    row("faces", "%d", nf);
+    row("adjacency bandwidth", "%d -> %d", (int)before.adj.bandwidth, (int)after.adj.bandwidth);
+    row("adjacency profile", "%lld -> %lld", (long long)before.adj.profile,
+        (long long)after.adj.profile);
+    row("face spread", "%d -> %d (largest gap between a face's vertex numbers)",
+        (int)before.m.col_spread, (int)after.m.col_spread);
+    row("vertex spread", "%d -> %d (largest gap between the face numbers at a vertex)",
+        (int)before.m.row_spread, (int)after.m.row_spread);
+    row("reorder time", "%.3f ms (%s backend; adjacency, RCM on the host, permutation)",
+        reorder_ms, backend);
+    row("wrote", "%s: %s, %lld bytes (%.3f ms)", out, format_name(fmt), bytes, write_ms);
     return EXIT_OK;
 }
 
@@ -307,6 +403,9 @@ int main(int argc, char **argv)
     } else if (strcmp(cmd, "convert") == 0) {
         if (npos < 3) return usage_error("convert needs IN and OUT");
         if (npos > 3) return usage_error("convert takes IN and OUT, got %d arguments", npos - 1);
+    } else if (strcmp(cmd, "reorder") == 0) {
+        if (npos < 3) return usage_error("reorder needs IN and OUT");
+        if (npos > 3) return usage_error("reorder takes IN and OUT, got %d arguments", npos - 1);
     } else {
         return usage_error("unknown command '%s'", cmd);
     }
@@ -321,6 +420,7 @@ int main(int argc, char **argv)
         return EXIT_FAIL;
     }
     int rc = cmd[0] == 'i' ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
+           : cmd[0] == 'r' ? cmd_reorder(ctx, pos[1], pos[2])
                            : cmd_convert(ctx, pos[1], pos[2]);
     mmx_ctx_free(ctx);
     return finish(rc);
