@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # Run on the GPU machine (see ../shared/device/README.md):
-#   source .device-kit/env.sh && bash scripts/gpu_check.sh
-# Builds with CUDA for sm_90, runs every test suite (host and GPU), runs the GPU suite under
-# compute-sanitizer memcheck and racecheck, and prints a short table. Logs go to $OUT (or ./out).
+#   source .device-kit/env.sh && bash scripts/gpu_check.sh [--bench] [--quick-bench] [MESHES]
+# Builds with CUDA for sm_90, runs every test suite (host and GPU), runs the device tests under
+# compute-sanitizer memcheck and racecheck, compares the tool's CUDA and host backends (on the
+# OpenSubdiv shapes too when a folder of them, MESHES, is given), optionally runs the GPU
+# benchmarks against cuSPARSE, and prints a short table. Logs go to $OUT (or ./out).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+bench=0
+only_bench=0   # --bench-only: build, then the shapes comparison and the benchmarks alone
+meshes=
+for a in "$@"; do
+    case $a in
+        --bench) bench=1 ;;
+        --quick-bench) bench=2 ;;
+        --bench-only) bench=1; only_bench=1 ;;
+        *) meshes=$a ;;
+    esac
+done
 out=${OUT:-out}
 mkdir -p "$out"
 export PATH="/usr/local/cuda/bin:$PATH"
@@ -17,9 +30,12 @@ meson setup build-gpu -Dcuda=enabled -Dgpu_arch=sm_90 -Dwerror=true > "$out/setu
 build_rc=$?
 [ $build_rc -eq 0 ] || { tail -40 "$out/setup.log" "$out/build.log"; exit 1; }
 
+tests_rc=0; mem_rc=0; race_rc=0
+if [ $only_bench -eq 0 ]; then
 meson test -C build-gpu --print-errorlogs --num-processes 4 > "$out/tests.log" 2>&1
 tests_rc=$?
 cp build-gpu/meson-logs/testlog.txt "$out/testlog.txt"
+fi
 
 san() { # tool
     # Criterion runs each test in a child process: the sanitizer must follow them. The test
@@ -30,10 +46,17 @@ san() { # tool
     compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
         build-gpu/tests/test_stats --jobs 1 --filter='stats/device_mesh' >> "$out/sanitizer-$1.log" 2>&1 || return
     compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
-        build-gpu/tests/test_io_roundtrip --jobs 1 --filter='io_roundtrip/a_device_mesh*' >> "$out/sanitizer-$1.log" 2>&1
+        build-gpu/tests/test_io_roundtrip --jobs 1 --filter='io_roundtrip/a_device_mesh*' >> "$out/sanitizer-$1.log" 2>&1 || return
+    # The algebra suites name their device tests gpu_*.
+    for suite in spmv spgemm adjacency reorder; do
+        compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
+            build-gpu/tests/test_$suite --jobs 1 --filter="$suite/gpu_*" >> "$out/sanitizer-$1.log" 2>&1 || return
+    done
 }
-san memcheck; mem_rc=$?
-san racecheck; race_rc=$?
+if [ $only_bench -eq 0 ]; then
+    san memcheck; mem_rc=$?
+    san racecheck; race_rc=$?
+fi
 
 # The tool on the CUDA backend: the same files as the host backend writes.
 cuda_tool_rc=0
@@ -46,6 +69,26 @@ for spec in torus:512:512 icosphere:5 mixed grid:40:30; do
 done
 rm -f "$out"/c.* "$out"/h.*
 build-gpu/tools/mmx info --backend cuda builtin:torus:2048:2048 > "$out/info-cuda.txt" 2>&1 || cuda_tool_rc=1
+
+# mmx info on both backends over a folder of meshes (OpenSubdiv's shapes: the 360-valent poles,
+# non-manifold cases): the same report apart from the timing lines.
+shapes_rc=0
+nshapes=0
+if [ -n "$meshes" ]; then
+    for f in "$meshes"/*.obj; do
+        h=$(build-gpu/tools/mmx info --backend host "$f" 2>&1 | grep -v " ms")
+        c=$(build-gpu/tools/mmx info --backend cuda "$f" 2>&1 | grep -v " ms")
+        nshapes=$((nshapes + 1))
+        [ "$h" = "$c" ] || { echo "info differs between backends: $f"; shapes_rc=1; }
+    done
+fi
+
+bench_rc=0
+if [ $bench -ne 0 ]; then
+    q=; [ $bench -eq 2 ] && q=--quick
+    build-gpu/bench/spmv_peers $q --csv "$out/spmv_peers.csv" > "$out/spmv_peers.md" 2> "$out/spmv_peers.err" || bench_rc=1
+    build-gpu/bench/mmt_peers $q --csv "$out/mmt_peers.csv" > "$out/mmt_peers.md" 2> "$out/mmt_peers.err" || bench_rc=1
+fi
 
 tally() {
     python3 - "$@" <<'PY'
@@ -70,5 +113,11 @@ echo "| device tests under memcheck | $(tally "$out/sanitizer-memcheck.log" | se
 echo "| compute-sanitizer memcheck | $(errs "$out/sanitizer-memcheck.log") errors (rc $mem_rc) |"
 echo "| compute-sanitizer racecheck | $(errs "$out/sanitizer-racecheck.log") hazards/errors (rc $race_rc) |"
 echo "| mmx --backend cuda vs host (12 conversions) | $([ $cuda_tool_rc -eq 0 ] && echo identical || echo DIFFER) |"
+[ -n "$meshes" ] && echo "| mmx info cuda vs host on $nshapes meshes | $([ $shapes_rc -eq 0 ] && echo identical || echo DIFFER) |"
+[ $bench -ne 0 ] && echo "| benchmarks | rc $bench_rc (tables in \$OUT/*_peers.md) |"
 grep -h "^\[SKIP\]" "$out/testlog.txt" | head -5
-[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ]
+if [ $bench -ne 0 ]; then
+    cat "$out/spmv_peers.md" "$out/mmt_peers.md"
+    tail -5 "$out/spmv_peers.err" "$out/mmt_peers.err"
+fi
+[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ] && [ $shapes_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -109,6 +109,8 @@ demo)
     mkdir -p out
     ./build/tools/mmx convert builtin:icosphere:3 out/icosphere.ply
     ./build/tools/mmx info out/icosphere.ply
+    echo "== mmx reorder (reverse Cuthill-McKee on the vertex adjacency from M·Mᵀ)"
+    ./build/tools/mmx reorder builtin:torus:64:64 out/torus_rcm.obj
     ;;
 test)
     setup

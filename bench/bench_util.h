@@ -1,0 +1,64 @@
+/* Shared pieces of the GPU benchmarks: checked calls, CUDA-event timing (median of repeats
+ * after warm-up), the measured copy bandwidth that defines each kernel's floor, the
+ * stream-ordered pool's high-water mark for peak memory, and the GPU's name. */
+#ifndef MMX_BENCH_UTIL_H
+#define MMX_BENCH_UTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <cuda_runtime_api.h>
+/* cuSPARSE's header marks its legacy API deprecated; this program uses only the generic API. */
+#define DISABLE_CUSPARSE_DEPRECATED
+#include <cusparse.h>
+#include "meshmatrix.h"
+
+/* Benchmarks stop at the first failure: a figure measured after one is worthless. */
+#define BU_CUDA(call)                                                                      \
+    do {                                                                                   \
+        cudaError_t e_ = (call);                                                           \
+        if (e_ != cudaSuccess) {                                                           \
+            fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                  \
+                    cudaGetErrorString(e_));                                               \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+#define BU_MMX(ctx, call)                                                                  \
+    do {                                                                                   \
+        mmx_status s_ = (call);                                                            \
+        if (s_ != MMX_OK) {                                                                \
+            fprintf(stderr, "%s:%d: %s: %s: %s\n", __FILE__, __LINE__, #call,              \
+                    mmx_status_str(s_), mmx_ctx_error(ctx));                               \
+            exit(1);                                                                       \
+        }                                                                                  \
+    } while (0)
+
+/* A cuSPARSE call that may legitimately be unsupported for one form (a CSC operand, say):
+ * returns 1 on success, else prints why and returns 0 so the row is reported as n/a. */
+int bu_sparse_ok(cusparseStatus_t s, const char *what);
+
+/* Work queued on `st` by one call of fn(arg); returns 0 on success. */
+typedef int (*bu_fn)(void *arg);
+
+/* Median milliseconds of fn over `reps` calls after `warm` unmeasured ones, each call between
+ * two CUDA events on st. Returns -1 if a call fails. */
+double bu_time(cudaStream_t st, int warm, int reps, bu_fn fn, void *arg);
+
+/* The device-to-device copy bandwidth in TB/s: bytes read plus bytes written over the time of
+ * a 1 GiB cudaMemcpyAsync, median of 10. The floor of a kernel is its minimum bytes over this. */
+double bu_copy_tbps(cudaStream_t st);
+
+/* A stream-ordered memory pool: bytes in use now, and the high-water mark since the last
+ * reset. The library allocates from its context's pool (mmx_ctx's `pool`); the peers'
+ * buffers come from the device's default pool, bu_default_pool(). */
+cudaMemPool_t bu_default_pool(void);
+size_t bu_pool_used(cudaMemPool_t pool);
+size_t bu_pool_high(cudaMemPool_t pool);
+void bu_pool_reset_high(cudaMemPool_t pool);
+
+/* "NVIDIA H200, driver 580.xx" into buf. */
+void bu_gpu_name(char *buf, size_t cap);
+
+/* A float array of n copies of v, on the device. */
+float *bu_dev_fill(size_t n, float v);
+
+#endif

@@ -1,0 +1,275 @@
+/* The implicit mesh product M·Mᵀ against cuSPARSE SpGEMM on the GPU, in one run (issue 3,
+ * item 7): time and peak device memory.
+ *
+ * Ours: E = M <CYCLE_BOTH 1, MAP, SUM> Mᵀ and F = M <CYCLE 1, K, MIN> Mᵀ with
+ * mmx_mesh_product on the reduced mesh matrix (and, for reference, the whole
+ * mmx_adjacency_compute, which adds edge numbering, EV, FE, valence and boundary flags).
+ * Peer: cusparseSpGEMM of the binary M·Mᵀ (explicit float ones, M in CSR and Mᵀ in CSR, which
+ * is M's CSC arrays), timed from the work estimation to the filled result, buffer and output
+ * allocations included (cudaMallocAsync on the same stream, as the library does).
+ * Peak memory: the high-water mark of a stream-ordered pool during the operation (the
+ * library's context pool for ours, the device's default pool for the peer's buffers and
+ * result), above what was in use before it (the operation's own memory), and in total with
+ * its inputs added.
+ *
+ * Usage: mmt_peers [--quick] [--csv FILE] */
+#include <string.h>
+#include "bench_util.h"
+#include "core/core_internal.h" /* the context's memory pool */
+
+typedef struct mm {
+    mmx_ctx *ctx;
+    cudaStream_t st;
+    const mmx_csc *M;
+    mmx_csc *E, *F;
+    mmx_adjacency *adj;
+    int which;            /* 0: E and F; 1: the whole adjacency */
+} mm;
+
+static int run_ours(void *p)
+{
+    mm *a = p;
+    mmx_csc_free(a->E);
+    mmx_csc_free(a->F);
+    mmx_adjacency_free(a->adj);
+    a->E = a->F = NULL;
+    a->adj = NULL;
+    if (a->which == 1) {
+        mmx_mesh mesh = {.M = (mmx_csc *)a->M, .space = MMX_SPACE_DEVICE};
+        return mmx_adjacency_compute(a->ctx, &mesh, &a->adj) != MMX_OK;
+    }
+    mmx_gemm_map e = {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, MMX_COLL_MAP, MMX_MONOID_SUM};
+    mmx_gemm_map f = {{MMX_REL_CYCLE, 1, NULL, 0}, MMX_COLL_K, MMX_MONOID_MIN};
+    return mmx_mesh_product(a->ctx, a->M, e, &a->E) != MMX_OK ||
+           mmx_mesh_product(a->ctx, a->M, f, &a->F) != MMX_OK;
+}
+
+typedef struct sg {
+    cusparseHandle_t h;
+    cudaStream_t st;
+    cusparseSpMatDescr_t A, B;
+    int m, n;
+    void *b1, *b2;
+    int *cptr, *cidx;
+    float *cval;
+    int64_t cnnz;
+    int ok;
+} sg;
+
+static void sg_release(sg *s)
+{
+    /* Freed in stream order so the next repeat reuses the pool's blocks. */
+    if (s->b1) BU_CUDA(cudaFreeAsync(s->b1, s->st));
+    if (s->b2) BU_CUDA(cudaFreeAsync(s->b2, s->st));
+    if (s->cptr) BU_CUDA(cudaFreeAsync(s->cptr, s->st));
+    if (s->cidx) BU_CUDA(cudaFreeAsync(s->cidx, s->st));
+    if (s->cval) BU_CUDA(cudaFreeAsync(s->cval, s->st));
+    s->b1 = s->b2 = NULL;
+    s->cptr = s->cidx = NULL;
+    s->cval = NULL;
+}
+
+static int run_spgemm(void *p)
+{
+    sg *s = p;
+    sg_release(s);
+    const float one = 1.0f, zero = 0.0f;
+    cusparseSpMatDescr_t C;
+    cusparseSpGEMMDescr_t d;
+    size_t n1 = 0, n2 = 0;
+    const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+    int ok = bu_sparse_ok(cusparseCreateCsr(&C, s->m, s->m, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F), "C") &&
+             bu_sparse_ok(cusparseSpGEMM_createDescr(&d), "descr");
+    if (!ok) return 1;
+    ok = bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                    alg, d, &n1, NULL), "workEstimation");
+    if (ok) BU_CUDA(cudaMallocAsync(&s->b1, n1 ? n1 : 1, s->st));
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C,
+                                                          CUDA_R_32F, alg, d, &n1, s->b1), "workEstimation");
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                   alg, d, &n2, NULL), "compute");
+    if (ok) BU_CUDA(cudaMallocAsync(&s->b2, n2 ? n2 : 1, s->st));
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                   alg, d, &n2, s->b2), "compute");
+    int64_t r, c, nnz = 0;
+    ok = ok && bu_sparse_ok(cusparseSpMatGetSize(C, &r, &c, &nnz), "size");
+    if (ok) {
+        BU_CUDA(cudaMallocAsync((void **)&s->cptr, ((size_t)s->m + 1) * sizeof(int), s->st));
+        BU_CUDA(cudaMallocAsync((void **)&s->cidx, (size_t)nnz * sizeof(int), s->st));
+        BU_CUDA(cudaMallocAsync((void **)&s->cval, (size_t)nnz * sizeof(float), s->st));
+    }
+    ok = ok && bu_sparse_ok(cusparseCsrSetPointers(C, s->cptr, s->cidx, s->cval), "set");
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_copy(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                alg, d), "copy");
+    s->cnnz = nnz;
+    cusparseSpGEMM_destroyDescr(d);
+    cusparseDestroySpMat(C);
+    s->ok = ok;
+    return !ok;
+}
+
+static FILE *csv;
+
+static void row(const char *mesh, const char *order, const char *impl, double ms, size_t extra,
+                size_t total, double ref_ms, size_t ref_total, const char *what)
+{
+    if (ms < 0) {
+        printf("| %s | %s | %s | n/a | | | | | %s |\n", mesh, order, impl, what);
+        return;
+    }
+    printf("| %s | %s | %s | %.3f | %.1f | %.1f | %.1fx | %.3f | %s |\n", mesh, order, impl, ms,
+           extra / 1e6, total / 1e6, ref_ms / ms, (double)total / (double)ref_total, what);
+    if (csv)
+        fprintf(csv, "%s,%s,%s,%.4f,%zu,%zu,%.3f,%.4f\n", mesh, order, impl, ms, extra, total,
+                ref_ms / ms, (double)total / (double)ref_total);
+}
+
+static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const char *label,
+                     int shuffled, int reps)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    mmx_mesh *m0, *mesh;
+    BU_MMX(ctx, mmx_mesh_shape(ctx, spec, &m0));
+    if (shuffled) {
+        BU_MMX(ctx, mmx_mesh_shuffle(ctx, m0, 12345, NULL, NULL, &mesh));
+        mmx_mesh_free(m0);
+    } else {
+        mesh = m0;
+    }
+    const char *order = shuffled ? "shuffled" : "tidy";
+    /* The peer's operands first: CSR of M (via cuSPARSE's conversion) and CSR of Mᵀ. */
+    mmx_mesh *gen;
+    BU_MMX(ctx, mmx_mesh_copy(ctx, mesh, MMX_SPACE_DEVICE, &gen));
+    BU_MMX(ctx, mmx_mesh_expand(ctx, gen));
+    BU_MMX(ctx, mmx_mesh_reduce(ctx, mesh));
+    int nv = gen->M->nrows, nf = gen->M->ncols, nnz = gen->M->nnz;
+    float *val = bu_dev_fill((size_t)nnz, 1.0f), *csr_val;
+    int *rowptr, *colidx;
+    BU_CUDA(cudaMallocAsync((void **)&rowptr, ((size_t)nv + 1) * sizeof(int), 0));
+    BU_CUDA(cudaMallocAsync((void **)&colidx, (size_t)nnz * sizeof(int), 0));
+    BU_CUDA(cudaMallocAsync((void **)&csr_val, (size_t)nnz * sizeof(float), 0));
+    BU_CUDA(cudaDeviceSynchronize());
+    size_t cb = 0;
+    void *cbuf = NULL;
+    if (!bu_sparse_ok(cusparseCsr2cscEx2_bufferSize(h, nf, nv, nnz, val, gen->M->colptr, gen->M->rowidx,
+                                                    csr_val, rowptr, colidx, CUDA_R_32F,
+                                                    CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                                    CUSPARSE_CSR2CSC_ALG1, &cb), "csr2csc"))
+        exit(1);
+    BU_CUDA(cudaMalloc(&cbuf, cb ? cb : 1));
+    if (!bu_sparse_ok(cusparseCsr2cscEx2(h, nf, nv, nnz, val, gen->M->colptr, gen->M->rowidx, csr_val,
+                                         rowptr, colidx, CUDA_R_32F, CUSPARSE_ACTION_NUMERIC,
+                                         CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, cbuf), "csr2csc"))
+        exit(1);
+    BU_CUDA(cudaStreamSynchronize(st));
+    BU_CUDA(cudaFree(cbuf));
+
+    sg s = {.h = h, .st = st, .m = nv, .n = nf};
+    cusparseCreateCsr(&s.A, nv, nf, nnz, rowptr, colidx, csr_val, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+    cusparseCreateCsr(&s.B, nf, nv, nnz, gen->M->colptr, gen->M->rowidx, val, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+
+    /* Peer: its inputs are M in CSR and Mᵀ in CSR, with float values. Its own memory is what
+     * the pool's high-water mark rises above the use before its first call (the last repeat's
+     * buffers and result are still held then, so one full set is counted). */
+    cudaMemPool_t dp = bu_default_pool(), op = (cudaMemPool_t)ctx->pool;
+    size_t before = bu_pool_used(dp);
+    bu_pool_reset_high(dp);
+    double sg_ms = bu_time(st, 1, reps, run_spgemm, &s);
+    size_t sg_extra = bu_pool_high(dp) - before;
+    size_t sg_in = ((size_t)nv + 1 + (size_t)nf + 1) * 4 + (size_t)nnz * 16;
+    size_t sg_total = sg_extra + sg_in;
+    sg_release(&s);
+    BU_CUDA(cudaStreamSynchronize(st));
+    int64_t sg_nnz = s.cnnz;
+
+    /* Ours: only the reduced M is input. Free the peer's operands first so they do not sit in
+     * the pool during our run (they are not counted either way: the high-water mark is taken
+     * relative to the use before the call). */
+    cusparseDestroySpMat(s.A);
+    cusparseDestroySpMat(s.B);
+    BU_CUDA(cudaFreeAsync(val, 0));
+    BU_CUDA(cudaFreeAsync(rowptr, 0));
+    BU_CUDA(cudaFreeAsync(colidx, 0));
+    BU_CUDA(cudaFreeAsync(csr_val, 0));
+    mmx_mesh_free(gen);
+    BU_CUDA(cudaDeviceSynchronize());
+
+    size_t our_in = (size_t)nnz * 4;
+    mm a = {.ctx = ctx, .st = st, .M = mesh->M, .which = 0};
+    before = bu_pool_used(op);
+    bu_pool_reset_high(op);
+    double ef_ms = bu_time(st, 1, reps, run_ours, &a);
+    size_t ef_high = bu_pool_high(op);
+    int64_t e_nnz = a.E ? a.E->nnz : -1, f_nnz = a.F ? a.F->nnz : -1;
+    /* The results of the last repeat are still held: the peak counts one set of outputs plus
+     * whatever the last call needed on top, relative to the use before the first call. */
+    size_t ef_extra = ef_high - before;
+    mmx_csc_free(a.E);
+    mmx_csc_free(a.F);
+    a.E = a.F = NULL;
+    a.which = 1;
+    before = bu_pool_used(op);
+    bu_pool_reset_high(op);
+    double adj_ms = bu_time(st, 1, reps, run_ours, &a);
+    size_t adj_extra = bu_pool_high(op) - before;
+    mmx_index nedges = a.adj ? a.adj->nedges : -1;
+    mmx_adjacency_free(a.adj);
+    a.adj = NULL;
+
+    char what[160];
+    snprintf(what, sizeof what, "C: %lld entries", (long long)sg_nnz);
+    row(label, order, "cuSPARSE SpGEMM (binary M·Mᵀ)", sg_ms, sg_extra, sg_total, sg_ms, sg_total, what);
+    snprintf(what, sizeof what, "E: %lld, F: %lld entries", (long long)e_nnz, (long long)f_nnz);
+    row(label, order, "mmx_mesh_product: E and F", ef_ms, ef_extra, ef_extra + our_in, sg_ms, sg_total, what);
+    snprintf(what, sizeof what, "%d edges; + EV, FE, valence, boundary", nedges);
+    row(label, order, "mmx_adjacency_compute", adj_ms, adj_extra, adj_extra + our_in, sg_ms, sg_total, what);
+    mmx_mesh_free(mesh);
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) quick = 1;
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
+        else {
+            fprintf(stderr, "usage: mmt_peers [--quick] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    mmx_ctx *ctx;
+    if (mmx_ctx_create(&ctx) || mmx_ctx_use_cuda(ctx, 0)) {
+        fprintf(stderr, "mmt_peers: no CUDA device: %s\n", mmx_ctx_error(ctx));
+        return 1;
+    }
+    cusparseHandle_t h;
+    if (!bu_sparse_ok(cusparseCreate(&h), "create") ||
+        !bu_sparse_ok(cusparseSetStream(h, (cudaStream_t)mmx_ctx_cuda_stream(ctx)), "stream"))
+        return 1;
+    char gpu[256];
+    bu_gpu_name(gpu, sizeof gpu);
+    int ver = 0;
+    cusparseGetVersion(h, &ver);
+    printf("GPU: %s; cuSPARSE %d\n\n", gpu, ver);
+    printf("| mesh | order | implementation | ms (median) | own peak MB | peak MB with inputs | speed-up vs cuSPARSE | memory / cuSPARSE | result |\n");
+    printf("|---|---|---|---|---|---|---|---|---|\n");
+    if (csv) fprintf(csv, "mesh,order,impl,ms,extra_bytes,total_bytes,speedup,mem_ratio\n");
+    int reps = quick ? 3 : 15;
+    const char *quad = quick ? "torus:256:256" : "torus:2048:2048";
+    const char *tri = quick ? "icosphere:5" : "icosphere:9";
+    char ql[64], tl[64];
+    snprintf(ql, sizeof ql, "quads %s", quad);
+    snprintf(tl, sizeof tl, "triangles %s", tri);
+    for (int sh = 0; sh < 2; sh++) {
+        run_mesh(ctx, h, quad, ql, sh, reps);
+        run_mesh(ctx, h, tri, tl, sh, reps);
+    }
+    cusparseDestroy(h);
+    mmx_ctx_free(ctx);
+    if (csv) fclose(csv);
+    return 0;
+}
