@@ -14,51 +14,8 @@
 #include <string.h>
 #include "spla_internal.h"
 
-/* ---- the rules (mesh_product.cu states the same ones for the device) ------------------ */
-
-/* x mod n in [0, n), for any sign of x; n >= 1. */
-static int64_t mod_pos(int64_t x, int64_t n)
-{
-    int64_t r = x % n;
-    return r < 0 ? r + n : r;
-}
-
-static int rel_holds(const mmx_rel *rel, mmx_index a, mmx_index b, mmx_index n)
-{
-    switch (rel->kind) {
-    case MMX_REL_ALL: return 1;
-    case MMX_REL_CYCLE: return mod_pos((int64_t)b - a - rel->p, n) == 0;
-    case MMX_REL_CYCLE_BOTH:
-        return mod_pos((int64_t)b - a - rel->p, n) == 0 || mod_pos((int64_t)b - a + rel->p, n) == 0;
-    default: return rel->table[(int64_t)(a - 1) * rel->dim + (b - 1)] != 0;
-    }
-}
-
-static int64_t coll_value(const mmx_gemm_map *map, mmx_index a, mmx_index b, mmx_index k)
-{
-    switch (map->coll) {
-    case MMX_COLL_MAP:
-        return map->rel.kind == MMX_REL_TABLE ? map->rel.table[(int64_t)(a - 1) * map->rel.dim + (b - 1)] : 1;
-    case MMX_COLL_K: return k;
-    case MMX_COLL_A: return a;
-    case MMX_COLL_B: return b;
-    default: return (int64_t)a * b;
-    }
-}
-
-/* Folds a contribution into C(i,j), the contributions arriving in k order. Every contribution
- * fits 32 bits (the caller refuses one that does not), so a sum stays far inside 64 bits. */
-static void monoid_fold(mmx_monoid monoid, int64_t *acc, int64_t v)
-{
-    switch (monoid) {
-    case MMX_MONOID_SUM: *acc += v; break;
-    case MMX_MONOID_MIN: if (v < *acc) *acc = v; break;
-    case MMX_MONOID_MAX: if (v > *acc) *acc = v; break;
-    default: break; /* ANY keeps the first, the contribution of the smallest k */
-    }
-}
-
-static int fits_index(int64_t v) { return v >= INT32_MIN && v <= INT32_MAX; }
+/* The rules (relation, contribution, monoid) are the ones of mmx_spgemm, shared by both
+ * backends in spla_internal.h. */
 
 mmx_status mmx__mesh_product_overflow(mmx_ctx *ctx, mmx_index i, mmx_index j)
 {
@@ -111,11 +68,6 @@ static void face_range(const mmx_csc *M, mmx_index k, mmx_index *s, mmx_index *n
     *n = M->order ? M->order : M->colptr[k + 1] - *s;
 }
 
-static mmx_index value_at(const mmx_csc *M, mmx_index s, mmx_index e)
-{
-    return M->val ? M->val[e] : e - s + 1;
-}
-
 /* The entries x of the face [s, s+n) related to its entry y: Q(value(x), value(y)). They are
  * written to xs (room for n); their number is returned. */
 static mmx_index partners(const mmx_csc *M, const mmx_rel *rel, mmx_index s, mmx_index n,
@@ -125,17 +77,17 @@ static mmx_index partners(const mmx_csc *M, const mmx_rel *rel, mmx_index s, mmx
     if (M->positional && (rel->kind == MMX_REL_CYCLE || rel->kind == MMX_REL_CYCLE_BOTH)) {
         /* Values are positions: a = b - p (and b + p) around the cycle. */
         int64_t b0 = y - s;
-        mmx_index x1 = s + (mmx_index)mod_pos(b0 - rel->p, n);
+        mmx_index x1 = s + (mmx_index)mmx__gemm_mod(b0 - rel->p, n);
         xs[m++] = x1;
         if (rel->kind == MMX_REL_CYCLE_BOTH) {
-            mmx_index x2 = s + (mmx_index)mod_pos(b0 + rel->p, n);
+            mmx_index x2 = s + (mmx_index)mmx__gemm_mod(b0 + rel->p, n);
             if (x2 != x1) xs[m++] = x2; /* counted once when both powers meet */
         }
         return m;
     }
-    mmx_index b = value_at(M, s, y);
+    mmx_index b = mmx__csc_val(M, y, s);
     for (mmx_index x = s; x < s + n; x++)
-        if (rel_holds(rel, value_at(M, s, x), b, n)) xs[m++] = x;
+        if (mmx__gemm_rel(rel, mmx__csc_val(M, x, s), b, n)) xs[m++] = x;
     return m;
 }
 
@@ -206,10 +158,12 @@ static mmx_status mesh_product_host(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map
         mmx_index fs, n;
         face_range(M, k, &fs, &n);
         for (mmx_index y = fs; y < fs + n; y++) {
-            mmx_index j = M->rowidx[y], b = value_at(M, fs, y);
+            mmx_index j = M->rowidx[y], b = mmx__csc_val(M, y, fs);
             mmx_index m = partners(M, &map.rel, fs, n, y, xs);
             for (mmx_index q = 0; q < m; q++) {
-                pair_rec r = {M->rowidx[xs[q]], k, coll_value(&map, value_at(M, fs, xs[q]), b, k)};
+                mmx_index a = mmx__csc_val(M, xs[q], fs);
+                pair_rec r = {M->rowidx[xs[q]], k,
+                              mmx__gemm_coll(map.coll, mmx__gemm_q(&map.rel, a, b), k, a, b)};
                 bucket[ptr[j]++] = r;
             }
         }
@@ -227,18 +181,18 @@ static mmx_status mesh_product_host(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map
         sort_bucket(bucket + begin, (size_t)(end - begin));
         for (int64_t q = begin; q <= end; q++) {
             if (q < end && w > dist[j] && bucket[w - 1].i == bucket[q].i) {
-                if (!fits_index(bucket[q].v)) bad = 1;
-                else if (!bad) monoid_fold(map.monoid, &bucket[w - 1].v, bucket[q].v);
+                if (!mmx__fits_index(bucket[q].v)) bad = 1;
+                else if (!bad) mmx__gemm_fold_k_order(map.monoid, &bucket[w - 1].v, bucket[q].v);
                 continue;
             }
             /* C(bucket[w-1].i, j) is complete. */
-            if (w > dist[j] && (bad || !fits_index(bucket[w - 1].v))) {
+            if (w > dist[j] && (bad || !mmx__fits_index(bucket[w - 1].v))) {
                 s = mmx__mesh_product_overflow(ctx, bucket[w - 1].i, j);
                 goto done;
             }
             if (q == end) break;
             bucket[w++] = bucket[q];
-            bad = !fits_index(bucket[q].v);
+            bad = !mmx__fits_index(bucket[q].v);
         }
         dist[j + 1] = (mmx_index)w;
         begin = end;

@@ -31,49 +31,6 @@ constexpr int kBlock = 256;
 
 unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
 
-__device__ __forceinline__ long long mod_pos(long long x, long long n)
-{
-    long long r = x % n;
-    return r < 0 ? r + n : r;
-}
-
-__device__ __forceinline__ bool rel_holds(const mmx_rel &rel, mmx_index a, mmx_index b, mmx_index n)
-{
-    switch (rel.kind) {
-    case MMX_REL_ALL: return true;
-    case MMX_REL_CYCLE: return mod_pos((long long)b - a - rel.p, n) == 0;
-    case MMX_REL_CYCLE_BOTH:
-        return mod_pos((long long)b - a - rel.p, n) == 0 || mod_pos((long long)b - a + rel.p, n) == 0;
-    default: return rel.table[(long long)(a - 1) * rel.dim + (b - 1)] != 0;
-    }
-}
-
-__device__ __forceinline__ long long coll_value(const mmx_gemm_map &map, mmx_index a, mmx_index b,
-                                                mmx_index k)
-{
-    switch (map.coll) {
-    case MMX_COLL_MAP:
-        return map.rel.kind == MMX_REL_TABLE ? map.rel.table[(long long)(a - 1) * map.rel.dim + (b - 1)] : 1;
-    case MMX_COLL_K: return k;
-    case MMX_COLL_A: return a;
-    case MMX_COLL_B: return b;
-    default: return (long long)a * b;
-    }
-}
-
-/* Folds a contribution (which fits 32 bits: the caller checks) into acc, in k order. */
-__device__ __forceinline__ void monoid_fold(mmx_monoid monoid, long long &acc, long long v)
-{
-    switch (monoid) {
-    case MMX_MONOID_SUM: acc += v; break;
-    case MMX_MONOID_MIN: acc = min(acc, v); break;
-    case MMX_MONOID_MAX: acc = max(acc, v); break;
-    default: break; /* ANY: the first, of the smallest k */
-    }
-}
-
-__device__ __forceinline__ bool fits_index(long long v) { return v >= INT_MIN && v <= INT_MAX; }
-
 /* What emit_columns reports besides C: its cached properties and the first bad entry. */
 struct Report {
     int maxcol, minval, maxval, positional;
@@ -101,11 +58,6 @@ __device__ __forceinline__ void face_range(const mmx_csc &M, mmx_index k, mmx_in
     }
 }
 
-__device__ __forceinline__ mmx_index value_at(const mmx_csc &M, mmx_index s, mmx_index e)
-{
-    return M.val ? M.val[e] : e - s + 1;
-}
-
 /* The positional cycle partners of position b0 (0-based) in a face of order n: b0 - p and,
  * for CYCLE_BOTH, b0 + p, around the cycle; 32-bit arithmetic. Returns how many (1 or 2). */
 __device__ __forceinline__ int cycle_partners(const mmx_rel &rel, int b0, int n, int &a1, int &a2)
@@ -127,8 +79,8 @@ __device__ __forceinline__ int count_partners(const Prod &P, mmx_index s, mmx_in
         int a1, a2;
         return cycle_partners(P.map.rel, y - s, n, a1, a2);
     }
-    mmx_index b = value_at(P.M, s, y), m = 0;
-    for (mmx_index x = s; x < s + n; x++) m += rel_holds(P.map.rel, value_at(P.M, s, x), b, n);
+    mmx_index b = mmx__csc_val(&P.M, y, s), m = 0;
+    for (mmx_index x = s; x < s + n; x++) m += mmx__gemm_rel(&P.map.rel, mmx__csc_val(&P.M, x, s), b, n);
     return m;
 }
 
@@ -144,9 +96,9 @@ __device__ __forceinline__ void write_partners(const Prod &P, mmx_index s, mmx_i
         if (c == 2) dst[1] = P.rows ? P.M.rowidx[s + a2] : s + a2;
         m = c;
     } else {
-        mmx_index b = value_at(P.M, s, y);
+        mmx_index b = mmx__csc_val(&P.M, y, s);
         for (mmx_index x = s; x < s + n; x++)
-            if (rel_holds(P.map.rel, value_at(P.M, s, x), b, n)) dst[m++] = P.rows ? P.M.rowidx[x] : x;
+            if (mmx__gemm_rel(&P.map.rel, mmx__csc_val(&P.M, x, s), b, n)) dst[m++] = P.rows ? P.M.rowidx[x] : x;
     }
     if (dk)
         for (int q = 0; q < m; q++) dk[q] = k;
@@ -419,7 +371,7 @@ __device__ __forceinline__ mmx_index value_of_row(const mmx_csc &M, mmx_index k,
     mmx_index s, n;
     face_range(M, k, s, n);
     for (mmx_index y = s; y < s + n; y++)
-        if (M.rowidx[y] == r) return value_at(M, s, y);
+        if (M.rowidx[y] == r) return mmx__csc_val(&M, y, s);
     return 0; /* not reached: r is in face k */
 }
 
@@ -449,12 +401,12 @@ __global__ void __launch_bounds__(kBlock, 4) emit_columns(const Prod P, const mm
             const bool need_a = need_b || P.map.coll == MMX_COLL_A;
             const mmx_index q0 = ptr[j];
             mmx_index q = q0, cur = -1;
-            long long acc = 0;
+            int64_t acc = 0;
             bool bad = false;
             C.colptr[j] = q0;
             if (j == P.M.nrows - 1) C.colptr[j + 1] = ptr[j + 1];
             auto flush = [&]() {
-                if (bad || !fits_index(acc))
+                if (bad || !mmx__fits_index(acc))
                     atomicMin(&rep->first_bad, ((unsigned long long)j << 32) | (unsigned)cur);
                 int v = (int)acc;
                 orow[q - ooff] = cur;
@@ -464,21 +416,21 @@ __global__ void __launch_bounds__(kBlock, 4) emit_columns(const Prod P, const mm
                 q++;
             };
             auto fold = [&](mmx_index i, mmx_index k) {
-                long long v = 1;
+                int64_t v = 1;
                 if (!P.rows) {
                     mmx_index a = need_a ? value_of_row(P.M, k, i) : 0;
                     mmx_index bv = need_b ? value_of_row(P.M, k, j) : 0;
-                    v = coll_value(P.map, a, bv, k);
+                    v = mmx__gemm_coll(P.map.coll, mmx__gemm_q(&P.map.rel, a, bv), k, a, bv);
                 }
                 if (i == cur) {
-                    if (!fits_index(v)) bad = true;
-                    else if (!bad) monoid_fold(P.map.monoid, acc, v);
+                    if (!mmx__fits_index(v)) bad = true;
+                    else if (!bad) mmx__gemm_fold_k_order(P.map.monoid, &acc, v);
                     return;
                 }
                 if (cur >= 0) flush();
                 cur = i;
                 acc = v;
-                bad = !fits_index(v);
+                bad = !mmx__fits_index(v);
             };
             mmx_index b = j ? ends[j - 1] : 0, e = ends[j];
             visit_any(P, b, e, staged ? slots[w] : bx, staged ? slo : 0, bx, bk, false, fold);

@@ -11,18 +11,6 @@ mmx_status mmx__spgemm_overflow(mmx_ctx *ctx, int64_t i, int64_t j)
                      "contributions leaves the 32-bit range", (long long)i, (long long)j);
 }
 
-/* Entries [*a, *b) of column j and the value of entry e in it, in either form. */
-static void col_range(const mmx_csc *A, mmx_index j, int64_t *a, int64_t *b)
-{
-    *a = A->order ? (int64_t)A->order * j : A->colptr[j];
-    *b = A->order ? *a + A->order : A->colptr[j + 1];
-}
-
-static mmx_index entry_val(const mmx_csc *A, int64_t e, int64_t colstart)
-{
-    return A->order ? (mmx_index)(e - colstart + 1) : A->val[e];
-}
-
 static int cmp_index(const void *x, const void *y)
 {
     mmx_index a = *(const mmx_index *)x, b = *(const mmx_index *)y;
@@ -83,14 +71,14 @@ static mmx_status spgemm_host(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
     for (mmx_index j = 0; j < p && !s; j++) {
         mmx_index nt = 0;
         int64_t bj0, bj1;
-        col_range(B, j, &bj0, &bj1);
+        mmx__csc_col(B, j, &bj0, &bj1);
         for (int64_t eb = bj0; eb < bj1; eb++) {
-            mmx_index k = B->rowidx[eb], b = entry_val(B, eb, bj0);
+            mmx_index k = B->rowidx[eb], b = mmx__csc_val(B, eb, bj0);
             int64_t ak0, ak1;
-            col_range(A, k, &ak0, &ak1);
+            mmx__csc_col(A, k, &ak0, &ak1);
             mmx_index n = (mmx_index)(ak1 - ak0);
             for (int64_t ea = ak0; ea < ak1; ea++) {
-                mmx_index i = A->rowidx[ea], a = entry_val(A, ea, ak0);
+                mmx_index i = A->rowidx[ea], a = mmx__csc_val(A, ea, ak0);
                 mmx_index q = mmx__gemm_rel(&map.rel, a, b, n);
                 if (!q) continue;
                 int64_t x = mmx__gemm_coll(map.coll, q, k, a, b);

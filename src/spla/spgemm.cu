@@ -32,17 +32,6 @@ int bits_for(long long x) /* bits needed to write x >= 0; 0 for 0 */
 
 unsigned blocks(long long n) { return (unsigned)((n + 255) / 256); }
 
-__device__ void col_range(const mmx_csc &A, mmx_index j, long long *a, long long *b)
-{
-    *a = A.order ? (long long)A.order * j : A.colptr[j];
-    *b = A.order ? *a + A.order : A.colptr[j + 1];
-}
-
-__device__ mmx_index entry_val(const mmx_csc &A, long long e, long long colstart)
-{
-    return A.order ? (mmx_index)(e - colstart + 1) : A.val[e];
-}
-
 /* Records C(i,j) as overflowing; the smallest (j, i) wins, the one the host reports. */
 __device__ void flag_overflow(unsigned long long *flag, mmx_index i, mmx_index j)
 {
@@ -55,14 +44,14 @@ __global__ void count_collisions(const mmx_csc A, const mmx_csc B, mmx_rel rel,
 {
     long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (e >= B.nnz) return;
-    long long bj0, bj1, ak0, ak1;
-    col_range(B, mmx__csc_col_of(&B, e), &bj0, &bj1);
-    mmx_index k = B.rowidx[e], b = entry_val(B, e, bj0);
-    col_range(A, k, &ak0, &ak1);
+    int64_t bj0, bj1, ak0, ak1;
+    mmx__csc_col(&B, mmx__csc_col_of(&B, e), &bj0, &bj1);
+    mmx_index k = B.rowidx[e], b = mmx__csc_val(&B, e, bj0);
+    mmx__csc_col(&A, k, &ak0, &ak1);
     mmx_index n = (mmx_index)(ak1 - ak0);
     unsigned long long c = 0;
     for (long long ea = ak0; ea < ak1; ea++)
-        c += mmx__gemm_rel(&rel, entry_val(A, ea, ak0), b, n) != 0;
+        c += mmx__gemm_rel(&rel, mmx__csc_val(&A, ea, ak0), b, n) != 0;
     cnt[e] = c;
 }
 
@@ -77,15 +66,15 @@ __global__ void expand_collisions(const mmx_csc A, const mmx_csc B, mmx_gemm_map
 {
     long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (e >= B.nnz) return;
-    long long bj0, bj1, ak0, ak1;
+    int64_t bj0, bj1, ak0, ak1;
     mmx_index j = mmx__csc_col_of(&B, e);
-    col_range(B, j, &bj0, &bj1);
-    mmx_index k = B.rowidx[e], b = entry_val(B, e, bj0);
-    col_range(A, k, &ak0, &ak1);
+    mmx__csc_col(&B, j, &bj0, &bj1);
+    mmx_index k = B.rowidx[e], b = mmx__csc_val(&B, e, bj0);
+    mmx__csc_col(&A, k, &ak0, &ak1);
     mmx_index n = (mmx_index)(ak1 - ak0);
     unsigned long long t = off[e];
     for (long long ea = ak0; ea < ak1; ea++) {
-        mmx_index i = A.rowidx[ea], a = entry_val(A, ea, ak0);
+        mmx_index i = A.rowidx[ea], a = mmx__csc_val(&A, ea, ak0);
         mmx_index q = mmx__gemm_rel(&map.rel, a, b, n);
         if (!q) continue;
         long long x = mmx__gemm_coll(map.coll, q, k, a, b);

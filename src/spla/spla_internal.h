@@ -9,6 +9,30 @@
 extern "C" {
 #endif
 
+/* Functions callable from host code and CUDA kernels alike, so both backends evaluate a
+ * gemm map with the very same code. */
+#ifndef MMX__HD
+#ifdef __CUDACC__
+#define MMX__HD __host__ __device__
+#else
+#define MMX__HD
+#endif
+#endif
+
+/* The entries [*a, *b) of column j, in either form. */
+static inline MMX__HD void mmx__csc_col(const mmx_csc *A, mmx_index j, int64_t *a, int64_t *b)
+{
+    *a = A->order ? (int64_t)A->order * j : A->colptr[j];
+    *b = A->order ? *a + A->order : A->colptr[j + 1];
+}
+
+/* The stored value of entry e of a column starting at entry colstart: implied by the position
+ * in the reduced form. */
+static inline MMX__HD mmx_index mmx__csc_val(const mmx_csc *A, int64_t e, int64_t colstart)
+{
+    return A->val ? A->val[e] : (mmx_index)(e - colstart + 1);
+}
+
 /* Allocates an uninitialised matrix in `space`: colptr and val unless order > 0. */
 mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_index ncols,
                           mmx_index nnz, mmx_index order, mmx_csc **out);
@@ -68,22 +92,20 @@ mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float al
 
 /* ---- transpose and spgemm (transpose.c/.cu, spgemm.c/.cu): declarations go here ---- */
 
-/* Functions callable from host code and CUDA kernels alike, so both backends evaluate a
- * gemm map with the very same code. */
-#ifndef MMX__HD
-#ifdef __CUDACC__
-#define MMX__HD __host__ __device__
-#else
-#define MMX__HD
-#endif
-#endif
-
 /* x mod n in [0, n) for n > 0: C's % keeps the dividend's sign, the cycle tests need the
  * mathematical residue. */
 static inline MMX__HD int64_t mmx__gemm_mod(int64_t x, int64_t n)
 {
     int64_t r = x % n;
     return r < 0 ? r + n : r;
+}
+
+/* Q's value for a collision that counts: the table entry for MMX_REL_TABLE (a and b checked
+ * to lie in [1, dim]), 1 for the other kinds. For callers that found the partner by index
+ * arithmetic and skip the relation test. */
+static inline MMX__HD mmx_index mmx__gemm_q(const mmx_rel *rel, mmx_index a, mmx_index b)
+{
+    return rel->kind == MMX_REL_TABLE ? rel->table[((int64_t)a - 1) * rel->dim + (b - 1)] : 1;
 }
 
 /* Q(a, b) of a collision whose shared column k of A has n >= 1 entries: 0 when it does not
@@ -98,7 +120,7 @@ static inline MMX__HD mmx_index mmx__gemm_rel(const mmx_rel *rel, mmx_index a, m
     case MMX_REL_CYCLE: return mmx__gemm_mod(d - rel->p, n) == 0;
     case MMX_REL_CYCLE_BOTH:
         return mmx__gemm_mod(d - rel->p, n) == 0 || mmx__gemm_mod(d + rel->p, n) == 0;
-    default: return rel->table[((int64_t)a - 1) * rel->dim + (b - 1)];
+    default: return mmx__gemm_q(rel, a, b);
     }
 }
 
@@ -113,6 +135,19 @@ static inline MMX__HD int64_t mmx__gemm_coll(mmx_coll coll, mmx_index q, mmx_ind
     case MMX_COLL_A: return a;
     case MMX_COLL_B: return b;
     default: return (int64_t)a * b;
+    }
+}
+
+/* Folds a contribution into acc when contributions arrive in increasing k, as in the mesh
+ * product: ANY keeps the first. Every contribution fits 32 bits (callers refuse one that does
+ * not), so a sum stays far inside 64 bits. */
+static inline MMX__HD void mmx__gemm_fold_k_order(mmx_monoid monoid, int64_t *acc, int64_t v)
+{
+    switch (monoid) {
+    case MMX_MONOID_SUM: *acc += v; break;
+    case MMX_MONOID_MIN: if (v < *acc) *acc = v; break;
+    case MMX_MONOID_MAX: if (v > *acc) *acc = v; break;
+    default: break; /* ANY: the first, the contribution of the smallest k */
     }
 }
 
@@ -159,13 +194,6 @@ mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map m
 mmx_status mmx__mesh_product_overflow(mmx_ctx *ctx, mmx_index i, mmx_index j);
 
 /* ---- permute, band, rcm (permute.c/.cu, band.c, rcm.c): declarations go here ---- */
-
-/* The entries [*a, *b) of column j, in either form. */
-static inline void mmx__csc_col(const mmx_csc *A, mmx_index j, int64_t *a, int64_t *b)
-{
-    *a = A->order ? (int64_t)A->order * j : A->colptr[j];
-    *b = A->order ? *a + A->order : A->colptr[j + 1];
-}
 
 /* Checks that the host array p[0..n) is a permutation of 0..n-1. On failure returns
  * MMX_ERR_ARG naming the first bad entry: "NAME[i] = v is outside [0, n)" or "NAME[i] = v
