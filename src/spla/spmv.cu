@@ -98,36 +98,45 @@ __device__ __forceinline__ void gather_term(const DevMap &m, const float *__rest
     for (int q = 0; q < K; q++) acc[q] = fmaf(mv, xv[q], acc[q]);
 }
 
+/* Calls f(i, c, v) for each entry of column j in entry order (row i, column length c, stored
+ * value v; v is only read from memory when the map kind uses it). The reduced forms need no
+ * column pointer; a reduced quad's rows come in one 16-byte load (the launchers check that
+ * rowidx is 16-byte aligned). */
+template <int MK, int ORD, class F>
+__device__ __forceinline__ void for_each_entry(const mmx_csc &A, long long j, F f)
+{
+    if constexpr (ORD == 4) {
+        int4 r = __ldg(reinterpret_cast<const int4 *>(A.rowidx) + j);
+        f(r.x, 4, 1);
+        f(r.y, 4, 2);
+        f(r.z, 4, 3);
+        f(r.w, 4, 4);
+    } else if constexpr (ORD == 3) {
+        const mmx_index *r = A.rowidx + 3 * j;
+        mmx_index r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
+        f(r0, 3, 1);
+        f(r1, 3, 2);
+        f(r2, 3, 3);
+    } else if constexpr (ORD == -1) {
+        const mmx_index c = A.order;
+        const mmx_index *r = A.rowidx + (long long)c * j;
+        for (mmx_index p = 0; p < c; p++) f(__ldg(r + p), c, p + 1);
+    } else {
+        const mmx_index a = __ldg(A.colptr + j), b = __ldg(A.colptr + j + 1);
+        for (mmx_index p = a; p < b; p++)
+            f(__ldg(A.rowidx + p), b - a, uses_value<MK>::value ? __ldg(A.val + p) : 0);
+    }
+}
+
 /* acc = sum over column j's entries, in entry order, of m * x[i]. */
 template <int MK, int K, int ORD>
 __device__ __forceinline__ void gather_column(const mmx_csc &A, const DevMap &m,
                                               const float *__restrict__ x, bool xvec, long long j,
                                               float (&acc)[K])
 {
-    if constexpr (ORD == 4) {
-        /* rowidx is 16-byte aligned (checked by the launcher): the whole face in one load. */
-        int4 r = __ldg(reinterpret_cast<const int4 *>(A.rowidx) + j);
-        gather_term<MK, K>(m, x, xvec, r.x, j, 4, 1, acc);
-        gather_term<MK, K>(m, x, xvec, r.y, j, 4, 2, acc);
-        gather_term<MK, K>(m, x, xvec, r.z, j, 4, 3, acc);
-        gather_term<MK, K>(m, x, xvec, r.w, j, 4, 4, acc);
-    } else if constexpr (ORD == 3) {
-        const mmx_index *r = A.rowidx + 3 * j;
-        mmx_index r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
-        gather_term<MK, K>(m, x, xvec, r0, j, 3, 1, acc);
-        gather_term<MK, K>(m, x, xvec, r1, j, 3, 2, acc);
-        gather_term<MK, K>(m, x, xvec, r2, j, 3, 3, acc);
-    } else if constexpr (ORD == -1) {
-        const mmx_index c = A.order;
-        const mmx_index *r = A.rowidx + (long long)c * j;
-        for (mmx_index p = 0; p < c; p++) gather_term<MK, K>(m, x, xvec, __ldg(r + p), j, c, p + 1, acc);
-    } else {
-        const mmx_index a = __ldg(A.colptr + j), b = __ldg(A.colptr + j + 1);
-        for (mmx_index p = a; p < b; p++) {
-            mmx_index v = uses_value<MK>::value ? __ldg(A.val + p) : 0;
-            gather_term<MK, K>(m, x, xvec, __ldg(A.rowidx + p), j, b - a, v, acc);
-        }
-    }
+    for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v) {
+        gather_term<MK, K>(m, x, xvec, i, j, c, v, acc);
+    });
 }
 
 /* alpha * s + beta * y, where beta = 0 never reads y (NaN there must not survive). */
@@ -284,29 +293,9 @@ spmv_n_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool
         load_item<K>(x, j, xvec, ax);
 #pragma unroll
         for (int q = 0; q < K; q++) ax[q] *= alpha;
-        if constexpr (ORD == 4) {
-            int4 r = __ldg(reinterpret_cast<const int4 *>(A.rowidx) + j);
-            scatter_term<MK, K>(m, y, yvec, r.x, j, 4, 1, ax);
-            scatter_term<MK, K>(m, y, yvec, r.y, j, 4, 2, ax);
-            scatter_term<MK, K>(m, y, yvec, r.z, j, 4, 3, ax);
-            scatter_term<MK, K>(m, y, yvec, r.w, j, 4, 4, ax);
-        } else if constexpr (ORD == 3) {
-            const mmx_index *r = A.rowidx + 3 * j;
-            mmx_index r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
-            scatter_term<MK, K>(m, y, yvec, r0, j, 3, 1, ax);
-            scatter_term<MK, K>(m, y, yvec, r1, j, 3, 2, ax);
-            scatter_term<MK, K>(m, y, yvec, r2, j, 3, 3, ax);
-        } else if constexpr (ORD == -1) {
-            const mmx_index c = A.order;
-            const mmx_index *r = A.rowidx + (long long)c * j;
-            for (mmx_index p = 0; p < c; p++) scatter_term<MK, K>(m, y, yvec, __ldg(r + p), j, c, p + 1, ax);
-        } else {
-            const mmx_index a = __ldg(A.colptr + j), b = __ldg(A.colptr + j + 1);
-            for (mmx_index p = a; p < b; p++) {
-                mmx_index v = uses_value<MK>::value ? __ldg(A.val + p) : 0;
-                scatter_term<MK, K>(m, y, yvec, __ldg(A.rowidx + p), j, b - a, v, ax);
-            }
-        }
+        for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v) {
+            scatter_term<MK, K>(m, y, yvec, i, j, c, v, ax);
+        });
     }
 }
 
