@@ -117,3 +117,43 @@ float *bu_dev_fill(size_t n, float v)
     free(h);
     return d;
 }
+
+void bu_start(int argc, char **argv, const char *name, bu_env *e)
+{
+    memset(e, 0, sizeof *e);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            e->quick = 1;
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            e->csv = fopen(argv[++i], "w");
+            if (!e->csv) {
+                fprintf(stderr, "%s: cannot write %s\n", name, argv[i]);
+                exit(1);
+            }
+        } else {
+            fprintf(stderr, "usage: %s [--quick] [--csv FILE]\n", name);
+            exit(2);
+        }
+    }
+    if (mmx_ctx_create(&e->ctx) || mmx_ctx_use_cuda(e->ctx, 0)) {
+        fprintf(stderr, "%s: no CUDA device: %s\n", name, mmx_ctx_error(e->ctx));
+        exit(1);
+    }
+    e->st = (cudaStream_t)mmx_ctx_cuda_stream(e->ctx);
+    if (!bu_sparse_ok(cusparseCreate(&e->h), "create") ||
+        !bu_sparse_ok(cusparseSetStream(e->h, e->st), "stream"))
+        exit(1);
+    bu_gpu_name(e->gpu, sizeof e->gpu);
+    cusparseGetVersion(e->h, &e->sparse_version);
+    e->spec[0] = e->quick ? "torus:256:256" : "torus:2048:2048";
+    e->spec[1] = e->quick ? "icosphere:5" : "icosphere:9";
+    snprintf(e->label[0], sizeof e->label[0], "quads %s", e->spec[0]);
+    snprintf(e->label[1], sizeof e->label[1], "triangles %s", e->spec[1]);
+}
+
+void bu_finish(bu_env *e)
+{
+    cusparseDestroy(e->h);
+    mmx_ctx_free(e->ctx);
+    if (e->csv) fclose(e->csv);
+}

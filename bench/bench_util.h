@@ -58,6 +58,25 @@ void bu_pool_reset_high(cudaMemPool_t pool);
 /* "NVIDIA H200, driver 580.xx" into buf. */
 void bu_gpu_name(char *buf, size_t cap);
 
+/* What every GPU benchmark starts from: [--quick] [--csv FILE] parsed, a CUDA context on
+ * device 0 with a cuSPARSE handle on its stream, the GPU's description, and the two meshes
+ * measured: a quad torus and a triangle icosphere of 4M+ faces (small ones with --quick). */
+typedef struct bu_env {
+    mmx_ctx *ctx;
+    cudaStream_t st;
+    cusparseHandle_t h;
+    int quick;
+    FILE *csv;                 /* NULL without --csv */
+    char gpu[256];
+    int sparse_version;
+    const char *spec[2];       /* builtin shape specs: quads, triangles */
+    char label[2][64];         /* "quads torus:2048:2048", ... */
+} bu_env;
+
+/* Fills e, or exits: 2 on a usage error (naming `name`), 1 without a CUDA device. */
+void bu_start(int argc, char **argv, const char *name, bu_env *e);
+void bu_finish(bu_env *e);
+
 /* A float array of n copies of v, on the device. */
 float *bu_dev_fill(size_t n, float v);
 

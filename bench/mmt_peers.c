@@ -19,7 +19,6 @@
 
 typedef struct mm {
     mmx_ctx *ctx;
-    cudaStream_t st;
     const mmx_csc *M;
     mmx_csc *E, *F;
     mmx_adjacency *adj;
@@ -48,7 +47,7 @@ typedef struct sg {
     cusparseHandle_t h;
     cudaStream_t st;
     cusparseSpMatDescr_t A, B;
-    int m, n;
+    int m;
     void *b1, *b2;
     int *cptr, *cidx;
     float *cval;
@@ -166,7 +165,7 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
     BU_CUDA(cudaStreamSynchronize(st));
     BU_CUDA(cudaFree(cbuf));
 
-    sg s = {.h = h, .st = st, .m = nv, .n = nf};
+    sg s = {.h = h, .st = st, .m = nv};
     cusparseCreateCsr(&s.A, nv, nf, nnz, rowptr, colidx, csr_val, CUSPARSE_INDEX_32I,
                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
     cusparseCreateCsr(&s.B, nf, nv, nnz, gen->M->colptr, gen->M->rowidx, val, CUSPARSE_INDEX_32I,
@@ -199,7 +198,7 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
     BU_CUDA(cudaDeviceSynchronize());
 
     size_t our_in = (size_t)nnz * 4;
-    mm a = {.ctx = ctx, .st = st, .M = mesh->M, .which = 0};
+    mm a = {.ctx = ctx, .M = mesh->M, .which = 0};
     before = bu_pool_used(op);
     bu_pool_reset_high(op);
     double ef_ms = bu_time(st, 1, reps, run_ours, &a);
@@ -232,44 +231,16 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
 
 int main(int argc, char **argv)
 {
-    int quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
-        else {
-            fprintf(stderr, "usage: mmt_peers [--quick] [--csv FILE]\n");
-            return 2;
-        }
-    }
-    mmx_ctx *ctx;
-    if (mmx_ctx_create(&ctx) || mmx_ctx_use_cuda(ctx, 0)) {
-        fprintf(stderr, "mmt_peers: no CUDA device: %s\n", mmx_ctx_error(ctx));
-        return 1;
-    }
-    cusparseHandle_t h;
-    if (!bu_sparse_ok(cusparseCreate(&h), "create") ||
-        !bu_sparse_ok(cusparseSetStream(h, (cudaStream_t)mmx_ctx_cuda_stream(ctx)), "stream"))
-        return 1;
-    char gpu[256];
-    bu_gpu_name(gpu, sizeof gpu);
-    int ver = 0;
-    cusparseGetVersion(h, &ver);
-    printf("GPU: %s; cuSPARSE %d\n\n", gpu, ver);
+    bu_env e;
+    bu_start(argc, argv, "mmt_peers", &e);
+    csv = e.csv;
+    printf("GPU: %s; cuSPARSE %d\n\n", e.gpu, e.sparse_version);
     printf("| mesh | order | implementation | ms (median) | own peak MB | peak MB with inputs | speed-up vs cuSPARSE | memory / cuSPARSE | result |\n");
     printf("|---|---|---|---|---|---|---|---|---|\n");
     if (csv) fprintf(csv, "mesh,order,impl,ms,extra_bytes,total_bytes,speedup,mem_ratio\n");
-    int reps = quick ? 3 : 15;
-    const char *quad = quick ? "torus:256:256" : "torus:2048:2048";
-    const char *tri = quick ? "icosphere:5" : "icosphere:9";
-    char ql[64], tl[64];
-    snprintf(ql, sizeof ql, "quads %s", quad);
-    snprintf(tl, sizeof tl, "triangles %s", tri);
-    for (int sh = 0; sh < 2; sh++) {
-        run_mesh(ctx, h, quad, ql, sh, reps);
-        run_mesh(ctx, h, tri, tl, sh, reps);
-    }
-    cusparseDestroy(h);
-    mmx_ctx_free(ctx);
-    if (csv) fclose(csv);
+    int reps = e.quick ? 3 : 15;
+    for (int sh = 0; sh < 2; sh++)
+        for (int m = 0; m < 2; m++) run_mesh(e.ctx, e.h, e.spec[m], e.label[m], sh, reps);
+    bu_finish(&e);
     return 0;
 }

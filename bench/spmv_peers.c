@@ -345,45 +345,18 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
 
 int main(int argc, char **argv)
 {
-    int quick = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--quick")) quick = 1;
-        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csv = fopen(argv[++i], "w");
-        else {
-            fprintf(stderr, "usage: spmv_peers [--quick] [--csv FILE]\n");
-            return 2;
-        }
-    }
-    mmx_ctx *ctx;
-    if (mmx_ctx_create(&ctx) || mmx_ctx_use_cuda(ctx, 0)) {
-        fprintf(stderr, "spmv_peers: no CUDA device: %s\n", mmx_ctx_error(ctx));
-        return 1;
-    }
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    cusparseHandle_t h;
-    if (!bu_sparse_ok(cusparseCreate(&h), "create") || !bu_sparse_ok(cusparseSetStream(h, st), "stream"))
-        return 1;
-    char gpu[256];
-    bu_gpu_name(gpu, sizeof gpu);
-    int ver = 0;
-    cusparseGetVersion(h, &ver);
-    double tbps = bu_copy_tbps(st);
-    printf("GPU: %s; cuSPARSE %d; copy bandwidth %.2f TB/s (read + write)\n\n", gpu, ver, tbps);
+    bu_env e;
+    bu_start(argc, argv, "spmv_peers", &e);
+    csv = e.csv;
+    double tbps = bu_copy_tbps(e.st);
+    printf("GPU: %s; cuSPARSE %d; copy bandwidth %.2f TB/s (read + write)\n\n", e.gpu,
+           e.sparse_version, tbps);
     printf("| mesh | order | product | implementation | ms (median) | of floor | time / ours | rel. diff vs ours |\n");
     printf("|---|---|---|---|---|---|---|---|\n");
     if (csv) fprintf(csv, "mesh,order,product,impl,ms,floor_ms,time_over_ours,rel_diff\n");
-    int reps = quick ? 5 : 50;
-    const char *quad = quick ? "torus:256:256" : "torus:2048:2048";
-    const char *tri = quick ? "icosphere:5" : "icosphere:9";
-    char ql[64], tl[64];
-    snprintf(ql, sizeof ql, "quads %s", quad);
-    snprintf(tl, sizeof tl, "triangles %s", tri);
-    for (int sh = 0; sh < 2; sh++) {
-        run_mesh(ctx, h, quad, ql, sh, tbps, reps);
-        run_mesh(ctx, h, tri, tl, sh, tbps, reps);
-    }
-    cusparseDestroy(h);
-    mmx_ctx_free(ctx);
-    if (csv) fclose(csv);
+    int reps = e.quick ? 5 : 50;
+    for (int sh = 0; sh < 2; sh++)
+        for (int m = 0; m < 2; m++) run_mesh(e.ctx, e.h, e.spec[m], e.label[m], sh, tbps, reps);
+    bu_finish(&e);
     return 0;
 }

@@ -3,43 +3,14 @@
 #include <string.h>
 #include "testutil.h"
 
-static uint32_t rng_next(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
-/* A random pattern: each column takes a random subset of distinct rows in random order. */
-static void random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_index *rowidx,
-                       mmx_index *val)
-{
-    int nnz = 0;
-    colptr[0] = 0;
-    for (int j = 0; j < ncols; j++) {
-        for (int i = 0; i < nrows; i++)
-            if (rng_next(seed) % 3 == 0) {
-                rowidx[nnz] = i;
-                val[nnz] = (mmx_index)(rng_next(seed) % 9) - 4;
-                nnz++;
-            }
-        /* shuffle the column: rows are not assumed sorted */
-        for (int k = colptr[j] + 1; k < nnz; k++) {
-            int r = colptr[j] + (int)(rng_next(seed) % (uint32_t)(k - colptr[j] + 1));
-            mmx_index t = rowidx[k]; rowidx[k] = rowidx[r]; rowidx[r] = t;
-            t = val[k]; val[k] = val[r]; val[r] = t;
-        }
-        colptr[j + 1] = nnz;
-    }
-}
-
 Test(csc, random_matrices_match_their_dense_statement)
 {
     mmx_ctx *ctx = tu_host_ctx();
     uint32_t seed = 12345;
     for (int trial = 0; trial < 50; trial++) {
-        int nrows = (int)(rng_next(&seed) % 13), ncols = (int)(rng_next(&seed) % 13);
+        int nrows = (int)(tu_rng(&seed) % 13), ncols = (int)(tu_rng(&seed) % 13);
         mmx_index colptr[14], rowidx[169], val[169];
-        random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
         /* the spec: a dense array with 100 marking "no entry" */
         int dense[13][13];
         for (int i = 0; i < 13; i++) for (int j = 0; j < 13; j++) dense[i][j] = 100;
@@ -160,9 +131,9 @@ Test(csc, cached_properties_match_the_arrays)
     mmx_ctx *ctx = tu_host_ctx();
     uint32_t seed = 777;
     for (int trial = 0; trial < 40; trial++) {
-        int nrows = (int)(rng_next(&seed) % 13), ncols = (int)(rng_next(&seed) % 13);
+        int nrows = (int)(tu_rng(&seed) % 13), ncols = (int)(tu_rng(&seed) % 13);
         mmx_index colptr[14], rowidx[169], val[169];
-        random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
         int positions = trial % 2; /* half the trials: values left implied (positions) */
         mmx_csc *A = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, nrows, ncols, colptr, rowidx,

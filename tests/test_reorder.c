@@ -9,18 +9,12 @@
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static uint32_t rng_next(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
 /* A random permutation of 0..n-1 (Fisher-Yates on the test's own generator). */
 static void random_perm(uint32_t *seed, mmx_index *p, int n)
 {
     for (int i = 0; i < n; i++) p[i] = i;
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)(rng_next(seed) % (uint32_t)(i + 1));
+        int j = (int)(tu_rng(seed) % (uint32_t)(i + 1));
         mmx_index t = p[i]; p[i] = p[j]; p[j] = t;
     }
 }
@@ -40,29 +34,6 @@ static int is_permutation(const mmx_index *p, int n)
     }
     free(seen);
     return ok;
-}
-
-/* A random pattern: each column takes a random subset of distinct rows in random order, with
- * values in [-4, 4]. */
-static void random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_index *rowidx,
-                       mmx_index *val)
-{
-    int nnz = 0;
-    colptr[0] = 0;
-    for (int j = 0; j < ncols; j++) {
-        for (int i = 0; i < nrows; i++)
-            if (rng_next(seed) % 3 == 0) {
-                rowidx[nnz] = i;
-                val[nnz] = (mmx_index)(rng_next(seed) % 9) - 4;
-                nnz++;
-            }
-        for (int k = colptr[j] + 1; k < nnz; k++) {
-            int r = colptr[j] + (int)(rng_next(seed) % (uint32_t)(k - colptr[j] + 1));
-            mmx_index t = rowidx[k]; rowidx[k] = rowidx[r]; rowidx[r] = t;
-            t = val[k]; val[k] = val[r]; val[r] = t;
-        }
-        colptr[j + 1] = nnz;
-    }
 }
 
 #define DMAX 13
@@ -153,12 +124,12 @@ static int grid_edges(int w, int h, int (*e)[2])
  * dense statement C(pinv[i], j) = A(i, q[j]) and the order of entries inside each column. */
 static void check_permute_case(mmx_ctx *ctx, uint32_t *seed)
 {
-    int nrows = (int)(rng_next(seed) % DMAX), ncols = (int)(rng_next(seed) % DMAX);
+    int nrows = (int)(tu_rng(seed) % DMAX), ncols = (int)(tu_rng(seed) % DMAX);
     mmx_index colptr[DMAX + 1], rowidx[DMAX * DMAX], val[DMAX * DMAX], pinv[DMAX], q[DMAX];
-    random_csc(seed, nrows, ncols, colptr, rowidx, val);
+    tu_random_csc(seed, nrows, ncols, colptr, rowidx, val);
     random_perm(seed, pinv, nrows);
     random_perm(seed, q, ncols);
-    int use_p = rng_next(seed) % 4 != 0, use_q = rng_next(seed) % 4 != 0;
+    int use_p = tu_rng(seed) % 4 != 0, use_q = tu_rng(seed) % 4 != 0;
     mmx_csc *A = NULL, *C = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, nrows, ncols, colptr, rowidx, val, MMX_SPACE_HOST, &A));
     MMX_OK_OR_FAIL(ctx, mmx_csc_permute(ctx, A, use_p ? pinv : NULL, use_q ? q : NULL, &C));
@@ -204,7 +175,7 @@ Test(reorder, permute_by_the_identity_gives_a_copy)
     mmx_ctx *ctx = tu_host_ctx();
     uint32_t seed = 31;
     mmx_index colptr[DMAX + 1], rowidx[DMAX * DMAX], val[DMAX * DMAX], id[DMAX];
-    random_csc(&seed, 9, 11, colptr, rowidx, val);
+    tu_random_csc(&seed, 9, 11, colptr, rowidx, val);
     for (int i = 0; i < DMAX; i++) id[i] = i;
     mmx_csc *A = NULL, *C = NULL, *D = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, 9, 11, colptr, rowidx, val, MMX_SPACE_HOST, &A));
@@ -224,10 +195,10 @@ Test(reorder, permute_by_the_inverse_restores_the_matrix)
     mmx_ctx *ctx = tu_host_ctx();
     uint32_t seed = 4242;
     for (int trial = 0; trial < 20; trial++) {
-        int nrows = 1 + (int)(rng_next(&seed) % 12), ncols = 1 + (int)(rng_next(&seed) % 12);
+        int nrows = 1 + (int)(tu_rng(&seed) % 12), ncols = 1 + (int)(tu_rng(&seed) % 12);
         mmx_index colptr[DMAX + 1], rowidx[DMAX * DMAX], val[DMAX * DMAX];
         mmx_index pinv[DMAX], q[DMAX], pinv2[DMAX], q2[DMAX];
-        random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
         random_perm(&seed, pinv, nrows);
         random_perm(&seed, q, ncols);
         /* rows: pinv then its inverse; columns: column j of the second product is column
@@ -536,11 +507,11 @@ Test(reorder, rcm_of_random_graphs_is_a_deterministic_permutation)
     mmx_ctx *ctx = tu_host_ctx();
     uint32_t seed = 8;
     for (int trial = 0; trial < 30; trial++) {
-        int n = 1 + (int)(rng_next(&seed) % 40), m = 0;
+        int n = 1 + (int)(tu_rng(&seed) % 40), m = 0;
         static int e[400][2];
-        int want = (int)(rng_next(&seed) % (uint32_t)(2 * n));
+        int want = (int)(tu_rng(&seed) % (uint32_t)(2 * n));
         for (int k = 0; k < want; k++) {
-            int a = (int)(rng_next(&seed) % (uint32_t)n), b = (int)(rng_next(&seed) % (uint32_t)n);
+            int a = (int)(tu_rng(&seed) % (uint32_t)n), b = (int)(tu_rng(&seed) % (uint32_t)n);
             int dup = a == b;
             for (int t = 0; t < m && !dup; t++)
                 dup = (e[t][0] == a && e[t][1] == b) || (e[t][0] == b && e[t][1] == a);
@@ -900,9 +871,9 @@ Test(reorder, gpu_permute_matches_the_host)
     mmx_ctx *host = tu_host_ctx();
     uint32_t seed = 606;
     for (int trial = 0; trial < 40; trial++) {
-        int nrows = (int)(rng_next(&seed) % DMAX), ncols = (int)(rng_next(&seed) % DMAX);
+        int nrows = (int)(tu_rng(&seed) % DMAX), ncols = (int)(tu_rng(&seed) % DMAX);
         mmx_index colptr[DMAX + 1], rowidx[DMAX * DMAX], val[DMAX * DMAX], pinv[DMAX], q[DMAX];
-        random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
         random_perm(&seed, pinv, nrows);
         random_perm(&seed, q, ncols);
         mmx_csc *A = NULL;
@@ -918,8 +889,8 @@ Test(reorder, gpu_permute_matches_the_host)
     int nnz = 0;
     cp[0] = 0;
     for (int j = 0; j < C; j++) {
-        int len = j % 7 == 0 ? 0 : j == 5 ? 1500 : (int)(rng_next(&seed) % 6);
-        int r0 = (int)(rng_next(&seed) % (uint32_t)(R - len));
+        int len = j % 7 == 0 ? 0 : j == 5 ? 1500 : (int)(tu_rng(&seed) % 6);
+        int r0 = (int)(tu_rng(&seed) % (uint32_t)(R - len));
         for (int t = 0; t < len; t++) ri[nnz++] = r0 + (t * 7919) % len; /* distinct rows */
         cp[j + 1] = nnz;
     }
@@ -931,7 +902,7 @@ Test(reorder, gpu_permute_matches_the_host)
     mmx_csc_free(A);
     /* reduced form, 500 quads */
     random_perm(&seed, qv, 500);
-    for (int k = 0; k < 4 * 500; k++) ri[k] = (mmx_index)(rng_next(&seed) % 500) * 4 + k % 4;
+    for (int k = 0; k < 4 * 500; k++) ri[k] = (mmx_index)(tu_rng(&seed) % 500) * 4 + k % 4;
     MMX_OK_OR_FAIL(host, mmx_csc_create_reduced(host, R, 500, 4, ri, MMX_SPACE_HOST, &A));
     gpu_permute_case(host, gpu, A, pv, qv);
     gpu_permute_case(host, gpu, A, NULL, qv);

@@ -12,16 +12,10 @@
 #include "testutil.h"
 #include "spla/spla_internal.h"
 
-static uint32_t rng_next(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
 /* Uniform in [lo, hi], on a grid of 2^16 steps. */
 static float rng_float(uint32_t *s, float lo, float hi)
 {
-    return lo + (hi - lo) * (float)(rng_next(s) % 65536u) / 65535.0f;
+    return lo + (hi - lo) * (float)(tu_rng(s) % 65536u) / 65535.0f;
 }
 
 static const char *kind_name(mmx_map_kind k)
@@ -198,8 +192,8 @@ static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const dense *
         /* The host result is the reference now: both lie within one tolerance of the spec. */
         for (size_t t = 0; t < ny; t++) want[t] = yh[t];
         size_t tl = is_table(map.kind) ? (size_t)map.len : 0;
-        size_t ox = ((tl + 63) & ~(size_t)63) + (rng_next(&e->seed) & 1);
-        size_t oy = ((ox + nx + 63) & ~(size_t)63) + (rng_next(&e->seed) & 1);
+        size_t ox = ((tl + 63) & ~(size_t)63) + (tu_rng(&e->seed) & 1);
+        size_t oy = ((ox + nx + 63) & ~(size_t)63) + (tu_rng(&e->seed) & 1);
         cr_assert_leq(oy + ny, (size_t)ARENA, "test case too large for the device arena");
         float *dt = e->arena, *dx = e->arena + ox, *dy = e->arena + oy;
         mmx_map dm = map;
@@ -279,7 +273,7 @@ static int random_map(uint32_t *seed, const dense *D, int positional, mmx_map_ki
     }
     int64_t need = need_len(D, positional, kind);
     if (need < 0) return 0;
-    int64_t len = need + (int64_t)(rng_next(seed) % 4);
+    int64_t len = need + (int64_t)(tu_rng(seed) % 4);
     *tab = malloc((size_t)(len + 1) * sizeof **tab);
     cr_assert(*tab);
     for (int64_t t = 0; t < len; t++) (*tab)[t] = t < need ? rng_float(seed, -2, 2) : NAN;
@@ -328,13 +322,13 @@ static mmx_csc *random_matrix(mmx_ctx *ctx, uint32_t *seed, int nrows, int ncols
     colptr[0] = 0;
     for (int j = 0; j < ncols; j++) {
         for (int i = 0; i < nrows; i++)
-            if ((int)(rng_next(seed) % 100) < dens) {
+            if ((int)(tu_rng(seed) % 100) < dens) {
                 rowidx[nnz] = i;
-                val[nnz] = mode == 1 ? 1 + (int)(rng_next(seed) % 6) : (int)(rng_next(seed) % 10) - 3;
+                val[nnz] = mode == 1 ? 1 + (int)(tu_rng(seed) % 6) : (int)(tu_rng(seed) % 10) - 3;
                 nnz++;
             }
         for (int p = colptr[j] + 1; p < nnz; p++) {
-            int r = colptr[j] + (int)(rng_next(seed) % (uint32_t)(p - colptr[j] + 1));
+            int r = colptr[j] + (int)(tu_rng(seed) % (uint32_t)(p - colptr[j] + 1));
             mmx_index t = rowidx[p];
             rowidx[p] = rowidx[r];
             rowidx[r] = t;
@@ -365,7 +359,7 @@ static void random_reduced(mmx_ctx *ctx, uint32_t *seed, int nrows, int ncols, i
     for (int j = 0; j < ncols; j++) {
         for (int i = 0; i < nrows; i++) perm[i] = i;
         for (int p = 0; p < order; p++) { /* a partial Fisher-Yates shuffle */
-            int r = p + (int)(rng_next(seed) % (uint32_t)(nrows - p));
+            int r = p + (int)(tu_rng(seed) % (uint32_t)(nrows - p));
             mmx_index t = perm[p];
             perm[p] = perm[r];
             perm[r] = t;
@@ -387,7 +381,7 @@ static void body_random(mmx_ctx *g)
     env e = env_open(g, 20240611u);
     static const int dens[] = {5, 20, 50, 90};
     for (int trial = 0; trial < 36; trial++) {
-        int nrows = 1 + (int)(rng_next(&e.seed) % 24), ncols = 1 + (int)(rng_next(&e.seed) % 24);
+        int nrows = 1 + (int)(tu_rng(&e.seed) % 24), ncols = 1 + (int)(tu_rng(&e.seed) % 24);
         mmx_csc *A = random_matrix(e.h, &e.seed, nrows, ncols, dens[trial % 4], trial % 3);
         all_cases(&e, A, trial % 4 == 0, NULL);
         mmx_csc_free(A);
@@ -401,7 +395,7 @@ static void body_reduced(mmx_ctx *g)
     static const int orders[] = {1, 2, 3, 4, 5, 7, 4, 3};
     for (int trial = 0; trial < 8; trial++) {
         int order = orders[trial];
-        int nrows = order + (int)(rng_next(&e.seed) % 20), ncols = (int)(rng_next(&e.seed) % 30);
+        int nrows = order + (int)(tu_rng(&e.seed) % 20), ncols = (int)(tu_rng(&e.seed) % 30);
         mmx_csc *R, *G;
         random_reduced(e.h, &e.seed, nrows, ncols, order, &R, &G);
         cr_assert_eq(R->order, order);
@@ -586,13 +580,13 @@ static void body_shuffled(mmx_ctx *g)
     for (int v = 0; v < nv; v++) vperm[v] = v;
     for (int f = 0; f < nf; f++) fperm[f] = f;
     for (int t = nv - 1; t > 0; t--) {
-        int r = (int)(rng_next(&e.seed) % (uint32_t)(t + 1));
+        int r = (int)(tu_rng(&e.seed) % (uint32_t)(t + 1));
         mmx_index q = vperm[t];
         vperm[t] = vperm[r];
         vperm[r] = q;
     }
     for (int t = nf - 1; t > 0; t--) {
-        int r = (int)(rng_next(&e.seed) % (uint32_t)(t + 1));
+        int r = (int)(tu_rng(&e.seed) % (uint32_t)(t + 1));
         mmx_index q = fperm[t];
         fperm[t] = fperm[r];
         fperm[r] = q;

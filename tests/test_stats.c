@@ -9,12 +9,6 @@
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 
-static uint32_t rng_next(uint32_t *s)
-{
-    *s = *s * 1664525u + 1013904223u;
-    return *s >> 8;
-}
-
 /* Face lists under construction: start[0..nf], verts[0..start[nf]). */
 typedef struct faces {
     mmx_index nf, cap_f, cap_v;
@@ -766,10 +760,10 @@ Test(stats, shuffled_vertex_and_face_order)
     cr_assert(perm && order);
     for (mmx_index i = 0; i < NV; i++) perm[i] = order[i] = i;
     for (mmx_index i = NV - 1; i > 0; i--) {
-        mmx_index j = (mmx_index)(rng_next(&seed) % (uint32_t)(i + 1)), t = perm[i];
+        mmx_index j = (mmx_index)(tu_rng(&seed) % (uint32_t)(i + 1)), t = perm[i];
         perm[i] = perm[j];
         perm[j] = t;
-        j = (mmx_index)(rng_next(&seed) % (uint32_t)(i + 1));
+        j = (mmx_index)(tu_rng(&seed) % (uint32_t)(i + 1));
         t = order[i];
         order[i] = order[j];
         order[j] = t;
@@ -778,7 +772,7 @@ Test(stats, shuffled_vertex_and_face_order)
     fl_init(&sh, NV, 4 * NV);
     for (mmx_index f = 0; f < NV; f++) {
         const mmx_index *q = fl.verts + fl.start[order[f]];
-        mmx_index r = (mmx_index)(rng_next(&seed) % 4), p[4];
+        mmx_index r = (mmx_index)(tu_rng(&seed) % 4), p[4];
         for (int k = 0; k < 4; k++) p[k] = perm[q[(k + r) % 4]];
         fl_add(&sh, 4, p);
     }
@@ -945,17 +939,17 @@ Test(stats, random_soups_match_the_naive_statement)
     uint32_t seed = 2024;
     int nm_edges = 0, nm_verts = 0, loops = 0;
     for (int trial = 0; trial < 200; trial++) {
-        mmx_index nv = 3 + (mmx_index)(rng_next(&seed) % 14);
-        mmx_index nf = (mmx_index)(rng_next(&seed) % 12);
+        mmx_index nv = 3 + (mmx_index)(tu_rng(&seed) % 14);
+        mmx_index nf = (mmx_index)(tu_rng(&seed) % 12);
         faces fl;
         fl_init(&fl, nf, 5 * nf);
         for (mmx_index f = 0; f < nf; f++) {
-            mmx_index n = 3 + (mmx_index)(rng_next(&seed) % 3), v[5];
+            mmx_index n = 3 + (mmx_index)(tu_rng(&seed) % 3), v[5];
             if (n > nv) n = nv;
             for (mmx_index i = 0; i < n; i++) {
                 int fresh;
                 do {
-                    v[i] = (mmx_index)(rng_next(&seed) % (uint32_t)nv);
+                    v[i] = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
                     fresh = 1;
                     for (mmx_index j = 0; j < i; j++) fresh &= v[j] != v[i];
                 } while (!fresh);
@@ -984,18 +978,18 @@ Test(stats, damaged_tori_match_the_naive_statement)
     uint32_t seed = 99;
     int pinched_walked = 0, incons = 0, several = 0;
     for (int trial = 0; trial < 150; trial++) {
-        mmx_index U = 3 + (mmx_index)(rng_next(&seed) % 5), V = 3 + (mmx_index)(rng_next(&seed) % 5);
+        mmx_index U = 3 + (mmx_index)(tu_rng(&seed) % 5), V = 3 + (mmx_index)(tu_rng(&seed) % 5);
         faces t, fl;
         fl_init(&t, U * V, 4 * U * V);
         add_torus(&t, 0, U, V);
         fl_init(&fl, U * V, 4 * U * V);
-        uint32_t drop = 1 + rng_next(&seed) % 8; /* drop a face with chance drop / 10 */
+        uint32_t drop = 1 + tu_rng(&seed) % 8; /* drop a face with chance drop / 10 */
         int flip = trial % 2;
         for (mmx_index f = 0; f < t.nf; f++) {
-            if (rng_next(&seed) % 10 < drop) continue;
+            if (tu_rng(&seed) % 10 < drop) continue;
             mmx_index q[4];
             memcpy(q, t.verts + t.start[f], sizeof q);
-            if (flip && rng_next(&seed) % 6 == 0) {
+            if (flip && tu_rng(&seed) % 6 == 0) {
                 mmx_index x = q[1];
                 q[1] = q[3];
                 q[3] = x;

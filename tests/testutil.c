@@ -43,3 +43,31 @@ const char *tu_tmp(const char *name)
     snprintf(buf, sizeof buf, "%s/tmp_%ld_%s", dir ? dir : "/tmp", (long)getpid(), name);
     return buf;
 }
+
+uint32_t tu_rng(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+void tu_random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_index *rowidx,
+                   mmx_index *val)
+{
+    int nnz = 0;
+    colptr[0] = 0;
+    for (int j = 0; j < ncols; j++) {
+        for (int i = 0; i < nrows; i++)
+            if (tu_rng(seed) % 3 == 0) {
+                rowidx[nnz] = i;
+                val[nnz] = (mmx_index)(tu_rng(seed) % 9) - 4;
+                nnz++;
+            }
+        /* shuffle the column: rows are not assumed sorted */
+        for (int k = colptr[j] + 1; k < nnz; k++) {
+            int r = colptr[j] + (int)(tu_rng(seed) % (uint32_t)(k - colptr[j] + 1));
+            mmx_index t = rowidx[k]; rowidx[k] = rowidx[r]; rowidx[r] = t;
+            t = val[k]; val[k] = val[r]; val[r] = t;
+        }
+        colptr[j + 1] = nnz;
+    }
+}

@@ -21,6 +21,15 @@ mmx_ctx *tu_host_ctx(void);
  * process: Criterion forks one child per test). */
 mmx_ctx *tu_cuda_ctx_or_skip(void);
 
+/* A small deterministic generator (an LCG's high bits), the same on every platform. */
+uint32_t tu_rng(uint32_t *state);
+
+/* A random nrows x ncols pattern drawn from *seed: each column takes a random subset of
+ * distinct rows (each row with probability 1/3) in random order, with values in [-4, 4].
+ * colptr has ncols + 1 entries; rowidx and val room for nrows * ncols. */
+void tu_random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_index *rowidx,
+                   mmx_index *val);
+
 /* Path of a file in tests/data (static buffer). */
 const char *tu_data(const char *name);
 /* Path of a scratch file in the build's tests folder, unique per process (static buffer). */
