@@ -80,7 +80,7 @@ __device__ __forceinline__ int count_partners(const Prod &P, mmx_index s, mmx_in
         return cycle_partners(P.map.rel, y - s, n, a1, a2);
     }
     mmx_index b = mmx__csc_val(&P.M, y, s), m = 0;
-    for (mmx_index x = s; x < s + n; x++) m += mmx__gemm_rel(&P.map.rel, mmx__csc_val(&P.M, x, s), b, n);
+    for (mmx_index x = s; x < s + n; x++) m += mmx__gemm_rel(&P.map.rel, mmx__csc_val(&P.M, x, s), b, n) != 0;
     return m;
 }
 
