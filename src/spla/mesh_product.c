@@ -162,8 +162,7 @@ static mmx_status mesh_product_host(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map
             mmx_index m = partners(M, &map.rel, fs, n, y, xs);
             for (mmx_index q = 0; q < m; q++) {
                 mmx_index a = mmx__csc_val(M, xs[q], fs);
-                pair_rec r = {M->rowidx[xs[q]], k,
-                              mmx__gemm_coll(map.coll, mmx__gemm_q(&map.rel, a, b), k, a, b)};
+                pair_rec r = {M->rowidx[xs[q]], k, mmx__gemm_contrib(&map, a, b, k)};
                 bucket[ptr[j]++] = r;
             }
         }

@@ -420,7 +420,7 @@ __global__ void __launch_bounds__(kBlock, 4) emit_columns(const Prod P, const mm
                 if (!P.rows) {
                     mmx_index a = need_a ? value_of_row(P.M, k, i) : 0;
                     mmx_index bv = need_b ? value_of_row(P.M, k, j) : 0;
-                    v = mmx__gemm_coll(P.map.coll, mmx__gemm_q(&P.map.rel, a, bv), k, a, bv);
+                    v = mmx__gemm_contrib(&P.map, a, bv, k);
                 }
                 if (i == cur) {
                     if (!mmx__fits_index(v)) bad = true;

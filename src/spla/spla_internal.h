@@ -138,6 +138,16 @@ static inline MMX__HD int64_t mmx__gemm_coll(mmx_coll coll, mmx_index q, mmx_ind
     }
 }
 
+/* The contribution of a collision known to count, for callers that skipped the relation test:
+ * Q's value is looked up only when the collision function uses it (the other functions may
+ * be called with a, b = 0 when they do not need them). */
+static inline MMX__HD int64_t mmx__gemm_contrib(const mmx_gemm_map *map, mmx_index a,
+                                                mmx_index b, mmx_index k)
+{
+    mmx_index q = map->coll == MMX_COLL_MAP ? mmx__gemm_q(&map->rel, a, b) : 1;
+    return mmx__gemm_coll(map->coll, q, k, a, b);
+}
+
 /* Folds a contribution into acc when contributions arrive in increasing k, as in the mesh
  * product: ANY keeps the first. Every contribution fits 32 bits (callers refuse one that does
  * not), so a sum stays far inside 64 bits. */
