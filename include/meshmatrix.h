@@ -13,5 +13,6 @@
 #include "meshmatrix/spla.h"
 #include "meshmatrix/mesh.h"
 #include "meshmatrix/io.h"
+#include "meshmatrix/subdiv.h"
 
 #endif

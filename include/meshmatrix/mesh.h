@@ -112,6 +112,9 @@ typedef struct mmx_mesh_stats {
                                           edge */
     mmx_index inconsistent_edges;      /* two-sided edges whose two faces run it the same way
                                           (edges with three sides or more are not counted) */
+    mmx_index first_nonmanifold_vert;  /* the smallest non-manifold vertex, -1 if none */
+    mmx_index inconsistent_edge[2];    /* the ends (smaller first) of the inconsistent edge of
+                                          the smallest end, -1 -1 if none */
     mmx_index isolated_verts;          /* vertices in no face */
     mmx_index components;              /* classes of faces, two faces being joined when they
                                           share a vertex; isolated vertices make none */

@@ -246,14 +246,14 @@ static mmx_status do_star(work *w, mmx_index v, unsigned wbits, mmx_mesh_stats *
         uf_union(w->vpar, v, u);
         if (m == 1)
             st->boundary_edges++;
-        else if (m == 2)
-            st->inconsistent_edges += (e[j] & 1) == (e[j + 1] & 1);
-        else
+        else if (m == 2 && (e[j] & 1) == (e[j + 1] & 1)) {
+            if (st->inconsistent_edges++ == 0) st->inconsistent_edge[0] = v, st->inconsistent_edge[1] = u;
+        } else if (m >= 3)
             st->nonmanifold_edges++;
     }
     mmx_index fans = 0;
     for (mmx_index i = 0; i < k; i++) fans += uf_find(w->lpar, i) == i;
-    if (fans > 1 || nm) st->nonmanifold_verts++;
+    if ((fans > 1 || nm) && st->nonmanifold_verts++ == 0) st->first_nonmanifold_vert = v;
 
     /* Boundary edges: a node of the loop graph per fan they touch, a link per edge made when its
      * larger end is reached. Records of v are appended in increasing u and looked up in
@@ -379,6 +379,7 @@ mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_s
     if (!mesh || !mesh->M || !st)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_stats_compute: NULL argument");
     memset(st, 0, sizeof *st);
+    st->first_nonmanifold_vert = st->inconsistent_edge[0] = st->inconsistent_edge[1] = -1;
     const mmx_mesh *h;
     mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
     if (s) return s;

@@ -1,0 +1,109 @@
+/*
+ * meshmatrix/subdiv.h: Loop, sqrt3 and Catmull-Clark subdivision through the algebra.
+ *
+ * Each level is the thesis's chapter 4 written as a few mapped SpMVs with the mesh matrix M,
+ * the vertex adjacency E, the half-edge faces F, the edge-vertex matrix EV and the face-edge
+ * matrix FE (all from mmx_adjacency_compute), followed by the child topology read off FE or F.
+ * This is the reference path: every backend runs the same products, so host and CUDA agree
+ * within float rounding, and positions agree with OpenSubdiv (Loop, Catmull-Clark) and OpenMesh
+ * (sqrt3) to 1e-5 of the bounding-box diagonal, topology exactly up to vertex and face order.
+ *
+ * Output layout (thesis 4.1.2, 4.2.2, 4.3.2), per level:
+ *   vertices  the updated old vertices (same numbers as before), then one face point per face
+ *             (Catmull-Clark, sqrt3; in face order), then one edge point per edge (Loop,
+ *             Catmull-Clark; in mmx_adjacency's edge order)
+ *   faces     the children of a face stored together, in parent order: Catmull-Clark makes c
+ *             quads from a face of order c, (v_s, e(v_s v_s+1), f, e(v_s-1 v_s)) for each
+ *             corner s; Loop 4 triangles, the middle one (e_kl, e_lm, e_mk) first, then those
+ *             at k, l, m; sqrt3 3 triangles (v_s, f', f) for each corner s, f' the face across
+ *             the edge v_s -> v_s+1.
+ * The refined mesh is in the reduced form (order 4 for Catmull-Clark, 3 for the others).
+ *
+ * Boundaries: Loop and Catmull-Clark use the thesis's rule, OpenSubdiv's "edge only" boundary
+ * interpolation: a boundary edge's point is its midpoint, a boundary vertex moves to
+ * 3/4 p + 1/8 (p_prev + p_next) (eq. 4.13-4.14, 4.25-4.26); corners are not kept sharp.
+ * sqrt3 takes closed meshes only: Kobbelt's boundary rule is not implemented, and a mesh with a
+ * boundary edge is refused (MMX_ERR_UNSUPPORTED, naming the edge).
+ *
+ * Not interpreted yet: creases, corners and holes (OBJ 't' tag lines are carried on the input
+ * mesh but ignored here, and the refined mesh has none).
+ */
+#ifndef MESHMATRIX_SUBDIV_H
+#define MESHMATRIX_SUBDIV_H
+
+#include "core.h"
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mmx_scheme {
+    MMX_SCHEME_LOOP = 0,          /* triangles in, triangles out, 4 children per face */
+    MMX_SCHEME_SQRT3,             /* triangles in, triangles out, 3 children per face; closed */
+    MMX_SCHEME_CATMULL_CLARK      /* any polygons in, quads out, c children per face of order c */
+} mmx_scheme;
+
+/* How boundaries are refined. Only the thesis's rule exists so far. */
+typedef enum mmx_boundary {
+    MMX_BOUNDARY_EDGE_ONLY = 0    /* boundary edges are smooth creases; corners are not sharp */
+} mmx_boundary;
+
+/* The figures of one refined level, reported when the options ask for them. */
+typedef struct mmx_subdiv_level {
+    mmx_index nverts, nfaces, nedges; /* of the refined mesh at this level (nedges: of the
+                                         refined mesh, known in closed form) */
+    double ms;                        /* wall time of the level, the adjacency of its input
+                                         included (CUDA: the stream synchronized at both ends) */
+} mmx_subdiv_level;
+
+/* Options. A zeroed struct (or a NULL pointer) means the defaults, and fields are only ever
+ * added at the end with zero meaning the old behaviour, so `mmx_subdiv_options o = {0};`
+ * stays valid as the struct grows. */
+typedef struct mmx_subdiv_options {
+    mmx_boundary boundary;        /* default MMX_BOUNDARY_EDGE_ONLY */
+    mmx_subdiv_level *trace;      /* if not NULL: `levels` entries, filled level by level */
+} mmx_subdiv_options;
+
+/* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the
+ * sum of the face orders), computed in closed form in 64 bits: each level of Catmull-Clark
+ * gives V + F + E vertices, nnz faces and 2E + nnz edges; Loop V + E, 4F, 2E + 3F; sqrt3
+ * V + F, 3F, E + 3F. *nnz_out is the refined mesh's number of corners. Any of the outputs may
+ * be NULL. Errors: MMX_ERR_ARG (negative counts or levels, unknown scheme). */
+mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces, int64_t nedges,
+                              int64_t nnz, int levels, int64_t *nverts_out,
+                              int64_t *nfaces_out, int64_t *nedges_out, int64_t *nnz_out);
+
+/* Refines `mesh` (with positions) `levels` times by `scheme` on the context's backend and
+ * returns the refined mesh and positions in the context's space. levels = 0 returns a copy.
+ *
+ * Checked before any work, each with a sentence naming the problem and where it is:
+ *   - mesh, its positions and out given, levels >= 0, a known scheme and boundary mode
+ *     (MMX_ERR_ARG), the mesh in the context's space (MMX_ERR_SPACE);
+ *   - Loop and sqrt3: every face a triangle (MMX_ERR_MESH naming the first other face);
+ *   - a manifold input: no edge with three faces or more, no vertex whose faces form several
+ *     fans (MMX_ERR_MESH naming the edge or the vertex); sqrt3 also needs consistently
+ *     oriented faces (MMX_ERR_MESH) and no boundary (MMX_ERR_UNSUPPORTED naming an edge);
+ *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the
+ *     last level's arrays fit in the memory of the context's backend (MMX_ERR_NOMEM).
+ * Isolated vertices are kept where they are. Manifoldness is kept by refinement, so only the
+ * input is checked.
+ *
+ * Errors also: MMX_ERR_NOMEM, MMX_ERR_CUDA from the products. On error *out is NULL.
+ * Cost per level: the adjacency of the level's input (two implicit products M·Mᵀ), about ten
+ * mapped SpMVs over M, E, EV and FE, and one pass writing the child topology; peak memory
+ * about 2.5x the refined mesh plus the adjacency of its parent. */
+mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                         const mmx_subdiv_options *opts, mmx_mesh **out);
+
+/* The scheme's name ("loop", "sqrt3", "catmull-clark"), or NULL for an unknown value. */
+const char *mmx_scheme_name(mmx_scheme scheme);
+
+/* Parses a scheme name as above ("catmark" and "cc" are accepted for Catmull-Clark).
+ * Errors: MMX_ERR_ARG for an unknown name. */
+mmx_status mmx_scheme_parse(const char *name, mmx_scheme *scheme);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,51 @@
+/* One level of Loop subdivision (thesis 4.2.2), as mapped SpMVs:
+ *
+ *   t  = Mᵀ p                                                    triangle sums
+ *   e  = EVᵀ p, e -> w_ends  (1/8, boundary 1/2)                 edge points      (4.10, 4.13)
+ *      + FE t,  e -> w_faces (1/8, boundary 0)
+ *   p~ = I p,   v -> w_self  (1 - n beta, boundary 3/4)          old vertices     (4.11)
+ *      + E p,   v -> w_ring  (beta, boundary 0)                                    (4.17)
+ *      + E p,   1 -> 1/8, 2 -> 0  (boundary edges only)          boundary rule    (4.14)
+ *
+ * The edge points fold eq. 4.15's three maps into one product: a triangle's share of the point
+ * of its edge kl, 3/16 (p_k + p_l) + 1/8 p_m, is 1/8 t + 1/16 (p_k + p_l), so two triangles
+ * give 1/8 (t_1 + t_2) + 1/8 (p_k + p_l) = 3/8 (p_k + p_l) + 1/8 (p_m + p_n). The boundary
+ * rules are the maps' boundary entries (the thesis's repair step, eq. 4.18-4.21, done by the
+ * maps). The new positions are [p~ | e]. */
+#include "subdiv_internal.h"
+
+mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_ops *ops,
+                           mmx_mesh **out)
+{
+    const mmx_csc *M = in->M, *E = ops->adj->E;
+    const mmx_index nv = M->nrows, nf = M->ncols, ne = ops->adj->nedges;
+    const float *p = in->pos;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_mesh *r = NULL;
+    float *t = NULL;
+    mmx_status s = mmx__subdiv_mesh_alloc(ctx, nv + ne, &r);
+    if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nf * sizeof *t, (void **)&t);
+    if (s) goto done;
+    float *vp = r->pos, *e = vp + 3 * (size_t)nv;
+    const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
+    const mmx_map ring = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);
+    const mmx_map crease = mmx_map_table(MMX_MAP_BY_VALUE, ops->crease, 2);
+    const mmx_map ends = mmx_map_table(MMX_MAP_BY_COL, ops->w_ends, ne);
+    const mmx_map faces = mmx_map_table(MMX_MAP_BY_ROW, ops->w_faces, ne);
+
+    s = mmx_spmv(ctx, MMX_OP_T, 1.0f, M, mmx_map_const(1.0f), p, 3, 0.0f, t);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, &ops->EV, ends, p, 3, 0.0f, e);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, ops->FE, faces, t, 3, 1.0f, e);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 0.0f, vp);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring, p, 3, 1.0f, vp);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, crease, p, 3, 1.0f, vp);
+    if (!s) s = mmx__subdiv_topology(ctx, ops, nv + ne, &r->M);
+done:
+    mmx_mem_free(sp, t);
+    if (s) {
+        mmx_mesh_free(r);
+        return s;
+    }
+    *out = r;
+    return MMX_OK;
+}

@@ -1,0 +1,160 @@
+/* The operators one subdivision level multiplies with (thesis 4.1.2, 4.2.2, 4.3.2): E and F
+ * from the adjacency, EV and FE read off it, the identity for eq. 4.30, and each scheme's
+ * weights as map tables. The tables are filled on the host below or by operators.cu. */
+#include <string.h>
+#include "subdiv_internal.h"
+
+/* EV as a view of adj->ev: column e holds the two ends of edge e, so EVᵀ·p sums each edge's
+ * ends. The reduced form of order 2 needs no colptr and no values. */
+static mmx_csc ev_view(const mmx_adjacency *adj)
+{
+    mmx_csc EV;
+    memset(&EV, 0, sizeof EV);
+    EV.nrows = adj->nverts;
+    EV.ncols = adj->nedges;
+    EV.nnz = 2 * adj->nedges;
+    EV.rowidx = adj->ev;
+    EV.order = 2;
+    EV.space = adj->space;
+    if (adj->nedges) EV.maxcol = 2, EV.minval = 1, EV.maxval = 2, EV.positional = 1;
+    return EV;
+}
+
+/* FE: M's columns with each corner's edge (adj->fe / 2) as its row. A face's edges are
+ * distinct (its vertices are), so FE is a valid matrix, positional like M. */
+static mmx_status fe_build(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjacency *adj,
+                           mmx_csc **out)
+{
+    mmx_csc *FE = NULL;
+    const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
+    mmx_status s = mmx__csc_alloc(ctx, M->space, adj->nedges, M->ncols, M->nnz, M->order, &FE);
+    if (s) return s;
+    if (!M->order)
+        s = mmx_mem_copy(ctx, FE->colptr, FE->space, M->colptr, M->space,
+                         ((size_t)M->ncols + 1) * sizeof(mmx_index));
+    if (!s && cuda) {
+#ifdef MMX_HAVE_CUDA
+        s = mmx__subdiv_fe_rows_cuda(ctx, adj->fe, M->nnz, FE->rowidx);
+#endif
+    } else if (!s) {
+        for (mmx_index q = 0; q < M->nnz; q++) FE->rowidx[q] = adj->fe[q] >> 1;
+    }
+    if (!s && !M->order) s = mmx__csc_fill_positions(ctx, FE);
+    if (!s) s = mmx__csc_props(ctx, FE);
+    if (s) {
+        mmx_csc_free(FE);
+        return s;
+    }
+    *out = FE;
+    return MMX_OK;
+}
+
+/* I, n x n, reduced of order 1: column v holds row v. */
+static mmx_status identity_build(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
+{
+    mmx_csc *I = NULL;
+    mmx_status s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), n, n, n, 1, &I);
+    if (s) return s;
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+#ifdef MMX_HAVE_CUDA
+        s = mmx__subdiv_iota_cuda(ctx, n, I->rowidx);
+#endif
+    } else {
+        for (mmx_index v = 0; v < n; v++) I->rowidx[v] = v;
+    }
+    if (!s) s = mmx__csc_props(ctx, I);
+    if (s) {
+        mmx_csc_free(I);
+        return s;
+    }
+    *out = I;
+    return MMX_OK;
+}
+
+/* The small fixed tables, made on the host and copied to the context's space. */
+static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
+{
+    const mmx_space sp = mmx_ctx_space(ctx);
+    float crease[2] = {0.125f, 0.0f};
+    float face_w[64];
+    mmx_index len = 0;
+    if (ops->scheme == MMX_SCHEME_SQRT3) {
+        face_w[0] = face_w[1] = face_w[2] = 1.0f / 3.0f;
+        len = 3;
+    } else if (ops->scheme == MMX_SCHEME_CATMULL_CLARK) {
+        len = ops->M->maxcol + 1;
+    }
+    mmx_status s = mmx_mem_alloc(ctx, sp, sizeof crease, (void **)&ops->crease);
+    if (!s) s = mmx_mem_copy(ctx, ops->crease, sp, crease, MMX_SPACE_HOST, sizeof crease);
+    if (s || len == 0) return s;
+    float *w = face_w;
+    if ((size_t)len > sizeof face_w / sizeof *face_w) {
+        s = mmx__host_alloc(ctx, (size_t)len, sizeof *w, (void **)&w);
+        if (s) return s;
+    }
+    if (ops->scheme == MMX_SCHEME_CATMULL_CLARK) {
+        w[0] = 0.0f;
+        for (mmx_index c = 1; c < len; c++) w[c] = (float)(1.0 / c);
+    }
+    s = mmx_mem_alloc(ctx, sp, (size_t)len * sizeof *w, (void **)&ops->face_w);
+    if (!s) s = mmx_mem_copy(ctx, ops->face_w, sp, w, MMX_SPACE_HOST, (size_t)len * sizeof *w);
+    if (!s) ops->len_face_w = len;
+    if (w != face_w) free(w);
+    return s;
+}
+
+/* The per-vertex and per-edge weights on the host. */
+static void tables_host(mmx__subdiv_ops *ops)
+{
+    const mmx_adjacency *adj = ops->adj;
+    for (mmx_index v = 0; v < adj->nverts; v++)
+        mmx__subdiv_vertex_weights(ops->scheme, adj->valence[v], adj->boundary[v],
+                                   &ops->w_self[v], &ops->w_ring[v]);
+    for (mmx_index e = 0; e < adj->nedges; e++)
+        mmx__subdiv_edge_weights(ops->scheme, adj->sides[e], &ops->w_ends[e], &ops->w_faces[e]);
+}
+
+void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)
+{
+    if (!ops) return;
+    const mmx_space sp = ops->adj ? ops->adj->space : MMX_SPACE_HOST;
+    mmx_csc_free(ops->FE);
+    mmx_csc_free(ops->I);
+    mmx_mem_free(sp, ops->w_self);
+    mmx_mem_free(sp, ops->w_ring);
+    mmx_mem_free(sp, ops->w_ends);
+    mmx_mem_free(sp, ops->w_faces);
+    mmx_mem_free(sp, ops->crease);
+    mmx_mem_free(sp, ops->face_w);
+    memset(ops, 0, sizeof *ops);
+}
+
+mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                 mmx_adjacency *adj, mmx__subdiv_ops *ops)
+{
+    memset(ops, 0, sizeof *ops);
+    ops->scheme = scheme;
+    ops->M = mesh->M;
+    ops->adj = adj;
+    ops->EV = ev_view(adj);
+    const mmx_space sp = adj->space;
+    const size_t nv = (size_t)adj->nverts, ne = (size_t)adj->nedges;
+    mmx_status s = fe_build(ctx, mesh->M, adj, &ops->FE);
+    if (!s) s = identity_build(ctx, adj->nverts, &ops->I);
+    if (!s) s = small_tables(ctx, ops);
+    if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_self);
+    if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_ring);
+    if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_ends);
+    if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_faces);
+    if (!s) {
+        if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+#ifdef MMX_HAVE_CUDA
+            s = mmx__subdiv_tables_cuda(ctx, ops);
+#endif
+        } else {
+            tables_host(ops);
+        }
+    }
+    if (s) mmx__subdiv_ops_free(ops);
+    return s;
+}

@@ -1,0 +1,77 @@
+/* The device half of the level operators (operators.c holds the flow and the host loops):
+ * FE's rows, the identity's rows and the weight tables, one thread per element, each using the
+ * rule subdiv_internal.h shares with the host. */
+#include "subdiv_internal.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
+
+__global__ void fe_rows(const mmx_index *fe, mmx_index nnz, mmx_index *rows)
+{
+    long long q = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (q < nnz) rows[q] = fe[q] >> 1;
+}
+
+__global__ void iota(mmx_index n, mmx_index *out)
+{
+    long long v = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (v < n) out[v] = (mmx_index)v;
+}
+
+__global__ void vertex_tables(mmx_scheme scheme, mmx_index nv, const mmx_index *valence,
+                              const unsigned char *boundary, float *self, float *ring)
+{
+    long long v = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (v < nv) mmx__subdiv_vertex_weights(scheme, valence[v], boundary[v], &self[v], &ring[v]);
+}
+
+__global__ void edge_tables(mmx_scheme scheme, mmx_index ne, const mmx_index *sides, float *ends,
+                            float *faces)
+{
+    long long e = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (e < ne) mmx__subdiv_edge_weights(scheme, sides[e], &ends[e], &faces[e]);
+}
+
+/* Launch errors, then the kernels' own, once the stream is done. */
+mmx_status finish(mmx_ctx *ctx)
+{
+    mmx_status s = MMX__CUDA(ctx, cudaGetLastError());
+    if (s) return s;
+    return MMX__CUDA(ctx, cudaStreamSynchronize((cudaStream_t)mmx_ctx_cuda_stream(ctx)));
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__subdiv_fe_rows_cuda(mmx_ctx *ctx, const mmx_index *fe, mmx_index nnz,
+                                               mmx_index *rows)
+{
+    if (nnz == 0) return MMX_OK;
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    fe_rows<<<blocks_for(nnz), kBlock, 0, st>>>(fe, nnz, rows);
+    return finish(ctx);
+}
+
+extern "C" mmx_status mmx__subdiv_iota_cuda(mmx_ctx *ctx, mmx_index n, mmx_index *out)
+{
+    if (n == 0) return MMX_OK;
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    iota<<<blocks_for(n), kBlock, 0, st>>>(n, out);
+    return finish(ctx);
+}
+
+extern "C" mmx_status mmx__subdiv_tables_cuda(mmx_ctx *ctx, mmx__subdiv_ops *ops)
+{
+    const mmx_adjacency *adj = ops->adj;
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    if (adj->nverts)
+        vertex_tables<<<blocks_for(adj->nverts), kBlock, 0, st>>>(
+            ops->scheme, adj->nverts, adj->valence, adj->boundary, ops->w_self, ops->w_ring);
+    if (adj->nedges)
+        edge_tables<<<blocks_for(adj->nedges), kBlock, 0, st>>>(ops->scheme, adj->nedges,
+                                                                adj->sides, ops->w_ends,
+                                                                ops->w_faces);
+    return finish(ctx);
+}

@@ -1,0 +1,288 @@
+/* mmx_subdivide: the checks that come before any work (scheme against the faces, manifoldness,
+ * sizes against 32-bit indices and memory), then one level after another, each built from the
+ * level's operators (operators.c) and the scheme's products (loop.c, sqrt3.c,
+ * catmull_clark.c). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "subdiv_internal.h"
+#include "mesh/mesh_internal.h"
+
+const char *mmx_scheme_name(mmx_scheme scheme)
+{
+    switch (scheme) {
+    case MMX_SCHEME_LOOP: return "loop";
+    case MMX_SCHEME_SQRT3: return "sqrt3";
+    case MMX_SCHEME_CATMULL_CLARK: return "catmull-clark";
+    }
+    return NULL;
+}
+
+mmx_status mmx_scheme_parse(const char *name, mmx_scheme *scheme)
+{
+    if (!name || !scheme) return MMX_ERR_ARG;
+    if (strcmp(name, "loop") == 0) *scheme = MMX_SCHEME_LOOP;
+    else if (strcmp(name, "sqrt3") == 0) *scheme = MMX_SCHEME_SQRT3;
+    else if (strcmp(name, "catmull-clark") == 0 || strcmp(name, "catmark") == 0 ||
+             strcmp(name, "cc") == 0)
+        *scheme = MMX_SCHEME_CATMULL_CLARK;
+    else return MMX_ERR_ARG;
+    return MMX_OK;
+}
+
+mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces, int64_t nedges,
+                              int64_t nnz, int levels, int64_t *nverts_out,
+                              int64_t *nfaces_out, int64_t *nedges_out, int64_t *nnz_out)
+{
+    if (nverts < 0 || nfaces < 0 || nedges < 0 || nnz < 0 || levels < 0 || !mmx_scheme_name(scheme))
+        return MMX_ERR_ARG;
+    /* Each count stays below 2^62 for 32-bit inputs within the levels anyone can store; the
+     * loop stops growing once a count passes 2^40, which already fails every check. */
+    const int64_t big = (int64_t)1 << 40;
+    int64_t v = nverts, f = nfaces, e = nedges, c = nnz;
+    for (int l = 0; l < levels && v < big && f < big && e < big && c < big; l++) {
+        int64_t v2, f2, e2, c2;
+        if (scheme == MMX_SCHEME_CATMULL_CLARK)
+            v2 = v + f + e, f2 = c, e2 = 2 * e + c, c2 = 4 * c;
+        else if (scheme == MMX_SCHEME_LOOP)
+            v2 = v + e, f2 = 4 * f, e2 = 2 * e + 3 * f, c2 = 12 * f;
+        else
+            v2 = v + f, f2 = 3 * f, e2 = e + 3 * f, c2 = 9 * f;
+        v = v2, f = f2, e = e2, c = c2;
+    }
+    if (nverts_out) *nverts_out = v;
+    if (nfaces_out) *nfaces_out = f;
+    if (nedges_out) *nedges_out = e;
+    if (nnz_out) *nnz_out = c;
+    return MMX_OK;
+}
+
+/* The bytes one level needs at its peak: its input (matrix, positions), the input's adjacency
+ * (E and F with their colptr and values, ev, sides, fe, valence, boundary, and the products'
+ * scratch of about 8 bytes per corner), the operators (FE, I, four weight tables, Loop's
+ * triangle sums) and its output (matrix and positions). An estimate on the safe side. */
+static double level_bytes(int64_t v, int64_t f, int64_t e, int64_t c, int64_t v2, int64_t c2)
+{
+    double in = 4.0 * c + 4.0 * (f + 1) * 2 + 12.0 * v;
+    double adj = 2 * (8.0 * 2 * e + 4.0 * (v + 1)) + 8.0 * e + 4.0 * e + 4.0 * c + 5.0 * v + 8.0 * c;
+    double ops = 4.0 * c + 4.0 * (f + 1) * 2 + 4.0 * v + 8.0 * v + 8.0 * e + 12.0 * f;
+    double out = 4.0 * c2 + 12.0 * v2;
+    return in + adj + ops + out;
+}
+
+/* Memory the context's backend can hand out: the device's free memory, or the host's
+ * physical memory. 0 when unknown (then nothing is refused on this ground). */
+static double memory_available(mmx_ctx *ctx)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+#ifdef MMX_HAVE_CUDA
+        size_t free_b = 0, total_b = 0;
+        if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) return (double)free_b;
+#endif
+        return 0;
+    }
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && size > 0) return (double)pages * (double)size;
+#endif
+    return 0;
+}
+
+/* The checks on sizes: every level's input must fit the adjacency's 32-bit products (two
+ * collisions per corner, edge numbers 2e + 1), the output 32-bit indices, and the last level
+ * the memory. */
+static mmx_status check_sizes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_csc *M,
+                              const mmx_adjacency *adj, int levels)
+{
+    const char *name = mmx_scheme_name(scheme);
+    int64_t v = M->nrows, f = M->ncols, e = adj->nedges, c = M->nnz;
+    for (int l = 1; l <= levels; l++) {
+        int64_t v2, f2, e2, c2;
+        mmx_subdiv_predict(scheme, v, f, e, c, 1, &v2, &f2, &e2, &c2);
+        if (2 * c > MMX_INDEX_MAX || 2 * e + 1 > MMX_INDEX_MAX)
+            return mmx__fail(ctx, MMX_ERR_OVERFLOW,
+                             "%s to level %d: level %d's input (%lld faces, %lld corners) is too "
+                             "large for 32-bit indices", name, levels, l - 1, (long long)f,
+                             (long long)c);
+        if (v2 > MMX_INDEX_MAX || c2 > MMX_INDEX_MAX)
+            return mmx__fail(ctx, MMX_ERR_OVERFLOW,
+                             "%s to level %d: level %d would have %lld vertices and %lld corners, "
+                             "beyond 32-bit indices (%d)", name, levels, l, (long long)v2,
+                             (long long)c2, MMX_INDEX_MAX);
+        if (l == levels) {
+            double need = level_bytes(v, f, e, c, v2, c2), have = memory_available(ctx);
+            if (have > 0 && need > have)
+                return mmx__fail(ctx, MMX_ERR_NOMEM,
+                                 "%s to level %d: the last level needs about %.1f GB, more than "
+                                 "the %.1f GB the %s has", name, levels, need / 1e9, have / 1e9,
+                                 mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "device has free"
+                                                                          : "host");
+        }
+        v = v2, f = f2, e = e2, c = c2;
+    }
+    return MMX_OK;
+}
+
+/* The checks on the input mesh, on a host view of it: face orders, manifoldness, orientation
+ * and boundary as the scheme needs. */
+static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                             const mmx_adjacency *adj)
+{
+    const char *name = mmx_scheme_name(scheme);
+    const mmx_mesh *h = NULL;
+    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
+    if (s) return s;
+    const mmx_csc *M = h->M;
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && M->order != 3) {
+        for (mmx_index k = 0; k < M->ncols && !s; k++) {
+            mmx_index n = M->order ? M->order : M->colptr[k + 1] - M->colptr[k];
+            if (n != 3)
+                s = mmx__fail(ctx, MMX_ERR_MESH,
+                              "%s subdivides triangle meshes only: face %d has %d vertices", name,
+                              k, n);
+        }
+    }
+    mmx_mesh_stats st;
+    if (!s) s = mmx_mesh_stats_compute(ctx, h, &st);
+    mmx__mesh_host_release(mesh, h);
+    if (s) return s;
+    if (adj->nonmanifold_edges > 0 || st.nonmanifold_verts > 0) {
+        /* Name an edge with three faces or more when there is one, else the first vertex. */
+        mmx_index *sides = NULL, *ev = NULL, bad = -1;
+        const size_t ne = (size_t)adj->nedges;
+        if (adj->nonmanifold_edges > 0) {
+            s = mmx__host_alloc(ctx, ne, sizeof *sides, (void **)&sides);
+            if (!s) s = mmx__host_alloc(ctx, 2 * ne, sizeof *ev, (void **)&ev);
+            if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
+            if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
+            for (size_t e = 0; !s && e < ne && bad < 0; e++)
+                if (sides[e] >= 3) bad = (mmx_index)e;
+        }
+        if (!s && bad >= 0)
+            s = mmx__fail(ctx, MMX_ERR_MESH,
+                          "%s needs a manifold mesh: edge (%d, %d) has %d faces (%d such edges)",
+                          name, ev[2 * bad], ev[2 * bad + 1], sides[bad], adj->nonmanifold_edges);
+        else if (!s)
+            s = mmx__fail(ctx, MMX_ERR_MESH,
+                          "%s needs a manifold mesh: the faces around vertex %d form %s (%d "
+                          "non-manifold vertices)", name, st.first_nonmanifold_vert,
+                          "several fans, as at the tip of two cones or the middle of a bowtie",
+                          st.nonmanifold_verts);
+        free(sides);
+        free(ev);
+        return s;
+    }
+    if (scheme == MMX_SCHEME_SQRT3 && st.inconsistent_edges > 0)
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "sqrt3 needs consistently oriented faces: both faces of edge (%d, %d) run "
+                         "it the same way (%d such edges)", st.inconsistent_edge[0],
+                         st.inconsistent_edge[1], st.inconsistent_edges);
+    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
+        mmx_index *sides = NULL, ev[2] = {-1, -1};
+        const size_t ne = (size_t)adj->nedges;
+        s = mmx__host_alloc(ctx, ne, sizeof *sides, (void **)&sides);
+        if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
+        for (size_t e = 0; !s && e < ne; e++)
+            if (sides[e] == 1) {
+                s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev + 2 * e, adj->space, sizeof ev);
+                break;
+            }
+        free(sides);
+        if (s) return s;
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
+                         "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
+                         "implemented): edge (%d, %d) is on a boundary (%d boundary edges)",
+                         ev[0], ev[1], adj->boundary_edges);
+    }
+    return MMX_OK;
+}
+
+/* One level: operators, products, topology; the adjacency is the caller's. */
+static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in,
+                            mmx_adjacency *adj, mmx_mesh **out)
+{
+    mmx__subdiv_ops ops;
+    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, in, adj, &ops);
+    if (s) return s;
+    switch (scheme) {
+    case MMX_SCHEME_LOOP: s = mmx__loop_level(ctx, in, &ops, out); break;
+    case MMX_SCHEME_SQRT3: s = mmx__sqrt3_level(ctx, in, &ops, out); break;
+    default: s = mmx__catmull_clark_level(ctx, in, &ops, out); break;
+    }
+    mmx__subdiv_ops_free(&ops);
+    return s;
+}
+
+mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                         const mmx_subdiv_options *opts, mmx_mesh **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
+    *out = NULL;
+    if (!mesh || !mesh->M)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: mesh is NULL");
+    if (!mesh->pos)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: the mesh has no positions");
+    if (levels < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: levels is %d, below 0", levels);
+    if (!mmx_scheme_name(scheme))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: unknown scheme %d", (int)scheme);
+    mmx_subdiv_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    if (o.boundary != MMX_BOUNDARY_EDGE_ONLY)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: unknown boundary mode %d", (int)o.boundary);
+    mmx_status s = mmx__check_space(ctx, mesh->space, "mmx_subdivide: mesh");
+    if (!s && mesh->space != mmx_ctx_space(ctx))
+        s = mmx__fail(ctx, MMX_ERR_SPACE,
+                      "mmx_subdivide: the mesh is in host memory but the context is on the CUDA "
+                      "backend (copy it with mmx_mesh_copy)");
+    if (s) return s;
+
+    mmx_adjacency *adj = NULL;
+    mmx_timer *timer = NULL;
+    mmx_mesh *cur = NULL;
+    double adj_ms = 0;
+    if (o.trace) s = mmx_timer_create(ctx, &timer);
+    if (!s && timer) s = mmx_timer_start(timer);
+    if (!s) s = mmx_adjacency_compute(ctx, mesh, &adj);
+    if (!s && timer) s = mmx_timer_stop(timer, &adj_ms);
+    if (!s) s = check_mesh(ctx, scheme, mesh, adj);
+    if (!s) s = check_sizes(ctx, scheme, mesh->M, adj, levels);
+    if (!s && levels == 0) s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), &cur);
+    /* Level l refines `in` (the input, then the previous level). The input's adjacency is
+     * already there from the checks; its time joins level 1's. */
+    const mmx_mesh *in = mesh;
+    int64_t nedges = adj ? adj->nedges : 0;
+    for (int l = 1; !s && l <= levels; l++) {
+        mmx_mesh *next = NULL;
+        double ms = 0;
+        if (timer) s = mmx_timer_start(timer);
+        if (!s && !adj) s = mmx_adjacency_compute(ctx, in, &adj);
+        if (!s) s = one_level(ctx, scheme, in, adj, &next);
+        mmx_adjacency_free(adj);
+        adj = NULL;
+        if (!s && timer) s = mmx_timer_stop(timer, &ms);
+        if (!s) {
+            /* The refined mesh's edges, in closed form from its parent's. */
+            mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, nedges, in->M->nnz, 1, NULL,
+                               NULL, &nedges, NULL);
+            if (o.trace) {
+                o.trace[l - 1].nverts = next->M->nrows;
+                o.trace[l - 1].nfaces = next->M->ncols;
+                o.trace[l - 1].nedges = (mmx_index)nedges;
+                o.trace[l - 1].ms = ms + (l == 1 ? adj_ms : 0);
+            }
+        }
+        mmx_mesh_free(cur);
+        cur = next;
+        in = cur;
+    }
+    mmx_adjacency_free(adj);
+    mmx_timer_free(timer);
+    if (s) {
+        mmx_mesh_free(cur);
+        return s;
+    }
+    *out = cur;
+    return MMX_OK;
+}
