@@ -8,6 +8,9 @@
  *   mmx reorder IN OUT     renumbers IN's vertices by reverse Cuthill-McKee and its faces by
  *                          their smallest vertex (thesis 4.3.4), shows the bandwidth figures
  *                          before and after, and writes OUT
+ *   mmx subdiv --scheme S [--levels N] IN OUT
+ *                          Loop, sqrt3 or Catmull-Clark subdivision (subdiv_cmd.c)
+ *   mmx demo [DIR]         the main job: each scheme on a built-in cage, written to DIR
  *
  * FILE and IN are mesh files (.obj, .off, .ply) or builtin:SPEC for mmx_mesh_shape's shapes.
  * It uses only the public API, so it is also an example of it. Exit status: 0 success, 1 when
@@ -20,22 +23,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "meshmatrix.h"
-
-enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
-
-#if defined(__GNUC__)
-#define TOOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define TOOL_PRINTF(a, b)
-#endif
-
-#define BUILTIN_PREFIX "builtin:"
+#include "tool.h"
 #define DEFAULT_INPUT "builtin:torus"
 
-static const char usage_line[] =
-    "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | reorder IN OUT | help |\n"
-    "       --version";
+const char tool_usage_line[] =
+    "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | reorder IN OUT |\n"
+    "       subdiv --scheme loop|sqrt3|catmull-clark [--levels N] IN OUT | demo [DIR] |\n"
+    "       help | --version";
 
 static void print_help(void)
 {
@@ -48,6 +42,14 @@ static void print_help(void)
            "                         smallest vertex) for locality, show the bandwidth of the\n"
            "                         vertex adjacency and the spreads of the mesh matrix\n"
            "                         before and after, and write OUT like convert\n"
+           "  mmx subdiv --scheme S [--levels N] IN OUT\n"
+           "                         subdivide IN N times (default 1) by scheme S: loop\n"
+           "                         (triangles), sqrt3 (closed triangle meshes) or\n"
+           "                         catmull-clark (any polygons); print each level's sizes\n"
+           "                         and time, and write OUT like convert\n"
+           "  mmx demo [DIR]         the main job: each scheme on a built-in cage (Catmull-\n"
+           "                         Clark 5 levels on builtin:mixed, Loop and sqrt3 4 levels\n"
+           "                         on builtin:icosphere:1), written to DIR (default .)\n"
            "  mmx help, mmx --help   this text\n"
            "  mmx --version          the version and whether the CUDA backend is built\n\n"
            "FILE, IN:  a .obj, .off or .ply file, or builtin:SPEC, one of the built-in shapes\n"
@@ -55,73 +57,17 @@ static void print_help(void)
            "           'mmx info' without FILE inspects " DEFAULT_INPUT ".\n"
            "OUT:       .obj (text), .off (text) or .ply (binary little endian).\n\n"
            "options:\n"
-           "  --backend host|cuda    where the mesh is loaded (default host); cuda needs a\n"
-           "                         GPU and a build with the CUDA backend\n"
+           "  --backend host|cuda    where the work runs (default: cuda for subdiv and demo\n"
+           "                         when a GPU is present, else host); cuda needs a GPU and\n"
+           "                         a build with the CUDA backend\n"
+           "  --scheme S, --levels N for subdiv\n"
            "  -h, --help             this text\n"
            "  -V, --version          the version\n\n"
            "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n",
            MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);
 }
 
-static int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
-
-static int usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fputs("mmx: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "\n%s\nTry 'mmx --help' for more.\n", usage_line);
-    return EXIT_USAGE;
-}
-
-/* Reports a failed call: the context's detail, prefixed with what was being worked on when
- * the detail does not already name it, so that every message says which file is at fault. */
-static int fail(mmx_ctx *ctx, mmx_status s, const char *what)
-{
-    const char *detail = ctx ? mmx_ctx_error(ctx) : "";
-    if (!detail[0]) detail = mmx_status_str(s);
-    if (what && !strstr(detail, what)) fprintf(stderr, "mmx: %s: %s\n", what, detail);
-    else fprintf(stderr, "mmx: %s\n", detail);
-    return EXIT_FAIL;
-}
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-/* A mesh file or a builtin:SPEC shape, timed. */
-static mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
-{
-    double t0 = now_ms();
-    mmx_status s;
-    if (strncmp(src, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0)
-        s = mmx_mesh_shape(ctx, src + strlen(BUILTIN_PREFIX), mesh);
-    else
-        s = mmx_mesh_read(ctx, src, MMX_FORMAT_AUTO, mesh);
-    *ms = now_ms() - t0;
-    return s;
-}
-
 /* ---- mmx info ----------------------------------------------------------------------------- */
-
-#define LABEL_W 21
-
-static void row(const char *label, const char *fmt, ...) TOOL_PRINTF(2, 3);
-
-static void row(const char *label, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%-*s ", LABEL_W, label);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
-}
 
 static const char *order_name(mmx_index c)
 {
@@ -241,16 +187,6 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
 
 /* ---- mmx convert -------------------------------------------------------------------------- */
 
-static const char *format_name(mmx_format f)
-{
-    switch (f) {
-    case MMX_FORMAT_OBJ: return "OBJ text";
-    case MMX_FORMAT_OFF: return "OFF text";
-    case MMX_FORMAT_PLY: return "PLY binary little endian";
-    default: return "?";
-    }
-}
-
 static int cmd_convert(mmx_ctx *ctx, const char *in, const char *out)
 {
     mmx_format fmt = mmx_format_from_path(out);
@@ -356,7 +292,7 @@ int main(int argc, char **argv)
 {
     const char *pos[4];
     int npos = 0, help = 0, version = 0, options_done = 0;
-    const char *backend = "host";
+    const char *backend = NULL, *scheme = NULL, *levels = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || a[1] == '\0') {
@@ -374,6 +310,13 @@ int main(int argc, char **argv)
             backend = argv[++i];
         } else if (strncmp(a, "--backend=", 10) == 0) {
             backend = a + 10;
+        } else if (strcmp(a, "--scheme") == 0 || strcmp(a, "--levels") == 0) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            *(a[2] == 's' ? &scheme : &levels) = argv[++i];
+        } else if (strncmp(a, "--scheme=", 9) == 0) {
+            scheme = a + 9;
+        } else if (strncmp(a, "--levels=", 9) == 0) {
+            levels = a + 9;
         } else {
             return usage_error("unknown option '%s'", a);
         }
@@ -388,8 +331,8 @@ int main(int argc, char **argv)
         return finish(EXIT_OK);
     }
     int cuda = 0;
-    if (strcmp(backend, "cuda") == 0) cuda = 1;
-    else if (strcmp(backend, "host") != 0)
+    if (backend && strcmp(backend, "cuda") == 0) cuda = 1;
+    else if (backend && strcmp(backend, "host") != 0)
         return usage_error("unknown backend '%s' (use host or cuda)", backend);
     if (npos == 0) return usage_error("no command given");
 
@@ -406,13 +349,25 @@ int main(int argc, char **argv)
     } else if (strcmp(cmd, "reorder") == 0) {
         if (npos < 3) return usage_error("reorder needs IN and OUT");
         if (npos > 3) return usage_error("reorder takes IN and OUT, got %d arguments", npos - 1);
+    } else if (strcmp(cmd, "subdiv") == 0) {
+        if (npos != 3) return usage_error("subdiv needs IN and OUT, got %d arguments", npos - 1);
+    } else if (strcmp(cmd, "demo") == 0) {
+        if (npos > 2) return usage_error("demo takes one DIR, got %d arguments", npos - 1);
     } else {
         return usage_error("unknown command '%s'", cmd);
     }
+    const int subdiv = cmd[0] == 's' || cmd[0] == 'd';
+    if ((scheme || levels) && cmd[0] != 's')
+        return usage_error("--scheme and --levels belong to subdiv");
 
     mmx_ctx *ctx = NULL;
     mmx_status s = mmx_ctx_create(&ctx);
     if (s) return fail(NULL, s, NULL);
+    /* subdiv and demo run on the GPU when there is one and no backend was asked for. */
+    if (!backend && subdiv && mmx_has_cuda()) {
+        int n = 0;
+        cuda = mmx_cuda_device_count(ctx, &n) == MMX_OK && n > 0;
+    }
     if (cuda && (s = mmx_ctx_use_cuda(ctx, 0)) != MMX_OK) {
         fprintf(stderr, "mmx: cannot use the CUDA backend: %s\n",
                 mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s));
@@ -421,6 +376,8 @@ int main(int argc, char **argv)
     }
     int rc = cmd[0] == 'i' ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
            : cmd[0] == 'r' ? cmd_reorder(ctx, pos[1], pos[2])
+           : cmd[0] == 's' ? cmd_subdiv(ctx, scheme, levels, pos[1], pos[2])
+           : cmd[0] == 'd' ? cmd_demo(ctx, npos == 2 ? pos[1] : ".")
                            : cmd_convert(ctx, pos[1], pos[2]);
     mmx_ctx_free(ctx);
     return finish(rc);
