@@ -81,9 +81,10 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *   - mesh, its positions and out given, levels >= 0, a known scheme and boundary mode
  *     (MMX_ERR_ARG), the mesh in the context's space (MMX_ERR_SPACE);
  *   - Loop and sqrt3: every face a triangle (MMX_ERR_MESH naming the first other face);
- *   - a manifold input: no edge with three faces or more, no vertex whose faces form several
- *     fans (MMX_ERR_MESH naming the edge or the vertex); sqrt3 also needs consistently
- *     oriented faces (MMX_ERR_MESH) and no boundary (MMX_ERR_UNSUPPORTED naming an edge);
+ *   - a manifold, consistently oriented input: no edge with three faces or more, no vertex
+ *     whose faces form several fans, no edge run the same way by both its faces (MMX_ERR_MESH
+ *     naming the edge or the vertex; OpenSubdiv would make such edges sharp); sqrt3 also
+ *     needs no boundary (MMX_ERR_UNSUPPORTED naming an edge);
  *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the
  *     last level's arrays fit in the memory of the context's backend (MMX_ERR_NOMEM).
  * Isolated vertices are kept where they are. Manifoldness is kept by refinement, so only the

@@ -1,10 +1,10 @@
 /* One level of Catmull-Clark subdivision (thesis 4.3.2), as mapped SpMVs:
  *
  *   f  = Mᵀ p,  val_k -> 1/c_k                                   face points      (4.27)
- *   p~ = I p,   v -> w_self  (1 - 2/n, boundary 3/4)              old vertices     (4.30)
- *      + E p,   v -> w_ring  (1/n², boundary 0)                                    (4.31)
+ *   p~ = E p,   v -> w_ring  (1/n², boundary 0)                  old vertices     (4.31)
  *      + E p,   1 -> 1/8, 2 -> 0  (boundary edges only)          boundary rule    (4.25)
  *      + M f,   v -> w_ring  (1/n², boundary 0)                                    (4.32)
+ *      + I p,   v -> w_self  (1 - 2/n, boundary 3/4)                               (4.30)
  *   e  = EVᵀ p, e -> w_ends  (1/4, boundary 1/2)                 edge points      (4.23)
  *      + FE f,  e -> w_faces (1/4, boundary 0)                                     (4.26)
  *
@@ -31,10 +31,14 @@ mmx_status mmx__catmull_clark_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx_
     const mmx_map faces = mmx_map_table(MMX_MAP_BY_ROW, ops->w_faces, ne);
 
     s = mmx_spmv(ctx, MMX_OP_T, 1.0f, M, by_order, p, 3, 0.0f, f);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 0.0f, vp);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring_col, p, 3, 1.0f, vp);
+    /* The small terms first and the old position last: the scatter M f adds n terms of
+     * 1/n² each, which added one by one to a sum near p would each be rounded to p's ulp
+     * (at valence 360 that drifts by 1e-5 of p); summed from zero they keep their precision,
+     * and I p then joins them in one rounding. */
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring_col, p, 3, 0.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, crease, p, 3, 1.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, M, ring_row, f, 3, 1.0f, vp);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 1.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, &ops->EV, ends, p, 3, 0.0f, e);
     if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, ops->FE, faces, f, 3, 1.0f, e);
     if (!s) s = mmx__subdiv_topology(ctx, ops, nv + nf + ne, &r->M);

@@ -3,9 +3,9 @@
  *   t  = Mᵀ p                                                    triangle sums
  *   e  = EVᵀ p, e -> w_ends  (1/8, boundary 1/2)                 edge points      (4.10, 4.13)
  *      + FE t,  e -> w_faces (1/8, boundary 0)
- *   p~ = I p,   v -> w_self  (1 - n beta, boundary 3/4)          old vertices     (4.11)
- *      + E p,   v -> w_ring  (beta, boundary 0)                                    (4.17)
+ *   p~ = E p,   v -> w_ring  (beta, boundary 0)                  old vertices     (4.17)
  *      + E p,   1 -> 1/8, 2 -> 0  (boundary edges only)          boundary rule    (4.14)
+ *      + I p,   v -> w_self  (1 - n beta, boundary 3/4)                            (4.11)
  *
  * The edge points fold eq. 4.15's three maps into one product: a triangle's share of the point
  * of its edge kl, 3/16 (p_k + p_l) + 1/8 p_m, is 1/8 t + 1/16 (p_k + p_l), so two triangles
@@ -36,9 +36,10 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     s = mmx_spmv(ctx, MMX_OP_T, 1.0f, M, mmx_map_const(1.0f), p, 3, 0.0f, t);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, &ops->EV, ends, p, 3, 0.0f, e);
     if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, ops->FE, faces, t, 3, 1.0f, e);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 0.0f, vp);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring, p, 3, 1.0f, vp);
+    /* The ring first, the old position last, as in catmull_clark.c. */
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring, p, 3, 0.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, crease, p, 3, 1.0f, vp);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 1.0f, vp);
     if (!s) s = mmx__subdiv_topology(ctx, ops, nv + ne, &r->M);
 done:
     mmx_mem_free(sp, t);

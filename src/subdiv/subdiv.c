@@ -160,22 +160,26 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         }
         if (!s && bad >= 0)
             s = mmx__fail(ctx, MMX_ERR_MESH,
-                          "%s needs a manifold mesh: edge (%d, %d) has %d faces (%d such edges)",
+                          "%s needs a manifold mesh: edge (%d, %d) has %d faces (edges with 3 faces "
+                          "or more: %d)",
                           name, ev[2 * bad], ev[2 * bad + 1], sides[bad], adj->nonmanifold_edges);
         else if (!s)
             s = mmx__fail(ctx, MMX_ERR_MESH,
-                          "%s needs a manifold mesh: the faces around vertex %d form %s (%d "
-                          "non-manifold vertices)", name, st.first_nonmanifold_vert,
+                          "%s needs a manifold mesh: the faces around vertex %d form %s "
+                          "(non-manifold vertices: %d)", name, st.first_nonmanifold_vert,
                           "several fans, as at the tip of two cones or the middle of a bowtie",
                           st.nonmanifold_verts);
         free(sides);
         free(ev);
         return s;
     }
-    if (scheme == MMX_SCHEME_SQRT3 && st.inconsistent_edges > 0)
+    /* sqrt3 reads the face across an edge from F, which needs the two faces to run it in
+     * opposite directions; OpenSubdiv treats such edges as non-manifold (sharp) for the other
+     * schemes, so they are refused everywhere rather than refined differently. */
+    if (st.inconsistent_edges > 0)
         return mmx__fail(ctx, MMX_ERR_MESH,
-                         "sqrt3 needs consistently oriented faces: both faces of edge (%d, %d) run "
-                         "it the same way (%d such edges)", st.inconsistent_edge[0],
+                         "%s needs consistently oriented faces: both faces of edge (%d, %d) run "
+                         "it the same way (inconsistent edges: %d)", name, st.inconsistent_edge[0],
                          st.inconsistent_edge[1], st.inconsistent_edges);
     if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
         mmx_index *sides = NULL, ev[2] = {-1, -1};
@@ -191,7 +195,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         if (s) return s;
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
                          "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
-                         "implemented): edge (%d, %d) is on a boundary (%d boundary edges)",
+                         "implemented): edge (%d, %d) is on a boundary (boundary edges: %d)",
                          ev[0], ev[1], adj->boundary_edges);
     }
     return MMX_OK;

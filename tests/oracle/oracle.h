@@ -1,0 +1,83 @@
+/*
+ * tests/oracle/oracle.h: the reference implementations subdivision is checked against, and a
+ * comparison of two meshes up to vertex and face order. Test-only code: OpenSubdiv 3.5 (Loop,
+ * Catmull-Clark) and OpenMesh (sqrt3; Loop and Catmull-Clark for benchmarking) behind a C API,
+ * so that C test suites and tools can call them.
+ *
+ * Every function catches what the libraries throw: nothing crosses into C. Errors are a nonzero
+ * return and a one-line message in err (cap bytes, always NUL-terminated when cap > 0).
+ */
+#ifndef MMX_TESTS_ORACLE_H
+#define MMX_TESTS_ORACLE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A polygon mesh in plain arrays (malloc'd when an oracle fills it): face f has the vertices
+ * verts[start[f] .. start[f+1]), 0-based, in cyclic order; pos has nverts x 3 doubles. */
+typedef struct oracle_mesh {
+    int nverts, nfaces;
+    int *start;   /* nfaces + 1 */
+    int *verts;   /* start[nfaces] */
+    double *pos;  /* nverts * 3 */
+} oracle_mesh;
+
+/* Frees the arrays and zeroes the struct; NULL is accepted. */
+void oracle_mesh_free(oracle_mesh *m);
+
+/* Wall-clock phase times in milliseconds (std::chrono::steady_clock). */
+typedef struct oracle_times {
+    double refine_ms, stencil_ms, eval_ms;
+} oracle_times;
+
+/* OpenSubdiv 3.5: scheme 0 = Loop, 1 = Catmull-Clark, refined uniformly `levels` times
+ * (0 <= levels <= 15; 0 returns a copy after the topology was accepted). Sdc options:
+ * VTX_BOUNDARY_EDGE_ONLY, FVAR_LINEAR_ALL, default creasing, TRI_SUB_CATMARK; no creases or
+ * other tags. Topology through Far::TopologyRefinerFactory<TopologyDescriptor>, positions
+ * through a double Far::StencilTable (generateIntermediateLevels = false,
+ * factorizeIntermediateLevels = true) applied on the CPU. out gets the last level's faces and
+ * vertices, in OpenSubdiv's order. Times (if t): refine_ms = factory + RefineUniform,
+ * stencil_ms = the stencil table, eval_ms = UpdateValues.
+ * Returns 0, or nonzero with err set (bad arguments, the factory refused the topology, ...). */
+int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
+                      oracle_times *t, char *err, size_t cap);
+
+/* OpenMesh::Subdivider::Uniform::Sqrt3T on a TriMesh with double points, `levels` steps.
+ * Refused (nonzero + err): a face that is not a triangle, add_face failing (complex edge or
+ * vertex: non-manifold, inconsistently oriented), a boundary edge. Isolated vertices are kept.
+ * t->refine_ms (if t) = the whole time, mesh building included; the other two are 0. */
+int oracle_om_sqrt3(const oracle_mesh *in, int levels, oracle_mesh *out, oracle_times *t,
+                    char *err, size_t cap);
+
+/* OpenMesh LoopT (scheme 0, TriMesh, triangles only) and CatmullClarkT (scheme 1, PolyMesh),
+ * same conventions as oracle_om_sqrt3 but boundaries allowed (OpenMesh's own boundary rules):
+ * for benchmarking, not as a reference. */
+int oracle_om_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
+                     oracle_times *t, char *err, size_t cap);
+
+/* Compares two meshes up to vertex and face order; tol = rel_tol * the bounding-box diagonal of
+ * b (diag taken as 1 when b's box is a point or b is empty). Each vertex of a is matched to its
+ * nearest vertex of b (uniform hash grid, cells 4 tol wide, the 27 cells around searched). When
+ * a vertex of b is claimed twice (coincident vertices, e.g. from back-to-back faces), the match
+ * is redone with the topology: vertices of b closer than tol form a position class, and colour
+ * refinement over the faces' cyclic order (on both meshes alike) splits the classes until each
+ * vertex of a can take a vertex of b of its colour. The match must be a bijection with every
+ * distance <= tol. Then every face of a, renamed through the match and rotated so its smallest
+ * index comes first (cyclic direction kept), must equal, as a multiset, the faces of b
+ * canonicalised the same way. The match is only a hypothesis; the face check proves the
+ * topology equal, so a wrong match can only cause a false failure, never a false pass.
+ * Returns 0 when they agree, else nonzero with a one-line reason in report (counts differ; a
+ * vertex of a without a vertex of b within tol, with the nearest distance / diag; a vertex of
+ * b matched twice; a face of a without a partner in b, saying when b has it reversed; ...).
+ * *max_err (if not NULL) gets the largest matched distance / diag when the match succeeded,
+ * else -1. Cost: O((V + F) log F) time and O(V + F) memory; about 0.5 s for 400k vertices. */
+int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, double *max_err,
+                   char *report, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

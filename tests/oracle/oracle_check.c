@@ -1,0 +1,241 @@
+/*
+ * oracle_check: one mesh file, subdivided by meshmatrix and by the reference implementation
+ * (OpenSubdiv for Loop and Catmull-Clark, OpenMesh for sqrt3), compared up to vertex and face
+ * order.
+ *
+ *   oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N
+ *                [--tol 1e-5] FILE
+ *
+ * Prints exactly one line on stdout, starting with one of
+ *   AGREE max_err=<e> ...            topology equal, positions within tol of the diagonal
+ *   DIFFER <reason>                  the comparison's reason
+ *   MMX_REFUSED <status>: <detail>   mmx_subdivide (or the CUDA context) refused
+ *   ORACLE_REFUSED <message>         the reference refused the input
+ *   ERROR <message>                  usage, reading the file, or another failure
+ * and exits 0 for AGREE, 1 otherwise. meshmatrix runs first; the oracle runs only when it
+ * succeeded.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "meshmatrix.h"
+#include "meshmatrix/subdiv.h"
+#include "oracle.h"
+
+#if defined(__GNUC__)
+#define CHECK_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CHECK_PRINTF(a, b)
+#endif
+
+static const char usage[] =
+    "usage: oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N "
+    "[--tol 1e-5] FILE";
+
+/* Prints the one result line (newlines in the message flattened) and returns the exit code. */
+CHECK_PRINTF(2, 3)
+static int result(int code, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    for (char *p = line; *p; ++p)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    printf("%s\n", line);
+    fflush(stdout);
+    return code;
+}
+
+/* "MMX_ERR_MESH" from mmx_status_str's "MMX_ERR_MESH: invalid mesh". */
+static const char *status_name(mmx_status s, char *buf, size_t cap)
+{
+    const char *full = mmx_status_str(s);
+    size_t n = strcspn(full, ":");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, full, n);
+    buf[n] = '\0';
+    return buf;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* A meshmatrix mesh (either space) as an oracle_mesh on the host. */
+static mmx_status to_oracle(mmx_ctx *ctx, const mmx_mesh *m, oracle_mesh *o)
+{
+    memset(o, 0, sizeof *o);
+    mmx_index *start = NULL, *verts = NULL;
+    mmx_status st = mmx_mesh_faces(ctx, m, &start, &verts);
+    if (st != MMX_OK)
+        return st;
+    mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
+    size_t ncorners = (size_t)start[nf];
+    float *pf = malloc(sizeof(float) * 3 * (nv > 0 ? (size_t)nv : 1));
+    o->start = malloc(sizeof(int) * ((size_t)nf + 1));
+    o->verts = malloc(sizeof(int) * (ncorners > 0 ? ncorners : 1));
+    o->pos = malloc(sizeof(double) * 3 * (nv > 0 ? (size_t)nv : 1));
+    if (!pf || !o->start || !o->verts || !o->pos) {
+        st = MMX_ERR_NOMEM;
+        goto done;
+    }
+    o->nverts = nv;
+    o->nfaces = nf;
+    for (mmx_index f = 0; f <= nf; ++f)
+        o->start[f] = start[f];
+    for (size_t k = 0; k < ncorners; ++k)
+        o->verts[k] = verts[k];
+    if (nv > 0) {
+        if (!m->pos) {
+            st = MMX_ERR_ARG;
+            goto done;
+        }
+        st = mmx_mem_copy(ctx, pf, MMX_SPACE_HOST, m->pos, m->space,
+                          sizeof(float) * 3 * (size_t)nv);
+        if (st != MMX_OK)
+            goto done;
+        for (size_t i = 0; i < 3 * (size_t)nv; ++i)
+            o->pos[i] = pf[i];
+    }
+done:
+    free(pf);
+    free(start);
+    free(verts);
+    if (st != MMX_OK)
+        oracle_mesh_free(o);
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = "host", *scheme_name = NULL, *path = NULL;
+    int levels = -1;
+    double tol = 1e-5;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        int has_next = i + 1 < argc;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            fprintf(stderr, "%s\n", usage);
+            return result(1, "ERROR usage: help requested");
+        } else if (!strcmp(a, "--backend") && has_next) {
+            backend = argv[++i];
+        } else if (!strcmp(a, "--scheme") && has_next) {
+            scheme_name = argv[++i];
+        } else if (!strcmp(a, "--levels") && has_next) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || v < 0 || v > 64)
+                return result(1, "ERROR usage: --levels wants an integer in 0..64, not '%s'",
+                              argv[i]);
+            levels = (int)v;
+        } else if (!strcmp(a, "--tol") && has_next) {
+            char *end;
+            tol = strtod(argv[++i], &end);
+            if (*end || end == argv[i] || !(tol >= 0.0))
+                return result(1, "ERROR usage: --tol wants a number >= 0, not '%s'", argv[i]);
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "%s\n", usage);
+            return result(1, "ERROR usage: unknown option or missing value: %s", a);
+        } else if (!path) {
+            path = a;
+        } else {
+            fprintf(stderr, "%s\n", usage);
+            return result(1, "ERROR usage: more than one FILE (%s, %s)", path, a);
+        }
+    }
+    if (!scheme_name || levels < 0 || !path) {
+        fprintf(stderr, "%s\n", usage);
+        return result(1, "ERROR usage: --scheme, --levels and FILE are required");
+    }
+    if (strcmp(backend, "host") && strcmp(backend, "cuda"))
+        return result(1, "ERROR usage: --backend is host or cuda, not '%s'", backend);
+    mmx_scheme scheme;
+    if (mmx_scheme_parse(scheme_name, &scheme) != MMX_OK)
+        return result(1, "ERROR usage: unknown scheme '%s' (loop, sqrt3, catmull-clark)",
+                      scheme_name);
+
+    char name[64];
+    mmx_ctx *ctx = NULL;
+    mmx_mesh *mesh = NULL, *out = NULL;
+    oracle_mesh in_o = {0}, mmx_o = {0}, ref_o = {0};
+    int code = 1;
+    mmx_status st = mmx_ctx_create(&ctx);
+    if (st != MMX_OK)
+        return result(1, "ERROR cannot create a context: %s", mmx_status_str(st));
+    if (!strcmp(backend, "cuda") && (st = mmx_ctx_use_cuda(ctx, 0)) != MMX_OK) {
+        code = result(1, "MMX_REFUSED %s: %s", status_name(st, name, sizeof name),
+                      mmx_ctx_error(ctx));
+        goto done;
+    }
+    if ((st = mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &mesh)) != MMX_OK) {
+        code = result(1, "ERROR reading %s: %s: %s", path, status_name(st, name, sizeof name),
+                      mmx_ctx_error(ctx));
+        goto done;
+    }
+    if ((st = to_oracle(ctx, mesh, &in_o)) != MMX_OK) {
+        code = result(1, "ERROR converting the input: %s: %s",
+                      status_name(st, name, sizeof name), mmx_ctx_error(ctx));
+        goto done;
+    }
+
+    double t0 = now_ms();
+    st = mmx_subdivide(ctx, scheme, mesh, levels, NULL, &out);
+    double mmx_ms = now_ms() - t0;
+    if (st != MMX_OK) {
+        code = result(1, "MMX_REFUSED %s: %s", status_name(st, name, sizeof name),
+                      mmx_ctx_error(ctx));
+        goto done;
+    }
+    if ((st = to_oracle(ctx, out, &mmx_o)) != MMX_OK) {
+        code = result(1, "ERROR converting meshmatrix's result: %s: %s",
+                      status_name(st, name, sizeof name), mmx_ctx_error(ctx));
+        goto done;
+    }
+
+    char msg[1024];
+    oracle_times ot = {0, 0, 0};
+    int orc;
+    const char *oracle_name;
+    if (scheme == MMX_SCHEME_SQRT3) {
+        oracle_name = "OpenMesh";
+        orc = oracle_om_sqrt3(&in_o, levels, &ref_o, &ot, msg, sizeof msg);
+    } else {
+        oracle_name = "OpenSubdiv";
+        orc = oracle_osd_refine(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in_o, levels, &ref_o, &ot,
+                                msg, sizeof msg);
+    }
+    if (orc) {
+        code = result(1, "ORACLE_REFUSED %s", msg);
+        goto done;
+    }
+
+    double max_err = -1.0;
+    if (oracle_compare(&mmx_o, &ref_o, tol, &max_err, msg, sizeof msg)) {
+        if (max_err >= 0)
+            code = result(1, "DIFFER %s (max_err=%.3g)", msg, max_err);
+        else
+            code = result(1, "DIFFER %s", msg);
+        goto done;
+    }
+    code = result(0, "AGREE max_err=%.3g verts=%d faces=%d mmx_ms=%.3f %s_ms=%.3f", max_err,
+                  mmx_o.nverts, mmx_o.nfaces, mmx_ms, oracle_name,
+                  ot.refine_ms + ot.stencil_ms + ot.eval_ms);
+done:
+    oracle_mesh_free(&in_o);
+    oracle_mesh_free(&mmx_o);
+    oracle_mesh_free(&ref_o);
+    mmx_mesh_free(out);
+    mmx_mesh_free(mesh);
+    mmx_ctx_free(ctx);
+    return code;
+}
