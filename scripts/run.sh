@@ -14,8 +14,9 @@ need_pkgs() {
     command -v pkg-config >/dev/null || missing+=(pkg-config)
     command -v cc >/dev/null || missing+=(gcc)
     pkg-config --exists criterion 2>/dev/null || missing+=(libcriterion-dev)
-    # The subdivision oracles (OpenSubdiv, OpenMesh) are test-only dependencies of later work;
-    # they are installed now so that CI machines are ready for them.
+    # The subdivision oracles (OpenSubdiv, OpenMesh) are test-only dependencies, with a C++
+    # compiler for their shims.
+    command -v c++ >/dev/null || missing+=(g++)
     [ -e /usr/include/opensubdiv/version.h ] || missing+=(libosd-dev)
     [ -d /usr/include/OpenMesh ] || missing+=(libopenmesh-dev)
     echo "${missing[@]:-}"
@@ -104,13 +105,11 @@ demo)
     setup
     configure build
     ninja -C build
-    echo "== mmx info (built-in default input: a 24 x 12 quad torus)"
-    ./build/tools/mmx info
     mkdir -p out
-    ./build/tools/mmx convert builtin:icosphere:3 out/icosphere.ply
-    ./build/tools/mmx info out/icosphere.ply
-    echo "== mmx reorder (reverse Cuthill-McKee on the vertex adjacency from M·Mᵀ)"
-    ./build/tools/mmx reorder builtin:torus:64:64 out/torus_rcm.obj
+    echo "== mmx demo: Loop, sqrt3 and Catmull-Clark subdivision of built-in cages, into out/"
+    ./build/tools/mmx demo out
+    echo "== mmx info out/demo_catmull_clark.obj"
+    ./build/tools/mmx info out/demo_catmull_clark.obj
     ;;
 test)
     setup

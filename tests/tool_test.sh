@@ -334,5 +334,71 @@ else
     bad "info --backend cuda (adjacency)" "exit $rc" "stderr: $err"
 fi
 
+# ---- mmx subdiv and mmx demo ---------------------------------------------------------------
+check_usage "subdiv without --scheme" subdiv builtin:cube "$TMP/s.obj"
+check_usage "subdiv with an unknown scheme" subdiv --scheme butterfly builtin:cube "$TMP/s.obj"
+check_usage "subdiv with bad --levels" subdiv --scheme loop --levels two builtin:cube "$TMP/s.obj"
+check_usage "subdiv with negative --levels" subdiv --scheme loop --levels -1 builtin:cube "$TMP/s.obj"
+check_usage "subdiv without OUT" subdiv --scheme loop builtin:cube
+check_usage "subdiv to an unknown format" subdiv --scheme cc builtin:cube "$TMP/s.xyz"
+check_usage "--scheme on another command" info --scheme loop builtin:cube
+check_usage "demo with two folders" demo a b
+# expect_refusal NAME NEEDLE ARGS...: exit 1, nothing written, a message containing NEEDLE.
+expect_refusal() {
+    local name=$1 needle=$2
+    shift 2
+    rm -f "$TMP/s.obj"
+    if expect_rc "$name" 1 "$@"; then
+        if [[ "$err" == *"$needle"* && ! -e "$TMP/s.obj" ]]; then
+            ok "$name: exit 1, $err"
+        else
+            bad "$name: the message says '$needle' and nothing is written" "stderr: $err"
+        fi
+    fi
+}
+expect_refusal "Loop on quads" "face 0 has 4 vertices" subdiv --backend host --scheme loop builtin:cube "$TMP/s.obj"
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
+expect_refusal "sqrt3 with a boundary" "edge (0, 1) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
+expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
+expect_refusal "non-manifold input" "has 3 faces" subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
+expect_refusal "too many levels" "32-bit" subdiv --backend host --scheme catmull-clark --levels 16 builtin:torus "$TMP/s.obj"
+expect_refusal "a missing input" "nope.obj" subdiv --backend host --scheme loop "$TMP/nope.obj" "$TMP/s.obj"
+# Sizes per level, and the file written; the counts are the closed-form ones (cube: 26 / 24,
+# then 98 / 96).
+for b in host cuda; do
+    run subdiv --backend $b --scheme catmull-clark --levels 2 builtin:cube "$TMP/s.obj"
+    if [ "$b" = cuda ] && [ "$rc" -ne 0 ] && [[ "$err" == *CUDA* ]]; then
+        ok "subdiv --backend cuda: no GPU here, $err"
+        continue
+    fi
+    l1=$(printf '%s\n' "$out" | awk '$1 == 1 {print $2, $3, $4}')
+    l2=$(printf '%s\n' "$out" | awk '$1 == 2 {print $2, $3, $4}')
+    if [ "$rc" -eq 0 ] && [ "$l1" = "26 24 48" ] && [ "$l2" = "98 96 192" ]; then
+        ok "subdiv --backend $b catmull-clark cube: levels $l1 / $l2"
+    else
+        bad "subdiv --backend $b catmull-clark cube" "exit $rc" "$out" "$err"
+    fi
+    run info "$TMP/s.obj"
+    [ "$(field vertices) $(field faces) $(field 'reduced form')" = "98 96 yes (quads)" ] \
+        && ok "subdiv --backend $b: the file holds 98 vertices, 96 quads" \
+        || bad "subdiv --backend $b: the file written" "$out"
+done
+run subdiv --backend host --scheme loop --levels 3 builtin:icosphere:1 "$TMP/s.ply"
+[ "$rc" -eq 0 ] && [[ "$out" == *"1280"* && "$out" == *"5120"* ]] \
+    && ok "subdiv loop icosphere to PLY: 320, 1280, 5120 faces" || bad "subdiv loop icosphere" "$out" "$err"
+run subdiv --backend host --scheme sqrt3 --levels 0 builtin:tetrahedron "$TMP/s.off"
+[ "$rc" -eq 0 ] && ok "subdiv with 0 levels copies" || bad "subdiv with 0 levels" "$err"
+# The main job: three files, each scheme's sizes.
+mkdir -p "$TMP/demo"
+run demo "$TMP/demo"
+if [ "$rc" -eq 0 ] && [ -s "$TMP/demo/demo_catmull_clark.obj" ] && [ -s "$TMP/demo/demo_loop.obj" ] \
+    && [ -s "$TMP/demo/demo_sqrt3.obj" ] && [[ "$out" == *"12288"* && "$out" == *"20480"* && "$out" == *"6480"* ]]; then
+    ok "demo: three schemes, three files"
+else
+    bad "demo" "exit $rc" "${out:0:600}" "$err"
+fi
+[[ "$out" == *"cuda backend"* || "$out" == *"host backend"* ]] && ok "demo names its backend" \
+    || bad "demo names its backend" "$out"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,555 @@
+/* Subdivision: the host backend against OpenSubdiv (Loop, Catmull-Clark) and OpenMesh (sqrt3)
+ * on procedural meshes and small files, up to vertex and face order, positions within 1e-5 of
+ * the bounding-box diagonal; the refused inputs and their messages; the output layout; and
+ * the CUDA backend against the host (topology identical, positions within float rounding). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#ifdef MMX_TEST_ORACLE
+#include "oracle.h"
+#endif
+
+#define ORACLE_TOL 1e-5
+
+/* ---- procedural meshes -------------------------------------------------------------------- */
+
+/* Builds a mesh from face lists given as a flat array with -1 ending each face. */
+static mmx_mesh *from_lists(mmx_ctx *ctx, int nv, const float *pos, const int *lists, int len)
+{
+    mmx_index *start = malloc(sizeof *start * (size_t)(len + 1));
+    mmx_index *verts = malloc(sizeof *verts * (size_t)len);
+    cr_assert(start && verts);
+    int nf = 0, nnz = 0;
+    start[0] = 0;
+    for (int i = 0; i < len; i++) {
+        if (lists[i] < 0) start[++nf] = nnz;
+        else verts[nnz++] = lists[i];
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
+    free(start);
+    free(verts);
+    return m;
+}
+
+/* A double cone over an n-gon: two apexes of valence n, closed triangles. */
+static mmx_mesh *bipyramid(mmx_ctx *ctx, int n)
+{
+    float *pos = malloc(sizeof *pos * 3 * (size_t)(n + 2));
+    int *f = malloc(sizeof *f * 8 * (size_t)n);
+    cr_assert(pos && f);
+    for (int i = 0; i < n; i++) {
+        double a = 2 * 3.14159265358979 * i / n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a);
+        pos[3 * i + 2] = 0.1f * (float)(i % 3); /* a ragged equator, not a flat one */
+    }
+    pos[3 * n] = 0, pos[3 * n + 1] = 0, pos[3 * n + 2] = 1.3f;
+    pos[3 * n + 3] = 0.1f, pos[3 * n + 4] = 0, pos[3 * n + 5] = -0.9f;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int j = (i + 1) % n;
+        f[k++] = i, f[k++] = j, f[k++] = n, f[k++] = -1;
+        f[k++] = j, f[k++] = i, f[k++] = n + 1, f[k++] = -1;
+    }
+    mmx_mesh *m = from_lists(ctx, n + 2, pos, f, k);
+    free(pos);
+    free(f);
+    return m;
+}
+
+/* A cone over an n-gon closed by the n-gon itself: one face of order n and n triangles, an
+ * apex of valence n (Catmull-Clark only). */
+static mmx_mesh *pyramid(mmx_ctx *ctx, int n)
+{
+    float *pos = malloc(sizeof *pos * 3 * (size_t)(n + 1));
+    int *f = malloc(sizeof *f * (5 * (size_t)n + 1));
+    cr_assert(pos && f);
+    for (int i = 0; i < n; i++) {
+        double a = 2 * 3.14159265358979 * i / n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a), pos[3 * i + 2] = 0;
+    }
+    pos[3 * n] = 0.2f, pos[3 * n + 1] = 0, pos[3 * n + 2] = 1;
+    int k = 0;
+    for (int i = 0; i < n; i++) f[k++] = i, f[k++] = (i + 1) % n, f[k++] = n, f[k++] = -1;
+    for (int i = n - 1; i >= 0; i--) f[k++] = i; /* the base, seen from below */
+    f[k++] = -1;
+    mmx_mesh *m = from_lists(ctx, n + 1, pos, f, k);
+    free(pos);
+    free(f);
+    return m;
+}
+
+/* An open fan of n triangles around a centre of valence n, lifted into a saddle. */
+static mmx_mesh *fan(mmx_ctx *ctx, int n)
+{
+    float *pos = malloc(sizeof *pos * 3 * (size_t)(n + 2));
+    int *f = malloc(sizeof *f * 4 * (size_t)n);
+    cr_assert(pos && f);
+    pos[0] = pos[1] = 0, pos[2] = 0.3f;
+    for (int i = 0; i <= n; i++) {
+        double a = 1.9 * 3.14159265358979 * i / n; /* an open wedge: the first and last spokes */
+        pos[3 * (i + 1)] = (float)cos(a), pos[3 * (i + 1) + 1] = (float)sin(a);
+        pos[3 * (i + 1) + 2] = 0.2f * (float)cos(2 * a);
+    }
+    int k = 0;
+    for (int i = 1; i <= n; i++) f[k++] = 0, f[k++] = i, f[k++] = i + 1, f[k++] = -1;
+    mmx_mesh *m = from_lists(ctx, n + 2, pos, f, k);
+    free(pos);
+    free(f);
+    return m;
+}
+
+/* An open nx x ny grid of quads, each split into two triangles along alternating diagonals,
+ * on a bumpy surface: boundary vertices of valence 2 (corners), 3 and 4. */
+static mmx_mesh *tri_grid(mmx_ctx *ctx, int nx, int ny)
+{
+    int nv = (nx + 1) * (ny + 1);
+    float *pos = malloc(sizeof *pos * 3 * (size_t)nv);
+    int *f = malloc(sizeof *f * 8 * (size_t)(nx * ny));
+    cr_assert(pos && f);
+    for (int y = 0; y <= ny; y++)
+        for (int x = 0; x <= nx; x++) {
+            float *p = pos + 3 * (y * (nx + 1) + x);
+            p[0] = (float)x, p[1] = (float)y, p[2] = 0.3f * (float)sin(x * 0.9 + y * 0.4);
+        }
+    int k = 0;
+    for (int y = 0; y < ny; y++)
+        for (int x = 0; x < nx; x++) {
+            int a = y * (nx + 1) + x, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+            if ((x + y) % 2) {
+                f[k++] = a, f[k++] = b, f[k++] = c, f[k++] = -1;
+                f[k++] = a, f[k++] = c, f[k++] = d, f[k++] = -1;
+            } else {
+                f[k++] = a, f[k++] = b, f[k++] = d, f[k++] = -1;
+                f[k++] = b, f[k++] = c, f[k++] = d, f[k++] = -1;
+            }
+        }
+    mmx_mesh *m = from_lists(ctx, nv, pos, f, k);
+    free(pos);
+    free(f);
+    return m;
+}
+
+static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
+    return m;
+}
+
+static mmx_mesh *read_data(mmx_ctx *ctx, const char *name)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(name), MMX_FORMAT_AUTO, &m));
+    return m;
+}
+
+static mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed)
+{
+    mmx_mesh *s = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shuffle(ctx, m, seed, NULL, NULL, &s));
+    mmx_mesh_free(m);
+    return s;
+}
+
+/* ---- against the oracles ------------------------------------------------------------------ */
+
+#ifdef MMX_TEST_ORACLE
+/* A host mesh as the oracle's arrays. */
+static oracle_mesh to_oracle(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    oracle_mesh o;
+    memset(&o, 0, sizeof o);
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+    o.nverts = m->M->nrows;
+    o.nfaces = m->M->ncols;
+    o.start = malloc(sizeof *o.start * ((size_t)o.nfaces + 1));
+    o.verts = malloc(sizeof *o.verts * ((size_t)start[o.nfaces] + 1));
+    o.pos = malloc(sizeof *o.pos * 3 * ((size_t)o.nverts + 1));
+    cr_assert(o.start && o.verts && o.pos);
+    for (int f = 0; f <= o.nfaces; f++) o.start[f] = start[f];
+    for (int i = 0; i < start[o.nfaces]; i++) o.verts[i] = verts[i];
+    for (int i = 0; i < 3 * o.nverts; i++) o.pos[i] = m->pos[i];
+    free(start);
+    free(verts);
+    return o;
+}
+
+/* Refines `m` (host) by `scheme` to each level 1..levels with meshmatrix and with the oracle,
+ * and asserts they agree. Takes ownership of m. */
+static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    oracle_mesh in = to_oracle(ctx, m);
+    for (int l = 1; l <= levels; l++) {
+        mmx_mesh *fine = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, l, NULL, &fine));
+        oracle_mesh ours = to_oracle(ctx, fine), ref;
+        memset(&ref, 0, sizeof ref);
+        char err[512] = "", report[512] = "";
+        int rc = scheme == MMX_SCHEME_SQRT3
+                     ? oracle_om_sqrt3(&in, l, &ref, NULL, err, sizeof err)
+                     : oracle_osd_refine(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in, l, &ref, NULL,
+                                         err, sizeof err);
+        cr_assert_eq(rc, 0, "%s, %s level %d: the oracle refused: %s", what,
+                     mmx_scheme_name(scheme), l, err);
+        double max_err = -1;
+        rc = oracle_compare(&ours, &ref, ORACLE_TOL, &max_err, report, sizeof report);
+        cr_assert_eq(rc, 0, "%s, %s level %d: %s", what, mmx_scheme_name(scheme), l, report);
+        cr_assert(max_err >= 0 && max_err <= ORACLE_TOL);
+        oracle_mesh_free(&ours);
+        oracle_mesh_free(&ref);
+        mmx_mesh_free(fine);
+    }
+    oracle_mesh_free(&in);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+#define ORACLE_OR_SKIP() ((void)0)
+#else
+static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    (void)scheme, (void)levels, (void)what;
+    mmx_mesh_free(m);
+}
+#define ORACLE_OR_SKIP()                                                                       \
+    cr_skip_test("OpenSubdiv / OpenMesh were not found at configure time (libosd-dev, "         \
+                 "libopenmesh-dev): the oracle tests are not built")
+#endif
+
+#define CC MMX_SCHEME_CATMULL_CLARK
+#define LOOP MMX_SCHEME_LOOP
+#define SQRT3 MMX_SCHEME_SQRT3
+
+Test(subdiv, cc_closed_oracle, .description = "Catmull-Clark on closed meshes matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(CC, shape(ctx, "cube"), 3, "cube");
+    check_oracle(CC, shape(ctx, "torus:8:6"), 3, "torus 8x6");
+    check_oracle(CC, shape(ctx, "tetrahedron"), 3, "tetrahedron");
+    check_oracle(CC, read_data(ctx, "house.obj"), 3, "house.obj");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, cc_open_mixed_oracle, .description = "Catmull-Clark with boundaries and mixed orders matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(CC, shape(ctx, "mixed"), 3, "mixed");
+    check_oracle(CC, shape(ctx, "grid:10:9"), 2, "grid 10x9 with holes");
+    check_oracle(CC, fan(ctx, 7), 3, "fan of 7");
+    check_oracle(CC, tri_grid(ctx, 5, 4), 2, "triangulated grid");
+    check_oracle(CC, read_data(ctx, "strip.obj"), 3, "strip.obj");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, cc_high_valence_oracle, .description = "Catmull-Clark around valence 3 to 96 matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(CC, pyramid(ctx, 3), 3, "pyramid 3");
+    check_oracle(CC, pyramid(ctx, 96), 2, "pyramid 96");
+    check_oracle(CC, bipyramid(ctx, 40), 2, "bipyramid 40");
+    check_oracle(CC, fan(ctx, 64), 2, "fan of 64");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, cc_shuffled_oracle, .description = "Catmull-Clark on shuffled vertex and face order matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(CC, shuffled(ctx, shape(ctx, "mixed"), 11), 3, "shuffled mixed");
+    check_oracle(CC, shuffled(ctx, shape(ctx, "torus:12:7"), 12), 2, "shuffled torus");
+    check_oracle(CC, shuffled(ctx, pyramid(ctx, 17), 13), 2, "shuffled pyramid 17");
+    check_oracle(CC, shuffled(ctx, read_data(ctx, "house.obj"), 14), 2, "shuffled house.obj");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, loop_closed_oracle, .description = "Loop on closed meshes matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(LOOP, shape(ctx, "tetrahedron"), 3, "tetrahedron");
+    check_oracle(LOOP, shape(ctx, "icosphere:1"), 3, "icosphere 1");
+    check_oracle(LOOP, bipyramid(ctx, 3), 3, "bipyramid 3");
+    check_oracle(LOOP, bipyramid(ctx, 64), 2, "bipyramid 64");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, loop_open_oracle, .description = "Loop with boundaries matches OpenSubdiv (edge-only rule)")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(LOOP, fan(ctx, 5), 3, "fan of 5");
+    check_oracle(LOOP, fan(ctx, 48), 2, "fan of 48");
+    check_oracle(LOOP, tri_grid(ctx, 6, 5), 3, "triangulated grid");
+    check_oracle(LOOP, read_data(ctx, "strip.obj"), 3, "strip.obj");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, loop_shuffled_oracle, .description = "Loop on shuffled vertex and face order matches OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(LOOP, shuffled(ctx, shape(ctx, "icosphere:2"), 21), 2, "shuffled icosphere");
+    check_oracle(LOOP, shuffled(ctx, tri_grid(ctx, 7, 3), 22), 2, "shuffled triangulated grid");
+    check_oracle(LOOP, shuffled(ctx, fan(ctx, 9), 23), 3, "shuffled fan");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, sqrt3_oracle, .description = "sqrt3 on closed meshes matches OpenMesh")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(SQRT3, shape(ctx, "tetrahedron"), 4, "tetrahedron");
+    check_oracle(SQRT3, shape(ctx, "icosphere:2"), 3, "icosphere 2");
+    check_oracle(SQRT3, bipyramid(ctx, 5), 4, "bipyramid 5");
+    check_oracle(SQRT3, bipyramid(ctx, 80), 3, "bipyramid 80");
+    check_oracle(SQRT3, shuffled(ctx, shape(ctx, "icosphere:1"), 31), 3, "shuffled icosphere");
+    check_oracle(SQRT3, shuffled(ctx, bipyramid(ctx, 12), 32), 3, "shuffled bipyramid 12");
+    mmx_ctx_free(ctx);
+}
+
+/* ---- layout, sizes, levels 0 ---------------------------------------------------------------- */
+
+Test(subdiv, layout, .description = "old vertices keep their numbers, children follow their parent, sizes match the prediction")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "mixed");
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_scheme schemes[] = {CC, LOOP};
+    for (int i = 0; i < 2; i++) {
+        mmx_mesh *in = schemes[i] == LOOP ? fan(ctx, 6) : m, *fine = NULL;
+        mmx_adjacency *a = adj;
+        if (in != m) MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, in, &a));
+        mmx_subdiv_level trace[1];
+        mmx_subdiv_options o = {0};
+        o.trace = trace;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, schemes[i], in, 1, &o, &fine));
+        int64_t nv, nf, ne, nnz;
+        cr_assert_eq(mmx_subdiv_predict(schemes[i], in->M->nrows, in->M->ncols, a->nedges,
+                                        in->M->nnz, 1, &nv, &nf, &ne, &nnz), MMX_OK);
+        cr_assert_eq(fine->M->nrows, nv);
+        cr_assert_eq(fine->M->ncols, nf);
+        cr_assert_eq(fine->M->nnz, nnz);
+        cr_assert_eq(fine->M->order, schemes[i] == CC ? 4 : 3, "the result is reduced");
+        cr_assert_eq(trace[0].nverts, nv);
+        cr_assert_eq(trace[0].nfaces, nf);
+        cr_assert_eq(trace[0].nedges, ne);
+        mmx_mesh_stats st;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_stats_compute(ctx, fine, &st));
+        cr_assert_eq(st.nedges, ne, "the edge count in closed form");
+        cr_assert(st.oriented, "children keep their parent's orientation");
+        /* Child s of face k starts with the parent's corner s (Loop: children 1..3). */
+        mmx_index *start = NULL, *verts = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, in, &start, &verts));
+        for (mmx_index k = 0; k < in->M->ncols; k++)
+            for (mmx_index s = 0; s < start[k + 1] - start[k]; s++) {
+                mmx_index child = schemes[i] == CC ? start[k] + s : 4 * k + 1 + s;
+                cr_assert_eq(fine->M->rowidx[(int64_t)fine->M->order * child], verts[start[k] + s],
+                             "face %d corner %d", k, s);
+            }
+        free(start);
+        free(verts);
+        if (in != m) {
+            mmx_adjacency_free(a);
+            mmx_mesh_free(in);
+        }
+        mmx_mesh_free(fine);
+    }
+    mmx_adjacency_free(adj);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, levels_zero_copies, .description = "0 levels returns an equal copy")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "mixed"), *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 0, NULL, &c));
+    cr_assert_neq(c, m);
+    cr_assert_eq(c->M->nnz, m->M->nnz);
+    cr_assert_eq(memcmp(c->M->rowidx, m->M->rowidx, sizeof(mmx_index) * (size_t)m->M->nnz), 0);
+    cr_assert_eq(memcmp(c->pos, m->pos, sizeof(float) * 3 * (size_t)m->M->nrows), 0);
+    mmx_mesh_free(c);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, predict, .description = "the closed-form sizes")
+{
+    int64_t v, f, e, c;
+    /* A cube: 8 vertices, 6 quads, 12 edges; Catmull-Clark twice: 98, 96, 192. */
+    cr_assert_eq(mmx_subdiv_predict(CC, 8, 6, 12, 24, 2, &v, &f, &e, &c), MMX_OK);
+    cr_assert(v == 98 && f == 96 && e == 192 && c == 384);
+    /* A tetrahedron: Loop once 10, 16, 24; sqrt3 once 8, 12, 18. */
+    cr_assert_eq(mmx_subdiv_predict(LOOP, 4, 4, 6, 12, 1, &v, &f, &e, &c), MMX_OK);
+    cr_assert(v == 10 && f == 16 && e == 24 && c == 48);
+    cr_assert_eq(mmx_subdiv_predict(SQRT3, 4, 4, 6, 12, 1, &v, &f, &e, &c), MMX_OK);
+    cr_assert(v == 8 && f == 12 && e == 18 && c == 36);
+    cr_assert_eq(mmx_subdiv_predict(CC, -1, 6, 12, 24, 2, &v, &f, &e, &c), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_predict((mmx_scheme)7, 8, 6, 12, 24, 2, &v, &f, &e, &c), MMX_ERR_ARG);
+}
+
+Test(subdiv, scheme_names, .description = "scheme names parse and print")
+{
+    mmx_scheme s;
+    cr_assert_eq(mmx_scheme_parse("loop", &s), MMX_OK);
+    cr_assert_eq(s, LOOP);
+    cr_assert_eq(mmx_scheme_parse("catmark", &s), MMX_OK);
+    cr_assert_eq(s, CC);
+    cr_assert_str_eq(mmx_scheme_name(SQRT3), "sqrt3");
+    cr_assert_eq(mmx_scheme_parse("butterfly", &s), MMX_ERR_ARG);
+    cr_assert_null(mmx_scheme_name((mmx_scheme)9));
+}
+
+/* ---- refused inputs --------------------------------------------------------------------------- */
+
+/* Asserts mmx_subdivide refuses with `want` and a detail containing `needle`. */
+static void refused(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
+                    mmx_status want, const char *needle)
+{
+    mmx_mesh *out = (mmx_mesh *)1;
+    mmx_status s = mmx_subdivide(ctx, scheme, m, levels, NULL, &out);
+    cr_assert_eq(s, want, "%s: got %s (%s), want %s", needle, mmx_status_str(s),
+                 mmx_ctx_error(ctx), mmx_status_str(want));
+    cr_assert_null(out);
+    cr_assert(strstr(mmx_ctx_error(ctx), needle), "detail '%s' lacks '%s'", mmx_ctx_error(ctx),
+              needle);
+}
+
+static void check_refusals(mmx_ctx *ctx)
+{
+    mmx_mesh *cube = shape(ctx, "cube"), *ico = shape(ctx, "icosphere:1"), *grid = tri_grid(ctx, 3, 3);
+    refused(ctx, LOOP, cube, 1, MMX_ERR_MESH, "face 0 has 4 vertices");
+    refused(ctx, SQRT3, cube, 1, MMX_ERR_MESH, "triangle meshes only");
+    refused(ctx, SQRT3, grid, 1, MMX_ERR_UNSUPPORTED, "is on a boundary");
+    refused(ctx, CC, cube, -1, MMX_ERR_ARG, "below 0");
+    refused(ctx, (mmx_scheme)5, cube, 1, MMX_ERR_ARG, "unknown scheme");
+    /* 24 corners quadruple each level: beyond 2^31 from level 15 on. */
+    refused(ctx, CC, cube, 16, MMX_ERR_OVERFLOW, "32-bit");
+    refused(ctx, LOOP, ico, 20, MMX_ERR_OVERFLOW, "32-bit");
+    /* Three triangles on one edge (0, 1). */
+    static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
+    static const int nm_edge[] = {0, 1, 2, -1, 1, 0, 3, -1, 0, 1, 4, -1};
+    mmx_mesh *m = from_lists(ctx, 5, p5, nm_edge, 12);
+    refused(ctx, CC, m, 1, MMX_ERR_MESH, "edge (0, 1) has 3 faces");
+    refused(ctx, LOOP, m, 1, MMX_ERR_MESH, "edge (0, 1) has 3 faces");
+    mmx_mesh_free(m);
+    /* A bowtie: two triangles sharing only vertex 0. */
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
+    m = from_lists(ctx, 5, p5, bowtie, 8);
+    refused(ctx, CC, m, 1, MMX_ERR_MESH, "vertex 0");
+    refused(ctx, LOOP, m, 2, MMX_ERR_MESH, "vertex 0");
+    mmx_mesh_free(m);
+    /* A closed tetrahedron with one face flipped: no scheme takes it. */
+    static const int flipped[] = {0, 2, 1, -1, 0, 1, 3, -1, 1, 2, 3, -1, 0, 2, 3, -1};
+    static const float p4[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    m = from_lists(ctx, 4, p4, flipped, 16);
+    refused(ctx, SQRT3, m, 1, MMX_ERR_MESH, "consistently oriented");
+    refused(ctx, CC, m, 1, MMX_ERR_MESH, "edge (0, 2) run it the same way");
+    refused(ctx, LOOP, m, 1, MMX_ERR_MESH, "consistently oriented");
+    mmx_mesh_free(m);
+    /* No positions. */
+    mmx_mesh nopos = *cube;
+    nopos.pos = NULL;
+    refused(ctx, CC, &nopos, 1, MMX_ERR_ARG, "no positions");
+    mmx_mesh *out = NULL;
+    cr_assert_eq(mmx_subdivide(ctx, CC, NULL, 1, NULL, &out), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, NULL, NULL), MMX_ERR_ARG);
+    mmx_subdiv_options bad = {0};
+    bad.boundary = (mmx_boundary)3;
+    cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, &bad, &out), MMX_ERR_ARG);
+    cr_assert_null(out);
+    mmx_mesh_free(grid);
+    mmx_mesh_free(cube);
+    mmx_mesh_free(ico);
+}
+
+Test(subdiv, refusals, .description = "bad input is refused before any work, naming the problem")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    check_refusals(ctx);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- CUDA against the host --------------------------------------------------------------------- */
+
+/* Refines m on both backends to `levels` and asserts identical topology and positions within
+ * 1e-6 of the bounding-box diagonal (the scatters add in a different order on the device). */
+static void cuda_vs_host(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                         const char *what)
+{
+    mmx_mesh *dm = NULL, *dfine = NULL, *hfine = NULL, *back = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &dm));
+    mmx_subdiv_level trace[8];
+    mmx_subdiv_options o = {0};
+    o.trace = trace;
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, dm, levels, &o, &dfine));
+    MMX_OK_OR_FAIL(host, mmx_subdivide(host, scheme, m, levels, NULL, &hfine));
+    cr_assert_eq(dfine->space, MMX_SPACE_DEVICE);
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, dfine, MMX_SPACE_HOST, &back));
+    cr_assert_eq(back->M->nrows, hfine->M->nrows, "%s", what);
+    cr_assert_eq(back->M->ncols, hfine->M->ncols, "%s", what);
+    cr_assert_eq(back->M->order, hfine->M->order, "%s", what);
+    cr_assert_eq(trace[levels - 1].nfaces, hfine->M->ncols, "%s", what);
+    cr_assert_eq(memcmp(back->M->rowidx, hfine->M->rowidx, sizeof(mmx_index) * (size_t)hfine->M->nnz),
+                 0, "%s: %s topology differs from the host's", what, mmx_scheme_name(scheme));
+    float lo[3], hi[3];
+    for (int d = 0; d < 3; d++) lo[d] = hi[d] = hfine->pos[d];
+    for (mmx_index v = 0; v < hfine->M->nrows; v++)
+        for (int d = 0; d < 3; d++) {
+            float x = hfine->pos[3 * (size_t)v + d];
+            lo[d] = x < lo[d] ? x : lo[d], hi[d] = x > hi[d] ? x : hi[d];
+        }
+    double diag = sqrt((double)(hi[0] - lo[0]) * (hi[0] - lo[0]) + (double)(hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                       (double)(hi[2] - lo[2]) * (hi[2] - lo[2]));
+    double worst = 0;
+    for (size_t i = 0; i < 3 * (size_t)hfine->M->nrows; i++) {
+        double d = fabs((double)back->pos[i] - hfine->pos[i]);
+        worst = d > worst ? d : worst;
+    }
+    cr_assert(worst <= 1e-6 * diag, "%s, %s: CUDA positions differ from the host's by %g of the diagonal",
+              what, mmx_scheme_name(scheme), worst / diag);
+    mmx_mesh_free(back);
+    mmx_mesh_free(hfine);
+    mmx_mesh_free(dfine);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology and positions, every scheme")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    cuda_vs_host(gpu, host, CC, shape(host, "mixed"), 4, "mixed");
+    cuda_vs_host(gpu, host, CC, shape(host, "torus:40:30"), 3, "torus");
+    cuda_vs_host(gpu, host, CC, shape(host, "grid:20:16"), 3, "grid with holes");
+    cuda_vs_host(gpu, host, CC, pyramid(host, 200), 3, "pyramid 200");
+    cuda_vs_host(gpu, host, CC, shuffled(host, read_data(host, "house.obj"), 5), 4, "shuffled house");
+    cuda_vs_host(gpu, host, LOOP, shape(host, "icosphere:3"), 3, "icosphere");
+    cuda_vs_host(gpu, host, LOOP, tri_grid(host, 30, 20), 3, "triangulated grid");
+    cuda_vs_host(gpu, host, LOOP, shuffled(host, bipyramid(host, 300), 6), 3, "shuffled bipyramid");
+    cuda_vs_host(gpu, host, LOOP, read_data(host, "strip.obj"), 4, "strip");
+    cuda_vs_host(gpu, host, SQRT3, shape(host, "icosphere:3"), 4, "icosphere");
+    cuda_vs_host(gpu, host, SQRT3, shuffled(host, bipyramid(host, 100), 7), 4, "shuffled bipyramid");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+Test(subdiv, gpu_refusals, .description = "CUDA refuses the same inputs with the same messages")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    check_refusals(gpu);
+    /* A host mesh on a CUDA context is refused, not read through a wrong pointer. */
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *m = shape(host, "cube"), *out = NULL;
+    cr_assert_eq(mmx_subdivide(gpu, CC, m, 1, NULL, &out), MMX_ERR_SPACE);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
