@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # Run on the GPU machine (see ../shared/device/README.md):
-#   source .device-kit/env.sh && bash scripts/gpu_check.sh [--bench] [--quick-bench] [MESHES]
+#   source .device-kit/env.sh && bash scripts/gpu_check.sh [--bench] [--quick-bench]
+#       [--subdiv-bench] [--bench-only] [MESHES]
 # Builds with CUDA for sm_90, runs every test suite (host and GPU), runs the device tests under
 # compute-sanitizer memcheck and racecheck, compares the tool's CUDA and host backends (on the
-# OpenSubdiv shapes too when a folder of them, MESHES, is given), optionally runs the GPU
-# benchmarks against cuSPARSE, and prints a short table. Logs go to $OUT (or ./out).
+# OpenSubdiv shapes too when a folder of them, MESHES, is given: MESHES/opensubdiv, or MESHES
+# itself), runs those shapes through CUDA subdivision against OpenSubdiv, optionally runs the
+# GPU benchmarks against cuSPARSE (--bench) or the subdivision benchmark against OpenSubdiv
+# and OpenMesh (--subdiv-bench, which needs MESHES with cages/ and models/), and prints a short
+# table. Logs go to $OUT (or ./out). RACECHECK=0 leaves racecheck out; MEM_SUITES and
+# RACE_SUITES name the gpu_* suites each sanitizer covers (default: all).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bench=0
-only_bench=0   # --bench-only: build, then the shapes comparison and the benchmarks alone
+only_bench=0   # --bench-only: build, then the shapes comparisons and the benchmarks alone
+sbench=0
 meshes=
 for a in "$@"; do
     case $a in
         --bench) bench=1 ;;
         --quick-bench) bench=2 ;;
-        --bench-only) bench=1; only_bench=1 ;;
+        --bench-only) only_bench=1 ;;
+        --subdiv-bench) sbench=1 ;;
         *) meshes=$a ;;
     esac
 done
@@ -47,16 +54,16 @@ san() { # tool
         build-gpu/tests/test_stats --jobs 1 --filter='stats/device_mesh' >> "$out/sanitizer-$1.log" 2>&1 || return
     compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
         build-gpu/tests/test_io_roundtrip --jobs 1 --filter='io_roundtrip/a_device_mesh*' >> "$out/sanitizer-$1.log" 2>&1 || return
-    # The algebra suites name their device tests gpu_*.
-    for suite in spmv spgemm adjacency reorder; do
+    # The algebra and subdivision suites name their device tests gpu_*.
+    for suite in ${2:-spmv spgemm adjacency reorder subdiv}; do
         compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
             build-gpu/tests/test_$suite --jobs 1 --filter="$suite/gpu_*" >> "$out/sanitizer-$1.log" 2>&1 || return
     done
 }
 if [ $only_bench -eq 0 ]; then
-    san memcheck; mem_rc=$?
+    san memcheck "${MEM_SUITES:-}"; mem_rc=$?
     # RACECHECK=0 leaves racecheck out (it is slow: some suites need minutes under it).
-    if [ "${RACECHECK:-1}" = 1 ]; then san racecheck; race_rc=$?; else echo "(racecheck not run)" > "$out/sanitizer-racecheck.log"; fi
+    if [ "${RACECHECK:-1}" = 1 ]; then san racecheck "${RACE_SUITES:-}"; race_rc=$?; else echo "(racecheck not run)" > "$out/sanitizer-racecheck.log"; fi
 fi
 
 # The tool on the CUDA backend: the same files as the host backend writes.
@@ -76,12 +83,29 @@ build-gpu/tools/mmx info --backend cuda builtin:torus:2048:2048 > "$out/info-cud
 shapes_rc=0
 nshapes=0
 if [ -n "$meshes" ]; then
-    for f in "$meshes"/*.obj; do
+    sd=$meshes; [ -d "$meshes/opensubdiv" ] && sd=$meshes/opensubdiv
+    for f in "$sd"/*.obj; do
         h=$(build-gpu/tools/mmx info --backend host "$f" 2>&1 | grep -v " ms")
         c=$(build-gpu/tools/mmx info --backend cuda "$f" 2>&1 | grep -v " ms")
         nshapes=$((nshapes + 1))
         [ "$h" = "$c" ] || { echo "info differs between backends: $f"; shapes_rc=1; }
     done
+fi
+
+# Subdivision of OpenSubdiv's shapes on the CUDA backend against OpenSubdiv (2 levels), and
+# the demo on the GPU.
+osd_rc=0
+if [ -n "$meshes" ]; then
+    sd=$meshes; [ -d "$meshes/opensubdiv" ] && sd=$meshes/opensubdiv
+    BUILD=build-gpu bash scripts/osd_shapes.sh --backend cuda "$sd" > "$out/osd_shapes_cuda.txt" 2>&1; osd_rc=$?
+fi
+mkdir -p "$out/demo"
+build-gpu/tools/mmx demo "$out/demo" > "$out/demo.txt" 2>&1 || cuda_tool_rc=1
+rm -rf "$out/demo"
+
+sbench_rc=0
+if [ $sbench -ne 0 ]; then
+    build-gpu/bench/subdiv_peers "$meshes" --csv "$out/subdiv_peers.csv" > "$out/subdiv_peers.txt" 2>&1 || sbench_rc=1
 fi
 
 bench_rc=0
@@ -115,10 +139,15 @@ echo "| compute-sanitizer memcheck | $(errs "$out/sanitizer-memcheck.log") error
 echo "| compute-sanitizer racecheck | $(errs "$out/sanitizer-racecheck.log") hazards/errors (rc $race_rc) |"
 echo "| mmx --backend cuda vs host (12 conversions) | $([ $cuda_tool_rc -eq 0 ] && echo identical || echo DIFFER) |"
 [ -n "$meshes" ] && echo "| mmx info cuda vs host on $nshapes meshes | $([ $shapes_rc -eq 0 ] && echo identical || echo DIFFER) |"
+[ -n "$meshes" ] && echo "| subdivision cuda vs OpenSubdiv (osd_shapes.sh) | rc $osd_rc (\$OUT/osd_shapes_cuda.txt) |"
+echo "| mmx demo (cuda) | $(grep -c '^scheme' "$out/demo.txt") schemes, $(grep -o 'cuda backend' "$out/demo.txt" | head -1) |"
 [ $bench -ne 0 ] && echo "| benchmarks | rc $bench_rc (tables in \$OUT/*_peers.md) |"
+[ $sbench -ne 0 ] && echo "| subdivision benchmark | rc $sbench_rc (\$OUT/subdiv_peers.txt) |"
 grep -h "^\[SKIP\]" "$out/testlog.txt" | head -5
 if [ $bench -ne 0 ]; then
     cat "$out/spmv_peers.md" "$out/mmt_peers.md"
     tail -n 5 "$out/spmv_peers.err" "$out/mmt_peers.err"
 fi
-[ $tests_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ] && [ $shapes_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ -n "$meshes" ] && tail -n 12 "$out/osd_shapes_cuda.txt"
+[ $sbench -ne 0 ] && tail -n 40 "$out/subdiv_peers.txt"
+[ $tests_rc -eq 0 ] && [ $osd_rc -eq 0 ] && [ $sbench_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ] && [ $shapes_rc -eq 0 ] && [ $bench_rc -eq 0 ]
