@@ -35,7 +35,7 @@ echo "GPU: $(cat "$out/gpu.txt")"
 meson setup build-gpu -Dcuda=enabled -Dgpu_arch=sm_90 -Dwerror=true > "$out/setup.log" 2>&1 \
     && ninja -C build-gpu > "$out/build.log" 2>&1
 build_rc=$?
-[ $build_rc -eq 0 ] || { tail -40 "$out/setup.log" "$out/build.log"; exit 1; }
+[ $build_rc -eq 0 ] || { tail -n 40 "$out/setup.log" "$out/build.log"; exit 1; }
 
 tests_rc=0; mem_rc=0; race_rc=0
 if [ $only_bench -eq 0 ]; then

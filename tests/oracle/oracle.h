@@ -34,14 +34,37 @@ typedef struct oracle_times {
 } oracle_times;
 
 /* OpenSubdiv 3.5: scheme 0 = Loop, 1 = Catmull-Clark, refined uniformly `levels` times
- * (0 <= levels <= 15; 0 returns a copy after the topology was accepted). Sdc options:
- * VTX_BOUNDARY_EDGE_ONLY, FVAR_LINEAR_ALL, default creasing, TRI_SUB_CATMARK; no creases or
- * other tags. Topology through Far::TopologyRefinerFactory<TopologyDescriptor>, positions
- * through a double Far::StencilTable (generateIntermediateLevels = false,
- * factorizeIntermediateLevels = true) applied on the CPU. out gets the last level's faces and
- * vertices, in OpenSubdiv's order. Times (if t): refine_ms = factory + RefineUniform,
- * stencil_ms = the stencil table, eval_ms = UpdateValues.
- * Returns 0, or nonzero with err set (bad arguments, the factory refused the topology, ...). */
+ * (0 <= levels <= 15; 0 returns a copy after the topology was accepted). Sdc options by default:
+ * VTX_BOUNDARY_EDGE_ONLY, FVAR_LINEAR_ALL, CREASE_UNIFORM, TRI_SUB_CATMARK. Topology through
+ * Far::TopologyRefinerFactory<TopologyDescriptor>, positions through a double
+ * Far::StencilTable (generateIntermediateLevels = false, factorizeIntermediateLevels = true)
+ * applied on the CPU. out gets the last level's faces and vertices, in OpenSubdiv's order.
+ * Times (if t): refine_ms = factory + RefineUniform, stencil_ms = the stencil table, eval_ms =
+ * UpdateValues.
+ *
+ * tags (NULL: none) are OpenSubdiv regression-shape tags as an OBJ file has them (mmx_mesh's
+ * tags: lines "t NAME NINT/NFLOAT/NSTRING INT... FLOAT... STRING...", newline-separated):
+ *   crease     vertex pairs, 1 sharpness for all or 1 per pair  -> TopologyDescriptor creases
+ *   corner     vertices, 1 sharpness for all or 1 per vertex    -> TopologyDescriptor corners
+ *   hole       face indices                                     -> TopologyDescriptor holes
+ *   interpolateboundary 0 / 1 / 2  -> VTX_BOUNDARY_NONE / EDGE_AND_CORNER / EDGE_ONLY
+ *   creasemethod normal / chaikin  -> CREASE_UNIFORM / CREASE_CHAIKIN
+ *   smoothtriangles catmark / smooth -> TRI_SUB_CATMARK / TRI_SUB_SMOOTH (Catmull-Clark only)
+ *   facevaryinginterpolateboundary, facevaryingpropagatecorners: accepted, ignored (no effect
+ *   on positions).
+ * Negative sharpness counts as 0. Any other tag (vertexedit, edgeedit, faceedit: hierarchical
+ * edits, which OpenSubdiv 3 does not have) is refused with "unsupported tag NAME"; so are
+ * malformed lines, wrong argument counts, indices out of range and a crease pair that is not
+ * an edge. Holes: uniform refinement refines hole faces too and tags their children as holes;
+ * out leaves those faces out, together with the vertices that only hole faces use (vertices
+ * that no face uses, i.e. refined isolated input vertices, stay), renumbered in order.
+ * Returns 0, or nonzero with err set (bad arguments or tags, the factory refused the
+ * topology, ...). */
+int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags, int levels,
+                             oracle_mesh *out, oracle_times *t, char *err, size_t cap);
+
+/* oracle_osd_refine_tagged without tags (tags = NULL): smooth everywhere, edge-only
+ * boundaries. */
 int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
                       oracle_times *t, char *err, size_t cap);
 

@@ -4,7 +4,12 @@
  * order.
  *
  *   oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N
- *                [--tol 1e-5] FILE
+ *                [--tol 1e-5] [--ignore-tags] FILE
+ *
+ * OpenSubdiv gets the file's OBJ 't' lines (creases, corners, holes, boundary and crease modes;
+ * see oracle_osd_refine_tagged), so a tagged shape is compared with what OpenSubdiv really makes
+ * of it, while meshmatrix ignores the tags; --ignore-tags hides them from OpenSubdiv too (smooth
+ * everywhere, edge-only boundaries). A tag the oracle does not support is ORACLE_REFUSED.
  *
  * Prints exactly one line on stdout, starting with one of
  *   AGREE max_err=<e> ...            topology equal, positions within tol of the diagonal
@@ -33,7 +38,7 @@
 
 static const char usage[] =
     "usage: oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N "
-    "[--tol 1e-5] FILE";
+    "[--tol 1e-5] [--ignore-tags] FILE";
 
 /* Prints the one result line (newlines in the message flattened) and returns the exit code. */
 CHECK_PRINTF(2, 3)
@@ -119,7 +124,7 @@ done:
 int main(int argc, char **argv)
 {
     const char *backend = "host", *scheme_name = NULL, *path = NULL;
-    int levels = -1;
+    int levels = -1, ignore_tags = 0;
     double tol = 1e-5;
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i];
@@ -127,6 +132,8 @@ int main(int argc, char **argv)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             fprintf(stderr, "%s\n", usage);
             return result(1, "ERROR usage: help requested");
+        } else if (!strcmp(a, "--ignore-tags")) {
+            ignore_tags = 1;
         } else if (!strcmp(a, "--backend") && has_next) {
             backend = argv[++i];
         } else if (!strcmp(a, "--scheme") && has_next) {
@@ -211,8 +218,9 @@ int main(int argc, char **argv)
         orc = oracle_om_sqrt3(&in_o, levels, &ref_o, &ot, msg, sizeof msg);
     } else {
         oracle_name = "OpenSubdiv";
-        orc = oracle_osd_refine(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in_o, levels, &ref_o, &ot,
-                                msg, sizeof msg);
+        orc = oracle_osd_refine_tagged(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in_o,
+                                       ignore_tags ? NULL : mesh->tags, levels, &ref_o, &ot, msg,
+                                       sizeof msg);
     }
     if (orc) {
         code = result(1, "ORACLE_REFUSED %s", msg);

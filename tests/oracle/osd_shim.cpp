@@ -1,16 +1,20 @@
 // tests/oracle/osd_shim.cpp: OpenSubdiv 3.5 uniform refinement behind the oracle's C API.
 //
-// Topology: Far::TopologyRefinerFactory<TopologyDescriptor> (no creases, corners or holes),
-// then RefineUniform. Positions: a double stencil table for the last level only, applied on the
-// CPU. OpenSubdiv reports topology errors through a global callback that prints by default; it
-// is replaced by one that keeps the last message, so the shim prints nothing.
+// Topology: Far::TopologyRefinerFactory<TopologyDescriptor>, with the creases, corners and holes
+// of OpenSubdiv's regression-shape tags when given, then RefineUniform. Positions: a double
+// stencil table for the last level only, applied on the CPU. OpenSubdiv reports topology errors
+// through a global callback that prints by default; it is replaced by one that keeps the last
+// message, so the shim prints nothing.
+#include <algorithm>
 #include <chrono>
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
 #include <new>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,8 +82,160 @@ struct Point3 {
     }
 };
 
-int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, oracle_times *t,
-           char *err, size_t cap)
+// What the tags ask for, in the TopologyDescriptor's and Sdc::Options' terms.
+struct Tags {
+    std::vector<int> crease_pairs;     // 2 per crease edge
+    std::vector<float> crease_weights; // 1 per crease edge
+    std::vector<int> corners;
+    std::vector<float> corner_weights;
+    std::vector<int> holes;
+};
+
+// Parses OpenSubdiv's regression-shape tags (regression/common/shape_utils.h), one per line:
+//   t NAME NINT/NFLOAT/NSTRING INT... FLOAT... STRING...
+// and applies them to sdc / tags the way regression/common/far_utils.h and shape_utils.h do,
+// but strictly: a malformed line, a wrong argument count, an index out of range or a tag not
+// listed below is an error (err set, 1 returned) rather than a skipped line.
+//   crease  2k ints (vertex pairs), 1 float (shared) or k floats (one per pair)
+//   corner  k ints (vertices), 1 float (shared) or k floats
+//   hole    k ints (faces), no floats
+//   interpolateboundary  1 int: 0 VTX_BOUNDARY_NONE, 1 EDGE_AND_CORNER, 2 EDGE_ONLY
+//   creasemethod         1 string: normal (CREASE_UNIFORM) or chaikin (CREASE_CHAIKIN)
+//   smoothtriangles      1 string: catmark (TRI_SUB_CATMARK) or smooth (TRI_SUB_SMOOTH);
+//                        Catmull-Clark only, as in shape_utils.h
+//   facevaryinginterpolateboundary, facevaryingpropagatecorners: accepted and ignored (they
+//                        only change face-varying data, never positions)
+// Sharpness below 0 is taken as 0, as far_utils.h does. The hierarchical edits (vertexedit,
+// edgeedit, faceedit) are refused: OpenSubdiv 3 has no hierarchical edits (its regression tools
+// skip them with a warning), so no OpenSubdiv 3 result honours them.
+int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options &sdc,
+               Tags &tags, char *err, size_t cap)
+{
+    std::istringstream lines(text);
+    std::string line;
+    int lineno = 0;
+    while (std::getline(lines, line)) {
+        ++lineno;
+        if (!line.empty() && line.back() == '\r')
+            line.pop_back();
+        std::istringstream ls(line);
+        std::string t, name, counts;
+        if (!(ls >> t))
+            continue; // blank line
+        if (t != "t" || !(ls >> name))
+            return fail(err, cap, "tag line %d is not 't NAME ...': %.80s", lineno, line.c_str());
+        int ni = -1, nf = -1, ns = -1;
+        char tail = 0;
+        if (!(ls >> counts) ||
+            std::sscanf(counts.c_str(), "%d/%d/%d%c", &ni, &nf, &ns, &tail) != 3 || ni < 0 ||
+            nf < 0 || ns < 0)
+            return fail(err, cap, "tag %s (line %d): bad argument counts '%s', want I/F/S",
+                        name.c_str(), lineno, counts.c_str());
+        std::vector<int> ints(static_cast<size_t>(ni));
+        std::vector<float> floats(static_cast<size_t>(nf));
+        std::vector<std::string> strings(static_cast<size_t>(ns));
+        for (int &v : ints) {
+            std::string tok;
+            char *end = nullptr;
+            long x = 0;
+            if (ls >> tok)
+                x = std::strtol(tok.c_str(), &end, 10);
+            if (!end || *end || end == tok.c_str() || x < -2147483647L || x > 2147483647L)
+                return fail(err, cap, "tag %s (line %d): expected %d integers", name.c_str(),
+                            lineno, ni);
+            v = static_cast<int>(x);
+        }
+        for (float &v : floats) {
+            std::string tok;
+            char *end = nullptr;
+            double x = 0;
+            if (ls >> tok)
+                x = std::strtod(tok.c_str(), &end);
+            if (!end || *end || end == tok.c_str())
+                return fail(err, cap, "tag %s (line %d): expected %d floats", name.c_str(),
+                            lineno, nf);
+            v = static_cast<float>(x);
+        }
+        for (std::string &v : strings)
+            if (!(ls >> v))
+                return fail(err, cap, "tag %s (line %d): expected %d strings", name.c_str(),
+                            lineno, ns);
+        std::string extra;
+        if (ls >> extra)
+            return fail(err, cap, "tag %s (line %d): more arguments than %s", name.c_str(),
+                        lineno, counts.c_str());
+
+        if (name == "crease" || name == "corner") {
+            bool crease = name == "crease";
+            int per = crease ? 2 : 1, n = ni / per;
+            if (ni == 0 || ni % per || ns != 0 || !(nf == 1 || nf == n))
+                return fail(err, cap,
+                            "tag %s (line %d): want %s and 1 or one-per-%s floats, got %s",
+                            name.c_str(), lineno, crease ? "vertex pairs" : "vertices",
+                            crease ? "pair" : "vertex", counts.c_str());
+            for (int v : ints)
+                if (v < 0 || v >= in->nverts)
+                    return fail(err, cap, "tag %s (line %d): vertex %d out of range 0..%d",
+                                name.c_str(), lineno, v, in->nverts - 1);
+            for (int k = 0; k < n; ++k) {
+                float w = std::max(0.0f, floats[static_cast<size_t>(nf == 1 ? 0 : k)]);
+                if (crease) {
+                    tags.crease_pairs.push_back(ints[static_cast<size_t>(2 * k)]);
+                    tags.crease_pairs.push_back(ints[static_cast<size_t>(2 * k + 1)]);
+                    tags.crease_weights.push_back(w);
+                } else {
+                    tags.corners.push_back(ints[static_cast<size_t>(k)]);
+                    tags.corner_weights.push_back(w);
+                }
+            }
+        } else if (name == "hole") {
+            if (ni == 0 || nf != 0 || ns != 0)
+                return fail(err, cap, "tag hole (line %d): want face indices only, got %s",
+                            lineno, counts.c_str());
+            for (int f : ints) {
+                if (f < 0 || f >= in->nfaces)
+                    return fail(err, cap, "tag hole (line %d): face %d out of range 0..%d",
+                                lineno, f, in->nfaces - 1);
+                tags.holes.push_back(f);
+            }
+        } else if (name == "interpolateboundary") {
+            if (ni != 1 || nf != 0 || ns != 0 || ints[0] < 0 || ints[0] > 2)
+                return fail(err, cap,
+                            "tag interpolateboundary (line %d): want one integer 0..2", lineno);
+            static const Sdc::Options::VtxBoundaryInterpolation modes[3] = {
+                Sdc::Options::VTX_BOUNDARY_NONE, Sdc::Options::VTX_BOUNDARY_EDGE_AND_CORNER,
+                Sdc::Options::VTX_BOUNDARY_EDGE_ONLY};
+            sdc.SetVtxBoundaryInterpolation(modes[ints[0]]);
+        } else if (name == "creasemethod") {
+            if (ni != 0 || nf != 0 || ns != 1 || (strings[0] != "normal" && strings[0] != "chaikin"))
+                return fail(err, cap,
+                            "tag creasemethod (line %d): want one string, normal or chaikin",
+                            lineno);
+            sdc.SetCreasingMethod(strings[0] == "chaikin" ? Sdc::Options::CREASE_CHAIKIN
+                                                          : Sdc::Options::CREASE_UNIFORM);
+        } else if (name == "smoothtriangles") {
+            if (ni != 0 || nf != 0 || ns != 1 || (strings[0] != "catmark" && strings[0] != "smooth"))
+                return fail(err, cap,
+                            "tag smoothtriangles (line %d): want one string, catmark or smooth",
+                            lineno);
+            if (scheme != 1)
+                return fail(err, cap,
+                            "tag smoothtriangles (line %d) applies to Catmull-Clark only",
+                            lineno);
+            sdc.SetTriangleSubdivision(strings[0] == "smooth" ? Sdc::Options::TRI_SUB_SMOOTH
+                                                              : Sdc::Options::TRI_SUB_CATMARK);
+        } else if (name == "facevaryinginterpolateboundary" ||
+                   name == "facevaryingpropagatecorners") {
+            // Face-varying only: no effect on positions.
+        } else {
+            return fail(err, cap, "unsupported tag %s", name.c_str());
+        }
+    }
+    return 0;
+}
+
+int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, oracle_mesh *out,
+           oracle_times *t, char *err, size_t cap)
 {
     if (scheme != 0 && scheme != 1)
         return fail(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
@@ -92,7 +248,11 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
     sdc.SetVtxBoundaryInterpolation(Sdc::Options::VTX_BOUNDARY_EDGE_ONLY);
     sdc.SetFVarLinearInterpolation(Sdc::Options::FVAR_LINEAR_ALL);
     sdc.SetTriangleSubdivision(Sdc::Options::TRI_SUB_CATMARK);
+    sdc.SetCreasingMethod(Sdc::Options::CREASE_UNIFORM);
     Sdc::SchemeType type = scheme == 0 ? Sdc::SCHEME_LOOP : Sdc::SCHEME_CATMARK;
+    Tags tags;
+    if (tag_text && parse_tags(tag_text, scheme, in, sdc, tags, err, cap))
+        return 1;
 
     std::vector<int> counts(static_cast<size_t>(in->nfaces));
     for (int f = 0; f < in->nfaces; ++f)
@@ -102,6 +262,14 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
     desc.numFaces = in->nfaces;
     desc.numVertsPerFace = counts.data();
     desc.vertIndicesPerFace = in->verts;
+    desc.numCreases = static_cast<int>(tags.crease_weights.size());
+    desc.creaseVertexIndexPairs = tags.crease_pairs.data();
+    desc.creaseWeights = tags.crease_weights.data();
+    desc.numCorners = static_cast<int>(tags.corner_weights.size());
+    desc.cornerVertexIndices = tags.corners.data();
+    desc.cornerWeights = tags.corner_weights.data();
+    desc.numHoles = static_cast<int>(tags.holes.size());
+    desc.holeIndices = tags.holes.data();
 
     osd_error.clear();
     osd_warning.clear();
@@ -115,6 +283,13 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
     if (!refiner)
         return fail(err, cap, "OpenSubdiv's TopologyRefinerFactory refused the mesh: %s",
                     osd_error.empty() ? "(no message)" : osd_error.c_str());
+    // The factory only warns (and drops the crease) when a crease names no edge; the regression
+    // tools refuse the shape then, and so does the oracle.
+    for (size_t k = 0; k < tags.crease_weights.size(); ++k) {
+        int a = tags.crease_pairs[2 * k], b = tags.crease_pairs[2 * k + 1];
+        if (refiner->GetLevel(0).FindEdge(a, b) < 0)
+            return fail(err, cap, "tag crease: vertices %d and %d share no edge", a, b);
+    }
     if (levels > 0) {
         Far::TopologyRefiner::UniformOptions uopt(levels);
         uopt.fullTopologyInLastLevel = false;
@@ -126,22 +301,13 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
 
     const Far::TopologyLevel &last = refiner->GetLevel(levels);
     int nv = last.GetNumVertices(), nf = last.GetNumFaces();
-    long long ncorners = 0;
-    for (int f = 0; f < nf; ++f)
-        ncorners += last.GetFaceVertices(f).size();
-    if (oracle__alloc_mesh(out, nv, nf, ncorners))
-        return fail(err, cap, "out of memory for %d vertices, %d faces", nv, nf);
-    out->start[0] = 0;
-    for (int f = 0, k = 0; f < nf; ++f) {
-        Far::ConstIndexArray fv = last.GetFaceVertices(f);
-        for (int j = 0; j < fv.size(); ++j)
-            out->verts[k++] = fv[j];
-        out->start[f + 1] = k;
-    }
 
+    // Positions of every vertex of the last level, in OpenSubdiv's order.
+    std::vector<double> pos(3 * static_cast<size_t>(nv));
     double stencil_ms = 0.0, eval_ms = 0.0;
     if (levels == 0) {
-        std::memcpy(out->pos, in->pos, sizeof(double) * 3 * static_cast<size_t>(nv));
+        if (nv > 0)
+            std::memcpy(pos.data(), in->pos, sizeof(double) * 3 * static_cast<size_t>(nv));
     } else {
         Far::StencilTableFactoryReal<double>::Options sopt;
         sopt.generateIntermediateLevels = false;
@@ -154,7 +320,6 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
         stencil_ms = ms_since(t0);
         if (!table || table->GetNumStencils() != nv) {
             int got = table ? table->GetNumStencils() : -1;
-            oracle_mesh_free(out);
             return fail(err, cap, "OpenSubdiv's stencil table has %d stencils, expected %d",
                         got, nv);
         }
@@ -167,7 +332,53 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
         eval_ms = ms_since(t0);
         for (size_t i = 0; i < dst.size(); ++i)
             for (int c = 0; c < 3; ++c)
-                out->pos[3 * i + static_cast<size_t>(c)] = dst[i].p[c];
+                pos[3 * i + static_cast<size_t>(c)] = dst[i].p[c];
+    }
+
+    // Holes: uniform refinement still refines a hole face; its children are tagged as holes
+    // (TopologyLevel::IsFaceHole) and get stencils like any other. The output leaves the hole
+    // faces out, as a viewer does, and with them the vertices that only hole faces use; a vertex
+    // no face uses (an isolated vertex of the input, refined) stays. Without holes every vertex
+    // and face is kept, in OpenSubdiv's order; with them the kept ones keep their relative order.
+    bool holes = refiner->HasHoles();
+    // use[v]: 0 no face, 1 only hole faces, 2 a kept face.
+    std::vector<unsigned char> use(static_cast<size_t>(nv), 0);
+    int kept_faces = 0;
+    long long ncorners = 0;
+    for (int f = 0; f < nf; ++f) {
+        Far::ConstIndexArray fv = last.GetFaceVertices(f);
+        bool hole = holes && last.IsFaceHole(f);
+        for (int j = 0; j < fv.size(); ++j) {
+            unsigned char &u = use[static_cast<size_t>(fv[j])];
+            u = std::max(u, static_cast<unsigned char>(hole ? 1 : 2));
+        }
+        if (!hole) {
+            ++kept_faces;
+            ncorners += fv.size();
+        }
+    }
+    std::vector<int> renumber(static_cast<size_t>(nv));
+    int kept_verts = 0;
+    for (int v = 0; v < nv; ++v)
+        renumber[static_cast<size_t>(v)] = use[static_cast<size_t>(v)] == 1 ? -1 : kept_verts++;
+
+    if (oracle__alloc_mesh(out, kept_verts, kept_faces, ncorners))
+        return fail(err, cap, "out of memory for %d vertices, %d faces", kept_verts, kept_faces);
+    out->start[0] = 0;
+    for (int f = 0, g = 0, k = 0; f < nf; ++f) {
+        if (holes && last.IsFaceHole(f))
+            continue;
+        Far::ConstIndexArray fv = last.GetFaceVertices(f);
+        for (int j = 0; j < fv.size(); ++j)
+            out->verts[k++] = renumber[static_cast<size_t>(fv[j])];
+        out->start[++g] = k;
+    }
+    for (int v = 0; v < nv; ++v) {
+        int r = renumber[static_cast<size_t>(v)];
+        if (r >= 0)
+            for (int c = 0; c < 3; ++c)
+                out->pos[3 * static_cast<size_t>(r) + static_cast<size_t>(c)] =
+                    pos[3 * static_cast<size_t>(v) + static_cast<size_t>(c)];
     }
     if (t) {
         t->refine_ms = refine_ms;
@@ -179,8 +390,9 @@ int refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out, orac
 
 } // namespace
 
-extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
-                                 oracle_times *t, char *err, size_t cap)
+extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags,
+                                        int levels, oracle_mesh *out, oracle_times *t, char *err,
+                                        size_t cap)
 {
     if (err && cap > 0)
         err[0] = '\0';
@@ -189,7 +401,7 @@ extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, 
     *out = oracle_mesh{};
     int rc;
     try {
-        rc = refine(scheme, in, levels, out, t, err, cap);
+        rc = refine(scheme, in, tags, levels, out, t, err, cap);
     } catch (const std::bad_alloc &) {
         rc = fail(err, cap, "OpenSubdiv: out of memory");
     } catch (const std::exception &e) {
@@ -200,4 +412,10 @@ extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, 
     if (rc)
         oracle_mesh_free(out);
     return rc;
+}
+
+extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
+                                 oracle_times *t, char *err, size_t cap)
+{
+    return oracle_osd_refine_tagged(scheme, in, nullptr, levels, out, t, err, cap);
 }
