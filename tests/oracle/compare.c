@@ -408,9 +408,10 @@ static int match_by_topology(const oracle_mesh *a, const oracle_mesh *b, const g
     size_t sz = n > 0 ? (size_t)n : 1;
     int *parent = malloc(sizeof(int) * sz), *order = malloc(sizeof(int) * sz),
         *tmp = malloc(sizeof(int) * sz), *cursor = malloc(sizeof(int) * sz);
-    uint64_t *ca = malloc(sizeof(uint64_t) * sz), *cb = malloc(sizeof(uint64_t) * sz),
-             *na = malloc(sizeof(uint64_t) * sz), *nb = malloc(sizeof(uint64_t) * sz),
-             *acc = malloc(sizeof(uint64_t) * sz);
+    /* Zeroed, so that no compiler sees an unset colour (n = 0 copies nothing). */
+    uint64_t *ca = calloc(sz, sizeof(uint64_t)), *cb = calloc(sz, sizeof(uint64_t)),
+             *na = calloc(sz, sizeof(uint64_t)), *nb = calloc(sz, sizeof(uint64_t)),
+             *acc = calloc(sz, sizeof(uint64_t));
     if (!parent || !order || !tmp || !cursor || !ca || !cb || !na || !nb || !acc) {
         say(report, cap, "out of memory matching %d vertices", n);
         goto done;
