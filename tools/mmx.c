@@ -155,7 +155,7 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
         return EXIT_FAIL;
     }
 
-    const char *backend = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+    const char *backend = backend_name(ctx);
     if (is_default) row("mesh", "%s (the default input; give a FILE to inspect another)", src);
     else row("mesh", "%s", src);
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
@@ -257,7 +257,7 @@ static int cmd_reorder(mmx_ctx *ctx, const char *in, const char *out)
     if (s) return fail(ctx, s, out);
     struct stat sb;
     long long bytes = stat(out, &sb) == 0 ? (long long)sb.st_size : -1;
-    const char *backend = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+    const char *backend = backend_name(ctx);
     row("mesh", "%s", in);
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
     row("vertices", "%d", nv);

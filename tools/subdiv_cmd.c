@@ -25,11 +25,6 @@ static int parse_levels(const char *arg, int *levels)
     return 1;
 }
 
-static const char *backend_name(mmx_ctx *ctx)
-{
-    return mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
-}
-
 /* Refines `in` and writes `out`, printing the report. */
 static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, const char *in, const char *out,
                mmx_format fmt)

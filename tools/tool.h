@@ -34,6 +34,9 @@ mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms);
 /* Prints one report row: the label padded to a fixed width, then the formatted value. */
 void row(const char *label, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
+/* "cuda" or "host": the context's backend, for the reports. */
+const char *backend_name(const mmx_ctx *ctx);
+
 /* A format's name for the reports ("OBJ text", ...). */
 const char *format_name(mmx_format f);
 

@@ -76,3 +76,8 @@ long long file_bytes(const char *path)
     struct stat sb;
     return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
 }
+
+const char *backend_name(const mmx_ctx *ctx)
+{
+    return mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+}

@@ -16,24 +16,13 @@
 #include "mesh_internal.h"
 #include "spla/spla_internal.h"
 
-/* The first position in the ascending rows[lo, hi) whose row is >= r. */
-static mmx_index lower_bound(const mmx_index *rows, mmx_index lo, mmx_index hi, mmx_index r)
-{
-    while (lo < hi) {
-        mmx_index mid = lo + (hi - lo) / 2;
-        if (rows[mid] < r) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* Stage 1, host: edge_ptr[j + 1] - edge_ptr[j] = the rows i < j in column j of E. */
 static void edge_ptr_host(const mmx_csc *E, mmx_index *edge_ptr)
 {
     edge_ptr[0] = 0;
     for (mmx_index j = 0; j < E->nrows; j++) {
         mmx_index a = E->colptr[j];
-        edge_ptr[j + 1] = edge_ptr[j] + (lower_bound(E->rowidx, a, E->colptr[j + 1], j) - a);
+        edge_ptr[j + 1] = edge_ptr[j] + (mmx__lower_bound(E->rowidx, a, E->colptr[j + 1], j) - a);
     }
 }
 
@@ -69,7 +58,7 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
             mmx_index v = M->rowidx[s + t], w = M->rowidx[s + (t + 1 == n ? 0 : t + 1)];
             mmx_index lo = v < w ? v : w, hi = v < w ? w : v;
             mmx_index a = E->colptr[hi], b = E->colptr[hi + 1];
-            mmx_index q = lower_bound(E->rowidx, a, b, lo);
+            mmx_index q = mmx__lower_bound(E->rowidx, a, b, lo);
             if (q == b || E->rowidx[q] != lo)
                 return mmx__fail(ctx, MMX_ERR_INTERNAL,
                                  "adjacency: face %d runs %d -> %d, which E does not hold", k, v, w);

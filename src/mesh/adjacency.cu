@@ -17,24 +17,13 @@ unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock);
  * [4] 1 if a face runs an edge E does not hold (a bug). */
 enum { kBoundaryEdges, kNonmanifold, kBoundaryVerts, kMaxValence, kFault, kCounts };
 
-__device__ __forceinline__ mmx_index lower_bound(const mmx_index *rows, mmx_index lo, mmx_index hi,
-                                                 mmx_index r)
-{
-    while (lo < hi) {
-        mmx_index mid = lo + (hi - lo) / 2;
-        if (rows[mid] < r) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* edge_ptr[j] = rows i < j in column j of E (edge_ptr[nv] is left 0 for the scan). */
 __global__ void upper_counts(const mmx_csc E, mmx_index *edge_ptr)
 {
     long long j = (long long)blockIdx.x * kBlock + threadIdx.x;
     if (j >= E.nrows) return;
     mmx_index a = E.colptr[j];
-    edge_ptr[j] = lower_bound(E.rowidx, a, E.colptr[j + 1], (mmx_index)j) - a;
+    edge_ptr[j] = mmx__lower_bound(E.rowidx, a, E.colptr[j + 1], (mmx_index)j) - a;
 }
 
 template <typename Op>
@@ -81,7 +70,7 @@ __device__ __forceinline__ bool corner_edge(const mmx_csc &E, const mmx_index *e
 {
     mmx_index lo = min(v, w), hi = max(v, w);
     mmx_index a = E.colptr[hi], b = E.colptr[hi + 1];
-    mmx_index q = lower_bound(E.rowidx, a, b, lo);
+    mmx_index q = mmx__lower_bound(E.rowidx, a, b, lo);
     fe = 2 * (edge_ptr[hi] + (q - a)) + (v < w ? 0 : 1);
     return q < b && E.rowidx[q] == lo;
 }

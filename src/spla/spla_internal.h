@@ -33,6 +33,19 @@ static inline MMX__HD mmx_index mmx__csc_val(const mmx_csc *A, int64_t e, int64_
     return A->val ? A->val[e] : (mmx_index)(e - colstart + 1);
 }
 
+/* The first position in the ascending rows[lo, hi) whose row is >= r: where row r of a
+ * column with sorted rows is, or would be. */
+static inline MMX__HD mmx_index mmx__lower_bound(const mmx_index *rows, mmx_index lo, mmx_index hi,
+                                                 mmx_index r)
+{
+    while (lo < hi) {
+        mmx_index mid = lo + (hi - lo) / 2;
+        if (rows[mid] < r) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* Allocates an uninitialised matrix in `space`: colptr and val unless order > 0. */
 mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_index ncols,
                           mmx_index nnz, mmx_index order, mmx_csc **out);

@@ -71,35 +71,27 @@ static mmx_status identity_build(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
     return MMX_OK;
 }
 
-/* The small fixed tables, made on the host and copied to the context's space. */
+/* The small fixed tables, made on the host and copied to the context's space: the crease map
+ * and the face map (sqrt3: 1/3 by position; Catmull-Clark: 1/c by order c up to the longest
+ * face). */
 static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
 {
     const mmx_space sp = mmx_ctx_space(ctx);
-    float crease[2] = {0.125f, 0.0f};
-    float face_w[64];
-    mmx_index len = 0;
-    if (ops->scheme == MMX_SCHEME_SQRT3) {
-        face_w[0] = face_w[1] = face_w[2] = 1.0f / 3.0f;
-        len = 3;
-    } else if (ops->scheme == MMX_SCHEME_CATMULL_CLARK) {
-        len = ops->M->maxcol + 1;
-    }
+    const float crease[2] = {0.125f, 0.0f};
     mmx_status s = mmx_mem_alloc(ctx, sp, sizeof crease, (void **)&ops->crease);
     if (!s) s = mmx_mem_copy(ctx, ops->crease, sp, crease, MMX_SPACE_HOST, sizeof crease);
+    mmx_index len = ops->scheme == MMX_SCHEME_SQRT3 ? 3
+                  : ops->scheme == MMX_SCHEME_CATMULL_CLARK ? ops->M->maxcol + 1 : 0;
     if (s || len == 0) return s;
-    float *w = face_w;
-    if ((size_t)len > sizeof face_w / sizeof *face_w) {
-        s = mmx__host_alloc(ctx, (size_t)len, sizeof *w, (void **)&w);
-        if (s) return s;
-    }
-    if (ops->scheme == MMX_SCHEME_CATMULL_CLARK) {
-        w[0] = 0.0f;
-        for (mmx_index c = 1; c < len; c++) w[c] = (float)(1.0 / c);
-    }
+    float *w = NULL;
+    s = mmx__host_alloc(ctx, (size_t)len, sizeof *w, (void **)&w);
+    if (s) return s;
+    for (mmx_index c = 0; c < len; c++)
+        w[c] = ops->scheme == MMX_SCHEME_SQRT3 ? 1.0f / 3.0f : c ? (float)(1.0 / c) : 0.0f;
     s = mmx_mem_alloc(ctx, sp, (size_t)len * sizeof *w, (void **)&ops->face_w);
     if (!s) s = mmx_mem_copy(ctx, ops->face_w, sp, w, MMX_SPACE_HOST, (size_t)len * sizeof *w);
     if (!s) ops->len_face_w = len;
-    if (w != face_w) free(w);
+    free(w);
     return s;
 }
 

@@ -123,6 +123,27 @@ static mmx_status check_sizes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_csc *M,
     return MMX_OK;
 }
 
+/* The first edge with `want` faces (1: a boundary edge) or, for want >= 3, with want or more,
+ * for a message: its ends and its number of faces, read wherever the adjacency lives. The
+ * caller knows there is one. */
+static mmx_status first_edge(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index want,
+                             mmx_index ends[2], mmx_index *sides)
+{
+    const size_t ne = (size_t)adj->nedges;
+    mmx_index *h = NULL;
+    mmx_status s = mmx__host_alloc(ctx, ne, sizeof *h, (void **)&h);
+    if (!s) s = mmx_mem_copy(ctx, h, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *h);
+    size_t e = 0;
+    while (!s && e < ne && !(want >= 3 ? h[e] >= want : h[e] == want)) e++;
+    ends[0] = ends[1] = *sides = -1;
+    if (!s && e < ne) {
+        *sides = h[e];
+        s = mmx_mem_copy(ctx, ends, MMX_SPACE_HOST, adj->ev + 2 * e, adj->space, 2 * sizeof *ends);
+    }
+    free(h);
+    return s;
+}
+
 /* The checks on the input mesh, on a host view of it: face orders, manifoldness, orientation
  * and boundary as the scheme needs. */
 static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
@@ -146,33 +167,19 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     if (!s) s = mmx_mesh_stats_compute(ctx, h, &st);
     mmx__mesh_host_release(mesh, h);
     if (s) return s;
-    if (adj->nonmanifold_edges > 0 || st.nonmanifold_verts > 0) {
-        /* Name an edge with three faces or more when there is one, else the first vertex. */
-        mmx_index *sides = NULL, *ev = NULL, bad = -1;
-        const size_t ne = (size_t)adj->nedges;
-        if (adj->nonmanifold_edges > 0) {
-            s = mmx__host_alloc(ctx, ne, sizeof *sides, (void **)&sides);
-            if (!s) s = mmx__host_alloc(ctx, 2 * ne, sizeof *ev, (void **)&ev);
-            if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
-            if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
-            for (size_t e = 0; !s && e < ne && bad < 0; e++)
-                if (sides[e] >= 3) bad = (mmx_index)e;
-        }
-        if (!s && bad >= 0)
-            s = mmx__fail(ctx, MMX_ERR_MESH,
-                          "%s needs a manifold mesh: edge (%d, %d) has %d faces (edges with 3 faces "
-                          "or more: %d)",
-                          name, ev[2 * bad], ev[2 * bad + 1], sides[bad], adj->nonmanifold_edges);
-        else if (!s)
-            s = mmx__fail(ctx, MMX_ERR_MESH,
-                          "%s needs a manifold mesh: the faces around vertex %d form %s "
-                          "(non-manifold vertices: %d)", name, st.first_nonmanifold_vert,
-                          "several fans, as at the tip of two cones or the middle of a bowtie",
-                          st.nonmanifold_verts);
-        free(sides);
-        free(ev);
-        return s;
+    mmx_index ev[2], sides;
+    if (adj->nonmanifold_edges > 0) {
+        s = first_edge(ctx, adj, 3, ev, &sides);
+        return s ? s : mmx__fail(ctx, MMX_ERR_MESH,
+                                 "%s needs a manifold mesh: edge (%d, %d) has %d faces (edges "
+                                 "with 3 faces or more: %d)", name, ev[0], ev[1], sides,
+                                 adj->nonmanifold_edges);
     }
+    if (st.nonmanifold_verts > 0)
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "%s needs a manifold mesh: the faces around vertex %d form several fans, "
+                         "as at the tip of two cones or the middle of a bowtie (non-manifold "
+                         "vertices: %d)", name, st.first_nonmanifold_vert, st.nonmanifold_verts);
     /* sqrt3 reads the face across an edge from F, which needs the two faces to run it in
      * opposite directions; OpenSubdiv treats such edges as non-manifold (sharp) for the other
      * schemes, so they are refused everywhere rather than refined differently. */
@@ -182,17 +189,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
                          "it the same way (inconsistent edges: %d)", name, st.inconsistent_edge[0],
                          st.inconsistent_edge[1], st.inconsistent_edges);
     if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
-        mmx_index *sides = NULL, ev[2] = {-1, -1};
-        const size_t ne = (size_t)adj->nedges;
-        s = mmx__host_alloc(ctx, ne, sizeof *sides, (void **)&sides);
-        if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
-        for (size_t e = 0; !s && e < ne; e++)
-            if (sides[e] == 1) {
-                s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev + 2 * e, adj->space, sizeof ev);
-                break;
-            }
-        free(sides);
-        if (s) return s;
+        if ((s = first_edge(ctx, adj, 1, ev, &sides))) return s;
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
                          "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
                          "implemented): edge (%d, %d) is on a boundary (boundary edges: %d)",

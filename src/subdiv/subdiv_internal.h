@@ -119,18 +119,6 @@ static inline MMX__HD void mmx__subdiv_edge_weights(mmx_scheme scheme, mmx_index
     }
 }
 
-/* The first position in the ascending rows[lo, hi) whose row is >= r. */
-static inline MMX__HD int64_t mmx__subdiv_lower_bound(const mmx_index *rows, int64_t lo,
-                                                       int64_t hi, mmx_index r)
-{
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (rows[mid] < r) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* What the child topology reads, by value so that a kernel can take it as a parameter: the
  * level's M, its corners' edges (adj->fe) and, for sqrt3, F. */
 typedef struct mmx__subdiv_topo {
@@ -181,8 +169,8 @@ static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_i
     mmx_index *t = out + 9 * (int64_t)k;
     for (mmx_index s = 0; s < 3; s++, t += 3) {
         const mmx_index from = v[s], to = v[s == 2 ? 0 : s + 1];
-        const int64_t lo = F->colptr[from], hi = F->colptr[from + 1];
-        const int64_t q = mmx__subdiv_lower_bound(F->rowidx, lo, hi, to);
+        const mmx_index hi = F->colptr[from + 1];
+        const mmx_index q = mmx__lower_bound(F->rowidx, F->colptr[from], hi, to);
         if (q == hi || F->rowidx[q] != to) return 1;
         t[0] = from;
         t[1] = nv + F->val[q];
