@@ -33,7 +33,7 @@
 #include <time.h>
 
 #include "meshmatrix.h"
-#include "oracle.h"
+#include "oracle_mmx.h"
 #ifdef MMX_HAVE_CUDA
 #include "bench_util.h"
 #endif
@@ -230,31 +230,6 @@ static int run_peer(int impl, const kase *k, const oracle_mesh *in, int level, l
     return 0;
 }
 
-/* The cage as plain arrays for the peers. */
-static int to_oracle(mmx_ctx *ctx, const mmx_mesh *m, oracle_mesh *o)
-{
-    memset(o, 0, sizeof *o);
-    mmx_index *start = NULL, *verts = NULL;
-    if (mmx_mesh_faces(ctx, m, &start, &verts) != MMX_OK) return 1;
-    mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
-    size_t nc = (size_t)start[nf];
-    o->nverts = nv;
-    o->nfaces = nf;
-    o->start = malloc(((size_t)nf + 1) * sizeof *o->start);
-    o->verts = malloc((nc ? nc : 1) * sizeof *o->verts);
-    o->pos = malloc(((size_t)nv * 3 + 1) * sizeof *o->pos);
-    int bad = !o->start || !o->verts || !o->pos || !m->pos;
-    if (!bad) {
-        for (mmx_index f = 0; f <= nf; f++) o->start[f] = start[f];
-        for (size_t c = 0; c < nc; c++) o->verts[c] = verts[c];
-        for (size_t i = 0; i < 3 * (size_t)nv; i++) o->pos[i] = m->pos[i];
-    }
-    free(start);
-    free(verts);
-    if (bad) oracle_mesh_free(o);
-    return bad;
-}
-
 static void cpu_model(char *buf, size_t cap)
 {
     snprintf(buf, cap, "unknown CPU");
@@ -383,7 +358,7 @@ int main(int argc, char **argv)
             return 1;
         }
         oracle_mesh in = {0};
-        int have_in = !no_peers && !to_oracle(host, cage, &in);
+        int have_in = !no_peers && oracle_mesh_from_mmx(host, cage, &in) == MMX_OK;
         int levels = k->levels < max_level ? k->levels : max_level;
         printf("| %-15s | 0 | %11d | cage %s: %d vertices, %d edges, %d boundary edges | | | |"
                " | | | |\n",

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "testutil.h"
 #ifdef MMX_TEST_ORACLE
-#include "oracle.h"
+#include "oracle_mmx.h"
 #endif
 
 #define ORACLE_TOL 1e-5
@@ -156,24 +156,11 @@ static mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed)
 /* ---- against the oracles ------------------------------------------------------------------ */
 
 #ifdef MMX_TEST_ORACLE
-/* A host mesh as the oracle's arrays. */
+/* A mesh as the oracle's arrays. */
 static oracle_mesh to_oracle(mmx_ctx *ctx, const mmx_mesh *m)
 {
     oracle_mesh o;
-    memset(&o, 0, sizeof o);
-    mmx_index *start = NULL, *verts = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
-    o.nverts = m->M->nrows;
-    o.nfaces = m->M->ncols;
-    o.start = malloc(sizeof *o.start * ((size_t)o.nfaces + 1));
-    o.verts = malloc(sizeof *o.verts * ((size_t)start[o.nfaces] + 1));
-    o.pos = malloc(sizeof *o.pos * 3 * ((size_t)o.nverts + 1));
-    cr_assert(o.start && o.verts && o.pos);
-    for (int f = 0; f <= o.nfaces; f++) o.start[f] = start[f];
-    for (int i = 0; i < start[o.nfaces]; i++) o.verts[i] = verts[i];
-    for (int i = 0; i < 3 * o.nverts; i++) o.pos[i] = m->pos[i];
-    free(start);
-    free(verts);
+    MMX_OK_OR_FAIL(ctx, oracle_mesh_from_mmx(ctx, m, &o));
     return o;
 }
 

@@ -16,14 +16,7 @@
 
 #include "oracle_internal.h"
 
-#if defined(__GNUC__)
-#define ORACLE_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define ORACLE_PRINTF(a, b)
-#endif
-
-ORACLE_PRINTF(3, 4)
-static int say(char *buf, size_t cap, const char *fmt, ...)
+int oracle__say(char *buf, size_t cap, const char *fmt, ...)
 {
     if (buf && cap > 0) {
         va_list ap;
@@ -66,29 +59,29 @@ int oracle__alloc_mesh(oracle_mesh *out, int nverts, int nfaces, long long ncorn
 int oracle__check_mesh(const oracle_mesh *m, char *err, size_t cap)
 {
     if (!m)
-        return say(err, cap, "mesh is NULL");
+        return oracle__say(err, cap, "mesh is NULL");
     if (m->nverts < 0 || m->nfaces < 0)
-        return say(err, cap, "negative counts (%d vertices, %d faces)", m->nverts, m->nfaces);
+        return oracle__say(err, cap, "negative counts (%d vertices, %d faces)", m->nverts, m->nfaces);
     if (m->nverts > 0 && !m->pos)
-        return say(err, cap, "%d vertices but no positions", m->nverts);
+        return oracle__say(err, cap, "%d vertices but no positions", m->nverts);
     if (m->nfaces > 0 && (!m->start || !m->verts))
-        return say(err, cap, "%d faces but no face arrays", m->nfaces);
+        return oracle__say(err, cap, "%d faces but no face arrays", m->nfaces);
     if (m->nfaces == 0)
         return 0;
     if (m->start[0] != 0)
-        return say(err, cap, "start[0] is %d, not 0", m->start[0]);
+        return oracle__say(err, cap, "start[0] is %d, not 0", m->start[0]);
     for (int f = 0; f < m->nfaces; ++f) {
         int b = m->start[f], e = m->start[f + 1];
         if (e - b < 3)
-            return say(err, cap, "face %d has %d vertices (at least 3 needed)", f, e - b);
+            return oracle__say(err, cap, "face %d has %d vertices (at least 3 needed)", f, e - b);
         for (int k = b; k < e; ++k) {
             int v = m->verts[k];
             if (v < 0 || v >= m->nverts)
-                return say(err, cap, "face %d names vertex %d, out of range [0, %d)", f, v,
+                return oracle__say(err, cap, "face %d names vertex %d, out of range [0, %d)", f, v,
                            m->nverts);
             for (int l = b; l < k; ++l)
                 if (m->verts[l] == v)
-                    return say(err, cap, "face %d has vertex %d twice", f, v);
+                    return oracle__say(err, cap, "face %d has vertex %d twice", f, v);
         }
     }
     return 0;
@@ -413,7 +406,7 @@ static int match_by_topology(const oracle_mesh *a, const oracle_mesh *b, const g
              *na = calloc(sz, sizeof(uint64_t)), *nb = calloc(sz, sizeof(uint64_t)),
              *acc = calloc(sz, sizeof(uint64_t));
     if (!parent || !order || !tmp || !cursor || !ca || !cb || !na || !nb || !acc) {
-        say(report, cap, "out of memory matching %d vertices", n);
+        oracle__say(report, cap, "out of memory matching %d vertices", n);
         goto done;
     }
     for (int j = 0; j < n; ++j)
@@ -454,7 +447,7 @@ static int match_by_topology(const oracle_mesh *a, const oracle_mesh *b, const g
         }
         int k = lo < n ? cursor[lo] : n;
         if (lo >= n || cb[order[lo]] != ca[i] || k >= n || cb[order[k]] != ca[i]) {
-            say(report, cap,
+            oracle__say(report, cap,
                 "vertex %d of b matched twice (the nearest to vertices %d and %d of a); "
                 "matching coincident vertices by topology left vertex %d of a without a "
                 "partner",
@@ -465,7 +458,7 @@ static int match_by_topology(const oracle_mesh *a, const oracle_mesh *b, const g
         int j = order[k];
         double d = dist(a->pos + 3 * (size_t)i, b->pos + 3 * (size_t)j);
         if (d > tol) {
-            say(report, cap,
+            oracle__say(report, cap,
                 "vertex %d of a: its partner by topology among coincident vertices, vertex %d "
                 "of b, lies at %.3g of the diagonal",
                 i, j, d / diag);
@@ -500,7 +493,7 @@ static int match_vertices(const oracle_mesh *a, const oracle_mesh *b, const doub
         h = diag * 1e-9;
     int *owner = malloc(sizeof(int) * (n > 0 ? (size_t)n : 1));
     if (grid_build(&g, b, lo, h) || !owner) {
-        say(report, cap, "out of memory matching %d vertices", n);
+        oracle__say(report, cap, "out of memory matching %d vertices", n);
         goto done;
     }
     for (int j = 0; j < n; ++j)
@@ -515,7 +508,7 @@ static int match_vertices(const oracle_mesh *a, const oracle_mesh *b, const doub
             nearest_acc all = {-1, INFINITY};
             for (int k = 0; k < n; ++k)
                 nearest_fn(k, dist(p, b->pos + 3 * (size_t)k), &all);
-            say(report, cap,
+            oracle__say(report, cap,
                 "vertex %d of a (%.9g %.9g %.9g) has no vertex of b within tol %.3g: the nearest "
                 "is vertex %d at distance %.3g of the diagonal",
                 i, p[0], p[1], p[2], rel_tol, all.best, all.d / diag);
@@ -557,7 +550,7 @@ static int compare_faces(const oracle_mesh *a, const oracle_mesh *b, const int *
     int *oa = malloc(sizeof(int) * fsz), *ob = malloc(sizeof(int) * fsz),
         *tmp = malloc(sizeof(int) * fsz);
     if (!A.cyc || !B.cyc || !ren || !oa || !ob || !tmp) {
-        say(report, cap, "out of memory comparing %d faces", nf);
+        oracle__say(report, cap, "out of memory comparing %d faces", nf);
         goto done;
     }
     for (size_t k = 0; k < nc; ++k)
@@ -605,7 +598,7 @@ static int compare_faces(const oracle_mesh *a, const oracle_mesh *b, const int *
             }
             free(rev);
         }
-        say(report, cap, "face %d of a (%s; as vertices of b: %s) has no partner in b%s", lone_a,
+        oracle__say(report, cap, "face %d of a (%s; as vertices of b: %s) has no partner in b%s", lone_a,
             l1, l2, reversed ? " (b has it with the opposite orientation)" : "");
         goto done;
     }
@@ -613,7 +606,7 @@ static int compare_faces(const oracle_mesh *a, const oracle_mesh *b, const int *
         char l1[128];
         int s = b->start[lone_b];
         list_str(b->verts + s, b->start[lone_b + 1] - s, l1, sizeof l1);
-        say(report, cap, "face %d of b (%s) has no partner in a", lone_b, l1);
+        oracle__say(report, cap, "face %d of b (%s) has no partner in a", lone_b, l1);
         goto done;
     }
     rc = 0;
@@ -633,7 +626,7 @@ static int all_finite(const oracle_mesh *m, const char *name, char *report, size
 {
     for (size_t i = 0; i < 3 * (size_t)m->nverts; ++i)
         if (!isfinite(m->pos[i]))
-            return say(report, cap, "vertex %zu of %s has a non-finite coordinate", i / 3,
+            return oracle__say(report, cap, "vertex %zu of %s has a non-finite coordinate", i / 3,
                        name);
     return 0;
 }
@@ -647,20 +640,20 @@ int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, d
     if (report && cap > 0)
         report[0] = '\0';
     if (oracle__check_mesh(a, why, sizeof why))
-        return say(report, cap, "mesh a is invalid: %s", why);
+        return oracle__say(report, cap, "mesh a is invalid: %s", why);
     if (oracle__check_mesh(b, why, sizeof why))
-        return say(report, cap, "mesh b is invalid: %s", why);
+        return oracle__say(report, cap, "mesh b is invalid: %s", why);
     if (!(rel_tol >= 0.0) || !isfinite(rel_tol))
-        return say(report, cap, "relative tolerance %g is not a finite number >= 0", rel_tol);
+        return oracle__say(report, cap, "relative tolerance %g is not a finite number >= 0", rel_tol);
     if (a->nverts != b->nverts)
-        return say(report, cap, "vertex counts differ: a has %d, b has %d", a->nverts,
+        return oracle__say(report, cap, "vertex counts differ: a has %d, b has %d", a->nverts,
                    b->nverts);
     if (a->nfaces != b->nfaces)
-        return say(report, cap, "face counts differ: a has %d, b has %d", a->nfaces,
+        return oracle__say(report, cap, "face counts differ: a has %d, b has %d", a->nfaces,
                    b->nfaces);
     int ca = a->nfaces ? a->start[a->nfaces] : 0, cb = b->nfaces ? b->start[b->nfaces] : 0;
     if (ca != cb)
-        return say(report, cap, "corner counts (sums of face orders) differ: a has %d, b has %d",
+        return oracle__say(report, cap, "corner counts (sums of face orders) differ: a has %d, b has %d",
                    ca, cb);
     if (all_finite(a, "a", report, cap) || all_finite(b, "b", report, cap))
         return 1;
@@ -686,7 +679,7 @@ int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, d
     double *md = malloc(sizeof(double) * sz);
     int rc = 1;
     if (!match || !md)
-        say(report, cap, "out of memory comparing meshes of %d vertices", n);
+        oracle__say(report, cap, "out of memory comparing meshes of %d vertices", n);
     else if (!match_vertices(a, b, lo, tol, diag, rel_tol, match, md, report, cap)) {
         double worst = 0.0;
         for (int i = 0; i < n; ++i)

@@ -17,7 +17,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 #include <exception>
 #include <new>
@@ -50,20 +49,6 @@ struct DoubleTraits : public OpenMesh::DefaultTraits {
 using TriMesh = OpenMesh::TriMesh_ArrayKernelT<DoubleTraits>;
 using PolyMesh = OpenMesh::PolyMesh_ArrayKernelT<DoubleTraits>;
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return 1;
-}
-
 // Silences OpenMesh's error stream for the lifetime of the object.
 struct QuietOmerr {
     bool was;
@@ -95,7 +80,7 @@ int build(Mesh &m, const oracle_mesh *in, bool tris_only, bool closed, const cha
     for (int f = 0; f < in->nfaces; ++f) {
         int b = in->start[f], e = in->start[f + 1];
         if (tris_only && e - b != 3)
-            return fail(err, cap, "%s takes triangles only: face %d has %d vertices", what, f,
+            return oracle__say(err, cap, "%s takes triangles only: face %d has %d vertices", what, f,
                         e - b);
         fv.clear();
         for (int k = b; k < e; ++k)
@@ -107,7 +92,7 @@ int build(Mesh &m, const oracle_mesh *in, bool tris_only, bool closed, const cha
             for (int k = b; k < e && n < static_cast<int>(sizeof list) - 16; ++k)
                 n += std::snprintf(list + n, sizeof list - static_cast<size_t>(n), "%s%d",
                                    k > b ? " " : "", in->verts[k]);
-            return fail(err, cap,
+            return oracle__say(err, cap,
                         "OpenMesh refused face %d (%s%s): complex edge or vertex (non-manifold "
                         "or inconsistently oriented)",
                         f, list, n >= static_cast<int>(sizeof list) - 16 ? " ..." : "");
@@ -117,7 +102,7 @@ int build(Mesh &m, const oracle_mesh *in, bool tris_only, bool closed, const cha
         for (auto eh : m.edges())
             if (m.is_boundary(eh)) {
                 auto h = m.halfedge_handle(eh, 0);
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "%s takes closed meshes only: edge %d-%d is on a boundary", what,
                             m.from_vertex_handle(h).idx(), m.to_vertex_handle(h).idx());
             }
@@ -143,7 +128,7 @@ int extract(const Mesh &m, oracle_mesh *out, char *err, size_t cap)
         ncorners += static_cast<long long>(m.valence(f));
     }
     if (oracle__alloc_mesh(out, nv, nf, ncorners))
-        return fail(err, cap, "out of memory for %d vertices, %d faces", nv, nf);
+        return oracle__say(err, cap, "out of memory for %d vertices, %d faces", nv, nf);
     for (auto v : m.vertices()) {
         const typename Mesh::Point &p = m.point(v);
         size_t i = static_cast<size_t>(id[static_cast<size_t>(v.idx())]);
@@ -179,7 +164,7 @@ int run(const oracle_mesh *in, int levels, bool tris_only, bool closed, const ch
         oracle_mesh *out, oracle_times *t, char *err, size_t cap)
 {
     if (levels < 0)
-        return fail(err, cap, "levels %d < 0", levels);
+        return oracle__say(err, cap, "levels %d < 0", levels);
     Clock::time_point t0 = Clock::now();
     Mesh m;
     size_t max_valence = 0;
@@ -191,11 +176,11 @@ int run(const oracle_mesh *in, int levels, bool tris_only, bool closed, const ch
         // vertices, and new ones have valence 6.
         init_weights(sub, std::max<size_t>(50, max_valence + 1));
         if (!sub.attach(m))
-            return fail(err, cap, "%s: attach failed", what);
+            return oracle__say(err, cap, "%s: attach failed", what);
         bool ok = sub(static_cast<size_t>(levels));
         sub.detach();
         if (!ok)
-            return fail(err, cap, "%s: subdivision failed", what);
+            return oracle__say(err, cap, "%s: subdivision failed", what);
     }
     double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     if (extract(m, out, err, cap))
@@ -218,17 +203,17 @@ int guarded(oracle_mesh *out, char *err, size_t cap, F body)
     if (err && cap > 0)
         err[0] = '\0';
     if (!out)
-        return fail(err, cap, "out is NULL");
+        return oracle__say(err, cap, "out is NULL");
     *out = oracle_mesh{};
     int rc;
     try {
         rc = body();
     } catch (const std::bad_alloc &) {
-        rc = fail(err, cap, "OpenMesh: out of memory");
+        rc = oracle__say(err, cap, "OpenMesh: out of memory");
     } catch (const std::exception &e) {
-        rc = fail(err, cap, "OpenMesh threw: %s", e.what());
+        rc = oracle__say(err, cap, "OpenMesh threw: %s", e.what());
     } catch (...) {
-        rc = fail(err, cap, "OpenMesh threw an unknown exception");
+        rc = oracle__say(err, cap, "OpenMesh threw an unknown exception");
     }
     if (rc)
         oracle_mesh_free(out);
@@ -255,6 +240,6 @@ extern "C" int oracle_om_refine(int scheme, const oracle_mesh *in, int levels, o
         if (scheme == 1)
             return run<PolyMesh, CatmullClark>(in, levels, false, false,
                                                "OpenMesh Catmull-Clark", out, t, err, cap);
-        return fail(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
+        return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
     });
 }

@@ -28,7 +28,7 @@
 
 #include "meshmatrix.h"
 #include "meshmatrix/subdiv.h"
-#include "oracle.h"
+#include "oracle_mmx.h"
 
 #if defined(__GNUC__)
 #define CHECK_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -74,51 +74,6 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-/* A meshmatrix mesh (either space) as an oracle_mesh on the host. */
-static mmx_status to_oracle(mmx_ctx *ctx, const mmx_mesh *m, oracle_mesh *o)
-{
-    memset(o, 0, sizeof *o);
-    mmx_index *start = NULL, *verts = NULL;
-    mmx_status st = mmx_mesh_faces(ctx, m, &start, &verts);
-    if (st != MMX_OK)
-        return st;
-    mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
-    size_t ncorners = (size_t)start[nf];
-    float *pf = malloc(sizeof(float) * 3 * (nv > 0 ? (size_t)nv : 1));
-    o->start = malloc(sizeof(int) * ((size_t)nf + 1));
-    o->verts = malloc(sizeof(int) * (ncorners > 0 ? ncorners : 1));
-    o->pos = malloc(sizeof(double) * 3 * (nv > 0 ? (size_t)nv : 1));
-    if (!pf || !o->start || !o->verts || !o->pos) {
-        st = MMX_ERR_NOMEM;
-        goto done;
-    }
-    o->nverts = nv;
-    o->nfaces = nf;
-    for (mmx_index f = 0; f <= nf; ++f)
-        o->start[f] = start[f];
-    for (size_t k = 0; k < ncorners; ++k)
-        o->verts[k] = verts[k];
-    if (nv > 0) {
-        if (!m->pos) {
-            st = MMX_ERR_ARG;
-            goto done;
-        }
-        st = mmx_mem_copy(ctx, pf, MMX_SPACE_HOST, m->pos, m->space,
-                          sizeof(float) * 3 * (size_t)nv);
-        if (st != MMX_OK)
-            goto done;
-        for (size_t i = 0; i < 3 * (size_t)nv; ++i)
-            o->pos[i] = pf[i];
-    }
-done:
-    free(pf);
-    free(start);
-    free(verts);
-    if (st != MMX_OK)
-        oracle_mesh_free(o);
-    return st;
 }
 
 int main(int argc, char **argv)
@@ -189,7 +144,7 @@ int main(int argc, char **argv)
                       mmx_ctx_error(ctx));
         goto done;
     }
-    if ((st = to_oracle(ctx, mesh, &in_o)) != MMX_OK) {
+    if ((st = oracle_mesh_from_mmx(ctx, mesh, &in_o)) != MMX_OK) {
         code = result(1, "ERROR converting the input: %s: %s",
                       status_name(st, name, sizeof name), mmx_ctx_error(ctx));
         goto done;
@@ -203,7 +158,7 @@ int main(int argc, char **argv)
                       mmx_ctx_error(ctx));
         goto done;
     }
-    if ((st = to_oracle(ctx, out, &mmx_o)) != MMX_OK) {
+    if ((st = oracle_mesh_from_mmx(ctx, out, &mmx_o)) != MMX_OK) {
         code = result(1, "ERROR converting meshmatrix's result: %s: %s",
                       status_name(st, name, sizeof name), mmx_ctx_error(ctx));
         goto done;

@@ -8,6 +8,16 @@
 extern "C" {
 #endif
 
+#if defined(__GNUC__)
+#define ORACLE_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define ORACLE_PRINTF(a, b)
+#endif
+
+/* Writes a message into buf (cap bytes, NUL-terminated when cap > 0; buf may be NULL) and
+ * returns 1, so that a failing path reads `return oracle__say(err, cap, "...", ...);`. */
+int oracle__say(char *buf, size_t cap, const char *fmt, ...) ORACLE_PRINTF(3, 4);
+
 /* Checks an input mesh: counts >= 0, start[0] = 0 and nondecreasing, faces of order >= 3,
  * indices in range, no vertex twice in a face, arrays present. 0 if fine, else nonzero with
  * the problem in err. */

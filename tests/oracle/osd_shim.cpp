@@ -7,7 +7,6 @@
 // message, so the shim prints nothing.
 #include <algorithm>
 #include <chrono>
-#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,20 +37,6 @@ using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t0)
 {
     return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    if (err && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        std::vsnprintf(err, cap, fmt, ap);
-        va_end(ap);
-    }
-    return 1;
 }
 
 // The last error and warning OpenSubdiv reported (its callbacks are global, so are these).
@@ -123,13 +108,13 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
         if (!(ls >> t))
             continue; // blank line
         if (t != "t" || !(ls >> name))
-            return fail(err, cap, "tag line %d is not 't NAME ...': %.80s", lineno, line.c_str());
+            return oracle__say(err, cap, "tag line %d is not 't NAME ...': %.80s", lineno, line.c_str());
         int ni = -1, nf = -1, ns = -1;
         char tail = 0;
         if (!(ls >> counts) ||
             std::sscanf(counts.c_str(), "%d/%d/%d%c", &ni, &nf, &ns, &tail) != 3 || ni < 0 ||
             nf < 0 || ns < 0)
-            return fail(err, cap, "tag %s (line %d): bad argument counts '%s', want I/F/S",
+            return oracle__say(err, cap, "tag %s (line %d): bad argument counts '%s', want I/F/S",
                         name.c_str(), lineno, counts.c_str());
         std::vector<int> ints(static_cast<size_t>(ni));
         std::vector<float> floats(static_cast<size_t>(nf));
@@ -141,7 +126,7 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
             if (ls >> tok)
                 x = std::strtol(tok.c_str(), &end, 10);
             if (!end || *end || end == tok.c_str() || x < -2147483647L || x > 2147483647L)
-                return fail(err, cap, "tag %s (line %d): expected %d integers", name.c_str(),
+                return oracle__say(err, cap, "tag %s (line %d): expected %d integers", name.c_str(),
                             lineno, ni);
             v = static_cast<int>(x);
         }
@@ -152,30 +137,30 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
             if (ls >> tok)
                 x = std::strtod(tok.c_str(), &end);
             if (!end || *end || end == tok.c_str())
-                return fail(err, cap, "tag %s (line %d): expected %d floats", name.c_str(),
+                return oracle__say(err, cap, "tag %s (line %d): expected %d floats", name.c_str(),
                             lineno, nf);
             v = static_cast<float>(x);
         }
         for (std::string &v : strings)
             if (!(ls >> v))
-                return fail(err, cap, "tag %s (line %d): expected %d strings", name.c_str(),
+                return oracle__say(err, cap, "tag %s (line %d): expected %d strings", name.c_str(),
                             lineno, ns);
         std::string extra;
         if (ls >> extra)
-            return fail(err, cap, "tag %s (line %d): more arguments than %s", name.c_str(),
+            return oracle__say(err, cap, "tag %s (line %d): more arguments than %s", name.c_str(),
                         lineno, counts.c_str());
 
         if (name == "crease" || name == "corner") {
             bool crease = name == "crease";
             int per = crease ? 2 : 1, n = ni / per;
             if (ni == 0 || ni % per || ns != 0 || !(nf == 1 || nf == n))
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "tag %s (line %d): want %s and 1 or one-per-%s floats, got %s",
                             name.c_str(), lineno, crease ? "vertex pairs" : "vertices",
                             crease ? "pair" : "vertex", counts.c_str());
             for (int v : ints)
                 if (v < 0 || v >= in->nverts)
-                    return fail(err, cap, "tag %s (line %d): vertex %d out of range 0..%d",
+                    return oracle__say(err, cap, "tag %s (line %d): vertex %d out of range 0..%d",
                                 name.c_str(), lineno, v, in->nverts - 1);
             for (int k = 0; k < n; ++k) {
                 float w = std::max(0.0f, floats[static_cast<size_t>(nf == 1 ? 0 : k)]);
@@ -190,17 +175,17 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
             }
         } else if (name == "hole") {
             if (ni == 0 || nf != 0 || ns != 0)
-                return fail(err, cap, "tag hole (line %d): want face indices only, got %s",
+                return oracle__say(err, cap, "tag hole (line %d): want face indices only, got %s",
                             lineno, counts.c_str());
             for (int f : ints) {
                 if (f < 0 || f >= in->nfaces)
-                    return fail(err, cap, "tag hole (line %d): face %d out of range 0..%d",
+                    return oracle__say(err, cap, "tag hole (line %d): face %d out of range 0..%d",
                                 lineno, f, in->nfaces - 1);
                 tags.holes.push_back(f);
             }
         } else if (name == "interpolateboundary") {
             if (ni != 1 || nf != 0 || ns != 0 || ints[0] < 0 || ints[0] > 2)
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "tag interpolateboundary (line %d): want one integer 0..2", lineno);
             static const Sdc::Options::VtxBoundaryInterpolation modes[3] = {
                 Sdc::Options::VTX_BOUNDARY_NONE, Sdc::Options::VTX_BOUNDARY_EDGE_AND_CORNER,
@@ -208,18 +193,18 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
             sdc.SetVtxBoundaryInterpolation(modes[ints[0]]);
         } else if (name == "creasemethod") {
             if (ni != 0 || nf != 0 || ns != 1 || (strings[0] != "normal" && strings[0] != "chaikin"))
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "tag creasemethod (line %d): want one string, normal or chaikin",
                             lineno);
             sdc.SetCreasingMethod(strings[0] == "chaikin" ? Sdc::Options::CREASE_CHAIKIN
                                                           : Sdc::Options::CREASE_UNIFORM);
         } else if (name == "smoothtriangles") {
             if (ni != 0 || nf != 0 || ns != 1 || (strings[0] != "catmark" && strings[0] != "smooth"))
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "tag smoothtriangles (line %d): want one string, catmark or smooth",
                             lineno);
             if (scheme != 1)
-                return fail(err, cap,
+                return oracle__say(err, cap,
                             "tag smoothtriangles (line %d) applies to Catmull-Clark only",
                             lineno);
             sdc.SetTriangleSubdivision(strings[0] == "smooth" ? Sdc::Options::TRI_SUB_SMOOTH
@@ -228,7 +213,7 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
                    name == "facevaryingpropagatecorners") {
             // Face-varying only: no effect on positions.
         } else {
-            return fail(err, cap, "unsupported tag %s", name.c_str());
+            return oracle__say(err, cap, "unsupported tag %s", name.c_str());
         }
     }
     return 0;
@@ -238,9 +223,9 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
            oracle_times *t, char *err, size_t cap)
 {
     if (scheme != 0 && scheme != 1)
-        return fail(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
+        return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
     if (levels < 0 || levels > 15)
-        return fail(err, cap, "levels %d out of OpenSubdiv's range 0..15", levels);
+        return oracle__say(err, cap, "levels %d out of OpenSubdiv's range 0..15", levels);
     if (oracle__check_mesh(in, err, cap))
         return 1;
 
@@ -281,14 +266,14 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     std::unique_ptr<Far::TopologyRefiner> refiner(
         Factory::Create(desc, Factory::Options(type, sdc)));
     if (!refiner)
-        return fail(err, cap, "OpenSubdiv's TopologyRefinerFactory refused the mesh: %s",
+        return oracle__say(err, cap, "OpenSubdiv's TopologyRefinerFactory refused the mesh: %s",
                     osd_error.empty() ? "(no message)" : osd_error.c_str());
     // The factory only warns (and drops the crease) when a crease names no edge; the regression
     // tools refuse the shape then, and so does the oracle.
     for (size_t k = 0; k < tags.crease_weights.size(); ++k) {
         int a = tags.crease_pairs[2 * k], b = tags.crease_pairs[2 * k + 1];
         if (refiner->GetLevel(0).FindEdge(a, b) < 0)
-            return fail(err, cap, "tag crease: vertices %d and %d share no edge", a, b);
+            return oracle__say(err, cap, "tag crease: vertices %d and %d share no edge", a, b);
     }
     if (levels > 0) {
         Far::TopologyRefiner::UniformOptions uopt(levels);
@@ -297,7 +282,7 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     }
     double refine_ms = ms_since(t0);
     if (!osd_error.empty())
-        return fail(err, cap, "OpenSubdiv reported an error: %s", osd_error.c_str());
+        return oracle__say(err, cap, "OpenSubdiv reported an error: %s", osd_error.c_str());
 
     const Far::TopologyLevel &last = refiner->GetLevel(levels);
     int nv = last.GetNumVertices(), nf = last.GetNumFaces();
@@ -320,7 +305,7 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
         stencil_ms = ms_since(t0);
         if (!table || table->GetNumStencils() != nv) {
             int got = table ? table->GetNumStencils() : -1;
-            return fail(err, cap, "OpenSubdiv's stencil table has %d stencils, expected %d",
+            return oracle__say(err, cap, "OpenSubdiv's stencil table has %d stencils, expected %d",
                         got, nv);
         }
         std::vector<Point3> src(static_cast<size_t>(in->nverts)), dst(static_cast<size_t>(nv));
@@ -363,7 +348,7 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
         renumber[static_cast<size_t>(v)] = use[static_cast<size_t>(v)] == 1 ? -1 : kept_verts++;
 
     if (oracle__alloc_mesh(out, kept_verts, kept_faces, ncorners))
-        return fail(err, cap, "out of memory for %d vertices, %d faces", kept_verts, kept_faces);
+        return oracle__say(err, cap, "out of memory for %d vertices, %d faces", kept_verts, kept_faces);
     out->start[0] = 0;
     for (int f = 0, g = 0, k = 0; f < nf; ++f) {
         if (holes && last.IsFaceHole(f))
@@ -397,17 +382,17 @@ extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const
     if (err && cap > 0)
         err[0] = '\0';
     if (!out)
-        return fail(err, cap, "out is NULL");
+        return oracle__say(err, cap, "out is NULL");
     *out = oracle_mesh{};
     int rc;
     try {
         rc = refine(scheme, in, tags, levels, out, t, err, cap);
     } catch (const std::bad_alloc &) {
-        rc = fail(err, cap, "OpenSubdiv: out of memory");
+        rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
     } catch (const std::exception &e) {
-        rc = fail(err, cap, "OpenSubdiv threw: %s", e.what());
+        rc = oracle__say(err, cap, "OpenSubdiv threw: %s", e.what());
     } catch (...) {
-        rc = fail(err, cap, "OpenSubdiv threw an unknown exception");
+        rc = oracle__say(err, cap, "OpenSubdiv threw an unknown exception");
     }
     if (rc)
         oracle_mesh_free(out);
