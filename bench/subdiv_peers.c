@@ -159,6 +159,23 @@ static void check_faces(row *r, long long got, long long want)
     add_note(r, s);
 }
 
+/* The last level's floor: the fewest bytes it must move (read its input's row indices and
+ * positions, write the refined ones: 4 bytes per corner, 12 per vertex, each way) over the
+ * copy bandwidth, and how close the level came to it. */
+static void floor_note(const kase *k, const mmx_mesh_stats *st, int level, double tbps, row *r)
+{
+    int64_t v0, c0, v1, c1;
+    mmx_subdiv_predict(k->scheme, st->nverts, st->nfaces, st->nedges, st->ncorners, level - 1,
+                       &v0, NULL, NULL, &c0);
+    mmx_subdiv_predict(k->scheme, st->nverts, st->nfaces, st->nedges, st->ncorners, level, &v1,
+                       NULL, NULL, &c1);
+    double bytes = 4.0 * (c0 + c1) + 12.0 * (v0 + v1), floor_ms = bytes / (tbps * 1e9);
+    char s[128];
+    snprintf(s, sizeof s, "last level floor %.4f ms: %.1f%% of it", floor_ms,
+             r->last > 0 ? 100.0 * floor_ms / r->last : 0.0);
+    add_note(r, s);
+}
+
 /* mmx_subdivide to `level` on ctx, `reps` runs (median of each figure); 0 on success, else the
  * reason in r->note. */
 static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, int level, int reps_small,
@@ -315,6 +332,7 @@ int main(int argc, char **argv)
     struct tm tm;
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
     mmx_ctx *host = NULL, *cuda = NULL;
+    double copy_tbps = 0;
     if (mmx_ctx_create(&host) != MMX_OK || mmx_ctx_create(&cuda) != MMX_OK) {
         fprintf(stderr, "subdiv_peers: cannot create a context\n");
         return 1;
@@ -326,12 +344,13 @@ int main(int argc, char **argv)
     } else {
 #ifdef MMX_HAVE_CUDA
         bu_gpu_name(gpu, sizeof gpu);
+        copy_tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(cuda));
 #endif
     }
     printf("subdiv_peers, meshmatrix %d.%d.%d, %s\n", MMX_VERSION_MAJOR, MMX_VERSION_MINOR,
            MMX_VERSION_PATCH, date);
     printf("CPU: %s\n", cpu);
-    if (cuda) printf("GPU: %s\n", gpu);
+    if (cuda) printf("GPU: %s; copy bandwidth %.2f TB/s (bytes read + written)\n", gpu, copy_tbps);
     else printf("GPU: none; mmx_cuda skipped: %s\n", why[0] ? why : "no CUDA device");
     printf("times in ms; mmx total = sum of the per-level trace (CUDA events on the GPU), "
            "wall = host clock around the call; peers' total = their phase times\n\n");
@@ -405,7 +424,10 @@ int main(int argc, char **argv)
                     continue;
                 }
                 int failed;
-                if (im == IMPL_CUDA) failed = run_mmx(cuda, k, cage_d, L, 3, want, &r);
+                if (im == IMPL_CUDA) {
+                    failed = run_mmx(cuda, k, cage_d, L, 3, want, &r);
+                    if (!failed && copy_tbps > 0) floor_note(k, &st, L, copy_tbps, &r);
+                }
                 else if (im == IMPL_HOST) failed = run_mmx(host, k, cage, L, 1, want, &r);
                 else failed = run_peer(im, k, &in, L, want, &r);
                 prev_wall[im] = r.wall;
