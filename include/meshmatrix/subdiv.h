@@ -57,12 +57,23 @@ typedef struct mmx_subdiv_level {
                                          included (CUDA: the stream synchronized at both ends) */
 } mmx_subdiv_level;
 
+/* Which implementation refines. Both give the same topology, in the same order, and positions
+ * within float rounding of each other (tests hold them to 1e-6 of the bounding box). */
+typedef enum mmx_subdiv_path {
+    MMX_SUBDIV_PATH_AUTO = 0,     /* the fused path wherever it applies (today: every input the
+                                     library accepts), else the algebraic one */
+    MMX_SUBDIV_PATH_FUSED,        /* one pass per level over a half-edge view carried from level
+                                     to level in closed form: the fast path */
+    MMX_SUBDIV_PATH_ALGEBRAIC     /* the reference: mapped SpMVs and the adjacency per level */
+} mmx_subdiv_path;
+
 /* Options. A zeroed struct (or a NULL pointer) means the defaults, and fields are only ever
  * added at the end with zero meaning the old behaviour, so `mmx_subdiv_options o = {0};`
  * stays valid as the struct grows. */
 typedef struct mmx_subdiv_options {
     mmx_boundary boundary;        /* default MMX_BOUNDARY_EDGE_ONLY */
     mmx_subdiv_level *trace;      /* if not NULL: `levels` entries, filled level by level */
+    mmx_subdiv_path path;         /* default MMX_SUBDIV_PATH_AUTO */
 } mmx_subdiv_options;
 
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the
@@ -91,11 +102,56 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * input is checked.
  *
  * Errors also: MMX_ERR_NOMEM, MMX_ERR_CUDA from the products. On error *out is NULL.
- * Cost per level: the adjacency of the level's input (two implicit products M·Mᵀ), about ten
- * mapped SpMVs over M, E, EV and FE, and one pass writing the child topology; peak memory
- * about 2.5x the refined mesh plus the adjacency of its parent. */
+ * Cost: the fused path (the default, opts->path) computes the input's adjacency once (two
+ * implicit products M·Mᵀ), then runs one pass per level, each reading the level's matrix,
+ * half-edge arrays and positions and writing the child's; nothing is sorted after the input.
+ * On CUDA the levels are queued back to back with no synchronisation between them.
+ * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,
+ * EV and FE and one pass for the child topology; peak memory about 2.5x the refined mesh plus
+ * the adjacency of its parent. */
 mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                          const mmx_subdiv_options *opts, mmx_mesh **out);
+
+/* ---- topology-fixed re-evaluation --------------------------------------------------------- */
+
+/* A plan refines a control mesh's topology once and then maps any new control positions to the
+ * last level's positions without touching topology again (for animation): like OpenSubdiv's
+ * stencil evaluation, but the plan keeps each level's half-edge view instead of stencil
+ * tables, and re-evaluation is the fused path's passes with their topology writes left out
+ * (on CUDA, a CUDA graph replayed per call). */
+typedef struct mmx_subdiv_plan mmx_subdiv_plan;
+
+/* Builds the plan for `levels` (>= 1) levels of `scheme` over `control` (with positions, in
+ * the context's space), with the checks and errors of mmx_subdivide (opts: its boundary mode;
+ * the path is always the fused one, and a trace is filled as by mmx_subdivide). The plan
+ * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
+ * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
+ * three) and positions. */
+mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *control,
+                                  int levels, const mmx_subdiv_options *opts,
+                                  mmx_subdiv_plan **out);
+
+/* The last level's positions for new control positions: `control_pos` has the control mesh's
+ * nverts x 3 floats, `pos` room for the last level's (mmx_subdiv_plan_sizes), both in the
+ * context's space and not overlapping. Queued on the context's stream; the call returns once
+ * the work is queued (CUDA) or done (host): synchronise with mmx_ctx_sync before reading pos.
+ * On CUDA the chain is a CUDA graph made on the first call for this pair of pointers, so
+ * passing the same buffers every frame costs one graph launch. Errors: MMX_ERR_ARG (NULL
+ * arguments), MMX_ERR_CUDA. */
+mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos);
+
+/* The plan's sizes: the control mesh's vertices, the last level's vertices and faces. Any
+ * output may be NULL. */
+void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nverts,
+                           mmx_index *nverts, mmx_index *nfaces);
+
+/* A new mesh (the caller frees it) with the last level's topology and the positions from
+ * `pos` (nverts x 3 in the context's space, as written by mmx_subdiv_plan_eval), or those
+ * computed at creation when pos is NULL. Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out);
+
+/* Frees a plan; NULL is accepted. */
+void mmx_subdiv_plan_free(mmx_subdiv_plan *plan);
 
 /* The scheme's name ("loop", "sqrt3", "catmull-clark"), or NULL for an unknown value. */
 const char *mmx_scheme_name(mmx_scheme scheme);

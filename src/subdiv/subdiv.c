@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "subdiv_internal.h"
+#include "fused.h"
 #include "mesh/mesh_internal.h"
 
 const char *mmx_scheme_name(mmx_scheme scheme)
@@ -214,46 +214,55 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in,
     return s;
 }
 
-mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                         const mmx_subdiv_options *opts, mmx_mesh **out)
+mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
+                               const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
+                               mmx_subdiv_options *o, mmx_adjacency **adj, double *adj_ms)
 {
-    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
-    *out = NULL;
-    if (!mesh || !mesh->M)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: mesh is NULL");
-    if (!mesh->pos)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: the mesh has no positions");
-    if (levels < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: levels is %d, below 0", levels);
+    *adj = NULL;
+    *adj_ms = 0;
+    if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "%s: mesh is NULL", who);
+    if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "%s: the mesh has no positions", who);
+    if (levels < 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: levels is %d, below 0", who, levels);
     if (!mmx_scheme_name(scheme))
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: unknown scheme %d", (int)scheme);
-    mmx_subdiv_options o;
-    memset(&o, 0, sizeof o);
-    if (opts) o = *opts;
-    if (o.boundary != MMX_BOUNDARY_EDGE_ONLY)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: unknown boundary mode %d", (int)o.boundary);
-    mmx_status s = mmx__check_space(ctx, mesh->space, "mmx_subdivide: mesh");
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown scheme %d", who, (int)scheme);
+    memset(o, 0, sizeof *o);
+    if (opts) *o = *opts;
+    if (o->boundary != MMX_BOUNDARY_EDGE_ONLY)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown boundary mode %d", who, (int)o->boundary);
+    if ((unsigned)o->path > MMX_SUBDIV_PATH_ALGEBRAIC)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown path %d", who, (int)o->path);
+    mmx_status s = mmx__check_space(ctx, mesh->space, who);
     if (!s && mesh->space != mmx_ctx_space(ctx))
         s = mmx__fail(ctx, MMX_ERR_SPACE,
-                      "mmx_subdivide: the mesh is in host memory but the context is on the CUDA "
-                      "backend (copy it with mmx_mesh_copy)");
+                      "%s: the mesh is in host memory but the context is on the CUDA backend "
+                      "(copy it with mmx_mesh_copy)", who);
     if (s) return s;
+    mmx_timer *timer = NULL;
+    if (o->trace) s = mmx_timer_create(ctx, &timer);
+    if (!s && timer) s = mmx_timer_start(timer);
+    if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
+    if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
+    mmx_timer_free(timer);
+    if (!s) s = check_mesh(ctx, scheme, mesh, *adj);
+    if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
+    if (s) {
+        mmx_adjacency_free(*adj);
+        *adj = NULL;
+    }
+    return s;
+}
 
-    mmx_adjacency *adj = NULL;
+/* The algebraic path: level l refines `in` (the input, then the previous level); the input's
+ * adjacency comes from the checks, and its time joins level 1's. */
+static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                            mmx_adjacency *adj, int levels, const mmx_subdiv_options *o,
+                            double adj_ms, mmx_mesh **out)
+{
     mmx_timer *timer = NULL;
     mmx_mesh *cur = NULL;
-    double adj_ms = 0;
-    if (o.trace) s = mmx_timer_create(ctx, &timer);
-    if (!s && timer) s = mmx_timer_start(timer);
-    if (!s) s = mmx_adjacency_compute(ctx, mesh, &adj);
-    if (!s && timer) s = mmx_timer_stop(timer, &adj_ms);
-    if (!s) s = check_mesh(ctx, scheme, mesh, adj);
-    if (!s) s = check_sizes(ctx, scheme, mesh->M, adj, levels);
-    if (!s && levels == 0) s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), &cur);
-    /* Level l refines `in` (the input, then the previous level). The input's adjacency is
-     * already there from the checks; its time joins level 1's. */
+    mmx_status s = o->trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     const mmx_mesh *in = mesh;
-    int64_t nedges = adj ? adj->nedges : 0;
+    int64_t nedges = adj->nedges;
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
         double ms = 0;
@@ -267,11 +276,11 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
             /* The refined mesh's edges, in closed form from its parent's. */
             mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, nedges, in->M->nnz, 1, NULL,
                                NULL, &nedges, NULL);
-            if (o.trace) {
-                o.trace[l - 1].nverts = next->M->nrows;
-                o.trace[l - 1].nfaces = next->M->ncols;
-                o.trace[l - 1].nedges = (mmx_index)nedges;
-                o.trace[l - 1].ms = ms + (l == 1 ? adj_ms : 0);
+            if (o->trace) {
+                o->trace[l - 1].nverts = next->M->nrows;
+                o->trace[l - 1].nfaces = next->M->ncols;
+                o->trace[l - 1].nedges = (mmx_index)nedges;
+                o->trace[l - 1].ms = ms + (l == 1 ? adj_ms : 0);
             }
         }
         mmx_mesh_free(cur);
@@ -286,4 +295,27 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     }
     *out = cur;
     return MMX_OK;
+}
+
+mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                         const mmx_subdiv_options *opts, mmx_mesh **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
+    *out = NULL;
+    mmx_subdiv_options o;
+    mmx_adjacency *adj = NULL;
+    double adj_ms = 0;
+    mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, &o, &adj,
+                                       &adj_ms);
+    if (s) return s;
+    if (levels == 0) {
+        mmx_adjacency_free(adj);
+        return mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
+    }
+    if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
+        return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
+    s = mmx__fz_subdivide(ctx, scheme, mesh, adj, levels, o.trace, out);
+    mmx_adjacency_free(adj);
+    if (!s && o.trace) o.trace[0].ms += adj_ms;
+    return s;
 }

@@ -40,6 +40,14 @@ typedef struct mmx__subdiv_ops {
     mmx_index len_face_w;
 } mmx__subdiv_ops;
 
+/* The common start of mmx_subdivide and mmx_subdiv_plan_create (`who` names the caller in
+ * messages): the arguments, the options (copied to *o, defaults for NULL), the input's
+ * adjacency (its time in *adj_ms when o->trace asks) and the checks on the mesh and sizes.
+ * On success the caller owns *adj. */
+mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
+                               const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
+                               mmx_subdiv_options *o, mmx_adjacency **adj, double *adj_ms);
+
 /* Builds the operators and tables of one level of `scheme` on `mesh` (in the context's space):
  * the adjacency first, then FE, I and the tables. Errors: those of mmx_adjacency_compute,
  * MMX_ERR_NOMEM, MMX_ERR_CUDA. On error everything built is released. */

@@ -1,0 +1,275 @@
+/* The fused path's levels (fused.h): the input level from the input's adjacency, one pass per
+ * level writing the child, and the chain that mmx_subdivide and the plans run. The host runs
+ * the per-element rules of fused.h in loops; fused.cu runs them as kernels. */
+#include <string.h>
+#include "fused.h"
+
+/* Scratch and level arrays: the host's heap, or the context's stream-ordered pool (no sync, so
+ * a chain of levels queues without waiting). */
+static mmx_status fz_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out)
+{
+    *out = NULL;
+    if (n == 0) return MMX_OK;
+#ifdef MMX_HAVE_CUDA
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__dev_alloc(ctx, n * size, out);
+#endif
+    return mmx__host_alloc(ctx, n, size, out);
+}
+
+static void fz_free(mmx_ctx *ctx, void *p)
+{
+#ifdef MMX_HAVE_CUDA
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+        mmx__dev_free(ctx, p);
+        return;
+    }
+#endif
+    (void)ctx;
+    free(p);
+}
+
+void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L)
+{
+    if (!L->borrowed) {
+        fz_free(ctx, L->M);
+        fz_free(ctx, L->colptr);
+        fz_free(ctx, L->pos);
+    }
+    fz_free(ctx, L->fe);
+    fz_free(ctx, L->twin);
+    fz_free(ctx, L->owner);
+    fz_free(ctx, L->cnt);
+    fz_free(ctx, L->goff);
+    memset(L, 0, sizeof *L);
+}
+
+mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
+{
+    mmx__fz_in v;
+    v.scheme = scheme;
+    v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
+    v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
+    v.goff = L->goff, v.pos = L->pos;
+    return v;
+}
+
+/* goff = the exclusive scan of cnt (n + 1 entries). */
+static mmx_status fz_scan(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n, mmx_index *goff)
+{
+#ifdef MMX_HAVE_CUDA
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__fz_scan_cuda(ctx, cnt, n, goff);
+#endif
+    (void)ctx;
+    mmx_index sum = 0;
+    for (mmx_index i = 0; i < n; i++) goff[i] = sum, sum += cnt[i];
+    goff[n] = sum;
+    return MMX_OK;
+}
+
+/* The number of groups of the child's edges that a level's cnt counts. */
+static mmx_index fz_groups(mmx_scheme scheme, const mmx__fz_level *L)
+{
+    return scheme == MMX_SCHEME_SQRT3 ? L->nf : L->ne;
+}
+
+mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                         const mmx_adjacency *adj, int copy, mmx__fz_level *L)
+{
+    const mmx_csc *M = mesh->M;
+    memset(L, 0, sizeof *L);
+    L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
+    mmx_index order = M->order;
+    mmx_status s = order ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
+    if (s) return s;
+    /* Triangles and quads are read as reduced levels whatever their form; other faces (only
+     * Catmull-Clark takes them) through colptr. */
+    L->order = order == 3 || order == 4 ? order : 0;
+    const size_t nnz = (size_t)M->nnz, nv = (size_t)M->nrows, ne = (size_t)adj->nedges;
+    const mmx_space sp = mesh->space;
+    if (copy) {
+        s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->M);
+        if (!s) s = mmx_mem_copy(ctx, L->M, sp, M->rowidx, sp, nnz * sizeof(mmx_index));
+        if (!s && !L->order) {
+            s = fz_alloc(ctx, (size_t)M->ncols + 1, sizeof(mmx_index), (void **)&L->colptr);
+            if (!s) s = mmx_mem_copy(ctx, L->colptr, sp, M->colptr, sp,
+                                     ((size_t)M->ncols + 1) * sizeof(mmx_index));
+        }
+        if (!s) s = fz_alloc(ctx, nv * 3, sizeof(float), (void **)&L->pos);
+        if (!s) s = mmx_mem_copy(ctx, L->pos, sp, mesh->pos, sp, nv * 3 * sizeof(float));
+    } else {
+        L->borrowed = 1;
+        L->M = M->rowidx;
+        L->colptr = L->order ? NULL : M->colptr;
+        L->pos = mesh->pos;
+    }
+    const mmx_index groups = fz_groups(scheme, L);
+    mmx_index *ec = NULL;
+    if (!s) s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->fe);
+    if (!s) s = mmx_mem_copy(ctx, L->fe, sp, adj->fe, sp, nnz * sizeof(mmx_index));
+    if (!s) s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->twin);
+    if (!s) s = fz_alloc(ctx, nv, sizeof(mmx_index), (void **)&L->owner);
+    if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&L->cnt);
+    if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&L->goff);
+    if (!s) s = fz_alloc(ctx, 2 * ne, sizeof(mmx_index), (void **)&ec);
+    /* Catmull-Clark counts each edge's faces, which the adjacency has. */
+    if (!s && scheme == MMX_SCHEME_CATMULL_CLARK)
+        s = mmx_mem_copy(ctx, L->cnt, sp, adj->sides, sp, ne * sizeof(mmx_index));
+    mmx__fz_in in = mmx__fz_view(scheme, L);
+    if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+#ifdef MMX_HAVE_CUDA
+        s = mmx__fz_input_cuda(ctx, in, ec, L->twin, L->owner,
+                               scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt);
+#endif
+    } else if (!s) {
+        for (size_t i = 0; i < 2 * ne; i++) ec[i] = -1;
+        for (size_t c = 0; c < nnz; c++) ec[L->fe[c]] = (mmx_index)c;
+        for (size_t c = 0; c < nnz; c++) L->twin[c] = mmx__fz_twin(L->fe, ec, (mmx_index)c);
+        /* An inner vertex is owned by its last corner (as the kernel's atomicMax picks), a
+         * boundary vertex by the corner whose arriving half-edge has no twin. */
+        for (size_t v = 0; v < nv; v++) L->owner[v] = -1;
+        for (mmx_index c = 0; c < L->nnz; c++) L->owner[L->M[c]] = c;
+        for (mmx_index c = 0; c < L->nnz; c++) {
+            mmx_index a, n;
+            mmx__fz_face_of(&in, c, &a, &n);
+            if (L->twin[mmx__fz_prev(a, n, c)] < 0) L->owner[L->M[c]] = c;
+        }
+        if (scheme == MMX_SCHEME_LOOP)
+            for (mmx_index f = 0; f < L->nf; f++) mmx__fz_loop_count(&in, f, L->cnt);
+        else if (scheme == MMX_SCHEME_SQRT3)
+            for (mmx_index f = 0; f < L->nf; f++) mmx__fz_sqrt3_count(&in, f, L->cnt);
+    }
+    fz_free(ctx, ec);
+    if (!s) s = fz_scan(ctx, L->cnt, groups, L->goff);
+    if (s) mmx__fz_level_free(ctx, L);
+    return s;
+}
+
+mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
+                               int topo, int pos, mmx__fz_level *C)
+{
+    int64_t v, f, e, c;
+    memset(C, 0, sizeof *C);
+    mmx_subdiv_predict(scheme, P->nv, P->nf, P->ne, P->nnz, 1, &v, &f, &e, &c);
+    C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
+    C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
+    mmx_status s = MMX_OK;
+    if (topo) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
+    if (!s && pos) s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
+    if (!last && topo) {
+        const mmx_index groups = fz_groups(scheme, C);
+        if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->fe);
+        if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->twin);
+        if (!s) s = fz_alloc(ctx, (size_t)v, sizeof(mmx_index), (void **)&C->owner);
+        if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&C->cnt);
+        if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&C->goff);
+    }
+    if (s) mmx__fz_level_free(ctx, C);
+    return s;
+}
+
+/* The host's pass: element i is face i and vertex i, as one thread of the kernel. */
+static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
+{
+    const mmx_index n = L->nf > L->nv ? L->nf : L->nv;
+    for (mmx_index i = 0; i < n; i++) {
+        if (i < L->nf) {
+            mmx_index a, k;
+            switch (L->scheme) {
+            case MMX_SCHEME_CATMULL_CLARK:
+                if (L->order) a = i * L->order, k = L->order;
+                else a = L->colptr[i], k = L->colptr[i + 1] - a;
+                mmx__fz_cc_face(L, O, i, a, k, L->M + a, L->fe + a, L->twin + a);
+                break;
+            case MMX_SCHEME_LOOP:
+                mmx__fz_loop_face(L, O, i, L->M + 3 * i, L->fe + 3 * i, L->twin + 3 * i);
+                break;
+            case MMX_SCHEME_SQRT3:
+                mmx__fz_sqrt3_face(L, O, i, L->M + 3 * i, L->twin + 3 * i);
+                break;
+            }
+        }
+        if (i < L->nv) {
+            if (O->pos) {
+                float x[3];
+                mmx__fz_vertex(L, i, x);
+                mmx__fz_store(O->pos, i, x);
+            }
+            if (O->owner) O->owner[i] = mmx__fz_vertex_owner(L->scheme, L->owner[i]);
+        }
+    }
+}
+
+mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
+                        mmx__fz_level *C)
+{
+    const mmx__fz_in L = mmx__fz_view(scheme, P);
+    mmx__fz_out O;
+    O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
+    O.pos = P->pos ? C->pos : NULL;
+    mmx_status s = MMX_OK;
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
+#ifdef MMX_HAVE_CUDA
+        s = mmx__fz_pass_cuda(ctx, L, O);
+#endif
+    } else {
+        fz_pass_host(&L, &O);
+    }
+    if (!s && C->cnt) s = fz_scan(ctx, C->cnt, fz_groups(scheme, C), C->goff);
+    return s;
+}
+
+/* The chain for mmx_subdivide: each level's arrays are given back as soon as its child is
+ * written, and the last level's matrix and positions become the result. */
+mmx_status mmx__fz_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                             const mmx_adjacency *adj, int levels, mmx_subdiv_level *trace,
+                             mmx_mesh **out)
+{
+    mmx__fz_level P, C;
+    mmx_timer *timer = NULL;
+    mmx_mesh *r = NULL;
+    mmx_csc *RM = NULL;
+    mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
+    if (!s && timer) s = mmx_timer_start(timer);
+    if (!s) s = mmx__fz_input(ctx, scheme, mesh, adj, 0, &P);
+    if (s) {
+        mmx_timer_free(timer);
+        return s;
+    }
+    for (int l = 1; !s && l <= levels; l++) {
+        const int last = l == levels;
+        s = mmx__fz_child_alloc(ctx, scheme, &P, last, !last, 1, &C);
+        if (!s && last) {
+            /* The result's matrix and positions are allocated as the mesh owns them. */
+            s = mmx__subdiv_mesh_alloc(ctx, C.nv, &r);
+            if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C.nv, C.nf, C.nnz, C.order, &RM);
+            if (!s) {
+                fz_free(ctx, C.pos);
+                C.M = RM->rowidx, C.pos = r->pos;
+                C.borrowed = 1;
+            }
+        }
+        if (!s) s = mmx__fz_pass(ctx, scheme, &P, &C);
+        mmx__fz_level_free(ctx, &P);
+        P = C;
+        memset(&C, 0, sizeof C);
+        double ms = 0;
+        if (!s && timer) s = mmx_timer_stop(timer, &ms);
+        if (!s && timer) {
+            trace[l - 1].nverts = P.nv, trace[l - 1].nfaces = P.nf, trace[l - 1].nedges = P.ne;
+            trace[l - 1].ms = ms;
+            s = mmx_timer_start(timer);
+        }
+    }
+    mmx__fz_level_free(ctx, &P);
+    mmx_timer_free(timer);
+    if (!s) s = mmx__csc_props(ctx, RM);
+    if (!s) s = mmx_ctx_sync(ctx);
+    if (s) {
+        mmx_csc_free(RM);
+        mmx_mesh_free(r);
+        return s;
+    }
+    r->M = RM;
+    *out = r;
+    return MMX_OK;
+}

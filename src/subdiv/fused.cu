@@ -1,0 +1,203 @@
+/* The device half of the fused path (fused.h, fused.c): one kernel per level in which thread i
+ * runs face i and vertex i with the rules shared with the host, a reduced quad's corners read
+ * with 16-byte loads; the input level's twins, owners and counts; the scan of the counts; and
+ * the re-evaluation chain captured as a CUDA graph. */
+#include <cub/cub.cuh>
+#include "fused.h"
+
+namespace {
+
+constexpr int kBlock = 256;
+
+unsigned blocks(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
+
+/* ORDER 4 or 3 fixes the level's order at compile time (the corner arithmetic then folds), 0
+ * reads general faces through colptr. */
+template <int SCHEME, int ORDER>
+__global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__fz_out O,
+                                               mmx_index n)
+{
+    const long long i = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (i >= n) return;
+    mmx__fz_in L = Lp;
+    L.order = ORDER;
+    const mmx_index f = (mmx_index)i;
+    if (f < L.nf) {
+        if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 4) {
+            const int4 m = __ldg(reinterpret_cast<const int4 *>(L.M) + f);
+            const int4 e = __ldg(reinterpret_cast<const int4 *>(L.fe) + f);
+            const int4 t = __ldg(reinterpret_cast<const int4 *>(L.twin) + f);
+            const mmx_index v[4] = {m.x, m.y, m.z, m.w}, fe[4] = {e.x, e.y, e.z, e.w},
+                            tw[4] = {t.x, t.y, t.z, t.w};
+            mmx__fz_cc_face(&L, &O, f, 4 * f, 4, v, fe, tw);
+        } else if (SCHEME == MMX_SCHEME_CATMULL_CLARK) {
+            mmx_index a, k;
+            if (ORDER) a = ORDER * f, k = ORDER;
+            else a = L.colptr[f], k = L.colptr[f + 1] - a;
+            mmx__fz_cc_face(&L, &O, f, a, k, L.M + a, L.fe + a, L.twin + a);
+        } else {
+            const mmx_index *pm = L.M + 3 * (int64_t)f, *pt = L.twin + 3 * (int64_t)f;
+            const mmx_index v[3] = {__ldg(pm), __ldg(pm + 1), __ldg(pm + 2)};
+            const mmx_index tw[3] = {__ldg(pt), __ldg(pt + 1), __ldg(pt + 2)};
+            if (SCHEME == MMX_SCHEME_LOOP) {
+                const mmx_index *pe = L.fe + 3 * (int64_t)f;
+                const mmx_index fe[3] = {__ldg(pe), __ldg(pe + 1), __ldg(pe + 2)};
+                mmx__fz_loop_face(&L, &O, f, v, fe, tw);
+            } else {
+                mmx__fz_sqrt3_face(&L, &O, f, v, tw);
+            }
+        }
+    }
+    if (f < L.nv) {
+        if (O.pos) {
+            float x[3];
+            mmx__fz_vertex(&L, f, x);
+            mmx__fz_store(O.pos, f, x);
+        }
+        if (O.owner) O.owner[f] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[f]);
+    }
+}
+
+template <int SCHEME>
+cudaError_t launch(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t st)
+{
+    const mmx_index n = L.nf > L.nv ? L.nf : L.nv;
+    if (n == 0) return cudaSuccess;
+    if (L.order == 4) pass<SCHEME, 4><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    else if (L.order == 3) pass<SCHEME, 3><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    else pass<SCHEME, 0><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    return cudaGetLastError();
+}
+
+cudaError_t launch_pass(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t st)
+{
+    switch (L.scheme) {
+    case MMX_SCHEME_LOOP: return launch<MMX_SCHEME_LOOP>(L, O, st);
+    case MMX_SCHEME_SQRT3: return launch<MMX_SCHEME_SQRT3>(L, O, st);
+    default: return launch<MMX_SCHEME_CATMULL_CLARK>(L, O, st);
+    }
+}
+
+/* ---- the input level ---- */
+
+__global__ void edge_corners(const mmx_index *fe, mmx_index nnz, mmx_index *ec)
+{
+    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (c < nnz) ec[fe[c]] = (mmx_index)c;
+}
+
+/* Twins, and each vertex's last corner (an inner vertex's owner, as on the host). */
+__global__ void twins(const mmx_index *M, const mmx_index *fe, const mmx_index *ec, mmx_index nnz,
+                      mmx_index *twin, mmx_index *owner)
+{
+    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (c >= nnz) return;
+    twin[c] = mmx__fz_twin(fe, ec, (mmx_index)c);
+    atomicMax(owner + M[c], (mmx_index)c);
+}
+
+/* A boundary vertex's owner: its one corner whose arriving half-edge has no twin. */
+__global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
+{
+    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (c >= L.nnz) return;
+    mmx_index a, n;
+    mmx__fz_face_of(&L, (mmx_index)c, &a, &n);
+    if (L.twin[mmx__fz_prev(a, n, (mmx_index)c)] < 0) owner[L.M[c]] = (mmx_index)c;
+}
+
+__global__ void counts(const mmx__fz_in L, mmx_index *cnt)
+{
+    const long long f = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (f >= L.nf) return;
+    if (L.scheme == MMX_SCHEME_LOOP) mmx__fz_loop_count(&L, (mmx_index)f, cnt);
+    else mmx__fz_sqrt3_count(&L, (mmx_index)f, cnt);
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O)
+{
+    return MMX__CUDA(ctx, launch_pass(L, O, (cudaStream_t)mmx_ctx_cuda_stream(ctx)));
+}
+
+extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec,
+                                         mmx_index *twin, mmx_index *owner, mmx_index *cnt)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    const long long nnz = L.nnz;
+    mmx_status s = MMX_OK;
+    if (L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
+    if (!s && L.nv) s = MMX__CUDA(ctx, cudaMemsetAsync(owner, 0xff, sizeof *owner * (size_t)L.nv, st));
+    if (!s && nnz) {
+        edge_corners<<<blocks(nnz), kBlock, 0, st>>>(L.fe, L.nnz, ec);
+        twins<<<blocks(nnz), kBlock, 0, st>>>(L.M, L.fe, ec, L.nnz, twin, owner);
+        L.twin = twin;
+        boundary_owners<<<blocks(nnz), kBlock, 0, st>>>(L, owner);
+        if (cnt && L.nf) counts<<<blocks(L.nf), kBlock, 0, st>>>(L, cnt);
+        s = MMX__CUDA(ctx, cudaGetLastError());
+    }
+    return s;
+}
+
+extern "C" mmx_status mmx__fz_scan_cuda(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n,
+                                        mmx_index *goff)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    /* goff[0] = 0 and goff[1 ..= n] the inclusive sums. */
+    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(goff, 0, sizeof *goff, st));
+    if (s || n == 0) return s;
+    size_t bytes = 0;
+    void *tmp = NULL;
+    s = MMX__CUDA(ctx, cub::DeviceScan::InclusiveSum(nullptr, bytes, cnt, goff + 1, (long long)n, st));
+    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
+    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::InclusiveSum(tmp, bytes, cnt, goff + 1, (long long)n, st));
+    mmx__dev_free(ctx, tmp);
+    return s;
+}
+
+/* The positions-only passes of levels 1 .. levels, reading `in` at level 0 and writing `out` at
+ * the last level, the levels between in the plan's buffers. */
+static cudaError_t eval_chain(mmx_scheme scheme, const mmx__fz_level *lv, int levels,
+                              const float *in, float *out, cudaStream_t st)
+{
+    for (int l = 1; l <= levels; l++) {
+        mmx__fz_in L = mmx__fz_view(scheme, &lv[l - 1]);
+        L.pos = l == 1 ? in : lv[l - 1].pos;
+        mmx__fz_out O;
+        memset(&O, 0, sizeof O);
+        O.pos = l == levels ? out : lv[l].pos;
+        cudaError_t e = launch_pass(L, O, st);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+extern "C" mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv,
+                                        int levels, const float *in, float *out, void **graph,
+                                        const float **graph_in, float **graph_out)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    if (!*graph || *graph_in != in || *graph_out != out) {
+        /* A new pair of buffers: capture the chain for them (the plan keeps one graph). */
+        mmx__fz_graph_free(*graph);
+        *graph = NULL;
+        cudaGraph_t g = NULL;
+        cudaGraphExec_t x = NULL;
+        mmx_status s = MMX__CUDA(ctx, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        if (s) return s;
+        cudaError_t e = eval_chain(scheme, lv, levels, in, out, st);
+        cudaError_t e2 = cudaStreamEndCapture(st, &g);
+        s = MMX__CUDA(ctx, e != cudaSuccess ? e : e2);
+        if (!s) s = MMX__CUDA(ctx, cudaGraphInstantiate(&x, g, 0));
+        if (g) (void)cudaGraphDestroy(g);
+        if (s) return s;
+        *graph = x, *graph_in = in, *graph_out = out;
+    }
+    return MMX__CUDA(ctx, cudaGraphLaunch((cudaGraphExec_t)*graph, st));
+}
+
+extern "C" void mmx__fz_graph_free(void *graph)
+{
+    if (graph) (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}

@@ -1,0 +1,135 @@
+/* Topology-fixed re-evaluation (subdiv.h): the fused path's levels kept, then positions-only
+ * passes over them. */
+#include <string.h>
+#include "fused.h"
+
+struct mmx_subdiv_plan {
+    mmx_ctx *ctx;
+    mmx_scheme scheme;
+    int levels;
+    mmx__fz_level *lv;      /* levels + 1: the control level (a copy), then each refined one */
+    mmx_csc *M;             /* the last level's matrix, whose rowidx is lv[levels].M */
+    void *graph;            /* CUDA: the re-evaluation chain for graph_in -> graph_out */
+    const float *graph_in;
+    float *graph_out;
+};
+
+void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
+{
+    if (!plan) return;
+#ifdef MMX_HAVE_CUDA
+    mmx__fz_graph_free(plan->graph);
+#endif
+    if (plan->lv) plan->lv[plan->levels].M = NULL; /* plan->M's */
+    for (int l = 0; plan->lv && l <= plan->levels; l++)
+        mmx__fz_level_free(plan->ctx, &plan->lv[l]);
+    free(plan->lv);
+    mmx_csc_free(plan->M);
+    free(plan);
+}
+
+mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *control,
+                                  int levels, const mmx_subdiv_options *opts,
+                                  mmx_subdiv_plan **out)
+{
+    const char *who = "mmx_subdiv_plan_create";
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: out is NULL", who);
+    *out = NULL;
+    if (levels < 1) return mmx__fail(ctx, MMX_ERR_ARG, "%s: levels is %d, below 1", who, levels);
+    mmx_subdiv_options o;
+    mmx_adjacency *adj = NULL;
+    double adj_ms = 0;
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, &o, &adj, &adj_ms);
+    if (s) return s;
+    mmx_subdiv_plan *p = calloc(1, sizeof *p);
+    if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);
+    if (!p || !p->lv) {
+        free(p);
+        mmx_adjacency_free(adj);
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
+    }
+    p->ctx = ctx, p->scheme = scheme, p->levels = levels;
+    mmx_timer *timer = NULL;
+    if (o.trace) s = mmx_timer_create(ctx, &timer);
+    if (!s && timer) s = mmx_timer_start(timer);
+    if (!s) s = mmx__fz_input(ctx, scheme, control, adj, 1, &p->lv[0]);
+    mmx_adjacency_free(adj);
+    for (int l = 1; !s && l <= levels; l++) {
+        const int last = l == levels;
+        mmx__fz_level *C = &p->lv[l];
+        s = mmx__fz_child_alloc(ctx, scheme, &p->lv[l - 1], last, !last, 1, C);
+        if (!s && last) {
+            s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &p->M);
+            if (!s) C->M = p->M->rowidx;
+        }
+        if (!s) s = mmx__fz_pass(ctx, scheme, &p->lv[l - 1], C);
+        double ms = 0;
+        if (!s && timer) s = mmx_timer_stop(timer, &ms);
+        if (!s && timer) {
+            o.trace[l - 1].nverts = C->nv, o.trace[l - 1].nfaces = C->nf;
+            o.trace[l - 1].nedges = C->ne, o.trace[l - 1].ms = ms + (l == 1 ? adj_ms : 0);
+            s = mmx_timer_start(timer);
+        }
+    }
+    mmx_timer_free(timer);
+    if (!s) s = mmx__csc_props(ctx, p->M);
+    if (!s) s = mmx_ctx_sync(ctx);
+    if (s) {
+        mmx_subdiv_plan_free(p);
+        return s;
+    }
+    *out = p;
+    return MMX_OK;
+}
+
+void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nverts,
+                           mmx_index *nverts, mmx_index *nfaces)
+{
+    if (control_nverts) *control_nverts = plan ? plan->lv[0].nv : 0;
+    if (nverts) *nverts = plan ? plan->lv[plan->levels].nv : 0;
+    if (nfaces) *nfaces = plan ? plan->lv[plan->levels].nf : 0;
+}
+
+mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
+{
+    if (!plan) return MMX_ERR_ARG;
+    mmx_ctx *ctx = plan->ctx;
+    if (!control_pos || !pos)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
+                         control_pos ? "pos" : "control_pos");
+#ifdef MMX_HAVE_CUDA
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
+                                 &plan->graph, &plan->graph_in, &plan->graph_out);
+#endif
+    mmx_status s = MMX_OK;
+    for (int l = 1; !s && l <= plan->levels; l++) {
+        /* Positions-only views: the level's arrays with the positions of this evaluation. */
+        mmx__fz_level P = plan->lv[l - 1], C;
+        memset(&C, 0, sizeof C);
+        P.pos = (float *)(l == 1 ? control_pos : plan->lv[l - 1].pos);
+        C.pos = l == plan->levels ? pos : plan->lv[l].pos;
+        s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
+    }
+    return s;
+}
+
+mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out)
+{
+    if (!plan) return MMX_ERR_ARG;
+    mmx_ctx *ctx = plan->ctx;
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_mesh: out is NULL");
+    *out = NULL;
+    const mmx__fz_level *L = &plan->lv[plan->levels];
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_mesh *m = NULL;
+    mmx_status s = mmx__subdiv_mesh_alloc(ctx, L->nv, &m);
+    if (!s) s = mmx_mem_copy(ctx, m->pos, sp, pos ? pos : L->pos, sp, (size_t)L->nv * 3 * sizeof(float));
+    if (!s) s = mmx_csc_copy(ctx, plan->M, sp, &m->M);
+    if (s) {
+        mmx_mesh_free(m);
+        return s;
+    }
+    *out = m;
+    return MMX_OK;
+}

@@ -1,0 +1,27 @@
+/* Meshes for the subdivision tests (test_subdiv.c, test_fused.c): procedural ones with the
+ * features the schemes treat specially (high valence, boundaries, mixed orders) and helpers
+ * for the shapes and files under tests/data. Each aborts the test on failure. */
+#ifndef SUBDIV_MESHES_H
+#define SUBDIV_MESHES_H
+
+#include <stdint.h>
+#include "meshmatrix.h"
+
+/* Builds a mesh from face lists given as a flat array with -1 ending each face. */
+mmx_mesh *from_lists(mmx_ctx *ctx, int nv, const float *pos, const int *lists, int len);
+/* A double cone over an n-gon: two apexes of valence n, closed triangles. */
+mmx_mesh *bipyramid(mmx_ctx *ctx, int n);
+/* A cone over an n-gon closed by the n-gon itself (Catmull-Clark only). */
+mmx_mesh *pyramid(mmx_ctx *ctx, int n);
+/* An open fan of n triangles around a centre of valence n, lifted into a saddle. */
+mmx_mesh *fan(mmx_ctx *ctx, int n);
+/* An open nx x ny grid of quads split into triangles along alternating diagonals. */
+mmx_mesh *tri_grid(mmx_ctx *ctx, int nx, int ny);
+/* A built-in shape (mmx_mesh_shape). */
+mmx_mesh *shape(mmx_ctx *ctx, const char *spec);
+/* A file under tests/data. */
+mmx_mesh *read_data(mmx_ctx *ctx, const char *name);
+/* m in a random order from `seed`; frees m. */
+mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed);
+
+#endif

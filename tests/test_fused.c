@@ -1,0 +1,297 @@
+/* The fused subdivision path against the algebraic one: identical topology (same numbering of
+ * vertices and faces, at every level) and positions within 1e-6 of the bounding-box diagonal,
+ * on the host (CI) and on CUDA; the plans' re-evaluation against a fresh subdivision of the
+ * moved control mesh; and the plans' refusals. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "subdiv_meshes.h"
+
+#define CC MMX_SCHEME_CATMULL_CLARK
+#define LOOP MMX_SCHEME_LOOP
+#define SQRT3 MMX_SCHEME_SQRT3
+#define TOL 1e-6
+
+static mmx_mesh *refine(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
+                        mmx_subdiv_path path)
+{
+    mmx_subdiv_options o = {0};
+    o.path = path;
+    mmx_mesh *r = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, levels, &o, &r));
+    return r;
+}
+
+static mmx_mesh *to_host(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh *h = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &h));
+    return h;
+}
+
+static double diagonal(const mmx_mesh *m)
+{
+    float lo[3], hi[3];
+    for (int d = 0; d < 3; d++) lo[d] = hi[d] = m->pos[d];
+    for (mmx_index v = 0; v < m->M->nrows; v++)
+        for (int d = 0; d < 3; d++) {
+            float x = m->pos[3 * (size_t)v + d];
+            lo[d] = x < lo[d] ? x : lo[d], hi[d] = x > hi[d] ? x : hi[d];
+        }
+    double s = 0;
+    for (int d = 0; d < 3; d++) s += (double)(hi[d] - lo[d]) * (hi[d] - lo[d]);
+    return sqrt(s);
+}
+
+/* Asserts that two host meshes have the same topology, entry for entry, and positions within
+ * TOL of the reference's diagonal. */
+static void same(const mmx_mesh *got, const mmx_mesh *ref, const char *what)
+{
+    cr_assert_eq(got->M->nrows, ref->M->nrows, "%s: vertices", what);
+    cr_assert_eq(got->M->ncols, ref->M->ncols, "%s: faces", what);
+    cr_assert_eq(got->M->order, ref->M->order, "%s: order", what);
+    cr_assert_eq(got->M->nnz, ref->M->nnz, "%s: corners", what);
+    for (mmx_index q = 0; q < ref->M->nnz; q++)
+        cr_assert_eq(got->M->rowidx[q], ref->M->rowidx[q],
+                     "%s: corner %d of face %d is vertex %d, the reference has %d", what,
+                     q % ref->M->order, q / ref->M->order, got->M->rowidx[q], ref->M->rowidx[q]);
+    const double diag = diagonal(ref);
+    double worst = 0;
+    mmx_index at = 0;
+    for (size_t i = 0; i < 3 * (size_t)ref->M->nrows; i++) {
+        double d = fabs((double)got->pos[i] - ref->pos[i]);
+        if (d > worst) worst = d, at = (mmx_index)(i / 3);
+    }
+    cr_assert(worst <= TOL * diag, "%s: vertex %d is off by %g of the diagonal", what, at,
+              worst / diag);
+}
+
+/* Each level 1..levels: the fused path (on ctx) against the algebraic path on the host. */
+static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                  const char *what)
+{
+    mmx_mesh *in = m;
+    if (mmx_ctx_space(ctx) != MMX_SPACE_HOST)
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+    for (int l = 1; l <= levels; l++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s, %s level %d (%s)", what, mmx_scheme_name(scheme), l,
+                 mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
+        mmx_mesh *ref = refine(host, scheme, m, l, MMX_SUBDIV_PATH_ALGEBRAIC);
+        mmx_mesh *got = refine(ctx, scheme, in, l, MMX_SUBDIV_PATH_FUSED);
+        mmx_mesh *h = to_host(ctx, got);
+        same(h, ref, label);
+        /* The default path is the fused one. */
+        if (l == levels) {
+            mmx_mesh *dflt = refine(ctx, scheme, in, l, MMX_SUBDIV_PATH_AUTO), *hd = to_host(ctx, dflt);
+            cr_assert_eq(memcmp(hd->pos, h->pos, sizeof(float) * 3 * (size_t)h->M->nrows), 0,
+                         "%s: the default path is not the fused one", label);
+            mmx_mesh_free(hd);
+            mmx_mesh_free(dflt);
+        }
+        mmx_mesh_free(h);
+        mmx_mesh_free(got);
+        mmx_mesh_free(ref);
+    }
+    if (in != m) mmx_mesh_free(in);
+    mmx_mesh_free(m);
+}
+
+static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    check(ctx, host, CC, shape(host, "cube"), 4, "cube");
+    check(ctx, host, CC, shape(host, "mixed"), 4, "mixed (polygons, boundary)");
+    check(ctx, host, CC, shape(host, "torus:12:8"), 3, "torus");
+    check(ctx, host, CC, shape(host, "grid:12:10"), 3, "grid with holes");
+    check(ctx, host, CC, pyramid(host, 40), 3, "pyramid 40");
+    check(ctx, host, CC, pyramid(host, 360), 2, "pyramid 360");
+    check(ctx, host, CC, tri_grid(host, 6, 5), 3, "triangles");
+    check(ctx, host, CC, shuffled(host, read_data(host, "house.obj"), 5), 3, "shuffled house");
+}
+
+static void loop_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    check(ctx, host, LOOP, shape(host, "tetrahedron"), 4, "tetrahedron");
+    check(ctx, host, LOOP, shape(host, "icosphere:2"), 3, "icosphere");
+    check(ctx, host, LOOP, tri_grid(host, 10, 8), 3, "triangulated grid");
+    check(ctx, host, LOOP, fan(host, 7), 3, "open fan");
+    check(ctx, host, LOOP, bipyramid(host, 360), 2, "bipyramid 360");
+    check(ctx, host, LOOP, shuffled(host, bipyramid(host, 60), 6), 3, "shuffled bipyramid");
+    check(ctx, host, LOOP, read_data(host, "strip.obj"), 3, "strip");
+}
+
+static void sqrt3_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    check(ctx, host, SQRT3, shape(host, "tetrahedron"), 4, "tetrahedron");
+    check(ctx, host, SQRT3, shape(host, "icosphere:2"), 3, "icosphere");
+    check(ctx, host, SQRT3, bipyramid(host, 200), 2, "bipyramid 200");
+    check(ctx, host, SQRT3, shuffled(host, bipyramid(host, 60), 7), 3, "shuffled bipyramid");
+}
+
+Test(fused, cc_matches_algebraic, .description = "fused Catmull-Clark = algebraic (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    cc_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, loop_matches_algebraic, .description = "fused Loop = algebraic (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    loop_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, sqrt3_matches_algebraic, .description = "fused sqrt3 = algebraic (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    sqrt3_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+/* ---- plans ---------------------------------------------------------------------------------- */
+
+/* The control positions moved by a smooth deformation, and a copy of m carrying them. */
+static void deform(const float *p, mmx_index nv, float t, float *out)
+{
+    for (mmx_index v = 0; v < nv; v++) {
+        const float *x = p + 3 * (size_t)v;
+        float *y = out + 3 * (size_t)v;
+        y[0] = x[0] + t * sinf(x[1] * 1.7f);
+        y[1] = x[1] * (1 + 0.3f * t);
+        y[2] = x[2] + t * cosf(x[0] * 2.3f + x[1]);
+    }
+}
+
+/* A plan on ctx for m; evaluates two deformations (the second into other buffers, so a CUDA
+ * plan makes a second graph) and compares each with mmx_subdivide of the moved mesh on the
+ * host's algebraic path. */
+static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                       const char *what)
+{
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_mesh *in = m;
+    if (sp != MMX_SPACE_HOST) MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, sp, &in));
+    mmx_subdiv_plan *plan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, scheme, in, levels, NULL, &plan));
+    mmx_index cnv = 0, nv = 0, nf = 0;
+    mmx_subdiv_plan_sizes(plan, &cnv, &nv, &nf);
+    cr_assert_eq(cnv, m->M->nrows);
+    /* The plan's own result is the subdivision of the control mesh. */
+    mmx_mesh *ref0 = refine(host, scheme, m, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
+    mmx_mesh *pm = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, NULL, &pm));
+    mmx_mesh *hpm = to_host(ctx, pm);
+    char label[160];
+    snprintf(label, sizeof label, "%s, %s plan (%s)", what, mmx_scheme_name(scheme),
+             sp == MMX_SPACE_HOST ? "host" : "CUDA");
+    same(hpm, ref0, label);
+    cr_assert_eq(nv, ref0->M->nrows);
+    cr_assert_eq(nf, ref0->M->ncols);
+    const size_t cbytes = sizeof(float) * 3 * (size_t)cnv, bytes = sizeof(float) * 3 * (size_t)nv;
+    float *hc = malloc(cbytes), *hout = malloc(bytes);
+    cr_assert(hc && hout);
+    for (int round = 1; round <= 2; round++) {
+        deform(m->pos, cnv, 0.2f * (float)round, hc);
+        float *dc = NULL, *dout = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, cbytes, (void **)&dc));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, bytes, (void **)&dout));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, dc, sp, hc, MMX_SPACE_HOST, cbytes));
+        for (int rep = 0; rep < 2; rep++) /* the replayed graph gives the same again */
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, dc, dout));
+        MMX_OK_OR_FAIL(ctx, mmx_ctx_sync(ctx));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, hout, MMX_SPACE_HOST, dout, sp, bytes));
+        /* The reference: the moved control mesh subdivided from scratch. */
+        mmx_mesh *moved = NULL;
+        MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, m, MMX_SPACE_HOST, &moved));
+        memcpy(moved->pos, hc, cbytes);
+        mmx_mesh *ref = refine(host, scheme, moved, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
+        mmx_mesh *got = NULL;
+        MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, ref, MMX_SPACE_HOST, &got));
+        memcpy(got->pos, hout, bytes);
+        snprintf(label, sizeof label, "%s, %s plan, deformation %d (%s)", what,
+                 mmx_scheme_name(scheme), round, sp == MMX_SPACE_HOST ? "host" : "CUDA");
+        same(got, ref, label);
+        mmx_mesh_free(got);
+        mmx_mesh_free(ref);
+        mmx_mesh_free(moved);
+        mmx_mem_free(sp, dc);
+        mmx_mem_free(sp, dout);
+    }
+    free(hc);
+    free(hout);
+    mmx_mesh_free(hpm);
+    mmx_mesh_free(pm);
+    mmx_mesh_free(ref0);
+    mmx_subdiv_plan_free(plan);
+    if (in != m) mmx_mesh_free(in);
+    mmx_mesh_free(m);
+}
+
+static void plans(mmx_ctx *ctx, mmx_ctx *host)
+{
+    check_plan(ctx, host, CC, shape(host, "mixed"), 3, "mixed");
+    check_plan(ctx, host, CC, shape(host, "torus:10:6"), 3, "torus");
+    check_plan(ctx, host, LOOP, tri_grid(host, 6, 5), 3, "triangulated grid");
+    check_plan(ctx, host, LOOP, shape(host, "icosphere:1"), 3, "icosphere");
+    check_plan(ctx, host, SQRT3, shuffled(host, bipyramid(host, 20), 3), 3, "shuffled bipyramid");
+}
+
+Test(fused, plan_eval, .description = "a plan's re-evaluation = subdividing the moved mesh (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plans(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, plan_refusals, .description = "plans refuse what mmx_subdivide refuses, and bad arguments")
+{
+    mmx_ctx *host = tu_host_ctx();
+    mmx_subdiv_plan *plan = (mmx_subdiv_plan *)&plan;
+    mmx_mesh *cube = shape(host, "cube"), *tet = shape(host, "tetrahedron");
+    cr_assert_eq(mmx_subdiv_plan_create(host, CC, cube, 0, NULL, &plan), MMX_ERR_ARG);
+    cr_assert_null(plan);
+    cr_assert(strstr(mmx_ctx_error(host), "levels is 0"), "%s", mmx_ctx_error(host));
+    cr_assert_eq(mmx_subdiv_plan_create(host, LOOP, cube, 1, NULL, &plan), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(host), "face 0 has 4 vertices"), "%s", mmx_ctx_error(host));
+    cr_assert_eq(mmx_subdiv_plan_create(host, CC, NULL, 1, NULL, &plan), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_plan_create(host, CC, cube, 1, NULL, NULL), MMX_ERR_ARG);
+    mmx_subdiv_options o = {0};
+    o.path = (mmx_subdiv_path)7;
+    cr_assert_eq(mmx_subdiv_plan_create(host, CC, cube, 1, &o, &plan), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(host), "unknown path 7"), "%s", mmx_ctx_error(host));
+    MMX_OK_OR_FAIL(host, mmx_subdiv_plan_create(host, SQRT3, tet, 2, NULL, &plan));
+    float out[3];
+    cr_assert_eq(mmx_subdiv_plan_eval(plan, NULL, out), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_plan_eval(plan, tet->pos, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_plan_mesh(plan, NULL, NULL), MMX_ERR_ARG);
+    mmx_subdiv_plan_free(plan);
+    mmx_subdiv_plan_free(NULL);
+    mmx_mesh_free(cube);
+    mmx_mesh_free(tet);
+    mmx_ctx_free(host);
+}
+
+/* ---- CUDA ------------------------------------------------------------------------------------ */
+
+Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on the host, every scheme")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    cc_meshes(gpu, host);
+    loop_meshes(gpu, host);
+    sqrt3_meshes(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+Test(fused, gpu_plan_eval, .description = "a CUDA plan's re-evaluation (graph replays) = subdividing the moved mesh")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plans(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
