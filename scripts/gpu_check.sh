@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Run on the GPU machine (see ../shared/device/README.md):
 #   source .device-kit/env.sh && bash scripts/gpu_check.sh [--bench] [--quick-bench]
-#       [--subdiv-bench] [--bench-only] [MESHES]
+#       [--subdiv-bench] [--fused-bench] [--bench-only] [MESHES]
 # Builds with CUDA for sm_90, runs every test suite (host and GPU), runs the device tests under
 # compute-sanitizer memcheck and racecheck, compares the tool's CUDA and host backends (on the
 # OpenSubdiv shapes too when a folder of them, MESHES, is given: MESHES/opensubdiv, or MESHES
 # itself), runs those shapes through CUDA subdivision against OpenSubdiv, optionally runs the
 # GPU benchmarks against cuSPARSE (--bench) or the subdivision benchmark against OpenSubdiv
-# and OpenMesh (--subdiv-bench, which needs MESHES with cages/ and models/), and prints a short
+# and OpenMesh (--subdiv-bench, which needs MESHES with cages/ and models/) or the fused path's
+# benchmark (--fused-bench: bench/subdiv_fused, CSV in $OUT/fused.csv), and prints a short
 # table. Logs go to $OUT (or ./out). RACECHECK=0 leaves racecheck out; MEM_SUITES and
 # RACE_SUITES name the gpu_* suites each sanitizer covers (default: all).
 set -uo pipefail
@@ -15,6 +16,7 @@ cd "$(dirname "$0")/.."
 bench=0
 only_bench=0   # --bench-only: build, then the shapes comparisons and the benchmarks alone
 sbench=0
+fbench=0
 meshes=
 for a in "$@"; do
     case $a in
@@ -22,6 +24,7 @@ for a in "$@"; do
         --quick-bench) bench=2 ;;
         --bench-only) only_bench=1 ;;
         --subdiv-bench) sbench=1 ;;
+        --fused-bench) fbench=1 ;;
         *) meshes=$a ;;
     esac
 done
@@ -55,7 +58,7 @@ san() { # tool
     compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
         build-gpu/tests/test_io_roundtrip --jobs 1 --filter='io_roundtrip/a_device_mesh*' >> "$out/sanitizer-$1.log" 2>&1 || return
     # The algebra and subdivision suites name their device tests gpu_*.
-    for suite in ${2:-spmv spgemm adjacency reorder subdiv}; do
+    for suite in ${2:-spmv spgemm adjacency reorder subdiv fused}; do
         compute-sanitizer --tool "$1" --target-processes all --error-exitcode 9 \
             build-gpu/tests/test_$suite --jobs 1 --filter="$suite/gpu_*" >> "$out/sanitizer-$1.log" 2>&1 || return
     done
@@ -108,6 +111,12 @@ if [ $sbench -ne 0 ]; then
     build-gpu/bench/subdiv_peers "$meshes" --csv "$out/subdiv_peers.csv" > "$out/subdiv_peers.txt" 2>&1 || sbench_rc=1
 fi
 
+fbench_rc=0
+if [ $fbench -ne 0 ]; then
+    MMX_COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown) \
+        build-gpu/bench/subdiv_fused "$meshes" --csv "$out/fused.csv" > "$out/fused.txt" 2>&1 || fbench_rc=1
+fi
+
 bench_rc=0
 if [ $bench -ne 0 ]; then
     q=; [ $bench -eq 2 ] && q=--quick
@@ -143,6 +152,7 @@ echo "| mmx --backend cuda vs host (12 conversions) | $([ $cuda_tool_rc -eq 0 ] 
 echo "| mmx demo (cuda) | $(grep -c '^scheme' "$out/demo.txt") schemes, $(grep -o 'cuda backend' "$out/demo.txt" | head -1) |"
 [ $bench -ne 0 ] && echo "| benchmarks | rc $bench_rc (tables in \$OUT/*_peers.md) |"
 [ $sbench -ne 0 ] && echo "| subdivision benchmark | rc $sbench_rc (\$OUT/subdiv_peers.txt) |"
+[ $fbench -ne 0 ] && echo "| fused subdivision benchmark | rc $fbench_rc (\$OUT/fused.txt, fused.csv) |"
 grep -h "^\[SKIP\]" "$out/testlog.txt" | head -5
 if [ $bench -ne 0 ]; then
     cat "$out/spmv_peers.md" "$out/mmt_peers.md"
@@ -150,4 +160,5 @@ if [ $bench -ne 0 ]; then
 fi
 [ -n "$meshes" ] && tail -n 12 "$out/osd_shapes_cuda.txt"
 [ $sbench -ne 0 ] && tail -n 40 "$out/subdiv_peers.txt"
-[ $tests_rc -eq 0 ] && [ $osd_rc -eq 0 ] && [ $sbench_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ] && [ $shapes_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+[ $fbench -ne 0 ] && cat "$out/fused.txt"
+[ $tests_rc -eq 0 ] && [ $osd_rc -eq 0 ] && [ $sbench_rc -eq 0 ] && [ $fbench_rc -eq 0 ] && [ $mem_rc -eq 0 ] && [ $race_rc -eq 0 ] && [ $cuda_tool_rc -eq 0 ] && [ $shapes_rc -eq 0 ] && [ $bench_rc -eq 0 ]

@@ -49,7 +49,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.scheme = scheme;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
-    v.goff = L->goff, v.pos = L->pos;
+    v.goff = L->goff, v.pos = L->pos, v.ps = L->ps;
     return v;
 }
 
@@ -77,7 +77,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 {
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
-    L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
+    L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges, L->ps = 3;
     mmx_index order = M->order;
     mmx_status s = order ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
     if (s) return s;
@@ -115,10 +115,12 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (!s && scheme == MMX_SCHEME_CATMULL_CLARK)
         s = mmx_mem_copy(ctx, L->cnt, sp, adj->sides, sp, ne * sizeof(mmx_index));
     mmx__fz_in in = mmx__fz_view(scheme, L);
+    int bad = 0;
     if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
 #ifdef MMX_HAVE_CUDA
         s = mmx__fz_input_cuda(ctx, in, ec, L->twin, L->owner,
-                               scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt);
+                               scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt, adj->valence,
+                               &bad);
 #endif
     } else if (!s) {
         for (size_t i = 0; i < 2 * ne; i++) ec[i] = -1;
@@ -133,15 +135,29 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
             mmx__fz_face_of(&in, c, &a, &n);
             if (L->twin[mmx__fz_prev(a, n, c)] < 0) L->owner[L->M[c]] = c;
         }
-        if (scheme == MMX_SCHEME_LOOP)
+        for (size_t c = 0; c < nnz && !bad; c++) bad = ec[L->fe[c]] != (mmx_index)c;
+        for (mmx_index v = 0; v < L->nv && !bad; v++) bad = !mmx__fz_fan_ok(&in, v, adj->valence[v]);
+        if (bad) {
+            /* Counts on a bad level could point anywhere: not computed. */
+        } else if (scheme == MMX_SCHEME_LOOP)
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_loop_count(&in, f, L->cnt);
         else if (scheme == MMX_SCHEME_SQRT3)
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_sqrt3_count(&in, f, L->cnt);
     }
     fz_free(ctx, ec);
+    if (!s && bad) s = MMX_ERR_MESH;
     if (!s) s = fz_scan(ctx, L->cnt, groups, L->goff);
     if (s) mmx__fz_level_free(ctx, L);
     return s;
+}
+
+mmx_status mmx__fz_refusal(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                           const mmx_adjacency *adj)
+{
+    mmx_status s = mmx__subdiv_check_mesh(ctx, scheme, mesh, adj);
+    return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL,
+                             "subdivision: the input level found a bad fan or half-edge that the "
+                             "full checks do not");
 }
 
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
@@ -152,9 +168,12 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     mmx_subdiv_predict(scheme, P->nv, P->nf, P->ne, P->nnz, 1, &v, &f, &e, &c);
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
     C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
+    /* The levels between keep float4 positions for the next pass's 16-byte gathers; the last
+     * one has the caller's layout. */
+    C->ps = last ? 3 : 4;
     mmx_status s = MMX_OK;
     if (topo) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
-    if (!s && pos) s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
+    if (!s && pos) s = fz_alloc(ctx, (size_t)v * (size_t)C->ps, sizeof(float), (void **)&C->pos);
     if (!last && topo) {
         const mmx_index groups = fz_groups(scheme, C);
         if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->fe);
@@ -178,10 +197,16 @@ static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
             case MMX_SCHEME_CATMULL_CLARK:
                 if (L->order) a = i * L->order, k = L->order;
                 else a = L->colptr[i], k = L->colptr[i + 1] - a;
-                mmx__fz_cc_face(L, O, i, a, k, L->M + a, L->fe + a, L->twin + a);
+                mmx__fz_cc_face(L, O, i, a, k, L->M + a, L->fe + a, L->twin + a,
+                                O->M ? O->M + 4 * (int64_t)a : NULL,
+                                O->fe ? O->fe + 4 * (int64_t)a : NULL,
+                                O->twin ? O->twin + 4 * (int64_t)a : NULL);
                 break;
             case MMX_SCHEME_LOOP:
-                mmx__fz_loop_face(L, O, i, L->M + 3 * i, L->fe + 3 * i, L->twin + 3 * i);
+                mmx__fz_loop_face(L, O, i, L->M + 3 * i, L->fe + 3 * i, L->twin + 3 * i,
+                                  O->M ? O->M + 12 * (int64_t)i : NULL,
+                                  O->fe ? O->fe + 12 * (int64_t)i : NULL,
+                                  O->twin ? O->twin + 12 * (int64_t)i : NULL);
                 break;
             case MMX_SCHEME_SQRT3:
                 mmx__fz_sqrt3_face(L, O, i, L->M + 3 * i, L->twin + 3 * i);
@@ -192,7 +217,7 @@ static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
             if (O->pos) {
                 float x[3];
                 mmx__fz_vertex(L, i, x);
-                mmx__fz_store(O->pos, i, x);
+                mmx__fz_store(O->pos, O->ps, i, x);
             }
             if (O->owner) O->owner[i] = mmx__fz_vertex_owner(L->scheme, L->owner[i]);
         }
@@ -206,6 +231,7 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     mmx__fz_out O;
     O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
     O.pos = P->pos ? C->pos : NULL;
+    O.ps = C->ps;
     mmx_status s = MMX_OK;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
 #ifdef MMX_HAVE_CUDA

@@ -11,6 +11,20 @@ constexpr int kBlock = 256;
 
 unsigned blocks(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
 
+/* A face's children's corners: 16 (Catmull-Clark) or 12 (Loop) indices at a 16-byte aligned
+ * place, written with vector stores. */
+__device__ __forceinline__ void store16(mmx_index *p, const mmx_index *x)
+{
+    int4 *q = reinterpret_cast<int4 *>(p);
+    for (int i = 0; i < 4; i++) q[i] = make_int4(x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]);
+}
+
+__device__ __forceinline__ void store12(mmx_index *p, const mmx_index *x)
+{
+    int4 *q = reinterpret_cast<int4 *>(p);
+    for (int i = 0; i < 3; i++) q[i] = make_int4(x[4 * i], x[4 * i + 1], x[4 * i + 2], x[4 * i + 3]);
+}
+
 /* ORDER 4 or 3 fixes the level's order at compile time (the corner arithmetic then folds), 0
  * reads general faces through colptr. */
 template <int SCHEME, int ORDER>
@@ -24,17 +38,21 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
     const mmx_index f = (mmx_index)i;
     if (f < L.nf) {
         if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 4) {
-            const int4 m = __ldg(reinterpret_cast<const int4 *>(L.M) + f);
-            const int4 e = __ldg(reinterpret_cast<const int4 *>(L.fe) + f);
-            const int4 t = __ldg(reinterpret_cast<const int4 *>(L.twin) + f);
-            const mmx_index v[4] = {m.x, m.y, m.z, m.w}, fe[4] = {e.x, e.y, e.z, e.w},
-                            tw[4] = {t.x, t.y, t.z, t.w};
-            mmx__fz_cc_face(&L, &O, f, 4 * f, 4, v, fe, tw);
+            mmx_index v[4], fe[4], tw[4], cm[16], cfe[16], ctw[16];
+            mmx__fz_load4(L.M + 4 * (int64_t)f, v);
+            mmx__fz_load4(L.fe + 4 * (int64_t)f, fe);
+            mmx__fz_load4(L.twin + 4 * (int64_t)f, tw);
+            mmx__fz_cc_face(&L, &O, f, 4 * f, 4, v, fe, tw, cm, cfe, ctw);
+            /* The four children's 16 corners as four 16-byte writes per array. */
+            if (O.M) store16(O.M + 16 * (int64_t)f, cm);
+            if (O.twin) store16(O.fe + 16 * (int64_t)f, cfe), store16(O.twin + 16 * (int64_t)f, ctw);
         } else if (SCHEME == MMX_SCHEME_CATMULL_CLARK) {
             mmx_index a, k;
             if (ORDER) a = ORDER * f, k = ORDER;
             else a = L.colptr[f], k = L.colptr[f + 1] - a;
-            mmx__fz_cc_face(&L, &O, f, a, k, L.M + a, L.fe + a, L.twin + a);
+            mmx__fz_cc_face(&L, &O, f, a, k, L.M + a, L.fe + a, L.twin + a,
+                            O.M ? O.M + 4 * (int64_t)a : NULL, O.fe ? O.fe + 4 * (int64_t)a : NULL,
+                            O.twin ? O.twin + 4 * (int64_t)a : NULL);
         } else {
             const mmx_index *pm = L.M + 3 * (int64_t)f, *pt = L.twin + 3 * (int64_t)f;
             const mmx_index v[3] = {__ldg(pm), __ldg(pm + 1), __ldg(pm + 2)};
@@ -42,7 +60,10 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
             if (SCHEME == MMX_SCHEME_LOOP) {
                 const mmx_index *pe = L.fe + 3 * (int64_t)f;
                 const mmx_index fe[3] = {__ldg(pe), __ldg(pe + 1), __ldg(pe + 2)};
-                mmx__fz_loop_face(&L, &O, f, v, fe, tw);
+                mmx_index cm[12], cfe[12], ctw[12];
+                mmx__fz_loop_face(&L, &O, f, v, fe, tw, cm, cfe, ctw);
+                if (O.M) store12(O.M + 12 * (int64_t)f, cm);
+                if (O.twin) store12(O.fe + 12 * (int64_t)f, cfe), store12(O.twin + 12 * (int64_t)f, ctw);
             } else {
                 mmx__fz_sqrt3_face(&L, &O, f, v, tw);
             }
@@ -52,7 +73,7 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
         if (O.pos) {
             float x[3];
             mmx__fz_vertex(&L, f, x);
-            mmx__fz_store(O.pos, f, x);
+            mmx__fz_store(O.pos, O.ps, f, x);
         }
         if (O.owner) O.owner[f] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[f]);
     }
@@ -106,6 +127,15 @@ __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
     if (L.twin[mmx__fz_prev(a, n, (mmx_index)c)] < 0) owner[L.M[c]] = (mmx_index)c;
 }
 
+/* The input's checks: each half-edge run by one corner, each vertex's faces in one fan. */
+__global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_index *valence,
+                         int *bad)
+{
+    const long long i = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i) atomicOr(bad, 1);
+    if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i])) atomicOr(bad, 1);
+}
+
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
 {
     const long long f = (long long)blockIdx.x * kBlock + threadIdx.x;
@@ -122,21 +152,33 @@ extern "C" mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out 
 }
 
 extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec,
-                                         mmx_index *twin, mmx_index *owner, mmx_index *cnt)
+                                         mmx_index *twin, mmx_index *owner, mmx_index *cnt,
+                                         const mmx_index *valence, int *bad)
 {
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    const long long nnz = L.nnz;
-    mmx_status s = MMX_OK;
-    if (L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
+    const long long nnz = L.nnz, nmax = L.nnz > L.nv ? L.nnz : L.nv;
+    int *flag = NULL;
+    mmx_status s = mmx__dev_alloc(ctx, sizeof *flag, (void **)&flag);
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(flag, 0, sizeof *flag, st));
+    if (!s && L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
     if (!s && L.nv) s = MMX__CUDA(ctx, cudaMemsetAsync(owner, 0xff, sizeof *owner * (size_t)L.nv, st));
     if (!s && nnz) {
         edge_corners<<<blocks(nnz), kBlock, 0, st>>>(L.fe, L.nnz, ec);
         twins<<<blocks(nnz), kBlock, 0, st>>>(L.M, L.fe, ec, L.nnz, twin, owner);
         L.twin = twin;
+        L.owner = owner;
         boundary_owners<<<blocks(nnz), kBlock, 0, st>>>(L, owner);
-        if (cnt && L.nf) counts<<<blocks(L.nf), kBlock, 0, st>>>(L, cnt);
+        validate<<<blocks(nmax), kBlock, 0, st>>>(L, ec, valence, flag);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
+    /* The counts only on a good level; this is the input's one wait. */
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s && !*bad && cnt && L.nf) {
+        counts<<<blocks(L.nf), kBlock, 0, st>>>(L, cnt);
+        s = MMX__CUDA(ctx, cudaGetLastError());
+    }
+    mmx__dev_free(ctx, flag);
     return s;
 }
 
@@ -167,6 +209,7 @@ static cudaError_t eval_chain(mmx_scheme scheme, const mmx__fz_level *lv, int le
         mmx__fz_out O;
         memset(&O, 0, sizeof O);
         O.pos = l == levels ? out : lv[l].pos;
+        O.ps = lv[l].ps;
         cudaError_t e = launch_pass(L, O, st);
         if (e != cudaSuccess) return e;
     }

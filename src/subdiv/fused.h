@@ -48,6 +48,8 @@ typedef struct mmx__fz_in {
     const mmx_index *colptr;         /* order 0 only */
     const mmx_index *M, *fe, *twin, *owner, *goff;
     const float *pos;                /* NULL: topology only */
+    mmx_index ps;                    /* pos's stride: 3 (the caller's arrays), or 4 for the
+                                        levels between (one 16-byte load per gather) */
 } mmx__fz_in;
 
 /* What the pass writes; a NULL array is skipped: pos for a topology-only pass, M for a
@@ -55,6 +57,7 @@ typedef struct mmx__fz_in {
 typedef struct mmx__fz_out {
     mmx_index *M, *fe, *twin, *owner, *cnt;
     float *pos;
+    mmx_index ps;                    /* pos's stride, as in mmx__fz_in */
 } mmx__fz_out;
 
 /* ---- small helpers ------------------------------------------------------------------------- */
@@ -85,18 +88,39 @@ static inline MMX__HD mmx_index mmx__fz_prev(mmx_index a, mmx_index n, mmx_index
     return c == a ? a + n - 1 : c - 1;
 }
 
-static inline MMX__HD void mmx__fz_add(float *acc, const float *P, mmx_index v, float w)
+static inline MMX__HD void mmx__fz_get(const float *P, mmx_index ps, mmx_index v, float *x)
 {
-    acc[0] += w * P[3 * (int64_t)v];
-    acc[1] += w * P[3 * (int64_t)v + 1];
-    acc[2] += w * P[3 * (int64_t)v + 2];
+#ifdef __CUDA_ARCH__
+    if (ps == 4) {
+        const float4 q = __ldg((const float4 *)P + v);
+        x[0] = q.x, x[1] = q.y, x[2] = q.z;
+        return;
+    }
+#endif
+    const int64_t i = (int64_t)ps * v;
+    x[0] = P[i], x[1] = P[i + 1], x[2] = P[i + 2];
 }
 
-static inline MMX__HD void mmx__fz_store(float *P, mmx_index v, const float *x)
+static inline MMX__HD void mmx__fz_add(float *acc, const float *P, mmx_index ps, mmx_index v,
+                                       float w)
 {
-    P[3 * (int64_t)v] = x[0];
-    P[3 * (int64_t)v + 1] = x[1];
-    P[3 * (int64_t)v + 2] = x[2];
+    float x[3];
+    mmx__fz_get(P, ps, v, x);
+    acc[0] += w * x[0], acc[1] += w * x[1], acc[2] += w * x[2];
+}
+
+/* Stores a position; with stride 4 the fourth float is 0, so that every byte is defined. */
+static inline MMX__HD void mmx__fz_store(float *P, mmx_index ps, mmx_index v, const float *x)
+{
+#ifdef __CUDA_ARCH__
+    if (ps == 4) {
+        ((float4 *)P)[v] = make_float4(x[0], x[1], x[2], 0.0f);
+        return;
+    }
+#endif
+    const int64_t i = (int64_t)ps * v;
+    P[i] = x[0], P[i + 1] = x[1], P[i + 2] = x[2];
+    if (ps == 4) P[i + 3] = 0.0f;
 }
 
 /* The centroid of the face starting at corner a with n corners (Catmull-Clark's face point,
@@ -106,41 +130,70 @@ static inline MMX__HD void mmx__fz_centroid(const mmx__fz_in *L, mmx_index a, mm
 {
     const float w = 1.0f / (float)n;
     out[0] = out[1] = out[2] = 0.0f;
-    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
+    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->ps, L->M[a + s], w);
 }
+
+/* Four consecutive indices (a reduced quad's row, 16-byte aligned): one vector load on the
+ * device. */
+static inline MMX__HD void mmx__fz_load4(const mmx_index *p, mmx_index *o)
+{
+#ifdef __CUDA_ARCH__
+    const int4 x = __ldg((const int4 *)p);
+    o[0] = x.x, o[1] = x.y, o[2] = x.z, o[3] = x.w;
+#else
+    o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = p[3];
+#endif
+}
+
 
 /* ---- vertex points: a walk around the vertex --------------------------------------------- */
 
 /* The new position of vertex v (its owner corner c0, -1 when in no face), walking the faces
  * around it: from corner c the next face's corner is next(twin[c]). Sums the ring (the vertex
  * leaving each corner) and, for Catmull-Clark, the face points, then the boundary or inner
- * rule of mmx__subdiv_vertex_weights with the small terms first, the old position last. */
+ * rule of mmx__subdiv_vertex_weights with the small terms first, the old position last.
+ * On a quad level a face point needs only the two corners not yet read: the one leaving v is
+ * the ring's, and the one arriving is the previous face's leaving one. */
 static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, float *out)
 {
     const float *P = L->pos;
     const mmx_index c0 = L->owner[v];
-    float p[3] = {P[3 * (int64_t)v], P[3 * (int64_t)v + 1], P[3 * (int64_t)v + 2]};
+    float p[3];
+    mmx__fz_get(P, L->ps, v, p);
     if (c0 < 0) {
         out[0] = p[0], out[1] = p[1], out[2] = p[2];
         return;
     }
-    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0};
-    mmx_index c = c0, n = 0, last = -1, a, k;
+    const int cc = L->scheme == MMX_SCHEME_CATMULL_CLARK, quads = cc && L->order == 4;
+    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3], first[3];
+    mmx_index c = c0, n = 0, a, k;
     int boundary = 0;
     for (;;) {
         mmx__fz_face_of(L, c, &a, &k);
-        const mmx_index w = L->M[mmx__fz_next(a, k, c)];
-        mmx__fz_add(ring, P, w, 1.0f);
-        if (L->scheme == MMX_SCHEME_CATMULL_CLARK) {
-            float fp[3];
-            mmx__fz_centroid(L, a, k, fp);
-            faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
+        if (quads) {
+            mmx_index r[4];
+            mmx__fz_load4(L->M + a, r);
+            const mmx_index s = c - a;
+            float po[3];
+            mmx__fz_get(P, L->ps, r[(s + 1) & 3], pw);
+            mmx__fz_get(P, L->ps, r[(s + 2) & 3], po);
+            if (n == 0) mmx__fz_get(P, L->ps, r[(s + 3) & 3], pp), first[0] = pp[0], first[1] = pp[1], first[2] = pp[2];
+            for (int i = 0; i < 3; i++) faces[i] += 0.25f * p[i] + 0.25f * pw[i] + 0.25f * po[i] + 0.25f * pp[i];
+        } else {
+            mmx__fz_get(P, L->ps, L->M[mmx__fz_next(a, k, c)], pw);
+            if (cc) {
+                float fp[3];
+                mmx__fz_centroid(L, a, k, fp);
+                faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
+            }
+            if (n == 0) mmx__fz_get(P, L->ps, L->M[mmx__fz_prev(a, k, c)], first);
         }
+        ring[0] += pw[0], ring[1] += pw[1], ring[2] += pw[2];
+        pp[0] = pw[0], pp[1] = pw[1], pp[2] = pw[2];
         n++;
         const mmx_index t = L->twin[c];
         if (t < 0) {
             boundary = 1;
-            last = w;
             break;
         }
         mmx__fz_face_of(L, t, &a, &k);
@@ -149,15 +202,14 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
     }
     float self, rw;
     mmx__subdiv_vertex_weights(L->scheme, n, boundary, &self, &rw);
-    float acc[3] = {0, 0, 0};
-    if (boundary && L->scheme != MMX_SCHEME_SQRT3) {
-        mmx__fz_face_of(L, c0, &a, &k);
-        mmx__fz_add(acc, P, L->M[mmx__fz_prev(a, k, c0)], 0.125f);
-        mmx__fz_add(acc, P, last, 0.125f);
-    } else {
-        for (int i = 0; i < 3; i++) acc[i] = rw * ring[i] + rw * faces[i];
+    float acc[3];
+    for (int i = 0; i < 3; i++) {
+        /* Boundary: 1/8 of the neighbours along the boundary, the one before the walk's first
+         * face (arriving) and the last face's leaving one (pw). */
+        if (boundary && L->scheme != MMX_SCHEME_SQRT3) acc[i] = 0.125f * first[i] + 0.125f * pw[i];
+        else acc[i] = rw * ring[i] + rw * faces[i];
+        out[i] = acc[i] + self * p[i];
     }
-    for (int i = 0; i < 3; i++) out[i] = acc[i] + self * p[i];
 }
 
 /* The child's owner of an old vertex: the child of its owner corner that holds it, at the same
@@ -174,41 +226,66 @@ static inline MMX__HD mmx_index mmx__fz_vertex_owner(mmx_scheme scheme, mmx_inde
 
 /* Face f (first corner a, order n; its corners' vertices v, edges fe and twins tw, read by the
  * caller, possibly with vector loads). Child quad of corner c = a + s is number c:
- * (v_s, e(e_s), f, e(e_s-1)), corners 4c .. 4c + 3. */
+ * (v_s, e(e_s), f, e(e_s-1)), corners 4c .. 4c + 3; the face's children's corners, edges and
+ * twins go to cm, cfe, ctw (4n each: the child arrays from corner 4a on, or a kernel's
+ * registers that it stores with vector writes). */
 static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_out *O, mmx_index f,
                                            mmx_index a, mmx_index n, const mmx_index *v,
-                                           const mmx_index *fe, const mmx_index *tw)
+                                           const mmx_index *fe, const mmx_index *tw,
+                                           mmx_index *cm, mmx_index *cfe, mmx_index *ctw)
 {
     const mmx_index nv = L->nv, fpt = nv + f, epts = nv + L->nf;
     if (O->pos) {
-        float fp[3];
-        mmx__fz_centroid(L, a, n, fp);
-        mmx__fz_store(O->pos, fpt, fp);
+        /* A quad's corners are read once and kept; other faces are read again as needed. */
+        const int quad = L->order == 4;
+        float q[4][3], fp[3];
+        if (quad) {
+            for (int s = 0; s < 4; s++) mmx__fz_get(L->pos, L->ps, v[s], q[s]);
+            for (int i = 0; i < 3; i++)
+                fp[i] = 0.25f * q[0][i] + 0.25f * q[1][i] + 0.25f * q[2][i] + 0.25f * q[3][i];
+        } else {
+            mmx__fz_centroid(L, a, n, fp);
+        }
+        mmx__fz_store(O->pos, O->ps, fpt, fp);
         /* Each edge's point is written by its face of the lower number (the only one on a
          * boundary): 1/4 (ends) + 1/4 (face points), or the midpoint. */
         for (mmx_index s = 0; s < n; s++) {
-            const mmx_index c = a + s, t = tw[s];
+            const mmx_index c = a + s, t = tw[s], sn = s + 1 == n ? 0 : s + 1;
             if (t >= 0 && t < c) continue;
-            const mmx_index u = v[s], w = v[s + 1 == n ? 0 : s + 1];
-            float x[3] = {0, 0, 0};
+            float pu[3], pw[3], x[3], fq[3];
+            if (quad) {
+                for (int i = 0; i < 3; i++) pu[i] = q[s][i], pw[i] = q[sn][i];
+            } else {
+                mmx__fz_get(L->pos, L->ps, v[s], pu);
+                mmx__fz_get(L->pos, L->ps, v[sn], pw);
+            }
             if (t < 0) {
-                mmx__fz_add(x, L->pos, u, 0.5f);
-                mmx__fz_add(x, L->pos, w, 0.5f);
+                for (int i = 0; i < 3; i++) x[i] = 0.5f * pu[i] + 0.5f * pw[i];
             } else {
                 mmx_index b, m;
-                float fq[3];
                 mmx__fz_face_of(L, t, &b, &m);
-                mmx__fz_centroid(L, b, m, fq);
-                mmx__fz_add(x, L->pos, u, 0.25f);
-                mmx__fz_add(x, L->pos, w, 0.25f);
-                for (int i = 0; i < 3; i++) x[i] += 0.25f * fp[i] + 0.25f * fq[i];
+                if (quad) {
+                    /* The face across runs w -> u from corner t: its other two corners. */
+                    mmx_index r[4];
+                    float pc[3], pd[3];
+                    mmx__fz_load4(L->M + b, r);
+                    const mmx_index st = t - b;
+                    mmx__fz_get(L->pos, L->ps, r[(st + 2) & 3], pc);
+                    mmx__fz_get(L->pos, L->ps, r[(st + 3) & 3], pd);
+                    for (int i = 0; i < 3; i++)
+                        fq[i] = 0.25f * pw[i] + 0.25f * pu[i] + 0.25f * pc[i] + 0.25f * pd[i];
+                } else {
+                    mmx__fz_centroid(L, b, m, fq);
+                }
+                for (int i = 0; i < 3; i++)
+                    x[i] = (0.25f * pu[i] + 0.25f * pw[i]) + (0.25f * fp[i] + 0.25f * fq[i]);
             }
-            mmx__fz_store(O->pos, epts + (fe[s] >> 1), x);
+            mmx__fz_store(O->pos, O->ps, epts + (fe[s] >> 1), x);
         }
     }
     if (O->M) {
         for (mmx_index s = 0; s < n; s++) {
-            mmx_index *q = O->M + 4 * (int64_t)(a + s);
+            mmx_index *q = cm + 4 * s;
             q[0] = v[s];
             q[1] = epts + (fe[s] >> 1);
             q[2] = fpt;
@@ -223,30 +300,30 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
         const mmx_index off = 2 * e + L->goff[e], offp = 2 * ep + L->goff[ep];
         /* Is f the higher-numbered face of e (resp. of the edge arriving at s)? */
         const mmx_index hi = tw[s] >= 0 && tw[s] < c, hip = tw[sp] >= 0 && tw[sp] < a + sp;
-        mmx_index *cfe = O->fe + 4 * (int64_t)c, *ctw = O->twin + 4 * (int64_t)c;
+        mmx_index *qe = cfe + 4 * s, *qt = ctw + 4 * s;
         /* 0: v_s -> e(e_s), the half of e at v_s (v_s is e's lower end when d = 0).
          * 1: e(e_s) -> f, the inner edge (f, e_s) run from its higher end.
          * 2: f -> e(e_s-1), the inner edge (f, e_s-1) from its lower end.
          * 3: e(e_s-1) -> v_s, the half of e_s-1 at v_s, its upper end when dp = 0. */
-        cfe[0] = 2 * (off + d);
-        cfe[1] = 2 * (off + 2 + hi) + 1;
-        cfe[2] = 2 * (offp + 2 + hip);
-        cfe[3] = 2 * (offp + 1 - dp) + 1;
+        qe[0] = 2 * (off + d);
+        qe[1] = 2 * (off + 2 + hi) + 1;
+        qe[2] = 2 * (offp + 2 + hip);
+        qe[3] = 2 * (offp + 1 - dp) + 1;
         /* 0: the other face f' runs e_s from v_s+1 (at corner t) to v_s (at next(t)); its child
          *    there has e(e_s) -> v_s as corner 3.
          * 1, 2: the neighbouring children of f.
          * 3: the face across e_s-1 holds v_s at corner tw[sp]; its child there starts with
          *    v_s -> e(e_s-1). */
         if (tw[s] < 0) {
-            ctw[0] = -1;
+            qt[0] = -1;
         } else {
             mmx_index b, m;
             mmx__fz_face_of(L, tw[s], &b, &m);
-            ctw[0] = 4 * mmx__fz_next(b, m, tw[s]) + 3;
+            qt[0] = 4 * mmx__fz_next(b, m, tw[s]) + 3;
         }
-        ctw[1] = 4 * (a + sn) + 2;
-        ctw[2] = 4 * (a + sp) + 1;
-        ctw[3] = tw[sp] < 0 ? -1 : 4 * tw[sp];
+        qt[1] = 4 * (a + sn) + 2;
+        qt[2] = 4 * (a + sp) + 1;
+        qt[3] = tw[sp] < 0 ? -1 : 4 * tw[sp];
         /* The edge's group, by its lower face: the halves keep e's faces, inner edges have 2.
          * The edge point's walk starts at child c's corner 1, whose arriving half-edge (corner
          * 0, half of e) is on the boundary when e is. */
@@ -284,36 +361,37 @@ static inline MMX__HD mmx_index mmx__fz_loop_mid(const mmx__fz_in *L, mmx_index 
  * Children (subdiv.h): 4f = (e0', e1', e2'), and 4f + 1 + s = (v_s, e_s', e_s-1'). */
 static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_out *O,
                                              mmx_index f, const mmx_index *v, const mmx_index *fe,
-                                             const mmx_index *tw)
+                                             const mmx_index *tw, mmx_index *cm, mmx_index *cfe,
+                                             mmx_index *ctw)
 {
     const mmx_index nv = L->nv, a = 3 * f;
     const mmx_index e[3] = {fe[0] >> 1, fe[1] >> 1, fe[2] >> 1};
     if (O->pos) {
         /* 1/8 (ends) + 1/8 (the two triangles' vertex sums), or the midpoint; written by the
-         * lower face. */
-        float t1[3] = {0, 0, 0};
-        for (int s = 0; s < 3; s++) mmx__fz_add(t1, L->pos, v[s], 1.0f);
+         * lower face. The face across runs w -> u from corner t, its third corner before t. */
+        float q[3][3], t1[3];
+        for (int s = 0; s < 3; s++) mmx__fz_get(L->pos, L->ps, v[s], q[s]);
+        for (int i = 0; i < 3; i++) t1[i] = q[0][i] + q[1][i] + q[2][i];
         for (int s = 0; s < 3; s++) {
             const mmx_index t = tw[s];
             if (t >= 0 && t < a + s) continue;
-            const mmx_index u = v[s], w = v[s == 2 ? 0 : s + 1];
-            float x[3] = {0, 0, 0};
+            const float *pu = q[s], *pw = q[s == 2 ? 0 : s + 1];
+            float x[3];
             if (t < 0) {
-                mmx__fz_add(x, L->pos, u, 0.5f);
-                mmx__fz_add(x, L->pos, w, 0.5f);
+                for (int i = 0; i < 3; i++) x[i] = 0.5f * pu[i] + 0.5f * pw[i];
             } else {
-                float t2[3] = {0, 0, 0};
-                const mmx_index g = t / 3;
-                for (int i = 0; i < 3; i++) mmx__fz_add(t2, L->pos, L->M[3 * g + i], 1.0f);
-                mmx__fz_add(x, L->pos, u, 0.125f);
-                mmx__fz_add(x, L->pos, w, 0.125f);
-                for (int i = 0; i < 3; i++) x[i] += 0.125f * t1[i] + 0.125f * t2[i];
+                float pd[3];
+                const mmx_index g = t - t % 3;
+                mmx__fz_get(L->pos, L->ps, L->M[t == g ? g + 2 : t - 1], pd);
+                for (int i = 0; i < 3; i++)
+                    x[i] = (0.125f * pu[i] + 0.125f * pw[i]) +
+                           (0.125f * t1[i] + 0.125f * (pw[i] + pu[i] + pd[i]));
             }
-            mmx__fz_store(O->pos, nv + e[s], x);
+            mmx__fz_store(O->pos, O->ps, nv + e[s], x);
         }
     }
     if (O->M) {
-        mmx_index *t = O->M + 12 * (int64_t)f;
+        mmx_index *t = cm;
         t[0] = nv + e[0], t[1] = nv + e[1], t[2] = nv + e[2];
         for (int s = 0; s < 3; s++) {
             t[3 + 3 * s] = v[s];
@@ -329,7 +407,6 @@ static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_
         const int k = j == 2 ? 0 : j + 1, q = 3 - j - k;
         mid[j] = mmx__fz_loop_mid(L, e[j], e[k], e[q], e[j] > e[k] ? tw[j] : tw[k]);
     }
-    mmx_index *cfe = O->fe + 12 * (int64_t)f, *ctw = O->twin + 12 * (int64_t)f;
     for (int j = 0; j < 3; j++) {
         const int k = j == 2 ? 0 : j + 1;
         /* Middle corner j runs e_j' -> e_k'; its twin is corner 1 of the corner child at v_k. */
@@ -409,7 +486,7 @@ static inline MMX__HD void mmx__fz_sqrt3_face(const mmx__fz_in *L, const mmx__fz
     if (O->pos) {
         float x[3];
         mmx__fz_centroid(L, 3 * f, 3, x);
-        mmx__fz_store(O->pos, nv + f, x);
+        mmx__fz_store(O->pos, O->ps, nv + f, x);
     }
     const mmx_index g[3] = {tw[0] / 3, tw[1] / 3, tw[2] / 3};
     if (O->M) {
@@ -473,9 +550,27 @@ static inline MMX__HD mmx_index mmx__fz_twin(const mmx_index *fe, const mmx_inde
     return ec[fe[c] ^ 1];
 }
 
+/* Whether vertex v's walk from its owner meets all its `valence` faces: not so at a vertex
+ * whose faces form several fans (the walk stays in one), or where the twins are inconsistent. */
+static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_index valence)
+{
+    const mmx_index c0 = L->owner[v];
+    if (c0 < 0) return valence == 0;
+    mmx_index c = c0, n = 0, a, k;
+    for (;;) {
+        n++;
+        const mmx_index t = L->twin[c];
+        if (t < 0 || n > valence) break;
+        mmx__fz_face_of(L, t, &a, &k);
+        c = mmx__fz_next(a, k, t);
+        if (c == c0) break;
+    }
+    return n == valence;
+}
+
 /* The level's driver and plan (fused.c). */
 typedef struct mmx__fz_level {
-    mmx_index nv, nf, ne, nnz, order;
+    mmx_index nv, nf, ne, nnz, order, ps; /* ps: the positions' stride (3 or 4) */
     mmx_index *colptr, *M;        /* M owned unless `borrowed` (the caller's input) */
     mmx_index *fe, *twin, *owner, *cnt, *goff;
     float *pos;
@@ -486,10 +581,17 @@ typedef struct mmx__fz_level {
 void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L);
 /* The pass's read-only view of a level. */
 mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
-/* The input level of a checked mesh from its adjacency: twins, owners, counts and offsets
- * (the mesh's matrix and positions borrowed, or copied when `copy`). */
+/* The input level of a mesh from its adjacency: twins, owners, counts and offsets (the mesh's
+ * matrix and positions borrowed, or copied when `copy`). The mesh must have passed the fast
+ * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
+ * (consistent orientation) and every vertex's faces in one fan. MMX_ERR_MESH, with no message,
+ * when not: mmx__fz_refusal then names the problem. */
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int copy, mmx__fz_level *L);
+/* The refusal of an input that the input level found bad: the full checks' message, or an
+ * internal error if they find nothing. */
+mmx_status mmx__fz_refusal(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                           const mmx_adjacency *adj);
 /* Allocates the child of P: its matrix when `topo` (and its half-edge arrays unless `last`),
  * its positions when `pos`. */
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
@@ -507,7 +609,8 @@ mmx_status mmx__fz_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
 /* The device halves (fused.cu). */
 mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O);
 mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
-                              mmx_index *owner, mmx_index *cnt);
+                              mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
+                              int *bad);
 mmx_status mmx__fz_scan_cuda(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n, mmx_index *goff);
 /* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
  * CUDA graph captured once per pair of pointers and kept in *graph (freed by

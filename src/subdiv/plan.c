@@ -39,7 +39,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     double adj_ms = 0;
-    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, &o, &adj, &adj_ms);
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, 1, &o, &adj, &adj_ms);
     if (s) return s;
     mmx_subdiv_plan *p = calloc(1, sizeof *p);
     if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);
@@ -53,6 +53,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     if (o.trace) s = mmx_timer_create(ctx, &timer);
     if (!s && timer) s = mmx_timer_start(timer);
     if (!s) s = mmx__fz_input(ctx, scheme, control, adj, 1, &p->lv[0]);
+    if (s == MMX_ERR_MESH) s = mmx__fz_refusal(ctx, scheme, control, adj);
     mmx_adjacency_free(adj);
     for (int l = 1; !s && l <= levels; l++) {
         const int last = l == levels;
@@ -109,6 +110,7 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
         memset(&C, 0, sizeof C);
         P.pos = (float *)(l == 1 ? control_pos : plan->lv[l - 1].pos);
         C.pos = l == plan->levels ? pos : plan->lv[l].pos;
+        C.ps = plan->lv[l].ps;
         s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
     }
     return s;

@@ -198,6 +198,31 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     return MMX_OK;
 }
 
+mmx_status mmx__subdiv_check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx_adjacency *adj)
+{
+    return check_mesh(ctx, scheme, mesh, adj);
+}
+
+/* The checks the fused path leaves to no one else: the face orders and the edges' counts (the
+ * fans and the orientation it checks on its own input level, then asks check_mesh for the
+ * message). Anything found here is named by check_mesh. */
+static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx_adjacency *adj)
+{
+    mmx_index order = mesh->M->order;
+    mmx_status s = MMX_OK;
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && !order)
+        s = mmx_mesh_uniform_order(ctx, mesh, &order);
+    if (s) return s;
+    if ((scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) || adj->nonmanifold_edges > 0 ||
+        (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0)) {
+        s = check_mesh(ctx, scheme, mesh, adj);
+        return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the input checks disagree");
+    }
+    return MMX_OK;
+}
+
 /* One level: operators, products, topology; the adjacency is the caller's. */
 static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in,
                             mmx_adjacency *adj, mmx_mesh **out)
@@ -216,7 +241,8 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in,
 
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
-                               mmx_subdiv_options *o, mmx_adjacency **adj, double *adj_ms)
+                               int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
+                               double *adj_ms)
 {
     *adj = NULL;
     *adj_ms = 0;
@@ -243,7 +269,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
     if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
     mmx_timer_free(timer);
-    if (!s) s = check_mesh(ctx, scheme, mesh, *adj);
+    if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
     if (s) {
         mmx_adjacency_free(*adj);
@@ -305,8 +331,10 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     double adj_ms = 0;
-    mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, &o, &adj,
-                                       &adj_ms);
+    /* The fused path checks fans and orientation on its own input level (on the device). */
+    const int fused = levels > 0 && (!opts || opts->path != MMX_SUBDIV_PATH_ALGEBRAIC);
+    mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, fused, &o,
+                                       &adj, &adj_ms);
     if (s) return s;
     if (levels == 0) {
         mmx_adjacency_free(adj);
@@ -315,6 +343,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
         return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
     s = mmx__fz_subdivide(ctx, scheme, mesh, adj, levels, o.trace, out);
+    if (s == MMX_ERR_MESH) s = mmx__fz_refusal(ctx, scheme, mesh, adj);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     return s;

@@ -43,10 +43,18 @@ typedef struct mmx__subdiv_ops {
 /* The common start of mmx_subdivide and mmx_subdiv_plan_create (`who` names the caller in
  * messages): the arguments, the options (copied to *o, defaults for NULL), the input's
  * adjacency (its time in *adj_ms when o->trace asks) and the checks on the mesh and sizes.
+ * `fast` leaves the fans and the orientation to the fused path's input level (which checks
+ * them on the context's backend, see mmx__fz_input), skipping the host's statistics.
  * On success the caller owns *adj. */
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
-                               mmx_subdiv_options *o, mmx_adjacency **adj, double *adj_ms);
+                               int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
+                               double *adj_ms);
+
+/* The full checks on the input mesh (on a host view, with its statistics), each refusal
+ * naming the problem and where it is. */
+mmx_status mmx__subdiv_check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx_adjacency *adj);
 
 /* Builds the operators and tables of one level of `scheme` on `mesh` (in the context's space):
  * the adjacency first, then FE, I and the tables. Errors: those of mmx_adjacency_compute,

@@ -1,0 +1,393 @@
+/* The fused subdivision path against the algebraic one, OpenSubdiv, OpenMesh and the memory
+ * bandwidth floor (issue: fused subdivision kernels), on the GPU.
+ *
+ * Cases (the cage read from MESHDIR, the shared meshes folder), each at its last level:
+ *   bigguy-cc        cages/bigguy_quads.obj  Catmull-Clark 6 (5.94M quads)
+ *   armorguy-cc      cages/ArmorGuyT.obj     Catmull-Clark 3
+ *   armorguy-loop    cages/ArmorGuyT.obj     Loop 4 (8.68M triangles)
+ *   nefertiti-cc     models/nefertiti.obj    Catmull-Clark 4 (19.2M quads)
+ *   nefertiti-cc5    models/nefertiti.obj    Catmull-Clark 5 (76.9M quads; ours only)
+ *   nefertiti-loop   models/nefertiti.obj    Loop 4 (25.6M triangles)
+ *   nefertiti-sqrt3  models/nefertiti.obj    sqrt3 5 (24.3M triangles)
+ * the nefertiti cases in file order, shuffled (mmx_mesh_shuffle, seed 1) and shuffled then
+ * reordered (mmx_mesh_reorder: RCM); and bigguy-cc-eval, the re-evaluation of a level-6 plan.
+ *
+ * Figures (ms):
+ *   fused chain   the sum of the per-level trace of mmx_subdivide (CUDA events; level 1 holds
+ *                 the input's adjacency), median of 3; last: the last level alone
+ *   fused wall    the host clock around mmx_subdivide without a trace, the cage already on the
+ *                 device: end to end (input checks and adjacency included), median of 5
+ *   alg chain     the same for the algebraic path (1 run), alg wall its host clock
+ *   osd, om       OpenSubdiv (refine + stencil table + eval, double, CPU) and OpenMesh totals
+ *                 at the last level (tests/oracle's wrappers), 1 run
+ *   floor         bytes over the copy bandwidth measured in the run: per level, the parent's
+ *                 matrix (4 bytes a corner) and positions (12 a vertex) read and the child's
+ *                 written; chain = all levels, last = the last level
+ *   eval          one mmx_subdiv_plan_eval (CUDA events around the graph launch), median of 21;
+ *                 its floor reads each level's matrix and positions and writes the child's
+ *                 positions (no topology written)
+ *
+ * Usage: subdiv_fused MESHDIR [--case NAME]... [--no-peers] [--no-algebraic] [--csv FILE]
+ * The CSV (bench/fused_report.py turns it into tables, a plot and the README's table) starts
+ * with '# key: value' lines naming the GPU, CPU, copy bandwidth, date and commit (env
+ * MMX_COMMIT). Exit status 0 when it ran (failures are reported in their rows), 1 when there is
+ * no GPU or a cage cannot be read, 2 for a usage error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "meshmatrix.h"
+#include "oracle_mmx.h"
+#include "bench_util.h"
+
+typedef struct kase {
+    const char *name, *file;
+    mmx_scheme scheme;
+    int level;
+    int orders; /* 1: file order only; 3: file, shuffled, RCM */
+    int peers;  /* OpenSubdiv / OpenMesh and the algebraic path run */
+} kase;
+
+static const kase cases[] = {
+    {"bigguy-cc", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1},
+    {"armorguy-cc", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1},
+    {"armorguy-loop", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1},
+    {"nefertiti-cc", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 4, 3, 1},
+    {"nefertiti-cc5", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 0},
+    {"nefertiti-loop", "models/nefertiti.obj", MMX_SCHEME_LOOP, 4, 3, 1},
+    {"nefertiti-sqrt3", "models/nefertiti.obj", MMX_SCHEME_SQRT3, 5, 3, 1},
+    {"bigguy-cc-eval", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0},
+};
+#define NCASES ((int)(sizeof cases / sizeof cases[0]))
+static const char *order_name[3] = {"file", "shuffled", "rcm"};
+
+typedef struct row {
+    long long faces;
+    double fused_chain, fused_last, fused_wall, alg_chain, alg_wall, osd, om;
+    double floor_chain, floor_last, bytes_per_face;
+    char note[300];
+} row;
+
+static FILE *csv;
+static double tbps;
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+static void add_note(row *r, const char *s)
+{
+    size_t n = strlen(r->note), cap = sizeof r->note - 1;
+    if (n && n + 2 <= cap) memcpy(r->note + n, "; ", 2), n += 2;
+    size_t m = strlen(s);
+    if (m > cap - n) m = cap - n;
+    memcpy(r->note + n, s, m);
+    r->note[n + m] = '\0';
+    for (char *p = r->note; *p; p++)
+        if (*p == ',' || *p == '"' || *p == '\n') *p = ';';
+}
+
+static void fail_note(row *r, const char *what, mmx_ctx *ctx)
+{
+    char s[300];
+    snprintf(s, sizeof s, "%s FAILED: %s", what, mmx_ctx_error(ctx));
+    add_note(r, s);
+}
+
+static void fmt(char *buf, double v)
+{
+    if (v < 0) buf[0] = '\0';
+    else snprintf(buf, 32, "%.4f", v);
+}
+
+static void emit(const kase *k, int ord, const row *r)
+{
+    char t[11][32];
+    const double v[11] = {r->fused_chain, r->fused_last, r->fused_wall, r->alg_chain, r->alg_wall,
+                          r->osd, r->om, r->floor_chain, r->floor_last, r->bytes_per_face, -1};
+    for (int i = 0; i < 10; i++) fmt(t[i], v[i]);
+    const char *mesh = strrchr(k->file, '/') + 1;
+    printf("| %-16s | %-8s | %d | %10lld | %9s | %9s | %9s | %9s | %9s | %9s | %9s | %8s | %8s | %s |\n",
+           k->name, order_name[ord], k->level, r->faces, t[0], t[1], t[2], t[3], t[4], t[5], t[6],
+           t[7], t[8], r->note);
+    fflush(stdout);
+    if (csv) {
+        fprintf(csv, "%s,%s,%s,%s,%d,%lld,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", k->name,
+                mmx_scheme_name(k->scheme), mesh, order_name[ord], k->level, r->faces, t[0], t[1],
+                t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], r->note);
+        fflush(csv);
+    }
+}
+
+/* The floor of levels 1..L from the cage's counts: per level, the parent's matrix and
+ * positions read and the child's written (`child_topo` 0 for re-evaluation: positions only). */
+static void floors(const kase *k, const mmx_mesh_stats *st, int child_topo, row *r)
+{
+    double chain = 0, last = 0;
+    for (int l = 1; l <= k->level; l++) {
+        int64_t v0, c0, v1, f1, c1;
+        mmx_subdiv_predict(k->scheme, st->nverts, st->nfaces, st->nedges, st->ncorners, l - 1,
+                           &v0, NULL, NULL, &c0);
+        mmx_subdiv_predict(k->scheme, st->nverts, st->nfaces, st->nedges, st->ncorners, l, &v1,
+                           &f1, NULL, &c1);
+        last = 4.0 * c0 + 12.0 * v0 + 12.0 * v1 + (child_topo ? 4.0 * c1 : 0);
+        chain += last;
+        if (l == k->level) r->bytes_per_face = last / (double)f1, r->faces = f1;
+    }
+    r->floor_chain = chain / (tbps * 1e9);
+    r->floor_last = last / (tbps * 1e9);
+}
+
+/* mmx_subdivide on `path`: chain and last from the trace (median of `reps`), wall from
+ * `wreps` untraced calls. 0 on success. */
+static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, mmx_subdiv_path path,
+                   int reps, int wreps, double *chain, double *last, double *wall, row *r)
+{
+    double c[5], l[5], w[5];
+    for (int i = 0; i < reps + wreps; i++) {
+        mmx_subdiv_level trace[8];
+        mmx_subdiv_options o = {0};
+        o.path = path;
+        if (i < reps) o.trace = trace;
+        mmx_mesh *out = NULL;
+        double t0 = now_ms();
+        mmx_status s = mmx_subdivide(ctx, k->scheme, cage, k->level, &o, &out);
+        double t = now_ms() - t0;
+        if (s == MMX_OK && mmx_mesh_nfaces(out) != r->faces) {
+            add_note(r, "WARNING: face count differs from the closed form");
+        }
+        mmx_mesh_free(out);
+        if (s != MMX_OK) {
+            fail_note(r, path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused", ctx);
+            return 1;
+        }
+        if (i < reps) {
+            c[i] = 0;
+            for (int j = 0; j < k->level; j++) c[i] += trace[j].ms;
+            l[i] = trace[k->level - 1].ms;
+            if (!wreps) w[i] = t;
+        } else {
+            w[i - reps] = t;
+        }
+    }
+    *chain = median(c, reps);
+    if (last) *last = median(l, reps);
+    *wall = median(w, wreps ? wreps : reps);
+    return 0;
+}
+
+/* What the end-to-end time holds besides the levels: the checks and the input's adjacency
+ * (mmx_subdivide to level 0 also copies the cage: an upper bound), and the per-level times of
+ * one traced fused run. */
+static void note_overheads(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, row *r)
+{
+    double w[5];
+    for (int i = 0; i < 5; i++) {
+        mmx_mesh *out = NULL;
+        double t0 = now_ms();
+        mmx_status s = mmx_subdivide(ctx, k->scheme, cage, 0, NULL, &out);
+        w[i] = now_ms() - t0;
+        mmx_mesh_free(out);
+        if (s) return;
+    }
+    mmx_subdiv_level trace[8];
+    mmx_subdiv_options o = {0};
+    o.trace = trace;
+    mmx_mesh *out = NULL;
+    if (mmx_subdivide(ctx, k->scheme, cage, k->level, &o, &out)) return;
+    mmx_mesh_free(out);
+    char s[200];
+    int n = snprintf(s, sizeof s, "checks+adjacency+copy %.3f ms; levels", median(w, 5));
+    for (int l = 0; l < k->level && n < (int)sizeof s - 12; l++)
+        n += snprintf(s + n, sizeof s - (size_t)n, " %.3f", trace[l].ms);
+    add_note(r, s);
+}
+
+static void run_peers(const kase *k, const mmx_mesh *cage, mmx_ctx *host, row *r)
+{
+    oracle_mesh in = {0}, out = {0};
+    if (oracle_mesh_from_mmx(host, cage, &in) != MMX_OK) {
+        add_note(r, "peers: cannot convert the cage");
+        return;
+    }
+    char err[256];
+    oracle_times t = {0, 0, 0};
+    const int sch = k->scheme == MMX_SCHEME_LOOP ? 0 : 1;
+    if (k->scheme != MMX_SCHEME_SQRT3) {
+        if (oracle_osd_refine(sch, &in, k->level, &out, &t, err, sizeof err) == 0)
+            r->osd = t.refine_ms + t.stencil_ms + t.eval_ms;
+        else add_note(r, "OpenSubdiv failed"), add_note(r, err);
+        oracle_mesh_free(&out);
+    }
+    memset(&t, 0, sizeof t);
+    int rc = k->scheme == MMX_SCHEME_SQRT3 ? oracle_om_sqrt3(&in, k->level, &out, &t, err, sizeof err)
+                                           : oracle_om_refine(sch, &in, k->level, &out, &t, err, sizeof err);
+    if (rc == 0) r->om = t.refine_ms + t.stencil_ms + t.eval_ms;
+    else add_note(r, "OpenMesh failed"), add_note(r, err);
+    oracle_mesh_free(&out);
+    oracle_mesh_free(&in);
+}
+
+/* A plan to the case's level, then re-evaluations of moved control positions. */
+static void run_eval(mmx_ctx *cuda, const kase *k, const mmx_mesh *cage_d, row *r)
+{
+    mmx_subdiv_plan *plan = NULL;
+    mmx_index cnv = 0, nv = 0;
+    float *in = NULL, *out = NULL;
+    mmx_timer *timer = NULL;
+    double t[21];
+    if (mmx_subdiv_plan_create(cuda, k->scheme, cage_d, k->level, NULL, &plan) != MMX_OK) {
+        fail_note(r, "plan", cuda);
+        return;
+    }
+    mmx_subdiv_plan_sizes(plan, &cnv, &nv, NULL);
+    mmx_status s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 12 * (size_t)cnv, (void **)&in);
+    if (!s) s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 12 * (size_t)nv, (void **)&out);
+    if (!s) s = mmx_mem_copy(cuda, in, MMX_SPACE_DEVICE, cage_d->pos, MMX_SPACE_DEVICE, 12 * (size_t)cnv);
+    if (!s) s = mmx_timer_create(cuda, &timer);
+    for (int i = 0; !s && i < 2; i++) s = mmx_subdiv_plan_eval(plan, in, out); /* the graph */
+    for (int i = 0; !s && i < 21; i++) {
+        s = mmx_timer_start(timer);
+        if (!s) s = mmx_subdiv_plan_eval(plan, in, out);
+        if (!s) s = mmx_timer_stop(timer, &t[i]);
+    }
+    if (s) fail_note(r, "eval", cuda);
+    else r->fused_chain = median(t, 21);
+    add_note(r, "re-evaluation of a level-6 plan (CUDA graph) in fused_chain_ms");
+    mmx_timer_free(timer);
+    mmx_mem_free(MMX_SPACE_DEVICE, in);
+    mmx_mem_free(MMX_SPACE_DEVICE, out);
+    mmx_subdiv_plan_free(plan);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: subdiv_fused MESHDIR [--case NAME]... [--no-peers] [--no-algebraic] "
+                    "[--csv FILE]\n  cases:");
+    for (int i = 0; i < NCASES; i++) fprintf(stderr, " %s", cases[i].name);
+    fprintf(stderr, "\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int want[NCASES] = {0}, any = 0, peers = 1, alg = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--case") && i + 1 < argc) {
+            int j = 0;
+            while (j < NCASES && strcmp(cases[j].name, argv[i + 1])) j++;
+            if (j == NCASES) usage();
+            want[j] = any = 1;
+            i++;
+        } else if (!strcmp(argv[i], "--no-peers")) {
+            peers = 0;
+        } else if (!strcmp(argv[i], "--no-algebraic")) {
+            alg = 0;
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            if (!(csv = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "subdiv_fused: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else if (argv[i][0] != '-' && !dir) {
+            dir = argv[i];
+        } else {
+            usage();
+        }
+    }
+    if (!dir) usage();
+    mmx_ctx *host = NULL, *cuda = NULL;
+    if (mmx_ctx_create(&host) || mmx_ctx_create(&cuda) || mmx_ctx_use_cuda(cuda, 0)) {
+        fprintf(stderr, "subdiv_fused: needs a GPU: %s\n", cuda ? mmx_ctx_error(cuda) : "");
+        return 1;
+    }
+    char gpu[300], date[64];
+    bu_gpu_name(gpu, sizeof gpu);
+    tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(cuda));
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    const char *commit = getenv("MMX_COMMIT");
+    printf("subdiv_fused, %s\nGPU: %s; copy bandwidth %.3f TB/s\n\n", date, gpu, tbps);
+    printf("| case | order | L | faces | fused chain | last | fused wall | alg chain | alg wall |"
+           " OpenSubdiv | OpenMesh | floor chain | floor last | note |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (csv) {
+        fprintf(csv, "# gpu: %s\n# copy_tbps: %.4f\n# date: %s\n# commit: %s\n", gpu, tbps, date,
+                commit ? commit : "unknown");
+        FILE *f = fopen("/proc/cpuinfo", "r");
+        char line[512];
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "model name", 10)) {
+                fprintf(csv, "# cpu:%s", strchr(line, ':') + 1);
+                break;
+            }
+        if (f) fclose(f);
+        fprintf(csv, "case,scheme,mesh,order,level,faces,fused_chain_ms,fused_last_ms,"
+                     "fused_wall_ms,alg_chain_ms,alg_wall_ms,osd_ms,om_ms,floor_chain_ms,"
+                     "floor_last_ms,bytes_per_face,note\n");
+    }
+    for (int ci = 0; ci < NCASES; ci++) {
+        if (any && !want[ci]) continue;
+        const kase *k = &cases[ci];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, k->file);
+        mmx_mesh *cage = NULL;
+        mmx_mesh_stats st;
+        if (mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &cage) || mmx_mesh_stats_compute(host, cage, &st)) {
+            fprintf(stderr, "subdiv_fused: %s: %s\n", path, mmx_ctx_error(host));
+            return 1;
+        }
+        for (int ord = 0; ord < k->orders; ord++) {
+            row r;
+            memset(&r, 0, sizeof r);
+            r.fused_chain = r.fused_last = r.fused_wall = r.alg_chain = r.alg_wall = -1;
+            r.osd = r.om = -1;
+            mmx_mesh *m = cage, *sh = NULL, *ro = NULL, *d = NULL, *w = NULL;
+            if (ord >= 1 && mmx_mesh_shuffle(host, cage, 1, NULL, NULL, &sh) == MMX_OK) m = sh;
+            if (ord == 2 && sh && mmx_mesh_reorder(host, sh, NULL, NULL, &ro) == MMX_OK) m = ro;
+            const int eval = strstr(k->name, "-eval") != NULL;
+            floors(k, &st, !eval, &r);
+            if (mmx_mesh_copy(cuda, m, MMX_SPACE_DEVICE, &d) ||
+                mmx_subdivide(cuda, k->scheme, d, 1, NULL, &w)) {
+                fail_note(&r, "setup", cuda);
+            } else if (eval) {
+                run_eval(cuda, k, d, &r);
+            } else {
+                run_mmx(cuda, k, d, MMX_SUBDIV_PATH_FUSED, 3, 5, &r.fused_chain, &r.fused_last,
+                        &r.fused_wall, &r);
+                note_overheads(cuda, k, d, &r);
+                if (alg && k->peers)
+                    run_mmx(cuda, k, d, MMX_SUBDIV_PATH_ALGEBRAIC, 1, 0, &r.alg_chain, NULL,
+                            &r.alg_wall, &r);
+                if (peers && k->peers) run_peers(k, m, host, &r);
+            }
+            emit(k, ord, &r);
+            mmx_mesh_free(w);
+            mmx_mesh_free(d);
+            mmx_mesh_free(ro);
+            mmx_mesh_free(sh);
+        }
+        mmx_mesh_free(cage);
+    }
+    if (csv) fclose(csv);
+    mmx_ctx_free(cuda);
+    mmx_ctx_free(host);
+    return 0;
+}
