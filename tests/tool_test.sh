@@ -386,6 +386,23 @@ done
 run subdiv --backend host --scheme loop --levels 3 builtin:icosphere:1 "$TMP/s.ply"
 [ "$rc" -eq 0 ] && [[ "$out" == *"1280"* && "$out" == *"5120"* ]] \
     && ok "subdiv loop icosphere to PLY: 320, 1280, 5120 faces" || bad "subdiv loop icosphere" "$out" "$err"
+# The two paths write the same faces (positions agree to float rounding, not digit for digit);
+# --reorder renumbers the input.
+check_usage "subdiv with an unknown --path" subdiv --scheme loop --path quick builtin:icosphere "$TMP/s.obj"
+check_usage "--reorder outside subdiv" info --reorder builtin:cube
+for sch in catmull-clark loop; do
+    run subdiv --backend host --scheme $sch --levels 2 --path algebraic builtin:icosphere:1 "$TMP/alg.obj"
+    ra=$rc
+    run subdiv --backend host --scheme $sch --levels 2 --path fused builtin:icosphere:1 "$TMP/fus.obj"
+    [ "$ra" -eq 0 ] && [ "$rc" -eq 0 ] && [[ "$out" == *"fused path"* ]] \
+        && cmp -s <(grep '^f' "$TMP/alg.obj") <(grep '^f' "$TMP/fus.obj") \
+        && [ "$(grep -c '^v ' "$TMP/alg.obj")" = "$(grep -c '^v ' "$TMP/fus.obj")" ] \
+        && ok "subdiv $sch: --path fused and algebraic write the same faces" \
+        || bad "subdiv $sch: --path fused vs algebraic" "exit $ra / $rc" "$err"
+done
+run subdiv --backend host --scheme catmull-clark --levels 2 --reorder builtin:torus "$TMP/s.obj"
+[ "$rc" -eq 0 ] && [[ "$out" == *"reordered"* && "$out" == *"4608"* ]] \
+    && ok "subdiv --reorder: renumbered, then 4608 quads" || bad "subdiv --reorder" "$out" "$err"
 run subdiv --backend host --scheme sqrt3 --levels 0 builtin:tetrahedron "$TMP/s.off"
 [ "$rc" -eq 0 ] && ok "subdiv with 0 levels copies" || bad "subdiv with 0 levels" "$err"
 # The main job: three files, each scheme's sizes.

@@ -28,7 +28,8 @@
 
 const char tool_usage_line[] =
     "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | reorder IN OUT |\n"
-    "       subdiv --scheme loop|sqrt3|catmull-clark [--levels N] IN OUT | demo [DIR] |\n"
+    "       subdiv --scheme loop|sqrt3|catmull-clark [--levels N] [--path fused|algebraic]\n"
+    "              [--reorder] IN OUT | demo [DIR] |\n"
     "       help | --version";
 
 static void print_help(void)
@@ -42,11 +43,14 @@ static void print_help(void)
            "                         smallest vertex) for locality, show the bandwidth of the\n"
            "                         vertex adjacency and the spreads of the mesh matrix\n"
            "                         before and after, and write OUT like convert\n"
-           "  mmx subdiv --scheme S [--levels N] IN OUT\n"
+           "  mmx subdiv --scheme S [--levels N] [--path P] [--reorder] IN OUT\n"
            "                         subdivide IN N times (default 1) by scheme S: loop\n"
            "                         (triangles), sqrt3 (closed triangle meshes) or\n"
            "                         catmull-clark (any polygons); print each level's sizes\n"
-           "                         and time, and write OUT like convert\n"
+           "                         and time, and write OUT like convert. --path fused (the\n"
+           "                         default) or algebraic picks the implementation (same\n"
+           "                         result); --reorder renumbers IN first as mmx reorder\n"
+           "                         does (RCM), for locality\n"
            "  mmx demo [DIR]         the main job: each scheme on a built-in cage (Catmull-\n"
            "                         Clark 5 levels on builtin:mixed, Loop and sqrt3 4 levels\n"
            "                         on builtin:icosphere:1), written to DIR (default .)\n"
@@ -60,7 +64,7 @@ static void print_help(void)
            "  --backend host|cuda    where the work runs (default: cuda for subdiv and demo\n"
            "                         when a GPU is present, else host); cuda needs a GPU and\n"
            "                         a build with the CUDA backend\n"
-           "  --scheme S, --levels N for subdiv\n"
+           "  --scheme S, --levels N, --path P, --reorder   for subdiv\n"
            "  -h, --help             this text\n"
            "  -V, --version          the version\n\n"
            "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n",
@@ -292,7 +296,8 @@ int main(int argc, char **argv)
 {
     const char *pos[4];
     int npos = 0, help = 0, version = 0, options_done = 0;
-    const char *backend = NULL, *scheme = NULL, *levels = NULL;
+    const char *backend = NULL, *scheme = NULL, *levels = NULL, *path = NULL;
+    int reorder = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || a[1] == '\0') {
@@ -317,6 +322,13 @@ int main(int argc, char **argv)
             scheme = a + 9;
         } else if (strncmp(a, "--levels=", 9) == 0) {
             levels = a + 9;
+        } else if (strcmp(a, "--path") == 0) {
+            if (i + 1 >= argc) return usage_error("--path needs a value: fused or algebraic");
+            path = argv[++i];
+        } else if (strncmp(a, "--path=", 7) == 0) {
+            path = a + 7;
+        } else if (strcmp(a, "--reorder") == 0) {
+            reorder = 1;
         } else {
             return usage_error("unknown option '%s'", a);
         }
@@ -357,8 +369,8 @@ int main(int argc, char **argv)
         return usage_error("unknown command '%s'", cmd);
     }
     const int subdiv = cmd[0] == 's' || cmd[0] == 'd';
-    if ((scheme || levels) && cmd[0] != 's')
-        return usage_error("--scheme and --levels belong to subdiv");
+    if ((scheme || levels || path || reorder) && cmd[0] != 's')
+        return usage_error("--scheme, --levels, --path and --reorder belong to subdiv");
 
     mmx_ctx *ctx = NULL;
     mmx_status s = mmx_ctx_create(&ctx);
@@ -376,7 +388,7 @@ int main(int argc, char **argv)
     }
     int rc = cmd[0] == 'i' ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
            : cmd[0] == 'r' ? cmd_reorder(ctx, pos[1], pos[2])
-           : cmd[0] == 's' ? cmd_subdiv(ctx, scheme, levels, pos[1], pos[2])
+           : cmd[0] == 's' ? cmd_subdiv(ctx, scheme, levels, path, reorder, pos[1], pos[2])
            : cmd[0] == 'd' ? cmd_demo(ctx, npos == 2 ? pos[1] : ".")
                            : cmd_convert(ctx, pos[1], pos[2]);
     mmx_ctx_free(ctx);

@@ -26,8 +26,8 @@ static int parse_levels(const char *arg, int *levels)
 }
 
 /* Refines `in` and writes `out`, printing the report. */
-static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, const char *in, const char *out,
-               mmx_format fmt)
+static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path, int reorder,
+               const char *in, const char *out, mmx_format fmt)
 {
     mmx_mesh *mesh = NULL, *fine = NULL;
     double load_ms = 0;
@@ -38,6 +38,16 @@ static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, const char *in, cons
         fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", in);
         return EXIT_FAIL;
     }
+    if (reorder) {
+        mmx_mesh *r = NULL;
+        double t0 = now_ms();
+        s = mmx_mesh_reorder(ctx, mesh, NULL, NULL, &r);
+        mmx_mesh_free(mesh);
+        if (s) return fail(ctx, s, in);
+        mesh = r;
+        row("reordered", "vertices by reverse Cuthill-McKee, faces by their first vertex (%.3f ms)",
+            now_ms() - t0);
+    }
     mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
     if (!trace) {
         mmx_mesh_free(mesh);
@@ -46,8 +56,10 @@ static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, const char *in, cons
     }
     mmx_subdiv_options opts = {0};
     opts.trace = trace;
-    row("scheme", "%s, %d level%s, %s backend", mmx_scheme_name(scheme), levels,
-        levels == 1 ? "" : "s", backend_name(ctx));
+    opts.path = path;
+    row("scheme", "%s, %d level%s, %s path, %s backend", mmx_scheme_name(scheme), levels,
+        levels == 1 ? "" : "s", path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused",
+        backend_name(ctx));
     row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", in, (int)mmx_mesh_nverts(mesh),
         (int)mmx_mesh_nfaces(mesh), load_ms);
     double t0 = now_ms();
@@ -75,8 +87,8 @@ static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, const char *in, cons
     return EXIT_OK;
 }
 
-int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, const char *in,
-               const char *out)
+int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, const char *path_arg,
+               int reorder, const char *in, const char *out)
 {
     mmx_scheme scheme;
     int levels;
@@ -89,7 +101,11 @@ int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, con
     mmx_format fmt = mmx_format_from_path(out);
     if (fmt == MMX_FORMAT_AUTO)
         return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
-    return run(ctx, scheme, levels, in, out, fmt);
+    mmx_subdiv_path path = MMX_SUBDIV_PATH_FUSED;
+    if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    else if (path_arg && strcmp(path_arg, "fused") != 0)
+        return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
+    return run(ctx, scheme, levels, path, reorder, in, out, fmt);
 }
 
 int cmd_demo(mmx_ctx *ctx, const char *outdir)
@@ -106,7 +122,8 @@ int cmd_demo(mmx_ctx *ctx, const char *outdir)
         int n = snprintf(path, sizeof path, "%s/%s", outdir, jobs[j].file);
         if (n < 0 || (size_t)n >= sizeof path) return usage_error("output folder name too long");
         if (j) putchar('\n');
-        int rc = run(ctx, jobs[j].scheme, jobs[j].levels, jobs[j].in, path, MMX_FORMAT_OBJ);
+        int rc = run(ctx, jobs[j].scheme, jobs[j].levels, MMX_SUBDIV_PATH_AUTO, 0, jobs[j].in, path,
+                     MMX_FORMAT_OBJ);
         if (rc) return rc;
     }
     return EXIT_OK;

@@ -44,8 +44,8 @@ const char *format_name(mmx_format f);
 long long file_bytes(const char *path);
 
 /* mmx subdiv and mmx demo (subdiv_cmd.c). `levels_arg` is the --levels text or NULL. */
-int cmd_subdiv(mmx_ctx *ctx, const char *scheme, const char *levels_arg, const char *in,
-               const char *out);
+int cmd_subdiv(mmx_ctx *ctx, const char *scheme, const char *levels_arg, const char *path_arg,
+               int reorder, const char *in, const char *out);
 int cmd_demo(mmx_ctx *ctx, const char *outdir);
 
 #endif

@@ -1,12 +1,20 @@
 /*
  * meshmatrix/subdiv.h: Loop, sqrt3 and Catmull-Clark subdivision through the algebra.
  *
- * Each level is the thesis's chapter 4 written as a few mapped SpMVs with the mesh matrix M,
- * the vertex adjacency E, the half-edge faces F, the edge-vertex matrix EV and the face-edge
- * matrix FE (all from mmx_adjacency_compute), followed by the child topology read off FE or F.
- * This is the reference path: every backend runs the same products, so host and CUDA agree
- * within float rounding, and positions agree with OpenSubdiv (Loop, Catmull-Clark) and OpenMesh
- * (sqrt3) to 1e-5 of the bounding-box diagonal, topology exactly up to vertex and face order.
+ * Two paths compute the same refinement (opts->path):
+ *   - the fused path (the default): the input's adjacency once, then a half-edge view (each
+ *     corner's edge and twin, each vertex's first corner, the child's edge numbering) carried
+ *     from level to level in closed form, and one pass per level writing every new position
+ *     and the child topology (thesis chapter 5's specialised kernels, with the numbering of the
+ *     algebraic path);
+ *   - the algebraic path, the reference: each level is the thesis's chapter 4 written as a few
+ *     mapped SpMVs with the mesh matrix M, the vertex adjacency E, the half-edge faces F, the
+ *     edge-vertex matrix EV and the face-edge matrix FE (all from mmx_adjacency_compute),
+ *     followed by the child topology read off FE or F.
+ * Both give identical topology (same vertex and face numbers) and positions within float
+ * rounding of each other; host and CUDA agree likewise, and positions agree with OpenSubdiv
+ * (Loop, Catmull-Clark) and OpenMesh (sqrt3) to 1e-5 of the bounding-box diagonal, topology
+ * exactly up to vertex and face order.
  *
  * Output layout (thesis 4.1.2, 4.2.2, 4.3.2), per level:
  *   vertices  the updated old vertices (same numbers as before), then one face point per face

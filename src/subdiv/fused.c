@@ -49,7 +49,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.scheme = scheme;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
-    v.goff = L->goff, v.pos = L->pos, v.ps = L->ps;
+    v.goff = L->goff, v.pos = L->pos;
     return v;
 }
 
@@ -77,7 +77,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 {
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
-    L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges, L->ps = 3;
+    L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
     mmx_index order = M->order;
     mmx_status s = order ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
     if (s) return s;
@@ -168,12 +168,9 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     mmx_subdiv_predict(scheme, P->nv, P->nf, P->ne, P->nnz, 1, &v, &f, &e, &c);
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
     C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
-    /* The levels between keep float4 positions for the next pass's 16-byte gathers; the last
-     * one has the caller's layout. */
-    C->ps = last ? 3 : 4;
     mmx_status s = MMX_OK;
     if (topo) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
-    if (!s && pos) s = fz_alloc(ctx, (size_t)v * (size_t)C->ps, sizeof(float), (void **)&C->pos);
+    if (!s && pos) s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
     if (!last && topo) {
         const mmx_index groups = fz_groups(scheme, C);
         if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->fe);
@@ -217,7 +214,7 @@ static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
             if (O->pos) {
                 float x[3];
                 mmx__fz_vertex(L, i, x);
-                mmx__fz_store(O->pos, O->ps, i, x);
+                mmx__fz_store(O->pos, i, x);
             }
             if (O->owner) O->owner[i] = mmx__fz_vertex_owner(L->scheme, L->owner[i]);
         }
@@ -231,7 +228,6 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     mmx__fz_out O;
     O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
     O.pos = P->pos ? C->pos : NULL;
-    O.ps = C->ps;
     mmx_status s = MMX_OK;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
 #ifdef MMX_HAVE_CUDA

@@ -35,6 +35,8 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
     if (i >= n) return;
     mmx__fz_in L = Lp;
     L.order = ORDER;
+    /* Threads below nf run a face, the others a vertex: two short chains of dependent loads
+     * rather than one long one per thread. */
     const mmx_index f = (mmx_index)i;
     if (f < L.nf) {
         if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 4) {
@@ -69,20 +71,21 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
             }
         }
     }
-    if (f < L.nv) {
+    else {
+        const mmx_index v = (mmx_index)(i - L.nf);
         if (O.pos) {
             float x[3];
-            mmx__fz_vertex(&L, f, x);
-            mmx__fz_store(O.pos, O.ps, f, x);
+            mmx__fz_vertex(&L, v, x);
+            mmx__fz_store(O.pos, v, x);
         }
-        if (O.owner) O.owner[f] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[f]);
+        if (O.owner) O.owner[v] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[v]);
     }
 }
 
 template <int SCHEME>
 cudaError_t launch(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t st)
 {
-    const mmx_index n = L.nf > L.nv ? L.nf : L.nv;
+    const mmx_index n = L.nf + L.nv; /* checked to fit: nnz and V' of the child do */
     if (n == 0) return cudaSuccess;
     if (L.order == 4) pass<SCHEME, 4><<<blocks(n), kBlock, 0, st>>>(L, O, n);
     else if (L.order == 3) pass<SCHEME, 3><<<blocks(n), kBlock, 0, st>>>(L, O, n);
@@ -209,7 +212,6 @@ static cudaError_t eval_chain(mmx_scheme scheme, const mmx__fz_level *lv, int le
         mmx__fz_out O;
         memset(&O, 0, sizeof O);
         O.pos = l == levels ? out : lv[l].pos;
-        O.ps = lv[l].ps;
         cudaError_t e = launch_pass(L, O, st);
         if (e != cudaSuccess) return e;
     }

@@ -48,8 +48,6 @@ typedef struct mmx__fz_in {
     const mmx_index *colptr;         /* order 0 only */
     const mmx_index *M, *fe, *twin, *owner, *goff;
     const float *pos;                /* NULL: topology only */
-    mmx_index ps;                    /* pos's stride: 3 (the caller's arrays), or 4 for the
-                                        levels between (one 16-byte load per gather) */
 } mmx__fz_in;
 
 /* What the pass writes; a NULL array is skipped: pos for a topology-only pass, M for a
@@ -57,7 +55,6 @@ typedef struct mmx__fz_in {
 typedef struct mmx__fz_out {
     mmx_index *M, *fe, *twin, *owner, *cnt;
     float *pos;
-    mmx_index ps;                    /* pos's stride, as in mmx__fz_in */
 } mmx__fz_out;
 
 /* ---- small helpers ------------------------------------------------------------------------- */
@@ -88,39 +85,31 @@ static inline MMX__HD mmx_index mmx__fz_prev(mmx_index a, mmx_index n, mmx_index
     return c == a ? a + n - 1 : c - 1;
 }
 
-static inline MMX__HD void mmx__fz_get(const float *P, mmx_index ps, mmx_index v, float *x)
+/* r[i & 3] by selects: a kernel indexing a small array with a value known only at run time
+ * would put the array in local memory. */
+static inline MMX__HD mmx_index mmx__fz_pick4(const mmx_index *r, mmx_index i)
 {
-#ifdef __CUDA_ARCH__
-    if (ps == 4) {
-        const float4 q = __ldg((const float4 *)P + v);
-        x[0] = q.x, x[1] = q.y, x[2] = q.z;
-        return;
-    }
-#endif
-    const int64_t i = (int64_t)ps * v;
+    i &= 3;
+    return i == 0 ? r[0] : i == 1 ? r[1] : i == 2 ? r[2] : r[3];
+}
+
+static inline MMX__HD void mmx__fz_get(const float *P, mmx_index v, float *x)
+{
+    const int64_t i = 3 * (int64_t)v;
     x[0] = P[i], x[1] = P[i + 1], x[2] = P[i + 2];
 }
 
-static inline MMX__HD void mmx__fz_add(float *acc, const float *P, mmx_index ps, mmx_index v,
-                                       float w)
+static inline MMX__HD void mmx__fz_add(float *acc, const float *P, mmx_index v, float w)
 {
     float x[3];
-    mmx__fz_get(P, ps, v, x);
+    mmx__fz_get(P, v, x);
     acc[0] += w * x[0], acc[1] += w * x[1], acc[2] += w * x[2];
 }
 
-/* Stores a position; with stride 4 the fourth float is 0, so that every byte is defined. */
-static inline MMX__HD void mmx__fz_store(float *P, mmx_index ps, mmx_index v, const float *x)
+static inline MMX__HD void mmx__fz_store(float *P, mmx_index v, const float *x)
 {
-#ifdef __CUDA_ARCH__
-    if (ps == 4) {
-        ((float4 *)P)[v] = make_float4(x[0], x[1], x[2], 0.0f);
-        return;
-    }
-#endif
-    const int64_t i = (int64_t)ps * v;
+    const int64_t i = 3 * (int64_t)v;
     P[i] = x[0], P[i + 1] = x[1], P[i + 2] = x[2];
-    if (ps == 4) P[i + 3] = 0.0f;
 }
 
 /* The centroid of the face starting at corner a with n corners (Catmull-Clark's face point,
@@ -130,7 +119,7 @@ static inline MMX__HD void mmx__fz_centroid(const mmx__fz_in *L, mmx_index a, mm
 {
     const float w = 1.0f / (float)n;
     out[0] = out[1] = out[2] = 0.0f;
-    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->ps, L->M[a + s], w);
+    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
 }
 
 /* Four consecutive indices (a reduced quad's row, 16-byte aligned): one vector load on the
@@ -159,7 +148,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
     const float *P = L->pos;
     const mmx_index c0 = L->owner[v];
     float p[3];
-    mmx__fz_get(P, L->ps, v, p);
+    mmx__fz_get(P, v, p);
     if (c0 < 0) {
         out[0] = p[0], out[1] = p[1], out[2] = p[2];
         return;
@@ -175,18 +164,18 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
             mmx__fz_load4(L->M + a, r);
             const mmx_index s = c - a;
             float po[3];
-            mmx__fz_get(P, L->ps, r[(s + 1) & 3], pw);
-            mmx__fz_get(P, L->ps, r[(s + 2) & 3], po);
-            if (n == 0) mmx__fz_get(P, L->ps, r[(s + 3) & 3], pp), first[0] = pp[0], first[1] = pp[1], first[2] = pp[2];
+            mmx__fz_get(P, mmx__fz_pick4(r, s + 1), pw);
+            mmx__fz_get(P, mmx__fz_pick4(r, s + 2), po);
+            if (n == 0) mmx__fz_get(P, mmx__fz_pick4(r, s + 3), pp), first[0] = pp[0], first[1] = pp[1], first[2] = pp[2];
             for (int i = 0; i < 3; i++) faces[i] += 0.25f * p[i] + 0.25f * pw[i] + 0.25f * po[i] + 0.25f * pp[i];
         } else {
-            mmx__fz_get(P, L->ps, L->M[mmx__fz_next(a, k, c)], pw);
+            mmx__fz_get(P, L->M[mmx__fz_next(a, k, c)], pw);
             if (cc) {
                 float fp[3];
                 mmx__fz_centroid(L, a, k, fp);
                 faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
             }
-            if (n == 0) mmx__fz_get(P, L->ps, L->M[mmx__fz_prev(a, k, c)], first);
+            if (n == 0) mmx__fz_get(P, L->M[mmx__fz_prev(a, k, c)], first);
         }
         ring[0] += pw[0], ring[1] += pw[1], ring[2] += pw[2];
         pp[0] = pw[0], pp[1] = pw[1], pp[2] = pw[2];
@@ -240,13 +229,13 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
         const int quad = L->order == 4;
         float q[4][3], fp[3];
         if (quad) {
-            for (int s = 0; s < 4; s++) mmx__fz_get(L->pos, L->ps, v[s], q[s]);
+            for (int s = 0; s < 4; s++) mmx__fz_get(L->pos, v[s], q[s]);
             for (int i = 0; i < 3; i++)
                 fp[i] = 0.25f * q[0][i] + 0.25f * q[1][i] + 0.25f * q[2][i] + 0.25f * q[3][i];
         } else {
             mmx__fz_centroid(L, a, n, fp);
         }
-        mmx__fz_store(O->pos, O->ps, fpt, fp);
+        mmx__fz_store(O->pos, fpt, fp);
         /* Each edge's point is written by its face of the lower number (the only one on a
          * boundary): 1/4 (ends) + 1/4 (face points), or the midpoint. */
         for (mmx_index s = 0; s < n; s++) {
@@ -256,8 +245,8 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
             if (quad) {
                 for (int i = 0; i < 3; i++) pu[i] = q[s][i], pw[i] = q[sn][i];
             } else {
-                mmx__fz_get(L->pos, L->ps, v[s], pu);
-                mmx__fz_get(L->pos, L->ps, v[sn], pw);
+                mmx__fz_get(L->pos, v[s], pu);
+                mmx__fz_get(L->pos, v[sn], pw);
             }
             if (t < 0) {
                 for (int i = 0; i < 3; i++) x[i] = 0.5f * pu[i] + 0.5f * pw[i];
@@ -270,8 +259,8 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
                     float pc[3], pd[3];
                     mmx__fz_load4(L->M + b, r);
                     const mmx_index st = t - b;
-                    mmx__fz_get(L->pos, L->ps, r[(st + 2) & 3], pc);
-                    mmx__fz_get(L->pos, L->ps, r[(st + 3) & 3], pd);
+                    mmx__fz_get(L->pos, mmx__fz_pick4(r, st + 2), pc);
+                    mmx__fz_get(L->pos, mmx__fz_pick4(r, st + 3), pd);
                     for (int i = 0; i < 3; i++)
                         fq[i] = 0.25f * pw[i] + 0.25f * pu[i] + 0.25f * pc[i] + 0.25f * pd[i];
                 } else {
@@ -280,7 +269,7 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
                 for (int i = 0; i < 3; i++)
                     x[i] = (0.25f * pu[i] + 0.25f * pw[i]) + (0.25f * fp[i] + 0.25f * fq[i]);
             }
-            mmx__fz_store(O->pos, O->ps, epts + (fe[s] >> 1), x);
+            mmx__fz_store(O->pos, epts + (fe[s] >> 1), x);
         }
     }
     if (O->M) {
@@ -370,7 +359,7 @@ static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_
         /* 1/8 (ends) + 1/8 (the two triangles' vertex sums), or the midpoint; written by the
          * lower face. The face across runs w -> u from corner t, its third corner before t. */
         float q[3][3], t1[3];
-        for (int s = 0; s < 3; s++) mmx__fz_get(L->pos, L->ps, v[s], q[s]);
+        for (int s = 0; s < 3; s++) mmx__fz_get(L->pos, v[s], q[s]);
         for (int i = 0; i < 3; i++) t1[i] = q[0][i] + q[1][i] + q[2][i];
         for (int s = 0; s < 3; s++) {
             const mmx_index t = tw[s];
@@ -382,12 +371,12 @@ static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_
             } else {
                 float pd[3];
                 const mmx_index g = t - t % 3;
-                mmx__fz_get(L->pos, L->ps, L->M[t == g ? g + 2 : t - 1], pd);
+                mmx__fz_get(L->pos, L->M[t == g ? g + 2 : t - 1], pd);
                 for (int i = 0; i < 3; i++)
                     x[i] = (0.125f * pu[i] + 0.125f * pw[i]) +
                            (0.125f * t1[i] + 0.125f * (pw[i] + pu[i] + pd[i]));
             }
-            mmx__fz_store(O->pos, O->ps, nv + e[s], x);
+            mmx__fz_store(O->pos, nv + e[s], x);
         }
     }
     if (O->M) {
@@ -486,7 +475,7 @@ static inline MMX__HD void mmx__fz_sqrt3_face(const mmx__fz_in *L, const mmx__fz
     if (O->pos) {
         float x[3];
         mmx__fz_centroid(L, 3 * f, 3, x);
-        mmx__fz_store(O->pos, O->ps, nv + f, x);
+        mmx__fz_store(O->pos, nv + f, x);
     }
     const mmx_index g[3] = {tw[0] / 3, tw[1] / 3, tw[2] / 3};
     if (O->M) {
@@ -570,7 +559,7 @@ static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_i
 
 /* The level's driver and plan (fused.c). */
 typedef struct mmx__fz_level {
-    mmx_index nv, nf, ne, nnz, order, ps; /* ps: the positions' stride (3 or 4) */
+    mmx_index nv, nf, ne, nnz, order;
     mmx_index *colptr, *M;        /* M owned unless `borrowed` (the caller's input) */
     mmx_index *fe, *twin, *owner, *cnt, *goff;
     float *pos;

@@ -110,7 +110,6 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
         memset(&C, 0, sizeof C);
         P.pos = (float *)(l == 1 ? control_pos : plan->lv[l - 1].pos);
         C.pos = l == plan->levels ? pos : plan->lv[l].pos;
-        C.ps = plan->lv[l].ps;
         s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
     }
     return s;
