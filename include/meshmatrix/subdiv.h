@@ -61,8 +61,10 @@ typedef enum mmx_boundary {
 typedef struct mmx_subdiv_level {
     mmx_index nverts, nfaces, nedges; /* of the refined mesh at this level (nedges: of the
                                          refined mesh, known in closed form) */
-    double ms;                        /* wall time of the level, the adjacency of its input
-                                         included (CUDA: the stream synchronized at both ends) */
+    double ms;                        /* wall time of the level (CUDA: the stream synchronized
+                                         at both ends); the algebraic path includes the
+                                         adjacency of each level's input, the fused path that
+                                         of the input mesh and its half-edge view in level 1 */
 } mmx_subdiv_level;
 
 /* Which implementation refines. Both give the same topology, in the same order, and positions
