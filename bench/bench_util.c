@@ -1,18 +1,13 @@
 /* See bench_util.h. */
 #include <string.h>
 #include "bench_util.h"
+#include "bench_clock.h"
 
 int bu_sparse_ok(cusparseStatus_t s, const char *what)
 {
     if (s == CUSPARSE_STATUS_SUCCESS) return 1;
     fprintf(stderr, "  (cuSPARSE %s: %s; reported as n/a)\n", what, cusparseGetErrorString(s));
     return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
 }
 
 double bu_time(cudaStream_t st, int warm, int reps, bu_fn fn, void *arg)
@@ -34,8 +29,7 @@ double bu_time(cudaStream_t st, int warm, int reps, bu_fn fn, void *arg)
         BU_CUDA(cudaEventElapsedTime(&ms, e0, e1));
         t[i] = ms;
     }
-    qsort(t, (size_t)reps, sizeof *t, cmp_double);
-    double med = reps % 2 ? t[reps / 2] : 0.5 * (t[reps / 2 - 1] + t[reps / 2]);
+    double med = bc_median(t, reps);
     free(t);
     BU_CUDA(cudaEventDestroy(e0));
     BU_CUDA(cudaEventDestroy(e1));

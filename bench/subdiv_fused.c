@@ -38,6 +38,7 @@
 #include <time.h>
 
 #include "meshmatrix.h"
+#include "bench_clock.h"
 #include "oracle_mmx.h"
 #include "bench_util.h"
 
@@ -71,25 +72,6 @@ typedef struct row {
 
 static FILE *csv;
 static double tbps;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static void add_note(row *r, const char *s)
 {
@@ -166,9 +148,9 @@ static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, mmx_subdiv
         o.path = path;
         if (i < reps) o.trace = trace;
         mmx_mesh *out = NULL;
-        double t0 = now_ms();
+        double t0 = bc_now_ms();
         mmx_status s = mmx_subdivide(ctx, k->scheme, cage, k->level, &o, &out);
-        double t = now_ms() - t0;
+        double t = bc_now_ms() - t0;
         if (s == MMX_OK && mmx_mesh_nfaces(out) != r->faces) {
             add_note(r, "WARNING: face count differs from the closed form");
         }
@@ -186,9 +168,9 @@ static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, mmx_subdiv
             w[i - reps] = t;
         }
     }
-    *chain = median(c, reps);
-    if (last) *last = median(l, reps);
-    *wall = median(w, wreps ? wreps : reps);
+    *chain = bc_median(c, reps);
+    if (last) *last = bc_median(l, reps);
+    *wall = bc_median(w, wreps ? wreps : reps);
     return 0;
 }
 
@@ -201,9 +183,9 @@ static void note_overheads(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, ro
     double w[5];
     for (int i = 0; i < 5; i++) {
         mmx_mesh *out = NULL;
-        double t0 = now_ms();
+        double t0 = bc_now_ms();
         mmx_status s = mmx_subdivide(ctx, k->scheme, cage, 0, NULL, &out);
-        w[i] = now_ms() - t0;
+        w[i] = bc_now_ms() - t0;
         mmx_mesh_free(out);
         if (s) return;
     }
@@ -214,7 +196,7 @@ static void note_overheads(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, ro
     if (mmx_subdivide(ctx, k->scheme, cage, k->level, &o, &out)) return;
     mmx_mesh_free(out);
     char s[200];
-    int n = snprintf(s, sizeof s, "level-0 call (host checks) %.3f ms; fused levels", median(w, 5));
+    int n = snprintf(s, sizeof s, "level-0 call (host checks) %.3f ms; fused levels", bc_median(w, 5));
     for (int l = 0; l < k->level && n < (int)sizeof s - 12; l++)
         n += snprintf(s + n, sizeof s - (size_t)n, " %.3f", trace[l].ms);
     add_note(r, s);
@@ -269,7 +251,7 @@ static void run_eval(mmx_ctx *cuda, const kase *k, const mmx_mesh *cage_d, row *
         if (!s) s = mmx_timer_stop(timer, &t[i]);
     }
     if (s) fail_note(r, "eval", cuda);
-    else r->fused_chain = median(t, 21);
+    else r->fused_chain = bc_median(t, 21);
     add_note(r, "re-evaluation of a level-6 plan (CUDA graph) in fused_chain_ms");
     mmx_timer_free(timer);
     mmx_mem_free(MMX_SPACE_DEVICE, in);

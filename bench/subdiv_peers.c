@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include "meshmatrix.h"
+#include "bench_clock.h"
 #include "oracle_mmx.h"
 #ifdef MMX_HAVE_CUDA
 #include "bench_util.h"
@@ -68,25 +69,6 @@ typedef struct row {
 } row;
 
 static FILE *csv;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median3(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[n / 2];
-}
 
 static const char *base_name(const char *path)
 {
@@ -189,9 +171,9 @@ static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, int level,
         memset(trace, 0, sizeof trace);
         o.trace = trace;
         mmx_mesh *out = NULL;
-        double t0 = now_ms();
+        double t0 = bc_now_ms();
         mmx_status s = mmx_subdivide(ctx, k->scheme, cage, level, &o, &out);
-        wall[i] = now_ms() - t0;
+        wall[i] = bc_now_ms() - t0;
         if (s != MMX_OK) {
             char msg[256];
             snprintf(msg, sizeof msg, "FAILED: %s: %s", mmx_status_str(s), mmx_ctx_error(ctx));
@@ -208,9 +190,9 @@ static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, int level,
             if (got < SMALL_FACES) reps = reps_small;
         }
     }
-    r->total = median3(tot, reps);
-    r->last = median3(last, reps);
-    r->wall = median3(wall, reps);
+    r->total = bc_median(tot, reps);
+    r->last = bc_median(last, reps);
+    r->wall = bc_median(wall, reps);
     if (reps > 1) add_note(r, "median of 3");
     return 0;
 }
@@ -223,12 +205,12 @@ static int run_peer(int impl, const kase *k, const oracle_mesh *in, int level, l
     oracle_times t = {0, 0, 0};
     char err[256] = "";
     int sch = k->scheme == MMX_SCHEME_LOOP ? 0 : 1;
-    double t0 = now_ms();
+    double t0 = bc_now_ms();
     int rc;
     if (impl == IMPL_OSD) rc = oracle_osd_refine(sch, in, level, &out, &t, err, sizeof err);
     else if (k->scheme == MMX_SCHEME_SQRT3) rc = oracle_om_sqrt3(in, level, &out, &t, err, sizeof err);
     else rc = oracle_om_refine(sch, in, level, &out, &t, err, sizeof err);
-    r->wall = now_ms() - t0;
+    r->wall = bc_now_ms() - t0;
     if (rc) {
         char msg[300];
         snprintf(msg, sizeof msg, "FAILED: %s", err);
@@ -323,7 +305,7 @@ int main(int argc, char **argv)
         }
     }
     if (!dir) usage();
-    double t_start = now_ms();
+    double t_start = bc_now_ms();
 
     /* Start-up: the machine, and whether there is a GPU. */
     char cpu[320], date[64], gpu[300] = "", why[300] = "";
@@ -439,7 +421,7 @@ int main(int argc, char **argv)
         mmx_mesh_free(cage_d);
         mmx_mesh_free(cage);
     }
-    printf("\ntotal run time %.1f s\n", (now_ms() - t_start) / 1e3);
+    printf("\ntotal run time %.1f s\n", (bc_now_ms() - t_start) / 1e3);
     if (csv) fclose(csv);
     mmx_ctx_free(cuda);
     mmx_ctx_free(host);

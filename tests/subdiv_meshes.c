@@ -145,3 +145,17 @@ mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed)
     return s;
 }
 
+
+double mesh_diagonal(const mmx_mesh *m)
+{
+    float lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    for (int d = 0; d < 3 && m->M->nrows > 0; d++) lo[d] = hi[d] = m->pos[d];
+    for (mmx_index v = 0; v < m->M->nrows; v++)
+        for (int d = 0; d < 3; d++) {
+            float x = m->pos[3 * (size_t)v + d];
+            lo[d] = x < lo[d] ? x : lo[d], hi[d] = x > hi[d] ? x : hi[d];
+        }
+    double s = 0;
+    for (int d = 0; d < 3; d++) s += (double)(hi[d] - lo[d]) * (hi[d] - lo[d]);
+    return sqrt(s);
+}

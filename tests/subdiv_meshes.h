@@ -21,6 +21,8 @@ mmx_mesh *tri_grid(mmx_ctx *ctx, int nx, int ny);
 mmx_mesh *shape(mmx_ctx *ctx, const char *spec);
 /* A file under tests/data. */
 mmx_mesh *read_data(mmx_ctx *ctx, const char *name);
+/* The bounding-box diagonal of a host mesh's positions (the tests' unit of position error). */
+double mesh_diagonal(const mmx_mesh *m);
 /* m in a random order from `seed`; frees m. */
 mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed);
 

@@ -31,20 +31,6 @@ static mmx_mesh *to_host(mmx_ctx *ctx, const mmx_mesh *m)
     return h;
 }
 
-static double diagonal(const mmx_mesh *m)
-{
-    float lo[3], hi[3];
-    for (int d = 0; d < 3; d++) lo[d] = hi[d] = m->pos[d];
-    for (mmx_index v = 0; v < m->M->nrows; v++)
-        for (int d = 0; d < 3; d++) {
-            float x = m->pos[3 * (size_t)v + d];
-            lo[d] = x < lo[d] ? x : lo[d], hi[d] = x > hi[d] ? x : hi[d];
-        }
-    double s = 0;
-    for (int d = 0; d < 3; d++) s += (double)(hi[d] - lo[d]) * (hi[d] - lo[d]);
-    return sqrt(s);
-}
-
 /* Asserts that two host meshes have the same topology, entry for entry, and positions within
  * TOL of the reference's diagonal. */
 static void same(const mmx_mesh *got, const mmx_mesh *ref, const char *what)
@@ -57,7 +43,7 @@ static void same(const mmx_mesh *got, const mmx_mesh *ref, const char *what)
         cr_assert_eq(got->M->rowidx[q], ref->M->rowidx[q],
                      "%s: corner %d of face %d is vertex %d, the reference has %d", what,
                      q % ref->M->order, q / ref->M->order, got->M->rowidx[q], ref->M->rowidx[q]);
-    const double diag = diagonal(ref);
+    const double diag = mesh_diagonal(ref);
     double worst = 0;
     mmx_index at = 0;
     for (size_t i = 0; i < 3 * (size_t)ref->M->nrows; i++) {

@@ -346,15 +346,7 @@ static void cuda_vs_host(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mes
     cr_assert_eq(trace[levels - 1].nfaces, hfine->M->ncols, "%s", what);
     cr_assert_eq(memcmp(back->M->rowidx, hfine->M->rowidx, sizeof(mmx_index) * (size_t)hfine->M->nnz),
                  0, "%s: %s topology differs from the host's", what, mmx_scheme_name(scheme));
-    float lo[3], hi[3];
-    for (int d = 0; d < 3; d++) lo[d] = hi[d] = hfine->pos[d];
-    for (mmx_index v = 0; v < hfine->M->nrows; v++)
-        for (int d = 0; d < 3; d++) {
-            float x = hfine->pos[3 * (size_t)v + d];
-            lo[d] = x < lo[d] ? x : lo[d], hi[d] = x > hi[d] ? x : hi[d];
-        }
-    double diag = sqrt((double)(hi[0] - lo[0]) * (hi[0] - lo[0]) + (double)(hi[1] - lo[1]) * (hi[1] - lo[1]) +
-                       (double)(hi[2] - lo[2]) * (hi[2] - lo[2]));
+    const double diag = mesh_diagonal(hfine);
     double worst = 0;
     for (size_t i = 0; i < 3 * (size_t)hfine->M->nrows; i++) {
         double d = fabs((double)back->pos[i] - hfine->pos[i]);

@@ -81,6 +81,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     mmx_index order = M->order;
     mmx_status s = order ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
     if (s) return s;
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) return MMX_ERR_MESH; /* not triangles */
     /* Triangles and quads are read as reduced levels whatever their form; other faces (only
      * Catmull-Clark takes them) through colptr. */
     L->order = order == 3 || order == 4 ? order : 0;
@@ -130,11 +131,8 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
          * boundary vertex by the corner whose arriving half-edge has no twin. */
         for (size_t v = 0; v < nv; v++) L->owner[v] = -1;
         for (mmx_index c = 0; c < L->nnz; c++) L->owner[L->M[c]] = c;
-        for (mmx_index c = 0; c < L->nnz; c++) {
-            mmx_index a, n;
-            mmx__fz_face_of(&in, c, &a, &n);
-            if (L->twin[mmx__fz_prev(a, n, c)] < 0) L->owner[L->M[c]] = c;
-        }
+        for (mmx_index c = 0; c < L->nnz; c++)
+            if (mmx__fz_fan_start(&in, c)) L->owner[L->M[c]] = c;
         for (size_t c = 0; c < nnz && !bad; c++) bad = ec[L->fe[c]] != (mmx_index)c;
         for (mmx_index v = 0; v < L->nv && !bad; v++) bad = !mmx__fz_fan_ok(&in, v, adj->valence[v]);
         if (bad) {
@@ -149,15 +147,6 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (!s) s = fz_scan(ctx, L->cnt, groups, L->goff);
     if (s) mmx__fz_level_free(ctx, L);
     return s;
-}
-
-mmx_status mmx__fz_refusal(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                           const mmx_adjacency *adj)
-{
-    mmx_status s = mmx__subdiv_check_mesh(ctx, scheme, mesh, adj);
-    return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL,
-                             "subdivision: the input level found a bad fan or half-edge that the "
-                             "full checks do not");
 }
 
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
@@ -240,49 +229,39 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     return s;
 }
 
-/* The chain for mmx_subdivide: each level's arrays are given back as soon as its child is
- * written, and the last level's matrix and positions become the result. */
-mmx_status mmx__fz_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                             const mmx_adjacency *adj, int levels, mmx_subdiv_level *trace,
-                             mmx_mesh **out)
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                         const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
+                         mmx_subdiv_level *trace, mmx_mesh **out)
 {
-    mmx__fz_level P, C;
     mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;
     mmx_csc *RM = NULL;
+    *out = NULL;
     mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     if (!s && timer) s = mmx_timer_start(timer);
-    if (!s) s = mmx__fz_input(ctx, scheme, mesh, adj, 0, &P);
-    if (s) {
-        mmx_timer_free(timer);
-        return s;
-    }
+    if (!s) s = mmx__fz_input(ctx, scheme, mesh, adj, keep, &lv[0]);
     for (int l = 1; !s && l <= levels; l++) {
         const int last = l == levels;
-        s = mmx__fz_child_alloc(ctx, scheme, &P, last, !last, 1, &C);
+        mmx__fz_level *C = &lv[l];
+        /* The last level's matrix and positions are the result mesh's own arrays. */
+        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1], last, !last, !last, C);
         if (!s && last) {
-            /* The result's matrix and positions are allocated as the mesh owns them. */
-            s = mmx__subdiv_mesh_alloc(ctx, C.nv, &r);
-            if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C.nv, C.nf, C.nnz, C.order, &RM);
-            if (!s) {
-                fz_free(ctx, C.pos);
-                C.M = RM->rowidx, C.pos = r->pos;
-                C.borrowed = 1;
-            }
+            s = mmx__subdiv_mesh_alloc(ctx, C->nv, &r);
+            if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &RM);
+            if (!s) C->M = RM->rowidx, C->pos = r->pos, C->borrowed = 1;
         }
-        if (!s) s = mmx__fz_pass(ctx, scheme, &P, &C);
-        mmx__fz_level_free(ctx, &P);
-        P = C;
-        memset(&C, 0, sizeof C);
+        if (!s) s = mmx__fz_pass(ctx, scheme, &lv[l - 1], C);
+        if (!keep) mmx__fz_level_free(ctx, &lv[l - 1]);
         double ms = 0;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
         if (!s && timer) {
-            trace[l - 1].nverts = P.nv, trace[l - 1].nfaces = P.nf, trace[l - 1].nedges = P.ne;
+            trace[l - 1].nverts = C->nv, trace[l - 1].nfaces = C->nf, trace[l - 1].nedges = C->ne;
             trace[l - 1].ms = ms;
             s = mmx_timer_start(timer);
         }
     }
-    mmx__fz_level_free(ctx, &P);
+    /* Without keep, what an error left behind (the rest is freed and zeroed already). */
+    for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
     mmx_timer_free(timer);
     if (!s) s = mmx__csc_props(ctx, RM);
     if (!s) s = mmx_ctx_sync(ctx);

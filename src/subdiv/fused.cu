@@ -124,10 +124,7 @@ __global__ void twins(const mmx_index *M, const mmx_index *fe, const mmx_index *
 __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
 {
     const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
-    if (c >= L.nnz) return;
-    mmx_index a, n;
-    mmx__fz_face_of(&L, (mmx_index)c, &a, &n);
-    if (L.twin[mmx__fz_prev(a, n, (mmx_index)c)] < 0) owner[L.M[c]] = (mmx_index)c;
+    if (c < L.nnz && mmx__fz_fan_start(&L, (mmx_index)c)) owner[L.M[c]] = (mmx_index)c;
 }
 
 /* The input's checks: each half-edge run by one corner, each vertex's faces in one fan. */

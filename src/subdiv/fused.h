@@ -137,6 +137,26 @@ static inline MMX__HD void mmx__fz_load4(const mmx_index *p, mmx_index *o)
 
 /* ---- vertex points: a walk around the vertex --------------------------------------------- */
 
+/* One step of a walk around a vertex: from its corner c to its corner in the face across c's
+ * leaving edge, next(twin[c]); -1 when that edge is on the boundary. */
+static inline MMX__HD mmx_index mmx__fz_turn(const mmx__fz_in *L, mmx_index c)
+{
+    const mmx_index t = L->twin[c];
+    if (t < 0) return -1;
+    mmx_index a, k;
+    mmx__fz_face_of(L, t, &a, &k);
+    return mmx__fz_next(a, k, t);
+}
+
+/* Whether corner c starts its vertex's fan on a boundary: its arriving half-edge has no twin.
+ * Such a corner owns its vertex, so that a walk from it meets every face. */
+static inline MMX__HD int mmx__fz_fan_start(const mmx__fz_in *L, mmx_index c)
+{
+    mmx_index a, k;
+    mmx__fz_face_of(L, c, &a, &k);
+    return L->twin[mmx__fz_prev(a, k, c)] < 0;
+}
+
 /* The new position of vertex v (its owner corner c0, -1 when in no face), walking the faces
  * around it: from corner c the next face's corner is next(twin[c]). Sums the ring (the vertex
  * leaving each corner) and, for Catmull-Clark, the face points, then the boundary or inner
@@ -180,13 +200,11 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         ring[0] += pw[0], ring[1] += pw[1], ring[2] += pw[2];
         pp[0] = pw[0], pp[1] = pw[1], pp[2] = pw[2];
         n++;
-        const mmx_index t = L->twin[c];
-        if (t < 0) {
+        c = mmx__fz_turn(L, c);
+        if (c < 0) {
             boundary = 1;
             break;
         }
-        mmx__fz_face_of(L, t, &a, &k);
-        c = mmx__fz_next(a, k, t);
         if (c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
     }
     float self, rw;
@@ -545,15 +563,11 @@ static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_i
 {
     const mmx_index c0 = L->owner[v];
     if (c0 < 0) return valence == 0;
-    mmx_index c = c0, n = 0, a, k;
-    for (;;) {
+    mmx_index c = c0, n = 0;
+    do {
         n++;
-        const mmx_index t = L->twin[c];
-        if (t < 0 || n > valence) break;
-        mmx__fz_face_of(L, t, &a, &k);
-        c = mmx__fz_next(a, k, t);
-        if (c == c0) break;
-    }
+        c = mmx__fz_turn(L, c);
+    } while (c >= 0 && c != c0 && n <= valence);
     return n == valence;
 }
 
@@ -573,14 +587,10 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
 /* The input level of a mesh from its adjacency: twins, owners, counts and offsets (the mesh's
  * matrix and positions borrowed, or copied when `copy`). The mesh must have passed the fast
  * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
- * (consistent orientation) and every vertex's faces in one fan. MMX_ERR_MESH, with no message,
- * when not: mmx__fz_refusal then names the problem. */
+ * (consistent orientation), every vertex's faces in one fan, and triangles for Loop and sqrt3.
+ * MMX_ERR_MESH, with no message, when not: mmx__subdiv_refuse then names the problem. */
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int copy, mmx__fz_level *L);
-/* The refusal of an input that the input level found bad: the full checks' message, or an
- * internal error if they find nothing. */
-mmx_status mmx__fz_refusal(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                           const mmx_adjacency *adj);
 /* Allocates the child of P: its matrix when `topo` (and its half-edge arrays unless `last`),
  * its positions when `pos`. */
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
@@ -589,10 +599,16 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
  * the scan of C's counts. Queued on the context's stream, no synchronisation. */
 mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
                         mmx__fz_level *C);
-/* mmx_subdivide's fused chain on a checked input and its adjacency (levels >= 1). */
-mmx_status mmx__fz_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                             const mmx_adjacency *adj, int levels, mmx_subdiv_level *trace,
-                             mmx_mesh **out);
+/* The fused chain on an input that passed mmx__subdiv_prepare (levels >= 1), with `lv` zeroed
+ * room for levels + 1 levels: the input level (its mesh copied when `keep`, else borrowed),
+ * then each level's pass, queued with no synchronisation between them. Without `keep` every
+ * level is freed once its child is written; with it the levels stay for re-evaluation. The
+ * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
+ * not NULL, gets each level's sizes and time. MMX_ERR_MESH without a message when the input
+ * level finds a bad fan or half-edge (mmx__fz_input): the caller names it. */
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                         const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
+                         mmx_subdiv_level *trace, mmx_mesh **out);
 
 #ifdef MMX_HAVE_CUDA
 /* The device halves (fused.cu). */

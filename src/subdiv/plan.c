@@ -8,7 +8,7 @@ struct mmx_subdiv_plan {
     mmx_scheme scheme;
     int levels;
     mmx__fz_level *lv;      /* levels + 1: the control level (a copy), then each refined one */
-    mmx_csc *M;             /* the last level's matrix, whose rowidx is lv[levels].M */
+    mmx_mesh *last;         /* the last level as created; lv[levels] borrows its arrays */
     void *graph;            /* CUDA: the re-evaluation chain for graph_in -> graph_out */
     const float *graph_in;
     float *graph_out;
@@ -20,11 +20,10 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
 #ifdef MMX_HAVE_CUDA
     mmx__fz_graph_free(plan->graph);
 #endif
-    if (plan->lv) plan->lv[plan->levels].M = NULL; /* plan->M's */
     for (int l = 0; plan->lv && l <= plan->levels; l++)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
-    mmx_csc_free(plan->M);
+    mmx_mesh_free(plan->last);
     free(plan);
 }
 
@@ -49,32 +48,10 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
-    mmx_timer *timer = NULL;
-    if (o.trace) s = mmx_timer_create(ctx, &timer);
-    if (!s && timer) s = mmx_timer_start(timer);
-    if (!s) s = mmx__fz_input(ctx, scheme, control, adj, 1, &p->lv[0]);
-    if (s == MMX_ERR_MESH) s = mmx__fz_refusal(ctx, scheme, control, adj);
+    s = mmx__fz_chain(ctx, scheme, control, adj, levels, 1, p->lv, o.trace, &p->last);
+    if (s == MMX_ERR_MESH) s = mmx__subdiv_refuse(ctx, scheme, control, adj);
     mmx_adjacency_free(adj);
-    for (int l = 1; !s && l <= levels; l++) {
-        const int last = l == levels;
-        mmx__fz_level *C = &p->lv[l];
-        s = mmx__fz_child_alloc(ctx, scheme, &p->lv[l - 1], last, !last, 1, C);
-        if (!s && last) {
-            s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &p->M);
-            if (!s) C->M = p->M->rowidx;
-        }
-        if (!s) s = mmx__fz_pass(ctx, scheme, &p->lv[l - 1], C);
-        double ms = 0;
-        if (!s && timer) s = mmx_timer_stop(timer, &ms);
-        if (!s && timer) {
-            o.trace[l - 1].nverts = C->nv, o.trace[l - 1].nfaces = C->nf;
-            o.trace[l - 1].nedges = C->ne, o.trace[l - 1].ms = ms + (l == 1 ? adj_ms : 0);
-            s = mmx_timer_start(timer);
-        }
-    }
-    mmx_timer_free(timer);
-    if (!s) s = mmx__csc_props(ctx, p->M);
-    if (!s) s = mmx_ctx_sync(ctx);
+    if (!s && o.trace) o.trace[0].ms += adj_ms;
     if (s) {
         mmx_subdiv_plan_free(p);
         return s;
@@ -121,12 +98,13 @@ mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, m
     mmx_ctx *ctx = plan->ctx;
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_mesh: out is NULL");
     *out = NULL;
-    const mmx__fz_level *L = &plan->lv[plan->levels];
-    const mmx_space sp = mmx_ctx_space(ctx);
+    const mmx_mesh *last = plan->last;
+    const mmx_space sp = last->space;
     mmx_mesh *m = NULL;
-    mmx_status s = mmx__subdiv_mesh_alloc(ctx, L->nv, &m);
-    if (!s) s = mmx_mem_copy(ctx, m->pos, sp, pos ? pos : L->pos, sp, (size_t)L->nv * 3 * sizeof(float));
-    if (!s) s = mmx_csc_copy(ctx, plan->M, sp, &m->M);
+    mmx_status s = mmx__subdiv_mesh_alloc(ctx, mmx_mesh_nverts(last), &m);
+    if (!s) s = mmx_mem_copy(ctx, m->pos, sp, pos ? pos : last->pos, sp,
+                             (size_t)mmx_mesh_nverts(last) * 3 * sizeof(float));
+    if (!s) s = mmx_csc_copy(ctx, last->M, sp, &m->M);
     if (s) {
         mmx_mesh_free(m);
         return s;

@@ -198,28 +198,22 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     return MMX_OK;
 }
 
-mmx_status mmx__subdiv_check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                                  const mmx_adjacency *adj)
+mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj)
 {
-    return check_mesh(ctx, scheme, mesh, adj);
+    mmx_status s = check_mesh(ctx, scheme, mesh, adj);
+    return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the fast input checks found a "
+                                                    "problem that the full checks do not");
 }
 
-/* The checks the fused path leaves to no one else: the face orders and the edges' counts (the
- * fans and the orientation it checks on its own input level, then asks check_mesh for the
- * message). Anything found here is named by check_mesh. */
+/* The fused path's checks that need only the adjacency's counts; the face orders, the fans
+ * and the orientation it checks on its input level (mmx__fz_input). Anything found is named
+ * by check_mesh. */
 static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                                   const mmx_adjacency *adj)
 {
-    mmx_index order = mesh->M->order;
-    mmx_status s = MMX_OK;
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && !order)
-        s = mmx_mesh_uniform_order(ctx, mesh, &order);
-    if (s) return s;
-    if ((scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) || adj->nonmanifold_edges > 0 ||
-        (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0)) {
-        s = check_mesh(ctx, scheme, mesh, adj);
-        return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the input checks disagree");
-    }
+    if (adj->nonmanifold_edges > 0 || (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0))
+        return mmx__subdiv_refuse(ctx, scheme, mesh, adj);
     return MMX_OK;
 }
 
@@ -342,8 +336,11 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     }
     if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
         return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
-    s = mmx__fz_subdivide(ctx, scheme, mesh, adj, levels, o.trace, out);
-    if (s == MMX_ERR_MESH) s = mmx__fz_refusal(ctx, scheme, mesh, adj);
+    mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
+    s = lv ? mmx__fz_chain(ctx, scheme, mesh, adj, levels, 0, lv, o.trace, out)
+           : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
+    free(lv);
+    if (s == MMX_ERR_MESH) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     return s;

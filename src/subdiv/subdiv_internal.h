@@ -51,10 +51,10 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
                                double *adj_ms);
 
-/* The full checks on the input mesh (on a host view, with its statistics), each refusal
- * naming the problem and where it is. */
-mmx_status mmx__subdiv_check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                                  const mmx_adjacency *adj);
+/* The refusal of an input that a fast check found bad: the full checks (on a host view, with
+ * its statistics) name the problem and where it is; an internal error if they find nothing. */
+mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj);
 
 /* Builds the operators and tables of one level of `scheme` on `mesh` (in the context's space):
  * the adjacency first, then FE, I and the tables. Errors: those of mmx_adjacency_compute,
