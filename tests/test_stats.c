@@ -1010,3 +1010,44 @@ Test(stats, damaged_tori_match_the_naive_statement)
               pinched_walked, incons, several);
     mmx_ctx_free(ctx);
 }
+
+/* ---- repeated faces ------------------------------------------------------------------------ */
+
+/* The repeated-face figures of a uniform mesh of nf faces of order c. */
+static void expect_repeated(mmx_ctx *ctx, mmx_index nv, mmx_index nf, mmx_index c,
+                            const mmx_index *f, mmx_index count, mmx_index a, mmx_index b,
+                            int orientation, const char *what)
+{
+    mmx_mesh *m = make_uniform(ctx, nv, nf, c, f, NULL);
+    mmx_mesh_stats st = stats(ctx, m);
+    cr_expect_eq(st.repeated_faces, count, "%s: %d repeated faces, want %d", what,
+                 st.repeated_faces, count);
+    cr_expect(st.repeated_face[0] == a && st.repeated_face[1] == b, "%s: pair (%d, %d), want "
+              "(%d, %d)", what, st.repeated_face[0], st.repeated_face[1], a, b);
+    cr_expect_eq(st.repeated_orientation, orientation, "%s: orientation %d, want %d", what,
+                 st.repeated_orientation, orientation);
+    mmx_mesh_free(m);
+}
+
+Test(stats, repeated_faces)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    expect_repeated(ctx, 4, 4, 3, TET, 0, -1, -1, 0, "tetrahedron");
+    /* A two-sided pillow: manifold and oriented, but the same three vertices twice. */
+    const mmx_index pillow[6] = {0, 1, 2, 2, 1, 0};
+    expect_repeated(ctx, 3, 2, 3, pillow, 1, 0, 1, -1, "pillow");
+    mmx_mesh *m = make_uniform(ctx, 3, 2, 3, pillow, NULL);
+    mmx_mesh_stats st = stats(ctx, m);
+    cr_expect(st.oriented && st.inconsistent_edges == 0, "a pillow is oriented");
+    mmx_mesh_free(m);
+    /* The tetrahedron, then face 1 again rotated (same order), then face 2 reversed. */
+    const mmx_index extra[18] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3, 3, 0, 1, 2, 3, 0};
+    expect_repeated(ctx, 4, 6, 3, extra, 2, 1, 4, 1, "tetrahedron with two faces repeated");
+    /* Quads on the same four vertices in another cyclic order. */
+    const mmx_index quads[8] = {0, 1, 2, 3, 0, 2, 1, 3};
+    expect_repeated(ctx, 4, 2, 4, quads, 1, 0, 1, 0, "quads in another order");
+    /* Three copies: two repeats, the pair named is the first. */
+    const mmx_index three[9] = {4, 5, 6, 5, 6, 4, 6, 4, 5};
+    expect_repeated(ctx, 7, 3, 3, three, 2, 0, 1, 1, "three copies");
+    mmx_ctx_free(ctx);
+}

@@ -115,6 +115,15 @@ typedef struct mmx_mesh_stats {
     mmx_index first_nonmanifold_vert;  /* the smallest non-manifold vertex, -1 if none */
     mmx_index inconsistent_edge[2];    /* the ends (smaller first) of the inconsistent edge of
                                           the smallest end, -1 -1 if none */
+    mmx_index repeated_faces;          /* faces with the same vertex set as a face of a
+                                          smaller number, in any cyclic order */
+    mmx_index repeated_face[2];        /* the repeated pair whose larger face is smallest
+                                          (smaller face first), -1 -1 if none */
+    int repeated_orientation;          /* how repeated_face[1] runs the other's vertices: 1 in
+                                          the same cyclic order (a duplicated face), -1 in the
+                                          opposite one (two triangles glued along all three
+                                          edges: a two-sided pillow), 0 in another order or
+                                          when there is no repeated face */
     mmx_index isolated_verts;          /* vertices in no face */
     mmx_index components;              /* classes of faces, two faces being joined when they
                                           share a vertex; isolated vertices make none */
@@ -135,7 +144,8 @@ typedef struct mmx_mesh_stats {
  * are counted, not refused. On error *st is zeroed.
  * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) time and memory (a
  * counting sort of the corners by vertex, then one pass over the vertex stars; about 20 bytes
- * per corner at the peak, plus the host copy of a device mesh). */
+ * per corner at the peak, plus the host copy of a device mesh), and O(F log F) for the
+ * repeated faces (a sort of the faces by a hash of their vertex sets). */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
 /* ---- adjacency by algebra ----------------------------------------------------------------- */

@@ -38,6 +38,21 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
 
+/* ---- repeated faces (repeated.c) ---- */
+
+/* Faces with the vertex set of a face of a smaller number (repeated.c). */
+typedef struct mmx__repeated {
+    mmx_index count;          /* faces whose vertex set a smaller face has */
+    mmx_index first, second;  /* the pair whose larger face is smallest (first < second), -1 */
+    int relation;             /* how `second` runs first's vertices: 1 the same cyclic order (a
+                                 duplicated face), -1 the opposite one (for triangles: a
+                                 two-sided pillow), 0 another order */
+} mmx__repeated;
+
+/* Finds the repeated faces of a host mesh matrix (either form). Errors: MMX_ERR_NOMEM.
+ * Cost: O(nnz + F log F) time, 16 bytes per face. */
+mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeated *out);
+
 /* ---- adjacency (adjacency.c/.cu): declarations go here ---- */
 
 #ifdef MMX_HAVE_CUDA

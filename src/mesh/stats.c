@@ -380,6 +380,7 @@ mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_s
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_stats_compute: NULL argument");
     memset(st, 0, sizeof *st);
     st->first_nonmanifold_vert = st->inconsistent_edge[0] = st->inconsistent_edge[1] = -1;
+    st->repeated_face[0] = st->repeated_face[1] = -1;
     const mmx_mesh *h;
     mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
     if (s) return s;
@@ -387,6 +388,13 @@ mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_s
     st->nfaces = h->M->ncols;
     st->ncorners = h->M->nnz;
     s = stats_host(ctx, h, st);
+    mmx__repeated rep;
+    if (!s) s = mmx__mesh_repeated_faces(ctx, h->M, &rep);
+    if (!s) {
+        st->repeated_faces = rep.count;
+        st->repeated_face[0] = rep.first, st->repeated_face[1] = rep.second;
+        st->repeated_orientation = rep.relation;
+    }
     mmx__mesh_host_release(mesh, h);
     if (s) memset(st, 0, sizeof *st);  /* no half-filled result */
     return s;
