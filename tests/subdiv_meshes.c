@@ -10,7 +10,7 @@
 mmx_mesh *from_lists(mmx_ctx *ctx, int nv, const float *pos, const int *lists, int len)
 {
     mmx_index *start = malloc(sizeof *start * (size_t)(len + 1));
-    mmx_index *verts = malloc(sizeof *verts * (size_t)len);
+    mmx_index *verts = malloc(sizeof *verts * (size_t)(len + 1)); /* + 1: len may be 0 */
     cr_assert(start && verts);
     int nf = 0, nnz = 0;
     start[0] = 0;
@@ -158,4 +158,52 @@ double mesh_diagonal(const mmx_mesh *m)
     double s = 0;
     for (int d = 0; d < 3; d++) s += (double)(hi[d] - lo[d]) * (hi[d] - lo[d]);
     return sqrt(s);
+}
+
+/* A disk: one n-gon on the unit circle, or with `pillow` also the n-gon run backwards, which
+ * closes it into a two-sided pillow (every edge inner, every vertex of valence 2). */
+mmx_mesh *ngon(mmx_ctx *ctx, int n, int pillow)
+{
+    const int nf = pillow ? 2 : 1;
+    float *pos = malloc(sizeof *pos * 3 * (size_t)n);
+    int *f = malloc(sizeof *f * (size_t)nf * (size_t)(n + 1));
+    cr_assert(pos && f);
+    for (int i = 0; i < n; i++) {
+        double a = 2 * 3.14159265358979 * i / n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a);
+        pos[3 * i + 2] = (float)(0.1 * sin(3 * a)); /* not flat, so the rules are exercised */
+        f[i] = i;
+        if (pillow) f[n + 1 + i] = n - 1 - i;
+    }
+    f[n] = -1;
+    if (pillow) f[2 * n + 1] = -1;
+    mmx_mesh *m = from_lists(ctx, n, pos, f, nf * (n + 1));
+    free(pos);
+    free(f);
+    return m;
+}
+
+/* n vertices on a line and no face. */
+mmx_mesh *no_faces(mmx_ctx *ctx, int n)
+{
+    float *pos = calloc(3 * (size_t)n, sizeof *pos);
+    cr_assert(pos);
+    for (int i = 0; i < n; i++) pos[3 * i] = (float)i, pos[3 * i + 1] = 0.5f * (float)i;
+    mmx_mesh *m = from_lists(ctx, n, pos, NULL, 0);
+    free(pos);
+    return m;
+}
+
+mmx_mesh *pillow(mmx_ctx *ctx, int after_tetrahedron)
+{
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1,
+                                2, 0, 0, 3, 0, 0, 2, 1, 0.5f};
+    static const int tet_pillow[] = {0, 2, 1, -1, 0, 1, 3, -1, 1, 2, 3, -1, 2, 0, 3, -1,
+                                     4, 5, 6, -1, 6, 5, 4, -1};
+    /* Alone, about the origin: the tests' tolerance is a fraction of the diagonal, and float
+     * rounding a fraction of the coordinates. */
+    static const float lone_pos[] = {-0.5f, -0.5f, 0, 0.5f, -0.5f, 0, -0.5f, 0.5f, 0.5f};
+    static const int lone[] = {0, 1, 2, -1, 2, 1, 0, -1};
+    if (after_tetrahedron) return from_lists(ctx, 7, pos, tet_pillow, 24);
+    return from_lists(ctx, 3, lone_pos, lone, 8);
 }

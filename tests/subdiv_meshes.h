@@ -17,6 +17,14 @@ mmx_mesh *pyramid(mmx_ctx *ctx, int n);
 mmx_mesh *fan(mmx_ctx *ctx, int n);
 /* An open nx x ny grid of quads split into triangles along alternating diagonals. */
 mmx_mesh *tri_grid(mmx_ctx *ctx, int nx, int ny);
+/* One n-gon on the unit circle, slightly wavy; with `pillow`, also the same n-gon run backwards
+ * (a closed two-sided pillow: every edge inner, every vertex of valence 2). */
+mmx_mesh *ngon(mmx_ctx *ctx, int n, int pillow);
+/* Two triangles on the same three vertices in opposite orders (a closed two-sided pillow),
+ * after a tetrahedron (faces 0-3, vertices 0-3) when `after_tetrahedron`. */
+mmx_mesh *pillow(mmx_ctx *ctx, int after_tetrahedron);
+/* n vertices and no face. */
+mmx_mesh *no_faces(mmx_ctx *ctx, int n);
 /* A built-in shape (mmx_mesh_shape). */
 mmx_mesh *shape(mmx_ctx *ctx, const char *spec);
 /* A file under tests/data. */

@@ -95,6 +95,14 @@ static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, CC, pyramid(host, 360), 2, "pyramid 360");
     check(ctx, host, CC, tri_grid(host, 6, 5), 3, "triangles");
     check(ctx, host, CC, shuffled(host, read_data(host, "house.obj"), 5), 3, "shuffled house");
+    check(ctx, host, CC, pillow(host, 0), 3, "two triangles glued along all edges");
+    check(ctx, host, CC, ngon(host, 9, 1), 3, "two 9-gons glued along all edges");
+    /* Large faces cost linear time (a face's point is computed once per level, not once per
+     * edge and vertex of the face): the fused path took 7.1 s on a 64,000-gon before, and
+     * would take minutes here, past the suite's time limit. */
+    check(ctx, host, CC, ngon(host, 200000, 0), 1, "one 200,000-gon");
+    check(ctx, host, CC, ngon(host, 50000, 1), 2, "two 50,000-gons glued along all edges");
+    check(ctx, host, CC, no_faces(host, 5), 2, "vertices without faces");
 }
 
 static void loop_meshes(mmx_ctx *ctx, mmx_ctx *host)
@@ -106,6 +114,7 @@ static void loop_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, LOOP, bipyramid(host, 360), 2, "bipyramid 360");
     check(ctx, host, LOOP, shuffled(host, bipyramid(host, 60), 6), 3, "shuffled bipyramid");
     check(ctx, host, LOOP, read_data(host, "strip.obj"), 3, "strip");
+    check(ctx, host, LOOP, no_faces(host, 5), 2, "vertices without faces");
 }
 
 static void sqrt3_meshes(mmx_ctx *ctx, mmx_ctx *host)
@@ -114,6 +123,44 @@ static void sqrt3_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, SQRT3, shape(host, "icosphere:2"), 3, "icosphere");
     check(ctx, host, SQRT3, bipyramid(host, 200), 2, "bipyramid 200");
     check(ctx, host, SQRT3, shuffled(host, bipyramid(host, 60), 7), 3, "shuffled bipyramid");
+    check(ctx, host, SQRT3, no_faces(host, 5), 2, "vertices without faces");
+}
+
+/* Loop and sqrt3 refuse two triangles on the same three vertices in opposite orders (a pillow,
+ * whose children would share edges four ways: before, the fused Loop wrote out of bounds and
+ * left vertices unset), and every scheme a face repeated in the same order, on both paths,
+ * before any work, naming the two faces. `extra` puts a tetrahedron first, so that the faces
+ * named are 4 and 5. */
+static void refusals(mmx_ctx *ctx, mmx_ctx *host, int extra)
+{
+    mmx_mesh *meshes[2] = {pillow(host, extra), pillow(host, extra)};
+    /* The second: the last face repeated in the same order instead of reversed. */
+    mmx_index *rows = meshes[1]->M->rowidx + 3 * (meshes[1]->M->ncols - 1);
+    const mmx_index r0 = rows[0];
+    rows[0] = rows[2], rows[2] = r0;
+    char want[2][64];
+    snprintf(want[0], sizeof want[0], "faces %d and %d (0-based)", 4 * extra, 4 * extra + 1);
+    snprintf(want[1], sizeof want[1], "face %d repeats face %d", 4 * extra + 1, 4 * extra);
+    for (int k = 0; k < 2; k++) {
+        mmx_mesh *in = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, meshes[k], mmx_ctx_space(ctx), &in));
+        for (int sc = 0; sc < 3; sc++) {
+            if (k == 0 && sc == CC) continue; /* Catmull-Clark refines pillows (above) */
+            for (int p = MMX_SUBDIV_PATH_FUSED; p <= MMX_SUBDIV_PATH_ALGEBRAIC; p++) {
+                mmx_subdiv_options o = {0};
+                o.path = (mmx_subdiv_path)p;
+                mmx_mesh *out = (mmx_mesh *)&out;
+                cr_assert_eq(mmx_subdivide(ctx, (mmx_scheme)sc, in, 3, &o, &out), MMX_ERR_MESH,
+                             "%s, path %d: %s", mmx_scheme_name((mmx_scheme)sc), p,
+                             mmx_ctx_error(ctx));
+                cr_assert_null(out);
+                cr_assert(strstr(mmx_ctx_error(ctx), want[k]), "%s", mmx_ctx_error(ctx));
+                if (k == 0) cr_assert(strstr(mmx_ctx_error(ctx), "pillow"), "%s", mmx_ctx_error(ctx));
+            }
+        }
+        mmx_mesh_free(in);
+        mmx_mesh_free(meshes[k]);
+    }
 }
 
 Test(fused, cc_matches_algebraic, .description = "fused Catmull-Clark = algebraic (host)")
@@ -134,6 +181,14 @@ Test(fused, sqrt3_matches_algebraic, .description = "fused sqrt3 = algebraic (ho
 {
     mmx_ctx *host = tu_host_ctx();
     sqrt3_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, pillows_and_repeated_faces_refused, .description = "Loop and sqrt3 refuse pillows, every scheme repeated faces (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    refusals(host, host, 0);
+    refusals(host, host, 1);
     mmx_ctx_free(host);
 }
 
@@ -269,6 +324,8 @@ Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on 
     cc_meshes(gpu, host);
     loop_meshes(gpu, host);
     sqrt3_meshes(gpu, host);
+    refusals(gpu, host, 0);
+    refusals(gpu, host, 1);
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

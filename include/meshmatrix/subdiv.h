@@ -106,10 +106,20 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *     whose faces form several fans, no edge run the same way by both its faces (MMX_ERR_MESH
  *     naming the edge or the vertex; OpenSubdiv would make such edges sharp); sqrt3 also
  *     needs no boundary (MMX_ERR_UNSUPPORTED naming an edge);
+ *   - no face repeating another's vertices in the same order (MMX_ERR_MESH naming both), and
+ *     for Loop and sqrt3 no two triangles on the same three vertices in opposite orders (a
+ *     two-sided pillow: legal and manifold, but its children would share new edges four ways,
+ *     which a mesh matrix, knowing an edge by its ends, cannot represent; MMX_ERR_MESH naming
+ *     both faces). Catmull-Clark refines pillows;
  *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the
  *     last level's arrays fit in the memory of the context's backend (MMX_ERR_NOMEM).
- * Isolated vertices are kept where they are. Manifoldness is kept by refinement, so only the
- * input is checked.
+ * Isolated vertices are kept where they are; a mesh without faces comes back with its vertices
+ * unchanged. With the checks above, refinement keeps the mesh manifold, oriented and free of
+ * repeated faces, so only the input is checked: every child edge joins a new vertex to one
+ * other vertex through a single parent face or edge (Catmull-Clark), and a Loop or sqrt3 child
+ * edge between two new vertices is made by two faces only when they share two edges, which
+ * for triangles means the same three vertices.
+ * Cost grows linearly with the number of corners on both paths, whatever the face orders.
  *
  * Errors also: MMX_ERR_NOMEM, MMX_ERR_CUDA from the products. On error *out is NULL.
  * Cost: the fused path (the default, opts->path) computes the input's adjacency once (two

@@ -50,6 +50,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
+    v.fpts = NULL;
     return v;
 }
 
@@ -79,8 +80,10 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     memset(L, 0, sizeof *L);
     L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
     mmx_index order = M->order;
-    mmx_status s = order ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
+    mmx_status s = order || !M->ncols ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
     if (s) return s;
+    /* A mesh without faces is a level of any order: its vertices stay where they are. */
+    if (!M->ncols) order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
     if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) return MMX_ERR_MESH; /* not triangles */
     /* Triangles and quads are read as reduced levels whatever their form; other faces (only
      * Catmull-Clark takes them) through colptr. */
@@ -135,6 +138,8 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
             if (mmx__fz_fan_start(&in, c)) L->owner[L->M[c]] = c;
         for (size_t c = 0; c < nnz && !bad; c++) bad = ec[L->fe[c]] != (mmx_index)c;
         for (mmx_index v = 0; v < L->nv && !bad; v++) bad = !mmx__fz_fan_ok(&in, v, adj->valence[v]);
+        for (mmx_index f = 0; f < L->nf && !bad && scheme != MMX_SCHEME_CATMULL_CLARK; f++)
+            bad = !mmx__fz_tri_neighbours_ok(&in, f);
         if (bad) {
             /* Counts on a bad level could point anywhere: not computed. */
         } else if (scheme == MMX_SCHEME_LOOP)
@@ -173,8 +178,12 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
 }
 
 /* The host's pass: element i is face i and vertex i, as one thread of the kernel. */
-static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
+static void fz_pass_host(mmx__fz_in *L, const mmx__fz_out *O)
 {
+    if (mmx__fz_face_points_first(L, O)) {
+        for (mmx_index f = 0; f < L->nf; f++) mmx__fz_cc_face_point(L, O, f);
+        L->fpts = O->pos + 3 * (int64_t)L->nv;
+    }
     const mmx_index n = L->nf > L->nv ? L->nf : L->nv;
     for (mmx_index i = 0; i < n; i++) {
         if (i < L->nf) {
@@ -213,7 +222,7 @@ static void fz_pass_host(const mmx__fz_in *L, const mmx__fz_out *O)
 mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
                         mmx__fz_level *C)
 {
-    const mmx__fz_in L = mmx__fz_view(scheme, P);
+    mmx__fz_in L = mmx__fz_view(scheme, P);
     mmx__fz_out O;
     O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
     O.pos = P->pos ? C->pos : NULL;

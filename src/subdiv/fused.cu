@@ -82,14 +82,28 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
     }
 }
 
+/* Catmull-Clark's face points on a level of general faces, before its pass (mmx__fz_in.fpts). */
+__global__ void __launch_bounds__(kBlock) face_points(const mmx__fz_in L, const mmx__fz_out O)
+{
+    const long long f = (long long)blockIdx.x * kBlock + threadIdx.x;
+    if (f < L.nf) mmx__fz_cc_face_point(&L, &O, (mmx_index)f);
+}
+
 template <int SCHEME>
-cudaError_t launch(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t st)
+cudaError_t launch(mmx__fz_in L, const mmx__fz_out &O, cudaStream_t st)
 {
     const mmx_index n = L.nf + L.nv; /* checked to fit: nnz and V' of the child do */
     if (n == 0) return cudaSuccess;
     if (L.order == 4) pass<SCHEME, 4><<<blocks(n), kBlock, 0, st>>>(L, O, n);
     else if (L.order == 3) pass<SCHEME, 3><<<blocks(n), kBlock, 0, st>>>(L, O, n);
-    else pass<SCHEME, 0><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    else {
+        /* As the host's pass: face points first where the edges and vertices would sum them. */
+        if (mmx__fz_face_points_first(&L, &O)) {
+            face_points<<<blocks(L.nf), kBlock, 0, st>>>(L, O);
+            L.fpts = O.pos + 3 * (int64_t)L.nv;
+        }
+        pass<SCHEME, 0><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    }
     return cudaGetLastError();
 }
 
@@ -127,13 +141,17 @@ __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
     if (c < L.nnz && mmx__fz_fan_start(&L, (mmx_index)c)) owner[L.M[c]] = (mmx_index)c;
 }
 
-/* The input's checks: each half-edge run by one corner, each vertex's faces in one fan. */
+/* The input's checks: each half-edge run by one corner, each vertex's faces in one fan, and
+ * (Loop, sqrt3) each triangle's neighbours distinct. */
 __global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_index *valence,
                          int *bad)
 {
     const long long i = (long long)blockIdx.x * kBlock + threadIdx.x;
     if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i) atomicOr(bad, 1);
     if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i])) atomicOr(bad, 1);
+    if (i < L.nf && L.scheme != MMX_SCHEME_CATMULL_CLARK &&
+        !mmx__fz_tri_neighbours_ok(&L, (mmx_index)i))
+        atomicOr(bad, 1);
 }
 
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
@@ -156,7 +174,7 @@ extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *
                                          const mmx_index *valence, int *bad)
 {
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    const long long nnz = L.nnz, nmax = L.nnz > L.nv ? L.nnz : L.nv;
+    const long long nnz = L.nnz, nmax = L.nnz > L.nv ? L.nnz : L.nv; /* nnz >= nf */
     int *flag = NULL;
     mmx_status s = mmx__dev_alloc(ctx, sizeof *flag, (void **)&flag);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(flag, 0, sizeof *flag, st));

@@ -48,6 +48,11 @@ typedef struct mmx__fz_in {
     const mmx_index *colptr;         /* order 0 only */
     const mmx_index *M, *fe, *twin, *owner, *goff;
     const float *pos;                /* NULL: topology only */
+    const float *fpts;               /* Catmull-Clark on general faces: the face points,
+                                        written by a pass before the level's pass (the output's
+                                        positions from nv on), so that an edge or a vertex of a
+                                        face of order n reads its point instead of summing n
+                                        corners: linear time in the face order. NULL: summed */
 } mmx__fz_in;
 
 /* What the pass writes; a NULL array is skipped: pos for a topology-only pass, M for a
@@ -122,6 +127,15 @@ static inline MMX__HD void mmx__fz_centroid(const mmx__fz_in *L, mmx_index a, mm
     for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
 }
 
+/* Face f's point (first corner a, order n): read from the face-point pass where there was
+ * one, else the centroid. */
+static inline MMX__HD void mmx__fz_face_point(const mmx__fz_in *L, mmx_index f, mmx_index a,
+                                              mmx_index n, float *out)
+{
+    if (L->fpts) mmx__fz_get(L->fpts, f, out);
+    else mmx__fz_centroid(L, a, n, out);
+}
+
 /* Four consecutive indices (a reduced quad's row, 16-byte aligned): one vector load on the
  * device. */
 static inline MMX__HD void mmx__fz_load4(const mmx_index *p, mmx_index *o)
@@ -178,7 +192,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
     mmx_index c = c0, n = 0, a, k;
     int boundary = 0;
     for (;;) {
-        mmx__fz_face_of(L, c, &a, &k);
+        const mmx_index f = mmx__fz_face_of(L, c, &a, &k);
         if (quads) {
             mmx_index r[4];
             mmx__fz_load4(L->M + a, r);
@@ -192,7 +206,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
             mmx__fz_get(P, L->M[mmx__fz_next(a, k, c)], pw);
             if (cc) {
                 float fp[3];
-                mmx__fz_centroid(L, a, k, fp);
+                mmx__fz_face_point(L, f, a, k, fp);
                 faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
             }
             if (n == 0) mmx__fz_get(P, L->M[mmx__fz_prev(a, k, c)], first);
@@ -251,9 +265,9 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
             for (int i = 0; i < 3; i++)
                 fp[i] = 0.25f * q[0][i] + 0.25f * q[1][i] + 0.25f * q[2][i] + 0.25f * q[3][i];
         } else {
-            mmx__fz_centroid(L, a, n, fp);
+            mmx__fz_face_point(L, f, a, n, fp);
         }
-        mmx__fz_store(O->pos, fpt, fp);
+        if (!L->fpts) mmx__fz_store(O->pos, fpt, fp);
         /* Each edge's point is written by its face of the lower number (the only one on a
          * boundary): 1/4 (ends) + 1/4 (face points), or the midpoint. */
         for (mmx_index s = 0; s < n; s++) {
@@ -270,7 +284,7 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
                 for (int i = 0; i < 3; i++) x[i] = 0.5f * pu[i] + 0.5f * pw[i];
             } else {
                 mmx_index b, m;
-                mmx__fz_face_of(L, t, &b, &m);
+                const mmx_index g = mmx__fz_face_of(L, t, &b, &m);
                 if (quad) {
                     /* The face across runs w -> u from corner t: its other two corners. */
                     mmx_index r[4];
@@ -282,7 +296,7 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
                     for (int i = 0; i < 3; i++)
                         fq[i] = 0.25f * pw[i] + 0.25f * pu[i] + 0.25f * pc[i] + 0.25f * pd[i];
                 } else {
-                    mmx__fz_centroid(L, b, m, fq);
+                    mmx__fz_face_point(L, g, b, m, fq);
                 }
                 for (int i = 0; i < 3; i++)
                     x[i] = (0.25f * pu[i] + 0.25f * pw[i]) + (0.25f * fp[i] + 0.25f * fq[i]);
@@ -341,6 +355,26 @@ static inline MMX__HD void mmx__fz_cc_face(const mmx__fz_in *L, const mmx__fz_ou
         if (sides == 2) O->cnt[off + 3] = 2;
         O->owner[epts + e] = 4 * c + 1;
     }
+}
+
+/* Whether a pass from level L writes the face points first (mmx__fz_in.fpts): Catmull-Clark
+ * positions on general faces, whose points the edges and vertices would otherwise sum again. */
+static inline MMX__HD int mmx__fz_face_points_first(const mmx__fz_in *L, const mmx__fz_out *O)
+{
+    return L->scheme == MMX_SCHEME_CATMULL_CLARK && L->order == 0 && O->pos && L->pos && L->nf;
+}
+
+/* The face-point pass of a level of general faces (mmx__fz_in.fpts): face f's point into the
+ * output positions. */
+static inline MMX__HD void mmx__fz_cc_face_point(const mmx__fz_in *L, const mmx__fz_out *O,
+                                                 mmx_index f)
+{
+    mmx_index a, n;
+    if (L->order) a = f * L->order, n = L->order;
+    else a = L->colptr[f], n = L->colptr[f + 1] - a;
+    float fp[3];
+    mmx__fz_centroid(L, a, n, fp);
+    mmx__fz_store(O->pos, L->nv + f, fp);
 }
 
 /* ---- Loop -------------------------------------------------------------------------------- */
@@ -569,6 +603,18 @@ static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_i
         c = mmx__fz_turn(L, c);
     } while (c >= 0 && c != c0 && n <= valence);
     return n == valence;
+}
+
+/* Whether triangle f's neighbours across its three edges are three different faces (or the
+ * boundary). Not so for two triangles glued along two edges or more, a pillow, whose children
+ * would share edges four ways: the input check that stands for subdiv.c's repeated faces on a
+ * manifold, oriented level (Loop and sqrt3 only). */
+static inline MMX__HD int mmx__fz_tri_neighbours_ok(const mmx__fz_in *L, mmx_index f)
+{
+    const mmx_index *t = L->twin + 3 * (int64_t)f;
+    const mmx_index g0 = t[0] < 0 ? -1 : t[0] / 3, g1 = t[1] < 0 ? -2 : t[1] / 3,
+                    g2 = t[2] < 0 ? -3 : t[2] / 3;
+    return g0 != g1 && g0 != g2 && g1 != g2;
 }
 
 /* The level's driver and plan (fused.c). */

@@ -144,8 +144,77 @@ static mmx_status first_edge(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index w
     return s;
 }
 
-/* The checks on the input mesh, on a host view of it: face orders, manifoldness, orientation
- * and boundary as the scheme needs. */
+/* Repeated faces. A face that repeats another in the same cyclic order is refused by every
+ * scheme (it also makes its edges inconsistent, but that would not name the cause). Two
+ * triangles on the same three vertices in opposite orders are a closed two-sided pillow: legal,
+ * but Loop's middle edge between two edge points, and sqrt3's flipped edge between two face
+ * centres, would be made by both faces, giving an edge with four faces (or six) that a mesh
+ * matrix, which knows an edge by its two ends, cannot keep apart. Catmull-Clark's child edges
+ * are one per (vertex, edge) or (edge, face) pair, so it refines such input. These are the only
+ * inputs whose refinement is not manifold when the input is: two triangles sharing two edges
+ * share all three vertices, and a level without repeated triangles gives none (children of
+ * different faces differ in an old vertex, an edge point or a face centre). */
+static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh_stats *st)
+{
+    const char *name = mmx_scheme_name(scheme);
+    if (st->repeated_faces == 0) return MMX_OK;
+    if (st->repeated_orientation == 1)
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "%s needs distinct faces: face %d repeats face %d (0-based face numbers: "
+                         "the same vertices in the same order; repeated faces: %d)", name, st->repeated_face[1],
+                         st->repeated_face[0], st->repeated_faces);
+    if (scheme == MMX_SCHEME_CATMULL_CLARK) return MMX_OK;
+    return mmx__fail(ctx, MMX_ERR_MESH,
+                     "%s cannot refine faces %d and %d (0-based): two triangles on the same "
+                     "three vertices, "
+                     "glued along all three edges (a two-sided pillow); their children would "
+                     "share new edges four ways, which a mesh matrix cannot hold (repeated "
+                     "faces: %d)", name, st->repeated_face[0], st->repeated_face[1],
+                     st->repeated_faces);
+}
+
+/* The checks on the topology, in the order that names the cause of a problem first: non-manifold
+ * edges and vertices, repeated faces, orientation, and sqrt3's boundary. */
+static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adjacency *adj,
+                                 const mmx_mesh_stats *st)
+{
+    const char *name = mmx_scheme_name(scheme);
+    mmx_index ev[2], sides;
+    mmx_status s;
+    if (adj->nonmanifold_edges > 0) {
+        s = first_edge(ctx, adj, 3, ev, &sides);
+        return s ? s : mmx__fail(ctx, MMX_ERR_MESH,
+                                 "%s needs a manifold mesh: edge (%d, %d) (0-based vertex "
+                                 "numbers) has %d faces (edges with 3 faces or more: %d)", name,
+                                 ev[0], ev[1], sides, adj->nonmanifold_edges);
+    }
+    if (st->nonmanifold_verts > 0)
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "%s needs a manifold mesh: the faces around vertex %d (0-based) form "
+                         "several fans, as at the tip of two cones or the middle of a bowtie "
+                         "(non-manifold vertices: %d)", name, st->first_nonmanifold_vert,
+                         st->nonmanifold_verts);
+    if ((s = check_repeated(ctx, scheme, st))) return s;
+    /* sqrt3 reads the face across an edge from F, which needs the two faces to run it in
+     * opposite directions; OpenSubdiv treats such edges as non-manifold (sharp) for the other
+     * schemes, so they are refused everywhere rather than refined differently. */
+    if (st->inconsistent_edges > 0)
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "%s needs consistently oriented faces: both faces of edge (%d, %d) "
+                         "(0-based vertex numbers) run it the same way (inconsistent edges: %d)",
+                         name, st->inconsistent_edge[0], st->inconsistent_edge[1],
+                         st->inconsistent_edges);
+    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
+        if ((s = first_edge(ctx, adj, 1, ev, &sides))) return s;
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
+                         "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
+                         "implemented): edge (%d, %d) (0-based vertex numbers) is on a boundary "
+                         "(boundary edges: %d)", ev[0], ev[1], adj->boundary_edges);
+    }
+    return MMX_OK;
+}
+
+/* The checks on the input mesh, on a host view of it: face orders, then the topology. */
 static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                              const mmx_adjacency *adj)
 {
@@ -166,36 +235,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     mmx_mesh_stats st;
     if (!s) s = mmx_mesh_stats_compute(ctx, h, &st);
     mmx__mesh_host_release(mesh, h);
-    if (s) return s;
-    mmx_index ev[2], sides;
-    if (adj->nonmanifold_edges > 0) {
-        s = first_edge(ctx, adj, 3, ev, &sides);
-        return s ? s : mmx__fail(ctx, MMX_ERR_MESH,
-                                 "%s needs a manifold mesh: edge (%d, %d) has %d faces (edges "
-                                 "with 3 faces or more: %d)", name, ev[0], ev[1], sides,
-                                 adj->nonmanifold_edges);
-    }
-    if (st.nonmanifold_verts > 0)
-        return mmx__fail(ctx, MMX_ERR_MESH,
-                         "%s needs a manifold mesh: the faces around vertex %d form several fans, "
-                         "as at the tip of two cones or the middle of a bowtie (non-manifold "
-                         "vertices: %d)", name, st.first_nonmanifold_vert, st.nonmanifold_verts);
-    /* sqrt3 reads the face across an edge from F, which needs the two faces to run it in
-     * opposite directions; OpenSubdiv treats such edges as non-manifold (sharp) for the other
-     * schemes, so they are refused everywhere rather than refined differently. */
-    if (st.inconsistent_edges > 0)
-        return mmx__fail(ctx, MMX_ERR_MESH,
-                         "%s needs consistently oriented faces: both faces of edge (%d, %d) run "
-                         "it the same way (inconsistent edges: %d)", name, st.inconsistent_edge[0],
-                         st.inconsistent_edge[1], st.inconsistent_edges);
-    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
-        if ((s = first_edge(ctx, adj, 1, ev, &sides))) return s;
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
-                         "implemented): edge (%d, %d) is on a boundary (boundary edges: %d)",
-                         ev[0], ev[1], adj->boundary_edges);
-    }
-    return MMX_OK;
+    return s ? s : check_topology(ctx, scheme, adj, &st);
 }
 
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
