@@ -1,0 +1,84 @@
+/* libFuzzer target for the subdivision: the input is an OBJ file after one control byte, which
+ * picks the scheme (byte % 3) and the level count (1 + (byte / 3) % 3). The mesh is refined on
+ * the host by both paths, and whatever they do must be the same and sound:
+ *   - both succeed or both fail, with the same status;
+ *   - on success: the counts that mmx_subdiv_predict gives, the same faces in the same order on
+ *     both paths, positions within float rounding of each other (and finite when the input's
+ *     are small enough for their sums to stay finite), and a result that is manifold, oriented
+ *     and free of repeated faces, as the input checks promise (subdiv.h).
+ * Anything else aborts. Inputs above a few thousand corners are skipped to keep runs fast. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "meshmatrix.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { MAX_CORNERS = 4096 };
+
+/* The largest absolute coordinate, 0 without positions. */
+static float max_abs(const mmx_mesh *m)
+{
+    float r = 0;
+    for (mmx_index i = 0; m->pos && i < 3 * m->M->nrows; i++) r = fmaxf(r, fabsf(m->pos[i]));
+    return r;
+}
+
+static void check_pair(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh *in,
+                       const mmx_mesh *a, const mmx_mesh *b)
+{
+    mmx_adjacency *adj = NULL;
+    if (mmx_adjacency_compute(ctx, in, &adj)) abort();
+    int64_t v, f;
+    mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, adj->nedges, in->M->nnz, levels, &v,
+                       &f, NULL, NULL);
+    mmx_adjacency_free(adj);
+    const mmx_csc *A = a->M, *B = b->M;
+    if (A->nrows != v || A->ncols != f || B->nrows != v || B->ncols != f) abort();
+    if (A->nnz != B->nnz ||
+        (A->nnz && memcmp(A->rowidx, B->rowidx, (size_t)A->nnz * sizeof *A->rowidx)))
+        abort();
+    /* Positions: within a few float roundings of the input's scale of each other. */
+    const float scale = max_abs(in), tol = 1e-4f * (scale > 1 ? scale : 1);
+    const int finite = scale < 1e30f;
+    for (mmx_index i = 0; i < 3 * A->nrows; i++) {
+        const float x = a->pos[i], y = b->pos[i];
+        if (finite && (!isfinite(x) || !isfinite(y) || fabsf(x - y) > tol)) abort();
+    }
+    mmx_mesh_stats st;
+    if (mmx_mesh_stats_compute(ctx, a, &st)) abort();
+    if (!st.oriented || st.repeated_faces) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) return 0;
+    const mmx_scheme scheme = (mmx_scheme)(data[0] % 3);
+    const int levels = 1 + (data[0] / 3) % 3;
+    mmx_ctx *ctx = NULL;
+    if (mmx_ctx_create(&ctx)) return 0;
+    mmx_mesh *in = NULL, *out[2] = {NULL, NULL};
+    if (mmx_mesh_read_mem(ctx, "fuzz.obj", data + 1, size - 1, MMX_FORMAT_OBJ, &in) != MMX_OK ||
+        !in->pos || in->M->nnz > MAX_CORNERS) {
+        mmx_mesh_free(in);
+        mmx_ctx_free(ctx);
+        return 0;
+    }
+    mmx_status s[2];
+    for (int p = 0; p < 2; p++) {
+        mmx_subdiv_options o = {0};
+        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+        s[p] = mmx_subdivide(ctx, scheme, in, levels, &o, &out[p]);
+        if ((s[p] != MMX_OK) != (out[p] == NULL)) abort(); /* a failure leaves no mesh */
+        /* A refusal is a sentence, never the internal error that says two checks disagree. */
+        if (s[p] == MMX_ERR_INTERNAL) abort();
+    }
+    if (s[0] != s[1]) abort();
+    if (s[0] == MMX_OK) check_pair(ctx, scheme, levels, in, out[0], out[1]);
+    mmx_mesh_free(out[0]);
+    mmx_mesh_free(out[1]);
+    mmx_mesh_free(in);
+    mmx_ctx_free(ctx);
+    return 0;
+}
