@@ -19,6 +19,10 @@ need_pkgs() {
     command -v c++ >/dev/null || missing+=(g++)
     [ -e /usr/include/opensubdiv/version.h ] || missing+=(libosd-dev)
     [ -d /usr/include/OpenMesh ] || missing+=(libopenmesh-dev)
+    # The fuzz targets' short runs in the tests: clang and its libFuzzer runtime.
+    command -v clang >/dev/null || missing+=(clang)
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        missing+=(libclang-rt-dev)
     echo "${missing[@]:-}"
 }
 
@@ -48,6 +52,8 @@ configure() { # build-dir, extra meson options...
     fi
     if grep -q '\.cu\.o:' "$dir/build.ninja"; then
         echo "== $dir: CUDA backend built ($(nvcc --version | tail -1))"
+    elif [[ " $* " == *" -Dcuda=disabled "* ]]; then
+        echo "== $dir: host backend only (-Dcuda=disabled)"
     else
         echo "== $dir: host backend only (no CUDA toolkit found)"
     fi
@@ -99,17 +105,83 @@ install_check() {
     fi
 }
 
+# Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
+# number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
+# the readers on every file, the subdivision (both paths must agree) on the seeds' meshes.
+fuzz_check() {
+    local runs=${MMX_FUZZ_RUNS:-500000} rc=0 t
+    CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false
+    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv >/dev/null || return 1
+    for t in read subdiv; do
+        local corpus seeds=(tests/data tests/data/bad)
+        corpus=$(mktemp -d)
+        [ "$t" = subdiv ] && seeds=(fuzz/seeds/subdiv)
+        if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
+            "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
+            echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"
+        else
+            echo "== fuzz_$t FAILED after $(grep -c '^#' build-fuzz/fuzz_$t.log) status lines; the input is in build-fuzz/:"
+            tail -30 build-fuzz/fuzz_$t.log
+            rc=1
+        fi
+        rm -rf "$corpus"
+    done
+    return $rc
+}
+
 cmd=${1:-}
 case "$cmd" in
 demo)
-    setup
-    configure build
-    ninja -C build
+    # Only what the demo needs: a C compiler and the build tools (the test oracles and
+    # Criterion are for 'test').
+    missing=()
+    command -v meson >/dev/null || missing+=(meson)
+    command -v ninja >/dev/null || missing+=(ninja-build)
+    command -v cc >/dev/null || missing+=(gcc)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "== installing from Debian: ${missing[*]}"
+        sudo=""
+        [ "$(id -u)" -eq 0 ] || sudo=sudo
+        $sudo apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+    if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+        export PATH="/usr/local/cuda/bin:$PATH"
+    fi
+    # The CUDA backend only where a GPU can run it: compiling it takes minutes on a small
+    # machine, and without a GPU the demo runs on the host anyway.
+    gpu=""
+    if command -v nvidia-smi >/dev/null; then
+        gpu=$(nvidia-smi -L 2>/dev/null | grep -m1 '^GPU' || true)
+    fi
+    if [ -z "$gpu" ] && [ -e /dev/nvidia0 ]; then
+        gpu="/dev/nvidia0"
+    fi
+    if [ -n "$gpu" ] && command -v nvcc >/dev/null; then
+        cuda=enabled
+        echo "== GPU found ($gpu): building mmx with the CUDA backend in build-demo (a few minutes the first time)"
+    elif [ -n "$gpu" ]; then
+        cuda=disabled
+        echo "== GPU found ($gpu) but no CUDA toolkit (nvcc): building mmx for the host only in build-demo"
+    else
+        cuda=disabled
+        if command -v nvidia-smi >/dev/null; then why="nvidia-smi -L lists no GPU"
+        else why="no nvidia-smi"; fi
+        echo "== no NVIDIA GPU found ($why, no /dev/nvidia0): building mmx for the host only in build-demo (-Dcuda=disabled)"
+    fi
+    opts=(-Dcuda=$cuda -Dtests=false -Dbench=false)
+    if [ -f build-demo/build.ninja ]; then
+        meson setup --reconfigure build-demo "${opts[@]}" >/dev/null
+    else
+        meson setup build-demo "${opts[@]}" >/dev/null
+    fi
+    # The tool and the library it links, nothing else (no tests, benchmarks or examples).
+    ninja -C build-demo tools/mmx
     mkdir -p out
-    echo "== mmx demo: Loop, sqrt3 and Catmull-Clark subdivision of built-in cages, into out/"
-    ./build/tools/mmx demo out
-    echo "== mmx info out/demo_catmull_clark.obj"
-    ./build/tools/mmx info out/demo_catmull_clark.obj
+    echo "== mmx demo: Catmull-Clark, Loop and sqrt3 on Bay Raitt's Bigguy to millions of faces, into out/"
+    ./build-demo/tools/mmx demo out
+    echo "== mmx info out/demo_catmull_clark.ply"
+    ./build-demo/tools/mmx info out/demo_catmull_clark.ply
     ;;
 test)
     setup
@@ -119,6 +191,7 @@ test)
     rc=0
     run_suite build "tests" || rc=1
     install_check || rc=1
+    fuzz_check || rc=1
     # Second run under the sanitizers. CUDA's runtime maps memory in ASan's shadow gap.
     export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1
     export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
