@@ -77,7 +77,8 @@ static mmx_status identity_build(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
 static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
 {
     const mmx_space sp = mmx_ctx_space(ctx);
-    const float crease[2] = {0.125f, 0.0f};
+    const float crease[2] = {mmx__rule_vertex(ops->scheme, 1, mmx__rule_vertex_sharp_edges(1)).crease,
+                             0.0f};
     mmx_status s = mmx_mem_alloc(ctx, sp, sizeof crease, (void **)&ops->crease);
     if (!s) s = mmx_mem_copy(ctx, ops->crease, sp, crease, MMX_SPACE_HOST, sizeof crease);
     mmx_index len = ops->scheme == MMX_SCHEME_SQRT3 ? 3
@@ -87,7 +88,7 @@ static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
     s = mmx__host_alloc(ctx, (size_t)len, sizeof *w, (void **)&w);
     if (s) return s;
     for (mmx_index c = 0; c < len; c++)
-        w[c] = ops->scheme == MMX_SCHEME_SQRT3 ? 1.0f / 3.0f : c ? (float)(1.0 / c) : 0.0f;
+        w[c] = mmx__rule_face_weight(ops->scheme == MMX_SCHEME_SQRT3 ? 3 : c);
     s = mmx_mem_alloc(ctx, sp, (size_t)len * sizeof *w, (void **)&ops->face_w);
     if (!s) s = mmx_mem_copy(ctx, ops->face_w, sp, w, MMX_SPACE_HOST, (size_t)len * sizeof *w);
     if (!s) ops->len_face_w = len;
@@ -100,10 +101,10 @@ static void tables_host(mmx__subdiv_ops *ops)
 {
     const mmx_adjacency *adj = ops->adj;
     for (mmx_index v = 0; v < adj->nverts; v++)
-        mmx__subdiv_vertex_weights(ops->scheme, adj->valence[v], adj->boundary[v],
-                                   &ops->w_self[v], &ops->w_ring[v]);
+        mmx__subdiv_vertex_tables(ops->scheme, adj->valence, adj->boundary, v, ops->w_self,
+                                  ops->w_ring);
     for (mmx_index e = 0; e < adj->nedges; e++)
-        mmx__subdiv_edge_weights(ops->scheme, adj->sides[e], &ops->w_ends[e], &ops->w_faces[e]);
+        mmx__subdiv_edge_tables(ops->scheme, adj->sides, e, ops->w_ends, ops->w_faces);
 }
 
 void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)

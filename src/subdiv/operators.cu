@@ -1,6 +1,6 @@
 /* The device half of the level operators (operators.c holds the flow and the host loops):
  * FE's rows, the identity's rows and the weight tables, one thread per element, each using the
- * rule subdiv_internal.h shares with the host. */
+ * rules.h's rules through the table entries subdiv_internal.h shares with the host. */
 #include "subdiv_internal.h"
 
 namespace {
@@ -25,14 +25,14 @@ __global__ void vertex_tables(mmx_scheme scheme, mmx_index nv, const mmx_index *
                               const unsigned char *boundary, float *self, float *ring)
 {
     long long v = (long long)blockIdx.x * kBlock + threadIdx.x;
-    if (v < nv) mmx__subdiv_vertex_weights(scheme, valence[v], boundary[v], &self[v], &ring[v]);
+    if (v < nv) mmx__subdiv_vertex_tables(scheme, valence, boundary, (mmx_index)v, self, ring);
 }
 
 __global__ void edge_tables(mmx_scheme scheme, mmx_index ne, const mmx_index *sides, float *ends,
                             float *faces)
 {
     long long e = (long long)blockIdx.x * kBlock + threadIdx.x;
-    if (e < ne) mmx__subdiv_edge_weights(scheme, sides[e], &ends[e], &faces[e]);
+    if (e < ne) mmx__subdiv_edge_tables(scheme, sides, (mmx_index)e, ends, faces);
 }
 
 /* Launch errors, then the kernels' own, once the stream is done. */

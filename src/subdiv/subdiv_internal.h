@@ -10,6 +10,7 @@
 #include "spla/spla_internal.h"
 #include "meshmatrix/mesh.h"
 #include "meshmatrix/subdiv.h"
+#include "rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,12 +25,12 @@ extern "C" {
  *        edge from vertex s to vertex s + 1): M's pattern with adj->fe's edges as rows
  *   I    the nverts x nverts identity, reduced of order 1, for the thesis's I·p (eq. 4.30)
  * and the scheme's weight tables, all in the context's space:
- *   w_self[v], w_ring[v]    vertex rule: p~_v = w_self p_v + w_ring (sum of the ring) + ...
- *   w_ends[e], w_faces[e]   edge rule: e = w_ends (p_a + p_b) + w_faces (sum over e's faces)
- *   crease[2]               E's values 1 (boundary edge) -> 1/8, 2 (inner) -> 0: the boundary
- *                           vertex rule as a by-value map on E
- *   face_w[len_face_w]      Catmull-Clark: 1/c by face order c (eq. 4.27); sqrt3: 1/3 by
- *                           position (eq. 4.8); Loop: unused */
+ *   w_self[v], w_ring[v]    the vertex rule (rules.h): self and ring
+ *   w_ends[e], w_faces[e]   the edge rule (rules.h): ends and faces
+ *   crease[2]               E's values 1 (a sharp, boundary edge) -> the crease rule's weight,
+ *                           2 (inner) -> 0: the crease vertex rule as a by-value map on E
+ *   face_w[len_face_w]      the face weight (rules.h) by face order c (Catmull-Clark, eq.
+ *                           4.27) or, for sqrt3's triangles, by position (eq. 4.8); Loop: unused */
 typedef struct mmx__subdiv_ops {
     mmx_scheme scheme;
     const mmx_csc *M;
@@ -83,56 +84,25 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
 
 /* ---- per-element rules, shared by the host loops and the kernels ------------------------- */
 
-/* The vertex rule's weights for a vertex on n faces (inner: n is also its number of edges):
- *   Loop (eq. 4.11-4.12):   self = 1 - n beta, ring = beta,
- *                           beta = (5/8 - (3/8 + 1/4 cos(2 pi / n))^2) / n
- *   sqrt3 (eq. 4.2-4.3):    self = 1 - alpha, ring = alpha / n,
- *                           alpha = (4 - 2 cos(2 pi / n)) / 9
- *   Catmull-Clark (4.29):   self = 1 - 2 / n, ring = 1 / n^2 (for the edge ring and the faces)
- * A boundary vertex (Loop, Catmull-Clark) gets self = 3/4, ring = 0: its 1/8 per boundary
- * neighbour comes through the crease map on E (eq. 4.14, 4.25). A vertex in no face keeps its
- * place. Computed in double, rounded once. */
-static inline MMX__HD void mmx__subdiv_vertex_weights(mmx_scheme scheme, mmx_index n, int boundary,
-                                                       float *self, float *ring)
+/* ---- per-element table entries, shared by the host loops and the kernels --------------- */
+
+/* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
+ * boundary flag. */
+static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme, const mmx_index *valence,
+                                                     const unsigned char *boundary, mmx_index v,
+                                                     float *self, float *ring)
 {
-    const double pi = 3.14159265358979323846;
-    double s = 1.0, r = 0.0;
-    if (n > 0 && boundary && scheme != MMX_SCHEME_SQRT3) {
-        s = 0.75;
-    } else if (n > 0) {
-        const double c = cos(2.0 * pi / n);
-        if (scheme == MMX_SCHEME_LOOP) {
-            const double t = 0.375 + 0.25 * c;
-            r = (0.625 - t * t) / n;
-            s = 1.0 - n * r;
-        } else if (scheme == MMX_SCHEME_SQRT3) {
-            const double alpha = (4.0 - 2.0 * c) / 9.0;
-            s = 1.0 - alpha;
-            r = alpha / n;
-        } else {
-            s = 1.0 - 2.0 / n;
-            r = 1.0 / ((double)n * n);
-        }
-    }
-    *self = (float)s;
-    *ring = (float)r;
+    const mmx__vertex_rule w =
+        mmx__rule_vertex(scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v]));
+    self[v] = w.self, ring[v] = w.ring;
 }
 
-/* The edge rule's weights for an edge with `sides` faces: a boundary edge's point is its
- * midpoint (eq. 4.13, 4.26); an inner edge's is
- *   Catmull-Clark (4.23): 1/4 (p_a + p_b) + 1/4 (f_m + f_n), f the face points;
- *   Loop (4.10, 4.15):    1/8 (p_a + p_b) + 1/8 (t_m + t_n), t = M^T p the triangles' vertex
- *                         sums, which is 3/8 (p_a + p_b) + 1/8 (p_c + p_d): the three maps of
- *                         eq. 4.15 folded into one product over FE. */
-static inline MMX__HD void mmx__subdiv_edge_weights(mmx_scheme scheme, mmx_index sides,
-                                                     float *ends, float *faces)
+/* Edge e's entries of the edge-rule tables (rules.h) from its number of faces. */
+static inline MMX__HD void mmx__subdiv_edge_tables(mmx_scheme scheme, const mmx_index *sides,
+                                                   mmx_index e, float *ends, float *faces)
 {
-    if (sides < 2) {
-        *ends = 0.5f;
-        *faces = 0.0f;
-    } else {
-        *ends = *faces = scheme == MMX_SCHEME_LOOP ? 0.125f : 0.25f;
-    }
+    const mmx__edge_rule w = mmx__rule_edge(scheme, mmx__rule_edge_sharp(sides[e]));
+    ends[e] = w.ends, faces[e] = w.faces;
 }
 
 /* What the child topology reads, by value so that a kernel can take it as a parameter: the
@@ -156,31 +126,21 @@ static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_i
     const mmx_index n = (mmx_index)(b - a);
     const mmx_index *v = M->rowidx + a;
     if (tp->scheme == MMX_SCHEME_CATMULL_CLARK) {
-        /* Quad s: its vertex, the point of the edge leaving it, the face point, the point of
-         * the edge arriving at it; the children of face k start at child a. */
+        /* The children of face k start at child a. */
         mmx_index *q = out + 4 * a;
         const mmx_index epts = nv + nf;
-        for (mmx_index s = 0; s < n; s++, q += 4) {
-            q[0] = v[s];
-            q[1] = epts + (fe[a + s] >> 1);
-            q[2] = nv + k;
-            q[3] = epts + (fe[a + (s == 0 ? n - 1 : s - 1)] >> 1);
-        }
+        for (mmx_index s = 0; s < n; s++, q += 4)
+            mmx__rule_cc_child(v[s], epts + (fe[a + s] >> 1), nv + k,
+                               epts + (fe[a + (s == 0 ? n - 1 : s - 1)] >> 1), q);
         return 0;
     }
     if (tp->scheme == MMX_SCHEME_LOOP) {
-        /* Table 4.2 with the four children together: the middle, then the corners k, l, m. */
-        const mmx_index ekl = nv + (fe[a] >> 1), elm = nv + (fe[a + 1] >> 1),
-                        emk = nv + (fe[a + 2] >> 1);
-        mmx_index *t = out + 12 * (int64_t)k;
-        t[0] = ekl, t[1] = elm, t[2] = emk;
-        t[3] = v[0], t[4] = ekl, t[5] = emk;
-        t[6] = v[1], t[7] = elm, t[8] = ekl;
-        t[9] = v[2], t[10] = emk, t[11] = elm;
+        const mmx_index e[3] = {nv + (fe[a] >> 1), nv + (fe[a + 1] >> 1), nv + (fe[a + 2] >> 1)};
+        mmx__rule_loop_children(v, e, out + 12 * (int64_t)k);
         return 0;
     }
-    /* sqrt3, Table 4.1: child s is (v_s, the centre across the edge v_s -> v_s+1, our centre);
-     * the face across is F(v_s+1, v_s), the face running the opposite half-edge. */
+    /* sqrt3: the face across the edge v_s -> v_s+1 is F(v_s+1, v_s), the face running the
+     * opposite half-edge. */
     const mmx_csc *F = &tp->F;
     mmx_index *t = out + 9 * (int64_t)k;
     for (mmx_index s = 0; s < 3; s++, t += 3) {
@@ -188,9 +148,7 @@ static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_i
         const mmx_index hi = F->colptr[from + 1];
         const mmx_index q = mmx__lower_bound(F->rowidx, F->colptr[from], hi, to);
         if (q == hi || F->rowidx[q] != to) return 1;
-        t[0] = from;
-        t[1] = nv + F->val[q];
-        t[2] = nv + k;
+        mmx__rule_sqrt3_child(from, nv + F->val[q], nv + k, t);
     }
     return 0;
 }

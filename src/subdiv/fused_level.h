@@ -1,0 +1,283 @@
+/* The fused path of the subdivision (fused.c, fused.cu): one pass per level that writes every
+ * new position and the child topology, from a half-edge view of the level that is carried from
+ * level to level in closed form, so that only the input mesh is hashed (by mmx_adjacency).
+ *
+ * A level is its reduced mesh matrix (corner c of face f at c = order f + s; order 0 only for
+ * Catmull-Clark's polygonal input, read through colptr) and, per corner c (the half-edge from
+ * the corner's vertex to the next one in its face):
+ *   fe[c]    2e + d as in mmx_adjacency: e the edge's number, d = 1 when c runs it from its
+ *            higher end
+ *   twin[c]  the corner running the same edge the other way, -1 on a boundary
+ * per vertex v:
+ *   owner[v] the corner where a walk around v starts (for a boundary vertex, the corner whose
+ *            arriving half-edge is on the boundary, so that the walk twin -> next meets every
+ *            face in order and ends at the leaving boundary edge), -1 for a vertex in no face
+ * and the offsets of the child's edge groups, goff = the exclusive scan of cnt (below).
+ *
+ * Edge numbers. The child's edges must be numbered as mmx_adjacency would number them (by their
+ * higher end, then their lower end), so that the fused path's topology equals the algebraic
+ * path's. Every child edge's higher end is a new vertex, so the child's edges come in groups,
+ * one per parent element that made that vertex, in the parent's order:
+ *   Catmull-Clark, group of edge e (offset 2e + goff[e], cnt[e] = the faces of e):
+ *       (a, e'), (b, e'), (f1, e'), (f2, e')        a < b the ends, f1 < f2 the faces, e' the
+ *                                                    edge point
+ *   Loop, group of edge e (offset 2e + goff[e], cnt[e] = the edges e2 < e sharing a face with e):
+ *       (a, e'), (b, e'), then (e2', e') for those e2 by increasing e2
+ *   sqrt3, group of face f (offset 3f + goff[f], cnt[f] = the faces across f's edges below f):
+ *       (u, f') for f's three vertices u by increasing number, then (g', f') for those faces g
+ *       by increasing g
+ * The pass that writes a child also writes the child's cnt, in closed form, so between two
+ * levels there is only the scan.
+ *
+ * Child faces are numbered as in subdiv.h (children of a face together); the child's corners,
+ * twins and owners follow in closed form (the derivations are next to each rule, in fused_cc.h, fused_loop.h and fused_sqrt3.h). */
+#ifndef MMX_SUBDIV_FUSED_LEVEL_H
+#define MMX_SUBDIV_FUSED_LEVEL_H
+
+#include "subdiv_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One level as the pass reads it (by value, a kernel parameter). */
+typedef struct mmx__fz_in {
+    mmx_scheme scheme;
+    mmx_index nv, nf, ne, nnz;
+    mmx_index order;                 /* 3 or 4; 0: general faces read through colptr */
+    const mmx_index *colptr;         /* order 0 only */
+    const mmx_index *M, *fe, *twin, *owner, *goff;
+    const float *pos;                /* NULL: topology only */
+    const float *fpts;               /* Catmull-Clark on general faces: the face points,
+                                        written by a pass before the level's pass (the output's
+                                        positions from nv on), so that an edge or a vertex of a
+                                        face of order n reads its point instead of summing n
+                                        corners: linear time in the face order. NULL: summed */
+} mmx__fz_in;
+
+/* What the pass writes; a NULL array is skipped: pos for a topology-only pass, M for a
+ * positions-only pass (re-evaluation), twin/fe/owner/cnt at the last level. */
+typedef struct mmx__fz_out {
+    mmx_index *M, *fe, *twin, *owner, *cnt;
+    float *pos;
+} mmx__fz_out;
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+/* The face holding corner c: its first corner and its order. */
+static inline MMX__HD mmx_index mmx__fz_face_of(const mmx__fz_in *L, mmx_index c, mmx_index *a,
+                                                mmx_index *n)
+{
+    if (L->order) {
+        const mmx_index f = c / L->order;
+        *a = f * L->order;
+        *n = L->order;
+        return f;
+    }
+    const mmx_index f = mmx__lower_bound(L->colptr, 0, L->nf + 1, c + 1) - 1;
+    *a = L->colptr[f];
+    *n = L->colptr[f + 1] - *a;
+    return f;
+}
+
+static inline MMX__HD mmx_index mmx__fz_next(mmx_index a, mmx_index n, mmx_index c)
+{
+    return c + 1 == a + n ? a : c + 1;
+}
+
+static inline MMX__HD mmx_index mmx__fz_prev(mmx_index a, mmx_index n, mmx_index c)
+{
+    return c == a ? a + n - 1 : c - 1;
+}
+
+/* r[i & 3] by selects: a kernel indexing a small array with a value known only at run time
+ * would put the array in local memory. */
+static inline MMX__HD mmx_index mmx__fz_pick4(const mmx_index *r, mmx_index i)
+{
+    i &= 3;
+    return i == 0 ? r[0] : i == 1 ? r[1] : i == 2 ? r[2] : r[3];
+}
+
+static inline MMX__HD void mmx__fz_get(const float *P, mmx_index v, float *x)
+{
+    const int64_t i = 3 * (int64_t)v;
+    x[0] = P[i], x[1] = P[i + 1], x[2] = P[i + 2];
+}
+
+static inline MMX__HD void mmx__fz_add(float *acc, const float *P, mmx_index v, float w)
+{
+    float x[3];
+    mmx__fz_get(P, v, x);
+    acc[0] += w * x[0], acc[1] += w * x[1], acc[2] += w * x[2];
+}
+
+static inline MMX__HD void mmx__fz_store(float *P, mmx_index v, const float *x)
+{
+    const int64_t i = 3 * (int64_t)v;
+    P[i] = x[0], P[i + 1] = x[1], P[i + 2] = x[2];
+}
+
+/* The centroid of the face starting at corner a with n corners (Catmull-Clark's face point,
+ * sqrt3's centre): the sum of the corners, each weighted 1/n as the algebraic path's map. */
+static inline MMX__HD void mmx__fz_centroid(const mmx__fz_in *L, mmx_index a, mmx_index n,
+                                            float *out)
+{
+    const float w = mmx__rule_face_weight(n);
+    out[0] = out[1] = out[2] = 0.0f;
+    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
+}
+
+/* Face f's point (first corner a, order n): read from the face-point pass where there was
+ * one, else the centroid. */
+static inline MMX__HD void mmx__fz_face_point(const mmx__fz_in *L, mmx_index f, mmx_index a,
+                                              mmx_index n, float *out)
+{
+    if (L->fpts) mmx__fz_get(L->fpts, f, out);
+    else mmx__fz_centroid(L, a, n, out);
+}
+
+/* Four consecutive indices (a reduced quad's row, 16-byte aligned): one vector load on the
+ * device. */
+static inline MMX__HD void mmx__fz_load4(const mmx_index *p, mmx_index *o)
+{
+#ifdef __CUDA_ARCH__
+    const int4 x = __ldg((const int4 *)p);
+    o[0] = x.x, o[1] = x.y, o[2] = x.z, o[3] = x.w;
+#else
+    o[0] = p[0], o[1] = p[1], o[2] = p[2], o[3] = p[3];
+#endif
+}
+
+/* ---- vertex points: a walk around the vertex --------------------------------------------- */
+
+/* One step of a walk around a vertex: from its corner c to its corner in the face across c's
+ * leaving edge, next(twin[c]); -1 when that edge is on the boundary. */
+static inline MMX__HD mmx_index mmx__fz_turn(const mmx__fz_in *L, mmx_index c)
+{
+    const mmx_index t = L->twin[c];
+    if (t < 0) return -1;
+    mmx_index a, k;
+    mmx__fz_face_of(L, t, &a, &k);
+    return mmx__fz_next(a, k, t);
+}
+
+/* Whether corner c starts its vertex's fan on a boundary: its arriving half-edge has no twin.
+ * Such a corner owns its vertex, so that a walk from it meets every face. */
+static inline MMX__HD int mmx__fz_fan_start(const mmx__fz_in *L, mmx_index c)
+{
+    mmx_index a, k;
+    mmx__fz_face_of(L, c, &a, &k);
+    return L->twin[mmx__fz_prev(a, k, c)] < 0;
+}
+
+/* The new position of vertex v (its owner corner c0, -1 when in no face), walking the faces
+ * around it: from corner c the next face's corner is next(twin[c]). Sums the ring (the vertex
+ * leaving each corner) and, for Catmull-Clark, the face points, then the boundary or inner
+ * rule (rules.h) with the small terms first, the old position last.
+ * On a quad level a face point needs only the two corners not yet read: the one leaving v is
+ * the ring's, and the one arriving is the previous face's leaving one. */
+static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, float *out)
+{
+    const float *P = L->pos;
+    const mmx_index c0 = L->owner[v];
+    float p[3];
+    mmx__fz_get(P, v, p);
+    if (c0 < 0) {
+        out[0] = p[0], out[1] = p[1], out[2] = p[2];
+        return;
+    }
+    const int cc = L->scheme == MMX_SCHEME_CATMULL_CLARK, quads = cc && L->order == 4;
+    const float fw = mmx__rule_face_weight(4);
+    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3], first[3];
+    mmx_index c = c0, n = 0, a, k;
+    int boundary = 0;
+    for (;;) {
+        const mmx_index f = mmx__fz_face_of(L, c, &a, &k);
+        if (quads) {
+            mmx_index r[4];
+            mmx__fz_load4(L->M + a, r);
+            const mmx_index s = c - a;
+            float po[3];
+            mmx__fz_get(P, mmx__fz_pick4(r, s + 1), pw);
+            mmx__fz_get(P, mmx__fz_pick4(r, s + 2), po);
+            if (n == 0) mmx__fz_get(P, mmx__fz_pick4(r, s + 3), pp), first[0] = pp[0], first[1] = pp[1], first[2] = pp[2];
+            for (int i = 0; i < 3; i++) faces[i] += fw * p[i] + fw * pw[i] + fw * po[i] + fw * pp[i];
+        } else {
+            mmx__fz_get(P, L->M[mmx__fz_next(a, k, c)], pw);
+            if (cc) {
+                float fp[3];
+                mmx__fz_face_point(L, f, a, k, fp);
+                faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
+            }
+            if (n == 0) mmx__fz_get(P, L->M[mmx__fz_prev(a, k, c)], first);
+        }
+        ring[0] += pw[0], ring[1] += pw[1], ring[2] += pw[2];
+        pp[0] = pw[0], pp[1] = pw[1], pp[2] = pw[2];
+        n++;
+        c = mmx__fz_turn(L, c);
+        if (c < 0) {
+            boundary = 1;
+            break;
+        }
+        if (c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
+    }
+    const mmx__vertex_rule w = mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary));
+    float acc[3];
+    for (int i = 0; i < 3; i++) {
+        /* The crease rule weighs the neighbours across the two sharp (boundary) edges: the one
+         * before the walk's first face (arriving) and the last face's leaving one (pw). */
+        if (w.crease != 0.0f) acc[i] = w.crease * first[i] + w.crease * pw[i];
+        else acc[i] = w.ring * ring[i] + w.ring * faces[i];
+        out[i] = acc[i] + w.self * p[i];
+    }
+}
+
+/* The child's owner of an old vertex: the child of its owner corner that holds it, at the same
+ * corner; a boundary vertex's arriving half-edge there stays on the boundary (see the twins). */
+static inline MMX__HD mmx_index mmx__fz_vertex_owner(mmx_scheme scheme, mmx_index c0)
+{
+    if (c0 < 0) return -1;
+    if (scheme == MMX_SCHEME_CATMULL_CLARK) return 4 * c0;      /* child c0, corner 0 */
+    if (scheme == MMX_SCHEME_SQRT3) return 3 * c0;              /* child c0, corner 0 */
+    return 3 * (4 * (c0 / 3) + 1 + c0 % 3);                     /* Loop: corner child, corner 0 */
+}
+
+/* ---- the input level --------------------------------------------------------------------- */
+
+/* Twins from the edges: ec[fe[c]] = c for every corner (a manifold, oriented level runs each
+ * edge at most once each way), then twin[c] = ec[fe[c] ^ 1]. */
+static inline MMX__HD mmx_index mmx__fz_twin(const mmx_index *fe, const mmx_index *ec, mmx_index c)
+{
+    return ec[fe[c] ^ 1];
+}
+
+/* Whether vertex v's walk from its owner meets all its `valence` faces: not so at a vertex
+ * whose faces form several fans (the walk stays in one), or where the twins are inconsistent. */
+static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_index valence)
+{
+    const mmx_index c0 = L->owner[v];
+    if (c0 < 0) return valence == 0;
+    mmx_index c = c0, n = 0;
+    do {
+        n++;
+        c = mmx__fz_turn(L, c);
+    } while (c >= 0 && c != c0 && n <= valence);
+    return n == valence;
+}
+
+/* Whether triangle f's neighbours across its three edges are three different faces (or the
+ * boundary). Not so for two triangles glued along two edges or more, a pillow, whose children
+ * would share edges four ways: the input check that stands for subdiv.c's repeated faces on a
+ * manifold, oriented level (Loop and sqrt3 only). */
+static inline MMX__HD int mmx__fz_tri_neighbours_ok(const mmx__fz_in *L, mmx_index f)
+{
+    const mmx_index *t = L->twin + 3 * (int64_t)f;
+    const mmx_index g0 = t[0] < 0 ? -1 : t[0] / 3, g1 = t[1] < 0 ? -2 : t[1] / 3,
+                    g2 = t[2] < 0 ? -3 : t[2] / 3;
+    return g0 != g1 && g0 != g2 && g1 != g2;
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
