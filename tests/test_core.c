@@ -1,7 +1,11 @@
 /* Core: status names, contexts, memory spaces, timers. */
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "testutil.h"
+#ifdef MMX_HAVE_CUDA
+#include "core/core_internal.h" /* mmx__no_device_reason */
+#endif
 
 Test(core, status_names_are_distinct_and_named)
 {
@@ -40,13 +44,66 @@ Test(core, cuda_context_fails_cleanly_without_a_device)
         cr_assert(strstr(mmx_ctx_error(ctx), "does not exist"), "%s", mmx_ctx_error(ctx));
     } else {
         cr_assert(strlen(mmx_ctx_error(ctx)) > 0, "a missing device must come with a reason");
+        /* With CUDA built, the reason is the plain sentence (what the GPU tests' skip lines
+         * and `mmx --backend cuda` show), not the runtime's "driver version is insufficient". */
+        if (mmx_has_cuda())
+            cr_assert(strncmp(mmx_ctx_error(ctx), "no usable GPU or driver was found (", 35) == 0,
+                      "%s", mmx_ctx_error(ctx));
         mmx_status s = mmx_ctx_use_cuda(ctx, 0);
         cr_assert(s == MMX_ERR_NO_DEVICE || s == MMX_ERR_UNSUPPORTED, "%s", mmx_status_str(s));
         cr_assert(strstr(mmx_ctx_error(ctx), "CUDA"), "%s", mmx_ctx_error(ctx));
+        if (mmx_has_cuda())
+            cr_assert(strstr(mmx_ctx_error(ctx), "no usable GPU or driver was found ("), "%s",
+                      mmx_ctx_error(ctx));
     }
     /* The context stays usable on the host. */
     cr_assert_eq(mmx_ctx_backend(ctx), MMX_BACKEND_HOST);
     mmx_ctx_free(ctx);
+}
+
+/* Each way the CUDA runtime can fail to find a device gets a plain reason, with CUDA's own
+ * text after it. A pure function, so every case runs on any machine with CUDA built. */
+Test(core, no_device_reasons_are_plain_sentences)
+{
+#ifdef MMX_HAVE_CUDA
+    static const struct {
+        cudaError_t e;
+        int driver, kmod;
+        const char *visible, *reason;
+    } cases[] = {
+        {cudaErrorInsufficientDriver, 0, 0, NULL, "(no NVIDIA driver is loaded)"},
+        {cudaErrorInsufficientDriver, 0, 1, NULL, "kernel driver is loaded but its CUDA library (libcuda.so.1) was not found"},
+        {cudaErrorInsufficientDriver, 12020, 1, NULL, "the NVIDIA driver supports CUDA 12.2 but this build's CUDA runtime needs 13.0 or newer"},
+        {cudaErrorNoDevice, 13000, 0, NULL, "(no NVIDIA GPU was found)"},
+        {cudaErrorNoDevice, 13000, 1, NULL, "(the NVIDIA driver is loaded but reports no GPU)"},
+        {cudaErrorNoDevice, 13000, 1, "", "(no NVIDIA GPU is visible to this process (CUDA_VISIBLE_DEVICES=))"},
+        {cudaErrorStubLibrary, 0, 0, NULL, "the toolkit's stub"},
+        {cudaErrorSystemDriverMismatch, 13000, 1, NULL, "different versions"},
+        {cudaErrorDevicesUnavailable, 13000, 1, NULL, "busy or unavailable"},
+        {cudaErrorInitializationError, 0, 0, NULL, "(no NVIDIA driver is loaded)"},
+        {cudaErrorInitializationError, 13000, 1, NULL, "(the NVIDIA driver failed to initialise)"},
+        {cudaSuccess, 13000, 1, NULL, "(the NVIDIA driver is loaded but reports no GPU) (CUDA: the runtime reports 0 devices)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[512];
+        mmx__no_device_reason(cases[i].e, cases[i].driver, 13000, cases[i].kmod, cases[i].visible,
+                              buf, sizeof buf);
+        cr_assert(strncmp(buf, "no usable GPU or driver was found (", 35) == 0, "%zu: %s", i, buf);
+        cr_assert(strstr(buf, cases[i].reason), "%zu: '%s' lacks '%s'", i, buf, cases[i].reason);
+        if (cases[i].e != cudaSuccess) {
+            char cuda[300];
+            snprintf(cuda, sizeof cuda, " (CUDA: %s)", cudaGetErrorString(cases[i].e));
+            cr_assert(strstr(buf, cuda), "%zu: '%s' lacks '%s'", i, buf, cuda);
+        }
+    }
+    /* The machine without a driver this was written on: the sentence in full. */
+    char buf[512];
+    mmx__no_device_reason(cudaErrorInsufficientDriver, 0, 13000, 0, NULL, buf, sizeof buf);
+    cr_assert_str_eq(buf, "no usable GPU or driver was found (no NVIDIA driver is loaded) (CUDA: "
+                          "CUDA driver version is insufficient for CUDA runtime version)");
+#else
+    cr_skip_test("built without CUDA: there is no runtime error to explain");
+#endif
 }
 
 Test(core, host_memory_and_copies)

@@ -44,6 +44,17 @@ Test(io_bad, obj_index_out_of_range)
     /* A forward reference that is never defined: found at the end, its line named by a re-scan. */
     bad("r.obj", "f 1 2 3\n\nf 1 2 5\n" TRI3 "v 1 1 0\n", MMX_ERR_MESH, "r.obj:3:", "face 1: vertex index 4 outside [0, 4)");
 }
+/* An index too large for the lexer's 64-bit accumulator is reported as written, not as the
+ * saturated 2^62 (4611686018427387904). */
+Test(io_bad, obj_huge_index_reported_as_written)
+{
+    bad("h.obj", TRI3 "f 1 2 99999999999999999999\n", MMX_ERR_MESH, "h.obj:4:",
+        "face 0: vertex index 99999999999999999999 is out of range (too large for 32-bit indices)");
+    bad("h.obj", TRI3 "f 1 2 -99999999999999999999/1\n", MMX_ERR_MESH, "h.obj:4:",
+        "relative vertex index -99999999999999999999 reaches before the first vertex");
+    bad("h.obj", TRI3 "f 1 2 123456789012345678901234567890\n", MMX_ERR_MESH, "h.obj:4:",
+        "vertex index 123456789012345678901234... is out of range");
+}
 Test(io_bad, obj_relative_before_first)
 {
     bad("n.obj", TRI3 "f -1 -2 -3\nf -1 -2 -4\n", MMX_ERR_MESH, "n.obj:5:", "before the first vertex");
@@ -98,6 +109,22 @@ Test(io_bad, off_index_out_of_range)
 {
     bad("r.off", OFF3 "3 0 1 3\n", MMX_ERR_MESH, "r.off:6:", "vertex index 3 outside [0, 3)");
     bad("r.off", OFF3 "3 0 -1 2\n", MMX_ERR_MESH, "r.off:6:", "vertex index -1 outside");
+}
+/* A negative vertex count on a face line is named as such, not as a short line. */
+Test(io_bad, off_negative_face_count)
+{
+    bad("n.off", OFF3 "-3 0 1 2\n", MMX_ERR_PARSE, "n.off:6:", "face 0: the vertex count -3 is negative");
+    bad("n.off", OFF3 "-99999999999999999999 0 1 2\n", MMX_ERR_PARSE, "n.off:6:",
+        "the vertex count -99999999999999999999 is negative");
+    bad("n.off", OFF3 "99999999999999999999 0 1 2\n", MMX_ERR_PARSE, "n.off:6:",
+        "face 0 announces 99999999999999999999 vertices but the file ends");
+}
+Test(io_bad, off_huge_numbers_reported_as_written)
+{
+    bad("h.off", OFF3 "3 0 1 99999999999999999999\n", MMX_ERR_MESH, "h.off:6:",
+        "vertex index 99999999999999999999 outside [0, 3)");
+    bad("h.off", "OFF\n-99999999999999999999 1 0\n0 0 0\n", MMX_ERR_PARSE, "h.off:2:",
+        "negative count -99999999999999999999");
 }
 Test(io_bad, off_face_too_small)
 {
@@ -198,6 +225,47 @@ Test(io_bad, ply_ascii_truncated)
     bad("t.ply", PLYA_HEAD(3, 0) "0.0 0.0 0.0\n1.0 0.0 0.0\n0.0 1.0\n", MMX_ERR_PARSE, "t.ply:13:", "ends inside");
     bad("t.ply", PLYA3 "4 0 1 2\n", MMX_ERR_PARSE, "t.ply:13:", "runs past the end");
 }
+Test(io_bad, ply_ascii_huge_numbers_reported_as_written)
+{
+    bad("h.ply", PLYA3 "3 0 1 99999999999999999999\n", MMX_ERR_MESH, "h.ply:13:",
+        "vertex index 99999999999999999999 is out of range");
+    bad("h.ply", PLYA3 "-99999999999999999999 0 1 2\n", MMX_ERR_PARSE, "h.ply:13:",
+        "negative list count -99999999999999999999");
+    bad("h.ply", PLYA3 "99999999999999999999 0 1 2\n", MMX_ERR_PARSE, "h.ply:13:",
+        "a list of 99999999999999999999 items runs past the end");
+    bad("h.ply", "ply\nformat ascii 1.0\nelement vertex -99999999999999999999\n", MMX_ERR_PARSE,
+        "h.ply:3:", "negative element count -99999999999999999999");
+}
+
+/* ---- line endings ------------------------------------------------------------------------- */
+
+/* CR-only (classic Mac OS) and CRLF files: errors name the right line in each text format, and
+ * mixed endings count each break once (CRLF is one break, a lone CR or LF one each). */
+Test(io_bad, line_numbers_with_cr_and_crlf_endings)
+{
+    bad("c.obj", "v 0 0 0\rv 1 0 0\r# c\r\rv 0 1 0\rf 1 2 4\r", MMX_ERR_MESH, "c.obj:6:",
+        "face 0: vertex index 3 outside [0, 3)");
+    bad("c.obj", "v 0 0 0\r\nv 1 0 0\r\n\r\nv 0 1 0\r\nf 1 2 4\r\n", MMX_ERR_MESH, "c.obj:5:",
+        "vertex index 3 outside");
+    bad("c.obj", "v 0 0 0\rv 1 0 0\r\nv 0 1 0\nv 1 q 0\r", MMX_ERR_PARSE, "c.obj:4:", "found 'q'");
+    bad("c.obj", "v 0 0 0\rv 1 2\rv 0 1 0\r", MMX_ERR_PARSE, "c.obj:2:", "2 coordinates");
+    /* A continuation over a lone CR: the face is reported at the line it starts on. */
+    bad("c.obj", TRI3 "v 1 1 0\rf 1 2 \\\r3 5\r", MMX_ERR_MESH, "c.obj:5:",
+        "face 0: vertex index 4 outside [0, 4)");
+    bad("c.off", "OFF\r3 1 0\r0.0 0.0 0.0\r1.0 0.0 0.0\r0.0 1.0 0.0\r3 0 1 3\r", MMX_ERR_MESH,
+        "c.off:6:", "vertex index 3 outside [0, 3)");
+    bad("c.off", "OFF\r3 1 0\r0.0 0.0 0.0\r1.0 0.0\r0.0 1.0 0.0\r3 0 1 2\r", MMX_ERR_PARSE,
+        "c.off:4:", "vertex 1 has 2 coordinates");
+    bad("c.off", "OFF\r\n3 1 0\r\n0.0 0.0 0.0\r\n1.0 0.0 0.0\r\n0.0 1.0 0.0\r\n3 0 1 2 x\r\n",
+        MMX_ERR_PARSE, "c.off:6:", "found 'x'");
+    bad("c.ply", "ply\rformat ascii 1.0\relement vertex 3\rproperty float x\rproperty float y\r"
+                 "property float z\relement face 1\rproperty list uchar int vertex_indices\r"
+                 "end_header\r0 0 0\r1 0 0\r0 1 0\r3 0 1 3\r",
+        MMX_ERR_MESH, "c.ply:13:", "face 0: vertex index 3 outside [0, 3)");
+    bad("c.ply", "ply\rformat ascii 1.0\relemnt vertex 3\r", MMX_ERR_PARSE, "c.ply:3:",
+        "unknown header keyword 'elemnt'");
+}
+
 Test(io_bad, ply_ascii_header_lies)
 {
     bad("l.ply", PLYA_HEAD(1000, 0) "0 0 0\n", MMX_ERR_PARSE, "l.ply:3:",
@@ -444,6 +512,37 @@ Test(io_bad, unreadable_files)
     cr_assert_null(m);
     cr_assert_eq(mmx_mesh_read(ctx, tu_data("bad"), MMX_FORMAT_OBJ, &m), MMX_ERR_IO);
     cr_assert(strstr(mmx_ctx_error(ctx), "directory"), "%s", mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+}
+
+/* A directory, "-" and a name without a known extension each get their own sentence, and
+ * none suggests an option the mmx tool does not have. */
+Test(io_bad, directory_stdin_and_unknown_extension_messages)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    char want[4200];
+    for (int f = 0; f < 2; f++) {
+        const mmx_format fmt = f ? MMX_FORMAT_OBJ : MMX_FORMAT_AUTO;
+        cr_assert_eq(mmx_mesh_read(ctx, tu_data("bad"), fmt, &m), MMX_ERR_IO);
+        snprintf(want, sizeof want, "%s: is a directory, not a mesh file", tu_data("bad"));
+        cr_assert_str_eq(mmx_ctx_error(ctx), want);
+        cr_assert_eq(mmx_mesh_read(ctx, "/", fmt, &m), MMX_ERR_IO);
+        cr_assert_str_eq(mmx_ctx_error(ctx), "/: is a directory, not a mesh file");
+        cr_assert_eq(mmx_mesh_read(ctx, "-", fmt, &m), MMX_ERR_UNSUPPORTED);
+        cr_assert(strstr(mmx_ctx_error(ctx), "-: reading standard input is not supported; give a file name"),
+                  "%s", mmx_ctx_error(ctx));
+    }
+    cr_assert_eq(mmx_mesh_read(ctx, "/nonexistent/mesh.stl", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert_str_eq(mmx_ctx_error(ctx), "/nonexistent/mesh.stl: cannot tell the format: unknown "
+                     "extension '.stl' (known: .obj, .off, .ply)");
+    cr_assert_eq(mmx_mesh_read(ctx, "dir.obj/noext", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert_str_eq(mmx_ctx_error(ctx), "dir.obj/noext: cannot tell the format: the name has no "
+                     "extension (known: .obj, .off, .ply)");
+    cr_assert_eq(mmx_mesh_read_mem(ctx, "mesh.", "v 0 0 0\n", 8, MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "no extension"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(strstr(mmx_ctx_error(ctx), "explicitly"));
+    cr_assert_null(m);
     cr_assert_eq(mmx_mesh_read(ctx, tu_data("cube.obj"), 77, &m), MMX_ERR_ARG);
     mmx_ctx_free(ctx);
 }
@@ -476,7 +575,9 @@ Test(io_bad, data_bad_files)
         {"obj_face_two_verts.obj", MMX_ERR_MESH},
         {"obj_float_overflow.obj", MMX_ERR_MESH},
         {"obj_garbage_face.obj", MMX_ERR_PARSE},
+        {"obj_cr_only_index_range.obj", MMX_ERR_MESH},
         {"obj_garbage_vertex.obj", MMX_ERR_PARSE},
+        {"obj_index_huge.obj", MMX_ERR_MESH},
         {"obj_index_range.obj", MMX_ERR_MESH},
         {"obj_index_zero.obj", MMX_ERR_MESH},
         {"obj_inf.obj", MMX_ERR_MESH},
@@ -490,9 +591,11 @@ Test(io_bad, data_bad_files)
         {"off_count_overflow.off", MMX_ERR_OVERFLOW},
         {"off_header_lies.off", MMX_ERR_PARSE},
         {"off_index_range.off", MMX_ERR_MESH},
+        {"off_negative_face_count.off", MMX_ERR_PARSE},
         {"off_nan.off", MMX_ERR_MESH},
         {"off_repeated_vertex.off", MMX_ERR_MESH},
         {"off_truncated.off", MMX_ERR_PARSE},
+        {"ply_cr_only_index_range.ply", MMX_ERR_MESH},
         {"ply_header_lies.ply", MMX_ERR_PARSE},
         {"ply_index_range.ply", MMX_ERR_MESH},
         {"ply_missing_vertex_indices.ply", MMX_ERR_PARSE},
@@ -514,6 +617,32 @@ Test(io_bad, data_bad_files)
                      mmx_ctx_error(ctx));
         cr_assert_null(m);
         cr_assert(strstr(mmx_ctx_error(ctx), path), "%s: %s", files[i].name, mmx_ctx_error(ctx));
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The files added for the messages of issue 11: the problem and the line in each. */
+Test(io_bad, data_bad_files_messages)
+{
+    static const struct {
+        const char *name, *where, *what;
+    } files[] = {
+        {"obj_index_huge.obj", ":5: ", "vertex index 99999999999999999999 is out of range"},
+        {"off_negative_face_count.off", ":6: ", "face 0: the vertex count -3 is negative"},
+        {"obj_cr_only_index_range.obj", ":6: ", "face 0: vertex index 3 outside [0, 3)"},
+        {"ply_cr_only_index_range.ply", ":14: ", "face 0: vertex index 3 outside [0, 3)"},
+    };
+    mmx_ctx *ctx = tu_host_ctx();
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char path[4096], where[4200];
+        snprintf(path, sizeof path, "bad/%s", files[i].name);
+        snprintf(path, sizeof path, "%s", tu_data(path));
+        snprintf(where, sizeof where, "%s%s", path, files[i].where);
+        mmx_mesh *m = NULL;
+        cr_assert_neq(mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m), MMX_OK, "%s", files[i].name);
+        const char *e = mmx_ctx_error(ctx);
+        cr_assert(strstr(e, where), "%s: '%s' does not name '%s'", files[i].name, e, where);
+        cr_assert(strstr(e, files[i].what), "%s: '%s' does not say '%s'", files[i].name, e, files[i].what);
     }
     mmx_ctx_free(ctx);
 }

@@ -725,3 +725,104 @@ Test(io_read, ply_tristrips)
     }
     mmx_ctx_free(ctx);
 }
+
+/* ---- line endings ------------------------------------------------------------------------- */
+
+/* Files written with classic Mac OS line endings (a lone CR) read like their LF versions in
+ * every text format, as do files that mix LF, CRLF and CR. */
+Test(io_read, cr_only_and_mixed_line_endings)
+{
+    static const struct {
+        const char *name, *text;
+    } files[] = {
+        {"cr.obj", "# tetrahedron\rv 0 0 0\rv 1.5 0 0\r\rv 0 1.25 0\rv 0 0 0.75 # z\r"
+                   "f 1 3 2\rf 1 2 4\rf 1 4 3\rf 2 3 4\r"},
+        {"mixed.obj", "v 0 0 0\r\nv 1.5 0 0\rv 0 1.25 0\nv 0 0 0.75\r\r\n"
+                      "f 1 3 2\nf 1 2 4\r\nf 1 4 3\rf 2 3 4"},
+        {"cr.off", "OFF\r# counts\r4 4 6\r0 0 0\r1.5 0 0\r0 1.25 0\r0 0 0.75\r"
+                   "3 0 2 1\r3 0 1 3\r\r3 0 3 2\r3 1 2 3\r"},
+        {"crcounts.off", "OFF 4 4 6\r0 0 0\r\n1.5 0 0\r0 1.25 0\n0 0 0.75\r"
+                         "3 0 2 1\r3 0 1 3\n3 0 3 2\r\n3 1 2 3"},
+        {"cr.ply", "ply\rformat ascii 1.0\rcomment classic Mac OS\relement vertex 4\r"
+                   "property float x\rproperty float y\rproperty float z\relement face 4\r"
+                   "property list uchar int vertex_indices\rend_header\r"
+                   "0 0 0\r1.5 0 0\r0 1.25 0\r0 0 0.75\r3 0 2 1\r3 0 1 3\r3 0 3 2\r3 1 2 3\r"},
+    };
+    mmx_ctx *ctx = tu_host_ctx();
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        mmx_mesh *m = read_text(ctx, files[i].name, files[i].text);
+        expect_tet(ctx, m);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* An OBJ continuation and 't' tags over lone CRs: the continuation joins the lines and the
+ * tags are kept one per line, without the CRs. */
+Test(io_read, obj_continuation_and_tags_with_cr)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = read_text(ctx, "crcont.obj",
+                            "v 0 \\\r 0 0\rv 1 0 0\rv 1 1 0\rv 0 1 0\r"
+                            "f 1 2 \\\r  3 \\\r\n  4\r"
+                            "t crease 2/1/0 0 1 5.0\rt interpolateboundary 1/0/0 \\\r  1\r");
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    static const mmx_index start[] = {0, 4};
+    static const mmx_index verts[] = {0, 1, 2, 3};
+    expect_pos(m, 4, pos);
+    expect_faces(ctx, m, 1, start, verts);
+    cr_assert_str_eq(m->tags, "t crease 2/1/0 0 1 5.0\nt interpolateboundary 1/0/0    1\n");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A binary PLY's body starts right after the end_header line, whose break is the one the
+ * first line uses: a lone CR, CRLF or LF. A body whose first byte is an LF (0x0A) after a
+ * CR-only header stays part of the body. */
+Test(io_read, ply_binary_header_line_endings)
+{
+    static const char *const eol[] = {"\r", "\r\n", "\n"};
+    float x0;
+    const uint32_t bits = 0x3F80000Au; /* 1.0000012f: its low byte, first in LE, is 0x0A */
+    memcpy(&x0, &bits, sizeof x0);
+    mmx_ctx *ctx = tu_host_ctx();
+    for (int e = 0; e < 3; e++) {
+        bytes b = {.be = 0};
+        const char *lines[] = {"ply", "format binary_little_endian 1.0", "element vertex 4",
+                               "property float x", "property float y", "property float z",
+                               "element face 4", "property list uchar int vertex_indices",
+                               "end_header"};
+        for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+            put_str(&b, lines[i]);
+            put_str(&b, eol[e]);
+        }
+        put_f32(&b, x0);
+        for (int i = 1; i < 12; i++) put_f32(&b, tet_pos[i]);
+        for (int f = 0; f < 4; f++) {
+            put_n(&b, 3, 1);
+            for (int k = 0; k < 3; k++) put_n(&b, (uint64_t)tet_verts[3 * f + k], 4);
+        }
+        cr_assert_eq(b.b[b.n - 4 * 13 - 48 + 0], 0x0A); /* the body's first byte */
+        mmx_mesh *m = read_bytes(ctx, "eol.ply", b.b, b.n, MMX_FORMAT_AUTO);
+        cr_assert_eq(m->pos[0], x0, "line ending %d: x0 = %.9g", e, m->pos[0]);
+        expect_faces(ctx, m, 4, tet_start, tet_verts);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* Line numbers for messages count LF, CRLF and a lone CR as one break each. */
+Test(io_read, line_of_counts_every_break_once)
+{
+    static const char text[] = "a\nb\r\nc\rd\r\r\ne";
+    const mmx__src src = {"t", text, text + sizeof text - 1};
+    static const size_t want[] = {1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+        cr_assert_eq(mmx__line_of(&src, text + i), want[i], "offset %zu: line %zu, want %zu", i,
+                     mmx__line_of(&src, text + i), want[i]);
+    /* A lone CR as the last byte ends its line too. */
+    static const char last[] = "a\r";
+    const mmx__src s2 = {"t", last, last + 2};
+    cr_assert_eq(mmx__line_of(&s2, last + 2), 2);
+}
+

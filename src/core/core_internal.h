@@ -57,6 +57,15 @@ mmx_status mmx__check_space(mmx_ctx *ctx, mmx_space space, const char *what);
 mmx_status mmx__cuda(mmx_ctx *ctx, cudaError_t e, const char *call);
 #define MMX__CUDA(ctx, call) mmx__cuda((ctx), (call), #call)
 
+/* The sentence for "no usable device": "no usable GPU or driver was found (REASON) (CUDA:
+ * CUDA's text)", REASON in plain words from the error of cudaGetDeviceCount (cudaSuccess: it
+ * counted 0), the driver's and the runtime's CUDA versions (1000 * major + 10 * minor; driver
+ * 0: no driver library could be loaded), whether the NVIDIA kernel module is loaded, and
+ * CUDA_VISIBLE_DEVICES (NULL if unset). A pure function of its arguments, so every case can be
+ * tested on any machine. Writes at most cap bytes to buf, NUL-terminated. */
+void mmx__no_device_reason(cudaError_t e, int driver, int runtime, int kernel_module,
+                           const char *visible, char *buf, size_t cap);
+
 /* Scratch device memory for the inside of an operation, from the context's pool in the order
  * of its stream (cudaMallocFromPoolAsync), so taking and giving it back costs no device-wide sync. bytes = 0
  * gives NULL. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */

@@ -1,5 +1,8 @@
-/* Execution contexts: the host backend, and the CUDA backend on one device and stream. */
+/* Execution contexts: the host backend, and the CUDA backend on one device and stream; and
+ * the sentence that says why there is no usable device. */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include "core_internal.h"
 
 mmx_status mmx_ctx_create(mmx_ctx **out)
@@ -33,6 +36,112 @@ int mmx_has_cuda(void)
 #endif
 }
 
+#ifdef MMX_HAVE_CUDA
+/* "X.Y" of a CUDA version number (1000 * major + 10 * minor). */
+static void cuda_version(int v, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+void mmx__no_device_reason(cudaError_t e, int driver, int runtime, int kernel_module,
+                           const char *visible, char *buf, size_t cap)
+{
+    char why[200], have[16], need[16];
+    cuda_version(driver, have, sizeof have);
+    cuda_version(runtime, need, sizeof need);
+    switch (e) {
+    case cudaSuccess: /* the runtime answered, with no device */
+    case cudaErrorNoDevice:
+        if (visible)
+            snprintf(why, sizeof why, "no NVIDIA GPU is visible to this process "
+                     "(CUDA_VISIBLE_DEVICES=%.40s)", visible);
+        else
+            snprintf(why, sizeof why, "%s", kernel_module
+                     ? "the NVIDIA driver is loaded but reports no GPU" : "no NVIDIA GPU was found");
+        break;
+    case cudaErrorInsufficientDriver:
+        /* The runtime says this both for an old driver and for none at all (libcuda.so.1 not
+         * found); the driver version (0: none) and the kernel module tell them apart. */
+        if (driver > 0)
+            snprintf(why, sizeof why, "the NVIDIA driver supports CUDA %s but this build's CUDA "
+                     "runtime needs %s or newer", have, need);
+        else if (kernel_module)
+            snprintf(why, sizeof why, "the NVIDIA kernel driver is loaded but its CUDA library "
+                     "(libcuda.so.1) was not found");
+        else
+            snprintf(why, sizeof why, "no NVIDIA driver is loaded");
+        break;
+    case cudaErrorStubLibrary:
+        snprintf(why, sizeof why, "the CUDA library loaded is the toolkit's stub, not a driver "
+                 "(a .../stubs folder is on the library path)");
+        break;
+    case cudaErrorSystemDriverMismatch:
+        snprintf(why, sizeof why, "the NVIDIA kernel driver and its CUDA library are of "
+                 "different versions (a driver update needs a reboot or a module reload)");
+        break;
+    case cudaErrorDevicesUnavailable:
+        snprintf(why, sizeof why, "every GPU is busy or unavailable (exclusive-process or "
+                 "prohibited compute mode)");
+        break;
+    case cudaErrorCompatNotSupportedOnDevice:
+        snprintf(why, sizeof why, "the CUDA forward-compatibility package does not support "
+                 "this GPU");
+        break;
+    case cudaErrorSystemNotReady:
+        snprintf(why, sizeof why, "the GPU system is not ready (on NVSwitch machines, the "
+                 "fabric manager is not running)");
+        break;
+    default:
+        snprintf(why, sizeof why, "%s", kernel_module ? "the NVIDIA driver failed to initialise"
+                                                      : "no NVIDIA driver is loaded");
+        break;
+    }
+    if (e == cudaSuccess)
+        snprintf(buf, cap, "no usable GPU or driver was found (%s) (CUDA: the runtime reports "
+                 "0 devices)", why);
+    else
+        snprintf(buf, cap, "no usable GPU or driver was found (%s) (CUDA: %s)", why,
+                 cudaGetErrorString(e));
+}
+
+/* Whether e says there is no usable device or driver (rather than a fault of the call): the
+ * errors that cudaGetDeviceCount, or cudaSetDevice as it creates the device's context, give
+ * on a machine that cannot run CUDA work. */
+static int is_no_device(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+    case cudaErrorStubLibrary:
+    case cudaErrorInitializationError:
+    case cudaErrorSystemDriverMismatch:
+    case cudaErrorDevicesUnavailable:
+    case cudaErrorCompatNotSupportedOnDevice:
+    case cudaErrorSystemNotReady:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Records the "no usable GPU or driver" sentence for e in ctx and returns MMX_ERR_NO_DEVICE.
+ * CUDA's own text misleads on its own (with no driver at all it says "CUDA driver version is
+ * insufficient for CUDA runtime version"), so what is there is probed first: the version
+ * queries work without a driver (0 when none could be loaded), and the kernel module shows in
+ * /proc. */
+static mmx_status fail_no_device(mmx_ctx *ctx, cudaError_t e)
+{
+    int driver = 0, runtime = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess) driver = 0;
+    if (cudaRuntimeGetVersion(&runtime) != cudaSuccess) runtime = CUDART_VERSION;
+    (void)cudaGetLastError(); /* so later calls start clean */
+    char why[MMX__ERRLEN];
+    mmx__no_device_reason(e, driver, runtime, access("/proc/driver/nvidia/version", F_OK) == 0,
+                          getenv("CUDA_VISIBLE_DEVICES"), why, sizeof why);
+    return mmx__fail(ctx, MMX_ERR_NO_DEVICE, "%s", why);
+}
+#endif
+
 mmx_status mmx_cuda_device_count(mmx_ctx *ctx, int *count)
 {
     if (!ctx || !count) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cuda_device_count: NULL argument");
@@ -40,13 +149,12 @@ mmx_status mmx_cuda_device_count(mmx_ctx *ctx, int *count)
 #ifdef MMX_HAVE_CUDA
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess) {
-        (void)cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
-        mmx__fail(ctx, MMX_ERR_NO_DEVICE, "no CUDA device: cudaGetDeviceCount: %s",
-                  cudaGetErrorString(e));
+    if (e != cudaSuccess || n == 0) {
+        /* Any error here means no device can be used; the count stays 0 and the reason is
+         * left in ctx. */
+        (void)fail_no_device(ctx, e);
         return MMX_OK;
     }
-    if (n == 0) mmx__fail(ctx, MMX_ERR_NO_DEVICE, "no CUDA device: the runtime reports 0 devices");
     *count = n;
 #else
     mmx__fail(ctx, MMX_ERR_NO_DEVICE, "no CUDA device: meshmatrix was built without CUDA");
@@ -64,7 +172,11 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
     if (device < 0 || device >= n)
         return mmx__fail(ctx, MMX_ERR_NO_DEVICE, "CUDA device %d does not exist (%d present)",
                          device, n);
-    mmx_status s = MMX__CUDA(ctx, cudaSetDevice(device));
+    /* cudaSetDevice creates the device's context, where a busy (exclusive-process) GPU or a
+     * driver fault shows first: those get the same sentence as a missing device. */
+    cudaError_t e = cudaSetDevice(device);
+    if (is_no_device(e)) return fail_no_device(ctx, e);
+    mmx_status s = mmx__cuda(ctx, e, "cudaSetDevice(device)");
     if (s) return s;
     cudaStream_t st;
     s = MMX__CUDA(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));

@@ -32,6 +32,31 @@ mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
 /* Space and tab: the separators inside a line. */
 static inline int mmx__is_blank(int c) { return c == ' ' || c == '\t'; }
 
+/* Line breaks in the text formats: LF (Unix), CRLF (Windows) and a lone CR (classic Mac OS)
+ * all end a line, and CRLF counts as one break. */
+static inline int mmx__is_break(int c) { return c == '\n' || c == '\r'; }
+
+/* Past the line break at p (which must be one): two bytes for CRLF, else one. */
+static inline const char *mmx__past_break(const char *p, const char *end)
+{
+    return *p == '\r' && p + 1 < end && p[1] == '\n' ? p + 2 : p + 1;
+}
+
+/* The first line break at or after p, or end. A plain loop, not memchr: lines are short, and
+ * a search for LF alone would run to the end of a CR-only file at every line. */
+static inline const char *mmx__find_break(const char *p, const char *end)
+{
+    while (p < end && !mmx__is_break(*p)) p++;
+    return p;
+}
+
+/* The start of the line after the one containing p, or end. */
+static inline const char *mmx__next_line(const char *p, const char *end)
+{
+    p = mmx__find_break(p, end);
+    return p == end ? end : mmx__past_break(p, end);
+}
+
 /* Any byte that ends a token in the text formats: blank, CR, LF, or the end of the input. */
 static inline int mmx__ends_token(const char *p, const char *end)
 {
@@ -70,8 +95,14 @@ static inline int mmx__lex_int(const char **pp, const char *end, int64_t *out)
  * leaves *pp alone. */
 int mmx__lex_double(const char **pp, const char *end, double *out);
 
-/* 1-based line number of `at` in src (counts newlines; for error messages only). */
+/* 1-based line number of `at` in src, counting LF, CRLF and lone CR breaks alike (for error
+ * messages only). */
 size_t mmx__line_of(const mmx__src *src, const char *at);
+
+/* The integer token at t as it is written ([+-]digits, at most 24 bytes then "..."), for
+ * messages about a value mmx__lex_int may have saturated: a huge index is shown as the file
+ * has it, not as 2^62. Returns buf. */
+const char *mmx__int_text(const char *t, const char *end, char *buf, size_t cap);
 
 /* The token at p for a message: "'abc'" (at most 24 bytes, non-printable bytes as '?'), or
  * "the end of the line" / "the end of the file". Returns buf. */

@@ -125,16 +125,34 @@ int mmx__lex_double(const char **pp, const char *end, double *out)
 
 size_t mmx__line_of(const mmx__src *src, const char *at)
 {
+    /* Lines = LF bytes + CR bytes not followed by LF (a CR before `at` whose LF is at `at` is
+     * the same break, so `at` on the LF of a CRLF stays on its line). memchr keeps the common
+     * LF-only file at memory speed even though this runs only on the error path. */
     size_t line = 1;
-    const char *p = src->base;
     if (at > src->end) at = src->end;
-    while (p < at) {
+    for (const char *p = src->base; p < at;) {
         const char *q = memchr(p, '\n', (size_t)(at - p));
         if (!q) break;
         line++;
         p = q + 1;
     }
+    for (const char *p = src->base; p < at;) {
+        const char *q = memchr(p, '\r', (size_t)(at - p));
+        if (!q) break;
+        if (q + 1 >= src->end || q[1] != '\n') line++;
+        p = q + 1;
+    }
     return line;
+}
+
+const char *mmx__int_text(const char *t, const char *end, char *buf, size_t cap)
+{
+    const char *p = t;
+    if (p < end && (*p == '-' || *p == '+')) p++;
+    while (p < end && (unsigned)(*p - '0') < 10u) p++;
+    size_t n = (size_t)(p - t);
+    snprintf(buf, cap, "%.*s%s", (int)(n > 24 ? 24 : n), t, n > 24 ? "..." : "");
+    return buf;
 }
 
 const char *mmx__quote(const char *p, const char *end, char *buf, size_t cap)

@@ -5,7 +5,8 @@
  * may name vertices defined later in the file, so faces are checked once at the end, and only
  * when that check fails is the file parsed again up to the bad face to name its line. That
  * keeps line counting out of the fast path. A backslash at the end of a statement line
- * continues the statement on the next line (not in comments). */
+ * continues the statement on the next line (not in comments). Lines end in LF, CRLF or a lone
+ * CR (files from classic Mac OS tools), so a CR is never a blank inside a statement. */
 #include <stdio.h>
 #include <string.h>
 #include "io_internal.h"
@@ -33,22 +34,19 @@ static void obj_free(obj_out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* A backslash that ends the line at p (before an optional CR): a continuation. */
+/* A backslash right before a line break: a continuation. */
 static inline int is_continuation(const char *p, const char *end)
 {
-    if (p >= end || *p != '\\') return 0;
-    p++;
-    if (p < end && *p == '\r') p++;
-    return p < end && *p == '\n';
+    return p + 1 < end && *p == '\\' && mmx__is_break(p[1]);
 }
 
-/* Skips blanks and CRs inside a statement, and continuations onto the next line. */
+/* Skips blanks inside a statement, and continuations onto the next line. */
 static inline const char *skip_blanks(const char *p, const char *end)
 {
     for (;;) {
-        while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+        while (p < end && mmx__is_blank(*p)) p++;
         if (!is_continuation(p, end)) return p;
-        p += p[1] == '\r' ? 3 : 2;
+        p = mmx__past_break(p + 1, end);
     }
 }
 
@@ -58,30 +56,26 @@ static inline int obj_delim(const char *p, const char *end)
     return mmx__ends_token(p, end) || *p == '#' || is_continuation(p, end);
 }
 
-/* The end of a statement (after skip_blanks): end of file, newline or comment. */
+/* The end of a statement (after skip_blanks): end of file, line break or comment. */
 static inline int obj_eos(const char *p, const char *end)
 {
-    return p == end || *p == '\n' || *p == '#';
+    return p == end || mmx__is_break(*p) || *p == '#';
 }
 
 /* Moves past the end of the statement at p (where obj_eos holds). */
 static inline const char *next_line(const char *p, const char *end)
 {
-    if (p == end) return p;
-    const char *q = memchr(p, '\n', (size_t)(end - p));
-    return q ? q + 1 : end;
+    return mmx__next_line(p, end);
 }
 
-/* The newline (or end) that ends the statement containing p, following continuations. */
+/* The line break (or end) that ends the statement containing p, following continuations. */
 static const char *statement_end(const char *p, const char *end)
 {
     for (;;) {
-        const char *q = memchr(p, '\n', (size_t)(end - p));
-        if (!q) return end;
-        const char *b = q;
-        if (b > p && b[-1] == '\r') b--;
-        if (b > p && b[-1] == '\\') {
-            p = q + 1;
+        const char *q = mmx__find_break(p, end);
+        if (q == end) return end;
+        if (q > p && q[-1] == '\\') {
+            p = mmx__past_break(q, end);
             continue;
         }
         return q;
@@ -96,18 +90,14 @@ static mmx_status add_tag(mmx_ctx *ctx, obj_out *o, const char *p, const char *e
     if (s) return s;
     char *t = o->tags + o->tags_len;
     while (p < e) {
-        if (*p == '\\') {
-            const char *q = p + 1;
-            if (q < e && *q == '\r') q++;
-            if (q < e && *q == '\n') {
-                *t++ = ' ';
-                p = q + 1;
-                continue;
-            }
+        if (is_continuation(p, e)) {
+            *t++ = ' ';
+            p = mmx__past_break(p + 1, e);
+            continue;
         }
         *t++ = *p++;
     }
-    while (t > o->tags + o->tags_len && t[-1] == '\r') t--;
+    /* Every break inside [p, e) followed a backslash, so the tag is one line now. */
     *t++ = '\n';
     *t = '\0';
     o->tags_len = (size_t)(t - o->tags);
@@ -204,14 +194,16 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
         if (iv == 0)
             return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
                                   "face %d: vertex index 0 is invalid (OBJ indices start at 1)", o->nf);
+        /* The index as written: a huge one was saturated by the lexer. */
         if (idx < 0)
             return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
-                                  "face %d: relative vertex index %lld reaches before the first "
-                                  "vertex (%d vertices so far)", o->nf, (long long)iv, o->nv);
+                                  "face %d: relative vertex index %s reaches before the first "
+                                  "vertex (%d vertices so far)", o->nf,
+                                  mmx__int_text(t, end, tok, sizeof tok), o->nv);
         if (idx >= MMX_INDEX_MAX)
             return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
-                                  "face %d: vertex index %lld is out of range (beyond 32-bit indices)",
-                                  o->nf, (long long)iv);
+                                  "face %d: vertex index %s is out of range (too large for 32-bit "
+                                  "indices)", o->nf, mmx__int_text(t, end, tok, sizeof tok));
         if (o->nnz == (size_t)MMX_INDEX_MAX)
             return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
                                   "more than %d face corners do not fit 32-bit indices", MMX_INDEX_MAX);
@@ -241,7 +233,7 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
     while (p < end) {
         p = skip_blanks(p, end);
         if (p == end) break;
-        if (*p == '\n' || *p == '#') {
+        if (mmx__is_break(*p) || *p == '#') {
             p = next_line(p, end);
             continue;
         }
@@ -258,11 +250,11 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
         } else if (q - kw == 1 && *kw == 't') {
             const char *e = statement_end(kw, end);
             s = add_tag(ctx, o, kw, e);
-            q = e < end ? e + 1 : end;
+            q = e < end ? mmx__past_break(e, end) : end;
         } else {
             /* vt, vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
             const char *e = statement_end(kw, end);
-            q = e < end ? e + 1 : end;
+            q = e < end ? mmx__past_break(e, end) : end;
         }
         if (s) return s;
         p = q;

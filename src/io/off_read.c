@@ -1,9 +1,9 @@
 /* The OFF reader: an [ST][C][N]OFF header, the counts "nv nf [ne]" (on the header line or the
  * next), one vertex per line (x y z, then normals, colors or texture coordinates, skipped) and
  * one face per line (n, n 0-based indices, then an optional color, skipped). '#' starts a
- * comment anywhere. The counts are checked against the bytes that follow before anything is
- * allocated from them. Faces are checked once at the end; the line of a bad face is found by
- * parsing again up to it. */
+ * comment anywhere; lines end in LF, CRLF or a lone CR. The counts are checked against the
+ * bytes that follow before anything is allocated from them. Faces are checked once at the
+ * end; the line of a bad face is found by parsing again up to it. */
 #include <string.h>
 #include "io_internal.h"
 
@@ -23,10 +23,10 @@ static void off_free(off_out *o)
     memset(o, 0, sizeof *o);
 }
 
-/* Skips blanks and CRs inside a line. */
+/* Skips blanks inside a line (a CR is a line break, not a blank). */
 static inline const char *skip_blanks(const char *p, const char *end)
 {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+    while (p < end && mmx__is_blank(*p)) p++;
     return p;
 }
 
@@ -37,15 +37,13 @@ static inline int off_delim(const char *p, const char *end)
 
 static inline int off_eol(const char *p, const char *end)
 {
-    return p == end || *p == '\n' || *p == '#';
+    return p == end || mmx__is_break(*p) || *p == '#';
 }
 
 /* Past the end of the line at p. */
 static inline const char *next_line(const char *p, const char *end)
 {
-    if (p == end) return p;
-    const char *q = memchr(p, '\n', (size_t)(end - p));
-    return q ? q + 1 : end;
+    return mmx__next_line(p, end);
 }
 
 /* The first byte of the next line with content (skipping blank and comment lines), or end. */
@@ -53,7 +51,7 @@ static const char *next_content(const char *p, const char *end)
 {
     for (;;) {
         p = skip_blanks(p, end);
-        if (p < end && (*p == '\n' || *p == '#')) {
+        if (p < end && (mmx__is_break(*p) || *p == '#')) {
             p = next_line(p, end);
             continue;
         }
@@ -122,7 +120,8 @@ static mmx_status off_header(mmx_ctx *ctx, const mmx__src *src, const char **pp,
                                   "expected the counts 'vertices faces [edges]', found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
         if (c[n] < 0)
-            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "negative count %lld", (long long)c[n]);
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "negative count %s",
+                                  mmx__int_text(t, end, tok, sizeof tok));
         n++;
     }
     if (n < 2)
@@ -206,11 +205,15 @@ static mmx_status off_faces(mmx_ctx *ctx, const mmx__src *src, off_out *o, const
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line,
                                   "face %d: expected the number of vertices, found %s", f,
                                   mmx__quote(line, end, tok, sizeof tok));
-        /* Each index takes at least two bytes, which bounds n by what is left. */
-        if (n < 0 || (uint64_t)n > (uint64_t)(end - p) / 2)
+        if (n < 0)
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line,
-                                  "face %d announces %lld vertices but the line has fewer",
-                                  f, (long long)n);
+                                  "face %d: the vertex count %s is negative", f,
+                                  mmx__int_text(line, end, tok, sizeof tok));
+        /* Each index takes at least two bytes, which bounds n by what is left. */
+        if ((uint64_t)n > (uint64_t)(end - p) / 2)
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line,
+                                  "face %d announces %s vertices but the file ends before "
+                                  "that many", f, mmx__int_text(line, end, tok, sizeof tok));
         if ((uint64_t)o->nnz + (uint64_t)n > (uint64_t)MMX_INDEX_MAX)
             return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, line,
                                   "more than %d face corners do not fit 32-bit indices", MMX_INDEX_MAX);
@@ -232,8 +235,8 @@ static mmx_status off_faces(mmx_ctx *ctx, const mmx__src *src, off_out *o, const
             }
             if (iv < 0 || iv >= o->nv)
                 return mmx__fail_line(ctx, MMX_ERR_MESH, src, t,
-                                      "face %d: vertex index %lld outside [0, %d)", f,
-                                      (long long)iv, o->nv);
+                                      "face %d: vertex index %s outside [0, %d)", f,
+                                      mmx__int_text(t, end, tok, sizeof tok), o->nv);
             o->verts[o->nnz++] = (mmx_index)iv;
         }
         if ((s = skip_numbers(ctx, src, &p))) return s; /* a face color */

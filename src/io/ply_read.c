@@ -237,7 +237,8 @@ static mmx_status add_element(mmx_ctx *ctx, ply_file *f, const char *line, const
     if (n == 0 || cn == 0 || !mmx__lex_int(&ce, c + cn, &count) || ce != c + cn)
         return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line, "expected 'element NAME COUNT'");
     if (count < 0)
-        return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line, "negative element count %lld", (long long)count);
+        return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line, "negative element count %s",
+                              mmx__int_text(c, c + cn, b1, sizeof b1));
     if (count >= MMX__LEX_INT_SAT)
         return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, line, "element count %s is too large",
                               q(c, cn, b1));
@@ -334,8 +335,14 @@ static mmx_status parse_header(mmx_ctx *ctx, ply_file *f)
     const char *p = src->base, *end = src->end;
     char b1[40];
     int first = 1;
+    /* Header lines end as the first line does: in LF or CRLF, or in a lone CR (classic Mac OS).
+     * Only that one byte is looked for, so a binary body that happens to start with an LF
+     * byte after a CR-only header is not taken for part of the end_header line. */
+    const char *first_break = mmx__find_break(p, end);
+    const char brk = first_break < end && *first_break == '\r' &&
+                     (first_break + 1 == end || first_break[1] != '\n') ? '\r' : '\n';
     while (p < end) {
-        const char *line = p, *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *line = p, *nl = memchr(p, brk, (size_t)(end - p));
         const char *e = nl ? nl : end;
         p = nl ? nl + 1 : end;
         if (e > line && e[-1] == '\r') e--;
@@ -427,6 +434,7 @@ static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const
                             double xyz[3], idxbuf *dst)
 {
     const char *p = *pp, *at;
+    char tok[48];
     mmx_status s;
     for (size_t k = 0; k < el->nprops; k++) {
         const ply_prop *pr = &el->props[k];
@@ -439,10 +447,12 @@ static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const
         int64_t n, iv;
         if ((s = ascii_int(ctx, f, &p, &n, &at))) return s;
         if (n < 0)
-            return mmx__fail_line(ctx, MMX_ERR_PARSE, f->src, at, "negative list count %lld", (long long)n);
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, f->src, at, "negative list count %s",
+                                  mmx__int_text(at, f->src->end, tok, sizeof tok));
         if ((uint64_t)n > (uint64_t)(f->src->end - p) / 2) /* each item takes two bytes */
             return mmx__fail_line(ctx, MMX_ERR_PARSE, f->src, at,
-                                  "a list of %lld items runs past the end of the file", (long long)n);
+                                  "a list of %s items runs past the end of the file",
+                                  mmx__int_text(at, f->src->end, tok, sizeof tok));
         if (pr->role != R_VIDX || !dst) {
             for (int64_t i = 0; i < n; i++)
                 if ((s = ascii_real(ctx, f, &p, &v))) return s;
@@ -457,7 +467,8 @@ static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const
             if ((s = ascii_int(ctx, f, &p, &iv, &at))) return s;
             if (iv < -MMX_INDEX_MAX || iv > MMX_INDEX_MAX)
                 return mmx__fail_line(ctx, MMX_ERR_MESH, f->src, at,
-                                      "vertex index %lld is out of range", (long long)iv);
+                                      "vertex index %s is out of range",
+                                      mmx__int_text(at, f->src->end, tok, sizeof tok));
             dst->a[dst->n++] = (mmx_index)iv;
         }
     }

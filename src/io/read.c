@@ -16,6 +16,19 @@ static int ext_is(const char *ext, const char *want)
     return *ext == '\0' && *want == '\0';
 }
 
+/* Records why `name` gives no format: its extension, or its lack of one, and the known ones.
+ * There is nothing to suggest beyond renaming: the mmx tool has no format option. */
+static mmx_status unknown_format(mmx_ctx *ctx, const char *name)
+{
+    const char *slash = strrchr(name, '/');
+    const char *dot = strrchr(slash ? slash + 1 : name, '.');
+    if (!dot || dot[1] == '\0')
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: cannot tell the format: the name has no "
+                         "extension (known: .obj, .off, .ply)", name);
+    return mmx__fail(ctx, MMX_ERR_ARG, "%s: cannot tell the format: unknown extension '%.16s%s' "
+                     "(known: .obj, .off, .ply)", name, dot, strlen(dot) > 16 ? "..." : "");
+}
+
 mmx_format mmx_format_from_path(const char *path)
 {
     if (!path) return MMX_FORMAT_AUTO;
@@ -37,9 +50,7 @@ mmx_status mmx_mesh_read_mem(mmx_ctx *ctx, const char *name, const void *data, s
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read_mem: NULL context or data");
     if (!name) name = "<memory>";
     if (fmt == MMX_FORMAT_AUTO) fmt = mmx_format_from_path(name);
-    if (fmt == MMX_FORMAT_AUTO)
-        return mmx__fail(ctx, MMX_ERR_ARG, "%s: cannot tell the format (the name does not end "
-                         "in .obj, .off or .ply; pass the format explicitly)", name);
+    if (fmt == MMX_FORMAT_AUTO) return unknown_format(ctx, name);
     const char *base = data ? (const char *)data : "";
     mmx__src src = {name, base, base + len};
     if (len == 0) return mmx__fail(ctx, MMX_ERR_PARSE, "%s:1: the file is empty", name);
@@ -65,7 +76,7 @@ static mmx_status slurp(mmx_ctx *ctx, const char *path, FILE *f, char **data, si
     if (fstat(fileno(f), &st) != 0)
         return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot read: %s", path, strerror(errno));
     if (S_ISDIR(st.st_mode))
-        return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot read: %s", path, strerror(EISDIR));
+        return mmx__fail(ctx, MMX_ERR_IO, "%s: is a directory, not a mesh file", path);
     if (S_ISREG(st.st_mode)) {
         if ((uintmax_t)st.st_size >= SIZE_MAX)
             return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%s: the file is too large for memory", path);
@@ -108,10 +119,17 @@ mmx_status mmx_mesh_read(mmx_ctx *ctx, const char *path, mmx_format fmt, mmx_mes
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read: out is NULL");
     *out = NULL;
     if (!ctx || !path) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read: NULL context or path");
+    /* "-" is the command-line convention for standard input, whose format nothing would
+     * name (the tool has no format option); say so rather than "unknown format". */
+    if (strcmp(path, "-") == 0)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "-: reading standard input is not supported; "
+                         "give a file name (./- for a file named '-')");
+    /* A directory is named as such before its name is judged as a format. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return mmx__fail(ctx, MMX_ERR_IO, "%s: is a directory, not a mesh file", path);
     if (fmt == MMX_FORMAT_AUTO) fmt = mmx_format_from_path(path);
-    if (fmt == MMX_FORMAT_AUTO)
-        return mmx__fail(ctx, MMX_ERR_ARG, "%s: cannot tell the format (the name does not end "
-                         "in .obj, .off or .ply; pass the format explicitly)", path);
+    if (fmt == MMX_FORMAT_AUTO) return unknown_format(ctx, path);
     FILE *f = fopen(path, "rb");
     if (!f) return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     char *data = NULL;
