@@ -6,7 +6,10 @@
  * allocated from them. Every refusal leaves a detail in the context of the form
  * "FILE:LINE: problem" (text formats, and the text header of a binary PLY) or
  * "FILE: byte OFFSET: problem" (the body of a binary PLY). Face numbers and vertex indices in
- * messages count from 0, as in the mesh (OBJ messages say so).
+ * messages count from 0, as in the mesh (OBJ messages say so). A number in a message is
+ * printed as the file writes it, also when it is too large for 32 bits. The text formats (and
+ * a PLY header) may end their lines with LF, CRLF or a lone CR (classic Mac OS files); line
+ * numbers count every line ending once.
  */
 #ifndef MESHMATRIX_IO_H
 #define MESHMATRIX_IO_H
@@ -27,7 +30,7 @@ typedef enum mmx_format {
                             mtllib and unknown statements skipped; a backslash at the end of a
                             statement line continues it on the next (not in comments).
                             OpenSubdiv 't' lines are kept verbatim in mesh->tags (continuations
-                            joined with a space). CRLF line endings and a UTF-8 BOM are fine. */
+                            joined with a space). A UTF-8 BOM is fine. */
     MMX_FORMAT_OFF,      /* OFF, also with the COFF/NOFF/CNOFF/STOFF... headers and the counts
                             "nv nf [ne]" on the header line or the next; one vertex (x y z, extra
                             values skipped) and one face (n, n 0-based indices, an optional
@@ -50,11 +53,12 @@ mmx_format mmx_format_from_path(const char *path);
  * infinite, or too large for a float is refused. An empty file, an OBJ without 'v' lines,
  * and a file cut short of what its header announces are refused; OFF and PLY files that
  * announce 0 vertices give an empty mesh. Bytes after the announced data are ignored.
- * Errors: MMX_ERR_ARG (NULL argument, unknown extension with MMX_FORMAT_AUTO), MMX_ERR_IO
- * (cannot open/read, with the system's reason), MMX_ERR_PARSE (malformed, truncated, header
+ * Errors: MMX_ERR_ARG (NULL argument, unknown or no extension with MMX_FORMAT_AUTO: the known
+ * ones are listed), MMX_ERR_IO (cannot open/read, with the system's reason; a directory is
+ * named as one), MMX_ERR_UNSUPPORTED ("-": standard input is not read), MMX_ERR_PARSE (malformed, truncated, header
  * counts beyond the file's size), MMX_ERR_MESH (bad indices, faces of fewer than 3 vertices,
  * a vertex twice in a face, non-finite coordinates), MMX_ERR_OVERFLOW (counts beyond 32-bit
- * indices), MMX_ERR_UNSUPPORTED, MMX_ERR_NOMEM; the detail names the file, the line or byte
+ * indices), MMX_ERR_UNSUPPORTED (also formats listed above), MMX_ERR_NOMEM; the detail names the file, the line or byte
  * offset, and the problem. Cost: O(file size); a regular file is mapped into memory while it
  * is parsed (so it must not be truncated meanwhile), anything else is read into a buffer. */
 mmx_status mmx_mesh_read(mmx_ctx *ctx, const char *path, mmx_format fmt, mmx_mesh **out);
