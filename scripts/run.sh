@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's two commands for a fresh machine:
-#   bash scripts/run.sh demo   set up, build, and run the main job on the built-in default input
+#   bash scripts/run.sh demo   set up, build only the tool, and run the main job (mmx demo) on its
+#                              default input, the Bigguy cage in tests/data
 #   bash scripts/run.sh test   set up, build (warnings are errors), run every test suite, then
 #                              build again with AddressSanitizer + UBSan and run them again
 # Setup installs only what is missing, from Debian. CUDA is built when nvcc is found.
@@ -84,23 +85,52 @@ run_suite() { # build-dir, label
     return $rc
 }
 
-# Installs into a scratch root and builds the example the way a user would, via pkg-config.
+# Installs into a scratch root and builds examples/mesh_stats.c the way a user would, through
+# pkg-config, twice: against the shared library (run with LD_LIBRARY_PATH, as the scratch root
+# is not in the loader's path), and against the static archive alone (pkg-config --static,
+# whose Libs.private must name all that libmeshmatrix.a needs: libm, and with CUDA built the
+# CUDA and C++ runtimes). Both programs must run and print the cube's figures.
+# Takes the build folder (default: build; another one when run by hand).
+# shellcheck disable=SC2120
 install_check() {
-    local root
+    local dir=${1:-build} root
     root=$(mktemp -d)
-    meson install -C build --destdir "$root" --quiet >/dev/null
-    local pc
+    if ! meson install -C "$dir" --destdir "$root" --quiet >/dev/null; then
+        echo "== install check FAILED: meson install -C $dir --destdir $root"
+        return 1
+    fi
+    local pc prefix
     pc=$(dirname "$(find "$root" -name meshmatrix.pc | head -1)")
-    local flags
-    flags=$(PKG_CONFIG_PATH=$pc PKG_CONFIG_SYSROOT_DIR=$root pkg-config --cflags --libs meshmatrix)
+    # The .pc file holds the real prefix; point it into the scratch root. (Not with
+    # PKG_CONFIG_SYSROOT_DIR, which would move the CUDA toolkit's -L folder there too.)
+    prefix=$(PKG_CONFIG_PATH=$pc pkg-config --variable=prefix meshmatrix)
+    local pkgconf=(env "PKG_CONFIG_PATH=$pc" pkg-config "--define-variable=prefix=$root$prefix")
+    local libdir shared static
+    libdir=$("${pkgconf[@]}" --variable=libdir meshmatrix)
+    shared=$("${pkgconf[@]}" --cflags --libs meshmatrix)
+    static=$("${pkgconf[@]}" --static --cflags --libs meshmatrix)
+    # -l:libmeshmatrix.a makes the linker take the archive by name, never the .so beside it.
+    static=${static/-lmeshmatrix/-l:libmeshmatrix.a}
+    local want="builtin:cube: 8 vertices, 6 faces, 12 edges, Euler characteristic 2" out step=""
     # shellcheck disable=SC2086
-    if cc -std=c11 -Wall -Werror examples/mesh_stats.c $flags -o "$root/mesh_stats" &&
-        LD_LIBRARY_PATH=$(dirname "$(find "$root" -name 'libmeshmatrix.so' | head -1)") \
-            "$root/mesh_stats" builtin:cube | grep -q "8 vertices, 6 faces"; then
-        echo "== install check: the example builds against the installed library via pkg-config and runs"
+    if ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $shared -o "$root/mesh_stats_shared"; then
+        step="building against the shared library: cc examples/mesh_stats.c $shared"
+    elif ! out=$(LD_LIBRARY_PATH=$libdir "$root/mesh_stats_shared" builtin:cube) ||
+        [[ "$out" != *"$want"* ]]; then
+        step="running the example linked to the shared library: '$out'"
+    elif ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $static -o "$root/mesh_stats_static"; then
+        step="building against the static archive: cc examples/mesh_stats.c $static"
+    elif readelf -d "$root/mesh_stats_static" | grep -q 'NEEDED.*libmeshmatrix'; then
+        step="the static build still needs libmeshmatrix.so"
+    elif ! out=$("$root/mesh_stats_static" builtin:cube) || [[ "$out" != *"$want"* ]]; then
+        step="running the statically linked example: '$out'"
+    fi
+    if [ -z "$step" ]; then
+        echo "== install check: examples/mesh_stats.c builds through pkg-config against the installed"
+        echo "   shared library and, with --static, against libmeshmatrix.a alone; both run"
         rm -rf "$root"
     else
-        echo "== install check FAILED (left in $root)"
+        echo "== install check FAILED ($dir): $step (left in $root)"
         return 1
     fi
 }

@@ -3,7 +3,9 @@
 #   tool_test.sh MMX DATA_DIR
 # Every malformed file in DATA_DIR/bad must give exit 1 and a message naming it; usage errors
 # give 2; non-manifold and badly oriented meshes are reported, not refused; the built-in shapes
-# report their known topology; convert OBJ -> PLY -> OFF -> OBJ gives back the same file.
+# report their known topology; convert OBJ -> PLY -> OFF -> OBJ gives back the same file;
+# subdiv, render and demo do what they say, and every command that writes refuses a bad output
+# path before any work.
 # Prints one line per check and closes with "N passed, M failed"; exits 1 if M > 0.
 set -u
 
@@ -358,7 +360,7 @@ expect_refusal() {
 }
 expect_refusal "Loop on quads" "face 0 has 4 vertices" subdiv --backend host --scheme loop builtin:cube "$TMP/s.obj"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
-expect_refusal "sqrt3 with a boundary" "edge (0, 1) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
+expect_refusal "sqrt3 with a boundary" "edge (0, 1) (0-based vertex numbers) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
 expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
 expect_refusal "non-manifold input" "has 3 faces" subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
 expect_refusal "too many levels" "32-bit" subdiv --backend host --scheme catmull-clark --levels 16 builtin:torus "$TMP/s.obj"
@@ -405,17 +407,166 @@ run subdiv --backend host --scheme catmull-clark --levels 2 --reorder builtin:to
     && ok "subdiv --reorder: renumbered, then 4608 quads" || bad "subdiv --reorder" "$out" "$err"
 run subdiv --backend host --scheme sqrt3 --levels 0 builtin:tetrahedron "$TMP/s.off"
 [ "$rc" -eq 0 ] && ok "subdiv with 0 levels copies" || bad "subdiv with 0 levels" "$err"
-# The main job: three files, each scheme's sizes.
-mkdir -p "$TMP/demo"
-run demo "$TMP/demo"
-if [ "$rc" -eq 0 ] && [ -s "$TMP/demo/demo_catmull_clark.obj" ] && [ -s "$TMP/demo/demo_loop.obj" ] \
-    && [ -s "$TMP/demo/demo_sqrt3.obj" ] && [[ "$out" == *"12288"* && "$out" == *"20480"* && "$out" == *"6480"* ]]; then
-    ok "demo: three schemes, three files"
-else
-    bad "demo" "exit $rc" "${out:0:600}" "$err"
+# ---- PNG pictures: mmx render ------------------------------------------------------------------
+# png_size FILE: "W H" from the IHDR of a PNG (the 8-byte signature, then the IHDR chunk), or
+# a reason why the file is not one.
+png_size() {
+    local hex
+    hex=$(od -An -tx1 -N24 "$1" 2>/dev/null | tr -d ' \n')
+    if [ "${hex:0:16}" != 89504e470d0a1a0a ]; then echo "no PNG signature: ${hex:0:16}"; return 1; fi
+    if [ "${hex:16:16}" != 0000000d49484452 ]; then echo "no IHDR first: ${hex:16:16}"; return 1; fi
+    echo "$((16#${hex:32:8})) $((16#${hex:40:8}))"
+}
+# png_valid FILE: every chunk's CRC, the zlib stream (with its Adler-32) and the filtered rows'
+# length; skipped (true) where python3 is missing.
+png_valid() {
+    command -v python3 >/dev/null || return 0
+    python3 - "$1" <<'PY'
+import struct, sys, zlib
+d = open(sys.argv[1], "rb").read()
+o, idat, w, h = 8, b"", 0, 0
+while o < len(d):
+    n, = struct.unpack(">I", d[o:o + 4])
+    t, body = d[o + 4:o + 8], d[o + 8:o + 8 + n]
+    if zlib.crc32(t + body) & 0xffffffff != struct.unpack(">I", d[o + 8 + n:o + 12 + n])[0]:
+        sys.exit("bad CRC in " + t.decode())
+    if t == b"IHDR":
+        w, h, depth, colour = struct.unpack(">IIBB", body[:10])
+        if (depth, colour) != (8, 2): sys.exit("not 8-bit RGB")
+    idat += body if t == b"IDAT" else b""
+    o += 12 + n
+raw = zlib.decompress(idat)
+if len(raw) != h * (3 * w + 1) or max(raw[::3 * w + 1]) > 4: sys.exit("bad rows")
+PY
+}
+check_usage "render without OUT" render builtin:cube
+check_usage "render to a non-PNG name" render builtin:cube "$TMP/r.jpg"
+check_usage "render with a bad --size" render --size 8 builtin:cube "$TMP/r.png"
+check_usage "render with a non-numeric --size" render --size big builtin:cube "$TMP/r.png"
+check_usage "--size on another command" info --size 64 builtin:cube
+check_usage "--data on another command" info --data x.obj
+if expect_rc "render builtin:torus" 0 render --size 64 builtin:torus "$TMP/r.png"; then
+    got=$(png_size "$TMP/r.png")
+    if [ "$got" = "64 64" ] && png_valid "$TMP/r.png"; then
+        ok "render: a valid 64 x 64 PNG ($(wc -c <"$TMP/r.png") bytes)"
+    else
+        bad "render writes a valid PNG" "$got" "$(png_valid "$TMP/r.png" 2>&1)"
+    fi
+    [[ "$out" == *"picture"*"$TMP/r.png"*"64 x 64 PNG"* ]] && ok "render says what it wrote" \
+        || bad "render says what it wrote" "$out"
 fi
-[[ "$out" == *"cuda backend"* || "$out" == *"host backend"* ]] && ok "demo names its backend" \
-    || bad "demo names its backend" "$out"
+if expect_rc "render of the Bigguy cage" 0 render "$DATA/bigguy_quads.obj" "$TMP/bigguy.png"; then
+    got=$(png_size "$TMP/bigguy.png")
+    bytes=$(wc -c <"$TMP/bigguy.png")
+    # 800 x 800 by default; the compression must leave a small file (raw RGB is 1.9 MB).
+    [ "$got" = "800 800" ] && [ "$bytes" -lt 300000 ] && png_valid "$TMP/bigguy.png" \
+        && ok "render: the cage as a valid 800 x 800 PNG of $bytes bytes" \
+        || bad "render of the cage" "$got, $bytes bytes" "$(png_valid "$TMP/bigguy.png" 2>&1)"
+fi
+if expect_rc "render of an OFF file" 0 render --size 100 "$DATA/cube.off" "$TMP/cube.png"; then
+    [ "$(png_size "$TMP/cube.png")" = "100 100" ] && ok "render of an OFF file" || bad "render of an OFF file"
+fi
+# A mesh without faces gives the empty background, not an error.
+printf 'OFF\n0 0 0\n' >"$TMP/empty.off"
+if expect_rc "render of a mesh without faces" 0 render --size 32 "$TMP/empty.off" "$TMP/empty.png"; then
+    [ "$(png_size "$TMP/empty.png")" = "32 32" ] && png_valid "$TMP/empty.png" \
+        && ok "render of a mesh without faces: the background" || bad "render of a mesh without faces"
+fi
+# From the GPU, the mesh is copied back to be drawn; without one, the reason is given.
+run render --backend cuda --size 64 builtin:icosphere "$TMP/gpu.png"
+if [ "$rc" -eq 0 ] && [ "$(png_size "$TMP/gpu.png")" = "64 64" ] && [[ "$out" == *"copied to the host"* ]]; then
+    ok "render --backend cuda: drawn from a device mesh"
+elif [ "$rc" -eq 1 ] && [[ "$err" == *CUDA* ]]; then
+    ok "render --backend cuda: no GPU here, $err"
+else
+    bad "render --backend cuda" "exit $rc" "stdout: ${out:0:300}" "stderr: $err"
+fi
+
+# ---- the output is checked before any work ------------------------------------------------------
+# expect_early NAME NEEDLE ARGS...: exit 1 within a second, a message naming the output and
+# saying NEEDLE, and nothing on stdout (no level was computed, no file loaded).
+expect_early() {
+    local name=$1 needle=$2 t0 t1
+    shift 2
+    t0=$(date +%s%N)
+    if expect_rc "$name" 1 "$@"; then
+        t1=$(date +%s%N)
+        if [[ "$err" == *"cannot write there"*"$needle"* ]] && [ -z "$out" ] \
+            && [ $(((t1 - t0) / 1000000)) -lt 1000 ]; then
+            ok "$name: exit 1 before any work, $err"
+        else
+            bad "$name: refused before any work, saying '$needle'" "stdout: ${out:0:300}" "stderr: $err" \
+                "$(((t1 - t0) / 1000000)) ms"
+        fi
+    fi
+}
+mkdir -p "$TMP/adir.obj" "$TMP/adir.png"
+: >"$TMP/plainfile"
+# Six levels of Catmull-Clark on Bigguy (5.9M quads) would take seconds: refused at once.
+expect_early "subdiv into a missing folder" "does not exist" subdiv --backend host --scheme catmull-clark \
+    --levels 6 "$DATA/bigguy_quads.obj" "$TMP/nowhere/s.obj"
+expect_early "subdiv onto a folder" "is a folder" subdiv --backend host --scheme catmull-clark \
+    --levels 6 "$DATA/bigguy_quads.obj" "$TMP/adir.obj"
+expect_early "subdiv below a plain file" "is not a folder" subdiv --backend host --scheme loop \
+    builtin:icosphere "$TMP/plainfile/s.obj"
+expect_early "convert into a missing folder" "does not exist" convert "$DATA/bigguy_quads.obj" "$TMP/nowhere/c.ply"
+expect_early "reorder into a missing folder" "does not exist" reorder "$DATA/bigguy_quads.obj" "$TMP/nowhere/r.off"
+expect_early "render into a missing folder" "does not exist" render "$DATA/bigguy_quads.obj" "$TMP/nowhere/r.png"
+expect_early "render onto a folder" "is a folder" render "$DATA/bigguy_quads.obj" "$TMP/adir.png"
+expect_early "demo into a missing folder" "does not exist" demo --backend host "$TMP/nowhere"
+expect_early "demo into a plain file" "is not a folder" demo --backend host "$TMP/plainfile"
+
+# ---- the main job: mmx demo ---------------------------------------------------------------------
+check_usage "demo with a bad --levels" demo --levels many "$TMP"
+# Two levels keep it quick (also under the sanitizers); the default levels reach millions of
+# faces. Bigguy: 1,450 quads, 2,900 triangles once split.
+mkdir -p "$TMP/demo"
+run demo --backend host --levels 2 --data "$DATA/bigguy_quads.obj" "$TMP/demo"
+files_ok=1
+[ "$(png_size "$TMP/demo/demo_cage.png")" = "800 800" ] || files_ok=0
+for scheme in catmull_clark loop sqrt3; do
+    [ -s "$TMP/demo/demo_$scheme.ply" ] || files_ok=0
+    [ "$(png_size "$TMP/demo/demo_$scheme.png")" = "800 800" ] || files_ok=0
+done
+# Level 2: Catmull-Clark 23,200 quads; Loop 46,400 and sqrt3 26,100 triangles.
+if [ "$rc" -eq 0 ] && [ "$files_ok" -eq 1 ] && [[ "$out" == *" 23200 "* && "$out" == *" 46400 "* && "$out" == *" 26100 "* ]]; then
+    ok "demo --levels 2: three schemes, four pictures (the cage too) and three PLY files"
+else
+    bad "demo --levels 2" "exit $rc" "${out:0:900}" "$err"
+fi
+[[ "$(field backend)" == "host: asked for with --backend host" && "$out" == *"host backend"* ]] \
+    && ok "demo says it runs on the host and why: $(field backend)" || bad "demo names its backend and why" "$out"
+[[ "$out" == *"demo_loop.png"* && "$out" == *"image viewer"* && "$out" == *"demo_loop.ply"* ]] \
+    && ok "demo says what it wrote and how to look at it" || bad "demo says how to look at its results" "$out"
+if expect_rc "info on the demo's sqrt3 result" 0 info "$TMP/demo/demo_sqrt3.ply"; then
+    expect_field "demo sqrt3 result: 26100 faces" faces 26100
+    expect_field "demo sqrt3 result: closed" "boundary edges" 0
+fi
+# Without --data and --backend: the cage compiled in from the source tree, the backend chosen
+# with its reason (no GPU, no CUDA build, or a GPU found).
+run demo --levels 1 "$TMP/demo"
+if [ "$rc" -eq 0 ] && [[ "$(field cage)" == *bigguy_quads.obj* && "$out" != *"note:"* ]]; then
+    ok "demo finds its cage: $(field cage)"
+else
+    bad "demo finds its default cage" "exit $rc" "${out:0:600}" "$err"
+fi
+case "$(field backend)" in
+"host: built without the CUDA backend" | "host: no usable GPU or driver found ("*")" | "cuda: "*" found"* | "cuda: device 0"*)
+    ok "demo picks its backend and says why: $(field backend)" ;;
+*) bad "demo picks its backend and says why" "$(field backend)" ;;
+esac
+run demo --data "$TMP/missing.obj" "$TMP/demo"
+[ "$rc" -eq 1 ] && [[ "$err" == *missing.obj* ]] && ok "demo with a missing --data file: exit 1, $err" \
+    || bad "demo with a missing --data file" "exit $rc" "$err"
+
+# ---- help ---------------------------------------------------------------------------------------
+if expect_rc "--help (commands)" 0 --help; then
+    heading=$(printf '%s\n' "$out" | head -n 2)
+    [[ "$heading" == *subdivide* && "$heading" == *render* ]] && ok "--help's heading mentions subdivision and rendering" \
+        || bad "--help's heading mentions subdivision and rendering" "$heading"
+    [[ "$out" == *"mmx render IN OUT.png"* && "$out" == *"mmx demo [--data FILE] [--levels N] [DIR]"* ]] \
+        && ok "--help lists render and demo's options" || bad "--help lists render and demo" "$out"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -10,12 +10,16 @@
  *                          before and after, and writes OUT
  *   mmx subdiv --scheme S [--levels N] IN OUT
  *                          Loop, sqrt3 or Catmull-Clark subdivision (subdiv_cmd.c)
- *   mmx demo [DIR]         the main job: each scheme on a built-in cage, written to DIR
+ *   mmx render IN OUT.png  a picture of a mesh, drawn by the tool (render_cmd.c, render.c,
+ *                          png.c, deflate.c)
+ *   mmx demo [DIR]         the main job: each scheme on a real cage to millions of faces,
+ *                          pictures and meshes written to DIR (demo_cmd.c)
  *
  * FILE and IN are mesh files (.obj, .off, .ply) or builtin:SPEC for mmx_mesh_shape's shapes.
  * It uses only the public API, so it is also an example of it. Exit status: 0 success, 1 when
  * the input is bad or an operation fails (the context's detail goes to stderr), 2 for a usage
- * error.
+ * error. Commands that write check their output's folder before any work, so a mistyped
+ * path fails at once rather than after minutes of subdivision.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,12 +33,13 @@
 const char tool_usage_line[] =
     "usage: mmx [--backend host|cuda] info [FILE] | convert IN OUT | reorder IN OUT |\n"
     "       subdiv --scheme loop|sqrt3|catmull-clark [--levels N] [--path fused|algebraic]\n"
-    "              [--reorder] IN OUT | demo [DIR] |\n"
-    "       help | --version";
+    "              [--reorder] IN OUT | render IN OUT.png [--size N] |\n"
+    "       demo [--data FILE] [--levels N] [DIR] | help | --version";
 
 static void print_help(void)
 {
-    printf("mmx %d.%d.%d: inspect and convert polygon meshes (meshmatrix)\n\n"
+    printf("mmx %d.%d.%d: inspect, convert, subdivide (Loop, sqrt3, Catmull-Clark) and render\n"
+           "polygon meshes (meshmatrix)\n\n"
            "usage:\n"
            "  mmx info [FILE]        counts, face orders, boundary, manifoldness, orientation,\n"
            "                         components, Euler characteristic, genus, bounding box\n"
@@ -51,20 +56,32 @@ static void print_help(void)
            "                         default) or algebraic picks the implementation (same\n"
            "                         result); --reorder renumbers IN first as mmx reorder\n"
            "                         does (RCM), for locality\n"
-           "  mmx demo [DIR]         the main job: each scheme on a built-in cage (Catmull-\n"
-           "                         Clark 5 levels on builtin:mixed, Loop and sqrt3 4 levels\n"
-           "                         on builtin:icosphere:1), written to DIR (default .)\n"
+           "  mmx render IN OUT.png [--size N]\n"
+           "                         draw IN as an N x N PNG picture (default 800): a fixed\n"
+           "                         view from the front right and above, +y up, flat-shaded\n"
+           "  mmx demo [--data FILE] [--levels N] [DIR]\n"
+           "                         the main job: Catmull-Clark on a real cage (Bay Raitt's\n"
+           "                         Bigguy, 1,450 quads; or FILE), Loop and sqrt3 on it split\n"
+           "                         into triangles, to millions of faces (on the host 5, 5\n"
+           "                         and 6 levels; on a GPU 6, 6 and 7; or N); says which\n"
+           "                         backend runs and why, and writes pictures of the cage and\n"
+           "                         of each result, and each result as binary PLY, into DIR\n"
+           "                         (default .), which must exist\n"
            "  mmx help, mmx --help   this text\n"
            "  mmx --version          the version and whether the CUDA backend is built\n\n"
            "FILE, IN:  a .obj, .off or .ply file, or builtin:SPEC, one of the built-in shapes\n"
            "           tetrahedron, cube, icosphere[:L], torus[:U:V], grid[:NX:NY], mixed;\n"
            "           'mmx info' without FILE inspects " DEFAULT_INPUT ".\n"
-           "OUT:       .obj (text), .off (text) or .ply (binary little endian).\n\n"
+           "OUT:       .obj (text), .off (text) or .ply (binary little endian); its folder must\n"
+           "           exist and be writable (checked before any work).\n\n"
            "options:\n"
            "  --backend host|cuda    where the work runs (default: cuda for subdiv and demo\n"
            "                         when a GPU is present, else host); cuda needs a GPU and\n"
-           "                         a build with the CUDA backend\n"
-           "  --scheme S, --levels N, --path P, --reorder   for subdiv\n"
+           "                         a build with the CUDA backend. render draws on the host\n"
+           "                         either way\n"
+           "  --scheme S, --levels N, --path P, --reorder   for subdiv (--levels for demo too)\n"
+           "  --size N               render's picture size in pixels (16 to 4096)\n"
+           "  --data FILE            demo's cage\n"
            "  -h, --help             this text\n"
            "  -V, --version          the version\n\n"
            "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n",
@@ -196,6 +213,7 @@ static int cmd_convert(mmx_ctx *ctx, const char *in, const char *out)
     mmx_format fmt = mmx_format_from_path(out);
     if (fmt == MMX_FORMAT_AUTO)
         return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
+    if (check_output_file(out)) return EXIT_FAIL;
     mmx_mesh *mesh = NULL;
     double load_ms;
     mmx_status s = load(ctx, in, &mesh, &load_ms);
@@ -235,6 +253,7 @@ static int cmd_reorder(mmx_ctx *ctx, const char *in, const char *out)
     mmx_format fmt = mmx_format_from_path(out);
     if (fmt == MMX_FORMAT_AUTO)
         return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
+    if (check_output_file(out)) return EXIT_FAIL;
     mmx_mesh *mesh = NULL, *re = NULL;
     double load_ms;
     mmx_status s = load(ctx, in, &mesh, &load_ms);
@@ -296,7 +315,8 @@ int main(int argc, char **argv)
 {
     const char *pos[4];
     int npos = 0, help = 0, version = 0, options_done = 0;
-    const char *backend = NULL, *scheme = NULL, *levels = NULL, *path = NULL;
+    const char *backend = NULL, *scheme = NULL, *levels = NULL, *path = NULL, *size = NULL,
+               *data = NULL;
     int reorder = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -329,6 +349,13 @@ int main(int argc, char **argv)
             path = a + 7;
         } else if (strcmp(a, "--reorder") == 0) {
             reorder = 1;
+        } else if (strcmp(a, "--size") == 0 || strcmp(a, "--data") == 0) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            *(a[2] == 's' ? &size : &data) = argv[++i];
+        } else if (strncmp(a, "--size=", 7) == 0) {
+            size = a + 7;
+        } else if (strncmp(a, "--data=", 7) == 0) {
+            data = a + 7;
         } else {
             return usage_error("unknown option '%s'", a);
         }
@@ -342,9 +369,7 @@ int main(int argc, char **argv)
                MMX_VERSION_MINOR, MMX_VERSION_PATCH, mmx_has_cuda() ? "built" : "not built");
         return finish(EXIT_OK);
     }
-    int cuda = 0;
-    if (backend && strcmp(backend, "cuda") == 0) cuda = 1;
-    else if (backend && strcmp(backend, "host") != 0)
+    if (backend && strcmp(backend, "cuda") != 0 && strcmp(backend, "host") != 0)
         return usage_error("unknown backend '%s' (use host or cuda)", backend);
     if (npos == 0) return usage_error("no command given");
 
@@ -363,34 +388,36 @@ int main(int argc, char **argv)
         if (npos > 3) return usage_error("reorder takes IN and OUT, got %d arguments", npos - 1);
     } else if (strcmp(cmd, "subdiv") == 0) {
         if (npos != 3) return usage_error("subdiv needs IN and OUT, got %d arguments", npos - 1);
+    } else if (strcmp(cmd, "render") == 0) {
+        if (npos != 3)
+            return usage_error("render needs IN and OUT.png, got %d arguments", npos - 1);
     } else if (strcmp(cmd, "demo") == 0) {
         if (npos > 2) return usage_error("demo takes one DIR, got %d arguments", npos - 1);
     } else {
         return usage_error("unknown command '%s'", cmd);
     }
-    const int subdiv = cmd[0] == 's' || cmd[0] == 'd';
-    if ((scheme || levels || path || reorder) && cmd[0] != 's')
-        return usage_error("--scheme, --levels, --path and --reorder belong to subdiv");
+    const int is_subdiv = strcmp(cmd, "subdiv") == 0, is_demo = strcmp(cmd, "demo") == 0;
+    if ((scheme || path || reorder) && !is_subdiv)
+        return usage_error("--scheme, --path and --reorder belong to subdiv");
+    if (levels && !is_subdiv && !is_demo) return usage_error("--levels belongs to subdiv and demo");
+    if (size && strcmp(cmd, "render") != 0) return usage_error("--size belongs to render");
+    if (data && !is_demo) return usage_error("--data belongs to demo");
 
     mmx_ctx *ctx = NULL;
     mmx_status s = mmx_ctx_create(&ctx);
     if (s) return fail(NULL, s, NULL);
     /* subdiv and demo run on the GPU when there is one and no backend was asked for. */
-    if (!backend && subdiv && mmx_has_cuda()) {
-        int n = 0;
-        cuda = mmx_cuda_device_count(ctx, &n) == MMX_OK && n > 0;
-    }
-    if (cuda && (s = mmx_ctx_use_cuda(ctx, 0)) != MMX_OK) {
-        fprintf(stderr, "mmx: cannot use the CUDA backend: %s\n",
-                mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s));
+    char why[512];
+    if (choose_backend(ctx, backend, is_subdiv || is_demo, why, sizeof why)) {
         mmx_ctx_free(ctx);
         return EXIT_FAIL;
     }
-    int rc = cmd[0] == 'i' ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
-           : cmd[0] == 'r' ? cmd_reorder(ctx, pos[1], pos[2])
-           : cmd[0] == 's' ? cmd_subdiv(ctx, scheme, levels, path, reorder, pos[1], pos[2])
-           : cmd[0] == 'd' ? cmd_demo(ctx, npos == 2 ? pos[1] : ".")
-                           : cmd_convert(ctx, pos[1], pos[2]);
+    int rc = strcmp(cmd, "info") == 0 ? cmd_info(ctx, npos == 2 ? pos[1] : DEFAULT_INPUT, npos < 2)
+           : strcmp(cmd, "reorder") == 0 ? cmd_reorder(ctx, pos[1], pos[2])
+           : strcmp(cmd, "render") == 0 ? cmd_render(ctx, pos[1], pos[2], size)
+           : is_subdiv ? cmd_subdiv(ctx, scheme, levels, path, reorder, pos[1], pos[2])
+           : is_demo ? cmd_demo(ctx, why, data, levels, npos == 2 ? pos[1] : ".")
+                     : cmd_convert(ctx, pos[1], pos[2]);
     mmx_ctx_free(ctx);
     return finish(rc);
 }

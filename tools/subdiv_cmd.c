@@ -1,28 +1,47 @@
-/* mmx subdiv and mmx demo: subdivision through the public API, with per-level sizes and
- * times. The scheme, level count and output format are checked before any work; the library
- * checks the mesh (face orders, manifoldness, sizes) before it refines anything. */
-#include <errno.h>
+/* mmx subdiv: subdivision through the public API, with per-level sizes and times (the
+ * report is shared with mmx demo). The scheme, level count, output format and output folder
+ * are checked before any work; the library checks the mesh (face orders, manifoldness,
+ * sizes) before it refines anything. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tool.h"
 
-/* The most levels the tool accepts; far more than any mesh survives (each level multiplies
- * the faces by 3 or 4), so the library's size check refuses long before. */
-#define MAX_LEVELS 32
-
-static int parse_levels(const char *arg, int *levels)
+int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
+                  const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine)
 {
-    if (!arg) {
-        *levels = 1;
-        return 1;
+    *fine = NULL;
+    mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
+    if (!trace) {
+        fprintf(stderr, "mmx: out of memory\n");
+        return EXIT_FAIL;
     }
-    char *end = NULL;
-    errno = 0;
-    long n = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || n < 0 || n > MAX_LEVELS) return 0;
-    *levels = (int)n;
-    return 1;
+    mmx_subdiv_options opts = {0};
+    opts.trace = trace;
+    opts.path = path;
+    row("scheme", "%s, %d level%s, %s path, %s backend", mmx_scheme_name(scheme), levels,
+        levels == 1 ? "" : "s", path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused",
+        backend_name(ctx));
+    if (load_ms >= 0)
+        row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name,
+            (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms);
+    else
+        row("input", "%s: %d vertices, %d faces", name, (int)mmx_mesh_nverts(mesh),
+            (int)mmx_mesh_nfaces(mesh));
+    double t0 = now_ms();
+    mmx_status s = mmx_subdivide(ctx, scheme, mesh, levels, &opts, fine);
+    double total_ms = now_ms() - t0;
+    if (s) {
+        free(trace);
+        return fail(ctx, s, name);
+    }
+    printf("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
+    for (int l = 0; l < levels; l++)
+        printf("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
+               (int)trace[l].nedges, trace[l].ms);
+    free(trace);
+    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+    return EXIT_OK;
 }
 
 /* Refines `in` and writes `out`, printing the report. */
@@ -48,35 +67,10 @@ static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path
         row("reordered", "vertices by reverse Cuthill-McKee, faces by their first vertex (%.3f ms)",
             now_ms() - t0);
     }
-    mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
-    if (!trace) {
-        mmx_mesh_free(mesh);
-        fprintf(stderr, "mmx: out of memory\n");
-        return EXIT_FAIL;
-    }
-    mmx_subdiv_options opts = {0};
-    opts.trace = trace;
-    opts.path = path;
-    row("scheme", "%s, %d level%s, %s path, %s backend", mmx_scheme_name(scheme), levels,
-        levels == 1 ? "" : "s", path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused",
-        backend_name(ctx));
-    row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", in, (int)mmx_mesh_nverts(mesh),
-        (int)mmx_mesh_nfaces(mesh), load_ms);
-    double t0 = now_ms();
-    s = mmx_subdivide(ctx, scheme, mesh, levels, &opts, &fine);
-    double total_ms = now_ms() - t0;
+    int rc = subdiv_report(ctx, scheme, levels, path, mesh, in, load_ms, &fine);
     mmx_mesh_free(mesh);
-    if (s) {
-        free(trace);
-        return fail(ctx, s, in);
-    }
-    printf("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
-    for (int l = 0; l < levels; l++)
-        printf("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
-               (int)trace[l].nedges, trace[l].ms);
-    free(trace);
-    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
-    t0 = now_ms();
+    if (rc) return rc;
+    double t0 = now_ms();
     s = mmx_mesh_write(ctx, fine, out, fmt);
     double write_ms = now_ms() - t0;
     int nv = (int)mmx_mesh_nverts(fine), nf = (int)mmx_mesh_nfaces(fine);
@@ -95,7 +89,7 @@ int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, con
     if (!scheme_arg) return usage_error("subdiv needs --scheme loop|sqrt3|catmull-clark");
     if (mmx_scheme_parse(scheme_arg, &scheme))
         return usage_error("unknown scheme '%s' (use loop, sqrt3 or catmull-clark)", scheme_arg);
-    if (!parse_levels(levels_arg, &levels))
+    if (!parse_levels(levels_arg, 1, &levels))
         return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
                            levels_arg);
     mmx_format fmt = mmx_format_from_path(out);
@@ -105,26 +99,6 @@ int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, con
     if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
     else if (path_arg && strcmp(path_arg, "fused") != 0)
         return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
+    if (check_output_file(out)) return EXIT_FAIL;
     return run(ctx, scheme, levels, path, reorder, in, out, fmt);
-}
-
-int cmd_demo(mmx_ctx *ctx, const char *outdir)
-{
-    /* Three built-in cages, one per scheme: an open disk of mixed face orders (Catmull-Clark
-     * with its boundary rule), a closed icosphere (Loop and sqrt3). */
-    static const struct { mmx_scheme scheme; int levels; const char *in, *file; } jobs[] = {
-        {MMX_SCHEME_CATMULL_CLARK, 5, "builtin:mixed", "demo_catmull_clark.obj"},
-        {MMX_SCHEME_LOOP, 4, "builtin:icosphere:1", "demo_loop.obj"},
-        {MMX_SCHEME_SQRT3, 4, "builtin:icosphere:1", "demo_sqrt3.obj"},
-    };
-    for (size_t j = 0; j < sizeof jobs / sizeof jobs[0]; j++) {
-        char path[4096];
-        int n = snprintf(path, sizeof path, "%s/%s", outdir, jobs[j].file);
-        if (n < 0 || (size_t)n >= sizeof path) return usage_error("output folder name too long");
-        if (j) putchar('\n');
-        int rc = run(ctx, jobs[j].scheme, jobs[j].levels, MMX_SUBDIV_PATH_AUTO, 0, jobs[j].in, path,
-                     MMX_FORMAT_OBJ);
-        if (rc) return rc;
-    }
-    return EXIT_OK;
 }

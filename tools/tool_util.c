@@ -1,9 +1,13 @@
 /* Shared pieces of the mmx tool's commands: see tool.h. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "tool.h"
 
 int usage_error(const char *fmt, ...)
@@ -80,4 +84,161 @@ long long file_bytes(const char *path)
 const char *backend_name(const mmx_ctx *ctx)
 {
     return mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA ? "cuda" : "host";
+}
+
+/* ---- output paths --------------------------------------------------------------------------- */
+
+/* Whether `dir` is an existing, writable folder; if not, the reason in why[0..n). */
+static int dir_ok(const char *dir, char *why, size_t n)
+{
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        if (errno == ENOENT) snprintf(why, n, "the folder '%s' does not exist", dir);
+        else snprintf(why, n, "the folder '%s' cannot be read (%s)", dir, strerror(errno));
+        return 0;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(why, n, "'%s' is not a folder", dir);
+        return 0;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        snprintf(why, n, "the folder '%s' is not writable (%s)", dir, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+int check_output_file(const char *path)
+{
+    char why[4200], dir[4096];
+    size_t len = strlen(path);
+    struct stat sb;
+    /* The folder part: everything before the last '/', "/" for a file at the root, "." for a
+     * bare name. */
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 0;
+    if (len == 0) {
+        snprintf(why, sizeof why, "the name is empty");
+    } else if (path[len - 1] == '/' || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
+        snprintf(why, sizeof why, "it is a folder, not a file");
+    } else if (dlen >= sizeof dir) {
+        snprintf(why, sizeof why, "the folder name is too long");
+    } else {
+        if (slash) memcpy(dir, path, dlen);
+        else dir[dlen++] = '.';
+        dir[dlen] = '\0';
+        if (dir_ok(dir, why, sizeof why)) {
+            /* An existing file must be writable too (the folder's permission lets one delete
+             * it, not overwrite it). */
+            if (access(path, F_OK) != 0 || access(path, W_OK) == 0) return EXIT_OK;
+            snprintf(why, sizeof why, "the file exists and is not writable (%s)", strerror(errno));
+        }
+    }
+    fprintf(stderr, "mmx: %s: cannot write there: %s\n", path, why);
+    return EXIT_FAIL;
+}
+
+int check_output_dir(const char *dir)
+{
+    char why[4200];
+    if (dir_ok(dir, why, sizeof why)) return EXIT_OK;
+    fprintf(stderr, "mmx: %s: cannot write there: %s\n", dir, why);
+    return EXIT_FAIL;
+}
+
+int parse_levels(const char *arg, int dflt, int *levels)
+{
+    if (!arg) {
+        *levels = dflt;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < 0 || v > MAX_LEVELS) return 0;
+    *levels = (int)v;
+    return 1;
+}
+
+/* ---- the backend ------------------------------------------------------------------------- */
+
+/* The GPU's model name from the NVIDIA driver's /proc files ("NVIDIA H200"), when exactly one
+ * GPU is listed there (with several, their order need not be CUDA's). The public API counts
+ * devices but does not name them. Returns 1 when found. */
+static int gpu_model(char *name, size_t n)
+{
+    const char *root = "/proc/driver/nvidia/gpus";
+    DIR *d = opendir(root);
+    if (!d) return 0;
+    char file[512] = "";
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.') continue;
+        if (++count == 1) snprintf(file, sizeof file, "%s/%s/information", root, e->d_name);
+    }
+    closedir(d);
+    if (count != 1) return 0;
+    FILE *fp = fopen(file, "r");
+    if (!fp) return 0;
+    char line[256];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, fp)) {
+        if (strncmp(line, "Model:", 6) != 0) continue;
+        const char *v = line + 6;
+        while (*v == ' ' || *v == '\t') v++;
+        size_t l = strcspn(v, "\r\n");
+        if (l > 0) {
+            snprintf(name, n, "%.*s", (int)l, v);
+            found = 1;
+        }
+    }
+    fclose(fp);
+    return found;
+}
+
+int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *why, size_t n)
+{
+    int want_cuda = asked && strcmp(asked, "cuda") == 0;
+    if (asked && !want_cuda) {
+        snprintf(why, n, "host: asked for with --backend host");
+        return EXIT_OK;
+    }
+    if (!want_cuda && !gpu_by_default) {
+        snprintf(why, n, "host: the default for this command (--backend cuda for the GPU)");
+        return EXIT_OK;
+    }
+    int count = 0;
+    if (!want_cuda) {
+        if (!mmx_has_cuda()) {
+            snprintf(why, n, "host: built without the CUDA backend");
+            return EXIT_OK;
+        }
+        if (mmx_cuda_device_count(ctx, &count) != MMX_OK || count < 1) {
+            const char *r = mmx_ctx_error(ctx);
+            snprintf(why, n, "host: no usable GPU or driver found (%s)",
+                     r[0] ? r : "no reason given");
+            return EXIT_OK;
+        }
+    }
+    mmx_status s = mmx_ctx_use_cuda(ctx, 0);
+    if (s != MMX_OK) {
+        const char *r = mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s);
+        if (want_cuda) {
+            fprintf(stderr, "mmx: cannot use the CUDA backend: %s\n", r);
+            return EXIT_FAIL;
+        }
+        snprintf(why, n, "host: the GPU could not be used (%s)", r);
+        return EXIT_OK;
+    }
+    char model[128];
+    if (gpu_model(model, sizeof model)) snprintf(why, n, "cuda: %s found", model);
+    else if (count > 0)
+        snprintf(why, n, "cuda: device 0 of %d CUDA device%s", count, count == 1 ? "" : "s");
+    else snprintf(why, n, "cuda: device 0");
+    if (want_cuda) {
+        size_t l = strlen(why);
+        snprintf(why + l, n > l ? n - l : 0, " (asked for with --backend cuda)");
+    }
+    return EXIT_OK;
 }

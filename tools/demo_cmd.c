@@ -1,0 +1,211 @@
+/* mmx demo, the main job: the three schemes on a real cage (Bay Raitt's Bigguy, 1,450 quads,
+ * shipped as tests/data/bigguy_quads.obj) to millions of faces, the cage and each result
+ * drawn as a PNG, each result written as binary PLY. Catmull-Clark refines the quad cage;
+ * Loop and sqrt3 refine the same cage split into triangles here (sqrt3 needs a closed mesh,
+ * which Bigguy is). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tool.h"
+
+/* The cage, compiled in from the source tree by tools/meson.build; an installed mmx whose
+ * source tree is gone falls back to a built-in shape and says so. */
+#ifndef MMX_DEMO_CAGE
+#define MMX_DEMO_CAGE "tests/data/bigguy_quads.obj"
+#endif
+#define FALLBACK_CAGE "builtin:torus"
+#define PICTURE_SIZE 800
+
+/* ---- the triangle cage -------------------------------------------------------------------- */
+
+static float dist2(const float *a, const float *b)
+{
+    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz;
+}
+
+/* The mesh (named `name` in messages) with every face split into triangles, in the context's
+ * space: a quad along its shorter diagonal (the better-shaped pair), other polygons as fans
+ * from their first corner. Orientation is kept, so a closed manifold mesh stays one. Returns
+ * EXIT_OK, or EXIT_FAIL after saying why. */
+static int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out)
+{
+    *out = NULL;
+    mmx_index *start = NULL, *verts = NULL, *tstart = NULL, *tverts = NULL;
+    float *pos = NULL;
+    mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
+    mmx_status s = mmx_mesh_faces(ctx, mesh, &start, &verts);
+    if (s) return fail(ctx, s, name);
+    int rc = EXIT_OK;
+    /* A polygon of c corners gives c - 2 triangles; the total is below the corner count. */
+    size_t ntri = (size_t)start[nf] - 2 * (size_t)nf;
+    if (3 * ntri > (size_t)MMX_INDEX_MAX) {
+        fprintf(stderr, "mmx: %s: %zu triangles would not fit in 32-bit indices\n", name, ntri);
+        free(start);
+        free(verts);
+        return EXIT_FAIL;
+    }
+    tstart = malloc((ntri + 1) * sizeof *tstart);
+    tverts = malloc((3 * ntri + 1) * sizeof *tverts);
+    pos = malloc((size_t)nv * 3 * sizeof *pos + 1);
+    if (!tstart || !tverts || !pos) {
+        fprintf(stderr, "mmx: %s: out of memory splitting the cage into triangles\n", name);
+        rc = EXIT_FAIL;
+        goto done;
+    }
+    s = mmx_mem_copy(ctx, pos, MMX_SPACE_HOST, mesh->pos, mesh->space,
+                     (size_t)nv * 3 * sizeof *pos);
+    if (s) {
+        rc = fail(ctx, s, name);
+        goto done;
+    }
+    size_t t = 0;
+    for (mmx_index f = 0; f < nf; f++) {
+        const mmx_index *v = verts + start[f];
+        mmx_index c = start[f + 1] - start[f];
+        if (c == 4 && dist2(pos + 3 * (size_t)v[1], pos + 3 * (size_t)v[3]) <
+                          dist2(pos + 3 * (size_t)v[0], pos + 3 * (size_t)v[2])) {
+            const mmx_index tri[6] = {v[0], v[1], v[3], v[1], v[2], v[3]};
+            memcpy(tverts + 3 * t, tri, sizeof tri);
+            t += 2;
+            continue;
+        }
+        for (mmx_index i = 1; i + 1 < c; i++, t++) {
+            tverts[3 * t] = v[0];
+            tverts[3 * t + 1] = v[i];
+            tverts[3 * t + 2] = v[i + 1];
+        }
+    }
+    for (size_t i = 0; i <= ntri; i++) tstart[i] = (mmx_index)(3 * i);
+    s = mmx_mesh_from_faces(ctx, nv, (mmx_index)ntri, tstart, tverts, pos, out);
+    if (s) rc = fail(ctx, s, name);
+done:
+    free(start);
+    free(verts);
+    free(tstart);
+    free(tverts);
+    free(pos);
+    return rc;
+}
+
+/* ---- the demo ----------------------------------------------------------------------------- */
+
+/* The cage: the --data file, else the compiled-in Bigguy, else (with a notice) a built-in
+ * shape. Prints the "cage" row. */
+static int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **name)
+{
+    double ms = 0;
+    const char *src = data ? data : MMX_DEMO_CAGE;
+    mmx_status s = load(ctx, src, cage, &ms);
+    if (s && data) return fail(ctx, s, data); /* asked for by name: a failure is an error */
+    if (s) {
+        printf("note: the default cage %s cannot be read (%s); using %s instead\n", src,
+               mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s), FALLBACK_CAGE);
+        src = FALLBACK_CAGE;
+        s = load(ctx, src, cage, &ms);
+        if (s) return fail(ctx, s, src);
+    }
+    if (!(*cage)->pos) {
+        fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", src);
+        mmx_mesh_free(*cage);
+        *cage = NULL;
+        return EXIT_FAIL;
+    }
+    /* The file's own name is enough in the reports. */
+    const char *slash = strrchr(src, '/');
+    *name = slash ? slash + 1 : src;
+    row("cage", "%s: %d vertices, %d faces (loaded in %.3f ms)%s", src, (int)mmx_mesh_nverts(*cage),
+        (int)mmx_mesh_nfaces(*cage), ms,
+        strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
+    return EXIT_OK;
+}
+
+/* One scheme's run: subdivide, draw, write the mesh. */
+static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh *cage,
+                    const char *name, const char *png, const char *ply)
+{
+    mmx_mesh *fine = NULL;
+    int rc = subdiv_report(ctx, scheme, levels, MMX_SUBDIV_PATH_AUTO, cage, name, -1, &fine);
+    if (rc) return rc;
+    if (fine->space != MMX_SPACE_HOST) {
+        /* Both the picture and the file are made on the host: one copy serves the two. */
+        mmx_mesh *host = NULL;
+        double t0 = now_ms();
+        mmx_status s = mmx_mesh_copy(ctx, fine, MMX_SPACE_HOST, &host);
+        mmx_mesh_free(fine);
+        if (s) return fail(ctx, s, name);
+        fine = host;
+        row("copied", "the result to the host in %.1f ms", now_ms() - t0);
+    }
+    rc = render_to_png(ctx, fine, png, PICTURE_SIZE);
+    if (!rc) {
+        double t0 = now_ms();
+        mmx_status s = mmx_mesh_write(ctx, fine, ply, MMX_FORMAT_PLY);
+        double ms = now_ms() - t0;
+        if (s) rc = fail(ctx, s, ply);
+        else row("mesh", "%s: %s, %lld bytes (%.1f ms)", ply, format_name(MMX_FORMAT_PLY),
+                 file_bytes(ply), ms);
+    }
+    mmx_mesh_free(fine);
+    return rc;
+}
+
+int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const char *levels_arg,
+             const char *outdir)
+{
+    /* Levels that reach one to three million faces on the host (about a second of work each
+     * on two cores) and 6 to 12 million on a GPU, where the chain takes about a millisecond. */
+    const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
+    const struct {
+        mmx_scheme scheme;
+        int levels, triangles;
+        const char *stem;
+    } jobs[] = {
+        {MMX_SCHEME_CATMULL_CLARK, cuda ? 6 : 5, 0, "demo_catmull_clark"},
+        {MMX_SCHEME_LOOP, cuda ? 6 : 5, 1, "demo_loop"},
+        {MMX_SCHEME_SQRT3, cuda ? 7 : 6, 1, "demo_sqrt3"},
+    };
+    enum { NJOBS = sizeof jobs / sizeof jobs[0] };
+    int levels_all = -1;
+    if (levels_arg && !parse_levels(levels_arg, 0, &levels_all))
+        return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
+                           levels_arg);
+    char png[NJOBS][4096], ply[NJOBS][4096], cage_png[4096];
+    int c = snprintf(cage_png, sizeof cage_png, "%s/demo_cage.png", outdir);
+    if (c < 0 || (size_t)c >= sizeof cage_png) return usage_error("output folder name too long");
+    for (int j = 0; j < NJOBS; j++) {
+        int a = snprintf(png[j], sizeof png[j], "%s/%s.png", outdir, jobs[j].stem);
+        int b = snprintf(ply[j], sizeof ply[j], "%s/%s.ply", outdir, jobs[j].stem);
+        if (a < 0 || b < 0 || (size_t)a >= sizeof png[j] || (size_t)b >= sizeof ply[j])
+            return usage_error("output folder name too long");
+    }
+    if (check_output_dir(outdir)) return EXIT_FAIL;
+
+    row("backend", "%s", backend_line);
+    mmx_mesh *quads = NULL, *tris = NULL;
+    const char *name = NULL;
+    int rc = load_cage(ctx, data, &quads, &name);
+    if (rc) return rc;
+    /* The cage drawn as it comes, its facets showing: what the schemes start from. */
+    rc = render_to_png(ctx, quads, cage_png, PICTURE_SIZE);
+    if (!rc) rc = triangulate(ctx, quads, name, &tris);
+    if (rc) {
+        mmx_mesh_free(quads);
+        return rc;
+    }
+    char tri_name[300];
+    snprintf(tri_name, sizeof tri_name, "%s split into triangles", name);
+    for (int j = 0; j < NJOBS && !rc; j++) {
+        putchar('\n');
+        rc = demo_job(ctx, jobs[j].scheme, levels_all >= 0 ? levels_all : jobs[j].levels,
+                      jobs[j].triangles ? tris : quads, jobs[j].triangles ? tri_name : name,
+                      png[j], ply[j]);
+    }
+    mmx_mesh_free(quads);
+    mmx_mesh_free(tris);
+    if (rc) return rc;
+    printf("\nlook at the results: open the pictures %s/demo_*.png in any image viewer (the cage,\n"
+           "then each scheme's result); the meshes are the binary PLY files beside them (MeshLab,\n"
+           "Blender, ...; or 'mmx info FILE', 'mmx render FILE OUT.png')\n", outdir);
+    return EXIT_OK;
+}
