@@ -192,6 +192,20 @@ if expect_rc "info on an inconsistently oriented mesh" 0 info "$TMP/flip.obj"; t
         "1 (faces on both sides run the edge the same way)"
     expect_field "flipped mesh: 1 isolated vertex" "isolated vertices" 1
     expect_field "flipped mesh: no genus" genus "n/a (inconsistently oriented)"
+    expect_field "flipped mesh: no repeated face" "repeated faces" 0
+fi
+# A two-sided pillow (manifold, oriented) and a duplicated face: repeated faces named (the
+# subdivision's refusals of them are below).
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 3 2 1\n' >"$TMP/pillow.obj"
+if expect_rc "info on a pillow" 0 info "$TMP/pillow.obj"; then
+    expect_field "pillow: oriented, 0 inconsistent edges" "inconsistent edges" 0
+    expect_field "pillow: its two faces named" "repeated faces" \
+        "1 (faces 0 and 1 have the same vertices, in opposite orders: a two-sided pillow)"
+fi
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\nf 2 3 1\n' >"$TMP/dup.obj"
+if expect_rc "info on a duplicated face" 0 info "$TMP/dup.obj"; then
+    expect_field "duplicated face named" "repeated faces" \
+        "1 (faces 0 and 1 have the same vertices, in the same order: a duplicated face)"
 fi
 
 # ---- convert: OBJ -> PLY -> OFF -> OBJ keeps everything -------------------------------------
@@ -359,6 +373,11 @@ expect_refusal() {
     fi
 }
 expect_refusal "Loop on quads" "face 0 has 4 vertices" subdiv --backend host --scheme loop builtin:cube "$TMP/s.obj"
+# Loop refuses a two-sided pillow before any work (it wrote out of bounds before), Catmull-Clark
+# refines it; a duplicated face is named as such, not as an orientation problem.
+expect_refusal "loop on a pillow" "two-sided pillow" subdiv --backend host --scheme loop --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
+expect_rc "catmull-clark on a pillow" 0 subdiv --backend host --scheme catmull-clark --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
+expect_refusal "catmull-clark on a duplicated face" "face 1 repeats face 0" subdiv --backend host --scheme catmull-clark "$TMP/dup.obj" "$TMP/s.obj"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
 expect_refusal "sqrt3 with a boundary" "edge (0, 1) (0-based vertex numbers) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
 expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
@@ -551,7 +570,7 @@ else
     bad "demo finds its default cage" "exit $rc" "${out:0:600}" "$err"
 fi
 case "$(field backend)" in
-"host: built without the CUDA backend" | "host: no usable GPU or driver found ("*")" | "cuda: "*" found"* | "cuda: device 0"*)
+"host: built without the CUDA backend" | "host: no usable GPU or driver was found ("*")"* | "cuda: "*" found"* | "cuda: device 0"*)
     ok "demo picks its backend and says why: $(field backend)" ;;
 *) bad "demo picks its backend and says why" "$(field backend)" ;;
 esac

@@ -193,6 +193,13 @@ static int cmd_info(mmx_ctx *ctx, const char *src, int is_default)
     row("non-manifold verts", "%d", (int)st.nonmanifold_verts);
     row("inconsistent edges", "%d%s", (int)st.inconsistent_edges,
         st.inconsistent_edges ? " (faces on both sides run the edge the same way)" : "");
+    if (st.repeated_faces == 0) row("repeated faces", "0");
+    else
+        row("repeated faces", "%d (faces %d and %d have the same vertices, %s)",
+            (int)st.repeated_faces, (int)st.repeated_face[0], (int)st.repeated_face[1],
+            st.repeated_orientation == 1    ? "in the same order: a duplicated face"
+            : st.repeated_orientation == -1 ? "in opposite orders: a two-sided pillow"
+                                            : "in another order");
     row("isolated vertices", "%d", (int)st.isolated_verts);
     row("components", "%d", (int)st.components);
     row("euler characteristic", "%lld", (long long)st.euler);

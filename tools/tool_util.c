@@ -215,9 +215,10 @@ int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *wh
             return EXIT_OK;
         }
         if (mmx_cuda_device_count(ctx, &count) != MMX_OK || count < 1) {
+            /* The library's sentence already says "no usable GPU or driver was found (why)". */
             const char *r = mmx_ctx_error(ctx);
-            snprintf(why, n, "host: no usable GPU or driver found (%s)",
-                     r[0] ? r : "no reason given");
+            if (r[0]) snprintf(why, n, "host: %s", r);
+            else snprintf(why, n, "host: no usable GPU or driver was found (%d devices)", count);
             return EXIT_OK;
         }
     }
