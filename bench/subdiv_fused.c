@@ -150,6 +150,8 @@ static int run_mmx(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, mmx_subdiv
         mmx_mesh *out = NULL;
         double t0 = bc_now_ms();
         mmx_status s = mmx_subdivide(ctx, k->scheme, cage, k->level, &o, &out);
+        /* mmx_subdivide returns with the last level queued: the wall time waits for it. */
+        if (s == MMX_OK) s = mmx_ctx_sync(ctx);
         double t = bc_now_ms() - t0;
         if (s == MMX_OK && mmx_mesh_nfaces(out) != r->faces) {
             add_note(r, "WARNING: face count differs from the closed form");
@@ -185,6 +187,7 @@ static void note_overheads(mmx_ctx *ctx, const kase *k, const mmx_mesh *cage, ro
         mmx_mesh *out = NULL;
         double t0 = bc_now_ms();
         mmx_status s = mmx_subdivide(ctx, k->scheme, cage, 0, NULL, &out);
+        if (s == MMX_OK) s = mmx_ctx_sync(ctx); /* the copy of the cage is queued */
         w[i] = bc_now_ms() - t0;
         mmx_mesh_free(out);
         if (s) return;
@@ -254,8 +257,8 @@ static void run_eval(mmx_ctx *cuda, const kase *k, const mmx_mesh *cage_d, row *
     else r->fused_chain = bc_median(t, 21);
     add_note(r, "re-evaluation of a level-6 plan (CUDA graph) in fused_chain_ms");
     mmx_timer_free(timer);
-    mmx_mem_free(MMX_SPACE_DEVICE, in);
-    mmx_mem_free(MMX_SPACE_DEVICE, out);
+    mmx_mem_free(cuda, MMX_SPACE_DEVICE, in);
+    mmx_mem_free(cuda, MMX_SPACE_DEVICE, out);
     mmx_subdiv_plan_free(plan);
 }
 

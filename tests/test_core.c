@@ -115,9 +115,9 @@ Test(core, host_memory_and_copies)
     for (int i = 0; i < 100; i++) a[i] = i * i;
     MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, b, MMX_SPACE_HOST, a, MMX_SPACE_HOST, 100 * sizeof(int)));
     cr_assert_arr_eq(a, b, 100 * sizeof(int));
-    mmx_mem_free(MMX_SPACE_HOST, a);
-    mmx_mem_free(MMX_SPACE_HOST, b);
-    mmx_mem_free(MMX_SPACE_HOST, NULL);
+    mmx_mem_free(ctx, MMX_SPACE_HOST, a);
+    mmx_mem_free(ctx, MMX_SPACE_HOST, b);
+    mmx_mem_free(ctx, MMX_SPACE_HOST, NULL);
     void *z = (void *)1;
     MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_HOST, 0, &z));
     cr_assert_null(z);

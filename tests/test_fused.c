@@ -258,8 +258,8 @@ static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh 
         mmx_mesh_free(got);
         mmx_mesh_free(ref);
         mmx_mesh_free(moved);
-        mmx_mem_free(sp, dc);
-        mmx_mem_free(sp, dout);
+        mmx_mem_free(ctx, sp, dc);
+        mmx_mem_free(ctx, sp, dout);
     }
     free(hc);
     free(hout);

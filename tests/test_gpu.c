@@ -26,8 +26,8 @@ Test(gpu, context_and_memory_round_trip)
     MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d2, MMX_SPACE_DEVICE, d1, MMX_SPACE_DEVICE, N * sizeof *h));
     MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, back, MMX_SPACE_HOST, d2, MMX_SPACE_DEVICE, N * sizeof *h));
     cr_assert_arr_eq(h, back, N * sizeof *h);
-    mmx_mem_free(MMX_SPACE_DEVICE, d1);
-    mmx_mem_free(MMX_SPACE_DEVICE, d2);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d1);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d2);
     free(h);
     free(back);
     mmx_ctx_free(ctx);
@@ -42,7 +42,7 @@ Test(gpu, an_absurd_allocation_fails_cleanly)
     cr_assert_null(p);
     /* and the context still works afterwards */
     MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 64, &p));
-    mmx_mem_free(MMX_SPACE_DEVICE, p);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, p);
     mmx_ctx_free(ctx);
 }
 
@@ -59,7 +59,7 @@ Test(gpu, timer_uses_events)
     MMX_OK_OR_FAIL(ctx, mmx_timer_stop(t, &ms));
     cr_assert_gt(ms, 0.0);
     cr_assert_lt(ms, 10000.0);
-    mmx_mem_free(MMX_SPACE_DEVICE, d);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d);
     mmx_timer_free(t);
     mmx_ctx_free(ctx);
 }
@@ -132,8 +132,8 @@ Test(gpu, device_check_agrees_with_the_host)
         }
         mmx_csc_free(A);
         mmx_csc_free(H);
-        mmx_mem_free(MMX_SPACE_DEVICE, d_colptr);
-        mmx_mem_free(MMX_SPACE_DEVICE, d_rowidx);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_colptr);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_rowidx);
     }
     /* A decreasing column pointer is named the same way too. */
     const mmx_index dec[] = {0, 3, 2, 9, 12};
@@ -145,8 +145,8 @@ Test(gpu, device_check_agrees_with_the_host)
     mmx_csc *A = NULL;
     cr_assert_eq(mmx_csc_create(ctx, 6, 4, d_dec, d_rows, NULL, MMX_SPACE_DEVICE, &A), MMX_ERR_ARG);
     cr_assert(strstr(mmx_ctx_error(ctx), "column 1: column pointers decrease"), "%s", mmx_ctx_error(ctx));
-    mmx_mem_free(MMX_SPACE_DEVICE, d_dec);
-    mmx_mem_free(MMX_SPACE_DEVICE, d_rows);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_dec);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_rows);
     mmx_ctx_free(hctx);
     mmx_ctx_free(ctx);
 }
@@ -188,7 +188,7 @@ Test(gpu, device_memory_returns_to_the_pool)
     MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, &p));
     cr_assert_eq(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &during), cudaSuccess);
     cr_assert_geq(during, before + bytes);
-    mmx_mem_free(MMX_SPACE_DEVICE, p);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, p);
     cr_assert_eq(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &after), cudaSuccess);
     cr_assert_eq(after, before);
     MMX_OK_OR_FAIL(ctx, mmx_ctx_sync(ctx));

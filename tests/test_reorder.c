@@ -284,8 +284,8 @@ static void check_invalid_permutations(mmx_ctx *ctx)
             MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, dq, sp, cases[c].q, MMX_SPACE_HOST, 3 * sizeof *dq));
         }
         expect_refused(ctx, A, dp, dq, cases[c].detail);
-        mmx_mem_free(sp, dp);
-        mmx_mem_free(sp, dq);
+        mmx_mem_free(ctx, sp, dp);
+        mmx_mem_free(ctx, sp, dq);
     }
     mmx_csc_free(A);
 }
@@ -623,7 +623,7 @@ Test(reorder, mesh_permute_maps_faces_and_positions)
     assert_renumbered(&a, &h, id, id);
     host_free(&h);
     mmx_mesh_free(r);
-    mmx_mem_free(m->space, m->pos);
+    mmx_mem_free(m->ctx, m->space, m->pos);
     m->pos = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_permute(ctx, m, vperm, NULL, &r));
     cr_assert_null(r->pos);
@@ -857,8 +857,8 @@ static void gpu_permute_case(mmx_ctx *host, mmx_ctx *gpu, const mmx_csc *A, cons
     cr_assert_eq(bd.row_spread, bh.row_spread);
     cr_assert_eq(bd.bandwidth, bh.bandwidth);
     cr_assert_eq(bd.profile, bh.profile);
-    mmx_mem_free(MMX_SPACE_DEVICE, dp);
-    mmx_mem_free(MMX_SPACE_DEVICE, dq);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, dp);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, dq);
     mmx_csc_free(Ch);
     mmx_csc_free(Ad);
     mmx_csc_free(Cd);

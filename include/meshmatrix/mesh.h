@@ -23,6 +23,10 @@ typedef struct mmx_mesh {
     char *tags;        /* OBJ 't' lines (OpenSubdiv creases, corners, holes...), verbatim and
                           newline-terminated, host memory; NULL if none. Kept for later use:
                           no operation interprets them yet. */
+    mmx_ctx *ctx;      /* the context that made the mesh, as mmx_csc's ctx (spla.h): pos goes
+                          back to its memory, in its stream's order, when the mesh is freed, so
+                          it must outlive the mesh (M records its own, the same one for every
+                          mesh the library makes) */
 } mmx_mesh;
 
 #define mmx_mesh_nverts(m) ((m)->M->nrows)
@@ -33,35 +37,46 @@ typedef struct mmx_mesh {
  * in the context's space, in the general form (see mmx_mesh_reduce).
  * Checks: every face has order >= 3, indices in [0, nverts), no vertex twice in a face, every
  * coordinate finite. Errors: MMX_ERR_MESH naming the face and the problem, MMX_ERR_ARG,
- * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz). */
+ * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz).
+ * Synchronises: no: the checks run on the host, and the copy to the device is queued (the
+ * host arrays may be freed when it returns). */
 mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
                                const mmx_index *start, const mmx_index *verts,
                                const float *pos, mmx_mesh **out);
 
-/* Frees a mesh and everything it owns; NULL is accepted. */
+/* Frees a mesh and everything it owns; NULL is accepted. Device arrays go back to the pool of
+ * the context that made them, after the work queued on its stream. Synchronises: no. */
 void mmx_mesh_free(mmx_mesh *mesh);
 
-/* A deep copy of the mesh in `dst_space` (same form). Errors: as mmx_csc_copy. */
+/* A deep copy of the mesh in `dst_space` (same form), made by (and belonging to) ctx.
+ * Errors: as mmx_csc_copy. Synchronises: only for a copy from the device into host memory,
+ * which is complete when it returns; a copy to the device is queued. */
 mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
                          mmx_mesh **out);
 
 /* The common face order c if every face has order c, else 0 (also 0 for a mesh without
  * faces). Reads colptr, copying it to the host when the mesh is on the device.
- * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: for a general mesh on the device, whose colptr the host reads; no otherwise. */
 mmx_status mmx_mesh_uniform_order(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *order);
 
 /* Converts the mesh matrix to the reduced form in place (drops colptr and val). A mesh already
  * reduced is left as it is. Errors: MMX_ERR_MESH if the faces do not all have one order (the
- * detail names the first face of another order), MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * detail names the first face of another order), MMX_ERR_ARG (a device mesh of another
+ * context: in-place changes go through the mesh's own, core.h), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: for a general mesh on the device, whose colptr the host reads. */
 mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh);
 
 /* Converts the mesh matrix back to the general form in place (rebuilds colptr and val).
- * A mesh already general is left as it is. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * A mesh already general is left as it is. Errors: MMX_ERR_ARG (a device mesh of another
+ * context, as mmx_mesh_reduce), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: no (the new arrays are filled by queued kernels). */
 mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh);
 
 /* Face lists of the mesh, in host memory allocated with malloc (release with free()):
  * *start has nfaces + 1 entries, *verts has (*start)[nfaces]; either form, either space.
- * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: for a device mesh, whose arrays are copied into host memory. */
 mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
                           mmx_index **verts);
 
@@ -75,7 +90,7 @@ mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
  *   "mixed"                           open disk of one hexagon, 6 quads and 6 triangles
  * Sizes are limited so the result fits in 32-bit indices. The mesh lives in the context's
  * space. Errors: MMX_ERR_ARG (unknown name or bad size, named in the detail), MMX_ERR_OVERFLOW,
- * MMX_ERR_NOMEM. */
+ * MMX_ERR_NOMEM. Synchronises: no (built on the host, the copy to the device queued). */
 mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out);
 
 /* ---- inspection --------------------------------------------------------------------------- */
@@ -145,7 +160,8 @@ typedef struct mmx_mesh_stats {
  * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) time and memory (a
  * counting sort of the corners by vertex, then one pass over the vertex stars; about 20 bytes
  * per corner at the peak, plus the host copy of a device mesh), and O(F log F) for the
- * repeated faces (a sort of the faces by a hash of their vertex sets). */
+ * repeated faces (a sort of the faces by a hash of their vertex sets).
+ * Synchronises: for a device mesh, which is copied into host memory. */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
 /* ---- adjacency by algebra ----------------------------------------------------------------- */
@@ -176,16 +192,22 @@ typedef struct mmx_adjacency {
     mmx_index *valence;  /* nverts: the number of faces at each vertex, M·1 */
     unsigned char *boundary; /* nverts: 1 for a vertex on a boundary edge, else 0 */
     mmx_space space;
+    mmx_ctx *ctx;        /* the context that computed it, as mmx_csc's ctx (spla.h): the arrays
+                            go back to its memory, in its stream's order, when freed, so it must
+                            outlive the adjacency */
 } mmx_adjacency;
 
 /* Computes the adjacency of a mesh on the context's backend (the mesh must live in the
  * context's space). Host and CUDA give identical results. Works on any mesh the library
  * accepts, non-manifold ones included (their edges are counted, not refused).
  * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: two implicit products (O(nnz) each), scans and binary searches: O(nnz log maxdeg). */
+ * Cost: two implicit products (O(nnz) each), scans and binary searches: O(nnz log maxdeg).
+ * Synchronises: yes, on CUDA: the products read back their sizes (mmx_mesh_product), then it
+ * reads the number of edges (a size to allocate) and the counts (host fields; a fault). */
 mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out);
 
-/* Frees an adjacency and its arrays; NULL is accepted. */
+/* Frees an adjacency and its arrays, which go back to the memory of adj->ctx after the work
+ * queued on its stream; NULL is accepted. Synchronises: no. */
 void mmx_adjacency_free(mmx_adjacency *adj);
 
 /* ---- reordering --------------------------------------------------------------------------- */
@@ -195,7 +217,9 @@ void mmx_adjacency_free(mmx_adjacency *adj);
  * arrays. Faces keep their cyclic order; positions move with their vertices. OBJ tags are not
  * carried over, since they name vertices by their old numbers. The result has the source's
  * form and space. Errors: MMX_ERR_ARG if a permutation repeats or leaves the range (the detail
- * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces). */
+ * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces).
+ * Synchronises: no: the permutations are checked on the host, and on CUDA copied and applied
+ * by queued work (vperm and fperm may be freed when it returns). */
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
                             const mmx_index *fperm, mmx_mesh **out);
 
@@ -203,7 +227,7 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
  * from `seed`: Fisher-Yates shuffles driven by splitmix64 from the seed (vertices first, then
  * faces), so a seed gives the same order on every platform and backend. The permutations used
  * are written to vperm / fperm when not NULL (host arrays of nverts / nfaces entries).
- * Errors: as mmx_mesh_permute. */
+ * Errors: as mmx_mesh_permute. Synchronises: no, as mmx_mesh_permute. */
 mmx_status mmx_mesh_shuffle(mmx_ctx *ctx, const mmx_mesh *mesh, uint64_t seed,
                             mmx_index *vperm, mmx_index *fperm, mmx_mesh **out);
 
@@ -213,7 +237,7 @@ mmx_status mmx_mesh_shuffle(mmx_ctx *ctx, const mmx_mesh *mesh, uint64_t seed,
  * memory. The permutations used are written to vperm / fperm when not NULL (host arrays of
  * nverts / nfaces entries). Errors: as mmx_adjacency_compute and mmx_mesh_permute.
  * Cost: the adjacency on the context's backend, RCM on the host, the permutation where the
- * mesh lives. */
+ * mesh lives. Synchronises: yes, on CUDA: the adjacency, and the host reads E and M. */
 mmx_status mmx_mesh_reorder(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *vperm,
                             mmx_index *fperm, mmx_mesh **out);
 

@@ -10,7 +10,9 @@
  * values are implied as 1, 2, ..., order.
  *
  * The struct is transparent, as in CSparse, so that kernels and users can read its fields; it
- * is created and freed only through the functions below.
+ * is created and freed only through the functions below. It records the context that made it
+ * (core.h, "Ownership"): its device arrays go back to that context's pool, on its stream,
+ * when it is freed.
  */
 #ifndef MESHMATRIX_SPLA_H
 #define MESHMATRIX_SPLA_H
@@ -34,6 +36,14 @@ typedef struct mmx_csc {
     mmx_index minval, maxval; /* range of the stored values (0, 0 when nnz = 0) */
     int positional;     /* 1 when every stored value is its 1-based position in its column, as
                            in a mesh matrix (always so in the reduced form) */
+    mmx_ctx *ctx;       /* the context that made the matrix: its arrays come from that
+                           context's memory (device: its stream-ordered pool) and go back there
+                           in its stream's order, so the context must outlive the matrix. Calls
+                           on that context are ordered with the matrix's making and freeing;
+                           another context of the same device may read it after mmx_ctx_sync
+                           of this one, and must be synchronised itself before the matrix is
+                           freed (core.h). NULL in a matrix assembled by hand (a view), which is
+                           never passed to mmx_csc_free. */
 } mmx_csc;
 
 /* The CSR view of a matrix: the same three arrays read by rows. */
@@ -52,29 +62,39 @@ typedef struct mmx_csr {
  * Checks: sizes non-negative, colptr[0] = 0 and non-decreasing, rows in [0, nrows), no row
  * twice in one column. Errors: MMX_ERR_ARG (the detail names the first offending column or
  * entry), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_SPACE, MMX_ERR_CUDA.
- * Cost: O(nnz) on the host; on the CUDA backend the check runs on the device. */
+ * Cost: O(nnz) on the host; on the CUDA backend the check runs on the device.
+ * Synchronises: yes, on CUDA: it reads colptr[ncols] (the size to allocate) when colptr is in
+ * device memory, the check's verdict (a fault to report) and the value range of a general
+ * matrix (host fields). */
 mmx_status mmx_csc_create(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols,
                           const mmx_index *colptr, const mmx_index *rowidx,
                           const mmx_index *val, mmx_space src_space, mmx_csc **out);
 
 /* Creates the reduced form directly: ncols columns of `order` entries each, rowidx having
- * order * ncols entries in `src_space`. Same checks and errors as mmx_csc_create. */
+ * order * ncols entries in `src_space`. Same checks and errors as mmx_csc_create.
+ * Synchronises: yes, on CUDA, to read the check's verdict. */
 mmx_status mmx_csc_create_reduced(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols,
                                   mmx_index order, const mmx_index *rowidx,
                                   mmx_space src_space, mmx_csc **out);
 
-/* Frees A and its arrays; NULL is accepted. */
+/* Frees A and its arrays, which go back to the memory of A->ctx (device arrays to its pool,
+ * after the work queued on its stream, so work still reading A is not disturbed); NULL is
+ * accepted. Synchronises: no. */
 void mmx_csc_free(mmx_csc *A);
 
-/* A deep copy of A in `dst_space`. Errors: MMX_ERR_SPACE (a device side on a host context),
- * MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+/* A deep copy of A in `dst_space`, made by (and belonging to) ctx. Errors: MMX_ERR_SPACE (a
+ * device side on a host context), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: only when copying from the device into host memory, because the host copy
+ * must be complete when it returns; a copy to the device is queued. */
 mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx_csc **out);
 
-/* The CSR view of Aᵀ: no copy, the view aliases A's arrays and is valid while A is. */
+/* The CSR view of Aᵀ: no copy, the view aliases A's arrays and is valid while A is.
+ * Synchronises: no. */
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A);
 
 /* Checks the structure of A (the checks of mmx_csc_create) where it lives: on the host, or
- * with a kernel on the device. Errors: MMX_ERR_ARG with the first offending column. */
+ * with a kernel on the device. Errors: MMX_ERR_ARG with the first offending column.
+ * Synchronises: yes, on CUDA, to read the verdict (a fault to report). */
 mmx_status mmx_csc_check(mmx_ctx *ctx, const mmx_csc *A);
 
 /* Aᵀ as a new CSC matrix (ncols x nrows) in the context's space: column i of the result holds
@@ -82,7 +102,9 @@ mmx_status mmx_csc_check(mmx_ctx *ctx, const mmx_csc *A);
  * general (never reduced) and keeps A's values (a reduced A's implied positions), so Aᵀ of a
  * mesh matrix is in general not positional. A must live in the context's space. Both backends
  * give the same arrays. Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz + nrows + ncols): a counting sort on the host, a stable radix sort on the device. */
+ * Cost: O(nnz + nrows + ncols): a counting sort on the host, a stable radix sort on the device.
+ * Synchronises: yes, on CUDA, to read the result's properties (maxcol, value range,
+ * positional), host fields of the matrix. */
 mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out);
 
 /* C = P·A·Q: row i of A becomes row pinv[i] of C, and column j of C is column q[j] of A (the
@@ -93,7 +115,9 @@ mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out);
  * result has A's form (reduced stays reduced) and space. Errors: MMX_ERR_ARG if pinv or q is
  * not a permutation (the detail names the first repeated or out-of-range entry: "q[7] = 2
  * repeats q[3]"), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nrows + ncols);
- * on the device, a general A adds a binary search per entry to find its column. */
+ * on the device, a general A adds a binary search per entry to find its column.
+ * Synchronises: on CUDA, once per permutation given (pinv, q), to read its check's verdict (a
+ * fault to report); the permutation itself is queued. */
 mmx_status mmx_csc_permute(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                            const mmx_index *q, mmx_csc **out);
 
@@ -152,12 +176,15 @@ typedef enum mmx_op {
  * m * (alpha * x[j]) entry by entry. On CUDA, op = T gives each column to one thread
  * (reduced quads: one 16-byte load of the column; the four corners' partial sums combined
  * with warp shuffles when that is faster) and is deterministic; op = N adds with atomics, so
- * the rounding of a row's sum depends on the order the additions land in. Synchronous: on
- * CUDA it returns once y is written.
+ * the rounding of a row's sum depends on the order the additions land in. On CUDA it only
+ * queues the kernels: y is ready for the next call on the context, and for the host after
+ * mmx_ctx_sync or an mmx_mem_copy into host memory.
  * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
  * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix; the
- * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA.
- * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation. */
+ * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
+ * that failed; a fault inside the kernels shows at the next synchronising call).
+ * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation.
+ * Synchronises: no (nothing is read back). */
 mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
                     const float *x, int k, float beta, float *y);
 
@@ -231,7 +258,9 @@ typedef struct mmx_gemm_map {
  * operand not in the context's space), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: O(collisions + m + p) time plus the sort of each column's rows on the host; the CUDA
  * path holds every counted collision at once, 32 bytes each (an 8-byte key and an 8-byte
- * payload, and the sort's second buffers), plus 16 bytes per entry of B. */
+ * payload, and the sort's second buffers), plus 16 bytes per entry of B.
+ * Synchronises: yes, on CUDA: it reads the number of collisions and of C's entries (sizes to
+ * allocate), the overflow flag (a fault to report) and C's properties (host fields). */
 mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
                       mmx_csc **out);
 
@@ -243,7 +272,10 @@ mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm
  * admits more than 2^31 - 1 collisions in all (both backends).
  * Cost: O(sum over columns of the pairs the relation admits), one pass to count, one to fill,
  * and a sort of each output column's few entries. The CUDA path holds every collision at once,
- * 4 bytes each (8 for a general M whose map needs the face), plus 8 bytes per row of M. */
+ * 4 bytes each (8 for a general M whose map needs the face), plus 8 bytes per row of M.
+ * Synchronises: yes, on CUDA: it reads nnz(C) (and, for relations whose partners are not
+ * found by index arithmetic, the number of collisions: sizes to allocate), then the overflow
+ * report with C's properties (a fault to report, host fields). */
 mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
 
 /* ---- bandwidth and reordering ------------------------------------------------------------- */
@@ -261,7 +293,8 @@ typedef struct mmx_band {
 } mmx_band;
 
 /* Computes the figures above, wherever A lives (a device matrix is read on the host).
- * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nrows + ncols). */
+ * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nrows + ncols).
+ * Synchronises: yes for a device matrix, which is copied to the host. */
 mmx_status mmx_csc_band(mmx_ctx *ctx, const mmx_csc *A, mmx_band *band);
 
 /* Reverse Cuthill-McKee ordering of the graph whose adjacency is the pattern of S + Sᵀ for a
@@ -275,7 +308,8 @@ mmx_status mmx_csc_band(mmx_ctx *ctx, const mmx_csc *A, mmx_band *band);
  * reversed. The result is deterministic. Runs on the host (a device S is copied).
  * Errors: MMX_ERR_ARG (S not square, perm NULL), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: O(nnz log(maxdeg) + nrows) time plus O(nnz + nrows) per extra level structure of the
- * starting-vertex search (a few per component), O(nnz + nrows) memory (the symmetrised lists). */
+ * starting-vertex search (a few per component), O(nnz + nrows) memory (the symmetrised lists).
+ * Synchronises: yes for a device S, which is copied to the host. */
 mmx_status mmx_rcm(mmx_ctx *ctx, const mmx_csc *S, mmx_index *perm);
 
 #ifdef __cplusplus

@@ -1,5 +1,6 @@
 /* Private declarations of the core module: the context's layout, error reporting, checked
- * arithmetic on sizes, and the CUDA error check. */
+ * arithmetic on sizes, the CUDA error check, and (device.h) the device utilities every module
+ * uses. */
 #ifndef MMX_CORE_INTERNAL_H
 #define MMX_CORE_INTERNAL_H
 
@@ -7,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "meshmatrix/core.h"
+#include "device.h"
 
 #ifdef MMX_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -21,8 +23,9 @@ extern "C" {
 struct mmx_ctx {
     mmx_backend backend;
     int device;          /* -1 on the host backend */
-    void *stream;        /* cudaStream_t on the CUDA backend */
-    void *pool;          /* cudaMemPool_t the context's device memory comes from */
+    void *stream;        /* cudaStream_t on the CUDA backend: all of the context's work */
+    void *pool;          /* cudaMemPool_t the context's device memory comes from, in the
+                            stream's order (device.h) */
     char err[MMX__ERRLEN];
 };
 
@@ -65,13 +68,6 @@ mmx_status mmx__cuda(mmx_ctx *ctx, cudaError_t e, const char *call);
  * tested on any machine. Writes at most cap bytes to buf, NUL-terminated. */
 void mmx__no_device_reason(cudaError_t e, int driver, int runtime, int kernel_module,
                            const char *visible, char *buf, size_t cap);
-
-/* Scratch device memory for the inside of an operation, from the context's pool in the order
- * of its stream (cudaMallocFromPoolAsync), so taking and giving it back costs no device-wide sync. bytes = 0
- * gives NULL. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
-mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out);
-/* Gives scratch back, ordered after the work queued on the context's stream; NULL accepted. */
-void mmx__dev_free(mmx_ctx *ctx, void *p);
 #endif
 
 #ifdef __cplusplus

@@ -19,9 +19,10 @@ void mmx_ctx_free(mmx_ctx *ctx)
 {
     if (!ctx) return;
 #ifdef MMX_HAVE_CUDA
-    /* Errors on teardown have nowhere to go; the stream is released either way. */
+    /* Errors on teardown have nowhere to go; the stream is released either way, once its
+     * queued work (the objects' frees among it) is done: no wait here. */
     if (ctx->stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
-    /* Destruction waits for blocks still allocated from the pool: objects outlive contexts. */
+    /* The pool is released when its last block is back: the frees queued on the stream. */
     if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
 #endif
     free(ctx);
@@ -203,7 +204,12 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
         (void)cudaStreamDestroy(st);
         return s;
     }
-    if (ctx->stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+    if (ctx->stream) {
+        /* The old stream's queued work may still use memory of the old pool: let it finish
+         * before both go (the one wait here is for the context's own stream). */
+        (void)cudaStreamSynchronize((cudaStream_t)ctx->stream);
+        (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+    }
     if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
     ctx->stream = st;
     ctx->pool = pool;

@@ -13,58 +13,18 @@ mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out
     mmx_status s = mmx__check_space(ctx, space, "mmx_mem_alloc");
     if (s || bytes == 0) return s;
     if (space == MMX_SPACE_HOST) return mmx__host_alloc(ctx, bytes, 1, out);
-#ifdef MMX_HAVE_CUDA
     /* From the context's stream-ordered pool, like the scratch of the operations, so that the
-     * pool's high-water mark measures an operation's peak memory (bench/). */
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    cudaError_t e = cudaMallocFromPoolAsync(out, bytes, (cudaMemPool_t)ctx->pool, st);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(st);
-    if (e == cudaSuccess) return MMX_OK;
-    if (*out) (void)cudaFreeAsync(*out, st);
-    *out = NULL;
-    (void)cudaGetLastError();
-    return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
-                     "cudaMalloc of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
-#else
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
-#endif
+     * pool's high-water mark measures an operation's peak memory (bench/); in stream order, so
+     * no wait: the memory is ready for the next work queued on the stream. */
+    return mmx__dev_alloc(ctx, bytes, out);
 }
 
-void mmx_mem_free(mmx_space space, void *p)
+void mmx_mem_free(mmx_ctx *ctx, mmx_space space, void *p)
 {
     if (!p) return;
-    if (space == MMX_SPACE_HOST) {
-        free(p);
-        return;
-    }
-#ifdef MMX_HAVE_CUDA
-    /* No context here to name a stream: wait for all work, then give the block back to the
-     * pool in the default stream's order. Failures cannot be acted on in a free. */
-    (void)cudaDeviceSynchronize();
-    (void)cudaFreeAsync(p, 0);
-    (void)cudaStreamSynchronize(0);
-#endif
+    if (space == MMX_SPACE_HOST) free(p);
+    else mmx__dev_free(ctx, p); /* back to ctx's pool after the work queued on its stream */
 }
-
-#ifdef MMX_HAVE_CUDA
-mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out)
-{
-    *out = NULL;
-    if (bytes == 0) return MMX_OK;
-    cudaError_t e = cudaMallocFromPoolAsync(out, bytes, (cudaMemPool_t)ctx->pool,
-                                            (cudaStream_t)ctx->stream);
-    if (e == cudaSuccess) return MMX_OK;
-    *out = NULL;
-    (void)cudaGetLastError();
-    return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
-                     "device scratch of %zu bytes: %s", bytes, cudaGetErrorString(e));
-}
-
-void mmx__dev_free(mmx_ctx *ctx, void *p)
-{
-    if (p) (void)cudaFreeAsync(p, (cudaStream_t)ctx->stream);
-}
-#endif
 
 mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
                         mmx_space src_space, size_t bytes)
@@ -78,17 +38,8 @@ mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void
         memmove(dst, src, bytes);
         return MMX_OK;
     }
-#ifdef MMX_HAVE_CUDA
-    enum cudaMemcpyKind kind = dst_space == MMX_SPACE_HOST   ? cudaMemcpyDeviceToHost
-                               : src_space == MMX_SPACE_HOST ? cudaMemcpyHostToDevice
-                                                             : cudaMemcpyDeviceToDevice;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    s = MMX__CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    return s;
-#else
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device space without CUDA");
-#endif
+    /* Queued on the stream; waits only when the data lands in host memory (device.h). */
+    return mmx__dev_copy(ctx, dst, dst_space, src, src_space, bytes);
 }
 
 mmx_status mmx__host_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out)

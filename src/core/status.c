@@ -33,6 +33,12 @@ mmx_status mmx__fail(mmx_ctx *ctx, mmx_status s, const char *fmt, ...)
     return s;
 }
 
+mmx_status mmx__no_cuda(mmx_ctx *ctx, const char *what)
+{
+    return mmx__fail(ctx, MMX_ERR_INTERNAL,
+                     "%s: CUDA backend code reached in a build without CUDA", what);
+}
+
 const char *mmx_ctx_error(const mmx_ctx *ctx)
 {
     return ctx ? ctx->err : "";

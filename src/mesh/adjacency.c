@@ -76,14 +76,16 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
 void mmx_adjacency_free(mmx_adjacency *adj)
 {
     if (!adj) return;
+    /* Device arrays go back to the pool of the context that computed them, in its stream's
+     * order: no wait, even with work that reads them still queued. */
     mmx_csc_free(adj->E);
     mmx_csc_free(adj->F);
-    mmx_mem_free(adj->space, adj->edge_ptr);
-    mmx_mem_free(adj->space, adj->ev);
-    mmx_mem_free(adj->space, adj->sides);
-    mmx_mem_free(adj->space, adj->fe);
-    mmx_mem_free(adj->space, adj->valence);
-    mmx_mem_free(adj->space, adj->boundary);
+    mmx_mem_free(adj->ctx, adj->space, adj->edge_ptr);
+    mmx_mem_free(adj->ctx, adj->space, adj->ev);
+    mmx_mem_free(adj->ctx, adj->space, adj->sides);
+    mmx_mem_free(adj->ctx, adj->space, adj->fe);
+    mmx_mem_free(adj->ctx, adj->space, adj->valence);
+    mmx_mem_free(adj->ctx, adj->space, adj->boundary);
     free(adj);
 }
 
@@ -100,12 +102,10 @@ mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacen
                       "CUDA backend");
     if (s) return s;
     const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
-#ifndef MMX_HAVE_CUDA
-    if (cuda) return mmx__fail(ctx, MMX_ERR_INTERNAL, "CUDA backend without CUDA");
-#endif
     mmx_adjacency *adj = calloc(1, sizeof *adj);
     if (!adj) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for an adjacency");
     adj->space = M->space;
+    adj->ctx = ctx;
     adj->nverts = M->nrows;
     adj->nfaces = M->ncols;
     const mmx_gemm_map emap = {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, MMX_COLL_MAP, MMX_MONOID_SUM};
@@ -116,11 +116,10 @@ mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacen
     if (!s) s = mmx_mem_alloc(ctx, adj->space, ((size_t)adj->nverts + 1) * ix, (void **)&adj->edge_ptr);
     if (s) goto fail;
     if (cuda) {
-#ifdef MMX_HAVE_CUDA
+        /* nedges sizes the next arrays: the copy into host memory waits for the scan. */
         s = mmx__adjacency_edge_ptr_cuda(ctx, adj->E, adj->edge_ptr);
         if (!s) s = mmx_mem_copy(ctx, &adj->nedges, MMX_SPACE_HOST, adj->edge_ptr + adj->nverts,
                                  adj->space, ix);
-#endif
     } else {
         edge_ptr_host(adj->E, adj->edge_ptr);
         adj->nedges = adj->edge_ptr[adj->nverts];
@@ -133,13 +132,7 @@ mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacen
     if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)adj->nverts * ix, (void **)&adj->valence);
     if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)adj->nverts, (void **)&adj->boundary);
     if (s) goto fail;
-    if (cuda) {
-#ifdef MMX_HAVE_CUDA
-        s = mmx__adjacency_fill_cuda(ctx, M, adj);
-#endif
-    } else {
-        s = fill_host(ctx, M, adj);
-    }
+    s = cuda ? mmx__adjacency_fill_cuda(ctx, M, adj) : fill_host(ctx, M, adj);
     if (s) goto fail;
     *out = adj;
     return MMX_OK;

@@ -2,16 +2,13 @@
  * column of E for the edges, one per face for the corners (one 16-byte load and store per quad
  * of a reduced mesh), one per vertex for the counts; every count is reduced per block first. */
 #include <climits>
-#include <cub/cub.cuh>
 #include <cuda/functional>
+#include <cuda/std/functional>
+#include "core/launch.cuh"
 #include "mesh_internal.h"
 #include "spla/spla_internal.h"
 
 namespace {
-
-constexpr int kBlock = 256;
-
-unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
 
 /* counts: [0] boundary edges, [1] non-manifold edges, [2] boundary vertices, [3] max valence,
  * [4] 1 if a face runs an edge E does not hold (a bug). */
@@ -20,26 +17,16 @@ enum { kBoundaryEdges, kNonmanifold, kBoundaryVerts, kMaxValence, kFault, kCount
 /* edge_ptr[j] = rows i < j in column j of E (edge_ptr[nv] is left 0 for the scan). */
 __global__ void upper_counts(const mmx_csc E, mmx_index *edge_ptr)
 {
-    long long j = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= E.nrows) return;
     mmx_index a = E.colptr[j];
     edge_ptr[j] = mmx__lower_bound(E.rowidx, a, E.colptr[j + 1], (mmx_index)j) - a;
 }
 
-template <typename Op>
-__device__ __forceinline__ int block_reduce(int v, Op op)
-{
-    using Reduce = cub::BlockReduce<int, kBlock>;
-    __shared__ typename Reduce::TempStorage tmp;
-    int r = Reduce(tmp).Reduce(v, op);
-    __syncthreads(); /* tmp is reused by the next call */
-    return r;
-}
-
 __global__ void edges(const mmx_csc E, const mmx_index *edge_ptr, mmx_index *ev, mmx_index *sides,
                       unsigned char *boundary, int *counts)
 {
-    long long jj = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long jj = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     int nb = 0, nm = 0;
     if (jj < E.nrows) {
         mmx_index j = (mmx_index)jj, e = edge_ptr[j];
@@ -56,8 +43,8 @@ __global__ void edges(const mmx_csc E, const mmx_index *edge_ptr, mmx_index *ev,
             }
         }
     }
-    nb = block_reduce(nb, cuda::std::plus<int>{});
-    nm = block_reduce(nm, cuda::std::plus<int>{});
+    nb = mmx__block_reduce(nb, cuda::std::plus<int>{});
+    nm = mmx__block_reduce(nm, cuda::std::plus<int>{});
     if (threadIdx.x == 0) {
         if (nb) atomicAdd(&counts[kBoundaryEdges], nb);
         if (nm) atomicAdd(&counts[kNonmanifold], nm);
@@ -80,7 +67,7 @@ template <int C>
 __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_ptr, mmx_index *fe,
                         mmx_index *valence, int *counts)
 {
-    long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (k >= M.ncols) return;
     bool ok = true;
     if constexpr (C == 4) {
@@ -112,14 +99,14 @@ __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_
 __global__ void vertices(mmx_index nv, const mmx_index *valence, const unsigned char *boundary,
                          int *counts)
 {
-    long long v = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     int nb = 0, mv = 0;
     if (v < nv) {
         nb = boundary[v];
         mv = valence[v];
     }
-    nb = block_reduce(nb, cuda::std::plus<int>{});
-    mv = block_reduce(mv, cuda::maximum<>{});
+    nb = mmx__block_reduce(nb, cuda::std::plus<int>{});
+    mv = mmx__block_reduce(mv, cuda::maximum<>{});
     if (threadIdx.x == 0) {
         if (nb) atomicAdd(&counts[kBoundaryVerts], nb);
         if (mv > counts[kMaxValence]) atomicMax(&counts[kMaxValence], mv); /* rarely: one address */
@@ -134,17 +121,12 @@ extern "C" mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *
     const mmx_index nv = E->nrows;
     mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(edge_ptr + nv, 0, sizeof *edge_ptr, st));
     if (!s && nv > 0) {
-        upper_counts<<<blocks_for(nv), kBlock, 0, st>>>(*E, edge_ptr);
+        upper_counts<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(*E, edge_ptr);
         s = mmx__cuda(ctx, cudaGetLastError(), "upper_counts launch");
     }
-    size_t bytes = 0;
-    void *tmp = nullptr;
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(nullptr, bytes, edge_ptr, edge_ptr, (long long)nv + 1, st));
-    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(tmp, bytes, edge_ptr, edge_ptr, (long long)nv + 1, st));
-    mmx__dev_free(ctx, tmp);
-    mmx_status w = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    return s ? s : w;
+    /* Queued: the caller reads edge_ptr[nv] back with a copy into host memory, which waits. */
+    if (!s) s = mmx__scan_exclusive(ctx, edge_ptr, (int64_t)nv + 1, edge_ptr);
+    return s;
 }
 
 extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
@@ -158,26 +140,27 @@ extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, m
     if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->boundary, 0, (size_t)nv, st));
     if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->valence, 0, (size_t)nv * sizeof(mmx_index), st));
     if (!s && nv > 0) {
-        edges<<<blocks_for(nv), kBlock, 0, st>>>(*adj->E, adj->edge_ptr, adj->ev, adj->sides,
+        edges<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(*adj->E, adj->edge_ptr, adj->ev, adj->sides,
                                                  adj->boundary, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "edges launch");
     }
     if (!s && M->ncols > 0) {
         const bool quads = M->order == 4 && ((uintptr_t)M->rowidx & 15) == 0 && ((uintptr_t)adj->fe & 15) == 0;
         if (quads)
-            corners<4><<<blocks_for(M->ncols), kBlock, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+            corners<4><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         else
-            corners<0><<<blocks_for(M->ncols), kBlock, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+            corners<0><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "corners launch");
     }
     if (!s && nv > 0) {
-        vertices<<<blocks_for(nv), kBlock, 0, st>>>(nv, adj->valence, adj->boundary, counts);
+        vertices<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(nv, adj->valence, adj->boundary, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "vertices launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, counts);
+    /* kept: the counts are host fields of adj, and kFault is a fault to report */
     mmx_status w = MMX__CUDA(ctx, cudaStreamSynchronize(st));
     if (!s) s = w;
     if (s) return s;

@@ -91,7 +91,7 @@ void mmx_mesh_free(mmx_mesh *mesh)
 {
     if (!mesh) return;
     mmx_csc_free(mesh->M);
-    mmx_mem_free(mesh->space, mesh->pos);
+    mmx_mem_free(mesh->ctx, mesh->space, mesh->pos); /* device: after the queued work */
     free(mesh->tags);
     free(mesh);
 }
@@ -125,10 +125,10 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
     }
     mmx_index *val = M->val;
     *M = (mmx_csc){.nrows = nverts, .ncols = nfaces, .nnz = start[nfaces], .colptr = start,
-                   .rowidx = verts, .val = val, .space = MMX_SPACE_HOST};
+                   .rowidx = verts, .val = val, .space = MMX_SPACE_HOST, .ctx = ctx};
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
-    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags};
+    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx};
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
         return MMX_OK;
@@ -176,6 +176,7 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     mmx_mesh *m = calloc(1, sizeof *m);
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     m->space = dst_space;
+    m->ctx = ctx;
     mmx_status s = mmx_csc_copy(ctx, src->M, dst_space, &m->M);
     size_t pbytes = (size_t)src->M->nrows * 3 * sizeof(float);
     if (!s && src->pos) s = mmx_mem_alloc(ctx, dst_space, pbytes, (void **)&m->pos);

@@ -55,22 +55,22 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
 
 /* ---- adjacency (adjacency.c/.cu): declarations go here ---- */
 
-#ifdef MMX_HAVE_CUDA
+/* The CUDA halves of the module are declared whatever the build: a build without CUDA links
+ * the stubs of nocuda.c (device.h), so the dispatch needs no #ifdef. */
+
 /* The device stages of mmx_adjacency_compute (adjacency.c holds the flow). Stage 1 writes
- * edge_ptr (nverts + 1) from E; stage 2 fills ev, sides, fe, valence, boundary and the counts
- * of adj, whose arrays are allocated for adj->nedges edges. Both leave the stream synchronized. */
+ * edge_ptr (nverts + 1) from E, queued (the caller reads nedges back); stage 2 fills ev, sides,
+ * fe, valence, boundary and the counts of adj, whose arrays are allocated for adj->nedges
+ * edges, and waits for the stream to read the counts (host fields) and the fault flag. */
 mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr);
 mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj);
-#endif
 
 /* ---- reorder (reorder.c/.cu): declarations go here ---- */
 
-#ifdef MMX_HAVE_CUDA
 /* dst[v] = src[perm[v]] for n rows of 3 floats, all device arrays (positions following a
- * vertex permutation, perm[new] = old). */
+ * vertex permutation, perm[new] = old); queued. */
 mmx_status mmx__gather_rows3_cuda(mmx_ctx *ctx, const float *src, const mmx_index *perm,
                                   mmx_index n, float *dst);
-#endif
 
 #ifdef __cplusplus
 }

@@ -48,15 +48,27 @@ mmx_status mmx_mesh_uniform_order(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index 
     return MMX_OK;
 }
 
+/* In-place changes allocate and free the matrix's arrays: on the device, only through the
+ * context that owns them, whose pool they come from and whose stream orders their use. */
+static mmx_status check_owner(mmx_ctx *ctx, const mmx_csc *M, const char *who)
+{
+    if (M->space == MMX_SPACE_DEVICE && M->ctx && M->ctx != ctx)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: the mesh's device arrays belong to another "
+                         "context; change it through the context that made it", who);
+    return MMX_OK;
+}
+
 mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh)
 {
     if (!mesh) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_reduce: mesh is NULL");
     mmx_csc *M = mesh->M;
     if (M->order) return MMX_OK;
+    mmx_status s = check_owner(ctx, M, "mmx_mesh_reduce");
+    if (s) return s;
     if (M->ncols == 0)
         return mmx__fail(ctx, MMX_ERR_MESH, "a mesh without faces has no face order to reduce to");
     mmx_index *cp;
-    mmx_status s = host_colptr(ctx, M, &cp);
+    s = host_colptr(ctx, M, &cp);
     if (s) return s;
     mmx_index c = cp[1] - cp[0];
     mmx_index f = first_other_order(cp, M->ncols);
@@ -66,9 +78,10 @@ mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh)
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "the reduced form needs one face order: face 0 has order %d, face %d has order %d",
                          c, f, cf);
-    /* Row indices already lie face after face; only the redundant arrays go. */
-    mmx_mem_free(M->space, M->colptr);
-    mmx_mem_free(M->space, M->val);
+    /* Row indices already lie face after face; only the redundant arrays go (in stream order,
+     * after any queued work that still reads them). */
+    mmx_mem_free(ctx, M->space, M->colptr);
+    mmx_mem_free(ctx, M->space, M->val);
     M->colptr = NULL;
     M->val = NULL;
     M->order = c;
@@ -80,12 +93,14 @@ mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh)
     if (!mesh) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_expand: mesh is NULL");
     mmx_csc *M = mesh->M;
     if (!M->order) return MMX_OK;
+    mmx_status s = check_owner(ctx, M, "mmx_mesh_expand");
+    if (s) return s;
     const size_t ix = sizeof(mmx_index);
     mmx_index *colptr = NULL, *val = NULL;
-    mmx_status s = mmx_mem_alloc(ctx, M->space, ((size_t)M->ncols + 1) * ix, (void **)&colptr);
+    s = mmx_mem_alloc(ctx, M->space, ((size_t)M->ncols + 1) * ix, (void **)&colptr);
     if (!s) s = mmx_mem_alloc(ctx, M->space, (size_t)M->nnz * ix, (void **)&val);
     if (s) {
-        mmx_mem_free(M->space, colptr);
+        mmx_mem_free(ctx, M->space, colptr);
         return s;
     }
     mmx_index c = M->order;
@@ -95,8 +110,8 @@ mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh)
     if (!s) s = mmx__csc_fill_positions(ctx, M);
     if (s) {
         /* Back to the reduced form the mesh had, so it stays consistent. */
-        mmx_mem_free(M->space, colptr);
-        mmx_mem_free(M->space, val);
+        mmx_mem_free(ctx, M->space, colptr);
+        mmx_mem_free(ctx, M->space, val);
         M->colptr = NULL;
         M->val = NULL;
         return s;

@@ -30,11 +30,7 @@ static mmx_status permute_positions(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
             memcpy(dst + 3 * (size_t)v, mesh->pos + 3 * (size_t)vperm[v], 3 * sizeof(float));
         return MMX_OK;
     }
-#ifdef MMX_HAVE_CUDA
     return mmx__gather_rows3_cuda(ctx, mesh->pos, vperm, n, dst);
-#else
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device mesh without CUDA");
-#endif
 }
 
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
@@ -69,16 +65,18 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     if (!s && !(m = calloc(1, sizeof *m))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     if (!s) {
         m->space = mesh->space;
+        m->ctx = ctx;
         s = mmx__csc_permute_unchecked(ctx, mesh->M, sp_pinv, sp_fperm, &m->M);
     }
     if (!s && mesh->pos)
         s = mmx_mem_alloc(ctx, mesh->space, (size_t)nv * 3 * sizeof(float), (void **)&m->pos);
     if (!s && mesh->pos) s = permute_positions(ctx, mesh, sp_vperm, m->pos);
-    /* tags stay NULL: they name vertices by their old numbers */
+    /* tags stay NULL: they name vertices by their old numbers. The host pinv may go at once
+     * (its copy to the device was staged), the device copies after the queued kernels. */
     free(pinv);
-    mmx_mem_free(MMX_SPACE_DEVICE, d_pinv);
-    mmx_mem_free(MMX_SPACE_DEVICE, d_fperm);
-    mmx_mem_free(MMX_SPACE_DEVICE, d_vperm);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_pinv);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_fperm);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_vperm);
     if (s) {
         mmx_mesh_free(m);
         return s;

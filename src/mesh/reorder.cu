@@ -1,4 +1,6 @@
-/* Positions following a vertex permutation, on the device (host statement: reorder.c). */
+/* Positions following a vertex permutation, on the device (host statement: reorder.c),
+ * queued on the context's stream. */
+#include "core/launch.cuh"
 #include "mesh_internal.h"
 
 /* One thread per float: consecutive threads read and write consecutive coordinates of a row,
@@ -17,8 +19,6 @@ extern "C" mmx_status mmx__gather_rows3_cuda(mmx_ctx *ctx, const float *src, con
     if (n == 0) return MMX_OK;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const int64_t n3 = (int64_t)n * 3;
-    gather_rows3<<<(unsigned)((n3 + 255) / 256), 256, 0, st>>>(src, perm, n3, dst);
-    mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "gather_rows3 launch");
-    mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    return s ? s : s2;
+    gather_rows3<<<mmx__grid(n3), MMX__BLOCK, 0, st>>>(src, perm, n3, dst);
+    return mmx__cuda(ctx, cudaGetLastError(), "gather_rows3 launch");
 }

@@ -14,6 +14,7 @@ mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_in
     A->nnz = nnz;
     A->order = order;
     A->space = space;
+    A->ctx = ctx; /* its arrays come from, and go back to, this context's memory */
     const size_t ix = sizeof(mmx_index);
     s = mmx_mem_alloc(ctx, space, (size_t)nnz * ix, (void **)&A->rowidx);
     if (!s && order == 0) s = mmx_mem_alloc(ctx, space, ((size_t)ncols + 1) * ix, (void **)&A->colptr);
@@ -29,9 +30,10 @@ mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_in
 void mmx_csc_free(mmx_csc *A)
 {
     if (!A) return;
-    mmx_mem_free(A->space, A->colptr);
-    mmx_mem_free(A->space, A->rowidx);
-    mmx_mem_free(A->space, A->val);
+    /* Device arrays go back to the maker's pool, after the work queued on its stream. */
+    mmx_mem_free(A->ctx, A->space, A->colptr);
+    mmx_mem_free(A->ctx, A->space, A->rowidx);
+    mmx_mem_free(A->ctx, A->space, A->val);
     free(A);
 }
 
@@ -96,13 +98,9 @@ mmx_status mmx_csc_check(mmx_ctx *ctx, const mmx_csc *A)
                              A->colptr[A->ncols], A->nnz);
         return csc_check_host(ctx, A);
     }
-#ifdef MMX_HAVE_CUDA
     mmx__csc_fault f = {0, 0, 0};
     s = mmx__csc_check_cuda(ctx, A, &f);
     return s ? s : mmx__csc_fault_report(ctx, A, f);
-#else
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device matrix without CUDA");
-#endif
 }
 
 /* Shared tail of the two create functions: copy the arrays in, then check them where they

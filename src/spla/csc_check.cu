@@ -1,4 +1,6 @@
-/* The structural check of a device CSC matrix, on the device (host statement: csc.c). */
+/* The structural check of a device CSC matrix, on the device (host statement: csc.c). The
+ * verdict is read on the host, so this waits for the stream (only for it). */
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 /* Finds column j's fault: 0 none, else the kind of mmx__csc_fault, with the row in *bad. */
@@ -51,7 +53,8 @@ extern "C" mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__c
     mmx_index *d_row = NULL;
     unsigned long long h_first = ~0ull;
     mmx_index h_row = 0;
-    mmx_status s = MMX__CUDA(ctx, cudaMalloc((void **)&d_first, sizeof *d_first + sizeof *d_row));
+    /* From the pool in stream order: cudaMalloc and cudaFree would wait for the whole device. */
+    mmx_status s = mmx__dev_alloc(ctx, sizeof *d_first + sizeof *d_row, (void **)&d_first);
     if (s) return s;
     d_row = (mmx_index *)(d_first + 1);
     s = MMX__CUDA(ctx, cudaMemcpyAsync(d_first, &h_first, sizeof h_first, cudaMemcpyHostToDevice, st));
@@ -60,14 +63,14 @@ extern "C" mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__c
         s = mmx__cuda(ctx, cudaGetLastError(), "check_ends launch");
     }
     if (!s && A->ncols > 0) {
-        check_columns<<<(unsigned)((A->ncols + 255) / 256), 256, 0, st>>>(*A, d_first);
+        check_columns<<<mmx__grid(A->ncols), MMX__BLOCK, 0, st>>>(*A, d_first);
         explain_first<<<1, 1, 0, st>>>(*A, d_first, d_row);
         s = mmx__cuda(ctx, cudaGetLastError(), "check_columns launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h_first, d_first, sizeof h_first, cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h_row, d_row, sizeof h_row, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    (void)cudaFree(d_first);
+    mmx__dev_free(ctx, d_first);
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
     if (s) return s;
     fault->kind = h_first == ~0ull ? 0 : (int)(h_first & 3u);
     fault->col = fault->kind ? (mmx_index)(h_first >> 2) : 0;

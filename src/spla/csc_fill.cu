@@ -1,4 +1,6 @@
-/* Device versions of the derived CSC arrays (see csc_fill.c for the host statement). */
+/* Device versions of the derived CSC arrays (see csc_fill.c for the host statement), queued on
+ * the context's stream: nothing is read back, so nothing waits. */
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 /* One thread per column: its entries get 1, 2, ..., length. */
@@ -15,21 +17,18 @@ __global__ static void fill_uniform_colptr(mmx_index *colptr, mmx_index ncols, m
     if (j <= ncols) colptr[j] = order * j;
 }
 
-static unsigned blocks_for(mmx_index n) { return (unsigned)((n + 255) / 256); }
-
 extern "C" mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A)
 {
     if (A->ncols == 0) return MMX_OK;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    fill_positions<<<blocks_for(A->ncols), 256, 0, st>>>(A->colptr, A->val, A->ncols);
-    mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "fill_positions launch");
-    return s ? s : mmx__cuda(ctx, cudaStreamSynchronize(st), "fill_positions");
+    fill_positions<<<mmx__grid(A->ncols), MMX__BLOCK, 0, st>>>(A->colptr, A->val, A->ncols);
+    return mmx__cuda(ctx, cudaGetLastError(), "fill_positions launch");
 }
 
 extern "C" mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    fill_uniform_colptr<<<blocks_for(A->ncols + 1), 256, 0, st>>>(A->colptr, A->ncols, order);
-    mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "fill_uniform_colptr launch");
-    return s ? s : mmx__cuda(ctx, cudaStreamSynchronize(st), "fill_uniform_colptr");
+    fill_uniform_colptr<<<mmx__grid((long long)A->ncols + 1), MMX__BLOCK, 0, st>>>(A->colptr, A->ncols,
+                                                                                 order);
+    return mmx__cuda(ctx, cudaGetLastError(), "fill_uniform_colptr launch");
 }

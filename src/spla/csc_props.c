@@ -13,13 +13,7 @@ mmx_status mmx__csc_props(mmx_ctx *ctx, mmx_csc *A)
         if (A->nnz) A->minval = 1, A->maxval = A->order;
         return MMX_OK;
     }
-    if (A->space != MMX_SPACE_HOST) {
-#ifdef MMX_HAVE_CUDA
-        return mmx__csc_props_cuda(ctx, A);
-#else
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "device matrix without CUDA");
-#endif
-    }
+    if (A->space != MMX_SPACE_HOST) return mmx__csc_props_cuda(ctx, A);
     int first = 1;
     for (mmx_index j = 0; j < A->ncols; j++) {
         mmx_index a = A->colptr[j], b = A->colptr[j + 1];

@@ -1,5 +1,7 @@
-/* Device version of mmx__csc_props (host statement: csc_props.c). */
+/* Device version of mmx__csc_props (host statement: csc_props.c). The properties are host
+ * fields of the matrix, so this waits for the stream to read them back. */
 #include <climits>
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 /* r[0] = maxcol, r[1] = minval, r[2] = maxval, r[3] = 1 while every value is its position. */
@@ -32,12 +34,12 @@ extern "C" mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A)
     if (s) return s;
     s = MMX__CUDA(ctx, cudaMemcpyAsync(d, h, sizeof h, cudaMemcpyHostToDevice, st));
     if (!s && A->ncols > 0) {
-        props<<<(unsigned)((A->ncols + 255) / 256), 256, 0, st>>>(*A, d);
+        props<<<mmx__grid(A->ncols), MMX__BLOCK, 0, st>>>(*A, d);
         s = mmx__cuda(ctx, cudaGetLastError(), "props launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, d);
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads h */
     if (s) return s;
     A->maxcol = h[0];
     A->minval = A->nnz ? h[1] : 0;

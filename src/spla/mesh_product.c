@@ -218,12 +218,6 @@ mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mm
 {
     mmx_status s = mesh_product_check(ctx, M, map, out);
     if (s) return s;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-        return mmx__mesh_product_cuda(ctx, M, map, out);
-#else
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "CUDA backend without CUDA");
-#endif
-    }
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__mesh_product_cuda(ctx, M, map, out);
     return mesh_product_host(ctx, M, map, out);
 }

@@ -20,16 +20,14 @@
  *
  * Sizes: with a positional M and a cycle relation every entry has 1 or 2 partners, so the
  * bucket is allocated from nnz(M) without waiting for the count; other relations read the exact
- * total back first. The only other wait is for nnz(C), before C is allocated. */
+ * total back first. The other waits are for nnz(C), before C is allocated, and for the report
+ * of the last kernel (the first overflowing entry, C's properties). Scans: core/device.h. */
 #include <climits>
-#include <cub/cub.cuh>
+#include <cuda/std/functional>
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
-
-constexpr int kBlock = 256;
-
-unsigned blocks_for(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
 
 /* What emit_columns reports besides C: its cached properties and the first bad entry. */
 struct Report {
@@ -104,12 +102,10 @@ __device__ __forceinline__ void write_partners(const Prod &P, mmx_index s, mmx_i
         for (int q = 0; q < m; q++) dk[q] = k;
 }
 
-/* Adds v of every thread of the block into *total (64-bit). */
+/* Adds v of every thread of the block into *total (64-bit): one atomic per block. */
 __device__ __forceinline__ void block_total(unsigned long long v, unsigned long long *total)
 {
-    using Reduce = cub::BlockReduce<unsigned long long, kBlock>;
-    __shared__ typename Reduce::TempStorage tmp;
-    unsigned long long t = Reduce(tmp).Sum(v);
+    const unsigned long long t = mmx__block_reduce(v, cuda::std::plus<unsigned long long>{});
     if (threadIdx.x == 0 && t) atomicAdd(total, t);
 }
 
@@ -130,7 +126,7 @@ __device__ __forceinline__ void load_face(const mmx_csc &M, mmx_index k, mmx_ind
 template <int C>
 __global__ void count_pairs(const Prod P, mmx_index *cnt, unsigned long long *total)
 {
-    long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     unsigned long long mine = 0;
     if (k < P.M.ncols) {
         if constexpr (C > 0) {
@@ -157,7 +153,7 @@ __global__ void count_pairs(const Prod P, mmx_index *cnt, unsigned long long *to
 template <int C>
 __global__ void fill_pairs(const Prod P, mmx_index *cursor, mmx_index *bx, mmx_index *bk)
 {
-    long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (k >= P.M.ncols) return;
     if constexpr (C > 0) {
         mmx_index v[C];
@@ -320,7 +316,7 @@ __device__ __forceinline__ void visit_any(const Prod &P, mmx_index b, mmx_index 
 /* One thread per column, and the 32 columns of a warp read (and write) one contiguous range:
  * the warp moves it through shared memory in coalesced steps when it fits, so that the
  * threads' short, misaligned runs do not each cost a memory transaction. */
-constexpr int kWarps = kBlock / 32;
+constexpr int kWarps = MMX__BLOCK / 32;
 constexpr int kStage = 384;
 
 /* The warp's range [lo, hi) of an array whose column ends are `ends` (column j ends at
@@ -328,7 +324,7 @@ constexpr int kStage = 384;
 __device__ __forceinline__ void warp_range(const mmx_index *ends, mmx_index nrows, mmx_index &lo,
                                            mmx_index &hi)
 {
-    long long j0 = ((long long)blockIdx.x * kBlock + threadIdx.x) & ~31ll;
+    long long j0 = ((long long)blockIdx.x * MMX__BLOCK + threadIdx.x) & ~31ll;
     long long jl = min(j0 + 31, (long long)nrows - 1);
     lo = j0 ? ends[j0 - 1] : 0;
     hi = ends[jl];
@@ -348,7 +344,7 @@ __global__ void count_distinct(const Prod P, const mmx_index *ends, mmx_index *b
                                mmx_index *ndist)
 {
     __shared__ mmx_index slots[kWarps][kStage];
-    long long jj = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long jj = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if ((jj & ~31ll) >= P.M.nrows) return; /* the whole warp is past the end */
     mmx_index lo, hi;
     warp_range(ends, P.M.nrows, lo, hi);
@@ -376,13 +372,13 @@ __device__ __forceinline__ mmx_index value_of_row(const mmx_csc &M, mmx_index k,
 }
 
 /* C's columns, and into *rep its properties and its first entry outside 32 bits. */
-__global__ void __launch_bounds__(kBlock, 4) emit_columns(const Prod P, const mmx_index *ends, mmx_index *bx, mmx_index *bk,
+__global__ void __launch_bounds__(MMX__BLOCK, 4) emit_columns(const Prod P, const mmx_index *ends, mmx_index *bx, mmx_index *bk,
                              const mmx_index *ptr, mmx_csc C, Report *rep)
 {
     __shared__ mmx_index slots[kWarps][kStage], rows[kWarps][kStage];
     __shared__ int vals[kWarps][kStage];
     const int w = threadIdx.x / 32;
-    long long jj = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long jj = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     int lo = INT_MAX, hi = INT_MIN, maxcol = 0, positional = 1;
     if ((jj & ~31ll) < P.M.nrows) {
         mmx_index slo, shi, olo, ohi;
@@ -461,19 +457,6 @@ __global__ void __launch_bounds__(kBlock, 4) emit_columns(const Prod P, const mm
     }
 }
 
-/* In-place exclusive sum of a[0..n) with CUB, its scratch taken and given back on the stream. */
-mmx_status scan_in_place(mmx_ctx *ctx, mmx_index *a, long long n)
-{
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    size_t bytes = 0;
-    mmx_status s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(nullptr, bytes, a, a, n, st));
-    void *tmp = nullptr;
-    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(tmp, bytes, a, a, n, st));
-    mmx__dev_free(ctx, tmp);
-    return s;
-}
-
 } // namespace
 
 /* The stages, in stream order; scratch is given back as soon as the last stage that reads it
@@ -505,13 +488,13 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     }
     if (s) goto done;
     if (M->ncols > 0) {
-        unsigned g = blocks_for(M->ncols);
-        if (C == 4) count_pairs<4><<<g, kBlock, 0, st>>>(P, cnt, total);
-        else if (C == 3) count_pairs<3><<<g, kBlock, 0, st>>>(P, cnt, total);
-        else count_pairs<0><<<g, kBlock, 0, st>>>(P, cnt, total);
+        unsigned g = mmx__grid(M->ncols);
+        if (C == 4) count_pairs<4><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
+        else if (C == 3) count_pairs<3><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
+        else count_pairs<0><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
         s = mmx__cuda(ctx, cudaGetLastError(), "count_pairs launch");
     }
-    if (!s) s = scan_in_place(ctx, cnt, (long long)nv + 1);
+    if (!s) s = mmx__scan_exclusive(ctx, cnt, (int64_t)nv + 1, cnt);
     if (s) goto done;
     if (P.fast) {
         /* 1 or 2 partners per entry: room for the upper bound, no wait. */
@@ -519,7 +502,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     } else {
         unsigned long long h = 0;
         s = MMX__CUDA(ctx, cudaMemcpyAsync(&h, total, sizeof h, cudaMemcpyDeviceToHost, st));
-        if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+        if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the bucket's size */
         if (s) goto done;
         npairs = (long long)h;
     }
@@ -528,7 +511,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         mmx_index last = 0;
         if (P.fast) {
             s = MMX__CUDA(ctx, cudaMemcpyAsync(&last, cnt + nv, sizeof last, cudaMemcpyDeviceToHost, st));
-            if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+            if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the true size */
             if (s) goto done;
             /* With at most 2 partners per entry the true total is below 2^32: a scan that
              * wrapped shows as a negative int. */
@@ -546,10 +529,10 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     if (!s && !M->order && !P.rows) s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bk, (void **)&bk);
     if (s) goto done;
     if (M->ncols > 0) {
-        unsigned g = blocks_for(M->ncols);
-        if (C == 4) fill_pairs<4><<<g, kBlock, 0, st>>>(P, cnt, bx, bk);
-        else if (C == 3) fill_pairs<3><<<g, kBlock, 0, st>>>(P, cnt, bx, bk);
-        else fill_pairs<0><<<g, kBlock, 0, st>>>(P, cnt, bx, bk);
+        unsigned g = mmx__grid(M->ncols);
+        if (C == 4) fill_pairs<4><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
+        else if (C == 3) fill_pairs<3><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
+        else fill_pairs<0><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
         s = mmx__cuda(ctx, cudaGetLastError(), "fill_pairs launch");
         if (s) goto done;
     }
@@ -558,13 +541,13 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     s = mmx__dev_alloc(ctx, ((size_t)nv + 1) * sizeof *ndist, (void **)&ndist);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(ndist + nv, 0, sizeof *ndist, st));
     if (!s && nv > 0) {
-        count_distinct<<<blocks_for(nv), kBlock, 0, st>>>(P, cnt, bx, bk, ndist);
+        count_distinct<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(P, cnt, bx, bk, ndist);
         s = mmx__cuda(ctx, cudaGetLastError(), "count_distinct launch");
     }
-    if (!s) s = scan_in_place(ctx, ndist, (long long)nv + 1);
+    if (!s) s = mmx__scan_exclusive(ctx, ndist, (int64_t)nv + 1, ndist);
     mmx_index nnz;
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nnz, ndist + nv, sizeof nnz, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: nnz(C), to allocate C */
     if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nv, nnz, 0, &R);
     if (s) goto done;
 
@@ -574,7 +557,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(rep, &h, sizeof h, cudaMemcpyHostToDevice, st));
         if (!s && nv == 0) s = MMX__CUDA(ctx, cudaMemsetAsync(R->colptr, 0, sizeof *R->colptr, st));
         if (!s && nv > 0) {
-            emit_columns<<<blocks_for(nv), kBlock, 0, st>>>(P, cnt, bx, bk, ndist, *R, rep);
+            emit_columns<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(P, cnt, bx, bk, ndist, *R, rep);
             s = mmx__cuda(ctx, cudaGetLastError(), "emit_columns launch");
         }
         mmx__dev_free(ctx, bx), bx = nullptr;
@@ -582,6 +565,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         mmx__dev_free(ctx, cnt), cnt = nullptr;
         mmx__dev_free(ctx, ndist), ndist = nullptr;
         if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h, rep, sizeof h, cudaMemcpyDeviceToHost, st));
+        /* kept: the first overflowing entry (a fault) and C's properties (host fields) */
         if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
         if (s) goto done;
         if (h.first_bad != ~0ull) {
@@ -603,8 +587,7 @@ done:
     mmx__dev_free(ctx, total);
     mmx__dev_free(ctx, rep);
     if (s) {
-        /* Let queued work that still reads the scratch finish before the caller goes on. */
-        (void)cudaStreamSynchronize(st);
+        /* Scratch and R go back in stream order, after the queued work that reads them. */
         mmx_csc_free(R);
         return s;
     }

@@ -56,15 +56,8 @@ mmx_status mmx__csc_permute_unchecked(mmx_ctx *ctx, const mmx_csc *A, const mmx_
     mmx_status s = mmx__csc_alloc(ctx, A->space, A->nrows, A->ncols, A->nnz, A->order, &C);
     if (s) return s;
     /* The work runs where A lives: a host matrix on a CUDA context is permuted on the host. */
-    if (A->space == MMX_SPACE_DEVICE) {
-#ifdef MMX_HAVE_CUDA
-        s = mmx__csc_permute_cuda(ctx, A, pinv, q, C);
-#else
-        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "device matrix without CUDA");
-#endif
-    } else {
-        permute_host(A, pinv, q, C);
-    }
+    if (A->space == MMX_SPACE_DEVICE) s = mmx__csc_permute_cuda(ctx, A, pinv, q, C);
+    else permute_host(A, pinv, q, C);
     if (s) {
         mmx_csc_free(C);
         return s;
@@ -86,13 +79,9 @@ static mmx_status perm_check(mmx_ctx *ctx, mmx_space space, const mmx_index *p, 
 {
     if (!p) return MMX_OK;
     if (space == MMX_SPACE_HOST) return mmx__perm_check_host(ctx, p, n, name);
-#ifdef MMX_HAVE_CUDA
     mmx__perm_fault f;
     mmx_status s = mmx__perm_check_cuda(ctx, p, n, &f);
     return s ? s : mmx__perm_fault_report(ctx, f, n, name);
-#else
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "device matrix without CUDA");
-#endif
 }
 
 mmx_status mmx_csc_permute(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,

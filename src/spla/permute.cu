@@ -1,9 +1,8 @@
 /* C = P·A·Q on the device, and the device check that an array is a permutation (host
- * statement: permute.c). */
-#include <cub/cub.cuh>
+ * statement: permute.c). The check waits for the stream to read its verdict; the permutation
+ * is only queued. */
+#include "core/launch.cuh"
 #include "spla_internal.h"
-
-static unsigned blocks_for(int64_t n) { return (unsigned)((n + 255) / 256); }
 
 /* ---- the permutation check -------------------------------------------------------------- */
 
@@ -59,16 +58,16 @@ extern "C" mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx
     if (!s) s = mmx__dev_alloc(ctx, sizeof *d_fault, (void **)&d_fault);
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(d_fault, &init, sizeof init, cudaMemcpyHostToDevice, st));
     if (!s) {
-        fill_index<<<blocks_for(n), 256, 0, st>>>(first, n, n);
-        first_occurrence<<<blocks_for(n), 256, 0, st>>>(p, n, first);
-        first_bad<<<blocks_for(n), 256, 0, st>>>(p, n, first, d_fault);
+        fill_index<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(first, n, n);
+        first_occurrence<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(p, n, first);
+        first_bad<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(p, n, first, d_fault);
         explain_bad<<<1, 1, 0, st>>>(p, n, first, d_fault);
         s = mmx__cuda(ctx, cudaGetLastError(), "permutation check launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(fault, d_fault, sizeof *fault, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, first);
     mmx__dev_free(ctx, d_fault);
-    mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
     return s ? s : s2;
 }
 
@@ -125,31 +124,25 @@ extern "C" mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, cons
     mmx_status s = MMX_OK;
     if (A->order) {
         if (A->nnz > 0) {
-            permute_reduced<<<blocks_for(A->nnz), 256, 0, st>>>(*A, pinv, q, C->rowidx);
+            permute_reduced<<<mmx__grid(A->nnz), MMX__BLOCK, 0, st>>>(*A, pinv, q, C->rowidx);
             s = mmx__cuda(ctx, cudaGetLastError(), "permute_reduced launch");
         }
-        mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-        return s ? s : s2;
+        return s;
     }
     /* colptr of C: the exclusive scan of the permuted column lengths. */
     mmx_index *len = NULL;
-    void *temp = NULL;
-    size_t temp_bytes = 0;
     const int n1 = A->ncols + 1;
     s = mmx__dev_alloc(ctx, (size_t)n1 * sizeof *len, (void **)&len);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(NULL, temp_bytes, len, C->colptr, n1, st));
-    if (!s) s = mmx__dev_alloc(ctx, temp_bytes, &temp);
     if (!s) {
-        column_lengths<<<blocks_for(n1), 256, 0, st>>>(*A, q, len);
+        column_lengths<<<mmx__grid(n1), MMX__BLOCK, 0, st>>>(*A, q, len);
         s = mmx__cuda(ctx, cudaGetLastError(), "column_lengths launch");
     }
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(temp, temp_bytes, len, C->colptr, n1, st));
+    if (!s) s = mmx__scan_exclusive(ctx, len, n1, C->colptr);
     if (!s && A->nnz > 0) {
-        permute_general<<<blocks_for(A->nnz), 256, 0, st>>>(*A, pinv, q, C->colptr, C->rowidx, C->val);
+        permute_general<<<mmx__grid(A->nnz), MMX__BLOCK, 0, st>>>(*A, pinv, q, C->colptr, C->rowidx,
+                                                                 C->val);
         s = mmx__cuda(ctx, cudaGetLastError(), "permute_general launch");
     }
-    mmx__dev_free(ctx, len);
-    mmx__dev_free(ctx, temp);
-    mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    return s ? s : s2;
+    mmx__dev_free(ctx, len); /* in stream order, after the kernels that read it */
+    return s;
 }

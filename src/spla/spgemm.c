@@ -184,12 +184,6 @@ mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm
         s = check_table(ctx, A, B, map.rel);
         if (s) return s;
     }
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-        return mmx__spgemm_cuda(ctx, A, B, map, out);
-#else
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "CUDA context without CUDA");
-#endif
-    }
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__spgemm_cuda(ctx, A, B, map, out);
     return spgemm_host(ctx, A, B, map, out);
 }

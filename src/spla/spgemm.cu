@@ -17,6 +17,7 @@
  * bytes per entry of B for the counts and their scan. */
 #include <climits>
 #include <cub/cub.cuh>
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
@@ -29,8 +30,6 @@ int bits_for(long long x) /* bits needed to write x >= 0; 0 for 0 */
     while (b < 63 && (x >> b) != 0) b++;
     return b;
 }
-
-unsigned blocks(long long n) { return (unsigned)((n + 255) / 256); }
 
 /* Records C(i,j) as overflowing; the smallest (j, i) wins, the one the host reports. */
 __device__ void flag_overflow(unsigned long long *flag, mmx_index i, mmx_index j)
@@ -158,29 +157,25 @@ struct scratch {
     }
 };
 
-/* Symbolic pass 1: counts and their exclusive scan; *total = all counted collisions. */
+/* Symbolic pass 1: counts and their exclusive scan; *total = all counted collisions, read
+ * back (a size to allocate: the one wait of this pass). */
 mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_rel rel,
                           scratch &w, long long *total)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const long long nb = B->nnz;
-    size_t tmp_bytes = 0;
     unsigned long long last[2] = {0, 0};
     mmx_status s = mmx__dev_alloc(ctx, (size_t)nb * sizeof *w.cnt, (void **)&w.cnt);
     if (!s) s = mmx__dev_alloc(ctx, (size_t)nb * sizeof *w.off, (void **)&w.off);
     if (!s) {
-        count_collisions<<<blocks(nb), 256, 0, st>>>(*A, *B, rel, w.cnt);
+        count_collisions<<<mmx__grid(nb), MMX__BLOCK, 0, st>>>(*A, *B, rel, w.cnt);
         s = mmx__cuda(ctx, cudaGetLastError(), "count_collisions launch");
     }
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(NULL, tmp_bytes, w.cnt, w.off, nb, st));
-    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::ExclusiveSum(w.tmp, tmp_bytes, w.cnt, w.off, nb, st));
+    if (!s) s = mmx__scan_exclusive_u64(ctx, w.cnt, nb, w.off);
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[0], w.off + nb - 1, sizeof last[0], cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[1], w.cnt + nb - 1, sizeof last[1], cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
-    mmx__dev_free(ctx, w.tmp);
     mmx__dev_free(ctx, w.cnt);
-    w.tmp = NULL;
     w.cnt = NULL;
     if (!s && last[0] + last[1] > (unsigned long long)LLONG_MAX / 64)
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm: %llu collisions", last[0] + last[1]);
@@ -224,8 +219,8 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
     if (!s) s = mmx__dev_alloc(ctx, sizeof *w.nruns, (void **)&w.nruns);
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(w.flag, &flag, sizeof flag, cudaMemcpyHostToDevice, st));
     if (!s) {
-        expand_collisions<<<blocks(B->nnz), 256, 0, st>>>(*A, *B, map, w.off, ibits, w.keys[0],
-                                                          w.pay[0], w.flag);
+        expand_collisions<<<mmx__grid(B->nnz), MMX__BLOCK, 0, st>>>(*A, *B, map, w.off, ibits,
+                                                                   w.keys[0], w.pay[0], w.flag);
         s = mmx__cuda(ctx, cudaGetLastError(), "expand_collisions launch");
     }
     cub::DoubleBuffer<unsigned long long> keys(w.keys[0], w.keys[1]);
@@ -246,20 +241,20 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
     if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(w.tmp, tmp_bytes, sorted_keys, ukeys, pay.Current(),
                                                               agg, w.nruns, op, total, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nruns, w.nruns, sizeof nruns, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: nnz(C), a size to allocate */
     if (!s && nruns > MMX_INDEX_MAX)
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm: C would have %lld entries, more than %d",
                       nruns, MMX_INDEX_MAX);
     if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, (mmx_index)nruns, 0, &C);
     if (!s) {
-        write_entries<<<blocks(nruns), 256, 0, st>>>(ukeys, agg, (mmx_index)nruns, ibits, map.monoid,
-                                                     C->rowidx, C->val, w.flag);
-        write_colptr<<<blocks((long long)B->ncols + 1), 256, 0, st>>>(ukeys, (mmx_index)nruns, B->ncols,
-                                                                     ibits, C->colptr);
+        write_entries<<<mmx__grid(nruns), MMX__BLOCK, 0, st>>>(ukeys, agg, (mmx_index)nruns, ibits,
+                                                              map.monoid, C->rowidx, C->val, w.flag);
+        write_colptr<<<mmx__grid((long long)B->ncols + 1), MMX__BLOCK, 0, st>>>(
+            ukeys, (mmx_index)nruns, B->ncols, ibits, C->colptr);
         s = mmx__cuda(ctx, cudaGetLastError(), "write_entries launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&flag, w.flag, sizeof flag, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the overflow, a fault */
     if (!s && flag != NO_OVERFLOW) s = mmx__spgemm_overflow(ctx, (mmx_index)(flag & 0xffffffffu), (mmx_index)(flag >> 32));
     if (s) {
         mmx_csc_free(C);
@@ -287,11 +282,11 @@ extern "C" mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx
         s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, 0, 0, &C);
         if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(C->colptr, 0, ((size_t)B->ncols + 1) * sizeof(mmx_index), st));
     }
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    /* Scratch and, on error, C go back in stream order: no wait for queued kernels. C's
+     * properties are host fields, read back by mmx__csc_props. */
     w.release(ctx);
     if (!s) s = mmx__csc_props(ctx, C);
     if (s) {
-        (void)cudaStreamSynchronize(st);
         mmx_csc_free(C);
         return s;
     }

@@ -67,12 +67,17 @@ mmx_status mmx__csc_fill_uniform_colptr(mmx_ctx *ctx, mmx_csc *A, mmx_index orde
  * Every function that creates a matrix calls it (or sets the fields it knows). */
 mmx_status mmx__csc_props(mmx_ctx *ctx, mmx_csc *A);
 
-#ifdef MMX_HAVE_CUDA
+/* The CUDA halves of the module's operations are declared whatever the build: a build without
+ * CUDA links the stubs of nocuda.c, which report MMX_ERR_INTERNAL (device.h), so the dispatch
+ * needs no #ifdef. Each is queued on the context's stream and waits only where its comment
+ * says it reads a device value on the host. */
+
+/* The device halves of the CSC helpers: props (waits, to read the properties), the check
+ * (waits, to read the fault), the fills (queued). */
 mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *fault);
 mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
-#endif
 
 /* ---- spmv (spmv.c, spmv.cu): declarations go here ---- */
 
@@ -88,20 +93,17 @@ mmx_status mmx__spmv_variant_run(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, f
                                  const mmx_csc *A, mmx_map map, const float *x, int k,
                                  float beta, float *y);
 
-/* The same, but on CUDA it only queues the kernels on the context's stream and returns
- * without synchronizing (launch errors are still reported), so that a benchmark can bracket
- * the kernels alone with CUDA events. On the host it is mmx__spmv_variant_run. */
+/* The same (mmx_spmv only queues its kernels on CUDA, so both entry points do the same since
+ * the library stopped waiting there): kept for the benchmarks, which bracket the kernels alone
+ * with CUDA events. */
 mmx_status mmx__spmv_variant_enqueue(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                                      const mmx_csc *A, mmx_map map, const float *x, int k,
                                      float beta, float *y);
 
-#ifdef MMX_HAVE_CUDA
-/* The device product on checked arguments (spmv.cu); synchronizes the context's stream when
- * `sync` is set. */
+/* The device product on checked arguments (spmv.cu), queued on the context's stream. */
 mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                           const mmx_csc *A, mmx_map map, const float *x, int k, float beta,
-                          float *y, int sync);
-#endif
+                          float *y);
 
 /* ---- transpose and spgemm (transpose.c/.cu, spgemm.c/.cu): declarations go here ---- */
 
@@ -196,21 +198,18 @@ static inline MMX__HD mmx_index mmx__csc_col_of(const mmx_csc *A, int64_t e)
 /* "C(i,j) overflows ...": the MMX_ERR_OVERFLOW of mmx_spgemm, one sentence for both backends. */
 mmx_status mmx__spgemm_overflow(mmx_ctx *ctx, int64_t i, int64_t j);
 
-#ifdef MMX_HAVE_CUDA
 /* The device bodies of mmx_csc_transpose and mmx_spgemm, arguments checked by the callers;
- * they allocate *out in device space and fill it, cached properties included. */
+ * they allocate *out in device space and fill it, cached properties included (read back: the
+ * waits of spla.h). */
 mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out);
 mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
                             mmx_csc **out);
-#endif
 
 /* ---- mesh product (mesh_product.c/.cu): declarations go here ---- */
 
-#ifdef MMX_HAVE_CUDA
 /* The device mesh product, called by mmx_mesh_product once the arguments are checked (M on
  * the device, a valid map, a table that covers M's values). */
 mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
-#endif
 
 /* MMX_ERR_OVERFLOW naming C(i,j), the first entry (column-major) with a contribution or a
  * value outside 32 bits; both backends report the same one. */
@@ -235,15 +234,13 @@ mmx_status mmx__perm_fault_report(mmx_ctx *ctx, mmx__perm_fault f, mmx_index n, 
 mmx_status mmx__csc_permute_unchecked(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                                       const mmx_index *q, mmx_csc **out);
 
-#ifdef MMX_HAVE_CUDA
 /* The device permutation check: a kernel finds each value's first index, a second the first
- * bad index. p is a device array of n entries. */
+ * bad index. p is a device array of n entries. Waits, to read the fault. */
 mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx_index n,
                                 mmx__perm_fault *fault);
-/* The device body of mmx_csc_permute: C allocated in device space, filled, props copied. */
+/* The device body of mmx_csc_permute: C allocated in device space and filled, queued. */
 mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                                  const mmx_index *q, mmx_csc *C);
-#endif
 
 #ifdef __cplusplus
 }

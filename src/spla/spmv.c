@@ -173,42 +173,30 @@ static void spmv_host(mmx_op op, float alpha, const mmx_csc *A, mmx_map map, con
     }
 }
 
-static mmx_status spmv_variant(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
-                               const mmx_csc *A, mmx_map map, const float *x, int k, float beta,
-                               float *y, int sync)
+mmx_status mmx__spmv_variant_run(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
+                                 const mmx_csc *A, mmx_map map, const float *x, int k,
+                                 float beta, float *y)
 {
     mmx_status s = spmv_check(ctx, op, A, map, x, k, y);
     if (s) return s;
     if (v != MMX__SPMV_AUTO && v != MMX__SPMV_THREAD_PER_COLUMN && v != MMX__SPMV_SHUFFLE)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: unknown kernel variant %d", (int)v);
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-        return mmx__spmv_cuda(ctx, v, op, alpha, A, map, x, k, beta, y, sync);
-#else
-        (void)sync;
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "CUDA context without CUDA");
-#endif
-    }
+    /* On CUDA the kernels are queued: nothing is read back, so nothing waits. */
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__spmv_cuda(ctx, v, op, alpha, A, map, x, k, beta, y);
     spmv_host(op, alpha, A, map, x, k, beta, y);
     return MMX_OK;
-}
-
-mmx_status mmx__spmv_variant_run(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
-                                 const mmx_csc *A, mmx_map map, const float *x, int k,
-                                 float beta, float *y)
-{
-    return spmv_variant(ctx, v, op, alpha, A, map, x, k, beta, y, 1);
 }
 
 mmx_status mmx__spmv_variant_enqueue(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                                      const mmx_csc *A, mmx_map map, const float *x, int k,
                                      float beta, float *y)
 {
-    return spmv_variant(ctx, v, op, alpha, A, map, x, k, beta, y, 0);
+    return mmx__spmv_variant_run(ctx, v, op, alpha, A, map, x, k, beta, y);
 }
 
 mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
                     const float *x, int k, float beta, float *y)
 {
-    return spmv_variant(ctx, MMX__SPMV_AUTO, op, alpha, A, map, x, k, beta, y, 1);
+    return mmx__spmv_variant_run(ctx, MMX__SPMV_AUTO, op, alpha, A, map, x, k, beta, y);
 }

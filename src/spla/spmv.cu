@@ -24,16 +24,16 @@
  *
  * Every launch is a grid-stride loop over 64-bit item numbers, so ncols up to 2^31 - 1 (times
  * four corners, or times k components) never overflows an index or the grid size. Nothing is
- * allocated. The launcher synchronizes the context's stream before returning: mmx_spmv is
- * synchronous, like the rest of the API (mmx__spmv_variant_enqueue, for benchmarks, skips
- * that last step). */
+ * allocated, and nothing is read back: the launcher only queues the kernels on the context's
+ * stream and returns (launch errors are reported; a fault inside a kernel shows at the next
+ * call that synchronises). Block size and grid: core/launch.cuh. */
 #include <climits>
 #include <cstdint>
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
 
-constexpr int BS = 256;              /* threads per block: 8 warps */
 constexpr unsigned FULL = 0xffffffffu;
 
 /* The map as the kernels see it: its constant and its table (device memory). */
@@ -145,19 +145,19 @@ __device__ __forceinline__ float finish(float alpha, float s, float beta, const 
     return beta == 0.0f ? alpha * s : fmaf(beta, *yp, alpha * s);
 }
 
-/* op = T, one thread per column. A block works on tiles of BS consecutive columns; for k > 1
+/* op = T, one thread per column. A block works on tiles of MMX__BLOCK consecutive columns; for k > 1
  * its results go through shared memory so that the stores of y (and the reads of the old y
  * when beta != 0) are contiguous per warp instead of k-strided. */
 template <int MK, int K, int ORD>
-__global__ void __launch_bounds__(BS)
+__global__ void __launch_bounds__(MMX__BLOCK)
 spmv_t_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool xvec, float alpha,
               float beta, float *__restrict__ y)
 {
-    __shared__ float stage[BS * K];
+    __shared__ float stage[MMX__BLOCK * K];
     const long long ncols = A.ncols;
-    const long long ntiles = (ncols + BS - 1) / BS;
+    const long long ntiles = (ncols + MMX__BLOCK - 1) / MMX__BLOCK;
     for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        const long long j = tile * BS + threadIdx.x;
+        const long long j = tile * MMX__BLOCK + threadIdx.x;
         float acc[K];
 #pragma unroll
         for (int q = 0; q < K; q++) acc[q] = 0.0f;
@@ -169,9 +169,9 @@ spmv_t_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool
 #pragma unroll
             for (int q = 0; q < K; q++) stage[threadIdx.x * K + q] = acc[q];
             __syncthreads();
-            const long long base = tile * BS * K;
-            const long long n = min((long long)BS * K, ncols * K - base);
-            for (int t = threadIdx.x; t < n; t += BS) y[base + t] = finish(alpha, stage[t], beta, y + base + t);
+            const long long base = tile * MMX__BLOCK * K;
+            const long long n = min((long long)MMX__BLOCK * K, ncols * K - base);
+            for (int t = threadIdx.x; t < n; t += MMX__BLOCK) y[base + t] = finish(alpha, stage[t], beta, y + base + t);
         }
     }
 }
@@ -208,14 +208,14 @@ __device__ __forceinline__ float combine_corners(const float (&acc)[K], int corn
 /* op = T on reduced quads, one thread per corner (thesis 5.3). The loop bound is uniform over
  * the block, so every lane reaches the shuffles; lanes past the end contribute zeros. */
 template <int MK, int K>
-__global__ void __launch_bounds__(BS)
+__global__ void __launch_bounds__(MMX__BLOCK)
 spmv_t_quad_shuffle(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool xvec,
                     float alpha, float beta, float *__restrict__ y)
 {
     const long long total = 4LL * A.ncols;
-    const long long ntiles = (total + BS - 1) / BS;
+    const long long ntiles = (total + MMX__BLOCK - 1) / MMX__BLOCK;
     for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        const long long t = tile * BS + threadIdx.x;
+        const long long t = tile * MMX__BLOCK + threadIdx.x;
         const bool live = t < total;
         const long long j = t >> 2;
         const int corner = (int)(t & 3);
@@ -240,9 +240,9 @@ spmv_t_quad_shuffle(const mmx_csc A, const DevMap m, const float *__restrict__ x
 }
 
 /* y = beta * y, or zeros when beta = 0. */
-__global__ void __launch_bounds__(BS) spmv_scale(float *__restrict__ y, long long n, float beta)
+__global__ void __launch_bounds__(MMX__BLOCK) spmv_scale(float *__restrict__ y, long long n, float beta)
 {
-    for (long long t = (long long)blockIdx.x * BS + threadIdx.x; t < n; t += (long long)gridDim.x * BS)
+    for (long long t = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; t < n; t += (long long)gridDim.x * MMX__BLOCK)
         y[t] = beta == 0.0f ? 0.0f : beta * y[t];
 }
 
@@ -283,12 +283,12 @@ __device__ __forceinline__ void scatter_term(const DevMap &m, float *y, bool yve
 
 /* op = N, one thread per column: y[i] += m * (alpha * x[j]) for each entry of column j. */
 template <int MK, int K, int ORD>
-__global__ void __launch_bounds__(BS)
+__global__ void __launch_bounds__(MMX__BLOCK)
 spmv_n_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool xvec, float alpha,
               float *y, bool yvec)
 {
     const long long ncols = A.ncols;
-    for (long long j = (long long)blockIdx.x * BS + threadIdx.x; j < ncols; j += (long long)gridDim.x * BS) {
+    for (long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; j < ncols; j += (long long)gridDim.x * MMX__BLOCK) {
         float ax[K];
         load_item<K>(x, j, xvec, ax);
 #pragma unroll
@@ -297,13 +297,6 @@ spmv_n_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool
             scatter_term<MK, K>(m, y, yvec, i, j, c, v, ax);
         });
     }
-}
-
-/* Blocks for a grid-stride loop over `items` threads: at most the grid's limit. */
-unsigned grid_for(long long items)
-{
-    long long blocks = (items + BS - 1) / BS;
-    return (unsigned)(blocks < 1 ? 1 : blocks > INT_MAX ? INT_MAX : blocks);
 }
 
 /* Everything a launch needs, decided on the host. */
@@ -323,12 +316,12 @@ struct Launch {
 struct TColumn {
     template <int MK, int K> void run(const Launch &L) const
     {
-        const unsigned g = grid_for(L.A->ncols);
+        const unsigned g = mmx__grid(L.A->ncols);
         switch (L.ord) {
-        case 4: spmv_t_column<MK, K, 4><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
-        case 3: spmv_t_column<MK, K, 3><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
-        case -1: spmv_t_column<MK, K, -1><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
-        default: spmv_t_column<MK, K, 0><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        case 4: spmv_t_column<MK, K, 4><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        case 3: spmv_t_column<MK, K, 3><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        case -1: spmv_t_column<MK, K, -1><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        default: spmv_t_column<MK, K, 0><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y); break;
         }
     }
 };
@@ -336,7 +329,7 @@ struct TColumn {
 struct TShuffle {
     template <int MK, int K> void run(const Launch &L) const
     {
-        spmv_t_quad_shuffle<MK, K><<<grid_for(4LL * L.A->ncols), BS, 0, L.st>>>(
+        spmv_t_quad_shuffle<MK, K><<<mmx__grid(4LL * L.A->ncols), MMX__BLOCK, 0, L.st>>>(
             *L.A, L.m, L.x, L.xvec, L.alpha, L.beta, L.y);
     }
 };
@@ -344,12 +337,12 @@ struct TShuffle {
 struct NColumn {
     template <int MK, int K> void run(const Launch &L) const
     {
-        const unsigned g = grid_for(L.A->ncols);
+        const unsigned g = mmx__grid(L.A->ncols);
         switch (L.ord) {
-        case 4: spmv_n_column<MK, K, 4><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        case 3: spmv_n_column<MK, K, 3><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        case -1: spmv_n_column<MK, K, -1><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        default: spmv_n_column<MK, K, 0><<<g, BS, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
+        case 4: spmv_n_column<MK, K, 4><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
+        case 3: spmv_n_column<MK, K, 3><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
+        case -1: spmv_n_column<MK, K, -1><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
+        default: spmv_n_column<MK, K, 0><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
         }
     }
 };
@@ -383,7 +376,7 @@ bool aligned(const void *p, uintptr_t a) { return ((uintptr_t)p & (a - 1)) == 0;
 
 extern "C" mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                                      const mmx_csc *A, mmx_map map, const float *x, int k,
-                                     float beta, float *y, int sync)
+                                     float beta, float *y)
 {
     const long long ylen = (long long)(op == MMX_OP_T ? A->ncols : A->nrows) * k;
     if (ylen == 0) return MMX_OK;
@@ -410,7 +403,7 @@ extern "C" mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op o
         /* y = beta * y first: all of the result when alpha = 0 (x is not read), the starting
          * point of the scatter otherwise. beta = 1 leaves y as it is. */
         if (beta != 1.0f) {
-            spmv_scale<<<grid_for(ylen), BS, 0, L.st>>>(y, ylen, beta);
+            spmv_scale<<<mmx__grid(ylen), MMX__BLOCK, 0, L.st>>>(y, ylen, beta);
             mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "spmv_scale launch");
             if (s) return s;
         }
@@ -428,5 +421,5 @@ extern "C" mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op o
         mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "spmv_t_column launch");
         if (s) return s;
     }
-    return sync ? MMX__CUDA(ctx, cudaStreamSynchronize(L.st)) : MMX_OK;
+    return MMX_OK;
 }

@@ -41,13 +41,7 @@ mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out)
     if (s) return s;
     if (A->space != mmx_ctx_space(ctx))
         return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_csc_transpose: A is in host memory, the context on the CUDA backend");
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-        return mmx__csc_transpose_cuda(ctx, A, out);
-#else
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "CUDA context without CUDA");
-#endif
-    }
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__csc_transpose_cuda(ctx, A, out);
     mmx_csc *T;
     s = mmx__csc_alloc(ctx, MMX_SPACE_HOST, A->ncols, A->nrows, A->nnz, 0, &T);
     if (s) return s;

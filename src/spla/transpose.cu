@@ -3,6 +3,7 @@
  * is stable, so the entries of one row keep their storage order, which is ascending column
  * order: the result is the host's, entry for entry. */
 #include <cub/cub.cuh>
+#include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
@@ -48,8 +49,6 @@ __global__ void fill(const mmx_csc A, const mmx_index *perm, mmx_index *rowidx, 
     val[t] = A.order ? e - A.order * j + 1 : A.val[e];
 }
 
-unsigned blocks(long long n) { return (unsigned)((n + 255) / 256); }
-
 } // namespace
 
 extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out)
@@ -74,7 +73,7 @@ extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mm
     if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm_out, (void **)&perm_out);
     if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *rows_out, (void **)&rows_out);
     if (!s) {
-        iota<<<blocks(nnz), 256, 0, st>>>(perm_in, nnz);
+        iota<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(perm_in, nnz);
         s = mmx__cuda(ctx, cudaGetLastError(), "iota launch");
     }
     if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, rows_in, rows_out,
@@ -83,20 +82,21 @@ extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mm
     if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, rows_in, rows_out,
                                                                perm_in, perm_out, nnz, 0, end_bit, st));
     if (!s) {
-        colptr_from_rows<<<blocks((long long)A->nrows + 1), 256, 0, st>>>(rows_out, nnz, A->nrows, T->colptr);
-        fill<<<blocks(nnz), 256, 0, st>>>(*A, perm_out, T->rowidx, T->val);
+        colptr_from_rows<<<mmx__grid((long long)A->nrows + 1), MMX__BLOCK, 0, st>>>(rows_out, nnz,
+                                                                                 A->nrows, T->colptr);
+        fill<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(*A, perm_out, T->rowidx, T->val);
         s = mmx__cuda(ctx, cudaGetLastError(), "transpose kernels launch");
     }
 props:
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    /* The scratch goes back in stream order, after the kernels that read it. */
     mmx__dev_free(ctx, tmp);
     mmx__dev_free(ctx, perm_in);
     mmx__dev_free(ctx, perm_out);
     mmx__dev_free(ctx, rows_out);
+    /* The result's properties are host fields: mmx__csc_props reads them back (the one wait). */
     if (!s) s = mmx__csc_props(ctx, T);
     if (s) {
-        (void)cudaStreamSynchronize(st);
-        mmx_csc_free(T);
+        mmx_csc_free(T); /* in stream order too: no wait for the queued kernels */
         return s;
     }
     *out = T;

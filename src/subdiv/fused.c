@@ -4,28 +4,22 @@
 #include <string.h>
 #include "fused.h"
 
-/* Scratch and level arrays: the host's heap, or the context's stream-ordered pool (no sync, so
- * a chain of levels queues without waiting). */
+/* Scratch and level arrays of n items of `size` bytes in the context's space: the host's
+ * heap, or the context's stream-ordered pool (no sync, so a chain of levels queues without
+ * waiting). */
 static mmx_status fz_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out)
 {
+    size_t bytes;
     *out = NULL;
-    if (n == 0) return MMX_OK;
-#ifdef MMX_HAVE_CUDA
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__dev_alloc(ctx, n * size, out);
-#endif
-    return mmx__host_alloc(ctx, n, size, out);
+    if (!mmx__mul_ok(n, size, &bytes))
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "allocation of %zu x %zu bytes overflows", n, size);
+    return mmx_mem_alloc(ctx, mmx_ctx_space(ctx), bytes, out);
 }
 
+/* Back to the host's heap or, in stream order, to the context's pool. */
 static void fz_free(mmx_ctx *ctx, void *p)
 {
-#ifdef MMX_HAVE_CUDA
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-        mmx__dev_free(ctx, p);
-        return;
-    }
-#endif
-    (void)ctx;
-    free(p);
+    mmx_mem_free(ctx, mmx_ctx_space(ctx), p);
 }
 
 void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L)
@@ -52,19 +46,6 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.goff = L->goff, v.pos = L->pos;
     v.fpts = NULL;
     return v;
-}
-
-/* goff = the exclusive scan of cnt (n + 1 entries). */
-static mmx_status fz_scan(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n, mmx_index *goff)
-{
-#ifdef MMX_HAVE_CUDA
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__fz_scan_cuda(ctx, cnt, n, goff);
-#endif
-    (void)ctx;
-    mmx_index sum = 0;
-    for (mmx_index i = 0; i < n; i++) goff[i] = sum, sum += cnt[i];
-    goff[n] = sum;
-    return MMX_OK;
 }
 
 /* The number of groups of the child's edges that a level's cnt counts. */
@@ -121,11 +102,9 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     mmx__fz_in in = mmx__fz_view(scheme, L);
     int bad = 0;
     if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
         s = mmx__fz_input_cuda(ctx, in, ec, L->twin, L->owner,
                                scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt, adj->valence,
                                &bad);
-#endif
     } else if (!s) {
         for (size_t i = 0; i < 2 * ne; i++) ec[i] = -1;
         for (size_t c = 0; c < nnz; c++) ec[L->fe[c]] = (mmx_index)c;
@@ -149,7 +128,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     }
     fz_free(ctx, ec);
     if (!s && bad) s = MMX_ERR_MESH;
-    if (!s) s = fz_scan(ctx, L->cnt, groups, L->goff);
+    if (!s) s = mmx__scan_offsets(ctx, L->cnt, groups, L->goff);
     if (s) mmx__fz_level_free(ctx, L);
     return s;
 }
@@ -227,14 +206,9 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
     O.pos = P->pos ? C->pos : NULL;
     mmx_status s = MMX_OK;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-        s = mmx__fz_pass_cuda(ctx, L, O);
-#endif
-    } else {
-        fz_pass_host(&L, &O);
-    }
-    if (!s && C->cnt) s = fz_scan(ctx, C->cnt, fz_groups(scheme, C), C->goff);
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__fz_pass_cuda(ctx, L, O);
+    else fz_pass_host(&L, &O);
+    if (!s && C->cnt) s = mmx__scan_offsets(ctx, C->cnt, fz_groups(scheme, C), C->goff);
     return s;
 }
 
@@ -272,8 +246,9 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* Without keep, what an error left behind (the rest is freed and zeroed already). */
     for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
     mmx_timer_free(timer);
+    /* No wait for the last pass: the result is ready for the next call on the context, and a
+     * copy into host memory waits for it (core.h). */
     if (!s) s = mmx__csc_props(ctx, RM);
-    if (!s) s = mmx_ctx_sync(ctx);
     if (s) {
         mmx_csc_free(RM);
         mmx_mesh_free(r);

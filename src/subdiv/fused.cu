@@ -1,15 +1,12 @@
 /* The device half of the fused path (fused.h, fused.c): one kernel per level in which thread i
  * runs face i and vertex i with the rules shared with the host, a reduced quad's corners read
- * with 16-byte loads; the input level's twins, owners and counts; the scan of the counts; and
- * the re-evaluation chain captured as a CUDA graph. */
-#include <cub/cub.cuh>
+ * with 16-byte loads; the input level's twins, owners and counts; and the re-evaluation chain
+ * captured as a CUDA graph. The scan of the counts is core/device.h's, block size and grid
+ * core/launch.cuh's. */
+#include "core/launch.cuh"
 #include "fused.h"
 
 namespace {
-
-constexpr int kBlock = 256;
-
-unsigned blocks(long long n) { return (unsigned)((n + kBlock - 1) / kBlock); }
 
 /* A face's children's corners: 16 (Catmull-Clark) or 12 (Loop) indices at a 16-byte aligned
  * place, written with vector stores. */
@@ -28,10 +25,10 @@ __device__ __forceinline__ void store12(mmx_index *p, const mmx_index *x)
 /* ORDER 4 or 3 fixes the level's order at compile time (the corner arithmetic then folds), 0
  * reads general faces through colptr. */
 template <int SCHEME, int ORDER>
-__global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__fz_out O,
+__global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mmx__fz_out O,
                                                mmx_index n)
 {
-    const long long i = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i >= n) return;
     mmx__fz_in L = Lp;
     L.order = ORDER;
@@ -83,9 +80,9 @@ __global__ void __launch_bounds__(kBlock) pass(const mmx__fz_in Lp, const mmx__f
 }
 
 /* Catmull-Clark's face points on a level of general faces, before its pass (mmx__fz_in.fpts). */
-__global__ void __launch_bounds__(kBlock) face_points(const mmx__fz_in L, const mmx__fz_out O)
+__global__ void __launch_bounds__(MMX__BLOCK) face_points(const mmx__fz_in L, const mmx__fz_out O)
 {
-    const long long f = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (f < L.nf) mmx__fz_cc_face_point(&L, &O, (mmx_index)f);
 }
 
@@ -94,15 +91,15 @@ cudaError_t launch(mmx__fz_in L, const mmx__fz_out &O, cudaStream_t st)
 {
     const mmx_index n = L.nf + L.nv; /* checked to fit: nnz and V' of the child do */
     if (n == 0) return cudaSuccess;
-    if (L.order == 4) pass<SCHEME, 4><<<blocks(n), kBlock, 0, st>>>(L, O, n);
-    else if (L.order == 3) pass<SCHEME, 3><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+    if (L.order == 4) pass<SCHEME, 4><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
+    else if (L.order == 3) pass<SCHEME, 3><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
     else {
         /* As the host's pass: face points first where the edges and vertices would sum them. */
         if (mmx__fz_face_points_first(&L, &O)) {
-            face_points<<<blocks(L.nf), kBlock, 0, st>>>(L, O);
+            face_points<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, O);
             L.fpts = O.pos + 3 * (int64_t)L.nv;
         }
-        pass<SCHEME, 0><<<blocks(n), kBlock, 0, st>>>(L, O, n);
+        pass<SCHEME, 0><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
     }
     return cudaGetLastError();
 }
@@ -120,7 +117,7 @@ cudaError_t launch_pass(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t 
 
 __global__ void edge_corners(const mmx_index *fe, mmx_index nnz, mmx_index *ec)
 {
-    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (c < nnz) ec[fe[c]] = (mmx_index)c;
 }
 
@@ -128,7 +125,7 @@ __global__ void edge_corners(const mmx_index *fe, mmx_index nnz, mmx_index *ec)
 __global__ void twins(const mmx_index *M, const mmx_index *fe, const mmx_index *ec, mmx_index nnz,
                       mmx_index *twin, mmx_index *owner)
 {
-    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (c >= nnz) return;
     twin[c] = mmx__fz_twin(fe, ec, (mmx_index)c);
     atomicMax(owner + M[c], (mmx_index)c);
@@ -137,7 +134,7 @@ __global__ void twins(const mmx_index *M, const mmx_index *fe, const mmx_index *
 /* A boundary vertex's owner: its one corner whose arriving half-edge has no twin. */
 __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
 {
-    const long long c = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (c < L.nnz && mmx__fz_fan_start(&L, (mmx_index)c)) owner[L.M[c]] = (mmx_index)c;
 }
 
@@ -146,7 +143,7 @@ __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
 __global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_index *valence,
                          int *bad)
 {
-    const long long i = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i) atomicOr(bad, 1);
     if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i])) atomicOr(bad, 1);
     if (i < L.nf && L.scheme != MMX_SCHEME_CATMULL_CLARK &&
@@ -156,7 +153,7 @@ __global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_inde
 
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
 {
-    const long long f = (long long)blockIdx.x * kBlock + threadIdx.x;
+    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (f >= L.nf) return;
     if (L.scheme == MMX_SCHEME_LOOP) mmx__fz_loop_count(&L, (mmx_index)f, cnt);
     else mmx__fz_sqrt3_count(&L, (mmx_index)f, cnt);
@@ -181,38 +178,23 @@ extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *
     if (!s && L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
     if (!s && L.nv) s = MMX__CUDA(ctx, cudaMemsetAsync(owner, 0xff, sizeof *owner * (size_t)L.nv, st));
     if (!s && nnz) {
-        edge_corners<<<blocks(nnz), kBlock, 0, st>>>(L.fe, L.nnz, ec);
-        twins<<<blocks(nnz), kBlock, 0, st>>>(L.M, L.fe, ec, L.nnz, twin, owner);
+        edge_corners<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L.fe, L.nnz, ec);
+        twins<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L.M, L.fe, ec, L.nnz, twin, owner);
         L.twin = twin;
         L.owner = owner;
-        boundary_owners<<<blocks(nnz), kBlock, 0, st>>>(L, owner);
-        validate<<<blocks(nmax), kBlock, 0, st>>>(L, ec, valence, flag);
+        boundary_owners<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L, owner);
+        validate<<<mmx__grid(nmax), MMX__BLOCK, 0, st>>>(L, ec, valence, flag);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
-    /* The counts only on a good level; this is the input's one wait. */
+    /* The counts only on a good level; this is the input's one wait (kept: the verdict on the
+     * input is a fault to report, and it decides what is queued next). */
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
     if (!s && !*bad && cnt && L.nf) {
-        counts<<<blocks(L.nf), kBlock, 0, st>>>(L, cnt);
+        counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, cnt);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     mmx__dev_free(ctx, flag);
-    return s;
-}
-
-extern "C" mmx_status mmx__fz_scan_cuda(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n,
-                                        mmx_index *goff)
-{
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    /* goff[0] = 0 and goff[1 ..= n] the inclusive sums. */
-    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(goff, 0, sizeof *goff, st));
-    if (s || n == 0) return s;
-    size_t bytes = 0;
-    void *tmp = NULL;
-    s = MMX__CUDA(ctx, cub::DeviceScan::InclusiveSum(nullptr, bytes, cnt, goff + 1, (long long)n, st));
-    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceScan::InclusiveSum(tmp, bytes, cnt, goff + 1, (long long)n, st));
-    mmx__dev_free(ctx, tmp);
     return s;
 }
 

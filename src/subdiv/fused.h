@@ -39,12 +39,13 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
                                int topo, int pos, mmx__fz_level *C);
 /* One pass from P to C: whatever C has arrays for (positions only when P has positions), then
- * the scan of C's counts. Queued on the context's stream, no synchronisation. */
+ * the scan of C's counts (core/device.h). Queued on the context's stream, no synchronisation. */
 mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
                         mmx__fz_level *C);
 /* The fused chain on an input that passed mmx__subdiv_prepare (levels >= 1), with `lv` zeroed
  * room for levels + 1 levels: the input level (its mesh copied when `keep`, else borrowed),
- * then each level's pass, queued with no synchronisation between them. Without `keep` every
+ * then each level's pass, queued with no synchronisation between them nor after the last
+ * (only a trace's timers wait, to read their times). Without `keep` every
  * level is freed once its child is written; with it the levels stay for re-evaluation. The
  * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
  * not NULL, gets each level's sizes and time. MMX_ERR_MESH without a message when the input
@@ -53,21 +54,20 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
                          mmx_subdiv_level *trace, mmx_mesh **out);
 
-#ifdef MMX_HAVE_CUDA
-/* The device halves (fused.cu). */
+/* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
+ * stubs of nocuda.c, device.h). The pass is queued; the input level waits once, for its
+ * verdict on the input (a fault to report). */
 mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O);
 mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
                               mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
                               int *bad);
-mmx_status mmx__fz_scan_cuda(mmx_ctx *ctx, const mmx_index *cnt, mmx_index n, mmx_index *goff);
 /* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
  * CUDA graph captured once per pair of pointers and kept in *graph (freed by
- * mmx__fz_graph_free). */
+ * mmx__fz_graph_free); the launch is queued. */
 mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv, int levels,
                              const float *in, float *out, void **graph, const float **graph_in,
                              float **graph_out);
 void mmx__fz_graph_free(void *graph);
-#endif
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,7 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 1.0f, vp);
     if (!s) s = mmx__subdiv_topology(ctx, ops, nv + ne, &r->M);
 done:
-    mmx_mem_free(sp, t);
+    mmx_mem_free(ctx, sp, t); /* after the queued products that read it */
     if (s) {
         mmx_mesh_free(r);
         return s;

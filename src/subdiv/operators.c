@@ -33,9 +33,7 @@ static mmx_status fe_build(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjacency *
         s = mmx_mem_copy(ctx, FE->colptr, FE->space, M->colptr, M->space,
                          ((size_t)M->ncols + 1) * sizeof(mmx_index));
     if (!s && cuda) {
-#ifdef MMX_HAVE_CUDA
         s = mmx__subdiv_fe_rows_cuda(ctx, adj->fe, M->nnz, FE->rowidx);
-#endif
     } else if (!s) {
         for (mmx_index q = 0; q < M->nnz; q++) FE->rowidx[q] = adj->fe[q] >> 1;
     }
@@ -56,9 +54,7 @@ static mmx_status identity_build(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
     mmx_status s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), n, n, n, 1, &I);
     if (s) return s;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
         s = mmx__subdiv_iota_cuda(ctx, n, I->rowidx);
-#endif
     } else {
         for (mmx_index v = 0; v < n; v++) I->rowidx[v] = v;
     }
@@ -110,15 +106,17 @@ static void tables_host(mmx__subdiv_ops *ops)
 void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)
 {
     if (!ops) return;
+    /* The tables were allocated through the adjacency's context (the level's), in its space. */
     const mmx_space sp = ops->adj ? ops->adj->space : MMX_SPACE_HOST;
+    mmx_ctx *ctx = ops->adj ? ops->adj->ctx : NULL;
     mmx_csc_free(ops->FE);
     mmx_csc_free(ops->I);
-    mmx_mem_free(sp, ops->w_self);
-    mmx_mem_free(sp, ops->w_ring);
-    mmx_mem_free(sp, ops->w_ends);
-    mmx_mem_free(sp, ops->w_faces);
-    mmx_mem_free(sp, ops->crease);
-    mmx_mem_free(sp, ops->face_w);
+    mmx_mem_free(ctx, sp, ops->w_self);
+    mmx_mem_free(ctx, sp, ops->w_ring);
+    mmx_mem_free(ctx, sp, ops->w_ends);
+    mmx_mem_free(ctx, sp, ops->w_faces);
+    mmx_mem_free(ctx, sp, ops->crease);
+    mmx_mem_free(ctx, sp, ops->face_w);
     memset(ops, 0, sizeof *ops);
 }
 
@@ -140,13 +138,8 @@ mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_ends);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_faces);
     if (!s) {
-        if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
-            s = mmx__subdiv_tables_cuda(ctx, ops);
-#endif
-        } else {
-            tables_host(ops);
-        }
+        if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__subdiv_tables_cuda(ctx, ops);
+        else tables_host(ops);
     }
     if (s) mmx__subdiv_ops_free(ops);
     return s;

@@ -17,9 +17,8 @@ struct mmx_subdiv_plan {
 void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
 {
     if (!plan) return;
-#ifdef MMX_HAVE_CUDA
+    /* A graph still running completes first; the arrays go back in stream order. */
     mmx__fz_graph_free(plan->graph);
-#endif
     for (int l = 0; plan->lv && l <= plan->levels; l++)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
@@ -75,11 +74,9 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
     if (!control_pos || !pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
                          control_pos ? "pos" : "control_pos");
-#ifdef MMX_HAVE_CUDA
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
         return mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
                                  &plan->graph, &plan->graph_in, &plan->graph_out);
-#endif
     mmx_status s = MMX_OK;
     for (int l = 1; !s && l <= plan->levels; l++) {
         /* Positions-only views: the level's arrays with the positions of this evaluation. */

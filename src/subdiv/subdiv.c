@@ -75,11 +75,9 @@ static double level_bytes(int64_t v, int64_t f, int64_t e, int64_t c, int64_t v2
 static double memory_available(mmx_ctx *ctx)
 {
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
         size_t free_b = 0, total_b = 0;
-        if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) return (double)free_b;
-#endif
-        return 0;
+        if (mmx__dev_mem_info(ctx, &free_b, &total_b) == MMX_OK) return (double)free_b;
+        return 0; /* unknown: nothing is refused on this ground */
     }
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
     long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);

@@ -153,15 +153,15 @@ static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_i
     return 0;
 }
 
-#ifdef MMX_HAVE_CUDA
-/* The device halves (operators.cu, topology.cu), on checked arguments. */
+/* The device halves (operators.cu, topology.cu), on checked arguments, declared whatever the
+ * build (a build without CUDA links the stubs of nocuda.c, device.h). The tables, FE's rows
+ * and the identity are queued; the topology waits for the stream to read its fault flag. */
 mmx_status mmx__subdiv_tables_cuda(mmx_ctx *ctx, mmx__subdiv_ops *ops);
 mmx_status mmx__subdiv_fe_rows_cuda(mmx_ctx *ctx, const mmx_index *fe, mmx_index nnz,
                                     mmx_index *rows);
 mmx_status mmx__subdiv_iota_cuda(mmx_ctx *ctx, mmx_index n, mmx_index *out);
 mmx_status mmx__subdiv_topology_cuda(mmx_ctx *ctx, mmx__subdiv_topo tp, mmx_index nv,
                                      mmx_index *rows);
-#endif
 
 #ifdef __cplusplus
 }

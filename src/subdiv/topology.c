@@ -22,9 +22,7 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
     mmx_status s = mmx__csc_alloc(ctx, M->space, nverts_out, nf, order * nf, order, &C);
     if (s) return s;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-#ifdef MMX_HAVE_CUDA
         s = mmx__subdiv_topology_cuda(ctx, tp, M->nrows, C->rowidx);
-#endif
     } else {
         for (mmx_index k = 0; k < M->ncols && !s; k++)
             if (mmx__subdiv_children(&tp, k, M->nrows, M->ncols, C->rowidx))
@@ -45,6 +43,7 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
     mmx_mesh *m = calloc(1, sizeof *m);
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     m->space = mmx_ctx_space(ctx);
+    m->ctx = ctx;
     mmx_status s = mmx_mem_alloc(ctx, m->space, (size_t)nverts * 3 * sizeof(float),
                                  (void **)&m->pos);
     if (s) {

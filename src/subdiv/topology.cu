@@ -1,14 +1,14 @@
 /* The device half of the child topology (topology.c): one thread per parent face, running the
- * rule shared with the host; a face that finds no face across an edge raises a flag. */
+ * rule shared with the host; a face that finds no face across an edge raises a flag, which the
+ * host reads (the one wait). */
+#include "core/launch.cuh"
 #include "subdiv_internal.h"
 
 namespace {
 
-constexpr int kBlock = 256;
-
 __global__ void children(const mmx__subdiv_topo tp, mmx_index nv, mmx_index *rows, int *fault)
 {
-    long long k = (long long)blockIdx.x * kBlock + threadIdx.x;
+    long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (k < tp.M.ncols && mmx__subdiv_children(&tp, (mmx_index)k, nv, tp.M.ncols, rows))
         atomicMin(fault, (int)k);
 }
@@ -25,12 +25,11 @@ extern "C" mmx_status mmx__subdiv_topology_cuda(mmx_ctx *ctx, mmx__subdiv_topo t
     if (s) return s;
     s = MMX__CUDA(ctx, cudaMemcpyAsync(fault, &first, sizeof first, cudaMemcpyHostToDevice, st));
     if (!s) {
-        children<<<(unsigned)((tp.M.ncols + kBlock - 1) / kBlock), kBlock, 0, st>>>(tp, nv, rows,
-                                                                                   fault);
+        children<<<mmx__grid(tp.M.ncols), MMX__BLOCK, 0, st>>>(tp, nv, rows, fault);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&first, fault, sizeof first, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
     mmx__dev_free(ctx, fault);
     if (!s && first != INT32_MAX)
         s = mmx__fail(ctx, MMX_ERR_INTERNAL,

@@ -1,0 +1,129 @@
+/* The CUDA halves of device.h: device memory from the context's stream-ordered pool, copies,
+ * and the scans and reductions with CUB (host statements: device.c). Nothing here waits for
+ * the stream except a copy into host memory, which the host is about to read. */
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cuda/functional>
+#include <cuda/std/functional>
+#include "core_internal.h"
+
+extern "C" mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out)
+{
+    *out = NULL;
+    if (bytes == 0) return MMX_OK;
+    cudaError_t e = cudaMallocFromPoolAsync(out, bytes, (cudaMemPool_t)ctx->pool,
+                                            (cudaStream_t)ctx->stream);
+    if (e == cudaSuccess) return MMX_OK;
+    *out = NULL;
+    (void)cudaGetLastError();
+    return mmx__fail(ctx, e == cudaErrorMemoryAllocation ? MMX_ERR_NOMEM : MMX_ERR_CUDA,
+                     "device allocation of %zu bytes failed: %s", bytes, cudaGetErrorString(e));
+}
+
+extern "C" void mmx__dev_free(mmx_ctx *ctx, void *p)
+{
+    if (!p) return;
+    /* A free cannot report: a failure leaves the block to the pool's destruction. */
+    if (ctx) (void)cudaFreeAsync(p, (cudaStream_t)ctx->stream);
+    else (void)cudaFree(p); /* no stream to order it on: the runtime waits for the device */
+}
+
+extern "C" mmx_status mmx__dev_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
+                                    mmx_space src_space, size_t bytes)
+{
+    const cudaMemcpyKind kind = dst_space == MMX_SPACE_HOST   ? cudaMemcpyDeviceToHost
+                                : src_space == MMX_SPACE_HOST ? cudaMemcpyHostToDevice
+                                                              : cudaMemcpyDeviceToDevice;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    mmx_status s = MMX__CUDA(ctx, cudaMemcpyAsync(dst, src, bytes, kind, st));
+    /* Into host memory the caller reads the data next: into pageable memory the copy above has
+     * already returned complete, into pinned memory only this wait makes it so. It is also
+     * where an earlier kernel's fault shows. */
+    if (!s && kind == cudaMemcpyDeviceToHost) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    return s;
+}
+
+extern "C" mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)
+{
+    *free_bytes = *total_bytes = 0;
+    return MMX__CUDA(ctx, cudaMemGetInfo(free_bytes, total_bytes));
+}
+
+/* ---- scans and reductions: CUB's two calls (size the scratch, run), the scratch taken from
+ * and given back to the context's pool in stream order ---------------------------------------- */
+
+namespace {
+
+/* Runs a CUB device algorithm `run(tmp, bytes)` twice: first to size its scratch, then with it. */
+template <typename Run>
+mmx_status with_scratch(mmx_ctx *ctx, const char *what, Run run)
+{
+    size_t bytes = 0;
+    void *tmp = nullptr;
+    mmx_status s = mmx__cuda(ctx, run(nullptr, bytes), what);
+    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
+    if (!s) s = mmx__cuda(ctx, run(tmp, bytes), what);
+    mmx__dev_free(ctx, tmp);
+    return s;
+}
+
+/* Integer sums wrap modulo 2^32 on the device as in device.c's loops (the hardware's two's
+ * complement addition; CUB adds in the input type). */
+template <typename T>
+mmx_status exclusive_sum(mmx_ctx *ctx, const T *in, int64_t n, T *out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    return with_scratch(ctx, "cub::DeviceScan::ExclusiveSum", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, (long long)n, st);
+    });
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__scan_exclusive_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n,
+                                               mmx_index *out)
+{
+    return exclusive_sum(ctx, in, n, out);
+}
+
+extern "C" mmx_status mmx__scan_exclusive_u64_cuda(mmx_ctx *ctx, const unsigned long long *in,
+                                                   int64_t n, unsigned long long *out)
+{
+    return exclusive_sum(ctx, in, n, out);
+}
+
+extern "C" mmx_status mmx__scan_offsets_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n,
+                                             mmx_index *out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    /* out[0] = 0, then out[1 ..= n] the inclusive sums. */
+    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(out, 0, sizeof *out, st));
+    if (s || n == 0) return s;
+    return with_scratch(ctx, "cub::DeviceScan::InclusiveSum", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceScan::InclusiveSum(tmp, bytes, in, out + 1, (long long)n, st);
+    });
+}
+
+extern "C" mmx_status mmx__reduce_sum_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n,
+                                           int64_t *out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (n <= 0) return MMX__CUDA(ctx, cudaMemsetAsync(out, 0, sizeof *out, st));
+    /* The 64-bit init makes CUB accumulate in 64 bits. */
+    return with_scratch(ctx, "cub::DeviceReduce::Reduce (sum)", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceReduce::Reduce(tmp, bytes, in, out, (long long)n,
+                                         cuda::std::plus<int64_t>{}, (int64_t)0, st);
+    });
+}
+
+extern "C" mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n,
+                                           mmx_index init, mmx_index *out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (n <= 0) /* from pageable memory: staged before the call returns */
+        return MMX__CUDA(ctx, cudaMemcpyAsync(out, &init, sizeof init, cudaMemcpyHostToDevice, st));
+    return with_scratch(ctx, "cub::DeviceReduce::Reduce (max)", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceReduce::Reduce(tmp, bytes, in, out, (long long)n, cuda::maximum<>{},
+                                         init, st);
+    });
+}

@@ -1,0 +1,92 @@
+/* Device utilities, once for every module: stream-ordered device memory, scans and reductions
+ * over arrays in a context's memory space.
+ *
+ * Each utility that works on arrays has a host statement (a loop, device.c) and a CUDA half
+ * (CUB, device.cu) and picks one by the context's backend. The CUDA halves are declared
+ * whatever the build; a build without CUDA links stubs instead (nocuda.c) that report
+ * MMX_ERR_INTERNAL, which nothing reaches, since such a build cannot make a CUDA context. So
+ * call sites need no #ifdef. The launch helpers for .cu files (block size, grid, block-wide
+ * reduction) are in launch.cuh.
+ *
+ * Ordering: on CUDA these calls only queue work on the context's stream and return; none of
+ * them synchronises. Their results are ready for whatever is queued next on the same context,
+ * and for the host after a call that synchronises (a copy into host memory, mmx_ctx_sync). */
+#ifndef MMX_CORE_DEVICE_H
+#define MMX_CORE_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "meshmatrix/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- device memory (device.cu) ----------------------------------------------------------- */
+
+/* Device memory from the context's pool in the order of its stream (cudaMallocFromPoolAsync):
+ * no wait, and ready for work queued on that stream. bytes = 0 gives NULL.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out);
+
+/* Gives p back to its pool, ordered after the work queued on the context's stream
+ * (cudaFreeAsync); NULL accepted. ctx must be the context whose pool p came from; a NULL ctx
+ * falls back to cudaFree, which waits for the whole device (no library path does that). */
+void mmx__dev_free(mmx_ctx *ctx, void *p);
+
+/* The body of mmx_mem_copy for a pair of spaces involving the device, on checked arguments:
+ * cudaMemcpyAsync on the context's stream, then a wait for the stream only when dst is host
+ * memory (core.h says why). Errors: MMX_ERR_CUDA. */
+mmx_status mmx__dev_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
+                         mmx_space src_space, size_t bytes);
+
+/* The free and total memory of the device the calling thread is on (cudaMemGetInfo).
+ * Errors: MMX_ERR_CUDA. */
+mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);
+
+/* ---- scans and reductions (device.c dispatches; device.cu has the CUDA halves) ------------- */
+
+/* Exclusive prefix sum: out[i] = in[0] + ... + in[i - 1] for 0 <= i < n (out[0] = 0), in the
+ * context's space. in == out is allowed (in place); other overlaps are not. Sums are taken
+ * modulo 2^32 (two's complement), so a caller that can overflow sees a wrapped value, the same
+ * on both backends. n = 0 does nothing. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__scan_exclusive(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
+
+/* Offsets from counts: out[0] = 0 and out[i + 1] = out[i] + in[i] for 0 <= i < n, so out has
+ * n + 1 entries and out[n] is the total. in and out must not overlap. Same wrapping and errors
+ * as mmx__scan_exclusive. */
+mmx_status mmx__scan_offsets(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
+
+/* mmx__scan_exclusive on 64-bit unsigned counts (modulo 2^64). */
+mmx_status mmx__scan_exclusive_u64(mmx_ctx *ctx, const unsigned long long *in, int64_t n,
+                                   unsigned long long *out);
+
+/* *out = in[0] + ... + in[n - 1], summed in 64 bits (exact for any n < 2^32); *out lives in
+ * the context's space (device memory on CUDA, read it back to use it on the host).
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__reduce_sum(mmx_ctx *ctx, const mmx_index *in, int64_t n, int64_t *out);
+
+/* *out = the largest of init and in[0 .. n) (init for n = 0), *out in the context's space.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__reduce_max(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index init,
+                           mmx_index *out);
+
+/* The CUDA halves of the above, arrays in device memory, queued on the context's stream. */
+mmx_status mmx__scan_exclusive_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
+mmx_status mmx__scan_offsets_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
+mmx_status mmx__scan_exclusive_u64_cuda(mmx_ctx *ctx, const unsigned long long *in, int64_t n,
+                                        unsigned long long *out);
+mmx_status mmx__reduce_sum_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, int64_t *out);
+mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index init,
+                                mmx_index *out);
+
+/* ---- builds without CUDA ------------------------------------------------------------------- */
+
+/* What every no-CUDA stub returns: MMX_ERR_INTERNAL naming the function (`what`), since only a
+ * CUDA context or a device object, which such a build cannot make, leads there. */
+mmx_status mmx__no_cuda(mmx_ctx *ctx, const char *what);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,36 @@
+/* Launch helpers for the library's .cu files, so that every kernel is sized the same way: one
+ * block size, one grid function, and the block-wide reduction that kernels finish with before
+ * their one atomic per block. */
+#ifndef MMX_CORE_LAUNCH_CUH
+#define MMX_CORE_LAUNCH_CUH
+
+#include <climits>
+#include <cub/block/block_reduce.cuh>
+
+/* Threads per block of every kernel in the library: 8 warps, enough to hide latency on the
+ * short, memory-bound kernels here, small enough that a few blocks share an SM. */
+constexpr int MMX__BLOCK = 256;
+
+/* Blocks for `items` threads of MMX__BLOCK: one thread per item, rounded up, at least one
+ * block (a kernel that checks its index against the count does nothing on an empty input)
+ * and at most the grid's limit (kernels that loop over more items stride by the grid). */
+inline unsigned mmx__grid(long long items)
+{
+    const long long blocks = (items + MMX__BLOCK - 1) / MMX__BLOCK;
+    return (unsigned)(blocks < 1 ? 1 : blocks > INT_MAX ? INT_MAX : blocks);
+}
+
+/* The reduction by `op` of v over the threads of a block of MMX__BLOCK threads, valid in
+ * thread 0 (cub::BlockReduce). Every thread of the block must call it; it ends with a barrier,
+ * so it may be called again right away (its shared storage is reused). */
+template <typename T, typename Op>
+__device__ __forceinline__ T mmx__block_reduce(T v, Op op)
+{
+    using Reduce = cub::BlockReduce<T, MMX__BLOCK>;
+    __shared__ typename Reduce::TempStorage tmp;
+    const T r = Reduce(tmp).Reduce(v, op);
+    __syncthreads();
+    return r;
+}
+
+#endif

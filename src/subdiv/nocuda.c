@@ -1,0 +1,58 @@
+/* What a build without CUDA links instead of the module's .cu files: the CUDA halves of
+ * subdiv_internal.h and fused.h as stubs. Only a CUDA context leads to them, and such a build
+ * cannot make one, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
+#include "fused.h"
+
+mmx_status mmx__subdiv_tables_cuda(mmx_ctx *ctx, mmx__subdiv_ops *ops)
+{
+    (void)ops;
+    return mmx__no_cuda(ctx, "mmx__subdiv_tables_cuda");
+}
+
+mmx_status mmx__subdiv_fe_rows_cuda(mmx_ctx *ctx, const mmx_index *fe, mmx_index nnz,
+                                    mmx_index *rows)
+{
+    (void)fe, (void)nnz, (void)rows;
+    return mmx__no_cuda(ctx, "mmx__subdiv_fe_rows_cuda");
+}
+
+mmx_status mmx__subdiv_iota_cuda(mmx_ctx *ctx, mmx_index n, mmx_index *out)
+{
+    (void)n, (void)out;
+    return mmx__no_cuda(ctx, "mmx__subdiv_iota_cuda");
+}
+
+mmx_status mmx__subdiv_topology_cuda(mmx_ctx *ctx, mmx__subdiv_topo tp, mmx_index nv,
+                                     mmx_index *rows)
+{
+    (void)tp, (void)nv, (void)rows;
+    return mmx__no_cuda(ctx, "mmx__subdiv_topology_cuda");
+}
+
+mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O)
+{
+    (void)L, (void)O;
+    return mmx__no_cuda(ctx, "mmx__fz_pass_cuda");
+}
+
+mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
+                              mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
+                              int *bad)
+{
+    (void)L, (void)ec, (void)twin, (void)owner, (void)cnt, (void)valence, (void)bad;
+    return mmx__no_cuda(ctx, "mmx__fz_input_cuda");
+}
+
+mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv, int levels,
+                             const float *in, float *out, void **graph, const float **graph_in,
+                             float **graph_out)
+{
+    (void)scheme, (void)lv, (void)levels, (void)in, (void)out, (void)graph, (void)graph_in;
+    (void)graph_out;
+    return mmx__no_cuda(ctx, "mmx__fz_eval_cuda");
+}
+
+void mmx__fz_graph_free(void *graph)
+{
+    (void)graph; /* no graph can have been made */
+}
