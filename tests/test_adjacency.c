@@ -1,5 +1,5 @@
-/* Criterion suite "adjacency": the implicit mesh product M <map> Mᵀ against a dense statement
- * of it on random polygon meshes (every relation, collision function and monoid), and the
+/* Criterion suite "adjacency": the implicit mesh product M <map> Mᵀ against the dense statement
+ * of it (tests/spec) on random polygon meshes (every relation, collision function and monoid), and the
  * adjacency (E, F, edge numbering, FE, EV, valence, boundary) against closed forms on the
  * built-in shapes, against mmx_mesh_stats_compute, against the face lists it came from, and
  * under renumbering; then the CUDA backend against the host, exactly. */
@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "spec/spec.h"
 
 /* ---- helpers: random numbers, face lists, meshes ----------------------------------------- */
 
@@ -116,118 +117,34 @@ static faces shuffled(const faces *f, uint64_t seed, mmx_index **vperm_out)
     return g;
 }
 
-/* ---- the dense statement of M <map> Mᵀ ---------------------------------------------------- */
+/* ---- comparisons ------------------------------------------------------------------------- */
 
-typedef struct dense {
-    mmx_index n;
-    unsigned char *has;  /* has[j * n + i]: C(i, j) is stored */
-    unsigned char *bad;  /* a contribution to C(i, j) left 32 bits */
-    int64_t *v;
-    int overflow;        /* some C(i,j) had a contribution or a value outside 32 bits ... */
-    mmx_index bad_i, bad_j; /* ... the first, column-major */
-} dense;
-
-static int64_t spec_mod(int64_t x, int64_t n) { return ((x % n) + n) % n; }
-
-static int spec_rel(mmx_rel r, const mmx_index *table, int64_t a, int64_t b, int64_t n)
-{
-    switch (r.kind) {
-    case MMX_REL_ALL: return 1;
-    case MMX_REL_CYCLE: return spec_mod(b - a - r.p, n) == 0;
-    case MMX_REL_CYCLE_BOTH: return spec_mod(b - a - r.p, n) == 0 || spec_mod(b - a + r.p, n) == 0;
-    default: return table[(a - 1) * r.dim + (b - 1)] != 0;
-    }
-}
-
-/* C(i,j) = monoid over faces k (ascending) holding i at value a and j at value b with Q(a,b),
- * of coll(a, b, k): every pair of entries of every column, straight from the definition. */
-static dense spec_product(const mmx_csc *M, mmx_gemm_map map, const mmx_index *table)
-{
-    mmx_index nv = M->nrows;
-    dense D = {nv, calloc((size_t)nv * nv + 1, 1), calloc((size_t)nv * nv + 1, 1),
-               calloc((size_t)nv * nv + 1, sizeof(int64_t)), 0, -1, -1};
-    cr_assert(D.has && D.bad && D.v);
-    for (mmx_index k = 0; k < M->ncols; k++) {
-        mmx_index s = M->order ? M->order * k : M->colptr[k];
-        mmx_index n = M->order ? M->order : M->colptr[k + 1] - s;
-        for (mmx_index x = s; x < s + n; x++)
-            for (mmx_index y = s; y < s + n; y++) {
-                int64_t a = M->val ? M->val[x] : x - s + 1, b = M->val ? M->val[y] : y - s + 1;
-                if (!spec_rel(map.rel, table, a, b, n)) continue;
-                int64_t c = map.coll == MMX_COLL_MAP ? (map.rel.kind == MMX_REL_TABLE ? table[(a - 1) * map.rel.dim + b - 1] : 1)
-                          : map.coll == MMX_COLL_K   ? k
-                          : map.coll == MMX_COLL_A   ? a
-                          : map.coll == MMX_COLL_B   ? b
-                                                     : a * b;
-                size_t at = (size_t)M->rowidx[y] * nv + (size_t)M->rowidx[x];
-                if (c < INT32_MIN || c > INT32_MAX) D.bad[at] = 1; /* a product a*b */
-                if (!D.has[at]) {
-                    D.has[at] = 1;
-                    D.v[at] = c;
-                    continue;
-                }
-                int64_t *acc = &D.v[at];
-                if (D.bad[at]) continue;
-                switch (map.monoid) {
-                case MMX_MONOID_SUM: *acc += c; break;
-                case MMX_MONOID_MIN: if (c < *acc) *acc = c; break;
-                case MMX_MONOID_MAX: if (c > *acc) *acc = c; break;
-                default: break;
-                }
-            }
-    }
-    for (size_t q = 0; q < (size_t)nv * nv && !D.overflow; q++)
-        if (D.has[q] && (D.bad[q] || D.v[q] < INT32_MIN || D.v[q] > INT32_MAX)) {
-            D.overflow = 1;
-            D.bad_j = (mmx_index)(q / (size_t)nv);
-            D.bad_i = (mmx_index)(q % (size_t)nv);
-        }
-    return D;
-}
-
-static void dense_free(dense *D)
-{
-    free(D->has);
-    free(D->bad);
-    free(D->v);
-}
-
-/* The cached properties of a host matrix, recomputed from its arrays. */
+/* The cached properties of a host matrix, against those recomputed from its arrays. */
 static void check_props(const mmx_csc *C, const char *what)
 {
-    mmx_index maxcol = 0, lo = 0, hi = 0;
-    int pos = 1, first = 1;
-    for (mmx_index j = 0; j < C->ncols; j++) {
-        mmx_index a = C->colptr[j], b = C->colptr[j + 1];
-        if (b - a > maxcol) maxcol = b - a;
-        for (mmx_index q = a; q < b; q++) {
-            if (first || C->val[q] < lo) lo = C->val[q];
-            if (first || C->val[q] > hi) hi = C->val[q];
-            first = 0;
-            pos &= C->val[q] == q - a + 1;
-        }
-    }
-    cr_assert_eq(C->maxcol, maxcol, "%s: maxcol %d, expected %d", what, C->maxcol, maxcol);
-    cr_assert_eq(C->minval, lo, "%s: minval %d, expected %d", what, C->minval, lo);
-    cr_assert_eq(C->maxval, hi, "%s: maxval %d, expected %d", what, C->maxval, hi);
-    cr_assert_eq(C->positional, pos, "%s: positional %d, expected %d", what, C->positional, pos);
+    spec_props p = spec_props_of(C);
+    cr_assert_eq(C->maxcol, p.maxcol, "%s: maxcol %d, expected %d", what, C->maxcol, p.maxcol);
+    cr_assert_eq(C->minval, p.minval, "%s: minval %d, expected %d", what, C->minval, p.minval);
+    cr_assert_eq(C->maxval, p.maxval, "%s: maxval %d, expected %d", what, C->maxval, p.maxval);
+    cr_assert_eq(C->positional, p.positional, "%s: positional %d, expected %d", what, C->positional,
+                 p.positional);
 }
 
 /* C (host, from mmx_mesh_product) is the dense D: same entries, rows ascending, same values. */
-static void check_against_spec(const mmx_csc *C, const dense *D, const char *what)
+static void check_against_spec(const mmx_csc *C, const spec_dense *D, const char *what)
 {
-    mmx_index nv = D->n;
+    mmx_index nv = D->nrows;
     cr_assert(C->nrows == nv && C->ncols == nv && C->order == 0 && C->colptr[0] == 0, "%s: shape", what);
     for (mmx_index j = 0; j < nv; j++) {
         mmx_index q = C->colptr[j];
         for (mmx_index i = 0; i < nv; i++) {
-            size_t at = (size_t)j * nv + i;
+            size_t at = spec_at(D, i, j);
             if (!D->has[at]) continue;
             cr_assert(q < C->colptr[j + 1] && C->rowidx[q] == i,
                       "%s: column %d should hold row %d next (has %d at %d of [%d, %d))", what, j,
                       i, q < C->colptr[j + 1] ? C->rowidx[q] : -1, q, C->colptr[j], C->colptr[j + 1]);
-            cr_assert_eq(C->val[q], D->v[at], "%s: C(%d,%d) = %d, expected %lld", what, i, j,
-                         C->val[q], (long long)D->v[at]);
+            cr_assert_eq(C->val[q], D->val[at], "%s: C(%d,%d) = %d, expected %lld", what, i, j,
+                         C->val[q], (long long)D->val[at]);
             q++;
         }
         cr_assert_eq(q, C->colptr[j + 1], "%s: column %d has extra entries", what, j);
@@ -310,7 +227,8 @@ static void for_each_map(const mmx_csc *hM, uint64_t seed, int all_pairs, map_fn
     free(table);
 }
 
-/* The host product against the spec. */
+/* The host product against the spec. The spec reads a table relation's table from the map,
+ * which for_each_map points at htable. */
 typedef struct host_env {
     mmx_ctx *ctx;
     const mmx_csc *M;
@@ -320,23 +238,24 @@ typedef struct host_env {
 static void host_vs_spec(void *envp, mmx_gemm_map map, const mmx_index *htable, const char *name)
 {
     host_env *env = envp;
-    dense D = spec_product(env->M, map, htable);
+    (void)htable;
+    spec_product R = spec_mesh_product(env->M, map);
     mmx_csc *C = NULL;
     mmx_status s = mmx_mesh_product(env->ctx, env->M, map, &C);
-    if (D.overflow) {
+    if (R.ovf_i >= 0) {
         cr_assert_eq(s, MMX_ERR_OVERFLOW, "%s: expected MMX_ERR_OVERFLOW, got %s", name, mmx_status_str(s));
         cr_assert_null(C, "%s: no result on error", name);
         char where[64];
-        snprintf(where, sizeof where, "C(%d,%d)", D.bad_i, D.bad_j);
+        snprintf(where, sizeof where, "C(%d,%d)", R.ovf_i, R.ovf_j);
         cr_assert(strstr(mmx_ctx_error(env->ctx), where), "%s: the error names %s: %s", name, where,
                   mmx_ctx_error(env->ctx));
     } else {
         cr_assert_eq(s, MMX_OK, "%s: %s: %s", name, mmx_status_str(s), mmx_ctx_error(env->ctx));
-        check_against_spec(C, &D, name);
+        check_against_spec(C, &R.C, name);
     }
     env->checked++;
     mmx_csc_free(C);
-    dense_free(&D);
+    spec_product_free(&R);
 }
 
 /* A matrix with M's pattern and other values: a shuffle of the positions in each column
@@ -988,7 +907,7 @@ static void gpu_vs_host(void *envp, mmx_gemm_map map, const mmx_index *htable, c
     env->checked++;
     mmx_csc_free(H);
     mmx_csc_free(D);
-    mmx_mem_free(MMX_SPACE_DEVICE, dtable);
+    mmx_mem_free(env->dctx, MMX_SPACE_DEVICE, dtable);
 }
 
 static void gpu_products(mmx_ctx *dctx, mmx_ctx *hctx, const mmx_csc *hM, int all_pairs, const char *what)
@@ -1184,7 +1103,7 @@ Test(adjacency, gpu_mesh_product_errors)
     MMX_OK_OR_FAIL(dctx, mmx_mesh_product(dctx, dm->M, ok, &C));
     mmx_csc_free(C);
     mmx_csc_free(M);
-    mmx_mem_free(MMX_SPACE_DEVICE, dt);
+    mmx_mem_free(dctx, MMX_SPACE_DEVICE, dt);
     mmx_mesh_free(dm);
     mmx_mesh_free(hm);
     mmx_ctx_free(hctx);

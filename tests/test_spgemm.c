@@ -1,13 +1,15 @@
 /* Criterion suite "spgemm": the explicit transpose and the mapped SpGEMM.
  *
- * A dense "spec" states both operations literally (dense value and presence matrices, the
- * triple loop over i, j, k); the host backend is checked against it on random and mesh
- * inputs, and the CUDA backend against the host on the same inputs, array for array. */
+ * The dense spec (tests/spec) states both operations literally (dense value and presence
+ * matrices, every collision of every C(i,j) in ascending k); the host backend is checked
+ * against it on random and mesh inputs, and the CUDA backend against the host on the same
+ * inputs, array for array. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "spec/spec.h"
 
 /* ---- inputs --------------------------------------------------------------------------------- */
 
@@ -77,108 +79,18 @@ static mmx_csc *lit_csc(mmx_ctx *h, mmx_index m, mmx_index n, const mmx_index *c
     return A;
 }
 
-/* ---- the spec ------------------------------------------------------------------------------- */
-
-/* A dense matrix: presence P and value V, row-major. */
-typedef struct dense {
-    mmx_index m, n;
-    unsigned char *P;
-    int64_t *V;
-} dense;
-
-static dense dense_of(const mmx_csc *A)
-{
-    dense D = {A->nrows, A->ncols, calloc((size_t)A->nrows * A->ncols + 1, 1),
-               calloc((size_t)A->nrows * A->ncols + 1, sizeof(int64_t))};
-    cr_assert(D.P && D.V);
-    for (mmx_index j = 0; j < A->ncols; j++) {
-        int64_t a = A->order ? (int64_t)A->order * j : A->colptr[j];
-        int64_t b = A->order ? a + A->order : A->colptr[j + 1];
-        for (int64_t e = a; e < b; e++) {
-            size_t at = (size_t)A->rowidx[e] * A->ncols + j;
-            D.P[at] = 1;
-            D.V[at] = A->order ? e - a + 1 : A->val[e];
-        }
-    }
-    return D;
-}
-
-static void dense_free(dense D) { free(D.P), free(D.V); }
-
-static int64_t mod_math(int64_t x, int64_t n) { return ((x % n) + n) % n; }
-
-/* Q(a, b) for a shared column of n entries: 0 when the collision does not count. */
-static int64_t spec_rel(mmx_rel rel, const mmx_index *table, int64_t a, int64_t b, int64_t n)
-{
-    switch (rel.kind) {
-    case MMX_REL_ALL: return 1;
-    case MMX_REL_CYCLE: return mod_math(b - a - rel.p, n) == 0;
-    case MMX_REL_CYCLE_BOTH: return mod_math(b - a - rel.p, n) == 0 || mod_math(b - a + rel.p, n) == 0;
-    default: return table[(a - 1) * rel.dim + (b - 1)];
-    }
-}
-
-/* What the spec found: C's presence and values, or the first (column-major) overflowing
- * entry, ovf_i = -1 when none. */
-typedef struct spec_result {
-    dense C;
-    mmx_index ovf_i, ovf_j;
-} spec_result;
-
-/* C = A <map> B, literally: for each (i, j), the k in ascending order. table is host memory. */
-static spec_result spec_spgemm(const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
-                               const mmx_index *table)
-{
-    dense a = dense_of(A), b = dense_of(B);
-    mmx_index m = A->nrows, n = A->ncols, p = B->ncols;
-    spec_result R = {{m, p, calloc((size_t)m * p + 1, 1), calloc((size_t)m * p + 1, sizeof(int64_t))}, -1, -1};
-    int64_t *ncol = calloc((size_t)n + 1, sizeof *ncol);
-    cr_assert(R.C.P && R.C.V && ncol);
-    for (mmx_index k = 0; k < n; k++)
-        for (mmx_index i = 0; i < m; i++) ncol[k] += a.P[(size_t)i * n + k];
-    for (mmx_index j = 0; j < p; j++)
-        for (mmx_index i = 0; i < m; i++) {
-            int found = 0, bad = 0;
-            int64_t acc = 0;
-            for (mmx_index k = 0; k < n; k++) {
-                if (!a.P[(size_t)i * n + k] || !b.P[(size_t)k * p + j]) continue;
-                int64_t av = a.V[(size_t)i * n + k], bv = b.V[(size_t)k * p + j];
-                int64_t q = spec_rel(map.rel, table, av, bv, ncol[k]);
-                if (!q) continue;
-                int64_t x = map.coll == MMX_COLL_MAP ? q : map.coll == MMX_COLL_K ? k
-                          : map.coll == MMX_COLL_A ? av : map.coll == MMX_COLL_B ? bv : av * bv;
-                if (x < INT32_MIN || x > INT32_MAX) bad = 1;
-                if (!found) acc = x;
-                else if (map.monoid == MMX_MONOID_SUM) acc += x;
-                else if (map.monoid == MMX_MONOID_MIN) acc = x < acc ? x : acc;
-                else if (map.monoid == MMX_MONOID_MAX) acc = x > acc ? x : acc;
-                /* ANY: the smallest k's, the first one met here */
-                found = 1;
-            }
-            if (!found) continue;
-            if (bad || acc < INT32_MIN || acc > INT32_MAX) {
-                if (R.ovf_i < 0) R.ovf_i = i, R.ovf_j = j;
-            }
-            R.C.P[(size_t)i * p + j] = 1;
-            R.C.V[(size_t)i * p + j] = acc;
-        }
-    free(ncol);
-    dense_free(a), dense_free(b);
-    return R;
-}
-
 /* ---- comparisons ---------------------------------------------------------------------------- */
 
 /* C (host) equals the dense D, as a general CSC with rows ascending in each column. */
-static void expect_dense(const mmx_csc *C, dense D, const char *what)
+static void expect_dense(const mmx_csc *C, const spec_dense *D, const char *what)
 {
     cr_assert_eq(C->space, MMX_SPACE_HOST);
     cr_assert_eq(C->order, 0, "%s: result not general", what);
-    cr_assert(C->nrows == D.m && C->ncols == D.n, "%s: %d x %d, expected %d x %d", what,
-              C->nrows, C->ncols, D.m, D.n);
+    cr_assert(C->nrows == D->nrows && C->ncols == D->ncols, "%s: %d x %d, expected %d x %d", what,
+              C->nrows, C->ncols, D->nrows, D->ncols);
     cr_assert_eq(C->colptr[0], 0, "%s", what);
     int64_t count = 0;
-    for (size_t t = 0; t < (size_t)D.m * D.n; t++) count += D.P[t];
+    for (size_t t = 0; t < (size_t)D->nrows * D->ncols; t++) count += D->has[t];
     cr_assert_eq(C->nnz, count, "%s: nnz %d, expected %lld", what, C->nnz, (long long)count);
     cr_assert_eq(C->colptr[C->ncols], C->nnz, "%s", what);
     mmx_index maxcol = 0;
@@ -189,10 +101,10 @@ static void expect_dense(const mmx_csc *C, dense D, const char *what)
             mmx_index i = C->rowidx[e];
             cr_assert(i >= 0 && i < C->nrows, "%s: row %d", what, i);
             if (e > C->colptr[j]) cr_assert_lt(C->rowidx[e - 1], i, "%s: rows not ascending in column %d", what, j);
-            size_t at = (size_t)i * D.n + j;
-            cr_assert(D.P[at], "%s: C(%d,%d) should not be stored", what, i, j);
-            cr_assert_eq(C->val[e], D.V[at], "%s: C(%d,%d) = %d, expected %lld", what, i, j,
-                         C->val[e], (long long)D.V[at]);
+            size_t at = spec_at(D, i, j);
+            cr_assert(D->has[at], "%s: C(%d,%d) should not be stored", what, i, j);
+            cr_assert_eq(C->val[e], D->val[at], "%s: C(%d,%d) = %d, expected %lld", what, i, j,
+                         C->val[e], (long long)D->val[at]);
         }
     }
     cr_assert_eq(C->maxcol, maxcol, "%s: maxcol", what);
@@ -247,7 +159,7 @@ static mmx_status check_product(mmx_ctx *h, mmx_ctx *d, const mmx_csc *A, const 
     snprintf(hdetail, sizeof hdetail, "%s", mmx_ctx_error(h));
     const int64_t m = A->nrows, n = A->ncols, p = B->ncols;
     if (m * n * p <= 60000000 && m * n <= 4000000 && n * p <= 4000000 && m * p <= 4000000) {
-        spec_result R = spec_spgemm(A, B, map, map.rel.table);
+        spec_product R = spec_spgemm(A, B, map);
         if (R.ovf_i >= 0) {
             char want[64];
             snprintf(want, sizeof want, "C(%d,%d)", R.ovf_i, R.ovf_j);
@@ -256,9 +168,9 @@ static mmx_status check_product(mmx_ctx *h, mmx_ctx *d, const mmx_csc *A, const 
             cr_assert_null(C);
         } else {
             cr_assert_eq(s, MMX_OK, "%s: %s: %s", what, mmx_status_str(s), hdetail);
-            expect_dense(C, R.C, what);
+            expect_dense(C, &R.C, what);
         }
-        dense_free(R.C);
+        spec_product_free(&R);
     }
     if (d) {
         mmx_csc *Ad = NULL, *Bd = NULL, *Cd = NULL;
@@ -278,7 +190,7 @@ static mmx_status check_product(mmx_ctx *h, mmx_ctx *d, const mmx_csc *A, const 
             mmx_csc_free(Ch);
         }
         mmx_csc_free(Cd), mmx_csc_free(Ad), mmx_csc_free(Bd);
-        mmx_mem_free(MMX_SPACE_DEVICE, table);
+        mmx_mem_free(d, MMX_SPACE_DEVICE, table);
     }
     mmx_csc_free(C);
     return s;
@@ -287,7 +199,7 @@ static mmx_status check_product(mmx_ctx *h, mmx_ctx *d, const mmx_csc *A, const 
 /* A general copy of A with each column's entries sorted by row (values follow). */
 static mmx_csc *sorted_rows(mmx_ctx *h, const mmx_csc *A)
 {
-    dense D = dense_of(A);
+    spec_dense D = spec_dense_of(A);
     mmx_index *colptr = malloc(((size_t)A->ncols + 1) * sizeof *colptr);
     mmx_index *rowidx = malloc(((size_t)A->nnz + 1) * sizeof *rowidx), *val = malloc(((size_t)A->nnz + 1) * sizeof *val);
     cr_assert(colptr && rowidx && val);
@@ -295,11 +207,11 @@ static mmx_csc *sorted_rows(mmx_ctx *h, const mmx_csc *A)
     colptr[0] = 0;
     for (mmx_index j = 0; j < A->ncols; j++) {
         for (mmx_index i = 0; i < A->nrows; i++)
-            if (D.P[(size_t)i * A->ncols + j]) rowidx[e] = i, val[e] = (mmx_index)D.V[(size_t)i * A->ncols + j], e++;
+            if (D.has[spec_at(&D, i, j)]) rowidx[e] = i, val[e] = (mmx_index)D.val[spec_at(&D, i, j)], e++;
         colptr[j + 1] = e;
     }
     mmx_csc *S = lit_csc(h, A->nrows, A->ncols, colptr, rowidx, val);
-    free(colptr), free(rowidx), free(val), dense_free(D);
+    free(colptr), free(rowidx), free(val), spec_dense_free(&D);
     return S;
 }
 
@@ -312,19 +224,12 @@ static void check_transpose(mmx_ctx *h, mmx_ctx *d, const mmx_csc *A, const char
     MMX_OK_OR_FAIL(h, mmx_csc_transpose(h, T, &TT));
     cr_assert(T->nrows == A->ncols && T->ncols == A->nrows && T->nnz == A->nnz && T->order == 0, "%s", what);
     if ((int64_t)A->nrows * A->ncols <= 4000000) {
-        dense a = dense_of(A);
-        dense t = {A->ncols, A->nrows, calloc((size_t)A->nrows * A->ncols + 1, 1),
-                   calloc((size_t)A->nrows * A->ncols + 1, sizeof(int64_t))};
-        for (mmx_index i = 0; i < A->nrows; i++)
-            for (mmx_index j = 0; j < A->ncols; j++) {
-                t.P[(size_t)j * A->nrows + i] = a.P[(size_t)i * A->ncols + j];
-                t.V[(size_t)j * A->nrows + i] = a.V[(size_t)i * A->ncols + j];
-            }
-        expect_dense(T, t, what);
+        spec_dense a = spec_dense_of(A), t = spec_dense_transpose(&a);
+        expect_dense(T, &t, what);
         mmx_csc *S = sorted_rows(h, A);
         expect_same(TT, S, what);
         mmx_csc_free(S);
-        dense_free(a), dense_free(t);
+        spec_dense_free(&a), spec_dense_free(&t);
     }
     if (d) {
         mmx_csc *Ad = NULL, *Td = NULL, *TTd = NULL;
@@ -515,16 +420,16 @@ static mmx_csc *mesh_products(mmx_ctx *h, mmx_ctx *d, const mmx_csc *M, const ch
     check_product(h, d, M, Mt, MAP_F, what);
     MMX_OK_OR_FAIL(h, mmx_spgemm(h, M, Mt, MAP_E, &E));
     MMX_OK_OR_FAIL(h, mmx_spgemm(h, M, Mt, MAP_F, &F));
-    dense e = dense_of(E);
+    spec_dense e = spec_dense_of(E);
     *ones = *twos = 0;
     for (mmx_index i = 0; i < E->nrows; i++)
         for (mmx_index j = 0; j < E->ncols; j++) {
-            size_t at = (size_t)i * E->ncols + j, ta = (size_t)j * E->ncols + i;
-            cr_assert_eq(e.P[at], e.P[ta], "%s: E not symmetric at (%d,%d)", what, i, j);
-            if (!e.P[at]) continue;
-            cr_assert_eq(e.V[at], e.V[ta], "%s", what);
-            cr_assert(e.V[at] == 1 || e.V[at] == 2, "%s: E(%d,%d) = %lld", what, i, j, (long long)e.V[at]);
-            *ones += e.V[at] == 1, *twos += e.V[at] == 2;
+            size_t at = spec_at(&e, i, j), ta = spec_at(&e, j, i);
+            cr_assert_eq(e.has[at], e.has[ta], "%s: E not symmetric at (%d,%d)", what, i, j);
+            if (!e.has[at]) continue;
+            cr_assert_eq(e.val[at], e.val[ta], "%s", what);
+            cr_assert(e.val[at] == 1 || e.val[at] == 2, "%s: E(%d,%d) = %lld", what, i, j, (long long)e.val[at]);
+            *ones += e.val[at] == 1, *twos += e.val[at] == 2;
         }
     /* F(i,j) = f: in face f, vertex j comes right after vertex i. */
     for (mmx_index j = 0; j < F->ncols; j++)
@@ -533,9 +438,9 @@ static mmx_csc *mesh_products(mmx_ctx *h, mmx_ctx *d, const mmx_csc *M, const ch
             int64_t a = M->colptr[f], b = M->colptr[f + 1], c = b - a, ok = 0;
             for (int64_t q = 0; q < c; q++) ok |= M->rowidx[a + q] == i && M->rowidx[a + (q + 1) % c] == j;
             cr_assert(ok, "%s: F(%d,%d) = %d, but %d -> %d is not a half-edge of face %d", what, i, j, f, i, j, f);
-            cr_assert(e.P[(size_t)i * E->ncols + j], "%s: F entry outside E", what);
+            cr_assert(e.has[spec_at(&e, i, j)], "%s: F entry outside E", what);
         }
-    dense_free(e);
+    spec_dense_free(&e);
     mmx_csc_free(Mt), mmx_csc_free(F);
     return E;
 }

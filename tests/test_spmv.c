@@ -1,4 +1,4 @@
-/* Mapped SpMV: the host backend against a dense statement of the product (the "spec" below)
+/* Mapped SpMV: the host backend against the dense statement of the product (tests/spec)
  * on random matrices, random maps of every kind, k = 1..4, both ops and several alpha / beta
  * (beta = 0 over a NaN-filled y, alpha = 0 over a NaN-filled x); reduced forms against their
  * general forms; edge cases (empty shapes, empty rows and columns, one entry, a 360-valent
@@ -11,6 +11,7 @@
 #include <string.h>
 #include "testutil.h"
 #include "spla/spla_internal.h"
+#include "spec/spec.h"
 
 /* Uniform in [lo, hi], on a grid of 2^16 steps. */
 static float rng_float(uint32_t *s, float lo, float hi)
@@ -25,90 +26,7 @@ static const char *kind_name(mmx_map_kind k)
     return (int)k >= 0 && (int)k < 7 ? n[k] : "?";
 }
 
-/* ---- the statement ------------------------------------------------------------------------ */
-
-/* A expanded to dense arrays: has[i*C + j] marks an entry, v[i*C + j] its stored value (the
- * position, in the reduced form), cnt[j] the number of entries of column j. */
-typedef struct dense {
-    int R, C;
-    unsigned char *has;
-    mmx_index *v, *cnt;
-} dense;
-
-static dense dense_of(const mmx_csc *A)
-{
-    dense d = {A->nrows, A->ncols, NULL, NULL, NULL};
-    size_t n = (size_t)d.R * (size_t)d.C;
-    d.has = calloc(n + 1, 1);
-    d.v = calloc(n + 1, sizeof *d.v);
-    d.cnt = calloc((size_t)d.C + 1, sizeof *d.cnt);
-    cr_assert(d.has && d.v && d.cnt);
-    for (int j = 0; j < d.C; j++) {
-        int a = A->order ? A->order * j : A->colptr[j];
-        int b = A->order ? a + A->order : A->colptr[j + 1];
-        for (int p = a; p < b; p++) {
-            size_t at = (size_t)A->rowidx[p] * (size_t)d.C + (size_t)j;
-            d.has[at] = 1;
-            d.v[at] = A->order ? p - a + 1 : A->val[p];
-        }
-    }
-    for (int i = 0; i < d.R; i++)
-        for (int j = 0; j < d.C; j++) d.cnt[j] += d.has[(size_t)i * d.C + j];
-    return d;
-}
-
-static void dense_free(dense *d)
-{
-    free(d->has);
-    free(d->v);
-    free(d->cnt);
-}
-
-/* m(i, j, v) as spla.h defines it, for an entry of a column with c entries. */
-static double spec_m(mmx_map map, int i, int j, int c, int v)
-{
-    int64_t t;
-    switch (map.kind) {
-    case MMX_MAP_VALUE: return v;
-    case MMX_MAP_CONST: return map.c;
-    case MMX_MAP_BY_VALUE: t = v - 1; break;
-    case MMX_MAP_BY_ROW: t = i; break;
-    case MMX_MAP_BY_COL: t = j; break;
-    case MMX_MAP_BY_ORDER: t = c; break;
-    default: t = (int64_t)c * (c - 1) / 2 + v - 1; break;
-    }
-    cr_assert(t >= 0 && t < map.len, "the spec reads table[%lld] of a %d-entry table", (long long)t,
-              map.len);
-    return map.table[t];
-}
-
-/* The product in double: out, the sum of |terms| (scale) and the number of terms per float.
- *   op = N: y[i] = alpha * sum_j has(i,j) m(i,j,v) x[j] + beta * y[i]
- *   op = T: y[j] = alpha * sum_i has(i,j) m(i,j,v) x[i] + beta * y[j]
- * beta = 0 ignores y, alpha = 0 ignores x (they hold NaN then). */
-static void spec(const dense *D, mmx_map map, mmx_op op, int k, float alpha, const float *x,
-                 float beta, const float *y0, double *out, double *scale, int *nterms)
-{
-    int nout = op == MMX_OP_T ? D->C : D->R, nin = op == MMX_OP_T ? D->R : D->C;
-    for (int o = 0; o < nout; o++)
-        for (int q = 0; q < k; q++) {
-            double s = 0, a = 0;
-            int n = 0;
-            for (int t = 0; t < nin && alpha != 0.0f; t++) {
-                int i = op == MMX_OP_T ? t : o, j = op == MMX_OP_T ? o : t;
-                size_t at = (size_t)i * D->C + j;
-                if (!D->has[at]) continue;
-                double term = spec_m(map, i, j, D->cnt[j], D->v[at]) * x[(size_t)t * k + q];
-                s += term;
-                a += fabs(term);
-                n++;
-            }
-            double b = beta != 0.0f ? (double)beta * y0[(size_t)o * k + q] : 0.0;
-            out[(size_t)o * k + q] = (double)alpha * s + b;
-            scale[(size_t)o * k + q] = fabs((double)alpha) * a + fabs(b);
-            nterms[(size_t)o * k + q] = n;
-        }
-}
+/* ---- against the spec --------------------------------------------------------------------- */
 
 /* Float sums of n terms in any order lie within about n * 2^-24 of the sum of |terms| from
  * the exact value; a few more roundings come from the products, alpha and beta. */
@@ -148,7 +66,7 @@ static void env_close(env *e)
 {
     cr_assert_gt(e->cases, 0);
     if (e->g) {
-        mmx_mem_free(MMX_SPACE_DEVICE, e->arena);
+        mmx_mem_free(e->g, MMX_SPACE_DEVICE, e->arena);
         mmx_ctx_free(e->g);
     }
     mmx_ctx_free(e->h);
@@ -168,7 +86,7 @@ static int is_table(mmx_map_kind k) { return k != MMX_MAP_VALUE && k != MMX_MAP_
  * variant against the host. x is random unless xin is given; alpha = 0 fills x with NaN and
  * beta = 0 fills y with NaN, which must not reach the result. On the device, x and y start
  * either 16-byte aligned or one float off, so both the vector and the scalar loads run. */
-static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const dense *D, mmx_map map,
+static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const spec_dense *D, mmx_map map,
                      mmx_op op, int k, float alpha, float beta, const float *xin)
 {
     size_t nx = (size_t)(op == MMX_OP_T ? hA->nrows : hA->ncols) * k;
@@ -184,7 +102,7 @@ static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const dense *
     snprintf(desc, sizeof desc, "map %s, op %c, k %d, alpha %g, beta %g, A %d x %d nnz %d order %d",
              kind_name(map.kind), op == MMX_OP_T ? 'T' : 'N', k, (double)alpha, (double)beta,
              hA->nrows, hA->ncols, hA->nnz, hA->order);
-    spec(D, map, op, k, alpha, x, beta, y0, want, scale, n);
+    spec_spmv(D, map, op, k, alpha, x, beta, y0, want, scale, n);
     memcpy(yh, y0, ny * sizeof *yh);
     MMX_OK_OR_FAIL(e->h, mmx_spmv(e->h, op, alpha, hA, map, x, k, beta, yh));
     expect_close("host against the spec", desc, yh, want, scale, n, ny, 1.0);
@@ -223,43 +141,10 @@ static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const dense *
 
 /* ---- maps --------------------------------------------------------------------------------- */
 
-/* Whether every stored value is its 1-based position in its column, in storage order (what
- * MMX_MAP_BY_ORDER_VALUE requires), read from A's arrays. */
-static int positional_of(const mmx_csc *A)
-{
-    for (int j = 0; j < A->ncols && !A->order; j++)
-        for (int p = A->colptr[j]; p < A->colptr[j + 1]; p++)
-            if (A->val[p] != p - A->colptr[j] + 1) return 0;
-    return 1;
-}
-
-/* The table length a map kind needs for A, from the dense statement; -1 when A's values rule
- * the kind out (a value < 1 for BY_VALUE, a non-positional A for BY_ORDER_VALUE). */
-static int64_t need_len(const dense *D, int positional, mmx_map_kind kind)
-{
-    int maxcol = 0, maxval = 0, minval = 1, any = 0;
-    for (int j = 0; j < D->C; j++) maxcol = D->cnt[j] > maxcol ? D->cnt[j] : maxcol;
-    for (size_t t = 0; t < (size_t)D->R * D->C; t++)
-        if (D->has[t]) {
-            int v = D->v[t];
-            maxval = !any || v > maxval ? v : maxval;
-            minval = !any || v < minval ? v : minval;
-            any = 1;
-        }
-    switch (kind) {
-    case MMX_MAP_BY_VALUE: return minval < 1 ? -1 : maxval;
-    case MMX_MAP_BY_ROW: return D->R;
-    case MMX_MAP_BY_COL: return D->C;
-    case MMX_MAP_BY_ORDER: return maxcol + 1;
-    case MMX_MAP_BY_ORDER_VALUE: return positional ? (int64_t)maxcol * (maxcol + 1) / 2 : -1;
-    default: return 0;
-    }
-}
-
 /* A random map of `kind` covering A: a table just long enough, then up to three NaN entries
  * that no product may read. *tab gets the table to free (NULL for VALUE / CONST). Returns 0
  * when the kind does not apply to A. */
-static int random_map(uint32_t *seed, const dense *D, int positional, mmx_map_kind kind,
+static int random_map(uint32_t *seed, const spec_dense *D, int positional, mmx_map_kind kind,
                       mmx_map *map, float **tab)
 {
     *tab = NULL;
@@ -271,7 +156,7 @@ static int random_map(uint32_t *seed, const dense *D, int positional, mmx_map_ki
         *map = mmx_map_const(rng_float(seed, -2, 2));
         return 1;
     }
-    int64_t need = need_len(D, positional, kind);
+    int64_t need = spec_map_len(D, positional, kind);
     if (need < 0) return 0;
     int64_t len = need + (int64_t)(tu_rng(seed) % 4);
     *tab = malloc((size_t)(len + 1) * sizeof **tab);
@@ -287,8 +172,8 @@ static void all_cases(env *e, const mmx_csc *hA, int full, const float *xin)
 {
     static const float ab[][2] = {{1, 0}, {0.75f, -1.5f}, {0, 2}, {0, 0}, {-2, 1}};
     const int nab = (int)(sizeof ab / sizeof ab[0]);
-    dense D = dense_of(hA);
-    const int pos = positional_of(hA);
+    spec_dense D = spec_dense_of(hA);
+    const int pos = spec_props_of(hA).positional;
     mmx_csc *dA = to_dev(e, hA);
     int turn = 0;
     for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ORDER_VALUE; kind++)
@@ -304,7 +189,7 @@ static void all_cases(env *e, const mmx_csc *hA, int full, const float *xin)
                     free(tab);
                 }
     mmx_csc_free(dA);
-    dense_free(&D);
+    spec_dense_free(&D);
 }
 
 /* ---- matrices ----------------------------------------------------------------------------- */
@@ -403,7 +288,7 @@ static void body_reduced(mmx_ctx *g)
         all_cases(&e, R, trial < 2, NULL);
         all_cases(&e, G, 0, NULL);
         /* The host reads both forms in the same entry order: the same bits. */
-        dense D = dense_of(G);
+        spec_dense D = spec_dense_of(G);
         for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ORDER_VALUE; kind++)
             for (int op = MMX_OP_N; op <= MMX_OP_T; op++) {
                 mmx_map map;
@@ -426,7 +311,7 @@ static void body_reduced(mmx_ctx *g)
                 free(yg);
                 free(tab);
             }
-        dense_free(&D);
+        spec_dense_free(&D);
         mmx_csc_free(R);
         mmx_csc_free(G);
     }
@@ -809,7 +694,7 @@ static void refusals(mmx_ctx *ctx)
         cr_assert_eq(yc[8 + q], 0.5f);
     }
 #undef YBACK
-    if (sp == MMX_SPACE_DEVICE) mmx_mem_free(sp, x);
+    if (sp == MMX_SPACE_DEVICE) mmx_mem_free(ctx, sp, x);
     mmx_csc_free(A);
     mmx_csc_free(P);
     mmx_csc_free(hA);
@@ -864,12 +749,12 @@ Test(spmv, gpu_unaligned_reduced_quads)
     mmx_csc dv = hv;
     dv.rowidx = d + 1;
     dv.space = MMX_SPACE_DEVICE;
-    dense D = dense_of(&hv);
+    spec_dense D = spec_dense_of(&hv);
     for (int k = 1; k <= 4; k++)
         for (int op = MMX_OP_N; op <= MMX_OP_T; op++)
             run_case(&e, &hv, &dv, &D, mmx_map_const(0.25f), (mmx_op)op, k, 1.0f, 0.5f, NULL);
-    dense_free(&D);
-    mmx_mem_free(MMX_SPACE_DEVICE, d);
+    spec_dense_free(&D);
+    mmx_mem_free(g, MMX_SPACE_DEVICE, d);
     mmx_mesh_free(m);
     env_close(&e);
 }
