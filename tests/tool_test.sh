@@ -5,12 +5,17 @@
 # give 2; non-manifold and badly oriented meshes are reported, not refused; the built-in shapes
 # report their known topology; convert OBJ -> PLY -> OFF -> OBJ gives back the same file;
 # subdiv, render and demo do what they say, and every command that writes refuses a bad output
-# path before any work.
+# path before any work. The command table: help per command, unknown commands and options
+# refused with what exists; standard input and output (-) through pipes, --format/--from/--to,
+# --discard, --quiet, --json (parsed by python3 where there is one), and mmx bench (on the host:
+# the table and why the GPU part is skipped; on a GPU: the cuSPARSE rows and the floor).
 # Prints one line per check and closes with "N passed, M failed"; exits 1 if M > 0.
 set -u
 
 MMX=${1:?usage: tool_test.sh MMX DATA_DIR}
 DATA=${2:?usage: tool_test.sh MMX DATA_DIR}
+# Absolute, so that checks may run it from another folder.
+case $MMX in /*) ;; *) MMX=$PWD/$MMX ;; esac
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mmx_tool_test.XXXXXX") || { echo "cannot make a temp dir"; exit 1; }
 trap 'rm -rf "$TMP"' EXIT
 
@@ -585,6 +590,241 @@ if expect_rc "--help (commands)" 0 --help; then
         || bad "--help's heading mentions subdivision and rendering" "$heading"
     [[ "$out" == *"mmx render IN OUT.png"* && "$out" == *"mmx demo [--data FILE] [--levels N] [DIR]"* ]] \
         && ok "--help lists render and demo's options" || bad "--help lists render and demo" "$out"
+fi
+
+# ---- the command table: help per command, unknown commands and options -------------------------
+commands="info convert reorder subdiv render demo bench help"
+if expect_rc "help lists the commands" 0 help; then
+    missing=""
+    for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
+    [ -z "$missing" ] && ok "help lists every command" || bad "help lists every command" "missing:$missing"
+fi
+for c in $commands; do
+    if expect_rc "help $c" 0 help "$c"; then
+        if [[ "$out" == "usage: mmx $c"* && "$out" == *"global options:"* ]]; then
+            ok "help $c: its usage line, help and options"
+        else
+            bad "help $c starts with its usage line" "${out:0:300}"
+        fi
+        want=$out
+        if expect_rc "$c --help" 0 "$c" --help; then
+            [ "$out" = "$want" ] && ok "$c --help prints the same as help $c" || bad "$c --help = help $c" "${out:0:300}"
+        fi
+    fi
+done
+if expect_rc "-h after a command" 0 subdiv -h; then
+    [[ "$out" == *"--scheme S"* && "$out" == *"--discard"* && "$out" == *"--format obj|off|ply"* ]] \
+        && ok "subdiv -h lists its options" || bad "subdiv -h lists its options" "${out:0:400}"
+fi
+# check_list NAME ARGS...: exit 2 and the list of commands on stderr.
+check_list() {
+    local name=$1
+    shift
+    if expect_rc "$name" 2 "$@"; then
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, subdiv, render, demo, bench, help"* ]] \
+            && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
+    fi
+}
+check_list "unknown command lists the commands" frobnicate builtin:cube
+check_list "help on an unknown command" help frobnicate
+check_list "no command" --quiet
+if expect_rc "another command's option" 2 info --levels 3 builtin:cube; then
+    [[ "$err" == *"info has no option --levels (it is an option of subdiv, demo, bench)"* && "$err" == *"usage: mmx info"* ]] \
+        && ok "another command's option: the commands that have it are named" || bad "another command's option" "$err"
+fi
+if expect_rc "a command's option before the command" 2 --scheme loop subdiv builtin:icosphere "$TMP/s.obj"; then
+    [[ "$err" == *"--scheme is an option of subdiv, bench: put it after the command's name"* ]] \
+        && ok "a command's option before the command: exit 2, naming subdiv and bench" \
+        || bad "an option before the command" "$err"
+fi
+check_usage "a flag given a value" subdiv --scheme loop --reorder=yes builtin:icosphere "$TMP/s.obj"
+check_usage "--quiet with --json" --quiet --json info builtin:cube
+check_usage "--json for demo" demo --json "$TMP"
+run subdiv --backend=host --scheme=loop --levels=2 builtin:icosphere:1 "$TMP/s.obj"
+[ "$rc" -eq 0 ] && [[ "$out" == *"1280"* ]] && ok "--name=value options" || bad "--name=value options" "$out" "$err"
+
+# ---- standard input and output ------------------------------------------------------------------
+# A pipe: OBJ on stdin, binary PLY through a pipe, read back from stdin.
+"$MMX" convert - - --from obj --to ply <"$DATA/cube.obj" 2>"$TMP/pipe_err" | "$MMX" info - --format ply >"$TMP/stdout" 2>"$TMP/stderr"
+codes="${PIPESTATUS[*]}"
+out=$(cat "$TMP/stdout")
+if [ "$codes" = "0 0" ] && [ "$(field vertices)/$(field faces)/$(field edges)" = "8/6/12" ] && [ "$(field mesh)" = "<stdin>" ]; then
+    ok "cat cube.obj | convert - - | info -: 8/6/12 through a pipe"
+else
+    bad "convert - - | info -" "exit $codes" "$out" "$(cat "$TMP/stderr" "$TMP/pipe_err")"
+fi
+[[ "$(cat "$TMP/pipe_err")" == *"wrote <stdout>: PLY binary little endian"* ]] \
+    && ok "with OUT -, the report goes to stderr" || bad "the report goes to stderr with OUT -" "$(cat "$TMP/pipe_err")"
+# OBJ -> PLY (pipe) -> OBJ gives the bytes that a direct conversion gives.
+"$MMX" convert builtin:torus:8:6 "$TMP/direct.obj" >/dev/null
+"$MMX" convert builtin:torus:8:6 - --format ply 2>/dev/null | "$MMX" convert - "$TMP/piped.obj" --format ply >/dev/null 2>&1
+cmp -s "$TMP/direct.obj" "$TMP/piped.obj" && ok "a PLY pipe round trip gives the same OBJ bytes" \
+    || bad "a PLY pipe round trip gives the same OBJ bytes" "$(diff "$TMP/direct.obj" "$TMP/piped.obj" | head -n 5)"
+# Standard output that is a regular file: written in full (through a temporary file), and a
+# file opened for appending is appended to, not truncated.
+echo "# kept" >"$TMP/append.obj"
+"$MMX" -q convert builtin:cube - --format obj >>"$TMP/append.obj"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(head -n 1 "$TMP/append.obj")" = "# kept" ] && [ "$(grep -c '^f ' "$TMP/append.obj")" = 6 ]; then
+    ok "convert to - appended to a file keeps what was there"
+else
+    bad "convert to - appended to a file" "exit $rc" "$(head -n 3 "$TMP/append.obj")"
+fi
+rm -f "$TMP/sd.off"
+"$MMX" subdiv --backend host --scheme catmull-clark --levels 2 - - --format off <"$DATA/cube.off" >"$TMP/sd.off" 2>"$TMP/stderr"
+rc=$?
+if [ "$rc" -eq 0 ] && [ "$(sed -n 2p "$TMP/sd.off")" = "98 96 0" ] && [[ "$(cat "$TMP/stderr")" == *"level"* ]]; then
+    ok "subdiv - - --format off: 98 vertices, 96 faces on stdout, the level table on stderr"
+else
+    bad "subdiv - - --format off" "exit $rc" "$(head -n 3 "$TMP/sd.off")" "$(cat "$TMP/stderr")"
+fi
+check_usage "- as IN without --format" info -
+check_usage "- as OUT without --format" convert builtin:cube -
+check_usage "an unknown --format" convert builtin:cube - --format stl
+if expect_rc "--from reads a file whatever its extension" 0 info --from obj "$TMP/append.obj"; then
+    cp "$DATA/cube.off" "$TMP/cube.mesh"
+    run info --from off "$TMP/cube.mesh"
+    [ "$rc" -eq 0 ] && [ "$(field faces)" = 6 ] && ok "--from off reads cube.mesh" || bad "--from off" "$out" "$err"
+fi
+if expect_rc "--to writes /dev/null" 0 convert builtin:cube /dev/null --to ply; then
+    [[ "$out" == *"wrote /dev/null: PLY"* && "$out" != *"bytes"* ]] && ok "--to ply to /dev/null (no byte count for a device)" \
+        || bad "--to ply to /dev/null" "$out"
+fi
+# Standard input that is not what --format says: refused naming <stdin>.
+if expect_rc "stdin in the wrong format" 1 info - --format ply <"$DATA/cube.obj"; then
+    [[ "$err" == *"<stdin>"* ]] && ok "stdin in the wrong format: exit 1, $err" || bad "stdin errors name <stdin>" "$err"
+fi
+# A picture on standard output.
+"$MMX" render --size 48 builtin:torus - >"$TMP/stdout.png" 2>"$TMP/stderr"
+rc=$?
+[ "$rc" -eq 0 ] && [ "$(png_size "$TMP/stdout.png")" = "48 48" ] && png_valid "$TMP/stdout.png" \
+    && ok "render to -: a valid PNG on stdout" || bad "render to -" "exit $rc" "$(cat "$TMP/stderr")"
+# Binary output is not written to a terminal (where `script` can make one).
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+    tty_out=$(script -qec "'$MMX' convert builtin:cube - --format ply" /dev/null 2>&1)
+    tty_rc=$?
+    [ "$tty_rc" -eq 1 ] && [[ "$tty_out" == *"standard output is a terminal"* ]] \
+        && ok "binary PLY to a terminal: refused" || bad "binary PLY to a terminal" "exit $tty_rc" "${tty_out:0:300}"
+else
+    ok "binary PLY to a terminal: not checked (no pseudo-terminal here)"
+fi
+
+# ---- --quiet, --discard ---------------------------------------------------------------------------
+if expect_rc "--quiet info" 0 --quiet info builtin:cube; then
+    [ -z "$out" ] && [ -z "$err" ] && ok "--quiet info prints nothing" || bad "--quiet prints nothing" "$out" "$err"
+fi
+rm -f "$TMP/q.obj"
+if expect_rc "subdiv -q" 0 subdiv -q --backend host --scheme loop --levels 1 builtin:icosphere "$TMP/q.obj"; then
+    [ -z "$out" ] && [ -s "$TMP/q.obj" ] && ok "subdiv -q prints nothing and writes OUT" || bad "subdiv -q" "$out"
+fi
+if expect_rc "--quiet still reports errors" 1 -q info "$TMP/missing.obj"; then
+    [[ "$err" == *missing.obj* && -z "$out" ]] && ok "--quiet: errors still go to stderr" || bad "--quiet errors" "$err"
+fi
+mkdir -p "$TMP/discard"
+if expect_rc "subdiv --discard" 0 subdiv --backend host --scheme catmull-clark --levels 3 builtin:torus --discard; then
+    [[ "$out" == *"discarded"*"18432 faces"*"nothing written"* ]] && ok "subdiv --discard reports the result" \
+        || bad "subdiv --discard reports the result" "$out"
+fi
+(cd "$TMP/discard" && "$MMX" convert builtin:cube --discard >/dev/null && "$MMX" reorder builtin:torus --discard >/dev/null \
+    && "$MMX" render builtin:cube --discard >/dev/null && "$MMX" subdiv --backend host --scheme cc builtin:cube --discard >/dev/null)
+rc=$?
+[ "$rc" -eq 0 ] && [ -z "$(ls -A "$TMP/discard")" ] && ok "--discard writes nothing (convert, reorder, render, subdiv)" \
+    || bad "--discard writes nothing" "exit $rc" "$(ls -A "$TMP/discard")"
+check_usage "--discard with OUT" subdiv --scheme loop builtin:icosphere "$TMP/s.obj" --discard
+check_usage "subdiv without OUT or --discard" subdiv --scheme loop builtin:icosphere
+
+# ---- --json --------------------------------------------------------------------------------------
+# json_keys NAME KEY...: $out is one JSON object with each KEY (a.b for a member of a member).
+json_keys() {
+    local name=$1 missing
+    shift
+    if ! command -v python3 >/dev/null; then
+        ok "$name: not checked (no python3)"
+        return
+    fi
+    missing=$(printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for k in sys.argv[1:]:
+    v = d
+    for part in k.split("."):
+        if not isinstance(v, dict) or part not in v:
+            print(k)
+            break
+        v = v[part]
+' "$@" 2>&1)
+    if [ $? -eq 0 ] && [ -z "$missing" ]; then
+        ok "$name: one JSON object with $*"
+    else
+        bad "$name" "missing or not JSON: $missing" "${out:0:300}"
+    fi
+}
+if expect_rc "info --json" 0 info --json builtin:torus; then
+    json_keys "info --json" command mesh backend vertices faces edges corners face_orders.4 genus \
+        boundary_loops bounding_box.min reduced_order load_ms adjacency_ms
+    [[ "$out" == *'"vertices": 288'* && "$out" == *'"genus": 1'* ]] && ok "info --json: the torus's figures" || bad "info --json figures" "$out"
+fi
+if expect_rc "convert --json" 0 convert --json builtin:cube "$TMP/j.ply"; then
+    json_keys "convert --json" input.vertices input.load_ms output.path output.format output.bytes output.write_ms
+fi
+if expect_rc "reorder --json" 0 reorder --json builtin:torus:32:32 "$TMP/j.obj"; then
+    json_keys "reorder --json" vertices faces adjacency_bandwidth.before adjacency_bandwidth.after \
+        adjacency_profile.after face_spread.after vertex_spread.after reorder_ms output.bytes
+fi
+if expect_rc "subdiv --json" 0 subdiv --json --backend host --scheme catmull-clark --levels 2 builtin:cube "$TMP/j.obj"; then
+    json_keys "subdiv --json" scheme levels path backend input.faces per_level subdivision_ms \
+        output.vertices output.faces output.bytes
+    [[ "$out" == *'"faces": 96'* ]] && ok "subdiv --json: 96 faces at level 2" || bad "subdiv --json figures" "$out"
+fi
+if expect_rc "render --json" 0 render --json --size 32 builtin:cube "$TMP/j.png"; then
+    json_keys "render --json" mesh vertices faces load_ms picture.size picture.bytes picture.draw_ms
+fi
+"$MMX" convert --json builtin:cube - --format obj >"$TMP/j_mesh.obj" 2>"$TMP/stderr"
+out=$(cat "$TMP/stderr")
+json_keys "convert --json with OUT -: the object on stderr" output.path output.format
+[ "$(grep -c '^v ' "$TMP/j_mesh.obj")" = 8 ] && ok "convert --json with OUT -: the mesh alone on stdout" \
+    || bad "convert --json with OUT -: the mesh on stdout" "$(head -n 3 "$TMP/j_mesh.obj")"
+if expect_rc "--json on a failure" 1 info --json "$TMP/missing.obj"; then
+    [ -z "$out" ] && [[ "$err" == *missing.obj* ]] && ok "--json on a failure: nothing on stdout, the error on stderr" \
+        || bad "--json on a failure" "stdout: $out" "$err"
+fi
+
+# ---- mmx bench ------------------------------------------------------------------------------------
+check_usage "bench with a bad --repeats" bench --repeats 0 builtin:cube
+check_usage "bench with an unknown scheme" bench --scheme butterfly builtin:cube
+check_usage "bench with two meshes" bench builtin:cube builtin:torus
+if expect_rc "bench on the host" 0 bench --backend host --levels 1 --repeats 2 builtin:cube; then
+    header=$(printf '%s\n' "$out" | grep '^product ')
+    rows_ok=1
+    for r in "M^T p/c (face points)" "M f (vertex scatter)" "M M^T (adjacency)" "subdivision"; do
+        [[ "$out" == *"$r"* ]] || rows_ok=0
+    done
+    [[ "$header" == *implementation*ms*"floor ms"*"x floor"*"vs ours"* && "$rows_ok" -eq 1 \
+        && "$out" == *"mmx_spmv op T"* && "$out" == *"mmx_adjacency_compute"* && "$out" == *"algebraic path"* ]] \
+        && ok "bench on the host: the table of products and the subdivision" || bad "bench on the host prints a table" "$out"
+    [[ "$out" == *"GPU part skipped: asked for with --backend host; so no cuSPARSE peers and no floor"* && "$out" != *cuSPARSE\ SpMV* ]] \
+        && ok "bench on the host: says why the GPU part is skipped" || bad "bench on the host says why the GPU part is skipped" "$out"
+fi
+# Without --backend: the GPU where there is one (peers and floors), else the host and why.
+run bench --levels 1 --repeats 1 builtin:cube
+if [ "$rc" -eq 0 ] && [[ "$(field backend)" == host:* ]]; then
+    [[ "$out" == *"GPU part skipped: $(field backend | sed 's/^host: //')"* ]] \
+        && ok "bench picks the host and says why: $(field backend)" || bad "bench says why the GPU part is skipped" "$out"
+elif [ "$rc" -eq 0 ] && [[ "$(field backend)" == cuda:* ]]; then
+    [[ "$out" == *"cuSPARSE SpMV x3, CSR"* && "$out" == *"cuSPARSE SpGEMM"* && "$(field 'copy bandwidth')" == *TB/s* ]] \
+        && ok "bench on the GPU: cuSPARSE rows and the floor" || bad "bench on the GPU" "$out"
+else
+    bad "bench without --backend" "exit $rc" "$out" "$err"
+fi
+if expect_rc "bench --json" 0 bench --json --backend host --levels 1 --repeats 1 builtin:tetrahedron; then
+    json_keys "bench --json" backend gpu_skipped scheme levels vertices faces entries repeats rows
+    [[ "$out" == *'"product": "face_points"'* && "$out" == *'"product": "subdivision"'* && "$out" == *'"floor_ms": null'* ]] \
+        && ok "bench --json: the rows, no floor on the host" || bad "bench --json rows" "${out:0:600}"
+fi
+# Its default mesh is the demo's cage (Loop and sqrt3 on it split into triangles).
+if expect_rc "bench on the default cage" 0 bench --backend host --scheme loop --levels 1 --repeats 1; then
+    [[ "$(field mesh)" == *"bigguy_quads.obj split into triangles: 1452 vertices, 2900 faces" ]] \
+        && ok "bench finds the cage: $(field mesh)" || bad "bench's default cage" "$(field mesh)"
 fi
 
 echo "$passed passed, $failed failed"

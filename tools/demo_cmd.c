@@ -24,11 +24,9 @@ static float dist2(const float *a, const float *b)
     return dx * dx + dy * dy + dz * dz;
 }
 
-/* The mesh (named `name` in messages) with every face split into triangles, in the context's
- * space: a quad along its shorter diagonal (the better-shaped pair), other polygons as fans
- * from their first corner. Orientation is kept, so a closed manifold mesh stays one. Returns
- * EXIT_OK, or EXIT_FAIL after saying why. */
-static int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out)
+/* See tool.h: a quad is split along its shorter diagonal (the better-shaped pair), other
+ * polygons as fans from their first corner. */
+int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out)
 {
     *out = NULL;
     mmx_index *start = NULL, *verts = NULL, *tstart = NULL, *tverts = NULL;
@@ -90,33 +88,37 @@ done:
 
 /* ---- the demo ----------------------------------------------------------------------------- */
 
-/* The cage: the --data file, else the compiled-in Bigguy, else (with a notice) a built-in
- * shape. Prints the "cage" row. */
-static int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **name)
+int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **src, double *ms)
 {
-    double ms = 0;
-    const char *src = data ? data : MMX_DEMO_CAGE;
-    mmx_status s = load(ctx, src, cage, &ms);
+    *src = data ? data : MMX_DEMO_CAGE;
+    mmx_status s = load(ctx, *src, cage, ms);
     if (s && data) return fail(ctx, s, data); /* asked for by name: a failure is an error */
     if (s) {
-        printf("note: the default cage %s cannot be read (%s); using %s instead\n", src,
-               mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s), FALLBACK_CAGE);
-        src = FALLBACK_CAGE;
-        s = load(ctx, src, cage, &ms);
-        if (s) return fail(ctx, s, src);
+        say("note: the default cage %s cannot be read (%s); using %s instead\n", *src,
+            mmx_ctx_error(ctx)[0] ? mmx_ctx_error(ctx) : mmx_status_str(s), FALLBACK_CAGE);
+        *src = FALLBACK_CAGE;
+        s = load(ctx, *src, cage, ms);
+        if (s) return fail(ctx, s, *src);
     }
     if (!(*cage)->pos) {
-        fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", src);
+        fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", *src);
         mmx_mesh_free(*cage);
         *cage = NULL;
         return EXIT_FAIL;
     }
-    /* The file's own name is enough in the reports. */
+    return EXIT_OK;
+}
+
+/* The cage and its "cage" row; *name is the file's own name, enough in the reports. */
+static int demo_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **name)
+{
+    const char *src;
+    double ms = 0;
+    if (load_cage(ctx, data, cage, &src, &ms)) return EXIT_FAIL;
     const char *slash = strrchr(src, '/');
     *name = slash ? slash + 1 : src;
     row("cage", "%s: %d vertices, %d faces (loaded in %.3f ms)%s", src, (int)mmx_mesh_nverts(*cage),
-        (int)mmx_mesh_nfaces(*cage), ms,
-        strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
+        (int)mmx_mesh_nfaces(*cage), ms, strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
     return EXIT_OK;
 }
 
@@ -137,7 +139,8 @@ static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh 
         fine = host;
         row("copied", "the result to the host in %.1f ms", now_ms() - t0);
     }
-    rc = render_to_png(ctx, fine, png, PICTURE_SIZE);
+    const tool_output picture = {OUT_FILE, png, png, MMX_FORMAT_AUTO};
+    rc = render_to_png(ctx, fine, &picture, PICTURE_SIZE);
     if (!rc) {
         double t0 = now_ms();
         mmx_status s = mmx_mesh_write(ctx, fine, ply, MMX_FORMAT_PLY);
@@ -150,8 +153,8 @@ static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh 
     return rc;
 }
 
-int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const char *levels_arg,
-             const char *outdir)
+static int demo(mmx_ctx *ctx, const char *backend_line, const char *data, int levels_all,
+                const char *outdir)
 {
     /* Levels that reach one to three million faces on the host (about a second of work each
      * on two cores) and 6 to 12 million on a GPU, where the chain takes about a millisecond. */
@@ -166,10 +169,6 @@ int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const cha
         {MMX_SCHEME_SQRT3, cuda ? 7 : 6, 1, "demo_sqrt3"},
     };
     enum { NJOBS = sizeof jobs / sizeof jobs[0] };
-    int levels_all = -1;
-    if (levels_arg && !parse_levels(levels_arg, 0, &levels_all))
-        return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
-                           levels_arg);
     char png[NJOBS][4096], ply[NJOBS][4096], cage_png[4096];
     int c = snprintf(cage_png, sizeof cage_png, "%s/demo_cage.png", outdir);
     if (c < 0 || (size_t)c >= sizeof cage_png) return usage_error("output folder name too long");
@@ -179,15 +178,14 @@ int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const cha
         if (a < 0 || b < 0 || (size_t)a >= sizeof png[j] || (size_t)b >= sizeof ply[j])
             return usage_error("output folder name too long");
     }
-    if (check_output_dir(outdir)) return EXIT_FAIL;
-
     row("backend", "%s", backend_line);
     mmx_mesh *quads = NULL, *tris = NULL;
     const char *name = NULL;
-    int rc = load_cage(ctx, data, &quads, &name);
+    int rc = demo_cage(ctx, data, &quads, &name);
     if (rc) return rc;
     /* The cage drawn as it comes, its facets showing: what the schemes start from. */
-    rc = render_to_png(ctx, quads, cage_png, PICTURE_SIZE);
+    const tool_output cage_picture = {OUT_FILE, cage_png, cage_png, MMX_FORMAT_AUTO};
+    rc = render_to_png(ctx, quads, &cage_picture, PICTURE_SIZE);
     if (!rc) rc = triangulate(ctx, quads, name, &tris);
     if (rc) {
         mmx_mesh_free(quads);
@@ -196,7 +194,7 @@ int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const cha
     char tri_name[300];
     snprintf(tri_name, sizeof tri_name, "%s split into triangles", name);
     for (int j = 0; j < NJOBS && !rc; j++) {
-        putchar('\n');
+        say("\n");
         rc = demo_job(ctx, jobs[j].scheme, levels_all >= 0 ? levels_all : jobs[j].levels,
                       jobs[j].triangles ? tris : quads, jobs[j].triangles ? tri_name : name,
                       png[j], ply[j]);
@@ -204,8 +202,50 @@ int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const cha
     mmx_mesh_free(quads);
     mmx_mesh_free(tris);
     if (rc) return rc;
-    printf("\nlook at the results: open the pictures %s/demo_*.png in any image viewer (the cage,\n"
-           "then each scheme's result); the meshes are the binary PLY files beside them (MeshLab,\n"
-           "Blender, ...; or 'mmx info FILE', 'mmx render FILE OUT.png')\n", outdir);
+    say("\nlook at the results: open the pictures %s/demo_*.png in any image viewer (the cage,\n"
+        "then each scheme's result); the meshes are the binary PLY files beside them (MeshLab,\n"
+        "Blender, ...; or 'mmx info FILE', 'mmx render FILE OUT.png')\n", outdir);
     return EXIT_OK;
 }
+
+enum { O_DATA, O_LEVELS, O_COUNT };
+
+static const opt_spec demo_opts[O_COUNT] = {
+    [O_DATA] = {"data", 0, "FILE", "the cage to refine instead of Bigguy"},
+    [O_LEVELS] = {"levels", 0, "N", "one level count for all three schemes"},
+};
+
+static int run(const tool_args *a)
+{
+    if (a->npos > 1) return usage_error("demo takes one DIR, got %d arguments", a->npos);
+    int levels = -1;
+    const char *levels_arg = a->value[O_LEVELS];
+    if (levels_arg && !parse_levels(levels_arg, 0, &levels))
+        return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
+                           levels_arg);
+    const char *outdir = a->npos ? a->pos[0] : ".";
+    /* Checked before the GPU is started: a mistyped folder fails at once. */
+    if (check_output_dir(outdir)) return EXIT_FAIL;
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
+    int rc = demo(ctx, why, a->value[O_DATA], levels, outdir);
+    mmx_ctx_free(ctx);
+    return rc;
+}
+
+const tool_cmd demo_command = {
+    .name = "demo",
+    .summary = "the main job: each scheme on a real cage to millions of faces, with pictures",
+    .synopsis = "demo [--data FILE] [--levels N] [DIR]",
+    .help = "Catmull-Clark on a real cage (Bay Raitt's Bigguy, 1,450 quads; or FILE), Loop and\n"
+            "sqrt3 on it split into triangles, to millions of faces (on the host 5, 5 and 6\n"
+            "levels; on a GPU 6, 6 and 7; or N). Says which backend runs and why, and writes\n"
+            "pictures of the cage and of each result, and each result as binary PLY, into DIR\n"
+            "(default .), which must exist. Runs on the GPU when there is one, unless\n"
+            "--backend host.",
+    .opts = demo_opts,
+    .nopts = O_COUNT,
+    .flags = CMD_GPU_DEFAULT,
+    .run = run,
+};

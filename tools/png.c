@@ -1,6 +1,4 @@
 /* The PNG writer: see png.h. */
-#include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "deflate.h"
@@ -133,32 +131,5 @@ int png_encode_rgb(const unsigned char *rgb, int w, int h, unsigned char **out, 
     free(z);
     *out = png;
     *outlen = o;
-    return 0;
-}
-
-int png_write_rgb(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t n)
-{
-    unsigned char *png = NULL;
-    size_t len = 0;
-    if (png_encode_rgb(rgb, w, h, &png, &len)) {
-        snprintf(why, n, "out of memory encoding a %d x %d picture", w, h);
-        return -1;
-    }
-    errno = 0;
-    FILE *fp = fopen(path, "wb");
-    if (!fp) {
-        snprintf(why, n, "cannot open for writing: %s", strerror(errno));
-        free(png);
-        return -1;
-    }
-    size_t put = fwrite(png, 1, len, fp);
-    int werr = put == len ? 0 : (errno ? errno : EIO);
-    free(png);
-    if (fclose(fp) != 0 && !werr) werr = errno ? errno : EIO;
-    if (werr) {
-        snprintf(why, n, "write failed: %s", strerror(werr));
-        remove(path);
-        return -1;
-    }
     return 0;
 }

@@ -16,9 +16,4 @@ uint32_t crc32_update(uint32_t crc, const unsigned char *p, size_t n);
  * free()). Returns 0, or -1 for bad sizes or when memory runs out. */
 int png_encode_rgb(const unsigned char *rgb, int w, int h, unsigned char **out, size_t *outlen);
 
-/* Encodes the picture and writes it to `path`. Returns 0, or -1 with a reason in why[0..n)
- * ("out of memory", the system's reason for a failed open or write); a partly written file
- * is removed. */
-int png_write_rgb(const char *path, const unsigned char *rgb, int w, int h, char *why, size_t n);
-
 #endif

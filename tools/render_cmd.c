@@ -1,84 +1,129 @@
-/* mmx render: a picture of a mesh file, drawn by the tool's rasteriser (render.h) and written
- * as PNG (png.h). render_to_png is also how mmx demo shows its results. */
-#include <errno.h>
+/* mmx render: a picture of a mesh, drawn by the tool's rasteriser (render.h) and written as
+ * PNG (png.h) to a file or standard output. render_to_png is also how mmx demo shows its
+ * results. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include "png.h"
 #include "render.h"
 #include "tool.h"
 
 #define DEFAULT_SIZE 800
 
-int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, int size)
+int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out, int size)
 {
     /* The rasteriser reads the arrays on the host: a device mesh is copied back first. */
     mmx_mesh *host = NULL;
     double t0 = now_ms(), copy_ms = 0;
     if (mesh->space != MMX_SPACE_HOST) {
         mmx_status s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_HOST, &host);
-        if (s) return fail(ctx, s, path);
+        if (s) return fail(ctx, s, out->name);
         copy_ms = now_ms() - t0;
         mesh = host;
     }
-    unsigned char *rgb = NULL;
+    unsigned char *rgb = NULL, *png = NULL;
+    size_t len = 0;
     char why[256];
     t0 = now_ms();
     int rc = render_mesh(mesh, size, &rgb, why, sizeof why);
     double draw_ms = now_ms() - t0;
     mmx_mesh_free(host);
     if (rc) {
-        fprintf(stderr, "mmx: %s: cannot draw the picture: %s\n", path, why);
+        fprintf(stderr, "mmx: %s: cannot draw the picture: %s\n", out->name, why);
         return EXIT_FAIL;
     }
     t0 = now_ms();
-    rc = png_write_rgb(path, rgb, size, size, why, sizeof why);
-    double write_ms = now_ms() - t0;
+    rc = png_encode_rgb(rgb, size, size, &png, &len);
     free(rgb);
     if (rc) {
-        fprintf(stderr, "mmx: %s: %s\n", path, why);
+        fprintf(stderr, "mmx: %s: out of memory encoding a %d x %d picture\n", out->name, size,
+                size);
         return EXIT_FAIL;
     }
+    rc = output_write_bytes(out, png, len);
+    double write_ms = now_ms() - t0;
+    free(png);
+    if (rc) return rc;
+    const char *verb = out->kind == OUT_DISCARD ? "compressed" : "compressed and written";
     if (copy_ms > 0)
-        row("picture", "%s: %d x %d PNG, %lld bytes (copied to the host in %.1f ms, drawn in "
-            "%.1f ms, compressed and written in %.1f ms)", path, size, size, file_bytes(path),
-            copy_ms, draw_ms, write_ms);
+        row("picture", "%s: %d x %d PNG, %zu bytes (copied to the host in %.1f ms, drawn in "
+            "%.1f ms, %s in %.1f ms)", out->name, size, size, len, copy_ms, draw_ms, verb,
+            write_ms);
     else
-        row("picture", "%s: %d x %d PNG, %lld bytes (drawn in %.1f ms, compressed and written "
-            "in %.1f ms)", path, size, size, file_bytes(path), draw_ms, write_ms);
+        row("picture", "%s: %d x %d PNG, %zu bytes (drawn in %.1f ms, %s in %.1f ms)",
+            out->name, size, size, len, draw_ms, verb, write_ms);
+    js_object("picture");
+    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
+    js_int("size", size);
+    js_int("bytes", (long long)len);
+    js_bool("written", out->kind != OUT_DISCARD);
+    js_num("copy_ms", copy_ms);
+    js_num("draw_ms", draw_ms);
+    js_num("encode_write_ms", write_ms);
+    js_end();
     return EXIT_OK;
 }
 
-/* Whether a path ends in ".png", in any case. */
-static int is_png_name(const char *path)
-{
-    size_t n = strlen(path);
-    return n > 4 && strcasecmp(path + n - 4, ".png") == 0;
-}
+enum { O_SIZE, O_FORMAT, O_FROM, O_DISCARD, O_COUNT };
 
-int cmd_render(mmx_ctx *ctx, const char *in, const char *out, const char *size_arg)
+static const opt_spec render_opts[O_COUNT] = {
+    [O_SIZE] = {"size", 0, "N",
+                "the picture's width and height in pixels, 16 to 4096\n"
+                "(default 800)"},
+    [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (IN given as -)"},
+    [O_FROM] = OPT_SPEC_FROM,
+    [O_DISCARD] = {"discard", 0, NULL, "draw and compress, but write nothing (give no OUT.png)"},
+};
+
+static int run(const tool_args *a)
 {
     int size = DEFAULT_SIZE;
-    if (size_arg) {
-        char *end = NULL;
-        errno = 0;
-        long v = strtol(size_arg, &end, 10);
-        if (errno || end == size_arg || *end || v < RENDER_MIN_SIZE || v > RENDER_MAX_SIZE)
-            return usage_error("--size needs a whole number of pixels from %d to %d, got '%s'",
-                               RENDER_MIN_SIZE, RENDER_MAX_SIZE, size_arg);
-        size = (int)v;
-    }
-    if (!is_png_name(out))
-        return usage_error("%s: render writes PNG pictures (use a .png name)", out);
-    if (check_output_file(out)) return EXIT_FAIL;
+    const char *size_arg = a->value[O_SIZE];
+    if (size_arg && !parse_int(size_arg, RENDER_MIN_SIZE, RENDER_MAX_SIZE, &size))
+        return usage_error("--size needs a whole number of pixels from %d to %d, got '%s'",
+                           RENDER_MIN_SIZE, RENDER_MAX_SIZE, size_arg);
+    const int discard = a->value[O_DISCARD] != NULL;
+    const char *in_arg, *out_arg;
+    tool_input in;
+    tool_output out;
+    int rc = take_in_out(a, discard, &in_arg, &out_arg);
+    if (!rc) rc = input_resolve(in_arg, a->value[O_FROM], a->value[O_FORMAT], &in);
+    if (!rc) rc = output_resolve_png(out_arg, &out);
+    if (rc) return rc;
+    /* The picture is drawn on the host whatever the backend: a device mesh is copied back. */
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
     mmx_mesh *mesh = NULL;
     double load_ms = 0;
-    mmx_status s = load(ctx, in, &mesh, &load_ms);
-    if (s) return fail(ctx, s, in);
-    row("mesh", "%s: %d vertices, %d faces (loaded in %.3f ms, %s backend)", in,
-        (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms, backend_name(ctx));
-    int rc = render_to_png(ctx, mesh, out, size);
+    rc = input_load(ctx, &in, &mesh, &load_ms);
+    if (!rc) {
+        row("mesh", "%s: %d vertices, %d faces (loaded in %.3f ms, %s backend)", in.name,
+            (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms, backend_name(ctx));
+        js_str("mesh", in.name);
+        js_str("backend", backend_name(ctx));
+        js_int("vertices", mmx_mesh_nverts(mesh));
+        js_int("faces", mmx_mesh_nfaces(mesh));
+        js_num("load_ms", load_ms);
+        rc = render_to_png(ctx, mesh, &out, size);
+    }
     mmx_mesh_free(mesh);
+    mmx_ctx_free(ctx);
     return rc;
 }
+
+const tool_cmd render_command = {
+    .name = "render",
+    .summary = "draw a mesh as a PNG picture",
+    .synopsis = "render IN OUT.png [--size N]",
+    .help = "Draws IN as an N x N PNG picture (default 800) with the tool's own software\n"
+            "rasteriser: orthographic, from 10 degrees above and 15 to the right of +z,\n"
+            "+y up, fitted to the mesh, each face flat-shaded by its normal on a\n"
+            "light-grey background. OUT.png may be - for standard output (not a\n"
+            "terminal). The drawing runs on the host; with --backend cuda the mesh is\n"
+            "loaded on the GPU and copied back to be drawn.",
+    .opts = render_opts,
+    .nopts = O_COUNT,
+    .flags = CMD_JSON,
+    .run = run,
+};

@@ -1,33 +1,33 @@
 /* mmx subdiv: subdivision through the public API, with per-level sizes and times (the
- * report is shared with mmx demo). The scheme, level count, output format and output folder
- * are checked before any work; the library checks the mesh (face orders, manifoldness,
- * sizes) before it refines anything. */
+ * report is shared with mmx demo). The scheme, level count, output format and output are
+ * checked before any work; the library checks the mesh (face orders, manifoldness, sizes)
+ * before it refines anything. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tool.h"
+
+static const char *path_name(mmx_subdiv_path path)
+{
+    return path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused";
+}
 
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
                   const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine)
 {
     *fine = NULL;
     mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
-    if (!trace) {
-        fprintf(stderr, "mmx: out of memory\n");
-        return EXIT_FAIL;
-    }
+    if (!trace) return out_of_memory("the subdivision's trace");
     mmx_subdiv_options opts = {0};
     opts.trace = trace;
     opts.path = path;
+    const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
     row("scheme", "%s, %d level%s, %s path, %s backend", mmx_scheme_name(scheme), levels,
-        levels == 1 ? "" : "s", path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused",
-        backend_name(ctx));
+        levels == 1 ? "" : "s", path_name(path), backend_name(ctx));
     if (load_ms >= 0)
-        row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name,
-            (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms);
+        row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name, nv, nf, load_ms);
     else
-        row("input", "%s: %d vertices, %d faces", name, (int)mmx_mesh_nverts(mesh),
-            (int)mmx_mesh_nfaces(mesh));
+        row("input", "%s: %d vertices, %d faces", name, nv, nf);
     double t0 = now_ms();
     mmx_status s = mmx_subdivide(ctx, scheme, mesh, levels, &opts, fine);
     double total_ms = now_ms() - t0;
@@ -35,70 +35,148 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
         free(trace);
         return fail(ctx, s, name);
     }
-    printf("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
+    say("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
     for (int l = 0; l < levels; l++)
-        printf("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
-               (int)trace[l].nedges, trace[l].ms);
-    free(trace);
+        say("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
+            (int)trace[l].nedges, trace[l].ms);
     row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+
+    js_str("scheme", mmx_scheme_name(scheme));
+    js_int("levels", levels);
+    js_str("path", path_name(path));
+    js_object("input");
+    js_str("mesh", name);
+    js_int("vertices", nv);
+    js_int("faces", nf);
+    js_num_or_null("load_ms", load_ms);
+    js_end();
+    js_array("per_level");
+    for (int l = 0; l < levels; l++) {
+        js_object(NULL);
+        js_int("level", l + 1);
+        js_int("vertices", trace[l].nverts);
+        js_int("faces", trace[l].nfaces);
+        js_int("edges", trace[l].nedges);
+        js_num("ms", trace[l].ms);
+        js_end();
+    }
+    js_end();
+    js_num("subdivision_ms", total_ms);
+    free(trace);
     return EXIT_OK;
 }
 
-/* Refines `in` and writes `out`, printing the report. */
-static int run(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path, int reorder,
-               const char *in, const char *out, mmx_format fmt)
+enum { O_SCHEME, O_LEVELS, O_PATH, O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+
+static const opt_spec subdiv_opts[O_COUNT] = {
+    [O_SCHEME] = {"scheme", 0, "S",
+                  "loop (triangles), sqrt3 (closed triangle meshes) or\n"
+                  "catmull-clark (any polygons; also cc); required"},
+    [O_LEVELS] = {"levels", 0, "N", "how many times to subdivide (default 1; 0 copies)"},
+    [O_PATH] = {"path", 0, "P",
+                "fused (the default) or algebraic: the implementation (same\n"
+                "result)"},
+    [O_REORDER] = {"reorder", 0, NULL,
+                   "renumber IN first as mmx reorder does (RCM), for locality"},
+    [O_FORMAT] = OPT_SPEC_FORMAT,
+    [O_FROM] = OPT_SPEC_FROM,
+    [O_TO] = OPT_SPEC_TO,
+    [O_DISCARD] = OPT_SPEC_DISCARD,
+};
+
+/* Refines IN and writes OUT, printing the report. */
+static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path, int reorder,
+                const tool_input *in, const tool_output *out)
 {
     mmx_mesh *mesh = NULL, *fine = NULL;
     double load_ms = 0;
-    mmx_status s = load(ctx, in, &mesh, &load_ms);
-    if (s) return fail(ctx, s, in);
+    if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
     if (!mesh->pos) {
         mmx_mesh_free(mesh);
-        fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", in);
+        fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", in->name);
         return EXIT_FAIL;
     }
+    js_str("backend", backend_name(ctx));
     if (reorder) {
         mmx_mesh *r = NULL;
         double t0 = now_ms();
-        s = mmx_mesh_reorder(ctx, mesh, NULL, NULL, &r);
+        mmx_status s = mmx_mesh_reorder(ctx, mesh, NULL, NULL, &r);
         mmx_mesh_free(mesh);
-        if (s) return fail(ctx, s, in);
+        if (s) return fail(ctx, s, in->name);
         mesh = r;
+        double ms = now_ms() - t0;
         row("reordered", "vertices by reverse Cuthill-McKee, faces by their first vertex (%.3f ms)",
-            now_ms() - t0);
+            ms);
+        js_num("reorder_ms", ms);
     }
-    int rc = subdiv_report(ctx, scheme, levels, path, mesh, in, load_ms, &fine);
+    int rc = subdiv_report(ctx, scheme, levels, path, mesh, in->name, load_ms, &fine);
     mmx_mesh_free(mesh);
     if (rc) return rc;
-    double t0 = now_ms();
-    s = mmx_mesh_write(ctx, fine, out, fmt);
-    double write_ms = now_ms() - t0;
-    int nv = (int)mmx_mesh_nverts(fine), nf = (int)mmx_mesh_nfaces(fine);
+    long long bytes = -1;
+    double write_ms = 0;
+    const int nv = (int)mmx_mesh_nverts(fine), nf = (int)mmx_mesh_nfaces(fine);
+    rc = output_write_mesh(ctx, fine, out, &bytes, &write_ms);
     mmx_mesh_free(fine);
-    if (s) return fail(ctx, s, out);
-    row("wrote", "%s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)", out, format_name(fmt), nv,
-        nf, file_bytes(out), write_ms);
+    if (rc) return rc;
+    if (out->kind == OUT_DISCARD)
+        row("discarded", "the result: %d vertices, %d faces (--discard: nothing written)", nv, nf);
+    else if (bytes >= 0)
+        row("wrote", "%s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)", out->name,
+            format_name(out->fmt), nv, nf, bytes, write_ms);
+    else
+        row("wrote", "%s: %s, %d vertices, %d faces (%.3f ms)", out->name, format_name(out->fmt),
+            nv, nf, write_ms);
+    js_object("output");
+    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
+    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
+    js_int("vertices", nv);
+    js_int("faces", nf);
+    js_int_or_null("bytes", bytes);
+    js_num("write_ms", write_ms);
+    js_end();
     return EXIT_OK;
 }
 
-int cmd_subdiv(mmx_ctx *ctx, const char *scheme_arg, const char *levels_arg, const char *path_arg,
-               int reorder, const char *in, const char *out)
+static int run(const tool_args *a)
 {
     mmx_scheme scheme;
     int levels;
-    if (!scheme_arg) return usage_error("subdiv needs --scheme loop|sqrt3|catmull-clark");
-    if (mmx_scheme_parse(scheme_arg, &scheme))
-        return usage_error("unknown scheme '%s' (use loop, sqrt3 or catmull-clark)", scheme_arg);
-    if (!parse_levels(levels_arg, 1, &levels))
+    if (parse_scheme(a->value[O_SCHEME], -1, &scheme)) return EXIT_USAGE;
+    if (!parse_levels(a->value[O_LEVELS], 1, &levels))
         return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
-                           levels_arg);
-    mmx_format fmt = mmx_format_from_path(out);
-    if (fmt == MMX_FORMAT_AUTO)
-        return usage_error("%s: unknown output format (use a .obj, .off or .ply name)", out);
+                           a->value[O_LEVELS]);
     mmx_subdiv_path path = MMX_SUBDIV_PATH_FUSED;
+    const char *path_arg = a->value[O_PATH];
     if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
     else if (path_arg && strcmp(path_arg, "fused") != 0)
         return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
-    if (check_output_file(out)) return EXIT_FAIL;
-    return run(ctx, scheme, levels, path, reorder, in, out, fmt);
+    const char *in_arg, *out_arg;
+    tool_input in;
+    tool_output out;
+    int rc = take_in_out(a, a->value[O_DISCARD] != NULL, &in_arg, &out_arg);
+    if (!rc) rc = input_resolve(in_arg, a->value[O_FROM], a->value[O_FORMAT], &in);
+    if (!rc) rc = output_resolve_mesh(out_arg, a->value[O_TO], a->value[O_FORMAT], &out);
+    if (rc) return rc;
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
+    rc = work(ctx, scheme, levels, path, a->value[O_REORDER] != NULL, &in, &out);
+    mmx_ctx_free(ctx);
+    return rc;
 }
+
+const tool_cmd subdiv_command = {
+    .name = "subdiv",
+    .summary = "subdivide a mesh: Loop, sqrt3 or Catmull-Clark",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--reorder] IN OUT",
+    .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
+            "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
+            "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"
+            "only, and non-manifold or inconsistently oriented input, or a level count\n"
+            "whose result would not fit in 32-bit indices or in memory, is refused with\n"
+            "the reason (exit 1). Runs on the GPU when there is one, unless --backend host.",
+    .opts = subdiv_opts,
+    .nopts = O_COUNT,
+    .flags = CMD_GPU_DEFAULT | CMD_JSON,
+    .run = run,
+};

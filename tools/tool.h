@@ -1,12 +1,65 @@
-/* Shared pieces of the mmx tool's commands (tool_util.c): messages, exit codes, timing,
- * loading inputs, the aligned "label  value" rows of the reports, the output checks and the
- * choice of backend; and the commands that live in files of their own. */
+/* The mmx tool: its command table, and the pieces its commands share (tool_util.c: messages,
+ * timing, the aligned report rows, output checks, the backend; inout.c: where a mesh comes
+ * from and where it goes, standard input and output included).
+ *
+ * A command is one file (info_cmd.c, subdiv_cmd.c, ...) that defines one tool_cmd: its name,
+ * a summary, its synopsis and help, its options (options.h) and the function that runs it.
+ * mmx.c lists the commands; the usage lines, `mmx --help`, `mmx help CMD` and the refusal of an
+ * unknown option are all generated from that list. */
 #ifndef MMX_TOOL_H
 #define MMX_TOOL_H
 
+#include <stdio.h>
 #include "meshmatrix.h"
+#include "options.h"
+#include "report.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
+
+#define BUILTIN_PREFIX "builtin:"
+
+/* ---- the command table --------------------------------------------------------------------- */
+
+enum {
+    CMD_GPU_DEFAULT = 1, /* runs on the GPU when there is one and no --backend is given */
+    CMD_JSON = 2         /* can print its figures as JSON (--json) */
+};
+
+typedef struct tool_cmd {
+    const char *name;     /* "subdiv" */
+    const char *summary;  /* one line for the command list */
+    const char *synopsis; /* what follows "mmx " in the usage line: "subdiv --scheme S IN OUT" */
+    const char *help;     /* the paragraphs of `mmx help NAME` after the usage line */
+    const opt_spec *opts; /* its own options; tool_args.value[i] holds opts[i]'s value */
+    int nopts;
+    int flags;            /* CMD_* */
+    /* Runs the command: checks its arguments (usage_error for bad ones, before any work),
+     * makes its context when it needs one, and returns the exit status. Its report goes
+     * through report.h (text, JSON or nothing). */
+    int (*run)(const tool_args *a);
+} tool_cmd;
+
+/* The table (mmx.c), in the order of `mmx --help`. */
+extern const tool_cmd *const tool_commands[];
+extern const int tool_ncommands;
+
+/* The command named `name`, or NULL. */
+const tool_cmd *find_command(const char *name);
+
+/* The command being run (set by main before it parses the command's options), for the usage
+ * line of usage_error; NULL before a command is known. */
+extern const tool_cmd *tool_current;
+
+/* The help: the command list with the shared notes (mmx --help), and one command's help
+ * (mmx help NAME, mmx NAME --help), both to stdout (help_cmd.c). */
+void print_tool_help(void);
+void print_command_help(const tool_cmd *cmd);
+
+/* The commands (one file each). */
+extern const tool_cmd info_command, convert_command, reorder_command, subdiv_command,
+    render_command, demo_command, bench_command, help_command;
+
+/* ---- messages ------------------------------------------------------------------------------ */
 
 #if defined(__GNUC__)
 #define TOOL_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -14,40 +67,39 @@ enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
 #define TOOL_PRINTF(a, b)
 #endif
 
-#define BUILTIN_PREFIX "builtin:"
-
-/* The one-line usage summary printed after a usage error. */
-extern const char tool_usage_line[];
-
-/* Prints "mmx: <message>" and the usage line to stderr; returns EXIT_USAGE. */
+/* Prints "mmx: <message>", then the usage line of the current command (or the tool's with
+ * the list of commands) and where to find more, to stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
+
+/* The tool's usage line and its list of commands, to `f` (for a usage error without a
+ * command, an unknown command, and the help). */
+void print_usage_line(FILE *f);
 
 /* Reports a failed call: the context's detail, prefixed with `what` (a file name) when the
  * detail does not already name it. Returns EXIT_FAIL. */
 int fail(mmx_ctx *ctx, mmx_status s, const char *what);
 
+/* "mmx: out of memory (WHAT)" to stderr; returns EXIT_FAIL. */
+int out_of_memory(const char *what);
+
 /* Milliseconds on a monotonic clock. */
 double now_ms(void);
-
-/* Loads a mesh file or a builtin:SPEC shape into the context's space, timing it. */
-mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms);
-
-/* Prints one report row: the label padded to a fixed width, then the formatted value. */
-void row(const char *label, const char *fmt, ...) TOOL_PRINTF(2, 3);
 
 /* "cuda" or "host": the context's backend, for the reports. */
 const char *backend_name(const mmx_ctx *ctx);
 
-/* A format's name for the reports ("OBJ text", ...). */
+/* A format's name for the reports ("OBJ text", ...), and its short one ("obj", ...). */
 const char *format_name(mmx_format f);
+const char *format_key(mmx_format f);
 
-/* The size of a written file in bytes, -1 if it cannot be read. */
+/* The size of a written regular file in bytes; -1 if it cannot be read, or for a device or a
+ * pipe (/dev/null), whose size says nothing of what was written. */
 long long file_bytes(const char *path);
 
-/* Checks, before any work, that a command may create or replace the file `path`: its folder
- * exists, is a folder and is writable, and `path` is neither a folder nor a file that cannot
- * be written. Otherwise prints "mmx: PATH: cannot write there: REASON" and returns EXIT_FAIL;
- * returns EXIT_OK when it may. */
+/* Checks, before any work, that a command may create or replace the file `path`: an existing
+ * file (a device such as /dev/null or a named pipe too) must be writable and not a folder;
+ * for a new one, its folder must exist, be a folder and be writable. Otherwise prints
+ * "mmx: PATH: cannot write there: REASON" and returns EXIT_FAIL; returns EXIT_OK when it may. */
 int check_output_file(const char *path);
 
 /* The same for a folder that a command writes files into (mmx demo's DIR): it exists, is a
@@ -60,38 +112,113 @@ int check_output_dir(const char *dir);
 #define MAX_LEVELS 32
 int parse_levels(const char *arg, int dflt, int *levels);
 
-/* Puts the context on the backend a command runs on and says which and why in why[0..n):
- * `asked` is the --backend value ("host", "cuda", or NULL when none was given); without one,
- * commands with `gpu_by_default` set go to the first CUDA device when the build has the CUDA
- * backend and a usable device is found, else stay on the host. The line reads "cuda: NVIDIA
- * H200 found", "host: no usable GPU or driver found (REASON)", "host: built without the CUDA
- * backend", ... Returns EXIT_OK, or EXIT_FAIL after printing why when --backend cuda was asked
- * for and cannot be used. */
-int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *why, size_t n);
+/* Parses a whole number in [lo, hi] (a --size, a --repeats). Returns 1 on success, else 0. */
+int parse_int(const char *arg, long lo, long hi, int *out);
+
+/* Parses a --scheme value (NULL when none was given: `dflt`, or a usage error when dflt is
+ * negative). Returns EXIT_OK, or EXIT_USAGE after printing why. */
+int parse_scheme(const char *arg, int dflt, mmx_scheme *scheme);
+
+/* Makes the context a command runs in and puts it on its backend, saying which and why in
+ * why[0..n): `asked` is the --backend value ("host", "cuda", or NULL when none was given);
+ * without one, commands with `gpu_by_default` set go to the first CUDA device when the build
+ * has the CUDA backend and a usable device is found, else stay on the host. The line reads
+ * "cuda: NVIDIA H200 found", "host: no usable GPU or driver found (REASON)", "host: built
+ * without the CUDA backend", ... Returns EXIT_OK with *ctx set, or EXIT_FAIL after printing
+ * why (no memory, or --backend cuda asked for and unusable) with *ctx NULL. */
+int open_context(const char *asked, int gpu_by_default, mmx_ctx **ctx, char *why, size_t n);
+
+/* ---- inputs and outputs (inout.c) ---------------------------------------------------------- */
+
+/* A mesh to read: a file, builtin:SPEC (mmx_mesh_shape), or - (standard input). */
+typedef struct tool_input {
+    const char *arg;  /* as given */
+    const char *name; /* for messages and reports: the path, builtin:SPEC, or <stdin> */
+    mmx_format fmt;   /* MMX_FORMAT_AUTO: by the file's extension */
+} tool_input;
+
+/* Where a result goes. */
+typedef enum out_kind {
+    OUT_FILE = 0,   /* a file (or a device such as /dev/null) */
+    OUT_STDOUT,     /* standard output (-) */
+    OUT_DISCARD     /* nowhere (--discard) */
+} out_kind;
+
+typedef struct tool_output {
+    out_kind kind;
+    const char *path; /* the file, "-" for standard output, NULL when discarded */
+    const char *name; /* for messages and reports: the path, <stdout> or "(discarded)" */
+    mmx_format fmt;   /* for a mesh */
+} tool_output;
+
+/* Parses an obj|off|ply value of --format, --from or --to (`option` names it in the message).
+ * Returns EXIT_OK, or EXIT_USAGE after printing why. */
+int parse_format(const char *option, const char *arg, mmx_format *fmt);
+
+/* Resolves IN: `from` and `format` are the --from and --format values (NULL when absent).
+ * The format is --from, else --format when IN is -, else the file's extension (checked by
+ * the reader). - without either is a usage error. Returns EXIT_OK or EXIT_USAGE. */
+int input_resolve(const char *arg, const char *from, const char *format, tool_input *in);
+
+/* Loads IN into the context's space, timing it (standard input is read to its end first).
+ * Returns EXIT_OK, or EXIT_FAIL after printing why (naming IN). */
+int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms);
+
+/* Loads a file or a builtin:SPEC shape, timing it; no message (demo's cage falls back). */
+mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms);
+
+/* Takes IN and OUT from a command's positional arguments: IN OUT, or IN alone with --discard
+ * (`discard` set). Returns EXIT_OK or EXIT_USAGE after printing why. */
+int take_in_out(const tool_args *a, int discard, const char **in, const char **out);
+
+/* Resolves a mesh OUT (NULL when discarded): `to` and `format` are the --to and --format
+ * values. The format is --to, else --format when OUT is -, else OUT's extension; - without
+ * either, or a name without a known extension, is a usage error. Then checks before any work
+ * that OUT can be written: check_output_file for a file; for standard output, that it is open,
+ * and not a terminal when the format is binary (PLY). The report goes to stderr from here on
+ * when OUT is standard output (report_to_stderr). Returns EXIT_OK, EXIT_USAGE or EXIT_FAIL. */
+int output_resolve_mesh(const char *arg, const char *to, const char *format, tool_output *out);
+
+/* The same for a PNG picture (OUT must end in .png unless it is -). */
+int output_resolve_png(const char *arg, tool_output *out);
+
+/* Writes `mesh` (either space) to OUT, timing it; *bytes is the size written (-1 when it
+ * cannot be known: a pipe). Nothing is done when OUT is discarded. Standard output that is a
+ * pipe or a device is written directly (through /dev/stdout, as the writer takes a path);
+ * anything else (a regular file, a socket) gets a temporary file that is then copied, so that
+ * a file opened for appending is appended to and not truncated. Returns EXIT_OK, or EXIT_FAIL
+ * after printing why. */
+int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
+                      long long *bytes, double *ms);
+
+/* Writes `len` bytes to OUT (a file or standard output; nothing when discarded). A partly
+ * written regular file is removed. Returns EXIT_OK, or EXIT_FAIL after printing why. */
+int output_write_bytes(const tool_output *out, const void *data, size_t len);
+
+/* ---- shared by commands -------------------------------------------------------------------- */
 
 /* Subdivides `mesh` (named `name` in the report, loaded in load_ms; a negative load_ms leaves
  * the load time out) `levels` times and prints the report: the scheme row, the input row, each
- * level's sizes and time, the total time. The result goes to *fine. On failure prints the
+ * level's sizes and time, the total time (and the JSON fields "scheme", "levels", "path",
+ * "input", "per_level" and "subdivision_ms"). The result goes to *fine. On failure prints the
  * context's detail (naming `name`) and returns EXIT_FAIL (subdiv_cmd.c). */
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
                   const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine);
 
-/* mmx subdiv (subdiv_cmd.c). `levels_arg` is the --levels text or NULL. */
-int cmd_subdiv(mmx_ctx *ctx, const char *scheme, const char *levels_arg, const char *path_arg,
-               int reorder, const char *in, const char *out);
+/* Draws `mesh` (either space) into a size x size PNG written to OUT and prints a "picture" row
+ * with the size in bytes and the times (and the JSON object "picture"); on failure prints
+ * why, naming OUT, and returns EXIT_FAIL (render_cmd.c). */
+int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out, int size);
 
-/* Draws `mesh` (either space) into a size x size PNG at `path` and prints a "picture" row with
- * the size in bytes and the times; on failure prints why, naming the path, and returns
- * EXIT_FAIL (render_cmd.c). */
-int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, int size);
+/* The cage of mmx demo and mmx bench (demo_cmd.c): `data` when given (a file or builtin:SPEC
+ * asked for by name: its failure is an error), else Bigguy from the source tree, or, where that
+ * cannot be read, builtin:torus with a note. *src is what was loaded, *ms how long it took.
+ * Returns EXIT_OK, or EXIT_FAIL after printing why (also for a mesh without positions). */
+int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **src, double *ms);
 
-/* mmx render IN OUT.png [--size N] (render_cmd.c). `size_arg` is the --size text or NULL. */
-int cmd_render(mmx_ctx *ctx, const char *in, const char *out, const char *size_arg);
-
-/* mmx demo [--data FILE] [--levels N] [DIR] (demo_cmd.c): `data` is the --data cage or NULL
- * for the default one, `levels_arg` the --levels text or NULL for each scheme's default,
- * `backend_line` what choose_backend said. */
-int cmd_demo(mmx_ctx *ctx, const char *backend_line, const char *data, const char *levels_arg,
-             const char *outdir);
+/* The mesh (named `name` in messages) with every face split into triangles, in the context's
+ * space, orientation kept, so a closed manifold mesh stays one: what mmx demo and mmx bench give
+ * Loop and sqrt3 of a quad cage (demo_cmd.c). Returns EXIT_OK, or EXIT_FAIL after saying why. */
+int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out);
 
 #endif

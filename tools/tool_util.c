@@ -10,6 +10,8 @@
 #include <unistd.h>
 #include "tool.h"
 
+const tool_cmd *tool_current;
+
 int usage_error(const char *fmt, ...)
 {
     va_list ap;
@@ -17,7 +19,14 @@ int usage_error(const char *fmt, ...)
     fputs("mmx: ", stderr);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n%s\nTry 'mmx --help' for more.\n", tool_usage_line);
+    fputc('\n', stderr);
+    if (tool_current) {
+        fprintf(stderr, "usage: mmx %s\nTry 'mmx help %s' for more.\n", tool_current->synopsis,
+                tool_current->name);
+    } else {
+        print_usage_line(stderr);
+        fprintf(stderr, "Try 'mmx --help' for more.\n");
+    }
     return EXIT_USAGE;
 }
 
@@ -32,36 +41,17 @@ int fail(mmx_ctx *ctx, mmx_status s, const char *what)
     return EXIT_FAIL;
 }
 
+int out_of_memory(const char *what)
+{
+    fprintf(stderr, "mmx: out of memory (%s)\n", what);
+    return EXIT_FAIL;
+}
+
 double now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
-/* A mesh file or a builtin:SPEC shape, timed. */
-mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
-{
-    double t0 = now_ms();
-    mmx_status s;
-    if (strncmp(src, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0)
-        s = mmx_mesh_shape(ctx, src + strlen(BUILTIN_PREFIX), mesh);
-    else
-        s = mmx_mesh_read(ctx, src, MMX_FORMAT_AUTO, mesh);
-    *ms = now_ms() - t0;
-    return s;
-}
-
-#define LABEL_W 21
-
-void row(const char *label, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    printf("%-*s ", LABEL_W, label);
-    vprintf(fmt, ap);
-    va_end(ap);
-    putchar('\n');
 }
 
 const char *format_name(mmx_format f)
@@ -75,10 +65,19 @@ const char *format_name(mmx_format f)
 }
 
 
+const char *format_key(mmx_format f)
+{
+    switch (f) {
+    case MMX_FORMAT_OBJ: return "obj";
+    case MMX_FORMAT_OFF: return "off";
+    case MMX_FORMAT_PLY: return "ply";
+    default: return "?";
+    }
+}
 long long file_bytes(const char *path)
 {
     struct stat sb;
-    return stat(path, &sb) == 0 ? (long long)sb.st_size : -1;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode) ? (long long)sb.st_size : -1;
 }
 
 const char *backend_name(const mmx_ctx *ctx)
@@ -121,18 +120,19 @@ int check_output_file(const char *path)
         snprintf(why, sizeof why, "the name is empty");
     } else if (path[len - 1] == '/' || (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))) {
         snprintf(why, sizeof why, "it is a folder, not a file");
+    } else if (access(path, F_OK) == 0) {
+        /* An existing file is overwritten in place: its own permission is what counts (the
+         * folder's lets one delete it, not write it), so /dev/null or a named pipe in a folder
+         * one cannot write is fine. */
+        if (access(path, W_OK) == 0) return EXIT_OK;
+        snprintf(why, sizeof why, "the file exists and is not writable (%s)", strerror(errno));
     } else if (dlen >= sizeof dir) {
         snprintf(why, sizeof why, "the folder name is too long");
     } else {
         if (slash) memcpy(dir, path, dlen);
         else dir[dlen++] = '.';
         dir[dlen] = '\0';
-        if (dir_ok(dir, why, sizeof why)) {
-            /* An existing file must be writable too (the folder's permission lets one delete
-             * it, not overwrite it). */
-            if (access(path, F_OK) != 0 || access(path, W_OK) == 0) return EXIT_OK;
-            snprintf(why, sizeof why, "the file exists and is not writable (%s)", strerror(errno));
-        }
+        if (dir_ok(dir, why, sizeof why)) return EXIT_OK;
     }
     fprintf(stderr, "mmx: %s: cannot write there: %s\n", path, why);
     return EXIT_FAIL;
@@ -146,18 +146,37 @@ int check_output_dir(const char *dir)
     return EXIT_FAIL;
 }
 
+int parse_int(const char *arg, long lo, long hi, int *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(arg, &end, 10);
+    if (errno || end == arg || *end || v < lo || v > hi) return 0;
+    *out = (int)v;
+    return 1;
+}
+
 int parse_levels(const char *arg, int dflt, int *levels)
 {
     if (!arg) {
         *levels = dflt;
         return 1;
     }
-    char *end = NULL;
-    errno = 0;
-    long v = strtol(arg, &end, 10);
-    if (errno || end == arg || *end || v < 0 || v > MAX_LEVELS) return 0;
-    *levels = (int)v;
-    return 1;
+    return parse_int(arg, 0, MAX_LEVELS, levels);
+}
+
+int parse_scheme(const char *arg, int dflt, mmx_scheme *scheme)
+{
+    if (!arg && dflt < 0)
+        return usage_error("%s needs --scheme loop|sqrt3|catmull-clark",
+                           tool_current ? tool_current->name : "the command");
+    if (!arg) {
+        *scheme = (mmx_scheme)dflt;
+        return EXIT_OK;
+    }
+    if (mmx_scheme_parse(arg, scheme))
+        return usage_error("unknown scheme '%s' (use loop, sqrt3 or catmull-clark)", arg);
+    return EXIT_OK;
 }
 
 /* ---- the backend ------------------------------------------------------------------------- */
@@ -197,7 +216,9 @@ static int gpu_model(char *name, size_t n)
     return found;
 }
 
-int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *why, size_t n)
+/* Puts ctx on its backend: see open_context. */
+static int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *why,
+                          size_t n)
 {
     int want_cuda = asked && strcmp(asked, "cuda") == 0;
     if (asked && !want_cuda) {
@@ -240,6 +261,19 @@ int choose_backend(mmx_ctx *ctx, const char *asked, int gpu_by_default, char *wh
     if (want_cuda) {
         size_t l = strlen(why);
         snprintf(why + l, n > l ? n - l : 0, " (asked for with --backend cuda)");
+    }
+    return EXIT_OK;
+}
+
+int open_context(const char *asked, int gpu_by_default, mmx_ctx **ctx, char *why, size_t n)
+{
+    *ctx = NULL;
+    mmx_status s = mmx_ctx_create(ctx);
+    if (s) return fail(NULL, s, NULL);
+    if (choose_backend(*ctx, asked, gpu_by_default, why, n)) {
+        mmx_ctx_free(*ctx);
+        *ctx = NULL;
+        return EXIT_FAIL;
     }
     return EXIT_OK;
 }

@@ -1,0 +1,82 @@
+/* mmx convert: reads a mesh and writes it in another format (or the same), from and to files
+ * or standard input and output. */
+#include <stdio.h>
+#include "tool.h"
+
+enum { O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+
+static const opt_spec convert_opts[O_COUNT] = {
+    [O_FORMAT] = OPT_SPEC_FORMAT,
+    [O_FROM] = OPT_SPEC_FROM,
+    [O_TO] = OPT_SPEC_TO,
+    [O_DISCARD] = {"discard", 0, NULL,
+                   "read IN and report, but write nothing (give no OUT): times\n"
+                   "the reader alone"},
+};
+
+static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
+{
+    mmx_mesh *mesh = NULL;
+    double load_ms;
+    if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
+    const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
+    long long bytes = -1;
+    double write_ms = 0;
+    int rc = output_write_mesh(ctx, mesh, out, &bytes, &write_ms);
+    mmx_mesh_free(mesh);
+    if (rc) return rc;
+    say("read  %s: %d vertices, %d faces (%.3f ms)\n", in->name, nv, nf, load_ms);
+    if (out->kind == OUT_DISCARD)
+        say("wrote nothing (--discard)\n");
+    else if (bytes >= 0)
+        say("wrote %s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)\n", out->name,
+            format_name(out->fmt), nv, nf, bytes, write_ms);
+    else
+        say("wrote %s: %s, %d vertices, %d faces (%.3f ms)\n", out->name, format_name(out->fmt),
+            nv, nf, write_ms);
+    js_str("backend", backend_name(ctx));
+    js_object("input");
+    js_str("mesh", in->name);
+    js_int("vertices", nv);
+    js_int("faces", nf);
+    js_num("load_ms", load_ms);
+    js_end();
+    js_object("output");
+    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
+    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
+    js_int_or_null("bytes", bytes);
+    js_num("write_ms", write_ms);
+    js_end();
+    return EXIT_OK;
+}
+
+static int run(const tool_args *a)
+{
+    const char *in_arg, *out_arg;
+    tool_input in;
+    tool_output out;
+    int rc = take_in_out(a, a->value[O_DISCARD] != NULL, &in_arg, &out_arg);
+    if (!rc) rc = input_resolve(in_arg, a->value[O_FROM], a->value[O_FORMAT], &in);
+    if (!rc) rc = output_resolve_mesh(out_arg, a->value[O_TO], a->value[O_FORMAT], &out);
+    if (rc) return rc;
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
+    rc = work(ctx, &in, &out);
+    mmx_ctx_free(ctx);
+    return rc;
+}
+
+const tool_cmd convert_command = {
+    .name = "convert",
+    .summary = "read a mesh and write it again, in the format OUT's extension names",
+    .synopsis = "convert IN OUT",
+    .help = "Reads IN and writes OUT: .obj (text), .off (text) or .ply (binary little\n"
+            "endian), picked by OUT's extension or --to. Through standard input and output:\n"
+            "  cat in.obj | mmx convert - - --from obj --to ply > out.ply\n"
+            "  mmx convert in.off - --format obj | less",
+    .opts = convert_opts,
+    .nopts = O_COUNT,
+    .flags = CMD_JSON,
+    .run = run,
+};

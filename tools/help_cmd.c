@@ -1,0 +1,78 @@
+/* mmx help [COMMAND]: the help, generated from the command table (mmx.c) and each command's
+ * options, so that a command's description lives in its own file only. */
+#include <stdio.h>
+#include "tool.h"
+
+void print_usage_line(FILE *f)
+{
+    fprintf(f, "usage: mmx [--backend host|cuda] [--quiet | --json] COMMAND [ARGS]\ncommands:");
+    for (int i = 0; i < tool_ncommands; i++)
+        fprintf(f, "%s %s", i ? "," : "", tool_commands[i]->name);
+    fputc('\n', f);
+}
+
+void print_tool_help(void)
+{
+    printf("mmx %d.%d.%d: inspect, convert, subdivide (Loop, sqrt3, Catmull-Clark), render and\n"
+           "benchmark polygon meshes (meshmatrix)\n\n"
+           "usage: mmx [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
+           "commands:\n",
+           MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);
+    for (int i = 0; i < tool_ncommands; i++)
+        printf("  mmx %s\n        %s\n", tool_commands[i]->synopsis, tool_commands[i]->summary);
+    printf("  mmx --version\n        the version and whether the CUDA backend is built\n\n");
+    printf("FILE, IN:  a .obj, .off or .ply file (any name with --from FORMAT); builtin:SPEC,\n"
+           "           one of the built-in shapes tetrahedron, cube, icosphere[:L], torus[:U:V],\n"
+           "           grid[:NX:NY], mixed; or - for standard input, read to its end (its\n"
+           "           format given by --format).\n"
+           "OUT:       .obj (text), .off (text) or .ply (binary little endian), by its extension\n"
+           "           or --to; its folder must exist and be writable (checked before any\n"
+           "           work); or - for standard output (its format given by --format; binary\n"
+           "           output is not written to a terminal). When OUT is -, the report goes\n"
+           "           to stderr, so that the pipe carries the mesh alone.\n"
+           "--discard: instead of OUT, computes and reports but writes nothing: for timing.\n\n"
+           "global options (before or after the command):\n");
+    opt_print(global_opts, G_COUNT);
+    printf("\n'mmx help COMMAND' or 'mmx COMMAND --help' shows a command's options.\n"
+           "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n");
+}
+
+void print_command_help(const tool_cmd *cmd)
+{
+    printf("usage: mmx %s\n\n%s\n", cmd->synopsis, cmd->help);
+    if (cmd->nopts > 0) {
+        printf("\noptions:\n");
+        opt_print(cmd->opts, cmd->nopts);
+    }
+    printf("\nglobal options:\n");
+    opt_print(global_opts, G_COUNT);
+    if (!(cmd->flags & CMD_JSON)) printf("(%s has no --json report)\n", cmd->name);
+}
+
+static int run(const tool_args *a)
+{
+    if (a->npos > 1) return usage_error("help takes one COMMAND, got %d", a->npos);
+    if (a->npos == 0) {
+        print_tool_help();
+        return EXIT_OK;
+    }
+    const tool_cmd *cmd = find_command(a->pos[0]);
+    if (!cmd) {
+        tool_current = NULL; /* the usage line with the list of commands */
+        return usage_error("no command '%s'", a->pos[0]);
+    }
+    print_command_help(cmd);
+    return EXIT_OK;
+}
+
+const tool_cmd help_command = {
+    .name = "help",
+    .summary = "this list, or a command's help and options",
+    .synopsis = "help [COMMAND]",
+    .help = "Without COMMAND, the list of commands and the options they share; with one, its\n"
+            "usage, what it does and its options (as 'mmx COMMAND --help').",
+    .opts = NULL,
+    .nopts = 0,
+    .flags = 0,
+    .run = run,
+};

@@ -1,0 +1,346 @@
+/* Where a command's mesh comes from and where its result goes: files, builtin:SPEC shapes,
+ * standard input and output (-), and nowhere (--discard). See tool.h.
+ *
+ * The library reads from a path or from memory and writes to a path. Standard input is read
+ * to its end into memory (mmx_mesh_read_mem). Standard output is written through /dev/stdout
+ * when it is a pipe or a device, which streams a result of any size; when it is a regular
+ * file (or a socket, which /dev/stdout cannot reopen) the result goes to a temporary file
+ * that is then copied, because reopening a regular file through /dev/stdout would truncate
+ * it, and an `>>` append would lose what was there. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "tool.h"
+
+#define STDIN_NAME "<stdin>"
+#define STDOUT_NAME "<stdout>"
+
+/* ---- inputs ------------------------------------------------------------------------------------ */
+
+int parse_format(const char *option, const char *arg, mmx_format *fmt)
+{
+    if (strcasecmp(arg, "obj") == 0) *fmt = MMX_FORMAT_OBJ;
+    else if (strcasecmp(arg, "off") == 0) *fmt = MMX_FORMAT_OFF;
+    else if (strcasecmp(arg, "ply") == 0) *fmt = MMX_FORMAT_PLY;
+    else return usage_error("unknown format '%s' for --%s (use obj, off or ply)", arg, option);
+    return EXIT_OK;
+}
+
+int input_resolve(const char *arg, const char *from, const char *format, tool_input *in)
+{
+    in->arg = arg;
+    in->fmt = MMX_FORMAT_AUTO;
+    const int is_stdin = strcmp(arg, "-") == 0;
+    in->name = is_stdin ? STDIN_NAME : arg;
+    if (from) return parse_format("from", from, &in->fmt);
+    if (is_stdin && format) return parse_format("format", format, &in->fmt);
+    if (is_stdin)
+        return usage_error("reading standard input (-) needs its format: --format obj|off|ply");
+    return EXIT_OK;
+}
+
+mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
+{
+    double t0 = now_ms();
+    mmx_status s;
+    if (strncmp(src, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0)
+        s = mmx_mesh_shape(ctx, src + strlen(BUILTIN_PREFIX), mesh);
+    else
+        s = mmx_mesh_read(ctx, src, MMX_FORMAT_AUTO, mesh);
+    *ms = now_ms() - t0;
+    return s;
+}
+
+/* Reads standard input to its end into a malloc'd buffer. Returns EXIT_OK, or EXIT_FAIL after
+ * printing why. */
+static int read_stdin(char **data, size_t *len)
+{
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    if (!buf) return out_of_memory("reading standard input");
+    for (;;) {
+        if (n == cap) {
+            char *b = cap <= ((size_t)-1) / 2 ? realloc(buf, cap * 2) : NULL;
+            if (!b) {
+                free(buf);
+                return out_of_memory("reading standard input");
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, stdin);
+        n += got;
+        if (got == 0) break;
+    }
+    if (ferror(stdin)) {
+        fprintf(stderr, "mmx: %s: cannot read: %s\n", STDIN_NAME, strerror(errno ? errno : EIO));
+        free(buf);
+        return EXIT_FAIL;
+    }
+    *data = buf;
+    *len = n;
+    return EXIT_OK;
+}
+
+int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms)
+{
+    *mesh = NULL;
+    mmx_status s;
+    double t0 = now_ms();
+    if (strcmp(in->arg, "-") == 0) {
+        char *data = NULL;
+        size_t len = 0;
+        if (read_stdin(&data, &len)) return EXIT_FAIL;
+        s = mmx_mesh_read_mem(ctx, STDIN_NAME, data, len, in->fmt, mesh);
+        free(data);
+        *ms = now_ms() - t0;
+    } else if (in->fmt != MMX_FORMAT_AUTO) {
+        s = mmx_mesh_read(ctx, in->arg, in->fmt, mesh);
+        *ms = now_ms() - t0;
+    } else {
+        s = load(ctx, in->arg, mesh, ms);
+    }
+    return s ? fail(ctx, s, in->name) : EXIT_OK;
+}
+
+/* ---- outputs ---------------------------------------------------------------------------------- */
+
+int take_in_out(const tool_args *a, int discard, const char **in, const char **out)
+{
+    const char *cmd = tool_current ? tool_current->name : "the command";
+    *in = a->npos > 0 ? a->pos[0] : NULL;
+    *out = NULL;
+    if (discard) {
+        if (a->npos == 0) return usage_error("%s needs IN", cmd);
+        if (a->npos > 1)
+            return usage_error("%s --discard writes nothing: give IN alone, not '%s' as well", cmd,
+                               a->pos[1]);
+        return EXIT_OK;
+    }
+    if (a->npos < 2) return usage_error("%s needs IN and OUT (or --discard)", cmd);
+    if (a->npos > 2) return usage_error("%s takes IN and OUT, got %d arguments", cmd, a->npos);
+    *out = a->pos[1];
+    return EXIT_OK;
+}
+
+/* Checks that standard output can take the result: it is open, and a binary result does not
+ * go to a terminal (it would only garble it). */
+static int check_stdout(const char *what, int binary)
+{
+    struct stat sb;
+    if (fstat(STDOUT_FILENO, &sb) != 0) {
+        fprintf(stderr, "mmx: -: cannot write to standard output: %s\n", strerror(errno));
+        return EXIT_FAIL;
+    }
+    if (binary && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "mmx: -: standard output is a terminal; %s is not written there "
+                        "(redirect it to a file or a pipe)\n", what);
+        return EXIT_FAIL;
+    }
+    return EXIT_OK;
+}
+
+int output_resolve_mesh(const char *arg, const char *to, const char *format, tool_output *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!arg) {
+        out->kind = OUT_DISCARD;
+        out->name = "(discarded)";
+        out->fmt = MMX_FORMAT_AUTO;
+        if (to) return parse_format("to", to, &out->fmt);
+        return EXIT_OK;
+    }
+    const int is_stdout = strcmp(arg, "-") == 0;
+    out->kind = is_stdout ? OUT_STDOUT : OUT_FILE;
+    out->path = arg;
+    out->name = is_stdout ? STDOUT_NAME : arg;
+    if (to) {
+        if (parse_format("to", to, &out->fmt)) return EXIT_USAGE;
+    } else if (is_stdout) {
+        if (!format)
+            return usage_error("writing standard output (-) needs its format: "
+                               "--format obj|off|ply (or --to)");
+        if (parse_format("format", format, &out->fmt)) return EXIT_USAGE;
+    } else {
+        out->fmt = mmx_format_from_path(arg);
+        if (out->fmt == MMX_FORMAT_AUTO)
+            return usage_error("%s: unknown output format (use a .obj, .off or .ply name, or "
+                               "--to obj|off|ply)", arg);
+    }
+    if (!is_stdout) return check_output_file(arg);
+    if (check_stdout(format_name(out->fmt), out->fmt == MMX_FORMAT_PLY)) return EXIT_FAIL;
+    report_to_stderr();
+    return EXIT_OK;
+}
+
+/* Whether a path ends in ".png", in any case. */
+static int is_png_name(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 4 && strcasecmp(path + n - 4, ".png") == 0;
+}
+
+int output_resolve_png(const char *arg, tool_output *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!arg) {
+        out->kind = OUT_DISCARD;
+        out->name = "(discarded)";
+        return EXIT_OK;
+    }
+    const int is_stdout = strcmp(arg, "-") == 0;
+    out->kind = is_stdout ? OUT_STDOUT : OUT_FILE;
+    out->path = arg;
+    out->name = is_stdout ? STDOUT_NAME : arg;
+    if (!is_stdout) {
+        if (!is_png_name(arg))
+            return usage_error("%s: render writes PNG pictures (use a .png name, or - for "
+                               "standard output)", arg);
+        return check_output_file(arg);
+    }
+    if (check_stdout("a PNG picture", 1)) return EXIT_FAIL;
+    report_to_stderr();
+    return EXIT_OK;
+}
+
+/* ---- writing standard output ---------------------------------------------------------------- */
+
+/* Writes all of p[0..n) to a file descriptor, through short writes and interruptions. */
+static int write_all(int fd, const void *p, size_t n)
+{
+    const char *c = p;
+    while (n > 0) {
+        ssize_t w = write(fd, c, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return -1;
+        c += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Copies the file at `path` to standard output; *bytes is its size. */
+static int copy_to_stdout(const char *path, long long *bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "mmx: %s: cannot read back the temporary file: %s\n", path,
+                strerror(errno));
+        return EXIT_FAIL;
+    }
+    static char buf[1 << 16];
+    long long total = 0;
+    int rc = EXIT_OK;
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        if (write_all(STDOUT_FILENO, buf, got)) {
+            fprintf(stderr, "mmx: -: cannot write to standard output: %s\n", strerror(errno));
+            rc = EXIT_FAIL;
+            break;
+        }
+        total += (long long)got;
+    }
+    if (!rc && ferror(f)) {
+        fprintf(stderr, "mmx: %s: cannot read back the temporary file: %s\n", path,
+                strerror(errno ? errno : EIO));
+        rc = EXIT_FAIL;
+    }
+    fclose(f);
+    *bytes = total;
+    return rc;
+}
+
+/* Whether standard output can be reopened through /dev/stdout and written in a stream: a pipe
+ * or a character device (a terminal, /dev/null). */
+static int stdout_streams(void)
+{
+    struct stat sb;
+    return fstat(STDOUT_FILENO, &sb) == 0 && (S_ISFIFO(sb.st_mode) || S_ISCHR(sb.st_mode));
+}
+
+/* Makes an empty temporary file for a result bound for standard output; its name goes to
+ * path[0..n). */
+static int make_temp(char *path, size_t n)
+{
+    const char *dir = getenv("TMPDIR");
+    if (!dir || !dir[0]) dir = "/tmp";
+    int k = snprintf(path, n, "%s/mmx-stdout.XXXXXX", dir);
+    if (k < 0 || (size_t)k >= n) {
+        fprintf(stderr, "mmx: the temporary folder name is too long: %s\n", dir);
+        return EXIT_FAIL;
+    }
+    int fd = mkstemp(path);
+    if (fd < 0) {
+        fprintf(stderr, "mmx: %s: cannot make a temporary file for standard output: %s\n", path,
+                strerror(errno));
+        return EXIT_FAIL;
+    }
+    close(fd);
+    return EXIT_OK;
+}
+
+int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
+                      long long *bytes, double *ms)
+{
+    *bytes = -1;
+    *ms = 0;
+    if (out->kind == OUT_DISCARD) return EXIT_OK;
+    double t0 = now_ms();
+    if (out->kind == OUT_FILE) {
+        mmx_status s = mmx_mesh_write(ctx, mesh, out->path, out->fmt);
+        *ms = now_ms() - t0;
+        if (s) return fail(ctx, s, out->path);
+        *bytes = file_bytes(out->path);
+        return EXIT_OK;
+    }
+    /* Standard output: whatever the report printed there is out of the way first. */
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "mmx: -: cannot write to standard output: %s\n", strerror(errno));
+        return EXIT_FAIL;
+    }
+    if (stdout_streams()) {
+        mmx_status s = mmx_mesh_write(ctx, mesh, "/dev/stdout", out->fmt);
+        *ms = now_ms() - t0;
+        return s ? fail(ctx, s, STDOUT_NAME) : EXIT_OK;
+    }
+    char tmp[4200];
+    if (make_temp(tmp, sizeof tmp)) return EXIT_FAIL;
+    mmx_status s = mmx_mesh_write(ctx, mesh, tmp, out->fmt);
+    int rc = s ? fail(ctx, s, tmp) : copy_to_stdout(tmp, bytes);
+    *ms = now_ms() - t0;
+    if (remove(tmp) != 0 && errno != ENOENT)
+        fprintf(stderr, "mmx: %s: cannot remove the temporary file: %s\n", tmp, strerror(errno));
+    return rc;
+}
+
+int output_write_bytes(const tool_output *out, const void *data, size_t len)
+{
+    if (out->kind == OUT_DISCARD) return EXIT_OK;
+    if (out->kind == OUT_STDOUT) {
+        if (fflush(stdout) != 0 || write_all(STDOUT_FILENO, data, len)) {
+            fprintf(stderr, "mmx: -: cannot write to standard output: %s\n", strerror(errno));
+            return EXIT_FAIL;
+        }
+        return EXIT_OK;
+    }
+    FILE *f = fopen(out->path, "wb");
+    if (!f) {
+        fprintf(stderr, "mmx: %s: cannot open for writing: %s\n", out->path, strerror(errno));
+        return EXIT_FAIL;
+    }
+    struct stat sb;
+    const int regular = fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    errno = 0;
+    int err = fwrite(data, 1, len, f) == len ? 0 : (errno ? errno : EIO);
+    errno = 0;
+    if (fclose(f) != 0 && !err) err = errno ? errno : EIO;
+    if (!err) return EXIT_OK;
+    /* A picture cut short is worse than none; a device or a pipe is left alone. */
+    if (regular) (void)remove(out->path);
+    fprintf(stderr, "mmx: %s: cannot write: %s\n", out->path, strerror(err));
+    return EXIT_FAIL;
+}
