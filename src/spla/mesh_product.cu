@@ -109,8 +109,9 @@ __device__ __forceinline__ void block_total(unsigned long long v, unsigned long 
     if (threadIdx.x == 0 && t) atomicAdd(total, t);
 }
 
-/* ---- count and fill: one thread per face; C = 4 or 3 is the reduced order known at compile
- * time (one 16-byte load per quad), C = 0 any form ---------------------------------------- */
+/* ---- count and fill: one thread per face where C = 4 or 3 is the reduced order known at
+ * compile time (one 16-byte load per quad); C = 0, any form: one thread per corner, its face
+ * found by a binary search of colptr, so a face's cost is spread whatever its order -------- */
 
 template <int C>
 __device__ __forceinline__ void load_face(const mmx_csc &M, mmx_index k, mmx_index (&v)[C > 0 ? C : 1])
@@ -128,8 +129,8 @@ __global__ void count_pairs(const Prod P, mmx_index *cnt, unsigned long long *to
 {
     long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     unsigned long long mine = 0;
-    if (k < P.M.ncols) {
-        if constexpr (C > 0) {
+    if constexpr (C > 0) {
+        if (k < P.M.ncols) {
             /* Reduced and fast: every corner has the same number of partners. */
             mmx_index v[C];
             load_face<C>(P.M, (mmx_index)k, v);
@@ -137,14 +138,16 @@ __global__ void count_pairs(const Prod P, mmx_index *cnt, unsigned long long *to
             int m = cycle_partners(P.map.rel, 0, C, a1, a2);
             for (int c = 0; c < C; c++) atomicAdd(&cnt[v[c]], m);
             mine = (unsigned long long)m * C;
-        } else {
+        }
+    } else {
+        /* One thread per corner (k is the entry), so that one large face is spread over many
+         * threads: its corners' partners are independent of each other. */
+        if (k < P.M.nnz) {
             mmx_index s, n;
-            face_range(P.M, (mmx_index)k, s, n);
-            for (mmx_index y = s; y < s + n; y++) {
-                int m = count_partners(P, s, n, y);
-                if (m) atomicAdd(&cnt[P.M.rowidx[y]], m);
-                mine += (unsigned long long)m;
-            }
+            face_range(P.M, mmx__csc_col_of(&P.M, k), s, n);
+            int m = count_partners(P, s, n, (mmx_index)k);
+            if (m) atomicAdd(&cnt[P.M.rowidx[k]], m);
+            mine = (unsigned long long)m;
         }
     }
     if (total) block_total(mine, total);
@@ -154,8 +157,8 @@ template <int C>
 __global__ void fill_pairs(const Prod P, mmx_index *cursor, mmx_index *bx, mmx_index *bk)
 {
     long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k >= P.M.ncols) return;
     if constexpr (C > 0) {
+        if (k >= P.M.ncols) return;
         mmx_index v[C];
         load_face<C>(P.M, (mmx_index)k, v);
         mmx_index s = (mmx_index)k * C;
@@ -172,14 +175,15 @@ __global__ void fill_pairs(const Prod P, mmx_index *cursor, mmx_index *bx, mmx_i
             }
         }
     } else {
+        /* One thread per corner, as in count_pairs. */
+        if (k >= P.M.nnz) return;
+        const mmx_index y = (mmx_index)k, f = mmx__csc_col_of(&P.M, k);
         mmx_index s, n;
-        face_range(P.M, (mmx_index)k, s, n);
-        for (mmx_index y = s; y < s + n; y++) {
-            int m = count_partners(P, s, n, y);
-            if (!m) continue;
-            mmx_index slot = atomicAdd(&cursor[P.M.rowidx[y]], m);
-            write_partners(P, s, n, y, (mmx_index)k, bx + slot, bk ? bk + slot : nullptr);
-        }
+        face_range(P.M, f, s, n);
+        int m = count_partners(P, s, n, y);
+        if (!m) return;
+        mmx_index slot = atomicAdd(&cursor[P.M.rowidx[y]], m);
+        write_partners(P, s, n, y, f, bx + slot, bk ? bk + slot : nullptr);
     }
 }
 
@@ -487,8 +491,9 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(total, 0, sizeof *total, st));
     }
     if (s) goto done;
-    if (M->ncols > 0) {
-        unsigned g = mmx__grid(M->ncols);
+    if (M->ncols > 0 && M->nnz > 0) {
+        /* A thread per face for reduced triangles and quads, else per corner. */
+        unsigned g = mmx__grid(C ? M->ncols : M->nnz);
         if (C == 4) count_pairs<4><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
         else if (C == 3) count_pairs<3><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
         else count_pairs<0><<<g, MMX__BLOCK, 0, st>>>(P, cnt, total);
@@ -502,7 +507,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     } else {
         unsigned long long h = 0;
         s = MMX__CUDA(ctx, cudaMemcpyAsync(&h, total, sizeof h, cudaMemcpyDeviceToHost, st));
-        if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the bucket's size */
+        if (!s) s = mmx__stream_sync(ctx); /* kept: the bucket's size */
         if (s) goto done;
         npairs = (long long)h;
     }
@@ -511,7 +516,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         mmx_index last = 0;
         if (P.fast) {
             s = MMX__CUDA(ctx, cudaMemcpyAsync(&last, cnt + nv, sizeof last, cudaMemcpyDeviceToHost, st));
-            if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the true size */
+            if (!s) s = mmx__stream_sync(ctx); /* kept: the true size */
             if (s) goto done;
             /* With at most 2 partners per entry the true total is below 2^32: a scan that
              * wrapped shows as a negative int. */
@@ -528,8 +533,8 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bx, (void **)&bx);
     if (!s && !M->order && !P.rows) s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bk, (void **)&bk);
     if (s) goto done;
-    if (M->ncols > 0) {
-        unsigned g = mmx__grid(M->ncols);
+    if (M->ncols > 0 && M->nnz > 0) {
+        unsigned g = mmx__grid(C ? M->ncols : M->nnz);
         if (C == 4) fill_pairs<4><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
         else if (C == 3) fill_pairs<3><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
         else fill_pairs<0><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
@@ -547,7 +552,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     if (!s) s = mmx__scan_exclusive(ctx, ndist, (int64_t)nv + 1, ndist);
     mmx_index nnz;
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nnz, ndist + nv, sizeof nnz, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: nnz(C), to allocate C */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: nnz(C), to allocate C */
     if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nv, nnz, 0, &R);
     if (s) goto done;
 
@@ -566,7 +571,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         mmx__dev_free(ctx, ndist), ndist = nullptr;
         if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h, rep, sizeof h, cudaMemcpyDeviceToHost, st));
         /* kept: the first overflowing entry (a fault) and C's properties (host fields) */
-        if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+        if (!s) s = mmx__stream_sync(ctx);
         if (s) goto done;
         if (h.first_bad != ~0ull) {
             s = mmx__mesh_product_overflow(ctx, (mmx_index)(h.first_bad & 0xffffffffu),

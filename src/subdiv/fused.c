@@ -44,6 +44,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
+    v.maxcol = L->maxcol;
     v.fpts = NULL;
     return v;
 }
@@ -60,6 +61,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
     L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
+    L->maxcol = M->maxcol;
     mmx_index order = M->order;
     mmx_status s = order || !M->ncols ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
     if (s) return s;
@@ -141,6 +143,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     mmx_subdiv_predict(scheme, P->nv, P->nf, P->ne, P->nnz, 1, &v, &f, &e, &c);
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
     C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
+    C->maxcol = C->order;
     mmx_status s = MMX_OK;
     if (topo) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
     if (!s && pos) s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);

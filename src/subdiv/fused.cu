@@ -26,16 +26,19 @@ __device__ __forceinline__ void store12(mmx_index *p, const mmx_index *x)
  * reads general faces through colptr. */
 template <int SCHEME, int ORDER>
 __global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mmx__fz_out O,
-                                               mmx_index n)
+                                               long long n)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i >= n) return;
     mmx__fz_in L = Lp;
     L.order = ORDER;
     /* Threads below nf run a face, the others a vertex: two short chains of dependent loads
-     * rather than one long one per thread. */
+     * rather than one long one per thread. Catmull-Clark on general faces runs a corner per
+     * thread below nnz instead, so that a face of any order is spread over many threads. */
     const mmx_index f = (mmx_index)i;
-    if (f < L.nf) {
+    if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0) {
+        if (f < L.nnz) mmx__fz_cc_general_corner(&L, &O, f);
+    } else if (f < L.nf) {
         if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 4) {
             mmx_index v[4], fe[4], tw[4], cm[16], cfe[16], ctw[16];
             mmx__fz_load4(L.M + 4 * (int64_t)f, v);
@@ -46,10 +49,8 @@ __global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mm
             if (O.M) store16(O.M + 16 * (int64_t)f, cm);
             if (O.twin) store16(O.fe + 16 * (int64_t)f, cfe), store16(O.twin + 16 * (int64_t)f, ctw);
         } else if (SCHEME == MMX_SCHEME_CATMULL_CLARK) {
-            mmx_index a, k;
-            if (ORDER) a = ORDER * f, k = ORDER;
-            else a = L.colptr[f], k = L.colptr[f + 1] - a;
-            mmx__fz_cc_face(&L, &O, f, a, k, L.M + a, L.fe + a, L.twin + a,
+            const mmx_index a = ORDER * f; /* ORDER 3: triangles (general faces are above) */
+            mmx__fz_cc_face(&L, &O, f, a, ORDER, L.M + a, L.fe + a, L.twin + a,
                             O.M ? O.M + 4 * (int64_t)a : NULL, O.fe ? O.fe + 4 * (int64_t)a : NULL,
                             O.twin ? O.twin + 4 * (int64_t)a : NULL);
         } else {
@@ -68,8 +69,9 @@ __global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mm
             }
         }
     }
-    else {
-        const mmx_index v = (mmx_index)(i - L.nf);
+    const mmx_index items = SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0 ? L.nnz : L.nf;
+    if (i >= items) {
+        const mmx_index v = (mmx_index)(i - items);
         if (O.pos) {
             float x[3];
             mmx__fz_vertex(&L, v, x);
@@ -80,10 +82,38 @@ __global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mm
 }
 
 /* Catmull-Clark's face points on a level of general faces, before its pass (mmx__fz_in.fpts). */
+/* Faces of up to MMX__FZ_LANES corners, a thread each; the larger ones are face_points_wide's
+ * when the level has any (maxcol). */
 __global__ void __launch_bounds__(MMX__BLOCK) face_points(const mmx__fz_in L, const mmx__fz_out O)
 {
     const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f < L.nf) mmx__fz_cc_face_point(&L, &O, (mmx_index)f);
+    if (f < L.nf && L.colptr[f + 1] - L.colptr[f] <= MMX__FZ_LANES)
+        mmx__fz_cc_face_point(&L, &O, (mmx_index)f);
+}
+
+/* The faces of more than MMX__FZ_LANES corners, a block each, a thread per lane, summed in
+ * the order mmx__fz_centroid states (fused_level.h), so the host's result is matched bit for
+ * bit. The other faces' blocks return at once. */
+__global__ void __launch_bounds__(MMX__FZ_LANES) face_points_wide(const mmx__fz_in L,
+                                                                  const mmx__fz_out O)
+{
+    const mmx_index f = (mmx_index)blockIdx.x, a = L.colptr[f], n = L.colptr[f + 1] - a;
+    if (n <= MMX__FZ_LANES) return; /* the whole block */
+    __shared__ float lane[3][MMX__FZ_LANES];
+    const int l = (int)threadIdx.x;
+    float x[3];
+    mmx__fz_lane_sum(&L, a, n, l, mmx__rule_face_weight(n), x);
+    for (int c = 0; c < 3; c++) lane[c][l] = x[c];
+    __syncthreads();
+    for (int h = MMX__FZ_LANES / 2; h > 0; h >>= 1) {
+        if (l < h)
+            for (int c = 0; c < 3; c++) lane[c][l] = lane[c][l] + lane[c][l + h];
+        __syncthreads();
+    }
+    if (l == 0) {
+        const float fp[3] = {lane[0][0], lane[1][0], lane[2][0]};
+        mmx__fz_store(O.pos, L.nv + f, fp);
+    }
 }
 
 template <int SCHEME>
@@ -97,9 +127,12 @@ cudaError_t launch(mmx__fz_in L, const mmx__fz_out &O, cudaStream_t st)
         /* As the host's pass: face points first where the edges and vertices would sum them. */
         if (mmx__fz_face_points_first(&L, &O)) {
             face_points<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, O);
+            if (L.maxcol > MMX__FZ_LANES) face_points_wide<<<(unsigned)L.nf, MMX__FZ_LANES, 0, st>>>(L, O);
             L.fpts = O.pos + 3 * (int64_t)L.nv;
         }
-        pass<SCHEME, 0><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
+        /* Catmull-Clark: a thread per corner (and vertex). */
+        const long long m = SCHEME == MMX_SCHEME_CATMULL_CLARK ? (long long)L.nnz + L.nv : n;
+        pass<SCHEME, 0><<<mmx__grid(m), MMX__BLOCK, 0, st>>>(L, O, m);
     }
     return cudaGetLastError();
 }
@@ -189,7 +222,7 @@ extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *
     /* The counts only on a good level; this is the input's one wait (kept: the verdict on the
      * input is a fault to report, and it decides what is queued next). */
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = mmx__stream_sync(ctx);
     if (!s && !*bad && cnt && L.nf) {
         counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, cnt);
         s = MMX__CUDA(ctx, cudaGetLastError());

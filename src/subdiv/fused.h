@@ -17,6 +17,7 @@ extern "C" {
 /* The level's driver and plan (fused.c). */
 typedef struct mmx__fz_level {
     mmx_index nv, nf, ne, nnz, order;
+    mmx_index maxcol;             /* the longest face (order 0: the input's general faces) */
     mmx_index *colptr, *M;        /* M owned unless `borrowed` (the caller's input) */
     mmx_index *fe, *twin, *owner, *cnt, *goff;
     float *pos;

@@ -48,6 +48,8 @@ typedef struct mmx__fz_in {
     const mmx_index *colptr;         /* order 0 only */
     const mmx_index *M, *fe, *twin, *owner, *goff;
     const float *pos;                /* NULL: topology only */
+    mmx_index maxcol;                /* order 0 only: the longest face (which faces need the
+                                        wide face-point kernel) */
     const float *fpts;               /* Catmull-Clark on general faces: the face points,
                                         written by a pass before the level's pass (the output's
                                         positions from nv on), so that an edge or a vertex of a
@@ -117,14 +119,49 @@ static inline MMX__HD void mmx__fz_store(float *P, mmx_index v, const float *x)
     P[i] = x[0], P[i + 1] = x[1], P[i + 2] = x[2];
 }
 
+/* Faces of more corners than MMX__FZ_LANES are summed in that many lanes (corner s into lane
+ * s mod MMX__FZ_LANES, in corner order), then the lanes pairwise: lane l += lane l + h for
+ * h = MMX__FZ_LANES / 2, ..., 1. That is the order a block of the device's wide face-point
+ * kernel follows (one thread per lane, fused.cu), so a large face is spread over a block and
+ * host and device still agree bit for bit. The pairwise step, unrolled, adds
+ * T(r, k) = T(r, k + 1) + T(r + 2^k, k + 1) with T(l, 8) = lane l, and mmx__fz_centroid computes
+ * the same T serially: the lanes in bit-reversed order, merged like a binary counter. */
+#define MMX__FZ_LANES 256
+#define MMX__FZ_LANE_BITS 8
+
+/* Lane `lane` of face [a, a + n): its corners' w-weighted positions in corner order. */
+static inline MMX__HD void mmx__fz_lane_sum(const mmx__fz_in *L, mmx_index a, mmx_index n,
+                                            mmx_index lane, float w, float *out)
+{
+    out[0] = out[1] = out[2] = 0.0f;
+    for (mmx_index s = lane; s < n; s += MMX__FZ_LANES) mmx__fz_add(out, L->pos, L->M[a + s], w);
+}
+
 /* The centroid of the face starting at corner a with n corners (Catmull-Clark's face point,
- * sqrt3's centre): the sum of the corners, each weighted 1/n as the algebraic path's map. */
+ * sqrt3's centre): the sum of the corners, each weighted 1/n as the algebraic path's map, in
+ * corner order up to MMX__FZ_LANES corners, in the lanes' order above beyond. */
 static inline MMX__HD void mmx__fz_centroid(const mmx__fz_in *L, mmx_index a, mmx_index n,
                                             float *out)
 {
     const float w = mmx__rule_face_weight(n);
-    out[0] = out[1] = out[2] = 0.0f;
-    for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
+    if (n <= MMX__FZ_LANES) {
+        out[0] = out[1] = out[2] = 0.0f;
+        for (mmx_index s = 0; s < n; s++) mmx__fz_add(out, L->pos, L->M[a + s], w);
+        return;
+    }
+    float stack[MMX__FZ_LANE_BITS + 1][3];
+    int depth = 0;
+    for (unsigned i = 0; i < MMX__FZ_LANES; i++) {
+        unsigned lane = 0;
+        for (int b = 0; b < MMX__FZ_LANE_BITS; b++) lane |= ((i >> b) & 1u) << (MMX__FZ_LANE_BITS - 1 - b);
+        mmx__fz_lane_sum(L, a, n, (mmx_index)lane, w, stack[depth++]);
+        /* Leaf i closes one subtree per trailing 1 bit: add each right half to its left. */
+        for (unsigned t = i; t & 1u; t >>= 1) {
+            depth--;
+            for (int c = 0; c < 3; c++) stack[depth - 1][c] = stack[depth - 1][c] + stack[depth][c];
+        }
+    }
+    out[0] = stack[0][0], out[1] = stack[0][1], out[2] = stack[0][2];
 }
 
 /* Face f's point (first corner a, order n): read from the face-point pass where there was
