@@ -26,8 +26,17 @@ struct mmx_ctx {
     void *stream;        /* cudaStream_t on the CUDA backend: all of the context's work */
     void *pool;          /* cudaMemPool_t the context's device memory comes from, in the
                             stream's order (device.h) */
+    unsigned long long syncs; /* host waits for the stream so far (mmx__stream_sync) */
     char err[MMX__ERRLEN];
 };
+
+/* How many times the library has waited for the context's stream (every wait goes through
+ * mmx__stream_sync): the benchmarks report it per call, to hold the synchronisation
+ * contract (core.h) to account. */
+static inline unsigned long long mmx__ctx_syncs(const mmx_ctx *ctx)
+{
+    return ctx->syncs;
+}
 
 #if defined(__GNUC__)
 #define MMX__PRINTF(a, b) __attribute__((format(printf, a, b)))

@@ -235,11 +235,7 @@ void *mmx_ctx_cuda_stream(const mmx_ctx *ctx)
 mmx_status mmx_ctx_sync(mmx_ctx *ctx)
 {
     if (!ctx) return MMX_ERR_ARG;
-#ifdef MMX_HAVE_CUDA
-    if (ctx->backend == MMX_BACKEND_CUDA)
-        return MMX__CUDA(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream));
-#endif
-    return MMX_OK;
+    return ctx->backend == MMX_BACKEND_CUDA ? mmx__stream_sync(ctx) : MMX_OK;
 }
 
 mmx_space mmx_ctx_space(const mmx_ctx *ctx)

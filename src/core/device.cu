@@ -39,8 +39,14 @@ extern "C" mmx_status mmx__dev_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space
     /* Into host memory the caller reads the data next: into pageable memory the copy above has
      * already returned complete, into pinned memory only this wait makes it so. It is also
      * where an earlier kernel's fault shows. */
-    if (!s && kind == cudaMemcpyDeviceToHost) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s && kind == cudaMemcpyDeviceToHost) s = mmx__stream_sync(ctx);
     return s;
+}
+
+extern "C" mmx_status mmx__stream_sync(mmx_ctx *ctx)
+{
+    ctx->syncs++;
+    return MMX__CUDA(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream));
 }
 
 extern "C" mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)

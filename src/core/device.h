@@ -40,6 +40,11 @@ void mmx__dev_free(mmx_ctx *ctx, void *p);
 mmx_status mmx__dev_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
                          mmx_space src_space, size_t bytes);
 
+/* Waits until the work queued on the context's stream is done (cudaStreamSynchronize), and
+ * counts the wait (mmx__ctx_syncs). The one place the library waits: a caller names why in
+ * a comment. Errors: MMX_ERR_CUDA (a queued kernel failed; the detail names it). */
+mmx_status mmx__stream_sync(mmx_ctx *ctx);
+
 /* The free and total memory of the device the calling thread is on (cudaMemGetInfo).
  * Errors: MMX_ERR_CUDA. */
 mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);

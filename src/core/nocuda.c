@@ -60,3 +60,8 @@ mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mm
     (void)in, (void)n, (void)init, (void)out;
     return mmx__no_cuda(ctx, "mmx__reduce_max_cuda");
 }
+
+mmx_status mmx__stream_sync(mmx_ctx *ctx)
+{
+    return mmx__no_cuda(ctx, "mmx__stream_sync");
+}

@@ -161,7 +161,7 @@ extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, m
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, counts);
     /* kept: the counts are host fields of adj, and kFault is a fault to report */
-    mmx_status w = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    mmx_status w = mmx__stream_sync(ctx);
     if (!s) s = w;
     if (s) return s;
     if (h[kFault])

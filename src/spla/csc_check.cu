@@ -70,7 +70,7 @@ extern "C" mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__c
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h_first, d_first, sizeof h_first, cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h_row, d_row, sizeof h_row, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, d_first);
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: the host reads the fault */
     if (s) return s;
     fault->kind = h_first == ~0ull ? 0 : (int)(h_first & 3u);
     fault->col = fault->kind ? (mmx_index)(h_first >> 2) : 0;

@@ -39,7 +39,7 @@ extern "C" mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A)
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, d);
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads h */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: the host reads h */
     if (s) return s;
     A->maxcol = h[0];
     A->minval = A->nnz ? h[1] : 0;

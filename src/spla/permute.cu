@@ -67,7 +67,7 @@ extern "C" mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(fault, d_fault, sizeof *fault, cudaMemcpyDeviceToHost, st));
     mmx__dev_free(ctx, first);
     mmx__dev_free(ctx, d_fault);
-    mmx_status s2 = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
+    mmx_status s2 = mmx__stream_sync(ctx); /* kept: the host reads the fault */
     return s ? s : s2;
 }
 

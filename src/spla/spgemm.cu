@@ -174,7 +174,7 @@ mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_
     if (!s) s = mmx__scan_exclusive_u64(ctx, w.cnt, nb, w.off);
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[0], w.off + nb - 1, sizeof last[0], cudaMemcpyDeviceToHost, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[1], w.cnt + nb - 1, sizeof last[1], cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st));
+    if (!s) s = mmx__stream_sync(ctx);
     mmx__dev_free(ctx, w.cnt);
     w.cnt = NULL;
     if (!s && last[0] + last[1] > (unsigned long long)LLONG_MAX / 64)
@@ -241,7 +241,7 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
     if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(w.tmp, tmp_bytes, sorted_keys, ukeys, pay.Current(),
                                                               agg, w.nruns, op, total, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nruns, w.nruns, sizeof nruns, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: nnz(C), a size to allocate */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: nnz(C), a size to allocate */
     if (!s && nruns > MMX_INDEX_MAX)
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm: C would have %lld entries, more than %d",
                       nruns, MMX_INDEX_MAX);
@@ -254,7 +254,7 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
         s = mmx__cuda(ctx, cudaGetLastError(), "write_entries launch");
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&flag, w.flag, sizeof flag, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the overflow, a fault */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: the overflow, a fault */
     if (!s && flag != NO_OVERFLOW) s = mmx__spgemm_overflow(ctx, (mmx_index)(flag & 0xffffffffu), (mmx_index)(flag >> 32));
     if (s) {
         mmx_csc_free(C);

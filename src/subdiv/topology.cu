@@ -29,7 +29,7 @@ extern "C" mmx_status mmx__subdiv_topology_cuda(mmx_ctx *ctx, mmx__subdiv_topo t
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&first, fault, sizeof first, cudaMemcpyDeviceToHost, st));
-    if (!s) s = MMX__CUDA(ctx, cudaStreamSynchronize(st)); /* kept: the host reads the fault */
+    if (!s) s = mmx__stream_sync(ctx); /* kept: the host reads the fault */
     mmx__dev_free(ctx, fault);
     if (!s && first != INT32_MAX)
         s = mmx__fail(ctx, MMX_ERR_INTERNAL,

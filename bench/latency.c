@@ -1,0 +1,154 @@
+/* The latency of small cages on the CUDA backend, which decides interactive use (issue 12,
+ * item 9): for every cage in MESHDIR/cages, one level of Catmull-Clark (the input level: the
+ * input's adjacency, its checks and the first pass) and the full chain to `levels`, end to end
+ * on the host's clock (the call, then mmx_ctx_sync: what an application waits), and the number
+ * of times each call waits for the stream (mmx_subdivide, mmx_adjacency_compute).
+ *
+ * Usage: latency MESHDIR [--levels N] [--csv FILE]    (N: the chain's levels, default 6, fewer
+ * for a cage whose chain would pass about 6M faces: bigguy's 1,450 quads take all 6)
+ * Prints a Markdown table; exits 1 without a GPU or when a cage cannot be read. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bench_clock.h"
+#include "core/core_internal.h" /* mmx__ctx_syncs */
+#include "meshmatrix.h"
+
+enum { WARM = 5, REPS = 30 };
+
+/* Median wall milliseconds of mmx_subdivide(levels) + mmx_ctx_sync, and the stream waits of
+ * one call (the same every call: they depend on the input, not on timing). */
+static int time_subdiv(mmx_ctx *ctx, const mmx_mesh *m, int levels, double *ms, long *syncs)
+{
+    double t[REPS];
+    for (int r = 0; r < WARM + REPS; r++) {
+        mmx_mesh *out = NULL;
+        unsigned long long s0 = mmx__ctx_syncs(ctx);
+        double t0 = bc_now_ms();
+        mmx_status s = mmx_subdivide(ctx, MMX_SCHEME_CATMULL_CLARK, m, levels, NULL, &out);
+        *syncs = (long)(mmx__ctx_syncs(ctx) - s0);
+        if (!s) s = mmx_ctx_sync(ctx);
+        double t1 = bc_now_ms();
+        mmx_mesh_free(out);
+        if (s) {
+            fprintf(stderr, "latency: mmx_subdivide: %s\n", mmx_ctx_error(ctx));
+            return -1;
+        }
+        if (r >= WARM) t[r - WARM] = t1 - t0;
+    }
+    *ms = bc_median(t, REPS);
+    return 0;
+}
+
+static int time_adjacency(mmx_ctx *ctx, const mmx_mesh *m, double *ms, long *syncs)
+{
+    double t[REPS];
+    for (int r = 0; r < WARM + REPS; r++) {
+        mmx_adjacency *adj = NULL;
+        unsigned long long s0 = mmx__ctx_syncs(ctx);
+        double t0 = bc_now_ms();
+        mmx_status s = mmx_adjacency_compute(ctx, m, &adj);
+        *syncs = (long)(mmx__ctx_syncs(ctx) - s0);
+        if (!s) s = mmx_ctx_sync(ctx);
+        double t1 = bc_now_ms();
+        mmx_adjacency_free(adj);
+        if (s) {
+            fprintf(stderr, "latency: mmx_adjacency_compute: %s\n", mmx_ctx_error(ctx));
+            return -1;
+        }
+        if (r >= WARM) t[r - WARM] = t1 - t0;
+    }
+    *ms = bc_median(t, REPS);
+    return 0;
+}
+
+/* The chain's levels for m: `levels`, fewer where the result would pass about 6M faces (each
+ * Catmull-Clark level after the first multiplies the faces by 4; the first gives nnz). */
+static int chain_levels(const mmx_mesh *m, int levels)
+{
+    int l = levels;
+    while (l > 1 && (double)m->M->nnz * (double)(1ll << (2 * (l - 1))) > 6.2e6) l--;
+    return l;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *csvpath = NULL;
+    int levels = 6;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--levels") && i + 1 < argc) levels = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--csv") && i + 1 < argc) csvpath = argv[++i];
+        else if (argv[i][0] != '-' && !dir) dir = argv[i];
+        else {
+            fprintf(stderr, "usage: latency MESHDIR [--levels N] [--csv FILE]\n");
+            return 2;
+        }
+    }
+    if (!dir || levels < 1) {
+        fprintf(stderr, "usage: latency MESHDIR [--levels N] [--csv FILE]\n");
+        return 2;
+    }
+    mmx_ctx *ctx = NULL;
+    if (mmx_ctx_create(&ctx) || mmx_ctx_use_cuda(ctx, 0)) {
+        fprintf(stderr, "latency: no CUDA context: %s\n", ctx ? mmx_ctx_error(ctx) : "");
+        return 1;
+    }
+    char cages[512];
+    snprintf(cages, sizeof cages, "%s/cages", dir);
+    DIR *d = opendir(cages);
+    if (!d) {
+        fprintf(stderr, "latency: cannot open %s\n", cages);
+        return 1;
+    }
+    char *names[64];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < 64;) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && !strcmp(e->d_name + len - 4, ".obj")) names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    FILE *csv = csvpath ? fopen(csvpath, "w") : NULL;
+    if (csv)
+        fprintf(csv, "cage,faces,level1_ms,level1_syncs,chain_levels,chain_ms,chain_syncs,"
+                     "adjacency_ms,adjacency_syncs\n");
+    printf("| cage | faces | level 1 (ms) | waits | chain (ms) (levels) | waits | adjacency (ms) | waits |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    int rc = 0;
+    for (int i = 0; i < n; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", cages, names[i]);
+        mmx_mesh *m = NULL;
+        double l1, chain, adj;
+        long s1, sc, sa;
+        if (mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m) || mmx_ctx_sync(ctx)) {
+            fprintf(stderr, "latency: %s: %s\n", path, mmx_ctx_error(ctx));
+            rc = 1;
+        } else if (!time_subdiv(ctx, m, 1, &l1, &s1) &&
+                   !time_subdiv(ctx, m, chain_levels(m, levels), &chain, &sc) &&
+                   !time_adjacency(ctx, m, &adj, &sa)) {
+            printf("| %s | %d | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld |\n", names[i],
+                   (int)mmx_mesh_nfaces(m), l1, s1, chain, chain_levels(m, levels), sc, adj, sa);
+            if (csv)
+                fprintf(csv, "%s,%d,%.4f,%ld,%d,%.4f,%ld,%.4f,%ld\n", names[i],
+                        (int)mmx_mesh_nfaces(m), l1, s1, chain_levels(m, levels), chain, sc, adj,
+                        sa);
+        } else {
+            rc = 1;
+        }
+        mmx_mesh_free(m);
+        free(names[i]);
+    }
+    printf("\nend to end on the host's clock (the call and mmx_ctx_sync), median of %d after %d "
+           "warm-up calls;\nwaits: the library's waits for the stream inside one call "
+           "(mmx_ctx_sync not counted)\n", REPS, WARM);
+    if (csv) fclose(csv);
+    mmx_ctx_free(ctx);
+    return rc;
+}
