@@ -1,6 +1,7 @@
 /* The device stages of the adjacency (host statement and the flow: adjacency.c). One thread per
- * column of E for the edges, one per face for the corners (one 16-byte load and store per quad
- * of a reduced mesh), one per vertex for the counts; every count is reduced per block first. */
+ * column of E for the edges; for the corners one per face of a reduced quad mesh (one 16-byte
+ * load and store per quad), else one per corner; one per vertex for the counts. Every count is
+ * reduced per block first. */
 #include <climits>
 #include <cuda/functional>
 #include <cuda/std/functional>
@@ -62,13 +63,14 @@ __device__ __forceinline__ bool corner_edge(const mmx_csc &E, const mmx_index *e
     return q < b && E.rowidx[q] == lo;
 }
 
-/* One thread per face; C = 4: a reduced quad mesh, read and written 16 bytes at a time. */
+/* C = 4: one thread per face of a reduced quad mesh, read and written 16 bytes at a time;
+ * C = 0: one thread per corner, any form. */
 template <int C>
 __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_ptr, mmx_index *fe,
                         mmx_index *valence, int *counts)
 {
     long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k >= M.ncols) return;
+    if (k >= (C == 4 ? M.ncols : M.nnz)) return;
     bool ok = true;
     if constexpr (C == 4) {
         int4 f = reinterpret_cast<const int4 *>(M.rowidx)[k];
@@ -83,15 +85,14 @@ __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_
         atomicAdd(&valence[f.z], 1);
         atomicAdd(&valence[f.w], 1);
     } else {
-        mmx_index s = M.order ? M.order * (mmx_index)k : M.colptr[k];
-        mmx_index n = M.order ? M.order : M.colptr[k + 1] - s;
-        mmx_index first = M.rowidx[s], v = first;
-        for (mmx_index t = 0; t < n; t++) {
-            mmx_index w = t + 1 < n ? M.rowidx[s + t + 1] : first;
-            ok &= corner_edge(E, edge_ptr, v, w, fe[s + t]);
-            atomicAdd(&valence[v], 1);
-            v = w;
-        }
+        /* k is a corner: its face found by a binary search of colptr, so that a face of any
+         * order is spread over many threads. */
+        const mmx_index x = (mmx_index)k, f = mmx__csc_col_of(&M, k);
+        const mmx_index s = M.order ? M.order * f : M.colptr[f];
+        const mmx_index n = M.order ? M.order : M.colptr[f + 1] - s;
+        const mmx_index v = M.rowidx[x], w = x + 1 < s + n ? M.rowidx[x + 1] : M.rowidx[s];
+        ok = corner_edge(E, edge_ptr, v, w, fe[x]);
+        atomicAdd(&valence[v], 1);
     }
     if (!ok) atomicOr(&counts[kFault], 1);
 }
@@ -150,7 +151,7 @@ extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, m
             corners<4><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         else
-            corners<0><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+            corners<0><<<mmx__grid(M->nnz), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "corners launch");
     }
