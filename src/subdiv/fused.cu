@@ -25,7 +25,7 @@ __device__ __forceinline__ void store12(mmx_index *p, const mmx_index *x)
 /* ORDER 4 or 3 fixes the level's order at compile time (the corner arithmetic then folds), 0
  * reads general faces through colptr. */
 template <int SCHEME, int ORDER>
-__global__ void __launch_bounds__(MMX__BLOCK) pass(const mmx__fz_in Lp, const mmx__fz_out O,
+__global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const mmx__fz_out O,
                                                long long n)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
