@@ -344,3 +344,13 @@ int output_write_bytes(const tool_output *out, const void *data, size_t len)
     fprintf(stderr, "mmx: %s: cannot write: %s\n", out->path, strerror(err));
     return EXIT_FAIL;
 }
+
+int mesh_in_out(const tool_args *a, const char *discard, const char *from, const char *to,
+                const char *format, tool_input *in, tool_output *out)
+{
+    const char *in_arg, *out_arg;
+    int rc = take_in_out(a, discard != NULL, &in_arg, &out_arg);
+    if (!rc) rc = input_resolve(in_arg, from, format, in);
+    if (!rc) rc = output_resolve_mesh(out_arg, to, format, out);
+    return rc;
+}

@@ -104,12 +104,10 @@ static const opt_spec reorder_opts[O_COUNT] = {
 
 static int run(const tool_args *a)
 {
-    const char *in_arg, *out_arg;
     tool_input in;
     tool_output out;
-    int rc = take_in_out(a, a->value[O_DISCARD] != NULL, &in_arg, &out_arg);
-    if (!rc) rc = input_resolve(in_arg, a->value[O_FROM], a->value[O_FORMAT], &in);
-    if (!rc) rc = output_resolve_mesh(out_arg, a->value[O_TO], a->value[O_FORMAT], &out);
+    int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
+                         a->value[O_FORMAT], &in, &out);
     if (rc) return rc;
     mmx_ctx *ctx = NULL;
     char why[512];

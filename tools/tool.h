@@ -179,6 +179,12 @@ int take_in_out(const tool_args *a, int discard, const char **in, const char **o
  * when OUT is standard output (report_to_stderr). Returns EXIT_OK, EXIT_USAGE or EXIT_FAIL. */
 int output_resolve_mesh(const char *arg, const char *to, const char *format, tool_output *out);
 
+/* The positional IN and OUT of a command that reads a mesh and writes one (convert, reorder,
+ * subdiv), resolved in one step: take_in_out, input_resolve, output_resolve_mesh, given the
+ * --discard, --from, --to and --format values (NULL when absent). Returns as those do. */
+int mesh_in_out(const tool_args *a, const char *discard, const char *from, const char *to,
+                const char *format, tool_input *in, tool_output *out);
+
 /* The same for a PNG picture (OUT must end in .png unless it is -). */
 int output_resolve_png(const char *arg, tool_output *out);
 
