@@ -354,3 +354,18 @@ int mesh_in_out(const tool_args *a, const char *discard, const char *from, const
     if (!rc) rc = output_resolve_mesh(out_arg, to, format, out);
     return rc;
 }
+
+int run_mesh_command(const tool_args *a, const char *discard, const char *from, const char *to,
+                     const char *format, mesh_work_fn work)
+{
+    tool_input in;
+    tool_output out;
+    int rc = mesh_in_out(a, discard, from, to, format, &in, &out);
+    if (rc) return rc;
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
+    rc = work(ctx, &in, &out);
+    mmx_ctx_free(ctx);
+    return rc;
+}

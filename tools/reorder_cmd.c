@@ -104,17 +104,8 @@ static const opt_spec reorder_opts[O_COUNT] = {
 
 static int run(const tool_args *a)
 {
-    tool_input in;
-    tool_output out;
-    int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
-                         a->value[O_FORMAT], &in, &out);
-    if (rc) return rc;
-    mmx_ctx *ctx = NULL;
-    char why[512];
-    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
-    rc = work(ctx, &in, &out);
-    mmx_ctx_free(ctx);
-    return rc;
+    return run_mesh_command(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
+                            a->value[O_FORMAT], work);
 }
 
 const tool_cmd reorder_command = {

@@ -185,6 +185,13 @@ int output_resolve_mesh(const char *arg, const char *to, const char *format, too
 int mesh_in_out(const tool_args *a, const char *discard, const char *from, const char *to,
                 const char *format, tool_input *in, tool_output *out);
 
+/* The whole of a mesh-to-mesh command on the host by default (convert, reorder): its IN and
+ * OUT (mesh_in_out, the option values as there), a context for --backend, then
+ * work(ctx, in, out). Returns the exit status. */
+typedef int (*mesh_work_fn)(mmx_ctx *ctx, const tool_input *in, const tool_output *out);
+int run_mesh_command(const tool_args *a, const char *discard, const char *from, const char *to,
+                     const char *format, mesh_work_fn work);
+
 /* The same for a PNG picture (OUT must end in .png unless it is -). */
 int output_resolve_png(const char *arg, tool_output *out);
 
