@@ -1,6 +1,7 @@
 /* The CUDA backend: device contexts, host<->device copies of matrices and meshes, the device
  * structural check and conversions, checked against the host. Every test skips, with the
  * reason, where the build has no CUDA or the machine has no device. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
@@ -147,6 +148,54 @@ Test(gpu, device_check_agrees_with_the_host)
     cr_assert(strstr(mmx_ctx_error(ctx), "column 1: column pointers decrease"), "%s", mmx_ctx_error(ctx));
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_dec);
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_rows);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(ctx);
+}
+
+/* Long columns (a face of 100,000 corners) are searched for repeated rows by a sort on the
+ * device: valid ones pass, and a repeat is named as the host names it (the earliest repeat in
+ * storage order of the first faulty column), also behind a short column's later fault. */
+Test(gpu, long_columns_are_checked_in_linear_time)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    enum { N = 100000, COLS = 3 };
+    /* Columns: 0 short (3 rows), 1 long (N rows: a permutation), 2 short (3 rows). */
+    const mmx_index colptr[COLS + 1] = {0, 3, 3 + N, 6 + N};
+    mmx_index *rows = malloc((N + 6) * sizeof *rows);
+    cr_assert(rows);
+    uint32_t seed = 7;
+    for (int c = 0; c < 5; c++) {
+        rows[0] = 0, rows[1] = 1, rows[2] = 2;
+        for (int i = 0; i < N; i++) rows[3 + i] = i;
+        for (int i = N - 1; i > 0; i--) { /* shuffle the long column */
+            int k = (int)(tu_rng(&seed) % (uint32_t)(i + 1));
+            mmx_index t = rows[3 + i];
+            rows[3 + i] = rows[3 + k], rows[3 + k] = t;
+        }
+        rows[3 + N] = 5, rows[4 + N] = 6, rows[5 + N] = 7;
+        if (c == 1) rows[3 + 90000] = rows[3 + 70000];        /* a repeat in the long column */
+        if (c == 2) rows[3 + 80000] = rows[3 + 10], rows[3 + 95000] = rows[3 + 20]; /* two */
+        if (c == 3) rows[3 + 90000] = rows[3 + 70000], rows[4 + N] = 5; /* and in column 2 */
+        if (c == 4) rows[3 + 500] = -3;                        /* a bad row, long column */
+        mmx_index *d_colptr = NULL, *d_rows = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof colptr, (void **)&d_colptr));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (N + 6) * sizeof *rows, (void **)&d_rows));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_colptr, MMX_SPACE_DEVICE, colptr, MMX_SPACE_HOST, sizeof colptr));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d_rows, MMX_SPACE_DEVICE, rows, MMX_SPACE_HOST, (N + 6) * sizeof *rows));
+        mmx_csc *A = NULL, *H = NULL;
+        mmx_status sd = mmx_csc_create(ctx, N, COLS, d_colptr, d_rows, NULL, MMX_SPACE_DEVICE, &A);
+        mmx_status sh = mmx_csc_create(hctx, N, COLS, colptr, rows, NULL, MMX_SPACE_HOST, &H);
+        cr_assert_eq(sh, c == 0 ? MMX_OK : MMX_ERR_ARG, "case %d: host %s", c, mmx_status_str(sh));
+        cr_assert_eq(sd, sh, "case %d: device %s (%s), host %s", c, mmx_status_str(sd),
+                     mmx_ctx_error(ctx), mmx_status_str(sh));
+        if (sd) cr_assert_str_eq(mmx_ctx_error(ctx), mmx_ctx_error(hctx), "case %d", c);
+        mmx_csc_free(A);
+        mmx_csc_free(H);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_colptr);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d_rows);
+    }
+    free(rows);
     mmx_ctx_free(hctx);
     mmx_ctx_free(ctx);
 }
