@@ -6,8 +6,8 @@
  *
  * Each face gets a hash of its vertex set that does not depend on the order of its vertices (a
  * sum and a xor of mixed vertex numbers), so no per-face sort is needed; the faces are sorted by
- * (hash, face) and only faces of equal hash are compared, exactly, on sorted copies. Cost:
- * O(nnz + F log F) time, 16 bytes per face. */
+ * (hash, face) (a radix sort) and only faces of equal hash and order are compared, exactly, on
+ * sorted copies. Cost: O(nnz + F) time, 32 bytes per face. */
 #include <stdlib.h>
 #include "mesh_internal.h"
 
@@ -26,12 +26,23 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static int key_cmp(const void *pa, const void *pb)
+/* Sorts key[0..n) by hash, stably (faces of equal hash stay in face order): an LSD radix sort
+ * on the hash's 8 bytes through tmp (n keys); linear, where a comparison sort was the larger
+ * part of the statistics' time. */
+static void sort_by_hash(face_key *key, face_key *tmp, size_t n)
 {
-    const face_key *a = pa, *b = pb;
-    if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
-    if (a->order != b->order) return a->order < b->order ? -1 : 1;
-    return (a->face > b->face) - (a->face < b->face);
+    face_key *src = key, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) count[((src[i].hash >> shift) & 0xff) + 1]++;
+        if (count[((src[0].hash >> shift) & 0xff) + 1] == n) continue; /* one digit: in order */
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++) dst[count[(src[i].hash >> shift) & 0xff]++] = src[i];
+        face_key *t = src;
+        src = dst, dst = t;
+    }
+    if (src != key)
+        for (size_t i = 0; i < n; i++) key[i] = src[i];
 }
 
 static int index_cmp(const void *pa, const void *pb)
@@ -82,9 +93,10 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
     out->relation = 0;
     const size_t nf = (size_t)M->ncols;
     if (nf < 2) return MMX_OK;
-    face_key *key = NULL;
+    face_key *key = NULL, *tmp = NULL;
     mmx_index *sa = NULL, *sb = NULL, maxn = 0;
     mmx_status s = mmx__host_alloc(ctx, nf, sizeof *key, (void **)&key);
+    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *tmp, (void **)&tmp);
     for (size_t f = 0; !s && f < nf; f++) {
         mmx_index n;
         const mmx_index *v = face_verts(M, (mmx_index)f, &n);
@@ -100,15 +112,16 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
     if (!s) s = mmx__host_alloc(ctx, (size_t)maxn, sizeof *sa, (void **)&sa);
     if (!s) s = mmx__host_alloc(ctx, (size_t)maxn, sizeof *sb, (void **)&sb);
     if (s) goto done;
-    qsort(key, nf, sizeof *key, key_cmp);
-    /* In a run of equal hash and order, sorted by face, a face is repeated when an earlier face
-     * of the run has its set; the pair kept is the one whose later face is smallest. */
+    sort_by_hash(key, tmp, nf);
+    /* In a run of equal hash, sorted by face, a face is repeated when an earlier face of the
+     * run has its order and its set; the pair kept is the one whose later face is smallest. */
     for (size_t r = 0; r < nf;) {
         size_t e = r + 1;
-        while (e < nf && key[e].hash == key[r].hash && key[e].order == key[r].order) e++;
+        while (e < nf && key[e].hash == key[r].hash) e++;
         for (size_t i = r + 1; i < e; i++) {
             for (size_t j = r; j < i; j++) {
-                if (!same_set(M, key[j].face, key[i].face, sa, sb)) continue;
+                if (key[j].order != key[i].order || !same_set(M, key[j].face, key[i].face, sa, sb))
+                    continue;
                 out->count++;
                 if (out->second < 0 || key[i].face < out->second)
                     out->first = key[j].face, out->second = key[i].face;
@@ -120,6 +133,7 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
     if (out->count) out->relation = cyclic_relation(M, out->first, out->second);
 done:
     free(key);
+    free(tmp);
     free(sa);
     free(sb);
     return s;
