@@ -56,7 +56,7 @@ static mmx_index fz_groups(mmx_scheme scheme, const mmx__fz_level *L)
 }
 
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, int copy, mmx__fz_level *L)
+                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L)
 {
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
@@ -73,7 +73,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     L->order = order == 3 || order == 4 ? order : 0;
     const size_t nnz = (size_t)M->nnz, nv = (size_t)M->nrows, ne = (size_t)adj->nedges;
     const mmx_space sp = mesh->space;
-    if (copy) {
+    if (source == MMX__FZ_COPY) {
         s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->M);
         if (!s) s = mmx_mem_copy(ctx, L->M, sp, M->rowidx, sp, nnz * sizeof(mmx_index));
         if (!s && !L->order) {
@@ -135,8 +135,8 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     return s;
 }
 
-mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
-                               int topo, int pos, mmx__fz_level *C)
+mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
+                               unsigned parts, mmx__fz_level *C)
 {
     int64_t v, f, e, c;
     memset(C, 0, sizeof *C);
@@ -145,9 +145,10 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
     C->maxcol = C->order;
     mmx_status s = MMX_OK;
-    if (topo) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
-    if (!s && pos) s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
-    if (!last && topo) {
+    if (parts & MMX__FZ_MATRIX) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
+    if (!s && (parts & MMX__FZ_POSITIONS))
+        s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
+    if (parts & MMX__FZ_HALFEDGES) {
         const mmx_index groups = fz_groups(scheme, C);
         if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->fe);
         if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->twin);
@@ -225,12 +226,14 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     *out = NULL;
     mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     if (!s && timer) s = mmx_timer_start(timer);
-    if (!s) s = mmx__fz_input(ctx, scheme, mesh, adj, keep, &lv[0]);
+    if (!s)
+        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0]);
     for (int l = 1; !s && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];
         /* The last level's matrix and positions are the result mesh's own arrays. */
-        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1], last, !last, !last, C);
+        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1],
+                                last ? 0u : MMX__FZ_MATRIX | MMX__FZ_HALFEDGES | MMX__FZ_POSITIONS, C);
         if (!s && last) {
             s = mmx__subdiv_mesh_alloc(ctx, C->nv, &r);
             if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &RM);

@@ -29,16 +29,27 @@ void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L);
 /* The pass's read-only view of a level. */
 mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
 /* The input level of a mesh from its adjacency: twins, owners, counts and offsets (the mesh's
- * matrix and positions borrowed, or copied when `copy`). The mesh must have passed the fast
+ * matrix and positions borrowed or copied, as `source` says). The mesh must have passed the fast
  * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
  * (consistent orientation), every vertex's faces in one fan, and triangles for Loop and sqrt3.
  * MMX_ERR_MESH, with no message, when not: mmx__subdiv_refuse then names the problem. */
+typedef enum mmx__fz_source {
+    MMX__FZ_BORROW = 0, /* the level reads the mesh's matrix and positions in place */
+    MMX__FZ_COPY = 1    /* the level copies them (a plan outlives the caller's mesh) */
+} mmx__fz_source;
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, int copy, mmx__fz_level *L);
-/* Allocates the child of P: its matrix when `topo` (and its half-edge arrays unless `last`),
- * its positions when `pos`. */
-mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P, int last,
-                               int topo, int pos, mmx__fz_level *C);
+                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L);
+/* What of a child level mmx__fz_child_alloc allocates (or together). The last level of a chain
+ * gets none: it is written straight into the result mesh's arrays. */
+typedef enum mmx__fz_parts {
+    MMX__FZ_MATRIX = 1,    /* its mesh matrix (the corners' vertices) */
+    MMX__FZ_HALFEDGES = 2, /* fe, twin, owner, cnt and goff: what the next pass reads */
+    MMX__FZ_POSITIONS = 4  /* its vertices' positions */
+} mmx__fz_parts;
+
+/* Allocates the child of P: the parts named (zeroed fields for the others). */
+mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
+                               unsigned parts, mmx__fz_level *C);
 /* One pass from P to C: whatever C has arrays for (positions only when P has positions), then
  * the scan of C's counts (core/device.h). Queued on the context's stream, no synchronisation. */
 mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
