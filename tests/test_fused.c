@@ -8,6 +8,7 @@
 #include <string.h>
 #include "testutil.h"
 #include "subdiv_meshes.h"
+#include "subdiv/fused.h" /* the input level and its fault record */
 
 #define CC MMX_SCHEME_CATMULL_CLARK
 #define LOOP MMX_SCHEME_LOOP
@@ -335,6 +336,60 @@ Test(fused, gpu_plan_eval, .description = "a CUDA plan's re-evaluation (graph re
     mmx_ctx *gpu = tu_cuda_ctx_or_skip();
     mmx_ctx *host = tu_host_ctx();
     plans(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* ---- faults as data ---------------------------------------------------------------------------- */
+
+/* The fused input level's checks give a fault record (kind and element), not an error code, and
+ * the same record on both backends: an edge run the same way by its two faces, a vertex whose
+ * faces form two fans, and a Loop pillow. */
+static void input_faults(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const float pos[5 * 3] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+    static const int same_way[] = {0, 1, 2, -1, 0, 1, 3, -1};  /* (0,1,2), (0,1,3) */
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};    /* two triangles on vertex 0 */
+    static const int two_sided[] = {0, 1, 2, -1, 2, 1, 0, -1}; /* a pillow */
+    const struct {
+        const int *lists;
+        mmx_scheme scheme;
+        mmx__input_fault want;
+    } cases[] = {
+        {same_way, MMX_SCHEME_CATMULL_CLARK, {MMX__INPUT_HALFEDGE_TWICE, 0}},
+        {bowtie, MMX_SCHEME_LOOP, {MMX__INPUT_FANS, 0}},
+        {two_sided, MMX_SCHEME_LOOP, {MMX__INPUT_TRIANGLE_PAIR, 0}},
+        {two_sided, MMX_SCHEME_CATMULL_CLARK, {MMX__INPUT_OK, 0}}, /* CC refines pillows */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = from_lists(host, 5, pos, cases[k].lists, 8), *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+        mmx__fz_level L;
+        mmx__input_fault got = {(mmx__input_fault_kind)99, -1};
+        MMX_OK_OR_FAIL(ctx, mmx__fz_input(ctx, cases[k].scheme, m, adj, MMX__FZ_BORROW, &L, &got));
+        cr_assert_eq(got.kind, cases[k].want.kind, "case %zu: fault kind %d", k, (int)got.kind);
+        cr_assert_eq(got.element, cases[k].want.element, "case %zu: element %d", k, got.element);
+        if (!got.kind) mmx__fz_level_free(ctx, &L);
+        mmx_adjacency_free(adj);
+        mmx_mesh_free(m);
+        mmx_mesh_free(h);
+    }
+}
+
+Test(fused, input_faults_are_data, .description = "the input level's checks give a fault record (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    input_faults(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, gpu_input_faults_are_data, .description = "the same fault records on CUDA")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    input_faults(gpu, host);
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

@@ -56,8 +56,10 @@ static mmx_index fz_groups(mmx_scheme scheme, const mmx__fz_level *L)
 }
 
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L)
+                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
+                         mmx__input_fault *fault)
 {
+    *fault = (mmx__input_fault){MMX__INPUT_OK, 0};
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
     L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
@@ -67,7 +69,10 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (s) return s;
     /* A mesh without faces is a level of any order: its vertices stay where they are. */
     if (!M->ncols) order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) return MMX_ERR_MESH; /* not triangles */
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) {
+        *fault = (mmx__input_fault){MMX__INPUT_NOT_TRIANGLES, 0};
+        return MMX_OK;
+    }
     /* Triangles and quads are read as reduced levels whatever their form; other faces (only
      * Catmull-Clark takes them) through colptr. */
     L->order = order == 3 || order == 4 ? order : 0;
@@ -102,11 +107,10 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (!s && scheme == MMX_SCHEME_CATMULL_CLARK)
         s = mmx_mem_copy(ctx, L->cnt, sp, adj->sides, sp, ne * sizeof(mmx_index));
     mmx__fz_in in = mmx__fz_view(scheme, L);
-    int bad = 0;
     if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
         s = mmx__fz_input_cuda(ctx, in, ec, L->twin, L->owner,
                                scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt, adj->valence,
-                               &bad);
+                               fault);
     } else if (!s) {
         for (size_t i = 0; i < 2 * ne; i++) ec[i] = -1;
         for (size_t c = 0; c < nnz; c++) ec[L->fe[c]] = (mmx_index)c;
@@ -117,11 +121,19 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
         for (mmx_index c = 0; c < L->nnz; c++) L->owner[L->M[c]] = c;
         for (mmx_index c = 0; c < L->nnz; c++)
             if (mmx__fz_fan_start(&in, c)) L->owner[L->M[c]] = c;
-        for (size_t c = 0; c < nnz && !bad; c++) bad = ec[L->fe[c]] != (mmx_index)c;
-        for (mmx_index v = 0; v < L->nv && !bad; v++) bad = !mmx__fz_fan_ok(&in, v, adj->valence[v]);
-        for (mmx_index f = 0; f < L->nf && !bad && scheme != MMX_SCHEME_CATMULL_CLARK; f++)
-            bad = !mmx__fz_tri_neighbours_ok(&in, f);
-        if (bad) {
+        /* The first fault of the first kind, as the kernel's atomicMin finds it. */
+        mmx__input_fault *F = fault;
+        for (mmx_index c = 0; c < L->nnz && !F->kind; c++) {
+            const mmx_index other = ec[L->fe[c]]; /* the half-edge's other corner, if any */
+            if (other != c)
+                *F = (mmx__input_fault){MMX__INPUT_HALFEDGE_TWICE, other < c ? other : c};
+        }
+        for (mmx_index v = 0; v < L->nv && !F->kind; v++)
+            if (!mmx__fz_fan_ok(&in, v, adj->valence[v])) *F = (mmx__input_fault){MMX__INPUT_FANS, v};
+        for (mmx_index f = 0; f < L->nf && !F->kind && scheme != MMX_SCHEME_CATMULL_CLARK; f++)
+            if (!mmx__fz_tri_neighbours_ok(&in, f))
+                *F = (mmx__input_fault){MMX__INPUT_TRIANGLE_PAIR, f};
+        if (F->kind) {
             /* Counts on a bad level could point anywhere: not computed. */
         } else if (scheme == MMX_SCHEME_LOOP)
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_loop_count(&in, f, L->cnt);
@@ -129,9 +141,8 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_sqrt3_count(&in, f, L->cnt);
     }
     fz_free(ctx, ec);
-    if (!s && bad) s = MMX_ERR_MESH;
-    if (!s) s = mmx__scan_offsets(ctx, L->cnt, groups, L->goff);
-    if (s) mmx__fz_level_free(ctx, L);
+    if (!s && !fault->kind) s = mmx__scan_offsets(ctx, L->cnt, groups, L->goff);
+    if (s || fault->kind) mmx__fz_level_free(ctx, L);
     return s;
 }
 
@@ -218,7 +229,7 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
 
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out)
+                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__input_fault *fault)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;
@@ -227,13 +238,14 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     if (!s && timer) s = mmx_timer_start(timer);
     if (!s)
-        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0]);
-    for (int l = 1; !s && l <= levels; l++) {
+        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0],
+                          fault);
+    for (int l = 1; !s && !fault->kind && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];
         /* The last level's matrix and positions are the result mesh's own arrays. */
-        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1],
-                                last ? 0u : MMX__FZ_MATRIX | MMX__FZ_HALFEDGES | MMX__FZ_POSITIONS, C);
+        const unsigned parts = MMX__FZ_MATRIX | MMX__FZ_HALFEDGES | MMX__FZ_POSITIONS;
+        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1], last ? 0u : parts, C);
         if (!s && last) {
             s = mmx__subdiv_mesh_alloc(ctx, C->nv, &r);
             if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &RM);
@@ -252,6 +264,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* Without keep, what an error left behind (the rest is freed and zeroed already). */
     for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
     mmx_timer_free(timer);
+    if (!s && fault->kind) return MMX_OK; /* nothing refined: the caller reports the fault */
     /* No wait for the last pass: the result is ready for the next call on the context, and a
      * copy into host memory waits for it (core.h). */
     if (!s) s = mmx__csc_props(ctx, RM);

@@ -171,17 +171,27 @@ __global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
     if (c < L.nnz && mmx__fz_fan_start(&L, (mmx_index)c)) owner[L.M[c]] = (mmx_index)c;
 }
 
+/* A fault packed so that atomicMin keeps the host's first: the smallest kind, then element. */
+__device__ __forceinline__ void fault_min(unsigned long long *first, mmx__input_fault_kind kind,
+                                          long long element)
+{
+    atomicMin(first, ((unsigned long long)kind << 32) | (unsigned long long)element);
+}
+
 /* The input's checks: each half-edge run by one corner, each vertex's faces in one fan, and
  * (Loop, sqrt3) each triangle's neighbours distinct. */
 __global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_index *valence,
-                         int *bad)
+                         unsigned long long *first)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i) atomicOr(bad, 1);
-    if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i])) atomicOr(bad, 1);
+    /* Two corners run the half-edge; ec holds whichever wrote last: name the smaller. */
+    if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i)
+        fault_min(first, MMX__INPUT_HALFEDGE_TWICE, min((long long)ec[L.fe[i]], i));
+    if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i]))
+        fault_min(first, MMX__INPUT_FANS, i);
     if (i < L.nf && L.scheme != MMX_SCHEME_CATMULL_CLARK &&
         !mmx__fz_tri_neighbours_ok(&L, (mmx_index)i))
-        atomicOr(bad, 1);
+        fault_min(first, MMX__INPUT_TRIANGLE_PAIR, i);
 }
 
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
@@ -201,13 +211,13 @@ extern "C" mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out 
 
 extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec,
                                          mmx_index *twin, mmx_index *owner, mmx_index *cnt,
-                                         const mmx_index *valence, int *bad)
+                                         const mmx_index *valence, mmx__input_fault *fault)
 {
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
     const long long nnz = L.nnz, nmax = L.nnz > L.nv ? L.nnz : L.nv; /* nnz >= nf */
-    int *flag = NULL;
-    mmx_status s = mmx__dev_alloc(ctx, sizeof *flag, (void **)&flag);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(flag, 0, sizeof *flag, st));
+    unsigned long long *first = NULL, h = ~0ull;
+    mmx_status s = mmx__dev_alloc(ctx, sizeof *first, (void **)&first);
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, sizeof *first, st));
     if (!s && L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
     if (!s && L.nv) s = MMX__CUDA(ctx, cudaMemsetAsync(owner, 0xff, sizeof *owner * (size_t)L.nv, st));
     if (!s && nnz) {
@@ -216,18 +226,19 @@ extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *
         L.twin = twin;
         L.owner = owner;
         boundary_owners<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L, owner);
-        validate<<<mmx__grid(nmax), MMX__BLOCK, 0, st>>>(L, ec, valence, flag);
+        validate<<<mmx__grid(nmax), MMX__BLOCK, 0, st>>>(L, ec, valence, first);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     /* The counts only on a good level; this is the input's one wait (kept: the verdict on the
      * input is a fault to report, and it decides what is queued next). */
-    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(bad, flag, sizeof *bad, cudaMemcpyDeviceToHost, st));
-    if (!s) s = mmx__stream_sync(ctx);
-    if (!s && !*bad && cnt && L.nf) {
+    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, first, MMX_SPACE_DEVICE, sizeof h);
+    if (!s && h != ~0ull)
+        *fault = mmx__input_fault{(mmx__input_fault_kind)(h >> 32), (mmx_index)(h & 0xffffffffu)};
+    if (!s && h == ~0ull && cnt && L.nf) {
         counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, cnt);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
-    mmx__dev_free(ctx, flag);
+    mmx__dev_free(ctx, first);
     return s;
 }
 

@@ -32,13 +32,15 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
  * matrix and positions borrowed or copied, as `source` says). The mesh must have passed the fast
  * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
  * (consistent orientation), every vertex's faces in one fan, and triangles for Loop and sqrt3.
- * MMX_ERR_MESH, with no message, when not: mmx__subdiv_refuse then names the problem. */
+ * When not, it returns MMX_OK with the level freed and *fault naming the first fault (the
+ * caller reports it: mmx__subdiv_refuse); fault->kind is MMX__INPUT_OK otherwise. */
 typedef enum mmx__fz_source {
     MMX__FZ_BORROW = 0, /* the level reads the mesh's matrix and positions in place */
     MMX__FZ_COPY = 1    /* the level copies them (a plan outlives the caller's mesh) */
 } mmx__fz_source;
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L);
+                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
+                         mmx__input_fault *fault);
 /* What of a child level mmx__fz_child_alloc allocates (or together). The last level of a chain
  * gets none: it is written straight into the result mesh's arrays. */
 typedef enum mmx__fz_parts {
@@ -60,19 +62,20 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
  * (only a trace's timers wait, to read their times). Without `keep` every
  * level is freed once its child is written; with it the levels stay for re-evaluation. The
  * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
- * not NULL, gets each level's sizes and time. MMX_ERR_MESH without a message when the input
- * level finds a bad fan or half-edge (mmx__fz_input): the caller names it. */
+ * not NULL, gets each level's sizes and time. When the input level's checks find a fault
+ * (mmx__fz_input) it returns MMX_OK with *out NULL, nothing refined, and the fault in *fault
+ * for the caller to report. */
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out);
+                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__input_fault *fault);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
  * stubs of nocuda.c, device.h). The pass is queued; the input level waits once, for its
- * verdict on the input (a fault to report). */
+ * verdict on the input (*fault: a fault to report). */
 mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O);
 mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
                               mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
-                              int *bad);
+                              mmx__input_fault *fault);
 /* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
  * CUDA graph captured once per pair of pointers and kept in *graph (freed by
  * mmx__fz_graph_free); the launch is queued. */

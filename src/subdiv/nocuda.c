@@ -37,9 +37,9 @@ mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O)
 
 mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
                               mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
-                              int *bad)
+                              mmx__input_fault *fault)
 {
-    (void)L, (void)ec, (void)twin, (void)owner, (void)cnt, (void)valence, (void)bad;
+    (void)L, (void)ec, (void)twin, (void)owner, (void)cnt, (void)valence, (void)fault;
     return mmx__no_cuda(ctx, "mmx__fz_input_cuda");
 }
 

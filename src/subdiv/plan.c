@@ -47,8 +47,9 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
-    s = mmx__fz_chain(ctx, scheme, control, adj, levels, 1, p->lv, o.trace, &p->last);
-    if (s == MMX_ERR_MESH) s = mmx__subdiv_refuse(ctx, scheme, control, adj);
+    mmx__input_fault fault = {MMX__INPUT_OK, 0};
+    s = mmx__fz_chain(ctx, scheme, control, adj, levels, 1, p->lv, o.trace, &p->last, &fault);
+    if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, control, adj, &fault);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     if (s) {

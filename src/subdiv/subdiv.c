@@ -237,11 +237,20 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
 }
 
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                              const mmx_adjacency *adj)
+                              const mmx_adjacency *adj, const mmx__input_fault *fault)
 {
+    static const char *const what[] = {"no fault", "a face that is not a triangle",
+                                       "a half-edge run by two corners, at corner",
+                                       "faces in several fans, at vertex",
+                                       "two triangles on the same vertices, at face"};
     mmx_status s = check_mesh(ctx, scheme, mesh, adj);
-    return s ? s : mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the fast input checks found a "
-                                                    "problem that the full checks do not");
+    if (s) return s;
+    if (!fault)
+        return mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the adjacency's counts show a "
+                                                "problem that the full checks do not");
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the input level's check found %s %d "
+                                            "(0-based) that the full checks do not",
+                     what[fault->kind], fault->element);
 }
 
 /* The fused path's checks that need only the adjacency's counts; the face orders, the fans
@@ -251,7 +260,7 @@ static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
                                   const mmx_adjacency *adj)
 {
     if (adj->nonmanifold_edges > 0 || (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0))
-        return mmx__subdiv_refuse(ctx, scheme, mesh, adj);
+        return mmx__subdiv_refuse(ctx, scheme, mesh, adj, NULL);
     return MMX_OK;
 }
 
@@ -375,10 +384,11 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
         return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
     mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
-    s = lv ? mmx__fz_chain(ctx, scheme, mesh, adj, levels, 0, lv, o.trace, out)
+    mmx__input_fault fault = {MMX__INPUT_OK, 0};
+    s = lv ? mmx__fz_chain(ctx, scheme, mesh, adj, levels, 0, lv, o.trace, out, &fault)
            : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
     free(lv);
-    if (s == MMX_ERR_MESH) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj);
+    if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     return s;
