@@ -60,6 +60,13 @@ static inline int mmx__mul_ok(size_t a, size_t b, size_t *out)
     return 1;
 }
 
+/* Sorts n 64-bit keys by their bits [lo, hi) (hi - lo a multiple of 8), stably: an LSD radix
+ * sort on bytes, through ktmp (n entries), linear in n. val (n entries, or NULL) is permuted
+ * with the keys through vtmp. The sorted keys end up in key or ktmp: the one returned (and
+ * *val_out, when not NULL, says where the values are). Host memory only. */
+uint64_t *mmx__radix_sort_u64(uint64_t *key, uint64_t *ktmp, mmx_index *val, mmx_index *vtmp,
+                              size_t n, unsigned lo, unsigned hi, mmx_index **val_out);
+
 /* Whether the operands' space can be used by the context's backend. */
 mmx_status mmx__check_space(mmx_ctx *ctx, mmx_space space, const char *what);
 

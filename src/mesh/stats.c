@@ -207,16 +207,7 @@ static uint64_t *sort_ends(uint64_t *a, uint64_t *tmp, size_t n, unsigned wbits)
         }
         return a;
     }
-    for (unsigned sh = 32; sh < 32 + wbits; sh += 8) {
-        size_t cnt[257] = {0};
-        for (size_t i = 0; i < n; i++) cnt[((a[i] >> sh) & 255) + 1]++;
-        for (int d = 0; d < 256; d++) cnt[d + 1] += cnt[d];
-        for (size_t i = 0; i < n; i++) tmp[cnt[(a[i] >> sh) & 255]++] = a[i];
-        uint64_t *t = a;
-        a = tmp;
-        tmp = t;
-    }
-    return a;
+    return mmx__radix_sort_u64(a, tmp, NULL, NULL, n, 32, 32 + (wbits + 7) / 8 * 8, NULL);
 }
 
 /* Everything about the star of v that has corners. */
