@@ -34,11 +34,21 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const
     L.order = ORDER;
     /* Threads below nf run a face, the others a vertex: two short chains of dependent loads
      * rather than one long one per thread. Catmull-Clark on general faces runs a corner per
-     * thread below nnz instead, so that a face of any order is spread over many threads. */
-    const mmx_index f = (mmx_index)i;
-    if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0) {
-        if (f < L.nnz) mmx__fz_cc_general_corner(&L, &O, f);
-    } else if (f < L.nf) {
+     * thread below nnz instead, so that a face of any order is spread over many threads.
+     * (i is compared in 64 bits: nnz + nv need not fit in 32.) */
+    const long long items = SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0 ? L.nnz : L.nf;
+    const mmx_index f = (mmx_index)i; /* used only below items */
+    if (i >= items) {
+        const mmx_index v = (mmx_index)(i - items);
+        if (O.pos) {
+            float x[3];
+            mmx__fz_vertex(&L, v, x);
+            mmx__fz_store(O.pos, v, x);
+        }
+        if (O.owner) O.owner[v] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[v]);
+    } else if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0) {
+        mmx__fz_cc_general_corner(&L, &O, f);
+    } else {
         if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 4) {
             mmx_index v[4], fe[4], tw[4], cm[16], cfe[16], ctw[16];
             mmx__fz_load4(L.M + 4 * (int64_t)f, v);
@@ -68,16 +78,6 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const
                 mmx__fz_sqrt3_face(&L, &O, f, v, tw);
             }
         }
-    }
-    const mmx_index items = SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0 ? L.nnz : L.nf;
-    if (i >= items) {
-        const mmx_index v = (mmx_index)(i - items);
-        if (O.pos) {
-            float x[3];
-            mmx__fz_vertex(&L, v, x);
-            mmx__fz_store(O.pos, v, x);
-        }
-        if (O.owner) O.owner[v] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[v]);
     }
 }
 
