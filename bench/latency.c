@@ -17,44 +17,41 @@
 
 enum { WARM = 5, REPS = 30 };
 
-/* Median wall milliseconds of mmx_subdivide(levels) + mmx_ctx_sync, and the stream waits of
- * one call (the same every call: they depend on the input, not on timing). */
-static int time_subdiv(mmx_ctx *ctx, const mmx_mesh *m, int levels, double *ms, long *syncs)
+/* One timed call: mmx_subdivide to `levels`, or mmx_adjacency_compute when levels < 0. */
+typedef struct call {
+    const char *name;
+    int levels;
+} call;
+
+/* Runs the call on m; what it made goes to *made, freed by free_made after the clock stops. */
+static mmx_status run_call(mmx_ctx *ctx, const mmx_mesh *m, call c, void **made)
 {
-    double t[REPS];
-    for (int r = 0; r < WARM + REPS; r++) {
-        mmx_mesh *out = NULL;
-        unsigned long long s0 = mmx__ctx_syncs(ctx);
-        double t0 = bc_now_ms();
-        mmx_status s = mmx_subdivide(ctx, MMX_SCHEME_CATMULL_CLARK, m, levels, NULL, &out);
-        *syncs = (long)(mmx__ctx_syncs(ctx) - s0);
-        if (!s) s = mmx_ctx_sync(ctx);
-        double t1 = bc_now_ms();
-        mmx_mesh_free(out);
-        if (s) {
-            fprintf(stderr, "latency: mmx_subdivide: %s\n", mmx_ctx_error(ctx));
-            return -1;
-        }
-        if (r >= WARM) t[r - WARM] = t1 - t0;
-    }
-    *ms = bc_median(t, REPS);
-    return 0;
+    if (c.levels < 0) return mmx_adjacency_compute(ctx, m, (mmx_adjacency **)made);
+    return mmx_subdivide(ctx, MMX_SCHEME_CATMULL_CLARK, m, c.levels, NULL, (mmx_mesh **)made);
 }
 
-static int time_adjacency(mmx_ctx *ctx, const mmx_mesh *m, double *ms, long *syncs)
+static void free_made(call c, void *made)
+{
+    if (c.levels < 0) mmx_adjacency_free(made);
+    else mmx_mesh_free(made);
+}
+
+/* Median wall milliseconds of the call + mmx_ctx_sync, and the stream waits of one call (the
+ * same every call: they depend on the input, not on timing). */
+static int time_call(mmx_ctx *ctx, const mmx_mesh *m, call c, double *ms, long *syncs)
 {
     double t[REPS];
     for (int r = 0; r < WARM + REPS; r++) {
-        mmx_adjacency *adj = NULL;
+        void *made = NULL;
         unsigned long long s0 = mmx__ctx_syncs(ctx);
         double t0 = bc_now_ms();
-        mmx_status s = mmx_adjacency_compute(ctx, m, &adj);
+        mmx_status s = run_call(ctx, m, c, &made);
         *syncs = (long)(mmx__ctx_syncs(ctx) - s0);
         if (!s) s = mmx_ctx_sync(ctx);
         double t1 = bc_now_ms();
-        mmx_adjacency_free(adj);
+        free_made(c, made);
         if (s) {
-            fprintf(stderr, "latency: mmx_adjacency_compute: %s\n", mmx_ctx_error(ctx));
+            fprintf(stderr, "latency: %s: %s\n", c.name, mmx_ctx_error(ctx));
             return -1;
         }
         if (r >= WARM) t[r - WARM] = t1 - t0;
@@ -130,9 +127,10 @@ int main(int argc, char **argv)
         if (mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m) || mmx_ctx_sync(ctx)) {
             fprintf(stderr, "latency: %s: %s\n", path, mmx_ctx_error(ctx));
             rc = 1;
-        } else if (!time_subdiv(ctx, m, 1, &l1, &s1) &&
-                   !time_subdiv(ctx, m, chain_levels(m, levels), &chain, &sc) &&
-                   !time_adjacency(ctx, m, &adj, &sa)) {
+        } else if (!time_call(ctx, m, (call){"mmx_subdivide", 1}, &l1, &s1) &&
+                   !time_call(ctx, m, (call){"mmx_subdivide", chain_levels(m, levels)}, &chain,
+                              &sc) &&
+                   !time_call(ctx, m, (call){"mmx_adjacency_compute", -1}, &adj, &sa)) {
             printf("| %s | %d | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld |\n", names[i],
                    (int)mmx_mesh_nfaces(m), l1, s1, chain, chain_levels(m, levels), sc, adj, sa);
             if (csv)
