@@ -240,17 +240,15 @@ mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
                               const mmx_adjacency *adj, const mmx__input_fault *fault)
 {
     static const char *const what[] = {"no fault", "a face that is not a triangle",
-                                       "a half-edge run by two corners, at corner",
-                                       "faces in several fans, at vertex",
-                                       "two triangles on the same vertices, at face"};
+                                       "a half-edge run by two corners (corner %d, 0-based)",
+                                       "faces in several fans (vertex %d, 0-based)",
+                                       "two triangles on the same vertices (face %d, 0-based)"};
     mmx_status s = check_mesh(ctx, scheme, mesh, adj);
     if (s) return s;
-    if (!fault)
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the adjacency's counts show a "
-                                                "problem that the full checks do not");
-    return mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the input level's check found %s %d "
-                                            "(0-based) that the full checks do not",
-                     what[fault->kind], fault->element);
+    char found[96] = "a problem in the adjacency's counts";
+    if (fault) snprintf(found, sizeof found, what[fault->kind], fault->element);
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "subdivision: the fast checks found %s, which "
+                                            "the full checks do not", found);
 }
 
 /* The fused path's checks that need only the adjacency's counts; the face orders, the fans
