@@ -56,6 +56,9 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
         mmx_index n = M->order ? M->order : M->colptr[k + 1] - s;
         for (mmx_index t = 0; t < n; t++) {
             mmx_index v = M->rowidx[s + t], w = M->rowidx[s + (t + 1 == n ? 0 : t + 1)];
+            if (v == w) /* only a matrix assembled by hand (a view) can hold this */
+                return mmx__fail(ctx, MMX_ERR_ARG,
+                                 "adjacency: face %d has vertex %d twice in a row", k, v);
             mmx_index lo = v < w ? v : w, hi = v < w ? w : v;
             mmx_index a = E->colptr[hi], b = E->colptr[hi + 1];
             mmx_index q = mmx__lower_bound(E->rowidx, a, b, lo);

@@ -60,7 +60,7 @@ __device__ __forceinline__ bool corner_edge(const mmx_csc &E, const mmx_index *e
     mmx_index a = E.colptr[hi], b = E.colptr[hi + 1];
     mmx_index q = mmx__lower_bound(E.rowidx, a, b, lo);
     fe = 2 * (edge_ptr[hi] + (q - a)) + (v < w ? 0 : 1);
-    return q < b && E.rowidx[q] == lo;
+    return lo != hi && q < b && E.rowidx[q] == lo; /* v -> v is no edge (only a view can hold it) */
 }
 
 /* C = 4: one thread per face of a reduced quad mesh, read and written 16 bytes at a time;
@@ -166,7 +166,9 @@ extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, m
     if (!s) s = w;
     if (s) return s;
     if (h[kFault])
-        return mmx__fail(ctx, MMX_ERR_INTERNAL, "adjacency: a face runs an edge that E does not hold");
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "adjacency: a face runs an edge that E does not hold (a vertex twice in "
+                         "a row, which only a matrix assembled by hand can have)");
     adj->boundary_edges = h[kBoundaryEdges];
     adj->nonmanifold_edges = h[kNonmanifold];
     adj->boundary_verts = h[kBoundaryVerts];

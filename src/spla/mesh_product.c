@@ -131,8 +131,13 @@ static mmx_status mesh_product_host(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map
     mmx_index *dist = NULL;    /* distinct rows per column of C */
     pair_rec *bucket = NULL;
     mmx_csc *C = NULL;
+    /* The longest face, measured rather than read from maxcol: a matrix assembled by hand
+     * (a view) carries no properties, and the partners' room must hold any face. */
+    mmx_index longest = M->order;
+    for (mmx_index k = 0; !M->order && k < M->ncols; k++)
+        if (M->colptr[k + 1] - M->colptr[k] > longest) longest = M->colptr[k + 1] - M->colptr[k];
     mmx_status s = mmx__host_alloc(ctx, (size_t)nv + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)M->maxcol, sizeof *xs, (void **)&xs);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)longest, sizeof *xs, (void **)&xs);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, sizeof *dist, (void **)&dist);
     if (s) goto done;
 
