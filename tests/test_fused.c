@@ -354,12 +354,12 @@ static void input_faults(mmx_ctx *ctx, mmx_ctx *host)
     const struct {
         const int *lists;
         mmx_scheme scheme;
-        mmx__input_fault want;
+        mmx__fault want;
     } cases[] = {
-        {same_way, MMX_SCHEME_CATMULL_CLARK, {MMX__INPUT_HALFEDGE_TWICE, 0}},
-        {bowtie, MMX_SCHEME_LOOP, {MMX__INPUT_FANS, 0}},
-        {two_sided, MMX_SCHEME_LOOP, {MMX__INPUT_TRIANGLE_PAIR, 0}},
-        {two_sided, MMX_SCHEME_CATMULL_CLARK, {MMX__INPUT_OK, 0}}, /* CC refines pillows */
+        {same_way, MMX_SCHEME_CATMULL_CLARK, {MMX__FAULT_HALFEDGE_TWICE, 0}},
+        {bowtie, MMX_SCHEME_LOOP, {MMX__FAULT_FANS, 0}},
+        {two_sided, MMX_SCHEME_LOOP, {MMX__FAULT_TRIANGLE_PAIR, 0}},
+        {two_sided, MMX_SCHEME_CATMULL_CLARK, {MMX__FAULT_NONE, 0}}, /* CC refines pillows */
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mmx_mesh *h = from_lists(host, 5, pos, cases[k].lists, 8), *m = NULL;
@@ -367,7 +367,7 @@ static void input_faults(mmx_ctx *ctx, mmx_ctx *host)
         mmx_adjacency *adj = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
         mmx__fz_level L;
-        mmx__input_fault got = {(mmx__input_fault_kind)99, -1};
+        mmx__fault got = {(mmx__fault_kind)99, -1};
         MMX_OK_OR_FAIL(ctx, mmx__fz_input(ctx, cases[k].scheme, m, adj, MMX__FZ_BORROW, &L, &got));
         cr_assert_eq(got.kind, cases[k].want.kind, "case %zu: fault kind %d", k, (int)got.kind);
         cr_assert_eq(got.element, cases[k].want.element, "case %zu: element %d", k, got.element);

@@ -552,22 +552,36 @@ Test(stats, a_360_valent_pole)
 
 Test(stats, malformed_faces_do_not_crash)
 {
-    /* Validation refuses a vertex twice in a face, so these matrices are put together by hand:
-     * the counts mean little, but the call must return and read nothing out of place. */
+    /* Validation refuses a vertex twice in a face, so these matrices are put together by hand
+     * (views, without the properties the library computes): the counts mean little, but the
+     * call must return, read nothing out of place, and either count or say what is wrong. */
     mmx_ctx *ctx = tu_host_ctx();
     mmx_index colptr[5] = {0, 4, 7, 11, 14};
     mmx_index rowidx[14] = {0, 1, 0, 2, 1, 1, 2, 3, 3, 3, 3, 4, 5, 4};
     mmx_csc M = {.nrows = 6, .ncols = 4, .nnz = 14, .colptr = colptr, .rowidx = rowidx};
     mmx_mesh m = {&M, NULL, MMX_SPACE_HOST, NULL, NULL};
-    mmx_mesh_stats st = stats(ctx, &m);
-    cr_expect_eq(st.nfaces, 4);
-    cr_expect_eq(st.ncorners, 14);
+    mmx_mesh_stats st;
+    /* Face 1 runs 1 -> 1: no edge. */
+    cr_expect_eq(mmx_mesh_stats_compute(ctx, &m, &st), MMX_ERR_ARG);
+    cr_expect(strstr(mmx_ctx_error(ctx), "face 1 has vertex 1 twice in a row"), "%s",
+              mmx_ctx_error(ctx));
+    cr_expect_eq(st.nfaces, 0, "no half-filled result");
+    /* Vertex 0 twice, apart: counted. */
+    mmx_index colptr2[3] = {0, 4, 7};
+    mmx_index rowidx2[7] = {0, 1, 0, 2, 2, 1, 3};
+    mmx_csc M2 = {.nrows = 4, .ncols = 2, .nnz = 7, .colptr = colptr2, .rowidx = rowidx2};
+    m.M = &M2;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_stats_compute(ctx, &m, &st));
+    cr_expect_eq(st.nfaces, 2);
+    cr_expect_eq(st.ncorners, 7);
     cr_expect_eq(st.isolated_verts, 0);
+    cr_expect_eq(st.max_order, 4);
     mmx_index red[12] = {0, 1, 0, 1, 2, 3, 2, 4, 5, 5, 5, 5};
     mmx_csc R = {.nrows = 6, .ncols = 3, .nnz = 12, .rowidx = red, .order = 4};
     m.M = &R;
-    st = stats(ctx, &m);
-    cr_expect_eq(st.uniform_order, 4);
+    cr_expect_eq(mmx_mesh_stats_compute(ctx, &m, &st), MMX_ERR_ARG);
+    cr_expect(strstr(mmx_ctx_error(ctx), "face 2 has vertex 5 twice in a row"), "%s",
+              mmx_ctx_error(ctx));
     mmx_ctx_free(ctx);
 }
 

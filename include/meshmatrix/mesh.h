@@ -120,8 +120,10 @@ typedef struct mmx_mesh_stats {
                                           boundary loops, pinched vertices included: two holes
                                           that touch at a vertex are paired through the fans
                                           there, as if the vertex were split into its fans (a
-                                          bowtie has 2 loops). With non-manifold edges it is
-                                          still the number of those components, not of loops. */
+                                          bowtie has 2 loops). A walk around a vertex also
+                                          stops at a non-manifold edge, so with such edges
+                                          each sheet that meets one has its own boundary
+                                          loops (a hundred quads on one edge: 100). */
     mmx_index nonmanifold_edges;       /* edges with three or more sides */
     mmx_index nonmanifold_verts;       /* vertices with two fans or more, or on a non-manifold
                                           edge */
@@ -154,14 +156,17 @@ typedef struct mmx_mesh_stats {
                                           mesh has no positions */
 } mmx_mesh_stats;
 
-/* Computes the statistics above. Runs on the host (a device mesh is copied back first), on
- * either form of the mesh matrix. Never fails on a non-manifold or badly oriented mesh: those
- * are counted, not refused. On error *st is zeroed.
- * Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) time and memory (a
- * counting sort of the corners by vertex, then one pass over the vertex stars; about 20 bytes
- * per corner at the peak, plus the host copy of a device mesh), and O(F log F) for the
- * repeated faces (a sort of the faces by a hash of their vertex sets).
- * Synchronises: for a device mesh, which is copied into host memory. */
+/* Computes the statistics above from the mesh's adjacency (mmx_adjacency_compute) and its
+ * half-edge view, both built on the context's backend (a mesh in the other space is copied
+ * there first); the union-finds (components, loops) and the repeated faces run on the host.
+ * Works on either form of the mesh matrix. Never fails on a non-manifold or badly oriented
+ * mesh: those are counted, not refused. On error *st is zeroed.
+ * Errors: MMX_ERR_ARG (also for a matrix assembled by hand whose face holds a vertex twice in
+ * a row, named), MMX_ERR_NOMEM, MMX_ERR_CUDA, and those of mmx_adjacency_compute.
+ * Cost: the adjacency's, then O(nverts + nnz) for the view and the counts (a walk around every
+ * vertex), and O(F log F) for the repeated faces (a sort of the faces by a hash of their
+ * vertex sets). Synchronises: yes, on CUDA: the adjacency's waits, then the host copies of the
+ * arrays the counts read. */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
 /* ---- adjacency by algebra ----------------------------------------------------------------- */

@@ -38,6 +38,11 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
 
+/* mmx_mesh_stats_compute on a mesh in the context's space whose adjacency the caller has
+ * (stats.c): the half-edge view built from it, the counts on the host. */
+mmx_status mmx__mesh_stats_of(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                              mmx_mesh_stats *st);
+
 /* ---- repeated faces (repeated.c) ---- */
 
 /* Faces with the vertex set of a face of a smaller number (repeated.c). */

@@ -1,7 +1,7 @@
 /* What a build without CUDA links instead of the module's .cu files: the CUDA halves of
  * mesh_internal.h as stubs. Only a CUDA context or a device mesh leads to them, and such a
  * build cannot make either, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
-#include "mesh_internal.h"
+#include "halfedge.h"
 
 mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr)
 {
@@ -20,4 +20,10 @@ mmx_status mmx__gather_rows3_cuda(mmx_ctx *ctx, const float *src, const mmx_inde
 {
     (void)src, (void)perm, (void)n, (void)dst;
     return mmx__no_cuda(ctx, "mmx__gather_rows3_cuda");
+}
+
+mmx_status mmx__halfedge_build_cuda(mmx_ctx *ctx, mmx__halfedge *H)
+{
+    (void)H;
+    return mmx__no_cuda(ctx, "mmx__halfedge_build_cuda");
 }

@@ -57,9 +57,9 @@ static mmx_index fz_groups(mmx_scheme scheme, const mmx__fz_level *L)
 
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
-                         mmx__input_fault *fault)
+                         mmx__fault *fault)
 {
-    *fault = (mmx__input_fault){MMX__INPUT_OK, 0};
+    *fault = (mmx__fault){MMX__FAULT_NONE, 0};
     const mmx_csc *M = mesh->M;
     memset(L, 0, sizeof *L);
     L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
@@ -70,7 +70,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* A mesh without faces is a level of any order: its vertices stay where they are. */
     if (!M->ncols) order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
     if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) {
-        *fault = (mmx__input_fault){MMX__INPUT_NOT_TRIANGLES, 0};
+        *fault = (mmx__fault){MMX__FAULT_NOT_TRIANGLES, 0};
         return MMX_OK;
     }
     /* Triangles and quads are read as reduced levels whatever their form; other faces (only
@@ -94,53 +94,46 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
         L->colptr = L->order ? NULL : M->colptr;
         L->pos = mesh->pos;
     }
+    /* The half-edge view: its mates are the level's twins (on a level that passes its
+     * checks), its start corners the owners, and its fault record the first two checks. */
     const mmx_index groups = fz_groups(scheme, L);
-    mmx_index *ec = NULL;
+    mmx__halfedge H;
+    memset(&H, 0, sizeof H);
+    if (!s) s = mmx__halfedge_build(ctx, mesh, adj, &H);
+    if (!s) {
+        L->twin = H.mate, L->owner = H.first;
+        H.mate = H.first = NULL;
+    }
     if (!s) s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->fe);
     if (!s) s = mmx_mem_copy(ctx, L->fe, sp, adj->fe, sp, nnz * sizeof(mmx_index));
-    if (!s) s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->twin);
-    if (!s) s = fz_alloc(ctx, nv, sizeof(mmx_index), (void **)&L->owner);
     if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&L->cnt);
     if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&L->goff);
-    if (!s) s = fz_alloc(ctx, 2 * ne, sizeof(mmx_index), (void **)&ec);
     /* Catmull-Clark counts each edge's faces, which the adjacency has. */
     if (!s && scheme == MMX_SCHEME_CATMULL_CLARK)
         s = mmx_mem_copy(ctx, L->cnt, sp, adj->sides, sp, ne * sizeof(mmx_index));
-    mmx__fz_in in = mmx__fz_view(scheme, L);
-    if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-        s = mmx__fz_input_cuda(ctx, in, ec, L->twin, L->owner,
-                               scheme == MMX_SCHEME_CATMULL_CLARK ? NULL : L->cnt, adj->valence,
-                               fault);
-    } else if (!s) {
-        for (size_t i = 0; i < 2 * ne; i++) ec[i] = -1;
-        for (size_t c = 0; c < nnz; c++) ec[L->fe[c]] = (mmx_index)c;
-        for (size_t c = 0; c < nnz; c++) L->twin[c] = mmx__fz_twin(L->fe, ec, (mmx_index)c);
-        /* An inner vertex is owned by its last corner (as the kernel's atomicMax picks), a
-         * boundary vertex by the corner whose arriving half-edge has no twin. */
-        for (size_t v = 0; v < nv; v++) L->owner[v] = -1;
-        for (mmx_index c = 0; c < L->nnz; c++) L->owner[L->M[c]] = c;
-        for (mmx_index c = 0; c < L->nnz; c++)
-            if (mmx__fz_fan_start(&in, c)) L->owner[L->M[c]] = c;
-        /* The first fault of the first kind, as the kernel's atomicMin finds it. */
-        mmx__input_fault *F = fault;
-        for (mmx_index c = 0; c < L->nnz && !F->kind; c++) {
-            const mmx_index other = ec[L->fe[c]]; /* the half-edge's other corner, if any */
-            if (other != c)
-                *F = (mmx__input_fault){MMX__INPUT_HALFEDGE_TWICE, other < c ? other : c};
-        }
-        for (mmx_index v = 0; v < L->nv && !F->kind; v++)
-            if (!mmx__fz_fan_ok(&in, v, adj->valence[v])) *F = (mmx__input_fault){MMX__INPUT_FANS, v};
-        for (mmx_index f = 0; f < L->nf && !F->kind && scheme != MMX_SCHEME_CATMULL_CLARK; f++)
-            if (!mmx__fz_tri_neighbours_ok(&in, f))
-                *F = (mmx__input_fault){MMX__INPUT_TRIANGLE_PAIR, f};
-        if (F->kind) {
-            /* Counts on a bad level could point anywhere: not computed. */
-        } else if (scheme == MMX_SCHEME_LOOP)
+    const mmx__fz_in in = mmx__fz_view(scheme, L);
+    const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
+    /* Loop and sqrt3 check the triangles' neighbours too, into the same record. */
+    if (!s && scheme != MMX_SCHEME_CATMULL_CLARK) {
+        if (cuda) s = mmx__fz_pairs_cuda(ctx, in, H.fault);
+        for (mmx_index f = 0; !cuda && f < L->nf; f++)
+            if (!mmx__fz_tri_neighbours_ok(&in, f)) {
+                const unsigned long long r = (unsigned long long)MMX__FAULT_TRIANGLE_PAIR << 32 | (uint32_t)f;
+                if (r < *H.fault) *H.fault = r;
+                break;
+            }
+    }
+    /* The input's one wait: the verdict is a fault to report, and it decides what comes next.
+     * Counts on a bad level could point anywhere: not computed. */
+    if (!s) s = mmx__halfedge_fault(ctx, &H, fault);
+    if (!s && !fault->kind && scheme != MMX_SCHEME_CATMULL_CLARK) {
+        if (cuda) s = mmx__fz_counts_cuda(ctx, in, L->cnt);
+        else if (scheme == MMX_SCHEME_LOOP)
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_loop_count(&in, f, L->cnt);
-        else if (scheme == MMX_SCHEME_SQRT3)
+        else
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_sqrt3_count(&in, f, L->cnt);
     }
-    fz_free(ctx, ec);
+    mmx__halfedge_free(&H);
     if (!s && !fault->kind) s = mmx__scan_offsets(ctx, L->cnt, groups, L->goff);
     if (s || fault->kind) mmx__fz_level_free(ctx, L);
     return s;
@@ -229,7 +222,7 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
 
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__input_fault *fault)
+                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;

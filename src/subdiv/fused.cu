@@ -146,52 +146,14 @@ cudaError_t launch_pass(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t 
     }
 }
 
-/* ---- the input level ---- */
+/* ---- the input level (its twins, owners and first checks are the half-edge view's) ---- */
 
-__global__ void edge_corners(const mmx_index *fe, mmx_index nnz, mmx_index *ec)
+/* Loop and sqrt3: each triangle's neighbours distinct, into the view's fault record. */
+__global__ void pairs(const mmx__fz_in L, unsigned long long *fault)
 {
-    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (c < nnz) ec[fe[c]] = (mmx_index)c;
-}
-
-/* Twins, and each vertex's last corner (an inner vertex's owner, as on the host). */
-__global__ void twins(const mmx_index *M, const mmx_index *fe, const mmx_index *ec, mmx_index nnz,
-                      mmx_index *twin, mmx_index *owner)
-{
-    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (c >= nnz) return;
-    twin[c] = mmx__fz_twin(fe, ec, (mmx_index)c);
-    atomicMax(owner + M[c], (mmx_index)c);
-}
-
-/* A boundary vertex's owner: its one corner whose arriving half-edge has no twin. */
-__global__ void boundary_owners(const mmx__fz_in L, mmx_index *owner)
-{
-    const long long c = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (c < L.nnz && mmx__fz_fan_start(&L, (mmx_index)c)) owner[L.M[c]] = (mmx_index)c;
-}
-
-/* A fault packed so that atomicMin keeps the host's first: the smallest kind, then element. */
-__device__ __forceinline__ void fault_min(unsigned long long *first, mmx__input_fault_kind kind,
-                                          long long element)
-{
-    atomicMin(first, ((unsigned long long)kind << 32) | (unsigned long long)element);
-}
-
-/* The input's checks: each half-edge run by one corner, each vertex's faces in one fan, and
- * (Loop, sqrt3) each triangle's neighbours distinct. */
-__global__ void validate(const mmx__fz_in L, const mmx_index *ec, const mmx_index *valence,
-                         unsigned long long *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    /* Two corners run the half-edge; ec holds whichever wrote last: name the smaller. */
-    if (i < L.nnz && ec[L.fe[i]] != (mmx_index)i)
-        fault_min(first, MMX__INPUT_HALFEDGE_TWICE, min((long long)ec[L.fe[i]], i));
-    if (i < L.nv && !mmx__fz_fan_ok(&L, (mmx_index)i, valence[i]))
-        fault_min(first, MMX__INPUT_FANS, i);
-    if (i < L.nf && L.scheme != MMX_SCHEME_CATMULL_CLARK &&
-        !mmx__fz_tri_neighbours_ok(&L, (mmx_index)i))
-        fault_min(first, MMX__INPUT_TRIANGLE_PAIR, i);
+    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (f < L.nf && !mmx__fz_tri_neighbours_ok(&L, (mmx_index)f))
+        atomicMin(fault, (unsigned long long)MMX__FAULT_TRIANGLE_PAIR << 32 | (uint32_t)f);
 }
 
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
@@ -209,37 +171,18 @@ extern "C" mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out 
     return MMX__CUDA(ctx, launch_pass(L, O, (cudaStream_t)mmx_ctx_cuda_stream(ctx)));
 }
 
-extern "C" mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec,
-                                         mmx_index *twin, mmx_index *owner, mmx_index *cnt,
-                                         const mmx_index *valence, mmx__input_fault *fault)
+extern "C" mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fault)
 {
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    const long long nnz = L.nnz, nmax = L.nnz > L.nv ? L.nnz : L.nv; /* nnz >= nf */
-    unsigned long long *first = NULL, h = ~0ull;
-    mmx_status s = mmx__dev_alloc(ctx, sizeof *first, (void **)&first);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, sizeof *first, st));
-    if (!s && L.ne) s = MMX__CUDA(ctx, cudaMemsetAsync(ec, 0xff, 2 * sizeof *ec * (size_t)L.ne, st));
-    if (!s && L.nv) s = MMX__CUDA(ctx, cudaMemsetAsync(owner, 0xff, sizeof *owner * (size_t)L.nv, st));
-    if (!s && nnz) {
-        edge_corners<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L.fe, L.nnz, ec);
-        twins<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L.M, L.fe, ec, L.nnz, twin, owner);
-        L.twin = twin;
-        L.owner = owner;
-        boundary_owners<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(L, owner);
-        validate<<<mmx__grid(nmax), MMX__BLOCK, 0, st>>>(L, ec, valence, first);
-        s = MMX__CUDA(ctx, cudaGetLastError());
-    }
-    /* The counts only on a good level; this is the input's one wait (kept: the verdict on the
-     * input is a fault to report, and it decides what is queued next). */
-    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, first, MMX_SPACE_DEVICE, sizeof h);
-    if (!s && h != ~0ull)
-        *fault = mmx__input_fault{(mmx__input_fault_kind)(h >> 32), (mmx_index)(h & 0xffffffffu)};
-    if (!s && h == ~0ull && cnt && L.nf) {
-        counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, st>>>(L, cnt);
-        s = MMX__CUDA(ctx, cudaGetLastError());
-    }
-    mmx__dev_free(ctx, first);
-    return s;
+    if (!L.nf) return MMX_OK;
+    pairs<<<mmx__grid(L.nf), MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(L, fault);
+    return MMX__CUDA(ctx, cudaGetLastError());
+}
+
+extern "C" mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt)
+{
+    if (!L.nf) return MMX_OK;
+    counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(L, cnt);
+    return MMX__CUDA(ctx, cudaGetLastError());
 }
 
 /* The positions-only passes of levels 1 .. levels, reading `in` at level 0 and writing `out` at

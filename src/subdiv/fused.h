@@ -33,14 +33,14 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
  * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
  * (consistent orientation), every vertex's faces in one fan, and triangles for Loop and sqrt3.
  * When not, it returns MMX_OK with the level freed and *fault naming the first fault (the
- * caller reports it: mmx__subdiv_refuse); fault->kind is MMX__INPUT_OK otherwise. */
+ * caller reports it: mmx__subdiv_refuse); fault->kind is MMX__FAULT_NONE otherwise. */
 typedef enum mmx__fz_source {
     MMX__FZ_BORROW = 0, /* the level reads the mesh's matrix and positions in place */
     MMX__FZ_COPY = 1    /* the level copies them (a plan outlives the caller's mesh) */
 } mmx__fz_source;
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
-                         mmx__input_fault *fault);
+                         mmx__fault *fault);
 /* What of a child level mmx__fz_child_alloc allocates (or together). The last level of a chain
  * gets none: it is written straight into the result mesh's arrays. */
 typedef enum mmx__fz_parts {
@@ -67,15 +67,15 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
  * for the caller to report. */
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                          const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__input_fault *fault);
+                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
- * stubs of nocuda.c, device.h). The pass is queued; the input level waits once, for its
- * verdict on the input (*fault: a fault to report). */
+ * stubs of nocuda.c, device.h). Everything is queued. */
 mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O);
-mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
-                              mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
-                              mmx__input_fault *fault);
+/* Loop and sqrt3's input check (each triangle's neighbours distinct) into the half-edge
+ * view's fault record, and the input level's counts: queued. */
+mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fault);
+mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt);
 /* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
  * CUDA graph captured once per pair of pointers and kept in *graph (freed by
  * mmx__fz_graph_free); the launch is queued. */

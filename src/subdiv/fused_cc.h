@@ -97,7 +97,7 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
     } else {
         mmx_index b, m;
         mmx__fz_face_of(L, t, &b, &m);
-        ctw[0] = 4 * mmx__fz_next(b, m, t) + 3;
+        ctw[0] = 4 * mmx__corner_next(b, m, t) + 3;
     }
     ctw[1] = 4 * (a + sn) + 2;
     ctw[2] = 4 * (a + sp) + 1;

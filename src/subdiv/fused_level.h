@@ -14,6 +14,10 @@
  *            face in order and ends at the leaving boundary edge), -1 for a vertex in no face
  * and the offsets of the child's edge groups, goff = the exclusive scan of cnt (below).
  *
+ * The input level's twins and owners are the mates and start corners of its half-edge view
+ * (mesh/halfedge.h), whose steps (a corner's face, next and previous corner, a turn around a
+ * vertex) the pass uses too; the children's follow in closed form.
+ *
  * Edge numbers. The child's edges must be numbered as mmx_adjacency would number them (by their
  * higher end, then their lower end), so that the fused path's topology equals the algebraic
  * path's. Every child edge's higher end is a new vertex, so the child's edges come in groups,
@@ -66,30 +70,11 @@ typedef struct mmx__fz_out {
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
-/* The face holding corner c: its first corner and its order. */
+/* The face holding corner c: its first corner and its order (halfedge.h's step). */
 static inline MMX__HD mmx_index mmx__fz_face_of(const mmx__fz_in *L, mmx_index c, mmx_index *a,
                                                 mmx_index *n)
 {
-    if (L->order) {
-        const mmx_index f = c / L->order;
-        *a = f * L->order;
-        *n = L->order;
-        return f;
-    }
-    const mmx_index f = mmx__lower_bound(L->colptr, 0, L->nf + 1, c + 1) - 1;
-    *a = L->colptr[f];
-    *n = L->colptr[f + 1] - *a;
-    return f;
-}
-
-static inline MMX__HD mmx_index mmx__fz_next(mmx_index a, mmx_index n, mmx_index c)
-{
-    return c + 1 == a + n ? a : c + 1;
-}
-
-static inline MMX__HD mmx_index mmx__fz_prev(mmx_index a, mmx_index n, mmx_index c)
-{
-    return c == a ? a + n - 1 : c - 1;
+    return mmx__corner_face(L->order, L->colptr, L->nf, c, a, n);
 }
 
 /* r[i & 3] by selects: a kernel indexing a small array with a value known only at run time
@@ -187,24 +172,11 @@ static inline MMX__HD void mmx__fz_load4(const mmx_index *p, mmx_index *o)
 
 /* ---- vertex points: a walk around the vertex --------------------------------------------- */
 
-/* One step of a walk around a vertex: from its corner c to its corner in the face across c's
- * leaving edge, next(twin[c]); -1 when that edge is on the boundary. */
+/* One step of a walk around a vertex, next(twin[c]), -1 at a boundary (halfedge.h's step on
+ * an oriented level). */
 static inline MMX__HD mmx_index mmx__fz_turn(const mmx__fz_in *L, mmx_index c)
 {
-    const mmx_index t = L->twin[c];
-    if (t < 0) return -1;
-    mmx_index a, k;
-    mmx__fz_face_of(L, t, &a, &k);
-    return mmx__fz_next(a, k, t);
-}
-
-/* Whether corner c starts its vertex's fan on a boundary: its arriving half-edge has no twin.
- * Such a corner owns its vertex, so that a walk from it meets every face. */
-static inline MMX__HD int mmx__fz_fan_start(const mmx__fz_in *L, mmx_index c)
-{
-    mmx_index a, k;
-    mmx__fz_face_of(L, c, &a, &k);
-    return L->twin[mmx__fz_prev(a, k, c)] < 0;
+    return mmx__he_turn(L->order, L->colptr, L->nf, L->twin, c);
 }
 
 /* The new position of vertex v (its owner corner c0, -1 when in no face), walking the faces
@@ -225,7 +197,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
     }
     const int cc = L->scheme == MMX_SCHEME_CATMULL_CLARK, quads = cc && L->order == 4;
     const float fw = mmx__rule_face_weight(4);
-    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3], first[3];
+    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3] = {0, 0, 0}, first[3];
     mmx_index c = c0, n = 0, a, k;
     int boundary = 0;
     for (;;) {
@@ -240,13 +212,13 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
             if (n == 0) mmx__fz_get(P, mmx__fz_pick4(r, s + 3), pp), first[0] = pp[0], first[1] = pp[1], first[2] = pp[2];
             for (int i = 0; i < 3; i++) faces[i] += fw * p[i] + fw * pw[i] + fw * po[i] + fw * pp[i];
         } else {
-            mmx__fz_get(P, L->M[mmx__fz_next(a, k, c)], pw);
+            mmx__fz_get(P, L->M[mmx__corner_next(a, k, c)], pw);
             if (cc) {
                 float fp[3];
                 mmx__fz_face_point(L, f, a, k, fp);
                 faces[0] += fp[0], faces[1] += fp[1], faces[2] += fp[2];
             }
-            if (n == 0) mmx__fz_get(P, L->M[mmx__fz_prev(a, k, c)], first);
+            if (n == 0) mmx__fz_get(P, L->M[mmx__corner_prev(a, k, c)], first);
         }
         ring[0] += pw[0], ring[1] += pw[1], ring[2] += pw[2];
         pp[0] = pw[0], pp[1] = pw[1], pp[2] = pw[2];
@@ -279,28 +251,7 @@ static inline MMX__HD mmx_index mmx__fz_vertex_owner(mmx_scheme scheme, mmx_inde
     return 3 * (4 * (c0 / 3) + 1 + c0 % 3);                     /* Loop: corner child, corner 0 */
 }
 
-/* ---- the input level --------------------------------------------------------------------- */
-
-/* Twins from the edges: ec[fe[c]] = c for every corner (a manifold, oriented level runs each
- * edge at most once each way), then twin[c] = ec[fe[c] ^ 1]. */
-static inline MMX__HD mmx_index mmx__fz_twin(const mmx_index *fe, const mmx_index *ec, mmx_index c)
-{
-    return ec[fe[c] ^ 1];
-}
-
-/* Whether vertex v's walk from its owner meets all its `valence` faces: not so at a vertex
- * whose faces form several fans (the walk stays in one), or where the twins are inconsistent. */
-static inline MMX__HD int mmx__fz_fan_ok(const mmx__fz_in *L, mmx_index v, mmx_index valence)
-{
-    const mmx_index c0 = L->owner[v];
-    if (c0 < 0) return valence == 0;
-    mmx_index c = c0, n = 0;
-    do {
-        n++;
-        c = mmx__fz_turn(L, c);
-    } while (c >= 0 && c != c0 && n <= valence);
-    return n == valence;
-}
+/* ---- the input level (its twins, owners and fans are the half-edge view's: halfedge.h) ---- */
 
 /* Whether triangle f's neighbours across its three edges are three different faces (or the
  * boundary). Not so for two triangles glued along two edges or more, a pillow, whose children

@@ -35,12 +35,16 @@ mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O)
     return mmx__no_cuda(ctx, "mmx__fz_pass_cuda");
 }
 
-mmx_status mmx__fz_input_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *ec, mmx_index *twin,
-                              mmx_index *owner, mmx_index *cnt, const mmx_index *valence,
-                              mmx__input_fault *fault)
+mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fault)
 {
-    (void)L, (void)ec, (void)twin, (void)owner, (void)cnt, (void)valence, (void)fault;
-    return mmx__no_cuda(ctx, "mmx__fz_input_cuda");
+    (void)L, (void)fault;
+    return mmx__no_cuda(ctx, "mmx__fz_pairs_cuda");
+}
+
+mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt)
+{
+    (void)L, (void)cnt;
+    return mmx__no_cuda(ctx, "mmx__fz_counts_cuda");
 }
 
 mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv, int levels,

@@ -47,7 +47,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
-    mmx__input_fault fault = {MMX__INPUT_OK, 0};
+    mmx__fault fault = {MMX__FAULT_NONE, 0};
     s = mmx__fz_chain(ctx, scheme, control, adj, levels, 1, p->lv, o.trace, &p->last, &fault);
     if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, control, adj, &fault);
     mmx_adjacency_free(adj);

@@ -212,32 +212,33 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
     return MMX_OK;
 }
 
-/* The checks on the input mesh, on a host view of it: face orders, then the topology. */
+/* The checks on the input mesh: face orders (on a host view of it), then the topology, from
+ * the statistics of its adjacency and half-edge view. */
 static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                              const mmx_adjacency *adj)
 {
     const char *name = mmx_scheme_name(scheme);
     const mmx_mesh *h = NULL;
-    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
-    if (s) return s;
-    const mmx_csc *M = h->M;
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && M->order != 3) {
-        for (mmx_index k = 0; k < M->ncols && !s; k++) {
+    mmx_status s = MMX_OK;
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && mesh->M->order != 3) {
+        s = mmx__mesh_host_view(ctx, mesh, &h);
+        const mmx_csc *M = s ? NULL : h->M;
+        for (mmx_index k = 0; !s && k < M->ncols; k++) {
             mmx_index n = M->order ? M->order : M->colptr[k + 1] - M->colptr[k];
             if (n != 3)
                 s = mmx__fail(ctx, MMX_ERR_MESH,
                               "%s subdivides triangle meshes only: face %d has %d vertices", name,
                               k, n);
         }
+        if (h) mmx__mesh_host_release(mesh, h);
     }
     mmx_mesh_stats st;
-    if (!s) s = mmx_mesh_stats_compute(ctx, h, &st);
-    mmx__mesh_host_release(mesh, h);
+    if (!s) s = mmx__mesh_stats_of(ctx, mesh, adj, &st);
     return s ? s : check_topology(ctx, scheme, adj, &st);
 }
 
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                              const mmx_adjacency *adj, const mmx__input_fault *fault)
+                              const mmx_adjacency *adj, const mmx__fault *fault)
 {
     static const char *const what[] = {"no fault", "a face that is not a triangle",
                                        "a half-edge run by two corners (corner %d, 0-based)",
@@ -382,7 +383,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
         return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
     mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
-    mmx__input_fault fault = {MMX__INPUT_OK, 0};
+    mmx__fault fault = {MMX__FAULT_NONE, 0};
     s = lv ? mmx__fz_chain(ctx, scheme, mesh, adj, levels, 0, lv, o.trace, out, &fault)
            : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
     free(lv);

@@ -8,6 +8,7 @@
 #include <math.h>
 #include "core/core_internal.h"
 #include "spla/spla_internal.h"
+#include "mesh/halfedge.h"
 #include "meshmatrix/mesh.h"
 #include "meshmatrix/subdiv.h"
 #include "rules.h"
@@ -52,29 +53,12 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
                                double *adj_ms);
 
-/* What the fused path's input checks found (mmx__fz_input), as data for the caller to report:
- * the first fault of the smallest kind, with its element (0-based), the same on both backends. */
-typedef enum mmx__input_fault_kind {
-    MMX__INPUT_OK = 0,
-    MMX__INPUT_NOT_TRIANGLES,  /* Loop, sqrt3: a face that is not a triangle (element: none) */
-    MMX__INPUT_HALFEDGE_TWICE, /* corner `element` runs a half-edge that another (later) corner
-                                  runs too: an edge run the same way by both its faces */
-    MMX__INPUT_FANS,           /* vertex `element`'s faces do not form one fan */
-    MMX__INPUT_TRIANGLE_PAIR   /* Loop, sqrt3: triangle `element` shares its three vertices
-                                  with a neighbour (a repeated face or a pillow) */
-} mmx__input_fault_kind;
-
-typedef struct mmx__input_fault {
-    mmx__input_fault_kind kind;
-    mmx_index element;
-} mmx__input_fault;
-
 /* The refusal of an input that a fast check found bad (`fault`, or NULL for the adjacency's
  * counts): the full checks (on a host view, with its statistics) name the problem and where it
  * is, in the words of the algebraic path's refusals; an internal error naming the fault if they
  * find nothing. */
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                              const mmx_adjacency *adj, const mmx__input_fault *fault);
+                              const mmx_adjacency *adj, const mmx__fault *fault);
 
 /* Builds the operators and tables of one level of `scheme` on `mesh` (in the context's space):
  * the adjacency first, then FE, I and the tables. Errors: those of mmx_adjacency_compute,
