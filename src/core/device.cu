@@ -5,7 +5,7 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
-#include "core_internal.h"
+#include "cub.cuh"
 
 extern "C" mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out)
 {
@@ -43,6 +43,11 @@ extern "C" mmx_status mmx__dev_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space
     return s;
 }
 
+extern "C" mmx_status mmx__dev_zero(mmx_ctx *ctx, void *p, size_t bytes)
+{
+    return MMX__CUDA(ctx, cudaMemsetAsync(p, 0, bytes, (cudaStream_t)ctx->stream));
+}
+
 extern "C" mmx_status mmx__stream_sync(mmx_ctx *ctx)
 {
     ctx->syncs++;
@@ -55,23 +60,9 @@ extern "C" mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t
     return MMX__CUDA(ctx, cudaMemGetInfo(free_bytes, total_bytes));
 }
 
-/* ---- scans and reductions: CUB's two calls (size the scratch, run), the scratch taken from
- * and given back to the context's pool in stream order ---------------------------------------- */
+/* ---- scans and reductions: CUB through mmx__cub_run (cub.cuh) -------------------------------- */
 
 namespace {
-
-/* Runs a CUB device algorithm `run(tmp, bytes)` twice: first to size its scratch, then with it. */
-template <typename Run>
-mmx_status with_scratch(mmx_ctx *ctx, const char *what, Run run)
-{
-    size_t bytes = 0;
-    void *tmp = nullptr;
-    mmx_status s = mmx__cuda(ctx, run(nullptr, bytes), what);
-    if (!s) s = mmx__dev_alloc(ctx, bytes, &tmp);
-    if (!s) s = mmx__cuda(ctx, run(tmp, bytes), what);
-    mmx__dev_free(ctx, tmp);
-    return s;
-}
 
 /* Integer sums wrap modulo 2^32 on the device as in device.c's loops (the hardware's two's
  * complement addition; CUB adds in the input type). */
@@ -79,7 +70,7 @@ template <typename T>
 mmx_status exclusive_sum(mmx_ctx *ctx, const T *in, int64_t n, T *out)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    return with_scratch(ctx, "cub::DeviceScan::ExclusiveSum", [&](void *tmp, size_t &bytes) {
+    return mmx__cub_run(ctx, "cub::DeviceScan::ExclusiveSum", [&](void *tmp, size_t &bytes) {
         return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, (long long)n, st);
     });
 }
@@ -105,7 +96,7 @@ extern "C" mmx_status mmx__scan_offsets_cuda(mmx_ctx *ctx, const mmx_index *in, 
     /* out[0] = 0, then out[1 ..= n] the inclusive sums. */
     mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(out, 0, sizeof *out, st));
     if (s || n == 0) return s;
-    return with_scratch(ctx, "cub::DeviceScan::InclusiveSum", [&](void *tmp, size_t &bytes) {
+    return mmx__cub_run(ctx, "cub::DeviceScan::InclusiveSum", [&](void *tmp, size_t &bytes) {
         return cub::DeviceScan::InclusiveSum(tmp, bytes, in, out + 1, (long long)n, st);
     });
 }
@@ -116,7 +107,7 @@ extern "C" mmx_status mmx__reduce_sum_cuda(mmx_ctx *ctx, const mmx_index *in, in
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (n <= 0) return MMX__CUDA(ctx, cudaMemsetAsync(out, 0, sizeof *out, st));
     /* The 64-bit init makes CUB accumulate in 64 bits. */
-    return with_scratch(ctx, "cub::DeviceReduce::Reduce (sum)", [&](void *tmp, size_t &bytes) {
+    return mmx__cub_run(ctx, "cub::DeviceReduce::Reduce (sum)", [&](void *tmp, size_t &bytes) {
         return cub::DeviceReduce::Reduce(tmp, bytes, in, out, (long long)n,
                                          cuda::std::plus<int64_t>{}, (int64_t)0, st);
     });
@@ -128,7 +119,7 @@ extern "C" mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, in
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (n <= 0) /* from pageable memory: staged before the call returns */
         return MMX__CUDA(ctx, cudaMemcpyAsync(out, &init, sizeof init, cudaMemcpyHostToDevice, st));
-    return with_scratch(ctx, "cub::DeviceReduce::Reduce (max)", [&](void *tmp, size_t &bytes) {
+    return mmx__cub_run(ctx, "cub::DeviceReduce::Reduce (max)", [&](void *tmp, size_t &bytes) {
         return cub::DeviceReduce::Reduce(tmp, bytes, in, out, (long long)n, cuda::maximum<>{},
                                          init, st);
     });

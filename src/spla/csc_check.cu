@@ -1,7 +1,7 @@
 /* The structural check of a device CSC matrix, on the device (host statement: csc.c). The
  * verdict is read on the host, so this waits for the stream (only for it): once, and a second
  * time only for a matrix with long columns (below). */
-#include <cub/cub.cuh>
+#include "core/cub.cuh"
 #include "core/launch.cuh"
 #include "spla_internal.h"
 
@@ -106,27 +106,23 @@ static mmx_status check_long(mmx_ctx *ctx, const mmx_csc *A, unsigned long long 
     const long long n = A->nnz;
     unsigned long long *key = NULL;
     mmx_index *pos = NULL;
-    void *tmp = NULL;
-    size_t tmp_bytes = 0;
     mmx_status s = mmx__dev_alloc(ctx, (size_t)n * 2 * sizeof *key, (void **)&key);
     if (!s) s = mmx__dev_alloc(ctx, (size_t)n * 2 * sizeof *pos, (void **)&pos);
     if (!s) {
         long_keys<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(*A, key, pos);
         s = mmx__cuda(ctx, cudaGetLastError(), "long_keys launch");
     }
-    cub::DoubleBuffer<unsigned long long> keys(key, key + n);
-    cub::DoubleBuffer<mmx_index> vals(pos, pos + n);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, keys, vals, (int)n, 0, 64, st));
-    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, keys, vals, (int)n, 0, 64, st));
+    unsigned long long *keys[2] = {key, key + n};
+    mmx_index *vals[2] = {pos, pos + n};
+    int cur = 0;
+    if (!s) s = mmx__sort_pairs(ctx, keys, vals, n, 64, &cur);
     if (!s) {
-        long_repeats<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(keys.Current(), vals.Current(),
-                                                           (mmx_index)n, d_first, d_dup);
+        long_repeats<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(keys[cur], vals[cur], (mmx_index)n,
+                                                           d_first, d_dup);
         explain_repeat<<<1, 1, 0, st>>>(*A, d_first, d_dup, d_row);
         s = mmx__cuda(ctx, cudaGetLastError(), "long_repeats launch");
     }
     /* Given back in stream order, after the kernels that read them. */
-    mmx__dev_free(ctx, tmp);
     mmx__dev_free(ctx, pos);
     mmx__dev_free(ctx, key);
     return s;

@@ -16,20 +16,14 @@
  * much again for the sort's second buffers, which then receive the reduced runs; plus 16
  * bytes per entry of B for the counts and their scan. */
 #include <climits>
-#include <cub/cub.cuh>
+#include <cub/device/device_reduce.cuh>
+#include "core/cub.cuh"
 #include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
 
 const unsigned long long NO_OVERFLOW = ~0ull;
-
-int bits_for(long long x) /* bits needed to write x >= 0; 0 for 0 */
-{
-    int b = 0;
-    while (b < 63 && (x >> b) != 0) b++;
-    return b;
-}
 
 /* Records C(i,j) as overflowing; the smallest (j, i) wins, the one the host reports. */
 __device__ void flag_overflow(unsigned long long *flag, mmx_index i, mmx_index j)
@@ -139,7 +133,6 @@ __global__ void write_colptr(const unsigned long long *ukeys, mmx_index nnz, mmx
 struct scratch {
     unsigned long long *cnt = NULL, *off = NULL, *keys[2] = {NULL, NULL}, *flag = NULL;
     long long *pay[2] = {NULL, NULL}, *nruns = NULL;
-    void *tmp = NULL;
     void release(mmx_ctx *ctx)
     {
         mmx__dev_free(ctx, cnt);
@@ -150,10 +143,8 @@ struct scratch {
         mmx__dev_free(ctx, pay[0]);
         mmx__dev_free(ctx, pay[1]);
         mmx__dev_free(ctx, nruns);
-        mmx__dev_free(ctx, tmp);
         cnt = off = keys[0] = keys[1] = flag = NULL;
         pay[0] = pay[1] = nruns = NULL;
-        tmp = NULL;
     }
 };
 
@@ -187,7 +178,7 @@ mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_
 mmx_status check_scratch(mmx_ctx *ctx, long long total)
 {
     size_t free_b = 0, total_b = 0;
-    mmx_status s = MMX__CUDA(ctx, cudaMemGetInfo(&free_b, &total_b));
+    mmx_status s = mmx__dev_mem_info(ctx, &free_b, &total_b);
     if (s) return s;
     unsigned long long need = (unsigned long long)total * 32u;
     if (need > total_b)
@@ -202,11 +193,10 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
                               mmx_gemm_map map, long long total, scratch &w, mmx_csc **out)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const int ibits = bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
-    const int jbits = bits_for(B->ncols > 0 ? B->ncols - 1 : 0);
+    const int ibits = mmx__bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
+    const int jbits = mmx__bits_for(B->ncols > 0 ? B->ncols - 1 : 0);
     const int end_bit = ibits + jbits > 0 ? ibits + jbits : 1;
     const size_t n = (size_t)total;
-    size_t tmp_bytes = 0;
     long long nruns = 0;
     unsigned long long flag = NO_OVERFLOW;
     mmx_csc *C = NULL;
@@ -223,23 +213,17 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
                                                                    w.keys[0], w.pay[0], w.flag);
         s = mmx__cuda(ctx, cudaGetLastError(), "expand_collisions launch");
     }
-    cub::DoubleBuffer<unsigned long long> keys(w.keys[0], w.keys[1]);
-    cub::DoubleBuffer<long long> pay(w.pay[0], w.pay[1]);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, keys, pay, total, 0, end_bit, st));
-    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(w.tmp, tmp_bytes, keys, pay, total, 0, end_bit, st));
-    mmx__dev_free(ctx, w.tmp);
-    w.tmp = NULL;
+    int cur = 0;
+    if (!s) s = mmx__sort_pairs(ctx, w.keys, w.pay, total, end_bit, &cur);
     /* The sort's idle buffers receive the runs. */
-    const unsigned long long *sorted_keys = keys.Current();
-    unsigned long long *ukeys = keys.Alternate();
-    long long *agg = pay.Alternate();
-    tmp_bytes = 0;
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(NULL, tmp_bytes, sorted_keys, ukeys, pay.Current(),
-                                                              agg, w.nruns, op, total, st));
-    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &w.tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceReduce::ReduceByKey(w.tmp, tmp_bytes, sorted_keys, ukeys, pay.Current(),
-                                                              agg, w.nruns, op, total, st));
+    const unsigned long long *sorted_keys = w.keys[cur];
+    const long long *sorted_pay = w.pay[cur];
+    unsigned long long *ukeys = w.keys[1 - cur];
+    long long *agg = w.pay[1 - cur];
+    if (!s) s = mmx__cub_run(ctx, "cub::DeviceReduce::ReduceByKey", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceReduce::ReduceByKey(tmp, bytes, sorted_keys, ukeys, sorted_pay, agg,
+                                              w.nruns, op, total, st);
+    });
     if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nruns, w.nruns, sizeof nruns, cudaMemcpyDeviceToHost, st));
     if (!s) s = mmx__stream_sync(ctx); /* kept: nnz(C), a size to allocate */
     if (!s && nruns > MMX_INDEX_MAX)

@@ -1,25 +1,21 @@
 /* Explicit transpose on the device (host statement: transpose.c). The entries, numbered in
- * A's storage order (column after column), are sorted by row with CUB's radix sort. The sort
+ * A's storage order (column after column), are sorted by row with the radix sort of core/cub.cuh. The sort
  * is stable, so the entries of one row keep their storage order, which is ascending column
  * order: the result is the host's, entry for entry. */
-#include <cub/cub.cuh>
+#include "core/cub.cuh"
 #include "core/launch.cuh"
 #include "spla_internal.h"
 
 namespace {
 
-/* Bits needed to write x >= 0 (at least 1, so a radix sort always has a digit). */
-int bits_for(long long x)
-{
-    int b = 1;
-    while (b < 63 && (x >> b) != 0) b++;
-    return b;
-}
-
-__global__ void iota(mmx_index *v, mmx_index n)
+/* The sort's input: A's rows as keys (non-negative, so unsigned changes nothing), their
+ * entries' numbers as values. */
+__global__ void sort_input(const mmx_index *rowidx, mmx_index n, unsigned *keys, mmx_index *entry)
 {
     long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (e < n) v[e] = (mmx_index)e;
+    if (e >= n) return;
+    keys[e] = (unsigned)rowidx[e];
+    entry[e] = (mmx_index)e;
 }
 
 /* colptr[r] = the number of entries with row < r: the first position of row r in the sorted
@@ -56,43 +52,37 @@ extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mm
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_index nnz = A->nnz;
     mmx_csc *T = NULL;
-    mmx_index *perm_in = NULL, *perm_out = NULL;
-    unsigned *rows_out = NULL;
-    void *tmp = NULL;
-    size_t tmp_bytes = 0;
-    const int end_bit = bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
-    /* Row indices are non-negative, so reading them as unsigned keys changes nothing. */
-    const unsigned *rows_in = (const unsigned *)A->rowidx;
+    unsigned *rows[2] = {NULL, NULL};
+    mmx_index *perm[2] = {NULL, NULL};
+    int cur = 0;
+    const int bits = mmx__bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
     mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->ncols, A->nrows, nnz, 0, &T);
     if (s) return s;
     if (nnz == 0) {
         s = MMX__CUDA(ctx, cudaMemsetAsync(T->colptr, 0, ((size_t)A->nrows + 1) * sizeof(mmx_index), st));
         goto props;
     }
-    s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm_in, (void **)&perm_in);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm_out, (void **)&perm_out);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *rows_out, (void **)&rows_out);
-    if (!s) {
-        iota<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(perm_in, nnz);
-        s = mmx__cuda(ctx, cudaGetLastError(), "iota launch");
+    for (int b = 0; b < 2 && !s; b++) {
+        s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *rows[b], (void **)&rows[b]);
+        if (!s) s = mmx__dev_alloc(ctx, (size_t)nnz * sizeof *perm[b], (void **)&perm[b]);
     }
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(NULL, tmp_bytes, rows_in, rows_out,
-                                                               perm_in, perm_out, nnz, 0, end_bit, st));
-    if (!s) s = mmx__dev_alloc(ctx, tmp_bytes, &tmp);
-    if (!s) s = MMX__CUDA(ctx, cub::DeviceRadixSort::SortPairs(tmp, tmp_bytes, rows_in, rows_out,
-                                                               perm_in, perm_out, nnz, 0, end_bit, st));
     if (!s) {
-        colptr_from_rows<<<mmx__grid((long long)A->nrows + 1), MMX__BLOCK, 0, st>>>(rows_out, nnz,
+        sort_input<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(A->rowidx, nnz, rows[0], perm[0]);
+        s = mmx__cuda(ctx, cudaGetLastError(), "sort_input launch");
+    }
+    if (!s) s = mmx__sort_pairs(ctx, rows, perm, nnz, bits > 0 ? bits : 1, &cur);
+    if (!s) {
+        colptr_from_rows<<<mmx__grid((long long)A->nrows + 1), MMX__BLOCK, 0, st>>>(rows[cur], nnz,
                                                                                  A->nrows, T->colptr);
-        fill<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(*A, perm_out, T->rowidx, T->val);
+        fill<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(*A, perm[cur], T->rowidx, T->val);
         s = mmx__cuda(ctx, cudaGetLastError(), "transpose kernels launch");
     }
 props:
     /* The scratch goes back in stream order, after the kernels that read it. */
-    mmx__dev_free(ctx, tmp);
-    mmx__dev_free(ctx, perm_in);
-    mmx__dev_free(ctx, perm_out);
-    mmx__dev_free(ctx, rows_out);
+    for (int b = 0; b < 2; b++) {
+        mmx__dev_free(ctx, rows[b]);
+        mmx__dev_free(ctx, perm[b]);
+    }
     /* The result's properties are host fields: mmx__csc_props reads them back (the one wait). */
     if (!s) s = mmx__csc_props(ctx, T);
     if (s) {
