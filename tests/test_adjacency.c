@@ -522,6 +522,10 @@ static void check_adjacency(const faces *f, const mmx_adjacency *a, const char *
     cr_assert_eq(a->nonmanifold_edges, nm, "%s: non-manifold edges", what);
     cr_assert_eq(a->boundary_verts, nbv, "%s: boundary vertices", what);
     cr_assert_eq(a->max_valence, maxv, "%s: max valence", what);
+    mmx_index order = nf > 0 ? f->start[1] - f->start[0] : 0;
+    for (mmx_index k = 1; k < nf; k++)
+        if (f->start[k + 1] - f->start[k] != order) order = 0;
+    cr_assert_eq(a->face_order, order, "%s: face order %d, expected %d", what, a->face_order, order);
     /* F: each half-edge v -> w maps to the smallest face that runs it. */
     qsort(he, (size_t)f->start[nf], sizeof *he, half_edge_cmp);
     mmx_index distinct = 0;
@@ -829,7 +833,8 @@ Test(adjacency, meshes_without_faces)
         mmx_mesh *m = mesh_of(ctx, &f);
         mmx_adjacency *a = adjacency(ctx, m);
         cr_assert(a->nverts == nv && a->nfaces == 0 && a->nedges == 0 && a->boundary_edges == 0 &&
-                  a->boundary_verts == 0 && a->max_valence == 0 && a->nonmanifold_edges == 0);
+                  a->boundary_verts == 0 && a->max_valence == 0 && a->nonmanifold_edges == 0 &&
+                  a->face_order == 0);
         cr_assert(a->E->nnz == 0 && a->F->nnz == 0 && a->E->nrows == nv && a->F->ncols == nv);
         cr_assert_eq(a->edge_ptr[nv], 0);
         for (mmx_index v = 0; v < nv; v++) cr_assert(a->valence[v] == 0 && a->boundary[v] == 0);
@@ -952,7 +957,8 @@ static void expect_same_adjacency(const mmx_adjacency *h, const mmx_adjacency *d
     cr_assert(h->nverts == d->nverts && h->nfaces == d->nfaces && h->nedges == d->nedges,
               "%s: sizes differ (edges %d host, %d device)", what, h->nedges, d->nedges);
     cr_assert(h->boundary_edges == d->boundary_edges && h->nonmanifold_edges == d->nonmanifold_edges &&
-              h->boundary_verts == d->boundary_verts && h->max_valence == d->max_valence,
+              h->boundary_verts == d->boundary_verts && h->max_valence == d->max_valence &&
+              h->face_order == d->face_order,
               "%s: counts differ", what);
     expect_same_csc(h->E, d->E, what);
     expect_same_csc(h->F, d->F, what);

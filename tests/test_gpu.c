@@ -283,3 +283,42 @@ Test(gpu, cached_properties_agree_with_the_host)
     mmx_ctx_free(host);
     mmx_ctx_free(ctx);
 }
+
+/* The synchronisation contract (core.h) held to account: mmx_adjacency_compute waits for the
+ * stream once and mmx_subdivide (fused path) twice, on an expanded and a reduced mesh of each
+ * face order, whatever the mesh's size (the waits are counted by mmx__stream_sync). */
+Test(gpu, adjacency_waits_once_and_subdivide_twice)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+#ifdef MMX_HAVE_CUDA
+    static const struct { const char *spec; mmx_scheme scheme; mmx_index order; } cases[] = {
+        {"torus:24:16", MMX_SCHEME_CATMULL_CLARK, 4}, {"icosphere:2", MMX_SCHEME_LOOP, 3},
+        {"icosphere:2", MMX_SCHEME_SQRT3, 3},         {"grid:9:7", MMX_SCHEME_CATMULL_CLARK, 4},
+        {"mixed", MMX_SCHEME_CATMULL_CLARK, 0},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++)
+        for (int reduced = 0; reduced <= (cases[q].order > 0); reduced++) {
+            mmx_mesh *m = NULL, *out = NULL;
+            mmx_adjacency *a = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, cases[q].spec, &m));
+            if (reduced) MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
+            else MMX_OK_OR_FAIL(ctx, mmx_mesh_expand(ctx, m));
+            MMX_OK_OR_FAIL(ctx, mmx_ctx_sync(ctx));
+            unsigned long long s0 = mmx__ctx_syncs(ctx);
+            MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &a));
+            unsigned long long s1 = mmx__ctx_syncs(ctx);
+            MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, cases[q].scheme, m, 3, NULL, &out));
+            unsigned long long s2 = mmx__ctx_syncs(ctx);
+            cr_assert_eq(s1 - s0, 1, "%s (%s): adjacency waited %llu times", cases[q].spec,
+                         reduced ? "reduced" : "expanded", s1 - s0);
+            cr_assert_eq(s2 - s1, 2, "%s (%s): subdivide waited %llu times", cases[q].spec,
+                         reduced ? "reduced" : "expanded", s2 - s1);
+            cr_assert_eq(a->face_order, cases[q].order, "%s: face order %d", cases[q].spec,
+                         a->face_order);
+            mmx_adjacency_free(a);
+            mmx_mesh_free(out);
+            mmx_mesh_free(m);
+        }
+#endif
+    mmx_ctx_free(ctx);
+}

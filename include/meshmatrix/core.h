@@ -12,8 +12,10 @@
  * and the next call on the same context sees their results without any wait. A call
  * synchronises the context's stream (waits for the work queued on it) only where it must read
  * a device value on the host: a size to allocate, a fault to report (a bad index, an
- * overflow), a property kept in a host field, or data it returns in host memory. Each
- * function's header says whether it does ("Synchronises: yes/no, because ..."); no call waits
+ * overflow), a property kept in a host field, or data it returns in host memory, and then
+ * reads every such value of the call at once (sizing arrays by bounds where it can, so that
+ * no size needs a wait of its own): mmx_adjacency_compute waits once, mmx_subdivide twice.
+ * Each function's header says whether it does ("Synchronises: yes/no, because ..."); no call waits
  * for the whole device, so two contexts on two threads run side by side. Device memory comes
  * from the context's stream-ordered pool and goes back to it in stream order: freeing an
  * object while work that reads it is still queued is safe, and costs no wait. To read device

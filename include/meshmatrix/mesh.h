@@ -182,6 +182,8 @@ typedef struct mmx_adjacency {
     mmx_index nonmanifold_edges;  /* edges with three faces or more */
     mmx_index boundary_verts;     /* vertices on a boundary edge */
     mmx_index max_valence;        /* the largest entry of valence (0 without vertices) */
+    mmx_index face_order;         /* the order every face has (3 for triangles, 4 for quads),
+                                     0 when orders differ or there are no faces */
     mmx_csc *E;          /* nverts x nverts: E(i,j) = the number of faces with the edge {i,j}
                             (1 boundary, 2 inner, 3 or more non-manifold), from
                             M <CYCLE_BOTH p=1, MAP, SUM> Mᵀ */
@@ -207,8 +209,10 @@ typedef struct mmx_adjacency {
  * accepts, non-manifold ones included (their edges are counted, not refused).
  * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: two implicit products (O(nnz) each), scans and binary searches: O(nnz log maxdeg).
- * Synchronises: yes, on CUDA: the products read back their sizes (mmx_mesh_product), then it
- * reads the number of edges (a size to allocate) and the counts (host fields; a fault). */
+ * Memory: the arrays are sized by bounds known before any count (nedges <= nnz(M)), and E by
+ * its products' bound (2 nnz(M)), so that nothing waits for a size.
+ * Synchronises: once, on CUDA, to read the sizes and counts (host fields; a fault) of every
+ * stage together. */
 mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out);
 
 /* Frees an adjacency and its arrays, which go back to the memory of adj->ctx after the work

@@ -272,10 +272,12 @@ mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm
  * admits more than 2^31 - 1 collisions in all (both backends).
  * Cost: O(sum over columns of the pairs the relation admits), one pass to count, one to fill,
  * and a sort of each output column's few entries. The CUDA path holds every collision at once,
- * 4 bytes each (8 for a general M whose map needs the face), plus 8 bytes per row of M.
- * Synchronises: yes, on CUDA: it reads nnz(C) (and, for relations whose partners are not
- * found by index arithmetic, the number of collisions: sizes to allocate), then the overflow
- * report with C's properties (a fault to report, host fields). */
+ * 4 bytes each (8 for a general M whose map needs the face), plus 8 bytes per row of M, and
+ * gives C room for every collision (nnz(C) is not waited for: at most 2 nnz(M) entries, 8 bytes
+ * each, for the cycle relations of a mesh matrix).
+ * Synchronises: on CUDA, once for the cycle relations of a mesh matrix (nnz(C) and C's
+ * properties, host fields, with the overflow report, a fault), twice for other relations
+ * (first the number of collisions, a size to allocate). */
 mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
 
 /* ---- bandwidth and reordering ------------------------------------------------------------- */

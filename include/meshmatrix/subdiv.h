@@ -126,6 +126,11 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * implicit products M·Mᵀ), then runs one pass per level, each reading the level's matrix,
  * half-edge arrays and positions and writing the child's; nothing is sorted after the input.
  * On CUDA the levels are queued back to back with no synchronisation between them.
+ * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
+ * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
+ * to report); the result is queued, ready for the next call on the context (read it with
+ * mmx_mesh_copy or after mmx_ctx_sync). The algebraic path waits for every level's adjacency
+ * and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,
  * EV and FE and one pass for the child topology; peak memory about 2.5x the refined mesh plus
  * the adjacency of its parent. */

@@ -85,6 +85,51 @@ mmx_status mmx__reduce_sum_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, in
 mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index init,
                                 mmx_index *out);
 
+/* ---- one read-back per call (readback.c) ------------------------------------------------- */
+
+/* The device values a call must read on the host (sizes, counts, faults, cached properties),
+ * gathered into one small block in the context's space and read back with one copy: one wait
+ * for the stream where a value at a time would cost one each. Usage: open; take slots and
+ * queue the work that writes them; wait; read each slot's host copy; close. Every slot starts
+ * at zero, so what writes a slot folds into zero as its neutral value (counts add, flags or,
+ * maxima of non-negative keys max). On the host backend the block is host memory and the
+ * wait a copy. */
+#define MMX__READBACK_BYTES 256
+
+typedef struct mmx__readback {
+    mmx_ctx *ctx;
+    mmx_space space;
+    unsigned char *block; /* MMX__READBACK_BYTES in `space`, zeroed at open */
+    size_t used;
+    union {               /* the block's host copy after mmx__readback_wait */
+        unsigned long long align;
+        unsigned char bytes[MMX__READBACK_BYTES];
+    } host;
+} mmx__readback;
+
+/* Takes the block from the context's memory and zeroes it (queued). Synchronises: no.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__readback_open(mmx_ctx *ctx, mmx__readback *rb);
+
+/* A zeroed slot of `bytes` (8-byte aligned) in the block, for the work queued next to write.
+ * Errors: MMX_ERR_INTERNAL if the block is full (a fixed set of callers fits it). */
+mmx_status mmx__readback_slot(mmx__readback *rb, size_t bytes, void **slot);
+
+/* Copies the block into its host copy: the call's one wait on CUDA, where a fault of the work
+ * queued before it also shows. Errors: MMX_ERR_CUDA. */
+mmx_status mmx__readback_wait(mmx__readback *rb);
+
+/* The host copy of a slot (valid after mmx__readback_wait). */
+const void *mmx__readback_host(const mmx__readback *rb, const void *slot);
+
+/* Gives the block back (in stream order); a zeroed or closed rb is accepted. */
+void mmx__readback_close(mmx__readback *rb);
+
+/* Sets `bytes` of memory in the context's space to zero (queued on CUDA: cudaMemsetAsync, its
+ * CUDA half mmx__dev_zero). Synchronises: no. Errors: MMX_ERR_CUDA. */
+mmx_status mmx__mem_zero(mmx_ctx *ctx, void *p, size_t bytes);
+mmx_status mmx__dev_zero(mmx_ctx *ctx, void *p, size_t bytes);
+
 /* ---- builds without CUDA ------------------------------------------------------------------- */
 
 /* What every no-CUDA stub returns: MMX_ERR_INTERNAL naming the function (`what`), since only a

@@ -61,6 +61,12 @@ mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mm
     return mmx__no_cuda(ctx, "mmx__reduce_max_cuda");
 }
 
+mmx_status mmx__dev_zero(mmx_ctx *ctx, void *p, size_t bytes)
+{
+    (void)p, (void)bytes;
+    return mmx__no_cuda(ctx, "mmx__dev_zero");
+}
+
 mmx_status mmx__stream_sync(mmx_ctx *ctx)
 {
     return mmx__no_cuda(ctx, "mmx__stream_sync");

@@ -16,20 +16,19 @@
 #include "mesh_internal.h"
 #include "spla/spla_internal.h"
 
-/* Stage 1, host: edge_ptr[j + 1] - edge_ptr[j] = the rows i < j in column j of E. */
-static void edge_ptr_host(const mmx_csc *E, mmx_index *edge_ptr)
-{
-    edge_ptr[0] = 0;
-    for (mmx_index j = 0; j < E->nrows; j++) {
-        mmx_index a = E->colptr[j];
-        edge_ptr[j + 1] = edge_ptr[j] + (mmx__lower_bound(E->rowidx, a, E->colptr[j + 1], j) - a);
-    }
-}
-
-/* Stage 2, host: the arrays and counts, given edge_ptr and room for everything. */
-static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
+/* The host's stages: edge_ptr from E (the rows i < j in each column j), then the arrays and
+ * counts. */
+static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj,
+                            mmx__adjacency_counts *n)
 {
     const mmx_csc *E = adj->E;
+    adj->edge_ptr[0] = 0;
+    for (mmx_index j = 0; j < E->nrows; j++) {
+        mmx_index a = E->colptr[j];
+        adj->edge_ptr[j + 1] =
+            adj->edge_ptr[j] + (mmx__lower_bound(E->rowidx, a, E->colptr[j + 1], j) - a);
+    }
+    n->nedges = adj->edge_ptr[adj->nverts];
     if (adj->nverts > 0) {
         memset(adj->boundary, 0, (size_t)adj->nverts);
         memset(adj->valence, 0, (size_t)adj->nverts * sizeof *adj->valence);
@@ -43,19 +42,21 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
             adj->ev[2 * e + 1] = j;
             adj->sides[e] = E->val[q];
             if (E->val[q] == 1) {
-                adj->boundary_edges++;
+                n->boundary_edges++;
                 adj->boundary[i] = adj->boundary[j] = 1;
             } else if (E->val[q] >= 3) {
-                adj->nonmanifold_edges++;
+                n->nonmanifold_edges++;
             }
         }
     }
     /* Corners: valence (M·1) and the directed edge each corner runs to the next one. */
     for (mmx_index k = 0; k < M->ncols; k++) {
         mmx_index s = M->order ? M->order * k : M->colptr[k];
-        mmx_index n = M->order ? M->order : M->colptr[k + 1] - s;
-        for (mmx_index t = 0; t < n; t++) {
-            mmx_index v = M->rowidx[s + t], w = M->rowidx[s + (t + 1 == n ? 0 : t + 1)];
+        mmx_index c = M->order ? M->order : M->colptr[k + 1] - s;
+        if (k == 0) n->first_order = c;
+        else if (c != n->first_order) n->mixed_orders = 1;
+        for (mmx_index t = 0; t < c; t++) {
+            mmx_index v = M->rowidx[s + t], w = M->rowidx[s + (t + 1 == c ? 0 : t + 1)];
             if (v == w) /* only a matrix assembled by hand (a view) can hold this */
                 return mmx__fail(ctx, MMX_ERR_ARG,
                                  "adjacency: face %d has vertex %d twice in a row", k, v);
@@ -70,9 +71,25 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
         }
     }
     for (mmx_index v = 0; v < adj->nverts; v++) {
-        adj->boundary_verts += adj->boundary[v];
-        if (adj->valence[v] > adj->max_valence) adj->max_valence = adj->valence[v];
+        n->boundary_verts += adj->boundary[v];
+        if (adj->valence[v] > n->max_valence) n->max_valence = adj->valence[v];
     }
+    return MMX_OK;
+}
+
+/* The host fields from the counts read back. */
+static mmx_status settle(mmx_ctx *ctx, mmx_adjacency *adj, const mmx__adjacency_counts *n)
+{
+    if (n->fault)
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "adjacency: a face runs an edge that E does not hold (a vertex twice in "
+                         "a row, which only a matrix assembled by hand can have)");
+    adj->nedges = n->nedges;
+    adj->boundary_edges = n->boundary_edges;
+    adj->nonmanifold_edges = n->nonmanifold_edges;
+    adj->boundary_verts = n->boundary_verts;
+    adj->max_valence = n->max_valence;
+    adj->face_order = n->mixed_orders ? 0 : n->first_order;
     return MMX_OK;
 }
 
@@ -113,29 +130,30 @@ mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacen
     adj->nfaces = M->ncols;
     const mmx_gemm_map emap = {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, MMX_COLL_MAP, MMX_MONOID_SUM};
     const mmx_gemm_map fmap = {{MMX_REL_CYCLE, 1, NULL, 0}, MMX_COLL_K, MMX_MONOID_MIN};
-    const size_t ix = sizeof(mmx_index);
-    s = mmx_mesh_product(ctx, M, emap, &adj->E);
-    if (!s) s = mmx_mesh_product(ctx, M, fmap, &adj->F);
+    const size_t ix = sizeof(mmx_index), nnz = (size_t)M->nnz;
+    /* One wait for every size and count: the arrays are sized by bounds (nedges <= nnz(M),
+     * as every edge is run by a corner), the products queued with theirs (spla_internal.h),
+     * and the sizes and counts come back together. */
+    mmx__readback rb;
+    mmx__product_report *erep = NULL, *frep = NULL;
+    mmx__adjacency_counts *counts = NULL;
+    s = mmx__readback_open(ctx, &rb);
+    if (s) goto fail;
+    s = mmx__mesh_product_queue(ctx, M, emap, &rb, &adj->E, &erep);
+    if (!s) s = mmx__mesh_product_queue(ctx, M, fmap, &rb, &adj->F, &frep);
+    if (!s) s = mmx__readback_slot(&rb, sizeof *counts, (void **)&counts);
     if (!s) s = mmx_mem_alloc(ctx, adj->space, ((size_t)adj->nverts + 1) * ix, (void **)&adj->edge_ptr);
-    if (s) goto fail;
-    if (cuda) {
-        /* nedges sizes the next arrays: the copy into host memory waits for the scan. */
-        s = mmx__adjacency_edge_ptr_cuda(ctx, adj->E, adj->edge_ptr);
-        if (!s) s = mmx_mem_copy(ctx, &adj->nedges, MMX_SPACE_HOST, adj->edge_ptr + adj->nverts,
-                                 adj->space, ix);
-    } else {
-        edge_ptr_host(adj->E, adj->edge_ptr);
-        adj->nedges = adj->edge_ptr[adj->nverts];
-    }
-    if (s) goto fail;
-    /* nedges <= nnz(E) / 2, so 2 * nedges fits. */
-    s = mmx_mem_alloc(ctx, adj->space, 2 * (size_t)adj->nedges * ix, (void **)&adj->ev);
-    if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)adj->nedges * ix, (void **)&adj->sides);
-    if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)M->nnz * ix, (void **)&adj->fe);
+    if (!s) s = mmx_mem_alloc(ctx, adj->space, 2 * nnz * ix, (void **)&adj->ev);
+    if (!s) s = mmx_mem_alloc(ctx, adj->space, nnz * ix, (void **)&adj->sides);
+    if (!s) s = mmx_mem_alloc(ctx, adj->space, nnz * ix, (void **)&adj->fe);
     if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)adj->nverts * ix, (void **)&adj->valence);
     if (!s) s = mmx_mem_alloc(ctx, adj->space, (size_t)adj->nverts, (void **)&adj->boundary);
-    if (s) goto fail;
-    s = cuda ? mmx__adjacency_fill_cuda(ctx, M, adj) : fill_host(ctx, M, adj);
+    if (!s) s = cuda ? mmx__adjacency_fill_cuda(ctx, M, adj, counts) : fill_host(ctx, M, adj, counts);
+    if (!s) s = mmx__readback_wait(&rb);
+    if (!s) s = mmx__mesh_product_settle(ctx, adj->E, &rb, erep);
+    if (!s) s = mmx__mesh_product_settle(ctx, adj->F, &rb, frep);
+    if (!s) s = settle(ctx, adj, mmx__readback_host(&rb, counts));
+    mmx__readback_close(&rb);
     if (s) goto fail;
     *out = adj;
     return MMX_OK;

@@ -11,9 +11,7 @@
 
 namespace {
 
-/* counts: [0] boundary edges, [1] non-manifold edges, [2] boundary vertices, [3] max valence,
- * [4] 1 if a face runs an edge E does not hold (a bug). */
-enum { kBoundaryEdges, kNonmanifold, kBoundaryVerts, kMaxValence, kFault, kCounts };
+using Counts = mmx__adjacency_counts; /* every field folds from 0: mesh_internal.h */
 
 /* edge_ptr[j] = rows i < j in column j of E (edge_ptr[nv] is left 0 for the scan). */
 __global__ void upper_counts(const mmx_csc E, mmx_index *edge_ptr)
@@ -25,10 +23,11 @@ __global__ void upper_counts(const mmx_csc E, mmx_index *edge_ptr)
 }
 
 __global__ void edges(const mmx_csc E, const mmx_index *edge_ptr, mmx_index *ev, mmx_index *sides,
-                      unsigned char *boundary, int *counts)
+                      unsigned char *boundary, Counts *counts)
 {
     long long jj = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     int nb = 0, nm = 0;
+    if (jj == E.nrows - 1) counts->nedges = edge_ptr[jj + 1];
     if (jj < E.nrows) {
         mmx_index j = (mmx_index)jj, e = edge_ptr[j];
         for (mmx_index q = E.colptr[j]; q < E.colptr[j + 1] && E.rowidx[q] < j; q++, e++) {
@@ -47,8 +46,8 @@ __global__ void edges(const mmx_csc E, const mmx_index *edge_ptr, mmx_index *ev,
     nb = mmx__block_reduce(nb, cuda::std::plus<int>{});
     nm = mmx__block_reduce(nm, cuda::std::plus<int>{});
     if (threadIdx.x == 0) {
-        if (nb) atomicAdd(&counts[kBoundaryEdges], nb);
-        if (nm) atomicAdd(&counts[kNonmanifold], nm);
+        if (nb) atomicAdd(&counts->boundary_edges, nb);
+        if (nm) atomicAdd(&counts->nonmanifold_edges, nm);
     }
 }
 
@@ -67,7 +66,7 @@ __device__ __forceinline__ bool corner_edge(const mmx_csc &E, const mmx_index *e
  * C = 0: one thread per corner, any form. */
 template <int C>
 __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_ptr, mmx_index *fe,
-                        mmx_index *valence, int *counts)
+                        mmx_index *valence, Counts *counts)
 {
     long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (k >= (C == 4 ? M.ncols : M.nnz)) return;
@@ -93,12 +92,19 @@ __global__ void corners(const mmx_csc M, const mmx_csc E, const mmx_index *edge_
         const mmx_index v = M.rowidx[x], w = x + 1 < s + n ? M.rowidx[x + 1] : M.rowidx[s];
         ok = corner_edge(E, edge_ptr, v, w, fe[x]);
         atomicAdd(&valence[v], 1);
+        if (x == s) { /* the face's first corner speaks for its order */
+            const mmx_index n0 = M.order ? M.order : M.colptr[1] - M.colptr[0];
+            if (f == 0) counts->first_order = n;
+            else if (n != n0) atomicOr(&counts->mixed_orders, 1);
+        }
     }
-    if (!ok) atomicOr(&counts[kFault], 1);
+    if constexpr (C == 4)
+        if (k == 0) counts->first_order = 4;
+    if (!ok) atomicOr(&counts->fault, 1);
 }
 
 __global__ void vertices(mmx_index nv, const mmx_index *valence, const unsigned char *boundary,
-                         int *counts)
+                         Counts *counts)
 {
     long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     int nb = 0, mv = 0;
@@ -109,49 +115,40 @@ __global__ void vertices(mmx_index nv, const mmx_index *valence, const unsigned 
     nb = mmx__block_reduce(nb, cuda::std::plus<int>{});
     mv = mmx__block_reduce(mv, cuda::maximum<>{});
     if (threadIdx.x == 0) {
-        if (nb) atomicAdd(&counts[kBoundaryVerts], nb);
-        if (mv > counts[kMaxValence]) atomicMax(&counts[kMaxValence], mv); /* rarely: one address */
+        if (nb) atomicAdd(&counts->boundary_verts, nb);
+        if (mv > counts->max_valence) atomicMax(&counts->max_valence, mv); /* rarely: one address */
     }
 }
 
 } // namespace
 
-extern "C" mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr)
-{
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    const mmx_index nv = E->nrows;
-    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(edge_ptr + nv, 0, sizeof *edge_ptr, st));
-    if (!s && nv > 0) {
-        upper_counts<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(*E, edge_ptr);
-        s = mmx__cuda(ctx, cudaGetLastError(), "upper_counts launch");
-    }
-    /* Queued: the caller reads edge_ptr[nv] back with a copy into host memory, which waits. */
-    if (!s) s = mmx__scan_exclusive(ctx, edge_ptr, (int64_t)nv + 1, edge_ptr);
-    return s;
-}
-
-extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
+extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj,
+                                               Counts *counts)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_index nv = adj->nverts;
-    int h[kCounts] = {0, 0, 0, 0, 0};
-    int *counts = nullptr;
-    mmx_status s = mmx__dev_alloc(ctx, sizeof h, (void **)&counts);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(counts, 0, sizeof h, st));
+    const mmx_csc &E = *adj->E; /* its arrays only: nnz comes with the read-back */
+    mmx_index *edge_ptr = adj->edge_ptr;
+    mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(edge_ptr + nv, 0, sizeof *edge_ptr, st));
+    if (!s && nv > 0) {
+        upper_counts<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(E, edge_ptr);
+        s = mmx__cuda(ctx, cudaGetLastError(), "upper_counts launch");
+    }
+    if (!s) s = mmx__scan_exclusive(ctx, edge_ptr, (int64_t)nv + 1, edge_ptr);
     if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->boundary, 0, (size_t)nv, st));
     if (!s && nv > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(adj->valence, 0, (size_t)nv * sizeof(mmx_index), st));
     if (!s && nv > 0) {
-        edges<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(*adj->E, adj->edge_ptr, adj->ev, adj->sides,
+        edges<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(E, edge_ptr, adj->ev, adj->sides,
                                                  adj->boundary, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "edges launch");
     }
     if (!s && M->ncols > 0) {
         const bool quads = M->order == 4 && ((uintptr_t)M->rowidx & 15) == 0 && ((uintptr_t)adj->fe & 15) == 0;
         if (quads)
-            corners<4><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+            corners<4><<<mmx__grid(M->ncols), MMX__BLOCK, 0, st>>>(*M, E, edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         else
-            corners<0><<<mmx__grid(M->nnz), MMX__BLOCK, 0, st>>>(*M, *adj->E, adj->edge_ptr, adj->fe,
+            corners<0><<<mmx__grid(M->nnz), MMX__BLOCK, 0, st>>>(*M, E, edge_ptr, adj->fe,
                                                                 adj->valence, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "corners launch");
     }
@@ -159,19 +156,5 @@ extern "C" mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, m
         vertices<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(nv, adj->valence, adj->boundary, counts);
         s = mmx__cuda(ctx, cudaGetLastError(), "vertices launch");
     }
-    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(h, counts, sizeof h, cudaMemcpyDeviceToHost, st));
-    mmx__dev_free(ctx, counts);
-    /* kept: the counts are host fields of adj, and kFault is a fault to report */
-    mmx_status w = mmx__stream_sync(ctx);
-    if (!s) s = w;
-    if (s) return s;
-    if (h[kFault])
-        return mmx__fail(ctx, MMX_ERR_ARG,
-                         "adjacency: a face runs an edge that E does not hold (a vertex twice in "
-                         "a row, which only a matrix assembled by hand can have)");
-    adj->boundary_edges = h[kBoundaryEdges];
-    adj->nonmanifold_edges = h[kNonmanifold];
-    adj->boundary_verts = h[kBoundaryVerts];
-    adj->max_valence = h[kMaxValence];
-    return MMX_OK;
+    return s;
 }

@@ -63,12 +63,22 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
 /* The CUDA halves of the module are declared whatever the build: a build without CUDA links
  * the stubs of nocuda.c (device.h), so the dispatch needs no #ifdef. */
 
-/* The device stages of mmx_adjacency_compute (adjacency.c holds the flow). Stage 1 writes
- * edge_ptr (nverts + 1) from E, queued (the caller reads nedges back); stage 2 fills ev, sides,
- * fe, valence, boundary and the counts of adj, whose arrays are allocated for adj->nedges
- * edges, and waits for the stream to read the counts (host fields) and the fault flag. */
-mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr);
-mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj);
+/* What the adjacency's stages count besides its arrays, in a read-back slot (core/device.h):
+ * every field folds from 0. */
+typedef struct mmx__adjacency_counts {
+    mmx_index nedges;            /* edge_ptr[nverts] */
+    mmx_index boundary_edges, nonmanifold_edges, boundary_verts, max_valence;
+    mmx_index first_order;       /* the order of face 0 */
+    int mixed_orders;            /* 1 once a face's order differs from face 0's */
+    int fault;                   /* 1 if a face runs an edge E does not hold: a vertex twice
+                                    in a row, which only a matrix assembled by hand can have */
+} mmx__adjacency_counts;
+
+/* The device stages of mmx_adjacency_compute (adjacency.c holds the flow), queued: edge_ptr
+ * from E, then ev, sides, fe, valence, boundary and *counts (a read-back slot). adj's arrays
+ * have room for nnz(M) edges, a bound on their number. */
+mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj,
+                                    mmx__adjacency_counts *counts);
 
 /* ---- reorder (reorder.c/.cu): declarations go here ---- */
 

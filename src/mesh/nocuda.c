@@ -3,15 +3,10 @@
  * build cannot make either, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
 #include "halfedge.h"
 
-mmx_status mmx__adjacency_edge_ptr_cuda(mmx_ctx *ctx, const mmx_csc *E, mmx_index *edge_ptr)
+mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj,
+                                    mmx__adjacency_counts *counts)
 {
-    (void)E, (void)edge_ptr;
-    return mmx__no_cuda(ctx, "mmx__adjacency_edge_ptr_cuda");
-}
-
-mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj)
-{
-    (void)M, (void)adj;
+    (void)M, (void)adj, (void)counts;
     return mmx__no_cuda(ctx, "mmx__adjacency_fill_cuda");
 }
 

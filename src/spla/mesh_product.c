@@ -219,10 +219,49 @@ done:
     return s;
 }
 
-mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out)
+mmx_status mmx__mesh_product_queue(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map,
+                                   mmx__readback *rb, mmx_csc **out,
+                                   mmx__product_report **report)
 {
+    *report = NULL;
     mmx_status s = mesh_product_check(ctx, M, map, out);
     if (s) return s;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__mesh_product_cuda(ctx, M, map, out);
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__mesh_product_cuda(ctx, M, map, rb, out, report);
     return mesh_product_host(ctx, M, map, out);
+}
+
+mmx_status mmx__mesh_product_settle(mmx_ctx *ctx, mmx_csc *C, const mmx__readback *rb,
+                                    const mmx__product_report *report)
+{
+    if (!report) return MMX_OK;
+    const mmx__product_report *r = mmx__readback_host(rb, report);
+    if (r->first_bad) {
+        const unsigned long long ji = ~r->first_bad;
+        return mmx__mesh_product_overflow(ctx, (mmx_index)(uint32_t)ji, (mmx_index)(ji >> 32));
+    }
+    C->nnz = r->nnz;
+    C->maxcol = r->maxcol;
+    C->minval = r->nnz ? (mmx_index)(~r->min_key ^ 0x80000000u) : 0;
+    C->maxval = r->nnz ? (mmx_index)(r->max_key ^ 0x80000000u) : 0;
+    C->positional = !r->not_positional;
+    return MMX_OK;
+}
+
+mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out)
+{
+    mmx__readback rb;
+    mmx__product_report *report = NULL;
+    mmx_status s = mesh_product_check(ctx, M, map, out);
+    if (!s) s = mmx__readback_open(ctx, &rb);
+    if (s) return s;
+    s = mmx__mesh_product_queue(ctx, M, map, &rb, out, &report);
+    if (!s) s = mmx__readback_wait(&rb);
+    if (!s) s = mmx__mesh_product_settle(ctx, *out, &rb, report);
+    mmx__readback_close(&rb);
+    if (s) {
+        mmx_csc_free(*out);
+        *out = NULL;
+    }
+    return s;
 }

@@ -20,8 +20,10 @@
  *
  * Sizes: with a positional M and a cycle relation every entry has 1 or 2 partners, so the
  * bucket is allocated from nnz(M) without waiting for the count; other relations read the exact
- * total back first. The other waits are for nnz(C), before C is allocated, and for the report
- * of the last kernel (the first overflowing entry, C's properties). Scans: core/device.h. */
+ * total back first (a wait). C is allocated with room for every pair, since nnz(C) <= the
+ * pairs, so nothing waits for nnz(C): it comes back with the last kernel's report (the first
+ * overflowing entry, C's properties) in the caller's read-back block (core/device.h), which the
+ * caller reads once with whatever else it waits for. Scans: core/device.h. */
 #include <climits>
 #include <cuda/std/functional>
 #include "core/launch.cuh"
@@ -29,11 +31,7 @@
 
 namespace {
 
-/* What emit_columns reports besides C: its cached properties and the first bad entry. */
-struct Report {
-    int maxcol, minval, maxval, positional;
-    unsigned long long first_bad; /* (j << 32) | i of the first C(i,j) outside 32 bits, or ~0 */
-};
+using Report = mmx__product_report; /* keys and their neutral zero: spla_internal.h */
 
 /* What every kernel needs to know about the product. */
 struct Prod {
@@ -404,10 +402,10 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) emit_columns(const Prod P, cons
             int64_t acc = 0;
             bool bad = false;
             C.colptr[j] = q0;
-            if (j == P.M.nrows - 1) C.colptr[j + 1] = ptr[j + 1];
+            if (j == P.M.nrows - 1) C.colptr[j + 1] = rep->nnz = ptr[j + 1];
             auto flush = [&]() {
                 if (bad || !mmx__fits_index(acc))
-                    atomicMin(&rep->first_bad, ((unsigned long long)j << 32) | (unsigned)cur);
+                    atomicMax(&rep->first_bad, mmx__product_bad_key(j, cur));
                 int v = (int)acc;
                 orow[q - ooff] = cur;
                 oval[q - ooff] = v;
@@ -454,10 +452,11 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) emit_columns(const Prod P, cons
     hi = __reduce_max_sync(all, hi);
     positional = __reduce_min_sync(all, positional);
     if ((threadIdx.x & 31) == 0) {
+        const unsigned lokey = mmx__product_min_key(lo), hikey = mmx__product_max_key(hi);
         if (maxcol > rep->maxcol) atomicMax(&rep->maxcol, maxcol);
-        if (lo < rep->minval) atomicMin(&rep->minval, lo);
-        if (hi > rep->maxval) atomicMax(&rep->maxval, hi);
-        if (!positional && rep->positional) atomicAnd(&rep->positional, 0);
+        if (lokey > rep->min_key) atomicMax(&rep->min_key, lokey);
+        if (hikey > rep->max_key) atomicMax(&rep->max_key, hikey);
+        if (!positional && !rep->not_positional) atomicOr(&rep->not_positional, 1);
     }
 }
 
@@ -466,7 +465,8 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) emit_columns(const Prod P, cons
 /* The stages, in stream order; scratch is given back as soon as the last stage that reads it
  * is queued. */
 extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map,
-                                             mmx_csc **out)
+                                             mmx__readback *rb, mmx_csc **out,
+                                             mmx__product_report **report)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_index nv = M->nrows;
@@ -482,6 +482,8 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     mmx_csc *R = nullptr;
     mmx_status s = MMX_OK;
     long long npairs = 0;
+    *out = nullptr;
+    *report = nullptr;
 
     /* Count the pairs per column of C, into cnt[0..nv), cnt[nv] = 0 for the scan's total. */
     s = mmx__dev_alloc(ctx, ((size_t)nv + 1) * sizeof *cnt, (void **)&cnt);
@@ -542,7 +544,9 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         if (s) goto done;
     }
 
-    /* Distinct rows per column, scanned into C's column pointers. */
+    /* Distinct rows per column, scanned into C's column pointers. C has room for every pair
+     * (nnz(C) <= npairs), so it is allocated without waiting for its true size, which comes
+     * back with the report. */
     s = mmx__dev_alloc(ctx, ((size_t)nv + 1) * sizeof *ndist, (void **)&ndist);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(ndist + nv, 0, sizeof *ndist, st));
     if (!s && nv > 0) {
@@ -550,38 +554,12 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         s = mmx__cuda(ctx, cudaGetLastError(), "count_distinct launch");
     }
     if (!s) s = mmx__scan_exclusive(ctx, ndist, (int64_t)nv + 1, ndist);
-    mmx_index nnz;
-    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&nnz, ndist + nv, sizeof nnz, cudaMemcpyDeviceToHost, st));
-    if (!s) s = mmx__stream_sync(ctx); /* kept: nnz(C), to allocate C */
-    if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nv, nnz, 0, &R);
-    if (s) goto done;
-
-    {
-        Report h = {0, INT_MAX, INT_MIN, 1, ~0ull};
-        s = mmx__dev_alloc(ctx, sizeof h, (void **)&rep);
-        if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(rep, &h, sizeof h, cudaMemcpyHostToDevice, st));
-        if (!s && nv == 0) s = MMX__CUDA(ctx, cudaMemsetAsync(R->colptr, 0, sizeof *R->colptr, st));
-        if (!s && nv > 0) {
-            emit_columns<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(P, cnt, bx, bk, ndist, *R, rep);
-            s = mmx__cuda(ctx, cudaGetLastError(), "emit_columns launch");
-        }
-        mmx__dev_free(ctx, bx), bx = nullptr;
-        mmx__dev_free(ctx, bk), bk = nullptr;
-        mmx__dev_free(ctx, cnt), cnt = nullptr;
-        mmx__dev_free(ctx, ndist), ndist = nullptr;
-        if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&h, rep, sizeof h, cudaMemcpyDeviceToHost, st));
-        /* kept: the first overflowing entry (a fault) and C's properties (host fields) */
-        if (!s) s = mmx__stream_sync(ctx);
-        if (s) goto done;
-        if (h.first_bad != ~0ull) {
-            s = mmx__mesh_product_overflow(ctx, (mmx_index)(h.first_bad & 0xffffffffu),
-                                           (mmx_index)(h.first_bad >> 32));
-            goto done;
-        }
-        R->maxcol = h.maxcol;
-        R->minval = nnz ? h.minval : 0;
-        R->maxval = nnz ? h.maxval : 0;
-        R->positional = h.positional;
+    if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nv, (mmx_index)npairs, 0, &R);
+    if (!s) s = mmx__readback_slot(rb, sizeof *rep, (void **)&rep);
+    if (!s && nv == 0) s = MMX__CUDA(ctx, cudaMemsetAsync(R->colptr, 0, sizeof *R->colptr, st));
+    if (!s && nv > 0) {
+        emit_columns<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(P, cnt, bx, bk, ndist, *R, rep);
+        s = mmx__cuda(ctx, cudaGetLastError(), "emit_columns launch");
     }
 
 done:
@@ -590,12 +568,12 @@ done:
     mmx__dev_free(ctx, bk);
     mmx__dev_free(ctx, ndist);
     mmx__dev_free(ctx, total);
-    mmx__dev_free(ctx, rep);
     if (s) {
         /* Scratch and R go back in stream order, after the queued work that reads them. */
         mmx_csc_free(R);
         return s;
     }
     *out = R;
+    *report = rep;
     return MMX_OK;
 }

@@ -48,9 +48,12 @@ mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mm
     return mmx__no_cuda(ctx, "mmx__spgemm_cuda");
 }
 
-mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out)
+mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map,
+                                  mmx__readback *rb, mmx_csc **out, mmx__product_report **report)
 {
-    (void)M, (void)map, (void)out;
+    (void)M, (void)map, (void)rb;
+    *out = NULL;
+    *report = NULL;
     return mmx__no_cuda(ctx, "mmx__mesh_product_cuda");
 }
 

@@ -207,9 +207,48 @@ mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mm
 
 /* ---- mesh product (mesh_product.c/.cu): declarations go here ---- */
 
-/* The device mesh product, called by mmx_mesh_product once the arguments are checked (M on
- * the device, a valid map, a table that covers M's values). */
-mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
+/* What the device product reports besides C, in a read-back slot (core/device.h): every field
+ * folds from zero, its neutral value. Keys turn C's minimum and the first bad entry into
+ * maxima of unsigned keys (mmx__product_*_key). */
+typedef struct mmx__product_report {
+    unsigned long long first_bad; /* key of the first C(i,j), column-major, outside 32 bits */
+    mmx_index nnz;                /* nnz(C) */
+    mmx_index maxcol;             /* C's longest column */
+    unsigned min_key, max_key;    /* keys of C's smallest and largest values */
+    int not_positional;           /* 1 once a value is not its position in its column */
+    int pad;
+} mmx__product_report;
+
+/* Order-keeping maps of ints to unsigned keys, whose maximum is the largest value (max_key) or
+ * the smallest (min_key) and whose zero is the neutral INT_MIN or INT_MAX; the bad entry's key
+ * is largest for the first (j, i) in column-major order, and never 0. */
+static inline MMX__HD unsigned mmx__product_max_key(int v) { return (unsigned)v ^ 0x80000000u; }
+static inline MMX__HD unsigned mmx__product_min_key(int v) { return ~((unsigned)v ^ 0x80000000u); }
+static inline MMX__HD unsigned long long mmx__product_bad_key(mmx_index j, mmx_index i)
+{
+    return ~(((unsigned long long)(unsigned)j << 32) | (unsigned)i);
+}
+
+/* Queues C = M <map> Mᵀ on the context's backend (arguments checked as mmx_mesh_product does).
+ * On the host C is complete and *report NULL. On CUDA C's arrays have room for every pair (at
+ * most 2 nnz(M) for the cycle relations) and its nnz and cached properties are not yet known:
+ * they come back in *report, a slot of rb, which mmx__mesh_product_settle reads after
+ * mmx__readback_wait; only kernels that read C's arrays may be queued in between.
+ * Synchronises: on CUDA, for relations other than the positional cycles, once (the bucket's
+ * size). Errors: those of mmx_mesh_product. */
+mmx_status mmx__mesh_product_queue(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map,
+                                   mmx__readback *rb, mmx_csc **out,
+                                   mmx__product_report **report);
+
+/* Sets C's nnz and cached properties from its report read back (nothing for a NULL report),
+ * or returns the overflow naming the first bad entry. */
+mmx_status mmx__mesh_product_settle(mmx_ctx *ctx, mmx_csc *C, const mmx__readback *rb,
+                                    const mmx__product_report *report);
+
+/* The CUDA half of mmx__mesh_product_queue. */
+mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map,
+                                  mmx__readback *rb, mmx_csc **out,
+                                  mmx__product_report **report);
 
 /* MMX_ERR_OVERFLOW naming C(i,j), the first entry (column-major) with a contribution or a
  * value outside 32 bits; both backends report the same one. */

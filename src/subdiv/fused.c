@@ -64,9 +64,9 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     memset(L, 0, sizeof *L);
     L->nv = M->nrows, L->nf = M->ncols, L->nnz = M->nnz, L->ne = adj->nedges;
     L->maxcol = M->maxcol;
-    mmx_index order = M->order;
-    mmx_status s = order || !M->ncols ? MMX_OK : mmx_mesh_uniform_order(ctx, mesh, &order);
-    if (s) return s;
+    /* The adjacency measured the faces' orders: no wait to read colptr. */
+    mmx_index order = M->order ? M->order : adj->face_order;
+    mmx_status s = MMX_OK;
     /* A mesh without faces is a level of any order: its vertices stay where they are. */
     if (!M->ncols) order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
     if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) {

@@ -59,12 +59,13 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
 
 /* The bytes one level needs at its peak: its input (matrix, positions), the input's adjacency
  * (E and F with their colptr and values, ev, sides, fe, valence, boundary, and the products'
- * scratch of about 8 bytes per corner), the operators (FE, I, four weight tables, Loop's
+ * scratch of about 8 bytes per corner; E, F, ev and sides at the bounds they are allocated
+ * with, 2c, c, 2c and c entries: mesh.h), the operators (FE, I, four weight tables, Loop's
  * triangle sums) and its output (matrix and positions). An estimate on the safe side. */
 static double level_bytes(int64_t v, int64_t f, int64_t e, int64_t c, int64_t v2, int64_t c2)
 {
     double in = 4.0 * c + 4.0 * (f + 1) * 2 + 12.0 * v;
-    double adj = 2 * (8.0 * 2 * e + 4.0 * (v + 1)) + 8.0 * e + 4.0 * e + 4.0 * c + 5.0 * v + 8.0 * c;
+    double adj = 8.0 * 3 * c + 8.0 * (v + 1) + 8.0 * c + 4.0 * c + 4.0 * c + 5.0 * v + 8.0 * c;
     double ops = 4.0 * c + 4.0 * (f + 1) * 2 + 4.0 * v + 8.0 * v + 8.0 * e + 12.0 * f;
     double out = 4.0 * c2 + 12.0 * v2;
     return in + adj + ops + out;
