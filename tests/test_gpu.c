@@ -322,3 +322,46 @@ Test(gpu, adjacency_waits_once_and_subdivide_twice)
 #endif
     mmx_ctx_free(ctx);
 }
+
+/* The device scans (core/device.h) equal the host's loops on both sides of the one-block
+ * threshold (16384 items) and on sums that wrap past 2^32: exclusive in place, offsets. */
+Test(gpu, scans_equal_the_host_loops_on_both_sides_of_the_one_block_threshold)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+#ifdef MMX_HAVE_CUDA
+    mmx_ctx *host = tu_host_ctx();
+    static const int64_t sizes[] = {1, 2, 17, 1000, 16383, 16384, 16385, 70001};
+    for (size_t q = 0; q < sizeof sizes / sizeof sizes[0]; q++) {
+        const int64_t n = sizes[q];
+        const size_t bytes = (size_t)(n + 1) * sizeof(mmx_index);
+        mmx_index *in = malloc(bytes), *want = malloc(bytes), *got = malloc(bytes), *d = NULL,
+                  *d2 = NULL;
+        cr_assert(in && want && got);
+        uint32_t seed = 7u + (uint32_t)q;
+        for (int64_t i = 0; i < n; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            /* Large values every so often, so that the sums wrap. */
+            in[i] = (mmx_index)(seed % 7 == 0 ? (seed >> 1) : seed % 100);
+        }
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&d));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&d2));
+        /* Offsets: n + 1 entries, from in to another array. */
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, d, MMX_SPACE_DEVICE, in, MMX_SPACE_HOST, (size_t)n * sizeof *in));
+        MMX_OK_OR_FAIL(host, mmx__scan_offsets(host, in, n, want));
+        MMX_OK_OR_FAIL(ctx, mmx__scan_offsets(ctx, d, n, d2));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, d2, MMX_SPACE_DEVICE, bytes));
+        cr_assert_arr_eq(got, want, bytes, "offsets of %lld items differ", (long long)n);
+        /* Exclusive, in place. */
+        MMX_OK_OR_FAIL(host, mmx__scan_exclusive(host, in, n, want));
+        MMX_OK_OR_FAIL(ctx, mmx__scan_exclusive(ctx, d, n, d));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, (size_t)n * sizeof *got));
+        cr_assert_arr_eq(got, want, (size_t)n * sizeof *got, "exclusive scan of %lld items differs",
+                         (long long)n);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, d2);
+        free(in), free(want), free(got);
+    }
+    mmx_ctx_free(host);
+#endif
+    mmx_ctx_free(ctx);
+}

@@ -2,6 +2,7 @@
  * and the scans and reductions with CUB (host statements: device.c). Nothing here waits for
  * the stream except a copy into host memory, which the host is about to read. */
 #include <cub/device/device_reduce.cuh>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
@@ -64,12 +65,56 @@ extern "C" mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t
 
 namespace {
 
+/* Scans of up to kSmallScan 32-bit items run in one block: one launch and no scratch, where
+ * CUB's device-wide scan takes two launches and a scratch allocation. A small cage's level is
+ * a chain of such scans, whose cost is the calls, not the bytes. 16 items per thread fit the
+ * registers at 1024 threads (64-bit items would spill: they stay with CUB). */
+constexpr int kScanThreads = 1024, kScanItems = 16;
+constexpr long long kSmallScan = (long long)kScanThreads * kScanItems;
+
+/* out[i] = the sum of in[0 .. i) (exclusive) or, with `offsets`, out[0] = 0 and out[i + 1] =
+ * the sum of in[0 ..= i); each thread holds kScanItems consecutive items. Sums in uint32_t:
+ * modulo 2^32, as device.c's loops. In place is safe for the exclusive scan:
+ * every item is read before the block's scan, and each thread writes only its own items. */
+template <bool offsets>
+__global__ void __launch_bounds__(kScanThreads) small_scan(const mmx_index *in, long long n,
+                                                           mmx_index *out)
+{
+    using U = uint32_t;
+    using Scan = cub::BlockScan<U, kScanThreads>;
+    constexpr int kItems = kScanItems;
+    __shared__ typename Scan::TempStorage tmp;
+    const long long a = (long long)threadIdx.x * kItems;
+    U x[kItems], sum = 0;
+#pragma unroll
+    for (int q = 0; q < kItems; q++) {
+        x[q] = a + q < n ? (U)in[a + q] : 0;
+        sum += x[q];
+    }
+    U before;
+    Scan(tmp).ExclusiveSum(sum, before);
+    if (offsets && threadIdx.x == 0) out[0] = 0;
+#pragma unroll
+    for (int q = 0; q < kItems; q++) {
+        if (a + q < n) {
+            if (offsets) out[a + q + 1] = (mmx_index)(before + x[q]);
+            else out[a + q] = (mmx_index)before;
+        }
+        before += x[q];
+    }
+}
+
 /* Integer sums wrap modulo 2^32 on the device as in device.c's loops (the hardware's two's
  * complement addition; CUB adds in the input type). */
 template <typename T>
 mmx_status exclusive_sum(mmx_ctx *ctx, const T *in, int64_t n, T *out)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
+    if constexpr (sizeof(T) == sizeof(mmx_index))
+        if (n <= kSmallScan) {
+            small_scan<false><<<1, kScanThreads, 0, st>>>(in, n, out);
+            return mmx__cuda(ctx, cudaGetLastError(), "small_scan launch");
+        }
     return mmx__cub_run(ctx, "cub::DeviceScan::ExclusiveSum", [&](void *tmp, size_t &bytes) {
         return cub::DeviceScan::ExclusiveSum(tmp, bytes, in, out, (long long)n, st);
     });
@@ -93,9 +138,13 @@ extern "C" mmx_status mmx__scan_offsets_cuda(mmx_ctx *ctx, const mmx_index *in, 
                                              mmx_index *out)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (n <= kSmallScan) { /* out[0] = 0 too */
+        small_scan<true><<<1, kScanThreads, 0, st>>>(in, n, out);
+        return mmx__cuda(ctx, cudaGetLastError(), "small_scan launch");
+    }
     /* out[0] = 0, then out[1 ..= n] the inclusive sums. */
     mmx_status s = MMX__CUDA(ctx, cudaMemsetAsync(out, 0, sizeof *out, st));
-    if (s || n == 0) return s;
+    if (s) return s;
     return mmx__cub_run(ctx, "cub::DeviceScan::InclusiveSum", [&](void *tmp, size_t &bytes) {
         return cub::DeviceScan::InclusiveSum(tmp, bytes, in, out + 1, (long long)n, st);
     });
