@@ -485,9 +485,12 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     *out = nullptr;
     *report = nullptr;
 
-    /* Count the pairs per column of C, into cnt[0..nv), cnt[nv] = 0 for the scan's total. */
-    s = mmx__dev_alloc(ctx, ((size_t)nv + 1) * sizeof *cnt, (void **)&cnt);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, ((size_t)nv + 1) * sizeof *cnt, st));
+    /* Count the pairs per column of C, into cnt[0..nv), cnt[nv] = 0 for the scan's total;
+     * ndist, the distinct rows per column, shares its allocation and its zeroing (a small
+     * mesh's product costs its calls more than its bytes). */
+    s = mmx__dev_alloc(ctx, 2 * ((size_t)nv + 1) * sizeof *cnt, (void **)&cnt);
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, 2 * ((size_t)nv + 1) * sizeof *cnt, st));
+    if (!s) ndist = cnt + nv + 1;
     if (!s && !P.fast) {
         s = mmx__dev_alloc(ctx, sizeof *total, (void **)&total);
         if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(total, 0, sizeof *total, st));
@@ -531,10 +534,11 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
         }
     }
 
-    /* Fill: cnt becomes each column's end. */
-    s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bx, (void **)&bx);
-    if (!s && !M->order && !P.rows) s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bk, (void **)&bk);
+    /* Fill: cnt becomes each column's end. bk (the faces, for a general M whose map needs
+     * them) follows bx in one allocation. */
+    s = mmx__dev_alloc(ctx, (size_t)npairs * sizeof *bx * (!M->order && !P.rows ? 2 : 1), (void **)&bx);
     if (s) goto done;
+    if (!M->order && !P.rows && bx) bk = bx + npairs;
     if (M->ncols > 0 && M->nnz > 0) {
         unsigned g = mmx__grid(C ? M->ncols : M->nnz);
         if (C == 4) fill_pairs<4><<<g, MMX__BLOCK, 0, st>>>(P, cnt, bx, bk);
@@ -547,9 +551,7 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     /* Distinct rows per column, scanned into C's column pointers. C has room for every pair
      * (nnz(C) <= npairs), so it is allocated without waiting for its true size, which comes
      * back with the report. */
-    s = mmx__dev_alloc(ctx, ((size_t)nv + 1) * sizeof *ndist, (void **)&ndist);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(ndist + nv, 0, sizeof *ndist, st));
-    if (!s && nv > 0) {
+    if (nv > 0) {
         count_distinct<<<mmx__grid(nv), MMX__BLOCK, 0, st>>>(P, cnt, bx, bk, ndist);
         s = mmx__cuda(ctx, cudaGetLastError(), "count_distinct launch");
     }
@@ -563,10 +565,8 @@ extern "C" mmx_status mmx__mesh_product_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx
     }
 
 done:
-    mmx__dev_free(ctx, cnt);
-    mmx__dev_free(ctx, bx);
-    mmx__dev_free(ctx, bk);
-    mmx__dev_free(ctx, ndist);
+    mmx__dev_free(ctx, cnt); /* and ndist */
+    mmx__dev_free(ctx, bx);  /* and bk */
     mmx__dev_free(ctx, total);
     if (s) {
         /* Scratch and R go back in stream order, after the queued work that reads them. */
