@@ -104,6 +104,9 @@ static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, CC, ngon(host, 200000, 0), 1, "one 200,000-gon");
     check(ctx, host, CC, ngon(host, 50000, 1), 2, "two 50,000-gons glued along all edges");
     check(ctx, host, CC, no_faces(host, 5), 2, "vertices without faces");
+    /* Level 2 here needs 21 MB: its arrays are allocated one by one, the levels before from
+     * one block each (fused.c, mmx__fz_child_alloc). */
+    check(ctx, host, CC, shape(host, "torus:128"), 3, "torus 128 x 128");
 }
 
 static void loop_meshes(mmx_ctx *ctx, mmx_ctx *host)

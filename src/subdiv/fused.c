@@ -24,6 +24,11 @@ static void fz_free(mmx_ctx *ctx, void *p)
 
 void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L)
 {
+    if (L->block) { /* a child level: its arrays are carved from the block */
+        fz_free(ctx, L->block);
+        memset(L, 0, sizeof *L);
+        return;
+    }
     if (!L->borrowed) {
         fz_free(ctx, L->M);
         fz_free(ctx, L->colptr);
@@ -148,17 +153,38 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
     C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
     C->maxcol = C->order;
+    /* A small level's arrays are carved from one block: a level is a handful of calls then,
+     * not seven allocations and seven frees, which a small cage's chain pays more than its
+     * bytes. A large level's arrays stay separate: the pool serves them from blocks of their
+     * own sizes freed by the calls before, where one large block of a new size made the first
+     * calls of a size wait for the pool to grow (measured: armorguy Loop level 4, last level
+     * 0.23 -> 0.44 ms on the H100). */
+    const size_t ix = sizeof(mmx_index), groups = (size_t)fz_groups(scheme, C);
+    const int mat = (parts & MMX__FZ_MATRIX) != 0, he = (parts & MMX__FZ_HALFEDGES) != 0;
+    const struct { void **at; size_t bytes; } part[] = {
+        {(void **)&C->M, mat ? (size_t)c * ix : 0},
+        {(void **)&C->pos, parts & MMX__FZ_POSITIONS ? (size_t)v * 3 * sizeof(float) : 0},
+        {(void **)&C->fe, he ? (size_t)c * ix : 0},
+        {(void **)&C->twin, he ? (size_t)c * ix : 0},
+        {(void **)&C->owner, he ? (size_t)v * ix : 0},
+        {(void **)&C->cnt, he ? groups * ix : 0},
+        {(void **)&C->goff, he ? (groups + 1) * ix : 0},
+    };
+    enum { kAlign = 256 }; /* each array starts as the pool's own blocks do */
+    const size_t kSmallLevel = (size_t)16 << 20;
+    const size_t nparts = sizeof part / sizeof part[0];
+    size_t total = 0;
+    for (size_t q = 0; q < nparts; q++) total += (part[q].bytes + kAlign - 1) / kAlign * kAlign;
     mmx_status s = MMX_OK;
-    if (parts & MMX__FZ_MATRIX) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->M);
-    if (!s && (parts & MMX__FZ_POSITIONS))
-        s = fz_alloc(ctx, (size_t)v * 3, sizeof(float), (void **)&C->pos);
-    if (parts & MMX__FZ_HALFEDGES) {
-        const mmx_index groups = fz_groups(scheme, C);
-        if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->fe);
-        if (!s) s = fz_alloc(ctx, (size_t)c, sizeof(mmx_index), (void **)&C->twin);
-        if (!s) s = fz_alloc(ctx, (size_t)v, sizeof(mmx_index), (void **)&C->owner);
-        if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&C->cnt);
-        if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&C->goff);
+    if (total <= kSmallLevel) {
+        s = fz_alloc(ctx, total, 1, &C->block);
+        for (size_t q = 0, at = 0; !s && q < nparts; q++) {
+            *part[q].at = part[q].bytes ? (unsigned char *)C->block + at : NULL;
+            at += (part[q].bytes + kAlign - 1) / kAlign * kAlign;
+        }
+    } else {
+        for (size_t q = 0; !s && q < nparts; q++)
+            if (part[q].bytes) s = fz_alloc(ctx, part[q].bytes, 1, part[q].at);
     }
     if (s) mmx__fz_level_free(ctx, C);
     return s;

@@ -22,6 +22,8 @@ typedef struct mmx__fz_level {
     mmx_index *fe, *twin, *owner, *cnt, *goff;
     float *pos;
     int borrowed;
+    void *block;                  /* a child level's arrays, carved from one allocation (none
+                                     for the input level, whose arrays come separately) */
 } mmx__fz_level;
 
 /* Frees a level's arrays (not the borrowed ones) and zeroes it. */
