@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Subdivides OpenSubdiv's regression shapes with meshmatrix and with the reference (OpenSubdiv
-# for Loop and Catmull-Clark) through oracle_check, and tallies the results by group.
+# for Loop, Catmull-Clark and bilinear) through oracle_check, and tallies the results by group.
 #
 #   scripts/osd_shapes.sh [--backend host|cuda] [--levels 2] DIR
 #
-# DIR/catmark_*.obj run as catmull-clark, DIR/loop_*.obj as loop (the shapes are in
+# DIR/catmark_*.obj run as catmull-clark, DIR/loop_*.obj as loop, DIR/bilinear_*.obj as
+# bilinear (the shapes are in
 # ../shared/meshes/opensubdiv of the project's workspace). oracle_check is taken from the build
 # folder $BUILD (default: build) as $BUILD/tests/oracle_check.
 # Groups: "non-manifold" (the name has "nonman", or meshmatrix refused with MMX_ERR_MESH about
@@ -84,9 +85,9 @@ table() {
 start=$(date +%s.%N)
 shopt -s nullglob
 n=0
-for f in "$dir"/catmark_*.obj "$dir"/loop_*.obj; do
+for f in "$dir"/catmark_*.obj "$dir"/loop_*.obj "$dir"/bilinear_*.obj; do
     name=$(basename "$f" .obj)
-    case "$name" in catmark_*) scheme=catmull-clark ;; *) scheme=loop ;; esac
+    case "$name" in catmark_*) scheme=catmull-clark ;; bilinear_*) scheme=bilinear ;; *) scheme=loop ;; esac
     run "$scheme" "$f"
     if [[ $name == *nonman* ]] ||
         { [[ $result == MMX_REFUSED ]] && [[ $line == *MMX_ERR_MESH* ]] &&

@@ -13,6 +13,7 @@
 #define CC MMX_SCHEME_CATMULL_CLARK
 #define LOOP MMX_SCHEME_LOOP
 #define SQRT3 MMX_SCHEME_SQRT3
+#define BILINEAR MMX_SCHEME_BILINEAR
 #define TOL 1e-6
 
 static mmx_mesh *refine(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
@@ -109,6 +110,17 @@ static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, CC, shape(host, "torus:128"), 3, "torus 128 x 128");
 }
 
+/* Bilinear: Catmull-Clark's children, linear weights (boundaries, polygons, large faces). */
+static void bilinear_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    check(ctx, host, BILINEAR, shape(host, "cube"), 3, "cube");
+    check(ctx, host, BILINEAR, shape(host, "mixed"), 3, "mixed (polygons, boundary)");
+    check(ctx, host, BILINEAR, shape(host, "grid:12:10"), 3, "grid with holes");
+    check(ctx, host, BILINEAR, pyramid(host, 40), 2, "pyramid 40");
+    check(ctx, host, BILINEAR, shuffled(host, read_data(host, "house.obj"), 5), 3, "shuffled house");
+    check(ctx, host, BILINEAR, ngon(host, 5000, 0), 2, "one 5,000-gon");
+}
+
 static void loop_meshes(mmx_ctx *ctx, mmx_ctx *host)
 {
     check(ctx, host, LOOP, shape(host, "tetrahedron"), 4, "tetrahedron");
@@ -171,6 +183,13 @@ Test(fused, cc_matches_algebraic, .description = "fused Catmull-Clark = algebrai
 {
     mmx_ctx *host = tu_host_ctx();
     cc_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, bilinear_matches_algebraic, .description = "fused bilinear = algebraic (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    bilinear_meshes(host, host);
     mmx_ctx_free(host);
 }
 
@@ -326,6 +345,7 @@ Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on 
     mmx_ctx *gpu = tu_cuda_ctx_or_skip();
     mmx_ctx *host = tu_host_ctx();
     cc_meshes(gpu, host);
+    bilinear_meshes(gpu, host);
     loop_meshes(gpu, host);
     sqrt3_meshes(gpu, host);
     refusals(gpu, host, 0);

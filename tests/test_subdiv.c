@@ -38,8 +38,10 @@ static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char 
         char err[512] = "", report[512] = "";
         int rc = scheme == MMX_SCHEME_SQRT3
                      ? oracle_om_sqrt3(&in, l, &ref, NULL, err, sizeof err)
-                     : oracle_osd_refine(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in, l, &ref, NULL,
-                                         err, sizeof err);
+                     : oracle_osd_refine(scheme == MMX_SCHEME_LOOP       ? 0
+                                         : scheme == MMX_SCHEME_BILINEAR ? 2
+                                                                         : 1,
+                                         &in, l, &ref, NULL, err, sizeof err);
         cr_assert_eq(rc, 0, "%s, %s level %d: the oracle refused: %s", what,
                      mmx_scheme_name(scheme), l, err);
         double max_err = -1;
@@ -69,6 +71,7 @@ static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char 
 #define CC MMX_SCHEME_CATMULL_CLARK
 #define LOOP MMX_SCHEME_LOOP
 #define SQRT3 MMX_SCHEME_SQRT3
+#define BILINEAR MMX_SCHEME_BILINEAR
 
 Test(subdiv, cc_closed_oracle, .description = "Catmull-Clark on closed meshes matches OpenSubdiv")
 {
@@ -90,6 +93,67 @@ Test(subdiv, cc_open_mixed_oracle, .description = "Catmull-Clark with boundaries
     check_oracle(CC, fan(ctx, 7), 3, "fan of 7");
     check_oracle(CC, tri_grid(ctx, 5, 4), 2, "triangulated grid");
     check_oracle(CC, read_data(ctx, "strip.obj"), 3, "strip.obj");
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, bilinear_oracle, .description = "bilinear matches OpenSubdiv (closed, open, mixed orders, shuffled)")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(BILINEAR, shape(ctx, "cube"), 3, "cube");
+    check_oracle(BILINEAR, shape(ctx, "mixed"), 3, "mixed");
+    check_oracle(BILINEAR, shape(ctx, "grid:10:9"), 2, "grid 10x9 with holes");
+    check_oracle(BILINEAR, pyramid(ctx, 40), 2, "pyramid 40");
+    check_oracle(BILINEAR, shuffled(ctx, read_data(ctx, "house.obj"), 5), 3, "shuffled house");
+    mmx_ctx_free(ctx);
+}
+
+/* Bilinear's positions in closed form, from the layout (subdiv.h): the old vertices stay, face
+ * point k is face k's centroid, edge point e the midpoint of mmx_adjacency's edge e; and its
+ * faces are Catmull-Clark's, entry for entry. */
+Test(subdiv, bilinear_closed_form, .description = "bilinear: vertices stay, centroids, midpoints; Catmull-Clark's children")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *meshes[] = {shape(ctx, "mixed"), shuffled(ctx, read_data(ctx, "house.obj"), 3),
+                          pyramid(ctx, 12)};
+    for (size_t q = 0; q < sizeof meshes / sizeof meshes[0]; q++) {
+        const mmx_mesh *m = meshes[q];
+        mmx_mesh *b = NULL, *cc = NULL;
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, BILINEAR, m, 1, NULL, &b));
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, NULL, &cc));
+        MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+        const mmx_index nv = m->M->nrows, nf = m->M->ncols;
+        cr_assert_eq(b->M->nrows, nv + nf + adj->nedges);
+        cr_assert_eq(b->M->nnz, cc->M->nnz);
+        cr_assert_arr_eq(b->M->rowidx, cc->M->rowidx, (size_t)cc->M->nnz * sizeof(mmx_index),
+                         "mesh %zu: bilinear's faces are not Catmull-Clark's", q);
+        for (mmx_index v = 0; v < nv; v++)
+            for (int i = 0; i < 3; i++)
+                cr_assert_eq(b->pos[3 * v + i], m->pos[3 * v + i], "mesh %zu: vertex %d moved", q, v);
+        for (mmx_index k = 0; k < nf; k++) {
+            const mmx_index a = m->M->colptr[k], n = m->M->colptr[k + 1] - a;
+            for (int i = 0; i < 3; i++) {
+                double c = 0;
+                for (mmx_index s = 0; s < n; s++) c += m->pos[3 * m->M->rowidx[a + s] + i];
+                c /= n;
+                cr_assert(fabs(b->pos[3 * (nv + k) + i] - c) <= 1e-6 * (1 + fabs(c)),
+                          "mesh %zu: face point %d is %g, the centroid %g", q, k,
+                          b->pos[3 * (nv + k) + i], c);
+            }
+        }
+        for (mmx_index e = 0; e < adj->nedges; e++)
+            for (int i = 0; i < 3; i++) {
+                const double mid = 0.5 * m->pos[3 * adj->ev[2 * e] + i] +
+                                   0.5 * m->pos[3 * adj->ev[2 * e + 1] + i];
+                cr_assert(fabs(b->pos[3 * (nv + nf + e) + i] - mid) <= 1e-6 * (1 + fabs(mid)),
+                          "mesh %zu: edge point %d is not its midpoint", q, e);
+            }
+        mmx_adjacency_free(adj);
+        mmx_mesh_free(cc);
+        mmx_mesh_free(b);
+        mmx_mesh_free(meshes[q]);
+    }
     mmx_ctx_free(ctx);
 }
 
@@ -262,6 +326,9 @@ Test(subdiv, scheme_names, .description = "scheme names parse and print")
     cr_assert_eq(mmx_scheme_parse("catmark", &s), MMX_OK);
     cr_assert_eq(s, CC);
     cr_assert_str_eq(mmx_scheme_name(SQRT3), "sqrt3");
+    cr_assert_eq(mmx_scheme_parse("bilinear", &s), MMX_OK);
+    cr_assert_eq(s, BILINEAR);
+    cr_assert_str_eq(mmx_scheme_name(BILINEAR), "bilinear");
     cr_assert_eq(mmx_scheme_parse("butterfly", &s), MMX_ERR_ARG);
     cr_assert_null(mmx_scheme_name((mmx_scheme)9));
 }
@@ -382,6 +449,8 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     cuda_vs_host(gpu, host, CC, shape(host, "grid:20:16"), 3, "grid with holes");
     cuda_vs_host(gpu, host, CC, pyramid(host, 200), 3, "pyramid 200");
     cuda_vs_host(gpu, host, CC, shuffled(host, read_data(host, "house.obj"), 5), 4, "shuffled house");
+    cuda_vs_host(gpu, host, BILINEAR, shape(host, "mixed"), 4, "mixed");
+    cuda_vs_host(gpu, host, BILINEAR, shuffled(host, read_data(host, "house.obj"), 5), 3, "shuffled house");
     cuda_vs_host(gpu, host, LOOP, shape(host, "icosphere:3"), 3, "icosphere");
     cuda_vs_host(gpu, host, LOOP, tri_grid(host, 30, 20), 3, "triangulated grid");
     cuda_vs_host(gpu, host, LOOP, shuffled(host, bipyramid(host, 300), 6), 3, "shuffled bipyramid");

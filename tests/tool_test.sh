@@ -358,6 +358,18 @@ fi
 # ---- mmx subdiv and mmx demo ---------------------------------------------------------------
 check_usage "subdiv without --scheme" subdiv builtin:cube "$TMP/s.obj"
 check_usage "subdiv with an unknown scheme" subdiv --scheme butterfly builtin:cube "$TMP/s.obj"
+# Bilinear: Catmull-Clark's counts (the mixed disk: 18 + 13 + 30 vertices, 48 quads), and the
+# old vertices where they were (an OBJ's vertex lines come first, in vertex order).
+if expect_rc "subdiv --scheme bilinear" 0 subdiv --scheme bilinear builtin:mixed "$TMP/b.obj"; then
+    got=$(field wrote)
+    run convert builtin:mixed "$TMP/m.obj"
+    if [[ "$got" == *"61 vertices, 48 faces"* ]] &&
+        cmp -s <(grep '^v ' "$TMP/m.obj") <(grep '^v ' "$TMP/b.obj" | head -n 18); then
+        ok "subdiv --scheme bilinear: $got, the 18 old vertices unmoved"
+    else
+        bad "subdiv --scheme bilinear" "wrote: $got" "$(grep '^v ' "$TMP/b.obj" | head -n 2)"
+    fi
+fi
 check_usage "subdiv with bad --levels" subdiv --scheme loop --levels two builtin:cube "$TMP/s.obj"
 check_usage "subdiv with negative --levels" subdiv --scheme loop --levels -1 builtin:cube "$TMP/s.obj"
 check_usage "subdiv without OUT" subdiv --scheme loop builtin:cube

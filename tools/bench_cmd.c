@@ -256,7 +256,7 @@ enum { O_SCHEME, O_LEVELS, O_REPEATS, O_FORMAT, O_COUNT };
 static const opt_spec bench_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
                   "the subdivision measured, which also makes the product mesh:\n"
-                  "loop, sqrt3 or catmull-clark (the default)"},
+                  "loop, sqrt3, catmull-clark (the default) or bilinear"},
     [O_LEVELS] = {"levels", 0, "N",
                   "levels from MESH to the product mesh (default on a GPU: 6\n"
                   "for Catmull-Clark and Loop, 7 for sqrt3, millions of faces\n"
@@ -366,7 +366,7 @@ static int get_cage(mmx_ctx *ctx, const tool_input *in, mmx_scheme scheme, mmx_m
     mmx_mesh *quads = NULL;
     const char *src = NULL;
     if (load_cage(ctx, NULL, &quads, &src, &ms)) return EXIT_FAIL;
-    if (scheme == MMX_SCHEME_CATMULL_CLARK) {
+    if (scheme == MMX_SCHEME_CATMULL_CLARK || scheme == MMX_SCHEME_BILINEAR) {
         snprintf(name, n, "%s", src);
         *cage = quads;
         return EXIT_OK;

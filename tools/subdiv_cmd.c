@@ -70,8 +70,9 @@ enum { O_SCHEME, O_LEVELS, O_PATH, O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD,
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
-                  "loop (triangles), sqrt3 (closed triangle meshes) or\n"
-                  "catmull-clark (any polygons; also cc); required"},
+                  "loop (triangles), sqrt3 (closed triangle meshes),\n"
+                  "catmull-clark (any polygons; also cc) or bilinear (any\n"
+                  "polygons, linear positions); required"},
     [O_LEVELS] = {"levels", 0, "N", "how many times to subdivide (default 1; 0 copies)"},
     [O_PATH] = {"path", 0, "P",
                 "fused (the default) or algebraic: the implementation (same\n"

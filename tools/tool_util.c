@@ -168,14 +168,14 @@ int parse_levels(const char *arg, int dflt, int *levels)
 int parse_scheme(const char *arg, int dflt, mmx_scheme *scheme)
 {
     if (!arg && dflt < 0)
-        return usage_error("%s needs --scheme loop|sqrt3|catmull-clark",
+        return usage_error("%s needs --scheme loop|sqrt3|catmull-clark|bilinear",
                            tool_current ? tool_current->name : "the command");
     if (!arg) {
         *scheme = (mmx_scheme)dflt;
         return EXIT_OK;
     }
     if (mmx_scheme_parse(arg, scheme))
-        return usage_error("unknown scheme '%s' (use loop, sqrt3 or catmull-clark)", arg);
+        return usage_error("unknown scheme '%s' (use loop, sqrt3, catmull-clark or bilinear)", arg);
     return EXIT_OK;
 }
 

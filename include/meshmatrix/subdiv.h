@@ -1,5 +1,5 @@
 /*
- * meshmatrix/subdiv.h: Loop, sqrt3 and Catmull-Clark subdivision through the algebra.
+ * meshmatrix/subdiv.h: Loop, sqrt3, Catmull-Clark and bilinear subdivision through the algebra.
  *
  * Two paths compute the same refinement (opts->path):
  *   - the fused path (the default): the input's adjacency once, then a half-edge view (each
@@ -13,19 +13,21 @@
  *     followed by the child topology read off FE or F.
  * Both give identical topology (same vertex and face numbers) and positions within float
  * rounding of each other; host and CUDA agree likewise, and positions agree with OpenSubdiv
- * (Loop, Catmull-Clark) and OpenMesh (sqrt3) to 1e-5 of the bounding-box diagonal, topology
+ * (Loop, Catmull-Clark, bilinear) and OpenMesh (sqrt3) to 1e-5 of the bounding-box diagonal, topology
  * exactly up to vertex and face order.
  *
  * Output layout (thesis 4.1.2, 4.2.2, 4.3.2), per level:
  *   vertices  the updated old vertices (same numbers as before), then one face point per face
- *             (Catmull-Clark, sqrt3; in face order), then one edge point per edge (Loop,
- *             Catmull-Clark; in mmx_adjacency's edge order)
+ *             (Catmull-Clark, bilinear, sqrt3; in face order), then one edge point per edge
+ *             (Loop, Catmull-Clark, bilinear; in mmx_adjacency's edge order)
  *   faces     the children of a face stored together, in parent order: Catmull-Clark makes c
  *             quads from a face of order c, (v_s, e(v_s v_s+1), f, e(v_s-1 v_s)) for each
  *             corner s; Loop 4 triangles, the middle one (e_kl, e_lm, e_mk) first, then those
  *             at k, l, m; sqrt3 3 triangles (v_s, f', f) for each corner s, f' the face across
- *             the edge v_s -> v_s+1.
- * The refined mesh is in the reduced form (order 4 for Catmull-Clark, 3 for the others).
+ *             the edge v_s -> v_s+1. Bilinear makes Catmull-Clark's children.
+ * The refined mesh is in the reduced form (order 4 for Catmull-Clark and bilinear, 3 for the
+ * others). Bilinear's positions are linear: old vertices stay, an edge point is the edge's
+ * midpoint, a face point its face's centroid, boundary or not.
  *
  * Boundaries: Loop and Catmull-Clark use the thesis's rule, OpenSubdiv's "edge only" boundary
  * interpolation: a boundary edge's point is its midpoint, a boundary vertex moves to
@@ -49,7 +51,10 @@ extern "C" {
 typedef enum mmx_scheme {
     MMX_SCHEME_LOOP = 0,          /* triangles in, triangles out, 4 children per face */
     MMX_SCHEME_SQRT3,             /* triangles in, triangles out, 3 children per face; closed */
-    MMX_SCHEME_CATMULL_CLARK      /* any polygons in, quads out, c children per face of order c */
+    MMX_SCHEME_CATMULL_CLARK,     /* any polygons in, quads out, c children per face of order c */
+    MMX_SCHEME_BILINEAR           /* Catmull-Clark's children with linear positions: vertices
+                                     stay, edge points are midpoints, face points centroids
+                                     (OpenSubdiv's SCHEME_BILINEAR) */
 } mmx_scheme;
 
 /* How boundaries are refined. Only the thesis's rule exists so far. */
@@ -178,7 +183,8 @@ mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, m
 /* Frees a plan; NULL is accepted. */
 void mmx_subdiv_plan_free(mmx_subdiv_plan *plan);
 
-/* The scheme's name ("loop", "sqrt3", "catmull-clark"), or NULL for an unknown value. */
+/* The scheme's name ("loop", "sqrt3", "catmull-clark", "bilinear"), or NULL for an unknown
+ * value. */
 const char *mmx_scheme_name(mmx_scheme scheme);
 
 /* Parses a scheme name as above ("catmark" and "cc" are accepted for Catmull-Clark).

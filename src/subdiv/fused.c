@@ -73,8 +73,8 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     mmx_index order = M->order ? M->order : adj->face_order;
     mmx_status s = MMX_OK;
     /* A mesh without faces is a level of any order: its vertices stay where they are. */
-    if (!M->ncols) order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && order != 3) {
+    if (!M->ncols) order = mmx__scheme_quads(scheme) ? 4 : 3;
+    if (!mmx__scheme_quads(scheme) && order != 3) {
         *fault = (mmx__fault){MMX__FAULT_NOT_TRIANGLES, 0};
         return MMX_OK;
     }
@@ -114,12 +114,12 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&L->cnt);
     if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&L->goff);
     /* Catmull-Clark counts each edge's faces, which the adjacency has. */
-    if (!s && scheme == MMX_SCHEME_CATMULL_CLARK)
+    if (!s && mmx__scheme_quads(scheme))
         s = mmx_mem_copy(ctx, L->cnt, sp, adj->sides, sp, ne * sizeof(mmx_index));
     const mmx__fz_in in = mmx__fz_view(scheme, L);
     const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
     /* Loop and sqrt3 check the triangles' neighbours too, into the same record. */
-    if (!s && scheme != MMX_SCHEME_CATMULL_CLARK) {
+    if (!s && !mmx__scheme_quads(scheme)) {
         if (cuda) s = mmx__fz_pairs_cuda(ctx, in, H.fault);
         for (mmx_index f = 0; !cuda && f < L->nf; f++)
             if (!mmx__fz_tri_neighbours_ok(&in, f)) {
@@ -131,7 +131,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* The input's one wait: the verdict is a fault to report, and it decides what comes next.
      * Counts on a bad level could point anywhere: not computed. */
     if (!s) s = mmx__halfedge_fault(ctx, &H, fault);
-    if (!s && !fault->kind && scheme != MMX_SCHEME_CATMULL_CLARK) {
+    if (!s && !fault->kind && !mmx__scheme_quads(scheme)) {
         if (cuda) s = mmx__fz_counts_cuda(ctx, in, L->cnt);
         else if (scheme == MMX_SCHEME_LOOP)
             for (mmx_index f = 0; f < L->nf; f++) mmx__fz_loop_count(&in, f, L->cnt);
@@ -151,7 +151,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     memset(C, 0, sizeof *C);
     mmx_subdiv_predict(scheme, P->nv, P->nf, P->ne, P->nnz, 1, &v, &f, &e, &c);
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
-    C->order = scheme == MMX_SCHEME_CATMULL_CLARK ? 4 : 3;
+    C->order = mmx__scheme_quads(scheme) ? 4 : 3;
     C->maxcol = C->order;
     /* A small level's arrays are carved from one block: a level is a handful of calls then,
      * not seven allocations and seven frees, which a small cage's chain pays more than its
@@ -203,6 +203,7 @@ static void fz_pass_host(mmx__fz_in *L, const mmx__fz_out *O)
             mmx_index a, k;
             switch (L->scheme) {
             case MMX_SCHEME_CATMULL_CLARK:
+            case MMX_SCHEME_BILINEAR:
                 if (L->order) a = i * L->order, k = L->order;
                 else a = L->colptr[i], k = L->colptr[i + 1] - a;
                 mmx__fz_cc_face(L, O, i, a, k, L->M + a, L->fe + a, L->twin + a,

@@ -142,7 +142,8 @@ cudaError_t launch_pass(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t 
     switch (L.scheme) {
     case MMX_SCHEME_LOOP: return launch<MMX_SCHEME_LOOP>(L, O, st);
     case MMX_SCHEME_SQRT3: return launch<MMX_SCHEME_SQRT3>(L, O, st);
-    default: return launch<MMX_SCHEME_CATMULL_CLARK>(L, O, st);
+    default: /* Catmull-Clark and bilinear: the same children; L.scheme picks the weights */
+        return launch<MMX_SCHEME_CATMULL_CLARK>(L, O, st);
     }
 }
 

@@ -37,8 +37,8 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
          * boundary): the smooth rule, or the sharp rule's midpoint on the boundary. */
         if (!(t >= 0 && t < c)) {
             const float fw = mmx__rule_face_weight(4);
-            const mmx__edge_rule sharp = mmx__rule_edge(MMX_SCHEME_CATMULL_CLARK, 1),
-                                 smooth = mmx__rule_edge(MMX_SCHEME_CATMULL_CLARK, 0);
+            const mmx__edge_rule sharp = mmx__rule_edge(L->scheme, 1),
+                                 smooth = mmx__rule_edge(L->scheme, 0);
             float u[3], w[3], x[3], fq[3];
             if (pu) {
                 for (int i = 0; i < 3; i++) u[i] = pu[i], w[i] = pw[i];
@@ -166,7 +166,7 @@ static inline MMX__HD void mmx__fz_cc_general_corner(const mmx__fz_in *L, const 
  * positions on general faces, whose points the edges and vertices would otherwise sum again. */
 static inline MMX__HD int mmx__fz_face_points_first(const mmx__fz_in *L, const mmx__fz_out *O)
 {
-    return L->scheme == MMX_SCHEME_CATMULL_CLARK && L->order == 0 && O->pos && L->pos && L->nf;
+    return mmx__scheme_quads(L->scheme) && L->order == 0 && O->pos && L->pos && L->nf;
 }
 
 /* The face-point pass of a level of general faces (mmx__fz_in.fpts): face f's point into the

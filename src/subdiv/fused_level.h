@@ -195,7 +195,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         out[0] = p[0], out[1] = p[1], out[2] = p[2];
         return;
     }
-    const int cc = L->scheme == MMX_SCHEME_CATMULL_CLARK, quads = cc && L->order == 4;
+    const int cc = mmx__scheme_quads(L->scheme), quads = cc && L->order == 4;
     const float fw = mmx__rule_face_weight(4);
     float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3] = {0, 0, 0}, first[3];
     mmx_index c = c0, n = 0, a, k;
@@ -246,7 +246,7 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
 static inline MMX__HD mmx_index mmx__fz_vertex_owner(mmx_scheme scheme, mmx_index c0)
 {
     if (c0 < 0) return -1;
-    if (scheme == MMX_SCHEME_CATMULL_CLARK) return 4 * c0;      /* child c0, corner 0 */
+    if (mmx__scheme_quads(scheme)) return 4 * c0;                /* child c0, corner 0 */
     if (scheme == MMX_SCHEME_SQRT3) return 3 * c0;              /* child c0, corner 0 */
     return 3 * (4 * (c0 / 3) + 1 + c0 % 3);                     /* Loop: corner child, corner 0 */
 }

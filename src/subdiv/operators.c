@@ -78,7 +78,7 @@ static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
     mmx_status s = mmx_mem_alloc(ctx, sp, sizeof crease, (void **)&ops->crease);
     if (!s) s = mmx_mem_copy(ctx, ops->crease, sp, crease, MMX_SPACE_HOST, sizeof crease);
     mmx_index len = ops->scheme == MMX_SCHEME_SQRT3 ? 3
-                  : ops->scheme == MMX_SCHEME_CATMULL_CLARK ? ops->M->maxcol + 1 : 0;
+                  : mmx__scheme_quads(ops->scheme) ? ops->M->maxcol + 1 : 0;
     if (s || len == 0) return s;
     float *w = NULL;
     s = mmx__host_alloc(ctx, (size_t)len, sizeof *w, (void **)&w);

@@ -1,4 +1,4 @@
-/* The rules of the three schemes, stated once (thesis ch. 4; OpenSubdiv's Sdc in our terms):
+/* The rules of the four schemes, stated once (thesis ch. 4; OpenSubdiv's Sdc in our terms):
  * the weights of the vertex, edge and face points, the boundary rule, and the layout of a
  * face's children. Both paths (the algebraic operators and the fused passes) and both backends
  * (host loops and CUDA kernels) take every weight and every child from here; no weight is
@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* Whether the scheme makes Catmull-Clark's children (one quad per corner of any polygon):
+ * bilinear shares that topology and differs only in its weights (linear ones). */
+static inline MMX__HD int mmx__scheme_quads(mmx_scheme scheme)
+{
+    return scheme == MMX_SCHEME_CATMULL_CLARK || scheme == MMX_SCHEME_BILINEAR;
+}
+
 /* ---- points ---------------------------------------------------------------------------------- */
 
 /* The weights of a vertex point:
@@ -40,14 +47,16 @@ typedef struct mmx__vertex_rule {
  *   sqrt3 (eq. 4.2-4.3):   self = 1 - alpha, ring = alpha / n, alpha = (4 - 2 cos(2 pi / n)) / 9
  *   Catmull-Clark (4.29):  self = 1 - 2 / n, ring = 1 / n^2 (the edge ring and the face points)
  * Crease (two sharp edges; Loop and Catmull-Clark, eq. 4.14, 4.25): self = 3/4, crease = 1/8.
- * A vertex in no face keeps its place (self = 1). */
+ * Bilinear, and a vertex in no face: the vertex keeps its place (self = 1). */
 static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index valence,
                                                         mmx_index sharp_edges)
 {
     const double pi = 3.14159265358979323846;
     double self = 1.0, ring = 0.0, crease = 0.0;
     const mmx_index n = valence;
-    if (n > 0 && sharp_edges > 0 && scheme != MMX_SCHEME_SQRT3) {
+    if (scheme == MMX_SCHEME_BILINEAR) {
+        /* every vertex keeps its place */
+    } else if (n > 0 && sharp_edges > 0 && scheme != MMX_SCHEME_SQRT3) {
         self = 0.75, crease = 0.125;
     } else if (n > 0) {
         const double c = cos(2.0 * pi / n);
@@ -75,7 +84,8 @@ typedef struct mmx__edge_rule {
     float ends, faces;
 } mmx__edge_rule;
 
-/* The edge rule: a sharp edge's point is its midpoint (eq. 4.13, 4.26); a smooth edge's is
+/* The edge rule: a sharp edge's point, and every bilinear one, is its midpoint (eq. 4.13, 4.26);
+ * a smooth edge's is
  *   Catmull-Clark (4.23): 1/4 (p_a + p_b) + 1/4 (f_m + f_n);
  *   Loop (4.10, 4.15):    1/8 (p_a + p_b) + 1/8 (t_m + t_n), which is 3/8 (p_a + p_b) +
  *                         1/8 (p_c + p_d): the three maps of eq. 4.15 folded into one product
@@ -83,7 +93,7 @@ typedef struct mmx__edge_rule {
 static inline MMX__HD mmx__edge_rule mmx__rule_edge(mmx_scheme scheme, int sharp)
 {
     mmx__edge_rule w;
-    if (sharp) w.ends = 0.5f, w.faces = 0.0f;
+    if (sharp || scheme == MMX_SCHEME_BILINEAR) w.ends = 0.5f, w.faces = 0.0f;
     else w.ends = w.faces = scheme == MMX_SCHEME_LOOP ? 0.125f : 0.25f;
     return w;
 }

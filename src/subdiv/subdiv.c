@@ -14,6 +14,7 @@ const char *mmx_scheme_name(mmx_scheme scheme)
     case MMX_SCHEME_LOOP: return "loop";
     case MMX_SCHEME_SQRT3: return "sqrt3";
     case MMX_SCHEME_CATMULL_CLARK: return "catmull-clark";
+    case MMX_SCHEME_BILINEAR: return "bilinear";
     }
     return NULL;
 }
@@ -23,6 +24,7 @@ mmx_status mmx_scheme_parse(const char *name, mmx_scheme *scheme)
     if (!name || !scheme) return MMX_ERR_ARG;
     if (strcmp(name, "loop") == 0) *scheme = MMX_SCHEME_LOOP;
     else if (strcmp(name, "sqrt3") == 0) *scheme = MMX_SCHEME_SQRT3;
+    else if (strcmp(name, "bilinear") == 0) *scheme = MMX_SCHEME_BILINEAR;
     else if (strcmp(name, "catmull-clark") == 0 || strcmp(name, "catmark") == 0 ||
              strcmp(name, "cc") == 0)
         *scheme = MMX_SCHEME_CATMULL_CLARK;
@@ -42,7 +44,7 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
     int64_t v = nverts, f = nfaces, e = nedges, c = nnz;
     for (int l = 0; l < levels && v < big && f < big && e < big && c < big; l++) {
         int64_t v2, f2, e2, c2;
-        if (scheme == MMX_SCHEME_CATMULL_CLARK)
+        if (mmx__scheme_quads(scheme))
             v2 = v + f + e, f2 = c, e2 = 2 * e + c, c2 = 4 * c;
         else if (scheme == MMX_SCHEME_LOOP)
             v2 = v + e, f2 = 4 * f, e2 = 2 * e + 3 * f, c2 = 12 * f;
@@ -162,7 +164,7 @@ static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
                          "%s needs distinct faces: face %d repeats face %d (0-based face numbers: "
                          "the same vertices in the same order; repeated faces: %d)", name, st->repeated_face[1],
                          st->repeated_face[0], st->repeated_faces);
-    if (scheme == MMX_SCHEME_CATMULL_CLARK) return MMX_OK;
+    if (mmx__scheme_quads(scheme)) return MMX_OK;
     return mmx__fail(ctx, MMX_ERR_MESH,
                      "%s cannot refine faces %d and %d (0-based): two triangles on the same "
                      "three vertices, "
@@ -221,7 +223,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     const char *name = mmx_scheme_name(scheme);
     const mmx_mesh *h = NULL;
     mmx_status s = MMX_OK;
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && mesh->M->order != 3) {
+    if (!mmx__scheme_quads(scheme) && mesh->M->order != 3) {
         s = mmx__mesh_host_view(ctx, mesh, &h);
         const mmx_csc *M = s ? NULL : h->M;
         for (mmx_index k = 0; !s && k < M->ncols; k++) {

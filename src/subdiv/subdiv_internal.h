@@ -128,7 +128,7 @@ static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_i
     mmx__csc_col(M, k, &a, &b);
     const mmx_index n = (mmx_index)(b - a);
     const mmx_index *v = M->rowidx + a;
-    if (tp->scheme == MMX_SCHEME_CATMULL_CLARK) {
+    if (mmx__scheme_quads(tp->scheme)) {
         /* The children of face k start at child a. */
         mmx_index *q = out + 4 * a;
         const mmx_index epts = nv + nf;

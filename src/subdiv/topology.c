@@ -8,7 +8,7 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
                                 mmx_csc **out)
 {
     const mmx_csc *M = ops->M;
-    const int cc = ops->scheme == MMX_SCHEME_CATMULL_CLARK;
+    const int cc = mmx__scheme_quads(ops->scheme);
     const mmx_index order = cc ? 4 : 3;
     /* Catmull-Clark: one quad per corner; Loop: 4 triangles per face; sqrt3: 3. The caller
      * checked that these counts fit. */

@@ -33,7 +33,7 @@ typedef struct oracle_times {
     double refine_ms, stencil_ms, eval_ms;
 } oracle_times;
 
-/* OpenSubdiv 3.5: scheme 0 = Loop, 1 = Catmull-Clark, refined uniformly `levels` times
+/* OpenSubdiv 3.5: scheme 0 = Loop, 1 = Catmull-Clark, 2 = bilinear, refined uniformly `levels` times
  * (0 <= levels <= 15; 0 returns a copy after the topology was accepted). Sdc options by default:
  * VTX_BOUNDARY_EDGE_ONLY, FVAR_LINEAR_ALL, CREASE_UNIFORM, TRI_SUB_CATMARK. Topology through
  * Far::TopologyRefinerFactory<TopologyDescriptor>, positions through a double

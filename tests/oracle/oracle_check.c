@@ -37,7 +37,7 @@
 #endif
 
 static const char usage[] =
-    "usage: oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N "
+    "usage: oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark|bilinear --levels N "
     "[--tol 1e-5] [--ignore-tags] FILE";
 
 /* Prints the one result line (newlines in the message flattened) and returns the exit code. */
@@ -123,7 +123,7 @@ int main(int argc, char **argv)
         return result(1, "ERROR usage: --backend is host or cuda, not '%s'", backend);
     mmx_scheme scheme;
     if (mmx_scheme_parse(scheme_name, &scheme) != MMX_OK)
-        return result(1, "ERROR usage: unknown scheme '%s' (loop, sqrt3, catmull-clark)",
+        return result(1, "ERROR usage: unknown scheme '%s' (loop, sqrt3, catmull-clark, bilinear)",
                       scheme_name);
 
     char name[64];
@@ -173,9 +173,9 @@ int main(int argc, char **argv)
         orc = oracle_om_sqrt3(&in_o, levels, &ref_o, &ot, msg, sizeof msg);
     } else {
         oracle_name = "OpenSubdiv";
-        orc = oracle_osd_refine_tagged(scheme == MMX_SCHEME_LOOP ? 0 : 1, &in_o,
-                                       ignore_tags ? NULL : mesh->tags, levels, &ref_o, &ot, msg,
-                                       sizeof msg);
+        const int osd = scheme == MMX_SCHEME_LOOP ? 0 : scheme == MMX_SCHEME_BILINEAR ? 2 : 1;
+        orc = oracle_osd_refine_tagged(osd, &in_o, ignore_tags ? NULL : mesh->tags, levels, &ref_o,
+                                       &ot, msg, sizeof msg);
     }
     if (orc) {
         code = result(1, "ORACLE_REFUSED %s", msg);

@@ -222,8 +222,9 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
 int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, oracle_mesh *out,
            oracle_times *t, char *err, size_t cap)
 {
-    if (scheme != 0 && scheme != 1)
-        return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
+    if (scheme < 0 || scheme > 2)
+        return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark, 2 bilinear)",
+                           scheme);
     if (levels < 0 || levels > 15)
         return oracle__say(err, cap, "levels %d out of OpenSubdiv's range 0..15", levels);
     if (oracle__check_mesh(in, err, cap))
@@ -234,7 +235,9 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     sdc.SetFVarLinearInterpolation(Sdc::Options::FVAR_LINEAR_ALL);
     sdc.SetTriangleSubdivision(Sdc::Options::TRI_SUB_CATMARK);
     sdc.SetCreasingMethod(Sdc::Options::CREASE_UNIFORM);
-    Sdc::SchemeType type = scheme == 0 ? Sdc::SCHEME_LOOP : Sdc::SCHEME_CATMARK;
+    const Sdc::SchemeType type = scheme == 0   ? Sdc::SCHEME_LOOP
+                                 : scheme == 1 ? Sdc::SCHEME_CATMARK
+                                               : Sdc::SCHEME_BILINEAR;
     Tags tags;
     if (tag_text && parse_tags(tag_text, scheme, in, sdc, tags, err, cap))
         return 1;
