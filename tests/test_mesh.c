@@ -1,6 +1,7 @@
 /* The mesh matrix: built from face lists (and refused when invalid), its reduced form, face
  * lists back, copies, and the built-in shapes. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
@@ -217,5 +218,135 @@ Test(mesh, unknown_or_bad_shapes_are_refused)
         cr_assert_null(m);
         cr_assert(strlen(mmx_ctx_error(ctx)) > 0);
     }
+    mmx_ctx_free(ctx);
+}
+
+/* ---- tags (OpenSubdiv's 't' lines as data) ---------------------------------------------- */
+
+/* A cube whose tags are `text` (set as an OBJ read would set them). */
+static mmx_mesh *tagged_cube(mmx_ctx *ctx, const char *text)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "cube", &m));
+    free(m->tags);
+    m->tags = text ? strdup(text) : NULL;
+    return m;
+}
+
+Test(mesh, tags_parse_every_kind_of_line)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tagged_cube(ctx, NULL);
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+    /* Two edges of face 0 and one of face 1, from the cube's own faces. */
+    const mmx_index a = verts[0], b = verts[1], c = verts[2], d = verts[start[1]], e = verts[start[1] + 1];
+    char text[512];
+    snprintf(text, sizeof text,
+             "t crease 4/1/0 %d %d %d %d 2.5\n"
+             "\n"
+             "t crease 2/1/0 %d %d 10\n"
+             "t corner 2/2/0 3 5 1 -4\n"
+             "t hole 2/0/0 1 4\n"
+             "t interpolateboundary 1/0/0 1\n"
+             "t facevaryinginterpolateboundary 1/0/0 4\n"
+             "t facevaryingpropagatecorners 1/0/0 0\n"
+             "t creasemethod 0/0/1 chaikin\n"
+             "t smoothtriangles 0/0/1 smooth\n",
+             a, b, b, c, d, e);
+    free(m->tags);
+    m->tags = strdup(text);
+    mmx_mesh_tags *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, m, &t));
+    cr_assert_eq(t->ncreases, 3);
+    const mmx_index want[6] = {a, b, b, c, d, e};
+    cr_assert_arr_eq(t->crease_verts, want, sizeof want);
+    cr_assert(t->crease_sharpness[0] == 2.5f && t->crease_sharpness[1] == 2.5f &&
+              t->crease_sharpness[2] == 10.0f);
+    cr_assert(t->ncorners == 2 && t->corner_verts[0] == 3 && t->corner_verts[1] == 5);
+    cr_assert(t->corner_sharpness[0] == 1.0f && t->corner_sharpness[1] == 0.0f,
+              "a negative sharpness reads as 0");
+    cr_assert(t->nholes == 2 && t->holes[0] == 1 && t->holes[1] == 4);
+    cr_assert(t->interpolate_boundary == 1 && t->fvar_interpolate_boundary == 4 &&
+              t->fvar_propagate_corners == 0 && t->crease_method == 1 && t->smooth_triangles == 1);
+    /* Written back as lines and parsed again: the same set. */
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, t));
+    mmx_mesh_tags *u = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, m, &u));
+    cr_assert(u->ncreases == 3 && u->ncorners == 2 && u->nholes == 2);
+    cr_assert_arr_eq(u->crease_verts, t->crease_verts, 6 * sizeof(mmx_index));
+    cr_assert_arr_eq(u->crease_sharpness, t->crease_sharpness, 3 * sizeof(float));
+    cr_assert_arr_eq(u->corner_sharpness, t->corner_sharpness, 2 * sizeof(float));
+    cr_assert(u->interpolate_boundary == 1 && u->crease_method == 1 && u->smooth_triangles == 1 &&
+              u->fvar_interpolate_boundary == 4 && u->fvar_propagate_corners == 0);
+    /* No tags: an empty set with every option unset. */
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, NULL));
+    cr_assert_null(m->tags);
+    mmx_mesh_tags_free(u);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, m, &u));
+    cr_assert(u->ncreases == 0 && u->ncorners == 0 && u->nholes == 0 &&
+              u->interpolate_boundary == -1 && u->crease_method == -1);
+    mmx_mesh_tags_free(u);
+    mmx_mesh_tags_free(t);
+    mmx_mesh_tags_free(NULL);
+    free(start);
+    free(verts);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, tags_refuse_bad_lines_naming_them)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const struct { const char *text, *needle; mmx_status want; } cases[] = {
+        {"t crease 2/1/0 0 99 1\n", "line 1: crease names vertex 99, outside [0, 8)", MMX_ERR_MESH},
+        {"t interpolateboundary 1/0/0 2\nt crease 3/1/0 0 1 2 1\n", "line 2: crease wants vertex pairs", MMX_ERR_MESH},
+        {"t corner 1/2/0 0 1 2\n", "line 1: corner wants vertices", MMX_ERR_MESH},
+        {"t hole 1/0/0 6\n", "hole names face 6, outside [0, 6)", MMX_ERR_MESH},
+        {"t crease 1/1\n", "bad argument counts '1/1'", MMX_ERR_MESH},
+        {"t crease 2/1/0 0 x 1\n", "integer 2 of 2 is 'x'", MMX_ERR_MESH},
+        {"t crease 2/1/0 0 1 nan\n", "float 1 of 1 is 'nan'", MMX_ERR_MESH},
+        {"t corner 1/1/0 0 1 5\n", "more arguments than its counts say", MMX_ERR_MESH},
+        {"t creasemethod 0/0/1 sharp\n", "creasemethod wants one string, normal or chaikin", MMX_ERR_MESH},
+        {"t interpolateboundary 1/0/0 3\n", "interpolateboundary wants one integer in 0..2", MMX_ERR_MESH},
+        {"t bevel 0/0/0\n", "unknown tag 'bevel'", MMX_ERR_MESH},
+        {"x crease\n", "line 1: not a 't NAME I/F/S ...' line", MMX_ERR_MESH},
+        {"t vertexedit 1/0/0 3\n", "vertexedit is a hierarchical edit", MMX_ERR_UNSUPPORTED},
+    };
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        mmx_mesh *m = tagged_cube(ctx, cases[q].text);
+        mmx_mesh_tags *t = (mmx_mesh_tags *)&t;
+        cr_assert_eq(mmx_mesh_tags_parse(ctx, m, &t), cases[q].want, "%s", cases[q].text);
+        cr_assert_null(t);
+        cr_assert(strstr(mmx_ctx_error(ctx), cases[q].needle), "%s: %s", cases[q].text,
+                  mmx_ctx_error(ctx));
+        mmx_mesh_free(m);
+    }
+    /* A crease on two vertices that no face joins: the cube's opposite corners. */
+    mmx_mesh *m = tagged_cube(ctx, NULL);
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+    mmx_index far = -1; /* a vertex in no face with vertex verts[0] */
+    for (mmx_index v = 0; v < 8 && far < 0; v++) {
+        int shares = 0;
+        for (mmx_index f = 0; f < 6; f++) {
+            int has0 = 0, hasv = 0;
+            for (mmx_index k = start[f]; k < start[f + 1]; k++)
+                has0 |= verts[k] == verts[0], hasv |= verts[k] == v;
+            shares |= has0 && hasv;
+        }
+        if (!shares) far = v;
+    }
+    cr_assert_geq(far, 0);
+    const mmx_index pair[2] = {verts[0], far};
+    const float w = 1;
+    mmx_mesh_tags bad = {1, (mmx_index *)pair, (float *)&w, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1};
+    m->tags = strdup("t interpolateboundary 1/0/0 2\n");
+    cr_assert_eq(mmx_mesh_set_tags(ctx, m, &bad), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "is not an edge of the mesh"), "%s", mmx_ctx_error(ctx));
+    cr_assert_str_eq(m->tags, "t interpolateboundary 1/0/0 2\n", "a refused set leaves the tags");
+    free(start);
+    free(verts);
+    mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }

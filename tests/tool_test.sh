@@ -355,6 +355,21 @@ else
     bad "info --backend cuda (adjacency)" "exit $rc" "stderr: $err"
 fi
 
+# Tags as data: a crease on the cube's first edge (the first two corners of its first face,
+# 1-based in the file, 0-based in the tag) and a boundary mode; then a crease that is no edge.
+run convert builtin:cube "$TMP/tc.obj"
+read -r a b < <(grep -m1 '^f ' "$TMP/tc.obj" | awk '{split($2,x,"/"); split($3,y,"/"); print x[1]-1, y[1]-1}')
+printf 't crease 2/1/0 %d %d 2.5\nt interpolateboundary 1/0/0 1\n' "$a" "$b" >> "$TMP/tc.obj"
+if expect_rc "info on a tagged mesh" 0 info "$TMP/tc.obj"; then
+    [[ "$(field tags)" == "1 creases, 0 corners, 0 holes; interpolateboundary 1,"* ]] \
+        && ok "info on a tagged mesh: $(field tags)" || bad "info on a tagged mesh" "tags: $(field tags)"
+fi
+printf 't crease 2/1/0 %d %d 1\n' "$a" "$a" >> "$TMP/tc.obj"
+if expect_rc "info on a mesh with a bad tag" 0 info "$TMP/tc.obj"; then
+    [[ "$(field tags)" == "not readable: tags line 3: crease ("*") is not an edge of the mesh" ]] \
+        && ok "info on a bad tag: $(field tags)" || bad "info on a bad tag" "tags: $(field tags)"
+fi
+
 # ---- mmx subdiv and mmx demo ---------------------------------------------------------------
 check_usage "subdiv without --scheme" subdiv builtin:cube "$TMP/s.obj"
 check_usage "subdiv with an unknown scheme" subdiv --scheme butterfly builtin:cube "$TMP/s.obj"

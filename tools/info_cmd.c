@@ -120,6 +120,12 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
         s = mmx_adjacency_compute(ctx, mesh, &adj);
         adj_ms = now_ms() - t0;
     }
+    /* The tags as data: a file whose tags do not parse is still inspected, with the reason. */
+    mmx_mesh_tags *tags = NULL;
+    char tags_why[512] = "";
+    const int has_tags = mesh->tags != NULL;
+    if (!s && has_tags && mmx_mesh_tags_parse(ctx, mesh, &tags))
+        snprintf(tags_why, sizeof tags_why, "%s", mmx_ctx_error(ctx));
     mmx_mesh_free(mesh);
     if (s) return fail(ctx, s, src);
     const mmx_adjacency a = *adj; /* the counts; the arrays are not read here */
@@ -166,12 +172,34 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
         (double)st.bbox_max[0], (double)st.bbox_min[1], (double)st.bbox_max[1],
         (double)st.bbox_min[2], (double)st.bbox_max[2]);
     print_reduced(&st);
+    if (!has_tags) row("tags", "none");
+    else if (!tags) row("tags", "not readable: %s", tags_why);
+    else
+        row("tags", "%d creases, %d corners, %d holes; interpolateboundary %d, creasemethod %d, "
+            "smoothtriangles %d (-1: not given; not honoured by subdivision yet)",
+            (int)tags->ncreases, (int)tags->ncorners, (int)tags->nholes,
+            tags->interpolate_boundary, tags->crease_method, tags->smooth_triangles);
     row("stats time", "%.3f ms (host)", stats_ms);
     row("adjacency time", "%.3f ms (%s backend)", adj_ms, backend);
 
     js_str("mesh", src);
     js_str("backend", backend);
     json_figures(&st, &a);
+    if (tags) {
+        js_object("tags");
+        js_int("creases", tags->ncreases);
+        js_int("corners", tags->ncorners);
+        js_int("holes", tags->nholes);
+        js_int("interpolateboundary", tags->interpolate_boundary);
+        js_int("creasemethod", tags->crease_method);
+        js_int("smoothtriangles", tags->smooth_triangles);
+        js_end();
+    } else if (has_tags) {
+        js_str("tags_error", tags_why);
+    } else {
+        js_null("tags");
+    }
+    mmx_mesh_tags_free(tags);
     js_num("load_ms", load_ms);
     js_num("stats_ms", stats_ms);
     js_num("adjacency_ms", adj_ms);

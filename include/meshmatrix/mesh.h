@@ -21,8 +21,9 @@ typedef struct mmx_mesh {
     float *pos;        /* nverts x 3 positions, row-major, in `space`; NULL if the mesh has none */
     mmx_space space;   /* where M's arrays and pos live */
     char *tags;        /* OBJ 't' lines (OpenSubdiv creases, corners, holes...), verbatim and
-                          newline-terminated, host memory; NULL if none. Kept for later use:
-                          no operation interprets them yet. */
+                          newline-terminated, host memory; NULL if none. Read as data with
+                          mmx_mesh_tags_parse, set with mmx_mesh_set_tags; subdivision does not
+                          honour them yet. */
     mmx_ctx *ctx;      /* the context that made the mesh, as mmx_csc's ctx (spla.h): pos goes
                           back to its memory, in its stream's order, when the mesh is freed, so
                           it must outlive the mesh (M records its own, the same one for every
@@ -92,6 +93,54 @@ mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
  * space. Errors: MMX_ERR_ARG (unknown name or bad size, named in the detail), MMX_ERR_OVERFLOW,
  * MMX_ERR_NOMEM. Synchronises: no (built on the host, the copy to the device queued). */
 mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out);
+
+/* ---- tags: OpenSubdiv's creases, corners, holes and options -------------------------------- */
+
+/* The tags of OpenSubdiv's shape format, as data. A mesh carries them as the OBJ 't' lines it
+ * was read with (mesh->tags); mmx_mesh_tags_parse reads them into this form, checked against
+ * the mesh, and mmx_mesh_set_tags writes a tag set back as 't' lines, which the OBJ writer
+ * keeps. Sharpness: 0 smooth, 10 and above infinitely sharp, as in OpenSubdiv (negative values
+ * read as 0). The options hold the file's value, or -1 where the file gives none.
+ * Not yet honoured by mmx_subdivide (issue 13): it refines as if there were none. */
+typedef struct mmx_mesh_tags {
+    mmx_index ncreases;
+    mmx_index *crease_verts;       /* 2 * ncreases: the two ends of each creased edge */
+    float *crease_sharpness;       /* ncreases */
+    mmx_index ncorners;
+    mmx_index *corner_verts;       /* ncorners: sharp vertices */
+    float *corner_sharpness;       /* ncorners */
+    mmx_index nholes;
+    mmx_index *holes;              /* nholes face numbers */
+    int interpolate_boundary;      /* 't interpolateboundary': 0 none, 1 edge and corner, 2 edge
+                                      only (OpenSubdiv's VTX_BOUNDARY_*) */
+    int fvar_interpolate_boundary; /* 't facevaryinginterpolateboundary': 0..5, OpenSubdiv's
+                                      FVAR_LINEAR_* in order (none, corners only, corners plus
+                                      1, corners plus 2, boundaries, all) */
+    int fvar_propagate_corners;    /* 't facevaryingpropagatecorners': 0 or 1 */
+    int crease_method;             /* 't creasemethod': 0 normal (uniform), 1 chaikin */
+    int smooth_triangles;          /* 't smoothtriangles': 0 catmark, 1 smooth */
+} mmx_mesh_tags;
+
+/* Parses mesh->tags (none gives an empty set: no creases, corners or holes, options -1).
+ * Lines: "t NAME I/F/S", then I integers, F floats and S strings; crease takes vertex pairs
+ * and one sharpness for all or one per pair, corner vertices likewise, hole face numbers, the
+ * options one integer or string each. Several lines of a kind add up (the options: the last
+ * wins). Checks: the format, the counts, vertices and faces in range, each crease an edge of
+ * the mesh. Errors: MMX_ERR_MESH naming the line (1-based in mesh->tags) and the problem;
+ * MMX_ERR_UNSUPPORTED for the hierarchical edits (vertexedit, edgeedit, faceedit), which
+ * OpenSubdiv 3 does not have either; MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(tag arguments x nnz) at most (each crease is looked for among the faces).
+ * Synchronises: for a device mesh with tags, whose faces are copied to the host. */
+mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out);
+
+/* Frees a tag set from mmx_mesh_tags_parse; NULL is accepted. */
+void mmx_mesh_tags_free(mmx_mesh_tags *tags);
+
+/* Replaces mesh->tags by `tags` written as 't' lines (NULL, or an empty set, removes them),
+ * after the checks of mmx_mesh_tags_parse (on error the mesh keeps its tags). A C program sets
+ * a mesh's creases this way; they are written with the mesh as OBJ. The caller's arrays may
+ * be freed when it returns. Errors: as mmx_mesh_tags_parse. Synchronises: as it. */
+mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags);
 
 /* ---- inspection --------------------------------------------------------------------------- */
 

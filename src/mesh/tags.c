@@ -1,0 +1,333 @@
+/* OpenSubdiv's tags as mesh data (mesh.h): the 't' lines of an OBJ file (kept verbatim in
+ * mesh->tags) parsed into creases, corners, holes and the scheme options, checked against the
+ * mesh; and the way back, a tag set written as 't' lines into mesh->tags, which the OBJ writer
+ * keeps. A line is "t NAME I/F/S ints... floats... strings..." (OpenSubdiv's shape format). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include "mesh_internal.h"
+
+void mmx_mesh_tags_free(mmx_mesh_tags *t)
+{
+    if (!t) return;
+    free(t->crease_verts);
+    free(t->crease_sharpness);
+    free(t->corner_verts);
+    free(t->corner_sharpness);
+    free(t->holes);
+    free(t);
+}
+
+/* A growing array of n items of `size` bytes (host memory). */
+static mmx_status push(mmx_ctx *ctx, void **arr, mmx_index n, size_t size, const void *item)
+{
+    void *p = realloc(*arr, ((size_t)n + 1) * size);
+    if (!p) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
+    memcpy((char *)p + (size_t)n * size, item, size);
+    *arr = p;
+    return MMX_OK;
+}
+
+/* One line's arguments, in the order the line gives them. */
+enum { kMaxArgs = 1 << 20 };
+typedef struct tag_line {
+    char name[32];
+    long ni, nf, ns;
+    long *ints;
+    double *floats;
+    char str[32]; /* the one string the tags that take one have */
+} tag_line;
+
+static void skip_space(const char **p, const char *e)
+{
+    while (*p < e && (**p == ' ' || **p == '\t' || **p == '\r')) (*p)++;
+}
+
+/* A whitespace-delimited token [*s, *t) of the line, or 0 at its end. */
+static int token(const char **p, const char *e, const char **s, const char **t)
+{
+    skip_space(p, e);
+    *s = *p;
+    while (*p < e && !isspace((unsigned char)**p)) (*p)++;
+    *t = *p;
+    return *t > *s;
+}
+
+/* Parses the line [p, e) (without its newline) into L. Returns a sentence naming what is wrong
+ * in why, or "" when the line is well formed. */
+static void parse_line(const char *p, const char *e, tag_line *L, char *why, size_t cap)
+{
+    const char *s, *t;
+    why[0] = 0;
+    if (!token(&p, e, &s, &t) || t - s != 1 || *s != 't') {
+        snprintf(why, cap, "not a 't NAME I/F/S ...' line");
+        return;
+    }
+    if (!token(&p, e, &s, &t) || t - s >= (long)sizeof L->name) {
+        snprintf(why, cap, "no tag name (or one longer than %zu characters)", sizeof L->name - 1);
+        return;
+    }
+    memcpy(L->name, s, (size_t)(t - s));
+    L->name[t - s] = 0;
+    /* A hierarchical edit is refused by its name (apply), whatever its arguments. */
+    if (!strcmp(L->name, "vertexedit") || !strcmp(L->name, "edgeedit") || !strcmp(L->name, "faceedit"))
+        return;
+    char counts[64] = "";
+    if (token(&p, e, &s, &t) && t - s < (long)sizeof counts) memcpy(counts, s, (size_t)(t - s));
+    char tail;
+    if (sscanf(counts, "%ld/%ld/%ld%c", &L->ni, &L->nf, &L->ns, &tail) != 3 || L->ni < 0 ||
+        L->nf < 0 || L->ns < 0 || L->ni > kMaxArgs || L->nf > kMaxArgs || L->ns > 1) {
+        snprintf(why, cap, "%s: bad argument counts '%s' (want I/F/S: integers, floats, at most "
+                 "one string)", L->name, counts);
+        return;
+    }
+    L->ints = L->ni ? malloc((size_t)L->ni * sizeof *L->ints) : NULL;
+    L->floats = L->nf ? malloc((size_t)L->nf * sizeof *L->floats) : NULL;
+    if ((L->ni && !L->ints) || (L->nf && !L->floats)) {
+        snprintf(why, cap, "%s: out of host memory", L->name);
+        return;
+    }
+    for (long k = 0; k < L->ni; k++) {
+        char buf[32] = "", *end = NULL;
+        if (token(&p, e, &s, &t) && t - s < (long)sizeof buf) memcpy(buf, s, (size_t)(t - s));
+        errno = 0;
+        L->ints[k] = strtol(buf, &end, 10);
+        if (!buf[0] || *end || errno) {
+            snprintf(why, cap, "%s: integer %ld of %ld is '%s'", L->name, k + 1, L->ni, buf);
+            return;
+        }
+    }
+    for (long k = 0; k < L->nf; k++) {
+        char buf[64] = "", *end = NULL;
+        if (token(&p, e, &s, &t) && t - s < (long)sizeof buf) memcpy(buf, s, (size_t)(t - s));
+        L->floats[k] = strtod(buf, &end);
+        if (!buf[0] || *end || !isfinite(L->floats[k])) {
+            snprintf(why, cap, "%s: float %ld of %ld is '%s'", L->name, k + 1, L->nf, buf);
+            return;
+        }
+    }
+    if (L->ns && (!token(&p, e, &s, &t) || t - s >= (long)sizeof L->str)) {
+        snprintf(why, cap, "%s: a string is missing (or longer than %zu characters)", L->name,
+                 sizeof L->str - 1);
+        return;
+    }
+    if (L->ns) memcpy(L->str, s, (size_t)(t - s)), L->str[t - s] = 0;
+    if (token(&p, e, &s, &t))
+        snprintf(why, cap, "%s: more arguments than its counts say", L->name);
+}
+
+/* Whether {a, b} is an edge of the faces (start, verts): some face has a and b one after the
+ * other. A scan of the faces: tags name few edges, and this runs once per tag set. */
+static int is_edge(const mmx_index *start, const mmx_index *verts, mmx_index nf, mmx_index a,
+                   mmx_index b)
+{
+    for (mmx_index f = 0; f < nf; f++) {
+        const mmx_index s = start[f], n = start[f + 1] - s;
+        for (mmx_index k = 0; k < n; k++) {
+            const mmx_index u = verts[s + k], w = verts[s + (k + 1 == n ? 0 : k + 1)];
+            if ((u == a && w == b) || (u == b && w == a)) return 1;
+        }
+    }
+    return 0;
+}
+
+/* One parsed line into the tag set; `line` numbers it for the messages. */
+static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv, mmx_index nf,
+                        const mmx_index *start, const mmx_index *verts, mmx_mesh_tags *T)
+{
+    const char *n = L->name;
+    const int crease = !strcmp(n, "crease"), corner = !strcmp(n, "corner");
+    if (crease || corner) {
+        const long per = crease ? 2 : 1, count = L->ni / per;
+        if (L->ni == 0 || L->ni % per || L->ns || !(L->nf == 1 || L->nf == count))
+            return mmx__fail(ctx, MMX_ERR_MESH,
+                             "tags line %d: %s wants %s and one sharpness for all or one per %s "
+                             "(got %ld/%ld/%ld)", line, n, crease ? "vertex pairs" : "vertices",
+                             crease ? "pair" : "vertex", L->ni, L->nf, L->ns);
+        for (long k = 0; k < L->ni; k++)
+            if (L->ints[k] < 0 || L->ints[k] >= nv)
+                return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s names vertex %ld, outside "
+                                 "[0, %d)", line, n, L->ints[k], nv);
+        for (long k = 0; k < count; k++) {
+            /* Negative sharpness means none, as in OpenSubdiv. */
+            const float w = (float)fmax(0.0, L->floats[L->nf == 1 ? 0 : k]);
+            mmx_status s;
+            if (crease) {
+                const mmx_index ab[2] = {(mmx_index)L->ints[2 * k], (mmx_index)L->ints[2 * k + 1]};
+                if (!is_edge(start, verts, nf, ab[0], ab[1]))
+                    return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: crease (%d, %d) is not an "
+                                     "edge of the mesh", line, ab[0], ab[1]);
+                s = push(ctx, (void **)&T->crease_verts, T->ncreases, sizeof ab, ab);
+                if (!s) s = push(ctx, (void **)&T->crease_sharpness, T->ncreases, sizeof w, &w);
+                if (!s) T->ncreases++;
+            } else {
+                const mmx_index v = (mmx_index)L->ints[k];
+                s = push(ctx, (void **)&T->corner_verts, T->ncorners, sizeof v, &v);
+                if (!s) s = push(ctx, (void **)&T->corner_sharpness, T->ncorners, sizeof w, &w);
+                if (!s) T->ncorners++;
+            }
+            if (s) return s;
+        }
+        return MMX_OK;
+    }
+    if (!strcmp(n, "hole")) {
+        if (L->ni == 0 || L->nf || L->ns)
+            return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: hole wants face numbers only "
+                             "(got %ld/%ld/%ld)", line, L->ni, L->nf, L->ns);
+        for (long k = 0; k < L->ni; k++) {
+            if (L->ints[k] < 0 || L->ints[k] >= nf)
+                return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: hole names face %ld, outside "
+                                 "[0, %d)", line, L->ints[k], nf);
+            const mmx_index f = (mmx_index)L->ints[k];
+            mmx_status s = push(ctx, (void **)&T->holes, T->nholes, sizeof f, &f);
+            if (s) return s;
+            T->nholes++;
+        }
+        return MMX_OK;
+    }
+    /* The options: one integer each, or one string. */
+    static const struct { const char *name; int max; size_t at; } ints[] = {
+        {"interpolateboundary", 2, offsetof(mmx_mesh_tags, interpolate_boundary)},
+        {"facevaryinginterpolateboundary", 5, offsetof(mmx_mesh_tags, fvar_interpolate_boundary)},
+        {"facevaryingpropagatecorners", 1, offsetof(mmx_mesh_tags, fvar_propagate_corners)},
+    };
+    for (size_t q = 0; q < sizeof ints / sizeof ints[0]; q++) {
+        if (strcmp(n, ints[q].name)) continue;
+        if (L->ni != 1 || L->nf || L->ns || L->ints[0] < 0 || L->ints[0] > ints[q].max)
+            return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s wants one integer in 0..%d",
+                             line, n, ints[q].max);
+        *(int *)((char *)T + ints[q].at) = (int)L->ints[0];
+        return MMX_OK;
+    }
+    if (!strcmp(n, "creasemethod") || !strcmp(n, "smoothtriangles")) {
+        const int method = n[0] == 'c';
+        const char *a = method ? "normal" : "catmark", *b = method ? "chaikin" : "smooth";
+        if (L->ni || L->nf || L->ns != 1 || (strcmp(L->str, a) && strcmp(L->str, b)))
+            return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s wants one string, %s or %s",
+                             line, n, a, b);
+        *(method ? &T->crease_method : &T->smooth_triangles) = strcmp(L->str, b) == 0;
+        return MMX_OK;
+    }
+    if (!strcmp(n, "vertexedit") || !strcmp(n, "edgeedit") || !strcmp(n, "faceedit"))
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "tags line %d: %s is a hierarchical edit, "
+                         "which OpenSubdiv 3 does not have either", line, n);
+    return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: unknown tag '%s'", line, n);
+}
+
+mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out)
+{
+    if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_tags_parse: NULL argument");
+    *out = NULL;
+    mmx_mesh_tags *T = calloc(1, sizeof *T);
+    if (!T) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
+    T->interpolate_boundary = T->fvar_interpolate_boundary = T->fvar_propagate_corners = -1;
+    T->crease_method = T->smooth_triangles = -1;
+    mmx_index *start = NULL, *verts = NULL;
+    mmx_status s = mesh->tags ? mmx_mesh_faces(ctx, mesh, &start, &verts) : MMX_OK;
+    const char *p = mesh->tags ? mesh->tags : "";
+    for (int line = 1; !s && *p; line++) {
+        const char *e = strchr(p, '\n');
+        if (!e) e = p + strlen(p);
+        const char *q = p;
+        skip_space(&q, e);
+        if (q < e) {
+            tag_line L;
+            char why[160];
+            memset(&L, 0, sizeof L);
+            parse_line(p, e, &L, why, sizeof why);
+            s = why[0] ? mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s", line, why)
+                       : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, start, verts, T);
+            free(L.ints);
+            free(L.floats);
+        }
+        p = *e ? e + 1 : e;
+    }
+    free(start);
+    free(verts);
+    if (s) {
+        mmx_mesh_tags_free(T);
+        return s;
+    }
+    *out = T;
+    return MMX_OK;
+}
+
+/* Appends printf output to the growing text *buf (length *len, capacity *cap). */
+static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
+{
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        const int n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? *cap - *len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return -1;
+        if (*buf && *len + (size_t)n < *cap) {
+            *len += (size_t)n;
+            return 0;
+        }
+        const size_t want = (*cap ? 2 * *cap : 256) + (size_t)n + 1;
+        char *q = realloc(*buf, want);
+        if (!q) return -1;
+        *buf = q;
+        *cap = want;
+    }
+}
+
+mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags)
+{
+    if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_set_tags: mesh is NULL");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int bad = 0;
+    const mmx_mesh_tags none = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1};
+    const mmx_mesh_tags *T = tags ? tags : &none;
+    /* One line per crease and corner, so that each keeps its own sharpness (%.9g: a float read
+     * back exactly). */
+    for (mmx_index k = 0; !bad && k < T->ncreases; k++)
+        bad = append(&buf, &len, &cap, "t crease 2/1/0 %d %d %.9g\n", T->crease_verts[2 * k],
+                     T->crease_verts[2 * k + 1], (double)T->crease_sharpness[k]);
+    for (mmx_index k = 0; !bad && k < T->ncorners; k++)
+        bad = append(&buf, &len, &cap, "t corner 1/1/0 %d %.9g\n", T->corner_verts[k],
+                     (double)T->corner_sharpness[k]);
+    if (!bad && T->nholes) {
+        bad = append(&buf, &len, &cap, "t hole %d/0/0", T->nholes);
+        for (mmx_index k = 0; !bad && k < T->nholes; k++)
+            bad = append(&buf, &len, &cap, " %d", T->holes[k]);
+        if (!bad) bad = append(&buf, &len, &cap, "\n");
+    }
+    if (!bad && T->interpolate_boundary >= 0)
+        bad = append(&buf, &len, &cap, "t interpolateboundary 1/0/0 %d\n", T->interpolate_boundary);
+    if (!bad && T->fvar_interpolate_boundary >= 0)
+        bad = append(&buf, &len, &cap, "t facevaryinginterpolateboundary 1/0/0 %d\n",
+                     T->fvar_interpolate_boundary);
+    if (!bad && T->fvar_propagate_corners >= 0)
+        bad = append(&buf, &len, &cap, "t facevaryingpropagatecorners 1/0/0 %d\n",
+                     T->fvar_propagate_corners);
+    if (!bad && T->crease_method >= 0)
+        bad = append(&buf, &len, &cap, "t creasemethod 0/0/1 %s\n",
+                     T->crease_method ? "chaikin" : "normal");
+    if (!bad && T->smooth_triangles >= 0)
+        bad = append(&buf, &len, &cap, "t smoothtriangles 0/0/1 %s\n",
+                     T->smooth_triangles ? "smooth" : "catmark");
+    if (bad) {
+        free(buf);
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory writing the tags");
+    }
+    /* Checked as a file's tags are, before the mesh's own are replaced. */
+    char *old = mesh->tags;
+    mmx_mesh_tags *check = NULL;
+    mesh->tags = buf;
+    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &check);
+    mmx_mesh_tags_free(check);
+    if (s) {
+        mesh->tags = old;
+        free(buf);
+        return s;
+    }
+    free(old);
+    return MMX_OK;
+}
