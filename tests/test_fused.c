@@ -16,14 +16,21 @@
 #define BILINEAR MMX_SCHEME_BILINEAR
 #define TOL 1e-6
 
-static mmx_mesh *refine(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
-                        mmx_subdiv_path path)
+static mmx_mesh *refine_mode(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                             const mmx_mesh *m, int levels, mmx_subdiv_path path)
 {
     mmx_subdiv_options o = {0};
     o.path = path;
+    o.boundary = boundary;
     mmx_mesh *r = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, levels, &o, &r));
     return r;
+}
+
+static mmx_mesh *refine(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
+                        mmx_subdiv_path path)
+{
+    return refine_mode(ctx, scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, path);
 }
 
 static mmx_mesh *to_host(mmx_ctx *ctx, const mmx_mesh *m)
@@ -56,9 +63,10 @@ static void same(const mmx_mesh *got, const mmx_mesh *ref, const char *what)
               worst / diag);
 }
 
-/* Each level 1..levels: the fused path (on ctx) against the algebraic path on the host. */
-static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
-                  const char *what)
+/* Each level 1..levels: the fused path (on ctx) against the algebraic path on the host, with
+ * boundary mode `boundary`. */
+static void check_mode(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_boundary boundary,
+                       mmx_mesh *m, int levels, const char *what)
 {
     mmx_mesh *in = m;
     if (mmx_ctx_space(ctx) != MMX_SPACE_HOST)
@@ -67,13 +75,14 @@ static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, i
         char label[160];
         snprintf(label, sizeof label, "%s, %s level %d (%s)", what, mmx_scheme_name(scheme), l,
                  mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
-        mmx_mesh *ref = refine(host, scheme, m, l, MMX_SUBDIV_PATH_ALGEBRAIC);
-        mmx_mesh *got = refine(ctx, scheme, in, l, MMX_SUBDIV_PATH_FUSED);
+        mmx_mesh *ref = refine_mode(host, scheme, boundary, m, l, MMX_SUBDIV_PATH_ALGEBRAIC);
+        mmx_mesh *got = refine_mode(ctx, scheme, boundary, in, l, MMX_SUBDIV_PATH_FUSED);
         mmx_mesh *h = to_host(ctx, got);
         same(h, ref, label);
         /* The default path is the fused one. */
         if (l == levels) {
-            mmx_mesh *dflt = refine(ctx, scheme, in, l, MMX_SUBDIV_PATH_AUTO), *hd = to_host(ctx, dflt);
+            mmx_mesh *dflt = refine_mode(ctx, scheme, boundary, in, l, MMX_SUBDIV_PATH_AUTO),
+                     *hd = to_host(ctx, dflt);
             cr_assert_eq(memcmp(hd->pos, h->pos, sizeof(float) * 3 * (size_t)h->M->nrows), 0,
                          "%s: the default path is not the fused one", label);
             mmx_mesh_free(hd);
@@ -85,6 +94,24 @@ static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, i
     }
     if (in != m) mmx_mesh_free(in);
     mmx_mesh_free(m);
+}
+
+static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                  const char *what)
+{
+    check_mode(ctx, host, scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
+}
+
+/* The edge-and-corner boundary: meshes with corners (boundary vertices on one face). */
+static void corner_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    const mmx_boundary ec = MMX_BOUNDARY_EDGE_AND_CORNER;
+    check_mode(ctx, host, CC, ec, shape(host, "grid:12:10"), 3, "grid with holes");
+    check_mode(ctx, host, CC, ec, shape(host, "mixed"), 3, "mixed (polygons, boundary)");
+    check_mode(ctx, host, CC, ec, fan(host, 7), 3, "fan of 7");
+    check_mode(ctx, host, LOOP, ec, tri_grid(host, 10, 8), 3, "triangulated grid");
+    check_mode(ctx, host, LOOP, ec, fan(host, 7), 3, "fan of 7");
+    check_mode(ctx, host, BILINEAR, ec, shape(host, "mixed"), 2, "mixed");
 }
 
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
@@ -190,6 +217,13 @@ Test(fused, bilinear_matches_algebraic, .description = "fused bilinear = algebra
 {
     mmx_ctx *host = tu_host_ctx();
     bilinear_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(fused, corners_match_algebraic, .description = "fused = algebraic with the edge-and-corner boundary (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    corner_meshes(host, host);
     mmx_ctx_free(host);
 }
 
@@ -346,6 +380,7 @@ Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on 
     mmx_ctx *host = tu_host_ctx();
     cc_meshes(gpu, host);
     bilinear_meshes(gpu, host);
+    corner_meshes(gpu, host);
     loop_meshes(gpu, host);
     sqrt3_meshes(gpu, host);
     refusals(gpu, host, 0);

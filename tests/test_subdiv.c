@@ -24,24 +24,30 @@ static oracle_mesh to_oracle(mmx_ctx *ctx, const mmx_mesh *m)
     return o;
 }
 
-/* Refines `m` (host) by `scheme` to each level 1..levels with meshmatrix and with the oracle,
+/* Refines `m` (host) by `scheme` with boundary mode `boundary` to each level 1..levels with
+ * meshmatrix and with the oracle (OpenSubdiv told the mode by the tag an OBJ file would carry),
  * and asserts they agree. Takes ownership of m. */
-static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh *m, int levels,
+                              const char *what)
 {
     mmx_ctx *ctx = tu_host_ctx();
     oracle_mesh in = to_oracle(ctx, m);
+    mmx_subdiv_options o = {0};
+    o.boundary = boundary;
+    const char *tags =
+        boundary == MMX_BOUNDARY_EDGE_AND_CORNER ? "t interpolateboundary 1/0/0 1\n" : NULL;
     for (int l = 1; l <= levels; l++) {
         mmx_mesh *fine = NULL;
-        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, l, NULL, &fine));
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, l, &o, &fine));
         oracle_mesh ours = to_oracle(ctx, fine), ref;
         memset(&ref, 0, sizeof ref);
         char err[512] = "", report[512] = "";
         int rc = scheme == MMX_SCHEME_SQRT3
                      ? oracle_om_sqrt3(&in, l, &ref, NULL, err, sizeof err)
-                     : oracle_osd_refine(scheme == MMX_SCHEME_LOOP       ? 0
-                                         : scheme == MMX_SCHEME_BILINEAR ? 2
-                                                                         : 1,
-                                         &in, l, &ref, NULL, err, sizeof err);
+                     : oracle_osd_refine_tagged(scheme == MMX_SCHEME_LOOP       ? 0
+                                                : scheme == MMX_SCHEME_BILINEAR ? 2
+                                                                                : 1,
+                                                &in, tags, l, &ref, NULL, err, sizeof err);
         cr_assert_eq(rc, 0, "%s, %s level %d: the oracle refused: %s", what,
                      mmx_scheme_name(scheme), l, err);
         double max_err = -1;
@@ -56,12 +62,23 @@ static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char 
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
-#define ORACLE_OR_SKIP() ((void)0)
-#else
+
 static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
 {
-    (void)scheme, (void)levels, (void)what;
+    check_oracle_mode(scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
+}
+#define ORACLE_OR_SKIP() ((void)0)
+#else
+static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh *m, int levels,
+                              const char *what)
+{
+    (void)scheme, (void)boundary, (void)levels, (void)what;
     mmx_mesh_free(m);
+}
+
+static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    check_oracle_mode(scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
 }
 #define ORACLE_OR_SKIP()                                                                       \
     cr_skip_test("OpenSubdiv / OpenMesh were not found at configure time (libosd-dev, "         \
@@ -154,6 +171,22 @@ Test(subdiv, bilinear_closed_form, .description = "bilinear: vertices stay, cent
         mmx_mesh_free(b);
         mmx_mesh_free(meshes[q]);
     }
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, edge_and_corner_oracle, .description = "the edge-and-corner boundary matches OpenSubdiv's VTX_BOUNDARY_EDGE_AND_CORNER")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary ec = MMX_BOUNDARY_EDGE_AND_CORNER;
+    check_oracle_mode(CC, ec, shape(ctx, "grid:10:9"), 3, "grid 10x9 with holes");
+    check_oracle_mode(CC, ec, shape(ctx, "mixed"), 3, "mixed");
+    check_oracle_mode(CC, ec, fan(ctx, 7), 3, "fan of 7");
+    check_oracle_mode(CC, ec, read_data(ctx, "strip.obj"), 3, "strip.obj");
+    check_oracle_mode(LOOP, ec, tri_grid(ctx, 5, 4), 3, "triangulated grid");
+    check_oracle_mode(LOOP, ec, fan(ctx, 7), 3, "fan of 7");
+    check_oracle_mode(LOOP, ec, read_data(ctx, "strip.obj"), 3, "strip.obj");
+    check_oracle_mode(CC, ec, shape(ctx, "cube"), 2, "cube (closed: no corner)");
     mmx_ctx_free(ctx);
 }
 

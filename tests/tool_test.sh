@@ -385,6 +385,17 @@ if expect_rc "subdiv --scheme bilinear" 0 subdiv --scheme bilinear builtin:mixed
         bad "subdiv --scheme bilinear" "wrote: $got" "$(grep '^v ' "$TMP/b.obj" | head -n 2)"
     fi
 fi
+check_usage "subdiv with an unknown --boundary" subdiv --scheme cc --boundary corner builtin:cube "$TMP/s.obj"
+# The edge-and-corner boundary keeps the grid's four corners (boundary vertices on one face)
+# where they are, which the edge-only rule moves: the two results differ.
+if expect_rc "subdiv --boundary edge-and-corner" 0 subdiv --scheme cc --boundary edge-and-corner builtin:grid:10:9 "$TMP/ec.obj"; then
+    run subdiv --scheme cc builtin:grid:10:9 "$TMP/eo.obj"
+    if [[ "$(field scheme)" == *"edge-only boundaries"* ]] && ! cmp -s "$TMP/ec.obj" "$TMP/eo.obj"; then
+        ok "subdiv --boundary edge-and-corner: differs from edge-only"
+    else
+        bad "subdiv --boundary edge-and-corner" "the same output as edge-only, or no mode in: $(field scheme)"
+    fi
+fi
 check_usage "subdiv with bad --levels" subdiv --scheme loop --levels two builtin:cube "$TMP/s.obj"
 check_usage "subdiv with negative --levels" subdiv --scheme loop --levels -1 builtin:cube "$TMP/s.obj"
 check_usage "subdiv without OUT" subdiv --scheme loop builtin:cube

@@ -127,7 +127,8 @@ static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh 
                     const char *name, const char *png, const char *ply)
 {
     mmx_mesh *fine = NULL;
-    int rc = subdiv_report(ctx, scheme, levels, MMX_SUBDIV_PATH_AUTO, cage, name, -1, &fine);
+    int rc = subdiv_report(ctx, scheme, levels, MMX_SUBDIV_PATH_AUTO, MMX_BOUNDARY_EDGE_ONLY,
+                           cage, name, -1, &fine);
     if (rc) return rc;
     if (fine->space != MMX_SPACE_HOST) {
         /* Both the picture and the file are made on the host: one copy serves the two. */

@@ -12,8 +12,14 @@ static const char *path_name(mmx_subdiv_path path)
     return path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused";
 }
 
+static const char *boundary_name(mmx_boundary b)
+{
+    return b == MMX_BOUNDARY_EDGE_AND_CORNER ? "edge-and-corner" : "edge-only";
+}
+
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
-                  const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine)
+                  mmx_boundary boundary, const mmx_mesh *mesh, const char *name, double load_ms,
+                  mmx_mesh **fine)
 {
     *fine = NULL;
     mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
@@ -21,9 +27,11 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     mmx_subdiv_options opts = {0};
     opts.trace = trace;
     opts.path = path;
+    opts.boundary = boundary;
     const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
-    row("scheme", "%s, %d level%s, %s path, %s backend", mmx_scheme_name(scheme), levels,
-        levels == 1 ? "" : "s", path_name(path), backend_name(ctx));
+    row("scheme", "%s, %d level%s, %s path, %s boundaries, %s backend", mmx_scheme_name(scheme),
+        levels, levels == 1 ? "" : "s", path_name(path), boundary_name(boundary),
+        backend_name(ctx));
     if (load_ms >= 0)
         row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name, nv, nf, load_ms);
     else
@@ -44,6 +52,7 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     js_str("scheme", mmx_scheme_name(scheme));
     js_int("levels", levels);
     js_str("path", path_name(path));
+    js_str("boundary", boundary_name(boundary));
     js_object("input");
     js_str("mesh", name);
     js_int("vertices", nv);
@@ -66,7 +75,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD,
+       O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
@@ -77,6 +87,11 @@ static const opt_spec subdiv_opts[O_COUNT] = {
     [O_PATH] = {"path", 0, "P",
                 "fused (the default) or algebraic: the implementation (same\n"
                 "result)"},
+    [O_BOUNDARY] = {"boundary", 0, "B",
+                    "edge-only (the default: boundary edges are creases) or\n"
+                    "edge-and-corner (also: a boundary vertex on one face stays\n"
+                    "where it is), as OpenSubdiv's VTX_BOUNDARY_* (Loop and\n"
+                    "Catmull-Clark)"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -86,8 +101,8 @@ static const opt_spec subdiv_opts[O_COUNT] = {
 };
 
 /* Refines IN and writes OUT, printing the report. */
-static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path, int reorder,
-                const tool_input *in, const tool_output *out)
+static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
+                mmx_boundary boundary, int reorder, const tool_input *in, const tool_output *out)
 {
     mmx_mesh *mesh = NULL, *fine = NULL;
     double load_ms = 0;
@@ -110,7 +125,7 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path pat
             ms);
         js_num("reorder_ms", ms);
     }
-    int rc = subdiv_report(ctx, scheme, levels, path, mesh, in->name, load_ms, &fine);
+    int rc = subdiv_report(ctx, scheme, levels, path, boundary, mesh, in->name, load_ms, &fine);
     mmx_mesh_free(mesh);
     if (rc) return rc;
     long long bytes = -1;
@@ -151,6 +166,11 @@ static int run(const tool_args *a)
     if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
     else if (path_arg && strcmp(path_arg, "fused") != 0)
         return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
+    mmx_boundary boundary = MMX_BOUNDARY_EDGE_ONLY;
+    const char *b_arg = a->value[O_BOUNDARY];
+    if (b_arg && strcmp(b_arg, "edge-and-corner") == 0) boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+    else if (b_arg && strcmp(b_arg, "edge-only") != 0)
+        return usage_error("unknown --boundary '%s' (use edge-only or edge-and-corner)", b_arg);
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
@@ -159,7 +179,7 @@ static int run(const tool_args *a)
     mmx_ctx *ctx = NULL;
     char why[512];
     if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
-    rc = work(ctx, scheme, levels, path, a->value[O_REORDER] != NULL, &in, &out);
+    rc = work(ctx, scheme, levels, path, boundary, a->value[O_REORDER] != NULL, &in, &out);
     mmx_ctx_free(ctx);
     return rc;
 }
@@ -167,7 +187,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3 or Catmull-Clark",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"

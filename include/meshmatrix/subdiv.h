@@ -31,12 +31,15 @@
  *
  * Boundaries: Loop and Catmull-Clark use the thesis's rule, OpenSubdiv's "edge only" boundary
  * interpolation: a boundary edge's point is its midpoint, a boundary vertex moves to
- * 3/4 p + 1/8 (p_prev + p_next) (eq. 4.13-4.14, 4.25-4.26); corners are not kept sharp.
+ * 3/4 p + 1/8 (p_prev + p_next) (eq. 4.13-4.14, 4.25-4.26); corners are not kept sharp, unless
+ * opts->boundary is MMX_BOUNDARY_EDGE_AND_CORNER, where a boundary vertex on a single face
+ * stays where it is (OpenSubdiv's corner rule), at every level.
  * sqrt3 takes closed meshes only: Kobbelt's boundary rule is not implemented, and a mesh with a
  * boundary edge is refused (MMX_ERR_UNSUPPORTED, naming the edge).
  *
  * Not interpreted yet: creases, corners and holes (OBJ 't' tag lines are carried on the input
- * mesh but ignored here, and the refined mesh has none).
+ * mesh, readable with mmx_mesh_tags_parse, but ignored here, and the refined mesh has none);
+ * the boundary mode comes from the options, not from the mesh's 'interpolateboundary' tag.
  */
 #ifndef MESHMATRIX_SUBDIV_H
 #define MESHMATRIX_SUBDIV_H
@@ -57,9 +60,13 @@ typedef enum mmx_scheme {
                                      (OpenSubdiv's SCHEME_BILINEAR) */
 } mmx_scheme;
 
-/* How boundaries are refined. Only the thesis's rule exists so far. */
+/* How boundaries are refined (Loop, Catmull-Clark; bilinear and sqrt3 are not affected). */
 typedef enum mmx_boundary {
-    MMX_BOUNDARY_EDGE_ONLY = 0    /* boundary edges are smooth creases; corners are not sharp */
+    MMX_BOUNDARY_EDGE_ONLY = 0,      /* boundary edges are creases; corners are not sharp
+                                        (OpenSubdiv's VTX_BOUNDARY_EDGE_ONLY) */
+    MMX_BOUNDARY_EDGE_AND_CORNER = 1 /* also: a boundary vertex on a single face is a sharp
+                                        corner and stays where it is (VTX_BOUNDARY_EDGE_AND_CORNER,
+                                        OBJ 't interpolateboundary 1/0/0 1') */
 } mmx_boundary;
 
 /* The figures of one refined level, reported when the options ask for them. */

@@ -46,6 +46,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
 {
     mmx__fz_in v;
     v.scheme = scheme;
+    v.boundary = L->boundary;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
@@ -153,6 +154,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->nv = (mmx_index)v, C->nf = (mmx_index)f, C->ne = (mmx_index)e, C->nnz = (mmx_index)c;
     C->order = mmx__scheme_quads(scheme) ? 4 : 3;
     C->maxcol = C->order;
+    C->boundary = P->boundary;
     /* A small level's arrays are carved from one block: a level is a handful of calls then,
      * not seven allocations and seven frees, which a small cage's chain pays more than its
      * bytes. A large level's arrays stay separate: the pool serves them from blocks of their
@@ -247,9 +249,10 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     return s;
 }
 
-mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault)
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                         const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
+                         mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
+                         mmx__fault *fault)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;
@@ -260,6 +263,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     if (!s)
         s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0],
                           fault);
+    lv[0].boundary = boundary; /* the children copy it */
     for (int l = 1; !s && !fault->kind && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];

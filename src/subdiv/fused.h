@@ -22,6 +22,7 @@ typedef struct mmx__fz_level {
     mmx_index *fe, *twin, *owner, *cnt, *goff;
     float *pos;
     int borrowed;
+    mmx_boundary boundary;        /* the options' boundary mode, the same at every level */
     void *block;                  /* a child level's arrays, carved from one allocation (none
                                      for the input level, whose arrays come separately) */
 } mmx__fz_level;
@@ -66,10 +67,11 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
  * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
  * not NULL, gets each level's sizes and time. When the input level's checks find a fault
  * (mmx__fz_input) it returns MMX_OK with *out NULL, nothing refined, and the fault in *fault
- * for the caller to report. */
-mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
-                         mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault);
+ * for the caller to report. `boundary` is the options' boundary mode. */
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                         const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
+                         mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
+                         mmx__fault *fault);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
  * stubs of nocuda.c, device.h). Everything is queued. */

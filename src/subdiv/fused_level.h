@@ -47,6 +47,7 @@ extern "C" {
 /* One level as the pass reads it (by value, a kernel parameter). */
 typedef struct mmx__fz_in {
     mmx_scheme scheme;
+    mmx_boundary boundary;           /* the boundary mode (rules.h's vertex rule reads it) */
     mmx_index nv, nf, ne, nnz;
     mmx_index order;                 /* 3 or 4; 0: general faces read through colptr */
     const mmx_index *colptr;         /* order 0 only */
@@ -230,7 +231,8 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         }
         if (c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
     }
-    const mmx__vertex_rule w = mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary));
+    const mmx__vertex_rule w =
+        mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary, n, L->boundary));
     float acc[3];
     for (int i = 0; i < 3; i++) {
         /* The crease rule weighs the neighbours across the two sharp (boundary) edges: the one

@@ -4,7 +4,8 @@
  *   e  = EVᵀ p, e -> w_ends  (1/8, boundary 1/2)                 edge points      (4.10, 4.13)
  *      + FE t,  e -> w_faces (1/8, boundary 0)
  *   p~ = E p,   v -> w_ring  (beta, boundary 0)                  old vertices     (4.17)
- *      + E p,   1 -> 1/8, 2 -> 0  (boundary edges only)          boundary rule    (4.14)
+ *      + I b,   v -> w_crease (boundary 1/8, corner 0)           boundary rule    (4.14)
+ *        with b = E p, 1 -> 1, 2 -> 0 (the neighbours across boundary edges)
  *      + I p,   v -> w_self  (1 - n beta, boundary 3/4)                            (4.11)
  *
  * The edge points fold eq. 4.15's three maps into one product: a triangle's share of the point
@@ -22,14 +23,16 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     const float *p = in->pos;
     const mmx_space sp = mmx_ctx_space(ctx);
     mmx_mesh *r = NULL;
-    float *t = NULL;
+    float *t = NULL, *bp = NULL;
     mmx_status s = mmx__subdiv_mesh_alloc(ctx, nv + ne, &r);
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nf * sizeof *t, (void **)&t);
+    if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nv * sizeof *bp, (void **)&bp);
     if (s) goto done;
     float *vp = r->pos, *e = vp + 3 * (size_t)nv;
     const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
     const mmx_map ring = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);
-    const mmx_map crease = mmx_map_table(MMX_MAP_BY_VALUE, ops->crease, 2);
+    const mmx_map boundary_edge = mmx_map_table(MMX_MAP_BY_VALUE, ops->boundary_edge, 2);
+    const mmx_map crease = mmx_map_table(MMX_MAP_BY_COL, ops->w_crease, nv);
     const mmx_map ends = mmx_map_table(MMX_MAP_BY_COL, ops->w_ends, ne);
     const mmx_map faces = mmx_map_table(MMX_MAP_BY_ROW, ops->w_faces, ne);
 
@@ -38,11 +41,15 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, ops->FE, faces, t, 3, 1.0f, e);
     /* The ring first, the old position last, as in catmull_clark.c. */
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring, p, 3, 0.0f, vp);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, crease, p, 3, 1.0f, vp);
+    /* The crease rule: each vertex's weight times the sum of its neighbours across boundary
+     * edges (B p, B = E's boundary edges), which is 0 off the boundary. */
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, boundary_edge, p, 3, 0.0f, bp);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, crease, bp, 3, 1.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 1.0f, vp);
     if (!s) s = mmx__subdiv_topology(ctx, ops, nv + ne, &r->M);
 done:
-    mmx_mem_free(ctx, sp, t); /* after the queued products that read it */
+    mmx_mem_free(ctx, sp, t); /* after the queued products that read them */
+    mmx_mem_free(ctx, sp, bp);
     if (s) {
         mmx_mesh_free(r);
         return s;

@@ -67,16 +67,16 @@ static mmx_status identity_build(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
     return MMX_OK;
 }
 
-/* The small fixed tables, made on the host and copied to the context's space: the crease map
- * and the face map (sqrt3: 1/3 by position; Catmull-Clark: 1/c by order c up to the longest
- * face). */
+/* The small fixed tables, made on the host and copied to the context's space: E's boundary
+ * edge selector and the face map (sqrt3: 1/3 by position; Catmull-Clark and bilinear: 1/c by
+ * order c up to the longest face). */
 static mmx_status small_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops)
 {
     const mmx_space sp = mmx_ctx_space(ctx);
-    const float crease[2] = {mmx__rule_vertex(ops->scheme, 1, mmx__rule_vertex_sharp_edges(1)).crease,
-                             0.0f};
-    mmx_status s = mmx_mem_alloc(ctx, sp, sizeof crease, (void **)&ops->crease);
-    if (!s) s = mmx_mem_copy(ctx, ops->crease, sp, crease, MMX_SPACE_HOST, sizeof crease);
+    const float boundary_edge[2] = {1.0f, 0.0f}; /* E's value: 1 face, 2 faces */
+    mmx_status s = mmx_mem_alloc(ctx, sp, sizeof boundary_edge, (void **)&ops->boundary_edge);
+    if (!s) s = mmx_mem_copy(ctx, ops->boundary_edge, sp, boundary_edge, MMX_SPACE_HOST,
+                             sizeof boundary_edge);
     mmx_index len = ops->scheme == MMX_SCHEME_SQRT3 ? 3
                   : mmx__scheme_quads(ops->scheme) ? ops->M->maxcol + 1 : 0;
     if (s || len == 0) return s;
@@ -97,8 +97,8 @@ static void tables_host(mmx__subdiv_ops *ops)
 {
     const mmx_adjacency *adj = ops->adj;
     for (mmx_index v = 0; v < adj->nverts; v++)
-        mmx__subdiv_vertex_tables(ops->scheme, adj->valence, adj->boundary, v, ops->w_self,
-                                  ops->w_ring);
+        mmx__subdiv_vertex_tables(ops->scheme, ops->boundary, adj->valence, adj->boundary, v,
+                                  ops->w_self, ops->w_ring, ops->w_crease);
     for (mmx_index e = 0; e < adj->nedges; e++)
         mmx__subdiv_edge_tables(ops->scheme, adj->sides, e, ops->w_ends, ops->w_faces);
 }
@@ -113,18 +113,20 @@ void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)
     mmx_csc_free(ops->I);
     mmx_mem_free(ctx, sp, ops->w_self);
     mmx_mem_free(ctx, sp, ops->w_ring);
+    mmx_mem_free(ctx, sp, ops->w_crease);
     mmx_mem_free(ctx, sp, ops->w_ends);
     mmx_mem_free(ctx, sp, ops->w_faces);
-    mmx_mem_free(ctx, sp, ops->crease);
+    mmx_mem_free(ctx, sp, ops->boundary_edge);
     mmx_mem_free(ctx, sp, ops->face_w);
     memset(ops, 0, sizeof *ops);
 }
 
-mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                                 mmx_adjacency *adj, mmx__subdiv_ops *ops)
+mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                                 const mmx_mesh *mesh, mmx_adjacency *adj, mmx__subdiv_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
     ops->scheme = scheme;
+    ops->boundary = boundary;
     ops->M = mesh->M;
     ops->adj = adj;
     ops->EV = ev_view(adj);
@@ -135,6 +137,7 @@ mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
     if (!s) s = small_tables(ctx, ops);
     if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_self);
     if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_ring);
+    if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_crease);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_ends);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_faces);
     if (!s) {

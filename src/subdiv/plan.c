@@ -48,7 +48,8 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
     mmx__fault fault = {MMX__FAULT_NONE, 0};
-    s = mmx__fz_chain(ctx, scheme, control, adj, levels, 1, p->lv, o.trace, &p->last, &fault);
+    s = mmx__fz_chain(ctx, scheme, o.boundary, control, adj, levels, 1, p->lv, o.trace, &p->last,
+                      &fault);
     if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, control, adj, &fault);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;

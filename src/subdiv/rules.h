@@ -47,15 +47,16 @@ typedef struct mmx__vertex_rule {
  *   sqrt3 (eq. 4.2-4.3):   self = 1 - alpha, ring = alpha / n, alpha = (4 - 2 cos(2 pi / n)) / 9
  *   Catmull-Clark (4.29):  self = 1 - 2 / n, ring = 1 / n^2 (the edge ring and the face points)
  * Crease (two sharp edges; Loop and Catmull-Clark, eq. 4.14, 4.25): self = 3/4, crease = 1/8.
- * Bilinear, and a vertex in no face: the vertex keeps its place (self = 1). */
+ * Corner (more than two), bilinear, and a vertex in no face: it keeps its place (self = 1). */
 static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index valence,
                                                         mmx_index sharp_edges)
 {
     const double pi = 3.14159265358979323846;
     double self = 1.0, ring = 0.0, crease = 0.0;
     const mmx_index n = valence;
-    if (scheme == MMX_SCHEME_BILINEAR) {
-        /* every vertex keeps its place */
+    if (scheme == MMX_SCHEME_BILINEAR || sharp_edges > 2) {
+        /* bilinear: every vertex keeps its place; a corner (more than two sharp edges, or a
+         * corner of the boundary mode) too */
     } else if (n > 0 && sharp_edges > 0 && scheme != MMX_SCHEME_SQRT3) {
         self = 0.75, crease = 0.125;
     } else if (n > 0) {
@@ -101,10 +102,15 @@ static inline MMX__HD mmx__edge_rule mmx__rule_edge(mmx_scheme scheme, int sharp
 /* Whether an edge with `sides` faces is sharp: today, a boundary edge. */
 static inline MMX__HD int mmx__rule_edge_sharp(mmx_index sides) { return sides < 2; }
 
-/* The sharp edges around a vertex: today its two boundary edges when it is on the boundary. */
-static inline MMX__HD mmx_index mmx__rule_vertex_sharp_edges(int boundary)
+/* The sharp edges around a vertex on `valence` faces, as its rule counts them: its two
+ * boundary edges when it is on the boundary, and, with MMX_BOUNDARY_EDGE_AND_CORNER, a boundary
+ * vertex on a single face counted as a corner (3: OpenSubdiv's corner rule for more than two
+ * sharp edges, which keeps the vertex where it is). */
+static inline MMX__HD mmx_index mmx__rule_vertex_sharp_edges(int boundary, mmx_index valence,
+                                                             mmx_boundary mode)
 {
-    return boundary ? 2 : 0;
+    if (!boundary) return 0;
+    return mode == MMX_BOUNDARY_EDGE_AND_CORNER && valence == 1 ? 3 : 2;
 }
 
 /* The weight of each corner in a face point of a face of order n: Catmull-Clark's centroid

@@ -267,11 +267,11 @@ static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 }
 
 /* One level: operators, products, topology; the adjacency is the caller's. */
-static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in,
-                            mmx_adjacency *adj, mmx_mesh **out)
+static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                            const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out)
 {
     mmx__subdiv_ops ops;
-    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, in, adj, &ops);
+    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, boundary, in, adj, &ops);
     if (s) return s;
     switch (scheme) {
     case MMX_SCHEME_LOOP: s = mmx__loop_level(ctx, in, &ops, out); break;
@@ -296,7 +296,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown scheme %d", who, (int)scheme);
     memset(o, 0, sizeof *o);
     if (opts) *o = *opts;
-    if (o->boundary != MMX_BOUNDARY_EDGE_ONLY)
+    if ((unsigned)o->boundary > MMX_BOUNDARY_EDGE_AND_CORNER)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown boundary mode %d", who, (int)o->boundary);
     if ((unsigned)o->path > MMX_SUBDIV_PATH_ALGEBRAIC)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown path %d", who, (int)o->path);
@@ -337,7 +337,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
         double ms = 0;
         if (timer) s = mmx_timer_start(timer);
         if (!s && !adj) s = mmx_adjacency_compute(ctx, in, &adj);
-        if (!s) s = one_level(ctx, scheme, in, adj, &next);
+        if (!s) s = one_level(ctx, scheme, o->boundary, in, adj, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
@@ -387,7 +387,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
     mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
     mmx__fault fault = {MMX__FAULT_NONE, 0};
-    s = lv ? mmx__fz_chain(ctx, scheme, mesh, adj, levels, 0, lv, o.trace, out, &fault)
+    s = lv ? mmx__fz_chain(ctx, scheme, o.boundary, mesh, adj, levels, 0, lv, o.trace, out, &fault)
            : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
     free(lv);
     if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);

@@ -34,11 +34,14 @@ extern "C" {
  *                           4.27) or, for sqrt3's triangles, by position (eq. 4.8); Loop: unused */
 typedef struct mmx__subdiv_ops {
     mmx_scheme scheme;
+    mmx_boundary boundary;
     const mmx_csc *M;
     mmx_adjacency *adj;
     mmx_csc EV;
     mmx_csc *FE, *I;
-    float *w_self, *w_ring, *w_ends, *w_faces, *crease, *face_w;
+    float *w_self, *w_ring, *w_crease, *w_ends, *w_faces;
+    float *boundary_edge; /* E's value map {1, 0}: 1 for a boundary edge (one face), else 0 */
+    float *face_w;
     mmx_index len_face_w;
 } mmx__subdiv_ops;
 
@@ -60,11 +63,11 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                               const mmx_adjacency *adj, const mmx__fault *fault);
 
-/* Builds the operators and tables of one level of `scheme` on `mesh` (in the context's space):
- * the adjacency first, then FE, I and the tables. Errors: those of mmx_adjacency_compute,
- * MMX_ERR_NOMEM, MMX_ERR_CUDA. On error everything built is released. */
-mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                                 mmx_adjacency *adj, mmx__subdiv_ops *ops);
+/* Builds the operators and tables of one level of `scheme` with boundary mode `boundary` on
+ * `mesh` (in the context's space), whose adjacency is adj: FE, I and the tables.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. On error everything built is released. */
+mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+                                 const mmx_mesh *mesh, mmx_adjacency *adj, mmx__subdiv_ops *ops);
 /* Releases what mmx__subdiv_ops_build made (not the adjacency, which the caller passed in). */
 void mmx__subdiv_ops_free(mmx__subdiv_ops *ops);
 
@@ -91,13 +94,14 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
 
 /* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
  * boundary flag. */
-static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme, const mmx_index *valence,
+static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme, mmx_boundary mode,
+                                                     const mmx_index *valence,
                                                      const unsigned char *boundary, mmx_index v,
-                                                     float *self, float *ring)
+                                                     float *self, float *ring, float *crease)
 {
-    const mmx__vertex_rule w =
-        mmx__rule_vertex(scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v]));
-    self[v] = w.self, ring[v] = w.ring;
+    const mmx__vertex_rule w = mmx__rule_vertex(
+        scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v], valence[v], mode));
+    self[v] = w.self, ring[v] = w.ring, crease[v] = w.crease;
 }
 
 /* Edge e's entries of the edge-rule tables (rules.h) from its number of faces. */
