@@ -186,7 +186,7 @@ static int run(const tool_args *a)
 
 const tool_cmd subdiv_command = {
     .name = "subdiv",
-    .summary = "subdivide a mesh: Loop, sqrt3 or Catmull-Clark",
+    .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
     .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
