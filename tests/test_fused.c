@@ -102,9 +102,28 @@ static void check(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, i
     check_mode(ctx, host, scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
 }
 
-/* The edge-and-corner boundary: meshes with corners (boundary vertices on one face). */
+/* m with its tags set to `tags` (corners: sharp vertices, read by mmx_subdivide). */
+static mmx_mesh *with_tags(mmx_mesh *m, const char *tags)
+{
+    free(m->tags);
+    m->tags = strdup(tags);
+    cr_assert_not_null(m->tags);
+    return m;
+}
+
+/* The edge-and-corner boundary (boundary vertices on one face), and corner tags: infinitely
+ * sharp, semi-sharp (a corner for some levels, then the blend), below 1. */
 static void corner_meshes(mmx_ctx *ctx, mmx_ctx *host)
 {
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    check_mode(ctx, host, CC, tagged, with_tags(shape(host, "cube"), "t corner 3/3/0 0 3 5 10 2.5 0.5\n"),
+               4, "cube with corners");
+    check_mode(ctx, host, CC, tagged,
+               with_tags(shape(host, "grid:12:10"), "t corner 2/1/0 12 30 1.5\nt interpolateboundary 1/0/0 1\n"),
+               3, "grid with corners");
+    check_mode(ctx, host, LOOP, tagged,
+               with_tags(shape(host, "icosphere:1"), "t corner 2/2/0 0 7 10 1.25\n"), 4,
+               "icosphere with corners");
     const mmx_boundary ec = MMX_BOUNDARY_EDGE_AND_CORNER;
     check_mode(ctx, host, CC, ec, shape(host, "grid:12:10"), 3, "grid with holes");
     check_mode(ctx, host, CC, ec, shape(host, "mixed"), 3, "mixed (polygons, boundary)");

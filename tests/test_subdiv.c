@@ -25,8 +25,9 @@ static oracle_mesh to_oracle(mmx_ctx *ctx, const mmx_mesh *m)
 }
 
 /* Refines `m` (host) by `scheme` with boundary mode `boundary` to each level 1..levels with
- * meshmatrix and with the oracle (OpenSubdiv told the mode by the tag an OBJ file would carry),
- * and asserts they agree. Takes ownership of m. */
+ * meshmatrix and with the oracle (OpenSubdiv told the mode by the tag an OBJ file would carry,
+ * or given the mesh's own tags for MMX_BOUNDARY_FROM_MESH), and asserts they agree. Takes
+ * ownership of m. */
 static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh *m, int levels,
                               const char *what)
 {
@@ -34,8 +35,10 @@ static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh
     oracle_mesh in = to_oracle(ctx, m);
     mmx_subdiv_options o = {0};
     o.boundary = boundary;
-    const char *tags =
-        boundary == MMX_BOUNDARY_EDGE_AND_CORNER ? "t interpolateboundary 1/0/0 1\n" : NULL;
+    /* MMX_BOUNDARY_FROM_MESH: OpenSubdiv reads the mesh's own tags, as meshmatrix does. */
+    const char *tags = boundary == MMX_BOUNDARY_EDGE_AND_CORNER ? "t interpolateboundary 1/0/0 1\n"
+                       : boundary == MMX_BOUNDARY_FROM_MESH   ? m->tags
+                                                              : NULL;
     for (int l = 1; l <= levels; l++) {
         mmx_mesh *fine = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, l, &o, &fine));
@@ -187,6 +190,37 @@ Test(subdiv, edge_and_corner_oracle, .description = "the edge-and-corner boundar
     check_oracle_mode(LOOP, ec, fan(ctx, 7), 3, "fan of 7");
     check_oracle_mode(LOOP, ec, read_data(ctx, "strip.obj"), 3, "strip.obj");
     check_oracle_mode(CC, ec, shape(ctx, "cube"), 2, "cube (closed: no corner)");
+    mmx_ctx_free(ctx);
+}
+
+/* m with its tags set to `tags`. */
+static mmx_mesh *with_tags(mmx_mesh *m, const char *tags)
+{
+    free(m->tags);
+    m->tags = strdup(tags);
+    cr_assert_not_null(m->tags);
+    return m;
+}
+
+/* Corner tags: infinitely sharp (10), semi-sharp (2.5: two levels as a corner, then the blend
+ * by 0.5), and below 1 (0.5: the blend at once), on closed and open meshes; with the boundary
+ * mode from the tags too. OpenSubdiv reads the same tags. */
+Test(subdiv, corner_tags_oracle, .description = "corner tags (sharp vertices) match OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "cube"), "t corner 3/3/0 0 3 5 10 2.5 0.5\n"), 3,
+                      "cube with corners");
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "grid:10:9"),
+                                            "t corner 2/1/0 12 30 1.5\nt interpolateboundary 1/0/0 1\n"),
+                      3, "grid with corners, edge-and-corner");
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "mixed"), "t corner 1/1/0 0 10\n"), 3,
+                      "mixed with a corner");
+    check_oracle_mode(LOOP, tagged, with_tags(shape(ctx, "icosphere:1"), "t corner 2/2/0 0 7 10 1.25\n"),
+                      3, "icosphere with corners");
+    check_oracle_mode(LOOP, tagged, with_tags(tri_grid(ctx, 5, 4), "t corner 1/1/0 8 0.75\n"), 3,
+                      "triangulated grid with a corner");
     mmx_ctx_free(ctx);
 }
 

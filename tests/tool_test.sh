@@ -387,13 +387,25 @@ if expect_rc "subdiv --scheme bilinear" 0 subdiv --scheme bilinear builtin:mixed
 fi
 check_usage "subdiv with an unknown --boundary" subdiv --scheme cc --boundary corner builtin:cube "$TMP/s.obj"
 # The edge-and-corner boundary keeps the grid's four corners (boundary vertices on one face)
-# where they are, which the edge-only rule moves: the two results differ.
+# where they are, which the edge-only rule moves: the two results differ. An untagged mesh
+# takes edge-only by default; a tag 'interpolateboundary 1' gives edge-and-corner.
 if expect_rc "subdiv --boundary edge-and-corner" 0 subdiv --scheme cc --boundary edge-and-corner builtin:grid:10:9 "$TMP/ec.obj"; then
-    run subdiv --scheme cc builtin:grid:10:9 "$TMP/eo.obj"
-    if [[ "$(field scheme)" == *"edge-only boundaries"* ]] && ! cmp -s "$TMP/ec.obj" "$TMP/eo.obj"; then
-        ok "subdiv --boundary edge-and-corner: differs from edge-only"
+    run subdiv --scheme cc --boundary edge-only builtin:grid:10:9 "$TMP/eo.obj"
+    eo_mode=$(field scheme)
+    run subdiv --scheme cc builtin:grid:10:9 "$TMP/dflt.obj"
+    if [[ "$eo_mode" == *"edge-only boundaries"* ]] && ! cmp -s "$TMP/ec.obj" "$TMP/eo.obj" &&
+        cmp -s "$TMP/eo.obj" "$TMP/dflt.obj"; then
+        ok "subdiv --boundary edge-and-corner: differs from edge-only, the untagged default"
     else
-        bad "subdiv --boundary edge-and-corner" "the same output as edge-only, or no mode in: $(field scheme)"
+        bad "subdiv --boundary edge-and-corner" "the same output as edge-only, or the default differs: $eo_mode"
+    fi
+    run convert builtin:grid:10:9 "$TMP/tg.obj"
+    printf 't interpolateboundary 1/0/0 1\n' >> "$TMP/tg.obj"
+    run subdiv --scheme cc "$TMP/tg.obj" "$TMP/tagged.obj"
+    if [ "$rc" -eq 0 ] && cmp -s <(grep -v '^t ' "$TMP/tagged.obj") <(grep -v '^t ' "$TMP/ec.obj"); then
+        ok "subdiv of a mesh tagged interpolateboundary 1: the edge-and-corner result"
+    else
+        bad "subdiv of a tagged mesh" "exit $rc, $err" "its result is not edge-and-corner's"
     fi
 fi
 check_usage "subdiv with bad --levels" subdiv --scheme loop --levels two builtin:cube "$TMP/s.obj"

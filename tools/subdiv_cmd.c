@@ -14,7 +14,9 @@ static const char *path_name(mmx_subdiv_path path)
 
 static const char *boundary_name(mmx_boundary b)
 {
-    return b == MMX_BOUNDARY_EDGE_AND_CORNER ? "edge-and-corner" : "edge-only";
+    return b == MMX_BOUNDARY_EDGE_AND_CORNER ? "edge-and-corner"
+           : b == MMX_BOUNDARY_EDGE_ONLY     ? "edge-only"
+                                             : "tagged";
 }
 
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
@@ -30,7 +32,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     opts.boundary = boundary;
     const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
     row("scheme", "%s, %d level%s, %s path, %s boundaries, %s backend", mmx_scheme_name(scheme),
-        levels, levels == 1 ? "" : "s", path_name(path), boundary_name(boundary),
+        levels, levels == 1 ? "" : "s", path_name(path),
+        boundary == MMX_BOUNDARY_FROM_MESH ? "tagged (else edge-only)" : boundary_name(boundary),
         backend_name(ctx));
     if (load_ms >= 0)
         row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name, nv, nf, load_ms);
@@ -88,10 +91,10 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                 "fused (the default) or algebraic: the implementation (same\n"
                 "result)"},
     [O_BOUNDARY] = {"boundary", 0, "B",
-                    "edge-only (the default: boundary edges are creases) or\n"
-                    "edge-and-corner (also: a boundary vertex on one face stays\n"
-                    "where it is), as OpenSubdiv's VTX_BOUNDARY_* (Loop and\n"
-                    "Catmull-Clark)"},
+                    "edge-only (boundary edges are creases) or edge-and-corner\n"
+                    "(also: a boundary vertex on one face stays where it is), as\n"
+                    "OpenSubdiv's VTX_BOUNDARY_* (Loop and Catmull-Clark); by\n"
+                    "default IN's 'interpolateboundary' tag, else edge-only"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -166,10 +169,11 @@ static int run(const tool_args *a)
     if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
     else if (path_arg && strcmp(path_arg, "fused") != 0)
         return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
-    mmx_boundary boundary = MMX_BOUNDARY_EDGE_ONLY;
+    mmx_boundary boundary = MMX_BOUNDARY_FROM_MESH;
     const char *b_arg = a->value[O_BOUNDARY];
     if (b_arg && strcmp(b_arg, "edge-and-corner") == 0) boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
-    else if (b_arg && strcmp(b_arg, "edge-only") != 0)
+    else if (b_arg && strcmp(b_arg, "edge-only") == 0) boundary = MMX_BOUNDARY_EDGE_ONLY;
+    else if (b_arg)
         return usage_error("unknown --boundary '%s' (use edge-only or edge-and-corner)", b_arg);
     tool_input in;
     tool_output out;

@@ -37,9 +37,16 @@
  * sqrt3 takes closed meshes only: Kobbelt's boundary rule is not implemented, and a mesh with a
  * boundary edge is refused (MMX_ERR_UNSUPPORTED, naming the edge).
  *
- * Not interpreted yet: creases, corners and holes (OBJ 't' tag lines are carried on the input
- * mesh, readable with mmx_mesh_tags_parse, but ignored here, and the refined mesh has none);
- * the boundary mode comes from the options, not from the mesh's 'interpolateboundary' tag.
+ * The mesh's tags (OBJ 't' lines, mesh.h) are read here: 'interpolateboundary' gives the
+ * boundary mode unless opts->boundary names one (1 edge and corner, 2 edge only; 0, no
+ * boundary interpolation, is refused as MMX_ERR_UNSUPPORTED), and 'corner' makes vertices
+ * sharp: a vertex of sharpness s is a corner (it keeps its place) while s, falling by one per
+ * level (10 and above: for ever), stays positive after the level, and at the level where it
+ * falls to 0 its rule is the blend s corner + (1 - s) rule, as OpenSubdiv's. Tags that do not
+ * parse are refused (MMX_ERR_MESH naming the line; hierarchical edits MMX_ERR_UNSUPPORTED).
+ * Not honoured yet: creases, holes, Chaikin's crease method, smooth triangles and the
+ * face-varying modes (refined as if absent), and the refined mesh carries no tags, so refining
+ * again in a second call does not continue the corners' decay.
  */
 #ifndef MESHMATRIX_SUBDIV_H
 #define MESHMATRIX_SUBDIV_H
@@ -62,9 +69,11 @@ typedef enum mmx_scheme {
 
 /* How boundaries are refined (Loop, Catmull-Clark; bilinear and sqrt3 are not affected). */
 typedef enum mmx_boundary {
-    MMX_BOUNDARY_EDGE_ONLY = 0,      /* boundary edges are creases; corners are not sharp
+    MMX_BOUNDARY_FROM_MESH = 0,      /* the default: the mesh's 'interpolateboundary' tag (1:
+                                        edge and corner, 2: edge only), else edge only */
+    MMX_BOUNDARY_EDGE_ONLY = 1,      /* boundary edges are creases; corners are not sharp
                                         (OpenSubdiv's VTX_BOUNDARY_EDGE_ONLY) */
-    MMX_BOUNDARY_EDGE_AND_CORNER = 1 /* also: a boundary vertex on a single face is a sharp
+    MMX_BOUNDARY_EDGE_AND_CORNER = 2 /* also: a boundary vertex on a single face is a sharp
                                         corner and stays where it is (VTX_BOUNDARY_EDGE_AND_CORNER,
                                         OBJ 't interpolateboundary 1/0/0 1') */
 } mmx_boundary;
@@ -93,7 +102,7 @@ typedef enum mmx_subdiv_path {
  * added at the end with zero meaning the old behaviour, so `mmx_subdiv_options o = {0};`
  * stays valid as the struct grows. */
 typedef struct mmx_subdiv_options {
-    mmx_boundary boundary;        /* default MMX_BOUNDARY_EDGE_ONLY */
+    mmx_boundary boundary;        /* default MMX_BOUNDARY_FROM_MESH */
     mmx_subdiv_level *trace;      /* if not NULL: `levels` entries, filled level by level */
     mmx_subdiv_path path;         /* default MMX_SUBDIV_PATH_AUTO */
 } mmx_subdiv_options;

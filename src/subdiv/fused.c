@@ -47,6 +47,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     mmx__fz_in v;
     v.scheme = scheme;
     v.boundary = L->boundary;
+    v.vsharp = L->vsharp, v.nv0 = L->nv0, v.level = L->level;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
@@ -155,6 +156,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->order = mmx__scheme_quads(scheme) ? 4 : 3;
     C->maxcol = C->order;
     C->boundary = P->boundary;
+    C->vsharp = P->vsharp, C->nv0 = P->nv0, C->level = P->level + 1;
     /* A small level's arrays are carved from one block: a level is a handful of calls then,
      * not seven allocations and seven frees, which a small cage's chain pays more than its
      * bytes. A large level's arrays stay separate: the pool serves them from blocks of their
@@ -249,7 +251,7 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     return s;
 }
 
-mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                          const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
                          mmx__fault *fault)
@@ -263,7 +265,9 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
     if (!s)
         s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0],
                           fault);
-    lv[0].boundary = boundary; /* the children copy it */
+    /* The children copy these. */
+    lv[0].boundary = sharp->boundary, lv[0].vsharp = sharp->vsharp, lv[0].nv0 = sharp->nv0;
+    lv[0].level = 0;
     for (int l = 1; !s && !fault->kind && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];

@@ -23,6 +23,10 @@ typedef struct mmx__fz_level {
     float *pos;
     int borrowed;
     mmx_boundary boundary;        /* the options' boundary mode, the same at every level */
+    const float *vsharp;          /* the input's vertex sharpness (nv0 entries) or NULL: the
+                                     caller's, the same at every level */
+    mmx_index nv0;
+    int level;                    /* 0 for the input level */
     void *block;                  /* a child level's arrays, carved from one allocation (none
                                      for the input level, whose arrays come separately) */
 } mmx__fz_level;
@@ -67,8 +71,9 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
  * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
  * not NULL, gets each level's sizes and time. When the input level's checks find a fault
  * (mmx__fz_input) it returns MMX_OK with *out NULL, nothing refined, and the fault in *fault
- * for the caller to report. `boundary` is the options' boundary mode. */
-mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
+ * for the caller to report. `sharp` (the boundary mode, the corners) must outlive the levels:
+ * they read its vertex sharpness. */
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                          const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
                          mmx__fault *fault);

@@ -48,6 +48,11 @@ extern "C" {
 typedef struct mmx__fz_in {
     mmx_scheme scheme;
     mmx_boundary boundary;           /* the boundary mode (rules.h's vertex rule reads it) */
+    const float *vsharp;             /* the input's vertex sharpness (corner tags), nv0 entries,
+                                        or NULL for none; old vertices keep their numbers, so
+                                        vertex v < nv0 is input vertex v at every level */
+    mmx_index nv0;
+    int level;                       /* 0 for the input level: the sharpness's decay */
     mmx_index nv, nf, ne, nnz;
     mmx_index order;                 /* 3 or 4; 0: general faces read through colptr */
     const mmx_index *colptr;         /* order 0 only */
@@ -231,8 +236,9 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         }
         if (c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
     }
+    const float s = L->vsharp && v < L->nv0 ? mmx__rule_sharpness_at(L->vsharp[v], L->level) : 0.0f;
     const mmx__vertex_rule w =
-        mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary, n, L->boundary));
+        mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary, n, L->boundary), s);
     float acc[3];
     for (int i = 0; i < 3; i++) {
         /* The crease rule weighs the neighbours across the two sharp (boundary) edges: the one

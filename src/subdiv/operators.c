@@ -97,8 +97,8 @@ static void tables_host(mmx__subdiv_ops *ops)
 {
     const mmx_adjacency *adj = ops->adj;
     for (mmx_index v = 0; v < adj->nverts; v++)
-        mmx__subdiv_vertex_tables(ops->scheme, ops->boundary, adj->valence, adj->boundary, v,
-                                  ops->w_self, ops->w_ring, ops->w_crease);
+        mmx__subdiv_vertex_tables(ops->scheme, &ops->sharp, ops->level, adj->valence,
+                                  adj->boundary, v, ops->w_self, ops->w_ring, ops->w_crease);
     for (mmx_index e = 0; e < adj->nedges; e++)
         mmx__subdiv_edge_tables(ops->scheme, adj->sides, e, ops->w_ends, ops->w_faces);
 }
@@ -121,12 +121,14 @@ void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)
     memset(ops, 0, sizeof *ops);
 }
 
-mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
-                                 const mmx_mesh *mesh, mmx_adjacency *adj, mmx__subdiv_ops *ops)
+mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                                 int level, const mmx_mesh *mesh, mmx_adjacency *adj,
+                                 mmx__subdiv_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
     ops->scheme = scheme;
-    ops->boundary = boundary;
+    ops->sharp = *sharp;
+    ops->level = level;
     ops->M = mesh->M;
     ops->adj = adj;
     ops->EV = ev_view(adj);

@@ -19,13 +19,15 @@ __global__ void iota(mmx_index n, mmx_index *out)
     if (v < n) out[v] = (mmx_index)v;
 }
 
-__global__ void vertex_tables(mmx_scheme scheme, mmx_boundary mode, mmx_index nv,
-                              const mmx_index *valence, const unsigned char *boundary, float *self,
-                              float *ring, float *crease)
+__global__ void vertex_tables(mmx_scheme scheme, const mmx__subdiv_sharp sh, int level,
+                              mmx_index nv, const mmx_index *valence,
+                              const unsigned char *boundary, float *self, float *ring,
+                              float *crease)
 {
     long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (v < nv)
-        mmx__subdiv_vertex_tables(scheme, mode, valence, boundary, (mmx_index)v, self, ring, crease);
+        mmx__subdiv_vertex_tables(scheme, &sh, level, valence, boundary, (mmx_index)v, self, ring,
+                                  crease);
 }
 
 __global__ void edge_tables(mmx_scheme scheme, mmx_index ne, const mmx_index *sides, float *ends,
@@ -66,8 +68,8 @@ extern "C" mmx_status mmx__subdiv_tables_cuda(mmx_ctx *ctx, mmx__subdiv_ops *ops
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
     if (adj->nverts)
         vertex_tables<<<mmx__grid(adj->nverts), MMX__BLOCK, 0, st>>>(
-            ops->scheme, ops->boundary, adj->nverts, adj->valence, adj->boundary, ops->w_self,
-            ops->w_ring, ops->w_crease);
+            ops->scheme, ops->sharp, ops->level, adj->nverts, adj->valence, adj->boundary,
+            ops->w_self, ops->w_ring, ops->w_crease);
     if (adj->nedges)
         edge_tables<<<mmx__grid(adj->nedges), MMX__BLOCK, 0, st>>>(ops->scheme, adj->nedges,
                                                                 adj->sides, ops->w_ends,

@@ -9,6 +9,7 @@ struct mmx_subdiv_plan {
     int levels;
     mmx__fz_level *lv;      /* levels + 1: the control level (a copy), then each refined one */
     mmx_mesh *last;         /* the last level as created; lv[levels] borrows its arrays */
+    mmx__subdiv_sharp sharp; /* the boundary mode and corners, which every level reads */
     void *graph;            /* CUDA: the re-evaluation chain for graph_in -> graph_out */
     const float *graph_in;
     float *graph_out;
@@ -23,6 +24,7 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
     mmx_mesh_free(plan->last);
+    mmx__subdiv_sharp_free(&plan->sharp);
     free(plan);
 }
 
@@ -37,18 +39,22 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     double adj_ms = 0;
-    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, 1, &o, &adj, &adj_ms);
+    mmx__subdiv_sharp sharp;
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, 1, &o, &adj,
+                                       &adj_ms, &sharp);
     if (s) return s;
     mmx_subdiv_plan *p = calloc(1, sizeof *p);
     if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);
     if (!p || !p->lv) {
         free(p);
         mmx_adjacency_free(adj);
+        mmx__subdiv_sharp_free(&sharp);
         return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
+    p->sharp = sharp; /* the plan's now: its levels read the corners at every evaluation */
     mmx__fault fault = {MMX__FAULT_NONE, 0};
-    s = mmx__fz_chain(ctx, scheme, o.boundary, control, adj, levels, 1, p->lv, o.trace, &p->last,
+    s = mmx__fz_chain(ctx, scheme, &p->sharp, control, adj, levels, 1, p->lv, o.trace, &p->last,
                       &fault);
     if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, control, adj, &fault);
     mmx_adjacency_free(adj);

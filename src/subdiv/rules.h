@@ -48,8 +48,9 @@ typedef struct mmx__vertex_rule {
  *   Catmull-Clark (4.29):  self = 1 - 2 / n, ring = 1 / n^2 (the edge ring and the face points)
  * Crease (two sharp edges; Loop and Catmull-Clark, eq. 4.14, 4.25): self = 3/4, crease = 1/8.
  * Corner (more than two), bilinear, and a vertex in no face: it keeps its place (self = 1). */
-static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index valence,
-                                                        mmx_index sharp_edges)
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_smooth_or_sharp(mmx_scheme scheme,
+                                                                        mmx_index valence,
+                                                                        mmx_index sharp_edges)
 {
     const double pi = 3.14159265358979323846;
     double self = 1.0, ring = 0.0, crease = 0.0;
@@ -75,6 +76,35 @@ static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_i
         }
     }
     mmx__vertex_rule w = {(float)self, (float)ring, (float)crease};
+    return w;
+}
+
+/* A vertex's sharpness at `level` (0 the input) from its sharpness s0 in the input's tags:
+ * it falls by one per level (OpenSubdiv's uniform creasing), and 10 or more stays infinitely
+ * sharp. */
+static inline MMX__HD float mmx__rule_sharpness_at(float s0, int level)
+{
+    if (s0 >= 10.0f) return s0;
+    const float s = s0 - (float)level;
+    return s > 0.0f ? s : 0.0f;
+}
+
+/* The vertex rule (above) with the vertex's own sharpness s at this level (a corner tag): while
+ * s stays positive after this level's decay the vertex is a corner (it keeps its place); at the
+ * level where it falls to 0, OpenSubdiv blends the corner with the rule of the edges, by s:
+ * self = s + (1 - s) self', ring = (1 - s) ring', crease = (1 - s) crease'. */
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index valence,
+                                                        mmx_index sharp_edges, float s)
+{
+    mmx__vertex_rule w = mmx__rule_vertex_smooth_or_sharp(scheme, valence, sharp_edges);
+    if (s <= 0.0f || valence == 0 || scheme == MMX_SCHEME_BILINEAR || scheme == MMX_SCHEME_SQRT3)
+        return w;
+    if (s > 1.0f) { /* still positive after the decay: a corner */
+        w.self = 1.0f, w.ring = 0.0f, w.crease = 0.0f;
+        return w;
+    }
+    const float t = 1.0f - s;
+    w.self = s + t * w.self, w.ring = t * w.ring, w.crease = t * w.crease;
     return w;
 }
 

@@ -267,11 +267,11 @@ static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 }
 
 /* One level: operators, products, topology; the adjacency is the caller's. */
-static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
-                            const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out)
+static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                            int level, const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out)
 {
     mmx__subdiv_ops ops;
-    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, boundary, in, adj, &ops);
+    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, sharp, level, in, adj, &ops);
     if (s) return s;
     switch (scheme) {
     case MMX_SCHEME_LOOP: s = mmx__loop_level(ctx, in, &ops, out); break;
@@ -282,13 +282,68 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary bounda
     return s;
 }
 
+void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
+{
+    if (sh->vsharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->vsharp);
+    memset(sh, 0, sizeof *sh);
+}
+
+/* The sharp features from the options and the mesh's tags: the boundary mode (the options',
+ * else the tag's, else edge only) and each vertex's sharpness from the corner tags (the
+ * largest where a vertex is named twice), copied to the context's space. The other tags
+ * (creases, holes, Chaikin, smooth triangles, face-varying modes) are not honoured yet
+ * (subdiv.h). */
+static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh,
+                                 mmx_boundary option, mmx__subdiv_sharp *sh)
+{
+    memset(sh, 0, sizeof *sh);
+    sh->ctx = ctx;
+    sh->boundary = option;
+    if (!mesh->tags) {
+        if (option == MMX_BOUNDARY_FROM_MESH) sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
+        return MMX_OK;
+    }
+    mmx_mesh_tags *t = NULL;
+    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &t);
+    if (s) {
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
+        return mmx__fail(ctx, s, "%s: the mesh's tags: %s", who, why);
+    }
+    if (option == MMX_BOUNDARY_FROM_MESH) {
+        if (t->interpolate_boundary == 0)
+            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the mesh's tags ask for no boundary "
+                          "interpolation (interpolateboundary 0), which is not implemented", who);
+        sh->boundary = t->interpolate_boundary == 1 ? MMX_BOUNDARY_EDGE_AND_CORNER
+                                                    : MMX_BOUNDARY_EDGE_ONLY;
+    }
+    float *h = NULL;
+    const mmx_index nv = mesh->M->nrows;
+    if (!s && t->ncorners > 0) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *h, (void **)&h);
+    if (h) {
+        for (mmx_index v = 0; v < nv; v++) h[v] = 0.0f;
+        for (mmx_index k = 0; k < t->ncorners; k++)
+            if (t->corner_sharpness[k] > h[t->corner_verts[k]])
+                h[t->corner_verts[k]] = t->corner_sharpness[k];
+        const mmx_space sp = mmx_ctx_space(ctx);
+        s = mmx_mem_alloc(ctx, sp, (size_t)nv * sizeof *h, (void **)&sh->vsharp);
+        if (!s) s = mmx_mem_copy(ctx, sh->vsharp, sp, h, MMX_SPACE_HOST, (size_t)nv * sizeof *h);
+        sh->nv0 = nv;
+    }
+    free(h);
+    mmx_mesh_tags_free(t);
+    if (s) mmx__subdiv_sharp_free(sh);
+    return s;
+}
+
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
-                               double *adj_ms)
+                               double *adj_ms, mmx__subdiv_sharp *sharp)
 {
     *adj = NULL;
     *adj_ms = 0;
+    memset(sharp, 0, sizeof *sharp);
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "%s: mesh is NULL", who);
     if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "%s: the mesh has no positions", who);
     if (levels < 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: levels is %d, below 0", who, levels);
@@ -314,6 +369,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer_free(timer);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
+    if (!s) s = sharp_features(ctx, who, mesh, o->boundary, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
@@ -325,7 +381,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
  * adjacency comes from the checks, and its time joins level 1's. */
 static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                             mmx_adjacency *adj, int levels, const mmx_subdiv_options *o,
-                            double adj_ms, mmx_mesh **out)
+                            const mmx__subdiv_sharp *sharp, double adj_ms, mmx_mesh **out)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *cur = NULL;
@@ -337,7 +393,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
         double ms = 0;
         if (timer) s = mmx_timer_start(timer);
         if (!s && !adj) s = mmx_adjacency_compute(ctx, in, &adj);
-        if (!s) s = one_level(ctx, scheme, o->boundary, in, adj, &next);
+        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
@@ -373,25 +429,28 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     *out = NULL;
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
+    mmx__subdiv_sharp sharp;
     double adj_ms = 0;
     /* The fused path checks fans and orientation on its own input level (on the device). */
     const int fused = levels > 0 && (!opts || opts->path != MMX_SUBDIV_PATH_ALGEBRAIC);
     mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, fused, &o,
-                                       &adj, &adj_ms);
+                                       &adj, &adj_ms, &sharp);
     if (s) return s;
     if (levels == 0) {
-        mmx_adjacency_free(adj);
-        return mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
+        s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
+    } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC) {
+        s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out);
+        adj = NULL; /* algebraic() frees it */
+    } else {
+        mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
+        mmx__fault fault = {MMX__FAULT_NONE, 0};
+        s = lv ? mmx__fz_chain(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out, &fault)
+               : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
+        free(lv);
+        if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
+        if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
-    if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC)
-        return algebraic(ctx, scheme, mesh, adj, levels, &o, adj_ms, out);
-    mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
-    mmx__fault fault = {MMX__FAULT_NONE, 0};
-    s = lv ? mmx__fz_chain(ctx, scheme, o.boundary, mesh, adj, levels, 0, lv, o.trace, out, &fault)
-           : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
-    free(lv);
-    if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
     mmx_adjacency_free(adj);
-    if (!s && o.trace) o.trace[0].ms += adj_ms;
+    mmx__subdiv_sharp_free(&sharp); /* in stream order: after the queued levels that read it */
     return s;
 }

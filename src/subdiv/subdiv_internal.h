@@ -32,9 +32,24 @@ extern "C" {
  *                           2 (inner) -> 0: the crease vertex rule as a by-value map on E
  *   face_w[len_face_w]      the face weight (rules.h) by face order c (Catmull-Clark, eq.
  *                           4.27) or, for sqrt3's triangles, by position (eq. 4.8); Loop: unused */
+/* The sharp features of one subdivision, the same at every level: the boundary mode (resolved:
+ * never MMX_BOUNDARY_FROM_MESH) and the input's vertex sharpness from its corner tags (nv0
+ * entries in the context's space, NULL when the mesh has none). Vertices keep their numbers
+ * from level to level, so entry v is vertex v's at every level, decayed (rules.h). */
+typedef struct mmx__subdiv_sharp {
+    mmx_boundary boundary;
+    float *vsharp;
+    mmx_index nv0;
+    mmx_ctx *ctx; /* vsharp's */
+} mmx__subdiv_sharp;
+
+/* Gives back vsharp and zeroes *sh. */
+void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh);
+
 typedef struct mmx__subdiv_ops {
     mmx_scheme scheme;
-    mmx_boundary boundary;
+    mmx__subdiv_sharp sharp;
+    int level;
     const mmx_csc *M;
     mmx_adjacency *adj;
     mmx_csc EV;
@@ -50,11 +65,12 @@ typedef struct mmx__subdiv_ops {
  * adjacency (its time in *adj_ms when o->trace asks) and the checks on the mesh and sizes.
  * `fast` leaves the fans and the orientation to the fused path's input level (which checks
  * them on the context's backend, see mmx__fz_input), skipping the host's statistics.
- * On success the caller owns *adj. */
+ * The mesh's tags are read (an unreadable tag is refused, naming its line) for the boundary
+ * mode and the corners: *sharp. On success the caller owns *adj and *sharp. */
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
-                               double *adj_ms);
+                               double *adj_ms, mmx__subdiv_sharp *sharp);
 
 /* The refusal of an input that a fast check found bad (`fault`, or NULL for the adjacency's
  * counts): the full checks (on a host view, with its statistics) name the problem and where it
@@ -63,11 +79,13 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                               const mmx_adjacency *adj, const mmx__fault *fault);
 
-/* Builds the operators and tables of one level of `scheme` with boundary mode `boundary` on
- * `mesh` (in the context's space), whose adjacency is adj: FE, I and the tables.
+/* Builds the operators and tables of level `level` (0: the input) of `scheme` with the sharp
+ * features `sharp` on `mesh` (in the context's space), whose adjacency is adj: FE, I and the
+ * tables.
  * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. On error everything built is released. */
-mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, mmx_boundary boundary,
-                                 const mmx_mesh *mesh, mmx_adjacency *adj, mmx__subdiv_ops *ops);
+mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                                 int level, const mmx_mesh *mesh, mmx_adjacency *adj,
+                                 mmx__subdiv_ops *ops);
 /* Releases what mmx__subdiv_ops_build made (not the adjacency, which the caller passed in). */
 void mmx__subdiv_ops_free(mmx__subdiv_ops *ops);
 
@@ -94,13 +112,15 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
 
 /* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
  * boundary flag. */
-static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme, mmx_boundary mode,
+static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme,
+                                                     const mmx__subdiv_sharp *sh, int level,
                                                      const mmx_index *valence,
                                                      const unsigned char *boundary, mmx_index v,
                                                      float *self, float *ring, float *crease)
 {
+    const float s = sh->vsharp && v < sh->nv0 ? mmx__rule_sharpness_at(sh->vsharp[v], level) : 0.0f;
     const mmx__vertex_rule w = mmx__rule_vertex(
-        scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v], valence[v], mode));
+        scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v], valence[v], sh->boundary), s);
     self[v] = w.self, ring[v] = w.ring, crease[v] = w.crease;
 }
 

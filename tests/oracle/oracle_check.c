@@ -150,15 +150,13 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    /* What meshmatrix honours of the shape's tags so far: the boundary mode. */
-    mmx_subdiv_options opts = {0};
-    mmx_mesh_tags *tags = NULL;
-    if (!ignore_tags && mesh->tags && mmx_mesh_tags_parse(ctx, mesh, &tags) == MMX_OK &&
-        tags->interpolate_boundary == 1)
-        opts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
-    mmx_mesh_tags_free(tags);
+    /* meshmatrix honours the mesh's tags by itself; --ignore-tags takes them away from both. */
+    if (ignore_tags) {
+        free(mesh->tags);
+        mesh->tags = NULL;
+    }
     double t0 = now_ms();
-    st = mmx_subdivide(ctx, scheme, mesh, levels, &opts, &out);
+    st = mmx_subdivide(ctx, scheme, mesh, levels, NULL, &out);
     double mmx_ms = now_ms() - t0;
     if (st != MMX_OK) {
         code = result(1, "MMX_REFUSED %s: %s", status_name(st, name, sizeof name),
