@@ -149,7 +149,8 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * On CUDA the levels are queued back to back with no synchronisation between them.
  * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
- * to report); the result is queued, ready for the next call on the context (read it with
+ * to report), and once more for a mesh with tags (the tag checks read its faces on the host,
+ * mmx_mesh_tags_parse); the result is queued, ready for the next call on the context (read it with
  * mmx_mesh_copy or after mmx_ctx_sync). The algebraic path waits for every level's adjacency
  * and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,
