@@ -540,3 +540,40 @@ Test(subdiv, gpu_refusals, .description = "CUDA refuses the same inputs with the
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }
+
+/* The refined mesh carries the honoured tags, decayed: a second call continues where the first
+ * stopped (the algebraic path, which computes every level from the mesh it is given, gives the
+ * same bits in one call or two), and the corners that are no longer sharp are gone. */
+Test(subdiv, tags_carry_to_the_refined_mesh, .description = "corners and the boundary mode carry, decayed, to the refined mesh")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = with_tags(shape(ctx, "grid:10:9"),
+                            "t corner 3/3/0 12 30 40 10 1.5 0.5\nt interpolateboundary 1/0/0 1\n"
+                            "t crease 2/1/0 0 1 3\n");
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    mmx_mesh *two = NULL, *one = NULL, *again = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &o, &two));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &o, &one));
+    mmx_mesh_tags *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, one, &t));
+    cr_assert_eq(t->interpolate_boundary, 1);
+    cr_assert_eq(t->ncreases, 0, "creases are not honoured yet, so not carried");
+    cr_assert_eq(t->ncorners, 2, "the corner of sharpness 0.5 is spent after one level");
+    cr_assert(t->corner_verts[0] == 12 && t->corner_sharpness[0] == 10.0f);
+    cr_assert(t->corner_verts[1] == 30 && t->corner_sharpness[1] == 0.5f);
+    mmx_mesh_tags_free(t);
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, one, 1, &o, &again));
+    cr_assert_eq(again->M->nnz, two->M->nnz);
+    cr_assert_arr_eq(again->M->rowidx, two->M->rowidx, (size_t)two->M->nnz * sizeof(mmx_index));
+    cr_assert_arr_eq(again->pos, two->pos, 3 * (size_t)two->M->nrows * sizeof(float),
+                     "two calls of one level differ from one call of two");
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, two, &t));
+    cr_assert(t->ncorners == 1 && t->corner_verts[0] == 12 && t->interpolate_boundary == 1);
+    mmx_mesh_tags_free(t);
+    mmx_mesh_free(again);
+    mmx_mesh_free(one);
+    mmx_mesh_free(two);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

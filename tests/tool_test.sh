@@ -402,8 +402,9 @@ if expect_rc "subdiv --boundary edge-and-corner" 0 subdiv --scheme cc --boundary
     run convert builtin:grid:10:9 "$TMP/tg.obj"
     printf 't interpolateboundary 1/0/0 1\n' >> "$TMP/tg.obj"
     run subdiv --scheme cc "$TMP/tg.obj" "$TMP/tagged.obj"
-    if [ "$rc" -eq 0 ] && cmp -s <(grep -v '^t ' "$TMP/tagged.obj") <(grep -v '^t ' "$TMP/ec.obj"); then
-        ok "subdiv of a mesh tagged interpolateboundary 1: the edge-and-corner result"
+    if [ "$rc" -eq 0 ] && cmp -s <(grep -v '^t ' "$TMP/tagged.obj") <(grep -v '^t ' "$TMP/ec.obj") &&
+        grep -qx 't interpolateboundary 1/0/0 1' "$TMP/tagged.obj"; then
+        ok "subdiv of a mesh tagged interpolateboundary 1: the edge-and-corner result, the tag kept"
     else
         bad "subdiv of a tagged mesh" "exit $rc, $err" "its result is not edge-and-corner's"
     fi

@@ -130,7 +130,7 @@ typedef struct mmx_mesh_tags {
  * MMX_ERR_UNSUPPORTED for the hierarchical edits (vertexedit, edgeedit, faceedit), which
  * OpenSubdiv 3 does not have either; MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: O(tag arguments x nnz) at most (each crease is looked for among the faces).
- * Synchronises: for a device mesh with tags, whose faces are copied to the host. */
+ * Synchronises: for a device mesh with creases, whose faces are copied to the host. */
 mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out);
 
 /* Frees a tag set from mmx_mesh_tags_parse; NULL is accepted. */

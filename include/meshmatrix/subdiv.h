@@ -45,8 +45,10 @@
  * falls to 0 its rule is the blend s corner + (1 - s) rule, as OpenSubdiv's. Tags that do not
  * parse are refused (MMX_ERR_MESH naming the line; hierarchical edits MMX_ERR_UNSUPPORTED).
  * Not honoured yet: creases, holes, Chaikin's crease method, smooth triangles and the
- * face-varying modes (refined as if absent), and the refined mesh carries no tags, so refining
- * again in a second call does not continue the corners' decay.
+ * face-varying modes (refined as if absent). The refined mesh's tags are the honoured ones,
+ * decayed, so that a second call continues where the first stopped: the input's
+ * 'interpolateboundary' and the corners still sharp after the levels; the others are not
+ * carried.
  */
 #ifndef MESHMATRIX_SUBDIV_H
 #define MESHMATRIX_SUBDIV_H
@@ -149,8 +151,8 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * On CUDA the levels are queued back to back with no synchronisation between them.
  * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
- * to report), and once more for a mesh with tags (the tag checks read its faces on the host,
- * mmx_mesh_tags_parse); the result is queued, ready for the next call on the context (read it with
+ * to report), and once more for a mesh with crease tags (the tag checks read its faces on the
+ * host, mmx_mesh_tags_parse); the result is queued, ready for the next call on the context (read it with
  * mmx_mesh_copy or after mmx_ctx_sync). The algebraic path waits for every level's adjacency
  * and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,

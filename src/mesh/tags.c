@@ -135,9 +135,16 @@ static int is_edge(const mmx_index *start, const mmx_index *verts, mmx_index nf,
     return 0;
 }
 
+/* The faces the crease check reads, fetched (from the device too) at the first crease only:
+ * a mesh without creases pays no copy. */
+typedef struct faces_once {
+    const mmx_mesh *mesh;
+    mmx_index *start, *verts;
+} faces_once;
+
 /* One parsed line into the tag set; `line` numbers it for the messages. */
 static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv, mmx_index nf,
-                        const mmx_index *start, const mmx_index *verts, mmx_mesh_tags *T)
+                        faces_once *fc, mmx_mesh_tags *T)
 {
     const char *n = L->name;
     const int crease = !strcmp(n, "crease"), corner = !strcmp(n, "corner");
@@ -158,7 +165,9 @@ static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv,
             mmx_status s;
             if (crease) {
                 const mmx_index ab[2] = {(mmx_index)L->ints[2 * k], (mmx_index)L->ints[2 * k + 1]};
-                if (!is_edge(start, verts, nf, ab[0], ab[1]))
+                if (!fc->start && (s = mmx_mesh_faces(ctx, fc->mesh, &fc->start, &fc->verts)))
+                    return s;
+                if (!is_edge(fc->start, fc->verts, nf, ab[0], ab[1]))
                     return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: crease (%d, %d) is not an "
                                      "edge of the mesh", line, ab[0], ab[1]);
                 s = push(ctx, (void **)&T->crease_verts, T->ncreases, sizeof ab, ab);
@@ -226,8 +235,8 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
     if (!T) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
     T->interpolate_boundary = T->fvar_interpolate_boundary = T->fvar_propagate_corners = -1;
     T->crease_method = T->smooth_triangles = -1;
-    mmx_index *start = NULL, *verts = NULL;
-    mmx_status s = mesh->tags ? mmx_mesh_faces(ctx, mesh, &start, &verts) : MMX_OK;
+    faces_once fc = {mesh, NULL, NULL};
+    mmx_status s = MMX_OK;
     const char *p = mesh->tags ? mesh->tags : "";
     for (int line = 1; !s && *p; line++) {
         const char *e = strchr(p, '\n');
@@ -240,14 +249,14 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
             memset(&L, 0, sizeof L);
             parse_line(p, e, &L, why, sizeof why);
             s = why[0] ? mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s", line, why)
-                       : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, start, verts, T);
+                       : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, &fc, T);
             free(L.ints);
             free(L.floats);
         }
         p = *e ? e + 1 : e;
     }
-    free(start);
-    free(verts);
+    free(fc.start);
+    free(fc.verts);
     if (s) {
         mmx_mesh_tags_free(T);
         return s;

@@ -285,6 +285,7 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_s
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
 {
     if (sh->vsharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->vsharp);
+    mmx_mesh_tags_free(sh->tags);
     memset(sh, 0, sizeof *sh);
 }
 
@@ -331,8 +332,32 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *
         sh->nv0 = nv;
     }
     free(h);
-    mmx_mesh_tags_free(t);
+    sh->tags = t;
     if (s) mmx__subdiv_sharp_free(sh);
+    return s;
+}
+
+/* The refined mesh's tags: what subdivision honours, decayed by `levels` levels, so that a
+ * second call continues where this one stopped: the boundary mode and the corners still sharp
+ * (rules.h's decay). The tags not honoured yet are not carried: a crease's two vertices are no
+ * longer one edge of the refined mesh, a hole's face number not one face. */
+static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels, mmx_mesh *out)
+{
+    const mmx_mesh_tags *t = sh->tags;
+    if (!t) return MMX_OK;
+    mmx_mesh_tags c = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
+    mmx_status s = t->ncorners
+                       ? mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts)
+                       : MMX_OK;
+    if (!s && t->ncorners)
+        s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_sharpness, (void **)&c.corner_sharpness);
+    for (mmx_index k = 0; !s && k < t->ncorners; k++) {
+        const float w = mmx__rule_sharpness_at(t->corner_sharpness[k], levels);
+        if (w > 0.0f) c.corner_verts[c.ncorners] = t->corner_verts[k], c.corner_sharpness[c.ncorners++] = w;
+    }
+    if (!s) s = mmx_mesh_set_tags(ctx, out, &c);
+    free(c.corner_verts);
+    free(c.corner_sharpness);
     return s;
 }
 
@@ -451,6 +476,11 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
+    if (!s && levels > 0) s = carry_tags(ctx, &sharp, levels, *out);
     mmx__subdiv_sharp_free(&sharp); /* in stream order: after the queued levels that read it */
+    if (s) {
+        mmx_mesh_free(*out);
+        *out = NULL;
+    }
     return s;
 }

@@ -40,10 +40,11 @@ typedef struct mmx__subdiv_sharp {
     mmx_boundary boundary;
     float *vsharp;
     mmx_index nv0;
+    mmx_mesh_tags *tags; /* the mesh's tags as parsed (host), NULL without tags */
     mmx_ctx *ctx; /* vsharp's */
 } mmx__subdiv_sharp;
 
-/* Gives back vsharp and zeroes *sh. */
+/* Gives back vsharp and the tags and zeroes *sh. */
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh);
 
 typedef struct mmx__subdiv_ops {
