@@ -1,6 +1,8 @@
 /* Meshes for the subdivision tests (subdiv_meshes.h). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "testutil.h"
 #include "subdiv_meshes.h"
 
@@ -206,4 +208,41 @@ mmx_mesh *pillow(mmx_ctx *ctx, int after_tetrahedron)
     static const int lone[] = {0, 1, 2, -1, 2, 1, 0, -1};
     if (after_tetrahedron) return from_lists(ctx, 7, pos, tet_pillow, 24);
     return from_lists(ctx, 3, lone_pos, lone, 8);
+}
+
+mmx_mesh *with_creases(mmx_mesh *m, int step, const char *extra)
+{
+    static const float sharpness[] = {10.0f, 2.5f, 0.5f, 1.0f, 3.7f};
+    const mmx_csc *M = m->M;
+    size_t cap = 64 + (extra ? strlen(extra) : 0), len = 0;
+    char *t = malloc(cap);
+    cr_assert_not_null(t);
+    t[0] = '\0';
+    int seen = 0, made = 0;
+    for (mmx_index k = 0; k < M->ncols; k++) {
+        const mmx_index a = M->order ? M->order * k : M->colptr[k];
+        const mmx_index n = M->order ? M->order : M->colptr[k + 1] - a;
+        for (mmx_index s = 0; s < n; s++) {
+            const mmx_index u = M->rowidx[a + s], w = M->rowidx[a + (s + 1) % n];
+            if (u > w || seen++ % step) continue;
+            char line[96];
+            const int w_len = snprintf(line, sizeof line, "t crease 2/1/0 %d %d %g\n", u, w,
+                                       (double)sharpness[made++ % 5]);
+            if (len + (size_t)w_len + 1 > cap) {
+                cap = 2 * cap + (size_t)w_len;
+                t = realloc(t, cap);
+                cr_assert_not_null(t);
+            }
+            memcpy(t + len, line, (size_t)w_len + 1);
+            len += (size_t)w_len;
+        }
+    }
+    if (extra) {
+        t = realloc(t, len + strlen(extra) + 1);
+        cr_assert_not_null(t);
+        memcpy(t + len, extra, strlen(extra) + 1);
+    }
+    free(m->tags);
+    m->tags = t;
+    return m;
 }

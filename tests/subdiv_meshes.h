@@ -33,5 +33,10 @@ mmx_mesh *read_data(mmx_ctx *ctx, const char *name);
 double mesh_diagonal(const mmx_mesh *m);
 /* m in a random order from `seed`; frees m. */
 mmx_mesh *shuffled(mmx_ctx *ctx, mmx_mesh *m, uint64_t seed);
+/* m (a host mesh) with crease tags on every `step`-th edge met in face order (each edge once,
+ * from the face that runs it from its lower end), sharpness cycling through 10 (infinite),
+ * 2.5, 0.5, 1 and 3.7, followed by the tag lines `extra` (NULL for none; e.g. a crease
+ * method). Replaces m's tags; returns m. */
+mmx_mesh *with_creases(mmx_mesh *m, int step, const char *extra);
 
 #endif

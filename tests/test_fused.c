@@ -133,6 +133,45 @@ static void corner_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check_mode(ctx, host, BILINEAR, ec, shape(host, "mixed"), 2, "mixed");
 }
 
+/* Creased meshes, which only the fused path takes: each level 1..levels on ctx against the
+ * host's fused path (the OpenSubdiv oracle holds the host to OpenSubdiv: test_subdiv.c). */
+static void check_creased(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m,
+                          int levels, const char *what)
+{
+    mmx_mesh *in = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+    for (int l = 1; l <= levels; l++) {
+        char label[160];
+        snprintf(label, sizeof label, "%s, %s level %d (%s)", what, mmx_scheme_name(scheme), l,
+                 mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
+        mmx_mesh *ref = refine_mode(host, scheme, MMX_BOUNDARY_FROM_MESH, m, l, MMX_SUBDIV_PATH_FUSED);
+        mmx_mesh *got = refine_mode(ctx, scheme, MMX_BOUNDARY_FROM_MESH, in, l, MMX_SUBDIV_PATH_FUSED);
+        mmx_mesh *h = to_host(ctx, got);
+        same(h, ref, label);
+        mmx_mesh_free(h);
+        mmx_mesh_free(got);
+        mmx_mesh_free(ref);
+    }
+    mmx_mesh_free(in);
+    mmx_mesh_free(m);
+}
+
+static void crease_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    const char *chaikin = "t creasemethod 0/0/1 chaikin\n";
+    check_creased(ctx, host, CC, with_creases(shape(host, "cube"), 2, NULL), 4, "cube with creases");
+    check_creased(ctx, host, CC, with_creases(shape(host, "torus:12:8"), 3, chaikin), 3,
+                  "torus with creases, Chaikin");
+    check_creased(ctx, host, CC, with_creases(shape(host, "mixed"), 2, "t interpolateboundary 1/0/0 1\n"), 3,
+                  "mixed polygons with creases, edge-and-corner");
+    check_creased(ctx, host, CC, with_creases(ngon(host, 600, 1), 7, NULL), 2,
+                  "two 600-gons with creases (wide face points)");
+    check_creased(ctx, host, LOOP, with_creases(shape(host, "icosphere:2"), 3, NULL), 3,
+                  "icosphere with creases");
+    check_creased(ctx, host, LOOP, with_creases(tri_grid(host, 10, 8), 2, chaikin), 3,
+                  "triangulated grid with creases, Chaikin");
+}
+
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
 {
     check(ctx, host, CC, shape(host, "cube"), 4, "cube");
@@ -296,8 +335,11 @@ static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh 
     mmx_index cnv = 0, nv = 0, nf = 0;
     mmx_subdiv_plan_sizes(plan, &cnv, &nv, &nf);
     cr_assert_eq(cnv, m->M->nrows);
-    /* The plan's own result is the subdivision of the control mesh. */
-    mmx_mesh *ref0 = refine(host, scheme, m, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
+    /* The plan's own result is the subdivision of the control mesh, by the algebraic path on
+     * the host, or for a creased mesh (which only the fused path takes) the host's fused path. */
+    const mmx_subdiv_path ref_path = m->tags && strstr(m->tags, "crease") ? MMX_SUBDIV_PATH_FUSED
+                                                                         : MMX_SUBDIV_PATH_ALGEBRAIC;
+    mmx_mesh *ref0 = refine(host, scheme, m, levels, ref_path);
     mmx_mesh *pm = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, NULL, &pm));
     mmx_mesh *hpm = to_host(ctx, pm);
@@ -324,7 +366,7 @@ static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh 
         mmx_mesh *moved = NULL;
         MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, m, MMX_SPACE_HOST, &moved));
         memcpy(moved->pos, hc, cbytes);
-        mmx_mesh *ref = refine(host, scheme, moved, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
+        mmx_mesh *ref = refine(host, scheme, moved, levels, ref_path);
         mmx_mesh *got = NULL;
         MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, ref, MMX_SPACE_HOST, &got));
         memcpy(got->pos, hout, bytes);
@@ -354,6 +396,10 @@ static void plans(mmx_ctx *ctx, mmx_ctx *host)
     check_plan(ctx, host, LOOP, tri_grid(host, 6, 5), 3, "triangulated grid");
     check_plan(ctx, host, LOOP, shape(host, "icosphere:1"), 3, "icosphere");
     check_plan(ctx, host, SQRT3, shuffled(host, bipyramid(host, 20), 3), 3, "shuffled bipyramid");
+    /* Creased levels: the re-evaluation reads each level's edge sharpness. */
+    check_plan(ctx, host, CC, with_creases(shape(host, "mixed"), 2, NULL), 4, "mixed with creases");
+    check_plan(ctx, host, LOOP, with_creases(shape(host, "icosphere:1"), 2, "t creasemethod 0/0/1 chaikin\n"),
+               3, "icosphere with creases, Chaikin");
 }
 
 Test(fused, plan_eval, .description = "a plan's re-evaluation = subdividing the moved mesh (host)")
@@ -400,6 +446,7 @@ Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on 
     cc_meshes(gpu, host);
     bilinear_meshes(gpu, host);
     corner_meshes(gpu, host);
+    crease_meshes(gpu, host);
     loop_meshes(gpu, host);
     sqrt3_meshes(gpu, host);
     refusals(gpu, host, 0);

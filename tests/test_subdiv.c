@@ -224,6 +224,58 @@ Test(subdiv, corner_tags_oracle, .description = "corner tags (sharp vertices) ma
     mmx_ctx_free(ctx);
 }
 
+/* Crease tags: every third edge creased, infinitely (10), semi-sharply (2.5, 3.7: the crease
+ * rule for some levels, then the blend) and below or at 1 (0.5, 1: the blend at once), so that
+ * vertices meet darts, creases, corners of three sharp edges and every transition; closed and
+ * open meshes, polygons, with corner tags and the edge-and-corner boundary too, uniform and
+ * Chaikin's crease method. OpenSubdiv reads the same tags. */
+Test(subdiv, crease_tags_oracle, .description = "crease tags (semi-sharp and infinitely sharp edges, Chaikin) match OpenSubdiv")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    const char *chaikin = "t creasemethod 0/0/1 chaikin\n";
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "cube"), 2, NULL), 4, "cube with creases");
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "torus:8:6"), 3, NULL), 3, "torus with creases");
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "torus:8:6"), 2, chaikin), 3,
+                      "torus with creases, Chaikin");
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "grid:10:9"), 3, "t interpolateboundary 1/0/0 1\nt corner 1/1/0 40 1.5\n"),
+                      3, "grid with creases, a corner, edge-and-corner");
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "mixed"), 2, chaikin), 3,
+                      "mixed polygons with creases, Chaikin");
+    check_oracle_mode(LOOP, tagged, with_creases(shape(ctx, "icosphere:1"), 3, NULL), 3,
+                      "icosphere with creases");
+    check_oracle_mode(LOOP, tagged, with_creases(shape(ctx, "icosphere:1"), 2, chaikin), 3,
+                      "icosphere with creases, Chaikin");
+    check_oracle_mode(LOOP, tagged, with_creases(tri_grid(ctx, 6, 5), 3, NULL), 3,
+                      "triangulated grid with creases");
+    /* Bilinear has no sharp rules: creases change nothing. */
+    check_oracle_mode(BILINEAR, tagged, with_creases(shape(ctx, "mixed"), 2, NULL), 2,
+                      "bilinear mixed with creases");
+    mmx_ctx_free(ctx);
+}
+
+/* The reference path and sqrt3 do not take creases yet: refused, not refined without them. */
+Test(subdiv, crease_refusals, .description = "the algebraic path and sqrt3 refuse crease tags, naming them")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *cube = with_creases(shape(ctx, "cube"), 2, NULL), *out = (mmx_mesh *)&out;
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, &o, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(out);
+    cr_assert(strstr(mmx_ctx_error(ctx), "algebraic path does not honour creases"), "%s",
+              mmx_ctx_error(ctx));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, cube, 0, &o, &out)); /* a copy needs no rule */
+    mmx_mesh_free(out);
+    mmx_mesh *tet = with_creases(shape(ctx, "tetrahedron"), 1, NULL);
+    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(ctx), "sqrt3 has no crease rule"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(tet);
+    mmx_mesh_free(cube);
+    mmx_ctx_free(ctx);
+}
+
 Test(subdiv, cc_high_valence_oracle, .description = "Catmull-Clark around valence 3 to 96 matches OpenSubdiv")
 {
     ORACLE_OR_SKIP();
@@ -542,34 +594,46 @@ Test(subdiv, gpu_refusals, .description = "CUDA refuses the same inputs with the
 }
 
 /* The refined mesh carries the honoured tags, decayed: a second call continues where the first
- * stopped (the algebraic path, which computes every level from the mesh it is given, gives the
- * same bits in one call or two), and the corners that are no longer sharp are gone. */
-Test(subdiv, tags_carry_to_the_refined_mesh, .description = "corners and the boundary mode carry, decayed, to the refined mesh")
+ * stopped (one call of two levels and two calls of one give the same topology, and positions
+ * within float rounding: a fresh call's walks may start at other corners), and the corners and
+ * creases that are no longer sharp are gone; a crease still sharp is carried as its two halves. */
+Test(subdiv, tags_carry_to_the_refined_mesh, .description = "corners, creases and the boundary mode carry, decayed, to the refined mesh")
 {
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = with_tags(shape(ctx, "grid:10:9"),
                             "t corner 3/3/0 12 30 40 10 1.5 0.5\nt interpolateboundary 1/0/0 1\n"
-                            "t crease 2/1/0 0 1 3\n");
-    mmx_subdiv_options o = {0};
-    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+                            "t crease 2/1/0 12 13 1.5\nt crease 2/1/0 30 31 10\n"
+                            "t crease 2/1/0 40 41 0.75\n");
     mmx_mesh *two = NULL, *one = NULL, *again = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &o, &two));
-    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &o, &one));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, NULL, &two));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, NULL, &one));
     mmx_mesh_tags *t = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, one, &t));
     cr_assert_eq(t->interpolate_boundary, 1);
-    cr_assert_eq(t->ncreases, 0, "creases are not honoured yet, so not carried");
     cr_assert_eq(t->ncorners, 2, "the corner of sharpness 0.5 is spent after one level");
     cr_assert(t->corner_verts[0] == 12 && t->corner_sharpness[0] == 10.0f);
     cr_assert(t->corner_verts[1] == 30 && t->corner_sharpness[1] == 0.5f);
+    /* (12, 13) at 1.5 and (30, 31) at 10 leave two halves each, 0.5 and 10; (40, 41) is spent. */
+    cr_assert_eq(t->ncreases, 4, "creases carried: %d", t->ncreases);
+    int half_05 = 0, half_10 = 0;
+    for (mmx_index k = 0; k < t->ncreases; k++) {
+        const mmx_index a = t->crease_verts[2 * k], b = t->crease_verts[2 * k + 1];
+        cr_assert(b >= m->M->nrows, "crease %d (%d, %d) is not a half: no edge point", k, a, b);
+        if (t->crease_sharpness[k] == 0.5f) half_05 += a == 12 || a == 13;
+        if (t->crease_sharpness[k] == 10.0f) half_10 += a == 30 || a == 31;
+    }
+    cr_assert(half_05 == 2 && half_10 == 2, "the halves of (12, 13) and (30, 31)");
     mmx_mesh_tags_free(t);
-    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, one, 1, &o, &again));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, one, 1, NULL, &again));
     cr_assert_eq(again->M->nnz, two->M->nnz);
     cr_assert_arr_eq(again->M->rowidx, two->M->rowidx, (size_t)two->M->nnz * sizeof(mmx_index));
-    cr_assert_arr_eq(again->pos, two->pos, 3 * (size_t)two->M->nrows * sizeof(float),
-                     "two calls of one level differ from one call of two");
+    const double diag = mesh_diagonal(two);
+    for (size_t i = 0; i < 3 * (size_t)two->M->nrows; i++)
+        cr_assert(fabs(again->pos[i] - two->pos[i]) <= 1e-6 * diag,
+                  "two calls of one level differ from one call of two at vertex %zu", i / 3);
     MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, two, &t));
     cr_assert(t->ncorners == 1 && t->corner_verts[0] == 12 && t->interpolate_boundary == 1);
+    cr_assert_eq(t->ncreases, 4, "the infinitely sharp crease's four quarters: %d", t->ncreases);
     mmx_mesh_tags_free(t);
     mmx_mesh_free(again);
     mmx_mesh_free(one);

@@ -39,6 +39,10 @@ void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L)
     fz_free(ctx, L->owner);
     fz_free(ctx, L->cnt);
     fz_free(ctx, L->goff);
+    if (L->level > 0) { /* the input level's edge sharpness is the caller's */
+        fz_free(ctx, L->esharp);
+        fz_free(ctx, L->eends);
+    }
     memset(L, 0, sizeof *L);
 }
 
@@ -48,6 +52,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.scheme = scheme;
     v.boundary = L->boundary;
     v.vsharp = L->vsharp, v.nv0 = L->nv0, v.level = L->level;
+    v.esharp = L->esharp, v.chaikin = L->chaikin;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
@@ -147,7 +152,7 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 }
 
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
-                               unsigned parts, mmx__fz_level *C)
+                               unsigned parts, float emax, mmx__fz_level *C)
 {
     int64_t v, f, e, c;
     memset(C, 0, sizeof *C);
@@ -157,6 +162,12 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->maxcol = C->order;
     C->boundary = P->boundary;
     C->vsharp = P->vsharp, C->nv0 = P->nv0, C->level = P->level + 1;
+    C->chaikin = P->chaikin;
+    /* The child's edge sharpness, where a pass will read it: the level has creases and one of
+     * them is still sharp in the child (sharpness falls by one per level, Chaikin's means
+     * included, so the input's largest, less the levels, bounds it; infinite stays). Later
+     * levels are smooth but for the boundary and take the plain vertex walk. */
+    const int creased = P->esharp && (emax >= MMX__SHARP_INF || emax - (float)C->level > 0.0f);
     /* A small level's arrays are carved from one block: a level is a handful of calls then,
      * not seven allocations and seven frees, which a small cage's chain pays more than its
      * bytes. A large level's arrays stay separate: the pool serves them from blocks of their
@@ -165,6 +176,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
      * 0.23 -> 0.44 ms on the H100). */
     const size_t ix = sizeof(mmx_index), groups = (size_t)fz_groups(scheme, C);
     const int mat = (parts & MMX__FZ_MATRIX) != 0, he = (parts & MMX__FZ_HALFEDGES) != 0;
+    const int carry = (parts & MMX__FZ_CREASES) != 0;
     const struct { void **at; size_t bytes; } part[] = {
         {(void **)&C->M, mat ? (size_t)c * ix : 0},
         {(void **)&C->pos, parts & MMX__FZ_POSITIONS ? (size_t)v * 3 * sizeof(float) : 0},
@@ -173,6 +185,8 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
         {(void **)&C->owner, he ? (size_t)v * ix : 0},
         {(void **)&C->cnt, he ? groups * ix : 0},
         {(void **)&C->goff, he ? (groups + 1) * ix : 0},
+        {(void **)&C->esharp, (he || carry) && creased ? (size_t)e * sizeof(float) : 0},
+        {(void **)&C->eends, carry && creased ? 2 * (size_t)e * ix : 0},
     };
     enum { kAlign = 256 }; /* each array starts as the pool's own blocks do */
     const size_t kSmallLevel = (size_t)16 << 20;
@@ -227,11 +241,7 @@ static void fz_pass_host(mmx__fz_in *L, const mmx__fz_out *O)
             }
         }
         if (i < L->nv) {
-            if (O->pos) {
-                float x[3];
-                mmx__fz_vertex(L, i, x);
-                mmx__fz_store(O->pos, i, x);
-            }
+            mmx__fz_vertex_pass(L, O, i, L->esharp != NULL);
             if (O->owner) O->owner[i] = mmx__fz_vertex_owner(L->scheme, L->owner[i]);
         }
     }
@@ -244,17 +254,47 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
     mmx__fz_out O;
     O.M = C->M, O.fe = C->fe, O.twin = C->twin, O.owner = C->owner, O.cnt = C->cnt;
     O.pos = P->pos ? C->pos : NULL;
-    mmx_status s = MMX_OK;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__fz_pass_cuda(ctx, L, O);
-    else fz_pass_host(&L, &O);
+    O.esharp = C->esharp, O.eends = C->eends;
+    /* The child's edges inside faces are smooth; the walks write the halves of edges. */
+    mmx_status s = C->esharp ? mmx__mem_zero(ctx, C->esharp, (size_t)C->ne * sizeof(float)) : MMX_OK;
+    if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__fz_pass_cuda(ctx, L, O);
+    else if (!s) fz_pass_host(&L, &O);
     if (!s && C->cnt) s = mmx__scan_offsets(ctx, C->cnt, fz_groups(scheme, C), C->goff);
+    return s;
+}
+
+/* The creases of the last level L: its edges of positive sharpness (the halves of creases
+ * still sharp), read back (a wait) and listed lower end first in edge order. */
+static mmx_status fz_creases(mmx_ctx *ctx, const mmx__fz_level *L, mmx_mesh_tags *t)
+{
+    const size_t ne = (size_t)L->ne;
+    float *es = NULL;
+    mmx_index *ends = NULL;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_status s = mmx__host_alloc(ctx, ne, sizeof *es, (void **)&es);
+    if (!s) s = mmx__host_alloc(ctx, 2 * ne, sizeof *ends, (void **)&ends);
+    if (!s) s = mmx_mem_copy(ctx, es, MMX_SPACE_HOST, L->esharp, sp, ne * sizeof *es);
+    if (!s) s = mmx_mem_copy(ctx, ends, MMX_SPACE_HOST, L->eends, sp, 2 * ne * sizeof *ends);
+    mmx_index n = 0;
+    for (size_t e = 0; !s && e < ne; e++) n += es[e] > 0.0f;
+    if (!s && n) s = mmx__host_alloc(ctx, (size_t)n, sizeof *t->crease_sharpness, (void **)&t->crease_sharpness);
+    if (!s && n) s = mmx__host_alloc(ctx, 2 * (size_t)n, sizeof *t->crease_verts, (void **)&t->crease_verts);
+    for (size_t e = 0; !s && e < ne; e++) {
+        if (!(es[e] > 0.0f)) continue;
+        /* The old vertex is the lower end: an edge point's number is above every old one. */
+        t->crease_verts[2 * t->ncreases] = ends[2 * e];
+        t->crease_verts[2 * t->ncreases + 1] = ends[2 * e + 1];
+        t->crease_sharpness[t->ncreases++] = es[e];
+    }
+    free(es);
+    free(ends);
     return s;
 }
 
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                          const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
-                         mmx__fault *fault)
+                         mmx__fault *fault, mmx_mesh_tags *creases)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;
@@ -268,12 +308,14 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     /* The children copy these. */
     lv[0].boundary = sharp->boundary, lv[0].vsharp = sharp->vsharp, lv[0].nv0 = sharp->nv0;
     lv[0].level = 0;
+    lv[0].esharp = sharp->esharp, lv[0].chaikin = sharp->chaikin;
     for (int l = 1; !s && !fault->kind && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];
         /* The last level's matrix and positions are the result mesh's own arrays. */
         const unsigned parts = MMX__FZ_MATRIX | MMX__FZ_HALFEDGES | MMX__FZ_POSITIONS;
-        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1], last ? 0u : parts, C);
+        const unsigned carry = creases ? MMX__FZ_CREASES : 0u;
+        s = mmx__fz_child_alloc(ctx, scheme, &lv[l - 1], last ? carry : parts, sharp->emax, C);
         if (!s && last) {
             s = mmx__subdiv_mesh_alloc(ctx, C->nv, &r);
             if (!s) s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), C->nv, C->nf, C->nnz, C->order, &RM);
@@ -289,6 +331,8 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
             s = mmx_timer_start(timer);
         }
     }
+    if (!s && !fault->kind && creases && lv[levels].eends)
+        s = fz_creases(ctx, &lv[levels], creases);
     /* Without keep, what an error left behind (the rest is freed and zeroed already). */
     for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
     mmx_timer_free(timer);

@@ -23,8 +23,9 @@ __device__ __forceinline__ void store12(mmx_index *p, const mmx_index *x)
 }
 
 /* ORDER 4 or 3 fixes the level's order at compile time (the corner arithmetic then folds), 0
- * reads general faces through colptr. */
-template <int SCHEME, int ORDER>
+ * reads general faces through colptr. CREASED: the level has creases (L.esharp), whose vertex
+ * walk is a kernel of its own so that levels without keep the plain walk's registers. */
+template <int SCHEME, int ORDER, bool CREASED>
 __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const mmx__fz_out O,
                                                long long n)
 {
@@ -32,6 +33,7 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const
     if (i >= n) return;
     mmx__fz_in L = Lp;
     L.order = ORDER;
+    if (!CREASED) L.esharp = NULL;
     /* Threads below nf run a face, the others a vertex: two short chains of dependent loads
      * rather than one long one per thread. Catmull-Clark on general faces runs a corner per
      * thread below nnz instead, so that a face of any order is spread over many threads.
@@ -40,11 +42,7 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const
     const mmx_index f = (mmx_index)i; /* used only below items */
     if (i >= items) {
         const mmx_index v = (mmx_index)(i - items);
-        if (O.pos) {
-            float x[3];
-            mmx__fz_vertex(&L, v, x);
-            mmx__fz_store(O.pos, v, x);
-        }
+        mmx__fz_vertex_pass(&L, &O, v, CREASED);
         if (O.owner) O.owner[v] = mmx__fz_vertex_owner((mmx_scheme)SCHEME, L.owner[v]);
     } else if (SCHEME == MMX_SCHEME_CATMULL_CLARK && ORDER == 0) {
         mmx__fz_cc_general_corner(&L, &O, f);
@@ -116,13 +114,13 @@ __global__ void __launch_bounds__(MMX__FZ_LANES) face_points_wide(const mmx__fz_
     }
 }
 
-template <int SCHEME>
+template <int SCHEME, bool CREASED>
 cudaError_t launch(mmx__fz_in L, const mmx__fz_out &O, cudaStream_t st)
 {
     const mmx_index n = L.nf + L.nv; /* checked to fit: nnz and V' of the child do */
     if (n == 0) return cudaSuccess;
-    if (L.order == 4) pass<SCHEME, 4><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
-    else if (L.order == 3) pass<SCHEME, 3><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
+    if (L.order == 4) pass<SCHEME, 4, CREASED><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
+    else if (L.order == 3) pass<SCHEME, 3, CREASED><<<mmx__grid(n), MMX__BLOCK, 0, st>>>(L, O, n);
     else {
         /* As the host's pass: face points first where the edges and vertices would sum them. */
         if (mmx__fz_face_points_first(&L, &O)) {
@@ -132,18 +130,23 @@ cudaError_t launch(mmx__fz_in L, const mmx__fz_out &O, cudaStream_t st)
         }
         /* Catmull-Clark: a thread per corner (and vertex). */
         const long long m = SCHEME == MMX_SCHEME_CATMULL_CLARK ? (long long)L.nnz + L.nv : n;
-        pass<SCHEME, 0><<<mmx__grid(m), MMX__BLOCK, 0, st>>>(L, O, m);
+        pass<SCHEME, 0, CREASED><<<mmx__grid(m), MMX__BLOCK, 0, st>>>(L, O, m);
     }
     return cudaGetLastError();
 }
 
 cudaError_t launch_pass(const mmx__fz_in &L, const mmx__fz_out &O, cudaStream_t st)
 {
+    /* Only Loop and Catmull-Clark have creases (subdiv.c makes none for the others). */
+    const bool creased = L.esharp != NULL;
     switch (L.scheme) {
-    case MMX_SCHEME_LOOP: return launch<MMX_SCHEME_LOOP>(L, O, st);
-    case MMX_SCHEME_SQRT3: return launch<MMX_SCHEME_SQRT3>(L, O, st);
+    case MMX_SCHEME_LOOP:
+        return creased ? launch<MMX_SCHEME_LOOP, true>(L, O, st)
+                       : launch<MMX_SCHEME_LOOP, false>(L, O, st);
+    case MMX_SCHEME_SQRT3: return launch<MMX_SCHEME_SQRT3, false>(L, O, st);
     default: /* Catmull-Clark and bilinear: the same children; L.scheme picks the weights */
-        return launch<MMX_SCHEME_CATMULL_CLARK>(L, O, st);
+        return creased ? launch<MMX_SCHEME_CATMULL_CLARK, true>(L, O, st)
+                       : launch<MMX_SCHEME_CATMULL_CLARK, false>(L, O, st);
     }
 }
 

@@ -26,6 +26,13 @@ typedef struct mmx__fz_level {
     const float *vsharp;          /* the input's vertex sharpness (nv0 entries) or NULL: the
                                      caller's, the same at every level */
     mmx_index nv0;
+    float *esharp;                /* the level's edge sharpness (ne entries) or NULL for no
+                                     creases: the input level borrows the caller's (sharp's),
+                                     a child's is its own, written by its parent's pass */
+    int chaikin;                  /* the crease method: Chaikin's (1) or uniform (0) */
+    mmx_index *eends;             /* the last level of a call that carries creases: the two
+                                     ends of each half of an edge (2 ne entries; the inner
+                                     edges' are not written), beside esharp */
     int level;                    /* 0 for the input level */
     void *block;                  /* a child level's arrays, carved from one allocation (none
                                      for the input level, whose arrays come separately) */
@@ -53,12 +60,16 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 typedef enum mmx__fz_parts {
     MMX__FZ_MATRIX = 1,    /* its mesh matrix (the corners' vertices) */
     MMX__FZ_HALFEDGES = 2, /* fe, twin, owner, cnt and goff: what the next pass reads */
-    MMX__FZ_POSITIONS = 4  /* its vertices' positions */
+    MMX__FZ_POSITIONS = 4, /* its vertices' positions */
+    MMX__FZ_CREASES = 8    /* its edge sharpness and halves' ends (esharp, eends), where a crease
+                              is still sharp in it: the refined mesh's crease tags */
 } mmx__fz_parts;
 
-/* Allocates the child of P: the parts named (zeroed fields for the others). */
+/* Allocates the child of P: the parts named (zeroed fields for the others), and with the
+ * half-edges the child's edge sharpness where P has creases and emax (the input's largest
+ * crease sharpness) says one is still sharp in the child. */
 mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
-                               unsigned parts, mmx__fz_level *C);
+                               unsigned parts, float emax, mmx__fz_level *C);
 /* One pass from P to C: whatever C has arrays for (positions only when P has positions), then
  * the scan of C's counts (core/device.h). Queued on the context's stream, no synchronisation. */
 mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
@@ -71,12 +82,15 @@ mmx_status mmx__fz_pass(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *P,
  * last level is *out, which owns its matrix and positions (lv[levels] borrows them). trace, if
  * not NULL, gets each level's sizes and time. When the input level's checks find a fault
  * (mmx__fz_input) it returns MMX_OK with *out NULL, nothing refined, and the fault in *fault
- * for the caller to report. `sharp` (the boundary mode, the corners) must outlive the levels:
- * they read its vertex sharpness. */
+ * for the caller to report. `sharp` (the boundary mode, the corners, the creases) must outlive
+ * the levels: they read its vertex sharpness, and the input level its edge sharpness. `creases`, if not
+ * NULL (a zeroed set), gets the last level's edges that are still sharp, lower end first, in
+ * edge order, as host arrays (its crease fields only; the caller frees them): the refined
+ * mesh's crease tags. Reading them back waits for the stream, once. */
 mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                          const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
-                         mmx__fault *fault);
+                         mmx__fault *fault, mmx_mesh_tags *creases);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
  * stubs of nocuda.c, device.h). Everything is queued. */

@@ -34,11 +34,11 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
     if (O->pos) {
         if (s == 0 && !L->fpts) mmx__fz_store(O->pos, fpt, fp);
         /* Each edge's point is written by its face of the lower number (the only one on a
-         * boundary): the smooth rule, or the sharp rule's midpoint on the boundary. */
+         * boundary): the rule of its sharpness (rules.h), the midpoint on the boundary. */
         if (!(t >= 0 && t < c)) {
             const float fw = mmx__rule_face_weight(4);
-            const mmx__edge_rule sharp = mmx__rule_edge(L->scheme, 1),
-                                 smooth = mmx__rule_edge(L->scheme, 0);
+            const mmx__edge_rule r =
+                mmx__rule_edge(L->scheme, mmx__fz_edge_weight(L, k->fe >> 1, t < 0, k->v, k->vn));
             float u[3], w[3], x[3], fq[3];
             if (pu) {
                 for (int i = 0; i < 3; i++) u[i] = pu[i], w[i] = pw[i];
@@ -46,8 +46,8 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
                 mmx__fz_get(L->pos, k->v, u);
                 mmx__fz_get(L->pos, k->vn, w);
             }
-            if (t < 0) {
-                for (int i = 0; i < 3; i++) x[i] = sharp.ends * u[i] + sharp.ends * w[i];
+            if (r.faces == 0.0f) { /* the midpoint: the face across is not read */
+                for (int i = 0; i < 3; i++) x[i] = r.ends * u[i] + r.ends * w[i];
             } else {
                 mmx_index b, m;
                 const mmx_index g = mmx__fz_face_of(L, t, &b, &m);
@@ -65,8 +65,7 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
                     mmx__fz_face_point(L, g, b, m, fq);
                 }
                 for (int i = 0; i < 3; i++)
-                    x[i] = (smooth.ends * u[i] + smooth.ends * w[i]) +
-                           (smooth.faces * fp[i] + smooth.faces * fq[i]);
+                    x[i] = (r.ends * u[i] + r.ends * w[i]) + (r.faces * fp[i] + r.faces * fq[i]);
             }
             mmx__fz_store(O->pos, epts + (k->fe >> 1), x);
         }

@@ -52,6 +52,10 @@ typedef struct mmx__fz_in {
                                         or NULL for none; old vertices keep their numbers, so
                                         vertex v < nv0 is input vertex v at every level */
     mmx_index nv0;
+    const float *esharp;             /* the level's edge sharpness (crease tags, decayed level by
+                                        level), ne entries, or NULL for none: then only the
+                                        boundary is sharp */
+    int chaikin;                     /* the crease method (rules.h's child sharpness) */
     int level;                       /* 0 for the input level: the sharpness's decay */
     mmx_index nv, nf, ne, nnz;
     mmx_index order;                 /* 3 or 4; 0: general faces read through colptr */
@@ -72,9 +76,22 @@ typedef struct mmx__fz_in {
 typedef struct mmx__fz_out {
     mmx_index *M, *fe, *twin, *owner, *cnt;
     float *pos;
+    float *esharp; /* the child's edge sharpness, where the level has creases and the child a
+                      pass of its own (or carries creases): zeroed before the pass (the edges
+                      inside faces are smooth), then each half of an edge written by the walk
+                      around its old vertex */
+    mmx_index *eends; /* the halves' ends (old vertex, edge point), 2 per child edge, where the
+                         child carries creases (the last level) */
 } mmx__fz_out;
 
 /* ---- small helpers ------------------------------------------------------------------------- */
+
+/* The child's vertex number of edge e's point (subdiv.h's layout): after the old vertices, and
+ * for Catmull-Clark's children after the face points. */
+static inline MMX__HD mmx_index mmx__fz_edge_point(const mmx__fz_in *L, mmx_index e)
+{
+    return L->nv + (mmx__scheme_quads(L->scheme) ? L->nf : 0) + e;
+}
 
 /* The face holding corner c: its first corner and its order (halfedge.h's step). */
 static inline MMX__HD mmx_index mmx__fz_face_of(const mmx__fz_in *L, mmx_index c, mmx_index *a,
@@ -185,6 +202,39 @@ static inline MMX__HD mmx_index mmx__fz_turn(const mmx__fz_in *L, mmx_index c)
     return mmx__he_turn(L->order, L->colptr, L->nf, L->twin, c);
 }
 
+/* The semi-sharp edges around the vertex of owner corner c0 (0 < s < 10): their number and
+ * sharpness sum, which Chaikin's child sharpness reads (rules.h). */
+static inline MMX__HD void mmx__fz_semi_sharp(const mmx__fz_in *L, mmx_index c0, int *count,
+                                              float *sum)
+{
+    *count = 0, *sum = 0.0f;
+    mmx_index c = c0, n = 0;
+    do { /* the arriving boundary edge, if any, is infinitely sharp: not semi-sharp */
+        const float s = mmx__rule_edge_sharpness(L->esharp, L->fe[c] >> 1, L->twin[c] < 0);
+        if (s > 0.0f && s < MMX__SHARP_INF) ++*count, *sum += s;
+        c = mmx__fz_turn(L, c);
+    } while (c >= 0 && c != c0 && ++n <= L->nnz);
+}
+
+/* The weight of the sharp rule in the point of edge e (rules.h) between u and w, the edge
+ * being on the boundary when `boundary`: with Chaikin's method each half's child sharpness
+ * reads the semi-sharp edges around its end. */
+static inline MMX__HD float mmx__fz_edge_weight(const mmx__fz_in *L, mmx_index e, int boundary,
+                                                mmx_index u, mmx_index w)
+{
+    const float s = mmx__rule_edge_sharpness(L->esharp, e, boundary);
+    if (!L->chaikin || s <= 0.0f || s >= MMX__SHARP_INF) {
+        const float cs = mmx__rule_edge_child_sharpness(s, 0, 0.0f, 0);
+        return mmx__rule_edge_weight(s, cs, cs);
+    }
+    int nu, nw;
+    float su, sw;
+    mmx__fz_semi_sharp(L, L->owner[u], &nu, &su);
+    mmx__fz_semi_sharp(L, L->owner[w], &nw, &sw);
+    return mmx__rule_edge_weight(s, mmx__rule_edge_child_sharpness(s, 1, su, nu),
+                                 mmx__rule_edge_child_sharpness(s, 1, sw, nw));
+}
+
 /* The new position of vertex v (its owner corner c0, -1 when in no face), walking the faces
  * around it: from corner c the next face's corner is next(twin[c]). Sums the ring (the vertex
  * leaving each corner) and, for Catmull-Clark, the face points, then the boundary or inner
@@ -236,9 +286,9 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         }
         if (c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
     }
-    const float s = L->vsharp && v < L->nv0 ? mmx__rule_sharpness_at(L->vsharp[v], L->level) : 0.0f;
+    const float s0 = L->vsharp && v < L->nv0 ? L->vsharp[v] : 0.0f;
     const mmx__vertex_rule w =
-        mmx__rule_vertex(L->scheme, n, mmx__rule_vertex_sharp_edges(boundary, n, L->boundary), s);
+        mmx__rule_vertex_boundary(L->scheme, n, boundary, L->boundary, s0, L->level);
     float acc[3];
     for (int i = 0; i < 3; i++) {
         /* The crease rule weighs the neighbours across the two sharp (boundary) edges: the one
@@ -246,6 +296,112 @@ static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, floa
         if (w.crease != 0.0f) acc[i] = w.crease * first[i] + w.crease * pw[i];
         else acc[i] = w.ring * ring[i] + w.ring * faces[i];
         out[i] = acc[i] + w.self * p[i];
+    }
+}
+
+/* The child's sharpness cs of the half of edge e at its end v (its `upper` end or not: child
+ * edge 2e + goff[e] + upper, fused_level.h's numbering), and its ends where O asks. A boundary
+ * edge's halves get the child of its tagged sharpness, not of the boundary's infinite one: the
+ * boundary is sharp by its topology at every level, and the carried tags name true creases. */
+static inline MMX__HD void mmx__fz_half(const mmx__fz_in *L, const mmx__fz_out *O, mmx_index v,
+                                        mmx_index e, mmx_index upper, float cs)
+{
+    const int64_t h = 2 * (int64_t)e + L->goff[e] + upper;
+    if (O->esharp) O->esharp[h] = cs;
+    if (O->eends) O->eends[2 * h] = v, O->eends[2 * h + 1] = mmx__fz_edge_point(L, e);
+}
+
+/* The vertex pass on a level with creases (L->esharp): vertex v's new position, as
+ * mmx__fz_vertex but with every edge's sharpness (rules.h's vertex rule: kinds now and in the
+ * child, the blend, the crease sum over the sharp edges of the rule's set), and the child's
+ * sharpness of each half of an edge at v, which only v's walk writes (child edge 2e + goff[e]
+ * + 0 at e's lower end, + 1 at its higher end). Positions as far as the level and O have them. */
+static inline MMX__HD void mmx__fz_vertex_creased(const mmx__fz_in *L, const mmx__fz_out *O,
+                                                  mmx_index v)
+{
+    const float *P = O->pos ? L->pos : NULL;
+    const mmx_index c0 = L->owner[v];
+    float p[3] = {0.0f, 0.0f, 0.0f};
+    if (P) mmx__fz_get(P, v, p);
+    if (c0 < 0) {
+        if (P) mmx__fz_store(O->pos, v, p);
+        return;
+    }
+    int semi = 0;
+    float semi_sum = 0.0f;
+    if (L->chaikin) mmx__fz_semi_sharp(L, c0, &semi, &semi_sum);
+    const int cc = mmx__scheme_quads(L->scheme);
+    mmx__vertex_edges k = {0, 0, 0, 0.0f};
+    /* ring: every neighbour; faces: Catmull-Clark's face points; now / child: the neighbours
+     * across the edges sharp now / sharp in the child at v. */
+    float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, now[3] = {0, 0, 0}, child[3] = {0, 0, 0};
+    float x[3];
+    mmx_index a, m;
+    mmx__fz_face_of(L, c0, &a, &m);
+    const mmx_index cp = mmx__corner_prev(a, m, c0);
+    int boundary = L->twin[cp] < 0;
+    if (boundary) { /* the arriving boundary edge, before the walk's first face */
+        const mmx_index e = L->fe[cp] >> 1;
+        mmx__rule_vertex_edge(&k, MMX__SHARP_INF, MMX__SHARP_INF);
+        mmx__fz_half(L, O, v, e, 1 - (L->fe[cp] & 1),
+                     mmx__rule_edge_child_sharpness(L->esharp[e], L->chaikin, semi_sum, semi));
+        if (P) {
+            mmx__fz_get(P, L->M[cp], x);
+            for (int i = 0; i < 3; i++) now[i] += x[i], child[i] += x[i];
+        }
+    }
+    mmx_index c = c0, n = 0;
+    for (;;) {
+        const mmx_index f = mmx__fz_face_of(L, c, &a, &m), e = L->fe[c] >> 1;
+        const float s = mmx__rule_edge_sharpness(L->esharp, e, L->twin[c] < 0);
+        const float cs = mmx__rule_edge_child_sharpness(s, L->chaikin, semi_sum, semi);
+        mmx__rule_vertex_edge(&k, s, cs);
+        mmx__fz_half(L, O, v, e, L->fe[c] & 1,
+                     L->twin[c] < 0 ? mmx__rule_edge_child_sharpness(L->esharp[e], L->chaikin, semi_sum, semi) : cs);
+        if (P) {
+            mmx__fz_get(P, L->M[mmx__corner_next(a, m, c)], x);
+            for (int i = 0; i < 3; i++) {
+                ring[i] += x[i];
+                if (s > 0.0f) now[i] += x[i];
+                if (cs > 0.0f) child[i] += x[i];
+            }
+            if (cc) {
+                mmx__fz_face_point(L, f, a, m, x);
+                for (int i = 0; i < 3; i++) faces[i] += x[i];
+            }
+        }
+        n++;
+        c = mmx__fz_turn(L, c);
+        if (c < 0) boundary = 1;
+        if (c < 0 || c == c0 || n > L->nnz) break; /* the bound only guards a corrupt level */
+    }
+    if (!P) return;
+    float vs, vs_child;
+    mmx__rule_vertex_sharpness(L->vsharp && v < L->nv0 ? L->vsharp[v] : 0.0f, L->level, boundary,
+                               n, L->boundary, &vs, &vs_child);
+    const mmx__vertex_rule w = mmx__rule_vertex(L->scheme, n, vs, vs_child, &k);
+    const float *sharp = w.child_set ? child : now;
+    for (int i = 0; i < 3; i++) {
+        float acc = 0.0f;
+        if (w.ring != 0.0f) acc = w.ring * ring[i] + w.ring * faces[i];
+        if (w.crease != 0.0f) acc += w.crease * sharp[i];
+        x[i] = acc + w.self * p[i];
+    }
+    mmx__fz_store(O->pos, v, x);
+}
+
+/* The vertex half of a pass for vertex v: its point, and on a level with creases the child's
+ * sharpness of the halves of its edges. CREASED is whether the level has creases (a
+ * compile-time constant in the kernels, so a level without keeps the plain walk). */
+static inline MMX__HD void mmx__fz_vertex_pass(const mmx__fz_in *L, const mmx__fz_out *O,
+                                               mmx_index v, int creased)
+{
+    if (creased) {
+        mmx__fz_vertex_creased(L, O, v);
+    } else if (O->pos) {
+        float x[3];
+        mmx__fz_vertex(L, v, x);
+        mmx__fz_store(O->pos, v, x);
     }
 }
 

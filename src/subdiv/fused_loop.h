@@ -41,11 +41,9 @@ static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_
     const mmx_index nv = L->nv, a = 3 * f;
     const mmx_index e[3] = {fe[0] >> 1, fe[1] >> 1, fe[2] >> 1};
     if (O->pos) {
-        /* The edge rule with the two triangles' vertex sums as face terms, or the sharp rule's
-         * midpoint; written by the lower face. The face across runs w -> u from corner t, its
-         * third corner before t. */
-        const mmx__edge_rule sharp = mmx__rule_edge(MMX_SCHEME_LOOP, 1),
-                             smooth = mmx__rule_edge(MMX_SCHEME_LOOP, 0);
+        /* The edge rule of the edge's sharpness (rules.h), with the two triangles' vertex sums
+         * as face terms; written by the lower face. The face across runs w -> u from corner t,
+         * its third corner before t. */
         float q[3][3], t1[3];
         for (int s = 0; s < 3; s++) mmx__fz_get(L->pos, v[s], q[s]);
         for (int i = 0; i < 3; i++) t1[i] = q[0][i] + q[1][i] + q[2][i];
@@ -54,15 +52,17 @@ static inline MMX__HD void mmx__fz_loop_face(const mmx__fz_in *L, const mmx__fz_
             if (t >= 0 && t < a + s) continue;
             const float *pu = q[s], *pw = q[s == 2 ? 0 : s + 1];
             float x[3];
-            if (t < 0) {
-                for (int i = 0; i < 3; i++) x[i] = sharp.ends * pu[i] + sharp.ends * pw[i];
+            const mmx__edge_rule r = mmx__rule_edge(
+                MMX_SCHEME_LOOP, mmx__fz_edge_weight(L, e[s], t < 0, v[s], v[s == 2 ? 0 : s + 1]));
+            if (r.faces == 0.0f) { /* the midpoint: the face across is not read */
+                for (int i = 0; i < 3; i++) x[i] = r.ends * pu[i] + r.ends * pw[i];
             } else {
                 float pd[3];
                 const mmx_index g = t - t % 3;
                 mmx__fz_get(L->pos, L->M[t == g ? g + 2 : t - 1], pd);
                 for (int i = 0; i < 3; i++)
-                    x[i] = (smooth.ends * pu[i] + smooth.ends * pw[i]) +
-                           (smooth.faces * t1[i] + smooth.faces * (pw[i] + pu[i] + pd[i]));
+                    x[i] = (r.ends * pu[i] + r.ends * pw[i]) +
+                           (r.faces * t1[i] + r.faces * (pw[i] + pu[i] + pd[i]));
             }
             mmx__fz_store(O->pos, nv + e[s], x);
         }

@@ -55,7 +55,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     p->sharp = sharp; /* the plan's now: its levels read the corners at every evaluation */
     mmx__fault fault = {MMX__FAULT_NONE, 0};
     s = mmx__fz_chain(ctx, scheme, &p->sharp, control, adj, levels, 1, p->lv, o.trace, &p->last,
-                      &fault);
+                      &fault, NULL);
     if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, control, adj, &fault);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;

@@ -4,11 +4,11 @@
  * (host loops and CUDA kernels) take every weight and every child from here; no weight is
  * written as a literal elsewhere.
  *
- * Sharpness enters in one place. A vertex's rule is chosen from the number of sharp edges
- * around it, an edge's from whether it is sharp; today an edge is sharp exactly when it is on
- * the boundary (the "edge only" boundary interpolation), so a boundary vertex has two sharp
- * edges and follows the crease rule. Creases, corners and boundary modes (issue 13) change
- * what counts as sharp and add the fractional blend, here and nowhere else.
+ * Sharpness enters in one place. An edge's rule is chosen from its sharpness (a boundary edge
+ * is infinitely sharp, a crease tag gives it a sharpness that falls by one per level), a
+ * vertex's from its own sharpness (corner tags, boundary corners) and its edges' (rule_vertex:
+ * smooth, crease or corner, and OpenSubdiv's fractional blend at the level where a sharpness
+ * falls to 0); the child's edge sharpness (uniform or Chaikin) is stated here too.
  *
  * All functions are inline and callable from device code; weights are computed in double and
  * rounded to float once. */
@@ -32,35 +32,86 @@ static inline MMX__HD int mmx__scheme_quads(mmx_scheme scheme)
 
 /* ---- points ---------------------------------------------------------------------------------- */
 
+/* Sharpness (OpenSubdiv's Sdc::Crease, uniform and Chaikin creasing). An edge's or a vertex's
+ * sharpness s falls by one per level; 0 is smooth, MMX__SHARP_INF (10) and above stays sharp
+ * for ever. A boundary edge is infinitely sharp (the "edge only" boundary), and so is, with
+ * MMX_BOUNDARY_EDGE_AND_CORNER, a boundary vertex on a single face. */
+#define MMX__SHARP_INF 10.0f
+
+/* A vertex's sharpness at `level` (0 the input) from its sharpness s0 in the input's tags:
+ * it falls by one per level (OpenSubdiv's uniform creasing), and 10 or more stays infinitely
+ * sharp. */
+static inline MMX__HD float mmx__rule_sharpness_at(float s0, int level)
+{
+    if (s0 >= MMX__SHARP_INF) return s0;
+    const float s = s0 - (float)level;
+    return s > 0.0f ? s : 0.0f;
+}
+
+/* The sharpness of the child of an edge of sharpness s at one of its ends, v. Uniform: s - 1.
+ * Chaikin (chaikin != 0), when v has more than one semi-sharp edge (0 < s < 10; `semi_sum` and
+ * `semi_count` over v's edges, this one included): 3/4 s plus 1/4 the mean of v's other
+ * semi-sharp edges, then - 1. Infinite stays infinite, and a result <= 0 is smooth. */
+static inline MMX__HD float mmx__rule_edge_child_sharpness(float s, int chaikin, float semi_sum,
+                                                           int semi_count)
+{
+    if (s <= 0.0f) return 0.0f;
+    if (s >= MMX__SHARP_INF) return s;
+    if (chaikin && semi_count > 1)
+        s = 0.75f * s + 0.25f * ((semi_sum - s) / (float)(semi_count - 1));
+    s -= 1.0f;
+    return s > 0.0f ? s : 0.0f;
+}
+
+/* What a vertex's rule reads of its edges at this level, gathered by a walk around it (or
+ * from its boundary flag where only boundaries are sharp): the edges sharp now, those whose
+ * half at this vertex is sharp in the child, and the edges sharp now but smooth in the child
+ * (their sharpness summed: the fractional weight). */
+typedef struct mmx__vertex_edges {
+    int sharp, child_sharp, transitions;
+    float transition_sum;
+} mmx__vertex_edges;
+
+/* Adds one edge of sharpness s, whose child at this vertex has sharpness cs, to k. */
+static inline MMX__HD void mmx__rule_vertex_edge(mmx__vertex_edges *k, float s, float cs)
+{
+    k->sharp += s > 0.0f;
+    k->child_sharp += cs > 0.0f;
+    if (s > 0.0f && cs <= 0.0f) k->transitions++, k->transition_sum += s;
+}
+
+/* A vertex's kind (Sdc's vertex rules): sharp itself or on more than two sharp edges, a
+ * corner; on two, a crease; on one (a dart) or none, smooth. */
+enum { MMX__VERTEX_SMOOTH = 0, MMX__VERTEX_CREASE = 2, MMX__VERTEX_CORNER = 3 };
+static inline MMX__HD int mmx__rule_vertex_kind(float vs, int sharp_edges)
+{
+    if (vs > 0.0f || sharp_edges > 2) return MMX__VERTEX_CORNER;
+    return sharp_edges == 2 ? MMX__VERTEX_CREASE : MMX__VERTEX_SMOOTH;
+}
+
 /* The weights of a vertex point:
  *   p~ = self p + ring (sum of the neighbours across the vertex's edges)
  *              + ring (sum of the face points around it; Catmull-Clark only)
- *              + crease (sum of the neighbours across its two sharp edges; crease rule only) */
+ *              + crease (sum of the neighbours across its sharp edges)
+ * `child_set` says which edges the crease sum runs over: 0, those sharp at this level; 1, those
+ * whose half at this vertex is sharp in the child (a corner blended into a crease). Either set
+ * has two edges wherever crease != 0. */
 typedef struct mmx__vertex_rule {
     float self, ring, crease;
+    int child_set;
 } mmx__vertex_rule;
 
-/* The vertex rule for a vertex on `valence` faces with `sharp_edges` sharp edges around it.
- * Smooth (no sharp edge; also sqrt3, which has no boundary rule):
+/* The smooth rule of a vertex on n faces:
  *   Loop (eq. 4.11-4.12):  self = 1 - n beta, ring = beta,
  *                          beta = (5/8 - (3/8 + 1/4 cos(2 pi / n))^2) / n
  *   sqrt3 (eq. 4.2-4.3):   self = 1 - alpha, ring = alpha / n, alpha = (4 - 2 cos(2 pi / n)) / 9
  *   Catmull-Clark (4.29):  self = 1 - 2 / n, ring = 1 / n^2 (the edge ring and the face points)
- * Crease (two sharp edges; Loop and Catmull-Clark, eq. 4.14, 4.25): self = 3/4, crease = 1/8.
- * Corner (more than two), bilinear, and a vertex in no face: it keeps its place (self = 1). */
-static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_smooth_or_sharp(mmx_scheme scheme,
-                                                                        mmx_index valence,
-                                                                        mmx_index sharp_edges)
+ *   bilinear, and a vertex in no face: it keeps its place (self = 1). */
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_smooth(mmx_scheme scheme, mmx_index n)
 {
     const double pi = 3.14159265358979323846;
-    double self = 1.0, ring = 0.0, crease = 0.0;
-    const mmx_index n = valence;
-    if (scheme == MMX_SCHEME_BILINEAR || sharp_edges > 2) {
-        /* bilinear: every vertex keeps its place; a corner (more than two sharp edges, or a
-         * corner of the boundary mode) too */
-    } else if (n > 0 && sharp_edges > 0 && scheme != MMX_SCHEME_SQRT3) {
-        self = 0.75, crease = 0.125;
-    } else if (n > 0) {
+    double self = 1.0, ring = 0.0;
+    if (n > 0 && scheme != MMX_SCHEME_BILINEAR) {
         const double c = cos(2.0 * pi / n);
         if (scheme == MMX_SCHEME_LOOP) {
             const double t = 0.375 + 0.25 * c;
@@ -75,37 +126,75 @@ static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_smooth_or_sharp(mmx_sche
             ring = 1.0 / ((double)n * n);
         }
     }
-    mmx__vertex_rule w = {(float)self, (float)ring, (float)crease};
+    mmx__vertex_rule w = {(float)self, (float)ring, 0.0f, 0};
     return w;
 }
 
-/* A vertex's sharpness at `level` (0 the input) from its sharpness s0 in the input's tags:
- * it falls by one per level (OpenSubdiv's uniform creasing), and 10 or more stays infinitely
- * sharp. */
-static inline MMX__HD float mmx__rule_sharpness_at(float s0, int level)
+/* The rule of a vertex kind: smooth (above), crease (eq. 4.14, 4.25: self = 3/4, crease = 1/8
+ * on each of its two sharp edges' neighbours), corner (it keeps its place). */
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_of_kind(mmx_scheme scheme, mmx_index n,
+                                                                int kind, int child_set)
 {
-    if (s0 >= 10.0f) return s0;
-    const float s = s0 - (float)level;
-    return s > 0.0f ? s : 0.0f;
+    mmx__vertex_rule w = mmx__rule_vertex_smooth(scheme, n);
+    if (kind == MMX__VERTEX_CREASE) w.self = 0.75f, w.ring = 0.0f, w.crease = 0.125f;
+    if (kind == MMX__VERTEX_CORNER) w.self = 1.0f, w.ring = 0.0f, w.crease = 0.0f;
+    w.child_set = child_set;
+    return w;
 }
 
-/* The vertex rule (above) with the vertex's own sharpness s at this level (a corner tag): while
- * s stays positive after this level's decay the vertex is a corner (it keeps its place); at the
- * level where it falls to 0, OpenSubdiv blends the corner with the rule of the edges, by s:
- * self = s + (1 - s) self', ring = (1 - s) ring', crease = (1 - s) crease'. */
-static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index valence,
-                                                        mmx_index sharp_edges, float s)
+/* The rule of a vertex on n faces with sharpness vs at this level (vs_child in the child: its
+ * own decay, or infinite for a boundary corner) and edges k (Sdc's vertex-vertex mask): the
+ * rule of its kind now; where its kind in the child differs (a sharpness falls to 0 at this
+ * level), OpenSubdiv's blend w rule(now) + (1 - w) rule(child), w the mean sharpness of the
+ * vertex and edges that turn smooth, at most 1. sqrt3 has no sharp rules (the entry point
+ * refuses sharp features for it beyond none), bilinear keeps every vertex. */
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex(mmx_scheme scheme, mmx_index n, float vs,
+                                                        float vs_child,
+                                                        const mmx__vertex_edges *k)
 {
-    mmx__vertex_rule w = mmx__rule_vertex_smooth_or_sharp(scheme, valence, sharp_edges);
-    if (s <= 0.0f || valence == 0 || scheme == MMX_SCHEME_BILINEAR || scheme == MMX_SCHEME_SQRT3)
-        return w;
-    if (s > 1.0f) { /* still positive after the decay: a corner */
-        w.self = 1.0f, w.ring = 0.0f, w.crease = 0.0f;
-        return w;
-    }
-    const float t = 1.0f - s;
-    w.self = s + t * w.self, w.ring = t * w.ring, w.crease = t * w.crease;
+    if (n == 0 || scheme == MMX_SCHEME_SQRT3 || scheme == MMX_SCHEME_BILINEAR)
+        return mmx__rule_vertex_smooth(scheme, n);
+    const int now = mmx__rule_vertex_kind(vs, k->sharp);
+    const int child = mmx__rule_vertex_kind(vs_child, k->child_sharp);
+    mmx__vertex_rule w = mmx__rule_vertex_of_kind(scheme, n, now, 0);
+    if (now == MMX__VERTEX_SMOOTH || now == child) return w;
+    int count = k->transitions;
+    float sum = k->transition_sum;
+    if (vs > 0.0f && vs_child <= 0.0f) count++, sum += vs;
+    float f = count ? sum / (float)count : 0.0f;
+    if (f > 1.0f) f = 1.0f;
+    const float t = 1.0f - f;
+    const mmx__vertex_rule c = mmx__rule_vertex_of_kind(scheme, n, child, 1);
+    w.self = f * w.self + t * c.self;
+    w.ring = f * w.ring + t * c.ring;
+    w.crease = f * w.crease + t * c.crease;
+    w.child_set = now == MMX__VERTEX_CREASE ? 0 : 1;
     return w;
+}
+
+/* A vertex's sharpness at `level` and in its child (*vs, *vs_child) from its corner tag s0 (0
+ * for none): with MMX_BOUNDARY_EDGE_AND_CORNER a boundary vertex on a single face is an
+ * infinitely sharp corner. */
+static inline MMX__HD void mmx__rule_vertex_sharpness(float s0, int level, int boundary,
+                                                      mmx_index n, mmx_boundary mode, float *vs,
+                                                      float *vs_child)
+{
+    if (boundary && mode == MMX_BOUNDARY_EDGE_AND_CORNER && n == 1) s0 = MMX__SHARP_INF;
+    *vs = mmx__rule_sharpness_at(s0, level);
+    *vs_child = mmx__rule_sharpness_at(s0, level + 1);
+}
+
+/* The vertex rule where only boundaries are sharp (no crease tags): a boundary vertex's two
+ * boundary edges are infinitely sharp; s0 is its corner tag (0 for none). */
+static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_boundary(mmx_scheme scheme, mmx_index n,
+                                                                 int boundary, mmx_boundary mode,
+                                                                 float s0, int level)
+{
+    mmx__vertex_edges k = {0, 0, 0, 0.0f};
+    if (boundary) k.sharp = k.child_sharp = 2;
+    float vs, vs_child;
+    mmx__rule_vertex_sharpness(s0, level, boundary, n, mode, &vs, &vs_child);
+    return mmx__rule_vertex(scheme, n, vs, vs_child, &k);
 }
 
 /* The weights of an edge point: e = ends (p_a + p_b) + faces (sum over the edge's faces of
@@ -115,32 +204,42 @@ typedef struct mmx__edge_rule {
     float ends, faces;
 } mmx__edge_rule;
 
-/* The edge rule: a sharp edge's point, and every bilinear one, is its midpoint (eq. 4.13, 4.26);
- * a smooth edge's is
+/* The weight of the sharp rule in the point of an edge of sharpness s whose halves have
+ * sharpness cs_a and cs_b in the child (Sdc's edge-vertex mask): 0 for a smooth edge, 1 where
+ * both halves stay sharp (the edge point is a crease vertex in the child), else s, the blend
+ * of the level where the crease turns smooth. With Chaikin's method one half can turn smooth
+ * while s > 1, and OpenSubdiv then weighs by s unclamped, as here. */
+static inline MMX__HD float mmx__rule_edge_weight(float s, float cs_a, float cs_b)
+{
+    if (s <= 0.0f) return 0.0f;
+    return cs_a > 0.0f && cs_b > 0.0f ? 1.0f : s;
+}
+
+/* The rule of an edge whose point weighs the sharp rule by w (mmx__rule_edge_weight; 1 on a
+ * boundary). Smooth (w = 0):
  *   Catmull-Clark (4.23): 1/4 (p_a + p_b) + 1/4 (f_m + f_n);
  *   Loop (4.10, 4.15):    1/8 (p_a + p_b) + 1/8 (t_m + t_n), which is 3/8 (p_a + p_b) +
  *                         1/8 (p_c + p_d): the three maps of eq. 4.15 folded into one product
- *                         over FE. (sqrt3 makes no edge points.) */
-static inline MMX__HD mmx__edge_rule mmx__rule_edge(mmx_scheme scheme, int sharp)
+ *                         over FE. (sqrt3 makes no edge points.)
+ * Sharp (w = 1; eq. 4.13, 4.26) and every bilinear edge: the midpoint. Otherwise OpenSubdiv's
+ * blend w sharp + (1 - w) smooth. */
+static inline MMX__HD mmx__edge_rule mmx__rule_edge(mmx_scheme scheme, float w)
 {
-    mmx__edge_rule w;
-    if (sharp || scheme == MMX_SCHEME_BILINEAR) w.ends = 0.5f, w.faces = 0.0f;
-    else w.ends = w.faces = scheme == MMX_SCHEME_LOOP ? 0.125f : 0.25f;
-    return w;
+    mmx__edge_rule r;
+    if (w == 1.0f || scheme == MMX_SCHEME_BILINEAR) {
+        r.ends = 0.5f, r.faces = 0.0f;
+    } else {
+        r.ends = r.faces = scheme == MMX_SCHEME_LOOP ? 0.125f : 0.25f;
+        if (w != 0.0f) r.ends = w * 0.5f + (1.0f - w) * r.ends, r.faces = (1.0f - w) * r.faces;
+    }
+    return r;
 }
 
-/* Whether an edge with `sides` faces is sharp: today, a boundary edge. */
-static inline MMX__HD int mmx__rule_edge_sharp(mmx_index sides) { return sides < 2; }
-
-/* The sharp edges around a vertex on `valence` faces, as its rule counts them: its two
- * boundary edges when it is on the boundary, and, with MMX_BOUNDARY_EDGE_AND_CORNER, a boundary
- * vertex on a single face counted as a corner (3: OpenSubdiv's corner rule for more than two
- * sharp edges, which keeps the vertex where it is). */
-static inline MMX__HD mmx_index mmx__rule_vertex_sharp_edges(int boundary, mmx_index valence,
-                                                             mmx_boundary mode)
+/* The sharpness of edge e at this level: infinite on a boundary (`boundary`), else its entry
+ * of the level's crease sharpness `es` (NULL: no creases). */
+static inline MMX__HD float mmx__rule_edge_sharpness(const float *es, mmx_index e, int boundary)
 {
-    if (!boundary) return 0;
-    return mode == MMX_BOUNDARY_EDGE_AND_CORNER && valence == 1 ? 3 : 2;
+    return boundary ? MMX__SHARP_INF : es ? es[e] : 0.0f;
 }
 
 /* The weight of each corner in a face point of a face of order n: Catmull-Clark's centroid

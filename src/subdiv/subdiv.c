@@ -285,16 +285,63 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_s
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
 {
     if (sh->vsharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->vsharp);
+    if (sh->esharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->esharp);
     mmx_mesh_tags_free(sh->tags);
     memset(sh, 0, sizeof *sh);
 }
 
+/* The input's edge sharpness from the crease tags (the largest where an edge is named twice),
+ * in mmx_adjacency's edge order: edge {a, b}, a < b, is among the edges of higher end b,
+ * edge_ptr[b] .. edge_ptr[b + 1] - 1, ordered by their lower end. Read on the host (the
+ * adjacency's arrays copied from the device: a wait), copied to the context's space. Nothing
+ * is made when no crease has a positive sharpness. */
+static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
+                                 mmx__subdiv_sharp *sh)
+{
+    int any = 0;
+    for (mmx_index k = 0; k < t->ncreases; k++) any |= t->crease_sharpness[k] > 0.0f;
+    if (!any) return MMX_OK;
+    const size_t nv = (size_t)adj->nverts, ne = (size_t)adj->nedges;
+    mmx_index *ptr = NULL, *ev = NULL;
+    float *h = NULL;
+    mmx_status s = mmx__host_alloc(ctx, nv + 1, sizeof *ptr, (void **)&ptr);
+    if (!s) s = mmx__host_alloc(ctx, 2 * ne, sizeof *ev, (void **)&ev);
+    if (!s) s = mmx__host_alloc(ctx, ne, sizeof *h, (void **)&h);
+    if (!s) s = mmx_mem_copy(ctx, ptr, MMX_SPACE_HOST, adj->edge_ptr, adj->space, (nv + 1) * sizeof *ptr);
+    if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
+    for (size_t e = 0; !s && e < ne; e++) h[e] = 0.0f;
+    for (mmx_index k = 0; !s && k < t->ncreases; k++) {
+        const mmx_index a = t->crease_verts[2 * k], b = t->crease_verts[2 * k + 1];
+        const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+        mmx_index first = ptr[hi], last = ptr[hi + 1];
+        while (first < last) { /* the first edge of higher end hi whose lower end is >= lo */
+            const mmx_index mid = first + (last - first) / 2;
+            if (ev[2 * mid] < lo) first = mid + 1;
+            else last = mid;
+        }
+        /* mmx_mesh_tags_parse checked that every crease is an edge of the mesh. */
+        if (first < ptr[hi + 1] && ev[2 * first] == lo && t->crease_sharpness[k] > h[first])
+            h[first] = t->crease_sharpness[k];
+        if (t->crease_sharpness[k] > sh->emax) sh->emax = t->crease_sharpness[k];
+    }
+    const mmx_space sp = mmx_ctx_space(ctx);
+    if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof *h, (void **)&sh->esharp);
+    if (!s) s = mmx_mem_copy(ctx, sh->esharp, sp, h, MMX_SPACE_HOST, ne * sizeof *h);
+    if (!s) sh->ne0 = (mmx_index)ne;
+    free(ptr);
+    free(ev);
+    free(h);
+    return s;
+}
+
 /* The sharp features from the options and the mesh's tags: the boundary mode (the options',
- * else the tag's, else edge only) and each vertex's sharpness from the corner tags (the
- * largest where a vertex is named twice), copied to the context's space. The other tags
- * (creases, holes, Chaikin, smooth triangles, face-varying modes) are not honoured yet
- * (subdiv.h). */
-static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh,
+ * else the tag's, else edge only), each vertex's sharpness from the corner tags (the largest
+ * where a vertex is named twice), copied to the context's space, and for Loop and
+ * Catmull-Clark each edge's from the crease tags with the crease method (bilinear has no
+ * sharp rules; sqrt3 refuses creases). Holes, smooth triangles and the face-varying modes are
+ * not honoured yet (subdiv.h). */
+static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
+                                 const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_boundary option, mmx__subdiv_sharp *sh)
 {
     memset(sh, 0, sizeof *sh);
@@ -311,6 +358,7 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *
         snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
         return mmx__fail(ctx, s, "%s: the mesh's tags: %s", who, why);
     }
+    sh->tags = t;
     if (option == MMX_BOUNDARY_FROM_MESH) {
         if (t->interpolate_boundary == 0)
             s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the mesh's tags ask for no boundary "
@@ -318,6 +366,13 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *
         sh->boundary = t->interpolate_boundary == 1 ? MMX_BOUNDARY_EDGE_AND_CORNER
                                                     : MMX_BOUNDARY_EDGE_ONLY;
     }
+    if (!s && scheme == MMX_SCHEME_SQRT3 && t->ncreases > 0)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no crease rule, and the mesh's tags "
+                      "crease %d edges (first: %d %d)", who, t->ncreases, t->crease_verts[0],
+                      t->crease_verts[1]);
+    sh->chaikin = t->crease_method == 1;
+    if (!s && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
+        s = edge_sharpness(ctx, t, adj, sh);
     float *h = NULL;
     const mmx_index nv = mesh->M->nrows;
     if (!s && t->ncorners > 0) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *h, (void **)&h);
@@ -332,20 +387,24 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, const mmx_mesh *
         sh->nv0 = nv;
     }
     free(h);
-    sh->tags = t;
     if (s) mmx__subdiv_sharp_free(sh);
     return s;
 }
 
 /* The refined mesh's tags: what subdivision honours, decayed by `levels` levels, so that a
- * second call continues where this one stopped: the boundary mode and the corners still sharp
- * (rules.h's decay). The tags not honoured yet are not carried: a crease's two vertices are no
- * longer one edge of the refined mesh, a hole's face number not one face. */
-static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels, mmx_mesh *out)
+ * second call continues where this one stopped: the boundary mode, the corners still sharp
+ * (rules.h's decay) and the creases still sharp (`creases`: the last level's, from the fused
+ * chain; their halves are edges of the refined mesh). Holes and the other options are not
+ * carried: a hole's face number is not one face of the refined mesh. */
+static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels,
+                             const mmx_mesh_tags *creases, mmx_mesh *out)
 {
     const mmx_mesh_tags *t = sh->tags;
     if (!t) return MMX_OK;
     mmx_mesh_tags c = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
+    c.ncreases = creases->ncreases, c.crease_verts = creases->crease_verts;
+    c.crease_sharpness = creases->crease_sharpness;
+    if (c.ncreases) c.crease_method = t->crease_method;
     mmx_status s = t->ncorners
                        ? mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts)
                        : MMX_OK;
@@ -394,7 +453,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer_free(timer);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
-    if (!s) s = sharp_features(ctx, who, mesh, o->boundary, sharp);
+    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o->boundary, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
@@ -455,6 +514,8 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     mmx__subdiv_sharp sharp;
+    mmx_mesh_tags creases; /* the creases still sharp after the levels (fused path) */
+    memset(&creases, 0, sizeof creases);
     double adj_ms = 0;
     /* The fused path checks fans and orientation on its own input level (on the device). */
     const int fused = levels > 0 && (!opts || opts->path != MMX_SUBDIV_PATH_ALGEBRAIC);
@@ -463,20 +524,27 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (s) return s;
     if (levels == 0) {
         s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
+    } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC && sharp.esharp) {
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the algebraic path does not honour "
+                      "creases yet (the mesh's tags crease %d edges); the fused path does",
+                      sharp.tags->ncreases);
     } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC) {
         s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out);
         adj = NULL; /* algebraic() frees it */
     } else {
         mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
         mmx__fault fault = {MMX__FAULT_NONE, 0};
-        s = lv ? mmx__fz_chain(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out, &fault)
+        s = lv ? mmx__fz_chain(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out, &fault,
+                               &creases)
                : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
         free(lv);
         if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
-    if (!s && levels > 0) s = carry_tags(ctx, &sharp, levels, *out);
+    if (!s && levels > 0) s = carry_tags(ctx, &sharp, levels, &creases, *out);
+    free(creases.crease_verts);
+    free(creases.crease_sharpness);
     mmx__subdiv_sharp_free(&sharp); /* in stream order: after the queued levels that read it */
     if (s) {
         mmx_mesh_free(*out);

@@ -35,16 +35,23 @@ extern "C" {
 /* The sharp features of one subdivision, the same at every level: the boundary mode (resolved:
  * never MMX_BOUNDARY_FROM_MESH) and the input's vertex sharpness from its corner tags (nv0
  * entries in the context's space, NULL when the mesh has none). Vertices keep their numbers
- * from level to level, so entry v is vertex v's at every level, decayed (rules.h). */
+ * from level to level, so entry v is vertex v's at every level, decayed (rules.h). Edges do
+ * not keep theirs: esharp is the input's edge sharpness from its crease tags (ne0 entries in
+ * mmx_adjacency's edge order, in the context's space; NULL without creases), and each level
+ * of the fused path writes its child's. */
 typedef struct mmx__subdiv_sharp {
     mmx_boundary boundary;
     float *vsharp;
     mmx_index nv0;
+    float *esharp;
+    mmx_index ne0;
+    float emax;          /* the largest entry of esharp */
+    int chaikin;         /* the crease method: 0 uniform, 1 Chaikin ('t creasemethod chaikin') */
     mmx_mesh_tags *tags; /* the mesh's tags as parsed (host), NULL without tags */
-    mmx_ctx *ctx; /* vsharp's */
+    mmx_ctx *ctx; /* vsharp's and esharp's */
 } mmx__subdiv_sharp;
 
-/* Gives back vsharp and the tags and zeroes *sh. */
+/* Gives back vsharp, esharp and the tags and zeroes *sh. */
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh);
 
 typedef struct mmx__subdiv_ops {
@@ -112,24 +119,25 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
 /* ---- per-element table entries, shared by the host loops and the kernels --------------- */
 
 /* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
- * boundary flag. */
+ * boundary flag: the algebraic path's sharp edges are the boundary's (it refuses creases). */
 static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme,
                                                      const mmx__subdiv_sharp *sh, int level,
                                                      const mmx_index *valence,
                                                      const unsigned char *boundary, mmx_index v,
                                                      float *self, float *ring, float *crease)
 {
-    const float s = sh->vsharp && v < sh->nv0 ? mmx__rule_sharpness_at(sh->vsharp[v], level) : 0.0f;
-    const mmx__vertex_rule w = mmx__rule_vertex(
-        scheme, valence[v], mmx__rule_vertex_sharp_edges(boundary[v], valence[v], sh->boundary), s);
+    const float s0 = sh->vsharp && v < sh->nv0 ? sh->vsharp[v] : 0.0f;
+    const mmx__vertex_rule w =
+        mmx__rule_vertex_boundary(scheme, valence[v], boundary[v], sh->boundary, s0, level);
     self[v] = w.self, ring[v] = w.ring, crease[v] = w.crease;
 }
 
-/* Edge e's entries of the edge-rule tables (rules.h) from its number of faces. */
+/* Edge e's entries of the edge-rule tables (rules.h) from its number of faces: a boundary edge
+ * is sharp (infinitely: its halves stay sharp). */
 static inline MMX__HD void mmx__subdiv_edge_tables(mmx_scheme scheme, const mmx_index *sides,
                                                    mmx_index e, float *ends, float *faces)
 {
-    const mmx__edge_rule w = mmx__rule_edge(scheme, mmx__rule_edge_sharp(sides[e]));
+    const mmx__edge_rule w = mmx__rule_edge(scheme, sides[e] < 2 ? 1.0f : 0.0f);
     ends[e] = w.ends, faces[e] = w.faces;
 }
 
