@@ -438,6 +438,24 @@ printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.ob
 expect_refusal "sqrt3 with a boundary" "edge (0, 1) (0-based vertex numbers) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
 expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
 expect_refusal "non-manifold input" "has 3 faces" subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
+# Creases: the cube with a crease (tc.obj, above, sharpness 2.5) refines differently from the
+# plain cube, and keeps the crease's halves as tags after one level (sharpness 1.5); the
+# crease method can be named; the algebraic path refuses creases.
+run convert builtin:cube "$TMP/plain.obj"
+crease_line=$(grep -m1 '^t crease' "$TMP/tc.obj")
+{ grep -v '^t ' "$TMP/plain.obj"; echo "$crease_line"; } >"$TMP/creased.obj"
+if expect_rc "subdiv of a creased cube" 0 subdiv --backend host --scheme cc "$TMP/creased.obj" "$TMP/cr1.obj"; then
+    run subdiv --backend host --scheme cc "$TMP/plain.obj" "$TMP/pl1.obj"
+    halves=$(grep -c '^t crease 2/1/0 .* 1.5$' "$TMP/cr1.obj")
+    if ! cmp -s <(grep '^v ' "$TMP/cr1.obj") <(grep '^v ' "$TMP/pl1.obj") && [ "$halves" = 2 ]; then
+        ok "subdiv of a creased cube: differs from the plain cube, its crease's 2 halves carried at 1.5"
+    else
+        bad "subdiv of a creased cube" "the same positions as the plain cube, or $halves halves carried"
+    fi
+fi
+expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
+check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"
+expect_refusal "creases on the algebraic path" "algebraic path does not honour creases" subdiv --backend host --scheme cc --path algebraic "$TMP/creased.obj" "$TMP/s.obj"
 expect_refusal "too many levels" "32-bit" subdiv --backend host --scheme catmull-clark --levels 16 builtin:torus "$TMP/s.obj"
 expect_refusal "a missing input" "nope.obj" subdiv --backend host --scheme loop "$TMP/nope.obj" "$TMP/s.obj"
 # Sizes per level, and the file written; the counts are the closed-form ones (cube: 26 / 24,

@@ -127,7 +127,7 @@ static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh 
                     const char *name, const char *png, const char *ply)
 {
     mmx_mesh *fine = NULL;
-    int rc = subdiv_report(ctx, scheme, levels, MMX_SUBDIV_PATH_AUTO, MMX_BOUNDARY_FROM_MESH,
+    int rc = subdiv_report(ctx, scheme, levels, (mmx_subdiv_options){0},
                            cage, name, -1, &fine);
     if (rc) return rc;
     if (fine->space != MMX_SPACE_HOST) {

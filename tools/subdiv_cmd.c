@@ -19,21 +19,26 @@ static const char *boundary_name(mmx_boundary b)
                                              : "tagged";
 }
 
-int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
-                  mmx_boundary boundary, const mmx_mesh *mesh, const char *name, double load_ms,
-                  mmx_mesh **fine)
+static const char *crease_name(mmx_crease_method m)
+{
+    return m == MMX_CREASE_CHAIKIN ? "chaikin" : m == MMX_CREASE_UNIFORM ? "uniform" : "tagged";
+}
+
+int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
+                  const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine)
 {
     *fine = NULL;
     mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
     if (!trace) return out_of_memory("the subdivision's trace");
-    mmx_subdiv_options opts = {0};
+    mmx_subdiv_options opts = base;
     opts.trace = trace;
-    opts.path = path;
-    opts.boundary = boundary;
+    const mmx_subdiv_path path = base.path;
+    const mmx_boundary boundary = base.boundary;
     const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
-    row("scheme", "%s, %d level%s, %s path, %s boundaries, %s backend", mmx_scheme_name(scheme),
-        levels, levels == 1 ? "" : "s", path_name(path),
+    row("scheme", "%s, %d level%s, %s path, %s boundaries, %s creases, %s backend",
+        mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s", path_name(path),
         boundary == MMX_BOUNDARY_FROM_MESH ? "tagged (else edge-only)" : boundary_name(boundary),
+        base.crease == MMX_CREASE_FROM_MESH ? "tagged (else uniform)" : crease_name(base.crease),
         backend_name(ctx));
     if (load_ms >= 0)
         row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name, nv, nf, load_ms);
@@ -56,6 +61,7 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     js_int("levels", levels);
     js_str("path", path_name(path));
     js_str("boundary", boundary_name(boundary));
+    js_str("creases", crease_name(base.crease));
     js_object("input");
     js_str("mesh", name);
     js_int("vertices", nv);
@@ -78,8 +84,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path p
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD,
-       O_COUNT };
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_REORDER, O_FORMAT, O_FROM, O_TO,
+       O_DISCARD, O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
@@ -95,6 +101,12 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                     "(also: a boundary vertex on one face stays where it is), as\n"
                     "OpenSubdiv's VTX_BOUNDARY_* (Loop and Catmull-Clark); by\n"
                     "default IN's 'interpolateboundary' tag, else edge-only"},
+    [O_CREASE] = {"crease-method", 0, "M",
+                  "uniform (a crease's children are 1 less sharp) or chaikin\n"
+                  "(averaged with the creases around each end first), as\n"
+                  "OpenSubdiv's CREASE_*; by default IN's 'creasemethod' tag,\n"
+                  "else uniform. Creases are IN's 't crease' tags (Loop and\n"
+                  "Catmull-Clark; the fused path)"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -104,8 +116,8 @@ static const opt_spec subdiv_opts[O_COUNT] = {
 };
 
 /* Refines IN and writes OUT, printing the report. */
-static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
-                mmx_boundary boundary, int reorder, const tool_input *in, const tool_output *out)
+static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
+                int reorder, const tool_input *in, const tool_output *out)
 {
     mmx_mesh *mesh = NULL, *fine = NULL;
     double load_ms = 0;
@@ -128,7 +140,7 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path pat
             ms);
         js_num("reorder_ms", ms);
     }
-    int rc = subdiv_report(ctx, scheme, levels, path, boundary, mesh, in->name, load_ms, &fine);
+    int rc = subdiv_report(ctx, scheme, levels, base, mesh, in->name, load_ms, &fine);
     mmx_mesh_free(mesh);
     if (rc) return rc;
     long long bytes = -1;
@@ -175,6 +187,14 @@ static int run(const tool_args *a)
     else if (b_arg && strcmp(b_arg, "edge-only") == 0) boundary = MMX_BOUNDARY_EDGE_ONLY;
     else if (b_arg)
         return usage_error("unknown --boundary '%s' (use edge-only or edge-and-corner)", b_arg);
+    mmx_crease_method crease = MMX_CREASE_FROM_MESH;
+    const char *c_arg = a->value[O_CREASE];
+    if (c_arg && strcmp(c_arg, "uniform") == 0) crease = MMX_CREASE_UNIFORM;
+    else if (c_arg && strcmp(c_arg, "chaikin") == 0) crease = MMX_CREASE_CHAIKIN;
+    else if (c_arg)
+        return usage_error("unknown --crease-method '%s' (use uniform or chaikin)", c_arg);
+    mmx_subdiv_options base = {0};
+    base.path = path, base.boundary = boundary, base.crease = crease;
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
@@ -183,7 +203,7 @@ static int run(const tool_args *a)
     mmx_ctx *ctx = NULL;
     char why[512];
     if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
-    rc = work(ctx, scheme, levels, path, boundary, a->value[O_REORDER] != NULL, &in, &out);
+    rc = work(ctx, scheme, levels, base, a->value[O_REORDER] != NULL, &in, &out);
     mmx_ctx_free(ctx);
     return rc;
 }
@@ -191,7 +211,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"

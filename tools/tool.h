@@ -213,11 +213,11 @@ int output_write_bytes(const tool_output *out, const void *data, size_t len);
 /* Subdivides `mesh` (named `name` in the report, loaded in load_ms; a negative load_ms leaves
  * the load time out) `levels` times and prints the report: the scheme row, the input row, each
  * level's sizes and time, the total time (and the JSON fields "scheme", "levels", "path",
- * "boundary", "input", "per_level" and "subdivision_ms"). The result goes to *fine. On failure prints the
+ * "boundary", "creases", "input", "per_level" and "subdivision_ms"), with the options `base`
+ * (path, boundary, crease method; the trace is the report's). The result goes to *fine. On failure prints the
  * context's detail (naming `name`) and returns EXIT_FAIL (subdiv_cmd.c). */
-int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_path path,
-                  mmx_boundary boundary, const mmx_mesh *mesh, const char *name, double load_ms,
-                  mmx_mesh **fine);
+int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
+                  const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine);
 
 /* Draws `mesh` (either space) into a size x size PNG written to OUT and prints a "picture" row
  * with the size in bytes and the times (and the JSON object "picture"); on failure prints

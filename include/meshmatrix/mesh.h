@@ -101,7 +101,8 @@ mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out);
  * the mesh, and mmx_mesh_set_tags writes a tag set back as 't' lines, which the OBJ writer
  * keeps. Sharpness: 0 smooth, 10 and above infinitely sharp, as in OpenSubdiv (negative values
  * read as 0). The options hold the file's value, or -1 where the file gives none.
- * Not yet honoured by mmx_subdivide (issue 13): it refines as if there were none. */
+ * mmx_subdivide honours the boundary mode, corners, creases and the crease method (subdiv.h);
+ * holes, smooth triangles and the face-varying options not yet. */
 typedef struct mmx_mesh_tags {
     mmx_index ncreases;
     mmx_index *crease_verts;       /* 2 * ncreases: the two ends of each creased edge */

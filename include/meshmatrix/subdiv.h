@@ -37,18 +37,27 @@
  * sqrt3 takes closed meshes only: Kobbelt's boundary rule is not implemented, and a mesh with a
  * boundary edge is refused (MMX_ERR_UNSUPPORTED, naming the edge).
  *
- * The mesh's tags (OBJ 't' lines, mesh.h) are read here: 'interpolateboundary' gives the
- * boundary mode unless opts->boundary names one (1 edge and corner, 2 edge only; 0, no
- * boundary interpolation, is refused as MMX_ERR_UNSUPPORTED), and 'corner' makes vertices
- * sharp: a vertex of sharpness s is a corner (it keeps its place) while s, falling by one per
- * level (10 and above: for ever), stays positive after the level, and at the level where it
- * falls to 0 its rule is the blend s corner + (1 - s) rule, as OpenSubdiv's. Tags that do not
- * parse are refused (MMX_ERR_MESH naming the line; hierarchical edits MMX_ERR_UNSUPPORTED).
- * Not honoured yet: creases, holes, Chaikin's crease method, smooth triangles and the
- * face-varying modes (refined as if absent). The refined mesh's tags are the honoured ones,
- * decayed, so that a second call continues where the first stopped: the input's
- * 'interpolateboundary' and the corners still sharp after the levels; the others are not
- * carried.
+ * The mesh's tags (OBJ 't' lines, mesh.h) are read here, with OpenSubdiv's rules (Sdc):
+ *   - 'interpolateboundary' gives the boundary mode unless opts->boundary names one (1 edge and
+ *     corner, 2 edge only; 0, no boundary interpolation, is refused as MMX_ERR_UNSUPPORTED);
+ *   - 'corner' makes vertices sharp: a vertex of sharpness s is a corner (it keeps its place)
+ *     while s, falling by one per level (10 and above: for ever), stays positive after the
+ *     level, and at the level where it falls to 0 its rule is the blend s corner + (1 - s) rule;
+ *   - 'crease' makes edges sharp (Loop and Catmull-Clark): an edge of sharpness s >= 1 has its
+ *     midpoint as its point, its children have sharpness s - 1 (with 'creasemethod chaikin' or
+ *     opts->crease MMX_CREASE_CHAIKIN: 3/4 s plus 1/4 the mean of the other semi-sharp edges at
+ *     that end, less 1), and where a child turns smooth the edge's point is OpenSubdiv's blend;
+ *     a vertex on two sharp edges follows the crease rule, on more (or sharp itself) stays, on
+ *     one (a dart) or none is smooth, blended at the level where its kind changes. Boundary
+ *     edges are infinitely sharp. Creases are honoured by the fused path (opts->path AUTO or
+ *     FUSED, and plans); the algebraic path refuses them (MMX_ERR_UNSUPPORTED), and so does
+ *     sqrt3, which has no crease rule; bilinear has no sharp rules and ignores them.
+ * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
+ * MMX_ERR_UNSUPPORTED). Not honoured yet: holes, smooth triangles and the face-varying modes
+ * (refined as if absent). The refined mesh's tags are the honoured ones, decayed, so that a
+ * second call continues where the first stopped: the input's 'interpolateboundary', the
+ * corners still sharp after the levels, and the creases still sharp (the halves of each, with
+ * their sharpness, and the crease method); the others are not carried.
  */
 #ifndef MESHMATRIX_SUBDIV_H
 #define MESHMATRIX_SUBDIV_H
@@ -80,6 +89,16 @@ typedef enum mmx_boundary {
                                         OBJ 't interpolateboundary 1/0/0 1') */
 } mmx_boundary;
 
+/* How a crease's sharpness passes to its children (Loop, Catmull-Clark). */
+typedef enum mmx_crease_method {
+    MMX_CREASE_FROM_MESH = 0, /* the default: the mesh's 'creasemethod' tag, else uniform */
+    MMX_CREASE_UNIFORM = 1,   /* each child has the parent's sharpness less 1 (OpenSubdiv's
+                                 CREASE_UNIFORM) */
+    MMX_CREASE_CHAIKIN = 2    /* the child at an end: 3/4 the parent's sharpness plus 1/4 the
+                                 mean of the other semi-sharp edges there, less 1 (CREASE_CHAIKIN,
+                                 OBJ 't creasemethod 0/0/1 chaikin') */
+} mmx_crease_method;
+
 /* The figures of one refined level, reported when the options ask for them. */
 typedef struct mmx_subdiv_level {
     mmx_index nverts, nfaces, nedges; /* of the refined mesh at this level (nedges: of the
@@ -107,6 +126,7 @@ typedef struct mmx_subdiv_options {
     mmx_boundary boundary;        /* default MMX_BOUNDARY_FROM_MESH */
     mmx_subdiv_level *trace;      /* if not NULL: `levels` entries, filled level by level */
     mmx_subdiv_path path;         /* default MMX_SUBDIV_PATH_AUTO */
+    mmx_crease_method crease;     /* default MMX_CREASE_FROM_MESH */
 } mmx_subdiv_options;
 
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the
@@ -151,8 +171,10 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * On CUDA the levels are queued back to back with no synchronisation between them.
  * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
- * to report), and once more for a mesh with crease tags (the tag checks read its faces on the
- * host, mmx_mesh_tags_parse); the result is queued, ready for the next call on the context (read it with
+ * to report); a mesh with crease tags costs two more (the tag checks read its faces on the
+ * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
+ * more when a crease is still sharp after the levels (its halves are read back as the result's
+ * tags); the result is queued, ready for the next call on the context (read it with
  * mmx_mesh_copy or after mmx_ctx_sync). The algebraic path waits for every level's adjacency
  * and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,

@@ -342,7 +342,8 @@ static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx
  * not honoured yet (subdiv.h). */
 static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                  const mmx_mesh *mesh, const mmx_adjacency *adj,
-                                 mmx_boundary option, mmx__subdiv_sharp *sh)
+                                 mmx_boundary option, mmx_crease_method method,
+                                 mmx__subdiv_sharp *sh)
 {
     memset(sh, 0, sizeof *sh);
     sh->ctx = ctx;
@@ -370,7 +371,7 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no crease rule, and the mesh's tags "
                       "crease %d edges (first: %d %d)", who, t->ncreases, t->crease_verts[0],
                       t->crease_verts[1]);
-    sh->chaikin = t->crease_method == 1;
+    sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
     if (!s && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
         s = edge_sharpness(ctx, t, adj, sh);
     float *h = NULL;
@@ -404,7 +405,7 @@ static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int leve
     mmx_mesh_tags c = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
     c.ncreases = creases->ncreases, c.crease_verts = creases->crease_verts;
     c.crease_sharpness = creases->crease_sharpness;
-    if (c.ncreases) c.crease_method = t->crease_method;
+    if (c.ncreases) c.crease_method = sh->chaikin; /* the method that made them */
     mmx_status s = t->ncorners
                        ? mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts)
                        : MMX_OK;
@@ -439,6 +440,8 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown boundary mode %d", who, (int)o->boundary);
     if ((unsigned)o->path > MMX_SUBDIV_PATH_ALGEBRAIC)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown path %d", who, (int)o->path);
+    if ((unsigned)o->crease > MMX_CREASE_CHAIKIN)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown crease method %d", who, (int)o->crease);
     mmx_status s = mmx__check_space(ctx, mesh->space, who);
     if (!s && mesh->space != mmx_ctx_space(ctx))
         s = mmx__fail(ctx, MMX_ERR_SPACE,
@@ -453,7 +456,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer_free(timer);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
-    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o->boundary, sharp);
+    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o->boundary, o->crease, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
