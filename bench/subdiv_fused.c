@@ -10,7 +10,10 @@
  *   nefertiti-loop   models/nefertiti.obj    Loop 4 (25.6M triangles)
  *   nefertiti-sqrt3  models/nefertiti.obj    sqrt3 5 (24.3M triangles)
  * the nefertiti cases in file order, shuffled (mmx_mesh_shuffle, seed 1) and shuffled then
- * reordered (mmx_mesh_reorder: RCM); and bigguy-cc-eval, the re-evaluation of a level-6 plan.
+ * reordered (mmx_mesh_reorder: RCM); bigguy-cc-eval, the re-evaluation of a level-6 plan; and
+ * bigguy-cc-creased, bigguy with every tenth edge creased (sharpness 2.5, set through
+ * mmx_mesh_set_tags) to level 6, against OpenSubdiv with the same creases (OpenMesh has no
+ * creases and the algebraic path refuses them: neither runs).
  *
  * Figures (ms):
  *   fused chain   the sum of the per-level trace of mmx_subdivide (CUDA events; level 1 holds
@@ -48,17 +51,19 @@ typedef struct kase {
     int level;
     int orders; /* 1: file order only; 3: file, shuffled, RCM */
     int peers;  /* OpenSubdiv / OpenMesh and the algebraic path run */
+    int crease_every; /* 0, or every this many edges creased at sharpness 2.5 */
 } kase;
 
 static const kase cases[] = {
-    {"bigguy-cc", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1},
-    {"armorguy-cc", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1},
-    {"armorguy-loop", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1},
-    {"nefertiti-cc", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 4, 3, 1},
-    {"nefertiti-cc5", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 0},
-    {"nefertiti-loop", "models/nefertiti.obj", MMX_SCHEME_LOOP, 4, 3, 1},
-    {"nefertiti-sqrt3", "models/nefertiti.obj", MMX_SCHEME_SQRT3, 5, 3, 1},
-    {"bigguy-cc-eval", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0},
+    {"bigguy-cc", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0},
+    {"armorguy-cc", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1, 0},
+    {"armorguy-loop", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1, 0},
+    {"nefertiti-cc", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 4, 3, 1, 0},
+    {"nefertiti-cc5", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 0, 0},
+    {"nefertiti-loop", "models/nefertiti.obj", MMX_SCHEME_LOOP, 4, 3, 1, 0},
+    {"nefertiti-sqrt3", "models/nefertiti.obj", MMX_SCHEME_SQRT3, 5, 3, 1, 0},
+    {"bigguy-cc-eval", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0, 0},
+    {"bigguy-cc-creased", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 10},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 static const char *order_name[3] = {"file", "shuffled", "rcm"};
@@ -216,12 +221,16 @@ static void run_peers(const kase *k, const mmx_mesh *cage, mmx_ctx *host, row *r
     oracle_times t = {0, 0, 0};
     const int sch = k->scheme == MMX_SCHEME_LOOP ? 0 : 1;
     if (k->scheme != MMX_SCHEME_SQRT3) {
-        if (oracle_osd_refine(sch, &in, k->level, &out, &t, err, sizeof err) == 0)
+        if (oracle_osd_refine_tagged(sch, &in, cage->tags, k->level, &out, &t, err, sizeof err) == 0)
             r->osd = t.refine_ms + t.stencil_ms + t.eval_ms;
         else add_note(r, "OpenSubdiv failed"), add_note(r, err);
         oracle_mesh_free(&out);
     }
     memset(&t, 0, sizeof t);
+    if (k->crease_every) { /* OpenMesh's subdividers have no creases */
+        oracle_mesh_free(&in);
+        return;
+    }
     int rc = k->scheme == MMX_SCHEME_SQRT3 ? oracle_om_sqrt3(&in, k->level, &out, &t, err, sizeof err)
                                            : oracle_om_refine(sch, &in, k->level, &out, &t, err, sizeof err);
     if (rc == 0) r->om = t.refine_ms + t.stencil_ms + t.eval_ms;
@@ -260,6 +269,39 @@ static void run_eval(mmx_ctx *cuda, const kase *k, const mmx_mesh *cage_d, row *
     mmx_mem_free(cuda, MMX_SPACE_DEVICE, in);
     mmx_mem_free(cuda, MMX_SPACE_DEVICE, out);
     mmx_subdiv_plan_free(plan);
+}
+
+/* Creases every `every`-th edge of the host mesh m (in face order, each edge once, from the
+ * face that runs it from its lower end) at sharpness 2.5, through mmx_mesh_set_tags. */
+static mmx_status crease_edges(mmx_ctx *host, mmx_mesh *m, int every)
+{
+    const mmx_csc *M = m->M;
+    mmx_mesh_tags t;
+    memset(&t, 0, sizeof t);
+    t.interpolate_boundary = t.fvar_interpolate_boundary = t.fvar_propagate_corners = -1;
+    t.crease_method = t.smooth_triangles = -1;
+    t.crease_verts = malloc(sizeof *t.crease_verts * (size_t)M->nnz);
+    t.crease_sharpness = malloc(sizeof *t.crease_sharpness * (size_t)M->nnz);
+    if (!t.crease_verts || !t.crease_sharpness) {
+        free(t.crease_verts);
+        free(t.crease_sharpness);
+        return MMX_ERR_NOMEM;
+    }
+    long seen = 0;
+    for (mmx_index k = 0; k < M->ncols; k++) {
+        const mmx_index a = M->order ? M->order * k : M->colptr[k];
+        const mmx_index n = M->order ? M->order : M->colptr[k + 1] - a;
+        for (mmx_index j = 0; j < n; j++) {
+            const mmx_index u = M->rowidx[a + j], w = M->rowidx[a + (j + 1) % n];
+            if (u > w || seen++ % every) continue;
+            t.crease_verts[2 * t.ncreases] = u, t.crease_verts[2 * t.ncreases + 1] = w;
+            t.crease_sharpness[t.ncreases++] = 2.5f;
+        }
+    }
+    mmx_status s = mmx_mesh_set_tags(host, m, &t);
+    free(t.crease_verts);
+    free(t.crease_sharpness);
+    return s;
 }
 
 static void usage(void)
@@ -336,7 +378,8 @@ int main(int argc, char **argv)
         snprintf(path, sizeof path, "%s/%s", dir, k->file);
         mmx_mesh *cage = NULL;
         mmx_mesh_stats st;
-        if (mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &cage) || mmx_mesh_stats_compute(host, cage, &st)) {
+        if (mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &cage) || mmx_mesh_stats_compute(host, cage, &st) ||
+            (k->crease_every && crease_edges(host, cage, k->crease_every))) {
             fprintf(stderr, "subdiv_fused: %s: %s\n", path, mmx_ctx_error(host));
             return 1;
         }
@@ -359,7 +402,7 @@ int main(int argc, char **argv)
                 run_mmx(cuda, k, d, MMX_SUBDIV_PATH_FUSED, 3, 5, &r.fused_chain, &r.fused_last,
                         &r.fused_wall, &r);
                 note_overheads(cuda, k, d, &r);
-                if (alg && k->peers)
+                if (alg && k->peers && !k->crease_every)
                     run_mmx(cuda, k, d, MMX_SUBDIV_PATH_ALGEBRAIC, 1, 0, &r.alg_chain, NULL,
                             &r.alg_wall, &r);
                 if (peers && k->peers) run_peers(k, m, host, &r);
