@@ -33,6 +33,9 @@ __global__ void __launch_bounds__(MMX__BLOCK, 4) pass(const mmx__fz_in Lp, const
     if (i >= n) return;
     mmx__fz_in L = Lp;
     L.order = ORDER;
+    /* Constants the rules fold: the scheme (the Catmull-Clark kernel also runs bilinear, which
+     * L.scheme tells apart) and a level without creases. */
+    if (SCHEME != MMX_SCHEME_CATMULL_CLARK) L.scheme = (mmx_scheme)SCHEME;
     if (!CREASED) L.esharp = NULL;
     /* Threads below nf run a face, the others a vertex: two short chains of dependent loads
      * rather than one long one per thread. Catmull-Clark on general faces runs a corner per
