@@ -133,43 +133,27 @@ static void corner_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check_mode(ctx, host, BILINEAR, ec, shape(host, "mixed"), 2, "mixed");
 }
 
-/* Creased meshes, which only the fused path takes: each level 1..levels on ctx against the
- * host's fused path (the OpenSubdiv oracle holds the host to OpenSubdiv: test_subdiv.c). */
-static void check_creased(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m,
-                          int levels, const char *what)
-{
-    mmx_mesh *in = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
-    for (int l = 1; l <= levels; l++) {
-        char label[160];
-        snprintf(label, sizeof label, "%s, %s level %d (%s)", what, mmx_scheme_name(scheme), l,
-                 mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
-        mmx_mesh *ref = refine_mode(host, scheme, MMX_BOUNDARY_FROM_MESH, m, l, MMX_SUBDIV_PATH_FUSED);
-        mmx_mesh *got = refine_mode(ctx, scheme, MMX_BOUNDARY_FROM_MESH, in, l, MMX_SUBDIV_PATH_FUSED);
-        mmx_mesh *h = to_host(ctx, got);
-        same(h, ref, label);
-        mmx_mesh_free(h);
-        mmx_mesh_free(got);
-        mmx_mesh_free(ref);
-    }
-    mmx_mesh_free(in);
-    mmx_mesh_free(m);
-}
-
+/* Creases (every few edges: infinitely sharp, semi-sharp, below 1), uniform and Chaikin, with
+ * corners and the edge-and-corner boundary, polygons and large faces; the boundary mode and the
+ * creases from the tags. */
 static void crease_meshes(mmx_ctx *ctx, mmx_ctx *host)
 {
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
     const char *chaikin = "t creasemethod 0/0/1 chaikin\n";
-    check_creased(ctx, host, CC, with_creases(shape(host, "cube"), 2, NULL), 4, "cube with creases");
-    check_creased(ctx, host, CC, with_creases(shape(host, "torus:12:8"), 3, chaikin), 3,
-                  "torus with creases, Chaikin");
-    check_creased(ctx, host, CC, with_creases(shape(host, "mixed"), 2, "t interpolateboundary 1/0/0 1\n"), 3,
-                  "mixed polygons with creases, edge-and-corner");
-    check_creased(ctx, host, CC, with_creases(ngon(host, 600, 1), 7, NULL), 2,
-                  "two 600-gons with creases (wide face points)");
-    check_creased(ctx, host, LOOP, with_creases(shape(host, "icosphere:2"), 3, NULL), 3,
-                  "icosphere with creases");
-    check_creased(ctx, host, LOOP, with_creases(tri_grid(host, 10, 8), 2, chaikin), 3,
-                  "triangulated grid with creases, Chaikin");
+    check_mode(ctx, host, CC, tagged, with_creases(shape(host, "cube"), 2, NULL), 4, "cube with creases");
+    check_mode(ctx, host, CC, tagged, with_creases(shape(host, "torus:12:8"), 3, chaikin), 3,
+               "torus with creases, Chaikin");
+    check_mode(ctx, host, CC, tagged,
+               with_creases(shape(host, "mixed"), 2, "t interpolateboundary 1/0/0 1\nt corner 1/1/0 3 2.5\n"), 3,
+               "mixed polygons with creases and a corner, edge-and-corner");
+    check_mode(ctx, host, CC, tagged, with_creases(ngon(host, 600, 1), 7, NULL), 2,
+               "two 600-gons with creases (wide face points)");
+    check_mode(ctx, host, LOOP, tagged, with_creases(shape(host, "icosphere:2"), 3, NULL), 3,
+               "icosphere with creases");
+    check_mode(ctx, host, LOOP, tagged, with_creases(tri_grid(host, 10, 8), 2, chaikin), 3,
+               "triangulated grid with creases, Chaikin");
+    check_mode(ctx, host, BILINEAR, tagged, with_creases(shape(host, "mixed"), 2, NULL), 2,
+               "bilinear with creases (ignored)");
 }
 
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
@@ -285,6 +269,13 @@ Test(fused, corners_match_algebraic, .description = "fused = algebraic with the 
     mmx_ctx_free(host);
 }
 
+Test(fused, creases_match_algebraic, .description = "fused = algebraic with creases, uniform and Chaikin (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    crease_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
 Test(fused, loop_matches_algebraic, .description = "fused Loop = algebraic (host)")
 {
     mmx_ctx *host = tu_host_ctx();
@@ -335,11 +326,8 @@ static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh 
     mmx_index cnv = 0, nv = 0, nf = 0;
     mmx_subdiv_plan_sizes(plan, &cnv, &nv, &nf);
     cr_assert_eq(cnv, m->M->nrows);
-    /* The plan's own result is the subdivision of the control mesh, by the algebraic path on
-     * the host, or for a creased mesh (which only the fused path takes) the host's fused path. */
-    const mmx_subdiv_path ref_path = m->tags && strstr(m->tags, "crease") ? MMX_SUBDIV_PATH_FUSED
-                                                                         : MMX_SUBDIV_PATH_ALGEBRAIC;
-    mmx_mesh *ref0 = refine(host, scheme, m, levels, ref_path);
+    /* The plan's own result is the subdivision of the control mesh. */
+    mmx_mesh *ref0 = refine(host, scheme, m, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
     mmx_mesh *pm = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, NULL, &pm));
     mmx_mesh *hpm = to_host(ctx, pm);
@@ -366,7 +354,7 @@ static void check_plan(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_mesh 
         mmx_mesh *moved = NULL;
         MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, m, MMX_SPACE_HOST, &moved));
         memcpy(moved->pos, hc, cbytes);
-        mmx_mesh *ref = refine(host, scheme, moved, levels, ref_path);
+        mmx_mesh *ref = refine(host, scheme, moved, levels, MMX_SUBDIV_PATH_ALGEBRAIC);
         mmx_mesh *got = NULL;
         MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, ref, MMX_SPACE_HOST, &got));
         memcpy(got->pos, hout, bytes);

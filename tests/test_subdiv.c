@@ -255,24 +255,18 @@ Test(subdiv, crease_tags_oracle, .description = "crease tags (semi-sharp and inf
     mmx_ctx_free(ctx);
 }
 
-/* The reference path and sqrt3 do not take creases yet: refused, not refined without them. */
-Test(subdiv, crease_refusals, .description = "the algebraic path and sqrt3 refuse crease tags, naming them")
+/* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
+Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *cube = with_creases(shape(ctx, "cube"), 2, NULL), *out = (mmx_mesh *)&out;
+    mmx_mesh *tet = with_creases(shape(ctx, "tetrahedron"), 1, NULL), *out = (mmx_mesh *)&out;
+    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(out);
+    cr_assert(strstr(mmx_ctx_error(ctx), "sqrt3 has no crease rule"), "%s", mmx_ctx_error(ctx));
     mmx_subdiv_options o = {0};
     o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, &o, &out), MMX_ERR_UNSUPPORTED);
-    cr_assert_null(out);
-    cr_assert(strstr(mmx_ctx_error(ctx), "algebraic path does not honour creases"), "%s",
-              mmx_ctx_error(ctx));
-    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, cube, 0, &o, &out)); /* a copy needs no rule */
-    mmx_mesh_free(out);
-    mmx_mesh *tet = with_creases(shape(ctx, "tetrahedron"), 1, NULL);
-    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(ctx), "sqrt3 has no crease rule"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, &o, &out), MMX_ERR_UNSUPPORTED);
     mmx_mesh_free(tet);
-    mmx_mesh_free(cube);
     mmx_ctx_free(ctx);
 }
 
@@ -623,6 +617,13 @@ Test(subdiv, tags_carry_to_the_refined_mesh, .description = "corners, creases an
         if (t->crease_sharpness[k] == 10.0f) half_10 += a == 30 || a == 31;
     }
     cr_assert(half_05 == 2 && half_10 == 2, "the halves of (12, 13) and (30, 31)");
+    /* The algebraic path carries the same tags, read off the refined mesh's own adjacency. */
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    mmx_mesh *alg = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &o, &alg));
+    cr_assert_str_eq(alg->tags, one->tags, "the algebraic path's tags differ from the fused path's");
+    mmx_mesh_free(alg);
     mmx_mesh_tags_free(t);
     MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, one, 1, NULL, &again));
     cr_assert_eq(again->M->nnz, two->M->nnz);

@@ -440,7 +440,7 @@ expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --s
 expect_refusal "non-manifold input" "has 3 faces" subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
 # Creases: the cube with a crease (tc.obj, above, sharpness 2.5) refines differently from the
 # plain cube, and keeps the crease's halves as tags after one level (sharpness 1.5); the
-# crease method can be named; the algebraic path refuses creases.
+# crease method can be named.
 run convert builtin:cube "$TMP/plain.obj"
 crease_line=$(grep -m1 '^t crease' "$TMP/tc.obj")
 { grep -v '^t ' "$TMP/plain.obj"; echo "$crease_line"; } >"$TMP/creased.obj"
@@ -455,7 +455,14 @@ if expect_rc "subdiv of a creased cube" 0 subdiv --backend host --scheme cc "$TM
 fi
 expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
 check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"
-expect_refusal "creases on the algebraic path" "algebraic path does not honour creases" subdiv --backend host --scheme cc --path algebraic "$TMP/creased.obj" "$TMP/s.obj"
+# The algebraic path (the reference) honours creases too: the same faces and tags as the fused.
+if expect_rc "subdiv --path algebraic of a creased cube" 0 subdiv --backend host --scheme cc --path algebraic "$TMP/creased.obj" "$TMP/cra.obj"; then
+    if cmp -s <(grep -E '^(f|t) ' "$TMP/cra.obj") <(grep -E '^(f|t) ' "$TMP/cr1.obj"); then
+        ok "subdiv --path algebraic of a creased cube: the fused path's faces and crease tags"
+    else
+        bad "subdiv --path algebraic of a creased cube" "faces or tags differ from the fused path's"
+    fi
+fi
 expect_refusal "too many levels" "32-bit" subdiv --backend host --scheme catmull-clark --levels 16 builtin:torus "$TMP/s.obj"
 expect_refusal "a missing input" "nope.obj" subdiv --backend host --scheme loop "$TMP/nope.obj" "$TMP/s.obj"
 # Sizes per level, and the file written; the counts are the closed-form ones (cube: 26 / 24,

@@ -31,7 +31,6 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     float *vp = r->pos, *e = vp + 3 * (size_t)nv;
     const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
     const mmx_map ring = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);
-    const mmx_map boundary_edge = mmx_map_table(MMX_MAP_BY_VALUE, ops->boundary_edge, 2);
     const mmx_map crease = mmx_map_table(MMX_MAP_BY_COL, ops->w_crease, nv);
     const mmx_map ends = mmx_map_table(MMX_MAP_BY_COL, ops->w_ends, ne);
     const mmx_map faces = mmx_map_table(MMX_MAP_BY_ROW, ops->w_faces, ne);
@@ -41,9 +40,10 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     if (!s) s = mmx_spmv(ctx, MMX_OP_N, 1.0f, ops->FE, faces, t, 3, 1.0f, e);
     /* The ring first, the old position last, as in catmull_clark.c. */
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, ring, p, 3, 0.0f, vp);
-    /* The crease rule: each vertex's weight times the sum of its neighbours across boundary
-     * edges (B p, B = E's boundary edges), which is 0 off the boundary. */
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, E, boundary_edge, p, 3, 0.0f, bp);
+    /* The crease rule: each vertex's weight times the sum of its neighbours across its sharp
+     * edges (B p: E's boundary edges, or on a creased level the edges of each vertex's crease
+     * set), 0 where the rule has no crease term. */
+    if (!s) s = mmx__subdiv_crease_sum(ctx, ops, p, bp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, crease, bp, 3, 1.0f, vp);
     if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, self, p, 3, 1.0f, vp);
     if (!s) s = mmx__subdiv_topology(ctx, ops, nv + ne, &r->M);

@@ -118,12 +118,14 @@ void mmx__subdiv_ops_free(mmx__subdiv_ops *ops)
     mmx_mem_free(ctx, sp, ops->w_faces);
     mmx_mem_free(ctx, sp, ops->boundary_edge);
     mmx_mem_free(ctx, sp, ops->face_w);
+    mmx_mem_free(ctx, sp, ops->sel);
+    mmx_mem_free(ctx, sp, ops->E_num_val);
     memset(ops, 0, sizeof *ops);
 }
 
 mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                                  int level, const mmx_mesh *mesh, mmx_adjacency *adj,
-                                 mmx__subdiv_ops *ops)
+                                 mmx__crease_level *creases, mmx__subdiv_ops *ops)
 {
     memset(ops, 0, sizeof *ops);
     ops->scheme = scheme;
@@ -142,10 +144,19 @@ mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx__sub
     if (!s) s = mmx_mem_alloc(ctx, sp, nv * sizeof(float), (void **)&ops->w_crease);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_ends);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof(float), (void **)&ops->w_faces);
-    if (!s) {
-        if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__subdiv_tables_cuda(ctx, ops);
-        else tables_host(ops);
-    }
+    if (!s && creases) s = mmx__crease_tables(ctx, ops, creases);
+    else if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) s = mmx__subdiv_tables_cuda(ctx, ops);
+    else if (!s) tables_host(ops);
     if (s) mmx__subdiv_ops_free(ops);
     return s;
+}
+
+mmx_status mmx__subdiv_crease_sum(mmx_ctx *ctx, const mmx__subdiv_ops *ops, const float *p,
+                                  float *bp)
+{
+    if (ops->sel)
+        return mmx_spmv(ctx, MMX_OP_T, 1.0f, &ops->E_num,
+                        mmx_map_table(MMX_MAP_BY_VALUE, ops->sel, ops->E_num.nnz), p, 3, 0.0f, bp);
+    return mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->adj->E,
+                    mmx_map_table(MMX_MAP_BY_VALUE, ops->boundary_edge, 2), p, 3, 0.0f, bp);
 }

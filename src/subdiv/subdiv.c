@@ -268,10 +268,11 @@ static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 
 /* One level: operators, products, topology; the adjacency is the caller's. */
 static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
-                            int level, const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out)
+                            int level, const mmx_mesh *in, mmx_adjacency *adj,
+                            mmx__crease_level *creases, mmx_mesh **out)
 {
     mmx__subdiv_ops ops;
-    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, sharp, level, in, adj, &ops);
+    mmx_status s = mmx__subdiv_ops_build(ctx, scheme, sharp, level, in, adj, creases, &ops);
     if (s) return s;
     switch (scheme) {
     case MMX_SCHEME_LOOP: s = mmx__loop_level(ctx, in, &ops, out); break;
@@ -468,19 +469,31 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
  * adjacency comes from the checks, and its time joins level 1's. */
 static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                             mmx_adjacency *adj, int levels, const mmx_subdiv_options *o,
-                            const mmx__subdiv_sharp *sharp, double adj_ms, mmx_mesh **out)
+                            const mmx__subdiv_sharp *sharp, double adj_ms, mmx_mesh **out,
+                            mmx_mesh_tags *creases)
 {
     mmx_timer *timer = NULL;
     mmx_mesh *cur = NULL;
     mmx_status s = o->trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     const mmx_mesh *in = mesh;
     int64_t nedges = adj->nedges;
+    /* The creases of the level being refined (host arrays, creases.c): the input's, then each
+     * child's from its parent's and its own adjacency. */
+    mmx__crease_level cl, parent;
+    memset(&cl, 0, sizeof cl);
+    memset(&parent, 0, sizeof parent);
+    if (!s && sharp->esharp) s = mmx__crease_level_first(ctx, sharp, adj, &cl);
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
         double ms = 0;
         if (timer) s = mmx_timer_start(timer);
         if (!s && !adj) s = mmx_adjacency_compute(ctx, in, &adj);
-        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, &next);
+        if (!s && sharp->esharp && l > 1) {
+            parent = cl;
+            s = mmx__crease_level_next(ctx, scheme, sharp->chaikin, &parent, adj, &cl);
+            mmx__crease_level_free(&parent);
+        }
+        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, sharp->esharp ? &cl : NULL, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
@@ -501,6 +514,8 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     }
     mmx_adjacency_free(adj);
     mmx_timer_free(timer);
+    if (!s && sharp->esharp) s = mmx__crease_level_carry(ctx, scheme, sharp->chaikin, &cl, cur, creases);
+    mmx__crease_level_free(&cl);
     if (s) {
         mmx_mesh_free(cur);
         return s;
@@ -527,12 +542,8 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (s) return s;
     if (levels == 0) {
         s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
-    } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC && sharp.esharp) {
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the algebraic path does not honour "
-                      "creases yet (the mesh's tags crease %d edges); the fused path does",
-                      sharp.tags->ncreases);
     } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC) {
-        s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out);
+        s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out, &creases);
         adj = NULL; /* algebraic() frees it */
     } else {
         mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);

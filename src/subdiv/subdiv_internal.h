@@ -66,7 +66,47 @@ typedef struct mmx__subdiv_ops {
     float *boundary_edge; /* E's value map {1, 0}: 1 for a boundary edge (one face), else 0 */
     float *face_w;
     mmx_index len_face_w;
+    /* A level with creases (creases.c): the crease sum selects E's entries one by one, through
+     * E_num (E's pattern, entry q holding q + 1; a view with its own values) and sel[q]. NULL
+     * sel: the boundary edges are the sharp ones, selected by boundary_edge. */
+    mmx_csc E_num;
+    mmx_index *E_num_val;
+    float *sel;
 } mmx__subdiv_ops;
+
+/* A level's creases on the algebraic path (creases.c), host arrays: each edge's tagged
+ * sharpness (mmx_adjacency's order), and the Chaikin aggregates of each vertex (the sum and
+ * number of its semi-sharp edges), filled by mmx__crease_tables for the child's sharpness. */
+typedef struct mmx__crease_level {
+    mmx_index nv, nf, ne;
+    float *es;
+    float *semi_sum;
+    int *semi_n;
+} mmx__crease_level;
+
+/* The input level's: the sharp features' edge sharpness, copied to the host. */
+mmx_status mmx__crease_level_first(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp,
+                                   const mmx_adjacency *adj, mmx__crease_level *L);
+/* The child level's, from its parent P (after P's tables) and the child's adjacency: each
+ * half of a parent edge gets its child sharpness at its old vertex, the other edges 0. */
+mmx_status mmx__crease_level_next(mmx_ctx *ctx, mmx_scheme scheme, int chaikin,
+                                  const mmx__crease_level *P, const mmx_adjacency *adj,
+                                  mmx__crease_level *L);
+void mmx__crease_level_free(mmx__crease_level *L);
+/* The creases of `out`, the child of the level P (its last level), still sharp: each edge of
+ * positive sharpness, lower end first, in edge order, into t's crease fields (host arrays):
+ * the refined mesh's crease tags, as the fused chain lists them. Computes out's adjacency. */
+mmx_status mmx__crease_level_carry(mmx_ctx *ctx, mmx_scheme scheme, int chaikin,
+                                   const mmx__crease_level *P, const mmx_mesh *out,
+                                   mmx_mesh_tags *t);
+/* The tables of a creased level into ops (w_self .. w_faces, allocated by the caller; sel and
+ * E_num made here), computed on the host (a CUDA context copies the adjacency down and the
+ * tables up: waits). */
+mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_level *L);
+/* The crease sum of a level, bp = for each vertex the sum of its neighbours across the edges
+ * of its rule's crease set (E gathered with the boundary map, or with sel by entry). */
+mmx_status mmx__subdiv_crease_sum(mmx_ctx *ctx, const mmx__subdiv_ops *ops, const float *p,
+                                  float *bp);
 
 /* The common start of mmx_subdivide and mmx_subdiv_plan_create (`who` names the caller in
  * messages): the arguments, the options (copied to *o, defaults for NULL), the input's
@@ -89,11 +129,11 @@ mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
 
 /* Builds the operators and tables of level `level` (0: the input) of `scheme` with the sharp
  * features `sharp` on `mesh` (in the context's space), whose adjacency is adj: FE, I and the
- * tables.
+ * tables (a creased level's from `creases`, else NULL).
  * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. On error everything built is released. */
 mmx_status mmx__subdiv_ops_build(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
                                  int level, const mmx_mesh *mesh, mmx_adjacency *adj,
-                                 mmx__subdiv_ops *ops);
+                                 mmx__crease_level *creases, mmx__subdiv_ops *ops);
 /* Releases what mmx__subdiv_ops_build made (not the adjacency, which the caller passed in). */
 void mmx__subdiv_ops_free(mmx__subdiv_ops *ops);
 
