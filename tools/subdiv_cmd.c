@@ -106,7 +106,7 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                   "(averaged with the creases around each end first), as\n"
                   "OpenSubdiv's CREASE_*; by default IN's 'creasemethod' tag,\n"
                   "else uniform. Creases are IN's 't crease' tags (Loop and\n"
-                  "Catmull-Clark; the fused path)"},
+                  "Catmull-Clark)"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,

@@ -49,9 +49,9 @@
  *     that end, less 1), and where a child turns smooth the edge's point is OpenSubdiv's blend;
  *     a vertex on two sharp edges follows the crease rule, on more (or sharp itself) stays, on
  *     one (a dart) or none is smooth, blended at the level where its kind changes. Boundary
- *     edges are infinitely sharp. Creases are honoured by the fused path (opts->path AUTO or
- *     FUSED, and plans); the algebraic path refuses them (MMX_ERR_UNSUPPORTED), and so does
- *     sqrt3, which has no crease rule; bilinear has no sharp rules and ignores them.
+ *     edges are infinitely sharp. Both paths honour creases (the algebraic path builds a
+ *     creased level's tables on the host: on CUDA a wait per level); sqrt3, which has no crease
+ *     rule, refuses them (MMX_ERR_UNSUPPORTED); bilinear has no sharp rules and ignores them.
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
  * MMX_ERR_UNSUPPORTED). Not honoured yet: holes, smooth triangles and the face-varying modes
  * (refined as if absent). The refined mesh's tags are the honoured ones, decayed, so that a

@@ -3,7 +3,9 @@
  *   f  = Mᵀ p,  val_k -> 1/c_k                                   face points      (4.27)
  *   p~ = E p,   v -> w_ring  (1/n², boundary 0)                  old vertices     (4.31)
  *      + I b,   v -> w_crease (boundary 1/8, corner 0)           boundary rule    (4.25)
- *        with b = E p, 1 -> 1, 2 -> 0 (the neighbours across boundary edges)
+ *        with b = E p, 1 -> 1, 2 -> 0 (the neighbours across boundary edges; on a level
+ *        with creases, E's entries selected one by one: the edges of each vertex's crease
+ *        set, creases.c)
  *      + M f,   v -> w_ring  (1/n², boundary 0)                                    (4.32)
  *      + I p,   v -> w_self  (1 - 2/n, boundary 3/4)                               (4.30)
  *   e  = EVᵀ p, e -> w_ends  (1/4, boundary 1/2)                 edge points      (4.23)

@@ -5,7 +5,9 @@
  *      + FE t,  e -> w_faces (1/8, boundary 0)
  *   p~ = E p,   v -> w_ring  (beta, boundary 0)                  old vertices     (4.17)
  *      + I b,   v -> w_crease (boundary 1/8, corner 0)           boundary rule    (4.14)
- *        with b = E p, 1 -> 1, 2 -> 0 (the neighbours across boundary edges)
+ *        with b = E p, 1 -> 1, 2 -> 0 (the neighbours across boundary edges; on a level
+ *        with creases, E's entries selected one by one: the edges of each vertex's crease
+ *        set, creases.c)
  *      + I p,   v -> w_self  (1 - n beta, boundary 3/4)                            (4.11)
  *
  * The edge points fold eq. 4.15's three maps into one product: a triangle's share of the point
