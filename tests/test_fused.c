@@ -154,6 +154,8 @@ static void crease_meshes(mmx_ctx *ctx, mmx_ctx *host)
                "triangulated grid with creases, Chaikin");
     check_mode(ctx, host, BILINEAR, tagged, with_creases(shape(host, "mixed"), 2, NULL), 2,
                "bilinear with creases (ignored)");
+    check_mode(ctx, host, CC, tagged, with_creases(with_tags(shape(host, "torus:8:6"), "t hole 2/0/0 5 20\n"), 3, NULL),
+               3, "torus with holes and creases");
 }
 
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)

@@ -255,6 +255,63 @@ Test(subdiv, crease_tags_oracle, .description = "crease tags (semi-sharp and inf
     mmx_ctx_free(ctx);
 }
 
+/* Hole tags: the hole faces' descendants and the vertices only they use are left out, their
+ * neighbours refined as OpenSubdiv refines them (with a crease and a corner beside them too). */
+Test(subdiv, hole_tags_oracle, .description = "hole tags match OpenSubdiv's refined surface")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "cube"), "t hole 1/0/0 2\n"), 3, "cube with a hole");
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "grid:10:9"), "t hole 3/0/0 0 11 40\nt corner 1/1/0 12 10\n"),
+                      3, "grid with holes and a corner");
+    check_oracle_mode(CC, tagged, with_creases(with_tags(shape(ctx, "mixed"), "t hole 1/0/0 1\n"), 3, NULL), 2,
+                      "mixed polygons with a hole and creases");
+    check_oracle_mode(LOOP, tagged, with_tags(shape(ctx, "icosphere:1"), "t hole 2/0/0 0 7\n"), 3,
+                      "icosphere with holes");
+    mmx_ctx_free(ctx);
+}
+
+/* MMX_HOLES_KEEP: every face kept, the holes' descendants tagged, so that a second call
+ * continues as one call (then removing them gives what removing them at once gives). */
+Test(subdiv, holes_kept_carry, .description = "kept holes are tagged and a second call continues")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = with_tags(shape(ctx, "grid:6:5"), "t hole 2/0/0 3 7\n");
+    mmx_subdiv_options keep = {0};
+    keep.holes = MMX_HOLES_KEEP;
+    mmx_mesh *one = NULL, *again = NULL, *two = NULL, *full = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &keep, &one));
+    cr_assert_eq(one->M->ncols, m->M->nnz, "kept: every child face is there");
+    mmx_mesh_tags *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, one, &t));
+    cr_assert_eq(t->nholes, 8, "two quads' four children each: %d", t->nholes);
+    for (mmx_index k = 0; k < t->nholes; k++)
+        cr_assert(t->holes[k] / 4 == 3 || t->holes[k] / 4 == 7, "hole %d is not a child of 3 or 7", t->holes[k]);
+    mmx_mesh_tags_free(t);
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, one, 1, NULL, &again));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, NULL, &two));
+    cr_assert_eq(again->M->nrows, two->M->nrows);
+    cr_assert_eq(again->M->ncols, two->M->ncols);
+    cr_assert_arr_eq(again->M->rowidx, two->M->rowidx, (size_t)two->M->nnz * sizeof(mmx_index));
+    const double diag = mesh_diagonal(two);
+    for (size_t i = 0; i < 3 * (size_t)two->M->nrows; i++)
+        cr_assert(fabs(again->pos[i] - two->pos[i]) <= 1e-6 * diag, "vertex %zu differs", i / 3);
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &keep, &full));
+    cr_assert(two->M->ncols < full->M->ncols && two->M->nrows < full->M->nrows,
+              "removing leaves faces and vertices out");
+    keep.holes = (mmx_hole_mode)5;
+    mmx_mesh *bad = NULL;
+    cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &keep, &bad), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "unknown hole mode 5"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(full);
+    mmx_mesh_free(two);
+    mmx_mesh_free(again);
+    mmx_mesh_free(one);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
 Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {

@@ -453,6 +453,20 @@ if expect_rc "subdiv of a creased cube" 0 subdiv --backend host --scheme cc "$TM
         bad "subdiv of a creased cube" "the same positions as the plain cube, or $halves halves carried"
     fi
 fi
+# Holes: the cube's face 2 tagged as a hole; removed by default (20 of 24 quads stay), kept and
+# tagged with --holes keep (24 quads, 4 of them holes).
+{ grep -v '^t ' "$TMP/plain.obj"; echo 't hole 1/0/0 2'; } >"$TMP/holed.obj"
+if expect_rc "subdiv of a cube with a hole" 0 subdiv --backend host --scheme cc "$TMP/holed.obj" "$TMP/h1.obj"; then
+    run subdiv --backend host --scheme cc --holes keep "$TMP/holed.obj" "$TMP/h2.obj"
+    nf1=$(grep -c '^f ' "$TMP/h1.obj"); nf2=$(grep -c '^f ' "$TMP/h2.obj")
+    tag2=$(grep '^t hole' "$TMP/h2.obj")
+    if [ "$nf1" = 20 ] && [ "$nf2" = 24 ] && [[ "$tag2" == "t hole 4/0/0 "* ]] && ! grep -q '^t hole' "$TMP/h1.obj"; then
+        ok "subdiv of a cube with a hole: 20 quads (removed), 24 with --holes keep, tagged '$tag2'"
+    else
+        bad "subdiv of a cube with a hole" "$nf1 and $nf2 quads, kept tag '$tag2'"
+    fi
+fi
+check_usage "subdiv with an unknown --holes" subdiv --scheme cc --holes fill builtin:cube "$TMP/s.obj"
 expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
 check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"
 # The algebraic path (the reference) honours creases too: the same faces and tags as the fused.

@@ -84,8 +84,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_REORDER, O_FORMAT, O_FROM, O_TO,
-       O_DISCARD, O_COUNT };
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_REORDER, O_FORMAT, O_FROM,
+       O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
@@ -107,6 +107,11 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                   "OpenSubdiv's CREASE_*; by default IN's 'creasemethod' tag,\n"
                   "else uniform. Creases are IN's 't crease' tags (Loop and\n"
                   "Catmull-Clark)"},
+    [O_HOLES] = {"holes", 0, "H",
+                 "remove (the default: the children of IN's 't hole' faces,\n"
+                 "and the vertices only they use, are left out, as in\n"
+                 "OpenSubdiv's refined surface) or keep (kept and tagged as\n"
+                 "holes, for a later mmx subdiv to continue)"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -193,8 +198,13 @@ static int run(const tool_args *a)
     else if (c_arg && strcmp(c_arg, "chaikin") == 0) crease = MMX_CREASE_CHAIKIN;
     else if (c_arg)
         return usage_error("unknown --crease-method '%s' (use uniform or chaikin)", c_arg);
+    mmx_hole_mode holes = MMX_HOLES_REMOVE;
+    const char *h_arg = a->value[O_HOLES];
+    if (h_arg && strcmp(h_arg, "keep") == 0) holes = MMX_HOLES_KEEP;
+    else if (h_arg && strcmp(h_arg, "remove") != 0)
+        return usage_error("unknown --holes '%s' (use remove or keep)", h_arg);
     mmx_subdiv_options base = {0};
-    base.path = path, base.boundary = boundary, base.crease = crease;
+    base.path = path, base.boundary = boundary, base.crease = crease, base.holes = holes;
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
@@ -211,7 +221,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"

@@ -52,12 +52,17 @@
  *     edges are infinitely sharp. Both paths honour creases (the algebraic path builds a
  *     creased level's tables on the host: on CUDA a wait per level); sqrt3, which has no crease
  *     rule, refuses them (MMX_ERR_UNSUPPORTED); bilinear has no sharp rules and ignores them.
+ *   - 'hole' faces are refined like any other, and their descendants are left out of the
+ *     result with the vertices only they use (opts->holes, MMX_HOLES_REMOVE), or kept and
+ *     tagged (MMX_HOLES_KEEP). Removing them reads the result on the host (a wait on CUDA)
+ *     and rebuilds it.
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
- * MMX_ERR_UNSUPPORTED). Not honoured yet: holes, smooth triangles and the face-varying modes
- * (refined as if absent). The refined mesh's tags are the honoured ones, decayed, so that a
- * second call continues where the first stopped: the input's 'interpolateboundary', the
- * corners still sharp after the levels, and the creases still sharp (the halves of each, with
- * their sharpness, and the crease method); the others are not carried.
+ * MMX_ERR_UNSUPPORTED). Not honoured yet: smooth triangles and the face-varying modes (refined
+ * as if absent). The refined mesh's tags are the honoured ones, decayed, so that a second call
+ * continues where the first stopped: the input's 'interpolateboundary', the corners still
+ * sharp after the levels, the creases still sharp (the halves of each, with their sharpness,
+ * and the crease method), and with MMX_HOLES_KEEP the holes' descendants; the others are not
+ * carried.
  */
 #ifndef MESHMATRIX_SUBDIV_H
 #define MESHMATRIX_SUBDIV_H
@@ -99,6 +104,17 @@ typedef enum mmx_crease_method {
                                  OBJ 't creasemethod 0/0/1 chaikin') */
 } mmx_crease_method;
 
+/* What becomes of the faces descending from a hole face of the input (OBJ 't hole'). Holes are
+ * refined like every face (their vertices and edges shape their neighbours, as OpenSubdiv's);
+ * only their descendants differ. */
+typedef enum mmx_hole_mode {
+    MMX_HOLES_REMOVE = 0, /* the default: left out of the result, with the vertices that only
+                             they use (OpenSubdiv's refined surface); vertices are renumbered
+                             in order, and carried corners and creases with them */
+    MMX_HOLES_KEEP = 1    /* kept, and tagged as holes in the result ('t hole' naming them), so
+                             that a later call continues as one call would */
+} mmx_hole_mode;
+
 /* The figures of one refined level, reported when the options ask for them. */
 typedef struct mmx_subdiv_level {
     mmx_index nverts, nfaces, nedges; /* of the refined mesh at this level (nedges: of the
@@ -127,6 +143,7 @@ typedef struct mmx_subdiv_options {
     mmx_subdiv_level *trace;      /* if not NULL: `levels` entries, filled level by level */
     mmx_subdiv_path path;         /* default MMX_SUBDIV_PATH_AUTO */
     mmx_crease_method crease;     /* default MMX_CREASE_FROM_MESH */
+    mmx_hole_mode holes;          /* default MMX_HOLES_REMOVE */
 } mmx_subdiv_options;
 
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the

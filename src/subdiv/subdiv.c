@@ -395,11 +395,12 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
 
 /* The refined mesh's tags: what subdivision honours, decayed by `levels` levels, so that a
  * second call continues where this one stopped: the boundary mode, the corners still sharp
- * (rules.h's decay) and the creases still sharp (`creases`: the last level's, from the fused
- * chain; their halves are edges of the refined mesh). Holes and the other options are not
- * carried: a hole's face number is not one face of the refined mesh. */
-static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels,
-                             const mmx_mesh_tags *creases, mmx_mesh *out)
+ * (rules.h's decay), the creases still sharp (`creases`: the last level's halves, from either
+ * path) and the holes' descendants, kept or left out with their vertices (holes.c, which
+ * rebuilds *out then). */
+static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                             const mmx__subdiv_sharp *sh, int levels, mmx_hole_mode holes,
+                             mmx_mesh_tags *creases, mmx_mesh **out)
 {
     const mmx_mesh_tags *t = sh->tags;
     if (!t) return MMX_OK;
@@ -407,18 +408,25 @@ static mmx_status carry_tags(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int leve
     c.ncreases = creases->ncreases, c.crease_verts = creases->crease_verts;
     c.crease_sharpness = creases->crease_sharpness;
     if (c.ncreases) c.crease_method = sh->chaikin; /* the method that made them */
-    mmx_status s = t->ncorners
-                       ? mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts)
-                       : MMX_OK;
-    if (!s && t->ncorners)
-        s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_sharpness, (void **)&c.corner_sharpness);
+    mmx_status s = MMX_OK;
+    if (t->ncorners) {
+        s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_sharpness, (void **)&c.corner_sharpness);
+    }
     for (mmx_index k = 0; !s && k < t->ncorners; k++) {
         const float w = mmx__rule_sharpness_at(t->corner_sharpness[k], levels);
         if (w > 0.0f) c.corner_verts[c.ncorners] = t->corner_verts[k], c.corner_sharpness[c.ncorners++] = w;
     }
-    if (!s) s = mmx_mesh_set_tags(ctx, out, &c);
+    if (!s && t->nholes) {
+        s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *c.holes, (void **)&c.holes);
+        if (!s) memcpy(c.holes, t->holes, (size_t)t->nholes * sizeof *c.holes), c.nholes = t->nholes;
+        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, holes, out, &c);
+    }
+    if (!s) s = mmx_mesh_set_tags(ctx, *out, &c);
+    creases->ncreases = c.ncreases; /* holes.c may have left some out: the caller frees them */
     free(c.corner_verts);
     free(c.corner_sharpness);
+    free(c.holes);
     return s;
 }
 
@@ -443,6 +451,8 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown path %d", who, (int)o->path);
     if ((unsigned)o->crease > MMX_CREASE_CHAIKIN)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown crease method %d", who, (int)o->crease);
+    if ((unsigned)o->holes > MMX_HOLES_KEEP)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown hole mode %d", who, (int)o->holes);
     mmx_status s = mmx__check_space(ctx, mesh->space, who);
     if (!s && mesh->space != mmx_ctx_space(ctx))
         s = mmx__fail(ctx, MMX_ERR_SPACE,
@@ -556,7 +566,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
-    if (!s && levels > 0) s = carry_tags(ctx, &sharp, levels, &creases, *out);
+    if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, o.holes, &creases, out);
     free(creases.crease_verts);
     free(creases.crease_sharpness);
     mmx__subdiv_sharp_free(&sharp); /* in stream order: after the queued levels that read it */

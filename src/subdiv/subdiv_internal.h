@@ -151,6 +151,13 @@ mmx_status mmx__catmull_clark_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx_
 mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_index nverts_out,
                                 mmx_csc **out);
 
+/* The holes of `mesh` (the input) in the result *out of `levels` levels (holes.c): carry's
+ * holes (the input's, host arrays) become the result's descendants of them (MMX_HOLES_KEEP),
+ * or those faces and the vertices only they use are left out of *out, rebuilt in its space,
+ * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none). */
+mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
+
 /* An empty mesh shell in the context's space holding M and room for nverts x 3 positions. */
 mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out);
 
