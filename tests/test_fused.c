@@ -156,6 +156,10 @@ static void crease_meshes(mmx_ctx *ctx, mmx_ctx *host)
                "bilinear with creases (ignored)");
     check_mode(ctx, host, CC, tagged, with_creases(with_tags(shape(host, "torus:8:6"), "t hole 2/0/0 5 20\n"), 3, NULL),
                3, "torus with holes and creases");
+    check_mode(ctx, host, CC, tagged, with_tags(shape(host, "mixed"), "t smoothtriangles 0/0/1 smooth\n"), 3,
+               "mixed, smooth triangles");
+    check_mode(ctx, host, CC, tagged, with_creases(tri_grid(host, 6, 5), 3, "t smoothtriangles 0/0/1 smooth\n"), 3,
+               "triangulated grid, smooth triangles and creases");
 }
 
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)

@@ -312,6 +312,40 @@ Test(subdiv, holes_kept_carry, .description = "kept holes are tagged and a secon
     mmx_ctx_free(ctx);
 }
 
+/* Catmull-Clark's smooth-triangle rule (OpenSubdiv's TRI_SUB_SMOOTH) from the tag, on meshes
+ * with triangles beside quads and polygons, with creases too; the option overrides the tag. */
+Test(subdiv, smooth_triangles_oracle, .description = "the smooth-triangle rule matches OpenSubdiv's TRI_SUB_SMOOTH")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    const char *smooth = "t smoothtriangles 0/0/1 smooth\n";
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "mixed"), smooth), 3, "mixed, smooth triangles");
+    check_oracle_mode(CC, tagged, with_tags(tri_grid(ctx, 5, 4), smooth), 3, "triangulated grid, smooth triangles");
+    check_oracle_mode(CC, tagged, with_creases(tri_grid(ctx, 5, 4), 3, smooth), 2,
+                      "triangulated grid, smooth triangles and creases");
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "icosphere:1"), smooth), 2, "icosphere, smooth triangles");
+    /* The option wins over the tag: Catmull-Clark's rule, as OpenSubdiv without the tag. */
+    mmx_mesh *m = with_tags(tri_grid(ctx, 5, 4), smooth), *a = NULL, *b = NULL;
+    mmx_subdiv_options o = {0};
+    o.triangles = MMX_TRIANGLES_CATMARK;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &o, &a));
+    free(m->tags);
+    m->tags = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, NULL, &b));
+    cr_assert_arr_eq(a->pos, b->pos, 3 * sizeof(float) * (size_t)a->M->nrows);
+    o.triangles = MMX_TRIANGLES_SMOOTH; /* and without a tag, the option alone */
+    mmx_mesh *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 1, &o, &c));
+    cr_assert(memcmp(c->pos, b->pos, 3 * sizeof(float) * (size_t)b->M->nrows) != 0,
+              "the smooth-triangle option changed nothing");
+    mmx_mesh_free(c);
+    mmx_mesh_free(a);
+    mmx_mesh_free(b);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
 Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {

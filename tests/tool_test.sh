@@ -467,6 +467,13 @@ if expect_rc "subdiv of a cube with a hole" 0 subdiv --backend host --scheme cc 
     fi
 fi
 check_usage "subdiv with an unknown --holes" subdiv --scheme cc --holes fill builtin:cube "$TMP/s.obj"
+# The smooth-triangle rule moves the mixed disk's points beside its triangles.
+if expect_rc "subdiv --triangles smooth" 0 subdiv --backend host --scheme cc --triangles smooth builtin:mixed "$TMP/st.obj"; then
+    run subdiv --backend host --scheme cc builtin:mixed "$TMP/ct.obj"
+    if ! cmp -s "$TMP/st.obj" "$TMP/ct.obj"; then ok "subdiv --triangles smooth: differs from catmark"
+    else bad "subdiv --triangles smooth" "the same result as Catmull-Clark's rule"; fi
+fi
+check_usage "subdiv with an unknown --triangles" subdiv --scheme cc --triangles loop builtin:cube "$TMP/s.obj"
 expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
 check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"
 # The algebraic path (the reference) honours creases too: the same faces and tags as the fused.

@@ -176,8 +176,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
     else if (!tags) row("tags", "not readable: %s", tags_why);
     else
         row("tags", "%d creases, %d corners, %d holes; interpolateboundary %d, creasemethod %d, "
-            "smoothtriangles %d (-1: not given; smooth triangles are not honoured by subdivision "
-            "yet)",
+            "smoothtriangles %d (-1: not given)",
             (int)tags->ncreases, (int)tags->ncorners, (int)tags->nholes,
             tags->interpolate_boundary, tags->crease_method, tags->smooth_triangles);
     row("stats time", "%.3f ms (host)", stats_ms);

@@ -84,8 +84,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_REORDER, O_FORMAT, O_FROM,
-       O_TO, O_DISCARD, O_COUNT };
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O_REORDER,
+       O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
@@ -112,6 +112,10 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                  "and the vertices only they use, are left out, as in\n"
                  "OpenSubdiv's refined surface) or keep (kept and tagged as\n"
                  "holes, for a later mmx subdiv to continue)"},
+    [O_TRIANGLES] = {"triangles", 0, "T",
+                     "catmark or smooth: Catmull-Clark's rule for edges beside\n"
+                     "triangles (OpenSubdiv's TRI_SUB_*); by default IN's\n"
+                     "'smoothtriangles' tag, else catmark"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -203,8 +207,14 @@ static int run(const tool_args *a)
     if (h_arg && strcmp(h_arg, "keep") == 0) holes = MMX_HOLES_KEEP;
     else if (h_arg && strcmp(h_arg, "remove") != 0)
         return usage_error("unknown --holes '%s' (use remove or keep)", h_arg);
+    mmx_triangle_rule tris = MMX_TRIANGLES_FROM_MESH;
+    const char *t_arg = a->value[O_TRIANGLES];
+    if (t_arg && strcmp(t_arg, "smooth") == 0) tris = MMX_TRIANGLES_SMOOTH;
+    else if (t_arg && strcmp(t_arg, "catmark") == 0) tris = MMX_TRIANGLES_CATMARK;
+    else if (t_arg) return usage_error("unknown --triangles '%s' (use catmark or smooth)", t_arg);
     mmx_subdiv_options base = {0};
     base.path = path, base.boundary = boundary, base.crease = crease, base.holes = holes;
+    base.triangles = tris;
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
@@ -221,7 +231,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"

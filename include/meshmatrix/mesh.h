@@ -22,8 +22,8 @@ typedef struct mmx_mesh {
     mmx_space space;   /* where M's arrays and pos live */
     char *tags;        /* OBJ 't' lines (OpenSubdiv creases, corners, holes...), verbatim and
                           newline-terminated, host memory; NULL if none. Read as data with
-                          mmx_mesh_tags_parse, set with mmx_mesh_set_tags; subdivision does not
-                          honour them yet. */
+                          mmx_mesh_tags_parse, set with mmx_mesh_set_tags; subdivision honours
+                          most of them (subdiv.h). */
     mmx_ctx *ctx;      /* the context that made the mesh, as mmx_csc's ctx (spla.h): pos goes
                           back to its memory, in its stream's order, when the mesh is freed, so
                           it must outlive the mesh (M records its own, the same one for every

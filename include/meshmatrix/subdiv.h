@@ -57,8 +57,8 @@
  *     tagged (MMX_HOLES_KEEP). Removing them reads the result on the host (a wait on CUDA)
  *     and rebuilds it.
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
- * MMX_ERR_UNSUPPORTED). Not honoured yet: smooth triangles and the face-varying modes (refined
- * as if absent). The refined mesh's tags are the honoured ones, decayed, so that a second call
+ * MMX_ERR_UNSUPPORTED). 'smoothtriangles smooth' (or opts->triangles) selects Catmull-Clark's
+ * smooth-triangle edge rule. Not honoured yet: the face-varying modes (refined as if absent). The refined mesh's tags are the honoured ones, decayed, so that a second call
  * continues where the first stopped: the input's 'interpolateboundary', the corners still
  * sharp after the levels, the creases still sharp (the halves of each, with their sharpness,
  * and the crease method), and with MMX_HOLES_KEEP the holes' descendants; the others are not
@@ -104,6 +104,16 @@ typedef enum mmx_crease_method {
                                  OBJ 't creasemethod 0/0/1 chaikin') */
 } mmx_crease_method;
 
+/* Catmull-Clark's rule for edges beside triangles. */
+typedef enum mmx_triangle_rule {
+    MMX_TRIANGLES_FROM_MESH = 0, /* the default: the mesh's 'smoothtriangles' tag, else
+                                    Catmull-Clark's */
+    MMX_TRIANGLES_CATMARK = 1,   /* every edge by Catmull-Clark's rule (TRI_SUB_CATMARK) */
+    MMX_TRIANGLES_SMOOTH = 2     /* a smooth edge with a triangle among its two faces weighs
+                                    the faces' points more (TRI_SUB_SMOOTH, 't smoothtriangles
+                                    0/0/1 smooth'; rules.h), for rounder triangles */
+} mmx_triangle_rule;
+
 /* What becomes of the faces descending from a hole face of the input (OBJ 't hole'). Holes are
  * refined like every face (their vertices and edges shape their neighbours, as OpenSubdiv's);
  * only their descendants differ. */
@@ -144,6 +154,7 @@ typedef struct mmx_subdiv_options {
     mmx_subdiv_path path;         /* default MMX_SUBDIV_PATH_AUTO */
     mmx_crease_method crease;     /* default MMX_CREASE_FROM_MESH */
     mmx_hole_mode holes;          /* default MMX_HOLES_REMOVE */
+    mmx_triangle_rule triangles;  /* default MMX_TRIANGLES_FROM_MESH (Catmull-Clark only) */
 } mmx_subdiv_options;
 
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the

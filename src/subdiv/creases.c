@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "subdiv_internal.h"
+#include "mesh/mesh_internal.h"
 
 void mmx__crease_level_free(mmx__crease_level *L)
 {
@@ -79,6 +80,35 @@ static mmx_index edge_of(const adj_host *h, mmx_index a, mmx_index b)
     return first;
 }
 
+/* For each edge, how many of its faces are triangles (host array, *tris): the corners of each
+ * triangle of M (in the context's space) counted on their edges (adj->fe). */
+static mmx_status edge_triangles(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjacency *adj,
+                                 unsigned char **tris)
+{
+    const mmx_mesh view = {(mmx_csc *)M, NULL, M->space, NULL, NULL};
+    const mmx_mesh *h = NULL;
+    mmx_index *fe = NULL;
+    const size_t nnz = (size_t)M->nnz;
+    mmx_status s = mmx__host_alloc(ctx, adj->nedges ? (size_t)adj->nedges : 1, 1, (void **)tris);
+    if (!s) s = mmx__host_alloc(ctx, nnz ? nnz : 1, sizeof *fe, (void **)&fe);
+    if (!s && nnz) s = mmx_mem_copy(ctx, fe, MMX_SPACE_HOST, adj->fe, adj->space, nnz * sizeof *fe);
+    if (!s) s = mmx__mesh_host_view(ctx, &view, &h);
+    if (!s) {
+        memset(*tris, 0, (size_t)adj->nedges);
+        const mmx_csc *H = h->M;
+        for (mmx_index k = 0; k < H->ncols; k++) {
+            const int64_t a = H->order ? (int64_t)H->order * k : H->colptr[k];
+            const int64_t n = H->order ? H->order : H->colptr[k + 1] - a;
+            if (n == 3)
+                for (int64_t q = a; q < a + 3; q++) (*tris)[fe[q] >> 1]++;
+        }
+        mmx__mesh_host_release(&view, h);
+    }
+    free(fe);
+    if (s) free(*tris), *tris = NULL;
+    return s;
+}
+
 /* Edge e's sharpness as the rules read it: infinite on a boundary, else its tag's. */
 static float sharpness(const mmx__crease_level *L, const adj_host *h, mmx_index e)
 {
@@ -91,6 +121,7 @@ mmx_status mmx__crease_level_first(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp,
     memset(L, 0, sizeof *L);
     const size_t ne = (size_t)adj->nedges;
     L->nv = adj->nverts, L->nf = adj->nfaces, L->ne = adj->nedges;
+    if (!sharp->esharp) return MMX_OK; /* no creases: the boundary alone is sharp */
     mmx_status s = mmx__host_alloc(ctx, ne ? ne : 1, sizeof *L->es, (void **)&L->es);
     if (!s && ne)
         s = mmx_mem_copy(ctx, L->es, MMX_SPACE_HOST, sharp->esharp, mmx_ctx_space(ctx),
@@ -104,10 +135,11 @@ mmx_status mmx__crease_level_next(mmx_ctx *ctx, mmx_scheme scheme, int chaikin,
                                   mmx__crease_level *L)
 {
     memset(L, 0, sizeof *L);
+    L->nv = adj->nverts, L->nf = adj->nfaces, L->ne = adj->nedges;
+    if (!P->es) return MMX_OK;
     adj_host h;
     mmx_status s = adj_host_get(ctx, adj, &h);
     if (s) return s;
-    L->nv = adj->nverts, L->nf = adj->nfaces, L->ne = adj->nedges;
     const mmx_index base = P->nv + (mmx__scheme_quads(scheme) ? P->nf : 0);
     s = mmx__host_alloc(ctx, h.ne ? (size_t)h.ne : 1, sizeof *L->es, (void **)&L->es);
     for (mmx_index c = 0; !s && c < h.ne; c++) {
@@ -181,15 +213,20 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
             num[q] = q + 1;
         }
     }
+    /* The smooth-triangle rule counts each edge's triangles (its two faces' corners). */
+    unsigned char *tris = NULL;
+    if (!s && sh->smooth_tris) s = edge_triangles(ctx, ops->M, adj, &tris);
     for (mmx_index e = 0; !s && e < h.ne; e++) {
         const float x = sharpness(L, &h, e);
         const mmx_index a = h.ev[2 * e], b = h.ev[2 * e + 1];
-        const mmx__edge_rule r = mmx__rule_edge(
+        const mmx__edge_rule r = mmx__rule_edge_tris(
             ops->scheme,
             mmx__rule_edge_weight(x, mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[a], L->semi_n[a]),
-                                  mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[b], L->semi_n[b])));
+                                  mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[b], L->semi_n[b])),
+            tris && h.sides[e] == 2 ? tris[e] : 0);
         ends[e] = r.ends, faces[e] = r.faces;
     }
+    free(tris);
     /* Into the context's space: the tables ops_build allocated, and the two per-entry arrays. */
     const mmx_space sp = mmx_ctx_space(ctx);
     const struct { void *to; const void *from; size_t bytes; } up[] = {

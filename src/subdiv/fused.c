@@ -52,7 +52,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.scheme = scheme;
     v.boundary = L->boundary;
     v.vsharp = L->vsharp, v.nv0 = L->nv0, v.level = L->level;
-    v.esharp = L->esharp, v.chaikin = L->chaikin;
+    v.esharp = L->esharp, v.chaikin = L->chaikin, v.smooth_tris = L->smooth_tris;
     v.nv = L->nv, v.nf = L->nf, v.ne = L->ne, v.nnz = L->nnz, v.order = L->order;
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
@@ -162,7 +162,7 @@ mmx_status mmx__fz_child_alloc(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_le
     C->maxcol = C->order;
     C->boundary = P->boundary;
     C->vsharp = P->vsharp, C->nv0 = P->nv0, C->level = P->level + 1;
-    C->chaikin = P->chaikin;
+    C->chaikin = P->chaikin, C->smooth_tris = P->smooth_tris;
     /* The child's edge sharpness, where a pass will read it: the level has creases and one of
      * them is still sharp in the child (sharpness falls by one per level, Chaikin's means
      * included, so the input's largest, less the levels, bounds it; infinite stays). Later
@@ -309,6 +309,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     lv[0].boundary = sharp->boundary, lv[0].vsharp = sharp->vsharp, lv[0].nv0 = sharp->nv0;
     lv[0].level = 0;
     lv[0].esharp = sharp->esharp, lv[0].chaikin = sharp->chaikin;
+    lv[0].smooth_tris = sharp->smooth_tris;
     for (int l = 1; !s && !fault->kind && l <= levels; l++) {
         const int last = l == levels;
         mmx__fz_level *C = &lv[l];

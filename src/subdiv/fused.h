@@ -30,6 +30,7 @@ typedef struct mmx__fz_level {
                                      creases: the input level borrows the caller's (sharp's),
                                      a child's is its own, written by its parent's pass */
     int chaikin;                  /* the crease method: Chaikin's (1) or uniform (0) */
+    int smooth_tris;              /* Catmull-Clark's smooth-triangle rule (the options') */
     mmx_index *eends;             /* the last level of a call that carries creases: the two
                                      ends of each half of an edge (2 ne entries; the inner
                                      edges' are not written), beside esharp */

@@ -37,8 +37,13 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
          * boundary): the rule of its sharpness (rules.h), the midpoint on the boundary. */
         if (!(t >= 0 && t < c)) {
             const float fw = mmx__rule_face_weight(4);
-            const mmx__edge_rule r =
-                mmx__rule_edge(L->scheme, mmx__fz_edge_weight(L, k->fe >> 1, t < 0, k->v, k->vn));
+            /* The face across, if any (its first corner b, order m), for the smooth-triangle
+             * rule and the face point; a reduced quad level has no triangles. */
+            mmx_index b = 0, m = 0, g = 0;
+            if (t >= 0) g = mmx__fz_face_of(L, t, &b, &m);
+            const int tris = L->smooth_tris && L->order != 4 && t >= 0 ? (n == 3) + (m == 3) : 0;
+            const mmx__edge_rule r = mmx__rule_edge_tris(
+                L->scheme, mmx__fz_edge_weight(L, k->fe >> 1, t < 0, k->v, k->vn), tris);
             float u[3], w[3], x[3], fq[3];
             if (pu) {
                 for (int i = 0; i < 3; i++) u[i] = pu[i], w[i] = pw[i];
@@ -49,8 +54,6 @@ static inline MMX__HD void mmx__fz_cc_corner(const mmx__fz_in *L, const mmx__fz_
             if (r.faces == 0.0f) { /* the midpoint: the face across is not read */
                 for (int i = 0; i < 3; i++) x[i] = r.ends * u[i] + r.ends * w[i];
             } else {
-                mmx_index b, m;
-                const mmx_index g = mmx__fz_face_of(L, t, &b, &m);
                 if (L->order == 4) {
                     /* The face across runs w -> u from corner t: its other two corners. */
                     mmx_index r[4];

@@ -56,6 +56,7 @@ typedef struct mmx__fz_in {
                                         level), ne entries, or NULL for none: then only the
                                         boundary is sharp */
     int chaikin;                     /* the crease method (rules.h's child sharpness) */
+    int smooth_tris;                 /* Catmull-Clark's smooth-triangle edge rule (rules.h) */
     int level;                       /* 0 for the input level: the sharpness's decay */
     mmx_index nv, nf, ne, nnz;
     mmx_index order;                 /* 3 or 4; 0: general faces read through colptr */

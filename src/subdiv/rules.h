@@ -235,6 +235,23 @@ static inline MMX__HD mmx__edge_rule mmx__rule_edge(mmx_scheme scheme, float w)
     return r;
 }
 
+/* Catmull-Clark's edge rule with the smooth-triangle option (OpenSubdiv's TRI_SUB_SMOOTH, OBJ
+ * 't smoothtriangles smooth'), for an edge of two faces of which `tris` (0 to 2) are
+ * triangles: a triangle's face term weighs 0.47 instead of 1/4 (Hbr's constant, which
+ * OpenSubdiv keeps), both faces take the mean of the two, and the ends what is left:
+ * faces = (f_0 + f_1) / 2, ends = (1 - 2 faces) / 2. Other edges, and edges without a
+ * triangle, take mmx__rule_edge; the sharp part of a blend is unchanged. */
+static inline MMX__HD mmx__edge_rule mmx__rule_edge_tris(mmx_scheme scheme, float w, int tris)
+{
+    if (tris == 0 || scheme != MMX_SCHEME_CATMULL_CLARK || w == 1.0f) return mmx__rule_edge(scheme, w);
+    const float tri = 0.470f, quad = 0.25f;
+    mmx__edge_rule r;
+    r.faces = 0.5f * ((tris > 0 ? tri : quad) + (tris > 1 ? tri : quad));
+    r.ends = 0.5f * (1.0f - 2.0f * r.faces);
+    if (w != 0.0f) r.ends = w * 0.5f + (1.0f - w) * r.ends, r.faces = (1.0f - w) * r.faces;
+    return r;
+}
+
 /* The sharpness of edge e at this level: infinite on a boundary (`boundary`), else its entry
  * of the level's crease sharpness `es` (NULL: no creases). */
 static inline MMX__HD float mmx__rule_edge_sharpness(const float *es, mmx_index e, int boundary)

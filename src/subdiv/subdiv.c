@@ -343,12 +343,16 @@ static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx
  * not honoured yet (subdiv.h). */
 static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                  const mmx_mesh *mesh, const mmx_adjacency *adj,
-                                 mmx_boundary option, mmx_crease_method method,
-                                 mmx__subdiv_sharp *sh)
+                                 const mmx_subdiv_options *o, mmx__subdiv_sharp *sh)
 {
+    const mmx_boundary option = o->boundary;
+    const mmx_crease_method method = o->crease;
     memset(sh, 0, sizeof *sh);
     sh->ctx = ctx;
     sh->boundary = option;
+    /* Only the input level of Catmull-Clark can have triangles (its children are quads). */
+    const int tris = scheme == MMX_SCHEME_CATMULL_CLARK && adj->face_order != 4;
+    sh->smooth_tris = tris && o->triangles == MMX_TRIANGLES_SMOOTH;
     if (!mesh->tags) {
         if (option == MMX_BOUNDARY_FROM_MESH) sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
         return MMX_OK;
@@ -373,6 +377,7 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
                       "crease %d edges (first: %d %d)", who, t->ncreases, t->crease_verts[0],
                       t->crease_verts[1]);
     sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
+    if (o->triangles == MMX_TRIANGLES_FROM_MESH) sh->smooth_tris = tris && t->smooth_triangles == 1;
     if (!s && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
         s = edge_sharpness(ctx, t, adj, sh);
     float *h = NULL;
@@ -453,6 +458,8 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown crease method %d", who, (int)o->crease);
     if ((unsigned)o->holes > MMX_HOLES_KEEP)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown hole mode %d", who, (int)o->holes);
+    if ((unsigned)o->triangles > MMX_TRIANGLES_SMOOTH)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown triangle rule %d", who, (int)o->triangles);
     mmx_status s = mmx__check_space(ctx, mesh->space, who);
     if (!s && mesh->space != mmx_ctx_space(ctx))
         s = mmx__fail(ctx, MMX_ERR_SPACE,
@@ -467,7 +474,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer_free(timer);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
-    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o->boundary, o->crease, sharp);
+    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
@@ -492,7 +499,9 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     mmx__crease_level cl, parent;
     memset(&cl, 0, sizeof cl);
     memset(&parent, 0, sizeof parent);
-    if (!s && sharp->esharp) s = mmx__crease_level_first(ctx, sharp, adj, &cl);
+    /* Levels with creases, and Catmull-Clark's input with the smooth-triangle rule, build
+     * their tables on the host (creases.c). */
+    if (!s && (sharp->esharp || sharp->smooth_tris)) s = mmx__crease_level_first(ctx, sharp, adj, &cl);
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
         double ms = 0;
@@ -503,7 +512,8 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
             s = mmx__crease_level_next(ctx, scheme, sharp->chaikin, &parent, adj, &cl);
             mmx__crease_level_free(&parent);
         }
-        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, sharp->esharp ? &cl : NULL, &next);
+        const int host_tables = sharp->esharp || (sharp->smooth_tris && l == 1);
+        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, host_tables ? &cl : NULL, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);

@@ -47,6 +47,8 @@ typedef struct mmx__subdiv_sharp {
     mmx_index ne0;
     float emax;          /* the largest entry of esharp */
     int chaikin;         /* the crease method: 0 uniform, 1 Chaikin ('t creasemethod chaikin') */
+    int smooth_tris;     /* Catmull-Clark's smooth-triangle rule ('t smoothtriangles smooth' or
+                            the options; rules.h), where the input has triangles */
     mmx_mesh_tags *tags; /* the mesh's tags as parsed (host), NULL without tags */
     mmx_ctx *ctx; /* vsharp's and esharp's */
 } mmx__subdiv_sharp;
