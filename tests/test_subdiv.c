@@ -346,6 +346,21 @@ Test(subdiv, smooth_triangles_oracle, .description = "the smooth-triangle rule m
     mmx_ctx_free(ctx);
 }
 
+/* No boundary interpolation (OpenSubdiv's VTX_BOUNDARY_NONE): the faces at a boundary vertex
+ * whose boundary edges are not all tagged infinitely sharp are holes. */
+Test(subdiv, boundary_none_oracle, .description = "interpolateboundary 0 matches OpenSubdiv's VTX_BOUNDARY_NONE")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_boundary tagged = MMX_BOUNDARY_FROM_MESH;
+    const char *none = "t interpolateboundary 1/0/0 0\n";
+    check_oracle_mode(CC, tagged, with_tags(shape(ctx, "grid:10:9"), none), 3, "grid, no boundary interpolation");
+    check_oracle_mode(CC, tagged, with_creases(shape(ctx, "mixed"), 1, none), 2,
+                      "mixed, every edge creased, no boundary interpolation");
+    check_oracle_mode(LOOP, tagged, with_tags(tri_grid(ctx, 6, 5), none), 3, "triangulated grid, none");
+    mmx_ctx_free(ctx);
+}
+
 /* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
 Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {
@@ -592,7 +607,7 @@ static void check_refusals(mmx_ctx *ctx)
     cr_assert_eq(mmx_subdivide(ctx, CC, NULL, 1, NULL, &out), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, NULL, NULL), MMX_ERR_ARG);
     mmx_subdiv_options bad = {0};
-    bad.boundary = (mmx_boundary)3;
+    bad.boundary = (mmx_boundary)4;
     cr_assert_eq(mmx_subdivide(ctx, CC, cube, 1, &bad, &out), MMX_ERR_ARG);
     cr_assert_null(out);
     mmx_mesh_free(grid);

@@ -386,6 +386,18 @@ if expect_rc "subdiv --scheme bilinear" 0 subdiv --scheme bilinear builtin:mixed
     fi
 fi
 check_usage "subdiv with an unknown --boundary" subdiv --scheme cc --boundary corner builtin:cube "$TMP/s.obj"
+# --boundary none: the faces at the grid's boundaries are holes: left out, or with --holes keep
+# kept and tagged (the kept faces less the tagged ones are the faces left).
+if expect_rc "subdiv --boundary none" 0 subdiv --backend host --scheme cc --boundary none builtin:grid:10:9 "$TMP/bn.obj"; then
+    run subdiv --backend host --scheme cc --boundary none --holes keep builtin:grid:10:9 "$TMP/bk.obj"
+    left=$(grep -c '^f ' "$TMP/bn.obj"); kept=$(grep -c '^f ' "$TMP/bk.obj")
+    tagged=$(grep -m1 '^t hole' "$TMP/bk.obj" | awk '{split($3, n, "/"); print n[1]}')
+    if [ "$kept" = 328 ] && [ -n "$tagged" ] && [ $((kept - tagged)) = "$left" ] && [ "$left" -gt 0 ]; then
+        ok "subdiv --boundary none: $left of $kept faces left, $tagged tagged as holes with --holes keep"
+    else
+        bad "subdiv --boundary none" "left $left, kept $kept, tagged '$tagged'"
+    fi
+fi
 # The edge-and-corner boundary keeps the grid's four corners (boundary vertices on one face)
 # where they are, which the edge-only rule moves: the two results differ. An untagged mesh
 # takes edge-only by default; a tag 'interpolateboundary 1' gives edge-and-corner.

@@ -16,6 +16,7 @@ static const char *boundary_name(mmx_boundary b)
 {
     return b == MMX_BOUNDARY_EDGE_AND_CORNER ? "edge-and-corner"
            : b == MMX_BOUNDARY_EDGE_ONLY     ? "edge-only"
+           : b == MMX_BOUNDARY_NONE          ? "none"
                                              : "tagged";
 }
 
@@ -99,7 +100,8 @@ static const opt_spec subdiv_opts[O_COUNT] = {
     [O_BOUNDARY] = {"boundary", 0, "B",
                     "edge-only (boundary edges are creases) or edge-and-corner\n"
                     "(also: a boundary vertex on one face stays where it is), as\n"
-                    "OpenSubdiv's VTX_BOUNDARY_* (Loop and Catmull-Clark); by\n"
+                    "OpenSubdiv's VTX_BOUNDARY_* (Loop and Catmull-Clark), or\n"
+                    "none (the faces at the boundary are holes: see --holes); by\n"
                     "default IN's 'interpolateboundary' tag, else edge-only"},
     [O_CREASE] = {"crease-method", 0, "M",
                   "uniform (a crease's children are 1 less sharp) or chaikin\n"
@@ -194,8 +196,9 @@ static int run(const tool_args *a)
     const char *b_arg = a->value[O_BOUNDARY];
     if (b_arg && strcmp(b_arg, "edge-and-corner") == 0) boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
     else if (b_arg && strcmp(b_arg, "edge-only") == 0) boundary = MMX_BOUNDARY_EDGE_ONLY;
+    else if (b_arg && strcmp(b_arg, "none") == 0) boundary = MMX_BOUNDARY_NONE;
     else if (b_arg)
-        return usage_error("unknown --boundary '%s' (use edge-only or edge-and-corner)", b_arg);
+        return usage_error("unknown --boundary '%s' (use edge-only, edge-and-corner or none)", b_arg);
     mmx_crease_method crease = MMX_CREASE_FROM_MESH;
     const char *c_arg = a->value[O_CREASE];
     if (c_arg && strcmp(c_arg, "uniform") == 0) crease = MMX_CREASE_UNIFORM;

@@ -39,7 +39,7 @@
  *
  * The mesh's tags (OBJ 't' lines, mesh.h) are read here, with OpenSubdiv's rules (Sdc):
  *   - 'interpolateboundary' gives the boundary mode unless opts->boundary names one (1 edge and
- *     corner, 2 edge only; 0, no boundary interpolation, is refused as MMX_ERR_UNSUPPORTED);
+ *     corner, 2 edge only, 0 none: the faces at boundary vertices become holes, below);
  *   - 'corner' makes vertices sharp: a vertex of sharpness s is a corner (it keeps its place)
  *     while s, falling by one per level (10 and above: for ever), stays positive after the
  *     level, and at the level where it falls to 0 its rule is the blend s corner + (1 - s) rule;
@@ -89,9 +89,12 @@ typedef enum mmx_boundary {
                                         edge and corner, 2: edge only), else edge only */
     MMX_BOUNDARY_EDGE_ONLY = 1,      /* boundary edges are creases; corners are not sharp
                                         (OpenSubdiv's VTX_BOUNDARY_EDGE_ONLY) */
-    MMX_BOUNDARY_EDGE_AND_CORNER = 2 /* also: a boundary vertex on a single face is a sharp
+    MMX_BOUNDARY_EDGE_AND_CORNER = 2, /* also: a boundary vertex on a single face is a sharp
                                         corner and stays where it is (VTX_BOUNDARY_EDGE_AND_CORNER,
                                         OBJ 't interpolateboundary 1/0/0 1') */
+    MMX_BOUNDARY_NONE = 3            /* no boundary surface: the faces touching the boundary are
+                                        holes (refined, then left out or kept as opts->holes
+                                        says; VTX_BOUNDARY_NONE, 't interpolateboundary 1/0/0 0') */
 } mmx_boundary;
 
 /* How a crease's sharpness passes to its children (Loop, Catmull-Clark). */

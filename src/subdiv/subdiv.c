@@ -292,22 +292,18 @@ void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
 }
 
 /* The input's edge sharpness from the crease tags (the largest where an edge is named twice),
- * in mmx_adjacency's edge order: edge {a, b}, a < b, is among the edges of higher end b,
- * edge_ptr[b] .. edge_ptr[b + 1] - 1, ordered by their lower end. Read on the host (the
- * adjacency's arrays copied from the device: a wait), copied to the context's space. Nothing
- * is made when no crease has a positive sharpness. */
-static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
-                                 mmx__subdiv_sharp *sh)
+ * host array *out of nedges entries in mmx_adjacency's edge order: edge {a, b}, a < b, is among
+ * the edges of higher end b, edge_ptr[b] .. edge_ptr[b + 1] - 1, ordered by their lower end
+ * (the adjacency's arrays copied from the device: a wait). *emax gets the largest sharpness. */
+static mmx_status tag_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
+                                float **out, float *emax)
 {
-    int any = 0;
-    for (mmx_index k = 0; k < t->ncreases; k++) any |= t->crease_sharpness[k] > 0.0f;
-    if (!any) return MMX_OK;
     const size_t nv = (size_t)adj->nverts, ne = (size_t)adj->nedges;
     mmx_index *ptr = NULL, *ev = NULL;
     float *h = NULL;
     mmx_status s = mmx__host_alloc(ctx, nv + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, 2 * ne, sizeof *ev, (void **)&ev);
-    if (!s) s = mmx__host_alloc(ctx, ne, sizeof *h, (void **)&h);
+    if (!s) s = mmx__host_alloc(ctx, 2 * ne + 1, sizeof *ev, (void **)&ev);
+    if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *h, (void **)&h);
     if (!s) s = mmx_mem_copy(ctx, ptr, MMX_SPACE_HOST, adj->edge_ptr, adj->space, (nv + 1) * sizeof *ptr);
     if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
     for (size_t e = 0; !s && e < ne; e++) h[e] = 0.0f;
@@ -323,15 +319,78 @@ static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx
         /* mmx_mesh_tags_parse checked that every crease is an edge of the mesh. */
         if (first < ptr[hi + 1] && ev[2 * first] == lo && t->crease_sharpness[k] > h[first])
             h[first] = t->crease_sharpness[k];
-        if (t->crease_sharpness[k] > sh->emax) sh->emax = t->crease_sharpness[k];
+        if (t->crease_sharpness[k] > *emax) *emax = t->crease_sharpness[k];
     }
+    free(ptr);
+    free(ev);
+    if (s) free(h), h = NULL;
+    *out = h;
+    return s;
+}
+
+/* The input's edge sharpness (tag_sharpness) in the context's space, for the levels to read;
+ * nothing is made when no crease has a positive sharpness. */
+static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
+                                 mmx__subdiv_sharp *sh)
+{
+    int any = 0;
+    for (mmx_index k = 0; k < t->ncreases; k++) any |= t->crease_sharpness[k] > 0.0f;
+    if (!any) return MMX_OK;
+    const size_t ne = (size_t)adj->nedges;
+    float *h = NULL;
     const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_status s = tag_sharpness(ctx, t, adj, &h, &sh->emax);
     if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof *h, (void **)&sh->esharp);
     if (!s) s = mmx_mem_copy(ctx, sh->esharp, sp, h, MMX_SPACE_HOST, ne * sizeof *h);
     if (!s) sh->ne0 = (mmx_index)ne;
-    free(ptr);
-    free(ev);
     free(h);
+    return s;
+}
+
+/* No boundary interpolation, as OpenSubdiv reads it: a boundary vertex with a boundary edge
+ * that its tags do not make infinitely sharp excludes its faces, which become holes (added to
+ * t's). Read on the host. */
+static mmx_status boundary_holes(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                 mmx_mesh_tags *t)
+{
+    const mmx_mesh *h = NULL;
+    unsigned char *excl = NULL, *hole = NULL;
+    mmx_index *list = NULL, *ev = NULL, *sides = NULL;
+    float *es = NULL, emax = 0.0f;
+    const size_t nv = (size_t)adj->nverts, nf = (size_t)adj->nfaces, ne = (size_t)adj->nedges;
+    mmx_status s = mmx__host_alloc(ctx, nv + 1, 1, (void **)&excl);
+    if (!s) s = mmx__host_alloc(ctx, nf + 1, 1, (void **)&hole);
+    if (!s) s = mmx__host_alloc(ctx, 2 * ne + 1, sizeof *ev, (void **)&ev);
+    if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *sides, (void **)&sides);
+    if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
+    if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
+    if (!s) s = tag_sharpness(ctx, t, adj, &es, &emax);
+    if (!s) s = mmx__mesh_host_view(ctx, mesh, &h);
+    if (s) goto done;
+    memset(excl, 0, nv);
+    for (size_t e = 0; e < ne; e++)
+        if (sides[e] == 1 && es[e] < MMX__SHARP_INF) excl[ev[2 * e]] = excl[ev[2 * e + 1]] = 1;
+    memset(hole, 0, nf);
+    for (mmx_index k = 0; k < t->nholes; k++) hole[t->holes[k]] = 1;
+    const mmx_csc *M = h->M;
+    for (mmx_index k = 0; k < M->ncols; k++) {
+        const int64_t a = M->order ? (int64_t)M->order * k : M->colptr[k];
+        const int64_t b = M->order ? a + M->order : M->colptr[k + 1];
+        for (int64_t q = a; q < b; q++) hole[k] |= excl[M->rowidx[q]];
+    }
+    mmx_index n = 0;
+    for (size_t k = 0; k < nf; k++) n += hole[k];
+    s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *list, (void **)&list);
+    if (s) goto done;
+    n = 0;
+    for (size_t k = 0; k < nf; k++)
+        if (hole[k]) list[n++] = (mmx_index)k;
+    free(t->holes);
+    t->holes = list, t->nholes = n;
+    list = NULL;
+done:
+    if (h) mmx__mesh_host_release(mesh, h);
+    free(excl), free(hole), free(list), free(ev), free(sides), free(es);
     return s;
 }
 
@@ -353,7 +412,7 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
     /* Only the input level of Catmull-Clark can have triangles (its children are quads). */
     const int tris = scheme == MMX_SCHEME_CATMULL_CLARK && adj->face_order != 4;
     sh->smooth_tris = tris && o->triangles == MMX_TRIANGLES_SMOOTH;
-    if (!mesh->tags) {
+    if (!mesh->tags && option != MMX_BOUNDARY_NONE) {
         if (option == MMX_BOUNDARY_FROM_MESH) sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
         return MMX_OK;
     }
@@ -365,12 +424,14 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
         return mmx__fail(ctx, s, "%s: the mesh's tags: %s", who, why);
     }
     sh->tags = t;
-    if (option == MMX_BOUNDARY_FROM_MESH) {
-        if (t->interpolate_boundary == 0)
-            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the mesh's tags ask for no boundary "
-                          "interpolation (interpolateboundary 0), which is not implemented", who);
-        sh->boundary = t->interpolate_boundary == 1 ? MMX_BOUNDARY_EDGE_AND_CORNER
-                                                    : MMX_BOUNDARY_EDGE_ONLY;
+    if (option == MMX_BOUNDARY_FROM_MESH)
+        sh->boundary = t->interpolate_boundary == 1   ? MMX_BOUNDARY_EDGE_AND_CORNER
+                       : t->interpolate_boundary == 0 ? MMX_BOUNDARY_NONE
+                                                      : MMX_BOUNDARY_EDGE_ONLY;
+    /* No boundary interpolation: refined as edge only, the faces at boundary vertices holes. */
+    if (!s && sh->boundary == MMX_BOUNDARY_NONE) {
+        sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
+        s = boundary_holes(ctx, mesh, adj, t);
     }
     if (!s && scheme == MMX_SCHEME_SQRT3 && t->ncreases > 0)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no crease rule, and the mesh's tags "
@@ -450,7 +511,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown scheme %d", who, (int)scheme);
     memset(o, 0, sizeof *o);
     if (opts) *o = *opts;
-    if ((unsigned)o->boundary > MMX_BOUNDARY_EDGE_AND_CORNER)
+    if ((unsigned)o->boundary > MMX_BOUNDARY_NONE)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown boundary mode %d", who, (int)o->boundary);
     if ((unsigned)o->path > MMX_SUBDIV_PATH_ALGEBRAIC)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown path %d", who, (int)o->path);
