@@ -162,6 +162,21 @@ static void crease_meshes(mmx_ctx *ctx, mmx_ctx *host)
                "triangulated grid, smooth triangles and creases");
 }
 
+/* Vertices of several fans (corners on both paths): a bowtie, two cones on one tip. */
+static void fan_meshes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const float p9[] = {0, 0, 0, 1, 1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1,
+                               1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1};
+    static const int cones[] = {0, 1, 2, -1, 0, 2, 3, -1, 0, 3, 4, -1, 0, 4, 1, -1,
+                                0, 5, 6, -1, 0, 6, 7, -1, 0, 7, 8, -1, 0, 8, 5, -1};
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
+    check(ctx, host, CC, from_lists(host, 9, p9, cones, 32), 3, "two cones on one tip");
+    check(ctx, host, LOOP, from_lists(host, 9, p9, cones, 32), 3, "two cones on one tip");
+    check(ctx, host, CC, from_lists(host, 9, p9, bowtie, 8), 3, "bowtie");
+    check(ctx, host, LOOP, shuffled(host, from_lists(host, 9, p9, bowtie, 8), 2), 3, "shuffled bowtie");
+    check(ctx, host, BILINEAR, from_lists(host, 9, p9, cones, 32), 2, "two cones on one tip");
+}
+
 static void cc_meshes(mmx_ctx *ctx, mmx_ctx *host)
 {
     check(ctx, host, CC, shape(host, "cube"), 4, "cube");
@@ -282,6 +297,13 @@ Test(fused, creases_match_algebraic, .description = "fused = algebraic with crea
     mmx_ctx_free(host);
 }
 
+Test(fused, fans_match_algebraic, .description = "fused = algebraic with vertices of several fans (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    fan_meshes(host, host);
+    mmx_ctx_free(host);
+}
+
 Test(fused, loop_matches_algebraic, .description = "fused Loop = algebraic (host)")
 {
     mmx_ctx *host = tu_host_ctx();
@@ -394,6 +416,9 @@ static void plans(mmx_ctx *ctx, mmx_ctx *host)
     check_plan(ctx, host, CC, with_creases(shape(host, "mixed"), 2, NULL), 4, "mixed with creases");
     check_plan(ctx, host, LOOP, with_creases(shape(host, "icosphere:1"), 2, "t creasemethod 0/0/1 chaikin\n"),
                3, "icosphere with creases, Chaikin");
+    static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, -1, 0, 0.5f};
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
+    check_plan(ctx, host, CC, from_lists(host, 5, p5, bowtie, 8), 3, "bowtie");
 }
 
 Test(fused, plan_eval, .description = "a plan's re-evaluation = subdividing the moved mesh (host)")
@@ -441,6 +466,7 @@ Test(fused, gpu_matches_algebraic, .description = "fused on CUDA = algebraic on 
     bilinear_meshes(gpu, host);
     corner_meshes(gpu, host);
     crease_meshes(gpu, host);
+    fan_meshes(gpu, host);
     loop_meshes(gpu, host);
     sqrt3_meshes(gpu, host);
     refusals(gpu, host, 0);
@@ -486,7 +512,7 @@ static void input_faults(mmx_ctx *ctx, mmx_ctx *host)
         MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
         mmx__fz_level L;
         mmx__fault got = {(mmx__fault_kind)99, -1};
-        MMX_OK_OR_FAIL(ctx, mmx__fz_input(ctx, cases[k].scheme, m, adj, MMX__FZ_BORROW, &L, &got));
+        MMX_OK_OR_FAIL(ctx, mmx__fz_input(ctx, cases[k].scheme, m, adj, MMX__FZ_BORROW, 0, &L, &got));
         cr_assert_eq(got.kind, cases[k].want.kind, "case %zu: fault kind %d", k, (int)got.kind);
         cr_assert_eq(got.element, cases[k].want.element, "case %zu: element %d", k, got.element);
         if (!got.kind) mmx__fz_level_free(ctx, &L);

@@ -361,6 +361,37 @@ Test(subdiv, boundary_none_oracle, .description = "interpolateboundary 0 matches
     mmx_ctx_free(ctx);
 }
 
+/* Vertices whose faces form several fans (non-manifold vertices: a bowtie's middle, the tip
+ * of two cones, OpenSubdiv's nonman_verts shapes) are infinitely sharp corners, as in
+ * OpenSubdiv, at every level; with a crease beside one, the default path is the algebraic one
+ * (the fused walks follow one fan), which the fused path refuses when named. */
+Test(subdiv, fans_oracle, .description = "vertices of several fans are corners, as OpenSubdiv's non-manifold vertices")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, -1, 0, 0.5f};
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
+    check_oracle(CC, from_lists(ctx, 5, p5, bowtie, 8), 3, "bowtie");
+    check_oracle(LOOP, from_lists(ctx, 5, p5, bowtie, 8), 3, "bowtie");
+    /* Two square pyramids (open at the bottom) touching at their tips, vertex 0. */
+    static const float p9[] = {0, 0, 0, 1, 1, 1, -1, 1, 1, -1, -1, 1, 1, -1, 1,
+                               1, 1, -1, 1, -1, -1, -1, -1, -1, -1, 1, -1};
+    static const int cones[] = {0, 1, 2, -1, 0, 2, 3, -1, 0, 3, 4, -1, 0, 4, 1, -1,
+                                0, 5, 6, -1, 0, 6, 7, -1, 0, 7, 8, -1, 0, 8, 5, -1};
+    check_oracle(CC, from_lists(ctx, 9, p9, cones, 32), 3, "two cones on one tip");
+    check_oracle(LOOP, from_lists(ctx, 9, p9, cones, 32), 3, "two cones on one tip");
+    check_oracle_mode(CC, MMX_BOUNDARY_FROM_MESH,
+                      with_tags(from_lists(ctx, 9, p9, cones, 32), "t crease 2/1/0 0 1 2.5\nt corner 1/1/0 5 1.5\n"),
+                      2, "two cones with a crease at the tip and a corner");
+    mmx_mesh *m = with_tags(from_lists(ctx, 9, p9, cones, 32), "t crease 2/1/0 0 1 2.5\n"), *out = NULL;
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_FUSED;
+    cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &o, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(ctx), "vertices of several"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
 Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {
@@ -585,11 +616,11 @@ static void check_refusals(mmx_ctx *ctx)
     refused(ctx, CC, m, 1, MMX_ERR_MESH, "edge (0, 1) (0-based vertex numbers) has 3 faces");
     refused(ctx, LOOP, m, 1, MMX_ERR_MESH, "edge (0, 1) (0-based vertex numbers) has 3 faces");
     mmx_mesh_free(m);
-    /* A bowtie: two triangles sharing only vertex 0. */
+    /* A bowtie: two triangles sharing only vertex 0. Loop and Catmull-Clark take vertex 0 as a
+     * corner (fans_oracle); sqrt3, which has no corner rule, refuses it. */
     static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
     m = from_lists(ctx, 5, p5, bowtie, 8);
-    refused(ctx, CC, m, 1, MMX_ERR_MESH, "vertex 0 (0-based)");
-    refused(ctx, LOOP, m, 2, MMX_ERR_MESH, "vertex 0");
+    refused(ctx, SQRT3, m, 1, MMX_ERR_MESH, "vertex 0 (0-based)");
     mmx_mesh_free(m);
     /* A closed tetrahedron with one face flipped: no scheme takes it. */
     static const int flipped[] = {0, 2, 1, -1, 0, 1, 3, -1, 1, 2, 3, -1, 0, 2, 3, -1};

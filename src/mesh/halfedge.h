@@ -34,9 +34,11 @@ typedef enum mmx__fault_kind {
                                   (element: none) */
     MMX__FAULT_HALFEDGE_TWICE, /* corner `element` runs a half-edge that another (later) corner
                                   runs too: an edge run the same way by both its faces */
-    MMX__FAULT_FANS,           /* vertex `element`'s faces do not form one fan */
-    MMX__FAULT_TRIANGLE_PAIR   /* triangle `element` shares its three vertices with a
+    MMX__FAULT_TRIANGLE_PAIR,  /* triangle `element` shares its three vertices with a
                                   neighbour (a repeated face or a pillow) */
+    MMX__FAULT_FANS            /* vertex `element`'s faces do not form one fan: last, so that a
+                                  record of this kind says there is no other fault (subdivision
+                                  takes such vertices as corners) */
 } mmx__fault_kind;
 
 typedef struct mmx__fault {

@@ -68,8 +68,8 @@ static mmx_index fz_groups(mmx_scheme scheme, const mmx__fz_level *L)
 }
 
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
-                         mmx__fault *fault)
+                         const mmx_adjacency *adj, mmx__fz_source source, int fans_ok,
+                         mmx__fz_level *L, mmx__fault *fault)
 {
     *fault = (mmx__fault){MMX__FAULT_NONE, 0};
     const mmx_csc *M = mesh->M;
@@ -138,6 +138,9 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* The input's one wait: the verdict is a fault to report, and it decides what comes next.
      * Counts on a bad level could point anywhere: not computed. */
     if (!s) s = mmx__halfedge_fault(ctx, &H, fault);
+    /* Vertices of several fans that the caller made corners: their walks, over one fan, are
+     * not read (a corner keeps its place). FANS is the last kind: no other fault is hidden. */
+    if (!s && fans_ok && fault->kind == MMX__FAULT_FANS) *fault = (mmx__fault){MMX__FAULT_NONE, 0};
     if (!s && !fault->kind && !mmx__scheme_quads(scheme)) {
         if (cuda) s = mmx__fz_counts_cuda(ctx, in, L->cnt);
         else if (scheme == MMX_SCHEME_LOOP)
@@ -303,8 +306,8 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
     if (!s && timer) s = mmx_timer_start(timer);
     if (!s)
-        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, &lv[0],
-                          fault);
+        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW,
+                          sharp->fan_corners, &lv[0], fault);
     /* The children copy these. */
     lv[0].boundary = sharp->boundary, lv[0].vsharp = sharp->vsharp, lv[0].nv0 = sharp->nv0;
     lv[0].level = 0;

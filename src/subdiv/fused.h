@@ -48,14 +48,15 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L);
  * checks (mmx__subdiv_prepare); the rest is checked here: every half-edge run by one corner
  * (consistent orientation), every vertex's faces in one fan, and triangles for Loop and sqrt3.
  * When not, it returns MMX_OK with the level freed and *fault naming the first fault (the
- * caller reports it: mmx__subdiv_refuse); fault->kind is MMX__FAULT_NONE otherwise. */
+ * caller reports it: mmx__subdiv_refuse); fault->kind is MMX__FAULT_NONE otherwise. With
+ * fans_ok, vertices of several fans are no fault (the caller made them corners). */
 typedef enum mmx__fz_source {
     MMX__FZ_BORROW = 0, /* the level reads the mesh's matrix and positions in place */
     MMX__FZ_COPY = 1    /* the level copies them (a plan outlives the caller's mesh) */
 } mmx__fz_source;
 mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                         const mmx_adjacency *adj, mmx__fz_source source, mmx__fz_level *L,
-                         mmx__fault *fault);
+                         const mmx_adjacency *adj, mmx__fz_source source, int fans_ok,
+                         mmx__fz_level *L, mmx__fault *fault);
 /* What of a child level mmx__fz_child_alloc allocates (or together). The last level of a chain
  * gets none: it is written straight into the result mesh's arrays. */
 typedef enum mmx__fz_parts {
@@ -92,6 +93,17 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
                          const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
                          mmx__fault *fault, mmx_mesh_tags *creases);
+
+/* The fused chain (mmx__fz_chain) as mmx_subdivide and plans run it: when the input level's
+ * only fault is a vertex of several fans (Loop, Catmull-Clark), those vertices become corners
+ * (mmx__subdiv_fan_corners) and the chain runs again; other faults are refused
+ * (mmx__subdiv_refuse). A creased mesh with such vertices is not refined: its corners are made
+ * and *creased_fans is set (the fused walks follow one fan, and creases need all of a vertex's
+ * edges), and the caller decides. */
+mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp *sharp,
+                             const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
+                             mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
+                             mmx_mesh_tags *creases, int *creased_fans);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
  * stubs of nocuda.c, device.h). Everything is queued. */

@@ -189,7 +189,9 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
                                  "numbers) has %d faces (edges with 3 faces or more: %d)", name,
                                  ev[0], ev[1], sides, adj->nonmanifold_edges);
     }
-    if (st->nonmanifold_verts > 0)
+    /* Loop and Catmull-Clark take a vertex of several fans as a corner (OpenSubdiv's rule);
+     * sqrt3 has no corner rule. */
+    if (st->nonmanifold_verts > 0 && scheme == MMX_SCHEME_SQRT3)
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "%s needs a manifold mesh: the faces around vertex %d (0-based) form "
                          "several fans, as at the tip of two cones or the middle of a bowtie "
@@ -218,7 +220,7 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
 /* The checks on the input mesh: face orders (on a host view of it), then the topology, from
  * the statistics of its adjacency and half-edge view. */
 static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                             const mmx_adjacency *adj)
+                             const mmx_adjacency *adj, mmx_index *nonmanifold_verts)
 {
     const char *name = mmx_scheme_name(scheme);
     const mmx_mesh *h = NULL;
@@ -237,6 +239,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     }
     mmx_mesh_stats st;
     if (!s) s = mmx__mesh_stats_of(ctx, mesh, adj, &st);
+    if (!s && nonmanifold_verts) *nonmanifold_verts = st.nonmanifold_verts;
     return s ? s : check_topology(ctx, scheme, adj, &st);
 }
 
@@ -245,9 +248,9 @@ mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
 {
     static const char *const what[] = {"no fault", "a face that is not a triangle",
                                        "a half-edge run by two corners (corner %d, 0-based)",
-                                       "faces in several fans (vertex %d, 0-based)",
-                                       "two triangles on the same vertices (face %d, 0-based)"};
-    mmx_status s = check_mesh(ctx, scheme, mesh, adj);
+                                       "two triangles on the same vertices (face %d, 0-based)",
+                                       "faces in several fans (vertex %d, 0-based)"};
+    mmx_status s = check_mesh(ctx, scheme, mesh, adj, NULL);
     if (s) return s;
     char found[96] = "a problem in the adjacency's counts";
     if (fault) snprintf(found, sizeof found, what[fault->kind], fault->element);
@@ -496,6 +499,69 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     return s;
 }
 
+mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                   mmx__subdiv_sharp *sh)
+{
+    const size_t nv = (size_t)adj->nverts;
+    mmx__halfedge H;
+    memset(&H, 0, sizeof H);
+    unsigned char *one = NULL;
+    mmx_index *valence = NULL;
+    float *h = NULL, *d = NULL;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_status s = mmx__halfedge_build(ctx, mesh, adj, &H);
+    if (!s) s = mmx__host_alloc(ctx, nv + 1, 1, (void **)&one);
+    if (!s) s = mmx__host_alloc(ctx, nv + 1, sizeof *valence, (void **)&valence);
+    if (!s) s = mmx__host_alloc(ctx, nv + 1, sizeof *h, (void **)&h);
+    if (!s && nv) s = mmx_mem_copy(ctx, one, MMX_SPACE_HOST, H.one_fan, sp, nv);
+    if (!s && nv) s = mmx_mem_copy(ctx, valence, MMX_SPACE_HOST, adj->valence, sp, nv * sizeof *valence);
+    for (size_t v = 0; !s && v < nv; v++) h[v] = 0.0f;
+    if (!s && sh->vsharp) s = mmx_mem_copy(ctx, h, MMX_SPACE_HOST, sh->vsharp, sp, (size_t)sh->nv0 * sizeof *h);
+    for (size_t v = 0; !s && v < nv; v++)
+        if (valence[v] > 0 && !one[v]) h[v] = MMX__SHARP_INF;
+    if (!s) s = mmx_mem_alloc(ctx, sp, (nv ? nv : 1) * sizeof *d, (void **)&d);
+    if (!s && nv) s = mmx_mem_copy(ctx, d, sp, h, MMX_SPACE_HOST, nv * sizeof *h);
+    if (!s) {
+        if (sh->vsharp) mmx_mem_free(ctx, sp, sh->vsharp);
+        sh->vsharp = d, sh->nv0 = (mmx_index)nv, sh->fan_corners = 1;
+        d = NULL;
+    }
+    /* The copy above is queued from a host array freed here: wait for it (CUDA). */
+    if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
+    if (d) mmx_mem_free(ctx, sp, d);
+    mmx__halfedge_free(&H);
+    free(one), free(valence), free(h);
+    return s;
+}
+
+mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp *sharp,
+                             const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
+                             mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
+                             mmx_mesh_tags *creases, int *creased_fans)
+{
+    mmx__fault fault = {MMX__FAULT_NONE, 0};
+    *creased_fans = 0;
+    mmx_status s = mmx__fz_chain(ctx, scheme, sharp, mesh, adj, levels, keep, lv, trace, out,
+                                 &fault, creases);
+    /* A vertex of several fans, the last fault kind: no other fault. Loop and Catmull-Clark
+     * take it as a corner (sqrt3 is refused below); creased meshes go to the caller. */
+    if (!s && fault.kind == MMX__FAULT_FANS && scheme != MMX_SCHEME_SQRT3 && !sharp->fan_corners) {
+        s = mmx__subdiv_fan_corners(ctx, mesh, adj, sharp);
+        if (!s && sharp->esharp) {
+            *creased_fans = 1;
+            return MMX_OK;
+        }
+        if (!s) {
+            memset(lv, 0, ((size_t)levels + 1) * sizeof *lv);
+            fault.kind = MMX__FAULT_NONE;
+            s = mmx__fz_chain(ctx, scheme, sharp, mesh, adj, levels, keep, lv, trace, out, &fault,
+                              creases);
+        }
+    }
+    if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
+    return s;
+}
+
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
@@ -533,9 +599,13 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
     if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
     mmx_timer_free(timer);
-    if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj) : check_mesh(ctx, scheme, mesh, *adj);
+    mmx_index nonmanifold_verts = 0;
+    if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
+                     : check_mesh(ctx, scheme, mesh, *adj, &nonmanifold_verts);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
     if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
+    /* The fused path finds these vertices on its input level (mmx__subdiv_fused). */
+    if (!s && nonmanifold_verts > 0) s = mmx__subdiv_fan_corners(ctx, mesh, *adj, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
@@ -628,12 +698,20 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         adj = NULL; /* algebraic() frees it */
     } else {
         mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
-        mmx__fault fault = {MMX__FAULT_NONE, 0};
-        s = lv ? mmx__fz_chain(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out, &fault,
-                               &creases)
+        int creased_fans = 0;
+        s = lv ? mmx__subdiv_fused(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out,
+                                   &creases, &creased_fans)
                : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
         free(lv);
-        if (!s && fault.kind) s = mmx__subdiv_refuse(ctx, scheme, mesh, adj, &fault);
+        /* Creases around a vertex of several fans: the algebraic path takes them. */
+        if (!s && creased_fans && o.path == MMX_SUBDIV_PATH_AUTO) {
+            s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out, &creases);
+            adj = NULL; /* algebraic() frees it */
+        } else if (!s && creased_fans) {
+            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the fused path takes creases "
+                          "only around vertices of one fan, and this mesh has vertices of several "
+                          "(the algebraic path, or the default path, takes both)");
+        }
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);

@@ -49,6 +49,9 @@ typedef struct mmx__subdiv_sharp {
     int chaikin;         /* the crease method: 0 uniform, 1 Chaikin ('t creasemethod chaikin') */
     int smooth_tris;     /* Catmull-Clark's smooth-triangle rule ('t smoothtriangles smooth' or
                             the options; rules.h), where the input has triangles */
+    int fan_corners;     /* vsharp holds infinite sharpness for the input's vertices of several
+                            fans (OpenSubdiv's non-manifold vertices): the fused input level
+                            takes them (mmx__subdiv_fan_corners) */
     mmx_mesh_tags *tags; /* the mesh's tags as parsed (host), NULL without tags */
     mmx_ctx *ctx; /* vsharp's and esharp's */
 } mmx__subdiv_sharp;
@@ -121,6 +124,13 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
                                double *adj_ms, mmx__subdiv_sharp *sharp);
+
+/* Makes the vertices of `mesh` whose faces form several fans infinitely sharp corners at every
+ * level (their numbers stay): sh->vsharp gets them (a copy merged with the corner tags, in
+ * the context's space) and sh->fan_corners is set. Builds the half-edge view and reads it on
+ * the host (waits on CUDA). */
+mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                   mmx__subdiv_sharp *sh);
 
 /* The refusal of an input that a fast check found bad (`fault`, or NULL for the adjacency's
  * counts): the full checks (on a host view, with its statistics) name the problem and where it
