@@ -176,10 +176,14 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *   - mesh, its positions and out given, levels >= 0, a known scheme and boundary mode
  *     (MMX_ERR_ARG), the mesh in the context's space (MMX_ERR_SPACE);
  *   - Loop and sqrt3: every face a triangle (MMX_ERR_MESH naming the first other face);
- *   - a manifold, consistently oriented input: no edge with three faces or more, no vertex
- *     whose faces form several fans, no edge run the same way by both its faces (MMX_ERR_MESH
- *     naming the edge or the vertex; OpenSubdiv would make such edges sharp); sqrt3 also
- *     needs no boundary (MMX_ERR_UNSUPPORTED naming an edge);
+ *   - a consistently oriented input without edges of three faces or more: no edge run the
+ *     same way by both its faces (MMX_ERR_MESH naming the edge; OpenSubdiv would make such
+ *     edges sharp, which is not implemented); sqrt3 also needs no boundary
+ *     (MMX_ERR_UNSUPPORTED naming an edge) and no vertex whose faces form several fans
+ *     (MMX_ERR_MESH naming it). Loop, Catmull-Clark and bilinear take such a vertex (a
+ *     non-manifold vertex) as an infinitely sharp corner at every level, as OpenSubdiv does;
+ *     with creases the default path is then the algebraic one (the fused path refuses them,
+ *     MMX_ERR_UNSUPPORTED, when named; finding such vertices costs one more wait on CUDA);
  *   - no face repeating another's vertices in the same order (MMX_ERR_MESH naming both), and
  *     for Loop and sqrt3 no two triangles on the same three vertices in opposite orders (a
  *     two-sided pillow: legal and manifold, but its children would share new edges four ways,
