@@ -70,6 +70,65 @@ static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char 
 {
     check_oracle_mode(scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
 }
+
+/* The limit after `levels` levels (the refined mesh, with the tags it carries, through
+ * mmx_subdiv_limit) against OpenSubdiv's Far::PrimvarRefiner::Limit: positions as meshes up to
+ * order within 1e-5 of the diagonal, and each vertex's normal against the normal of the
+ * oracle's vertex at the nearest limit position, within 1e-4 (the two unit vectors' distance).
+ * The mesh's own tags give the sharp features to both. Not compared: the normals of vertices
+ * that the refined mesh's tags name (crease ends, corners): inside the surface such a vertex
+ * has a normal on each side of its crease, and which side OpenSubdiv gives depends on its own
+ * face numbering (subdiv.h). Takes ownership of m. */
+static void check_limit(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    oracle_mesh in = to_oracle(ctx, m), ref;
+    mmx_mesh *fine = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, levels, NULL, &fine));
+    const size_t nv = (size_t)fine->M->nrows;
+    float *lp = malloc(3 * nv * sizeof *lp + 1), *ln = malloc(3 * nv * sizeof *ln + 1);
+    cr_assert(lp && ln);
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_limit(ctx, scheme, fine, NULL, lp, ln));
+    memcpy(fine->pos, lp, 3 * nv * sizeof *lp);
+    oracle_mesh ours = to_oracle(ctx, fine);
+    double *rn = NULL;
+    char err[512] = "", report[512] = "";
+    const int sch = scheme == MMX_SCHEME_LOOP ? 0 : scheme == MMX_SCHEME_BILINEAR ? 2 : 1;
+    int rc = oracle_osd_limit(sch, &in, m->tags, levels, &ref, &rn, err, sizeof err);
+    cr_assert_eq(rc, 0, "%s: the oracle refused: %s", what, err);
+    double max_err = -1;
+    rc = oracle_compare(&ours, &ref, ORACLE_TOL, &max_err, report, sizeof report);
+    cr_assert_eq(rc, 0, "%s, %s limit at level %d: %s", what, mmx_scheme_name(scheme), levels, report);
+    unsigned char *tagged = calloc(nv + 1, 1);
+    mmx_mesh_tags *t = NULL;
+    cr_assert(tagged);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, fine, &t));
+    for (mmx_index k = 0; k < 2 * t->ncreases; k++) tagged[t->crease_verts[k]] = 1;
+    for (mmx_index k = 0; k < t->ncorners; k++) tagged[t->corner_verts[k]] = 1;
+    mmx_mesh_tags_free(t);
+    for (size_t v = 0; v < nv; v++) {
+        if (tagged[v]) continue;
+        size_t best = 0;
+        double bd = INFINITY;
+        for (size_t u = 0; u < (size_t)ref.nverts; u++) {
+            double d = 0;
+            for (int i = 0; i < 3; i++) d += (ours.pos[3 * v + i] - ref.pos[3 * u + i]) * (ours.pos[3 * v + i] - ref.pos[3 * u + i]);
+            if (d < bd) bd = d, best = u;
+        }
+        double d = 0;
+        for (int i = 0; i < 3; i++) d += (ln[3 * v + i] - rn[3 * best + i]) * (ln[3 * v + i] - rn[3 * best + i]);
+        cr_assert(sqrt(d) <= 1e-4, "%s, %s limit normal of vertex %zu: (%g %g %g), OpenSubdiv's "
+                  "(%g %g %g)", what, mmx_scheme_name(scheme), v, ln[3 * v], ln[3 * v + 1],
+                  ln[3 * v + 2], rn[3 * best], rn[3 * best + 1], rn[3 * best + 2]);
+    }
+    free(rn), free(lp), free(ln), free(tagged);
+    oracle_mesh_free(&ours);
+    oracle_mesh_free(&ref);
+    oracle_mesh_free(&in);
+    mmx_mesh_free(fine);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
 #define ORACLE_OR_SKIP() ((void)0)
 #else
 static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh *m, int levels,
@@ -82,6 +141,12 @@ static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh
 static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
 {
     check_oracle_mode(scheme, MMX_BOUNDARY_EDGE_ONLY, m, levels, what);
+}
+
+static void check_limit(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    (void)scheme, (void)levels, (void)what;
+    mmx_mesh_free(m);
 }
 #define ORACLE_OR_SKIP()                                                                       \
     cr_skip_test("OpenSubdiv / OpenMesh were not found at configure time (libosd-dev, "         \
@@ -388,6 +453,54 @@ Test(subdiv, fans_oracle, .description = "vertices of several fans are corners, 
     o.path = MMX_SUBDIV_PATH_FUSED;
     cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &o, &out), MMX_ERR_UNSUPPORTED);
     cr_assert(strstr(mmx_ctx_error(ctx), "vertices of several"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* The limit surface: smooth vertices of every valence, boundaries (crease and corner masks),
+ * creases and corners from the tags, with the edge-and-corner mode; Loop and Catmull-Clark. */
+Test(subdiv, limit_oracle, .description = "limit positions and normals match OpenSubdiv's limit masks")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_limit(CC, shape(ctx, "cube"), 1, "cube");
+    check_limit(CC, shape(ctx, "cube"), 2, "cube");
+    check_limit(CC, shape(ctx, "mixed"), 2, "mixed polygons, boundary");
+    check_limit(CC, with_creases(shape(ctx, "torus:8:6"), 3, NULL), 2, "torus with creases");
+    check_limit(CC, with_tags(shape(ctx, "grid:10:9"), "t interpolateboundary 1/0/0 1\nt corner 1/1/0 40 10\n"), 1,
+                "grid, edge-and-corner, a corner");
+    check_limit(CC, pyramid(ctx, 7), 2, "pyramid of 7");
+    check_limit(LOOP, shape(ctx, "icosphere:1"), 1, "icosphere");
+    check_limit(LOOP, with_creases(shape(ctx, "icosphere:1"), 3, NULL), 2, "icosphere with creases");
+    check_limit(LOOP, tri_grid(ctx, 5, 4), 2, "triangulated grid");
+    check_limit(LOOP, fan(ctx, 7), 2, "fan of 7");
+    mmx_ctx_free(ctx);
+}
+
+/* opts.limit gives the result's limit positions: mmx_subdiv_limit's on the result; sqrt3 has
+ * no limit masks. */
+Test(subdiv, limit_option, .description = "opts.limit pushes the result to the limit surface")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = with_creases(shape(ctx, "mixed"), 3, "t corner 1/1/0 2 10\n"), *a = NULL, *b = NULL;
+    mmx_subdiv_options o = {0};
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &o, &a));
+    o.limit = 1;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &o, &b));
+    const size_t nv = (size_t)a->M->nrows;
+    float *lp = malloc(3 * nv * sizeof *lp);
+    cr_assert_not_null(lp);
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_limit(ctx, CC, a, NULL, lp, NULL));
+    cr_assert_arr_eq(b->pos, lp, 3 * nv * sizeof *lp, "opts.limit differs from mmx_subdiv_limit");
+    cr_assert(memcmp(a->pos, lp, 3 * nv * sizeof *lp) != 0, "the limit moved nothing");
+    mmx_mesh *tet = shape(ctx, "tetrahedron");
+    cr_assert_eq(mmx_subdiv_limit(ctx, SQRT3, tet, NULL, lp, NULL), MMX_ERR_UNSUPPORTED);
+    cr_assert_eq(mmx_subdiv_limit(ctx, CC, m, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_limit(ctx, CC, m, NULL, lp, NULL), MMX_ERR_MESH, "polygons: %s", mmx_ctx_error(ctx));
+    free(lp);
+    mmx_mesh_free(tet);
+    mmx_mesh_free(a);
+    mmx_mesh_free(b);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }

@@ -485,6 +485,16 @@ if expect_rc "subdiv --triangles smooth" 0 subdiv --backend host --scheme cc --t
     if ! cmp -s "$TMP/st.obj" "$TMP/ct.obj"; then ok "subdiv --triangles smooth: differs from catmark"
     else bad "subdiv --triangles smooth" "the same result as Catmull-Clark's rule"; fi
 fi
+# --limit moves the vertices (to the limit surface) but not the faces.
+if expect_rc "subdiv --limit" 0 subdiv --backend host --scheme cc --limit builtin:cube "$TMP/lim.obj"; then
+    run subdiv --backend host --scheme cc builtin:cube "$TMP/nolim.obj"
+    if cmp -s <(grep '^f ' "$TMP/lim.obj") <(grep '^f ' "$TMP/nolim.obj") &&
+        ! cmp -s <(grep '^v ' "$TMP/lim.obj") <(grep '^v ' "$TMP/nolim.obj"); then
+        ok "subdiv --limit: the same faces, the vertices moved"
+    else
+        bad "subdiv --limit" "faces differ or no vertex moved"
+    fi
+fi
 check_usage "subdiv with an unknown --triangles" subdiv --scheme cc --triangles loop builtin:cube "$TMP/s.obj"
 expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
 check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"

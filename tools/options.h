@@ -39,7 +39,7 @@ enum { G_BACKEND, G_QUIET, G_JSON, G_HELP, G_VERSION, G_COUNT };
 extern const opt_spec global_opts[G_COUNT];
 
 /* The most options a command may have, and the most positional arguments it may be given. */
-#define OPT_MAX 12
+#define OPT_MAX 16
 #define POS_MAX 8
 
 /* What the command line said: for each option of the command (cmd_opts[i]) and each global

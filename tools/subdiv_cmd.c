@@ -85,8 +85,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O_REORDER,
-       O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O_LIMIT,
+       O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
@@ -118,6 +118,9 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                      "catmark or smooth: Catmull-Clark's rule for edges beside\n"
                      "triangles (OpenSubdiv's TRI_SUB_*); by default IN's\n"
                      "'smoothtriangles' tag, else catmark"},
+    [O_LIMIT] = {"limit", 0, NULL,
+                 "push the last level's vertices to the limit surface\n"
+                 "(OpenSubdiv's limit masks; Loop, Catmull-Clark, bilinear)"},
     [O_REORDER] = {"reorder", 0, NULL,
                    "renumber IN first as mmx reorder does (RCM), for locality"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
@@ -218,6 +221,7 @@ static int run(const tool_args *a)
     mmx_subdiv_options base = {0};
     base.path = path, base.boundary = boundary, base.crease = crease, base.holes = holes;
     base.triangles = tris;
+    base.limit = a->value[O_LIMIT] != NULL;
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
@@ -234,7 +238,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--limit] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"

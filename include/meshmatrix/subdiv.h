@@ -158,6 +158,9 @@ typedef struct mmx_subdiv_options {
     mmx_crease_method crease;     /* default MMX_CREASE_FROM_MESH */
     mmx_hole_mode holes;          /* default MMX_HOLES_REMOVE */
     mmx_triangle_rule triangles;  /* default MMX_TRIANGLES_FROM_MESH (Catmull-Clark only) */
+    int limit;                    /* nonzero: the result's vertices are pushed to the limit
+                                     surface (mmx_subdiv_limit's positions; its normals come
+                                     from mmx_subdiv_limit on the result). Default 0 */
 } mmx_subdiv_options;
 
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the
@@ -217,6 +220,26 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * the adjacency of its parent. */
 mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                          const mmx_subdiv_options *opts, mmx_mesh **out);
+
+/* ---- the limit surface ---------------------------------------------------------------------- */
+
+/* The limit surface of `mesh`'s subdivision surface at its vertices (OpenSubdiv's limit masks,
+ * Far::PrimvarRefiner::Limit): `pos` gets each vertex's limit position and `normals` its unit
+ * limit normal (t1 x t2 of the two limit tangents, in the faces' orientation; 0 for a vertex in
+ * no face or where they are parallel), nverts x 3 floats each in the context's space, either
+ * one NULL. The mask follows each vertex's kind at this level: a corner (a corner tag, more
+ * than two sharp edges, a boundary corner in the edge-and-corner mode, several fans) stays, a
+ * crease vertex (two sharp edges: creases, boundary edges) moves along the crease's B-spline,
+ * a smooth vertex by the scheme's limit weights; bilinear vertices stay. Sharpness is read from
+ * the mesh's tags, as mmx_subdivide leaves them on its result, and the boundary mode from opts
+ * (NULL: the tags'), so the limit of a refined mesh is its input's limit surface.
+ * Catmull-Clark needs quads (a mesh refined once or more), Loop triangles; sqrt3 is refused
+ * (MMX_ERR_UNSUPPORTED). Errors also: those of mmx_subdivide's checks (a non-manifold edge, an
+ * inconsistent orientation: MMX_ERR_MESH), MMX_ERR_ARG (both outputs NULL), MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA. Computed on the host (the reference statement; on CUDA the mesh's arrays are
+ * copied down and the results up, and the call waits). Cost: O(nnz). */
+mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                            const mmx_subdiv_options *opts, float *pos, float *normals);
 
 /* ---- topology-fixed re-evaluation --------------------------------------------------------- */
 

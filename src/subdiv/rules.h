@@ -266,6 +266,123 @@ static inline MMX__HD float mmx__rule_face_weight(mmx_index n)
     return n > 0 ? (float)(1.0 / n) : 0.0f;
 }
 
+/* ---- the limit surface (OpenSubdiv's limit masks, Sdc) ---------------------------------------
+ *
+ * At a vertex of a refined level, with its ring in counter-clockwise order (edge neighbours
+ * e_0 .. e_m-1 and, Catmull-Clark, the vertex diagonally across each quad f_i between e_i and
+ * e_i+1), the limit position and two tangents are weighted sums of p, the e_i and the f_i. The
+ * mask follows the vertex's kind at that level (no blend): a corner stays; a crease vertex,
+ * with its sharp edges at ring positions c0 < c1, is the B-spline limit of the crease; a
+ * smooth vertex (also a dart) the scheme's eigen-analysis weights, a Catmull-Clark vertex on
+ * two faces a corner. Bilinear: every vertex a corner. */
+
+/* The limit position's weights of a smooth vertex on n faces: self, each edge neighbour, each
+ * diagonal (Catmull-Clark; Loop has none).
+ *   Catmull-Clark: f = 1 / (n (n + 5)), e = 4 f, self = 1 - n (e + f) (n = 4: 4/9, 1/9, 1/36)
+ *   Loop: beta = (5/8 - (3/8 + 1/4 cos(2 pi / n))^2) / n, e = 1 / (n + 3 / (8 beta)),
+ *         self = 1 - n e (n = 6: 1/2, 1/12) */
+static inline void mmx__rule_limit_smooth(mmx_scheme scheme, int n, double *self, double *e,
+                                          double *f)
+{
+    const double pi = 3.14159265358979323846;
+    *f = 0.0;
+    if (scheme == MMX_SCHEME_LOOP) {
+        const double t = 0.375 + 0.25 * cos(2.0 * pi / n), beta = (0.625 - t * t) / n;
+        *e = n == 6 ? 1.0 / 12.0 : 1.0 / (n + 3.0 / (8.0 * beta));
+        *self = n == 6 ? 0.5 : 1.0 - n * *e;
+        return;
+    }
+    *f = 1.0 / ((double)n * (n + 5.0));
+    *e = 4.0 * *f;
+    *self = 1.0 - n * (*e + *f);
+}
+
+/* The limit position's weights of a crease vertex: self 2/3, each of its two crease
+ * neighbours 1/6 (either scheme: the cubic B-spline along the crease). */
+static inline void mmx__rule_limit_crease(double *self, double *e)
+{
+    *self = 4.0 / 6.0, *e = 1.0 / 6.0;
+}
+
+/* The two limit tangents' weights at a vertex, over its counter-clockwise ring of m edge
+ * neighbours (entries 0 .. m-1 of t1e, t2e; m = n + 1 on a boundary) and n diagonals (t1f,
+ * t2f; Catmull-Clark), and the vertex itself (t1v, t2v), for its kind (`kind`, with crease ends
+ * c0 < c1). The normal is t1 x t2. Scale factors (which OpenSubdiv chooses for similar
+ * magnitudes) do not change it and are kept. */
+static inline void mmx__rule_limit_tangents(mmx_scheme scheme, int kind, int n, int m, int c0,
+                                            int c1, double *t1v, double *t1e, double *t1f,
+                                            double *t2v, double *t2e, double *t2f)
+{
+    const double pi = 3.14159265358979323846;
+    const int loop = scheme == MMX_SCHEME_LOOP;
+    for (int i = 0; i < m; i++) t1e[i] = t2e[i] = 0.0;
+    for (int i = 0; i < n; i++) t1f[i] = t2f[i] = 0.0;
+    *t1v = *t2v = 0.0;
+    if (scheme == MMX_SCHEME_BILINEAR || (!loop && kind == MMX__VERTEX_SMOOTH && n == 2))
+        kind = MMX__VERTEX_CORNER;
+    if (kind == MMX__VERTEX_CORNER) { /* along the first two edges */
+        const double k = loop ? 3.0 : 1.0;
+        *t1v = *t2v = -k;
+        t1e[0] = k;
+        if (m > 1) t2e[1] = k;
+        return;
+    }
+    if (kind == MMX__VERTEX_CREASE) {
+        /* Along the crease, from the trailing to the leading end; across the faces between. */
+        t1e[c0] = loop ? 1.5 : 0.5, t1e[c1] = loop ? -1.5 : -0.5;
+        const int k = c1 - c0 - 1; /* the edges strictly between the ends */
+        if (loop) {
+            if (k == 0) {
+                *t2v = -6.0, t2e[c0] = t2e[c1] = 3.0;
+            } else if (k == 1) {
+                *t2v = -3.0, t2e[c0 + 1] = 3.0;
+            } else if (k == 2) {
+                const double r3 = 1.73205080756887729352;
+                *t2v = -r3, t2e[c0] = t2e[c1] = -0.5 * r3, t2e[c0 + 1] = t2e[c0 + 2] = r3;
+            } else {
+                const double th = pi / (k + 1);
+                t2e[c0] = t2e[c1] = -3.0 * sin(th);
+                for (int i = 1; i <= k; i++) t2e[c0 + i] = -3.0 * (2.0 * cos(th) - 2.0) * sin(i * th);
+            }
+            return;
+        }
+        if (k == 0) {
+            *t2v = -6.0, t2e[c0] = t2e[c1] = 3.0;
+        } else if (k == 1) {
+            *t2v = -4.0 / 6.0;
+            t2e[c0] = t2e[c1] = -1.0 / 6.0, t2e[c0 + 1] = 4.0 / 6.0;
+            t2f[c0] = t2f[c0 + 1] = 1.0 / 6.0;
+        } else {
+            const double kk = k + 1, th = pi / kk, ct = cos(th), st = sin(th);
+            const double d = 1.0 / (kk * (3.0 + ct)), r = (ct + 1.0) / st;
+            *t2v = 4.0 * r * (ct - 1.0) * d;
+            t2e[c0] = t2e[c1] = -r * (1.0 + 2.0 * ct) * d;
+            t2f[c0] = st * d;
+            for (int i = 1; i < kk; i++) {
+                t2e[c0 + i] = 4.0 * sin(i * th) * d;
+                t2f[c0 + i] = (sin(i * th) + sin((i + 1) * th)) * d;
+            }
+        }
+        return;
+    }
+    /* Smooth: the first tangent a cosine wave around the ring, the second the same a step on. */
+    if (loop) {
+        const double a = 2.0 * pi / n;
+        for (int i = 0; i < n; i++) t1e[i] = cos(i * a), t2e[i] = sin(i * a);
+        return;
+    }
+    const double th = 2.0 * pi / n, ct = cos(th);
+    const double lambda = 0.3125 + 0.0625 * (ct + cos(0.5 * th) * sqrt(2.0 * (9.0 + ct)));
+    for (int i = 0; i < n; i++) {
+        t1e[i] = 4.0 * cos(i * th);
+        t1f[i] = (cos(i * th) + cos((i + 1) * th)) / (4.0 * lambda - 1.0);
+    }
+    for (int i = 0; i < n; i++) {
+        const int j = i == 0 ? n - 1 : i - 1;
+        t2e[i] = t1e[j], t2f[i] = t1f[j];
+    }
+}
+
 /* ---- children (subdiv.h's layout) ------------------------------------------------------------ */
 
 /* Catmull-Clark: the child quad of corner s of a face (child number = the corner's number):

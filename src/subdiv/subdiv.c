@@ -462,17 +462,35 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
     return s;
 }
 
+/* Pushes the result's vertices to the limit surface (mmx_subdiv_limit, with the resolved
+ * boundary mode). */
+static mmx_status limit_in_place(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sh,
+                                 mmx_mesh *out)
+{
+    const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t bytes = 3 * (size_t)out->M->nrows * sizeof(float);
+    float *lp = NULL;
+    mmx_subdiv_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.boundary = sh->boundary;
+    mmx_status s = mmx_mem_alloc(ctx, sp, bytes ? bytes : 4, (void **)&lp);
+    if (!s) s = mmx_subdiv_limit(ctx, scheme, out, &lo, lp, NULL);
+    if (!s && bytes) s = mmx_mem_copy(ctx, out->pos, sp, lp, sp, bytes);
+    mmx_mem_free(ctx, sp, lp);
+    return s;
+}
+
 /* The refined mesh's tags: what subdivision honours, decayed by `levels` levels, so that a
  * second call continues where this one stopped: the boundary mode, the corners still sharp
  * (rules.h's decay), the creases still sharp (`creases`: the last level's halves, from either
  * path) and the holes' descendants, kept or left out with their vertices (holes.c, which
  * rebuilds *out then). */
 static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                             const mmx__subdiv_sharp *sh, int levels, mmx_hole_mode holes,
+                             const mmx__subdiv_sharp *sh, int levels, const mmx_subdiv_options *o,
                              mmx_mesh_tags *creases, mmx_mesh **out)
 {
     const mmx_mesh_tags *t = sh->tags;
-    if (!t) return MMX_OK;
+    if (!t) return o->limit ? limit_in_place(ctx, scheme, sh, *out) : MMX_OK;
     mmx_mesh_tags c = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
     c.ncreases = creases->ncreases, c.crease_verts = creases->crease_verts;
     c.crease_sharpness = creases->crease_sharpness;
@@ -486,10 +504,14 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         const float w = mmx__rule_sharpness_at(t->corner_sharpness[k], levels);
         if (w > 0.0f) c.corner_verts[c.ncorners] = t->corner_verts[k], c.corner_sharpness[c.ncorners++] = w;
     }
+    /* The limit reads the result's sharp features from its tags, with every face (holes
+     * shape their neighbours' limit too). */
+    if (!s && o->limit) s = mmx_mesh_set_tags(ctx, *out, &c);
+    if (!s && o->limit) s = limit_in_place(ctx, scheme, sh, *out);
     if (!s && t->nholes) {
         s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *c.holes, (void **)&c.holes);
         if (!s) memcpy(c.holes, t->holes, (size_t)t->nholes * sizeof *c.holes), c.nholes = t->nholes;
-        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, holes, out, &c);
+        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c);
     }
     if (!s) s = mmx_mesh_set_tags(ctx, *out, &c);
     creases->ncreases = c.ncreases; /* holes.c may have left some out: the caller frees them */
@@ -715,7 +737,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
-    if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, o.holes, &creases, out);
+    if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, &o, &creases, out);
     free(creases.crease_verts);
     free(creases.crease_sharpness);
     mmx__subdiv_sharp_free(&sharp); /* in stream order: after the queued levels that read it */

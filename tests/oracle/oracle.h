@@ -63,6 +63,13 @@ typedef struct oracle_times {
 int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags, int levels,
                              oracle_mesh *out, oracle_times *t, char *err, size_t cap);
 
+/* The limit surface at the last level's vertices, as oracle_osd_refine_tagged refines (levels
+ * >= 1): out's positions are Far::PrimvarRefiner::Limit's, and *normals (malloc'ed, 3 per
+ * vertex of out, the caller frees it) the normalised cross products of its two limit tangents
+ * (0 where they are parallel). */
+int oracle_osd_limit(int scheme, const oracle_mesh *in, const char *tags, int levels,
+                     oracle_mesh *out, double **normals, char *err, size_t cap);
+
 /* oracle_osd_refine_tagged without tags (tags = NULL): smooth everywhere, edge-only
  * boundaries. */
 int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,

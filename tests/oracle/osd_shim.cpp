@@ -7,6 +7,7 @@
 // message, so the shim prints nothing.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include <opensubdiv/far/error.h>
+#include <opensubdiv/far/primvarRefiner.h>
 #include <opensubdiv/far/stencilTable.h>
 #include <opensubdiv/far/stencilTableFactory.h>
 #include <opensubdiv/far/topologyDescriptor.h>
@@ -220,7 +222,7 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
 }
 
 int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, oracle_mesh *out,
-           oracle_times *t, char *err, size_t cap)
+           oracle_times *t, double **normals, char *err, size_t cap)
 {
     if (scheme < 0 || scheme > 2)
         return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark, 2 bilinear)",
@@ -280,7 +282,7 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     }
     if (levels > 0) {
         Far::TopologyRefiner::UniformOptions uopt(levels);
-        uopt.fullTopologyInLastLevel = false;
+        uopt.fullTopologyInLastLevel = normals != nullptr; // the limit masks read it
         refiner->RefineUniform(uopt);
     }
     double refine_ms = ms_since(t0);
@@ -323,6 +325,30 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
                 pos[3 * i + static_cast<size_t>(c)] = dst[i].p[c];
     }
 
+    // The limit (normals != NULL): Far::PrimvarRefiner::Limit of the last level's positions,
+    // positions and the two tangents, the normal their normalised cross product.
+    std::vector<double> nrm;
+    if (normals) {
+        if (levels == 0)
+            return oracle__say(err, cap, "the limit needs at least one level");
+        std::vector<Point3> lp(static_cast<size_t>(nv)), t1(lp.size()), t2(lp.size()), ls(lp.size());
+        for (size_t i = 0; i < lp.size(); ++i)
+            for (int c = 0; c < 3; ++c)
+                lp[i].p[c] = pos[3 * i + static_cast<size_t>(c)];
+        Point3 *lsp = ls.data(), *t1p = t1.data(), *t2p = t2.data();
+        Far::PrimvarRefinerReal<double>(*refiner).Limit(lp.data(), lsp, t1p, t2p);
+        nrm.resize(3 * lp.size());
+        for (size_t i = 0; i < lp.size(); ++i) {
+            const double *a = t1[i].p, *b = t2[i].p;
+            double n[3] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
+            double len = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (int c = 0; c < 3; ++c) {
+                pos[3 * i + static_cast<size_t>(c)] = ls[i].p[c];
+                nrm[3 * i + static_cast<size_t>(c)] = len > 0 ? n[c] / len : 0.0;
+            }
+        }
+    }
+
     // Holes: uniform refinement still refines a hole face; its children are tagged as holes
     // (TopologyLevel::IsFaceHole) and get stencils like any other. The output leaves the hole
     // faces out, as a viewer does, and with them the vertices that only hole faces use; a vertex
@@ -361,12 +387,18 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
             out->verts[k++] = renumber[static_cast<size_t>(fv[j])];
         out->start[++g] = k;
     }
+    if (normals && !(*normals = static_cast<double *>(std::malloc(sizeof(double) * 3 * (kept_verts ? kept_verts : 1)))))
+        return oracle__say(err, cap, "out of memory for %d normals", kept_verts);
     for (int v = 0; v < nv; ++v) {
         int r = renumber[static_cast<size_t>(v)];
         if (r >= 0)
-            for (int c = 0; c < 3; ++c)
+            for (int c = 0; c < 3; ++c) {
                 out->pos[3 * static_cast<size_t>(r) + static_cast<size_t>(c)] =
                     pos[3 * static_cast<size_t>(v) + static_cast<size_t>(c)];
+                if (normals)
+                    (*normals)[3 * static_cast<size_t>(r) + static_cast<size_t>(c)] =
+                        nrm[3 * static_cast<size_t>(v) + static_cast<size_t>(c)];
+            }
     }
     if (t) {
         t->refine_ms = refine_ms;
@@ -389,7 +421,7 @@ extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const
     *out = oracle_mesh{};
     int rc;
     try {
-        rc = refine(scheme, in, tags, levels, out, t, err, cap);
+        rc = refine(scheme, in, tags, levels, out, t, nullptr, err, cap);
     } catch (const std::bad_alloc &) {
         rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
     } catch (const std::exception &e) {
@@ -406,4 +438,31 @@ extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, 
                                  oracle_times *t, char *err, size_t cap)
 {
     return oracle_osd_refine_tagged(scheme, in, nullptr, levels, out, t, err, cap);
+}
+
+extern "C" int oracle_osd_limit(int scheme, const oracle_mesh *in, const char *tags, int levels,
+                                oracle_mesh *out, double **normals, char *err, size_t cap)
+{
+    if (err && cap > 0)
+        err[0] = '\0';
+    if (!out || !normals)
+        return oracle__say(err, cap, "out or normals is NULL");
+    *out = oracle_mesh{};
+    *normals = nullptr;
+    int rc;
+    try {
+        rc = refine(scheme, in, tags, levels, out, nullptr, normals, err, cap);
+    } catch (const std::bad_alloc &) {
+        rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
+    } catch (const std::exception &e) {
+        rc = oracle__say(err, cap, "OpenSubdiv threw: %s", e.what());
+    } catch (...) {
+        rc = oracle__say(err, cap, "OpenSubdiv threw an unknown exception");
+    }
+    if (rc) {
+        oracle_mesh_free(out);
+        std::free(*normals);
+        *normals = nullptr;
+    }
+    return rc;
 }
