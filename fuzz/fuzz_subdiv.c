@@ -1,11 +1,13 @@
 /* libFuzzer target for the subdivision: the input is an OBJ file after one control byte, which
  * picks the scheme (byte % 3) and the level count (1 + (byte / 3) % 3). The mesh is refined on
- * the host by both paths, and whatever they do must be the same and sound:
+ * the host by both paths (the default and the algebraic), with its tags (creases, corners,
+ * holes kept as tags, boundary modes), and whatever they do must be the same and sound:
  *   - both succeed or both fail, with the same status;
  *   - on success: the counts that mmx_subdiv_predict gives, the same faces in the same order on
  *     both paths, positions within float rounding of each other (and finite when the input's
- *     are small enough for their sums to stay finite), and a result that is manifold, oriented
- *     and free of repeated faces, as the input checks promise (subdiv.h).
+ *     are small enough for their sums to stay finite), and a result that is oriented, without
+ *     non-manifold edges or repeated faces, with the input's non-manifold vertices (corners)
+ *     and no more, as the input checks promise (subdiv.h).
  * Anything else aborts. Inputs above a few thousand corners are skipped to keep runs fast. */
 #include <math.h>
 #include <stdint.h>
@@ -46,9 +48,12 @@ static void check_pair(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_me
         const float x = a->pos[i], y = b->pos[i];
         if (finite && (!isfinite(x) || !isfinite(y) || fabsf(x - y) > tol)) abort();
     }
-    mmx_mesh_stats st;
-    if (mmx_mesh_stats_compute(ctx, a, &st)) abort();
-    if (!st.oriented || st.repeated_faces) abort();
+    /* Non-manifold vertices of the input stay (as corners): the result has no inconsistent or
+     * non-manifold edge, and as many non-manifold vertices as the input. */
+    mmx_mesh_stats st, st_in;
+    if (mmx_mesh_stats_compute(ctx, a, &st) || mmx_mesh_stats_compute(ctx, in, &st_in)) abort();
+    if (st.inconsistent_edges || st.nonmanifold_edges || st.repeated_faces) abort();
+    if (st.nonmanifold_verts != st_in.nonmanifold_verts) abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -68,7 +73,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mmx_status s[2];
     for (int p = 0; p < 2; p++) {
         mmx_subdiv_options o = {0};
-        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+        /* The default path is the fused one but for creases around a vertex of several fans,
+         * which it leaves to the algebraic one. Holes are kept (tagged), so that the counts
+         * are the closed form's. */
+        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_AUTO;
+        o.holes = MMX_HOLES_KEEP;
         s[p] = mmx_subdivide(ctx, scheme, in, levels, &o, &out[p]);
         if ((s[p] != MMX_OK) != (out[p] == NULL)) abort(); /* a failure leaves no mesh */
         /* A refusal is a sentence, never the internal error that says two checks disagree. */

@@ -621,16 +621,19 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
     if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
     mmx_timer_free(timer);
+    /* The tags first, on both paths alike (the fused path checks fans and orientation later,
+     * on its input level), so that a refusal does not depend on the path. */
     mmx_index nonmanifold_verts = 0;
+    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
                      : check_mesh(ctx, scheme, mesh, *adj, &nonmanifold_verts);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
-    if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     /* The fused path finds these vertices on its input level (mmx__subdiv_fused). */
     if (!s && nonmanifold_verts > 0) s = mmx__subdiv_fan_corners(ctx, mesh, *adj, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
+        mmx__subdiv_sharp_free(sharp);
     }
     return s;
 }
