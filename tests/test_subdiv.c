@@ -505,6 +505,38 @@ Test(subdiv, limit_option, .description = "opts.limit pushes the result to the l
     mmx_ctx_free(ctx);
 }
 
+/* Edges of three faces or more (OpenSubdiv's non-manifold edges) are infinitely sharp, their
+ * vertices corners but inside a non-manifold crease; the default path is then the algebraic
+ * one, and the fused path and plans refuse them when named. */
+Test(subdiv, nonmanifold_edges_oracle, .description = "edges of three faces or more match OpenSubdiv's non-manifold edges")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0.2f, 0.3f, 0.2f, 1};
+    static const int nm_edge[] = {0, 1, 2, -1, 1, 0, 3, -1, 0, 1, 4, -1};
+    check_oracle(CC, from_lists(ctx, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
+    check_oracle(LOOP, from_lists(ctx, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
+    /* Four quads on one edge, a book: the edge's inner vertices form a non-manifold crease. */
+    static const float p10[] = {0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 1, -1, 0, 0, -1, 0, 1,
+                                0, 1, 0, 0, 1, 1, 0, -1, 0, 0, -1, 1};
+    static const int book[] = {0, 1, 3, 2, -1, 1, 0, 4, 5, -1, 0, 1, 7, 6, -1, 1, 0, 8, 9, -1};
+    check_oracle(CC, from_lists(ctx, 10, p10, book, 20), 3, "four quads on one edge");
+    check_oracle_mode(CC, MMX_BOUNDARY_FROM_MESH,
+                      with_tags(from_lists(ctx, 10, p10, book, 20), "t crease 2/1/0 0 2 1.5\nt interpolateboundary 1/0/0 1\n"),
+                      2, "four quads on one edge, a crease, edge-and-corner");
+    mmx_mesh *m = from_lists(ctx, 10, p10, book, 20), *out = NULL;
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_FUSED;
+    cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &o, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(ctx), "edge (0, 1) (0-based vertex numbers) has 4"), "%s", mmx_ctx_error(ctx));
+    mmx_subdiv_plan *plan = NULL;
+    cr_assert_eq(mmx_subdiv_plan_create(ctx, CC, m, 1, NULL, &plan), MMX_ERR_UNSUPPORTED);
+    float lp[30];
+    cr_assert_eq(mmx_subdiv_limit(ctx, BILINEAR, m, NULL, lp, NULL), MMX_ERR_UNSUPPORTED);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
 Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
 {
@@ -726,8 +758,7 @@ static void check_refusals(mmx_ctx *ctx)
     static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
     static const int nm_edge[] = {0, 1, 2, -1, 1, 0, 3, -1, 0, 1, 4, -1};
     mmx_mesh *m = from_lists(ctx, 5, p5, nm_edge, 12);
-    refused(ctx, CC, m, 1, MMX_ERR_MESH, "edge (0, 1) (0-based vertex numbers) has 3 faces");
-    refused(ctx, LOOP, m, 1, MMX_ERR_MESH, "edge (0, 1) (0-based vertex numbers) has 3 faces");
+    refused(ctx, SQRT3, m, 1, MMX_ERR_MESH, "edge (0, 1) (0-based vertex numbers) has 3 faces");
     mmx_mesh_free(m);
     /* A bowtie: two triangles sharing only vertex 0. Loop and Catmull-Clark take vertex 0 as a
      * corner (fans_oracle); sqrt3, which has no corner rule, refuses it. */

@@ -449,7 +449,10 @@ expect_refusal "catmull-clark on a duplicated face" "face 1 repeats face 0" subd
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
 expect_refusal "sqrt3 with a boundary" "edge (0, 1) (0-based vertex numbers) is on a boundary" subdiv --backend host --scheme sqrt3 --levels 2 "$TMP/open.obj" "$TMP/s.obj"
 expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
-expect_refusal "non-manifold input" "has 3 faces" subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
+# An edge of three faces: sqrt3 refuses it; Catmull-Clark makes it sharp (the algebraic path).
+expect_refusal "non-manifold input, sqrt3" "has 3 faces" subdiv --backend host --scheme sqrt3 "$TMP/fin.obj" "$TMP/s.obj"
+expect_rc "non-manifold input, catmull-clark" 0 subdiv --backend host --scheme catmull-clark "$TMP/fin.obj" "$TMP/s.obj"
+expect_refusal "non-manifold input, --path fused" "the fused path takes no edge of three faces" subdiv --backend host --scheme catmull-clark --path fused "$TMP/fin.obj" "$TMP/s.obj"
 # Creases: the cube with a crease (tc.obj, above, sharpness 2.5) refines differently from the
 # plain cube, and keeps the crease's halves as tags after one level (sharpness 1.5); the
 # crease method can be named.

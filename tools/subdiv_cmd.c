@@ -9,7 +9,9 @@
 
 static const char *path_name(mmx_subdiv_path path)
 {
-    return path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic" : "fused";
+    return path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic"
+           : path == MMX_SUBDIV_PATH_FUSED   ? "fused"
+                                             : "default";
 }
 
 static const char *boundary_name(mmx_boundary b)
@@ -95,8 +97,10 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                   "polygons, linear positions); required"},
     [O_LEVELS] = {"levels", 0, "N", "how many times to subdivide (default 1; 0 copies)"},
     [O_PATH] = {"path", 0, "P",
-                "fused (the default) or algebraic: the implementation (same\n"
-                "result)"},
+                "fused or algebraic: the implementation (same result). By\n"
+                "default the fused one, but for what only the algebraic one\n"
+                "takes (edges of three faces or more, creases at a vertex of\n"
+                "several fans)"},
     [O_BOUNDARY] = {"boundary", 0, "B",
                     "edge-only (boundary edges are creases) or edge-and-corner\n"
                     "(also: a boundary vertex on one face stays where it is), as\n"
@@ -190,10 +194,11 @@ static int run(const tool_args *a)
     if (!parse_levels(a->value[O_LEVELS], 1, &levels))
         return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
                            a->value[O_LEVELS]);
-    mmx_subdiv_path path = MMX_SUBDIV_PATH_FUSED;
+    mmx_subdiv_path path = MMX_SUBDIV_PATH_AUTO;
     const char *path_arg = a->value[O_PATH];
     if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    else if (path_arg && strcmp(path_arg, "fused") != 0)
+    else if (path_arg && strcmp(path_arg, "fused") == 0) path = MMX_SUBDIV_PATH_FUSED;
+    else if (path_arg)
         return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
     mmx_boundary boundary = MMX_BOUNDARY_FROM_MESH;
     const char *b_arg = a->value[O_BOUNDARY];

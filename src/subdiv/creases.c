@@ -109,10 +109,11 @@ static mmx_status edge_triangles(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjac
     return s;
 }
 
-/* Edge e's sharpness as the rules read it: infinite on a boundary, else its tag's. */
+/* Edge e's sharpness as the rules read it: infinite on a boundary or with three faces or more
+ * (OpenSubdiv's non-manifold edges), else its tag's. */
 static float sharpness(const mmx__crease_level *L, const adj_host *h, mmx_index e)
 {
-    return mmx__rule_edge_sharpness(L->es, e, h->sides[e] < 2);
+    return mmx__rule_edge_sharpness(L->es, e, h->sides[e] != 2);
 }
 
 mmx_status mmx__crease_level_first(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp,
@@ -197,13 +198,21 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
     for (mmx_index v = 0; !s && v < h.nv; v++) {
         /* v's edges are column v of E: their kinds now and in the child, then the rule. */
         mmx__vertex_edges k = {0, 0, 0, 0.0f};
+        int nm = 0, open = 0;
         for (mmx_index q = h.colptr[v]; q < h.colptr[v + 1]; q++) {
-            const float x = sharpness(L, &h, edge_of(&h, v, h.rowidx[q]));
+            const mmx_index e = edge_of(&h, v, h.rowidx[q]);
+            const float x = sharpness(L, &h, e);
             mmx__rule_vertex_edge(&k, x, mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[v], L->semi_n[v]));
+            nm += h.sides[e] > 2, open += h.sides[e] == 1;
         }
+        /* A vertex on an edge of three faces or more is an infinitely sharp corner, but for
+         * one inside a non-manifold crease (two such edges, no boundary, more faces than
+         * edges: OpenSubdiv's exception), which the crease rule takes. */
+        const mmx_index nedges = h.colptr[v + 1] - h.colptr[v];
+        float s0 = vsharp && v < sh->nv0 ? vsharp[v] : 0.0f;
+        if (nm > 0 && !(nm == 2 && open == 0 && valence[v] > nedges)) s0 = MMX__SHARP_INF;
         float vs, vs_child;
-        mmx__rule_vertex_sharpness(vsharp && v < sh->nv0 ? vsharp[v] : 0.0f, ops->level, bnd[v],
-                                   valence[v], sh->boundary, &vs, &vs_child);
+        mmx__rule_vertex_sharpness(s0, ops->level, bnd[v], valence[v], sh->boundary, &vs, &vs_child);
         const mmx__vertex_rule w = mmx__rule_vertex(ops->scheme, valence[v], vs, vs_child, &k);
         self[v] = w.self, ring[v] = w.ring, crease[v] = w.crease;
         for (mmx_index q = h.colptr[v]; q < h.colptr[v + 1]; q++) {

@@ -126,6 +126,9 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     double ms = 0;
     mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, mesh, 0, opts, 0, &o, &adj, &ms, &sh);
     if (s) return s;
+    if (!s && adj->nonmanifold_edges > 0)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the limit masks of an edge of three faces or "
+                      "more are not implemented", who);
     const mmx_index order = mesh->M->ncols ? adj->face_order : (mmx__scheme_quads(scheme) ? 4 : 3);
     if (scheme == MMX_SCHEME_CATMULL_CLARK && order != 4)
         s = mmx__fail(ctx, MMX_ERR_MESH, "%s: Catmull-Clark's limit masks need quads (a refined "

@@ -42,6 +42,12 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx__subdiv_sharp sharp;
     mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, 1, &o, &adj,
                                        &adj_ms, &sharp);
+    if (!s && o.path == MMX_SUBDIV_PATH_ALGEBRAIC) { /* edges of three faces or more */
+        mmx_adjacency_free(adj);
+        mmx__subdiv_sharp_free(&sharp);
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: plans run the fused path, which takes no "
+                         "edge of three faces or more (mmx_subdivide does)", who);
+    }
     if (s) return s;
     mmx_subdiv_plan *p = calloc(1, sizeof *p);
     if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);

@@ -182,7 +182,9 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
     const char *name = mmx_scheme_name(scheme);
     mmx_index ev[2], sides;
     mmx_status s;
-    if (adj->nonmanifold_edges > 0) {
+    /* Loop and Catmull-Clark make an edge of three faces or more infinitely sharp, as
+     * OpenSubdiv does (the algebraic path: creases.c); sqrt3 has no sharp rules. */
+    if (adj->nonmanifold_edges > 0 && scheme == MMX_SCHEME_SQRT3) {
         s = first_edge(ctx, adj, 3, ev, &sides);
         return s ? s : mmx__fail(ctx, MMX_ERR_MESH,
                                  "%s needs a manifold mesh: edge (%d, %d) (0-based vertex "
@@ -264,8 +266,17 @@ mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
 static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                                   const mmx_adjacency *adj)
 {
-    if (adj->nonmanifold_edges > 0 || (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0))
+    if (scheme == MMX_SCHEME_SQRT3 && (adj->nonmanifold_edges > 0 || adj->boundary_edges > 0))
         return mmx__subdiv_refuse(ctx, scheme, mesh, adj, NULL);
+    if (adj->nonmanifold_edges > 0) {
+        mmx_index ev[2], sides;
+        mmx_status s = first_edge(ctx, adj, 3, ev, &sides);
+        return s ? s : mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
+                                 "%s: the fused path takes no edge of three faces or more, and "
+                                 "edge (%d, %d) (0-based vertex numbers) has %d (the algebraic "
+                                 "path, or the default path, takes them)",
+                                 mmx_scheme_name(scheme), ev[0], ev[1], sides);
+    }
     return MMX_OK;
 }
 
@@ -531,14 +542,26 @@ mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx
     mmx_index *valence = NULL;
     float *h = NULL, *d = NULL;
     const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_index *ev = NULL, *sides = NULL;
+    const size_t ne = (size_t)adj->nedges;
     mmx_status s = mmx__halfedge_build(ctx, mesh, adj, &H);
     if (!s) s = mmx__host_alloc(ctx, nv + 1, 1, (void **)&one);
+    /* A vertex on an edge of three faces or more gets its rule from creases.c (OpenSubdiv
+     * leaves some of them smooth along the edge): not made a corner here. */
+    if (!s && adj->nonmanifold_edges > 0) {
+        s = mmx__host_alloc(ctx, 2 * ne + 1, sizeof *ev, (void **)&ev);
+        if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *sides, (void **)&sides);
+        if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, sp, 2 * ne * sizeof *ev);
+        if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, sp, ne * sizeof *sides);
+    }
     if (!s) s = mmx__host_alloc(ctx, nv + 1, sizeof *valence, (void **)&valence);
     if (!s) s = mmx__host_alloc(ctx, nv + 1, sizeof *h, (void **)&h);
     if (!s && nv) s = mmx_mem_copy(ctx, one, MMX_SPACE_HOST, H.one_fan, sp, nv);
     if (!s && nv) s = mmx_mem_copy(ctx, valence, MMX_SPACE_HOST, adj->valence, sp, nv * sizeof *valence);
     for (size_t v = 0; !s && v < nv; v++) h[v] = 0.0f;
     if (!s && sh->vsharp) s = mmx_mem_copy(ctx, h, MMX_SPACE_HOST, sh->vsharp, sp, (size_t)sh->nv0 * sizeof *h);
+    for (size_t e = 0; !s && sides && e < ne; e++)
+        if (sides[e] > 2) one[ev[2 * e]] = one[ev[2 * e + 1]] = 1;
     for (size_t v = 0; !s && v < nv; v++)
         if (valence[v] > 0 && !one[v]) h[v] = MMX__SHARP_INF;
     if (!s) s = mmx_mem_alloc(ctx, sp, (nv ? nv : 1) * sizeof *d, (void **)&d);
@@ -552,7 +575,7 @@ mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx
     if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
     if (d) mmx_mem_free(ctx, sp, d);
     mmx__halfedge_free(&H);
-    free(one), free(valence), free(h);
+    free(one), free(valence), free(h), free(ev), free(sides);
     return s;
 }
 
@@ -623,6 +646,11 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer_free(timer);
     /* The tags first, on both paths alike (the fused path checks fans and orientation later,
      * on its input level), so that a refusal does not depend on the path. */
+    /* Edges of three faces or more: the algebraic path takes them, and the default path is
+     * then the algebraic one (the fused path's half-edges know two faces an edge). */
+    if (!s && fast && (*adj)->nonmanifold_edges > 0 && scheme != MMX_SCHEME_SQRT3 &&
+        o->path == MMX_SUBDIV_PATH_AUTO)
+        fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
     mmx_index nonmanifold_verts = 0;
     if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
@@ -657,7 +685,8 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     memset(&parent, 0, sizeof parent);
     /* Levels with creases, and Catmull-Clark's input with the smooth-triangle rule, build
      * their tables on the host (creases.c). */
-    if (!s && (sharp->esharp || sharp->smooth_tris)) s = mmx__crease_level_first(ctx, sharp, adj, &cl);
+    if (!s && (sharp->esharp || sharp->smooth_tris || adj->nonmanifold_edges > 0))
+        s = mmx__crease_level_first(ctx, sharp, adj, &cl);
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
         double ms = 0;
@@ -668,7 +697,8 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
             s = mmx__crease_level_next(ctx, scheme, sharp->chaikin, &parent, adj, &cl);
             mmx__crease_level_free(&parent);
         }
-        const int host_tables = sharp->esharp || (sharp->smooth_tris && l == 1);
+        const int host_tables = sharp->esharp || (sharp->smooth_tris && l == 1) ||
+                                adj->nonmanifold_edges > 0;
         if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, host_tables ? &cl : NULL, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
