@@ -168,6 +168,10 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
     mmx_status s = adj_host_get(ctx, adj, &h);
     if (s) return s;
     const size_t nv = (size_t)h.nv, ne = (size_t)h.ne, nnz = (size_t)h.nnz;
+    /* This level's aggregates replace any a level before left (a level without creases of
+     * its own, as with edges of three faces alone, keeps the same L). */
+    free(L->semi_sum), free(L->semi_n);
+    L->semi_sum = NULL, L->semi_n = NULL;
     float *self = NULL, *ring = NULL, *crease = NULL, *ends = NULL, *faces = NULL, *sel = NULL;
     mmx_index *num = NULL, *valence = NULL;
     unsigned char *bnd = NULL;
