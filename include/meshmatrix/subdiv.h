@@ -179,15 +179,17 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *   - mesh, its positions and out given, levels >= 0, a known scheme and boundary mode
  *     (MMX_ERR_ARG), the mesh in the context's space (MMX_ERR_SPACE);
  *   - Loop and sqrt3: every face a triangle (MMX_ERR_MESH naming the first other face);
- *   - a consistently oriented input: no edge run the same way by both its faces (MMX_ERR_MESH
- *     naming the edge; OpenSubdiv would make such edges sharp, which is not implemented);
- *     sqrt3 also needs no boundary (MMX_ERR_UNSUPPORTED naming an edge), no edge of three
- *     faces or more and no vertex whose faces form several fans (MMX_ERR_MESH naming it).
+ *   - sqrt3: a consistently oriented input (no edge run the same way by both its faces),
+ *     without boundary (MMX_ERR_UNSUPPORTED naming an edge), edges of three faces or more or
+ *     vertices whose faces form several fans (MMX_ERR_MESH naming the edge or the vertex).
+ *     Loop and Catmull-Clark take an edge run the same way by both its faces as OpenSubdiv
+ *     does, as a non-manifold edge (below), on the algebraic path.
  *     Loop, Catmull-Clark and bilinear take such a vertex (a non-manifold vertex) as an
  *     infinitely sharp corner at every level, and such an edge (a non-manifold edge) as
  *     infinitely sharp with corners at its ends but inside a non-manifold crease (two such
  *     edges, no boundary, more faces than edges), as OpenSubdiv does. The default path is the
- *     algebraic one for non-manifold edges, and for creases at a non-manifold vertex; the
+ *     algebraic one for non-manifold edges (inconsistent ones too), and for creases at a
+ *     non-manifold vertex; the
  *     fused path refuses those (MMX_ERR_UNSUPPORTED) when named, and so do plans (finding
  *     such vertices costs one more wait on CUDA);
  *   - no face repeating another's vertices in the same order (MMX_ERR_MESH naming both), and

@@ -26,11 +26,13 @@ void mmx__crease_level_free(mmx__crease_level *L)
 typedef struct adj_host {
     mmx_index nv, ne, nnz;
     mmx_index *colptr, *rowidx, *edge_ptr, *ev, *sides;
+    unsigned char *twisted; /* per edge, when computed: two faces that run it the same way */
     int own;
 } adj_host;
 
 static void adj_host_free(adj_host *h)
 {
+    free(h->twisted);
     if (h->own) {
         free(h->colptr);
         free(h->rowidx);
@@ -113,7 +115,28 @@ static mmx_status edge_triangles(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjac
  * (OpenSubdiv's non-manifold edges), else its tag's. */
 static float sharpness(const mmx__crease_level *L, const adj_host *h, mmx_index e)
 {
-    return mmx__rule_edge_sharpness(L->es, e, h->sides[e] != 2);
+    return mmx__rule_edge_sharpness(L->es, e, h->sides[e] != 2 || (h->twisted && h->twisted[e]));
+}
+
+/* h->twisted: the edges whose two faces run them the same way (the direction bits of their
+ * corners, adj->fe, agree), which OpenSubdiv takes as non-manifold edges. */
+static mmx_status twisted_edges(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index nnz, adj_host *h)
+{
+    mmx_index *fe = NULL;
+    unsigned char *up = NULL;
+    const size_t ne = (size_t)h->ne;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *fe, (void **)&fe);
+    if (!s) s = mmx__host_alloc(ctx, ne + 1, 1, (void **)&up);
+    if (!s) s = mmx__host_alloc(ctx, ne + 1, 1, (void **)&h->twisted);
+    if (!s && nnz) s = mmx_mem_copy(ctx, fe, MMX_SPACE_HOST, adj->fe, adj->space, (size_t)nnz * sizeof *fe);
+    if (!s) {
+        memset(up, 0, ne), memset(h->twisted, 0, ne);
+        /* up[e]: how many of e's corners run it from its lower end (0, 1 or 2 for two faces). */
+        for (mmx_index q = 0; q < nnz; q++) up[fe[q] >> 1] += (fe[q] & 1) == 0;
+        for (size_t e = 0; e < ne; e++) h->twisted[e] = h->sides[e] == 2 && up[e] != 1;
+    }
+    free(fe), free(up);
+    return s;
 }
 
 mmx_status mmx__crease_level_first(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp,
@@ -172,6 +195,11 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
      * its own, as with edges of three faces alone, keeps the same L). */
     free(L->semi_sum), free(L->semi_n);
     L->semi_sum = NULL, L->semi_n = NULL;
+    s = twisted_edges(ctx, adj, ops->M->nnz, &h);
+    if (s) {
+        adj_host_free(&h);
+        return s;
+    }
     float *self = NULL, *ring = NULL, *crease = NULL, *ends = NULL, *faces = NULL, *sel = NULL;
     mmx_index *num = NULL, *valence = NULL;
     unsigned char *bnd = NULL;
@@ -207,11 +235,12 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
             const mmx_index e = edge_of(&h, v, h.rowidx[q]);
             const float x = sharpness(L, &h, e);
             mmx__rule_vertex_edge(&k, x, mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[v], L->semi_n[v]));
-            nm += h.sides[e] > 2, open += h.sides[e] == 1;
+            nm += h.sides[e] > 2 || h.twisted[e], open += h.sides[e] == 1;
         }
-        /* A vertex on an edge of three faces or more is an infinitely sharp corner, but for
-         * one inside a non-manifold crease (two such edges, no boundary, more faces than
-         * edges: OpenSubdiv's exception), which the crease rule takes. */
+        /* A vertex on a non-manifold edge (three faces or more, or two that run it the same
+         * way) is an infinitely sharp corner, but for one inside a non-manifold crease (two
+         * such edges, no boundary, more faces than edges: OpenSubdiv's exception), which the
+         * crease rule takes. */
         const mmx_index nedges = h.colptr[v + 1] - h.colptr[v];
         float s0 = vsharp && v < sh->nv0 ? vsharp[v] : 0.0f;
         if (nm > 0 && !(nm == 2 && open == 0 && valence[v] > nedges)) s0 = MMX__SHARP_INF;

@@ -97,13 +97,14 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
 /* The fused chain (mmx__fz_chain) as mmx_subdivide and plans run it: when the input level's
  * only fault is a vertex of several fans (Loop, Catmull-Clark), those vertices become corners
  * (mmx__subdiv_fan_corners) and the chain runs again; other faults are refused
- * (mmx__subdiv_refuse). A creased mesh with such vertices is not refined: its corners are made
- * and *creased_fans is set (the fused walks follow one fan, and creases need all of a vertex's
- * edges), and the caller decides. */
+ * (mmx__subdiv_refuse). Not refined, with *algebraic_only set for the caller to decide: a
+ * creased mesh with such vertices (their corners made; the fused walks follow one fan, and
+ * creases need all of a vertex's edges), and a mesh with an edge that both its faces run the
+ * same way (Loop and Catmull-Clark make it sharp; the fused half-edges need an orientation). */
 mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp *sharp,
                              const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                              mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
-                             mmx_mesh_tags *creases, int *creased_fans);
+                             mmx_mesh_tags *creases, int *algebraic_only);
 
 /* The device halves (fused.cu), declared whatever the build (a build without CUDA links the
  * stubs of nocuda.c, device.h). Everything is queued. */

@@ -161,6 +161,11 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
         s = mmx__host_alloc(ctx, part[k].n, part[k].size, part[k].at);
         if (!s) s = mmx_mem_copy(ctx, *part[k].at, MMX_SPACE_HOST, part[k].from, sp, part[k].n * part[k].size);
     }
+    /* An edge run the same way by both its faces breaks the counter-clockwise rings. */
+    for (size_t c = 0; !s && c < nnz; c++)
+        if (L.mate[c] >= 0 && L.fe[L.mate[c]] == L.fe[c])
+            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the limit of an edge that both its faces "
+                          "run the same way is not implemented (corner %zu)", who, c);
     mmx_index maxval = adj->max_valence;
     if (!s) s = mmx__host_alloc(ctx, 2 * ((size_t)maxval + 2), sizeof *scratch, (void **)&scratch);
     if (!s) s = mmx__host_alloc(ctx, (size_t)maxval + 2, sizeof *sharp, (void **)&sharp);

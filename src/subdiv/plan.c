@@ -59,12 +59,13 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
     p->sharp = sharp; /* the plan's now: its levels read the corners at every evaluation */
-    int creased_fans = 0;
+    int algebraic_only = 0;
     s = mmx__subdiv_fused(ctx, scheme, &p->sharp, control, adj, levels, 1, p->lv, o.trace,
-                          &p->last, NULL, &creased_fans);
-    if (!s && creased_fans)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: plans take creases only around vertices of "
-                      "one fan, and this mesh has vertices of several", who);
+                          &p->last, NULL, &algebraic_only);
+    if (!s && algebraic_only)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: plans run the fused path, which takes neither "
+                      "creases around a vertex of several fans nor an edge that both its faces "
+                      "run the same way", who);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     if (s) {

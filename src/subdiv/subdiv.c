@@ -201,9 +201,9 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
                          st->nonmanifold_verts);
     if ((s = check_repeated(ctx, scheme, st))) return s;
     /* sqrt3 reads the face across an edge from F, which needs the two faces to run it in
-     * opposite directions; OpenSubdiv treats such edges as non-manifold (sharp) for the other
-     * schemes, so they are refused everywhere rather than refined differently. */
-    if (st->inconsistent_edges > 0)
+     * opposite directions; Loop and Catmull-Clark take such an edge as non-manifold (sharp),
+     * as OpenSubdiv does (creases.c). */
+    if (st->inconsistent_edges > 0 && scheme == MMX_SCHEME_SQRT3)
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "%s needs consistently oriented faces: both faces of edge (%d, %d) "
                          "(0-based vertex numbers) run it the same way (inconsistent edges: %d)",
@@ -222,7 +222,7 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
 /* The checks on the input mesh: face orders (on a host view of it), then the topology, from
  * the statistics of its adjacency and half-edge view. */
 static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
-                             const mmx_adjacency *adj, mmx_index *nonmanifold_verts)
+                             const mmx_adjacency *adj, mmx_mesh_stats *out)
 {
     const char *name = mmx_scheme_name(scheme);
     const mmx_mesh *h = NULL;
@@ -241,7 +241,7 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     }
     mmx_mesh_stats st;
     if (!s) s = mmx__mesh_stats_of(ctx, mesh, adj, &st);
-    if (!s && nonmanifold_verts) *nonmanifold_verts = st.nonmanifold_verts;
+    if (!s && out) *out = st;
     return s ? s : check_topology(ctx, scheme, adj, &st);
 }
 
@@ -579,22 +579,43 @@ mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx
     return s;
 }
 
+/* The algebraic path's checks (check_mesh) and what they find that its rules need: vertices of
+ * several fans made corners, and whether edges are run the same way by both their faces. */
+static mmx_status full_checks(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj, mmx__subdiv_sharp *sharp)
+{
+    mmx_mesh_stats st;
+    mmx_status s = check_mesh(ctx, scheme, mesh, adj, &st);
+    if (!s && st.nonmanifold_verts > 0 && !sharp->fan_corners)
+        s = mmx__subdiv_fan_corners(ctx, mesh, adj, sharp);
+    if (!s) sharp->twisted = st.inconsistent_edges > 0;
+    return s;
+}
+
 mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp *sharp,
                              const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
                              mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
-                             mmx_mesh_tags *creases, int *creased_fans)
+                             mmx_mesh_tags *creases, int *algebraic_only)
 {
     mmx__fault fault = {MMX__FAULT_NONE, 0};
-    *creased_fans = 0;
+    *algebraic_only = 0;
     mmx_status s = mmx__fz_chain(ctx, scheme, sharp, mesh, adj, levels, keep, lv, trace, out,
                                  &fault, creases);
+    /* An edge that both its faces run the same way: the algebraic path takes it (Loop and
+     * Catmull-Clark make it sharp); the caller decides. */
+    if (!s && fault.kind == MMX__FAULT_HALFEDGE_TWICE && scheme != MMX_SCHEME_SQRT3) {
+        s = full_checks(ctx, scheme, mesh, adj, sharp); /* a repeated face is refused */
+        *algebraic_only = !s;
+        return s;
+    }
     /* A vertex of several fans, the last fault kind: no other fault. Loop and Catmull-Clark
      * take it as a corner (sqrt3 is refused below); creased meshes go to the caller. */
     if (!s && fault.kind == MMX__FAULT_FANS && scheme != MMX_SCHEME_SQRT3 && !sharp->fan_corners) {
         s = mmx__subdiv_fan_corners(ctx, mesh, adj, sharp);
         if (!s && sharp->esharp) {
-            *creased_fans = 1;
-            return MMX_OK;
+            s = full_checks(ctx, scheme, mesh, adj, sharp);
+            *algebraic_only = !s;
+            return s;
         }
         if (!s) {
             memset(lv, 0, ((size_t)levels + 1) * sizeof *lv);
@@ -651,13 +672,11 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s && fast && (*adj)->nonmanifold_edges > 0 && scheme != MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    mmx_index nonmanifold_verts = 0;
     if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
+    /* The fused path checks fans and orientation on its input level (mmx__subdiv_fused). */
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
-                     : check_mesh(ctx, scheme, mesh, *adj, &nonmanifold_verts);
+                     : full_checks(ctx, scheme, mesh, *adj, sharp);
     if (!s) s = check_sizes(ctx, scheme, mesh->M, *adj, levels);
-    /* The fused path finds these vertices on its input level (mmx__subdiv_fused). */
-    if (!s && nonmanifold_verts > 0) s = mmx__subdiv_fan_corners(ctx, mesh, *adj, sharp);
     if (s) {
         mmx_adjacency_free(*adj);
         *adj = NULL;
@@ -685,7 +704,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     memset(&parent, 0, sizeof parent);
     /* Levels with creases, and Catmull-Clark's input with the smooth-triangle rule, build
      * their tables on the host (creases.c). */
-    if (!s && (sharp->esharp || sharp->smooth_tris || adj->nonmanifold_edges > 0))
+    if (!s && (sharp->esharp || sharp->smooth_tris || adj->nonmanifold_edges > 0 || sharp->twisted))
         s = mmx__crease_level_first(ctx, sharp, adj, &cl);
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
@@ -698,7 +717,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
             mmx__crease_level_free(&parent);
         }
         const int host_tables = sharp->esharp || (sharp->smooth_tris && l == 1) ||
-                                adj->nonmanifold_edges > 0;
+                                adj->nonmanifold_edges > 0 || sharp->twisted;
         if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, host_tables ? &cl : NULL, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
@@ -753,19 +772,21 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         adj = NULL; /* algebraic() frees it */
     } else {
         mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
-        int creased_fans = 0;
+        int algebraic_only = 0;
         s = lv ? mmx__subdiv_fused(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out,
-                                   &creases, &creased_fans)
+                                   &creases, &algebraic_only)
                : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
         free(lv);
-        /* Creases around a vertex of several fans: the algebraic path takes them. */
-        if (!s && creased_fans && o.path == MMX_SUBDIV_PATH_AUTO) {
+        /* Creases around a vertex of several fans, edges run the same way by both faces: the
+         * algebraic path takes them (mmx__subdiv_fused ran its checks). */
+        if (!s && algebraic_only && o.path == MMX_SUBDIV_PATH_AUTO) {
             s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out, &creases);
             adj = NULL; /* algebraic() frees it */
-        } else if (!s && creased_fans) {
-            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the fused path takes creases "
-                          "only around vertices of one fan, and this mesh has vertices of several "
-                          "(the algebraic path, or the default path, takes both)");
+        } else if (!s && algebraic_only) {
+            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the fused path takes neither "
+                          "creases around a vertex of several fans nor an edge that both its "
+                          "faces run the same way, and this mesh has one (the algebraic path, or "
+                          "the default path, takes them)");
         }
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }

@@ -49,6 +49,8 @@ typedef struct mmx__subdiv_sharp {
     int chaikin;         /* the crease method: 0 uniform, 1 Chaikin ('t creasemethod chaikin') */
     int smooth_tris;     /* Catmull-Clark's smooth-triangle rule ('t smoothtriangles smooth' or
                             the options; rules.h), where the input has triangles */
+    int twisted;         /* the input has edges that both their faces run the same way (made
+                            sharp on the algebraic path, creases.c; its children too) */
     int fan_corners;     /* vsharp holds infinite sharpness for the input's vertices of several
                             fans (OpenSubdiv's non-manifold vertices): the fused input level
                             takes them (mmx__subdiv_fan_corners) */
