@@ -186,6 +186,30 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options 
     return EXIT_OK;
 }
 
+/* An option's word and the value it names. */
+typedef struct word {
+    const char *name;
+    int value;
+} word;
+
+/* *out = the value of the word `arg` among the n words (the first when arg is NULL); an
+ * unknown word is a usage error naming the option and the words (EXIT_USAGE). */
+static int pick(const char *option, const char *arg, const word *words, int n, int *out)
+{
+    *out = words[0].value;
+    if (!arg) return 0;
+    for (int k = 0; k < n; k++)
+        if (strcmp(arg, words[k].name) == 0) {
+            *out = words[k].value;
+            return 0;
+        }
+    char list[160] = "";
+    for (int k = 0; k < n; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", words[k].name);
+    usage_error("unknown --%s '%s' (use %s)", option, arg, list);
+    return EXIT_USAGE;
+}
+
 static int run(const tool_args *a)
 {
     mmx_scheme scheme;
@@ -194,38 +218,28 @@ static int run(const tool_args *a)
     if (!parse_levels(a->value[O_LEVELS], 1, &levels))
         return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
                            a->value[O_LEVELS]);
-    mmx_subdiv_path path = MMX_SUBDIV_PATH_AUTO;
-    const char *path_arg = a->value[O_PATH];
-    if (path_arg && strcmp(path_arg, "algebraic") == 0) path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    else if (path_arg && strcmp(path_arg, "fused") == 0) path = MMX_SUBDIV_PATH_FUSED;
-    else if (path_arg)
-        return usage_error("unknown --path '%s' (use fused or algebraic)", path_arg);
-    mmx_boundary boundary = MMX_BOUNDARY_FROM_MESH;
-    const char *b_arg = a->value[O_BOUNDARY];
-    if (b_arg && strcmp(b_arg, "edge-and-corner") == 0) boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
-    else if (b_arg && strcmp(b_arg, "edge-only") == 0) boundary = MMX_BOUNDARY_EDGE_ONLY;
-    else if (b_arg && strcmp(b_arg, "none") == 0) boundary = MMX_BOUNDARY_NONE;
-    else if (b_arg)
-        return usage_error("unknown --boundary '%s' (use edge-only, edge-and-corner or none)", b_arg);
-    mmx_crease_method crease = MMX_CREASE_FROM_MESH;
-    const char *c_arg = a->value[O_CREASE];
-    if (c_arg && strcmp(c_arg, "uniform") == 0) crease = MMX_CREASE_UNIFORM;
-    else if (c_arg && strcmp(c_arg, "chaikin") == 0) crease = MMX_CREASE_CHAIKIN;
-    else if (c_arg)
-        return usage_error("unknown --crease-method '%s' (use uniform or chaikin)", c_arg);
-    mmx_hole_mode holes = MMX_HOLES_REMOVE;
-    const char *h_arg = a->value[O_HOLES];
-    if (h_arg && strcmp(h_arg, "keep") == 0) holes = MMX_HOLES_KEEP;
-    else if (h_arg && strcmp(h_arg, "remove") != 0)
-        return usage_error("unknown --holes '%s' (use remove or keep)", h_arg);
-    mmx_triangle_rule tris = MMX_TRIANGLES_FROM_MESH;
-    const char *t_arg = a->value[O_TRIANGLES];
-    if (t_arg && strcmp(t_arg, "smooth") == 0) tris = MMX_TRIANGLES_SMOOTH;
-    else if (t_arg && strcmp(t_arg, "catmark") == 0) tris = MMX_TRIANGLES_CATMARK;
-    else if (t_arg) return usage_error("unknown --triangles '%s' (use catmark or smooth)", t_arg);
+    /* Each option's words and the values they name; absent, the first (the default). */
+    static const word paths[] = {{"default", MMX_SUBDIV_PATH_AUTO}, {"fused", MMX_SUBDIV_PATH_FUSED},
+                                 {"algebraic", MMX_SUBDIV_PATH_ALGEBRAIC}};
+    static const word bounds[] = {{"tagged", MMX_BOUNDARY_FROM_MESH}, {"edge-only", MMX_BOUNDARY_EDGE_ONLY},
+                                  {"edge-and-corner", MMX_BOUNDARY_EDGE_AND_CORNER},
+                                  {"none", MMX_BOUNDARY_NONE}};
+    static const word creases[] = {{"tagged", MMX_CREASE_FROM_MESH}, {"uniform", MMX_CREASE_UNIFORM},
+                                   {"chaikin", MMX_CREASE_CHAIKIN}};
+    static const word holes[] = {{"remove", MMX_HOLES_REMOVE}, {"keep", MMX_HOLES_KEEP}};
+    static const word tris[] = {{"tagged", MMX_TRIANGLES_FROM_MESH}, {"catmark", MMX_TRIANGLES_CATMARK},
+                                {"smooth", MMX_TRIANGLES_SMOOTH}};
+    int path, boundary, crease, hole, tri;
+    if (pick("path", a->value[O_PATH], paths, 3, &path) ||
+        pick("boundary", a->value[O_BOUNDARY], bounds, 4, &boundary) ||
+        pick("crease-method", a->value[O_CREASE], creases, 3, &crease) ||
+        pick("holes", a->value[O_HOLES], holes, 2, &hole) ||
+        pick("triangles", a->value[O_TRIANGLES], tris, 3, &tri))
+        return EXIT_USAGE;
     mmx_subdiv_options base = {0};
-    base.path = path, base.boundary = boundary, base.crease = crease, base.holes = holes;
-    base.triangles = tris;
+    base.path = (mmx_subdiv_path)path, base.boundary = (mmx_boundary)boundary;
+    base.crease = (mmx_crease_method)crease, base.holes = (mmx_hole_mode)hole;
+    base.triangles = (mmx_triangle_rule)tri;
     base.limit = a->value[O_LIMIT] != NULL;
     tool_input in;
     tool_output out;

@@ -408,20 +408,22 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     return 0;
 }
 
-} // namespace
 
-extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags,
-                                        int levels, oracle_mesh *out, oracle_times *t, char *err,
-                                        size_t cap)
+// refine() behind the C boundary: arguments checked, exceptions turned into err, the outputs
+// released on failure.
+int refine_guarded(int scheme, const oracle_mesh *in, const char *tags, int levels,
+                   oracle_mesh *out, oracle_times *t, double **normals, char *err, size_t cap)
 {
     if (err && cap > 0)
         err[0] = '\0';
     if (!out)
         return oracle__say(err, cap, "out is NULL");
     *out = oracle_mesh{};
+    if (normals)
+        *normals = nullptr;
     int rc;
     try {
-        rc = refine(scheme, in, tags, levels, out, t, nullptr, err, cap);
+        rc = refine(scheme, in, tags, levels, out, t, normals, err, cap);
     } catch (const std::bad_alloc &) {
         rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
     } catch (const std::exception &e) {
@@ -429,9 +431,23 @@ extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const
     } catch (...) {
         rc = oracle__say(err, cap, "OpenSubdiv threw an unknown exception");
     }
-    if (rc)
+    if (rc) {
         oracle_mesh_free(out);
+        if (normals) {
+            std::free(*normals);
+            *normals = nullptr;
+        }
+    }
     return rc;
+}
+
+} // namespace
+
+extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags,
+                                        int levels, oracle_mesh *out, oracle_times *t, char *err,
+                                        size_t cap)
+{
+    return refine_guarded(scheme, in, tags, levels, out, t, nullptr, err, cap);
 }
 
 extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
@@ -443,26 +459,7 @@ extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, 
 extern "C" int oracle_osd_limit(int scheme, const oracle_mesh *in, const char *tags, int levels,
                                 oracle_mesh *out, double **normals, char *err, size_t cap)
 {
-    if (err && cap > 0)
-        err[0] = '\0';
-    if (!out || !normals)
-        return oracle__say(err, cap, "out or normals is NULL");
-    *out = oracle_mesh{};
-    *normals = nullptr;
-    int rc;
-    try {
-        rc = refine(scheme, in, tags, levels, out, nullptr, normals, err, cap);
-    } catch (const std::bad_alloc &) {
-        rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
-    } catch (const std::exception &e) {
-        rc = oracle__say(err, cap, "OpenSubdiv threw: %s", e.what());
-    } catch (...) {
-        rc = oracle__say(err, cap, "OpenSubdiv threw an unknown exception");
-    }
-    if (rc) {
-        oracle_mesh_free(out);
-        std::free(*normals);
-        *normals = nullptr;
-    }
-    return rc;
+    if (!normals)
+        return oracle__say(err, cap, "normals is NULL");
+    return refine_guarded(scheme, in, tags, levels, out, nullptr, normals, err, cap);
 }
