@@ -826,3 +826,42 @@ Test(io_read, line_of_counts_every_break_once)
     cr_assert_eq(mmx__line_of(&s2, last + 2), 2);
 }
 
+
+/* Texture coordinates: 'vt' lines and 'v/vt' corners become mesh->uv (relative indices too),
+ * written back as they were read; a set that misses a corner, or names a missing line, is not
+ * kept, and the mesh is read all the same. */
+Test(io_read, obj_texture_coordinates)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = read_text(ctx, "uv.obj",
+                            "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1 0.5\n"
+                            "f 1/1 2/2 3/3\nf 1/-3/1 3/-1 4/4\nvt 0 1\n");
+    cr_assert_not_null(m->uv);
+    cr_assert_eq(m->uv->nvalues, 4);
+    static const mmx_index index[] = {0, 1, 2, 0, 2, 3};
+    static const float values[] = {0, 0, 1, 0, 1, 1, 0, 1};
+    cr_assert_arr_eq(m->uv->index, index, sizeof index);
+    cr_assert_arr_eq(m->uv->values, values, sizeof values);
+    const char *path = tu_tmp("uv.obj");
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO));
+    mmx_mesh *back = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &back));
+    remove(path);
+    cr_assert_not_null(back->uv);
+    cr_assert_eq(back->uv->nvalues, 4);
+    cr_assert_arr_eq(back->uv->index, index, sizeof index);
+    cr_assert_arr_eq(back->uv->values, values, sizeof values);
+    mmx_mesh *copy = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &copy));
+    cr_assert(copy->uv && copy->uv != m->uv && copy->uv->index[5] == 3);
+    mmx_mesh_free(copy);
+    mmx_mesh_free(back);
+    mmx_mesh_free(m);
+    m = read_text(ctx, "partial.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/1 2/1 3\n");
+    cr_assert_null(m->uv, "a corner without a texture coordinate: no set");
+    mmx_mesh_free(m);
+    m = read_text(ctx, "missing.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/1 2/1 3/2\n");
+    cr_assert_null(m->uv, "a missing 'vt' line: no set");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

@@ -53,6 +53,10 @@ mmx_format mmx_format_from_path(const char *path);
  * infinite, or too large for a float is refused. An empty file, an OBJ without 'v' lines,
  * and a file cut short of what its header announces are refused; OFF and PLY files that
  * announce 0 vertices give an empty mesh. Bytes after the announced data are ignored.
+ * OBJ texture coordinates ('vt' lines and the 'v/vt' corners of the faces) become mesh->uv
+ * when every corner of every face names one in range (OpenSubdiv's face-varying data); a
+ * partial set, or one naming a missing 'vt' line, is not kept (the mesh is read without it).
+ * The writer writes them back (OBJ only; OFF and PLY do not carry them).
  * Errors: MMX_ERR_ARG (NULL argument, unknown or no extension with MMX_FORMAT_AUTO: the known
  * ones are listed), MMX_ERR_IO (cannot open/read, with the system's reason; a directory is
  * named as one), MMX_ERR_UNSUPPORTED ("-": standard input is not read), MMX_ERR_PARSE (malformed, truncated, header

@@ -16,6 +16,15 @@
 extern "C" {
 #endif
 
+/* Texture coordinates as face-varying data (OBJ 'vt' lines and the faces' 'v/vt' corners): a
+ * second index set on the mesh's corners. They live in host memory whatever the mesh's space,
+ * as the tags do. */
+typedef struct mmx_mesh_uv {
+    mmx_index nvalues; /* the coordinates */
+    float *values;     /* nvalues x 2 (u, v), row-major */
+    mmx_index *index;  /* one per corner, in M's storage order: the corner's coordinate, 0-based */
+} mmx_mesh_uv;
+
 typedef struct mmx_mesh {
     mmx_csc *M;        /* nverts x nfaces mesh matrix (general or reduced form) */
     float *pos;        /* nverts x 3 positions, row-major, in `space`; NULL if the mesh has none */
@@ -28,7 +37,18 @@ typedef struct mmx_mesh {
                           back to its memory, in its stream's order, when the mesh is freed, so
                           it must outlive the mesh (M records its own, the same one for every
                           mesh the library makes) */
+    mmx_mesh_uv *uv;   /* texture coordinates, or NULL: read and written with OBJ, kept by
+                          mmx_mesh_copy, mmx_mesh_reduce and mmx_mesh_expand, refined by
+                          mmx_subdivide (subdiv.h); mmx_mesh_permute, which renumbers the
+                          faces, does not carry them (nor the tags) */
 } mmx_mesh;
+
+/* A copy of uv for a mesh of nnz corners (host memory), or NULL for NULL; *out NULL on
+ * failure. Errors: MMX_ERR_NOMEM. */
+mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out);
+
+/* Frees a texture coordinate set; NULL is accepted. */
+void mmx_mesh_uv_free(mmx_mesh_uv *uv);
 
 #define mmx_mesh_nverts(m) ((m)->M->nrows)
 #define mmx_mesh_nfaces(m) ((m)->M->ncols)

@@ -7,6 +7,7 @@
  * keeps line counting out of the fast path. A backslash at the end of a statement line
  * continues the statement on the next line (not in comments). Lines end in LF, CRLF or a lone
  * CR (files from classic Mac OS tools), so a CR is never a blank inside a statement. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "io_internal.h"
@@ -23,6 +24,12 @@ typedef struct obj_out {
     size_t nnz;
     char *tags;
     size_t tags_cap, tags_len;
+    float *uv;           /* the 'vt' lines: u, v */
+    size_t uv_cap;       /* floats */
+    mmx_index nvt;
+    mmx_index *vt;       /* per corner: its texture coordinate (0-based), -1 for none */
+    size_t vt_cap;
+    mmx_index corners_vt; /* corners with a texture coordinate */
 } obj_out;
 
 static void obj_free(obj_out *o)
@@ -31,6 +38,8 @@ static void obj_free(obj_out *o)
     free(o->start);
     free(o->verts);
     free(o->tags);
+    free(o->uv);
+    free(o->vt);
     memset(o, 0, sizeof *o);
 }
 
@@ -144,12 +153,47 @@ static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, cons
     return MMX_OK;
 }
 
-/* One index item v, v/vt, v//vn or v/vt/vn; the texture and normal indices are checked for
- * syntax only. Returns 0 on malformed input. */
-static inline int obj_item(const char **pp, const char *end, int64_t *iv)
+/* A texture coordinate line, "vt u [v [w]]": u and v kept (v 0 when absent), w ignored. */
+static mmx_status obj_texcoord(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const char *kw,
+                               const char **pp)
+{
+    const char *p = *pp, *end = src->end;
+    char tok[48];
+    double d[3] = {0.0, 0.0, 0.0};
+    int k = 0;
+    for (;; k++) {
+        p = skip_blanks(p, end);
+        if (obj_eos(p, end)) break;
+        const char *t = p;
+        if (k == 3 || !mmx__lex_double(&p, end, &d[k]) || !obj_delim(p, end))
+            return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t,
+                                  "expected 1 to 3 texture coordinates, found %s",
+                                  mmx__quote(t, end, tok, sizeof tok));
+    }
+    if (k == 0) return mmx__fail_line(ctx, MMX_ERR_PARSE, src, kw, "vt line without coordinates");
+    if (!isfinite(d[0]) || !isfinite(d[1]))
+        return mmx__fail_line(ctx, MMX_ERR_MESH, src, kw, "texture coordinate %d is not finite", o->nvt);
+    if (o->nvt == MMX_INDEX_MAX)
+        return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
+                              "more than %d texture coordinates do not fit 32-bit indices", MMX_INDEX_MAX);
+    mmx_status s = MMX_OK;
+    if (2 * (size_t)o->nvt + 2 > o->uv_cap)
+        s = mmx__grow(ctx, (void **)&o->uv, &o->uv_cap, 2 * (size_t)o->nvt + 2, sizeof *o->uv);
+    if (s) return s;
+    o->uv[2 * (size_t)o->nvt] = (float)d[0];
+    o->uv[2 * (size_t)o->nvt + 1] = (float)d[1];
+    o->nvt++;
+    *pp = next_line(p, end);
+    return MMX_OK;
+}
+
+/* One index item v, v/vt, v//vn or v/vt/vn: *iv the vertex, *it the texture coordinate (0 when
+ * absent); the normal index is checked for syntax only. Returns 0 on malformed input. */
+static inline int obj_item(const char **pp, const char *end, int64_t *iv, int64_t *it)
 {
     const char *p = *pp;
     int64_t unused;
+    *it = 0;
     if (!mmx__lex_int(&p, end, iv)) return 0;
     if (p < end && *p == '/') {
         p++;
@@ -157,7 +201,7 @@ static inline int obj_item(const char **pp, const char *end, int64_t *iv)
             p++;
             if (!mmx__lex_int(&p, end, &unused)) return 0;
         } else {
-            if (!mmx__lex_int(&p, end, &unused)) return 0;
+            if (!mmx__lex_int(&p, end, it)) return 0;
             if (p < end && *p == '/') {
                 p++;
                 if (!mmx__lex_int(&p, end, &unused)) return 0;
@@ -185,8 +229,8 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
         p = skip_blanks(p, end);
         if (obj_eos(p, end)) break;
         const char *t = p;
-        int64_t iv;
-        if (!obj_item(&p, end, &iv))
+        int64_t iv, it;
+        if (!obj_item(&p, end, &iv, &it))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t,
                                   "expected a vertex index (v, v/vt, v//vn or v/vt/vn), found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
@@ -210,6 +254,15 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
         if (o->nnz == o->verts_cap &&
             (s = mmx__grow(ctx, (void **)&o->verts, &o->verts_cap, o->nnz + 1, sizeof *o->verts)))
             return s;
+        /* The texture coordinate: relative ones count back from the 'vt' lines so far; the
+         * range of the others is checked at the end (they may come later in the file). */
+        int64_t ti = it > 0 ? it - 1 : it < 0 ? (int64_t)o->nvt + it : -1;
+        if (ti < 0 || ti >= MMX_INDEX_MAX) ti = -1; /* none, or out of range: no set (below) */
+        if (o->nnz >= o->vt_cap &&
+            (s = mmx__grow(ctx, (void **)&o->vt, &o->vt_cap, o->nnz + 1, sizeof *o->vt)))
+            return s;
+        o->vt[o->nnz] = (mmx_index)ti;
+        o->corners_vt += ti >= 0;
         o->verts[o->nnz++] = (mmx_index)idx;
     }
     o->nf++;
@@ -247,12 +300,14 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
                 return MMX_OK;
             }
             s = obj_face(ctx, src, o, kw, &q);
+        } else if (q - kw == 2 && kw[0] == 'v' && kw[1] == 't') {
+            s = obj_texcoord(ctx, src, o, kw, &q);
         } else if (q - kw == 1 && *kw == 't') {
             const char *e = statement_end(kw, end);
             s = add_tag(ctx, o, kw, e);
             q = e < end ? mmx__past_break(e, end) : end;
         } else {
-            /* vt, vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
+            /* vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
             const char *e = statement_end(kw, end);
             q = e < end ? mmx__past_break(e, end) : end;
         }
@@ -286,6 +341,22 @@ static mmx_status report_face(mmx_ctx *ctx, const mmx__src *src, const obj_out *
     return mmx__fail_line(ctx, MMX_ERR_MESH, src, at, "face %d: %s%s", f, why, total);
 }
 
+/* The corners' texture coordinates as the mesh's uv, when every corner has one in range; a
+ * partial or broken set is no set (*out NULL: the mesh is read without texture coordinates,
+ * as io.h says). */
+static mmx_status texcoords(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_mesh_uv **out)
+{
+    *out = NULL;
+    for (size_t q = 0; q < o->nnz; q++)
+        if (o->vt[q] < 0 || o->vt[q] >= o->nvt) return MMX_OK;
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    if (!uv) return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", src->name);
+    uv->nvalues = o->nvt, uv->values = o->uv, uv->index = o->vt;
+    o->uv = NULL, o->vt = NULL;
+    *out = uv;
+    return MMX_OK;
+}
+
 mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
 {
     obj_out o = {0};
@@ -310,5 +381,16 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
         void *q = realloc(o.pos, 3 * (size_t)o.nv * sizeof *o.pos);
         if (q) o.pos = q;
     }
-    return mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
+    /* Texture coordinates: every corner has one, or none has (a partial set is refused). */
+    mmx_mesh_uv *uv = NULL;
+    if (!s && o.corners_vt > 0) s = texcoords(ctx, src, &o, &uv);
+    if (s) {
+        obj_free(&o);
+        return s;
+    }
+    free(o.vt), free(o.uv);
+    s = mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
+    if (!s) (*out)->uv = uv;
+    else mmx_mesh_uv_free(uv);
+    return s;
 }

@@ -1,6 +1,7 @@
 /* Writing Wavefront OBJ: a comment with the counts, one "v x y z" line per vertex (9
- * significant digits), one "f a b c ..." line per face (1-based), then the mesh's 't' tag
- * lines verbatim so OpenSubdiv creases and holes survive a read-write cycle. */
+ * significant digits), the texture coordinates as "vt u v" lines when the mesh has them, one
+ * "f a b c ..." line per face (1-based; "a/ta b/tb ..." with texture coordinates), then the
+ * mesh's 't' tag lines verbatim so OpenSubdiv creases and holes survive a read-write cycle. */
 #include <string.h>
 #include "io_internal.h"
 
@@ -21,6 +22,19 @@ void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh)
         *p++ = '\n';
         w->len += (size_t)(p - o);
     }
+    const mmx_mesh_uv *uv = mesh->uv;
+    for (mmx_index t = 0; uv && t < uv->nvalues; t++) {
+        char *o = mmx__wbuf_room(w, MMX__WITEM);
+        if (!o) return;
+        char *p = o;
+        *p++ = 'v', *p++ = 't';
+        for (int d = 0; d < 2; d++) {
+            *p++ = ' ';
+            p += mmx__fmt_float(p, uv->values[2 * (size_t)t + (size_t)d]);
+        }
+        *p++ = '\n';
+        w->len += (size_t)(p - o);
+    }
     for (mmx_index f = 0; f < M->ncols; f++) {
         mmx_index b = mmx__face_begin(M, f), e = mmx__face_begin(M, f + 1);
         char *o = mmx__wbuf_room(w, 1);
@@ -29,9 +43,14 @@ void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh)
         w->len++;
         /* Room per index rather than per face: a face may have any order. */
         for (mmx_index k = b; k < e; k++) {
-            if (!(o = mmx__wbuf_room(w, 12))) return;
+            if (!(o = mmx__wbuf_room(w, 24))) return;
             o[0] = ' ';
-            w->len += 1 + mmx__fmt_u32(o + 1, (uint32_t)M->rowidx[k] + 1u);
+            size_t n = 1 + (size_t)mmx__fmt_u32(o + 1, (uint32_t)M->rowidx[k] + 1u);
+            if (uv) { /* v/vt */
+                o[n++] = '/';
+                n += (size_t)mmx__fmt_u32(o + n, (uint32_t)uv->index[k] + 1u);
+            }
+            w->len += n;
         }
         if (!(o = mmx__wbuf_room(w, 1))) return;
         *o = '\n';

@@ -87,12 +87,40 @@ int mmx__coord_problem(const float *p, char *why, size_t cap)
     return 0;
 }
 
+void mmx_mesh_uv_free(mmx_mesh_uv *uv)
+{
+    if (!uv) return;
+    free(uv->values);
+    free(uv->index);
+    free(uv);
+}
+
+mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out)
+{
+    *out = NULL;
+    if (!uv) return MMX_OK;
+    mmx_mesh_uv *c = calloc(1, sizeof *c);
+    mmx_status s = c ? MMX_OK : mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying texture coordinates");
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)uv->nvalues + 1, sizeof *c->values, (void **)&c->values);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *c->index, (void **)&c->index);
+    if (!s) {
+        c->nvalues = uv->nvalues;
+        memcpy(c->values, uv->values, 2 * (size_t)uv->nvalues * sizeof *c->values);
+        memcpy(c->index, uv->index, (size_t)nnz * sizeof *c->index);
+        *out = c;
+    } else {
+        mmx_mesh_uv_free(c);
+    }
+    return s;
+}
+
 void mmx_mesh_free(mmx_mesh *mesh)
 {
     if (!mesh) return;
     mmx_csc_free(mesh->M);
     mmx_mem_free(mesh->ctx, mesh->space, mesh->pos); /* device: after the queued work */
     free(mesh->tags);
+    mmx_mesh_uv_free(mesh->uv);
     free(mesh);
 }
 
@@ -128,7 +156,7 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                    .rowidx = verts, .val = val, .space = MMX_SPACE_HOST, .ctx = ctx};
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
-    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx};
+    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL};
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
         return MMX_OK;
@@ -183,6 +211,7 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     if (!s && src->pos) s = mmx_mem_copy(ctx, m->pos, dst_space, src->pos, src->space, pbytes);
     if (!s && src->tags && !(m->tags = strdup(src->tags)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying tags");
+    if (!s) s = mmx_mesh_uv_copy(ctx, src->uv, src->M->nnz, &m->uv);
     if (s) {
         mmx_mesh_free(m);
         return s;
