@@ -129,6 +129,55 @@ static void check_limit(mmx_scheme scheme, mmx_mesh *m, int levels, const char *
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+/* Our texture coordinates after `levels` levels against OpenSubdiv's face-varying refinement
+ * (FVAR_LINEAR_ALL): the meshes as in check_oracle_mode, then each corner's (u, v) against
+ * the oracle's (oracle_compare_uv) within 1e-5 of the diagonal of the input's (u, v) box, the
+ * positions' criterion. The mesh's own tags are given to both. Takes ownership of m. */
+static void check_uv(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    cr_assert_not_null(m->uv);
+    oracle_mesh in = to_oracle(ctx, m), ref;
+    const mmx_index nnz0 = m->M->nnz;
+    double *vals = malloc(2 * sizeof *vals * (size_t)m->uv->nvalues + 1);
+    int *idx = malloc(sizeof *idx * (size_t)nnz0 + 1);
+    cr_assert(vals && idx);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (mmx_index k = 0; k < 2 * m->uv->nvalues; k++) {
+        vals[k] = m->uv->values[k];
+        lo[k % 2] = fmin(lo[k % 2], vals[k]), hi[k % 2] = fmax(hi[k % 2], vals[k]);
+    }
+    const double diag = hypot(hi[0] - lo[0], hi[1] - lo[1]), tol = ORACLE_TOL * (diag > 0 ? diag : 1);
+    for (mmx_index q = 0; q < nnz0; q++) idx[q] = m->uv->index[q];
+    double *ruv = NULL;
+    char err[512] = "", report[512] = "";
+    const int sch = scheme == MMX_SCHEME_LOOP ? 0 : scheme == MMX_SCHEME_BILINEAR ? 2 : 1;
+    int rc = oracle_osd_refine_uv(sch, &in, m->tags, m->uv->nvalues, vals, idx, levels, &ref, &ruv,
+                                  err, sizeof err);
+    cr_assert_eq(rc, 0, "%s: the oracle refused: %s", what, err);
+    mmx_mesh *fine = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, levels, NULL, &fine));
+    cr_assert_not_null(fine->uv, "%s: the result has no texture coordinates", what);
+    oracle_mesh ours = to_oracle(ctx, fine);
+    double max_err = -1;
+    rc = oracle_compare(&ours, &ref, ORACLE_TOL, &max_err, report, sizeof report);
+    cr_assert_eq(rc, 0, "%s: %s", what, report);
+    double *ouv = malloc(2 * sizeof *ouv * (size_t)fine->M->nnz + 1);
+    cr_assert_not_null(ouv);
+    for (mmx_index q = 0; q < fine->M->nnz; q++)
+        for (int c = 0; c < 2; c++) ouv[2 * q + c] = fine->uv->values[2 * (size_t)fine->uv->index[q] + c];
+    rc = oracle_compare_uv(&ours, ouv, &ref, ruv, tol, NULL, report, sizeof report);
+    cr_assert_eq(rc, 0, "%s, %s level %d: texture coordinates: %s", what, mmx_scheme_name(scheme),
+                 levels, report);
+    free(ouv);
+    free(vals), free(idx), free(ruv);
+    oracle_mesh_free(&ours);
+    oracle_mesh_free(&ref);
+    oracle_mesh_free(&in);
+    mmx_mesh_free(fine);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
 #define ORACLE_OR_SKIP() ((void)0)
 #else
 static void check_oracle_mode(mmx_scheme scheme, mmx_boundary boundary, mmx_mesh *m, int levels,
@@ -144,6 +193,12 @@ static void check_oracle(mmx_scheme scheme, mmx_mesh *m, int levels, const char 
 }
 
 static void check_limit(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
+{
+    (void)scheme, (void)levels, (void)what;
+    mmx_mesh_free(m);
+}
+
+static void check_uv(mmx_scheme scheme, mmx_mesh *m, int levels, const char *what)
 {
     (void)scheme, (void)levels, (void)what;
     mmx_mesh_free(m);
@@ -561,6 +616,69 @@ Test(subdiv, nonmanifold_edges_oracle, .description = "edges of three faces or m
     float lp[30];
     cr_assert_eq(mmx_subdiv_limit(ctx, BILINEAR, m, NULL, lp, NULL), MMX_ERR_UNSUPPORTED);
     mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* m with texture coordinates from its positions' x and y; with `seams`, odd faces take their
+ * own copies shifted by 10 in u, so every edge between an odd and an even face is a seam. */
+static mmx_mesh *with_uv(mmx_mesh *m, int seams)
+{
+    const mmx_csc *M = m->M;
+    const mmx_index nv = M->nrows;
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    cr_assert_not_null(uv);
+    uv->nvalues = seams ? 2 * nv : nv;
+    uv->values = malloc(2 * sizeof(float) * (size_t)uv->nvalues);
+    uv->index = malloc(sizeof(mmx_index) * (size_t)M->nnz + 1);
+    cr_assert(uv->values && uv->index);
+    for (mmx_index k = 0; k < uv->nvalues; k++) {
+        const mmx_index v = k % nv;
+        uv->values[2 * k] = m->pos[3 * v] + (k >= nv ? 10.0f : 0.0f);
+        uv->values[2 * k + 1] = m->pos[3 * v + 1];
+    }
+    for (mmx_index f = 0; f < M->ncols; f++) {
+        const mmx_index a = M->order ? M->order * f : M->colptr[f];
+        const mmx_index n = M->order ? M->order : M->colptr[f + 1] - a;
+        for (mmx_index j = 0; j < n; j++) uv->index[a + j] = M->rowidx[a + j] + (seams && f % 2 ? nv : 0);
+    }
+    mmx_mesh_uv_free(m->uv);
+    m->uv = uv;
+    return m;
+}
+
+/* Texture coordinates, linear everywhere (OpenSubdiv's default FVAR_LINEAR_ALL): continuous
+ * and with seams, polygons, Loop, with creases and with holes (whose faces leave with their
+ * coordinates). */
+Test(subdiv, uv_oracle, .description = "texture coordinates match OpenSubdiv's face-varying refinement")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_uv(CC, with_uv(shape(ctx, "grid:10:9"), 0), 2, "grid");
+    check_uv(CC, with_uv(shape(ctx, "grid:10:9"), 1), 3, "grid with seams");
+    check_uv(CC, with_uv(shape(ctx, "mixed"), 1), 2, "mixed polygons with seams");
+    check_uv(BILINEAR, with_uv(shape(ctx, "mixed"), 0), 2, "bilinear mixed");
+    check_uv(LOOP, with_uv(tri_grid(ctx, 6, 5), 1), 3, "triangulated grid with seams");
+    check_uv(CC, with_creases(with_uv(shape(ctx, "torus:8:6"), 1), 3, "t hole 1/0/0 4\n"), 2,
+             "torus with seams, creases and a hole");
+    mmx_ctx_free(ctx);
+}
+
+/* The coordinates are the same on both paths, and sqrt3 makes none. */
+Test(subdiv, uv_paths, .description = "texture coordinates: both paths alike; sqrt3 makes none")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = with_uv(shape(ctx, "mixed"), 1), *a = NULL, *b = NULL;
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, &o, &a));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, CC, m, 2, NULL, &b));
+    cr_assert(a->uv && b->uv && a->uv->nvalues == b->uv->nvalues);
+    cr_assert_arr_eq(a->uv->index, b->uv->index, sizeof(mmx_index) * (size_t)a->M->nnz);
+    cr_assert_arr_eq(a->uv->values, b->uv->values, 2 * sizeof(float) * (size_t)a->uv->nvalues);
+    mmx_mesh *t = with_uv(shape(ctx, "tetrahedron"), 0), *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, t, 1, NULL, &c));
+    cr_assert_null(c->uv);
+    mmx_mesh_free(c), mmx_mesh_free(t), mmx_mesh_free(a), mmx_mesh_free(b), mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
 

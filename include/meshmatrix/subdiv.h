@@ -58,7 +58,14 @@
  *     and rebuilds it.
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
  * MMX_ERR_UNSUPPORTED). 'smoothtriangles smooth' (or opts->triangles) selects Catmull-Clark's
- * smooth-triangle edge rule. Not honoured yet: the face-varying modes (refined as if absent). The refined mesh's tags are the honoured ones, decayed, so that a second call
+ * smooth-triangle edge rule.
+ * Texture coordinates (mesh->uv, face-varying data) are refined with OpenSubdiv's default
+ * face-varying interpolation, linear everywhere (FVAR_LINEAR_ALL: a child corner takes its
+ * parent face's corner value, the mean at an edge's ends in that face, or the face's mean), on
+ * the host on either path (uv data lives there), seams kept; equal values are shared. The
+ * other modes ('facevaryinginterpolateboundary' below 5) are not implemented: the coordinates
+ * are refined linearly whatever that tag says. sqrt3 and plans do not refine them (the result
+ * has none). The refined mesh's tags are the honoured ones, decayed, so that a second call
  * continues where the first stopped: the input's 'interpolateboundary', the corners still
  * sharp after the levels, the creases still sharp (the halves of each, with their sharpness,
  * and the crease method), and with MMX_HOLES_KEEP the holes' descendants; the others are not

@@ -103,6 +103,13 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     carry->ncreases = m;
     s = mmx_mesh_from_faces(ctx, kept_v, kept_f, start, verts, pos, &fresh);
     if (!s && kept_f) s = mmx_mesh_reduce(ctx, fresh);
+    /* The texture coordinates of the corners kept (every value stays, some unused). */
+    if (!s && r->uv) s = mmx_mesh_uv_copy(ctx, r->uv, r->M->nnz, &fresh->uv);
+    if (!s && r->uv) {
+        mmx_index q = 0;
+        for (mmx_index f = 0; f < nf; f++)
+            for (mmx_index j = 0; !hole[f] && j < c; j++) fresh->uv->index[q++] = r->uv->index[(int64_t)c * f + j];
+    }
     if (!s) {
         mmx__mesh_host_release(*out, r);
         r = NULL;

@@ -791,6 +791,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
+    if (!s && levels > 0) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, *out);
     if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, &o, &creases, out);
     free(creases.crease_verts);
     free(creases.crease_sharpness);

@@ -172,6 +172,12 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                              mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
 
+/* The texture coordinates of `out`, the result of `levels` levels of `scheme` on `mesh` (which
+ * has mesh->uv; else nothing is done), linear everywhere, as OpenSubdiv's default face-varying
+ * interpolation (uv.c). sqrt3 makes none. On the host. */
+mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                          mmx_mesh *out);
+
 /* An empty mesh shell in the context's space holding M and room for nverts x 3 positions. */
 mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out);
 

@@ -693,3 +693,74 @@ int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, d
     free(md);
     return rc;
 }
+
+/* Whether face g of b, rotated by rot, has face f of a's corners in the same cyclic order,
+ * each within ptol. */
+static int same_corners(const oracle_mesh *a, int f, const oracle_mesh *b, int g, int rot, double ptol)
+{
+    const int s0 = a->start[f], t0 = b->start[g], n = a->start[f + 1] - s0;
+    for (int k = 0; k < n; k++) {
+        double d = 0;
+        for (int i = 0; i < 3; i++) {
+            const double x = a->pos[3 * a->verts[s0 + k] + i] - b->pos[3 * b->verts[t0 + (rot + k) % n] + i];
+            d += x * x;
+        }
+        if (d > ptol * ptol) return 0;
+    }
+    return 1;
+}
+
+int oracle_compare_uv(const oracle_mesh *a, const double *auv, const oracle_mesh *b,
+                      const double *buv, double tol, double *max_err, char *report, size_t cap)
+{
+    if (report && cap) report[0] = '\0';
+    if (max_err) *max_err = 0.0;
+    if (a->nfaces != b->nfaces) {
+        snprintf(report, cap, "face counts differ: %d and %d", a->nfaces, b->nfaces);
+        return 1;
+    }
+    /* Positions match within 1e-5 of b's box diagonal (oracle_compare's default). */
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < b->nverts; v++)
+        for (int i = 0; i < 3; i++) lo[i] = fmin(lo[i], b->pos[3 * v + i]), hi[i] = fmax(hi[i], b->pos[3 * v + i]);
+    double diag = b->nverts ? sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                   (hi[2] - lo[2]) * (hi[2] - lo[2])) : 1.0;
+    const double ptol = 1e-5 * (diag > 0 ? diag : 1.0);
+    unsigned char *used = calloc((size_t)b->nfaces + 1, 1);
+    if (!used) {
+        snprintf(report, cap, "out of memory");
+        return 1;
+    }
+    int rc = 0;
+    for (int f = 0; f < a->nfaces && !rc; f++) {
+        const int s0 = a->start[f], n = a->start[f + 1] - s0;
+        /* A face of b with a's corners in the same cyclic order (coincident faces, such as
+         * back-to-back ones, differ in that order or are told apart by use). */
+        int best = -1, rot = 0;
+        for (int g = 0; g < b->nfaces && best < 0; g++) {
+            if (used[g] || b->start[g + 1] - b->start[g] != n) continue;
+            for (int r = 0; r < n && best < 0; r++)
+                if (same_corners(a, f, b, g, r, ptol)) best = g, rot = r;
+        }
+        if (best < 0) {
+            snprintf(report, cap, "face %d of a has no face of b with its corners", f);
+            rc = 1;
+            break;
+        }
+        used[best] = 1;
+        const int t0 = b->start[best];
+        for (int k = 0; k < n; k++) {
+            const double *u = auv + 2 * (size_t)(s0 + k), *r = buv + 2 * (size_t)(t0 + (rot + k) % n);
+            const double e = fmax(fabs(u[0] - r[0]), fabs(u[1] - r[1]));
+            if (max_err && e > *max_err) *max_err = e;
+            if (e > tol) {
+                snprintf(report, cap, "face %d corner %d: (%.9g, %.9g), b has (%.9g, %.9g)", f, k,
+                         u[0], u[1], r[0], r[1]);
+                rc = 1;
+                break;
+            }
+        }
+    }
+    free(used);
+    return rc;
+}

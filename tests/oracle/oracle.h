@@ -70,6 +70,14 @@ int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const char *tags
 int oracle_osd_limit(int scheme, const oracle_mesh *in, const char *tags, int levels,
                      oracle_mesh *out, double **normals, char *err, size_t cap);
 
+/* oracle_osd_refine_tagged with a face-varying channel: `nvalues` texture coordinates (values,
+ * 2 each) and one index per corner of `in` (index, in its faces' order), refined by
+ * Far::PrimvarRefiner::InterpolateFaceVarying with FVAR_LINEAR_ALL; *uv (malloc'ed, the caller
+ * frees it) gets 2 per corner of out's faces, in out's order. */
+int oracle_osd_refine_uv(int scheme, const oracle_mesh *in, const char *tags, int nvalues,
+                         const double *values, const int *index, int levels, oracle_mesh *out,
+                         double **uv, char *err, size_t cap);
+
 /* oracle_osd_refine_tagged without tags (tags = NULL): smooth everywhere, edge-only
  * boundaries. */
 int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
@@ -106,6 +114,15 @@ int oracle_om_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh 
  * else -1. Cost: O((V + F) log F) time and O(V + F) memory; about 0.5 s for 400k vertices. */
 int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, double *max_err,
                    char *report, size_t cap);
+
+/* Per-corner data (2 doubles a corner: texture coordinates) of two meshes that oracle_compare
+ * found equal: each face of a is matched to a face of b not matched yet whose corners, in the
+ * same cyclic order from some rotation, are a's within 1e-5 of b's box diagonal, and each
+ * corner's pair must be within tol (absolute) of b's. *max_err (if not NULL) gets the largest
+ * difference. Returns 0 when all agree, else nonzero with the first difference in report.
+ * Quadratic in the faces: for meshes of a few thousand faces. */
+int oracle_compare_uv(const oracle_mesh *a, const double *auv, const oracle_mesh *b,
+                      const double *buv, double tol, double *max_err, char *report, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -21,6 +21,7 @@
  * succeeded.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,8 @@ int main(int argc, char **argv)
     mmx_ctx *ctx = NULL;
     mmx_mesh *mesh = NULL, *out = NULL;
     oracle_mesh in_o = {0}, mmx_o = {0}, ref_o = {0};
+    double *uv_in = NULL, *uv_ref = NULL, *uv_ours = NULL;
+    int *uv_idx = NULL;
     int code = 1;
     mmx_status st = mmx_ctx_create(&ctx);
     if (st != MMX_OK)
@@ -179,8 +182,23 @@ int main(int argc, char **argv)
     } else {
         oracle_name = "OpenSubdiv";
         const int osd = scheme == MMX_SCHEME_LOOP ? 0 : scheme == MMX_SCHEME_BILINEAR ? 2 : 1;
-        orc = oracle_osd_refine_tagged(osd, &in_o, ignore_tags ? NULL : mesh->tags, levels, &ref_o,
-                                       &ot, msg, sizeof msg);
+        /* Texture coordinates: refined and compared too, where the quadratic face match of
+         * oracle_compare_uv is quick enough (small shapes). */
+        if (mesh->uv && (int64_t)mesh->M->nnz << (2 * levels) <= 200000) {
+            const size_t nv = (size_t)mesh->uv->nvalues, nnz = (size_t)mesh->M->nnz;
+            uv_in = malloc(2 * nv * sizeof *uv_in + 1), uv_idx = malloc(nnz * sizeof *uv_idx + 1);
+            if (!uv_in || !uv_idx) {
+                code = result(1, "ERROR out of memory");
+                goto done;
+            }
+            for (size_t k = 0; k < 2 * nv; k++) uv_in[k] = mesh->uv->values[k];
+            for (size_t q = 0; q < nnz; q++) uv_idx[q] = mesh->uv->index[q];
+            orc = oracle_osd_refine_uv(osd, &in_o, ignore_tags ? NULL : mesh->tags, (int)nv, uv_in,
+                                       uv_idx, levels, &ref_o, &uv_ref, msg, sizeof msg);
+        } else {
+            orc = oracle_osd_refine_tagged(osd, &in_o, ignore_tags ? NULL : mesh->tags, levels,
+                                           &ref_o, &ot, msg, sizeof msg);
+        }
     }
     if (orc) {
         code = result(1, "ORACLE_REFUSED %s", msg);
@@ -195,10 +213,35 @@ int main(int argc, char **argv)
             code = result(1, "DIFFER %s", msg);
         goto done;
     }
-    code = result(0, "AGREE max_err=%.3g verts=%d faces=%d mmx_ms=%.3f %s_ms=%.3f", max_err,
-                  mmx_o.nverts, mmx_o.nfaces, mmx_ms, oracle_name,
+    char uvmsg[96] = "";
+    if (uv_ref) {
+        if (!out->uv) {
+            code = result(1, "DIFFER meshmatrix's result has no texture coordinates");
+            goto done;
+        }
+        /* Within tol of the input's (u, v) box diagonal, as positions are of theirs. */
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, uv_err = 0;
+        for (mmx_index k = 0; k < 2 * mesh->uv->nvalues; k++)
+            lo[k % 2] = fmin(lo[k % 2], uv_in[k]), hi[k % 2] = fmax(hi[k % 2], uv_in[k]);
+        const double diag = hypot(hi[0] - lo[0], hi[1] - lo[1]), d = diag > 0 ? diag : 1;
+        uv_ours = malloc(2 * sizeof *uv_ours * (size_t)out->M->nnz + 1);
+        if (!uv_ours) {
+            code = result(1, "ERROR out of memory");
+            goto done;
+        }
+        for (mmx_index q = 0; q < out->M->nnz; q++)
+            for (int c = 0; c < 2; c++) uv_ours[2 * q + c] = out->uv->values[2 * (size_t)out->uv->index[q] + c];
+        if (oracle_compare_uv(&mmx_o, uv_ours, &ref_o, uv_ref, tol * d, &uv_err, msg, sizeof msg)) {
+            code = result(1, "DIFFER texture coordinates: %s", msg);
+            goto done;
+        }
+        snprintf(uvmsg, sizeof uvmsg, " uv_err=%.3g", uv_err / d);
+    }
+    code = result(0, "AGREE max_err=%.3g%s verts=%d faces=%d mmx_ms=%.3f %s_ms=%.3f", max_err,
+                  uvmsg, mmx_o.nverts, mmx_o.nfaces, mmx_ms, oracle_name,
                   ot.refine_ms + ot.stencil_ms + ot.eval_ms);
 done:
+    free(uv_in), free(uv_idx), free(uv_ref), free(uv_ours);
     oracle_mesh_free(&in_o);
     oracle_mesh_free(&mmx_o);
     oracle_mesh_free(&ref_o);

@@ -221,8 +221,17 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
     return 0;
 }
 
+// A face-varying channel (texture coordinates): values and one index per corner, in, and per
+// corner of the output's faces, out.
+struct FVarIO {
+    int nvalues;
+    const double *values; // 2 per value
+    const int *index;     // per input corner
+    double **out;         // 2 per output corner (malloc'ed)
+};
+
 int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, oracle_mesh *out,
-           oracle_times *t, double **normals, char *err, size_t cap)
+           oracle_times *t, double **normals, const FVarIO *fv, char *err, size_t cap)
 {
     if (scheme < 0 || scheme > 2)
         return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark, 2 bilinear)",
@@ -260,6 +269,13 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
     desc.cornerWeights = tags.corner_weights.data();
     desc.numHoles = static_cast<int>(tags.holes.size());
     desc.holeIndices = tags.holes.data();
+    Far::TopologyDescriptor::FVarChannel channel;
+    if (fv) {
+        channel.numValues = fv->nvalues;
+        channel.valueIndices = fv->index;
+        desc.numFVarChannels = 1;
+        desc.fvarChannels = &channel;
+    }
 
     osd_error.clear();
     osd_warning.clear();
@@ -349,6 +365,21 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
         }
     }
 
+    // Face-varying values level by level (Far::PrimvarRefiner::InterpolateFaceVarying).
+    std::vector<Point3> fvals;
+    if (fv) {
+        fvals.resize(static_cast<size_t>(fv->nvalues));
+        for (size_t i = 0; i < fvals.size(); ++i)
+            fvals[i].p[0] = fv->values[2 * i], fvals[i].p[1] = fv->values[2 * i + 1], fvals[i].p[2] = 0.0;
+        Far::PrimvarRefinerReal<double> pr(*refiner);
+        for (int l = 1; l <= levels; ++l) {
+            std::vector<Point3> next(static_cast<size_t>(refiner->GetLevel(l).GetNumFVarValues(0)));
+            Point3 *dst = next.data();
+            pr.InterpolateFaceVarying(l, fvals.data(), dst, 0);
+            fvals.swap(next);
+        }
+    }
+
     // Holes: uniform refinement still refines a hole face; its children are tagged as holes
     // (TopologyLevel::IsFaceHole) and get stencils like any other. The output leaves the hole
     // faces out, as a viewer does, and with them the vertices that only hole faces use; a vertex
@@ -378,13 +409,21 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
 
     if (oracle__alloc_mesh(out, kept_verts, kept_faces, ncorners))
         return oracle__say(err, cap, "out of memory for %d vertices, %d faces", kept_verts, kept_faces);
+    if (fv && !(*fv->out = static_cast<double *>(std::malloc(sizeof(double) * 2 * (ncorners ? ncorners : 1)))))
+        return oracle__say(err, cap, "out of memory for %lld face-varying values", ncorners);
     out->start[0] = 0;
     for (int f = 0, g = 0, k = 0; f < nf; ++f) {
         if (holes && last.IsFaceHole(f))
             continue;
-        Far::ConstIndexArray fv = last.GetFaceVertices(f);
-        for (int j = 0; j < fv.size(); ++j)
-            out->verts[k++] = renumber[static_cast<size_t>(fv[j])];
+        Far::ConstIndexArray fverts = last.GetFaceVertices(f);
+        Far::ConstIndexArray fvals_of = fv ? last.GetFaceFVarValues(f, 0) : fverts;
+        for (int j = 0; j < fverts.size(); ++j) {
+            if (fv)
+                for (int c = 0; c < 2; ++c)
+                    (*fv->out)[2 * static_cast<size_t>(k) + static_cast<size_t>(c)] =
+                        fvals[static_cast<size_t>(fvals_of[j])].p[c];
+            out->verts[k++] = renumber[static_cast<size_t>(fverts[j])];
+        }
         out->start[++g] = k;
     }
     if (normals && !(*normals = static_cast<double *>(std::malloc(sizeof(double) * 3 * (kept_verts ? kept_verts : 1)))))
@@ -412,7 +451,8 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
 // refine() behind the C boundary: arguments checked, exceptions turned into err, the outputs
 // released on failure.
 int refine_guarded(int scheme, const oracle_mesh *in, const char *tags, int levels,
-                   oracle_mesh *out, oracle_times *t, double **normals, char *err, size_t cap)
+                   oracle_mesh *out, oracle_times *t, double **normals, const FVarIO *fv,
+                   char *err, size_t cap)
 {
     if (err && cap > 0)
         err[0] = '\0';
@@ -423,7 +463,7 @@ int refine_guarded(int scheme, const oracle_mesh *in, const char *tags, int leve
         *normals = nullptr;
     int rc;
     try {
-        rc = refine(scheme, in, tags, levels, out, t, normals, err, cap);
+        rc = refine(scheme, in, tags, levels, out, t, normals, fv, err, cap);
     } catch (const std::bad_alloc &) {
         rc = oracle__say(err, cap, "OpenSubdiv: out of memory");
     } catch (const std::exception &e) {
@@ -437,6 +477,10 @@ int refine_guarded(int scheme, const oracle_mesh *in, const char *tags, int leve
             std::free(*normals);
             *normals = nullptr;
         }
+        if (fv) {
+            std::free(*fv->out);
+            *fv->out = nullptr;
+        }
     }
     return rc;
 }
@@ -447,7 +491,7 @@ extern "C" int oracle_osd_refine_tagged(int scheme, const oracle_mesh *in, const
                                         int levels, oracle_mesh *out, oracle_times *t, char *err,
                                         size_t cap)
 {
-    return refine_guarded(scheme, in, tags, levels, out, t, nullptr, err, cap);
+    return refine_guarded(scheme, in, tags, levels, out, t, nullptr, nullptr, err, cap);
 }
 
 extern "C" int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
@@ -461,5 +505,16 @@ extern "C" int oracle_osd_limit(int scheme, const oracle_mesh *in, const char *t
 {
     if (!normals)
         return oracle__say(err, cap, "normals is NULL");
-    return refine_guarded(scheme, in, tags, levels, out, nullptr, normals, err, cap);
+    return refine_guarded(scheme, in, tags, levels, out, nullptr, normals, nullptr, err, cap);
+}
+
+extern "C" int oracle_osd_refine_uv(int scheme, const oracle_mesh *in, const char *tags,
+                                   int nvalues, const double *values, const int *index, int levels,
+                                   oracle_mesh *out, double **uv, char *err, size_t cap)
+{
+    if (!uv)
+        return oracle__say(err, cap, "uv is NULL");
+    *uv = nullptr;
+    FVarIO fv{nvalues, values, index, uv};
+    return refine_guarded(scheme, in, tags, levels, out, nullptr, nullptr, &fv, err, cap);
 }
