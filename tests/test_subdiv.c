@@ -675,6 +675,19 @@ Test(subdiv, uv_paths, .description = "texture coordinates: both paths alike; sq
     cr_assert(a->uv && b->uv && a->uv->nvalues == b->uv->nvalues);
     cr_assert_arr_eq(a->uv->index, b->uv->index, sizeof(mmx_index) * (size_t)a->M->nnz);
     cr_assert_arr_eq(a->uv->values, b->uv->values, 2 * sizeof(float) * (size_t)a->uv->nvalues);
+    /* A shuffled mesh's faces keep their corners' coordinates (mmx_mesh_permute). */
+    mmx_index *vperm = malloc(sizeof *vperm * (size_t)m->M->nrows), *fperm = malloc(sizeof *fperm * (size_t)m->M->ncols);
+    mmx_mesh *sh = NULL;
+    cr_assert(vperm && fperm);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shuffle(ctx, m, 3, vperm, fperm, &sh));
+    cr_assert_not_null(sh->uv);
+    for (mmx_index f = 0, q = 0; f < sh->M->ncols; f++) {
+        const mmx_index g = fperm[f], a = m->M->colptr[g], n = m->M->colptr[g + 1] - a;
+        for (mmx_index j = 0; j < n; j++, q++)
+            cr_assert_eq(sh->uv->index[q], m->uv->index[a + j], "face %d corner %d", f, j);
+    }
+    free(vperm), free(fperm);
+    mmx_mesh_free(sh);
     mmx_mesh *t = with_uv(shape(ctx, "tetrahedron"), 0), *c = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, t, 1, NULL, &c));
     cr_assert_null(c->uv);

@@ -38,9 +38,8 @@ typedef struct mmx_mesh {
                           it must outlive the mesh (M records its own, the same one for every
                           mesh the library makes) */
     mmx_mesh_uv *uv;   /* texture coordinates, or NULL: read and written with OBJ, kept by
-                          mmx_mesh_copy, mmx_mesh_reduce and mmx_mesh_expand, refined by
-                          mmx_subdivide (subdiv.h); mmx_mesh_permute, which renumbers the
-                          faces, does not carry them (nor the tags) */
+                          mmx_mesh_copy, mmx_mesh_reduce, mmx_mesh_expand and mmx_mesh_permute
+                          (they move with their faces), refined by mmx_subdivide (subdiv.h) */
 } mmx_mesh;
 
 /* A copy of uv for a mesh of nnz corners (host memory), or NULL for NULL; *out NULL on
@@ -294,7 +293,8 @@ void mmx_adjacency_free(mmx_adjacency *adj);
 /* A new mesh with vertices and faces renumbered: new vertex v is old vertex vperm[v], new
  * face f is old face fperm[f] (either may be NULL for the identity). vperm and fperm are host
  * arrays. Faces keep their cyclic order; positions move with their vertices. OBJ tags are not
- * carried over, since they name vertices by their old numbers. The result has the source's
+ * carried over, since they name vertices by their old numbers; texture coordinates move with
+ * their faces. The result has the source's
  * form and space. Errors: MMX_ERR_ARG if a permutation repeats or leaves the range (the detail
  * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces).
  * Synchronises: no: the permutations are checked on the host, and on CUDA copied and applied

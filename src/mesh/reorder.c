@@ -33,6 +33,27 @@ static mmx_status permute_positions(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
     return mmx__gather_rows3_cuda(ctx, mesh->pos, vperm, n, dst);
 }
 
+/* m->uv: mesh's texture coordinates with the faces in fperm's order (NULL: the same order):
+ * new face f's corners take old face fperm[f]'s indices; the values are shared as they were. */
+static mmx_status permute_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *fperm,
+                             mmx_mesh *m)
+{
+    const mmx_mesh *h = NULL;
+    mmx_status s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &m->uv);
+    if (!s && fperm) s = mmx__mesh_host_view(ctx, mesh, &h);
+    if (s || !fperm) return s;
+    const mmx_csc *M = h->M;
+    int64_t q = 0;
+    for (mmx_index f = 0; f < M->ncols; f++) {
+        const mmx_index g = fperm[f];
+        const int64_t a = M->order ? (int64_t)M->order * g : M->colptr[g];
+        const int64_t n = M->order ? M->order : M->colptr[g + 1] - a;
+        for (int64_t j = 0; j < n; j++) m->uv->index[q++] = mesh->uv->index[a + j];
+    }
+    mmx__mesh_host_release(mesh, h);
+    return MMX_OK;
+}
+
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
                             const mmx_index *fperm, mmx_mesh **out)
 {
@@ -71,6 +92,8 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     if (!s && mesh->pos)
         s = mmx_mem_alloc(ctx, mesh->space, (size_t)nv * 3 * sizeof(float), (void **)&m->pos);
     if (!s && mesh->pos) s = permute_positions(ctx, mesh, sp_vperm, m->pos);
+    /* Texture coordinates move with their faces (a face keeps its corners' order). */
+    if (!s && mesh->uv) s = permute_uv(ctx, mesh, fperm, m);
     /* tags stay NULL: they name vertices by their old numbers. The host pinv may go at once
      * (its copy to the device was staged), the device copies after the queued kernels. */
     free(pinv);
