@@ -3,6 +3,7 @@
  * the bounding-box diagonal; the refused inputs and their messages; the output layout; and
  * the CUDA backend against the host (topology identical, positions within float rounding). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
@@ -619,8 +620,9 @@ Test(subdiv, nonmanifold_edges_oracle, .description = "edges of three faces or m
     mmx_ctx_free(ctx);
 }
 
-/* m with texture coordinates from its positions' x and y; with `seams`, odd faces take their
- * own copies shifted by 10 in u, so every edge between an odd and an even face is a seam. */
+/* m with texture coordinates from its positions' x and y; with seams = 1, odd faces take their
+ * own copies shifted by 10 in u, so every edge between an odd and an even face is a seam; with
+ * seams = 2, the first half of the faces do, one seam between two charts. */
 static mmx_mesh *with_uv(mmx_mesh *m, int seams)
 {
     const mmx_csc *M = m->M;
@@ -639,7 +641,8 @@ static mmx_mesh *with_uv(mmx_mesh *m, int seams)
     for (mmx_index f = 0; f < M->ncols; f++) {
         const mmx_index a = M->order ? M->order * f : M->colptr[f];
         const mmx_index n = M->order ? M->order : M->colptr[f + 1] - a;
-        for (mmx_index j = 0; j < n; j++) uv->index[a + j] = M->rowidx[a + j] + (seams && f % 2 ? nv : 0);
+        const int copy = (seams == 1 && f % 2) || (seams == 2 && f < M->ncols / 2);
+        for (mmx_index j = 0; j < n; j++) uv->index[a + j] = M->rowidx[a + j] + (copy ? nv : 0);
     }
     mmx_mesh_uv_free(m->uv);
     m->uv = uv;
@@ -660,6 +663,32 @@ Test(subdiv, uv_oracle, .description = "texture coordinates match OpenSubdiv's f
     check_uv(LOOP, with_uv(tri_grid(ctx, 6, 5), 1), 3, "triangulated grid with seams");
     check_uv(CC, with_creases(with_uv(shape(ctx, "torus:8:6"), 1), 3, "t hole 1/0/0 4\n"), 2,
              "torus with seams, creases and a hole");
+    mmx_ctx_free(ctx);
+}
+
+/* The smooth face-varying modes from the tag (0: smooth, 1: corners only, 4: boundaries):
+ * the texture mesh refined by the scheme's rules, seams and boundaries sharp, with the mesh's
+ * creases and corners. */
+Test(subdiv, uv_modes_oracle, .description = "smooth face-varying modes match OpenSubdiv's")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char *const mode[3] = {"t facevaryinginterpolateboundary 1/0/0 0\n",
+                                        "t facevaryinginterpolateboundary 1/0/0 1\n",
+                                        "t facevaryinginterpolateboundary 1/0/0 4\n"};
+    for (int k = 0; k < 3; k++) {
+        char what[96];
+        snprintf(what, sizeof what, "grid, one seam, %s", mode[k]);
+        check_uv(CC, with_tags(with_uv(shape(ctx, "grid:10:9"), 2), mode[k]), 3, what);
+        snprintf(what, sizeof what, "grid, checkered seams, %s", mode[k]);
+        check_uv(CC, with_tags(with_uv(shape(ctx, "grid:10:9"), 1), mode[k]), 2, what);
+        snprintf(what, sizeof what, "mixed polygons, one seam, %s", mode[k]);
+        check_uv(CC, with_tags(with_uv(shape(ctx, "mixed"), 2), mode[k]), 3, what);
+        snprintf(what, sizeof what, "icosphere, one seam, %s", mode[k]);
+        check_uv(LOOP, with_tags(with_uv(shape(ctx, "icosphere:1"), 2), mode[k]), 3, what);
+        snprintf(what, sizeof what, "torus with creases, one seam, %s", mode[k]);
+        check_uv(CC, with_creases(with_uv(shape(ctx, "torus:8:6"), 2), 3, mode[k]), 2, what);
+    }
     mmx_ctx_free(ctx);
 }
 

@@ -59,13 +59,13 @@
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
  * MMX_ERR_UNSUPPORTED). 'smoothtriangles smooth' (or opts->triangles) selects Catmull-Clark's
  * smooth-triangle edge rule.
- * Texture coordinates (mesh->uv, face-varying data) are refined with OpenSubdiv's default
- * face-varying interpolation, linear everywhere (FVAR_LINEAR_ALL: a child corner takes its
- * parent face's corner value, the mean at an edge's ends in that face, or the face's mean), on
- * the host on either path (uv data lives there), seams kept; equal values are shared. The
- * other modes ('facevaryinginterpolateboundary' below 5) are not implemented: the coordinates
- * are refined linearly whatever that tag says. sqrt3 and plans do not refine them (the result
- * has none). The refined mesh's tags are the honoured ones, decayed, so that a second call
+ * Texture coordinates (mesh->uv, face-varying data) are refined with OpenSubdiv's face-varying
+ * interpolation (opts->fvar, or the 'facevaryinginterpolateboundary' tag; by default linear
+ * everywhere, FVAR_LINEAR_ALL: a child corner takes its parent face's corner value, the mean
+ * at an edge's ends in that face, or the face's mean; equal values shared). The smooth modes
+ * refine the texture mesh (the coordinates as vertices, the same faces) by the scheme's rules
+ * with the mesh's creases and corners, seams and boundaries sharp. On the host on either path
+ * (uv data lives there). sqrt3 and plans do not refine them (the result has none). The refined mesh's tags are the honoured ones, decayed, so that a second call
  * continues where the first stopped: the input's 'interpolateboundary', the corners still
  * sharp after the levels, the creases still sharp (the halves of each, with their sharpness,
  * and the crease method), and with MMX_HOLES_KEEP the holes' descendants; the others are not
@@ -124,6 +124,20 @@ typedef enum mmx_triangle_rule {
                                     0/0/1 smooth'; rules.h), for rounder triangles */
 } mmx_triangle_rule;
 
+/* How texture coordinates (mesh->uv, face-varying data) are refined: OpenSubdiv's
+ * face-varying interpolation (Sdc::Options::FVarLinearInterpolation). */
+typedef enum mmx_fvar_mode {
+    MMX_FVAR_FROM_MESH = 0,    /* the default: the mesh's 'facevaryinginterpolateboundary' tag
+                                  (0 smooth, 1 corners only, 4 boundaries, 5 all; 2 and 3 are
+                                  refused, MMX_ERR_UNSUPPORTED), else linear everywhere */
+    MMX_FVAR_LINEAR_ALL = 1,   /* linear everywhere (FVAR_LINEAR_ALL) */
+    MMX_FVAR_SMOOTH = 2,       /* smooth, seams and boundaries as creases (FVAR_LINEAR_NONE) */
+    MMX_FVAR_CORNERS_ONLY = 3, /* smooth, with the corners of the texture charts kept
+                                  (FVAR_LINEAR_CORNERS_ONLY) */
+    MMX_FVAR_BOUNDARIES = 4    /* smooth inside, linear along seams and boundaries
+                                  (FVAR_LINEAR_BOUNDARIES) */
+} mmx_fvar_mode;
+
 /* What becomes of the faces descending from a hole face of the input (OBJ 't hole'). Holes are
  * refined like every face (their vertices and edges shape their neighbours, as OpenSubdiv's);
  * only their descendants differ. */
@@ -165,6 +179,7 @@ typedef struct mmx_subdiv_options {
     mmx_crease_method crease;     /* default MMX_CREASE_FROM_MESH */
     mmx_hole_mode holes;          /* default MMX_HOLES_REMOVE */
     mmx_triangle_rule triangles;  /* default MMX_TRIANGLES_FROM_MESH (Catmull-Clark only) */
+    mmx_fvar_mode fvar;           /* default MMX_FVAR_FROM_MESH */
     int limit;                    /* nonzero: the result's vertices are pushed to the limit
                                      surface (mmx_subdiv_limit's positions; its normals come
                                      from mmx_subdiv_limit on the result). Default 0 */

@@ -423,6 +423,7 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
     memset(sh, 0, sizeof *sh);
     sh->ctx = ctx;
     sh->boundary = option;
+    sh->fvar = o->fvar == MMX_FVAR_FROM_MESH ? MMX_FVAR_LINEAR_ALL : o->fvar;
     /* Only the input level of Catmull-Clark can have triangles (its children are quads). */
     const int tris = scheme == MMX_SCHEME_CATMULL_CLARK && adj->face_order != 4;
     sh->smooth_tris = tris && o->triangles == MMX_TRIANGLES_SMOOTH;
@@ -453,6 +454,18 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
                       t->crease_verts[1]);
     sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
     if (o->triangles == MMX_TRIANGLES_FROM_MESH) sh->smooth_tris = tris && t->smooth_triangles == 1;
+    /* The face-varying mode from the tag, where the mesh has texture coordinates to refine. */
+    static const mmx_fvar_mode by_tag[6] = {MMX_FVAR_SMOOTH, MMX_FVAR_CORNERS_ONLY, MMX_FVAR_FROM_MESH,
+                                            MMX_FVAR_FROM_MESH, MMX_FVAR_BOUNDARIES, MMX_FVAR_LINEAR_ALL};
+    const int ft = t->fvar_interpolate_boundary;
+    if (!s && o->fvar == MMX_FVAR_FROM_MESH && ft >= 0 && ft <= 5) {
+        if (by_tag[ft] == MMX_FVAR_FROM_MESH && mesh->uv)
+            s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the mesh's tags ask for face-varying "
+                          "interpolation %d (corners plus %d), which is not implemented", who, ft,
+                          ft - 1);
+        else if (by_tag[ft] != MMX_FVAR_FROM_MESH)
+            sh->fvar = by_tag[ft];
+    }
     if (!s && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
         s = edge_sharpness(ctx, t, adj, sh);
     float *h = NULL;
@@ -651,6 +664,8 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown crease method %d", who, (int)o->crease);
     if ((unsigned)o->holes > MMX_HOLES_KEEP)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown hole mode %d", who, (int)o->holes);
+    if ((unsigned)o->fvar > MMX_FVAR_BOUNDARIES)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown face-varying mode %d", who, (int)o->fvar);
     if ((unsigned)o->triangles > MMX_TRIANGLES_SMOOTH)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown triangle rule %d", who, (int)o->triangles);
     mmx_status s = mmx__check_space(ctx, mesh->space, who);
@@ -791,7 +806,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
-    if (!s && levels > 0) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, *out);
+    if (!s && levels > 0) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, *out);
     if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, &o, &creases, out);
     free(creases.crease_verts);
     free(creases.crease_sharpness);

@@ -49,6 +49,7 @@ typedef struct mmx__subdiv_sharp {
     int chaikin;         /* the crease method: 0 uniform, 1 Chaikin ('t creasemethod chaikin') */
     int smooth_tris;     /* Catmull-Clark's smooth-triangle rule ('t smoothtriangles smooth' or
                             the options; rules.h), where the input has triangles */
+    mmx_fvar_mode fvar;  /* the face-varying mode (resolved: never MMX_FVAR_FROM_MESH) */
     int twisted;         /* the input has edges that both their faces run the same way (made
                             sharp on the algebraic path, creases.c; its children too) */
     int fan_corners;     /* vsharp holds infinite sharpness for the input's vertices of several
@@ -173,10 +174,10 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
                              mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
 
 /* The texture coordinates of `out`, the result of `levels` levels of `scheme` on `mesh` (which
- * has mesh->uv; else nothing is done), linear everywhere, as OpenSubdiv's default face-varying
- * interpolation (uv.c). sqrt3 makes none. On the host. */
+ * has mesh->uv; else nothing is done), by the face-varying mode (resolved: never FROM_MESH)
+ * with the mesh's sharp features sh (uv.c). sqrt3 makes none. On the host. */
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          mmx_mesh *out);
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out);
 
 /* An empty mesh shell in the context's space holding M and room for nverts x 3 positions. */
 mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out);

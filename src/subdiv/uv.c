@@ -1,10 +1,13 @@
-/* The refined mesh's texture coordinates (face-varying data) with OpenSubdiv's default
- * face-varying interpolation, linear everywhere (FVAR_LINEAR_ALL): a child corner's coordinate
- * is its parent face's corner coordinate, the mean of the two at an edge's ends in that face,
- * or the mean of the face's. Computed per corner, face by face, so seams (an edge whose two
- * faces give its ends different coordinates) stay seams; the children's layout is the rules'
- * (rules.h), the same on both paths. The coordinates are then numbered by value, so corners
- * that meet with one coordinate share it. On the host (they live there). */
+/* The refined mesh's texture coordinates (face-varying data). OpenSubdiv's default face-varying
+ * interpolation, linear everywhere (FVAR_LINEAR_ALL): a child corner's coordinate is its parent
+ * face's corner coordinate, the mean of the two at an edge's ends in that face, or the mean of
+ * the face's. Computed per corner, face by face, so seams (an edge whose two faces give its
+ * ends different coordinates) stay seams; the children's layout is the rules' (rules.h), the
+ * same on both paths. The coordinates are then numbered by value, so corners that meet with
+ * one coordinate share it. The smooth modes refine the texture mesh (the coordinates as
+ * vertices, the faces' corners as faces) by the scheme's rules, seams and boundary sharp. On
+ * the host (they live there). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "subdiv_internal.h"
@@ -57,10 +60,154 @@ static void uv_level(mmx_scheme scheme, mmx_index nf, mmx_index order, const mmx
     }
 }
 
+/* A crease as a sortable key: its lower and higher vertex. */
+typedef struct crease_key {
+    mmx_index lo, hi;
+    float s;
+} crease_key;
+
+static int crease_cmp(const void *x, const void *y)
+{
+    const crease_key *a = x, *b = y;
+    if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+    return a->hi < b->hi ? -1 : a->hi > b->hi;
+}
+
+/* The texture mesh of `h` (a host mesh with uv): its coordinates as vertices (u, v, 0), its
+ * faces with each corner's coordinate, and tags that give it the vertex mesh's sharp features
+ * (each crease on every texture edge of a face that has the crease's edge, each corner on every
+ * coordinate of its vertex, the crease method and the triangle rule) and the mode's boundary:
+ * seams and the boundary are the texture mesh's boundary, sharp; CORNERS_ONLY keeps its
+ * corners (edge and corner), BOUNDARIES every boundary value (infinitely sharp corners). */
+static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv_sharp *sh,
+                               mmx_fvar_mode mode, mmx_mesh **out)
+{
+    const mmx_csc *M = h->M;
+    const mmx_mesh_uv *uv = h->uv;
+    const int64_t nnz = M->nnz;
+    mmx_index *start = NULL;
+    float *pos = NULL;
+    crease_key *keys = NULL;
+    mmx_mesh_tags t = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1};
+    mmx_adjacency *adj = NULL;
+    unsigned char *bnd = NULL;
+    mmx_status s = mmx__host_alloc(hc, (size_t)M->ncols + 1, sizeof *start, (void **)&start);
+    if (!s) s = mmx__host_alloc(hc, 3 * (size_t)uv->nvalues + 1, sizeof *pos, (void **)&pos);
+    if (s) goto done;
+    for (mmx_index f = 0; f <= M->ncols; f++)
+        start[f] = M->order ? M->order * f : M->colptr[f];
+    for (mmx_index k = 0; k < uv->nvalues; k++)
+        pos[3 * k] = uv->values[2 * k], pos[3 * k + 1] = uv->values[2 * k + 1], pos[3 * k + 2] = 0.0f;
+    s = mmx_mesh_from_faces(hc, uv->nvalues, M->ncols, start, uv->index, pos, out);
+    if (s) goto done;
+    const mmx_mesh_tags *vt = sh->tags;
+    if (vt && vt->ncreases) { /* the creases, looked up by each face's edges */
+        s = mmx__host_alloc(hc, (size_t)vt->ncreases, sizeof *keys, (void **)&keys);
+        for (mmx_index k = 0; !s && k < vt->ncreases; k++) {
+            const mmx_index a = vt->crease_verts[2 * k], b = vt->crease_verts[2 * k + 1];
+            keys[k] = (crease_key){a < b ? a : b, a < b ? b : a, vt->crease_sharpness[k]};
+        }
+        if (!s) qsort(keys, (size_t)vt->ncreases, sizeof *keys, crease_cmp);
+        if (!s) s = mmx__host_alloc(hc, 2 * (size_t)nnz + 1, sizeof *t.crease_verts, (void **)&t.crease_verts);
+        if (!s) s = mmx__host_alloc(hc, (size_t)nnz + 1, sizeof *t.crease_sharpness, (void **)&t.crease_sharpness);
+        for (mmx_index f = 0; !s && f < M->ncols; f++)
+            for (mmx_index q = start[f]; q < start[f + 1]; q++) {
+                const mmx_index nq = q + 1 == start[f + 1] ? start[f] : q + 1;
+                const mmx_index a = M->rowidx[q], b = M->rowidx[nq];
+                const crease_key k = {a < b ? a : b, a < b ? b : a, 0.0f};
+                const crease_key *hit = bsearch(&k, keys, (size_t)vt->ncreases, sizeof *keys, crease_cmp);
+                if (!hit) continue;
+                t.crease_verts[2 * t.ncreases] = uv->index[q];
+                t.crease_verts[2 * t.ncreases + 1] = uv->index[nq];
+                t.crease_sharpness[t.ncreases++] = hit->s;
+            }
+    }
+    /* Corners: every coordinate of a sharp vertex (vsharp: the corner tags and the vertices of
+     * several fans), and in the BOUNDARIES mode every boundary coordinate. */
+    float *vs = NULL;
+    if (!s && sh->vsharp) {
+        s = mmx__host_alloc(hc, (size_t)sh->nv0 + 1, sizeof *vs, (void **)&vs);
+        if (!s) s = mmx_mem_copy(hc, vs, MMX_SPACE_HOST, sh->vsharp, mmx_ctx_space(sh->ctx),
+                                 (size_t)sh->nv0 * sizeof *vs);
+    }
+    if (!s && mode == MMX_FVAR_BOUNDARIES) {
+        s = mmx_adjacency_compute(hc, *out, &adj);
+        if (!s) bnd = adj->boundary;
+    }
+    if (!s) s = mmx__host_alloc(hc, (size_t)nnz + 1, sizeof *t.corner_verts, (void **)&t.corner_verts);
+    if (!s) s = mmx__host_alloc(hc, (size_t)nnz + 1, sizeof *t.corner_sharpness, (void **)&t.corner_sharpness);
+    for (int64_t q = 0; !s && q < nnz; q++) {
+        const mmx_index v = M->rowidx[q], u = uv->index[q];
+        float c = vs && v < sh->nv0 ? vs[v] : 0.0f;
+        if (bnd && bnd[u]) c = MMX__SHARP_INF;
+        if (c > 0.0f) t.corner_verts[t.ncorners] = u, t.corner_sharpness[t.ncorners++] = c;
+    }
+    free(vs);
+    t.interpolate_boundary = mode == MMX_FVAR_CORNERS_ONLY ? 1 : 2;
+    t.crease_method = sh->chaikin;
+    t.smooth_triangles = sh->smooth_tris;
+    if (!s) s = mmx_mesh_set_tags(hc, *out, &t);
+done:
+    free(start), free(pos), free(keys);
+    free(t.crease_verts), free(t.crease_sharpness), free(t.corner_verts), free(t.corner_sharpness);
+    mmx_adjacency_free(adj);
+    if (s) mmx_mesh_free(*out), *out = NULL;
+    return s;
+}
+
+/* The smooth modes: the texture mesh refined by the scheme's own rules (texture_mesh), on the
+ * host; its faces are the result's, corner for corner (the same layout), and its vertices the
+ * coordinates. */
+static mmx_status uv_smooth(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
+                            const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int levels,
+                            mmx_mesh *out)
+{
+    mmx_ctx *hc = NULL;
+    mmx_mesh *tm = NULL, *fine = NULL;
+    mmx_mesh_uv *uv = NULL;
+    mmx_status s = mmx_ctx_create(&hc);
+    if (s) return mmx__fail(ctx, s, "texture coordinates: no host context");
+    mmx_subdiv_options o = {0};
+    o.holes = MMX_HOLES_KEEP;
+    s = texture_mesh(hc, h, sh, mode, &tm);
+    if (!s) s = mmx_subdivide(hc, scheme, tm, levels, &o, &fine);
+    if (!s && fine->M->nnz != out->M->nnz)
+        s = mmx__fail(hc, MMX_ERR_INTERNAL, "%d texture corners, the mesh has %d", fine->M->nnz, out->M->nnz);
+    if (s) {
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(hc));
+        s = mmx__fail(ctx, s, "texture coordinates: %s", why);
+    }
+    if (!s && !(uv = calloc(1, sizeof *uv))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory");
+    if (!s) s = mmx__host_alloc(ctx, (size_t)fine->M->nnz + 1, sizeof *uv->index, (void **)&uv->index);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)fine->M->nrows + 1, sizeof *uv->values, (void **)&uv->values);
+    if (!s) {
+        uv->nvalues = fine->M->nrows;
+        memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
+        for (mmx_index k = 0; k < uv->nvalues; k++)
+            uv->values[2 * k] = fine->pos[3 * k], uv->values[2 * k + 1] = fine->pos[3 * k + 1];
+        mmx_mesh_uv_free(out->uv);
+        out->uv = uv;
+        uv = NULL;
+    }
+    mmx_mesh_uv_free(uv);
+    mmx_mesh_free(fine);
+    mmx_mesh_free(tm);
+    mmx_ctx_free(hc);
+    return s;
+}
+
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          mmx_mesh *out)
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out)
 {
     if (!mesh->uv || levels == 0 || scheme == MMX_SCHEME_SQRT3) return MMX_OK;
+    if (mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR) {
+        const mmx_mesh *hv = NULL;
+        mmx_status st = mmx__mesh_host_view(ctx, mesh, &hv);
+        if (!st) st = uv_smooth(ctx, scheme, hv, sh, mode, levels, out);
+        if (hv) mmx__mesh_host_release(mesh, hv);
+        return st;
+    }
     const mmx_mesh *h = NULL;
     float *cur = NULL, *next = NULL;
     mmx_index *order = NULL;

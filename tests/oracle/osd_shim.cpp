@@ -211,9 +211,18 @@ int parse_tags(const char *text, int scheme, const oracle_mesh *in, Sdc::Options
                             lineno);
             sdc.SetTriangleSubdivision(strings[0] == "smooth" ? Sdc::Options::TRI_SUB_SMOOTH
                                                               : Sdc::Options::TRI_SUB_CATMARK);
-        } else if (name == "facevaryinginterpolateboundary" ||
-                   name == "facevaryingpropagatecorners") {
-            // Face-varying only: no effect on positions.
+        } else if (name == "facevaryinginterpolateboundary") {
+            // Face-varying only: no effect on positions; the mode of the texture coordinates.
+            if (ni != 1 || ints[0] < 0 || ints[0] > 5)
+                return oracle__say(err, cap, "tag facevaryinginterpolateboundary (line %d): want "
+                                   "one integer 0..5", lineno);
+            static const Sdc::Options::FVarLinearInterpolation modes[6] = {
+                Sdc::Options::FVAR_LINEAR_NONE, Sdc::Options::FVAR_LINEAR_CORNERS_ONLY,
+                Sdc::Options::FVAR_LINEAR_CORNERS_PLUS1, Sdc::Options::FVAR_LINEAR_CORNERS_PLUS2,
+                Sdc::Options::FVAR_LINEAR_BOUNDARIES, Sdc::Options::FVAR_LINEAR_ALL};
+            sdc.SetFVarLinearInterpolation(modes[ints[0]]);
+        } else if (name == "facevaryingpropagatecorners") {
+            // Face-varying only (the corners-plus modes): accepted, ignored.
         } else {
             return oracle__say(err, cap, "unsupported tag %s", name.c_str());
         }
