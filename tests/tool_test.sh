@@ -498,6 +498,20 @@ if expect_rc "subdiv --limit" 0 subdiv --backend host --scheme cc --limit builti
         bad "subdiv --limit" "faces differ or no vertex moved"
     fi
 fi
+# Texture coordinates survive convert and subdiv (linear by default, smooth with --uv smooth).
+printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 2 0 0\nv 2 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvt 2 0\nvt 2 1\nf 1/1 2/2 3/3 4/4\nf 2/2 5/5 6/6 3/3\n' >"$TMP/tex.obj"
+if expect_rc "subdiv of a textured mesh" 0 subdiv --backend host --scheme cc --levels 2 "$TMP/tex.obj" "$TMP/tex2.obj"; then
+    run subdiv --backend host --scheme cc --levels 2 --uv smooth "$TMP/tex.obj" "$TMP/tex3.obj"
+    run convert "$TMP/tex.obj" "$TMP/texc.obj"
+    if [ "$(grep -c '^vt' "$TMP/texc.obj")" = 6 ] && grep -q '^f 1/1 2/2 3/3 4/4' "$TMP/texc.obj" &&
+        [ "$(grep -c '^f .*/' "$TMP/tex2.obj")" = 32 ] &&
+        ! cmp -s <(grep '^vt' "$TMP/tex2.obj") <(grep '^vt' "$TMP/tex3.obj"); then
+        ok "texture coordinates: kept by convert, refined by subdiv (32 faces with v/vt), --uv smooth differs from linear"
+    else
+        bad "texture coordinates" "convert or subdiv lost them, or --uv smooth changed nothing"
+    fi
+fi
+check_usage "subdiv with an unknown --uv" subdiv --scheme cc --uv cubic builtin:cube "$TMP/s.obj"
 check_usage "subdiv with an unknown --triangles" subdiv --scheme cc --triangles loop builtin:cube "$TMP/s.obj"
 expect_rc "subdiv --crease-method chaikin" 0 subdiv --backend host --scheme cc --crease-method chaikin --levels 2 "$TMP/creased.obj" "$TMP/s.obj"
 check_usage "subdiv with an unknown --crease-method" subdiv --scheme cc --crease-method sharp builtin:cube "$TMP/s.obj"

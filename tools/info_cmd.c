@@ -124,6 +124,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
     mmx_mesh_tags *tags = NULL;
     char tags_why[512] = "";
     const int has_tags = mesh->tags != NULL;
+    const mmx_index uv_values = mesh->uv ? mesh->uv->nvalues : -1;
     if (!s && has_tags && mmx_mesh_tags_parse(ctx, mesh, &tags))
         snprintf(tags_why, sizeof tags_why, "%s", mmx_ctx_error(ctx));
     mmx_mesh_free(mesh);
@@ -172,6 +173,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
         (double)st.bbox_max[0], (double)st.bbox_min[1], (double)st.bbox_max[1],
         (double)st.bbox_min[2], (double)st.bbox_max[2]);
     print_reduced(&st);
+    if (uv_values >= 0) row("texture coords", "%d values, one on every corner", (int)uv_values);
     if (!has_tags) row("tags", "none");
     else if (!tags) row("tags", "not readable: %s", tags_why);
     else

@@ -87,7 +87,7 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     return EXIT_OK;
 }
 
-enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O_LIMIT,
+enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O_UV, O_LIMIT,
        O_REORDER, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec subdiv_opts[O_COUNT] = {
@@ -122,6 +122,11 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                      "catmark or smooth: Catmull-Clark's rule for edges beside\n"
                      "triangles (OpenSubdiv's TRI_SUB_*); by default IN's\n"
                      "'smoothtriangles' tag, else catmark"},
+    [O_UV] = {"uv", 0, "U",
+              "linear, smooth, corners or boundaries: how IN's texture\n"
+              "coordinates are refined (OpenSubdiv's FVAR_LINEAR_ALL, _NONE,\n"
+              "_CORNERS_ONLY, _BOUNDARIES); by default IN's\n"
+              "'facevaryinginterpolateboundary' tag, else linear"},
     [O_LIMIT] = {"limit", 0, NULL,
                  "push the last level's vertices to the limit surface\n"
                  "(OpenSubdiv's limit masks; Loop, Catmull-Clark, bilinear)"},
@@ -229,17 +234,21 @@ static int run(const tool_args *a)
     static const word holes[] = {{"remove", MMX_HOLES_REMOVE}, {"keep", MMX_HOLES_KEEP}};
     static const word tris[] = {{"tagged", MMX_TRIANGLES_FROM_MESH}, {"catmark", MMX_TRIANGLES_CATMARK},
                                 {"smooth", MMX_TRIANGLES_SMOOTH}};
-    int path, boundary, crease, hole, tri;
+    static const word fvars[] = {{"tagged", MMX_FVAR_FROM_MESH}, {"linear", MMX_FVAR_LINEAR_ALL},
+                                 {"smooth", MMX_FVAR_SMOOTH}, {"corners", MMX_FVAR_CORNERS_ONLY},
+                                 {"boundaries", MMX_FVAR_BOUNDARIES}};
+    int path, boundary, crease, hole, tri, fvar;
     if (pick("path", a->value[O_PATH], paths, 3, &path) ||
         pick("boundary", a->value[O_BOUNDARY], bounds, 4, &boundary) ||
         pick("crease-method", a->value[O_CREASE], creases, 3, &crease) ||
         pick("holes", a->value[O_HOLES], holes, 2, &hole) ||
-        pick("triangles", a->value[O_TRIANGLES], tris, 3, &tri))
+        pick("triangles", a->value[O_TRIANGLES], tris, 3, &tri) ||
+        pick("uv", a->value[O_UV], fvars, 5, &fvar))
         return EXIT_USAGE;
     mmx_subdiv_options base = {0};
     base.path = (mmx_subdiv_path)path, base.boundary = (mmx_boundary)boundary;
     base.crease = (mmx_crease_method)crease, base.holes = (mmx_hole_mode)hole;
-    base.triangles = (mmx_triangle_rule)tri;
+    base.triangles = (mmx_triangle_rule)tri, base.fvar = (mmx_fvar_mode)fvar;
     base.limit = a->value[O_LIMIT] != NULL;
     tool_input in;
     tool_output out;
@@ -257,7 +266,7 @@ static int run(const tool_args *a)
 const tool_cmd subdiv_command = {
     .name = "subdiv",
     .summary = "subdivide a mesh: Loop, sqrt3, Catmull-Clark or bilinear",
-    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--limit] [--reorder] IN OUT",
+    .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--uv U] [--limit] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"
