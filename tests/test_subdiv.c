@@ -656,6 +656,9 @@ Test(subdiv, uv_oracle, .description = "texture coordinates match OpenSubdiv's f
 {
     ORACLE_OR_SKIP();
     mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *tex = read_data(ctx, "textured.obj");
+    cr_assert(tex->uv && tex->uv->nvalues == 8, "textured.obj's coordinates");
+    check_uv(CC, tex, 3, "textured.obj (two quads, a seam)");
     check_uv(CC, with_uv(shape(ctx, "grid:10:9"), 0), 2, "grid");
     check_uv(CC, with_uv(shape(ctx, "grid:10:9"), 1), 3, "grid with seams");
     check_uv(CC, with_uv(shape(ctx, "mixed"), 1), 2, "mixed polygons with seams");
