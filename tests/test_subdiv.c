@@ -727,17 +727,22 @@ Test(subdiv, uv_paths, .description = "texture coordinates: both paths alike; sq
     mmx_ctx_free(ctx);
 }
 
-/* sqrt3 has no crease rule: a creased mesh is refused, not refined without its creases. */
-Test(subdiv, crease_refusals, .description = "sqrt3 refuses crease tags, naming them")
+/* sqrt3 has no sharp rules (OpenMesh's Sqrt3T): creases and corners do not apply to it, on
+ * either path. */
+Test(subdiv, sqrt3_without_sharp_rules, .description = "sqrt3 takes creased meshes as if they had no creases")
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *tet = with_creases(shape(ctx, "tetrahedron"), 1, NULL), *out = (mmx_mesh *)&out;
-    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
-    cr_assert_null(out);
-    cr_assert(strstr(mmx_ctx_error(ctx), "sqrt3 has no crease rule"), "%s", mmx_ctx_error(ctx));
-    mmx_subdiv_options o = {0};
-    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    cr_assert_eq(mmx_subdivide(ctx, SQRT3, tet, 1, &o, &out), MMX_ERR_UNSUPPORTED);
+    mmx_mesh *tet = with_creases(shape(ctx, "tetrahedron"), 1, "t corner 1/1/0 0 10\n"), *a = NULL, *b = NULL;
+    mmx_mesh *plain = shape(ctx, "tetrahedron");
+    for (int p = MMX_SUBDIV_PATH_AUTO; p <= MMX_SUBDIV_PATH_ALGEBRAIC; p++) {
+        mmx_subdiv_options o = {0};
+        o.path = (mmx_subdiv_path)p;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, tet, 2, &o, &a));
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, plain, 2, &o, &b));
+        cr_assert_arr_eq(a->pos, b->pos, 3 * sizeof(float) * (size_t)a->M->nrows, "path %d", p);
+        mmx_mesh_free(a), mmx_mesh_free(b);
+    }
+    mmx_mesh_free(plain);
     mmx_mesh_free(tet);
     mmx_ctx_free(ctx);
 }

@@ -50,8 +50,9 @@
  *     a vertex on two sharp edges follows the crease rule, on more (or sharp itself) stays, on
  *     one (a dart) or none is smooth, blended at the level where its kind changes. Boundary
  *     edges are infinitely sharp. Both paths honour creases (the algebraic path builds a
- *     creased level's tables on the host: on CUDA a wait per level); sqrt3, which has no crease
- *     rule, refuses them (MMX_ERR_UNSUPPORTED); bilinear has no sharp rules and ignores them.
+ *     creased level's tables on the host: on CUDA a wait per level). Bilinear and sqrt3 have
+ *     no sharp rules (OpenSubdiv's bilinear scheme, OpenMesh's Sqrt3T): creases and corners
+ *     do not apply to them.
  *   - 'hole' faces are refined like any other, and their descendants are left out of the
  *     result with the vertices only they use (opts->holes, MMX_HOLES_REMOVE), or kept and
  *     tagged (MMX_HOLES_KEEP). Removing them reads the result on the host (a wait on CUDA)

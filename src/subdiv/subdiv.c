@@ -411,8 +411,8 @@ done:
 /* The sharp features from the options and the mesh's tags: the boundary mode (the options',
  * else the tag's, else edge only), each vertex's sharpness from the corner tags (the largest
  * where a vertex is named twice), copied to the context's space, and for Loop and
- * Catmull-Clark each edge's from the crease tags with the crease method (bilinear has no
- * sharp rules; sqrt3 refuses creases). Holes, smooth triangles and the face-varying modes are
+ * Catmull-Clark each edge's from the crease tags with the crease method (bilinear and sqrt3
+ * have no sharp rules: creases and corners do not apply to them). Holes, smooth triangles and the face-varying modes are
  * not honoured yet (subdiv.h). */
 static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                  const mmx_mesh *mesh, const mmx_adjacency *adj,
@@ -448,10 +448,6 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
         sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
         s = boundary_holes(ctx, mesh, adj, t);
     }
-    if (!s && scheme == MMX_SCHEME_SQRT3 && t->ncreases > 0)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no crease rule, and the mesh's tags "
-                      "crease %d edges (first: %d %d)", who, t->ncreases, t->crease_verts[0],
-                      t->crease_verts[1]);
     sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
     if (o->triangles == MMX_TRIANGLES_FROM_MESH) sh->smooth_tris = tris && t->smooth_triangles == 1;
     /* The face-varying mode from the tag, where the mesh has texture coordinates to refine. */
