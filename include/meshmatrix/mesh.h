@@ -149,7 +149,7 @@ typedef struct mmx_mesh_tags {
  * the mesh. Errors: MMX_ERR_MESH naming the line (1-based in mesh->tags) and the problem;
  * MMX_ERR_UNSUPPORTED for the hierarchical edits (vertexedit, edgeedit, faceedit), which
  * OpenSubdiv 3 does not have either; MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(tag arguments x nnz) at most (each crease is looked for among the faces).
+ * Cost: O(nnz + tag arguments x log nnz) (the faces' edges sorted once, each crease searched).
  * Synchronises: for a device mesh with creases, whose faces are copied to the host. */
 mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out);
 

@@ -33,6 +33,11 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                            mmx_index *verts, float *pos, char *tags, int checked,
                            mmx_mesh **out);
 
+/* mmx_mesh_set_tags, the check (every crease an edge of the mesh, ...) made only when `check`
+ * is set: a caller that made the tags from the mesh itself (subdivision's carried tags) knows
+ * them right and skips reading every face of a refined mesh. */
+mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags, int check);
+
 /* A mesh's host copy when it lives on the device, or the mesh itself on the host; release
  * with mmx__mesh_host_release(original, view). For read-only host algorithms. */
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);

@@ -25,10 +25,14 @@ void mmx_mesh_tags_free(mmx_mesh_tags *t)
 /* A growing array of n items of `size` bytes (host memory). */
 static mmx_status push(mmx_ctx *ctx, void **arr, mmx_index n, size_t size, const void *item)
 {
-    void *p = realloc(*arr, ((size_t)n + 1) * size);
-    if (!p) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
-    memcpy((char *)p + (size_t)n * size, item, size);
-    *arr = p;
+    /* Room doubles at each power of two (n items fit in the next one), so pushing n items
+     * copies O(n) bytes. */
+    if ((n & (n - 1)) == 0) {
+        void *p = realloc(*arr, (n ? 2 * (size_t)n : 1) * size);
+        if (!p) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
+        *arr = p;
+    }
+    memcpy((char *)*arr + (size_t)n * size, item, size);
     return MMX_OK;
 }
 
@@ -120,27 +124,58 @@ static void parse_line(const char *p, const char *e, tag_line *L, char *why, siz
         snprintf(why, cap, "%s: more arguments than its counts say", L->name);
 }
 
-/* Whether {a, b} is an edge of the faces (start, verts): some face has a and b one after the
- * other. A scan of the faces: tags name few edges, and this runs once per tag set. */
-static int is_edge(const mmx_index *start, const mmx_index *verts, mmx_index nf, mmx_index a,
-                   mmx_index b)
+/* An edge {a, b} as a sortable key: the lower end above the higher. */
+static uint64_t edge_key(mmx_index a, mmx_index b)
 {
-    for (mmx_index f = 0; f < nf; f++) {
-        const mmx_index s = start[f], n = start[f + 1] - s;
-        for (mmx_index k = 0; k < n; k++) {
-            const mmx_index u = verts[s + k], w = verts[s + (k + 1 == n ? 0 : k + 1)];
-            if ((u == a && w == b) || (u == b && w == a)) return 1;
-        }
-    }
-    return 0;
+    const uint32_t lo = (uint32_t)(a < b ? a : b), hi = (uint32_t)(a < b ? b : a);
+    return (uint64_t)lo << 32 | hi;
 }
 
-/* The faces the crease check reads, fetched (from the device too) at the first crease only:
- * a mesh without creases pays no copy. */
+/* The mesh's edges the crease check reads, sorted, made (the faces fetched, from the device
+ * too) at the first crease only: a mesh without creases pays nothing. Each crease is then a
+ * binary search: O(nnz + creases log nnz). */
 typedef struct faces_once {
     const mmx_mesh *mesh;
     mmx_index *start, *verts;
+    uint64_t *keys; /* every face side's edge_key, sorted */
+    size_t nkeys;
 } faces_once;
+
+static mmx_status edges_once(mmx_ctx *ctx, faces_once *fc, mmx_index nf)
+{
+    if (fc->keys) return MMX_OK;
+    mmx_status s = mmx_mesh_faces(ctx, fc->mesh, &fc->start, &fc->verts);
+    if (s) return s;
+    const size_t n = (size_t)fc->start[nf];
+    uint64_t *tmp = NULL;
+    s = mmx__host_alloc(ctx, n + 1, sizeof *fc->keys, (void **)&fc->keys);
+    if (!s) s = mmx__host_alloc(ctx, n + 1, sizeof *tmp, (void **)&tmp);
+    if (s) {
+        free(tmp);
+        return s;
+    }
+    for (mmx_index f = 0; f < nf; f++)
+        for (mmx_index q = fc->start[f]; q < fc->start[f + 1]; q++)
+            fc->keys[q] = edge_key(fc->verts[q], fc->verts[q + 1 == fc->start[f + 1] ? fc->start[f] : q + 1]);
+    uint64_t *sorted = mmx__radix_sort_u64(fc->keys, tmp, NULL, NULL, n, 0, 64, NULL);
+    if (sorted != fc->keys) memcpy(fc->keys, sorted, n * sizeof *sorted);
+    free(tmp);
+    fc->nkeys = n;
+    return MMX_OK;
+}
+
+/* Whether {a, b} is an edge of the mesh: some face has a and b one after the other. */
+static int is_edge(const faces_once *fc, mmx_index a, mmx_index b)
+{
+    const uint64_t k = edge_key(a, b);
+    size_t lo = 0, hi = fc->nkeys;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (fc->keys[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < fc->nkeys && fc->keys[lo] == k;
+}
 
 /* One parsed line into the tag set; `line` numbers it for the messages. */
 static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv, mmx_index nf,
@@ -165,9 +200,8 @@ static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv,
             mmx_status s;
             if (crease) {
                 const mmx_index ab[2] = {(mmx_index)L->ints[2 * k], (mmx_index)L->ints[2 * k + 1]};
-                if (!fc->start && (s = mmx_mesh_faces(ctx, fc->mesh, &fc->start, &fc->verts)))
-                    return s;
-                if (!is_edge(fc->start, fc->verts, nf, ab[0], ab[1]))
+                if ((s = edges_once(ctx, fc, nf))) return s;
+                if (!is_edge(fc, ab[0], ab[1]))
                     return mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: crease (%d, %d) is not an "
                                      "edge of the mesh", line, ab[0], ab[1]);
                 s = push(ctx, (void **)&T->crease_verts, T->ncreases, sizeof ab, ab);
@@ -235,7 +269,7 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
     if (!T) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
     T->interpolate_boundary = T->fvar_interpolate_boundary = T->fvar_propagate_corners = -1;
     T->crease_method = T->smooth_triangles = -1;
-    faces_once fc = {mesh, NULL, NULL};
+    faces_once fc = {mesh, NULL, NULL, NULL, 0};
     mmx_status s = MMX_OK;
     const char *p = mesh->tags ? mesh->tags : "";
     for (int line = 1; !s && *p; line++) {
@@ -257,6 +291,7 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
     }
     free(fc.start);
     free(fc.verts);
+    free(fc.keys);
     if (s) {
         mmx_mesh_tags_free(T);
         return s;
@@ -287,6 +322,11 @@ static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 }
 
 mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags)
+{
+    return mmx__mesh_set_tags(ctx, mesh, tags, 1);
+}
+
+mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags, int check)
 {
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_set_tags: mesh is NULL");
     char *buf = NULL;
@@ -328,10 +368,10 @@ mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *
     }
     /* Checked as a file's tags are, before the mesh's own are replaced. */
     char *old = mesh->tags;
-    mmx_mesh_tags *check = NULL;
+    mmx_mesh_tags *parsed = NULL;
     mesh->tags = buf;
-    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &check);
-    mmx_mesh_tags_free(check);
+    mmx_status s = check ? mmx_mesh_tags_parse(ctx, mesh, &parsed) : MMX_OK;
+    mmx_mesh_tags_free(parsed);
     if (s) {
         mesh->tags = old;
         free(buf);

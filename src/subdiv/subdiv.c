@@ -526,14 +526,14 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     }
     /* The limit reads the result's sharp features from its tags, with every face (holes
      * shape their neighbours' limit too). */
-    if (!s && o->limit) s = mmx_mesh_set_tags(ctx, *out, &c);
+    if (!s && o->limit) s = mmx__mesh_set_tags(ctx, *out, &c, 0);
     if (!s && o->limit) s = limit_in_place(ctx, scheme, sh, *out);
     if (!s && t->nholes) {
         s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *c.holes, (void **)&c.holes);
         if (!s) memcpy(c.holes, t->holes, (size_t)t->nholes * sizeof *c.holes), c.nholes = t->nholes;
         if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c);
     }
-    if (!s) s = mmx_mesh_set_tags(ctx, *out, &c);
+    if (!s) s = mmx__mesh_set_tags(ctx, *out, &c, 0);
     creases->ncreases = c.ncreases; /* holes.c may have left some out: the caller frees them */
     free(c.corner_verts);
     free(c.corner_sharpness);

@@ -146,7 +146,7 @@ static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv
     t.interpolate_boundary = mode == MMX_FVAR_CORNERS_ONLY ? 1 : 2;
     t.crease_method = sh->chaikin;
     t.smooth_triangles = sh->smooth_tris;
-    if (!s) s = mmx_mesh_set_tags(hc, *out, &t);
+    if (!s) s = mmx__mesh_set_tags(hc, *out, &t, 0);
 done:
     free(start), free(pos), free(keys);
     free(t.crease_verts), free(t.crease_sharpness), free(t.corner_verts), free(t.corner_sharpness);
