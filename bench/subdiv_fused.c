@@ -13,7 +13,9 @@
  * reordered (mmx_mesh_reorder: RCM); bigguy-cc-eval, the re-evaluation of a level-6 plan; and
  * bigguy-cc-creased, bigguy with every tenth edge creased (sharpness 2.5, set through
  * mmx_mesh_set_tags) to level 6, against OpenSubdiv with the same creases (OpenMesh has no
- * creases and the algebraic path refuses them: neither runs).
+ * creases: it does not run, nor the algebraic path); bigguy-cc-textured, the cage with its
+ * texture coordinates, refined with it (on the host: uv.c). The other cases drop the cages'
+ * texture coordinates (bigguy_quads.obj has them).
  *
  * Figures (ms):
  *   fused chain   the sum of the per-level trace of mmx_subdivide (CUDA events; level 1 holds
@@ -52,18 +54,21 @@ typedef struct kase {
     int orders; /* 1: file order only; 3: file, shuffled, RCM */
     int peers;  /* OpenSubdiv / OpenMesh and the algebraic path run */
     int crease_every; /* 0, or every this many edges creased at sharpness 2.5 */
+    int textured;     /* keep the cage's texture coordinates (refined on the host: uv.c);
+                         the other cases drop them, as the untagged rows always measured */
 } kase;
 
 static const kase cases[] = {
-    {"bigguy-cc", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0},
-    {"armorguy-cc", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1, 0},
-    {"armorguy-loop", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1, 0},
-    {"nefertiti-cc", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 4, 3, 1, 0},
-    {"nefertiti-cc5", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 0, 0},
-    {"nefertiti-loop", "models/nefertiti.obj", MMX_SCHEME_LOOP, 4, 3, 1, 0},
-    {"nefertiti-sqrt3", "models/nefertiti.obj", MMX_SCHEME_SQRT3, 5, 3, 1, 0},
-    {"bigguy-cc-eval", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0, 0},
-    {"bigguy-cc-creased", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 10},
+    {"bigguy-cc", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0, 0},
+    {"armorguy-cc", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1, 0, 0},
+    {"armorguy-loop", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1, 0, 0},
+    {"nefertiti-cc", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 4, 3, 1, 0, 0},
+    {"nefertiti-cc5", "models/nefertiti.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 0, 0, 0},
+    {"nefertiti-loop", "models/nefertiti.obj", MMX_SCHEME_LOOP, 4, 3, 1, 0, 0},
+    {"nefertiti-sqrt3", "models/nefertiti.obj", MMX_SCHEME_SQRT3, 5, 3, 1, 0, 0},
+    {"bigguy-cc-eval", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0, 0, 0},
+    {"bigguy-cc-creased", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 10, 0},
+    {"bigguy-cc-textured", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0, 0, 1},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 static const char *order_name[3] = {"file", "shuffled", "rcm"};
@@ -382,6 +387,10 @@ int main(int argc, char **argv)
             (k->crease_every && crease_edges(host, cage, k->crease_every))) {
             fprintf(stderr, "subdiv_fused: %s: %s\n", path, mmx_ctx_error(host));
             return 1;
+        }
+        if (!k->textured) { /* the rows measured before texture coordinates were refined */
+            mmx_mesh_uv_free(cage->uv);
+            cage->uv = NULL;
         }
         for (int ord = 0; ord < k->orders; ord++) {
             row r;
