@@ -993,24 +993,31 @@ Test(subdiv, refusals, .description = "bad input is refused before any work, nam
 
 /* ---- CUDA against the host --------------------------------------------------------------------- */
 
-/* Refines m on both backends to `levels` and asserts identical topology and positions within
- * 1e-6 of the bounding-box diagonal (the scatters add in a different order on the device). */
-static void cuda_vs_host(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
-                         const char *what)
+/* Refines m on both backends to `levels` with the options `o` (NULL: the defaults) and asserts
+ * identical topology and positions within 1e-6 of the bounding-box diagonal (the scatters add in
+ * a different order on the device); the texture coordinates, when m has them, equal per corner;
+ * and, when o->limit is set, what mmx_subdiv_limit gives for each result: positions within 1e-6
+ * of the diagonal, unit normals within 1e-4 (they turn with the positions' rounding over short
+ * edges). Takes ownership of m. */
+static void cuda_vs_host_opts(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                              const mmx_subdiv_options *o, const char *what)
 {
     mmx_mesh *dm = NULL, *dfine = NULL, *hfine = NULL, *back = NULL;
     MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &dm));
-    mmx_subdiv_level trace[8];
-    mmx_subdiv_options o = {0};
-    o.trace = trace;
-    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, dm, levels, &o, &dfine));
-    MMX_OK_OR_FAIL(host, mmx_subdivide(host, scheme, m, levels, NULL, &hfine));
+    mmx_subdiv_level trace[8], htrace[8];
+    mmx_subdiv_options go = o ? *o : (mmx_subdiv_options){0}, ho = go;
+    go.trace = trace, ho.trace = htrace;
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, dm, levels, &go, &dfine));
+    MMX_OK_OR_FAIL(host, mmx_subdivide(host, scheme, m, levels, &ho, &hfine));
     cr_assert_eq(dfine->space, MMX_SPACE_DEVICE);
     MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, dfine, MMX_SPACE_HOST, &back));
     cr_assert_eq(back->M->nrows, hfine->M->nrows, "%s", what);
     cr_assert_eq(back->M->ncols, hfine->M->ncols, "%s", what);
     cr_assert_eq(back->M->order, hfine->M->order, "%s", what);
-    cr_assert_eq(trace[levels - 1].nfaces, hfine->M->ncols, "%s", what);
+    for (int l = 0; l < levels; l++) /* the levels as refined (holes' children included) */
+        cr_assert(trace[l].nverts == htrace[l].nverts && trace[l].nfaces == htrace[l].nfaces &&
+                      trace[l].nedges == htrace[l].nedges,
+                  "%s: level %d's sizes differ from the host's", what, l + 1);
     cr_assert_eq(memcmp(back->M->rowidx, hfine->M->rowidx, sizeof(mmx_index) * (size_t)hfine->M->nnz),
                  0, "%s: %s topology differs from the host's", what, mmx_scheme_name(scheme));
     const double diag = mesh_diagonal(hfine);
@@ -1021,11 +1028,49 @@ static void cuda_vs_host(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mes
     }
     cr_assert(worst <= 1e-6 * diag, "%s, %s: CUDA positions differ from the host's by %g of the diagonal",
               what, mmx_scheme_name(scheme), worst / diag);
+    cr_assert_eq(!back->tags, !hfine->tags, "%s: carried tags on one backend only", what);
+    if (hfine->tags)
+        cr_assert_str_eq(back->tags, hfine->tags, "%s: the carried tags differ", what);
+    cr_assert_eq(!back->uv, !hfine->uv, "%s: texture coordinates on one backend only", what);
+    if (hfine->uv) /* refined on the host either way (uv.c): the same corners, the same values */
+        for (mmx_index q = 0; q < hfine->M->nnz; q++)
+            cr_assert(back->uv->values[2 * back->uv->index[q]] == hfine->uv->values[2 * hfine->uv->index[q]] &&
+                          back->uv->values[2 * back->uv->index[q] + 1] == hfine->uv->values[2 * hfine->uv->index[q] + 1],
+                      "%s: corner %d's texture coordinate differs", what, q);
+    if (o && o->limit) {
+        const size_t nv = (size_t)hfine->M->nrows;
+        float *dn = NULL, *hp = malloc(3 * nv * sizeof *hp), *hn = malloc(3 * nv * sizeof *hn);
+        float *gp = NULL;
+        cr_assert(hp && hn);
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, 3 * nv * sizeof *gp, (void **)&gp));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, 3 * nv * sizeof *dn, (void **)&dn));
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_limit(gpu, scheme, dfine, NULL, gp, dn));
+        MMX_OK_OR_FAIL(host, mmx_subdiv_limit(host, scheme, hfine, NULL, hp, hn));
+        float *gn = malloc(3 * nv * sizeof *gn), *gh = malloc(3 * nv * sizeof *gh);
+        cr_assert(gn && gh);
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, gn, MMX_SPACE_HOST, dn, MMX_SPACE_DEVICE, 3 * nv * sizeof *gn));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, gh, MMX_SPACE_HOST, gp, MMX_SPACE_DEVICE, 3 * nv * sizeof *gh));
+        for (size_t i = 0; i < 3 * nv; i++) {
+            cr_assert(fabs((double)gh[i] - hp[i]) <= 1e-6 * diag, "%s: limit position %zu: CUDA %g, host %g",
+                      what, i / 3, gh[i], hp[i]);
+            cr_assert(fabs((double)gn[i] - hn[i]) <= 1e-4, "%s: limit normal %zu: CUDA %g, host %g", what,
+                      i / 3, gn[i], hn[i]);
+        }
+        mmx_mem_free(gpu, MMX_SPACE_DEVICE, gp);
+        mmx_mem_free(gpu, MMX_SPACE_DEVICE, dn);
+        free(gn), free(gh), free(hp), free(hn);
+    }
     mmx_mesh_free(back);
     mmx_mesh_free(hfine);
     mmx_mesh_free(dfine);
     mmx_mesh_free(dm);
     mmx_mesh_free(m);
+}
+
+static void cuda_vs_host(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m, int levels,
+                         const char *what)
+{
+    cuda_vs_host_opts(gpu, host, scheme, m, levels, NULL, what);
 }
 
 Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology and positions, every scheme")
@@ -1045,6 +1090,43 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     cuda_vs_host(gpu, host, LOOP, read_data(host, "strip.obj"), 4, "strip");
     cuda_vs_host(gpu, host, SQRT3, shape(host, "icosphere:3"), 4, "icosphere");
     cuda_vs_host(gpu, host, SQRT3, shuffled(host, bipyramid(host, 100), 7), 4, "shuffled bipyramid");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* The tags, non-manifold input, texture coordinates and the limit on CUDA (default path: the
+ * fused one, the algebraic one for edges of three faces) against the host. */
+Test(subdiv, gpu_tags_and_textures_match_host, .description = "CUDA = host with creases, holes, boundary modes, non-manifold input, texture coordinates and the limit")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    const char *chaikin = "t creasemethod 0/0/1 chaikin\n";
+    cuda_vs_host(gpu, host, CC, with_creases(shape(host, "torus:40:30"), 3, NULL), 3, "creased torus");
+    cuda_vs_host(gpu, host, CC, with_creases(shape(host, "mixed"), 2, chaikin), 4, "mixed, Chaikin creases");
+    cuda_vs_host(gpu, host, LOOP, with_creases(shape(host, "icosphere:3"), 3, chaikin), 3, "icosphere, Chaikin creases");
+    cuda_vs_host(gpu, host, LOOP, with_creases(tri_grid(host, 30, 20), 4, "t interpolateboundary 1/0/0 1\n"), 3,
+                 "triangulated grid, creases, edge-and-corner");
+    cuda_vs_host(gpu, host, CC, with_tags(shape(host, "grid:20:16"), "t hole 3/0/0 5 40 41\nt corner 1/1/0 3 2.5\n"), 3,
+                 "grid, holes and a corner");
+    cuda_vs_host(gpu, host, CC, with_tags(shape(host, "grid:20:16"), "t interpolateboundary 1/0/0 0\n"), 3,
+                 "grid, no boundary interpolation");
+    cuda_vs_host(gpu, host, CC, with_tags(shape(host, "mixed"), "t smoothtriangles 0/0/1 smooth\n"), 3,
+                 "mixed, smooth triangles");
+    static const float p5[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0.2f, 0.3f, 0.2f, 1};
+    static const int bowtie[] = {0, 1, 2, -1, 0, 3, 4, -1};
+    static const int nm_edge[] = {0, 1, 2, -1, 1, 0, 3, -1, 0, 1, 4, -1};
+    cuda_vs_host(gpu, host, CC, from_lists(host, 5, p5, bowtie, 8), 3, "bowtie");
+    cuda_vs_host(gpu, host, LOOP, from_lists(host, 5, p5, bowtie, 8), 3, "bowtie");
+    cuda_vs_host(gpu, host, CC, from_lists(host, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
+    cuda_vs_host(gpu, host, LOOP, from_lists(host, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
+    mmx_subdiv_options o = {0};
+    cuda_vs_host_opts(gpu, host, CC, read_data(host, "textured.obj"), 3, &o, "textured.obj, linear");
+    o.fvar = MMX_FVAR_CORNERS_ONLY;
+    cuda_vs_host_opts(gpu, host, CC, read_data(host, "textured.obj"), 3, &o, "textured.obj, corners only");
+    o.fvar = MMX_FVAR_LINEAR_ALL;
+    o.limit = 1;
+    cuda_vs_host_opts(gpu, host, CC, with_creases(shape(host, "torus:8:6"), 3, NULL), 2, &o, "creased torus, limit");
+    cuda_vs_host_opts(gpu, host, LOOP, shape(host, "icosphere:2"), 2, &o, "icosphere, limit");
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

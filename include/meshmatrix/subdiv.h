@@ -153,7 +153,8 @@ typedef enum mmx_hole_mode {
 /* The figures of one refined level, reported when the options ask for them. */
 typedef struct mmx_subdiv_level {
     mmx_index nverts, nfaces, nedges; /* of the refined mesh at this level (nedges: of the
-                                         refined mesh, known in closed form) */
+                                         refined mesh, known in closed form; hole faces'
+                                         children included, which the result leaves out) */
     double ms;                        /* wall time of the level (CUDA: the stream synchronized
                                          at both ends); the algebraic path includes the
                                          adjacency of each level's input, the fused path that
