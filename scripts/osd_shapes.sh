@@ -10,11 +10,11 @@
 # folder $BUILD (default: build) as $BUILD/tests/oracle_check.
 # Groups: "non-manifold" (the name has "nonman", or meshmatrix refused with MMX_ERR_MESH about
 # manifoldness), else "tagged" (the file has 't' lines: creases, corners, holes, Chaikin,
-# boundary modes), else "untagged". OpenSubdiv honours the tags (oracle_osd_refine_tagged;
-# hierarchical edits are refused: ORACLE_REFUSED), meshmatrix does not interpret them yet, so
-# tagged shapes are expected to differ until it does. Each tagged shape is run a second time
-# with --ignore-tags (OpenSubdiv smooth everywhere, edge-only boundaries, like meshmatrix): that
-# table says whether the smooth result is right and only the features are missing.
+# boundary modes), else "untagged". Both sides honour the tags (OpenSubdiv through
+# oracle_osd_refine_tagged; hierarchical edits are refused: ORACLE_REFUSED), and texture
+# coordinates are compared where the shape has them. Each tagged shape is run a second time
+# with --ignore-tags (both sides smooth everywhere, edge-only boundaries): that table tells a
+# wrong smooth result from a wrong sharp feature.
 # Prints one line per shape (tagged shapes a second one, group "tagged,ign"), then a table per
 # group, then the --ignore-tags table. Exit status 0 when every untagged shape agrees, 1
 # otherwise, 2 for usage errors.
@@ -113,7 +113,7 @@ end=$(date +%s.%N)
 
 table group "${groups[@]}"
 table "ignore-tags" "tagged,ign"
-echo "(tagged shapes again with OpenSubdiv ignoring the tags too, as meshmatrix does)"
+echo "(tagged shapes again with both sides ignoring the tags)"
 awk -v n="$n" -v l="$levels" -v b="$backend" -v s="$start" -v e="$end" \
     'BEGIN { printf "%d shapes, %d levels, backend %s, %.1f s\n", n, l, b, e - s }'
 

@@ -664,6 +664,11 @@ Test(subdiv, uv_oracle, .description = "texture coordinates match OpenSubdiv's f
     check_uv(CC, with_uv(shape(ctx, "mixed"), 1), 2, "mixed polygons with seams");
     check_uv(BILINEAR, with_uv(shape(ctx, "mixed"), 0), 2, "bilinear mixed");
     check_uv(LOOP, with_uv(tri_grid(ctx, 6, 5), 1), 3, "triangulated grid with seams");
+    /* A face whose second corner repeats its first's coordinate: a texture mesh no mesh
+     * matrix holds, which the linear mode refines corner by corner instead (uv.c). */
+    mmx_mesh *deg = with_uv(shape(ctx, "grid:10:9"), 1);
+    deg->uv->index[deg->M->order * 7 + 1] = deg->uv->index[deg->M->order * 7];
+    check_uv(CC, deg, 2, "grid with seams, a face repeating a coordinate");
     check_uv(CC, with_creases(with_uv(shape(ctx, "torus:8:6"), 1), 3, "t hole 1/0/0 4\n"), 2,
              "torus with seams, creases and a hole");
     mmx_ctx_free(ctx);

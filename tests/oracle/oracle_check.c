@@ -6,10 +6,11 @@
  *   oracle_check [--backend host|cuda] --scheme loop|sqrt3|catmull-clark --levels N
  *                [--tol 1e-5] [--ignore-tags] FILE
  *
- * OpenSubdiv gets the file's OBJ 't' lines (creases, corners, holes, boundary and crease modes;
- * see oracle_osd_refine_tagged), so a tagged shape is compared with what OpenSubdiv really makes
- * of it, while meshmatrix ignores the tags; --ignore-tags hides them from OpenSubdiv too (smooth
- * everywhere, edge-only boundaries). A tag the oracle does not support is ORACLE_REFUSED.
+ * Both get the file's OBJ 't' lines (creases, corners, holes, boundary and crease modes; see
+ * oracle_osd_refine_tagged), so a tagged shape is compared with what OpenSubdiv really makes of
+ * it; --ignore-tags hides them from both (smooth everywhere, edge-only boundaries). A tag the
+ * oracle does not support is ORACLE_REFUSED. Texture coordinates, where the file has them, are
+ * compared per corner too.
  *
  * Prints exactly one line on stdout, starting with one of
  *   AGREE max_err=<e> ...            topology equal, positions within tol of the diagonal
