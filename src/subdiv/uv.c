@@ -1,12 +1,13 @@
 /* The refined mesh's texture coordinates (face-varying data). OpenSubdiv's default face-varying
  * interpolation, linear everywhere (FVAR_LINEAR_ALL): a child corner's coordinate is its parent
  * face's corner coordinate, the mean of the two at an edge's ends in that face, or the mean of
- * the face's. Computed per corner, face by face, so seams (an edge whose two faces give its
- * ends different coordinates) stay seams; the children's layout is the rules' (rules.h), the
- * same on both paths. The coordinates are then numbered by value, so corners that meet with
- * one coordinate share it. The smooth modes refine the texture mesh (the coordinates as
- * vertices, the faces' corners as faces) by the scheme's rules, seams and boundary sharp. On
- * the host (they live there). */
+ * the face's, so seams (an edge whose two faces give its ends different coordinates) stay
+ * seams. The smooth modes refine the texture mesh (the coordinates as vertices, the faces'
+ * corners as faces) by the scheme's rules, seams and boundary sharp; the linear mode refines
+ * it bilinearly (Catmull-Clark, bilinear), or (Loop, and a texture mesh that a mesh matrix
+ * cannot hold) computes each child corner face by face and numbers the coordinates by value,
+ * so corners that meet with one coordinate share it. The children's layout is the rules'
+ * (rules.h), the same on both paths. On the host (the coordinates live there). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
