@@ -588,6 +588,48 @@ Test(subdiv, limit_option, .description = "opts.limit pushes the result to the l
     mmx_ctx_free(ctx);
 }
 
+/* Two quads (vertices 1-3, 5-7) or four triangles over them; vertices 0, 4 and 8 in no face. */
+static const float iso_pos[] = {9, 9, 9, 0, 0, 0, 1, 0, 0, 1, 1, 0, -5, 2, 1,
+                                0, 1, 0.5f, 2, 0, 0.2f, 2, 1, 0, 7, -7, 7};
+static const int iso_quads[] = {1, 2, 3, 5, -1, 2, 6, 7, 3, -1};
+static const int iso_tris[] = {1, 2, 3, -1, 1, 3, 5, -1, 2, 6, 7, -1, 2, 7, 3, -1};
+
+/* Isolated vertices (in no face: first, between and after the faces' vertices) stay where
+ * they are at every level, as in OpenSubdiv; both paths give the same mesh. */
+Test(subdiv, isolated_vertices_oracle, .description = "vertices in no face match OpenSubdiv (both paths)")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    check_oracle(CC, from_lists(ctx, 9, iso_pos, iso_quads, 10), 3, "two quads, three isolated vertices");
+    check_oracle(BILINEAR, from_lists(ctx, 9, iso_pos, iso_quads, 10), 2, "two quads, three isolated vertices");
+    check_oracle(LOOP, from_lists(ctx, 9, iso_pos, iso_tris, 16), 3, "four triangles, three isolated vertices");
+    const struct {
+        mmx_scheme scheme;
+        const int *lists;
+        int len;
+    } cases[] = {{CC, iso_quads, 10}, {LOOP, iso_tris, 16}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *m = from_lists(ctx, 9, iso_pos, cases[k].lists, cases[k].len), *a = NULL, *b = NULL;
+        mmx_subdiv_options o = {0};
+        o.path = MMX_SUBDIV_PATH_FUSED;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, cases[k].scheme, m, 2, &o, &a));
+        o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, cases[k].scheme, m, 2, &o, &b));
+        cr_assert_eq(a->M->nnz, b->M->nnz);
+        cr_assert_arr_eq(a->M->rowidx, b->M->rowidx, sizeof(mmx_index) * (size_t)a->M->nnz,
+                         "%s: the paths' topology differs", mmx_scheme_name(cases[k].scheme));
+        /* The isolated vertices keep their numbers (old vertices first) and their places. */
+        for (int v = 0; v < 9; v += 4)
+            for (int i = 0; i < 3; i++)
+                cr_assert(a->pos[3 * v + i] == iso_pos[3 * v + i] && b->pos[3 * v + i] == iso_pos[3 * v + i],
+                          "%s: isolated vertex %d moved", mmx_scheme_name(cases[k].scheme), v);
+        mmx_mesh_free(a);
+        mmx_mesh_free(b);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 /* Edges of three faces or more (OpenSubdiv's non-manifold edges) are infinitely sharp, their
  * vertices corners but inside a non-manifold crease; the default path is then the algebraic
  * one, and the fused path and plans refuse them when named. */
@@ -1124,6 +1166,8 @@ Test(subdiv, gpu_tags_and_textures_match_host, .description = "CUDA = host with 
     cuda_vs_host(gpu, host, LOOP, from_lists(host, 5, p5, bowtie, 8), 3, "bowtie");
     cuda_vs_host(gpu, host, CC, from_lists(host, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
     cuda_vs_host(gpu, host, LOOP, from_lists(host, 5, p5, nm_edge, 12), 3, "three triangles on one edge");
+    cuda_vs_host(gpu, host, CC, from_lists(host, 9, iso_pos, iso_quads, 10), 3, "isolated vertices");
+    cuda_vs_host(gpu, host, LOOP, from_lists(host, 9, iso_pos, iso_tris, 16), 3, "isolated vertices");
     mmx_subdiv_options o = {0};
     cuda_vs_host_opts(gpu, host, CC, read_data(host, "textured.obj"), 3, &o, "textured.obj, linear");
     o.fvar = MMX_FVAR_CORNERS_ONLY;
