@@ -444,6 +444,11 @@ Test(fused, plan_refusals, .description = "plans refuse what mmx_subdivide refus
     o.path = (mmx_subdiv_path)7;
     cr_assert_eq(mmx_subdiv_plan_create(host, CC, cube, 1, &o, &plan), MMX_ERR_ARG);
     cr_assert(strstr(mmx_ctx_error(host), "unknown path 7"), "%s", mmx_ctx_error(host));
+    /* A plan asked for the algebraic path still runs the fused one (subdiv.h). */
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    MMX_OK_OR_FAIL(host, mmx_subdiv_plan_create(host, CC, cube, 1, &o, &plan));
+    mmx_subdiv_plan_free(plan);
+    plan = NULL;
     MMX_OK_OR_FAIL(host, mmx_subdiv_plan_create(host, SQRT3, tet, 2, NULL, &plan));
     float out[3];
     cr_assert_eq(mmx_subdiv_plan_eval(plan, NULL, out), MMX_ERR_ARG);

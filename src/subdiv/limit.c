@@ -130,7 +130,7 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the limit masks of an edge of three faces or "
                       "more are not implemented", who);
     const mmx_index order = mesh->M->ncols ? adj->face_order : (mmx__scheme_quads(scheme) ? 4 : 3);
-    if (scheme == MMX_SCHEME_CATMULL_CLARK && order != 4)
+    if (!s && scheme == MMX_SCHEME_CATMULL_CLARK && order != 4)
         s = mmx__fail(ctx, MMX_ERR_MESH, "%s: Catmull-Clark's limit masks need quads (a refined "
                       "mesh), and this mesh has other faces", who);
     const size_t nv = (size_t)adj->nverts, nnz = (size_t)mesh->M->nnz, ne = (size_t)adj->nedges;

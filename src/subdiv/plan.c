@@ -36,18 +36,16 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: out is NULL", who);
     *out = NULL;
     if (levels < 1) return mmx__fail(ctx, MMX_ERR_ARG, "%s: levels is %d, below 1", who, levels);
-    mmx_subdiv_options o;
+    /* Plans run the fused path whatever path opts names (an unknown one is still refused):
+     * its checks refuse what only the algebraic path takes (edges of three faces or more). */
+    mmx_subdiv_options fused = {0}, o;
+    if (opts) fused = *opts;
+    if ((unsigned)fused.path <= MMX_SUBDIV_PATH_ALGEBRAIC) fused.path = MMX_SUBDIV_PATH_FUSED;
     mmx_adjacency *adj = NULL;
     double adj_ms = 0;
     mmx__subdiv_sharp sharp;
-    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, opts, 1, &o, &adj,
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, &fused, 1, &o, &adj,
                                        &adj_ms, &sharp);
-    if (!s && o.path == MMX_SUBDIV_PATH_ALGEBRAIC) { /* edges of three faces or more */
-        mmx_adjacency_free(adj);
-        mmx__subdiv_sharp_free(&sharp);
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: plans run the fused path, which takes no "
-                         "edge of three faces or more (mmx_subdivide does)", who);
-    }
     if (s) return s;
     mmx_subdiv_plan *p = calloc(1, sizeof *p);
     if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);
