@@ -195,7 +195,8 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
      * its own, as with edges of three faces alone, keeps the same L). */
     free(L->semi_sum), free(L->semi_n);
     L->semi_sum = NULL, L->semi_n = NULL;
-    s = twisted_edges(ctx, adj, ops->M->nnz, &h);
+    /* Refinement keeps an orientation: only an input with twisted edges has them at a level. */
+    if (sh->twisted) s = twisted_edges(ctx, adj, ops->M->nnz, &h);
     if (s) {
         adj_host_free(&h);
         return s;
@@ -235,7 +236,7 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
             const mmx_index e = edge_of(&h, v, h.rowidx[q]);
             const float x = sharpness(L, &h, e);
             mmx__rule_vertex_edge(&k, x, mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[v], L->semi_n[v]));
-            nm += h.sides[e] > 2 || h.twisted[e], open += h.sides[e] == 1;
+            nm += h.sides[e] > 2 || (h.twisted && h.twisted[e]), open += h.sides[e] == 1;
         }
         /* A vertex on a non-manifold edge (three faces or more, or two that run it the same
          * way) is an infinitely sharp corner, but for one inside a non-manifold crease (two
@@ -255,9 +256,10 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
             num[q] = q + 1;
         }
     }
-    /* The smooth-triangle rule counts each edge's triangles (its two faces' corners). */
+    /* The smooth-triangle rule counts each edge's triangles (its two faces' corners); only
+     * the input level has triangles (Catmull-Clark's children are quads). */
     unsigned char *tris = NULL;
-    if (!s && sh->smooth_tris) s = edge_triangles(ctx, ops->M, adj, &tris);
+    if (!s && sh->smooth_tris && ops->level == 0) s = edge_triangles(ctx, ops->M, adj, &tris);
     for (mmx_index e = 0; !s && e < h.ne; e++) {
         const float x = sharpness(L, &h, e);
         const mmx_index a = h.ev[2 * e], b = h.ev[2 * e + 1];

@@ -412,8 +412,8 @@ done:
  * else the tag's, else edge only), each vertex's sharpness from the corner tags (the largest
  * where a vertex is named twice), copied to the context's space, and for Loop and
  * Catmull-Clark each edge's from the crease tags with the crease method (bilinear and sqrt3
- * have no sharp rules: creases and corners do not apply to them). Holes, smooth triangles and the face-varying modes are
- * not honoured yet (subdiv.h). */
+ * have no sharp rules: creases and corners do not apply to them); no boundary interpolation as
+ * holes; the smooth-triangle rule and the face-varying mode from the options or the tags. */
 static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                  const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  const mmx_subdiv_options *o, mmx__subdiv_sharp *sh)
@@ -676,10 +676,10 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
     if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
     mmx_timer_free(timer);
-    /* The tags first, on both paths alike (the fused path checks fans and orientation later,
-     * on its input level), so that a refusal does not depend on the path. */
     /* Edges of three faces or more: the algebraic path takes them, and the default path is
-     * then the algebraic one (the fused path's half-edges know two faces an edge). */
+     * then the algebraic one (the fused path's half-edges know two faces an edge). The tags
+     * are read next, on both paths alike (the fused path checks fans and orientation later, on
+     * its input level), so that a refusal does not depend on the path. */
     if (!s && fast && (*adj)->nonmanifold_edges > 0 && scheme != MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
@@ -791,15 +791,17 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         /* Creases around a vertex of several fans, edges run the same way by both faces: the
          * algebraic path takes them (mmx__subdiv_fused ran its checks). */
         if (!s && algebraic_only && o.path == MMX_SUBDIV_PATH_AUTO) {
+            /* algebraic() counts the adjacency's time in its trace and frees it */
             s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out, &creases);
-            adj = NULL; /* algebraic() frees it */
+            adj = NULL;
         } else if (!s && algebraic_only) {
             s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdivide: the fused path takes neither "
                           "creases around a vertex of several fans nor an edge that both its "
                           "faces run the same way, and this mesh has one (the algebraic path, or "
                           "the default path, takes them)");
+        } else if (!s && o.trace) {
+            o.trace[0].ms += adj_ms;
         }
-        if (!s && o.trace) o.trace[0].ms += adj_ms;
     }
     mmx_adjacency_free(adj);
     if (!s && levels > 0) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, *out);

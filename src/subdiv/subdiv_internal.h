@@ -182,12 +182,11 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
 /* An empty mesh shell in the context's space holding M and room for nverts x 3 positions. */
 mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out);
 
-/* ---- per-element rules, shared by the host loops and the kernels ------------------------- */
-
 /* ---- per-element table entries, shared by the host loops and the kernels --------------- */
 
 /* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
- * boundary flag: the algebraic path's sharp edges are the boundary's (it refuses creases). */
+ * boundary flag, where only the boundary is sharp (a level with creases takes its entries from
+ * creases.c's tables). */
 static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme,
                                                      const mmx__subdiv_sharp *sh, int level,
                                                      const mmx_index *valence,
