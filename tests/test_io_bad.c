@@ -74,6 +74,10 @@ Test(io_bad, obj_nan_inf)
     bad("c.obj", "v 0 0 0\nv 0 0 -INF\n", MMX_ERR_MESH, "c.obj:2:", "coordinate z is infinite");
     bad("c.obj", "v 0 0 0\n\nv 0 1e39 0\n", MMX_ERR_MESH, "c.obj:3:", "does not fit a float");
     bad("c.obj", "v 0 1e999 0\n", MMX_ERR_MESH, "c.obj:1:", "coordinate y is infinite");
+    /* Texture coordinates too: refused as read, not stored as inf (which the writer would
+     * write and the reader then refuse). */
+    bad("c.obj", "v 0 0 0\nvt 0 0\nvt 1e39 1\n", MMX_ERR_MESH, "c.obj:3:", "does not fit a float");
+    bad("c.obj", "v 0 0 0\nvt nan 0\n", MMX_ERR_MESH, "c.obj:2:", "NaN");
 }
 Test(io_bad, obj_short_vertex)
 {

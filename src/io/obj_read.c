@@ -7,7 +7,6 @@
  * keeps line counting out of the fast path. A backslash at the end of a statement line
  * continues the statement on the next line (not in comments). Lines end in LF, CRLF or a lone
  * CR (files from classic Mac OS tools), so a CR is never a blank inside a statement. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "io_internal.h"
@@ -171,8 +170,11 @@ static mmx_status obj_texcoord(mmx_ctx *ctx, const mmx__src *src, obj_out *o, co
                                   mmx__quote(t, end, tok, sizeof tok));
     }
     if (k == 0) return mmx__fail_line(ctx, MMX_ERR_PARSE, src, kw, "vt line without coordinates");
-    if (!isfinite(d[0]) || !isfinite(d[1]))
-        return mmx__fail_line(ctx, MMX_ERR_MESH, src, kw, "texture coordinate %d is not finite", o->nvt);
+    /* As floats, as they are stored: a value too large for a float is refused, not made inf. */
+    float f[3];
+    char why[120];
+    if (mmx__store_coords(d, f, why, sizeof why))
+        return mmx__fail_line(ctx, MMX_ERR_MESH, src, kw, "texture coordinate %d: %s", o->nvt, why);
     if (o->nvt == MMX_INDEX_MAX)
         return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
                               "more than %d texture coordinates do not fit 32-bit indices", MMX_INDEX_MAX);
@@ -180,8 +182,8 @@ static mmx_status obj_texcoord(mmx_ctx *ctx, const mmx__src *src, obj_out *o, co
     if (2 * (size_t)o->nvt + 2 > o->uv_cap)
         s = mmx__grow(ctx, (void **)&o->uv, &o->uv_cap, 2 * (size_t)o->nvt + 2, sizeof *o->uv);
     if (s) return s;
-    o->uv[2 * (size_t)o->nvt] = (float)d[0];
-    o->uv[2 * (size_t)o->nvt + 1] = (float)d[1];
+    o->uv[2 * (size_t)o->nvt] = f[0];
+    o->uv[2 * (size_t)o->nvt + 1] = f[1];
     o->nvt++;
     *pp = next_line(p, end);
     return MMX_OK;
@@ -381,7 +383,7 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
         void *q = realloc(o.pos, 3 * (size_t)o.nv * sizeof *o.pos);
         if (q) o.pos = q;
     }
-    /* Texture coordinates: every corner has one, or none has (a partial set is refused). */
+    /* Texture coordinates: kept where every corner names one in range (io.h). */
     mmx_mesh_uv *uv = NULL;
     if (!s && o.corners_vt > 0) s = texcoords(ctx, src, &o, &uv);
     if (s) {
