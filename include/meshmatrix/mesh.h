@@ -298,7 +298,8 @@ void mmx_adjacency_free(mmx_adjacency *adj);
  * form and space. Errors: MMX_ERR_ARG if a permutation repeats or leaves the range (the detail
  * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces).
  * Synchronises: no: the permutations are checked on the host, and on CUDA copied and applied
- * by queued work (vperm and fperm may be freed when it returns). */
+ * by queued work (vperm and fperm may be freed when it returns); but a general-form mesh on
+ * the device with texture coordinates (host memory) has its face offsets read, a wait. */
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
                             const mmx_index *fperm, mmx_mesh **out);
 

@@ -197,9 +197,11 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
     return mmx__mesh_adopt(ctx, nverts, nfaces, s2, v2, p2, NULL, 0, out);
 }
 
-mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, mmx_mesh **out)
+/* mmx_mesh_copy, with the texture coordinates (host memory whatever the space) copied when
+ * `with_uv`, else left NULL for the caller. */
+static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, int with_uv,
+                            mmx_mesh **out)
 {
-    if (!src || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_copy: NULL argument");
     *out = NULL;
     mmx_mesh *m = calloc(1, sizeof *m);
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
@@ -211,7 +213,7 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     if (!s && src->pos) s = mmx_mem_copy(ctx, m->pos, dst_space, src->pos, src->space, pbytes);
     if (!s && src->tags && !(m->tags = strdup(src->tags)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying tags");
-    if (!s) s = mmx_mesh_uv_copy(ctx, src->uv, src->M->nnz, &m->uv);
+    if (!s && with_uv) s = mmx_mesh_uv_copy(ctx, src->uv, src->M->nnz, &m->uv);
     if (s) {
         mmx_mesh_free(m);
         return s;
@@ -220,19 +222,29 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     return MMX_OK;
 }
 
+mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, mmx_mesh **out)
+{
+    if (!src || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_copy: NULL argument");
+    return mesh_copy(ctx, src, dst_space, 1, out);
+}
+
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
 {
     if (mesh->space == MMX_SPACE_HOST) {
         *view = mesh;
         return MMX_OK;
     }
+    /* The texture coordinates live on the host already: the view borrows the mesh's. */
     mmx_mesh *h;
-    mmx_status s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_HOST, &h);
+    mmx_status s = mesh_copy(ctx, mesh, MMX_SPACE_HOST, 0, &h);
+    if (!s) h->uv = mesh->uv;
     *view = s ? NULL : h;
     return s;
 }
 
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)
 {
-    if (view != mesh) mmx_mesh_free((mmx_mesh *)view);
+    if (view == mesh) return;
+    ((mmx_mesh *)view)->uv = NULL; /* borrowed */
+    mmx_mesh_free((mmx_mesh *)view);
 }

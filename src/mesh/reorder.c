@@ -34,23 +34,35 @@ static mmx_status permute_positions(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
 }
 
 /* m->uv: mesh's texture coordinates with the faces in fperm's order (NULL: the same order):
- * new face f's corners take old face fperm[f]'s indices; the values are shared as they were. */
+ * new face f's corners take old face fperm[f]'s indices; the values are shared as they were.
+ * The coordinates live on the host; of a general-form mesh on the device only the face
+ * offsets are read (a wait). */
 static mmx_status permute_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *fperm,
                              mmx_mesh *m)
 {
-    const mmx_mesh *h = NULL;
-    mmx_status s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &m->uv);
-    if (!s && fperm) s = mmx__mesh_host_view(ctx, mesh, &h);
+    const mmx_csc *M = mesh->M;
+    mmx_status s = mmx_mesh_uv_copy(ctx, mesh->uv, M->nnz, &m->uv);
     if (s || !fperm) return s;
-    const mmx_csc *M = h->M;
+    const mmx_index *colptr = M->colptr;
+    mmx_index *hc = NULL;
+    if (!M->order && mesh->space != MMX_SPACE_HOST) {
+        s = mmx__host_alloc(ctx, (size_t)M->ncols + 1, sizeof *hc, (void **)&hc);
+        if (!s) s = mmx_mem_copy(ctx, hc, MMX_SPACE_HOST, M->colptr, mesh->space,
+                                 ((size_t)M->ncols + 1) * sizeof *hc);
+        if (s) {
+            free(hc);
+            return s;
+        }
+        colptr = hc;
+    }
     int64_t q = 0;
     for (mmx_index f = 0; f < M->ncols; f++) {
         const mmx_index g = fperm[f];
-        const int64_t a = M->order ? (int64_t)M->order * g : M->colptr[g];
-        const int64_t n = M->order ? M->order : M->colptr[g + 1] - a;
+        const int64_t a = M->order ? (int64_t)M->order * g : colptr[g];
+        const int64_t n = M->order ? M->order : colptr[g + 1] - a;
         for (int64_t j = 0; j < n; j++) m->uv->index[q++] = mesh->uv->index[a + j];
     }
-    mmx__mesh_host_release(mesh, h);
+    free(hc);
     return MMX_OK;
 }
 

@@ -26,6 +26,13 @@ static void mid(const float *a, const float *b, float *out)
 static void uv_level(mmx_scheme scheme, mmx_index nf, mmx_index order, const mmx_index *colptr,
                      const float *par, float *child)
 {
+    /* The children in the rules' corner order over symbolic points: Catmull-Clark's quad of a
+     * corner (v, e leaving, f, e arriving: 0, 1, 2, 3); Loop's four triangles of a triangle
+     * (vertices 0-2, edge points 3-5). */
+    mmx_index q[4], t[12];
+    static const mmx_index v[3] = {0, 1, 2}, e[3] = {3, 4, 5};
+    mmx__rule_cc_child(0, 1, 2, 3, q);
+    mmx__rule_loop_children(v, e, t);
     for (mmx_index f = 0; f < nf; f++) {
         const int64_t a = order ? (int64_t)order * f : colptr[f];
         const mmx_index n = order ? order : (mmx_index)(colptr[f + 1] - a);
@@ -41,10 +48,6 @@ static void uv_level(mmx_scheme scheme, mmx_index nf, mmx_index order, const mmx
                 mid(par + 2 * (a + s), par + 2 * (a + sn), pts[1]);
                 memcpy(pts[2], fp, sizeof pts[2]);
                 mid(par + 2 * (a + sp), par + 2 * (a + s), pts[3]);
-                /* The child quad of corner s, in the rules' corner order: (v, e leaving, f, e
-                 * arriving), here the symbolic points 0, 1, 2, 3. */
-                mmx_index q[4];
-                mmx__rule_cc_child(0, 1, 2, 3, q);
                 for (int k = 0; k < 4; k++) memcpy(child + 2 * (4 * (a + s) + k), pts[q[k]], sizeof pts[0]);
             }
         } else { /* Loop */
@@ -53,9 +56,6 @@ static void uv_level(mmx_scheme scheme, mmx_index nf, mmx_index order, const mmx
                 memcpy(pts[s], par + 2 * (a + s), sizeof pts[0]);
                 mid(par + 2 * (a + s), par + 2 * (a + (s + 1) % 3), pts[3 + s]);
             }
-            static const mmx_index v[3] = {0, 1, 2}, e[3] = {3, 4, 5};
-            mmx_index t[12];
-            mmx__rule_loop_children(v, e, t);
             for (int k = 0; k < 12; k++) memcpy(child + 2 * (12 * (int64_t)f + k), pts[t[k]], sizeof pts[0]);
         }
     }
@@ -98,14 +98,15 @@ static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv
     for (mmx_index f = 0; f <= M->ncols; f++)
         start[f] = M->order ? M->order * f : M->colptr[f];
     for (mmx_index k = 0; k < uv->nvalues; k++)
-        pos[3 * k] = uv->values[2 * k], pos[3 * k + 1] = uv->values[2 * k + 1], pos[3 * k + 2] = 0.0f;
+        pos[3 * (size_t)k] = uv->values[2 * (size_t)k], pos[3 * (size_t)k + 1] = uv->values[2 * (size_t)k + 1],
+        pos[3 * (size_t)k + 2] = 0.0f;
     s = mmx_mesh_from_faces(hc, uv->nvalues, M->ncols, start, uv->index, pos, out);
     if (s) goto done;
     const mmx_mesh_tags *vt = sh->tags;
     if (vt && vt->ncreases) { /* the creases, looked up by each face's edges */
         s = mmx__host_alloc(hc, (size_t)vt->ncreases, sizeof *keys, (void **)&keys);
         for (mmx_index k = 0; !s && k < vt->ncreases; k++) {
-            const mmx_index a = vt->crease_verts[2 * k], b = vt->crease_verts[2 * k + 1];
+            const mmx_index a = vt->crease_verts[2 * (size_t)k], b = vt->crease_verts[2 * (size_t)k + 1];
             keys[k] = (crease_key){a < b ? a : b, a < b ? b : a, vt->crease_sharpness[k]};
         }
         if (!s) qsort(keys, (size_t)vt->ncreases, sizeof *keys, crease_cmp);
@@ -118,8 +119,8 @@ static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv
                 const crease_key k = {a < b ? a : b, a < b ? b : a, 0.0f};
                 const crease_key *hit = bsearch(&k, keys, (size_t)vt->ncreases, sizeof *keys, crease_cmp);
                 if (!hit) continue;
-                t.crease_verts[2 * t.ncreases] = uv->index[q];
-                t.crease_verts[2 * t.ncreases + 1] = uv->index[nq];
+                t.crease_verts[2 * (size_t)t.ncreases] = uv->index[q];
+                t.crease_verts[2 * (size_t)t.ncreases + 1] = uv->index[nq];
                 t.crease_sharpness[t.ncreases++] = hit->s;
             }
     }
@@ -193,7 +194,7 @@ static mmx_status uv_smooth(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
         uv->nvalues = fine->M->nrows;
         memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
         for (mmx_index k = 0; k < uv->nvalues; k++)
-            uv->values[2 * k] = fine->pos[3 * k], uv->values[2 * k + 1] = fine->pos[3 * k + 1];
+            uv->values[2 * (size_t)k] = fine->pos[3 * (size_t)k], uv->values[2 * (size_t)k + 1] = fine->pos[3 * (size_t)k + 1];
         mmx_mesh_uv_free(out->uv);
         out->uv = uv;
         uv = NULL;
@@ -212,23 +213,23 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     /* Catmull-Clark's and bilinear's linear mode is the texture mesh refined bilinearly: the
      * same points as the per-corner computation below, numbered by the refined texture mesh
      * (as OpenSubdiv numbers them) without sorting every corner's coordinate: Bigguy to level
-     * 5 on the host, 218 ms where it took 350 to 820. A texture mesh that cannot be refined takes the per-corner
-     * way; so does Loop, whose linear rule is not a scheme here. */
+     * 5 on the host, 218 ms where it took 350 to 820. A texture mesh that cannot be refined
+     * takes the per-corner way; so does Loop, whose linear rule is not a scheme here. */
     const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
-    if (smooth || mmx__scheme_quads(scheme)) {
-        const mmx_mesh *hv = NULL;
-        mmx_status st = mmx__mesh_host_view(ctx, mesh, &hv);
-        if (!st)
-            st = uv_smooth(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, hv, sh, mode, levels, !smooth, out);
-        if (hv) mmx__mesh_host_release(mesh, hv);
-        if (smooth || st != MMX_ERR_MESH) return st;
-    }
     const mmx_mesh *h = NULL;
+    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
+    if (s) return s;
+    if (smooth || mmx__scheme_quads(scheme)) {
+        s = uv_smooth(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, out);
+        if (smooth || s != MMX_ERR_MESH) {
+            mmx__mesh_host_release(mesh, h);
+            return s;
+        }
+        s = MMX_OK;
+    }
     float *cur = NULL, *next = NULL;
     mmx_index *order = NULL;
     mmx_mesh_uv *uv = NULL;
-    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
-    if (s) return s;
     const mmx_csc *M = h->M;
     int64_t nnz = M->nnz, nf = M->ncols;
     s = mmx__host_alloc(ctx, 2 * (size_t)nnz + 2, sizeof *cur, (void **)&cur);
