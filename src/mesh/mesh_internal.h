@@ -38,6 +38,23 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
  * them right and skips reading every face of a refined mesh. */
 mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags, int check);
 
+/* Where edge {a, b} stands among an adjacency's edges (host copies of its edge_ptr and ev):
+ * the first edge of higher end max(a, b) whose lower end is min(a, b) or more, which is the
+ * edge when it exists (the caller checks ev when it may not). Edges are numbered by higher
+ * end, then lower end (mesh.h). */
+static inline mmx_index mmx__edge_find(const mmx_index *edge_ptr, const mmx_index *ev, mmx_index a,
+                                       mmx_index b)
+{
+    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+    mmx_index first = edge_ptr[hi], last = edge_ptr[hi + 1];
+    while (first < last) {
+        const mmx_index mid = first + (last - first) / 2;
+        if (ev[2 * (size_t)mid] < lo) first = mid + 1;
+        else last = mid;
+    }
+    return first;
+}
+
 /* A mesh's host copy when it lives on the device, or the mesh itself on the host; release
  * with mmx__mesh_host_release(original, view). For read-only host algorithms. */
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);

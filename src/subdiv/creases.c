@@ -69,17 +69,10 @@ static mmx_status adj_host_get(mmx_ctx *ctx, const mmx_adjacency *adj, adj_host 
     return s;
 }
 
-/* The number of edge {a, b}: among the edges of higher end max(a, b), by the lower end. */
+/* The number of edge {a, b} (an edge of the level). */
 static mmx_index edge_of(const adj_host *h, mmx_index a, mmx_index b)
 {
-    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
-    mmx_index first = h->edge_ptr[hi], last = h->edge_ptr[hi + 1];
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (h->ev[2 * mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return first;
+    return mmx__edge_find(h->edge_ptr, h->ev, a, b);
 }
 
 /* For each edge, how many of its faces are triangles (host array, *tris): the corners of each
@@ -235,6 +228,7 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
         for (mmx_index q = h.colptr[v]; q < h.colptr[v + 1]; q++) {
             const mmx_index e = edge_of(&h, v, h.rowidx[q]);
             const float x = sharpness(L, &h, e);
+            sel[q] = x; /* kept for the selection below */
             mmx__rule_vertex_edge(&k, x, mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[v], L->semi_n[v]));
             nm += h.sides[e] > 2 || (h.twisted && h.twisted[e]), open += h.sides[e] == 1;
         }
@@ -250,7 +244,7 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
         const mmx__vertex_rule w = mmx__rule_vertex(ops->scheme, valence[v], vs, vs_child, &k);
         self[v] = w.self, ring[v] = w.ring, crease[v] = w.crease;
         for (mmx_index q = h.colptr[v]; q < h.colptr[v + 1]; q++) {
-            const float x = sharpness(L, &h, edge_of(&h, v, h.rowidx[q]));
+            const float x = sel[q];
             const float cx = mmx__rule_edge_child_sharpness(x, chaikin, L->semi_sum[v], L->semi_n[v]);
             sel[q] = w.crease != 0.0f && (w.child_set ? cx : x) > 0.0f ? 1.0f : 0.0f;
             num[q] = q + 1;

@@ -324,12 +324,7 @@ static mmx_status tag_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_
     for (mmx_index k = 0; !s && k < t->ncreases; k++) {
         const mmx_index a = t->crease_verts[2 * k], b = t->crease_verts[2 * k + 1];
         const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
-        mmx_index first = ptr[hi], last = ptr[hi + 1];
-        while (first < last) { /* the first edge of higher end hi whose lower end is >= lo */
-            const mmx_index mid = first + (last - first) / 2;
-            if (ev[2 * mid] < lo) first = mid + 1;
-            else last = mid;
-        }
+        const mmx_index first = mmx__edge_find(ptr, ev, a, b);
         /* mmx_mesh_tags_parse checked that every crease is an edge of the mesh. */
         if (first < ptr[hi + 1] && ev[2 * first] == lo && t->crease_sharpness[k] > h[first])
             h[first] = t->crease_sharpness[k];
