@@ -237,14 +237,13 @@ static int run(const tool_args *a)
     static const word fvars[] = {{"tagged", MMX_FVAR_FROM_MESH}, {"linear", MMX_FVAR_LINEAR_ALL},
                                  {"smooth", MMX_FVAR_SMOOTH}, {"corners", MMX_FVAR_CORNERS_ONLY},
                                  {"boundaries", MMX_FVAR_BOUNDARIES}};
+#define PICK(name, opt, words, out) pick(name, a->value[opt], words, (int)(sizeof words / sizeof *words), out)
     int path, boundary, crease, hole, tri, fvar;
-    if (pick("path", a->value[O_PATH], paths, 3, &path) ||
-        pick("boundary", a->value[O_BOUNDARY], bounds, 4, &boundary) ||
-        pick("crease-method", a->value[O_CREASE], creases, 3, &crease) ||
-        pick("holes", a->value[O_HOLES], holes, 2, &hole) ||
-        pick("triangles", a->value[O_TRIANGLES], tris, 3, &tri) ||
-        pick("uv", a->value[O_UV], fvars, 5, &fvar))
+    if (PICK("path", O_PATH, paths, &path) || PICK("boundary", O_BOUNDARY, bounds, &boundary) ||
+        PICK("crease-method", O_CREASE, creases, &crease) || PICK("holes", O_HOLES, holes, &hole) ||
+        PICK("triangles", O_TRIANGLES, tris, &tri) || PICK("uv", O_UV, fvars, &fvar))
         return EXIT_USAGE;
+#undef PICK
     mmx_subdiv_options base = {0};
     base.path = (mmx_subdiv_path)path, base.boundary = (mmx_boundary)boundary;
     base.crease = (mmx_crease_method)crease, base.holes = (mmx_hole_mode)hole;
