@@ -691,6 +691,14 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     return s;
 }
 
+/* Whether level `level` (0: the input) builds its tables on the host (creases.c): levels with
+ * creases, edges of three faces or more or twisted edges, and Catmull-Clark's input with the
+ * smooth-triangle rule (its children are quads). */
+static int host_tables(const mmx__subdiv_sharp *sh, const mmx_adjacency *adj, int level)
+{
+    return sh->esharp || (sh->smooth_tris && level == 0) || adj->nonmanifold_edges > 0 || sh->twisted;
+}
+
 /* The algebraic path: level l refines `in` (the input, then the previous level); the input's
  * adjacency comes from the checks, and its time joins level 1's. */
 static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
@@ -708,10 +716,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     mmx__crease_level cl, parent;
     memset(&cl, 0, sizeof cl);
     memset(&parent, 0, sizeof parent);
-    /* Levels with creases, and Catmull-Clark's input with the smooth-triangle rule, build
-     * their tables on the host (creases.c). */
-    if (!s && (sharp->esharp || sharp->smooth_tris || adj->nonmanifold_edges > 0 || sharp->twisted))
-        s = mmx__crease_level_first(ctx, sharp, adj, &cl);
+    if (!s && host_tables(sharp, adj, 0)) s = mmx__crease_level_first(ctx, sharp, adj, &cl);
     for (int l = 1; !s && l <= levels; l++) {
         mmx_mesh *next = NULL;
         double ms = 0;
@@ -722,9 +727,9 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
             s = mmx__crease_level_next(ctx, scheme, sharp->chaikin, &parent, adj, &cl);
             mmx__crease_level_free(&parent);
         }
-        const int host_tables = sharp->esharp || (sharp->smooth_tris && l == 1) ||
-                                adj->nonmanifold_edges > 0 || sharp->twisted;
-        if (!s) s = one_level(ctx, scheme, sharp, l - 1, in, adj, host_tables ? &cl : NULL, &next);
+        if (!s)
+            s = one_level(ctx, scheme, sharp, l - 1, in, adj,
+                          host_tables(sharp, adj, l - 1) ? &cl : NULL, &next);
         mmx_adjacency_free(adj);
         adj = NULL;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
