@@ -26,9 +26,10 @@ typedef struct obj_out {
     float *uv;           /* the 'vt' lines: u, v */
     size_t uv_cap;       /* floats */
     mmx_index nvt;
-    mmx_index *vt;       /* per corner: its texture coordinate (0-based), -1 for none */
+    mmx_index *vt;       /* per corner: its texture coordinate (0-based), while every corner
+                            so far has one */
     size_t vt_cap;
-    mmx_index corners_vt; /* corners with a texture coordinate */
+    int vt_partial;      /* a corner without one came: no set (vt freed, no longer kept) */
 } obj_out;
 
 static void obj_free(obj_out *o)
@@ -260,11 +261,16 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
          * range of the others is checked at the end (they may come later in the file). */
         int64_t ti = it > 0 ? it - 1 : it < 0 ? (int64_t)o->nvt + it : -1;
         if (ti < 0 || ti >= MMX_INDEX_MAX) ti = -1; /* none, or out of range: no set (below) */
-        if (o->nnz >= o->vt_cap &&
-            (s = mmx__grow(ctx, (void **)&o->vt, &o->vt_cap, o->nnz + 1, sizeof *o->vt)))
-            return s;
-        o->vt[o->nnz] = (mmx_index)ti;
-        o->corners_vt += ti >= 0;
+        if (!o->vt_partial && ti < 0) { /* a file without 'v/vt' corners stops at its first */
+            o->vt_partial = 1;
+            free(o->vt);
+            o->vt = NULL, o->vt_cap = 0;
+        } else if (!o->vt_partial) {
+            if (o->nnz >= o->vt_cap &&
+                (s = mmx__grow(ctx, (void **)&o->vt, &o->vt_cap, o->nnz + 1, sizeof *o->vt)))
+                return s;
+            o->vt[o->nnz] = (mmx_index)ti;
+        }
         o->verts[o->nnz++] = (mmx_index)idx;
     }
     o->nf++;
@@ -350,7 +356,7 @@ static mmx_status texcoords(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_m
 {
     *out = NULL;
     for (size_t q = 0; q < o->nnz; q++)
-        if (o->vt[q] < 0 || o->vt[q] >= o->nvt) return MMX_OK;
+        if (o->vt[q] >= o->nvt) return MMX_OK;
     mmx_mesh_uv *uv = calloc(1, sizeof *uv);
     if (!uv) return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", src->name);
     uv->nvalues = o->nvt, uv->values = o->uv, uv->index = o->vt;
@@ -385,7 +391,7 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
     }
     /* Texture coordinates: kept where every corner names one in range (io.h). */
     mmx_mesh_uv *uv = NULL;
-    if (!s && o.corners_vt > 0) s = texcoords(ctx, src, &o, &uv);
+    if (!s && !o.vt_partial && o.nnz > 0) s = texcoords(ctx, src, &o, &uv);
     if (s) {
         obj_free(&o);
         return s;
