@@ -1172,6 +1172,11 @@ Test(subdiv, gpu_tags_and_textures_match_host, .description = "CUDA = host with 
     cuda_vs_host_opts(gpu, host, CC, read_data(host, "textured.obj"), 3, &o, "textured.obj, linear");
     o.fvar = MMX_FVAR_CORNERS_ONLY;
     cuda_vs_host_opts(gpu, host, CC, read_data(host, "textured.obj"), 3, &o, "textured.obj, corners only");
+    /* A corner tag in a smooth mode: the texture mesh reads the vertex sharpness, which a CUDA
+     * context holds in device memory. */
+    o.fvar = MMX_FVAR_SMOOTH;
+    cuda_vs_host_opts(gpu, host, CC, with_tags(read_data(host, "textured.obj"), "t corner 1/1/0 4 3\n"), 3, &o,
+                      "textured.obj, smooth, a corner");
     o.fvar = MMX_FVAR_LINEAR_ALL;
     o.limit = 1;
     cuda_vs_host_opts(gpu, host, CC, with_creases(shape(host, "torus:8:6"), 3, NULL), 2, &o, "creased torus, limit");

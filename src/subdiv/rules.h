@@ -57,8 +57,17 @@ static inline MMX__HD float mmx__rule_edge_child_sharpness(float s, int chaikin,
 {
     if (s <= 0.0f) return 0.0f;
     if (s >= MMX__SHARP_INF) return s;
-    if (chaikin && semi_count > 1)
-        s = 0.75f * s + 0.25f * ((semi_sum - s) / (float)(semi_count - 1));
+    if (chaikin && semi_count > 1) {
+        /* Rounded after each product on both backends: nvcc would fuse a product with the sum
+         * (one rounding, the host's two), and the child's sharpness is topology-like data,
+         * carried in the tags, that must be the same bytes on both. */
+        const float others = (semi_sum - s) / (float)(semi_count - 1);
+#ifdef __CUDA_ARCH__
+        s = __fadd_rn(__fmul_rn(0.75f, s), __fmul_rn(0.25f, others));
+#else
+        s = 0.75f * s + 0.25f * others;
+#endif
+    }
     s -= 1.0f;
     return s > 0.0f ? s : 0.0f;
 }

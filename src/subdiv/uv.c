@@ -129,8 +129,11 @@ static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv
     float *vs = NULL;
     if (!s && sh->vsharp) {
         s = mmx__host_alloc(hc, (size_t)sh->nv0 + 1, sizeof *vs, (void **)&vs);
-        if (!s) s = mmx_mem_copy(hc, vs, MMX_SPACE_HOST, sh->vsharp, mmx_ctx_space(sh->ctx),
-                                 (size_t)sh->nv0 * sizeof *vs);
+        /* vsharp lives in sh->ctx's space (device memory on a CUDA context): that context
+         * copies it, and its error is named on hc, which this function reports through. */
+        const mmx_status cs = s ? MMX_OK : mmx_mem_copy(sh->ctx, vs, MMX_SPACE_HOST, sh->vsharp,
+                                                         mmx_ctx_space(sh->ctx), (size_t)sh->nv0 * sizeof *vs);
+        if (cs) s = mmx__fail(hc, cs, "%s", mmx_ctx_error(sh->ctx));
     }
     if (!s && mode == MMX_FVAR_BOUNDARIES) {
         s = mmx_adjacency_compute(hc, *out, &adj);
