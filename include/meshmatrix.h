@@ -14,5 +14,7 @@
 #include "meshmatrix/mesh.h"
 #include "meshmatrix/io.h"
 #include "meshmatrix/subdiv.h"
+#include "meshmatrix/query.h"
+#include "meshmatrix/patch.h"
 
 #endif

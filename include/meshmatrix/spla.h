@@ -54,6 +54,8 @@ typedef struct mmx_csr {
     const mmx_index *val;    /* NULL if reduced */
     mmx_index order;         /* > 0: every row has `order` entries, row i is colidx[order*i ...] */
     mmx_space space;
+    mmx_ctx *ctx;            /* NULL in a view (mmx_csc_transpose_view); the context that made
+                                an owned result (a query's, query.h), freed by mmx_csr_free */
 } mmx_csr;
 
 /* Creates A (nrows x ncols) from arrays in `src_space`, validated, and copied into the

@@ -194,6 +194,6 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A)
 {
     /* CSC of A read as CSR is Aᵀ: the roles of rows and columns swap, nothing moves. */
-    mmx_csr v = {A->ncols, A->nrows, A->nnz, A->colptr, A->rowidx, A->val, A->order, A->space};
+    mmx_csr v = {A->ncols, A->nrows, A->nnz, A->colptr, A->rowidx, A->val, A->order, A->space, NULL};
     return v;
 }

@@ -1,0 +1,91 @@
+/* meshmatrix/patch.h: the patch set (RXMesh's patches with ribbons) and the queries and
+ * neighbourhood reductions computed on it.
+ *
+ * The faces are cut into connected patches of at most S faces. Each patch holds, in 16-bit
+ * local indices, its FE block (per local face its local edges in corner order, with a
+ * direction bit: 0 when the face runs the edge from its smaller global vertex) and its EV block
+ * (per local edge its two local vertices, the smaller global vertex first); its owned faces,
+ * edges and vertices are numbered before its ribbon ones. The ribbon is every face that shares
+ * a vertex with an owned face, with its edges and vertices, so that a first-order query of an
+ * owned element never leaves the patch. Every face, edge and vertex (in a face) is owned by
+ * exactly one patch: a face by the patch it was cut into, an edge and a vertex by the patch
+ * that owns their incident face of smallest number. Local-to-global maps give each local
+ * element's global number (edges numbered as mmx_adjacency numbers them).
+ *
+ * The cut is deterministic: faces are ordered along a space-filling (Morton) curve through
+ * their centroids (ties by face number), cut into runs of S faces, and each run split into its
+ * connected components (faces joined across an edge). The same mesh gives the same patches on
+ * the host and on CUDA and from run to run.
+ *
+ * One CUDA block works on one patch (patch queries, reductions); the host backend runs the
+ * same per-patch code in a loop. The CSC mesh matrix stays the exchange form. */
+#ifndef MESHMATRIX_PATCH_H
+#define MESHMATRIX_PATCH_H
+
+#include "query.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct mmx_patch_set mmx_patch_set;
+
+/* The default and the largest number of faces in a patch. */
+#define MMX_PATCH_DEFAULT_FACES 512
+#define MMX_PATCH_MAX_FACES 768
+
+typedef struct mmx_patch_options {
+    int max_faces; /* S: 0 for MMX_PATCH_DEFAULT_FACES; 1 .. MMX_PATCH_MAX_FACES */
+} mmx_patch_options;
+
+/* What a patch set is like (mmx_patch_set_stats; `mmx info --patches`). */
+typedef struct mmx_patch_stats {
+    mmx_index npatches;
+    mmx_index min_faces, max_faces; /* owned faces of the smallest and the largest patch */
+    double mean_faces;              /* owned faces per patch */
+    int64_t ribbon_faces;           /* ribbon faces over all patches */
+    double ribbon_share;            /* ribbon faces / (owned + ribbon faces), over all patches */
+    mmx_index max_local_verts, max_local_edges, max_local_faces; /* the largest patch's local counts */
+    int64_t bytes;                  /* the set's memory: blocks, maps, owners, offsets */
+    double bytes_per_face;          /* bytes / the mesh's faces */
+} mmx_patch_stats;
+
+/* Builds the patch set of `mesh` on the context's backend (mesh in the context's space).
+ * `adj` may be NULL (computed and freed here) or the mesh's adjacency, only read. `opts` may
+ * be NULL (defaults). Any mesh the library reads is taken (polygons, several components,
+ * isolated vertices, non-manifold edges and vertices) unless a patch's local elements
+ * would not fit 16-bit indices, which is refused naming the patch and its largest vertex.
+ * Errors: MMX_ERR_ARG (options), MMX_ERR_SPACE, MMX_ERR_MESH (a patch too large for 16-bit
+ * local indices: a vertex of very high valence), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: a sort of the faces, O(nnz) per pass otherwise. Synchronises: on CUDA, to read sizes. */
+mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                const mmx_patch_options *opts, mmx_patch_set **out);
+
+/* Frees a patch set (its arrays go back to its context's memory); NULL is accepted. */
+void mmx_patch_set_free(mmx_patch_set *ps);
+
+/* Fills *st. Synchronises: no (the statistics are kept on the host when the set is built). */
+mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_stats *st);
+
+/* Query `kind` computed on the patches (one block per patch), into a new matrix *out in the
+ * context's space: the same arrays as mmx_query (query.h) gives for the mesh the set was
+ * built from. Errors: as mmx_query. Synchronises: on CUDA, once, to read the result's size. */
+mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                           mmx_csr **out);
+
+/* Sums a per-element attribute over a neighbourhood without materialising it, in one patch
+ * kernel: for kind VV (x per vertex, y per vertex), VF (x per face, y per vertex) or EF (x per
+ * face, y per edge), y_i = sum over the row i of the query (in its order, repeats included)
+ * of x_j, with k components per element (1 to 4; row-major, x[j*k + c]). Equal to the SpMV
+ * of the query's matrix of ones with x (the algebraic path), bit for bit on the host. x and y
+ * live in the context's space; y has one row per source element (rows of isolated vertices
+ * are zero). Errors: MMX_ERR_ARG (another kind, k out of range, NULL), MMX_ERR_SPACE,
+ * MMX_ERR_CUDA. Synchronises: no. */
+mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                            const float *x, int k, float *y);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,84 @@
+/* meshmatrix/query.h: the eight first-order queries (VV, VE, VF, EV, EF, FV, FE, FF).
+ *
+ * A query gives, for every source element (vertex, edge or face), its neighbours of the target
+ * kind as one row of an mmx_csr of global indices (`colidx`; `val` is NULL). Two paths compute
+ * them and give the same arrays on both backends:
+ * - the algebraic path (mmx_query): from the mesh matrix M and its adjacency by algebra (E, F,
+ *   FE, EV; mesh.h), as the mesh-matrix method states them;
+ * - the patch path (mmx_patch_query, patch.h): one CUDA block per patch, out of shared memory.
+ *
+ * Edges are numbered as mmx_adjacency numbers them (mesh.h): the same numbers on both paths.
+ *
+ * The order within a row is fixed here, and is the same on every path and backend:
+ * - FV: the face's vertices in its cyclic order (the column of M).
+ * - FE: the face's edges in its corner order: entry i is the edge from the face's vertex i to
+ *   vertex i + 1 (cyclically).
+ * - FF: for each edge of the face in FE's order, the other faces on that edge in ascending
+ *   number (none for a boundary edge). A face that shares two edges with f appears twice.
+ * - EV: the edge's two vertices, the smaller number first.
+ * - EF: the edge's faces in ascending number.
+ * - VF, VE, VV: around the vertex, counter-clockwise (the sense of the faces' orientation),
+ *   fan by fan. A fan is a maximal run of faces at v joined across edges at v that have exactly
+ *   two faces. In face f, let w follow v and u precede it; the next face counter-clockwise is
+ *   the other face of edge {u, v} (it runs v -> u). A fan is open when it has a face whose edge
+ *   {v, w} has not exactly two faces: it starts there (the face "after the boundary"); a closed
+ *   fan starts at its face of smallest number. Fans follow one another by their starting face's
+ *   number, ascending. For a fan of faces f0 .. f(k-1):
+ *     VF: f0, ..., f(k-1);
+ *     VV: w0, ..., w(k-1) (w_i the vertex after v in f_i), and, when the fan is open, u(k-1)
+ *         (the vertex before v in its last face);
+ *     VE: the edges {v, w_i} in the same order, and, when open, {u(k-1), v}.
+ *   A vertex in no face has an empty row.
+ *
+ * The vertex queries (VV, VE, VF) need consistently oriented faces: an edge with two faces
+ * that run it the same way is refused (MMX_ERR_MESH, naming the edge). Every other
+ * configuration the library reads (non-manifold edges and vertices, isolated vertices, any
+ * polygon) is answered. */
+#ifndef MESHMATRIX_QUERY_H
+#define MESHMATRIX_QUERY_H
+
+#include "mesh.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mmx_query_kind {
+    MMX_QUERY_VV = 0,
+    MMX_QUERY_VE,
+    MMX_QUERY_VF,
+    MMX_QUERY_EV,
+    MMX_QUERY_EF,
+    MMX_QUERY_FV,
+    MMX_QUERY_FE,
+    MMX_QUERY_FF,
+    MMX_QUERY_COUNT
+} mmx_query_kind;
+
+/* "VV", "VE", ... ("?" for a value out of range). */
+const char *mmx_query_name(mmx_query_kind kind);
+
+/* The kind named by `name` ("VV" or "vv", ...). Errors: MMX_ERR_ARG for another name. */
+mmx_status mmx_query_parse(mmx_ctx *ctx, const char *name, mmx_query_kind *kind);
+
+/* Computes query `kind` of `mesh` by the algebraic path, on the context's backend (the mesh
+ * must live in the context's space), into a new matrix *out in that space: nrows source
+ * elements, ncols target elements, rows ordered as this header states. When every row has the
+ * same length (EV; FV and FE of a mesh whose faces all have one order) *out is in reduced form
+ * (order > 0, rowptr NULL). `adj` may be NULL (it is then computed and freed) or the mesh's
+ * adjacency (mmx_adjacency_compute), which is then only read.
+ * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_MESH (vertex queries on inconsistently
+ * oriented faces; the detail names the edge), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz log maxdeg). Synchronises: on CUDA, once, to read the result's size. */
+mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                     mmx_query_kind kind, mmx_csr **out);
+
+/* Frees a matrix returned by a query (its arrays go back to the memory of the context that
+ * made it, in its stream's order); NULL is accepted. Synchronises: no. */
+void mmx_csr_free(mmx_csr *A);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
