@@ -151,3 +151,93 @@ void bu_finish(bu_env *e)
     mmx_ctx_free(e->ctx);
     if (e->csv) fclose(e->csv);
 }
+
+cusparseHandle_t h;
+    cudaStream_t st;
+    cusparseSpMatDescr_t A, B;
+    int m;
+    void *b1, *b2;
+    int *cptr, *cidx;
+    float *cval;
+    int64_t cnnz;
+    int ok;
+
+
+void bu_spgemm_release(bu_spgemm *s)
+{
+    /* Freed in stream order so the next repeat reuses the pool's blocks. */
+    if (s->b1) BU_CUDA(cudaFreeAsync(s->b1, s->st));
+    if (s->b2) BU_CUDA(cudaFreeAsync(s->b2, s->st));
+    if (s->cptr) BU_CUDA(cudaFreeAsync(s->cptr, s->st));
+    if (s->cidx) BU_CUDA(cudaFreeAsync(s->cidx, s->st));
+    if (s->cval) BU_CUDA(cudaFreeAsync(s->cval, s->st));
+    s->b1 = s->b2 = NULL;
+    s->cptr = s->cidx = NULL;
+    s->cval = NULL;
+}
+
+int bu_spgemm_run(void *p)
+{
+    bu_spgemm *s = p;
+    bu_spgemm_release(s);
+    const float one = 1.0f, zero = 0.0f;
+    cusparseSpMatDescr_t C;
+    cusparseSpGEMMDescr_t d;
+    size_t n1 = 0, n2 = 0;
+    const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
+    const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
+    int ok = bu_sparse_ok(cusparseCreateCsr(&C, s->m, s->m, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
+                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F), "C") &&
+             bu_sparse_ok(cusparseSpGEMM_createDescr(&d), "descr");
+    if (!ok) return 1;
+    ok = bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                    alg, d, &n1, NULL), "workEstimation");
+    if (ok) BU_CUDA(cudaMallocAsync(&s->b1, n1 ? n1 : 1, s->st));
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C,
+                                                          CUDA_R_32F, alg, d, &n1, s->b1), "workEstimation");
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                   alg, d, &n2, NULL), "compute");
+    if (ok) BU_CUDA(cudaMallocAsync(&s->b2, n2 ? n2 : 1, s->st));
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                   alg, d, &n2, s->b2), "compute");
+    int64_t r, c, nnz = 0;
+    ok = ok && bu_sparse_ok(cusparseSpMatGetSize(C, &r, &c, &nnz), "size");
+    if (ok) {
+        BU_CUDA(cudaMallocAsync((void **)&s->cptr, ((size_t)s->m + 1) * sizeof(int), s->st));
+        BU_CUDA(cudaMallocAsync((void **)&s->cidx, (size_t)nnz * sizeof(int), s->st));
+        BU_CUDA(cudaMallocAsync((void **)&s->cval, (size_t)nnz * sizeof(float), s->st));
+    }
+    ok = ok && bu_sparse_ok(cusparseCsrSetPointers(C, s->cptr, s->cidx, s->cval), "set");
+    ok = ok && bu_sparse_ok(cusparseSpGEMM_copy(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
+                                                alg, d), "copy");
+    s->cnnz = nnz;
+    cusparseSpGEMM_destroyDescr(d);
+    cusparseDestroySpMat(C);
+    s->ok = ok;
+    return !ok;
+}
+
+void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const float *val,
+                    int **rowptr, int **colidx, float **csr_val)
+{
+    const int nv = M->nrows, nf = M->ncols, nnz = M->nnz;
+    BU_CUDA(cudaMallocAsync((void **)rowptr, ((size_t)nv + 1) * sizeof(int), 0));
+    BU_CUDA(cudaMallocAsync((void **)colidx, (size_t)nnz * sizeof(int), 0));
+    BU_CUDA(cudaMallocAsync((void **)csr_val, (size_t)nnz * sizeof(float), 0));
+    BU_CUDA(cudaDeviceSynchronize());
+    size_t cb = 0;
+    void *cbuf = NULL;
+    if (!bu_sparse_ok(cusparseCsr2cscEx2_bufferSize(h, nf, nv, nnz, val, M->colptr, M->rowidx, *csr_val,
+                                                    *rowptr, *colidx, CUDA_R_32F, CUSPARSE_ACTION_NUMERIC,
+                                                    CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, &cb),
+                      "csr2csc"))
+        exit(1);
+    BU_CUDA(cudaMalloc(&cbuf, cb ? cb : 1));
+    if (!bu_sparse_ok(cusparseCsr2cscEx2(h, nf, nv, nnz, val, M->colptr, M->rowidx, *csr_val, *rowptr,
+                                         *colidx, CUDA_R_32F, CUSPARSE_ACTION_NUMERIC,
+                                         CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, cbuf),
+                      "csr2csc"))
+        exit(1);
+    BU_CUDA(cudaStreamSynchronize(st));
+    BU_CUDA(cudaFree(cbuf));
+}

@@ -80,4 +80,29 @@ void bu_finish(bu_env *e);
 /* A float array of n copies of v, on the device. */
 float *bu_dev_fill(size_t n, float v);
 
+/* cuSPARSE's SpGEMM C = A·B (CSR, float values), timed from the work estimation to the filled
+ * result, buffers and output allocated with cudaMallocAsync on `st` (as the library allocates):
+ * fill h, st, A, B and m (C's rows and columns), pass to bu_time with bu_spgemm_run; cnnz is
+ * C's size after a run; bu_spgemm_release frees the last run's buffers and result. */
+typedef struct bu_spgemm {
+    cusparseHandle_t h;
+    cudaStream_t st;
+    cusparseSpMatDescr_t A, B;
+    int m;
+    void *b1, *b2;
+    int *cptr, *cidx;
+    float *cval;
+    int64_t cnnz;
+    int ok;
+} bu_spgemm;
+int bu_spgemm_run(void *s);
+void bu_spgemm_release(bu_spgemm *s);
+
+/* The CSR form of a mesh matrix M (general form, on the device: M's CSC arrays are the CSR of
+ * Mᵀ) by cuSPARSE's csr2csc with the values `val` (nnz floats): rows are vertices. Allocates
+ * *rowptr, *colidx and *csr_val (cudaMallocAsync on stream 0); waits for the result. Exits on
+ * failure. */
+void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const float *val,
+                    int **rowptr, int **colidx, float **csr_val);
+
 #endif

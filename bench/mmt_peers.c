@@ -43,72 +43,6 @@ static int run_ours(void *p)
            mmx_mesh_product(a->ctx, a->M, f, &a->F) != MMX_OK;
 }
 
-typedef struct sg {
-    cusparseHandle_t h;
-    cudaStream_t st;
-    cusparseSpMatDescr_t A, B;
-    int m;
-    void *b1, *b2;
-    int *cptr, *cidx;
-    float *cval;
-    int64_t cnnz;
-    int ok;
-} sg;
-
-static void sg_release(sg *s)
-{
-    /* Freed in stream order so the next repeat reuses the pool's blocks. */
-    if (s->b1) BU_CUDA(cudaFreeAsync(s->b1, s->st));
-    if (s->b2) BU_CUDA(cudaFreeAsync(s->b2, s->st));
-    if (s->cptr) BU_CUDA(cudaFreeAsync(s->cptr, s->st));
-    if (s->cidx) BU_CUDA(cudaFreeAsync(s->cidx, s->st));
-    if (s->cval) BU_CUDA(cudaFreeAsync(s->cval, s->st));
-    s->b1 = s->b2 = NULL;
-    s->cptr = s->cidx = NULL;
-    s->cval = NULL;
-}
-
-static int run_spgemm(void *p)
-{
-    sg *s = p;
-    sg_release(s);
-    const float one = 1.0f, zero = 0.0f;
-    cusparseSpMatDescr_t C;
-    cusparseSpGEMMDescr_t d;
-    size_t n1 = 0, n2 = 0;
-    const cusparseOperation_t N = CUSPARSE_OPERATION_NON_TRANSPOSE;
-    const cusparseSpGEMMAlg_t alg = CUSPARSE_SPGEMM_DEFAULT;
-    int ok = bu_sparse_ok(cusparseCreateCsr(&C, s->m, s->m, 0, NULL, NULL, NULL, CUSPARSE_INDEX_32I,
-                                            CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F), "C") &&
-             bu_sparse_ok(cusparseSpGEMM_createDescr(&d), "descr");
-    if (!ok) return 1;
-    ok = bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
-                                                    alg, d, &n1, NULL), "workEstimation");
-    if (ok) BU_CUDA(cudaMallocAsync(&s->b1, n1 ? n1 : 1, s->st));
-    ok = ok && bu_sparse_ok(cusparseSpGEMM_workEstimation(s->h, N, N, &one, s->A, s->B, &zero, C,
-                                                          CUDA_R_32F, alg, d, &n1, s->b1), "workEstimation");
-    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
-                                                   alg, d, &n2, NULL), "compute");
-    if (ok) BU_CUDA(cudaMallocAsync(&s->b2, n2 ? n2 : 1, s->st));
-    ok = ok && bu_sparse_ok(cusparseSpGEMM_compute(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
-                                                   alg, d, &n2, s->b2), "compute");
-    int64_t r, c, nnz = 0;
-    ok = ok && bu_sparse_ok(cusparseSpMatGetSize(C, &r, &c, &nnz), "size");
-    if (ok) {
-        BU_CUDA(cudaMallocAsync((void **)&s->cptr, ((size_t)s->m + 1) * sizeof(int), s->st));
-        BU_CUDA(cudaMallocAsync((void **)&s->cidx, (size_t)nnz * sizeof(int), s->st));
-        BU_CUDA(cudaMallocAsync((void **)&s->cval, (size_t)nnz * sizeof(float), s->st));
-    }
-    ok = ok && bu_sparse_ok(cusparseCsrSetPointers(C, s->cptr, s->cidx, s->cval), "set");
-    ok = ok && bu_sparse_ok(cusparseSpGEMM_copy(s->h, N, N, &one, s->A, s->B, &zero, C, CUDA_R_32F,
-                                                alg, d), "copy");
-    s->cnnz = nnz;
-    cusparseSpGEMM_destroyDescr(d);
-    cusparseDestroySpMat(C);
-    s->ok = ok;
-    return !ok;
-}
-
 static FILE *csv;
 
 static void row(const char *mesh, const char *order, const char *impl, double ms, size_t extra,
@@ -146,26 +80,9 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
     int nv = gen->M->nrows, nf = gen->M->ncols, nnz = gen->M->nnz;
     float *val = bu_dev_fill((size_t)nnz, 1.0f), *csr_val;
     int *rowptr, *colidx;
-    BU_CUDA(cudaMallocAsync((void **)&rowptr, ((size_t)nv + 1) * sizeof(int), 0));
-    BU_CUDA(cudaMallocAsync((void **)&colidx, (size_t)nnz * sizeof(int), 0));
-    BU_CUDA(cudaMallocAsync((void **)&csr_val, (size_t)nnz * sizeof(float), 0));
-    BU_CUDA(cudaDeviceSynchronize());
-    size_t cb = 0;
-    void *cbuf = NULL;
-    if (!bu_sparse_ok(cusparseCsr2cscEx2_bufferSize(h, nf, nv, nnz, val, gen->M->colptr, gen->M->rowidx,
-                                                    csr_val, rowptr, colidx, CUDA_R_32F,
-                                                    CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
-                                                    CUSPARSE_CSR2CSC_ALG1, &cb), "csr2csc"))
-        exit(1);
-    BU_CUDA(cudaMalloc(&cbuf, cb ? cb : 1));
-    if (!bu_sparse_ok(cusparseCsr2cscEx2(h, nf, nv, nnz, val, gen->M->colptr, gen->M->rowidx, csr_val,
-                                         rowptr, colidx, CUDA_R_32F, CUSPARSE_ACTION_NUMERIC,
-                                         CUSPARSE_INDEX_BASE_ZERO, CUSPARSE_CSR2CSC_ALG1, cbuf), "csr2csc"))
-        exit(1);
-    BU_CUDA(cudaStreamSynchronize(st));
-    BU_CUDA(cudaFree(cbuf));
+    bu_csr_of_mesh(h, st, gen->M, val, &rowptr, &colidx, &csr_val);
 
-    sg s = {.h = h, .st = st, .m = nv};
+    bu_spgemm s = {.h = h, .st = st, .m = nv};
     cusparseCreateCsr(&s.A, nv, nf, nnz, rowptr, colidx, csr_val, CUSPARSE_INDEX_32I,
                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
     cusparseCreateCsr(&s.B, nf, nv, nnz, gen->M->colptr, gen->M->rowidx, val, CUSPARSE_INDEX_32I,
@@ -177,11 +94,11 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
     cudaMemPool_t dp = bu_default_pool(), op = (cudaMemPool_t)ctx->pool;
     size_t before = bu_pool_used(dp);
     bu_pool_reset_high(dp);
-    double sg_ms = bu_time(st, 1, reps, run_spgemm, &s);
+    double sg_ms = bu_time(st, 1, reps, bu_spgemm_run, &s);
     size_t sg_extra = bu_pool_high(dp) - before;
     size_t sg_in = ((size_t)nv + 1 + (size_t)nf + 1) * 4 + (size_t)nnz * 16;
     size_t sg_total = sg_extra + sg_in;
-    sg_release(&s);
+    bu_spgemm_release(&s);
     BU_CUDA(cudaStreamSynchronize(st));
     int64_t sg_nnz = s.cnnz;
 
