@@ -873,6 +873,193 @@ Test(subdiv, sqrt3_oracle, .description = "sqrt3 on closed meshes matches OpenMe
     mmx_ctx_free(ctx);
 }
 
+/* m (host) with each face fanned into triangles from its first corner, leaving out the faces
+ * whose number is in `cut` (ncut of them: a hole); frees m. */
+static mmx_mesh *triangulated(mmx_ctx *ctx, mmx_mesh *m, const int *cut, int ncut)
+{
+    const mmx_csc *M = m->M;
+    int *lists = malloc(sizeof *lists * 4 * (size_t)M->nnz);
+    cr_assert(lists);
+    int len = 0;
+    for (mmx_index k = 0; k < M->ncols; k++) {
+        int skip = 0;
+        for (int i = 0; i < ncut; i++) skip |= cut[i] == k;
+        const mmx_index a = M->order ? M->order * k : M->colptr[k];
+        const mmx_index b = M->order ? a + M->order : M->colptr[k + 1];
+        for (mmx_index q = a + 1; !skip && q + 1 < b; q++) {
+            lists[len++] = M->rowidx[a], lists[len++] = M->rowidx[q];
+            lists[len++] = M->rowidx[q + 1], lists[len++] = -1;
+        }
+    }
+    mmx_mesh *t = from_lists(ctx, M->nrows, m->pos, lists, len);
+    free(lists);
+    mmx_mesh_free(m);
+    return t;
+}
+
+/* Kobbelt's boundary rule (rules.h) against OpenMesh's Sqrt3T, one call per level count: grids
+ * (corners of valence 1 and 2), a strip with a fan, disks, single triangles, a torus with a
+ * hole (genus 1, one boundary loop) and a grid with two holes (three loops), shuffled too. */
+Test(subdiv, sqrt3_open_oracle, .description = "sqrt3 with boundaries matches OpenMesh (Kobbelt's rule)")
+{
+    ORACLE_OR_SKIP();
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float p4[] = {0, 0, 0, 1, 0, 0.2f, 1, 1, 0.3f, 0, 1, 0};
+    static const int one[] = {0, 1, 2, -1}, two[] = {0, 1, 2, -1, 0, 2, 3, -1};
+    static const int hole[] = {9, 10};
+    check_oracle(SQRT3, from_lists(ctx, 3, p4, one, 4), 4, "one triangle");
+    check_oracle(SQRT3, from_lists(ctx, 4, p4, two, 8), 4, "two triangles");
+    check_oracle(SQRT3, tri_grid(ctx, 6, 5), 3, "triangulated grid 6 x 5");
+    check_oracle(SQRT3, read_data(ctx, "strip.obj"), 4, "strip");
+    check_oracle(SQRT3, fan(ctx, 3), 4, "fan of 3 (a disk)");
+    check_oracle(SQRT3, fan(ctx, 11), 3, "fan of 11 (a disk)");
+    check_oracle(SQRT3, triangulated(ctx, shape(ctx, "torus:8:6"), hole, 2), 3, "torus with a hole");
+    check_oracle(SQRT3, triangulated(ctx, shape(ctx, "grid:10:9"), NULL, 0), 3, "grid with two holes");
+    check_oracle(SQRT3, shuffled(ctx, tri_grid(ctx, 7, 4), 41), 3, "shuffled triangulated grid");
+    check_oracle(SQRT3, shuffled(ctx, read_data(ctx, "strip.obj"), 42), 3, "shuffled strip");
+    mmx_ctx_free(ctx);
+}
+
+/* Asserts that `got` (host, triangles) is exactly the mesh of nv vertices `pos` and nf faces
+ * `tris` in subdiv.h's layout (same numbers, same order), positions within 1e-6. */
+static void same_layout(const mmx_mesh *got, int nv, const double *pos, int nf, const int *tris,
+                        const char *what)
+{
+    cr_assert_eq(got->M->nrows, nv, "%s: %d vertices, want %d", what, got->M->nrows, nv);
+    cr_assert_eq(got->M->ncols, nf, "%s: %d faces, want %d", what, got->M->ncols, nf);
+    cr_assert_eq(got->M->order, 3, "%s: not reduced triangles", what);
+    for (int q = 0; q < 3 * nf; q++)
+        cr_assert_eq(got->M->rowidx[q], tris[q], "%s: face %d corner %d is vertex %d, want %d",
+                     what, q / 3, q % 3, got->M->rowidx[q], tris[q]);
+    for (int i = 0; i < 3 * nv; i++)
+        cr_assert(fabs(got->pos[i] - pos[i]) <= 1e-6, "%s: vertex %d coordinate %d is %.9g, want %.9g",
+                  what, i / 3, i % 3, got->pos[i], pos[i]);
+}
+
+/* A dense statement of Kobbelt's rule on the smallest inputs, written out by hand (the weights
+ * in 27ths) in the output layout: one triangle (a, b, c) and a square of two, refined once
+ * (centres, boundary kept) and, the triangle, twice (each boundary edge cut in three). */
+Test(subdiv, sqrt3_boundary_by_hand, .description = "sqrt3's boundary rule, written out by hand on one and two triangles")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float p[] = {0, 0, 0, 3, 0, 0.5f, 1, 2, 1.5f, -1, 1.5f, 0};
+    static const int one[] = {0, 1, 2, -1}, two[] = {0, 1, 2, -1, 0, 2, 3, -1};
+    double P[4][3];
+    for (int i = 0; i < 4; i++)
+        for (int d = 0; d < 3; d++) P[i][d] = p[3 * i + d];
+    const double *a = P[0], *b = P[1], *c = P[2], *d4 = P[3];
+    mmx_mesh *tri = from_lists(ctx, 3, p, one, 4), *sq = from_lists(ctx, 4, p, two, 8), *out = NULL;
+
+    /* One level of the triangle (generation 0): its vertices stay (boundary), the centre m
+     * (vertex 3), and the child (v_s, v_s+1, m) of each boundary edge s. */
+    double pos1[4 * 3];
+    static const int tris1[9] = {0, 1, 3, 1, 2, 3, 2, 0, 3};
+    for (int k = 0; k < 3; k++) {
+        pos1[k] = a[k], pos1[3 + k] = b[k], pos1[6 + k] = c[k];
+        pos1[9 + k] = (a[k] + b[k] + c[k]) / 3;
+    }
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, tri, 1, NULL, &out));
+    same_layout(out, 4, pos1, 3, tris1, "one triangle, 1 level");
+    mmx_mesh_free(out);
+
+    /* Two levels: generation 1 refines faces f_i = (u, v, m), i = 0..2, (u, v) = (a, b),
+     * (b, c), (c, a), w the third corner. Odd: u moves to 19/27 u + 4/27 (v + w) (its two
+     * boundary neighbours); m (inner, valence 3, alpha = (4 - 2 cos(2 pi / 3)) / 9 = 5/9) to
+     * 4/9 m + 5/27 (a + b + c); edge u -> v is cut at l_i = (16 u + 10 v + w) / 27, in f_i's
+     * face slot 4 + i, and r_i = (10 u + 16 v + w) / 27, vertex 7 + i after the face slots;
+     * f_i's children in corner order: (l_i, r_i, m) (the middle of the cut edge), then the
+     * flips of its edges v -> m and m -> u with f_i+1's l and f_i-1's r:
+     * (v, l_i+1, r_i) and (m, r_i-1, l_i). */
+    double pos2[10 * 3];
+    const double *V[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        const double m = (a[k] + b[k] + c[k]) / 3;
+        for (int i = 0; i < 3; i++) {
+            const double u = V[i][k], v = V[(i + 1) % 3][k], w = V[(i + 2) % 3][k];
+            pos2[3 * i + k] = (19 * u + 4 * (v + w)) / 27;
+            pos2[3 * (4 + i) + k] = (16 * u + 10 * v + w) / 27;
+            pos2[3 * (7 + i) + k] = (10 * u + 16 * v + w) / 27;
+        }
+        pos2[9 + k] = 4.0 / 9.0 * m + 5.0 / 27.0 * (a[k] + b[k] + c[k]);
+    }
+    int tris2[27];
+    for (int i = 0; i < 3; i++) {
+        const int l = 4 + i, r = 7 + i, v = (i + 1) % 3, lnext = 4 + (i + 1) % 3,
+                  rprev = 7 + (i + 2) % 3;
+        const int t[9] = {l, r, 3, v, lnext, r, 3, rprev, l};
+        for (int q = 0; q < 9; q++) tris2[9 * i + q] = t[q];
+    }
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, tri, 2, NULL, &out));
+    same_layout(out, 10, pos2, 9, tris2, "one triangle, 2 levels");
+    mmx_mesh_free(out);
+
+    /* The square (a, b, c), (a, c, d4), one level: the corners stay, two centres m0 = 4 and
+     * m1 = 5, the inner edge a-c flips to m0-m1, the four boundary edges keep their children. */
+    double pos3[6 * 3];
+    for (int k = 0; k < 3; k++) {
+        pos3[k] = a[k], pos3[3 + k] = b[k], pos3[6 + k] = c[k], pos3[9 + k] = d4[k];
+        pos3[12 + k] = (a[k] + b[k] + c[k]) / 3, pos3[15 + k] = (a[k] + c[k] + d4[k]) / 3;
+    }
+    static const int tris3[18] = {0, 1, 4, 1, 2, 4, 2, 5, 4, 0, 4, 5, 2, 3, 5, 3, 0, 5};
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, sq, 1, NULL, &out));
+    same_layout(out, 6, pos3, 6, tris3, "two triangles, 1 level");
+    mmx_mesh_free(out);
+    mmx_mesh_free(tri);
+    mmx_mesh_free(sq);
+    mmx_ctx_free(ctx);
+}
+
+/* The default path takes sqrt3 with boundary on the algebraic path (the same bytes); the fused
+ * path and plans refuse it, naming an edge and the paths that take it; each call starts at
+ * generation 0, as each call of OpenMesh's subdivider does: two calls of one level are
+ * OpenMesh's one level twice, and differ from one call of two. */
+Test(subdiv, sqrt3_boundary_paths_and_calls, .description = "sqrt3 with boundary: default = algebraic, fused and plans refuse, a second call starts at generation 0")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = read_data(ctx, "strip.obj"), *a = NULL, *d = NULL;
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, m, 3, &o, &a));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, m, 3, NULL, &d));
+    cr_assert_eq(a->M->nrows, d->M->nrows);
+    cr_assert_eq(a->M->ncols, d->M->ncols);
+    cr_assert(memcmp(a->M->rowidx, d->M->rowidx, (size_t)a->M->nnz * sizeof *a->M->rowidx) == 0);
+    cr_assert(memcmp(a->pos, d->pos, 3 * (size_t)a->M->nrows * sizeof *a->pos) == 0);
+    mmx_mesh_free(d);
+    d = (mmx_mesh *)1;
+    o.path = MMX_SUBDIV_PATH_FUSED;
+    cr_assert_eq(mmx_subdivide(ctx, SQRT3, m, 2, &o, &d), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(d);
+    cr_assert(strstr(mmx_ctx_error(ctx), "the fused path (which plans run) takes no boundary"),
+              "%s", mmx_ctx_error(ctx));
+    mmx_subdiv_plan *plan = NULL;
+    cr_assert_eq(mmx_subdiv_plan_create(ctx, SQRT3, m, 2, NULL, &plan), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(plan);
+    cr_assert(strstr(mmx_ctx_error(ctx), "is on one"), "%s", mmx_ctx_error(ctx));
+    /* The counts of one call of 2 levels: 17 + 20 centres, then 37 + 60 - 28 centres (inner
+     * faces) + 2 x 28 cut points (28 boundary edges after level 1, as before it). */
+    mmx_mesh *two = NULL, *once = NULL, *twice = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, m, 2, NULL, &two));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, m, 1, NULL, &once));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, once, 1, NULL, &twice));
+    cr_assert_neq(two->M->nrows, twice->M->nrows, "two calls of one level are two even generations");
+    cr_assert_eq(twice->M->nrows, once->M->nrows + once->M->ncols);
+#ifdef MMX_TEST_ORACLE
+    oracle_mesh in = to_oracle(ctx, m), ref1, ref2, ours = to_oracle(ctx, twice);
+    char err[512] = "", report[512] = "";
+    double max_err = -1;
+    cr_assert_eq(oracle_om_sqrt3(&in, 1, &ref1, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(oracle_om_sqrt3(&ref1, 1, &ref2, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(oracle_compare(&ours, &ref2, ORACLE_TOL, &max_err, report, sizeof report), 0,
+                 "two calls of one level: %s", report);
+    oracle_mesh_free(&in), oracle_mesh_free(&ref1), oracle_mesh_free(&ref2), oracle_mesh_free(&ours);
+#endif
+    mmx_mesh_free(two), mmx_mesh_free(once), mmx_mesh_free(twice);
+    mmx_mesh_free(a);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* ---- layout, sizes, levels 0 ---------------------------------------------------------------- */
 
 Test(subdiv, layout, .description = "old vertices keep their numbers, children follow their parent, sizes match the prediction")
@@ -990,7 +1177,19 @@ static void check_refusals(mmx_ctx *ctx)
     mmx_mesh *cube = shape(ctx, "cube"), *ico = shape(ctx, "icosphere:1"), *grid = tri_grid(ctx, 3, 3);
     refused(ctx, LOOP, cube, 1, MMX_ERR_MESH, "face 0 has 4 vertices");
     refused(ctx, SQRT3, cube, 1, MMX_ERR_MESH, "triangle meshes only");
-    refused(ctx, SQRT3, grid, 1, MMX_ERR_UNSUPPORTED, "is on a boundary");
+    /* sqrt3 takes a boundary (Kobbelt's rule) on the algebraic and default paths only. */
+    {
+        mmx_subdiv_options fz = {0};
+        fz.path = MMX_SUBDIV_PATH_FUSED;
+        mmx_mesh *out = (mmx_mesh *)1;
+        cr_assert_eq(mmx_subdivide(ctx, SQRT3, grid, 1, &fz, &out), MMX_ERR_UNSUPPORTED);
+        cr_assert_null(out);
+        cr_assert(strstr(mmx_ctx_error(ctx), "(0-based vertex numbers) is on one (boundary edges: 12); "
+                                             "the algebraic path, or the default path"),
+                  "%s", mmx_ctx_error(ctx));
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, grid, 2, NULL, &out));
+        mmx_mesh_free(out);
+    }
     refused(ctx, CC, cube, -1, MMX_ERR_ARG, "below 0");
     refused(ctx, (mmx_scheme)5, cube, 1, MMX_ERR_ARG, "unknown scheme");
     /* 24 corners quadruple each level: beyond 2^31 from level 15 on. */
@@ -1137,6 +1336,11 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     cuda_vs_host(gpu, host, LOOP, read_data(host, "strip.obj"), 4, "strip");
     cuda_vs_host(gpu, host, SQRT3, shape(host, "icosphere:3"), 4, "icosphere");
     cuda_vs_host(gpu, host, SQRT3, shuffled(host, bipyramid(host, 100), 7), 4, "shuffled bipyramid");
+    /* sqrt3 with boundary (Kobbelt's rule: the default path is the algebraic one), odd and
+     * even generations. */
+    cuda_vs_host(gpu, host, SQRT3, tri_grid(host, 30, 20), 4, "sqrt3, triangulated grid");
+    cuda_vs_host(gpu, host, SQRT3, shuffled(host, read_data(host, "strip.obj"), 8), 5, "sqrt3, shuffled strip");
+    cuda_vs_host(gpu, host, SQRT3, fan(host, 9), 3, "sqrt3, fan of 9");
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

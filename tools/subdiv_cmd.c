@@ -92,7 +92,8 @@ enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O
 
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
-                  "loop (triangles), sqrt3 (closed triangle meshes),\n"
+                  "loop (triangles), sqrt3 (triangles; boundaries by\n"
+                  "Kobbelt's rule, not on the fused path),\n"
                   "catmull-clark (any polygons; also cc) or bilinear (any\n"
                   "polygons, linear positions); required"},
     [O_LEVELS] = {"levels", 0, "N", "how many times to subdivide (default 1; 0 copies)"},
@@ -268,10 +269,12 @@ const tool_cmd subdiv_command = {
     .synopsis = "subdiv --scheme S [--levels N] [--path P] [--boundary B] [--crease-method M] [--holes H] [--triangles T] [--uv U] [--limit] [--reorder] IN OUT",
     .help = "Subdivides IN N times (default 1) by scheme S, prints each level's sizes and\n"
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
-            "is checked first: Loop and sqrt3 take triangles only, sqrt3 closed meshes\n"
-            "only, and non-manifold or inconsistently oriented input, or a level count\n"
-            "whose result would not fit in 32-bit indices or in memory, is refused with\n"
-            "the reason (exit 1). Runs on the GPU when there is one, unless --backend host.",
+            "is checked first: Loop and sqrt3 take triangles only (sqrt3 refines a\n"
+            "boundary by Kobbelt's rule, cutting boundary edges in three every second\n"
+            "level, on the algebraic and default paths), and non-manifold or\n"
+            "inconsistently oriented input, or a level count whose result would not\n"
+            "fit in 32-bit indices or in memory, is refused with the reason (exit 1).\n"
+            "Runs on the GPU when there is one, unless --backend host.",
     .opts = subdiv_opts,
     .nopts = O_COUNT,
     .flags = CMD_GPU_DEFAULT | CMD_JSON,

@@ -34,8 +34,31 @@
  * 3/4 p + 1/8 (p_prev + p_next) (eq. 4.13-4.14, 4.25-4.26); corners are not kept sharp, unless
  * opts->boundary is MMX_BOUNDARY_EDGE_AND_CORNER, where a boundary vertex on a single face
  * stays where it is (OpenSubdiv's corner rule), at every level.
- * sqrt3 takes closed meshes only: Kobbelt's boundary rule is not implemented, and a mesh with a
- * boundary edge is refused (MMX_ERR_UNSUPPORTED, naming the edge).
+ * sqrt3 refines boundaries by Kobbelt's rule (as OpenMesh's Sqrt3T; src/subdiv/rules.h), by the
+ * generation g of a level, its 0-based number within the call:
+ *   g even: every face gets its centre and is cut into three around it; a boundary edge a -> b
+ *           is not flipped (its child is (a, b, c)); boundary vertices stay where they are.
+ *   g odd:  each boundary edge a -> b is cut in three, at l = (16 a + 10 b + a') / 27 and
+ *           r = (10 a + 16 b + b') / 27 (a', b' the other boundary neighbours of a and b); its
+ *           face gets no centre and splits into (a, l, x), (l, r, x), (r, b, x) (x its third
+ *           corner), the first and last flipped with the faces across x -> a and b -> x; a
+ *           boundary vertex moves to (4 p_prev + 19 p + 4 p_next) / 27.
+ *   Inner vertices and faces follow the closed rule at every level. Along the boundary two
+ *   levels are the ternary subdivision of the cubic B-spline.
+ * Each call starts at g = 0 (as each call of OpenMesh's subdivider does): a second call on the
+ * result does not continue the first's parity, so on a mesh with boundary two calls of one
+ * level give another (equally valid) surface than one call of two levels; call once with all
+ * the levels to get Kobbelt's sequence. On an odd generation a face with a boundary edge holds
+ * l in its face slot, and r follows the face slots (one per such face, in face order); the
+ * child of its corner a is (l, r, x), of b (b, *, r), of x (x, *, l), * the vertex that the face
+ * across puts opposite the shared edge (the general form of the closed layout: each corner's
+ * child takes the two vertices the flip of its edge joins). So that
+ * level has one vertex and one edge more per boundary face than mmx_subdiv_predict's count,
+ * which knows nothing of boundaries; the face count is the same. The boundary rule is on the
+ * algebraic path, where the default path sends such a mesh (its children are made on the host:
+ * on CUDA a wait per level); the fused path and plans refuse it (MMX_ERR_UNSUPPORTED, naming a
+ * boundary edge). The boundary modes (opts->boundary, 'interpolateboundary') do not apply to
+ * sqrt3.
  *
  * The mesh's tags (OBJ 't' lines, mesh.h) are read here, with OpenSubdiv's rules (Sdc):
  *   - 'interpolateboundary' gives the boundary mode unless opts->boundary names one (1 edge and
@@ -84,7 +107,8 @@ extern "C" {
 
 typedef enum mmx_scheme {
     MMX_SCHEME_LOOP = 0,          /* triangles in, triangles out, 4 children per face */
-    MMX_SCHEME_SQRT3,             /* triangles in, triangles out, 3 children per face; closed */
+    MMX_SCHEME_SQRT3,             /* triangles in, triangles out, 3 children per face;
+                                     boundaries by Kobbelt's rule (above) */
     MMX_SCHEME_CATMULL_CLARK,     /* any polygons in, quads out, c children per face of order c */
     MMX_SCHEME_BILINEAR           /* Catmull-Clark's children with linear positions: vertices
                                      stay, edge points are midpoints, face points centroids
@@ -190,8 +214,9 @@ typedef struct mmx_subdiv_options {
 /* The sizes after `levels` levels of `scheme` applied to a mesh with the given counts (nnz: the
  * sum of the face orders), computed in closed form in 64 bits: each level of Catmull-Clark
  * gives V + F + E vertices, nnz faces and 2E + nnz edges; Loop V + E, 4F, 2E + 3F; sqrt3
- * V + F, 3F, E + 3F. *nnz_out is the refined mesh's number of corners. Any of the outputs may
- * be NULL. Errors: MMX_ERR_ARG (negative counts or levels, unknown scheme). */
+ * V + F, 3F, E + 3F (closed; with boundary each odd level adds one vertex and one edge more
+ * per boundary face, see above). *nnz_out is the refined mesh's number of corners. Any of the
+ * outputs may be NULL. Errors: MMX_ERR_ARG (negative counts or levels, unknown scheme). */
 mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces, int64_t nedges,
                               int64_t nnz, int levels, int64_t *nverts_out,
                               int64_t *nfaces_out, int64_t *nedges_out, int64_t *nnz_out);
@@ -204,8 +229,9 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *     (MMX_ERR_ARG), the mesh in the context's space (MMX_ERR_SPACE);
  *   - Loop and sqrt3: every face a triangle (MMX_ERR_MESH naming the first other face);
  *   - sqrt3: a consistently oriented input (no edge run the same way by both its faces),
- *     without boundary (MMX_ERR_UNSUPPORTED naming an edge), edges of three faces or more or
- *     vertices whose faces form several fans (MMX_ERR_MESH naming the edge or the vertex).
+ *     without edges of three faces or more or vertices whose faces form several fans
+ *     (MMX_ERR_MESH naming the edge or the vertex); on the fused path (opts->path
+ *     MMX_SUBDIV_PATH_FUSED), also without boundary (MMX_ERR_UNSUPPORTED naming an edge).
  *     Loop and Catmull-Clark take an edge run the same way by both its faces as OpenSubdiv
  *     does, as a non-manifold edge (below), on the algebraic path.
  *     Loop, Catmull-Clark and bilinear take such a vertex (a non-manifold vertex) as an
@@ -281,7 +307,8 @@ typedef struct mmx_subdiv_plan mmx_subdiv_plan;
 
 /* Builds the plan for `levels` (>= 1) levels of `scheme` over `control` (with positions, in
  * the context's space), with the checks and errors of mmx_subdivide (opts: its boundary mode;
- * the path is always the fused one, and a trace is filled as by mmx_subdivide). The plan
+ * the path is always the fused one, so sqrt3 with boundary is refused, MMX_ERR_UNSUPPORTED,
+ * and a trace is filled as by mmx_subdivide). The plan
  * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
  * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
  * three) and positions. */

@@ -1,6 +1,8 @@
 /* The fused pass's rules for sqrt3 (fused_level.h states the level and the edge numbering): a
  * triangle's centre and its three children with their half-edges, and the input level's
- * counts. */
+ * counts. Closed meshes only: Kobbelt's boundary rule (rules.h) is on the algebraic path
+ * (sqrt3.c), where mmx_subdivide's default path sends a mesh with boundary; the fused path's
+ * checks (subdiv.c, check_mesh_fast) refuse one, naming a boundary edge. */
 #ifndef MMX_SUBDIV_FUSED_SQRT3_H
 #define MMX_SUBDIV_FUSED_SQRT3_H
 

@@ -151,6 +151,65 @@ static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_of_kind(mmx_scheme schem
     return w;
 }
 
+/* ---- sqrt3 on a mesh with boundary (Kobbelt, "sqrt3-subdivision", SIGGRAPH 2000, sect. 4;
+ * the rule OpenMesh's Sqrt3T implements) -------------------------------------------------------
+ *
+ * Two sqrt3 steps refine the inside by a factor of three (an edge's length falls by a third);
+ * Kobbelt refines the boundary polygon to match by cutting each boundary edge in three every
+ * second step, with the ternary subdivision of the cubic B-spline, mask
+ * (1, 4, 10, 16, 19, 16, 10, 4, 1) / 27 = (1 + z + z^2)^4 / 27. The generation g of a step is
+ * its level within one call, counted from 0 at the call's input (as OpenMesh's Sqrt3T counts
+ * within one call of its operator()):
+ *   g even: every face, boundary or not, gets its centre c (the 1/3 rule) and is cut into three
+ *           around it; inner edges are flipped as on a closed mesh, a boundary edge a -> b is
+ *           not: its child is (a, b, c). Boundary vertices stay where they are; inner vertices
+ *           take the smooth rule (eq. 4.2-4.3), whatever their neighbours.
+ *   g odd:  a face with a boundary edge a -> b (third corner x) gets no centre: the edge is
+ *           cut in three by l near a and r near b,
+ *             l = (16 a + 10 b + a') / 27,   r = (10 a + 16 b + b') / 27,
+ *           a' and b' the other boundary neighbours of a and b, and the face by the lines from x:
+ *           (a, l, x), (l, r, x), (r, b, x); the first two of these take part in the flips of
+ *           the inner edges x -> a and b -> x, l and r playing the centre's part. Boundary
+ *           vertices move to (4 p_prev + 19 p + 4 p_next) / 27; inner faces and vertices as
+ *           on a closed mesh.
+ * After an even step every face has at most one boundary edge (the centre's three edges are
+ * inner), so an odd step, which follows one, always finds one edge to cut. Each call starts at
+ * g = 0: two calls of one level each differ from one call of two levels on a mesh with
+ * boundary (subdiv.h). */
+
+/* Whether level `level` (0: the call's input) is an odd generation, whose boundary edges are
+ * cut in three. */
+static inline MMX__HD int mmx__rule_sqrt3_trisects(int level)
+{
+    return level % 2 == 1;
+}
+
+/* sqrt3's vertex rule with Kobbelt's boundary: an inner vertex (or one in no face) the smooth
+ * rule; a boundary vertex stays on even generations and moves to 19/27 p + 4/27 (p_prev +
+ * p_next) on odd ones (crease: the weight of the sum of its two boundary neighbours). */
+static inline MMX__HD mmx__vertex_rule mmx__rule_sqrt3_vertex(mmx_index n, int boundary, int level)
+{
+    if (!boundary || n == 0) return mmx__rule_vertex_smooth(MMX_SCHEME_SQRT3, n);
+    mmx__vertex_rule w = {1.0f, 0.0f, 0.0f, 0};
+    if (mmx__rule_sqrt3_trisects(level))
+        w.self = (float)(19.0 / 27.0), w.crease = (float)(4.0 / 27.0);
+    return w;
+}
+
+/* The point cutting a boundary edge a -> b at a third of its length from a (the point at b's
+ * end is the same with a and b exchanged), as weights of p_a (near), p_b (far) and bp_a, the
+ * sum of a's two boundary neighbours (b and a'), which the algebra has at hand (E's boundary
+ * entries): (16 a + 10 b + a') / 27 = 16/27 a + 9/27 b + 1/27 (b + a'). */
+typedef struct mmx__sqrt3_third {
+    float near, far, bsum;
+} mmx__sqrt3_third;
+
+static inline MMX__HD mmx__sqrt3_third mmx__rule_sqrt3_third(void)
+{
+    mmx__sqrt3_third w = {(float)(16.0 / 27.0), (float)(9.0 / 27.0), (float)(1.0 / 27.0)};
+    return w;
+}
+
 /* The rule of a vertex on n faces with sharpness vs at this level (vs_child in the child: its
  * own decay, or infinite for a boundary corner) and edges k (Sdc's vertex-vertex mask): the
  * rule of its kind now; where its kind in the child differs (a sharpness falls to 0 at this
@@ -194,11 +253,13 @@ static inline MMX__HD void mmx__rule_vertex_sharpness(float s0, int level, int b
 }
 
 /* The vertex rule where only boundaries are sharp (no crease tags): a boundary vertex's two
- * boundary edges are infinitely sharp; s0 is its corner tag (0 for none). */
+ * boundary edges are infinitely sharp; s0 is its corner tag (0 for none). sqrt3 has Kobbelt's
+ * boundary rule instead (above), by the generation `level`. */
 static inline MMX__HD mmx__vertex_rule mmx__rule_vertex_boundary(mmx_scheme scheme, mmx_index n,
                                                                  int boundary, mmx_boundary mode,
                                                                  float s0, int level)
 {
+    if (scheme == MMX_SCHEME_SQRT3) return mmx__rule_sqrt3_vertex(n, boundary, level);
     mmx__vertex_edges k = {0, 0, 0, 0.0f};
     if (boundary) k.sharp = k.child_sharp = 2;
     float vs, vs_child;
@@ -418,7 +479,12 @@ static inline MMX__HD void mmx__rule_loop_children(const mmx_index *v, const mmx
 }
 
 /* sqrt3 (thesis Table 4.1): the child of corner s of a triangle: its vertex, the centre of the
- * face across the edge leaving it, the triangle's own centre. */
+ * face across the edge leaving it, the triangle's own centre. With a boundary (Kobbelt, above)
+ * the same triangle in general terms: the edge v_s -> v_s+1 is flipped between the point that
+ * this face's split puts opposite it (`centre`: the centre, or on an odd generation the cut
+ * point l or r of the face's boundary edge next to it) and the one the face across puts
+ * opposite it (`across`). A boundary edge s has no flip: its child is (v_s, v_s+1, centre) on an
+ * even generation, (l, r, v_s+2) on an odd one. */
 static inline MMX__HD void mmx__rule_sqrt3_child(mmx_index v, mmx_index across, mmx_index centre,
                                                  mmx_index *t)
 {

@@ -97,9 +97,13 @@ static mmx_status check_sizes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_csc *M,
 {
     const char *name = mmx_scheme_name(scheme);
     int64_t v = M->nrows, f = M->ncols, e = adj->nedges, c = M->nnz;
+    int64_t bnd = scheme == MMX_SCHEME_SQRT3 ? adj->boundary_edges : 0;
     for (int l = 1; l <= levels; l++) {
         int64_t v2, f2, e2, c2;
         mmx_subdiv_predict(scheme, v, f, e, c, 1, &v2, &f2, &e2, &c2);
+        /* sqrt3's odd generations cut each boundary edge in three: one more vertex and edge
+         * each than the closed count (rules.h). */
+        if (bnd && mmx__rule_sqrt3_trisects(l - 1)) v2 += bnd, e2 += bnd, bnd *= 3;
         if (2 * c > MMX_INDEX_MAX || 2 * e + 1 > MMX_INDEX_MAX)
             return mmx__fail(ctx, MMX_ERR_OVERFLOW,
                              "%s to level %d: level %d's input (%lld faces, %lld corners) is too "
@@ -175,7 +179,8 @@ static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
 }
 
 /* The checks on the topology, in the order that names the cause of a problem first: non-manifold
- * edges and vertices, repeated faces, orientation, and sqrt3's boundary. */
+ * edges and vertices, repeated faces, orientation. (sqrt3 takes boundaries: Kobbelt's rule,
+ * rules.h, on the algebraic path.) */
 static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adjacency *adj,
                                  const mmx_mesh_stats *st)
 {
@@ -209,13 +214,6 @@ static mmx_status check_topology(mmx_ctx *ctx, mmx_scheme scheme, const mmx_adja
                          "(0-based vertex numbers) run it the same way (inconsistent edges: %d)",
                          name, st->inconsistent_edge[0], st->inconsistent_edge[1],
                          st->inconsistent_edges);
-    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
-        if ((s = first_edge(ctx, adj, 1, ev, &sides))) return s;
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "sqrt3 takes closed meshes only (Kobbelt's boundary rule is not "
-                         "implemented): edge (%d, %d) (0-based vertex numbers) is on a boundary "
-                         "(boundary edges: %d)", ev[0], ev[1], adj->boundary_edges);
-    }
     return MMX_OK;
 }
 
@@ -266,8 +264,22 @@ mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
 static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                                   const mmx_adjacency *adj)
 {
-    if (scheme == MMX_SCHEME_SQRT3 && (adj->nonmanifold_edges > 0 || adj->boundary_edges > 0))
+    if (scheme == MMX_SCHEME_SQRT3 && adj->nonmanifold_edges > 0)
         return mmx__subdiv_refuse(ctx, scheme, mesh, adj, NULL);
+    /* sqrt3's boundary rule (Kobbelt's, rules.h) is on the algebraic path only, where the
+     * default path sends such a mesh (mmx__subdiv_prepare); the full checks first, so that a
+     * mesh that no path takes is refused for its own fault. */
+    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
+        mmx_index ev[2], sides;
+        mmx_status s = check_mesh(ctx, scheme, mesh, adj, NULL);
+        if (!s) s = first_edge(ctx, adj, 1, ev, &sides);
+        return s ? s : mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
+                                 "sqrt3: the fused path (which plans run) takes no boundary, and "
+                                 "edge (%d, %d) (0-based vertex numbers) is on one (boundary "
+                                 "edges: %d); the algebraic path, or the default path, refines it "
+                                 "with Kobbelt's boundary rule", ev[0], ev[1],
+                                 adj->boundary_edges);
+    }
     if (adj->nonmanifold_edges > 0) {
         mmx_index ev[2], sides;
         mmx_status s = first_edge(ctx, adj, 3, ev, &sides);
@@ -441,7 +453,8 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
     /* No boundary interpolation: refined as edge only, the faces at boundary vertices holes. */
     if (!s && sh->boundary == MMX_BOUNDARY_NONE) {
         sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
-        s = boundary_holes(ctx, mesh, adj, t);
+        /* sqrt3 has its own boundary rule (Kobbelt's), whatever the mode. */
+        if (scheme != MMX_SCHEME_SQRT3) s = boundary_holes(ctx, mesh, adj, t);
     }
     sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
     if (o->triangles == MMX_TRIANGLES_FROM_MESH) sh->smooth_tris = tris && t->smooth_triangles == 1;
@@ -678,6 +691,10 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s && fast && (*adj)->nonmanifold_edges > 0 && scheme != MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    /* sqrt3 with boundary likewise: Kobbelt's rule is on the algebraic path only. */
+    if (!s && fast && (*adj)->boundary_edges > 0 && scheme == MMX_SCHEME_SQRT3 &&
+        o->path == MMX_SUBDIV_PATH_AUTO)
+        fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
     if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     /* The fused path checks fans and orientation on its input level (mmx__subdiv_fused). */
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
@@ -737,6 +754,9 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
             /* The refined mesh's edges, in closed form from its parent's. */
             mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, nedges, in->M->nnz, 1, NULL,
                                NULL, &nedges, NULL);
+            /* sqrt3's boundary cuts on odd generations: one more edge per vertex more. */
+            if (scheme == MMX_SCHEME_SQRT3)
+                nedges += next->M->nrows - ((int64_t)in->M->nrows + in->M->ncols);
             if (o->trace) {
                 o->trace[l - 1].nverts = next->M->nrows;
                 o->trace[l - 1].nfaces = next->M->ncols;

@@ -218,7 +218,7 @@ typedef struct mmx__subdiv_topo {
 
 /* The children of face k (subdiv.h's layout), written from `out` on: `nv`, `nf` the input's
  * vertex and face counts. Returns 0, or 1 when a needed half-edge is missing from F (sqrt3 on
- * a mesh with boundary, which the entry point refuses first). */
+ * a mesh with boundary, whose children sqrt3.c makes instead). */
 static inline MMX__HD int mmx__subdiv_children(const mmx__subdiv_topo *tp, mmx_index k,
                                                mmx_index nv, mmx_index nf, mmx_index *out)
 {

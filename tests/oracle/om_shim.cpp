@@ -226,7 +226,8 @@ extern "C" int oracle_om_sqrt3(const oracle_mesh *in, int levels, oracle_mesh *o
                                oracle_times *t, char *err, size_t cap)
 {
     return guarded(out, err, cap, [&] {
-        return run<TriMesh, Sqrt3>(in, levels, true, true, "OpenMesh sqrt3", out, t, err, cap);
+        // Boundaries allowed: Sqrt3T's own boundary rule (Kobbelt's), which is ours.
+        return run<TriMesh, Sqrt3>(in, levels, true, false, "OpenMesh sqrt3", out, t, err, cap);
     });
 }
 

@@ -83,9 +83,11 @@ int oracle_osd_refine_uv(int scheme, const oracle_mesh *in, const char *tags, in
 int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
                       oracle_times *t, char *err, size_t cap);
 
-/* OpenMesh::Subdivider::Uniform::Sqrt3T on a TriMesh with double points, `levels` steps.
- * Refused (nonzero + err): a face that is not a triangle, add_face failing (complex edge or
- * vertex: non-manifold, inconsistently oriented), a boundary edge. Isolated vertices are kept.
+/* OpenMesh::Subdivider::Uniform::Sqrt3T on a TriMesh with double points, `levels` steps in
+ * one call (its generation counted from 0, so boundary edges are cut in three on the 2nd, 4th,
+ * ... step: Kobbelt's boundary rule). Refused (nonzero + err): a face that is not a triangle,
+ * add_face failing (complex edge or vertex: non-manifold, inconsistently oriented). Isolated
+ * vertices are kept.
  * t->refine_ms (if t) = the whole time, mesh building included; the other two are 0. */
 int oracle_om_sqrt3(const oracle_mesh *in, int levels, oracle_mesh *out, oracle_times *t,
                     char *err, size_t cap);
