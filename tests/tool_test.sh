@@ -760,7 +760,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, subdiv, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -964,6 +964,34 @@ fi
 if expect_rc "bench on the default cage" 0 bench --backend host --scheme loop --levels 1 --repeats 1; then
     [[ "$(field mesh)" == *"bigguy_quads.obj split into triangles: 1452 vertices, 2900 faces" ]] \
         && ok "bench finds the cage: $(field mesh)" || bad "bench's default cage" "$(field mesh)"
+fi
+
+# ---- query: the rows of a first-order query as text ------------------------------------------
+# A 2 x 2 grid of quads (vertices 0..8 row by row): VV counter-clockwise, after the boundary.
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nv 2 2 0\nf 1 2 5 4\nf 2 3 6 5\nf 4 5 8 7\nf 5 6 9 8\n' >"$TMP/grid.obj"
+if expect_rc "query VV of a 2x2 grid" 0 query VV "$TMP/grid.obj"; then
+    want=$'1 3\n2 4 0\n5 1\n0 4 6\n3 1 5 7\n8 4 2\n3 7\n6 4 8\n7 5'
+    head1=$(printf '%s\n' "$out" | head -n 1)
+    body=$(printf '%s\n' "$out" | tail -n +2)
+    [[ "$head1" == "#"*VV*0-based* ]] && ok "query VV: the header line" || bad "query VV header" "$head1"
+    [ "$body" = "$want" ] && ok "query VV: the rows in order" || bad "query VV rows" "$body" "expected:" "$want"
+    [[ "$err" == *"9 vertex rows, 24 entries"* ]] && ok "query VV: the report on stderr" \
+        || bad "query VV report on stderr" "$err"
+fi
+if expect_rc "query FE to a file" 0 query fe "$TMP/grid.obj" "$TMP/fe.txt"; then
+    [ "$(sed -n 2p "$TMP/fe.txt")" = "0 3 4 2" ] && ok "query FE written to OUT" \
+        || bad "query FE to OUT" "$(cat "$TMP/fe.txt")"
+fi
+check_usage "query with an unknown kind" query XY builtin:cube
+[[ "$err" == *"unknown query kind 'XY'"* ]] && ok "query names the unknown kind" || bad "query unknown kind message" "$err"
+check_usage "query without MESH" query VV
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0\nf 1 2 3\nf 2 3 4\n' >"$TMP/flip.obj"
+if expect_rc "query VV of inconsistent faces" 1 query VV "$TMP/flip.obj"; then
+    [[ "$err" == *"{1, 2}"* ]] && ok "query VV names the inconsistent edge: $err" || bad "query VV refusal" "$err"
+fi
+expect_rc "query EF of inconsistent faces" 0 query EF "$TMP/flip.obj" && ok "query EF answers inconsistent faces"
+if expect_rc "query on a missing file" 1 query VV "$TMP/missing.obj"; then
+    [[ "$err" == *missing.obj* ]] && ok "query names the missing file" || bad "query missing file" "$err"
 fi
 
 echo "$passed passed, $failed failed"

@@ -12,6 +12,7 @@ typedef enum bench_product {
     BP_FACE_POINTS = 0, /* Mᵀp / c: each face's centroid, a gather per column */
     BP_VERTEX_SCATTER,  /* M f: face data summed into the vertices, a scatter */
     BP_MESH_PRODUCT,    /* M·Mᵀ: the vertex adjacency */
+    BP_QUERIES,         /* the eight first-order queries by algebra (query.h) */
     BP_SUBDIVISION,     /* the cage refined to the product mesh */
     BP_COUNT
 } bench_product;
@@ -26,7 +27,7 @@ typedef struct bench_row {
     char note[120];
 } bench_row;
 
-#define BENCH_MAX_ROWS 24
+#define BENCH_MAX_ROWS 32
 
 typedef struct bench_table {
     bench_row rows[BENCH_MAX_ROWS];

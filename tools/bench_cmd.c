@@ -76,6 +76,8 @@ typedef struct bench {
     float *yf, *yv;        /* face points (nfaces x 3) and the vertex scatter (nverts x 3) */
     mmx_csc *E, *F;        /* the last results of the products */
     mmx_adjacency *adj;
+    mmx_query_kind kind;   /* the query run_query times */
+    mmx_csr *query;        /* its last result */
     mmx_mesh *fine;        /* the last subdivision result */
     mmx_subdiv_path path;
     mmx_subdiv_level *trace; /* NULL, or `levels` entries for the traced runs */
@@ -117,6 +119,16 @@ static int run_adjacency(void *p)
     return mmx_adjacency_compute(b->ctx, b->mesh, &b->adj) != MMX_OK;
 }
 
+/* One query by algebra on the product mesh, its adjacency given (computed by the adjacency
+ * row), so the time is the query's alone; the previous result is freed first. */
+static int run_query(void *p)
+{
+    bench *b = p;
+    mmx_csr_free(b->query);
+    b->query = NULL;
+    return mmx_query(b->ctx, b->mesh, b->adj, b->kind, &b->query) != MMX_OK;
+}
+
 static int run_subdivide(void *p)
 {
     bench *b = p;
@@ -156,6 +168,7 @@ static void bench_release(bench *b)
     mmx_csc_free(b->E);
     mmx_csc_free(b->F);
     mmx_adjacency_free(b->adj);
+    mmx_csr_free(b->query);
     mmx_mesh_free(b->fine);
     mmx_mem_free(b->ctx, space, b->order_table);
     mmx_mem_free(b->ctx, space, b->yf);
@@ -198,9 +211,10 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
 /* ---- the report ------------------------------------------------------------------------------ */
 
 static const char *const product_label[BP_COUNT] = {
-    "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)", "subdivision"};
+    "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)",
+    "first-order queries", "subdivision"};
 static const char *const product_key[BP_COUNT] = {"face_points", "vertex_scatter",
-                                                  "mesh_product", "subdivision"};
+                                                  "mesh_product", "queries", "subdivision"};
 
 /* A figure right-aligned in `width` columns with `prec` decimals, or "-" where it is not. */
 static void cell(char *buf, size_t n, double v, int width, int prec)
@@ -222,7 +236,8 @@ static void print_table(const bench_table *t)
         cell(ms, sizeof ms, r->ms, 10, 4);
         cell(fl, sizeof fl, r->floor_ms, 10, 4);
         cell(xf, sizeof xf, r->ms >= 0 && r->floor_ms > 0 ? r->ms / r->floor_ms : -1, 8, 2);
-        cell(vs, sizeof vs, r->ms >= 0 && ours > 0 ? r->ms / ours : -1, 8, 2);
+        /* The queries are eight operations, not rivals: no ratio between them. */
+        cell(vs, sizeof vs, r->ms >= 0 && ours > 0 && r->product != BP_QUERIES ? r->ms / ours : -1, 8, 2);
         say("%-22s %-44s %s %s %s %s%s%s\n", first ? product_label[r->product] : "", r->impl, ms,
             fl, xf, vs, r->note[0] ? "  " : "", r->note);
     }
@@ -242,7 +257,7 @@ static void json_table(const bench_table *t)
         js_num_or_null("ms", r->ms);
         js_num_or_null("floor_ms", r->floor_ms);
         js_num_or_null("x_floor", r->ms >= 0 && r->floor_ms > 0 ? r->ms / r->floor_ms : -1);
-        js_num_or_null("vs_ours", r->ms >= 0 && ours > 0 ? r->ms / ours : -1);
+        js_num_or_null("vs_ours", r->ms >= 0 && ours > 0 && r->product != BP_QUERIES ? r->ms / ours : -1);
         js_str("note", r->note[0] ? r->note : NULL);
         js_end();
     }
@@ -306,6 +321,25 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
     snprintf(note, sizeof note, "%d edges; also numbers them, EV, FE, valence, boundary",
              (int)b->adj->nedges);
     bench_add(t, BP_MESH_PRODUCT, 1, "mmx_adjacency_compute", ms[3], note);
+    /* The queries, given that adjacency. A mesh that a vertex query refuses (inconsistent
+     * faces) gets its row with the reason, not a failed run. */
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        double qms = -1;
+        b->kind = (mmx_query_kind)k;
+        snprintf(impl, sizeof impl, "mmx_query %s (given the adjacency)", mmx_query_name(b->kind));
+        mmx_csr_free(b->query);
+        b->query = NULL;
+        const mmx_status qs = mmx_query(ctx, b->mesh, b->adj, b->kind, &b->query);
+        if (qs && qs != MMX_ERR_MESH) return failed(ctx, name, "mmx_query");
+        if (qs) {
+            snprintf(note, sizeof note, "refused: %.100s", mmx_ctx_error(ctx));
+            bench_add(t, BP_QUERIES, 1, impl, -1, note);
+            continue;
+        }
+        if (bench_time(ctx, warm, reps, run_query, b, &qms)) return failed(ctx, name, "mmx_query");
+        snprintf(note, sizeof note, "%d rows, %d entries", (int)b->query->nrows, (int)b->query->nnz);
+        bench_add(t, BP_QUERIES, 1, impl, qms, note);
+    }
     if (gpu && bench_peers(ctx, b->mesh, b->mesh->pos, b->yf, b->yf, b->yv, warm, reps, t))
         return EXIT_FAIL;
     /* The peers' rows were added after ours per product: put each product's rows together. */

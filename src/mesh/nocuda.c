@@ -2,6 +2,7 @@
  * mesh_internal.h as stubs. Only a CUDA context or a device mesh leads to them, and such a
  * build cannot make either, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
 #include "halfedge.h"
+#include "query_steps.h"
 
 mmx_status mmx__adjacency_fill_cuda(mmx_ctx *ctx, const mmx_csc *M, mmx_adjacency *adj,
                                     mmx__adjacency_counts *counts)
@@ -21,4 +22,39 @@ mmx_status mmx__halfedge_build_cuda(mmx_ctx *ctx, mmx__halfedge *H)
 {
     (void)H;
     return mmx__no_cuda(ctx, "mmx__halfedge_build_cuda");
+}
+
+mmx_status mmx__query_fe_cuda(mmx_ctx *ctx, const mmx_index *fe, mmx_index nnz, mmx_index *out)
+{
+    (void)fe, (void)nnz, (void)out;
+    return mmx__no_cuda(ctx, "mmx__query_fe_cuda");
+}
+
+mmx_status mmx__query_sort_corners_cuda(mmx_ctx *ctx, const mmx__query_topo *T, int by_edge,
+                                        mmx_index nkeys, mmx_index *faces, mmx_index *corners)
+{
+    (void)T, (void)by_edge, (void)nkeys, (void)faces, (void)corners;
+    return mmx__no_cuda(ctx, "mmx__query_sort_corners_cuda");
+}
+
+mmx_status mmx__query_check_cuda(mmx_ctx *ctx, const mmx__query_topo *T, const mmx_index *ev,
+                                 mmx_index ne, mmx__query_report *report)
+{
+    (void)T, (void)ev, (void)ne, (void)report;
+    return mmx__no_cuda(ctx, "mmx__query_check_cuda");
+}
+
+mmx_status mmx__query_counts_cuda(mmx_ctx *ctx, const mmx__query_topo *T, mmx_query_kind kind,
+                                  mmx_index *counts, mmx__query_report *report)
+{
+    (void)T, (void)kind, (void)counts, (void)report;
+    return mmx__no_cuda(ctx, "mmx__query_counts_cuda");
+}
+
+mmx_status mmx__query_fill_cuda(mmx_ctx *ctx, const mmx__query_topo *T, mmx_query_kind kind,
+                                const mmx_index *ef_ptr, const mmx_index *ef,
+                                unsigned char *seen, const mmx_index *rowptr, mmx_index *colidx)
+{
+    (void)T, (void)kind, (void)ef_ptr, (void)ef, (void)seen, (void)rowptr, (void)colidx;
+    return mmx__no_cuda(ctx, "mmx__query_fill_cuda");
 }

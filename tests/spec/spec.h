@@ -122,4 +122,21 @@ spec_product spec_mesh_product(const mmx_csc *M, mmx_gemm_map map);
 /* Frees the result's matrix. */
 void spec_product_free(spec_product *R);
 
+/* ---- the first-order queries (query.c) ---------------------------------------------------- */
+
+/* Query `kind` of a host mesh (either form) as include/meshmatrix/query.h states it, read off
+ * the face lists alone (no adjacency): edges are the unique vertex pairs {i, j}, i < j, of
+ * consecutive face vertices, numbered by (j, i) ascending as mmx_adjacency numbers them; the
+ * vertex rows are walks counter-clockwise around each vertex, fan by fan. On success returns 0
+ * with *nrows source elements and malloc'd arrays *rowptr (*nrows + 1 entries) and *colidx
+ * (rowptr[*nrows] entries; free both with free()). Returns nonzero, with NULL arrays, for a
+ * vertex query (VV, VE, VF) of a mesh that has an edge with two faces running it the same
+ * way: what the library refuses. Cost: O(V F c + nnz log nnz); for small meshes. */
+int spec_query(const mmx_mesh *host_mesh, mmx_query_kind kind, mmx_index **rowptr,
+               mmx_index **colidx, mmx_index *nrows);
+
+/* The inconsistent edge a vertex query is refused for: the smallest-numbered edge with two
+ * faces that run it the same way. Returns 1 with its ends (*a < *b), or 0 with -1, -1. */
+int spec_query_inconsistent_edge(const mmx_mesh *host_mesh, mmx_index *a, mmx_index *b);
+
 #endif
