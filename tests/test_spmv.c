@@ -22,8 +22,8 @@ static float rng_float(uint32_t *s, float lo, float hi)
 static const char *kind_name(mmx_map_kind k)
 {
     static const char *n[] = {"VALUE", "CONST", "BY_VALUE", "BY_ROW", "BY_COL", "BY_ORDER",
-                              "BY_ORDER_VALUE"};
-    return (int)k >= 0 && (int)k < 7 ? n[k] : "?";
+                              "BY_ORDER_VALUE", "BY_ENTRY"};
+    return (int)k >= 0 && (int)k < 8 ? n[k] : "?";
 }
 
 /* ---- against the spec --------------------------------------------------------------------- */
@@ -176,7 +176,7 @@ static void all_cases(env *e, const mmx_csc *hA, int full, const float *xin)
     const int pos = spec_props_of(hA).positional;
     mmx_csc *dA = to_dev(e, hA);
     int turn = 0;
-    for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ORDER_VALUE; kind++)
+    for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ENTRY; kind++)
         for (int k = 1; k <= 4; k++)
             for (int op = MMX_OP_N; op <= MMX_OP_T; op++)
                 for (int c = 0; c < (full ? nab : 1); c++) {
@@ -289,7 +289,7 @@ static void body_reduced(mmx_ctx *g)
         all_cases(&e, G, 0, NULL);
         /* The host reads both forms in the same entry order: the same bits. */
         spec_dense D = spec_dense_of(G);
-        for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ORDER_VALUE; kind++)
+        for (int kind = MMX_MAP_VALUE; kind <= MMX_MAP_BY_ENTRY; kind++)
             for (int op = MMX_OP_N; op <= MMX_OP_T; op++) {
                 mmx_map map;
                 float *tab;
@@ -587,6 +587,27 @@ Test(spmv, face_points_of_a_cube_by_hand)
     mmx_ctx_free(ctx);
 }
 
+/* A float matrix as a pattern plus a weights table looked up by entry: the 3 x 3 symmetric
+ * [[4, -1, 0], [-1, 4, -2], [0, -2, 5]], columns stored with rows out of order, so that the
+ * table follows the storage and not the rows. A·x and Aᵀ·x are exact here (small integers). */
+Test(spmv, weights_by_entry_make_a_float_matrix)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index cp[] = {0, 2, 5, 7}, ri[] = {1, 0, 2, 0, 1, 1, 2};
+    const float w[] = {-1, 4, -2, -1, 4, -2, 5};
+    mmx_csc *A = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, 3, 3, cp, ri, NULL, MMX_SPACE_HOST, &A));
+    const mmx_map m = mmx_map_table(MMX_MAP_BY_ENTRY, w, 7);
+    const float x[] = {1, 2, 3}, want[] = {2, 1, 11};
+    for (int op = MMX_OP_N; op <= MMX_OP_T; op++) {
+        float y[3] = {NAN, NAN, NAN};
+        MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, (mmx_op)op, 1.0f, A, m, x, 1, 0.0f, y));
+        for (int i = 0; i < 3; i++) cr_assert_eq(y[i], want[i], "op %d, y[%d] = %g", op, i, y[i]);
+    }
+    mmx_csc_free(A);
+    mmx_ctx_free(ctx);
+}
+
 /* A refusal: the status, the detail naming the problem, and y left as it was. */
 static void expect_refusal(mmx_ctx *ctx, mmx_status got, mmx_status want, const char *const *words,
                            const float *y, int ny, const char *what)
@@ -664,6 +685,10 @@ static void refusals(mmx_ctx *ctx)
            MMX_ERR_ARG, YBACK(), 12, "MMX_MAP_BY_ORDER_VALUE", "positional", "given len 16");
     REFUSE(ctx, mmx_spmv(ctx, MMX_OP_T, 1, P, mmx_map_table(MMX_MAP_BY_ORDER_VALUE, t, 2), x, 4, 0, y),
            MMX_ERR_ARG, YBACK(), 12, "MMX_MAP_BY_ORDER_VALUE", "at least 3", "given len 2");
+    REFUSE(ctx, mmx_spmv(ctx, MMX_OP_N, 1, A, mmx_map_table(MMX_MAP_BY_ENTRY, t, 3), x, 4, 0, y),
+           MMX_ERR_ARG, YBACK(), 16, "MMX_MAP_BY_ENTRY", "at least 4", "per stored entry", "given len 3");
+    REFUSE(ctx, mmx_spmv(ctx, MMX_OP_T, 1, A, mmx_map_table(MMX_MAP_BY_ENTRY, NULL, 4), x, 4, 0, y),
+           MMX_ERR_ARG, YBACK(), 12, "MMX_MAP_BY_ENTRY", "NULL table");
     REFUSE(ctx, mmx__spmv_variant_run(ctx, (mmx__spmv_variant)9, MMX_OP_T, 1, A, one, x, 4, 0, y),
            MMX_ERR_ARG, YBACK(), 12, "variant 9");
     REFUSE(ctx, mmx_spmv(ctx, MMX_OP_T, 1, A, mmx_map_table(MMX_MAP_BY_ROW, y + 8, 4), x, 4, 0, y),
@@ -686,6 +711,7 @@ static void refusals(mmx_ctx *ctx)
     MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, MMX_OP_T, 1, A, mmx_map_table(MMX_MAP_BY_COL, t, 3), x, 4, 0, y));
     MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, MMX_OP_T, 1, A, mmx_map_table(MMX_MAP_BY_ORDER, t, 3), x, 4, 0, y));
     MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, MMX_OP_T, 1, P, mmx_map_table(MMX_MAP_BY_ORDER_VALUE, t, 3), x, 4, 0, y));
+    MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, MMX_OP_T, 1, A, mmx_map_table(MMX_MAP_BY_ENTRY, t, 4), x, 4, 0, y));
     /* all tables 0.5, x all 1, beta 0: y[j] = 0.5 * (entries of column j) */
     YBACK();
     for (int q = 0; q < 4; q++) {

@@ -136,10 +136,17 @@ typedef enum mmx_map_kind {
     MMX_MAP_BY_ROW,         /* m = table[i]: per-vertex weights, i -> 1/n_i. len >= nrows */
     MMX_MAP_BY_COL,         /* m = table[j]: per-face weights. len >= ncols */
     MMX_MAP_BY_ORDER,       /* m = table[c]: by face order, val_j -> 1/c_j. len > A.maxcol */
-    MMX_MAP_BY_ORDER_VALUE  /* m = table[c(c-1)/2 + v - 1]: one table per face order, packed
+    MMX_MAP_BY_ORDER_VALUE, /* m = table[c(c-1)/2 + v - 1]: one table per face order, packed
                                (order 1 at [0], order 2 at [1..2], order 3 at [3..5], order 4
                                at [6..9], ...). Needs a positional A and len >= C(C+1)/2 for
                                C = A.maxcol */
+    MMX_MAP_BY_ENTRY        /* m = table[q], q the entry's index in A's storage (0 .. nnz-1:
+                               colptr[j] + p for the p-th entry of column j, order * j + p in
+                               the reduced form). len >= A.nnz. A float-valued matrix (a
+                               cotangent Laplacian, a mass matrix) is a pattern mmx_csc plus
+                               this table of weights; the stored values are not read. The
+                               table follows A's storage: permuting or transposing A (which
+                               moves entries) needs the table moved the same way */
 } mmx_map_kind;
 
 typedef struct mmx_map {
@@ -189,6 +196,136 @@ typedef enum mmx_op {
  * Synchronises: no (nothing is read back). */
 mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
                     const float *x, int k, float beta, float *y);
+
+/* The diagonal of A<map>: d[i] = m(i, i, v) for the stored entry (i, i), 0 where column i
+ * stores no row i, for 0 <= i < min(nrows, ncols). d has min(nrows, ncols) floats in the
+ * context's space, as A and the map's table do. The map is checked as mmx_spmv checks it.
+ * It is what a Jacobi preconditioner needs (mmx_cg_csc uses it). Errors: MMX_ERR_ARG (NULL
+ * arguments, a bad map), MMX_ERR_SPACE, MMX_ERR_CUDA. Cost: O(nnz), one thread per column on
+ * CUDA; no allocation. Synchronises: no (queued on CUDA). */
+mmx_status mmx_csc_diagonal(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d);
+
+/* ---- conjugate gradients ------------------------------------------------------------------ */
+
+/* Solves S X = B for a symmetric positive definite n x n operator S and up to MMX_CG_MAX_K
+ * right-hand sides at once, by Jacobi-preconditioned conjugate gradients (Hestenes-Stiefel,
+ * with z = D⁻¹ r, D the diagonal of S). B and X are n x k row-major float arrays (vertex data:
+ * column q is component q of every vertex); each column runs its own recurrence, with its own
+ * alpha and beta, and stops on its own when
+ *     ||r_q|| <= rtol * ||b_q||,   r_q = b_q - S x_q the recurrence's residual,
+ * or when the iteration cap is reached. A column that has stopped is frozen (its x, r and p no
+ * longer change) while the others go on; S is still applied to all k columns.
+ *
+ * Arithmetic: vectors in float; every dot product and norm accumulated in double, in a fixed
+ * order (host: one sequential sum per column; CUDA: a grid of at most 512 blocks of fixed
+ * size, each a fixed tree over its threads' strided partial sums, then one block summing the
+ * partials in a fixed order; no floating-point atomics), and alpha, beta and the convergence
+ * test computed from those doubles by the same code on both backends. So a solve is
+ * bit-for-bit repeatable on one backend (given a deterministic operator: mmx_cg_csc applies
+ * S with mmx_spmv's MMX_OP_T, which is deterministic on CUDA), and the host and CUDA agree
+ * within float rounding, with the same iteration count on well-conditioned systems (not
+ * guaranteed: a column near its threshold may take one iteration more on one backend).
+ * Float vectors limit the accuracy: the true residual ||b - S x|| / ||b|| stalls near a small
+ * multiple of eps_float * cond(S) (about 1e-6 measured on grid Laplacians of condition ~90),
+ * while the recurrence's residual, which decides convergence, keeps falling. A tolerance
+ * below that floor is met by the recurrence only: compare rel_residual with
+ * true_rel_residual in the report. The error is bounded by ||x - x*|| / ||x*|| <= cond(S) *
+ * true_rel_residual. */
+#define MMX_CG_MAX_K 4
+
+/* A matrix-free operator: y = S x on n x k row-major float arrays (1 <= k <= MMX_CG_MAX_K) in
+ * the context's space. `apply` is a host function called by mmx_cg, never from device code;
+ * on CUDA it must queue its work on the context's stream (mmx_ctx_cuda_stream, or library
+ * calls on ctx) and may return before that work has run; it must write every element of y
+ * (y is scratch: its old contents are garbage) and must not keep x or y. A status other than
+ * MMX_OK stops the solve and is returned as is (set the context's detail with it). `diag` is
+ * S's diagonal, n floats in the context's space, all > 0; NULL runs without a preconditioner
+ * (D = I). */
+typedef struct mmx_linop {
+    mmx_index n;
+    mmx_status (*apply)(mmx_ctx *ctx, void *data, const float *x, int k, float *y);
+    void *data;
+    const float *diag;
+} mmx_linop;
+
+typedef struct mmx_cg_opts {
+    double rtol;         /* relative tolerance on ||r_q|| / ||b_q||, >= 0 (0: run max_iter
+                            iterations unless a residual becomes exactly 0) */
+    int max_iter;        /* iteration cap, >= 0 */
+    int check_every;     /* CUDA: read the columns' state back (one small copy, a wait for the
+                            stream) after the set-up and every check_every iterations, >= 1.
+                            Larger values wait less often but may queue up to check_every - 1
+                            iterations after the last column has stopped; those change
+                            nothing (stopped columns are frozen), so the results do not depend
+                            on it. The host checks every iteration. */
+    double *history;     /* NULL, or host memory of history_cap * k doubles: history[q *
+                            history_cap + t] = ||r_q|| / ||b_q|| after t iterations (t = 0: the
+                            initial guess's), for t <= the column's iterations and t <
+                            history_cap; entries past that are left as they were */
+    int history_cap;     /* entries per column in history, >= 0 */
+} mmx_cg_opts;
+
+/* rtol 1e-6, max_iter 1000, check_every 1, no history. */
+static inline mmx_cg_opts mmx_cg_defaults(void)
+{
+    mmx_cg_opts o = {1e-6, 1000, 1, NULL, 0};
+    return o;
+}
+
+/* What a solve did, per column q < k (entries past k are zero). */
+typedef struct mmx_cg_report {
+    int iterations;                          /* the most iterations any column ran */
+    int col_iterations[MMX_CG_MAX_K];        /* iterations column q ran before it stopped */
+    int converged[MMX_CG_MAX_K];             /* 1: ||r_q|| <= rtol ||b_q|| was reached */
+    double rel_residual[MMX_CG_MAX_K];       /* the recurrence's final ||r_q|| / ||b_q|| */
+    double true_rel_residual[MMX_CG_MAX_K];  /* ||b_q - S x_q|| / ||b_q|| for the returned x,
+                                                recomputed with one more application of S;
+                                                NaN when the solve failed */
+    int history_len[MMX_CG_MAX_K];           /* entries written to opts.history for column q */
+} mmx_cg_report;
+
+/* Solves S X = B (above) with a matrix-free S. b (n x k, read) and x (n x k: the initial
+ * guess in, the solution out) are float arrays in the context's space that must not overlap.
+ * A column with b_q = 0 gets x_q = 0, converged after 0 iterations with residual 0. opts NULL
+ * means mmx_cg_defaults(); report may be NULL.
+ * Not converging within max_iter is not an error: the call returns MMX_OK with converged[q] =
+ * 0, x the last iterate. Errors (for the refusals found while solving, a diagonal entry, a
+ * value not finite, a breakdown, the report, when given, is filled as far as the solve went):
+ *   MMX_ERR_ARG: ctx, S, S->apply NULL; n < 0; b or x NULL (n > 0) or overlapping; k outside
+ *     1..MMX_CG_MAX_K; rtol negative or NaN, max_iter < 0, check_every < 1, history_cap < 0,
+ *     history NULL with history_cap > 0; a diagonal entry <= 0 or not finite ("d[7] = -2");
+ *     b or the initial residual not finite; and a breakdown, p·Sp <= 0 (or NaN) for an active
+ *     column, which proves S is not positive definite (or not symmetric, or holds NaN): the
+ *     detail names the iteration and the column ("p·Sp = -0.5 <= 0 at iteration 3, column 1").
+ *     At a breakdown x holds each column's last iterate (on CUDA the other columns may have
+ *     gone on for up to check_every - 1 iterations).
+ *   MMX_ERR_NOMEM, MMX_ERR_CUDA; and whatever S->apply returns.
+ * Cost: per iteration one application of S to n x k, and O(n k) vector work in 5 kernels on
+ * CUDA (3 over the n x k vectors, 2 of which also sum partials, and 2 one-block kernels that
+ * finish the sums and take the scalar steps); one more application at the start and one at
+ * the end (the true residual). Memory: 4 n k + n
+ * floats of scratch (r, z, p, S p, D⁻¹), plus on CUDA 12 * 512 doubles of partial sums and
+ * history_cap * k doubles, all from the context's pool.
+ * Synchronises: on CUDA, once after the set-up, then every check_every iterations and at the
+ * cap, to read the columns' state (a few hundred bytes), and at the end to read the final
+ * state (and once more to copy the history, when one is asked for); on a refused diagonal,
+ * once more to read the offending entry. The host backend checks every iteration, at no
+ * cost. */
+mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float *x,
+                  const mmx_cg_opts *opts, mmx_cg_report *report);
+
+/* mmx_cg for S = A<map>, a square mmx_csc with an action map (a float-valued S is a pattern A
+ * with MMX_MAP_BY_ENTRY weights). S is applied as mmx_spmv(MMX_OP_T, A, map), which gathers
+ * per column and is deterministic on CUDA; it equals A<map>·x because S is symmetric (for an
+ * unsymmetric A<map> the solve is of A<map>ᵀ X = B, and likely breaks down). The Jacobi
+ * diagonal is mmx_csc_diagonal(A, map), computed into scratch (n more floats). A, its map's
+ * table, b and x live in the context's space. Errors: those of mmx_cg, plus MMX_ERR_ARG (A
+ * NULL or not square, a bad map: mmx_spmv's checks) and MMX_ERR_SPACE (A not in the
+ * context's space). A diagonal entry A does not store counts as 0, and is refused.
+ * Cost and synchronisation: mmx_cg's, with mmx_spmv's T product (O(nnz k)) as the
+ * application. */
+mmx_status mmx_cg_csc(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, const float *b, int k,
+                      float *x, const mmx_cg_opts *opts, mmx_cg_report *report);
 
 /* ---- mapped SpGEMM ------------------------------------------------------------------------ */
 

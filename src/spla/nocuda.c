@@ -70,3 +70,33 @@ mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index
     (void)A, (void)pinv, (void)q, (void)C;
     return mmx__no_cuda(ctx, "mmx__csc_permute_cuda");
 }
+
+mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d)
+{
+    (void)A, (void)map, (void)d;
+    return mmx__no_cuda(ctx, "mmx__csc_diagonal_cuda");
+}
+
+mmx_status mmx__cg_dinv_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *diag)
+{
+    (void)w, (void)diag;
+    return mmx__no_cuda(ctx, "mmx__cg_dinv_cuda");
+}
+
+mmx_status mmx__cg_setup_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b, float *x)
+{
+    (void)w, (void)b, (void)x;
+    return mmx__no_cuda(ctx, "mmx__cg_setup_cuda");
+}
+
+mmx_status mmx__cg_step_cuda(mmx_ctx *ctx, mmx__cg_work *w, float *x, int t)
+{
+    (void)w, (void)x, (void)t;
+    return mmx__no_cuda(ctx, "mmx__cg_step_cuda");
+}
+
+mmx_status mmx__cg_true_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b)
+{
+    (void)w, (void)b;
+    return mmx__no_cuda(ctx, "mmx__cg_true_cuda");
+}

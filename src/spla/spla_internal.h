@@ -2,6 +2,7 @@
 #ifndef MMX_SPLA_INTERNAL_H
 #define MMX_SPLA_INTERNAL_H
 
+#include <math.h>
 #include "core/core_internal.h"
 #include "meshmatrix/spla.h"
 
@@ -80,6 +81,30 @@ mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
 /* ---- spmv (spmv.c, spmv.cu): declarations go here ---- */
+
+/* m(i, j, v) of an entry at index e of A's storage, in column j of c entries (spla.h,
+ * mmx_map_kind), as one run-time switch that host code and device code share: the host SpMV,
+ * and the few kernels that evaluate a map outside the SpMV's templated hot loops (the
+ * diagonal, diag.cu). The map's table lives in the caller's space. */
+static inline MMX__HD float mmx__map_value(const mmx_map *m, mmx_index i, int64_t j, mmx_index c,
+                                           mmx_index v, int64_t e)
+{
+    switch (m->kind) {
+    case MMX_MAP_VALUE: return (float)v;
+    case MMX_MAP_CONST: return m->c;
+    case MMX_MAP_BY_VALUE: return m->table[v - 1];
+    case MMX_MAP_BY_ROW: return m->table[i];
+    case MMX_MAP_BY_COL: return m->table[j];
+    case MMX_MAP_BY_ORDER: return m->table[c];
+    case MMX_MAP_BY_ENTRY: return m->table[e];
+    default: return m->table[(int64_t)c * (c - 1) / 2 + v - 1]; /* MMX_MAP_BY_ORDER_VALUE */
+    }
+}
+
+/* Whether the map is well formed and its table covers every entry of A (the map checks of
+ * mmx_spmv, from A's cached properties, O(1)); `fn` names the public function in the error
+ * ("mmx_spmv: map MMX_MAP_BY_ROW needs a table of at least 5 floats ..."). */
+mmx_status mmx__map_check(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, const char *fn);
 
 /* Which op = T kernel the CUDA backend runs (the host ignores it): AUTO is what mmx_spmv uses;
  * THREAD_PER_COLUMN gives each column one thread (a reduced quad's four rows in one 16-byte
@@ -280,6 +305,146 @@ mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx_index n,
 /* The device body of mmx_csc_permute: C allocated in device space and filled, queued. */
 mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                                  const mmx_index *q, mmx_csc *C);
+
+/* ---- diagonal and conjugate gradients (diag.c/.cu, cg.c/.cu) ---- */
+
+/* The device body of mmx_csc_diagonal, on checked arguments; queued. */
+mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d);
+
+/* Whether v is finite: inf - inf and NaN - NaN are NaN, which compares unequal to 0. (The
+ * same test in C and in device code, without relying on isfinite's overloads.) */
+static inline MMX__HD int mmx__finite(double v) { return v - v == 0.0; }
+
+/* Why a CG column stopped other than by converging. */
+enum { MMX__CG_FAULT_NONE = 0, MMX__CG_FAULT_BREAKDOWN, MMX__CG_FAULT_NONFINITE };
+
+/* One column's CG scalars, kept where the vectors are (device memory on CUDA) and read back
+ * whole at each check. */
+typedef struct mmx__cg_col {
+    double bb;          /* ||b||^2 */
+    double tol2;        /* rtol^2 ||b||^2: the column stops when ||r||^2 <= tol2 */
+    double rr;          /* ||r||^2 of the current iterate */
+    double rz;          /* r·z, z = D⁻¹ r */
+    double alpha, beta; /* this iteration's step and direction update (0 when frozen) */
+    double fault_value; /* p·Sp at a breakdown; ||b||^2 or ||r||^2 when not finite */
+    double true_rr;     /* ||b - S x||^2 at the end */
+    int active;         /* 1 while the column iterates */
+    int converged;
+    int iters;          /* iterations the column ran */
+    int fault;          /* MMX__CG_FAULT_* */
+    int fault_iter;     /* the iteration of a breakdown */
+    int zero_x;         /* b = 0: x is set to 0 */
+} mmx__cg_col;
+
+typedef struct mmx__cg_state {
+    mmx__cg_col col[MMX_CG_MAX_K];
+    mmx_index bad_diag; /* the first i with d[i] not > 0 or not finite; n when none */
+    int k;
+} mmx__cg_state;
+
+/* Everything a solve works on, in the context's space. */
+typedef struct mmx__cg_work {
+    mmx_index n;
+    int k;
+    double rtol;
+    float *r, *z, *p, *sp; /* n x k each: residual, preconditioned residual, direction, S p */
+    float *dinv;           /* n: 1 / d, or ones without a preconditioner */
+    double *partial;       /* CUDA: the blocks' partial sums (MMX__CG_GRID_MAX x 3k) */
+    mmx__cg_state *state;  /* one, in the context's space */
+    double *hist;          /* history_cap x k (column q at q * cap), or NULL */
+    int cap;
+} mmx__cg_work;
+
+/* Blocks of the CUDA partial sums, at most: fixed, so the summation order depends on n only. */
+#define MMX__CG_GRID_MAX 512
+
+/* The scalar steps, one column at a time, run by the host and by one device thread alike so
+ * that both backends take the same decisions from the same doubles. */
+
+/* After the set-up: b·b, r·r and r·z of the initial guess. hist: the column's history (NULL
+ * or cap entries). */
+static inline MMX__HD void mmx__cg_start(mmx__cg_col *c, double rtol, double bb, double rr,
+                                         double rz, int diag_ok, double *hist, int cap)
+{
+    c->bb = bb;
+    c->tol2 = rtol * rtol * bb;
+    c->rr = rr;
+    c->rz = rz;
+    c->alpha = c->beta = 0.0;
+    c->iters = c->converged = c->active = c->zero_x = 0;
+    c->fault = MMX__CG_FAULT_NONE;
+    c->fault_iter = 0;
+    c->fault_value = 0.0;
+    if (!diag_ok) return; /* the preconditioner is refused: nothing moves */
+    if (!mmx__finite(bb) || !mmx__finite(rr)) {
+        c->fault = MMX__CG_FAULT_NONFINITE;
+        c->fault_value = mmx__finite(bb) ? rr : bb;
+        return;
+    }
+    if (bb == 0.0) { /* S x = 0 has the solution 0 (S is definite) */
+        c->zero_x = 1;
+        c->rr = 0.0;
+        c->converged = 1;
+        if (hist && cap > 0) hist[0] = 0.0;
+        return;
+    }
+    if (hist && cap > 0) hist[0] = sqrt(rr / bb);
+    c->converged = rr <= c->tol2;
+    c->active = !c->converged;
+}
+
+/* Iteration t's step length from p·Sp; a non-positive (or NaN) p·Sp freezes the column as a
+ * breakdown. */
+static inline MMX__HD void mmx__cg_alpha(mmx__cg_col *c, double pap, int t)
+{
+    c->alpha = 0.0;
+    if (!c->active) return;
+    if (!(pap > 0.0)) {
+        c->fault = MMX__CG_FAULT_BREAKDOWN;
+        c->fault_iter = t;
+        c->fault_value = pap;
+        c->active = 0;
+        return;
+    }
+    c->alpha = c->rz / pap;
+}
+
+/* After iteration t's update of x and r: the new r·r and r·z; convergence, then beta. */
+static inline MMX__HD void mmx__cg_beta(mmx__cg_col *c, double rr, double rz, int t, double *hist,
+                                        int cap)
+{
+    c->beta = 0.0;
+    if (!c->active) return;
+    c->iters = t;
+    c->rr = rr;
+    if (hist && t < cap) hist[t] = sqrt(rr / c->bb);
+    if (!mmx__finite(rr)) {
+        c->fault = MMX__CG_FAULT_NONFINITE;
+        c->fault_value = rr;
+        c->active = 0;
+        return;
+    }
+    if (rr <= c->tol2) {
+        c->converged = 1;
+        c->active = 0;
+        return;
+    }
+    c->beta = rz / c->rz;
+    c->rz = rz;
+}
+
+/* The CUDA phases of a solve (cg.cu), queued on the context's stream; cg.c runs the loop and
+ * calls the operator between them. k is w->k.
+ *   dinv:  w->dinv = 1 / diag (ones for NULL), the first bad entry into state->bad_diag.
+ *   setup: r = b - sp (sp = S x), z = D⁻¹ r, p = z; the sums; mmx__cg_start per column; x_q = 0
+ *          for b_q = 0.
+ *   step:  (sp = S p) p·sp, mmx__cg_alpha; x += alpha p, r -= alpha sp, z = D⁻¹ r, the sums,
+ *          mmx__cg_beta; p = z + beta p (active columns only).
+ *   true:  (sp = S x) state->col[q].true_rr = ||b - sp||^2. */
+mmx_status mmx__cg_dinv_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *diag);
+mmx_status mmx__cg_setup_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b, float *x);
+mmx_status mmx__cg_step_cuda(mmx_ctx *ctx, mmx__cg_work *w, float *x, int t);
+mmx_status mmx__cg_true_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@ static const char *map_kind_name(mmx_map_kind k)
     case MMX_MAP_BY_COL: return "MMX_MAP_BY_COL";
     case MMX_MAP_BY_ORDER: return "MMX_MAP_BY_ORDER";
     case MMX_MAP_BY_ORDER_VALUE: return "MMX_MAP_BY_ORDER_VALUE";
+    case MMX_MAP_BY_ENTRY: return "MMX_MAP_BY_ENTRY";
     }
     return "an unknown map kind";
 }
@@ -31,20 +32,20 @@ static int overlaps(const float *a, int64_t na, const float *b, int64_t nb)
 }
 
 /* Whether the map is well formed and its table covers every entry of A, judged from A's cached
- * properties (maxcol, minval, maxval, positional) in O(1). */
-static mmx_status check_map(mmx_ctx *ctx, const mmx_csc *A, mmx_map map)
+ * properties (maxcol, minval, maxval, positional) in O(1); fn names the caller. */
+mmx_status mmx__map_check(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, const char *fn)
 {
     const char *name = map_kind_name(map.kind);
     if (map.kind == MMX_MAP_VALUE || map.kind == MMX_MAP_CONST) return MMX_OK;
-    if ((int)map.kind < (int)MMX_MAP_VALUE || (int)map.kind > (int)MMX_MAP_BY_ORDER_VALUE)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: unknown map kind %d", (int)map.kind);
+    if ((int)map.kind < (int)MMX_MAP_VALUE || (int)map.kind > (int)MMX_MAP_BY_ENTRY)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown map kind %d", fn, (int)map.kind);
     if (map.len < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: map %s has a negative table length %d", name,
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: map %s has a negative table length %d", fn, name,
                          map.len);
     /* An empty table may be NULL (mmx_mem_alloc gives NULL for 0 bytes); it then passes only
      * where A needs no entry of it. */
     if (!map.table && map.len > 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: map %s has a NULL table of length %d", name,
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: map %s has a NULL table of length %d", fn, name,
                          map.len);
     int64_t need = 0;
     const char *why = "";
@@ -52,30 +53,31 @@ static mmx_status check_map(mmx_ctx *ctx, const mmx_csc *A, mmx_map map)
     case MMX_MAP_BY_VALUE:
         if (A->nnz > 0 && A->minval < 1)
             return mmx__fail(ctx, MMX_ERR_ARG,
-                             "mmx_spmv: map %s looks up table[v - 1], but A has a stored value %d < 1 "
+                             "%s: map %s looks up table[v - 1], but A has a stored value %d < 1 "
                              "(needs values >= 1 and a table of at least the largest value, %d; "
                              "given len %d)",
-                             name, A->minval, A->maxval, map.len);
+                             fn, name, A->minval, A->maxval, map.len);
         need = A->nnz > 0 ? A->maxval : 0;
         why = "the largest stored value";
         break;
     case MMX_MAP_BY_ROW: need = A->nrows; why = "one per row"; break;
     case MMX_MAP_BY_COL: need = A->ncols; why = "one per column"; break;
     case MMX_MAP_BY_ORDER: need = (int64_t)A->maxcol + 1; why = "indices 0 .. the longest column"; break;
+    case MMX_MAP_BY_ENTRY: need = A->nnz; why = "one per stored entry"; break;
     default: /* MMX_MAP_BY_ORDER_VALUE */
         if (!A->positional)
             return mmx__fail(ctx, MMX_ERR_ARG,
-                             "mmx_spmv: map %s needs a positional matrix (each value its position in "
+                             "%s: map %s needs a positional matrix (each value its position in "
                              "its column), and A is not (table needed: %lld floats, given len %d)",
-                             name, (long long)A->maxcol * (A->maxcol + 1) / 2, map.len);
+                             fn, name, (long long)A->maxcol * (A->maxcol + 1) / 2, map.len);
         need = (int64_t)A->maxcol * (A->maxcol + 1) / 2;
         why = "C(C+1)/2 for the longest column C";
         break;
     }
     if (map.len < need)
         return mmx__fail(ctx, MMX_ERR_ARG,
-                         "mmx_spmv: map %s needs a table of at least %lld floats (%s), given len %d",
-                         name, (long long)need, why, map.len);
+                         "%s: map %s needs a table of at least %lld floats (%s), given len %d",
+                         fn, name, (long long)need, why, map.len);
     return MMX_OK;
 }
 
@@ -113,25 +115,11 @@ static mmx_status spmv_check(mmx_ctx *ctx, mmx_op op, const mmx_csc *A, mmx_map 
                          opname, A->nrows, A->ncols, (long long)ylen);
     if (overlaps(x, xlen, y, ylen))
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: x and y overlap (they must be distinct arrays)");
-    s = check_map(ctx, A, map);
+    s = mmx__map_check(ctx, A, map, "mmx_spmv");
     if (s) return s;
     if (map.kind != MMX_MAP_VALUE && map.kind != MMX_MAP_CONST && overlaps(map.table, map.len, y, ylen))
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spmv: the map's table overlaps y");
     return MMX_OK;
-}
-
-/* m(i, j, v) for an entry of column j, which has c entries (spla.h, mmx_map_kind). */
-static float map_value(const mmx_map *m, mmx_index i, mmx_index j, mmx_index c, mmx_index v)
-{
-    switch (m->kind) {
-    case MMX_MAP_VALUE: return (float)v;
-    case MMX_MAP_CONST: return m->c;
-    case MMX_MAP_BY_VALUE: return m->table[v - 1];
-    case MMX_MAP_BY_ROW: return m->table[i];
-    case MMX_MAP_BY_COL: return m->table[j];
-    case MMX_MAP_BY_ORDER: return m->table[c];
-    default: return m->table[(int64_t)c * (c - 1) / 2 + v - 1];
-    }
 }
 
 static void spmv_host(mmx_op op, float alpha, const mmx_csc *A, mmx_map map, const float *x,
@@ -153,7 +141,7 @@ static void spmv_host(mmx_op op, float alpha, const mmx_csc *A, mmx_map map, con
             for (int64_t p = a; p < b; p++) {
                 mmx_index i = A->rowidx[p];
                 mmx_index v = A->order ? (mmx_index)(p - a + 1) : A->val[p];
-                float m = map_value(&map, i, j, c, v);
+                float m = mmx__map_value(&map, i, j, c, v, p);
                 for (int q = 0; q < k; q++) acc[q] += m * x[(int64_t)i * k + q];
             }
             for (int q = 0; q < k; q++) {
@@ -166,7 +154,7 @@ static void spmv_host(mmx_op op, float alpha, const mmx_csc *A, mmx_map map, con
             for (int64_t p = a; p < b; p++) {
                 mmx_index i = A->rowidx[p];
                 mmx_index v = A->order ? (mmx_index)(p - a + 1) : A->val[p];
-                float m = map_value(&map, i, j, c, v);
+                float m = mmx__map_value(&map, i, j, c, v, p);
                 for (int q = 0; q < k; q++) y[(int64_t)i * k + q] += m * ax[q];
             }
         }

@@ -9,6 +9,8 @@
  *   ORD = 3   reduced triangles, three row indices per column;
  *   ORD = 4   reduced quads, the column's four row indices in one 16-byte int4 load (thesis 5.3);
  *   ORD = -1  reduced, any other order (a loop of A.order).
+ * MMX_MAP_BY_ENTRY reads table[e] for the entry's storage index e, which every form knows
+ * without a load (colptr's p, or order * j + p); the other kinds never compute e.
  * A second op = T kernel for reduced quads follows thesis 5.3 more literally: one thread per
  * corner (4 lanes per face), the partial products combined with __shfl_xor_sync (no atomics)
  * and component q of the face written by the lane of corner q, so a warp's stores cover one
@@ -48,10 +50,12 @@ template <int MK> struct uses_value {
         MK == MMX_MAP_VALUE || MK == MMX_MAP_BY_VALUE || MK == MMX_MAP_BY_ORDER_VALUE;
 };
 
-/* m(i, j, v) for an entry of column j with c entries (spla.h). */
+/* m(i, j, v) for entry e (its index in A's storage) of column j with c entries (spla.h). The
+ * kinds that do not use e, i, j, c or v leave them dead, so the compiler drops whatever
+ * computed them: BY_ENTRY costs the other kinds nothing. */
 template <int MK>
 __device__ __forceinline__ float map_value(const DevMap &m, mmx_index i, long long j, mmx_index c,
-                                           mmx_index v)
+                                           mmx_index v, long long e)
 {
     if constexpr (MK == MMX_MAP_VALUE) return (float)v;
     else if constexpr (MK == MMX_MAP_CONST) return m.c;
@@ -59,6 +63,7 @@ __device__ __forceinline__ float map_value(const DevMap &m, mmx_index i, long lo
     else if constexpr (MK == MMX_MAP_BY_ROW) return __ldg(m.table + i);
     else if constexpr (MK == MMX_MAP_BY_COL) return __ldg(m.table + j);
     else if constexpr (MK == MMX_MAP_BY_ORDER) return __ldg(m.table + c);
+    else if constexpr (MK == MMX_MAP_BY_ENTRY) return __ldg(m.table + e);
     else return __ldg(m.table + ((long long)c * (c - 1) / 2 + v - 1));
 }
 
@@ -85,21 +90,22 @@ __device__ __forceinline__ void load_item(const float *__restrict__ x, long long
     for (int q = 0; q < K; q++) v[q] = __ldg(x + i * K + q);
 }
 
-/* acc += m(i, j, v) * x[i] */
+/* acc += m(i, j, v) * x[i] for entry e */
 template <int MK, int K>
 __device__ __forceinline__ void gather_term(const DevMap &m, const float *__restrict__ x, bool xvec,
                                             mmx_index i, long long j, mmx_index c, mmx_index v,
-                                            float (&acc)[K])
+                                            long long e, float (&acc)[K])
 {
-    float mv = map_value<MK>(m, i, j, c, v);
+    float mv = map_value<MK>(m, i, j, c, v, e);
     float xv[K];
     load_item<K>(x, i, xvec, xv);
 #pragma unroll
     for (int q = 0; q < K; q++) acc[q] = fmaf(mv, xv[q], acc[q]);
 }
 
-/* Calls f(i, c, v) for each entry of column j in entry order (row i, column length c, stored
- * value v; v is only read from memory when the map kind uses it). The reduced forms need no
+/* Calls f(i, c, v, e) for each entry of column j in entry order (row i, column length c, stored
+ * value v, the entry's index e in A's storage; v is only read from memory when the map kind
+ * uses it, and e only computed into something when it does). The reduced forms need no
  * column pointer; a reduced quad's rows come in one 16-byte load (the launchers check that
  * rowidx is 16-byte aligned). */
 template <int MK, int ORD, class F>
@@ -107,24 +113,27 @@ __device__ __forceinline__ void for_each_entry(const mmx_csc &A, long long j, F 
 {
     if constexpr (ORD == 4) {
         int4 r = __ldg(reinterpret_cast<const int4 *>(A.rowidx) + j);
-        f(r.x, 4, 1);
-        f(r.y, 4, 2);
-        f(r.z, 4, 3);
-        f(r.w, 4, 4);
+        const long long e = 4 * j;
+        f(r.x, 4, 1, e);
+        f(r.y, 4, 2, e + 1);
+        f(r.z, 4, 3, e + 2);
+        f(r.w, 4, 4, e + 3);
     } else if constexpr (ORD == 3) {
-        const mmx_index *r = A.rowidx + 3 * j;
+        const long long e = 3 * j;
+        const mmx_index *r = A.rowidx + e;
         mmx_index r0 = __ldg(r), r1 = __ldg(r + 1), r2 = __ldg(r + 2);
-        f(r0, 3, 1);
-        f(r1, 3, 2);
-        f(r2, 3, 3);
+        f(r0, 3, 1, e);
+        f(r1, 3, 2, e + 1);
+        f(r2, 3, 3, e + 2);
     } else if constexpr (ORD == -1) {
         const mmx_index c = A.order;
-        const mmx_index *r = A.rowidx + (long long)c * j;
-        for (mmx_index p = 0; p < c; p++) f(__ldg(r + p), c, p + 1);
+        const long long e = (long long)c * j;
+        const mmx_index *r = A.rowidx + e;
+        for (mmx_index p = 0; p < c; p++) f(__ldg(r + p), c, p + 1, e + p);
     } else {
         const mmx_index a = __ldg(A.colptr + j), b = __ldg(A.colptr + j + 1);
         for (mmx_index p = a; p < b; p++)
-            f(__ldg(A.rowidx + p), b - a, uses_value<MK>::value ? __ldg(A.val + p) : 0);
+            f(__ldg(A.rowidx + p), b - a, uses_value<MK>::value ? __ldg(A.val + p) : 0, (long long)p);
     }
 }
 
@@ -134,8 +143,8 @@ __device__ __forceinline__ void gather_column(const mmx_csc &A, const DevMap &m,
                                               const float *__restrict__ x, bool xvec, long long j,
                                               float (&acc)[K])
 {
-    for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v) {
-        gather_term<MK, K>(m, x, xvec, i, j, c, v, acc);
+    for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v, long long e) {
+        gather_term<MK, K>(m, x, xvec, i, j, c, v, e, acc);
     });
 }
 
@@ -225,7 +234,7 @@ spmv_t_quad_shuffle(const mmx_csc A, const DevMap m, const float *__restrict__ x
         if (live) {
             /* Consecutive lanes read consecutive row indices: one 128-byte line per warp. */
             const mmx_index i = __ldg(A.rowidx + t);
-            const float mv = map_value<MK>(m, i, j, 4, corner + 1);
+            const float mv = map_value<MK>(m, i, j, 4, corner + 1, t);
             float xv[K];
             load_item<K>(x, i, xvec, xv);
 #pragma unroll
@@ -271,10 +280,10 @@ __device__ __forceinline__ void scatter_item(float *y, long long i, bool yvec, c
 
 template <int MK, int K>
 __device__ __forceinline__ void scatter_term(const DevMap &m, float *y, bool yvec, mmx_index i,
-                                             long long j, mmx_index c, mmx_index v,
+                                             long long j, mmx_index c, mmx_index v, long long e,
                                              const float (&ax)[K])
 {
-    const float mv = map_value<MK>(m, i, j, c, v);
+    const float mv = map_value<MK>(m, i, j, c, v, e);
     float t[K];
 #pragma unroll
     for (int q = 0; q < K; q++) t[q] = mv * ax[q];
@@ -293,8 +302,8 @@ spmv_n_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool
         load_item<K>(x, j, xvec, ax);
 #pragma unroll
         for (int q = 0; q < K; q++) ax[q] *= alpha;
-        for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v) {
-            scatter_term<MK, K>(m, y, yvec, i, j, c, v, ax);
+        for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v, long long e) {
+            scatter_term<MK, K>(m, y, yvec, i, j, c, v, e, ax);
         });
     }
 }
@@ -366,6 +375,7 @@ template <class F> void dispatch(const F &f, mmx_map_kind kind, int k, const Lau
     case MMX_MAP_BY_ROW: dispatch_k<MMX_MAP_BY_ROW>(f, k, L); break;
     case MMX_MAP_BY_COL: dispatch_k<MMX_MAP_BY_COL>(f, k, L); break;
     case MMX_MAP_BY_ORDER: dispatch_k<MMX_MAP_BY_ORDER>(f, k, L); break;
+    case MMX_MAP_BY_ENTRY: dispatch_k<MMX_MAP_BY_ENTRY>(f, k, L); break;
     default: dispatch_k<MMX_MAP_BY_ORDER_VALUE>(f, k, L); break;
     }
 }

@@ -9,8 +9,9 @@ static spec_dense dense_empty(mmx_index nrows, mmx_index ncols)
 {
     size_t n = (size_t)nrows * (size_t)ncols;
     spec_dense D = {nrows, ncols, calloc(n + 1, 1), calloc(n + 1, sizeof(int64_t)),
-                    calloc((size_t)ncols + 1, sizeof(mmx_index))};
-    cr_assert(D.has && D.val && D.cnt, "the spec is out of memory (%d x %d)", nrows, ncols);
+                    calloc((size_t)ncols + 1, sizeof(mmx_index)), malloc((n + 1) * sizeof(int64_t))};
+    cr_assert(D.has && D.val && D.cnt && D.entry, "the spec is out of memory (%d x %d)", nrows, ncols);
+    for (size_t t = 0; t < n; t++) D.entry[t] = -1;
     return D;
 }
 
@@ -38,6 +39,7 @@ spec_dense spec_dense_of(const mmx_csc *A)
             size_t at = spec_at(&D, A->rowidx[e], j);
             D.has[at] = 1;
             D.val[at] = value(A, e, a);
+            D.entry[at] = e;
         }
     }
     /* counted from the dense matrix, not from colptr: the statement of a column's order */
@@ -53,6 +55,7 @@ spec_dense spec_dense_transpose(const spec_dense *A)
         for (mmx_index j = 0; j < A->ncols; j++) {
             T.has[spec_at(&T, j, i)] = A->has[spec_at(A, i, j)];
             T.val[spec_at(&T, j, i)] = A->val[spec_at(A, i, j)];
+            T.entry[spec_at(&T, j, i)] = A->entry[spec_at(A, i, j)];
             T.cnt[i] += A->has[spec_at(A, i, j)];
         }
     return T;
@@ -63,6 +66,8 @@ void spec_dense_free(spec_dense *D)
     free(D->has);
     free(D->val);
     free(D->cnt);
+    free(D->entry);
+    D->entry = NULL;
     D->has = NULL;
     D->val = NULL;
     D->cnt = NULL;

@@ -3,7 +3,7 @@
 #include <criterion/criterion.h>
 #include "spec.h"
 
-double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v)
+double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v, int64_t q)
 {
     int64_t t; /* where a table kind looks */
     switch (map.kind) {
@@ -14,6 +14,7 @@ double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v)
     case MMX_MAP_BY_COL: t = j; break;                        /* per face */
     case MMX_MAP_BY_ORDER: t = c; break;                      /* by face order */
     case MMX_MAP_BY_ORDER_VALUE: t = c * (c - 1) / 2 + v - 1; break; /* order c's table */
+    case MMX_MAP_BY_ENTRY: t = q; break;                      /* per stored entry: weights */
     default: cr_assert_fail("the spec has no map kind %d", (int)map.kind); return 0;
     }
     /* A table the library accepted must cover every entry; the spec checks that it does. */
@@ -24,7 +25,7 @@ double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v)
 
 int64_t spec_map_len(const spec_dense *A, int positional, mmx_map_kind kind)
 {
-    int64_t maxcol = 0, maxval = 0, minval = 1;
+    int64_t maxcol = 0, maxval = 0, minval = 1, nnz = 0;
     int any = 0;
     for (mmx_index j = 0; j < A->ncols; j++) maxcol = A->cnt[j] > maxcol ? A->cnt[j] : maxcol;
     for (mmx_index i = 0; i < A->nrows; i++)
@@ -35,6 +36,7 @@ int64_t spec_map_len(const spec_dense *A, int positional, mmx_map_kind kind)
             maxval = !any || A->val[at] > maxval ? A->val[at] : maxval;
             minval = !any || A->val[at] < minval ? A->val[at] : minval;
             any = 1;
+            nnz++;
         }
     switch (kind) {
     case MMX_MAP_BY_VALUE: return minval < 1 ? -1 : maxval;
@@ -42,6 +44,7 @@ int64_t spec_map_len(const spec_dense *A, int positional, mmx_map_kind kind)
     case MMX_MAP_BY_COL: return A->ncols;
     case MMX_MAP_BY_ORDER: return maxcol + 1;
     case MMX_MAP_BY_ORDER_VALUE: return positional ? maxcol * (maxcol + 1) / 2 : -1;
+    case MMX_MAP_BY_ENTRY: return nnz;
     default: return 0;
     }
 }

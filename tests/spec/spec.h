@@ -29,6 +29,11 @@ typedef struct spec_dense {
     int64_t *val;       /* its stored value (the 1-based position, for the reduced form); 0
                            where nothing is stored */
     mmx_index *cnt;     /* cnt[j]: the number of entries of column j, the face order c_j */
+    int64_t *entry;     /* entry[i * ncols + j]: the index of A(i,j) in the storage of the
+                           matrix it was read from (0 .. nnz - 1, what MMX_MAP_BY_ENTRY looks
+                           up); -1 where nothing is stored. A transpose keeps the indices of
+                           the matrix it was made from; a product (spec_spgemm) has none:
+                           NULL */
 } spec_dense;
 
 /* Where entry (i, j) of D lies in has[] and val[]. */
@@ -59,14 +64,14 @@ spec_props spec_props_of(const mmx_csc *A);
 
 /* ---- action maps (map.c) ------------------------------------------------------------------ */
 
-/* m(i, j, v): what a stored entry of row i, column j, value v, in a column of c entries,
- * contributes to a mapped SpMV (mmx_map_kind). A table kind that would read outside the
- * map's table fails the test. */
-double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v);
+/* m(i, j, v): what a stored entry of row i, column j, value v, at index q of A's storage, in
+ * a column of c entries, contributes to a mapped SpMV (mmx_map_kind). A table kind that would
+ * read outside the map's table fails the test. */
+double spec_map_entry(mmx_map map, int64_t i, int64_t j, int64_t c, int64_t v, int64_t q);
 
 /* The shortest table a map kind of a table kind may have for the matrix A, from spla.h's
  * "needs": BY_VALUE maxval (and no value below 1), BY_ROW nrows, BY_COL ncols, BY_ORDER
- * maxcol + 1, BY_ORDER_VALUE C(C+1)/2 for C = maxcol (and a positional A, which the caller
+ * maxcol + 1, BY_ENTRY nnz, BY_ORDER_VALUE C(C+1)/2 for C = maxcol (and a positional A, which the caller
  * knows from the arrays: `positional`). -1 when A's values rule the kind out, 0 for the kinds
  * without a table. */
 int64_t spec_map_len(const spec_dense *A, int positional, mmx_map_kind kind);
@@ -121,6 +126,24 @@ spec_product spec_mesh_product(const mmx_csc *M, mmx_gemm_map map);
 
 /* Frees the result's matrix. */
 void spec_product_free(spec_product *R);
+
+/* ---- symmetric positive definite solves (solve.c) ----------------------------------------- */
+
+/* A<map> as a dense row-major nrows x ncols array of doubles (0 where nothing is stored), each
+ * entry m(i, j, v) as spec_map_entry states it; free() it. */
+double *spec_mapped_dense(const mmx_csc *A, mmx_map map);
+
+/* The Cholesky factor of an n x n symmetric positive definite S, in double: S = L Lᵀ, L
+ * written over S's lower triangle (the upper one is left). Returns 0 when a pivot is not
+ * positive (S is not positive definite), 1 otherwise. */
+int spec_cholesky(double *S, mmx_index n);
+
+/* x = S⁻¹ x from the factor of spec_cholesky (one right-hand side). */
+void spec_cholesky_solve(const double *L, mmx_index n, double *x);
+
+/* An estimate of the 2-norm condition number lambda_max / lambda_min of an SPD S, from power
+ * iterations on S and on S⁻¹ (through its factor L). */
+double spec_spd_condition(const double *S, const double *L, mmx_index n);
 
 /* ---- the first-order queries (query.c) ---------------------------------------------------- */
 

@@ -12,7 +12,7 @@ static spec_product product(const spec_dense *a, const spec_dense *b, mmx_gemm_m
     cr_assert_eq(a->ncols, b->nrows, "the spec multiplies %d x %d by %d x %d", a->nrows,
                  a->ncols, b->nrows, b->ncols);
     const mmx_index m = a->nrows, n = a->ncols, p = b->ncols;
-    spec_product R = {{m, p, NULL, NULL, NULL}, -1, -1};
+    spec_product R = {{m, p, NULL, NULL, NULL, NULL}, -1, -1};
     R.C.has = calloc((size_t)m * p + 1, 1);
     R.C.val = calloc((size_t)m * p + 1, sizeof *R.C.val);
     R.C.cnt = calloc((size_t)p + 1, sizeof *R.C.cnt);

@@ -16,7 +16,7 @@ void spec_spmv(const spec_dense *A, mmx_map map, mmx_op op, int k, float alpha, 
                 mmx_index i = op == MMX_OP_T ? t : o, j = op == MMX_OP_T ? o : t;
                 size_t at = spec_at(A, i, j);
                 if (!A->has[at]) continue;
-                double term = spec_map_entry(map, i, j, A->cnt[j], A->val[at]) * x[(size_t)t * k + q];
+                double term = spec_map_entry(map, i, j, A->cnt[j], A->val[at], A->entry[at]) * x[(size_t)t * k + q];
                 sum += term;
                 abs_sum += fabs(term);
                 n++;
