@@ -101,7 +101,35 @@ static void json_figures(const mmx_mesh_stats *st, const mmx_adjacency *a)
     else js_null("reduced_order");
 }
 
-static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
+/* The patch set's figures (--patches): how the faces were cut, the ribbons, the memory. */
+static void print_patches(const mmx_patch_stats *ps, double ms, const char *backend)
+{
+    row("patches", "%d (S = %d faces at most)", (int)ps->npatches, MMX_PATCH_DEFAULT_FACES);
+    row("patch faces", "%d .. %d owned, mean %.1f", (int)ps->min_faces, (int)ps->max_faces,
+        ps->mean_faces);
+    row("ribbon faces", "%lld (%.1f%% of local faces)", (long long)ps->ribbon_faces,
+        100.0 * ps->ribbon_share);
+    row("largest patch", "%d faces, %d edges, %d vertices (local)", (int)ps->max_local_faces,
+        (int)ps->max_local_edges, (int)ps->max_local_verts);
+    row("patch memory", "%lld bytes (%.1f per face)", (long long)ps->bytes, ps->bytes_per_face);
+    row("patch time", "%.3f ms (%s backend)", ms, backend);
+    js_object("patches");
+    js_int("count", ps->npatches);
+    js_int("min_faces", ps->min_faces);
+    js_int("max_faces", ps->max_faces);
+    js_num("mean_faces", ps->mean_faces);
+    js_int("ribbon_faces", (long long)ps->ribbon_faces);
+    js_num("ribbon_share", ps->ribbon_share);
+    js_int("max_local_faces", ps->max_local_faces);
+    js_int("max_local_edges", ps->max_local_edges);
+    js_int("max_local_vertices", ps->max_local_verts);
+    js_int("bytes", (long long)ps->bytes);
+    js_num("bytes_per_face", ps->bytes_per_face);
+    js_num("ms", ms);
+    js_end();
+}
+
+static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
 {
     const char *src = in->name;
     mmx_mesh *mesh = NULL;
@@ -120,6 +148,17 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
         s = mmx_adjacency_compute(ctx, mesh, &adj);
         adj_ms = now_ms() - t0;
     }
+    /* The patch set (--patches), built from the mesh and its adjacency on the backend. */
+    mmx_patch_stats pst;
+    double patch_ms = 0;
+    if (!s && patches) {
+        mmx_patch_set *set = NULL;
+        t0 = now_ms();
+        s = mmx_patch_set_create(ctx, mesh, adj, NULL, &set);
+        if (!s) s = mmx_patch_set_stats(ctx, set, &pst);
+        patch_ms = now_ms() - t0;
+        mmx_patch_set_free(set);
+    }
     /* The tags as data: a file whose tags do not parse is still inspected, with the reason. */
     mmx_mesh_tags *tags = NULL;
     char tags_why[512] = "";
@@ -128,7 +167,10 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
     if (!s && has_tags && mmx_mesh_tags_parse(ctx, mesh, &tags))
         snprintf(tags_why, sizeof tags_why, "%s", mmx_ctx_error(ctx));
     mmx_mesh_free(mesh);
-    if (s) return fail(ctx, s, src);
+    if (s) {
+        mmx_adjacency_free(adj);
+        return fail(ctx, s, src);
+    }
     const mmx_adjacency a = *adj; /* the counts; the arrays are not read here */
     mmx_adjacency_free(adj);
     if (a.nedges != st.nedges || a.boundary_edges != st.boundary_edges ||
@@ -183,6 +225,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
             tags->interpolate_boundary, tags->crease_method, tags->smooth_triangles);
     row("stats time", "%.3f ms (host)", stats_ms);
     row("adjacency time", "%.3f ms (%s backend)", adj_ms, backend);
+    if (patches) print_patches(&pst, patch_ms, backend);
 
     js_str("mesh", src);
     js_str("backend", backend);
@@ -208,11 +251,13 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default)
     return EXIT_OK;
 }
 
-enum { O_FORMAT, O_FROM, O_COUNT };
+enum { O_FORMAT, O_FROM, O_PATCHES, O_COUNT };
 
 static const opt_spec info_opts[O_COUNT] = {
     [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (FILE given as -)"},
     [O_FROM] = OPT_SPEC_FROM,
+    [O_PATCHES] = {"patches", 0, NULL, "also build the patch set (RXMesh patches of at most 512\n"
+                                       "faces with ribbons) and print its figures"},
 };
 
 static int run(const tool_args *a)
@@ -226,7 +271,7 @@ static int run(const tool_args *a)
     mmx_ctx *ctx = NULL;
     char why[512];
     if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
-    int rc = work(ctx, &in, is_default);
+    int rc = work(ctx, &in, is_default, a->value[O_PATCHES] != NULL);
     mmx_ctx_free(ctx);
     return rc;
 }
@@ -242,7 +287,8 @@ const tool_cmd info_command = {
             "edge figures come from the adjacency computed by algebra (E and F from M·Mᵀ) on\n"
             "the chosen backend. A non-manifold or badly oriented mesh is reported, not\n"
             "refused. Without FILE it inspects " DEFAULT_INPUT "; FILE - reads standard input\n"
-            "(with --format).",
+            "(with --format). With --patches it also builds the patch set and prints its\n"
+            "patches, owned faces per patch, ribbon share, largest patch, memory and time.",
     .opts = info_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -80,7 +80,10 @@ mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind
  * of the query's matrix of ones with x (the algebraic path), bit for bit on the host. x and y
  * live in the context's space; y has one row per source element (rows of isolated vertices
  * are zero). Errors: MMX_ERR_ARG (another kind, k out of range, NULL), MMX_ERR_SPACE,
- * MMX_ERR_CUDA. Synchronises: no. */
+ * MMX_ERR_MESH (VV or VF on a mesh whose faces are not consistently oriented: two faces run
+ * an edge the same way, recorded when the set was built; the detail names the edge, as
+ * mmx_patch_query does), MMX_ERR_CUDA. Synchronises: no (on CUDA, only to name the edge of
+ * a refusal). */
 mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                             const float *x, int k, float *y);
 

@@ -1,0 +1,301 @@
+/* The eight first-order queries on the GPU (issue 14): the patch path, the algebraic path,
+ * cuSPARSE where it can state the query, the floor, and RXMesh's figures on the same GPU model.
+ *
+ *   queries MESHES [--csv FILE] [--quick]
+ *
+ * MESHES holds models/nefertiti.obj and cages/bigguy_quads.obj. The meshes: nef0 to nef3
+ * (nefertiti split 0 to 3 times by edge midpoints, 1-to-4, positions unchanged: 100k to 6.4M
+ * triangles; made here on the host) in file order and shuffled (mmx_mesh_shuffle), and
+ * bigguy refined by Catmull-Clark to level 4 (quads). --quick stops at nef1.
+ *
+ * Per mesh: the patch set's build from a mesh already on the GPU (adjacency included), its
+ * statistics and memory, then per query the median of 20 calls (CUDA events, after 3 warm-up
+ * calls) of mmx_patch_query and of mmx_query (each call allocates its result and reads its
+ * size once, as a user's call does), cuSPARSE's csr2csc for VF (the transpose of M) and its
+ * SpGEMM for VV (the pattern of M·Mᵀ, diagonal included, unordered), and the floor: the bytes
+ * a patch query must read (its patches' FE and EV blocks and the local-to-global map of the
+ * target kind) and write (the result's arrays), over the measured copy bandwidth. RXMesh's
+ * figures are the ones DESIGN.md gives for nef3 (H200); other rows leave them blank. */
+#include <string.h>
+#include <time.h>
+#include "bench_util.h"
+#include "bench_clock.h"
+#include "patch/patch_internal.h" /* the blocks' sizes, for the floor */
+
+static FILE *csv;
+static double tbps;
+
+/* RXMesh on nef3 (DESIGN.md, H200), in mmx_query_kind order. */
+static const double rxmesh_nef3[MMX_QUERY_COUNT] = {0.872, 0.738, 0.732, 0.377, 0.605, 0.390, 0.369, 0.762};
+
+/* One 1-to-4 split of a triangle mesh by its edge midpoints (host): vertex nv + e is edge e's
+ * midpoint; triangle (a, b, c) becomes (a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca). */
+static mmx_mesh *split4(mmx_ctx *h, const mmx_mesh *m)
+{
+    mmx_adjacency *adj = NULL;
+    BU_MMX(h, mmx_adjacency_compute(h, m, &adj));
+    const mmx_index nv = m->M->nrows, nf = m->M->ncols, ne = adj->nedges;
+    float *pos = malloc(3 * ((size_t)nv + ne) * sizeof *pos);
+    mmx_index *start = malloc(((size_t)4 * nf + 1) * sizeof *start);
+    mmx_index *idx = malloc((size_t)12 * nf * sizeof *idx);
+    if (!pos || !start || !idx) {
+        fprintf(stderr, "queries: out of host memory\n");
+        exit(1);
+    }
+    memcpy(pos, m->pos, 3 * (size_t)nv * sizeof *pos);
+    for (mmx_index e = 0; e < ne; e++)
+        for (int d = 0; d < 3; d++)
+            pos[3 * ((size_t)nv + e) + d] =
+                0.5f * (m->pos[3 * (size_t)adj->ev[2 * e] + d] + m->pos[3 * (size_t)adj->ev[2 * e + 1] + d]);
+    for (mmx_index f = 0; f < nf; f++) {
+        const mmx_index *v = m->M->rowidx + 3 * (size_t)f; /* reduced: triangles only */
+        const mmx_index *fe = adj->fe + 3 * (size_t)f;
+        const mmx_index ab = nv + (fe[0] >> 1), bc = nv + (fe[1] >> 1), ca = nv + (fe[2] >> 1);
+        const mmx_index t[12] = {v[0], ab, ca, ab, v[1], bc, ca, bc, v[2], ab, bc, ca};
+        memcpy(idx + 12 * (size_t)f, t, sizeof t);
+    }
+    for (mmx_index k = 0; k <= 4 * nf; k++) start[k] = 3 * k;
+    mmx_mesh *out = NULL;
+    BU_MMX(h, mmx_mesh_from_faces(h, nv + ne, 4 * nf, start, idx, pos, &out));
+    BU_MMX(h, mmx_mesh_reduce(h, out));
+    free(pos), free(start), free(idx);
+    mmx_adjacency_free(adj);
+    return out;
+}
+
+typedef struct qarg {
+    mmx_ctx *ctx;
+    const mmx_mesh *mesh;
+    const mmx_adjacency *adj;
+    const mmx_patch_set *ps;
+    mmx_query_kind kind;
+    mmx_csr *out;
+} qarg;
+
+static int run_patch(void *p)
+{
+    qarg *a = p;
+    mmx_csr_free(a->out);
+    a->out = NULL;
+    return mmx_patch_query(a->ctx, a->ps, a->kind, &a->out) != MMX_OK;
+}
+
+static int run_alg(void *p)
+{
+    qarg *a = p;
+    mmx_csr_free(a->out);
+    a->out = NULL;
+    return mmx_query(a->ctx, a->mesh, a->adj, a->kind, &a->out) != MMX_OK;
+}
+
+typedef struct build_arg {
+    mmx_ctx *ctx;
+    const mmx_mesh *mesh;
+    mmx_adjacency *adj;
+    mmx_patch_set *ps;
+} build_arg;
+
+/* What a user with a mesh on the GPU pays for a patch set: its adjacency and the set. */
+static int run_build(void *p)
+{
+    build_arg *b = p;
+    mmx_patch_set_free(b->ps);
+    mmx_adjacency_free(b->adj);
+    b->ps = NULL, b->adj = NULL;
+    return mmx_adjacency_compute(b->ctx, b->mesh, &b->adj) != MMX_OK ||
+           mmx_patch_set_create(b->ctx, b->mesh, b->adj, NULL, &b->ps) != MMX_OK;
+}
+
+typedef struct t2c {
+    cusparseHandle_t h;
+    const mmx_csc *M;
+    const float *val;
+    int *rowptr, *colidx;
+    float *csr_val;
+    void *buf;
+} t2c;
+
+static int run_csr2csc(void *p)
+{
+    t2c *t = p;
+    const mmx_csc *M = t->M;
+    return !bu_sparse_ok(cusparseCsr2cscEx2(t->h, M->ncols, M->nrows, M->nnz, t->val, M->colptr, M->rowidx,
+                                            t->csr_val, t->rowptr, t->colidx, CUDA_R_32F,
+                                            CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                            CUSPARSE_CSR2CSC_ALG1, t->buf),
+                         "csr2csc");
+}
+
+/* cuSPARSE's two queries on the general form of `d`: VF by csr2csc, VV by SpGEMM. */
+static void peer_times(mmx_ctx *ctx, cusparseHandle_t h, const mmx_mesh *d, double *vf_ms, double *vv_ms)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    mmx_mesh *gen = NULL;
+    BU_MMX(ctx, mmx_mesh_copy(ctx, d, MMX_SPACE_DEVICE, &gen));
+    BU_MMX(ctx, mmx_mesh_expand(ctx, gen));
+    const int nv = gen->M->nrows, nf = gen->M->ncols, nnz = gen->M->nnz;
+    float *val = bu_dev_fill((size_t)nnz, 1.0f);
+    t2c t = {.h = h, .M = gen->M, .val = val};
+    bu_csr_of_mesh(h, st, gen->M, val, &t.rowptr, &t.colidx, &t.csr_val);
+    size_t cb = 0;
+    if (!bu_sparse_ok(cusparseCsr2cscEx2_bufferSize(h, nf, nv, nnz, val, gen->M->colptr, gen->M->rowidx,
+                                                    t.csr_val, t.rowptr, t.colidx, CUDA_R_32F,
+                                                    CUSPARSE_ACTION_NUMERIC, CUSPARSE_INDEX_BASE_ZERO,
+                                                    CUSPARSE_CSR2CSC_ALG1, &cb),
+                      "csr2csc"))
+        exit(1);
+    BU_CUDA(cudaMalloc(&t.buf, cb ? cb : 1));
+    *vf_ms = bu_time(st, 3, 20, run_csr2csc, &t);
+    bu_spgemm s = {.h = h, .st = st, .m = nv};
+    cusparseCreateCsr(&s.A, nv, nf, nnz, t.rowptr, t.colidx, t.csr_val, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+    cusparseCreateCsr(&s.B, nf, nv, nnz, gen->M->colptr, gen->M->rowidx, val, CUSPARSE_INDEX_32I,
+                      CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, CUDA_R_32F);
+    *vv_ms = bu_time(st, 1, 5, bu_spgemm_run, &s);
+    bu_spgemm_release(&s);
+    cusparseDestroySpMat(s.A);
+    cusparseDestroySpMat(s.B);
+    BU_CUDA(cudaStreamSynchronize(st));
+    BU_CUDA(cudaFree(t.buf));
+    BU_CUDA(cudaFree(val));
+    BU_CUDA(cudaFree(t.rowptr));
+    BU_CUDA(cudaFree(t.colidx));
+    BU_CUDA(cudaFree(t.csr_val));
+    mmx_mesh_free(gen);
+}
+
+/* The bytes of a result: its column indices and, unless reduced, its row pointers. */
+static double out_bytes(const mmx_csr *r)
+{
+    return 4.0 * (double)r->nnz + (r->order ? 0.0 : 4.0 * ((double)r->nrows + 1));
+}
+
+static void measure(mmx_ctx *ctx, cusparseHandle_t h, const char *name, const char *order, const mmx_mesh *hm,
+                    int is_nef3)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    mmx_mesh *d = NULL;
+    BU_MMX(ctx, mmx_mesh_copy(ctx, hm, MMX_SPACE_DEVICE, &d));
+    build_arg b = {.ctx = ctx, .mesh = d};
+    const double build_ms = bu_time(st, 1, 5, run_build, &b);
+    if (build_ms < 0) {
+        fprintf(stderr, "queries: %s: the patch set failed: %s\n", name, mmx_ctx_error(ctx));
+        exit(1);
+    }
+    mmx_patch_stats ps;
+    BU_MMX(ctx, mmx_patch_set_stats(ctx, b.ps, &ps));
+    double block_bytes[MMX_QUERY_COUNT];
+    mmx__patch_floor_bytes(b.ps, block_bytes);
+    double vf_peer = -1, vv_peer = -1;
+    peer_times(ctx, h, d, &vf_peer, &vv_peer);
+    printf("\n### %s (%s): %d vertices, %d faces; patch set %d patches of %d to %d faces (mean %.0f), "
+           "ribbon faces %.1f%%, %.1f bytes per face; built (adjacency included) in %.3f ms\n\n",
+           name, order, hm->M->nrows, hm->M->ncols, ps.npatches, ps.min_faces, ps.max_faces, ps.mean_faces,
+           100.0 * ps.ribbon_share, ps.bytes_per_face, build_ms);
+    printf("| query | patch ms | algebraic ms | cuSPARSE ms | floor ms | patch / floor | RXMesh ms (nef3, H200) | RXMesh / patch |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        qarg a = {.ctx = ctx, .mesh = d, .adj = b.adj, .ps = b.ps, .kind = (mmx_query_kind)k};
+        const double pt = bu_time(st, 3, 20, run_patch, &a);
+        const double ob = a.out ? out_bytes(a.out) : 0;
+        mmx_csr_free(a.out);
+        a.out = NULL;
+        const double at = bu_time(st, 3, 20, run_alg, &a);
+        mmx_csr_free(a.out);
+        const double floor_ms = (block_bytes[k] + ob) / (tbps * 1e9);
+        const double peer = k == MMX_QUERY_VF ? vf_peer : k == MMX_QUERY_VV ? vv_peer : -1;
+        char pbuf[32] = "", rbuf[32] = "", rr[32] = "";
+        if (peer >= 0) snprintf(pbuf, sizeof pbuf, "%.4f", peer);
+        if (is_nef3) {
+            snprintf(rbuf, sizeof rbuf, "%.3f", rxmesh_nef3[k]);
+            if (pt > 0) snprintf(rr, sizeof rr, "%.1fx", rxmesh_nef3[k] / pt);
+        }
+        printf("| %s | %.4f | %.4f | %s | %.4f | %.1fx | %s | %s |\n", mmx_query_name((mmx_query_kind)k), pt, at,
+               pbuf, floor_ms, pt / floor_ms, rbuf, rr);
+        if (csv)
+            fprintf(csv, "%s,%s,%d,%d,%s,%.5f,%.5f,%.5f,%.5f,%d,%.4f,%.2f,%.4f\n", name, order, hm->M->nrows,
+                    hm->M->ncols, mmx_query_name((mmx_query_kind)k), pt, at, peer, floor_ms, ps.npatches,
+                    ps.ribbon_share, ps.bytes_per_face, build_ms);
+    }
+    mmx_patch_set_free(b.ps);
+    mmx_adjacency_free(b.adj);
+    mmx_mesh_free(d);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: queries MESHES [--csv FILE] [--quick]\n"
+                    "  MESHES: a folder with models/nefertiti.obj and cages/bigguy_quads.obj\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int quick = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            if (!(csv = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "queries: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else if (argv[i][0] != '-' && !dir) {
+            dir = argv[i];
+        } else {
+            usage();
+        }
+    }
+    if (!dir) usage();
+    mmx_ctx *host = NULL, *cuda = NULL;
+    if (mmx_ctx_create(&host) || mmx_ctx_create(&cuda) || mmx_ctx_use_cuda(cuda, 0)) {
+        fprintf(stderr, "queries: needs a GPU: %s\n", cuda ? mmx_ctx_error(cuda) : "");
+        return 1;
+    }
+    cusparseHandle_t h;
+    if (!bu_sparse_ok(cusparseCreate(&h), "create") ||
+        !bu_sparse_ok(cusparseSetStream(h, (cudaStream_t)mmx_ctx_cuda_stream(cuda)), "stream"))
+        return 1;
+    char gpu[300], date[64];
+    bu_gpu_name(gpu, sizeof gpu);
+    tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(cuda));
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    printf("queries, %s\nGPU: %s; copy bandwidth %.3f TB/s\n", date, gpu, tbps);
+    if (csv)
+        fprintf(csv, "# gpu: %s\n# copy_tbps: %.4f\n# date: %s\nmesh,order,verts,faces,query,patch_ms,"
+                     "alg_ms,cusparse_ms,floor_ms,patches,ribbon_share,bytes_per_face,build_ms\n",
+                gpu, tbps, date);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
+    mmx_mesh *nef = NULL;
+    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
+    BU_MMX(host, mmx_mesh_reduce(host, nef));
+    for (int l = 0; l <= (quick ? 1 : 3); l++) {
+        if (l) {
+            mmx_mesh *next = split4(host, nef);
+            mmx_mesh_free(nef);
+            nef = next;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "nef%d", l);
+        measure(cuda, h, name, "file", nef, l == 3);
+        mmx_mesh *sh = NULL;
+        BU_MMX(host, mmx_mesh_shuffle(host, nef, 1, NULL, NULL, &sh));
+        measure(cuda, h, name, "shuffled", sh, l == 3);
+        mmx_mesh_free(sh);
+    }
+    mmx_mesh_free(nef);
+    snprintf(path, sizeof path, "%s/cages/bigguy_quads.obj", dir);
+    mmx_mesh *cage = NULL, *bg = NULL;
+    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &cage));
+    BU_MMX(host, mmx_subdivide(host, MMX_SCHEME_CATMULL_CLARK, cage, 4, NULL, &bg));
+    measure(cuda, h, "bigguy CC 4", "file", bg, 0);
+    mmx_mesh_free(cage), mmx_mesh_free(bg);
+    cusparseDestroy(h);
+    mmx_ctx_free(cuda), mmx_ctx_free(host);
+    if (csv) fclose(csv);
+    return 0;
+}

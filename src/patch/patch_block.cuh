@@ -1,0 +1,109 @@
+/* The CUDA side of the per-patch steps (patch_block.h): one block per patch builds its view in
+ * its work space (dynamic shared memory, or a slice of global scratch when a patch is too large
+ * for shared memory), step by step with a barrier between steps; and the launch that sizes it.
+ * Used by patch_query.cu and patch_reduce.cu. */
+#ifndef MMX_PATCH_BLOCK_CUH
+#define MMX_PATCH_BLOCK_CUH
+
+#include <cub/block/block_scan.cuh>
+#include "core/launch.cuh"
+#include "patch_block.h"
+
+/* off[i] = cnt[0] + ... + cnt[i - 1] for i <= n, over the block: each thread sums a run of
+ * consecutive counts, the runs' sums are scanned, each run written from its prefix. */
+__device__ inline void mmx__pl_block_offsets(const mmx_index *cnt, mmx_index n, mmx_index *off)
+{
+    using Scan = cub::BlockScan<mmx_index, MMX__BLOCK>;
+    __shared__ typename Scan::TempStorage tmp;
+    const mmx_index chunk = (n + MMX__BLOCK - 1) / MMX__BLOCK;
+    const mmx_index lo = (mmx_index)threadIdx.x * chunk;
+    const mmx_index hi = lo + chunk < n ? lo + chunk : n;
+    mmx_index sum = 0, pre = 0, total = 0;
+    for (mmx_index i = lo; i < hi; i++) sum += cnt[i];
+    Scan(tmp).ExclusiveSum(sum, pre, total);
+    for (mmx_index i = lo; i < hi; i++) {
+        off[i] = pre;
+        pre += cnt[i];
+    }
+    if (threadIdx.x == 0) off[n] = total;
+    __syncthreads();
+}
+
+/* The block's setup of patch p in the work space w: every thread holds the same view L; the
+ * blocks are copied and the lists `needs` asks for built, as mmx__patch_local_host does on
+ * the host. Ends with a barrier. */
+__device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index p, void *w,
+                                              int needs, mmx__plocal *L)
+{
+    mmx__pl_setup(&ps, p, w, L);
+    const mmx_index items = mmx__pl_load_items(L);
+    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item(&ps, p, L, i);
+    __syncthreads();
+    for (int vf = 0; vf < 2; vf++) {
+        if (!(needs & (1 << vf))) continue;
+        const mmx_index n = vf ? L->nv : L->ne;
+        mmx_index *off = vf ? L->vf_off : L->ef_off;
+        uint16_t *list = vf ? L->vf : L->ef;
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+        __syncthreads();
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_face(L, l, vf);
+        __syncthreads();
+        mmx__pl_block_offsets(L->cnt, n, off);
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+        __syncthreads();
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
+        __syncthreads();
+        /* The atomics filled each list in any order: sorting by global face makes it one. */
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
+            mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->gf);
+        __syncthreads();
+    }
+}
+
+/* How a patch kernel is launched: blocks, dynamic shared memory per block, and the global
+ * scratch (NULL when the work space fits shared memory) with its bytes per block. */
+typedef struct mmx__patch_launch {
+    unsigned grid;
+    size_t smem;
+    unsigned char *gscratch;
+    size_t per_block;
+} mmx__patch_launch;
+
+/* Sizes the launch of `kernel` for the set: one block per patch out of shared memory when the
+ * largest patch's work space fits what the device grants a block (opting in above 48 KiB);
+ * else a fixed grid of blocks that loop over the patches, each with a slice of global scratch
+ * from the context's pool (give it back with mmx__dev_free after the launch: stream order). */
+template <typename Kernel>
+mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
+                                 mmx__patch_launch *out)
+{
+    const size_t need = ps->max_scratch ? ps->max_scratch : 16;
+    int dev = 0, optin = 0;
+    mmx_status s = MMX__CUDA(ctx, cudaGetDevice(&dev));
+    if (!s) s = MMX__CUDA(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
+    if (s) return s;
+    /* Leave room for the static shared memory of the block scan. */
+    const size_t limit = (size_t)optin > 1024 ? (size_t)optin - 1024 : 0;
+    out->gscratch = NULL;
+    if (need <= limit) {
+        out->grid = ps->npatches > 0 ? (unsigned)ps->npatches : 1;
+        out->smem = need;
+        out->per_block = 0;
+        if (need > 48 * 1024)
+            s = MMX__CUDA(ctx, cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                    (int)need));
+        return s;
+    }
+    out->grid = ps->npatches < 1024 ? (unsigned)(ps->npatches > 0 ? ps->npatches : 1) : 1024u;
+    out->smem = 0;
+    out->per_block = (need + 255) / 256 * 256;
+    return mmx__dev_alloc(ctx, out->per_block * out->grid, (void **)&out->gscratch);
+}
+
+/* The work space of the block for its current launch. */
+__device__ inline void *mmx__patch_work(unsigned char *smem, const mmx__patch_launch &ln)
+{
+    return ln.gscratch ? (void *)(ln.gscratch + (size_t)blockIdx.x * ln.per_block) : (void *)smem;
+}
+
+#endif

@@ -1,0 +1,444 @@
+/* The per-patch steps of the patch queries and reductions, written once for the host loops
+ * (patch_query.c, patch_reduce.c: a loop over patches, each step a loop over its items) and
+ * the CUDA blocks (patch_query.cu, patch_reduce.cu: one block per patch, each step a strided
+ * loop of the block's threads over its items, a barrier between steps).
+ *
+ * A patch's work space (shared memory on the device, a host buffer on the host) holds copies
+ * of its FE and EV blocks and what the steps build from them: per local edge its local faces
+ * (EF) and per local vertex its local faces (VF), each list sorted by global face number, so
+ * every row comes out in the same order whichever thread filled the lists first. Every face at
+ * an owned vertex or on an owned edge shares a vertex with an owned face, so it is local:
+ * local counts are the true counts there (an edge's sides, a vertex's valence).
+ *
+ * The rows are written by one walk per owned element whose every neighbour goes through
+ * pl_emit: into a row (queries) or into a sum in float, left to right (reductions), so the
+ * reduction adds exactly the row the query writes, in its order. */
+#ifndef MMX_PATCH_BLOCK_H
+#define MMX_PATCH_BLOCK_H
+
+#include "patch_internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One increment of a counter shared by the block's threads; the old value. */
+#ifdef __CUDA_ARCH__
+#define MMX__PL_INC(p) atomicAdd((p), 1)
+#else
+#define MMX__PL_INC(p) ((*(p))++)
+#endif
+
+/* One patch's local view: sizes, the blocks, and the incidence built from them. */
+typedef struct mmx__plocal {
+    mmx_index nf, ne, nv, nc;  /* local faces, edges, vertices, corners */
+    mmx_index of, oe, ov;      /* owned faces, edges, vertices (the first of each) */
+    mmx_index order;           /* the set's common face order, 0: through fs */
+    mmx_index *fs;             /* order 0: nf face starts in the block (work-space copy) */
+    uint16_t *fe, *ev;         /* work-space copies of the FE and EV blocks */
+    const mmx_index *gf, *ge, *gv; /* the patch's local-to-global maps (the set's) */
+    mmx_index *cnt;            /* max(ne, nv) counters */
+    mmx_index *ef_off, *vf_off;/* ne + 1, nv + 1 list offsets */
+    uint16_t *ef, *vf;         /* nc entries each: local faces per edge, per vertex */
+} mmx__plocal;
+
+/* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
+ * (the int arrays first, then the 16-bit ones; a multiple of 16). */
+static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne, mmx_index nv,
+                                                      mmx_index nc)
+{
+    const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
+    const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne;
+    return (4 * ints + 2 * shorts + 31) / 16 * 16;
+}
+
+/* Sets up L for patch p of ps with the work space `w` (mmx__patch_scratch_bytes of its sizes,
+ * 4-byte aligned). Copies nothing yet (mmx__pl_load_item). */
+static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, void *w,
+                                         mmx__plocal *L)
+{
+    const mmx_index f0 = ps->face_off[p], e0 = ps->edge_off[p], v0 = ps->vert_off[p];
+    L->nf = ps->face_off[p + 1] - f0;
+    L->ne = ps->edge_off[p + 1] - e0;
+    L->nv = ps->vert_off[p + 1] - v0;
+    L->nc = ps->corner_off[p + 1] - ps->corner_off[p];
+    L->of = ps->owned[3 * p], L->oe = ps->owned[3 * p + 1], L->ov = ps->owned[3 * p + 2];
+    L->order = ps->order;
+    L->gf = ps->l2g_f + f0, L->ge = ps->l2g_e + e0, L->gv = ps->l2g_v + v0;
+    mmx_index *ip = (mmx_index *)w;
+    L->cnt = ip, ip += L->ne > L->nv ? L->ne : L->nv;
+    L->ef_off = ip, ip += L->ne + 1;
+    L->vf_off = ip, ip += L->nv + 1;
+    L->fs = ip, ip += L->nf;
+    uint16_t *sp = (uint16_t *)ip;
+    L->fe = sp, sp += L->nc;
+    L->ev = sp, sp += 2 * L->ne;
+    L->ef = sp, sp += L->nc;
+    L->vf = sp;
+}
+
+/* The number of items of the load step: copy item i of the blocks (and the face starts). */
+static inline MMX__HD mmx_index mmx__pl_load_items(const mmx__plocal *L)
+{
+    mmx_index n = L->nc > 2 * L->ne ? L->nc : 2 * L->ne;
+    return n > L->nf ? n : L->nf;
+}
+
+static inline MMX__HD void mmx__pl_load_item(const mmx_patch_set *ps, mmx_index p,
+                                             mmx__plocal *L, mmx_index i)
+{
+    if (i < L->nc) L->fe[i] = ps->fe[ps->corner_off[p] + i];
+    if (i < 2 * L->ne) L->ev[i] = ps->ev[2 * (size_t)ps->edge_off[p] + i];
+    if (i < L->nf && !L->order) L->fs[i] = ps->fstart[ps->face_off[p] + i];
+}
+
+/* Local face l's corners: [*a, *a + *n) of the block. */
+static inline MMX__HD void mmx__pl_face(const mmx__plocal *L, mmx_index l, mmx_index *a,
+                                        mmx_index *n)
+{
+    if (L->order) {
+        *a = L->order * l;
+        *n = L->order;
+    } else {
+        *a = L->fs[l];
+        *n = (l + 1 < L->nf ? L->fs[l + 1] : L->nc) - *a;
+    }
+}
+
+/* The local vertex a corner leaves from: its edge's end the direction bit names. */
+static inline MMX__HD mmx_index mmx__pl_cv(const mmx__plocal *L, mmx_index c)
+{
+    const uint16_t x = L->fe[c];
+    return L->ev[2 * (x >> 1) + (x & 1)];
+}
+
+/* Counting and filling the lists, one local face per item. `vf` picks the vertex lists
+ * (else the edge lists). Counters are zeroed before counting and before filling. */
+static inline MMX__HD void mmx__pl_count_face(mmx__plocal *L, mmx_index l, int vf)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++)
+        MMX__PL_INC(&L->cnt[vf ? mmx__pl_cv(L, c) : (mmx_index)(L->fe[c] >> 1)]);
+}
+
+static inline MMX__HD void mmx__pl_fill_face(mmx__plocal *L, mmx_index l, int vf)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        const mmx_index i = vf ? mmx__pl_cv(L, c) : (mmx_index)(L->fe[c] >> 1);
+        const mmx_index at = (vf ? L->vf_off : L->ef_off)[i] + MMX__PL_INC(&L->cnt[i]);
+        (vf ? L->vf : L->ef)[at] = (uint16_t)l;
+    }
+}
+
+/* Sorts the local faces a[0 .. n) by their global numbers: insertion for short lists,
+ * heapsort (no recursion, no extra memory) for long ones. */
+static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const mmx_index *gf)
+{
+    if (n <= 16) {
+        for (mmx_index i = 1; i < n; i++) {
+            const uint16_t x = a[i];
+            mmx_index j = i;
+            for (; j > 0 && gf[a[j - 1]] > gf[x]; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    /* Build a max-heap, then pop its top to the end n - 1 times. */
+    for (mmx_index s = n / 2 - 1; s >= 0; s--) {
+        mmx_index r = s;
+        for (;;) {
+            mmx_index ch = 2 * r + 1;
+            if (ch >= n) break;
+            if (ch + 1 < n && gf[a[ch + 1]] > gf[a[ch]]) ch++;
+            if (gf[a[r]] >= gf[a[ch]]) break;
+            const uint16_t t = a[r];
+            a[r] = a[ch], a[ch] = t, r = ch;
+        }
+    }
+    for (mmx_index end = n - 1; end > 0; end--) {
+        const uint16_t t = a[0];
+        a[0] = a[end], a[end] = t;
+        mmx_index r = 0;
+        for (;;) {
+            mmx_index ch = 2 * r + 1;
+            if (ch >= end) break;
+            if (ch + 1 < end && gf[a[ch + 1]] > gf[a[ch]]) ch++;
+            if (gf[a[r]] >= gf[a[ch]]) break;
+            const uint16_t u = a[r];
+            a[r] = a[ch], a[ch] = u, r = ch;
+        }
+    }
+}
+
+/* The sides of local edge e (its local faces: all of them, for an edge of a local face at an
+ * owned element) and the valence of local vertex v. */
+static inline MMX__HD mmx_index mmx__pl_sides(const mmx__plocal *L, mmx_index e)
+{
+    return L->ef_off[e + 1] - L->ef_off[e];
+}
+
+/* ---- rows ---------------------------------------------------------------------------------- */
+
+/* Where a row's entries go: into out (when not NULL) and into the float sum acc of x's rows
+ * (when x is not NULL), in order. n counts the entries. */
+typedef struct mmx__psink {
+    mmx_index *out;
+    mmx_index n;
+    const float *x;
+    int k;
+    float acc[4];
+} mmx__psink;
+
+static inline MMX__HD void mmx__pl_emit(mmx__psink *s, mmx_index g)
+{
+    if (s->out) s->out[s->n] = g;
+    s->n++;
+    if (s->x)
+        for (int c = 0; c < s->k; c++) s->acc[c] += s->x[(size_t)g * (size_t)s->k + (size_t)c];
+}
+
+/* The corner of local vertex v in local face l, its face's corners in [*a, *a + *n). */
+static inline MMX__HD mmx_index mmx__pl_corner_of(const mmx__plocal *L, mmx_index l, mmx_index v,
+                                                  mmx_index *a, mmx_index *n)
+{
+    mmx__pl_face(L, l, a, n);
+    for (mmx_index c = *a; c < *a + *n; c++)
+        if (mmx__pl_cv(L, c) == v) return c;
+    return *a; /* not reached: l is one of v's faces */
+}
+
+static inline MMX__HD mmx_index mmx__pl_prev(mmx_index a, mmx_index n, mmx_index c)
+{
+    return c == a ? a + n - 1 : c - 1;
+}
+
+static inline MMX__HD mmx_index mmx__pl_next(mmx_index a, mmx_index n, mmx_index c)
+{
+    return c + 1 == a + n ? a : c + 1;
+}
+
+/* The next face counter-clockwise around v from face l (v at its corner c of [a, a + n)):
+ * the other face of the arriving edge {u, v} when that edge has exactly two faces, else -1. */
+static inline MMX__HD mmx_index mmx__pl_next_ccw(const mmx__plocal *L, mmx_index l, mmx_index a,
+                                                 mmx_index n, mmx_index c)
+{
+    const mmx_index e = L->fe[mmx__pl_prev(a, n, c)] >> 1;
+    if (mmx__pl_sides(L, e) != 2) return -1;
+    const mmx_index g = L->ef[L->ef_off[e]];
+    return g == l ? L->ef[L->ef_off[e] + 1] : g;
+}
+
+/* Whether face l at v starts an open fan: its leaving edge {v, w} has not exactly two faces. */
+static inline MMX__HD int mmx__pl_open_start(const mmx__plocal *L, mmx_index c)
+{
+    return mmx__pl_sides(L, L->fe[c] >> 1) != 2;
+}
+
+/* Whether face s (not an open start) starts a closed fan of v: the walk from it comes back to
+ * it without meeting a face of a smaller number or an open end. */
+static inline MMX__HD int mmx__pl_closed_start(const mmx__plocal *L, mmx_index v, mmx_index s,
+                                               mmx_index valence)
+{
+    mmx_index l = s;
+    for (mmx_index step = 0; step < valence; step++) {
+        mmx_index a, n;
+        const mmx_index c = mmx__pl_corner_of(L, l, v, &a, &n);
+        const mmx_index g = mmx__pl_next_ccw(L, l, a, n, c);
+        if (g < 0 || L->gf[g] < L->gf[s]) return 0;
+        if (g == s) return 1;
+        l = g;
+    }
+    return 0; /* a corrupt cycle: not reached on an oriented fan */
+}
+
+/* One fan of v from its start face s: VF the faces, VV the vertices after v (and, open, the
+ * one before v in the last face), VE the edges to them. Returns the faces walked. */
+static inline MMX__HD mmx_index mmx__pl_fan(const mmx__plocal *L, mmx_query_kind kind,
+                                            mmx_index v, mmx_index s, mmx_index valence,
+                                            mmx__psink *sink)
+{
+    mmx_index l = s, walked = 0;
+    while (walked < valence) {
+        mmx_index a, n;
+        const mmx_index c = mmx__pl_corner_of(L, l, v, &a, &n);
+        if (kind == MMX_QUERY_VF) mmx__pl_emit(sink, L->gf[l]);
+        else if (kind == MMX_QUERY_VV) mmx__pl_emit(sink, L->gv[mmx__pl_cv(L, mmx__pl_next(a, n, c))]);
+        else mmx__pl_emit(sink, L->ge[L->fe[c] >> 1]);
+        walked++;
+        const mmx_index g = mmx__pl_next_ccw(L, l, a, n, c);
+        if (g < 0) {
+            const mmx_index u = mmx__pl_prev(a, n, c);
+            if (kind == MMX_QUERY_VV) mmx__pl_emit(sink, L->gv[mmx__pl_cv(L, u)]);
+            else if (kind == MMX_QUERY_VE) mmx__pl_emit(sink, L->ge[L->fe[u] >> 1]);
+            break;
+        }
+        if (g == s) break;
+        l = g;
+    }
+    return walked;
+}
+
+/* The row of owned local vertex v for VV, VE or VF: fan after fan, by their start faces'
+ * numbers (v's face list is ascending). One fan (the common case) is found in one walk. */
+static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_kind kind,
+                                              mmx_index v, mmx__psink *sink)
+{
+    const uint16_t *F = L->vf + L->vf_off[v];
+    const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
+    mmx_index opens = 0, first_open = -1;
+    for (mmx_index i = 0; i < valence; i++) {
+        mmx_index a, n;
+        if (mmx__pl_open_start(L, mmx__pl_corner_of(L, F[i], v, &a, &n))) {
+            if (opens++ == 0) first_open = F[i];
+        }
+    }
+    if (valence == 0) return;
+    if (opens <= 1) {
+        /* One open start, or none: if the walk from it (from the smallest face when closed)
+         * meets every face, that is the only fan. Its entries go to a side count first, so
+         * that a vertex of several fans is not written twice. */
+        mmx__psink probe = {NULL, 0, NULL, 0, {0, 0, 0, 0}};
+        const mmx_index s = opens ? first_open : F[0];
+        if (mmx__pl_fan(L, kind, v, s, valence, &probe) == valence) {
+            mmx__pl_fan(L, kind, v, s, valence, sink);
+            return;
+        }
+    }
+    for (mmx_index i = 0; i < valence; i++) {
+        mmx_index a, n;
+        const mmx_index c = mmx__pl_corner_of(L, F[i], v, &a, &n);
+        if (mmx__pl_open_start(L, c) || mmx__pl_closed_start(L, v, F[i], valence))
+            mmx__pl_fan(L, kind, v, F[i], valence, sink);
+    }
+}
+
+/* The length of that row: the valence, plus one per open fan for VV and VE. */
+static inline MMX__HD mmx_index mmx__pl_vertex_len(const mmx__plocal *L, mmx_query_kind kind,
+                                                   mmx_index v)
+{
+    const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
+    if (kind == MMX_QUERY_VF) return valence;
+    mmx_index opens = 0;
+    for (mmx_index i = L->vf_off[v]; i < L->vf_off[v + 1]; i++) {
+        mmx_index a, n;
+        opens += mmx__pl_open_start(L, mmx__pl_corner_of(L, L->vf[i], v, &a, &n));
+    }
+    return valence + opens;
+}
+
+/* Whether owned local edge e has two faces that run it the same way (vertex queries refuse
+ * it). */
+static inline MMX__HD int mmx__pl_inconsistent(const mmx__plocal *L, mmx_index e)
+{
+    if (mmx__pl_sides(L, e) != 2) return 0;
+    int dir[2] = {0, 0};
+    for (int t = 0; t < 2; t++) {
+        mmx_index a, n;
+        mmx__pl_face(L, L->ef[L->ef_off[e] + t], &a, &n);
+        for (mmx_index c = a; c < a + n; c++)
+            if ((L->fe[c] >> 1) == e) dir[t] = L->fe[c] & 1;
+    }
+    return dir[0] == dir[1];
+}
+
+/* The row of owned element i (local index) of query `kind`'s source kind, into the sink. */
+static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind, mmx_index i,
+                                       mmx__psink *sink)
+{
+    mmx_index a, n;
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+    case MMX_QUERY_VF:
+        mmx__pl_vertex_row(L, kind, i, sink);
+        break;
+    case MMX_QUERY_EV:
+        mmx__pl_emit(sink, L->gv[L->ev[2 * i]]);
+        mmx__pl_emit(sink, L->gv[L->ev[2 * i + 1]]);
+        break;
+    case MMX_QUERY_EF:
+        for (mmx_index j = L->ef_off[i]; j < L->ef_off[i + 1]; j++) mmx__pl_emit(sink, L->gf[L->ef[j]]);
+        break;
+    case MMX_QUERY_FV:
+    case MMX_QUERY_FE:
+        mmx__pl_face(L, i, &a, &n);
+        for (mmx_index c = a; c < a + n; c++)
+            mmx__pl_emit(sink, kind == MMX_QUERY_FV ? L->gv[mmx__pl_cv(L, c)] : L->ge[L->fe[c] >> 1]);
+        break;
+    default: /* FF */
+        mmx__pl_face(L, i, &a, &n);
+        for (mmx_index c = a; c < a + n; c++) {
+            const mmx_index e = L->fe[c] >> 1;
+            for (mmx_index j = L->ef_off[e]; j < L->ef_off[e + 1]; j++)
+                if (L->ef[j] != i) mmx__pl_emit(sink, L->gf[L->ef[j]]);
+        }
+        break;
+    }
+}
+
+/* The length of that row. */
+static inline MMX__HD mmx_index mmx__pl_row_len(const mmx__plocal *L, mmx_query_kind kind,
+                                                mmx_index i)
+{
+    mmx_index a, n, len = 0;
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+    case MMX_QUERY_VF:
+        return mmx__pl_vertex_len(L, kind, i);
+    case MMX_QUERY_EV:
+        return 2;
+    case MMX_QUERY_EF:
+        return mmx__pl_sides(L, i);
+    case MMX_QUERY_FV:
+    case MMX_QUERY_FE:
+        mmx__pl_face(L, i, &a, &n);
+        return n;
+    default:
+        mmx__pl_face(L, i, &a, &n);
+        for (mmx_index c = a; c < a + n; c++) len += mmx__pl_sides(L, L->fe[c] >> 1) - 1;
+        return len;
+    }
+}
+
+/* Which lists a query needs: 1 the edge lists, 2 the vertex lists. */
+static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
+{
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+    case MMX_QUERY_VF:
+        return 3;
+    case MMX_QUERY_EF:
+    case MMX_QUERY_FF:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The owned elements of the query's source kind, and their global numbers. */
+static inline MMX__HD mmx_index mmx__pl_sources(const mmx__plocal *L, mmx_query_kind kind)
+{
+    return kind <= MMX_QUERY_VF ? L->ov : kind <= MMX_QUERY_EF ? L->oe : L->of;
+}
+
+static inline MMX__HD mmx_index mmx__pl_global(const mmx__plocal *L, mmx_query_kind kind,
+                                               mmx_index i)
+{
+    return kind <= MMX_QUERY_VF ? L->gv[i] : kind <= MMX_QUERY_EF ? L->ge[i] : L->gf[i];
+}
+
+/* The host's setup of patch p in the work space w: the view, the blocks' copies and the lists
+ * `needs` asks for (1 the edge lists, 2 the vertex lists; mmx__pl_needs), built by the steps
+ * above in loops (patch_query.c). */
+void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int needs,
+                           mmx__plocal *L);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,906 @@
+/* The patch set's build on the device (patch_internal.h, mmx__patch_build_cuda): the steps of
+ * the host build (patch_build.c, the reference) as kernels over the device arrays of the mesh
+ * and its adjacency, giving the same arrays bit for bit.
+ *
+ *   cut      face centroids in double, summed in corner order with round-to-nearest
+ *            intrinsics (nothing for nvcc to fuse), their box by a reduction, Morton keys, a
+ *            stable radix sort of (key, face) from faces in ascending order (ties by face);
+ *            one block per run of S faces splits it into edge-connected components in
+ *            shared memory (union-find: larger root under smaller) and sorts its faces by
+ *            (smallest face of the component, face), which numbers its patches as the host
+ *            does; a scan of the runs' patch counts gives the global numbers.
+ *   owners   the face lists of every vertex and edge by a stable sort of the corners (so
+ *            each list ascends): an element's owner is the patch of its first face.
+ *   locals   per vertex the patches of its faces; per face the patches it is local to (those
+ *            of its vertices), emitted in face order and sorted stably by (patch, ribbon):
+ *            every patch's owned faces then its ribbon, each ascending. Per local face its
+ *            edges and vertices, each emitted once per patch (by the smallest local face that
+ *            has it, found in the ascending lists) and sorted by (patch, not owned, number).
+ *   blocks   FE, EV and the face starts by binary search of the sorted local lists.
+ *
+ * Waits (one read-back each): the patch count, the local faces, the local edges, vertices and
+ * corners, the statistics (and the refusal of a patch beyond 16-bit indices, decided where the
+ * host decides it: the first such patch, the same sentence).
+ *
+ * Cost: five radix sorts (faces; corners by vertex and by edge; local faces; local edges and
+ * vertices), the rest linear in the local elements, except around vertices of very high
+ * valence, where the per-vertex patch lists and the "first local face" scans grow with the
+ * valence times the patches there (a fan of 40,000 faces stays well under a second). */
+#include <climits>
+#include <cstring>
+#include <utility>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_scan.cuh>
+#include "core/cub.cuh"
+#include "core/launch.cuh"
+#include "patch_block.h"
+
+namespace {
+
+using u32 = unsigned int;
+using u64 = unsigned long long;
+
+constexpr int RUN_ITEMS = 3; /* faces per thread of a run's block */
+static_assert(MMX__BLOCK * RUN_ITEMS >= MMX_PATCH_MAX_FACES, "a run must fit one block");
+
+__device__ __forceinline__ long long tid() { return (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; }
+
+/* What the last read-back gathers (every field folds from zero). */
+struct build_stats {
+    u32 min_faces_key;   /* 0xffffffff - the smallest owned face count */
+    u32 max_faces, max_lf, max_le, max_lv, max_nc;
+    u32 bad_patch;       /* 0xffffffff - the first patch beyond 16-bit indices, 0: none */
+    u32 bad_edge;        /* MMX__PATCH_FAULT of the smallest inconsistent edge, 0: none */
+    u64 max_scratch;
+    u64 best_vertex;     /* valence << 32 | (0xffffffff - v) of the refused patch's vertex */
+};
+
+/* ---- the cut --------------------------------------------------------------------------- */
+
+/* A double's bits in an order that unsigned comparison keeps (NaN excluded by the caller). */
+__device__ __forceinline__ u64 ordered(double x)
+{
+    const u64 b = (u64)__double_as_longlong(x);
+    return b >> 63 ? ~b : b | 0x8000000000000000ull;
+}
+
+__device__ __forceinline__ double unordered(u64 k)
+{
+    return __longlong_as_double((long long)(k >> 63 ? k & 0x7fffffffffffffffull : ~k));
+}
+
+struct min_op {
+    __device__ u64 operator()(u64 a, u64 b) const { return a < b ? a : b; }
+};
+struct max_op {
+    __device__ u64 operator()(u64 a, u64 b) const { return a > b ? a : b; }
+};
+
+/* cen[3f + d] = the centroid of face f as the host computes it (double sum in corner order,
+ * divided by the order); box[d] / box[3 + d] fold the smallest / largest non-NaN centroid
+ * coordinate (ordered bits; box[0..2] start at all ones, box[3..5] at zero). */
+__global__ void centroids(const mmx_csc M, const float *pos, double *cen, u64 *box)
+{
+    const long long f = tid();
+    u64 lo[3] = {~0ull, ~0ull, ~0ull}, hi[3] = {0, 0, 0};
+    if (f < M.ncols) {
+        int64_t a, b;
+        mmx__csc_col(&M, (mmx_index)f, &a, &b);
+        for (int d = 0; d < 3; d++) {
+            double sum = 0;
+            for (int64_t c = a; c < b; c++)
+                sum = __dadd_rn(sum, (double)pos[3 * (size_t)M.rowidx[c] + (size_t)d]);
+            const double x = __ddiv_rn(sum, (double)(b - a));
+            cen[3 * f + d] = x;
+            if (!isnan(x)) lo[d] = hi[d] = ordered(x);
+        }
+    }
+    for (int d = 0; d < 3; d++) {
+        const u64 l = mmx__block_reduce(lo[d], min_op{});
+        const u64 h = mmx__block_reduce(hi[d], max_op{});
+        if (threadIdx.x == 0) {
+            if (l != ~0ull) atomicMin(&box[d], l);
+            if (h) atomicMax(&box[3 + d], h);
+        }
+    }
+}
+
+__device__ __forceinline__ u32 spread3(u32 x)
+{
+    x &= 0x3ff;
+    x = (x | (x << 16)) & 0x030000ff;
+    x = (x | (x << 8)) & 0x0300f00f;
+    x = (x | (x << 4)) & 0x030c30c3;
+    x = (x | (x << 2)) & 0x09249249;
+    return x;
+}
+
+/* The host's cell (patch_build.c), each step rounded to nearest. */
+__device__ __forceinline__ u32 cell(double c, double lo, double hi)
+{
+    if (!(hi > lo)) return 0;
+    const double t = __dmul_rn(__ddiv_rn(__dsub_rn(c, lo), __dsub_rn(hi, lo)), 1024.0);
+    return !(t > 0) ? 0 : t >= 1023 ? 1023 : (u32)t;
+}
+
+/* key[f] = face f's Morton code, val[f] = f. The host's box starts at face 0's centroid: a
+ * NaN there stays its box (every cell 0 on that axis); else the box is that of the non-NaN
+ * centroids, which the reduction gave. */
+__global__ void morton(mmx_index F, const double *cen, const u64 *box, u32 *key, mmx_index *val)
+{
+    const long long f = tid();
+    if (f >= F) return;
+    u32 k = 0;
+    for (int d = 0; d < 3; d++) {
+        const double lo = unordered(box[d]), hi = unordered(box[3 + d]);
+        const u32 x = isnan(cen[d]) ? 0u : cell(cen[3 * f + d], lo, hi);
+        k |= spread3(x) << d;
+    }
+    key[f] = k;
+    val[f] = (mmx_index)f;
+}
+
+__global__ void iota(long long n, mmx_index *out)
+{
+    const long long i = tid();
+    if (i < n) out[i] = (mmx_index)i;
+}
+
+/* at[srt[i]] = i: each face's position in cut order. */
+__global__ void positions(mmx_index F, const mmx_index *srt, mmx_index *at)
+{
+    const long long i = tid();
+    if (i < F) at[srt[i]] = (mmx_index)i;
+}
+
+/* The corners as (vertex, face) and (edge, face) pairs, in storage order (faces ascending). */
+__global__ void corner_pairs(const mmx_csc M, const mmx_index *fe, u32 *kv, u32 *ke, mmx_index *fv,
+                             mmx_index *fev)
+{
+    const long long f = tid();
+    if (f >= M.ncols) return;
+    int64_t a, b;
+    mmx__csc_col(&M, (mmx_index)f, &a, &b);
+    for (int64_t c = a; c < b; c++) {
+        kv[c] = (u32)M.rowidx[c], ke[c] = (u32)(fe[c] >> 1);
+        fv[c] = fev[c] = (mmx_index)f;
+    }
+}
+
+/* start[g] = the first i in [0, n] whose group (key >> SHIFT) is >= g, for g in [0, ng]:
+ * the offsets of the groups of keys sorted by group (empty groups included). */
+template <typename K, int SHIFT>
+__global__ void group_starts(const K *key, long long n, long long ng, mmx_index *start)
+{
+    const long long i = tid();
+    if (i > n) return;
+    const long long gi = i < n ? (long long)(key[i] >> SHIFT) : ng;
+    const long long gp = i > 0 ? (long long)(key[i - 1] >> SHIFT) : -1;
+    for (long long g = gp + 1; g <= gi && g <= ng; g++) start[g] = (mmx_index)i;
+}
+
+__device__ int uf_root(volatile int *par, int x)
+{
+    while (par[x] != x) x = par[x];
+    return x;
+}
+
+/* Joins the sets of a and b: the larger root goes under the smaller, by compare-and-swap, so
+ * concurrent joins never make a cycle; the partition comes out the same whatever the order. */
+__device__ void uf_unite(int *par, int a, int b)
+{
+    for (;;) {
+        a = uf_root(par, a), b = uf_root(par, b);
+        if (a == b) return;
+        if (a < b) {
+            const int t = a;
+            a = b, b = t;
+        }
+        if (atomicCAS(&par[a], a, b) == a) return;
+    }
+}
+
+/* One block per run of S faces (positions [run S, run S + n) of srt): its components (faces
+ * joined across an edge, both in the run), then its faces sorted by (smallest face of their
+ * component, face): pface[q] the face at position q of the patch order, lpatch[q] its patch's
+ * number within the run, nroots[run] the run's patch count. */
+__global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F, mmx_index S,
+                               const mmx_index *srt, const mmx_index *at, const mmx_index *ef_off,
+                               const mmx_index *ef, mmx_index *pface, mmx_index *lpatch,
+                               mmx_index *nroots)
+{
+    using Sort = cub::BlockRadixSort<u64, MMX__BLOCK, RUN_ITEMS>;
+    using Scan = cub::BlockScan<int, MMX__BLOCK>;
+    __shared__ union {
+        typename Sort::TempStorage sort;
+        typename Scan::TempStorage scan;
+    } tmp;
+    __shared__ int par[MMX__BLOCK * RUN_ITEMS], minf[MMX__BLOCK * RUN_ITEMS];
+    __shared__ u64 sk[MMX__BLOCK * RUN_ITEMS];
+    const long long base = (long long)blockIdx.x * S;
+    const int n = (int)((long long)F - base < S ? (long long)F - base : S);
+    for (int l = threadIdx.x; l < n; l += MMX__BLOCK) par[l] = l, minf[l] = INT_MAX;
+    __syncthreads();
+    for (int l = threadIdx.x; l < n; l += MMX__BLOCK) {
+        int64_t a, b;
+        mmx__csc_col(&M, srt[base + l], &a, &b);
+        for (int64_t c = a; c < b; c++) {
+            const mmx_index e = fe[c] >> 1;
+            for (mmx_index q = ef_off[e]; q < ef_off[e + 1]; q++) {
+                const long long j = (long long)at[ef[q]] - base;
+                if (j >= 0 && j < n && j != l) uf_unite(par, l, (int)j);
+            }
+        }
+    }
+    __syncthreads();
+    for (int l = threadIdx.x; l < n; l += MMX__BLOCK) atomicMin(&minf[uf_root(par, l)], srt[base + l]);
+    __syncthreads();
+    u64 k[RUN_ITEMS];
+    for (int t = 0; t < RUN_ITEMS; t++) {
+        const int l = threadIdx.x * RUN_ITEMS + t;
+        k[t] = l < n ? (u64)(u32)minf[uf_root(par, l)] << 32 | (u32)srt[base + l] : ~0ull;
+    }
+    Sort(tmp.sort).Sort(k);
+    for (int t = 0; t < RUN_ITEMS; t++) sk[threadIdx.x * RUN_ITEMS + t] = k[t];
+    __syncthreads();
+    int flag[RUN_ITEMS], incl[RUN_ITEMS], total = 0;
+    for (int t = 0; t < RUN_ITEMS; t++) {
+        const int l = threadIdx.x * RUN_ITEMS + t;
+        flag[t] = l < n && (l == 0 || (sk[l] >> 32) != (sk[l - 1] >> 32));
+    }
+    Scan(tmp.scan).InclusiveSum(flag, incl, total);
+    for (int t = 0; t < RUN_ITEMS; t++) {
+        const int l = threadIdx.x * RUN_ITEMS + t;
+        if (l < n) {
+            pface[base + l] = (mmx_index)(u32)sk[l];
+            lpatch[base + l] = incl[t] - 1;
+        }
+    }
+    if (threadIdx.x == 0) nroots[blockIdx.x] = total;
+}
+
+__global__ void set_face_patch(mmx_index F, mmx_index S, const mmx_index *pface, const mmx_index *lpatch,
+                               const mmx_index *run_base, mmx_index *face_patch)
+{
+    const long long q = tid();
+    if (q < F) face_patch[pface[q]] = run_base[q / S] + lpatch[q];
+}
+
+/* ---- owners ------------------------------------------------------------------------------ */
+
+/* owner[i] = the patch of element i's first (smallest) face, -1 without faces (and then
+ * local[i] = 0xffff, where local is given). */
+__global__ void first_owner(mmx_index n, const mmx_index *off, const mmx_index *list,
+                            const mmx_index *face_patch, mmx_index *owner, uint16_t *local)
+{
+    const long long i = tid();
+    if (i >= n) return;
+    const bool none = off[i] == off[i + 1];
+    owner[i] = none ? -1 : face_patch[list[off[i]]];
+    if (none && local) local[i] = 0xffff;
+}
+
+/* ---- local faces ------------------------------------------------------------------------- */
+
+/* The distinct patches of vertex v's faces, in list order, at pv[vf_off[v] ..), their number
+ * in pv_n[v]. */
+__global__ void vertex_patches(mmx_index V, const mmx_index *vf_off, const mmx_index *vf,
+                               const mmx_index *face_patch, mmx_index *pv, mmx_index *pv_n)
+{
+    const long long v = tid();
+    if (v >= V) return;
+    const mmx_index a = vf_off[v], b = vf_off[v + 1];
+    mmx_index n = 0;
+    for (mmx_index q = a; q < b; q++) {
+        const mmx_index p = face_patch[vf[q]];
+        bool seen = false;
+        for (mmx_index k = 0; k < n && !seen; k++) seen = pv[a + k] == p;
+        if (!seen) pv[a + n++] = p;
+    }
+    pv_n[v] = n;
+}
+
+/* The patches face g is local to: those of its vertices (a face at a vertex of an owned face
+ * is in the ribbon), each once. Counts into cnt[g] (off NULL), or writes the pairs at off[g]:
+ * key p << 1 | ribbon, value g. */
+__global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_index *pv,
+                            const mmx_index *pv_n, const mmx_index *face_patch, const mmx_index *off,
+                            mmx_index *cnt, u32 *key, mmx_index *val)
+{
+    const long long g = tid();
+    if (g >= M.ncols) return;
+    int64_t a, b;
+    mmx__csc_col(&M, (mmx_index)g, &a, &b);
+    const mmx_index own = face_patch[g];
+    mmx_index n = 0;
+    for (int64_t c = a; c < b; c++) {
+        const mmx_index v = M.rowidx[c];
+        for (mmx_index k = 0; k < pv_n[v]; k++) {
+            const mmx_index p = pv[vf_off[v] + k];
+            bool dup = false;
+            for (int64_t c2 = a; c2 < c && !dup; c2++) {
+                const mmx_index w = M.rowidx[c2];
+                for (mmx_index k2 = 0; k2 < pv_n[w] && !dup; k2++) dup = pv[vf_off[w] + k2] == p;
+            }
+            if (dup) continue;
+            if (off) {
+                key[off[g] + n] = (u32)p << 1 | (u32)(p != own);
+                val[off[g] + n] = (mmx_index)g;
+            }
+            n++;
+        }
+    }
+    if (!off) cnt[g] = n;
+}
+
+/* off[p] = start2[2p] (p <= np) and owned[3p + kind] = the size of group 2p (owned). */
+__global__ void patch_offsets(mmx_index np, const mmx_index *start2, mmx_index *off, mmx_index *owned,
+                              int kind)
+{
+    const long long p = tid();
+    if (p > np) return;
+    off[p] = start2[2 * p];
+    if (p < np) owned[3 * p + kind] = start2[2 * p + 1] - start2[2 * p];
+}
+
+/* local[x] = x's index in its owner, for the owned entries of sorted keys (group p << 1 |
+ * not owned above SHIFT; the element in val, or in the key's low 32 bits without val). */
+template <typename K, int SHIFT>
+__global__ void owned_locals(long long n, const K *key, const mmx_index *val, const mmx_index *off,
+                             uint16_t *local)
+{
+    const long long i = tid();
+    if (i >= n) return;
+    const u64 grp = (u64)(key[i] >> SHIFT);
+    if (grp & 1) return;
+    const mmx_index x = val ? val[i] : (mmx_index)(u32)key[i];
+    local[x] = (uint16_t)(i - off[grp >> 1]);
+}
+
+__global__ void low_words(long long n, const u64 *key, mmx_index *out)
+{
+    const long long i = tid();
+    if (i < n) out[i] = (mmx_index)(u32)key[i];
+}
+
+/* The corners of local face i (its order). */
+__global__ void local_orders(long long nlf, const mmx_csc M, const mmx_index *l2g_f, mmx_index *cnt)
+{
+    const long long i = tid();
+    if (i >= nlf) return;
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    cnt[i] = (mmx_index)(b - a);
+}
+
+/* corner_off[p] = cpos[face_off[p]], p <= np. */
+__global__ void corner_offsets(mmx_index np, const mmx_index *face_off, const mmx_index *cpos,
+                               mmx_index *corner_off)
+{
+    const long long p = tid();
+    if (p <= np) corner_off[p] = cpos[face_off[p]];
+}
+
+/* ---- local edges and vertices -------------------------------------------------------------- */
+
+/* The patch's local faces as sorted lists (patch_offsets, the sorted l2g_f). */
+struct local_faces {
+    const mmx_index *l2g_f, *face_off, *owned, *face_patch;
+};
+
+/* Whether face g is local to patch p: owned by it, or in its ribbon (ascending). */
+__device__ __forceinline__ bool is_local(const local_faces &L, mmx_index p, mmx_index g)
+{
+    if (L.face_patch[g] == p) return true;
+    const mmx_index lo = L.face_off[p] + L.owned[3 * p], hi = L.face_off[p + 1];
+    const mmx_index q = mmx__lower_bound(L.l2g_f, lo, hi, g);
+    return q < hi && L.l2g_f[q] == g;
+}
+
+/* Per local face i (face g of patch p), its edges (EDGE) or vertices that no local face of p
+ * smaller than g has, and not at an earlier corner of g: so each local element of p comes
+ * out once. inc/inc_off: the ascending face lists of the elements. Counts into cnt[i] (off
+ * NULL), or writes at off[i] the keys (p << 1 | not owned) << 32 | element. */
+template <bool EDGE>
+__global__ void elem_locals(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                            const local_faces L, const mmx_index *inc_off, const mmx_index *inc,
+                            const mmx_index *owner, const mmx_index *off, mmx_index *cnt, u64 *out)
+{
+    const long long i = tid();
+    if (i >= nlf) return;
+    const mmx_index p = (mmx_index)(lkey[i] >> 1), g = L.l2g_f[i];
+    int64_t a, b;
+    mmx__csc_col(&M, g, &a, &b);
+    mmx_index n = 0;
+    for (int64_t c = a; c < b; c++) {
+        const mmx_index x = EDGE ? fe[c] >> 1 : M.rowidx[c];
+        bool first = true;
+        for (int64_t c2 = a; c2 < c && first; c2++) first = (EDGE ? fe[c2] >> 1 : M.rowidx[c2]) != x;
+        for (mmx_index q = inc_off[x]; q < inc_off[x + 1] && first; q++) {
+            const mmx_index h = inc[q];
+            if (h >= g) break;
+            first = !is_local(L, p, h);
+        }
+        if (!first) continue;
+        if (off) out[off[i] + n] = (u64)((u32)p << 1 | (u32)(owner[x] != p)) << 32 | (u32)x;
+        n++;
+    }
+    if (!off) cnt[i] = n;
+}
+
+/* x's local index in patch p: among the owned (ascending) when p owns it, else among the rest. */
+__device__ __forceinline__ mmx_index local_of(const mmx_index *l2g, const mmx_index *off,
+                                              const mmx_index *owned_n, mmx_index p, bool mine,
+                                              mmx_index x)
+{
+    const mmx_index lo = off[p], mid = lo + owned_n[3 * p];
+    return mine ? mmx__lower_bound(l2g, lo, mid, x) - lo : mmx__lower_bound(l2g, mid, off[p + 1], x) - lo;
+}
+
+/* The FE block of local face i at cpos[i] (and its start in the patch's block, for mixed
+ * orders). */
+__global__ void fe_block(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                         const mmx_index *l2g_f, const mmx_index *cpos, const mmx_index *corner_off,
+                         const mmx_index *edge_off, const mmx_index *owned, const mmx_index *edge_patch,
+                         const mmx_index *l2g_e, uint16_t *fe16, mmx_index *fstart)
+{
+    const long long i = tid();
+    if (i >= nlf) return;
+    const mmx_index p = (mmx_index)(lkey[i] >> 1);
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    const mmx_index at = cpos[i];
+    if (fstart) fstart[i] = at - corner_off[p];
+    for (int64_t c = a; c < b; c++) {
+        const mmx_index e = fe[c] >> 1;
+        const mmx_index l = local_of(l2g_e, edge_off, owned + 1, p, edge_patch[e] == p, e);
+        fe16[at + (c - a)] = (uint16_t)(l << 1 | (fe[c] & 1));
+    }
+}
+
+/* The EV block: per local edge its ends' local indices. */
+__global__ void ev_block(long long nle, const u64 *ekey, const mmx_index *ev, const mmx_index *vert_off,
+                         const mmx_index *owned, const mmx_index *vert_patch, const mmx_index *l2g_v,
+                         uint16_t *ev16)
+{
+    const long long i = tid();
+    if (i >= nle) return;
+    const mmx_index p = (mmx_index)(ekey[i] >> 33), e = (mmx_index)(u32)ekey[i];
+    for (int t = 0; t < 2; t++) {
+        const mmx_index v = ev[2 * (size_t)e + t];
+        ev16[2 * i + t] = (uint16_t)local_of(l2g_v, vert_off, owned + 2, p, vert_patch[v] == p, v);
+    }
+}
+
+/* ---- statistics, refusal, orientation ---------------------------------------------------- */
+
+__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *edge_off,
+                            const mmx_index *vert_off, const mmx_index *corner_off,
+                            const mmx_index *owned, build_stats *st)
+{
+    const long long p = tid();
+    if (p >= np) return;
+    const mmx_index nf = face_off[p + 1] - face_off[p], ne = edge_off[p + 1] - edge_off[p];
+    const mmx_index nv = vert_off[p + 1] - vert_off[p], nc = corner_off[p + 1] - corner_off[p];
+    const u32 of = (u32)owned[3 * p];
+    atomicMax(&st->max_faces, of);
+    atomicMax(&st->min_faces_key, 0xffffffffu - of);
+    atomicMax(&st->max_lf, (u32)nf);
+    atomicMax(&st->max_le, (u32)ne);
+    atomicMax(&st->max_lv, (u32)nv);
+    atomicMax(&st->max_nc, (u32)nc);
+    atomicMax(&st->max_scratch, (u64)mmx__patch_scratch_bytes(nf, ne, nv, nc));
+    if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
+        atomicMax(&st->bad_patch, 0xffffffffu - (u32)p);
+}
+
+/* The refused patch's vertex of largest valence (ties: the smaller vertex), as the host's
+ * refusal names it. */
+__global__ void refused_vertex(long long nlv, const u64 *vkey, const mmx_index *vf_off, build_stats *st)
+{
+    const long long i = tid();
+    if (i >= nlv || !st->bad_patch) return;
+    if ((u32)(vkey[i] >> 33) != 0xffffffffu - st->bad_patch) return;
+    const u32 v = (u32)vkey[i];
+    const u32 val = (u32)(vf_off[v + 1] - vf_off[v]);
+    atomicMax(&st->best_vertex, (u64)val << 32 | (0xffffffffu - v));
+}
+
+/* The host's first_inconsistent (patch_build.c) as a fold: an edge of exactly two face entries
+ * whose faces run it the same way. */
+__global__ void inconsistent_edges(mmx_index E, const mmx_csc M, const mmx_index *fe, const mmx_index *ef_off,
+                                   const mmx_index *ef, build_stats *st)
+{
+    const long long e = tid();
+    if (e >= E || ef_off[e + 1] - ef_off[e] != 2) return;
+    int dir[2] = {0, 0};
+    for (int t = 0; t < 2; t++) {
+        int64_t a, b;
+        mmx__csc_col(&M, ef[ef_off[e] + t], &a, &b);
+        for (int64_t c = a; c < b; c++)
+            if ((fe[c] >> 1) == e) dir[t] = fe[c] & 1;
+    }
+    if (dir[0] == dir[1]) atomicMax(&st->bad_edge, MMX__PATCH_FAULT(e));
+}
+
+/* ---- host side --------------------------------------------------------------------------- */
+
+/* Queues kernel k over n threads (nothing for n <= 0). */
+template <typename... A, typename... P>
+mmx_status launch(mmx_ctx *ctx, long long n, void (*k)(A...), P &&...args)
+{
+    if (n <= 0) return MMX_OK;
+    k<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(std::forward<P>(args)...);
+    return MMX__CUDA(ctx, cudaGetLastError());
+}
+
+/* The build's scratch: every array taken here goes back at the end (stream order), unless
+ * kept (it became one of the set's arrays). */
+struct scratch {
+    mmx_ctx *ctx;
+    void *p[64];
+    int n;
+    template <typename T>
+    mmx_status take(size_t count, T **out)
+    {
+        *out = nullptr;
+        if (n == 64) return mmx__fail(ctx, MMX_ERR_INTERNAL, "patch build: scratch list full");
+        mmx_status s = mmx__dev_alloc(ctx, count * sizeof(T), (void **)out);
+        if (!s && *out) p[n++] = *out;
+        return s;
+    }
+    /* Gives q back now (queued after the work that reads it). */
+    void drop(void *q)
+    {
+        for (int i = 0; i < n; i++)
+            if (p[i] == q) {
+                mmx__dev_free(ctx, q);
+                p[i] = nullptr;
+            }
+    }
+    void keep(void *q)
+    {
+        for (int i = 0; i < n; i++)
+            if (p[i] == q) p[i] = nullptr;
+    }
+    ~scratch()
+    {
+        for (int i = 0; i < n; i++) mmx__dev_free(ctx, p[i]);
+    }
+};
+
+template <typename K>
+mmx_status sort_keys(mmx_ctx *ctx, K *keys[2], long long n, int end_bit, int *cur)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    cub::DoubleBuffer<K> k(keys[0], keys[1]);
+    mmx_status s = mmx__cub_run(ctx, "cub::DeviceRadixSort::SortKeys", [&](void *tmp, size_t &bytes) {
+        return cub::DeviceRadixSort::SortKeys(tmp, bytes, k, n, 0, end_bit, st);
+    });
+    *cur = k.selector;
+    return s;
+}
+
+/* The sums of up to three count arrays, read back together (one wait). */
+mmx_status read_sums(mmx_ctx *ctx, int k, const mmx_index *const *in, const long long *n, int64_t *out)
+{
+    mmx__readback rb;
+    memset(&rb, 0, sizeof rb);
+    int64_t *slot[3] = {nullptr, nullptr, nullptr};
+    mmx_status s = mmx__readback_open(ctx, &rb);
+    for (int i = 0; i < k && !s; i++) {
+        s = mmx__readback_slot(&rb, sizeof(int64_t), (void **)&slot[i]);
+        if (!s && n[i] > 0) s = mmx__reduce_sum(ctx, in[i], n[i], slot[i]);
+    }
+    if (!s) s = mmx__readback_wait(&rb);
+    for (int i = 0; i < k && !s; i++) out[i] = *(const int64_t *)mmx__readback_host(&rb, slot[i]);
+    mmx__readback_close(&rb);
+    return s;
+}
+
+mmx_status too_many(mmx_ctx *ctx, const char *what, int64_t n)
+{
+    return mmx__fail(ctx, MMX_ERR_OVERFLOW, "patch set: %lld local %s do not fit 32-bit indices",
+                     (long long)n, what);
+}
+
+/* The face lists of the vertices (by = nullptr) or edges: a stable sort of the corner pairs
+ * (element, face) by element, so each list ascends; off has n + 1 entries. */
+mmx_status incidence(scratch &sc, long long nnz, mmx_index n, u32 *keys[2], mmx_index *vals[2],
+                     mmx_index **off, mmx_index **list)
+{
+    mmx_ctx *ctx = sc.ctx;
+    int cur = 0;
+    mmx_status s = MMX_OK;
+    if (nnz > 0) s = mmx__sort_pairs(ctx, keys, vals, nnz, n > 1 ? mmx__bits_for(n - 1) : 1, &cur);
+    if (!s) s = sc.take((size_t)n + 1, off);
+    if (!s) s = launch(ctx, nnz + 1, group_starts<u32, 0>, keys[cur], nnz, (long long)n, *off);
+    *list = vals[cur];
+    sc.drop(keys[0]), sc.drop(keys[1]), sc.drop(vals[1 - cur]);
+    return s;
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos,
+                                            const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps)
+{
+    const mmx_csc M = *Mp;
+    const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
+    const long long nnz = M.nnz;
+    const size_t I = sizeof(mmx_index);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    scratch sc;
+    sc.ctx = ctx, sc.n = 0;
+    ps->space = MMX_SPACE_DEVICE;
+    mmx_status s = mmx__dev_alloc(ctx, (size_t)F * I, (void **)&ps->face_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * I, (void **)&ps->edge_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * I, (void **)&ps->vert_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)F * 2, (void **)&ps->face_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * 2, (void **)&ps->edge_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * 2, (void **)&ps->vert_local);
+    if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->face_off);
+    if (s) return s;
+    if (F == 0) {
+        /* No faces, no patches: every vertex unowned (-1, 0xffff: all ones). */
+        s = mmx__dev_alloc(ctx, I, (void **)&ps->edge_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->vert_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->corner_off);
+        if (!s) s = mmx__dev_zero(ctx, ps->face_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->edge_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->vert_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
+        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0);
+        return s;
+    }
+    mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
+
+    /* The cut's order: Morton keys of the centroids, sorted stably from face order. */
+    mmx_index *srt = nullptr, *at = nullptr;
+    if (pos) {
+        double *cen = nullptr;
+        u64 *box = nullptr;
+        u32 *key[2] = {nullptr, nullptr};
+        mmx_index *val[2] = {nullptr, nullptr};
+        int cur = 0;
+        s = sc.take(3 * (size_t)F, &cen);
+        if (!s) s = sc.take(6, &box);
+        if (!s) s = sc.take((size_t)F, &key[0]);
+        if (!s) s = sc.take((size_t)F, &key[1]);
+        if (!s) s = sc.take((size_t)F, &val[0]);
+        if (!s) s = sc.take((size_t)F, &val[1]);
+        if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(box, 0xff, 3 * sizeof *box, st));
+        if (!s) s = mmx__dev_zero(ctx, box + 3, 3 * sizeof *box);
+        if (!s) s = launch(ctx, F, centroids, M, pos, cen, box);
+        if (!s) s = launch(ctx, F, morton, F, (const double *)cen, (const u64 *)box, key[0], val[0]);
+        if (!s) s = mmx__sort_pairs(ctx, key, val, F, 30, &cur);
+        if (s) return s;
+        srt = val[cur];
+        sc.drop(cen), sc.drop(box), sc.drop(key[0]), sc.drop(key[1]), sc.drop(val[1 - cur]);
+    } else {
+        /* No geometry: number order, as on the host. */
+        s = sc.take((size_t)F, &srt);
+        if (!s) s = launch(ctx, F, iota, (long long)F, srt);
+    }
+    if (!s) s = sc.take((size_t)F, &at);
+    if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
+
+    /* The face lists of the vertices and of the edges, each ascending. */
+    u32 *kv[2] = {nullptr, nullptr}, *ke[2] = {nullptr, nullptr};
+    mmx_index *fv[2] = {nullptr, nullptr}, *fev[2] = {nullptr, nullptr};
+    mmx_index *vf_off = nullptr, *vf = nullptr, *ef_off = nullptr, *ef = nullptr;
+    for (int b = 0; b < 2 && !s; b++) {
+        s = sc.take((size_t)nnz, &kv[b]);
+        if (!s) s = sc.take((size_t)nnz, &ke[b]);
+        if (!s) s = sc.take((size_t)nnz, &fv[b]);
+        if (!s) s = sc.take((size_t)nnz, &fev[b]);
+    }
+    if (!s) s = launch(ctx, F, corner_pairs, M, fe, kv[0], ke[0], fv[0], fev[0]);
+    if (!s) s = incidence(sc, nnz, V, kv, fv, &vf_off, &vf);
+    if (!s) s = incidence(sc, nnz, E, ke, fev, &ef_off, &ef);
+    if (s) return s;
+
+    /* Components of the runs, one block each; the patch count is the first wait. */
+    const long long nruns = ((long long)F + S - 1) / S;
+    mmx_index *pface = nullptr, *lpatch = nullptr, *nroots = nullptr, *run_base = nullptr;
+    s = sc.take((size_t)F, &pface);
+    if (!s) s = sc.take((size_t)F, &lpatch);
+    if (!s) s = sc.take((size_t)nruns, &nroots);
+    if (!s) s = sc.take((size_t)nruns, &run_base);
+    if (!s) {
+        run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, srt, at, ef_off, ef, pface,
+                                                                lpatch, nroots);
+        s = MMX__CUDA(ctx, cudaGetLastError());
+    }
+    if (!s) s = mmx__scan_exclusive(ctx, nroots, nruns, run_base);
+    int64_t np64 = 0;
+    {
+        const mmx_index *in[1] = {nroots};
+        const long long n[1] = {nruns};
+        if (!s) s = read_sums(ctx, 1, in, n, &np64);
+    }
+    if (s) return s;
+    const mmx_index np = (mmx_index)np64;
+    ps->npatches = np;
+    s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)pface, (const mmx_index *)lpatch,
+               (const mmx_index *)run_base, ps->face_patch);
+    sc.drop(pface), sc.drop(lpatch), sc.drop(nroots), sc.drop(run_base), sc.drop(srt), sc.drop(at);
+
+    /* Owners: the patch of the smallest incident face. */
+    if (!s) s = launch(ctx, E, first_owner, E, (const mmx_index *)ef_off, (const mmx_index *)ef,
+                       (const mmx_index *)ps->face_patch, ps->edge_patch, (uint16_t *)nullptr);
+    if (!s) s = launch(ctx, V, first_owner, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
+                       (const mmx_index *)ps->face_patch, ps->vert_patch, ps->vert_local);
+
+    /* Local faces: per face the patches of its vertices; the second wait reads their total. */
+    mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr;
+    if (!s) s = sc.take((size_t)nnz, &pv);
+    if (!s) s = sc.take((size_t)V, &pv_n);
+    if (!s) s = sc.take((size_t)F, &fcnt);
+    if (!s) s = sc.take((size_t)F + 1, &foff);
+    if (!s) s = launch(ctx, V, vertex_patches, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
+                       (const mmx_index *)ps->face_patch, pv, pv_n);
+    if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
+                       (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
+                       (const mmx_index *)nullptr, fcnt, (u32 *)nullptr, (mmx_index *)nullptr);
+    if (!s) s = mmx__scan_offsets(ctx, fcnt, F, foff);
+    int64_t nlf = 0;
+    {
+        const mmx_index *in[1] = {fcnt};
+        const long long n[1] = {F};
+        if (!s) s = read_sums(ctx, 1, in, n, &nlf);
+    }
+    if (!s && nlf > MMX_INDEX_MAX) s = too_many(ctx, "faces", nlf);
+    if (s) return s;
+    u32 *lkey[2] = {nullptr, nullptr};
+    mmx_index *lval[2] = {nullptr, nullptr}, *start2 = nullptr;
+    int lcur = 0;
+    const int gbits = mmx__bits_for(2 * (long long)np - 1);
+    s = sc.take((size_t)nlf, &lkey[0]);
+    if (!s) s = sc.take((size_t)nlf, &lkey[1]);
+    if (!s) s = sc.take((size_t)nlf, &lval[0]);
+    if (!s) s = sc.take((size_t)nlf, &lval[1]);
+    if (!s) s = sc.take(2 * (size_t)np + 1, &start2);
+    if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
+                       (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
+                       (const mmx_index *)foff, fcnt, lkey[0], lval[0]);
+    if (!s) s = mmx__sort_pairs(ctx, lkey, lval, nlf, gbits, &lcur);
+    if (s) return s;
+    sc.drop(pv), sc.drop(pv_n), sc.drop(fcnt), sc.drop(foff);
+    const u32 *fkey = lkey[lcur];
+    ps->l2g_f = lval[lcur];
+    sc.keep(ps->l2g_f);
+    sc.drop(lval[1 - lcur]), sc.drop(lkey[1 - lcur]);
+    s = mmx__dev_alloc(ctx, ((size_t)np + 1) * I, (void **)&ps->face_off);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)np + 1) * I, (void **)&ps->edge_off);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)np + 1) * I, (void **)&ps->vert_off);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)np + 1) * I, (void **)&ps->corner_off);
+    if (!s) s = mmx__dev_alloc(ctx, 3 * (size_t)np * I, (void **)&ps->owned);
+    if (!s) s = launch(ctx, nlf + 1, group_starts<u32, 0>, fkey, (long long)nlf, 2 * (long long)np, start2);
+    if (!s) s = launch(ctx, (long long)np + 1, patch_offsets, np, (const mmx_index *)start2, ps->face_off,
+                       ps->owned, 0);
+    if (!s) s = launch(ctx, nlf, owned_locals<u32, 0>, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f,
+                       (const mmx_index *)ps->face_off, ps->face_local);
+
+    /* Corners of the local faces, and the local edges and vertices counted: the third wait. */
+    mmx_index *ccnt = nullptr, *cpos = nullptr, *ecnt = nullptr, *eoff = nullptr, *vcnt = nullptr,
+              *voff = nullptr;
+    if (!s) s = sc.take((size_t)nlf, &ccnt);
+    if (!s) s = sc.take((size_t)nlf + 1, &cpos);
+    if (!s) s = sc.take((size_t)nlf, &ecnt);
+    if (!s) s = sc.take((size_t)nlf + 1, &eoff);
+    if (!s) s = sc.take((size_t)nlf, &vcnt);
+    if (!s) s = sc.take((size_t)nlf + 1, &voff);
+    if (s) return s;
+    const local_faces LF = {ps->l2g_f, ps->face_off, ps->owned, ps->face_patch};
+    s = launch(ctx, nlf, local_orders, (long long)nlf, M, (const mmx_index *)ps->l2g_f, ccnt);
+    if (!s) s = mmx__scan_offsets(ctx, ccnt, nlf, cpos);
+    if (!s) s = launch(ctx, (long long)np + 1, corner_offsets, np, (const mmx_index *)ps->face_off,
+                       (const mmx_index *)cpos, ps->corner_off);
+    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
+                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)nullptr,
+                       ecnt, (u64 *)nullptr);
+    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
+                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)nullptr,
+                       vcnt, (u64 *)nullptr);
+    if (!s) s = mmx__scan_offsets(ctx, ecnt, nlf, eoff);
+    if (!s) s = mmx__scan_offsets(ctx, vcnt, nlf, voff);
+    int64_t tot[3] = {0, 0, 0};
+    {
+        const mmx_index *in[3] = {ecnt, vcnt, ccnt};
+        const long long n[3] = {nlf, nlf, nlf};
+        if (!s) s = read_sums(ctx, 3, in, n, tot);
+    }
+    if (s) return s;
+    const int64_t nle = tot[0], nlv = tot[1], nc = tot[2];
+    if (nle > MMX_INDEX_MAX / 2) return too_many(ctx, "edges", nle);
+    if (nlv > MMX_INDEX_MAX) return too_many(ctx, "vertices", nlv);
+    if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
+
+    /* The local edges and vertices, sorted by (patch, not owned, number). */
+    u64 *ek[2] = {nullptr, nullptr}, *vk[2] = {nullptr, nullptr};
+    int ecur = 0, vcur = 0;
+    s = sc.take((size_t)nle, &ek[0]);
+    if (!s) s = sc.take((size_t)nle, &ek[1]);
+    if (!s) s = sc.take((size_t)nlv, &vk[0]);
+    if (!s) s = sc.take((size_t)nlv, &vk[1]);
+    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
+                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)eoff,
+                       ecnt, ek[0]);
+    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
+                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)voff,
+                       vcnt, vk[0]);
+    if (!s && nle) s = sort_keys(ctx, ek, nle, 32 + gbits, &ecur);
+    if (!s && nlv) s = sort_keys(ctx, vk, nlv, 32 + gbits, &vcur);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nle * I, (void **)&ps->l2g_e);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nlv * I, (void **)&ps->l2g_v);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nc * 2, (void **)&ps->fe);
+    if (!s) s = mmx__dev_alloc(ctx, 2 * (size_t)nle * 2, (void **)&ps->ev);
+    if (!s && !ps->order) s = mmx__dev_alloc(ctx, (size_t)nlf * I, (void **)&ps->fstart);
+    if (s) return s;
+    const u64 *ekey = ek[ecur], *vkey = vk[vcur];
+    s = launch(ctx, nle + 1, group_starts<u64, 32>, ekey, (long long)nle, 2 * (long long)np, start2);
+    if (!s) s = launch(ctx, (long long)np + 1, patch_offsets, np, (const mmx_index *)start2, ps->edge_off,
+                       ps->owned, 1);
+    if (!s) s = launch(ctx, nlv + 1, group_starts<u64, 32>, vkey, (long long)nlv, 2 * (long long)np, start2);
+    if (!s) s = launch(ctx, (long long)np + 1, patch_offsets, np, (const mmx_index *)start2, ps->vert_off,
+                       ps->owned, 2);
+    if (!s) s = launch(ctx, nle, low_words, (long long)nle, ekey, ps->l2g_e);
+    if (!s) s = launch(ctx, nlv, low_words, (long long)nlv, vkey, ps->l2g_v);
+    if (!s) s = launch(ctx, nle, owned_locals<u64, 32>, (long long)nle, ekey, (const mmx_index *)nullptr,
+                       (const mmx_index *)ps->edge_off, ps->edge_local);
+    if (!s) s = launch(ctx, nlv, owned_locals<u64, 32>, (long long)nlv, vkey, (const mmx_index *)nullptr,
+                       (const mmx_index *)ps->vert_off, ps->vert_local);
+
+    /* The blocks. */
+    if (!s) s = launch(ctx, nlf, fe_block, (long long)nlf, M, fe, fkey, (const mmx_index *)ps->l2g_f,
+                       (const mmx_index *)cpos, (const mmx_index *)ps->corner_off,
+                       (const mmx_index *)ps->edge_off, (const mmx_index *)ps->owned,
+                       (const mmx_index *)ps->edge_patch, (const mmx_index *)ps->l2g_e, ps->fe, ps->fstart);
+    if (!s) s = launch(ctx, nle, ev_block, (long long)nle, ekey, ev, (const mmx_index *)ps->vert_off,
+                       (const mmx_index *)ps->owned, (const mmx_index *)ps->vert_patch,
+                       (const mmx_index *)ps->l2g_v, ps->ev);
+
+    /* The statistics, the refusal and the orientation: the last wait. */
+    mmx__readback rb;
+    memset(&rb, 0, sizeof rb);
+    build_stats *bs = nullptr;
+    if (!s) s = mmx__readback_open(ctx, &rb);
+    if (!s) s = mmx__readback_slot(&rb, sizeof *bs, (void **)&bs);
+    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)ps->edge_off,
+                       (const mmx_index *)ps->vert_off, (const mmx_index *)ps->corner_off,
+                       (const mmx_index *)ps->owned, bs);
+    if (!s) s = launch(ctx, nlv, refused_vertex, (long long)nlv, vkey, (const mmx_index *)vf_off, bs);
+    if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
+    if (!s) s = mmx__readback_wait(&rb);
+    build_stats h;
+    memset(&h, 0, sizeof h);
+    if (!s) h = *(const build_stats *)mmx__readback_host(&rb, bs);
+    mmx__readback_close(&rb);
+    if (s) return s;
+    if (h.bad_patch) {
+        /* The sizes for the sentence (copies, each a wait: only on this path). */
+        const mmx_index p = (mmx_index)(0xffffffffu - h.bad_patch);
+        mmx_index fo[2], eo[2], vo[2];
+        s = mmx_mem_copy(ctx, fo, MMX_SPACE_HOST, ps->face_off + p, MMX_SPACE_DEVICE, sizeof fo);
+        if (!s) s = mmx_mem_copy(ctx, eo, MMX_SPACE_HOST, ps->edge_off + p, MMX_SPACE_DEVICE, sizeof eo);
+        if (!s) s = mmx_mem_copy(ctx, vo, MMX_SPACE_HOST, ps->vert_off + p, MMX_SPACE_DEVICE, sizeof vo);
+        if (s) return s;
+        return mmx__patch_refuse(ctx, p, fo[1] - fo[0], eo[1] - eo[0], vo[1] - vo[0],
+                                 (mmx_index)(0xffffffffu - (u32)h.best_vertex),
+                                 (mmx_index)(h.best_vertex >> 32));
+    }
+    mmx_patch_stats *ss = &ps->stats;
+    ss->min_faces = (mmx_index)(0xffffffffu - h.min_faces_key);
+    ss->max_faces = (mmx_index)h.max_faces;
+    ss->max_local_faces = (mmx_index)h.max_lf;
+    ss->max_local_edges = (mmx_index)h.max_le;
+    ss->max_local_verts = (mmx_index)h.max_lv;
+    ps->max_corners = (mmx_index)h.max_nc;
+    ps->max_scratch = (size_t)h.max_scratch;
+    ps->bad_edge = h.bad_edge ? MMX__PATCH_FAULT_EDGE(h.bad_edge) : -1;
+    mmx__patch_stats_finish(ps, nlf, nle, nlv, nc);
+    return MMX_OK;
+}

@@ -1,0 +1,133 @@
+/* Private declarations of the patch module (include/meshmatrix/patch.h): the patch set's
+ * layout, the host build that both backends share, and the per-patch steps (patch_block.h)
+ * that the host loops and the CUDA blocks both run.
+ *
+ * Layout. Patches are numbered 0 .. npatches - 1. Patch p's local faces are the entries
+ * [face_off[p], face_off[p + 1]) of l2g_f (owned first, in ascending global number, then the
+ * ribbon, ascending); its local edges and vertices likewise in l2g_e / l2g_v through edge_off
+ * and vert_off (owned ascending, then the rest ascending). Its FE block is the corners
+ * [corner_off[p], corner_off[p + 1]) of fe, local face by local face in corner order, each
+ * local edge << 1 | d (d as in mmx_adjacency's fe: 0 when the face runs the edge from its
+ * smaller global vertex); a polygon mesh's local face l starts at corner fstart[face_off[p] + l]
+ * of the block (relative to corner_off[p]; the last face ends at the block's end), a mesh of
+ * one face order c needs no fstart (face l starts at c * l). Its EV block is the entries
+ * [2 edge_off[p], 2 edge_off[p + 1]) of ev: per local edge its two local vertices, the smaller
+ * global vertex first. owned[3p .. 3p + 2] are its owned faces, edges and vertices. Per global
+ * element the owning patch and the local index there (vertices in no face: -1 and 0xffff). */
+#ifndef MMX_PATCH_INTERNAL_H
+#define MMX_PATCH_INTERNAL_H
+
+#include "core/core_internal.h"
+#include "meshmatrix/patch.h"
+#include "spla/spla_internal.h" /* MMX__HD */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* 16-bit local indices: faces and vertices up to 65535 per patch; edges up to 32768, since a
+ * corner stores its local edge shifted left by one to make room for the direction bit. */
+#define MMX__PATCH_MAX_LOCAL 65535
+#define MMX__PATCH_MAX_LOCAL_EDGES 32768
+
+struct mmx_patch_set {
+    mmx_ctx *ctx;
+    mmx_space space;
+    mmx_index nverts, nfaces, nedges, npatches;
+    mmx_index order;       /* the common face order, 0 for mixed orders (or no faces) */
+    mmx_index max_faces;   /* S */
+    mmx_index *face_off, *edge_off, *vert_off, *corner_off; /* npatches + 1 each */
+    mmx_index *owned;      /* 3 * npatches */
+    mmx_index *l2g_f, *l2g_e, *l2g_v; /* face_off[np], edge_off[np], vert_off[np] */
+    mmx_index *fstart;     /* face_off[np], relative to the patch's block; NULL when order > 0 */
+    uint16_t *fe;          /* corner_off[np] */
+    uint16_t *ev;          /* 2 * edge_off[np] */
+    mmx_index *face_patch, *edge_patch, *vert_patch;   /* owners */
+    uint16_t *face_local, *edge_local, *vert_local;    /* local index in the owner */
+    /* Host fields, set at build time. */
+    mmx_patch_stats stats;
+    mmx_index max_corners; /* the largest patch's local corners */
+    size_t max_scratch;    /* the largest patch's work space (mmx__patch_scratch_bytes) */
+    int64_t nlf, nle, nlv, nlc; /* local faces, edges, vertices, corners over all patches */
+    mmx_index bad_edge;    /* the smallest edge two faces run the same way (the test of
+                              mmx__pl_inconsistent), -1 when the mesh is consistently oriented:
+                              mmx_patch_reduce refuses VV and VF on such a set */
+};
+
+/* Builds the set's arrays on the host from host arrays: the mesh matrix M (either form), the
+ * positions (NULL: no geometry, faces cut in number order), and the adjacency's fe, ev and
+ * nedges. ps has ctx, nverts, nfaces, nedges, order and max_faces set; its arrays are
+ * allocated here in host memory (malloc), the stats and maxima filled. On error the arrays
+ * made so far are left for the caller to free (mmx__patch_set_free_arrays).
+ * Errors: MMX_ERR_MESH (a patch beyond 16-bit local indices: the detail names the patch and
+ * its vertex of largest valence), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM. */
+mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
+                                 const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps);
+
+/* The same build on the device (patch_build.cu), from device arrays: M (either form), the
+ * positions (NULL: faces cut in number order), the adjacency's fe and ev; ps set up as for
+ * mmx__patch_build_host. Gives arrays bit for bit equal to the host build's, in device memory
+ * from the context's pool (ps->space = MMX_SPACE_DEVICE), the host fields filled, and the same
+ * refusal (the same sentence) where the host refuses. Synchronises four times, to read sizes:
+ * the patch count, the local faces, the local edges/vertices/corners, the statistics.
+ * Errors: as mmx__patch_build_host, and MMX_ERR_CUDA. On error the arrays made so far are left
+ * for the caller to free (mmx__patch_set_free_arrays). */
+mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
+                                 const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps);
+
+/* The refusal of patch p (nf, ne, nv local faces, edges, vertices) beyond 16-bit local
+ * indices, naming its vertex v of largest valence (faces at it; ties: the smaller vertex):
+ * MMX_ERR_MESH with one sentence for both builds. */
+mmx_status mmx__patch_refuse(mmx_ctx *ctx, mmx_index p, mmx_index nf, mmx_index ne, mmx_index nv,
+                             mmx_index v, mmx_index valence);
+
+/* The statistics that follow from the totals (nlf, nle, nlv local faces, edges, vertices and
+ * nc local corners over all patches) and ps's sizes: npatches, mean_faces, ribbon_faces and
+ * its share, bytes and bytes per face; the totals into ps->nlf .. nlc. The per-patch extremes are the caller's. */
+void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_t nlv, int64_t nc);
+
+/* The ends of global edge e (smaller first), read through its owner's blocks in the set's
+ * space (on CUDA: small copies, each a wait; for error messages only). */
+mmx_status mmx__patch_edge_ends(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index e,
+                                mmx_index ends[2]);
+
+/* The bytes a patch query of each kind must read at least (bytes[k] for mmx_query_kind k), the
+ * floor's read side (bench/queries.c adds the result's bytes): the whole FE block (2 bytes per
+ * local corner, every patch) when the query's source or target is a face or a vertex (FV, FE,
+ * FF, EF, VV, VE, VF: the faces and the fans are read from it); the whole EV block (4 bytes per
+ * local edge) when the source or target is an edge or a vertex (EV, VV, VE and, for the fans'
+ * edge ends, VF; FE and EF read edges through FE alone and need no EV); the local-to-global map
+ * of the target kind (4 bytes per local element of that kind) and of the source kind's owned
+ * elements (4 bytes each: the rows' global numbers; the whole map where source and target are
+ * the same kind); per patch the offsets it reads (face, edge, vertex and corner offsets and
+ * the owned counts: 7 indices, 28 bytes), and fstart (4 bytes per local face) for a mesh of
+ * mixed orders. Owners, local indices of owners and the host fields are not counted: a query
+ * does not read them. Host arithmetic on the stored totals; no wait. */
+void mmx__patch_floor_bytes(const mmx_patch_set *ps, double bytes[MMX_QUERY_COUNT]);
+
+/* Gives the set's arrays back to the memory of its space (ps->ctx) and clears the pointers. */
+void mmx__patch_set_free_arrays(mmx_patch_set *ps);
+
+/* The read-back key of an inconsistent edge e (0 stands for none) and back. */
+#define MMX__PATCH_FAULT(e) (0xffffffffu - (unsigned int)(e))
+#define MMX__PATCH_FAULT_EDGE(key) ((mmx_index)(0xffffffffu - (key)))
+
+/* The CUDA halves of the queries and reductions (patch_query.cu, patch_reduce.cu): the same
+ * per-patch code as the host loops, one block per patch. Arrays in device memory, queued.
+ * mmx__patch_query_fill_cuda writes row r at rowptr[r], or at order * r when rowptr is NULL
+ * (the reduced form). mmx__patch_query_lengths_cuda writes each owned element's row length into len (zeroed by the
+ * caller) and folds the smallest inconsistent edge (vertex queries) into *fault, a read-back
+ * slot that starts at zero: it keeps MMX__PATCH_FAULT(e), largest for the smallest edge, by an
+ * atomic maximum (0: none). */
+mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
+                                         mmx_query_kind kind, mmx_index *len,
+                                         unsigned int *fault);
+mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                                      const mmx_index *rowptr, mmx_index order, mmx_index *colidx);
+mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                                  const float *x, int k, float *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,42 @@
+/* The CUDA half of mmx_patch_reduce (patch_reduce.c): one block per patch builds its view
+ * (patch_block.cuh); each thread sums the row of one owned element as the query's walk meets
+ * its neighbours (patch_block.h), in float, left to right, and writes its y row. Queued. */
+#include "patch_block.cuh"
+
+namespace {
+
+__global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const float *x, int k,
+                            float *y, mmx__patch_launch ln)
+{
+    extern __shared__ __align__(16) unsigned char smem[];
+    void *w = mmx__patch_work(smem, ln);
+    const int needs = mmx__pl_needs(kind);
+    for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        mmx__plocal L;
+        mmx__patch_local_block(ps, p, w, needs, &L);
+        const mmx_index n = mmx__pl_sources(&L, kind);
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
+            mmx__psink sink = {nullptr, 0, x, k, {0, 0, 0, 0}};
+            mmx__pl_row(&L, kind, i, &sink);
+            const size_t g = (size_t)mmx__pl_global(&L, kind, i);
+            for (int c = 0; c < k; c++) y[g * (size_t)k + (size_t)c] = sink.acc[c];
+        }
+        __syncthreads();
+    }
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
+                                             mmx_query_kind kind, const float *x, int k, float *y)
+{
+    if (ps->npatches == 0) return MMX_OK;
+    mmx__patch_launch ln;
+    mmx_status s = mmx__patch_launch_for(ctx, ps, reduce_rows, &ln);
+    if (s) return s;
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    reduce_rows<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(*ps, kind, x, k, y, ln);
+    s = MMX__CUDA(ctx, cudaGetLastError());
+    mmx__dev_free(ctx, ln.gscratch);
+    return s;
+}

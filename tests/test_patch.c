@@ -1,0 +1,836 @@
+/* Criterion suite "patch": the patch set's invariants (every face owned once, patches
+ * connected and at most S faces, owners by smallest face, ribbons complete, local maps and
+ * blocks consistent with the adjacency, determinism), the patch queries against the query
+ * spec (tests/spec) and the algebraic path (mmx_query), the reductions against the SpMV of the
+ * query's rows, robustness cases (many components, isolated vertices, non-manifold edges and
+ * vertices, a huge fan, one triangle, an empty mesh, bad options), and the CUDA build against
+ * the host's: every array bit for bit, the same refusal, the same queries and reductions. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "spec/spec.h"
+#include "patch/patch_internal.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
+    return m;
+}
+
+static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *start,
+                            const mmx_index *verts, int with_pos)
+{
+    float *pos = NULL;
+    if (with_pos) {
+        pos = malloc(3 * (size_t)(nv ? nv : 1) * sizeof *pos);
+        cr_assert(pos);
+        uint32_t seed = 7;
+        for (mmx_index i = 0; i < 3 * nv; i++) pos[i] = (float)(tu_rng(&seed) % 1000) / 100.0f;
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
+    free(pos);
+    return m;
+}
+
+static mmx_patch_set *make_set(mmx_ctx *ctx, const mmx_mesh *m, int S)
+{
+    mmx_patch_options o = {S};
+    mmx_patch_set *ps = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    return ps;
+}
+
+static mmx_index ufind(mmx_index *parent, mmx_index i)
+{
+    while (parent[i] != i) i = parent[i] = parent[parent[i]];
+    return i;
+}
+
+/* Every invariant patch.h states, on a host set of host mesh m. */
+static void check_invariants(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps, int S)
+{
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_csc *M = m->M;
+    const mmx_index F = M->ncols, V = M->nrows, E = adj->nedges, np = ps->npatches;
+    cr_assert_eq(ps->nfaces, F);
+    cr_assert_eq(ps->nedges, E);
+    /* Faces at each vertex, faces on each edge, smallest face per edge and vertex. */
+    mmx_index *minf_e = malloc(((size_t)E + 1) * sizeof *minf_e);
+    mmx_index *minf_v = malloc(((size_t)V + 1) * sizeof *minf_v);
+    mmx_index *vstart = calloc((size_t)V + 2, sizeof *vstart);
+    mmx_index *vfaces = malloc(((size_t)M->nnz + 1) * sizeof *vfaces);
+    cr_assert(minf_e && minf_v && vstart && vfaces);
+    for (mmx_index e = 0; e < E; e++) minf_e[e] = -1;
+    for (mmx_index v = 0; v < V; v++) minf_v[v] = -1;
+    for (mmx_index f = F - 1; f >= 0; f--) {
+        const mmx_index a = M->order ? M->order * f : M->colptr[f];
+        const mmx_index b = M->order ? a + M->order : M->colptr[f + 1];
+        for (mmx_index c = a; c < b; c++) minf_e[adj->fe[c] >> 1] = f, minf_v[M->rowidx[c]] = f;
+    }
+    for (mmx_index c = 0; c < M->nnz; c++) vstart[M->rowidx[c] + 2]++;
+    for (mmx_index v = 0; v < V; v++) vstart[v + 2] += vstart[v + 1];
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index a = M->order ? M->order * f : M->colptr[f];
+        const mmx_index b = M->order ? a + M->order : M->colptr[f + 1];
+        for (mmx_index c = a; c < b; c++) vfaces[vstart[M->rowidx[c] + 1]++] = f;
+    }
+    /* Ownership. */
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index p = ps->face_patch[f];
+        cr_assert(p >= 0 && p < np, "face %d patch %d", f, p);
+        cr_assert_lt(ps->face_local[f], ps->owned[3 * p]);
+        cr_assert_eq(ps->l2g_f[ps->face_off[p] + ps->face_local[f]], f);
+    }
+    for (mmx_index e = 0; e < E; e++) {
+        const mmx_index p = ps->edge_patch[e];
+        cr_assert_eq(p, ps->face_patch[minf_e[e]], "edge %d", e);
+        cr_assert_lt(ps->edge_local[e], ps->owned[3 * p + 1]);
+        cr_assert_eq(ps->l2g_e[ps->edge_off[p] + ps->edge_local[e]], e);
+    }
+    for (mmx_index v = 0; v < V; v++) {
+        const mmx_index p = ps->vert_patch[v];
+        if (minf_v[v] < 0) {
+            cr_assert_eq(p, -1, "isolated vertex %d owned", v);
+            continue;
+        }
+        cr_assert_eq(p, ps->face_patch[minf_v[v]], "vertex %d", v);
+        cr_assert_lt(ps->vert_local[v], ps->owned[3 * p + 2]);
+        cr_assert_eq(ps->l2g_v[ps->vert_off[p] + ps->vert_local[v]], v);
+    }
+    /* Per patch: sizes, order of the local lists, connectivity, ribbon, blocks. */
+    mmx_index *mark = malloc(((size_t)F + 1) * sizeof *mark), *parent = malloc(((size_t)F + 1) * sizeof *parent);
+    cr_assert(mark && parent);
+    for (mmx_index f = 0; f < F; f++) mark[f] = -1, parent[f] = f;
+    int64_t owned_total = 0;
+    for (mmx_index p = 0; p < np; p++) {
+        const mmx_index f0 = ps->face_off[p], nf = ps->face_off[p + 1] - f0, of = ps->owned[3 * p];
+        const mmx_index e0 = ps->edge_off[p], ne = ps->edge_off[p + 1] - e0, oe = ps->owned[3 * p + 1];
+        const mmx_index v0 = ps->vert_off[p], nv = ps->vert_off[p + 1] - v0, ov = ps->owned[3 * p + 2];
+        cr_assert(of >= 1 && of <= S, "patch %d owns %d faces (S %d)", p, of, S);
+        owned_total += of;
+        for (mmx_index i = 0; i < nf; i++) {
+            const mmx_index f = ps->l2g_f[f0 + i];
+            cr_assert_eq(ps->face_patch[f] == p, i < of, "patch %d local face %d", p, i);
+            if (i && i != of) cr_assert_gt(f, ps->l2g_f[f0 + i - 1]);
+            mark[f] = p;
+        }
+        for (mmx_index i = 0; i < ne; i++) {
+            const mmx_index e = ps->l2g_e[e0 + i];
+            cr_assert_eq(ps->edge_patch[e] == p, i < oe);
+            if (i && i != oe) cr_assert_gt(e, ps->l2g_e[e0 + i - 1]);
+        }
+        for (mmx_index i = 0; i < nv; i++) {
+            const mmx_index v = ps->l2g_v[v0 + i];
+            cr_assert_eq(ps->vert_patch[v] == p, i < ov);
+            if (i && i != ov) cr_assert_gt(v, ps->l2g_v[v0 + i - 1]);
+        }
+        /* Ribbon: every face at a vertex of an owned face is local; every ribbon face is at
+         * such a vertex. */
+        for (mmx_index i = 0; i < of; i++) {
+            const mmx_index f = ps->l2g_f[f0 + i];
+            const mmx_index a = M->order ? M->order * f : M->colptr[f];
+            const mmx_index b = M->order ? a + M->order : M->colptr[f + 1];
+            for (mmx_index c = a; c < b; c++) {
+                const mmx_index v = M->rowidx[c];
+                for (mmx_index q = vstart[v]; q < vstart[v + 1]; q++)
+                    cr_assert_eq(mark[vfaces[q]], p, "patch %d misses face %d at vertex %d", p, vfaces[q], v);
+            }
+        }
+        /* The blocks against the adjacency. */
+        const mmx_index c0 = ps->corner_off[p];
+        mmx_index k = 0;
+        for (mmx_index i = 0; i < nf; i++) {
+            const mmx_index f = ps->l2g_f[f0 + i];
+            const mmx_index a = M->order ? M->order * f : M->colptr[f];
+            const mmx_index b = M->order ? a + M->order : M->colptr[f + 1];
+            if (!ps->order) cr_assert_eq(ps->fstart[f0 + i], k);
+            for (mmx_index c = a; c < b; c++, k++) {
+                const uint16_t x = ps->fe[c0 + k];
+                cr_assert_lt(x >> 1, ne);
+                cr_assert_eq(ps->l2g_e[e0 + (x >> 1)], adj->fe[c] >> 1, "patch %d corner %d", p, k);
+                cr_assert_eq(x & 1, adj->fe[c] & 1);
+            }
+        }
+        cr_assert_eq(k, ps->corner_off[p + 1] - c0);
+        for (mmx_index i = 0; i < ne; i++) {
+            const mmx_index e = ps->l2g_e[e0 + i];
+            cr_assert_eq(ps->l2g_v[v0 + ps->ev[2 * ((size_t)e0 + i)]], adj->ev[2 * e]);
+            cr_assert_eq(ps->l2g_v[v0 + ps->ev[2 * ((size_t)e0 + i) + 1]], adj->ev[2 * e + 1]);
+        }
+    }
+    cr_assert_eq(owned_total, F);
+    /* Connected: owned faces of one patch joined across their edges make one class. */
+    mmx_index *estart = calloc((size_t)E + 2, sizeof *estart);
+    mmx_index *efaces = malloc(((size_t)M->nnz + 1) * sizeof *efaces);
+    cr_assert(estart && efaces);
+    for (mmx_index c = 0; c < M->nnz; c++) estart[(adj->fe[c] >> 1) + 2]++;
+    for (mmx_index e = 0; e < E; e++) estart[e + 2] += estart[e + 1];
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index a = M->order ? M->order * f : M->colptr[f];
+        const mmx_index b = M->order ? a + M->order : M->colptr[f + 1];
+        for (mmx_index c = a; c < b; c++) efaces[estart[(adj->fe[c] >> 1) + 1]++] = f;
+    }
+    for (mmx_index e = 0; e < E; e++)
+        for (mmx_index i = estart[e]; i < estart[e + 1]; i++)
+            for (mmx_index j = i + 1; j < estart[e + 1]; j++)
+                if (ps->face_patch[efaces[i]] == ps->face_patch[efaces[j]]) {
+                    const mmx_index r1 = ufind(parent, efaces[i]), r2 = ufind(parent, efaces[j]);
+                    if (r1 != r2) parent[r1] = r2;
+                }
+    mmx_index *root = malloc(((size_t)np + 1) * sizeof *root);
+    cr_assert(root);
+    for (mmx_index p = 0; p < np; p++) root[p] = -1;
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index p = ps->face_patch[f], r = ufind(parent, f);
+        if (root[p] < 0) root[p] = r;
+        cr_assert_eq(root[p], r, "patch %d is not connected (face %d)", p, f);
+    }
+    free(root), free(estart), free(efaces), free(mark), free(parent);
+    free(minf_e), free(minf_v), free(vstart), free(vfaces);
+    mmx_adjacency_free(adj);
+}
+
+/* Row r's entries [*a, *b) of a host CSR in either form. */
+static void csr_row(const mmx_csr *A, mmx_index r, mmx_index *a, mmx_index *b)
+{
+    *a = A->order ? A->order * r : A->rowptr[r];
+    *b = A->order ? *a + A->order : A->rowptr[r + 1];
+}
+
+static void expect_equal_csr(const mmx_csr *A, const mmx_csr *B, const char *what)
+{
+    cr_assert_eq(A->nrows, B->nrows, "%s: rows %d %d", what, A->nrows, B->nrows);
+    cr_assert_eq(A->ncols, B->ncols, "%s: cols", what);
+    cr_assert_eq(A->nnz, B->nnz, "%s: nnz %d %d", what, A->nnz, B->nnz);
+    cr_assert_eq(A->order, B->order, "%s: order %d %d", what, A->order, B->order);
+    for (mmx_index r = 0; r < A->nrows; r++) {
+        mmx_index a, b, c, d;
+        csr_row(A, r, &a, &b);
+        csr_row(B, r, &c, &d);
+        cr_assert_eq(b - a, d - c, "%s: row %d length %d vs %d", what, r, b - a, d - c);
+        for (mmx_index i = 0; i < b - a; i++)
+            cr_assert_eq(A->colidx[a + i], B->colidx[c + i], "%s: row %d entry %d: %d vs %d", what,
+                         r, i, A->colidx[a + i], B->colidx[c + i]);
+    }
+}
+
+/* The patch queries of m against spec_query and mmx_query, every kind. */
+static void check_queries(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps, const char *name)
+{
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        char what[128];
+        snprintf(what, sizeof what, "%s %s", name, mmx_query_name((mmx_query_kind)k));
+        mmx_csr *P = NULL, *Q = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
+        MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
+        expect_equal_csr(P, Q, what);
+        mmx_index *rowptr = NULL, *colidx = NULL, nrows = 0;
+        cr_assert_eq(spec_query(m, (mmx_query_kind)k, &rowptr, &colidx, &nrows), 0, "%s: spec refused", what);
+        mmx_csr S = {nrows, P->ncols, rowptr[nrows], rowptr, colidx, NULL, 0, MMX_SPACE_HOST, NULL};
+        mmx_csr Pg = *P;
+        cr_assert_eq(nrows, P->nrows, "%s: spec rows", what);
+        Pg.order = 0;
+        if (P->order) { /* compare as general */
+            mmx_index *rp = malloc(((size_t)nrows + 1) * sizeof *rp);
+            cr_assert(rp);
+            for (mmx_index r = 0; r <= nrows; r++) rp[r] = P->order * r;
+            Pg.rowptr = rp;
+            expect_equal_csr(&Pg, &S, what);
+            free(rp);
+        } else {
+            expect_equal_csr(&Pg, &S, what);
+        }
+        free(rowptr), free(colidx);
+        mmx_csr_free(P), mmx_csr_free(Q);
+    }
+}
+
+/* The reductions against the rows of the query, summed in float left to right. */
+static void check_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, const char *name)
+{
+    const mmx_query_kind kinds[3] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_EF};
+    for (int t = 0; t < 3; t++) {
+        mmx_csr *Q = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, kinds[t], &Q));
+        for (int k = 1; k <= 4; k++) {
+            uint32_t seed = 11u + (uint32_t)k;
+            float *x = malloc(((size_t)Q->ncols * k + 1) * sizeof *x);
+            float *y = malloc(((size_t)Q->nrows * k + 1) * sizeof *y);
+            cr_assert(x && y);
+            for (mmx_index i = 0; i < Q->ncols * k; i++)
+                x[i] = (float)((int)(tu_rng(&seed) % 2001) - 1000) / 37.0f;
+            MMX_OK_OR_FAIL(ctx, mmx_patch_reduce(ctx, ps, kinds[t], x, k, y));
+            for (mmx_index r = 0; r < Q->nrows; r++) {
+                mmx_index a, b;
+                csr_row(Q, r, &a, &b);
+                for (int c = 0; c < k; c++) {
+                    float acc = 0;
+                    for (mmx_index i = a; i < b; i++) acc += x[(size_t)Q->colidx[i] * k + c];
+                    cr_assert(acc == y[(size_t)r * k + c], "%s %s k=%d row %d: %g vs %g", name,
+                              mmx_query_name(kinds[t]), k, r, (double)acc, (double)y[(size_t)r * k + c]);
+                }
+            }
+            free(x), free(y);
+        }
+        mmx_csr_free(Q);
+    }
+}
+
+/* Two builds give the same arrays. */
+static void check_deterministic(mmx_ctx *ctx, const mmx_mesh *m, int S)
+{
+    mmx_patch_set *a = make_set(ctx, m, S), *b = make_set(ctx, m, S);
+    cr_assert_eq(a->npatches, b->npatches);
+    const size_t np = (size_t)a->npatches;
+#define SAME(f, n) cr_assert(memcmp(a->f, b->f, (n) * sizeof *a->f) == 0, #f " differs")
+    SAME(face_off, np + 1);
+    SAME(edge_off, np + 1);
+    SAME(vert_off, np + 1);
+    SAME(corner_off, np + 1);
+    SAME(owned, 3 * np);
+    SAME(l2g_f, (size_t)a->face_off[np]);
+    SAME(l2g_e, (size_t)a->edge_off[np]);
+    SAME(l2g_v, (size_t)a->vert_off[np]);
+    SAME(fe, (size_t)a->corner_off[np]);
+    SAME(ev, 2 * (size_t)a->edge_off[np]);
+    SAME(face_patch, (size_t)a->nfaces);
+    SAME(vert_patch, (size_t)a->nverts);
+#undef SAME
+    mmx_patch_set_free(a);
+    mmx_patch_set_free(b);
+}
+
+/* Everything above on one mesh and one S. */
+static void check_all(mmx_ctx *ctx, const mmx_mesh *m, int S, const char *name)
+{
+    mmx_patch_set *ps = make_set(ctx, m, S);
+    check_invariants(ctx, m, ps, S ? S : MMX_PATCH_DEFAULT_FACES);
+    check_queries(ctx, m, ps, name);
+    check_reduce(ctx, ps, name);
+    mmx_patch_set_free(ps);
+    check_deterministic(ctx, m, S);
+}
+
+/* ---- shapes and files ------------------------------------------------------------------------ */
+
+static void shape_case(const char *spec)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, spec);
+    const int Ss[3] = {7, 16, 0};
+    for (int i = 0; i < 3; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "%s S=%d", spec, Ss[i]);
+        check_all(ctx, m, Ss[i], name);
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, torus) { shape_case("torus:32:24"); }
+Test(patch, icosphere) { shape_case("icosphere:3"); }
+Test(patch, grid_with_holes) { shape_case("grid:40:30"); }
+Test(patch, mixed_polygons) { shape_case("mixed"); }
+Test(patch, cube_and_tetrahedron)
+{
+    shape_case("cube");
+    shape_case("tetrahedron");
+}
+
+Test(patch, data_meshes)
+{
+    const char *files[] = {"cube.obj", "house.obj", "strip.obj", "bigguy_quads.obj", "cube.off"};
+    mmx_ctx *ctx = tu_host_ctx();
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(files[i]), MMX_FORMAT_AUTO, &m));
+        char name[96];
+        snprintf(name, sizeof name, "%s S=16", files[i]);
+        check_all(ctx, m, 16, name);
+        snprintf(name, sizeof name, "%s S=512", files[i]);
+        check_all(ctx, m, 512, name);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, shuffled_order)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "torus:20:16"), *sh = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shuffle(ctx, m, 3, NULL, NULL, &sh));
+    check_all(ctx, sh, 16, "shuffled torus");
+    mmx_mesh_free(sh);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- robustness ------------------------------------------------------------------------------ */
+
+Test(patch, thousands_of_separate_triangles)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 3000;
+    mmx_index *start = malloc(((size_t)n + 1) * sizeof *start), *verts = malloc(3 * (size_t)n * sizeof *verts);
+    cr_assert(start && verts);
+    for (mmx_index f = 0; f <= n; f++) start[f] = 3 * f;
+    for (mmx_index i = 0; i < 3 * n; i++) verts[i] = i;
+    mmx_mesh *m = from_faces(ctx, 3 * n, n, start, verts, 1);
+    mmx_patch_set *ps = make_set(ctx, m, 0);
+    cr_expect_eq(ps->npatches, n, "every triangle is its own component: %d patches", ps->npatches);
+    mmx_patch_set_free(ps);
+    check_all(ctx, m, 0, "separate triangles");
+    check_all(ctx, m, 7, "separate triangles S=7");
+    mmx_mesh_free(m);
+    free(start), free(verts);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, isolated_vertices)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* Two triangles on vertices 1..4; 0, 5 and 6 in no face. */
+    const mmx_index start[] = {0, 3, 6}, verts[] = {1, 2, 3, 3, 2, 4};
+    mmx_mesh *m = from_faces(ctx, 7, 2, start, verts, 1);
+    check_all(ctx, m, 1, "isolated vertices S=1");
+    check_all(ctx, m, 0, "isolated vertices");
+    mmx_patch_set *ps = make_set(ctx, m, 0);
+    cr_expect_eq(ps->vert_patch[0], -1);
+    cr_expect_eq(ps->vert_patch[6], -1);
+    mmx_csr *Q = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, MMX_QUERY_VV, &Q));
+    cr_expect_eq(Q->rowptr[1] - Q->rowptr[0], 0);
+    mmx_csr_free(Q);
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, nonmanifold_edge)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* Three triangles on edge {0, 1}, plus a fourth across another edge. */
+    const mmx_index start[] = {0, 3, 6, 9, 12}, verts[] = {0, 1, 2, 1, 0, 3, 0, 1, 4, 2, 1, 5};
+    mmx_mesh *m = from_faces(ctx, 6, 4, start, verts, 1);
+    check_all(ctx, m, 1, "non-manifold edge S=1");
+    check_all(ctx, m, 2, "non-manifold edge S=2");
+    check_all(ctx, m, 0, "non-manifold edge");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, bowtie_vertex)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* Two fans meeting at vertex 0: an open one (two triangles) and a closed one (a cone). */
+    const mmx_index start[] = {0, 3, 6, 9, 12, 15};
+    const mmx_index verts[] = {0, 1, 2, 0, 2, 3, 0, 4, 5, 0, 5, 6, 0, 6, 4};
+    mmx_mesh *m = from_faces(ctx, 7, 5, start, verts, 1);
+    check_all(ctx, m, 1, "bowtie S=1");
+    check_all(ctx, m, 2, "bowtie S=2");
+    check_all(ctx, m, 0, "bowtie");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, one_triangle_and_no_positions)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index start[] = {0, 3}, verts[] = {0, 1, 2};
+    mmx_mesh *m = from_faces(ctx, 3, 1, start, verts, 1);
+    check_all(ctx, m, 0, "one triangle");
+    mmx_mesh_free(m);
+    m = from_faces(ctx, 3, 1, start, verts, 0);
+    check_all(ctx, m, 0, "one triangle without positions");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, empty_mesh)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index start[1] = {0};
+    for (mmx_index nv = 0; nv <= 4; nv += 4) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, 0, start, NULL, NULL, &m));
+        mmx_patch_set *ps = make_set(ctx, m, 0);
+        mmx_patch_stats st;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_stats(ctx, ps, &st));
+        cr_expect_eq(st.npatches, 0);
+        for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+            mmx_csr *Q = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &Q));
+            cr_expect_eq(Q->nnz, 0);
+            cr_expect_eq(Q->nrows, k <= MMX_QUERY_VF ? nv : 0);
+            mmx_csr_free(Q);
+        }
+        float x[4] = {1, 2, 3, 4}, y[16];
+        MMX_OK_OR_FAIL(ctx, mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, x, 1, y));
+        for (mmx_index v = 0; v < nv; v++) cr_expect(y[v] == 0);
+        mmx_patch_set_free(ps);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* A fan of n triangles around vertex 0 (open: a disk cut once). */
+static mmx_mesh *fan(mmx_ctx *ctx, mmx_index n)
+{
+    mmx_index *start = malloc(((size_t)n + 1) * sizeof *start), *verts = malloc(3 * (size_t)n * sizeof *verts);
+    float *pos = malloc(3 * ((size_t)n + 2) * sizeof *pos);
+    cr_assert(start && verts && pos);
+    for (mmx_index f = 0; f <= n; f++) start[f] = 3 * f;
+    for (mmx_index f = 0; f < n; f++) verts[3 * f] = 0, verts[3 * f + 1] = f + 1, verts[3 * f + 2] = f + 2;
+    pos[0] = pos[1] = pos[2] = 0;
+    for (mmx_index i = 1; i <= n + 1; i++) {
+        const double t = 6.0 * i / (n + 1);
+        pos[3 * i] = (float)t, pos[3 * i + 1] = (float)(t * t), pos[3 * i + 2] = 0;
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, n + 2, n, start, verts, pos, &m));
+    free(start), free(verts), free(pos);
+    return m;
+}
+
+Test(patch, fan_of_100000_is_refused_naming_its_vertex)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = fan(ctx, 100000);
+    mmx_patch_set *ps = NULL;
+    mmx_status s = mmx_patch_set_create(ctx, m, NULL, NULL, &ps);
+    cr_assert_eq(s, MMX_ERR_MESH, "%s", mmx_status_str(s));
+    cr_assert_null(ps);
+    cr_expect(strstr(mmx_ctx_error(ctx), "vertex 0 has 100000 faces") != NULL, "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, fan_of_10000_is_built)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = fan(ctx, 10000);
+    mmx_patch_set *ps = make_set(ctx, m, 0);
+    mmx_csr *P = NULL, *Q = NULL;
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
+        MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
+        expect_equal_csr(P, Q, mmx_query_name((mmx_query_kind)k));
+        mmx_csr_free(P), mmx_csr_free(Q);
+    }
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, inconsistent_orientation_is_refused_for_vertex_queries)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* The second triangle runs edge {1, 2} the same way as the first. */
+    const mmx_index start[] = {0, 3, 6, 9}, verts[] = {0, 1, 2, 1, 2, 3, 2, 1, 4};
+    mmx_mesh *m = from_faces(ctx, 5, 2, start, verts, 1);
+    mmx_index a, b;
+    cr_assert(spec_query_inconsistent_edge(m, &a, &b));
+    mmx_patch_set *ps = make_set(ctx, m, 1);
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        mmx_csr *P = NULL;
+        mmx_status s = mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P);
+        if (k <= MMX_QUERY_VF) {
+            cr_expect_eq(s, MMX_ERR_MESH, "%s", mmx_query_name((mmx_query_kind)k));
+            char want[64];
+            snprintf(want, sizeof want, "{%d, %d}", a, b);
+            cr_expect(strstr(mmx_ctx_error(ctx), want) != NULL, "%s", mmx_ctx_error(ctx));
+            cr_expect_null(P);
+        } else {
+            cr_expect_eq(s, MMX_OK, "%s", mmx_ctx_error(ctx));
+            mmx_csr_free(P);
+        }
+    }
+    /* The reductions that walk fans refuse it too; EF does not walk. */
+    cr_expect_geq(ps->bad_edge, 0);
+    float x[5] = {1, 2, 3, 4, 5}, y[5];
+    const mmx_query_kind kinds[3] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_EF};
+    for (int t = 0; t < 3; t++) {
+        const mmx_status s = mmx_patch_reduce(ctx, ps, kinds[t], x, 1, y);
+        if (kinds[t] == MMX_QUERY_EF) {
+            cr_expect_eq(s, MMX_OK, "%s", mmx_ctx_error(ctx));
+        } else {
+            cr_expect_eq(s, MMX_ERR_MESH, "reduce %s", mmx_query_name(kinds[t]));
+            char want[64];
+            snprintf(want, sizeof want, "{%d, %d}", a, b);
+            cr_expect(strstr(mmx_ctx_error(ctx), want) != NULL, "%s", mmx_ctx_error(ctx));
+        }
+    }
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, options_and_arguments)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_patch_set *ps = NULL;
+    mmx_patch_options o = {769};
+    cr_expect_eq(mmx_patch_set_create(ctx, m, NULL, &o, &ps), MMX_ERR_ARG);
+    o.max_faces = -1;
+    cr_expect_eq(mmx_patch_set_create(ctx, m, NULL, &o, &ps), MMX_ERR_ARG);
+    cr_expect_null(ps);
+    cr_expect_eq(mmx_patch_set_create(ctx, NULL, NULL, NULL, &ps), MMX_ERR_ARG);
+    o.max_faces = 0;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    mmx_patch_stats st;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_stats(ctx, ps, &st));
+    cr_expect_leq(st.max_faces, MMX_PATCH_DEFAULT_FACES);
+    cr_expect_geq(st.min_faces, 1);
+    cr_expect_gt(st.npatches, 1);
+    cr_expect(st.mean_faces * st.npatches > 5119.5 && st.mean_faces * st.npatches < 5120.5);
+    cr_expect(st.ribbon_share > 0 && st.ribbon_share < 1);
+    cr_expect_gt(st.bytes, 0);
+    mmx_patch_set_free(ps);
+    o.max_faces = MMX_PATCH_MAX_FACES;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    float x[4] = {0}, y[4];
+    cr_expect_eq(mmx_patch_reduce(ctx, ps, MMX_QUERY_FV, x, 1, y), MMX_ERR_ARG);
+    cr_expect_eq(mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, x, 5, y), MMX_ERR_ARG);
+    cr_expect_eq(mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, NULL, 1, y), MMX_ERR_ARG);
+    mmx_csr *Q = NULL;
+    cr_expect_eq(mmx_patch_query(ctx, ps, MMX_QUERY_COUNT, &Q), MMX_ERR_ARG);
+    mmx_patch_set_free(ps);
+    mmx_patch_set_free(NULL);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- CUDA against the host ------------------------------------------------------------------ */
+
+/* A device array of n items of `size` bytes compared with its host twin, byte for byte. */
+static void expect_same_array(mmx_ctx *dctx, const void *h, const void *d, size_t n, size_t size,
+                              const char *name, const char *what)
+{
+    if (n == 0) return;
+    cr_assert(h && d, "%s: %s missing (host %p, device %p)", name, what, h, d);
+    unsigned char *c = malloc(n * size);
+    cr_assert(c);
+    MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, c, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, n * size));
+    size_t first = n;
+    for (size_t i = 0; i < n && first == n; i++)
+        if (memcmp(c + i * size, (const unsigned char *)h + i * size, size) != 0) first = i;
+    cr_expect_eq(first, n, "%s: %s differs first at item %zu of %zu", name, what, first, n);
+    free(c);
+}
+
+/* The device-built set against the host-built one: every field and every array of
+ * patch_internal.h, bit for bit. */
+static void expect_same_set(mmx_ctx *dctx, const mmx_patch_set *h, const mmx_patch_set *d, const char *name)
+{
+    cr_assert_eq(d->space, MMX_SPACE_DEVICE, "%s", name);
+    cr_assert_eq(h->npatches, d->npatches, "%s: %d patches on the host, %d on the device", name, h->npatches,
+                 d->npatches);
+    cr_expect_eq(h->nverts, d->nverts, "%s", name);
+    cr_expect_eq(h->nfaces, d->nfaces, "%s", name);
+    cr_expect_eq(h->nedges, d->nedges, "%s", name);
+    cr_expect_eq(h->order, d->order, "%s: order %d / %d", name, h->order, d->order);
+    cr_expect_eq(h->max_faces, d->max_faces, "%s", name);
+    cr_expect_eq(h->max_corners, d->max_corners, "%s", name);
+    cr_expect_eq(h->max_scratch, d->max_scratch, "%s", name);
+    cr_expect_eq(h->bad_edge, d->bad_edge, "%s: bad edge %d / %d", name, h->bad_edge, d->bad_edge);
+    cr_expect_eq(h->nlf, d->nlf, "%s", name);
+    cr_expect_eq(h->nle, d->nle, "%s", name);
+    cr_expect_eq(h->nlv, d->nlv, "%s", name);
+    cr_expect_eq(h->nlc, d->nlc, "%s", name);
+    const mmx_patch_stats *a = &h->stats, *b = &d->stats;
+    cr_expect(a->npatches == b->npatches && a->min_faces == b->min_faces && a->max_faces == b->max_faces &&
+                  a->mean_faces == b->mean_faces && a->ribbon_faces == b->ribbon_faces &&
+                  a->ribbon_share == b->ribbon_share && a->max_local_verts == b->max_local_verts &&
+                  a->max_local_edges == b->max_local_edges && a->max_local_faces == b->max_local_faces &&
+                  a->bytes == b->bytes && a->bytes_per_face == b->bytes_per_face,
+              "%s: the statistics differ", name);
+    const size_t np = (size_t)h->npatches, I = sizeof(mmx_index), H = sizeof(uint16_t);
+    const size_t F = (size_t)h->nfaces, E = (size_t)h->nedges, V = (size_t)h->nverts;
+    const size_t nlf = np ? (size_t)h->face_off[np] : 0, nle = np ? (size_t)h->edge_off[np] : 0;
+    const size_t nlv = np ? (size_t)h->vert_off[np] : 0, nc = np ? (size_t)h->corner_off[np] : 0;
+    expect_same_array(dctx, h->face_off, d->face_off, np + 1, I, name, "face_off");
+    expect_same_array(dctx, h->edge_off, d->edge_off, np + 1, I, name, "edge_off");
+    expect_same_array(dctx, h->vert_off, d->vert_off, np + 1, I, name, "vert_off");
+    expect_same_array(dctx, h->corner_off, d->corner_off, np + 1, I, name, "corner_off");
+    expect_same_array(dctx, h->owned, d->owned, 3 * np, I, name, "owned");
+    expect_same_array(dctx, h->l2g_f, d->l2g_f, nlf, I, name, "l2g_f");
+    expect_same_array(dctx, h->l2g_e, d->l2g_e, nle, I, name, "l2g_e");
+    expect_same_array(dctx, h->l2g_v, d->l2g_v, nlv, I, name, "l2g_v");
+    /* fstart exists for mixed orders only (a set without local faces may hold it empty). */
+    if (nlf) cr_expect_eq(h->fstart == NULL, d->fstart == NULL, "%s: fstart", name);
+    if (h->fstart) expect_same_array(dctx, h->fstart, d->fstart, nlf, I, name, "fstart");
+    expect_same_array(dctx, h->fe, d->fe, nc, H, name, "fe");
+    expect_same_array(dctx, h->ev, d->ev, 2 * nle, H, name, "ev");
+    expect_same_array(dctx, h->face_patch, d->face_patch, F, I, name, "face_patch");
+    expect_same_array(dctx, h->edge_patch, d->edge_patch, E, I, name, "edge_patch");
+    expect_same_array(dctx, h->vert_patch, d->vert_patch, V, I, name, "vert_patch");
+    expect_same_array(dctx, h->face_local, d->face_local, F, H, name, "face_local");
+    expect_same_array(dctx, h->edge_local, d->edge_local, E, H, name, "edge_local");
+    expect_same_array(dctx, h->vert_local, d->vert_local, V, H, name, "vert_local");
+}
+
+/* The host mesh hm built into a set on both backends (S), compared array by array. */
+static void compare_builds(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, int S, const char *name)
+{
+    mmx_mesh *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_set *hs = make_set(hctx, hm, S), *ds = make_set(dctx, dm, S);
+    char what[160];
+    snprintf(what, sizeof what, "%s (S = %d)", name, S);
+    expect_same_set(dctx, hs, ds, what);
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_mesh_free(dm);
+}
+
+Test(patch, gpu_build_matches_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    const char *specs[] = {"torus:32:24", "icosphere:3", "grid:40:30", "mixed", "icosphere:5"};
+    const int Ss[] = {7, 16, 512};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        mmx_mesh *hm = shape(hctx, specs[i]);
+        for (size_t j = 0; j < 3; j++) compare_builds(hctx, dctx, hm, Ss[j], specs[i]);
+        mmx_mesh_free(hm);
+    }
+    /* Scanned order: vertices and faces shuffled. */
+    mmx_mesh *t = shape(hctx, "torus:40:30"), *sh = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_mesh_shuffle(hctx, t, 3, NULL, NULL, &sh));
+    compare_builds(hctx, dctx, sh, 16, "shuffled torus");
+    compare_builds(hctx, dctx, sh, 0, "shuffled torus");
+    mmx_mesh_free(sh), mmx_mesh_free(t);
+    /* Many components: 3000 separate triangles. */
+    const mmx_index n = 3000;
+    mmx_index *start = malloc(((size_t)n + 1) * sizeof *start), *verts = malloc(3 * (size_t)n * sizeof *verts);
+    cr_assert(start && verts);
+    for (mmx_index f = 0; f <= n; f++) start[f] = 3 * f;
+    for (mmx_index q = 0; q < 3 * n; q++) verts[q] = q;
+    mmx_mesh *m = from_faces(hctx, 3 * n, n, start, verts, 1);
+    compare_builds(hctx, dctx, m, 0, "separate triangles");
+    compare_builds(hctx, dctx, m, 7, "separate triangles");
+    mmx_mesh_free(m);
+    free(start), free(verts);
+    /* Non-manifold edge and vertex, isolated vertices, no positions, badly oriented. */
+    const mmx_index s4[] = {0, 3, 6, 9, 12}, nm[] = {0, 1, 2, 1, 0, 3, 0, 1, 4, 2, 1, 5};
+    m = from_faces(hctx, 6, 4, s4, nm, 1);
+    for (int S = 1; S <= 3; S++) compare_builds(hctx, dctx, m, S, "non-manifold edge");
+    mmx_mesh_free(m);
+    const mmx_index s5[] = {0, 3, 6, 9, 12, 15}, bow[] = {0, 1, 2, 0, 2, 3, 0, 4, 5, 0, 5, 6, 0, 6, 4};
+    m = from_faces(hctx, 7, 5, s5, bow, 1);
+    compare_builds(hctx, dctx, m, 2, "bowtie");
+    compare_builds(hctx, dctx, m, 0, "bowtie");
+    mmx_mesh_free(m);
+    const mmx_index s2[] = {0, 3, 6}, iso[] = {1, 2, 3, 3, 2, 4};
+    m = from_faces(hctx, 7, 2, s2, iso, 1);
+    compare_builds(hctx, dctx, m, 0, "isolated vertices");
+    mmx_mesh_free(m);
+    m = from_faces(hctx, 7, 2, s2, iso, 0);
+    compare_builds(hctx, dctx, m, 1, "no positions");
+    mmx_mesh_free(m);
+    const mmx_index s3[] = {0, 3, 6, 9}, bad[] = {0, 1, 2, 1, 2, 3, 2, 1, 4};
+    m = from_faces(hctx, 5, 3, s3, bad, 1);
+    compare_builds(hctx, dctx, m, 1, "inconsistent orientation");
+    mmx_mesh_free(m);
+    const mmx_index s0[1] = {0};
+    MMX_OK_OR_FAIL(hctx, mmx_mesh_from_faces(hctx, 4, 0, s0, NULL, NULL, &m));
+    compare_builds(hctx, dctx, m, 0, "no faces");
+    mmx_mesh_free(m);
+    /* A large fan (one vertex in every patch). */
+    m = fan(hctx, 10000);
+    compare_builds(hctx, dctx, m, 0, "fan of 10000");
+    mmx_mesh_free(m);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}
+
+Test(patch, gpu_refusal_matches_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    /* 40,000 faces at vertex 0: every patch holds them all, 80,001 local edges. */
+    mmx_mesh *hm = fan(hctx, 40000), *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_set *hs = NULL, *ds = NULL;
+    const mmx_status a = mmx_patch_set_create(hctx, hm, NULL, NULL, &hs);
+    const mmx_status b = mmx_patch_set_create(dctx, dm, NULL, NULL, &ds);
+    cr_expect_eq(a, MMX_ERR_MESH, "%s", mmx_status_str(a));
+    cr_expect_eq(b, MMX_ERR_MESH, "%s", mmx_status_str(b));
+    cr_expect_null(hs);
+    cr_expect_null(ds);
+    cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
+    cr_expect(strstr(mmx_ctx_error(hctx), "vertex 0 has 40000 faces") != NULL, "%s", mmx_ctx_error(hctx));
+    mmx_mesh_free(dm), mmx_mesh_free(hm);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}
+
+Test(patch, gpu_matches_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    const char *specs[] = {"torus:32:24", "icosphere:3", "grid:40:30", "mixed"};
+    const int Ss[] = {7, 16, 512};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        for (size_t j = 0; j < 3; j++) {
+            mmx_mesh *hm = shape(hctx, specs[i]), *dm = NULL;
+            MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+            mmx_patch_set *hs = make_set(hctx, hm, Ss[j]), *ds = make_set(dctx, dm, Ss[j]);
+            /* The device build's arrays are the host build's; then the queries on them. */
+            expect_same_set(dctx, hs, ds, specs[i]);
+            for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+                mmx_csr *H = NULL, *D = NULL;
+                MMX_OK_OR_FAIL(hctx, mmx_patch_query(hctx, hs, (mmx_query_kind)k, &H));
+                MMX_OK_OR_FAIL(dctx, mmx_patch_query(dctx, ds, (mmx_query_kind)k, &D));
+                cr_assert_eq(D->space, MMX_SPACE_DEVICE);
+                /* D's arrays on the host, compared as a host matrix. */
+                mmx_csr C = *D;
+                mmx_index *rp = NULL, *ci = malloc(((size_t)D->nnz + 1) * sizeof *ci);
+                cr_assert(ci);
+                MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, ci, MMX_SPACE_HOST, D->colidx, MMX_SPACE_DEVICE,
+                                                  (size_t)D->nnz * sizeof *ci));
+                if (D->rowptr) {
+                    rp = malloc(((size_t)D->nrows + 1) * sizeof *rp);
+                    cr_assert(rp);
+                    MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, rp, MMX_SPACE_HOST, D->rowptr, MMX_SPACE_DEVICE,
+                                                      ((size_t)D->nrows + 1) * sizeof *rp));
+                }
+                C.rowptr = rp, C.colidx = ci, C.space = MMX_SPACE_HOST;
+                expect_equal_csr(&C, H, mmx_query_name((mmx_query_kind)k));
+                free(rp), free(ci);
+                mmx_csr_free(H), mmx_csr_free(D);
+            }
+            const mmx_query_kind kinds[3] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_EF};
+            for (int t = 0; t < 3; t++) {
+                const int k = 3;
+                const mmx_index nx = kinds[t] == MMX_QUERY_VV ? hm->M->nrows : hm->M->ncols;
+                const mmx_index ny = kinds[t] == MMX_QUERY_EF ? hs->nedges : hm->M->nrows;
+                float *x = malloc(((size_t)nx * k + 1) * sizeof *x), *hy = malloc(((size_t)ny * k + 1) * sizeof *hy);
+                float *dy = malloc(((size_t)ny * k + 1) * sizeof *dy), *dx = NULL, *dyd = NULL;
+                cr_assert(x && hy && dy);
+                uint32_t seed = 5;
+                for (mmx_index q = 0; q < nx * k; q++) x[q] = (float)(tu_rng(&seed) % 1000) / 7.0f;
+                MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, (size_t)nx * k * sizeof *x, (void **)&dx));
+                MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, (size_t)ny * k * sizeof *x, (void **)&dyd));
+                MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dx, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, (size_t)nx * k * sizeof *x));
+                MMX_OK_OR_FAIL(hctx, mmx_patch_reduce(hctx, hs, kinds[t], x, k, hy));
+                MMX_OK_OR_FAIL(dctx, mmx_patch_reduce(dctx, ds, kinds[t], dx, k, dyd));
+                MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dy, MMX_SPACE_HOST, dyd, MMX_SPACE_DEVICE, (size_t)ny * k * sizeof *x));
+                /* Same sums in the same order: bit for bit (additions only, no contraction). */
+                cr_expect(memcmp(hy, dy, (size_t)ny * k * sizeof *x) == 0, "%s reduce differs", mmx_query_name(kinds[t]));
+                mmx_mem_free(dctx, MMX_SPACE_DEVICE, dx), mmx_mem_free(dctx, MMX_SPACE_DEVICE, dyd);
+                free(x), free(hy), free(dy);
+            }
+            mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+            mmx_mesh_free(hm), mmx_mesh_free(dm);
+        }
+    }
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}
