@@ -16,5 +16,6 @@
 #include "meshmatrix/subdiv.h"
 #include "meshmatrix/query.h"
 #include "meshmatrix/patch.h"
+#include "meshmatrix/geom.h"
 
 #endif

@@ -426,3 +426,109 @@ Test(io_roundtrip, float_text_matches_printf)
     size_t n = mmx__fmt_u32(c, UINT32_MAX);
     cr_assert(n == 10 && memcmp(c, "4294967295", 10) == 0);
 }
+
+/* ---- vertex normals ------------------------------------------------------------------------- */
+
+/* m with area-weighted vertex normals attached (geom.h). */
+static void attach_normals(mmx_ctx *ctx, mmx_mesh *m)
+{
+    const mmx_index nv = mmx_mesh_nverts(m);
+    float *n = malloc(3 * (size_t)(nv ? nv : 1) * sizeof *n);
+    cr_assert_not_null(n);
+    MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, m, MMX_NORMAL_AREA, n));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_normals(ctx, m, n, MMX_SPACE_HOST));
+    free(n);
+}
+
+Test(io_roundtrip, vertex_normals_are_written_as_obj_vn_and_ply_nx_ny_nz)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char *const specs[] = {"icosphere:1", "cube", "mixed"};
+    for (size_t i = 0; i < 3; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, specs[i], &m));
+        attach_normals(ctx, m);
+        const mmx_index nv = mmx_mesh_nverts(m);
+        /* The faces and positions read back as before, in every format. */
+        char name[32];
+        snprintf(name, sizeof name, "normals%zu", i);
+        round_trip_all_formats(ctx, m, name);
+        /* OBJ: one vn line per vertex (the floats exactly), every corner v//v. */
+        char *path = tmp_path("normals.obj");
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO));
+        char *text = slurp(path, NULL);
+        mmx_index seen = 0;
+        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+            if (strncmp(line, "vn ", 3) == 0) {
+                float x, y, z;
+                cr_assert_eq(sscanf(line + 3, "%f %f %f", &x, &y, &z), 3, "%s", line);
+                cr_assert_lt(seen, nv);
+                const float *want = m->normals + 3 * seen;
+                cr_assert(x == want[0] && y == want[1] && z == want[2], "vn %d: %s", seen, line);
+                seen++;
+            } else if (line[0] == 'f') {
+                for (char *tok = line + 1; *tok;) {
+                    while (*tok == ' ') tok++;
+                    if (!*tok) break;
+                    unsigned a, b;
+                    cr_assert_eq(sscanf(tok, "%u//%u", &a, &b), 2, "corner '%s'", tok);
+                    cr_assert_eq(a, b);
+                    while (*tok && *tok != ' ') tok++;
+                }
+            }
+        }
+        cr_assert_eq(seen, nv);
+        free(text);
+        /* PLY: nx ny nz after x y z in the header, six floats per vertex in the body. */
+        free(path);
+        path = tmp_path("normals.ply");
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO));
+        size_t len;
+        char *bin = slurp(path, &len);
+        cr_assert_not_null(strstr(bin, "property float z\nproperty float nx\nproperty float ny\n"
+                                       "property float nz\nelement face"));
+        const char *body = strstr(bin, "end_header\n") + strlen("end_header\n");
+        cr_assert_geq(len, (size_t)(body - bin) + 24 * (size_t)nv);
+        for (mmx_index v = 0; v < nv; v++) {
+            float rec[6];
+            memcpy(rec, body + 24 * (size_t)v, sizeof rec); /* little endian, as the test hosts */
+            cr_assert_eq(memcmp(rec, m->pos + 3 * v, 12), 0);
+            cr_assert_eq(memcmp(rec + 3, m->normals + 3 * v, 12), 0, "vertex %d's normal", v);
+        }
+        free(bin);
+        remove(path);
+        free(path);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(io_roundtrip, normals_with_texture_coordinates_give_v_vt_vn_corners)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("textured.obj"), MMX_FORMAT_AUTO, &m));
+    cr_assert_not_null(m->uv);
+    attach_normals(ctx, m);
+    char *path = tmp_path("normals_uv.obj");
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO));
+    char *text = slurp(path, NULL);
+    const char *f = strstr(text, "\nf ");
+    cr_assert_not_null(f);
+    unsigned a, t, n;
+    cr_assert_eq(sscanf(f + 3, "%u/%u/%u", &a, &t, &n), 3, "%.40s", f);
+    cr_assert_eq(a, n);
+    free(text);
+    /* The reader takes v/vt/vn corners: faces, positions and texture coordinates come back. */
+    mmx_mesh *back = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &back));
+    expect_same_mesh(ctx, m, back, "textured with normals");
+    cr_assert_not_null(back->uv);
+    cr_assert_eq(back->uv->nvalues, m->uv->nvalues);
+    cr_assert_eq(memcmp(back->uv->index, m->uv->index, (size_t)m->M->nnz * sizeof *m->uv->index), 0);
+    mmx_mesh_free(back);
+    remove(path);
+    free(path);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

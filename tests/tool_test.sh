@@ -760,7 +760,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -993,6 +993,45 @@ expect_rc "query EF of inconsistent faces" 0 query EF "$TMP/flip.obj" && ok "que
 if expect_rc "query on a missing file" 1 query VV "$TMP/missing.obj"; then
     [[ "$err" == *missing.obj* ]] && ok "query names the missing file" || bad "query missing file" "$err"
 fi
+
+# ---- normals: vertex normals written as OBJ vn / PLY nx ny nz -------------------------------
+if expect_rc "normals of the cube" 0 normals builtin:cube "$TMP/cn.obj"; then
+    nvn=$(grep -c '^vn ' "$TMP/cn.obj")
+    [ "$nvn" = 8 ] && ok "normals: one vn line per vertex" || bad "normals vn lines" "$nvn"
+    grep -q '^vn 0.577350259 0.577350259 0.577350259$' "$TMP/cn.obj" \
+        && ok "normals: a cube corner's normal is its diagonal" || bad "normals cube corner" "$(grep '^vn' "$TMP/cn.obj")"
+    grep -q '^f 1//1 3//3 4//4 2//2$' "$TMP/cn.obj" && ok "normals: v//vn corners" \
+        || bad "normals corners" "$(grep '^f' "$TMP/cn.obj" | head -n 2)"
+    [ "$(field weighting)" = area ] && ok "normals: area weighting by default" || bad "normals default weighting" "$out"
+    [[ "$(field 'normals time')" == *"ms (host backend)"* ]] && ok "normals: the time is reported" \
+        || bad "normals time row" "$out"
+fi
+for w in area angle uniform; do
+    # Any face order: the mixed disk has a hexagon, quads and triangles.
+    if expect_rc "normals --weight $w of a mixed mesh" 0 normals --weight "$w" builtin:mixed "$TMP/mn_$w.ply"; then
+        head -c 400 "$TMP/mn_$w.ply" | grep -aq 'property float nx' && [ "$(field weighting)" = "$w" ] \
+            && ok "normals --weight $w: PLY with nx ny nz" || bad "normals --weight $w PLY" "$out"
+    fi
+done
+if expect_rc "normals written back through convert" 0 convert "$TMP/cn.obj" "$TMP/cn2.off"; then
+    ok "normals: the OBJ with vn reads back"
+fi
+if expect_rc "normals to OFF" 0 normals builtin:tetrahedron "$TMP/tn.off"; then
+    [[ "$(field wrote)" == *"without the normals"* ]] && ok "normals: OFF is written without them" \
+        || bad "normals OFF note" "$out"
+fi
+check_usage "normals with an unknown --weight" normals --weight cotan builtin:cube "$TMP/x.obj"
+[[ "$err" == *"unknown --weight 'cotan'"* ]] && ok "normals names the bad weight" || bad "normals bad weight message" "$err"
+check_usage "normals without OUT" normals builtin:cube
+if expect_rc "normals of a missing file" 1 normals "$TMP/missing.obj" "$TMP/x.obj"; then
+    [[ "$err" == *missing.obj* ]] && ok "normals names the missing file" || bad "normals missing file" "$err"
+fi
+if expect_rc "normals --json" 0 --json normals builtin:icosphere:1 --discard; then
+    [[ "$out" == *'"weight": "area"'* && "$out" == *'"zero_normals": 0'* ]] && ok "normals --json: the figures" \
+        || bad "normals --json" "${out:0:400}"
+fi
+expect_rc "help normals" 0 help normals && [[ "$out" == *"--weight area|angle|uniform"* ]] \
+    && ok "help normals lists --weight" || bad "help normals" "${out:0:300}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -74,7 +74,10 @@ mmx_status mmx_mesh_read_mem(mmx_ctx *ctx, const char *name, const void *data, s
 
 /* Writes a mesh: OBJ and OFF as text (positions with 9 significant digits, so floats round
  * trip exactly), PLY as binary little endian (float x y z, uchar or int counts, int indices).
- * OBJ also writes mesh->tags back. A mesh without positions is written with zeros.
+ * OBJ also writes mesh->tags back. Vertex normals (mesh->normals) are written as OBJ 'vn'
+ * lines (one per vertex, corners 'v//vn', or 'v/vt/vn' with texture coordinates) and as PLY
+ * float nx ny nz vertex properties; OFF has no place for them. The readers skip them (OBJ vn,
+ * PLY nx ny nz), so they do not come back yet. A mesh without positions is written with zeros.
  * A device mesh is copied to the host first. When a write fails part way, a partly written
  * regular file is removed (a device or pipe is left alone), so no truncated mesh is left behind.
  * Errors: MMX_ERR_IO (with the system's reason), MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */

@@ -40,6 +40,12 @@ typedef struct mmx_mesh {
     mmx_mesh_uv *uv;   /* texture coordinates, or NULL: read and written with OBJ, kept by
                           mmx_mesh_copy, mmx_mesh_reduce, mmx_mesh_expand and mmx_mesh_permute
                           (they move with their faces), refined by mmx_subdivide (subdiv.h) */
+    float *normals;    /* per-vertex normals, nverts x 3 row-major, in host memory whatever the
+                          mesh's space (as uv), or NULL: written by the OBJ ('vn' lines and
+                          'v//vn' corners) and PLY (nx ny nz) writers (the readers do not read
+                          them back yet); set with mmx_mesh_set_normals (geom.h computes them), kept by
+                          mmx_mesh_copy and mmx_mesh_permute (they move with their vertices),
+                          dropped by mmx_subdivide when it refines (new vertices) */
 } mmx_mesh;
 
 /* A copy of uv for a mesh of nnz corners (host memory), or NULL for NULL; *out NULL on
@@ -48,6 +54,14 @@ mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mm
 
 /* Frees a texture coordinate set; NULL is accepted. */
 void mmx_mesh_uv_free(mmx_mesh_uv *uv);
+
+/* Replaces mesh->normals by a host copy of `normals` (nverts x 3 floats in `space`; NULL
+ * removes them). A device array is copied to the host (a wait). The caller's array may be
+ * freed when it returns. Errors: MMX_ERR_ARG (NULL mesh), MMX_ERR_SPACE, MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA; on error the mesh keeps its normals.
+ * Synchronises: for a device array, which is copied into host memory. */
+mmx_status mmx_mesh_set_normals(mmx_ctx *ctx, mmx_mesh *mesh, const float *normals,
+                                mmx_space space);
 
 #define mmx_mesh_nverts(m) ((m)->M->nrows)
 #define mmx_mesh_nfaces(m) ((m)->M->ncols)

@@ -1,4 +1,5 @@
-/* Writing binary little-endian PLY: float x y z per vertex, and one vertex_indices list per
+/* Writing binary little-endian PLY: float x y z per vertex (and nx ny nz when the mesh has
+ * vertex normals), and one vertex_indices list per
  * face with int indices and a uchar count (an int count when some face has more than 255
  * vertices, which a uchar cannot hold). Bytes are packed explicitly, so the file is the same
  * on a big-endian host. */
@@ -21,21 +22,27 @@ void mmx__write_ply(mmx__wbuf *w, const mmx_mesh *mesh)
     for (mmx_index f = 0; !M->order && f < M->ncols; f++)
         if (M->colptr[f + 1] - M->colptr[f] > maxorder) maxorder = M->colptr[f + 1] - M->colptr[f];
     int wide = maxorder > 255;
+    const float *nrm = mesh->normals;
     mmx__wbuf_printf(w,
                      "ply\nformat binary_little_endian 1.0\ncomment written by meshmatrix\n"
                      "element vertex %d\nproperty float x\nproperty float y\nproperty float z\n"
+                     "%s"
                      "element face %d\nproperty list %s int vertex_indices\nend_header\n",
-                     (int)M->nrows, (int)M->ncols, wide ? "int" : "uchar");
+                     (int)M->nrows,
+                     nrm ? "property float nx\nproperty float ny\nproperty float nz\n" : "",
+                     (int)M->ncols, wide ? "int" : "uchar");
+    const size_t vbytes = nrm ? 24 : 12;
     for (mmx_index v = 0; v < M->nrows; v++) {
-        char *o = mmx__wbuf_room(w, 12);
+        char *o = mmx__wbuf_room(w, vbytes);
         if (!o) return;
-        for (int d = 0; d < 3; d++) {
-            float x = pos ? pos[3 * (size_t)v + (size_t)d] : 0.0f;
+        for (int d = 0; d < (nrm ? 6 : 3); d++) {
+            float x = d < 3 ? (pos ? pos[3 * (size_t)v + (size_t)d] : 0.0f)
+                            : nrm[3 * (size_t)v + (size_t)(d - 3)];
             uint32_t u;
             memcpy(&u, &x, sizeof u);
             put_u32le(o + 4 * d, u);
         }
-        w->len += 12;
+        w->len += vbytes;
     }
     for (mmx_index f = 0; f < M->ncols; f++) {
         mmx_index b = mmx__face_begin(M, f), e = mmx__face_begin(M, f + 1);

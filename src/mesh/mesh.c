@@ -121,7 +121,27 @@ void mmx_mesh_free(mmx_mesh *mesh)
     mmx_mem_free(mesh->ctx, mesh->space, mesh->pos); /* device: after the queued work */
     free(mesh->tags);
     mmx_mesh_uv_free(mesh->uv);
+    free(mesh->normals);
     free(mesh);
+}
+
+mmx_status mmx_mesh_set_normals(mmx_ctx *ctx, mmx_mesh *mesh, const float *normals,
+                                mmx_space space)
+{
+    if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_set_normals: the mesh is NULL");
+    float *n = NULL;
+    if (normals) {
+        const size_t bytes = 3 * (size_t)mesh->M->nrows * sizeof *n;
+        mmx_status s = mmx__host_alloc(ctx, 3 * (size_t)mesh->M->nrows, sizeof *n, (void **)&n);
+        if (!s && bytes) s = mmx_mem_copy(ctx, n, MMX_SPACE_HOST, normals, space, bytes);
+        if (s) {
+            free(n);
+            return s;
+        }
+    }
+    free(mesh->normals);
+    mesh->normals = n;
+    return MMX_OK;
 }
 
 mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx_index *start,
@@ -156,7 +176,7 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                    .rowidx = verts, .val = val, .space = MMX_SPACE_HOST, .ctx = ctx};
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
-    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL};
+    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL, NULL};
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
         return MMX_OK;
@@ -197,8 +217,8 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
     return mmx__mesh_adopt(ctx, nverts, nfaces, s2, v2, p2, NULL, 0, out);
 }
 
-/* mmx_mesh_copy, with the texture coordinates (host memory whatever the space) copied when
- * `with_uv`, else left NULL for the caller. */
+/* mmx_mesh_copy, with the texture coordinates and the normals (host memory whatever the
+ * space) copied when `with_uv`, else left NULL for the caller. */
 static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, int with_uv,
                             mmx_mesh **out)
 {
@@ -214,6 +234,7 @@ static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_spa
     if (!s && src->tags && !(m->tags = strdup(src->tags)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying tags");
     if (!s && with_uv) s = mmx_mesh_uv_copy(ctx, src->uv, src->M->nnz, &m->uv);
+    if (!s && with_uv && src->normals) s = mmx_mesh_set_normals(ctx, m, src->normals, MMX_SPACE_HOST);
     if (s) {
         mmx_mesh_free(m);
         return s;
@@ -237,7 +258,7 @@ mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mes
     /* The texture coordinates live on the host already: the view borrows the mesh's. */
     mmx_mesh *h;
     mmx_status s = mesh_copy(ctx, mesh, MMX_SPACE_HOST, 0, &h);
-    if (!s) h->uv = mesh->uv;
+    if (!s) h->uv = mesh->uv, h->normals = mesh->normals;
     *view = s ? NULL : h;
     return s;
 }
@@ -246,5 +267,6 @@ void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)
 {
     if (view == mesh) return;
     ((mmx_mesh *)view)->uv = NULL; /* borrowed */
+    ((mmx_mesh *)view)->normals = NULL;
     mmx_mesh_free((mmx_mesh *)view);
 }

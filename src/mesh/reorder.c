@@ -106,6 +106,11 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     if (!s && mesh->pos) s = permute_positions(ctx, mesh, sp_vperm, m->pos);
     /* Texture coordinates move with their faces (a face keeps its corners' order). */
     if (!s && mesh->uv) s = permute_uv(ctx, mesh, fperm, m);
+    /* Normals (host memory) move with their vertices, as positions do. */
+    if (!s && mesh->normals) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof(float), (void **)&m->normals);
+    for (mmx_index v = 0; !s && mesh->normals && v < nv; v++)
+        memcpy(m->normals + 3 * (size_t)v, mesh->normals + 3 * (size_t)(vperm ? vperm[v] : v),
+               3 * sizeof(float));
     /* tags stay NULL: they name vertices by their old numbers. The host pinv may go at once
      * (its copy to the device was staged), the device copies after the queued kernels. */
     free(pinv);

@@ -1,0 +1,200 @@
+/* meshmatrix/geom.h: geometry on a mesh: face normals and areas, vertex normals, vertex areas,
+ * the cotangent and uniform Laplacians, the mass matrix and the mean curvature normal.
+ *
+ * Every quantity is computed per element by a gather (one face, one corner, one column at a
+ * time) and summed per vertex through a mapped SpMV with Mᵀ (op = T: each vertex gathers its
+ * faces in ascending face order), never with float atomics, so a result is the same bit for
+ * bit from run to run, and CUDA's equals the host's within float rounding (the per-face
+ * formulas are the same code on both backends; the compilers may contract a product and a
+ * sum into one FMA differently). Arithmetic is in float.
+ *
+ * Vectors follow the library's conventions (mesh.h, spla.h): per-vertex and per-face data are
+ * row-major float arrays (k floats per element) in the context's space, allocated by the
+ * caller. The mesh must live in the context's space. Faces are counter-clockwise seen from
+ * outside, so normals point outwards.
+ *
+ * Matrices with float values (a Laplacian, a mass matrix) are an mmx_weighted: a pattern
+ * mmx_csc plus one weight per stored entry, in the pattern's storage order, to be used in
+ * mmx_spmv with the map MMX_MAP_BY_ENTRY (mmx_weighted_map). Every such matrix here is
+ * symmetric, so mmx_spmv with op = T (a deterministic gather per column on CUDA) gives A x.
+ *
+ * Correctness: checked against libigl (per_vertex_normals, cotmatrix, massmatrix) by
+ * tests/igl_check.py, and by hand on small meshes (tests/test_geom.c). */
+#ifndef MESHMATRIX_GEOM_H
+#define MESHMATRIX_GEOM_H
+
+#include "patch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- float-valued sparse matrices ------------------------------------------------------------ */
+
+/* A float-valued sparse matrix: the pattern A and its values w, w[q] the value of A's entry q
+ * (its index in A's storage: colptr[j] + p for the p-th entry of column j). A's stored values
+ * are the entries' positions in their columns (A is positional) and carry no meaning. A and w
+ * live in `space` and belong to ctx, as mmx_csc's arrays do. */
+typedef struct mmx_weighted {
+    mmx_csc *A;      /* the pattern: general form with rows ascending in every column (the
+                        Laplacians), or the reduced form of order 1 (the diagonal mass
+                        matrix: entry v is (v, v)) */
+    float *w;        /* A->nnz weights in A's storage order */
+    mmx_space space; /* where A and w live */
+    mmx_ctx *ctx;    /* the context that made it; must outlive it */
+} mmx_weighted;
+
+/* Frees W, its pattern and its weights (device arrays back to W->ctx's pool in stream order);
+ * NULL is accepted. Synchronises: no. */
+void mmx_weighted_free(mmx_weighted *W);
+
+/* The action map that makes mmx_spmv multiply by W: m = w[q] for entry q. */
+static inline mmx_map mmx_weighted_map(const mmx_weighted *W)
+{
+    return mmx_map_table(MMX_MAP_BY_ENTRY, W->w, W->A->nnz);
+}
+
+/* ---- faces ------------------------------------------------------------------------------------ */
+
+/* Face normals and areas by Newell's formula, for faces of any order:
+ *   N_f = sum over i = 1 .. c-2 of (p_i - p_0) x (p_(i+1) - p_0)
+ * for face f with vertices p_0 .. p_(c-1) in its cyclic order (the Newell vector, twice the
+ * vector area; taken from p_0 so that large coordinates do not cancel), then
+ *   areas[f] = |N_f| / 2,   normals[f] = N_f / |N_f|,
+ * and a degenerate face (|N_f| = 0: collinear or coincident vertices) gets a zero normal and a
+ * zero area. For a planar polygon the area is exact; for a non-planar one it is the area of
+ * its projection on the plane of N_f. normals (nfaces x 3) and areas (nfaces) live in the
+ * context's space; either may be NULL. The mesh needs positions.
+ * Errors: MMX_ERR_ARG (NULL mesh, no positions), MMX_ERR_SPACE, MMX_ERR_CUDA.
+ * Cost: O(nnz), one thread per face on CUDA. Synchronises: no. */
+mmx_status mmx_face_normals(mmx_ctx *ctx, const mmx_mesh *mesh, float *normals, float *areas);
+
+/* ---- vertex normals --------------------------------------------------------------------------- */
+
+/* How the faces around a vertex weigh in its normal. */
+typedef enum mmx_normal_weight {
+    MMX_NORMAL_AREA = 0, /* n_v ~ sum of N_f over the faces at v (Newell vectors: unit normal
+                            times twice the area) */
+    MMX_NORMAL_ANGLE,    /* n_v ~ sum of theta_(v,f) * N_f / |N_f|, theta the angle between
+                            the face's two edges at v, in [0, pi] (Thuermer and Wuethrich) */
+    MMX_NORMAL_UNIFORM   /* n_v ~ sum of N_f / |N_f|: every face alike */
+} mmx_normal_weight;
+
+/* The name of a weighting ("area", "angle", "uniform"; "?" out of range). */
+const char *mmx_normal_weight_name(mmx_normal_weight w);
+
+/* The weighting named `name` ("area", "angle" or "uniform"). Errors: MMX_ERR_ARG otherwise. */
+mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_weight *w);
+
+/* Vertex normals by the algebra: per-face (area, uniform) or per-corner (angle) values summed
+ * per vertex by a mapped SpMV with Mᵀ (op = T, each vertex gathering its faces in ascending
+ * order; the angle weights travel as an MMX_MAP_BY_ENTRY table over Mᵀ's entries), then
+ *   normals[v] = n_v / |n_v|,
+ * zero where n_v = 0 (a vertex in no face, or whose faces cancel or are all degenerate).
+ * Degenerate faces contribute nothing. normals: nverts x 3 in the context's space. Works on
+ * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
+ * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions),
+ * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); scratch of
+ * O(nnz + nfaces) floats. Synchronises: yes, on CUDA, once: mmx_csc_transpose reads Mᵀ's
+ * properties; the rest is queued. */
+mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
+                              float *normals);
+
+/* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches: the faces' Newell vectors
+ * summed around each vertex by mmx_patch_reduce(ps, MMX_QUERY_VF) (the faces in the VF order
+ * of query.h, counter-clockwise), then normalised as mmx_vertex_normals does. ps must be the
+ * patch set of `mesh` (mmx_patch_set_create). The result differs from mmx_vertex_normals'
+ * only by the order of the float additions (ascending face order there, counter-clockwise
+ * here): on the test meshes about half the components agree bit for bit and the largest
+ * difference is 8.5e-7 (bigguy; 1.2e-7 on the icosphere and the torus); tests/test_geom.c
+ * holds them within 4e-6.
+ * Errors: MMX_ERR_ARG (NULL, no positions, a set of another size), MMX_ERR_SPACE,
+ * MMX_ERR_MESH (faces not consistently oriented, from mmx_patch_reduce, naming the edge),
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz) per pass, scratch of 3 nfaces floats.
+ * Synchronises: no (as mmx_patch_reduce). */
+mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                    const mmx_patch_set *ps, float *normals);
+
+/* ---- vertex areas and the mass matrix --------------------------------------------------------- */
+
+typedef enum mmx_mass_kind {
+    MMX_MASS_BARYCENTRIC = 0, /* A_v = sum over the faces at v of area_f / c_f (a third of each
+                                 triangle); any face order */
+    MMX_MASS_VORONOI          /* the mixed Voronoi area of Meyer, Desbrun, Schroeder and Barr
+                                 (2003), as libigl's massmatrix(MASSMATRIX_TYPE_VORONOI): in a
+                                 triangle (i, j, k) without an obtuse angle, vertex i gets
+                                 (|p_i - p_k|^2 cot(angle j) + |p_i - p_j|^2 cot(angle k)) / 8
+                                 (its Voronoi cell's part of the triangle); when the angle at i
+                                 is obtuse it gets area / 2, when another angle is, area / 4.
+                                 Triangles only */
+} mmx_mass_kind;
+
+/* The area of each vertex's share of its faces (above), summed per vertex by a mapped SpMV
+ * with Mᵀ (op = T; the Voronoi corners as an MMX_MAP_BY_ENTRY table over Mᵀ's entries).
+ * Both kinds sum to the surface area (Voronoi: for every triangle, the three corners' shares
+ * add up to its area). areas: nverts floats in the context's space; a vertex in no face gets
+ * 0, degenerate faces contribute 0.
+ * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_MESH (MMX_MASS_VORONOI on a face that is not a
+ * triangle, named), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz + nverts) plus the transpose of M. Synchronises: yes, on CUDA: the transpose
+ * (properties); for Voronoi on a general-form mesh also mmx_mesh_uniform_order (colptr). */
+mmx_status mmx_vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                            float *areas);
+
+/* The mass matrix: diagonal, nverts x nverts, M_vv = the vertex area of mmx_vertex_areas.
+ * The pattern has one entry per column (the diagonal, stored in the reduced form of order 1:
+ * entry v is (v, v)), so (*out)->w is the vertex areas in vertex order. Errors and cost: as
+ * mmx_vertex_areas, plus MMX_ERR_OVERFLOW never (n entries). Synchronises: as it. */
+mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                           mmx_weighted **out);
+
+/* ---- Laplacians ------------------------------------------------------------------------------- */
+
+/* The cotangent Laplacian, libigl's cotmatrix convention: for an edge {i, j},
+ *   L_ij = L_ji = (cot a_ij + cot b_ij) / 2,
+ * a_ij and b_ij the angles opposite the edge in its two triangles (a boundary edge has one
+ * term; an edge of k >= 3 triangles, k terms), and L_ii = -sum over j != i of L_ij, so L 1 = 0
+ * and, on a mesh whose angles are all acute, L is negative semi-definite (obtuse angles give
+ * negative off-diagonal weights; L stays symmetric). Degenerate triangles (zero area) add 0.
+ * Built by the algebra: the pattern is the adjacency's E (mesh.h: the edges) with the
+ * diagonal added, rows ascending in each column (nnz = nnz(E) + nverts; every vertex has its
+ * diagonal entry, 0 for a vertex in no face); the weight of an edge gathers, over the edge's
+ * faces in EF order (query.h), half the cotangent at the face's third corner, so L_ij and L_ji
+ * are the same float. `adj` may be NULL (computed and freed here) or the mesh's adjacency.
+ * Triangle meshes only. Errors: MMX_ERR_ARG (NULL, no positions), MMX_ERR_SPACE, MMX_ERR_MESH
+ * (a face that is not a triangle: "face F has order C ..."), MMX_ERR_OVERFLOW (nnz beyond
+ * 32-bit indices), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: the adjacency, the EF query (O(nnz log nnz)), O(nnz(L) log maxdeg) for the weights
+ * (each edge found by a binary search). Synchronises: on CUDA, the adjacency's wait and the
+ * EF query's (its size); the pattern and the weights are queued. */
+mmx_status mmx_cotan_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                               mmx_weighted **out);
+
+/* The uniform (graph) Laplacian on the same pattern: L_ij = 1 for every edge {i, j},
+ * L_ii = -(the number of edges at i). Any face order; positions not needed. `adj` as above.
+ * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: the adjacency, then O(nnz(L)). Synchronises: on CUDA, the adjacency's wait only. */
+mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                 mmx_weighted **out);
+
+/* ---- curvature -------------------------------------------------------------------------------- */
+
+/* The mean curvature normal at every vertex (Meyer et al. 2003):
+ *   Hn = -(1/2) M^-1 L x,
+ * L the cotangent Laplacian above (negative semi-definite), M the mass matrix of `mass`
+ * (MMX_MASS_VORONOI is Meyer's mixed area), x the positions. Sign: H > 0 where the surface
+ * bends away from its normal, so Hn points outwards on a convex closed mesh with outward
+ * faces; on a sphere of radius R, Hn = n / R (n the outward unit normal). L x is one mapped
+ * SpMV (op = T, MMX_MAP_BY_ENTRY). A vertex of zero mass gets 0; on a boundary the value is
+ * what the formula gives (it includes the boundary's geodesic curvature). hn: nverts x 3 in
+ * the context's space. `adj` as in mmx_cotan_laplacian. Triangle meshes only.
+ * Errors: those of mmx_cotan_laplacian and mmx_mass_matrix.
+ * Cost: theirs, plus O(nnz(L)). Synchronises: as they do. */
+mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                     const mmx_adjacency *adj, mmx_mass_kind mass, float *hn);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

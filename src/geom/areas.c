@@ -1,0 +1,79 @@
+/* Vertex areas and the mass matrix (geom.h): the barycentric share (area over order, per
+ * face) or the mixed Voronoi area (per corner) summed per vertex through Mᵀ. The CUDA half
+ * (areas.cu) only numbers the diagonal pattern. */
+#include "geom_internal.h"
+
+static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                               const mmx_adjacency *adj, float *areas, const char *what)
+{
+    mmx_status s = mmx__geom_check(ctx, mesh, 1, what);
+    if (s) return s;
+    if (kind != MMX_MASS_BARYCENTRIC && kind != MMX_MASS_VORONOI)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown mass kind %d", what, (int)kind);
+    const mmx_csc *M = mesh->M;
+    if (!areas && M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: areas is NULL", what);
+    if (kind == MMX_MASS_VORONOI) s = mmx__geom_triangles(ctx, mesh, adj, what);
+    if (s) return s;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    float *fx = NULL, *corner = NULL;
+    if (kind == MMX_MASS_BARYCENTRIC) {
+        s = mmx_mem_alloc(ctx, sp, (size_t)M->ncols * sizeof *fx, (void **)&fx);
+        if (!s) s = mmx__geom_faces(ctx, mesh, MMX__FACE_SHARE, fx, NULL);
+    } else {
+        /* Each corner's share weighs a face value of 1. */
+        s = mmx_mem_alloc(ctx, sp, (size_t)M->ncols * sizeof *fx, (void **)&fx);
+        if (!s) s = mmx__geom_fill(ctx, fx, M->ncols, 1.0f);
+        if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *corner, (void **)&corner);
+        if (!s) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_VORONOI, corner, NULL);
+    }
+    if (!s) s = mmx__geom_vertex_sum(ctx, M, corner, fx, 1, areas);
+    mmx_mem_free(ctx, sp, corner);
+    mmx_mem_free(ctx, sp, fx);
+    return s;
+}
+
+mmx_status mmx_vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind, float *areas)
+{
+    return vertex_areas(ctx, mesh, kind, NULL, areas, "mmx_vertex_areas");
+}
+
+/* mmx_mass_matrix, with the adjacency when the caller has one (its face order spares the
+ * triangle check a read of colptr). */
+mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                          const mmx_adjacency *adj, mmx_weighted **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mass_matrix: out is NULL");
+    *out = NULL;
+    mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_mass_matrix");
+    if (s) return s;
+    const mmx_index n = mesh->M->nrows;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_weighted *W = calloc(1, sizeof *W);
+    if (!W) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mass matrix");
+    W->space = sp;
+    W->ctx = ctx;
+    /* The diagonal in the reduced form of order 1: column v holds entry v, row v. */
+    s = mmx__csc_alloc(ctx, sp, n, n, n, 1, &W->A);
+    if (!s) {
+        if (sp == MMX_SPACE_DEVICE) {
+            s = mmx__geom_iota_cuda(ctx, W->A->rowidx, n);
+        } else {
+            for (mmx_index v = 0; v < n; v++) W->A->rowidx[v] = v;
+        }
+    }
+    if (!s) s = mmx__csc_props(ctx, W->A); /* the reduced form: set on the host, no wait */
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *W->w, (void **)&W->w);
+    if (!s) s = vertex_areas(ctx, mesh, kind, adj, W->w, "mmx_mass_matrix");
+    if (s) {
+        mmx_weighted_free(W);
+        return s;
+    }
+    *out = W;
+    return MMX_OK;
+}
+
+mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                           mmx_weighted **out)
+{
+    return mmx__geom_mass(ctx, mesh, kind, NULL, out);
+}

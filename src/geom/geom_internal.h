@@ -1,0 +1,281 @@
+/* Private declarations of the geometry module: the per-face formulas (one statement, compiled
+ * for the host and for CUDA kernels alike, so both backends evaluate the same code), the
+ * steps the public operations are made of, and the CUDA halves of those steps. */
+#ifndef MMX_GEOM_INTERNAL_H
+#define MMX_GEOM_INTERNAL_H
+
+#include <math.h>
+#include "core/core_internal.h"
+#include "spla/spla_internal.h"
+#include "meshmatrix/geom.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- the formulas, per face ---------------------------------------------------------------- */
+
+static inline MMX__HD void mmx__v3_sub(const float *a, const float *b, float *d)
+{
+    d[0] = a[0] - b[0], d[1] = a[1] - b[1], d[2] = a[2] - b[2];
+}
+
+static inline MMX__HD float mmx__v3_dot(const float *a, const float *b)
+{
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline MMX__HD void mmx__v3_cross(const float *a, const float *b, float *c)
+{
+    c[0] = a[1] * b[2] - a[2] * b[1];
+    c[1] = a[2] * b[0] - a[0] * b[2];
+    c[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+/* Vertex v's position. */
+static inline MMX__HD const float *mmx__p(const float *pos, mmx_index v)
+{
+    return pos + 3 * (int64_t)v;
+}
+
+/* Newell's vector of the face whose c vertices are v[0 .. c): the sum of the cross products
+ * of consecutive vertices, taken from v[0] (the terms with p_0 vanish, the others are
+ * translation-invariant in sum), which for a triangle is (p1 - p0) x (p2 - p0). */
+static inline MMX__HD void mmx__newell(const float *pos, const mmx_index *v, int64_t c, float *N)
+{
+    N[0] = N[1] = N[2] = 0.0f;
+    const float *p0 = mmx__p(pos, v[0]);
+    float a[3], b[3], x[3];
+    mmx__v3_sub(mmx__p(pos, v[1]), p0, a);
+    for (int64_t i = 2; i < c; i++) {
+        mmx__v3_sub(mmx__p(pos, v[i]), p0, b);
+        mmx__v3_cross(a, b, x);
+        N[0] += x[0], N[1] += x[1], N[2] += x[2];
+        a[0] = b[0], a[1] = b[1], a[2] = b[2];
+    }
+}
+
+/* What mmx__geom_face computes for a face (per face) or for each of its corners (per corner,
+ * in M's storage order). */
+typedef enum mmx__face_what {
+    MMX__FACE_NEWELL = 0, /* out[3f..]: N_f */
+    MMX__FACE_UNIT,       /* out[3f..]: N_f / |N_f| (0 if degenerate); out2[f]: |N_f| / 2;
+                             either may be NULL */
+    MMX__FACE_SHARE,      /* out[f]: area_f / c_f, the barycentric share of each corner */
+    MMX__CORNER_ANGLE,    /* out[q]: the angle at corner q, in [0, pi] (0 if an edge at the
+                             corner has zero length) */
+    MMX__CORNER_COT,      /* triangles: out[q] = cot(angle at the corner opposite the edge from
+                             corner q to the next) / 2, 0 in a degenerate triangle */
+    MMX__CORNER_VORONOI   /* triangles: out[q] = the mixed Voronoi area of corner q's vertex in
+                             the face (geom.h, MMX_MASS_VORONOI) */
+} mmx__face_what;
+
+/* The quantity `what` of face f (c = colptr[f+1] - colptr[f] vertices at v = rowidx + a, a its
+ * first entry). Triangles only for the last two (the caller has checked). */
+static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, int64_t a,
+                                          int64_t c, mmx_index f, mmx__face_what what,
+                                          float *out, float *out2)
+{
+    float N[3];
+    mmx__newell(pos, v, c, N);
+    const float len = sqrtf(mmx__v3_dot(N, N));
+    switch (what) {
+    case MMX__FACE_NEWELL:
+        for (int d = 0; d < 3; d++) out[3 * (int64_t)f + d] = N[d];
+        break;
+    case MMX__FACE_UNIT:
+        if (out)
+            for (int d = 0; d < 3; d++) out[3 * (int64_t)f + d] = len > 0.0f ? N[d] / len : 0.0f;
+        if (out2) out2[f] = 0.5f * len;
+        break;
+    case MMX__FACE_SHARE:
+        out[f] = 0.5f * len / (float)c;
+        break;
+    case MMX__CORNER_ANGLE:
+        for (int64_t t = 0; t < c; t++) {
+            float e1[3], e2[3], x[3];
+            const float *pv = mmx__p(pos, v[t]);
+            mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
+            mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
+            mmx__v3_cross(e1, e2, x);
+            /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi,
+             * where acos of the normalised dot product loses half its digits. */
+            const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
+            out[a + t] = s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
+        }
+        break;
+    case MMX__CORNER_COT:
+        for (int t = 0; t < 3; t++) {
+            /* The corner opposite the edge t -> t+1 is t+2; its cotangent is
+             * (e1 . e2) / |e1 x e2|, and |e1 x e2| = |N| at every corner of a triangle. */
+            const int o = (t + 2) % 3;
+            float e1[3], e2[3];
+            const float *po = mmx__p(pos, v[o]);
+            mmx__v3_sub(mmx__p(pos, v[t]), po, e1);
+            mmx__v3_sub(mmx__p(pos, v[(t + 1) % 3]), po, e2);
+            out[a + t] = len > 0.0f ? 0.5f * mmx__v3_dot(e1, e2) / len : 0.0f;
+        }
+        break;
+    default: /* MMX__CORNER_VORONOI */
+        for (int t = 0; t < 3; t++) {
+            const float *pi = mmx__p(pos, v[t]), *pj = mmx__p(pos, v[(t + 1) % 3]),
+                        *pk = mmx__p(pos, v[(t + 2) % 3]);
+            float ij[3], ik[3], ji[3], jk[3], ki[3], kj[3];
+            mmx__v3_sub(pj, pi, ij), mmx__v3_sub(pk, pi, ik);
+            mmx__v3_sub(pi, pj, ji), mmx__v3_sub(pk, pj, jk);
+            mmx__v3_sub(pi, pk, ki), mmx__v3_sub(pj, pk, kj);
+            /* d_x = |e1||e2| cos(angle at x): its sign says whether the angle is obtuse, and
+             * d_x / |N| is the angle's cotangent. */
+            const float di = mmx__v3_dot(ij, ik), dj = mmx__v3_dot(ji, jk), dk = mmx__v3_dot(ki, kj);
+            const float area = 0.5f * len;
+            float r;
+            if (len == 0.0f) r = 0.0f;
+            else if (di < 0.0f) r = 0.5f * area;
+            else if (dj < 0.0f || dk < 0.0f) r = 0.25f * area;
+            else r = (mmx__v3_dot(ik, ik) * dj + mmx__v3_dot(ij, ij) * dk) / (8.0f * len);
+            out[a + t] = r;
+        }
+        break;
+    }
+}
+
+/* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
+ * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */
+static inline MMX__HD mmx_index mmx__geom_edge(const mmx_index *edge_ptr, const mmx_index *ev,
+                                               mmx_index a, mmx_index b)
+{
+    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+    mmx_index first = edge_ptr[hi], last = edge_ptr[hi + 1];
+    while (first < last) {
+        const mmx_index mid = first + (last - first) / 2;
+        if (ev[2 * (int64_t)mid] < lo) first = mid + 1;
+        else last = mid;
+    }
+    return first;
+}
+
+/* ---- steps (dispatch in the .c files, CUDA halves in the .cu files) ------------------------- */
+
+/* Checks that the mesh can be used here: ctx and mesh not NULL, the mesh in the context's
+ * space, with positions when `needs_pos`. `what` names the operation in the detail. */
+mmx_status mmx__geom_check(mmx_ctx *ctx, const mmx_mesh *mesh, int needs_pos, const char *what);
+
+/* Checks that every face is a triangle: from adj->face_order when adj is not NULL, else from
+ * M (mmx_mesh_uniform_order); otherwise MMX_ERR_MESH naming the first face of another order
+ * (its face lists read on the host: a wait on CUDA, on this error path only). */
+mmx_status mmx__geom_triangles(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                               const char *what);
+
+/* mmx__geom_face for every face of the mesh, on the context's backend (queued on CUDA). out
+ * has 3 nfaces floats (NEWELL, UNIT), nfaces (SHARE) or nnz (the corner kinds). */
+mmx_status mmx__geom_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx__face_what what, float *out,
+                           float *out2);
+mmx_status mmx__geom_faces_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
+                                mmx__face_what what, float *out, float *out2);
+
+/* A per-corner table of M (nnz floats, M's storage order) moved to the order of Mt = Mᵀ's
+ * entries (mmx_csc_transpose keeps each entry's value, its 1-based position in its face):
+ * out[q'] = corner[start(f) + val[q'] - 1], f = Mt->rowidx[q']. So that Mt with the map
+ * MMX_MAP_BY_ENTRY(out) sums per-corner weights per vertex. */
+mmx_status mmx__geom_corners_to_mt(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                   const float *corner, float *out);
+mmx_status mmx__geom_corners_to_mt_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                        const float *corner, float *out);
+
+/* x[i] = value for i < n, in the context's space (queued on CUDA). */
+mmx_status mmx__geom_fill(mmx_ctx *ctx, float *x, int64_t n, float value);
+mmx_status mmx__geom_fill_cuda(mmx_ctx *ctx, float *x, int64_t n, float value);
+
+/* Rows of 3: x[v] = x[v] / |x[v]|, or 0 where |x[v]| = 0 (in place). */
+mmx_status mmx__geom_normalize(mmx_ctx *ctx, float *x, mmx_index n);
+mmx_status mmx__geom_normalize_cuda(mmx_ctx *ctx, float *x, mmx_index n);
+
+/* Rows of 3: y[v] = scale * x[v] / m[v], or 0 where m[v] = 0. */
+mmx_status mmx__geom_scale_rows(mmx_ctx *ctx, const float *x, const float *m, float scale,
+                                mmx_index n, float *y);
+mmx_status mmx__geom_scale_rows_cuda(mmx_ctx *ctx, const float *x, const float *m, float scale,
+                                     mmx_index n, float *y);
+
+/* The sum per vertex of per-face values x (k floats per face) through Mᵀ, or, with a corner
+ * table (nnz floats in M's order, NULL for none), of corner[q] * x[f]: y = Mt<map>ᵀ x, op = T.
+ * Transposes M itself (the wait of mmx_csc_transpose on CUDA). */
+mmx_status mmx__geom_vertex_sum(mmx_ctx *ctx, const mmx_csc *M, const float *corner,
+                                const float *x, int k, float *y);
+
+/* The Laplacians' pattern (E plus the diagonal) and weights: `cot` NULL gives the uniform
+ * weights; else cot is the per-corner table of MMX__CORNER_COT and ef the EF query. */
+typedef struct mmx__lap_in {
+    mmx_csc E;               /* the adjacency's E (general form, rows ascending) */
+    const mmx_index *edge_ptr, *ev, *fe;
+    mmx_csc M;               /* the mesh matrix (either form) */
+    const float *cot;        /* NULL: uniform */
+    const mmx_index *ef_ptr; /* EF's rows: NULL when EF is reduced (ef_order > 0) */
+    const mmx_index *ef;
+    mmx_index ef_order;
+} mmx__lap_in;
+
+/* The weight of the edge e = {i, j} of L: 1 (uniform), or the sum over the edge's faces (EF's
+ * row, ascending) of the half cotangent stored at the face's corner that starts the edge. */
+static inline MMX__HD float mmx__lap_edge_weight(const mmx__lap_in *in, mmx_index e)
+{
+    if (!in->cot) return 1.0f;
+    const int64_t r0 = in->ef_order ? (int64_t)in->ef_order * e : in->ef_ptr[e];
+    const int64_t r1 = in->ef_order ? r0 + in->ef_order : in->ef_ptr[e + 1];
+    float w = 0.0f;
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t a, b;
+        mmx__csc_col(&in->M, in->ef[r], &a, &b);
+        for (int64_t q = a; q < b; q++)
+            if ((in->fe[q] >> 1) == e) w += in->cot[q];
+    }
+    return w;
+}
+
+/* Column j of L: E's column j with the diagonal inserted where its row falls (rows stay
+ * ascending), the stored values the positions, the weights the edges' and, on the diagonal,
+ * minus their sum in row order. colptr[j] = E.colptr[j] + j: every earlier column gained one
+ * entry. One call per column, on either backend; the caller sets colptr[nverts]. */
+static inline MMX__HD void mmx__lap_column(const mmx__lap_in *in, mmx_index j, mmx_index *colptr,
+                                           mmx_index *rowidx, mmx_index *val, float *w)
+{
+    const int64_t e0 = in->E.colptr[j], e1 = in->E.colptr[j + 1];
+    const int64_t start = e0 + j;
+    int64_t out = start, diag = -1;
+    float sum = 0.0f;
+    colptr[j] = (mmx_index)start;
+    for (int64_t p = e0; p < e1; p++) {
+        const mmx_index i = in->E.rowidx[p];
+        if (diag < 0 && i > j) diag = out++;
+        /* Column j's rows below j are the edges edge_ptr[j] .. in order (mesh.h); an edge
+         * with a higher end i lives in column i. */
+        const mmx_index e = i < j ? in->edge_ptr[j] + (mmx_index)(p - e0)
+                                  : mmx__geom_edge(in->edge_ptr, in->ev, i, j);
+        const float wij = mmx__lap_edge_weight(in, e);
+        rowidx[out] = i;
+        val[out] = (mmx_index)(out - start + 1);
+        w[out] = wij;
+        sum += wij;
+        out++;
+    }
+    if (diag < 0) diag = out;
+    rowidx[diag] = j;
+    val[diag] = (mmx_index)(diag - start + 1);
+    w[diag] = -sum;
+}
+
+/* Fills L (allocated: nverts x nverts, nnz(E) + nverts entries, general) and w. */
+mmx_status mmx__geom_laplacian_fill_cuda(mmx_ctx *ctx, const mmx__lap_in *in, mmx_csc *L,
+                                         float *w);
+
+/* mmx_mass_matrix with the mesh's adjacency when the caller has one (NULL: none), whose face
+ * order spares the triangle check of a general device mesh its read of colptr. */
+mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                          const mmx_adjacency *adj, mmx_weighted **out);
+
+/* out[j] = j for j < n (mmx_index), for the mass matrix's diagonal pattern. */
+mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
