@@ -306,8 +306,12 @@ mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float
         s = mmx_mem_copy(ctx, o.history, MMX_SPACE_HOST, w.hist, sp,
                          (size_t)w.cap * k * sizeof(double));
     if (!s) {
+        /* The report reads the history from the caller's host array; on CUDA w.hist is the
+         * device copy, which work_free gives back (it must not see the host pointer). */
+        double *const dev_hist = w.hist;
         w.hist = w.cap ? o.history : NULL;
         fill_report(&w, &host, have_true, report);
+        w.hist = dev_hist;
         s = state_error(ctx, &w, &host, S->diag);
     }
     work_free(ctx, &w, cuda);
