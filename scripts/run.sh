@@ -24,7 +24,26 @@ need_pkgs() {
     command -v clang >/dev/null || missing+=(clang)
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         missing+=(libclang-rt-dev)
+    # A virtual environment for the geometry and solver oracles from PyPI (oracle_python).
+    python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
     echo "${missing[@]:-}"
+}
+
+# The oracles of the geometry and solver checks (tests/igl_check.py: libigl; tests/
+# scipy_check.py: SciPy) come from PyPI, into a virtual environment of their own, whose
+# python3 then comes first on PATH so that meson's tests run with it. numpy stays below 2.3:
+# libigl 2.6's wheels fail to import with later ones. If pip cannot install them (no network),
+# those two checks report themselves skipped, saying why.
+oracle_python() {
+    local venv=${MMX_ORACLE_VENV:-$HOME/.cache/meshmatrix/oracle-venv}
+    if ! "$venv/bin/python3" -c 'import igl, numpy, scipy' 2>/dev/null; then
+        echo "== installing the Python oracles (libigl, numpy<2.3, scipy) from PyPI into $venv"
+        if ! { python3 -m venv "$venv" && "$venv/bin/pip" install -q libigl 'numpy<2.3' scipy; }; then
+            echo "== pip could not install them: igl_check and scipy_check will be skipped"
+            return 0
+        fi
+    fi
+    export PATH="$venv/bin:$PATH"
 }
 
 setup() {
@@ -215,6 +234,7 @@ demo)
     ;;
 test)
     setup
+    oracle_python
     export CRITERION_VERBOSITY_LEVEL=1 # prints each test and each skip's reason
     configure build -Dwerror=true
     ninja -C build
