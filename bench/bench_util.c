@@ -152,17 +152,6 @@ void bu_finish(bu_env *e)
     if (e->csv) fclose(e->csv);
 }
 
-cusparseHandle_t h;
-    cudaStream_t st;
-    cusparseSpMatDescr_t A, B;
-    int m;
-    void *b1, *b2;
-    int *cptr, *cidx;
-    float *cval;
-    int64_t cnnz;
-    int ok;
-
-
 void bu_spgemm_release(bu_spgemm *s)
 {
     /* Freed in stream order so the next repeat reuses the pool's blocks. */
