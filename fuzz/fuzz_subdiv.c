@@ -36,8 +36,12 @@ static void check_pair(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_me
     int64_t v, f;
     mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, adj->nedges, in->M->nnz, levels, &v,
                        &f, NULL, NULL);
+    /* sqrt3's boundary rule adds two points per boundary face on its odd levels, which the
+     * closed form does not count (subdiv.h): there the two paths are held to each other. */
+    const int counted = !(scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0);
     mmx_adjacency_free(adj);
     const mmx_csc *A = a->M, *B = b->M;
+    if (!counted) v = A->nrows, f = A->ncols;
     if (A->nrows != v || A->ncols != f || B->nrows != v || B->ncols != f) abort();
     if (A->nnz != B->nnz ||
         (A->nnz && memcmp(A->rowidx, B->rowidx, (size_t)A->nnz * sizeof *A->rowidx)))
