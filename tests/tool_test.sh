@@ -732,7 +732,7 @@ if expect_rc "--help (commands)" 0 --help; then
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder subdiv render demo bench help"
+commands="info convert reorder normals smooth subdiv render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -760,7 +760,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -1032,6 +1032,75 @@ if expect_rc "normals --json" 0 --json normals builtin:icosphere:1 --discard; th
 fi
 expect_rc "help normals" 0 help normals && [[ "$out" == *"--weight area|angle|uniform"* ]] \
     && ok "help normals lists --weight" || bad "help normals" "${out:0:300}"
+
+# ---- smooth: Laplacian, cotangent, Taubin, bilateral, mean curvature flow ---------------------
+for m in laplacian cotan taubin bilateral mcf; do
+    if expect_rc "smooth --method $m" 0 smooth --method "$m" builtin:icosphere:2 "$TMP/sm_$m.obj"; then
+        [ "$(field method)" = "$m" ] && [[ "$(field 'smoothing time')" == *"ms (host backend)"* ]] \
+            && [ "$(grep -c '^v ' "$TMP/sm_$m.obj")" = 162 ] \
+            && ok "smooth --method $m: the method, the time, the vertices" || bad "smooth --method $m" "$out"
+        if [ "$m" = mcf ]; then
+            [ "$(field iterations)" = 1 ] && [[ "$(field 'CG iterations')" =~ ^[1-9] ]] \
+                && [[ -n "$(field 'CG residual')" ]] && ok "smooth mcf: CG iterations and residual" \
+                || bad "smooth mcf report" "$out"
+        else
+            [ "$(field iterations)" = 10 ] && ok "smooth $m: 10 iterations by default" || bad "smooth $m iterations" "$out"
+        fi
+    fi
+done
+if expect_rc "smooth --path patch --iterations 3" 0 smooth --method taubin --path patch --iterations 3 builtin:torus "$TMP/sm_t.obj"; then
+    [ "$(field path)" = patch ] && [ "$(field iterations)" = 3 ] && ok "smooth: the patch path on quads" \
+        || bad "smooth patch path" "$out"
+fi
+check_usage "smooth with an unknown --method" smooth --method gauss builtin:cube "$TMP/x.obj"
+[[ "$err" == *"unknown --method 'gauss'"* ]] && ok "smooth names the bad method" || bad "smooth bad method message" "$err"
+check_usage "smooth without --method" smooth builtin:cube "$TMP/x.obj"
+check_usage "smooth --path patch with mcf" smooth --method mcf --path patch builtin:icosphere "$TMP/x.obj"
+check_usage "smooth with a positive --mu" smooth --method taubin --mu 0.5 builtin:icosphere "$TMP/x.obj"
+for m in cotan mcf; do
+    if expect_rc "smooth --method $m of quads" 1 smooth --method "$m" builtin:cube "$TMP/x.obj"; then
+        [[ "$err" == *"face 0 has order 4"* ]] && ok "smooth $m refuses quads naming the face" || bad "smooth $m quads" "$err"
+    fi
+done
+# A 3 x 3 patch of triangles with one inner vertex (5, lifted): --fix-boundary keeps the other
+# eight bit for bit (compared as the writer prints them, after a round trip through convert).
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0.1\nv 0 1 0\nv 1 1 0.4\nv 2 1 0\nv 0 2 0.2\nv 1 2 0\nv 2 2 0\n%s\n' \
+    'f 1 2 5
+f 1 5 4
+f 2 3 6
+f 2 6 5
+f 4 5 8
+f 4 8 7
+f 5 6 9
+f 5 9 8' >"$TMP/sq.obj"
+if expect_rc "convert the 3 x 3 patch" 0 convert "$TMP/sq.obj" "$TMP/sq0.obj"; then
+    for m in laplacian cotan taubin bilateral mcf; do
+        if expect_rc "smooth --method $m --fix-boundary" 0 smooth --method "$m" --fix-boundary "$TMP/sq0.obj" "$TMP/sq_$m.obj"; then
+            a=$(grep '^v ' "$TMP/sq0.obj" | sed -n '1,4p;6,9p')
+            b=$(grep '^v ' "$TMP/sq_$m.obj" | sed -n '1,4p;6,9p')
+            c0=$(grep '^v ' "$TMP/sq0.obj" | sed -n 5p)
+            c1=$(grep '^v ' "$TMP/sq_$m.obj" | sed -n 5p)
+            [ "$a" = "$b" ] && [ "$c0" != "$c1" ] && [[ "$(field 'fixed vertices')" == "8 (the boundary)" ]] \
+                && ok "smooth $m --fix-boundary: the boundary is bit for bit, the inner vertex moved" \
+                || bad "smooth $m --fix-boundary" "$a" "$b" "$c0 -> $c1" "$out"
+        fi
+    done
+fi
+if expect_rc "smooth twice gives the same bytes" 0 smooth --method bilateral builtin:icosphere:2 "$TMP/sm_b2.obj"; then
+    cmp -s "$TMP/sm_bilateral.obj" "$TMP/sm_b2.obj" && ok "smooth: two runs, the same file" || bad "smooth determinism"
+fi
+if expect_rc "smooth --iterations 0" 0 smooth --method taubin --iterations 0 builtin:icosphere:2 "$TMP/ico0.obj" \
+    && expect_rc "smooth --noise --iterations 0" 0 smooth --method taubin --noise 0.3 --iterations 0 builtin:icosphere:2 "$TMP/noisy.obj"; then
+    [ "$(field iterations)" = 0 ] && ! cmp -s "$TMP/noisy.obj" "$TMP/ico0.obj" \
+        && [ "$(grep -c '^v ' "$TMP/noisy.obj")" = 162 ] && ok "smooth --noise writes a noisy mesh" \
+        || bad "smooth --noise" "$out"
+fi
+if expect_rc "smooth --json" 0 --json smooth --method mcf builtin:icosphere:1 --discard; then
+    [[ "$out" == *'"method": "mcf"'* && "$out" == *'"cg_iterations": '[1-9]* && "$out" == *'"cg_residual"'* ]] \
+        && ok "smooth --json: the figures" || bad "smooth --json" "${out:0:400}"
+fi
+expect_rc "help smooth" 0 help smooth && [[ "$out" == *"--method laplacian|cotan|taubin|bilateral|mcf"* && "$out" == *"--fix-boundary"* ]] \
+    && ok "help smooth lists --method and --fix-boundary" || bad "help smooth" "${out:0:300}"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

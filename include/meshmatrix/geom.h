@@ -1,5 +1,6 @@
 /* meshmatrix/geom.h: geometry on a mesh: face normals and areas, vertex normals, vertex areas,
- * the cotangent and uniform Laplacians, the mass matrix and the mean curvature normal.
+ * the cotangent and uniform Laplacians, the mass matrix and the mean curvature normal, and
+ * smoothing (Laplacian, cotangent, Taubin, bilateral, implicit mean curvature flow).
  *
  * Every quantity is computed per element by a gather (one face, one corner, one column at a
  * time) and summed per vertex through a mapped SpMV with Mᵀ (op = T: each vertex gathers its
@@ -193,6 +194,146 @@ mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_a
  * Cost: theirs, plus O(nnz(L)). Synchronises: as they do. */
 mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
                                      const mmx_adjacency *adj, mmx_mass_kind mass, float *hn);
+
+/* ---- smoothing ---------------------------------------------------------------------------- */
+
+/* The smoothing methods of mmx_smooth. x is the n x 3 positions, N(i) vertex i's neighbours
+ * (the edges at i), "fixed" the vertices that do not move (below). */
+typedef enum mmx_smooth_method {
+    MMX_SMOOTH_LAPLACIAN = 0, /* explicit uniform Laplacian steps (the umbrella operator):
+                                   x'_i = x_i + lambda (1/|N(i)| sum_(j in N(i)) x_j - x_i),
+                                 as the algebra states it, x' = x + lambda D^-1 L x with L the
+                                 uniform Laplacian (mmx_uniform_laplacian) and D = -diag(L)
+                                 (the number of edges at i); any face order. lambda = 1/2 is
+                                 OpenMesh's JacobiLaplaceSmootherT (C0, tangential and normal)
+                                 with fix_boundary (tests/test_smooth.c compares them) */
+    MMX_SMOOTH_COTAN,         /* the same step with the cotangent Laplacian
+                                 (mmx_cotan_laplacian), D = -diag(L) = sum of the edge weights
+                                 at i, L rebuilt from the current positions at every step; a
+                                 vertex whose D is not > 0 (obtuse fans) does not move that
+                                 step. Triangles only */
+    MMX_SMOOTH_TAUBIN,        /* Taubin's lambda|mu smoothing (1995): each iteration is a
+                                 uniform Laplacian step with lambda, then one with mu < 0 (which
+                                 inflates back), so low frequencies keep their size */
+    MMX_SMOOTH_BILATERAL,     /* bilateral normal filtering (Fleishman, Drori and Cohen-Or
+                                 2003; Jones et al. 2003), each vertex moved along its normal n_i
+                                 (mmx_vertex_normals, area weights, recomputed every iteration):
+                                   t_j = |x_j - x_i|,  h_j = n_i . (x_j - x_i),  j in the VV row
+                                   w_j = exp(-t_j^2 / (2 sc^2)) exp(-h_j^2 / (2 ss^2))
+                                   x'_i = x_i + n_i (sum_j w_j h_j) / (sum_j w_j)
+                                 the neighbourhood is the one-ring (the VV query, query.h).
+                                 sc = sigma_c, or where it is 0 the one-ring's
+                                 radius (the largest t_j); ss = sigma_s, or where it is 0 the
+                                 standard deviation of the h_j (population); a factor whose
+                                 sigma is 0 counts as 1. A vertex with a zero normal or no
+                                 neighbour does not move. Consistently oriented faces (VV) */
+    MMX_SMOOTH_MCF            /* implicit mean curvature flow (Desbrun, Meyer, Schroeder and
+                                 Barr 1999), one backward Euler step per iteration:
+                                   (A - h L) x' = A x,
+                                 L the cotangent Laplacian and A the mass matrix (opts.mass) of
+                                 the current positions, solved for the 3 coordinates at once by
+                                 Jacobi-preconditioned CG (mmx_cg_csc on S = A - h L assembled
+                                 on L's pattern, or mmx_cg on a matrix-free operator), from x as
+                                 the initial guess. Triangles only */
+} mmx_smooth_method;
+
+/* How the operator is applied. Each method has the assembled, algebraic path (the reference);
+ * two have a second one, tested against it. */
+typedef enum mmx_smooth_path {
+    MMX_SMOOTH_ASSEMBLED = 0, /* mapped SpMVs (op = T, MMX_MAP_BY_ENTRY) of the assembled
+                                 Laplacian; for MCF, mmx_cg_csc on S = A - h L */
+    MMX_SMOOTH_PATCH,         /* LAPLACIAN and TAUBIN only: the neighbour sums by
+                                 mmx_patch_reduce(VV) and the counts by the same reduction of
+                                 ones, x'_i = x_i + lambda (sum_i / count_i - x_i). The
+                                 reduction refuses faces that are not consistently oriented
+                                 (MMX_ERR_MESH naming the edge: so any edge of three faces or
+                                 more); on every other mesh a VV row lists each edge at its
+                                 vertex once, also where fans meet at a non-manifold vertex,
+                                 so both paths compute the same step (within float rounding:
+                                 the sums run in other orders) */
+    MMX_SMOOTH_MATRIX_FREE    /* MCF only: mmx_cg on an mmx_linop that applies
+                                 S x = A x - h (L x) with one by-entry SpMV of L and a
+                                 per-vertex finish; S is never assembled */
+} mmx_smooth_path;
+
+typedef struct mmx_smooth_options {
+    mmx_smooth_method method;
+    mmx_smooth_path path;
+    int iterations;     /* steps (Taubin: lambda|mu pairs), >= 0; 0 returns x unchanged */
+    float step;         /* lambda for LAPLACIAN, COTAN, TAUBIN (0: 0.5), in (0, 1] for a
+                           stable explicit step; h for MCF (0: 1e-3 times the square of the
+                           bounding-box diagonal of the input; h has the units of an area) */
+    float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53) */
+    int fix_boundary;   /* 1: vertices on a boundary edge keep their positions bit for bit
+                           (explicit steps and bilateral: their rows are the identity; MCF:
+                           their rows and columns of S become the identity's and their known
+                           positions move to the right-hand side, b_j = A_j x_j + h sum over
+                           fixed i of L_ji x_i, so S stays symmetric positive definite) */
+    mmx_mass_kind mass; /* MCF's A (default MMX_MASS_BARYCENTRIC, positive on any triangle of
+                           non-zero area) */
+    double cg_rtol;     /* MCF: CG's relative tolerance per coordinate (default 1e-5) */
+    int cg_max_iter;    /* MCF: CG's iteration cap per step (default 1000) */
+    float sigma_c, sigma_s; /* BILATERAL's sigmas (0: per vertex, as above) */
+    const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (built
+                                     here with the default options and freed) */
+} mmx_smooth_options;
+
+/* The defaults for `method`: assembled path, 10 iterations (MCF: 1), step and mu 0 (their
+ * defaults above), boundary free, barycentric mass, CG 1e-5 / 1000, sigmas 0, no patch set. */
+mmx_smooth_options mmx_smooth_defaults(mmx_smooth_method method);
+
+/* "laplacian", "cotan", "taubin", "bilateral", "mcf" ("?" out of range), and back.
+ * mmx_smooth_method_parse errors: MMX_ERR_ARG for another name. */
+const char *mmx_smooth_method_name(mmx_smooth_method m);
+mmx_status mmx_smooth_method_parse(mmx_ctx *ctx, const char *name, mmx_smooth_method *m);
+
+/* What a smoothing did. */
+typedef struct mmx_smooth_report {
+    int iterations;       /* steps taken */
+    double step;          /* lambda, or MCF's h (the default resolved) */
+    double mu;            /* TAUBIN's mu (resolved); 0 otherwise */
+    int cg_iterations;    /* MCF: CG iterations summed over the steps (per step, the most any
+                             coordinate ran); 0 otherwise */
+    double cg_residual;   /* MCF: the largest true relative residual ||b - S x|| / ||b|| over
+                             the coordinates of the last step (mmx_cg_report); 0 otherwise */
+    int cg_converged;     /* MCF: 1 when every coordinate of every step converged */
+    int fixed;            /* vertices kept fixed (boundary vertices with fix_boundary) */
+    double ms;            /* the call's time: CUDA events around its work on CUDA, a
+                             monotonic clock on the host */
+} mmx_smooth_report;
+
+/* Smooths the positions of `mesh` by opts->method (NULL: the defaults of LAPLACIAN) and writes
+ * them to out (nverts x 3 floats in the context's space; out may be mesh->pos, smoothing in
+ * place; any other overlap is refused). The mesh's topology is not changed; vertices in no
+ * face keep their positions. Every step reads the previous step's positions only (Jacobi
+ * updates), so the result does not depend on the vertex order of the work, and is the same
+ * bit for bit from run to run on each backend (sums in fixed orders: op = T SpMVs, patch
+ * reductions, CG's fixed-order dot products); CUDA agrees with the host within float
+ * rounding (iterated: the differences grow with the iterations).
+ * Non-manifold input: the assembled Laplacian steps and MCF are defined on any edge
+ * configuration (L's edge weights gather every face of an edge) and run; BILATERAL and the
+ * patch path need consistently oriented faces (MMX_ERR_MESH naming the edge, from the VV
+ * query or reduction), which rules out edges of three faces or more; vertices where several
+ * fans meet are smoothed over all their neighbours on every path.
+ * report may be NULL.
+ * Errors: MMX_ERR_ARG (NULL ctx, mesh or out, no positions, an unknown method or path, a path
+ * the method does not have, iterations < 0, step < 0 or not finite, mu >= 0 (when given),
+ * negative sigmas, cg_rtol < 0, cg_max_iter < 0, a patch set of another mesh, out
+ * overlapping mesh->pos without being it; CG's refusals: S not positive definite, which a
+ * degenerate triangle with a zero mass can cause), MMX_ERR_SPACE, MMX_ERR_MESH (COTAN, MCF:
+ * a face that is not a triangle, named; the refusals above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA. On error out holds the positions of some step.
+ * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
+ * per-vertex pass, or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
+ * O(nnz log nnz)) plus an SpMV, resp. a CG solve (O(nnz(L)) per iteration), BILATERAL the
+ * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
+ * and a few n x 3 arrays.
+ * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
+ * step, MCF the solve's; BILATERAL the VV query's; the patch path its check of the counts
+ * (one wait, plus the patch set's build when none is given); MCF with the default h reads
+ * the positions once (the bounding box); and, when report is given, the end (the time). */
+mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
+                      float *out, mmx_smooth_report *report);
 
 #ifdef __cplusplus
 }

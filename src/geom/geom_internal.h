@@ -275,6 +275,181 @@ mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind
 /* out[j] = j for j < n (mmx_index), for the mass matrix's diagonal pattern. */
 mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n);
 
+/* ---- smoothing (smooth.c, bilateral.c, mcf.c; CUDA halves smooth.cu, bilateral.cu) ---------- */
+
+/* Whether vertex v is kept fixed: fixed is NULL (none) or one byte per vertex. */
+static inline MMX__HD int mmx__smooth_fixed(const unsigned char *fixed, int64_t v)
+{
+    return fixed && fixed[v];
+}
+
+/* An explicit step's per-vertex factor. Assembled path: d = -L_vv (the sum of the edge
+ * weights at v), scale = 1/d; patch path: d = the VV row's length, scale = 1/d. 0 (the vertex
+ * does not move) for a fixed vertex and where d is not > 0 (no neighbour; an obtuse cotangent
+ * fan). `neg` says d is the diagonal itself (assembled) rather than a count. */
+static inline MMX__HD float mmx__smooth_scale_of(float d, int neg, int fixed)
+{
+    const float dd = neg ? -d : d;
+    return fixed || !(dd > 0.0f) ? 0.0f : 1.0f / dd;
+}
+
+/* One explicit step at vertex v (3 components): assembled, s = (L x)_v and
+ *   x'_v = x_v + lambda scale_v s_v;
+ * patch, s = the sum of v's VV neighbours and
+ *   x'_v = x_v + lambda (scale_v s_v - x_v)   (OpenMesh's order: the mean, minus x, damped).
+ * A vertex of scale 0 keeps x_v bit for bit. out may be x (each vertex reads its own row). */
+static inline MMX__HD void mmx__smooth_vertex(const float *x, const float *s, const float *scale,
+                                              float lambda, int patch, int64_t v, float *out)
+{
+    const float c = scale[v];
+    for (int d = 0; d < 3; d++) {
+        const float xv = x[3 * v + d];
+        if (c == 0.0f) out[3 * v + d] = xv;
+        else if (patch) out[3 * v + d] = xv + lambda * (c * s[3 * v + d] - xv);
+        else out[3 * v + d] = xv + lambda * (c * s[3 * v + d]);
+    }
+}
+
+/* scale (n floats) from d (n floats: -diag L, or the VV counts) as mmx__smooth_scale_of says. */
+mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
+                             const unsigned char *fixed, float *scale);
+mmx_status mmx__smooth_scale_cuda(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
+                                  const unsigned char *fixed, float *scale);
+
+/* mmx__smooth_vertex for every vertex. */
+mmx_status mmx__smooth_update(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
+                              const float *scale, float lambda, int patch, float *out);
+mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
+                                   const float *scale, float lambda, int patch, float *out);
+
+/* MCF's fixed vertices: mask[v] = 1 where boundary (NULL: none) marks v or v is in no face
+ * (valence 0: zero mass and no Laplacian row, which would make S singular), else 0. */
+mmx_status mmx__smooth_mask(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
+                            const unsigned char *boundary, unsigned char *mask);
+mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
+                                 const unsigned char *boundary, unsigned char *mask);
+
+/* The per-vertex pieces of implicit mean curvature flow (mcf.c), on n x k arrays, A the mass
+ * matrix's diagonal (n floats), fixed as above: */
+typedef enum mmx__mcf_op {
+    MMX__MCF_FIXED_ONLY = 0, /* y = fixed ? x : 0 (the known positions, for the right side) */
+    MMX__MCF_FREE_ONLY,      /* y = fixed ? 0 : x (the unknowns: S's fixed columns dropped) */
+    MMX__MCF_RHS,            /* y = fixed ? x : A x + h lx (lx = L applied to the fixed part;
+                                NULL: none, y = A x) */
+    MMX__MCF_APPLY,          /* y = fixed ? x : A x - h lx (lx = L applied to the free part) */
+    MMX__MCF_DIAG,           /* k = 1, x = diag L: y = fixed ? 1 : A - h x (S's diagonal) */
+    MMX__MCF_RESTORE         /* y = fixed ? x : y (the fixed rows put back bit for bit) */
+} mmx__mcf_op;
+
+static inline MMX__HD void mmx__mcf_vertex(mmx__mcf_op op, int k, const float *x, const float *A,
+                                           const float *lx, float h,
+                                           const unsigned char *fixed, int64_t v, float *y)
+{
+    const int f = mmx__smooth_fixed(fixed, v);
+    for (int c = 0; c < k; c++) {
+        const int64_t q = (int64_t)k * v + c;
+        switch (op) {
+        case MMX__MCF_FIXED_ONLY: y[q] = f ? x[q] : 0.0f; break;
+        case MMX__MCF_FREE_ONLY: y[q] = f ? 0.0f : x[q]; break;
+        case MMX__MCF_RHS: y[q] = f ? x[q] : lx ? A[v] * x[q] + h * lx[q] : A[v] * x[q]; break;
+        case MMX__MCF_APPLY: y[q] = f ? x[q] : A[v] * x[q] - h * lx[q]; break;
+        case MMX__MCF_DIAG: y[q] = f ? 1.0f : A[v] - h * x[q]; break;
+        default: if (f) y[q] = x[q]; break;
+        }
+    }
+}
+
+mmx_status mmx__mcf_per_vertex(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k, const float *x,
+                               const float *A, const float *lx, float h,
+                               const unsigned char *fixed, float *y);
+mmx_status mmx__mcf_per_vertex_cuda(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
+                                    const float *x, const float *A, const float *lx, float h,
+                                    const unsigned char *fixed, float *y);
+
+/* Column j of S = A - h L on L's pattern (rows ascending, the diagonal stored): wS[q] =
+ * [i == j] A_j - h wL[q]; with fixed vertices, an entry in a fixed row or column is
+ * [i == j] (the identity's). */
+static inline MMX__HD void mmx__mcf_column(const mmx_csc *L, const float *wL, const float *A,
+                                           float h, const unsigned char *fixed, mmx_index j,
+                                           float *wS)
+{
+    int64_t a, b;
+    mmx__csc_col(L, j, &a, &b);
+    const int fj = mmx__smooth_fixed(fixed, j);
+    for (int64_t q = a; q < b; q++) {
+        const mmx_index i = L->rowidx[q];
+        if (fj || mmx__smooth_fixed(fixed, i)) wS[q] = i == j ? 1.0f : 0.0f;
+        else wS[q] = i == j ? A[j] - h * wL[q] : -h * wL[q];
+    }
+}
+
+mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                             float h, const unsigned char *fixed, float *wS);
+mmx_status mmx__mcf_assemble_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL,
+                                  const float *A, float h, const unsigned char *fixed, float *wS);
+
+/* Bilateral filtering at vertex v (geom.h, MMX_SMOOTH_BILATERAL): its neighbours are the VV
+ * row [r0, r1) of nb; n the unit vertex normals; sc, ss the sigmas (0: per vertex). Sums in
+ * float in the row's order. */
+static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nrm,
+                                                 const mmx_index *nb, int64_t r0, int64_t r1,
+                                                 float sc, float ss, const unsigned char *fixed,
+                                                 int64_t v, float *out)
+{
+    const float *p = x + 3 * v, *n = nrm + 3 * v;
+    out[3 * v] = p[0], out[3 * v + 1] = p[1], out[3 * v + 2] = p[2];
+    if (mmx__smooth_fixed(fixed, v) || r1 <= r0 || (n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f))
+        return;
+    /* First pass: the per-vertex sigmas (the one-ring's radius, the offsets' spread). */
+    float rmax = 0.0f, hs = 0.0f, hs2 = 0.0f;
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float t = sqrtf(mmx__v3_dot(e, e)), h = mmx__v3_dot(n, e);
+        rmax = t > rmax ? t : rmax;
+        hs += h, hs2 += h * h;
+    }
+    const float cnt = (float)(r1 - r0), mean = hs / cnt, var = hs2 / cnt - mean * mean;
+    if (!(sc > 0.0f)) sc = rmax;
+    if (!(ss > 0.0f)) ss = var > 0.0f ? sqrtf(var) : 0.0f;
+    /* A sigma of 0 makes its factor 1 (all neighbours alike for that criterion). */
+    const float kc = sc > 0.0f ? -0.5f / (sc * sc) : 0.0f, ks = ss > 0.0f ? -0.5f / (ss * ss) : 0.0f;
+    float sum = 0.0f, norm = 0.0f;
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float t2 = mmx__v3_dot(e, e), h = mmx__v3_dot(n, e);
+        const float w = expf(kc * t2) * expf(ks * h * h);
+        sum += w * h, norm += w;
+    }
+    if (!(norm > 0.0f)) return;
+    const float d = sum / norm;
+    for (int c = 0; c < 3; c++) out[3 * v + c] = p[c] + d * n[c];
+}
+
+mmx_status mmx__bilateral_step(mmx_ctx *ctx, const mmx_csr *vv, const float *x, const float *nrm,
+                               float sc, float ss, const unsigned char *fixed, float *out);
+mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float *x,
+                                    const float *nrm, float sc, float ss,
+                                    const unsigned char *fixed, float *out);
+
+/* The three methods' loops, on checked arguments (smooth.c checks and dispatches): x is the
+ * current positions (n x 3, the context's space), updated in place; `view` the mesh with
+ * pos = x; adj its adjacency; fixed the boundary mask or NULL; report's method fields are
+ * filled. */
+typedef struct mmx__smooth_job {
+    mmx_mesh view;
+    const mmx_adjacency *adj;
+    const unsigned char *fixed;
+    const mmx_smooth_options *opts;
+    float step, mu;
+    float *x;
+    mmx_smooth_report *rep;
+} mmx__smooth_job;
+
+mmx_status mmx__smooth_bilateral(mmx_ctx *ctx, mmx__smooth_job *job);
+mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job);
+
 #ifdef __cplusplus
 }
 #endif

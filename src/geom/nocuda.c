@@ -48,3 +48,47 @@ mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n)
     (void)out, (void)n;
     return mmx__no_cuda(ctx, "mmx__geom_iota_cuda");
 }
+
+mmx_status mmx__smooth_scale_cuda(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
+                                  const unsigned char *fixed, float *scale)
+{
+    (void)n, (void)d, (void)neg, (void)fixed, (void)scale;
+    return mmx__no_cuda(ctx, "mmx__smooth_scale_cuda");
+}
+
+mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
+                                   const float *scale, float lambda, int patch, float *out)
+{
+    (void)n, (void)x, (void)s, (void)scale, (void)lambda, (void)patch, (void)out;
+    return mmx__no_cuda(ctx, "mmx__smooth_update_cuda");
+}
+
+mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
+                                 const unsigned char *boundary, unsigned char *mask)
+{
+    (void)n, (void)valence, (void)boundary, (void)mask;
+    return mmx__no_cuda(ctx, "mmx__smooth_mask_cuda");
+}
+
+mmx_status mmx__mcf_per_vertex_cuda(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
+                                    const float *x, const float *A, const float *lx, float h,
+                                    const unsigned char *fixed, float *y)
+{
+    (void)op, (void)n, (void)k, (void)x, (void)A, (void)lx, (void)h, (void)fixed, (void)y;
+    return mmx__no_cuda(ctx, "mmx__mcf_per_vertex_cuda");
+}
+
+mmx_status mmx__mcf_assemble_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL,
+                                  const float *A, float h, const unsigned char *fixed, float *wS)
+{
+    (void)L, (void)wL, (void)A, (void)h, (void)fixed, (void)wS;
+    return mmx__no_cuda(ctx, "mmx__mcf_assemble_cuda");
+}
+
+mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float *x,
+                                    const float *nrm, float sc, float ss,
+                                    const unsigned char *fixed, float *out)
+{
+    (void)vv, (void)x, (void)nrm, (void)sc, (void)ss, (void)fixed, (void)out;
+    return mmx__no_cuda(ctx, "mmx__bilateral_step_cuda");
+}

@@ -1,5 +1,5 @@
 // tests/oracle/om_shim.cpp: OpenMesh's uniform subdividers (Sqrt3T, LoopT, CatmullClarkT)
-// behind the oracle's C API, on meshes with double points.
+// and its Jacobi Laplace smoother behind the oracle's C API, on meshes with double points.
 //
 // OpenMesh prints add_face's complaints ("complex edge", "complex vertex") on its omerr
 // stream; it is silenced while the mesh is built, and a refused face is reported in err instead.
@@ -31,6 +31,7 @@
 #include <OpenMesh/Core/System/omstream.hh>
 #include <OpenMesh/Tools/Subdivider/Uniform/CatmullClarkT.hh>
 #include <OpenMesh/Tools/Subdivider/Uniform/LoopT.hh>
+#include <OpenMesh/Tools/Smoother/JacobiLaplaceSmootherT.hh>
 #include <OpenMesh/Tools/Subdivider/Uniform/Sqrt3T.hh>
 #if defined(__GNUC__)
 #pragma GCC diagnostic pop
@@ -242,5 +243,28 @@ extern "C" int oracle_om_refine(int scheme, const oracle_mesh *in, int levels, o
             return run<PolyMesh, CatmullClark>(in, levels, false, false,
                                                "OpenMesh Catmull-Clark", out, t, err, cap);
         return oracle__say(err, cap, "unknown scheme %d (0 Loop, 1 Catmull-Clark)", scheme);
+    });
+}
+
+extern "C" int oracle_om_laplace_smooth(const oracle_mesh *in, int iterations, oracle_mesh *out,
+                                        char *err, size_t cap)
+{
+    return guarded(out, err, cap, [&] {
+        if (iterations < 0)
+            return oracle__say(err, cap, "iterations %d < 0", iterations);
+        PolyMesh m;
+        size_t max_valence = 0;
+        if (build(m, in, false, false, "OpenMesh JacobiLaplaceSmoother", &max_valence, err, cap))
+            return 1;
+        {
+            // Uniform weights (Tangential_and_Normal picks them), C0: per iteration every
+            // vertex not on a boundary moves to p + 0.5 (mean of its neighbours - p), all from
+            // the previous positions; no local error check (tolerance -1 by default).
+            OpenMesh::Smoother::JacobiLaplaceSmootherT<PolyMesh> smoother(m);
+            smoother.initialize(OpenMesh::Smoother::JacobiLaplaceSmootherT<PolyMesh>::Tangential_and_Normal,
+                                OpenMesh::Smoother::JacobiLaplaceSmootherT<PolyMesh>::C0);
+            smoother.smooth(static_cast<unsigned int>(iterations));
+        }
+        return extract(m, out, err, cap);
     });
 }

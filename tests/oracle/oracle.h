@@ -1,7 +1,8 @@
 /*
- * tests/oracle/oracle.h: the reference implementations subdivision is checked against, and a
- * comparison of two meshes up to vertex and face order. Test-only code: OpenSubdiv 3.5 (Loop,
- * Catmull-Clark) and OpenMesh (sqrt3; Loop and Catmull-Clark for benchmarking) behind a C API,
+ * tests/oracle/oracle.h: the reference implementations subdivision and smoothing are checked
+ * against, and a comparison of two meshes up to vertex and face order. Test-only code:
+ * OpenSubdiv 3.5 (Loop, Catmull-Clark) and OpenMesh (sqrt3, the Jacobi Laplace smoother; Loop
+ * and Catmull-Clark for benchmarking) behind a C API,
  * so that C test suites and tools can call them.
  *
  * Every function catches what the libraries throw: nothing crosses into C. Errors are a nonzero
@@ -97,6 +98,16 @@ int oracle_om_sqrt3(const oracle_mesh *in, int levels, oracle_mesh *out, oracle_
  * for benchmarking, not as a reference. */
 int oracle_om_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
                      oracle_times *t, char *err, size_t cap);
+
+/* OpenMesh::Smoother::JacobiLaplaceSmootherT on a PolyMesh with double points, initialised with
+ * Tangential_and_Normal (uniform weights: each edge 1, each vertex 1 / its edge count) and C0,
+ * run for `iterations` (smooth(iterations)): per iteration every vertex not on a boundary (an
+ * active one: nothing selected, none locked) gets p + 0.5 (sum of its neighbours / count - p),
+ * computed from the previous positions (Jacobi), and boundary vertices stay. out has the input's
+ * vertices and faces in the input's order. Refused (nonzero + err): add_face failing (complex
+ * edge or vertex). */
+int oracle_om_laplace_smooth(const oracle_mesh *in, int iterations, oracle_mesh *out, char *err,
+                             size_t cap);
 
 /* Compares two meshes up to vertex and face order; tol = rel_tol * the bounding-box diagonal of
  * b (diag taken as 1 when b's box is a point or b is empty). Each vertex of a is matched to its

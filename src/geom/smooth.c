@@ -1,0 +1,268 @@
+/* Smoothing (geom.h, mmx_smooth): the entry point (checks, the boundary mask, the time) and the
+ * explicit Laplacian steps, x' = x + lambda D^-1 L x, in two paths: the assembled one (one
+ * by-entry SpMV of L per step, op = T: a gather per vertex, deterministic on CUDA, equal to
+ * L x since L is symmetric) and the patch one (the neighbour sums and counts by the VV patch
+ * reduction, RXMesh's way, no matrix at all). Taubin's lambda|mu smoothing alternates two
+ * such steps. Bilateral filtering and mean curvature flow are bilateral.c and mcf.c; the CUDA
+ * halves of the per-vertex steps are smooth.cu. */
+#include <math.h>
+#include <string.h>
+#include "geom_internal.h"
+#include "patch/patch_internal.h" /* the patch set's sizes */
+
+static const char *const method_names[] = {"laplacian", "cotan", "taubin", "bilateral", "mcf"};
+#define NMETHODS 5
+
+const char *mmx_smooth_method_name(mmx_smooth_method m)
+{
+    return (int)m >= 0 && (int)m < NMETHODS ? method_names[m] : "?";
+}
+
+mmx_status mmx_smooth_method_parse(mmx_ctx *ctx, const char *name, mmx_smooth_method *m)
+{
+    for (int i = 0; name && m && i < NMETHODS; i++)
+        if (strcmp(name, method_names[i]) == 0) {
+            *m = (mmx_smooth_method)i;
+            return MMX_OK;
+        }
+    return mmx__fail(ctx, MMX_ERR_ARG,
+                     "unknown smoothing method '%s' (use laplacian, cotan, taubin, bilateral or mcf)",
+                     name ? name : "(null)");
+}
+
+mmx_smooth_options mmx_smooth_defaults(mmx_smooth_method method)
+{
+    mmx_smooth_options o;
+    memset(&o, 0, sizeof o);
+    o.method = method;
+    o.path = MMX_SMOOTH_ASSEMBLED;
+    o.iterations = method == MMX_SMOOTH_MCF ? 1 : 10;
+    o.mass = MMX_MASS_BARYCENTRIC;
+    o.cg_rtol = 1e-5;
+    o.cg_max_iter = 1000;
+    return o;
+}
+
+/* ---- the per-vertex steps (host statements; smooth.cu has the CUDA halves) ------------------ */
+
+mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
+                             const unsigned char *fixed, float *scale)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__smooth_scale_cuda(ctx, n, d, neg, fixed, scale);
+    for (mmx_index v = 0; v < n; v++) scale[v] = mmx__smooth_scale_of(d[v], neg, mmx__smooth_fixed(fixed, v));
+    return MMX_OK;
+}
+
+mmx_status mmx__smooth_update(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
+                              const float *scale, float lambda, int patch, float *out)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__smooth_update_cuda(ctx, n, x, s, scale, lambda, patch, out);
+    for (mmx_index v = 0; v < n; v++) mmx__smooth_vertex(x, s, scale, lambda, patch, v, out);
+    return MMX_OK;
+}
+
+mmx_status mmx__smooth_mask(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
+                            const unsigned char *boundary, unsigned char *mask)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__smooth_mask_cuda(ctx, n, valence, boundary, mask);
+    for (mmx_index v = 0; v < n; v++) mask[v] = (boundary && boundary[v]) || valence[v] == 0;
+    return MMX_OK;
+}
+
+mmx_status mmx__mcf_per_vertex(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k, const float *x,
+                               const float *A, const float *lx, float h,
+                               const unsigned char *fixed, float *y)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__mcf_per_vertex_cuda(ctx, op, n, k, x, A, lx, h, fixed, y);
+    for (mmx_index v = 0; v < n; v++) mmx__mcf_vertex(op, k, x, A, lx, h, fixed, v, y);
+    return MMX_OK;
+}
+
+mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                             float h, const unsigned char *fixed, float *wS)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__mcf_assemble_cuda(ctx, L, wL, A, h, fixed, wS);
+    for (mmx_index j = 0; j < L->ncols; j++) mmx__mcf_column(L, wL, A, h, fixed, j, wS);
+    return MMX_OK;
+}
+
+/* ---- explicit Laplacian steps ----------------------------------------------------------------- */
+
+/* LAPLACIAN, COTAN, TAUBIN on the assembled path. The uniform L is built once (it does not
+ * depend on the positions); the cotangent one every step, from the current positions. */
+static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
+{
+    const mmx_smooth_method m = job->opts->method;
+    const mmx_index n = job->view.M->nrows;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    float *lx = NULL, *d = NULL, *scale = NULL;
+    mmx_weighted *L = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *lx, (void **)&lx);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
+    const int steps = m == MMX_SMOOTH_TAUBIN ? 2 : 1;
+    for (int it = 0; !s && it < job->opts->iterations; it++) {
+        for (int half = 0; !s && half < steps; half++) {
+            if (!L || m == MMX_SMOOTH_COTAN) {
+                mmx_weighted_free(L);
+                L = NULL;
+                s = m == MMX_SMOOTH_COTAN ? mmx_cotan_laplacian(ctx, &job->view, job->adj, &L)
+                                          : mmx_uniform_laplacian(ctx, &job->view, job->adj, &L);
+                if (!s) s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), d);
+                if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
+            }
+            const float lambda = half ? job->mu : job->step;
+            if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, L->A, mmx_weighted_map(L), job->x, 3, 0.0f, lx);
+            if (!s) s = mmx__smooth_update(ctx, n, job->x, lx, scale, lambda, 0, job->x);
+        }
+        if (!s) job->rep->iterations = it + 1;
+    }
+    mmx_weighted_free(L);
+    mmx_mem_free(ctx, sp, scale);
+    mmx_mem_free(ctx, sp, d);
+    mmx_mem_free(ctx, sp, lx);
+    return s;
+}
+
+/* LAPLACIAN and TAUBIN on the patches: sums of the VV neighbours by mmx_patch_reduce, counts
+ * by the same reduction of ones. The reduction needs consistently oriented faces (it refuses
+ * the others, naming the edge); then every edge has at most two faces, running it in opposite
+ * senses, and a VV row lists each edge at its vertex exactly once (an edge of two faces as the
+ * w of the face that runs it outwards, a boundary edge as the first w or the last u of its
+ * fan), also at a vertex where several fans meet. So the count is the number of edges and the
+ * sum that of the Laplacian's row: the paths agree on every mesh the reduction takes. */
+static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
+{
+    const mmx_index n = job->view.M->nrows;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_patch_set *own = NULL;
+    const mmx_patch_set *ps = job->opts->patches;
+    mmx_status s = MMX_OK;
+    if (ps && (ps->nverts != n || ps->nfaces != job->view.M->ncols || ps->space != sp))
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "mmx_smooth: the patch set has %d vertices and %d faces, the mesh %d and "
+                         "%d (or it is in another space): not the mesh's set",
+                         ps->nverts, ps->nfaces, n, job->view.M->ncols);
+    if (!ps) {
+        s = mmx_patch_set_create(ctx, &job->view, job->adj, NULL, &own);
+        ps = own;
+    }
+    float *sum = NULL, *cnt = NULL, *scale = NULL;
+    if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *sum, (void **)&sum);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *cnt, (void **)&cnt);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
+    /* The counts: the VV reduction of ones. A mesh without faces has no VV row to reduce:
+     * every count is 0, so nothing moves. */
+    const int faces = job->view.M->ncols > 0;
+    if (!s) s = mmx__geom_fill(ctx, sum, n, 1.0f);
+    if (!s && faces) s = mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, sum, 1, cnt);
+    else if (!s) s = mmx__geom_fill(ctx, cnt, n, 0.0f);
+    if (!s) s = mmx__smooth_scale(ctx, n, cnt, 0, job->fixed, scale);
+    const int steps = job->opts->method == MMX_SMOOTH_TAUBIN ? 2 : 1;
+    for (int it = 0; !s && it < job->opts->iterations; it++) {
+        for (int half = 0; !s && half < steps; half++) {
+            const float lambda = half ? job->mu : job->step;
+            if (faces) s = mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, job->x, 3, sum);
+            if (!s) s = mmx__smooth_update(ctx, n, job->x, sum, scale, lambda, 1, job->x);
+        }
+        if (!s) job->rep->iterations = it + 1;
+    }
+    mmx_mem_free(ctx, sp, scale);
+    mmx_mem_free(ctx, sp, cnt);
+    mmx_mem_free(ctx, sp, sum);
+    mmx_patch_set_free(own);
+    return s;
+}
+
+/* ---- the entry point -------------------------------------------------------------------------- */
+
+static mmx_status check_options(mmx_ctx *ctx, const mmx_smooth_options *o)
+{
+    const char *w = "mmx_smooth";
+    if ((int)o->method < 0 || (int)o->method >= NMETHODS)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown method %d", w, (int)o->method);
+    const int lap = o->method == MMX_SMOOTH_LAPLACIAN || o->method == MMX_SMOOTH_TAUBIN;
+    if (!(o->path == MMX_SMOOTH_ASSEMBLED || (o->path == MMX_SMOOTH_PATCH && lap) ||
+          (o->path == MMX_SMOOTH_MATRIX_FREE && o->method == MMX_SMOOTH_MCF)))
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: the %s method has no path %d (patch: laplacian and "
+                         "taubin; matrix-free: mcf)", w, mmx_smooth_method_name(o->method), (int)o->path);
+    if (o->iterations < 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: iterations = %d < 0", w, o->iterations);
+    if (!(o->step >= 0.0f) || !isfinite(o->step))
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: step = %g is not a finite value >= 0", w, (double)o->step);
+    if (!(o->mu <= 0.0f) || !isfinite(o->mu))
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: mu = %g must be < 0 (or 0 for the default)", w,
+                         (double)o->mu);
+    if (!(o->sigma_c >= 0.0f) || !(o->sigma_s >= 0.0f) || !isfinite(o->sigma_c) || !isfinite(o->sigma_s))
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: sigma_c = %g and sigma_s = %g must be finite and >= 0",
+                         w, (double)o->sigma_c, (double)o->sigma_s);
+    if (!(o->cg_rtol >= 0.0) || o->cg_max_iter < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: cg_rtol = %g, cg_max_iter = %d: both must be >= 0",
+                         w, o->cg_rtol, o->cg_max_iter);
+    if ((int)o->mass < 0 || (int)o->mass > (int)MMX_MASS_VORONOI)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown mass kind %d", w, (int)o->mass);
+    return MMX_OK;
+}
+
+mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
+                      float *out, mmx_smooth_report *report)
+{
+    mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_smooth");
+    if (s) return s;
+    const mmx_smooth_options o = opts ? *opts : mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
+    if ((s = check_options(ctx, &o))) return s;
+    const mmx_index n = mesh->M->nrows;
+    if (!out && n > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_smooth: out is NULL");
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
+    if (out != mesh->pos && n > 0 && (const char *)out < (const char *)mesh->pos + bytes &&
+        (const char *)mesh->pos < (const char *)out + bytes)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_smooth: out overlaps the mesh's positions without "
+                         "being them");
+    mmx_smooth_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.cg_converged = 1;
+    mmx_timer *timer = NULL;
+    if (report) s = mmx_timer_create(ctx, &timer);
+    if (!s && timer) s = mmx_timer_start(timer);
+    const mmx_space sp = mmx_ctx_space(ctx);
+    if (!s && out != mesh->pos && n > 0) s = mmx_mem_copy(ctx, out, sp, mesh->pos, sp, bytes);
+    mmx_adjacency *adj = NULL;
+    if (!s) s = mmx_adjacency_compute(ctx, mesh, &adj);
+    mmx__smooth_job job;
+    memset(&job, 0, sizeof job);
+    job.view = *mesh;
+    job.view.pos = out;
+    job.adj = adj;
+    job.fixed = !s && o.fix_boundary ? adj->boundary : NULL;
+    job.opts = &o;
+    job.step = o.step > 0.0f ? o.step : 0.5f;
+    job.mu = o.mu < 0.0f ? o.mu : -0.53f;
+    job.x = out;
+    job.rep = &rep;
+    if (!s) rep.fixed = o.fix_boundary ? adj->boundary_verts : 0;
+    if (!s && (o.method == MMX_SMOOTH_COTAN || o.method == MMX_SMOOTH_MCF))
+        s = mmx__geom_triangles(ctx, mesh, adj, "mmx_smooth");
+    if (!s) {
+        switch (o.method) {
+        case MMX_SMOOTH_BILATERAL: s = mmx__smooth_bilateral(ctx, &job); break;
+        case MMX_SMOOTH_MCF: s = mmx__smooth_mcf(ctx, &job); break;
+        default:
+            s = o.path == MMX_SMOOTH_PATCH ? explicit_patch(ctx, &job) : explicit_assembled(ctx, &job);
+            break;
+        }
+    }
+    if (o.method != MMX_SMOOTH_MCF) {
+        rep.step = o.method == MMX_SMOOTH_BILATERAL ? 0.0 : job.step;
+        rep.mu = o.method == MMX_SMOOTH_TAUBIN ? job.mu : 0.0;
+        rep.cg_converged = 0;
+    }
+    if (!s && timer) s = mmx_timer_stop(timer, &rep.ms);
+    mmx_timer_free(timer);
+    mmx_adjacency_free(adj);
+    if (report) *report = rep;
+    return s;
+}
