@@ -230,3 +230,38 @@ void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const
     BU_CUDA(cudaStreamSynchronize(st));
     BU_CUDA(cudaFree(cbuf));
 }
+
+/* One 1-to-4 split of a triangle mesh by its edge midpoints (host): vertex nv + e is edge e's
+ * midpoint; triangle (a, b, c) becomes (a, ab, ca), (ab, b, bc), (ca, bc, c), (ab, bc, ca). */
+mmx_mesh *bu_split4(mmx_ctx *h, const mmx_mesh *m)
+{
+    mmx_adjacency *adj = NULL;
+    BU_MMX(h, mmx_adjacency_compute(h, m, &adj));
+    const mmx_index nv = m->M->nrows, nf = m->M->ncols, ne = adj->nedges;
+    float *pos = malloc(3 * ((size_t)nv + ne) * sizeof *pos);
+    mmx_index *start = malloc(((size_t)4 * nf + 1) * sizeof *start);
+    mmx_index *idx = malloc((size_t)12 * nf * sizeof *idx);
+    if (!pos || !start || !idx) {
+        fprintf(stderr, "out of host memory\n");
+        exit(1);
+    }
+    memcpy(pos, m->pos, 3 * (size_t)nv * sizeof *pos);
+    for (mmx_index e = 0; e < ne; e++)
+        for (int d = 0; d < 3; d++)
+            pos[3 * ((size_t)nv + e) + d] =
+                0.5f * (m->pos[3 * (size_t)adj->ev[2 * e] + d] + m->pos[3 * (size_t)adj->ev[2 * e + 1] + d]);
+    for (mmx_index f = 0; f < nf; f++) {
+        const mmx_index *v = m->M->rowidx + 3 * (size_t)f; /* reduced: triangles only */
+        const mmx_index *fe = adj->fe + 3 * (size_t)f;
+        const mmx_index ab = nv + (fe[0] >> 1), bc = nv + (fe[1] >> 1), ca = nv + (fe[2] >> 1);
+        const mmx_index t[12] = {v[0], ab, ca, ab, v[1], bc, ca, bc, v[2], ab, bc, ca};
+        memcpy(idx + 12 * (size_t)f, t, sizeof t);
+    }
+    for (mmx_index k = 0; k <= 4 * nf; k++) start[k] = 3 * k;
+    mmx_mesh *out = NULL;
+    BU_MMX(h, mmx_mesh_from_faces(h, nv + ne, 4 * nf, start, idx, pos, &out));
+    BU_MMX(h, mmx_mesh_reduce(h, out));
+    free(pos), free(start), free(idx);
+    mmx_adjacency_free(adj);
+    return out;
+}

@@ -105,4 +105,8 @@ void bu_spgemm_release(bu_spgemm *s);
 void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const float *val,
                     int **rowptr, int **colidx, float **csr_val);
 
+/* One 1-to-4 split of a reduced triangle mesh on the host by its edge midpoints (positions
+ * unchanged): the "nef1..nef3" meshes of DESIGN.md from nefertiti. Exits on failure. */
+mmx_mesh *bu_split4(mmx_ctx *h, const mmx_mesh *m);
+
 #endif
