@@ -17,5 +17,6 @@
 #include "meshmatrix/query.h"
 #include "meshmatrix/patch.h"
 #include "meshmatrix/geom.h"
+#include "meshmatrix/dynamic.h"
 
 #endif

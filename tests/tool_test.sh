@@ -732,7 +732,7 @@ if expect_rc "--help (commands)" 0 --help; then
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder normals smooth subdiv render demo bench help"
+commands="info convert reorder normals smooth delaunay subdiv render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -760,7 +760,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -992,6 +992,29 @@ fi
 expect_rc "query EF of inconsistent faces" 0 query EF "$TMP/flip.obj" && ok "query EF answers inconsistent faces"
 if expect_rc "query on a missing file" 1 query VV "$TMP/missing.obj"; then
     [[ "$err" == *missing.obj* ]] && ok "query names the missing file" || bad "query missing file" "$err"
+fi
+
+# ---- delaunay: edge flips by the cavity operator ------------------------------------------------
+# A thin rhombus cut along its long diagonal: the angles opposite it sum to about 2.3 pi/2, so
+# one flip to the short diagonal, in place (the same two faces).
+printf 'v -1 0 0\nv 1 0 0\nv 0 0.3 0\nv 0 -0.3 0\nf 1 2 3\nf 2 1 4\n' > "$TMP/rhombus.obj"
+if expect_rc "delaunay of a rhombus" 0 delaunay "$TMP/rhombus.obj" "$TMP/rhombus_d.obj"; then
+    [ "$(field flips)" = 1 ] && [ "$(field rounds)" = 1 ] && ok "delaunay: one flip in one round" \
+        || bad "delaunay rounds and flips" "$out"
+    [ "$(grep '^f' "$TMP/rhombus_d.obj" | tr '\n' ' ')" = "f 1 4 3 f 4 2 3 " ] \
+        && ok "delaunay: the faces across the other diagonal, ids kept" \
+        || bad "delaunay faces" "$(grep '^f' "$TMP/rhombus_d.obj")"
+    [[ "$(field 'delaunay time')" == *"ms (host backend)"* ]] && ok "delaunay: the time is reported" \
+        || bad "delaunay time row" "$out"
+fi
+if expect_rc "delaunay twice" 0 delaunay builtin:icosphere:3 "$TMP/ico_d1.obj" \
+    && expect_rc "delaunay again" 0 delaunay builtin:icosphere:3 "$TMP/ico_d2.obj"; then
+    cmp -s "$TMP/ico_d1.obj" "$TMP/ico_d2.obj" && ok "delaunay: the same bytes twice" \
+        || bad "delaunay determinism" "two runs differ"
+fi
+if expect_rc "delaunay refuses quads" 1 delaunay builtin:cube "$TMP/cube_d.obj"; then
+    [[ "$err" == *"face 0 has 4 vertices"* ]] && ok "delaunay: a quad mesh is refused, the face named" \
+        || bad "delaunay on quads" "$err"
 fi
 
 # ---- normals: vertex normals written as OBJ vn / PLY nx ny nz -------------------------------

@@ -252,6 +252,51 @@ typedef struct mmx_mesh_stats {
  * arrays the counts read. */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
+/* ---- validation ---------------------------------------------------------------------------- */
+
+/* What a caller expects of a mesh beyond the structural checks (mmx_mesh_validate): its Euler
+ * characteristic and its number of boundary loops, each checked only when asked. */
+typedef struct mmx_mesh_expect {
+    int check_euler;           /* nonzero: the Euler characteristic must be `euler` */
+    int64_t euler;
+    int check_boundary_loops;  /* nonzero: the boundary loops must number `boundary_loops` */
+    mmx_index boundary_loops;
+} mmx_mesh_expect;
+
+/* What mmx_mesh_validate finds. `stats` is mmx_mesh_stats_compute's (manifold edges and
+ * vertices, orientation, repeated faces, boundary edges and loops, Euler characteristic);
+ * the degenerate faces are counted here. A face is degenerate when its area (half the length
+ * of its Newell normal, in double precision) is at most 1e-12 times the square of its longest
+ * edge, i.e. zero up to float rounding of its coordinates; a face that repeats a vertex is
+ * refused before (by the readers and mmx_mesh_from_faces; an assembled matrix by the stats,
+ * MMX_ERR_ARG). */
+typedef struct mmx_mesh_validation {
+    mmx_mesh_stats stats;
+    mmx_index degenerate_faces;     /* faces of (near) zero area; 0 when the mesh has no
+                                       positions (positions_checked is then 0) */
+    mmx_index first_degenerate_face;/* the smallest such face, -1 if none */
+    int positions_checked;          /* the mesh has positions, so the areas were checked */
+    int valid;                      /* manifold, oriented, no degenerate and no repeated face,
+                                       and what `expect` asked for holds */
+    char problem[192];              /* the first violation as a sentence naming its element
+                                       ("vertex 12 is non-manifold ..."), "" when valid */
+} mmx_mesh_validation;
+
+/* Checks a mesh and fills *report (either form, either space: a device mesh is inspected
+ * through the stats on the context's backend and its positions through a host copy). The
+ * checks, in the order the first violation is chosen: manifold (no edge with three faces or
+ * more, no vertex with two fans: stats.first_nonmanifold_vert is named), consistent
+ * orientation (the inconsistent edge of stats is named), no degenerate face (named), no
+ * repeated face (the pair is named), then, when `expect` asks, the Euler characteristic and
+ * the number of boundary loops. With expect NULL the call only reports: MMX_OK whatever the
+ * mesh. With expect non-NULL it also enforces: MMX_ERR_MESH with report->problem as the
+ * context's detail when the mesh is not valid (the report is filled either way).
+ * Errors: MMX_ERR_MESH (as said), MMX_ERR_ARG (NULL mesh or report), those of
+ * mmx_mesh_stats_compute; on those the report is zeroed. Cost: the stats', plus O(nnz) for
+ * the areas. Synchronises: as mmx_mesh_stats_compute, and a device mesh's copy to the host. */
+mmx_status mmx_mesh_validate(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh_expect *expect,
+                             mmx_mesh_validation *report);
+
 /* ---- adjacency by algebra ----------------------------------------------------------------- */
 
 /* A mesh's adjacency, derived from its mesh matrix by the implicit product M·Mᵀ (thesis 4.1,

@@ -1,0 +1,399 @@
+/* The dynamic module and its invariants: mmx_mesh_validate on good and bad meshes (the
+ * violation named), one round of the cavity operator (independence and maximality of the kept
+ * cavities, stable face ids, refusals), and Delaunay flips checked round by round by the
+ * validator and at the end by a plain host statement of the Delaunay bound. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+#define PI 3.14159265358979323846
+
+static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
+                            const float *pos)
+{
+    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start);
+    cr_assert(start);
+    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
+    free(start);
+    return m;
+}
+
+static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
+    return m;
+}
+
+/* A triangulated (nx x ny)-cell grid in the plane z = 0, every cell cut by the same diagonal,
+ * its inner vertices jittered by up to +-0.35 of a cell: many edges start non-Delaunay. */
+static mmx_mesh *jittered_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
+{
+    const mmx_index nv = (nx + 1) * (ny + 1), nf = 2 * nx * ny;
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts);
+    cr_assert(pos && verts);
+    for (int j = 0; j <= ny; j++)
+        for (int i = 0; i <= nx; i++) {
+            float *p = pos + 3 * (size_t)(j * (nx + 1) + i);
+            const int inner = i > 0 && i < nx && j > 0 && j < ny;
+            p[0] = (float)i + (inner ? 0.7f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+            p[1] = (float)j + (inner ? 0.7f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+            p[2] = 0;
+        }
+    mmx_index *v = verts;
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++) {
+            const mmx_index a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+            v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
+            v += 6;
+        }
+    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    free(pos);
+    free(verts);
+    return m;
+}
+
+/* icosphere:3 with every vertex moved along the sphere and radially. */
+static mmx_mesh *noisy_icosphere(mmx_ctx *ctx, uint32_t seed)
+{
+    mmx_mesh *ico = shape(ctx, "icosphere:3");
+    const mmx_index nv = mmx_mesh_nverts(ico), nf = mmx_mesh_nfaces(ico);
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    cr_assert(pos);
+    memcpy(pos, ico->pos, 3 * (size_t)nv * sizeof *pos);
+    for (mmx_index i = 0; i < nv; i++) {
+        /* A move of up to +-0.05 per coordinate (a third of an edge) along the sphere, then
+         * back to a radius of 1 +- 3%. */
+        float *p = pos + 3 * (size_t)i, len = 0;
+        for (int k = 0; k < 3; k++) {
+            p[k] += 0.1f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f);
+            len += p[k] * p[k];
+        }
+        const float s = (1.0f + 0.06f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f)) / sqrtf(len);
+        for (int k = 0; k < 3; k++) p[k] *= s;
+    }
+    mmx_mesh *m = from_faces(ctx, nv, nf, ico->M->rowidx, pos);
+    free(pos);
+    mmx_mesh_free(ico);
+    return m;
+}
+
+/* ---- the validator ------------------------------------------------------------------------ */
+
+static void expect_valid(const char *spec, int64_t euler, mmx_index loops)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, spec);
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, euler, 1, loops};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
+    cr_assert(r.valid && r.problem[0] == '\0' && r.positions_checked, "%s: %s", spec, r.problem);
+    cr_assert_eq(r.stats.euler, euler);
+    cr_assert_eq(r.stats.boundary_loops, loops);
+    cr_assert_eq(r.degenerate_faces, 0);
+    cr_assert_eq(r.first_degenerate_face, -1);
+    /* A wrong expectation is named, and refused only when enforced. */
+    const mmx_mesh_expect wrong = {1, euler + 2, 0, 0};
+    cr_assert_eq(mmx_mesh_validate(ctx, m, &wrong, &r), MMX_ERR_MESH);
+    cr_assert(!r.valid && strstr(r.problem, "Euler characteristic"), "%s", r.problem);
+    cr_assert(strstr(mmx_ctx_error(ctx), "Euler characteristic"), "%s", mmx_ctx_error(ctx));
+    const mmx_mesh_expect wrong_loops = {0, 0, 1, loops + 1};
+    cr_assert_eq(mmx_mesh_validate(ctx, m, &wrong_loops, &r), MMX_ERR_MESH);
+    cr_assert(strstr(r.problem, "boundary loops"), "%s", r.problem);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(validate, icosphere) { expect_valid("icosphere:3", 2, 0); }
+Test(validate, torus) { expect_valid("torus:8:6", 0, 0); }
+Test(validate, grid) { expect_valid("grid:6:5", 1, 1); }
+
+/* Checks that `verts` (nf triangles on nv vertices) is reported invalid, `what` in the
+ * problem; and refused with MMX_ERR_MESH naming it when enforced. */
+static void expect_invalid(mmx_index nv, mmx_index nf, const mmx_index *verts, const float *pos,
+                           const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    mmx_mesh_validation r;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, NULL, &r));
+    cr_assert(!r.valid && strstr(r.problem, what), "wanted '%s', got '%s'", what, r.problem);
+    const mmx_mesh_expect none = {0, 0, 0, 0};
+    cr_assert_eq(mmx_mesh_validate(ctx, m, &none, &r), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), what), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+static const float five[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0, 0, -1, 0};
+
+Test(validate, bowtie_names_the_vertex)
+{
+    const mmx_index v[6] = {0, 1, 2, 0, 3, 4}; /* two triangles touching at vertex 0 */
+    expect_invalid(5, 2, v, five, "vertex 0 is non-manifold");
+}
+
+Test(validate, inconsistent_pair_names_the_edge)
+{
+    const mmx_index v[6] = {0, 1, 2, 0, 1, 4}; /* both run 0 -> 1 */
+    expect_invalid(5, 2, v, five, "edge 0-1");
+}
+
+Test(validate, repeated_face_names_the_pair)
+{
+    const mmx_index v[6] = {0, 1, 2, 0, 2, 1}; /* a pillow: consistent, but face 1 repeats 0 */
+    expect_invalid(3, 2, v, five, "face 1 repeats face 0");
+}
+
+Test(validate, degenerate_face_is_named)
+{
+    const float pos[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
+    const mmx_index v[6] = {0, 3, 2, 2, 1, 0}; /* face 1 is collinear */
+    expect_invalid(4, 2, v, pos, "face 1 is degenerate");
+}
+
+Test(validate, null_arguments)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh_validation r;
+    cr_assert_eq(mmx_mesh_validate(ctx, NULL, NULL, &r), MMX_ERR_ARG);
+    mmx_ctx_free(ctx);
+}
+
+Test(validate, cuda_mesh)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    mmx_mesh *m = shape(cu, "torus:8:6");
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, 0, 1, 0};
+    MMX_OK_OR_FAIL(cu, mmx_mesh_validate(cu, m, &x, &r));
+    cr_assert(r.valid && r.positions_checked);
+    mmx_mesh_free(m);
+    mmx_ctx_free(cu);
+}
+
+/* ---- one round of the cavity operator ----------------------------------------------------- */
+
+static int shares(const mmx_cavity_seed *x, const mmx_cavity_seed *y)
+{
+    return x->faces[0] == y->faces[0] || x->faces[0] == y->faces[1] ||
+           x->faces[1] == y->faces[0] || x->faces[1] == y->faces[1] ||
+           (x->new_edge[0] == y->new_edge[0] && x->new_edge[1] == y->new_edge[1]);
+}
+
+Test(cavity, round_is_independent_and_maximal)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(ctx, 12, 10, 7);
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    /* Every edge, boundary ones included, and one twice. */
+    const mmx_index n = adj->nedges + 1;
+    mmx_index *seeds = malloc((size_t)n * sizeof *seeds);
+    mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd);
+    cr_assert(seeds && sd);
+    for (mmx_index e = 0; e < adj->nedges; e++) seeds[e] = adj->nedges - 1 - e;
+    seeds[n - 1] = seeds[n / 2];
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_FLIP, seeds, n, 3, &out, &c, sd));
+    cr_assert_eq(c.proposed, n);
+    cr_assert_eq(c.kept + c.invalid + c.conflicts, n);
+    cr_assert(c.kept > 0 && c.conflicts > 0 && c.invalid >= adj->boundary_edges);
+    mmx_index kept = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        cr_assert_eq(sd[i].priority, mmx_cavity_priority(seeds[i], 3));
+        if (adj->sides[seeds[i]] == 1) cr_assert_eq(sd[i].outcome, MMX_CAVITY_INVALID);
+        if (sd[i].outcome == MMX_CAVITY_KEPT) {
+            kept++;
+            for (mmx_index j = i + 1; j < n; j++) /* independence */
+                if (sd[j].outcome == MMX_CAVITY_KEPT)
+                    cr_assert(!shares(&sd[i], &sd[j]), "seeds %d and %d overlap", i, j);
+        } else if (sd[i].outcome == MMX_CAVITY_CONFLICT) {
+            int beaten = 0; /* maximality: a kept cavity of a smaller key blocks it */
+            for (mmx_index j = 0; j < n && !beaten; j++)
+                beaten = sd[j].outcome == MMX_CAVITY_KEPT && shares(&sd[i], &sd[j]) &&
+                         (sd[j].priority < sd[i].priority ||
+                          (sd[j].priority == sd[i].priority && j < i));
+            cr_assert(beaten, "seed %d dropped with no kept cavity of a smaller key beside it", i);
+        }
+    }
+    cr_assert_eq(kept, c.kept);
+    cr_assert_eq(sd[n - 1].outcome == MMX_CAVITY_KEPT, 0, "a repeated seed is kept once");
+    /* Faces outside the kept cavities keep their ids and vertices; the result is valid. */
+    unsigned char *touched = calloc((size_t)mmx_mesh_nfaces(m), 1);
+    cr_assert(touched);
+    for (mmx_index i = 0; i < n; i++)
+        if (sd[i].outcome == MMX_CAVITY_KEPT) touched[sd[i].faces[0]] = touched[sd[i].faces[1]] = 1;
+    cr_assert_eq(mmx_mesh_nfaces(out), mmx_mesh_nfaces(m));
+    cr_assert(out->M->order == 3);
+    for (mmx_index f = 0; f < mmx_mesh_nfaces(m); f++)
+        cr_assert_eq(memcmp(out->M->rowidx + 3 * f, m->M->rowidx + 3 * f, 3 * sizeof(mmx_index)) == 0,
+                     !touched[f], "face %d", f);
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, 1, 1, 1};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, out, &x, &r));
+    free(touched);
+    free(seeds);
+    free(sd);
+    mmx_mesh_free(out);
+    mmx_adjacency_free(adj);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, refusals)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *quads = shape(ctx, "torus:8:6"), *tri = shape(ctx, "icosphere:1"), *out = NULL;
+    const mmx_index seed = 0, far = 1000000;
+    cr_assert_eq(mmx_cavity_round(ctx, quads, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 0 has 4 vertices"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_cavity_round(ctx, tri, MMX_CAVITY_EDGE_FLIP, &far, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "edge 1000000"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_cavity_round(ctx, tri, (mmx_cavity_kind)7, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_UNSUPPORTED);
+    cr_assert_null(out);
+    mmx_mesh_free(quads);
+    mmx_mesh_free(tri);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, cuda_context_is_refused)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
+    const mmx_index seed = 0;
+    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(cu), "the cavity operator runs on the host backend for now"));
+    mmx_delaunay_report rep;
+    cr_assert_eq(mmx_delaunay_flip(cu, m, &out, &rep), MMX_ERR_UNSUPPORTED);
+    mmx_mesh_free(m);
+    mmx_ctx_free(cu);
+}
+
+/* ---- Delaunay ----------------------------------------------------------------------------- */
+
+/* The angle at c in triangle (a, b, c), plainly by acos. */
+static double angle(const float *pos, mmx_index a, mmx_index b, mmx_index c)
+{
+    double u[3], v[3], uu = 0, vv = 0, uv = 0;
+    for (int k = 0; k < 3; k++) {
+        u[k] = (double)pos[3 * a + k] - pos[3 * c + k];
+        v[k] = (double)pos[3 * b + k] - pos[3 * c + k];
+        uu += u[k] * u[k], vv += v[k] * v[k], uv += u[k] * v[k];
+    }
+    double x = uv / sqrt(uu * vv);
+    return acos(x > 1 ? 1 : x < -1 ? -1 : x);
+}
+
+/* The bound on every interior edge, by a walk over the face lists: for each half-edge u -> v
+ * of face f, the face g with v -> u (a plain search), and the angles opposite. Returns the
+ * number of edges over pi + tol. */
+static int plain_violations(const mmx_mesh *m)
+{
+    const mmx_index nf = mmx_mesh_nfaces(m), *V = m->M->rowidx;
+    int bad = 0;
+    for (mmx_index f = 0; f < nf; f++)
+        for (int i = 0; i < 3; i++) {
+            const mmx_index u = V[3 * f + i], v = V[3 * f + (i + 1) % 3], c = V[3 * f + (i + 2) % 3];
+            if (u > v) continue; /* each edge once */
+            for (mmx_index g = 0; g < nf; g++)
+                for (int j = 0; j < 3; j++)
+                    if (V[3 * g + j] == v && V[3 * g + (j + 1) % 3] == u) {
+                        const mmx_index d = V[3 * g + (j + 2) % 3];
+                        bad += angle(m->pos, u, v, c) + angle(m->pos, u, v, d) >
+                               PI + MMX_DELAUNAY_TOL + 1e-9;
+                    }
+        }
+    return bad;
+}
+
+/* Delaunay round by round with the validator after each, then mmx_delaunay_flip twice: the
+ * same bytes as each other and as the rounds, every interior edge within the bound. */
+static void check_delaunay(mmx_mesh *in, int64_t euler, mmx_index loops)
+{
+    mmx_ctx *ctx = in->ctx;
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, euler, 1, loops};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, in, &x, &r));
+    const mmx_index nb = r.stats.boundary_edges;
+    const int before = plain_violations(in);
+    cr_assert(before > 0, "the input should need flips");
+    mmx_mesh *cur = NULL;
+    int rounds = 0;
+    int64_t flips = 0;
+    for (uint32_t k = 0; k < MMX_DELAUNAY_MAX_ROUNDS; k++) {
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_delaunay_round(ctx, cur ? cur : in, k, &next, &c));
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, next, &x, &r)); /* after every round */
+        cr_assert_eq(r.stats.boundary_edges, nb);
+        mmx_mesh_free(cur);
+        cur = next;
+        if (!c.kept) break;
+        rounds++;
+        flips += c.kept;
+    }
+    cr_assert_eq(plain_violations(cur), 0);
+    cr_assert_eq(memcmp(cur->pos, in->pos, 3 * (size_t)mmx_mesh_nverts(in) * sizeof(float)), 0);
+    mmx_mesh *a = NULL, *b = NULL;
+    mmx_delaunay_report ra, rb;
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, in, &a, &ra));
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, in, &b, &rb));
+    cr_assert_eq(ra.rounds, rounds);
+    cr_assert(rounds >= 1 && flips > 0);
+    cr_assert_eq(ra.flips, flips);
+    cr_assert_eq(ra.remaining, 0);
+    int64_t sum = 0;
+    for (int i = 0; i < ra.rounds; i++) sum += ra.flips_per_round[i];
+    cr_assert_eq(sum, ra.flips);
+    cr_assert_eq(memcmp(&ra, &rb, sizeof ra), 0);
+    const size_t bytes = 3 * (size_t)mmx_mesh_nfaces(in) * sizeof(mmx_index);
+    cr_assert_eq(memcmp(a->M->rowidx, b->M->rowidx, bytes), 0, "two runs differ");
+    cr_assert_eq(memcmp(a->M->rowidx, cur->M->rowidx, bytes), 0, "rounds and the loop differ");
+    cr_assert_eq(memcmp(a->pos, in->pos, 3 * (size_t)mmx_mesh_nverts(in) * sizeof(float)), 0);
+    mmx_mesh_free(a);
+    mmx_mesh_free(b);
+    mmx_mesh_free(cur);
+}
+
+Test(delaunay, jittered_grid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(ctx, 16, 12, 11);
+    check_delaunay(m, 1, 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(delaunay, noisy_icosphere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = noisy_icosphere(ctx, 5);
+    check_delaunay(m, 2, 0);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(delaunay, already_delaunay_is_unchanged)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:2"), *out = NULL;
+    mmx_delaunay_report rep;
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, m, &out, &rep));
+    cr_assert_eq(rep.flips, 0);
+    cr_assert_eq(rep.rounds, 0);
+    cr_assert_eq(memcmp(out->M->rowidx, m->M->rowidx, 3 * (size_t)mmx_mesh_nfaces(m) * sizeof(mmx_index)), 0);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

@@ -1,0 +1,93 @@
+/* mmx delaunay: flips a triangle mesh's interior edges until every one meets the Delaunay
+ * bound (dynamic.h: rounds of the cavity operator, host backend), reports the rounds and the
+ * flips, and writes the result as convert does. */
+#include <stdio.h>
+#include "tool.h"
+
+enum { O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+
+static const opt_spec delaunay_opts[O_COUNT] = {
+    [O_FORMAT] = OPT_SPEC_FORMAT,
+    [O_FROM] = OPT_SPEC_FROM,
+    [O_TO] = OPT_SPEC_TO,
+    [O_DISCARD] = OPT_SPEC_DISCARD,
+};
+
+static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
+{
+    mmx_mesh *mesh = NULL, *flipped = NULL;
+    double load_ms;
+    if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
+    mmx_delaunay_report rep;
+    const double t0 = now_ms();
+    mmx_status s = mmx_delaunay_flip(ctx, mesh, &flipped, &rep);
+    const double flip_ms = now_ms() - t0;
+    if (s) {
+        mmx_mesh_free(mesh);
+        return fail(ctx, s, in->name);
+    }
+    long long bytes = -1;
+    double write_ms = 0;
+    int rc = output_write_mesh(ctx, flipped, out, &bytes, &write_ms);
+    const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
+    mmx_mesh_free(mesh);
+    mmx_mesh_free(flipped);
+    if (rc) return rc;
+    const char *backend = backend_name(ctx);
+    row("mesh", "%s", in->name);
+    row("load time", "%.3f ms (%s backend)", load_ms, backend);
+    row("vertices", "%d", (int)nv);
+    row("faces", "%d", (int)nf);
+    row("rounds", "%d", rep.rounds);
+    row("flips", "%lld", (long long)rep.flips);
+    for (int i = 0; i < rep.rounds; i++)
+        row("  round", "%d: %d flipped of %d proposed", i, (int)rep.flips_per_round[i],
+            (int)rep.proposed_per_round[i]);
+    row("remaining", "%d (interior edges over the bound that no flip may fix)", (int)rep.remaining);
+    row("delaunay time", "%.3f ms (%s backend)", flip_ms, backend);
+    if (out->kind == OUT_DISCARD)
+        row("discarded", "the result (--discard: nothing written)");
+    else if (bytes >= 0)
+        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
+    else
+        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+    js_str("mesh", in->name);
+    js_str("backend", backend);
+    js_num("load_ms", load_ms);
+    js_int("vertices", nv);
+    js_int("faces", nf);
+    js_int("rounds", rep.rounds);
+    js_int("flips", rep.flips);
+    js_int("remaining", rep.remaining);
+    js_num("delaunay_ms", flip_ms);
+    js_object("output");
+    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
+    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
+    js_int_or_null("bytes", bytes);
+    js_num("write_ms", write_ms);
+    js_end();
+    return EXIT_OK;
+}
+
+static int run(const tool_args *a)
+{
+    return run_mesh_command(a, a->value[O_DISCARD], a->value[O_FROM], a->value[O_TO],
+                            a->value[O_FORMAT], work);
+}
+
+const tool_cmd delaunay_command = {
+    .name = "delaunay",
+    .summary = "flip a triangle mesh's edges until it is Delaunay",
+    .synopsis = "delaunay IN OUT",
+    .help = "Flips the interior edges of the triangle mesh IN whose two opposite angles sum\n"
+            "to more than pi (plus 1e-6), in rounds of the cavity operator: each round keeps\n"
+            "a maximal independent set of the flips by fixed priorities, so the result is the\n"
+            "same every run. Boundary edges are never flipped, nor an edge whose flip would\n"
+            "fold a face or duplicate an edge; vertices and positions stay as they are.\n"
+            "Reports the rounds, the flips per round and the time, and writes OUT as convert\n"
+            "does. Runs on the host backend (--backend cuda is refused for now).",
+    .opts = delaunay_opts,
+    .nopts = O_COUNT,
+    .flags = CMD_JSON,
+    .run = run,
+};
