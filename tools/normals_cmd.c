@@ -87,12 +87,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     js_str("weight", mmx_normal_weight_name(weighting));
     js_int("zero_normals", zero);
     js_num("normals_ms", normals_ms);
-    js_object("output");
-    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
-    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
-    js_int_or_null("bytes", bytes);
-    js_num("write_ms", write_ms);
-    js_end();
+    js_output(out, bytes, write_ms);
     return EXIT_OK;
 }
 

@@ -84,12 +84,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     json_pair("face_spread", before.m.col_spread, after.m.col_spread);
     json_pair("vertex_spread", before.m.row_spread, after.m.row_spread);
     js_num("reorder_ms", reorder_ms);
-    js_object("output");
-    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
-    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
-    js_int_or_null("bytes", bytes);
-    js_num("write_ms", write_ms);
-    js_end();
+    js_output(out, bytes, write_ms);
     return EXIT_OK;
 }
 

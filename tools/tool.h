@@ -205,6 +205,10 @@ int output_resolve_png(const char *arg, tool_output *out);
 int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
                       long long *bytes, double *ms);
 
+/* The JSON report's "output" object of a command that wrote a mesh with output_write_mesh:
+ * path and format (null when discarded), bytes (null when unknown) and write_ms. */
+void js_output(const tool_output *out, long long bytes, double write_ms);
+
 /* Writes `len` bytes to OUT (a file or standard output; nothing when discarded). A partly
  * written regular file is removed. Returns EXIT_OK, or EXIT_FAIL after printing why. */
 int output_write_bytes(const tool_output *out, const void *data, size_t len);
