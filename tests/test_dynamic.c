@@ -397,3 +397,213 @@ Test(delaunay, already_delaunay_is_unchanged)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* ---- edge splits and collapses ------------------------------------------------------------ */
+
+Test(cavity, split_rhombus_by_hand)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float pos[12] = {0, 0, 0, 2, 0, 0, 1, 1, 0, 1, -1, 0};
+    const mmx_index v[6] = {0, 1, 2, 1, 0, 3}; /* edge {0, 1} is edge 0 */
+    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    const mmx_index seed = 0;
+    mmx_cavity_seed sd;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, &c, &sd));
+    cr_assert(c.kept == 1 && sd.outcome == MMX_CAVITY_KEPT && sd.vertex == 4);
+    cr_assert(sd.faces[0] == 0 && sd.faces[1] == 1);
+    const mmx_index want[12] = {0, 4, 2, 1, 4, 3, 4, 1, 2, 4, 0, 3};
+    cr_assert_eq(mmx_mesh_nverts(out), 5);
+    cr_assert_eq(mmx_mesh_nfaces(out), 4);
+    cr_assert_eq(memcmp(out->M->rowidx, want, sizeof want), 0);
+    const float wpos[15] = {0, 0, 0, 2, 0, 0, 1, 1, 0, 1, -1, 0, 1, 0, 0};
+    cr_assert_eq(memcmp(out->pos, wpos, sizeof wpos), 0);
+    mmx_mesh_free(out);
+    /* A boundary edge: {0, 2} (edge 1: column 2, row 0), one face. */
+    const mmx_index b = 1;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_SPLIT, &b, 1, 0, &out, &c, &sd));
+    cr_assert(c.kept == 1 && sd.faces[0] == 0 && sd.faces[1] == -1);
+    const mmx_index want_b[9] = {2, 4, 1, 1, 0, 3, 4, 0, 1}; /* face 0 runs 2 -> 0 */
+    cr_assert_eq(mmx_mesh_nfaces(out), 3);
+    cr_assert_eq(memcmp(out->M->rowidx, want_b, sizeof want_b), 0);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Two interior vertices 0 (-0.5, 0) and 1 (0.5, 0) inside a hexagon 2..7: collapsing the edge
+ * {0, 1} (edge 0) leaves the hexagon fanned around 0 at the origin. */
+Test(cavity, collapse_fan_by_hand)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float pos[24] = {-0.5f, 0, 0, 0.5f, 0, 0, 1.5f, 0, 0, 1, 1, 0,
+                           -1, 1, 0, -1.5f, 0, 0, -1, -1, 0, 1, -1, 0};
+    const mmx_index v[30] = {1, 2, 3, 1, 3, 4, 0, 1, 4, 0, 4, 5, 0, 5, 6,
+                             0, 6, 1, 1, 6, 7, 1, 7, 2};
+    mmx_mesh *m = from_faces(ctx, 8, 8, v, pos), *out = NULL;
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, 1, 1, 1};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
+    const mmx_index seed = 0;
+    mmx_cavity_seed sd;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, &c, &sd));
+    cr_assert(c.kept == 1 && sd.outcome == MMX_CAVITY_KEPT && sd.vertex == 0);
+    cr_assert(sd.faces[0] == 2 && sd.faces[1] == 5, "%d %d", sd.faces[0], sd.faces[1]);
+    const mmx_index want[18] = {0, 1, 2, 0, 2, 3, 0, 3, 4, 0, 4, 5, 0, 5, 6, 0, 6, 1};
+    cr_assert_eq(mmx_mesh_nverts(out), 7);
+    cr_assert_eq(mmx_mesh_nfaces(out), 6);
+    cr_assert_eq(memcmp(out->M->rowidx, want, sizeof want), 0);
+    const float wpos[21] = {0, 0, 0, 1.5f, 0, 0, 1, 1, 0, -1, 1, 0, -1.5f, 0, 0, -1, -1, 0, 1, -1, 0};
+    cr_assert_eq(memcmp(out->pos, wpos, sizeof wpos), 0);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, out, &x, &r));
+    mmx_mesh_free(out);
+    /* An interior edge with a boundary end ({1, 2}) is refused; so is the boundary edge of an
+     * ear (a lone triangle's {0, 1}). */
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index e12 = adj->edge_ptr[2]; /* column 2: row 1 (3 and 7 are above) */
+    cr_assert(adj->ev[2 * e12] == 1 && adj->ev[2 * e12 + 1] == 2);
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_COLLAPSE, &e12, 1, 0, &out, &c, &sd));
+    cr_assert(c.invalid == 1 && sd.outcome == MMX_CAVITY_INVALID && sd.vertex == -1);
+    mmx_mesh_free(out);
+    mmx_adjacency_free(adj);
+    const mmx_index tri[3] = {0, 1, 2};
+    mmx_mesh *one = from_faces(ctx, 3, 1, tri, pos);
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, one, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, &c, &sd));
+    cr_assert(c.invalid == 1 && mmx_mesh_nfaces(out) == 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(one);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Seed i's cavity by a plain scan of the faces: a split's, the faces with both ends; a
+ * collapse's, the faces with either. Returns the count, faces into f. */
+static mmx_index plain_cavity(const mmx_mesh *m, mmx_cavity_kind kind, mmx_index a, mmx_index b,
+                              mmx_index *f)
+{
+    const mmx_index nf = mmx_mesh_nfaces(m), *V = m->M->rowidx;
+    mmx_index n = 0;
+    for (mmx_index g = 0; g < nf; g++) {
+        const int ha = V[3 * g] == a || V[3 * g + 1] == a || V[3 * g + 2] == a;
+        const int hb = V[3 * g] == b || V[3 * g + 1] == b || V[3 * g + 2] == b;
+        if (kind == MMX_CAVITY_EDGE_SPLIT ? ha && hb : ha || hb) f[n++] = g;
+    }
+    return n;
+}
+
+/* Key order of seeds i and j (every edge once, so the edge breaks ties). */
+static int before(const mmx_cavity_seed *sd, const mmx_index *seeds, mmx_index i, mmx_index j)
+{
+    if (sd[i].priority != sd[j].priority) return sd[i].priority < sd[j].priority;
+    return seeds[i] < seeds[j];
+}
+
+/* `rounds` rounds of `kind` with every edge as a seed: independence and maximality of the kept
+ * set by plain cavities, the counts, the validator after each round, and a second run that
+ * gives the same bytes. */
+static void check_rounds(mmx_mesh *in, mmx_cavity_kind kind, int rounds, int64_t euler,
+                         mmx_index loops)
+{
+    mmx_ctx *ctx = in->ctx;
+    const mmx_mesh_expect x = {1, euler, 1, loops};
+    mmx_mesh_validation r;
+    mmx_mesh *cur = NULL;
+    for (int k = 0; k < rounds; k++) {
+        const mmx_mesh *m = cur ? cur : in;
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+        const mmx_index n = adj->nedges, nf = mmx_mesh_nfaces(m), nv = mmx_mesh_nverts(m);
+        mmx_index *seeds = malloc((size_t)n * sizeof *seeds), *owner = malloc((size_t)nf * sizeof *owner);
+        mmx_index *f = malloc((size_t)nf * sizeof *f);
+        mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd), *sd2 = malloc((size_t)n * sizeof *sd2);
+        cr_assert(seeds && owner && f && sd && sd2);
+        for (mmx_index e = 0; e < n; e++) seeds[e] = e;
+        mmx_mesh *out = NULL, *again = NULL;
+        mmx_cavity_counts c, c2;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, kind, seeds, n, (uint32_t)k, &out, &c, sd));
+        cr_assert_eq(c.kept + c.invalid + c.conflicts, n);
+        cr_assert(c.kept > 0 && c.conflicts > 0);
+        if (kind == MMX_CAVITY_EDGE_SPLIT) cr_assert_eq(c.invalid, 0);
+        else cr_assert(c.invalid > 0 || loops == 0);
+        for (mmx_index g = 0; g < nf; g++) owner[g] = -1;
+        mmx_index dfaces = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            if (sd[i].outcome != MMX_CAVITY_KEPT) continue;
+            const mmx_index two = adj->sides[i] == 2 ? 2 : 1;
+            cr_assert_eq(sd[i].faces[1] >= 0, two == 2);
+            dfaces += two;
+            const mmx_index nc = plain_cavity(m, kind, adj->ev[2 * i], adj->ev[2 * i + 1], f);
+            for (mmx_index q = 0; q < nc; q++) { /* independence */
+                cr_assert_eq(owner[f[q]], -1, "seeds %d and %d share face %d", owner[f[q]], i, f[q]);
+                owner[f[q]] = i;
+            }
+        }
+        for (mmx_index i = 0; i < n; i++) { /* maximality */
+            if (sd[i].outcome != MMX_CAVITY_CONFLICT) continue;
+            const mmx_index nc = plain_cavity(m, kind, adj->ev[2 * i], adj->ev[2 * i + 1], f);
+            int beaten = 0;
+            for (mmx_index q = 0; q < nc && !beaten; q++)
+                beaten = owner[f[q]] >= 0 && before(sd, seeds, owner[f[q]], i);
+            cr_assert(beaten, "seed %d dropped with no kept cavity of a smaller key beside it", i);
+        }
+        const mmx_index sign = kind == MMX_CAVITY_EDGE_SPLIT ? 1 : -1;
+        cr_assert_eq(mmx_mesh_nverts(out), nv + sign * c.kept);
+        cr_assert_eq(mmx_mesh_nfaces(out), nf + sign * dfaces);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, out, &x, &r)); /* after every round */
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, kind, seeds, n, (uint32_t)k, &again, &c2, sd2));
+        cr_assert_eq(memcmp(&c, &c2, sizeof c), 0);
+        cr_assert_eq(memcmp(sd, sd2, (size_t)n * sizeof *sd), 0);
+        cr_assert_eq(mmx_mesh_nfaces(again), mmx_mesh_nfaces(out));
+        cr_assert_eq(memcmp(out->M->rowidx, again->M->rowidx,
+                            3 * (size_t)mmx_mesh_nfaces(out) * sizeof(mmx_index)), 0);
+        cr_assert_eq(memcmp(out->pos, again->pos, 3 * (size_t)mmx_mesh_nverts(out) * sizeof(float)), 0);
+        mmx_mesh_free(again);
+        mmx_mesh_free(cur);
+        cur = out;
+        free(seeds);
+        free(owner);
+        free(f);
+        free(sd);
+        free(sd2);
+        mmx_adjacency_free(adj);
+    }
+    mmx_mesh_free(cur);
+}
+
+Test(cavity, split_rounds_grid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(ctx, 12, 10, 7);
+    check_rounds(m, MMX_CAVITY_EDGE_SPLIT, 3, 1, 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, split_rounds_icosphere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:3");
+    check_rounds(m, MMX_CAVITY_EDGE_SPLIT, 3, 2, 0);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, collapse_rounds_grid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(ctx, 12, 10, 7);
+    check_rounds(m, MMX_CAVITY_EDGE_COLLAPSE, 3, 1, 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, collapse_rounds_icosphere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:3");
+    check_rounds(m, MMX_CAVITY_EDGE_COLLAPSE, 3, 2, 0);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

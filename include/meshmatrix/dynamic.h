@@ -21,28 +21,57 @@
 extern "C" {
 #endif
 
-/* The template that fills a cavity. The list is open: splits and collapses come next. */
+/* The template that fills a cavity. Every seed is an edge (a, b), a < b. */
 typedef enum mmx_cavity_kind {
-    MMX_CAVITY_EDGE_FLIP = 0 /* cavity: the seed edge's two faces; fill: the two faces across
-                                the quad's other diagonal, in place (the same two face ids) */
+    MMX_CAVITY_EDGE_FLIP = 0,    /* cavity: the seed edge's two faces; fill: the two faces
+                                    across the quad's other diagonal, in place (the same two
+                                    face ids) */
+    MMX_CAVITY_EDGE_SPLIT = 1,   /* cavity: the edge's one or two faces; fill: a new vertex m at
+                                    the edge's midpoint, each face (p, q, c) that runs the edge
+                                    p -> q replaced by (p, m, c) (the same face id) and (m, q, c)
+                                    (appended). Numbering: the kept seeds in key order get the
+                                    vertices nverts, nverts + 1, ...; their new faces follow the
+                                    existing ones in the same order, faces[0]'s before
+                                    faces[1]'s. Valid: a boundary edge (one face) or an interior
+                                    edge whose two faces run it opposite ways; with positions, no
+                                    degenerate new face */
+    MMX_CAVITY_EDGE_COLLAPSE = 2 /* cavity: every face at a or at b (their one-rings); fill: b
+                                    merged into a (the lower id survives), a moved to the
+                                    midpoint, the edge's faces removed, then vertices and faces
+                                    renumbered by keeping the survivors in their order. Valid:
+                                    an interior edge (two faces, opposite ways) with both ends
+                                    interior and third vertices c != d not joined by an edge, or
+                                    a boundary edge (one face, third vertex c) that is not an
+                                    ear (a-c and b-c not both boundary edges); and the link
+                                    condition: a and b have exactly the third vertices of the
+                                    edge's faces as common neighbours. With positions, no face
+                                    left at a or b becomes degenerate or folded (its normal
+                                    against its own old normal). An interior edge between
+                                    boundary vertices, or one with a boundary end, is refused */
 } mmx_cavity_kind;
 
 /* What became of one seed. */
 typedef enum mmx_cavity_outcome {
     MMX_CAVITY_KEPT = 0,     /* its cavity was filled */
-    MMX_CAVITY_INVALID = 1,  /* refused on its own: a boundary or non-manifold edge, faces that
-                                run it the same way, or a fill that would make an edge the mesh
-                                has, a degenerate face or a folded one (a new face whose normal
-                                opposes the old faces' summed normal) */
+    MMX_CAVITY_INVALID = 1,  /* refused on its own (the template's rules). A flip: a boundary or
+                                non-manifold edge, faces that run it the same way, or a fill
+                                that would make an edge the mesh has, a degenerate face or a
+                                folded one (a new face whose normal opposes the old faces'
+                                summed normal) */
     MMX_CAVITY_CONFLICT = 2  /* valid, but in conflict with a kept cavity of higher priority */
 } mmx_cavity_outcome;
 
 /* One seed's cavity, for callers that check a round (tests) or schedule the next one. */
 typedef struct mmx_cavity_seed {
     mmx_cavity_outcome outcome;
-    mmx_index faces[2];      /* the cavity's faces (for a flip: the face running the edge from
-                                its lower end first), -1 -1 for an edge without two faces */
-    mmx_index new_edge[2];   /* the edge the fill creates (lower end first), -1 -1 if invalid */
+    mmx_index faces[2];      /* the seed edge's faces: the one running it from its lower end
+                                first; for a boundary edge (split, collapse) its face, then -1;
+                                -1 -1 for an edge the template cannot take. A collapse's cavity
+                                is larger (dynamic.h's kinds); these are the faces it removes */
+    mmx_index new_edge[2];   /* a flip: the edge the fill creates (lower end first), -1 -1 if
+                                invalid; -1 -1 for the other templates */
+    mmx_index vertex;        /* kept seeds: the vertex the fill makes (split) or keeps
+                                (collapse: a, by its number in the output); -1 otherwise */
     uint64_t priority;       /* mmx_cavity_priority(edge, round) */
 } mmx_cavity_seed;
 
@@ -56,9 +85,10 @@ typedef struct mmx_cavity_counts {
  * smallest first.
  *
  * The rule, stated so that a parallel version reproduces it exactly: two valid cavities
- * conflict when they share a face, or when their fills create the same edge (two flips of
- * quads with the same opposite diagonal touch no common face but would make that edge
- * twice). The kept set is the lexicographically first maximal independent set of the
+ * conflict when their cavities share a face (for a collapse the cavity is both ends'
+ * one-rings, so two collapses conflict when their one-rings share a face), or, for flips, when
+ * their fills create the same edge (two flips of quads with the same opposite diagonal touch
+ * no common face but would make that edge twice). A round runs one template. The kept set is the lexicographically first maximal independent set of the
  * conflict graph in key order: the greedy pass over the valid seeds by increasing key, keeping
  * each one that conflicts with none kept so far. A Luby-style parallel pass gives the same
  * set when, in every step, it keeps each undecided cavity whose key is smaller than those of
@@ -68,16 +98,19 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
 /* One round of the cavity operator on a triangle mesh (host backend, host mesh). seeds[0..n)
  * are edge numbers of mmx_adjacency_compute(mesh) (a seed may repeat: the copy conflicts with
  * the first); `round` feeds the priorities. The result *out is a new host mesh in the reduced
- * form with the same vertices (positions copied unchanged) and the same number of faces, the
- * kept cavities filled in place: a flipped face keeps its id. Texture coordinates, normals and
+ * form. A flip round keeps the vertices (positions copied unchanged) and the face count, the
+ * kept cavities filled in place: a flipped face keeps its id. A split round adds one vertex per
+ * kept seed and one face per face of its edge (two inside, one on the boundary); a collapse
+ * round removes one vertex per kept seed and two faces (one for a boundary edge); the
+ * numbering of both is mmx_cavity_kind's. Texture coordinates, normals and
  * tags are not carried over (they describe the faces and edges before the edit).
  * `counts` (may be NULL) gets the round's counts; `per_seed` (may be NULL, else n entries)
  * each seed's cavity and outcome. Without positions only the topological checks are made.
  * Errors: MMX_ERR_UNSUPPORTED (a CUDA context: "the cavity operator runs on the host backend
- * for now"; a kind other than MMX_CAVITY_EDGE_FLIP), MMX_ERR_MESH (a face that is not a
+ * for now"; a kind not listed), MMX_ERR_MESH (a face that is not a
  * triangle, named), MMX_ERR_ARG (NULL, a seed outside [0, nedges), named), MMX_ERR_SPACE,
  * MMX_ERR_NOMEM. Cost: the adjacency's, O(n log n) for the priority order, O(nnz) for the
- * fill. Synchronises: no (host only). */
+ * fill, and for collapses O(valence) per seed for its cavity. Synchronises: no (host only). */
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);

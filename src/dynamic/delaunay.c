@@ -57,7 +57,7 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
     if (s) return s;
     mmx_index *seeds = NULL, n = 0;
     s = violators(ctx, &t, mesh->pos, &seeds, &n);
-    if (!s) s = mmx__cavity_round_topo(ctx, mesh, &t, seeds, n, round, out, counts, NULL);
+    if (!s) s = mmx__cavity_round_topo(ctx, mesh, &t, MMX_CAVITY_EDGE_FLIP, seeds, n, round, out, counts, NULL);
     free(seeds);
     mmx__flip_topo_free(&t);
     return s;

@@ -1,4 +1,5 @@
-/* Private declarations of the dynamic module: the topology a round of edge flips reads. */
+/* Private declarations of the dynamic module: the topology a round of the cavity operator
+ * reads, and the templates' halves. */
 #ifndef MMX_DYNAMIC_INTERNAL_H
 #define MMX_DYNAMIC_INTERNAL_H
 
@@ -14,6 +15,10 @@ typedef struct mmx__flip_topo {
     mmx_index *start, *verts;  /* mmx_mesh_faces's host arrays (malloc) */
     mmx_adjacency *adj;        /* host */
     mmx_index *ef;             /* 2 * nedges */
+    mmx_index *hf;             /* 2 * nedges: as ef, but also set for an edge with one face (the
+                                  direction it runs the edge; the other -1); -1 -1 for an edge
+                                  with three faces or more or two running it the same way */
+    mmx_index *vf_ptr, *vf;    /* nverts + 1, 3 * nfaces: the faces at each vertex, ascending */
 } mmx__flip_topo;
 
 /* Builds it for a host triangle mesh on a host context. Errors: MMX_ERR_UNSUPPORTED (a CUDA
@@ -30,10 +35,35 @@ int mmx__flip_quad(const mmx__flip_topo *t, mmx_index e, mmx_index q[4]);
 /* 1 when edge {u, v} is an edge of the topology. */
 int mmx__flip_has_edge(const mmx__flip_topo *t, mmx_index u, mmx_index v);
 
+/* The triangle checks the templates share (double precision): p = pos's row v; n = the normal
+ * of (P, Q, R), twice its area in length; 1 when (P, Q, R) is degenerate (mmx_mesh_validate's
+ * bound: area at most 1e-12 times its longest edge squared) or folded (its normal does not
+ * point the way of N). */
+void mmx__point(const float *pos, mmx_index v, double p[3]);
+void mmx__tri_normal(const double P[3], const double Q[3], const double R[3], double n[3]);
+int mmx__bad_triangle(const double P[3], const double Q[3], const double R[3], const double N[3]);
+
+/* Seed edge e's split or collapse cavity: sd->faces, and the cavity's faces into ring
+ * (*nring of them, at most 2 for a split, the valences of the edge's ends for a collapse);
+ * 1 when it is valid by dynamic.h's rules. pos may be NULL (topological checks only). */
+int mmx__split_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mmx_cavity_seed *sd,
+                      mmx_index *ring, mmx_index *nring);
+int mmx__collapse_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e,
+                         mmx_cavity_seed *sd, mmx_index *ring, mmx_index *nring);
+
+/* Fill the kept seeds kept[0..nkept) (positions in seeds/sd, in key order) into a new host
+ * mesh in the general form (the caller reduces it), setting each kept seed's sd->vertex. */
+mmx_status mmx__split_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
+                           const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
+                           mmx_index nkept, mmx_mesh **out);
+mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
+                              const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
+                              mmx_index nkept, mmx_mesh **out);
+
 /* mmx_cavity_round on a topology already built for `mesh` (Delaunay builds it once per round
  * for both its seeds and the round). */
 mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                  const mmx_index *seeds, mmx_index n, uint32_t round,
+                                  mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n, uint32_t round,
                                   mmx_mesh **out, mmx_cavity_counts *counts,
                                   mmx_cavity_seed *per_seed);
 

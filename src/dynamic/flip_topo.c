@@ -9,6 +9,9 @@ void mmx__flip_topo_free(mmx__flip_topo *t)
     free(t->start);
     free(t->verts);
     free(t->ef);
+    free(t->hf);
+    free(t->vf_ptr);
+    free(t->vf);
     mmx_adjacency_free(t->adj);
     memset(t, 0, sizeof *t);
 }
@@ -39,6 +42,9 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
         t->nedges = t->adj->nedges;
         s = mmx__host_alloc(ctx, 2 * (size_t)t->nedges + 1, sizeof *t->ef, (void **)&t->ef);
     }
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)t->nedges + 1, sizeof *t->hf, (void **)&t->hf);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *t->vf_ptr, (void **)&t->vf_ptr);
+    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *t->vf, (void **)&t->vf);
     if (s) {
         mmx__flip_topo_free(t);
         return s;
@@ -54,6 +60,17 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
     for (mmx_index e = 0; e < t->nedges; e++)
         if (t->ef[2 * (size_t)e] < 0 || t->ef[2 * (size_t)e + 1] < 0)
             t->ef[2 * (size_t)e] = t->ef[2 * (size_t)e + 1] = -1;
+    /* hf: ef, and the one face of each boundary edge in the slot of its direction. */
+    memcpy(t->hf, t->ef, 2 * (size_t)t->nedges * sizeof *t->hf);
+    for (mmx_index k = 0; k < 3 * t->nfaces; k++)
+        if (sides[fe[k] / 2] == 1) t->hf[fe[k]] = k / 3;
+    /* The faces at each vertex, by a counting sort of the corners (faces ascending). */
+    memset(t->vf_ptr, 0, ((size_t)t->nverts + 1) * sizeof *t->vf_ptr);
+    for (mmx_index k = 0; k < 3 * t->nfaces; k++) t->vf_ptr[t->verts[k] + 1]++;
+    for (mmx_index v = 0; v < t->nverts; v++) t->vf_ptr[v + 1] += t->vf_ptr[v];
+    for (mmx_index k = 0; k < 3 * t->nfaces; k++) t->vf[t->vf_ptr[t->verts[k]]++] = k / 3;
+    for (mmx_index v = t->nverts; v > 0; v--) t->vf_ptr[v] = t->vf_ptr[v - 1];
+    t->vf_ptr[0] = 0;
     return MMX_OK;
 }
 
