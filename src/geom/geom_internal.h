@@ -263,6 +263,18 @@ static inline MMX__HD void mmx__lap_column(const mmx__lap_in *in, mmx_index j, m
     w[diag] = -sum;
 }
 
+/* A cotangent Laplacian kept across the steps of a smoothing whose positions change and whose
+ * topology does not: the pattern, the EF rows and the arrays are made on the first update, and
+ * each later update refreshes the weights in place from the current positions (the same
+ * values mmx_cotan_laplacian gives). `adj` is the mesh's adjacency (not NULL). */
+typedef struct mmx__cotan_op {
+    mmx_weighted *L;
+    mmx_csr *ef;
+} mmx__cotan_op;
+mmx_status mmx__cotan_op_update(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx__cotan_op *op);
+void mmx__cotan_op_free(mmx__cotan_op *op);
+
 /* Fills L (allocated: nverts x nverts, nnz(E) + nverts entries, general) and w. */
 mmx_status mmx__geom_laplacian_fill_cuda(mmx_ctx *ctx, const mmx__lap_in *in, mmx_csc *L,
                                          float *w);

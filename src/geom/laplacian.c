@@ -6,8 +6,37 @@
 #include <stdlib.h>
 #include "geom_internal.h"
 
+/* Fills W, allocated for the pattern (E and the diagonal), from the current positions: the
+ * corners' half cotangents (cotan), then each column of L, by one thread each. */
+static mmx_status fill(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                       const mmx_csr *ef, int cotan, mmx_weighted *W)
+{
+    const mmx_csc *M = mesh->M;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    const mmx_index n = M->nrows;
+    float *cot = NULL;
+    mmx_status s = MMX_OK;
+    if (cotan) s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *cot, (void **)&cot);
+    if (!s && cotan) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_COT, cot, NULL);
+    if (!s) {
+        mmx__lap_in in = {*adj->E, adj->edge_ptr, adj->ev, adj->fe, *M, cot,
+                          ef ? ef->rowptr : NULL, ef ? ef->colidx : NULL, ef ? ef->order : 0};
+        mmx_csc *L = W->A;
+        if (sp == MMX_SPACE_DEVICE) {
+            s = mmx__geom_laplacian_fill_cuda(ctx, &in, L, W->w);
+        } else {
+            for (mmx_index j = 0; j < n; j++) mmx__lap_column(&in, j, L->colptr, L->rowidx, L->val, W->w);
+            L->colptr[n] = L->nnz;
+        }
+    }
+    mmx_mem_free(ctx, sp, cot);
+    return s;
+}
+
+/* Builds L; with keep_ef (cotan only) the EF rows it read are handed to the caller, who
+ * refreshes the weights later with fill (mmx__cotan_op_update). */
 static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj_in,
-                            int cotan, mmx_weighted **out)
+                            int cotan, mmx_weighted **out, mmx_csr **keep_ef)
 {
     const char *what = cotan ? "mmx_cotan_laplacian" : "mmx_uniform_laplacian";
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: out is NULL", what);
@@ -32,10 +61,7 @@ static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "%s: %lld entries do not fit 32-bit indices", what,
                       (long long)nnz);
     mmx_csr *ef = NULL;
-    float *cot = NULL;
     if (!s && cotan) s = mmx_query(ctx, mesh, adj, MMX_QUERY_EF, &ef);
-    if (!s && cotan) s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *cot, (void **)&cot);
-    if (!s && cotan) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_COT, cot, NULL);
     mmx_weighted *W = NULL;
     if (!s && !(W = calloc(1, sizeof *W)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a Laplacian");
@@ -45,17 +71,7 @@ static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
         s = mmx__csc_alloc(ctx, sp, n, n, (mmx_index)nnz, 0, &W->A);
     }
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)nnz * sizeof *W->w, (void **)&W->w);
-    if (!s) {
-        mmx__lap_in in = {*adj->E, adj->edge_ptr, adj->ev, adj->fe, *M, cot,
-                          ef ? ef->rowptr : NULL, ef ? ef->colidx : NULL, ef ? ef->order : 0};
-        mmx_csc *L = W->A;
-        if (sp == MMX_SPACE_DEVICE) {
-            s = mmx__geom_laplacian_fill_cuda(ctx, &in, L, W->w);
-        } else {
-            for (mmx_index j = 0; j < n; j++) mmx__lap_column(&in, j, L->colptr, L->rowidx, L->val, W->w);
-            L->colptr[n] = (mmx_index)nnz;
-        }
-    }
+    if (!s) s = fill(ctx, mesh, adj, ef, cotan, W);
     if (!s) {
         /* The properties are known without reading the arrays: positional values, and the
          * longest column is E's plus its diagonal. */
@@ -65,7 +81,7 @@ static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
         L->minval = nnz > 0 ? 1 : 0;
         L->maxval = L->maxcol;
     }
-    mmx_mem_free(ctx, sp, cot);
+    if (!s && keep_ef) *keep_ef = ef, ef = NULL;
     mmx_csr_free(ef);
     mmx_adjacency_free(own);
     if (s) {
@@ -76,14 +92,28 @@ static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
     return MMX_OK;
 }
 
+mmx_status mmx__cotan_op_update(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx__cotan_op *op)
+{
+    if (!op->L) return laplacian(ctx, mesh, adj, 1, &op->L, &op->ef);
+    return fill(ctx, mesh, adj, op->ef, 1, op->L);
+}
+
+void mmx__cotan_op_free(mmx__cotan_op *op)
+{
+    mmx_weighted_free(op->L);
+    mmx_csr_free(op->ef);
+    op->L = NULL, op->ef = NULL;
+}
+
 mmx_status mmx_cotan_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                mmx_weighted **out)
 {
-    return laplacian(ctx, mesh, adj, 1, out);
+    return laplacian(ctx, mesh, adj, 1, out, NULL);
 }
 
 mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_weighted **out)
 {
-    return laplacian(ctx, mesh, adj, 0, out);
+    return laplacian(ctx, mesh, adj, 0, out, NULL);
 }

@@ -96,11 +96,13 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
     mmx_cg_opts cg = mmx_cg_defaults();
     cg.rtol = o->cg_rtol;
     cg.max_iter = o->cg_max_iter;
+    mmx__cotan_op cot = {NULL, NULL}; /* L's pattern made once, its weights each step */
     for (int it = 0; !s && it < o->iterations; it++) {
         mmx_weighted *L = NULL, *A = NULL;
         float *wS = NULL;
         mmx_cg_report cr;
-        s = mmx_cotan_laplacian(ctx, &job->view, job->adj, &L);
+        s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
+        if (!s) L = cot.L;
         if (!s) s = mmx__geom_mass(ctx, &job->view, o->mass, job->adj, &A);
         /* The right-hand side: A x, plus h L x_fixed on the free rows, x on the fixed. */
         const float *lxf = NULL;
@@ -137,8 +139,8 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
         }
         mmx_mem_free(ctx, sp, wS);
         mmx_weighted_free(A);
-        mmx_weighted_free(L);
     }
+    mmx__cotan_op_free(&cot);
     if (o->iterations == 0) job->rep->cg_converged = 1;
     mmx_mem_free(ctx, sp, fixed);
     mmx_mem_free(ctx, sp, ldiag);

@@ -101,7 +101,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
     float *lx = NULL, *d = NULL, *scale = NULL;
-    mmx_weighted *L = NULL;
+    mmx_weighted *L = NULL;        /* the uniform L */
+    mmx__cotan_op cot = {NULL, NULL}; /* the cotangent L: its weights refreshed each step */
     mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *lx, (void **)&lx);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
@@ -109,10 +110,12 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
     for (int it = 0; !s && it < job->opts->iterations; it++) {
         for (int half = 0; !s && half < steps; half++) {
             if (!L || m == MMX_SMOOTH_COTAN) {
-                mmx_weighted_free(L);
-                L = NULL;
-                s = m == MMX_SMOOTH_COTAN ? mmx_cotan_laplacian(ctx, &job->view, job->adj, &L)
-                                          : mmx_uniform_laplacian(ctx, &job->view, job->adj, &L);
+                if (m == MMX_SMOOTH_COTAN) {
+                    s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
+                    L = s ? NULL : cot.L;
+                } else {
+                    s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &L);
+                }
                 if (!s) s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), d);
                 if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
             }
@@ -122,7 +125,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
         }
         if (!s) job->rep->iterations = it + 1;
     }
-    mmx_weighted_free(L);
+    if (m != MMX_SMOOTH_COTAN) mmx_weighted_free(L);
+    mmx__cotan_op_free(&cot);
     mmx_mem_free(ctx, sp, scale);
     mmx_mem_free(ctx, sp, d);
     mmx_mem_free(ctx, sp, lx);
