@@ -237,7 +237,8 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
     if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
         kind != MMX_CAVITY_EDGE_COLLAPSE)
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "mmx_cavity_round: template %d is not implemented", (int)kind);
+                         "mmx_cavity_round: unknown template %d (MMX_CAVITY_EDGE_FLIP, _SPLIT or "
+                         "_COLLAPSE)", (int)kind);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;
