@@ -100,6 +100,23 @@ mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel k
     return mmx__dev_alloc(ctx, out->per_block * out->grid, (void **)&out->gscratch);
 }
 
+/* Launches `kernel` over the set's patches, sized by mmx__patch_launch_for, with `args` then
+ * the launch record (every patch kernel's last parameter), and gives the scratch back in
+ * stream order. Queued; nothing to do for a set without patches. */
+template <typename... Params, typename... Args>
+mmx_status mmx__patch_run(mmx_ctx *ctx, const mmx_patch_set *ps, void (*kernel)(Params...),
+                          Args... args)
+{
+    if (ps->npatches == 0) return MMX_OK;
+    mmx__patch_launch ln;
+    mmx_status s = mmx__patch_launch_for(ctx, ps, kernel, &ln);
+    if (s) return s;
+    kernel<<<ln.grid, MMX__BLOCK, ln.smem, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(args..., ln);
+    s = MMX__CUDA(ctx, cudaGetLastError());
+    mmx__dev_free(ctx, ln.gscratch);
+    return s;
+}
+
 /* The work space of the block for its current launch. */
 __device__ inline void *mmx__patch_work(unsigned char *smem, const mmx__patch_launch &ln)
 {

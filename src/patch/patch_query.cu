@@ -51,28 +51,12 @@ extern "C" mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patc
                                                     mmx_query_kind kind, mmx_index *len,
                                                     unsigned int *fault)
 {
-    if (ps->npatches == 0) return MMX_OK;
-    mmx__patch_launch ln;
-    mmx_status s = mmx__patch_launch_for(ctx, ps, query_lengths, &ln);
-    if (s) return s;
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    query_lengths<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(*ps, kind, len, fault, ln);
-    s = MMX__CUDA(ctx, cudaGetLastError());
-    mmx__dev_free(ctx, ln.gscratch);
-    return s;
+    return mmx__patch_run(ctx, ps, query_lengths, *ps, kind, len, fault);
 }
 
 extern "C" mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
                                                  mmx_query_kind kind, const mmx_index *rowptr,
                                                  mmx_index order, mmx_index *colidx)
 {
-    if (ps->npatches == 0) return MMX_OK;
-    mmx__patch_launch ln;
-    mmx_status s = mmx__patch_launch_for(ctx, ps, query_fill, &ln);
-    if (s) return s;
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    query_fill<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(*ps, kind, rowptr, order, colidx, ln);
-    s = MMX__CUDA(ctx, cudaGetLastError());
-    mmx__dev_free(ctx, ln.gscratch);
-    return s;
+    return mmx__patch_run(ctx, ps, query_fill, *ps, kind, rowptr, order, colidx);
 }

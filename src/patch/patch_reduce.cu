@@ -30,13 +30,5 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
 extern "C" mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
                                              mmx_query_kind kind, const float *x, int k, float *y)
 {
-    if (ps->npatches == 0) return MMX_OK;
-    mmx__patch_launch ln;
-    mmx_status s = mmx__patch_launch_for(ctx, ps, reduce_rows, &ln);
-    if (s) return s;
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    reduce_rows<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(*ps, kind, x, k, y, ln);
-    s = MMX__CUDA(ctx, cudaGetLastError());
-    mmx__dev_free(ctx, ln.gscratch);
-    return s;
+    return mmx__patch_run(ctx, ps, reduce_rows, *ps, kind, x, k, y);
 }
