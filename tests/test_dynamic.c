@@ -398,6 +398,24 @@ Test(delaunay, already_delaunay_is_unchanged)
     mmx_ctx_free(ctx);
 }
 
+/* A mesh without faces (two vertices): nothing to flip, the vertices kept, no refusal. */
+Test(delaunay, a_mesh_without_faces_is_returned_as_is)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0};
+    static const mmx_index none[1] = {0};
+    mmx_mesh *m = from_faces(ctx, 2, 0, none, pos), *out = NULL;
+    mmx_delaunay_report rep;
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, m, &out, &rep));
+    cr_assert_eq(rep.flips, 0);
+    cr_assert_eq(out->M->nrows, 2);
+    cr_assert_eq(out->M->ncols, 0);
+    cr_assert(out->pos[3] == 1.0f);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* ---- edge splits and collapses ------------------------------------------------------------ */
 
 Test(cavity, split_rhombus_by_hand)

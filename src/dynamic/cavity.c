@@ -211,7 +211,8 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
             for (mmx_index i = 0; i < nkept; i++) fill_flip(t, seeds[kept[i]], verts);
             s = mmx_mesh_from_faces(ctx, t->nverts, t->nfaces, t->start, verts, mesh->pos, &m);
         }
-        if (!s) s = mmx_mesh_reduce(ctx, m);
+        /* Triangles in the reduced form; a mesh without faces has no order to reduce to. */
+        if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
         if (s) mmx_mesh_free(m);
         else *out = m;
     }
