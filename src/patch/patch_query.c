@@ -165,8 +165,8 @@ mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "patch query %s: %lld entries do not fit 32-bit indices",
                       mmx_query_name(kind), (long long)total);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)total * sizeof *colidx, (void **)&colidx);
-    if (!s) {
-        A->nnz = (mmx_index)total;
+    if (!s) A->nnz = (mmx_index)total;
+    if (!s && total > 0) { /* no entries: no array to write into (colidx is NULL) */
         s = dev ? mmx__patch_query_fill_cuda(ctx, ps, kind, order ? NULL : rowptr, order, colidx)
                 : fill_host(ctx, ps, kind, order ? NULL : rowptr, order, colidx);
     }
