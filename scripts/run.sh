@@ -156,15 +156,17 @@ install_check() {
 
 # Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
 # number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
-# the readers on every file, the subdivision (both paths must agree) on the seeds' meshes.
+# the readers on every file, the subdivision (both paths must agree) and what runs on a read
+# mesh (queries on both paths, patches, geometry, smoothing, Delaunay) on the seeds' meshes.
 fuzz_check() {
     local runs=${MMX_FUZZ_RUNS:-500000} rc=0 t
     CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false
-    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv >/dev/null || return 1
-    for t in read subdiv; do
+    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops >/dev/null || return 1
+    for t in read subdiv ops; do
         local corpus seeds=(tests/data tests/data/bad)
         corpus=$(mktemp -d)
-        [ "$t" = subdiv ] && seeds=(fuzz/seeds/subdiv)
+        # The subdivision's seeds start with a control byte, as fuzz_ops' input does.
+        [ "$t" != read ] && seeds=(fuzz/seeds/subdiv)
         if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
             "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
             echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"

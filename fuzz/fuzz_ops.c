@@ -1,0 +1,118 @@
+/* libFuzzer target for what runs on a mesh once it is read: the first-order queries, the patch
+ * set, geometry, smoothing and Delaunay flips. The input is an OBJ file after one control byte,
+ * which picks the patch size S (1 + byte % 64, so that small meshes still make many patches
+ * and ribbons). On the host:
+ *   - every query by the algebra and on the patches: both succeed or both fail with the same
+ *     status, and on success the same rows (query.h: the two paths give the same arrays);
+ *   - the patch set is built or refused with a sentence (never MMX_ERR_INTERNAL);
+ *   - normals, vertex areas, the Laplacians, a Taubin step and a mean curvature flow step run
+ *     or refuse with a sentence;
+ *   - Delaunay flips on a triangle mesh that mmx_mesh_validate finds valid give a mesh it still
+ *     finds valid, with the same vertex count.
+ * Anything else aborts. Inputs above a few thousand corners are skipped to keep runs fast. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "meshmatrix.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+enum { MAX_CORNERS = 4096 };
+
+/* A refusal is a status with a sentence; MMX_ERR_INTERNAL says two checks disagree. */
+static void sound(mmx_status s)
+{
+    if (s == MMX_ERR_INTERNAL) abort();
+}
+
+static int same_rows(const mmx_csr *a, const mmx_csr *b)
+{
+    if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz || a->order != b->order)
+        return 0;
+    if (!a->order && memcmp(a->rowptr, b->rowptr, ((size_t)a->nrows + 1) * sizeof *a->rowptr))
+        return 0;
+    return a->nnz == 0 || !memcmp(a->colidx, b->colidx, (size_t)a->nnz * sizeof *a->colidx);
+}
+
+static void queries(mmx_ctx *ctx, const mmx_mesh *m, const mmx_adjacency *adj, const mmx_patch_set *ps)
+{
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        mmx_csr *a = NULL, *b = NULL;
+        const mmx_status sa = mmx_query(ctx, m, adj, (mmx_query_kind)k, &a);
+        const mmx_status sb = mmx_patch_query(ctx, ps, (mmx_query_kind)k, &b);
+        sound(sa), sound(sb);
+        if (sa != sb || (!sa && !same_rows(a, b))) abort();
+        mmx_csr_free(a);
+        mmx_csr_free(b);
+    }
+}
+
+static void geometry(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    const size_t nv = (size_t)m->M->nrows;
+    float *n = malloc(3 * nv * sizeof *n + 1), *area = malloc(nv * sizeof *area + 1);
+    if (!n || !area) abort();
+    for (int w = 0; w < 3; w++) sound(mmx_vertex_normals(ctx, m, (mmx_normal_weight)w, n));
+    sound(mmx_vertex_areas(ctx, m, MMX_MASS_BARYCENTRIC, area));
+    sound(mmx_vertex_areas(ctx, m, MMX_MASS_VORONOI, area));
+    mmx_weighted *L = NULL;
+    sound(mmx_cotan_laplacian(ctx, m, NULL, &L));
+    mmx_weighted_free(L);
+    L = NULL;
+    sound(mmx_uniform_laplacian(ctx, m, NULL, &L));
+    mmx_weighted_free(L);
+    static const mmx_smooth_method methods[] = {MMX_SMOOTH_TAUBIN, MMX_SMOOTH_MCF};
+    for (int i = 0; i < 2; i++) {
+        mmx_smooth_options o = mmx_smooth_defaults(methods[i]);
+        o.iterations = 1;
+        o.cg_max_iter = 50;
+        mmx_smooth_report r;
+        sound(mmx_smooth(ctx, m, &o, n, &r));
+    }
+    free(n);
+    free(area);
+}
+
+static void delaunay(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh_validation v;
+    if (mmx_mesh_validate(ctx, m, NULL, &v) != MMX_OK || !v.valid) return;
+    mmx_mesh *out = NULL;
+    mmx_delaunay_report rep;
+    const mmx_status s = mmx_delaunay_flip(ctx, m, &out, &rep);
+    sound(s);
+    if (!s) {
+        mmx_mesh_validation w;
+        if (mmx_mesh_validate(ctx, out, NULL, &w) != MMX_OK || !w.valid) abort();
+        if (out->M->nrows != m->M->nrows || out->M->ncols != m->M->ncols) abort();
+    }
+    mmx_mesh_free(out);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 1) return 0;
+    mmx_ctx *ctx = NULL;
+    if (mmx_ctx_create(&ctx)) return 0;
+    mmx_mesh *m = NULL;
+    if (mmx_mesh_read_mem(ctx, "fuzz.obj", data + 1, size - 1, MMX_FORMAT_OBJ, &m) != MMX_OK ||
+        !m->pos || m->M->nnz > MAX_CORNERS) {
+        mmx_mesh_free(m);
+        mmx_ctx_free(ctx);
+        return 0;
+    }
+    mmx_adjacency *adj = NULL;
+    if (mmx_adjacency_compute(ctx, m, &adj)) abort();
+    mmx_patch_options po = {1 + data[0] % 64};
+    mmx_patch_set *ps = NULL;
+    const mmx_status s = mmx_patch_set_create(ctx, m, adj, &po, &ps);
+    sound(s);
+    if (!s) queries(ctx, m, adj, ps);
+    mmx_patch_set_free(ps);
+    mmx_adjacency_free(adj);
+    geometry(ctx, m);
+    delaunay(ctx, m);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+    return 0;
+}
