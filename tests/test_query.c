@@ -121,7 +121,47 @@ static void check_kind(mmx_ctx *ctx, const mmx_mesh *m, const mmx_adjacency *adj
     free(sc);
 }
 
-/* Every kind, with the adjacency computed inside and given. */
+/* A plan's result for kind (allocated by the plan, written by a run) equals mmx_query's,
+ * array for array, or both refuse with the same status and sentence. */
+static void check_plan_kind(mmx_ctx *ctx, const mmx_mesh *m, const mmx_query_plan *P,
+                            mmx_query_kind kind, const char *what)
+{
+    const char *kn = mmx_query_name(kind);
+    mmx_csr *Q = NULL, *R = NULL;
+    const mmx_status qs = mmx_query(ctx, m, NULL, kind, &Q);
+    char qerr[512];
+    snprintf(qerr, sizeof qerr, "%s", mmx_ctx_error(ctx));
+    mmx_status ps = mmx_query_plan_alloc(ctx, P, kind, &R);
+    if (!ps) ps = mmx_query_plan_run(ctx, P, kind, R);
+    cr_assert_eq(ps, qs, "%s plan %s: %s (%s), mmx_query %s", what, kn, mmx_status_str(ps),
+                 mmx_ctx_error(ctx), mmx_status_str(qs));
+    if (qs) {
+        cr_assert_str_eq(mmx_ctx_error(ctx), qerr, "%s plan %s: the refusal's sentence", what, kn);
+        if (R) {
+            /* refused at the run: then the allocation must have refused too */
+            cr_assert_fail("%s plan %s: allocated a result for a refused query", what, kn);
+        }
+        return;
+    }
+    cr_assert_eq(R->nrows, Q->nrows, "%s plan %s: nrows", what, kn);
+    cr_assert_eq(R->ncols, Q->ncols, "%s plan %s: ncols", what, kn);
+    cr_assert_eq(R->nnz, Q->nnz, "%s plan %s: nnz %d, mmx_query %d", what, kn, R->nnz, Q->nnz);
+    cr_assert_eq(R->order, Q->order, "%s plan %s: order", what, kn);
+    cr_assert_null(R->val);
+    if (!Q->order)
+        cr_assert_arr_eq(R->rowptr, Q->rowptr, ((size_t)Q->nrows + 1) * sizeof *Q->rowptr,
+                         "%s plan %s: rowptr", what, kn);
+    for (mmx_index i = 0; i < Q->nnz; i++)
+        cr_assert_eq(R->colidx[i], Q->colidx[i], "%s plan %s: entry %d is %d, mmx_query %d", what,
+                     kn, i, R->colidx[i], Q->colidx[i]);
+    /* A second run into the same result gives the same arrays (nothing is consumed). */
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_run(ctx, P, kind, R));
+    for (mmx_index i = 0; i < Q->nnz; i++) cr_assert_eq(R->colidx[i], Q->colidx[i]);
+    mmx_csr_free(R);
+    mmx_csr_free(Q);
+}
+
+/* Every kind, with the adjacency computed inside and given; and by a plan of each. */
 static void check_all(mmx_ctx *ctx, const mmx_mesh *m, const char *what)
 {
     mmx_adjacency *adj = NULL;
@@ -130,6 +170,15 @@ static void check_all(mmx_ctx *ctx, const mmx_mesh *m, const char *what)
         check_kind(ctx, m, NULL, (mmx_query_kind)k, what);
         check_kind(ctx, m, adj, (mmx_query_kind)k, what);
     }
+    mmx_query_plan *P = NULL, *Pa = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_create(ctx, m, NULL, &P));
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_create(ctx, m, adj, &Pa));
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        check_plan_kind(ctx, m, P, (mmx_query_kind)k, what);
+        check_plan_kind(ctx, m, Pa, (mmx_query_kind)k, what);
+    }
+    mmx_query_plan_free(P);
+    mmx_query_plan_free(Pa);
     mmx_adjacency_free(adj);
 }
 
@@ -274,6 +323,37 @@ Test(query, bad_arguments)
     mmx_adjacency *adj = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, t, &adj));
     cr_assert_eq(mmx_query(ctx, m, adj, MMX_QUERY_VV, &R), MMX_ERR_ARG, "another mesh's adjacency");
+    /* plans */
+    mmx_query_plan *P = (mmx_query_plan *)1;
+    cr_assert_eq(mmx_query_plan_create(ctx, NULL, NULL, &P), MMX_ERR_ARG);
+    cr_assert_null(P);
+    cr_assert_eq(mmx_query_plan_create(ctx, m, NULL, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_query_plan_create(ctx, m, adj, &P), MMX_ERR_ARG, "another mesh's adjacency");
+    cr_assert_null(P);
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_create(ctx, m, NULL, &P));
+    cr_assert_eq(mmx_query_plan_alloc(ctx, P, MMX_QUERY_COUNT, &R), MMX_ERR_ARG);
+    cr_assert_null(R);
+    cr_assert_eq(mmx_query_plan_alloc(ctx, NULL, MMX_QUERY_VV, &R), MMX_ERR_ARG);
+    cr_assert_eq(mmx_query_plan_alloc(ctx, P, MMX_QUERY_VV, NULL), MMX_ERR_ARG);
+    mmx_csr *vv = NULL, *vf = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_alloc(ctx, P, MMX_QUERY_VV, &vv));
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_alloc(ctx, P, MMX_QUERY_VF, &vf));
+    /* a result made for another kind (cube: VV has 24 entries, VF 24 too, other columns) */
+    cr_assert_eq(mmx_query_plan_run(ctx, P, MMX_QUERY_VF, vv), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "is not what mmx_query_plan_alloc makes"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_query_plan_run(ctx, P, MMX_QUERY_EF, vv), MMX_ERR_ARG);
+    cr_assert_eq(mmx_query_plan_run(ctx, P, MMX_QUERY_VV, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_query_plan_run(ctx, NULL, MMX_QUERY_VV, vv), MMX_ERR_ARG);
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_run(ctx, P, MMX_QUERY_VV, vv));
+    /* another plan's result of the same shape is accepted: the shape is the contract */
+    mmx_query_plan *P2 = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_create(ctx, m, NULL, &P2));
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_run(ctx, P2, MMX_QUERY_VF, vf));
+    mmx_query_plan_free(P2);
+    mmx_csr_free(vv);
+    mmx_csr_free(vf);
+    mmx_query_plan_free(P);
+    mmx_query_plan_free(NULL);
     mmx_adjacency_free(adj);
     mmx_csr_free(NULL);
     mmx_mesh_free(m);
@@ -377,6 +457,15 @@ Test(query, inconsistent_orientation_refused_for_vertex_queries)
         cr_assert_null(R);
         cr_assert(strstr(mmx_ctx_error(ctx), "{1, 2}"), "%s", mmx_ctx_error(ctx));
     }
+    mmx_query_plan *P = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_query_plan_create(ctx, m, NULL, &P));
+    for (int k = 0; k < 3; k++) {
+        mmx_csr *R = (mmx_csr *)1;
+        cr_assert_eq(mmx_query_plan_alloc(ctx, P, (mmx_query_kind)k, &R), MMX_ERR_MESH);
+        cr_assert_null(R);
+        cr_assert(strstr(mmx_ctx_error(ctx), "{1, 2}"), "%s", mmx_ctx_error(ctx));
+    }
+    mmx_query_plan_free(P);
     /* edges {0,1} 0, {0,2} 1, {1,2} 2, ... */
     EXPECT_ROW(ctx, m, MMX_QUERY_EF, 2, 0, 1);
     EXPECT_ROW(ctx, m, MMX_QUERY_FF, 1, 0, 2);
@@ -558,6 +647,39 @@ static void gpu_check(mmx_ctx *dctx, mmx_ctx *hctx, const mmx_mesh *hm, const ch
         mmx_csr_free(H);
         mmx_csr_free(D);
     }
+    /* The device plan's results against the host's mmx_query. */
+    mmx_query_plan *DP = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_query_plan_create(dctx, dm, dadj, &DP));
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        const mmx_query_kind kind = (mmx_query_kind)k;
+        const char *kn = mmx_query_name(kind);
+        mmx_csr *H = NULL, *D = NULL;
+        const mmx_status hs = mmx_query(hctx, hm, NULL, kind, &H);
+        mmx_status ds = mmx_query_plan_alloc(dctx, DP, kind, &D);
+        if (!ds) ds = mmx_query_plan_run(dctx, DP, kind, D);
+        cr_assert_eq(ds, hs, "%s plan %s: device %s (%s), host %s", what, kn, mmx_status_str(ds),
+                     mmx_ctx_error(dctx), mmx_status_str(hs));
+        if (hs) {
+            cr_assert_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx), "%s plan %s: messages", what, kn);
+            continue;
+        }
+        cr_assert_eq(D->space, MMX_SPACE_DEVICE);
+        cr_assert_eq(D->nrows, H->nrows, "%s plan %s: nrows", what, kn);
+        cr_assert_eq(D->nnz, H->nnz, "%s plan %s: nnz", what, kn);
+        cr_assert_eq(D->order, H->order, "%s plan %s: order", what, kn);
+        mmx_index *rp, *ci;
+        csr_to_host(dctx, D, &rp, &ci);
+        if (H->nnz)
+            cr_assert_arr_eq(ci, H->colidx, (size_t)H->nnz * sizeof *ci, "%s plan %s: colidx", what, kn);
+        if (!H->order)
+            cr_assert_arr_eq(rp, H->rowptr, ((size_t)H->nrows + 1) * sizeof *rp, "%s plan %s: rowptr",
+                             what, kn);
+        free(rp);
+        free(ci);
+        mmx_csr_free(H);
+        mmx_csr_free(D);
+    }
+    mmx_query_plan_free(DP);
     mmx_adjacency_free(dadj);
     mmx_mesh_free(dm);
 }

@@ -73,6 +73,47 @@ mmx_status mmx_query_parse(mmx_ctx *ctx, const char *name, mmx_query_kind *kind)
 mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                      mmx_query_kind kind, mmx_csr **out);
 
+/* A query plan: what the eight queries of one mesh need beyond the mesh and its adjacency,
+ * computed once, so that each query is then one pass into a result allocated beforehand, as
+ * cuSPARSE's plans and RXMesh's query kernels with preallocated output are timed. It holds
+ * the half-edge view's mates (4 bytes a corner), per vertex its fans' start corner (several
+ * for a non-manifold vertex), per edge its smallest corner, the row pointers of VF, VV/VE, EF
+ * and FF, and EF's entries only when some edge has three faces or more: about 4 bytes a
+ * corner + 12 a vertex + 12 an edge + 4 a face. The results equal mmx_query's, array for
+ * array, on both backends.
+ *
+ * Creates the plan of `mesh` on the context's backend (mesh in its space). `adj` may be NULL
+ * (the plan computes and owns the adjacency) or the mesh's, which the plan then reads at every
+ * run: the mesh and `adj` must outlive the plan and stay unchanged.
+ * A mesh with an inconsistently oriented edge gets a plan whose vertex queries are refused at
+ * allocation and at run (MMX_ERR_MESH, naming the edge as mmx_query does); the others run.
+ * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz log maxdeg) (sorts and walks, about one mmx_query of each vertex kind).
+ * Synchronises: on CUDA, once (the sizes), and once more when some edge has three faces or
+ * more (EF's entries, by mmx_query) or the mesh is inconsistently oriented (the edge's ends). */
+typedef struct mmx_query_plan mmx_query_plan;
+mmx_status mmx_query_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                 mmx_query_plan **out);
+
+/* Allocates, in the plan's space, a result *out for query `kind`: sizes and form (reduced or
+ * general) as mmx_query gives them; its entries are undefined until mmx_query_plan_run writes
+ * them. Free it with mmx_csr_free. Errors: MMX_ERR_ARG, MMX_ERR_MESH (a vertex kind of an
+ * inconsistent mesh), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM. Synchronises: no. */
+mmx_status mmx_query_plan_alloc(mmx_ctx *ctx, const mmx_query_plan *plan, mmx_query_kind kind,
+                                mmx_csr **out);
+
+/* Computes query `kind` into `out`, a result that mmx_query_plan_alloc made for this plan and
+ * kind (its row pointers too, when general): the same arrays as mmx_query. No allocation; one
+ * kernel on CUDA (one thread per source element: a fan walk per vertex, a closed form per
+ * edge or face, a copy for FV and EV), queued.
+ * Errors: MMX_ERR_ARG (out does not match the plan and kind), MMX_ERR_MESH (as for alloc),
+ * MMX_ERR_CUDA. Cost: O(the result's entries). Synchronises: no. */
+mmx_status mmx_query_plan_run(mmx_ctx *ctx, const mmx_query_plan *plan, mmx_query_kind kind,
+                              mmx_csr *out);
+
+/* Frees a plan (its arrays in stream order); NULL is accepted. Synchronises: no. */
+void mmx_query_plan_free(mmx_query_plan *plan);
+
 /* Frees a matrix returned by a query (its arrays go back to the memory of the context that
  * made it, in its stream's order); NULL is accepted. Synchronises: no. */
 void mmx_csr_free(mmx_csr *A);

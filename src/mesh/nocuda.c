@@ -58,3 +58,27 @@ mmx_status mmx__query_fill_cuda(mmx_ctx *ctx, const mmx__query_topo *T, mmx_quer
     (void)T, (void)kind, (void)ef_ptr, (void)ef, (void)seen, (void)rowptr, (void)colidx;
     return mmx__no_cuda(ctx, "mmx__query_fill_cuda");
 }
+
+mmx_status mmx__qplan_count_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
+                                 mmx_index *vstart, mmx_index *vv_len, mmx_index *fan_len,
+                                 mmx_index *ff_len, mmx_index *ecorner, mmx_index ne,
+                                 mmx__qplan_report *r)
+{
+    (void)T, (void)seen, (void)vstart, (void)vv_len, (void)fan_len, (void)ff_len, (void)ecorner,
+        (void)ne, (void)r;
+    return mmx__no_cuda(ctx, "mmx__qplan_count_cuda");
+}
+
+mmx_status mmx__qplan_fans_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
+                                const mmx_index *fan_ptr, mmx_index *vstart, mmx_index *fans)
+{
+    (void)T, (void)seen, (void)fan_ptr, (void)vstart, (void)fans;
+    return mmx__no_cuda(ctx, "mmx__qplan_fans_cuda");
+}
+
+mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
+                               mmx_index *rowptr, mmx_index *colidx)
+{
+    (void)P, (void)kind, (void)rowptr, (void)colidx;
+    return mmx__no_cuda(ctx, "mmx__qplan_run_cuda");
+}

@@ -121,12 +121,19 @@ static void fill_host(const mmx__query_topo *T, mmx_query_kind kind, const mmx_i
 
 static int on_cuda(const mmx_ctx *ctx) { return mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA; }
 
-static mmx_status sort_corners(mmx_ctx *ctx, const mmx__query_topo *T, int by_edge,
-                               mmx_index nkeys, mmx_index *faces, mmx_index *corners)
+mmx_status mmx__query_sort_corners(mmx_ctx *ctx, const mmx__query_topo *T, int by_edge,
+                                   mmx_index nkeys, mmx_index *faces, mmx_index *corners)
 {
     if (T->nnz == 0) return MMX_OK;
     return on_cuda(ctx) ? mmx__query_sort_corners_cuda(ctx, T, by_edge, nkeys, faces, corners)
                         : sort_corners_host(ctx, T, by_edge, nkeys, faces, corners);
+}
+
+mmx_status mmx__query_check(mmx_ctx *ctx, const mmx__query_topo *T, const mmx_index *ev,
+                            mmx_index ne, mmx__query_report *r)
+{
+    if (ne == 0) return MMX_OK;
+    return on_cuda(ctx) ? mmx__query_check_cuda(ctx, T, ev, ne, r) : check_host(T, ev, ne, r);
 }
 
 /* ---- the flow ---------------------------------------------------------------------------- */
@@ -223,7 +230,7 @@ static mmx_status query_direct(job *J, const mmx_csc *M, mmx_query_kind kind)
 static mmx_status build_ef(job *J, mmx_index *ef_ptr, mmx_index *ef)
 {
     mmx_status s = mmx__scan_offsets(J->ctx, J->adj->sides, J->adj->nedges, ef_ptr);
-    return s ? s : sort_corners(J->ctx, &J->T, 1, J->adj->nedges, ef, NULL);
+    return s ? s : mmx__query_sort_corners(J->ctx, &J->T, 1, J->adj->nedges, ef, NULL);
 }
 
 /* VV, VE, VF, FF: rows whose lengths need a count; their total and the orientation check come
@@ -254,10 +261,8 @@ static mmx_status query_counted(job *J, mmx_query_kind kind)
         if (!s) s = mmx__scan_offsets(ctx, adj->valence, T->nv, J->Lptr);
         T->Lptr = J->Lptr;
         T->L = J->L;
-        if (!s) s = sort_corners(ctx, T, 0, T->nv, NULL, J->L);
-        if (!s && adj->nedges > 0)
-            s = on_cuda(ctx) ? mmx__query_check_cuda(ctx, T, adj->ev, adj->nedges, rep)
-                             : check_host(T, adj->ev, adj->nedges, rep);
+        if (!s) s = mmx__query_sort_corners(ctx, T, 0, T->nv, NULL, J->L);
+        if (!s) s = mmx__query_check(ctx, T, adj->ev, adj->nedges, rep);
     }
     if (!s && rows > 0)
         s = on_cuda(ctx) ? mmx__query_counts_cuda(ctx, T, kind, J->counts, rep)

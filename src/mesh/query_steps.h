@@ -196,6 +196,172 @@ static inline MMX__HD int mmx__query_inconsistent(const mmx__query_topo *T, cons
     return mmx__query_F(T, lo, hi) < 0 || mmx__query_F(T, hi, lo) < 0;
 }
 
+/* ---- the query plan (query_plan.c, query_plan.cu) ------------------------------------------- */
+
+/* The starting corners of v's fans, in the order v's row lists its fans (as
+ * mmx__query_vertex_row finds them): up to cap of them into out when out is not NULL; returns
+ * how many fans v has. `seen` (nnz bytes) is reset at v's corners first, so the call may be
+ * repeated; each vertex owns its corners' bytes. */
+static inline MMX__HD mmx_index mmx__query_vertex_starts(const mmx__query_topo *T, mmx_index v,
+                                                        unsigned char *seen, mmx_index *out,
+                                                        mmx_index cap)
+{
+    const mmx_index a = T->Lptr[v], b = T->Lptr[v + 1];
+    for (mmx_index q = a; q < b; q++) seen[T->L[q]] = 0;
+    for (mmx_index q = a; q < b; q++)
+        if (mmx__query_opens(T, T->L[q]))
+            mmx__query_fan(T, MMX_QUERY_VF, T->L[q], 1, b - a, seen, NULL, 0);
+    mmx_index k = 0;
+    for (mmx_index q = a; q < b; q++) {
+        const mmx_index c = T->L[q];
+        const int open = mmx__query_opens(T, c);
+        if (!open && seen[c]) continue;
+        if (!open) mmx__query_fan(T, MMX_QUERY_VF, c, 0, b - a, seen, NULL, 0);
+        if (out && k < cap) out[k] = c;
+        k++;
+    }
+    return k;
+}
+
+/* What a query plan's runs read (query.h: mmx_query_plan), every array in one space. The
+ * vertex rows are walks over mates from each fan's start corner; the edge and face rows are
+ * closed forms over an edge's smallest corner and the mates, with EF's entries stored only
+ * when some edge has three faces or more. */
+typedef struct mmx__qplan {
+    mmx_index nv, nf, ne, nnz;
+    mmx_index order;         /* M's: > 0 reduced, 0 general (colptr) */
+    const mmx_index *colptr; /* M's, when general */
+    const mmx_index *M;      /* M's row indices */
+    const mmx_index *fe;     /* the adjacency's corner -> edge, 2e + d */
+    const mmx_index *mate;   /* the half-edge view's: the other corner of c's edge when it has
+                                two faces, else -1 */
+    const mmx_index *vstart; /* nv: -1 a vertex in no face; >= 0 the start corner of its one
+                                fan; <= -2: fans[-2 - s] is its number of fans, their starts
+                                follow */
+    const mmx_index *fans;   /* the fan lists of vertices of several fans */
+    const mmx_index *vf_ptr; /* nv + 1: VF's row pointers (the valences' offsets) */
+    const mmx_index *vv_ptr; /* nv + 1: VV's and VE's (valence + open fans) */
+    const mmx_index *ecorner; /* ne: each edge's smallest corner */
+    const mmx_index *ef_ptr; /* ne + 1: EF's row pointers (the offsets of E's values) */
+    const mmx_index *ef;     /* EF's entries when an edge has three faces or more, else NULL */
+    const mmx_index *ff_ptr; /* nf + 1: FF's row pointers */
+} mmx__qplan;
+
+static inline MMX__HD mmx_index mmx__qplan_face(const mmx__qplan *P, mmx_index c, mmx_index *a,
+                                                mmx_index *n)
+{
+    return mmx__corner_face(P->order, P->colptr, P->nf, c, a, n);
+}
+
+/* The fan that starts at corner c0 (open when c0's leaving edge has no mate), counter-
+ * clockwise: from v's corner c in face f the next is the mate of c's arriving edge (that
+ * face runs v -> u, so the mate is v's corner there), until an arriving edge has no mate (an
+ * open fan's end) or the walk is back at c0. Writes the entries of `kind` into out[0 .. cap)
+ * and returns how many it wrote; it stops at cap (a guard: a plan's rows are sized for the
+ * fans). */
+static inline MMX__HD mmx_index mmx__qplan_fan(const mmx__qplan *P, mmx_query_kind kind,
+                                               mmx_index c0, mmx_index *out, mmx_index cap)
+{
+    if (cap <= 0) return 0;
+    const int open = P->mate[c0] < 0;
+    mmx_index k = 0, c = c0, p;
+    for (;;) {
+        mmx_index a, n;
+        const mmx_index f = mmx__qplan_face(P, c, &a, &n);
+        p = mmx__corner_prev(a, n, c);
+        out[k++] = kind == MMX_QUERY_VF ? f
+                   : kind == MMX_QUERY_VV ? P->M[mmx__corner_next(a, n, c)]
+                                          : P->fe[c] >> 1;
+        const mmx_index m = P->mate[p];
+        if (m < 0 || m == c0 || k >= cap) break;
+        c = m;
+    }
+    if (open && kind != MMX_QUERY_VF && k < cap) out[k++] = kind == MMX_QUERY_VV ? P->M[p] : P->fe[p] >> 1;
+    return k;
+}
+
+/* Vertex v's row of VV, VE or VF into out (its row in the plan's row pointers). */
+static inline MMX__HD void mmx__qplan_vertex_row(const mmx__qplan *P, mmx_query_kind kind,
+                                                 mmx_index v, mmx_index *out, mmx_index cap)
+{
+    const mmx_index s = P->vstart[v];
+    if (s == -1) return;
+    if (s >= 0) {
+        mmx__qplan_fan(P, kind, s, out, cap);
+        return;
+    }
+    const mmx_index *L = P->fans + (-2 - s);
+    mmx_index k = 0;
+    for (mmx_index i = 0; i < L[0]; i++) k += mmx__qplan_fan(P, kind, L[1 + i], out + k, cap - k);
+}
+
+/* Edge e's EF row into out: its faces ascending (one or two from its smallest corner and that
+ * corner's mate; the stored entries for three or more). */
+static inline MMX__HD void mmx__qplan_ef_row(const mmx__qplan *P, mmx_index e, mmx_index *out)
+{
+    const mmx_index a = P->ef_ptr[e], n = P->ef_ptr[e + 1] - a;
+    mmx_index fa, fn;
+    if (n >= 3) {
+        for (mmx_index i = 0; i < n; i++) out[i] = P->ef[a + i];
+        return;
+    }
+    const mmx_index c = P->ecorner[e];
+    out[0] = mmx__qplan_face(P, c, &fa, &fn);
+    if (n == 2) out[1] = mmx__qplan_face(P, P->mate[c], &fa, &fn); /* larger corner, larger face */
+}
+
+/* Face f's FF row into out: per corner, the other faces of its edge (the mate's face, or
+ * the stored EF row less f). */
+static inline MMX__HD void mmx__qplan_ff_row(const mmx__qplan *P, mmx_index f, mmx_index *out)
+{
+    const mmx_index a = P->order ? P->order * f : P->colptr[f];
+    const mmx_index b = P->order ? a + P->order : P->colptr[f + 1];
+    mmx_index k = 0, fa, fn;
+    for (mmx_index c = a; c < b; c++) {
+        const mmx_index m = P->mate[c];
+        if (m >= 0) {
+            out[k++] = mmx__qplan_face(P, m, &fa, &fn);
+            continue;
+        }
+        const mmx_index e = P->fe[c] >> 1, q0 = P->ef_ptr[e], q1 = P->ef_ptr[e + 1];
+        if (q1 - q0 >= 3)
+            for (mmx_index q = q0; q < q1; q++)
+                if (P->ef[q] != f) out[k++] = P->ef[q];
+    }
+}
+
+/* What a plan's counting stage reports through one read-back slot: every field folds from 0. */
+typedef struct mmx__qplan_report {
+    unsigned long long vv_total;   /* VV's and VE's entries */
+    unsigned long long ff_total;   /* FF's entries */
+    unsigned long long fans_total; /* the fan lists' length */
+    mmx_index multi_edges;         /* edges of three faces or more */
+    mmx_index pad;
+} mmx__qplan_report;
+
+/* The plan's host stages in query.c's terms, for query_plan.c: the corners sorted by vertex
+ * (or edge), and the orientation check. */
+mmx_status mmx__query_sort_corners(mmx_ctx *ctx, const mmx__query_topo *T, int by_edge,
+                                   mmx_index nkeys, mmx_index *faces, mmx_index *corners);
+mmx_status mmx__query_check(mmx_ctx *ctx, const mmx__query_topo *T, const mmx_index *ev,
+                            mmx_index ne, mmx__query_report *r);
+
+/* The plan's CUDA stages (query_plan.cu; stubs in nocuda.c), queued. */
+/* Per vertex its fans' count and first start (vstart), its VV row length (vv_len) and its
+ * fan list's length (fan_len: 0 for one fan, else fans + 1); per face its FF row length; per
+ * corner the smallest corner of each edge (ecorner, set to all ones before); the totals and
+ * the multi-face edges into *r. */
+mmx_status mmx__qplan_count_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
+                                 mmx_index *vstart, mmx_index *vv_len, mmx_index *fan_len,
+                                 mmx_index *ff_len, mmx_index *ecorner, mmx_index ne,
+                                 mmx__qplan_report *r);
+/* The fan lists of the vertices of several fans (fan_ptr: the offsets of fan_len). */
+mmx_status mmx__qplan_fans_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
+                                const mmx_index *fan_ptr, mmx_index *vstart, mmx_index *fans);
+/* One query's rows (and row pointers, when general) into rowptr / colidx. */
+mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
+                               mmx_index *rowptr, mmx_index *colidx);
+
 /* ---- the CUDA stages (query.cu; stubs in nocuda.c), device arrays, queued ---------------- */
 
 /* out[c] = fe[c] >> 1 for the nnz corners: FE's entries. */
