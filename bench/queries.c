@@ -1,5 +1,6 @@
-/* The eight first-order queries on the GPU (issue 14): the patch path, the algebraic path,
- * cuSPARSE where it can state the query, the floor, and RXMesh's figures on the same GPU model.
+/* The eight first-order queries on the GPU (issue 14): the plan path, the patch path, the
+ * algebraic path, cuSPARSE where it can state the query, the floors, and RXMesh's figures on
+ * the same GPU model.
  *
  *   queries MESHES [--csv FILE] [--quick]
  *
@@ -9,18 +10,26 @@
  * bigguy refined by Catmull-Clark to level 4 (quads). --quick stops at nef1.
  *
  * Per mesh: the patch set's build from a mesh already on the GPU (adjacency included), its
- * statistics and memory, then per query the median of 20 calls (CUDA events, after 3 warm-up
- * calls) of mmx_patch_query and of mmx_query (each call allocates its result and reads its
- * size once, as a user's call does), cuSPARSE's csr2csc for VF (the transpose of M) and its
+ * statistics and memory, and the query plan's build (mmx_query_plan_create, adjacency given);
+ * then per query: the plan's run into a result allocated beforehand (mmx_query_plan_run: one
+ * kernel, no allocation, no wait: what RXMesh's figures time, its query kernels with
+ * preallocated output; median of 100 runs after 5), the plan with allocation (alloc, run,
+ * free per call), the median of 20 calls (CUDA events, after 3 warm-up calls) of
+ * mmx_patch_query and of mmx_query (each call allocates its result and reads its size once,
+ * as a user's call does), whether the plan's result equals mmx_query's array for array,
+ * cuSPARSE's csr2csc for VF (the transpose of M) and its
  * SpGEMM for VV (the pattern of M·Mᵀ, diagonal included, unordered), and the floor: the bytes
  * a patch query must read (its patches' FE and EV blocks and the local-to-global map of the
- * target kind) and write (the result's arrays), over the measured copy bandwidth. RXMesh's
- * figures are the ones DESIGN.md gives for nef3 (H200); other rows leave them blank. */
+ * target kind) and write (the result's arrays), over the measured copy bandwidth; the plan's
+ * floor: the bytes a plan run must read and write (mmx__query_plan_bytes) over the same
+ * bandwidth. RXMesh's figures are the ones DESIGN.md gives for nef3 (H200); other rows leave
+ * them blank. */
 #include <string.h>
 #include <time.h>
 #include "bench_util.h"
 #include "bench_clock.h"
 #include "patch/patch_internal.h" /* the blocks' sizes, for the floor */
+#include "mesh/query_steps.h"     /* mmx__query_plan_bytes, for the plan's floor */
 
 static FILE *csv;
 static double tbps;
@@ -33,9 +42,61 @@ typedef struct qarg {
     const mmx_mesh *mesh;
     const mmx_adjacency *adj;
     const mmx_patch_set *ps;
+    const mmx_query_plan *plan;
     mmx_query_kind kind;
     mmx_csr *out;
 } qarg;
+
+/* The plan's run into a(n already allocated) result. */
+static int run_plan(void *p)
+{
+    qarg *a = p;
+    return mmx_query_plan_run(a->ctx, a->plan, a->kind, a->out) != MMX_OK;
+}
+
+/* The plan with its result's allocation, as a call that returns a new result pays it. */
+static int run_plan_alloc(void *p)
+{
+    qarg *a = p;
+    mmx_csr_free(a->out);
+    a->out = NULL;
+    return mmx_query_plan_alloc(a->ctx, a->plan, a->kind, &a->out) != MMX_OK ||
+           mmx_query_plan_run(a->ctx, a->plan, a->kind, a->out) != MMX_OK;
+}
+
+typedef struct plan_arg {
+    mmx_ctx *ctx;
+    const mmx_mesh *mesh;
+    const mmx_adjacency *adj;
+    mmx_query_plan *plan;
+} plan_arg;
+
+static int run_plan_build(void *p)
+{
+    plan_arg *b = p;
+    mmx_query_plan_free(b->plan);
+    b->plan = NULL;
+    return mmx_query_plan_create(b->ctx, b->mesh, b->adj, &b->plan) != MMX_OK;
+}
+
+/* Whether two device results hold the same arrays. */
+static int same_result(const mmx_csr *a, const mmx_csr *b)
+{
+    if (a->nrows != b->nrows || a->ncols != b->ncols || a->nnz != b->nnz || a->order != b->order) return 0;
+    int same = 1;
+    for (int part = 0; part < 2 && same; part++) {
+        const size_t n = part ? (size_t)a->nnz : a->order ? 0 : (size_t)a->nrows + 1;
+        if (!n) continue;
+        int *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        if (!x || !y) exit(1);
+        BU_CUDA(cudaMemcpy(x, part ? a->colidx : a->rowptr, n * sizeof *x, cudaMemcpyDeviceToHost));
+        BU_CUDA(cudaMemcpy(y, part ? b->colidx : b->rowptr, n * sizeof *y, cudaMemcpyDeviceToHost));
+        same = !memcmp(x, y, n * sizeof *x);
+        free(x);
+        free(y);
+    }
+    return same;
+}
 
 static int run_patch(void *p)
 {
@@ -157,31 +218,54 @@ static void measure(mmx_ctx *ctx, cusparseHandle_t h, const char *name, const ch
            "ribbon faces %.1f%%, %.1f bytes per face; built (adjacency included) in %.3f ms\n\n",
            name, order, hm->M->nrows, hm->M->ncols, ps.npatches, ps.min_faces, ps.max_faces, ps.mean_faces,
            100.0 * ps.ribbon_share, ps.bytes_per_face, build_ms);
-    printf("| query | patch ms | algebraic ms | cuSPARSE ms | floor ms | patch / floor | RXMesh ms (nef3, H200) | RXMesh / patch |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    plan_arg pa = {.ctx = ctx, .mesh = d, .adj = b.adj};
+    const double plan_build_ms = bu_time(st, 1, 5, run_plan_build, &pa);
+    if (plan_build_ms < 0) {
+        fprintf(stderr, "queries: %s: the query plan failed: %s\n", name, mmx_ctx_error(ctx));
+        exit(1);
+    }
+    printf("Query plan built (adjacency given) in %.3f ms.\n\n", plan_build_ms);
+    printf("| query | plan run ms (preallocated) | plan floor ms | plan / its floor | plan / floor | "
+           "plan ms with allocation | patch ms | algebraic ms | cuSPARSE ms | floor ms | patch / floor | "
+           "RXMesh ms (nef3, H200) | RXMesh / plan | RXMesh / patch | plan = mmx_query |\n");
+    printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
     for (int k = 0; k < MMX_QUERY_COUNT; k++) {
-        qarg a = {.ctx = ctx, .mesh = d, .adj = b.adj, .ps = b.ps, .kind = (mmx_query_kind)k};
+        qarg a = {.ctx = ctx, .mesh = d, .adj = b.adj, .ps = b.ps, .plan = pa.plan, .kind = (mmx_query_kind)k};
+        BU_MMX(ctx, mmx_query_plan_alloc(ctx, pa.plan, a.kind, &a.out));
+        const double qt = bu_time(st, 5, 100, run_plan, &a);
+        mmx_csr *planned = a.out;
+        a.out = NULL;
+        const double qat = bu_time(st, 3, 20, run_plan_alloc, &a);
+        mmx_csr_free(a.out);
+        a.out = NULL;
         const double pt = bu_time(st, 3, 20, run_patch, &a);
         const double ob = a.out ? out_bytes(a.out) : 0;
         mmx_csr_free(a.out);
         a.out = NULL;
         const double at = bu_time(st, 3, 20, run_alg, &a);
+        const int same = a.out && same_result(planned, a.out);
         mmx_csr_free(a.out);
+        mmx_csr_free(planned);
         const double floor_ms = (block_bytes[k] + ob) / (tbps * 1e9);
+        const double pfloor_ms = mmx__query_plan_bytes(pa.plan, a.kind) / (tbps * 1e9);
         const double peer = k == MMX_QUERY_VF ? vf_peer : k == MMX_QUERY_VV ? vv_peer : -1;
-        char pbuf[32] = "", rbuf[32] = "", rr[32] = "";
+        char pbuf[32] = "", rbuf[32] = "", rq[32] = "", rr[32] = "";
         if (peer >= 0) snprintf(pbuf, sizeof pbuf, "%.4f", peer);
         if (is_nef3) {
             snprintf(rbuf, sizeof rbuf, "%.3f", rxmesh_nef3[k]);
+            if (qt > 0) snprintf(rq, sizeof rq, "%.1fx", rxmesh_nef3[k] / qt);
             if (pt > 0) snprintf(rr, sizeof rr, "%.1fx", rxmesh_nef3[k] / pt);
         }
-        printf("| %s | %.4f | %.4f | %s | %.4f | %.1fx | %s | %s |\n", mmx_query_name((mmx_query_kind)k), pt, at,
-               pbuf, floor_ms, pt / floor_ms, rbuf, rr);
+        printf("| %s | %.4f | %.4f | %.1fx | %.1fx | %.4f | %.4f | %.4f | %s | %.4f | %.1fx | %s | %s | %s | %s |\n",
+               mmx_query_name((mmx_query_kind)k), qt, pfloor_ms, qt / pfloor_ms, qt / floor_ms, qat, pt, at,
+               pbuf, floor_ms, pt / floor_ms, rbuf, rq, rr, same ? "yes" : "NO");
         if (csv)
-            fprintf(csv, "%s,%s,%d,%d,%s,%.5f,%.5f,%.5f,%.5f,%d,%.4f,%.2f,%.4f\n", name, order, hm->M->nrows,
-                    hm->M->ncols, mmx_query_name((mmx_query_kind)k), pt, at, peer, floor_ms, ps.npatches,
-                    ps.ribbon_share, ps.bytes_per_face, build_ms);
+            fprintf(csv, "%s,%s,%d,%d,%s,%.5f,%.5f,%.5f,%.5f,%d,%.4f,%.2f,%.4f,%.5f,%.5f,%.5f,%.4f,%d\n", name,
+                    order, hm->M->nrows, hm->M->ncols, mmx_query_name((mmx_query_kind)k), pt, at, peer, floor_ms,
+                    ps.npatches, ps.ribbon_share, ps.bytes_per_face, build_ms, qt, qat, pfloor_ms, plan_build_ms,
+                    same);
     }
+    mmx_query_plan_free(pa.plan);
     mmx_patch_set_free(b.ps);
     mmx_adjacency_free(b.adj);
     mmx_mesh_free(d);
@@ -231,7 +315,8 @@ int main(int argc, char **argv)
     printf("queries, %s\nGPU: %s; copy bandwidth %.3f TB/s\n", date, gpu, tbps);
     if (csv)
         fprintf(csv, "# gpu: %s\n# copy_tbps: %.4f\n# date: %s\nmesh,order,verts,faces,query,patch_ms,"
-                     "alg_ms,cusparse_ms,floor_ms,patches,ribbon_share,bytes_per_face,build_ms\n",
+                     "alg_ms,cusparse_ms,floor_ms,patches,ribbon_share,bytes_per_face,build_ms,plan_ms,plan_alloc_ms,"
+                     "plan_floor_ms,plan_build_ms,plan_same\n",
                 gpu, tbps, date);
     char path[4096];
     snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);

@@ -356,3 +356,29 @@ mmx_status mmx_query_plan_run(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_query_k
     run_host(P, kind, rowptr, colidx);
     return MMX_OK;
 }
+
+double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind)
+{
+    const mmx__qplan *P = &Q->P;
+    const double nv = P->nv, nf = P->nf, ne = P->ne, nnz = P->nnz;
+    const double ef = Q->ef_full ? 4.0 * (double)Q->ef_full->nnz : 0;
+    const double general_f = Q->face_order ? 0 : 4.0 * (nf + 1);
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE: /* vstart, the row pointers read and written, mates, M or fe; entries */
+        return 4.0 * nv + 8.0 * (nv + 1) + 8.0 * nnz + 4.0 * (double)Q->vv_total;
+    case MMX_QUERY_VF:
+        return 4.0 * nv + 8.0 * (nv + 1) + 4.0 * nnz + 4.0 * nnz;
+    case MMX_QUERY_EV:
+        return 16.0 * ne;
+    case MMX_QUERY_EF: /* row pointers read and written, smallest corners, their mates */
+        return 8.0 * (ne + 1) + 8.0 * ne + ef + 4.0 * nnz;
+    case MMX_QUERY_FV:
+    case MMX_QUERY_FE:
+        return 8.0 * nnz + 2.0 * general_f;
+    case MMX_QUERY_FF: /* row pointers, the corners' mates; entries */
+        return 8.0 * (nf + 1) + 4.0 * nnz + ef + 4.0 * (double)Q->ff_total;
+    default:
+        return 0;
+    }
+}

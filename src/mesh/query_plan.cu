@@ -52,33 +52,73 @@ __global__ void plan_fans(const Topo T, unsigned char *seen, const mmx_index *fa
     vstart[v] = -2 - o;
 }
 
-/* Rows 0 .. rows of a query; thread `rows` writes the last row pointer. */
-__global__ void plan_vertex_rows(const mmx__qplan P, mmx_query_kind kind, const mmx_index *ptr,
-                                 mmx_index *rowptr, mmx_index *colidx)
+/* The plan as a kernel reads it: a copy whose face order is the template's constant when it
+ * is 3 or 4 (ORDER 0: as stored), so that a corner's face is a division by a constant. */
+template <int ORDER>
+__device__ __forceinline__ mmx__qplan plan_of(const mmx__qplan &P)
 {
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P.nv) return;
-    const mmx_index a = ptr[i];
-    rowptr[i] = a;
-    if (i < P.nv) mmx__qplan_vertex_row(&P, kind, (mmx_index)i, colidx + a, ptr[i + 1] - a);
+    mmx__qplan L = P;
+    if (ORDER) L.order = ORDER;
+    return L;
 }
 
-__global__ void plan_ef_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *colidx)
+/* Rows 0 .. rows of a query; thread `rows` writes the last row pointer. */
+template <int ORDER, mmx_query_kind KIND>
+__global__ void plan_vertex_rows(const mmx__qplan P0, const mmx_index *ptr, mmx_index *rowptr,
+                                 mmx_index *colidx)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P.ne) return;
+    if (i > P0.nv) return;
+    const mmx__qplan P = plan_of<ORDER>(P0);
+    const mmx_index a = ptr[i];
+    rowptr[i] = a;
+    if (i < P.nv) mmx__qplan_vertex_row(&P, KIND, (mmx_index)i, colidx + a, ptr[i + 1] - a);
+}
+
+template <int ORDER>
+__global__ void plan_ef_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *colidx)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i > P0.ne) return;
+    const mmx__qplan P = plan_of<ORDER>(P0);
     const mmx_index a = P.ef_ptr[i];
     rowptr[i] = a;
     if (i < P.ne) mmx__qplan_ef_row(&P, (mmx_index)i, colidx + a);
 }
 
-__global__ void plan_ff_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *colidx)
+template <int ORDER>
+__global__ void plan_ff_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *colidx)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P.nf) return;
+    if (i > P0.nf) return;
+    const mmx__qplan P = plan_of<ORDER>(P0);
     const mmx_index a = P.ff_ptr[i];
     rowptr[i] = a;
     if (i < P.nf) mmx__qplan_ff_row(&P, (mmx_index)i, colidx + a);
+}
+
+template <int ORDER>
+void launch_rows(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr, mmx_index *colidx,
+                 cudaStream_t st)
+{
+    const unsigned gv = mmx__grid((long long)P->nv + 1);
+    switch (kind) {
+    case MMX_QUERY_VV:
+        plan_vertex_rows<ORDER, MMX_QUERY_VV><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, rowptr, colidx);
+        break;
+    case MMX_QUERY_VE:
+        plan_vertex_rows<ORDER, MMX_QUERY_VE><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, rowptr, colidx);
+        break;
+    case MMX_QUERY_VF:
+        plan_vertex_rows<ORDER, MMX_QUERY_VF><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vf_ptr, rowptr, colidx);
+        break;
+    case MMX_QUERY_EF:
+        plan_ef_rows<ORDER><<<mmx__grid((long long)P->ne + 1), MMX__BLOCK, 0, st>>>(*P, rowptr, colidx);
+        break;
+    default: /* FF */
+        plan_ff_rows<ORDER><<<mmx__grid((long long)P->nf + 1), MMX__BLOCK, 0, st>>>(*P, rowptr, colidx);
+        break;
+    }
 }
 
 } // namespace
@@ -115,22 +155,12 @@ extern "C" mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx
                                           mmx_index *rowptr, mmx_index *colidx)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    switch (kind) {
-    case MMX_QUERY_VV:
-    case MMX_QUERY_VE:
-    case MMX_QUERY_VF:
-        plan_vertex_rows<<<mmx__grid((long long)P->nv + 1), MMX__BLOCK, 0, st>>>(
-            *P, kind, kind == MMX_QUERY_VF ? P->vf_ptr : P->vv_ptr, rowptr, colidx);
-        break;
-    case MMX_QUERY_EF:
-        plan_ef_rows<<<mmx__grid((long long)P->ne + 1), MMX__BLOCK, 0, st>>>(*P, rowptr, colidx);
-        break;
-    case MMX_QUERY_FF:
-        plan_ff_rows<<<mmx__grid((long long)P->nf + 1), MMX__BLOCK, 0, st>>>(*P, rowptr, colidx);
-        break;
-    default:
+    if (kind != MMX_QUERY_VV && kind != MMX_QUERY_VE && kind != MMX_QUERY_VF &&
+        kind != MMX_QUERY_EF && kind != MMX_QUERY_FF)
         return mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx__qplan_run_cuda: query %s is a copy",
                          mmx_query_name(kind));
-    }
+    if (P->order == 3) launch_rows<3>(P, kind, rowptr, colidx, st);
+    else if (P->order == 4) launch_rows<4>(P, kind, rowptr, colidx, st);
+    else launch_rows<0>(P, kind, rowptr, colidx, st);
     return mmx__cuda(ctx, cudaGetLastError(), "query plan rows launch");
 }

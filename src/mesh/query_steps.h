@@ -346,6 +346,13 @@ mmx_status mmx__query_sort_corners(mmx_ctx *ctx, const mmx__query_topo *T, int b
 mmx_status mmx__query_check(mmx_ctx *ctx, const mmx__query_topo *T, const mmx_index *ev,
                             mmx_index ne, mmx__query_report *r);
 
+/* The bytes a run of query kind by plan Q must move at least (bench/queries.c's plan floor):
+ * every array it reads once (the row pointers, the start corners or smallest corners, the
+ * mates of the corners it walks, M or fe where the entries come from them, EF's stored
+ * entries when there are some) and the result it writes (its entries and, when general, its
+ * row pointers). Host arithmetic on the plan's sizes; no wait. */
+double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind);
+
 /* The plan's CUDA stages (query_plan.cu; stubs in nocuda.c), queued. */
 /* Per vertex its fans' count and first start (vstart), its VV row length (vv_len) and its
  * fan list's length (fan_len: 0 for one fan, else fans + 1); per face its FF row length; per
