@@ -99,12 +99,12 @@ static void run_host(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr
         break;
     }
     case MMX_QUERY_EF:
-        memcpy(rowptr, P->ef_ptr, ((size_t)P->ne + 1) * sizeof *rowptr);
-        for (mmx_index e = 0; e < P->ne; e++) mmx__qplan_ef_row(P, e, colidx + P->ef_ptr[e]);
+        for (mmx_index e = 0; e <= P->ne; e++) rowptr[e] = mmx__qplan_ef_at(P, e);
+        for (mmx_index e = 0; e < P->ne; e++) mmx__qplan_ef_row(P, e, colidx + rowptr[e]);
         break;
     case MMX_QUERY_FF:
-        memcpy(rowptr, P->ff_ptr, ((size_t)P->nf + 1) * sizeof *rowptr);
-        for (mmx_index f = 0; f < P->nf; f++) mmx__qplan_ff_row(P, f, colidx + P->ff_ptr[f]);
+        for (mmx_index f = 0; f <= P->nf; f++) rowptr[f] = mmx__qplan_ff_at(P, f);
+        for (mmx_index f = 0; f < P->nf; f++) mmx__qplan_ff_row(P, f, colidx + rowptr[f]);
         break;
     default: /* FV, FE and EV: mmx_query_plan_run */
         break;
@@ -169,7 +169,7 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
     /* The one wait: the sizes and the orientation verdict. */
     if (!s) s = mmx__readback_wait(&rb);
     mmx__query_report cr = {0, 0, 0};
-    mmx__qplan_report pr = {0, 0, 0, 0, 0};
+    mmx__qplan_report pr = {0, 0, 0};
     if (!s) {
         cr = *(const mmx__query_report *)mmx__readback_host(&rb, crep);
         pr = *(const mmx__qplan_report *)mmx__readback_host(&rb, prep);
@@ -203,9 +203,25 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
     mmx_mem_free(ctx, Q->space, ff_len);
     mmx_mem_free(ctx, Q->space, fan_ptr);
     if (s) return s;
+    /* Row pointers that follow from the sizes are not kept: no open fan (VV's are VF's), every
+     * edge of two faces (EF's row e at 2e; FF's row f at order f when faces have one order). */
+    if (Q->vv_total == (unsigned long long)nnz) {
+        mmx_mem_free(ctx, Q->space, Q->vv_ptr);
+        Q->vv_ptr = NULL;
+    }
+    const int two_sided = adj->boundary_edges == 0 && adj->nonmanifold_edges == 0;
+    if (two_sided) {
+        mmx_mem_free(ctx, Q->space, Q->ef_ptr);
+        Q->ef_ptr = NULL;
+    }
+    if (two_sided && M->order) {
+        mmx_mem_free(ctx, Q->space, Q->ff_ptr);
+        Q->ff_ptr = NULL;
+    }
     Q->face_order = M->order ? M->order : adj->face_order;
     Q->P = (mmx__qplan){nv, nf, ne, nnz, M->order, M->colptr, M->rowidx, adj->fe, Q->H.mate,
-                        Q->vstart, Q->fans, Q->vf_ptr, Q->vv_ptr, Q->ecorner, Q->ef_ptr,
+                        Q->vstart, Q->fans, Q->vf_ptr, Q->vv_ptr ? Q->vv_ptr : Q->vf_ptr,
+                        Q->ecorner, Q->ef_ptr,
                         Q->ef_full ? Q->ef_full->colidx : NULL, Q->ff_ptr};
     return MMX_OK;
 }
@@ -367,17 +383,18 @@ double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind)
     case MMX_QUERY_VV:
     case MMX_QUERY_VE: /* vstart, the row pointers read and written, mates, M or fe; entries */
         return 4.0 * nv + 8.0 * (nv + 1) + 8.0 * nnz + 4.0 * (double)Q->vv_total;
+    /* (EF and FF below: the row pointers are read only when the plan keeps them) */
     case MMX_QUERY_VF:
         return 4.0 * nv + 8.0 * (nv + 1) + 4.0 * nnz + 4.0 * nnz;
     case MMX_QUERY_EV:
         return 16.0 * ne;
     case MMX_QUERY_EF: /* row pointers read and written, smallest corners, their mates */
-        return 8.0 * (ne + 1) + 8.0 * ne + ef + 4.0 * nnz;
+        return (P->ef_ptr ? 8.0 : 4.0) * (ne + 1) + 8.0 * ne + ef + 4.0 * nnz;
     case MMX_QUERY_FV:
     case MMX_QUERY_FE:
         return 8.0 * nnz + 2.0 * general_f;
     case MMX_QUERY_FF: /* row pointers, the corners' mates; entries */
-        return 8.0 * (nf + 1) + 4.0 * nnz + ef + 4.0 * (double)Q->ff_total;
+        return (P->ff_ptr ? 8.0 : 4.0) * (nf + 1) + 4.0 * nnz + ef + 4.0 * (double)Q->ff_total;
     default:
         return 0;
     }

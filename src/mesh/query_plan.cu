@@ -81,7 +81,7 @@ __global__ void plan_ef_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i > P0.ne) return;
     const mmx__qplan P = plan_of<ORDER>(P0);
-    const mmx_index a = P.ef_ptr[i];
+    const mmx_index a = mmx__qplan_ef_at(&P, (mmx_index)i);
     rowptr[i] = a;
     if (i < P.ne) mmx__qplan_ef_row(&P, (mmx_index)i, colidx + a);
 }
@@ -92,7 +92,7 @@ __global__ void plan_ff_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i > P0.nf) return;
     const mmx__qplan P = plan_of<ORDER>(P0);
-    const mmx_index a = P.ff_ptr[i];
+    const mmx_index a = mmx__qplan_ff_at(&P, (mmx_index)i);
     rowptr[i] = a;
     if (i < P.nf) mmx__qplan_ff_row(&P, (mmx_index)i, colidx + a);
 }

@@ -240,12 +240,26 @@ typedef struct mmx__qplan {
                                 follow */
     const mmx_index *fans;   /* the fan lists of vertices of several fans */
     const mmx_index *vf_ptr; /* nv + 1: VF's row pointers (the valences' offsets) */
-    const mmx_index *vv_ptr; /* nv + 1: VV's and VE's (valence + open fans) */
+    const mmx_index *vv_ptr; /* nv + 1: VV's and VE's (valence + open fans); vf_ptr when no
+                                fan is open */
     const mmx_index *ecorner; /* ne: each edge's smallest corner */
-    const mmx_index *ef_ptr; /* ne + 1: EF's row pointers (the offsets of E's values) */
+    const mmx_index *ef_ptr; /* ne + 1: EF's row pointers (the offsets of E's values); NULL
+                                when every edge has two faces (row e starts at 2e) */
     const mmx_index *ef;     /* EF's entries when an edge has three faces or more, else NULL */
-    const mmx_index *ff_ptr; /* nf + 1: FF's row pointers */
+    const mmx_index *ff_ptr; /* nf + 1: FF's row pointers; NULL when every edge has two faces
+                                and every face the order `order` (row f starts at order f) */
 } mmx__qplan;
+
+/* Where EF's row e and FF's row f start (e = ne, f = nf: the entries' count). */
+static inline MMX__HD mmx_index mmx__qplan_ef_at(const mmx__qplan *P, mmx_index e)
+{
+    return P->ef_ptr ? P->ef_ptr[e] : 2 * e;
+}
+
+static inline MMX__HD mmx_index mmx__qplan_ff_at(const mmx__qplan *P, mmx_index f)
+{
+    return P->ff_ptr ? P->ff_ptr[f] : P->order * f;
+}
 
 static inline MMX__HD mmx_index mmx__qplan_face(const mmx__qplan *P, mmx_index c, mmx_index *a,
                                                 mmx_index *n)
@@ -299,7 +313,7 @@ static inline MMX__HD void mmx__qplan_vertex_row(const mmx__qplan *P, mmx_query_
  * corner's mate; the stored entries for three or more). */
 static inline MMX__HD void mmx__qplan_ef_row(const mmx__qplan *P, mmx_index e, mmx_index *out)
 {
-    const mmx_index a = P->ef_ptr[e], n = P->ef_ptr[e + 1] - a;
+    const mmx_index a = mmx__qplan_ef_at(P, e), n = mmx__qplan_ef_at(P, e + 1) - a;
     mmx_index fa, fn;
     if (n >= 3) {
         for (mmx_index i = 0; i < n; i++) out[i] = P->ef[a + i];
@@ -323,7 +337,7 @@ static inline MMX__HD void mmx__qplan_ff_row(const mmx__qplan *P, mmx_index f, m
             out[k++] = mmx__qplan_face(P, m, &fa, &fn);
             continue;
         }
-        const mmx_index e = P->fe[c] >> 1, q0 = P->ef_ptr[e], q1 = P->ef_ptr[e + 1];
+        const mmx_index e = P->fe[c] >> 1, q0 = mmx__qplan_ef_at(P, e), q1 = mmx__qplan_ef_at(P, e + 1);
         if (q1 - q0 >= 3)
             for (mmx_index q = q0; q < q1; q++)
                 if (P->ef[q] != f) out[k++] = P->ef[q];
@@ -335,8 +349,6 @@ typedef struct mmx__qplan_report {
     unsigned long long vv_total;   /* VV's and VE's entries */
     unsigned long long ff_total;   /* FF's entries */
     unsigned long long fans_total; /* the fan lists' length */
-    mmx_index multi_edges;         /* edges of three faces or more */
-    mmx_index pad;
 } mmx__qplan_report;
 
 /* The plan's host stages in query.c's terms, for query_plan.c: the corners sorted by vertex
@@ -356,8 +368,8 @@ double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind);
 /* The plan's CUDA stages (query_plan.cu; stubs in nocuda.c), queued. */
 /* Per vertex its fans' count and first start (vstart), its VV row length (vv_len) and its
  * fan list's length (fan_len: 0 for one fan, else fans + 1); per face its FF row length; per
- * corner the smallest corner of each edge (ecorner, set to all ones before); the totals and
- * the multi-face edges into *r. */
+ * corner the smallest corner of each edge (ecorner, set to all ones first); the totals into
+ * *r. */
 mmx_status mmx__qplan_count_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
                                  mmx_index *vstart, mmx_index *vv_len, mmx_index *fan_len,
                                  mmx_index *ff_len, mmx_index *ecorner, mmx_index ne,
