@@ -78,8 +78,9 @@ mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *ad
  * cuSPARSE's plans and RXMesh's query kernels with preallocated output are timed. It holds
  * the half-edge view's mates (4 bytes a corner), per vertex its fans' start corner (several
  * for a non-manifold vertex), per edge its smallest corner, the row pointers of VF, VV/VE, EF
- * and FF, and EF's entries only when some edge has three faces or more: about 4 bytes a
- * corner + 12 a vertex + 12 an edge + 4 a face. The results equal mmx_query's, array for
+ * and FF where they do not follow from the sizes, and EF's entries only when some edge has
+ * three faces or more: 4 bytes a corner, 8 to 12 a vertex, 4 to 8 an edge, 0 to 4 a face (22
+ * bytes a face for a closed manifold triangle mesh). The results equal mmx_query's, array for
  * array, on both backends.
  *
  * Creates the plan of `mesh` on the context's backend (mesh in its space). `adj` may be NULL
