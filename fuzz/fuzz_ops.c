@@ -2,8 +2,9 @@
  * set, geometry, smoothing and Delaunay flips. The input is an OBJ file after one control byte,
  * which picks the patch size S (1 + byte % 64, so that small meshes still make many patches
  * and ribbons). On the host:
- *   - every query by the algebra and on the patches: both succeed or both fail with the same
- *     status, and on success the same rows (query.h: the two paths give the same arrays);
+ *   - every query by the algebra, on the patches and by a query plan: all succeed or all fail
+ *     with the same status, and on success the same rows (query.h: the paths give the same
+ *     arrays);
  *   - the patch set is built or refused with a sentence (never MMX_ERR_INTERNAL);
  *   - normals, vertex areas, the Laplacians, a Taubin step and a mean curvature flow step run
  *     or refuse with a sentence;
@@ -36,15 +37,27 @@ static int same_rows(const mmx_csr *a, const mmx_csr *b)
 
 static void queries(mmx_ctx *ctx, const mmx_mesh *m, const mmx_adjacency *adj, const mmx_patch_set *ps)
 {
+    mmx_query_plan *plan = NULL;
+    const mmx_status sp = mmx_query_plan_create(ctx, m, adj, &plan);
+    sound(sp);
     for (int k = 0; k < MMX_QUERY_COUNT; k++) {
-        mmx_csr *a = NULL, *b = NULL;
+        mmx_csr *a = NULL, *b = NULL, *c = NULL;
         const mmx_status sa = mmx_query(ctx, m, adj, (mmx_query_kind)k, &a);
         const mmx_status sb = mmx_patch_query(ctx, ps, (mmx_query_kind)k, &b);
         sound(sa), sound(sb);
         if (sa != sb || (!sa && !same_rows(a, b))) abort();
+        if (!sp) {
+            /* the plan path: the same status and rows as mmx_query */
+            mmx_status sc = mmx_query_plan_alloc(ctx, plan, (mmx_query_kind)k, &c);
+            if (!sc) sc = mmx_query_plan_run(ctx, plan, (mmx_query_kind)k, c);
+            sound(sc);
+            if (sc != sa || (!sa && !same_rows(a, c))) abort();
+        }
         mmx_csr_free(a);
         mmx_csr_free(b);
+        mmx_csr_free(c);
     }
+    mmx_query_plan_free(plan);
 }
 
 static void geometry(mmx_ctx *ctx, const mmx_mesh *m)

@@ -94,17 +94,17 @@ static void run_host(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr
     case MMX_QUERY_VF: {
         const mmx_index *ptr = kind == MMX_QUERY_VF ? P->vf_ptr : P->vv_ptr;
         memcpy(rowptr, ptr, ((size_t)P->nv + 1) * sizeof *ptr);
-        for (mmx_index v = 0; v < P->nv; v++)
+        for (mmx_index v = 0; colidx && v < P->nv; v++) /* colidx NULL: no entries */
             mmx__qplan_vertex_row(P, kind, v, colidx + ptr[v], ptr[v + 1] - ptr[v]);
         break;
     }
     case MMX_QUERY_EF:
         for (mmx_index e = 0; e <= P->ne; e++) rowptr[e] = mmx__qplan_ef_at(P, e);
-        for (mmx_index e = 0; e < P->ne; e++) mmx__qplan_ef_row(P, e, colidx + rowptr[e]);
+        for (mmx_index e = 0; colidx && e < P->ne; e++) mmx__qplan_ef_row(P, e, colidx + rowptr[e]);
         break;
     case MMX_QUERY_FF:
         for (mmx_index f = 0; f <= P->nf; f++) rowptr[f] = mmx__qplan_ff_at(P, f);
-        for (mmx_index f = 0; f < P->nf; f++) mmx__qplan_ff_row(P, f, colidx + rowptr[f]);
+        for (mmx_index f = 0; colidx && f < P->nf; f++) mmx__qplan_ff_row(P, f, colidx + rowptr[f]);
         break;
     default: /* FV, FE and EV: mmx_query_plan_run */
         break;

@@ -72,7 +72,7 @@ __global__ void plan_vertex_rows(const mmx__qplan P0, const mmx_index *ptr, mmx_
     const mmx__qplan P = plan_of<ORDER>(P0);
     const mmx_index a = ptr[i];
     rowptr[i] = a;
-    if (i < P.nv) mmx__qplan_vertex_row(&P, KIND, (mmx_index)i, colidx + a, ptr[i + 1] - a);
+    if (i < P.nv && colidx) mmx__qplan_vertex_row(&P, KIND, (mmx_index)i, colidx + a, ptr[i + 1] - a);
 }
 
 template <int ORDER>
@@ -83,7 +83,7 @@ __global__ void plan_ef_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *
     const mmx__qplan P = plan_of<ORDER>(P0);
     const mmx_index a = mmx__qplan_ef_at(&P, (mmx_index)i);
     rowptr[i] = a;
-    if (i < P.ne) mmx__qplan_ef_row(&P, (mmx_index)i, colidx + a);
+    if (i < P.ne && colidx) mmx__qplan_ef_row(&P, (mmx_index)i, colidx + a);
 }
 
 template <int ORDER>
@@ -94,7 +94,7 @@ __global__ void plan_ff_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *
     const mmx__qplan P = plan_of<ORDER>(P0);
     const mmx_index a = mmx__qplan_ff_at(&P, (mmx_index)i);
     rowptr[i] = a;
-    if (i < P.nf) mmx__qplan_ff_row(&P, (mmx_index)i, colidx + a);
+    if (i < P.nf && colidx) mmx__qplan_ff_row(&P, (mmx_index)i, colidx + a);
 }
 
 template <int ORDER>
