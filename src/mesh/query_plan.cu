@@ -62,39 +62,87 @@ __device__ __forceinline__ mmx__qplan plan_of(const mmx__qplan &P)
     return L;
 }
 
-/* Rows 0 .. rows of a query; thread `rows` writes the last row pointer. */
+/* Rows 0 .. rows of a query, one thread a row; thread `rows` writes the last row pointer.
+ * A warp's rows are one contiguous span of the result, so each thread writes its row into
+ * the warp's part of shared memory and the warp then stores the span in order: coalesced
+ * stores, where a thread's own row would scatter each store over the warp's span. A span
+ * longer than the stage (vertices of high valence) is written directly. ROW is a functor:
+ * at(P, j) the start of row j (j <= rows), row(P, j, out, n) the row's n entries. */
+constexpr int kStage = 256; /* entries a warp stages: 8 warps, 8 KiB a block */
+
+template <int ORDER, typename ROW>
+__device__ __forceinline__ void plan_rows(const mmx__qplan &P0, long long rows, ROW R,
+                                          mmx_index *rowptr, mmx_index *colidx)
+{
+    __shared__ mmx_index stage[MMX__BLOCK / 32][kStage];
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    const long long w0 = i - lane;
+    if (w0 > rows) return; /* the whole warp */
+    const mmx__qplan P = plan_of<ORDER>(P0);
+    const long long w1 = w0 + 32 < rows ? w0 + 32 : rows;
+    const mmx_index base = R.at(P, w0), span = R.at(P, w1) - base;
+    const bool staged = colidx && span <= kStage;
+    if (i <= rows) {
+        const mmx_index a = R.at(P, i);
+        rowptr[i] = a;
+        if (i < rows && colidx)
+            R.row(P, (mmx_index)i, staged ? stage[w] + (a - base) : colidx + a, R.at(P, i + 1) - a);
+    }
+    if (!staged) return;
+    __syncwarp();
+    for (mmx_index q = lane; q < span; q += 32) colidx[base + q] = stage[w][q];
+}
+
+template <mmx_query_kind KIND>
+struct vertex_rows {
+    const mmx_index *ptr;
+    __device__ mmx_index at(const mmx__qplan &, long long j) const { return ptr[j]; }
+    __device__ void row(const mmx__qplan &P, mmx_index v, mmx_index *out, mmx_index n) const
+    {
+        mmx__qplan_vertex_row(&P, KIND, v, out, n);
+    }
+};
+
+struct ef_rows {
+    __device__ mmx_index at(const mmx__qplan &P, long long j) const
+    {
+        return mmx__qplan_ef_at(&P, (mmx_index)j);
+    }
+    __device__ void row(const mmx__qplan &P, mmx_index e, mmx_index *out, mmx_index) const
+    {
+        mmx__qplan_ef_row(&P, e, out);
+    }
+};
+
+struct ff_rows {
+    __device__ mmx_index at(const mmx__qplan &P, long long j) const
+    {
+        return mmx__qplan_ff_at(&P, (mmx_index)j);
+    }
+    __device__ void row(const mmx__qplan &P, mmx_index f, mmx_index *out, mmx_index) const
+    {
+        mmx__qplan_ff_row(&P, f, out);
+    }
+};
+
 template <int ORDER, mmx_query_kind KIND>
-__global__ void plan_vertex_rows(const mmx__qplan P0, const mmx_index *ptr, mmx_index *rowptr,
+__global__ void plan_vertex_rows(const mmx__qplan P, const mmx_index *ptr, mmx_index *rowptr,
                                  mmx_index *colidx)
 {
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P0.nv) return;
-    const mmx__qplan P = plan_of<ORDER>(P0);
-    const mmx_index a = ptr[i];
-    rowptr[i] = a;
-    if (i < P.nv && colidx) mmx__qplan_vertex_row(&P, KIND, (mmx_index)i, colidx + a, ptr[i + 1] - a);
+    plan_rows<ORDER>(P, P.nv, vertex_rows<KIND>{ptr}, rowptr, colidx);
 }
 
 template <int ORDER>
-__global__ void plan_ef_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *colidx)
+__global__ void plan_ef_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *colidx)
 {
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P0.ne) return;
-    const mmx__qplan P = plan_of<ORDER>(P0);
-    const mmx_index a = mmx__qplan_ef_at(&P, (mmx_index)i);
-    rowptr[i] = a;
-    if (i < P.ne && colidx) mmx__qplan_ef_row(&P, (mmx_index)i, colidx + a);
+    plan_rows<ORDER>(P, P.ne, ef_rows{}, rowptr, colidx);
 }
 
 template <int ORDER>
-__global__ void plan_ff_rows(const mmx__qplan P0, mmx_index *rowptr, mmx_index *colidx)
+__global__ void plan_ff_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *colidx)
 {
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i > P0.nf) return;
-    const mmx__qplan P = plan_of<ORDER>(P0);
-    const mmx_index a = mmx__qplan_ff_at(&P, (mmx_index)i);
-    rowptr[i] = a;
-    if (i < P.nf && colidx) mmx__qplan_ff_row(&P, (mmx_index)i, colidx + a);
+    plan_rows<ORDER>(P, P.nf, ff_rows{}, rowptr, colidx);
 }
 
 template <int ORDER>
