@@ -725,3 +725,26 @@ Test(query, gpu_matches_host)
     mmx_ctx_free(hctx);
     mmx_ctx_free(dctx);
 }
+
+/* Plans on meshes of many CUDA blocks (the runs stage each warp's rows in shared memory):
+ * larger shapes, shuffled and with boundaries, on both paths against the host. */
+Test(query, gpu_plans_of_larger_meshes_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    const char *shapes[] = {"icosphere:5", "torus:160:90", "grid:150:120"};
+    for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+        mmx_mesh *m = shape(hctx, shapes[i]), *s = NULL;
+        MMX_OK_OR_FAIL(hctx, mmx_mesh_reduce(hctx, m));
+        gpu_check(dctx, hctx, m, shapes[i]);
+        MMX_OK_OR_FAIL(hctx, mmx_mesh_shuffle(hctx, m, 7, NULL, NULL, &s));
+        gpu_check(dctx, hctx, s, shapes[i]);
+        mmx_mesh_free(s);
+        mmx_mesh_free(m);
+    }
+    mmx_mesh *g = grid_part(hctx, 99, 200, 150, 70, 1);
+    gpu_check(dctx, hctx, g, "large grid part");
+    mmx_mesh_free(g);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}
