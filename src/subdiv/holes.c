@@ -110,6 +110,11 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         for (mmx_index f = 0; f < nf; f++)
             for (mmx_index j = 0; !hole[f] && j < c; j++) fresh->uv->index[q++] = r->uv->index[(int64_t)c * f + j];
     }
+    if (!s && r->uv && (*out)->uv->space != MMX_SPACE_HOST) { /* back where they were (CUDA) */
+        mmx_mesh_uv *d = NULL;
+        s = mmx__mesh_uv_copy_to(ctx, fresh->uv, fresh->M->nnz, (*out)->uv->space, &d);
+        if (!s) mmx_mesh_uv_free(fresh->uv), fresh->uv = d;
+    }
     if (!s) {
         mmx__mesh_host_release(*out, r);
         r = NULL;
