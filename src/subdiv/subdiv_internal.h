@@ -173,12 +173,15 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                              mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
 
-/* The texture coordinates of `out`, the result of `levels` levels of `scheme` on `mesh` (which
- * has mesh->uv; else nothing is done), by the face-varying mode (resolved: never FROM_MESH)
- * with the mesh's sharp features sh (uv.c). sqrt3 makes none. On the context's backend: on
- * CUDA out->uv is left in device memory. */
+/* *out: the texture coordinates of the result of `levels` levels of `scheme` on `mesh`, which
+ * has nnz_out corners (NULL, and nothing done, when mesh has none, for sqrt3 and 0 levels), by
+ * the face-varying mode (resolved: never FROM_MESH) with the mesh's sharp features sh (uv.c;
+ * the smooth modes read sh's corners, so they come after the levels, which may add the fan
+ * corners; the linear mode reads nothing of sh). On the context's backend: on CUDA *out is in
+ * device memory. */
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out);
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
+                          mmx_mesh_uv **out);
 
 /* uv.cu, queued on the context's stream (device arrays):
  *   from_pos: values[2 k + c] = pos[3 k + c] for c < 2, k < n (a refined texture mesh's

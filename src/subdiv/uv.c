@@ -145,7 +145,7 @@ done:
  * way. */
 static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
                           const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int levels, int quiet,
-                          mmx_mesh *out)
+                          int64_t nnz_out, mmx_mesh_uv **out)
 {
     mmx_ctx *hc = NULL;
     mmx_mesh *tm = NULL, *dtm = NULL, *fine = NULL;
@@ -161,8 +161,8 @@ static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
     s = texture_mesh(hc, h, sh, mode, scheme != MMX_SCHEME_BILINEAR, &tm);
     if (!s && dev) ec = ctx, s = mmx_mesh_copy(ctx, tm, MMX_SPACE_DEVICE, &dtm);
     if (!s) ec = dev ? ctx : hc, s = mmx_subdivide(ec, scheme, dev ? dtm : tm, levels, &o, &fine);
-    if (!s && fine->M->nnz != out->M->nnz)
-        ec = hc, s = mmx__fail(hc, MMX_ERR_INTERNAL, "%d texture corners, the mesh has %d", fine->M->nnz, out->M->nnz);
+    if (!s && fine->M->nnz != nnz_out)
+        ec = hc, s = mmx__fail(hc, MMX_ERR_INTERNAL, "%d texture corners, the mesh has %lld", fine->M->nnz, (long long)nnz_out);
     if (s && quiet && s == MMX_ERR_MESH) {
         if (ec == ctx) snprintf(ctx->err, sizeof ctx->err, "%s", saved);
         mmx_mesh_free(dtm);
@@ -195,8 +195,7 @@ static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
         }
     }
     if (!s) {
-        mmx_mesh_uv_free(out->uv);
-        out->uv = uv;
+        *out = uv;
         uv = NULL;
     }
     mmx_mesh_uv_free(uv);
@@ -211,7 +210,7 @@ static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
  * down, the levels by the kernel of uv_face.h (queued back to back), the numbering by value
  * in uv.cu (its one wait reads the number of coordinates); out->uv in device memory. */
 static mmx_status uv_corners_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                                  const float *cur0, mmx_mesh *out)
+                                  const float *cur0, int64_t nnz_out, mmx_mesh_uv **out)
 {
     const mmx_csc *M = mesh->M;
     int64_t nnz = M->nnz, nf = M->ncols;
@@ -228,9 +227,9 @@ static mmx_status uv_corners_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         nf = mmx__scheme_quads(scheme) ? nnz : 4 * nf;
         nnz = 4 * nnz;
     }
-    if (!s && nnz != out->M->nnz)
-        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %d",
-                      (long long)nnz, out->M->nnz);
+    if (!s && nnz != nnz_out)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %lld",
+                      (long long)nnz, (long long)nnz_out);
     mmx_mesh_uv *uv = s ? NULL : calloc(1, sizeof *uv);
     if (!s && !uv) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for texture coordinates");
     if (!s) {
@@ -240,8 +239,7 @@ static mmx_status uv_corners_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 2 * (size_t)nnz * sizeof *uv->values, (void **)&uv->values);
     if (!s) s = mmx__uv_number_cuda(ctx, cur, nnz, uv->index, uv->values, &uv->nvalues);
     if (!s) {
-        mmx_mesh_uv_free(out->uv);
-        out->uv = uv;
+        *out = uv;
         uv = NULL;
     }
     mmx_mesh_uv_free(uv);
@@ -250,8 +248,10 @@ static mmx_status uv_corners_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 }
 
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out)
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
+                          mmx_mesh_uv **out)
 {
+    *out = NULL;
     if (!mesh->uv || levels == 0 || scheme == MMX_SCHEME_SQRT3) return MMX_OK;
     /* Catmull-Clark's and bilinear's linear mode is the texture mesh refined bilinearly: the
      * same points as the per-corner computation below, numbered by the refined texture mesh
@@ -264,7 +264,7 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
     if (s) return s;
     if (smooth || mmx__scheme_quads(scheme)) {
-        s = uv_mesh(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, out);
+        s = uv_mesh(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, nnz_out, out);
         if (smooth || s != MMX_ERR_MESH) {
             mmx__mesh_host_release(mesh, h);
             return s;
@@ -280,7 +280,7 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     for (int64_t q = 0; !s && q < nnz; q++)
         memcpy(cur + 2 * q, h->uv->values + 2 * (size_t)h->uv->index[q], 2 * sizeof *cur);
     if (mmx_ctx_space(ctx) != MMX_SPACE_HOST) {
-        if (!s) s = uv_corners_cuda(ctx, scheme, mesh, levels, cur, out);
+        if (!s) s = uv_corners_cuda(ctx, scheme, mesh, levels, cur, nnz_out, out);
         free(cur);
         mmx__mesh_host_release(mesh, h);
         return s;
@@ -296,9 +296,9 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
         nnz = 4 * nnz;
     }
     /* Number the coordinates by value: equal corners share one. */
-    if (!s && nnz != out->M->nnz)
-        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %d",
-                      (long long)nnz, out->M->nnz);
+    if (!s && nnz != nnz_out)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %lld",
+                      (long long)nnz, (long long)nnz_out);
     uv = s ? NULL : calloc(1, sizeof *uv);
     if (!s && !uv) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for texture coordinates");
     if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *order, (void **)&order);
@@ -323,8 +323,7 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                 memcpy(uv->values + 2 * (size_t)uv->nvalues++, cur + 2 * (size_t)sorted[j], 2 * sizeof *cur);
             uv->index[sorted[j]] = uv->nvalues - 1;
         }
-        mmx_mesh_uv_free(out->uv);
-        out->uv = uv;
+        *out = uv;
         uv = NULL;
     }
     mmx_mesh_uv_free(uv);
