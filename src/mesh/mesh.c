@@ -282,21 +282,32 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     return mesh_copy(ctx, src, dst_space, 1, out);
 }
 
-mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+static mmx_status host_view(mmx_ctx *ctx, const mmx_mesh *mesh, int with_uv, const mmx_mesh **view)
 {
     if (mesh->space == MMX_SPACE_HOST) {
         *view = mesh;
         return MMX_OK;
     }
-    /* Texture coordinates on the host already are borrowed; those on the device copied. */
+    /* Texture coordinates on the host already are borrowed; those on the device copied when
+     * asked for, else left out (NULL). */
     mmx_mesh *h = NULL;
     mmx_status s = mesh_copy(ctx, mesh, MMX_SPACE_HOST, 0, &h);
     if (!s) h->normals = mesh->normals;
-    if (!s && mesh->uv && mesh->uv->space != MMX_SPACE_HOST) s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &h->uv);
-    else if (!s) h->uv = mesh->uv;
+    if (!s && mesh->uv && mesh->uv->space == MMX_SPACE_HOST) h->uv = mesh->uv;
+    else if (!s && mesh->uv && with_uv) s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &h->uv);
     if (s && h) h->normals = NULL, mmx_mesh_free(h);
     *view = s ? NULL : h;
     return s;
+}
+
+mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+{
+    return host_view(ctx, mesh, 0, view);
+}
+
+mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+{
+    return host_view(ctx, mesh, 1, view);
 }
 
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)

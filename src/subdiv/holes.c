@@ -40,7 +40,7 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     float *pos = NULL;
     mmx_mesh *fresh = NULL;
     mmx_status s = mmx__mesh_host_view(ctx, mesh, &in);
-    if (!s) s = mmx__mesh_host_view(ctx, *out, &r);
+    if (!s) s = mmx__mesh_host_view_uv(ctx, *out, &r);
     if (s) goto done;
     const mmx_index nf0 = in->M->ncols, nf = r->M->ncols, nv = r->M->nrows, c = r->M->order;
     s = mmx__host_alloc(ctx, nf0 ? (size_t)nf0 : 1, 1, (void **)&hole0);

@@ -261,7 +261,7 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
     /* The input's host view: on CUDA its faces and coordinates read back (a cage's, one wait). */
     const mmx_mesh *h = NULL;
-    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
+    mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
     if (s) return s;
     if (smooth || mmx__scheme_quads(scheme)) {
         s = uv_mesh(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, nnz_out, out);
