@@ -1278,11 +1278,27 @@ static void cuda_vs_host_opts(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mm
     if (hfine->tags)
         cr_assert_str_eq(back->tags, hfine->tags, "%s: the carried tags differ", what);
     cr_assert_eq(!back->uv, !hfine->uv, "%s: texture coordinates on one backend only", what);
-    if (hfine->uv) /* refined on the host either way (uv.c): the same corners, the same values */
-        for (mmx_index q = 0; q < hfine->M->nnz; q++)
-            cr_assert(back->uv->values[2 * back->uv->index[q]] == hfine->uv->values[2 * hfine->uv->index[q]] &&
-                          back->uv->values[2 * back->uv->index[q] + 1] == hfine->uv->values[2 * hfine->uv->index[q] + 1],
-                      "%s: corner %d's texture coordinate differs", what, q);
+    if (hfine->uv) { /* refined on the device (uv.c, uv.cu): the host's numbering exactly */
+        cr_assert_eq(dfine->uv->space, MMX_SPACE_DEVICE, "%s: the texture coordinates left the device", what);
+        cr_assert_eq(back->uv->space, MMX_SPACE_HOST, "%s", what);
+        cr_assert_eq(back->uv->nvalues, hfine->uv->nvalues, "%s: %d texture coordinates, the host has %d", what,
+                     back->uv->nvalues, hfine->uv->nvalues);
+        cr_assert_eq(memcmp(back->uv->index, hfine->uv->index, sizeof(mmx_index) * (size_t)hfine->M->nnz), 0,
+                     "%s: the texture coordinates' numbering differs from the host's", what);
+        double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY}, ext = 0, wuv = 0;
+        for (mmx_index k = 0; k < hfine->uv->nvalues; k++)
+            for (int c = 0; c < 2; c++) {
+                const double x = hfine->uv->values[2 * k + c];
+                lo[c] = x < lo[c] ? x : lo[c], hi[c] = x > hi[c] ? x : hi[c];
+            }
+        for (int c = 0; c < 2; c++) ext = hi[c] - lo[c] > ext ? hi[c] - lo[c] : ext;
+        for (size_t i = 0; i < 2 * (size_t)hfine->uv->nvalues; i++) {
+            const double d = fabs((double)back->uv->values[i] - hfine->uv->values[i]);
+            wuv = d > wuv ? d : wuv;
+        }
+        cr_assert(wuv <= 1e-6 * (ext > 1 ? ext : 1), "%s: CUDA texture coordinates differ from the host's by %g "
+                  "(the (u, v) box: %g)", what, wuv, ext);
+    }
     if (o && o->limit) {
         const size_t nv = (size_t)hfine->M->nrows;
         float *dn = NULL, *hp = malloc(3 * nv * sizeof *hp), *hn = malloc(3 * nv * sizeof *hn);
@@ -1385,6 +1401,81 @@ Test(subdiv, gpu_tags_and_textures_match_host, .description = "CUDA = host with 
     o.limit = 1;
     cuda_vs_host_opts(gpu, host, CC, with_creases(shape(host, "torus:8:6"), 3, NULL), 2, &o, "creased torus, limit");
     cuda_vs_host_opts(gpu, host, LOOP, shape(host, "icosphere:2"), 2, &o, "icosphere, limit");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Both coordinate sets (host copies) alike: the same numbering, values within rounding. */
+static void same_uv(const mmx_mesh *a, const mmx_mesh *b, const char *what)
+{
+    cr_assert(a->uv && b->uv, "%s: no texture coordinates", what);
+    cr_assert_eq(a->M->nnz, b->M->nnz, "%s", what);
+    cr_assert_eq(a->uv->nvalues, b->uv->nvalues, "%s: %d and %d coordinates", what, a->uv->nvalues, b->uv->nvalues);
+    cr_assert_eq(memcmp(a->uv->index, b->uv->index, sizeof(mmx_index) * (size_t)a->M->nnz), 0,
+                 "%s: the numbering differs", what);
+    for (size_t i = 0; i < 2 * (size_t)a->uv->nvalues; i++)
+        cr_assert(fabs((double)a->uv->values[i] - b->uv->values[i]) <= 1e-5, "%s: value %zu: %g and %g", what,
+                  i, a->uv->values[i], b->uv->values[i]);
+}
+
+/* Texture coordinates refined on the device (uv.c through the fused path on the texture mesh,
+ * uv.cu's per-corner kernels and numbering) against the host's, in every mode: the bilinear
+ * texture mesh (Catmull-Clark's and bilinear's linear mode), the scheme's own (the smooth
+ * modes), the per-corner way (Loop's linear mode, and a face repeating a coordinate); a second
+ * call on a refined device mesh (its coordinates in device memory) and a shuffle of it. */
+Test(subdiv, gpu_textures_on_device, .description = "texture coordinates refined on CUDA = the host's, every mode, numbering exactly")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    static const mmx_fvar_mode modes[4] = {MMX_FVAR_LINEAR_ALL, MMX_FVAR_SMOOTH, MMX_FVAR_CORNERS_ONLY,
+                                           MMX_FVAR_BOUNDARIES};
+    static const char *const names[4] = {"linear", "smooth", "corners only", "boundaries"};
+    mmx_subdiv_options o = {0};
+    char what[128];
+    for (int k = 0; k < 4; k++) {
+        o.fvar = modes[k];
+        snprintf(what, sizeof what, "grid, checkered seams, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, CC, with_uv(shape(host, "grid:10:9"), 1), 3, &o, what);
+        snprintf(what, sizeof what, "mixed polygons, one seam, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, CC, with_uv(shape(host, "mixed"), 2), 3, &o, what);
+        snprintf(what, sizeof what, "torus, one seam, creases and a hole, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, CC, with_creases(with_uv(shape(host, "torus:8:6"), 2), 3, "t hole 1/0/0 4\n"), 2,
+                          &o, what);
+        snprintf(what, sizeof what, "Loop, triangulated grid, checkered seams, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, LOOP, with_uv(tri_grid(host, 6, 5), 1), 3, &o, what);
+        snprintf(what, sizeof what, "Loop, icosphere, one seam, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, LOOP, with_uv(shape(host, "icosphere:1"), 2), 3, &o, what);
+        snprintf(what, sizeof what, "bilinear, mixed polygons, checkered seams, %s", names[k]);
+        cuda_vs_host_opts(gpu, host, BILINEAR, with_uv(shape(host, "mixed"), 1), 3, &o, what);
+    }
+    o.fvar = MMX_FVAR_LINEAR_ALL;
+    cuda_vs_host_opts(gpu, host, CC, with_uv(shuffled(host, shape(host, "torus:40:30"), 4), 1), 4, &o,
+                      "shuffled torus, checkered seams, linear");
+    cuda_vs_host_opts(gpu, host, LOOP, with_uv(shuffled(host, shape(host, "icosphere:3"), 5), 1), 3, &o,
+                      "Loop, shuffled icosphere, checkered seams, linear");
+    cuda_vs_host_opts(gpu, host, CC, read_data(host, "bigguy_quads.obj"), 3, &o, "bigguy_quads.obj, its vt, linear");
+    /* A face repeating a coordinate: the per-corner way (uv.cu) for Catmull-Clark too. */
+    mmx_mesh *deg = with_uv(shape(host, "grid:10:9"), 1);
+    deg->uv->index[deg->M->order * 7 + 1] = deg->uv->index[deg->M->order * 7];
+    cuda_vs_host_opts(gpu, host, CC, deg, 3, &o, "grid, a face repeating a coordinate, linear");
+    /* A second call on the refined device mesh (coordinates in device memory), and a shuffle of
+     * it, against the same on the host. */
+    mmx_mesh *m = with_uv(shape(host, "mixed"), 1), *dm = NULL, *d1 = NULL, *d2 = NULL, *h1 = NULL, *h2 = NULL;
+    mmx_mesh *back = NULL, *ds = NULL, *hs = NULL, *sback = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &dm));
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, CC, dm, 1, NULL, &d1));
+    MMX_OK_OR_FAIL(host, mmx_subdivide(host, CC, m, 1, NULL, &h1));
+    cr_assert(d1->uv && d1->uv->space == MMX_SPACE_DEVICE);
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, CC, d1, 2, NULL, &d2));
+    MMX_OK_OR_FAIL(host, mmx_subdivide(host, CC, h1, 2, NULL, &h2));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, d2, MMX_SPACE_HOST, &back));
+    same_uv(back, h2, "two calls on the device");
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_shuffle(gpu, d1, 7, NULL, NULL, &ds));
+    MMX_OK_OR_FAIL(host, mmx_mesh_shuffle(host, h1, 7, NULL, NULL, &hs));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, ds, MMX_SPACE_HOST, &sback));
+    same_uv(sback, hs, "a shuffled refined device mesh");
+    mmx_mesh_free(m), mmx_mesh_free(dm), mmx_mesh_free(d1), mmx_mesh_free(d2), mmx_mesh_free(h1);
+    mmx_mesh_free(h2), mmx_mesh_free(back), mmx_mesh_free(ds), mmx_mesh_free(hs), mmx_mesh_free(sback);
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

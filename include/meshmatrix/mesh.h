@@ -17,12 +17,19 @@ extern "C" {
 #endif
 
 /* Texture coordinates as face-varying data (OBJ 'vt' lines and the faces' 'v/vt' corners): a
- * second index set on the mesh's corners. They live in host memory whatever the mesh's space,
- * as the tags do. */
+ * second index set on the mesh's corners. They live in host memory (space MMX_SPACE_HOST, the
+ * zero of a calloc'd set), as the tags do, except on a mesh that mmx_subdivide refined on a
+ * CUDA context: there they stay in device memory (space MMX_SPACE_DEVICE, from ctx's pool), so
+ * that refinement does not copy millions of corners to the host. mmx_mesh_copy,
+ * mmx_mesh_uv_copy, the writers and the library's other readers bring them to the host where
+ * they read them. */
 typedef struct mmx_mesh_uv {
     mmx_index nvalues; /* the coordinates */
     float *values;     /* nvalues x 2 (u, v), row-major */
     mmx_index *index;  /* one per corner, in M's storage order: the corner's coordinate, 0-based */
+    mmx_space space;   /* where values and index live (the host unless refined on CUDA) */
+    mmx_ctx *ctx;      /* device space: the context whose pool holds them, which must outlive
+                          them; NULL on the host */
 } mmx_mesh_uv;
 
 typedef struct mmx_mesh {
@@ -48,11 +55,13 @@ typedef struct mmx_mesh {
                           dropped by mmx_subdivide when it refines (new vertices) */
 } mmx_mesh;
 
-/* A copy of uv for a mesh of nnz corners (host memory), or NULL for NULL; *out NULL on
- * failure. Errors: MMX_ERR_NOMEM. */
+/* A copy of uv for a mesh of nnz corners in host memory (from either space), or NULL for
+ * NULL; *out NULL on failure. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: for a set in device memory, which is copied into host memory. */
 mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out);
 
-/* Frees a texture coordinate set; NULL is accepted. */
+/* Frees a texture coordinate set (device memory back to uv->ctx's pool, after the work queued
+ * on its stream); NULL is accepted. Synchronises: no. */
 void mmx_mesh_uv_free(mmx_mesh_uv *uv);
 
 /* Replaces mesh->normals by a host copy of `normals` (nverts x 3 floats in `space`; NULL
@@ -82,8 +91,9 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
  * the context that made them, after the work queued on its stream. Synchronises: no. */
 void mmx_mesh_free(mmx_mesh *mesh);
 
-/* A deep copy of the mesh in `dst_space` (same form), made by (and belonging to) ctx.
- * Errors: as mmx_csc_copy. Synchronises: only for a copy from the device into host memory,
+/* A deep copy of the mesh in `dst_space` (same form), made by (and belonging to) ctx. Texture
+ * coordinates in device memory are copied there again for a device copy and into host memory
+ * for a host one; those in host memory stay there. Errors: as mmx_csc_copy. Synchronises: only for a copy from the device into host memory,
  * which is complete when it returns; a copy to the device is queued. */
 mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
                          mmx_mesh **out);
@@ -358,7 +368,9 @@ void mmx_adjacency_free(mmx_adjacency *adj);
  * names the entry), MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + nverts + nfaces).
  * Synchronises: no: the permutations are checked on the host, and on CUDA copied and applied
  * by queued work (vperm and fperm may be freed when it returns); but a general-form mesh on
- * the device with texture coordinates (host memory) has its face offsets read, a wait. */
+ * the device with texture coordinates (host memory) has its face offsets read, a wait, and
+ * coordinates in device memory (a refined mesh's) are read on the host and the permuted set
+ * stays there. */
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
                             const mmx_index *fperm, mmx_mesh **out);
 

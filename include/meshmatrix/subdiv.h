@@ -88,8 +88,17 @@
  * everywhere, FVAR_LINEAR_ALL: a child corner takes its parent face's corner value, the mean
  * at an edge's ends in that face, or the face's mean; equal values shared). The smooth modes
  * refine the texture mesh (the coordinates as vertices, the same faces) by the scheme's rules
- * with the mesh's creases and corners, seams and boundaries sharp. On the host on either path
- * (uv data lives there). sqrt3 and plans do not refine them (the result has none). The refined mesh's tags are the honoured ones, decayed, so that a second call
+ * with the mesh's creases and corners, seams and boundaries sharp. On the context's backend,
+ * on either path: the texture mesh is built on the host from the input (a cage: on CUDA its
+ * faces and coordinates are read back, one wait) and refined by this function on the context
+ * (bilinearly for the linear mode of Catmull-Clark and bilinear, whose numbering it gives;
+ * on CUDA the fused kernels, with its own waits for its adjacency and checks); Loop's linear
+ * mode, and a texture mesh that a mesh matrix cannot hold (a face repeating a coordinate),
+ * take each child corner's coordinate face by face and number them by value (a stable radix
+ * sort of their bits; on CUDA kernels and one wait for the count). On CUDA the result's
+ * coordinates stay in device memory (mmx_mesh_uv.space; mesh.h), with the host's numbering
+ * exactly and values within float rounding. No mode is left to the host. sqrt3 and plans do
+ * not refine them (the result has none). The refined mesh's tags are the honoured ones, decayed, so that a second call
  * continues where the first stopped: the input's 'interpolateboundary', the corners still
  * sharp after the levels, the creases still sharp (the halves of each, with their sharpness,
  * and the crease method), and with MMX_HOLES_KEEP the holes' descendants; the others are not
@@ -267,9 +276,11 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * to report); a mesh with crease tags costs two more (the tag checks read its faces on the
  * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
  * more when a crease is still sharp after the levels (its halves are read back as the result's
- * tags); the result is queued, ready for the next call on the context (read it with
- * mmx_mesh_copy or after mmx_ctx_sync). The algebraic path waits for every level's adjacency
- * and products.
+ * tags); a mesh with texture coordinates costs one wait to read its faces and coordinates
+ * back, then the texture mesh's own refinement (the waits above; no wait per level), or in
+ * the per-corner way one wait for the number of coordinates; the result is queued, ready for
+ * the next call on the context (read it with mmx_mesh_copy or after mmx_ctx_sync). The
+ * algebraic path waits for every level's adjacency and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,
  * EV and FE and one pass for the child topology; peak memory about 2.5x the refined mesh plus
  * the adjacency of its parent. */

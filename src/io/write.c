@@ -212,7 +212,8 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_write: unknown format %d", (int)fmt);
 
     const mmx_mesh *h = NULL;
-    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
+    mmx_status s = fmt == MMX_FORMAT_OBJ ? mmx__mesh_host_view_uv(ctx, mesh, &h)
+                                          : mmx__mesh_host_view(ctx, mesh, &h);
     if (s) return s;
     mmx__wbuf w = {NULL, NULL, 0, MMX__WBUF_BYTES, 0};
     s = mmx__host_alloc(ctx, MMX__WBUF_BYTES, 1, (void **)&w.buf);

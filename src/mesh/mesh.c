@@ -90,28 +90,58 @@ int mmx__coord_problem(const float *p, char *why, size_t cap)
 void mmx_mesh_uv_free(mmx_mesh_uv *uv)
 {
     if (!uv) return;
-    free(uv->values);
-    free(uv->index);
+    if (uv->space == MMX_SPACE_HOST) {
+        free(uv->values);
+        free(uv->index);
+    } else { /* in stream order, after the work that reads them */
+        mmx_mem_free(uv->ctx, uv->space, uv->values);
+        mmx_mem_free(uv->ctx, uv->space, uv->index);
+    }
     free(uv);
 }
 
-mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out)
+mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_space space,
+                                mmx_mesh_uv **out)
 {
     *out = NULL;
     if (!uv) return MMX_OK;
     mmx_mesh_uv *c = calloc(1, sizeof *c);
     mmx_status s = c ? MMX_OK : mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying texture coordinates");
-    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)uv->nvalues + 1, sizeof *c->values, (void **)&c->values);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *c->index, (void **)&c->index);
+    const size_t vbytes = 2 * (size_t)uv->nvalues * sizeof *c->values, ibytes = (size_t)nnz * sizeof *c->index;
+    if (!s) {
+        c->space = space, c->ctx = space == MMX_SPACE_HOST ? NULL : ctx;
+        if (space == MMX_SPACE_HOST) {
+            s = mmx__host_alloc(ctx, 2 * (size_t)uv->nvalues + 1, sizeof *c->values, (void **)&c->values);
+            if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *c->index, (void **)&c->index);
+        } else {
+            s = mmx_mem_alloc(ctx, space, vbytes, (void **)&c->values);
+            if (!s) s = mmx_mem_alloc(ctx, space, ibytes, (void **)&c->index);
+        }
+    }
     if (!s) {
         c->nvalues = uv->nvalues;
-        memcpy(c->values, uv->values, 2 * (size_t)uv->nvalues * sizeof *c->values);
-        memcpy(c->index, uv->index, (size_t)nnz * sizeof *c->index);
+        if (uv->space == MMX_SPACE_HOST && space == MMX_SPACE_HOST) {
+            memcpy(c->values, uv->values, vbytes);
+            memcpy(c->index, uv->index, ibytes);
+        } else {
+            /* A device set is read through the context that holds it (ctx may be a host one). */
+            mmx_ctx *via = uv->space == MMX_SPACE_HOST ? ctx : uv->ctx;
+            if (vbytes) s = mmx_mem_copy(via, c->values, space, uv->values, uv->space, vbytes);
+            if (!s && ibytes) s = mmx_mem_copy(via, c->index, space, uv->index, uv->space, ibytes);
+            if (s && via != ctx) s = mmx__fail(ctx, s, "texture coordinates: %s", mmx_ctx_error(via));
+        }
+    }
+    if (!s) {
         *out = c;
     } else {
         mmx_mesh_uv_free(c);
     }
     return s;
+}
+
+mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out)
+{
+    return mmx__mesh_uv_copy_to(ctx, uv, nnz, MMX_SPACE_HOST, out);
 }
 
 void mmx_mesh_free(mmx_mesh *mesh)
@@ -217,8 +247,9 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
     return mmx__mesh_adopt(ctx, nverts, nfaces, s2, v2, p2, NULL, 0, out);
 }
 
-/* mmx_mesh_copy, with the texture coordinates and the normals (host memory whatever the
- * space) copied when `with_uv`, else left NULL for the caller. */
+/* mmx_mesh_copy, with the texture coordinates (in host memory, or in device memory for a
+ * device copy of a set there) and the normals (host memory) copied when `with_uv`, else left
+ * NULL for the caller. */
 static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, int with_uv,
                             mmx_mesh **out)
 {
@@ -233,7 +264,9 @@ static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_spa
     if (!s && src->pos) s = mmx_mem_copy(ctx, m->pos, dst_space, src->pos, src->space, pbytes);
     if (!s && src->tags && !(m->tags = strdup(src->tags)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory copying tags");
-    if (!s && with_uv) s = mmx_mesh_uv_copy(ctx, src->uv, src->M->nnz, &m->uv);
+    if (!s && with_uv)
+        s = mmx__mesh_uv_copy_to(ctx, src->uv, src->M->nnz,
+                                 src->uv && src->uv->space != MMX_SPACE_HOST ? dst_space : MMX_SPACE_HOST, &m->uv);
     if (!s && with_uv && src->normals) s = mmx_mesh_set_normals(ctx, m, src->normals, MMX_SPACE_HOST);
     if (s) {
         mmx_mesh_free(m);
@@ -249,24 +282,38 @@ mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space,
     return mesh_copy(ctx, src, dst_space, 1, out);
 }
 
-mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+static mmx_status host_view(mmx_ctx *ctx, const mmx_mesh *mesh, int with_uv, const mmx_mesh **view)
 {
     if (mesh->space == MMX_SPACE_HOST) {
         *view = mesh;
         return MMX_OK;
     }
-    /* The texture coordinates live on the host already: the view borrows the mesh's. */
-    mmx_mesh *h;
+    /* Texture coordinates on the host already are borrowed; those on the device copied when
+     * asked for, else left out (NULL). */
+    mmx_mesh *h = NULL;
     mmx_status s = mesh_copy(ctx, mesh, MMX_SPACE_HOST, 0, &h);
-    if (!s) h->uv = mesh->uv, h->normals = mesh->normals;
+    if (!s) h->normals = mesh->normals;
+    if (!s && mesh->uv && mesh->uv->space == MMX_SPACE_HOST) h->uv = mesh->uv;
+    else if (!s && mesh->uv && with_uv) s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &h->uv);
+    if (s && h) h->normals = NULL, mmx_mesh_free(h);
     *view = s ? NULL : h;
     return s;
+}
+
+mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+{
+    return host_view(ctx, mesh, 0, view);
+}
+
+mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view)
+{
+    return host_view(ctx, mesh, 1, view);
 }
 
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)
 {
     if (view == mesh) return;
-    ((mmx_mesh *)view)->uv = NULL; /* borrowed */
+    if (view->uv == mesh->uv) ((mmx_mesh *)view)->uv = NULL; /* borrowed */
     ((mmx_mesh *)view)->normals = NULL;
     mmx_mesh_free((mmx_mesh *)view);
 }

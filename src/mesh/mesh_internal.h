@@ -55,9 +55,19 @@ static inline mmx_index mmx__edge_find(const mmx_index *edge_ptr, const mmx_inde
     return first;
 }
 
+/* A copy of uv (nnz corners) in `space` (a device one needs a CUDA ctx, whose pool it comes
+ * from), from either space; NULL for NULL. Synchronises: for a copy from the device into host
+ * memory. */
+mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_space space,
+                                mmx_mesh_uv **out);
+
 /* A mesh's host copy when it lives on the device, or the mesh itself on the host; release
- * with mmx__mesh_host_release(original, view). For read-only host algorithms. */
+ * with mmx__mesh_host_release(original, view). For read-only host algorithms. Texture
+ * coordinates in host memory are borrowed; those in device memory are left out (view->uv
+ * NULL), or copied into host memory by the _uv form, for the readers of texture coordinates
+ * (uv.c, holes.c, the OBJ writer). */
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
+mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
 
 /* mmx_mesh_stats_compute on a mesh in the context's space whose adjacency the caller has

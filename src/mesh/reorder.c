@@ -35,22 +35,28 @@ static mmx_status permute_positions(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
 
 /* m->uv: mesh's texture coordinates with the faces in fperm's order (NULL: the same order):
  * new face f's corners take old face fperm[f]'s indices; the values are shared as they were.
- * The coordinates live on the host; of a general-form mesh on the device only the face
- * offsets are read (a wait). */
+ * The result is in host memory; of a general-form mesh on the device only the face offsets
+ * are read (a wait), and coordinates in device memory are copied to the host (a wait). */
 static mmx_status permute_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *fperm,
                              mmx_mesh *m)
 {
     const mmx_csc *M = mesh->M;
     mmx_status s = mmx_mesh_uv_copy(ctx, mesh->uv, M->nnz, &m->uv);
     if (s || !fperm) return s;
-    const mmx_index *colptr = M->colptr;
-    mmx_index *hc = NULL;
+    const mmx_index *colptr = M->colptr, *old = mesh->uv->index;
+    mmx_index *hc = NULL, *hold = NULL;
+    if (mesh->uv->space != MMX_SPACE_HOST) { /* the copy holds the old indices, on the host */
+        s = mmx__host_alloc(ctx, (size_t)M->nnz + 1, sizeof *hold, (void **)&hold);
+        if (s) return s;
+        memcpy(hold, m->uv->index, (size_t)M->nnz * sizeof *hold);
+        old = hold;
+    }
     if (!M->order && mesh->space != MMX_SPACE_HOST) {
         s = mmx__host_alloc(ctx, (size_t)M->ncols + 1, sizeof *hc, (void **)&hc);
         if (!s) s = mmx_mem_copy(ctx, hc, MMX_SPACE_HOST, M->colptr, mesh->space,
                                  ((size_t)M->ncols + 1) * sizeof *hc);
         if (s) {
-            free(hc);
+            free(hc), free(hold);
             return s;
         }
         colptr = hc;
@@ -60,9 +66,9 @@ static mmx_status permute_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index
         const mmx_index g = fperm[f];
         const int64_t a = M->order ? (int64_t)M->order * g : colptr[g];
         const int64_t n = M->order ? M->order : colptr[g + 1] - a;
-        for (int64_t j = 0; j < n; j++) m->uv->index[q++] = mesh->uv->index[a + j];
+        for (int64_t j = 0; j < n; j++) m->uv->index[q++] = old[a + j];
     }
-    free(hc);
+    free(hc), free(hold);
     return MMX_OK;
 }
 

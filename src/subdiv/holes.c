@@ -40,7 +40,7 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     float *pos = NULL;
     mmx_mesh *fresh = NULL;
     mmx_status s = mmx__mesh_host_view(ctx, mesh, &in);
-    if (!s) s = mmx__mesh_host_view(ctx, *out, &r);
+    if (!s) s = mmx__mesh_host_view_uv(ctx, *out, &r);
     if (s) goto done;
     const mmx_index nf0 = in->M->ncols, nf = r->M->ncols, nv = r->M->nrows, c = r->M->order;
     s = mmx__host_alloc(ctx, nf0 ? (size_t)nf0 : 1, 1, (void **)&hole0);
@@ -109,6 +109,11 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         mmx_index q = 0;
         for (mmx_index f = 0; f < nf; f++)
             for (mmx_index j = 0; !hole[f] && j < c; j++) fresh->uv->index[q++] = r->uv->index[(int64_t)c * f + j];
+    }
+    if (!s && r->uv && (*out)->uv->space != MMX_SPACE_HOST) { /* back where they were (CUDA) */
+        mmx_mesh_uv *d = NULL;
+        s = mmx__mesh_uv_copy_to(ctx, fresh->uv, fresh->M->nnz, (*out)->uv->space, &d);
+        if (!s) mmx_mesh_uv_free(fresh->uv), fresh->uv = d;
     }
     if (!s) {
         mmx__mesh_host_release(*out, r);

@@ -60,3 +60,23 @@ void mmx__fz_graph_free(void *graph)
 {
     (void)graph; /* no graph can have been made */
 }
+
+mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_index n, float *values)
+{
+    (void)pos, (void)n, (void)values;
+    return mmx__no_cuda(ctx, "mmx__uv_from_pos_cuda");
+}
+
+mmx_status mmx__uv_level_cuda(mmx_ctx *ctx, int quads, mmx_index nf, mmx_index order,
+                              const mmx_index *colptr, const float *par, float *child)
+{
+    (void)quads, (void)nf, (void)order, (void)colptr, (void)par, (void)child;
+    return mmx__no_cuda(ctx, "mmx__uv_level_cuda");
+}
+
+mmx_status mmx__uv_number_cuda(mmx_ctx *ctx, const float *cur, int64_t nnz, mmx_index *index,
+                               float *values, mmx_index *nvalues)
+{
+    (void)cur, (void)nnz, (void)index, (void)values, (void)nvalues;
+    return mmx__no_cuda(ctx, "mmx__uv_number_cuda");
+}

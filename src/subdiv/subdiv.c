@@ -796,7 +796,18 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, fused, &o,
                                        &adj, &adj_ms, &sharp);
     if (s) return s;
-    if (levels == 0) {
+    /* Texture coordinates in the linear mode read nothing that the levels find: they are
+     * refined first, so that on CUDA the host's part of it (reading the cage back, the texture
+     * mesh's checks) runs before the positions' levels are queued, not waiting for them. The
+     * smooth modes read the corners, to which the levels may add the fan corners: after. Each
+     * level makes 4 corners of one (Loop, Catmull-Clark, bilinear). */
+    mmx_mesh_uv *uv = NULL;
+    const int uv_first = sharp.fvar == MMX_FVAR_LINEAR_ALL || scheme == MMX_SCHEME_BILINEAR;
+    const int64_t uv_nnz = mesh->M->nnz == 0 ? 0 : levels < 16 ? (int64_t)mesh->M->nnz << (2 * levels) : -1;
+    if (levels > 0 && uv_first) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, uv_nnz, &uv);
+    if (s) {
+        /* refused before the levels: nothing made */
+    } else if (levels == 0) {
         s = mmx_mesh_copy(ctx, mesh, mmx_ctx_space(ctx), out);
     } else if (o.path == MMX_SUBDIV_PATH_ALGEBRAIC) {
         s = algebraic(ctx, scheme, mesh, adj, levels, &o, &sharp, adj_ms, out, &creases);
@@ -824,7 +835,13 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
         }
     }
     mmx_adjacency_free(adj);
-    if (!s && levels > 0) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, *out);
+    if (!s && levels > 0 && !uv_first)
+        s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, (*out)->M->nnz, &uv);
+    if (!s && uv && (*out)->M->nnz != uv_nnz)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_subdivide: %d corners, the texture coordinates have %lld",
+                      (*out)->M->nnz, (long long)uv_nnz);
+    if (!s && uv) mmx_mesh_uv_free((*out)->uv), (*out)->uv = uv, uv = NULL;
+    mmx_mesh_uv_free(uv);
     if (!s && levels > 0) s = carry_tags(ctx, scheme, mesh, &sharp, levels, &o, &creases, out);
     free(creases.crease_verts);
     free(creases.crease_sharpness);

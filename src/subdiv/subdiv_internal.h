@@ -173,11 +173,30 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                              mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
 
-/* The texture coordinates of `out`, the result of `levels` levels of `scheme` on `mesh` (which
- * has mesh->uv; else nothing is done), by the face-varying mode (resolved: never FROM_MESH)
- * with the mesh's sharp features sh (uv.c). sqrt3 makes none. On the host. */
+/* *out: the texture coordinates of the result of `levels` levels of `scheme` on `mesh`, which
+ * has nnz_out corners (NULL, and nothing done, when mesh has none, for sqrt3 and 0 levels), by
+ * the face-varying mode (resolved: never FROM_MESH) with the mesh's sharp features sh (uv.c;
+ * the smooth modes read sh's corners, so they come after the levels, which may add the fan
+ * corners; the linear mode reads nothing of sh). On the context's backend: on CUDA *out is in
+ * device memory. */
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out);
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
+                          mmx_mesh_uv **out);
+
+/* uv.cu, queued on the context's stream (device arrays):
+ *   from_pos: values[2 k + c] = pos[3 k + c] for c < 2, k < n (a refined texture mesh's
+ *             positions as coordinates);
+ *   level:    one level of the per-corner rule (uv_face.h), one thread per parent face of
+ *             order `order` (0: through colptr), child has 4 x the parent's corners;
+ *   number:   the nnz corners' coordinates in cur numbered by value as uv.c's host loop does
+ *             (a stable radix sort of their bits, the first of each run kept, in sorted
+ *             order): index (nnz) and values (room for 2 nnz), *nvalues read back (the one
+ *             wait). */
+mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_index n, float *values);
+mmx_status mmx__uv_level_cuda(mmx_ctx *ctx, int quads, mmx_index nf, mmx_index order,
+                              const mmx_index *colptr, const float *par, float *child);
+mmx_status mmx__uv_number_cuda(mmx_ctx *ctx, const float *cur, int64_t nnz, mmx_index *index,
+                               float *values, mmx_index *nvalues);
 
 /* An empty mesh shell in the context's space holding M and room for nverts x 3 positions. */
 mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out);

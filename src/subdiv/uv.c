@@ -5,59 +5,32 @@
  * seams. The smooth modes refine the texture mesh (the coordinates as vertices, the faces'
  * corners as faces) by the scheme's rules, seams and boundary sharp; the linear mode refines
  * it bilinearly (Catmull-Clark, bilinear), or (Loop, and a texture mesh that a mesh matrix
- * cannot hold) computes each child corner face by face and numbers the coordinates by value,
- * so corners that meet with one coordinate share it. The children's layout is the rules'
- * (rules.h), the same on both paths. On the host (the coordinates live there). */
+ * cannot hold) computes each child corner face by face (uv_face.h) and numbers the
+ * coordinates by value, so corners that meet with one coordinate share it. The children's
+ * layout is the rules' (rules.h), the same on both paths.
+ *
+ * Where it runs: on the context's backend. The texture mesh is built on the host from the
+ * input (a cage: its faces and coordinates, read back once on CUDA) and refined by
+ * mmx_subdivide on the context, so on CUDA by the fused kernels, whose topology is the host's
+ * exactly; the per-corner way runs its levels and its numbering (a stable radix sort of the
+ * coordinates' bits) in uv.cu on CUDA. A CUDA result's coordinates stay in device memory
+ * (mesh.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "subdiv_internal.h"
+#include "uv_face.h"
 #include "mesh/mesh_internal.h"
 
-/* The mean of two coordinates, weights 1/2 (OpenSubdiv's linear edge mask). */
-static void mid(const float *a, const float *b, float *out)
-{
-    out[0] = 0.5f * a[0] + 0.5f * b[0], out[1] = 0.5f * a[1] + 0.5f * b[1];
-}
-
-/* One level: the children's per-corner coordinates (child) from the parent's (par), for
- * faces of order `order` (0: through colptr). Catmull-Clark and bilinear: a quad per corner;
- * Loop: four triangles per triangle. */
+/* One level on the host: the children's per-corner coordinates (child) from the parent's
+ * (par), for faces of order `order` (0: through colptr), by the rule shared with uv.cu. */
 static void uv_level(mmx_scheme scheme, mmx_index nf, mmx_index order, const mmx_index *colptr,
                      const float *par, float *child)
 {
-    /* The children in the rules' corner order over symbolic points: Catmull-Clark's quad of a
-     * corner (v, e leaving, f, e arriving: 0, 1, 2, 3); Loop's four triangles of a triangle
-     * (vertices 0-2, edge points 3-5). */
-    mmx_index q[4], t[12];
-    static const mmx_index v[3] = {0, 1, 2}, e[3] = {3, 4, 5};
-    mmx__rule_cc_child(0, 1, 2, 3, q);
-    mmx__rule_loop_children(v, e, t);
     for (mmx_index f = 0; f < nf; f++) {
         const int64_t a = order ? (int64_t)order * f : colptr[f];
         const mmx_index n = order ? order : (mmx_index)(colptr[f + 1] - a);
-        if (mmx__scheme_quads(scheme)) {
-            float fp[2] = {0.0f, 0.0f};
-            const float w = mmx__rule_face_weight(n);
-            for (mmx_index s = 0; s < n; s++)
-                fp[0] += w * par[2 * (a + s)], fp[1] += w * par[2 * (a + s) + 1];
-            for (mmx_index s = 0; s < n; s++) {
-                const mmx_index sn = s + 1 == n ? 0 : s + 1, sp = s == 0 ? n - 1 : s - 1;
-                float pts[4][2];
-                memcpy(pts[0], par + 2 * (a + s), sizeof pts[0]);
-                mid(par + 2 * (a + s), par + 2 * (a + sn), pts[1]);
-                memcpy(pts[2], fp, sizeof pts[2]);
-                mid(par + 2 * (a + sp), par + 2 * (a + s), pts[3]);
-                for (int k = 0; k < 4; k++) memcpy(child + 2 * (4 * (a + s) + k), pts[q[k]], sizeof pts[0]);
-            }
-        } else { /* Loop */
-            float pts[6][2];
-            for (int s = 0; s < 3; s++) {
-                memcpy(pts[s], par + 2 * (a + s), sizeof pts[0]);
-                mid(par + 2 * (a + s), par + 2 * (a + (s + 1) % 3), pts[3 + s]);
-            }
-            for (int k = 0; k < 12; k++) memcpy(child + 2 * (12 * (int64_t)f + k), pts[t[k]], sizeof pts[0]);
-        }
+        mmx__uv_face(mmx__scheme_quads(scheme), f, a, n, par, child);
     }
 }
 
@@ -79,9 +52,10 @@ static int crease_cmp(const void *x, const void *y)
  * (each crease on every texture edge of a face that has the crease's edge, each corner on every
  * coordinate of its vertex, the crease method and the triangle rule) and the mode's boundary:
  * seams and the boundary are the texture mesh's boundary, sharp; CORNERS_ONLY keeps its
- * corners (edge and corner), BOUNDARIES every boundary value (infinitely sharp corners). */
+ * corners (edge and corner), BOUNDARIES every boundary value (infinitely sharp corners).
+ * Without `tagged` (the linear mode, refined bilinearly: no sharp rules) it has no tags. */
 static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv_sharp *sh,
-                               mmx_fvar_mode mode, mmx_mesh **out)
+                               mmx_fvar_mode mode, int tagged, mmx_mesh **out)
 {
     const mmx_csc *M = h->M;
     const mmx_mesh_uv *uv = h->uv;
@@ -101,7 +75,7 @@ static mmx_status texture_mesh(mmx_ctx *hc, const mmx_mesh *h, const mmx__subdiv
         pos[3 * (size_t)k] = uv->values[2 * (size_t)k], pos[3 * (size_t)k + 1] = uv->values[2 * (size_t)k + 1],
         pos[3 * (size_t)k + 2] = 0.0f;
     s = mmx_mesh_from_faces(hc, uv->nvalues, M->ncols, start, uv->index, pos, out);
-    if (s) goto done;
+    if (s || !tagged) goto done;
     const mmx_mesh_tags *vt = sh->tags;
     if (vt && vt->ncreases) { /* the creases, looked up by each face's edges */
         s = mmx__host_alloc(hc, (size_t)vt->ncreases, sizeof *keys, (void **)&keys);
@@ -160,58 +134,124 @@ done:
     return s;
 }
 
-/* The smooth modes: the texture mesh refined by the scheme's own rules (texture_mesh), on the
- * host; its faces are the result's, corner for corner (the same layout), and its vertices the
- * coordinates. With `quiet`, a texture mesh that a mesh matrix cannot hold (MMX_ERR_MESH: a
- * face repeating a coordinate, two faces on the same ones) is returned as the status alone,
- * ctx's error left as it was, for the caller to take another way. */
-static mmx_status uv_smooth(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
-                            const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int levels,
-                            int quiet, mmx_mesh *out)
+/* The texture mesh refined by `scheme` (texture_mesh: the scheme's own rules in the smooth
+ * modes, bilinear in the linear one): its faces are the result's, corner for corner (the same
+ * layout), and its vertices the coordinates. The texture mesh is made on the host from h (the
+ * input's host view) and refined on ctx's backend: on CUDA it is copied down (a cage), and
+ * the result's coordinates are made on the device from the refined texture mesh, whose
+ * corners become their index as they are. With `quiet`, a texture mesh that a mesh matrix
+ * cannot hold (MMX_ERR_MESH: a face repeating a coordinate, two faces on the same ones) is
+ * returned as the status alone, ctx's error left as it was, for the caller to take another
+ * way. */
+static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int levels, int quiet,
+                          int64_t nnz_out, mmx_mesh_uv **out)
 {
     mmx_ctx *hc = NULL;
-    mmx_mesh *tm = NULL, *fine = NULL;
+    mmx_mesh *tm = NULL, *dtm = NULL, *fine = NULL;
     mmx_mesh_uv *uv = NULL;
+    const int dev = mmx_ctx_space(ctx) != MMX_SPACE_HOST;
+    char saved[MMX__ERRLEN];
+    snprintf(saved, sizeof saved, "%s", mmx_ctx_error(ctx));
     mmx_status s = mmx_ctx_create(&hc);
     if (s) return mmx__fail(ctx, s, "texture coordinates: no host context");
     mmx_subdiv_options o = {0};
     o.holes = MMX_HOLES_KEEP;
-    s = texture_mesh(hc, h, sh, mode, &tm);
-    if (!s) s = mmx_subdivide(hc, scheme, tm, levels, &o, &fine);
-    if (!s && fine->M->nnz != out->M->nnz)
-        s = mmx__fail(hc, MMX_ERR_INTERNAL, "%d texture corners, the mesh has %d", fine->M->nnz, out->M->nnz);
+    mmx_ctx *ec = hc; /* the context that holds the error */
+    s = texture_mesh(hc, h, sh, mode, scheme != MMX_SCHEME_BILINEAR, &tm);
+    if (!s && dev) ec = ctx, s = mmx_mesh_copy(ctx, tm, MMX_SPACE_DEVICE, &dtm);
+    if (!s) ec = dev ? ctx : hc, s = mmx_subdivide(ec, scheme, dev ? dtm : tm, levels, &o, &fine);
+    if (!s && fine->M->nnz != nnz_out)
+        ec = hc, s = mmx__fail(hc, MMX_ERR_INTERNAL, "%d texture corners, the mesh has %lld", fine->M->nnz, (long long)nnz_out);
     if (s && quiet && s == MMX_ERR_MESH) {
+        if (ec == ctx) snprintf(ctx->err, sizeof ctx->err, "%s", saved);
+        mmx_mesh_free(dtm);
         mmx_mesh_free(tm);
         mmx_ctx_free(hc);
         return s;
     }
     if (s) {
         char why[MMX__ERRLEN];
-        snprintf(why, sizeof why, "%s", mmx_ctx_error(hc));
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(ec));
         s = mmx__fail(ctx, s, "texture coordinates: %s", why);
     }
     if (!s && !(uv = calloc(1, sizeof *uv))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory");
-    if (!s) s = mmx__host_alloc(ctx, (size_t)fine->M->nnz + 1, sizeof *uv->index, (void **)&uv->index);
-    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)fine->M->nrows + 1, sizeof *uv->values, (void **)&uv->values);
+    if (!s && dev) {
+        /* The refined corners are the index as they are (taken from the refined mesh), the
+         * coordinates its positions' first two components. */
+        uv->space = MMX_SPACE_DEVICE, uv->ctx = ctx, uv->nvalues = fine->M->nrows;
+        uv->index = fine->M->rowidx;
+        fine->M->rowidx = NULL;
+        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 2 * (size_t)uv->nvalues * sizeof *uv->values, (void **)&uv->values);
+        if (!s) s = mmx__uv_from_pos_cuda(ctx, fine->pos, uv->nvalues, uv->values);
+    } else if (!s) {
+        s = mmx__host_alloc(ctx, (size_t)fine->M->nnz + 1, sizeof *uv->index, (void **)&uv->index);
+        if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)fine->M->nrows + 1, sizeof *uv->values, (void **)&uv->values);
+        if (!s) {
+            uv->nvalues = fine->M->nrows;
+            memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
+            for (mmx_index k = 0; k < uv->nvalues; k++)
+                uv->values[2 * (size_t)k] = fine->pos[3 * (size_t)k], uv->values[2 * (size_t)k + 1] = fine->pos[3 * (size_t)k + 1];
+        }
+    }
     if (!s) {
-        uv->nvalues = fine->M->nrows;
-        memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
-        for (mmx_index k = 0; k < uv->nvalues; k++)
-            uv->values[2 * (size_t)k] = fine->pos[3 * (size_t)k], uv->values[2 * (size_t)k + 1] = fine->pos[3 * (size_t)k + 1];
-        mmx_mesh_uv_free(out->uv);
-        out->uv = uv;
+        *out = uv;
         uv = NULL;
     }
     mmx_mesh_uv_free(uv);
     mmx_mesh_free(fine);
+    mmx_mesh_free(dtm);
     mmx_mesh_free(tm);
     mmx_ctx_free(hc);
     return s;
 }
 
-mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh *out)
+/* The per-corner way on CUDA: the input's per-corner coordinates (cur0, host, nnz0 x 2) copied
+ * down, the levels by the kernel of uv_face.h (queued back to back), the numbering by value
+ * in uv.cu (its one wait reads the number of coordinates); out->uv in device memory. */
+static mmx_status uv_corners_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                                  const float *cur0, int64_t nnz_out, mmx_mesh_uv **out)
 {
+    const mmx_csc *M = mesh->M;
+    int64_t nnz = M->nnz, nf = M->ncols;
+    float *cur = NULL, *next = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 2 * (size_t)nnz * sizeof *cur, (void **)&cur);
+    if (!s && nnz) s = mmx_mem_copy(ctx, cur, MMX_SPACE_DEVICE, cur0, MMX_SPACE_HOST, 2 * (size_t)nnz * sizeof *cur);
+    for (int l = 0; !s && l < levels; l++) {
+        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 8 * (size_t)nnz * sizeof *next, (void **)&next);
+        if (!s) s = mmx__uv_level_cuda(ctx, mmx__scheme_quads(scheme), (mmx_index)nf,
+                                       l == 0 ? M->order : (mmx__scheme_quads(scheme) ? 4 : 3),
+                                       l == 0 ? M->colptr : NULL, cur, next);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, cur); /* in stream order, after the level */
+        cur = next, next = NULL;
+        nf = mmx__scheme_quads(scheme) ? nnz : 4 * nf;
+        nnz = 4 * nnz;
+    }
+    if (!s && nnz != nnz_out)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %lld",
+                      (long long)nnz, (long long)nnz_out);
+    mmx_mesh_uv *uv = s ? NULL : calloc(1, sizeof *uv);
+    if (!s && !uv) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for texture coordinates");
+    if (!s) {
+        uv->space = MMX_SPACE_DEVICE, uv->ctx = ctx;
+        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)nnz * sizeof *uv->index, (void **)&uv->index);
+    }
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, 2 * (size_t)nnz * sizeof *uv->values, (void **)&uv->values);
+    if (!s) s = mmx__uv_number_cuda(ctx, cur, nnz, uv->index, uv->values, &uv->nvalues);
+    if (!s) {
+        *out = uv;
+        uv = NULL;
+    }
+    mmx_mesh_uv_free(uv);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, cur);
+    return s;
+}
+
+mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                          const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
+                          mmx_mesh_uv **out)
+{
+    *out = NULL;
     if (!mesh->uv || levels == 0 || scheme == MMX_SCHEME_SQRT3) return MMX_OK;
     /* Catmull-Clark's and bilinear's linear mode is the texture mesh refined bilinearly: the
      * same points as the per-corner computation below, numbered by the refined texture mesh
@@ -219,11 +259,12 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
      * 5 on the host, 218 ms where it took 350 to 820. A texture mesh that cannot be refined
      * takes the per-corner way; so does Loop, whose linear rule is not a scheme here. */
     const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
+    /* The input's host view: on CUDA its faces and coordinates read back (a cage's, one wait). */
     const mmx_mesh *h = NULL;
-    mmx_status s = mmx__mesh_host_view(ctx, mesh, &h);
+    mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
     if (s) return s;
     if (smooth || mmx__scheme_quads(scheme)) {
-        s = uv_smooth(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, out);
+        s = uv_mesh(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, nnz_out, out);
         if (smooth || s != MMX_ERR_MESH) {
             mmx__mesh_host_release(mesh, h);
             return s;
@@ -237,7 +278,13 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     int64_t nnz = M->nnz, nf = M->ncols;
     s = mmx__host_alloc(ctx, 2 * (size_t)nnz + 2, sizeof *cur, (void **)&cur);
     for (int64_t q = 0; !s && q < nnz; q++)
-        memcpy(cur + 2 * q, mesh->uv->values + 2 * (size_t)mesh->uv->index[q], 2 * sizeof *cur);
+        memcpy(cur + 2 * q, h->uv->values + 2 * (size_t)h->uv->index[q], 2 * sizeof *cur);
+    if (mmx_ctx_space(ctx) != MMX_SPACE_HOST) {
+        if (!s) s = uv_corners_cuda(ctx, scheme, mesh, levels, cur, nnz_out, out);
+        free(cur);
+        mmx__mesh_host_release(mesh, h);
+        return s;
+    }
     for (int l = 0; !s && l < levels; l++) {
         /* A child face per corner (quads) or four per triangle: 4 nnz child corners either way. */
         s = mmx__host_alloc(ctx, 8 * (size_t)nnz + 2, sizeof *next, (void **)&next);
@@ -249,9 +296,9 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
         nnz = 4 * nnz;
     }
     /* Number the coordinates by value: equal corners share one. */
-    if (!s && nnz != out->M->nnz)
-        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %d",
-                      (long long)nnz, out->M->nnz);
+    if (!s && nnz != nnz_out)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "texture coordinates: %lld corners, the mesh has %lld",
+                      (long long)nnz, (long long)nnz_out);
     uv = s ? NULL : calloc(1, sizeof *uv);
     if (!s && !uv) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for texture coordinates");
     if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *order, (void **)&order);
@@ -276,8 +323,7 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                 memcpy(uv->values + 2 * (size_t)uv->nvalues++, cur + 2 * (size_t)sorted[j], 2 * sizeof *cur);
             uv->index[sorted[j]] = uv->nvalues - 1;
         }
-        mmx_mesh_uv_free(out->uv);
-        out->uv = uv;
+        *out = uv;
         uv = NULL;
     }
     mmx_mesh_uv_free(uv);

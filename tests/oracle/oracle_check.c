@@ -230,8 +230,16 @@ int main(int argc, char **argv)
             code = result(1, "ERROR out of memory");
             goto done;
         }
+        /* On CUDA the refined coordinates are in device memory: read a host copy. */
+        mmx_mesh_uv *huv = NULL;
+        if ((st = mmx_mesh_uv_copy(ctx, out->uv, out->M->nnz, &huv)) != MMX_OK) {
+            code = result(1, "ERROR reading the texture coordinates: %s: %s", status_name(st, name, sizeof name),
+                          mmx_ctx_error(ctx));
+            goto done;
+        }
         for (mmx_index q = 0; q < out->M->nnz; q++)
-            for (int c = 0; c < 2; c++) uv_ours[2 * q + c] = out->uv->values[2 * (size_t)out->uv->index[q] + c];
+            for (int c = 0; c < 2; c++) uv_ours[2 * q + c] = huv->values[2 * (size_t)huv->index[q] + c];
+        mmx_mesh_uv_free(huv);
         if (oracle_compare_uv(&mmx_o, uv_ours, &ref_o, uv_ref, tol * d, &uv_err, msg, sizeof msg)) {
             code = result(1, "DIFFER texture coordinates: %s", msg);
             goto done;
