@@ -12,7 +12,9 @@
  * runs (default 5) after one warm-up run, timed by CUDA events on the context's stream (the
  * call waits on its stream where it must read a count, so the events bracket all of it); then
  * the same rounds one by one (mmx_delaunay_round), each timed alone, with its cavities
- * proposed and kept. On the host: one run of mmx_delaunay_flip (host clock) and its rounds;
+ * proposed and kept; a round called alone computes its mesh's adjacency, which the loop of
+ * mmx_delaunay_flip does once (later rounds carry the topology over), so the sum of these
+ * exceeds the loop's time by about an adjacency per round. On the host: one run of mmx_delaunay_flip (host clock) and its rounds;
  * the output must have the same bytes as the CUDA one ("identical").
  *
  * Peers. RXMesh's Delaunay flips on the same GPU model (DESIGN.md, H200): nef0 133 ms, nef1
@@ -113,7 +115,8 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level, c
            rxmesh_ms[level], rxmesh_ms[level] / cu_ms, target,
            cu_ms <= target ? "met" : "NOT met");
     const double cu_rounds = rounds(cuda, d, "cuda", csv, name);
-    printf("  cuda  sum of the rounds timed alone: %.3f ms\n", cu_rounds);
+    printf("  cuda  sum of the rounds timed alone (each with its own adjacency): %.3f ms\n",
+           cu_rounds);
     double h_ms = -1;
     int same = -1;
     mmx_delaunay_report hr;

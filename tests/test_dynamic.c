@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "dynamic/dynamic_internal.h" /* the topology update, checked against a rebuild */
 
 #define PI 3.14159265358979323846
 
@@ -951,4 +952,75 @@ Test(cavity, cuda_refusals)
     mmx_mesh_free(quads);
     mmx_mesh_free(tri);
     mmx_ctx_free(cu);
+}
+
+/* ---- the topology update of the CUDA Delaunay loop, on the host ------------------------------ */
+
+/* Delaunay rounds on the host; after each, the topology updated from the round before
+ * (mmx__flip_update: what the CUDA loop keeps instead of recomputing the adjacency) must be
+ * the topology rebuilt from the new mesh: edge_ptr, ev and ef, entry for entry. */
+static int update_matches_rebuild(mmx_mesh *in)
+{
+    mmx_ctx *ctx = in->ctx;
+    mmx_mesh *cur = NULL;
+    int rounds = 0;
+    for (uint32_t k = 0; k < MMX_DELAUNAY_MAX_ROUNDS; k++) {
+        const mmx_mesh *m = cur ? cur : in;
+        mmx__flip_topo t, t2;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, m, "test", &t));
+        const mmx_index ne = t.nedges, nv = t.nverts;
+        mmx_index *seeds = malloc(((size_t)ne + 1) * sizeof *seeds), n = 0, q[4];
+        mmx_cavity_seed *sd = malloc(((size_t)ne + 1) * sizeof *sd);
+        cr_assert(seeds && sd);
+        for (mmx_index e = 0; e < ne; e++)
+            if (mmx__flip_quad(&t, e, q) && mmx_delaunay_violates(m->pos, q[0], q[1], q[2], q[3]))
+                seeds[n++] = e;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_FLIP, seeds, n, k, &next, &c, sd));
+        mmx_index kk = 0;
+        for (mmx_index i = 0; i < n; i++)
+            if (sd[i].outcome == MMX_CAVITY_KEPT) seeds[kk++] = seeds[i]; /* in place: kk <= i */
+        cr_assert_eq(kk, c.kept);
+        mmx_index *ep = malloc(((size_t)nv + 1) * sizeof *ep), *ev = malloc(2 * (size_t)ne * sizeof *ev + 1),
+                  *ef = malloc(2 * (size_t)ne * sizeof *ef + 1);
+        cr_assert(ep && ev && ef);
+        mmx__flip_view nvw;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_update(ctx, &t.view, seeds, kk, next->M->rowidx, ep, ev, ef, &nvw));
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, next, "test", &t2));
+        cr_assert_eq(t2.nedges, ne);
+        cr_assert_eq(memcmp(ep, t2.adj->edge_ptr, ((size_t)nv + 1) * sizeof *ep), 0, "round %u: edge_ptr", k);
+        cr_assert_eq(memcmp(ev, t2.adj->ev, 2 * (size_t)ne * sizeof *ev), 0, "round %u: ev", k);
+        for (mmx_index e = 0; e < 2 * ne; e++)
+            cr_assert_eq(ef[e], t2.ef[e], "round %u: ef[%d] = %d, rebuilt %d", k, e, ef[e], t2.ef[e]);
+        mmx__flip_topo_free(&t);
+        mmx__flip_topo_free(&t2);
+        free(ep);
+        free(ev);
+        free(ef);
+        free(seeds);
+        free(sd);
+        mmx_mesh_free(cur);
+        cur = next;
+        if (!c.kept) break;
+        rounds++;
+    }
+    cr_assert(rounds >= 1);
+    mmx_mesh_free(cur);
+    return rounds;
+}
+
+Test(delaunay, topology_update_matches_rebuild)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 24, 18, 13), *s = noisy_icosphere(ctx, 4);
+    mmx_mesh *r = random_grid(ctx, 30, 20, 9), *b = bigguy_triangles(ctx);
+    const int rounds = update_matches_rebuild(g) + update_matches_rebuild(s) +
+                       update_matches_rebuild(r) + update_matches_rebuild(b);
+    cr_assert(rounds >= 6, "%d rounds: too few updates feed a later round", rounds);
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_mesh_free(r);
+    mmx_mesh_free(b);
+    mmx_ctx_free(ctx);
 }

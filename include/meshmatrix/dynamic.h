@@ -165,8 +165,11 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
  * edges are never flipped; vertices, their positions, the face count, the Euler
  * characteristic and the boundary stay as they are. Deterministic: the same input gives the
  * same bytes every run. `report` may be NULL. Errors: as mmx_delaunay_round.
- * Cost: per round, the adjacency's plus O(nnz + seeds log seeds). Synchronises: no on the
- * host; on CUDA, each round's waits (mmx_delaunay_round). */
+ * Cost: per round, the adjacency's plus O(nnz + seeds log seeds). On CUDA the adjacency is
+ * computed once; later rounds carry the topology over from the round before (a flip keeps the
+ * face ids and the edge count), O(nedges + flips log flips) per round.
+ * Synchronises: no on the host; on CUDA, the adjacency's one wait, then per round one to read
+ * the number of seeds and one per step of the selection. */
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report);
 

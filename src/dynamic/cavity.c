@@ -216,7 +216,7 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
     mmx_cavity_counts c;
     mmx_status s = mmx__flip_dev_mesh(ctx, mesh, &m);
     if (!s) s = mmx__flip_round_cuda(ctx, &t->view, mesh->pos, seeds, n, distinct, round,
-                                     m->M->rowidx, &c, per_seed);
+                                     m->M->rowidx, &c, per_seed, NULL);
     if (s) {
         mmx_mesh_free(m);
         return s;

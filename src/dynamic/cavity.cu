@@ -52,7 +52,7 @@ constexpr unsigned long long NONE = ~0ull;
 
 /* The counters read back: every one folds from 0. */
 struct Counters {
-    unsigned int undecided, kept, invalid, pad;
+    unsigned int undecided, kept, invalid, listed;
 };
 
 /* A round's device arrays. */
@@ -171,13 +171,18 @@ __global__ void drop(Round r)
 }
 
 /* The kept flips into out (a copy of v.verts): kept cavities share no face, so no two
- * threads write one face. Then each seed's outcome. */
-__global__ void fill(const mmx__flip_view v, Round r, mmx_index *out, mmx_cavity_seed *per_seed)
+ * threads write one face. Then each seed's outcome, and the kept edges listed (in the order
+ * the atomics give: its user, the topology update, does not depend on it). */
+__global__ void fill(const mmx__flip_view v, Round r, mmx_index *out, mmx_cavity_seed *per_seed,
+                     mmx_index *kept_edges)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i >= r.n) return;
     const unsigned char st = r.state[i];
-    if (st == MMX_CAVITY_KEPT) mmx__fv_fill_flip(&v, r.seeds[i], out);
+    if (st == MMX_CAVITY_KEPT) {
+        mmx__fv_fill_flip(&v, r.seeds[i], out);
+        if (kept_edges) kept_edges[atomicAdd(&r.cnt->listed, 1u)] = r.seeds[i];
+    }
     if (per_seed) per_seed[i].outcome = (mmx_cavity_outcome)st;
 }
 
@@ -198,7 +203,8 @@ struct Carve {
 extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v,
                                            const float *pos, const mmx_index *seeds, mmx_index n,
                                            int distinct, uint32_t round, mmx_index *out,
-                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed,
+                                           mmx_index *kept_edges)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const size_t vbytes = 3 * (size_t)v->nfaces * sizeof *out;
@@ -268,7 +274,7 @@ extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v
         if (s || h.undecided == 0) break;
     }
     if (!s) {
-        fill<<<grid, MMX__BLOCK, 0, st>>>(*v, r, out, per_seed);
+        fill<<<grid, MMX__BLOCK, 0, st>>>(*v, r, out, per_seed, kept_edges);
         s = mmx__cuda(ctx, cudaGetLastError(), "fill launch");
     }
     if (!s) {

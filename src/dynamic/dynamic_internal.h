@@ -78,9 +78,11 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
  *
  * A device round reads the same arrays as the host's, built on the device from the adjacency
  * (mmx_adjacency_compute on CUDA) for the round's input mesh: the edge numbering is the
- * priorities' input, so it must be the one mmx_adjacency gives that mesh, and a flip changes
- * it (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift), so each
- * round recomputes it rather than patching it. Splits and collapses stay on the host. */
+ * priorities' input, so it must be the one mmx_adjacency gives that mesh. A flip changes it
+ * (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift); a single round
+ * (mmx_cavity_round, mmx_delaunay_round) builds it from the adjacency, and the Delaunay loop
+ * builds it once and then carries it from round to round (mmx__flip_update), which gives the
+ * same arrays for O(nedges) work. Splits and collapses stay on the host. */
 typedef struct mmx__flip_dev {
     mmx_adjacency *adj;  /* device */
     mmx_index *ef;       /* device, 2 * nedges */
@@ -114,13 +116,27 @@ mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const
  * caller; `distinct` when no edge repeats, which skips the search for repeats), the kept set
  * by the parallel selection (cavity.cu proves it the host's), the kept flips filled into out
  * (device, 3 * nfaces, written whole: a copy of v->verts, then the fills). counts (host) gets
- * the round's counts; per_seed (device, n entries, or NULL) each seed's cavity and outcome.
+ * the round's counts; per_seed (device, n entries, or NULL) each seed's cavity and outcome;
+ * kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
  * Synchronises: once per step of the selection, to read how many cavities are undecided
  * (n = 0: none). */
 mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                 const mmx_index *seeds, mmx_index n, int distinct,
                                 uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                mmx_cavity_seed *per_seed);
+                                mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+
+/* The topology of the mesh a flip round made (flip_update.c; flip_step.h states the rule):
+ * from the old view (the round's input), the old edges of the kept flips kedge[0..k) (any
+ * order, distinct) and the new mesh's faces verts, into edge_ptr (nverts + 1), ev and ef
+ * (2 * nedges each, not overlapping the old arrays), all in the context's space; *out is the
+ * new view. The same arrays as mmx__flip_topo_build / mmx__flip_dev_build of the new mesh.
+ * Synchronises: no. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__flip_update(mmx_ctx *ctx, const mmx__flip_view *old, const mmx_index *kedge,
+                            mmx_index k, const mmx_index *verts, mmx_index *edge_ptr,
+                            mmx_index *ev, mmx_index *ef, mmx__flip_view *out);
+mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const mmx_index *kedge,
+                                 mmx_index k, const mmx_index *verts, mmx_index *edge_ptr,
+                                 mmx_index *ev, mmx_index *ef, mmx__flip_view *out);
 
 /* A flip round on a device topology already built for `mesh` (cavity.c): seeds and per_seed
  * in device memory, the new device mesh into *out. mmx_delaunay_round's device path and

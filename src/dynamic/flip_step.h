@@ -231,6 +231,117 @@ static inline MMX__HD int mmx__fv_delaunay_seed(const mmx__flip_view *t, const f
     return mmx__fv_quad(t, e, q) && mmx__violates(pos, q[0], q[1], q[2], q[3]);
 }
 
+
+/* ---- the topology after a flip round (flip_update.c, flip_update.cu) ----------------------
+ *
+ * A flip round keeps the vertices, the faces' ids and the edge count: each kept flip removes
+ * its edge {a, b} and adds {c, d}. The next round's topology is what mmx_adjacency would give
+ * the new mesh (the priorities are defined on its edge numbering), and it follows from the old
+ * one without recomputing it: edges are numbered by the key (hi, lo) in ascending order, so a
+ * surviving old edge e moves to e - (removed edges before e) + (added keys below its key), and
+ * the j-th added key (ascending) goes to j + (surviving old keys below it). ef changes only
+ * around the flipped quads: (a, b, c), (b, a, d) become (a, d, c), (d, b, c), so {b, c} passes
+ * from f0 to f1 and {a, d} from f1 to f0, each in its own direction's slot, {a, c} and {d, b}
+ * keep theirs, and {c, d} gets f1 running c -> d and f0 running d -> c. An edge whose pair was
+ * not valid (boundary, non-manifold, same direction) stays -1 -1: its faces are not changed. */
+
+/* The sort key of edge {lo, hi}: by higher end, then lower end (mesh.h's numbering). */
+static inline MMX__HD uint64_t mmx__fu_key(mmx_index lo, mmx_index hi)
+{
+    return (uint64_t)(uint32_t)hi << 32 | (uint32_t)lo;
+}
+
+/* The number of keys in the ascending keys[0..n) below k. */
+static inline MMX__HD mmx_index mmx__fu_below(const uint64_t *keys, mmx_index n, uint64_t k)
+{
+    mmx_index lo = 0, hi = n;
+    while (lo < hi) {
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (keys[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The number of old edges whose key is below that of {lo, hi} (lo < hi). */
+static inline MMX__HD mmx_index mmx__fu_old_below(const mmx__flip_view *t, mmx_index lo, mmx_index hi)
+{
+    mmx_index first = t->edge_ptr[hi], last = t->edge_ptr[hi + 1];
+    while (first < last) {
+        const mmx_index mid = first + (last - first) / 2;
+        if (t->ev[2 * (size_t)mid] < lo) first = mid + 1;
+        else last = mid;
+    }
+    return first;
+}
+
+/* The added edge of a kept flip of old edge e: its key (the quad's c, d). */
+static inline MMX__HD uint64_t mmx__fu_added_key(const mmx__flip_view *old, mmx_index e)
+{
+    mmx_index q[4] = {0, 0, 0, 0};
+    mmx__fv_quad(old, e, q);
+    return q[2] < q[3] ? mmx__fu_key(q[2], q[3]) : mmx__fu_key(q[3], q[2]);
+}
+
+/* Old edge e (not removed) into the new arrays; R[e] = removed edges before e, added[0..k)
+ * the added keys ascending. */
+static inline MMX__HD void mmx__fu_move_old(const mmx__flip_view *old, mmx_index e,
+                                            const mmx_index *R, const uint64_t *added, mmx_index k,
+                                            mmx_index *ev, mmx_index *ef)
+{
+    const mmx_index lo = old->ev[2 * (size_t)e], hi = old->ev[2 * (size_t)e + 1];
+    const mmx_index to = e - R[e] + mmx__fu_below(added, k, mmx__fu_key(lo, hi));
+    ev[2 * (size_t)to] = lo, ev[2 * (size_t)to + 1] = hi;
+    ef[2 * (size_t)to] = old->ef[2 * (size_t)e], ef[2 * (size_t)to + 1] = old->ef[2 * (size_t)e + 1];
+}
+
+/* The j-th added key into the new arrays (its ef is set by mmx__fu_fix). */
+static inline MMX__HD void mmx__fu_move_added(const mmx__flip_view *old, mmx_index j,
+                                              const mmx_index *R, const uint64_t *added,
+                                              mmx_index *ev)
+{
+    const mmx_index lo = (mmx_index)(uint32_t)added[j], hi = (mmx_index)(added[j] >> 32);
+    const mmx_index pos = mmx__fu_old_below(old, lo, hi);
+    const mmx_index to = j + pos - R[pos];
+    ev[2 * (size_t)to] = lo, ev[2 * (size_t)to + 1] = hi;
+}
+
+/* The new edge_ptr[v] (0 <= v <= nverts): old edges of higher end below v that survive, plus
+ * the added ones. */
+static inline MMX__HD mmx_index mmx__fu_edge_ptr(const mmx__flip_view *old, mmx_index v,
+                                                 const mmx_index *R, const uint64_t *added,
+                                                 mmx_index k)
+{
+    const mmx_index p = old->edge_ptr[v];
+    return p - R[p] + mmx__fu_below(added, k, (uint64_t)(uint32_t)v << 32);
+}
+
+/* Sets the slot of edge {u, v}'s direction u -> v to face f in the new view nv (ef writable),
+ * when the edge's pair is valid. */
+static inline MMX__HD void mmx__fu_set(const mmx__flip_view *nv, mmx_index *ef, mmx_index u,
+                                       mmx_index v, mmx_index f)
+{
+    const mmx_index lo = u < v ? u : v, hi = u < v ? v : u;
+    const mmx_index e = mmx__fu_old_below(nv, lo, hi); /* the edge exists in the new mesh */
+    if (ef[2 * (size_t)e] >= 0 && ef[2 * (size_t)e + 1] >= 0) ef[2 * (size_t)e + (u < v ? 0 : 1)] = f;
+}
+
+/* The ef changes of the kept flip of old edge e (nv: the new view, its ev and edge_ptr done). */
+static inline MMX__HD void mmx__fu_fix(const mmx__flip_view *old, mmx_index e,
+                                       const mmx__flip_view *nv, mmx_index *ef)
+{
+    mmx_index q[4] = {0, 0, 0, 0};
+    mmx__fv_quad(old, e, q);
+    const mmx_index a = q[0], b = q[1], c = q[2], d = q[3];
+    const mmx_index f0 = old->ef[2 * (size_t)e], f1 = old->ef[2 * (size_t)e + 1];
+    mmx__fu_set(nv, ef, b, c, f1); /* (d, b, c) runs b -> c */
+    mmx__fu_set(nv, ef, a, d, f0); /* (a, d, c) runs a -> d */
+    const mmx_index lo = c < d ? c : d, hi = c < d ? d : c;
+    const mmx_index n = mmx__fu_old_below(nv, lo, hi);
+    ef[2 * (size_t)n] = c < d ? f1 : f0;     /* the face running it from its lower end */
+    ef[2 * (size_t)n + 1] = c < d ? f0 : f1;
+}
+
 #ifdef __cplusplus
 }
 #endif
