@@ -1024,3 +1024,22 @@ Test(delaunay, topology_update_matches_rebuild)
     mmx_mesh_free(b);
     mmx_ctx_free(ctx);
 }
+
+/* A device mesh without faces: Delaunay returns it, on CUDA as on the host. */
+Test(delaunay, cuda_mesh_without_faces)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    static const float pos[] = {0, 0, 0, 1, 0, 0};
+    static const mmx_index none[1] = {0};
+    mmx_mesh *m = from_faces(cu, 2, 0, none, pos), *out = NULL;
+    mmx_delaunay_report rep;
+    MMX_OK_OR_FAIL(cu, mmx_delaunay_flip(cu, m, &out, &rep));
+    cr_assert_eq(rep.flips, 0);
+    cr_assert_eq(rep.rounds, 0);
+    cr_assert_eq(out->M->nrows, 2);
+    cr_assert_eq(out->M->ncols, 0);
+    cr_assert_eq(out->space, MMX_SPACE_DEVICE);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(cu);
+}
