@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "dynamic/dynamic_internal.h" /* the topology update, checked against a rebuild */
 
 #define PI 3.14159265358979323846
 
@@ -266,16 +267,18 @@ Test(cavity, refusals)
     mmx_ctx_free(ctx);
 }
 
-Test(cavity, cuda_context_is_refused)
+Test(cavity, cuda_refuses_splits_and_collapses)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
     const mmx_index seed = 0;
-    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
+    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, NULL, NULL),
                  MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(cu), "the cavity operator runs on the host backend for now"));
-    mmx_delaunay_report rep;
-    cr_assert_eq(mmx_delaunay_flip(cu, m, &out, &rep), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(cu), "splits and collapses run on the host backend only"),
+              "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_UNSUPPORTED);
+    cr_assert_null(out);
     mmx_mesh_free(m);
     mmx_ctx_free(cu);
 }
@@ -624,4 +627,419 @@ Test(cavity, collapse_rounds_icosphere)
     check_rounds(m, MMX_CAVITY_EDGE_COLLAPSE, 3, 2, 0);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
+}
+
+/* ---- the shared steps and the parallel selection (host) ----------------------------------- */
+
+/* The Delaunay bound is decided without atan2 (flip_step.h); wherever the angle sum is not
+ * within 1e-9 of pi + tol it must agree with the angles summed by atan2. */
+Test(delaunay, bound_agrees_with_the_angle_sum)
+{
+    uint32_t seed = 99;
+    float pos[12];
+    int over = 0, under = 0;
+    for (int t = 0; t < 20000; t++) {
+        for (int k = 0; k < 12; k++) pos[k] = (float)(tu_rng(&seed) % 2001) / 1000.0f - 1.0f;
+        if (t % 7 == 0) pos[11] = pos[5]; /* some planar quads */
+        double sum = 0;
+        for (int j = 2; j < 4; j++) {
+            double u[3], v[3];
+            for (int k = 0; k < 3; k++) {
+                u[k] = (double)pos[k] - pos[3 * j + k];
+                v[k] = (double)pos[3 + k] - pos[3 * j + k];
+            }
+            const double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
+                                 u[0] * v[1] - u[1] * v[0]};
+            sum += atan2(sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]),
+                         u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
+        }
+        const double margin = sum - (PI + MMX_DELAUNAY_TOL);
+        if (fabs(margin) < 1e-9) continue;
+        const int v = mmx_delaunay_violates(pos, 0, 1, 2, 3);
+        cr_assert_eq(v, margin > 0, "quad %d: sum - pi - tol = %g", t, margin);
+        over += v, under += !v;
+    }
+    cr_assert(over > 1000 && under > 1000, "%d over, %d under", over, under);
+    /* The cases atan2 decided at the ends: both angles pi (over), a zero-length side (not). */
+    static const float line[12] = {0, 0, 0, 2, 0, 0, 1, 0, 0, 1, 0, 0};
+    cr_assert_eq(mmx_delaunay_violates(line, 0, 1, 2, 3), 1);
+    static const float same[12] = {0, 0, 0, 1, 0, 0, 0, 0, 0, 0.5f, -1, 0};
+    cr_assert_eq(mmx_delaunay_violates(same, 0, 1, 2, 3), 0);
+}
+
+/* The CUDA round's selection (cavity.cu), stated on the host: Luby steps where each undecided
+ * cavity bids its priority on its faces and its new edge, the holders of every minimum are
+ * kept and their neighbours dropped; copies of a seed edge are conflicts from the start. It
+ * must keep exactly the host round's cavities, on every seed list below (every edge, reversed,
+ * with repeats). */
+static void luby_matches_host(mmx_mesh *m, uint32_t round)
+{
+    mmx_ctx *ctx = m->ctx;
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index ne = adj->nedges, n = ne + ne / 3, nf = mmx_mesh_nfaces(m);
+    mmx_index *seeds = malloc((size_t)n * sizeof *seeds), *first = malloc((size_t)ne * sizeof *first);
+    mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd);
+    unsigned char *state = malloc((size_t)n), *taken = calloc((size_t)nf, 1);
+    uint64_t *fmin = malloc((size_t)nf * sizeof *fmin);
+    cr_assert(seeds && first && sd && state && taken && fmin);
+    for (mmx_index i = 0; i < ne; i++) seeds[i] = ne - 1 - i;
+    for (mmx_index i = ne; i < n; i++) seeds[i] = (mmx_index)((i * 7) % ne);
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_FLIP, seeds, n, round, &out, &c, sd));
+    for (mmx_index e = 0; e < ne; e++) first[e] = -1;
+    for (mmx_index i = 0; i < n; i++)
+        if (first[seeds[i]] < 0) first[seeds[i]] = i;
+    enum { UND = 3 };
+    mmx_index und = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        state[i] = sd[i].new_edge[0] < 0 ? MMX_CAVITY_INVALID
+                   : first[seeds[i]] != i ? MMX_CAVITY_CONFLICT : UND;
+        und += state[i] == UND;
+    }
+    /* New edges as the pair itself: a slot is the set of undecided cavities with one pair. */
+    int steps = 0;
+    while (und > 0) {
+        steps++;
+        for (mmx_index f = 0; f < nf; f++) fmin[f] = UINT64_MAX;
+        for (mmx_index i = 0; i < n; i++)
+            if (state[i] == UND)
+                for (int h = 0; h < 2; h++)
+                    if (sd[i].priority < fmin[sd[i].faces[h]]) fmin[sd[i].faces[h]] = sd[i].priority;
+        for (mmx_index i = 0; i < n; i++) {
+            if (state[i] != UND) continue;
+            int holds = fmin[sd[i].faces[0]] == sd[i].priority && fmin[sd[i].faces[1]] == sd[i].priority;
+            for (mmx_index j = 0; j < n && holds; j++) /* the new edge's slot */
+                holds = j == i || state[j] != UND || sd[j].new_edge[0] != sd[i].new_edge[0] ||
+                        sd[j].new_edge[1] != sd[i].new_edge[1] || sd[j].priority > sd[i].priority;
+            if (holds) state[i] = 4; /* kept this step */
+        }
+        for (mmx_index i = 0; i < n; i++)
+            if (state[i] == 4) {
+                state[i] = MMX_CAVITY_KEPT;
+                taken[sd[i].faces[0]] = taken[sd[i].faces[1]] = 1;
+            }
+        und = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            if (state[i] != UND) continue;
+            int hit = taken[sd[i].faces[0]] || taken[sd[i].faces[1]];
+            for (mmx_index j = 0; j < n && !hit; j++)
+                hit = state[j] == MMX_CAVITY_KEPT && sd[j].new_edge[0] == sd[i].new_edge[0] &&
+                      sd[j].new_edge[1] == sd[i].new_edge[1];
+            if (hit) state[i] = MMX_CAVITY_CONFLICT;
+            else und++;
+        }
+    }
+    cr_assert(steps >= 2, "a single step proves little (%d)", steps);
+    for (mmx_index i = 0; i < n; i++)
+        cr_assert_eq(state[i], (unsigned char)sd[i].outcome, "seed %d (edge %d)", i, seeds[i]);
+    free(seeds);
+    free(first);
+    free(sd);
+    free(state);
+    free(taken);
+    free(fmin);
+    mmx_mesh_free(out);
+    mmx_adjacency_free(adj);
+}
+
+Test(cavity, luby_selection_is_the_greedy_pass)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 20, 14, 3), *s = noisy_icosphere(ctx, 8);
+    for (uint32_t k = 0; k < 3; k++) {
+        luby_matches_host(g, k);
+        luby_matches_host(s, k);
+    }
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- CUDA against the host ---------------------------------------------------------------- */
+
+/* bigguy's quads cut into triangles along alternating diagonals: a scanned-like surface with
+ * many edges over the bound. */
+static mmx_mesh *bigguy_triangles(mmx_ctx *ctx)
+{
+    mmx_mesh *q = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("bigguy_quads.obj"), MMX_FORMAT_AUTO, &q));
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, q, &start, &verts));
+    const mmx_index nf = mmx_mesh_nfaces(q);
+    mmx_index *tri = malloc(6 * (size_t)nf * sizeof *tri), t = 0;
+    cr_assert(tri);
+    for (mmx_index f = 0; f < nf; f++) {
+        const mmx_index *v = verts + start[f], o = f % 2;
+        cr_assert_eq(start[f + 1] - start[f], 4);
+        const mmx_index a = v[o], b = v[o + 1], c = v[o + 2], d = v[(o + 3) % 4];
+        tri[t++] = a, tri[t++] = b, tri[t++] = c, tri[t++] = a, tri[t++] = c, tri[t++] = d;
+    }
+    mmx_mesh *m = from_faces(ctx, mmx_mesh_nverts(q), 2 * nf, tri, q->pos);
+    free(tri);
+    free(start);
+    free(verts);
+    mmx_mesh_free(q);
+    return m;
+}
+
+/* A random planar point set, triangulated as a jittered grid with random diagonals. */
+static mmx_mesh *random_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
+{
+    mmx_mesh *g = jittered_grid(ctx, nx, ny, seed);
+    const mmx_index nf = mmx_mesh_nfaces(g);
+    mmx_index *v = malloc(3 * (size_t)nf * sizeof *v);
+    cr_assert(v);
+    memcpy(v, g->M->rowidx, 3 * (size_t)nf * sizeof *v);
+    for (mmx_index f = 0; f < nf; f += 2)
+        if (tu_rng(&seed) % 2) { /* the cell's other diagonal: (a, b, d), (b, c, d) */
+            const mmx_index a = v[3 * f], b = v[3 * f + 1], c = v[3 * f + 2], d = v[3 * f + 5];
+            v[3 * f] = a, v[3 * f + 1] = b, v[3 * f + 2] = d;
+            v[3 * f + 3] = b, v[3 * f + 4] = c, v[3 * f + 5] = d;
+        }
+    mmx_mesh *m = from_faces(ctx, mmx_mesh_nverts(g), nf, v, g->pos);
+    free(v);
+    mmx_mesh_free(g);
+    return m;
+}
+
+/* The host mesh's device copy, and a device mesh's host copy. */
+static mmx_mesh *to_space(mmx_ctx *ctx, const mmx_mesh *m, mmx_space space)
+{
+    mmx_mesh *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, space, &c));
+    return c;
+}
+
+/* Flip rounds with every edge (and some twice) as seeds, then Delaunay to the end, on the
+ * host and on CUDA: the same per-seed cavities and outcomes, counts, reports and bytes. */
+static void cuda_matches_host(mmx_ctx *cu, mmx_mesh *hm)
+{
+    mmx_ctx *host = hm->ctx;
+    mmx_mesh *dm = to_space(cu, hm, MMX_SPACE_DEVICE);
+    const mmx_mesh *hcur = hm, *dcur = dm;
+    mmx_mesh *hkeep[3] = {NULL}, *dkeep[3] = {NULL};
+    for (int k = 0; k < 3; k++) {
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(host, mmx_adjacency_compute(host, hcur, &adj));
+        const mmx_index ne = adj->nedges, n = ne + ne / 5;
+        mmx_index *seeds = malloc((size_t)n * sizeof *seeds);
+        mmx_cavity_seed *hs = malloc((size_t)n * sizeof *hs), *ds = malloc((size_t)n * sizeof *ds);
+        cr_assert(seeds && hs && ds);
+        for (mmx_index i = 0; i < n; i++) seeds[i] = i < ne ? i : (mmx_index)((i * 13) % ne);
+        mmx_cavity_counts hc, dc;
+        MMX_OK_OR_FAIL(host, mmx_cavity_round(host, hcur, MMX_CAVITY_EDGE_FLIP, seeds, n,
+                                              (uint32_t)k, &hkeep[k], &hc, hs));
+        MMX_OK_OR_FAIL(cu, mmx_cavity_round(cu, dcur, MMX_CAVITY_EDGE_FLIP, seeds, n,
+                                            (uint32_t)k, &dkeep[k], &dc, ds));
+        cr_assert(hc.kept > 0 && hc.conflicts > 0);
+        cr_assert_eq(memcmp(&hc, &dc, sizeof hc), 0, "round %d: counts %d/%d/%d host, %d/%d/%d cuda",
+                     k, hc.kept, hc.invalid, hc.conflicts, dc.kept, dc.invalid, dc.conflicts);
+        for (mmx_index i = 0; i < n; i++)
+            cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                         "round %d seed %d: outcome %d host, %d cuda", k, i, hs[i].outcome,
+                         ds[i].outcome);
+        mmx_mesh *back = to_space(cu, dkeep[k], MMX_SPACE_HOST);
+        cr_assert_eq(back->M->order, 3);
+        cr_assert_eq(memcmp(back->M->rowidx, hkeep[k]->M->rowidx,
+                            3 * (size_t)mmx_mesh_nfaces(hm) * sizeof(mmx_index)), 0, "round %d", k);
+        cr_assert_eq(memcmp(back->pos, hm->pos, 3 * (size_t)mmx_mesh_nverts(hm) * sizeof(float)), 0);
+        mmx_mesh_free(back);
+        hcur = hkeep[k], dcur = dkeep[k];
+        free(seeds);
+        free(hs);
+        free(ds);
+        mmx_adjacency_free(adj);
+    }
+    /* Delaunay to the end from the input, twice on CUDA. */
+    mmx_mesh *ha = NULL, *da = NULL, *db = NULL;
+    mmx_delaunay_report hr, dr, dr2;
+    MMX_OK_OR_FAIL(host, mmx_delaunay_flip(host, hm, &ha, &hr));
+    MMX_OK_OR_FAIL(cu, mmx_delaunay_flip(cu, dm, &da, &dr));
+    MMX_OK_OR_FAIL(cu, mmx_delaunay_flip(cu, dm, &db, &dr2));
+    cr_assert(hr.flips > 0);
+    cr_assert_eq(memcmp(&hr, &dr, sizeof hr), 0, "reports: %d rounds %lld flips host, %d %lld cuda",
+                 hr.rounds, (long long)hr.flips, dr.rounds, (long long)dr.flips);
+    cr_assert_eq(memcmp(&dr, &dr2, sizeof dr), 0);
+    mmx_mesh *ba = to_space(cu, da, MMX_SPACE_HOST), *bb = to_space(cu, db, MMX_SPACE_HOST);
+    const size_t bytes = 3 * (size_t)mmx_mesh_nfaces(hm) * sizeof(mmx_index);
+    cr_assert_eq(memcmp(ba->M->rowidx, ha->M->rowidx, bytes), 0, "CUDA and host differ");
+    cr_assert_eq(memcmp(ba->M->rowidx, bb->M->rowidx, bytes), 0, "two CUDA runs differ");
+    cr_assert_eq(plain_violations(ba) <= hr.remaining, 1);
+    /* One round through the public round call as well. */
+    mmx_mesh *h1 = NULL, *d1 = NULL;
+    mmx_cavity_counts c1, c2;
+    MMX_OK_OR_FAIL(host, mmx_delaunay_round(host, hm, 5, &h1, &c1));
+    MMX_OK_OR_FAIL(cu, mmx_delaunay_round(cu, dm, 5, &d1, &c2));
+    cr_assert_eq(memcmp(&c1, &c2, sizeof c1), 0);
+    mmx_mesh *b1 = to_space(cu, d1, MMX_SPACE_HOST);
+    cr_assert_eq(memcmp(b1->M->rowidx, h1->M->rowidx, bytes), 0);
+    mmx_mesh_free(b1);
+    mmx_mesh_free(h1);
+    mmx_mesh_free(d1);
+    mmx_mesh_free(ba);
+    mmx_mesh_free(bb);
+    mmx_mesh_free(ha);
+    mmx_mesh_free(da);
+    mmx_mesh_free(db);
+    for (int k = 0; k < 3; k++) {
+        mmx_mesh_free(hkeep[k]);
+        mmx_mesh_free(dkeep[k]);
+    }
+    mmx_mesh_free(dm);
+}
+
+Test(cavity, cuda_flips_match_host_grid)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 40, 30, 21);
+    cuda_matches_host(cu, m);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_flips_match_host_spheres)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        mmx_mesh *m = noisy_icosphere(host, seed);
+        cuda_matches_host(cu, m);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_flips_match_host_random)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 5; seed <= 8; seed++) {
+        mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
+        cuda_matches_host(cu, m);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_flips_match_host_bigguy)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = bigguy_triangles(host);
+    cuda_matches_host(cu, m);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* A CUDA round refuses what the host refuses, with the same sentences. */
+Test(cavity, cuda_refusals)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    mmx_mesh *quads = shape(cu, "torus:8:6"), *tri = shape(cu, "icosphere:1"), *out = NULL;
+    const mmx_index seed = 0, far = 1000000;
+    cr_assert_eq(mmx_cavity_round(cu, quads, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(cu), "face 0 has 4 vertices"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_round(cu, tri, MMX_CAVITY_EDGE_FLIP, &far, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "edge 1000000"), "%s", mmx_ctx_error(cu));
+    mmx_delaunay_report rep;
+    cr_assert_eq(mmx_delaunay_flip(cu, quads, &out, &rep), MMX_ERR_MESH);
+    cr_assert_null(out);
+    mmx_mesh_free(quads);
+    mmx_mesh_free(tri);
+    mmx_ctx_free(cu);
+}
+
+/* ---- the topology update of the CUDA Delaunay loop, on the host ------------------------------ */
+
+/* Delaunay rounds on the host; after each, the topology updated from the round before
+ * (mmx__flip_update: what the CUDA loop keeps instead of recomputing the adjacency) must be
+ * the topology rebuilt from the new mesh: edge_ptr, ev and ef, entry for entry. */
+static int update_matches_rebuild(mmx_mesh *in)
+{
+    mmx_ctx *ctx = in->ctx;
+    mmx_mesh *cur = NULL;
+    int rounds = 0;
+    for (uint32_t k = 0; k < MMX_DELAUNAY_MAX_ROUNDS; k++) {
+        const mmx_mesh *m = cur ? cur : in;
+        mmx__flip_topo t, t2;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, m, "test", &t));
+        const mmx_index ne = t.nedges, nv = t.nverts;
+        mmx_index *seeds = malloc(((size_t)ne + 1) * sizeof *seeds), n = 0, q[4];
+        mmx_cavity_seed *sd = malloc(((size_t)ne + 1) * sizeof *sd);
+        cr_assert(seeds && sd);
+        for (mmx_index e = 0; e < ne; e++)
+            if (mmx__flip_quad(&t, e, q) && mmx_delaunay_violates(m->pos, q[0], q[1], q[2], q[3]))
+                seeds[n++] = e;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_FLIP, seeds, n, k, &next, &c, sd));
+        mmx_index kk = 0;
+        for (mmx_index i = 0; i < n; i++)
+            if (sd[i].outcome == MMX_CAVITY_KEPT) seeds[kk++] = seeds[i]; /* in place: kk <= i */
+        cr_assert_eq(kk, c.kept);
+        mmx_index *ep = malloc(((size_t)nv + 1) * sizeof *ep), *ev = malloc(2 * (size_t)ne * sizeof *ev + 1),
+                  *ef = malloc(2 * (size_t)ne * sizeof *ef + 1);
+        cr_assert(ep && ev && ef);
+        mmx__flip_view nvw;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_update(ctx, &t.view, seeds, kk, next->M->rowidx, ep, ev, ef, &nvw));
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, next, "test", &t2));
+        cr_assert_eq(t2.nedges, ne);
+        cr_assert_eq(memcmp(ep, t2.adj->edge_ptr, ((size_t)nv + 1) * sizeof *ep), 0, "round %u: edge_ptr", k);
+        cr_assert_eq(memcmp(ev, t2.adj->ev, 2 * (size_t)ne * sizeof *ev), 0, "round %u: ev", k);
+        for (mmx_index e = 0; e < 2 * ne; e++)
+            cr_assert_eq(ef[e], t2.ef[e], "round %u: ef[%d] = %d, rebuilt %d", k, e, ef[e], t2.ef[e]);
+        mmx__flip_topo_free(&t);
+        mmx__flip_topo_free(&t2);
+        free(ep);
+        free(ev);
+        free(ef);
+        free(seeds);
+        free(sd);
+        mmx_mesh_free(cur);
+        cur = next;
+        if (!c.kept) break;
+        rounds++;
+    }
+    cr_assert(rounds >= 1);
+    mmx_mesh_free(cur);
+    return rounds;
+}
+
+Test(delaunay, topology_update_matches_rebuild)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 24, 18, 13), *s = noisy_icosphere(ctx, 4);
+    mmx_mesh *r = random_grid(ctx, 30, 20, 9), *b = bigguy_triangles(ctx);
+    const int rounds = update_matches_rebuild(g) + update_matches_rebuild(s) +
+                       update_matches_rebuild(r) + update_matches_rebuild(b);
+    cr_assert(rounds >= 6, "%d rounds: too few updates feed a later round", rounds);
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_mesh_free(r);
+    mmx_mesh_free(b);
+    mmx_ctx_free(ctx);
+}
+
+/* A device mesh without faces: Delaunay returns it, on CUDA as on the host. */
+Test(delaunay, cuda_mesh_without_faces)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    static const float pos[] = {0, 0, 0, 1, 0, 0};
+    static const mmx_index none[1] = {0};
+    mmx_mesh *m = from_faces(cu, 2, 0, none, pos), *out = NULL;
+    mmx_delaunay_report rep;
+    MMX_OK_OR_FAIL(cu, mmx_delaunay_flip(cu, m, &out, &rep));
+    cr_assert_eq(rep.flips, 0);
+    cr_assert_eq(rep.rounds, 0);
+    cr_assert_eq(out->M->nrows, 2);
+    cr_assert_eq(out->M->ncols, 0);
+    cr_assert_eq(out->space, MMX_SPACE_DEVICE);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(cu);
 }

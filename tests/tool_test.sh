@@ -1012,6 +1012,22 @@ if expect_rc "delaunay twice" 0 delaunay builtin:icosphere:3 "$TMP/ico_d1.obj" \
     cmp -s "$TMP/ico_d1.obj" "$TMP/ico_d2.obj" && ok "delaunay: the same bytes twice" \
         || bad "delaunay determinism" "two runs differ"
 fi
+# --backend cuda: the same bytes as the host, or a refusal naming CUDA where there is no GPU.
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1.2 0.9 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nv 2 2 0\n' > "$TMP/gridd.obj"
+printf 'f 1 2 5\nf 1 5 4\nf 2 3 6\nf 2 6 5\nf 4 5 8\nf 4 8 7\nf 5 6 9\nf 5 9 8\n' >> "$TMP/gridd.obj"
+run delaunay --backend cuda "$TMP/gridd.obj" "$TMP/gridd_cu.obj"
+if [ "$rc" -eq 0 ]; then
+    cu_flips=$(field flips)
+    if expect_rc "delaunay on the host" 0 delaunay "$TMP/gridd.obj" "$TMP/gridd_h.obj"; then
+        [ "$(field flips)" = "$cu_flips" ] && cmp -s "$TMP/gridd_cu.obj" "$TMP/gridd_h.obj" \
+            && ok "delaunay --backend cuda: the host's flips ($cu_flips) and bytes" \
+            || bad "delaunay --backend cuda" "cuda $cu_flips flips, host $(field flips)"
+    fi
+elif [ "$rc" -eq 1 ] && [[ "$err" == *CUDA* || "$err" == *GPU* || "$err" == *cuda* ]]; then
+    ok "delaunay --backend cuda: no GPU here, $err"
+else
+    bad "delaunay --backend cuda" "exit $rc" "stderr: $err"
+fi
 if expect_rc "delaunay refuses quads" 1 delaunay builtin:cube "$TMP/cube_d.obj"; then
     [[ "$err" == *"face 0 has 4 vertices"* ]] && ok "delaunay: a quad mesh is refused, the face named" \
         || bad "delaunay on quads" "$err"

@@ -14,6 +14,7 @@ typedef enum bench_product {
     BP_MESH_PRODUCT,    /* M·Mᵀ: the vertex adjacency */
     BP_QUERIES,         /* the eight first-order queries by algebra (query.h) */
     BP_SUBDIVISION,     /* the cage refined to the product mesh */
+    BP_DELAUNAY,        /* Delaunay edge flips on the product mesh (in triangles) to the end */
     BP_COUNT
 } bench_product;
 

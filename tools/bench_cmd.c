@@ -81,6 +81,9 @@ typedef struct bench {
     mmx_mesh *fine;        /* the last subdivision result */
     mmx_subdiv_path path;
     mmx_subdiv_level *trace; /* NULL, or `levels` entries for the traced runs */
+    mmx_mesh *tri;         /* the product mesh in triangles, for the Delaunay row */
+    mmx_mesh *flipped;     /* the last Delaunay result */
+    mmx_delaunay_report drep;
 } bench;
 
 static int run_face_points(void *p)
@@ -162,9 +165,20 @@ static mmx_status make_map(bench *b)
     return s;
 }
 
+/* Delaunay flips until none is left (dynamic.h), the previous result freed first. */
+static int run_delaunay(void *p)
+{
+    bench *b = p;
+    mmx_mesh_free(b->flipped);
+    b->flipped = NULL;
+    return mmx_delaunay_flip(b->ctx, b->tri, &b->flipped, &b->drep) != MMX_OK;
+}
+
 static void bench_release(bench *b)
 {
     const mmx_space space = mmx_ctx_space(b->ctx);
+    mmx_mesh_free(b->tri);
+    mmx_mesh_free(b->flipped);
     mmx_csc_free(b->E);
     mmx_csc_free(b->F);
     mmx_adjacency_free(b->adj);
@@ -212,9 +226,10 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
 
 static const char *const product_label[BP_COUNT] = {
     "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)",
-    "first-order queries", "subdivision"};
+    "first-order queries", "subdivision", "Delaunay flips"};
 static const char *const product_key[BP_COUNT] = {"face_points", "vertex_scatter",
-                                                  "mesh_product", "queries", "subdivision"};
+                                                  "mesh_product", "queries", "subdivision",
+                                                  "delaunay"};
 
 /* A figure right-aligned in `width` columns with `prec` decimals, or "-" where it is not. */
 static void cell(char *buf, size_t n, double v, int width, int prec)
@@ -383,6 +398,21 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
     bench_add(t, BP_SUBDIVISION, 1, "mmx_subdivide, fused path", fused, note);
     bench_add(t, BP_SUBDIVISION, 1, "fused path, its levels alone (trace sum)", chain, NULL);
     bench_add(t, BP_SUBDIVISION, 1, "mmx_subdivide, algebraic path", alg, NULL);
+
+    /* Delaunay flips to the end on the product mesh, quads split along their shorter
+     * diagonals (the split is not timed). */
+    double dms = -1;
+    mmx_index order = 0;
+    if (mmx_mesh_uniform_order(ctx, b->mesh, &order)) return failed(ctx, name, "the face order");
+    if (order != 3 && triangulate(ctx, b->mesh, name, &b->tri)) return EXIT_FAIL;
+    if (order == 3 && mmx_mesh_copy(ctx, b->mesh, mmx_ctx_space(ctx), &b->tri))
+        return failed(ctx, name, "a copy of the product mesh");
+    if (bench_time(ctx, warm, reps, run_delaunay, b, &dms))
+        return failed(ctx, name, "mmx_delaunay_flip");
+    snprintf(note, sizeof note, "%d triangles: %d rounds, %lld flips, %d left",
+             (int)mmx_mesh_nfaces(b->tri), b->drep.rounds, (long long)b->drep.flips,
+             (int)b->drep.remaining);
+    bench_add(t, BP_DELAUNAY, 1, "mmx_delaunay_flip", dms, note);
     return EXIT_OK;
 }
 
@@ -522,7 +552,7 @@ static int run(const tool_args *a)
 
 const tool_cmd bench_command = {
     .name = "bench",
-    .summary = "time the products and the subdivision, against cuSPARSE and the floor",
+    .summary = "time the products, the subdivision and Delaunay flips, against cuSPARSE and the floor",
     .synopsis = "bench [--scheme S] [--levels N] [--repeats R] [MESH]",
     .help =
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
@@ -532,7 +562,9 @@ const tool_cmd bench_command = {
         "  M M^T    the implicit product: mmx_mesh_product for E and F, and the whole\n"
         "           mmx_adjacency_compute;\n"
         "and the subdivision itself, MESH to the product mesh, on the fused path (end to end,\n"
-        "and its levels alone) and on the algebraic path. Each time is the median of R runs\n"
+        "and its levels alone) and on the algebraic path, and Delaunay edge flips to the end\n"
+        "(mmx_delaunay_flip) on the product mesh, quads split along their shorter diagonals.\n"
+        "Each time is the median of R runs\n"
         "after warm-up runs. On a GPU the times are taken with CUDA events on the context's\n"
         "stream, and the peers run on the same matrix: cuSPARSE SpMV with explicit float\n"
         "values 1/c, one call per coordinate, with M in CSR and in CSC form, and cuSPARSE\n"

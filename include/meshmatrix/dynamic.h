@@ -8,8 +8,11 @@
  * that do not conflict, chosen by fixed priorities (never by which thread wins a race, so the
  * result is the same bytes every run), and fills the kept ones.
  *
- * For now the operator runs on the host backend only and on triangle meshes only; a CUDA
- * context is refused with MMX_ERR_UNSUPPORTED.
+ * The operator takes triangle meshes. Edge flips, and so Delaunay, run on both backends with
+ * identical results (the same kept cavities, the same output bytes): the CUDA round builds
+ * each cavity with the host's code and chooses the kept set by a parallel rule proved equal
+ * to the host's greedy pass (src/dynamic/cavity.cu). Splits and collapses run on the host
+ * backend only for now; a CUDA context is refused for them with MMX_ERR_UNSUPPORTED.
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -95,22 +98,28 @@ typedef struct mmx_cavity_counts {
  * all its undecided neighbours and drops the neighbours of the cavities kept. */
 uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
 
-/* One round of the cavity operator on a triangle mesh (host backend, host mesh). seeds[0..n)
+/* One round of the cavity operator on a triangle mesh in the context's space (a host mesh on
+ * the host backend; on CUDA a device mesh, and EDGE_FLIP only). seeds[0..n)
  * are edge numbers of mmx_adjacency_compute(mesh) (a seed may repeat: the copy conflicts with
- * the first); `round` feeds the priorities. The result *out is a new host mesh in the reduced
- * form. A flip round keeps the vertices (positions copied unchanged) and the face count, the
+ * the first); `round` feeds the priorities. The result *out is a new mesh in the context's
+ * space, in the reduced form. A flip round keeps the vertices (positions copied unchanged) and the face count, the
  * kept cavities filled in place: a flipped face keeps its id. A split round adds one vertex per
  * kept seed and one face per face of its edge (two inside, one on the boundary); a collapse
  * round removes one vertex per kept seed and two faces (one for a boundary edge); the
  * numbering of both is mmx_cavity_kind's. Texture coordinates, normals and
  * tags are not carried over (they describe the faces and edges before the edit).
  * `counts` (may be NULL) gets the round's counts; `per_seed` (may be NULL, else n entries)
- * each seed's cavity and outcome. Without positions only the topological checks are made.
- * Errors: MMX_ERR_UNSUPPORTED (a CUDA context: "the cavity operator runs on the host backend
- * for now"; a kind not listed), MMX_ERR_MESH (a face that is not a
- * triangle, named), MMX_ERR_ARG (NULL, a seed outside [0, nedges), named), MMX_ERR_SPACE,
- * MMX_ERR_NOMEM. Cost: the adjacency's, O(n log n) for the priority order, O(nnz) for the
- * fill, and for collapses O(valence) per seed for its cavity. Synchronises: no (host only). */
+ * each seed's cavity and outcome; seeds and per_seed are host arrays on either backend. CUDA
+ * gives the same outcomes, counts and output bytes as the host. Without positions only the
+ * topological checks are made.
+ * Errors: MMX_ERR_UNSUPPORTED (a split or collapse on a CUDA context: "edge splits and
+ * collapses run on the host backend only for now"; a kind not listed), MMX_ERR_MESH (a face
+ * that is not a triangle, named), MMX_ERR_ARG (NULL, a seed outside [0, nedges), named),
+ * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the adjacency's, O(n log n) for the
+ * priority order (CUDA: O(n) per step of the selection, O(log n) steps for random keys),
+ * O(nnz) for the fill, and for collapses O(valence) per seed for its cavity.
+ * Synchronises: no on the host; on CUDA, the adjacency's one wait, one per step of the
+ * selection (to read whether a cavity is still undecided) and the copy of per_seed. */
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
@@ -135,13 +144,19 @@ typedef struct mmx_delaunay_report {
 } mmx_delaunay_report;
 
 /* 1 when the angles opposite edge (a, b) in the triangles (a, b, c) and (b, a, d) sum to more
- * than pi + MMX_DELAUNAY_TOL (positions nverts x 3, row-major). */
+ * than pi + MMX_DELAUNAY_TOL (positions nverts x 3, row-major). Decided from the sine and
+ * cosine of the sum with +, -, * and sqrt in double precision only (no atan2), the same code
+ * and bits as the CUDA kernel. */
 int mmx_delaunay_violates(const float *pos, mmx_index a, mmx_index b, mmx_index c, mmx_index d);
 
 /* One Delaunay round: the cavity operator (round number `round`) with EDGE_FLIP seeds = every
  * interior manifold edge of `mesh` that violates the bound, in edge order. *out is the new mesh
- * (*out is a copy when no edge violates it); counts as mmx_cavity_round's.
- * Errors: as mmx_cavity_round, and MMX_ERR_ARG for a mesh without positions. */
+ * (*out is a copy when no edge violates it); counts as mmx_cavity_round's. On CUDA (a device
+ * mesh) everything runs on the device: the adjacency, the violating edges (compacted in edge
+ * order), the round and the fill; the result is the host's, byte for byte.
+ * Errors: as mmx_cavity_round, and MMX_ERR_ARG for a mesh without positions.
+ * Synchronises: on CUDA, the adjacency's one wait, one to read the number of seeds, and one per
+ * step of the selection. */
 mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round, mmx_mesh **out,
                               mmx_cavity_counts *counts);
 
@@ -150,7 +165,11 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
  * edges are never flipped; vertices, their positions, the face count, the Euler
  * characteristic and the boundary stay as they are. Deterministic: the same input gives the
  * same bytes every run. `report` may be NULL. Errors: as mmx_delaunay_round.
- * Cost: per round, the adjacency's plus O(nnz + seeds log seeds). Synchronises: no. */
+ * Cost: per round, the adjacency's plus O(nnz + seeds log seeds). On CUDA the adjacency is
+ * computed once; later rounds carry the topology over from the round before (a flip keeps the
+ * face ids and the edge count), O(nedges + flips log flips) per round.
+ * Synchronises: no on the host; on CUDA, the adjacency's one wait, then per round one to read
+ * the number of seeds and one per step of the selection. */
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report);
 

@@ -11,49 +11,17 @@
 
 uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round)
 {
-    /* splitmix64's finaliser: consecutive edges and rounds get unrelated priorities, so a
-     * round does not favour low edge numbers and successive rounds reshuffle. */
-    uint64_t z = ((uint64_t)round << 32 | (uint32_t)edge) + 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
+    /* splitmix64's finaliser (flip_step.h): consecutive edges and rounds get unrelated
+     * priorities, so a round does not favour low edge numbers and successive rounds
+     * reshuffle. */
+    return mmx__priority(edge, round);
 }
 
-/* 1 when the new triangle (p, q, r) is degenerate or folded against N (mmx__bad_triangle). */
-static int bad_triangle(const float *pos, mmx_index p, mmx_index q, mmx_index r, const double N[3])
-{
-    double P[3], Q[3], R[3];
-    mmx__point(pos, p, P);
-    mmx__point(pos, q, Q);
-    mmx__point(pos, r, R);
-    return mmx__bad_triangle(P, Q, R, N);
-}
-
-/* Builds seed edge e's flip cavity into *sd; 1 when it is valid. */
+/* Builds seed edge e's flip cavity into *sd; 1 when it is valid (flip_step.h: the code the
+ * CUDA round runs too). */
 static int flip_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mmx_cavity_seed *sd)
 {
-    mmx_index q[4];
-    sd->faces[0] = sd->faces[1] = sd->new_edge[0] = sd->new_edge[1] = -1;
-    if (!mmx__flip_quad(t, e, q)) return 0;
-    sd->faces[0] = t->ef[2 * (size_t)e];
-    sd->faces[1] = t->ef[2 * (size_t)e + 1];
-    const mmx_index a = q[0], b = q[1], c = q[2], d = q[3];
-    /* c == d: the two faces are a pillow's; an existing {c, d}: the flip would double it. */
-    if (c == d || mmx__flip_has_edge(t, c, d)) return 0;
-    if (pos) {
-        double n0[3], n1[3], A[3], B[3], C[3], D[3];
-        mmx__point(pos, a, A);
-        mmx__point(pos, b, B);
-        mmx__point(pos, c, C);
-        mmx__point(pos, d, D);
-        mmx__tri_normal(A, B, C, n0);
-        mmx__tri_normal(B, A, D, n1);
-        const double N[3] = {n0[0] + n1[0], n0[1] + n1[1], n0[2] + n1[2]};
-        if (bad_triangle(pos, a, d, c, N) || bad_triangle(pos, d, b, c, N)) return 0;
-    }
-    sd->new_edge[0] = c < d ? c : d;
-    sd->new_edge[1] = c < d ? d : c;
-    return 1;
+    return mmx__fv_flip_cavity(&t->view, pos, e, sd);
 }
 
 /* Seed e's cavity of the given kind: sd's fields and its faces ring[0..*nring); 1 if valid. */
@@ -136,12 +104,7 @@ static mmx_index select_cavities(const keyed *order, mmx_index nvalid, mmx_cavit
 /* Fills a kept flip in place: the same two face ids, across the other diagonal. */
 static void fill_flip(const mmx__flip_topo *t, mmx_index e, mmx_index *verts)
 {
-    mmx_index q[4];
-    mmx__flip_quad(t, e, q);
-    const mmx_index f0 = t->ef[2 * (size_t)e], f1 = t->ef[2 * (size_t)e + 1];
-    mmx_index *p0 = verts + 3 * (size_t)f0, *p1 = verts + 3 * (size_t)f1;
-    p0[0] = q[0], p0[1] = q[3], p0[2] = q[2]; /* (a, d, c) */
-    p1[0] = q[3], p1[1] = q[1], p1[2] = q[2]; /* (d, b, c) */
+    mmx__fv_fill_flip(&t->view, e, verts);
 }
 
 /* The cavity of seed i may hold this many faces (its ring's bound). */
@@ -228,6 +191,77 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     return s;
 }
 
+/* A copy of a device mesh without faces, as a round returns it (no tags, normals or texture
+ * coordinates: they describe the mesh before the edit). */
+static mmx_status bare_copy(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out)
+{
+    mmx_status s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_DEVICE, out);
+    if (s) return s;
+    free((*out)->tags);
+    free((*out)->normals);
+    mmx_mesh_uv_free((*out)->uv);
+    (*out)->tags = NULL, (*out)->normals = NULL, (*out)->uv = NULL;
+    return MMX_OK;
+}
+
+mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+                               const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
+                               mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    if (t->view.nfaces == 0) { /* no faces, no edges: no seed (the caller checked them) */
+        if (counts) *counts = (mmx_cavity_counts){n, 0, 0, 0};
+        return bare_copy(ctx, mesh, out);
+    }
+    mmx_mesh *m = NULL;
+    mmx_cavity_counts c;
+    mmx_status s = mmx__flip_dev_mesh(ctx, mesh, &m);
+    if (!s) s = mmx__flip_round_cuda(ctx, &t->view, mesh->pos, seeds, n, distinct, round,
+                                     m->M->rowidx, &c, per_seed, NULL);
+    if (s) {
+        mmx_mesh_free(m);
+        return s;
+    }
+    if (counts) *counts = c;
+    *out = m;
+    return MMX_OK;
+}
+
+/* mmx_cavity_round on a CUDA context: flips only; seeds and per_seed are host arrays. */
+static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
+                                    const mmx_index *seeds, mmx_index n, uint32_t round,
+                                    mmx_mesh **out, mmx_cavity_counts *counts,
+                                    mmx_cavity_seed *per_seed)
+{
+    if (kind != MMX_CAVITY_EDGE_FLIP)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_cavity_round: edge splits and collapses "
+                         "run on the host backend only for now (edge flips run on CUDA too)");
+    mmx__flip_dev t;
+    mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round", &t);
+    if (s) return s;
+    for (mmx_index i = 0; i < n && !s; i++)
+        if (seeds[i] < 0 || seeds[i] >= t.view.nedges)
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
+                          "[0, %d)", (int)i, (int)seeds[i], (int)t.view.nedges);
+    mmx_index *dseeds = NULL;
+    mmx_cavity_seed *dsd = NULL;
+    const size_t sb = (size_t)n * sizeof *dseeds, db = (size_t)n * sizeof *dsd;
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
+    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
+    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
+    if (!s) s = mmx__flip_round_dev(ctx, mesh, &t, dseeds, n, 0, round, out, counts, dsd);
+    /* The seeds' outcomes are read on the host: the copy waits for the round. */
+    if (!s && per_seed && n)
+        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
+    if (s && *out) {
+        mmx_mesh_free(*out);
+        *out = NULL;
+    }
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
+    mmx__flip_dev_free(ctx, &t);
+    return s;
+}
+
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
@@ -240,6 +274,8 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
                          "mmx_cavity_round: unknown template %d (MMX_CAVITY_EDGE_FLIP, _SPLIT or "
                          "_COLLAPSE)", (int)kind);
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return cavity_round_cuda(ctx, mesh, kind, seeds, n, round, out, counts, per_seed);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;

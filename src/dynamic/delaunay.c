@@ -8,40 +8,189 @@
 #include <string.h>
 #include "dynamic_internal.h"
 
-#define MMX__PI 3.14159265358979323846
-
-/* The angle at c of the triangle (a, b, c), in double precision (atan2 of |cross| and dot,
- * accurate near 0 and pi where acos is not). */
-static double angle_at(const float *pos, mmx_index a, mmx_index b, mmx_index c)
-{
-    const float *A = pos + 3 * (size_t)a, *B = pos + 3 * (size_t)b, *C = pos + 3 * (size_t)c;
-    const double u[3] = {(double)A[0] - C[0], (double)A[1] - C[1], (double)A[2] - C[2]};
-    const double v[3] = {(double)B[0] - C[0], (double)B[1] - C[1], (double)B[2] - C[2]};
-    const double x[3] = {u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2],
-                         u[0] * v[1] - u[1] * v[0]};
-    return atan2(sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]),
-                 u[0] * v[0] + u[1] * v[1] + u[2] * v[2]);
-}
-
 int mmx_delaunay_violates(const float *pos, mmx_index a, mmx_index b, mmx_index c, mmx_index d)
 {
-    return angle_at(pos, a, b, c) + angle_at(pos, a, b, d) > MMX__PI + MMX_DELAUNAY_TOL;
+    return mmx__violates(pos, a, b, c, d); /* flip_step.h: the test the CUDA kernel runs */
 }
 
 /* The interior edges over the bound, in edge order, into a malloc'd array. */
 static mmx_status violators(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
                             mmx_index **seeds, mmx_index *n)
 {
-    mmx_index count = 0, q[4];
-    for (mmx_index e = 0; e < t->nedges; e++)
-        count += mmx__flip_quad(t, e, q) && mmx_delaunay_violates(pos, q[0], q[1], q[2], q[3]);
+    mmx_index count = 0;
+    for (mmx_index e = 0; e < t->nedges; e++) count += mmx__fv_delaunay_seed(&t->view, pos, e);
     mmx_status s = mmx__host_alloc(ctx, (size_t)count, sizeof **seeds, (void **)seeds);
     if (s) return s;
     *n = 0;
     for (mmx_index e = 0; e < t->nedges; e++)
-        if (mmx__flip_quad(t, e, q) && mmx_delaunay_violates(pos, q[0], q[1], q[2], q[3]))
-            (*seeds)[(*n)++] = e;
+        if (mmx__fv_delaunay_seed(&t->view, pos, e)) (*seeds)[(*n)++] = e;
     return MMX_OK;
+}
+
+/* The device seeds of t into *seeds (device, room for nedges) and their number *n (read on the
+ * host: the copy waits, as the round must size its arrays by it). */
+static mmx_status violators_dev(mmx_ctx *ctx, const mmx__flip_dev *t, const float *pos,
+                                mmx_index **seeds, mmx_index *n)
+{
+    mmx_index *count = NULL;
+    *seeds = NULL, *n = 0;
+    if (t->view.nedges == 0) return MMX_OK;
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)t->view.nedges + 1) * sizeof **seeds,
+                                 (void **)seeds);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof *count, (void **)&count);
+    if (!s) s = mmx__delaunay_seeds_cuda(ctx, &t->view, pos, *seeds, count);
+    if (!s) s = mmx_mem_copy(ctx, n, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE, sizeof *n);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, count);
+    if (s) {
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, *seeds);
+        *seeds = NULL;
+    }
+    return s;
+}
+
+/* mmx_delaunay_round on a CUDA context: the topology, the seeds and the round on the device. */
+static mmx_status delaunay_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round,
+                                      mmx_mesh **out, mmx_cavity_counts *counts)
+{
+    mmx__flip_dev t;
+    mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_delaunay_round", &t);
+    if (s) return s;
+    mmx_index *seeds = NULL, n = 0;
+    s = violators_dev(ctx, &t, mesh->pos, &seeds, &n);
+    if (!s) s = mmx__flip_round_dev(ctx, mesh, &t, seeds, n, 1, round, out, counts, NULL);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, seeds);
+    mmx__flip_dev_free(ctx, &t);
+    return s;
+}
+
+/* One topology's arrays on the device (edge_ptr, ev, ef), for the Delaunay loop's ping-pong. */
+typedef struct topo_arrays {
+    mmx_index *edge_ptr, *ev, *ef;
+} topo_arrays;
+
+static mmx_status topo_alloc(mmx_ctx *ctx, mmx_index nv, mmx_index ne, topo_arrays *a)
+{
+    const size_t ix = sizeof(mmx_index);
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nv + 1) * ix, (void **)&a->edge_ptr);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)ne + 1) * ix, (void **)&a->ev);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)ne + 1) * ix, (void **)&a->ef);
+    return s;
+}
+
+static void topo_release(mmx_ctx *ctx, topo_arrays *a)
+{
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, a->edge_ptr);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, a->ev);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, a->ef);
+}
+
+/* mmx_delaunay_flip on CUDA, the mesh on the device with faces: the rounds of
+ * mmx_delaunay_round, but the topology is built from the adjacency once and then carried from
+ * round to round by mmx__flip_update (a flip keeps the face ids and the edge count; the update
+ * gives the very arrays a rebuild would, which the host tests check), so a round costs its
+ * seeds, its selection and its fill, O(nedges), without the two products of the adjacency and
+ * their wait. */
+static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
+                                     mmx_delaunay_report *r)
+{
+    mmx__flip_dev t;
+    mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_delaunay_flip", &t);
+    if (s) return s;
+    const mmx_index nv = t.view.nverts, ne = t.view.nedges;
+    topo_arrays ta[2];
+    memset(ta, 0, sizeof ta);
+    mmx_index *seeds = NULL, *kedge = NULL, *count = NULL;
+    s = topo_alloc(ctx, nv, ne, &ta[0]);
+    if (!s) s = topo_alloc(ctx, nv, ne, &ta[1]);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)ne + 1) * sizeof *seeds, (void **)&seeds);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)ne + 1) * sizeof *kedge, (void **)&kedge);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof *count, (void **)&count);
+    mmx__flip_view view = t.view;
+    const mmx_mesh *cur = mesh;
+    mmx_mesh *owned = NULL; /* cur when it is ours */
+    int capped = 1, next_arrays = 0;
+    for (int k = 0; k < MMX_DELAUNAY_MAX_ROUNDS && !s; k++) {
+        mmx_index n = 0;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        /* The round's seeds: their number is read on the host (a wait), to size the round. */
+        s = ne ? mmx__delaunay_seeds_cuda(ctx, &view, cur->pos, seeds, count) : MMX_OK;
+        if (!s && ne) s = mmx_mem_copy(ctx, &n, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE, sizeof n);
+        if (!s) s = mmx__flip_dev_mesh(ctx, cur, &next);
+        if (!s) s = mmx__flip_round_cuda(ctx, &view, cur->pos, seeds, n, 1, (uint32_t)k,
+                                         next->M->rowidx, &c, NULL, kedge);
+        mmx__flip_view nview = view;
+        if (!s && c.kept > 0) {
+            topo_arrays *a = &ta[next_arrays];
+            s = mmx__flip_update(ctx, &view, kedge, c.kept, next->M->rowidx, a->edge_ptr, a->ev,
+                                 a->ef, &nview);
+            next_arrays ^= 1;
+        }
+        if (s) {
+            mmx_mesh_free(next);
+            break;
+        }
+        mmx_mesh_free(owned); /* in stream order: after the update that read its faces */
+        owned = next;
+        cur = next;
+        view = nview;
+        if (k == 0) { /* the adjacency's arrays are no longer read */
+            t.view = view;
+            mmx_adjacency_free(t.adj);
+            mmx_mem_free(ctx, MMX_SPACE_DEVICE, t.ef);
+            t.adj = NULL, t.ef = NULL;
+        }
+        if (c.kept == 0) { /* nothing flippable is left: what is over the bound stays */
+            r->remaining = c.proposed;
+            capped = 0;
+            break;
+        }
+        r->flips_per_round[r->rounds] = c.kept;
+        r->proposed_per_round[r->rounds] = c.proposed;
+        r->rounds++;
+        r->flips += c.kept;
+    }
+    if (!s && capped) { /* the cap stopped it: count what is left */
+        s = ne ? mmx__delaunay_seeds_cuda(ctx, &view, cur->pos, seeds, count) : MMX_OK;
+        if (!s && ne)
+            s = mmx_mem_copy(ctx, &r->remaining, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE,
+                             sizeof r->remaining);
+    }
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, seeds);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, kedge);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, count);
+    topo_release(ctx, &ta[0]);
+    topo_release(ctx, &ta[1]);
+    mmx__flip_dev_free(ctx, &t);
+    if (s) {
+        mmx_mesh_free(owned);
+        return s;
+    }
+    *out = owned;
+    return MMX_OK;
+}
+
+/* The number of interior edges of `mesh` over the bound, on the context's backend. */
+static mmx_status count_violators(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *n)
+{
+    mmx_index *seeds = NULL;
+    mmx_status s;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST) {
+        mmx__flip_dev t;
+        s = mmx__flip_dev_build(ctx, mesh, "mmx_delaunay_flip", &t);
+        if (!s) s = violators_dev(ctx, &t, mesh->pos, &seeds, n);
+        mmx_mem_free(ctx, MMX_SPACE_DEVICE, seeds);
+        mmx__flip_dev_free(ctx, &t);
+        return s;
+    }
+    mmx__flip_topo t;
+    s = mmx__flip_topo_build(ctx, mesh, "mmx_delaunay_flip", &t);
+    if (!s) {
+        s = violators(ctx, &t, mesh->pos, &seeds, n);
+        free(seeds);
+        mmx__flip_topo_free(&t);
+    }
+    return s;
 }
 
 mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round, mmx_mesh **out,
@@ -50,8 +199,10 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
     if (!mesh || !mesh->M || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_delaunay_round: NULL argument");
     *out = NULL;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_HOST && !mesh->pos)
+    if (!mesh->pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_delaunay_round: the mesh has no positions");
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return delaunay_round_cuda(ctx, mesh, round, out, counts);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_delaunay_round", &t);
     if (s) return s;
@@ -70,6 +221,12 @@ mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
     *out = NULL;
     mmx_delaunay_report r;
     memset(&r, 0, sizeof r);
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST && mesh->M && mesh->pos && mesh->M->ncols > 0 &&
+        mesh->space == MMX_SPACE_DEVICE) {
+        mmx_status s = delaunay_flip_cuda(ctx, mesh, out, &r);
+        if (!s && report) *report = r;
+        return s;
+    }
     mmx_mesh *cur = NULL;
     mmx_status s = MMX_OK;
     int capped = 1;
@@ -90,16 +247,7 @@ mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
         r.rounds++;
         r.flips += c.kept;
     }
-    if (!s && capped) { /* the cap stopped it: count what is left */
-        mmx__flip_topo t;
-        mmx_index *seeds = NULL;
-        s = mmx__flip_topo_build(ctx, cur, "mmx_delaunay_flip", &t);
-        if (!s) {
-            s = violators(ctx, &t, cur->pos, &seeds, &r.remaining);
-            free(seeds);
-            mmx__flip_topo_free(&t);
-        }
-    }
+    if (!s && capped) s = count_violators(ctx, cur, &r.remaining); /* what the cap left */
     if (s) {
         mmx_mesh_free(cur);
         return s;

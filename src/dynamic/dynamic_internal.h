@@ -5,6 +5,11 @@
 
 #include "mesh/mesh_internal.h"
 #include "meshmatrix/dynamic.h"
+#include "flip_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A triangle mesh's face lists with its adjacency and, per edge, the face that runs it from
  * its lower end (ef[2e]) and the one that runs it from its higher end (ef[2e + 1]); -1 where
@@ -19,6 +24,8 @@ typedef struct mmx__flip_topo {
                                   direction it runs the edge; the other -1); -1 -1 for an edge
                                   with three faces or more or two running it the same way */
     mmx_index *vf_ptr, *vf;    /* nverts + 1, 3 * nfaces: the faces at each vertex, ascending */
+    mmx__flip_view view;       /* verts, the adjacency's edge_ptr and ev, and ef, for the
+                                  shared steps (flip_step.h) */
 } mmx__flip_topo;
 
 /* Builds it for a host triangle mesh on a host context. Errors: MMX_ERR_UNSUPPORTED (a CUDA
@@ -66,5 +73,80 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
                                   mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n, uint32_t round,
                                   mmx_mesh **out, mmx_cavity_counts *counts,
                                   mmx_cavity_seed *per_seed);
+
+/* ---- the CUDA backend of the edge flip (flip_topo.c, cavity.cu, delaunay.cu) ----------------
+ *
+ * A device round reads the same arrays as the host's, built on the device from the adjacency
+ * (mmx_adjacency_compute on CUDA) for the round's input mesh: the edge numbering is the
+ * priorities' input, so it must be the one mmx_adjacency gives that mesh. A flip changes it
+ * (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift); a single round
+ * (mmx_cavity_round, mmx_delaunay_round) builds it from the adjacency, and the Delaunay loop
+ * builds it once and then carries it from round to round (mmx__flip_update), which gives the
+ * same arrays for O(nedges) work. Splits and collapses stay on the host. */
+typedef struct mmx__flip_dev {
+    mmx_adjacency *adj;  /* device */
+    mmx_index *ef;       /* device, 2 * nedges */
+    mmx__flip_view view; /* device pointers: the mesh's rowidx, adj's edge_ptr and ev, ef */
+} mmx__flip_dev;
+
+/* Builds it for a triangle mesh on the device (either form) on a CUDA context. Errors:
+ * MMX_ERR_SPACE, MMX_ERR_MESH (a face that is not a triangle, named), those of
+ * mmx_adjacency_compute. Synchronises: the adjacency's one wait (and, for a mesh that is not
+ * all triangles, the host copy that names the face). */
+mmx_status mmx__flip_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
+                               mmx__flip_dev *t);
+void mmx__flip_dev_free(mmx_ctx *ctx, mmx__flip_dev *t);
+
+/* A reduced triangle mesh on the device with src's sizes and a copy of its positions, its
+ * rowidx uninitialised (for a fill to write). Synchronises: no. */
+mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out);
+
+/* The CUDA halves (queued on the context's stream unless said otherwise). */
+
+/* ef from the adjacency's fe and sides (triangles: corner k is in face k / 3). */
+mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index nfaces,
+                             mmx_index *ef);
+
+/* The Delaunay seeds of v (mmx__fv_delaunay_seed) in edge order into seeds (room for
+ * nedges); their number into *count (device memory). */
+mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                    mmx_index *seeds, mmx_index *count);
+
+/* One flip round on the device: seeds[0..n) (device memory, edges of v, checked by the
+ * caller; `distinct` when no edge repeats, which skips the search for repeats), the kept set
+ * by the parallel selection (cavity.cu proves it the host's), the kept flips filled into out
+ * (device, 3 * nfaces, written whole: a copy of v->verts, then the fills). counts (host) gets
+ * the round's counts; per_seed (device, n entries, or NULL) each seed's cavity and outcome;
+ * kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
+ * Synchronises: once per step of the selection, to read how many cavities are undecided
+ * (n = 0: none). */
+mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                const mmx_index *seeds, mmx_index n, int distinct,
+                                uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
+                                mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+
+/* The topology of the mesh a flip round made (flip_update.c; flip_step.h states the rule):
+ * from the old view (the round's input), the old edges of the kept flips kedge[0..k) (any
+ * order, distinct) and the new mesh's faces verts, into edge_ptr (nverts + 1), ev and ef
+ * (2 * nedges each, not overlapping the old arrays), all in the context's space; *out is the
+ * new view. The same arrays as mmx__flip_topo_build / mmx__flip_dev_build of the new mesh.
+ * Synchronises: no. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__flip_update(mmx_ctx *ctx, const mmx__flip_view *old, const mmx_index *kedge,
+                            mmx_index k, const mmx_index *verts, mmx_index *edge_ptr,
+                            mmx_index *ev, mmx_index *ef, mmx__flip_view *out);
+mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const mmx_index *kedge,
+                                 mmx_index k, const mmx_index *verts, mmx_index *edge_ptr,
+                                 mmx_index *ev, mmx_index *ef, mmx__flip_view *out);
+
+/* A flip round on a device topology already built for `mesh` (cavity.c): seeds and per_seed
+ * in device memory, the new device mesh into *out. mmx_delaunay_round's device path and
+ * mmx_cavity_round's share it. Synchronises: as mmx__flip_round_cuda. */
+mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+                               const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
+                               mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -71,30 +71,96 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
     for (mmx_index k = 0; k < 3 * t->nfaces; k++) t->vf[t->vf_ptr[t->verts[k]]++] = k / 3;
     for (mmx_index v = t->nverts; v > 0; v--) t->vf_ptr[v] = t->vf_ptr[v - 1];
     t->vf_ptr[0] = 0;
+    t->view = (mmx__flip_view){t->nverts, t->nfaces, t->nedges, t->verts, t->adj->edge_ptr,
+                               t->adj->ev, t->ef};
     return MMX_OK;
-}
-
-/* The vertex of triangle f after v. */
-static mmx_index after(const mmx__flip_topo *t, mmx_index f, mmx_index v)
-{
-    const mmx_index *p = t->verts + 3 * (size_t)f;
-    return p[0] == v ? p[1] : p[1] == v ? p[2] : p[0];
 }
 
 int mmx__flip_quad(const mmx__flip_topo *t, mmx_index e, mmx_index q[4])
 {
-    const mmx_index f0 = t->ef[2 * (size_t)e], f1 = t->ef[2 * (size_t)e + 1];
-    if (f0 < 0 || f1 < 0) return 0;
-    q[0] = t->adj->ev[2 * (size_t)e];
-    q[1] = t->adj->ev[2 * (size_t)e + 1];
-    q[2] = after(t, f0, q[1]); /* f0 runs a -> b -> c */
-    q[3] = after(t, f1, q[0]); /* f1 runs b -> a -> d */
-    return 1;
+    return mmx__fv_quad(&t->view, e, q);
 }
 
 int mmx__flip_has_edge(const mmx__flip_topo *t, mmx_index u, mmx_index v)
 {
-    const mmx_index lo = u < v ? u : v, hi = u < v ? v : u;
-    const mmx_index e = mmx__edge_find(t->adj->edge_ptr, t->adj->ev, lo, hi);
-    return e < t->adj->edge_ptr[hi + 1] && t->adj->ev[2 * (size_t)e] == lo;
+    return mmx__fv_has_edge(&t->view, u, v);
+}
+
+/* ---- the device topology ------------------------------------------------------------------ */
+
+void mmx__flip_dev_free(mmx_ctx *ctx, mmx__flip_dev *t)
+{
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, t->ef);
+    mmx_adjacency_free(t->adj);
+    memset(t, 0, sizeof *t);
+}
+
+/* The first face of a device mesh that is not a triangle, named (an error path: the host
+ * copy of its face lists). */
+static mmx_status not_triangles(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who)
+{
+    mmx_index *start = NULL, *verts = NULL;
+    mmx_status s = mmx_mesh_faces(ctx, mesh, &start, &verts);
+    if (s) return s;
+    mmx_index f = 0;
+    while (f < mesh->M->ncols && start[f + 1] - start[f] == 3) f++;
+    const int order = f < mesh->M->ncols ? (int)(start[f + 1] - start[f]) : 3;
+    free(start);
+    free(verts);
+    return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d has %d vertices: the cavity operator takes "
+                     "triangle meshes only", who, (int)f, order);
+}
+
+mmx_status mmx__flip_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
+                               mmx__flip_dev *t)
+{
+    memset(t, 0, sizeof *t);
+    if (mesh->space != MMX_SPACE_DEVICE)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "%s: the mesh lives on the host and the context "
+                         "is a CUDA one (copy it with mmx_mesh_copy)", who);
+    mmx_status s = mmx_adjacency_compute(ctx, mesh, &t->adj); /* its one wait: the sizes */
+    if (s) return s;
+    const mmx_index nf = mesh->M->ncols;
+    if (nf > 0 && t->adj->face_order != 3) {
+        s = not_triangles(ctx, mesh, who);
+        mmx__flip_dev_free(ctx, t);
+        return s;
+    }
+    s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)t->adj->nedges + 1) * sizeof *t->ef,
+                      (void **)&t->ef);
+    if (!s) s = mmx__flip_ef_cuda(ctx, t->adj, nf, t->ef);
+    if (s) {
+        mmx__flip_dev_free(ctx, t);
+        return s;
+    }
+    t->view = (mmx__flip_view){mesh->M->nrows, nf, t->adj->nedges, mesh->M->rowidx,
+                               t->adj->edge_ptr, t->adj->ev, t->ef};
+    return MMX_OK;
+}
+
+mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out)
+{
+    *out = NULL;
+    mmx_mesh *m = calloc(1, sizeof *m);
+    if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
+    m->space = MMX_SPACE_DEVICE;
+    m->ctx = ctx;
+    const mmx_index nv = src->M->nrows, nf = src->M->ncols;
+    mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
+    if (!s) { /* the reduced form's properties (spla.h) */
+        m->M->maxcol = nf > 0 ? 3 : 0;
+        m->M->minval = nf > 0 ? 1 : 0;
+        m->M->maxval = nf > 0 ? 3 : 0;
+        m->M->positional = 1;
+    }
+    const size_t pbytes = (size_t)nv * 3 * sizeof(float);
+    if (!s && src->pos) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, pbytes, (void **)&m->pos);
+    if (!s && src->pos)
+        s = mmx_mem_copy(ctx, m->pos, MMX_SPACE_DEVICE, src->pos, MMX_SPACE_DEVICE, pbytes);
+    if (s) {
+        mmx_mesh_free(m);
+        return s;
+    }
+    *out = m;
+    return MMX_OK;
 }

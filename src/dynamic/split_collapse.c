@@ -8,35 +8,20 @@
 #include <string.h>
 #include "dynamic_internal.h"
 
+/* The triangle checks are flip_step.h's, the code the CUDA flips run too. */
 void mmx__point(const float *pos, mmx_index v, double p[3])
 {
-    for (int k = 0; k < 3; k++) p[k] = (double)pos[3 * (size_t)v + k];
+    mmx__hd_point(pos, v, p);
 }
 
 void mmx__tri_normal(const double P[3], const double Q[3], const double R[3], double n[3])
 {
-    const double u[3] = {Q[0] - P[0], Q[1] - P[1], Q[2] - P[2]};
-    const double v[3] = {R[0] - P[0], R[1] - P[1], R[2] - P[2]};
-    n[0] = u[1] * v[2] - u[2] * v[1];
-    n[1] = u[2] * v[0] - u[0] * v[2];
-    n[2] = u[0] * v[1] - u[1] * v[0];
-}
-
-static double dist2(const double P[3], const double Q[3])
-{
-    const double d[3] = {Q[0] - P[0], Q[1] - P[1], Q[2] - P[2]};
-    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+    mmx__hd_tri_normal(P, Q, R, n);
 }
 
 int mmx__bad_triangle(const double P[3], const double Q[3], const double R[3], const double N[3])
 {
-    double n[3];
-    mmx__tri_normal(P, Q, R, n);
-    double l = dist2(P, Q);
-    if (dist2(Q, R) > l) l = dist2(Q, R);
-    if (dist2(R, P) > l) l = dist2(R, P);
-    if (0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) <= 1e-12 * l) return 1;
-    return n[0] * N[0] + n[1] * N[1] + n[2] * N[2] <= 0;
+    return mmx__hd_bad_triangle(P, Q, R, N);
 }
 
 /* Face f's corner where it runs {a, b}: i with {f[i], f[i+1]} = {a, b}. */

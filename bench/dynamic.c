@@ -1,0 +1,220 @@
+/* Delaunay edge flips on the GPU and the host (issue 16): mmx_delaunay_flip on nef0..nef3 on
+ * CUDA and on the host, the same output bytes checked, beside RXMesh's figures.
+ *
+ *   dynamic MESHES [--csv FILE] [--quick] [--reps N] [--host-max L]
+ *
+ * MESHES holds models/nefertiti.obj. nef0..nef3 are nefertiti split 0..3 times by edge
+ * midpoints (bu_split4: 1-to-4, positions unchanged; 100k to 6.4M triangles), as
+ * bench/queries.c makes them. --quick stops at nef1; --host-max L runs the host reference on
+ * nef0..nefL only (default 3: all of them; the host takes seconds to minutes per mesh).
+ *
+ * Per mesh, on CUDA: mmx_delaunay_flip from a mesh already on the device, the median of N
+ * runs (default 5) after one warm-up run, timed by CUDA events on the context's stream (the
+ * call waits on its stream where it must read a count, so the events bracket all of it); then
+ * the same rounds one by one (mmx_delaunay_round), each timed alone, with its cavities
+ * proposed and kept; a round called alone computes its mesh's adjacency, which the loop of
+ * mmx_delaunay_flip does once (later rounds carry the topology over), so the sum of these
+ * exceeds the loop's time by about an adjacency per round. On the host: one run of mmx_delaunay_flip (host clock) and its rounds;
+ * the output must have the same bytes as the CUDA one ("identical").
+ *
+ * Peers. RXMesh's Delaunay flips on the same GPU model (DESIGN.md, H200): nef0 133 ms, nef1
+ * 170, nef2 354, nef3 1,122; the target is 10x faster on nef2 and nef3 (<= 35 ms, <= 112 ms).
+ * CGAL has no function that flips a surface mesh's edges until it is Delaunay (its BGL layer
+ * offers one flip, CGAL::Euler::flip_edge; its Delaunay triangulations build from points, not
+ * from a given surface mesh), so the CPU row is our host reference. */
+#include <string.h>
+#include <time.h>
+#include "bench_util.h"
+#include "bench_clock.h"
+
+static const double rxmesh_ms[4] = {133, 170, 354, 1122};
+
+typedef struct flip_arg {
+    mmx_ctx *ctx;
+    const mmx_mesh *in;
+    mmx_mesh *out;
+    mmx_delaunay_report rep;
+} flip_arg;
+
+static int run_flip(void *p)
+{
+    flip_arg *a = p;
+    mmx_mesh_free(a->out);
+    a->out = NULL;
+    return mmx_delaunay_flip(a->ctx, a->in, &a->out, &a->rep) != MMX_OK;
+}
+
+/* The rounds one by one: per round its proposed and kept cavities and its time (CUDA events
+ * on the CUDA context, the host clock on the host). Prints one line per round. */
+static double rounds(mmx_ctx *ctx, const mmx_mesh *in, const char *who, FILE *csv,
+                     const char *name)
+{
+    const int gpu = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
+    cudaStream_t st = gpu ? (cudaStream_t)mmx_ctx_cuda_stream(ctx) : 0;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    if (gpu) {
+        BU_CUDA(cudaEventCreate(&e0));
+        BU_CUDA(cudaEventCreate(&e1));
+    }
+    mmx_mesh *cur = NULL;
+    double total = 0;
+    for (uint32_t k = 0; k < MMX_DELAUNAY_MAX_ROUNDS; k++) {
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        double ms = 0;
+        if (gpu) {
+            float f = 0;
+            BU_CUDA(cudaEventRecord(e0, st));
+            BU_MMX(ctx, mmx_delaunay_round(ctx, cur ? cur : in, k, &next, &c));
+            BU_CUDA(cudaEventRecord(e1, st));
+            BU_CUDA(cudaEventSynchronize(e1));
+            BU_CUDA(cudaEventElapsedTime(&f, e0, e1));
+            ms = f;
+        } else {
+            const double t0 = bc_now_ms();
+            BU_MMX(ctx, mmx_delaunay_round(ctx, cur ? cur : in, k, &next, &c));
+            ms = bc_now_ms() - t0;
+        }
+        total += ms;
+        mmx_mesh_free(cur);
+        cur = next;
+        printf("  %-5s round %3u: %9d proposed %9d kept %8d invalid %9d conflicts %10.3f ms\n",
+               who, k, (int)c.proposed, (int)c.kept, (int)c.invalid, (int)c.conflicts, ms);
+        if (csv)
+            fprintf(csv, "%s,%s,round,%u,%d,%d,%d,%d,%.4f\n", name, who, k, (int)c.proposed,
+                    (int)c.kept, (int)c.invalid, (int)c.conflicts, ms);
+        if (!c.kept) break;
+    }
+    mmx_mesh_free(cur);
+    if (gpu) {
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+    }
+    return total;
+}
+
+static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level, const mmx_mesh *nef,
+                    int reps, int with_host, FILE *csv)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(cuda);
+    mmx_mesh *d = NULL;
+    BU_MMX(cuda, mmx_mesh_copy(cuda, nef, MMX_SPACE_DEVICE, &d));
+    flip_arg a = {cuda, d, NULL, {0}};
+    const double cu_ms = bu_time(st, 1, reps, run_flip, &a);
+    if (cu_ms < 0) {
+        fprintf(stderr, "dynamic: %s: mmx_delaunay_flip on CUDA failed: %s\n", name,
+                mmx_ctx_error(cuda));
+        exit(1);
+    }
+    const double target = rxmesh_ms[level] / 10;
+    printf("\n%s: %d vertices, %d triangles\n", name, (int)mmx_mesh_nverts(nef),
+           (int)mmx_mesh_nfaces(nef));
+    printf("  cuda  mmx_delaunay_flip %10.3f ms (median of %d)  %d rounds, %lld flips, %d left\n",
+           cu_ms, reps, a.rep.rounds, (long long)a.rep.flips, (int)a.rep.remaining);
+    printf("  RXMesh (H200)           %10.3f ms  -> ours %.1fx faster; target 10x (<= %.1f ms): %s\n",
+           rxmesh_ms[level], rxmesh_ms[level] / cu_ms, target,
+           cu_ms <= target ? "met" : "NOT met");
+    const double cu_rounds = rounds(cuda, d, "cuda", csv, name);
+    printf("  cuda  sum of the rounds timed alone (each with its own adjacency): %.3f ms\n",
+           cu_rounds);
+    double h_ms = -1;
+    int same = -1;
+    mmx_delaunay_report hr;
+    memset(&hr, 0, sizeof hr);
+    if (with_host) {
+        mmx_mesh *ho = NULL, *back = NULL;
+        const double t0 = bc_now_ms();
+        BU_MMX(host, mmx_delaunay_flip(host, nef, &ho, &hr));
+        h_ms = bc_now_ms() - t0;
+        BU_MMX(cuda, mmx_mesh_copy(cuda, a.out, MMX_SPACE_HOST, &back));
+        same = memcmp(&hr, &a.rep, sizeof hr) == 0 &&
+               memcmp(ho->M->rowidx, back->M->rowidx,
+                      3 * (size_t)mmx_mesh_nfaces(nef) * sizeof(mmx_index)) == 0;
+        printf("  host  mmx_delaunay_flip %10.3f ms (one run)  %d rounds, %lld flips, %d left; "
+               "CUDA %.1fx faster\n", h_ms, hr.rounds, (long long)hr.flips, (int)hr.remaining,
+               h_ms / cu_ms);
+        printf("  identical output bytes and report, host and CUDA: %s\n", same ? "yes" : "NO");
+        rounds(host, nef, "host", csv, name);
+        mmx_mesh_free(ho);
+        mmx_mesh_free(back);
+    } else {
+        printf("  host  skipped (--host-max)\n");
+    }
+    if (csv)
+        fprintf(csv, "%s,all,total,%d,%lld,%d,%.4f,%.4f,%.4f,%d\n", name, a.rep.rounds,
+                (long long)a.rep.flips, (int)a.rep.remaining, cu_ms, h_ms, rxmesh_ms[level], same);
+    mmx_mesh_free(a.out);
+    mmx_mesh_free(d);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: dynamic MESHES [--csv FILE] [--quick] [--reps N] [--host-max L]\n"
+                    "  MESHES: a folder with models/nefertiti.obj\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL;
+    int quick = 0, reps = 5, host_max = 3;
+    FILE *csv = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) {
+            quick = 1;
+        } else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1) usage();
+        } else if (!strcmp(argv[i], "--host-max") && i + 1 < argc) {
+            host_max = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            if (!(csv = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "dynamic: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else if (argv[i][0] != '-' && !dir) {
+            dir = argv[i];
+        } else {
+            usage();
+        }
+    }
+    if (!dir) usage();
+    mmx_ctx *host = NULL, *cuda = NULL;
+    if (mmx_ctx_create(&host) || mmx_ctx_create(&cuda) || mmx_ctx_use_cuda(cuda, 0)) {
+        fprintf(stderr, "dynamic: needs a GPU: %s\n", cuda ? mmx_ctx_error(cuda) : "");
+        return 1;
+    }
+    char gpu[300], date[64];
+    bu_gpu_name(gpu, sizeof gpu);
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    printf("dynamic (Delaunay edge flips), %s\nGPU: %s\n", date, gpu);
+    printf("CPU peer: CGAL has no surface-mesh Delaunay edge-flip function (only the one flip "
+           "CGAL::Euler::flip_edge,\nand Delaunay triangulations of point sets); the CPU row is "
+           "meshmatrix's host reference.\n");
+    if (csv)
+        fprintf(csv, "# gpu: %s\n# date: %s\n# rows: mesh,backend,round,k,proposed,kept,invalid,"
+                     "conflicts,ms | mesh,all,total,rounds,flips,remaining,cuda_ms,host_ms,"
+                     "rxmesh_ms,identical\n", gpu, date);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
+    mmx_mesh *nef = NULL;
+    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
+    BU_MMX(host, mmx_mesh_reduce(host, nef));
+    for (int l = 0; l <= (quick ? 1 : 3); l++) {
+        if (l) {
+            mmx_mesh *next = bu_split4(host, nef);
+            mmx_mesh_free(nef);
+            nef = next;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "nef%d", l);
+        measure(host, cuda, name, l, nef, reps, l <= host_max, csv);
+    }
+    mmx_mesh_free(nef);
+    if (csv) fclose(csv);
+    mmx_ctx_free(cuda);
+    mmx_ctx_free(host);
+    return 0;
+}
