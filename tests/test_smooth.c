@@ -162,6 +162,43 @@ Test(smooth, a_flat_grid_stays_flat_under_every_method)
     mmx_ctx_free(ctx);
 }
 
+/* Bilateral filtering of a vertex lifted by c above the plane of its ring (a fan of k
+ * triangles, the ring fixed): every offset h_j along the centre's normal is -c, so the
+ * filtered offset is -c and the vertex lands on the plane, whatever the weights. The offsets'
+ * spread is 0 up to rounding; a one-pass variance made sigma_s from that rounding noise, the
+ * weights exp(-c^2 / (2 sigma_s^2)) all underflowed to 0 and the vertex did not move, or
+ * moved, depending on the last bit (the CUDA and host backends disagreed on an open grid). */
+Test(smooth, bilateral_puts_a_lifted_vertex_on_its_rings_plane)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float lifts[] = {0.01f, 0.1f, 0.37f, 1.0f, 3.0f, 12.5f};
+    for (int k = 5; k <= 8; k++)
+        for (int li = 0; li < (int)(sizeof lifts / sizeof *lifts); li++) {
+            const float c = lifts[li];
+            float pos[3 * 9];
+            mmx_index f[3 * 8];
+            pos[0] = 0.0f, pos[1] = 0.0f, pos[2] = c;
+            for (int i = 0; i < k; i++) {
+                const double a = 0.3 + 6.283185307179586 * i / k;
+                pos[3 * (i + 1)] = (float)(2.0 * cos(a)), pos[3 * (i + 1) + 1] = (float)(2.0 * sin(a));
+                pos[3 * (i + 1) + 2] = 0.0f;
+                f[3 * i] = 0, f[3 * i + 1] = i + 1, f[3 * i + 2] = (i + 1) % k + 1;
+            }
+            mmx_mesh *m = from_faces(ctx, k + 1, k, 3, f, pos);
+            mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_BILATERAL);
+            o.iterations = 1;
+            o.fix_boundary = 1;
+            float *x = smooth_copy(ctx, m, &o, NULL);
+            cr_assert(fabs(x[2]) <= 1e-5 * c && fabs(x[0]) <= 1e-5 * c && fabs(x[1]) <= 1e-5 * c,
+                      "k = %d, lift %g: the centre went to (%g, %g, %g), not onto the plane", k,
+                      (double)c, (double)x[0], (double)x[1], (double)x[2]);
+            cr_assert(memcmp(x + 3, pos + 3, 3 * (size_t)k * sizeof *x) == 0, "the ring moved");
+            free(x);
+            mmx_mesh_free(m);
+        }
+    mmx_ctx_free(ctx);
+}
+
 /* One step of the uniform and of the cotangent Laplacian against x + lambda (L x) / (-L_ii),
  * L written out here: the uniform one from the face lists, the cotangent one read from
  * mmx_cotan_laplacian's weights (checked against libigl elsewhere). */

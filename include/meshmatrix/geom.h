@@ -226,7 +226,10 @@ typedef enum mmx_smooth_method {
                                  radius (the largest t_j); ss = sigma_s, or where it is 0 the
                                  standard deviation of the h_j (population); a factor whose
                                  sigma is 0 counts as 1. A vertex with a zero normal or no
-                                 neighbour does not move. Consistently oriented faces (VV) */
+                                 neighbour does not move. The spread is the two-pass variance
+                                 and the weights are scaled so that the largest is 1 (the same
+                                 ratios): no underflow to an all-zero row, so rounding moves
+                                 the result by rounding only. Consistently oriented faces (VV) */
     MMX_SMOOTH_MCF            /* implicit mean curvature flow (Desbrun, Meyer, Schroeder and
                                  Barr 1999), one backward Euler step per iteration:
                                    (A - h L) x' = A x,

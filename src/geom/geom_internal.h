@@ -402,7 +402,17 @@ mmx_status mmx__mcf_assemble_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w
 
 /* Bilateral filtering at vertex v (geom.h, MMX_SMOOTH_BILATERAL): its neighbours are the VV
  * row [r0, r1) of nb; n the unit vertex normals; sc, ss the sigmas (0: per vertex). Sums in
- * float in the row's order. */
+ * float in the row's order.
+ *
+ * Conditioning: the formula is evaluated so that rounding (a contracted FMA on CUDA, another
+ * expf) moves the result by rounding only. The offsets' spread is the two-pass variance
+ * (sum of (h_j - mean)^2, never negative; the one-pass E[h^2] - mean^2 cancels to noise where
+ * the offsets are nearly equal, and sqrt of that noise made sigma_s, and with it every
+ * weight, arbitrary). The weights are exp(e_j - e_max), e_j = -t_j^2 / (2 sc^2) - h_j^2 /
+ * (2 ss^2) and e_max the largest exponent of the row: the same ratio w_j / sum w, but the
+ * largest weight is 1, so the sum never underflows to 0 (before, a vertex whose offsets were
+ * all large against a tiny sigma_s got every weight 0 and did not move on one backend while
+ * it moved on the other). */
 static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nrm,
                                                  const mmx_index *nb, int64_t r0, int64_t r1,
                                                  float sc, float ss, const unsigned char *fixed,
@@ -412,29 +422,45 @@ static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nr
     out[3 * v] = p[0], out[3 * v + 1] = p[1], out[3 * v + 2] = p[2];
     if (mmx__smooth_fixed(fixed, v) || r1 <= r0 || (n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f))
         return;
-    /* First pass: the per-vertex sigmas (the one-ring's radius, the offsets' spread). */
-    float rmax = 0.0f, hs = 0.0f, hs2 = 0.0f;
+    /* First pass: the one-ring's radius and the offsets' mean; second: their spread. */
+    float rmax = 0.0f, hs = 0.0f;
     for (int64_t r = r0; r < r1; r++) {
         float e[3];
         mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
-        const float t = sqrtf(mmx__v3_dot(e, e)), h = mmx__v3_dot(n, e);
+        const float t = sqrtf(mmx__v3_dot(e, e));
         rmax = t > rmax ? t : rmax;
-        hs += h, hs2 += h * h;
+        hs += mmx__v3_dot(n, e);
     }
-    const float cnt = (float)(r1 - r0), mean = hs / cnt, var = hs2 / cnt - mean * mean;
+    const float cnt = (float)(r1 - r0), mean = hs / cnt;
+    float dev = 0.0f;
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float dh = mmx__v3_dot(n, e) - mean;
+        dev += dh * dh;
+    }
     if (!(sc > 0.0f)) sc = rmax;
-    if (!(ss > 0.0f)) ss = var > 0.0f ? sqrtf(var) : 0.0f;
+    if (!(ss > 0.0f)) ss = sqrtf(dev / cnt);
     /* A sigma of 0 makes its factor 1 (all neighbours alike for that criterion). */
     const float kc = sc > 0.0f ? -0.5f / (sc * sc) : 0.0f, ks = ss > 0.0f ? -0.5f / (ss * ss) : 0.0f;
+    float emax = -INFINITY;
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float h = mmx__v3_dot(n, e), ex = kc * mmx__v3_dot(e, e) + ks * (h * h);
+        emax = ex > emax ? ex : emax;
+    }
     float sum = 0.0f, norm = 0.0f;
     for (int64_t r = r0; r < r1; r++) {
         float e[3];
         mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
-        const float t2 = mmx__v3_dot(e, e), h = mmx__v3_dot(n, e);
-        const float w = expf(kc * t2) * expf(ks * h * h);
+        const float h = mmx__v3_dot(n, e), ex = kc * mmx__v3_dot(e, e) + ks * (h * h);
+        const float w = expf(ex - emax);
         sum += w * h, norm += w;
     }
-    if (!(norm > 0.0f)) return;
+    /* norm >= 1 (the largest weight is exp(0)) unless an exponent is not finite (a sigma
+     * whose square underflows, overflowing k): then the vertex does not move. */
+    if (!(norm > 0.0f) || !isfinite(sum / norm)) return;
     const float d = sum / norm;
     for (int c = 0; c < 3; c++) out[3 * v + c] = p[c] + d * n[c];
 }
