@@ -265,7 +265,13 @@ typedef struct mmx_smooth_options {
     int iterations;     /* steps (Taubin: lambda|mu pairs), >= 0; 0 returns x unchanged */
     float step;         /* lambda for LAPLACIAN, COTAN, TAUBIN (0: 0.5), in (0, 1] for a
                            stable explicit step; h for MCF (0: 1e-3 times the square of the
-                           bounding-box diagonal of the input; h has the units of an area) */
+                           bounding-box diagonal of the input; h has the units of an area).
+                           That default is a large step (the surface visibly smoothed in one
+                           step whatever the resolution): cond(A - h L) grows like h over the
+                           squared edge length, so CG's iterations grow with the resolution
+                           (nefertiti split 3 times: h = 433, 1000 iterations short of 1e-5).
+                           RXMesh's MCF uses h = 0.001 in the model's units (a tiny step on
+                           nefertiti, 34 iterations); pass step for such a problem */
     float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53) */
     int fix_boundary;   /* 1: vertices on a boundary edge keep their positions bit for bit
                            (explicit steps and bilateral: their rows are the identity; MCF:
@@ -276,6 +282,9 @@ typedef struct mmx_smooth_options {
                            non-zero area) */
     double cg_rtol;     /* MCF: CG's relative tolerance per coordinate (default 1e-5) */
     int cg_max_iter;    /* MCF: CG's iteration cap per step (default 1000) */
+    int cg_rel_initial; /* MCF: 0 (default) cg_rtol is relative to ||b|| = ||A x||; nonzero:
+                           to the initial residual ||b - S x|| = h ||L x|| (mmx_cg_opts'
+                           rel_initial: RXMesh's MCF test, far stricter for a small h) */
     float sigma_c, sigma_s; /* BILATERAL's sigmas (0: per vertex, as above) */
     const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (built
                                      here with the default options and freed) */
@@ -332,8 +341,9 @@ typedef struct mmx_smooth_report {
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.
  * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
- * step, MCF the solve's; BILATERAL the VV query's; the patch path its check of the counts
- * (one wait, plus the patch set's build when none is given); MCF with the default h reads
+ * step, MCF the solve's (CG's state read every 8 iterations); BILATERAL the VV query's; the
+ * patch path its check of the counts (one wait, plus the patch set's build when none is
+ * given); MCF with the default h reads
  * the positions once (the bounding box); and, when report is given, the end (the time). */
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report);

@@ -213,7 +213,7 @@ mmx_status mmx_csc_diagonal(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *
  * column q is component q of every vertex); each column runs its own recurrence, with its own
  * alpha and beta, and stops on its own when
  *     ||r_q|| <= rtol * ||b_q||,   r_q = b_q - S x_q the recurrence's residual,
- * or when the iteration cap is reached. A column that has stopped is frozen (its x, r and p no
+ * (or rtol * ||r_q(0)||, the initial residual, with opts.rel_initial), or when the iteration cap is reached. A column that has stopped is frozen (its x, r and p no
  * longer change) while the others go on; S is still applied to all k columns.
  *
  * Arithmetic: vectors in float; every dot product and norm accumulated in double, in a fixed
@@ -263,12 +263,17 @@ typedef struct mmx_cg_opts {
                             initial guess's), for t <= the column's iterations and t <
                             history_cap; entries past that are left as they were */
     int history_cap;     /* entries per column in history, >= 0 */
+    int rel_initial;     /* 0 (default): stop when ||r_q|| <= rtol ||b_q||; nonzero: when
+                            ||r_q|| <= rtol ||r_q(0)||, relative to the initial guess's residual
+                            (the test of RXMesh's MCF and of many CG codes: with a good initial
+                            guess it asks for more digits than the ||b|| test). The report's
+                            residuals stay relative to ||b_q|| either way */
 } mmx_cg_opts;
 
-/* rtol 1e-6, max_iter 1000, check_every 1, no history. */
+/* rtol 1e-6, max_iter 1000, check_every 1, no history, tolerance relative to ||b||. */
 static inline mmx_cg_opts mmx_cg_defaults(void)
 {
-    mmx_cg_opts o = {1e-6, 1000, 1, NULL, 0};
+    mmx_cg_opts o = {1e-6, 1000, 1, NULL, 0, 0};
     return o;
 }
 
