@@ -8,8 +8,10 @@
  * (bu_split4). A first pass over nef0 is run and thrown away (module loading, the pools'
  * growth, cuSPARSE's and cuBLAS's first calls), then per mesh the median of repeated calls
  * after a warm-up (CUDA events around each call):
- * - area-weighted vertex normals, algebraic (mmx_vertex_normals) and on a patch set built
- *   beforehand (mmx_vertex_normals_patch); floor: positions and M read, normals written;
+ * - area-weighted vertex normals, algebraic (mmx_vertex_normals: the transpose of M inside),
+ *   on a patch set built beforehand (mmx_vertex_normals_patch), and with a plan built
+ *   beforehand (mmx_vertex_normals_planned: one kernel); floor: positions and M read, normals
+ *   written;
  * - one uniform Laplacian step (mmx_smooth LAPLACIAN, 1 iteration: set-up included), assembled
  *   and on the patches, and the step alone (100 iterations in one call, / 100); floor:
  *   positions, the VV pattern and the result;
@@ -62,7 +64,9 @@ typedef struct garg {
     float *out;
     mmx_smooth_options o;
     mmx_smooth_report r;
-    int which; /* 0 normals, 1 normals on the patches, 2 smoothing, 3 CG on S */
+    int which; /* 0 normals, 1 normals on the patches, 2 smoothing, 3 CG on S, 4 planned
+                  normals */
+    const mmx_normals_plan *plan;
     /* which = 3: */
     const mmx_csc *S;
     const float *wS, *b, *x0;
@@ -77,6 +81,7 @@ static int run(void *p)
     case 0: return mmx_vertex_normals(a->ctx, a->mesh, MMX_NORMAL_AREA, a->out) != MMX_OK;
     case 1: return mmx_vertex_normals_patch(a->ctx, a->mesh, a->ps, a->out) != MMX_OK;
     case 2: return mmx_smooth(a->ctx, a->mesh, &a->o, a->out, &a->r) != MMX_OK;
+    case 4: return mmx_vertex_normals_planned(a->ctx, a->plan, a->mesh->pos, MMX_NORMAL_AREA, a->out) != MMX_OK;
     default: {
         const size_t bytes = 3 * (size_t)a->S->nrows * sizeof(float);
         if (cudaMemcpyAsync(a->out, a->x0, bytes, cudaMemcpyDeviceToDevice,
@@ -240,8 +245,15 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     a.which = 0;
     emit(name, "vertex normals, algebraic", bu_time(st, 5, 20, run, &a), nfloor, "");
     a.which = 1;
-    snprintf(note, sizeof note, "%s", level == 3 ? "RXMesh (H200) 0.783 ms; target <= 0.157 ms" : "");
-    emit(name, "vertex normals, patches", bu_time(st, 5, 20, run, &a), nfloor, note);
+    emit(name, "vertex normals, patches", bu_time(st, 5, 20, run, &a), nfloor, "");
+    mmx_normals_plan *plan = NULL;
+    BU_MMX(ctx, mmx_normals_plan_create(ctx, d, &plan));
+    a.plan = plan;
+    a.which = 4;
+    snprintf(note, sizeof note, "plan (Mt) built beforehand: one kernel%s",
+             level == 3 ? "; RXMesh (H200) 0.783 ms; target <= 0.157 ms" : "");
+    emit(name, "vertex normals, planned", bu_time(st, 5, 20, run, &a), nfloor, note);
+    mmx_normals_plan_free(plan);
     /* A Laplacian step: positions read and written, the VV pattern (4 B per neighbour, about
      * 2 per corner) read. */
     const double lfloor = (24.0 * nv + 8.0 * nnz) / (tbps * 1e9);

@@ -88,19 +88,49 @@ const char *mmx_normal_weight_name(mmx_normal_weight w);
 mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_weight *w);
 
 /* Vertex normals by the algebra: per-face (area, uniform) or per-corner (angle) values summed
- * per vertex by a mapped SpMV with Mᵀ (op = T, each vertex gathering its faces in ascending
- * order; the angle weights travel as an MMX_MAP_BY_ENTRY table over Mᵀ's entries), then
+ * per vertex through Mᵀ (each vertex gathering its faces in ascending order: the product
+ * Mᵀ<map> x with op = T, evaluated as one fused gather per vertex, the face values computed in
+ * it: a plan made and freed inside, mmx_vertex_normals_planned), then
  *   normals[v] = n_v / |n_v|,
  * zero where n_v = 0 (a vertex in no face, or whose faces cancel or are all degenerate).
  * Degenerate faces contribute nothing. normals: nverts x 3 in the context's space. Works on
  * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
  * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions),
  * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); scratch of
- * O(nnz + nfaces) floats. Synchronises: yes, on CUDA, once: mmx_csc_transpose reads Mᵀ's
- * properties; the rest is queued. */
+ * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); no other
+ * scratch. Repeated calls on one mesh: make a plan once (mmx_normals_plan_create) and call
+ * mmx_vertex_normals_planned, which skips the transpose and its wait. Synchronises: yes, on
+ * CUDA, once: mmx_csc_transpose reads Mᵀ's properties; the rest is queued. */
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals);
+
+/* A vertex-normal plan: what the normals of a mesh need besides the positions (the transpose
+ * of M, each vertex's faces), built once, so that the normals of changing positions (an
+ * animation, the steps of a smoothing) are one kernel each, with no allocation and no wait.
+ * The plan refers to mesh->M's arrays, which must outlive it and not change. */
+typedef struct mmx_normals_plan mmx_normals_plan;
+
+/* Builds the plan of `mesh` (positions not needed). Errors: MMX_ERR_ARG (NULL), MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the transpose of M (O(nnz), a sort on CUDA); memory:
+ * Mᵀ (8 bytes per corner and 4 per vertex). Synchronises: yes, on CUDA, once (the
+ * transpose's properties). */
+mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out);
+
+/* Vertex normals of positions `pos` (nverts x 3, the plan's space) on the plan's mesh, by one
+ * gather per vertex over its faces in ascending order (each face's Newell vector recomputed
+ * per vertex: no per-face scratch, no float atomics): the same values as mmx_vertex_normals
+ * (bit for bit on the host, which evaluates the same code; the device within float rounding).
+ * normals: nverts x 3 in the plan's space; it must not overlap pos. Errors: MMX_ERR_ARG (NULL
+ * plan, NULL arrays with vertices, unknown weighting, a plan of another context),
+ * MMX_ERR_CUDA. Cost: O(nnz * face order) arithmetic, reads of Mᵀ, M and the positions,
+ * one kernel; no allocation. Synchronises: no. */
+mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan,
+                                      const float *pos, mmx_normal_weight weight,
+                                      float *normals);
+
+/* Frees a plan (its transpose back to the context's pool in stream order); NULL accepted.
+ * Synchronises: no. */
+void mmx_normals_plan_free(mmx_normals_plan *plan);
 
 /* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches: the faces' Newell vectors
  * summed around each vertex by mmx_patch_reduce(ps, MMX_QUERY_VF) (the faces in the VF order

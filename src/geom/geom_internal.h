@@ -55,6 +55,22 @@ static inline MMX__HD void mmx__newell(const float *pos, const mmx_index *v, int
     }
 }
 
+/* The angle at corner t of the face whose c vertices are v[0 .. c), in [0, pi] (0 if an edge
+ * at the corner has zero length). */
+static inline MMX__HD float mmx__corner_angle(const float *pos, const mmx_index *v, int64_t c,
+                                              int64_t t)
+{
+    float e1[3], e2[3], x[3];
+    const float *pv = mmx__p(pos, v[t]);
+    mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
+    mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
+    mmx__v3_cross(e1, e2, x);
+    /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi, where
+     * acos of the normalised dot product loses half its digits. */
+    const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
+    return s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
+}
+
 /* What mmx__geom_face computes for a face (per face) or for each of its corners (per corner,
  * in M's storage order). */
 typedef enum mmx__face_what {
@@ -92,17 +108,7 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
         out[f] = 0.5f * len / (float)c;
         break;
     case MMX__CORNER_ANGLE:
-        for (int64_t t = 0; t < c; t++) {
-            float e1[3], e2[3], x[3];
-            const float *pv = mmx__p(pos, v[t]);
-            mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
-            mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
-            mmx__v3_cross(e1, e2, x);
-            /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi,
-             * where acos of the normalised dot product loses half its digits. */
-            const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
-            out[a + t] = s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
-        }
+        for (int64_t t = 0; t < c; t++) out[a + t] = mmx__corner_angle(pos, v, c, t);
         break;
     case MMX__CORNER_COT:
         for (int t = 0; t < 3; t++) {
@@ -138,6 +144,49 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
         break;
     }
 }
+
+/* Vertex j's normal (geom.h, mmx_vertex_normals) in one gather: its faces from Mt's column j
+ * (ascending face order; Mt's values are j's 1-based corner in each face), each face's Newell
+ * vector recomputed here (area), made a unit vector (uniform), or a unit vector times the
+ * angle at j's corner (angle), summed in float in that order, then normalised. These are the
+ * values, the order and the arithmetic of the per-face table, mapped SpMV (op = T) and
+ * normalisation it replaces, so the host's normals are the same bits as before. */
+static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *Mt,
+                                              const float *pos, mmx_normal_weight weight,
+                                              mmx_index j, float *normals)
+{
+    int64_t a, b;
+    mmx__csc_col(Mt, j, &a, &b);
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        int64_t fa, fb;
+        mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
+        const mmx_index *fv = M->rowidx + fa;
+        float N[3], m = 1.0f;
+        mmx__newell(pos, fv, fb - fa, N);
+        if (weight != MMX_NORMAL_AREA) {
+            const float len = sqrtf(mmx__v3_dot(N, N));
+            for (int d = 0; d < 3; d++) N[d] = len > 0.0f ? N[d] / len : 0.0f;
+            if (weight == MMX_NORMAL_ANGLE) m = mmx__corner_angle(pos, fv, fb - fa, Mt->val[q] - 1);
+        }
+        for (int d = 0; d < 3; d++) acc[d] += m * N[d];
+    }
+    const float len = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
+    for (int d = 0; d < 3; d++) normals[3 * (int64_t)j + d] = len > 0.0f ? acc[d] / len : 0.0f;
+}
+
+/* A vertex-normal plan (geom.h): the mesh matrix (the mesh's arrays, not owned) and its
+ * transpose (owned). */
+struct mmx_normals_plan {
+    mmx_csc M;
+    mmx_csc *Mt;
+    mmx_space space;
+    mmx_ctx *ctx;
+};
+
+/* mmx__vertex_normal for every vertex, one thread per vertex. */
+mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                    const float *pos, mmx_normal_weight weight, float *normals);
 
 /* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
  * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */

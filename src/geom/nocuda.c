@@ -92,3 +92,10 @@ mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float
     (void)vv, (void)x, (void)nrm, (void)sc, (void)ss, (void)fixed, (void)out;
     return mmx__no_cuda(ctx, "mmx__bilateral_step_cuda");
 }
+
+mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                    const float *pos, mmx_normal_weight weight, float *normals)
+{
+    (void)M, (void)Mt, (void)pos, (void)weight, (void)normals;
+    return mmx__no_cuda(ctx, "mmx__vertex_normals_cuda");
+}
