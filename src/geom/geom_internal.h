@@ -371,6 +371,39 @@ static inline MMX__HD void mmx__smooth_vertex(const float *x, const float *s, co
     }
 }
 
+/* One assembled explicit step at vertex j fused with its product: s = (L x)_j gathered from
+ * L's column j (L symmetric: column j is row j) in storage order, acc += w * x in float (the
+ * arithmetic and order of mmx_spmv's op = T on the host), then mmx__smooth_vertex's
+ *   x'_j = x_j + lambda (scale_j s_j),
+ * x_j kept bit for bit where scale_j = 0. out must not be x (the neighbours' old positions are
+ * read): the loop double-buffers. */
+static inline MMX__HD void mmx__smooth_lap_vertex(const mmx_csc *L, const float *w, const float *x,
+                                                  const float *scale, float lambda, int64_t j,
+                                                  float *out)
+{
+    const float c = scale[j];
+    if (c == 0.0f) {
+        for (int d = 0; d < 3; d++) out[3 * j + d] = x[3 * j + d];
+        return;
+    }
+    int64_t a, b;
+    mmx__csc_col(L, (mmx_index)j, &a, &b);
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        const float m = w[q];
+        const float *xi = x + 3 * (int64_t)L->rowidx[q];
+        for (int d = 0; d < 3; d++) acc[d] += m * xi[d];
+    }
+    for (int d = 0; d < 3; d++) out[3 * j + d] = x[3 * j + d] + lambda * (c * acc[d]);
+}
+
+/* mmx__smooth_lap_vertex for every vertex (one thread each on CUDA). */
+mmx_status mmx__smooth_lap_step(mmx_ctx *ctx, const mmx_csc *L, const float *w, const float *x,
+                                const float *scale, float lambda, float *out);
+mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                     const float *x, const float *scale, float lambda,
+                                     float *out);
+
 /* scale (n floats) from d (n floats: -diag L, or the VV counts) as mmx__smooth_scale_of says. */
 mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
                              const unsigned char *fixed, float *scale);

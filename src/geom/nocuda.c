@@ -99,3 +99,11 @@ mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_cs
     (void)M, (void)Mt, (void)pos, (void)weight, (void)normals;
     return mmx__no_cuda(ctx, "mmx__vertex_normals_cuda");
 }
+
+mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                     const float *x, const float *scale, float lambda,
+                                     float *out)
+{
+    (void)L, (void)w, (void)x, (void)scale, (void)lambda, (void)out;
+    return mmx__no_cuda(ctx, "mmx__smooth_lap_step_cuda");
+}

@@ -19,6 +19,13 @@ __global__ static void smooth_update(mmx_index n, const float *x, const float *s
     if (v < n) mmx__smooth_vertex(x, s, scale, lambda, patch, v, out);
 }
 
+__global__ static void smooth_lap_step(const mmx_csc L, const float *w, const float *x,
+                                       const float *scale, float lambda, float *out)
+{
+    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < L.ncols) mmx__smooth_lap_vertex(&L, w, x, scale, lambda, j, out);
+}
+
 __global__ static void smooth_mask(mmx_index n, const mmx_index *valence,
                                    const unsigned char *boundary, unsigned char *mask)
 {
@@ -58,6 +65,16 @@ extern "C" mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const f
     smooth_update<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(n, x, s, scale,
                                                                              lambda, patch, out);
     return mmx__cuda(ctx, cudaGetLastError(), "smoothing update launch");
+}
+
+extern "C" mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                                const float *x, const float *scale, float lambda,
+                                                float *out)
+{
+    if (L->ncols == 0) return MMX_OK;
+    smooth_lap_step<<<mmx__grid(L->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        *L, w, x, scale, lambda, out);
+    return mmx__cuda(ctx, cudaGetLastError(), "smoothing Laplacian step launch");
 }
 
 extern "C" mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
