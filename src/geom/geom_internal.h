@@ -71,6 +71,27 @@ static inline MMX__HD float mmx__corner_angle(const float *pos, const mmx_index 
     return s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
 }
 
+/* The mixed Voronoi area of corner t of the triangle v[0 .. 3) (geom.h, MMX_MASS_VORONOI), len
+ * = |N| of the triangle (twice its area). */
+static inline MMX__HD float mmx__corner_voronoi(const float *pos, const mmx_index *v, float len,
+                                                int64_t t)
+{
+    const float *pi = mmx__p(pos, v[t]), *pj = mmx__p(pos, v[(t + 1) % 3]),
+                *pk = mmx__p(pos, v[(t + 2) % 3]);
+    float ij[3], ik[3], ji[3], jk[3], ki[3], kj[3];
+    mmx__v3_sub(pj, pi, ij), mmx__v3_sub(pk, pi, ik);
+    mmx__v3_sub(pi, pj, ji), mmx__v3_sub(pk, pj, jk);
+    mmx__v3_sub(pi, pk, ki), mmx__v3_sub(pj, pk, kj);
+    /* d_x = |e1||e2| cos(angle at x): its sign says whether the angle is obtuse, and d_x / |N|
+     * is the angle's cotangent. */
+    const float di = mmx__v3_dot(ij, ik), dj = mmx__v3_dot(ji, jk), dk = mmx__v3_dot(ki, kj);
+    const float area = 0.5f * len;
+    if (len == 0.0f) return 0.0f;
+    if (di < 0.0f) return 0.5f * area;
+    if (dj < 0.0f || dk < 0.0f) return 0.25f * area;
+    return (mmx__v3_dot(ik, ik) * dj + mmx__v3_dot(ij, ij) * dk) / (8.0f * len);
+}
+
 /* What mmx__geom_face computes for a face (per face) or for each of its corners (per corner,
  * in M's storage order). */
 typedef enum mmx__face_what {
@@ -123,24 +144,7 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
         }
         break;
     default: /* MMX__CORNER_VORONOI */
-        for (int t = 0; t < 3; t++) {
-            const float *pi = mmx__p(pos, v[t]), *pj = mmx__p(pos, v[(t + 1) % 3]),
-                        *pk = mmx__p(pos, v[(t + 2) % 3]);
-            float ij[3], ik[3], ji[3], jk[3], ki[3], kj[3];
-            mmx__v3_sub(pj, pi, ij), mmx__v3_sub(pk, pi, ik);
-            mmx__v3_sub(pi, pj, ji), mmx__v3_sub(pk, pj, jk);
-            mmx__v3_sub(pi, pk, ki), mmx__v3_sub(pj, pk, kj);
-            /* d_x = |e1||e2| cos(angle at x): its sign says whether the angle is obtuse, and
-             * d_x / |N| is the angle's cotangent. */
-            const float di = mmx__v3_dot(ij, ik), dj = mmx__v3_dot(ji, jk), dk = mmx__v3_dot(ki, kj);
-            const float area = 0.5f * len;
-            float r;
-            if (len == 0.0f) r = 0.0f;
-            else if (di < 0.0f) r = 0.5f * area;
-            else if (dj < 0.0f || dk < 0.0f) r = 0.25f * area;
-            else r = (mmx__v3_dot(ik, ik) * dj + mmx__v3_dot(ij, ij) * dk) / (8.0f * len);
-            out[a + t] = r;
-        }
+        for (int t = 0; t < 3; t++) out[a + t] = mmx__corner_voronoi(pos, v, len, t);
         break;
     }
 }
@@ -174,6 +178,33 @@ static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *M
     const float len = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
     for (int d = 0; d < 3; d++) normals[3 * (int64_t)j + d] = len > 0.0f ? acc[d] / len : 0.0f;
 }
+
+/* Vertex j's area (geom.h, mmx_vertex_areas) in one gather over its faces in Mt's column j:
+ * the barycentric share |N_f| / 2 / c_f, or the Voronoi area of j's corner, each computed here
+ * and summed in float in ascending face order: the values and order of the per-face (or
+ * per-corner) table and mapped SpMV it replaces, so the host's areas are the same bits. */
+static inline MMX__HD float mmx__vertex_area(const mmx_csc *M, const mmx_csc *Mt, const float *pos,
+                                             mmx_mass_kind kind, mmx_index j)
+{
+    int64_t a, b;
+    mmx__csc_col(Mt, j, &a, &b);
+    float acc = 0.0f;
+    for (int64_t q = a; q < b; q++) {
+        int64_t fa, fb;
+        mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
+        const mmx_index *fv = M->rowidx + fa;
+        float N[3];
+        mmx__newell(pos, fv, fb - fa, N);
+        const float len = sqrtf(mmx__v3_dot(N, N));
+        acc += kind == MMX_MASS_VORONOI ? mmx__corner_voronoi(pos, fv, len, Mt->val[q] - 1)
+                                        : 0.5f * len / (float)(fb - fa);
+    }
+    return acc;
+}
+
+/* mmx__vertex_area for every vertex, one thread per vertex. */
+mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                  const float *pos, mmx_mass_kind kind, float *areas);
 
 /* A vertex-normal plan (geom.h): the mesh matrix (the mesh's arrays, not owned) and its
  * transpose (owned). */

@@ -107,3 +107,10 @@ mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float
     (void)L, (void)w, (void)x, (void)scale, (void)lambda, (void)out;
     return mmx__no_cuda(ctx, "mmx__smooth_lap_step_cuda");
 }
+
+mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                  const float *pos, mmx_mass_kind kind, float *areas)
+{
+    (void)M, (void)Mt, (void)pos, (void)kind, (void)areas;
+    return mmx__no_cuda(ctx, "mmx__vertex_areas_cuda");
+}
