@@ -161,8 +161,9 @@ typedef enum mmx_mass_kind {
                                  Triangles only */
 } mmx_mass_kind;
 
-/* The area of each vertex's share of its faces (above), summed per vertex by a mapped SpMV
- * with Mᵀ (op = T; the Voronoi corners as an MMX_MAP_BY_ENTRY table over Mᵀ's entries).
+/* The area of each vertex's share of its faces (above), summed per vertex through Mᵀ (the
+ * product Mᵀ<map> x with op = T, the shares as the map or the face values, evaluated as one
+ * gather per vertex over its faces in ascending order, each share computed in it).
  * Both kinds sum to the surface area (Voronoi: for every triangle, the three corners' shares
  * add up to its area). areas: nverts floats in the context's space; a vertex in no face gets
  * 0, degenerate faces contribute 0.
