@@ -372,10 +372,10 @@ typedef struct mmx_smooth_report {
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.
  * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
- * step, MCF the solve's (CG's state read every 8 iterations); BILATERAL the VV query's; the
- * patch path its check of the counts (one wait, plus the patch set's build when none is
- * given); MCF with the default h reads
- * the positions once (the bounding box); and, when report is given, the end (the time). */
+ * step, MCF the solve's (CG's state read at iterations 1, 2, 4, 8, then every 16);
+ * BILATERAL the VV query's; the patch path its check of the counts (one wait, plus the patch
+ * set's build when none is given); MCF with the default h reads the positions once (the
+ * bounding box); and, when report is given, the end (the time). */
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report);
 

@@ -21,7 +21,8 @@ static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind
     if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
         s = mmx__vertex_areas_cuda(ctx, M, Mt, mesh->pos, kind, areas);
     else if (!s)
-        for (mmx_index j = 0; j < M->nrows; j++) areas[j] = mmx__vertex_area(M, Mt, mesh->pos, kind, j);
+        for (mmx_index j = 0; j < M->nrows; j++)
+            areas[j] = mmx__vertex_area(M, Mt, mesh->pos, kind, j);
     mmx_csc_free(Mt);
     return s;
 }

@@ -97,9 +97,10 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
     cg.rtol = o->cg_rtol;
     cg.max_iter = o->cg_max_iter;
     cg.rel_initial = o->cg_rel_initial;
-    /* CUDA reads CG's state back every 8 iterations, not every one: a wait per 8 iterations;
+    /* CUDA reads CG's state back at iterations 1, 2, 4, 8 and then every 16, not every one: a
+     * short solve stops at most twice its length, a long one waits once per 16 iterations;
      * the result does not depend on it (stopped columns are frozen, mmx_cg). */
-    cg.check_every = 8;
+    cg.check_every = 16;
     mmx__cotan_op cot = {NULL, NULL}; /* L's pattern made once, its weights each step */
     for (int it = 0; !s && it < o->iterations; it++) {
         mmx_weighted *L = NULL, *A = NULL;

@@ -292,7 +292,9 @@ mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float
         if (!s) s = cuda ? mmx__cg_step_cuda(ctx, &w, x, t) : (step_host(&w, x, t), MMX_OK);
         /* The host's state is always current; CUDA reads it back every check_every
          * iterations and at the cap, the columns that stopped in between being frozen. */
-        if (!s && (!cuda || t % o.check_every == 0 || t == o.max_iter)) s = read_state(ctx, &w, &host);
+        const int early = t < o.check_every && (t & (t - 1)) == 0; /* 1, 2, 4, ... */
+        if (!s && (!cuda || early || t % o.check_every == 0 || t == o.max_iter))
+            s = read_state(ctx, &w, &host);
         running = !s && !any_fault(&w, &host) && any_active(&w, &host);
     }
     int have_true = 0;
