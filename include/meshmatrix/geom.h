@@ -95,8 +95,8 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
  * zero where n_v = 0 (a vertex in no face, or whose faces cancel or are all degenerate).
  * Degenerate faces contribute nothing. normals: nverts x 3 in the context's space. Works on
  * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
- * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions),
- * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions, normals
+ * overlapping the positions), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); no other
  * scratch. Repeated calls on one mesh: make a plan once (mmx_normals_plan_create) and call
  * mmx_vertex_normals_planned, which skips the transpose and its wait. Synchronises: yes, on
