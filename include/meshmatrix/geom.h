@@ -286,8 +286,9 @@ typedef enum mmx_smooth_path {
                                  so both paths compute the same step (within float rounding:
                                  the sums run in other orders) */
     MMX_SMOOTH_MATRIX_FREE    /* MCF only: mmx_cg on an mmx_linop that applies
-                                 S x = A x - h (L x) with one by-entry SpMV of L and a
-                                 per-vertex finish; S is never assembled */
+                                 S x = A x - h (L x) in one kernel (the by-entry product
+                                 with L gathered per vertex and the finish fused); S is
+                                 never assembled */
 } mmx_smooth_path;
 
 typedef struct mmx_smooth_options {

@@ -491,6 +491,37 @@ mmx_status mmx__mcf_per_vertex_cuda(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, i
                                     const float *x, const float *A, const float *lx, float h,
                                     const unsigned char *fixed, float *y);
 
+/* The matrix-free y = S x at vertex j (k <= 4 columns), S = A - h L with the fixed rows and
+ * columns the identity's: y_j = x_j for a fixed j, else A_j x_j - h (L x_free)_j, the product
+ * gathered from L's column j (L symmetric) in storage order with the fixed neighbours read as
+ * 0, acc += w * x in float: the arithmetic and order of the FREE_ONLY pass, the op = T SpMV
+ * and the APPLY pass it fuses. y must not be x. */
+static inline MMX__HD void mmx__mcf_apply_vertex(const mmx_csc *L, const float *wL, const float *A,
+                                                 float h, const unsigned char *fixed,
+                                                 const float *x, int k, int64_t j, float *y)
+{
+    if (mmx__smooth_fixed(fixed, j)) {
+        for (int c = 0; c < k; c++) y[(int64_t)k * j + c] = x[(int64_t)k * j + c];
+        return;
+    }
+    int64_t a, b;
+    mmx__csc_col(L, (mmx_index)j, &a, &b);
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        const mmx_index i = L->rowidx[q];
+        const int fi = mmx__smooth_fixed(fixed, i);
+        const float m = wL[q];
+        for (int c = 0; c < k; c++) acc[c] += m * (fi ? 0.0f : x[(int64_t)k * i + c]);
+    }
+    for (int c = 0; c < k; c++) y[(int64_t)k * j + c] = A[j] * x[(int64_t)k * j + c] - h * acc[c];
+}
+
+mmx_status mmx__mcf_apply(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A, float h,
+                          const unsigned char *fixed, const float *x, int k, float *y);
+mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                               float h, const unsigned char *fixed, const float *x, int k,
+                               float *y);
+
 /* Column j of S = A - h L on L's pattern (rows ascending, the diagonal stored): wS[q] =
  * [i == j] A_j - h wL[q]; with fixed vertices, an entry in a fixed row or column is
  * [i == j] (the identity's). */

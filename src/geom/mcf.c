@@ -9,7 +9,8 @@
  *
  * Two ways to apply S: assembled, on L's own pattern (one weight per entry of L, the diagonal
  * entries gaining A: no new pattern, no SpGEMM), solved by mmx_cg_csc; matrix-free, an
- * mmx_linop whose apply is one by-entry SpMV of L and a per-vertex finish A x - h (L x).
+ * mmx_linop whose apply is one kernel: a gather per vertex over L's column (the by-entry
+ * product, fixed neighbours read as 0) fused with the finish A x - h (L x).
  *
  * A fixed boundary keeps S symmetric: the fixed vertices' rows and columns become the
  * identity's and their known positions move to the right-hand side, b_j = A_j x_j + h sum
@@ -21,28 +22,19 @@
 #include "geom_internal.h"
 
 /* The matrix-free operator: y = S x for S = A - h L with the fixed rows and columns the
- * identity's (mmx__mcf_vertex's FREE_ONLY and APPLY). */
+ * identity's (mmx__mcf_apply_vertex). */
 typedef struct mcf_op {
     const mmx_weighted *L;
     const float *A;
     float h;
     const unsigned char *fixed;
-    float *xm, *lx; /* n x 4 scratch each */
 } mcf_op;
 
 static mmx_status mcf_apply(mmx_ctx *ctx, void *data, const float *x, int k, float *y)
 {
     const mcf_op *op = (const mcf_op *)data;
-    const mmx_index n = op->L->A->nrows;
-    const float *xs = x;
-    mmx_status s = MMX_OK;
-    if (op->fixed) {
-        s = mmx__mcf_per_vertex(ctx, MMX__MCF_FREE_ONLY, n, k, x, NULL, NULL, 0.0f, op->fixed, op->xm);
-        xs = op->xm;
-    }
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, op->L->A, mmx_weighted_map(op->L), xs, k, 0.0f, op->lx);
-    if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_APPLY, n, k, x, op->A, op->lx, op->h, op->fixed, y);
-    return s;
+    /* One kernel: the product with L over the free neighbours and the finish, fused. */
+    return mmx__mcf_apply(ctx, op->L->A, op->L->w, op->A, op->h, op->fixed, x, k, y);
 }
 
 /* 1e-3 times the square of the bounding-box diagonal of the positions (read on the host). */
@@ -119,7 +111,7 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
         }
         if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_RHS, n, 3, job->x, A->w, lxf, h, fixed, b);
         if (!s && o->path == MMX_SMOOTH_MATRIX_FREE) {
-            mcf_op op = {L, A->w, h, fixed, xm, lx};
+            mcf_op op = {L, A->w, h, fixed};
             s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), ldiag);
             if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_DIAG, n, 1, ldiag, A->w, NULL, h, fixed, diag);
             mmx_linop S = {n, mcf_apply, &op, diag};

@@ -114,3 +114,11 @@ mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc 
     (void)M, (void)Mt, (void)pos, (void)kind, (void)areas;
     return mmx__no_cuda(ctx, "mmx__vertex_areas_cuda");
 }
+
+mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                               float h, const unsigned char *fixed, const float *x, int k,
+                               float *y)
+{
+    (void)L, (void)wL, (void)A, (void)h, (void)fixed, (void)x, (void)k, (void)y;
+    return mmx__no_cuda(ctx, "mmx__mcf_apply_cuda");
+}

@@ -91,6 +91,15 @@ mmx_status mmx__mcf_per_vertex(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
     return MMX_OK;
 }
 
+mmx_status mmx__mcf_apply(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A, float h,
+                          const unsigned char *fixed, const float *x, int k, float *y)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__mcf_apply_cuda(ctx, L, wL, A, h, fixed, x, k, y);
+    for (mmx_index j = 0; j < L->ncols; j++) mmx__mcf_apply_vertex(L, wL, A, h, fixed, x, k, j, y);
+    return MMX_OK;
+}
+
 mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
                              float h, const unsigned char *fixed, float *wS)
 {
