@@ -16,14 +16,17 @@
  *   and on the patches, and the step alone (100 iterations in one call, / 100); floor:
  *   positions, the VV pattern and the result;
  * - Taubin, 100 iterations (each a lambda and a mu step), on the patches and assembled;
- * - mean curvature flow, RXMesh's problem (apps/MCF of owensgroup/RXMesh: h = 0.001 in the
- *   model's units, the mixed Voronoi mass, CG to 1e-6 relative to the initial residual, x
- *   as the initial guess; RXMesh clamps the cotangents to [-19.1, 19.1] and the edge weights
- *   at 0 and runs CG without preconditioner, we keep the plain cotangents and use Jacobi):
- *   one mmx_smooth call (set-up included), assembled and matrix-free; then the solve alone on
- *   S = A - h L assembled beforehand (mmx_cg_csc), the same solve by a cuSPARSE SpMM +
- *   cuBLAS loop (same S, same b, x0, tolerance and Jacobi preconditioner), and the time of
- *   one CG iteration (fixed iteration counts, rtol 0: (t(60) - t(10)) / 50) against its floor;
+ * - mean curvature flow, RXMesh's problems (apps/MCF of owensgroup/RXMesh, one implicit step
+ *   from x, CG to 1e-6 of the initial residual): the current app's default, the uniform
+ *   Laplacian with the valences as mass and dt = 10, (V - 10 L_u) x' = V x (-solver cg; its
+ *   34 iterations fit this problem's conditioning), and the earlier app's, the cotangent
+ *   Laplacian with the mixed Voronoi mass and dt = 0.001 in the model's units (RXMesh clamps
+ *   the cotangents to [-19.1, 19.1] and the edge weights at 0; we keep the plain cotangents).
+ *   RXMesh runs CG without preconditioner; we use Jacobi. Each: one mmx_smooth call (set-up
+ *   included), assembled and matrix-free; then the solve alone on S = A - h L assembled
+ *   beforehand (mmx_cg_csc) and the same solve by a cuSPARSE SpMM + cuBLAS loop (same S, b,
+ *   x0, tolerance and Jacobi preconditioner); and, on the uniform S, the time of one CG
+ *   iteration (fixed iteration counts, rtol 0: (t(60) - t(10)) / 50) against its floor;
  * - mean curvature flow with the default h (1e-3 times the squared bounding-box diagonal:
  *   a large step, whose CG iteration count grows with the resolution), for reference.
  * RXMesh (H200): nef3 vertex normals 0.783 ms, MCF 34 CG iterations 23.6 ms (32.2 with
@@ -182,17 +185,23 @@ static int spcg_run(void *arg)
 /* ---- one mesh --------------------------------------------------------------------------------- */
 
 /* S = A - h L on L's pattern (no fixed vertex), the right side b = A x and the Jacobi
- * diagonal, built on the host from the host mesh and moved to the device. */
+ * diagonal, built on the host from the host mesh and moved to the device: L cotangent and A
+ * the mixed Voronoi areas, or (uniform) L uniform and A the valences, -diag(L). */
 typedef struct mcf_sys {
     mmx_csc *S;  /* device pattern (CSC of a symmetric matrix: also its CSR) */
     float *wS, *b, *x0, *dinv;
 } mcf_sys;
 
-static void mcf_system(mmx_ctx *host, mmx_ctx *cuda, const mmx_mesh *hm, float h, mcf_sys *sys)
+static void mcf_system(mmx_ctx *host, mmx_ctx *cuda, const mmx_mesh *hm, float h, int uniform,
+                       mcf_sys *sys)
 {
     mmx_weighted *L = NULL, *A = NULL;
-    BU_MMX(host, mmx_cotan_laplacian(host, hm, NULL, &L));
+    BU_MMX(host, uniform ? mmx_uniform_laplacian(host, hm, NULL, &L) : mmx_cotan_laplacian(host, hm, NULL, &L));
     BU_MMX(host, mmx_mass_matrix(host, hm, MMX_MASS_VORONOI, &A));
+    if (uniform)
+        for (mmx_index j = 0; j < L->A->ncols; j++)
+            for (mmx_index q = L->A->colptr[j]; q < L->A->colptr[j + 1]; q++)
+                if (L->A->rowidx[q] == j) A->w[j] = -L->w[q];
     const mmx_index n = L->A->ncols;
     const mmx_index nnz = L->A->nnz;
     float *w = malloc((size_t)nnz * sizeof *w), *b = malloc(12 * (size_t)n), *dinv = malloc(4 * (size_t)n);
@@ -282,88 +291,103 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
                  level == 2 ? "; target < 16 ms" : "");
         emit(name, p ? "Taubin x100, assembled" : "Taubin x100, patches", tb, 200 * lfloor, note);
     }
-    /* Mean curvature flow, RXMesh's problem. */
-    for (int p = 0; p < 2; p++) {
-        a.o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
-        a.o.step = 0.001f;
-        a.o.mass = MMX_MASS_VORONOI;
-        a.o.cg_rtol = 1e-6;
-        a.o.cg_rel_initial = 1;
-        a.o.path = p ? MMX_SMOOTH_MATRIX_FREE : MMX_SMOOTH_ASSEMBLED;
-        const double mcf = bu_time(st, 1, 3, run, &a);
-        snprintf(note, sizeof note, "h 0.001, Voronoi mass, CG (Jacobi) to 1e-6 of r0: %d iterations%s, "
-                 "residual %.2g of b%s", a.r.cg_iterations, a.r.cg_converged ? "" : " (not converged)",
-                 a.r.cg_residual,
-                 level == 3 ? "; RXMesh (H200) 32.2 ms with set-up, 34 iterations; target <= 10.7 ms"
-                            : level == 2 ? "; RXMesh (H200) 7.7 ms" : "");
-        emit(name, p ? "MCF (RXMesh's problem), one call, matrix-free"
-                     : "MCF (RXMesh's problem), one call, assembled", mcf, 0, note);
-    }
-    /* The solve alone on S assembled beforehand, ours and cuSPARSE's, and one iteration. */
+    /* Mean curvature flow: RXMesh's two problems (the current app's default, uniform with
+     * dt 10; the earlier app's, cotangent with dt 0.001), each as one mmx_smooth call on both
+     * paths, then the solve alone on S built beforehand, ours and cuSPARSE's. */
     mcf_sys sys;
-    mcf_system(host, ctx, hm, 0.001f, &sys);
-    a.which = 3;
-    a.S = sys.S, a.wS = sys.wS, a.b = sys.b, a.x0 = sys.x0;
-    a.cg = mmx_cg_defaults();
-    a.cg.rtol = 1e-6;
-    a.cg.rel_initial = 1;
-    a.cg.check_every = 16;
-    const double solve = bu_time(st, 2, 5, run, &a);
-    snprintf(note, sizeof note, "mmx_cg_csc, Jacobi, state read at 1, 2, 4, 8, then every 16: %d iterations, true residual %.2g of b%s",
-             a.cr.iterations, a.cr.true_rel_residual[0],
-             level == 3 ? "; RXMesh (H200) 23.6 ms, 34 iterations (no preconditioner); target <= 7.9 ms" : "");
-    emit(name, "MCF solve only (S built), ours", solve, 0, note);
     spcg c;
     memset(&c, 0, sizeof c);
-    c.sh = sh, c.bh = bh, c.st = st, c.n = (int)nv, c.max_iter = 1000, c.rtol = 1e-6;
-    c.b = sys.b, c.x0 = sys.x0, c.dinv = sys.dinv;
+    c.sh = sh, c.bh = bh, c.st = st, c.n = (int)nv;
     float **vecs[] = {&c.x, &c.r, &c.z, &c.p, &c.sp};
     for (int i = 0; i < 5; i++) BU_CUDA(cudaMalloc((void **)vecs[i], 12 * (size_t)nv));
-    BL_SPARSE(cusparseCreateCsr(&c.S, c.n, c.n, sys.S->nnz, (void *)sys.S->colptr, (void *)sys.S->rowidx,
-                                sys.wS, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
-                                CUDA_R_32F));
-    BL_SPARSE(cusparseCreateDnMat(&c.P, c.n, 3, 3, c.p, CUDA_R_32F, CUSPARSE_ORDER_ROW));
-    BL_SPARSE(cusparseCreateDnMat(&c.SP, c.n, 3, 3, c.sp, CUDA_R_32F, CUSPARSE_ORDER_ROW));
-    BL_SPARSE(cusparseCreateDnMat(&c.X, c.n, 3, 3, c.x, CUDA_R_32F, CUSPARSE_ORDER_ROW));
-    BL_SPARSE(cusparseCreateDnMat(&c.R, c.n, 3, 3, c.r, CUDA_R_32F, CUSPARSE_ORDER_ROW));
-    size_t bsz = 0;
-    const float one = 1.0f, zero = 0.0f;
-    BL_SPARSE(cusparseSpMM_bufferSize(sh, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                      &one, c.S, c.P, &zero, c.SP, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT, &bsz));
-    BU_CUDA(cudaMalloc(&c.buf, bsz ? bsz : 1));
-    const double peer = bu_time(st, 2, 5, spcg_run, &c);
-    snprintf(note, sizeof note, "cusparseSpMM + cuBLAS, Jacobi, to 1e-6 of r0: %d iterations, ||r||/||r0|| %.2g",
-             c.iters, c.worst);
-    emit(name, "MCF solve only (S built), cuSPARSE + cuBLAS", peer, 0, note);
-    /* One CG iteration: S read (rowidx and weight per entry, colptr), and the vectors of
-     * the method (k = 3): p read and S p written by the product, x += a p, r -= a S p,
-     * z = D⁻¹ r, p = z + b p: 160 B per vertex. */
-    const double cfloor = (8.0 * sys.S->nnz + 4.0 * nv + 160.0 * nv) / (tbps * 1e9);
-    for (int ce = 0; ce < 2; ce++) {
+    for (int pr = 0; pr < 2; pr++) {
+        const int uniform = pr == 0;
+        const float h = uniform ? 10.0f : 0.001f;
+        const char *what = uniform ? "uniform L, valence mass, h 10" : "cotangent L, Voronoi mass, h 0.001";
+        const char *tag = uniform ? "MCF (RXMesh's default: uniform)" : "MCF (RXMesh's earlier: cotangent)";
+        char row[128];
+        for (int p = 0; p < 2; p++) {
+            a.which = 2;
+            a.o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
+            a.o.step = h;
+            a.o.mcf_uniform = uniform;
+            a.o.mass = MMX_MASS_VORONOI;
+            a.o.cg_rtol = 1e-6;
+            a.o.cg_rel_initial = 1;
+            a.o.path = p ? MMX_SMOOTH_MATRIX_FREE : MMX_SMOOTH_ASSEMBLED;
+            const double mcf = bu_time(st, 1, 3, run, &a);
+            snprintf(note, sizeof note, "%s, CG (Jacobi) to 1e-6 of r0: %d iterations%s, residual %.2g of b%s",
+                     what, a.r.cg_iterations, a.r.cg_converged ? "" : " (not converged)", a.r.cg_residual,
+                     level == 3 ? "; RXMesh (H200) 32.2 ms with set-up, 34 iterations; target <= 10.7 ms"
+                                : level == 2 ? "; RXMesh (H200) 7.7 ms" : "");
+            snprintf(row, sizeof row, "%s, one call, %s", tag, p ? "matrix-free" : "assembled");
+            emit(name, row, mcf, 0, note);
+        }
+        mcf_system(host, ctx, hm, h, uniform, &sys);
+        a.which = 3;
+        a.S = sys.S, a.wS = sys.wS, a.b = sys.b, a.x0 = sys.x0;
         a.cg = mmx_cg_defaults();
-        a.cg.rtol = 0.0;
-        a.cg.check_every = ce ? 16 : 1;
-        a.cg.max_iter = 10;
-        const double t10 = bu_time(st, 1, 5, run, &a);
-        a.cg.max_iter = 60;
-        const double t60 = bu_time(st, 1, 5, run, &a);
-        snprintf(note, sizeof note, "(t(60) - t(10)) / 50, rtol 0, state read every %d iteration%s",
-                 a.cg.check_every, ce ? "s" : "");
-        emit(name, ce ? "CG iteration, check every 16" : "CG iteration, check every 1", (t60 - t10) / 50,
-             cfloor, note);
+        a.cg.rtol = 1e-6;
+        a.cg.rel_initial = 1;
+        a.cg.check_every = 16;
+        const double solve = bu_time(st, 2, 5, run, &a);
+        snprintf(note, sizeof note, "mmx_cg_csc, Jacobi, state read at 1, 2, 4, 8, then every 16: %d iterations, "
+                 "true residual %.2g of b%s", a.cr.iterations, a.cr.true_rel_residual[0],
+                 level == 3 ? "; RXMesh (H200) 23.6 ms, 34 iterations (no preconditioner); target <= 7.9 ms" : "");
+        snprintf(row, sizeof row, "%s, solve only (S built), ours", tag);
+        emit(name, row, solve, 0, note);
+        c.max_iter = 1000, c.rtol = 1e-6;
+        c.b = sys.b, c.x0 = sys.x0, c.dinv = sys.dinv;
+        BL_SPARSE(cusparseCreateCsr(&c.S, c.n, c.n, sys.S->nnz, (void *)sys.S->colptr, (void *)sys.S->rowidx,
+                                    sys.wS, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
+                                    CUDA_R_32F));
+        BL_SPARSE(cusparseCreateDnMat(&c.P, c.n, 3, 3, c.p, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+        BL_SPARSE(cusparseCreateDnMat(&c.SP, c.n, 3, 3, c.sp, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+        BL_SPARSE(cusparseCreateDnMat(&c.X, c.n, 3, 3, c.x, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+        BL_SPARSE(cusparseCreateDnMat(&c.R, c.n, 3, 3, c.r, CUDA_R_32F, CUSPARSE_ORDER_ROW));
+        size_t bsz = 0;
+        const float one = 1.0f, zero = 0.0f;
+        BL_SPARSE(cusparseSpMM_bufferSize(sh, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                          &one, c.S, c.P, &zero, c.SP, CUDA_R_32F, CUSPARSE_SPMM_ALG_DEFAULT,
+                                          &bsz));
+        BU_CUDA(cudaMalloc(&c.buf, bsz ? bsz : 1));
+        const double peer = bu_time(st, 2, 5, spcg_run, &c);
+        snprintf(note, sizeof note, "cusparseSpMM + cuBLAS, Jacobi, to 1e-6 of r0: %d iterations, ||r||/||r0|| %.2g",
+                 c.iters, c.worst);
+        snprintf(row, sizeof row, "%s, solve only (S built), cuSPARSE + cuBLAS", tag);
+        emit(name, row, peer, 0, note);
+        if (uniform) {
+            /* One CG iteration: S read (rowidx and weight per entry, colptr), and the vectors of
+             * the method (k = 3): p read and S p written by the product, x += a p, r -= a S p,
+             * z = D⁻¹ r, p = z + b p: 160 B per vertex. */
+            const double cfloor = (8.0 * sys.S->nnz + 4.0 * nv + 160.0 * nv) / (tbps * 1e9);
+            for (int ce = 0; ce < 2; ce++) {
+                a.cg = mmx_cg_defaults();
+                a.cg.rtol = 0.0;
+                a.cg.check_every = ce ? 16 : 1;
+                a.cg.max_iter = 10;
+                const double t10 = bu_time(st, 1, 5, run, &a);
+                a.cg.max_iter = 60;
+                const double t60 = bu_time(st, 1, 5, run, &a);
+                snprintf(note, sizeof note, "(t(60) - t(10)) / 50, rtol 0, state read every %d iteration%s",
+                         a.cg.check_every, ce ? "s" : "");
+                emit(name, ce ? "CG iteration, check every 16" : "CG iteration, check every 1", (t60 - t10) / 50,
+                     cfloor, note);
+            }
+            c.rtol = 0.0;
+            c.max_iter = 60;
+            const double p60 = bu_time(st, 1, 3, spcg_run, &c);
+            c.max_iter = 10;
+            const double p10 = bu_time(st, 1, 3, spcg_run, &c);
+            emit(name, "CG iteration, cuSPARSE + cuBLAS", (p60 - p10) / 50, cfloor,
+                 "(t(60) - t(10)) / 50, rtol 0");
+        }
+        cusparseDestroySpMat(c.S), cusparseDestroyDnMat(c.P), cusparseDestroyDnMat(c.SP);
+        cusparseDestroyDnMat(c.X), cusparseDestroyDnMat(c.R);
+        BU_CUDA(cudaFree(c.buf));
+        mcf_system_free(&sys);
     }
-    c.rtol = 0.0;
-    c.max_iter = 60;
-    const double p60 = bu_time(st, 1, 3, spcg_run, &c);
-    c.max_iter = 10;
-    const double p10 = bu_time(st, 1, 3, spcg_run, &c);
-    emit(name, "CG iteration, cuSPARSE + cuBLAS", (p60 - p10) / 50, cfloor,
-         "(t(60) - t(10)) / 50, rtol 0");
-    cusparseDestroySpMat(c.S), cusparseDestroyDnMat(c.P), cusparseDestroyDnMat(c.SP);
-    cusparseDestroyDnMat(c.X), cusparseDestroyDnMat(c.R);
     for (int i = 0; i < 5; i++) BU_CUDA(cudaFree(*vecs[i]));
-    BU_CUDA(cudaFree(c.buf));
-    mcf_system_free(&sys);
     /* The default h (a large step). */
     a.which = 2;
     a.o = mmx_smooth_defaults(MMX_SMOOTH_MCF);

@@ -302,8 +302,9 @@ typedef struct mmx_smooth_options {
                            step whatever the resolution): cond(A - h L) grows like h over the
                            squared edge length, so CG's iterations grow with the resolution
                            (nefertiti split 3 times: h = 433, 1000 iterations short of 1e-5).
-                           RXMesh's MCF uses h = 0.001 in the model's units (a tiny step on
-                           nefertiti, 34 iterations); pass step for such a problem */
+                           RXMesh's MCF app solves smaller steps: by default the uniform
+                           problem with h = 10 (mcf_uniform), earlier the cotangent one with
+                           h = 0.001 in the model's units; pass step for those */
     float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53) */
     int fix_boundary;   /* 1: vertices on a boundary edge keep their positions bit for bit
                            (explicit steps and bilateral: their rows are the identity; MCF:
@@ -314,6 +315,10 @@ typedef struct mmx_smooth_options {
                            non-zero area) */
     double cg_rtol;     /* MCF: CG's relative tolerance per coordinate (default 1e-5) */
     int cg_max_iter;    /* MCF: CG's iteration cap per step (default 1000) */
+    int mcf_uniform;    /* MCF: 0 (default) the cotangent Laplacian and the mass `mass`; 1: the
+                           uniform Laplacian (mmx_uniform_laplacian) and the valences as A,
+                           (V - h L_u) x' = V x, built once (they do not depend on x): the
+                           problem of RXMesh's current MCF app by default (-dt 10) */
     int cg_rel_initial; /* MCF: 0 (default) cg_rtol is relative to ||b|| = ||A x||; nonzero:
                            to the initial residual ||b - S x|| = h ||L x|| (mmx_cg_opts'
                            rel_initial: RXMesh's MCF test, far stricter for a small h) */

@@ -463,7 +463,8 @@ typedef enum mmx__mcf_op {
                                 NULL: none, y = A x) */
     MMX__MCF_APPLY,          /* y = fixed ? x : A x - h lx (lx = L applied to the free part) */
     MMX__MCF_DIAG,           /* k = 1, x = diag L: y = fixed ? 1 : A - h x (S's diagonal) */
-    MMX__MCF_RESTORE         /* y = fixed ? x : y (the fixed rows put back bit for bit) */
+    MMX__MCF_RESTORE,        /* y = fixed ? x : y (the fixed rows put back bit for bit) */
+    MMX__MCF_NEGATE          /* y = -x (the uniform Laplacian's valences from its diagonal) */
 } mmx__mcf_op;
 
 static inline MMX__HD void mmx__mcf_vertex(mmx__mcf_op op, int k, const float *x, const float *A,
@@ -479,6 +480,7 @@ static inline MMX__HD void mmx__mcf_vertex(mmx__mcf_op op, int k, const float *x
         case MMX__MCF_RHS: y[q] = f ? x[q] : lx ? A[v] * x[q] + h * lx[q] : A[v] * x[q]; break;
         case MMX__MCF_APPLY: y[q] = f ? x[q] : A[v] * x[q] - h * lx[q]; break;
         case MMX__MCF_DIAG: y[q] = f ? 1.0f : A[v] - h * x[q]; break;
+        case MMX__MCF_NEGATE: y[q] = -x[q]; break;
         default: if (f) y[q] = x[q]; break;
         }
     }

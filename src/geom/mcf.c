@@ -94,13 +94,28 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
      * the result does not depend on it (stopped columns are frozen, mmx_cg). */
     cg.check_every = 16;
     mmx__cotan_op cot = {NULL, NULL}; /* L's pattern made once, its weights each step */
+    /* The uniform problem: L and the valences once. */
+    mmx_weighted *Lu = NULL;
+    float *valence = NULL;
+    if (!s && o->mcf_uniform && o->iterations > 0) {
+        s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &Lu);
+        if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *valence, (void **)&valence);
+        if (!s) s = mmx_csc_diagonal(ctx, Lu->A, mmx_weighted_map(Lu), ldiag);
+        if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_NEGATE, n, 1, ldiag, NULL, NULL, 0.0f, NULL, valence);
+    }
     for (int it = 0; !s && it < o->iterations; it++) {
-        mmx_weighted *L = NULL, *A = NULL;
+        mmx_weighted *L = NULL, *A = NULL, Au;
         float *wS = NULL;
         mmx_cg_report cr;
-        s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
-        if (!s) L = cot.L;
-        if (!s) s = mmx__geom_mass(ctx, &job->view, o->mass, job->adj, &A);
+        if (o->mcf_uniform) {
+            L = Lu;
+            Au.w = valence; /* only A->w is read below */
+            A = &Au;
+        } else {
+            s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
+            if (!s) L = cot.L;
+            if (!s) s = mmx__geom_mass(ctx, &job->view, o->mass, job->adj, &A);
+        }
         /* The right-hand side: A x, plus h L x_fixed on the free rows, x on the fixed. */
         const float *lxf = NULL;
         if (!s) {
@@ -135,9 +150,11 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
             job->rep->cg_residual = worst;
         }
         mmx_mem_free(ctx, sp, wS);
-        mmx_weighted_free(A);
+        if (A != &Au) mmx_weighted_free(A);
     }
     mmx__cotan_op_free(&cot);
+    mmx_weighted_free(Lu);
+    mmx_mem_free(ctx, sp, valence);
     if (o->iterations == 0) job->rep->cg_converged = 1;
     mmx_mem_free(ctx, sp, fixed);
     mmx_mem_free(ctx, sp, ldiag);
