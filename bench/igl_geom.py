@@ -9,8 +9,9 @@ Per mesh (median of R runs, wall clock, the process's threads as numpy/scipy use
 - igl.per_vertex_normals (area weighting);
 - one uniform Laplacian step x + 0.5 (D^-1 A x - x) by a scipy sparse product (the adjacency
   built beforehand);
-- RXMesh's MCF problem: cotmatrix and massmatrix (Voronoi) built, then (A - h L) x' = A x for
-  h = 0.001 solved by scipy's CG with Jacobi to 1e-6 of the initial residual from x (double).
+- RXMesh's MCF problems, solved by scipy's CG with Jacobi to 1e-6 of the initial residual
+  from x (double): its app's default, (V - 10 L_u) x' = V x (uniform Laplacian, valences), and
+  its earlier one, (A - 0.001 L) x' = A x with libigl's cotmatrix and Voronoi massmatrix.
 Prints markdown rows: | mesh | operation | ms | note |."""
 import argparse, statistics, sys, time
 
@@ -52,32 +53,44 @@ def main():
         P = (dinv @ adj).tocsr()
         ms, _ = timed(lambda: V + 0.5 * (P @ V - V), a.repeats)
         print("| %s | Laplacian step, scipy (libigl's adjacency) | %.3f | operator built beforehand |" % (name, ms))
+        for uniform in (True, False):
+            mcf_rows(name, V, F, adj, deg, uniform, a.repeats)
+        sys.stdout.flush()
+
+
+def mcf_rows(name, V, F, adj, deg, uniform, repeats):
+    """RXMesh's MCF problems: uniform (valence mass, h 10) or cotangent (Voronoi, h 0.001)."""
+    t0 = time.perf_counter()
+    if uniform:
+        h = 10.0
+        L = (adj - sp.diags(deg)).tocsr()
+        M = sp.diags(deg)
+    else:
         h = 0.001
-        t0 = time.perf_counter()
         L = igl.cotmatrix(V, F)
         M = igl.massmatrix(V, F, igl.MASSMATRIX_TYPE_VORONOI)
-        S = (M - h * L).tocsr()
-        setup = (time.perf_counter() - t0) * 1e3
-        d = S.diagonal()
-        Pj = sla.LinearOperator(S.shape, matvec=lambda r: r / d)
-        B = M @ V
+    S = (M - h * L).tocsr()
+    setup = (time.perf_counter() - t0) * 1e3
+    d = S.diagonal()
+    Pj = sla.LinearOperator(S.shape, matvec=lambda r: r / d)
+    B = M @ V
+    def cg_solve():
+        X, its = np.empty_like(V), 0
+        for c in range(3):
+            count = [0]
+            r0 = np.linalg.norm(B[:, c] - S @ V[:, c])
+            x, info = sla.cg(S, B[:, c], x0=V[:, c], rtol=1e-6 * r0 / np.linalg.norm(B[:, c]),
+                             atol=0.0, M=Pj, maxiter=1000,
+                             callback=lambda xk: count.__setitem__(0, count[0] + 1))
+            X[:, c] = x
+            its = max(its, count[0])
+        return X, its
 
-        def cg_solve():
-            X, its = np.empty_like(V), 0
-            for c in range(3):
-                count = [0]
-                r0 = np.linalg.norm(B[:, c] - S @ V[:, c])
-                x, info = sla.cg(S, B[:, c], x0=V[:, c], rtol=1e-6 * r0 / np.linalg.norm(B[:, c]),
-                                 atol=0.0, M=Pj, maxiter=1000,
-                                 callback=lambda xk: count.__setitem__(0, count[0] + 1))
-                X[:, c] = x
-                its = max(its, count[0])
-            return X, its
-
-        ms, (_, its) = timed(cg_solve, a.repeats)
-        print("| %s | MCF (RXMesh's problem), scipy CG + Jacobi | %.3f | libigl cotmatrix + massmatrix %.1f ms "
-              "before; %d iterations, 1e-6 of r0, double |" % (name, ms, setup, its))
-        sys.stdout.flush()
+    ms, (_, its) = timed(cg_solve, repeats)
+    what = "uniform, valence mass, h 10" if uniform else "cotangent, Voronoi mass, h 0.001"
+    print("| %s | MCF (RXMesh's %s), scipy CG + Jacobi | %.3f | %s; operator built before in %.1f ms "
+          "(libigl); %d iterations, 1e-6 of r0, double |"
+          % (name, "default" if uniform else "earlier", ms, what, setup, its))
 
 
 if __name__ == "__main__":
