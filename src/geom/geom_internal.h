@@ -589,7 +589,7 @@ static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nr
     if (!(ss > 0.0f)) ss = sqrtf(dev / cnt);
     /* A sigma of 0 makes its factor 1 (all neighbours alike for that criterion). */
     const float kc = sc > 0.0f ? -0.5f / (sc * sc) : 0.0f, ks = ss > 0.0f ? -0.5f / (ss * ss) : 0.0f;
-    float emax = -INFINITY;
+    float emax = -3.4028235e38f; /* -FLT_MAX: below every finite exponent */
     for (int64_t r = r0; r < r1; r++) {
         float e[3];
         mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
@@ -606,7 +606,7 @@ static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nr
     }
     /* norm >= 1 (the largest weight is exp(0)) unless an exponent is not finite (a sigma
      * whose square underflows, overflowing k): then the vertex does not move. */
-    if (!(norm > 0.0f) || !isfinite(sum / norm)) return;
+    if (!(norm > 0.0f) || !mmx__finite((double)(sum / norm))) return;
     const float d = sum / norm;
     for (int c = 0; c < 3; c++) out[3 * v + c] = p[c] + d * n[c];
 }
