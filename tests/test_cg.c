@@ -260,6 +260,50 @@ Test(cg, residual_history_decreases_overall)
     mmx_ctx_free(h);
 }
 
+/* rel_initial: the tolerance is relative to the initial residual. From a guess near the
+ * solution (||r_0|| << ||b||) the column runs until ||r|| <= rtol ||r_0||, read from the history
+ * (which stays relative to ||b||): the stop is the first iteration where hist[t] <= rtol
+ * hist[0], and it asks for more iterations than the ||b|| test from the same guess. */
+Test(cg, tolerance_relative_to_the_initial_residual)
+{
+    mmx_ctx *h = tu_host_ctx();
+    uint32_t seed = 7u;
+    problem P = grid_problem(h, &seed, 24, 24, 0.05f);
+    const int k = 2, cap = 2000;
+    float *b = random_b(&seed, P.n, k, -1), *x = zeros(P.n, k), *guess = zeros(P.n, k);
+    double *hist = malloc((size_t)cap * k * sizeof *hist);
+    cr_assert(hist);
+    /* The guess: a solve to 1e-3, so that ||r_0|| is about 1e-3 ||b||. */
+    mmx_cg_opts o = mmx_cg_defaults();
+    o.rtol = 1e-3;
+    MMX_OK_OR_FAIL(h, mmx_cg_csc(h, P.A, weights(&P), b, k, guess, &o, NULL));
+    mmx_cg_report plain, rel;
+    memcpy(x, guess, (size_t)P.n * k * sizeof *x);
+    o.rtol = 1e-4;
+    MMX_OK_OR_FAIL(h, mmx_cg_csc(h, P.A, weights(&P), b, k, x, &o, &plain));
+    memcpy(x, guess, (size_t)P.n * k * sizeof *x);
+    o.rel_initial = 1;
+    o.history = hist;
+    o.history_cap = cap;
+    MMX_OK_OR_FAIL(h, mmx_cg_csc(h, P.A, weights(&P), b, k, x, &o, &rel));
+    for (int q = 0; q < k; q++) {
+        const double *hq = hist + (size_t)q * cap;
+        const int len = rel.history_len[q];
+        cr_assert(rel.converged[q] && len == rel.col_iterations[q] + 1);
+        cr_assert(hq[0] > 1e-5 && hq[0] < 1e-2, "the guess's residual %g", hq[0]);
+        /* ||r||^2 <= rtol^2 ||r_0||^2, tested in the solver on the squares */
+        cr_assert_leq(hq[len - 1], 1e-4 * hq[0] * (1 + 1e-12));
+        for (int t = 0; t + 1 < len; t++)
+            cr_assert_gt(hq[t], 1e-4 * hq[0], "column %d could have stopped at %d", q, t);
+        cr_assert_gt(rel.col_iterations[q], plain.col_iterations[q],
+                     "column %d: %d iterations relative to r_0, %d relative to b", q,
+                     rel.col_iterations[q], plain.col_iterations[q]);
+    }
+    free(hist), free(b), free(x), free(guess);
+    problem_free(&P);
+    mmx_ctx_free(h);
+}
+
 /* Not converging is not an error: converged = 0, the cap's iterations exactly. */
 Test(cg, iteration_cap_is_respected)
 {

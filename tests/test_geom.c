@@ -545,6 +545,81 @@ Test(geom, normals_travel_with_the_mesh)
 /* ---- CUDA against the host -------------------------------------------------------------------- */
 
 /* Copies n floats from the context's space to a new host array. */
+/* A plan made once follows the positions: after moving every vertex, the planned normals are
+ * mmx_vertex_normals' of the moved mesh bit for bit (the host evaluates the same code), and
+ * the area-weighted ones are the normalised sums of the faces' cross products computed here
+ * in double; the refusals name what is wrong. */
+Test(geom, a_normals_plan_follows_moving_positions)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed"};
+    for (int sp = 0; sp < 3; sp++) {
+        mmx_mesh *m = shape(ctx, specs[sp]);
+        const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
+        mmx_normals_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_normals_plan_create(ctx, m, &plan));
+        float *pos = host_floats(3 * (size_t)nv), *a = host_floats(3 * (size_t)nv),
+              *b = host_floats(3 * (size_t)nv);
+        uint32_t seed = 5u + (uint32_t)sp;
+        for (int round = 0; round < 3; round++) {
+            for (mmx_index i = 0; i < 3 * nv; i++)
+                pos[i] = m->pos[i] * (1.0f + 0.1f * (float)round) +
+                         0.02f * ((float)(tu_rng(&seed) % 1001) / 500.0f - 1.0f);
+            mmx_mesh moved = *m;
+            moved.pos = pos;
+            for (int w = 0; w < 3; w++) {
+                MMX_OK_OR_FAIL(ctx, mmx_vertex_normals_planned(ctx, plan, pos, (mmx_normal_weight)w, a));
+                MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, &moved, (mmx_normal_weight)w, b));
+                cr_assert_eq(memcmp(a, b, 3 * (size_t)nv * sizeof *a), 0, "%s, weighting %d", specs[sp], w);
+            }
+            /* area weighting by hand */
+            MMX_OK_OR_FAIL(ctx, mmx_vertex_normals_planned(ctx, plan, pos, MMX_NORMAL_AREA, a));
+            mmx_index *start = NULL, *verts = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+            double *acc = calloc(3 * (size_t)nv, sizeof *acc);
+            cr_assert_not_null(acc);
+            for (mmx_index f = 0; f < nf; f++) {
+                const mmx_index c = start[f + 1] - start[f], *v = verts + start[f];
+                double N[3] = {0, 0, 0};
+                for (mmx_index i = 1; i + 1 < c; i++) {
+                    double e1[3], e2[3];
+                    for (int d = 0; d < 3; d++) {
+                        e1[d] = (double)pos[3 * v[i] + d] - pos[3 * v[0] + d];
+                        e2[d] = (double)pos[3 * v[i + 1] + d] - pos[3 * v[0] + d];
+                    }
+                    N[0] += e1[1] * e2[2] - e1[2] * e2[1];
+                    N[1] += e1[2] * e2[0] - e1[0] * e2[2];
+                    N[2] += e1[0] * e2[1] - e1[1] * e2[0];
+                }
+                for (mmx_index i = 0; i < c; i++)
+                    for (int d = 0; d < 3; d++) acc[3 * v[i] + d] += N[d];
+            }
+            for (mmx_index v = 0; v < nv; v++) {
+                const double len = sqrt(acc[3 * v] * acc[3 * v] + acc[3 * v + 1] * acc[3 * v + 1] +
+                                        acc[3 * v + 2] * acc[3 * v + 2]);
+                for (int d = 0; d < 3; d++)
+                    cr_assert(fabs(a[3 * v + d] - acc[3 * v + d] / len) <= 1e-5, "%s: vertex %d: %g vs %g",
+                              specs[sp], v, (double)a[3 * v + d], acc[3 * v + d] / len);
+            }
+            free(acc), free(start), free(verts);
+        }
+        cr_assert_eq(mmx_vertex_normals_planned(ctx, NULL, pos, MMX_NORMAL_AREA, a), MMX_ERR_ARG);
+        cr_assert_eq(mmx_vertex_normals_planned(ctx, plan, pos, (mmx_normal_weight)7, a), MMX_ERR_ARG);
+        cr_assert_eq(mmx_vertex_normals_planned(ctx, plan, pos, MMX_NORMAL_AREA, pos + 3), MMX_ERR_ARG);
+        cr_assert(strstr(mmx_ctx_error(ctx), "overlap"), "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_vertex_normals_planned(ctx, plan, NULL, MMX_NORMAL_AREA, a), MMX_ERR_ARG);
+        mmx_ctx *other = tu_host_ctx();
+        cr_assert_eq(mmx_vertex_normals_planned(other, plan, pos, MMX_NORMAL_AREA, a), MMX_ERR_ARG);
+        cr_assert(strstr(mmx_ctx_error(other), "another context"), "%s", mmx_ctx_error(other));
+        mmx_ctx_free(other);
+        free(pos), free(a), free(b);
+        mmx_normals_plan_free(plan);
+        mmx_mesh_free(m);
+    }
+    mmx_normals_plan_free(NULL);
+    mmx_ctx_free(ctx);
+}
+
 static float *to_host(mmx_ctx *ctx, const float *d, size_t n)
 {
     float *h = host_floats(n);
@@ -611,6 +686,17 @@ Test(geom, cuda_matches_the_host)
             cr_assert_eq(memcmp(g, g2, 3 * (size_t)nv * sizeof *g), 0);
             free(g), free(g2);
         }
+        /* The plan: built once, the normals of the device positions per weighting. */
+        mmx_normals_plan *plan = NULL;
+        MMX_OK_OR_FAIL(cu, mmx_normals_plan_create(cu, d, &plan));
+        for (int w = 0; w < 3; w++) {
+            MMX_OK_OR_FAIL(cu, mmx_vertex_normals_planned(cu, plan, d->pos, (mmx_normal_weight)w, dv));
+            MMX_OK_OR_FAIL(ho, mmx_vertex_normals(ho, h, (mmx_normal_weight)w, hv));
+            g = to_host(cu, dv, 3 * (size_t)nv);
+            assert_rel(g, hv, 3 * (size_t)nv, 1e-5, "planned vertex normals");
+            free(g);
+        }
+        mmx_normals_plan_free(plan);
         mmx_patch_set *ps = NULL;
         MMX_OK_OR_FAIL(cu, mmx_patch_set_create(cu, d, NULL, NULL, &ps));
         MMX_OK_OR_FAIL(cu, mmx_vertex_normals_patch(cu, d, ps, dv));

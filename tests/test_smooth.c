@@ -162,6 +162,43 @@ Test(smooth, a_flat_grid_stays_flat_under_every_method)
     mmx_ctx_free(ctx);
 }
 
+/* Bilateral filtering of a vertex lifted by c above the plane of its ring (a fan of k
+ * triangles, the ring fixed): every offset h_j along the centre's normal is -c, so the
+ * filtered offset is -c and the vertex lands on the plane, whatever the weights. The offsets'
+ * spread is 0 up to rounding; a one-pass variance made sigma_s from that rounding noise, the
+ * weights exp(-c^2 / (2 sigma_s^2)) all underflowed to 0 and the vertex did not move, or
+ * moved, depending on the last bit (the CUDA and host backends disagreed on an open grid). */
+Test(smooth, bilateral_puts_a_lifted_vertex_on_its_rings_plane)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float lifts[] = {0.01f, 0.1f, 0.37f, 1.0f, 3.0f, 12.5f};
+    for (int k = 5; k <= 8; k++)
+        for (int li = 0; li < (int)(sizeof lifts / sizeof *lifts); li++) {
+            const float c = lifts[li];
+            float pos[3 * 9];
+            mmx_index f[3 * 8];
+            pos[0] = 0.0f, pos[1] = 0.0f, pos[2] = c;
+            for (int i = 0; i < k; i++) {
+                const double a = 0.3 + 6.283185307179586 * i / k;
+                pos[3 * (i + 1)] = (float)(2.0 * cos(a)), pos[3 * (i + 1) + 1] = (float)(2.0 * sin(a));
+                pos[3 * (i + 1) + 2] = 0.0f;
+                f[3 * i] = 0, f[3 * i + 1] = i + 1, f[3 * i + 2] = (i + 1) % k + 1;
+            }
+            mmx_mesh *m = from_faces(ctx, k + 1, k, 3, f, pos);
+            mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_BILATERAL);
+            o.iterations = 1;
+            o.fix_boundary = 1;
+            float *x = smooth_copy(ctx, m, &o, NULL);
+            cr_assert(fabs(x[2]) <= 1e-5 * c && fabs(x[0]) <= 1e-5 * c && fabs(x[1]) <= 1e-5 * c,
+                      "k = %d, lift %g: the centre went to (%g, %g, %g), not onto the plane", k,
+                      (double)c, (double)x[0], (double)x[1], (double)x[2]);
+            cr_assert(memcmp(x + 3, pos + 3, 3 * (size_t)k * sizeof *x) == 0, "the ring moved");
+            free(x);
+            mmx_mesh_free(m);
+        }
+    mmx_ctx_free(ctx);
+}
+
 /* One step of the uniform and of the cotangent Laplacian against x + lambda (L x) / (-L_ii),
  * L written out here: the uniform one from the face lists, the cotangent one read from
  * mmx_cotan_laplacian's weights (checked against libigl elsewhere). */
@@ -260,13 +297,22 @@ Test(smooth, taubin_removes_noise_without_the_laplacians_shrinking)
 
 /* (A - hL) x' = A x in double with the returned x', L and A of the input positions; fixed
  * vertices (when given) must be where they were, and the free rows' equations hold with them. */
-static void check_mcf_solution(mmx_ctx *ctx, const mmx_mesh *m, const float *x, float h,
-                               const unsigned char *fixed, double tol)
+static void check_mcf_system(mmx_ctx *ctx, const mmx_mesh *m, const float *x, float h,
+                             const unsigned char *fixed, double tol, int uniform)
 {
     const mmx_index n = mmx_mesh_nverts(m);
     mmx_weighted *L = NULL, *A = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &L));
-    MMX_OK_OR_FAIL(ctx, mmx_mass_matrix(ctx, m, MMX_MASS_BARYCENTRIC, &A));
+    if (uniform) {
+        /* (V - h L_u) x' = V x, V the valences: -diag(L_u), written into a mass's weights */
+        MMX_OK_OR_FAIL(ctx, mmx_uniform_laplacian(ctx, m, NULL, &L));
+        MMX_OK_OR_FAIL(ctx, mmx_mass_matrix(ctx, m, MMX_MASS_BARYCENTRIC, &A));
+        for (mmx_index j = 0; j < n; j++)
+            for (mmx_index q = L->A->colptr[j]; q < L->A->colptr[j + 1]; q++)
+                if (L->A->rowidx[q] == j) A->w[j] = -L->w[q];
+    } else {
+        MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &L));
+        MMX_OK_OR_FAIL(ctx, mmx_mass_matrix(ctx, m, MMX_MASS_BARYCENTRIC, &A));
+    }
     double rr = 0.0, bb = 0.0;
     for (mmx_index j = 0; j < n; j++) {
         if (fixed && fixed[j]) {
@@ -283,6 +329,12 @@ static void check_mcf_solution(mmx_ctx *ctx, const mmx_mesh *m, const float *x, 
     cr_assert(sqrt(rr / bb) <= tol, "MCF residual %g > %g", sqrt(rr / bb), tol);
     mmx_weighted_free(L);
     mmx_weighted_free(A);
+}
+
+static void check_mcf_solution(mmx_ctx *ctx, const mmx_mesh *m, const float *x, float h,
+                               const unsigned char *fixed, double tol)
+{
+    check_mcf_system(ctx, m, x, h, fixed, tol, 0);
 }
 
 Test(smooth, mcf_solves_its_system)
@@ -303,6 +355,49 @@ Test(smooth, mcf_solves_its_system)
         free(x);
     }
     mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* The uniform problem of RXMesh's MCF app, (V - h L_u) x' = V x with h = 10, to 1e-6 of the
+ * initial residual: both paths solve it (checked here in double), with a fixed boundary too,
+ * and agree; the cotangent problem of the same h gives another surface. */
+Test(smooth, mcf_uniform_solves_rxmeshs_system)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *sphere = shape(ctx, "icosphere:3"), *g = grid(ctx, 12, 0.3f);
+    radial_noise(sphere, 0.05f);
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, g, &adj));
+    for (int mi = 0; mi < 2; mi++) {
+        const mmx_mesh *m = mi ? g : sphere;
+        float *xs[2];
+        for (int p = 0; p < 2; p++) {
+            mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
+            o.path = p ? MMX_SMOOTH_MATRIX_FREE : MMX_SMOOTH_ASSEMBLED;
+            o.mcf_uniform = 1;
+            o.step = 10.0f;
+            o.cg_rtol = 1e-6;
+            o.fix_boundary = mi;
+            o.cg_rel_initial = 1;
+            mmx_smooth_report r0;
+            xs[p] = smooth_copy(ctx, m, &o, &r0);
+            cr_assert(r0.cg_converged && r0.cg_iterations > 0);
+            cr_assert_float_eq(r0.step, 10.0, 1e-12);
+            check_mcf_system(ctx, m, xs[p], 10.0f, mi ? adj->boundary : NULL, 1e-5, 1);
+        }
+        const double d = max_diff(xs[0], xs[1], mmx_mesh_nverts(m)) / bbox_diag(m->pos, mmx_mesh_nverts(m));
+        cr_assert(d <= 1e-5, "uniform MCF: matrix-free and assembled differ by %g of the diagonal", d);
+        /* and it is not the cotangent problem */
+        mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
+        o.step = 10.0f;
+        o.fix_boundary = mi;
+        float *xc = smooth_copy(ctx, m, &o, NULL);
+        cr_assert_gt(max_diff(xc, xs[0], mmx_mesh_nverts(m)), 1e-3 * bbox_diag(m->pos, mmx_mesh_nverts(m)));
+        free(xc), free(xs[0]), free(xs[1]);
+    }
+    mmx_adjacency_free(adj);
+    mmx_mesh_free(g);
+    mmx_mesh_free(sphere);
     mmx_ctx_free(ctx);
 }
 
@@ -627,6 +722,23 @@ Test(smooth, cuda_matches_the_host)
                 cr_assert_eq(hr.iterations, dr.iterations);
                 free(h);
             }
+        /* MCF's uniform problem (RXMesh's: h = 10, to 1e-6 of r_0), both paths. */
+        for (int p = 0; p < 2; p++) {
+            mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
+            o.fix_boundary = mi;
+            o.path = p ? MMX_SMOOTH_MATRIX_FREE : MMX_SMOOTH_ASSEMBLED;
+            o.mcf_uniform = 1;
+            o.step = 10.0f;
+            o.cg_rtol = 1e-6;
+            o.cg_rel_initial = 1;
+            float *h = smooth_copy(ctx, hm, &o, NULL);
+            MMX_OK_OR_FAIL(cu, mmx_smooth(cu, dm, &o, d, NULL));
+            MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, back, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof *d));
+            const double diff = max_diff(h, back, n) / diag;
+            cr_log_info("mcf uniform (path %d, mesh %d): CUDA against host %.3g of the diagonal", (int)o.path, mi, diff);
+            cr_assert(diff <= 1e-4, "uniform MCF: CUDA and host differ by %g of the diagonal", diff);
+            free(h);
+        }
         mmx_mem_free(cu, MMX_SPACE_DEVICE, d);
         free(back), free(back2);
         mmx_mesh_free(dm);

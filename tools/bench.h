@@ -13,6 +13,8 @@ typedef enum bench_product {
     BP_VERTEX_SCATTER,  /* M f: face data summed into the vertices, a scatter */
     BP_MESH_PRODUCT,    /* M·Mᵀ: the vertex adjacency */
     BP_QUERIES,         /* the eight first-order queries by algebra (query.h) */
+    BP_NORMALS,         /* area-weighted vertex normals (geom.h) */
+    BP_SMOOTHING,       /* uniform Laplacian and Taubin smoothing, assembled path (geom.h) */
     BP_SUBDIVISION,     /* the cage refined to the product mesh */
     BP_DELAUNAY,        /* Delaunay edge flips on the product mesh (in triangles) to the end */
     BP_COUNT
@@ -28,7 +30,7 @@ typedef struct bench_row {
     char note[120];
 } bench_row;
 
-#define BENCH_MAX_ROWS 32
+#define BENCH_MAX_ROWS 40
 
 typedef struct bench_table {
     bench_row rows[BENCH_MAX_ROWS];

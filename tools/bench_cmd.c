@@ -84,6 +84,9 @@ typedef struct bench {
     mmx_mesh *tri;         /* the product mesh in triangles, for the Delaunay row */
     mmx_mesh *flipped;     /* the last Delaunay result */
     mmx_delaunay_report drep;
+    mmx_normals_plan *plan;  /* the product mesh's vertex-normal plan */
+    float *nrm;              /* normals, or smoothed positions (nverts x 3) */
+    mmx_smooth_options smooth;
 } bench;
 
 static int run_face_points(void *p)
@@ -130,6 +133,24 @@ static int run_query(void *p)
     mmx_csr_free(b->query);
     b->query = NULL;
     return mmx_query(b->ctx, b->mesh, b->adj, b->kind, &b->query) != MMX_OK;
+}
+
+static int run_normals(void *p)
+{
+    bench *b = p;
+    return mmx_vertex_normals(b->ctx, b->mesh, MMX_NORMAL_AREA, b->nrm) != MMX_OK;
+}
+
+static int run_normals_planned(void *p)
+{
+    bench *b = p;
+    return mmx_vertex_normals_planned(b->ctx, b->plan, b->mesh->pos, MMX_NORMAL_AREA, b->nrm) != MMX_OK;
+}
+
+static int run_smooth(void *p)
+{
+    bench *b = p;
+    return mmx_smooth(b->ctx, b->mesh, &b->smooth, b->nrm, NULL) != MMX_OK;
 }
 
 static int run_subdivide(void *p)
@@ -187,6 +208,8 @@ static void bench_release(bench *b)
     mmx_mem_free(b->ctx, space, b->order_table);
     mmx_mem_free(b->ctx, space, b->yf);
     mmx_mem_free(b->ctx, space, b->yv);
+    mmx_mem_free(b->ctx, space, b->nrm);
+    mmx_normals_plan_free(b->plan);
     mmx_mesh_free(b->mesh);
     free(b->trace);
 }
@@ -202,6 +225,11 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
     const double m_bytes = 4.0 * nnz + (M->order > 0 ? 0.0 : 4.0 * (nf + 1));
     const double spmv = m_bytes + 12.0 * nv + 12.0 * nf;
     t->floor_ms[BP_FACE_POINTS] = spmv / gb_per_ms;
+    /* Normals: positions and M read, normals written; a Laplacian step: positions read and
+     * written and the VV pattern (about 2 neighbours per corner, 4 bytes each) read. The
+     * smoothing rows are one call of 10 Taubin iterations: 20 steps. */
+    t->floor_ms[BP_NORMALS] = (24.0 * nv + m_bytes) / gb_per_ms;
+    t->floor_ms[BP_SMOOTHING] = 20.0 * (24.0 * nv + 8.0 * nnz) / gb_per_ms;
     t->floor_ms[BP_VERTEX_SCATTER] = spmv / gb_per_ms;
     /* M read once, E and F written: column pointers, rows and values. */
     const double e_nnz = b->E ? b->E->nnz : 0, f_nnz = b->F ? b->F->nnz : 0;
@@ -226,10 +254,10 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
 
 static const char *const product_label[BP_COUNT] = {
     "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)",
-    "first-order queries", "subdivision", "Delaunay flips"};
+    "first-order queries", "vertex normals", "smoothing", "subdivision", "Delaunay flips"};
 static const char *const product_key[BP_COUNT] = {"face_points", "vertex_scatter",
-                                                  "mesh_product", "queries", "subdivision",
-                                                  "delaunay"};
+                                                  "mesh_product", "queries", "normals",
+                                                  "smoothing", "subdivision", "delaunay"};
 
 /* A figure right-aligned in `width` columns with `prec` decimals, or "-" where it is not. */
 static void cell(char *buf, size_t n, double v, int width, int prec)
@@ -354,6 +382,26 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
         if (bench_time(ctx, warm, reps, run_query, b, &qms)) return failed(ctx, name, "mmx_query");
         snprintf(note, sizeof note, "%d rows, %d entries", (int)b->query->nrows, (int)b->query->nnz);
         bench_add(t, BP_QUERIES, 1, impl, qms, note);
+    }
+    /* Vertex normals (a plan made once, then one kernel; and the call that makes its own)
+     * and smoothing (10 Taubin iterations, one call each, set-up included). */
+    if (mmx_mem_alloc(ctx, mmx_ctx_space(ctx), 3 * (size_t)b->mesh->M->nrows * sizeof(float),
+                      (void **)&b->nrm) ||
+        mmx_normals_plan_create(ctx, b->mesh, &b->plan))
+        return failed(ctx, name, "the normals' plan");
+    double nms = -1;
+    if (bench_time(ctx, warm, reps, run_normals_planned, b, &nms))
+        return failed(ctx, name, "mmx_vertex_normals_planned");
+    bench_add(t, BP_NORMALS, 1, "mmx_vertex_normals_planned (plan made once)", nms,
+              "one gather per vertex, no allocation, no wait");
+    if (bench_time(ctx, warm, reps, run_normals, b, &nms)) return failed(ctx, name, "mmx_vertex_normals");
+    bench_add(t, BP_NORMALS, 1, "mmx_vertex_normals", nms, "makes its plan (the transpose of M)");
+    for (int p = 0; p < 2; p++) {
+        b->smooth = mmx_smooth_defaults(p ? MMX_SMOOTH_LAPLACIAN : MMX_SMOOTH_TAUBIN);
+        b->smooth.iterations = p ? 20 : 10;
+        if (bench_time(ctx, warm, reps, run_smooth, b, &nms)) return failed(ctx, name, "mmx_smooth");
+        bench_add(t, BP_SMOOTHING, 1, p ? "mmx_smooth laplacian x20, assembled" : "mmx_smooth taubin x10, assembled",
+                  nms, "one call: adjacency and L made in it, then one kernel per step");
     }
     if (gpu && bench_peers(ctx, b->mesh, b->mesh->pos, b->yf, b->yf, b->yv, warm, reps, t))
         return EXIT_FAIL;
@@ -552,7 +600,7 @@ static int run(const tool_args *a)
 
 const tool_cmd bench_command = {
     .name = "bench",
-    .summary = "time the products, the subdivision and Delaunay flips, against cuSPARSE and the floor",
+    .summary = "time the products, normals, smoothing, the subdivision and Delaunay flips, against cuSPARSE and the floor",
     .synopsis = "bench [--scheme S] [--levels N] [--repeats R] [MESH]",
     .help =
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
@@ -561,6 +609,9 @@ const tool_cmd bench_command = {
         "  M f      the vertex scatter of 3-component face data (mmx_spmv op N);\n"
         "  M M^T    the implicit product: mmx_mesh_product for E and F, and the whole\n"
         "           mmx_adjacency_compute;\n"
+        "  the eight first-order queries; area-weighted vertex normals (with a plan made\n"
+        "           once, and mmx_vertex_normals); smoothing, one mmx_smooth call each of\n"
+        "           10 Taubin and 20 Laplacian steps (assembled path);\n"
         "and the subdivision itself, MESH to the product mesh, on the fused path (end to end,\n"
         "and its levels alone) and on the algebraic path, and Delaunay edge flips to the end\n"
         "(mmx_delaunay_flip) on the product mesh, quads split along their shorter diagonals.\n"

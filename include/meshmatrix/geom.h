@@ -88,19 +88,49 @@ const char *mmx_normal_weight_name(mmx_normal_weight w);
 mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_weight *w);
 
 /* Vertex normals by the algebra: per-face (area, uniform) or per-corner (angle) values summed
- * per vertex by a mapped SpMV with Mᵀ (op = T, each vertex gathering its faces in ascending
- * order; the angle weights travel as an MMX_MAP_BY_ENTRY table over Mᵀ's entries), then
+ * per vertex through Mᵀ (each vertex gathering its faces in ascending order: the product
+ * Mᵀ<map> x with op = T, evaluated as one fused gather per vertex, the face values computed in
+ * it: a plan made and freed inside, mmx_vertex_normals_planned), then
  *   normals[v] = n_v / |n_v|,
  * zero where n_v = 0 (a vertex in no face, or whose faces cancel or are all degenerate).
  * Degenerate faces contribute nothing. normals: nverts x 3 in the context's space. Works on
  * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
- * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions),
- * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); scratch of
- * O(nnz + nfaces) floats. Synchronises: yes, on CUDA, once: mmx_csc_transpose reads Mᵀ's
- * properties; the rest is queued. */
+ * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions, normals
+ * overlapping the positions), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); no other
+ * scratch. Repeated calls on one mesh: make a plan once (mmx_normals_plan_create) and call
+ * mmx_vertex_normals_planned, which skips the transpose and its wait. Synchronises: yes, on
+ * CUDA, once: mmx_csc_transpose reads Mᵀ's properties; the rest is queued. */
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals);
+
+/* A vertex-normal plan: what the normals of a mesh need besides the positions (the transpose
+ * of M, each vertex's faces), built once, so that the normals of changing positions (an
+ * animation, the steps of a smoothing) are one kernel each, with no allocation and no wait.
+ * The plan refers to mesh->M's arrays, which must outlive it and not change. */
+typedef struct mmx_normals_plan mmx_normals_plan;
+
+/* Builds the plan of `mesh` (positions not needed). Errors: MMX_ERR_ARG (NULL), MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the transpose of M (O(nnz), a sort on CUDA); memory:
+ * Mᵀ (8 bytes per corner and 4 per vertex). Synchronises: yes, on CUDA, once (the
+ * transpose's properties). */
+mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out);
+
+/* Vertex normals of positions `pos` (nverts x 3, the plan's space) on the plan's mesh, by one
+ * gather per vertex over its faces in ascending order (each face's Newell vector recomputed
+ * per vertex: no per-face scratch, no float atomics): the same values as mmx_vertex_normals
+ * (bit for bit on the host, which evaluates the same code; the device within float rounding).
+ * normals: nverts x 3 in the plan's space; it must not overlap pos. Errors: MMX_ERR_ARG (NULL
+ * plan, NULL arrays with vertices, unknown weighting, a plan of another context),
+ * MMX_ERR_CUDA. Cost: O(nnz * face order) arithmetic, reads of Mᵀ, M and the positions,
+ * one kernel; no allocation. Synchronises: no. */
+mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan,
+                                      const float *pos, mmx_normal_weight weight,
+                                      float *normals);
+
+/* Frees a plan (its transpose back to the context's pool in stream order); NULL accepted.
+ * Synchronises: no. */
+void mmx_normals_plan_free(mmx_normals_plan *plan);
 
 /* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches: the faces' Newell vectors
  * summed around each vertex by mmx_patch_reduce(ps, MMX_QUERY_VF) (the faces in the VF order
@@ -131,8 +161,9 @@ typedef enum mmx_mass_kind {
                                  Triangles only */
 } mmx_mass_kind;
 
-/* The area of each vertex's share of its faces (above), summed per vertex by a mapped SpMV
- * with Mᵀ (op = T; the Voronoi corners as an MMX_MAP_BY_ENTRY table over Mᵀ's entries).
+/* The area of each vertex's share of its faces (above), summed per vertex through Mᵀ (the
+ * product Mᵀ<map> x with op = T, the shares as the map or the face values, evaluated as one
+ * gather per vertex over its faces in ascending order, each share computed in it).
  * Both kinds sum to the surface area (Voronoi: for every triangle, the three corners' shares
  * add up to its area). areas: nverts floats in the context's space; a vertex in no face gets
  * 0, degenerate faces contribute 0.
@@ -226,7 +257,10 @@ typedef enum mmx_smooth_method {
                                  radius (the largest t_j); ss = sigma_s, or where it is 0 the
                                  standard deviation of the h_j (population); a factor whose
                                  sigma is 0 counts as 1. A vertex with a zero normal or no
-                                 neighbour does not move. Consistently oriented faces (VV) */
+                                 neighbour does not move. The spread is the two-pass variance
+                                 and the weights are scaled so that the largest is 1 (the same
+                                 ratios): no underflow to an all-zero row, so rounding moves
+                                 the result by rounding only. Consistently oriented faces (VV) */
     MMX_SMOOTH_MCF            /* implicit mean curvature flow (Desbrun, Meyer, Schroeder and
                                  Barr 1999), one backward Euler step per iteration:
                                    (A - h L) x' = A x,
@@ -252,8 +286,9 @@ typedef enum mmx_smooth_path {
                                  so both paths compute the same step (within float rounding:
                                  the sums run in other orders) */
     MMX_SMOOTH_MATRIX_FREE    /* MCF only: mmx_cg on an mmx_linop that applies
-                                 S x = A x - h (L x) with one by-entry SpMV of L and a
-                                 per-vertex finish; S is never assembled */
+                                 S x = A x - h (L x) in one kernel (the by-entry product
+                                 with L gathered per vertex and the finish fused); S is
+                                 never assembled */
 } mmx_smooth_path;
 
 typedef struct mmx_smooth_options {
@@ -262,7 +297,14 @@ typedef struct mmx_smooth_options {
     int iterations;     /* steps (Taubin: lambda|mu pairs), >= 0; 0 returns x unchanged */
     float step;         /* lambda for LAPLACIAN, COTAN, TAUBIN (0: 0.5), in (0, 1] for a
                            stable explicit step; h for MCF (0: 1e-3 times the square of the
-                           bounding-box diagonal of the input; h has the units of an area) */
+                           bounding-box diagonal of the input; h has the units of an area).
+                           That default is a large step (the surface visibly smoothed in one
+                           step whatever the resolution): cond(A - h L) grows like h over the
+                           squared edge length, so CG's iterations grow with the resolution
+                           (nefertiti split 3 times: h = 433, 1000 iterations short of 1e-5).
+                           RXMesh's MCF app solves smaller steps: by default the uniform
+                           problem with h = 10 (mcf_uniform), earlier the cotangent one with
+                           h = 0.001 in the model's units; pass step for those */
     float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53) */
     int fix_boundary;   /* 1: vertices on a boundary edge keep their positions bit for bit
                            (explicit steps and bilateral: their rows are the identity; MCF:
@@ -273,6 +315,13 @@ typedef struct mmx_smooth_options {
                            non-zero area) */
     double cg_rtol;     /* MCF: CG's relative tolerance per coordinate (default 1e-5) */
     int cg_max_iter;    /* MCF: CG's iteration cap per step (default 1000) */
+    int mcf_uniform;    /* MCF: 0 (default) the cotangent Laplacian and the mass `mass`; 1: the
+                           uniform Laplacian (mmx_uniform_laplacian) and the valences as A,
+                           (V - h L_u) x' = V x, built once (they do not depend on x): the
+                           problem of RXMesh's current MCF app by default (-dt 10) */
+    int cg_rel_initial; /* MCF: 0 (default) cg_rtol is relative to ||b|| = ||A x||; nonzero:
+                           to the initial residual ||b - S x|| = h ||L x|| (mmx_cg_opts'
+                           rel_initial: RXMesh's MCF test, far stricter for a small h) */
     float sigma_c, sigma_s; /* BILATERAL's sigmas (0: per vertex, as above) */
     const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (built
                                      here with the default options and freed) */
@@ -329,9 +378,10 @@ typedef struct mmx_smooth_report {
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.
  * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
- * step, MCF the solve's; BILATERAL the VV query's; the patch path its check of the counts
- * (one wait, plus the patch set's build when none is given); MCF with the default h reads
- * the positions once (the bounding box); and, when report is given, the end (the time). */
+ * step, MCF the solve's (CG's state read at iterations 1, 2, 4, 8, then every 16);
+ * BILATERAL the VV query's; the patch path its check of the counts (one wait, plus the patch
+ * set's build when none is given); MCF with the default h reads the positions once (the
+ * bounding box); and, when report is given, the end (the time). */
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report);
 

@@ -213,8 +213,9 @@ mmx_status mmx_csc_diagonal(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *
  * column q is component q of every vertex); each column runs its own recurrence, with its own
  * alpha and beta, and stops on its own when
  *     ||r_q|| <= rtol * ||b_q||,   r_q = b_q - S x_q the recurrence's residual,
- * or when the iteration cap is reached. A column that has stopped is frozen (its x, r and p no
- * longer change) while the others go on; S is still applied to all k columns.
+ * (or rtol * ||r_q(0)||, the initial residual, with opts.rel_initial), or when the iteration
+ * cap is reached. A column that has stopped is frozen (its x, r and p no longer change) while
+ * the others go on; S is still applied to all k columns.
  *
  * Arithmetic: vectors in float; every dot product and norm accumulated in double, in a fixed
  * order (host: one sequential sum per column; CUDA: a grid of at most 512 blocks of fixed
@@ -253,22 +254,30 @@ typedef struct mmx_cg_opts {
                             iterations unless a residual becomes exactly 0) */
     int max_iter;        /* iteration cap, >= 0 */
     int check_every;     /* CUDA: read the columns' state back (one small copy, a wait for the
-                            stream) after the set-up and every check_every iterations, >= 1.
-                            Larger values wait less often but may queue up to check_every - 1
-                            iterations after the last column has stopped; those change
-                            nothing (stopped columns are frozen), so the results do not depend
-                            on it. The host checks every iteration. */
+                            stream) after the set-up, at iterations 1, 2, 4, 8, ... below
+                            check_every (so that a solve of a few iterations does not run on
+                            to check_every), and every check_every iterations, >= 1. Larger
+                            values wait less often but may queue up to check_every - 1
+                            iterations (or as many as were done, below check_every) after the
+                            last column has stopped; those change nothing (stopped columns are
+                            frozen), so the results do not depend on it. The host checks every
+                            iteration. */
     double *history;     /* NULL, or host memory of history_cap * k doubles: history[q *
                             history_cap + t] = ||r_q|| / ||b_q|| after t iterations (t = 0: the
                             initial guess's), for t <= the column's iterations and t <
                             history_cap; entries past that are left as they were */
     int history_cap;     /* entries per column in history, >= 0 */
+    int rel_initial;     /* 0 (default): stop when ||r_q|| <= rtol ||b_q||; nonzero: when
+                            ||r_q|| <= rtol ||r_q(0)||, relative to the initial guess's residual
+                            (the test of RXMesh's MCF and of many CG codes: with a good initial
+                            guess it asks for more digits than the ||b|| test). The report's
+                            residuals stay relative to ||b_q|| either way */
 } mmx_cg_opts;
 
-/* rtol 1e-6, max_iter 1000, check_every 1, no history. */
+/* rtol 1e-6, max_iter 1000, check_every 1, no history, tolerance relative to ||b||. */
 static inline mmx_cg_opts mmx_cg_defaults(void)
 {
-    mmx_cg_opts o = {1e-6, 1000, 1, NULL, 0};
+    mmx_cg_opts o = {1e-6, 1000, 1, NULL, 0, 0};
     return o;
 }
 
@@ -306,11 +315,11 @@ typedef struct mmx_cg_report {
  * the end (the true residual). Memory: 4 n k + n
  * floats of scratch (r, z, p, S p, D⁻¹), plus on CUDA 12 * 512 doubles of partial sums and
  * history_cap * k doubles, all from the context's pool.
- * Synchronises: on CUDA, once after the set-up, then every check_every iterations and at the
- * cap, to read the columns' state (a few hundred bytes), and at the end to read the final
- * state (and once more to copy the history, when one is asked for); on a refused diagonal,
- * once more to read the offending entry. The host backend checks every iteration, at no
- * cost. */
+ * Synchronises: on CUDA, once after the set-up, then at iterations 1, 2, 4, ... below
+ * check_every, every check_every iterations and at the cap, to read the columns' state (a
+ * few hundred bytes), and at the end to read the final state (and once more to copy the
+ * history, when one is asked for); on a refused diagonal, once more to read the offending
+ * entry. The host backend checks every iteration, at no cost. */
 mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float *x,
                   const mmx_cg_opts *opts, mmx_cg_report *report);
 

@@ -1,6 +1,7 @@
 /* Vertex areas and the mass matrix (geom.h): the barycentric share (area over order, per
- * face) or the mixed Voronoi area (per corner) summed per vertex through Mᵀ. The CUDA half
- * (areas.cu) only numbers the diagonal pattern. */
+ * face) or the mixed Voronoi area (per corner) summed per vertex through Mᵀ, one gather per
+ * vertex (mmx__vertex_area). The CUDA half (areas.cu): that gather, and the diagonal
+ * pattern's numbering. */
 #include "geom_internal.h"
 
 static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
@@ -14,21 +15,15 @@ static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind
     if (!areas && M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: areas is NULL", what);
     if (kind == MMX_MASS_VORONOI) s = mmx__geom_triangles(ctx, mesh, adj, what);
     if (s) return s;
-    const mmx_space sp = mmx_ctx_space(ctx);
-    float *fx = NULL, *corner = NULL;
-    if (kind == MMX_MASS_BARYCENTRIC) {
-        s = mmx_mem_alloc(ctx, sp, (size_t)M->ncols * sizeof *fx, (void **)&fx);
-        if (!s) s = mmx__geom_faces(ctx, mesh, MMX__FACE_SHARE, fx, NULL);
-    } else {
-        /* Each corner's share weighs a face value of 1. */
-        s = mmx_mem_alloc(ctx, sp, (size_t)M->ncols * sizeof *fx, (void **)&fx);
-        if (!s) s = mmx__geom_fill(ctx, fx, M->ncols, 1.0f);
-        if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *corner, (void **)&corner);
-        if (!s) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_VORONOI, corner, NULL);
-    }
-    if (!s) s = mmx__geom_vertex_sum(ctx, M, corner, fx, 1, areas);
-    mmx_mem_free(ctx, sp, corner);
-    mmx_mem_free(ctx, sp, fx);
+    /* One gather per vertex over its faces (Mᵀ's column), the shares computed in it. */
+    mmx_csc *Mt = NULL;
+    s = mmx_csc_transpose(ctx, M, &Mt);
+    if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        s = mmx__vertex_areas_cuda(ctx, M, Mt, mesh->pos, kind, areas);
+    else if (!s)
+        for (mmx_index j = 0; j < M->nrows; j++)
+            areas[j] = mmx__vertex_area(M, Mt, mesh->pos, kind, j);
+    mmx_csc_free(Mt);
     return s;
 }
 

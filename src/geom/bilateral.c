@@ -26,18 +26,22 @@ mmx_status mmx__smooth_bilateral(mmx_ctx *ctx, mmx__smooth_job *job)
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
     mmx_csr *vv = NULL;
+    mmx_normals_plan *plan = NULL;
     float *nrm = NULL, *y = NULL;
     mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *nrm, (void **)&nrm);
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *y, (void **)&y);
     if (!s && job->opts->iterations > 0) s = mmx_query(ctx, &job->view, job->adj, MMX_QUERY_VV, &vv);
+    /* The normals' plan once (the transpose of M); each iteration is then one kernel. */
+    if (!s && job->opts->iterations > 0) s = mmx_normals_plan_create(ctx, &job->view, &plan);
     for (int it = 0; !s && it < job->opts->iterations; it++) {
-        /* The view's positions are job->x: the normals of the current surface. */
-        s = mmx_vertex_normals(ctx, &job->view, MMX_NORMAL_AREA, nrm);
+        /* job->x: the normals of the current surface (mmx_vertex_normals' values). */
+        s = mmx_vertex_normals_planned(ctx, plan, job->x, MMX_NORMAL_AREA, nrm);
         if (!s) s = mmx__bilateral_step(ctx, vv, job->x, nrm, job->opts->sigma_c,
                                         job->opts->sigma_s, job->fixed, y);
         if (!s && n > 0) s = mmx_mem_copy(ctx, job->x, sp, y, sp, 3 * (size_t)n * sizeof *y);
         if (!s) job->rep->iterations = it + 1;
     }
+    mmx_normals_plan_free(plan);
     mmx_csr_free(vv);
     mmx_mem_free(ctx, sp, y);
     mmx_mem_free(ctx, sp, nrm);

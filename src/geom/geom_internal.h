@@ -55,6 +55,43 @@ static inline MMX__HD void mmx__newell(const float *pos, const mmx_index *v, int
     }
 }
 
+/* The angle at corner t of the face whose c vertices are v[0 .. c), in [0, pi] (0 if an edge
+ * at the corner has zero length). */
+static inline MMX__HD float mmx__corner_angle(const float *pos, const mmx_index *v, int64_t c,
+                                              int64_t t)
+{
+    float e1[3], e2[3], x[3];
+    const float *pv = mmx__p(pos, v[t]);
+    mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
+    mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
+    mmx__v3_cross(e1, e2, x);
+    /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi, where
+     * acos of the normalised dot product loses half its digits. */
+    const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
+    return s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
+}
+
+/* The mixed Voronoi area of corner t of the triangle v[0 .. 3) (geom.h, MMX_MASS_VORONOI), len
+ * = |N| of the triangle (twice its area). */
+static inline MMX__HD float mmx__corner_voronoi(const float *pos, const mmx_index *v, float len,
+                                                int64_t t)
+{
+    const float *pi = mmx__p(pos, v[t]), *pj = mmx__p(pos, v[(t + 1) % 3]),
+                *pk = mmx__p(pos, v[(t + 2) % 3]);
+    float ij[3], ik[3], ji[3], jk[3], ki[3], kj[3];
+    mmx__v3_sub(pj, pi, ij), mmx__v3_sub(pk, pi, ik);
+    mmx__v3_sub(pi, pj, ji), mmx__v3_sub(pk, pj, jk);
+    mmx__v3_sub(pi, pk, ki), mmx__v3_sub(pj, pk, kj);
+    /* d_x = |e1||e2| cos(angle at x): its sign says whether the angle is obtuse, and d_x / |N|
+     * is the angle's cotangent. */
+    const float di = mmx__v3_dot(ij, ik), dj = mmx__v3_dot(ji, jk), dk = mmx__v3_dot(ki, kj);
+    const float area = 0.5f * len;
+    if (len == 0.0f) return 0.0f;
+    if (di < 0.0f) return 0.5f * area;
+    if (dj < 0.0f || dk < 0.0f) return 0.25f * area;
+    return (mmx__v3_dot(ik, ik) * dj + mmx__v3_dot(ij, ij) * dk) / (8.0f * len);
+}
+
 /* What mmx__geom_face computes for a face (per face) or for each of its corners (per corner,
  * in M's storage order). */
 typedef enum mmx__face_what {
@@ -92,17 +129,7 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
         out[f] = 0.5f * len / (float)c;
         break;
     case MMX__CORNER_ANGLE:
-        for (int64_t t = 0; t < c; t++) {
-            float e1[3], e2[3], x[3];
-            const float *pv = mmx__p(pos, v[t]);
-            mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
-            mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
-            mmx__v3_cross(e1, e2, x);
-            /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi,
-             * where acos of the normalised dot product loses half its digits. */
-            const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
-            out[a + t] = s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
-        }
+        for (int64_t t = 0; t < c; t++) out[a + t] = mmx__corner_angle(pos, v, c, t);
         break;
     case MMX__CORNER_COT:
         for (int t = 0; t < 3; t++) {
@@ -117,27 +144,80 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
         }
         break;
     default: /* MMX__CORNER_VORONOI */
-        for (int t = 0; t < 3; t++) {
-            const float *pi = mmx__p(pos, v[t]), *pj = mmx__p(pos, v[(t + 1) % 3]),
-                        *pk = mmx__p(pos, v[(t + 2) % 3]);
-            float ij[3], ik[3], ji[3], jk[3], ki[3], kj[3];
-            mmx__v3_sub(pj, pi, ij), mmx__v3_sub(pk, pi, ik);
-            mmx__v3_sub(pi, pj, ji), mmx__v3_sub(pk, pj, jk);
-            mmx__v3_sub(pi, pk, ki), mmx__v3_sub(pj, pk, kj);
-            /* d_x = |e1||e2| cos(angle at x): its sign says whether the angle is obtuse, and
-             * d_x / |N| is the angle's cotangent. */
-            const float di = mmx__v3_dot(ij, ik), dj = mmx__v3_dot(ji, jk), dk = mmx__v3_dot(ki, kj);
-            const float area = 0.5f * len;
-            float r;
-            if (len == 0.0f) r = 0.0f;
-            else if (di < 0.0f) r = 0.5f * area;
-            else if (dj < 0.0f || dk < 0.0f) r = 0.25f * area;
-            else r = (mmx__v3_dot(ik, ik) * dj + mmx__v3_dot(ij, ij) * dk) / (8.0f * len);
-            out[a + t] = r;
-        }
+        for (int t = 0; t < 3; t++) out[a + t] = mmx__corner_voronoi(pos, v, len, t);
         break;
     }
 }
+
+/* Vertex j's normal (geom.h, mmx_vertex_normals) in one gather: its faces from Mt's column j
+ * (ascending face order; Mt's values are j's 1-based corner in each face), each face's Newell
+ * vector recomputed here (area), made a unit vector (uniform), or a unit vector times the
+ * angle at j's corner (angle), summed in float in that order, then normalised. These are the
+ * values, the order and the arithmetic of the per-face table, mapped SpMV (op = T) and
+ * normalisation it replaces, so the host's normals are the same bits as before. */
+static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *Mt,
+                                              const float *pos, mmx_normal_weight weight,
+                                              mmx_index j, float *normals)
+{
+    int64_t a, b;
+    mmx__csc_col(Mt, j, &a, &b);
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        int64_t fa, fb;
+        mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
+        const mmx_index *fv = M->rowidx + fa;
+        float N[3], m = 1.0f;
+        mmx__newell(pos, fv, fb - fa, N);
+        if (weight != MMX_NORMAL_AREA) {
+            const float len = sqrtf(mmx__v3_dot(N, N));
+            for (int d = 0; d < 3; d++) N[d] = len > 0.0f ? N[d] / len : 0.0f;
+            if (weight == MMX_NORMAL_ANGLE) m = mmx__corner_angle(pos, fv, fb - fa, Mt->val[q] - 1);
+        }
+        for (int d = 0; d < 3; d++) acc[d] += m * N[d];
+    }
+    const float len = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
+    for (int d = 0; d < 3; d++) normals[3 * (int64_t)j + d] = len > 0.0f ? acc[d] / len : 0.0f;
+}
+
+/* Vertex j's area (geom.h, mmx_vertex_areas) in one gather over its faces in Mt's column j:
+ * the barycentric share |N_f| / 2 / c_f, or the Voronoi area of j's corner, each computed here
+ * and summed in float in ascending face order: the values and order of the per-face (or
+ * per-corner) table and mapped SpMV it replaces, so the host's areas are the same bits. */
+static inline MMX__HD float mmx__vertex_area(const mmx_csc *M, const mmx_csc *Mt, const float *pos,
+                                             mmx_mass_kind kind, mmx_index j)
+{
+    int64_t a, b;
+    mmx__csc_col(Mt, j, &a, &b);
+    float acc = 0.0f;
+    for (int64_t q = a; q < b; q++) {
+        int64_t fa, fb;
+        mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
+        const mmx_index *fv = M->rowidx + fa;
+        float N[3];
+        mmx__newell(pos, fv, fb - fa, N);
+        const float len = sqrtf(mmx__v3_dot(N, N));
+        acc += kind == MMX_MASS_VORONOI ? mmx__corner_voronoi(pos, fv, len, Mt->val[q] - 1)
+                                        : 0.5f * len / (float)(fb - fa);
+    }
+    return acc;
+}
+
+/* mmx__vertex_area for every vertex, one thread per vertex. */
+mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                  const float *pos, mmx_mass_kind kind, float *areas);
+
+/* A vertex-normal plan (geom.h): the mesh matrix (the mesh's arrays, not owned) and its
+ * transpose (owned). */
+struct mmx_normals_plan {
+    mmx_csc M;
+    mmx_csc *Mt;
+    mmx_space space;
+    mmx_ctx *ctx;
+};
+
+/* mmx__vertex_normal for every vertex, one thread per vertex. */
+mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                    const float *pos, mmx_normal_weight weight, float *normals);
 
 /* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
  * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */
@@ -322,6 +402,39 @@ static inline MMX__HD void mmx__smooth_vertex(const float *x, const float *s, co
     }
 }
 
+/* One assembled explicit step at vertex j fused with its product: s = (L x)_j gathered from
+ * L's column j (L symmetric: column j is row j) in storage order, acc += w * x in float (the
+ * arithmetic and order of mmx_spmv's op = T on the host), then mmx__smooth_vertex's
+ *   x'_j = x_j + lambda (scale_j s_j),
+ * x_j kept bit for bit where scale_j = 0. out must not be x (the neighbours' old positions are
+ * read): the loop double-buffers. */
+static inline MMX__HD void mmx__smooth_lap_vertex(const mmx_csc *L, const float *w, const float *x,
+                                                  const float *scale, float lambda, int64_t j,
+                                                  float *out)
+{
+    const float c = scale[j];
+    if (c == 0.0f) {
+        for (int d = 0; d < 3; d++) out[3 * j + d] = x[3 * j + d];
+        return;
+    }
+    int64_t a, b;
+    mmx__csc_col(L, (mmx_index)j, &a, &b);
+    float acc[3] = {0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        const float m = w[q];
+        const float *xi = x + 3 * (int64_t)L->rowidx[q];
+        for (int d = 0; d < 3; d++) acc[d] += m * xi[d];
+    }
+    for (int d = 0; d < 3; d++) out[3 * j + d] = x[3 * j + d] + lambda * (c * acc[d]);
+}
+
+/* mmx__smooth_lap_vertex for every vertex (one thread each on CUDA). */
+mmx_status mmx__smooth_lap_step(mmx_ctx *ctx, const mmx_csc *L, const float *w, const float *x,
+                                const float *scale, float lambda, float *out);
+mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                     const float *x, const float *scale, float lambda,
+                                     float *out);
+
 /* scale (n floats) from d (n floats: -diag L, or the VV counts) as mmx__smooth_scale_of says. */
 mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
                              const unsigned char *fixed, float *scale);
@@ -350,7 +463,8 @@ typedef enum mmx__mcf_op {
                                 NULL: none, y = A x) */
     MMX__MCF_APPLY,          /* y = fixed ? x : A x - h lx (lx = L applied to the free part) */
     MMX__MCF_DIAG,           /* k = 1, x = diag L: y = fixed ? 1 : A - h x (S's diagonal) */
-    MMX__MCF_RESTORE         /* y = fixed ? x : y (the fixed rows put back bit for bit) */
+    MMX__MCF_RESTORE,        /* y = fixed ? x : y (the fixed rows put back bit for bit) */
+    MMX__MCF_NEGATE          /* y = -x (the uniform Laplacian's valences from its diagonal) */
 } mmx__mcf_op;
 
 static inline MMX__HD void mmx__mcf_vertex(mmx__mcf_op op, int k, const float *x, const float *A,
@@ -366,6 +480,7 @@ static inline MMX__HD void mmx__mcf_vertex(mmx__mcf_op op, int k, const float *x
         case MMX__MCF_RHS: y[q] = f ? x[q] : lx ? A[v] * x[q] + h * lx[q] : A[v] * x[q]; break;
         case MMX__MCF_APPLY: y[q] = f ? x[q] : A[v] * x[q] - h * lx[q]; break;
         case MMX__MCF_DIAG: y[q] = f ? 1.0f : A[v] - h * x[q]; break;
+        case MMX__MCF_NEGATE: y[q] = -x[q]; break;
         default: if (f) y[q] = x[q]; break;
         }
     }
@@ -377,6 +492,37 @@ mmx_status mmx__mcf_per_vertex(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
 mmx_status mmx__mcf_per_vertex_cuda(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
                                     const float *x, const float *A, const float *lx, float h,
                                     const unsigned char *fixed, float *y);
+
+/* The matrix-free y = S x at vertex j (k <= 4 columns), S = A - h L with the fixed rows and
+ * columns the identity's: y_j = x_j for a fixed j, else A_j x_j - h (L x_free)_j, the product
+ * gathered from L's column j (L symmetric) in storage order with the fixed neighbours read as
+ * 0, acc += w * x in float: the arithmetic and order of the FREE_ONLY pass, the op = T SpMV
+ * and the APPLY pass it fuses. y must not be x. */
+static inline MMX__HD void mmx__mcf_apply_vertex(const mmx_csc *L, const float *wL, const float *A,
+                                                 float h, const unsigned char *fixed,
+                                                 const float *x, int k, int64_t j, float *y)
+{
+    if (mmx__smooth_fixed(fixed, j)) {
+        for (int c = 0; c < k; c++) y[(int64_t)k * j + c] = x[(int64_t)k * j + c];
+        return;
+    }
+    int64_t a, b;
+    mmx__csc_col(L, (mmx_index)j, &a, &b);
+    float acc[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (int64_t q = a; q < b; q++) {
+        const mmx_index i = L->rowidx[q];
+        const int fi = mmx__smooth_fixed(fixed, i);
+        const float m = wL[q];
+        for (int c = 0; c < k; c++) acc[c] += m * (fi ? 0.0f : x[(int64_t)k * i + c]);
+    }
+    for (int c = 0; c < k; c++) y[(int64_t)k * j + c] = A[j] * x[(int64_t)k * j + c] - h * acc[c];
+}
+
+mmx_status mmx__mcf_apply(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A, float h,
+                          const unsigned char *fixed, const float *x, int k, float *y);
+mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                               float h, const unsigned char *fixed, const float *x, int k,
+                               float *y);
 
 /* Column j of S = A - h L on L's pattern (rows ascending, the diagonal stored): wS[q] =
  * [i == j] A_j - h wL[q]; with fixed vertices, an entry in a fixed row or column is
@@ -402,7 +548,17 @@ mmx_status mmx__mcf_assemble_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w
 
 /* Bilateral filtering at vertex v (geom.h, MMX_SMOOTH_BILATERAL): its neighbours are the VV
  * row [r0, r1) of nb; n the unit vertex normals; sc, ss the sigmas (0: per vertex). Sums in
- * float in the row's order. */
+ * float in the row's order.
+ *
+ * Conditioning: the formula is evaluated so that rounding (a contracted FMA on CUDA, another
+ * expf) moves the result by rounding only. The offsets' spread is the two-pass variance
+ * (sum of (h_j - mean)^2, never negative; the one-pass E[h^2] - mean^2 cancels to noise where
+ * the offsets are nearly equal, and sqrt of that noise made sigma_s, and with it every
+ * weight, arbitrary). The weights are exp(e_j - e_max), e_j = -t_j^2 / (2 sc^2) - h_j^2 /
+ * (2 ss^2) and e_max the largest exponent of the row: the same ratio w_j / sum w, but the
+ * largest weight is 1, so the sum never underflows to 0 (before, a vertex whose offsets were
+ * all large against a tiny sigma_s got every weight 0 and did not move on one backend while
+ * it moved on the other). */
 static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nrm,
                                                  const mmx_index *nb, int64_t r0, int64_t r1,
                                                  float sc, float ss, const unsigned char *fixed,
@@ -412,29 +568,45 @@ static inline MMX__HD void mmx__bilateral_vertex(const float *x, const float *nr
     out[3 * v] = p[0], out[3 * v + 1] = p[1], out[3 * v + 2] = p[2];
     if (mmx__smooth_fixed(fixed, v) || r1 <= r0 || (n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f))
         return;
-    /* First pass: the per-vertex sigmas (the one-ring's radius, the offsets' spread). */
-    float rmax = 0.0f, hs = 0.0f, hs2 = 0.0f;
+    /* First pass: the one-ring's radius and the offsets' mean; second: their spread. */
+    float rmax = 0.0f, hs = 0.0f;
     for (int64_t r = r0; r < r1; r++) {
         float e[3];
         mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
-        const float t = sqrtf(mmx__v3_dot(e, e)), h = mmx__v3_dot(n, e);
+        const float t = sqrtf(mmx__v3_dot(e, e));
         rmax = t > rmax ? t : rmax;
-        hs += h, hs2 += h * h;
+        hs += mmx__v3_dot(n, e);
     }
-    const float cnt = (float)(r1 - r0), mean = hs / cnt, var = hs2 / cnt - mean * mean;
+    const float cnt = (float)(r1 - r0), mean = hs / cnt;
+    float dev = 0.0f;
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float dh = mmx__v3_dot(n, e) - mean;
+        dev += dh * dh;
+    }
     if (!(sc > 0.0f)) sc = rmax;
-    if (!(ss > 0.0f)) ss = var > 0.0f ? sqrtf(var) : 0.0f;
+    if (!(ss > 0.0f)) ss = sqrtf(dev / cnt);
     /* A sigma of 0 makes its factor 1 (all neighbours alike for that criterion). */
     const float kc = sc > 0.0f ? -0.5f / (sc * sc) : 0.0f, ks = ss > 0.0f ? -0.5f / (ss * ss) : 0.0f;
+    float emax = -3.4028235e38f; /* -FLT_MAX: below every finite exponent */
+    for (int64_t r = r0; r < r1; r++) {
+        float e[3];
+        mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
+        const float h = mmx__v3_dot(n, e), ex = kc * mmx__v3_dot(e, e) + ks * (h * h);
+        emax = ex > emax ? ex : emax;
+    }
     float sum = 0.0f, norm = 0.0f;
     for (int64_t r = r0; r < r1; r++) {
         float e[3];
         mmx__v3_sub(x + 3 * (int64_t)nb[r], p, e);
-        const float t2 = mmx__v3_dot(e, e), h = mmx__v3_dot(n, e);
-        const float w = expf(kc * t2) * expf(ks * h * h);
+        const float h = mmx__v3_dot(n, e), ex = kc * mmx__v3_dot(e, e) + ks * (h * h);
+        const float w = expf(ex - emax);
         sum += w * h, norm += w;
     }
-    if (!(norm > 0.0f)) return;
+    /* norm >= 1 (the largest weight is exp(0)) unless an exponent is not finite (a sigma
+     * whose square underflows, overflowing k): then the vertex does not move. */
+    if (!(norm > 0.0f) || !mmx__finite((double)(sum / norm))) return;
     const float d = sum / norm;
     for (int c = 0; c < 3; c++) out[3 * v + c] = p[c] + d * n[c];
 }

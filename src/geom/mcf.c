@@ -9,7 +9,8 @@
  *
  * Two ways to apply S: assembled, on L's own pattern (one weight per entry of L, the diagonal
  * entries gaining A: no new pattern, no SpGEMM), solved by mmx_cg_csc; matrix-free, an
- * mmx_linop whose apply is one by-entry SpMV of L and a per-vertex finish A x - h (L x).
+ * mmx_linop whose apply is one kernel: a gather per vertex over L's column (the by-entry
+ * product, fixed neighbours read as 0) fused with the finish A x - h (L x).
  *
  * A fixed boundary keeps S symmetric: the fixed vertices' rows and columns become the
  * identity's and their known positions move to the right-hand side, b_j = A_j x_j + h sum
@@ -21,28 +22,19 @@
 #include "geom_internal.h"
 
 /* The matrix-free operator: y = S x for S = A - h L with the fixed rows and columns the
- * identity's (mmx__mcf_vertex's FREE_ONLY and APPLY). */
+ * identity's (mmx__mcf_apply_vertex). */
 typedef struct mcf_op {
     const mmx_weighted *L;
     const float *A;
     float h;
     const unsigned char *fixed;
-    float *xm, *lx; /* n x 4 scratch each */
 } mcf_op;
 
 static mmx_status mcf_apply(mmx_ctx *ctx, void *data, const float *x, int k, float *y)
 {
     const mcf_op *op = (const mcf_op *)data;
-    const mmx_index n = op->L->A->nrows;
-    const float *xs = x;
-    mmx_status s = MMX_OK;
-    if (op->fixed) {
-        s = mmx__mcf_per_vertex(ctx, MMX__MCF_FREE_ONLY, n, k, x, NULL, NULL, 0.0f, op->fixed, op->xm);
-        xs = op->xm;
-    }
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, op->L->A, mmx_weighted_map(op->L), xs, k, 0.0f, op->lx);
-    if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_APPLY, n, k, x, op->A, op->lx, op->h, op->fixed, y);
-    return s;
+    /* One kernel: the product with L over the free neighbours and the finish, fused. */
+    return mmx__mcf_apply(ctx, op->L->A, op->L->w, op->A, op->h, op->fixed, x, k, y);
 }
 
 /* 1e-3 times the square of the bounding-box diagonal of the positions (read on the host). */
@@ -96,14 +88,34 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
     mmx_cg_opts cg = mmx_cg_defaults();
     cg.rtol = o->cg_rtol;
     cg.max_iter = o->cg_max_iter;
+    cg.rel_initial = o->cg_rel_initial;
+    /* CUDA reads CG's state back at iterations 1, 2, 4, 8 and then every 16, not every one: a
+     * short solve stops at most twice its length, a long one waits once per 16 iterations;
+     * the result does not depend on it (stopped columns are frozen, mmx_cg). */
+    cg.check_every = 16;
     mmx__cotan_op cot = {NULL, NULL}; /* L's pattern made once, its weights each step */
+    /* The uniform problem: L and the valences once. */
+    mmx_weighted *Lu = NULL;
+    float *valence = NULL;
+    if (!s && o->mcf_uniform && o->iterations > 0) {
+        s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &Lu);
+        if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *valence, (void **)&valence);
+        if (!s) s = mmx_csc_diagonal(ctx, Lu->A, mmx_weighted_map(Lu), ldiag);
+        if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_NEGATE, n, 1, ldiag, NULL, NULL, 0.0f, NULL, valence);
+    }
     for (int it = 0; !s && it < o->iterations; it++) {
-        mmx_weighted *L = NULL, *A = NULL;
+        mmx_weighted *L = NULL, *A = NULL, Au;
         float *wS = NULL;
         mmx_cg_report cr;
-        s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
-        if (!s) L = cot.L;
-        if (!s) s = mmx__geom_mass(ctx, &job->view, o->mass, job->adj, &A);
+        if (o->mcf_uniform) {
+            L = Lu;
+            Au.w = valence; /* only A->w is read below */
+            A = &Au;
+        } else {
+            s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
+            if (!s) L = cot.L;
+            if (!s) s = mmx__geom_mass(ctx, &job->view, o->mass, job->adj, &A);
+        }
         /* The right-hand side: A x, plus h L x_fixed on the free rows, x on the fixed. */
         const float *lxf = NULL;
         if (!s) {
@@ -114,7 +126,7 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
         }
         if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_RHS, n, 3, job->x, A->w, lxf, h, fixed, b);
         if (!s && o->path == MMX_SMOOTH_MATRIX_FREE) {
-            mcf_op op = {L, A->w, h, fixed, xm, lx};
+            mcf_op op = {L, A->w, h, fixed};
             s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), ldiag);
             if (!s) s = mmx__mcf_per_vertex(ctx, MMX__MCF_DIAG, n, 1, ldiag, A->w, NULL, h, fixed, diag);
             mmx_linop S = {n, mcf_apply, &op, diag};
@@ -138,9 +150,11 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
             job->rep->cg_residual = worst;
         }
         mmx_mem_free(ctx, sp, wS);
-        mmx_weighted_free(A);
+        if (A != &Au) mmx_weighted_free(A);
     }
     mmx__cotan_op_free(&cot);
+    mmx_weighted_free(Lu);
+    mmx_mem_free(ctx, sp, valence);
     if (o->iterations == 0) job->rep->cg_converged = 1;
     mmx_mem_free(ctx, sp, fixed);
     mmx_mem_free(ctx, sp, ldiag);

@@ -92,3 +92,33 @@ mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float
     (void)vv, (void)x, (void)nrm, (void)sc, (void)ss, (void)fixed, (void)out;
     return mmx__no_cuda(ctx, "mmx__bilateral_step_cuda");
 }
+
+mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                    const float *pos, mmx_normal_weight weight, float *normals)
+{
+    (void)M, (void)Mt, (void)pos, (void)weight, (void)normals;
+    return mmx__no_cuda(ctx, "mmx__vertex_normals_cuda");
+}
+
+mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                     const float *x, const float *scale, float lambda,
+                                     float *out)
+{
+    (void)L, (void)w, (void)x, (void)scale, (void)lambda, (void)out;
+    return mmx__no_cuda(ctx, "mmx__smooth_lap_step_cuda");
+}
+
+mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                  const float *pos, mmx_mass_kind kind, float *areas)
+{
+    (void)M, (void)Mt, (void)pos, (void)kind, (void)areas;
+    return mmx__no_cuda(ctx, "mmx__vertex_areas_cuda");
+}
+
+mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
+                               float h, const unsigned char *fixed, const float *x, int k,
+                               float *y)
+{
+    (void)L, (void)wL, (void)A, (void)h, (void)fixed, (void)x, (void)k, (void)y;
+    return mmx__no_cuda(ctx, "mmx__mcf_apply_cuda");
+}

@@ -1,6 +1,7 @@
 /* Vertex normals (geom.h): the algebraic path (per-face or per-corner values summed per vertex
  * through Mᵀ) and the patch path (the faces' Newell vectors summed around each vertex by the
  * VF patch reduction), both normalised by the same step. */
+#include <stdlib.h>
 #include <string.h>
 #include "geom_internal.h"
 #include "patch/patch_internal.h"
@@ -23,6 +24,59 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
                      name ? name : "(null)");
 }
 
+mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out)
+{
+    if (out) *out = NULL;
+    mmx_status s = mmx__geom_check(ctx, mesh, 0, "mmx_normals_plan_create");
+    if (s) return s;
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_normals_plan_create: out is NULL");
+    mmx_normals_plan *p = calloc(1, sizeof *p);
+    if (!p) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_normals_plan_create: out of host memory");
+    p->M = *mesh->M;
+    p->space = mmx_ctx_space(ctx);
+    p->ctx = ctx;
+    s = mmx_csc_transpose(ctx, mesh->M, &p->Mt);
+    if (s) {
+        free(p);
+        return s;
+    }
+    *out = p;
+    return MMX_OK;
+}
+
+void mmx_normals_plan_free(mmx_normals_plan *plan)
+{
+    if (!plan) return;
+    mmx_csc_free(plan->Mt);
+    free(plan);
+}
+
+mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan,
+                                      const float *pos, mmx_normal_weight weight,
+                                      float *normals)
+{
+    if (!ctx) return MMX_ERR_ARG;
+    if (!plan) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: the plan is NULL");
+    if (plan->ctx != ctx || plan->space != mmx_ctx_space(ctx))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: the plan was made by "
+                         "another context");
+    if ((int)weight < 0 || (int)weight > (int)MMX_NORMAL_UNIFORM)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: unknown weighting %d",
+                         (int)weight);
+    const mmx_index n = plan->M.nrows;
+    if (n == 0) return MMX_OK;
+    if (!pos || !normals)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: %s is NULL",
+                         !pos ? "pos" : "normals");
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
+    if ((const char *)normals < (const char *)pos + bytes && (const char *)pos < (const char *)normals + bytes)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: normals overlap pos");
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__vertex_normals_cuda(ctx, &plan->M, plan->Mt, pos, weight, normals);
+    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&plan->M, plan->Mt, pos, weight, j, normals);
+    return MMX_OK;
+}
+
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals)
 {
@@ -30,23 +84,11 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
     if (s) return s;
     if ((int)weight < 0 || (int)weight > (int)MMX_NORMAL_UNIFORM)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: unknown weighting %d", (int)weight);
-    const mmx_csc *M = mesh->M;
-    if (!normals && M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: normals is NULL");
-    const mmx_space sp = mmx_ctx_space(ctx);
-    float *fx = NULL, *corner = NULL;
-    s = mmx_mem_alloc(ctx, sp, 3 * (size_t)M->ncols * sizeof *fx, (void **)&fx);
-    /* Area: the Newell vectors themselves (twice the area times the unit normal); angle and
-     * uniform: unit normals, the angle weighting one per corner, as a table over Mᵀ. */
-    if (!s) s = mmx__geom_faces(ctx, mesh, weight == MMX_NORMAL_AREA ? MMX__FACE_NEWELL : MMX__FACE_UNIT,
-                                fx, NULL);
-    if (!s && weight == MMX_NORMAL_ANGLE) {
-        s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *corner, (void **)&corner);
-        if (!s) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_ANGLE, corner, NULL);
-    }
-    if (!s) s = mmx__geom_vertex_sum(ctx, M, corner, fx, 3, normals);
-    if (!s) s = mmx__geom_normalize(ctx, normals, M->nrows);
-    mmx_mem_free(ctx, sp, corner);
-    mmx_mem_free(ctx, sp, fx);
+    if (!normals && mesh->M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: normals is NULL");
+    mmx_normals_plan *plan = NULL;
+    s = mmx_normals_plan_create(ctx, mesh, &plan);
+    if (!s) s = mmx_vertex_normals_planned(ctx, plan, mesh->pos, weight, normals);
+    mmx_normals_plan_free(plan);
     return s;
 }
 

@@ -63,6 +63,15 @@ mmx_status mmx__smooth_update(mmx_ctx *ctx, mmx_index n, const float *x, const f
     return MMX_OK;
 }
 
+mmx_status mmx__smooth_lap_step(mmx_ctx *ctx, const mmx_csc *L, const float *w, const float *x,
+                                const float *scale, float lambda, float *out)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__smooth_lap_step_cuda(ctx, L, w, x, scale, lambda, out);
+    for (mmx_index j = 0; j < L->ncols; j++) mmx__smooth_lap_vertex(L, w, x, scale, lambda, j, out);
+    return MMX_OK;
+}
+
 mmx_status mmx__smooth_mask(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
                             const unsigned char *boundary, unsigned char *mask)
 {
@@ -82,6 +91,15 @@ mmx_status mmx__mcf_per_vertex(mmx_ctx *ctx, mmx__mcf_op op, mmx_index n, int k,
     return MMX_OK;
 }
 
+mmx_status mmx__mcf_apply(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A, float h,
+                          const unsigned char *fixed, const float *x, int k, float *y)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__mcf_apply_cuda(ctx, L, wL, A, h, fixed, x, k, y);
+    for (mmx_index j = 0; j < L->ncols; j++) mmx__mcf_apply_vertex(L, wL, A, h, fixed, x, k, j, y);
+    return MMX_OK;
+}
+
 mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, const float *A,
                              float h, const unsigned char *fixed, float *wS)
 {
@@ -94,13 +112,17 @@ mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, co
 /* ---- explicit Laplacian steps ----------------------------------------------------------------- */
 
 /* LAPLACIAN, COTAN, TAUBIN on the assembled path. The uniform L is built once (it does not
- * depend on the positions); the cotangent one every step, from the current positions. */
+ * depend on the positions); the cotangent one every step, from the current positions. Each
+ * step is one kernel (the product and the update fused, mmx__smooth_lap_vertex) from one
+ * buffer into the other; the positions end in job->x (one copy after an odd number of
+ * steps). No allocation and no wait inside the loop of the uniform Laplacian. */
 static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_smooth_method m = job->opts->method;
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
     float *lx = NULL, *d = NULL, *scale = NULL;
+    float *cur = job->x; /* the current positions: job->x or lx, alternately */
     mmx_weighted *L = NULL;        /* the uniform L */
     mmx__cotan_op cot = {NULL, NULL}; /* the cotangent L: its weights refreshed each step */
     mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *lx, (void **)&lx);
@@ -111,6 +133,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
         for (int half = 0; !s && half < steps; half++) {
             if (!L || m == MMX_SMOOTH_COTAN) {
                 if (m == MMX_SMOOTH_COTAN) {
+                    /* The view's positions must be the current ones. */
+                    job->view.pos = cur;
                     s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
                     L = s ? NULL : cot.L;
                 } else {
@@ -120,11 +144,14 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
                 if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
             }
             const float lambda = half ? job->mu : job->step;
-            if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, L->A, mmx_weighted_map(L), job->x, 3, 0.0f, lx);
-            if (!s) s = mmx__smooth_update(ctx, n, job->x, lx, scale, lambda, 0, job->x);
+            float *next = cur == job->x ? lx : job->x;
+            if (!s) s = mmx__smooth_lap_step(ctx, L->A, L->w, cur, scale, lambda, next);
+            if (!s) cur = next;
         }
         if (!s) job->rep->iterations = it + 1;
     }
+    if (!s && cur != job->x && n > 0) s = mmx_mem_copy(ctx, job->x, sp, cur, sp, 3 * (size_t)n * sizeof *cur);
+    job->view.pos = job->x;
     if (m != MMX_SMOOTH_COTAN) mmx_weighted_free(L);
     mmx__cotan_op_free(&cot);
     mmx_mem_free(ctx, sp, scale);

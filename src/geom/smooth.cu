@@ -19,6 +19,13 @@ __global__ static void smooth_update(mmx_index n, const float *x, const float *s
     if (v < n) mmx__smooth_vertex(x, s, scale, lambda, patch, v, out);
 }
 
+__global__ static void smooth_lap_step(const mmx_csc L, const float *w, const float *x,
+                                       const float *scale, float lambda, float *out)
+{
+    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < L.ncols) mmx__smooth_lap_vertex(&L, w, x, scale, lambda, j, out);
+}
+
 __global__ static void smooth_mask(mmx_index n, const mmx_index *valence,
                                    const unsigned char *boundary, unsigned char *mask)
 {
@@ -32,6 +39,13 @@ __global__ static void mcf_vertex(mmx__mcf_op op, mmx_index n, int k, const floa
 {
     const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v < n) mmx__mcf_vertex(op, k, x, A, lx, h, fixed, v, y);
+}
+
+__global__ static void mcf_apply(const mmx_csc L, const float *wL, const float *A, float h,
+                                 const unsigned char *fixed, const float *x, int k, float *y)
+{
+    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < L.ncols) mmx__mcf_apply_vertex(&L, wL, A, h, fixed, x, k, j, y);
 }
 
 __global__ static void mcf_assemble(const mmx_csc L, const float *wL, const float *A, float h,
@@ -60,6 +74,16 @@ extern "C" mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const f
     return mmx__cuda(ctx, cudaGetLastError(), "smoothing update launch");
 }
 
+extern "C" mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
+                                                const float *x, const float *scale, float lambda,
+                                                float *out)
+{
+    if (L->ncols == 0) return MMX_OK;
+    smooth_lap_step<<<mmx__grid(L->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        *L, w, x, scale, lambda, out);
+    return mmx__cuda(ctx, cudaGetLastError(), "smoothing Laplacian step launch");
+}
+
 extern "C" mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
                                             const unsigned char *boundary, unsigned char *mask)
 {
@@ -77,6 +101,16 @@ extern "C" mmx_status mmx__mcf_per_vertex_cuda(mmx_ctx *ctx, mmx__mcf_op op, mmx
     mcf_vertex<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(op, n, k, x, A, lx, h,
                                                                           fixed, y);
     return mmx__cuda(ctx, cudaGetLastError(), "mean curvature flow per-vertex launch");
+}
+
+extern "C" mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL,
+                                          const float *A, float h, const unsigned char *fixed,
+                                          const float *x, int k, float *y)
+{
+    if (L->ncols == 0) return MMX_OK;
+    mcf_apply<<<mmx__grid(L->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(*L, wL, A, h, fixed,
+                                                                                x, k, y);
+    return mmx__cuda(ctx, cudaGetLastError(), "mean curvature flow apply launch");
 }
 
 extern "C" mmx_status mmx__mcf_assemble_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL,

@@ -53,7 +53,7 @@ static void setup_host(mmx__cg_work *w, const float *b, float *x)
         }
     const int diag_ok = w->state->bad_diag == w->n;
     for (int q = 0; q < k; q++)
-        mmx__cg_start(&w->state->col[q], w->rtol, bb[q], rr[q], rz[q], diag_ok, col_hist(w, q), w->cap);
+        mmx__cg_start(&w->state->col[q], w->rtol, w->rel0, bb[q], rr[q], rz[q], diag_ok, col_hist(w, q), w->cap);
     for (int q = 0; q < k; q++)
         if (w->state->col[q].zero_x)
             for (int64_t i = 0; i < w->n; i++) x[i * k + q] = 0.0f;
@@ -251,11 +251,12 @@ mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float
     w.n = n;
     w.k = k;
     w.rtol = o.rtol;
+    w.rel0 = o.rel_initial != 0;
     w.cap = o.history ? o.history_cap : 0;
     if (n == 0) { /* nothing to solve: b = 0 in every column, converged with residual 0 */
         w.hist = w.cap ? o.history : NULL;
         for (int q = 0; q < k; q++)
-            mmx__cg_start(&host.col[q], o.rtol, 0.0, 0.0, 0.0, 1, col_hist(&w, q), w.cap);
+            mmx__cg_start(&host.col[q], o.rtol, o.rel_initial, 0.0, 0.0, 0.0, 1, col_hist(&w, q), w.cap);
         fill_report(&w, &host, 1, report);
         return MMX_OK;
     }
@@ -291,7 +292,9 @@ mmx_status mmx_cg(mmx_ctx *ctx, const mmx_linop *S, const float *b, int k, float
         if (!s) s = cuda ? mmx__cg_step_cuda(ctx, &w, x, t) : (step_host(&w, x, t), MMX_OK);
         /* The host's state is always current; CUDA reads it back every check_every
          * iterations and at the cap, the columns that stopped in between being frozen. */
-        if (!s && (!cuda || t % o.check_every == 0 || t == o.max_iter)) s = read_state(ctx, &w, &host);
+        const int early = t < o.check_every && (t & (t - 1)) == 0; /* 1, 2, 4, ... */
+        if (!s && (!cuda || early || t % o.check_every == 0 || t == o.max_iter))
+            s = read_state(ctx, &w, &host);
         running = !s && !any_fault(&w, &host) && any_active(&w, &host);
     }
     int have_true = 0;

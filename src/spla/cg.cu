@@ -106,14 +106,14 @@ cg_setup_partial(mmx_index n, const float *__restrict__ b, const float *__restri
 template <int K>
 __global__ void __launch_bounds__(MMX__BLOCK)
 cg_setup_final(const double *__restrict__ partial, unsigned G, mmx_index n, State *st, double rtol,
-               double *hist, int cap)
+               int rel0, double *hist, int cap)
 {
     double s[3 * K];
     finish_sums<3 * K>(partial, G, s);
     if (threadIdx.x == 0) {
         const int diag_ok = st->bad_diag == n;
         for (int q = 0; q < K; q++)
-            mmx__cg_start(&st->col[q], rtol, s[q], s[K + q], s[2 * K + q], diag_ok,
+            mmx__cg_start(&st->col[q], rtol, rel0, s[q], s[K + q], s[2 * K + q], diag_ok,
                           hist ? hist + (long long)q * cap : nullptr, cap);
     }
 }
@@ -290,7 +290,7 @@ extern "C" mmx_status mmx__cg_setup_cuda(mmx_ctx *ctx, mmx__cg_work *w, const fl
         cg_setup_partial<K><<<G, MMX__BLOCK, 0, st>>>(w->n, b, w->sp, w->dinv, w->r, w->z, w->p, w->partial);
         mmx_status s = launched(ctx, "cg_setup_partial launch");
         if (s) return s;
-        cg_setup_final<K><<<1, MMX__BLOCK, 0, st>>>(w->partial, G, w->n, w->state, w->rtol, w->hist, w->cap);
+        cg_setup_final<K><<<1, MMX__BLOCK, 0, st>>>(w->partial, G, w->n, w->state, w->rtol, w->rel0, w->hist, w->cap);
         if ((s = launched(ctx, "cg_setup_final launch"))) return s;
         cg_zero_x<K><<<mmx__grid(w->n), MMX__BLOCK, 0, st>>>(w->n, x, w->state);
         return launched(ctx, "cg_zero_x launch");

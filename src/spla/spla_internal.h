@@ -322,7 +322,8 @@ enum { MMX__CG_FAULT_NONE = 0, MMX__CG_FAULT_BREAKDOWN, MMX__CG_FAULT_NONFINITE 
  * whole at each check. */
 typedef struct mmx__cg_col {
     double bb;          /* ||b||^2 */
-    double tol2;        /* rtol^2 ||b||^2: the column stops when ||r||^2 <= tol2 */
+    double tol2;        /* rtol^2 ||b||^2 (rtol^2 ||r_0||^2 with mmx_cg_opts.rel_initial): the
+                           column stops when ||r||^2 <= tol2 */
     double rr;          /* ||r||^2 of the current iterate */
     double rz;          /* r·z, z = D⁻¹ r */
     double alpha, beta; /* this iteration's step and direction update (0 when frozen) */
@@ -347,6 +348,7 @@ typedef struct mmx__cg_work {
     mmx_index n;
     int k;
     double rtol;
+    int rel0;              /* mmx_cg_opts.rel_initial */
     float *r, *z, *p, *sp; /* n x k each: residual, preconditioned residual, direction, S p */
     float *dinv;           /* n: 1 / d, or ones without a preconditioner */
     double *partial;       /* CUDA: the blocks' partial sums (MMX__CG_GRID_MAX x 3k) */
@@ -363,11 +365,11 @@ typedef struct mmx__cg_work {
 
 /* After the set-up: b·b, r·r and r·z of the initial guess. hist: the column's history (NULL
  * or cap entries). */
-static inline MMX__HD void mmx__cg_start(mmx__cg_col *c, double rtol, double bb, double rr,
-                                         double rz, int diag_ok, double *hist, int cap)
+static inline MMX__HD void mmx__cg_start(mmx__cg_col *c, double rtol, int rel0, double bb,
+                                         double rr, double rz, int diag_ok, double *hist, int cap)
 {
     c->bb = bb;
-    c->tol2 = rtol * rtol * bb;
+    c->tol2 = rtol * rtol * (rel0 ? rr : bb);
     c->rr = rr;
     c->rz = rz;
     c->alpha = c->beta = 0.0;
