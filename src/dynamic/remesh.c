@@ -1,0 +1,642 @@
+/* Isotropic remeshing (Botsch and Kobbelt 2004) by rounds of the cavity operator: splits of
+ * long edges, collapses of short ones, valence-improving flips, and tangential relaxation with
+ * projection back onto the input (dynamic.h states the steps and the feature rules). Every
+ * step is a sequence of rounds, each keeping the lexicographically first maximal independent
+ * set of its seeds' cavities by the fixed priorities, so the whole run is deterministic. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dynamic_internal.h"
+
+#define MMX__PI 3.14159265358979323846
+#define SPLIT_ROUNDS 64
+#define COLLAPSE_ROUNDS 64
+#define FLIP_ROUNDS 16
+#define RELAX_ROUNDS 64
+
+mmx_remesh_options mmx_remesh_defaults(void)
+{
+    mmx_remesh_options o;
+    memset(&o, 0, sizeof o);
+    o.target_length = 0;
+    o.iterations = 3;
+    o.feature_angle = 60;
+    o.validate = 0;
+    return o;
+}
+
+/* What the steps carry from round to round besides the mesh: the feature edges (sorted keys
+ * lo << 32 | hi) and the tagged corners (one flag per vertex). */
+typedef struct state {
+    mmx_ctx *ctx;
+    mmx_mesh *cur;
+    uint64_t *feat;
+    mmx_index nfeat;
+    unsigned char *pin;
+    uint32_t round;
+    double lo2, hi2; /* (4/5 L)^2, (4/3 L)^2 */
+    const mmx_remesh_options *o;
+    mmx_mesh_expect expect;
+} state;
+
+static uint64_t key(mmx_index a, mmx_index b)
+{
+    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+    return (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int is_feature(const state *st, mmx_index a, mmx_index b)
+{
+    const uint64_t k = key(a, b);
+    return st->nfeat > 0 &&
+           bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp) != NULL;
+}
+
+static double len2(const float *pos, mmx_index a, mmx_index b)
+{
+    double d = 0;
+    for (int k = 0; k < 3; k++) {
+        const double e = (double)pos[3 * (size_t)a + k] - (double)pos[3 * (size_t)b + k];
+        d += e * e;
+    }
+    return d;
+}
+
+/* Per vertex of t: 1 when it never moves and no collapse may touch it (a boundary vertex, an
+ * end of a feature edge, a tagged corner). */
+static mmx_status feature_verts(const state *st, const mmx__flip_topo *t, unsigned char **out)
+{
+    unsigned char *fv = NULL;
+    mmx_status s = mmx__host_alloc(st->ctx, (size_t)t->nverts + 1, 1, (void **)&fv);
+    if (s) return s;
+    for (mmx_index v = 0; v < t->nverts; v++) fv[v] = t->adj->boundary[v] || st->pin[v];
+    for (mmx_index i = 0; i < st->nfeat; i++) {
+        fv[(mmx_index)(st->feat[i] >> 32)] = 1;
+        fv[(mmx_index)(uint32_t)st->feat[i]] = 1;
+    }
+    *out = fv;
+    return MMX_OK;
+}
+
+/* Replaces the current mesh by `next` after a round, and validates it when asked. */
+static mmx_status advance(state *st, mmx_mesh *next, const char *step)
+{
+    mmx_mesh_free(st->cur);
+    st->cur = next;
+    st->round++;
+    if (!st->o->validate) return MMX_OK;
+    mmx_mesh_validation r;
+    mmx_status s = mmx_mesh_validate(st->ctx, next, &st->expect, &r);
+    if (s == MMX_ERR_MESH)
+        return mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that "
+                         "is not valid: %s", (unsigned)(st->round - 1), step, r.problem);
+    return s;
+}
+
+/* ---- split ---------------------------------------------------------------------------------- */
+
+static mmx_status split_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < SPLIT_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        if (s) break;
+        const float *pos = st->cur->pos;
+        mmx_index *seeds = NULL, n = 0;
+        mmx_cavity_seed *sd = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s)
+            for (mmx_index e = 0; e < t.nedges; e++)
+                if (len2(pos, t.adj->ev[2 * (size_t)e], t.adj->ev[2 * (size_t)e + 1]) > st->hi2)
+                    seeds[n++] = e;
+        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, n,
+                                       st->round, &next, &c, sd);
+        /* A split feature edge (a, b) becomes (a, m) and (m, b). */
+        uint64_t *feat = NULL;
+        unsigned char *pin = NULL;
+        if (!s && c.kept > 0) {
+            mmx_index grow = 0;
+            for (mmx_index i = 0; i < n; i++)
+                grow += sd[i].outcome == MMX_CAVITY_KEPT &&
+                        is_feature(st, t.adj->ev[2 * (size_t)seeds[i]],
+                                   t.adj->ev[2 * (size_t)seeds[i] + 1]);
+            s = mmx__host_alloc(st->ctx, (size_t)(st->nfeat + grow) + 1, sizeof *feat,
+                                (void **)&feat);
+            if (!s) s = mmx__host_alloc(st->ctx, (size_t)mmx_mesh_nverts(next) + 1, 1, (void **)&pin);
+            if (!s) {
+                mmx_index nf = 0;
+                for (mmx_index i = 0; i < st->nfeat; i++) feat[nf++] = st->feat[i];
+                for (mmx_index i = 0; i < n; i++) {
+                    const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]];
+                    const mmx_index b = t.adj->ev[2 * (size_t)seeds[i] + 1];
+                    if (sd[i].outcome != MMX_CAVITY_KEPT || !is_feature(st, a, b)) continue;
+                    /* Found in the unchanged st->feat; replaced at the same place in the
+                     * copy, which is sorted again below. */
+                    const uint64_t k = key(a, b);
+                    const uint64_t *old = bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp);
+                    feat[old - st->feat] = key(a, sd[i].vertex);
+                    feat[nf++] = key(sd[i].vertex, b);
+                }
+                qsort(feat, (size_t)nf, sizeof *feat, u64_cmp);
+                memset(pin, 0, (size_t)mmx_mesh_nverts(next));
+                memcpy(pin, st->pin, (size_t)t.nverts);
+                free(st->feat);
+                free(st->pin);
+                st->feat = feat, st->pin = pin, st->nfeat = nf;
+                feat = NULL, pin = NULL;
+            }
+        }
+        free(feat);
+        free(pin);
+        free(seeds);
+        free(sd);
+        mmx__flip_topo_free(&t);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->split_rounds++;
+        it->splits += c.kept;
+        s = advance(st, next, "split");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- collapse ------------------------------------------------------------------------------- */
+
+/* 1 when the midpoint of {a, b} is within 4/3 L of every other neighbour of a and of b. */
+static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_index a, mmx_index b)
+{
+    const float *pos = st->cur->pos;
+    double M[3];
+    for (int k = 0; k < 3; k++)
+        M[k] = 0.5 * ((double)pos[3 * (size_t)a + k] + (double)pos[3 * (size_t)b + k]);
+    const mmx_csc *E = t->adj->E;
+    const mmx_index ends[2] = {a, b};
+    for (int h = 0; h < 2; h++)
+        for (mmx_index q = E->colptr[ends[h]]; q < E->colptr[ends[h] + 1]; q++) {
+            const mmx_index w = E->rowidx[q];
+            if (w == a || w == b) continue;
+            double d = 0;
+            for (int k = 0; k < 3; k++) {
+                const double e = M[k] - (double)pos[3 * (size_t)w + k];
+                d += e * e;
+            }
+            if (d > st->hi2) return 0;
+        }
+    return 1;
+}
+
+static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < COLLAPSE_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        if (s) break;
+        const float *pos = st->cur->pos;
+        unsigned char *fv = NULL;
+        mmx_index *seeds = NULL, *to = NULL, n = 0;
+        mmx_cavity_seed *sd = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        s = feature_verts(st, &t, &fv);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s)
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                const mmx_index a = t.adj->ev[2 * (size_t)e], b = t.adj->ev[2 * (size_t)e + 1];
+                if (fv[a] || fv[b] || len2(pos, a, b) >= st->lo2) continue;
+                if (collapse_short_enough(st, &t, a, b)) seeds[n++] = e;
+            }
+        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
+                                       st->round, &next, &c, sd);
+        /* The survivors keep their order: old vertex v becomes v minus the removed ones below
+         * it (each kept seed removes its higher end b). Feature edges and corners never
+         * involve a or b (their ends are feature vertices), so they only renumber. */
+        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
+        if (!s && c.kept > 0) {
+            memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
+            for (mmx_index i = 0; i < n; i++)
+                if (sd[i].outcome == MMX_CAVITY_KEPT) to[t.adj->ev[2 * (size_t)seeds[i] + 1]] = 1;
+            mmx_index removed = 0;
+            for (mmx_index v = 0; v < t.nverts; v++) {
+                if (to[v]) { /* removed */
+                    removed++;
+                    to[v] = -1;
+                    continue;
+                }
+                to[v] = v - removed;
+                st->pin[to[v]] = st->pin[v]; /* to[v] <= v: read before it is overwritten */
+            }
+            for (mmx_index i = 0; i < st->nfeat; i++) {
+                const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
+                st->feat[i] = key(to[a], to[b]);
+            }
+        }
+        free(fv);
+        free(to);
+        free(seeds);
+        free(sd);
+        mmx__flip_topo_free(&t);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->collapse_rounds++;
+        it->collapses += c.kept;
+        s = advance(st, next, "collapse");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- flip ----------------------------------------------------------------------------------- */
+
+typedef struct pkey {
+    uint64_t priority;
+    mmx_index edge;
+} pkey;
+
+static int pkey_cmp(const void *x, const void *y)
+{
+    const pkey *a = x, *b = y;
+    if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
+    return (a->edge > b->edge) - (a->edge < b->edge);
+}
+
+static int index_cmp(const void *x, const void *y)
+{
+    const mmx_index a = *(const mmx_index *)x, b = *(const mmx_index *)y;
+    return (a > b) - (a < b);
+}
+
+/* Keeps, of the flip seeds[0..n), the greedy set in the round's key order whose quads share
+ * no vertex, in ascending edge order; returns its size. Flips that share only a vertex do not
+ * conflict in the cavity operator, but each was judged by the valences before the round: two
+ * flips at one vertex of valence 7 would both lower it, to 5. With disjoint quads every kept
+ * flip lowers the sum of squared deviations, so the flips end. order (n) and mark (nverts)
+ * are scratch. */
+static mmx_index vertex_disjoint(const mmx__flip_topo *t, mmx_index *seeds, mmx_index n,
+                                 uint32_t round, pkey *order, mmx_index *mark)
+{
+    for (mmx_index i = 0; i < n; i++) order[i] = (pkey){mmx_cavity_priority(seeds[i], round), seeds[i]};
+    qsort(order, (size_t)n, sizeof *order, pkey_cmp);
+    for (mmx_index v = 0; v < t->nverts; v++) mark[v] = 0;
+    mmx_index m = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_index q[4];
+        mmx__flip_quad(t, order[i].edge, q);
+        if (mark[q[0]] || mark[q[1]] || mark[q[2]] || mark[q[3]]) continue;
+        for (int j = 0; j < 4; j++) mark[q[j]] = 1;
+        seeds[m++] = order[i].edge;
+    }
+    qsort(seeds, (size_t)m, sizeof *seeds, index_cmp);
+    return m;
+}
+
+static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < FLIP_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        if (s) break;
+        mmx_index *seeds = NULL, *deg = NULL, *mark = NULL, n = 0;
+        pkey *order = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *deg, (void **)&deg);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *mark, (void **)&mark);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *order, (void **)&order);
+        if (!s) {
+            memset(deg, 0, (size_t)t.nverts * sizeof *deg);
+            for (size_t k = 0; k < 2 * (size_t)t.nedges; k++) deg[t.adj->ev[k]]++;
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                mmx_index q[4];
+                if (!mmx__flip_quad(&t, e, q) || is_feature(st, q[0], q[1])) continue;
+                long before = 0, after = 0;
+                for (int j = 0; j < 4; j++) {
+                    const long target = t.adj->boundary[q[j]] ? 4 : 6;
+                    const long d = (long)deg[q[j]] - target, d2 = d + (j < 2 ? -1 : 1);
+                    before += d * d;
+                    after += d2 * d2;
+                }
+                if (after < before) seeds[n++] = e;
+            }
+            n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
+        }
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_FLIP, seeds, n,
+                                       st->round, &next, &c, NULL);
+        free(seeds);
+        free(deg);
+        free(mark);
+        free(order);
+        mmx__flip_topo_free(&t);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->flip_rounds++;
+        it->flips += c.kept;
+        s = advance(st, next, "flip");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- tangential relaxation and projection ---------------------------------------------------- */
+
+/* Per vertex: the area-weighted normal (the sum of its faces' cross products) into vn and the
+ * barycentric area into va (a third of each face's area), summed over its faces in ascending
+ * order. */
+static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn, double *va)
+{
+    for (mmx_index v = 0; v < t->nverts; v++) {
+        double n[3] = {0, 0, 0}, a = 0;
+        for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+            double P[3], Q[3], R[3], x[3];
+            mmx__point(pos, f[0], P);
+            mmx__point(pos, f[1], Q);
+            mmx__point(pos, f[2], R);
+            mmx__tri_normal(P, Q, R, x);
+            for (int j = 0; j < 3; j++) n[j] += x[j];
+            a += sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) / 6.0;
+        }
+        memcpy(vn + 3 * (size_t)v, n, sizeof n);
+        va[v] = a;
+    }
+}
+
+static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
+{
+    mmx__flip_topo t;
+    mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+    if (s) return s;
+    const float *pos = st->cur->pos;
+    unsigned char *fv = NULL;
+    double *vn = NULL, *va = NULL;
+    mmx_index *seeds = NULL, n = 0;
+    float *targets = NULL, *p = NULL;
+    mmx_cavity_seed *sd = NULL;
+    s = feature_verts(st, &t, &fv);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *vn, (void **)&vn);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *va, (void **)&va);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *seeds, (void **)&seeds);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *targets, (void **)&targets);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *sd, (void **)&sd);
+    if (!s) {
+        normals_areas(&t, pos, vn, va);
+        memcpy(p, pos, 3 * (size_t)t.nverts * sizeof *p);
+        const mmx_csc *E = t.adj->E;
+        /* Every target from the positions at the start of the step (Jacobi). */
+        for (mmx_index v = 0; v < t.nverts; v++) {
+            if (fv[v] || t.vf_ptr[v] == t.vf_ptr[v + 1]) continue;
+            double q[3] = {0, 0, 0}, w = 0, P[3], X[3];
+            for (mmx_index e = E->colptr[v]; e < E->colptr[v + 1]; e++) {
+                const mmx_index u = E->rowidx[e];
+                if (u == v) continue;
+                for (int k = 0; k < 3; k++) q[k] += va[u] * (double)pos[3 * (size_t)u + k];
+                w += va[u];
+            }
+            const double *nv = vn + 3 * (size_t)v;
+            const double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+            if (!(w > 0) || !(nn > 0)) continue;
+            mmx__point(pos, v, P);
+            double h = 0;
+            for (int k = 0; k < 3; k++) q[k] /= w;
+            for (int k = 0; k < 3; k++) h += nv[k] / nn * (P[k] - q[k]);
+            for (int k = 0; k < 3; k++) P[k] = q[k] + h * nv[k] / nn; /* in the tangent plane */
+            if (mmx__bvh_closest(bvh, P, X, NULL) < 0) continue;
+            float *to = targets + 3 * (size_t)n;
+            for (int k = 0; k < 3; k++) to[k] = (float)X[k];
+            if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
+            seeds[n++] = v;
+        }
+        /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
+         * go again, with their targets, in the next round. */
+        for (int r = 0; r < RELAX_ROUNDS && n > 0 && !s; r++) {
+            mmx_cavity_counts c;
+            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, &c, sd);
+            if (s) break;
+            st->round++;
+            it->relax_rounds++;
+            it->moves += c.kept;
+            if (st->o->validate) {
+                mmx_mesh *m = NULL;
+                mmx_mesh_validation vr;
+                s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
+                if (!s) s = mmx_mesh_validate(st->ctx, m, &st->expect, &vr);
+                mmx_mesh_free(m);
+                if (s == MMX_ERR_MESH)
+                    s = mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (relax) left "
+                                  "a mesh that is not valid: %s", (unsigned)(st->round - 1), vr.problem);
+                if (s) break;
+            }
+            mmx_index m = 0;
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != MMX_CAVITY_CONFLICT) continue;
+                seeds[m] = seeds[i];
+                memmove(targets + 3 * (size_t)m, targets + 3 * (size_t)i, 3 * sizeof *targets);
+                m++;
+            }
+            n = m;
+        }
+    }
+    mmx_mesh *next = NULL;
+    if (!s) s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &next);
+    if (!s && next->M->ncols > 0) s = mmx_mesh_reduce(st->ctx, next);
+    if (!s) {
+        mmx_mesh_free(st->cur);
+        st->cur = next;
+    } else {
+        mmx_mesh_free(next);
+    }
+    free(fv);
+    free(vn);
+    free(va);
+    free(seeds);
+    free(targets);
+    free(p);
+    free(sd);
+    mmx__flip_topo_free(&t);
+    return s;
+}
+
+/* ---- set-up ---------------------------------------------------------------------------------- */
+
+static mmx_status check_options(mmx_ctx *ctx, const mmx_remesh_options *o)
+{
+    if (!isfinite(o->target_length) || o->target_length < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is not a positive "
+                         "number (0 asks for the mean edge length)", o->target_length);
+    if (o->iterations < 0 || o->iterations > MMX_REMESH_MAX_ITERATIONS)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: %d iterations: give 0 to %d",
+                         o->iterations, MMX_REMESH_MAX_ITERATIONS);
+    if (!isfinite(o->feature_angle) || o->feature_angle < 0 || o->feature_angle > 180)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the feature angle %g is not in [0, 180] "
+                         "degrees", o->feature_angle);
+    return MMX_OK;
+}
+
+/* The input's feature edges (boundary, tagged creases, dihedral angle over the bound) and
+ * tagged corners into st; the mean edge length into *mean. */
+static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                double *mean)
+{
+    mmx_ctx *ctx = st->ctx;
+    const float *pos = mesh->pos;
+    mmx_mesh_tags *tags = NULL;
+    mmx_status s = MMX_OK;
+    if (mesh->tags) s = mmx_mesh_tags_parse(ctx, mesh, &tags);
+    const mmx_index ncrease = tags ? tags->ncreases : 0;
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nedges + (size_t)ncrease + 1, sizeof *st->feat,
+                                (void **)&st->feat);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, 1, (void **)&st->pin);
+    if (s) {
+        mmx_mesh_tags_free(tags);
+        return s;
+    }
+    memset(st->pin, 0, (size_t)t->nverts);
+    const double cos_bound = cos(st->o->feature_angle * MMX__PI / 180.0);
+    double sum = 0;
+    mmx_index nf = 0;
+    for (mmx_index e = 0; e < t->nedges; e++) {
+        const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
+        sum += sqrt(len2(pos, a, b));
+        int feature = t->adj->sides[e] == 1;
+        mmx_index q[4];
+        if (!feature && st->o->feature_angle < 180 && mmx__flip_quad(t, e, q)) {
+            double A[3], B[3], C[3], D[3], n0[3], n1[3];
+            mmx__point(pos, q[0], A);
+            mmx__point(pos, q[1], B);
+            mmx__point(pos, q[2], C);
+            mmx__point(pos, q[3], D);
+            mmx__tri_normal(A, B, C, n0);
+            mmx__tri_normal(B, A, D, n1);
+            const double l0 = sqrt(n0[0] * n0[0] + n0[1] * n0[1] + n0[2] * n0[2]);
+            const double l1 = sqrt(n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]);
+            const double c = (n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2]) / (l0 * l1);
+            feature = l0 > 0 && l1 > 0 && c < cos_bound;
+        }
+        if (feature) st->feat[nf++] = key(a, b);
+    }
+    for (mmx_index i = 0; i < ncrease; i++)
+        if (tags->crease_sharpness[i] > 0)
+            st->feat[nf++] = key(tags->crease_verts[2 * i], tags->crease_verts[2 * i + 1]);
+    for (mmx_index i = 0; tags && i < tags->ncorners; i++)
+        if (tags->corner_sharpness[i] > 0) st->pin[tags->corner_verts[i]] = 1;
+    mmx_mesh_tags_free(tags);
+    /* Sorted, each edge once. */
+    qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
+    mmx_index u = 0;
+    for (mmx_index i = 0; i < nf; i++)
+        if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
+    st->nfeat = u;
+    *mean = t->nedges > 0 ? sum / t->nedges : 0;
+    return MMX_OK;
+}
+
+mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
+                      mmx_mesh **out, mmx_remesh_report *report)
+{
+    if (!mesh || !mesh->M || !out)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: NULL argument");
+    *out = NULL;
+    const mmx_remesh_options o = opts ? *opts : mmx_remesh_defaults();
+    mmx_status s = check_options(ctx, &o);
+    if (s) return s;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_remesh runs on the host backend for now");
+    if (mesh->space != MMX_SPACE_HOST)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_remesh: the mesh lives on the device");
+    if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the mesh has no positions");
+    const mmx_index nv = mmx_mesh_nverts(mesh);
+    for (mmx_index v = 0; v < nv; v++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(mesh->pos[3 * (size_t)v + k]))
+                return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that "
+                                 "is not finite", (int)v);
+    mmx_timer *timer = NULL, *iter_timer = NULL;
+    s = mmx_timer_create(ctx, &timer);
+    if (!s) s = mmx_timer_create(ctx, &iter_timer);
+    if (!s) s = mmx_timer_start(timer);
+    mmx_remesh_report rep;
+    memset(&rep, 0, sizeof rep);
+    state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.o = &o;
+    mmx__flip_topo t;
+    memset(&t, 0, sizeof t);
+    mmx__bvh *bvh = NULL;
+    if (!s) s = mmx__flip_topo_build(ctx, mesh, "mmx_remesh", &t);
+    mmx_mesh_validation vr;
+    if (!s) s = mmx_mesh_validate(ctx, mesh, NULL, &vr);
+    if (!s && !vr.valid)
+        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s",
+                      vr.problem);
+    double mean = 0;
+    if (!s) s = find_features(&st, mesh, &t, &mean);
+    if (!s) {
+        const double L = o.target_length > 0 ? o.target_length : mean;
+        rep.target_length = L;
+        st.lo2 = (0.8 * L) * (0.8 * L);
+        st.hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
+        st.expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
+        rep.feature_edges = st.nfeat;
+        unsigned char *fv = NULL;
+        s = feature_verts(&st, &t, &fv);
+        for (mmx_index v = 0; !s && v < t.nverts; v++) rep.feature_verts += fv[v];
+        free(fv);
+        if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, &bvh);
+        /* The working copy: the faces and positions alone, in the reduced form. */
+        if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, mesh->pos, &st.cur);
+        if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st.cur);
+        /* A mesh without edges has nothing to remesh (and no length to aim at). */
+        const int work = t.nedges > 0 && L > 0;
+        for (int i = 0; work && !s && i < o.iterations; i++) {
+            mmx_remesh_iteration *it = &rep.per_iteration[i];
+            s = mmx_timer_start(iter_timer);
+            if (!s) s = split_step(&st, it);
+            if (!s) s = collapse_step(&st, it);
+            if (!s) s = flip_step(&st, it);
+            if (!s) s = relax_step(&st, bvh, it);
+            if (!s) s = mmx_timer_stop(iter_timer, &it->ms);
+            it->nverts = mmx_mesh_nverts(st.cur);
+            it->nfaces = mmx_mesh_nfaces(st.cur);
+            rep.iterations = i + 1;
+        }
+    }
+    if (!s) s = mmx_timer_stop(timer, &rep.ms);
+    mmx__bvh_free(bvh);
+    mmx__flip_topo_free(&t);
+    mmx_timer_free(timer);
+    mmx_timer_free(iter_timer);
+    free(st.feat);
+    free(st.pin);
+    if (s) {
+        mmx_mesh_free(st.cur);
+        return s;
+    }
+    *out = st.cur;
+    if (report) *report = rep;
+    return MMX_OK;
+}
