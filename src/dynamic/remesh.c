@@ -176,13 +176,21 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
 
 /* ---- collapse ------------------------------------------------------------------------------- */
 
-/* 1 when the midpoint of {a, b} is within 4/3 L of every other neighbour of a and of b. */
-static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_index a, mmx_index b)
+/* The position the merged vertex of {a, b} gets: the stored midpoint, or where one end is a
+ * feature vertex (keep >= 0: that end), that end's position. */
+static void merged(const float *pos, mmx_index a, mmx_index b, mmx_index keep, double M[3])
+{
+    for (int k = 0; k < 3; k++)
+        M[k] = keep >= 0 ? (double)pos[3 * (size_t)keep + k]
+                         : (double)(float)(0.5 * ((double)pos[3 * (size_t)a + k] +
+                                                  (double)pos[3 * (size_t)b + k]));
+}
+
+/* 1 when M is within 4/3 L of every other neighbour of a and of b. */
+static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_index a, mmx_index b,
+                                 const double M[3])
 {
     const float *pos = st->cur->pos;
-    double M[3];
-    for (int k = 0; k < 3; k++)
-        M[k] = 0.5 * ((double)pos[3 * (size_t)a + k] + (double)pos[3 * (size_t)b + k]);
     const mmx_csc *E = t->adj->E;
     const mmx_index ends[2] = {a, b};
     for (int h = 0; h < 2; h++)
@@ -199,6 +207,50 @@ static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_i
     return 1;
 }
 
+/* 1 when no face left at a or b after the collapse (both at M) is folded (against its old
+ * normal), degenerate or a sliver: twice its area under SLIVER times its longest edge squared
+ * (an equilateral triangle has sqrt(3)/2; 0.05 is a smallest angle of about 3 degrees). The
+ * template refuses only faces that are degenerate to rounding; a remesher should not make
+ * needles it must then repair. With M at the midpoint the template checks the folds again;
+ * at a feature end (where the remesher then puts the vertex) this check is the one that
+ * counts, and exact: a kept collapse's faces hold no other kept collapse's vertices. */
+#define SLIVER 0.05
+static int sliver(const double P[3], const double Q[3], const double R[3])
+{
+    double n[3], l = 0;
+    mmx__tri_normal(P, Q, R, n);
+    const double *X[3] = {P, Q, R};
+    for (int j = 0; j < 3; j++) {
+        const double *U = X[j], *V = X[(j + 1) % 3];
+        const double d = (U[0] - V[0]) * (U[0] - V[0]) + (U[1] - V[1]) * (U[1] - V[1]) +
+                         (U[2] - V[2]) * (U[2] - V[2]);
+        if (d > l) l = d;
+    }
+    return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) < SLIVER * l;
+}
+
+static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_index a, mmx_index b,
+                             const double M[3])
+{
+    const mmx_index ends[2] = {a, b};
+    for (int h = 0; h < 2; h++)
+        for (mmx_index k = t->vf_ptr[ends[h]]; k < t->vf_ptr[ends[h] + 1]; k++) {
+            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+            const int ha = f[0] == a || f[1] == a || f[2] == a;
+            const int hb = f[0] == b || f[1] == b || f[2] == b;
+            if (ha && hb) continue; /* removed */
+            double P[3][3], Q[3][3], n[3];
+            for (int j = 0; j < 3; j++) {
+                mmx__point(pos, f[j], Q[j]);
+                if (f[j] == a || f[j] == b) memcpy(P[j], M, 3 * sizeof *M);
+                else memcpy(P[j], Q[j], sizeof Q[j]);
+            }
+            mmx__tri_normal(Q[0], Q[1], Q[2], n);
+            if (mmx__bad_triangle(P[0], P[1], P[2], n) || sliver(P[0], P[1], P[2])) return 0;
+        }
+    return 1;
+}
+
 static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
@@ -208,25 +260,33 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         if (s) break;
         const float *pos = st->cur->pos;
         unsigned char *fv = NULL;
-        mmx_index *seeds = NULL, *to = NULL, n = 0;
+        mmx_index *seeds = NULL, *keep = NULL, *to = NULL, n = 0;
         mmx_cavity_seed *sd = NULL;
         mmx_mesh *next = NULL;
         mmx_cavity_counts c = {0, 0, 0, 0};
         s = feature_verts(st, &t, &fv);
         if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *keep, (void **)&keep);
+        /* An edge with one feature end (not on the boundary, which the template refuses)
+         * collapses onto that end: the feature vertex stays where it is. */
         if (!s)
             for (mmx_index e = 0; e < t.nedges; e++) {
                 const mmx_index a = t.adj->ev[2 * (size_t)e], b = t.adj->ev[2 * (size_t)e + 1];
-                if (fv[a] || fv[b] || len2(pos, a, b) >= st->lo2) continue;
-                if (collapse_short_enough(st, &t, a, b)) seeds[n++] = e;
+                if ((fv[a] && fv[b]) || len2(pos, a, b) >= st->lo2) continue;
+                const mmx_index k = fv[a] ? a : fv[b] ? b : -1;
+                double M[3];
+                merged(pos, a, b, k, M);
+                if (collapse_short_enough(st, &t, a, b, M) && collapse_faces_ok(&t, pos, a, b, M)) {
+                    keep[n] = k;
+                    seeds[n++] = e;
+                }
             }
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
             s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
                                        st->round, &next, &c, sd);
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
-         * it (each kept seed removes its higher end b). Feature edges and corners never
-         * involve a or b (their ends are feature vertices), so they only renumber. */
+         * it (each kept seed removes its higher end b). */
         if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
         if (!s && c.kept > 0) {
             memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
@@ -242,12 +302,24 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 to[v] = v - removed;
                 st->pin[to[v]] = st->pin[v]; /* to[v] <= v: read before it is overwritten */
             }
+            /* A removed end takes its survivor's number; a feature end it was keeps its
+             * position and its features (a corner flag, edges now at the survivor). */
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != MMX_CAVITY_KEPT) continue;
+                const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]], b = t.adj->ev[2 * (size_t)seeds[i] + 1];
+                to[b] = to[a];
+                if (keep[i] < 0) continue;
+                memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
+                st->pin[to[a]] = st->pin[keep[i]];
+            }
             for (mmx_index i = 0; i < st->nfeat; i++) {
                 const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
                 st->feat[i] = key(to[a], to[b]);
             }
+            qsort(st->feat, (size_t)st->nfeat, sizeof *st->feat, u64_cmp);
         }
         free(fv);
+        free(keep);
         free(to);
         free(seeds);
         free(sd);
@@ -336,7 +408,13 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
                     before += d * d;
                     after += d2 * d2;
                 }
-                if (after < before) seeds[n++] = e;
+                if (after >= before) continue;
+                double A[3], B[3], C[3], D[3];
+                mmx__point(st->cur->pos, q[0], A);
+                mmx__point(st->cur->pos, q[1], B);
+                mmx__point(st->cur->pos, q[2], C);
+                mmx__point(st->cur->pos, q[3], D);
+                if (!sliver(A, D, C) && !sliver(D, B, C)) seeds[n++] = e;
             }
             n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
         }
@@ -384,6 +462,24 @@ static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn,
     }
 }
 
+/* 1 when moving v to `to` makes a sliver of one of its faces (the others at their start
+ * positions; neighbours that move in the same step may change it, the template's own check
+ * stays exact for folds and degenerate faces). */
+static int move_makes_sliver(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to)
+{
+    const double T[3] = {to[0], to[1], to[2]};
+    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+        const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+        double P[3][3];
+        for (int j = 0; j < 3; j++) {
+            if (f[j] == v) memcpy(P[j], T, sizeof T);
+            else mmx__point(pos, f[j], P[j]);
+        }
+        if (sliver(P[0], P[1], P[2])) return 1;
+    }
+    return 0;
+}
+
 static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
 {
     mmx__flip_topo t;
@@ -428,6 +524,7 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
             float *to = targets + 3 * (size_t)n;
             for (int k = 0; k < 3; k++) to[k] = (float)X[k];
             if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
+            if (move_makes_sliver(&t, pos, v, to)) continue;
             seeds[n++] = v;
         }
         /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
