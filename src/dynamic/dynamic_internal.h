@@ -76,8 +76,13 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
                                       mmx_cavity_seed *per_seed);
 mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
                                    const mmx_index *seeds, const float *targets, mmx_index n,
-                                   uint32_t round, mmx_cavity_counts *counts,
+                                   uint32_t round, double min_quality, mmx_cavity_counts *counts,
                                    mmx_cavity_seed *per_seed);
+
+/* A triangle's shape: twice its area over its longest edge squared, |n| / l^2, from 0
+ * (degenerate) to sqrt(3)/2 (equilateral). min_quality above: a move is also invalid when it
+ * leaves a face at v under it and worse than the face was (0: the template's rule alone). */
+double mmx__tri_quality(const double P[3], const double Q[3], const double R[3]);
 
 /* Closest points on a triangle soup (closest.c): a bounding volume hierarchy over the
  * triangles (median splits on the longest axis of the centroids' box, leaves of at most 4),

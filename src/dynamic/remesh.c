@@ -113,11 +113,25 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
         mmx_cavity_seed *sd = NULL;
         mmx_mesh *next = NULL;
         mmx_cavity_counts c = {0, 0, 0, 0};
+        double *longest = NULL;
         s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
-        if (!s)
-            for (mmx_index e = 0; e < t.nedges; e++)
-                if (len2(pos, t.adj->ev[2 * (size_t)e], t.adj->ev[2 * (size_t)e + 1]) > st->hi2)
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nfaces + 1, sizeof *longest, (void **)&longest);
+        if (!s) {
+            /* Longest edges first (Rivara's bisection): a long edge is a seed when no face of
+             * it has a longer edge, so a split never cuts a triangle across its shorter side
+             * (which, repeated, makes needles); the others wait for their faces' longest. */
+            for (mmx_index f = 0; f < t.nfaces; f++) {
+                const mmx_index *v = t.verts + 3 * (size_t)f;
+                longest[f] = fmax(len2(pos, v[0], v[1]), fmax(len2(pos, v[1], v[2]), len2(pos, v[2], v[0])));
+            }
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                const double l = len2(pos, t.adj->ev[2 * (size_t)e], t.adj->ev[2 * (size_t)e + 1]);
+                const mmx_index f0 = t.hf[2 * (size_t)e], f1 = t.hf[2 * (size_t)e + 1];
+                if (l > st->hi2 && (f0 < 0 || l >= longest[f0]) && (f1 < 0 || l >= longest[f1]))
                     seeds[n++] = e;
+            }
+        }
+        free(longest);
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
             s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, n,
@@ -215,18 +229,11 @@ static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_i
  * at a feature end (where the remesher then puts the vertex) this check is the one that
  * counts, and exact: a kept collapse's faces hold no other kept collapse's vertices. */
 #define SLIVER 0.05
-static int sliver(const double P[3], const double Q[3], const double R[3])
+/* A new face is refused when it is a sliver (quality under SLIVER) and worse than the face(s)
+ * it replaces: the remesher never makes needles, and may still work where the input has them. */
+static int worse_sliver(double q_new, double q_old)
 {
-    double n[3], l = 0;
-    mmx__tri_normal(P, Q, R, n);
-    const double *X[3] = {P, Q, R};
-    for (int j = 0; j < 3; j++) {
-        const double *U = X[j], *V = X[(j + 1) % 3];
-        const double d = (U[0] - V[0]) * (U[0] - V[0]) + (U[1] - V[1]) * (U[1] - V[1]) +
-                         (U[2] - V[2]) * (U[2] - V[2]);
-        if (d > l) l = d;
-    }
-    return sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) < SLIVER * l;
+    return q_new < SLIVER && q_new < q_old;
 }
 
 static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_index a, mmx_index b,
@@ -246,7 +253,9 @@ static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_inde
                 else memcpy(P[j], Q[j], sizeof Q[j]);
             }
             mmx__tri_normal(Q[0], Q[1], Q[2], n);
-            if (mmx__bad_triangle(P[0], P[1], P[2], n) || sliver(P[0], P[1], P[2])) return 0;
+            if (mmx__bad_triangle(P[0], P[1], P[2], n)) return 0;
+            if (worse_sliver(mmx__tri_quality(P[0], P[1], P[2]), mmx__tri_quality(Q[0], Q[1], Q[2])))
+                return 0;
         }
     return 1;
 }
@@ -414,7 +423,9 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
                 mmx__point(st->cur->pos, q[1], B);
                 mmx__point(st->cur->pos, q[2], C);
                 mmx__point(st->cur->pos, q[3], D);
-                if (!sliver(A, D, C) && !sliver(D, B, C)) seeds[n++] = e;
+                const double q_new = fmin(mmx__tri_quality(A, D, C), mmx__tri_quality(D, B, C));
+                const double q_old = fmin(mmx__tri_quality(A, B, C), mmx__tri_quality(B, A, D));
+                if (!worse_sliver(q_new, q_old)) seeds[n++] = e;
             }
             n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
         }
@@ -462,24 +473,6 @@ static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn,
     }
 }
 
-/* 1 when moving v to `to` makes a sliver of one of its faces (the others at their start
- * positions; neighbours that move in the same step may change it, the template's own check
- * stays exact for folds and degenerate faces). */
-static int move_makes_sliver(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to)
-{
-    const double T[3] = {to[0], to[1], to[2]};
-    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
-        const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
-        double P[3][3];
-        for (int j = 0; j < 3; j++) {
-            if (f[j] == v) memcpy(P[j], T, sizeof T);
-            else mmx__point(pos, f[j], P[j]);
-        }
-        if (sliver(P[0], P[1], P[2])) return 1;
-    }
-    return 0;
-}
-
 static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
 {
     mmx__flip_topo t;
@@ -524,14 +517,13 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
             float *to = targets + 3 * (size_t)n;
             for (int k = 0; k < 3; k++) to[k] = (float)X[k];
             if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
-            if (move_makes_sliver(&t, pos, v, to)) continue;
             seeds[n++] = v;
         }
         /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
          * go again, with their targets, in the next round. */
         for (int r = 0; r < RELAX_ROUNDS && n > 0 && !s; r++) {
             mmx_cavity_counts c;
-            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, &c, sd);
+            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, SLIVER, &c, sd);
             if (s) break;
             st->round++;
             it->relax_rounds++;

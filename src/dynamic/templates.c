@@ -172,9 +172,25 @@ mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const
 
 /* ---- vertex relocation ----------------------------------------------------------------------- */
 
+double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
+{
+    double n[3], l = 0;
+    mmx__tri_normal(P, Q, R, n);
+    const double *X[3] = {P, Q, R};
+    for (int j = 0; j < 3; j++) {
+        const double *U = X[j], *V = X[(j + 1) % 3];
+        const double d = (U[0] - V[0]) * (U[0] - V[0]) + (U[1] - V[1]) * (U[1] - V[1]) +
+                         (U[2] - V[2]) * (U[2] - V[2]);
+        if (d > l) l = d;
+    }
+    return l > 0 ? sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / l : 0;
+}
+
 /* 1 when moving v to `to` keeps every face at v non-degenerate and unfolded (against its own
- * old normal); 0 for a vertex in no face or a target that is not finite. */
-static int move_valid(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to)
+ * old normal), and of quality at least min_quality or no worse than before; 0 for a vertex in
+ * no face or a target that is not finite. */
+static int move_valid(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to,
+                      double min_quality)
 {
     if (t->vf_ptr[v] == t->vf_ptr[v + 1]) return 0;
     if (!isfinite(to[0]) || !isfinite(to[1]) || !isfinite(to[2])) return 0;
@@ -188,13 +204,17 @@ static int move_valid(const mmx__flip_topo *t, const float *pos, mmx_index v, co
         }
         mmx__tri_normal(P[0], P[1], P[2], n);
         if (mmx__bad_triangle(Q[0], Q[1], Q[2], n)) return 0;
+        if (min_quality > 0) {
+            const double q = mmx__tri_quality(Q[0], Q[1], Q[2]);
+            if (q < min_quality && q < mmx__tri_quality(P[0], P[1], P[2])) return 0;
+        }
     }
     return 1;
 }
 
 mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
                                    const mmx_index *seeds, const float *targets, mmx_index n,
-                                   uint32_t round, mmx_cavity_counts *counts,
+                                   uint32_t round, double min_quality, mmx_cavity_counts *counts,
                                    mmx_cavity_seed *per_seed)
 {
     for (mmx_index i = 0; i < n; i++)
@@ -226,7 +246,7 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
             x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
             x->priority = mmx_cavity_priority(v, round);
             mmx_index len = 0;
-            if (move_valid(t, pos, v, targets + 3 * (size_t)i)) {
+            if (move_valid(t, pos, v, targets + 3 * (size_t)i, min_quality)) {
                 order[nvalid++] = (keyed){x->priority, v, i};
                 for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
                     ring[ptr[i] + len++] = t->vf[k];
@@ -274,7 +294,7 @@ mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const m
     s = mmx__host_alloc(ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
     if (!s) {
         memcpy(p, mesh->pos, 3 * (size_t)t.nverts * sizeof *p);
-        s = mmx__relocate_round_pos(ctx, &t, p, seeds, targets, n, round, counts, per_seed);
+        s = mmx__relocate_round_pos(ctx, &t, p, seeds, targets, n, round, 0, counts, per_seed);
     }
     mmx_mesh *m = NULL;
     if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
