@@ -63,12 +63,12 @@ static mmx_mesh *grid(mmx_ctx *ctx, int n, uint32_t seed)
     return m;
 }
 
-/* The cube [-1, 1]^3, each side a 4 x 4 grid of quads (the built-in cube, bilinear twice,
- * scaled), each quad cut into two triangles. */
-static mmx_mesh *cube(mmx_ctx *ctx)
+/* The cube [-1, 1]^3, each side a 2^levels x 2^levels grid of quads (the built-in cube,
+ * bilinear `levels` times, scaled), each quad cut into two triangles. */
+static mmx_mesh *cube(mmx_ctx *ctx, int levels)
 {
     mmx_mesh *c = shape(ctx, "cube"), *fine = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_BILINEAR, c, 2, NULL, &fine));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_BILINEAR, c, levels, NULL, &fine));
     mmx_index *start = NULL, *quads = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, fine, &start, &quads));
     const mmx_index nq = mmx_mesh_nfaces(fine), nv = mmx_mesh_nverts(fine);
@@ -399,18 +399,21 @@ Test(remesh, boundary_is_preserved)
 }
 
 /* The cube's twelve edges are features (90 degrees > 60): its corners stay, and no face
- * leaves a side, so every face's three vertices share one coordinate at +-1. */
-Test(remesh, sharp_features_are_preserved)
+ * leaves a side, so every face's three vertices share one coordinate at +-1. From two
+ * triangles a side (splits longest edge first, or the corners become fans of needles) and
+ * from a 4 x 4 grid a side. */
+static void check_cube(int levels, double want_share)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = cube(ctx);
+    mmx_mesh *m = cube(ctx, levels);
     mmx_remesh_options o = mmx_remesh_defaults();
     o.target_length = 0.3;
     o.iterations = 4;
     mmx_remesh_report rep;
     mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
-    cr_assert_eq(rep.feature_edges, 48); /* 12 cube edges of 4 segments */
-    cr_assert_eq(rep.feature_verts, 8 + 36);
+    const int seg = 1 << levels; /* segments per cube edge */
+    cr_assert_eq(rep.feature_edges, 12 * seg);
+    cr_assert_eq(rep.feature_verts, 8 + 12 * (seg - 1));
     expect_valid(ctx, out, 2, 0);
     int corners = 0;
     for (mmx_index v = 0; v < mmx_mesh_nverts(out); v++) {
@@ -433,8 +436,11 @@ Test(remesh, sharp_features_are_preserved)
     }
     double mean;
     const double share = share_within(out, 0.8 * 0.3, 4.0 / 3.0 * 0.3, &mean);
-    cr_assert(share >= 0.75, "only %.3f of the edges within [4/5 L, 4/3 L]", share);
-    /* Off (180 degrees), the corners may be cut: fewer feature edges, none here. */
+    cr_assert(share >= want_share, "only %.3f of the edges within [4/5 L, 4/3 L]", share);
+    /* About the area over an equilateral triangle of side L: 24 / (0.433 L^2) = 616 faces. */
+    cr_assert(mmx_mesh_nfaces(out) > 400 && mmx_mesh_nfaces(out) < 1000, "%d faces",
+              (int)mmx_mesh_nfaces(out));
+    /* Off (180 degrees), no feature edges. */
     o.feature_angle = 180;
     mmx_mesh *soft = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &soft, &rep));
@@ -444,6 +450,9 @@ Test(remesh, sharp_features_are_preserved)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+Test(remesh, sharp_features_are_preserved_coarse_cube) { check_cube(0, 0.9); }
+Test(remesh, sharp_features_are_preserved_grid_cube) { check_cube(2, 0.9); }
 
 /* A crease tagged on a flat grid line (no dihedral angle) is kept like a sharp edge. */
 Test(remesh, tagged_crease_is_a_feature)
