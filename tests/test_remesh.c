@@ -367,13 +367,14 @@ Test(remesh, coarsens_with_the_default_length_kept)
 
 /* A disk: the boundary stays the input's (its vertices on the input's boundary segments, the
  * four corners kept), every vertex stays in the plane, the loops and Euler characteristic
- * too (the validator). */
-Test(remesh, boundary_is_preserved)
+ * too (the validator). Refined (L = 0.45: boundary edges split in two) and coarsened (L = 1.5:
+ * boundary vertices collapse along the straight sides, the corners stay). */
+static void check_boundary(double L, mmx_index want_boundary_edges)
 {
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = grid(ctx, 10, 3);
     mmx_remesh_options o = mmx_remesh_defaults();
-    o.target_length = 0.45;
+    o.target_length = L;
     mmx_remesh_report rep;
     mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
     cr_assert(rep.feature_edges == 40, "%d", (int)rep.feature_edges);
@@ -389,14 +390,19 @@ Test(remesh, boundary_is_preserved)
         corners += (p[0] == 0.0f || p[0] == 10.0f) && (p[1] == 0.0f || p[1] == 10.0f);
     }
     cr_assert_eq(corners, 4);
-    /* Boundary edges were split (length 1 > 4/3 L) into halves of 0.5. */
-    cr_assert_eq(adj->boundary_edges, 80);
+    if (want_boundary_edges > 0) cr_assert_eq(adj->boundary_edges, want_boundary_edges);
+    else cr_assert(adj->boundary_edges < 40 && adj->boundary_edges >= 24, "%d", (int)adj->boundary_edges);
     adj->ctx = ctx;
     mmx_adjacency_free(adj);
     mmx_mesh_free(out);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* Boundary edges of 1 > 4/3 L are split into halves of 0.5 (80); of 1 < 4/5 L, some collapse
+ * along the sides, never below 4 x 6 (sides of 10 over edges of at most 4/3 L = 2). */
+Test(remesh, boundary_is_preserved_refined) { check_boundary(0.45, 80); }
+Test(remesh, boundary_is_preserved_coarsened) { check_boundary(1.5, 0); }
 
 /* The cube's twelve edges are features (90 degrees > 60): its corners stay, and no face
  * leaves a side, so every face's three vertices share one coordinate at +-1. From two

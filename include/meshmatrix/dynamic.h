@@ -251,26 +251,35 @@ typedef struct mmx_remesh_report {
 /* Isotropic remeshing of a triangle mesh towards edge length L (Botsch and Kobbelt, "A
  * remeshing approach to multiresolution modeling", 2004), each step rounds of the cavity
  * operator (host). One iteration:
- *   1. split: rounds of EDGE_SPLIT seeded by every edge longer than 4/3 L, until a round
- *      keeps none (at most 64);
- *   2. collapse: rounds of EDGE_COLLAPSE seeded by every edge shorter than 4/5 L whose ends
- *      are not feature vertices and whose merged vertex (the midpoint) would be within 4/3 L
- *      of every neighbour of either end, until none is kept (at most 64);
- *   3. flip: rounds of EDGE_FLIP seeded by every interior non-feature edge whose flip brings
+ *   1. split: rounds of EDGE_SPLIT seeded by every edge longer than 4/3 L that is the
+ *      longest edge of each of its faces (Rivara's longest-edge bisection: the other long
+ *      edges wait for a later round, so repeated splits never cut needles), until no edge is
+ *      long or a round keeps none (at most 64 rounds);
+ *   2. collapse: rounds of EDGE_COLLAPSE seeded by every edge shorter than 4/5 L with at most
+ *      one feature end (see below; the merged vertex then stays at that end, else at the
+ *      midpoint) whose merged vertex would be within 4/3 L of every neighbour of either end,
+ *      until none is kept (at most 64);
+ *   3. flip: rounds of EDGE_FLIP seeded by the interior non-feature edges whose flip brings
  *      the four vertices' valences closer to 6 (4 on the boundary): the sum of squared
- *      deviations decreases; until none is kept (at most 16);
+ *      deviations decreases; of those, the greedy set in the round's key order whose quads
+ *      share no vertex (so every kept flip lowers the sum); until none is kept (at most 16);
  *   4. relax and project: every vertex not on a feature (or the boundary) gets the target
  *      q + n n.(p - q), q the area-weighted centroid of its neighbours (each weighted by its
  *      barycentric vertex area), n its area-weighted normal, p its position, all from the
  *      positions at the start of the step (Jacobi), then the closest point on the input's
  *      triangles (a BVH); rounds of VERTEX_MOVE place them (a move that would fold a face
- *      is dropped), until every vertex moved or was refused.
+ *      is dropped), until every vertex moved or was refused (at most 64).
+ * No step makes a sliver: a collapse, flip or move whose new face would have a quality
+ * (twice its area over its longest edge squared) under 0.05 and worse than the face it
+ * replaces is not proposed (checked exactly: the kept edits of a round touch disjoint faces).
  * Features: boundary edges, edges tagged as creases (mesh->tags, any sharpness > 0) and
  * interior edges whose dihedral angle exceeds opts->feature_angle, found on the input and
  * carried through the splits (a split feature edge gives two); tagged corners too. Feature
  * edges are never flipped; feature vertices (on a feature edge, or a tagged corner) never
- * move and no collapse touches them, so corners and feature lines are kept exactly (their
- * edges are only split at midpoints, which lie on them).
+ * move, and a collapse may only bring a non-feature neighbour onto an interior one, so
+ * corners and feature lines are kept exactly (their edges are only split at midpoints,
+ * which lie on them; they are never collapsed, so they stay between 2/3 L and 4/3 L or the
+ * input's length where that was shorter).
  * The result is a new host mesh in the reduced form (no tags, normals or texture
  * coordinates); isolated vertices of the input are kept. Deterministic: the same input and
  * options give the same bytes on every run (fixed priorities, sums in fixed orders).

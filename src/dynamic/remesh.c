@@ -260,6 +260,32 @@ static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_inde
     return 1;
 }
 
+/* 1 when feature edge {r, k} may collapse r onto k: r lies inside a feature line (two feature
+ * edges, no corner tag) and is within L / 20 of the segment from k to its other feature
+ * neighbour o, so the line keeps its shape. */
+static int line_vertex(const state *st, const mmx__flip_topo *t, const mmx_index *fdeg,
+                       mmx_index r, mmx_index k)
+{
+    if (fdeg[r] != 2 || st->pin[r] || !is_feature(st, r, k)) return 0;
+    const mmx_csc *E = t->adj->E;
+    mmx_index o = -1;
+    for (mmx_index q = E->colptr[r]; q < E->colptr[r + 1]; q++) {
+        const mmx_index w = E->rowidx[q];
+        if (w != k && w != r && is_feature(st, r, w)) o = w;
+    }
+    if (o < 0 || o == k) return 0;
+    double R[3], K[3], O[3], d[3], x[3];
+    mmx__point(st->cur->pos, r, R);
+    mmx__point(st->cur->pos, k, K);
+    mmx__point(st->cur->pos, o, O);
+    double dd = 0, u = 0;
+    for (int j = 0; j < 3; j++) d[j] = O[j] - K[j], dd += d[j] * d[j], u += (R[j] - K[j]) * d[j];
+    u = dd > 0 ? fmin(1, fmax(0, u / dd)) : 0;
+    double e2 = 0;
+    for (int j = 0; j < 3; j++) x[j] = K[j] + u * d[j] - R[j], e2 += x[j] * x[j];
+    return e2 <= st->lo2 / (0.8 * 0.8) / 400.0; /* (L / 20)^2 */
+}
+
 static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
@@ -276,13 +302,30 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         s = feature_verts(st, &t, &fv);
         if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
         if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *keep, (void **)&keep);
+        mmx_index *fdeg = NULL;
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
+        if (!s) {
+            memset(fdeg, 0, (size_t)t.nverts * sizeof *fdeg);
+            for (mmx_index i = 0; i < st->nfeat; i++) {
+                fdeg[(mmx_index)(st->feat[i] >> 32)]++;
+                fdeg[(mmx_index)(uint32_t)st->feat[i]]++;
+            }
+        }
         /* An edge with one feature end (not on the boundary, which the template refuses)
-         * collapses onto that end: the feature vertex stays where it is. */
+         * collapses onto that end: the feature vertex stays where it is. A feature edge
+         * collapses when one end lies inside a feature line (two feature edges, no corner tag)
+         * that stays straight without it: that end goes onto the other. */
         if (!s)
             for (mmx_index e = 0; e < t.nedges; e++) {
                 const mmx_index a = t.adj->ev[2 * (size_t)e], b = t.adj->ev[2 * (size_t)e + 1];
-                if ((fv[a] && fv[b]) || len2(pos, a, b) >= st->lo2) continue;
-                const mmx_index k = fv[a] ? a : fv[b] ? b : -1;
+                if (len2(pos, a, b) >= st->lo2) continue;
+                mmx_index k = fv[a] ? a : fv[b] ? b : -1;
+                if (fv[a] && fv[b]) {
+                    const mmx_index r = line_vertex(st, &t, fdeg, b, a) ? b
+                                        : line_vertex(st, &t, fdeg, a, b) ? a : -1;
+                    if (r < 0) continue;
+                    k = r == a ? b : a;
+                }
                 double M[3];
                 merged(pos, a, b, k, M);
                 if (collapse_short_enough(st, &t, a, b, M) && collapse_faces_ok(&t, pos, a, b, M)) {
@@ -321,13 +364,21 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
                 st->pin[to[a]] = st->pin[keep[i]];
             }
+            /* A collapsed feature edge becomes a point (dropped); the edges of its removed end
+             * now run from the kept one. Sorted, each once. */
+            mmx_index nf = 0;
             for (mmx_index i = 0; i < st->nfeat; i++) {
                 const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
-                st->feat[i] = key(to[a], to[b]);
+                if (to[a] != to[b]) st->feat[nf++] = key(to[a], to[b]);
             }
-            qsort(st->feat, (size_t)st->nfeat, sizeof *st->feat, u64_cmp);
+            qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
+            mmx_index u = 0;
+            for (mmx_index i = 0; i < nf; i++)
+                if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
+            st->nfeat = u;
         }
         free(fv);
+        free(fdeg);
         free(keep);
         free(to);
         free(seeds);
