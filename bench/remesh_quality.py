@@ -16,6 +16,7 @@ import datetime
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,14 @@ def stats(V, F, L, V0, F0):
     }
 
 
+def run_timed(cmd):
+    """subprocess.run, and the CPU seconds (user + system) the child used."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('build')
@@ -107,29 +116,28 @@ def main():
         L = float(np.linalg.norm(V0[E0[:, 0]] - V0[E0[:, 1]], axis=1).mean())
         peers = []
         out = os.path.join(tmp, name + '_mmx.obj')
-        r = subprocess.run([mmx, '--json', 'remesh', '--length', repr(L), '--iterations', str(args.iterations),
-                            '--feature-angle', str(args.feature_angle), path, out], capture_output=True, text=True)
+        r, cpu = run_timed([mmx, '--json', 'remesh', '--length', repr(L), '--iterations', str(args.iterations),
+                            '--feature-angle', str(args.feature_angle), path, out])
         if r.returncode:
             print('mmx failed on', path, r.stderr, file=sys.stderr)
         else:
-            peers.append(('meshmatrix (mmx remesh)', out, json.loads(r.stdout)['remesh_ms']))
+            peers.append(('meshmatrix (mmx remesh)', out, json.loads(r.stdout)['remesh_ms'], cpu))
         if os.path.exists(cgal):
             out = os.path.join(tmp, name + '_cgal.obj')
-            r = subprocess.run([cgal, path, out, repr(L), str(args.iterations), str(args.feature_angle)],
-                               capture_output=True, text=True)
+            r, cpu = run_timed([cgal, path, out, repr(L), str(args.iterations), str(args.feature_angle)])
             if r.returncode:
                 print('cgal failed on', path, r.stderr, file=sys.stderr)
             else:
-                peers.append(('CGAL isotropic_remeshing', out, json.loads(r.stdout)['remesh_ms']))
+                peers.append(('CGAL isotropic_remeshing', out, json.loads(r.stdout)['remesh_ms'], cpu))
         if args.meshlab_python:
             out = os.path.join(tmp, name + '_meshlab.obj')
-            r = subprocess.run([args.meshlab_python, os.path.join(here, 'meshlab_remesh.py'), path, out, repr(L),
-                                str(args.iterations), str(args.feature_angle)], capture_output=True, text=True)
+            r, cpu = run_timed([args.meshlab_python, os.path.join(here, 'meshlab_remesh.py'), path, out, repr(L),
+                                str(args.iterations), str(args.feature_angle)])
             if r.returncode:
                 print('meshlab failed on', path, r.stderr, file=sys.stderr)
             else:
-                peers.append(('MeshLab isotropic explicit', out, json.loads(r.stdout.strip().splitlines()[-1])['remesh_ms']))
-        rows.append((name, len(V0), len(F0), L, stats(V0, F0, L, V0, F0), [(p, ms, stats(*read_obj(o), L, V0, F0)) for p, o, ms in peers]))
+                peers.append(('MeshLab isotropic explicit', out, json.loads(r.stdout.strip().splitlines()[-1])['remesh_ms'], cpu))
+        rows.append((name, len(V0), len(F0), L, stats(V0, F0, L, V0, F0), [(p, ms, cpu, stats(*read_obj(o), L, V0, F0)) for p, o, ms, cpu in peers]))
         print('done', name, file=sys.stderr)
     cpu = platform.processor() or platform.machine()
     try:
@@ -144,25 +152,28 @@ def main():
         f.write('# Isotropic remeshing against CGAL and MeshLab\n\n')
         f.write('Made by `bench/remesh_quality.py` on %s: %s, %d cores (shared with other jobs), host backend, '
                 'one thread each. Target length L = the input\'s mean edge length, %d iterations, feature angle %g '
-                'degrees, boundary kept. Times: the remeshing call alone (mmx: `mmx_remesh` including its set-up '
-                'and BVH; CGAL: `isotropic_remeshing` after `detect_sharp_edges`; MeshLab: the filter call), one run. '
+                'degrees, boundary kept. "call ms": wall time of the remeshing call alone (mmx: `mmx_remesh` including '
+                'its set-up and BVH; CGAL: `isotropic_remeshing` after `detect_sharp_edges`; MeshLab: the filter call), '
+                'one run; the machine is shared, so wall times vary with the other jobs. "CPU s": user + system time '
+                'of the whole process (reading, writing; for MeshLab also starting Python and pymeshlab), steadier. '
                 'Hausdorff: in %% of the input\'s bounding-box diagonal, sampled at vertices, edge midpoints and face '
                 'centroids (libigl point-to-triangle distances); "out->in" is from the result to the input. Angles in '
                 'degrees: the smallest over all triangles, and the 1st percentile of the per-triangle smallest angle. '
                 'Valence 6: share of interior vertices.\n\n'
                 % (datetime.date.today().isoformat(), cpu, os.cpu_count(), args.iterations, args.feature_angle))
-        f.write('| mesh | method | V | F | time ms | edge mean / L | rel. std | in [4/5 L, 4/3 L] | min angle | 1% angle '
+        f.write('| mesh | method | V | F | call ms | CPU s | edge mean / L | rel. std | in [4/5 L, 4/3 L] | min angle | 1% angle '
                 '| valence 6 | H out->in max / mean | H in->out max / mean |\n')
-        f.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|\n')
+        f.write('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n')
         for name, nv, nf, L, s0, peers in rows:
-            def line(label, ms, s):
-                f.write('| %s | %s | %d | %d | %s | %.3f | %.3f | %.1f%% | %.2f | %.1f | %.1f%% | %.3f / %.4f | %.3f / %.4f |\n' % (
-                    name, label, s['vertices'], s['faces'], '%.0f' % ms if ms is not None else '-', s['mean'] / L,
+            def line(label, ms, cpu, s):
+                f.write('| %s | %s | %d | %d | %s | %s | %.3f | %.3f | %.1f%% | %.2f | %.1f | %.1f%% | %.3f / %.4f | %.3f / %.4f |\n' % (
+                    name, label, s['vertices'], s['faces'], '%.0f' % ms if ms is not None else '-',
+                    '%.2f' % cpu if cpu is not None else '-', s['mean'] / L,
                     s['rel_std'], 100 * s['in_band'], s['min_angle'], s['p1_angle'], 100 * s['valence6'],
                     s['h_out_in_max'], s['h_out_in_mean'], s['h_in_out_max'], s['h_in_out_mean']))
-            line('input (L = %.4g)' % L, None, s0)
-            for p, ms, s in peers:
-                line(p, ms, s)
+            line('input (L = %.4g)' % L, None, None, s0)
+            for p, ms, cpu, s in peers:
+                line(p, ms, cpu, s)
     print('wrote', args.out, file=sys.stderr)
 
 

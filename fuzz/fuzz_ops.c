@@ -15,6 +15,25 @@
 #include <string.h>
 #include "meshmatrix.h"
 
+/* One iteration of isotropic remeshing with the validator after every round: a round that
+ * breaks a valid mesh is MMX_ERR_INTERNAL (abort); the result must be valid. */
+static void remesh(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh_validation v;
+    if (mmx_mesh_validate(ctx, m, NULL, &v) != MMX_OK || !v.valid) return;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    o.validate = 1;
+    mmx_mesh *out = NULL;
+    const mmx_status s = mmx_remesh(ctx, m, &o, &out, NULL);
+    sound(s);
+    if (!s) {
+        mmx_mesh_validation w;
+        if (mmx_mesh_validate(ctx, out, NULL, &w) != MMX_OK || !w.valid) abort();
+    }
+    mmx_mesh_free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 enum { MAX_CORNERS = 4096 };
@@ -89,6 +108,25 @@ static void delaunay(mmx_ctx *ctx, const mmx_mesh *m)
     mmx_mesh_free(out);
 }
 
+/* One iteration of isotropic remeshing with the validator after every round: a round that
+ * breaks a valid mesh is MMX_ERR_INTERNAL (abort); the result must be valid. */
+static void remesh(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh_validation v;
+    if (mmx_mesh_validate(ctx, m, NULL, &v) != MMX_OK || !v.valid) return;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    o.validate = 1;
+    mmx_mesh *out = NULL;
+    const mmx_status s = mmx_remesh(ctx, m, &o, &out, NULL);
+    sound(s);
+    if (!s) {
+        mmx_mesh_validation w;
+        if (mmx_mesh_validate(ctx, out, NULL, &w) != MMX_OK || !w.valid) abort();
+    }
+    mmx_mesh_free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
@@ -112,6 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mmx_adjacency_free(adj);
     geometry(ctx, m);
     delaunay(ctx, m);
+    remesh(ctx, m);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
     return 0;

@@ -738,12 +738,15 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     if (!s) {
         const double L = o.target_length > 0 ? o.target_length : mean;
         rep.target_length = L;
+        if (!isfinite(L * L))
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
+                          "square overflows)", L);
         st.lo2 = (0.8 * L) * (0.8 * L);
         st.hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
         st.expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
         rep.feature_edges = st.nfeat;
         unsigned char *fv = NULL;
-        s = feature_verts(&st, &t, &fv);
+        if (!s) s = feature_verts(&st, &t, &fv);
         for (mmx_index v = 0; !s && v < t.nverts; v++) rep.feature_verts += fv[v];
         free(fv);
         if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, &bvh);
