@@ -276,10 +276,11 @@ typedef struct mmx_remesh_report {
  * interior edges whose dihedral angle exceeds opts->feature_angle, found on the input and
  * carried through the splits (a split feature edge gives two); tagged corners too. Feature
  * edges are never flipped; feature vertices (on a feature edge, or a tagged corner) never
- * move, and a collapse may only bring a non-feature neighbour onto an interior one, so
- * corners and feature lines are kept exactly (their edges are only split at midpoints,
- * which lie on them; they are never collapsed, so they stay between 2/3 L and 4/3 L or the
- * input's length where that was shorter).
+ * move, and a collapse may only bring a non-feature neighbour onto one off the boundary, or a
+ * feature line's vertex (two feature edges, no corner tag) onto its neighbour on the line, so
+ * corners are kept exactly and straight feature lines too (their edges are split at
+ * midpoints, which lie on them, and a short feature edge collapses along its line only where
+ * the vertex it removes lies within L / 10 of the line that remains).
  * The result is a new host mesh in the reduced form (no tags, normals or texture
  * coordinates); isolated vertices of the input are kept. Deterministic: the same input and
  * options give the same bytes on every run (fixed priorities, sums in fixed orders).
