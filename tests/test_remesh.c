@@ -524,6 +524,8 @@ Test(remesh, bad_input_is_refused_with_a_sentence)
     expect_refused(ctx, ico, &o, MMX_ERR_ARG, "target length");
     o.target_length = NAN;
     expect_refused(ctx, ico, &o, MMX_ERR_ARG, "target length");
+    o.target_length = 1e-6; /* a unit sphere in about 1.7e13 triangles */
+    expect_refused(ctx, ico, &o, MMX_ERR_OVERFLOW, "more than 2^28");
     o = mmx_remesh_defaults();
     o.iterations = MMX_REMESH_MAX_ITERATIONS + 1;
     expect_refused(ctx, ico, &o, MMX_ERR_ARG, "iterations");

@@ -290,7 +290,8 @@ typedef struct mmx_remesh_report {
  * mesh), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
  * mmx_mesh_validate finds not valid: non-manifold, not oriented, degenerate or repeated faces,
  * with its sentence), MMX_ERR_INTERNAL (opts->validate found a round's result not valid),
- * MMX_ERR_NOMEM.
+ * MMX_ERR_OVERFLOW (L so small that the surface would need more than 2^28 triangles: its
+ * area over that of an equilateral triangle of side L), MMX_ERR_NOMEM.
  * Cost: per round the adjacency's (O(nnz log maxdeg)) plus O(nnz) for the seeds and the fill;
  * the BVH O(F log F) once and about O(log F) per projected vertex.
  * Synchronises: no (host only). */

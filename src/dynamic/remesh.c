@@ -743,6 +743,21 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
         if (!isfinite(L * L))
             s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
                           "square overflows)", L);
+        /* About the surface's area over an equilateral triangle of side L: refused before the
+         * splits try to make it. */
+        double area = 0;
+        for (mmx_index f = 0; f < t.nfaces; f++) {
+            double P[3], Q[3], R[3], n[3];
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f], P);
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 1], Q);
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 2], R);
+            mmx__tri_normal(P, Q, R, n);
+            area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        }
+        const double faces = area / (0.4330127018922193 * L * L);
+        if (!s && t.nedges > 0 && !(faces <= (double)(1 << 28)))
+            s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would make "
+                          "about %.3g faces (more than 2^28)", L, faces);
         st.lo2 = (0.8 * L) * (0.8 * L);
         st.hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
         st.expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
