@@ -37,7 +37,22 @@ typedef struct state {
     double lo2, hi2; /* (4/5 L)^2, (4/3 L)^2 */
     const mmx_remesh_options *o;
     mmx_mesh_expect expect;
+    mmx__flip_topo topo; /* the topology of cur's faces, when have_topo: built once per mesh
+                            (a relaxation changes positions only, so it stays valid) */
+    int have_topo;
 } state;
+
+/* The current mesh's topology, built on first use; *t is a shallow copy owned by st. */
+static mmx_status topo(state *st, mmx__flip_topo *t)
+{
+    if (!st->have_topo) {
+        mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &st->topo);
+        if (s) return s;
+        st->have_topo = 1;
+    }
+    *t = st->topo;
+    return MMX_OK;
+}
 
 static uint64_t key(mmx_index a, mmx_index b)
 {
@@ -87,6 +102,8 @@ static mmx_status feature_verts(const state *st, const mmx__flip_topo *t, unsign
 /* Replaces the current mesh by `next` after a round, and validates it when asked. */
 static mmx_status advance(state *st, mmx_mesh *next, const char *step)
 {
+    if (st->have_topo) mmx__flip_topo_free(&st->topo);
+    st->have_topo = 0;
     mmx_mesh_free(st->cur);
     st->cur = next;
     st->round++;
@@ -106,7 +123,7 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
     mmx_status s = MMX_OK;
     for (int r = 0; r < SPLIT_ROUNDS && !s; r++) {
         mmx__flip_topo t;
-        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        s = topo(st, &t);
         if (s) break;
         const float *pos = st->cur->pos;
         mmx_index *seeds = NULL, n = 0;
@@ -175,7 +192,6 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
         free(pin);
         free(seeds);
         free(sd);
-        mmx__flip_topo_free(&t);
         if (s || n == 0) {
             mmx_mesh_free(next);
             break;
@@ -293,7 +309,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
     mmx_status s = MMX_OK;
     for (int r = 0; r < COLLAPSE_ROUNDS && !s; r++) {
         mmx__flip_topo t;
-        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        s = topo(st, &t);
         if (s) break;
         const float *pos = st->cur->pos;
         unsigned char *fv = NULL;
@@ -385,7 +401,6 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         free(to);
         free(seeds);
         free(sd);
-        mmx__flip_topo_free(&t);
         if (s || n == 0) {
             mmx_mesh_free(next);
             break;
@@ -447,7 +462,7 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
     mmx_status s = MMX_OK;
     for (int r = 0; r < FLIP_ROUNDS && !s; r++) {
         mmx__flip_topo t;
-        s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+        s = topo(st, &t);
         if (s) break;
         mmx_index *seeds = NULL, *deg = NULL, *mark = NULL, n = 0;
         pkey *order = NULL;
@@ -489,7 +504,6 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
         free(deg);
         free(mark);
         free(order);
-        mmx__flip_topo_free(&t);
         if (s || n == 0) {
             mmx_mesh_free(next);
             break;
@@ -529,7 +543,7 @@ static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn,
 static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
 {
     mmx__flip_topo t;
-    mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &t);
+    mmx_status s = topo(st, &t);
     if (s) return s;
     const float *pos = st->cur->pos;
     unsigned char *fv = NULL;
@@ -618,7 +632,6 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
     free(targets);
     free(p);
     free(sd);
-    mmx__flip_topo_free(&t);
     return s;
 }
 
@@ -772,6 +785,11 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
         if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st.cur);
         /* A mesh without edges has nothing to remesh (and no length to aim at). */
         const int work = t.nedges > 0 && L > 0;
+        if (!s) { /* the working copy has the input's faces: its topology is t */
+            st.topo = t;
+            st.have_topo = 1;
+            memset(&t, 0, sizeof t);
+        }
         for (int i = 0; work && !s && i < o.iterations; i++) {
             mmx_remesh_iteration *it = &rep.per_iteration[i];
             s = mmx_timer_start(iter_timer);
@@ -788,6 +806,7 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     if (!s) s = mmx_timer_stop(timer, &rep.ms);
     mmx__bvh_free(bvh);
     mmx__flip_topo_free(&t);
+    if (st.have_topo) mmx__flip_topo_free(&st.topo);
     mmx_timer_free(timer);
     mmx_timer_free(iter_timer);
     free(st.feat);
