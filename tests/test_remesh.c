@@ -306,6 +306,15 @@ static mmx_mesh *remesh_twice(mmx_ctx *ctx, const mmx_mesh *in, mmx_remesh_optio
         cr_assert_eq(ra.per_iteration[i].moves, rb.per_iteration[i].moves);
     }
     cr_assert_eq(ra.iterations, o.iterations);
+    /* The counts add up: each split adds a vertex, each collapse removes one. */
+    int64_t nv = mmx_mesh_nverts(in);
+    for (int i = 0; i < ra.iterations; i++) {
+        const mmx_remesh_iteration *it = &ra.per_iteration[i];
+        nv += it->splits - it->collapses;
+        cr_assert_eq(it->nverts, nv, "iteration %d", i);
+        cr_assert(it->ms >= 0 && (it->moves == 0 || it->relax_rounds > 0));
+    }
+    cr_assert_eq(mmx_mesh_nverts(a), nv);
     cr_assert(a->M->order == 3 && !a->tags);
     *rep = ra;
     mmx_mesh_free(b);
