@@ -148,6 +148,13 @@ def main():
                     break
     except OSError:
         pass
+    # Notes written by hand under a line starting with "Notes" survive a rerun.
+    notes = ''
+    if os.path.exists(args.out):
+        with open(args.out) as f:
+            old = f.read()
+        at = old.find('\nNotes')
+        notes = old[at:] if at >= 0 else ''
     with open(args.out, 'w') as f:
         f.write('# Isotropic remeshing against CGAL and MeshLab\n\n')
         f.write('Made by `bench/remesh_quality.py` on %s: %s, %d cores (shared with other jobs), host backend, '
@@ -174,6 +181,7 @@ def main():
             line('input (L = %.4g)' % L, None, None, s0)
             for p, ms, cpu, s in peers:
                 line(p, ms, cpu, s)
+        f.write(notes)
     print('wrote', args.out, file=sys.stderr)
 
 
