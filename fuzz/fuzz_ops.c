@@ -1,5 +1,5 @@
 /* libFuzzer target for what runs on a mesh once it is read: the first-order queries, the patch
- * set, geometry, smoothing and Delaunay flips. The input is an OBJ file after one control byte,
+ * set, geometry, smoothing, Delaunay flips and remeshing. The input is an OBJ file after one control byte,
  * which picks the patch size S (1 + byte % 64, so that small meshes still make many patches
  * and ribbons). On the host:
  *   - every query by the algebra, on the patches and by a query plan: all succeed or all fail
@@ -9,7 +9,8 @@
  *   - normals, vertex areas, the Laplacians, a Taubin step and a mean curvature flow step run
  *     or refuse with a sentence;
  *   - Delaunay flips on a triangle mesh that mmx_mesh_validate finds valid give a mesh it still
- *     finds valid, with the same vertex count.
+ *     finds valid, with the same vertex count; so does one iteration of isotropic remeshing,
+ *     validated after every round.
  * Anything else aborts. Inputs above a few thousand corners are skipped to keep runs fast. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -102,6 +103,25 @@ static void delaunay(mmx_ctx *ctx, const mmx_mesh *m)
     mmx_mesh_free(out);
 }
 
+/* One iteration of isotropic remeshing with the validator after every round: a round that
+ * breaks a valid mesh is MMX_ERR_INTERNAL (abort); the result must be valid. */
+static void remesh(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh_validation v;
+    if (mmx_mesh_validate(ctx, m, NULL, &v) != MMX_OK || !v.valid) return;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    o.validate = 1;
+    mmx_mesh *out = NULL;
+    const mmx_status s = mmx_remesh(ctx, m, &o, &out, NULL);
+    sound(s);
+    if (!s) {
+        mmx_mesh_validation w;
+        if (mmx_mesh_validate(ctx, out, NULL, &w) != MMX_OK || !w.valid) abort();
+    }
+    mmx_mesh_free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
@@ -125,6 +145,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mmx_adjacency_free(adj);
     geometry(ctx, m);
     delaunay(ctx, m);
+    remesh(ctx, m);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
     return 0;

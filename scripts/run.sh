@@ -157,7 +157,7 @@ install_check() {
 # Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
 # number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
 # the readers on every file, the subdivision (both paths must agree) and what runs on a read
-# mesh (queries on both paths, patches, geometry, smoothing, Delaunay) on the seeds' meshes.
+# mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds' meshes.
 fuzz_check() {
     local runs=${MMX_FUZZ_RUNS:-500000} rc=0 t
     CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false

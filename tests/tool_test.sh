@@ -732,7 +732,7 @@ if expect_rc "--help (commands)" 0 --help; then
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder normals smooth delaunay subdiv render demo bench help"
+commands="info convert reorder normals smooth delaunay remesh subdiv render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -760,7 +760,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -1031,6 +1031,26 @@ fi
 if expect_rc "delaunay refuses quads" 1 delaunay builtin:cube "$TMP/cube_d.obj"; then
     [[ "$err" == *"face 0 has 4 vertices"* ]] && ok "delaunay: a quad mesh is refused, the face named" \
         || bad "delaunay on quads" "$err"
+fi
+
+# ---- remesh: isotropic remeshing by the cavity operator -----------------------------------------
+if expect_rc "remesh an icosphere" 0 remesh --length 0.1 builtin:icosphere:2 "$TMP/ico_r1.obj" \
+    && expect_rc "remesh it again" 0 remesh --length 0.1 builtin:icosphere:2 "$TMP/ico_r2.obj"; then
+    cmp -s "$TMP/ico_r1.obj" "$TMP/ico_r2.obj" && ok "remesh: the same bytes twice" \
+        || bad "remesh determinism" "two runs differ"
+    [ "$(field iterations)" = 3 ] && ok "remesh: 3 iterations by default" || bad "remesh iterations" "$out"
+    [[ "$(field 'remesh time')" == *"ms (host backend)"* && "$out" == *"splits"* ]] \
+        && ok "remesh: operations and time reported" || bad "remesh report" "$out"
+fi
+if expect_rc "remesh --json" 0 --json remesh --iterations 1 builtin:icosphere:2 "$TMP/ico_r3.obj"; then
+    [[ "$out" == *'"per_iteration": [{"splits":'* && "$out" == *'"remesh_ms":'* ]] \
+        && ok "remesh --json: per-iteration figures" || bad "remesh --json" "$out"
+fi
+check_usage "remesh with a zero length" remesh --length 0 builtin:icosphere "$TMP/r.obj"
+check_usage "remesh with a negative angle" remesh --feature-angle -5 builtin:icosphere "$TMP/r.obj"
+if expect_rc "remesh refuses quads" 1 remesh builtin:cube "$TMP/cube_r.obj"; then
+    [[ "$err" == *"face 0 has 4 vertices"* ]] && ok "remesh: a quad mesh is refused, the face named" \
+        || bad "remesh on quads" "$err"
 fi
 
 # ---- normals: vertex normals written as OBJ vn / PLY nx ny nz -------------------------------

@@ -1,6 +1,6 @@
 /*
  * meshmatrix/dynamic.h: local topology edits by the cavity operator (dynamic mesh processing)
- * and what is built on it: Delaunay edge flips.
+ * and what is built on it: Delaunay edge flips, isotropic remeshing.
  *
  * A cavity is a connected set of faces removed from the mesh and filled with new faces joined
  * to its boundary. A round takes seeds (edges, numbered as mmx_adjacency numbers them for the
@@ -38,7 +38,7 @@ typedef enum mmx_cavity_kind {
                                     faces[1]'s. Valid: a boundary edge (one face) or an interior
                                     edge whose two faces run it opposite ways; with positions, no
                                     degenerate new face */
-    MMX_CAVITY_EDGE_COLLAPSE = 2 /* cavity: every face at a or at b (their one-rings); fill: b
+    MMX_CAVITY_EDGE_COLLAPSE = 2,/* cavity: every face at a or at b (their one-rings); fill: b
                                     merged into a (the lower id survives), a moved to the
                                     midpoint, the edge's faces removed, then vertices and faces
                                     renumbered by keeping the survivors in their order. Valid:
@@ -51,6 +51,26 @@ typedef enum mmx_cavity_kind {
                                     left at a or b becomes degenerate or folded (its normal
                                     against its own old normal). An interior edge between
                                     boundary vertices, or one with a boundary end, is refused */
+    /* The templates below are seeded by a face or a vertex, not an edge: they run through
+     * their own rounds (mmx_cavity_face_split_round, mmx_cavity_relocate_round), with the same
+     * selection rule; mmx_cavity_round takes the edge templates above only. */
+    MMX_CAVITY_FACE_SPLIT = 3,   /* seed: a face (a, b, c). cavity: the face; fill: a new vertex
+                                    m at its centroid, the face replaced by (a, b, m) (the same
+                                    face id) and (b, c, m), (c, a, m) (appended). Numbering: the
+                                    kept seeds in key order get the vertices nverts, nverts + 1,
+                                    ...; their two new faces each follow the existing ones in
+                                    the same order. Valid: with positions, no new face
+                                    degenerate or folded against the face's own normal (a
+                                    degenerate face cannot be split). Two seeds conflict only
+                                    when they name the same face */
+    MMX_CAVITY_VERTEX_MOVE = 4   /* seed: a vertex v with a target position. cavity: the faces
+                                    at v (its one-ring); fill: v moved to its target, topology
+                                    unchanged. Valid: v is in a face, the target is finite, and
+                                    no face at v becomes degenerate or folded against its own
+                                    old normal. Two seeds conflict when their one-rings share a
+                                    face (v and w lie on a common face), so in a kept set every
+                                    face has at most one moved corner and each seed's check is
+                                    exact for the moves made together */
 } mmx_cavity_kind;
 
 /* What became of one seed. */
@@ -124,6 +144,42 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
+/* One round of the face split template (MMX_CAVITY_FACE_SPLIT) on a triangle mesh (host):
+ * seeds[0..n) are face numbers (a seed may repeat: the copy conflicts with the first); the
+ * priority of seed face f is mmx_cavity_priority(f, round), the kept set the greedy pass in
+ * key order (priority, face, seed position) as for the edge templates. *out is a new host mesh
+ * in the reduced form: one vertex and two faces more per kept seed, numbered as the kind says;
+ * positions copied, the new vertex at the centroid (the average of the corners in double
+ * precision, rounded to float). per_seed (may be NULL, else n entries): faces[0] the seed's
+ * face, faces[1] = -1, new_edge -1 -1, vertex the new vertex for a kept seed (-1 otherwise). Tags, texture coordinates and normals are not carried over.
+ * Errors: MMX_ERR_ARG (NULL, n < 0, a seed outside [0, nfaces), named), MMX_ERR_UNSUPPORTED
+ * (a CUDA context), MMX_ERR_MESH (a face that is not a triangle, named), MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM. Cost: the adjacency's, O(n log n) for the order, O(nnz) for the fill.
+ * Synchronises: no (host only). */
+mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                       mmx_index n, uint32_t round, mmx_mesh **out,
+                                       mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+
+/* One round of vertex relocation (MMX_CAVITY_VERTEX_MOVE) on a triangle mesh with positions
+ * (host): seed i moves vertex seeds[i] to targets[3i .. 3i + 3) (host floats). Priority of
+ * seed vertex v: mmx_cavity_priority(v, round); kept set as above (two kept seeds never lie on
+ * one face). *out: the same faces in the same order (reduced form), the kept seeds' vertices
+ * at their targets, every other position copied bit for bit. per_seed (may be NULL): faces
+ * -1 -1, vertex = v for a kept seed.
+ * Why an independent set and not all moves at once (Jacobi): the targets may well all be
+ * computed from the previous positions (mmx_remesh does so, so they do not depend on the
+ * order of the work), but whether a move folds a face depends on where the face's other
+ * corners are: two neighbours checked alone may each be fine and fold their common face
+ * together. The independent set makes every check exact; the vertices left over go in the
+ * next round (with the targets they had).
+ * Errors: MMX_ERR_ARG (NULL, n < 0, no positions, a seed outside [0, nverts), named),
+ * and as mmx_cavity_face_split_round. Cost: the adjacency's, O(n log n), and O(valence) per
+ * seed. Synchronises: no (host only). */
+mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                     const float *targets, mmx_index n, uint32_t round,
+                                     mmx_mesh **out, mmx_cavity_counts *counts,
+                                     mmx_cavity_seed *per_seed);
+
 /* ---- Delaunay edge flips ------------------------------------------------------------------ */
 
 /* An interior edge is flipped when the two angles opposite it (at the third vertex of each of
@@ -172,6 +228,94 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
  * the number of seeds and one per step of the selection. */
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report);
+
+/* ---- isotropic remeshing (Botsch and Kobbelt 2004) ---------------------------------------- */
+
+#define MMX_REMESH_MAX_ITERATIONS 64
+
+typedef struct mmx_remesh_options {
+    double target_length; /* L > 0; 0 (the default): the input's mean edge length. Negative or
+                             not finite: refused */
+    int iterations;       /* >= 0 (default 3); at most MMX_REMESH_MAX_ITERATIONS */
+    double feature_angle; /* degrees in [0, 180] (default 60): an interior edge whose faces'
+                             normals differ by more is a feature; 180 turns it off */
+    int validate;         /* 1: mmx_mesh_validate after every round (manifold, oriented, no
+                             degenerate or repeated face, the input's Euler characteristic and
+                             boundary loops); a violation stops the call with MMX_ERR_INTERNAL
+                             naming the round and the problem. For tests: costs the
+                             validator's time per round */
+} mmx_remesh_options;
+
+/* The defaults above: L 0 (the mean edge length), 3 iterations, 60 degrees, no validation. */
+mmx_remesh_options mmx_remesh_defaults(void);
+
+/* One iteration's work. */
+typedef struct mmx_remesh_iteration {
+    int64_t splits, collapses, flips, moves;  /* kept cavities of each step */
+    int split_rounds, collapse_rounds, flip_rounds, relax_rounds; /* rounds run */
+    mmx_index nverts, nfaces;                 /* the mesh after the iteration */
+    double ms;                                /* the iteration's time (host clock) */
+} mmx_remesh_iteration;
+
+typedef struct mmx_remesh_report {
+    double target_length;                     /* L (the default resolved) */
+    int iterations;
+    mmx_index feature_edges;                  /* of the input: boundary, tagged creases and
+                                                 edges over the feature angle */
+    mmx_index feature_verts;                  /* of the input: vertices that never move */
+    mmx_remesh_iteration per_iteration[MMX_REMESH_MAX_ITERATIONS];
+    double ms;                                /* the whole call, set-up included */
+} mmx_remesh_report;
+
+/* Isotropic remeshing of a triangle mesh towards edge length L (Botsch and Kobbelt, "A
+ * remeshing approach to multiresolution modeling", 2004), each step rounds of the cavity
+ * operator (host). One iteration:
+ *   1. split: rounds of EDGE_SPLIT seeded by every edge longer than 4/3 L that is the
+ *      longest edge of each of its faces (Rivara's longest-edge bisection: the other long
+ *      edges wait for a later round, so repeated splits never cut needles), until no edge is
+ *      long or a round keeps none (at most 64 rounds);
+ *   2. collapse: rounds of EDGE_COLLAPSE seeded by every edge shorter than 4/5 L with at most
+ *      one feature end (see below; the merged vertex then stays at that end, else at the
+ *      midpoint) whose merged vertex would be within 4/3 L of every neighbour of either end,
+ *      until none is kept (at most 64);
+ *   3. flip: rounds of EDGE_FLIP seeded by the interior non-feature edges whose flip brings
+ *      the four vertices' valences closer to 6 (4 on the boundary): the sum of squared
+ *      deviations decreases; of those, the greedy set in the round's key order whose quads
+ *      share no vertex (so every kept flip lowers the sum); until none is kept (at most 16);
+ *   4. relax and project: every vertex not on a feature (or the boundary) gets the target
+ *      q + n n.(p - q), q the area-weighted centroid of its neighbours (each weighted by its
+ *      barycentric vertex area), n its area-weighted normal, p its position, all from the
+ *      positions at the start of the step (Jacobi), then the closest point on the input's
+ *      triangles (a BVH); rounds of VERTEX_MOVE place them (a move that would fold a face
+ *      is dropped), until every vertex moved or was refused (at most 64).
+ * No step makes a sliver: a collapse, flip or move whose new face would have a quality
+ * (twice its area over its longest edge squared) under 0.05 and worse than the face it
+ * replaces is not proposed (checked exactly: the kept edits of a round touch disjoint faces).
+ * Features: boundary edges, edges tagged as creases (mesh->tags, any sharpness > 0) and
+ * interior edges whose dihedral angle exceeds opts->feature_angle, found on the input and
+ * carried through the splits (a split feature edge gives two); tagged corners too. Feature
+ * edges are never flipped; feature vertices (on a feature edge, or a tagged corner) never
+ * move, and a collapse may only bring a non-feature neighbour onto one off the boundary, or a
+ * feature line's vertex (two feature edges, no corner tag) onto its neighbour on the line, so
+ * corners are kept exactly and straight feature lines too (their edges are split at
+ * midpoints, which lie on them, and a short feature edge collapses along its line only where
+ * the vertex it removes lies within L / 10 of the line that remains).
+ * The result is a new host mesh in the reduced form (no tags, normals or texture
+ * coordinates); isolated vertices of the input are kept. Deterministic: the same input and
+ * options give the same bytes on every run (fixed priorities, sums in fixed orders).
+ * opts may be NULL (the defaults); report may be NULL.
+ * Errors: MMX_ERR_ARG (NULL mesh or out, no positions, a bad option, named),
+ * MMX_ERR_UNSUPPORTED (a CUDA context: "mmx_remesh runs on the host backend for now"; a CUDA
+ * mesh), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
+ * mmx_mesh_validate finds not valid: non-manifold, not oriented, degenerate or repeated faces,
+ * with its sentence), MMX_ERR_INTERNAL (opts->validate found a round's result not valid),
+ * MMX_ERR_OVERFLOW (L so small that the surface would need more than 2^28 triangles: its
+ * area over that of an equilateral triangle of side L), MMX_ERR_NOMEM.
+ * Cost: per round the adjacency's (O(nnz log maxdeg)) plus O(nnz) for the seeds and the fill;
+ * the BVH O(F log F) once and about O(log F) per projected vertex.
+ * Synchronises: no (host only). */
+mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
+                      mmx_mesh **out, mmx_remesh_report *report);
 
 #ifdef __cplusplus
 }

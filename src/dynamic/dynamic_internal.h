@@ -145,6 +145,39 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
+/* The face split and relocation rounds (templates.c) on a topology already built. The
+ * relocation writes the kept seeds' targets into pos (nverts x 3, host) in place: the
+ * topology does not change, so a caller may run several rounds on one topology. */
+mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                      const mmx_index *seeds, mmx_index n, uint32_t round,
+                                      mmx_mesh **out, mmx_cavity_counts *counts,
+                                      mmx_cavity_seed *per_seed);
+mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
+                                   const mmx_index *seeds, const float *targets, mmx_index n,
+                                   uint32_t round, double min_quality, mmx_cavity_counts *counts,
+                                   mmx_cavity_seed *per_seed);
+
+/* A triangle's shape: twice its area over its longest edge squared, |n| / l^2, from 0
+ * (degenerate) to sqrt(3)/2 (equilateral). min_quality above: a move is also invalid when it
+ * leaves a face at v under it and worse than the face was (0: the template's rule alone). */
+double mmx__tri_quality(const double P[3], const double Q[3], const double R[3]);
+
+/* Closest points on a triangle soup (closest.c): a bounding volume hierarchy over the
+ * triangles (median splits on the longest axis of the centroids' box, leaves of at most 4),
+ * queried by branch and bound, nearer child first. Deterministic: ties keep the triangle met
+ * first in a fixed traversal order. Host only. */
+typedef struct mmx__bvh mmx__bvh;
+
+/* Builds it over triangles tri[3i .. 3i + 3) (nt of them) on positions pos (copied).
+ * Errors: MMX_ERR_NOMEM. Cost: O(nt log^2 nt). */
+mmx_status mmx__bvh_build(mmx_ctx *ctx, const float *pos, mmx_index nverts, const mmx_index *tri,
+                          mmx_index nt, mmx__bvh **out);
+void mmx__bvh_free(mmx__bvh *b);
+
+/* The closest point to p on the triangles into q (double), its triangle as the return value
+ * (-1 when there are none), the squared distance in *d2 (may be NULL). */
+mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2);
+
 #ifdef __cplusplus
 }
 #endif

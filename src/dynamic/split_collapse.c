@@ -58,7 +58,7 @@ int mmx__split_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mm
     double A[3], B[3], M[3], C[3], n[3];
     mmx__point(pos, a, A);
     mmx__point(pos, b, B);
-    for (int k = 0; k < 3; k++) M[k] = 0.5 * (A[k] + B[k]);
+    for (int k = 0; k < 3; k++) M[k] = (double)(float)(0.5 * (A[k] + B[k])); /* as stored */
     for (mmx_index i = 0; i < *nring; i++) {
         const mmx_index *f = t->verts + 3 * (size_t)ring[i];
         const int j = edge_corner(f, a, b);
@@ -134,7 +134,7 @@ int mmx__collapse_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e,
     double A[3], B[3], M[3];
     mmx__point(pos, a, A);
     mmx__point(pos, b, B);
-    for (int k = 0; k < 3; k++) M[k] = 0.5 * (A[k] + B[k]);
+    for (int k = 0; k < 3; k++) M[k] = (double)(float)(0.5 * (A[k] + B[k])); /* as stored */
     for (mmx_index i = 0; i < *nring; i++) {
         const mmx_index f = ring[i], *v = t->verts + 3 * (size_t)f;
         if (f == two[0] || (nf == 2 && f == two[1])) continue;

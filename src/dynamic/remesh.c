@@ -1,0 +1,821 @@
+/* Isotropic remeshing (Botsch and Kobbelt 2004) by rounds of the cavity operator: splits of
+ * long edges, collapses of short ones, valence-improving flips, and tangential relaxation with
+ * projection back onto the input (dynamic.h states the steps and the feature rules). Every
+ * step is a sequence of rounds, each keeping the lexicographically first maximal independent
+ * set of its seeds' cavities by the fixed priorities, so the whole run is deterministic. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dynamic_internal.h"
+
+#define MMX__PI 3.14159265358979323846
+#define SPLIT_ROUNDS 64
+#define COLLAPSE_ROUNDS 64
+#define FLIP_ROUNDS 16
+#define RELAX_ROUNDS 64
+
+mmx_remesh_options mmx_remesh_defaults(void)
+{
+    mmx_remesh_options o;
+    memset(&o, 0, sizeof o);
+    o.target_length = 0;
+    o.iterations = 3;
+    o.feature_angle = 60;
+    o.validate = 0;
+    return o;
+}
+
+/* What the steps carry from round to round besides the mesh: the feature edges (sorted keys
+ * lo << 32 | hi) and the tagged corners (one flag per vertex). */
+typedef struct state {
+    mmx_ctx *ctx;
+    mmx_mesh *cur;
+    uint64_t *feat;
+    mmx_index nfeat;
+    unsigned char *pin;
+    uint32_t round;
+    double lo2, hi2; /* (4/5 L)^2, (4/3 L)^2 */
+    const mmx_remesh_options *o;
+    mmx_mesh_expect expect;
+    mmx__flip_topo topo; /* the topology of cur's faces, when have_topo: built once per mesh
+                            (a relaxation changes positions only, so it stays valid) */
+    int have_topo;
+} state;
+
+/* The current mesh's topology, built on first use; *t is a shallow copy owned by st. */
+static mmx_status topo(state *st, mmx__flip_topo *t)
+{
+    if (!st->have_topo) {
+        mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &st->topo);
+        if (s) return s;
+        st->have_topo = 1;
+    }
+    *t = st->topo;
+    return MMX_OK;
+}
+
+static uint64_t key(mmx_index a, mmx_index b)
+{
+    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+    return (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi;
+}
+
+static int u64_cmp(const void *x, const void *y)
+{
+    const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static int is_feature(const state *st, mmx_index a, mmx_index b)
+{
+    const uint64_t k = key(a, b);
+    return st->nfeat > 0 &&
+           bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp) != NULL;
+}
+
+static double len2(const float *pos, mmx_index a, mmx_index b)
+{
+    double d = 0;
+    for (int k = 0; k < 3; k++) {
+        const double e = (double)pos[3 * (size_t)a + k] - (double)pos[3 * (size_t)b + k];
+        d += e * e;
+    }
+    return d;
+}
+
+/* Per vertex of t: 1 when it never moves and no collapse may touch it (a boundary vertex, an
+ * end of a feature edge, a tagged corner). */
+static mmx_status feature_verts(const state *st, const mmx__flip_topo *t, unsigned char **out)
+{
+    unsigned char *fv = NULL;
+    mmx_status s = mmx__host_alloc(st->ctx, (size_t)t->nverts + 1, 1, (void **)&fv);
+    if (s) return s;
+    for (mmx_index v = 0; v < t->nverts; v++) fv[v] = t->adj->boundary[v] || st->pin[v];
+    for (mmx_index i = 0; i < st->nfeat; i++) {
+        fv[(mmx_index)(st->feat[i] >> 32)] = 1;
+        fv[(mmx_index)(uint32_t)st->feat[i]] = 1;
+    }
+    *out = fv;
+    return MMX_OK;
+}
+
+/* Replaces the current mesh by `next` after a round, and validates it when asked. */
+static mmx_status advance(state *st, mmx_mesh *next, const char *step)
+{
+    if (st->have_topo) mmx__flip_topo_free(&st->topo);
+    st->have_topo = 0;
+    mmx_mesh_free(st->cur);
+    st->cur = next;
+    st->round++;
+    if (!st->o->validate) return MMX_OK;
+    mmx_mesh_validation r;
+    mmx_status s = mmx_mesh_validate(st->ctx, next, &st->expect, &r);
+    if (s == MMX_ERR_MESH)
+        return mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that "
+                         "is not valid: %s", (unsigned)(st->round - 1), step, r.problem);
+    return s;
+}
+
+/* ---- split ---------------------------------------------------------------------------------- */
+
+static mmx_status split_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < SPLIT_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = topo(st, &t);
+        if (s) break;
+        const float *pos = st->cur->pos;
+        mmx_index *seeds = NULL, n = 0;
+        mmx_cavity_seed *sd = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        double *longest = NULL;
+        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nfaces + 1, sizeof *longest, (void **)&longest);
+        if (!s) {
+            /* Longest edges first (Rivara's bisection): a long edge is a seed when no face of
+             * it has a longer edge, so a split never cuts a triangle across its shorter side
+             * (which, repeated, makes needles); the others wait for their faces' longest. */
+            for (mmx_index f = 0; f < t.nfaces; f++) {
+                const mmx_index *v = t.verts + 3 * (size_t)f;
+                longest[f] = fmax(len2(pos, v[0], v[1]), fmax(len2(pos, v[1], v[2]), len2(pos, v[2], v[0])));
+            }
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                const double l = len2(pos, t.adj->ev[2 * (size_t)e], t.adj->ev[2 * (size_t)e + 1]);
+                const mmx_index f0 = t.hf[2 * (size_t)e], f1 = t.hf[2 * (size_t)e + 1];
+                if (l > st->hi2 && (f0 < 0 || l >= longest[f0]) && (f1 < 0 || l >= longest[f1]))
+                    seeds[n++] = e;
+            }
+        }
+        free(longest);
+        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, n,
+                                       st->round, &next, &c, sd);
+        /* A split feature edge (a, b) becomes (a, m) and (m, b). */
+        uint64_t *feat = NULL;
+        unsigned char *pin = NULL;
+        if (!s && c.kept > 0) {
+            mmx_index grow = 0;
+            for (mmx_index i = 0; i < n; i++)
+                grow += sd[i].outcome == MMX_CAVITY_KEPT &&
+                        is_feature(st, t.adj->ev[2 * (size_t)seeds[i]],
+                                   t.adj->ev[2 * (size_t)seeds[i] + 1]);
+            s = mmx__host_alloc(st->ctx, (size_t)(st->nfeat + grow) + 1, sizeof *feat,
+                                (void **)&feat);
+            if (!s) s = mmx__host_alloc(st->ctx, (size_t)mmx_mesh_nverts(next) + 1, 1, (void **)&pin);
+            if (!s) {
+                mmx_index nf = 0;
+                for (mmx_index i = 0; i < st->nfeat; i++) feat[nf++] = st->feat[i];
+                for (mmx_index i = 0; i < n; i++) {
+                    const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]];
+                    const mmx_index b = t.adj->ev[2 * (size_t)seeds[i] + 1];
+                    if (sd[i].outcome != MMX_CAVITY_KEPT || !is_feature(st, a, b)) continue;
+                    /* Found in the unchanged st->feat; replaced at the same place in the
+                     * copy, which is sorted again below. */
+                    const uint64_t k = key(a, b);
+                    const uint64_t *old = bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp);
+                    feat[old - st->feat] = key(a, sd[i].vertex);
+                    feat[nf++] = key(sd[i].vertex, b);
+                }
+                qsort(feat, (size_t)nf, sizeof *feat, u64_cmp);
+                memset(pin, 0, (size_t)mmx_mesh_nverts(next));
+                memcpy(pin, st->pin, (size_t)t.nverts);
+                free(st->feat);
+                free(st->pin);
+                st->feat = feat, st->pin = pin, st->nfeat = nf;
+                feat = NULL, pin = NULL;
+            }
+        }
+        free(feat);
+        free(pin);
+        free(seeds);
+        free(sd);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->split_rounds++;
+        it->splits += c.kept;
+        s = advance(st, next, "split");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- collapse ------------------------------------------------------------------------------- */
+
+/* The position the merged vertex of {a, b} gets: the stored midpoint, or where one end is a
+ * feature vertex (keep >= 0: that end), that end's position. */
+static void merged(const float *pos, mmx_index a, mmx_index b, mmx_index keep, double M[3])
+{
+    for (int k = 0; k < 3; k++)
+        M[k] = keep >= 0 ? (double)pos[3 * (size_t)keep + k]
+                         : (double)(float)(0.5 * ((double)pos[3 * (size_t)a + k] +
+                                                  (double)pos[3 * (size_t)b + k]));
+}
+
+/* 1 when M is within 4/3 L of every other neighbour of a and of b. */
+static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_index a, mmx_index b,
+                                 const double M[3])
+{
+    const float *pos = st->cur->pos;
+    const mmx_csc *E = t->adj->E;
+    const mmx_index ends[2] = {a, b};
+    for (int h = 0; h < 2; h++)
+        for (mmx_index q = E->colptr[ends[h]]; q < E->colptr[ends[h] + 1]; q++) {
+            const mmx_index w = E->rowidx[q];
+            if (w == a || w == b) continue;
+            double d = 0;
+            for (int k = 0; k < 3; k++) {
+                const double e = M[k] - (double)pos[3 * (size_t)w + k];
+                d += e * e;
+            }
+            if (d > st->hi2) return 0;
+        }
+    return 1;
+}
+
+/* 1 when no face left at a or b after the collapse (both at M) is folded (against its old
+ * normal), degenerate or a sliver: twice its area under SLIVER times its longest edge squared
+ * (an equilateral triangle has sqrt(3)/2; 0.05 is a smallest angle of about 3 degrees). The
+ * template refuses only faces that are degenerate to rounding; a remesher should not make
+ * needles it must then repair. With M at the midpoint the template checks the folds again;
+ * at a feature end (where the remesher then puts the vertex) this check is the one that
+ * counts, and exact: a kept collapse's faces hold no other kept collapse's vertices. */
+#define SLIVER 0.05
+/* A new face is refused when it is a sliver (quality under SLIVER) and worse than the face(s)
+ * it replaces: the remesher never makes needles, and may still work where the input has them. */
+static int worse_sliver(double q_new, double q_old)
+{
+    return q_new < SLIVER && q_new < q_old;
+}
+
+static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_index a, mmx_index b,
+                             const double M[3])
+{
+    const mmx_index ends[2] = {a, b};
+    for (int h = 0; h < 2; h++)
+        for (mmx_index k = t->vf_ptr[ends[h]]; k < t->vf_ptr[ends[h] + 1]; k++) {
+            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+            const int ha = f[0] == a || f[1] == a || f[2] == a;
+            const int hb = f[0] == b || f[1] == b || f[2] == b;
+            if (ha && hb) continue; /* removed */
+            double P[3][3], Q[3][3], n[3];
+            for (int j = 0; j < 3; j++) {
+                mmx__point(pos, f[j], Q[j]);
+                if (f[j] == a || f[j] == b) memcpy(P[j], M, 3 * sizeof *M);
+                else memcpy(P[j], Q[j], sizeof Q[j]);
+            }
+            mmx__tri_normal(Q[0], Q[1], Q[2], n);
+            if (mmx__bad_triangle(P[0], P[1], P[2], n)) return 0;
+            if (worse_sliver(mmx__tri_quality(P[0], P[1], P[2]), mmx__tri_quality(Q[0], Q[1], Q[2])))
+                return 0;
+        }
+    return 1;
+}
+
+/* 1 when feature edge {r, k} may collapse r onto k: r lies inside a feature line (two feature
+ * edges, no corner tag) and is within L / 10 of the segment from k to its other feature
+ * neighbour o, so the line keeps its shape (on nefertiti's noisy 60-degree lines, L / 20 left
+ * more short feature edges and their thin neighbours: the 1st percentile of the smallest
+ * angle 24 degrees against 27, with a Hausdorff distance as large). */
+static int line_vertex(const state *st, const mmx__flip_topo *t, const mmx_index *fdeg,
+                       mmx_index r, mmx_index k)
+{
+    if (fdeg[r] != 2 || st->pin[r] || !is_feature(st, r, k)) return 0;
+    const mmx_csc *E = t->adj->E;
+    mmx_index o = -1;
+    for (mmx_index q = E->colptr[r]; q < E->colptr[r + 1]; q++) {
+        const mmx_index w = E->rowidx[q];
+        if (w != k && w != r && is_feature(st, r, w)) o = w;
+    }
+    if (o < 0 || o == k) return 0;
+    double R[3], K[3], O[3], d[3], x[3];
+    mmx__point(st->cur->pos, r, R);
+    mmx__point(st->cur->pos, k, K);
+    mmx__point(st->cur->pos, o, O);
+    double dd = 0, u = 0;
+    for (int j = 0; j < 3; j++) d[j] = O[j] - K[j], dd += d[j] * d[j], u += (R[j] - K[j]) * d[j];
+    u = dd > 0 ? fmin(1, fmax(0, u / dd)) : 0;
+    double e2 = 0;
+    for (int j = 0; j < 3; j++) x[j] = K[j] + u * d[j] - R[j], e2 += x[j] * x[j];
+    return e2 <= st->lo2 / (0.8 * 0.8) / 100.0; /* (L / 10)^2 */
+}
+
+static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < COLLAPSE_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = topo(st, &t);
+        if (s) break;
+        const float *pos = st->cur->pos;
+        unsigned char *fv = NULL;
+        mmx_index *seeds = NULL, *keep = NULL, *to = NULL, n = 0;
+        mmx_cavity_seed *sd = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        s = feature_verts(st, &t, &fv);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *keep, (void **)&keep);
+        mmx_index *fdeg = NULL;
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
+        if (!s) {
+            memset(fdeg, 0, (size_t)t.nverts * sizeof *fdeg);
+            for (mmx_index i = 0; i < st->nfeat; i++) {
+                fdeg[(mmx_index)(st->feat[i] >> 32)]++;
+                fdeg[(mmx_index)(uint32_t)st->feat[i]]++;
+            }
+        }
+        /* An edge with one feature end (not on the boundary, which the template refuses)
+         * collapses onto that end: the feature vertex stays where it is. A feature edge
+         * collapses when one end lies inside a feature line (two feature edges, no corner tag)
+         * that stays straight without it: that end goes onto the other. */
+        if (!s)
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                const mmx_index a = t.adj->ev[2 * (size_t)e], b = t.adj->ev[2 * (size_t)e + 1];
+                if (len2(pos, a, b) >= st->lo2) continue;
+                mmx_index k = fv[a] ? a : fv[b] ? b : -1;
+                if (fv[a] && fv[b]) {
+                    const mmx_index r = line_vertex(st, &t, fdeg, b, a) ? b
+                                        : line_vertex(st, &t, fdeg, a, b) ? a : -1;
+                    if (r < 0) continue;
+                    k = r == a ? b : a;
+                }
+                double M[3];
+                merged(pos, a, b, k, M);
+                if (collapse_short_enough(st, &t, a, b, M) && collapse_faces_ok(&t, pos, a, b, M)) {
+                    keep[n] = k;
+                    seeds[n++] = e;
+                }
+            }
+        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
+                                       st->round, &next, &c, sd);
+        /* The survivors keep their order: old vertex v becomes v minus the removed ones below
+         * it (each kept seed removes its higher end b). */
+        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
+        if (!s && c.kept > 0) {
+            memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
+            for (mmx_index i = 0; i < n; i++)
+                if (sd[i].outcome == MMX_CAVITY_KEPT) to[t.adj->ev[2 * (size_t)seeds[i] + 1]] = 1;
+            mmx_index removed = 0;
+            for (mmx_index v = 0; v < t.nverts; v++) {
+                if (to[v]) { /* removed */
+                    removed++;
+                    to[v] = -1;
+                    continue;
+                }
+                to[v] = v - removed;
+                st->pin[to[v]] = st->pin[v]; /* to[v] <= v: read before it is overwritten */
+            }
+            /* A removed end takes its survivor's number; a feature end it was keeps its
+             * position and its features (a corner flag, edges now at the survivor). */
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != MMX_CAVITY_KEPT) continue;
+                const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]], b = t.adj->ev[2 * (size_t)seeds[i] + 1];
+                to[b] = to[a];
+                if (keep[i] < 0) continue;
+                memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
+                st->pin[to[a]] = st->pin[keep[i]];
+            }
+            /* A collapsed feature edge becomes a point (dropped); the edges of its removed end
+             * now run from the kept one. Sorted, each once. */
+            mmx_index nf = 0;
+            for (mmx_index i = 0; i < st->nfeat; i++) {
+                const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
+                if (to[a] != to[b]) st->feat[nf++] = key(to[a], to[b]);
+            }
+            qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
+            mmx_index u = 0;
+            for (mmx_index i = 0; i < nf; i++)
+                if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
+            st->nfeat = u;
+        }
+        free(fv);
+        free(fdeg);
+        free(keep);
+        free(to);
+        free(seeds);
+        free(sd);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->collapse_rounds++;
+        it->collapses += c.kept;
+        s = advance(st, next, "collapse");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- flip ----------------------------------------------------------------------------------- */
+
+typedef struct pkey {
+    uint64_t priority;
+    mmx_index edge;
+} pkey;
+
+static int pkey_cmp(const void *x, const void *y)
+{
+    const pkey *a = x, *b = y;
+    if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
+    return (a->edge > b->edge) - (a->edge < b->edge);
+}
+
+static int index_cmp(const void *x, const void *y)
+{
+    const mmx_index a = *(const mmx_index *)x, b = *(const mmx_index *)y;
+    return (a > b) - (a < b);
+}
+
+/* Keeps, of the flip seeds[0..n), the greedy set in the round's key order whose quads share
+ * no vertex, in ascending edge order; returns its size. Flips that share only a vertex do not
+ * conflict in the cavity operator, but each was judged by the valences before the round: two
+ * flips at one vertex of valence 7 would both lower it, to 5. With disjoint quads every kept
+ * flip lowers the sum of squared deviations, so the flips end. order (n) and mark (nverts)
+ * are scratch. */
+static mmx_index vertex_disjoint(const mmx__flip_topo *t, mmx_index *seeds, mmx_index n,
+                                 uint32_t round, pkey *order, mmx_index *mark)
+{
+    for (mmx_index i = 0; i < n; i++) order[i] = (pkey){mmx_cavity_priority(seeds[i], round), seeds[i]};
+    qsort(order, (size_t)n, sizeof *order, pkey_cmp);
+    for (mmx_index v = 0; v < t->nverts; v++) mark[v] = 0;
+    mmx_index m = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_index q[4];
+        mmx__flip_quad(t, order[i].edge, q);
+        if (mark[q[0]] || mark[q[1]] || mark[q[2]] || mark[q[3]]) continue;
+        for (int j = 0; j < 4; j++) mark[q[j]] = 1;
+        seeds[m++] = order[i].edge;
+    }
+    qsort(seeds, (size_t)m, sizeof *seeds, index_cmp);
+    return m;
+}
+
+static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < FLIP_ROUNDS && !s; r++) {
+        mmx__flip_topo t;
+        s = topo(st, &t);
+        if (s) break;
+        mmx_index *seeds = NULL, *deg = NULL, *mark = NULL, n = 0;
+        pkey *order = NULL;
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c = {0, 0, 0, 0};
+        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *deg, (void **)&deg);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *mark, (void **)&mark);
+        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *order, (void **)&order);
+        if (!s) {
+            memset(deg, 0, (size_t)t.nverts * sizeof *deg);
+            for (size_t k = 0; k < 2 * (size_t)t.nedges; k++) deg[t.adj->ev[k]]++;
+            for (mmx_index e = 0; e < t.nedges; e++) {
+                mmx_index q[4];
+                if (!mmx__flip_quad(&t, e, q) || is_feature(st, q[0], q[1])) continue;
+                long before = 0, after = 0;
+                for (int j = 0; j < 4; j++) {
+                    const long target = t.adj->boundary[q[j]] ? 4 : 6;
+                    const long d = (long)deg[q[j]] - target, d2 = d + (j < 2 ? -1 : 1);
+                    before += d * d;
+                    after += d2 * d2;
+                }
+                if (after >= before) continue;
+                double A[3], B[3], C[3], D[3];
+                mmx__point(st->cur->pos, q[0], A);
+                mmx__point(st->cur->pos, q[1], B);
+                mmx__point(st->cur->pos, q[2], C);
+                mmx__point(st->cur->pos, q[3], D);
+                const double q_new = fmin(mmx__tri_quality(A, D, C), mmx__tri_quality(D, B, C));
+                const double q_old = fmin(mmx__tri_quality(A, B, C), mmx__tri_quality(B, A, D));
+                if (!worse_sliver(q_new, q_old)) seeds[n++] = e;
+            }
+            n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
+        }
+        if (!s && n > 0)
+            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_FLIP, seeds, n,
+                                       st->round, &next, &c, NULL);
+        free(seeds);
+        free(deg);
+        free(mark);
+        free(order);
+        if (s || n == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->flip_rounds++;
+        it->flips += c.kept;
+        s = advance(st, next, "flip");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+/* ---- tangential relaxation and projection ---------------------------------------------------- */
+
+/* Per vertex: the area-weighted normal (the sum of its faces' cross products) into vn and the
+ * barycentric area into va (a third of each face's area), summed over its faces in ascending
+ * order. */
+static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn, double *va)
+{
+    for (mmx_index v = 0; v < t->nverts; v++) {
+        double n[3] = {0, 0, 0}, a = 0;
+        for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+            double P[3], Q[3], R[3], x[3];
+            mmx__point(pos, f[0], P);
+            mmx__point(pos, f[1], Q);
+            mmx__point(pos, f[2], R);
+            mmx__tri_normal(P, Q, R, x);
+            for (int j = 0; j < 3; j++) n[j] += x[j];
+            a += sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) / 6.0;
+        }
+        memcpy(vn + 3 * (size_t)v, n, sizeof n);
+        va[v] = a;
+    }
+}
+
+static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
+{
+    mmx__flip_topo t;
+    mmx_status s = topo(st, &t);
+    if (s) return s;
+    const float *pos = st->cur->pos;
+    unsigned char *fv = NULL;
+    double *vn = NULL, *va = NULL;
+    mmx_index *seeds = NULL, n = 0;
+    float *targets = NULL, *p = NULL;
+    mmx_cavity_seed *sd = NULL;
+    s = feature_verts(st, &t, &fv);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *vn, (void **)&vn);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *va, (void **)&va);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *seeds, (void **)&seeds);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *targets, (void **)&targets);
+    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *sd, (void **)&sd);
+    if (!s) {
+        normals_areas(&t, pos, vn, va);
+        memcpy(p, pos, 3 * (size_t)t.nverts * sizeof *p);
+        const mmx_csc *E = t.adj->E;
+        /* Every target from the positions at the start of the step (Jacobi). */
+        for (mmx_index v = 0; v < t.nverts; v++) {
+            if (fv[v] || t.vf_ptr[v] == t.vf_ptr[v + 1]) continue;
+            double q[3] = {0, 0, 0}, w = 0, P[3], X[3];
+            for (mmx_index e = E->colptr[v]; e < E->colptr[v + 1]; e++) {
+                const mmx_index u = E->rowidx[e];
+                if (u == v) continue;
+                for (int k = 0; k < 3; k++) q[k] += va[u] * (double)pos[3 * (size_t)u + k];
+                w += va[u];
+            }
+            const double *nv = vn + 3 * (size_t)v;
+            const double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
+            if (!(w > 0) || !(nn > 0)) continue;
+            mmx__point(pos, v, P);
+            double h = 0;
+            for (int k = 0; k < 3; k++) q[k] /= w;
+            for (int k = 0; k < 3; k++) h += nv[k] / nn * (P[k] - q[k]);
+            for (int k = 0; k < 3; k++) P[k] = q[k] + h * nv[k] / nn; /* in the tangent plane */
+            if (mmx__bvh_closest(bvh, P, X, NULL) < 0) continue;
+            float *to = targets + 3 * (size_t)n;
+            for (int k = 0; k < 3; k++) to[k] = (float)X[k];
+            if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
+            seeds[n++] = v;
+        }
+        /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
+         * go again, with their targets, in the next round. */
+        for (int r = 0; r < RELAX_ROUNDS && n > 0 && !s; r++) {
+            mmx_cavity_counts c;
+            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, SLIVER, &c, sd);
+            if (s) break;
+            st->round++;
+            it->relax_rounds++;
+            it->moves += c.kept;
+            if (st->o->validate) {
+                mmx_mesh *m = NULL;
+                mmx_mesh_validation vr;
+                s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
+                if (!s) s = mmx_mesh_validate(st->ctx, m, &st->expect, &vr);
+                mmx_mesh_free(m);
+                if (s == MMX_ERR_MESH)
+                    s = mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (relax) left "
+                                  "a mesh that is not valid: %s", (unsigned)(st->round - 1), vr.problem);
+                if (s) break;
+            }
+            mmx_index m = 0;
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != MMX_CAVITY_CONFLICT) continue;
+                seeds[m] = seeds[i];
+                memmove(targets + 3 * (size_t)m, targets + 3 * (size_t)i, 3 * sizeof *targets);
+                m++;
+            }
+            n = m;
+        }
+    }
+    mmx_mesh *next = NULL;
+    if (!s) s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &next);
+    if (!s && next->M->ncols > 0) s = mmx_mesh_reduce(st->ctx, next);
+    if (!s) {
+        mmx_mesh_free(st->cur);
+        st->cur = next;
+    } else {
+        mmx_mesh_free(next);
+    }
+    free(fv);
+    free(vn);
+    free(va);
+    free(seeds);
+    free(targets);
+    free(p);
+    free(sd);
+    return s;
+}
+
+/* ---- set-up ---------------------------------------------------------------------------------- */
+
+static mmx_status check_options(mmx_ctx *ctx, const mmx_remesh_options *o)
+{
+    if (!isfinite(o->target_length) || o->target_length < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is not a positive "
+                         "number (0 asks for the mean edge length)", o->target_length);
+    if (o->iterations < 0 || o->iterations > MMX_REMESH_MAX_ITERATIONS)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: %d iterations: give 0 to %d",
+                         o->iterations, MMX_REMESH_MAX_ITERATIONS);
+    if (!isfinite(o->feature_angle) || o->feature_angle < 0 || o->feature_angle > 180)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the feature angle %g is not in [0, 180] "
+                         "degrees", o->feature_angle);
+    return MMX_OK;
+}
+
+/* The input's feature edges (boundary, tagged creases, dihedral angle over the bound) and
+ * tagged corners into st; the mean edge length into *mean. */
+static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                double *mean)
+{
+    mmx_ctx *ctx = st->ctx;
+    const float *pos = mesh->pos;
+    mmx_mesh_tags *tags = NULL;
+    mmx_status s = MMX_OK;
+    if (mesh->tags) s = mmx_mesh_tags_parse(ctx, mesh, &tags);
+    const mmx_index ncrease = tags ? tags->ncreases : 0;
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nedges + (size_t)ncrease + 1, sizeof *st->feat,
+                                (void **)&st->feat);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, 1, (void **)&st->pin);
+    if (s) {
+        mmx_mesh_tags_free(tags);
+        return s;
+    }
+    memset(st->pin, 0, (size_t)t->nverts);
+    const double cos_bound = cos(st->o->feature_angle * MMX__PI / 180.0);
+    double sum = 0;
+    mmx_index nf = 0;
+    for (mmx_index e = 0; e < t->nedges; e++) {
+        const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
+        sum += sqrt(len2(pos, a, b));
+        int feature = t->adj->sides[e] == 1;
+        mmx_index q[4];
+        if (!feature && st->o->feature_angle < 180 && mmx__flip_quad(t, e, q)) {
+            double A[3], B[3], C[3], D[3], n0[3], n1[3];
+            mmx__point(pos, q[0], A);
+            mmx__point(pos, q[1], B);
+            mmx__point(pos, q[2], C);
+            mmx__point(pos, q[3], D);
+            mmx__tri_normal(A, B, C, n0);
+            mmx__tri_normal(B, A, D, n1);
+            const double l0 = sqrt(n0[0] * n0[0] + n0[1] * n0[1] + n0[2] * n0[2]);
+            const double l1 = sqrt(n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]);
+            const double c = (n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2]) / (l0 * l1);
+            feature = l0 > 0 && l1 > 0 && c < cos_bound;
+        }
+        if (feature) st->feat[nf++] = key(a, b);
+    }
+    for (mmx_index i = 0; i < ncrease; i++)
+        if (tags->crease_sharpness[i] > 0)
+            st->feat[nf++] = key(tags->crease_verts[2 * i], tags->crease_verts[2 * i + 1]);
+    for (mmx_index i = 0; tags && i < tags->ncorners; i++)
+        if (tags->corner_sharpness[i] > 0) st->pin[tags->corner_verts[i]] = 1;
+    mmx_mesh_tags_free(tags);
+    /* Sorted, each edge once. */
+    qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
+    mmx_index u = 0;
+    for (mmx_index i = 0; i < nf; i++)
+        if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
+    st->nfeat = u;
+    *mean = t->nedges > 0 ? sum / t->nedges : 0;
+    return MMX_OK;
+}
+
+mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
+                      mmx_mesh **out, mmx_remesh_report *report)
+{
+    if (!mesh || !mesh->M || !out)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: NULL argument");
+    *out = NULL;
+    const mmx_remesh_options o = opts ? *opts : mmx_remesh_defaults();
+    mmx_status s = check_options(ctx, &o);
+    if (s) return s;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_remesh runs on the host backend for now");
+    if (mesh->space != MMX_SPACE_HOST)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_remesh: the mesh lives on the device");
+    if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the mesh has no positions");
+    const mmx_index nv = mmx_mesh_nverts(mesh);
+    for (mmx_index v = 0; v < nv; v++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(mesh->pos[3 * (size_t)v + k]))
+                return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that "
+                                 "is not finite", (int)v);
+    mmx_timer *timer = NULL, *iter_timer = NULL;
+    s = mmx_timer_create(ctx, &timer);
+    if (!s) s = mmx_timer_create(ctx, &iter_timer);
+    if (!s) s = mmx_timer_start(timer);
+    mmx_remesh_report rep;
+    memset(&rep, 0, sizeof rep);
+    state st;
+    memset(&st, 0, sizeof st);
+    st.ctx = ctx;
+    st.o = &o;
+    mmx__flip_topo t;
+    memset(&t, 0, sizeof t);
+    mmx__bvh *bvh = NULL;
+    if (!s) s = mmx__flip_topo_build(ctx, mesh, "mmx_remesh", &t);
+    mmx_mesh_validation vr;
+    if (!s) s = mmx_mesh_validate(ctx, mesh, NULL, &vr);
+    if (!s && !vr.valid)
+        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s",
+                      vr.problem);
+    double mean = 0;
+    if (!s) s = find_features(&st, mesh, &t, &mean);
+    if (!s) {
+        const double L = o.target_length > 0 ? o.target_length : mean;
+        rep.target_length = L;
+        if (!isfinite(L * L))
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
+                          "square overflows)", L);
+        /* About the surface's area over an equilateral triangle of side L: refused before the
+         * splits try to make it. */
+        double area = 0;
+        for (mmx_index f = 0; f < t.nfaces; f++) {
+            double P[3], Q[3], R[3], n[3];
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f], P);
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 1], Q);
+            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 2], R);
+            mmx__tri_normal(P, Q, R, n);
+            area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        }
+        const double faces = area / (0.4330127018922193 * L * L);
+        if (!s && t.nedges > 0 && !(faces <= (double)(1 << 28)))
+            s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would make "
+                          "about %.3g faces (more than 2^28)", L, faces);
+        st.lo2 = (0.8 * L) * (0.8 * L);
+        st.hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
+        st.expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
+        rep.feature_edges = st.nfeat;
+        unsigned char *fv = NULL;
+        if (!s) s = feature_verts(&st, &t, &fv);
+        for (mmx_index v = 0; !s && v < t.nverts; v++) rep.feature_verts += fv[v];
+        free(fv);
+        if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, &bvh);
+        /* The working copy: the faces and positions alone, in the reduced form. */
+        if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, mesh->pos, &st.cur);
+        if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st.cur);
+        /* A mesh without edges has nothing to remesh (and no length to aim at). */
+        const int work = t.nedges > 0 && L > 0;
+        if (!s) { /* the working copy has the input's faces: its topology is t */
+            st.topo = t;
+            st.have_topo = 1;
+            memset(&t, 0, sizeof t);
+        }
+        for (int i = 0; work && !s && i < o.iterations; i++) {
+            mmx_remesh_iteration *it = &rep.per_iteration[i];
+            s = mmx_timer_start(iter_timer);
+            if (!s) s = split_step(&st, it);
+            if (!s) s = collapse_step(&st, it);
+            if (!s) s = flip_step(&st, it);
+            if (!s) s = relax_step(&st, bvh, it);
+            if (!s) s = mmx_timer_stop(iter_timer, &it->ms);
+            it->nverts = mmx_mesh_nverts(st.cur);
+            it->nfaces = mmx_mesh_nfaces(st.cur);
+            rep.iterations = i + 1;
+        }
+    }
+    if (!s) s = mmx_timer_stop(timer, &rep.ms);
+    mmx__bvh_free(bvh);
+    mmx__flip_topo_free(&t);
+    if (st.have_topo) mmx__flip_topo_free(&st.topo);
+    mmx_timer_free(timer);
+    mmx_timer_free(iter_timer);
+    free(st.feat);
+    free(st.pin);
+    if (s) {
+        mmx_mesh_free(st.cur);
+        return s;
+    }
+    *out = st.cur;
+    if (report) *report = rep;
+    return MMX_OK;
+}

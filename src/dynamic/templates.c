@@ -1,0 +1,307 @@
+/* The face split and vertex relocation templates of the cavity operator (dynamic.h states
+ * their rules). Their seeds are faces and vertices, not edges, so they have rounds of their
+ * own, with the edge templates' selection rule: valid seeds in key order (priority, element,
+ * seed position), each kept unless its cavity shares a face with one kept before. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dynamic_internal.h"
+
+typedef struct keyed {
+    uint64_t priority;
+    mmx_index elem, seed;
+} keyed;
+
+static int key_cmp(const void *x, const void *y)
+{
+    const keyed *a = x, *b = y;
+    if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
+    if (a->elem != b->elem) return a->elem < b->elem ? -1 : 1;
+    return (a->seed > b->seed) - (a->seed < b->seed);
+}
+
+/* The greedy pass: seed j's cavity is ring[ptr[j] .. ptr[j + 1]); kept seeds go to kept[] in
+ * key order; taken[] (nfaces, zeroed) marks the faces of kept cavities. */
+static mmx_index select_seeds(const keyed *order, mmx_index nvalid, mmx_cavity_seed *sd,
+                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
+                              mmx_index *kept)
+{
+    mmx_index nkept = 0;
+    for (mmx_index i = 0; i < nvalid; i++) {
+        const mmx_index j = order[i].seed;
+        int free_ = 1;
+        for (mmx_index r = ptr[j]; r < ptr[j + 1] && free_; r++) free_ = !taken[ring[r]];
+        if (!free_) {
+            sd[j].outcome = MMX_CAVITY_CONFLICT;
+            continue;
+        }
+        sd[j].outcome = MMX_CAVITY_KEPT;
+        kept[nkept++] = j;
+        for (mmx_index r = ptr[j]; r < ptr[j + 1]; r++) taken[ring[r]] = 1;
+    }
+    return nkept;
+}
+
+/* ---- face split ------------------------------------------------------------------------------ */
+
+/* The centroid of face f, in double then rounded to float (what the fill stores). */
+static void centroid(const float *pos, const mmx_index *f, float m[3])
+{
+    for (int k = 0; k < 3; k++)
+        m[k] = (float)(((double)pos[3 * (size_t)f[0] + k] + (double)pos[3 * (size_t)f[1] + k] +
+                        (double)pos[3 * (size_t)f[2] + k]) / 3.0);
+}
+
+static int face_split_valid(const mmx__flip_topo *t, const float *pos, mmx_index face)
+{
+    if (!pos) return 1;
+    const mmx_index *f = t->verts + 3 * (size_t)face;
+    float mf[3];
+    centroid(pos, f, mf);
+    double P[3][3], M[3] = {mf[0], mf[1], mf[2]}, n[3];
+    for (int k = 0; k < 3; k++) mmx__point(pos, f[k], P[k]);
+    mmx__tri_normal(P[0], P[1], P[2], n);
+    for (int k = 0; k < 3; k++)
+        if (mmx__bad_triangle(P[k], P[(k + 1) % 3], M, n)) return 0;
+    return 1;
+}
+
+mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                      const mmx_index *seeds, mmx_index n, uint32_t round,
+                                      mmx_mesh **out, mmx_cavity_counts *counts,
+                                      mmx_cavity_seed *per_seed)
+{
+    for (mmx_index i = 0; i < n; i++)
+        if (seeds[i] < 0 || seeds[i] >= t->nfaces)
+            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_face_split_round: seed %d is face %d, "
+                             "outside [0, %d)", (int)i, (int)seeds[i], (int)t->nfaces);
+    const float *pos = mesh->pos;
+    mmx_cavity_seed *sd = per_seed;
+    keyed *order = NULL;
+    unsigned char *taken = NULL;
+    mmx_index *ptr = NULL, *kept = NULL, *start = NULL, *verts = NULL;
+    float *p = NULL;
+    mmx_status s = MMX_OK;
+    if (!sd) s = mmx__host_alloc(ctx, (size_t)n, sizeof *sd, (void **)&sd);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *order, (void **)&order);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *kept, (void **)&kept);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *ptr, (void **)&ptr);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&taken);
+    mmx_cavity_counts c = {n, 0, 0, 0};
+    if (!s) {
+        memset(taken, 0, (size_t)t->nfaces);
+        mmx_index nvalid = 0;
+        ptr[0] = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            mmx_cavity_seed *x = &sd[i];
+            x->faces[0] = seeds[i];
+            x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
+            x->priority = mmx_cavity_priority(seeds[i], round);
+            const int ok = face_split_valid(t, pos, seeds[i]);
+            if (ok) order[nvalid++] = (keyed){x->priority, seeds[i], i};
+            else x->outcome = MMX_CAVITY_INVALID, c.invalid++;
+            ptr[i + 1] = ptr[i] + ok; /* the cavity: the seed face, ring = seeds */
+        }
+        qsort(order, (size_t)nvalid, sizeof *order, key_cmp);
+        /* ring[ptr[j]] = seeds[j] for a valid j: ptr counts only valid seeds, so a compact
+         * copy of their faces is the ring. */
+        mmx_index *ring = NULL;
+        s = mmx__host_alloc(ctx, (size_t)nvalid + 1, sizeof *ring, (void **)&ring);
+        if (!s) {
+            for (mmx_index i = 0; i < n; i++)
+                if (ptr[i + 1] > ptr[i]) ring[ptr[i]] = seeds[i];
+            c.kept = select_seeds(order, nvalid, sd, ptr, ring, taken, kept);
+            c.conflicts = nvalid - c.kept;
+        }
+        free(ring);
+    }
+    const mmx_index nk = c.kept, nv = t->nverts + nk, nf = t->nfaces + 2 * nk;
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
+    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nf + 1, sizeof *verts, (void **)&verts);
+    if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)nv + 1, sizeof *p, (void **)&p);
+    if (!s) {
+        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+        memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
+        if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
+        mmx_index next = t->nfaces;
+        for (mmx_index i = 0; i < nk; i++) {
+            const mmx_index face = seeds[kept[i]], m = t->nverts + i;
+            mmx_index *f = verts + 3 * (size_t)face;
+            const mmx_index a = f[0], b = f[1], cc = f[2];
+            sd[kept[i]].vertex = m;
+            if (pos) centroid(pos, t->verts + 3 * (size_t)face, p + 3 * (size_t)m);
+            f[2] = m; /* (a, b, m) */
+            mmx_index *g = verts + 3 * (size_t)next++;
+            g[0] = b, g[1] = cc, g[2] = m;
+            g = verts + 3 * (size_t)next++;
+            g[0] = cc, g[1] = a, g[2] = m;
+        }
+        mmx_mesh *m = NULL;
+        s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, &m);
+        if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
+        if (s) mmx_mesh_free(m);
+        else *out = m;
+    }
+    if (!s && counts) *counts = c;
+    if (sd != per_seed) free(sd);
+    free(order);
+    free(kept);
+    free(ptr);
+    free(taken);
+    free(start);
+    free(verts);
+    free(p);
+    return s;
+}
+
+mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                       mmx_index n, uint32_t round, mmx_mesh **out,
+                                       mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "mmx_cavity_face_split_round: NULL argument or negative count");
+    *out = NULL;
+    mmx__flip_topo t;
+    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_face_split_round", &t);
+    if (s) return s;
+    s = mmx__face_split_round_topo(ctx, mesh, &t, seeds, n, round, out, counts, per_seed);
+    mmx__flip_topo_free(&t);
+    return s;
+}
+
+/* ---- vertex relocation ----------------------------------------------------------------------- */
+
+double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
+{
+    double n[3], l = 0;
+    mmx__tri_normal(P, Q, R, n);
+    const double *X[3] = {P, Q, R};
+    for (int j = 0; j < 3; j++) {
+        const double *U = X[j], *V = X[(j + 1) % 3];
+        const double d = (U[0] - V[0]) * (U[0] - V[0]) + (U[1] - V[1]) * (U[1] - V[1]) +
+                         (U[2] - V[2]) * (U[2] - V[2]);
+        if (d > l) l = d;
+    }
+    return l > 0 ? sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / l : 0;
+}
+
+/* 1 when moving v to `to` keeps every face at v non-degenerate and unfolded (against its own
+ * old normal), and of quality at least min_quality or no worse than before; 0 for a vertex in
+ * no face or a target that is not finite. */
+static int move_valid(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to,
+                      double min_quality)
+{
+    if (t->vf_ptr[v] == t->vf_ptr[v + 1]) return 0;
+    if (!isfinite(to[0]) || !isfinite(to[1]) || !isfinite(to[2])) return 0;
+    const double T[3] = {to[0], to[1], to[2]};
+    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+        const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
+        double P[3][3], Q[3][3], n[3];
+        for (int j = 0; j < 3; j++) {
+            mmx__point(pos, f[j], P[j]);
+            memcpy(Q[j], f[j] == v ? T : P[j], sizeof T);
+        }
+        mmx__tri_normal(P[0], P[1], P[2], n);
+        if (mmx__bad_triangle(Q[0], Q[1], Q[2], n)) return 0;
+        if (min_quality > 0) {
+            const double q = mmx__tri_quality(Q[0], Q[1], Q[2]);
+            if (q < min_quality && q < mmx__tri_quality(P[0], P[1], P[2])) return 0;
+        }
+    }
+    return 1;
+}
+
+mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
+                                   const mmx_index *seeds, const float *targets, mmx_index n,
+                                   uint32_t round, double min_quality, mmx_cavity_counts *counts,
+                                   mmx_cavity_seed *per_seed)
+{
+    for (mmx_index i = 0; i < n; i++)
+        if (seeds[i] < 0 || seeds[i] >= t->nverts)
+            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: seed %d is vertex "
+                             "%d, outside [0, %d)", (int)i, (int)seeds[i], (int)t->nverts);
+    size_t nring = 0;
+    for (mmx_index i = 0; i < n; i++)
+        nring += (size_t)(t->vf_ptr[seeds[i] + 1] - t->vf_ptr[seeds[i]]);
+    mmx_cavity_seed *sd = per_seed;
+    keyed *order = NULL;
+    unsigned char *taken = NULL;
+    mmx_index *ptr = NULL, *kept = NULL, *ring = NULL;
+    mmx_status s = MMX_OK;
+    if (!sd) s = mmx__host_alloc(ctx, (size_t)n, sizeof *sd, (void **)&sd);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *order, (void **)&order);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *kept, (void **)&kept);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *ptr, (void **)&ptr);
+    if (!s) s = mmx__host_alloc(ctx, nring + 1, sizeof *ring, (void **)&ring);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&taken);
+    mmx_cavity_counts c = {n, 0, 0, 0};
+    if (!s) {
+        memset(taken, 0, (size_t)t->nfaces);
+        mmx_index nvalid = 0;
+        ptr[0] = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            const mmx_index v = seeds[i];
+            mmx_cavity_seed *x = &sd[i];
+            x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
+            x->priority = mmx_cavity_priority(v, round);
+            mmx_index len = 0;
+            if (move_valid(t, pos, v, targets + 3 * (size_t)i, min_quality)) {
+                order[nvalid++] = (keyed){x->priority, v, i};
+                for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
+                    ring[ptr[i] + len++] = t->vf[k];
+            } else {
+                x->outcome = MMX_CAVITY_INVALID;
+                c.invalid++;
+            }
+            ptr[i + 1] = ptr[i] + len;
+        }
+        qsort(order, (size_t)nvalid, sizeof *order, key_cmp);
+        c.kept = select_seeds(order, nvalid, sd, ptr, ring, taken, kept);
+        c.conflicts = nvalid - c.kept;
+        /* The kept seeds touch no common face, so their moves are independent. */
+        for (mmx_index i = 0; i < c.kept; i++) {
+            const mmx_index j = kept[i], v = seeds[j];
+            memcpy(pos + 3 * (size_t)v, targets + 3 * (size_t)j, 3 * sizeof *pos);
+            sd[j].vertex = v;
+        }
+    }
+    if (!s && counts) *counts = c;
+    if (sd != per_seed) free(sd);
+    free(order);
+    free(kept);
+    free(ptr);
+    free(ring);
+    free(taken);
+    return s;
+}
+
+mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                     const float *targets, mmx_index n, uint32_t round,
+                                     mmx_mesh **out, mmx_cavity_counts *counts,
+                                     mmx_cavity_seed *per_seed)
+{
+    if (!mesh || !mesh->M || !out || (n > 0 && (!seeds || !targets)) || n < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "mmx_cavity_relocate_round: NULL argument or negative count");
+    *out = NULL;
+    if (!mesh->pos)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: the mesh has no positions");
+    mmx__flip_topo t;
+    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_relocate_round", &t);
+    if (s) return s;
+    float *p = NULL;
+    s = mmx__host_alloc(ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
+    if (!s) {
+        memcpy(p, mesh->pos, 3 * (size_t)t.nverts * sizeof *p);
+        s = mmx__relocate_round_pos(ctx, &t, p, seeds, targets, n, round, 0, counts, per_seed);
+    }
+    mmx_mesh *m = NULL;
+    if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
+    if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
+    if (s) mmx_mesh_free(m);
+    else *out = m;
+    free(p);
+    mmx__flip_topo_free(&t);
+    return s;
+}

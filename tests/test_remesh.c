@@ -1,0 +1,572 @@
+/* Isotropic remeshing and the templates it adds to the cavity operator: the face split and
+ * the vertex relocation checked by hand on tiny meshes; mmx_remesh with the validator after
+ * every round (opts.validate), determinism (two runs, the same bytes), edge lengths, the
+ * boundary and sharp features kept, and bad input refused with a sentence. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+
+static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
+                            const float *pos)
+{
+    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start);
+    cr_assert(start);
+    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
+    free(start);
+    return m;
+}
+
+static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
+    return m;
+}
+
+static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
+{
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, euler, 1, loops};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
+}
+
+/* A (n x n)-cell grid of [0, n]^2 in z = 0, cells cut along alternating diagonals, inner
+ * vertices jittered by up to +-0.3 of a cell. */
+static mmx_mesh *grid(mmx_ctx *ctx, int n, uint32_t seed)
+{
+    const mmx_index nv = (n + 1) * (n + 1), nf = 2 * n * n;
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts), *v = verts;
+    cr_assert(pos && verts);
+    for (int j = 0; j <= n; j++)
+        for (int i = 0; i <= n; i++) {
+            float *p = pos + 3 * (size_t)(j * (n + 1) + i);
+            const int inner = i > 0 && i < n && j > 0 && j < n;
+            p[0] = (float)i + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+            p[1] = (float)j + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+            p[2] = 0;
+        }
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++) {
+            const mmx_index a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
+            if ((i + j) % 2) v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
+            else v[0] = a, v[1] = b, v[2] = d, v[3] = b, v[4] = c, v[5] = d;
+            v += 6;
+        }
+    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    free(pos);
+    free(verts);
+    return m;
+}
+
+/* The cube [-1, 1]^3, each side a 2^levels x 2^levels grid of quads (the built-in cube,
+ * bilinear `levels` times, scaled), each quad cut into two triangles. */
+static mmx_mesh *cube(mmx_ctx *ctx, int levels)
+{
+    mmx_mesh *c = shape(ctx, "cube"), *fine = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_BILINEAR, c, levels, NULL, &fine));
+    mmx_index *start = NULL, *quads = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, fine, &start, &quads));
+    const mmx_index nq = mmx_mesh_nfaces(fine), nv = mmx_mesh_nverts(fine);
+    float h = 0;
+    for (mmx_index i = 0; i < 3 * nv; i++) h = fmaxf(h, fabsf(fine->pos[i]));
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *tri = malloc(6 * (size_t)nq * sizeof *tri);
+    cr_assert(pos && tri && h > 0);
+    for (mmx_index i = 0; i < 3 * nv; i++) pos[i] = fine->pos[i] / h;
+    for (mmx_index q = 0; q < nq; q++) {
+        const mmx_index *v = quads + 4 * q;
+        mmx_index *t = tri + 6 * q;
+        t[0] = v[0], t[1] = v[1], t[2] = v[2], t[3] = v[0], t[4] = v[2], t[5] = v[3];
+    }
+    mmx_mesh *m = from_faces(ctx, nv, 2 * nq, tri, pos);
+    free(pos);
+    free(tri);
+    free(start);
+    free(quads);
+    mmx_mesh_free(fine);
+    mmx_mesh_free(c);
+    return m;
+}
+
+/* ---- the face split template ------------------------------------------------------------ */
+
+Test(templates, face_split_by_hand)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float pos[12] = {0, 0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0};
+    const mmx_index v[6] = {0, 1, 2, 1, 3, 2};
+    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    const mmx_index seeds[3] = {1, 0, 1}; /* face 1 twice: the copy conflicts */
+    mmx_cavity_seed sd[3];
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, m, seeds, 3, 5, &out, &c, sd));
+    cr_assert(c.proposed == 3 && c.kept == 2 && c.conflicts == 1 && c.invalid == 0);
+    cr_assert_eq(sd[2].outcome, MMX_CAVITY_CONFLICT);
+    cr_assert(sd[0].outcome == MMX_CAVITY_KEPT && sd[1].outcome == MMX_CAVITY_KEPT);
+    cr_assert(sd[0].faces[0] == 1 && sd[0].faces[1] == -1 && sd[1].faces[0] == 0);
+    cr_assert_eq(sd[0].priority, mmx_cavity_priority(1, 5));
+    cr_assert_eq(sd[1].priority, mmx_cavity_priority(0, 5));
+    /* Key order decides the numbering: the seed of the smaller priority gets vertex 4. */
+    const int first = mmx_cavity_priority(0, 5) < mmx_cavity_priority(1, 5) ? 1 : 0;
+    const mmx_index m0 = sd[first].vertex == 4 ? 4 : -1;
+    cr_assert_eq(m0, 4);
+    cr_assert_eq(sd[1 - first].vertex, 5);
+    cr_assert_eq(mmx_mesh_nverts(out), 6);
+    cr_assert_eq(mmx_mesh_nfaces(out), 6);
+    const mmx_index mA = sd[1].vertex, mB = sd[0].vertex; /* face 0's and face 1's */
+    const mmx_index *F = out->M->rowidx;
+    const mmx_index keep0[3] = {0, 1, mA}, keep1[3] = {1, 3, mB};
+    cr_assert_eq(memcmp(F, keep0, sizeof keep0), 0);
+    cr_assert_eq(memcmp(F + 3, keep1, sizeof keep1), 0);
+    /* The appended faces: (b, c, m), (c, a, m) of the first kept seed in key order, then the
+     * second's. */
+    const mmx_index fa = first == 1 ? 0 : 1; /* the face split first */
+    const mmx_index *fv = v + 3 * fa, mf = fa == 0 ? mA : mB, ms = fa == 0 ? mB : mA;
+    const mmx_index *fw = v + 3 * (1 - fa);
+    const mmx_index want[12] = {fv[1], fv[2], mf, fv[2], fv[0], mf,
+                                fw[1], fw[2], ms, fw[2], fw[0], ms};
+    cr_assert_eq(memcmp(F + 6, want, sizeof want), 0);
+    /* Centroids, in float: (1, 1, 0) and (2, 2, 0). */
+    cr_assert(out->pos[3 * mA] == 1.0f && out->pos[3 * mA + 1] == 1.0f && out->pos[3 * mA + 2] == 0.0f);
+    cr_assert(out->pos[3 * mB] == 2.0f && out->pos[3 * mB + 1] == 2.0f);
+    cr_assert_eq(memcmp(out->pos, pos, sizeof pos), 0);
+    expect_valid(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    /* Out of range: refused, named. */
+    const mmx_index far = 7;
+    cr_assert_eq(mmx_cavity_face_split_round(ctx, m, &far, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 7"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(templates, face_split_refuses_a_degenerate_face)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float pos[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
+    const mmx_index v[6] = {0, 3, 2, 2, 1, 0}; /* face 1 is collinear */
+    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    const mmx_index seeds[2] = {0, 1};
+    mmx_cavity_seed sd[2];
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, m, seeds, 2, 0, &out, &c, sd));
+    cr_assert(c.kept == 1 && c.invalid == 1);
+    cr_assert(sd[0].outcome == MMX_CAVITY_KEPT && sd[1].outcome == MMX_CAVITY_INVALID);
+    cr_assert(sd[1].vertex == -1 && mmx_mesh_nfaces(out) == 4);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Rounds of face splits with every face a seed on a closed mesh: all kept (no two seeds
+ * share a face), the validator after each, the same bytes twice. */
+Test(templates, face_split_rounds_icosphere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *cur = shape(ctx, "icosphere:1");
+    for (uint32_t r = 0; r < 3; r++) {
+        const mmx_index nf = mmx_mesh_nfaces(cur);
+        mmx_index *seeds = malloc((size_t)nf * sizeof *seeds);
+        cr_assert(seeds);
+        for (mmx_index f = 0; f < nf; f++) seeds[f] = nf - 1 - f;
+        mmx_mesh *a = NULL, *b = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, cur, seeds, nf, r, &a, &c, NULL));
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, cur, seeds, nf, r, &b, NULL, NULL));
+        cr_assert(c.kept == nf && c.conflicts == 0 && c.invalid == 0);
+        cr_assert_eq(mmx_mesh_nfaces(a), 3 * nf);
+        cr_assert_eq(memcmp(a->M->rowidx, b->M->rowidx, 9 * (size_t)nf * sizeof(mmx_index)), 0);
+        cr_assert_eq(memcmp(a->pos, b->pos, 3 * (size_t)mmx_mesh_nverts(a) * sizeof(float)), 0);
+        expect_valid(ctx, a, 2, 0);
+        mmx_mesh_free(b);
+        mmx_mesh_free(cur);
+        cur = a;
+        free(seeds);
+    }
+    mmx_mesh_free(cur);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- the vertex relocation template ----------------------------------------------------- */
+
+/* A hexagon fanned around vertex 0 at the origin (rim 1..6 at radius 1). */
+static mmx_mesh *fan(mmx_ctx *ctx)
+{
+    float pos[21] = {0, 0, 0};
+    mmx_index v[18];
+    for (int i = 0; i < 6; i++) {
+        pos[3 * (i + 1)] = cosf((float)i * 3.14159265f / 3.0f);
+        pos[3 * (i + 1) + 1] = sinf((float)i * 3.14159265f / 3.0f);
+        pos[3 * (i + 1) + 2] = 0;
+        v[3 * i] = 0, v[3 * i + 1] = i + 1, v[3 * i + 2] = (i + 1) % 6 + 1;
+    }
+    return from_faces(ctx, 7, 6, v, pos);
+}
+
+Test(templates, relocate_by_hand)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = fan(ctx), *out = NULL;
+    /* The centre moves within the hexagon: kept, the rest bit for bit. */
+    const mmx_index c0 = 0;
+    const float to[3] = {0.25f, -0.125f, 0.5f};
+    mmx_cavity_seed sd[3];
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_relocate_round(ctx, m, &c0, to, 1, 0, &out, &c, sd));
+    cr_assert(c.kept == 1 && sd[0].outcome == MMX_CAVITY_KEPT && sd[0].vertex == 0);
+    cr_assert_eq(memcmp(out->pos, to, sizeof to), 0);
+    cr_assert_eq(memcmp(out->pos + 3, m->pos + 3, 18 * sizeof(float)), 0);
+    cr_assert_eq(memcmp(out->M->rowidx, m->M->rowidx, 18 * sizeof(mmx_index)), 0);
+    expect_valid(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    /* Out of the hexagon, a face folds; onto a rim vertex, faces degenerate; NaN: refused. */
+    const mmx_index three[3] = {0, 0, 0};
+    const float bad[9] = {3, 0, 0, 1, 0, 0, NAN, 0, 0};
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_relocate_round(ctx, m, three, bad, 3, 0, &out, &c, sd));
+    cr_assert(c.kept == 0 && c.invalid == 3);
+    for (int i = 0; i < 3; i++) cr_assert_eq(sd[i].outcome, MMX_CAVITY_INVALID);
+    cr_assert_eq(memcmp(out->pos, m->pos, 21 * sizeof(float)), 0);
+    mmx_mesh_free(out);
+    /* The centre and rim vertex 1 share faces: one kept, by key order; rim vertices 1 and 4
+     * share none: both kept. */
+    const mmx_index pair[2] = {0, 1};
+    const float moves[6] = {0.1f, 0, 0, 1.1f, 0, 0};
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_relocate_round(ctx, m, pair, moves, 2, 9, &out, &c, sd));
+    cr_assert(c.kept == 1 && c.conflicts == 1);
+    const int win = mmx_cavity_priority(0, 9) < mmx_cavity_priority(1, 9) ? 0 : 1;
+    cr_assert_eq(sd[win].outcome, MMX_CAVITY_KEPT);
+    cr_assert_eq(sd[1 - win].outcome, MMX_CAVITY_CONFLICT);
+    cr_assert(out->pos[3 * pair[win]] == moves[3 * win]);
+    cr_assert(out->pos[3 * pair[1 - win]] == m->pos[3 * pair[1 - win]]);
+    mmx_mesh_free(out);
+    const mmx_index apart[2] = {1, 4};
+    const float moves2[6] = {1.1f, 0, 0, -1.1f, 0, 0};
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_relocate_round(ctx, m, apart, moves2, 2, 9, &out, &c, sd));
+    cr_assert(c.kept == 2 && out->pos[3] == 1.1f && out->pos[12] == -1.1f);
+    mmx_mesh_free(out);
+    /* Refusals: a vertex out of range (named); a mesh without positions. */
+    const mmx_index far = 7;
+    cr_assert_eq(mmx_cavity_relocate_round(ctx, m, &far, to, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "vertex 7"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- remeshing ---------------------------------------------------------------------------- */
+
+/* The share of edges of `m` with length in [lo, hi]; the mean length into *mean. */
+static double share_within(const mmx_mesh *m, double lo, double hi, double *mean)
+{
+    const mmx_index nf = mmx_mesh_nfaces(m), *V = m->M->rowidx;
+    long in = 0, all = 0;
+    double sum = 0;
+    for (mmx_index f = 0; f < nf; f++)
+        for (int i = 0; i < 3; i++) {
+            const mmx_index a = V[3 * f + i], b = V[3 * f + (i + 1) % 3];
+            double d = 0;
+            for (int k = 0; k < 3; k++) {
+                const double e = (double)m->pos[3 * a + k] - m->pos[3 * b + k];
+                d += e * e;
+            }
+            d = sqrt(d);
+            /* each interior edge twice, boundary edges once: a weighting, fine for a share */
+            in += d >= lo && d <= hi;
+            sum += d;
+            all++;
+        }
+    *mean = sum / (double)all;
+    return (double)in / (double)all;
+}
+
+/* Remeshes `in` with the validator after every round, twice: the same bytes; returns the
+ * first result. */
+static mmx_mesh *remesh_twice(mmx_ctx *ctx, const mmx_mesh *in, mmx_remesh_options o,
+                              mmx_remesh_report *rep)
+{
+    o.validate = 1;
+    mmx_mesh *a = NULL, *b = NULL;
+    mmx_remesh_report ra, rb;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, in, &o, &a, &ra));
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, in, &o, &b, &rb));
+    cr_assert_eq(mmx_mesh_nverts(a), mmx_mesh_nverts(b));
+    cr_assert_eq(mmx_mesh_nfaces(a), mmx_mesh_nfaces(b));
+    cr_assert_eq(memcmp(a->M->rowidx, b->M->rowidx, 3 * (size_t)mmx_mesh_nfaces(a) * sizeof(mmx_index)), 0,
+                 "two runs give other faces");
+    cr_assert_eq(memcmp(a->pos, b->pos, 3 * (size_t)mmx_mesh_nverts(a) * sizeof(float)), 0,
+                 "two runs give other positions");
+    for (int i = 0; i < ra.iterations; i++) {
+        cr_assert_eq(ra.per_iteration[i].splits, rb.per_iteration[i].splits);
+        cr_assert_eq(ra.per_iteration[i].flips, rb.per_iteration[i].flips);
+        cr_assert_eq(ra.per_iteration[i].moves, rb.per_iteration[i].moves);
+    }
+    cr_assert_eq(ra.iterations, o.iterations);
+    /* The counts add up: each split adds a vertex, each collapse removes one. */
+    int64_t nv = mmx_mesh_nverts(in);
+    for (int i = 0; i < ra.iterations; i++) {
+        const mmx_remesh_iteration *it = &ra.per_iteration[i];
+        nv += it->splits - it->collapses;
+        cr_assert_eq(it->nverts, nv, "iteration %d", i);
+        cr_assert(it->ms >= 0 && (it->moves == 0 || it->relax_rounds > 0));
+    }
+    cr_assert_eq(mmx_mesh_nverts(a), nv);
+    cr_assert(a->M->order == 3 && !a->tags);
+    *rep = ra;
+    mmx_mesh_free(b);
+    return a;
+}
+
+Test(remesh, icosphere_refines_to_the_target)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:2");
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 0.1; /* icosphere:2's edges are about 0.3 */
+    o.iterations = 5;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert(rep.target_length == 0.1 && rep.feature_edges == 0);
+    cr_assert(rep.per_iteration[0].splits > 0 && rep.per_iteration[0].moves > 0);
+    double mean;
+    const double share = share_within(out, 0.8 * 0.1, 4.0 / 3.0 * 0.1, &mean);
+    cr_assert(share >= 0.9, "only %.3f of the edges within [4/5 L, 4/3 L]", share);
+    cr_assert(fabs(mean - 0.1) < 0.015, "mean edge length %g", mean);
+    expect_valid(ctx, out, 2, 0);
+    /* Every vertex on the input surface: within the icosphere's sagitta of radius 1. */
+    for (mmx_index v = 0; v < mmx_mesh_nverts(out); v++) {
+        const float *p = out->pos + 3 * v;
+        const double r = sqrt((double)p[0] * p[0] + (double)p[1] * p[1] + (double)p[2] * p[2]);
+        cr_assert(r <= 1.0 + 1e-5 && r >= 0.95, "vertex %d at radius %g", v, r);
+    }
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(remesh, coarsens_with_the_default_length_kept)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 0.2; /* edges of about 0.075: mostly collapses */
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert(rep.per_iteration[0].collapses > 0);
+    cr_assert(mmx_mesh_nfaces(out) < mmx_mesh_nfaces(m) / 3);
+    double mean;
+    const double share = share_within(out, 0.8 * 0.2, 4.0 / 3.0 * 0.2, &mean);
+    cr_assert(share >= 0.85, "only %.3f of the edges within [4/5 L, 4/3 L]", share);
+    mmx_mesh_free(out);
+    /* The default L is the input's mean edge length. */
+    mmx_remesh_report d;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, NULL, &out, &d));
+    double mean_in;
+    share_within(m, 0, 1e9, &mean_in);
+    cr_assert(fabs(d.target_length - mean_in) < 1e-3 * mean_in, "%g vs %g", d.target_length, mean_in);
+    cr_assert_eq(d.iterations, 3);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A disk: the boundary stays the input's (its vertices on the input's boundary segments, the
+ * four corners kept), every vertex stays in the plane, the loops and Euler characteristic
+ * too (the validator). Refined (L = 0.45: boundary edges split in two) and coarsened (L = 1.5:
+ * boundary vertices collapse along the straight sides, the corners stay). */
+static void check_boundary(double L, mmx_index want_boundary_edges)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 10, 3);
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = L;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert(rep.feature_edges == 40, "%d", (int)rep.feature_edges);
+    expect_valid(ctx, out, 1, 1);
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, out, &adj));
+    int corners = 0;
+    for (mmx_index v = 0; v < mmx_mesh_nverts(out); v++) {
+        const float *p = out->pos + 3 * v;
+        cr_assert(p[2] == 0.0f, "vertex %d left the plane", v);
+        const int on_side = p[0] == 0.0f || p[0] == 10.0f || p[1] == 0.0f || p[1] == 10.0f;
+        cr_assert_eq(adj->boundary[v] != 0, on_side, "vertex %d (%g, %g)", v, p[0], p[1]);
+        corners += (p[0] == 0.0f || p[0] == 10.0f) && (p[1] == 0.0f || p[1] == 10.0f);
+    }
+    cr_assert_eq(corners, 4);
+    if (want_boundary_edges > 0) cr_assert_eq(adj->boundary_edges, want_boundary_edges);
+    else cr_assert(adj->boundary_edges < 40 && adj->boundary_edges >= 24, "%d", (int)adj->boundary_edges);
+    adj->ctx = ctx;
+    mmx_adjacency_free(adj);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Boundary edges of 1 > 4/3 L are split into halves of 0.5 (80); of 1 < 4/5 L, some collapse
+ * along the sides, never below 4 x 6 (sides of 10 over edges of at most 4/3 L = 2). */
+Test(remesh, boundary_is_preserved_refined) { check_boundary(0.45, 80); }
+Test(remesh, boundary_is_preserved_coarsened) { check_boundary(1.5, 0); }
+
+/* The cube's twelve edges are features (90 degrees > 60): its corners stay, and no face
+ * leaves a side, so every face's three vertices share one coordinate at +-1. From two
+ * triangles a side (splits longest edge first, or the corners become fans of needles) and
+ * from a 4 x 4 grid a side. */
+static void check_cube(int levels, double want_share)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = cube(ctx, levels);
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 0.3;
+    o.iterations = 4;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    const int seg = 1 << levels; /* segments per cube edge */
+    cr_assert_eq(rep.feature_edges, 12 * seg);
+    cr_assert_eq(rep.feature_verts, 8 + 12 * (seg - 1));
+    expect_valid(ctx, out, 2, 0);
+    int corners = 0;
+    for (mmx_index v = 0; v < mmx_mesh_nverts(out); v++) {
+        const float *p = out->pos + 3 * v;
+        corners += fabsf(p[0]) == 1.0f && fabsf(p[1]) == 1.0f && fabsf(p[2]) == 1.0f;
+        const float mx = fmaxf(fabsf(p[0]), fmaxf(fabsf(p[1]), fabsf(p[2])));
+        cr_assert(fabsf(mx - 1.0f) < 1e-6f, "vertex %d is off the cube", v);
+    }
+    cr_assert_eq(corners, 8);
+    const mmx_index *F = out->M->rowidx;
+    for (mmx_index f = 0; f < mmx_mesh_nfaces(out); f++) {
+        int side = 0;
+        for (int k = 0; k < 3 && !side; k++)
+            for (int sgn = -1; sgn <= 1; sgn += 2) {
+                int all = 1;
+                for (int j = 0; j < 3; j++) all &= fabsf(out->pos[3 * F[3 * f + j] + k] - (float)sgn) < 1e-6f;
+                side |= all;
+            }
+        cr_assert(side, "face %d crosses a cube edge", f);
+    }
+    double mean;
+    const double share = share_within(out, 0.8 * 0.3, 4.0 / 3.0 * 0.3, &mean);
+    cr_assert(share >= want_share, "only %.3f of the edges within [4/5 L, 4/3 L]", share);
+    /* About the area over an equilateral triangle of side L: 24 / (0.433 L^2) = 616 faces. */
+    cr_assert(mmx_mesh_nfaces(out) > 400 && mmx_mesh_nfaces(out) < 1000, "%d faces",
+              (int)mmx_mesh_nfaces(out));
+    /* Off (180 degrees), no feature edges. */
+    o.feature_angle = 180;
+    mmx_mesh *soft = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &soft, &rep));
+    cr_assert_eq(rep.feature_edges, 0);
+    mmx_mesh_free(soft);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(remesh, sharp_features_are_preserved_coarse_cube) { check_cube(0, 0.9); }
+Test(remesh, sharp_features_are_preserved_grid_cube) { check_cube(2, 0.9); }
+
+/* A crease tagged on a flat grid line (no dihedral angle) is kept like a sharp edge. */
+Test(remesh, tagged_crease_is_a_feature)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 6, 9);
+    /* The row y = 0 .. : the vertical line x = 3 is not a grid line after the jitter; the
+     * boundary is. Tag an interior chain: vertices (i, 3) are jittered, so tag the edges of
+     * the path along row 3 as the mesh has them. */
+    mmx_index cv[12];
+    for (int i = 0; i < 6; i++) cv[2 * i] = 3 * 7 + i, cv[2 * i + 1] = 3 * 7 + i + 1;
+    float sharp[6] = {10, 10, 10, 10, 10, 10};
+    mmx_mesh_tags tags;
+    memset(&tags, 0, sizeof tags);
+    tags.ncreases = 6;
+    tags.crease_verts = cv;
+    tags.crease_sharpness = sharp;
+    tags.interpolate_boundary = tags.fvar_interpolate_boundary = tags.fvar_propagate_corners = -1;
+    tags.crease_method = tags.smooth_triangles = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, &tags));
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 0.5;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert_eq(rep.feature_edges, 24 + 6);
+    /* The tagged path's inner vertices keep their positions exactly. */
+    for (int i = 1; i < 6; i++) {
+        const float *p = m->pos + 3 * (3 * 7 + i);
+        int found = 0;
+        for (mmx_index v = 0; v < mmx_mesh_nverts(out) && !found; v++)
+            found = memcmp(out->pos + 3 * v, p, 3 * sizeof(float)) == 0;
+        cr_assert(found, "crease vertex %d moved", 3 * 7 + i);
+    }
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- refusals --------------------------------------------------------------------------- */
+
+static void expect_refused(mmx_ctx *ctx, const mmx_mesh *m, const mmx_remesh_options *o,
+                           mmx_status want, const char *what)
+{
+    mmx_mesh *out = (mmx_mesh *)1;
+    cr_assert_eq(mmx_remesh(ctx, m, o, &out, NULL), want, "%s", mmx_ctx_error(ctx));
+    cr_assert(strstr(mmx_ctx_error(ctx), what), "wanted '%s', got '%s'", what, mmx_ctx_error(ctx));
+    cr_assert_null(out);
+}
+
+Test(remesh, bad_input_is_refused_with_a_sentence)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *quads = shape(ctx, "torus:8:6");
+    expect_refused(ctx, quads, NULL, MMX_ERR_MESH, "face 0 has 4 vertices");
+    /* Three triangles on one edge. */
+    const float pos[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
+    const mmx_index v[9] = {0, 1, 2, 1, 0, 3, 0, 1, 4};
+    mmx_mesh *nm = from_faces(ctx, 5, 3, v, pos);
+    expect_refused(ctx, nm, NULL, MMX_ERR_MESH, "non-manifold");
+    mmx_mesh *ico = shape(ctx, "icosphere:1");
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = -1;
+    expect_refused(ctx, ico, &o, MMX_ERR_ARG, "target length");
+    o.target_length = NAN;
+    expect_refused(ctx, ico, &o, MMX_ERR_ARG, "target length");
+    o.target_length = 1e-6; /* a unit sphere in about 1.7e13 triangles */
+    expect_refused(ctx, ico, &o, MMX_ERR_OVERFLOW, "more than 2^28");
+    o = mmx_remesh_defaults();
+    o.iterations = MMX_REMESH_MAX_ITERATIONS + 1;
+    expect_refused(ctx, ico, &o, MMX_ERR_ARG, "iterations");
+    o = mmx_remesh_defaults();
+    o.feature_angle = 200;
+    expect_refused(ctx, ico, &o, MMX_ERR_ARG, "feature angle");
+    ico->pos[3 * 5 + 1] = NAN;
+    expect_refused(ctx, ico, NULL, MMX_ERR_MESH, "vertex 5");
+    float *keep = ico->pos;
+    ico->pos = NULL;
+    expect_refused(ctx, ico, NULL, MMX_ERR_ARG, "no positions");
+    ico->pos = keep;
+    /* A degenerate face. */
+    const float flat[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
+    const mmx_index d[6] = {0, 3, 2, 2, 1, 0};
+    mmx_mesh *deg = from_faces(ctx, 4, 2, d, flat);
+    expect_refused(ctx, deg, NULL, MMX_ERR_MESH, "degenerate");
+    mmx_mesh_free(deg);
+    mmx_mesh_free(ico);
+    mmx_mesh_free(nm);
+    mmx_mesh_free(quads);
+    mmx_ctx_free(ctx);
+}
+
+Test(remesh, cuda_context_is_refused)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
+    cr_assert_eq(mmx_remesh(cu, m, NULL, &out, NULL), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
+    mmx_index seed = 0;
+    cr_assert_eq(mmx_cavity_face_split_round(cu, m, &seed, 1, 0, &out, NULL, NULL), MMX_ERR_UNSUPPORTED);
+    mmx_mesh_free(m);
+    mmx_ctx_free(cu);
+}
