@@ -244,7 +244,7 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
     const int vv_apart = Q->vv_ptr && Q->vv_total <= (unsigned long long)MMX_INDEX_MAX;
     s = plan_alloc(Q, (size_t)nnz, ix, (void **)&Q->fsrc);
     if (!s && vv_apart) s = plan_alloc(Q, (size_t)Q->vv_total, ix, (void **)&Q->vsrc);
-    if (!s && nv) {
+    if (!s && nnz) { /* no corners: no entries, no sources (fsrc may be NULL) */
         if (on_cuda(ctx)) s = mmx__qplan_sources_cuda(ctx, &Q->P, Q->fsrc, Q->vsrc);
         else sources_host(&Q->P, Q->fsrc, Q->vsrc);
     }
