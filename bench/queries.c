@@ -10,7 +10,8 @@
  * bigguy refined by Catmull-Clark to level 4 (quads). --quick stops at nef1.
  *
  * Per mesh: the patch set's build from a mesh already on the GPU (adjacency included), its
- * statistics and memory, and the query plan's build (mmx_query_plan_create, adjacency given);
+ * statistics and memory, the query plan's build (mmx_query_plan_create, adjacency given) and its
+ * memory per face (mmx__query_plan_memory);
  * then per query: the plan's run into a result allocated beforehand (mmx_query_plan_run: one
  * kernel, no allocation, no wait: what RXMesh's figures time, its query kernels with
  * preallocated output; median of 100 runs after 5), the plan with allocation (alloc, run,
@@ -29,7 +30,7 @@
 #include "bench_util.h"
 #include "bench_clock.h"
 #include "patch/patch_internal.h" /* the blocks' sizes, for the floor */
-#include "mesh/query_steps.h"     /* mmx__query_plan_bytes, for the plan's floor */
+#include "mesh/query_steps.h"     /* mmx__query_plan_bytes, _memory: the plan's floor, its size */
 
 static FILE *csv;
 static double tbps;
@@ -224,7 +225,8 @@ static void measure(mmx_ctx *ctx, cusparseHandle_t h, const char *name, const ch
         fprintf(stderr, "queries: %s: the query plan failed: %s\n", name, mmx_ctx_error(ctx));
         exit(1);
     }
-    printf("Query plan built (adjacency given) in %.3f ms.\n\n", plan_build_ms);
+    printf("Query plan built (adjacency given) in %.3f ms; it holds %.1f bytes per face beside the mesh "
+           "and its adjacency.\n\n", plan_build_ms, mmx__query_plan_memory(pa.plan) / (double)hm->M->ncols);
     printf("| query | plan run ms (preallocated) | plan floor ms | plan / its floor | plan / floor | "
            "plan ms with allocation | patch ms | algebraic ms | cuSPARSE ms | floor ms | patch / floor | "
            "RXMesh ms (nef3, H200) | RXMesh / plan | RXMesh / patch | plan = mmx_query | issue 14 (plan) |\n");

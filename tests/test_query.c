@@ -726,7 +726,8 @@ Test(query, gpu_matches_host)
     mmx_ctx_free(dctx);
 }
 
-/* Plans on meshes of many CUDA blocks (the runs stage each warp's rows in shared memory):
+/* Plans on meshes of many CUDA blocks (EF's and FF's runs stage each warp's rows in shared
+ * memory; the vertex runs gather one entry a thread from sources listed by a walk per vertex):
  * larger shapes, shuffled and with boundaries, on both paths against the host. */
 Test(query, gpu_plans_of_larger_meshes_match_host)
 {

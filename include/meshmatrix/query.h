@@ -76,12 +76,13 @@ mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *ad
 /* A query plan: what the eight queries of one mesh need beyond the mesh and its adjacency,
  * computed once, so that each query is then one pass into a result allocated beforehand, as
  * cuSPARSE's plans and RXMesh's query kernels with preallocated output are timed. It holds
- * the half-edge view's mates (4 bytes a corner), per vertex its fans' start corner (several
- * for a non-manifold vertex), per edge its smallest corner, the row pointers of VF, VV/VE, EF
- * and FF where they do not follow from the sizes, and EF's entries only when some edge has
- * three faces or more: 4 bytes a corner, 8 to 12 a vertex, 4 to 8 an edge, 0 to 4 a face (22
- * bytes a face for a closed manifold triangle mesh). The results equal mmx_query's, array for
- * array, on both backends.
+ * the half-edge view's mates (4 bytes a corner); the vertex rows' sources, per entry of VF
+ * the corner it comes from, in row order (4 bytes a corner), and, only when some fan is open
+ * (a boundary), those of VV/VE apart (4 bytes a corner and one per open fan); per edge its
+ * smallest corner; the row pointers of VF, VV/VE, EF and FF where they do not follow from the
+ * sizes; and EF's entries only when some edge has three faces or more: 8 to 12 bytes a
+ * corner, 4 to 8 a vertex, 4 to 8 an edge, 0 to 4 a face (32 bytes a face for a closed
+ * manifold triangle mesh). The results equal mmx_query's, array for array, on both backends.
  *
  * Creates the plan of `mesh` on the context's backend (mesh in its space). `adj` may be NULL
  * (the plan computes and owns the adjacency) or the mesh's, which the plan then reads at every
@@ -105,8 +106,8 @@ mmx_status mmx_query_plan_alloc(mmx_ctx *ctx, const mmx_query_plan *plan, mmx_qu
 
 /* Computes query `kind` into `out`, a result that mmx_query_plan_alloc made for this plan and
  * kind (its row pointers too, when general): the same arrays as mmx_query. No allocation; one
- * kernel on CUDA (one thread per source element: a fan walk per vertex, a closed form per
- * edge or face, a copy for FV and EV), queued.
+ * kernel on CUDA (for VV, VE and VF one thread per entry, a gather at its source corner; for
+ * EF and FF one per edge or face, a closed form; a copy for FV and EV), queued.
  * Errors: MMX_ERR_ARG (out does not match the plan and kind), MMX_ERR_MESH (as for alloc),
  * MMX_ERR_CUDA. Cost: O(the result's entries). Synchronises: no. */
 mmx_status mmx_query_plan_run(mmx_ctx *ctx, const mmx_query_plan *plan, mmx_query_kind kind,

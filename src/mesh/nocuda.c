@@ -76,9 +76,16 @@ mmx_status mmx__qplan_fans_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned
     return mmx__no_cuda(ctx, "mmx__qplan_fans_cuda");
 }
 
-mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
-                               mmx_index *rowptr, mmx_index *colidx)
+mmx_status mmx__qplan_sources_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_index *fsrc,
+                                   mmx_index *vsrc)
 {
-    (void)P, (void)kind, (void)rowptr, (void)colidx;
+    (void)P, (void)fsrc, (void)vsrc;
+    return mmx__no_cuda(ctx, "mmx__qplan_sources_cuda");
+}
+
+mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
+                               mmx_index total, mmx_index *rowptr, mmx_index *colidx)
+{
+    (void)P, (void)kind, (void)total, (void)rowptr, (void)colidx;
     return mmx__no_cuda(ctx, "mmx__qplan_run_cuda");
 }

@@ -4,11 +4,15 @@
  * The plan is built with the algebraic path's own steps (query_steps.h): the corners sorted
  * by vertex and the walks over F find each vertex's fans and their start corners (in the
  * order mmx__query_vertex_row lists them), the orientation check finds the smallest
- * inconsistent edge, and the row lengths are counted and scanned. A run then reads only the
- * half-edge view's mates: a vertex row is a walk from its start corner across mates, an
- * edge's faces are its smallest corner's face and its mate's, a face's neighbours its corners'
- * mates' faces. Edges of three faces or more read EF's entries, kept in the plan for them. The
- * flow is here for both backends; the stages run on the host below or in query_plan.cu. */
+ * inconsistent edge, and the row lengths are counted and scanned. Then one walk per vertex
+ * from its start corners across the half-edge view's mates lists the corner behind each entry
+ * of its VF row and of its VV/VE row (the sources: one list when no fan is open, as then the
+ * rows coincide), and the start corners are dropped. A run is then a gather per entry: the
+ * entry's source, and M, fe or the face at it (mmx__qplan_vertex_entry), every entry apart;
+ * an edge's faces are its smallest corner's face and its mate's, a face's neighbours its
+ * corners' mates' faces. Edges of three faces or more read EF's entries, kept in the plan for
+ * them. The flow is here for both backends; the stages run on the host below or in
+ * query_plan.cu. */
 #include <string.h>
 #include "query_steps.h"
 
@@ -19,6 +23,7 @@ struct mmx_query_plan {
     mmx_adjacency *own;          /* the adjacency, when the plan computed it */
     mmx__halfedge H;             /* its mates */
     mmx_index *vstart, *fans, *vf_ptr, *vv_ptr, *ecorner, *ef_ptr, *ff_ptr;
+    mmx_index *fsrc, *vsrc;      /* the sources (vsrc NULL when it is fsrc) */
     mmx_csr *ef_full;            /* EF, when an edge has three faces or more */
     mmx__qplan P;
     unsigned long long vv_total, ff_total;
@@ -43,7 +48,8 @@ void mmx_query_plan_free(mmx_query_plan *Q)
     if (!Q) return;
     mmx_ctx *ctx = Q->ctx;
     mmx__halfedge_free(&Q->H);
-    void *arrays[] = {Q->vstart, Q->fans, Q->vf_ptr, Q->vv_ptr, Q->ecorner, Q->ef_ptr, Q->ff_ptr};
+    void *arrays[] = {Q->vstart, Q->fans, Q->vf_ptr, Q->vv_ptr, Q->ecorner,
+                      Q->ef_ptr, Q->ff_ptr, Q->fsrc, Q->vsrc};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++) mmx_mem_free(ctx, Q->space, arrays[i]);
     mmx_csr_free(Q->ef_full);
     mmx_adjacency_free(Q->own);
@@ -86,6 +92,15 @@ static void fans_host(const mmx__query_topo *T, unsigned char *seen, const mmx_i
     }
 }
 
+static void sources_host(const mmx__qplan *P, mmx_index *fsrc, mmx_index *vsrc)
+{
+    for (mmx_index v = 0; v < P->nv; v++) {
+        mmx__qplan_vertex_sources(P, 0, v, fsrc + P->vf_ptr[v], P->vf_ptr[v + 1] - P->vf_ptr[v]);
+        if (vsrc)
+            mmx__qplan_vertex_sources(P, 1, v, vsrc + P->vv_ptr[v], P->vv_ptr[v + 1] - P->vv_ptr[v]);
+    }
+}
+
 static void run_host(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr, mmx_index *colidx)
 {
     switch (kind) {
@@ -93,9 +108,10 @@ static void run_host(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr
     case MMX_QUERY_VE:
     case MMX_QUERY_VF: {
         const mmx_index *ptr = kind == MMX_QUERY_VF ? P->vf_ptr : P->vv_ptr;
+        const mmx_index *src = kind == MMX_QUERY_VF ? P->fsrc : P->vsrc;
         memcpy(rowptr, ptr, ((size_t)P->nv + 1) * sizeof *ptr);
-        for (mmx_index v = 0; colidx && v < P->nv; v++) /* colidx NULL: no entries */
-            mmx__qplan_vertex_row(P, kind, v, colidx + ptr[v], ptr[v + 1] - ptr[v]);
+        for (mmx_index i = 0; colidx && i < ptr[P->nv]; i++) /* colidx NULL: no entries */
+            colidx[i] = mmx__qplan_vertex_entry(P, kind, src[i]);
         break;
     }
     case MMX_QUERY_EF:
@@ -221,8 +237,25 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
     Q->face_order = M->order ? M->order : adj->face_order;
     Q->P = (mmx__qplan){nv, nf, ne, nnz, M->order, M->colptr, M->rowidx, adj->fe, Q->H.mate,
                         Q->vstart, Q->fans, Q->vf_ptr, Q->vv_ptr ? Q->vv_ptr : Q->vf_ptr,
-                        Q->ecorner, Q->ef_ptr,
+                        NULL, NULL, Q->ecorner, Q->ef_ptr,
                         Q->ef_full ? Q->ef_full->colidx : NULL, Q->ff_ptr};
+    /* The sources: VF's always; VV's apart only when a fan is open (else the rows coincide),
+     * and not when VV's entries overflow an index (its runs are refused then). */
+    const int vv_apart = Q->vv_ptr && Q->vv_total <= (unsigned long long)MMX_INDEX_MAX;
+    s = plan_alloc(Q, (size_t)nnz, ix, (void **)&Q->fsrc);
+    if (!s && vv_apart) s = plan_alloc(Q, (size_t)Q->vv_total, ix, (void **)&Q->vsrc);
+    if (!s && nnz) { /* no corners: no entries, no sources (fsrc may be NULL) */
+        if (on_cuda(ctx)) s = mmx__qplan_sources_cuda(ctx, &Q->P, Q->fsrc, Q->vsrc);
+        else sources_host(&Q->P, Q->fsrc, Q->vsrc);
+    }
+    if (s) return s;
+    /* The start corners are read only by the walks above. */
+    mmx_mem_free(ctx, Q->space, Q->vstart);
+    mmx_mem_free(ctx, Q->space, Q->fans);
+    Q->vstart = NULL, Q->fans = NULL;
+    Q->P.vstart = NULL, Q->P.fans = NULL;
+    Q->P.fsrc = Q->fsrc;
+    Q->P.vsrc = Q->vv_ptr ? Q->vsrc : Q->fsrc;
     return MMX_OK;
 }
 
@@ -368,7 +401,7 @@ mmx_status mmx_query_plan_run(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_query_k
         for (mmx_index c = 0; c < P->nnz; c++) colidx[c] = P->fe[c] >> 1;
         return MMX_OK;
     }
-    if (on_cuda(ctx)) return mmx__qplan_run_cuda(ctx, P, kind, rowptr, colidx);
+    if (on_cuda(ctx)) return mmx__qplan_run_cuda(ctx, P, kind, want.nnz, rowptr, colidx);
     run_host(P, kind, rowptr, colidx);
     return MMX_OK;
 }
@@ -381,11 +414,11 @@ double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind)
     const double general_f = Q->face_order ? 0 : 4.0 * (nf + 1);
     switch (kind) {
     case MMX_QUERY_VV:
-    case MMX_QUERY_VE: /* vstart, the row pointers read and written, mates, M or fe; entries */
-        return 4.0 * nv + 8.0 * (nv + 1) + 8.0 * nnz + 4.0 * (double)Q->vv_total;
+    case MMX_QUERY_VE: /* the row pointers read and written, the sources, M or fe; entries */
+        return 8.0 * (nv + 1) + 4.0 * (double)Q->vv_total + 4.0 * nnz + 4.0 * (double)Q->vv_total;
     /* (EF and FF below: the row pointers are read only when the plan keeps them) */
-    case MMX_QUERY_VF:
-        return 4.0 * nv + 8.0 * (nv + 1) + 4.0 * nnz + 4.0 * nnz;
+    case MMX_QUERY_VF: /* the row pointers read and written, the sources; entries */
+        return 8.0 * (nv + 1) + 4.0 * nnz + 4.0 * nnz;
     case MMX_QUERY_EV:
         return 16.0 * ne;
     case MMX_QUERY_EF: /* row pointers read and written, smallest corners, their mates */
@@ -398,4 +431,18 @@ double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind)
     default:
         return 0;
     }
+}
+
+double mmx__query_plan_memory(const mmx_query_plan *Q)
+{
+    const mmx__qplan *P = &Q->P;
+    const double nv = P->nv, nf = P->nf, ne = P->ne, nnz = P->nnz;
+    double b = 4.0 * nnz /* mates */ + 4.0 * nnz /* VF's sources */ + 4.0 * ne /* smallest corners */
+               + 4.0 * (nv + 1) /* VF's row pointers */;
+    if (Q->vsrc) b += 4.0 * (double)Q->vv_total;
+    if (Q->vv_ptr) b += 4.0 * (nv + 1);
+    if (Q->ef_ptr) b += 4.0 * (ne + 1);
+    if (Q->ff_ptr) b += 4.0 * (nf + 1);
+    if (Q->ef_full) b += 4.0 * ((double)Q->ef_full->nnz + (Q->ef_full->rowptr ? ne + 1 : 0));
+    return b;
 }

@@ -1,5 +1,6 @@
 /* The device stages of query plans (query_plan.c has the flow and the host statement). One
- * thread per vertex for the fans and the vertex rows, per face for FF, per edge for EF, per
+ * thread per vertex for the fans and the vertex rows' sources (creation), per entry for the
+ * vertex rows (a run: a gather at the entry's source), per face for FF, per edge for EF, per
  * corner for the edges' smallest corners (an atomic minimum: the same in any order). The
  * totals fold per block, then by one atomic each. Everything is queued; nothing waits. */
 #include <cuda/std/functional>
@@ -62,11 +63,11 @@ __device__ __forceinline__ mmx__qplan plan_of(const mmx__qplan &P)
     return L;
 }
 
-/* Rows 0 .. rows of a query, one thread a row; thread `rows` writes the last row pointer.
+/* Rows 0 .. rows of EF or FF, one thread a row; thread `rows` writes the last row pointer.
  * A warp's rows are one contiguous span of the result, so each thread writes its row into
  * the warp's part of shared memory and the warp then stores the span in order: coalesced
  * stores, where a thread's own row would scatter each store over the warp's span. A span
- * longer than the stage (vertices of high valence) is written directly. ROW is a functor:
+ * longer than the stage (rows on edges of many faces) is written directly. ROW is a functor:
  * at(P, j) the start of row j (j <= rows), row(P, j, out, n) the row's n entries. */
 constexpr int kStage = 256; /* entries a warp stages: 8 warps, 8 KiB a block */
 
@@ -94,15 +95,33 @@ __device__ __forceinline__ void plan_rows(const mmx__qplan &P0, long long rows, 
     for (mmx_index q = lane; q < span; q += 32) colidx[base + q] = stage[w][q];
 }
 
-template <mmx_query_kind KIND>
-struct vertex_rows {
-    const mmx_index *ptr;
-    __device__ mmx_index at(const mmx__qplan &, long long j) const { return ptr[j]; }
-    __device__ void row(const mmx__qplan &P, mmx_index v, mmx_index *out, mmx_index n) const
-    {
-        mmx__qplan_vertex_row(&P, KIND, v, out, n);
-    }
-};
+/* Vertex v's sources (creation): VF's, and VV's when vsrc is not NULL. */
+template <int ORDER>
+__global__ void plan_sources(const mmx__qplan P0, mmx_index *fsrc, mmx_index *vsrc)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i >= P0.nv) return;
+    const mmx__qplan P = plan_of<ORDER>(P0);
+    const mmx_index v = (mmx_index)i, a = P.vf_ptr[v];
+    mmx__qplan_vertex_sources(&P, 0, v, fsrc + a, P.vf_ptr[v + 1] - a);
+    if (!vsrc) return;
+    const mmx_index b = P.vv_ptr[v];
+    mmx__qplan_vertex_sources(&P, 1, v, vsrc + b, P.vv_ptr[v + 1] - b);
+}
+
+/* A vertex query's run: thread i writes entry i from its source (i < total) and row pointer
+ * i (i <= nv). Every read of src and write of rowptr and colidx is coalesced; the read at the
+ * source (M, fe; nothing for VF) is a gather whose locality follows the mesh's order; no
+ * thread waits on another's load. */
+template <int ORDER, mmx_query_kind KIND>
+__global__ void plan_vertex_rows(const mmx__qplan P0, const mmx_index *ptr, const mmx_index *src,
+                                 long long total, mmx_index *rowptr, mmx_index *colidx)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    const mmx__qplan P = plan_of<ORDER>(P0);
+    if (i <= P.nv) rowptr[i] = ptr[i];
+    if (i < total) colidx[i] = mmx__qplan_vertex_entry(&P, KIND, src[i]);
+}
 
 struct ef_rows {
     __device__ mmx_index at(const mmx__qplan &P, long long j) const
@@ -126,13 +145,6 @@ struct ff_rows {
     }
 };
 
-template <int ORDER, mmx_query_kind KIND>
-__global__ void plan_vertex_rows(const mmx__qplan P, const mmx_index *ptr, mmx_index *rowptr,
-                                 mmx_index *colidx)
-{
-    plan_rows<ORDER>(P, P.nv, vertex_rows<KIND>{ptr}, rowptr, colidx);
-}
-
 template <int ORDER>
 __global__ void plan_ef_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *colidx)
 {
@@ -146,19 +158,26 @@ __global__ void plan_ff_rows(const mmx__qplan P, mmx_index *rowptr, mmx_index *c
 }
 
 template <int ORDER>
-void launch_rows(const mmx__qplan *P, mmx_query_kind kind, mmx_index *rowptr, mmx_index *colidx,
-                 cudaStream_t st)
+void launch_rows(const mmx__qplan *P, mmx_query_kind kind, long long total, mmx_index *rowptr,
+                 mmx_index *colidx, cudaStream_t st)
 {
-    const unsigned gv = mmx__grid((long long)P->nv + 1);
+    /* A vertex query's entries: vv_ptr[nv] or vf_ptr[nv], known on the host as the result's
+     * size (nnz, or the VV total the plan read back); colidx is NULL only when there are none. */
+    const long long nv1 = (long long)P->nv + 1;
+    const long long tv = colidx ? total : 0;
+    const unsigned gv = mmx__grid(tv > nv1 ? tv : nv1);
     switch (kind) {
     case MMX_QUERY_VV:
-        plan_vertex_rows<ORDER, MMX_QUERY_VV><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, rowptr, colidx);
+        plan_vertex_rows<ORDER, MMX_QUERY_VV><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, P->vsrc, tv,
+                                                                         rowptr, colidx);
         break;
     case MMX_QUERY_VE:
-        plan_vertex_rows<ORDER, MMX_QUERY_VE><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, rowptr, colidx);
+        plan_vertex_rows<ORDER, MMX_QUERY_VE><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vv_ptr, P->vsrc, tv,
+                                                                         rowptr, colidx);
         break;
     case MMX_QUERY_VF:
-        plan_vertex_rows<ORDER, MMX_QUERY_VF><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vf_ptr, rowptr, colidx);
+        plan_vertex_rows<ORDER, MMX_QUERY_VF><<<gv, MMX__BLOCK, 0, st>>>(*P, P->vf_ptr, P->fsrc, tv,
+                                                                         rowptr, colidx);
         break;
     case MMX_QUERY_EF:
         plan_ef_rows<ORDER><<<mmx__grid((long long)P->ne + 1), MMX__BLOCK, 0, st>>>(*P, rowptr, colidx);
@@ -199,16 +218,28 @@ extern "C" mmx_status mmx__qplan_fans_cuda(mmx_ctx *ctx, const mmx__query_topo *
     return mmx__cuda(ctx, cudaGetLastError(), "query plan fans launch");
 }
 
+extern "C" mmx_status mmx__qplan_sources_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_index *fsrc,
+                                              mmx_index *vsrc)
+{
+    if (P->nv == 0) return MMX_OK;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const unsigned g = mmx__grid(P->nv);
+    if (P->order == 3) plan_sources<3><<<g, MMX__BLOCK, 0, st>>>(*P, fsrc, vsrc);
+    else if (P->order == 4) plan_sources<4><<<g, MMX__BLOCK, 0, st>>>(*P, fsrc, vsrc);
+    else plan_sources<0><<<g, MMX__BLOCK, 0, st>>>(*P, fsrc, vsrc);
+    return mmx__cuda(ctx, cudaGetLastError(), "query plan sources launch");
+}
+
 extern "C" mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
-                                          mmx_index *rowptr, mmx_index *colidx)
+                                          mmx_index total, mmx_index *rowptr, mmx_index *colidx)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     if (kind != MMX_QUERY_VV && kind != MMX_QUERY_VE && kind != MMX_QUERY_VF &&
         kind != MMX_QUERY_EF && kind != MMX_QUERY_FF)
         return mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx__qplan_run_cuda: query %s is a copy",
                          mmx_query_name(kind));
-    if (P->order == 3) launch_rows<3>(P, kind, rowptr, colidx, st);
-    else if (P->order == 4) launch_rows<4>(P, kind, rowptr, colidx, st);
-    else launch_rows<0>(P, kind, rowptr, colidx, st);
+    if (P->order == 3) launch_rows<3>(P, kind, total, rowptr, colidx, st);
+    else if (P->order == 4) launch_rows<4>(P, kind, total, rowptr, colidx, st);
+    else launch_rows<0>(P, kind, total, rowptr, colidx, st);
     return mmx__cuda(ctx, cudaGetLastError(), "query plan rows launch");
 }

@@ -224,9 +224,12 @@ static inline MMX__HD mmx_index mmx__query_vertex_starts(const mmx__query_topo *
 }
 
 /* What a query plan's runs read (query.h: mmx_query_plan), every array in one space. The
- * vertex rows are walks over mates from each fan's start corner; the edge and face rows are
- * closed forms over an edge's smallest corner and the mates, with EF's entries stored only
- * when some edge has three faces or more. */
+ * vertex rows are gathers over the plan's source lists: per entry of VV/VE (vsrc) or VF
+ * (fsrc), the corner whose fan step gives it, found once at creation by walks over mates
+ * from each fan's start corner; a run then reads each entry's source and one array at it,
+ * all entries in parallel. The edge and face rows are closed forms over an edge's smallest
+ * corner and the mates, with EF's entries stored only when some edge has three faces or
+ * more. */
 typedef struct mmx__qplan {
     mmx_index nv, nf, ne, nnz;
     mmx_index order;         /* M's: > 0 reduced, 0 general (colptr) */
@@ -235,13 +238,19 @@ typedef struct mmx__qplan {
     const mmx_index *fe;     /* the adjacency's corner -> edge, 2e + d */
     const mmx_index *mate;   /* the half-edge view's: the other corner of c's edge when it has
                                 two faces, else -1 */
-    const mmx_index *vstart; /* nv: -1 a vertex in no face; >= 0 the start corner of its one
-                                fan; <= -2: fans[-2 - s] is its number of fans, their starts
-                                follow */
-    const mmx_index *fans;   /* the fan lists of vertices of several fans */
+    const mmx_index *vstart; /* creation only (NULL in a built plan): nv: -1 a vertex in no
+                                face; >= 0 the start corner of its one fan; <= -2: fans[-2 - s]
+                                is its number of fans, their starts follow */
+    const mmx_index *fans;   /* creation only: the fan lists of vertices of several fans */
     const mmx_index *vf_ptr; /* nv + 1: VF's row pointers (the valences' offsets) */
     const mmx_index *vv_ptr; /* nv + 1: VV's and VE's (valence + open fans); vf_ptr when no
                                 fan is open */
+    const mmx_index *fsrc;   /* nnz: VF's sources, each VF entry's corner (v's corners in the
+                                order of its row) */
+    const mmx_index *vsrc;   /* VV's and VE's sources (vv_ptr[nv] of them): a corner c >= 0
+                                (the entry of c's fan step), or -1 - p for the entry that closes
+                                an open fan (p: the last corner's previous corner); fsrc when no
+                                fan is open; NULL when VV's entries overflow an index */
     const mmx_index *ecorner; /* ne: each edge's smallest corner */
     const mmx_index *ef_ptr; /* ne + 1: EF's row pointers (the offsets of E's values); NULL
                                 when every edge has two faces (row e starts at 2e) */
@@ -267,46 +276,63 @@ static inline MMX__HD mmx_index mmx__qplan_face(const mmx__qplan *P, mmx_index c
     return mmx__corner_face(P->order, P->colptr, P->nf, c, a, n);
 }
 
-/* The fan that starts at corner c0 (open when c0's leaving edge has no mate), counter-
- * clockwise: from v's corner c in face f the next is the mate of c's arriving edge (that
- * face runs v -> u, so the mate is v's corner there), until an arriving edge has no mate (an
- * open fan's end) or the walk is back at c0. Writes the entries of `kind` into out[0 .. cap)
- * and returns how many it wrote; it stops at cap (a guard: a plan's rows are sized for the
- * fans). */
-static inline MMX__HD mmx_index mmx__qplan_fan(const mmx__qplan *P, mmx_query_kind kind,
-                                               mmx_index c0, mmx_index *out, mmx_index cap)
+/* The sources of the fan that starts at corner c0 (open when c0's leaving edge has no
+ * mate), counter-clockwise: from v's corner c in face f the next is the mate of c's arriving
+ * edge (that face runs v -> u, so the mate is v's corner there), until an arriving edge has
+ * no mate (an open fan's end) or the walk is back at c0. Writes each corner met, then, when
+ * `closes` and the fan is open, -1 - p for the closing entry (p: the last corner's previous
+ * corner, whose vertex u and edge {u, v} close VV's and VE's row), into out[0 .. cap); returns
+ * how many it wrote. It stops at cap (a guard: a plan's rows are sized for the fans). */
+static inline MMX__HD mmx_index mmx__qplan_fan_sources(const mmx__qplan *P, int closes,
+                                                       mmx_index c0, mmx_index *out, mmx_index cap)
 {
     if (cap <= 0) return 0;
     const int open = P->mate[c0] < 0;
     mmx_index k = 0, c = c0, p;
     for (;;) {
         mmx_index a, n;
-        const mmx_index f = mmx__qplan_face(P, c, &a, &n);
+        mmx__qplan_face(P, c, &a, &n);
         p = mmx__corner_prev(a, n, c);
-        out[k++] = kind == MMX_QUERY_VF ? f
-                   : kind == MMX_QUERY_VV ? P->M[mmx__corner_next(a, n, c)]
-                                          : P->fe[c] >> 1;
+        out[k++] = c;
         const mmx_index m = P->mate[p];
         if (m < 0 || m == c0 || k >= cap) break;
         c = m;
     }
-    if (open && kind != MMX_QUERY_VF && k < cap) out[k++] = kind == MMX_QUERY_VV ? P->M[p] : P->fe[p] >> 1;
+    if (open && closes && k < cap) out[k++] = -1 - p;
     return k;
 }
 
-/* Vertex v's row of VV, VE or VF into out (its row in the plan's row pointers). */
-static inline MMX__HD void mmx__qplan_vertex_row(const mmx__qplan *P, mmx_query_kind kind,
-                                                 mmx_index v, mmx_index *out, mmx_index cap)
+/* Vertex v's sources (VV's and VE's when `closes`, else VF's) into out (its row in the
+ * plan's row pointers): its fans' in the order of their start corners. Creation only. */
+static inline MMX__HD void mmx__qplan_vertex_sources(const mmx__qplan *P, int closes,
+                                                     mmx_index v, mmx_index *out, mmx_index cap)
 {
     const mmx_index s = P->vstart[v];
     if (s == -1) return;
     if (s >= 0) {
-        mmx__qplan_fan(P, kind, s, out, cap);
+        mmx__qplan_fan_sources(P, closes, s, out, cap);
         return;
     }
     const mmx_index *L = P->fans + (-2 - s);
     mmx_index k = 0;
-    for (mmx_index i = 0; i < L[0]; i++) k += mmx__qplan_fan(P, kind, L[1 + i], out + k, cap - k);
+    for (mmx_index i = 0; i < L[0]; i++)
+        k += mmx__qplan_fan_sources(P, closes, L[1 + i], out + k, cap - k);
+}
+
+/* The entry of vertex query `kind` from source s (vsrc's or fsrc's): for a corner c of v in
+ * face f, f (VF), the vertex after v in f (VV) or c's edge {v, w} (VE); for a closing entry
+ * -1 - p, p's vertex u (VV) or p's edge {u, v} (VE). */
+static inline MMX__HD mmx_index mmx__qplan_vertex_entry(const mmx__qplan *P, mmx_query_kind kind,
+                                                        mmx_index s)
+{
+    if (s < 0) {
+        const mmx_index p = -1 - s;
+        return kind == MMX_QUERY_VV ? P->M[p] : P->fe[p] >> 1;
+    }
+    if (kind == MMX_QUERY_VE) return P->fe[s] >> 1;
+    mmx_index a, n;
+    const mmx_index f = mmx__qplan_face(P, s, &a, &n);
+    return kind == MMX_QUERY_VF ? f : P->M[mmx__corner_next(a, n, s)];
 }
 
 /* Edge e's EF row into out: its faces ascending (one or two from its smallest corner and that
@@ -359,11 +385,15 @@ mmx_status mmx__query_check(mmx_ctx *ctx, const mmx__query_topo *T, const mmx_in
                             mmx_index ne, mmx__query_report *r);
 
 /* The bytes a run of query kind by plan Q must move at least (bench/queries.c's plan floor):
- * every array it reads once (the row pointers, the start corners or smallest corners, the
- * mates of the corners it walks, M or fe where the entries come from them, EF's stored
- * entries when there are some) and the result it writes (its entries and, when general, its
- * row pointers). Host arithmetic on the plan's sizes; no wait. */
+ * every array it reads once (the row pointers, the sources or smallest corners, the mates of
+ * the corners it reads, M or fe where the entries come from them, EF's stored entries when
+ * there are some) and the result it writes (its entries and, when general, its row pointers).
+ * Host arithmetic on the plan's sizes; no wait. */
 double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind);
+
+/* The bytes plan Q holds beside the mesh and its adjacency (its mates, sources, smallest
+ * corners, the row pointers it keeps, EF's stored entries). Host arithmetic; no wait. */
+double mmx__query_plan_memory(const mmx_query_plan *Q);
 
 /* The plan's CUDA stages (query_plan.cu; stubs in nocuda.c), queued. */
 /* Per vertex its fans' count and first start (vstart), its VV row length (vv_len) and its
@@ -377,9 +407,15 @@ mmx_status mmx__qplan_count_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigne
 /* The fan lists of the vertices of several fans (fan_ptr: the offsets of fan_len). */
 mmx_status mmx__qplan_fans_cuda(mmx_ctx *ctx, const mmx__query_topo *T, unsigned char *seen,
                                 const mmx_index *fan_ptr, mmx_index *vstart, mmx_index *fans);
-/* One query's rows (and row pointers, when general) into rowptr / colidx. */
+/* The vertex rows' sources: per vertex, its VF sources into fsrc + vf_ptr[v] and, when vsrc
+ * is not NULL (a mesh with an open fan), its VV sources into vsrc + vv_ptr[v] (P's vstart and
+ * fans set). */
+mmx_status mmx__qplan_sources_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_index *fsrc,
+                                   mmx_index *vsrc);
+/* One query's rows (and row pointers, when general) into rowptr / colidx; total: the
+ * result's entries (read by the vertex kinds, which run one thread per entry). */
 mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind kind,
-                               mmx_index *rowptr, mmx_index *colidx);
+                               mmx_index total, mmx_index *rowptr, mmx_index *colidx);
 
 /* ---- the CUDA stages (query.cu; stubs in nocuda.c), device arrays, queued ---------------- */
 
