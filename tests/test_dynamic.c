@@ -8,6 +8,7 @@
 #include <string.h>
 #include "testutil.h"
 #include "dynamic/dynamic_internal.h" /* the topology update, checked against a rebuild */
+#include "dynamic/sc_step.h"           /* the shared split and collapse steps */
 
 #define PI 3.14159265358979323846
 
@@ -267,18 +268,33 @@ Test(cavity, refusals)
     mmx_ctx_free(ctx);
 }
 
-Test(cavity, cuda_refuses_splits_and_collapses)
+/* Splits and collapses run on CUDA (the GPU tests below); the face split and vertex move
+ * templates stay on the host and refuse a CUDA context with a sentence. */
+Test(cavity, cuda_refuses_face_splits_and_moves)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
     const mmx_index seed = 0;
-    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, NULL, NULL),
+    const float target[3] = {0, 0, 0};
+    cr_assert_eq(mmx_cavity_face_split_round(cu, m, &seed, 1, 0, &out, NULL, NULL),
                  MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(cu), "splits and collapses run on the host backend only"),
-              "%s", mmx_ctx_error(cu));
-    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, NULL, NULL),
+    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_relocate_round(cu, m, &seed, target, 1, 0, &out, NULL, NULL),
                  MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
     cr_assert_null(out);
+    /* A split or collapse on CUDA takes a device mesh only and names a bad seed. */
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *hm = shape(host, "icosphere:1");
+    const mmx_index far = 1000000;
+    cr_assert_eq(mmx_cavity_round(cu, hm, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_SPACE);
+    cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_COLLAPSE, &far, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "edge 1000000"), "%s", mmx_ctx_error(cu));
+    cr_assert_null(out);
+    mmx_mesh_free(hm);
+    mmx_ctx_free(host);
     mmx_mesh_free(m);
     mmx_ctx_free(cu);
 }
@@ -757,6 +773,187 @@ Test(cavity, luby_selection_is_the_greedy_pass)
     mmx_ctx_free(ctx);
 }
 
+/* The CUDA split and collapse round (split_collapse.cu), stated on the host: the cavities in
+ * CSR form by the shared steps (sc_step.h), the Luby loop where each undecided cavity bids its
+ * priority on every face of its ring, copies conflicting from the start; then the split's fill
+ * by the kept seeds' ranks in priority order (a sort) and a scan of their face counts, and the
+ * collapse's by scans over the survivor flags of vertices and faces. It must give the host
+ * round's outcomes, vertices and output bytes. */
+static void sc_luby_matches_host(mmx_mesh *m, mmx_cavity_kind kind, uint32_t round)
+{
+    mmx_ctx *ctx = m->ctx;
+    mmx__flip_topo t;
+    MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, m, "test", &t));
+    const mmx_index ne = t.nedges, n = ne + ne / 3, nf = t.nfaces, nv = t.nverts;
+    mmx_index *seeds = malloc((size_t)n * sizeof *seeds), *first = malloc((size_t)ne * sizeof *first);
+    mmx_index *ptr = malloc(((size_t)n + 1) * sizeof *ptr), *len = malloc((size_t)n * sizeof *len);
+    mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd), *sd2 = malloc((size_t)n * sizeof *sd2);
+    unsigned char *state = malloc((size_t)n), *taken = calloc((size_t)nf, 1);
+    uint64_t *fmin = malloc((size_t)nf * sizeof *fmin);
+    cr_assert(seeds && first && ptr && len && sd && sd2 && state && taken && fmin);
+    for (mmx_index i = 0; i < ne; i++) seeds[i] = ne - 1 - i;
+    for (mmx_index i = ne; i < n; i++) seeds[i] = (mmx_index)((i * 7) % ne);
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, kind, seeds, n, round, &out, &c, sd));
+    for (mmx_index e = 0; e < ne; e++) first[e] = -1;
+    for (mmx_index i = 0; i < n; i++)
+        if (first[seeds[i]] < 0) first[seeds[i]] = i;
+    /* The rings: room by the bound, then each cavity. */
+    ptr[0] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        const mmx_index a = t.adj->ev[2 * seeds[i]], b = t.adj->ev[2 * seeds[i] + 1];
+        const mmx_index room = kind == MMX_CAVITY_EDGE_SPLIT ? 2 :
+            t.vf_ptr[a + 1] - t.vf_ptr[a] + t.vf_ptr[b + 1] - t.vf_ptr[b];
+        ptr[i + 1] = ptr[i] + room;
+    }
+    mmx_index *ring = malloc(((size_t)ptr[n] + 1) * sizeof *ring);
+    cr_assert(ring);
+    enum { UND = 3 };
+    mmx_index und = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_cavity_seed *x = &sd2[i];
+        x->outcome = MMX_CAVITY_INVALID;
+        x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
+        x->priority = mmx_cavity_priority(seeds[i], round);
+        const int ok = kind == MMX_CAVITY_EDGE_SPLIT
+                           ? mmx__split_cavity(&t, m->pos, seeds[i], x, ring + ptr[i], &len[i])
+                           : mmx__collapse_cavity(&t, m->pos, seeds[i], x, ring + ptr[i], &len[i]);
+        cr_assert(len[i] <= ptr[i + 1] - ptr[i]);
+        state[i] = !ok ? MMX_CAVITY_INVALID : first[seeds[i]] != i ? MMX_CAVITY_CONFLICT : UND;
+        if (!ok) len[i] = 0;
+        und += state[i] == UND;
+    }
+    int steps = 0;
+    while (und > 0) {
+        steps++;
+        for (mmx_index f = 0; f < nf; f++) fmin[f] = UINT64_MAX;
+        for (mmx_index i = 0; i < n; i++)
+            if (state[i] == UND)
+                for (mmx_index r = ptr[i]; r < ptr[i] + len[i]; r++)
+                    if (sd2[i].priority < fmin[ring[r]]) fmin[ring[r]] = sd2[i].priority;
+        for (mmx_index i = 0; i < n; i++) {
+            if (state[i] != UND) continue;
+            int holds = 1;
+            for (mmx_index r = ptr[i]; r < ptr[i] + len[i] && holds; r++)
+                holds = fmin[ring[r]] == sd2[i].priority;
+            if (holds) state[i] = 4;
+        }
+        for (mmx_index i = 0; i < n; i++)
+            if (state[i] == 4) {
+                state[i] = MMX_CAVITY_KEPT;
+                for (mmx_index r = ptr[i]; r < ptr[i] + len[i]; r++) taken[ring[r]] = 1;
+            }
+        und = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            if (state[i] != UND) continue;
+            int hit = 0;
+            for (mmx_index r = ptr[i]; r < ptr[i] + len[i]; r++) hit |= taken[ring[r]];
+            if (hit) state[i] = MMX_CAVITY_CONFLICT;
+            else und++;
+        }
+    }
+    cr_assert(steps >= 2, "a single step proves little (%d)", steps);
+    cr_assert(c.kept > 0 && c.conflicts > 0);
+    /* The kept seeds in priority order (a selection sort: the test's sizes are small). */
+    mmx_index *kept = malloc(((size_t)c.kept + 1) * sizeof *kept), k = 0, kf = 0;
+    cr_assert(kept);
+    for (mmx_index i = 0; i < n; i++) {
+        sd2[i].outcome = (mmx_cavity_outcome)state[i];
+        if (state[i] == MMX_CAVITY_KEPT) kept[k++] = i, kf += sd2[i].faces[1] >= 0 ? 2 : 1;
+    }
+    cr_assert_eq(k, c.kept);
+    for (mmx_index j = 0; j < k; j++)
+        for (mmx_index q = j + 1; q < k; q++)
+            if (sd2[kept[q]].priority < sd2[kept[j]].priority) {
+                const mmx_index x = kept[j];
+                kept[j] = kept[q], kept[q] = x;
+            }
+    const int split = kind == MMX_CAVITY_EDGE_SPLIT;
+    const mmx_index onv = split ? nv + k : nv - k, onf = split ? nf + kf : nf - kf;
+    cr_assert_eq(mmx_mesh_nverts(out), onv);
+    cr_assert_eq(mmx_mesh_nfaces(out), onf);
+    mmx_index *verts = malloc((3 * (size_t)onf + 1) * sizeof *verts);
+    float *pos = malloc((3 * (size_t)onv + 1) * sizeof *pos);
+    cr_assert(verts && pos);
+    if (split) {
+        memcpy(verts, t.verts, 3 * (size_t)nf * sizeof *verts);
+        memcpy(pos, m->pos, 3 * (size_t)nv * sizeof *pos);
+        for (mmx_index j = 0, off = 0; j < k; j++) { /* off: the exclusive scan */
+            const mmx_index i = kept[j], e = seeds[i];
+            sd2[i].vertex = nv + j;
+            for (int x = 0; x < 3; x++)
+                pos[3 * (size_t)(nv + j) + x] = mmx__sc_mid(m->pos, t.adj->ev[2 * e], t.adj->ev[2 * e + 1], x);
+            mmx__sc_fill_split(&t.view, e, &sd2[i], nv + j, nf + off, verts);
+            off += sd2[i].faces[1] >= 0 ? 2 : 1;
+        }
+    } else {
+        mmx_index *to = malloc((size_t)nv * sizeof *to), *keepf = malloc((size_t)nf * sizeof *keepf);
+        mmx_index *vid = malloc((size_t)nv * sizeof *vid), *fid = malloc((size_t)nf * sizeof *fid);
+        float *mpos = malloc(3 * (size_t)nv * sizeof *mpos);
+        cr_assert(to && keepf && vid && fid && mpos);
+        memcpy(mpos, m->pos, 3 * (size_t)nv * sizeof *mpos);
+        for (mmx_index v = 0; v < nv; v++) to[v] = v;
+        for (mmx_index f = 0; f < nf; f++) keepf[f] = f;
+        for (mmx_index j = k - 1; j >= 0; j--) { /* any order: here the reverse */
+            const mmx_index i = kept[j], e = seeds[i], a = t.adj->ev[2 * e], b = t.adj->ev[2 * e + 1];
+            to[b] = a;
+            keepf[sd2[i].faces[0]] = -1;
+            if (sd2[i].faces[1] >= 0) keepf[sd2[i].faces[1]] = -1;
+            for (int x = 0; x < 3; x++) mpos[3 * (size_t)a + x] = mmx__sc_mid(m->pos, a, b, x);
+        }
+        for (mmx_index v = 0, sum = 0; v < nv; v++) vid[v] = sum, sum += to[v] == v;
+        for (mmx_index f = 0, sum = 0; f < nf; f++) fid[f] = sum, sum += keepf[f] == f;
+        for (mmx_index v = 0; v < nv; v++)
+            if (to[v] == v) memcpy(pos + 3 * (size_t)vid[v], mpos + 3 * (size_t)v, 3 * sizeof *pos);
+        for (mmx_index j = 0; j < k; j++) sd2[kept[j]].vertex = vid[t.adj->ev[2 * seeds[kept[j]]]];
+        for (mmx_index f = 0; f < nf; f++)
+            if (keepf[f] == f)
+                for (int x = 0; x < 3; x++) verts[3 * (size_t)fid[f] + x] = vid[to[t.verts[3 * (size_t)f + x]]];
+        free(to);
+        free(keepf);
+        free(vid);
+        free(fid);
+        free(mpos);
+    }
+    for (mmx_index i = 0; i < n; i++)
+        cr_assert_eq(memcmp(&sd[i], &sd2[i], sizeof sd[i]), 0, "seed %d (edge %d): outcome %d "
+                     "vertex %d, statement %d %d", i, seeds[i], sd[i].outcome, sd[i].vertex,
+                     sd2[i].outcome, sd2[i].vertex);
+    cr_assert_eq(memcmp(verts, out->M->rowidx, 3 * (size_t)onf * sizeof *verts), 0);
+    cr_assert_eq(memcmp(pos, out->pos, 3 * (size_t)onv * sizeof *pos), 0);
+    free(verts);
+    free(pos);
+    free(kept);
+    free(ring);
+    free(seeds);
+    free(first);
+    free(ptr);
+    free(len);
+    free(sd);
+    free(sd2);
+    free(state);
+    free(taken);
+    free(fmin);
+    mmx_mesh_free(out);
+    mmx__flip_topo_free(&t);
+}
+
+Test(cavity, luby_rings_selection_and_fill_are_the_host_round)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 20, 14, 3), *s = noisy_icosphere(ctx, 8);
+    for (uint32_t k = 0; k < 3; k++) {
+        sc_luby_matches_host(g, MMX_CAVITY_EDGE_SPLIT, k);
+        sc_luby_matches_host(g, MMX_CAVITY_EDGE_COLLAPSE, k);
+        sc_luby_matches_host(s, MMX_CAVITY_EDGE_SPLIT, k);
+        sc_luby_matches_host(s, MMX_CAVITY_EDGE_COLLAPSE, k);
+    }
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_ctx_free(ctx);
+}
+
 /* ---- CUDA against the host ---------------------------------------------------------------- */
 
 /* bigguy's quads cut into triangles along alternating diagonals: a scanned-like surface with
@@ -929,6 +1126,128 @@ Test(cavity, cuda_flips_match_host_bigguy)
     mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
     mmx_mesh *m = bigguy_triangles(host);
     cuda_matches_host(cu, m);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* Rounds of edge splits and collapses, alternating (split, collapse, split, collapse), on the
+ * host and on CUDA from the same input, each round seeded by every edge of the round's input
+ * and a fifth of them again (repeats): the same per-seed cavities, outcomes and vertices, the
+ * same counts, and the output meshes the same bytes (sizes, faces, positions). */
+static void cuda_sc_matches_host(mmx_ctx *cu, mmx_mesh *hm)
+{
+    mmx_ctx *host = hm->ctx;
+    mmx_mesh *dm = to_space(cu, hm, MMX_SPACE_DEVICE);
+    mmx_mesh *hcur = hm, *dcur = dm;
+    int conflicts = 0;
+    /* No seeds: the mesh comes back as it was. */
+    mmx_mesh *none = NULL;
+    mmx_cavity_counts c0;
+    MMX_OK_OR_FAIL(cu, mmx_cavity_round(cu, dm, MMX_CAVITY_EDGE_COLLAPSE, NULL, 0, 0, &none, &c0, NULL));
+    cr_assert(c0.proposed == 0 && c0.kept == 0 && c0.invalid == 0 && c0.conflicts == 0);
+    mmx_mesh *none_back = to_space(cu, none, MMX_SPACE_HOST);
+    cr_assert_eq(mmx_mesh_nfaces(none_back), mmx_mesh_nfaces(hm));
+    cr_assert_eq(memcmp(none_back->M->rowidx, hm->M->rowidx,
+                        3 * (size_t)mmx_mesh_nfaces(hm) * sizeof(mmx_index)), 0);
+    mmx_mesh_free(none_back);
+    mmx_mesh_free(none);
+    for (int k = 0; k < 4; k++) {
+        const mmx_cavity_kind kind = k % 2 ? MMX_CAVITY_EDGE_COLLAPSE : MMX_CAVITY_EDGE_SPLIT;
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(host, mmx_adjacency_compute(host, hcur, &adj));
+        const mmx_index ne = adj->nedges, n = ne + ne / 5;
+        mmx_index *seeds = malloc((size_t)n * sizeof *seeds);
+        mmx_cavity_seed *hs = malloc((size_t)n * sizeof *hs), *ds = malloc((size_t)n * sizeof *ds);
+        cr_assert(seeds && hs && ds);
+        for (mmx_index i = 0; i < n; i++) seeds[i] = i < ne ? i : (mmx_index)((i * 13) % ne);
+        mmx_cavity_counts hc, dc;
+        mmx_mesh *hn = NULL, *dn = NULL;
+        MMX_OK_OR_FAIL(host, mmx_cavity_round(host, hcur, kind, seeds, n, (uint32_t)k, &hn, &hc, hs));
+        MMX_OK_OR_FAIL(cu, mmx_cavity_round(cu, dcur, kind, seeds, n, (uint32_t)k, &dn, &dc, ds));
+        cr_assert(hc.kept > 0, "round %d kept nothing", k);
+        conflicts += hc.conflicts > 0;
+        cr_assert_eq(memcmp(&hc, &dc, sizeof hc), 0,
+                     "round %d (kind %d): counts %d/%d/%d host, %d/%d/%d cuda", k, (int)kind,
+                     hc.kept, hc.invalid, hc.conflicts, dc.kept, dc.invalid, dc.conflicts);
+        for (mmx_index i = 0; i < n; i++)
+            cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                         "round %d seed %d (edge %d): outcome %d faces %d %d vertex %d host, "
+                         "outcome %d faces %d %d vertex %d cuda", k, i, seeds[i], hs[i].outcome,
+                         hs[i].faces[0], hs[i].faces[1], hs[i].vertex, ds[i].outcome,
+                         ds[i].faces[0], ds[i].faces[1], ds[i].vertex);
+        mmx_mesh *back = to_space(cu, dn, MMX_SPACE_HOST);
+        const mmx_index nv = mmx_mesh_nverts(hn), nf = mmx_mesh_nfaces(hn);
+        cr_assert_eq(mmx_mesh_nverts(back), nv, "round %d", k);
+        cr_assert_eq(mmx_mesh_nfaces(back), nf, "round %d", k);
+        cr_assert_eq(back->M->order, 3);
+        cr_assert_eq(memcmp(back->M->rowidx, hn->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)),
+                     0, "round %d: faces differ", k);
+        cr_assert_eq(!back->pos, !hn->pos);
+        if (hn->pos)
+            cr_assert_eq(memcmp(back->pos, hn->pos, 3 * (size_t)nv * sizeof(float)), 0,
+                         "round %d: positions differ", k);
+        mmx_mesh_free(back);
+        if (hcur != hm) mmx_mesh_free(hcur);
+        if (dcur != dm) mmx_mesh_free(dcur);
+        hcur = hn, dcur = dn;
+        free(seeds);
+        free(hs);
+        free(ds);
+        mmx_adjacency_free(adj);
+    }
+    cr_assert(conflicts > 0);
+    if (hcur != hm) mmx_mesh_free(hcur);
+    if (dcur != dm) mmx_mesh_free(dcur);
+    mmx_mesh_free(dm);
+}
+
+Test(cavity, cuda_splits_collapses_match_host_grid)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 40, 30, 21);
+    cuda_sc_matches_host(cu, m);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_splits_collapses_match_host_spheres)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        mmx_mesh *m = noisy_icosphere(host, seed);
+        cuda_sc_matches_host(cu, m);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* Random diagonals, and one without positions (the topological checks only). */
+Test(cavity, cuda_splits_collapses_match_host_random)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 5; seed <= 7; seed++) {
+        mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
+        cuda_sc_matches_host(cu, m);
+        if (seed == 7) {
+            mmx_mesh *bare = from_faces(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
+                                        m->M->rowidx, NULL);
+            cuda_sc_matches_host(cu, bare);
+            mmx_mesh_free(bare);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_splits_collapses_match_host_bigguy)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = bigguy_triangles(host);
+    cuda_sc_matches_host(cu, m);
     mmx_mesh_free(m);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);

@@ -8,11 +8,13 @@
  * that do not conflict, chosen by fixed priorities (never by which thread wins a race, so the
  * result is the same bytes every run), and fills the kept ones.
  *
- * The operator takes triangle meshes. Edge flips, and so Delaunay, run on both backends with
- * identical results (the same kept cavities, the same output bytes): the CUDA round builds
- * each cavity with the host's code and chooses the kept set by a parallel rule proved equal
- * to the host's greedy pass (src/dynamic/cavity.cu). Splits and collapses run on the host
- * backend only for now; a CUDA context is refused for them with MMX_ERR_UNSUPPORTED.
+ * The operator takes triangle meshes. Edge flips (and so Delaunay), edge splits and edge
+ * collapses run on both backends with identical results (the same kept cavities, the same
+ * numbering, the same output bytes): the CUDA round builds each cavity with the host's code
+ * (src/dynamic/flip_step.h, sc_step.h) and chooses the kept set by a parallel rule proved
+ * equal to the host's greedy pass (src/dynamic/cavity.cu; split_collapse.cu for cavities of
+ * any size). Face splits and vertex moves (and so mmx_remesh) run on the host backend only
+ * for now; a CUDA context is refused for them with MMX_ERR_UNSUPPORTED.
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -119,7 +121,7 @@ typedef struct mmx_cavity_counts {
 uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
 
 /* One round of the cavity operator on a triangle mesh in the context's space (a host mesh on
- * the host backend; on CUDA a device mesh, and EDGE_FLIP only). seeds[0..n)
+ * the host backend; on CUDA a device mesh). seeds[0..n)
  * are edge numbers of mmx_adjacency_compute(mesh) (a seed may repeat: the copy conflicts with
  * the first); `round` feeds the priorities. The result *out is a new mesh in the context's
  * space, in the reduced form. A flip round keeps the vertices (positions copied unchanged) and the face count, the
@@ -132,14 +134,15 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
  * each seed's cavity and outcome; seeds and per_seed are host arrays on either backend. CUDA
  * gives the same outcomes, counts and output bytes as the host. Without positions only the
  * topological checks are made.
- * Errors: MMX_ERR_UNSUPPORTED (a split or collapse on a CUDA context: "edge splits and
- * collapses run on the host backend only for now"; a kind not listed), MMX_ERR_MESH (a face
+ * Errors: MMX_ERR_UNSUPPORTED (a kind not listed), MMX_ERR_MESH (a face
  * that is not a triangle, named), MMX_ERR_ARG (NULL, a seed outside [0, nedges), named),
  * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the adjacency's, O(n log n) for the
  * priority order (CUDA: O(n) per step of the selection, O(log n) steps for random keys),
  * O(nnz) for the fill, and for collapses O(valence) per seed for its cavity.
  * Synchronises: no on the host; on CUDA, the adjacency's one wait, one per step of the
- * selection (to read whether a cavity is still undecided) and the copy of per_seed. */
+ * selection (to read whether a cavity is still undecided) and the copy of per_seed; a split
+ * or collapse also one to read the total size of the cavities (a collapse's is both ends'
+ * one-rings), which sizes their storage. */
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);

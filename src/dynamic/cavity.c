@@ -226,15 +226,13 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
     return MMX_OK;
 }
 
-/* mmx_cavity_round on a CUDA context: flips only; seeds and per_seed are host arrays. */
+/* mmx_cavity_round on a CUDA context (flips here, splits and collapses in split_collapse.cu);
+ * seeds and per_seed are host arrays. */
 static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                                     const mmx_index *seeds, mmx_index n, uint32_t round,
                                     mmx_mesh **out, mmx_cavity_counts *counts,
                                     mmx_cavity_seed *per_seed)
 {
-    if (kind != MMX_CAVITY_EDGE_FLIP)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_cavity_round: edge splits and collapses "
-                         "run on the host backend only for now (edge flips run on CUDA too)");
     mmx__flip_dev t;
     mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;
@@ -248,7 +246,11 @@ static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavi
     if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
     if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
     if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
-    if (!s) s = mmx__flip_round_dev(ctx, mesh, &t, dseeds, n, 0, round, out, counts, dsd);
+    /* Without faces there is no edge, so no seed: every template returns the mesh. */
+    if (!s && (kind == MMX_CAVITY_EDGE_FLIP || t.view.nfaces == 0))
+        s = mmx__flip_round_dev(ctx, mesh, &t, dseeds, n, 0, round, out, counts, dsd);
+    else if (!s)
+        s = mmx__sc_round_cuda(ctx, mesh, &t, kind, dseeds, n, round, out, counts, dsd);
     /* The seeds' outcomes are read on the host: the copy waits for the round. */
     if (!s && per_seed && n)
         s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);

@@ -82,7 +82,7 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
  * (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift); a single round
  * (mmx_cavity_round, mmx_delaunay_round) builds it from the adjacency, and the Delaunay loop
  * builds it once and then carries it from round to round (mmx__flip_update), which gives the
- * same arrays for O(nedges) work. Splits and collapses stay on the host. */
+ * same arrays for O(nedges) work. Splits and collapses (mmx__sc_round_cuda) build on it too. */
 typedef struct mmx__flip_dev {
     mmx_adjacency *adj;  /* device */
     mmx_index *ef;       /* device, 2 * nedges */
@@ -144,6 +144,16 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
 mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+
+/* An edge split or collapse round on the device (split_collapse.cu, the host's steps shared
+ * through sc_step.h): t built for `mesh` (device, at least one face), seeds and per_seed
+ * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
+ * counts (host) the round's. The same outcomes, counts and bytes as mmx__cavity_round_topo.
+ * Synchronises: once to read the rings' total, once per step of the selection. */
+mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
+                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                              mmx_cavity_seed *per_seed);
 
 /* The face split and relocation rounds (templates.c) on a topology already built. The
  * relocation writes the kept seeds' targets into pos (nverts x 3, host) in place: the

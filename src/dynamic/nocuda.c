@@ -34,3 +34,13 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
     (void)old, (void)kedge, (void)k, (void)verts, (void)edge_ptr, (void)ev, (void)ef, (void)out;
     return mmx__no_cuda(ctx, "mmx__flip_update_cuda");
 }
+
+mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
+                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                              mmx_cavity_seed *per_seed)
+{
+    (void)mesh, (void)t, (void)kind, (void)seeds, (void)n, (void)round, (void)out;
+    (void)counts, (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__sc_round_cuda");
+}

@@ -1,0 +1,469 @@
+/* Edge split and edge collapse rounds on the device (host statement: cavity.c and
+ * split_collapse.c; the per-seed steps are sc_step.h's, the host's code). The flow:
+ *
+ * Topology. The flip's device topology (mmx__flip_dev: the adjacency and ef), plus hf (ef with
+ * each boundary edge's one face in the slot of its direction, as flip_topo.c) and the faces at
+ * each vertex (counted per corner, offsets by a scan, filled by atomics: the order within a
+ * vertex's list is the atomics', which no result depends on: a cavity is a set of faces and
+ * its checks refuse it when any face fails).
+ *
+ * Cavities in CSR form. Each seed's ring room (2 for a split, the two ends' valences for a
+ * collapse, sc_step.h's bound) is scanned into offsets; the build kernel writes each seed's
+ * cavity there (the host's code) and its length.
+ *
+ * Selection. cavity.cu's Luby-style loop, with a cavity of any number of faces and no new-edge
+ * slot (splits and collapses conflict only by sharing a face): each undecided cavity bids its
+ * key by atomicMin on every face of its ring, is KEPT when it holds the minimum of all of them,
+ * and an undecided cavity with a face taken by a kept one is a CONFLICT. cavity.cu's proof
+ * holds word for word (neighbours = cavities sharing a face; copies of one seed edge have the
+ * same ring and are CONFLICTs on the host, so they are marked at once and left out), so the
+ * kept set and every outcome are the host's greedy pass.
+ *
+ * Fill. A split numbers the kept seeds by their rank in key order: their (priority, seed)
+ * pairs are sorted by CUB's radix sort (kept priorities are distinct: copies are never kept
+ * and the priority is a bijection of the edge), the new faces' offsets are a scan of 1 or 2
+ * per rank; one thread per kept seed then writes its vertex, its midpoint and its faces (kept
+ * cavities share no face). A collapse needs no order: one thread per kept seed merges b into
+ * a (to[b] = a, its faces gone, a at the midpoint), the survivors of vertices and faces are
+ * numbered by scans of their flags, and one thread per vertex and per face writes the
+ * compacted arrays. Queued on the context's stream; it waits to read the ring total, once per
+ * step of the selection, and never after. */
+#include <climits>
+#include <cstdlib>
+#include <cuda/std/functional>
+#include "core/cub.cuh"
+#include "core/launch.cuh"
+#include "dynamic_internal.h"
+#include "sc_step.h"
+
+namespace {
+
+constexpr unsigned char UNDECIDED = 3; /* besides KEPT 0, INVALID 1, CONFLICT 2 */
+constexpr unsigned long long NONE = ~0ull;
+
+struct Counters {
+    unsigned int undecided, kept, invalid, listed, kept_faces;
+};
+
+struct Round {
+    const mmx_index *seeds;
+    mmx_index n;
+    const mmx_index *ring_ptr;      /* n + 1 */
+    mmx_index *ring;                /* ring_ptr[n] */
+    mmx_index *ring_len;            /* n: the cavity's length (0 for an invalid one) */
+    unsigned long long *pri;        /* n */
+    unsigned char *state;           /* n */
+    const unsigned int *first;      /* nedges: the smallest seed position per edge */
+    unsigned long long *face_min;   /* nfaces */
+    unsigned char *face_taken;      /* nfaces */
+    Counters *cnt;
+};
+
+__global__ void hf_boundary(const mmx_index *fe, const mmx_index *sides, long long ncorners,
+                            mmx_index *hf)
+{
+    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (k >= ncorners) return;
+    const mmx_index h = fe[k];
+    if (sides[h / 2] == 1) hf[h] = (mmx_index)(k / 3);
+}
+
+__global__ void corner_count(const mmx_index *verts, long long ncorners, mmx_index *count)
+{
+    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (k < ncorners) atomicAdd(&count[verts[k]], 1);
+}
+
+__global__ void corner_fill(const mmx_index *verts, long long ncorners, mmx_index *cursor,
+                            mmx_index *vf)
+{
+    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (k < ncorners) vf[atomicAdd(&cursor[verts[k]], 1)] = (mmx_index)(k / 3);
+}
+
+__global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_index *seeds,
+                          mmx_index n, mmx_index *room)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < n) room[i] = mmx__sc_ring_bound(&v, kind, seeds[i]);
+}
+
+__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
+}
+
+/* Each seed's cavity (cavity.c's build_cavity: the host's code), its state; per_seed but for
+ * the outcome and the vertex. */
+__global__ void build(const mmx__sc_view v, const float *pos, mmx_cavity_kind kind,
+                      uint32_t round, Round r, mmx_cavity_seed *per_seed)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    unsigned int invalid = 0;
+    if (i < r.n) {
+        const mmx_index e = r.seeds[i];
+        mmx_cavity_seed sd;
+        sd.outcome = MMX_CAVITY_INVALID;
+        sd.faces[0] = sd.faces[1] = sd.new_edge[0] = sd.new_edge[1] = sd.vertex = -1;
+        sd.priority = mmx__priority(e, round);
+        mmx_index len = 0;
+        mmx_index *ring = r.ring + r.ring_ptr[i];
+        const int ok = kind == MMX_CAVITY_EDGE_SPLIT
+                           ? mmx__sc_split_cavity(&v, pos, e, &sd, ring, &len)
+                           : mmx__sc_collapse_cavity(&v, pos, e, &sd, ring, &len);
+        unsigned char st = UNDECIDED;
+        if (!ok) st = MMX_CAVITY_INVALID, invalid = 1, len = 0;
+        else if (r.first[e] != (unsigned int)i) st = MMX_CAVITY_CONFLICT;
+        r.pri[i] = sd.priority;
+        r.state[i] = st;
+        r.ring_len[i] = len;
+        if (per_seed) per_seed[i] = sd;
+    }
+    invalid = mmx__block_reduce(invalid, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && invalid) atomicAdd(&r.cnt->invalid, invalid);
+}
+
+__global__ void bid(Round r)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i >= r.n || r.state[i] != UNDECIDED) return;
+    const unsigned long long p = r.pri[i];
+    const mmx_index *ring = r.ring + r.ring_ptr[i];
+    for (mmx_index k = 0; k < r.ring_len[i]; k++) atomicMin(&r.face_min[ring[k]], p);
+}
+
+__global__ void keep(Round r, const mmx_cavity_seed *faces_of)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    unsigned int kept = 0, kf = 0;
+    if (i < r.n && r.state[i] == UNDECIDED) {
+        const unsigned long long p = r.pri[i];
+        const mmx_index *ring = r.ring + r.ring_ptr[i], len = r.ring_len[i];
+        int all = 1;
+        for (mmx_index k = 0; k < len && all; k++) all = r.face_min[ring[k]] == p;
+        if (all) {
+            r.state[i] = MMX_CAVITY_KEPT;
+            for (mmx_index k = 0; k < len; k++) r.face_taken[ring[k]] = 1;
+            kept = 1;
+            kf = faces_of[i].faces[1] >= 0 ? 2 : 1;
+        }
+    }
+    kept = mmx__block_reduce(kept, cuda::std::plus<unsigned int>{});
+    kf = mmx__block_reduce(kf, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && kept) {
+        atomicAdd(&r.cnt->kept, kept);
+        atomicAdd(&r.cnt->kept_faces, kf);
+    }
+}
+
+/* As cavity.cu's drop: taken faces stay taken, every other minimum bid on is reset. */
+__global__ void drop(Round r)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    unsigned int left = 0;
+    if (i < r.n && r.state[i] == UNDECIDED) {
+        const mmx_index *ring = r.ring + r.ring_ptr[i], len = r.ring_len[i];
+        int taken = 0;
+        for (mmx_index k = 0; k < len; k++) {
+            taken |= r.face_taken[ring[k]];
+            r.face_min[ring[k]] = NONE;
+        }
+        if (taken) r.state[i] = MMX_CAVITY_CONFLICT;
+        else left = 1;
+    }
+    left = mmx__block_reduce(left, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && left) atomicAdd(&r.cnt->undecided, left);
+}
+
+/* Each seed's outcome; the kept seeds' (priority, position) listed (in the atomics' order:
+ * the split sorts them, the collapse does not depend on it). */
+__global__ void outcomes(Round r, mmx_cavity_seed *per_seed, unsigned long long *kkey,
+                         mmx_index *kpos)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i >= r.n) return;
+    const unsigned char st = r.state[i];
+    if (st == MMX_CAVITY_KEPT) {
+        const unsigned int j = atomicAdd(&r.cnt->listed, 1u);
+        kkey[j] = r.pri[i];
+        kpos[j] = (mmx_index)i;
+    }
+    per_seed[i].outcome = (mmx_cavity_outcome)st;
+}
+
+__global__ void split_room(const mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
+                           mmx_index *room)
+{
+    const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (j < k) room[j] = sd[kpos[j]].faces[1] >= 0 ? 2 : 1;
+}
+
+/* Kept seed of rank j: vertex nverts + j, its faces from nfaces + off[j]. */
+__global__ void split_fill(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
+                           mmx_cavity_seed *sd, const mmx_index *kpos, const mmx_index *off,
+                           mmx_index k, mmx_index *verts, float *opos)
+{
+    const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (j >= k) return;
+    const mmx_index i = kpos[j], e = seeds[i], m = v.nverts + (mmx_index)j;
+    const mmx_index a = v.ev[2 * (size_t)e], b = v.ev[2 * (size_t)e + 1];
+    sd[i].vertex = m;
+    if (pos)
+        for (int c = 0; c < 3; c++) opos[3 * (size_t)m + c] = mmx__sc_mid(pos, a, b, c);
+    mmx__sc_fill_split(&v, e, &sd[i], m, v.nfaces + off[j], verts);
+}
+
+__global__ void iota(mmx_index n, mmx_index *to)
+{
+    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (v < n) to[v] = (mmx_index)v;
+}
+
+/* Kept seed j merges b into a: to[b] = a, its faces gone, a at the midpoint (mpos). */
+__global__ void collapse_merge(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
+                               const mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
+                               mmx_index *to, mmx_index *keepf, float *mpos)
+{
+    const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (j >= k) return;
+    const mmx_index i = kpos[j], e = seeds[i];
+    const mmx_index a = v.ev[2 * (size_t)e], b = v.ev[2 * (size_t)e + 1];
+    to[b] = a;
+    keepf[sd[i].faces[0]] = -1;
+    if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = -1;
+    if (pos)
+        for (int c = 0; c < 3; c++) mpos[3 * (size_t)a + c] = mmx__sc_mid(pos, a, b, c);
+}
+
+__global__ void alive_flags(const mmx_index *to, mmx_index n, mmx_index *alive)
+{
+    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (v < n) alive[v] = to[v] == (mmx_index)v;
+}
+
+/* vid[v] (an exclusive scan of the survivor flags): a survivor's new number. */
+__global__ void collapse_verts(const mmx_index *to, const mmx_index *vid, const float *mpos,
+                               mmx_index n, float *opos)
+{
+    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (v >= n || to[v] != (mmx_index)v || !mpos) return;
+    for (int c = 0; c < 3; c++) opos[3 * (size_t)vid[v] + c] = mpos[3 * (size_t)v + c];
+}
+
+__global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
+                                mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
+                                const mmx_index *vid)
+{
+    const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (j >= k) return;
+    const mmx_index i = kpos[j];
+    sd[i].vertex = vid[v.ev[2 * (size_t)seeds[i]]];
+}
+
+/* Face f, if it survives, at fid[f] with its corners renumbered: v -> vid[to[v]] (to[b] = a,
+ * a survivor). keepf holds the flags, fid their exclusive scan. */
+__global__ void collapse_faces(const mmx_index *verts, mmx_index nf, const mmx_index *keepf,
+                               const mmx_index *fid, const mmx_index *to, const mmx_index *vid,
+                               mmx_index *out)
+{
+    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (f >= nf || !keepf[f]) return;
+    for (int c = 0; c < 3; c++)
+        out[3 * (size_t)fid[f] + c] = vid[to[verts[3 * (size_t)f + c]]];
+}
+
+/* Carves one device block into aligned pieces (as cavity.cu). */
+struct Carve {
+    char *base;
+    size_t used;
+    template <typename T> T *take(size_t count)
+    {
+        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
+        used += (count * sizeof(T) + 255) / 256 * 256;
+        return p;
+    }
+};
+
+#define LAUNCH(name, items, ...)                                                        \
+    do {                                                                                \
+        if (!s) {                                                                       \
+            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
+            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
+        }                                                                               \
+    } while (0)
+
+/* A reduced triangle mesh on the device with nv vertices and nf faces, rowidx and pos (when
+ * with_pos) uninitialised (mmx__flip_dev_mesh with other sizes). */
+mmx_status dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos, mmx_mesh **out)
+{
+    *out = nullptr;
+    mmx_mesh *m = static_cast<mmx_mesh *>(calloc(1, sizeof *m));
+    if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
+    m->space = MMX_SPACE_DEVICE;
+    m->ctx = ctx;
+    mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
+    if (!s) {
+        m->M->maxcol = nf > 0 ? 3 : 0;
+        m->M->minval = nf > 0 ? 1 : 0;
+        m->M->maxval = nf > 0 ? 3 : 0;
+        m->M->positional = 1;
+    }
+    if (!s && with_pos)
+        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)nv * 3 * sizeof(float) + 4,
+                          (void **)&m->pos);
+    if (s) {
+        mmx_mesh_free(m);
+        return s;
+    }
+    *out = m;
+    return MMX_OK;
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                         const mmx__flip_dev *t, mmx_cavity_kind kind,
+                                         const mmx_index *seeds, mmx_index n, uint32_t round,
+                                         mmx_mesh **out, mmx_cavity_counts *counts,
+                                         mmx_cavity_seed *per_seed)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    *out = nullptr;
+    const mmx_adjacency *adj = t->adj;
+    const mmx_index nv = t->view.nverts, nf = t->view.nfaces, ne = t->view.nedges;
+    const long long nc = 3 * (long long)nf;
+    const float *pos = mesh->pos;
+    /* Sizes first (a null base), then the pieces of one allocation. */
+    Round r{};
+    char *block = nullptr;
+    mmx_index *hf = nullptr, *vcount = nullptr, *vf_ptr = nullptr, *vf = nullptr, *room = nullptr;
+    mmx_index *ring_ptr = nullptr;
+    unsigned int *first = nullptr;
+    mmx_cavity_seed *sd = nullptr;
+    unsigned long long *kkey[2] = {nullptr, nullptr};
+    mmx_index *kpos[2] = {nullptr, nullptr};
+    mmx_status s = MMX_OK;
+    const size_t nn = (size_t)n + 1;
+    for (int pass = 0; pass < 2; pass++) {
+        Carve c{block, 0};
+        hf = c.take<mmx_index>(2 * (size_t)ne + 1);
+        vcount = c.take<mmx_index>((size_t)nv + 1);
+        vf_ptr = c.take<mmx_index>((size_t)nv + 1);
+        vf = c.take<mmx_index>((size_t)nc + 1);
+        room = c.take<mmx_index>(nn);
+        ring_ptr = c.take<mmx_index>(nn);
+        first = c.take<unsigned int>((size_t)ne + 1);
+        sd = c.take<mmx_cavity_seed>(nn);
+        r.ring_len = c.take<mmx_index>(nn);
+        r.pri = c.take<unsigned long long>(nn);
+        r.state = c.take<unsigned char>(nn);
+        r.face_min = c.take<unsigned long long>((size_t)nf + 1);
+        r.face_taken = c.take<unsigned char>((size_t)nf + 1);
+        kkey[0] = c.take<unsigned long long>(nn);
+        kkey[1] = c.take<unsigned long long>(nn);
+        kpos[0] = c.take<mmx_index>(nn);
+        kpos[1] = c.take<mmx_index>(nn);
+        r.cnt = c.take<Counters>(1);
+        if (pass == 0) s = mmx__dev_alloc(ctx, c.used, (void **)&block);
+        if (s) return s;
+    }
+    r.seeds = seeds;
+    r.n = n;
+    r.first = first;
+    r.ring_ptr = ring_ptr;
+    /* hf: ef, and each boundary edge's face in the slot of its direction. */
+    if (ne > 0)
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(hf, t->ef, 2 * (size_t)ne * sizeof *hf,
+                                           cudaMemcpyDeviceToDevice, st));
+    LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, hf);
+    /* The faces at each vertex. */
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
+    LAUNCH(corner_count, nc, t->view.verts, nc, vcount);
+    if (!s) s = mmx__scan_offsets(ctx, vcount, nv, vf_ptr);
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(vcount, vf_ptr, (size_t)nv * sizeof *vcount,
+                                               cudaMemcpyDeviceToDevice, st));
+    LAUNCH(corner_fill, nc, t->view.verts, nc, vcount, vf);
+    const mmx__sc_view v = {t->view, hf, adj->sides, adj->boundary, adj->E->colptr,
+                            adj->E->rowidx, vf_ptr, vf};
+    /* The rings' room and offsets; the total is read back to size the rings. */
+    LAUNCH(ring_room, n, v, kind, seeds, n, room);
+    if (!s) s = mmx__scan_offsets(ctx, room, n, ring_ptr);
+    mmx_index total = 0;
+    if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ring_ptr + n, MMX_SPACE_DEVICE,
+                              sizeof total);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.face_min, 0xff, (size_t)nf * sizeof *r.face_min, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.face_taken, 0, (size_t)nf, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)ne * sizeof *first, st));
+    LAUNCH(first_copies, n, seeds, n, first);
+    LAUNCH(build, n, v, pos, kind, round, r, sd);
+    Counters h{};
+    while (!s && n > 0) {
+        LAUNCH(bid, n, r);
+        LAUNCH(keep, n, r, sd);
+        if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(&r.cnt->undecided, 0, sizeof(unsigned int), st));
+        LAUNCH(drop, n, r);
+        /* The step's one wait: whether a cavity is still undecided. */
+        if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
+        if (s || h.undecided == 0) break;
+    }
+    LAUNCH(outcomes, n, r, sd, kkey[0], kpos[0]);
+    const mmx_index k = (mmx_index)h.kept, kf = (mmx_index)h.kept_faces;
+    int cur = 0;
+    mmx_mesh *m = nullptr;
+    const size_t vb = 3 * (size_t)nv * sizeof(float), fb = 3 * (size_t)nf * sizeof(mmx_index);
+    if (kind == MMX_CAVITY_EDGE_SPLIT) {
+        /* Ranks in key order, then the new faces' offsets. */
+        if (!s && k > 1) s = mmx__sort_pairs(ctx, kkey, kpos, k, 64, &cur);
+        LAUNCH(split_room, k, sd, kpos[cur], k, room);
+        if (!s) s = mmx__scan_exclusive(ctx, room, k, ring_ptr); /* ring_ptr: free by now */
+        if (!s) s = dev_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
+        if (!s && nf > 0)
+            s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, t->view.verts, fb,
+                                               cudaMemcpyDeviceToDevice, st));
+        if (!s && pos && nv > 0)
+            s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, vb, cudaMemcpyDeviceToDevice, st));
+        if (!s) LAUNCH(split_fill, k, t->view, pos, seeds, sd, kpos[cur], ring_ptr, k,
+                       m->M->rowidx, m->pos);
+    } else {
+        /* to, the survivor flags and their scans, the merged positions. */
+        mmx_index *cb = nullptr;
+        float *mpos = nullptr;
+        const size_t v1 = (size_t)nv + 1, f1 = (size_t)nf + 1;
+        if (!s) s = mmx__dev_alloc(ctx, (3 * v1 + 2 * f1) * sizeof *cb, (void **)&cb);
+        mmx_index *to = cb, *alive = cb + v1, *vid = cb + 2 * v1, *keepf = cb + 3 * v1,
+                  *fid = cb + 3 * v1 + f1;
+        if (!s && pos) s = mmx__dev_alloc(ctx, vb + 4, (void **)&mpos);
+        if (!s && pos && nv > 0)
+            s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
+        LAUNCH(iota, nv, nv, to);
+        LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
+                                        into the survivor flag */
+        LAUNCH(collapse_merge, k, t->view, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
+        LAUNCH(alive_flags, nv, to, nv, alive);
+        if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
+        LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
+        if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
+        if (!s) s = dev_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
+        LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
+        LAUNCH(collapse_vertex, k, t->view, seeds, sd, kpos[0], k, vid);
+        LAUNCH(collapse_faces, nf, t->view.verts, nf, keepf, fid, to, vid, m->M->rowidx);
+        mmx__dev_free(ctx, cb);
+        mmx__dev_free(ctx, mpos);
+    }
+    if (!s && per_seed && n > 0)
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(per_seed, sd, (size_t)n * sizeof *sd,
+                                           cudaMemcpyDeviceToDevice, st));
+    if (!s) {
+        if (counts)
+            *counts = mmx_cavity_counts{n, k, (mmx_index)h.invalid, n - k - (mmx_index)h.invalid};
+        *out = m;
+    } else {
+        mmx_mesh_free(m);
+    }
+    mmx__dev_free(ctx, r.ring);
+    mmx__dev_free(ctx, block);
+    return s;
+}
