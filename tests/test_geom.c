@@ -546,15 +546,21 @@ Test(geom, normals_travel_with_the_mesh)
 
 /* Copies n floats from the context's space to a new host array. */
 /* A plan made once follows the positions: after moving every vertex, the planned normals are
- * mmx_vertex_normals' of the moved mesh bit for bit (the host evaluates the same code), and
- * the area-weighted ones are the normalised sums of the faces' cross products computed here
- * in double; the refusals name what is wrong. */
+ * mmx_vertex_normals' of the moved mesh bit for bit (the host evaluates the same code; on
+ * the reduced triangle meshes, the last two, the plan gathers through its corner table and
+ * mmx_vertex_normals through M: the same bits), and the area-weighted ones are the
+ * normalised sums of the faces' cross products computed here in double; the refusals name
+ * what is wrong. */
 Test(geom, a_normals_plan_follows_moving_positions)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed"};
-    for (int sp = 0; sp < 3; sp++) {
+    const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed", "icosphere:3", "tetrahedron"};
+    for (int sp = 0; sp < 5; sp++) {
         mmx_mesh *m = shape(ctx, specs[sp]);
+        if (sp >= 3) {
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
+            cr_assert_eq(m->M->order, 3, "%s: not reduced to triangles", specs[sp]);
+        }
         const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
         mmx_normals_plan *plan = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_normals_plan_create(ctx, m, &plan));
@@ -659,12 +665,15 @@ Test(geom, cuda_matches_the_host)
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     if (!cu) return;
     mmx_ctx *ho = tu_host_ctx();
-    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed"};
-    for (int s = 0; s < 4; s++) {
+    /* The last two reduced: the plan's corner table on the device. */
+    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed", "icosphere:4",
+                                 "tetrahedron"};
+    for (int s = 0; s < 6; s++) {
         mmx_mesh *h = shape(ho, specs[s]), *d = NULL;
+        if (s >= 4) MMX_OK_OR_FAIL(ho, mmx_mesh_reduce(ho, h));
         MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, h, MMX_SPACE_DEVICE, &d));
         const mmx_index nv = mmx_mesh_nverts(h), nf = mmx_mesh_nfaces(h);
-        const int tri = s < 2;
+        const int tri = s < 2 || s >= 4;
         float *dv = NULL, *dfa = NULL;
         MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)(nv > nf ? nv : nf) * sizeof(float), (void **)&dv));
         MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, (size_t)nf * sizeof(float), (void **)&dfa));
@@ -697,6 +706,14 @@ Test(geom, cuda_matches_the_host)
             free(g);
         }
         mmx_normals_plan_free(plan);
+        if (s >= 4) { /* the reduced copies: their plan's table was the point */
+            free(hv), free(hfa);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, dv);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, dfa);
+            mmx_mesh_free(d);
+            mmx_mesh_free(h);
+            continue;
+        }
         mmx_patch_set *ps = NULL;
         MMX_OK_OR_FAIL(cu, mmx_patch_set_create(cu, d, NULL, NULL, &ps));
         MMX_OK_OR_FAIL(cu, mmx_vertex_normals_patch(cu, d, ps, dv));

@@ -1,7 +1,9 @@
 /* Vertex normals on the device (host statement: normals.c): one thread per vertex runs
  * mmx__vertex_normal (geom_internal.h) over its faces in Mᵀ's column, computing each face's
- * vector itself and writing its own normal: no per-face scratch, no atomics. Queued on the
- * context's stream. */
+ * vector itself and writing its own normal: no per-face scratch, no atomics; or, with a
+ * plan's corner table, mmx__vertex_normal_tab over its row of the table (the same faces,
+ * order and arithmetic). The table itself: one thread per vertex writes its row. Queued on
+ * the context's stream. */
 #include "core/launch.cuh"
 #include "geom_internal.h"
 
@@ -20,4 +22,36 @@ extern "C" mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, c
     vertex_normals<<<mmx__grid(Mt->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
         *M, *Mt, pos, weight, normals);
     return mmx__cuda(ctx, cudaGetLastError(), "geometry vertex_normals launch");
+}
+
+__global__ static void corner_tab(const mmx_csc M, const mmx_csc Mt, uint64_t *tab)
+{
+    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < Mt.ncols) mmx__corner_tab_vertex(&M, &Mt, (mmx_index)j, tab);
+}
+
+__global__ static void vertex_normals_tab(const mmx_csc Mt, const uint64_t *__restrict__ tab,
+                                          const float *__restrict__ pos, mmx_normal_weight weight,
+                                          float *__restrict__ normals)
+{
+    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (j < Mt.ncols) mmx__vertex_normal_tab(&Mt, tab, pos, weight, (mmx_index)j, normals);
+}
+
+extern "C" mmx_status mmx__corner_tab_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
+                                           uint64_t *tab)
+{
+    if (Mt->ncols == 0) return MMX_OK;
+    corner_tab<<<mmx__grid(Mt->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(*M, *Mt, tab);
+    return mmx__cuda(ctx, cudaGetLastError(), "geometry corner_tab launch");
+}
+
+extern "C" mmx_status mmx__vertex_normals_tab_cuda(mmx_ctx *ctx, const mmx_csc *Mt,
+                                                   const uint64_t *tab, const float *pos,
+                                                   mmx_normal_weight weight, float *normals)
+{
+    if (Mt->ncols == 0) return MMX_OK;
+    vertex_normals_tab<<<mmx__grid(Mt->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
+        *Mt, tab, pos, weight, normals);
+    return mmx__cuda(ctx, cudaGetLastError(), "geometry vertex_normals_tab launch");
 }
