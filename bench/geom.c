@@ -74,7 +74,8 @@ typedef struct garg {
                   normals, 5 planned normals by the M gather (the plan's old kernel), 6..8 one
                   uniform Laplacian step kernel: 3-float rows with the weights read (the old
                   kernel), the same with the weights computed, 16-byte rows (the kernel
-                  mmx_smooth runs now) */
+                  mmx_smooth runs now); 9 planned normals, the table's gather on positions
+                  packed into 16-byte rows (y4 their scratch) */
     const mmx_normals_plan *plan;
     /* which = 6..8: L, its weights and factors, the positions (x 3-float, x4 16-byte rows),
      * the results */
@@ -96,6 +97,8 @@ static int run(void *p)
     case 1: return mmx_vertex_normals_patch(a->ctx, a->mesh, a->ps, a->out) != MMX_OK;
     case 2: return mmx_smooth(a->ctx, a->mesh, &a->o, a->out, &a->r) != MMX_OK;
     case 4: return mmx_vertex_normals_planned(a->ctx, a->plan, a->mesh->pos, MMX_NORMAL_AREA, a->out) != MMX_OK;
+    case 9: return mmx__vertex_normals_tab4_cuda(a->ctx, a->plan->Mt, a->plan->tab, a->mesh->pos, a->y4,
+                                                 a->out) != MMX_OK;
     case 5: return mmx__vertex_normals_cuda(a->ctx, &a->plan->M, a->plan->Mt, a->mesh->pos, MMX_NORMAL_AREA,
                                             a->out) != MMX_OK;
     case 6: return mmx__smooth_lap_step_cuda(a->ctx, a->L, a->wL, a->x, a->scale, 0.5f, a->y) != MMX_OK;
@@ -288,6 +291,16 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
                                                                     : "no table (M gather)");
     a.which = 4;
     emit(name, "vertex normals, planned, corner table (new kernel)", bu_time(st, 5, 20, run, &a), nfloor, note);
+    if (plan->tab) {
+        BU_CUDA(cudaMalloc((void **)&a.y4, 16 * (size_t)nv));
+        a.which = 9;
+        emit(name, "vertex normals, planned, corner table on 16-byte rows (variant)", bu_time(st, 5, 20, run, &a),
+             nfloor, "two kernels: the positions packed into rows of 4 floats, then the gather with one "
+             "16-byte load per position (not used by the library)");
+        BU_CUDA(cudaStreamSynchronize(st));
+        BU_CUDA(cudaFree(a.y4));
+        a.y4 = NULL;
+    }
     mmx_normals_plan_free(plan);
     /* A Laplacian step: positions read and written, the VV pattern (4 B per neighbour, about
      * 2 per corner) read. */

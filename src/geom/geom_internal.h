@@ -265,24 +265,42 @@ static inline MMX__HD void mmx__newell3(const float *p0, const float *p1, const 
     N[0] = 0.0f + x[0], N[1] = 0.0f + x[1], N[2] = 0.0f + x[2];
 }
 
+/* Vertex v's position into p from rows of 3 floats, or with `padded` from rows of 4 (16-byte
+ * aligned; on CUDA one 16-byte load through the read-only path). */
+static inline MMX__HD void mmx__load_pos(const float *pos, int padded, mmx_index v, float *p)
+{
+#ifdef __CUDA_ARCH__
+    if (padded) {
+        const float4 q = __ldg((const float4 *)pos + v);
+        p[0] = q.x, p[1] = q.y, p[2] = q.z;
+        return;
+    }
+#endif
+    const float *s = pos + (padded ? 4 : 3) * (int64_t)v;
+    p[0] = s[0], p[1] = s[1], p[2] = s[2];
+}
+
 /* mmx__vertex_normal from the corner table: the same faces in the same order, each face's
  * vertices put back in its own order (j at t, then next, prev) so the Newell vector, the
- * corner angle and the sums are the same arithmetic, and so the same bits on the host. */
+ * corner angle and the sums are the same arithmetic, and so the same bits on the host.
+ * padded: pos has rows of 4 floats (x, y, z, unused), mmx__load_pos. */
 static inline MMX__HD void mmx__vertex_normal_tab(const mmx_csc *Mt, const uint64_t *tab,
-                                                  const float *pos, mmx_normal_weight weight,
-                                                  mmx_index j, float *normals)
+                                                  const float *pos, int padded,
+                                                  mmx_normal_weight weight, mmx_index j,
+                                                  float *normals)
 {
     int64_t a, b;
     mmx__csc_col(Mt, j, &a, &b);
-    const float *pj = mmx__p(pos, j);
-    const float pjv[3] = {pj[0], pj[1], pj[2]};
+    float pjv[3];
+    mmx__load_pos(pos, padded, j, pjv);
     float acc[3] = {0.0f, 0.0f, 0.0f};
     for (int64_t q = a; q < b; q++) {
         const uint64_t e = tab[q];
         const uint32_t t = (uint32_t)e >> 30;
         const mmx_index next = (mmx_index)((uint32_t)e & 0x3FFFFFFFu), prev = (mmx_index)(e >> 32);
-        const float *pn = mmx__p(pos, next), *pp = mmx__p(pos, prev);
-        const float pnv[3] = {pn[0], pn[1], pn[2]}, ppv[3] = {pp[0], pp[1], pp[2]};
+        float pnv[3], ppv[3];
+        mmx__load_pos(pos, padded, next, pnv);
+        mmx__load_pos(pos, padded, prev, ppv);
         /* The face in its order: (j, next, prev), (prev, j, next) or (next, prev, j); chosen
          * by value, component by component (registers on CUDA, no local memory). */
         float p0[3], p1[3], p2[3];
@@ -310,6 +328,12 @@ mmx_status mmx__corner_tab_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *M
 mmx_status mmx__vertex_normals_tab_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
                                         const float *pos, mmx_normal_weight weight,
                                         float *normals);
+
+/* A variant timed by bench/geom, not used by the library: the positions first copied into
+ * rows of 4 floats (pos4, n x 4, the caller's scratch; one kernel), then the table's gather
+ * reading each position with one 16-byte load (padded); the same arithmetic. */
+mmx_status mmx__vertex_normals_tab4_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
+                                         const float *pos, float *pos4, float *normals);
 
 /* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
  * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */

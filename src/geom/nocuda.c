@@ -156,3 +156,10 @@ mmx_status mmx__smooth_lap_step4_cuda(mmx_ctx *ctx, const mmx_csc *L, const floa
     (void)L, (void)x4, (void)lambda, (void)out4;
     return mmx__no_cuda(ctx, "mmx__smooth_lap_step4_cuda");
 }
+
+mmx_status mmx__vertex_normals_tab4_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
+                                         const float *pos, float *pos4, float *normals)
+{
+    (void)Mt, (void)tab, (void)pos, (void)pos4, (void)normals;
+    return mmx__no_cuda(ctx, "mmx__vertex_normals_tab4_cuda");
+}

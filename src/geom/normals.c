@@ -91,7 +91,7 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
         return plan->tab ? mmx__vertex_normals_tab_cuda(ctx, plan->Mt, plan->tab, pos, weight, normals)
                          : mmx__vertex_normals_cuda(ctx, &plan->M, plan->Mt, pos, weight, normals);
     if (plan->tab)
-        for (mmx_index j = 0; j < n; j++) mmx__vertex_normal_tab(plan->Mt, plan->tab, pos, weight, j, normals);
+        for (mmx_index j = 0; j < n; j++) mmx__vertex_normal_tab(plan->Mt, plan->tab, pos, 0, weight, j, normals);
     else
         for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&plan->M, plan->Mt, pos, weight, j, normals);
     return MMX_OK;
