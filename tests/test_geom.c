@@ -719,6 +719,17 @@ Test(geom, cuda_matches_the_host)
             assert_rel(g, hv, 3 * (size_t)nv, 1e-5, "planned vertex normals");
             free(g);
         }
+        if (s >= 4) { /* bench/geom's padded variant of the table's gather */
+            cr_assert_not_null(plan->tab);
+            float *p4 = NULL;
+            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 4 * (size_t)nv * sizeof(float), (void **)&p4));
+            MMX_OK_OR_FAIL(cu, mmx__vertex_normals_tab4_cuda(cu, plan->Mt, plan->tab, d->pos, p4, dv));
+            MMX_OK_OR_FAIL(ho, mmx_vertex_normals(ho, h, MMX_NORMAL_AREA, hv));
+            g = to_host(cu, dv, 3 * (size_t)nv);
+            assert_rel(g, hv, 3 * (size_t)nv, 1e-5, "planned vertex normals, padded");
+            free(g);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, p4);
+        }
         mmx_normals_plan_free(plan);
         if (s >= 4) { /* the reduced copies: their plan's table was the point */
             free(hv), free(hfa);
