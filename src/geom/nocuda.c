@@ -122,3 +122,44 @@ mmx_status mmx__mcf_apply_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *wL, 
     (void)L, (void)wL, (void)A, (void)h, (void)fixed, (void)x, (void)k, (void)y;
     return mmx__no_cuda(ctx, "mmx__mcf_apply_cuda");
 }
+
+mmx_status mmx__corner_tab_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt, uint64_t *tab)
+{
+    (void)M, (void)Mt, (void)tab;
+    return mmx__no_cuda(ctx, "mmx__corner_tab_cuda");
+}
+
+mmx_status mmx__vertex_normals_tab_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
+                                        const float *pos, mmx_normal_weight weight,
+                                        float *normals)
+{
+    (void)Mt, (void)tab, (void)pos, (void)weight, (void)normals;
+    return mmx__no_cuda(ctx, "mmx__vertex_normals_tab_cuda");
+}
+
+mmx_status mmx__smooth_pack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *scale,
+                                  float *x4)
+{
+    (void)n, (void)x, (void)scale, (void)x4;
+    return mmx__no_cuda(ctx, "mmx__smooth_pack4_cuda");
+}
+
+mmx_status mmx__smooth_unpack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x4, float *x)
+{
+    (void)n, (void)x4, (void)x;
+    return mmx__no_cuda(ctx, "mmx__smooth_unpack4_cuda");
+}
+
+mmx_status mmx__smooth_lap_step4_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *x4,
+                                      float lambda, float *out4)
+{
+    (void)L, (void)x4, (void)lambda, (void)out4;
+    return mmx__no_cuda(ctx, "mmx__smooth_lap_step4_cuda");
+}
+
+mmx_status mmx__vertex_normals_tab4_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
+                                         const float *pos, float *pos4, float *normals)
+{
+    (void)Mt, (void)tab, (void)pos, (void)pos4, (void)normals;
+    return mmx__no_cuda(ctx, "mmx__vertex_normals_tab4_cuda");
+}
