@@ -10,13 +10,11 @@
  * after a warm-up (CUDA events around each call):
  * - area-weighted vertex normals, algebraic (mmx_vertex_normals: the transpose of M inside),
  *   on a patch set built beforehand (mmx_vertex_normals_patch), and with a plan built
- *   beforehand (mmx_vertex_normals_planned: one kernel), and the plan's kernel against the
- *   earlier one (the gather through M's face records) on the same plan; floor: positions and
- *   M read, normals written;
+ *   beforehand (mmx_vertex_normals_planned: one kernel); floor: positions and M read, normals
+ *   written;
  * - one uniform Laplacian step (mmx_smooth LAPLACIAN, 1 iteration: set-up included), assembled
- *   and on the patches, and the step alone (100 iterations in one call, / 100), and one
- *   step's kernel in three variants (weights read or computed, 3-float or 16-byte rows);
- *   floor: positions, the VV pattern and the result;
+ *   and on the patches, and the step alone (100 iterations in one call, / 100); floor:
+ *   positions, the VV pattern and the result;
  * - Taubin, 100 iterations (each a lambda and a mu step), on the patches and assembled;
  * - mean curvature flow, RXMesh's problems (apps/MCF of owensgroup/RXMesh, one implicit step
  *   from x, CG to 1e-6 of the initial residual): the current app's default, the uniform
@@ -39,7 +37,6 @@
 #include <cublas_v2.h>
 #include "bench_util.h"
 #include "bench_clock.h"
-#include "geom/geom_internal.h" /* the kernels' variants, timed side by side */
 #ifdef MMX_BENCH_OPENMESH
 #include "oracle.h"
 #include "oracle_mmx.h"
@@ -71,17 +68,8 @@ typedef struct garg {
     mmx_smooth_options o;
     mmx_smooth_report r;
     int which; /* 0 normals, 1 normals on the patches, 2 smoothing, 3 CG on S, 4 planned
-                  normals, 5 planned normals by the M gather (the plan's old kernel), 6..8 one
-                  uniform Laplacian step kernel: 3-float rows with the weights read (the old
-                  kernel), the same with the weights computed, 16-byte rows (the kernel
-                  mmx_smooth runs now); 9 planned normals, the table's gather on positions
-                  packed into 16-byte rows (y4 their scratch) */
+                  normals */
     const mmx_normals_plan *plan;
-    /* which = 6..8: L, its weights and factors, the positions (x 3-float, x4 16-byte rows),
-     * the results */
-    const mmx_csc *L;
-    const float *wL, *scale, *x, *x4;
-    float *y, *y4;
     /* which = 3: */
     const mmx_csc *S;
     const float *wS, *b, *x0;
@@ -97,13 +85,6 @@ static int run(void *p)
     case 1: return mmx_vertex_normals_patch(a->ctx, a->mesh, a->ps, a->out) != MMX_OK;
     case 2: return mmx_smooth(a->ctx, a->mesh, &a->o, a->out, &a->r) != MMX_OK;
     case 4: return mmx_vertex_normals_planned(a->ctx, a->plan, a->mesh->pos, MMX_NORMAL_AREA, a->out) != MMX_OK;
-    case 9: return mmx__vertex_normals_tab4_cuda(a->ctx, a->plan->Mt, a->plan->tab, a->mesh->pos, a->y4,
-                                                 a->out) != MMX_OK;
-    case 5: return mmx__vertex_normals_cuda(a->ctx, &a->plan->M, a->plan->Mt, a->mesh->pos, MMX_NORMAL_AREA,
-                                            a->out) != MMX_OK;
-    case 6: return mmx__smooth_lap_step_cuda(a->ctx, a->L, a->wL, a->x, a->scale, 0.5f, a->y) != MMX_OK;
-    case 7: return mmx__smooth_lap_step_cuda(a->ctx, a->L, NULL, a->x, a->scale, 0.5f, a->y) != MMX_OK;
-    case 8: return mmx__smooth_lap_step4_cuda(a->ctx, a->L, a->x4, 0.5f, a->y4) != MMX_OK;
     default: {
         const size_t bytes = 3 * (size_t)a->S->nrows * sizeof(float);
         if (cudaMemcpyAsync(a->out, a->x0, bytes, cudaMemcpyDeviceToDevice,
@@ -281,26 +262,6 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     snprintf(note, sizeof note, "plan (Mt) built beforehand: one kernel%s",
              level == 3 ? "; RXMesh (H200) 0.783 ms; target <= 0.157 ms" : "");
     emit(name, "vertex normals, planned", bu_time(st, 5, 20, run, &a), nfloor, note);
-    /* The plan's two kernels side by side: its corner table streamed (what the row above
-     * runs on this reduced triangle mesh) and the earlier gather through Mt's face ids and M's
-     * face records. */
-    a.which = 5;
-    emit(name, "vertex normals, planned, M gather (old kernel)", bu_time(st, 5, 20, run, &a), nfloor,
-         "Mt's face ids, then each face's record of M at random");
-    snprintf(note, sizeof note, "the plan's kernel: %s", plan->tab ? "corner table (8 B per corner) streamed"
-                                                                    : "no table (M gather)");
-    a.which = 4;
-    emit(name, "vertex normals, planned, corner table (new kernel)", bu_time(st, 5, 20, run, &a), nfloor, note);
-    if (plan->tab) {
-        BU_CUDA(cudaMalloc((void **)&a.y4, 16 * (size_t)nv));
-        a.which = 9;
-        emit(name, "vertex normals, planned, corner table on 16-byte rows (variant)", bu_time(st, 5, 20, run, &a),
-             nfloor, "two kernels: the positions packed into rows of 4 floats, then the gather with one "
-             "16-byte load per position (not used by the library)");
-        BU_CUDA(cudaStreamSynchronize(st));
-        BU_CUDA(cudaFree(a.y4));
-        a.y4 = NULL;
-    }
     mmx_normals_plan_free(plan);
     /* A Laplacian step: positions read and written, the VV pattern (4 B per neighbour, about
      * 2 per corner) read. */
@@ -312,39 +273,6 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     a.o.iterations = 100;
     emit(name, "Laplacian step, assembled, per step", bu_time(st, 1, 3, run, &a) / 100, lfloor,
          "one call of 100 steps / 100");
-    /* One step's kernel alone, its three variants (the uniform L, lambda 0.5, no vertex fixed):
-     * 3-float rows with L's weights read (the kernel before), the weights computed, and
-     * 16-byte rows (x, y, z, factor), the weights computed (mmx_smooth's kernel now). */
-    {
-        mmx_weighted *L = NULL;
-        float *dg = NULL, *sc = NULL, *x4 = NULL, *y4 = NULL;
-        const size_t n = (size_t)nv;
-        BU_MMX(ctx, mmx_uniform_laplacian(ctx, d, NULL, &L));
-        BU_CUDA(cudaMalloc((void **)&dg, 4 * n));
-        BU_CUDA(cudaMalloc((void **)&sc, 4 * n));
-        BU_CUDA(cudaMalloc((void **)&x4, 16 * n));
-        BU_CUDA(cudaMalloc((void **)&y4, 16 * n));
-        BU_MMX(ctx, mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), dg));
-        BU_MMX(ctx, mmx__smooth_scale(ctx, (mmx_index)n, dg, 1, NULL, sc));
-        BU_MMX(ctx, mmx__smooth_pack4_cuda(ctx, (mmx_index)n, d->pos, sc, x4));
-        a.L = L->A, a.wL = L->w, a.scale = sc, a.x = d->pos, a.x4 = x4, a.y = out, a.y4 = y4;
-        static const char *const rows[3] = {"Laplacian step kernel, 3-float rows, weights read (old)",
-                                            "Laplacian step kernel, 3-float rows, weights computed",
-                                            "Laplacian step kernel, 16-byte rows, weights computed (new)"};
-        static const char *const notes[3] = {"one kernel; the step before this change",
-                                             "one kernel; w not read (8 B per entry less)",
-                                             "one kernel; what mmx_smooth runs now (pack/unpack once per call)"};
-        for (int v = 0; v < 3; v++) {
-            a.which = 6 + v;
-            emit(name, rows[v], bu_time(st, 5, 20, run, &a), lfloor, notes[v]);
-        }
-        BU_CUDA(cudaStreamSynchronize(st));
-        BU_CUDA(cudaFree(dg));
-        BU_CUDA(cudaFree(sc));
-        BU_CUDA(cudaFree(x4));
-        BU_CUDA(cudaFree(y4));
-        mmx_weighted_free(L);
-    }
     a.o = mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
     a.o.iterations = 1;
     a.o.path = MMX_SMOOTH_PATCH;

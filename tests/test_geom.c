@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
-#include "geom/geom_internal.h" /* the plan's corner table, read on the padded rows */
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -547,21 +546,15 @@ Test(geom, normals_travel_with_the_mesh)
 
 /* Copies n floats from the context's space to a new host array. */
 /* A plan made once follows the positions: after moving every vertex, the planned normals are
- * mmx_vertex_normals' of the moved mesh bit for bit (the host evaluates the same code; on
- * the reduced triangle meshes, the last two, the plan gathers through its corner table and
- * mmx_vertex_normals through M: the same bits), and the area-weighted ones are the
- * normalised sums of the faces' cross products computed here in double; the refusals name
- * what is wrong. */
+ * mmx_vertex_normals' of the moved mesh bit for bit (the host evaluates the same code), and
+ * the area-weighted ones are the normalised sums of the faces' cross products computed here
+ * in double; the refusals name what is wrong. */
 Test(geom, a_normals_plan_follows_moving_positions)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed", "icosphere:3", "tetrahedron"};
-    for (int sp = 0; sp < 5; sp++) {
+    const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed"};
+    for (int sp = 0; sp < 3; sp++) {
         mmx_mesh *m = shape(ctx, specs[sp]);
-        if (sp >= 3) {
-            MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
-            cr_assert_eq(m->M->order, 3, "%s: not reduced to triangles", specs[sp]);
-        }
         const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
         mmx_normals_plan *plan = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_normals_plan_create(ctx, m, &plan));
@@ -578,19 +571,6 @@ Test(geom, a_normals_plan_follows_moving_positions)
                 MMX_OK_OR_FAIL(ctx, mmx_vertex_normals_planned(ctx, plan, pos, (mmx_normal_weight)w, a));
                 MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, &moved, (mmx_normal_weight)w, b));
                 cr_assert_eq(memcmp(a, b, 3 * (size_t)nv * sizeof *a), 0, "%s, weighting %d", specs[sp], w);
-                /* The reduced triangle meshes have the table; its gather on positions in rows
-                 * of 4 floats (bench/geom's padded variant) gives the same bits. */
-                cr_assert_eq(plan->tab != NULL, sp >= 3, "%s: table %p", specs[sp], (void *)plan->tab);
-                if (plan->tab) {
-                    float *p4 = host_floats(4 * (size_t)nv);
-                    for (mmx_index v = 0; v < nv; v++)
-                        for (int d = 0; d < 4; d++) p4[4 * v + d] = d < 3 ? pos[3 * v + d] : NAN;
-                    for (mmx_index v = 0; v < nv; v++)
-                        mmx__vertex_normal_tab(plan->Mt, plan->tab, p4, 1, (mmx_normal_weight)w, v, b);
-                    cr_assert_eq(memcmp(a, b, 3 * (size_t)nv * sizeof *a), 0, "%s, weighting %d, padded",
-                                 specs[sp], w);
-                    free(p4);
-                }
             }
             /* area weighting by hand */
             MMX_OK_OR_FAIL(ctx, mmx_vertex_normals_planned(ctx, plan, pos, MMX_NORMAL_AREA, a));
@@ -679,15 +659,12 @@ Test(geom, cuda_matches_the_host)
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     if (!cu) return;
     mmx_ctx *ho = tu_host_ctx();
-    /* The last two reduced: the plan's corner table on the device. */
-    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed", "icosphere:4",
-                                 "tetrahedron"};
-    for (int s = 0; s < 6; s++) {
+    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed"};
+    for (int s = 0; s < 4; s++) {
         mmx_mesh *h = shape(ho, specs[s]), *d = NULL;
-        if (s >= 4) MMX_OK_OR_FAIL(ho, mmx_mesh_reduce(ho, h));
         MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, h, MMX_SPACE_DEVICE, &d));
         const mmx_index nv = mmx_mesh_nverts(h), nf = mmx_mesh_nfaces(h);
-        const int tri = s < 2 || s >= 4;
+        const int tri = s < 2;
         float *dv = NULL, *dfa = NULL;
         MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)(nv > nf ? nv : nf) * sizeof(float), (void **)&dv));
         MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, (size_t)nf * sizeof(float), (void **)&dfa));
@@ -719,26 +696,7 @@ Test(geom, cuda_matches_the_host)
             assert_rel(g, hv, 3 * (size_t)nv, 1e-5, "planned vertex normals");
             free(g);
         }
-        if (s >= 4) { /* bench/geom's padded variant of the table's gather */
-            cr_assert_not_null(plan->tab);
-            float *p4 = NULL;
-            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 4 * (size_t)nv * sizeof(float), (void **)&p4));
-            MMX_OK_OR_FAIL(cu, mmx__vertex_normals_tab4_cuda(cu, plan->Mt, plan->tab, d->pos, p4, dv));
-            MMX_OK_OR_FAIL(ho, mmx_vertex_normals(ho, h, MMX_NORMAL_AREA, hv));
-            g = to_host(cu, dv, 3 * (size_t)nv);
-            assert_rel(g, hv, 3 * (size_t)nv, 1e-5, "planned vertex normals, padded");
-            free(g);
-            mmx_mem_free(cu, MMX_SPACE_DEVICE, p4);
-        }
         mmx_normals_plan_free(plan);
-        if (s >= 4) { /* the reduced copies: their plan's table was the point */
-            free(hv), free(hfa);
-            mmx_mem_free(cu, MMX_SPACE_DEVICE, dv);
-            mmx_mem_free(cu, MMX_SPACE_DEVICE, dfa);
-            mmx_mesh_free(d);
-            mmx_mesh_free(h);
-            continue;
-        }
         mmx_patch_set *ps = NULL;
         MMX_OK_OR_FAIL(cu, mmx_patch_set_create(cu, d, NULL, NULL, &ps));
         MMX_OK_OR_FAIL(cu, mmx_vertex_normals_patch(cu, d, ps, dv));

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
-#include "geom/geom_internal.h" /* the uniform step's weights, computed against read */
 #ifdef MMX_TEST_ORACLE
 #include "oracle.h"
 #include "oracle_mmx.h"
@@ -748,73 +747,4 @@ Test(smooth, cuda_matches_the_host)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
     mmx_ctx_free(cu);
-}
-
-/* The uniform Laplacian's step computes its weights (mmx__lap_weight, w NULL) instead of
- * reading them: the same bytes as the step that reads L's weights, on a noisy sphere and on a
- * grid with a fixed boundary (factor 0). On CUDA, the padded step (16-byte rows, the factor in
- * the fourth float) against the step that reads the weights from 3-float rows: within float
- * rounding (the same arithmetic; the bytes are logged). */
-Test(smooth, the_uniform_step_computes_its_weights)
-{
-    mmx_ctx *ho = tu_host_ctx();
-    int ndev = 0; /* the host half runs without a GPU too */
-    cr_assert_eq(mmx_cuda_device_count(ho, &ndev), MMX_OK);
-    mmx_ctx *cu = ndev > 0 ? tu_cuda_ctx_or_skip() : NULL;
-    mmx_mesh *sph = shape(ho, "icosphere:3");
-    radial_noise(sph, 0.05f);
-    mmx_mesh *g = grid(ho, 12, 0.3f);
-    mmx_mesh *meshes[2] = {sph, g};
-    for (int mi = 0; mi < 2; mi++) {
-        const mmx_mesh *m = meshes[mi];
-        const mmx_index n = mmx_mesh_nverts(m);
-        mmx_adjacency *adj = NULL;
-        MMX_OK_OR_FAIL(ho, mmx_adjacency_compute(ho, m, &adj));
-        mmx_weighted *L = NULL;
-        MMX_OK_OR_FAIL(ho, mmx_uniform_laplacian(ho, m, adj, &L));
-        float *d = malloc((size_t)n * sizeof *d), *scale = malloc((size_t)n * sizeof *scale);
-        float *a = malloc(3 * (size_t)n * sizeof *a), *b = malloc(3 * (size_t)n * sizeof *b);
-        cr_assert(d && scale && a && b);
-        MMX_OK_OR_FAIL(ho, mmx_csc_diagonal(ho, L->A, mmx_weighted_map(L), d));
-        MMX_OK_OR_FAIL(ho, mmx__smooth_scale(ho, n, d, 1, mi ? adj->boundary : NULL, scale));
-        MMX_OK_OR_FAIL(ho, mmx__smooth_lap_step(ho, L->A, L->w, m->pos, scale, 0.5f, a));
-        MMX_OK_OR_FAIL(ho, mmx__smooth_lap_step(ho, L->A, NULL, m->pos, scale, 0.5f, b));
-        cr_assert(memcmp(a, b, 3 * (size_t)n * sizeof *a) == 0, "mesh %d: computed weights differ", mi);
-        cr_assert_gt(max_diff(a, m->pos, n), 0.0, "mesh %d: nothing moved", mi);
-        if (cu) {
-            mmx_mesh *dm = NULL;
-            mmx_weighted *Ld = NULL;
-            MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, m, MMX_SPACE_DEVICE, &dm));
-            MMX_OK_OR_FAIL(cu, mmx_uniform_laplacian(cu, dm, NULL, &Ld));
-            float *ds = NULL, *x4 = NULL, *y4 = NULL, *y = NULL;
-            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, (size_t)n * sizeof(float), (void **)&ds));
-            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 4 * (size_t)n * sizeof(float), (void **)&x4));
-            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 4 * (size_t)n * sizeof(float), (void **)&y4));
-            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof(float), (void **)&y));
-            MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, ds, MMX_SPACE_DEVICE, scale, MMX_SPACE_HOST, (size_t)n * sizeof(float)));
-            MMX_OK_OR_FAIL(cu, mmx__smooth_lap_step_cuda(cu, Ld->A, Ld->w, dm->pos, ds, 0.5f, y));
-            MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, a, MMX_SPACE_HOST, y, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof(float)));
-            MMX_OK_OR_FAIL(cu, mmx__smooth_pack4_cuda(cu, n, dm->pos, ds, x4));
-            MMX_OK_OR_FAIL(cu, mmx__smooth_lap_step4_cuda(cu, Ld->A, x4, 0.5f, y4));
-            MMX_OK_OR_FAIL(cu, mmx__smooth_unpack4_cuda(cu, n, y4, y));
-            MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, b, MMX_SPACE_HOST, y, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof(float)));
-            const double diag = bbox_diag(m->pos, n), diff = max_diff(a, b, n) / diag;
-            cr_log_info("mesh %d: padded CUDA step against the weight-reading one: %.3g of the diagonal, "
-                        "bytes %s", mi, diff, memcmp(a, b, 3 * (size_t)n * sizeof *a) ? "differ" : "equal");
-            cr_assert(diff <= 1e-6, "mesh %d: the padded CUDA step differs by %g of the diagonal", mi, diff);
-            for (mmx_index v = 0; mi && v < n; v++)
-                if (adj->boundary[v])
-                    cr_assert(memcmp(b + 3 * v, m->pos + 3 * v, 3 * sizeof *b) == 0, "fixed vertex %d moved", v);
-            mmx_mem_free(cu, MMX_SPACE_DEVICE, ds), mmx_mem_free(cu, MMX_SPACE_DEVICE, x4);
-            mmx_mem_free(cu, MMX_SPACE_DEVICE, y4), mmx_mem_free(cu, MMX_SPACE_DEVICE, y);
-            mmx_weighted_free(Ld);
-            mmx_mesh_free(dm);
-        }
-        free(d), free(scale), free(a), free(b);
-        mmx_weighted_free(L);
-        mmx_adjacency_free(adj);
-    }
-    mmx_mesh_free(sph), mmx_mesh_free(g);
-    if (cu) mmx_ctx_free(cu);
-    mmx_ctx_free(ho);
 }

@@ -110,15 +110,10 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
  * The plan refers to mesh->M's arrays, which must outlive it and not change. */
 typedef struct mmx_normals_plan mmx_normals_plan;
 
-/* Builds the plan of `mesh` (positions not needed). On a triangle mesh in the reduced form
- * (mmx_mesh_reduce) with fewer than 2^30 vertices the plan also keeps a corner table: per
- * entry of Mᵀ (a vertex's corner in a face) the face's two other vertices, 8 bytes, in the
- * order the gather reads them, so the gather streams its index data and reads only positions
- * at random (the same faces, order and arithmetic: the same bits on the host). Errors:
- * MMX_ERR_ARG (NULL), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the transpose of M
- * (O(nnz), a sort on CUDA) and the table (O(nnz), one kernel); memory: Mᵀ (8 bytes per
- * corner and 4 per vertex) and the table (8 bytes per corner). Synchronises: yes, on CUDA,
- * once (the transpose's properties). */
+/* Builds the plan of `mesh` (positions not needed). Errors: MMX_ERR_ARG (NULL), MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the transpose of M (O(nnz), a sort on CUDA); memory:
+ * Mᵀ (8 bytes per corner and 4 per vertex). Synchronises: yes, on CUDA, once (the
+ * transpose's properties). */
 mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out);
 
 /* Vertex normals of positions `pos` (nverts x 3, the plan's space) on the plan's mesh, by one
@@ -127,8 +122,7 @@ mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_norma
  * (bit for bit on the host, which evaluates the same code; the device within float rounding).
  * normals: nverts x 3 in the plan's space; it must not overlap pos. Errors: MMX_ERR_ARG (NULL
  * plan, NULL arrays with vertices, unknown weighting, a plan of another context),
- * MMX_ERR_CUDA. Cost: O(nnz * face order) arithmetic, reads of Mᵀ's column pointers and
- * the plan's corner table (or, without one, of Mᵀ and M's face records) and the positions,
+ * MMX_ERR_CUDA. Cost: O(nnz * face order) arithmetic, reads of Mᵀ, M and the positions,
  * one kernel; no allocation. Synchronises: no. */
 mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan,
                                       const float *pos, mmx_normal_weight weight,
@@ -378,9 +372,8 @@ typedef struct mmx_smooth_report {
  * degenerate triangle with a zero mass can cause), MMX_ERR_SPACE, MMX_ERR_MESH (COTAN, MCF:
  * a face that is not a triangle, named; the refusals above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM,
  * MMX_ERR_CUDA. On error out holds the positions of some step.
- * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one fused gather per
- * vertex with the uniform weights computed, not read: on CUDA on 16-byte rows (x, y, z and
- * the vertex's factor), packed once per call; or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
+ * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
+ * per-vertex pass, or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
  * O(nnz log nnz)) plus an SpMV, resp. a CG solve (O(nnz(L)) per iteration), BILATERAL the
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.

@@ -55,27 +55,20 @@ static inline MMX__HD void mmx__newell(const float *pos, const mmx_index *v, int
     }
 }
 
-/* The angle at a corner at pv whose face continues to pnext and came from pprev, in [0, pi]
- * (0 if an edge at the corner has zero length). */
-static inline MMX__HD float mmx__angle_at(const float *pv, const float *pnext, const float *pprev)
-{
-    float e1[3], e2[3], x[3];
-    mmx__v3_sub(pnext, pv, e1);
-    mmx__v3_sub(pprev, pv, e2);
-    mmx__v3_cross(e1, e2, x);
-    /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi, where
-     * acos of the normalised dot product loses half its digits. */
-    const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
-    return s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
-}
-
 /* The angle at corner t of the face whose c vertices are v[0 .. c), in [0, pi] (0 if an edge
  * at the corner has zero length). */
 static inline MMX__HD float mmx__corner_angle(const float *pos, const mmx_index *v, int64_t c,
                                               int64_t t)
 {
-    return mmx__angle_at(mmx__p(pos, v[t]), mmx__p(pos, v[t + 1 < c ? t + 1 : 0]),
-                         mmx__p(pos, v[t > 0 ? t - 1 : c - 1]));
+    float e1[3], e2[3], x[3];
+    const float *pv = mmx__p(pos, v[t]);
+    mmx__v3_sub(mmx__p(pos, v[t + 1 < c ? t + 1 : 0]), pv, e1);
+    mmx__v3_sub(mmx__p(pos, v[t > 0 ? t - 1 : c - 1]), pv, e2);
+    mmx__v3_cross(e1, e2, x);
+    /* atan2 of sine and cosine (each scaled by |e1||e2|) stays accurate near 0 and pi, where
+     * acos of the normalised dot product loses half its digits. */
+    const float s = sqrtf(mmx__v3_dot(x, x)), co = mmx__v3_dot(e1, e2);
+    return s == 0.0f && co == 0.0f ? 0.0f : atan2f(s, co);
 }
 
 /* The mixed Voronoi area of corner t of the triangle v[0 .. 3) (geom.h, MMX_MASS_VORONOI), len
@@ -218,8 +211,6 @@ mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc 
 struct mmx_normals_plan {
     mmx_csc M;
     mmx_csc *Mt;
-    uint64_t *tab; /* the corner table (above), or NULL: M not reduced triangles, too many
-                      vertices, or a one-shot plan of mmx_vertex_normals */
     mmx_space space;
     mmx_ctx *ctx;
 };
@@ -227,113 +218,6 @@ struct mmx_normals_plan {
 /* mmx__vertex_normal for every vertex, one thread per vertex. */
 mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
                                     const float *pos, mmx_normal_weight weight, float *normals);
-
-/* ---- the planned normals' corner table (triangle meshes in the reduced form) -----------------
- * Entry q of Mt (vertex j's corner t in face f = Mt->rowidx[q], t = Mt's value - 1) holds
- * what the gather of j needs about f besides j itself, in the order the gather reads it:
- *   tab[q] = (v[t+1] | t << 30) | v[t+2] << 32   (v = f's vertices, indices mod 3),
- * 8 bytes per corner. The gather then streams its row of the table (contiguous per vertex)
- * instead of reading Mt's face ids and then each face's record of M at random: per corner one
- * 8-byte read of a stream and the two other vertices' positions (the one-ring, read twice
- * each: cache hits) instead of a random 12-byte face record. The vertex ids must be below
- * 2^30 (MMX__CORNER_TAB_MAXV), so that t fits the top two bits. */
-#define MMX__CORNER_TAB_MAXV ((mmx_index)1 << 30)
-
-/* Vertex j's row of the table: its entries of Mt, from M (reduced, order 3). */
-static inline MMX__HD void mmx__corner_tab_vertex(const mmx_csc *M, const mmx_csc *Mt, mmx_index j,
-                                                  uint64_t *tab)
-{
-    int64_t a, b;
-    mmx__csc_col(Mt, j, &a, &b);
-    for (int64_t q = a; q < b; q++) {
-        const int64_t f = Mt->rowidx[q];
-        const uint32_t t = (uint32_t)(mmx__csc_val(Mt, q, a) - 1);
-        const mmx_index *v = M->rowidx + 3 * f;
-        const uint32_t next = (uint32_t)v[(t + 1) % 3], prev = (uint32_t)v[(t + 2) % 3];
-        tab[q] = (uint64_t)(next | t << 30) | (uint64_t)prev << 32;
-    }
-}
-
-/* Newell's vector of the triangle (p0, p1, p2): mmx__newell's arithmetic for c = 3 (the sum
- * starts at 0), so the bits are the same. */
-static inline MMX__HD void mmx__newell3(const float *p0, const float *p1, const float *p2, float *N)
-{
-    float a[3], b[3], x[3];
-    mmx__v3_sub(p1, p0, a);
-    mmx__v3_sub(p2, p0, b);
-    mmx__v3_cross(a, b, x);
-    N[0] = 0.0f + x[0], N[1] = 0.0f + x[1], N[2] = 0.0f + x[2];
-}
-
-/* Vertex v's position into p from rows of 3 floats, or with `padded` from rows of 4 (16-byte
- * aligned; on CUDA one 16-byte load through the read-only path). */
-static inline MMX__HD void mmx__load_pos(const float *pos, int padded, mmx_index v, float *p)
-{
-#ifdef __CUDA_ARCH__
-    if (padded) {
-        const float4 q = __ldg((const float4 *)pos + v);
-        p[0] = q.x, p[1] = q.y, p[2] = q.z;
-        return;
-    }
-#endif
-    const float *s = pos + (padded ? 4 : 3) * (int64_t)v;
-    p[0] = s[0], p[1] = s[1], p[2] = s[2];
-}
-
-/* mmx__vertex_normal from the corner table: the same faces in the same order, each face's
- * vertices put back in its own order (j at t, then next, prev) so the Newell vector, the
- * corner angle and the sums are the same arithmetic, and so the same bits on the host.
- * padded: pos has rows of 4 floats (x, y, z, unused), mmx__load_pos. */
-static inline MMX__HD void mmx__vertex_normal_tab(const mmx_csc *Mt, const uint64_t *tab,
-                                                  const float *pos, int padded,
-                                                  mmx_normal_weight weight, mmx_index j,
-                                                  float *normals)
-{
-    int64_t a, b;
-    mmx__csc_col(Mt, j, &a, &b);
-    float pjv[3];
-    mmx__load_pos(pos, padded, j, pjv);
-    float acc[3] = {0.0f, 0.0f, 0.0f};
-    for (int64_t q = a; q < b; q++) {
-        const uint64_t e = tab[q];
-        const uint32_t t = (uint32_t)e >> 30;
-        const mmx_index next = (mmx_index)((uint32_t)e & 0x3FFFFFFFu), prev = (mmx_index)(e >> 32);
-        float pnv[3], ppv[3];
-        mmx__load_pos(pos, padded, next, pnv);
-        mmx__load_pos(pos, padded, prev, ppv);
-        /* The face in its order: (j, next, prev), (prev, j, next) or (next, prev, j); chosen
-         * by value, component by component (registers on CUDA, no local memory). */
-        float p0[3], p1[3], p2[3];
-        for (int d = 0; d < 3; d++) {
-            p0[d] = t == 0 ? pjv[d] : t == 1 ? ppv[d] : pnv[d];
-            p1[d] = t == 0 ? pnv[d] : t == 1 ? pjv[d] : ppv[d];
-            p2[d] = t == 0 ? ppv[d] : t == 1 ? pnv[d] : pjv[d];
-        }
-        float N[3], m = 1.0f;
-        mmx__newell3(p0, p1, p2, N);
-        if (weight != MMX_NORMAL_AREA) {
-            const float len = sqrtf(mmx__v3_dot(N, N));
-            for (int d = 0; d < 3; d++) N[d] = len > 0.0f ? N[d] / len : 0.0f;
-            if (weight == MMX_NORMAL_ANGLE) m = mmx__angle_at(pjv, pnv, ppv);
-        }
-        for (int d = 0; d < 3; d++) acc[d] += m * N[d];
-    }
-    const float len = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
-    for (int d = 0; d < 3; d++) normals[3 * (int64_t)j + d] = len > 0.0f ? acc[d] / len : 0.0f;
-}
-
-/* The table of a plan (nnz(Mt) entries, in the context's space) and the normals from it, one
- * thread per vertex on CUDA. */
-mmx_status mmx__corner_tab_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt, uint64_t *tab);
-mmx_status mmx__vertex_normals_tab_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
-                                        const float *pos, mmx_normal_weight weight,
-                                        float *normals);
-
-/* A variant timed by bench/geom, not used by the library: the positions first copied into
- * rows of 4 floats (pos4, n x 4, the caller's scratch; one kernel), then the table's gather
- * reading each position with one 16-byte load (padded); the same arithmetic. */
-mmx_status mmx__vertex_normals_tab4_cuda(mmx_ctx *ctx, const mmx_csc *Mt, const uint64_t *tab,
-                                         const float *pos, float *pos4, float *normals);
 
 /* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
  * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */
@@ -518,22 +402,12 @@ static inline MMX__HD void mmx__smooth_vertex(const float *x, const float *s, co
     }
 }
 
-/* The weight of entry q of column j = [a, b) of a Laplacian: w[q], or with w NULL the uniform
- * Laplacian's (mmx__lap_column without a cotangent table: 1 off the diagonal, and on it minus
- * the float sum of those ones, which is exactly -(b - a - 1)), computed instead of read. */
-static inline MMX__HD float mmx__lap_weight(const float *w, mmx_index i, mmx_index j, int64_t q,
-                                            int64_t a, int64_t b)
-{
-    return w ? w[q] : i == j ? -(float)(b - a - 1) : 1.0f;
-}
-
 /* One assembled explicit step at vertex j fused with its product: s = (L x)_j gathered from
  * L's column j (L symmetric: column j is row j) in storage order, acc += w * x in float (the
  * arithmetic and order of mmx_spmv's op = T on the host), then mmx__smooth_vertex's
  *   x'_j = x_j + lambda (scale_j s_j),
- * x_j kept bit for bit where scale_j = 0. w NULL: L is the uniform Laplacian, whose weights
- * mmx__lap_weight computes (the same values: the same bits). out must not be x (the
- * neighbours' old positions are read): the loop double-buffers. */
+ * x_j kept bit for bit where scale_j = 0. out must not be x (the neighbours' old positions are
+ * read): the loop double-buffers. */
 static inline MMX__HD void mmx__smooth_lap_vertex(const mmx_csc *L, const float *w, const float *x,
                                                   const float *scale, float lambda, int64_t j,
                                                   float *out)
@@ -547,9 +421,8 @@ static inline MMX__HD void mmx__smooth_lap_vertex(const mmx_csc *L, const float 
     mmx__csc_col(L, (mmx_index)j, &a, &b);
     float acc[3] = {0.0f, 0.0f, 0.0f};
     for (int64_t q = a; q < b; q++) {
-        const mmx_index i = L->rowidx[q];
-        const float m = mmx__lap_weight(w, i, (mmx_index)j, q, a, b);
-        const float *xi = x + 3 * (int64_t)i;
+        const float m = w[q];
+        const float *xi = x + 3 * (int64_t)L->rowidx[q];
         for (int d = 0; d < 3; d++) acc[d] += m * xi[d];
     }
     for (int d = 0; d < 3; d++) out[3 * j + d] = x[3 * j + d] + lambda * (c * acc[d]);
@@ -561,18 +434,6 @@ mmx_status mmx__smooth_lap_step(mmx_ctx *ctx, const mmx_csc *L, const float *w, 
 mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,
                                      const float *x, const float *scale, float lambda,
                                      float *out);
-
-/* The uniform Laplacian's steps on CUDA in a padded layout: x4 holds per vertex (x, y, z,
- * scale) in 16 aligned bytes, so a neighbour's position is one 16-byte load (one sector, one
- * instruction; 3 floats at 12 bytes a vertex are 3 loads and straddle two sectors one time in
- * four) and the vertex's own factor comes with its position. One thread per vertex runs
- * mmx__smooth_lap_vertex's arithmetic, in its order, with w NULL (the weights computed);
- * out4's scale is copied. pack: x4 from x (n x 3) and scale; unpack: x from x4. */
-mmx_status mmx__smooth_pack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *scale,
-                                  float *x4);
-mmx_status mmx__smooth_unpack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x4, float *x);
-mmx_status mmx__smooth_lap_step4_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *x4,
-                                      float lambda, float *out4);
 
 /* scale (n floats) from d (n floats: -diag L, or the VV counts) as mmx__smooth_scale_of says. */
 mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,

@@ -24,10 +24,7 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
                      name ? name : "(null)");
 }
 
-/* The plan; with `table` (and a mesh of triangles in the reduced form, fewer than 2^30
- * vertices) also the corner table the gather streams (geom_internal.h). mmx_vertex_normals'
- * one-shot plan has none: building it costs as much as the gather it would speed up. */
-static mmx_status plan_make(mmx_ctx *ctx, const mmx_mesh *mesh, int table, mmx_normals_plan **out)
+mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out)
 {
     if (out) *out = NULL;
     mmx_status s = mmx__geom_check(ctx, mesh, 0, "mmx_normals_plan_create");
@@ -39,30 +36,17 @@ static mmx_status plan_make(mmx_ctx *ctx, const mmx_mesh *mesh, int table, mmx_n
     p->space = mmx_ctx_space(ctx);
     p->ctx = ctx;
     s = mmx_csc_transpose(ctx, mesh->M, &p->Mt);
-    const mmx_csc *M = mesh->M;
-    if (!s && table && M->order == 3 && M->nrows <= MMX__CORNER_TAB_MAXV && M->nnz > 0) {
-        s = mmx_mem_alloc(ctx, p->space, (size_t)p->Mt->nnz * sizeof *p->tab, (void **)&p->tab);
-        if (!s && p->space == MMX_SPACE_DEVICE) s = mmx__corner_tab_cuda(ctx, M, p->Mt, p->tab);
-        else if (!s)
-            for (mmx_index j = 0; j < M->nrows; j++) mmx__corner_tab_vertex(M, p->Mt, j, p->tab);
-    }
     if (s) {
-        mmx_normals_plan_free(p);
+        free(p);
         return s;
     }
     *out = p;
     return MMX_OK;
 }
 
-mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out)
-{
-    return plan_make(ctx, mesh, 1, out);
-}
-
 void mmx_normals_plan_free(mmx_normals_plan *plan)
 {
     if (!plan) return;
-    mmx_mem_free(plan->ctx, plan->space, plan->tab);
     mmx_csc_free(plan->Mt);
     free(plan);
 }
@@ -88,12 +72,8 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
     if ((const char *)normals < (const char *)pos + bytes && (const char *)pos < (const char *)normals + bytes)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: normals overlap pos");
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
-        return plan->tab ? mmx__vertex_normals_tab_cuda(ctx, plan->Mt, plan->tab, pos, weight, normals)
-                         : mmx__vertex_normals_cuda(ctx, &plan->M, plan->Mt, pos, weight, normals);
-    if (plan->tab)
-        for (mmx_index j = 0; j < n; j++) mmx__vertex_normal_tab(plan->Mt, plan->tab, pos, 0, weight, j, normals);
-    else
-        for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&plan->M, plan->Mt, pos, weight, j, normals);
+        return mmx__vertex_normals_cuda(ctx, &plan->M, plan->Mt, pos, weight, normals);
+    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&plan->M, plan->Mt, pos, weight, j, normals);
     return MMX_OK;
 }
 
@@ -106,7 +86,7 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: unknown weighting %d", (int)weight);
     if (!normals && mesh->M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: normals is NULL");
     mmx_normals_plan *plan = NULL;
-    s = plan_make(ctx, mesh, 0, &plan);
+    s = mmx_normals_plan_create(ctx, mesh, &plan);
     if (!s) s = mmx_vertex_normals_planned(ctx, plan, mesh->pos, weight, normals);
     mmx_normals_plan_free(plan);
     return s;

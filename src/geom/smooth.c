@@ -111,54 +111,16 @@ mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, co
 
 /* ---- explicit Laplacian steps ----------------------------------------------------------------- */
 
-/* LAPLACIAN and TAUBIN on the assembled path on CUDA: the uniform L built once, its factors
- * packed with the positions into 16-byte rows (x, y, z, scale), then each step one kernel
- * (mmx__smooth_lap_step4_cuda: the weights computed, not read) from one padded buffer into the
- * other, and the positions unpacked into job->x at the end. No allocation and no wait inside
- * the loop. */
-static mmx_status explicit_uniform_cuda(mmx_ctx *ctx, mmx__smooth_job *job)
-{
-    const mmx_index n = job->view.M->nrows;
-    const mmx_space sp = mmx_ctx_space(ctx);
-    float *d = NULL, *scale = NULL, *buf[2] = {NULL, NULL};
-    mmx_weighted *L = NULL;
-    mmx_status s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
-    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
-    for (int i = 0; !s && i < 2; i++) s = mmx_mem_alloc(ctx, sp, 4 * (size_t)n * sizeof(float), (void **)&buf[i]);
-    if (!s) s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &L);
-    if (!s) s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), d);
-    if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
-    if (!s) s = mmx__smooth_pack4_cuda(ctx, n, job->x, scale, buf[0]);
-    const int steps = job->opts->method == MMX_SMOOTH_TAUBIN ? 2 : 1;
-    int cur = 0;
-    for (int it = 0; !s && it < job->opts->iterations; it++) {
-        for (int half = 0; !s && half < steps; half++) {
-            s = mmx__smooth_lap_step4_cuda(ctx, L->A, buf[cur], half ? job->mu : job->step, buf[1 - cur]);
-            if (!s) cur = 1 - cur;
-        }
-        if (!s) job->rep->iterations = it + 1;
-    }
-    if (!s) s = mmx__smooth_unpack4_cuda(ctx, n, buf[cur], job->x);
-    mmx_weighted_free(L);
-    for (int i = 0; i < 2; i++) mmx_mem_free(ctx, sp, buf[i]);
-    mmx_mem_free(ctx, sp, scale);
-    mmx_mem_free(ctx, sp, d);
-    return s;
-}
-
 /* LAPLACIAN, COTAN, TAUBIN on the assembled path. The uniform L is built once (it does not
- * depend on the positions; its weights are computed in the step, w NULL); the cotangent one
- * every step, from the current positions. Each step is one kernel (the product and the
- * update fused, mmx__smooth_lap_vertex) from one buffer into the other; the positions end in
- * job->x (one copy after an odd number of steps). No allocation and no wait inside the loop
- * of the uniform Laplacian. On CUDA the uniform one is explicit_uniform_cuda. */
+ * depend on the positions); the cotangent one every step, from the current positions. Each
+ * step is one kernel (the product and the update fused, mmx__smooth_lap_vertex) from one
+ * buffer into the other; the positions end in job->x (one copy after an odd number of
+ * steps). No allocation and no wait inside the loop of the uniform Laplacian. */
 static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_smooth_method m = job->opts->method;
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
-    if (m != MMX_SMOOTH_COTAN && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
-        return explicit_uniform_cuda(ctx, job);
     float *lx = NULL, *d = NULL, *scale = NULL;
     float *cur = job->x; /* the current positions: job->x or lx, alternately */
     mmx_weighted *L = NULL;        /* the uniform L */
@@ -183,8 +145,7 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
             }
             const float lambda = half ? job->mu : job->step;
             float *next = cur == job->x ? lx : job->x;
-            if (!s) s = mmx__smooth_lap_step(ctx, L->A, m == MMX_SMOOTH_COTAN ? L->w : NULL, cur, scale,
-                                             lambda, next);
+            if (!s) s = mmx__smooth_lap_step(ctx, L->A, L->w, cur, scale, lambda, next);
             if (!s) cur = next;
         }
         if (!s) job->rep->iterations = it + 1;

@@ -1,9 +1,7 @@
 /* The per-vertex steps of smoothing on the device (host statements: smooth.c): one thread per
  * vertex (explicit steps, their factors, MCF's vectors and mask) or per column of L (MCF's
  * assembly), each writing its own values with the formulas of geom_internal.h, so the host
- * and the device evaluate the same code; no atomics. The uniform Laplacian's steps run on a
- * padded copy of the positions (smooth_lap_step4: the same arithmetic on 16-byte rows).
- * Queued on the context's stream. */
+ * and the device evaluate the same code; no atomics. Queued on the context's stream. */
 #include "core/launch.cuh"
 #include "geom_internal.h"
 
@@ -26,51 +24,6 @@ __global__ static void smooth_lap_step(const mmx_csc L, const float *w, const fl
 {
     const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (j < L.ncols) mmx__smooth_lap_vertex(&L, w, x, scale, lambda, j, out);
-}
-
-__global__ static void smooth_pack4(mmx_index n, const float *x, const float *scale, float4 *x4)
-{
-    const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < n) x4[v] = make_float4(x[3 * v], x[3 * v + 1], x[3 * v + 2], scale[v]);
-}
-
-__global__ static void smooth_unpack4(mmx_index n, const float4 *x4, float *x)
-{
-    const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < n) {
-        const float4 p = x4[v];
-        x[3 * v] = p.x, x[3 * v + 1] = p.y, x[3 * v + 2] = p.z;
-    }
-}
-
-/* mmx__smooth_lap_vertex with w NULL on the padded layout: the same weights (mmx__lap_weight),
- * the same order and the same arithmetic per component; the row's indices read through the
- * read-only path, four at a time in flight (unrolled), each neighbour one 16-byte load. */
-__global__ static void __launch_bounds__(MMX__BLOCK)
-smooth_lap_step4(const mmx_csc L, const float4 *__restrict__ x4, float lambda,
-                 float4 *__restrict__ out4)
-{
-    const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j >= L.ncols) return;
-    const float4 pj = __ldg(x4 + j);
-    const float c = pj.w;
-    if (c == 0.0f) {
-        out4[j] = pj;
-        return;
-    }
-    int64_t a, b;
-    mmx__csc_col(&L, (mmx_index)j, &a, &b);
-    const mmx_index *__restrict__ rows = L.rowidx;
-    float acc0 = 0.0f, acc1 = 0.0f, acc2 = 0.0f;
-#pragma unroll 4
-    for (int64_t q = a; q < b; q++) {
-        const mmx_index i = __ldg(rows + q);
-        const float m = mmx__lap_weight(NULL, i, (mmx_index)j, q, a, b);
-        const float4 xi = __ldg(x4 + i);
-        acc0 += m * xi.x, acc1 += m * xi.y, acc2 += m * xi.z;
-    }
-    out4[j] = make_float4(pj.x + lambda * (c * acc0), pj.y + lambda * (c * acc1),
-                          pj.z + lambda * (c * acc2), c);
 }
 
 __global__ static void smooth_mask(mmx_index n, const mmx_index *valence,
@@ -129,32 +82,6 @@ extern "C" mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, 
     smooth_lap_step<<<mmx__grid(L->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
         *L, w, x, scale, lambda, out);
     return mmx__cuda(ctx, cudaGetLastError(), "smoothing Laplacian step launch");
-}
-
-extern "C" mmx_status mmx__smooth_pack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x,
-                                             const float *scale, float *x4)
-{
-    if (n == 0) return MMX_OK;
-    smooth_pack4<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(n, x, scale,
-                                                                            (float4 *)x4);
-    return mmx__cuda(ctx, cudaGetLastError(), "smoothing pack launch");
-}
-
-extern "C" mmx_status mmx__smooth_unpack4_cuda(mmx_ctx *ctx, mmx_index n, const float *x4, float *x)
-{
-    if (n == 0) return MMX_OK;
-    smooth_unpack4<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        n, (const float4 *)x4, x);
-    return mmx__cuda(ctx, cudaGetLastError(), "smoothing unpack launch");
-}
-
-extern "C" mmx_status mmx__smooth_lap_step4_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *x4,
-                                                 float lambda, float *out4)
-{
-    if (L->ncols == 0) return MMX_OK;
-    smooth_lap_step4<<<mmx__grid(L->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        *L, (const float4 *)x4, lambda, (float4 *)out4);
-    return mmx__cuda(ctx, cudaGetLastError(), "smoothing Laplacian step (padded) launch");
 }
 
 extern "C" mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
