@@ -37,18 +37,17 @@ static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_ki
     return ok;
 }
 
-/* A valid seed in key order: (priority, edge, position), smallest first. */
-typedef struct keyed {
-    uint64_t priority;
-    mmx_index edge, seed;
-} keyed;
-
 static int key_cmp(const void *x, const void *y)
 {
-    const keyed *a = x, *b = y;
+    const mmx__cavity_key *a = x, *b = y;
     if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
-    if (a->edge != b->edge) return a->edge < b->edge ? -1 : 1;
+    if (a->elem != b->elem) return a->elem < b->elem ? -1 : 1;
     return (a->seed > b->seed) - (a->seed < b->seed);
+}
+
+void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n)
+{
+    qsort(order, (size_t)n, sizeof *order, key_cmp);
 }
 
 /* An open-addressing set of the edges the kept fills create (key lo << 32 | hi, never 0
@@ -74,13 +73,9 @@ static int edge_set_has(const uint64_t *slot, size_t mask, uint64_t k)
     return 0;
 }
 
-/* The greedy pass in key order: a cavity is kept unless one of its faces (ring[ptr[i]..
- * ptr[i + 1]) for seed i), or the edge a flip creates, is already taken by a kept cavity.
- * The kept seeds' positions go to kept[], in key order. */
-static mmx_index select_cavities(const keyed *order, mmx_index nvalid, mmx_cavity_seed *sd,
-                                 const mmx_index *ptr, const mmx_index *ring,
-                                 unsigned char *taken, uint64_t *slot, size_t mask, int flip,
-                                 mmx_index *kept)
+mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx_cavity_seed *sd,
+                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
+                              uint64_t *slot, size_t mask, int flip, mmx_index *kept)
 {
     mmx_index nkept = 0;
     for (mmx_index i = 0; i < nvalid; i++) {
@@ -128,7 +123,7 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     while (cap < 2 * (size_t)n + 16) cap *= 2;
     for (mmx_index i = 0; i < n; i++) nring += ring_bound(t, kind, seeds[i]);
     mmx_cavity_seed *sd = per_seed;
-    keyed *order = NULL;
+    mmx__cavity_key *order = NULL;
     unsigned char *taken = NULL;
     uint64_t *slot = NULL;
     mmx_index *verts = NULL, *ptr = NULL, *ring = NULL, *kept = NULL;
@@ -151,7 +146,7 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
             mmx_index len = 0;
             sd[i].priority = mmx_cavity_priority(seeds[i], round);
             if (build_cavity(t, mesh->pos, kind, seeds[i], &sd[i], ring + ptr[i], &len)) {
-                order[nvalid++] = (keyed){sd[i].priority, seeds[i], i};
+                order[nvalid++] = (mmx__cavity_key){sd[i].priority, seeds[i], i};
             } else {
                 sd[i].outcome = MMX_CAVITY_INVALID;
                 c.invalid++;
@@ -159,8 +154,8 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
             }
             ptr[i + 1] = ptr[i] + len;
         }
-        qsort(order, (size_t)nvalid, sizeof *order, key_cmp);
-        const mmx_index nkept = select_cavities(order, nvalid, sd, ptr, ring, taken, slot,
+        mmx__cavity_key_sort(order, nvalid);
+        const mmx_index nkept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, slot,
                                                 cap - 1, kind == MMX_CAVITY_EDGE_FLIP, kept);
         c.kept = nkept;
         c.conflicts = nvalid - nkept;

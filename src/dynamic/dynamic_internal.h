@@ -67,6 +67,24 @@ mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float
                               const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
                               mmx_index nkept, mmx_mesh **out);
 
+/* A valid seed's key: (priority, element, position in the seeds), compared in that order,
+ * smallest first: dynamic.h's selection rule. mmx__cavity_key_sort sorts by it. */
+typedef struct mmx__cavity_key {
+    uint64_t priority;
+    mmx_index elem, seed;
+} mmx__cavity_key;
+void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n);
+
+/* The greedy pass over order[0..nvalid) (sorted): seed j's cavity is ring[ptr[j] ..
+ * ptr[j + 1]); it is kept (sd[j].outcome KEPT, j appended to kept[] in key order) unless one
+ * of its faces is already taken[] (nfaces, zeroed) by a kept cavity or, with `flip`, the edge
+ * it creates (sd[j].new_edge) is already in the open-addressing set slot[0..mask] (zeroed;
+ * NULL without flip); else CONFLICT. Returns the number kept. Every template's round uses it,
+ * so the rule is stated once (the CUDA rounds reproduce it: cavity.cu). */
+mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx_cavity_seed *sd,
+                             const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
+                             uint64_t *slot, size_t mask, int flip, mmx_index *kept);
+
 /* mmx_cavity_round on a topology already built for `mesh` (Delaunay builds it once per round
  * for both its seeds and the round). */
 mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,

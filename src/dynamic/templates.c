@@ -7,41 +7,6 @@
 #include <string.h>
 #include "dynamic_internal.h"
 
-typedef struct keyed {
-    uint64_t priority;
-    mmx_index elem, seed;
-} keyed;
-
-static int key_cmp(const void *x, const void *y)
-{
-    const keyed *a = x, *b = y;
-    if (a->priority != b->priority) return a->priority < b->priority ? -1 : 1;
-    if (a->elem != b->elem) return a->elem < b->elem ? -1 : 1;
-    return (a->seed > b->seed) - (a->seed < b->seed);
-}
-
-/* The greedy pass: seed j's cavity is ring[ptr[j] .. ptr[j + 1]); kept seeds go to kept[] in
- * key order; taken[] (nfaces, zeroed) marks the faces of kept cavities. */
-static mmx_index select_seeds(const keyed *order, mmx_index nvalid, mmx_cavity_seed *sd,
-                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
-                              mmx_index *kept)
-{
-    mmx_index nkept = 0;
-    for (mmx_index i = 0; i < nvalid; i++) {
-        const mmx_index j = order[i].seed;
-        int free_ = 1;
-        for (mmx_index r = ptr[j]; r < ptr[j + 1] && free_; r++) free_ = !taken[ring[r]];
-        if (!free_) {
-            sd[j].outcome = MMX_CAVITY_CONFLICT;
-            continue;
-        }
-        sd[j].outcome = MMX_CAVITY_KEPT;
-        kept[nkept++] = j;
-        for (mmx_index r = ptr[j]; r < ptr[j + 1]; r++) taken[ring[r]] = 1;
-    }
-    return nkept;
-}
-
 /* ---- face split ------------------------------------------------------------------------------ */
 
 /* The centroid of face f, in double then rounded to float (what the fill stores). */
@@ -77,7 +42,7 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
                              "outside [0, %d)", (int)i, (int)seeds[i], (int)t->nfaces);
     const float *pos = mesh->pos;
     mmx_cavity_seed *sd = per_seed;
-    keyed *order = NULL;
+    mmx__cavity_key *order = NULL;
     unsigned char *taken = NULL;
     mmx_index *ptr = NULL, *kept = NULL, *start = NULL, *verts = NULL;
     float *p = NULL;
@@ -98,11 +63,11 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
             x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
             x->priority = mmx_cavity_priority(seeds[i], round);
             const int ok = face_split_valid(t, pos, seeds[i]);
-            if (ok) order[nvalid++] = (keyed){x->priority, seeds[i], i};
+            if (ok) order[nvalid++] = (mmx__cavity_key){x->priority, seeds[i], i};
             else x->outcome = MMX_CAVITY_INVALID, c.invalid++;
             ptr[i + 1] = ptr[i] + ok; /* the cavity: the seed face, ring = seeds */
         }
-        qsort(order, (size_t)nvalid, sizeof *order, key_cmp);
+        mmx__cavity_key_sort(order, nvalid);
         /* ring[ptr[j]] = seeds[j] for a valid j: ptr counts only valid seeds, so a compact
          * copy of their faces is the ring. */
         mmx_index *ring = NULL;
@@ -110,7 +75,7 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
         if (!s) {
             for (mmx_index i = 0; i < n; i++)
                 if (ptr[i + 1] > ptr[i]) ring[ptr[i]] = seeds[i];
-            c.kept = select_seeds(order, nvalid, sd, ptr, ring, taken, kept);
+            c.kept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
             c.conflicts = nvalid - c.kept;
         }
         free(ring);
@@ -225,7 +190,7 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
     for (mmx_index i = 0; i < n; i++)
         nring += (size_t)(t->vf_ptr[seeds[i] + 1] - t->vf_ptr[seeds[i]]);
     mmx_cavity_seed *sd = per_seed;
-    keyed *order = NULL;
+    mmx__cavity_key *order = NULL;
     unsigned char *taken = NULL;
     mmx_index *ptr = NULL, *kept = NULL, *ring = NULL;
     mmx_status s = MMX_OK;
@@ -247,7 +212,7 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
             x->priority = mmx_cavity_priority(v, round);
             mmx_index len = 0;
             if (move_valid(t, pos, v, targets + 3 * (size_t)i, min_quality)) {
-                order[nvalid++] = (keyed){x->priority, v, i};
+                order[nvalid++] = (mmx__cavity_key){x->priority, v, i};
                 for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
                     ring[ptr[i] + len++] = t->vf[k];
             } else {
@@ -256,8 +221,8 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
             }
             ptr[i + 1] = ptr[i] + len;
         }
-        qsort(order, (size_t)nvalid, sizeof *order, key_cmp);
-        c.kept = select_seeds(order, nvalid, sd, ptr, ring, taken, kept);
+        mmx__cavity_key_sort(order, nvalid);
+        c.kept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
         c.conflicts = nvalid - c.kept;
         /* The kept seeds touch no common face, so their moves are independent. */
         for (mmx_index i = 0; i < c.kept; i++) {
