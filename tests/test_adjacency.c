@@ -79,13 +79,6 @@ static faces faces_of(mmx_ctx *ctx, const mmx_mesh *m)
     return f;
 }
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 /* The faces renumbered: new vertex v is old vperm[v], new face f is old fperm[f], each face's
  * cycle started at a random corner (same orientation). vperm / fperm are returned. */
 static faces shuffled(const faces *f, uint64_t seed, mmx_index **vperm_out)
@@ -342,7 +335,7 @@ Test(adjacency, the_quad_diagonal_relates_opposite_corners_once)
 {
     /* Q_d = Q_4^2 on quads: both powers meet, so each diagonal pair counts once per face. */
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "cube");
+    mmx_mesh *m = tu_shape(ctx, "cube");
     mmx_gemm_map qd = {{MMX_REL_CYCLE_BOTH, 2, NULL, 0}, MMX_COLL_MAP, MMX_MONOID_SUM};
     mmx_csc *C = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_product(ctx, m->M, qd, &C));
@@ -398,7 +391,7 @@ Test(adjacency, mesh_product_overflow_is_refused)
 Test(adjacency, mesh_product_refuses_bad_arguments)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "mixed");
+    mmx_mesh *m = tu_shape(ctx, "mixed");
     mmx_csc *C = (mmx_csc *)1;
     mmx_gemm_map ok = {{MMX_REL_CYCLE, 1, NULL, 0}, MMX_COLL_K, MMX_MONOID_MIN};
     cr_assert_eq(mmx_mesh_product(ctx, NULL, ok, &C), MMX_ERR_ARG);
@@ -580,7 +573,7 @@ Test(adjacency, shapes_have_their_closed_form_counts_in_both_forms)
     mmx_ctx *ctx = tu_host_ctx();
     for (int c = 0; c < NSHAPES; c++) {
         const struct shape_case *sc = &k_shapes[c];
-        mmx_mesh *m = shape(ctx, sc->spec);
+        mmx_mesh *m = tu_shape(ctx, sc->spec);
         mmx_adjacency *a = adjacency(ctx, m);
         cr_assert(a->nverts == sc->nv && a->nfaces == sc->nf && a->nedges == sc->ne,
                   "%s: V %d F %d E %d", sc->spec, a->nverts, a->nfaces, a->nedges);
@@ -615,7 +608,7 @@ Test(adjacency, shapes_have_their_closed_form_counts_in_both_forms)
 Test(adjacency, icosphere_valences_are_five_and_six)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:2");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2");
     mmx_adjacency *a = adjacency(ctx, m);
     int five = 0;
     for (mmx_index v = 0; v < a->nverts; v++) {
@@ -693,7 +686,7 @@ Test(adjacency, shuffled_vertex_and_face_order_gives_the_same_edges)
         faces f;
         mmx_mesh *m;
         if (c < 3) {
-            m = shape(ctx, c == 0 ? "mixed" : c == 1 ? "grid:9:8" : "icosphere:1");
+            m = tu_shape(ctx, c == 0 ? "mixed" : c == 1 ? "grid:9:8" : "icosphere:1");
             f = faces_of(ctx, m);
         } else {
             f = random_faces(700 + (uint64_t)c, 30, 40, 3, 8);
@@ -848,7 +841,7 @@ Test(adjacency, meshes_without_faces)
 Test(adjacency, refuses_bad_arguments)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "cube");
+    mmx_mesh *m = tu_shape(ctx, "cube");
     mmx_adjacency *a = (mmx_adjacency *)1;
     cr_assert_eq(mmx_adjacency_compute(ctx, NULL, &a), MMX_ERR_ARG);
     cr_assert_null(a);
@@ -1061,7 +1054,7 @@ Test(adjacency, gpu_mesh_product_on_long_columns_and_big_meshes)
         fl_free(&f);
     }
     /* Many blocks: a torus of 40k quads in both forms, and a shuffled mixed mesh. */
-    mmx_mesh *t = shape(hctx, "torus:200:200");
+    mmx_mesh *t = tu_shape(hctx, "torus:200:200");
     gpu_products(dctx, hctx, t->M, 0, "torus:200:200");
     MMX_OK_OR_FAIL(hctx, mmx_mesh_reduce(hctx, t));
     gpu_products(dctx, hctx, t->M, 0, "torus:200:200 reduced");
@@ -1079,7 +1072,7 @@ Test(adjacency, gpu_mesh_product_errors)
 {
     mmx_ctx *dctx = tu_cuda_ctx_or_skip();
     mmx_ctx *hctx = tu_host_ctx();
-    mmx_mesh *hm = shape(hctx, "mixed");
+    mmx_mesh *hm = tu_shape(hctx, "mixed");
     mmx_mesh *dm = NULL;
     MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
     mmx_gemm_map ok = {{MMX_REL_CYCLE, 1, NULL, 0}, MMX_COLL_K, MMX_MONOID_MIN};
@@ -1121,11 +1114,11 @@ Test(adjacency, gpu_adjacency_equals_host_on_shapes)
     mmx_ctx *dctx = tu_cuda_ctx_or_skip();
     mmx_ctx *hctx = tu_host_ctx();
     for (int c = 0; c < NSHAPES; c++) {
-        mmx_mesh *m = shape(hctx, k_shapes[c].spec);
+        mmx_mesh *m = tu_shape(hctx, k_shapes[c].spec);
         gpu_adjacency_case(dctx, hctx, m, k_shapes[c].spec);
         mmx_mesh_free(m);
     }
-    mmx_mesh *t = shape(hctx, "torus:200:200");
+    mmx_mesh *t = tu_shape(hctx, "torus:200:200");
     gpu_adjacency_case(dctx, hctx, t, "torus:200:200");
     mmx_mesh_free(t);
     mmx_ctx_free(hctx);
@@ -1173,7 +1166,7 @@ Test(adjacency, gpu_adjacency_equals_host_on_random_and_shuffled_meshes)
         fl_free(&f);
     }
     /* A larger shape in scanned (shuffled) order, both forms. */
-    mmx_mesh *ico = shape(hctx, "icosphere:5");
+    mmx_mesh *ico = tu_shape(hctx, "icosphere:5");
     faces f = faces_of(hctx, ico);
     mmx_index *vperm = NULL;
     faces g = shuffled(&f, 4242, &vperm);

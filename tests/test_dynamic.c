@@ -12,25 +12,6 @@
 
 #define PI 3.14159265358979323846
 
-static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
-                            const float *pos)
-{
-    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start);
-    cr_assert(start);
-    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
-    free(start);
-    return m;
-}
-
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 /* A triangulated (nx x ny)-cell grid in the plane z = 0, every cell cut by the same diagonal,
  * its inner vertices jittered by up to +-0.35 of a cell: many edges start non-Delaunay. */
 static mmx_mesh *jittered_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
@@ -54,7 +35,7 @@ static mmx_mesh *jittered_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
             v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
             v += 6;
         }
-    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
     free(pos);
     free(verts);
     return m;
@@ -63,7 +44,7 @@ static mmx_mesh *jittered_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
 /* icosphere:3 with every vertex moved along the sphere and radially. */
 static mmx_mesh *noisy_icosphere(mmx_ctx *ctx, uint32_t seed)
 {
-    mmx_mesh *ico = shape(ctx, "icosphere:3");
+    mmx_mesh *ico = tu_shape(ctx, "icosphere:3");
     const mmx_index nv = mmx_mesh_nverts(ico), nf = mmx_mesh_nfaces(ico);
     float *pos = malloc(3 * (size_t)nv * sizeof *pos);
     cr_assert(pos);
@@ -79,7 +60,7 @@ static mmx_mesh *noisy_icosphere(mmx_ctx *ctx, uint32_t seed)
         const float s = (1.0f + 0.06f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f)) / sqrtf(len);
         for (int k = 0; k < 3; k++) p[k] *= s;
     }
-    mmx_mesh *m = from_faces(ctx, nv, nf, ico->M->rowidx, pos);
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, ico->M->rowidx, pos);
     free(pos);
     mmx_mesh_free(ico);
     return m;
@@ -90,7 +71,7 @@ static mmx_mesh *noisy_icosphere(mmx_ctx *ctx, uint32_t seed)
 static void expect_valid(const char *spec, int64_t euler, mmx_index loops)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, spec);
+    mmx_mesh *m = tu_shape(ctx, spec);
     mmx_mesh_validation r;
     const mmx_mesh_expect x = {1, euler, 1, loops};
     MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
@@ -121,7 +102,7 @@ static void expect_invalid(mmx_index nv, mmx_index nf, const mmx_index *verts, c
                            const char *what)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
     mmx_mesh_validation r;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, NULL, &r));
     cr_assert(!r.valid && strstr(r.problem, what), "wanted '%s', got '%s'", what, r.problem);
@@ -170,7 +151,7 @@ Test(validate, null_arguments)
 Test(validate, cuda_mesh)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *m = shape(cu, "torus:8:6");
+    mmx_mesh *m = tu_shape(cu, "torus:8:6");
     mmx_mesh_validation r;
     const mmx_mesh_expect x = {1, 0, 1, 0};
     MMX_OK_OR_FAIL(cu, mmx_mesh_validate(cu, m, &x, &r));
@@ -252,7 +233,7 @@ Test(cavity, round_is_independent_and_maximal)
 Test(cavity, refusals)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *quads = shape(ctx, "torus:8:6"), *tri = shape(ctx, "icosphere:1"), *out = NULL;
+    mmx_mesh *quads = tu_shape(ctx, "torus:8:6"), *tri = tu_shape(ctx, "icosphere:1"), *out = NULL;
     const mmx_index seed = 0, far = 1000000;
     cr_assert_eq(mmx_cavity_round(ctx, quads, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
                  MMX_ERR_MESH);
@@ -273,7 +254,7 @@ Test(cavity, refusals)
 Test(cavity, cuda_refuses_face_splits_and_moves)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
+    mmx_mesh *m = tu_shape(cu, "icosphere:1"), *out = NULL;
     const mmx_index seed = 0;
     const float target[3] = {0, 0, 0};
     cr_assert_eq(mmx_cavity_face_split_round(cu, m, &seed, 1, 0, &out, NULL, NULL),
@@ -285,7 +266,7 @@ Test(cavity, cuda_refuses_face_splits_and_moves)
     cr_assert_null(out);
     /* A split or collapse on CUDA takes a device mesh only and names a bad seed. */
     mmx_ctx *host = tu_host_ctx();
-    mmx_mesh *hm = shape(host, "icosphere:1");
+    mmx_mesh *hm = tu_shape(host, "icosphere:1");
     const mmx_index far = 1000000;
     cr_assert_eq(mmx_cavity_round(cu, hm, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, NULL, NULL),
                  MMX_ERR_SPACE);
@@ -406,7 +387,7 @@ Test(delaunay, noisy_icosphere)
 Test(delaunay, already_delaunay_is_unchanged)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:2"), *out = NULL;
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2"), *out = NULL;
     mmx_delaunay_report rep;
     MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, m, &out, &rep));
     cr_assert_eq(rep.flips, 0);
@@ -423,7 +404,7 @@ Test(delaunay, a_mesh_without_faces_is_returned_as_is)
     mmx_ctx *ctx = tu_host_ctx();
     static const float pos[] = {0, 0, 0, 1, 0, 0};
     static const mmx_index none[1] = {0};
-    mmx_mesh *m = from_faces(ctx, 2, 0, none, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(ctx, 2, 0, none, pos), *out = NULL;
     mmx_delaunay_report rep;
     MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, m, &out, &rep));
     cr_assert_eq(rep.flips, 0);
@@ -442,7 +423,7 @@ Test(cavity, split_rhombus_by_hand)
     mmx_ctx *ctx = tu_host_ctx();
     const float pos[12] = {0, 0, 0, 2, 0, 0, 1, 1, 0, 1, -1, 0};
     const mmx_index v[6] = {0, 1, 2, 1, 0, 3}; /* edge {0, 1} is edge 0 */
-    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(ctx, 4, 2, v, pos), *out = NULL;
     const mmx_index seed = 0;
     mmx_cavity_seed sd;
     mmx_cavity_counts c;
@@ -477,7 +458,7 @@ Test(cavity, collapse_fan_by_hand)
                            -1, 1, 0, -1.5f, 0, 0, -1, -1, 0, 1, -1, 0};
     const mmx_index v[30] = {1, 2, 3, 1, 3, 4, 0, 1, 4, 0, 4, 5, 0, 5, 6,
                              0, 6, 1, 1, 6, 7, 1, 7, 2};
-    mmx_mesh *m = from_faces(ctx, 8, 8, v, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(ctx, 8, 8, v, pos), *out = NULL;
     mmx_mesh_validation r;
     const mmx_mesh_expect x = {1, 1, 1, 1};
     MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
@@ -506,7 +487,7 @@ Test(cavity, collapse_fan_by_hand)
     mmx_mesh_free(out);
     mmx_adjacency_free(adj);
     const mmx_index tri[3] = {0, 1, 2};
-    mmx_mesh *one = from_faces(ctx, 3, 1, tri, pos);
+    mmx_mesh *one = tu_triangles(ctx, 3, 1, tri, pos);
     MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, one, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, &c, &sd));
     cr_assert(c.invalid == 1 && mmx_mesh_nfaces(out) == 1);
     mmx_mesh_free(out);
@@ -621,7 +602,7 @@ Test(cavity, split_rounds_grid)
 Test(cavity, split_rounds_icosphere)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     check_rounds(m, MMX_CAVITY_EDGE_SPLIT, 3, 2, 0);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
@@ -639,7 +620,7 @@ Test(cavity, collapse_rounds_grid)
 Test(cavity, collapse_rounds_icosphere)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     check_rounds(m, MMX_CAVITY_EDGE_COLLAPSE, 3, 2, 0);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
@@ -973,7 +954,7 @@ static mmx_mesh *bigguy_triangles(mmx_ctx *ctx)
         const mmx_index a = v[o], b = v[o + 1], c = v[o + 2], d = v[(o + 3) % 4];
         tri[t++] = a, tri[t++] = b, tri[t++] = c, tri[t++] = a, tri[t++] = c, tri[t++] = d;
     }
-    mmx_mesh *m = from_faces(ctx, mmx_mesh_nverts(q), 2 * nf, tri, q->pos);
+    mmx_mesh *m = tu_triangles(ctx, mmx_mesh_nverts(q), 2 * nf, tri, q->pos);
     free(tri);
     free(start);
     free(verts);
@@ -995,7 +976,7 @@ static mmx_mesh *random_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
             v[3 * f] = a, v[3 * f + 1] = b, v[3 * f + 2] = d;
             v[3 * f + 3] = b, v[3 * f + 4] = c, v[3 * f + 5] = d;
         }
-    mmx_mesh *m = from_faces(ctx, mmx_mesh_nverts(g), nf, v, g->pos);
+    mmx_mesh *m = tu_triangles(ctx, mmx_mesh_nverts(g), nf, v, g->pos);
     free(v);
     mmx_mesh_free(g);
     return m;
@@ -1232,7 +1213,7 @@ Test(cavity, cuda_splits_collapses_match_host_random)
         mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
         cuda_sc_matches_host(cu, m);
         if (seed == 7) {
-            mmx_mesh *bare = from_faces(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
+            mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
                                         m->M->rowidx, NULL);
             cuda_sc_matches_host(cu, bare);
             mmx_mesh_free(bare);
@@ -1257,7 +1238,7 @@ Test(cavity, cuda_splits_collapses_match_host_bigguy)
 Test(cavity, cuda_refusals)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *quads = shape(cu, "torus:8:6"), *tri = shape(cu, "icosphere:1"), *out = NULL;
+    mmx_mesh *quads = tu_shape(cu, "torus:8:6"), *tri = tu_shape(cu, "icosphere:1"), *out = NULL;
     const mmx_index seed = 0, far = 1000000;
     cr_assert_eq(mmx_cavity_round(cu, quads, MMX_CAVITY_EDGE_FLIP, &seed, 1, 0, &out, NULL, NULL),
                  MMX_ERR_MESH);
@@ -1350,7 +1331,7 @@ Test(delaunay, cuda_mesh_without_faces)
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     static const float pos[] = {0, 0, 0, 1, 0, 0};
     static const mmx_index none[1] = {0};
-    mmx_mesh *m = from_faces(cu, 2, 0, none, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(cu, 2, 0, none, pos), *out = NULL;
     mmx_delaunay_report rep;
     MMX_OK_OR_FAIL(cu, mmx_delaunay_flip(cu, m, &out, &rep));
     cr_assert_eq(rep.flips, 0);

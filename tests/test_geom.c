@@ -13,13 +13,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static mmx_mesh *tri_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
                           const float *pos)
 {
@@ -156,7 +149,7 @@ Test(geom, an_obtuse_triangle_takes_meyers_fallback)
 Test(geom, the_cubes_quads_have_axis_normals)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "cube");
+    mmx_mesh *m = tu_shape(ctx, "cube");
     float n[18], area[6];
     MMX_OK_OR_FAIL(ctx, mmx_face_normals(ctx, m, n, area));
     for (int f = 0; f < 6; f++) {
@@ -225,7 +218,7 @@ Test(geom, a_degenerate_face_has_a_zero_normal_and_adds_nothing)
 Test(geom, a_regular_tetrahedron)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "tetrahedron"); /* edge 2 sqrt(2), centred at 0 */
+    mmx_mesh *m = tu_shape(ctx, "tetrahedron"); /* edge 2 sqrt(2), centred at 0 */
     const double s3 = sqrt(3.0);
     mmx_weighted *L = NULL, *Mb = NULL, *Mv = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &L));
@@ -340,7 +333,7 @@ Test(geom, laplacians_are_symmetric_with_zero_row_sums)
     mmx_ctx *ctx = tu_host_ctx();
     const char *const tris[] = {"tetrahedron", "icosphere:2"};
     for (int s = 0; s < 2; s++) {
-        mmx_mesh *m = shape(ctx, tris[s]);
+        mmx_mesh *m = tu_shape(ctx, tris[s]);
         mmx_weighted *L = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &L));
         check_laplacian(ctx, m, L, 1);
@@ -356,7 +349,7 @@ Test(geom, laplacians_are_symmetric_with_zero_row_sums)
     /* The uniform Laplacian takes any face: the cube's vertices have three edges each. */
     const char *const any[] = {"cube", "mixed", "grid:8:8", "torus:6:4"};
     for (int s = 0; s < 4; s++) {
-        mmx_mesh *m = shape(ctx, any[s]);
+        mmx_mesh *m = tu_shape(ctx, any[s]);
         MMX_OK_OR_FAIL(ctx, mmx_uniform_laplacian(ctx, m, NULL, &L));
         check_laplacian(ctx, m, L, 1);
         for (int64_t q = 0; q < L->A->nnz; q++) cr_assert(L->w[q] == 1.0f || L->w[q] < 0.0f || L->w[q] == 0.0f);
@@ -371,7 +364,7 @@ Test(geom, laplacians_are_symmetric_with_zero_row_sums)
 Test(geom, the_mapped_spmv_multiplies_by_the_weights)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:2");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2");
     const mmx_index n = mmx_mesh_nverts(m);
     mmx_weighted *L = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &L));
@@ -394,7 +387,7 @@ Test(geom, the_mapped_spmv_multiplies_by_the_weights)
 Test(geom, a_spheres_areas_and_curvature)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
     float *fa = host_floats((size_t)nf), *A = host_floats((size_t)nv), *hn = host_floats(3 * (size_t)nv);
     MMX_OK_OR_FAIL(ctx, mmx_face_normals(ctx, m, NULL, fa));
@@ -429,7 +422,7 @@ Test(geom, the_patch_path_agrees_with_the_algebra)
     const char *const specs[] = {"icosphere:3", "torus:24:12", "mixed", "grid:12:9", "cube"};
     for (int s = 0; s < 6; s++) {
         mmx_mesh *m = NULL;
-        if (s < 5) m = shape(ctx, specs[s]);
+        if (s < 5) m = tu_shape(ctx, specs[s]);
         else MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("bigguy_quads.obj"), MMX_FORMAT_AUTO, &m));
         const mmx_index nv = mmx_mesh_nverts(m);
         mmx_patch_options o = {64};
@@ -453,7 +446,7 @@ Test(geom, the_patch_path_agrees_with_the_algebra)
 Test(geom, cotangent_operators_refuse_other_faces_naming_one)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *cube = shape(ctx, "cube"), *mixed = shape(ctx, "mixed");
+    mmx_mesh *cube = tu_shape(ctx, "cube"), *mixed = tu_shape(ctx, "mixed");
     mmx_weighted *W = NULL;
     cr_assert_eq(mmx_cotan_laplacian(ctx, cube, NULL, &W), MMX_ERR_MESH);
     cr_assert_null(W);
@@ -519,7 +512,7 @@ Test(geom, meshes_without_faces_and_with_isolated_vertices)
 Test(geom, normals_travel_with_the_mesh)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:1"), *c = NULL, *p = NULL;
+    mmx_mesh *m = tu_shape(ctx, "icosphere:1"), *c = NULL, *p = NULL;
     const mmx_index nv = mmx_mesh_nverts(m);
     float *vn = host_floats(3 * (size_t)nv);
     MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, m, MMX_NORMAL_AREA, vn));
@@ -554,7 +547,7 @@ Test(geom, a_normals_plan_follows_moving_positions)
     mmx_ctx *ctx = tu_host_ctx();
     const char *const specs[] = {"icosphere:2", "torus:12:6", "mixed"};
     for (int sp = 0; sp < 3; sp++) {
-        mmx_mesh *m = shape(ctx, specs[sp]);
+        mmx_mesh *m = tu_shape(ctx, specs[sp]);
         const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
         mmx_normals_plan *plan = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_normals_plan_create(ctx, m, &plan));
@@ -661,7 +654,7 @@ Test(geom, cuda_matches_the_host)
     mmx_ctx *ho = tu_host_ctx();
     const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed"};
     for (int s = 0; s < 4; s++) {
-        mmx_mesh *h = shape(ho, specs[s]), *d = NULL;
+        mmx_mesh *h = tu_shape(ho, specs[s]), *d = NULL;
         MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, h, MMX_SPACE_DEVICE, &d));
         const mmx_index nv = mmx_mesh_nverts(h), nf = mmx_mesh_nfaces(h);
         const int tri = s < 2;

@@ -14,13 +14,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *start,
                             const mmx_index *verts, int with_pos)
 {
@@ -322,7 +315,7 @@ static void check_all(mmx_ctx *ctx, const mmx_mesh *m, int S, const char *name)
 static void shape_case(const char *spec)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, spec);
+    mmx_mesh *m = tu_shape(ctx, spec);
     const int Ss[3] = {7, 16, 0};
     for (int i = 0; i < 3; i++) {
         char name[96];
@@ -363,7 +356,7 @@ Test(patch, data_meshes)
 Test(patch, shuffled_order)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "torus:20:16"), *sh = NULL;
+    mmx_mesh *m = tu_shape(ctx, "torus:20:16"), *sh = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_shuffle(ctx, m, 3, NULL, NULL, &sh));
     check_all(ctx, sh, 16, "shuffled torus");
     mmx_mesh_free(sh);
@@ -574,7 +567,7 @@ Test(patch, inconsistent_orientation_is_refused_for_vertex_queries)
 Test(patch, options_and_arguments)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:4");
     mmx_patch_set *ps = NULL;
     mmx_patch_options o = {769};
     cr_expect_eq(mmx_patch_set_create(ctx, m, NULL, &o, &ps), MMX_ERR_ARG);
@@ -696,12 +689,12 @@ Test(patch, gpu_build_matches_host)
     const char *specs[] = {"torus:32:24", "icosphere:3", "grid:40:30", "mixed", "icosphere:5"};
     const int Ss[] = {7, 16, 512};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
-        mmx_mesh *hm = shape(hctx, specs[i]);
+        mmx_mesh *hm = tu_shape(hctx, specs[i]);
         for (size_t j = 0; j < 3; j++) compare_builds(hctx, dctx, hm, Ss[j], specs[i]);
         mmx_mesh_free(hm);
     }
     /* Scanned order: vertices and faces shuffled. */
-    mmx_mesh *t = shape(hctx, "torus:40:30"), *sh = NULL;
+    mmx_mesh *t = tu_shape(hctx, "torus:40:30"), *sh = NULL;
     MMX_OK_OR_FAIL(hctx, mmx_mesh_shuffle(hctx, t, 3, NULL, NULL, &sh));
     compare_builds(hctx, dctx, sh, 16, "shuffled torus");
     compare_builds(hctx, dctx, sh, 0, "shuffled torus");
@@ -779,7 +772,7 @@ Test(patch, gpu_matches_host)
     const int Ss[] = {7, 16, 512};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         for (size_t j = 0; j < 3; j++) {
-            mmx_mesh *hm = shape(hctx, specs[i]), *dm = NULL;
+            mmx_mesh *hm = tu_shape(hctx, specs[i]), *dm = NULL;
             MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
             mmx_patch_set *hs = make_set(hctx, hm, Ss[j]), *ds = make_set(dctx, dm, Ss[j]);
             /* The device build's arrays are the host build's; then the queries on them. */

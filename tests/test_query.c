@@ -41,13 +41,6 @@ static mmx_mesh *tris(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index 
     return m;
 }
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static mmx_mesh *data_mesh(mmx_ctx *ctx, const char *name)
 {
     mmx_mesh *m = NULL;
@@ -314,7 +307,7 @@ Test(query, names_and_parse)
 Test(query, bad_arguments)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "cube"), *t = shape(ctx, "tetrahedron");
+    mmx_mesh *m = tu_shape(ctx, "cube"), *t = tu_shape(ctx, "tetrahedron");
     mmx_csr *R = (mmx_csr *)1;
     cr_assert_eq(mmx_query(ctx, NULL, NULL, MMX_QUERY_VV, &R), MMX_ERR_ARG);
     cr_assert_null(R);
@@ -482,7 +475,7 @@ Test(query, shapes_match_spec)
     const char *shapes[] = {"tetrahedron", "cube", "icosphere:0", "icosphere:2", "torus:8:6",
                             "torus:3", "grid:5:4", "grid:9:8", "mixed"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        mmx_mesh *m = shape(ctx, shapes[i]);
+        mmx_mesh *m = tu_shape(ctx, shapes[i]);
         check_all(ctx, m, shapes[i]);
         /* the reduced form where it applies */
         mmx_index order = 0;
@@ -690,7 +683,7 @@ Test(query, gpu_matches_host)
     mmx_ctx *hctx = tu_host_ctx();
     const char *shapes[] = {"tetrahedron", "cube", "icosphere:3", "torus:24:12", "grid:12:9", "mixed"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        mmx_mesh *m = shape(hctx, shapes[i]);
+        mmx_mesh *m = tu_shape(hctx, shapes[i]);
         gpu_check(dctx, hctx, m, shapes[i]);
         mmx_index order = 0;
         MMX_OK_OR_FAIL(hctx, mmx_mesh_uniform_order(hctx, m, &order));
@@ -735,7 +728,7 @@ Test(query, gpu_plans_of_larger_meshes_match_host)
     mmx_ctx *hctx = tu_host_ctx();
     const char *shapes[] = {"icosphere:5", "torus:160:90", "grid:150:120"};
     for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-        mmx_mesh *m = shape(hctx, shapes[i]), *s = NULL;
+        mmx_mesh *m = tu_shape(hctx, shapes[i]), *s = NULL;
         MMX_OK_OR_FAIL(hctx, mmx_mesh_reduce(hctx, m));
         gpu_check(dctx, hctx, m, shapes[i]);
         MMX_OK_OR_FAIL(hctx, mmx_mesh_shuffle(hctx, m, 7, NULL, NULL, &s));

@@ -8,25 +8,6 @@
 #include <string.h>
 #include "testutil.h"
 
-static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
-                            const float *pos)
-{
-    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start);
-    cr_assert(start);
-    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
-    free(start);
-    return m;
-}
-
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
 {
     mmx_mesh_validation r;
@@ -57,7 +38,7 @@ static mmx_mesh *grid(mmx_ctx *ctx, int n, uint32_t seed)
             else v[0] = a, v[1] = b, v[2] = d, v[3] = b, v[4] = c, v[5] = d;
             v += 6;
         }
-    mmx_mesh *m = from_faces(ctx, nv, nf, verts, pos);
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
     free(pos);
     free(verts);
     return m;
@@ -67,7 +48,7 @@ static mmx_mesh *grid(mmx_ctx *ctx, int n, uint32_t seed)
  * bilinear `levels` times, scaled), each quad cut into two triangles. */
 static mmx_mesh *cube(mmx_ctx *ctx, int levels)
 {
-    mmx_mesh *c = shape(ctx, "cube"), *fine = NULL;
+    mmx_mesh *c = tu_shape(ctx, "cube"), *fine = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_BILINEAR, c, levels, NULL, &fine));
     mmx_index *start = NULL, *quads = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, fine, &start, &quads));
@@ -83,7 +64,7 @@ static mmx_mesh *cube(mmx_ctx *ctx, int levels)
         mmx_index *t = tri + 6 * q;
         t[0] = v[0], t[1] = v[1], t[2] = v[2], t[3] = v[0], t[4] = v[2], t[5] = v[3];
     }
-    mmx_mesh *m = from_faces(ctx, nv, 2 * nq, tri, pos);
+    mmx_mesh *m = tu_triangles(ctx, nv, 2 * nq, tri, pos);
     free(pos);
     free(tri);
     free(start);
@@ -100,7 +81,7 @@ Test(templates, face_split_by_hand)
     mmx_ctx *ctx = tu_host_ctx();
     const float pos[12] = {0, 0, 0, 3, 0, 0, 0, 3, 0, 3, 3, 0};
     const mmx_index v[6] = {0, 1, 2, 1, 3, 2};
-    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(ctx, 4, 2, v, pos), *out = NULL;
     const mmx_index seeds[3] = {1, 0, 1}; /* face 1 twice: the copy conflicts */
     mmx_cavity_seed sd[3];
     mmx_cavity_counts c;
@@ -151,7 +132,7 @@ Test(templates, face_split_refuses_a_degenerate_face)
     mmx_ctx *ctx = tu_host_ctx();
     const float pos[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
     const mmx_index v[6] = {0, 3, 2, 2, 1, 0}; /* face 1 is collinear */
-    mmx_mesh *m = from_faces(ctx, 4, 2, v, pos), *out = NULL;
+    mmx_mesh *m = tu_triangles(ctx, 4, 2, v, pos), *out = NULL;
     const mmx_index seeds[2] = {0, 1};
     mmx_cavity_seed sd[2];
     mmx_cavity_counts c;
@@ -169,7 +150,7 @@ Test(templates, face_split_refuses_a_degenerate_face)
 Test(templates, face_split_rounds_icosphere)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *cur = shape(ctx, "icosphere:1");
+    mmx_mesh *cur = tu_shape(ctx, "icosphere:1");
     for (uint32_t r = 0; r < 3; r++) {
         const mmx_index nf = mmx_mesh_nfaces(cur);
         mmx_index *seeds = malloc((size_t)nf * sizeof *seeds);
@@ -206,7 +187,7 @@ static mmx_mesh *fan(mmx_ctx *ctx)
         pos[3 * (i + 1) + 2] = 0;
         v[3 * i] = 0, v[3 * i + 1] = i + 1, v[3 * i + 2] = (i + 1) % 6 + 1;
     }
-    return from_faces(ctx, 7, 6, v, pos);
+    return tu_triangles(ctx, 7, 6, v, pos);
 }
 
 Test(templates, relocate_by_hand)
@@ -324,7 +305,7 @@ static mmx_mesh *remesh_twice(mmx_ctx *ctx, const mmx_mesh *in, mmx_remesh_optio
 Test(remesh, icosphere_refines_to_the_target)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:2");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2");
     mmx_remesh_options o = mmx_remesh_defaults();
     o.target_length = 0.1; /* icosphere:2's edges are about 0.3 */
     o.iterations = 5;
@@ -351,7 +332,7 @@ Test(remesh, icosphere_refines_to_the_target)
 Test(remesh, coarsens_with_the_default_length_kept)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:4");
     mmx_remesh_options o = mmx_remesh_defaults();
     o.target_length = 0.2; /* edges of about 0.075: mostly collapses */
     mmx_remesh_report rep;
@@ -520,14 +501,14 @@ static void expect_refused(mmx_ctx *ctx, const mmx_mesh *m, const mmx_remesh_opt
 Test(remesh, bad_input_is_refused_with_a_sentence)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *quads = shape(ctx, "torus:8:6");
+    mmx_mesh *quads = tu_shape(ctx, "torus:8:6");
     expect_refused(ctx, quads, NULL, MMX_ERR_MESH, "face 0 has 4 vertices");
     /* Three triangles on one edge. */
     const float pos[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
     const mmx_index v[9] = {0, 1, 2, 1, 0, 3, 0, 1, 4};
-    mmx_mesh *nm = from_faces(ctx, 5, 3, v, pos);
+    mmx_mesh *nm = tu_triangles(ctx, 5, 3, v, pos);
     expect_refused(ctx, nm, NULL, MMX_ERR_MESH, "non-manifold");
-    mmx_mesh *ico = shape(ctx, "icosphere:1");
+    mmx_mesh *ico = tu_shape(ctx, "icosphere:1");
     mmx_remesh_options o = mmx_remesh_defaults();
     o.target_length = -1;
     expect_refused(ctx, ico, &o, MMX_ERR_ARG, "target length");
@@ -550,7 +531,7 @@ Test(remesh, bad_input_is_refused_with_a_sentence)
     /* A degenerate face. */
     const float flat[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
     const mmx_index d[6] = {0, 3, 2, 2, 1, 0};
-    mmx_mesh *deg = from_faces(ctx, 4, 2, d, flat);
+    mmx_mesh *deg = tu_triangles(ctx, 4, 2, d, flat);
     expect_refused(ctx, deg, NULL, MMX_ERR_MESH, "degenerate");
     mmx_mesh_free(deg);
     mmx_mesh_free(ico);
@@ -562,7 +543,7 @@ Test(remesh, bad_input_is_refused_with_a_sentence)
 Test(remesh, cuda_context_is_refused)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *m = shape(cu, "icosphere:1"), *out = NULL;
+    mmx_mesh *m = tu_shape(cu, "icosphere:1"), *out = NULL;
     cr_assert_eq(mmx_remesh(cu, m, NULL, &out, NULL), MMX_ERR_UNSUPPORTED);
     cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
     mmx_index seed = 0;

@@ -18,13 +18,6 @@
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static mmx_mesh *from_faces(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int order,
                             const mmx_index *verts, const float *pos)
 {
@@ -205,7 +198,7 @@ Test(smooth, bilateral_puts_a_lifted_vertex_on_its_rings_plane)
 Test(smooth, one_laplacian_step_is_its_formula)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:1");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:1");
     radial_noise(m, 0.2f);
     const mmx_index n = mmx_mesh_nverts(m);
     mmx_index *start = NULL, *verts = NULL;
@@ -264,7 +257,7 @@ Test(smooth, one_laplacian_step_is_its_formula)
 Test(smooth, taubin_removes_noise_without_the_laplacians_shrinking)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     const mmx_index n = mmx_mesh_nverts(m);
     const double r = sqrt((double)m->pos[0] * m->pos[0] + (double)m->pos[1] * m->pos[1] +
                           (double)m->pos[2] * m->pos[2]);
@@ -340,7 +333,7 @@ static void check_mcf_solution(mmx_ctx *ctx, const mmx_mesh *m, const float *x, 
 Test(smooth, mcf_solves_its_system)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     radial_noise(m, 0.05f);
     for (int p = 0; p < 2; p++) {
         mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
@@ -364,7 +357,7 @@ Test(smooth, mcf_solves_its_system)
 Test(smooth, mcf_uniform_solves_rxmeshs_system)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *sphere = shape(ctx, "icosphere:3"), *g = grid(ctx, 12, 0.3f);
+    mmx_mesh *sphere = tu_shape(ctx, "icosphere:3"), *g = grid(ctx, 12, 0.3f);
     radial_noise(sphere, 0.05f);
     mmx_adjacency *adj = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, g, &adj));
@@ -431,7 +424,7 @@ Test(smooth, mcf_with_a_fixed_boundary)
 Test(smooth, matrix_free_mcf_equals_the_assembled)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:4");
     radial_noise(m, 0.05f);
     mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
     o.iterations = 2;
@@ -479,7 +472,7 @@ Test(smooth, a_fixed_boundary_stays_bit_for_bit)
 Test(smooth, two_runs_give_the_same_bytes)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     radial_noise(m, 0.05f);
     for (int i = 0; i < 5; i++) {
         mmx_smooth_options o = mmx_smooth_defaults(all_methods[i]);
@@ -522,11 +515,11 @@ static void compare_paths(mmx_ctx *ctx, const mmx_mesh *m, const char *name, int
 Test(smooth, the_patch_path_agrees_with_the_assembled)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:4");
     radial_noise(m, 0.05f);
     compare_paths(ctx, m, "icosphere:4", 0);
     mmx_mesh_free(m);
-    m = shape(ctx, "grid:16:16"); /* quads, holes: boundaries */
+    m = tu_shape(ctx, "grid:16:16"); /* quads, holes: boundaries */
     compare_paths(ctx, m, "grid:16:16", 0);
     compare_paths(ctx, m, "grid:16:16 fixed", 1);
     mmx_mesh_free(m);
@@ -548,7 +541,7 @@ Test(smooth, the_patch_path_agrees_with_the_assembled)
 Test(smooth, refusals_name_the_problem)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *cube = shape(ctx, "cube");
+    mmx_mesh *cube = tu_shape(ctx, "cube");
     float x[3 * 8];
     mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_COTAN);
     cr_assert_eq(mmx_smooth(ctx, cube, &o, x, NULL), MMX_ERR_MESH);
@@ -660,14 +653,14 @@ Test(smooth, openmeshs_jacobi_laplace_smoother)
 {
 #ifdef MMX_TEST_ORACLE
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:3");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
     radial_noise(m, 0.05f);
     against_openmesh(ctx, m, "noisy icosphere:3", 10);
     mmx_mesh_free(m);
     m = grid(ctx, 16, 0.3f);
     against_openmesh(ctx, m, "noisy 16x16 triangle grid (boundary)", 10);
     mmx_mesh_free(m);
-    m = shape(ctx, "grid:16:16");
+    m = tu_shape(ctx, "grid:16:16");
     against_openmesh(ctx, m, "grid:16:16 (quads, holes)", 20);
     mmx_mesh_free(m);
     MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("bigguy_quads.obj"), MMX_FORMAT_AUTO, &m));
@@ -686,7 +679,7 @@ Test(smooth, cuda_matches_the_host)
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
     if (!cu) return;
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "icosphere:4");
+    mmx_mesh *m = tu_shape(ctx, "icosphere:4");
     radial_noise(m, 0.05f);
     mmx_mesh *g = grid(ctx, 20, 0.3f);
     const mmx_mesh *meshes[2] = {m, g};

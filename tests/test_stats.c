@@ -70,13 +70,6 @@ static mmx_mesh *make_uniform(mmx_ctx *ctx, mmx_index nv, mmx_index nf, mmx_inde
     return m;
 }
 
-static mmx_mesh *shape(mmx_ctx *ctx, const char *spec)
-{
-    mmx_mesh *m = NULL;
-    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
-    return m;
-}
-
 static mmx_mesh_stats stats(mmx_ctx *ctx, const mmx_mesh *m)
 {
     mmx_mesh_stats st;
@@ -590,12 +583,12 @@ Test(stats, malformed_faces_do_not_crash)
 Test(stats, platonic_shapes)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "tetrahedron");
+    mmx_mesh *m = tu_shape(ctx, "tetrahedron");
     mmx_mesh_stats st = stats(ctx, m);
     check(&st, closed(4, 6, 4, 1, 0), "tetrahedron");
     cr_expect_eq(st.uniform_order, 3);
     mmx_mesh_free(m);
-    m = shape(ctx, "cube");
+    m = tu_shape(ctx, "cube");
     st = stats(ctx, m);
     check(&st, closed(8, 12, 6, 1, 0), "cube");
     cr_expect_eq(st.uniform_order, 4);
@@ -611,7 +604,7 @@ Test(stats, icospheres)
     for (int L = 0; L <= 4; L++) {
         char spec[32];
         snprintf(spec, sizeof spec, "icosphere:%d", L);
-        mmx_mesh *m = shape(ctx, spec);
+        mmx_mesh *m = tu_shape(ctx, spec);
         mmx_mesh_stats st = stats(ctx, m);
         long p = 1L << (2 * L); /* 4^L */
         check(&st, closed(10 * p + 2, 30 * p, 20 * p, 1, 0), spec);
@@ -627,7 +620,7 @@ Test(stats, tori)
     for (int i = 0; i < 3; i++) {
         char spec[32];
         snprintf(spec, sizeof spec, "torus:%d:%d", sizes[i][0], sizes[i][1]);
-        mmx_mesh *m = shape(ctx, spec);
+        mmx_mesh *m = tu_shape(ctx, spec);
         mmx_mesh_stats st = stats(ctx, m);
         long uv = (long)sizes[i][0] * sizes[i][1];
         check(&st, closed(uv, 2 * uv, uv, 1, 1), spec);
@@ -647,7 +640,7 @@ Test(stats, grids)
         long nx = open[i][0], ny = open[i][1];
         char spec[32];
         snprintf(spec, sizeof spec, "grid:%ld:%ld", nx, ny);
-        mmx_mesh *m = shape(ctx, spec);
+        mmx_mesh *m = tu_shape(ctx, spec);
         mmx_mesh_stats st = stats(ctx, m);
         check(&st, EXPECT(.v = (nx + 1) * (ny + 1), .e = nx * (ny + 1) + ny * (nx + 1),
                           .f = nx * ny, .euler = 1, .bedges = 2 * (nx + ny), .loops = 1,
@@ -663,7 +656,7 @@ Test(stats, grids)
         long nx = holed[i][0], ny = holed[i][1];
         char spec[32];
         snprintf(spec, sizeof spec, "grid:%ld:%ld", nx, ny);
-        mmx_mesh *m = shape(ctx, spec);
+        mmx_mesh *m = tu_shape(ctx, spec);
         mmx_mesh_stats st = stats(ctx, m);
         check(&st, EXPECT(.v = (nx + 1) * (ny + 1) - 2, .e = nx * (ny + 1) + ny * (nx + 1) - 8,
                           .f = nx * ny - 8, .euler = -1, .bedges = 2 * (nx + ny) + 16, .loops = 3,
@@ -677,7 +670,7 @@ Test(stats, grids)
 Test(stats, mixed_shape)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "mixed");
+    mmx_mesh *m = tu_shape(ctx, "mixed");
     mmx_mesh_stats st = stats(ctx, m);
     /* hexagon (6 edges), 6 quads to an outer ring (6 spokes, 6 ring edges), 6 triangles on the
      * ring (12 new edges, all on the boundary): V 18, E 30, F 13, chi 1, a disk. */
@@ -702,7 +695,7 @@ Test(stats, reduced_form_gives_the_same_stats)
     mmx_ctx *ctx = tu_host_ctx();
     const char *specs[] = {"tetrahedron", "cube", "icosphere:2", "torus:9:7", "grid:8:8"};
     for (int i = 0; i < 5; i++) {
-        mmx_mesh *m = shape(ctx, specs[i]);
+        mmx_mesh *m = tu_shape(ctx, specs[i]);
         mmx_mesh_stats a = stats(ctx, m);
         MMX_OK_OR_FAIL(ctx, mmx_mesh_reduce(ctx, m));
         cr_assert_gt(m->M->order, 0);
@@ -728,7 +721,7 @@ Test(stats, device_mesh)
     mmx_ctx *host = tu_host_ctx();
     const char *specs[] = {"icosphere:3", "grid:10:10", "mixed", "torus:64:32"};
     for (int i = 0; i < 4; i++) {
-        mmx_mesh *h = shape(host, specs[i]), *d = NULL;
+        mmx_mesh *h = tu_shape(host, specs[i]), *d = NULL;
         mmx_mesh_stats a = stats(host, h);
         MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, MMX_SPACE_DEVICE, &d));
         mmx_mesh_stats b = stats(ctx, d);
@@ -748,7 +741,7 @@ Test(stats, device_mesh)
 Test(stats, large_torus_closed_form, .timeout = 120)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = shape(ctx, "torus:1000:1000");
+    mmx_mesh *m = tu_shape(ctx, "torus:1000:1000");
     mmx_mesh_stats st = stats(ctx, m);
     check(&st, closed(1000000, 2000000, 1000000, 1, 1), "torus 1000 x 1000");
     cr_expect_eq(st.ncorners, 4000000);

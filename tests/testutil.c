@@ -71,3 +71,22 @@ void tu_random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_
         colptr[j + 1] = nnz;
     }
 }
+
+mmx_mesh *tu_shape(mmx_ctx *ctx, const char *spec)
+{
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, spec, &m));
+    return m;
+}
+
+mmx_mesh *tu_triangles(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
+                       const float *pos)
+{
+    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start);
+    cr_assert(start);
+    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m));
+    free(start);
+    return m;
+}

@@ -31,6 +31,14 @@ void tu_random_csc(uint32_t *seed, int nrows, int ncols, mmx_index *colptr, mmx_
                    mmx_index *val);
 
 /* Path of a file in tests/data (static buffer). */
+/* The built-in shape `spec` (mmx_mesh_shape) on ctx; fails the test if it cannot be made. */
+mmx_mesh *tu_shape(mmx_ctx *ctx, const char *spec);
+
+/* A triangle mesh from nf triangles verts[3f .. 3f + 3) on nv vertices (pos may be NULL);
+ * fails the test if mmx_mesh_from_faces refuses it. */
+mmx_mesh *tu_triangles(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
+                       const float *pos);
+
 const char *tu_data(const char *name);
 /* Path of a scratch file in the build's tests folder, unique per process (static buffer). */
 const char *tu_tmp(const char *name);
