@@ -45,6 +45,14 @@ static int key_cmp(const void *x, const void *y)
     return (a->seed > b->seed) - (a->seed < b->seed);
 }
 
+mmx_status mmx__round_result(mmx_ctx *ctx, mmx_status s, mmx_mesh *m, mmx_mesh **out)
+{
+    if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
+    if (s) mmx_mesh_free(m);
+    else *out = m;
+    return s;
+}
+
 void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n)
 {
     qsort(order, (size_t)n, sizeof *order, key_cmp);
@@ -169,10 +177,7 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
             for (mmx_index i = 0; i < nkept; i++) fill_flip(t, seeds[kept[i]], verts);
             s = mmx_mesh_from_faces(ctx, t->nverts, t->nfaces, t->start, verts, mesh->pos, &m);
         }
-        /* Triangles in the reduced form; a mesh without faces has no order to reduce to. */
-        if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
-        if (s) mmx_mesh_free(m);
-        else *out = m;
+        s = mmx__round_result(ctx, s, m, out);
     }
     if (!s && counts) *counts = c;
     if (sd != per_seed) free(sd);

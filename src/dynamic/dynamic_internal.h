@@ -67,6 +67,11 @@ mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float
                               const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
                               mmx_index nkept, mmx_mesh **out);
 
+/* A round's result: m (made from status s) reduced to triangles, unless it has no faces (no
+ * order to reduce to); *out = m on success, m freed on failure. Returns the status. Every
+ * template's round ends in it. */
+mmx_status mmx__round_result(mmx_ctx *ctx, mmx_status s, mmx_mesh *m, mmx_mesh **out);
+
 /* A valid seed's key: (priority, element, position in the seeds), compared in that order,
  * smallest first: dynamic.h's selection rule. mmx__cavity_key_sort sorts by it. */
 typedef struct mmx__cavity_key {

@@ -617,13 +617,13 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
         }
     }
     mmx_mesh *next = NULL;
-    if (!s) s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &next);
-    if (!s && next->M->ncols > 0) s = mmx_mesh_reduce(st->ctx, next);
+    if (!s) {
+        s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &next);
+        s = mmx__round_result(st->ctx, s, next, &next);
+    }
     if (!s) {
         mmx_mesh_free(st->cur);
         st->cur = next;
-    } else {
-        mmx_mesh_free(next);
     }
     free(fv);
     free(vn);

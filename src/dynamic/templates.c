@@ -103,9 +103,7 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
         }
         mmx_mesh *m = NULL;
         s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, &m);
-        if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
-        if (s) mmx_mesh_free(m);
-        else *out = m;
+        s = mmx__round_result(ctx, s, m, out);
     }
     if (!s && counts) *counts = c;
     if (sd != per_seed) free(sd);
@@ -262,10 +260,10 @@ mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const m
         s = mmx__relocate_round_pos(ctx, &t, p, seeds, targets, n, round, 0, counts, per_seed);
     }
     mmx_mesh *m = NULL;
-    if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
-    if (!s && m->M->ncols > 0) s = mmx_mesh_reduce(ctx, m);
-    if (s) mmx_mesh_free(m);
-    else *out = m;
+    if (!s) {
+        s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
+        s = mmx__round_result(ctx, s, m, out);
+    }
     free(p);
     mmx__flip_topo_free(&t);
     return s;
