@@ -6,6 +6,7 @@
 #include "mesh/mesh_internal.h"
 #include "meshmatrix/dynamic.h"
 #include "flip_step.h"
+#include "sc_step.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -177,6 +178,53 @@ mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fli
                               mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
                               uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                               mmx_cavity_seed *per_seed);
+
+/* ---- the shared device layers of the templates and the remesher ---------------------------
+ *
+ * A seed the device selection has not decided yet (besides mmx_cavity_outcome's KEPT 0,
+ * INVALID 1, CONFLICT 2). */
+#define MMX__UNDECIDED 3
+
+/* The device selection (select.cu): the greedy pass's kept set (mmx__cavity_select's rule,
+ * without the flip's new-edge set) by cavity.cu's Luby-style loop and its proof. Seed i of n
+ * with state[i] == MMX__UNDECIDED takes part with key[i] (distinct among the undecided seeds:
+ * a caller marks copies CONFLICT beforehand, as cavity.cu explains) and its elements
+ * ring[ring_ptr[i] .. ring_ptr[i] + len_i), len_i = ring_len ? ring_len[i] : ring_ptr[i + 1] -
+ * ring_ptr[i], each in [0, nelem); two seeds conflict when they share an element. On return
+ * each such seed is MMX_CAVITY_KEPT or MMX_CAVITY_CONFLICT; other states are left alone.
+ * *kept (host) gets the number kept. All arrays in device memory. Synchronises: once per step
+ * of the loop, to read how many seeds are undecided. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t *key,
+                            const mmx_index *ring_ptr, const mmx_index *ring_len,
+                            const mmx_index *ring, mmx_index nelem, unsigned char *state,
+                            mmx_index *kept);
+
+/* The device topology a split, collapse, face split or move reads (split_collapse.cu): the
+ * flip's (mmx__flip_dev), hf, and the faces at each vertex in ascending order within each
+ * vertex (as mmx__flip_topo_build's vf, so sums over them run in the host's order). */
+typedef struct mmx__sc_dev {
+    mmx__flip_dev f;
+    mmx_index *hf, *vf_ptr, *vf; /* device */
+    mmx__sc_view view;           /* device pointers: f.view, hf, the adjacency's sides,
+                                    boundary and E, vf_ptr, vf */
+} mmx__sc_dev;
+
+/* Builds it for a triangle mesh on the device on a CUDA context; errors as
+ * mmx__flip_dev_build's. Synchronises: as mmx__flip_dev_build. */
+mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
+                             mmx__sc_dev *t);
+void mmx__sc_dev_free(mmx_ctx *ctx, mmx__sc_dev *t);
+
+/* A vertex relocation round on the device (reloc.cu; templates.c states it on the host):
+ * the seeds' moves (seeds, targets: device, n and 3n) checked by the host's rule with
+ * min_quality, the kept set by mmx__select_cuda over the faces at each seed, the kept moves
+ * written into pos (device, nverts x 3) in place; counts (host) and per_seed (device, n, or
+ * NULL) as mmx__relocate_round_pos's. Seeds must be vertices of v (checked by the caller).
+ * The same outcomes and bytes as mmx__relocate_round_pos. Synchronises: as mmx__select_cuda. */
+mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
+                                    const mmx_index *seeds, const float *targets, mmx_index n,
+                                    uint32_t round, double min_quality,
+                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* The face split and relocation rounds (templates.c) on a topology already built. The
  * relocation writes the kept seeds' targets into pos (nverts x 3, host) in place: the
