@@ -134,6 +134,20 @@ static inline MMX__HD int mmx__hd_bad_triangle(const double P[3], const double Q
     return mmx__hd_dot(n, N) <= 0;
 }
 
+/* mmx__tri_quality (dynamic_internal.h): twice the area over the longest edge squared, from 0
+ * (degenerate) to sqrt(3)/2 (equilateral). */
+static inline MMX__HD double mmx__hd_tri_quality(const double P[3], const double Q[3],
+                                                 const double R[3])
+{
+    double n[3];
+    mmx__hd_tri_normal(P, Q, R, n);
+    double l = mmx__hd_dist2(P, Q);
+    const double qr = mmx__hd_dist2(Q, R), rp = mmx__hd_dist2(R, P);
+    if (qr > l) l = qr;
+    if (rp > l) l = rp;
+    return l > 0 ? sqrt(mmx__hd_dot(n, n)) / l : 0;
+}
+
 /* ---- the edge flip ------------------------------------------------------------------------ */
 
 /* Seed edge e's flip cavity into *sd (faces, new_edge; the other fields untouched); 1 when it

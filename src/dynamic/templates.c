@@ -137,16 +137,7 @@ mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const
 
 double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
 {
-    double n[3], l = 0;
-    mmx__tri_normal(P, Q, R, n);
-    const double *X[3] = {P, Q, R};
-    for (int j = 0; j < 3; j++) {
-        const double *U = X[j], *V = X[(j + 1) % 3];
-        const double d = (U[0] - V[0]) * (U[0] - V[0]) + (U[1] - V[1]) * (U[1] - V[1]) +
-                         (U[2] - V[2]) * (U[2] - V[2]);
-        if (d > l) l = d;
-    }
-    return l > 0 ? sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]) / l : 0;
+    return mmx__hd_tri_quality(P, Q, R);
 }
 
 /* 1 when moving v to `to` keeps every face at v non-degenerate and unfolded (against its own
