@@ -51,6 +51,9 @@ void mmx__point(const float *pos, mmx_index v, double p[3]);
 void mmx__tri_normal(const double P[3], const double Q[3], const double R[3], double n[3]);
 int mmx__bad_triangle(const double P[3], const double Q[3], const double R[3], const double N[3]);
 
+/* The topology's arrays as sc_step.h's view (the code the CUDA rounds run too). */
+mmx__sc_view mmx__sc_host_view(const mmx__flip_topo *t);
+
 /* Seed edge e's split or collapse cavity: sd->faces, and the cavity's faces into ring
  * (*nring of them, at most 2 for a split, the valences of the edge's ends for a collapse);
  * 1 when it is valid by dynamic.h's rules. pos may be NULL (topological checks only). */

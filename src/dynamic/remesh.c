@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dynamic_internal.h"
+#include "remesh_step.h"
 
 #define MMX__PI 3.14159265358979323846
 #define SPLIT_ROUNDS 64
@@ -56,8 +57,7 @@ static mmx_status topo(state *st, mmx__flip_topo *t)
 
 static uint64_t key(mmx_index a, mmx_index b)
 {
-    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
-    return (uint64_t)(uint32_t)lo << 32 | (uint32_t)hi;
+    return mmx__rm_key(a, b);
 }
 
 static int u64_cmp(const void *x, const void *y)
@@ -68,19 +68,17 @@ static int u64_cmp(const void *x, const void *y)
 
 static int is_feature(const state *st, mmx_index a, mmx_index b)
 {
-    const uint64_t k = key(a, b);
-    return st->nfeat > 0 &&
-           bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp) != NULL;
+    return st->nfeat > 0 && mmx__rm_find(st->feat, st->nfeat, key(a, b)) >= 0;
 }
 
-static double len2(const float *pos, mmx_index a, mmx_index b)
+/* The steps' view of the current mesh with topology t (fv, fdeg: NULL where a step does not
+ * read them). */
+static mmx__rm_view rm_view(const state *st, const mmx__flip_topo *t, const unsigned char *fv,
+                            const mmx_index *fdeg)
 {
-    double d = 0;
-    for (int k = 0; k < 3; k++) {
-        const double e = (double)pos[3 * (size_t)a + k] - (double)pos[3 * (size_t)b + k];
-        d += e * e;
-    }
-    return d;
+    const mmx__rm_view r = {mmx__sc_host_view(t), st->cur->pos, st->feat, st->nfeat, st->pin,
+                            fv, fdeg, st->lo2, st->hi2};
+    return r;
 }
 
 /* Per vertex of t: 1 when it never moves and no collapse may touch it (a boundary vertex, an
@@ -125,7 +123,6 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
         mmx__flip_topo t;
         s = topo(st, &t);
         if (s) break;
-        const float *pos = st->cur->pos;
         mmx_index *seeds = NULL, n = 0;
         mmx_cavity_seed *sd = NULL;
         mmx_mesh *next = NULL;
@@ -137,16 +134,10 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
             /* Longest edges first (Rivara's bisection): a long edge is a seed when no face of
              * it has a longer edge, so a split never cuts a triangle across its shorter side
              * (which, repeated, makes needles); the others wait for their faces' longest. */
-            for (mmx_index f = 0; f < t.nfaces; f++) {
-                const mmx_index *v = t.verts + 3 * (size_t)f;
-                longest[f] = fmax(len2(pos, v[0], v[1]), fmax(len2(pos, v[1], v[2]), len2(pos, v[2], v[0])));
-            }
-            for (mmx_index e = 0; e < t.nedges; e++) {
-                const double l = len2(pos, t.adj->ev[2 * (size_t)e], t.adj->ev[2 * (size_t)e + 1]);
-                const mmx_index f0 = t.hf[2 * (size_t)e], f1 = t.hf[2 * (size_t)e + 1];
-                if (l > st->hi2 && (f0 < 0 || l >= longest[f0]) && (f1 < 0 || l >= longest[f1]))
-                    seeds[n++] = e;
-            }
+            const mmx__rm_view rv = rm_view(st, &t, NULL, NULL);
+            for (mmx_index f = 0; f < t.nfaces; f++) longest[f] = mmx__rm_longest(&rv, f);
+            for (mmx_index e = 0; e < t.nedges; e++)
+                if (mmx__rm_split_seed(&rv, longest, e)) seeds[n++] = e;
         }
         free(longest);
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
@@ -206,104 +197,6 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
 
 /* ---- collapse ------------------------------------------------------------------------------- */
 
-/* The position the merged vertex of {a, b} gets: the stored midpoint, or where one end is a
- * feature vertex (keep >= 0: that end), that end's position. */
-static void merged(const float *pos, mmx_index a, mmx_index b, mmx_index keep, double M[3])
-{
-    for (int k = 0; k < 3; k++)
-        M[k] = keep >= 0 ? (double)pos[3 * (size_t)keep + k]
-                         : (double)(float)(0.5 * ((double)pos[3 * (size_t)a + k] +
-                                                  (double)pos[3 * (size_t)b + k]));
-}
-
-/* 1 when M is within 4/3 L of every other neighbour of a and of b. */
-static int collapse_short_enough(const state *st, const mmx__flip_topo *t, mmx_index a, mmx_index b,
-                                 const double M[3])
-{
-    const float *pos = st->cur->pos;
-    const mmx_csc *E = t->adj->E;
-    const mmx_index ends[2] = {a, b};
-    for (int h = 0; h < 2; h++)
-        for (mmx_index q = E->colptr[ends[h]]; q < E->colptr[ends[h] + 1]; q++) {
-            const mmx_index w = E->rowidx[q];
-            if (w == a || w == b) continue;
-            double d = 0;
-            for (int k = 0; k < 3; k++) {
-                const double e = M[k] - (double)pos[3 * (size_t)w + k];
-                d += e * e;
-            }
-            if (d > st->hi2) return 0;
-        }
-    return 1;
-}
-
-/* 1 when no face left at a or b after the collapse (both at M) is folded (against its old
- * normal), degenerate or a sliver: twice its area under SLIVER times its longest edge squared
- * (an equilateral triangle has sqrt(3)/2; 0.05 is a smallest angle of about 3 degrees). The
- * template refuses only faces that are degenerate to rounding; a remesher should not make
- * needles it must then repair. With M at the midpoint the template checks the folds again;
- * at a feature end (where the remesher then puts the vertex) this check is the one that
- * counts, and exact: a kept collapse's faces hold no other kept collapse's vertices. */
-#define SLIVER 0.05
-/* A new face is refused when it is a sliver (quality under SLIVER) and worse than the face(s)
- * it replaces: the remesher never makes needles, and may still work where the input has them. */
-static int worse_sliver(double q_new, double q_old)
-{
-    return q_new < SLIVER && q_new < q_old;
-}
-
-static int collapse_faces_ok(const mmx__flip_topo *t, const float *pos, mmx_index a, mmx_index b,
-                             const double M[3])
-{
-    const mmx_index ends[2] = {a, b};
-    for (int h = 0; h < 2; h++)
-        for (mmx_index k = t->vf_ptr[ends[h]]; k < t->vf_ptr[ends[h] + 1]; k++) {
-            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
-            const int ha = f[0] == a || f[1] == a || f[2] == a;
-            const int hb = f[0] == b || f[1] == b || f[2] == b;
-            if (ha && hb) continue; /* removed */
-            double P[3][3], Q[3][3], n[3];
-            for (int j = 0; j < 3; j++) {
-                mmx__point(pos, f[j], Q[j]);
-                if (f[j] == a || f[j] == b) memcpy(P[j], M, 3 * sizeof *M);
-                else memcpy(P[j], Q[j], sizeof Q[j]);
-            }
-            mmx__tri_normal(Q[0], Q[1], Q[2], n);
-            if (mmx__bad_triangle(P[0], P[1], P[2], n)) return 0;
-            if (worse_sliver(mmx__tri_quality(P[0], P[1], P[2]), mmx__tri_quality(Q[0], Q[1], Q[2])))
-                return 0;
-        }
-    return 1;
-}
-
-/* 1 when feature edge {r, k} may collapse r onto k: r lies inside a feature line (two feature
- * edges, no corner tag) and is within L / 10 of the segment from k to its other feature
- * neighbour o, so the line keeps its shape (on nefertiti's noisy 60-degree lines, L / 20 left
- * more short feature edges and their thin neighbours: the 1st percentile of the smallest
- * angle 24 degrees against 27, with a Hausdorff distance as large). */
-static int line_vertex(const state *st, const mmx__flip_topo *t, const mmx_index *fdeg,
-                       mmx_index r, mmx_index k)
-{
-    if (fdeg[r] != 2 || st->pin[r] || !is_feature(st, r, k)) return 0;
-    const mmx_csc *E = t->adj->E;
-    mmx_index o = -1;
-    for (mmx_index q = E->colptr[r]; q < E->colptr[r + 1]; q++) {
-        const mmx_index w = E->rowidx[q];
-        if (w != k && w != r && is_feature(st, r, w)) o = w;
-    }
-    if (o < 0 || o == k) return 0;
-    double R[3], K[3], O[3], d[3], x[3];
-    mmx__point(st->cur->pos, r, R);
-    mmx__point(st->cur->pos, k, K);
-    mmx__point(st->cur->pos, o, O);
-    double dd = 0, u = 0;
-    for (int j = 0; j < 3; j++) d[j] = O[j] - K[j], dd += d[j] * d[j], u += (R[j] - K[j]) * d[j];
-    u = dd > 0 ? fmin(1, fmax(0, u / dd)) : 0;
-    double e2 = 0;
-    for (int j = 0; j < 3; j++) x[j] = K[j] + u * d[j] - R[j], e2 += x[j] * x[j];
-    return e2 <= st->lo2 / (0.8 * 0.8) / 100.0; /* (L / 10)^2 */
-}
-
 static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
@@ -329,28 +222,12 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 fdeg[(mmx_index)(uint32_t)st->feat[i]]++;
             }
         }
-        /* An edge with one feature end (not on the boundary, which the template refuses)
-         * collapses onto that end: the feature vertex stays where it is. A feature edge
-         * collapses when one end lies inside a feature line (two feature edges, no corner tag)
-         * that stays straight without it: that end goes onto the other. */
-        if (!s)
-            for (mmx_index e = 0; e < t.nedges; e++) {
-                const mmx_index a = t.adj->ev[2 * (size_t)e], b = t.adj->ev[2 * (size_t)e + 1];
-                if (len2(pos, a, b) >= st->lo2) continue;
-                mmx_index k = fv[a] ? a : fv[b] ? b : -1;
-                if (fv[a] && fv[b]) {
-                    const mmx_index r = line_vertex(st, &t, fdeg, b, a) ? b
-                                        : line_vertex(st, &t, fdeg, a, b) ? a : -1;
-                    if (r < 0) continue;
-                    k = r == a ? b : a;
-                }
-                double M[3];
-                merged(pos, a, b, k, M);
-                if (collapse_short_enough(st, &t, a, b, M) && collapse_faces_ok(&t, pos, a, b, M)) {
-                    keep[n] = k;
-                    seeds[n++] = e;
-                }
-            }
+        /* remesh_step.h's rule, edge by edge. */
+        if (!s) {
+            const mmx__rm_view rv = rm_view(st, &t, fv, fdeg);
+            for (mmx_index e = 0; e < t.nedges; e++)
+                if (mmx__rm_collapse_seed(&rv, e, &keep[n])) seeds[n++] = e;
+        }
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
             s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
@@ -475,26 +352,9 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
         if (!s) {
             memset(deg, 0, (size_t)t.nverts * sizeof *deg);
             for (size_t k = 0; k < 2 * (size_t)t.nedges; k++) deg[t.adj->ev[k]]++;
-            for (mmx_index e = 0; e < t.nedges; e++) {
-                mmx_index q[4];
-                if (!mmx__flip_quad(&t, e, q) || is_feature(st, q[0], q[1])) continue;
-                long before = 0, after = 0;
-                for (int j = 0; j < 4; j++) {
-                    const long target = t.adj->boundary[q[j]] ? 4 : 6;
-                    const long d = (long)deg[q[j]] - target, d2 = d + (j < 2 ? -1 : 1);
-                    before += d * d;
-                    after += d2 * d2;
-                }
-                if (after >= before) continue;
-                double A[3], B[3], C[3], D[3];
-                mmx__point(st->cur->pos, q[0], A);
-                mmx__point(st->cur->pos, q[1], B);
-                mmx__point(st->cur->pos, q[2], C);
-                mmx__point(st->cur->pos, q[3], D);
-                const double q_new = fmin(mmx__tri_quality(A, D, C), mmx__tri_quality(D, B, C));
-                const double q_old = fmin(mmx__tri_quality(A, B, C), mmx__tri_quality(B, A, D));
-                if (!worse_sliver(q_new, q_old)) seeds[n++] = e;
-            }
+            const mmx__rm_view rv = rm_view(st, &t, NULL, NULL);
+            for (mmx_index e = 0; e < t.nedges; e++)
+                if (mmx__rm_flip_seed(&rv, deg, e)) seeds[n++] = e;
             n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
         }
         if (!s && n > 0)
@@ -518,28 +378,6 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
 
 /* ---- tangential relaxation and projection ---------------------------------------------------- */
 
-/* Per vertex: the area-weighted normal (the sum of its faces' cross products) into vn and the
- * barycentric area into va (a third of each face's area), summed over its faces in ascending
- * order. */
-static void normals_areas(const mmx__flip_topo *t, const float *pos, double *vn, double *va)
-{
-    for (mmx_index v = 0; v < t->nverts; v++) {
-        double n[3] = {0, 0, 0}, a = 0;
-        for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
-            const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
-            double P[3], Q[3], R[3], x[3];
-            mmx__point(pos, f[0], P);
-            mmx__point(pos, f[1], Q);
-            mmx__point(pos, f[2], R);
-            mmx__tri_normal(P, Q, R, x);
-            for (int j = 0; j < 3; j++) n[j] += x[j];
-            a += sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]) / 6.0;
-        }
-        memcpy(vn + 3 * (size_t)v, n, sizeof n);
-        va[v] = a;
-    }
-}
-
 static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
 {
     mmx__flip_topo t;
@@ -559,27 +397,14 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
     if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
     if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *sd, (void **)&sd);
     if (!s) {
-        normals_areas(&t, pos, vn, va);
+        const mmx__rm_view rv = rm_view(st, &t, fv, NULL);
+        for (mmx_index v = 0; v < t.nverts; v++)
+            mmx__rm_normal_area(&rv, v, vn + 3 * (size_t)v, &va[v]);
         memcpy(p, pos, 3 * (size_t)t.nverts * sizeof *p);
-        const mmx_csc *E = t.adj->E;
         /* Every target from the positions at the start of the step (Jacobi). */
         for (mmx_index v = 0; v < t.nverts; v++) {
-            if (fv[v] || t.vf_ptr[v] == t.vf_ptr[v + 1]) continue;
-            double q[3] = {0, 0, 0}, w = 0, P[3], X[3];
-            for (mmx_index e = E->colptr[v]; e < E->colptr[v + 1]; e++) {
-                const mmx_index u = E->rowidx[e];
-                if (u == v) continue;
-                for (int k = 0; k < 3; k++) q[k] += va[u] * (double)pos[3 * (size_t)u + k];
-                w += va[u];
-            }
-            const double *nv = vn + 3 * (size_t)v;
-            const double nn = sqrt(nv[0] * nv[0] + nv[1] * nv[1] + nv[2] * nv[2]);
-            if (!(w > 0) || !(nn > 0)) continue;
-            mmx__point(pos, v, P);
-            double h = 0;
-            for (int k = 0; k < 3; k++) q[k] /= w;
-            for (int k = 0; k < 3; k++) h += nv[k] / nn * (P[k] - q[k]);
-            for (int k = 0; k < 3; k++) P[k] = q[k] + h * nv[k] / nn; /* in the tangent plane */
+            double P[3], X[3];
+            if (!mmx__rm_relax_point(&rv, vn, va, v, P)) continue;
             if (mmx__bvh_closest(bvh, P, X, NULL) < 0) continue;
             float *to = targets + 3 * (size_t)n;
             for (int k = 0; k < 3; k++) to[k] = (float)X[k];
@@ -590,7 +415,7 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
          * go again, with their targets, in the next round. */
         for (int r = 0; r < RELAX_ROUNDS && n > 0 && !s; r++) {
             mmx_cavity_counts c;
-            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, SLIVER, &c, sd);
+            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, MMX__RM_SLIVER, &c, sd);
             if (s) break;
             st->round++;
             it->relax_rounds++;
@@ -675,7 +500,7 @@ static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip
     mmx_index nf = 0;
     for (mmx_index e = 0; e < t->nedges; e++) {
         const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
-        sum += sqrt(len2(pos, a, b));
+        sum += sqrt(mmx__rm_len2(pos, a, b));
         int feature = t->adj->sides[e] == 1;
         mmx_index q[4];
         if (!feature && st->o->feature_angle < 180 && mmx__flip_quad(t, e, q)) {

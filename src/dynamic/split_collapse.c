@@ -25,8 +25,7 @@ int mmx__bad_triangle(const double P[3], const double Q[3], const double R[3], c
     return mmx__hd_bad_triangle(P, Q, R, N);
 }
 
-/* The topology's arrays as sc_step.h's view (the code the CUDA round runs too). */
-static mmx__sc_view sc_view(const mmx__flip_topo *t)
+mmx__sc_view mmx__sc_host_view(const mmx__flip_topo *t)
 {
     const mmx__sc_view v = {t->view, t->hf, t->adj->sides, t->adj->boundary, t->adj->E->colptr,
                             t->adj->E->rowidx, t->vf_ptr, t->vf};
@@ -36,14 +35,14 @@ static mmx__sc_view sc_view(const mmx__flip_topo *t)
 int mmx__split_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mmx_cavity_seed *sd,
                       mmx_index *ring, mmx_index *nring)
 {
-    const mmx__sc_view v = sc_view(t);
+    const mmx__sc_view v = mmx__sc_host_view(t);
     return mmx__sc_split_cavity(&v, pos, e, sd, ring, nring);
 }
 
 int mmx__collapse_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e,
                          mmx_cavity_seed *sd, mmx_index *ring, mmx_index *nring)
 {
-    const mmx__sc_view v = sc_view(t);
+    const mmx__sc_view v = mmx__sc_host_view(t);
     return mmx__sc_collapse_cavity(&v, pos, e, sd, ring, nring);
 }
 
