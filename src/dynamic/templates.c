@@ -6,29 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dynamic_internal.h"
+#include "reloc_step.h"
 
 /* ---- face split ------------------------------------------------------------------------------ */
 
-/* The centroid of face f, in double then rounded to float (what the fill stores). */
-static void centroid(const float *pos, const mmx_index *f, float m[3])
-{
-    for (int k = 0; k < 3; k++)
-        m[k] = (float)(((double)pos[3 * (size_t)f[0] + k] + (double)pos[3 * (size_t)f[1] + k] +
-                        (double)pos[3 * (size_t)f[2] + k]) / 3.0);
-}
-
+/* A face split's validity, centroid and fill are reloc_step.h's (the code the CUDA round runs
+ * too). */
 static int face_split_valid(const mmx__flip_topo *t, const float *pos, mmx_index face)
 {
-    if (!pos) return 1;
-    const mmx_index *f = t->verts + 3 * (size_t)face;
-    float mf[3];
-    centroid(pos, f, mf);
-    double P[3][3], M[3] = {mf[0], mf[1], mf[2]}, n[3];
-    for (int k = 0; k < 3; k++) mmx__point(pos, f[k], P[k]);
-    mmx__tri_normal(P[0], P[1], P[2], n);
-    for (int k = 0; k < 3; k++)
-        if (mmx__bad_triangle(P[k], P[(k + 1) % 3], M, n)) return 0;
-    return 1;
+    return mmx__fs_valid(&t->view, pos, face);
 }
 
 mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
@@ -90,16 +76,10 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
         if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
         mmx_index next = t->nfaces;
         for (mmx_index i = 0; i < nk; i++) {
-            const mmx_index face = seeds[kept[i]], m = t->nverts + i;
-            mmx_index *f = verts + 3 * (size_t)face;
-            const mmx_index a = f[0], b = f[1], cc = f[2];
+            const mmx_index m = t->nverts + i;
             sd[kept[i]].vertex = m;
-            if (pos) centroid(pos, t->verts + 3 * (size_t)face, p + 3 * (size_t)m);
-            f[2] = m; /* (a, b, m) */
-            mmx_index *g = verts + 3 * (size_t)next++;
-            g[0] = b, g[1] = cc, g[2] = m;
-            g = verts + 3 * (size_t)next++;
-            g[0] = cc, g[1] = a, g[2] = m;
+            mmx__fs_fill(t->verts, pos, seeds[kept[i]], m, next, verts, p);
+            next += 2;
         }
         mmx_mesh *m = NULL;
         s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, &m);
@@ -140,30 +120,13 @@ double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
     return mmx__hd_tri_quality(P, Q, R);
 }
 
-/* 1 when moving v to `to` keeps every face at v non-degenerate and unfolded (against its own
- * old normal), and of quality at least min_quality or no worse than before; 0 for a vertex in
- * no face or a target that is not finite. */
-static int move_valid(const mmx__flip_topo *t, const float *pos, mmx_index v, const float *to,
-                      double min_quality)
+/* The topology's arrays as reloc_step.h's view (a move reads the faces and the faces at each
+ * vertex). */
+static mmx__sc_view sc_view(const mmx__flip_topo *t)
 {
-    if (t->vf_ptr[v] == t->vf_ptr[v + 1]) return 0;
-    if (!isfinite(to[0]) || !isfinite(to[1]) || !isfinite(to[2])) return 0;
-    const double T[3] = {to[0], to[1], to[2]};
-    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
-        const mmx_index *f = t->verts + 3 * (size_t)t->vf[k];
-        double P[3][3], Q[3][3], n[3];
-        for (int j = 0; j < 3; j++) {
-            mmx__point(pos, f[j], P[j]);
-            memcpy(Q[j], f[j] == v ? T : P[j], sizeof T);
-        }
-        mmx__tri_normal(P[0], P[1], P[2], n);
-        if (mmx__bad_triangle(Q[0], Q[1], Q[2], n)) return 0;
-        if (min_quality > 0) {
-            const double q = mmx__tri_quality(Q[0], Q[1], Q[2]);
-            if (q < min_quality && q < mmx__tri_quality(P[0], P[1], P[2])) return 0;
-        }
-    }
-    return 1;
+    const mmx__sc_view v = {t->view, t->hf, t->adj->sides, t->adj->boundary, t->adj->E->colptr,
+                            t->adj->E->rowidx, t->vf_ptr, t->vf};
+    return v;
 }
 
 mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
@@ -190,6 +153,7 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
     if (!s) s = mmx__host_alloc(ctx, nring + 1, sizeof *ring, (void **)&ring);
     if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&taken);
     mmx_cavity_counts c = {n, 0, 0, 0};
+    const mmx__sc_view view = sc_view(t);
     if (!s) {
         memset(taken, 0, (size_t)t->nfaces);
         mmx_index nvalid = 0;
@@ -200,7 +164,7 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
             x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
             x->priority = mmx_cavity_priority(v, round);
             mmx_index len = 0;
-            if (move_valid(t, pos, v, targets + 3 * (size_t)i, min_quality)) {
+            if (mmx__mv_valid(&view, pos, v, targets + 3 * (size_t)i, min_quality)) {
                 order[nvalid++] = (mmx__cavity_key){x->priority, v, i};
                 for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
                     ring[ptr[i] + len++] = t->vf[k];
