@@ -249,26 +249,32 @@ Test(cavity, refusals)
     mmx_ctx_free(ctx);
 }
 
-/* Splits and collapses run on CUDA (the GPU tests below); the face split and vertex move
- * templates stay on the host and refuse a CUDA context with a sentence. */
-Test(cavity, cuda_refuses_face_splits_and_moves)
+/* On CUDA every template takes a device mesh only and names a bad seed or face, as the host
+ * does (the GPU tests below check the rounds themselves). */
+Test(cavity, cuda_template_refusals)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *m = tu_shape(cu, "icosphere:1"), *out = NULL;
-    const mmx_index seed = 0;
+    mmx_mesh *m = tu_shape(cu, "icosphere:1"), *quads = tu_shape(cu, "torus:8:6"), *out = NULL;
+    const mmx_index seed = 0, far = 1000000;
     const float target[3] = {0, 0, 0};
-    cr_assert_eq(mmx_cavity_face_split_round(cu, m, &seed, 1, 0, &out, NULL, NULL),
-                 MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
-    cr_assert_eq(mmx_cavity_relocate_round(cu, m, &seed, target, 1, 0, &out, NULL, NULL),
-                 MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_face_split_round(cu, m, &far, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "face 1000000"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_relocate_round(cu, m, &far, target, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "vertex 1000000"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_face_split_round(cu, quads, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(cu), "face 0 has 4 vertices"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_relocate_round(cu, quads, &seed, target, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_MESH);
     cr_assert_null(out);
-    /* A split or collapse on CUDA takes a device mesh only and names a bad seed. */
     mmx_ctx *host = tu_host_ctx();
     mmx_mesh *hm = tu_shape(host, "icosphere:1");
-    const mmx_index far = 1000000;
     cr_assert_eq(mmx_cavity_round(cu, hm, MMX_CAVITY_EDGE_SPLIT, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_SPACE);
+    cr_assert_eq(mmx_cavity_face_split_round(cu, hm, &seed, 1, 0, &out, NULL, NULL),
+                 MMX_ERR_SPACE);
+    cr_assert_eq(mmx_cavity_relocate_round(cu, hm, &seed, target, 1, 0, &out, NULL, NULL),
                  MMX_ERR_SPACE);
     cr_assert_eq(mmx_cavity_round(cu, m, MMX_CAVITY_EDGE_COLLAPSE, &far, 1, 0, &out, NULL, NULL),
                  MMX_ERR_ARG);
@@ -276,6 +282,7 @@ Test(cavity, cuda_refuses_face_splits_and_moves)
     cr_assert_null(out);
     mmx_mesh_free(hm);
     mmx_ctx_free(host);
+    mmx_mesh_free(quads);
     mmx_mesh_free(m);
     mmx_ctx_free(cu);
 }
@@ -1536,6 +1543,291 @@ Test(cavity, cuda_sc_topology_is_the_hosts)
         const int boundary = sc_dev_matches_host(cu, ms[i]);
         if (i == 0) cr_assert(boundary, "the grid has a boundary: hf's own entries untested");
         mmx_mesh_free(ms[i]);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* ---- face splits and moves on CUDA against the host ----------------------------------------- */
+
+/* The same outcome, cavity and vertex per seed, the same counts, and output meshes of the same
+ * bytes (sizes, faces, positions): a device mesh d against a host mesh h. */
+static void expect_same_round(mmx_ctx *cu, const char *what, int k, mmx_index n,
+                              const mmx_cavity_counts *hc, const mmx_cavity_counts *dc,
+                              const mmx_cavity_seed *hs, const mmx_cavity_seed *ds,
+                              const mmx_mesh *h, const mmx_mesh *d)
+{
+    cr_assert_eq(memcmp(hc, dc, sizeof *hc), 0,
+                 "%s round %d: counts %d/%d/%d/%d host, %d/%d/%d/%d cuda", what, k, hc->proposed,
+                 hc->kept, hc->invalid, hc->conflicts, dc->proposed, dc->kept, dc->invalid,
+                 dc->conflicts);
+    for (mmx_index i = 0; i < n; i++)
+        cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                     "%s round %d seed %d: outcome %d faces %d %d vertex %d host, outcome %d "
+                     "faces %d %d vertex %d cuda", what, k, i, hs[i].outcome, hs[i].faces[0],
+                     hs[i].faces[1], hs[i].vertex, ds[i].outcome, ds[i].faces[0],
+                     ds[i].faces[1], ds[i].vertex);
+    mmx_mesh *back = to_space(cu, d, MMX_SPACE_HOST);
+    const mmx_index nv = mmx_mesh_nverts(h), nf = mmx_mesh_nfaces(h);
+    cr_assert_eq(mmx_mesh_nverts(back), nv, "%s round %d", what, k);
+    cr_assert_eq(mmx_mesh_nfaces(back), nf, "%s round %d", what, k);
+    cr_assert_eq(back->M->order, 3);
+    cr_assert_eq(memcmp(back->M->rowidx, h->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)), 0,
+                 "%s round %d: faces differ", what, k);
+    cr_assert_eq(!back->pos, !h->pos);
+    if (h->pos)
+        cr_assert_eq(memcmp(back->pos, h->pos, 3 * (size_t)nv * sizeof(float)), 0,
+                     "%s round %d: positions differ", what, k);
+    mmx_mesh_free(back);
+}
+
+/* The length of the diagonal of the bounding box of positions pos (nv x 3). */
+static float diagonal(const float *pos, mmx_index nv)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (mmx_index v = 0; v < nv; v++)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = fminf(lo[k], pos[3 * v + k]);
+            hi[k] = fmaxf(hi[k], pos[3 * v + k]);
+        }
+    return sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                 (hi[2] - lo[2]) * (hi[2] - lo[2]));
+}
+
+/* Random move seeds for positions pos (nv x 3, host): n vertices drawn with repeats, each with
+ * a target near its vertex (a step up to 1/200 of the diagonal), far from it (every 7th: up to
+ * a third of the diagonal, which folds faces), or not finite (every 41st NaN, every 53rd
+ * infinite). */
+static void random_moves(const float *pos, mmx_index nv, uint32_t *rng, mmx_index n,
+                         mmx_index *seeds, float *targets)
+{
+    const float d = diagonal(pos, nv);
+    for (mmx_index i = 0; i < n; i++) {
+        const mmx_index v = (mmx_index)(tu_rng(rng) % (uint32_t)nv);
+        const float step = i % 7 == 3 ? d / 3 : d / 200;
+        seeds[i] = v;
+        for (int k = 0; k < 3; k++)
+            targets[3 * i + k] =
+                pos[3 * v + k] + step * ((float)(tu_rng(rng) % 2001) / 1000.0f - 1.0f);
+        if (i % 41 == 5) targets[3 * i + 1] = NAN;
+        if (i % 53 == 7) targets[3 * i + 2] = INFINITY;
+    }
+}
+
+/* Rounds of face splits then moves, alternating, on the host and on CUDA from the same input:
+ * each face split round seeded by random faces with repeats (about 60% of the faces, drawn
+ * independently, so many twice), each move round by random vertices with repeats and random
+ * targets (random_moves), the rounds' outputs feeding the next: the same per-seed outcomes,
+ * counts and output bytes. A mesh without positions runs the face splits only. Returns the
+ * number of rounds with conflicts and with invalid seeds (the caller asks for some). */
+static void cuda_templates_match_host(mmx_ctx *cu, mmx_mesh *hm, uint32_t seed, int *conflicts,
+                                      int *invalid)
+{
+    mmx_ctx *host = hm->ctx;
+    mmx_mesh *dm = to_space(cu, hm, MMX_SPACE_DEVICE);
+    mmx_mesh *hcur = hm, *dcur = dm;
+    uint32_t rng = seed;
+    /* No seeds: the mesh comes back as it was. */
+    mmx_cavity_counts hc, dc;
+    mmx_mesh *hn = NULL, *dn = NULL;
+    MMX_OK_OR_FAIL(host, mmx_cavity_face_split_round(host, hm, NULL, 0, 0, &hn, &hc, NULL));
+    MMX_OK_OR_FAIL(cu, mmx_cavity_face_split_round(cu, dm, NULL, 0, 0, &dn, &dc, NULL));
+    expect_same_round(cu, "empty face split", 0, 0, &hc, &dc, NULL, NULL, hn, dn);
+    mmx_mesh_free(hn);
+    mmx_mesh_free(dn);
+    if (hm->pos) {
+        MMX_OK_OR_FAIL(host, mmx_cavity_relocate_round(host, hm, NULL, NULL, 0, 0, &hn, &hc, NULL));
+        MMX_OK_OR_FAIL(cu, mmx_cavity_relocate_round(cu, dm, NULL, NULL, 0, 0, &dn, &dc, NULL));
+        expect_same_round(cu, "empty move", 0, 0, &hc, &dc, NULL, NULL, hn, dn);
+        mmx_mesh_free(hn);
+        mmx_mesh_free(dn);
+    }
+    for (int k = 0; k < 4; k++) {
+        const int move = k % 2 && hm->pos;
+        const mmx_index nf = mmx_mesh_nfaces(hcur), nv = mmx_mesh_nverts(hcur);
+        const mmx_index n = move ? nv + nv / 3 : nf / 2 + nf / 10;
+        mmx_index *seeds = malloc(((size_t)n + 1) * sizeof *seeds);
+        float *targets = malloc((3 * (size_t)n + 1) * sizeof *targets);
+        mmx_cavity_seed *hs = malloc(((size_t)n + 1) * sizeof *hs);
+        mmx_cavity_seed *ds = malloc(((size_t)n + 1) * sizeof *ds);
+        cr_assert(seeds && targets && hs && ds);
+        memset(ds, 0x5a, ((size_t)n + 1) * sizeof *ds); /* every entry must be written */
+        if (move) {
+            random_moves(hcur->pos, nv, &rng, n, seeds, targets);
+            MMX_OK_OR_FAIL(host, mmx_cavity_relocate_round(host, hcur, seeds, targets, n,
+                                                           (uint32_t)k, &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_relocate_round(cu, dcur, seeds, targets, n,
+                                                         (uint32_t)k, &dn, &dc, ds));
+        } else {
+            for (mmx_index i = 0; i < n; i++) seeds[i] = (mmx_index)(tu_rng(&rng) % (uint32_t)nf);
+            MMX_OK_OR_FAIL(host, mmx_cavity_face_split_round(host, hcur, seeds, n, (uint32_t)k,
+                                                             &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_face_split_round(cu, dcur, seeds, n, (uint32_t)k, &dn,
+                                                           &dc, ds));
+        }
+        cr_assert(hc.kept > 0, "round %d kept nothing", k);
+        *conflicts += hc.conflicts > 0;
+        *invalid += hc.invalid > 0;
+        expect_same_round(cu, move ? "move" : "face split", k, n, &hc, &dc, hs, ds, hn, dn);
+        /* Without per_seed and counts the device round makes the same mesh. */
+        mmx_mesh *dn2 = NULL;
+        if (move)
+            MMX_OK_OR_FAIL(cu, mmx_cavity_relocate_round(cu, dcur, seeds, targets, n, (uint32_t)k,
+                                                         &dn2, NULL, NULL));
+        else
+            MMX_OK_OR_FAIL(cu, mmx_cavity_face_split_round(cu, dcur, seeds, n, (uint32_t)k, &dn2,
+                                                           NULL, NULL));
+        expect_same_round(cu, "again", k, 0, &hc, &hc, NULL, NULL, hn, dn2);
+        mmx_mesh_free(dn2);
+        if (hcur != hm) mmx_mesh_free(hcur);
+        if (dcur != dm) mmx_mesh_free(dcur);
+        hcur = hn, dcur = dn;
+        free(seeds);
+        free(targets);
+        free(hs);
+        free(ds);
+    }
+    if (hcur != hm) mmx_mesh_free(hcur);
+    if (dcur != dm) mmx_mesh_free(dcur);
+    mmx_mesh_free(dm);
+}
+
+Test(cavity, cuda_face_splits_moves_match_host_grid)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 40, 30, 21);
+    int conflicts = 0, invalid = 0;
+    cuda_templates_match_host(cu, m, 11, &conflicts, &invalid);
+    cr_assert(conflicts >= 3 && invalid >= 2, "%d rounds with conflicts, %d with invalid seeds",
+              conflicts, invalid);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_face_splits_moves_match_host_spheres)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    int conflicts = 0, invalid = 0;
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        mmx_mesh *m = noisy_icosphere(host, seed);
+        cuda_templates_match_host(cu, m, seed, &conflicts, &invalid);
+        mmx_mesh_free(m);
+    }
+    cr_assert(conflicts >= 9 && invalid >= 6, "%d rounds with conflicts, %d with invalid seeds",
+              conflicts, invalid);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* Random diagonals, and one without positions (face splits only, no check to fail). */
+Test(cavity, cuda_face_splits_moves_match_host_random)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    int conflicts = 0, invalid = 0;
+    for (uint32_t seed = 5; seed <= 7; seed++) {
+        mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
+        cuda_templates_match_host(cu, m, seed, &conflicts, &invalid);
+        if (seed == 7) {
+            mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
+                                        m->M->rowidx, NULL);
+            int c2 = 0, i2 = 0;
+            cuda_templates_match_host(cu, bare, seed, &c2, &i2);
+            cr_assert(c2 == 4 && i2 == 0, "%d rounds with conflicts, %d with invalid seeds", c2, i2);
+            mmx_mesh_free(bare);
+        }
+        mmx_mesh_free(m);
+    }
+    cr_assert(conflicts >= 9 && invalid >= 6, "%d rounds with conflicts, %d with invalid seeds",
+              conflicts, invalid);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_face_splits_moves_match_host_bigguy)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = bigguy_triangles(host);
+    int conflicts = 0, invalid = 0;
+    cuda_templates_match_host(cu, m, 9, &conflicts, &invalid);
+    cr_assert(conflicts >= 3 && invalid >= 2, "%d rounds with conflicts, %d with invalid seeds",
+              conflicts, invalid);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* The remesher's relocation (mmx__relocate_round_pos with a quality bound) against the device
+ * round on the device topology, several rounds on one topology (positions carried over, as
+ * the remesher runs them): the same outcomes, counts and positions, bit for bit. */
+Test(cavity, cuda_relocation_with_quality_bound_matches_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *ms[2] = {noisy_icosphere(host, 4), random_grid(host, 33, 27, 3)};
+    for (int mi = 0; mi < 2; mi++) {
+        mmx_mesh *hm = ms[mi], *dm = to_space(cu, hm, MMX_SPACE_DEVICE);
+        mmx__flip_topo ht;
+        mmx__sc_dev dt;
+        MMX_OK_OR_FAIL(host, mmx__flip_topo_build(host, hm, "test", &ht));
+        MMX_OK_OR_FAIL(cu, mmx__sc_dev_build(cu, dm, "test", &dt));
+        const mmx_index nv = ht.nverts, n = nv + nv / 4;
+        const size_t pb = 3 * (size_t)nv * sizeof(float);
+        float *hp = malloc(pb), *dp = dev_copy_of(cu, hm->pos, pb);
+        memcpy(hp, hm->pos, pb);
+        mmx_index *seeds = malloc((size_t)n * sizeof *seeds);
+        float *targets = malloc(3 * (size_t)n * sizeof *targets);
+        mmx_cavity_seed *hs = malloc((size_t)n * sizeof *hs);
+        cr_assert(hp && seeds && targets && hs);
+        uint32_t rng = 77 + (uint32_t)mi;
+        int refused_by_quality = 0;
+        for (int k = 0; k < 3; k++) {
+            /* The targets drawn around the current positions (the host's: the same so far). */
+            random_moves(hp, nv, &rng, n, seeds, targets);
+            mmx_cavity_counts hc, dc, h0;
+            /* Without the bound first, on a scratch copy, to see the bound refuse moves. */
+            float *scratch = malloc(pb);
+            cr_assert(scratch);
+            memcpy(scratch, hp, pb);
+            MMX_OK_OR_FAIL(host, mmx__relocate_round_pos(host, &ht, scratch, seeds, targets, n,
+                                                         (uint32_t)k, 0, &h0, NULL));
+            free(scratch);
+            MMX_OK_OR_FAIL(host, mmx__relocate_round_pos(host, &ht, hp, seeds, targets, n,
+                                                         (uint32_t)k, 0.3, &hc, hs));
+            refused_by_quality += hc.invalid > h0.invalid;
+            mmx_index *dseeds = dev_copy_of(cu, seeds, (size_t)n * sizeof *seeds);
+            float *dtargets = dev_copy_of(cu, targets, 3 * (size_t)n * sizeof *targets);
+            mmx_cavity_seed *dsd = NULL;
+            MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, (size_t)n * sizeof *hs,
+                                             (void **)&dsd));
+            MMX_OK_OR_FAIL(cu, mmx__relocate_round_cuda(cu, &dt.view, dp, dseeds, dtargets, n,
+                                                        (uint32_t)k, 0.3, &dc, dsd));
+            mmx_cavity_seed *ds = host_copy_of(cu, dsd, (size_t)n * sizeof *ds);
+            float *got = host_copy_of(cu, dp, pb);
+            cr_assert(hc.kept > 0 && hc.conflicts > 0 && hc.invalid > 0);
+            cr_assert_eq(memcmp(&hc, &dc, sizeof hc), 0, "mesh %d round %d: counts %d/%d/%d host, "
+                         "%d/%d/%d cuda", mi, k, hc.kept, hc.invalid, hc.conflicts, dc.kept,
+                         dc.invalid, dc.conflicts);
+            for (mmx_index i = 0; i < n; i++)
+                cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                             "mesh %d round %d seed %d: outcome %d host, %d cuda", mi, k, i,
+                             hs[i].outcome, ds[i].outcome);
+            cr_assert_eq(memcmp(got, hp, pb), 0, "mesh %d round %d: positions differ", mi, k);
+            free(ds);
+            free(got);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, dseeds);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, dtargets);
+            mmx_mem_free(cu, MMX_SPACE_DEVICE, dsd);
+        }
+        cr_assert(refused_by_quality > 0, "mesh %d: the bound never refused a move", mi);
+        free(hp);
+        free(seeds);
+        free(targets);
+        free(hs);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dp);
+        mmx__sc_dev_free(cu, &dt);
+        mmx__flip_topo_free(&ht);
+        mmx_mesh_free(dm);
+        mmx_mesh_free(hm);
     }
     mmx_ctx_free(host);
     mmx_ctx_free(cu);

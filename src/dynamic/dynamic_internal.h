@@ -128,6 +128,11 @@ void mmx__flip_dev_free(mmx_ctx *ctx, mmx__flip_dev *t);
  * rowidx uninitialised (for a fill to write). Synchronises: no. */
 mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out);
 
+/* A reduced triangle mesh on the device with nv vertices and nf faces, rowidx and (with_pos)
+ * pos uninitialised. Synchronises: no. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__dev_tri_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos,
+                             mmx_mesh **out);
+
 /* The CUDA halves (queued on the context's stream unless said otherwise). */
 
 /* ef from the adjacency's fe and sides (triangles: corner k is in face k / 3). */
@@ -226,14 +231,26 @@ void mmx__sc_dev_free(mmx_ctx *ctx, mmx__sc_dev *t);
 
 /* A vertex relocation round on the device (reloc.cu; templates.c states it on the host):
  * the seeds' moves (seeds, targets: device, n and 3n) checked by the host's rule with
- * min_quality, the kept set by mmx__select_cuda over the faces at each seed, the kept moves
- * written into pos (device, nverts x 3) in place; counts (host) and per_seed (device, n, or
- * NULL) as mmx__relocate_round_pos's. Seeds must be vertices of v (checked by the caller).
- * The same outcomes and bytes as mmx__relocate_round_pos. Synchronises: as mmx__select_cuda. */
+ * min_quality (reloc_step.h, the host's code), the kept set by mmx__select_cuda over the faces
+ * at each seed, the kept moves written into pos (device, nverts x 3) in place; counts (host)
+ * and per_seed (device, n, or NULL) as mmx__relocate_round_pos's. Seeds must be vertices of v
+ * (checked by the caller). The same outcomes and bytes as mmx__relocate_round_pos.
+ * Synchronises: as mmx__select_cuda, and once more to read the invalid seeds' count (n = 0:
+ * none). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
                                     const mmx_index *seeds, const float *targets, mmx_index n,
                                     uint32_t round, double min_quality,
                                     mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+
+/* A face split round on the device (face_split.cu; templates.c states it on the host): v the
+ * flip view of `mesh` (device), seeds (faces of it, checked by the caller) and per_seed (n, or
+ * NULL) in device memory; the new device mesh into *out, counts (host) the round's. The same
+ * outcomes, counts and bytes as mmx__face_split_round_topo. Synchronises: once, to read the
+ * counts (which size the output). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                      const mmx__flip_view *v, const mmx_index *seeds,
+                                      mmx_index n, uint32_t round, mmx_mesh **out,
+                                      mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* The face split and relocation rounds (templates.c) on a topology already built. The
  * relocation writes the kept seeds' targets into pos (nverts x 3, host) in place: the

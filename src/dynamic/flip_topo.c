@@ -147,14 +147,14 @@ mmx_status mmx__flip_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *w
     return MMX_OK;
 }
 
-mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out)
+mmx_status mmx__dev_tri_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos,
+                             mmx_mesh **out)
 {
     *out = NULL;
     mmx_mesh *m = calloc(1, sizeof *m);
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     m->space = MMX_SPACE_DEVICE;
     m->ctx = ctx;
-    const mmx_index nv = src->M->nrows, nf = src->M->ncols;
     mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
     if (!s) { /* the reduced form's properties (spla.h) */
         m->M->maxcol = nf > 0 ? 3 : 0;
@@ -162,14 +162,28 @@ mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out)
         m->M->maxval = nf > 0 ? 3 : 0;
         m->M->positional = 1;
     }
-    const size_t pbytes = (size_t)nv * 3 * sizeof(float);
-    if (!s && src->pos) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, pbytes, (void **)&m->pos);
-    if (!s && src->pos)
-        s = mmx_mem_copy(ctx, m->pos, MMX_SPACE_DEVICE, src->pos, MMX_SPACE_DEVICE, pbytes);
+    /* A few bytes more, so that a mesh without vertices still has positions. */
+    if (!s && with_pos)
+        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)nv * 3 * sizeof(float) + 4,
+                          (void **)&m->pos);
     if (s) {
         mmx_mesh_free(m);
         return s;
     }
     *out = m;
     return MMX_OK;
+}
+
+mmx_status mmx__flip_dev_mesh(mmx_ctx *ctx, const mmx_mesh *src, mmx_mesh **out)
+{
+    const mmx_index nv = src->M->nrows, nf = src->M->ncols;
+    mmx_status s = mmx__dev_tri_mesh(ctx, nv, nf, src->pos != NULL, out);
+    if (!s && src->pos)
+        s = mmx_mem_copy(ctx, (*out)->pos, MMX_SPACE_DEVICE, src->pos, MMX_SPACE_DEVICE,
+                         (size_t)nv * 3 * sizeof(float));
+    if (s && *out) {
+        mmx_mesh_free(*out);
+        *out = NULL;
+    }
+    return s;
 }

@@ -63,3 +63,23 @@ mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who
     memset(t, 0, sizeof *t);
     return mmx__no_cuda(ctx, "mmx__sc_dev_build");
 }
+
+mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
+                                    const mmx_index *seeds, const float *targets, mmx_index n,
+                                    uint32_t round, double min_quality,
+                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    (void)v, (void)pos, (void)seeds, (void)targets, (void)n, (void)round, (void)min_quality;
+    (void)counts, (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__relocate_round_cuda");
+}
+
+mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                      const mmx__flip_view *v, const mmx_index *seeds,
+                                      mmx_index n, uint32_t round, mmx_mesh **out,
+                                      mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    (void)mesh, (void)v, (void)seeds, (void)n, (void)round, (void)out, (void)counts;
+    (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__face_split_round_cuda");
+}

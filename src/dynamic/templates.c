@@ -97,6 +97,40 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
     return s;
 }
 
+/* mmx_cavity_face_split_round on a CUDA context (face_split.cu); seeds and per_seed are host
+ * arrays, as mmx_cavity_round's. */
+static mmx_status face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                        const mmx_index *seeds, mmx_index n, uint32_t round,
+                                        mmx_mesh **out, mmx_cavity_counts *counts,
+                                        mmx_cavity_seed *per_seed)
+{
+    mmx__flip_dev t;
+    mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_cavity_face_split_round", &t);
+    if (s) return s;
+    for (mmx_index i = 0; i < n && !s; i++)
+        if (seeds[i] < 0 || seeds[i] >= t.view.nfaces)
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_face_split_round: seed %d is face %d, "
+                          "outside [0, %d)", (int)i, (int)seeds[i], (int)t.view.nfaces);
+    mmx_index *dseeds = NULL;
+    mmx_cavity_seed *dsd = NULL;
+    const size_t sb = (size_t)n * sizeof *dseeds, db = (size_t)n * sizeof *dsd;
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
+    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
+    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
+    if (!s) s = mmx__face_split_round_cuda(ctx, mesh, &t.view, dseeds, n, round, out, counts, dsd);
+    /* The seeds' outcomes are read on the host: the copy waits for the round. */
+    if (!s && per_seed && n)
+        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
+    if (s && *out) {
+        mmx_mesh_free(*out);
+        *out = NULL;
+    }
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
+    mmx__flip_dev_free(ctx, &t);
+    return s;
+}
+
 mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
                                        mmx_index n, uint32_t round, mmx_mesh **out,
                                        mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
@@ -105,6 +139,8 @@ mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const
         return mmx__fail(ctx, MMX_ERR_ARG,
                          "mmx_cavity_face_split_round: NULL argument or negative count");
     *out = NULL;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return face_split_round_cuda(ctx, mesh, seeds, n, round, out, counts, per_seed);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_face_split_round", &t);
     if (s) return s;
@@ -194,6 +230,52 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
     return s;
 }
 
+/* mmx_cavity_relocate_round on a CUDA context (reloc.cu): the output is a copy of the mesh
+ * whose positions the round moves in place. seeds, targets and per_seed are host arrays, as
+ * mmx_cavity_round's. */
+static mmx_status relocate_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                      const float *targets, mmx_index n, uint32_t round,
+                                      mmx_mesh **out, mmx_cavity_counts *counts,
+                                      mmx_cavity_seed *per_seed)
+{
+    mmx__sc_dev t;
+    mmx_status s = mmx__sc_dev_build(ctx, mesh, "mmx_cavity_relocate_round", &t);
+    if (s) return s;
+    const mmx_index nv = t.view.f.nverts, nf = t.view.f.nfaces;
+    for (mmx_index i = 0; i < n && !s; i++)
+        if (seeds[i] < 0 || seeds[i] >= nv)
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: seed %d is vertex %d, "
+                          "outside [0, %d)", (int)i, (int)seeds[i], (int)nv);
+    mmx_index *dseeds = NULL;
+    float *dtargets = NULL;
+    mmx_cavity_seed *dsd = NULL;
+    mmx_mesh *m = NULL;
+    const size_t sb = (size_t)n * sizeof *dseeds, tb = 3 * (size_t)n * sizeof *dtargets,
+                 db = (size_t)n * sizeof *dsd;
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, tb, (void **)&dtargets);
+    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
+    if (!s && n) s = mmx_mem_copy(ctx, dtargets, MMX_SPACE_DEVICE, targets, MMX_SPACE_HOST, tb);
+    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
+    /* The same faces, the positions copied; the round moves the kept seeds' vertices. */
+    if (!s) s = mmx__flip_dev_mesh(ctx, mesh, &m);
+    if (!s && nf > 0)
+        s = mmx_mem_copy(ctx, m->M->rowidx, MMX_SPACE_DEVICE, t.view.f.verts, MMX_SPACE_DEVICE,
+                         3 * (size_t)nf * sizeof *m->M->rowidx);
+    if (!s) s = mmx__relocate_round_cuda(ctx, &t.view, m->pos, dseeds, dtargets, n, round, 0,
+                                         counts, dsd);
+    /* The seeds' outcomes are read on the host: the copy waits for the round. */
+    if (!s && per_seed && n)
+        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
+    if (s) mmx_mesh_free(m);
+    else *out = m;
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dtargets);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
+    mmx__sc_dev_free(ctx, &t);
+    return s;
+}
+
 mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
                                      const float *targets, mmx_index n, uint32_t round,
                                      mmx_mesh **out, mmx_cavity_counts *counts,
@@ -205,6 +287,8 @@ mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const m
     *out = NULL;
     if (!mesh->pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: the mesh has no positions");
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return relocate_round_cuda(ctx, mesh, seeds, targets, n, round, out, counts, per_seed);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_relocate_round", &t);
     if (s) return s;

@@ -1,0 +1,155 @@
+/* The vertex relocation round on the device (host statement: templates.c,
+ * mmx__relocate_round_pos; the per-seed check is reloc_step.h's mmx__mv_valid, the host's
+ * code). The flow:
+ *
+ * Check. One thread per seed: its move's validity, its priority (mmx__priority of its vertex,
+ * = mmx_cavity_priority), its cavity (the faces at its vertex: a window of the topology's vf,
+ * no copy) and per_seed but for the outcome and the vertex; the smallest position among the
+ * valid seeds of each vertex by an atomicMin (a minimum does not depend on the order of the
+ * atomics).
+ *
+ * Copies. The host's key is (priority, vertex, position). The valid copies of one vertex (seeds
+ * of the same vertex, maybe with different targets, so not all valid) share every face of
+ * their cavity, and the first of them in key order is the one of smallest position. It is
+ * either kept, which blocks the later ones, or blocked by a kept cavity of smaller key sharing
+ * one of its faces, which shares that face with the later ones too: either way every later
+ * valid copy is a CONFLICT on the host. The device marks them so at once, leaving in the
+ * selection only seeds of distinct vertices, whose priorities are distinct (mmx__priority is
+ * a bijection of the vertex), so the priority alone is the key (select.cu's condition).
+ *
+ * Selection. mmx__select_cuda over the faces (select.cu proves its kept set the host's greedy
+ * pass). Apply. One thread per seed: a kept seed writes its target into pos (kept seeds have
+ * distinct vertices, so no two threads write one row) and every seed its outcome. The counts:
+ * the kept from the selection, the invalid read back once at the end. */
+#include <cuda/std/functional>
+#include "core/launch.cuh"
+#include "dynamic_internal.h"
+#include "reloc_step.h"
+
+namespace {
+
+struct Counters {
+    unsigned int invalid;
+};
+
+/* A round's device arrays. */
+struct Round {
+    const mmx_index *seeds;
+    const float *targets;
+    mmx_index n;
+    uint64_t *key;            /* n */
+    mmx_index *ring_ptr;      /* n: the seed's window of vf */
+    mmx_index *ring_len;      /* n: its length, 0 for an invalid seed */
+    unsigned char *state;     /* n */
+    unsigned int *first;      /* nverts: the smallest position of a valid seed per vertex */
+    Counters *cnt;
+};
+
+__global__ void check(const mmx__sc_view v, const float *pos, uint32_t round, double min_quality,
+                      Round r, mmx_cavity_seed *per_seed)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    unsigned int invalid = 0;
+    if (i < r.n) {
+        const mmx_index x = r.seeds[i];
+        mmx_cavity_seed sd;
+        sd.outcome = MMX_CAVITY_INVALID;
+        sd.faces[0] = sd.faces[1] = sd.new_edge[0] = sd.new_edge[1] = sd.vertex = -1;
+        sd.priority = mmx__priority(x, round);
+        const int ok = mmx__mv_valid(&v, pos, x, r.targets + 3 * (size_t)i, min_quality);
+        r.key[i] = sd.priority;
+        r.ring_ptr[i] = v.vf_ptr[x];
+        r.ring_len[i] = ok ? v.vf_ptr[x + 1] - v.vf_ptr[x] : 0;
+        r.state[i] = ok ? (unsigned char)MMX__UNDECIDED : (unsigned char)MMX_CAVITY_INVALID;
+        if (ok) atomicMin(&r.first[x], (unsigned int)i);
+        else invalid = 1;
+        if (per_seed) per_seed[i] = sd;
+    }
+    invalid = mmx__block_reduce(invalid, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && invalid) atomicAdd(&r.cnt->invalid, invalid);
+}
+
+/* A valid seed that is not the first valid one of its vertex: a CONFLICT (above). */
+__global__ void copies(Round r)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < r.n && r.state[i] == MMX__UNDECIDED && r.first[r.seeds[i]] != (unsigned int)i)
+        r.state[i] = MMX_CAVITY_CONFLICT;
+}
+
+__global__ void apply(Round r, float *pos, mmx_cavity_seed *per_seed)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i >= r.n) return;
+    const unsigned char st = r.state[i];
+    const mmx_index x = r.seeds[i];
+    if (st == MMX_CAVITY_KEPT)
+        for (int k = 0; k < 3; k++) pos[3 * (size_t)x + k] = r.targets[3 * (size_t)i + k];
+    if (per_seed) {
+        per_seed[i].outcome = (mmx_cavity_outcome)st;
+        if (st == MMX_CAVITY_KEPT) per_seed[i].vertex = x;
+    }
+}
+
+#define LAUNCH(name, items, ...)                                                        \
+    do {                                                                                \
+        if (!s) {                                                                       \
+            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
+            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
+        }                                                                               \
+    } while (0)
+
+/* The size of count T's rounded up to 256 bytes (one block carved into aligned pieces). */
+template <typename T> size_t piece(size_t count)
+{
+    return (count * sizeof(T) + 255) / 256 * 256;
+}
+
+} // namespace
+
+extern "C" mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
+                                               const mmx_index *seeds, const float *targets,
+                                               mmx_index n, uint32_t round, double min_quality,
+                                               mmx_cavity_counts *counts,
+                                               mmx_cavity_seed *per_seed)
+{
+    if (n == 0) {
+        if (counts) *counts = mmx_cavity_counts{0, 0, 0, 0};
+        return MMX_OK;
+    }
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const size_t nn = (size_t)n, nv = (size_t)v->f.nverts + 1;
+    const size_t b_key = piece<uint64_t>(nn), b_idx = piece<mmx_index>(nn),
+                 b_state = piece<unsigned char>(nn), b_first = piece<unsigned int>(nv);
+    char *block = nullptr;
+    mmx_status s = mmx__dev_alloc(ctx, b_key + 2 * b_idx + b_state + b_first + 256,
+                                  (void **)&block);
+    if (s) return s;
+    Round r{};
+    r.seeds = seeds;
+    r.targets = targets;
+    r.n = n;
+    char *p = block;
+    r.key = reinterpret_cast<uint64_t *>(p), p += b_key;
+    r.ring_ptr = reinterpret_cast<mmx_index *>(p), p += b_idx;
+    r.ring_len = reinterpret_cast<mmx_index *>(p), p += b_idx;
+    r.state = reinterpret_cast<unsigned char *>(p), p += b_state;
+    r.first = reinterpret_cast<unsigned int *>(p), p += b_first;
+    r.cnt = reinterpret_cast<Counters *>(p);
+    s = MMX__CUDA(ctx, cudaMemsetAsync(r.first, 0xff, nv * sizeof *r.first, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
+    LAUNCH(check, n, *v, pos, round, min_quality, r, per_seed);
+    LAUNCH(copies, n, r);
+    mmx_index kept = 0;
+    if (!s)
+        s = mmx__select_cuda(ctx, n, r.key, r.ring_ptr, r.ring_len, v->vf, v->f.nfaces, r.state,
+                             &kept);
+    LAUNCH(apply, n, r, pos, per_seed);
+    /* The round's last wait: the invalid seeds' count. */
+    Counters h{};
+    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
+    if (!s && counts)
+        *counts = mmx_cavity_counts{n, kept, (mmx_index)h.invalid, n - kept - (mmx_index)h.invalid};
+    mmx__dev_free(ctx, block);
+    return s;
+}
