@@ -294,6 +294,11 @@ static mmx_mesh *remesh_twice(mmx_ctx *ctx, const mmx_mesh *in, mmx_remesh_optio
         nv += it->splits - it->collapses;
         cr_assert_eq(it->nverts, nv, "iteration %d", i);
         cr_assert(it->ms >= 0 && (it->moves == 0 || it->relax_rounds > 0));
+        /* Every kept cavity was proposed; the steps' times add up to at most the iteration's. */
+        cr_assert(it->split_seeds >= it->splits && it->collapse_seeds >= it->collapses &&
+                  it->flip_seeds >= it->flips && it->move_seeds >= it->moves, "iteration %d", i);
+        cr_assert(it->split_ms + it->collapse_ms + it->flip_ms + it->relax_ms <= it->ms + 0.01,
+                  "iteration %d", i);
     }
     cr_assert_eq(mmx_mesh_nverts(a), nv);
     cr_assert(a->M->order == 3 && !a->tags);
@@ -540,14 +545,104 @@ Test(remesh, bad_input_is_refused_with_a_sentence)
     mmx_ctx_free(ctx);
 }
 
-Test(remesh, cuda_context_is_refused)
+/* Remeshes `in` (host) on the host and, copied down, on CUDA with the same options: the same
+ * report, faces and positions (bytes); CUDA twice: the same bytes. */
+static void host_equals_cuda(mmx_ctx *host, mmx_ctx *cu, const mmx_mesh *in, mmx_remesh_options o,
+                             const char *what)
+{
+    mmx_mesh *h = NULL, *din = NULL, *d[2] = {NULL, NULL}, *back[2] = {NULL, NULL};
+    mmx_remesh_report rh, rd[2];
+    MMX_OK_OR_FAIL(host, mmx_remesh(host, in, &o, &h, &rh));
+    MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &din));
+    for (int k = 0; k < 2; k++) {
+        MMX_OK_OR_FAIL(cu, mmx_remesh(cu, din, &o, &d[k], &rd[k]));
+        cr_assert_eq(d[k]->space, MMX_SPACE_DEVICE, "%s", what);
+        MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, d[k], MMX_SPACE_HOST, &back[k]));
+    }
+    cr_assert(rh.iterations == o.iterations && rd[0].iterations == rh.iterations, "%s", what);
+    cr_assert(rd[0].target_length == rh.target_length && rd[0].feature_edges == rh.feature_edges &&
+              rd[0].feature_verts == rh.feature_verts, "%s", what);
+    int64_t work = 0;
+    for (int i = 0; i < rh.iterations; i++) {
+        const mmx_remesh_iteration *a = &rh.per_iteration[i], *b = &rd[0].per_iteration[i];
+        cr_assert(a->splits == b->splits && a->collapses == b->collapses && a->flips == b->flips &&
+                  a->moves == b->moves, "%s, iteration %d: host %lld/%lld/%lld/%lld edits, CUDA "
+                  "%lld/%lld/%lld/%lld", what, i, (long long)a->splits, (long long)a->collapses,
+                  (long long)a->flips, (long long)a->moves, (long long)b->splits,
+                  (long long)b->collapses, (long long)b->flips, (long long)b->moves);
+        cr_assert(a->split_rounds == b->split_rounds && a->collapse_rounds == b->collapse_rounds &&
+                  a->flip_rounds == b->flip_rounds && a->relax_rounds == b->relax_rounds &&
+                  a->nverts == b->nverts && a->nfaces == b->nfaces, "%s, iteration %d", what, i);
+        cr_assert(a->split_seeds == b->split_seeds && a->collapse_seeds == b->collapse_seeds &&
+                  a->flip_seeds == b->flip_seeds && a->move_seeds == b->move_seeds,
+                  "%s, iteration %d: other seeds", what, i);
+        cr_assert(b->split_ms >= 0 && b->relax_ms >= 0 &&
+                  b->split_ms + b->collapse_ms + b->flip_ms + b->relax_ms <= b->ms * 1.01 + 0.01,
+                  "%s, iteration %d: the steps' times exceed the iteration's", what, i);
+        work += a->splits + a->collapses + a->flips + a->moves;
+    }
+    cr_assert(work > 0, "%s: the case must edit something", what);
+    const mmx_index nv = mmx_mesh_nverts(h), nf = mmx_mesh_nfaces(h);
+    for (int k = 0; k < 2; k++) {
+        cr_assert(mmx_mesh_nverts(back[k]) == nv && mmx_mesh_nfaces(back[k]) == nf, "%s", what);
+        cr_assert_eq(memcmp(back[k]->M->rowidx, h->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)), 0,
+                     "%s: CUDA run %d gives other faces than the host", what, k);
+        cr_assert_eq(memcmp(back[k]->pos, h->pos, 3 * (size_t)nv * sizeof(float)), 0,
+                     "%s: CUDA run %d gives other positions than the host", what, k);
+    }
+    for (int k = 0; k < 2; k++) mmx_mesh_free(back[k]), mmx_mesh_free(d[k]);
+    mmx_mesh_free(din);
+    mmx_mesh_free(h);
+}
+
+Test(remesh, cuda_matches_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_remesh_options o = mmx_remesh_defaults();
+    /* A jittered grid with a boundary: finer (splits first) and coarser (collapses first),
+     * the validator after every round on CUDA too. */
+    mmx_mesh *g = grid(host, 12, 7);
+    o.validate = 1;
+    o.target_length = 0.6;
+    host_equals_cuda(host, cu, g, o, "grid, L 0.6");
+    o.target_length = 1.7;
+    host_equals_cuda(host, cu, g, o, "grid, L 1.7");
+    o.validate = 0;
+    /* A cube: feature lines and corners (90-degree edges). */
+    mmx_mesh *c = cube(host, 2);
+    o.target_length = 0.3;
+    o.iterations = 4;
+    host_equals_cuda(host, cu, c, o, "cube, L 0.3");
+    /* A sphere with the default length, and finer with the features off. */
+    mmx_mesh *ico = tu_shape(host, "icosphere:3");
+    o = mmx_remesh_defaults();
+    host_equals_cuda(host, cu, ico, o, "icosphere, default length");
+    o.target_length = 0.06;
+    o.feature_angle = 180;
+    host_equals_cuda(host, cu, ico, o, "icosphere, L 0.06, no features");
+    mmx_mesh_free(ico);
+    mmx_mesh_free(c);
+    mmx_mesh_free(g);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(remesh, cuda_refuses_a_host_mesh)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
-    mmx_mesh *m = tu_shape(cu, "icosphere:1"), *out = NULL;
-    cr_assert_eq(mmx_remesh(cu, m, NULL, &out, NULL), MMX_ERR_UNSUPPORTED);
-    cr_assert(strstr(mmx_ctx_error(cu), "host backend"), "%s", mmx_ctx_error(cu));
-    mmx_index seed = 0;
-    cr_assert_eq(mmx_cavity_face_split_round(cu, m, &seed, 1, 0, &out, NULL, NULL), MMX_ERR_UNSUPPORTED);
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *m = tu_shape(host, "icosphere:1"), *out = NULL;
+    cr_assert_eq(mmx_remesh(cu, m, NULL, &out, NULL), MMX_ERR_SPACE);
+    cr_assert(strstr(mmx_ctx_error(cu), "device"), "%s", mmx_ctx_error(cu));
+    /* A set-up error made on the host copy is passed on with its sentence. */
+    mmx_mesh *d = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, m, MMX_SPACE_DEVICE, &d));
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 1e-9;
+    cr_assert_eq(mmx_remesh(cu, d, &o, &out, NULL), MMX_ERR_OVERFLOW);
+    cr_assert(strstr(mmx_ctx_error(cu), "2^28"), "%s", mmx_ctx_error(cu));
+    mmx_mesh_free(d);
     mmx_mesh_free(m);
+    mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

@@ -262,6 +262,40 @@ void mmx__bvh_free(mmx__bvh *b);
  * (-1 when there are none), the squared distance in *d2 (may be NULL). */
 mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2);
 
+/* Remeshing's rounds on the device (remesh.cu), from the host's set-up (remesh.c): the
+ * working copy cur (host, reduced triangles), its feature edges feat[0..nfeat) (sorted keys
+ * lower end << 32 | higher end) and corner flags pin (per vertex), the input's BVH,
+ * (4/5 L)^2 and (4/3 L)^2. With validate, each round's result is copied to the host and
+ * checked on hc (a host context) against expect. */
+typedef struct mmx__remesh_dev_in {
+    const mmx_mesh *cur;
+    const uint64_t *feat;
+    mmx_index nfeat;
+    const unsigned char *pin;
+    const mmx__bvh *bvh;
+    double lo2, hi2;
+    int validate;
+    mmx_mesh_expect expect;
+    mmx_ctx *hc;
+} mmx__remesh_dev_in;
+typedef struct mmx__remesh_dev mmx__remesh_dev;
+
+/* Copies the set-up to the device (in's arrays are not kept). Synchronises: yes (the
+ * copies). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out);
+
+/* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax): the host's step (remesh.c),
+ * the same rounds, counts and bytes, it's counts added to. Synchronises: every round (its
+ * seeds' count, the selections' steps). */
+mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration *it);
+
+/* The current device mesh (owned by d). */
+const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d);
+
+/* Frees d; with out, the current mesh is handed over into *out. Returns s (the caller's status),
+ * or the first error of the release when s is MMX_OK. */
+mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s);
+
 #ifdef __cplusplus
 }
 #endif

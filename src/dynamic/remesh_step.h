@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* The most rounds of each step per iteration (dynamic.h: mmx_remesh). */
+#define MMX__RM_SPLIT_ROUNDS 64
+#define MMX__RM_COLLAPSE_ROUNDS 64
+#define MMX__RM_FLIP_ROUNDS 16
+#define MMX__RM_RELAX_ROUNDS 64
+
 /* A new face is refused when its quality (mmx__hd_tri_quality) is under this and worse than
  * the face(s) it replaces: the remesher never makes needles, and may still work where the
  * input has them (0.05 is a smallest angle of about 3 degrees). */
