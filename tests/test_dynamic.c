@@ -664,9 +664,9 @@ Test(delaunay, bound_agrees_with_the_angle_sum)
     cr_assert_eq(mmx_delaunay_violates(same, 0, 1, 2, 3), 0);
 }
 
-/* The CUDA round's selection (cavity.cu), stated on the host: Luby steps where each undecided
- * cavity bids its priority on its faces and its new edge, the holders of every minimum are
- * kept and their neighbours dropped; copies of a seed edge are conflicts from the start. It
+/* The CUDA flip round's selection (cavity.cu's elements through select.cu), stated on the
+ * host: Luby steps where each undecided cavity bids its priority on its faces and its new
+ * edge, the holders of every minimum are kept and their neighbours dropped; copies of a seed edge are conflicts from the start. It
  * must keep exactly the host round's cavities, on every seed list below (every edge, reversed,
  * with repeats). */
 static void luby_matches_host(mmx_mesh *m, uint32_t round)
@@ -1341,5 +1341,202 @@ Test(delaunay, cuda_mesh_without_faces)
     cr_assert_eq(out->space, MMX_SPACE_DEVICE);
     mmx_mesh_free(out);
     mmx_mesh_free(m);
+    mmx_ctx_free(cu);
+}
+
+/* ---- the shared device layers: the selection and the split/collapse topology ---------------- */
+
+/* A device copy of bytes of host memory (at least one byte allocated). */
+static void *dev_copy_of(mmx_ctx *cu, const void *h, size_t bytes)
+{
+    void *d = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, bytes + 1, &d));
+    if (bytes) MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, d, MMX_SPACE_DEVICE, h, MMX_SPACE_HOST, bytes));
+    return d;
+}
+
+/* A host copy of bytes of device memory (malloc). */
+static void *host_copy_of(mmx_ctx *cu, const void *d, size_t bytes)
+{
+    void *h = malloc(bytes + 1);
+    cr_assert(h);
+    if (bytes) MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, h, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, bytes));
+    return h;
+}
+
+/* mmx__select_cuda on seeds with the given keys, rings (CSR: ptr, ring) and states, against
+ * mmx__cavity_select (the host's greedy pass, no new-edge set) on the same input: every
+ * outcome and the kept count. The device runs it twice: with the rings in CSR form (ring_len
+ * NULL), and with lengths and the rings spread out with gaps between them. */
+static void select_matches_host(mmx_ctx *cu, mmx_index n, const uint64_t *key, const mmx_index *ptr,
+                                const mmx_index *ring, mmx_index nelem, const unsigned char *state)
+{
+    mmx__cavity_key *order = malloc(((size_t)n + 1) * sizeof *order);
+    mmx_cavity_seed *sd = calloc((size_t)n + 1, sizeof *sd);
+    mmx_index *kept = malloc(((size_t)n + 1) * sizeof *kept);
+    unsigned char *taken = calloc((size_t)nelem + 1, 1);
+    cr_assert(order && sd && kept && taken);
+    mmx_index nvalid = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        sd[i].priority = key[i];
+        sd[i].outcome = (mmx_cavity_outcome)state[i];
+        /* The host's key breaks ties by edge and position; the device needs distinct keys
+         * among the undecided seeds, as the rounds give it. */
+        if (state[i] == MMX__UNDECIDED) order[nvalid++] = (mmx__cavity_key){key[i], i, i};
+    }
+    mmx__cavity_key_sort(order, nvalid);
+    for (mmx_index j = 1; j < nvalid; j++) cr_assert_neq(order[j].priority, order[j - 1].priority);
+    const mmx_index hk = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
+    const mmx_index total = ptr[n];
+    /* The second layout: seed i's ring at 2 ptr[i] + i, lengths apart. */
+    mmx_index *ptr2 = malloc(((size_t)n + 1) * sizeof *ptr2);
+    mmx_index *len2 = malloc(((size_t)n + 1) * sizeof *len2);
+    mmx_index *ring2 = malloc((2 * (size_t)total + (size_t)n + 1) * sizeof *ring2);
+    cr_assert(ptr2 && len2 && ring2);
+    for (mmx_index i = 0; i < 2 * total + n; i++) ring2[i] = -7; /* never read */
+    for (mmx_index i = 0; i < n; i++) {
+        ptr2[i] = 2 * ptr[i] + i;
+        len2[i] = ptr[i + 1] - ptr[i];
+        for (mmx_index k = 0; k < len2[i]; k++) ring2[ptr2[i] + k] = ring[ptr[i] + k];
+    }
+    ptr2[n] = 2 * total + n;
+    for (int layout = 0; layout < 2; layout++) {
+        const mmx_index *hp = layout ? ptr2 : ptr, *hr = layout ? ring2 : ring;
+        const size_t rn = layout ? 2 * (size_t)total + (size_t)n : (size_t)total;
+        uint64_t *dkey = dev_copy_of(cu, key, (size_t)n * sizeof *key);
+        mmx_index *dptr = dev_copy_of(cu, hp, ((size_t)n + 1) * sizeof *hp);
+        mmx_index *dlen = dev_copy_of(cu, len2, (size_t)n * sizeof *len2);
+        mmx_index *dring = dev_copy_of(cu, hr, rn * sizeof *hr);
+        unsigned char *dstate = dev_copy_of(cu, state, (size_t)n);
+        mmx_index dk = -1;
+        MMX_OK_OR_FAIL(cu, mmx__select_cuda(cu, n, dkey, dptr, layout ? dlen : NULL, dring, nelem,
+                                            dstate, &dk));
+        unsigned char *got = host_copy_of(cu, dstate, (size_t)n);
+        cr_assert_eq(dk, hk, "layout %d: %d kept on the device, %d on the host", layout, dk, hk);
+        for (mmx_index i = 0; i < n; i++)
+            cr_assert_eq(got[i], (unsigned char)sd[i].outcome,
+                         "layout %d seed %d (key %llu, state %d): %d on the device, %d on the host",
+                         layout, i, (unsigned long long)key[i], state[i], got[i], sd[i].outcome);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dkey);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dptr);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dlen);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dring);
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dstate);
+        free(got);
+    }
+    free(order);
+    free(sd);
+    free(kept);
+    free(taken);
+    free(ptr2);
+    free(len2);
+    free(ring2);
+}
+
+Test(cavity, cuda_select_is_the_greedy_pass)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    /* By hand, 7 seeds on 5 elements: seed 2 (key 5) takes elements 2 and 3 and blocks seed 1
+     * (key 10, on 1 and 2); seed 6 (key 40, on 4 and 0) blocks seed 0 (key 50, on 0 and 1);
+     * seed 5 has no elements and is kept; seeds 3 (INVALID, key 1, on 0) and 4 (CONFLICT, key
+     * 20, on 3 and 4) keep their states and block nothing. So: 0 C, 1 C, 2 K, 3 I, 4 C, 5 K,
+     * 6 K (the host's pass decides it below). */
+    {
+        const uint64_t key[] = {50, 10, 5, 1, 20, 30, 40};
+        const mmx_index ptr[] = {0, 2, 4, 6, 7, 9, 9, 11};
+        const mmx_index ring[] = {0, 1, 1, 2, 2, 3, 0, 3, 4, 4, 0};
+        const unsigned char state[] = {MMX__UNDECIDED, MMX__UNDECIDED, MMX__UNDECIDED,
+                                       MMX_CAVITY_INVALID, MMX_CAVITY_CONFLICT, MMX__UNDECIDED,
+                                       MMX__UNDECIDED};
+        select_matches_host(cu, 7, key, ptr, ring, 5, state);
+    }
+    /* Random instances: rings of 0 to 5 distinct elements over few elements (long chains of
+     * conflicts: many steps), keys distinct, some seeds INVALID or CONFLICT beforehand. */
+    uint32_t rng = 77;
+    for (int t = 0; t < 6; t++) {
+        const mmx_index n = 300 + 700 * t, nelem = 40 + 60 * t;
+        uint64_t *key = malloc((size_t)n * sizeof *key);
+        mmx_index *ptr = malloc(((size_t)n + 1) * sizeof *ptr);
+        mmx_index *ring = malloc(5 * (size_t)n * sizeof *ring);
+        unsigned char *state = malloc((size_t)n);
+        cr_assert(key && ptr && ring && state);
+        ptr[0] = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            /* distinct: i times an odd number (a bijection of 32-bit words) in the high bits,
+             * which shuffles the order; random bits below */
+            key[i] = (uint64_t)((uint32_t)i * 2654435761u) << 20 | (uint64_t)(tu_rng(&rng) % 1000);
+            const uint32_t r = tu_rng(&rng) % 10;
+            state[i] = r == 0 ? MMX_CAVITY_INVALID : r == 1 ? MMX_CAVITY_CONFLICT : MMX__UNDECIDED;
+            const mmx_index len = (mmx_index)(tu_rng(&rng) % 6);
+            mmx_index m = 0;
+            while (m < len) {
+                const mmx_index e = (mmx_index)(tu_rng(&rng) % (uint32_t)nelem);
+                int dup = 0;
+                for (mmx_index k = 0; k < m; k++) dup |= ring[ptr[i] + k] == e;
+                if (!dup) ring[ptr[i] + m++] = e;
+            }
+            ptr[i + 1] = ptr[i] + len;
+        }
+        select_matches_host(cu, n, key, ptr, ring, nelem, state);
+        free(key);
+        free(ptr);
+        free(ring);
+        free(state);
+    }
+    mmx_ctx_free(cu);
+}
+
+/* mmx__sc_dev_build on the device copy of m against mmx__flip_topo_build on the host: ef, hf,
+ * vf_ptr and vf entry for entry (the faces at each vertex in the host's ascending order).
+ * Returns 1 when m has a boundary edge (one face in hf, none in ef). */
+static int sc_dev_matches_host(mmx_ctx *cu, const mmx_mesh *hm)
+{
+    mmx_ctx *host = hm->ctx;
+    mmx__flip_topo ht;
+    MMX_OK_OR_FAIL(host, mmx__flip_topo_build(host, hm, "test", &ht));
+    mmx_mesh *dm = to_space(cu, hm, MMX_SPACE_DEVICE);
+    mmx__sc_dev dt;
+    MMX_OK_OR_FAIL(cu, mmx__sc_dev_build(cu, dm, "test", &dt));
+    const mmx_index nv = ht.nverts, nf = ht.nfaces, ne = ht.nedges;
+    cr_assert_eq(dt.f.view.nverts, nv);
+    cr_assert_eq(dt.f.view.nfaces, nf);
+    cr_assert_eq(dt.f.view.nedges, ne);
+    cr_assert(dt.view.hf == dt.hf && dt.view.vf_ptr == dt.vf_ptr && dt.view.vf == dt.vf);
+    const size_t eb = 2 * (size_t)ne * sizeof(mmx_index);
+    mmx_index *ef = host_copy_of(cu, dt.f.ef, eb), *hf = host_copy_of(cu, dt.hf, eb);
+    mmx_index *vp = host_copy_of(cu, dt.vf_ptr, ((size_t)nv + 1) * sizeof(mmx_index));
+    mmx_index *vf = host_copy_of(cu, dt.vf, 3 * (size_t)nf * sizeof(mmx_index));
+    int boundary = 0;
+    for (mmx_index e = 0; e < 2 * ne; e++) {
+        cr_assert_eq(ef[e], ht.ef[e], "ef[%d] = %d, host %d", e, ef[e], ht.ef[e]);
+        cr_assert_eq(hf[e], ht.hf[e], "hf[%d] = %d, host %d", e, hf[e], ht.hf[e]);
+        boundary |= ht.hf[e] >= 0 && ht.ef[e] < 0;
+    }
+    for (mmx_index v = 0; v <= nv; v++)
+        cr_assert_eq(vp[v], ht.vf_ptr[v], "vf_ptr[%d] = %d, host %d", v, vp[v], ht.vf_ptr[v]);
+    for (mmx_index k = 0; k < 3 * nf; k++)
+        cr_assert_eq(vf[k], ht.vf[k], "vf[%d] = %d, host %d", k, vf[k], ht.vf[k]);
+    free(ef);
+    free(hf);
+    free(vp);
+    free(vf);
+    mmx__sc_dev_free(cu, &dt);
+    cr_assert_null(dt.vf);
+    mmx_mesh_free(dm);
+    mmx__flip_topo_free(&ht);
+    return boundary;
+}
+
+Test(cavity, cuda_sc_topology_is_the_hosts)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *ms[4] = {jittered_grid(host, 17, 11, 4), noisy_icosphere(host, 6),
+                       random_grid(host, 23, 19, 8), bigguy_triangles(host)};
+    for (int i = 0; i < 4; i++) {
+        const int boundary = sc_dev_matches_host(cu, ms[i]);
+        if (i == 0) cr_assert(boundary, "the grid has a boundary: hf's own entries untested");
+        mmx_mesh_free(ms[i]);
+    }
+    mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

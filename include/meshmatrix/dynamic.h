@@ -12,10 +12,10 @@
  * collapses run on both backends with identical results (the same kept cavities, the same
  * numbering, the same output bytes): the CUDA round builds each cavity with the host's code
  * (src/dynamic/flip_step.h, sc_step.h) and chooses the kept set by a parallel rule proved
- * equal to the host's greedy pass (src/dynamic/cavity.cu; split_collapse.cu for cavities of
- * any size). Isotropic remeshing (mmx_remesh) runs on both backends with identical results
- * too: each of its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds
- * the device rounds of the templates.
+ * equal to the host's greedy pass (src/dynamic/select.cu, shared by every template).
+ * Isotropic remeshing (mmx_remesh) runs on both backends with identical results too: each of
+ * its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds the device
+ * rounds of the templates.
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -141,9 +141,9 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
  * priority order (CUDA: O(n) per step of the selection, O(log n) steps for random keys),
  * O(nnz) for the fill, and for collapses O(valence) per seed for its cavity.
  * Synchronises: no on the host; on CUDA, the adjacency's one wait, one per step of the
- * selection (to read whether a cavity is still undecided) and the copy of per_seed; a split
- * or collapse also one to read the total size of the cavities (a collapse's is both ends'
- * one-rings), which sizes their storage. */
+ * selection (to read whether a cavity is still undecided), one to read the counts and the
+ * copy of per_seed; a split or collapse also one to read the total size of the cavities (a
+ * collapse's is both ends' one-rings), which sizes their storage. */
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
@@ -215,8 +215,8 @@ int mmx_delaunay_violates(const float *pos, mmx_index a, mmx_index b, mmx_index 
  * mesh) everything runs on the device: the adjacency, the violating edges (compacted in edge
  * order), the round and the fill; the result is the host's, byte for byte.
  * Errors: as mmx_cavity_round, and MMX_ERR_ARG for a mesh without positions.
- * Synchronises: on CUDA, the adjacency's one wait, one to read the number of seeds, and one per
- * step of the selection. */
+ * Synchronises: on CUDA, the adjacency's one wait, one to read the number of seeds, one per
+ * step of the selection and one to read the counts. */
 mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round, mmx_mesh **out,
                               mmx_cavity_counts *counts);
 

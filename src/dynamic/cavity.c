@@ -216,7 +216,7 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
     mmx_cavity_counts c;
     mmx_status s = mmx__flip_dev_mesh(ctx, mesh, &m);
     if (!s) s = mmx__flip_round_cuda(ctx, &t->view, mesh->pos, seeds, n, distinct, round,
-                                     m->M->rowidx, &c, per_seed, NULL);
+                                     m->M->rowidx, &c, 1, per_seed, NULL);
     if (s) {
         mmx_mesh_free(m);
         return s;
@@ -227,19 +227,24 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
 }
 
 /* mmx_cavity_round on a CUDA context (flips here, splits and collapses in split_collapse.cu);
- * seeds and per_seed are host arrays. */
+ * seeds and per_seed are host arrays. A flip reads the flip's topology (t.f), a split or a
+ * collapse all of t. */
 static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                                     const mmx_index *seeds, mmx_index n, uint32_t round,
                                     mmx_mesh **out, mmx_cavity_counts *counts,
                                     mmx_cavity_seed *per_seed)
 {
-    mmx__flip_dev t;
-    mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round", &t);
+    mmx__sc_dev t;
+    memset(&t, 0, sizeof t);
+    mmx_status s = kind == MMX_CAVITY_EDGE_FLIP
+                       ? mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round", &t.f)
+                       : mmx__sc_dev_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;
+    const mmx_index ne = t.f.view.nedges;
     for (mmx_index i = 0; i < n && !s; i++)
-        if (seeds[i] < 0 || seeds[i] >= t.view.nedges)
+        if (seeds[i] < 0 || seeds[i] >= ne)
             s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
-                          "[0, %d)", (int)i, (int)seeds[i], (int)t.view.nedges);
+                          "[0, %d)", (int)i, (int)seeds[i], (int)ne);
     mmx_index *dseeds = NULL;
     mmx_cavity_seed *dsd = NULL;
     const size_t sb = (size_t)n * sizeof *dseeds, db = (size_t)n * sizeof *dsd;
@@ -247,8 +252,8 @@ static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavi
     if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
     if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
     /* Without faces there is no edge, so no seed: every template returns the mesh. */
-    if (!s && (kind == MMX_CAVITY_EDGE_FLIP || t.view.nfaces == 0))
-        s = mmx__flip_round_dev(ctx, mesh, &t, dseeds, n, 0, round, out, counts, dsd);
+    if (!s && (kind == MMX_CAVITY_EDGE_FLIP || t.f.view.nfaces == 0))
+        s = mmx__flip_round_dev(ctx, mesh, &t.f, dseeds, n, 0, round, out, counts, dsd);
     else if (!s)
         s = mmx__sc_round_cuda(ctx, mesh, &t, kind, dseeds, n, round, out, counts, dsd);
     /* The seeds' outcomes are read on the host: the copy waits for the round. */
@@ -260,7 +265,7 @@ static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavi
     }
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
-    mmx__flip_dev_free(ctx, &t);
+    mmx__sc_dev_free(ctx, &t);
     return s;
 }
 

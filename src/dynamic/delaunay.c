@@ -118,7 +118,7 @@ static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mes
         if (!s && ne) s = mmx_mem_copy(ctx, &n, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE, sizeof n);
         if (!s) s = mmx__flip_dev_mesh(ctx, cur, &next);
         if (!s) s = mmx__flip_round_cuda(ctx, &view, cur->pos, seeds, n, 1, (uint32_t)k,
-                                         next->M->rowidx, &c, NULL, kedge);
+                                         next->M->rowidx, &c, 0, NULL, kedge);
         mmx__flip_view nview = view;
         if (!s && c.kept > 0) {
             topo_arrays *a = &ta[next_arrays];

@@ -89,7 +89,7 @@ void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n);
  * of its faces is already taken[] (nfaces, zeroed) by a kept cavity or, with `flip`, the edge
  * it creates (sd[j].new_edge) is already in the open-addressing set slot[0..mask] (zeroed;
  * NULL without flip); else CONFLICT. Returns the number kept. Every template's round uses it,
- * so the rule is stated once (the CUDA rounds reproduce it: cavity.cu). */
+ * so the rule is stated once (the CUDA rounds reproduce it: select.cu). */
 mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx_cavity_seed *sd,
                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
                              uint64_t *slot, size_t mask, int flip, mmx_index *kept);
@@ -141,16 +141,18 @@ mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const
 
 /* One flip round on the device: seeds[0..n) (device memory, edges of v, checked by the
  * caller; `distinct` when no edge repeats, which skips the search for repeats), the kept set
- * by the parallel selection (cavity.cu proves it the host's), the kept flips filled into out
- * (device, 3 * nfaces, written whole: a copy of v->verts, then the fills). counts (host) gets
- * the round's counts; per_seed (device, n entries, or NULL) each seed's cavity and outcome;
- * kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
- * Synchronises: once per step of the selection, to read how many cavities are undecided
- * (n = 0: none). */
+ * by the device selection (mmx__select_cuda; select.cu proves it the host's), the kept flips
+ * filled into out (device, 3 * nfaces, written whole: a copy of v->verts, then the fills).
+ * counts (host) gets the round's counts: proposed and kept always, invalid and conflicts when
+ * `tally` (one more wait, at the end, to read the invalid seeds' count), else -1 (the Delaunay
+ * loop needs only the kept). per_seed (device, n entries, or NULL) gets each seed's cavity and
+ * outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
+ * Synchronises: once per step of the selection, to read how many cavities are undecided, and
+ * with `tally` once more (n = 0: none). */
 mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                 const mmx_index *seeds, mmx_index n, int distinct,
                                 uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges);
 
 /* The topology of the mesh a flip round made (flip_update.c; flip_step.h states the rule):
  * from the old view (the round's input), the old edges of the kept flips kedge[0..k) (any
@@ -166,18 +168,21 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
                                  mmx_index *ev, mmx_index *ef, mmx__flip_view *out);
 
 /* A flip round on a device topology already built for `mesh` (cavity.c): seeds and per_seed
- * in device memory, the new device mesh into *out. mmx_delaunay_round's device path and
- * mmx_cavity_round's share it. Synchronises: as mmx__flip_round_cuda. */
+ * in device memory, the new device mesh into *out, all the counts. mmx_delaunay_round's
+ * device path and mmx_cavity_round's share it. Synchronises: as mmx__flip_round_cuda with
+ * `tally`. */
 mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* An edge split or collapse round on the device (split_collapse.cu, the host's steps shared
- * through sc_step.h): t built for `mesh` (device, at least one face), seeds and per_seed
- * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
- * counts (host) the round's. The same outcomes, counts and bytes as mmx__cavity_round_topo.
- * Synchronises: once to read the rings' total, once per step of the selection. */
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+ * through sc_step.h): t (mmx__sc_dev, below) built for `mesh` (device, at least one face),
+ * seeds and per_seed (may be NULL) in device memory, seeds checked by the caller; the new
+ * device mesh into *out, counts (host) the round's. The same outcomes, counts and bytes as
+ * mmx__cavity_round_topo. Synchronises: once to read the rings' total, once per step of the
+ * selection (mmx__select_cuda), once to read the counts. */
+typedef struct mmx__sc_dev mmx__sc_dev;
+mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                               mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
                               uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                               mmx_cavity_seed *per_seed);
@@ -189,9 +194,10 @@ mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fli
 #define MMX__UNDECIDED 3
 
 /* The device selection (select.cu): the greedy pass's kept set (mmx__cavity_select's rule,
- * without the flip's new-edge set) by cavity.cu's Luby-style loop and its proof. Seed i of n
+ * without the flip's new-edge set, which cavity.cu turns into one more element per cavity) by
+ * a Luby-style loop (select.cu states it and proves it the greedy pass). Seed i of n
  * with state[i] == MMX__UNDECIDED takes part with key[i] (distinct among the undecided seeds:
- * a caller marks copies CONFLICT beforehand, as cavity.cu explains) and its elements
+ * a caller marks copies CONFLICT beforehand, as select.cu explains) and its elements
  * ring[ring_ptr[i] .. ring_ptr[i] + len_i), len_i = ring_len ? ring_len[i] : ring_ptr[i + 1] -
  * ring_ptr[i], each in [0, nelem); two seeds conflict when they share an element. On return
  * each such seed is MMX_CAVITY_KEPT or MMX_CAVITY_CONFLICT; other states are left alone.
@@ -205,12 +211,12 @@ mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t *key,
 /* The device topology a split, collapse, face split or move reads (split_collapse.cu): the
  * flip's (mmx__flip_dev), hf, and the faces at each vertex in ascending order within each
  * vertex (as mmx__flip_topo_build's vf, so sums over them run in the host's order). */
-typedef struct mmx__sc_dev {
+struct mmx__sc_dev {
     mmx__flip_dev f;
     mmx_index *hf, *vf_ptr, *vf; /* device */
     mmx__sc_view view;           /* device pointers: f.view, hf, the adjacency's sides,
                                     boundary and E, vf_ptr, vf */
-} mmx__sc_dev;
+};
 
 /* Builds it for a triangle mesh on the device on a CUDA context; errors as
  * mmx__flip_dev_build's. Synchronises: as mmx__flip_dev_build. */

@@ -95,6 +95,15 @@ void mmx__flip_dev_free(mmx_ctx *ctx, mmx__flip_dev *t)
     memset(t, 0, sizeof *t);
 }
 
+void mmx__sc_dev_free(mmx_ctx *ctx, mmx__sc_dev *t)
+{
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, t->hf);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, t->vf_ptr);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, t->vf);
+    mmx__flip_dev_free(ctx, &t->f);
+    memset(t, 0, sizeof *t);
+}
+
 /* The first face of a device mesh that is not a triangle, named (an error path: the host
  * copy of its face lists). */
 static mmx_status not_triangles(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who)

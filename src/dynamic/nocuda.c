@@ -1,6 +1,7 @@
 /* What a build without CUDA links instead of the module's .cu files: the CUDA halves of
  * dynamic_internal.h as stubs. Only a CUDA context or a device mesh leads to them, and such a
  * build cannot make either, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
+#include <string.h>
 #include "dynamic_internal.h"
 
 mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index nfaces,
@@ -20,10 +21,10 @@ mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const
 mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                 const mmx_index *seeds, mmx_index n, int distinct,
                                 uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                mmx_cavity_seed *per_seed, mmx_index *kept_edges)
+                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges)
 {
     (void)v, (void)pos, (void)seeds, (void)n, (void)distinct, (void)round, (void)out;
-    (void)counts, (void)per_seed, (void)kept_edges;
+    (void)counts, (void)tally, (void)per_seed, (void)kept_edges;
     return mmx__no_cuda(ctx, "mmx__flip_round_cuda");
 }
 
@@ -35,7 +36,7 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
     return mmx__no_cuda(ctx, "mmx__flip_update_cuda");
 }
 
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
+mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                               mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
                               uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                               mmx_cavity_seed *per_seed)
@@ -43,6 +44,24 @@ mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fli
     (void)mesh, (void)t, (void)kind, (void)seeds, (void)n, (void)round, (void)out;
     (void)counts, (void)per_seed;
     return mmx__no_cuda(ctx, "mmx__sc_round_cuda");
+}
+
+mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t *key,
+                            const mmx_index *ring_ptr, const mmx_index *ring_len,
+                            const mmx_index *ring, mmx_index nelem, unsigned char *state,
+                            mmx_index *kept)
+{
+    (void)n, (void)key, (void)ring_ptr, (void)ring_len, (void)ring, (void)nelem, (void)state;
+    *kept = 0;
+    return mmx__no_cuda(ctx, "mmx__select_cuda");
+}
+
+mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
+                             mmx__sc_dev *t)
+{
+    (void)mesh, (void)who;
+    memset(t, 0, sizeof *t);
+    return mmx__no_cuda(ctx, "mmx__sc_dev_build");
 }
 
 mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out)

@@ -1,23 +1,26 @@
 /* Edge split and edge collapse rounds on the device (host statement: cavity.c and
- * split_collapse.c; the per-seed steps are sc_step.h's, the host's code). The flow:
+ * split_collapse.c; the per-seed steps are sc_step.h's, the host's code), and the device
+ * topology they read. The flow:
  *
- * Topology. The flip's device topology (mmx__flip_dev: the adjacency and ef), plus hf (ef with
- * each boundary edge's one face in the slot of its direction, as flip_topo.c) and the faces at
- * each vertex (counted per corner, offsets by a scan, filled by atomics: the order within a
- * vertex's list is the atomics', which no result depends on: a cavity is a set of faces and
- * its checks refuse it when any face fails).
+ * Topology (mmx__sc_dev_build). The flip's device topology (mmx__flip_dev: the adjacency and
+ * ef), plus hf (ef with each boundary edge's one face in the slot of its direction, as
+ * flip_topo.c) and the faces at each vertex: counted per corner (integer atomics: the counts do
+ * not depend on their order), offsets by a scan, and the list by a stable radix sort of the
+ * corners' (vertex, face) pairs in corner order. Corners in storage order run through the faces
+ * in ascending order, and the sort keeps that order among a vertex's corners, so each vertex
+ * lists its faces ascending: mmx__flip_topo_build's vf, entry for entry (sums over them run in
+ * the host's order).
  *
  * Cavities in CSR form. Each seed's ring room (2 for a split, the two ends' valences for a
  * collapse, sc_step.h's bound) is scanned into offsets; the build kernel writes each seed's
  * cavity there (the host's code) and its length.
  *
- * Selection. cavity.cu's Luby-style loop, with a cavity of any number of faces and no new-edge
- * slot (splits and collapses conflict only by sharing a face): each undecided cavity bids its
- * key by atomicMin on every face of its ring, is KEPT when it holds the minimum of all of them,
- * and an undecided cavity with a face taken by a kept one is a CONFLICT. cavity.cu's proof
- * holds word for word (neighbours = cavities sharing a face; copies of one seed edge have the
- * same ring and are CONFLICTs on the host, so they are marked at once and left out), so the
- * kept set and every outcome are the host's greedy pass.
+ * Selection. The device selection (select.cu: mmx__select_cuda, and the proof that it is the
+ * host's greedy pass) with each cavity's ring as its elements: splits and collapses conflict
+ * only by sharing a face. Copies of one seed edge have the same ring and are CONFLICTs on the
+ * host, so they are marked at once and left out (select.cu says why). Then one pass lists the
+ * kept seeds, writes every outcome and counts the faces the kept cavities fill or remove (an
+ * integer sum, in any order).
  *
  * Fill. A split numbers the kept seeds by their rank in key order: their (priority, seed)
  * pairs are sorted by CUB's radix sort (kept priorities are distinct: copies are never kept
@@ -27,9 +30,10 @@
  * a (to[b] = a, its faces gone, a at the midpoint), the survivors of vertices and faces are
  * numbered by scans of their flags, and one thread per vertex and per face writes the
  * compacted arrays. Queued on the context's stream; it waits to read the ring total, once per
- * step of the selection, and never after. */
+ * step of the selection, once for the counts, and never after. */
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <cuda/std/functional>
 #include "core/cub.cuh"
 #include "core/launch.cuh"
@@ -38,11 +42,8 @@
 
 namespace {
 
-constexpr unsigned char UNDECIDED = 3; /* besides KEPT 0, INVALID 1, CONFLICT 2 */
-constexpr unsigned long long NONE = ~0ull;
-
 struct Counters {
-    unsigned int undecided, kept, invalid, listed, kept_faces;
+    unsigned int invalid, listed, kept_faces;
 };
 
 struct Round {
@@ -51,11 +52,9 @@ struct Round {
     const mmx_index *ring_ptr;      /* n + 1 */
     mmx_index *ring;                /* ring_ptr[n] */
     mmx_index *ring_len;            /* n: the cavity's length (0 for an invalid one) */
-    unsigned long long *pri;        /* n */
+    uint64_t *pri;                  /* n */
     unsigned char *state;           /* n */
     const unsigned int *first;      /* nedges: the smallest seed position per edge */
-    unsigned long long *face_min;   /* nfaces */
-    unsigned char *face_taken;      /* nfaces */
     Counters *cnt;
 };
 
@@ -74,11 +73,14 @@ __global__ void corner_count(const mmx_index *verts, long long ncorners, mmx_ind
     if (k < ncorners) atomicAdd(&count[verts[k]], 1);
 }
 
-__global__ void corner_fill(const mmx_index *verts, long long ncorners, mmx_index *cursor,
-                            mmx_index *vf)
+/* The corners' (vertex, face) pairs in storage order, for the sort by vertex. */
+__global__ void corner_pairs(const mmx_index *verts, long long ncorners, unsigned int *vkey,
+                             mmx_index *face)
 {
     const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k < ncorners) vf[atomicAdd(&cursor[verts[k]], 1)] = (mmx_index)(k / 3);
+    if (k >= ncorners) return;
+    vkey[k] = (unsigned int)verts[k];
+    face[k] = (mmx_index)(k / 3);
 }
 
 __global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_index *seeds,
@@ -112,7 +114,7 @@ __global__ void build(const mmx__sc_view v, const float *pos, mmx_cavity_kind ki
         const int ok = kind == MMX_CAVITY_EDGE_SPLIT
                            ? mmx__sc_split_cavity(&v, pos, e, &sd, ring, &len)
                            : mmx__sc_collapse_cavity(&v, pos, e, &sd, ring, &len);
-        unsigned char st = UNDECIDED;
+        unsigned char st = MMX__UNDECIDED;
         if (!ok) st = MMX_CAVITY_INVALID, invalid = 1, len = 0;
         else if (r.first[e] != (unsigned int)i) st = MMX_CAVITY_CONFLICT;
         r.pri[i] = sd.priority;
@@ -124,72 +126,25 @@ __global__ void build(const mmx__sc_view v, const float *pos, mmx_cavity_kind ki
     if (threadIdx.x == 0 && invalid) atomicAdd(&r.cnt->invalid, invalid);
 }
 
-__global__ void bid(Round r)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i >= r.n || r.state[i] != UNDECIDED) return;
-    const unsigned long long p = r.pri[i];
-    const mmx_index *ring = r.ring + r.ring_ptr[i];
-    for (mmx_index k = 0; k < r.ring_len[i]; k++) atomicMin(&r.face_min[ring[k]], p);
-}
-
-__global__ void keep(Round r, const mmx_cavity_seed *faces_of)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    unsigned int kept = 0, kf = 0;
-    if (i < r.n && r.state[i] == UNDECIDED) {
-        const unsigned long long p = r.pri[i];
-        const mmx_index *ring = r.ring + r.ring_ptr[i], len = r.ring_len[i];
-        int all = 1;
-        for (mmx_index k = 0; k < len && all; k++) all = r.face_min[ring[k]] == p;
-        if (all) {
-            r.state[i] = MMX_CAVITY_KEPT;
-            for (mmx_index k = 0; k < len; k++) r.face_taken[ring[k]] = 1;
-            kept = 1;
-            kf = faces_of[i].faces[1] >= 0 ? 2 : 1;
-        }
-    }
-    kept = mmx__block_reduce(kept, cuda::std::plus<unsigned int>{});
-    kf = mmx__block_reduce(kf, cuda::std::plus<unsigned int>{});
-    if (threadIdx.x == 0 && kept) {
-        atomicAdd(&r.cnt->kept, kept);
-        atomicAdd(&r.cnt->kept_faces, kf);
-    }
-}
-
-/* As cavity.cu's drop: taken faces stay taken, every other minimum bid on is reset. */
-__global__ void drop(Round r)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    unsigned int left = 0;
-    if (i < r.n && r.state[i] == UNDECIDED) {
-        const mmx_index *ring = r.ring + r.ring_ptr[i], len = r.ring_len[i];
-        int taken = 0;
-        for (mmx_index k = 0; k < len; k++) {
-            taken |= r.face_taken[ring[k]];
-            r.face_min[ring[k]] = NONE;
-        }
-        if (taken) r.state[i] = MMX_CAVITY_CONFLICT;
-        else left = 1;
-    }
-    left = mmx__block_reduce(left, cuda::std::plus<unsigned int>{});
-    if (threadIdx.x == 0 && left) atomicAdd(&r.cnt->undecided, left);
-}
-
 /* Each seed's outcome; the kept seeds' (priority, position) listed (in the atomics' order:
- * the split sorts them, the collapse does not depend on it). */
+ * the split sorts them, the collapse does not depend on it) and their faces counted. */
 __global__ void outcomes(Round r, mmx_cavity_seed *per_seed, unsigned long long *kkey,
                          mmx_index *kpos)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i >= r.n) return;
-    const unsigned char st = r.state[i];
-    if (st == MMX_CAVITY_KEPT) {
-        const unsigned int j = atomicAdd(&r.cnt->listed, 1u);
-        kkey[j] = r.pri[i];
-        kpos[j] = (mmx_index)i;
+    unsigned int kf = 0;
+    if (i < r.n) {
+        const unsigned char st = r.state[i];
+        if (st == MMX_CAVITY_KEPT) {
+            const unsigned int j = atomicAdd(&r.cnt->listed, 1u);
+            kkey[j] = r.pri[i];
+            kpos[j] = (mmx_index)i;
+            kf = per_seed[i].faces[1] >= 0 ? 2 : 1;
+        }
+        per_seed[i].outcome = (mmx_cavity_outcome)st;
     }
-    per_seed[i].outcome = (mmx_cavity_outcome)st;
+    kf = mmx__block_reduce(kf, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && kf) atomicAdd(&r.cnt->kept_faces, kf);
 }
 
 __global__ void split_room(const mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
@@ -322,23 +277,73 @@ mmx_status dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos, mmx_
 
 } // namespace
 
+extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
+                                        mmx__sc_dev *t)
+{
+    memset(t, 0, sizeof *t);
+    mmx_status s = mmx__flip_dev_build(ctx, mesh, who, &t->f);
+    if (s) return s;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx_adjacency *adj = t->f.adj;
+    const mmx_index nv = t->f.view.nverts, nf = t->f.view.nfaces, ne = t->f.view.nedges;
+    const long long nc = 3 * (long long)nf;
+    s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)ne + 1) * sizeof *t->hf, (void **)&t->hf);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nv + 1) * sizeof *t->vf_ptr,
+                              (void **)&t->vf_ptr);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nc + 1) * sizeof *t->vf,
+                              (void **)&t->vf);
+    /* The scratch: the per-vertex counts, the sort's keys (two buffers) and its second buffer
+     * of faces (the first being vf). */
+    char *block = nullptr;
+    const size_t cb = ((size_t)nv + 1) * sizeof(mmx_index) / 256 * 256 + 256;
+    const size_t kb = ((size_t)nc + 1) * sizeof(unsigned int) / 256 * 256 + 256;
+    if (!s) s = mmx__dev_alloc(ctx, cb + 3 * kb, (void **)&block);
+    mmx_index *vcount = reinterpret_cast<mmx_index *>(block);
+    unsigned int *vkey[2] = {reinterpret_cast<unsigned int *>(block + cb),
+                             reinterpret_cast<unsigned int *>(block + cb + kb)};
+    mmx_index *face[2] = {t->vf, reinterpret_cast<mmx_index *>(block + cb + 2 * kb)};
+    /* hf: ef, and each boundary edge's face in the slot of its direction. */
+    if (!s && ne > 0)
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(t->hf, t->f.ef, 2 * (size_t)ne * sizeof *t->hf,
+                                           cudaMemcpyDeviceToDevice, st));
+    LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, t->hf);
+    /* The faces at each vertex: counts, offsets, and the corners sorted by vertex (stable, so
+     * each vertex's faces stay ascending). */
+    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
+    LAUNCH(corner_count, nc, t->f.view.verts, nc, vcount);
+    if (!s) s = mmx__scan_offsets(ctx, vcount, nv, t->vf_ptr);
+    LAUNCH(corner_pairs, nc, t->f.view.verts, nc, vkey[0], face[0]);
+    int cur = 0;
+    if (!s && nc > 1)
+        s = mmx__sort_pairs(ctx, vkey, face, nc, nv > 1 ? mmx__bits_for(nv - 1) : 1, &cur);
+    if (!s && cur != 0)
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(t->vf, face[1], (size_t)nc * sizeof *t->vf,
+                                           cudaMemcpyDeviceToDevice, st));
+    mmx__dev_free(ctx, block);
+    if (s) {
+        mmx__sc_dev_free(ctx, t);
+        return s;
+    }
+    t->view = mmx__sc_view{t->f.view, t->hf, adj->sides, adj->boundary, adj->E->colptr,
+                           adj->E->rowidx, t->vf_ptr, t->vf};
+    return MMX_OK;
+}
+
 extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                         const mmx__flip_dev *t, mmx_cavity_kind kind,
+                                         const mmx__sc_dev *t, mmx_cavity_kind kind,
                                          const mmx_index *seeds, mmx_index n, uint32_t round,
                                          mmx_mesh **out, mmx_cavity_counts *counts,
                                          mmx_cavity_seed *per_seed)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
     *out = nullptr;
-    const mmx_adjacency *adj = t->adj;
-    const mmx_index nv = t->view.nverts, nf = t->view.nfaces, ne = t->view.nedges;
-    const long long nc = 3 * (long long)nf;
+    const mmx__flip_view &fv = t->f.view;
+    const mmx_index nv = fv.nverts, nf = fv.nfaces, ne = fv.nedges;
     const float *pos = mesh->pos;
     /* Sizes first (a null base), then the pieces of one allocation. */
     Round r{};
     char *block = nullptr;
-    mmx_index *hf = nullptr, *vcount = nullptr, *vf_ptr = nullptr, *vf = nullptr, *room = nullptr;
-    mmx_index *ring_ptr = nullptr;
+    mmx_index *room = nullptr, *ring_ptr = nullptr;
     unsigned int *first = nullptr;
     mmx_cavity_seed *sd = nullptr;
     unsigned long long *kkey[2] = {nullptr, nullptr};
@@ -347,19 +352,13 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     const size_t nn = (size_t)n + 1;
     for (int pass = 0; pass < 2; pass++) {
         Carve c{block, 0};
-        hf = c.take<mmx_index>(2 * (size_t)ne + 1);
-        vcount = c.take<mmx_index>((size_t)nv + 1);
-        vf_ptr = c.take<mmx_index>((size_t)nv + 1);
-        vf = c.take<mmx_index>((size_t)nc + 1);
         room = c.take<mmx_index>(nn);
         ring_ptr = c.take<mmx_index>(nn);
         first = c.take<unsigned int>((size_t)ne + 1);
         sd = c.take<mmx_cavity_seed>(nn);
         r.ring_len = c.take<mmx_index>(nn);
-        r.pri = c.take<unsigned long long>(nn);
+        r.pri = c.take<uint64_t>(nn);
         r.state = c.take<unsigned char>(nn);
-        r.face_min = c.take<unsigned long long>((size_t)nf + 1);
-        r.face_taken = c.take<unsigned char>((size_t)nf + 1);
         kkey[0] = c.take<unsigned long long>(nn);
         kkey[1] = c.take<unsigned long long>(nn);
         kpos[0] = c.take<mmx_index>(nn);
@@ -372,20 +371,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     r.n = n;
     r.first = first;
     r.ring_ptr = ring_ptr;
-    /* hf: ef, and each boundary edge's face in the slot of its direction. */
-    if (ne > 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(hf, t->ef, 2 * (size_t)ne * sizeof *hf,
-                                           cudaMemcpyDeviceToDevice, st));
-    LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, hf);
-    /* The faces at each vertex. */
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
-    LAUNCH(corner_count, nc, t->view.verts, nc, vcount);
-    if (!s) s = mmx__scan_offsets(ctx, vcount, nv, vf_ptr);
-    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(vcount, vf_ptr, (size_t)nv * sizeof *vcount,
-                                               cudaMemcpyDeviceToDevice, st));
-    LAUNCH(corner_fill, nc, t->view.verts, nc, vcount, vf);
-    const mmx__sc_view v = {t->view, hf, adj->sides, adj->boundary, adj->E->colptr,
-                            adj->E->rowidx, vf_ptr, vf};
+    const mmx__sc_view &v = t->view;
     /* The rings' room and offsets; the total is read back to size the rings. */
     LAUNCH(ring_room, n, v, kind, seeds, n, room);
     if (!s) s = mmx__scan_offsets(ctx, room, n, ring_ptr);
@@ -393,24 +379,17 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ring_ptr + n, MMX_SPACE_DEVICE,
                               sizeof total);
     if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.face_min, 0xff, (size_t)nf * sizeof *r.face_min, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.face_taken, 0, (size_t)nf, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)ne * sizeof *first, st));
     LAUNCH(first_copies, n, seeds, n, first);
     LAUNCH(build, n, v, pos, kind, round, r, sd);
-    Counters h{};
-    while (!s && n > 0) {
-        LAUNCH(bid, n, r);
-        LAUNCH(keep, n, r, sd);
-        if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(&r.cnt->undecided, 0, sizeof(unsigned int), st));
-        LAUNCH(drop, n, r);
-        /* The step's one wait: whether a cavity is still undecided. */
-        if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
-        if (s || h.undecided == 0) break;
-    }
+    mmx_index k = 0;
+    if (!s) s = mmx__select_cuda(ctx, n, r.pri, ring_ptr, r.ring_len, r.ring, nf, r.state, &k);
     LAUNCH(outcomes, n, r, sd, kkey[0], kpos[0]);
-    const mmx_index k = (mmx_index)h.kept, kf = (mmx_index)h.kept_faces;
+    /* The counts' one wait: the invalid seeds and the kept cavities' faces. */
+    Counters h{};
+    if (!s && n > 0) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
+    const mmx_index kf = (mmx_index)h.kept_faces;
     int cur = 0;
     mmx_mesh *m = nullptr;
     const size_t vb = 3 * (size_t)nv * sizeof(float), fb = 3 * (size_t)nf * sizeof(mmx_index);
@@ -421,11 +400,11 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (!s) s = mmx__scan_exclusive(ctx, room, k, ring_ptr); /* ring_ptr: free by now */
         if (!s) s = dev_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
         if (!s && nf > 0)
-            s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, t->view.verts, fb,
+            s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, fv.verts, fb,
                                                cudaMemcpyDeviceToDevice, st));
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, vb, cudaMemcpyDeviceToDevice, st));
-        if (!s) LAUNCH(split_fill, k, t->view, pos, seeds, sd, kpos[cur], ring_ptr, k,
+        if (!s) LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
                        m->M->rowidx, m->pos);
     } else {
         /* to, the survivor flags and their scans, the merged positions. */
@@ -441,15 +420,15 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         LAUNCH(iota, nv, nv, to);
         LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
                                         into the survivor flag */
-        LAUNCH(collapse_merge, k, t->view, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
+        LAUNCH(collapse_merge, k, fv, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
         LAUNCH(alive_flags, nv, to, nv, alive);
         if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
         LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
         if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
         if (!s) s = dev_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
         LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
-        LAUNCH(collapse_vertex, k, t->view, seeds, sd, kpos[0], k, vid);
-        LAUNCH(collapse_faces, nf, t->view.verts, nf, keepf, fid, to, vid, m->M->rowidx);
+        LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
+        LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);
         mmx__dev_free(ctx, cb);
         mmx__dev_free(ctx, mpos);
     }
