@@ -492,6 +492,48 @@ Test(remesh, tagged_crease_is_a_feature)
     mmx_ctx_free(ctx);
 }
 
+/* Tagged corners never move, however many collapses renumber the vertices around them: a
+ * coarsening of a jittered grid with nine interior corners tagged keeps each position. */
+/* Tags nine interior vertices of grid(ctx, 12, .) as corners; their numbers into cv. */
+static void tag_corners(mmx_ctx *ctx, mmx_mesh *m, mmx_index cv[9])
+{
+    float sharp[9];
+    for (int i = 0; i < 9; i++) cv[i] = (2 + 4 * (i / 3)) * 13 + 2 + 4 * (i % 3), sharp[i] = 10;
+    mmx_mesh_tags tags;
+    memset(&tags, 0, sizeof tags);
+    tags.ncorners = 9;
+    tags.corner_verts = cv;
+    tags.corner_sharpness = sharp;
+    tags.interpolate_boundary = tags.fvar_interpolate_boundary = tags.fvar_propagate_corners = -1;
+    tags.crease_method = tags.smooth_triangles = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, &tags));
+}
+
+Test(remesh, tagged_corners_stay_through_collapses)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 12, 5);
+    mmx_index cv[9];
+    tag_corners(ctx, m, cv);
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 2.2;
+    o.iterations = 4;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert(mmx_mesh_nverts(out) < mmx_mesh_nverts(m) / 2, "%d vertices: not coarsened",
+              (int)mmx_mesh_nverts(out));
+    for (int i = 0; i < 9; i++) {
+        const float *p = m->pos + 3 * cv[i];
+        int found = 0;
+        for (mmx_index v = 0; v < mmx_mesh_nverts(out) && !found; v++)
+            found = memcmp(out->pos + 3 * v, p, 3 * sizeof(float)) == 0;
+        cr_assert(found, "tagged corner %d moved or went", (int)cv[i]);
+    }
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* ---- refusals --------------------------------------------------------------------------- */
 
 static void expect_refused(mmx_ctx *ctx, const mmx_mesh *m, const mmx_remesh_options *o,
@@ -607,6 +649,11 @@ Test(remesh, cuda_matches_host)
     host_equals_cuda(host, cu, g, o, "grid, L 0.6");
     o.target_length = 1.7;
     host_equals_cuda(host, cu, g, o, "grid, L 1.7");
+    /* Tagged corners, which collapses renumber. */
+    mmx_index cv[9];
+    tag_corners(host, g, cv);
+    o.target_length = 2.2;
+    host_equals_cuda(host, cu, g, o, "grid with tagged corners, L 2.2");
     o.validate = 0;
     /* A cube: feature lines and corners (90-degree edges). */
     mmx_mesh *c = cube(host, 2);
