@@ -88,3 +88,10 @@ mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status 
     (void)d, (void)out;
     return s;
 }
+
+mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
+                                 mmx_index n, double *q, mmx_index *tri)
+{
+    (void)dev, (void)p, (void)n, (void)q, (void)tri;
+    return mmx__no_cuda(ctx, "mmx__bvh_closest_cuda");
+}
