@@ -17,6 +17,7 @@ typedef enum bench_product {
     BP_SMOOTHING,       /* uniform Laplacian and Taubin smoothing, assembled path (geom.h) */
     BP_SUBDIVISION,     /* the cage refined to the product mesh */
     BP_DELAUNAY,        /* Delaunay edge flips on the product mesh (in triangles) to the end */
+    BP_REMESH,          /* isotropic remeshing, 3 iterations, of the mesh two levels coarser */
     BP_COUNT
 } bench_product;
 

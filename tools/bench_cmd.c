@@ -84,6 +84,9 @@ typedef struct bench {
     mmx_mesh *tri;         /* the product mesh in triangles, for the Delaunay row */
     mmx_mesh *flipped;     /* the last Delaunay result */
     mmx_delaunay_report drep;
+    mmx_mesh *coarse;      /* the mesh two levels coarser in triangles, for the remeshing row */
+    mmx_mesh *remeshed;    /* the last remeshing result */
+    mmx_remesh_report rrep;
     mmx_normals_plan *plan;  /* the product mesh's vertex-normal plan */
     float *nrm;              /* normals, or smoothed positions (nverts x 3) */
     mmx_smooth_options smooth;
@@ -195,9 +198,20 @@ static int run_delaunay(void *p)
     return mmx_delaunay_flip(b->ctx, b->tri, &b->flipped, &b->drep) != MMX_OK;
 }
 
+/* Isotropic remeshing with the defaults (dynamic.h), the previous result freed first. */
+static int run_remesh(void *p)
+{
+    bench *b = p;
+    mmx_mesh_free(b->remeshed);
+    b->remeshed = NULL;
+    return mmx_remesh(b->ctx, b->coarse, NULL, &b->remeshed, &b->rrep) != MMX_OK;
+}
+
 static void bench_release(bench *b)
 {
     const mmx_space space = mmx_ctx_space(b->ctx);
+    mmx_mesh_free(b->coarse);
+    mmx_mesh_free(b->remeshed);
     mmx_mesh_free(b->tri);
     mmx_mesh_free(b->flipped);
     mmx_csc_free(b->E);
@@ -254,10 +268,12 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
 
 static const char *const product_label[BP_COUNT] = {
     "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)",
-    "first-order queries", "vertex normals", "smoothing", "subdivision", "Delaunay flips"};
+    "first-order queries", "vertex normals", "smoothing", "subdivision", "Delaunay flips",
+    "isotropic remeshing"};
 static const char *const product_key[BP_COUNT] = {"face_points", "vertex_scatter",
                                                   "mesh_product", "queries", "normals",
-                                                  "smoothing", "subdivision", "delaunay"};
+                                                  "smoothing", "subdivision", "delaunay",
+                                                  "remesh"};
 
 /* A figure right-aligned in `width` columns with `prec` decimals, or "-" where it is not. */
 static void cell(char *buf, size_t n, double v, int width, int prec)
@@ -461,6 +477,26 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
              (int)mmx_mesh_nfaces(b->tri), b->drep.rounds, (long long)b->drep.flips,
              (int)b->drep.remaining);
     bench_add(t, BP_DELAUNAY, 1, "mmx_delaunay_flip", dms, note);
+
+    /* Isotropic remeshing (the defaults: 3 iterations towards the mean edge length) of the
+     * cage refined two levels fewer, in triangles: one run, whose set-up (on the host) and
+     * rounds take seconds on the product mesh itself. */
+    mmx_mesh *coarse = NULL;
+    const int cl = b->levels > 2 ? b->levels - 2 : 0;
+    if (mmx_subdivide(ctx, b->scheme, b->cage, cl, NULL, &coarse))
+        return failed(ctx, name, "the mesh for remeshing");
+    int rc = mmx_mesh_uniform_order(ctx, coarse, &order) ? failed(ctx, name, "the face order") : 0;
+    if (!rc && order == 3) b->coarse = coarse, coarse = NULL;
+    else if (!rc) rc = triangulate(ctx, coarse, name, &b->coarse);
+    mmx_mesh_free(coarse);
+    if (rc) return EXIT_FAIL;
+    double rms = -1;
+    if (bench_time(ctx, 0, 1, run_remesh, b, &rms)) return failed(ctx, name, "mmx_remesh");
+    double rounds = 0;
+    for (int i = 0; i < b->rrep.iterations; i++) rounds += b->rrep.per_iteration[i].ms;
+    snprintf(note, sizeof note, "%d -> %d triangles, one run; its rounds %.1f ms",
+             (int)mmx_mesh_nfaces(b->coarse), (int)mmx_mesh_nfaces(b->remeshed), rounds);
+    bench_add(t, BP_REMESH, 1, "mmx_remesh (3 iterations)", rms, note);
     return EXIT_OK;
 }
 
@@ -600,7 +636,7 @@ static int run(const tool_args *a)
 
 const tool_cmd bench_command = {
     .name = "bench",
-    .summary = "time the products, normals, smoothing, the subdivision and Delaunay flips, against cuSPARSE and the floor",
+    .summary = "time the products, normals, smoothing, the subdivision, Delaunay flips and remeshing, against cuSPARSE and the floor",
     .synopsis = "bench [--scheme S] [--levels N] [--repeats R] [MESH]",
     .help =
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
@@ -614,7 +650,9 @@ const tool_cmd bench_command = {
         "           10 Taubin and 20 Laplacian steps (assembled path);\n"
         "and the subdivision itself, MESH to the product mesh, on the fused path (end to end,\n"
         "and its levels alone) and on the algebraic path, and Delaunay edge flips to the end\n"
-        "(mmx_delaunay_flip) on the product mesh, quads split along their shorter diagonals.\n"
+        "(mmx_delaunay_flip) on the product mesh, quads split along their shorter diagonals,\n"
+        "and isotropic remeshing (mmx_remesh, 3 iterations, one run) of the mesh two levels\n"
+        "coarser in triangles.\n"
         "Each time is the median of R runs\n"
         "after warm-up runs. On a GPU the times are taken with CUDA events on the context's\n"
         "stream, and the peers run on the same matrix: cuSPARSE SpMV with explicit float\n"

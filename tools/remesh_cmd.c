@@ -1,6 +1,6 @@
 /* mmx remesh: isotropic remeshing of a triangle mesh towards a target edge length (dynamic.h:
  * Botsch and Kobbelt's split, collapse, flip, relax and project, each step rounds of the
- * cavity operator, host backend); reports each iteration's operations and time, and writes the
+ * cavity operator, on the host or with --backend cuda on the device); reports each iteration's operations and time, and writes the
  * result as convert does. */
 #include <math.h>
 #include <stdio.h>
@@ -169,7 +169,8 @@ const tool_cmd remesh_command = {
             "feature angle are kept: never flipped or collapsed, their vertices never moved.\n"
             "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces).\n"
             "Reports each iteration's operations, rounds and time, and writes OUT as convert\n"
-            "does. Runs on the host backend (--backend cuda is refused for now).",
+            "does. With --backend cuda the rounds run on the GPU (the set-up, the features\n"
+            "and the projection's BVH are built on the host) and give the host's bytes.",
     .opts = remesh_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -12,8 +12,10 @@
  * collapses run on both backends with identical results (the same kept cavities, the same
  * numbering, the same output bytes): the CUDA round builds each cavity with the host's code
  * (src/dynamic/flip_step.h, sc_step.h) and chooses the kept set by a parallel rule proved
- * equal to the host's greedy pass (src/dynamic/select.cu, shared by every template). Face splits and vertex moves (and so mmx_remesh) run on the host backend only
- * for now; a CUDA context is refused for them with MMX_ERR_UNSUPPORTED.
+ * equal to the host's greedy pass (src/dynamic/select.cu, shared by every template).
+ * Isotropic remeshing (mmx_remesh) runs on both backends with identical results too: each of
+ * its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds the device
+ * rounds of the templates.
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -254,9 +256,15 @@ mmx_remesh_options mmx_remesh_defaults(void);
 /* One iteration's work. */
 typedef struct mmx_remesh_iteration {
     int64_t splits, collapses, flips, moves;  /* kept cavities of each step */
+    int64_t split_seeds, collapse_seeds, flip_seeds, move_seeds; /* cavities proposed: the seeds
+                                                 that passed the step's rules, summed over its
+                                                 rounds (flips: before the vertex-disjoint
+                                                 choice; moves: retries counted again) */
     int split_rounds, collapse_rounds, flip_rounds, relax_rounds; /* rounds run */
     mmx_index nverts, nfaces;                 /* the mesh after the iteration */
-    double ms;                                /* the iteration's time (host clock) */
+    double ms;                                /* the iteration's time (mmx_timer: the host
+                                                 clock, or CUDA events on the context's stream) */
+    double split_ms, collapse_ms, flip_ms, relax_ms; /* each step's share of it */
 } mmx_remesh_iteration;
 
 typedef struct mmx_remesh_report {
@@ -271,7 +279,7 @@ typedef struct mmx_remesh_report {
 
 /* Isotropic remeshing of a triangle mesh towards edge length L (Botsch and Kobbelt, "A
  * remeshing approach to multiresolution modeling", 2004), each step rounds of the cavity
- * operator (host). One iteration:
+ * operator, on either backend. One iteration:
  *   1. split: rounds of EDGE_SPLIT seeded by every edge longer than 4/3 L that is the
  *      longest edge of each of its faces (Rivara's longest-edge bisection: the other long
  *      edges wait for a later round, so repeated splits never cut needles), until no edge is
@@ -302,20 +310,24 @@ typedef struct mmx_remesh_report {
  * corners are kept exactly and straight feature lines too (their edges are split at
  * midpoints, which lie on them, and a short feature edge collapses along its line only where
  * the vertex it removes lies within L / 10 of the line that remains).
- * The result is a new host mesh in the reduced form (no tags, normals or texture
- * coordinates); isolated vertices of the input are kept. Deterministic: the same input and
- * options give the same bytes on every run (fixed priorities, sums in fixed orders).
+ * The result is a new mesh in the reduced form (no tags, normals or texture coordinates) in
+ * the context's space; isolated vertices of the input are kept. Deterministic: the same input
+ * and options give the same bytes on every run and on both backends (fixed priorities, sums in
+ * fixed orders, the same double-precision operations unfused on the device).
+ * On CUDA the mesh must live on the device: the set-up (the checks, the features, the mean
+ * length, the BVH over the input) runs on a host copy, and the iterations on the device, where
+ * each round's seeds are found by one thread per edge or vertex.
  * opts may be NULL (the defaults); report may be NULL.
  * Errors: MMX_ERR_ARG (NULL mesh or out, no positions, a bad option, named),
- * MMX_ERR_UNSUPPORTED (a CUDA context: "mmx_remesh runs on the host backend for now"; a CUDA
- * mesh), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
+ * MMX_ERR_SPACE (a device mesh on the host backend, a host mesh on CUDA), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
  * mmx_mesh_validate finds not valid: non-manifold, not oriented, degenerate or repeated faces,
  * with its sentence), MMX_ERR_INTERNAL (opts->validate found a round's result not valid),
  * MMX_ERR_OVERFLOW (L so small that the surface would need more than 2^28 triangles: its
  * area over that of an equilateral triangle of side L), MMX_ERR_NOMEM.
  * Cost: per round the adjacency's (O(nnz log maxdeg)) plus O(nnz) for the seeds and the fill;
  * the BVH O(F log F) once and about O(log F) per projected vertex.
- * Synchronises: no (host only). */
+ * Synchronises: on CUDA, a few times per round (each round reads how many seeds it has, and
+ * the selections wait once per step), since the next round's work depends on those counts. */
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report);
 

@@ -7,6 +7,7 @@
 #include "meshmatrix/dynamic.h"
 #include "flip_step.h"
 #include "sc_step.h"
+#include "bvh_step.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -271,8 +272,9 @@ double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
 
 /* Closest points on a triangle soup (closest.c): a bounding volume hierarchy over the
  * triangles (median splits on the longest axis of the centroids' box, leaves of at most 4),
- * queried by branch and bound, nearer child first. Deterministic: ties keep the triangle met
- * first in a fixed traversal order. Host only. */
+ * built on the host, queried by branch and bound, nearer child first (bvh_step.h's
+ * mmx__bvh_closest_view, the same code and the same result bits on the host and the device).
+ * Deterministic: ties keep the triangle met first in a fixed traversal order. */
 typedef struct mmx__bvh mmx__bvh;
 
 /* Builds it over triangles tri[3i .. 3i + 3) (nt of them) on positions pos (copied).
@@ -284,6 +286,58 @@ void mmx__bvh_free(mmx__bvh *b);
 /* The closest point to p on the triangles into q (double), its triangle as the return value
  * (-1 when there are none), the squared distance in *d2 (may be NULL). */
 mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2);
+
+/* Remeshing's rounds on the device (remesh.cu), from the host's set-up (remesh.c): the
+ * working copy cur (host, reduced triangles), its feature edges feat[0..nfeat) (sorted keys
+ * lower end << 32 | higher end) and corner flags pin (per vertex), the input's BVH,
+ * (4/5 L)^2 and (4/3 L)^2. With validate, each round's result is copied to the host and
+ * checked on hc (a host context) against expect. */
+typedef struct mmx__remesh_dev_in {
+    const mmx_mesh *cur;
+    const uint64_t *feat;
+    mmx_index nfeat;
+    const unsigned char *pin;
+    const mmx__bvh *bvh;
+    double lo2, hi2;
+    int validate;
+    mmx_mesh_expect expect;
+    mmx_ctx *hc;
+} mmx__remesh_dev_in;
+typedef struct mmx__remesh_dev mmx__remesh_dev;
+
+/* Copies the set-up to the device (in's arrays are not kept). Synchronises: yes (the
+ * copies). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out);
+
+/* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax): the host's step (remesh.c),
+ * the same rounds, counts and bytes, it's counts added to. Synchronises: every round (its
+ * seeds' count, the selections' steps). */
+mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration *it);
+
+/* The current device mesh (owned by d). */
+const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d);
+
+/* Frees d; with out, the current mesh is handed over into *out. Returns s (the caller's status),
+ * or the first error of the release when s is MMX_OK. */
+mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s);
+
+/* b's arrays as a view (host memory, b's own: valid while b lives). */
+mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b);
+
+/* Copies b's arrays to the device in one allocation *block (free with mmx__dev_free; NULL
+ * when b has no triangles); *dev: the device pointers, nt and nnodes. ctx: a CUDA context.
+ * Synchronises: yes (the copies): they are queued on the context's stream, and from b's
+ * pageable host memory each returns once its source is staged, so b may be freed at once.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nt) bytes copied. */
+mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block);
+
+/* Closest points for n query points p (device, 3n doubles) into q (device, 3n doubles) and
+ * tri (device, n; may be NULL), on the context's stream: per point i, mmx__bvh_closest_view
+ * on dev (from mmx__bvh_to_device), one thread each, the host's bits. Where a point gets -1
+ * (no triangles, or a non-finite point) q[3i .. 3i + 3) is left as it was. Synchronises: no.
+ * Errors: MMX_ERR_CUDA (the launch). Cost: O(n log nt) expected. */
+mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
+                                 mmx_index n, double *q, mmx_index *tri);
 
 #ifdef __cplusplus
 }

@@ -83,3 +83,35 @@ mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     (void)per_seed;
     return mmx__no_cuda(ctx, "mmx__face_split_round_cuda");
 }
+
+mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out)
+{
+    (void)in, (void)out;
+    return mmx__no_cuda(ctx, "mmx__remesh_dev_open");
+}
+
+/* Unreachable (no mmx__remesh_dev can be made): they report or give nothing. */
+mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration *it)
+{
+    (void)d, (void)k, (void)it;
+    return MMX_ERR_INTERNAL;
+}
+
+const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d)
+{
+    (void)d;
+    return NULL;
+}
+
+mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s)
+{
+    (void)d, (void)out;
+    return s;
+}
+
+mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
+                                 mmx_index n, double *q, mmx_index *tri)
+{
+    (void)dev, (void)p, (void)n, (void)q, (void)tri;
+    return mmx__no_cuda(ctx, "mmx__bvh_closest_cuda");
+}

@@ -10,10 +10,6 @@
 #include "remesh_step.h"
 
 #define MMX__PI 3.14159265358979323846
-#define SPLIT_ROUNDS 64
-#define COLLAPSE_ROUNDS 64
-#define FLIP_ROUNDS 16
-#define RELAX_ROUNDS 64
 
 mmx_remesh_options mmx_remesh_defaults(void)
 {
@@ -119,7 +115,7 @@ static mmx_status advance(state *st, mmx_mesh *next, const char *step)
 static mmx_status split_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
-    for (int r = 0; r < SPLIT_ROUNDS && !s; r++) {
+    for (int r = 0; r < MMX__RM_SPLIT_ROUNDS && !s; r++) {
         mmx__flip_topo t;
         s = topo(st, &t);
         if (s) break;
@@ -140,6 +136,7 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
                 if (mmx__rm_split_seed(&rv, longest, e)) seeds[n++] = e;
         }
         free(longest);
+        it->split_seeds += n;
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
             s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, n,
@@ -200,7 +197,7 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
 static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
-    for (int r = 0; r < COLLAPSE_ROUNDS && !s; r++) {
+    for (int r = 0; r < MMX__RM_COLLAPSE_ROUNDS && !s; r++) {
         mmx__flip_topo t;
         s = topo(st, &t);
         if (s) break;
@@ -228,13 +225,16 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
             for (mmx_index e = 0; e < t.nedges; e++)
                 if (mmx__rm_collapse_seed(&rv, e, &keep[n])) seeds[n++] = e;
         }
+        it->collapse_seeds += n;
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
             s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
                                        st->round, &next, &c, sd);
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
+        unsigned char *pin = NULL; /* the corner flags renumbered (read from the old ones) */
         if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
+        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, 1, (void **)&pin);
         if (!s && c.kept > 0) {
             memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
             for (mmx_index i = 0; i < n; i++)
@@ -247,7 +247,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                     continue;
                 }
                 to[v] = v - removed;
-                st->pin[to[v]] = st->pin[v]; /* to[v] <= v: read before it is overwritten */
+                pin[to[v]] = st->pin[v];
             }
             /* A removed end takes its survivor's number; a feature end it was keeps its
              * position and its features (a corner flag, edges now at the survivor). */
@@ -257,8 +257,11 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 to[b] = to[a];
                 if (keep[i] < 0) continue;
                 memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
-                st->pin[to[a]] = st->pin[keep[i]];
+                pin[to[a]] = st->pin[keep[i]];
             }
+            free(st->pin);
+            st->pin = pin;
+            pin = NULL;
             /* A collapsed feature edge becomes a point (dropped); the edges of its removed end
              * now run from the kept one. Sorted, each once. */
             mmx_index nf = 0;
@@ -276,6 +279,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         free(fdeg);
         free(keep);
         free(to);
+        free(pin);
         free(seeds);
         free(sd);
         if (s || n == 0) {
@@ -337,7 +341,7 @@ static mmx_index vertex_disjoint(const mmx__flip_topo *t, mmx_index *seeds, mmx_
 static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
 {
     mmx_status s = MMX_OK;
-    for (int r = 0; r < FLIP_ROUNDS && !s; r++) {
+    for (int r = 0; r < MMX__RM_FLIP_ROUNDS && !s; r++) {
         mmx__flip_topo t;
         s = topo(st, &t);
         if (s) break;
@@ -355,6 +359,7 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
             const mmx__rm_view rv = rm_view(st, &t, NULL, NULL);
             for (mmx_index e = 0; e < t.nedges; e++)
                 if (mmx__rm_flip_seed(&rv, deg, e)) seeds[n++] = e;
+            it->flip_seeds += n;
             n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
         }
         if (!s && n > 0)
@@ -413,8 +418,9 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
         }
         /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
          * go again, with their targets, in the next round. */
-        for (int r = 0; r < RELAX_ROUNDS && n > 0 && !s; r++) {
+        for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
             mmx_cavity_counts c;
+            it->move_seeds += n;
             s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, MMX__RM_SLIVER, &c, sd);
             if (s) break;
             st->round++;
@@ -534,6 +540,88 @@ static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip
     return MMX_OK;
 }
 
+/* The set-up both backends share, on st->ctx (a host context) and a host mesh: the input's
+ * checks, its features, the target length, the BVH and the working copy with its topology
+ * (st->cur, st->topo); rep gets the length and the feature counts; *work is 1 when there is
+ * something to remesh (edges and a length). */
+static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_remesh_report *rep,
+                        int *work)
+{
+    mmx_ctx *ctx = st->ctx;
+    const mmx_remesh_options *o = st->o;
+    *work = 0;
+    const mmx_index nv = mmx_mesh_nverts(mesh);
+    for (mmx_index v = 0; v < nv; v++)
+        for (int k = 0; k < 3; k++)
+            if (!isfinite(mesh->pos[3 * (size_t)v + k]))
+                return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that "
+                                 "is not finite", (int)v);
+    mmx__flip_topo t;
+    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_remesh", &t);
+    mmx_mesh_validation vr;
+    if (!s) s = mmx_mesh_validate(ctx, mesh, NULL, &vr);
+    if (!s && !vr.valid)
+        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s",
+                      vr.problem);
+    double mean = 0;
+    if (!s) s = find_features(st, mesh, &t, &mean);
+    const double L = o->target_length > 0 ? o->target_length : mean;
+    rep->target_length = L;
+    if (!s && !isfinite(L * L))
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
+                      "square overflows)", L);
+    /* About the surface's area over an equilateral triangle of side L: refused before the
+     * splits try to make it. */
+    double area = 0;
+    for (mmx_index f = 0; !s && f < t.nfaces; f++) {
+        double P[3], Q[3], R[3], n[3];
+        mmx__point(mesh->pos, t.verts[3 * (size_t)f], P);
+        mmx__point(mesh->pos, t.verts[3 * (size_t)f + 1], Q);
+        mmx__point(mesh->pos, t.verts[3 * (size_t)f + 2], R);
+        mmx__tri_normal(P, Q, R, n);
+        area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    }
+    const double faces = area / (0.4330127018922193 * L * L);
+    if (!s && t.nedges > 0 && !(faces <= (double)(1 << 28)))
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would make "
+                      "about %.3g faces (more than 2^28)", L, faces);
+    if (!s) {
+        st->lo2 = (0.8 * L) * (0.8 * L);
+        st->hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
+        st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
+        rep->feature_edges = st->nfeat;
+    }
+    unsigned char *fv = NULL;
+    if (!s) s = feature_verts(st, &t, &fv);
+    for (mmx_index v = 0; !s && v < t.nverts; v++) rep->feature_verts += fv[v];
+    free(fv);
+    if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, bvh);
+    /* The working copy: the faces and positions alone, in the reduced form. */
+    if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, mesh->pos, &st->cur);
+    if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st->cur);
+    if (s) {
+        mmx__flip_topo_free(&t);
+        return s;
+    }
+    /* The working copy has the input's faces: its topology is t. A mesh without edges has
+     * nothing to remesh (and no length to aim at). */
+    st->topo = t;
+    st->have_topo = 1;
+    *work = t.nedges > 0 && L > 0;
+    return MMX_OK;
+}
+
+/* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax) on the host. */
+static mmx_status host_step(state *st, int k, const mmx__bvh *bvh, mmx_remesh_iteration *it)
+{
+    switch (k) {
+    case 0: return split_step(st, it);
+    case 1: return collapse_step(st, it);
+    case 2: return flip_step(st, it);
+    default: return relax_step(st, bvh, it);
+    }
+}
+
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report)
 {
@@ -543,104 +631,76 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     const mmx_remesh_options o = opts ? *opts : mmx_remesh_defaults();
     mmx_status s = check_options(ctx, &o);
     if (s) return s;
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_remesh runs on the host backend for now");
-    if (mesh->space != MMX_SPACE_HOST)
+    const int dev = mmx_ctx_backend(ctx) != MMX_BACKEND_HOST;
+    if (dev && mesh->space != MMX_SPACE_DEVICE)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_remesh: on CUDA the mesh must live on the device");
+    if (!dev && mesh->space != MMX_SPACE_HOST)
         return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_remesh: the mesh lives on the device");
     if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the mesh has no positions");
-    const mmx_index nv = mmx_mesh_nverts(mesh);
-    for (mmx_index v = 0; v < nv; v++)
-        for (int k = 0; k < 3; k++)
-            if (!isfinite(mesh->pos[3 * (size_t)v + k]))
-                return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that "
-                                 "is not finite", (int)v);
-    mmx_timer *timer = NULL, *iter_timer = NULL;
+    mmx_timer *timer = NULL, *iter_timer = NULL, *step_timer = NULL;
     s = mmx_timer_create(ctx, &timer);
     if (!s) s = mmx_timer_create(ctx, &iter_timer);
+    if (!s) s = mmx_timer_create(ctx, &step_timer);
     if (!s) s = mmx_timer_start(timer);
     mmx_remesh_report rep;
     memset(&rep, 0, sizeof rep);
+    /* On CUDA the set-up runs on a host copy with a host context (its errors are passed on),
+     * and the iterations on the device. */
+    mmx_ctx *hc = NULL;
+    mmx_mesh *hmesh = NULL, *result = NULL;
+    if (!s && dev) s = mmx_ctx_create(&hc);
+    if (!s && dev) s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_HOST, &hmesh);
     state st;
     memset(&st, 0, sizeof st);
-    st.ctx = ctx;
+    st.ctx = dev ? hc : ctx;
     st.o = &o;
-    mmx__flip_topo t;
-    memset(&t, 0, sizeof t);
     mmx__bvh *bvh = NULL;
-    if (!s) s = mmx__flip_topo_build(ctx, mesh, "mmx_remesh", &t);
-    mmx_mesh_validation vr;
-    if (!s) s = mmx_mesh_validate(ctx, mesh, NULL, &vr);
-    if (!s && !vr.valid)
-        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s",
-                      vr.problem);
-    double mean = 0;
-    if (!s) s = find_features(&st, mesh, &t, &mean);
+    int work = 0;
     if (!s) {
-        const double L = o.target_length > 0 ? o.target_length : mean;
-        rep.target_length = L;
-        if (!isfinite(L * L))
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
-                          "square overflows)", L);
-        /* About the surface's area over an equilateral triangle of side L: refused before the
-         * splits try to make it. */
-        double area = 0;
-        for (mmx_index f = 0; f < t.nfaces; f++) {
-            double P[3], Q[3], R[3], n[3];
-            mmx__point(mesh->pos, t.verts[3 * (size_t)f], P);
-            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 1], Q);
-            mmx__point(mesh->pos, t.verts[3 * (size_t)f + 2], R);
-            mmx__tri_normal(P, Q, R, n);
-            area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-        }
-        const double faces = area / (0.4330127018922193 * L * L);
-        if (!s && t.nedges > 0 && !(faces <= (double)(1 << 28)))
-            s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would make "
-                          "about %.3g faces (more than 2^28)", L, faces);
-        st.lo2 = (0.8 * L) * (0.8 * L);
-        st.hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
-        st.expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
-        rep.feature_edges = st.nfeat;
-        unsigned char *fv = NULL;
-        if (!s) s = feature_verts(&st, &t, &fv);
-        for (mmx_index v = 0; !s && v < t.nverts; v++) rep.feature_verts += fv[v];
-        free(fv);
-        if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, &bvh);
-        /* The working copy: the faces and positions alone, in the reduced form. */
-        if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, mesh->pos, &st.cur);
-        if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st.cur);
-        /* A mesh without edges has nothing to remesh (and no length to aim at). */
-        const int work = t.nedges > 0 && L > 0;
-        if (!s) { /* the working copy has the input's faces: its topology is t */
-            st.topo = t;
-            st.have_topo = 1;
-            memset(&t, 0, sizeof t);
-        }
-        for (int i = 0; work && !s && i < o.iterations; i++) {
-            mmx_remesh_iteration *it = &rep.per_iteration[i];
-            s = mmx_timer_start(iter_timer);
-            if (!s) s = split_step(&st, it);
-            if (!s) s = collapse_step(&st, it);
-            if (!s) s = flip_step(&st, it);
-            if (!s) s = relax_step(&st, bvh, it);
-            if (!s) s = mmx_timer_stop(iter_timer, &it->ms);
-            it->nverts = mmx_mesh_nverts(st.cur);
-            it->nfaces = mmx_mesh_nfaces(st.cur);
-            rep.iterations = i + 1;
-        }
+        s = setup(&st, dev ? hmesh : mesh, &bvh, &rep, &work);
+        if (s && dev) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
     }
+    /* The device takes the working copy over (with its features and the BVH). */
+    mmx__remesh_dev *dv = NULL;
+    if (!s && dev && work) {
+        const mmx__remesh_dev_in in = {st.cur, st.feat, st.nfeat, st.pin, bvh, st.lo2, st.hi2,
+                                       o.validate, st.expect, hc};
+        s = mmx__remesh_dev_open(ctx, &in, &dv);
+    }
+    for (int i = 0; work && !s && i < o.iterations; i++) {
+        mmx_remesh_iteration *it = &rep.per_iteration[i];
+        double *step_ms[4] = {&it->split_ms, &it->collapse_ms, &it->flip_ms, &it->relax_ms};
+        s = mmx_timer_start(iter_timer);
+        for (int k = 0; k < 4 && !s; k++) {
+            s = mmx_timer_start(step_timer);
+            if (!s) s = dv ? mmx__remesh_dev_step(dv, k, it) : host_step(&st, k, bvh, it);
+            if (!s) s = mmx_timer_stop(step_timer, step_ms[k]);
+        }
+        if (!s) s = mmx_timer_stop(iter_timer, &it->ms);
+        const mmx_mesh *cur = dv ? mmx__remesh_dev_mesh(dv) : st.cur;
+        it->nverts = mmx_mesh_nverts(cur);
+        it->nfaces = mmx_mesh_nfaces(cur);
+        rep.iterations = i + 1;
+    }
+    if (dv) s = mmx__remesh_dev_close(dv, s ? NULL : &result, s);
+    else if (!s && !dev) result = st.cur, st.cur = NULL;
+    else if (!s) s = mmx_mesh_copy(ctx, st.cur, MMX_SPACE_DEVICE, &result);
     if (!s) s = mmx_timer_stop(timer, &rep.ms);
     mmx__bvh_free(bvh);
-    mmx__flip_topo_free(&t);
     if (st.have_topo) mmx__flip_topo_free(&st.topo);
     mmx_timer_free(timer);
     mmx_timer_free(iter_timer);
+    mmx_timer_free(step_timer);
     free(st.feat);
     free(st.pin);
+    mmx_mesh_free(st.cur);
+    mmx_mesh_free(hmesh);
+    mmx_ctx_free(hc);
     if (s) {
-        mmx_mesh_free(st.cur);
+        mmx_mesh_free(result);
         return s;
     }
-    *out = st.cur;
+    *out = result;
     if (report) *report = rep;
     return MMX_OK;
 }

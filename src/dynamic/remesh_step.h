@@ -14,6 +14,12 @@
 extern "C" {
 #endif
 
+/* The most rounds of each step per iteration (dynamic.h: mmx_remesh). */
+#define MMX__RM_SPLIT_ROUNDS 64
+#define MMX__RM_COLLAPSE_ROUNDS 64
+#define MMX__RM_FLIP_ROUNDS 16
+#define MMX__RM_RELAX_ROUNDS 64
+
 /* A new face is refused when its quality (mmx__hd_tri_quality) is under this and worse than
  * the face(s) it replaces: the remesher never makes needles, and may still work where the
  * input has them (0.05 is a smallest angle of about 3 degrees). */
@@ -172,7 +178,7 @@ static inline MMX__HD int mmx__rm_line_vertex(const mmx__rm_view *r, mmx_index v
         dd = MMX__DADD(dd, MMX__DMUL(d[j], d[j]));
         u = MMX__DADD(u, MMX__DMUL(MMX__DSUB(R[j], K[j]), d[j]));
     }
-    u = dd > 0 ? fmin(1, fmax(0, u / dd)) : 0;
+    u = dd > 0 ? fmin(1.0, fmax(0.0, u / dd)) : 0;
     double e2 = 0;
     for (int j = 0; j < 3; j++) {
         x[j] = MMX__DSUB(MMX__DADD(K[j], MMX__DMUL(u, d[j])), R[j]);

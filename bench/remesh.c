@@ -1,0 +1,258 @@
+/* Isotropic remeshing on the GPU (issue 16): mmx_remesh on nef0..nef2 on CUDA, beside the host
+ * reference (the same output bytes checked), CGAL's isotropic_remeshing on the CPU and
+ * RXMesh's figures.
+ *
+ *   remesh MESHES [--csv FILE] [--reps N] [--max L] [--host-max L] [--cgal PATH]
+ *
+ * MESHES holds models/nefertiti.obj; nef0..nef3 are nefertiti split 0..3 times by edge
+ * midpoints (bu_split4, as bench/dynamic.c and bench/queries.c make them). --max L stops at
+ * nefL (default 2: RXMesh's figures stop there); --host-max L runs the host reference on
+ * nef0..nefL (default 0; the host takes seconds to minutes); --cgal PATH runs that build of
+ * bench/cgal_remesh.cpp (bench/cgal_static.sh makes one that runs on a machine without CGAL)
+ * on each mesh written to a temporary OBJ file.
+ *
+ * Every run: the defaults of mmx_remesh_defaults (L the mean edge length, 3 iterations,
+ * features over 60 degrees and the boundary kept), the same for CGAL.
+ *
+ * On CUDA: mmx_remesh from a mesh already in device memory, the median of N whole calls
+ * (default 3) after one warm-up, between CUDA events on the context's stream (the call waits
+ * where it must read a count, so the events bracket all of it). The call's set-up runs on the
+ * host (a host copy, its validation, the features, the mean length, the BVH over the input);
+ * the report's per-iteration times (CUDA events around each step) give the rounds alone, and
+ * the set-up is the rest. Per iteration and step: rounds, cavities proposed (seeds that passed
+ * the step's rules) and kept, and time.
+ *
+ * Peers. RXMesh's remeshing, 3 iterations, on the same GPU model (DESIGN.md, H200): nef0
+ * 1.47 s, nef1 2.27 s, nef2 5.90 s; the targets are 10x faster than RXMesh and 100x faster
+ * than CGAL (one CPU thread, isotropic_remeshing alone, after detect_sharp_edges). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "bench_util.h"
+#include "bench_clock.h"
+
+static const double rxmesh_ms[3] = {1470, 2270, 5900};
+
+typedef struct remesh_arg {
+    mmx_ctx *ctx;
+    const mmx_mesh *in;
+    mmx_mesh *out;
+    mmx_remesh_report rep;
+} remesh_arg;
+
+static int run_remesh(void *p)
+{
+    remesh_arg *a = p;
+    mmx_mesh_free(a->out);
+    a->out = NULL;
+    return mmx_remesh(a->ctx, a->in, NULL, &a->out, &a->rep) != MMX_OK;
+}
+
+/* CGAL's isotropic remeshing of `m` with length L: its remesh_ms (and detect_ms) from the
+ * program's JSON line; -1 where it fails. */
+static double cgal(const char *prog, mmx_ctx *host, const mmx_mesh *m, double L, double *detect_ms,
+                   long *out_faces)
+{
+    char in[256], out[256], cmd[1024], line[4096];
+    snprintf(in, sizeof in, "/tmp/mmx_bench_remesh_%d_in.obj", (int)getpid());
+    snprintf(out, sizeof out, "/tmp/mmx_bench_remesh_%d_out.obj", (int)getpid());
+    if (mmx_mesh_write(host, m, in, MMX_FORMAT_OBJ)) {
+        fprintf(stderr, "remesh: cannot write %s: %s\n", in, mmx_ctx_error(host));
+        return -1;
+    }
+    snprintf(cmd, sizeof cmd, "'%s' '%s' '%s' %.17g 3 60", prog, in, out, L);
+    FILE *p = popen(cmd, "r");
+    double ms = -1;
+    *detect_ms = -1;
+    *out_faces = -1;
+    if (p) {
+        while (fgets(line, sizeof line, p)) {
+            const char *r = strstr(line, "\"remesh_ms\":"), *d = strstr(line, "\"detect_ms\":");
+            const char *f = strstr(line, "\"output\": {\"vertices\":");
+            if (r) sscanf(r + 12, "%lf", &ms);
+            if (d) sscanf(d + 12, "%lf", detect_ms);
+            if (f && (f = strstr(f, "\"faces\":"))) sscanf(f + 8, "%ld", out_faces);
+        }
+        if (pclose(p) != 0) ms = -1;
+    }
+    remove(in);
+    remove(out);
+    return ms;
+}
+
+static void print_iterations(const char *who, const char *name, const mmx_remesh_report *r,
+                             FILE *csv)
+{
+    static const char *const step[4] = {"split", "collapse", "flip", "relax"};
+    for (int i = 0; i < r->iterations; i++) {
+        const mmx_remesh_iteration *it = &r->per_iteration[i];
+        const int rounds[4] = {it->split_rounds, it->collapse_rounds, it->flip_rounds, it->relax_rounds};
+        const long long seeds[4] = {it->split_seeds, it->collapse_seeds, it->flip_seeds, it->move_seeds};
+        const long long kept[4] = {it->splits, it->collapses, it->flips, it->moves};
+        const double ms[4] = {it->split_ms, it->collapse_ms, it->flip_ms, it->relax_ms};
+        printf("  %-5s iteration %d: %8.2f ms, %d vertices, %d faces\n", who, i, it->ms,
+               (int)it->nverts, (int)it->nfaces);
+        for (int k = 0; k < 4; k++) {
+            printf("        %-8s %3d rounds %9lld proposed %9lld kept %9.2f ms (%.3f ms per round)\n",
+                   step[k], rounds[k], seeds[k], kept[k], ms[k], rounds[k] ? ms[k] / rounds[k] : 0);
+            if (csv)
+                fprintf(csv, "%s,%s,%d,%s,%d,%lld,%lld,%.4f\n", name, who, i, step[k], rounds[k],
+                        seeds[k], kept[k], ms[k]);
+        }
+    }
+}
+
+static double iterations_ms(const mmx_remesh_report *r)
+{
+    double ms = 0;
+    for (int i = 0; i < r->iterations; i++) ms += r->per_iteration[i].ms;
+    return ms;
+}
+
+static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level,
+                    const mmx_mesh *nef, int reps, int with_host, const char *cgal_prog, FILE *csv)
+{
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(cuda);
+    mmx_mesh *d = NULL;
+    BU_MMX(cuda, mmx_mesh_copy(cuda, nef, MMX_SPACE_DEVICE, &d));
+    remesh_arg a = {cuda, d, NULL, {0}};
+    const double cu_ms = bu_time(st, 1, reps, run_remesh, &a);
+    if (cu_ms < 0) {
+        fprintf(stderr, "remesh: %s: mmx_remesh on CUDA failed: %s\n", name, mmx_ctx_error(cuda));
+        exit(1);
+    }
+    const double it_ms = iterations_ms(&a.rep);
+    printf("\n%s: %d vertices, %d triangles; L %.6g, %d feature edges, %d fixed vertices\n", name,
+           (int)mmx_mesh_nverts(nef), (int)mmx_mesh_nfaces(nef), a.rep.target_length,
+           (int)a.rep.feature_edges, (int)a.rep.feature_verts);
+    printf("  cuda  mmx_remesh %10.2f ms (whole call, median of %d): rounds %.2f ms + host set-up %.2f ms; "
+           "output %d faces\n", cu_ms, reps, it_ms, cu_ms - it_ms, (int)mmx_mesh_nfaces(a.out));
+    print_iterations("cuda", name, &a.rep, csv);
+    const double rx = rxmesh_ms[level];
+    printf("  RXMesh (H200)    %10.2f ms  -> ours %.1fx faster (whole call), %.1fx (rounds); "
+           "target 10x (<= %.1f ms): %s (whole call), %s (rounds)\n", rx, rx / cu_ms, rx / it_ms,
+           rx / 10, cu_ms <= rx / 10 ? "met" : "NOT met", it_ms <= rx / 10 ? "met" : "NOT met");
+    double h_ms = -1, c_ms = -1, c_detect = -1;
+    int same = -1;
+    if (with_host) {
+        mmx_mesh *ho = NULL, *back = NULL;
+        mmx_remesh_report hr;
+        const double t0 = bc_now_ms();
+        BU_MMX(host, mmx_remesh(host, nef, NULL, &ho, &hr));
+        h_ms = bc_now_ms() - t0;
+        BU_MMX(cuda, mmx_mesh_copy(cuda, a.out, MMX_SPACE_HOST, &back));
+        same = mmx_mesh_nverts(ho) == mmx_mesh_nverts(back) &&
+               mmx_mesh_nfaces(ho) == mmx_mesh_nfaces(back) &&
+               memcmp(ho->M->rowidx, back->M->rowidx, 3 * (size_t)mmx_mesh_nfaces(ho) * sizeof(mmx_index)) == 0 &&
+               memcmp(ho->pos, back->pos, 3 * (size_t)mmx_mesh_nverts(ho) * sizeof(float)) == 0;
+        for (int i = 0; same && i < hr.iterations; i++) {
+            const mmx_remesh_iteration *x = &hr.per_iteration[i], *y = &a.rep.per_iteration[i];
+            same = x->splits == y->splits && x->collapses == y->collapses && x->flips == y->flips &&
+                   x->moves == y->moves && x->split_rounds == y->split_rounds &&
+                   x->collapse_rounds == y->collapse_rounds && x->flip_rounds == y->flip_rounds &&
+                   x->relax_rounds == y->relax_rounds;
+        }
+        printf("  host  mmx_remesh %10.2f ms (one run, one thread); CUDA %.1fx faster\n", h_ms,
+               h_ms / cu_ms);
+        printf("  identical output bytes and per-iteration counts, host and CUDA: %s\n",
+               same ? "yes" : "NO");
+        print_iterations("host", name, &hr, csv);
+        mmx_mesh_free(ho);
+        mmx_mesh_free(back);
+    } else {
+        printf("  host  skipped (--host-max)\n");
+    }
+    if (cgal_prog) {
+        long faces = -1;
+        c_ms = cgal(cgal_prog, host, nef, a.rep.target_length, &c_detect, &faces);
+        if (c_ms >= 0)
+            printf("  CGAL isotropic_remeshing %10.2f ms (one run, one thread; detect_sharp_edges "
+                   "%.2f ms more), output %ld faces -> ours %.1fx faster (whole call); target "
+                   "100x: %s\n", c_ms, c_detect, faces, c_ms / cu_ms,
+                   c_ms / cu_ms >= 100 ? "met" : "NOT met");
+        else
+            printf("  CGAL  failed to run %s\n", cgal_prog);
+    } else {
+        printf("  CGAL  not run (no --cgal)\n");
+    }
+    if (csv)
+        fprintf(csv, "%s,all,total,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d\n", name, cu_ms, it_ms, h_ms,
+                c_ms, rx, same, (int)mmx_mesh_nfaces(a.out));
+    mmx_mesh_free(a.out);
+    mmx_mesh_free(d);
+}
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: remesh MESHES [--csv FILE] [--reps N] [--max L] [--host-max L] "
+                    "[--cgal PATH]\n  MESHES: a folder with models/nefertiti.obj\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = NULL, *cgal_prog = NULL;
+    int reps = 3, max = 2, host_max = 0;
+    FILE *csv = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1) usage();
+        } else if (!strcmp(argv[i], "--max") && i + 1 < argc) {
+            max = atoi(argv[++i]);
+            if (max < 0 || max > 2) usage();
+        } else if (!strcmp(argv[i], "--host-max") && i + 1 < argc) {
+            host_max = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--cgal") && i + 1 < argc) {
+            cgal_prog = argv[++i];
+        } else if (!strcmp(argv[i], "--csv") && i + 1 < argc) {
+            if (!(csv = fopen(argv[++i], "w"))) {
+                fprintf(stderr, "remesh: cannot write %s\n", argv[i]);
+                return 1;
+            }
+        } else if (argv[i][0] != '-' && !dir) {
+            dir = argv[i];
+        } else {
+            usage();
+        }
+    }
+    if (!dir) usage();
+    mmx_ctx *host = NULL, *cuda = NULL;
+    if (mmx_ctx_create(&host) || mmx_ctx_create(&cuda) || mmx_ctx_use_cuda(cuda, 0)) {
+        fprintf(stderr, "remesh: needs a GPU: %s\n", cuda ? mmx_ctx_error(cuda) : "");
+        return 1;
+    }
+    char gpu[300], date[64];
+    bu_gpu_name(gpu, sizeof gpu);
+    time_t now = time(NULL);
+    struct tm tm;
+    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    printf("remesh (isotropic remeshing, 3 iterations, L = the mean edge length, features over "
+           "60 degrees), %s\nGPU: %s\n", date, gpu);
+    if (csv)
+        fprintf(csv, "# gpu: %s\n# date: %s\n# rows: mesh,backend,iteration,step,rounds,proposed,"
+                     "kept,ms | mesh,all,total,cuda_ms,cuda_rounds_ms,host_ms,cgal_ms,rxmesh_ms,"
+                     "identical,faces\n", gpu, date);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
+    mmx_mesh *nef = NULL;
+    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
+    BU_MMX(host, mmx_mesh_reduce(host, nef));
+    for (int l = 0; l <= max; l++) {
+        if (l) {
+            mmx_mesh *next = bu_split4(host, nef);
+            mmx_mesh_free(nef);
+            nef = next;
+        }
+        char name[16];
+        snprintf(name, sizeof name, "nef%d", l);
+        measure(host, cuda, name, l, nef, reps, l <= host_max, cgal_prog, csv);
+        fflush(stdout);
+    }
+    mmx_mesh_free(nef);
+    if (csv) fclose(csv);
+    mmx_ctx_free(cuda);
+    mmx_ctx_free(host);
+    return 0;
+}

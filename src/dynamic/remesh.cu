@@ -1,0 +1,748 @@
+/* The iterations of isotropic remeshing on the device (host statement: remesh.c). Each step
+ * is the host's, kernel for loop: its seeds are found by remesh_step.h's rules (the host's
+ * code) one thread per edge or vertex and listed in ascending order by a scan of their flags;
+ * its rounds are the device rounds of the templates (mmx__sc_round_cuda, mmx__flip_round_dev,
+ * mmx__relocate_round_cuda), which give the host's bytes; the features are kept as the host
+ * keeps them (sorted keys, a split feature edge replaced by its halves, a collapse's edges
+ * renamed, sorted and made unique); the valence flips' vertex-disjoint set is the greedy
+ * pass over the quads' vertices (mmx__select_cuda); and a relaxation's targets are the
+ * host's (the same BVH, queried by bvh_step.h). So the device makes the host's edits round for
+ * round, and the result is the same bytes.
+ *
+ * Waits: each round reads back how many seeds it has (one wait), and the rounds and the
+ * topology wait as their headers say; nothing else does. */
+#include <cub/device/device_radix_sort.cuh>
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+#include "bvh_step.h"
+#include "core/cub.cuh"
+#include "core/launch.cuh"
+#include "dynamic_internal.h"
+#include "remesh_step.h"
+
+namespace {
+
+#define LAUNCH(name, items, ...)                                                        \
+    do {                                                                                \
+        if (!s && (items) > 0) {                                                        \
+            name<<<mmx__grid(items), MMX__BLOCK, 0, d->st>>>(__VA_ARGS__);               \
+            s = mmx__cuda(d->ctx, cudaGetLastError(), #name " launch");                 \
+        }                                                                               \
+    } while (0)
+
+#define INDEX() ((long long)blockIdx.x * MMX__BLOCK + threadIdx.x)
+
+/* ---- kernels ------------------------------------------------------------------------------- */
+
+__global__ void k_longest(mmx__rm_view r, mmx_index nf, double *longest)
+{
+    const long long f = INDEX();
+    if (f < nf) longest[f] = mmx__rm_longest(&r, (mmx_index)f);
+}
+
+__global__ void k_split_flag(mmx__rm_view r, const double *longest, mmx_index ne, mmx_index *flag)
+{
+    const long long e = INDEX();
+    if (e < ne) flag[e] = mmx__rm_split_seed(&r, longest, (mmx_index)e);
+}
+
+/* out[off[i]] = i for every flagged i: the flagged items in ascending order. */
+__global__ void k_list(const mmx_index *flag, const mmx_index *off, mmx_index n, mmx_index *out)
+{
+    const long long i = INDEX();
+    if (i < n && flag[i]) out[off[i]] = (mmx_index)i;
+}
+
+/* fv: boundary or pinned (remesh.c's feature_verts); the ends of the feature edges are added
+ * by k_feature_ends. */
+__global__ void k_fv(const unsigned char *boundary, const unsigned char *pin, mmx_index nv,
+                     unsigned char *fv)
+{
+    const long long v = INDEX();
+    if (v < nv) fv[v] = boundary[v] || pin[v];
+}
+
+/* Marks both ends of every feature edge in fv and counts them in fdeg (may be NULL): integer
+ * counts, the same whatever the order of the atomics. */
+__global__ void k_feature_ends(const uint64_t *feat, mmx_index nfeat, unsigned char *fv,
+                               mmx_index *fdeg)
+{
+    const long long i = INDEX();
+    if (i >= nfeat) return;
+    const mmx_index a = (mmx_index)(feat[i] >> 32), b = (mmx_index)(uint32_t)feat[i];
+    fv[a] = 1;
+    fv[b] = 1;
+    if (fdeg) {
+        atomicAdd(&fdeg[a], 1);
+        atomicAdd(&fdeg[b], 1);
+    }
+}
+
+__global__ void k_collapse_flag(mmx__rm_view r, mmx_index ne, mmx_index *flag, mmx_index *keep)
+{
+    const long long e = INDEX();
+    if (e >= ne) return;
+    mmx_index k = -1;
+    flag[e] = mmx__rm_collapse_seed(&r, (mmx_index)e, &k);
+    keep[e] = k;
+}
+
+__global__ void k_gather(const mmx_index *idx, mmx_index n, const mmx_index *src, mmx_index *dst)
+{
+    const long long i = INDEX();
+    if (i < n) dst[i] = src[idx[i]];
+}
+
+__global__ void k_degree(const mmx_index *ev, long long nends, mmx_index *deg)
+{
+    const long long k = INDEX();
+    if (k < nends) atomicAdd(&deg[ev[k]], 1);
+}
+
+__global__ void k_flip_flag(mmx__rm_view r, const mmx_index *deg, mmx_index ne, mmx_index *flag)
+{
+    const long long e = INDEX();
+    if (e < ne) flag[e] = mmx__rm_flip_seed(&r, deg, (mmx_index)e);
+}
+
+/* Each flip seed's key (the round's priority of its edge) and its quad's four vertices, the
+ * elements the vertex-disjoint selection shares out. */
+__global__ void k_quads(mmx__flip_view f, const mmx_index *seeds, mmx_index n, uint32_t round,
+                        uint64_t *key, mmx_index *ring_ptr, mmx_index *ring, unsigned char *state)
+{
+    const long long i = INDEX();
+    if (i >= n) return;
+    ring_ptr[i] = 4 * (mmx_index)i;
+    if (i == n - 1) ring_ptr[n] = 4 * n;
+    mmx_index q[4];
+    mmx__fv_quad(&f, seeds[i], q); /* a seed has its quad (mmx__rm_flip_seed) */
+    for (int j = 0; j < 4; j++) ring[4 * i + j] = q[j];
+    key[i] = mmx__priority(seeds[i], round);
+    state[i] = MMX__UNDECIDED;
+}
+
+__global__ void k_state_flag(const unsigned char *state, mmx_index n, mmx_index *flag)
+{
+    const long long i = INDEX();
+    if (i < n) flag[i] = state[i] == MMX_CAVITY_KEPT;
+}
+
+/* A kept split of a feature edge (a, b): 1 in grow. */
+__global__ void k_feature_splits(const mmx_index *ev, const mmx_index *seeds,
+                                 const mmx_cavity_seed *sd, mmx_index n, mmx__rm_view r,
+                                 mmx_index *grow)
+{
+    const long long i = INDEX();
+    if (i >= n) return;
+    const mmx_index e = seeds[i];
+    grow[i] = sd[i].outcome == MMX_CAVITY_KEPT &&
+              mmx__rm_is_feature(&r, ev[2 * (size_t)e], ev[2 * (size_t)e + 1]);
+}
+
+/* The split feature edge (a, b) with new vertex m: (a, m) in its place, (m, b) appended. */
+__global__ void k_split_features(const mmx_index *ev, const mmx_index *seeds,
+                                 const mmx_cavity_seed *sd, const mmx_index *grow,
+                                 const mmx_index *off, mmx_index n, mmx__rm_view r, uint64_t *feat)
+{
+    const long long i = INDEX();
+    if (i >= n || !grow[i]) return;
+    const mmx_index e = seeds[i], a = ev[2 * (size_t)e], b = ev[2 * (size_t)e + 1];
+    const mmx_index at = mmx__rm_find(r.feat, r.nfeat, mmx__rm_key(a, b));
+    feat[at] = mmx__rm_key(a, sd[i].vertex);
+    feat[r.nfeat + off[i]] = mmx__rm_key(sd[i].vertex, b);
+}
+
+/* The higher end of every kept collapse is removed. */
+__global__ void k_removed(const mmx_index *ev, const mmx_index *seeds, const mmx_cavity_seed *sd,
+                          mmx_index n, mmx_index *removed)
+{
+    const long long i = INDEX();
+    if (i < n && sd[i].outcome == MMX_CAVITY_KEPT) removed[ev[2 * (size_t)seeds[i] + 1]] = 1;
+}
+
+/* to[v]: v's number after the collapses (v minus the removed vertices below it), -1 for a
+ * removed one until k_collapse_ends; the survivors' corner flags move with them. */
+__global__ void k_renumber(const mmx_index *removed, const mmx_index *below, mmx_index nv,
+                           const unsigned char *pin, mmx_index *to, unsigned char *npin)
+{
+    const long long v = INDEX();
+    if (v >= nv) return;
+    if (removed[v]) {
+        to[v] = -1;
+        return;
+    }
+    to[v] = (mmx_index)v - below[v];
+    npin[to[v]] = pin[v];
+}
+
+/* A removed end takes its survivor's number; a feature end the merged vertex stayed at gives
+ * it its position and its corner flag. */
+__global__ void k_collapse_ends(const mmx_index *ev, const mmx_index *seeds,
+                                const mmx_cavity_seed *sd, const mmx_index *keep, mmx_index n,
+                                mmx_index *to, const float *pos, float *npos,
+                                const unsigned char *pin, unsigned char *npin)
+{
+    const long long i = INDEX();
+    if (i >= n || sd[i].outcome != MMX_CAVITY_KEPT) return;
+    const mmx_index a = ev[2 * (size_t)seeds[i]], b = ev[2 * (size_t)seeds[i] + 1];
+    to[b] = to[a]; /* a survives: kept cavities share no face, so no kept seed removes it */
+    const mmx_index k = keep[i];
+    if (k < 0) return;
+    for (int j = 0; j < 3; j++) npos[3 * (size_t)to[a] + j] = pos[3 * (size_t)k + j];
+    npin[to[a]] = pin[k];
+}
+
+/* Feature edge (a, b) renamed (to[a], to[b]); flag 0 for one collapsed to a point. */
+__global__ void k_rename_features(const uint64_t *feat, mmx_index nfeat, const mmx_index *to,
+                                  uint64_t *out, mmx_index *flag)
+{
+    const long long i = INDEX();
+    if (i >= nfeat) return;
+    const mmx_index a = to[(mmx_index)(feat[i] >> 32)], b = to[(mmx_index)(uint32_t)feat[i]];
+    flag[i] = a != b;
+    out[i] = mmx__rm_key(a, b);
+}
+
+/* 1 for the first of each run of equal keys (sorted). */
+__global__ void k_first_of_run(const uint64_t *k, mmx_index n, mmx_index *flag)
+{
+    const long long i = INDEX();
+    if (i < n) flag[i] = i == 0 || k[i] != k[i - 1];
+}
+
+__global__ void k_pack_u64(const uint64_t *src, const mmx_index *flag, const mmx_index *off,
+                           mmx_index n, uint64_t *dst)
+{
+    const long long i = INDEX();
+    if (i < n && flag[i]) dst[off[i]] = src[i];
+}
+
+__global__ void k_normal_area(mmx__rm_view r, mmx_index nv, double *vn, double *va)
+{
+    const long long v = INDEX();
+    if (v < nv) mmx__rm_normal_area(&r, (mmx_index)v, vn + 3 * v, &va[v]);
+}
+
+/* Vertex v's target: its relaxation point projected onto the input (the BVH); flag 1 when it
+ * has one that differs from where v is (bit for bit, as the host's memcmp). */
+__global__ void k_targets(mmx__rm_view r, const double *vn, const double *va, mmx__bvh_view b,
+                          mmx_index nv, mmx_index *flag, float *target)
+{
+    const long long v = INDEX();
+    if (v >= nv) return;
+    flag[v] = 0;
+    double P[3], X[3];
+    if (!mmx__rm_relax_point(&r, vn, va, (mmx_index)v, P)) return;
+    if (mmx__bvh_closest_view(&b, P, X, nullptr) < 0) return;
+    int same = 1;
+    for (int k = 0; k < 3; k++) {
+        const float t = (float)X[k];
+        target[3 * v + k] = t;
+        same &= __float_as_uint(t) == __float_as_uint(r.pos[3 * v + k]);
+    }
+    flag[v] = !same;
+}
+
+/* The seeds listed by off (a scan of flag) with their targets: from the vertices (src_by_vertex:
+ * target of vertex v at 3v) or from the previous list (3i). */
+__global__ void k_pack_moves(const mmx_index *seeds, const mmx_index *flag, const mmx_index *off,
+                             mmx_index n, const float *tsrc, int by_vertex, mmx_index *out,
+                             float *tout)
+{
+    const long long i = INDEX();
+    if (i >= n || !flag[i]) return;
+    const mmx_index v = seeds ? seeds[i] : (mmx_index)i, j = off[i];
+    const size_t from = 3 * (size_t)(by_vertex ? v : (mmx_index)i);
+    out[j] = v;
+    for (int k = 0; k < 3; k++) tout[3 * (size_t)j + k] = tsrc[from + k];
+}
+
+__global__ void k_conflicts(const mmx_cavity_seed *sd, mmx_index n, mmx_index *flag)
+{
+    const long long i = INDEX();
+    if (i < n) flag[i] = sd[i].outcome == MMX_CAVITY_CONFLICT;
+}
+
+/* ---- the driver ---------------------------------------------------------------------------- */
+
+/* Device memory a round takes, freed all at once at its end. */
+struct Scratch {
+    void *p[24];
+    int n = 0;
+};
+
+struct Dev {
+    mmx_ctx *ctx;
+    cudaStream_t st;
+    const mmx__remesh_dev_in *in;
+    mmx_mesh *cur;       /* device */
+    uint64_t *feat;      /* device, sorted, nfeat */
+    mmx_index nfeat;
+    unsigned char *pin;  /* device, per vertex of cur */
+    mmx__bvh_view bvh;   /* device */
+    uint32_t round;
+    mmx__sc_dev topo;
+    int have_topo;
+    Scratch sc;
+};
+
+template <typename T>
+mmx_status take(Dev *d, size_t count, T **out)
+{
+    *out = nullptr;
+    if (d->sc.n == (int)(sizeof d->sc.p / sizeof d->sc.p[0]))
+        return mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: a round's scratch list is full");
+    void *p = nullptr;
+    mmx_status s = mmx__dev_alloc(d->ctx, (count + 1) * sizeof(T), &p);
+    if (!s) d->sc.p[d->sc.n++] = p, *out = static_cast<T *>(p);
+    return s;
+}
+
+void release(Dev *d)
+{
+    for (int i = 0; i < d->sc.n; i++) mmx__dev_free(d->ctx, d->sc.p[i]);
+    d->sc.n = 0;
+}
+
+mmx_status topo(Dev *d)
+{
+    if (d->have_topo) return MMX_OK;
+    mmx_status s = mmx__sc_dev_build(d->ctx, d->cur, "mmx_remesh", &d->topo);
+    if (!s) d->have_topo = 1;
+    return s;
+}
+
+mmx__rm_view view(const Dev *d, const unsigned char *fv, const mmx_index *fdeg)
+{
+    const mmx__remesh_dev_in *in = d->in;
+    return mmx__rm_view{d->topo.view, d->cur->pos, d->feat, d->nfeat, d->pin, fv, fdeg,
+                        in->lo2, in->hi2};
+}
+
+/* The flagged items of [0, n) in ascending order into out; their number into *count (the
+ * one wait). off: n + 1 entries. */
+mmx_status list(Dev *d, const mmx_index *flag, mmx_index n, mmx_index *off, mmx_index *out,
+                mmx_index *count)
+{
+    *count = 0;
+    if (n == 0) return MMX_OK;
+    mmx_status s = mmx__scan_offsets(d->ctx, flag, n, off);
+    if (!s) s = mmx__dev_copy(d->ctx, count, MMX_SPACE_HOST, off + n, MMX_SPACE_DEVICE, sizeof *count);
+    if (out) LAUNCH(k_list, n, flag, off, n, out);
+    return s;
+}
+
+/* Sorts feat[0..n) (device) ascending and drops repeats; the result into d->feat / d->nfeat
+ * (feat is taken over or freed). */
+mmx_status set_features(Dev *d, uint64_t *feat, mmx_index n)
+{
+    mmx_status s = MMX_OK;
+    uint64_t *alt = nullptr, *out = nullptr;
+    mmx_index *flag = nullptr, *off = nullptr, u = 0;
+    if (n > 1) {
+        s = mmx__dev_alloc(d->ctx, (size_t)n * sizeof *alt, (void **)&alt);
+        cub::DoubleBuffer<uint64_t> k(feat, alt);
+        if (!s)
+            s = mmx__cub_run(d->ctx, "cub::DeviceRadixSort::SortKeys", [&](void *tmp, size_t &bytes) {
+                return cub::DeviceRadixSort::SortKeys(tmp, bytes, k, n, 0, 64, d->st);
+            });
+        if (!s && k.selector == 1) std::swap(feat, alt);
+    }
+    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)n + 1) * sizeof *flag, (void **)&flag);
+    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)n + 1) * sizeof *off, (void **)&off);
+    LAUNCH(k_first_of_run, n, feat, n, flag);
+    if (!s && n > 0) {
+        s = mmx__scan_offsets(d->ctx, flag, n, off);
+        if (!s) s = mmx__dev_copy(d->ctx, &u, MMX_SPACE_HOST, off + n, MMX_SPACE_DEVICE, sizeof u);
+    }
+    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)u + 1) * sizeof *out, (void **)&out);
+    LAUNCH(k_pack_u64, n, feat, flag, off, n, out);
+    mmx__dev_free(d->ctx, alt);
+    mmx__dev_free(d->ctx, feat);
+    mmx__dev_free(d->ctx, flag);
+    mmx__dev_free(d->ctx, off);
+    if (s) {
+        mmx__dev_free(d->ctx, out);
+        return s;
+    }
+    mmx__dev_free(d->ctx, d->feat);
+    d->feat = out;
+    d->nfeat = u;
+    return MMX_OK;
+}
+
+/* Replaces the current mesh by `next` after a round, and validates it when asked (on the
+ * host, as remesh.c's advance). */
+mmx_status advance(Dev *d, mmx_mesh *next, const char *step)
+{
+    if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
+    d->have_topo = 0;
+    mmx_mesh_free(d->cur);
+    d->cur = next;
+    d->round++;
+    if (!d->in->validate) return MMX_OK;
+    mmx_mesh *h = nullptr;
+    mmx_mesh_validation r;
+    mmx_status s = mmx_mesh_copy(d->ctx, next, MMX_SPACE_HOST, &h);
+    if (!s) {
+        s = mmx_mesh_validate(d->in->hc, h, &d->in->expect, &r);
+        if (s == MMX_ERR_MESH)
+            s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh "
+                          "that is not valid: %s", (unsigned)(d->round - 1), step, r.problem);
+        else if (s)
+            s = mmx__fail(d->ctx, s, "mmx_remesh: validating round %u: %s",
+                          (unsigned)(d->round - 1), mmx_ctx_error(d->in->hc));
+    }
+    mmx_mesh_free(h);
+    return s;
+}
+
+/* The feature vertices (and, with fdeg, each vertex's feature edges) of the current mesh. */
+mmx_status feature_verts(Dev *d, unsigned char *fv, mmx_index *fdeg)
+{
+    mmx_status s = MMX_OK;
+    const mmx_index nv = d->topo.view.f.nverts;
+    LAUNCH(k_fv, nv, d->topo.view.boundary, d->pin, nv, fv);
+    if (!s && fdeg) s = mmx__cuda(d->ctx, cudaMemsetAsync(fdeg, 0, (size_t)nv * sizeof *fdeg, d->st), "memset");
+    LAUNCH(k_feature_ends, d->nfeat, d->feat, d->nfeat, fv, fdeg);
+    return s;
+}
+
+mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < MMX__RM_SPLIT_ROUNDS && !s; r++) {
+        s = topo(d);
+        if (s) break;
+        const mmx_index nv = d->topo.view.f.nverts, nf = d->topo.view.f.nfaces,
+                        ne = d->topo.view.f.nedges;
+        const mmx__rm_view rv = view(d, nullptr, nullptr);
+        double *longest = nullptr;
+        mmx_index *flag = nullptr, *off = nullptr, *seeds = nullptr, n = 0;
+        s = take(d, nf, &longest);
+        if (!s) s = take(d, ne, &flag);
+        if (!s) s = take(d, ne + 1, &off);
+        if (!s) s = take(d, ne, &seeds);
+        LAUNCH(k_longest, nf, rv, nf, longest);
+        LAUNCH(k_split_flag, ne, rv, longest, ne, flag);
+        if (!s) s = list(d, flag, ne, off, seeds, &n);
+        it->split_seeds += n;
+        if (s || n == 0 || nf == 0) {
+            release(d);
+            break;
+        }
+        mmx_cavity_seed *sd = nullptr;
+        mmx_mesh *next = nullptr;
+        mmx_cavity_counts c{};
+        if (!s) s = take(d, n, &sd);
+        if (!s) s = mmx__sc_round_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT, seeds, n,
+                                       d->round, &next, &c, sd);
+        /* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no
+         * corners. */
+        if (!s && c.kept > 0) {
+            const mmx_index *ev = d->topo.view.f.ev;
+            mmx_index grow = 0;
+            uint64_t *feat = nullptr;
+            unsigned char *pin = nullptr;
+            LAUNCH(k_feature_splits, n, ev, seeds, sd, n, rv, flag);
+            if (!s) s = list(d, flag, n, off, nullptr, &grow);
+            if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)d->nfeat + grow + 1) * sizeof *feat, (void **)&feat);
+            if (!s && d->nfeat > 0)
+                s = mmx__cuda(d->ctx, cudaMemcpyAsync(feat, d->feat, (size_t)d->nfeat * sizeof *feat,
+                                                      cudaMemcpyDeviceToDevice, d->st), "copy");
+            LAUNCH(k_split_features, n, ev, seeds, sd, flag, off, n, rv, feat);
+            const mmx_index nv2 = mmx_mesh_nverts(next);
+            if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv2 + 1, (void **)&pin);
+            if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(pin, 0, (size_t)nv2, d->st), "memset");
+            if (!s && nv > 0)
+                s = mmx__cuda(d->ctx, cudaMemcpyAsync(pin, d->pin, (size_t)nv, cudaMemcpyDeviceToDevice, d->st), "copy");
+            if (!s) {
+                mmx__dev_free(d->ctx, d->pin);
+                d->pin = pin;
+                pin = nullptr;
+                s = set_features(d, feat, d->nfeat + grow);
+                feat = nullptr;
+            }
+            mmx__dev_free(d->ctx, feat);
+            mmx__dev_free(d->ctx, pin);
+        }
+        release(d);
+        if (s) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->split_rounds++;
+        it->splits += c.kept;
+        s = advance(d, next, "split");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < MMX__RM_COLLAPSE_ROUNDS && !s; r++) {
+        s = topo(d);
+        if (s) break;
+        const mmx_index nv = d->topo.view.f.nverts, nf = d->topo.view.f.nfaces,
+                        ne = d->topo.view.f.nedges;
+        unsigned char *fv = nullptr;
+        mmx_index *fdeg = nullptr, *flag = nullptr, *off = nullptr, *seeds = nullptr;
+        mmx_index *keep_e = nullptr, *keep = nullptr, n = 0;
+        s = take(d, nv, &fv);
+        if (!s) s = take(d, nv, &fdeg);
+        if (!s) s = take(d, ne, &flag);
+        if (!s) s = take(d, ne + 1 > nv + 1 ? ne + 1 : nv + 1, &off);
+        if (!s) s = take(d, ne, &seeds);
+        if (!s) s = take(d, ne, &keep_e);
+        if (!s) s = feature_verts(d, fv, fdeg);
+        const mmx__rm_view rv = view(d, fv, fdeg);
+        LAUNCH(k_collapse_flag, ne, rv, ne, flag, keep_e);
+        if (!s) s = list(d, flag, ne, off, seeds, &n);
+        it->collapse_seeds += n;
+        if (s || n == 0 || nf == 0) {
+            release(d);
+            break;
+        }
+        if (!s) s = take(d, n, &keep);
+        LAUNCH(k_gather, n, seeds, n, keep_e, keep);
+        mmx_cavity_seed *sd = nullptr;
+        mmx_mesh *next = nullptr;
+        mmx_cavity_counts c{};
+        if (!s) s = take(d, n, &sd);
+        if (!s) s = mmx__sc_round_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_COLLAPSE, seeds,
+                                       n, d->round, &next, &c, sd);
+        /* The survivors keep their order: old vertex v becomes v minus the removed ones below
+         * it (each kept seed removes its higher end b). */
+        if (!s && c.kept > 0) {
+            const mmx_index *ev = d->topo.view.f.ev;
+            mmx_index *removed = nullptr, *to = nullptr, *fl = nullptr, *fo = nullptr;
+            unsigned char *pin = nullptr;
+            uint64_t *renamed = nullptr, *feat = nullptr;
+            mmx_index nkeep = 0;
+            s = take(d, nv, &removed);
+            if (!s) s = take(d, nv, &to);
+            if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(removed, 0, (size_t)nv * sizeof *removed, d->st), "memset");
+            LAUNCH(k_removed, n, ev, seeds, sd, n, removed);
+            if (!s) s = mmx__scan_exclusive(d->ctx, removed, nv, off);
+            if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv + 1, (void **)&pin);
+            LAUNCH(k_renumber, nv, removed, off, nv, d->pin, to, pin);
+            LAUNCH(k_collapse_ends, n, ev, seeds, sd, keep, n, to, d->cur->pos, next->pos, d->pin, pin);
+            /* A collapsed feature edge becomes a point (dropped); the edges of a removed end
+             * now run from the kept one. Sorted, each once. */
+            if (!s) s = take(d, d->nfeat, &renamed);
+            if (!s) s = take(d, d->nfeat, &fl);
+            if (!s) s = take(d, d->nfeat + 1, &fo);
+            LAUNCH(k_rename_features, d->nfeat, d->feat, d->nfeat, to, renamed, fl);
+            if (!s) s = list(d, fl, d->nfeat, fo, nullptr, &nkeep);
+            if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)nkeep + 1) * sizeof *feat, (void **)&feat);
+            LAUNCH(k_pack_u64, d->nfeat, renamed, fl, fo, d->nfeat, feat);
+            if (!s) {
+                mmx__dev_free(d->ctx, d->pin);
+                d->pin = pin;
+                pin = nullptr;
+                s = set_features(d, feat, nkeep);
+                feat = nullptr;
+            }
+            mmx__dev_free(d->ctx, pin);
+            mmx__dev_free(d->ctx, feat);
+        }
+        release(d);
+        if (s) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->collapse_rounds++;
+        it->collapses += c.kept;
+        s = advance(d, next, "collapse");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int r = 0; r < MMX__RM_FLIP_ROUNDS && !s; r++) {
+        s = topo(d);
+        if (s) break;
+        const mmx_index nv = d->topo.view.f.nverts, ne = d->topo.view.f.nedges;
+        mmx_index *deg = nullptr, *flag = nullptr, *off = nullptr, *seeds = nullptr, n = 0;
+        s = take(d, nv, &deg);
+        if (!s) s = take(d, ne, &flag);
+        if (!s) s = take(d, ne + 1, &off);
+        if (!s) s = take(d, ne, &seeds);
+        if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(deg, 0, (size_t)nv * sizeof *deg, d->st), "memset");
+        LAUNCH(k_degree, 2 * (long long)ne, d->topo.view.f.ev, 2 * (long long)ne, deg);
+        const mmx__rm_view rv = view(d, nullptr, nullptr);
+        LAUNCH(k_flip_flag, ne, rv, deg, ne, flag);
+        if (!s) s = list(d, flag, ne, off, seeds, &n);
+        it->flip_seeds += n;
+        if (s || n == 0) {
+            release(d);
+            break;
+        }
+        /* Of those, the greedy set in the round's key order whose quads share no vertex
+         * (remesh.c's vertex_disjoint), ascending. */
+        uint64_t *key = nullptr;
+        mmx_index *ring = nullptr, *ring_ptr = nullptr, *kept = nullptr, m = 0, nk = 0;
+        unsigned char *state = nullptr;
+        if (!s) s = take(d, n, &key);
+        if (!s) s = take(d, n + 1, &ring_ptr);
+        if (!s) s = take(d, 4 * (size_t)n, &ring);
+        if (!s) s = take(d, n, &state);
+        if (!s) s = take(d, n, &kept);
+        LAUNCH(k_quads, n, d->topo.view.f, seeds, n, d->round, key, ring_ptr, ring, state);
+        if (!s) s = mmx__select_cuda(d->ctx, n, key, ring_ptr, nullptr, ring, nv, state, &nk);
+        LAUNCH(k_state_flag, n, state, n, flag);
+        if (!s) s = list(d, flag, n, off, kept, &m); /* positions in seeds, ascending */
+        LAUNCH(k_gather, m, kept, m, seeds, ring); /* ring: free now; the kept edges */
+        mmx_mesh *next = nullptr;
+        mmx_cavity_counts c{};
+        if (!s && m > 0)
+            s = mmx__flip_round_dev(d->ctx, d->cur, &d->topo.f, ring, m, 1, d->round, &next, &c,
+                                    nullptr);
+        release(d);
+        if (s || m == 0) {
+            mmx_mesh_free(next);
+            break;
+        }
+        it->flip_rounds++;
+        it->flips += c.kept;
+        s = advance(d, next, "flip");
+        if (c.kept == 0) break;
+    }
+    return s;
+}
+
+mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
+{
+    mmx_status s = topo(d);
+    if (s) return s;
+    const mmx_index nv = d->topo.view.f.nverts;
+    unsigned char *fv = nullptr;
+    double *vn = nullptr, *va = nullptr;
+    mmx_index *flag = nullptr, *off = nullptr, *seeds[2] = {nullptr, nullptr}, n = 0;
+    float *all = nullptr, *targets[2] = {nullptr, nullptr};
+    mmx_cavity_seed *sd = nullptr;
+    s = take(d, nv, &fv);
+    if (!s) s = take(d, 3 * (size_t)nv, &vn);
+    if (!s) s = take(d, nv, &va);
+    if (!s) s = take(d, nv, &flag);
+    if (!s) s = take(d, nv + 1, &off);
+    for (int b = 0; b < 2 && !s; b++) {
+        s = take(d, nv, &seeds[b]);
+        if (!s) s = take(d, 3 * (size_t)nv, &targets[b]);
+    }
+    if (!s) s = take(d, 3 * (size_t)nv, &all);
+    if (!s) s = take(d, nv, &sd);
+    if (!s) s = feature_verts(d, fv, nullptr);
+    const mmx__rm_view rv = view(d, fv, nullptr);
+    LAUNCH(k_normal_area, nv, rv, nv, vn, va);
+    /* Every target from the positions at the start of the step (Jacobi): computed before the
+     * first move. */
+    LAUNCH(k_targets, nv, rv, vn, va, d->bvh, nv, flag, all);
+    if (!s) s = list(d, flag, nv, off, nullptr, &n);
+    LAUNCH(k_pack_moves, nv, nullptr, flag, off, nv, all, 1, seeds[0], targets[0]);
+    /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones go
+     * again, with their targets, in the next round. */
+    int b = 0;
+    for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
+        mmx_cavity_counts c{};
+        it->move_seeds += n;
+        s = mmx__relocate_round_cuda(d->ctx, &d->topo.view, d->cur->pos, seeds[b], targets[b], n,
+                                     d->round, MMX__RM_SLIVER, &c, sd);
+        if (s) break;
+        d->round++;
+        it->relax_rounds++;
+        it->moves += c.kept;
+        if (d->in->validate) {
+            mmx_mesh *h = nullptr;
+            mmx_mesh_validation vr;
+            s = mmx_mesh_copy(d->ctx, d->cur, MMX_SPACE_HOST, &h);
+            if (!s) s = mmx_mesh_validate(d->in->hc, h, &d->in->expect, &vr);
+            mmx_mesh_free(h);
+            if (s == MMX_ERR_MESH)
+                s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (relax) left a "
+                              "mesh that is not valid: %s", (unsigned)(d->round - 1), vr.problem);
+            if (s) break;
+        }
+        mmx_index m = 0;
+        LAUNCH(k_conflicts, n, sd, n, flag);
+        if (!s) s = list(d, flag, n, off, nullptr, &m);
+        LAUNCH(k_pack_moves, n, seeds[b], flag, off, n, targets[b], 0, seeds[!b], targets[!b]);
+        b = !b;
+        n = m;
+    }
+    release(d);
+    return s;
+}
+
+} // namespace
+
+struct mmx__remesh_dev {
+    Dev d;
+    void *bvh_block;
+    mmx__remesh_dev_in in; /* its arrays are the host's, read by open only */
+};
+
+extern "C" mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in,
+                                           mmx__remesh_dev **out)
+{
+    *out = nullptr;
+    mmx__remesh_dev *r = static_cast<mmx__remesh_dev *>(calloc(1, sizeof *r));
+    if (!r) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_remesh: out of host memory");
+    r->in = *in;
+    Dev *d = &r->d;
+    d->ctx = ctx;
+    d->st = (cudaStream_t)ctx->stream;
+    d->in = &r->in;
+    const mmx_index nv = mmx_mesh_nverts(in->cur);
+    mmx_status s = mmx_mesh_copy(ctx, in->cur, MMX_SPACE_DEVICE, &d->cur);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)in->nfeat + 1) * sizeof *d->feat, (void **)&d->feat);
+    if (!s && in->nfeat > 0)
+        s = mmx__dev_copy(ctx, d->feat, MMX_SPACE_DEVICE, in->feat, MMX_SPACE_HOST,
+                          (size_t)in->nfeat * sizeof *d->feat);
+    d->nfeat = in->nfeat;
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nv + 1, (void **)&d->pin);
+    if (!s && nv > 0) s = mmx__dev_copy(ctx, d->pin, MMX_SPACE_DEVICE, in->pin, MMX_SPACE_HOST, (size_t)nv);
+    if (!s) s = mmx__bvh_to_device(ctx, in->bvh, &d->bvh, &r->bvh_block);
+    /* The host arrays are not kept: the copies above are queued before any later work, and
+     * the last one into device memory is waited for here (the host may free them after). */
+    if (!s) s = mmx__stream_sync(ctx);
+    r->in.cur = nullptr, r->in.feat = nullptr, r->in.pin = nullptr, r->in.bvh = nullptr;
+    if (s) return mmx__remesh_dev_close(r, nullptr, s);
+    *out = r;
+    return MMX_OK;
+}
+
+extern "C" mmx_status mmx__remesh_dev_step(mmx__remesh_dev *r, int k, mmx_remesh_iteration *it)
+{
+    switch (k) {
+    case 0: return split_step(&r->d, it);
+    case 1: return collapse_step(&r->d, it);
+    case 2: return flip_step(&r->d, it);
+    default: return relax_step(&r->d, it);
+    }
+}
+
+extern "C" const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *r)
+{
+    return r->d.cur;
+}
+
+extern "C" mmx_status mmx__remesh_dev_close(mmx__remesh_dev *r, mmx_mesh **out, mmx_status s)
+{
+    Dev *d = &r->d;
+    release(d);
+    if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
+    mmx__dev_free(d->ctx, r->bvh_block);
+    mmx__dev_free(d->ctx, d->feat);
+    mmx__dev_free(d->ctx, d->pin);
+    if (out) *out = d->cur;
+    else mmx_mesh_free(d->cur);
+    free(r);
+    return s;
+}
