@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "dynamic/dynamic_internal.h" /* the topology update, checked against a rebuild */
 #include "dynamic/sc_step.h"           /* the shared split and collapse steps */
+#include "dynamic/vremove_step.h"      /* the vertex removal's choice of u */
 
 #define PI 3.14159265358979323846
 
@@ -1647,17 +1648,21 @@ Test(vremove, refusals)
     cr_assert_eq(mmx_cavity_vertex_remove_round(ctx, m, &bad, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
     cr_assert(strstr(mmx_ctx_error(ctx), "vertex 7"), "%s", mmx_ctx_error(ctx));
     cr_assert_null(out);
-    /* A folding removal: the centre pulled far out, every face at it would fold onto u. */
+    /* Vertex 2 pulled in to (0.1, 0.3), a reflex corner seen from the centre but not from
+     * 1: u = 1 would fold (0, 2, 3) into (1, 2, 3), so u = 2 is taken (its new number 1),
+     * edge {0, 2}'s faces 1 = (0, 2, 3) (running it from 0) and 0 = (0, 1, 2). */
     float pos[21];
     memcpy(pos, m->pos, sizeof pos);
-    pos[3 * 4] = 0.9f, pos[3 * 4 + 1] = 0; /* vertex 4 (opposite 1) moved next to 1 */
+    pos[3 * 2] = 0.1f, pos[3 * 2 + 1] = 0.3f;
     mmx_mesh *w = tu_triangles(ctx, 7, 6, m->M->rowidx, pos);
+    expect_valid_mesh(ctx, w, 1, 1);
     const mmx_index c0 = 0;
     mmx_cavity_seed sd;
     MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, w, &c0, 1, 0, &out, NULL, &sd));
-    /* u = 1 would fold (0, 3, 4) -> (1, 3, 4) and (0, 4, 5); u = 2 is the first that works. */
     cr_assert_eq(sd.outcome, MMX_CAVITY_KEPT);
-    cr_assert_neq(sd.faces[0], 0);
+    cr_assert(sd.faces[0] == 1 && sd.faces[1] == 0 && sd.vertex == 1, "%d %d %d", sd.faces[0],
+              sd.faces[1], sd.vertex);
+    expect_valid_mesh(ctx, out, 1, 1);
     mmx_mesh_free(out);
     mmx_mesh_free(w);
     mmx_mesh_free(m);
@@ -1686,13 +1691,35 @@ static void vremove_rounds(mmx_mesh *in, int64_t euler, mmx_index loops, int rou
         cr_assert_eq(mmx_mesh_nverts(out), nv - c.kept);
         cr_assert_eq(mmx_mesh_nfaces(out), mmx_mesh_nfaces(cur) - 2 * c.kept);
         kept += c.kept;
-        /* Independence: no vertex removed by one kept seed is the other end of another. */
-        unsigned char *gone = calloc((size_t)nv, 1);
-        for (mmx_index i = 0; i < n; i++)
-            if (sd[i].outcome == MMX_CAVITY_KEPT) gone[seeds[i]] = 1;
-        for (mmx_index i = 0; i < n; i++)
-            if (sd[i].outcome == MMX_CAVITY_KEPT) cr_assert(sd[i].vertex >= 0);
-        free(gone);
+        /* The kept cavities (faces at v and at its u, by the shared step) are disjoint, and
+         * every conflict meets a kept one. */
+        mmx__flip_topo t;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, cur, "test", &t));
+        const mmx__sc_view v = mmx__sc_host_view(&t);
+        int *owner = malloc((size_t)mmx_mesh_nfaces(cur) * sizeof *owner);
+        mmx_index *ring = malloc(2 * (size_t)mmx_mesh_nfaces(cur) * sizeof *ring);
+        cr_assert(owner && ring);
+        for (mmx_index f = 0; f < mmx_mesh_nfaces(cur); f++) owner[f] = -1;
+        for (int pass = 0; pass < 2; pass++)
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != (pass ? MMX_CAVITY_CONFLICT : MMX_CAVITY_KEPT)) continue;
+                mmx_cavity_seed x;
+                const mmx_index u = mmx__vr_choose(&v, cur->pos, seeds[i], (uint32_t)r, &x);
+                cr_assert(u >= 0 && memcmp(x.faces, sd[i].faces, sizeof x.faces) == 0);
+                const mmx_index len = mmx__vr_ring(&v, seeds[i], u, ring);
+                int meets = 0;
+                for (mmx_index q = 0; q < len; q++) {
+                    const int o = owner[ring[q]];
+                    if (!pass) cr_assert(o == -1 || o == (int)i, "seeds %d and %d share face %d",
+                                         o, (int)i, ring[q]);
+                    if (!pass) owner[ring[q]] = (int)i;
+                    meets |= o >= 0;
+                }
+                if (pass) cr_assert(meets, "seed %d: a conflict with no kept cavity", (int)i);
+            }
+        free(owner);
+        free(ring);
+        mmx__flip_topo_free(&t);
         expect_valid_mesh(ctx, out, euler, loops);
         if (cur != in) mmx_mesh_free(cur);
         cur = out;
@@ -1931,4 +1958,194 @@ Test(user_cavity, folding_fan_refused)
         mmx_mesh_free(m);
     }
     mmx_ctx_free(ctx);
+}
+
+/* ---- vertex removal and user cavities on CUDA: the host's bytes ----------------------------- */
+
+/* The host's and the device's results of one round: counts, per-seed records and the output
+ * meshes byte for byte (sizes, faces, positions). */
+static void same_round(mmx_ctx *cu, const char *what, int k, const mmx_cavity_counts *hc,
+                       const mmx_cavity_counts *dc, const mmx_cavity_seed *hs,
+                       const mmx_cavity_seed *ds, mmx_index n, const mmx_mesh *hn,
+                       const mmx_mesh *dn)
+{
+    cr_assert_eq(memcmp(hc, dc, sizeof *hc), 0, "%s round %d: counts %d/%d/%d host, %d/%d/%d cuda",
+                 what, k, hc->kept, hc->invalid, hc->conflicts, dc->kept, dc->invalid,
+                 dc->conflicts);
+    for (mmx_index i = 0; i < n; i++)
+        cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                     "%s round %d seed %d: outcome %d faces %d %d vertex %d host, outcome %d "
+                     "faces %d %d vertex %d cuda", what, k, i, hs[i].outcome, hs[i].faces[0],
+                     hs[i].faces[1], hs[i].vertex, ds[i].outcome, ds[i].faces[0], ds[i].faces[1],
+                     ds[i].vertex);
+    mmx_mesh *back = to_space(cu, dn, MMX_SPACE_HOST);
+    const mmx_index nv = mmx_mesh_nverts(hn), nf = mmx_mesh_nfaces(hn);
+    cr_assert_eq(mmx_mesh_nverts(back), nv, "%s round %d", what, k);
+    cr_assert_eq(mmx_mesh_nfaces(back), nf, "%s round %d", what, k);
+    cr_assert_eq(back->M->order, 3);
+    cr_assert_eq(memcmp(back->M->rowidx, hn->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)), 0,
+                 "%s round %d: faces differ", what, k);
+    cr_assert_eq(!back->pos, !hn->pos);
+    if (hn->pos)
+        cr_assert_eq(memcmp(back->pos, hn->pos, 3 * (size_t)nv * sizeof(float)), 0,
+                     "%s round %d: positions differ", what, k);
+    mmx_mesh_free(back);
+}
+
+/* Rounds of vertex removal, then rounds of user cavities (random ones, with the hash
+ * priorities and then with user priorities that tie often), on the host and on CUDA from the
+ * same input, each round on the previous round's outputs; seeds random vertices with repeats. */
+static void cuda_vr_user_match_host(mmx_ctx *cu, mmx_mesh *hm, uint32_t seed)
+{
+    mmx_ctx *host = hm->ctx;
+    if (!cu) cu = host; /* the host against itself: the same bytes on a second run */
+    mmx_mesh *dm = to_space(cu, hm, cu == host ? MMX_SPACE_HOST : MMX_SPACE_DEVICE);
+    mmx_mesh *hcur = hm, *dcur = dm;
+    int kept = 0, conflicts = 0;
+    /* No seeds: the mesh as it was. */
+    mmx_mesh *none = NULL;
+    mmx_cavity_counts c0;
+    MMX_OK_OR_FAIL(cu, mmx_cavity_vertex_remove_round(cu, dm, NULL, 0, 0, &none, &c0, NULL));
+    cr_assert(c0.proposed == 0 && c0.kept == 0);
+    mmx_mesh_free(none);
+    MMX_OK_OR_FAIL(cu, mmx_cavity_user_round(cu, dm, NULL, NULL, 0, NULL, 0, &none, &c0, NULL));
+    cr_assert(c0.proposed == 0 && c0.kept == 0);
+    mmx_mesh_free(none);
+    for (int k = 0; k < 6; k++) {
+        const int user = k >= 3;
+        mmx_cavity_counts hc, dc;
+        mmx_mesh *hn = NULL, *dn = NULL;
+        mmx_index n, *seeds = NULL, *ptr = NULL, *faces = NULL;
+        uint64_t *pri = NULL;
+        if (!user) {
+            const mmx_index nv = mmx_mesh_nverts(hcur);
+            n = nv + nv / 5;
+            seeds = malloc((size_t)n * sizeof *seeds);
+            cr_assert(seeds);
+            for (mmx_index i = 0; i < n; i++)
+                seeds[i] = i % 2 ? (mmx_index)(tu_rng(&seed) % (uint32_t)nv) : i / 2 % nv;
+        } else {
+            n = random_cavities(hcur, seed + (uint32_t)k, &ptr, &faces);
+            if (k == 5) {
+                pri = malloc((size_t)n * sizeof *pri);
+                cr_assert(pri);
+                for (mmx_index i = 0; i < n; i++) pri[i] = tu_rng(&seed) % 4; /* many ties */
+            }
+        }
+        mmx_cavity_seed *hs = malloc((size_t)n * sizeof *hs), *ds = malloc((size_t)n * sizeof *ds);
+        cr_assert(hs && ds);
+        if (!user) {
+            MMX_OK_OR_FAIL(host, mmx_cavity_vertex_remove_round(host, hcur, seeds, n, (uint32_t)k,
+                                                                &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_vertex_remove_round(cu, dcur, seeds, n, (uint32_t)k,
+                                                              &dn, &dc, ds));
+        } else {
+            MMX_OK_OR_FAIL(host, mmx_cavity_user_round(host, hcur, ptr, faces, n, pri, (uint32_t)k,
+                                                       &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_user_round(cu, dcur, ptr, faces, n, pri, (uint32_t)k,
+                                                     &dn, &dc, ds));
+        }
+        kept += hc.kept > 0;
+        conflicts += hc.conflicts > 0;
+        same_round(cu, user ? "user" : "vremove", k, &hc, &dc, hs, ds, n, hn, dn);
+        if (hcur != hm) mmx_mesh_free(hcur);
+        if (dcur != dm) mmx_mesh_free(dcur);
+        hcur = hn, dcur = dn;
+        free(seeds);
+        free(ptr);
+        free(faces);
+        free(pri);
+        free(hs);
+        free(ds);
+    }
+    cr_assert(kept == 6 && conflicts > 0, "kept in %d rounds, conflicts in %d", kept, conflicts);
+    if (hcur != hm) mmx_mesh_free(hcur);
+    if (dcur != dm) mmx_mesh_free(dcur);
+    mmx_mesh_free(dm);
+}
+
+/* The comparison's host half against a second host run (cu NULL): deterministic bytes, and
+ * rounds that keep and conflict, so the GPU tests below compare something. */
+Test(vremove, host_rounds_repeat_their_bytes)
+{
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 20, 15, 21);
+    cuda_vr_user_match_host(NULL, m, 1);
+    mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m), m->M->rowidx, NULL);
+    cuda_vr_user_match_host(NULL, bare, 7);
+    mmx_mesh_free(bare);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+}
+
+Test(cavity, cuda_vremove_user_match_host_grid)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 40, 30, 21);
+    cuda_vr_user_match_host(cu, m, 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_vremove_user_match_host_spheres)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        mmx_mesh *m = noisy_icosphere(host, seed);
+        cuda_vr_user_match_host(cu, m, seed);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* Random diagonals, and one without positions (the topological checks only). */
+Test(cavity, cuda_vremove_user_match_host_random)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 5; seed <= 7; seed++) {
+        mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
+        cuda_vr_user_match_host(cu, m, seed);
+        if (seed == 7) {
+            mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
+                                          m->M->rowidx, NULL);
+            cuda_vr_user_match_host(cu, bare, seed);
+            mmx_mesh_free(bare);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_vremove_user_match_host_bigguy)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = bigguy_triangles(host);
+    cuda_vr_user_match_host(cu, m, 9);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* The CUDA rounds refuse what the host refuses, with the same sentences. */
+Test(cavity, cuda_vremove_user_refusals)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *hm = hexagon_fan(host, 1), *dm = to_space(cu, hm, MMX_SPACE_DEVICE), *out = NULL;
+    const mmx_index bad = 7, ptr[2] = {0, 1}, face = 6;
+    cr_assert_eq(mmx_cavity_vertex_remove_round(cu, dm, &bad, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "vertex 7"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_user_round(cu, dm, ptr, &face, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "face 6"), "%s", mmx_ctx_error(cu));
+    /* A host mesh on CUDA, a device mesh on the host. */
+    const mmx_index zero = 0;
+    cr_assert_eq(mmx_cavity_vertex_remove_round(cu, hm, &zero, 1, 0, &out, NULL, NULL), MMX_ERR_SPACE);
+    cr_assert_eq(mmx_cavity_user_round(host, dm, ptr, &zero, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_SPACE);
+    cr_assert_null(out);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(hm);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
 }

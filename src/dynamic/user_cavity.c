@@ -69,7 +69,8 @@ static mmx_status user_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_
     for (mmx_index r = 0; r < c.kept; r++) {
         const mmx_index i = kept[r], m = t->nverts + r;
         const mmx_index *F = cav_faces + cav_ptr[i];
-        const mmx_index *loop = scr + 4 * (size_t)(cav_ptr[i] - base) + (cav_ptr[i + 1] - cav_ptr[i]);
+        const mmx_index k = cav_ptr[i + 1] - cav_ptr[i];
+        const mmx_index *loop = scr + 4 * (size_t)(cav_ptr[i] - base) + k;
         sd[i].vertex = m;
         if (pos) mmx__uc_centroid(t->verts, pos, F, loop, nloop[i], p + 3 * (size_t)m);
         mmx__uc_fill(t->verts, F, loop, nloop[i], m, verts, g);

@@ -164,7 +164,8 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *state, (void **)&state);
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *sd, (void **)&sd);
     if (!s) s = mmx__dev_alloc(ctx, sizeof *cnt, (void **)&cnt);
-    mmx_index *ptr = ib, *len = ptr + n1, *nloop = len + n1, *sval[2] = {nloop + n1, nloop + 2 * n1};
+    mmx_index *ptr = ib, *len = ptr + n1, *nloop = len + n1;
+    mmx_index *sval[2] = {nloop + n1, nloop + 2 * n1};
     mmx_index *kflag = nloop + 3 * n1, *krank = kflag + n1, *fan = krank + n1, *fanoff = fan + n1;
     mmx_index *faces = fanoff + n1, *scr = faces + t1, *keepf = scr + 4 * t1, *fid = keepf + f1;
     unsigned long long *skeys[2] = {skey, skey + n1};

@@ -26,33 +26,33 @@ static mmx_status vremove_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const floa
     if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *verts, (void **)&verts);
     if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)t->nverts + 1, sizeof *p, (void **)&p);
     if (!s) {
-    for (mmx_index v = 0; v < t->nverts; v++) to[v] = v;
-    memset(gone, 0, (size_t)t->nfaces);
-    for (mmx_index i = 0; i < nkept; i++) {
-        const mmx_index j = kept[i];
-        to[seeds[j]] = uu[j];
-        gone[sd[j].faces[0]] = gone[sd[j].faces[1]] = 1;
-    }
-    /* Survivors renumbered in order; a removed vertex then takes its u's new number (u
-     * survives: a seed at u would share u's faces with this one). */
-    mmx_index nv = 0, nf = 0;
-    for (mmx_index v = 0; v < t->nverts; v++) {
-        if (to[v] != v) continue;
-        if (p) memcpy(p + 3 * (size_t)nv, pos + 3 * (size_t)v, 3 * sizeof *p);
-        to[v] = nv++;
-    }
-    for (mmx_index i = 0; i < nkept; i++) {
-        const mmx_index j = kept[i];
-        to[seeds[j]] = to[uu[j]];
-        sd[j].vertex = to[uu[j]];
-    }
-    for (mmx_index f = 0; f < t->nfaces; f++) {
-        if (gone[f]) continue;
-        for (int k = 0; k < 3; k++) verts[3 * (size_t)nf + k] = to[t->verts[3 * (size_t)f + k]];
-        nf++;
-    }
-    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-    s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, out);
+        for (mmx_index v = 0; v < t->nverts; v++) to[v] = v;
+        memset(gone, 0, (size_t)t->nfaces);
+        for (mmx_index i = 0; i < nkept; i++) {
+            const mmx_index j = kept[i];
+            to[seeds[j]] = uu[j];
+            gone[sd[j].faces[0]] = gone[sd[j].faces[1]] = 1;
+        }
+        /* Survivors renumbered in order; a removed vertex then takes its u's new number (u
+         * survives: a seed at u would share u's faces with this one). */
+        mmx_index nv = 0, nf = 0;
+        for (mmx_index v = 0; v < t->nverts; v++) {
+            if (to[v] != v) continue;
+            if (p) memcpy(p + 3 * (size_t)nv, pos + 3 * (size_t)v, 3 * sizeof *p);
+            to[v] = nv++;
+        }
+        for (mmx_index i = 0; i < nkept; i++) {
+            const mmx_index j = kept[i];
+            to[seeds[j]] = to[uu[j]];
+            sd[j].vertex = to[uu[j]];
+        }
+        for (mmx_index f = 0; f < t->nfaces; f++) {
+            if (gone[f]) continue;
+            for (int k = 0; k < 3; k++) verts[3 * (size_t)nf + k] = to[t->verts[3 * (size_t)f + k]];
+            nf++;
+        }
+        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+        s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, out);
     }
     free(to);
     free(gone);

@@ -230,7 +230,8 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
     if (!s && per_seed && n > 0)
         s = mmx__dev_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, n * sizeof *sd);
     if (!s) {
-        if (counts) *counts = mmx_cavity_counts{n, k, (mmx_index)invalid, n - k - (mmx_index)invalid};
+        const mmx_index bad = (mmx_index)invalid;
+        if (counts) *counts = mmx_cavity_counts{n, k, bad, n - k - bad};
         *out = m;
     } else {
         mmx_mesh_free(m);
