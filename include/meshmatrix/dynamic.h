@@ -119,8 +119,9 @@ typedef struct mmx_cavity_seed {
                                 is larger (dynamic.h's kinds); these are the faces it removes */
     mmx_index new_edge[2];   /* a flip: the edge the fill creates (lower end first), -1 -1 if
                                 invalid; -1 -1 for the other templates */
-    mmx_index vertex;        /* kept seeds: the vertex the fill makes (split) or keeps
-                                (collapse: a, by its number in the output); -1 otherwise */
+    mmx_index vertex;        /* kept seeds: the vertex the fill makes (split, face split, user
+                                cavity) or keeps (collapse: a; vertex removal: u; by its
+                                number in the output); -1 otherwise */
     uint64_t priority;       /* mmx_cavity_priority(edge, round) */
 } mmx_cavity_seed;
 
