@@ -1815,8 +1815,8 @@ Test(user_cavity, refusals_and_conflicts)
     cr_assert_eq(memcmp(out->M->rowidx + 9, m->M->rowidx + 15, 3 * sizeof(mmx_index)), 0);
     expect_valid_mesh(ctx, out, 1, 1);
     mmx_mesh_free(out);
-    /* The whole closed icosphere has no boundary loop; an annulus has two; bad arguments. */
-    mmx_mesh *ico = tu_shape(ctx, "icosphere:1"), *g = tu_shape(ctx, "grid:3:3");
+    /* The whole closed icosphere has no boundary loop; bad arguments. */
+    mmx_mesh *ico = tu_shape(ctx, "icosphere:1");
     const mmx_index nf = mmx_mesh_nfaces(ico);
     mmx_index *all = malloc((size_t)nf * sizeof *all);
     for (mmx_index f = 0; f < nf; f++) all[f] = f;
@@ -1824,24 +1824,6 @@ Test(user_cavity, refusals_and_conflicts)
     MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, ico, p1, all, 1, NULL, 0, &out, &c, sd));
     cr_assert_eq(sd[0].outcome, MMX_CAVITY_INVALID);
     mmx_mesh_free(out);
-    mmx_index ann[16], na = 0; /* grid:3:3's faces but the centre cell's */
-    const mmx_index gnf = mmx_mesh_nfaces(g);
-    cr_assert(g->M->order == 3 || gnf == 9, "grid:3:3 gives %d faces", gnf);
-    if (gnf == 18) {
-        /* Triangles: the centre cell's two faces are the ones with both vertices 5 and 10
-         * (the inner vertices of a 4 x 4 lattice are 5, 6, 9, 10). */
-        for (mmx_index f = 0; f < gnf; f++) {
-            const mmx_index *v = g->M->rowidx + 3 * f;
-            int has5 = 0, has10 = 0;
-            for (int k = 0; k < 3; k++) has5 |= v[k] == 5, has10 |= v[k] == 10;
-            if (!(has5 && has10)) ann[na++] = f;
-        }
-        cr_assert_eq(na, 16);
-        const mmx_index p2[2] = {0, na};
-        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, g, p2, ann, 1, NULL, 0, &out, &c, sd));
-        cr_assert_eq(sd[0].outcome, MMX_CAVITY_INVALID);
-        mmx_mesh_free(out);
-    }
     const mmx_index badf[1] = {6}, pb[2] = {0, 1}, pd[3] = {0, 1, 0};
     cr_assert_eq(mmx_cavity_user_round(ctx, m, pb, badf, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_ARG);
     cr_assert(strstr(mmx_ctx_error(ctx), "face 6"), "%s", mmx_ctx_error(ctx));
@@ -1849,7 +1831,6 @@ Test(user_cavity, refusals_and_conflicts)
     cr_assert_null(out);
     free(all);
     mmx_mesh_free(ico);
-    mmx_mesh_free(g);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
@@ -1928,8 +1909,9 @@ Test(user_cavity, random_rounds_stay_valid)
     mmx_ctx_free(ctx);
 }
 
-/* An L of five cells of a flat 3 x 3 grid: a disk whose loop's centroid lies outside it, so
- * some fan face folds: refused with positions, kept without. */
+/* On a flat 3 x 3 grid of cut cells: an L of five cells, a disk whose loop's centroid lies
+ * outside it, so some fan face folds: refused with positions, kept without; and the ring of
+ * the eight outer cells, an annulus (two loops): refused either way. */
 Test(user_cavity, folding_fan_refused)
 {
     mmx_ctx *ctx = tu_host_ctx();
@@ -1946,12 +1928,16 @@ Test(user_cavity, folding_fan_refused)
             mmx_index *v = verts + 6 * (j * 3 + i);
             v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
         }
-    const mmx_index ptr[2] = {0, 10}, faces[10] = {0, 1, 2, 3, 4, 5, 6, 7, 12, 13};
+    mmx_index ptr[3] = {0, 10, 26}, faces[26] = {0, 1, 2, 3, 4, 5, 6, 7, 12, 13};
+    for (mmx_index f = 0, k = 10; f < 18; f++)
+        if (f != 8 && f != 9) faces[k++] = f; /* all but the centre cell's two faces */
     for (int with_pos = 0; with_pos < 2; with_pos++) {
         mmx_mesh *m = tu_triangles(ctx, 16, 18, verts, with_pos ? pos : NULL), *out = NULL;
-        mmx_cavity_seed sd;
-        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, 1, NULL, 0, &out, NULL, &sd));
-        cr_assert_eq(sd.outcome, with_pos ? MMX_CAVITY_INVALID : MMX_CAVITY_KEPT);
+        expect_valid_mesh(ctx, m, 1, 1);
+        mmx_cavity_seed sd[2];
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, 2, NULL, 0, &out, NULL, sd));
+        cr_assert_eq(sd[0].outcome, with_pos ? MMX_CAVITY_INVALID : MMX_CAVITY_KEPT);
+        cr_assert_eq(sd[1].outcome, MMX_CAVITY_INVALID);
         /* Without positions: 12 loop edges, so 8 survivors and a fan of 12. */
         cr_assert_eq(mmx_mesh_nfaces(out), with_pos ? 18 : 20);
         mmx_mesh_free(out);
