@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <float.h>
 #include "testutil.h"
+#include "dynamic/dynamic_internal.h" /* the closest-point hierarchy */
 
 static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
 {
@@ -492,6 +494,282 @@ Test(remesh, tagged_crease_is_a_feature)
     mmx_ctx_free(ctx);
 }
 
+/* Tags nine interior vertices of grid(ctx, 12, .) as corners; their numbers into cv. */
+static void tag_corners(mmx_ctx *ctx, mmx_mesh *m, mmx_index cv[9])
+{
+    float sharp[9];
+    for (int i = 0; i < 9; i++) cv[i] = (2 + 4 * (i / 3)) * 13 + 2 + 4 * (i % 3), sharp[i] = 10;
+    mmx_mesh_tags tags;
+    memset(&tags, 0, sizeof tags);
+    tags.ncorners = 9;
+    tags.corner_verts = cv;
+    tags.corner_sharpness = sharp;
+    tags.interpolate_boundary = tags.fvar_interpolate_boundary = tags.fvar_propagate_corners = -1;
+    tags.crease_method = tags.smooth_triangles = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, &tags));
+}
+
+/* Tagged corners never move, however many collapses renumber the vertices around them: a
+ * coarsening of a jittered grid with nine interior corners tagged keeps each position. */
+Test(remesh, tagged_corners_stay_through_collapses)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 12, 5);
+    mmx_index cv[9];
+    tag_corners(ctx, m, cv);
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 2.2;
+    o.iterations = 4;
+    mmx_remesh_report rep;
+    mmx_mesh *out = remesh_twice(ctx, m, o, &rep);
+    cr_assert(mmx_mesh_nverts(out) < mmx_mesh_nverts(m) / 2, "%d vertices: not coarsened",
+              (int)mmx_mesh_nverts(out));
+    for (int i = 0; i < 9; i++) {
+        const float *p = m->pos + 3 * cv[i];
+        int found = 0;
+        for (mmx_index v = 0; v < mmx_mesh_nverts(out) && !found; v++)
+            found = memcmp(out->pos + 3 * v, p, 3 * sizeof(float)) == 0;
+        cr_assert(found, "tagged corner %d moved or went", (int)cv[i]);
+    }
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* ---- the closest-point hierarchy (closest.c, bvh_step.h) --------------------------------- */
+
+/* A procedural triangle soup: a (40 x 40)-cell height field over [0, 40]^2 (each vertex's
+ * height and inner positions jittered), a (12 x 12)-cell grid tilted above it, a triangle
+ * repeated (ties between two triangles), and degenerate ones (a repeated corner, three
+ * collinear corners, one point three times). */
+typedef struct soup {
+    float *pos;
+    mmx_index *tri, nv, nt, grid_nv;
+} soup;
+
+static double unit(uint32_t *seed) /* in [0, 1), 48 random bits */
+{
+    const double hi = (double)(tu_rng(seed) & 0xffffffu), lo = (double)(tu_rng(seed) & 0xffffffu);
+    return (hi + lo / 16777216.0) / 16777216.0;
+}
+
+static soup make_soup(uint32_t seed)
+{
+    const int n = 40, m = 12;
+    soup s;
+    s.grid_nv = (n + 1) * (n + 1);
+    s.nv = s.grid_nv + (m + 1) * (m + 1) + 3;
+    const mmx_index cap = 2 * n * n + 2 * m * m + 8;
+    s.pos = malloc(3 * (size_t)s.nv * sizeof *s.pos);
+    s.tri = malloc(3 * (size_t)cap * sizeof *s.tri);
+    cr_assert(s.pos && s.tri);
+    float *p = s.pos;
+    for (int j = 0; j <= n; j++)
+        for (int i = 0; i <= n; i++, p += 3) {
+            const int inner = i > 0 && i < n && j > 0 && j < n;
+            p[0] = (float)i + (inner ? 0.6f * ((float)unit(&seed) - 0.5f) : 0);
+            p[1] = (float)j + (inner ? 0.6f * ((float)unit(&seed) - 0.5f) : 0);
+            p[2] = 0.8f * (float)unit(&seed);
+        }
+    for (int j = 0; j <= m; j++)
+        for (int i = 0; i <= m; i++, p += 3) {
+            p[0] = 5.0f + 1.5f * (float)i;
+            p[1] = 3.0f + 1.25f * (float)j;
+            p[2] = 2.0f + 0.1f * (float)i + 0.05f * (float)j;
+        }
+    p[0] = 20, p[1] = 20, p[2] = -1; /* the collinear corners and the point triangle */
+    p[3] = 21, p[4] = 21, p[5] = -1;
+    p[6] = 22, p[7] = 22, p[8] = -1;
+    mmx_index *t = s.tri;
+    for (int j = 0; j < n; j++)
+        for (int i = 0; i < n; i++, t += 6) {
+            const mmx_index a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
+            t[0] = a, t[1] = b, t[2] = c, t[3] = a, t[4] = c, t[5] = d;
+        }
+    for (int j = 0; j < m; j++)
+        for (int i = 0; i < m; i++, t += 6) {
+            const mmx_index a = s.grid_nv + j * (m + 1) + i, b = a + 1, c = a + m + 2, d = a + m + 1;
+            t[0] = a, t[1] = b, t[2] = d, t[3] = b, t[4] = c, t[5] = d;
+        }
+    const mmx_index x = s.nv - 3;
+    const mmx_index extra[15] = {s.tri[0], s.tri[1], s.tri[2], /* face 0 again */
+                                 x, x + 1, x + 2,              /* collinear corners */
+                                 x, x, x,                      /* a point */
+                                 x + 2, x + 1, x + 1,          /* a repeated corner */
+                                 5, 6, 5};                     /* along a field edge */
+    for (int k = 0; k < 15; k++) t[k] = extra[k];
+    t += 15;
+    s.nt = (mmx_index)((t - s.tri) / 3);
+    return s;
+}
+
+/* nq query points: random ones around the soup and far from it, the soup's vertices exactly,
+ * points on its edges (midpoints and random), inside its triangles, a box corner, and a NaN
+ * point (which no triangle is nearer than). */
+static double *make_queries(const soup *s, uint32_t seed, mmx_index *nq)
+{
+    const mmx_index n = 4000;
+    double *p = malloc(3 * (size_t)n * sizeof *p);
+    cr_assert(p);
+    for (mmx_index i = 0; i < n; i++) {
+        double *x = p + 3 * (size_t)i;
+        const int kind = (int)(i % 8);
+        const mmx_index t = (mmx_index)(tu_rng(&seed) % (uint32_t)s->nt);
+        const float *A = s->pos + 3 * (size_t)s->tri[3 * (size_t)t];
+        const float *B = s->pos + 3 * (size_t)s->tri[3 * (size_t)t + 1];
+        const float *C = s->pos + 3 * (size_t)s->tri[3 * (size_t)t + 2];
+        const double u = unit(&seed), v = unit(&seed);
+        for (int k = 0; k < 3; k++) {
+            const double a = A[k], b = B[k], c = C[k];
+            switch (kind) {
+            case 0: case 1: x[k] = -2 + 44 * unit(&seed); break;          /* around */
+            case 2: x[k] = (unit(&seed) - 0.5) * (i % 16 == 2 ? 2e6 : 2e3); break; /* far */
+            case 3: x[k] = a; break;                                       /* a vertex */
+            case 4: x[k] = (a + b) / 2; break;                             /* an edge midpoint */
+            case 5: x[k] = a + u * (c - a); break;                         /* on an edge */
+            case 6: x[k] = (1 - sqrt(u)) * a + sqrt(u) * (1 - v) * b + sqrt(u) * v * c; break;
+            default: x[k] = a + (u - 0.5) * 0.01; break;                   /* just off a vertex */
+            }
+        }
+    }
+    p[0] = 0, p[1] = 0, p[2] = 0.8;   /* a corner of the field's box */
+    p[3] = NAN, p[4] = 1, p[5] = 1;   /* nothing is nearer than DBL_MAX */
+    *nq = n;
+    return p;
+}
+
+static double dist2(const double a[3], const double b[3])
+{
+    const double d[3] = {a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+    return d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+}
+
+Test(closest, bvh_matches_brute_force)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    soup s = make_soup(3);
+    mmx__bvh *b = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s.pos, s.nv, s.tri, s.nt, &b));
+    mmx_index nq = 0;
+    double *p = make_queries(&s, 11, &nq);
+    double *T = malloc(9 * (size_t)s.nt * sizeof *T);
+    cr_assert(T);
+    for (mmx_index t = 0; t < s.nt; t++)
+        for (int k = 0; k < 9; k++) T[9 * t + k] = s.pos[3 * (size_t)s.tri[3 * t + k / 3] + k % 3];
+    int exact_zero = 0;
+    for (mmx_index i = 0; i < nq; i++) {
+        const double *x = p + 3 * (size_t)i;
+        double q[3] = {-7, -7, -7}, d2 = -1, c[3];
+        const mmx_index t = mmx__bvh_closest(b, x, q, &d2);
+        if (isnan(x[0])) {
+            cr_assert_eq(t, -1);
+            cr_assert(q[0] == -7 && d2 == DBL_MAX);
+            continue;
+        }
+        cr_assert(t >= 0 && t < s.nt, "query %d: triangle %d", (int)i, (int)t);
+        /* q is triangle t's closest point, d2 its squared distance... */
+        mmx__bvh_closest_on_triangle(x, T + 9 * t, T + 9 * t + 3, T + 9 * t + 6, c);
+        cr_assert(memcmp(c, q, sizeof c) == 0, "query %d: q is not triangle %d's point", (int)i, (int)t);
+        cr_assert_eq(d2, dist2(q, x), "query %d", (int)i);
+        /* ... and no triangle is nearer (the brute force over all of them). */
+        double best = DBL_MAX;
+        for (mmx_index u = 0; u < s.nt; u++) {
+            mmx__bvh_closest_on_triangle(x, T + 9 * u, T + 9 * u + 3, T + 9 * u + 6, c);
+            const double e = dist2(c, x);
+            if (e < best) best = e;
+        }
+        cr_assert_eq(d2, best, "query %d (%g %g %g): %.17g, brute force %.17g", (int)i, x[0], x[1],
+                     x[2], d2, best);
+        if (i % 8 == 3) exact_zero += d2 == 0;
+    }
+    /* The vertex queries are on the surface exactly (a triangle with the vertex as a corner
+     * meets it in a corner's region: q is the corner, copied). */
+    cr_assert_eq(exact_zero, nq / 8, "%d vertex queries at distance 0", exact_zero);
+    /* An empty hierarchy answers -1 and leaves q alone. */
+    mmx__bvh *e = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s.pos, s.nv, s.tri, 0, &e));
+    double q[3] = {-7, -7, -7}, d2 = -1;
+    cr_assert_eq(mmx__bvh_closest(e, p, q, &d2), -1);
+    cr_assert(q[0] == -7 && d2 == -1);
+    mmx__bvh_free(e);
+    mmx__bvh_free(b);
+    free(T);
+    free(p);
+    free(s.pos);
+    free(s.tri);
+    mmx_ctx_free(ctx);
+}
+
+/* The device query (mmx__bvh_closest_cuda on mmx__bvh_to_device's copy) against the host's,
+ * bit for bit: the points, the triangles, and the q left alone where there is none. */
+static void cuda_closest_matches_host(mmx_ctx *cu, mmx_ctx *host, const soup *s, mmx_index nt,
+                                      const double *p, mmx_index nq, int with_tri)
+{
+    mmx__bvh *b = NULL;
+    MMX_OK_OR_FAIL(host, mmx__bvh_build(host, s->pos, s->nv, s->tri, nt, &b));
+    mmx__bvh_view dev;
+    void *block = NULL;
+    MMX_OK_OR_FAIL(cu, mmx__bvh_to_device(cu, b, &dev, &block));
+    cr_assert_eq(dev.nt, nt);
+    const size_t pb = 3 * (size_t)nq * sizeof(double), tb = (size_t)nq * sizeof(mmx_index);
+    double *hq = malloc(pb), *dq_back = malloc(pb);
+    mmx_index *ht = malloc(tb), *dt_back = malloc(tb);
+    cr_assert(hq && dq_back && ht && dt_back);
+    for (mmx_index i = 0; i < 3 * nq; i++) hq[i] = -1.0 - (double)i; /* what stays where -1 */
+    void *dp = NULL, *dq = NULL, *dt = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, pb, &dp));
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, pb, &dq));
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, tb, &dt));
+    MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dp, MMX_SPACE_DEVICE, p, MMX_SPACE_HOST, pb));
+    MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dq, MMX_SPACE_DEVICE, hq, MMX_SPACE_HOST, pb));
+    MMX_OK_OR_FAIL(cu, mmx__bvh_closest_cuda(cu, &dev, dp, nq, dq, with_tri ? dt : NULL));
+    MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dq_back, MMX_SPACE_HOST, dq, MMX_SPACE_DEVICE, pb));
+    if (with_tri) MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dt_back, MMX_SPACE_HOST, dt, MMX_SPACE_DEVICE, tb));
+    int found = 0;
+    for (mmx_index i = 0; i < nq; i++) {
+        ht[i] = mmx__bvh_closest(b, p + 3 * (size_t)i, hq + 3 * (size_t)i, NULL);
+        found += ht[i] >= 0;
+    }
+    cr_assert_eq(found, nt > 0 ? nq - 1 : 0, "host: %d of %d found", found, (int)nq); /* not NaN */
+    for (mmx_index i = 0; i < nq; i++) {
+        cr_assert(memcmp(hq + 3 * (size_t)i, dq_back + 3 * (size_t)i, 3 * sizeof(double)) == 0,
+                  "query %d (%.17g %.17g %.17g): host q (%.17g %.17g %.17g), device (%.17g %.17g %.17g)",
+                  (int)i, p[3 * i], p[3 * i + 1], p[3 * i + 2], hq[3 * i], hq[3 * i + 1],
+                  hq[3 * i + 2], dq_back[3 * i], dq_back[3 * i + 1], dq_back[3 * i + 2]);
+        if (with_tri) cr_assert_eq(ht[i], dt_back[i], "query %d: host triangle %d, device %d",
+                                   (int)i, (int)ht[i], (int)dt_back[i]);
+    }
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dp);
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dq);
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dt);
+    mmx__dev_free(cu, block);
+    MMX_OK_OR_FAIL(cu, mmx_ctx_sync(cu));
+    mmx__bvh_free(b);
+    free(hq);
+    free(dq_back);
+    free(ht);
+    free(dt_back);
+}
+
+Test(closest, cuda_matches_host_bits)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 2; seed++) {
+        soup s = make_soup(seed);
+        mmx_index nq = 0;
+        double *p = make_queries(&s, 100 + seed, &nq);
+        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 1);
+        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 0); /* tri NULL */
+        cuda_closest_matches_host(cu, host, &s, 3, p, nq, 1);    /* one leaf */
+        cuda_closest_matches_host(cu, host, &s, 0, p, nq, 1);    /* none: -1, q kept */
+        free(p);
+        free(s.pos);
+        free(s.tri);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
 /* ---- refusals --------------------------------------------------------------------------- */
 
 static void expect_refused(mmx_ctx *ctx, const mmx_mesh *m, const mmx_remesh_options *o,
@@ -607,6 +885,11 @@ Test(remesh, cuda_matches_host)
     host_equals_cuda(host, cu, g, o, "grid, L 0.6");
     o.target_length = 1.7;
     host_equals_cuda(host, cu, g, o, "grid, L 1.7");
+    /* Tagged corners, which collapses renumber. */
+    mmx_index cv[9];
+    tag_corners(host, g, cv);
+    o.target_length = 2.2;
+    host_equals_cuda(host, cu, g, o, "grid with tagged corners, L 2.2");
     o.validate = 0;
     /* A cube: feature lines and corners (90-degree edges). */
     mmx_mesh *c = cube(host, 2);

@@ -645,6 +645,66 @@ else
     bad "render --backend cuda" "exit $rc" "stdout: ${out:0:300}" "stderr: $err"
 fi
 
+# --edges, --zoom, --center: bad values are usage errors naming the option.
+# check_usage_says NAME NEEDLE ARGS...: exit 2, the usage line, and NEEDLE in the message.
+check_usage_says() {
+    local name=$1 needle=$2
+    shift 2
+    if expect_rc "$name" 2 "$@"; then
+        [[ "$err" == *"$needle"* && "$err" == *"usage:"* ]] && ok "$name: exit 2, $needle" \
+            || bad "$name: the message names $needle" "stderr: $err"
+    fi
+}
+for z in 0.5 0 -2 101 abc nan inf "" 2x; do
+    check_usage_says "render --zoom '$z'" "--zoom needs a number from 1 to 100" \
+        render --zoom "$z" builtin:cube "$TMP/r.png"
+done
+for c in 0.5 1.5,0.5 0.5,-0.1 0.5,0.5,0.5 ,0.5 0.5, a,b "" nan,0.5; do
+    check_usage_says "render --center '$c'" "--center needs X,Y" \
+        render --center "$c" builtin:cube "$TMP/r.png"
+done
+check_usage "render --edges given a value" render --edges=1 builtin:cube "$TMP/r.png"
+# The defaults drawn explicitly are the default picture; --edges and --zoom change it.
+run render --size 96 builtin:icosphere "$TMP/plain.png"
+r1=$rc
+run render --size 96 --zoom 1 --center 0.5,0.5 builtin:icosphere "$TMP/same.png"
+[ "$r1" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$TMP/plain.png" "$TMP/same.png" \
+    && ok "render --zoom 1 --center 0.5,0.5: the default picture, byte for byte" \
+    || bad "render with the default zoom and centre" "exit $r1 / $rc" "$err"
+run render --size 96 --edges builtin:icosphere "$TMP/edges.png"
+[ "$rc" -eq 0 ] && png_valid "$TMP/edges.png" && ! cmp -s "$TMP/plain.png" "$TMP/edges.png" \
+    && ok "render --edges: a valid PNG, unlike the picture without edges" \
+    || bad "render --edges changes the picture" "exit $rc" "$err"
+run render --size 96 --zoom 3 --center 0.3,0.6 builtin:icosphere "$TMP/zoom.png"
+[ "$rc" -eq 0 ] && png_valid "$TMP/zoom.png" && [ "$(png_size "$TMP/zoom.png")" = "96 96" ] \
+    && ! cmp -s "$TMP/plain.png" "$TMP/zoom.png" \
+    && ok "render --zoom 3 --center 0.3,0.6: a valid 96 x 96 PNG, unlike the whole view" \
+    || bad "render --zoom changes the picture" "exit $rc" "$err"
+# Hidden edges are not drawn: a large square (one quad) in front of a finer grid of triangles
+# that it hides entirely (its projection lies inside the square's, so the fitted view is the
+# same) gives the same picture as the square alone.
+{
+    echo "v -1 -1 0.5"; echo "v 1 -1 0.5"; echo "v 1 1 0.5"; echo "v -1 1 0.5"; echo "f 1 2 3 4"
+} >"$TMP/square.obj"
+{
+    cat "$TMP/square.obj"
+    for j in 0 1 2 3; do for i in 0 1 2 3; do
+        echo "v 0.$((2 * i)) 0.$((2 * j)) -0.5"
+    done; done
+    for j in 0 1 2; do for i in 0 1 2; do
+        a=$((5 + 4 * j + i))
+        echo "f $a $((a + 1)) $((a + 5))"; echo "f $a $((a + 5)) $((a + 4))"
+    done; done
+} >"$TMP/hidden.obj"
+run render --size 128 --edges "$TMP/square.obj" "$TMP/square.png"
+r1=$rc
+run render --size 128 --edges "$TMP/hidden.obj" "$TMP/hidden.png"
+run render --size 128 "$TMP/square.obj" "$TMP/square_plain.png"
+[ "$r1" -eq 0 ] && [ "$rc" -eq 0 ] && cmp -s "$TMP/square.png" "$TMP/hidden.png" \
+    && ! cmp -s "$TMP/square.png" "$TMP/square_plain.png" \
+    && ok "render --edges: edges hidden behind a face are not drawn (the square alone, byte for byte)" \
+    || bad "render --edges draws hidden edges" "exit $r1 / $rc" "$err"
+
 # ---- the output is checked before any work ------------------------------------------------------
 # expect_early NAME NEEDLE ARGS...: exit 1 within a second, a message naming the output and
 # saying NEEDLE, and nothing on stdout (no level was computed, no file loaded).
@@ -916,7 +976,8 @@ if expect_rc "subdiv --json" 0 subdiv --json --backend host --scheme catmull-cla
     [[ "$out" == *'"faces": 96'* ]] && ok "subdiv --json: 96 faces at level 2" || bad "subdiv --json figures" "$out"
 fi
 if expect_rc "render --json" 0 render --json --size 32 builtin:cube "$TMP/j.png"; then
-    json_keys "render --json" mesh vertices faces load_ms picture.size picture.bytes picture.draw_ms
+    json_keys "render --json" mesh vertices faces load_ms picture.size picture.bytes picture.draw_ms \
+        picture.edges picture.zoom
 fi
 "$MMX" convert --json builtin:cube - --format obj >"$TMP/j_mesh.obj" 2>"$TMP/stderr"
 out=$(cat "$TMP/stderr")

@@ -14,7 +14,8 @@
 #define MMX_DEMO_CAGE "tests/data/bigguy_quads.obj"
 #endif
 #define FALLBACK_CAGE "builtin:torus"
-#define PICTURE_SIZE 800
+/* The pictures: 800 x 800, shaded faces only, the whole mesh. */
+static const render_options picture_options = {800, 0, 1.0, {0.5, 0.5}};
 
 /* ---- the triangle cage -------------------------------------------------------------------- */
 
@@ -141,7 +142,7 @@ static int demo_job(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_mesh 
         row("copied", "the result to the host in %.1f ms", now_ms() - t0);
     }
     const tool_output picture = {OUT_FILE, png, png, MMX_FORMAT_AUTO};
-    rc = render_to_png(ctx, fine, &picture, PICTURE_SIZE);
+    rc = render_to_png(ctx, fine, &picture, &picture_options);
     if (!rc) {
         double t0 = now_ms();
         mmx_status s = mmx_mesh_write(ctx, fine, ply, MMX_FORMAT_PLY);
@@ -186,7 +187,7 @@ static int demo(mmx_ctx *ctx, const char *backend_line, const char *data, int le
     if (rc) return rc;
     /* The cage drawn as it comes, its facets showing: what the schemes start from. */
     const tool_output cage_picture = {OUT_FILE, cage_png, cage_png, MMX_FORMAT_AUTO};
-    rc = render_to_png(ctx, quads, &cage_picture, PICTURE_SIZE);
+    rc = render_to_png(ctx, quads, &cage_picture, &picture_options);
     if (!rc) rc = triangulate(ctx, quads, name, &tris);
     if (rc) {
         mmx_mesh_free(quads);

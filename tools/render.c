@@ -11,6 +11,8 @@
 #define AZIMUTH 15.0      /* degrees, from +z towards +x */
 #define ELEVATION 10.0    /* degrees above the xz plane */
 #define AMBIENT 0.22f
+#define EDGE_HALF_WIDTH 1.0f /* in samples: half a pixel on each side of an edge */
+#define EDGE_MARK 0          /* an edge sample's shade: faces' are >= AMBIENT * 255 > 0 */
 #define PI 3.14159265358979323846
 
 /* Plain comparisons: fminf and fmaxf are library calls (NaN rules) in the hot loop, and the
@@ -23,6 +25,13 @@
 /* Colours (sRGB bytes): a light grey background and a warm clay for the surface. */
 static const float background[3] = {242, 242, 242};
 static const float surface[3] = {226, 178, 136};
+static const float edge_colour[3] = {48, 40, 36};
+
+render_options render_options_default(void)
+{
+    render_options o = {800, 0, 1.0, {0.5, 0.5}};
+    return o;
+}
 
 /* The view: right, up and towards-the-viewer unit vectors, and the light in the same frame. */
 typedef struct view {
@@ -64,9 +73,11 @@ typedef struct target {
 
 /* Draws a triangle given in sample coordinates (x right, y down, z towards the viewer) with
  * one shade. A sample belongs to it when its centre is inside or on an edge, so a closed mesh
- * leaves no gaps; the depth test keeps the nearest face where two claim a sample. */
+ * leaves no gaps; the depth test keeps the nearest face where two claim a sample. Bit k of
+ * `lines` asks for the edge opposite corner k (p1p2, p2p0, p0p1) to be drawn: samples within
+ * EDGE_HALF_WIDTH of it get EDGE_MARK instead of the shade. */
 static void draw_triangle(target *t, const float *p0, const float *p1, const float *p2,
-                          unsigned char shade)
+                          unsigned char shade, unsigned lines)
 {
     float area = (p1[0] - p0[0]) * (p2[1] - p0[1]) - (p2[0] - p0[0]) * (p1[1] - p0[1]);
     if (area == 0 || !isfinite(area)) return;
@@ -75,6 +86,8 @@ static void draw_triangle(target *t, const float *p0, const float *p1, const flo
         p1 = p2;
         p2 = tmp;
         area = -area;
+        /* p2p0 and p0p1 trade places; p1p2 stays opposite corner 0. */
+        lines = (lines & 1u) | ((lines & 2u) << 1) | ((lines & 4u) >> 1);
     }
     float xmin = MIN3(p0[0], p1[0], p2[0]), xmax = MAX3(p0[0], p1[0], p2[0]);
     float ymin = MIN3(p0[1], p1[1], p2[1]), ymax = MAX3(p0[1], p1[1], p2[1]);
@@ -89,12 +102,16 @@ static void draw_triangle(target *t, const float *p0, const float *p1, const flo
     /* Edge functions e_k(p) = (b - a) x (p - a) of the edge opposite corner k: all three are
      * >= 0 inside, and e_k / area is corner k's barycentric weight. */
     const float *a[3] = {p1, p2, p0}, *b[3] = {p2, p0, p1};
-    float ex[3], ey[3], e_row[3];
+    float ex[3], ey[3], e_row[3], near[3];
     float px = (float)x0 + 0.5f, py = (float)y0 + 0.5f;
     for (int k = 0; k < 3; k++) {
         ex[k] = -(b[k][1] - a[k][1]);
         ey[k] = b[k][0] - a[k][0];
         e_row[k] = ey[k] * (py - a[k][1]) + ex[k] * (px - a[k][0]);
+        /* e_k is the distance to edge k times its length: a sample is on a drawn edge when
+         * e_k < near[k]; -1 never holds inside (e_k >= 0) for the edges not drawn. */
+        near[k] = (lines >> k) & 1u ? EDGE_HALF_WIDTH * sqrtf(ex[k] * ex[k] + ey[k] * ey[k])
+                                    : -1.0f;
     }
     float inv = 1.0f / area;
     float z0 = p0[2] * inv, z1 = p1[2] * inv, z2 = p2[2] * inv;
@@ -107,7 +124,7 @@ static void draw_triangle(target *t, const float *p0, const float *p1, const flo
                 float z = e0 * z0 + e1 * z1 + e2 * z2;
                 if (z > depth[x]) {
                     depth[x] = z;
-                    shades[x] = shade;
+                    shades[x] = e0 < near[0] || e1 < near[1] || e2 < near[2] ? EDGE_MARK : shade;
                 }
             }
             e0 += ex[0];
@@ -145,6 +162,8 @@ static void resolve(const target *t, int size, unsigned char *rgb)
                 for (int sx = 0; sx < SS; sx++, i++) {
                     if (t->depth[i] == -FLT_MAX) {
                         for (int k = 0; k < 3; k++) acc[k] += background[k];
+                    } else if (t->shade[i] == EDGE_MARK) {
+                        for (int k = 0; k < 3; k++) acc[k] += edge_colour[k];
                     } else {
                         float s = t->shade[i] / 255.0f;
                         for (int k = 0; k < 3; k++) acc[k] += surface[k] * s;
@@ -157,12 +176,21 @@ static void resolve(const target *t, int size, unsigned char *rgb)
     }
 }
 
-int render_mesh(const mmx_mesh *mesh, int size, unsigned char **rgb, char *why, size_t n)
+int render_mesh(const mmx_mesh *mesh, const render_options *o, unsigned char **rgb, char *why,
+                size_t n)
 {
     *rgb = NULL;
+    const int size = o->size;
     if (size < RENDER_MIN_SIZE || size > RENDER_MAX_SIZE) {
         snprintf(why, n, "picture size %d outside [%d, %d]", size, RENDER_MIN_SIZE,
                  RENDER_MAX_SIZE);
+        return -1;
+    }
+    /* Written so that NaN fails too. */
+    if (!(o->zoom >= 1 && o->zoom <= RENDER_MAX_ZOOM) || !(o->center[0] >= 0 && o->center[0] <= 1)
+        || !(o->center[1] >= 0 && o->center[1] <= 1)) {
+        snprintf(why, n, "zoom %g outside [1, %g] or centre (%g, %g) outside [0, 1]", o->zoom,
+                 RENDER_MAX_ZOOM, o->center[0], o->center[1]);
         return -1;
     }
     if (mesh->space != MMX_SPACE_HOST) {
@@ -204,19 +232,31 @@ int render_mesh(const mmx_mesh *mesh, int size, unsigned char **rgb, char *why, 
         float ext = MAX2(hi[0] - lo[0], hi[1] - lo[1]);
         float scale = ext > 0 ? (float)ns * (1 - 2 * MARGIN) / ext : 1;
         float cx = 0.5f * (lo[0] + hi[0]), cy = 0.5f * (lo[1] + hi[1]), half = 0.5f * (float)ns;
+        /* The zoom: the fitted picture's point `center` (in samples: fx, fy) goes to the
+         * middle and distances from it grow `zoom` times; folded into one scale and offset,
+         * which for zoom 1 about the middle are exactly the fitted view's (ox = oy = half). */
+        float zoom = (float)o->zoom, zscale = scale * zoom;
+        float fx = (float)o->center[0] * (float)ns, fy = (float)o->center[1] * (float)ns;
+        float ox = half - (fx - half) * zoom, oy = half - (fy - half) * zoom;
         for (size_t i = 0; i < nv; i++) {
             float *q = proj + 3 * i;
-            q[0] = (q[0] - cx) * scale + half;
-            q[1] = half - (q[1] - cy) * scale; /* picture rows run downwards */
+            q[0] = (q[0] - cx) * zscale + ox;
+            q[1] = oy - (q[1] - cy) * zscale; /* picture rows run downwards */
         }
         for (mmx_index f = 0; f < M->ncols; f++) {
             mmx_index b = M->order ? M->order * f : M->colptr[f];
             mmx_index c = M->order ? M->order : M->colptr[f + 1] - b;
             const mmx_index *vs = M->rowidx + b;
             unsigned char shade = face_shade(&v, mesh->pos, vs, c);
-            for (mmx_index i = 1; i + 1 < c; i++)
+            for (mmx_index i = 1; i + 1 < c; i++) {
+                /* The fan's triangle (0, i, i + 1) holds the face's edges (i, i + 1), and
+                 * (i + 1, 0) for the last triangle and (0, i) for the first: the diagonals
+                 * inside the face are not drawn. */
+                unsigned lines = o->edges ? 1u | (i + 2 == c ? 2u : 0u) | (i == 1 ? 4u : 0u)
+                                          : 0u;
                 draw_triangle(&t, proj + 3 * (size_t)vs[0], proj + 3 * (size_t)vs[i],
-                              proj + 3 * (size_t)vs[i + 1], shade);
+                              proj + 3 * (size_t)vs[i + 1], shade, lines);
+            }
         }
     }
     resolve(&t, size, out);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "meshmatrix.h"
 #include "options.h"
+#include "render.h"
 #include "report.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2 };
@@ -224,10 +225,11 @@ int output_write_bytes(const tool_output *out, const void *data, size_t len);
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
                   const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine);
 
-/* Draws `mesh` (either space) into a size x size PNG written to OUT and prints a "picture" row
- * with the size in bytes and the times (and the JSON object "picture"); on failure prints
- * why, naming OUT, and returns EXIT_FAIL (render_cmd.c). */
-int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out, int size);
+/* Draws `mesh` (either space) as `opt` says (render.h) into a PNG written to OUT and prints a
+ * "picture" row with the size in bytes and the times (and the JSON object "picture"); on
+ * failure prints why, naming OUT, and returns EXIT_FAIL (render_cmd.c). */
+int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
+                  const render_options *opt);
 
 /* The cage of mmx demo and mmx bench (demo_cmd.c): `data` when given (a file or builtin:SPEC
  * asked for by name: its failure is an error), else Bigguy from the source tree, or, where that

@@ -1,27 +1,24 @@
-/* Closest points on a triangle mesh, host: a bounding volume hierarchy (median splits of the
+/* Closest points on a triangle mesh: a bounding volume hierarchy (median splits of the
  * triangles' centroids along the longest axis of their box, leaves of at most 4 triangles),
- * queried by branch and bound, nearer child first; the point-triangle distance is Ericson's
- * (Real-Time Collision Detection, 5.1.5), in double precision. Used by the remesher to pull
- * relaxed vertices back onto the input surface. */
+ * built on the host, queried by branch and bound, nearer child first; the point-triangle
+ * distance is Ericson's (Real-Time Collision Detection, 5.1.5), in double precision. The query
+ * is bvh_step.h's, shared with the device (closest.cu), which gets the arrays from
+ * mmx__bvh_to_device. Used by the remesher to pull relaxed vertices back onto the input
+ * surface. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/device.h"
 #include "dynamic_internal.h"
 
 #define LEAF 4
-
-typedef struct node {
-    double lo[3], hi[3];
-    mmx_index left, right; /* children, or -1 -1 for a leaf */
-    mmx_index first, count; /* a leaf's triangles: order[first .. first + count) */
-} node;
 
 struct mmx__bvh {
     double *tri;        /* nt x 9: the corners, in double */
     mmx_index nt, nnodes;
     mmx_index *order;   /* the triangles, grouped by leaf */
-    node *nodes;
+    mmx__bvh_node *nodes; /* bvh_step.h: box, children (-1 -1 for a leaf), a leaf's triangles */
 };
 
 void mmx__bvh_free(mmx__bvh *b)
@@ -52,7 +49,7 @@ static int ckey_cmp(const void *x, const void *y)
 static mmx_index build(mmx__bvh *b, ckey *scratch, mmx_index at, mmx_index next, mmx_index first,
                        mmx_index count)
 {
-    node *nd = &b->nodes[at];
+    mmx__bvh_node *nd = &b->nodes[at];
     double clo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, chi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
     for (int k = 0; k < 3; k++) nd->lo[k] = DBL_MAX, nd->hi[k] = -DBL_MAX;
     for (mmx_index i = first; i < first + count; i++) {
@@ -120,106 +117,42 @@ mmx_status mmx__bvh_build(mmx_ctx *ctx, const float *pos, mmx_index nverts, cons
     return MMX_OK;
 }
 
-static double dot3(const double a[3], const double b[3])
+mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b)
 {
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-/* The closest point to p on triangle (a, b, c) into q (Ericson 5.1.5: Voronoi regions). */
-static void closest_on_triangle(const double p[3], const double *a, const double *b,
-                                const double *c, double q[3])
-{
-    double ab[3], ac[3], ap[3], bp[3], cp[3];
-    for (int k = 0; k < 3; k++) {
-        ab[k] = b[k] - a[k], ac[k] = c[k] - a[k], ap[k] = p[k] - a[k];
-        bp[k] = p[k] - b[k], cp[k] = p[k] - c[k];
-    }
-    const double d1 = dot3(ab, ap), d2 = dot3(ac, ap);
-    if (d1 <= 0 && d2 <= 0) {
-        memcpy(q, a, 3 * sizeof *q);
-        return;
-    }
-    const double d3 = dot3(ab, bp), d4 = dot3(ac, bp);
-    if (d3 >= 0 && d4 <= d3) {
-        memcpy(q, b, 3 * sizeof *q);
-        return;
-    }
-    const double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0) {
-        const double v = d1 / (d1 - d3);
-        for (int k = 0; k < 3; k++) q[k] = a[k] + v * ab[k];
-        return;
-    }
-    const double d5 = dot3(ab, cp), d6 = dot3(ac, cp);
-    if (d6 >= 0 && d5 <= d6) {
-        memcpy(q, c, 3 * sizeof *q);
-        return;
-    }
-    const double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0 && d2 >= 0 && d6 <= 0) {
-        const double w = d2 / (d2 - d6);
-        for (int k = 0; k < 3; k++) q[k] = a[k] + w * ac[k];
-        return;
-    }
-    const double va = d3 * d6 - d5 * d4;
-    if (va <= 0 && (d4 - d3) >= 0 && (d5 - d6) >= 0) {
-        const double w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
-        for (int k = 0; k < 3; k++) q[k] = b[k] + w * (c[k] - b[k]);
-        return;
-    }
-    const double den = va + vb + vc;
-    if (!(den > 0)) { /* a degenerate triangle: its nearest corner */
-        const double *best = a;
-        double bd = dot3(ap, ap);
-        if (dot3(bp, bp) < bd) best = b, bd = dot3(bp, bp);
-        if (dot3(cp, cp) < bd) best = c;
-        memcpy(q, best, 3 * sizeof *q);
-        return;
-    }
-    const double v = vb / den, w = vc / den;
-    for (int k = 0; k < 3; k++) q[k] = a[k] + ab[k] * v + ac[k] * w;
-}
-
-/* The squared distance from p to a node's box. */
-static double box_d2(const node *nd, const double p[3])
-{
-    double d = 0;
-    for (int k = 0; k < 3; k++) {
-        const double e = p[k] < nd->lo[k] ? nd->lo[k] - p[k] : p[k] > nd->hi[k] ? p[k] - nd->hi[k] : 0;
-        d += e * e;
-    }
-    return d;
+    const mmx__bvh_view v = {b->tri, b->order, b->nodes, b->nt, b->nnodes};
+    return v;
 }
 
 mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2)
 {
-    if (!b || b->nnodes == 0) return -1;
-    mmx_index stack[128], top = 0, best = -1;
-    double bd = DBL_MAX, c[3];
-    stack[top++] = 0;
-    while (top > 0) {
-        const node *nd = &b->nodes[stack[--top]];
-        if (box_d2(nd, p) >= bd) continue;
-        if (nd->left < 0) {
-            for (mmx_index i = nd->first; i < nd->first + nd->count; i++) {
-                const mmx_index t = b->order[i];
-                const double *T = b->tri + 9 * (size_t)t;
-                closest_on_triangle(p, T, T + 3, T + 6, c);
-                const double d[3] = {c[0] - p[0], c[1] - p[1], c[2] - p[2]}, e = dot3(d, d);
-                if (e < bd) {
-                    bd = e, best = t;
-                    memcpy(q, c, sizeof c);
-                }
-            }
-            continue;
-        }
-        /* The nearer child is searched first: pushed last. The depth is about log2(nt / 4)
-         * + 1 (median splits), so the stack holds at most one entry per level plus one. */
-        const node *l = &b->nodes[nd->left], *r = &b->nodes[nd->right];
-        const int left_first = box_d2(l, p) <= box_d2(r, p);
-        stack[top++] = left_first ? nd->right : nd->left;
-        stack[top++] = left_first ? nd->left : nd->right;
+    if (!b) return -1;
+    const mmx__bvh_view v = mmx__bvh_host_view(b);
+    return mmx__bvh_closest_view(&v, p, q, d2);
+}
+
+mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block)
+{
+    /* One block: the corners (doubles), the nodes (64 bytes each), then the order, so every
+     * part is 8-byte aligned. */
+    const size_t tri_bytes = 9 * (size_t)b->nt * sizeof *b->tri;
+    const size_t node_bytes = (size_t)b->nnodes * sizeof *b->nodes;
+    const size_t order_bytes = (size_t)b->nt * sizeof *b->order;
+    *block = NULL;
+    *dev = (mmx__bvh_view){NULL, NULL, NULL, b->nt, b->nnodes};
+    if (b->nnodes == 0) return MMX_OK; /* no triangles: nothing to copy, every query gives -1 */
+    unsigned char *d = NULL;
+    mmx_status s = mmx__dev_alloc(ctx, tri_bytes + node_bytes + order_bytes, (void **)&d);
+    if (!s) s = mmx__dev_copy(ctx, d, MMX_SPACE_DEVICE, b->tri, MMX_SPACE_HOST, tri_bytes);
+    if (!s) s = mmx__dev_copy(ctx, d + tri_bytes, MMX_SPACE_DEVICE, b->nodes, MMX_SPACE_HOST, node_bytes);
+    if (!s) s = mmx__dev_copy(ctx, d + tri_bytes + node_bytes, MMX_SPACE_DEVICE, b->order,
+                              MMX_SPACE_HOST, order_bytes);
+    if (s) {
+        mmx__dev_free(ctx, d);
+        return s;
     }
-    if (d2) *d2 = bd;
-    return best;
+    dev->tri = (const double *)d;
+    dev->nodes = (const mmx__bvh_node *)(d + tri_bytes);
+    dev->order = (const mmx_index *)(d + tri_bytes + node_bytes);
+    *block = d;
+    return MMX_OK;
 }

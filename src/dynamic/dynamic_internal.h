@@ -7,6 +7,7 @@
 #include "meshmatrix/dynamic.h"
 #include "flip_step.h"
 #include "sc_step.h"
+#include "bvh_step.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,8 +275,9 @@ double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
 
 /* Closest points on a triangle soup (closest.c): a bounding volume hierarchy over the
  * triangles (median splits on the longest axis of the centroids' box, leaves of at most 4),
- * queried by branch and bound, nearer child first. Deterministic: ties keep the triangle met
- * first in a fixed traversal order. Host only. */
+ * built on the host, queried by branch and bound, nearer child first (bvh_step.h's
+ * mmx__bvh_closest_view, the same code and the same result bits on the host and the device).
+ * Deterministic: ties keep the triangle met first in a fixed traversal order. */
 typedef struct mmx__bvh mmx__bvh;
 
 /* Builds it over triangles tri[3i .. 3i + 3) (nt of them) on positions pos (copied).
@@ -321,6 +323,24 @@ const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d);
 /* Frees d; with out, the current mesh is handed over into *out. Returns s (the caller's status),
  * or the first error of the release when s is MMX_OK. */
 mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s);
+
+/* b's arrays as a view (host memory, b's own: valid while b lives). */
+mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b);
+
+/* Copies b's arrays to the device in one allocation *block (free with mmx__dev_free; NULL
+ * when b has no triangles); *dev: the device pointers, nt and nnodes. ctx: a CUDA context.
+ * Synchronises: yes (the copies): they are queued on the context's stream, and from b's
+ * pageable host memory each returns once its source is staged, so b may be freed at once.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nt) bytes copied. */
+mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block);
+
+/* Closest points for n query points p (device, 3n doubles) into q (device, 3n doubles) and
+ * tri (device, n; may be NULL), on the context's stream: per point i, mmx__bvh_closest_view
+ * on dev (from mmx__bvh_to_device), one thread each, the host's bits. Where a point gets -1
+ * (no triangles, or a non-finite point) q[3i .. 3i + 3) is left as it was. Synchronises: no.
+ * Errors: MMX_ERR_CUDA (the launch). Cost: O(n log nt) expected. */
+mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
+                                 mmx_index n, double *q, mmx_index *tri);
 
 #ifdef __cplusplus
 }

@@ -106,3 +106,10 @@ mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
     (void)counts, (void)per_seed;
     return mmx__no_cuda(ctx, "mmx__user_round_cuda");
 }
+
+mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
+                                 mmx_index n, double *q, mmx_index *tri)
+{
+    (void)dev, (void)p, (void)n, (void)q, (void)tri;
+    return mmx__no_cuda(ctx, "mmx__bvh_closest_cuda");
+}

@@ -232,7 +232,9 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                                        st->round, &next, &c, sd);
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
+        unsigned char *pin = NULL; /* the corner flags renumbered (read from the old ones) */
         if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
+        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, 1, (void **)&pin);
         if (!s && c.kept > 0) {
             memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
             for (mmx_index i = 0; i < n; i++)
@@ -245,7 +247,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                     continue;
                 }
                 to[v] = v - removed;
-                st->pin[to[v]] = st->pin[v]; /* to[v] <= v: read before it is overwritten */
+                pin[to[v]] = st->pin[v];
             }
             /* A removed end takes its survivor's number; a feature end it was keeps its
              * position and its features (a corner flag, edges now at the survivor). */
@@ -255,8 +257,11 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 to[b] = to[a];
                 if (keep[i] < 0) continue;
                 memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
-                st->pin[to[a]] = st->pin[keep[i]];
+                pin[to[a]] = st->pin[keep[i]];
             }
+            free(st->pin);
+            st->pin = pin;
+            pin = NULL;
             /* A collapsed feature edge becomes a point (dropped); the edges of its removed end
              * now run from the kept one. Sorted, each once. */
             mmx_index nf = 0;
@@ -274,6 +279,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         free(fdeg);
         free(keep);
         free(to);
+        free(pin);
         free(seeds);
         free(sd);
         if (s || n == 0) {

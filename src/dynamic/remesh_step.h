@@ -178,7 +178,7 @@ static inline MMX__HD int mmx__rm_line_vertex(const mmx__rm_view *r, mmx_index v
         dd = MMX__DADD(dd, MMX__DMUL(d[j], d[j]));
         u = MMX__DADD(u, MMX__DMUL(MMX__DSUB(R[j], K[j]), d[j]));
     }
-    u = dd > 0 ? fmin(1, fmax(0, u / dd)) : 0;
+    u = dd > 0 ? fmin(1.0, fmax(0.0, u / dd)) : 0;
     double e2 = 0;
     for (int j = 0; j < 3; j++) {
         x[j] = MMX__DSUB(MMX__DADD(K[j], MMX__DMUL(u, d[j])), R[j]);
