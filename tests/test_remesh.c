@@ -700,16 +700,175 @@ Test(closest, bvh_matches_brute_force)
     mmx_ctx_free(ctx);
 }
 
-/* The device query (mmx__bvh_closest_cuda on mmx__bvh_to_device's copy) against the host's,
- * bit for bit: the points, the triangles, and the q left alone where there is none. */
+/* A procedural shape as a soup (host copies of its positions and triangles). */
+static soup soup_of_shape(const char *spec)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, spec);
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+    soup s;
+    s.nv = mmx_mesh_nverts(m), s.nt = mmx_mesh_nfaces(m), s.grid_nv = 0;
+    cr_assert_eq(start[s.nt], 3 * s.nt, "%s is not all triangles", spec);
+    s.pos = malloc(3 * (size_t)s.nv * sizeof *s.pos);
+    cr_assert(s.pos);
+    memcpy(s.pos, m->pos, 3 * (size_t)s.nv * sizeof *s.pos);
+    s.tri = verts;
+    free(start);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+    return s;
+}
+
+/* Walks the tree from node `at` (depth: internal nodes above it): every reachable leaf's
+ * range is the next stretch of order (*next), each node's box holds its children's and its
+ * leaves' corners exactly, a node's range is its children's; returns the deepest internal
+ * depth met. */
+static int check_subtree(const mmx__bvh_view *v, mmx_index at, int depth, mmx_index *next,
+                         mmx_index *first, mmx_index *count)
+{
+    cr_assert(at >= 0 && at < v->nnodes, "node %d", (int)at);
+    const mmx__bvh_node *nd = &v->nodes[at];
+    if (nd->left < 0) {
+        cr_assert(nd->right < 0 && nd->count >= 1 && nd->count <= MMX__BVH_LEAF, "leaf %d", (int)at);
+        cr_assert_eq(nd->first, *next, "leaf %d starts at %d, not %d", (int)at, (int)nd->first, (int)*next);
+        *next += nd->count;
+        double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+        for (mmx_index i = nd->first; i < nd->first + nd->count; i++)
+            for (int k = 0; k < 9; k++) {
+                const double x = v->tri[9 * (size_t)v->order[i] + k];
+                if (x < lo[k % 3]) lo[k % 3] = x;
+                if (x > hi[k % 3]) hi[k % 3] = x;
+            }
+        for (int k = 0; k < 3; k++)
+            cr_assert(nd->lo[k] == lo[k] && nd->hi[k] == hi[k], "leaf %d's box, axis %d", (int)at, k);
+        *first = nd->first, *count = nd->count;
+        return depth - 1;
+    }
+    cr_assert_eq(nd->count, 0, "inner node %d", (int)at);
+    mmx_index f1, c1, f2, c2;
+    const int d1 = check_subtree(v, nd->left, depth + 1, next, &f1, &c1);
+    const int d2 = check_subtree(v, nd->right, depth + 1, next, &f2, &c2);
+    cr_assert(f1 == nd->first && f2 == f1 + c1 && c1 + c2 > MMX__BVH_LEAF, "node %d's range", (int)at);
+    const mmx__bvh_node *l = &v->nodes[nd->left], *r = &v->nodes[nd->right];
+    for (int k = 0; k < 3; k++)
+        cr_assert(nd->lo[k] == fmin(l->lo[k], r->lo[k]) && nd->hi[k] == fmax(l->hi[k], r->hi[k]),
+                  "node %d's box, axis %d", (int)at, k);
+    *first = f1, *count = c1 + c2;
+    return d1 > d2 ? (d1 > depth ? d1 : depth) : (d2 > depth ? d2 : depth);
+}
+
+/* The linear BVH's tree (closest.c): order is a permutation, the reachable leaves cover it in
+ * order, every box is exact, the internal depth stays within the query's stack bound
+ * (MMX__BVH_STACK = 65 allows internal depths up to 63), and the build is deterministic. On
+ * the soup, an icosphere, one stack of triangles with one centroid (keys differing only in
+ * the triangle) and sizes 1 .. 9 (a single leaf; a root with a leaf child). */
+static void check_tree(const soup *s, mmx_index nt)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx__bvh *b = NULL, *b2 = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s->pos, s->nv, s->tri, nt, &b));
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s->pos, s->nv, s->tri, nt, &b2));
+    const mmx__bvh_view v = mmx__bvh_host_view(b), v2 = mmx__bvh_host_view(b2);
+    cr_assert_eq(v.nnodes, nt > 0 ? 2 * nt - 1 : 0);
+    cr_assert(memcmp(v.nodes, v2.nodes, (size_t)v.nnodes * sizeof *v.nodes) == 0);
+    cr_assert(memcmp(v.order, v2.order, (size_t)nt * sizeof *v.order) == 0);
+    if (nt > 0) {
+        unsigned char *seen = calloc((size_t)nt, 1);
+        cr_assert(seen);
+        for (mmx_index i = 0; i < nt; i++) {
+            cr_assert(v.order[i] >= 0 && v.order[i] < nt && !seen[v.order[i]], "order[%d]", (int)i);
+            seen[v.order[i]] = 1;
+        }
+        free(seen);
+        mmx_index next = 0, f, c;
+        const int depth = check_subtree(&v, 0, 0, &next, &f, &c);
+        cr_assert(next == nt && f == 0 && c == nt, "the leaves cover %d of %d", (int)next, (int)nt);
+        cr_assert(depth <= 63 && depth + 2 <= MMX__BVH_STACK, "internal depth %d", depth);
+    }
+    mmx__bvh_free(b);
+    mmx__bvh_free(b2);
+    mmx_ctx_free(ctx);
+}
+
+Test(closest, lbvh_tree_is_exact)
+{
+    soup s = make_soup(5);
+    for (mmx_index nt = 0; nt <= 9; nt++) check_tree(&s, nt);
+    check_tree(&s, s.nt);
+    free(s.pos);
+    free(s.tri);
+    s = soup_of_shape("icosphere:5");
+    check_tree(&s, s.nt);
+    /* 3000 copies of one triangle: one Morton code, the tree over the triangle numbers. */
+    const mmx_index n = 3000;
+    mmx_index *tri = malloc(3 * (size_t)n * sizeof *tri);
+    cr_assert(tri);
+    for (mmx_index i = 0; i < 3 * n; i++) tri[i] = s.tri[i % 3];
+    free(s.tri);
+    s.tri = tri, s.nt = n;
+    check_tree(&s, n);
+    free(s.pos);
+    free(s.tri);
+}
+
+/* The device build (mmx__bvh_build_cuda) of s's first nt triangles into *dev and *block,
+ * checked byte for byte against the host build b: the corners, the nodes, the order. */
+static void cuda_build_equals_host(mmx_ctx *cu, const soup *s, mmx_index nt, const mmx__bvh *b,
+                                   mmx__bvh_view *dev, void **block)
+{
+    const size_t posb = 3 * (size_t)s->nv * sizeof *s->pos, trib = 3 * (size_t)nt * sizeof *s->tri;
+    void *dpos = NULL, *dtri = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, posb, &dpos));
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, trib + 1, &dtri));
+    MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dpos, MMX_SPACE_DEVICE, s->pos, MMX_SPACE_HOST, posb));
+    if (nt > 0) MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dtri, MMX_SPACE_DEVICE, s->tri, MMX_SPACE_HOST, trib));
+    const uint64_t syncs = mmx__ctx_syncs(cu);
+    MMX_OK_OR_FAIL(cu, mmx__bvh_build_cuda(cu, dpos, s->nv, dtri, nt, dev, block));
+    cr_assert_eq(mmx__ctx_syncs(cu), syncs, "the device build waited");
+    const mmx__bvh_view h = mmx__bvh_host_view(b);
+    cr_assert(dev->nt == nt && dev->nnodes == h.nnodes, "nt %d, nnodes %d (host %d)", (int)dev->nt,
+              (int)dev->nnodes, (int)h.nnodes);
+    if (nt > 0) {
+        const size_t tb = 9 * (size_t)nt * sizeof(double), nb = (size_t)h.nnodes * sizeof *h.nodes;
+        const size_t ob = (size_t)nt * sizeof(mmx_index);
+        cr_assert((const unsigned char *)dev->tri == *block);
+        unsigned char *back = malloc(tb + nb + ob);
+        cr_assert(back);
+        MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, back, MMX_SPACE_HOST, *block, MMX_SPACE_DEVICE, tb + nb + ob));
+        cr_assert((const unsigned char *)dev->nodes == (unsigned char *)*block + tb);
+        cr_assert((const unsigned char *)dev->order == (unsigned char *)*block + tb + nb);
+        cr_assert(memcmp(back, h.tri, tb) == 0, "nt %d: the corners differ", (int)nt);
+        cr_assert(memcmp(back + tb + nb, h.order, ob) == 0, "nt %d: the order differs", (int)nt);
+        const mmx__bvh_node *dn = (const mmx__bvh_node *)(back + tb);
+        for (mmx_index i = 0; i < h.nnodes; i++)
+            cr_assert(memcmp(&dn[i], &h.nodes[i], sizeof *dn) == 0,
+                      "nt %d: node %d differs: device (%d %d %d %d), host (%d %d %d %d)", (int)nt,
+                      (int)i, (int)dn[i].left, (int)dn[i].right, (int)dn[i].first,
+                      (int)dn[i].count, (int)h.nodes[i].left, (int)h.nodes[i].right,
+                      (int)h.nodes[i].first, (int)h.nodes[i].count);
+        free(back);
+    } else {
+        cr_assert(*block == NULL);
+    }
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dpos);
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dtri);
+}
+
+/* The device query (mmx__bvh_closest_cuda on mmx__bvh_to_device's copy, or with device_build
+ * on mmx__bvh_build_cuda's, checked equal first) against the host's, bit for bit: the points,
+ * the triangles, and the q left alone where there is none. */
 static void cuda_closest_matches_host(mmx_ctx *cu, mmx_ctx *host, const soup *s, mmx_index nt,
-                                      const double *p, mmx_index nq, int with_tri)
+                                      const double *p, mmx_index nq, int with_tri, int device_build)
 {
     mmx__bvh *b = NULL;
     MMX_OK_OR_FAIL(host, mmx__bvh_build(host, s->pos, s->nv, s->tri, nt, &b));
     mmx__bvh_view dev;
     void *block = NULL;
-    MMX_OK_OR_FAIL(cu, mmx__bvh_to_device(cu, b, &dev, &block));
+    if (device_build)
+        cuda_build_equals_host(cu, s, nt, b, &dev, &block);
+    else
+        MMX_OK_OR_FAIL(cu, mmx__bvh_to_device(cu, b, &dev, &block));
     cr_assert_eq(dev.nt, nt);
     const size_t pb = 3 * (size_t)nq * sizeof(double), tb = (size_t)nq * sizeof(mmx_index);
     double *hq = malloc(pb), *dq_back = malloc(pb);
@@ -758,14 +917,49 @@ Test(closest, cuda_matches_host_bits)
         soup s = make_soup(seed);
         mmx_index nq = 0;
         double *p = make_queries(&s, 100 + seed, &nq);
-        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 1);
-        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 0); /* tri NULL */
-        cuda_closest_matches_host(cu, host, &s, 3, p, nq, 1);    /* one leaf */
-        cuda_closest_matches_host(cu, host, &s, 0, p, nq, 1);    /* none: -1, q kept */
+        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 1, 0);
+        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 0, 0); /* tri NULL */
+        cuda_closest_matches_host(cu, host, &s, 3, p, nq, 1, 0);    /* one leaf */
+        cuda_closest_matches_host(cu, host, &s, 0, p, nq, 1, 0);    /* none: -1, q kept */
         free(p);
         free(s.pos);
         free(s.tri);
     }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* mmx__bvh_build_cuda builds the host's arrays byte for byte (no wait), and queries on them
+ * give the host's bits: on the soup (all of it and sizes 0 .. 9, 1000), icosphere:6 (81920
+ * triangles) and 3000 copies of one triangle (one Morton code). */
+Test(closest, cuda_build_matches_host_build)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 2; seed++) {
+        soup s = make_soup(seed);
+        mmx_index nq = 0;
+        double *p = make_queries(&s, 200 + seed, &nq);
+        cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 1, 1);
+        for (mmx_index nt = 0; nt <= 9; nt++) cuda_closest_matches_host(cu, host, &s, nt, p, nq, 1, 1);
+        cuda_closest_matches_host(cu, host, &s, 1000, p, nq, 1, 1);
+        free(p);
+        free(s.pos);
+        free(s.tri);
+    }
+    soup s = soup_of_shape("icosphere:6");
+    mmx_index nq = 0;
+    double *p = make_queries(&s, 300, &nq);
+    cuda_closest_matches_host(cu, host, &s, s.nt, p, nq, 1, 1);
+    const mmx_index n = 3000;
+    mmx_index *tri = malloc(3 * (size_t)n * sizeof *tri);
+    cr_assert(tri);
+    for (mmx_index i = 0; i < 3 * n; i++) tri[i] = s.tri[3 + i % 3];
+    free(s.tri);
+    s.tri = tri, s.nt = n;
+    cuda_closest_matches_host(cu, host, &s, n, p, nq, 1, 1);
+    free(p);
+    free(s.pos);
+    free(s.tri);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

@@ -14,6 +14,7 @@
 #define MMX_DYNAMIC_BVH_STEP_H
 
 #include <float.h>
+#include <stdint.h>
 #include "flip_step.h" /* MMX__HD, MMX__DMUL, MMX__DADD, MMX__DSUB, mmx__hd_dot */
 
 #ifdef __cplusplus
@@ -48,12 +49,162 @@ typedef struct mmx__bvh_view {
     mmx_index nt, nnodes;
 } mmx__bvh_view;
 
-/* The deepest traversal stack mmx__bvh_closest_view needs. The tree is built by median splits
- * (a node of n > 4 triangles has children of floor(n / 2) and ceil(n / 2)), so a root of
- * nt < 2^31 triangles has depth at most ceil(log2(nt / 4)) <= 29. Visiting an inner node pops
- * it and pushes its two children, so the stack holds the far children of the nodes on the
- * current path plus one: at most depth + 1 <= 30 entries, under 64 for any mmx_index count. */
-#define MMX__BVH_STACK 64
+/* ---- the build: a linear BVH (Karras 2012, "Maximizing parallelism in the construction of
+ * BVHs, octrees and k-d trees"), the per-element steps shared by closest.c (a host loop) and
+ * closest.cu (one thread each), so both backends build the same arrays:
+ *   1. per triangle t: its centroid (mmx__bvh_centroid) and a 30-bit Morton code of it in the
+ *      centroids' box (mmx__bvh_morton); the key morton << 32 | t, sorted ascending. The keys
+ *      are distinct (t is), so the sorted order is the same whatever the sort.
+ *   2. the binary radix tree over the n sorted keys: internal node i (0 <= i < n - 1, node i;
+ *      the root is 0) by mmx__bvh_karras; sorted leaf j is node n - 1 + j (n = 1: node 0 is
+ *      the one leaf). A node whose range holds at most MMX__BVH_LEAF triangles is stored as a
+ *      leaf (left = right = -1; first, count over order), its own subtree unreachable but
+ *      still written (as leaves of their own ranges), so every node's bytes are defined and
+ *      the same on both backends; an inner node stores its children and first = the start of
+ *      its range, count 0 (mmx__bvh_node_init).
+ *   3. the boxes bottom-up: a leaf's from its triangles' corners (mmx__bvh_tri_box, the
+ *      sorted order's), an internal node's the union of its two children's (mmx__bvh_box_union,
+ *      left then right): exact min/max, the same bits in whatever order the nodes are done.
+ * order[j] is the triangle of sorted key j. nnodes = 2 nt - 1. */
+#define MMX__BVH_LEAF 4
+
+/* The deepest traversal stack mmx__bvh_closest_view needs. In the radix tree the common
+ * prefix length delta of an internal node's keys (0 .. 63: the keys are distinct 64-bit
+ * words) grows strictly from a node to an internal child (the child's keys share the bit at
+ * which the parent splits), so a root-to-leaf path has at most 64 internal nodes: internal
+ * depths 0 .. 63. The traversal pops a node and pushes its two children; the stack then holds
+ * at most one deferred sibling per ancestor of the popped node, so popping an internal node of
+ * depth d <= 63 leaves at most d entries and pushing its children at most d + 2 <= 65. Hence
+ * 65 entries always suffice, whatever the triangles: an overflow is impossible. */
+#define MMX__BVH_STACK 65
+
+/* Triangle T's centroid (T: its 9 corner coordinates): the three summed in order, / 3. */
+static inline MMX__HD void mmx__bvh_centroid(const double *T, double c[3])
+{
+    for (int k = 0; k < 3; k++) c[k] = MMX__DDIV(MMX__DADD(MMX__DADD(T[k], T[3 + k]), T[6 + k]), 3.0);
+}
+
+/* The 10-bit grid coordinate of x in [lo, lo + ext]: q = floor((x - lo) / ext * 1023)
+ * clamped to [0, 1023]; 0 when ext is not > 0 or the quotient is NaN (non-finite input). The
+ * truncation of the non-negative product is its floor. A box bound of -0 instead of +0 (the
+ * min or max of a reduction may keep either) gives the same q: x - lo and ext have the same
+ * values. */
+static inline MMX__HD uint32_t mmx__bvh_quantise(double x, double lo, double ext)
+{
+    if (!(ext > 0)) return 0;
+    const double f = MMX__DMUL(MMX__DDIV(MMX__DSUB(x, lo), ext), 1023.0);
+    if (!(f > 0)) return 0; /* also NaN */
+    if (f >= 1023.0) return 1023;
+    return (uint32_t)f;
+}
+
+/* Spreads the 10 low bits of v to bits 0, 3, 6, .. 27. */
+static inline MMX__HD uint32_t mmx__bvh_spread(uint32_t v)
+{
+    v &= 0x3ffu;
+    v = (v | (v << 16)) & 0x030000ffu;
+    v = (v | (v << 8)) & 0x0300f00fu;
+    v = (v | (v << 4)) & 0x030c30c3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+
+/* The 30-bit Morton code of centroid c in the centroids' box [lo, hi]: x's bits highest. */
+static inline MMX__HD uint32_t mmx__bvh_morton(const double c[3], const double lo[3], const double hi[3])
+{
+    uint32_t m = 0;
+    for (int k = 0; k < 3; k++)
+        m |= mmx__bvh_spread(mmx__bvh_quantise(c[k], lo[k], MMX__DSUB(hi[k], lo[k]))) << (2 - k);
+    return m;
+}
+
+/* The sort key of triangle t. */
+static inline MMX__HD uint64_t mmx__bvh_key(uint32_t morton, mmx_index t)
+{
+    return (uint64_t)morton << 32 | (uint32_t)t;
+}
+
+/* The length of the common prefix of sorted keys i and j; -1 when j is outside [0, n). */
+static inline MMX__HD int mmx__bvh_delta(const uint64_t *keys, long long n, long long i, long long j)
+{
+    if (j < 0 || j >= n) return -1;
+    const uint64_t x = keys[i] ^ keys[j]; /* != 0 for i != j: the keys are distinct */
+    if (x == 0) return 64;
+#ifdef __CUDA_ARCH__
+    return __clzll((long long)x);
+#elif defined(__GNUC__)
+    return __builtin_clzll(x);
+#else
+    int z = 0;
+    while (!(x & (1ull << 63 >> z))) z++;
+    return z;
+#endif
+}
+
+/* Internal node i (0 <= i < n - 1) of the radix tree over n >= 2 distinct sorted keys
+ * (Karras's construction): its range [*first, *last] of sorted keys and its children as node
+ * numbers (internal node g is node g, sorted leaf j node n - 1 + j). */
+static inline MMX__HD void mmx__bvh_karras(const uint64_t *keys, mmx_index n, mmx_index i,
+                                           mmx_index *left, mmx_index *right, mmx_index *first,
+                                           mmx_index *last)
+{
+    const long long N = n, I = i;
+    const int d = mmx__bvh_delta(keys, N, I, I + 1) > mmx__bvh_delta(keys, N, I, I - 1) ? 1 : -1;
+    const int dmin = mmx__bvh_delta(keys, N, I, I - d);
+    long long lmax = 2;
+    while (mmx__bvh_delta(keys, N, I, I + lmax * d) > dmin) lmax *= 2;
+    long long l = 0;
+    for (long long t = lmax / 2; t >= 1; t /= 2)
+        if (mmx__bvh_delta(keys, N, I, I + (l + t) * d) > dmin) l += t;
+    const long long j = I + l * d;
+    const int dnode = mmx__bvh_delta(keys, N, I, j);
+    long long s = 0, t = l;
+    do {
+        t = (t + 1) / 2;
+        if (mmx__bvh_delta(keys, N, I, I + (s + t) * d) > dnode) s += t;
+    } while (t > 1);
+    const long long g = I + s * d + (d < 0 ? -1 : 0);
+    const long long a = I < j ? I : j, b = I < j ? j : I;
+    *first = (mmx_index)a, *last = (mmx_index)b;
+    *left = (mmx_index)(a == g ? N - 1 + g : g);
+    *right = (mmx_index)(b == g + 1 ? N - 1 + g + 1 : g + 1);
+}
+
+/* Node nd's links for the sorted range [first, last] with radix-tree children left, right
+ * (ignored for a range of at most MMX__BVH_LEAF: stored as a leaf). The box is left alone. */
+static inline MMX__HD void mmx__bvh_node_init(mmx__bvh_node *nd, mmx_index first, mmx_index last,
+                                              mmx_index left, mmx_index right)
+{
+    const int leaf = last - first + 1 <= MMX__BVH_LEAF;
+    nd->left = leaf ? -1 : left;
+    nd->right = leaf ? -1 : right;
+    nd->first = first;
+    nd->count = leaf ? last - first + 1 : 0;
+}
+
+/* The box of triangle T's corners (in corner order, from DBL_MAX / -DBL_MAX). */
+static inline MMX__HD void mmx__bvh_tri_box(const double *T, double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = DBL_MAX, hi[k] = -DBL_MAX;
+        for (int j = 0; j < 3; j++) {
+            if (T[3 * j + k] < lo[k]) lo[k] = T[3 * j + k];
+            if (T[3 * j + k] > hi[k]) hi[k] = T[3 * j + k];
+        }
+    }
+}
+
+/* The union of boxes a (the left child's) and b (the right's) into lo, hi: b's bound where it
+ * is strictly beyond a's, else a's. */
+static inline MMX__HD void mmx__bvh_box_union(const double alo[3], const double ahi[3],
+                                              const double blo[3], const double bhi[3],
+                                              double lo[3], double hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = blo[k] < alo[k] ? blo[k] : alo[k];
+        hi[k] = bhi[k] > ahi[k] ? bhi[k] : ahi[k];
+    }
+}
 
 /* The closest point to p on triangle (a, b, c) into q. */
 static inline MMX__HD void mmx__bvh_closest_on_triangle(const double p[3], const double *a,

@@ -1,18 +1,17 @@
-/* Closest points on a triangle mesh: a bounding volume hierarchy (median splits of the
- * triangles' centroids along the longest axis of their box, leaves of at most 4 triangles),
- * built on the host, queried by branch and bound, nearer child first; the point-triangle
- * distance is Ericson's (Real-Time Collision Detection, 5.1.5), in double precision. The query
- * is bvh_step.h's, shared with the device (closest.cu), which gets the arrays from
- * mmx__bvh_to_device. Used by the remesher to pull relaxed vertices back onto the input
+/* Closest points on a triangle mesh: a bounding volume hierarchy (a linear BVH: the radix
+ * tree over the Morton codes of the triangles' centroids, Karras 2012, leaves of at most 4
+ * triangles), queried by branch and bound, nearer child first; the point-triangle distance is
+ * Ericson's (Real-Time Collision Detection, 5.1.5), in double precision. The build's steps and
+ * the query are bvh_step.h's, shared with the device (closest.cu: mmx__bvh_build_cuda builds
+ * the same arrays there; mmx__bvh_to_device copies a host build). Used by the remesher to pull relaxed vertices back onto the input
  * surface. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include "core/device.h"
 #include "dynamic_internal.h"
-
-#define LEAF 4
 
 struct mmx__bvh {
     double *tri;        /* nt x 9: the corners, in double */
@@ -30,60 +29,38 @@ void mmx__bvh_free(mmx__bvh *b)
     free(b);
 }
 
-/* The sort key of the current split: a centroid coordinate, the triangle as the tie-break so
- * the order is total and the tree the same on every platform. */
-typedef struct ckey {
-    double c;
-    mmx_index t;
-} ckey;
-
-static int ckey_cmp(const void *x, const void *y)
+/* Sorts the n keys ascending (LSD radix sort, 8 bits a pass, a pass skipped where every key
+ * has the same digit), tmp as scratch. */
+static void sort_keys(uint64_t *keys, uint64_t *tmp, size_t n)
 {
-    const ckey *a = x, *b = y;
-    if (a->c != b->c) return a->c < b->c ? -1 : 1;
-    return (a->t > b->t) - (a->t < b->t);
+    uint64_t *src = keys, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (size_t i = 0; i < n; i++) count[((src[i] >> shift) & 0xffu) + 1]++;
+        if (count[((src[0] >> shift) & 0xffu) + 1] == n) continue; /* one digit: in order */
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (size_t i = 0; i < n; i++) dst[count[(src[i] >> shift) & 0xffu]++] = src[i];
+        uint64_t *x = src;
+        src = dst, dst = x;
+    }
+    if (src != keys) memcpy(keys, src, n * sizeof *keys);
 }
 
-/* Builds the subtree of order[first .. first + count) as node `at`; returns the next free
- * node. Recursion depth is O(log nt) (median splits). */
-static mmx_index build(mmx__bvh *b, ckey *scratch, mmx_index at, mmx_index next, mmx_index first,
-                       mmx_index count)
+/* The box of node `at` and of the nodes under it in the radix tree (kids: the children of
+ * internal node i at kids[2i], kids[2i + 1]; leaves from n - 1 on). Recursion depth at most
+ * 65 (bvh_step.h, MMX__BVH_STACK). */
+static void boxes(mmx__bvh *b, const mmx_index *kids, mmx_index at)
 {
     mmx__bvh_node *nd = &b->nodes[at];
-    double clo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, chi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
-    for (int k = 0; k < 3; k++) nd->lo[k] = DBL_MAX, nd->hi[k] = -DBL_MAX;
-    for (mmx_index i = first; i < first + count; i++) {
-        const double *T = b->tri + 9 * (size_t)b->order[i];
-        for (int k = 0; k < 3; k++) {
-            for (int j = 0; j < 3; j++) {
-                if (T[3 * j + k] < nd->lo[k]) nd->lo[k] = T[3 * j + k];
-                if (T[3 * j + k] > nd->hi[k]) nd->hi[k] = T[3 * j + k];
-            }
-            const double c = (T[k] + T[3 + k] + T[6 + k]) / 3.0;
-            if (c < clo[k]) clo[k] = c;
-            if (c > chi[k]) chi[k] = c;
-        }
+    const mmx_index n = b->nt;
+    if (at >= n - 1) {
+        mmx__bvh_tri_box(b->tri + 9 * (size_t)b->order[at - (n - 1)], nd->lo, nd->hi);
+        return;
     }
-    nd->left = nd->right = -1;
-    nd->first = first;
-    nd->count = count;
-    if (count <= LEAF) return next;
-    int axis = 0;
-    for (int k = 1; k < 3; k++)
-        if (chi[k] - clo[k] > chi[axis] - clo[axis]) axis = k;
-    for (mmx_index i = 0; i < count; i++) {
-        const mmx_index t = b->order[first + i];
-        const double *T = b->tri + 9 * (size_t)t;
-        scratch[i] = (ckey){(T[axis] + T[3 + axis] + T[6 + axis]) / 3.0, t};
-    }
-    qsort(scratch, (size_t)count, sizeof *scratch, ckey_cmp);
-    for (mmx_index i = 0; i < count; i++) b->order[first + i] = scratch[i].t;
-    const mmx_index half = count / 2, l = next, r = next + 1;
-    nd->left = l;
-    nd->right = r;
-    nd->count = 0;
-    next = build(b, scratch, l, next + 2, first, half);
-    return build(b, scratch, r, next, first + half, count - half);
+    const mmx_index l = kids[2 * (size_t)at], r = kids[2 * (size_t)at + 1];
+    boxes(b, kids, l);
+    boxes(b, kids, r);
+    mmx__bvh_box_union(b->nodes[l].lo, b->nodes[l].hi, b->nodes[r].lo, b->nodes[r].hi, nd->lo, nd->hi);
 }
 
 mmx_status mmx__bvh_build(mmx_ctx *ctx, const float *pos, mmx_index nverts, const mmx_index *tri,
@@ -94,25 +71,51 @@ mmx_status mmx__bvh_build(mmx_ctx *ctx, const float *pos, mmx_index nverts, cons
     mmx__bvh *b = calloc(1, sizeof *b);
     if (!b) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_remesh: out of memory (the BVH)");
     b->nt = nt;
-    ckey *scratch = NULL;
-    const size_t maxnodes = 2 * (size_t)nt + 1;
+    b->nnodes = nt > 0 ? 2 * nt - 1 : 0;
+    uint64_t *keys = NULL, *tmp = NULL;
+    mmx_index *kids = NULL;
     mmx_status s = mmx__host_alloc(ctx, 9 * (size_t)nt + 1, sizeof *b->tri, (void **)&b->tri);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nt + 1, sizeof *b->order, (void **)&b->order);
-    if (!s) s = mmx__host_alloc(ctx, maxnodes, sizeof *b->nodes, (void **)&b->nodes);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nt + 1, sizeof *scratch, (void **)&scratch);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)b->nnodes + 1, sizeof *b->nodes, (void **)&b->nodes);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nt + 1, sizeof *keys, (void **)&keys);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nt + 1, sizeof *tmp, (void **)&tmp);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)nt + 1, sizeof *kids, (void **)&kids);
     if (s) {
-        free(scratch);
+        free(keys), free(tmp), free(kids);
         mmx__bvh_free(b);
         return s;
     }
-    for (mmx_index t = 0; t < nt; t++) {
-        b->order[t] = t;
-        for (int j = 0; j < 3; j++)
-            for (int k = 0; k < 3; k++)
-                b->tri[9 * (size_t)t + 3 * j + k] = pos[3 * (size_t)tri[3 * (size_t)t + j] + k];
+    if (nt > 0) {
+        /* 1. The corners and the centroids' box; the keys (the centroids recomputed), sorted. */
+        double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX}, c[3];
+        for (mmx_index t = 0; t < nt; t++) {
+            double *T = b->tri + 9 * (size_t)t;
+            for (int j = 0; j < 3; j++)
+                for (int k = 0; k < 3; k++) T[3 * j + k] = pos[3 * (size_t)tri[3 * (size_t)t + j] + k];
+            mmx__bvh_centroid(T, c);
+            for (int k = 0; k < 3; k++) {
+                if (c[k] < lo[k]) lo[k] = c[k];
+                if (c[k] > hi[k]) hi[k] = c[k];
+            }
+        }
+        for (mmx_index t = 0; t < nt; t++) {
+            mmx__bvh_centroid(b->tri + 9 * (size_t)t, c);
+            keys[t] = mmx__bvh_key(mmx__bvh_morton(c, lo, hi), t);
+        }
+        sort_keys(keys, tmp, (size_t)nt);
+        for (mmx_index j = 0; j < nt; j++) b->order[j] = (mmx_index)(uint32_t)keys[j];
+        /* 2. The links: the internal nodes, then the sorted leaves. */
+        for (mmx_index i = 0; i + 1 < nt; i++) {
+            mmx_index l, r, first, last;
+            mmx__bvh_karras(keys, nt, i, &l, &r, &first, &last);
+            kids[2 * (size_t)i] = l, kids[2 * (size_t)i + 1] = r;
+            mmx__bvh_node_init(&b->nodes[i], first, last, l, r);
+        }
+        for (mmx_index j = 0; j < nt; j++) mmx__bvh_node_init(&b->nodes[nt - 1 + j], j, j, -1, -1);
+        /* 3. The boxes. */
+        boxes(b, kids, 0);
     }
-    b->nnodes = nt > 0 ? build(b, scratch, 0, 1, 0, nt) : 0;
-    free(scratch);
+    free(keys), free(tmp), free(kids);
     *out = b;
     return MMX_OK;
 }

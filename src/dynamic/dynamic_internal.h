@@ -291,17 +291,34 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
 double mmx__tri_quality(const double P[3], const double Q[3], const double R[3]);
 
 /* Closest points on a triangle soup (closest.c): a bounding volume hierarchy over the
- * triangles (median splits on the longest axis of the centroids' box, leaves of at most 4),
- * built on the host, queried by branch and bound, nearer child first (bvh_step.h's
- * mmx__bvh_closest_view, the same code and the same result bits on the host and the device).
- * Deterministic: ties keep the triangle met first in a fixed traversal order. */
+ * triangles (a linear BVH: the radix tree over the Morton codes of their centroids, Karras
+ * 2012, leaves of at most 4; bvh_step.h describes it), queried by branch and bound, nearer
+ * child first (bvh_step.h's mmx__bvh_closest_view, the same code and the same result bits on
+ * the host and the device). Built on the host (mmx__bvh_build) or the device
+ * (mmx__bvh_build_cuda) into the same arrays, byte for byte. Deterministic: ties keep the
+ * triangle met first in a fixed traversal order. */
 typedef struct mmx__bvh mmx__bvh;
 
-/* Builds it over triangles tri[3i .. 3i + 3) (nt of them) on positions pos (copied).
- * Errors: MMX_ERR_NOMEM. Cost: O(nt log^2 nt). */
+/* Builds it over triangles tri[3i .. 3i + 3) (nt of them) on positions pos (copied; finite,
+ * or the tree is still built, the same on both backends, but non-finite centroids all get
+ * Morton code 0). Errors: MMX_ERR_NOMEM. Cost: O(nt) (a radix sort of 64-bit keys, the tree's
+ * 2 nt - 1 nodes), O(nt) memory. */
 mmx_status mmx__bvh_build(mmx_ctx *ctx, const float *pos, mmx_index nverts, const mmx_index *tri,
                           mmx_index nt, mmx__bvh **out);
 void mmx__bvh_free(mmx__bvh *b);
+
+/* The same build on the device: pos (device, 3 nverts floats) and tri (device, 3 nt indices)
+ * on a CUDA context; the arrays are mmx__bvh_build's byte for byte (corners, nodes, order) in
+ * one allocation *block laid out as mmx__bvh_to_device's (free with mmx__dev_free; NULL when
+ * nt = 0); *dev: the device pointers, nt and nnodes (2 nt - 1, 0 for nt = 0).
+ * Synchronises: no: every step is queued on the context's stream (the sizes follow from nt
+ * alone; the scratch comes from and goes back to the stream-ordered pool), so the view is
+ * ready for work queued after it, and the caller must keep pos and tri alive until then.
+ * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA (a launch or CUB). Cost: O(nt) work, about 85 bytes of
+ * scratch per triangle beside the block's 204. */
+mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
+                               const mmx_index *tri, mmx_index nt, mmx__bvh_view *dev,
+                               void **block);
 
 /* The closest point to p on the triangles into q (double), its triangle as the return value
  * (-1 when there are none), the squared distance in *d2 (may be NULL). */

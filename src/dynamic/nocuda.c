@@ -133,3 +133,12 @@ mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const d
     (void)dev, (void)p, (void)n, (void)q, (void)tri;
     return mmx__no_cuda(ctx, "mmx__bvh_closest_cuda");
 }
+
+mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
+                               const mmx_index *tri, mmx_index nt, mmx__bvh_view *dev,
+                               void **block)
+{
+    (void)pos, (void)nverts, (void)tri, (void)nt, (void)dev;
+    *block = NULL;
+    return mmx__no_cuda(ctx, "mmx__bvh_build_cuda");
+}
