@@ -324,27 +324,46 @@ mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
  * (-1 when there are none), the squared distance in *d2 (may be NULL). */
 mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2);
 
-/* Remeshing's rounds on the device (remesh.cu), from the host's set-up (remesh.c): the
- * working copy cur (host, reduced triangles), its feature edges feat[0..nfeat) (sorted keys
- * lower end << 32 | higher end) and corner flags pin (per vertex), the input's BVH,
- * (4/5 L)^2 and (4/3 L)^2. With validate, each round's result is copied to the host and
- * checked on hc (a host context) against expect. */
+/* Remeshing on the device (remesh.cu): the set-up's per-element work and every round, each
+ * the host's step (remesh.c) on the device. What the set-up takes from the caller: the input
+ * (a device mesh), its tagged features (host arrays: the creases' keys, lower end << 32 |
+ * higher end, and the corners' vertices) and the feature-angle rule (by_angle, cos_bound). */
 typedef struct mmx__remesh_dev_in {
-    const mmx_mesh *cur;
-    const uint64_t *feat;
-    mmx_index nfeat;
-    const unsigned char *pin;
-    const mmx__bvh *bvh;
-    double lo2, hi2;
-    int validate;
-    mmx_mesh_expect expect;
-    mmx_ctx *hc;
+    const mmx_mesh *mesh;
+    const uint64_t *creases;
+    mmx_index ncreases;
+    const mmx_index *corners;
+    mmx_index ncorners;
+    int by_angle;
+    double cos_bound;
 } mmx__remesh_dev_in;
+
+/* What it measures: the sums of the edge lengths and face areas (remesh_step.h's order), the
+ * number of edges, of feature edges and of feature vertices. */
+typedef struct mmx__remesh_dev_measure {
+    double length, area;
+    mmx_index nedges, nfeat, feature_verts;
+} mmx__remesh_dev_measure;
+
 typedef struct mmx__remesh_dev mmx__remesh_dev;
 
-/* Copies the set-up to the device (in's arrays are not kept). Synchronises: yes (the
- * copies). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
-mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out);
+/* The first vertex of a device mesh with a coordinate that is not finite into *first (-1:
+ * none). Synchronises: yes (reads it). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *first);
+
+/* The set-up on the device: the working copy (the input's faces and positions, reduced), its
+ * topology (refusing a face that is not a triangle, as mmx__flip_topo_build), the feature
+ * edges (remesh_step.h's rule, with the creases) sorted and unique, the corner flags, the
+ * feature vertices, the measures into *m, and the BVH over the input (mmx__bvh_build_cuda).
+ * *out is NULL on failure. Synchronises: a few times (the counts and sums it reads).
+ * Errors: those of the steps named, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
+                                mmx__remesh_dev_measure *m);
+
+/* The lengths the rounds aim at: (4/5 L)^2 and (4/3 L)^2; with expect, every round's result is
+ * checked by mmx_mesh_validate against it (a violation: MMX_ERR_INTERNAL naming the round). */
+void mmx__remesh_dev_lengths(mmx__remesh_dev *d, double lo2, double hi2,
+                             const mmx_mesh_expect *expect);
 
 /* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax): the host's step (remesh.c),
  * the same rounds, counts and bytes, it's counts added to. Synchronises: every round (its
@@ -367,6 +386,12 @@ mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b);
  * pageable host memory each returns once its source is staged, so b may be freed at once.
  * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nt) bytes copied. */
 mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block);
+
+/* The same tree as mmx__bvh_build, built on the device from device arrays (pos: nverts x 3,
+ * tri: 3 per triangle), in one allocation *block (free with mmx__dev_free) laid out as
+ * mmx__bvh_to_device's; *dev its view. */
+mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
+                               const mmx_index *tri, mmx_index nt, mmx__bvh_view *dev, void **block);
 
 /* Closest points for n query points p (device, 3n doubles) into q (device, 3n doubles) and
  * tri (device, n; may be NULL), on the context's stream: per point i, mmx__bvh_closest_view

@@ -84,9 +84,18 @@ mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     return mmx__no_cuda(ctx, "mmx__face_split_round_cuda");
 }
 
-mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out)
+mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *first)
 {
-    (void)in, (void)out;
+    (void)mesh;
+    *first = -1;
+    return mmx__no_cuda(ctx, "mmx__remesh_dev_nonfinite");
+}
+
+mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
+                                mmx__remesh_dev_measure *m)
+{
+    (void)in, (void)m;
+    *out = NULL;
     return mmx__no_cuda(ctx, "mmx__remesh_dev_open");
 }
 
@@ -95,6 +104,12 @@ mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration 
 {
     (void)d, (void)k, (void)it;
     return MMX_ERR_INTERNAL;
+}
+
+void mmx__remesh_dev_lengths(mmx__remesh_dev *d, double lo2, double hi2,
+                             const mmx_mesh_expect *expect)
+{
+    (void)d, (void)lo2, (void)hi2, (void)expect;
 }
 
 const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d)

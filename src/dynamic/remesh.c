@@ -482,115 +482,132 @@ static mmx_status check_options(mmx_ctx *ctx, const mmx_remesh_options *o)
     return MMX_OK;
 }
 
-/* The input's feature edges (boundary, tagged creases, dihedral angle over the bound) and
- * tagged corners into st; the mean edge length into *mean. */
+/* The tagged features of the input (mesh->tags: creases and corners of sharpness > 0): the
+ * creases' keys and the corners' vertices, host arrays (freed by the caller; NULL when none). */
+static mmx_status tagged(mmx_ctx *ctx, const mmx_mesh *mesh, uint64_t **creases, mmx_index *nc,
+                         mmx_index **corners, mmx_index *nk)
+{
+    *creases = NULL, *corners = NULL, *nc = 0, *nk = 0;
+    if (!mesh->tags) return MMX_OK;
+    mmx_mesh_tags *tags = NULL;
+    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &tags);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)tags->ncreases + 1, sizeof **creases, (void **)creases);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)tags->ncorners + 1, sizeof **corners, (void **)corners);
+    for (mmx_index i = 0; !s && i < tags->ncreases; i++)
+        if (tags->crease_sharpness[i] > 0)
+            (*creases)[(*nc)++] = key(tags->crease_verts[2 * i], tags->crease_verts[2 * i + 1]);
+    for (mmx_index i = 0; !s && i < tags->ncorners; i++)
+        if (tags->corner_sharpness[i] > 0) (*corners)[(*nk)++] = tags->corner_verts[i];
+    mmx_mesh_tags_free(tags);
+    return s;
+}
+
+/* The set-up's measures of the input, the same on both backends. */
+typedef struct measure {
+    double length, area; /* sums of the edge lengths and the face areas (remesh_step.h) */
+    mmx_index nedges;
+} measure;
+
+/* The input's feature edges (boundary, dihedral angle over the bound, tagged creases) and
+ * tagged corners into st, and its measures, on the host. */
 static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                double *mean)
+                                double cos_bound, measure *m)
 {
     mmx_ctx *ctx = st->ctx;
-    const float *pos = mesh->pos;
-    mmx_mesh_tags *tags = NULL;
-    mmx_status s = MMX_OK;
-    if (mesh->tags) s = mmx_mesh_tags_parse(ctx, mesh, &tags);
-    const mmx_index ncrease = tags ? tags->ncreases : 0;
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nedges + (size_t)ncrease + 1, sizeof *st->feat,
+    uint64_t *creases = NULL;
+    mmx_index *corners = NULL, nc = 0, nk = 0;
+    mmx_status s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nedges + (size_t)nc + 1, sizeof *st->feat,
                                 (void **)&st->feat);
     if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, 1, (void **)&st->pin);
-    if (s) {
-        mmx_mesh_tags_free(tags);
-        return s;
+    if (!s) {
+        memset(st->pin, 0, (size_t)t->nverts);
+        const mmx__sc_view v = mmx__sc_host_view(t);
+        const int by_angle = st->o->feature_angle < 180;
+        mmx_index nf = 0;
+        for (mmx_index e = 0; e < t->nedges; e++)
+            if (mmx__rm_feature_edge(&v, mesh->pos, e, by_angle, cos_bound))
+                st->feat[nf++] = key(t->adj->ev[2 * (size_t)e], t->adj->ev[2 * (size_t)e + 1]);
+        for (mmx_index i = 0; i < nc; i++) st->feat[nf++] = creases[i];
+        for (mmx_index i = 0; i < nk; i++) st->pin[corners[i]] = 1;
+        /* Sorted, each edge once. */
+        qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
+        mmx_index u = 0;
+        for (mmx_index i = 0; i < nf; i++)
+            if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
+        st->nfeat = u;
+        m->length = m->area = 0;
+        m->nedges = t->nedges;
+        for (mmx_index b = 0; b < mmx__rm_blocks(t->nedges); b++)
+            m->length += mmx__rm_block_sum(&v.f, mesh->pos, 0, b);
+        for (mmx_index b = 0; b < mmx__rm_blocks(t->nfaces); b++)
+            m->area += mmx__rm_block_sum(&v.f, mesh->pos, 1, b);
     }
-    memset(st->pin, 0, (size_t)t->nverts);
-    const double cos_bound = cos(st->o->feature_angle * MMX__PI / 180.0);
-    double sum = 0;
-    mmx_index nf = 0;
-    for (mmx_index e = 0; e < t->nedges; e++) {
-        const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
-        sum += sqrt(mmx__rm_len2(pos, a, b));
-        int feature = t->adj->sides[e] == 1;
-        mmx_index q[4];
-        if (!feature && st->o->feature_angle < 180 && mmx__flip_quad(t, e, q)) {
-            double A[3], B[3], C[3], D[3], n0[3], n1[3];
-            mmx__point(pos, q[0], A);
-            mmx__point(pos, q[1], B);
-            mmx__point(pos, q[2], C);
-            mmx__point(pos, q[3], D);
-            mmx__tri_normal(A, B, C, n0);
-            mmx__tri_normal(B, A, D, n1);
-            const double l0 = sqrt(n0[0] * n0[0] + n0[1] * n0[1] + n0[2] * n0[2]);
-            const double l1 = sqrt(n1[0] * n1[0] + n1[1] * n1[1] + n1[2] * n1[2]);
-            const double c = (n0[0] * n1[0] + n0[1] * n1[1] + n0[2] * n1[2]) / (l0 * l1);
-            feature = l0 > 0 && l1 > 0 && c < cos_bound;
-        }
-        if (feature) st->feat[nf++] = key(a, b);
-    }
-    for (mmx_index i = 0; i < ncrease; i++)
-        if (tags->crease_sharpness[i] > 0)
-            st->feat[nf++] = key(tags->crease_verts[2 * i], tags->crease_verts[2 * i + 1]);
-    for (mmx_index i = 0; tags && i < tags->ncorners; i++)
-        if (tags->corner_sharpness[i] > 0) st->pin[tags->corner_verts[i]] = 1;
-    mmx_mesh_tags_free(tags);
-    /* Sorted, each edge once. */
-    qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
-    mmx_index u = 0;
-    for (mmx_index i = 0; i < nf; i++)
-        if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
-    st->nfeat = u;
-    *mean = t->nedges > 0 ? sum / t->nedges : 0;
+    free(creases);
+    free(corners);
+    return s;
+}
+
+static mmx_status not_finite(mmx_ctx *ctx, mmx_index v)
+{
+    return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that is not finite",
+                     (int)v);
+}
+
+static mmx_status not_valid(mmx_ctx *ctx, const mmx_mesh_validation *vr)
+{
+    return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s", vr->problem);
+}
+
+/* The target length from the measures and the options into st (lo2, hi2) and rep; refuses a
+ * length whose square overflows or that would make more than 2^28 faces (about the surface's
+ * area over an equilateral triangle of side L: refused before the splits try to make it).
+ * *work: 1 when there is something to remesh (edges and a length). */
+static mmx_status set_length(state *st, const measure *m, mmx_remesh_report *rep, int *work)
+{
+    const double mean = m->nedges > 0 ? m->length / m->nedges : 0;
+    const double L = st->o->target_length > 0 ? st->o->target_length : mean;
+    rep->target_length = L;
+    if (!isfinite(L * L))
+        return mmx__fail(st->ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large "
+                         "(its square overflows)", L);
+    const double faces = m->area / (0.4330127018922193 * L * L);
+    if (m->nedges > 0 && !(faces <= (double)(1 << 28)))
+        return mmx__fail(st->ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would "
+                         "make about %.3g faces (more than 2^28)", L, faces);
+    st->lo2 = (0.8 * L) * (0.8 * L);
+    st->hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
+    rep->feature_edges = st->nfeat;
+    *work = m->nedges > 0 && L > 0;
     return MMX_OK;
 }
 
-/* The set-up both backends share, on st->ctx (a host context) and a host mesh: the input's
- * checks, its features, the target length, the BVH and the working copy with its topology
- * (st->cur, st->topo); rep gets the length and the feature counts; *work is 1 when there is
- * something to remesh (edges and a length). */
+static double cos_bound(const mmx_remesh_options *o)
+{
+    return cos(o->feature_angle * MMX__PI / 180.0);
+}
+
+/* The set-up on the host: the input's checks, its features, the target length, the BVH and the
+ * working copy with its topology (st->cur, st->topo); rep gets the length and the feature
+ * counts. */
 static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_remesh_report *rep,
                         int *work)
 {
     mmx_ctx *ctx = st->ctx;
-    const mmx_remesh_options *o = st->o;
     *work = 0;
     const mmx_index nv = mmx_mesh_nverts(mesh);
     for (mmx_index v = 0; v < nv; v++)
         for (int k = 0; k < 3; k++)
-            if (!isfinite(mesh->pos[3 * (size_t)v + k]))
-                return mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: vertex %d has a coordinate that "
-                                 "is not finite", (int)v);
+            if (!isfinite(mesh->pos[3 * (size_t)v + k])) return not_finite(ctx, v);
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_remesh", &t);
     mmx_mesh_validation vr;
     if (!s) s = mmx_mesh_validate(ctx, mesh, NULL, &vr);
-    if (!s && !vr.valid)
-        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_remesh: the input cannot be remeshed: %s",
-                      vr.problem);
-    double mean = 0;
-    if (!s) s = find_features(st, mesh, &t, &mean);
-    const double L = o->target_length > 0 ? o->target_length : mean;
-    rep->target_length = L;
-    if (!s && !isfinite(L * L))
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the target length %g is too large (its "
-                      "square overflows)", L);
-    /* About the surface's area over an equilateral triangle of side L: refused before the
-     * splits try to make it. */
-    double area = 0;
-    for (mmx_index f = 0; !s && f < t.nfaces; f++) {
-        double P[3], Q[3], R[3], n[3];
-        mmx__point(mesh->pos, t.verts[3 * (size_t)f], P);
-        mmx__point(mesh->pos, t.verts[3 * (size_t)f + 1], Q);
-        mmx__point(mesh->pos, t.verts[3 * (size_t)f + 2], R);
-        mmx__tri_normal(P, Q, R, n);
-        area += 0.5 * sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
-    }
-    const double faces = area / (0.4330127018922193 * L * L);
-    if (!s && t.nedges > 0 && !(faces <= (double)(1 << 28)))
-        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_remesh: a target length of %g would make "
-                      "about %.3g faces (more than 2^28)", L, faces);
-    if (!s) {
-        st->lo2 = (0.8 * L) * (0.8 * L);
-        st->hi2 = (4.0 / 3.0 * L) * (4.0 / 3.0 * L);
-        st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
-        rep->feature_edges = st->nfeat;
-    }
+    if (!s && !vr.valid) s = not_valid(ctx, &vr);
+    measure m;
+    if (!s) s = find_features(st, mesh, &t, cos_bound(st->o), &m);
+    if (!s) s = set_length(st, &m, rep, work);
+    if (!s) st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
     unsigned char *fv = NULL;
     if (!s) s = feature_verts(st, &t, &fv);
     for (mmx_index v = 0; !s && v < t.nverts; v++) rep->feature_verts += fv[v];
@@ -603,12 +620,44 @@ static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_rem
         mmx__flip_topo_free(&t);
         return s;
     }
-    /* The working copy has the input's faces: its topology is t. A mesh without edges has
-     * nothing to remesh (and no length to aim at). */
+    /* The working copy has the input's faces: its topology is t. */
     st->topo = t;
     st->have_topo = 1;
-    *work = t.nedges > 0 && L > 0;
     return MMX_OK;
+}
+
+/* The set-up on CUDA, each step the host's on the device (remesh.cu): the same checks in the
+ * same order, the same features, measures and BVH; the working copy and its topology stay on
+ * the device (*dv). */
+static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **dv,
+                             mmx_remesh_report *rep, int *work)
+{
+    mmx_ctx *ctx = st->ctx;
+    *work = 0;
+    mmx_index bad = -1;
+    mmx_status s = mmx__remesh_dev_nonfinite(ctx, mesh, &bad);
+    if (!s && bad >= 0) return not_finite(ctx, bad);
+    uint64_t *creases = NULL;
+    mmx_index *corners = NULL, nc = 0, nk = 0;
+    if (!s) s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
+    mmx__remesh_dev_in in = {mesh, creases, nc, corners, nk, st->o->feature_angle < 180,
+                             cos_bound(st->o)};
+    mmx__remesh_dev_measure dm;
+    if (!s) s = mmx__remesh_dev_open(ctx, &in, dv, &dm);
+    free(creases);
+    free(corners);
+    mmx_mesh_validation vr;
+    if (!s) s = mmx_mesh_validate(ctx, mmx__remesh_dev_mesh(*dv), NULL, &vr);
+    if (!s && !vr.valid) s = not_valid(ctx, &vr);
+    st->nfeat = dm.nfeat;
+    const measure m = {dm.length, dm.area, dm.nedges};
+    if (!s) s = set_length(st, &m, rep, work);
+    if (!s) {
+        st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
+        rep->feature_verts = dm.feature_verts;
+        mmx__remesh_dev_lengths(*dv, st->lo2, st->hi2, st->o->validate ? &st->expect : NULL);
+    }
+    return s;
 }
 
 /* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax) on the host. */
@@ -644,29 +693,15 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     if (!s) s = mmx_timer_start(timer);
     mmx_remesh_report rep;
     memset(&rep, 0, sizeof rep);
-    /* On CUDA the set-up runs on a host copy with a host context (its errors are passed on),
-     * and the iterations on the device. */
-    mmx_ctx *hc = NULL;
-    mmx_mesh *hmesh = NULL, *result = NULL;
-    if (!s && dev) s = mmx_ctx_create(&hc);
-    if (!s && dev) s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_HOST, &hmesh);
     state st;
     memset(&st, 0, sizeof st);
-    st.ctx = dev ? hc : ctx;
+    st.ctx = ctx;
     st.o = &o;
     mmx__bvh *bvh = NULL;
+    mmx__remesh_dev *dv = NULL; /* on CUDA: the working copy, its features and BVH */
+    mmx_mesh *result = NULL;
     int work = 0;
-    if (!s) {
-        s = setup(&st, dev ? hmesh : mesh, &bvh, &rep, &work);
-        if (s && dev) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
-    }
-    /* The device takes the working copy over (with its features and the BVH). */
-    mmx__remesh_dev *dv = NULL;
-    if (!s && dev && work) {
-        const mmx__remesh_dev_in in = {st.cur, st.feat, st.nfeat, st.pin, bvh, st.lo2, st.hi2,
-                                       o.validate, st.expect, hc};
-        s = mmx__remesh_dev_open(ctx, &in, &dv);
-    }
+    if (!s) s = dev ? setup_cuda(&st, mesh, &dv, &rep, &work) : setup(&st, mesh, &bvh, &rep, &work);
     for (int i = 0; work && !s && i < o.iterations; i++) {
         mmx_remesh_iteration *it = &rep.per_iteration[i];
         double *step_ms[4] = {&it->split_ms, &it->collapse_ms, &it->flip_ms, &it->relax_ms};
@@ -683,8 +718,7 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
         rep.iterations = i + 1;
     }
     if (dv) s = mmx__remesh_dev_close(dv, s ? NULL : &result, s);
-    else if (!s && !dev) result = st.cur, st.cur = NULL;
-    else if (!s) s = mmx_mesh_copy(ctx, st.cur, MMX_SPACE_DEVICE, &result);
+    else if (!s) result = st.cur, st.cur = NULL;
     if (!s) s = mmx_timer_stop(timer, &rep.ms);
     mmx__bvh_free(bvh);
     if (st.have_topo) mmx__flip_topo_free(&st.topo);
@@ -694,8 +728,6 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     free(st.feat);
     free(st.pin);
     mmx_mesh_free(st.cur);
-    mmx_mesh_free(hmesh);
-    mmx_ctx_free(hc);
     if (s) {
         mmx_mesh_free(result);
         return s;

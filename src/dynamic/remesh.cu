@@ -14,6 +14,7 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
+#include <cuda/std/functional>
 #include <utility>
 #include "bvh_step.h"
 #include "core/cub.cuh"
@@ -264,6 +265,52 @@ __global__ void k_conflicts(const mmx_cavity_seed *sd, mmx_index n, mmx_index *f
     if (i < n) flag[i] = sd[i].outcome == MMX_CAVITY_CONFLICT;
 }
 
+/* ---- the set-up ---------------------------------------------------------------------------- */
+
+__global__ void k_nonfinite(const float *pos, mmx_index nv, unsigned int *first)
+{
+    const long long v = INDEX();
+    if (v >= nv) return;
+    const float *p = pos + 3 * v;
+    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) atomicMin(first, (unsigned int)v);
+}
+
+__global__ void k_feature_flag(mmx__sc_view t, const float *pos, int by_angle, double cos_bound,
+                               mmx_index *flag)
+{
+    const long long e = INDEX();
+    if (e < t.f.nedges) flag[e] = mmx__rm_feature_edge(&t, pos, (mmx_index)e, by_angle, cos_bound);
+}
+
+/* The listed feature edges' keys, then the creases' after them. */
+__global__ void k_feature_keys(const mmx_index *ev, const mmx_index *edges, mmx_index n,
+                               uint64_t *keys)
+{
+    const long long i = INDEX();
+    if (i < n) keys[i] = mmx__rm_key(ev[2 * (size_t)edges[i]], ev[2 * (size_t)edges[i] + 1]);
+}
+
+__global__ void k_pin_corners(const mmx_index *corners, mmx_index n, unsigned char *pin)
+{
+    const long long i = INDEX();
+    if (i < n) pin[corners[i]] = 1;
+}
+
+__global__ void k_block_sums(mmx__flip_view f, const float *pos, int what, mmx_index nblocks,
+                             double *sums)
+{
+    const long long b = INDEX();
+    if (b < nblocks) sums[b] = mmx__rm_block_sum(&f, pos, what, (mmx_index)b);
+}
+
+__global__ void k_count(const unsigned char *flag, mmx_index n, unsigned int *count)
+{
+    const long long i = INDEX();
+    unsigned int c = i < n && flag[i];
+    c = mmx__block_reduce(c, cuda::std::plus<unsigned int>{});
+    if (threadIdx.x == 0 && c) atomicAdd(count, c);
+}
+
 /* ---- the driver ---------------------------------------------------------------------------- */
 
 /* Device memory a round takes, freed all at once at its end. */
@@ -275,7 +322,9 @@ struct Scratch {
 struct Dev {
     mmx_ctx *ctx;
     cudaStream_t st;
-    const mmx__remesh_dev_in *in;
+    double lo2, hi2;
+    int validate;
+    mmx_mesh_expect expect;
     mmx_mesh *cur;       /* device */
     uint64_t *feat;      /* device, sorted, nfeat */
     mmx_index nfeat;
@@ -315,9 +364,8 @@ mmx_status topo(Dev *d)
 
 mmx__rm_view view(const Dev *d, const unsigned char *fv, const mmx_index *fdeg)
 {
-    const mmx__remesh_dev_in *in = d->in;
     return mmx__rm_view{d->topo.view, d->cur->pos, d->feat, d->nfeat, d->pin, fv, fdeg,
-                        in->lo2, in->hi2};
+                        d->lo2, d->hi2};
 }
 
 /* The flagged items of [0, n) in ascending order into out; their number into *count (the
@@ -372,8 +420,19 @@ mmx_status set_features(Dev *d, uint64_t *feat, mmx_index n)
     return MMX_OK;
 }
 
-/* Replaces the current mesh by `next` after a round, and validates it when asked (on the
- * host, as remesh.c's advance). */
+/* Validates the current mesh when asked (as remesh.c's advance), on the device. */
+mmx_status check(Dev *d, const char *step)
+{
+    if (!d->validate) return MMX_OK;
+    mmx_mesh_validation r;
+    mmx_status s = mmx_mesh_validate(d->ctx, d->cur, &d->expect, &r);
+    if (s == MMX_ERR_MESH)
+        s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that is "
+                      "not valid: %s", (unsigned)(d->round - 1), step, r.problem);
+    return s;
+}
+
+/* Replaces the current mesh by `next` after a round, and validates it when asked. */
 mmx_status advance(Dev *d, mmx_mesh *next, const char *step)
 {
     if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
@@ -381,21 +440,7 @@ mmx_status advance(Dev *d, mmx_mesh *next, const char *step)
     mmx_mesh_free(d->cur);
     d->cur = next;
     d->round++;
-    if (!d->in->validate) return MMX_OK;
-    mmx_mesh *h = nullptr;
-    mmx_mesh_validation r;
-    mmx_status s = mmx_mesh_copy(d->ctx, next, MMX_SPACE_HOST, &h);
-    if (!s) {
-        s = mmx_mesh_validate(d->in->hc, h, &d->in->expect, &r);
-        if (s == MMX_ERR_MESH)
-            s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh "
-                          "that is not valid: %s", (unsigned)(d->round - 1), step, r.problem);
-        else if (s)
-            s = mmx__fail(d->ctx, s, "mmx_remesh: validating round %u: %s",
-                          (unsigned)(d->round - 1), mmx_ctx_error(d->in->hc));
-    }
-    mmx_mesh_free(h);
-    return s;
+    return check(d, step);
 }
 
 /* The feature vertices (and, with fdeg, each vertex's feature edges) of the current mesh. */
@@ -658,17 +703,8 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
         d->round++;
         it->relax_rounds++;
         it->moves += c.kept;
-        if (d->in->validate) {
-            mmx_mesh *h = nullptr;
-            mmx_mesh_validation vr;
-            s = mmx_mesh_copy(d->ctx, d->cur, MMX_SPACE_HOST, &h);
-            if (!s) s = mmx_mesh_validate(d->in->hc, h, &d->in->expect, &vr);
-            mmx_mesh_free(h);
-            if (s == MMX_ERR_MESH)
-                s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (relax) left a "
-                              "mesh that is not valid: %s", (unsigned)(d->round - 1), vr.problem);
-            if (s) break;
-        }
+        s = check(d, "relax");
+        if (s) break;
         mmx_index m = 0;
         LAUNCH(k_conflicts, n, sd, n, flag);
         if (!s) s = list(d, flag, n, off, nullptr, &m);
@@ -685,37 +721,124 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
 struct mmx__remesh_dev {
     Dev d;
     void *bvh_block;
-    mmx__remesh_dev_in in; /* its arrays are the host's, read by open only */
 };
 
+extern "C" mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                                mmx_index *first)
+{
+    *first = -1;
+    const mmx_index nv = mmx_mesh_nverts(mesh);
+    unsigned int *dfirst = nullptr, h = UINT_MAX;
+    mmx_status s = mmx__dev_alloc(ctx, sizeof *dfirst, (void **)&dfirst);
+    if (!s) s = mmx__dev_copy(ctx, dfirst, MMX_SPACE_DEVICE, &h, MMX_SPACE_HOST, sizeof h);
+    if (!s && nv > 0) {
+        k_nonfinite<<<mmx__grid(nv), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(mesh->pos, nv, dfirst);
+        s = mmx__cuda(ctx, cudaGetLastError(), "k_nonfinite launch");
+    }
+    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, dfirst, MMX_SPACE_DEVICE, sizeof h);
+    mmx__dev_free(ctx, dfirst);
+    if (!s && h != UINT_MAX) *first = (mmx_index)h;
+    return s;
+}
+
+/* The set-up's device work (dynamic_internal.h); d->cur and d->topo are made. */
+static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_block,
+                             mmx__remesh_dev_measure *m)
+{
+    mmx_ctx *ctx = d->ctx;
+    /* The working copy: the faces and positions alone, in the reduced form. */
+    mmx_status s = mmx_mesh_copy(ctx, in->mesh, MMX_SPACE_DEVICE, &d->cur);
+    if (!s) {
+        free(d->cur->tags);
+        free(d->cur->normals);
+        mmx_mesh_uv_free(d->cur->uv);
+        d->cur->tags = nullptr, d->cur->normals = nullptr, d->cur->uv = nullptr;
+        if (mmx_mesh_nfaces(d->cur) > 0) s = mmx_mesh_reduce(ctx, d->cur);
+    }
+    if (!s) s = topo(d);
+    if (s) return s;
+    const mmx__flip_view f = d->topo.view.f;
+    const mmx_index nv = f.nverts, ne = f.nedges;
+    mmx_index *flag = nullptr, *off = nullptr, *edges = nullptr, *corners = nullptr, nfe = 0;
+    uint64_t *keys = nullptr;
+    unsigned char *fv = nullptr;
+    double *sums = nullptr;
+    unsigned int *count = nullptr;
+    const mmx_index nb[2] = {mmx__rm_blocks(ne), mmx__rm_blocks(f.nfaces)};
+    s = take(d, ne, &flag);
+    if (!s) s = take(d, ne + 1, &off);
+    if (!s) s = take(d, ne, &edges);
+    if (!s) s = take(d, in->ncorners, &corners);
+    if (!s) s = take(d, nv, &fv);
+    if (!s) s = take(d, (size_t)nb[0] + nb[1], &sums);
+    if (!s) s = take(d, 1, &count);
+    LAUNCH(k_feature_flag, ne, d->topo.view, d->cur->pos, in->by_angle, in->cos_bound, flag);
+    if (!s) s = list(d, flag, ne, off, edges, &nfe);
+    if (!s) s = mmx__dev_alloc(ctx, ((size_t)nfe + in->ncreases + 1) * sizeof *keys, (void **)&keys);
+    LAUNCH(k_feature_keys, nfe, f.ev, edges, nfe, keys);
+    if (!s && in->ncreases > 0)
+        s = mmx__dev_copy(ctx, keys + nfe, MMX_SPACE_DEVICE, in->creases, MMX_SPACE_HOST,
+                          (size_t)in->ncreases * sizeof *keys);
+    if (!s) {
+        s = set_features(d, keys, nfe + in->ncreases);
+        keys = nullptr;
+    }
+    mmx__dev_free(ctx, keys);
+    /* The corner flags. */
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nv + 1, (void **)&d->pin);
+    if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(d->pin, 0, (size_t)nv + 1, d->st), "memset");
+    if (!s && in->ncorners > 0)
+        s = mmx__dev_copy(ctx, corners, MMX_SPACE_DEVICE, in->corners, MMX_SPACE_HOST,
+                          (size_t)in->ncorners * sizeof *corners);
+    LAUNCH(k_pin_corners, in->ncorners, corners, in->ncorners, d->pin);
+    /* The feature vertices' count and the blocks' sums, read back together. */
+    if (!s) s = feature_verts(d, fv, nullptr);
+    if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(count, 0, sizeof *count, d->st), "memset");
+    LAUNCH(k_count, nv, fv, nv, count);
+    LAUNCH(k_block_sums, nb[0], f, d->cur->pos, 0, nb[0], sums);
+    LAUNCH(k_block_sums, nb[1], f, d->cur->pos, 1, nb[1], sums + nb[0]);
+    double *h = nullptr;
+    unsigned int nfv = 0;
+    if (!s && !(h = static_cast<double *>(malloc(((size_t)nb[0] + nb[1] + 1) * sizeof *h))))
+        s = mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_remesh: out of host memory");
+    if (!s) s = mmx__dev_copy(ctx, &nfv, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE, sizeof nfv);
+    if (!s && nb[0] + nb[1] > 0)
+        s = mmx__dev_copy(ctx, h, MMX_SPACE_HOST, sums, MMX_SPACE_DEVICE,
+                          ((size_t)nb[0] + nb[1]) * sizeof *h);
+    if (!s) {
+        *m = mmx__remesh_dev_measure{0, 0, ne, d->nfeat, (mmx_index)nfv};
+        for (mmx_index b = 0; b < nb[0]; b++) m->length += h[b];
+        for (mmx_index b = 0; b < nb[1]; b++) m->area += h[nb[0] + b];
+    }
+    free(h);
+    release(d);
+    /* The BVH over the input's triangles (the working copy's, the same faces). */
+    if (!s && f.nfaces > 0)
+        s = mmx__bvh_build_cuda(ctx, d->cur->pos, nv, d->cur->M->rowidx, f.nfaces, &d->bvh,
+                                bvh_block);
+    return s;
+}
+
 extern "C" mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in,
-                                           mmx__remesh_dev **out)
+                                           mmx__remesh_dev **out, mmx__remesh_dev_measure *m)
 {
     *out = nullptr;
     mmx__remesh_dev *r = static_cast<mmx__remesh_dev *>(calloc(1, sizeof *r));
     if (!r) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_remesh: out of host memory");
-    r->in = *in;
-    Dev *d = &r->d;
-    d->ctx = ctx;
-    d->st = (cudaStream_t)ctx->stream;
-    d->in = &r->in;
-    const mmx_index nv = mmx_mesh_nverts(in->cur);
-    mmx_status s = mmx_mesh_copy(ctx, in->cur, MMX_SPACE_DEVICE, &d->cur);
-    if (!s) s = mmx__dev_alloc(ctx, ((size_t)in->nfeat + 1) * sizeof *d->feat, (void **)&d->feat);
-    if (!s && in->nfeat > 0)
-        s = mmx__dev_copy(ctx, d->feat, MMX_SPACE_DEVICE, in->feat, MMX_SPACE_HOST,
-                          (size_t)in->nfeat * sizeof *d->feat);
-    d->nfeat = in->nfeat;
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)nv + 1, (void **)&d->pin);
-    if (!s && nv > 0) s = mmx__dev_copy(ctx, d->pin, MMX_SPACE_DEVICE, in->pin, MMX_SPACE_HOST, (size_t)nv);
-    if (!s) s = mmx__bvh_to_device(ctx, in->bvh, &d->bvh, &r->bvh_block);
-    /* The host arrays are not kept: the copies above are queued before any later work, and
-     * the last one into device memory is waited for here (the host may free them after). */
-    if (!s) s = mmx__stream_sync(ctx);
-    r->in.cur = nullptr, r->in.feat = nullptr, r->in.pin = nullptr, r->in.bvh = nullptr;
+    r->d.ctx = ctx;
+    r->d.st = (cudaStream_t)ctx->stream;
+    mmx_status s = open_setup(&r->d, in, &r->bvh_block, m);
     if (s) return mmx__remesh_dev_close(r, nullptr, s);
     *out = r;
     return MMX_OK;
+}
+
+extern "C" void mmx__remesh_dev_lengths(mmx__remesh_dev *r, double lo2, double hi2,
+                                        const mmx_mesh_expect *expect)
+{
+    r->d.lo2 = lo2, r->d.hi2 = hi2;
+    r->d.validate = expect != nullptr;
+    if (expect) r->d.expect = *expect;
 }
 
 extern "C" mmx_status mmx__remesh_dev_step(mmx__remesh_dev *r, int k, mmx_remesh_iteration *it)

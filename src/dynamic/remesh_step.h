@@ -76,6 +76,63 @@ static inline MMX__HD int mmx__rm_worse_sliver(double q_new, double q_old)
     return q_new < MMX__RM_SLIVER && q_new < q_old;
 }
 
+/* ---- the set-up ------------------------------------------------------------------------------ */
+
+/* 1 when edge e is a feature of the input: a boundary edge, or (by_angle) an interior edge
+ * whose faces' normals make an angle with cosine under cos_bound (cos of the feature angle,
+ * computed once by the caller). */
+static inline MMX__HD int mmx__rm_feature_edge(const mmx__sc_view *t, const float *pos,
+                                               mmx_index e, int by_angle, double cos_bound)
+{
+    if (t->sides[e] == 1) return 1;
+    mmx_index q[4];
+    if (!by_angle || !mmx__fv_quad(&t->f, e, q)) return 0;
+    double A[3], B[3], C[3], D[3], n0[3], n1[3];
+    mmx__hd_point(pos, q[0], A);
+    mmx__hd_point(pos, q[1], B);
+    mmx__hd_point(pos, q[2], C);
+    mmx__hd_point(pos, q[3], D);
+    mmx__hd_tri_normal(A, B, C, n0);
+    mmx__hd_tri_normal(B, A, D, n1);
+    const double l0 = sqrt(mmx__hd_dot(n0, n0)), l1 = sqrt(mmx__hd_dot(n1, n1));
+    const double c = mmx__hd_dot(n0, n1) / MMX__DMUL(l0, l1);
+    return l0 > 0 && l1 > 0 && c < cos_bound;
+}
+
+/* The set-up's sums (the edge lengths, for the mean; the face areas, for the size check) run
+ * in one fixed order on both backends: items in blocks of MMX__RM_SUM_BLOCK consecutive ones,
+ * each block summed in order (one device thread per block), then the blocks' sums in order
+ * (on the host). */
+#define MMX__RM_SUM_BLOCK 1024
+
+/* Block b's sum of the edge lengths (what = 0) or of the face areas (what = 1). */
+static inline MMX__HD double mmx__rm_block_sum(const mmx__flip_view *f, const float *pos, int what,
+                                               mmx_index b)
+{
+    const mmx_index n = what ? f->nfaces : f->nedges;
+    const long long first = (long long)b * MMX__RM_SUM_BLOCK;
+    const long long last = first + MMX__RM_SUM_BLOCK < n ? first + MMX__RM_SUM_BLOCK : n;
+    double s = 0;
+    for (long long i = first; i < last; i++) {
+        if (!what) {
+            s = MMX__DADD(s, sqrt(mmx__rm_len2(pos, f->ev[2 * i], f->ev[2 * i + 1])));
+            continue;
+        }
+        double P[3], Q[3], R[3], x[3];
+        mmx__hd_point(pos, f->verts[3 * i], P);
+        mmx__hd_point(pos, f->verts[3 * i + 1], Q);
+        mmx__hd_point(pos, f->verts[3 * i + 2], R);
+        mmx__hd_tri_normal(P, Q, R, x);
+        s = MMX__DADD(s, MMX__DMUL(0.5, sqrt(mmx__hd_dot(x, x))));
+    }
+    return s;
+}
+
+static inline MMX__HD mmx_index mmx__rm_blocks(mmx_index n)
+{
+    return (mmx_index)(((long long)n + MMX__RM_SUM_BLOCK - 1) / MMX__RM_SUM_BLOCK);
+}
+
 /* ---- split -------------------------------------------------------------------------------- */
 
 /* Face f's longest edge, squared. */
