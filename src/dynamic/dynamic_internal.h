@@ -387,16 +387,11 @@ mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b);
  * Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nt) bytes copied. */
 mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block);
 
-/* The same tree as mmx__bvh_build, built on the device from device arrays (pos: nverts x 3,
- * tri: 3 per triangle), in one allocation *block (free with mmx__dev_free) laid out as
- * mmx__bvh_to_device's; *dev its view. */
-mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
-                               const mmx_index *tri, mmx_index nt, mmx__bvh_view *dev, void **block);
-
 /* Closest points for n query points p (device, 3n doubles) into q (device, 3n doubles) and
  * tri (device, n; may be NULL), on the context's stream: per point i, mmx__bvh_closest_view
- * on dev (from mmx__bvh_to_device), one thread each, the host's bits. Where a point gets -1
- * (no triangles, or a non-finite point) q[3i .. 3i + 3) is left as it was. Synchronises: no.
+ * on dev (from mmx__bvh_to_device or mmx__bvh_build_cuda), one thread each, the host's bits.
+ * Where a point gets -1 (no triangles, or a non-finite point) q[3i .. 3i + 3) is left as it
+ * was. Synchronises: no.
  * Errors: MMX_ERR_CUDA (the launch). Cost: O(n log nt) expected. */
 mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
                                  mmx_index n, double *q, mmx_index *tri);
