@@ -155,8 +155,8 @@ extern "C" mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_in
     if (!s) s = mmx__dev_alloc(ctx, nn * sizeof *parent, (void **)&parent);
     if (!s) s = mmx__dev_alloc(ctx, N * sizeof *arrived, (void **)&arrived);
     double *T = (double *)d;
-    mmx__bvh_node *nodes = (mmx__bvh_node *)(d + tri_bytes);
-    mmx_index *order = (mmx_index *)(d + tri_bytes + node_bytes);
+    mmx__bvh_node *nodes = d ? (mmx__bvh_node *)(d + tri_bytes) : nullptr;
+    mmx_index *order = d ? (mmx_index *)(d + tri_bytes + node_bytes) : nullptr;
     if (!s) {
         corners<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(pos, tri, n, T, cb);
         s = mmx__cuda(ctx, cudaGetLastError(), "corners launch");
