@@ -169,8 +169,8 @@ const tool_cmd remesh_command = {
             "feature angle are kept: never flipped or collapsed, their vertices never moved.\n"
             "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces).\n"
             "Reports each iteration's operations, rounds and time, and writes OUT as convert\n"
-            "does. With --backend cuda the rounds run on the GPU (the set-up, the features\n"
-            "and the projection's BVH are built on the host) and give the host's bytes.",
+            "does. With --backend cuda everything runs on the GPU (the checks, the features,\n"
+            "the projection's BVH and every round) and gives the host's bytes.",
     .opts = remesh_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -401,9 +401,10 @@ typedef struct mmx_remesh_report {
  * the context's space; isolated vertices of the input are kept. Deterministic: the same input
  * and options give the same bytes on every run and on both backends (fixed priorities, sums in
  * fixed orders, the same double-precision operations unfused on the device).
- * On CUDA the mesh must live on the device: the set-up (the checks, the features, the mean
- * length, the BVH over the input) runs on a host copy, and the iterations on the device, where
- * each round's seeds are found by one thread per edge or vertex.
+ * On CUDA the mesh must live on the device, and everything runs there: the set-up (the
+ * checks, the features, the mean length, the BVH over the input) and every round, each
+ * round's seeds found by one thread per edge or vertex by the host's rules. The mean length
+ * and the area are summed in one fixed blocked order on both backends (remesh_step.h).
  * opts may be NULL (the defaults); report may be NULL.
  * Errors: MMX_ERR_ARG (NULL mesh or out, no positions, a bad option, named),
  * MMX_ERR_SPACE (a device mesh on the host backend, a host mesh on CUDA), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
