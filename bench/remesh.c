@@ -16,10 +16,10 @@
  *
  * On CUDA: mmx_remesh from a mesh already in device memory, the median of N whole calls
  * (default 3) after one warm-up, between CUDA events on the context's stream (the call waits
- * where it must read a count, so the events bracket all of it). The call's set-up runs on the
- * host (a host copy, its validation, the features, the mean length, the BVH over the input);
- * the report's per-iteration times (CUDA events around each step) give the rounds alone, and
- * the set-up is the rest. Per iteration and step: rounds, cavities proposed (seeds that passed
+ * where it must read a count, so the events bracket all of it). The call's set-up (the
+ * working copy, its validation, the features, the mean length, the BVH over the input) runs
+ * on the device too; the report's per-iteration times (CUDA events around each step) give the
+ * rounds alone, and the set-up is the rest. Per iteration and step: rounds, cavities proposed (seeds that passed
  * the step's rules) and kept, and time.
  *
  * Peers. RXMesh's remeshing, 3 iterations, on the same GPU model (DESIGN.md, H200): nef0
@@ -128,7 +128,7 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level,
     printf("\n%s: %d vertices, %d triangles; L %.6g, %d feature edges, %d fixed vertices\n", name,
            (int)mmx_mesh_nverts(nef), (int)mmx_mesh_nfaces(nef), a.rep.target_length,
            (int)a.rep.feature_edges, (int)a.rep.feature_verts);
-    printf("  cuda  mmx_remesh %10.2f ms (whole call, median of %d): rounds %.2f ms + host set-up %.2f ms; "
+    printf("  cuda  mmx_remesh %10.2f ms (whole call, median of %d): rounds %.2f ms + set-up %.2f ms; "
            "output %d faces\n", cu_ms, reps, it_ms, cu_ms - it_ms, (int)mmx_mesh_nfaces(a.out));
     print_iterations("cuda", name, &a.rep, csv);
     const double rx = rxmesh_ms[level];
