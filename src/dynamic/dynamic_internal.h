@@ -208,11 +208,6 @@ mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
                                 uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                 mmx_cavity_seed *per_seed);
 
-/* A reduced triangle mesh on the device with nv vertices and nf faces, its rowidx and (with
- * with_pos) positions uninitialised, for a device fill to write (vremove.cu). */
-mmx_status mmx__tri_dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos,
-                             mmx_mesh **out);
-
 /* ---- the shared device layers of the templates and the remesher ---------------------------
  *
  * A seed the device selection has not decided yet (besides mmx_cavity_outcome's KEPT 0,

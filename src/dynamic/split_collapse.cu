@@ -248,33 +248,6 @@ struct Carve {
         }                                                                               \
     } while (0)
 
-/* A reduced triangle mesh on the device with nv vertices and nf faces, rowidx and pos (when
- * with_pos) uninitialised (mmx__flip_dev_mesh with other sizes). */
-mmx_status dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos, mmx_mesh **out)
-{
-    *out = nullptr;
-    mmx_mesh *m = static_cast<mmx_mesh *>(calloc(1, sizeof *m));
-    if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
-    m->space = MMX_SPACE_DEVICE;
-    m->ctx = ctx;
-    mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
-    if (!s) {
-        m->M->maxcol = nf > 0 ? 3 : 0;
-        m->M->minval = nf > 0 ? 1 : 0;
-        m->M->maxval = nf > 0 ? 3 : 0;
-        m->M->positional = 1;
-    }
-    if (!s && with_pos)
-        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)nv * 3 * sizeof(float) + 4,
-                          (void **)&m->pos);
-    if (s) {
-        mmx_mesh_free(m);
-        return s;
-    }
-    *out = m;
-    return MMX_OK;
-}
-
 } // namespace
 
 extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
@@ -398,7 +371,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (!s && k > 1) s = mmx__sort_pairs(ctx, kkey, kpos, k, 64, &cur);
         LAUNCH(split_room, k, sd, kpos[cur], k, room);
         if (!s) s = mmx__scan_exclusive(ctx, room, k, ring_ptr); /* ring_ptr: free by now */
-        if (!s) s = dev_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
+        if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
         if (!s && nf > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, fv.verts, fb,
                                                cudaMemcpyDeviceToDevice, st));
@@ -425,7 +398,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
         LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
         if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
-        if (!s) s = dev_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
+        if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
         LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
         LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
         LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);

@@ -197,7 +197,7 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     Counters h{};
     if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof h);
     const mmx_index nsurv = nf - (mmx_index)h.removed;
-    if (!s) s = mmx__tri_dev_mesh(ctx, nv + k, nsurv + (mmx_index)h.fan, pos != nullptr, &m);
+    if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nsurv + (mmx_index)h.fan, pos != nullptr, &m);
     if (!s && pos && nv > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
                                            cudaMemcpyDeviceToDevice, st));

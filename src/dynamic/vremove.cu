@@ -138,32 +138,6 @@ __global__ void compact_faces(const mmx_index *verts, mmx_index nf, const mmx_in
 
 } // namespace
 
-extern "C" mmx_status mmx__tri_dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos,
-                                        mmx_mesh **out)
-{
-    *out = nullptr;
-    mmx_mesh *m = static_cast<mmx_mesh *>(calloc(1, sizeof *m));
-    if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
-    m->space = MMX_SPACE_DEVICE;
-    m->ctx = ctx;
-    mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
-    if (!s) {
-        m->M->maxcol = nf > 0 ? 3 : 0;
-        m->M->minval = nf > 0 ? 1 : 0;
-        m->M->maxval = nf > 0 ? 3 : 0;
-        m->M->positional = 1;
-    }
-    if (!s && with_pos)
-        s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (size_t)nv * 3 * sizeof(float) + 4,
-                          (void **)&m->pos);
-    if (s) {
-        mmx_mesh_free(m);
-        return s;
-    }
-    *out = m;
-    return MMX_OK;
-}
-
 extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
                                               const mmx_index *seeds, mmx_index n,
                                               uint32_t round, mmx_mesh **out,
@@ -217,7 +191,7 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
     LAUNCH(alive_flags, nv, to, nv, alive);
     if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
     if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
-    if (!s) s = mmx__tri_dev_mesh(ctx, nv - k, nf - 2 * k, pos != nullptr, &m);
+    if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - 2 * k, pos != nullptr, &m);
     if (!s) {
         LAUNCH(compact_verts, nv, to, vid, pos, nv, m->pos);
         LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
