@@ -271,6 +271,23 @@ mmx_status mmx_cavity_user_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_i
                                  uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                  mmx_cavity_seed *per_seed);
 
+/* For each face of a round's output, the input face it comes from (origin[0 .. nfaces_after),
+ * host), read off the round's per_seed records (n entries: outcome, faces, priority) and the
+ * kind's numbering above: EDGE_FLIP and VERTEX_MOVE keep every face id (the identity);
+ * EDGE_SPLIT keeps the ids and appends, for the kept seeds in key order (ascending priority,
+ * then seed position), faces[0]'s new face then faces[1]'s, each coming from the face it was
+ * cut from; FACE_SPLIT appends two faces per kept seed (key order), both from the seed face;
+ * EDGE_COLLAPSE and VERTEX_REMOVE remove the kept seeds' faces[0] and faces[1] (-1: none) and
+ * keep the survivors in their order. With the patch set before the round this gives the
+ * labels of mmx_patch_set_follow (patch.h): label[f] = face_patch[origin[f]].
+ * Errors: MMX_ERR_UNSUPPORTED (another kind: its faces are not traced here), MMX_ERR_ARG (NULL,
+ * a negative count, a kept seed's face outside [0, nfaces_before), a face removed twice, or
+ * nfaces_after not what the kept seeds give: each named). Cost: O(n log n + nfaces_after).
+ * Synchronises: no (host arrays, host work). */
+mmx_status mmx_cavity_face_origin(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index nfaces_before,
+                                  const mmx_cavity_seed *per_seed, mmx_index n,
+                                  mmx_index nfaces_after, mmx_index *origin);
+
 /* ---- Delaunay edge flips ------------------------------------------------------------------ */
 
 /* An interior edge is flipped when the two angles opposite it (at the third vertex of each of
