@@ -827,3 +827,567 @@ Test(patch, gpu_matches_host)
     mmx_ctx_free(hctx);
     mmx_ctx_free(dctx);
 }
+
+/* ---- patches that follow dynamic edits (mmx_cavity_face_origin, mmx_patch_set_follow) ----- */
+
+/* An open triangulated grid of nx x ny squares (two triangles each), on the plane z = 0. */
+static mmx_mesh *tri_grid(mmx_ctx *ctx, mmx_index nx, mmx_index ny)
+{
+    const mmx_index nv = (nx + 1) * (ny + 1), nf = 2 * nx * ny;
+    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts);
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    cr_assert(verts && pos);
+    for (mmx_index j = 0; j <= ny; j++)
+        for (mmx_index i = 0; i <= nx; i++) {
+            const mmx_index v = j * (nx + 1) + i;
+            pos[3 * v] = (float)i, pos[3 * v + 1] = (float)j, pos[3 * v + 2] = 0;
+        }
+    mmx_index k = 0;
+    for (mmx_index j = 0; j < ny; j++)
+        for (mmx_index i = 0; i < nx; i++) {
+            const mmx_index a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
+            verts[k++] = a, verts[k++] = b, verts[k++] = d;
+            verts[k++] = a, verts[k++] = d, verts[k++] = c;
+        }
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
+    free(verts), free(pos);
+    return m;
+}
+
+/* Corner k of face f of a host triangle mesh. */
+static mmx_index corner(const mmx_mesh *m, mmx_index f, int k)
+{
+    int64_t a, b;
+    mmx__csc_col(m->M, f, &a, &b);
+    return m->M->rowidx[a + k];
+}
+
+/* One round of `kind` (edge kinds: seeds = every edge; face split: every face) on host mesh m;
+ * per_seed and seeds returned (caller frees). */
+static mmx_mesh *run_round(mmx_ctx *ctx, const mmx_mesh *m, mmx_cavity_kind kind, uint32_t round,
+                           mmx_index **seeds_out, mmx_cavity_seed **sd_out, mmx_index *n_out)
+{
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index n = kind == MMX_CAVITY_FACE_SPLIT ? m->M->ncols : adj->nedges;
+    mmx_adjacency_free(adj);
+    mmx_index *seeds = malloc(((size_t)n + 1) * sizeof *seeds);
+    mmx_cavity_seed *sd = malloc(((size_t)n + 1) * sizeof *sd);
+    cr_assert(seeds && sd);
+    for (mmx_index i = 0; i < n; i++) seeds[i] = i;
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c;
+    if (kind == MMX_CAVITY_FACE_SPLIT)
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, m, seeds, n, round, &out, &c, sd));
+    else
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, kind, seeds, n, round, &out, &c, sd));
+    cr_assert_gt(c.kept, 0, "round %u of kind %d kept nothing", round, (int)kind);
+    *seeds_out = seeds, *sd_out = sd, *n_out = n;
+    return out;
+}
+
+/* The origin of a split's faces (edge or face split), checked against the meshes: every
+ * output vertex of face f that the input has is a vertex of input face origin[f]; a new
+ * vertex in it is the one made by a kept seed whose faces hold origin[f]; the untouched faces
+ * are the same. */
+static void check_split_origin(const mmx_mesh *in, const mmx_mesh *out, const mmx_cavity_seed *sd,
+                               mmx_index n, const mmx_index *origin)
+{
+    const mmx_index V = in->M->nrows, F = in->M->ncols, F2 = out->M->ncols;
+    mmx_index *maker = malloc(((size_t)out->M->nrows + 1) * sizeof *maker);
+    unsigned char *touched = calloc((size_t)F + 1, 1);
+    cr_assert(maker && touched);
+    for (mmx_index v = 0; v < out->M->nrows; v++) maker[v] = -1;
+    for (mmx_index i = 0; i < n; i++)
+        if (sd[i].outcome == MMX_CAVITY_KEPT) {
+            maker[sd[i].vertex] = i;
+            for (int h = 0; h < 2; h++)
+                if (sd[i].faces[h] >= 0) touched[sd[i].faces[h]] = 1;
+        }
+    for (mmx_index f = 0; f < F2; f++) {
+        const mmx_index o = origin[f];
+        cr_assert(o >= 0 && o < F, "face %d: origin %d", f, o);
+        if (f < F) cr_assert_eq(o, f, "kept face %d has origin %d", f, o);
+        int nnew = 0;
+        for (int k = 0; k < 3; k++) {
+            const mmx_index v = corner(out, f, k);
+            if (v >= V) {
+                nnew++;
+                const mmx_index i = maker[v];
+                cr_assert(i >= 0, "face %d: vertex %d made by no kept seed", f, v);
+                cr_assert(sd[i].faces[0] == o || sd[i].faces[1] == o,
+                          "face %d (origin %d) holds vertex %d of seed %d (faces %d %d)", f, o, v, i,
+                          sd[i].faces[0], sd[i].faces[1]);
+                continue;
+            }
+            int found = 0;
+            for (int j = 0; j < 3; j++) found |= corner(in, o, j) == v;
+            cr_assert(found, "face %d: vertex %d is not in its origin face %d", f, v, o);
+        }
+        cr_assert_leq(nnew, 1, "face %d", f);
+        if (f < F && !touched[f])
+            for (int k = 0; k < 3; k++) cr_assert_eq(corner(out, f, k), corner(in, f, k));
+        if (f >= F) cr_assert_eq(nnew, 1, "appended face %d has no new vertex", f);
+    }
+    free(maker), free(touched);
+}
+
+/* The origin of a collapse or vertex removal: output face f is input face origin[f] with each
+ * removed vertex replaced by its kept one and the survivors renumbered, corner by corner.
+ * removed[i]: the input vertex seed i removes (kept seeds). */
+static void check_merge_origin(const mmx_mesh *in, const mmx_mesh *out, const mmx_cavity_seed *sd,
+                               mmx_index n, const mmx_index *removed, const mmx_index *origin)
+{
+    const mmx_index V = in->M->nrows, F = in->M->ncols, F2 = out->M->ncols;
+    mmx_index *to = malloc(((size_t)V + 1) * sizeof *to);
+    unsigned char *gone = calloc((size_t)V + 1, 1);
+    cr_assert(to && gone);
+    for (mmx_index i = 0; i < n; i++)
+        if (sd[i].outcome == MMX_CAVITY_KEPT) gone[removed[i]] = 1;
+    mmx_index r = 0;
+    for (mmx_index v = 0; v < V; v++) to[v] = gone[v] ? -1 : r++;
+    cr_assert_eq(r, out->M->nrows);
+    for (mmx_index i = 0; i < n; i++)
+        if (sd[i].outcome == MMX_CAVITY_KEPT) to[removed[i]] = sd[i].vertex;
+    mmx_index prev = -1;
+    for (mmx_index f = 0; f < F2; f++) {
+        const mmx_index o = origin[f];
+        cr_assert(o > prev && o < F, "face %d: origin %d after %d", f, o, prev);
+        prev = o;
+        for (int k = 0; k < 3; k++)
+            cr_assert_eq(corner(out, f, k), to[corner(in, o, k)], "face %d corner %d (origin %d)", f, k, o);
+    }
+    free(to), free(gone);
+}
+
+Test(patch, face_origin_of_real_rounds)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *meshes[2] = {tu_shape(ctx, "icosphere:3"), tri_grid(ctx, 12, 9)};
+    for (int t = 0; t < 2; t++) {
+        mmx_mesh *m = meshes[t];
+        const mmx_index F = m->M->ncols;
+        mmx_index *seeds, n, *origin;
+        mmx_cavity_seed *sd;
+        /* Edge split and face split. */
+        const mmx_cavity_kind splits[2] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_FACE_SPLIT};
+        for (int k = 0; k < 2; k++) {
+            mmx_mesh *out = run_round(ctx, m, splits[k], 5, &seeds, &sd, &n);
+            origin = malloc((size_t)out->M->ncols * sizeof *origin);
+            cr_assert(origin);
+            MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, splits[k], F, sd, n, out->M->ncols, origin));
+            check_split_origin(m, out, sd, n, origin);
+            /* A wrong count is refused, naming it. */
+            cr_expect_eq(mmx_cavity_face_origin(ctx, splits[k], F, sd, n, out->M->ncols + 1, origin),
+                         MMX_ERR_ARG);
+            cr_expect(strstr(mmx_ctx_error(ctx), "nfaces_after") != NULL, "%s", mmx_ctx_error(ctx));
+            free(origin), free(seeds), free(sd);
+            mmx_mesh_free(out);
+        }
+        /* Edge collapse: the removed vertex is the edge's higher end. */
+        mmx_adjacency *adj = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+        mmx_mesh *out = run_round(ctx, m, MMX_CAVITY_EDGE_COLLAPSE, 2, &seeds, &sd, &n);
+        mmx_index *removed = malloc((size_t)n * sizeof *removed);
+        origin = malloc((size_t)out->M->ncols * sizeof *origin);
+        cr_assert(removed && origin);
+        for (mmx_index i = 0; i < n; i++) removed[i] = adj->ev[2 * (size_t)seeds[i] + 1];
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, MMX_CAVITY_EDGE_COLLAPSE, F, sd, n,
+                                                   out->M->ncols, origin));
+        check_merge_origin(m, out, sd, n, removed, origin);
+        free(removed), free(origin), free(seeds), free(sd);
+        mmx_mesh_free(out);
+        mmx_adjacency_free(adj);
+        /* Vertex removal (closed mesh only: boundary vertices are refused): removes the seed. */
+        if (t == 0) {
+            n = m->M->nrows;
+            seeds = malloc((size_t)n * sizeof *seeds);
+            sd = malloc((size_t)n * sizeof *sd);
+            cr_assert(seeds && sd);
+            for (mmx_index i = 0; i < n; i++) seeds[i] = i;
+            MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, seeds, n, 4, &out, NULL, sd));
+            origin = malloc((size_t)out->M->ncols * sizeof *origin);
+            cr_assert(origin);
+            MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, MMX_CAVITY_VERTEX_REMOVE, F, sd, n,
+                                                       out->M->ncols, origin));
+            check_merge_origin(m, out, sd, n, seeds, origin);
+            free(origin), free(seeds), free(sd);
+            mmx_mesh_free(out);
+        }
+        /* Flip: the identity. */
+        out = run_round(ctx, m, MMX_CAVITY_EDGE_FLIP, 1, &seeds, &sd, &n);
+        origin = malloc((size_t)F * sizeof *origin);
+        cr_assert(origin);
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, MMX_CAVITY_EDGE_FLIP, F, sd, n, F, origin));
+        for (mmx_index f = 0; f < F; f++) cr_assert_eq(origin[f], f);
+        cr_expect_eq(mmx_cavity_face_origin(ctx, MMX_CAVITY_EDGE_FLIP, F, sd, n, F - 1, origin), MMX_ERR_ARG);
+        cr_expect_eq(mmx_cavity_face_origin(ctx, (mmx_cavity_kind)99, F, sd, n, F, origin),
+                     MMX_ERR_UNSUPPORTED);
+        cr_expect_eq(mmx_cavity_face_origin(ctx, MMX_CAVITY_EDGE_SPLIT, F, NULL, n, F, origin), MMX_ERR_ARG);
+        /* A kept seed naming a face outside the input is refused, naming the seed. */
+        mmx_index kept = 0;
+        while (sd[kept].outcome != MMX_CAVITY_KEPT) kept++;
+        sd[kept].faces[0] = F;
+        cr_expect_eq(mmx_cavity_face_origin(ctx, MMX_CAVITY_EDGE_COLLAPSE, F, sd, n, F - 2, origin),
+                     MMX_ERR_ARG);
+        char want[64];
+        snprintf(want, sizeof want, "kept seed %d", kept);
+        cr_expect(strstr(mmx_ctx_error(ctx), want) != NULL, "%s", mmx_ctx_error(ctx));
+        free(origin), free(seeds), free(sd);
+        mmx_mesh_free(out);
+    }
+    mmx_mesh_free(meshes[0]), mmx_mesh_free(meshes[1]);
+    mmx_ctx_free(ctx);
+}
+
+/* The followed set of mesh m for labels (host), S. */
+static mmx_patch_set *follow_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *label, int S)
+{
+    mmx_patch_options o = {S};
+    mmx_patch_set *ps = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, m, label, NULL, &o, &ps));
+    return ps;
+}
+
+/* Two host sets with the same arrays. */
+static void expect_same_host_set(const mmx_patch_set *a, const mmx_patch_set *b, const char *name)
+{
+    cr_assert_eq(a->npatches, b->npatches, "%s: %d patches, %d", name, a->npatches, b->npatches);
+    const size_t np = (size_t)a->npatches;
+#define SAME(f, n) cr_assert(memcmp(a->f, b->f, (n) * sizeof *a->f) == 0, "%s: " #f " differs", name)
+    SAME(face_off, np + 1);
+    SAME(edge_off, np + 1);
+    SAME(vert_off, np + 1);
+    SAME(corner_off, np + 1);
+    SAME(owned, 3 * np);
+    SAME(l2g_f, (size_t)a->face_off[np]);
+    SAME(l2g_e, (size_t)a->edge_off[np]);
+    SAME(l2g_v, (size_t)a->vert_off[np]);
+    SAME(fe, (size_t)a->corner_off[np]);
+    SAME(ev, 2 * (size_t)a->edge_off[np]);
+    SAME(face_patch, (size_t)a->nfaces);
+    SAME(edge_patch, (size_t)a->nedges);
+    SAME(vert_patch, (size_t)a->nverts);
+    SAME(face_local, (size_t)a->nfaces);
+#undef SAME
+}
+
+/* The labels of a round's output: each face's origin's patch in the set before the round. */
+static mmx_index *labels_after(mmx_ctx *ctx, const mmx_patch_set *before, mmx_cavity_kind kind,
+                               const mmx_cavity_seed *sd, mmx_index n, mmx_index nfaces_after)
+{
+    mmx_index *origin = malloc(((size_t)nfaces_after + 1) * sizeof *origin);
+    mmx_index *fp = malloc(((size_t)before->nfaces + 1) * sizeof *fp);
+    cr_assert(origin && fp);
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, kind, before->nfaces, sd, n, nfaces_after, origin));
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_face_patch(ctx, before, fp));
+    for (mmx_index f = 0; f < nfaces_after; f++) origin[f] = fp[origin[f]];
+    free(fp);
+    return origin;
+}
+
+/* What mmx_patch_set_follow promises for labels (np_old labels, 0 .. np_old - 1): no patch
+ * mixes labels, patches come in label order, a group of at most the bound is whole in one
+ * patch when `connected` (the group is known to be edge-connected), a larger one is re-cut
+ * into patches of at most S. Counts patches grown past S and groups re-cut. */
+static void check_follow(const mmx_patch_set *ps, const mmx_index *label, mmx_index np_old, int S,
+                         int connected, int *grown, int *recut, const char *name)
+{
+    const mmx_index F = ps->nfaces, np = ps->npatches, bound = 2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES;
+    mmx_index *cnt = calloc((size_t)np_old + 1, sizeof *cnt), *plabel = malloc(((size_t)np + 1) * sizeof *plabel);
+    mmx_index *npat = calloc((size_t)np_old + 1, sizeof *npat);
+    cr_assert(cnt && plabel && npat);
+    for (mmx_index p = 0; p < np; p++) plabel[p] = -1;
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index l = label[f], p = ps->face_patch[f];
+        cr_assert(l >= 0 && l < np_old);
+        cnt[l]++;
+        if (plabel[p] < 0) plabel[p] = l;
+        cr_assert_eq(plabel[p], l, "%s: patch %d holds labels %d and %d", name, p, plabel[p], l);
+    }
+    for (mmx_index p = 0; p < np; p++) {
+        cr_assert_geq(plabel[p], 0);
+        if (p) cr_assert_geq(plabel[p], plabel[p - 1], "%s: patch %d out of label order", name, p);
+        npat[plabel[p]]++;
+        const mmx_index of = ps->owned[3 * p], l = plabel[p];
+        if (of > S) (*grown)++;
+        if (cnt[l] <= bound && connected)
+            cr_assert_eq(of, cnt[l], "%s: label %d (%d faces) is not whole in patch %d (%d)", name, l,
+                         cnt[l], p, of);
+        if (cnt[l] > bound) cr_assert_leq(of, S, "%s: patch %d of re-cut label %d owns %d", name, p, l, of);
+    }
+    for (mmx_index l = 0; l < np_old; l++)
+        if (cnt[l] > bound) {
+            (*recut)++;
+            cr_assert_geq(npat[l], 2, "%s: label %d of %d faces in %d patch", name, l, cnt[l], npat[l]);
+        }
+    free(cnt), free(plabel), free(npat);
+}
+
+Test(patch, follow_without_edits_gives_the_same_set)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *specs[] = {"torus:32:24", "icosphere:3", "grid:40:30", "mixed"};
+    const int Ss[] = {1, 7, 16, 0};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        mmx_mesh *m = tu_shape(ctx, specs[i]);
+        for (size_t j = 0; j < 4; j++) {
+            mmx_patch_set *ps = make_set(ctx, m, Ss[j]);
+            mmx_index *fp = malloc(((size_t)ps->nfaces + 1) * sizeof *fp);
+            cr_assert(fp);
+            MMX_OK_OR_FAIL(ctx, mmx_patch_set_face_patch(ctx, ps, fp));
+            cr_assert(memcmp(fp, ps->face_patch, (size_t)ps->nfaces * sizeof *fp) == 0);
+            mmx_patch_set *fs = follow_set(ctx, m, fp, Ss[j]);
+            char name[96];
+            snprintf(name, sizeof name, "%s S=%d", specs[i], Ss[j]);
+            expect_same_host_set(ps, fs, name);
+            mmx_patch_set_free(fs);
+            /* Labels spread over a large range choose the same grouping. */
+            for (mmx_index f = 0; f < ps->nfaces; f++) fp[f] = 2000000000 - 7919 * fp[f];
+            fs = follow_set(ctx, m, fp, Ss[j]);
+            cr_assert_eq(fs->npatches, ps->npatches, "%s", name);
+            for (mmx_index f = 0; f < ps->nfaces; f++)
+                cr_assert_eq(fs->face_patch[f], ps->npatches - 1 - ps->face_patch[f], "%s: face %d", name, f);
+            mmx_patch_set_free(fs);
+            /* One label for every face: runs of S only where the mesh is beyond the bound. */
+            memset(fp, 0, (size_t)ps->nfaces * sizeof *fp);
+            fs = follow_set(ctx, m, fp, Ss[j]);
+            const int S = Ss[j] ? Ss[j] : MMX_PATCH_DEFAULT_FACES;
+            check_invariants(ctx, m, fs, 2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES);
+            if (ps->nfaces > (2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES))
+                expect_same_host_set(ps, fs, name);
+            mmx_patch_set_free(fs);
+            free(fp);
+            mmx_patch_set_free(ps);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The patch queries of m against mmx_query (the algebraic path), every kind: for meshes too
+ * large for the dense spec. */
+static void check_queries_algebraic(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps,
+                                    const char *name)
+{
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        char what[160];
+        snprintf(what, sizeof what, "%s %s", name, mmx_query_name((mmx_query_kind)k));
+        mmx_csr *P = NULL, *Q = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
+        MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
+        expect_equal_csr(P, Q, what);
+        mmx_csr_free(P), mmx_csr_free(Q);
+    }
+}
+
+/* Rounds of `kinds` on m from a fresh set of S, each followed; checks every followed set. */
+static void follow_rounds(mmx_ctx *ctx, mmx_mesh *m, int S, const mmx_cavity_kind *kinds, int nrounds,
+                          int *grown, int *recut, mmx_index *shrunk, const char *name)
+{
+    mmx_patch_set *ps = make_set(ctx, m, S);
+    const mmx_index bound = 2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES;
+    for (int r = 0; r < nrounds; r++) {
+        mmx_index *seeds, n;
+        mmx_cavity_seed *sd;
+        mmx_mesh *out = run_round(ctx, m, kinds[r], (uint32_t)r, &seeds, &sd, &n);
+        mmx_index *label = labels_after(ctx, ps, kinds[r], sd, n, out->M->ncols);
+        mmx_patch_set *fs = follow_set(ctx, out, label, S);
+        char what[128];
+        snprintf(what, sizeof what, "%s round %d (kind %d)", name, r, (int)kinds[r]);
+        check_invariants(ctx, out, fs, bound);
+        const int split = kinds[r] == MMX_CAVITY_EDGE_SPLIT || kinds[r] == MMX_CAVITY_FACE_SPLIT;
+        check_follow(fs, label, ps->npatches, S, split, grown, recut, what);
+        if (kinds[r] == MMX_CAVITY_EDGE_COLLAPSE) {
+            /* Every label keeps at most its old patch's faces; some keep fewer. */
+            for (mmx_index p = 0; p < fs->npatches; p++) {
+                const mmx_index l = label[fs->l2g_f[fs->face_off[p]]];
+                cr_assert_leq(fs->owned[3 * p], ps->owned[3 * l], "%s: patch %d grew", what, p);
+                *shrunk += fs->owned[3 * p] < ps->owned[3 * l];
+            }
+        }
+        check_queries_algebraic(ctx, out, fs, what);
+        if (r == nrounds - 1) check_reduce(ctx, fs, what);
+        free(label), free(seeds), free(sd);
+        mmx_patch_set_free(ps);
+        ps = fs;
+        if (r) mmx_mesh_free(m);
+        m = out;
+    }
+    mmx_patch_set_free(ps);
+    if (nrounds > 0) mmx_mesh_free(m);
+}
+
+Test(patch, follow_grows_and_recuts_patches_through_splits)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_FACE_SPLIT, MMX_CAVITY_EDGE_FLIP,
+                                     MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_SPLIT};
+    mmx_mesh *meshes[2] = {tu_shape(ctx, "icosphere:3"), tri_grid(ctx, 20, 16)};
+    const int Ss[] = {40, 16};
+    for (int t = 0; t < 2; t++) {
+        int grown = 0, recut = 0;
+        mmx_index shrunk = 0;
+        follow_rounds(ctx, meshes[t], Ss[t], kinds, 5, &grown, &recut, &shrunk, t ? "grid" : "icosphere");
+        cr_expect_gt(grown, 0, "mesh %d S %d: no patch grew past S", t, Ss[t]);
+        cr_expect_gt(recut, 0, "mesh %d S %d: no label was re-cut", t, Ss[t]);
+    }
+    mmx_mesh_free(meshes[0]), mmx_mesh_free(meshes[1]);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, follow_shrinks_patches_through_collapses)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_EDGE_COLLAPSE,
+                                     MMX_CAVITY_EDGE_COLLAPSE};
+    mmx_mesh *meshes[2] = {tu_shape(ctx, "icosphere:3"), tri_grid(ctx, 24, 20)};
+    for (int t = 0; t < 2; t++) {
+        int grown = 0, recut = 0;
+        mmx_index shrunk = 0;
+        follow_rounds(ctx, meshes[t], 24, kinds, 3, &grown, &recut, &shrunk, t ? "grid" : "icosphere");
+        cr_expect_gt(shrunk, 0, "mesh %d: no patch shrank", t);
+        cr_expect_eq(grown, 0);
+        cr_expect_eq(recut, 0);
+    }
+    mmx_mesh_free(meshes[0]), mmx_mesh_free(meshes[1]);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch, follow_arguments)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2");
+    const mmx_index F = m->M->ncols;
+    mmx_index *label = calloc((size_t)F, sizeof *label);
+    cr_assert(label);
+    mmx_patch_set *ps = NULL;
+    cr_expect_eq(mmx_patch_set_follow(ctx, m, NULL, NULL, NULL, &ps), MMX_ERR_ARG);
+    cr_expect_null(ps);
+    label[17] = -3, label[40] = -1;
+    cr_expect_eq(mmx_patch_set_follow(ctx, m, label, NULL, NULL, &ps), MMX_ERR_ARG);
+    cr_expect_null(ps);
+    cr_expect(strstr(mmx_ctx_error(ctx), "face 17 has label -3") != NULL, "%s", mmx_ctx_error(ctx));
+    label[17] = label[40] = 0;
+    mmx_patch_options o = {MMX_PATCH_MAX_FACES + 1};
+    cr_expect_eq(mmx_patch_set_follow(ctx, m, label, NULL, &o, &ps), MMX_ERR_ARG);
+    cr_expect(strstr(mmx_ctx_error(ctx), "mmx_patch_set_follow") != NULL, "%s", mmx_ctx_error(ctx));
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, m, label, NULL, NULL, &ps));
+    cr_expect_eq(mmx_patch_set_face_patch(ctx, ps, NULL), MMX_ERR_ARG);
+    mmx_patch_set_free(ps);
+    /* No faces: no labels needed. */
+    const mmx_index start[1] = {0};
+    mmx_mesh *e = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 3, 0, start, NULL, NULL, &e));
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, e, NULL, NULL, NULL, &ps));
+    cr_expect_eq(ps->npatches, 0);
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(e);
+    free(label);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* The followed set of host mesh hm with host labels, built on both backends and compared array
+ * by array; the device's face-patch copy against the host set's. */
+static void compare_follow(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, const mmx_index *label,
+                           int S, const char *name)
+{
+    const mmx_index F = hm->M->ncols;
+    mmx_mesh *dm = NULL;
+    mmx_index *dl = NULL, *dfp = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *dl, (void **)&dl));
+    MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *dfp, (void **)&dfp));
+    MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dl, MMX_SPACE_DEVICE, label, MMX_SPACE_HOST, (size_t)F * sizeof *dl));
+    mmx_patch_set *hs = follow_set(hctx, hm, label, S), *ds = follow_set(dctx, dm, dl, S);
+    char what[160];
+    snprintf(what, sizeof what, "follow %s (S = %d)", name, S);
+    expect_same_set(dctx, hs, ds, what);
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_face_patch(dctx, ds, dfp));
+    expect_same_array(dctx, hs->face_patch, dfp, (size_t)F, sizeof *dfp, what, "mmx_patch_set_face_patch");
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_mem_free(dctx, MMX_SPACE_DEVICE, dl), mmx_mem_free(dctx, MMX_SPACE_DEVICE, dfp);
+    mmx_mesh_free(dm);
+}
+
+Test(patch, gpu_follow_matches_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    /* After rounds of splits (patches grown and re-cut) and collapses (shrunk). */
+    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_FACE_SPLIT,
+                                     MMX_CAVITY_EDGE_COLLAPSE};
+    mmx_mesh *meshes[2] = {tu_shape(hctx, "icosphere:4"), tri_grid(hctx, 40, 30)};
+    const int Ss[] = {7, 16, 300, 512};
+    for (int t = 0; t < 2; t++)
+        for (size_t j = 0; j < 4; j++) {
+            mmx_mesh *m = meshes[t];
+            mmx_patch_set *ps = make_set(hctx, m, Ss[j]);
+            for (int r = 0; r < 4; r++) {
+                mmx_index *seeds, n;
+                mmx_cavity_seed *sd;
+                mmx_mesh *out = run_round(hctx, m, kinds[r], (uint32_t)r, &seeds, &sd, &n);
+                mmx_index *label = labels_after(hctx, ps, kinds[r], sd, n, out->M->ncols);
+                char name[96];
+                snprintf(name, sizeof name, "%s round %d", t ? "grid" : "icosphere:4", r);
+                compare_follow(hctx, dctx, out, label, Ss[j], name);
+                mmx_patch_set *fs = follow_set(hctx, out, label, Ss[j]);
+                free(label), free(seeds), free(sd);
+                mmx_patch_set_free(ps);
+                ps = fs;
+                if (m != meshes[t]) mmx_mesh_free(m);
+                m = out;
+            }
+            mmx_patch_set_free(ps);
+            if (m != meshes[t]) mmx_mesh_free(m);
+        }
+    mmx_mesh_free(meshes[0]), mmx_mesh_free(meshes[1]);
+    /* Polygon meshes with their own patches as labels, large label values, one label. */
+    const char *specs[] = {"torus:32:24", "mixed", "grid:40:30"};
+    for (size_t i = 0; i < 3; i++) {
+        mmx_mesh *hm = tu_shape(hctx, specs[i]);
+        mmx_patch_set *ps = make_set(hctx, hm, 16);
+        mmx_index *label = malloc(((size_t)ps->nfaces + 1) * sizeof *label);
+        cr_assert(label);
+        for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = ps->face_patch[f];
+        compare_follow(hctx, dctx, hm, label, 16, specs[i]);
+        for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = 2000000000 - 7919 * ps->face_patch[f];
+        compare_follow(hctx, dctx, hm, label, 7, specs[i]);
+        for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = (f * 7) % 5;
+        compare_follow(hctx, dctx, hm, label, 16, specs[i]);
+        memset(label, 0, (size_t)ps->nfaces * sizeof *label);
+        compare_follow(hctx, dctx, hm, label, 512, specs[i]);
+        free(label);
+        mmx_patch_set_free(ps);
+        mmx_mesh_free(hm);
+    }
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}
+
+Test(patch, gpu_follow_refusal_matches_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *hctx = tu_host_ctx();
+    mmx_mesh *hm = tu_shape(hctx, "icosphere:3"), *dm = NULL;
+    const mmx_index F = hm->M->ncols;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_index *label = calloc((size_t)F, sizeof *label), *dl = NULL;
+    cr_assert(label);
+    label[900] = -5, label[1000] = -1, label[33] = 7;
+    MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, (size_t)F * sizeof *dl, (void **)&dl));
+    MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dl, MMX_SPACE_DEVICE, label, MMX_SPACE_HOST, (size_t)F * sizeof *dl));
+    mmx_patch_set *hs = NULL, *ds = NULL;
+    cr_expect_eq(mmx_patch_set_follow(hctx, hm, label, NULL, NULL, &hs), MMX_ERR_ARG);
+    cr_expect_eq(mmx_patch_set_follow(dctx, dm, dl, NULL, NULL, &ds), MMX_ERR_ARG);
+    cr_expect_null(hs);
+    cr_expect_null(ds);
+    cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
+    cr_expect(strstr(mmx_ctx_error(hctx), "face 900 has label -5") != NULL, "%s", mmx_ctx_error(hctx));
+    mmx_mem_free(dctx, MMX_SPACE_DEVICE, dl);
+    free(label);
+    mmx_mesh_free(dm), mmx_mesh_free(hm);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+}

@@ -15,7 +15,9 @@
  * The cut is deterministic: faces are ordered along a space-filling (Morton) curve through
  * their centroids (ties by face number), cut into runs of S faces, and each run split into its
  * connected components (faces joined across an edge). The same mesh gives the same patches on
- * the host and on CUDA and from run to run.
+ * the host and on CUDA and from run to run. mmx_patch_set_follow cuts the same way but keeps
+ * a given grouping of the faces (the patches before a round of edits), so patches grow, shrink
+ * and are re-cut as edits accumulate.
  *
  * One CUDA block works on one patch (patch queries, reductions); the host backend runs the
  * same per-patch code in a loop. The CSC mesh matrix stays the exchange form. */
@@ -60,6 +62,35 @@ typedef struct mmx_patch_stats {
  * Cost: a sort of the faces, O(nnz) per pass otherwise. Synchronises: on CUDA, to read sizes. */
 mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                 const mmx_patch_options *opts, mmx_patch_set **out);
+
+/* Builds the patch set of `mesh` as mmx_patch_set_create does, but keeping a grouping of the
+ * faces given by face_label (one label >= 0 per face, in the context's space): the patches
+ * follow dynamic edits. Typically label[f] = the patch, in the set before a round of the
+ * cavity operator, of f's origin face (mmx_cavity_face_origin composed with
+ * mmx_patch_set_face_patch), so that a patch keeps its faces and takes the faces cut from
+ * them. The faces of one label stay in one run as long as there are at most min(2 S,
+ * MMX_PATCH_MAX_FACES) of them: a patch grows past S up to that bound (the paper's patches may
+ * grow to twice their size; here the bound is 1.5 S for the default S, since a patch's local
+ * indices and work space are sized for MMX_PATCH_MAX_FACES); a larger group is re-cut into
+ * runs of S along the Morton curve (its faces in curve order). Each run is then split into its
+ * edge-connected components as in the plain cut, so a patch that edits shrank or split apart
+ * is valid again; labels without faces vanish. Patches are numbered by (label, run within the
+ * label, smallest face of the component): the same arrays on the host and on CUDA, every query
+ * and reduction as on a set from mmx_patch_set_create. The labels only choose the grouping:
+ * any values >= 0 are taken (their range is not bounded by the number of patches).
+ * Errors: as mmx_patch_set_create, and MMX_ERR_ARG (NULL face_label for a mesh with faces, a
+ * negative label: the detail names the smallest such face). Cost: as mmx_patch_set_create,
+ * plus a stable sort of the faces by label. Synchronises: on CUDA, to read sizes (once more
+ * than mmx_patch_set_create: the run count and the check of the labels). */
+mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *face_label,
+                                const mmx_adjacency *adj, const mmx_patch_options *opts,
+                                mmx_patch_set **out);
+
+/* Copies each face's patch (the patch that owns it, face_patch[f] in 0 .. npatches - 1) into
+ * out[0 .. nfaces), an array in the context's space. Errors: MMX_ERR_ARG (NULL),
+ * MMX_ERR_SPACE (a set of another space), MMX_ERR_CUDA. Synchronises: no (a device-to-device
+ * copy, queued). */
+mmx_status mmx_patch_set_face_patch(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out);
 
 /* Frees a patch set (its arrays go back to its context's memory); NULL is accepted. */
 void mmx_patch_set_free(mmx_patch_set *ps);

@@ -1,7 +1,7 @@
 /* The patch set's build (patch_internal.h, mmx__patch_build_host), in the steps patch.h
  * states: the cut (faces ordered along a Morton curve through their centroids, runs of S
- * faces, each run split into its edge-connected components, patches numbered by run and then
- * by their smallest face), the owners (an edge or a vertex goes with its incident face of
+ * faces, or with labels runs that follow the label groups, each run split into its
+ * edge-connected components, patches numbered by run and then by their smallest face), the owners (an edge or a vertex goes with its incident face of
  * smallest number), and per patch its local elements (owned, then the ribbon: every face at a
  * vertex of an owned face) with its FE and EV blocks in 16-bit local indices.
  *
@@ -134,34 +134,60 @@ static mmx_status incidence(mmx_ctx *ctx, const mmx_csc *M, const mmx_index *fe,
     return MMX_OK;
 }
 
-/* The cut: patch of every face, and the owned faces patch by patch (pf, with pstart). */
+/* The cut: patch of every face, and the owned faces patch by patch (pf, with pstart). With
+ * labels (patch_internal.h), the cut order is sorted stably by label and the runs follow the
+ * groups; without, runs of S along the curve. */
 static mmx_status cut(mmx_ctx *ctx, const mmx_csc *M, const float *pos, const mmx_index *fe,
                       const mmx_index *ef_off, const mmx_index *ef, mmx_index S,
-                      mmx_patch_set *ps, mmx_index *pf, mmx_index **pstart_out)
+                      const mmx_index *label, mmx_patch_set *ps, mmx_index *pf,
+                      mmx_index **pstart_out)
 {
     const mmx_index F = M->ncols;
     mmx_index *srt = NULL, *at = NULL, *parent = NULL, *minf = NULL, *vtmp = NULL, *pstart = NULL;
+    mmx_index *run = NULL;
     uint64_t *key = NULL, *ktmp = NULL;
-    mmx_status s = mmx__host_alloc(ctx, (size_t)F, sizeof *srt, (void **)&srt);
+    mmx_status s = MMX_OK;
+    if (label)
+        for (mmx_index f = 0; f < F; f++)
+            if (label[f] < 0) return mmx__patch_bad_label(ctx, f, label[f]);
+    s = mmx__host_alloc(ctx, (size_t)F, sizeof *srt, (void **)&srt);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *at, (void **)&at);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *parent, (void **)&parent);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *minf, (void **)&minf);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *vtmp, (void **)&vtmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *run, (void **)&run);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *key, (void **)&key);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *ktmp, (void **)&ktmp);
     if (!s) s = morton_order(ctx, M, pos, srt);
     if (s) goto out;
+    if (label) {
+        /* Stably by label: each group's faces stay in curve order. */
+        for (mmx_index i = 0; i < F; i++) key[i] = (uint64_t)(uint32_t)label[srt[i]];
+        mmx_index *vals = NULL;
+        const uint64_t *lk = mmx__radix_sort_u64(key, ktmp, srt, vtmp, (size_t)F, 0, 32, &vals);
+        if (vals != srt) memcpy(srt, vals, (size_t)F * sizeof *srt);
+        mmx_index r = -1;
+        for (mmx_index g0 = 0, g1; g0 < F; g0 = g1) {
+            for (g1 = g0 + 1; g1 < F && lk[g1] == lk[g0]; g1++) {}
+            for (mmx_index i = g0; i < g1; i++) {
+                r += mmx__patch_run_head(i, g0, g1, S);
+                run[i] = r;
+            }
+        }
+    } else {
+        for (mmx_index i = 0; i < F; i++) run[i] = i / S;
+    }
     for (mmx_index i = 0; i < F; i++) at[srt[i]] = i, parent[i] = i;
     /* Components of each run: faces joined across an edge, both in the run. */
     for (mmx_index i = 0; i < F; i++) {
-        const mmx_index f = srt[i], run = i / S;
+        const mmx_index f = srt[i];
         int64_t a, b;
         mmx__csc_col(M, f, &a, &b);
         for (int64_t c = a; c < b; c++) {
             const mmx_index e = fe[c] >> 1;
             for (mmx_index q = ef_off[e]; q < ef_off[e + 1]; q++) {
                 const mmx_index j = at[ef[q]];
-                if (j / S != run) continue;
+                if (run[j] != run[i]) continue;
                 const mmx_index r1 = uf_find(parent, i), r2 = uf_find(parent, j);
                 if (r1 != r2) parent[r1 > r2 ? r1 : r2] = r1 > r2 ? r2 : r1;
             }
@@ -175,10 +201,10 @@ static mmx_status cut(mmx_ctx *ctx, const mmx_csc *M, const float *pos, const mm
     /* Patches: faces sorted by (run, smallest face of their component), stably from number
      * order, so each patch's faces come out ascending. */
     int runbits = 0;
-    while (runbits < 31 && ((int64_t)(F - 1) / S) >> runbits) runbits++;
+    while (runbits < 31 && (F ? run[F - 1] : 0) >> runbits) runbits++;
     for (mmx_index f = 0; f < F; f++) {
         const mmx_index i = at[f];
-        key[f] = (uint64_t)(i / S) << 32 | (uint32_t)minf[uf_find(parent, i)];
+        key[f] = (uint64_t)run[i] << 32 | (uint32_t)minf[uf_find(parent, i)];
         pf[f] = f;
     }
     mmx_index *vals = NULL;
@@ -198,7 +224,7 @@ static mmx_status cut(mmx_ctx *ctx, const mmx_csc *M, const float *pos, const mm
     ps->npatches = np;
     *pstart_out = pstart;
 out:
-    free(srt), free(at), free(parent), free(minf), free(vtmp), free(key), free(ktmp);
+    free(srt), free(at), free(parent), free(minf), free(vtmp), free(run), free(key), free(ktmp);
     return s;
 }
 
@@ -225,6 +251,12 @@ static mmx_status refuse(build *B, mmx_index p, mmx_index nf, mmx_index ne, mmx_
         if (val > bval || (val == bval && v < best)) best = v, bval = val;
     }
     return mmx__patch_refuse(B->ctx, p, nf, ne, nv, best, bval);
+}
+
+mmx_status mmx__patch_bad_label(mmx_ctx *ctx, mmx_index f, mmx_index label)
+{
+    return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_follow: face %d has label %d, negative", f,
+                     label);
 }
 
 mmx_status mmx__patch_refuse(mmx_ctx *ctx, mmx_index p, mmx_index nf, mmx_index ne, mmx_index nv,
@@ -394,7 +426,8 @@ static mmx_status take(mmx_ctx *ctx, size_t n, size_t size, void *p)
 }
 
 mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
-                                 const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps)
+                                 const mmx_index *fe, const mmx_index *ev, const mmx_index *label,
+                                 mmx_patch_set *ps)
 {
     const mmx_index F = M->ncols, V = M->nrows, E = ps->nedges, S = ps->max_faces;
     build B;
@@ -413,7 +446,7 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
     if (!s) s = take(ctx, (size_t)F, sizeof(mmx_index), &pf);
     if (!s) s = incidence(ctx, M, fe, E, &ef_off, &ef);
     if (!s) s = incidence(ctx, M, NULL, V, (mmx_index **)&B.vf_off, (mmx_index **)&B.vf);
-    if (!s) s = cut(ctx, M, pos, fe, ef_off, ef, S, ps, pf, &pstart);
+    if (!s) s = cut(ctx, M, pos, fe, ef_off, ef, S, label, ps, pf, &pstart);
     if (s) goto out;
     const mmx_index np = ps->npatches;
     /* Owners: the patch of the incident face of smallest number (faces are met ascending). */

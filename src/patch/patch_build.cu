@@ -5,7 +5,10 @@
  *   cut      face centroids in double, summed in corner order with round-to-nearest
  *            intrinsics (nothing for nvcc to fuse), their box by a reduction, Morton keys, a
  *            stable radix sort of (key, face) from faces in ascending order (ties by face);
- *            one block per run of S faces splits it into edge-connected components in
+ *            with labels, a stable sort of that order by label, each position's group found
+ *            by binary search and its run heads decided by mmx__patch_run_head (a scan
+ *            numbers the runs: one more wait, for their count and the labels' check);
+ *            one block per run of S faces (or per run of a label) splits it into components in
  *            shared memory (union-find: larger root under smaller) and sorts its faces by
  *            (smallest face of the component, face), which numbers its patches as the host
  *            does; a scan of the runs' patch counts gives the global numbers.
@@ -200,14 +203,15 @@ __device__ void uf_unite(int *par, int a, int b)
     }
 }
 
-/* One block per run of S faces (positions [run S, run S + n) of srt): its components (faces
- * joined across an edge, both in the run), then its faces sorted by (smallest face of their
- * component, face): pface[q] the face at position q of the patch order, lpatch[q] its patch's
- * number within the run, nroots[run] the run's patch count. */
+/* One block per run: positions [run S, run S + n) of srt without labels (run_start NULL),
+ * [run_start[run], run_start[run + 1]) with them. Its components (faces joined across an
+ * edge, both in the run), then its faces sorted by (smallest face of their component, face):
+ * pface[q] the face at position q of the patch order, lpatch[q] its patch's number within the
+ * run, nroots[run] the run's patch count. */
 __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F, mmx_index S,
-                               const mmx_index *srt, const mmx_index *at, const mmx_index *ef_off,
-                               const mmx_index *ef, mmx_index *pface, mmx_index *lpatch,
-                               mmx_index *nroots)
+                               const mmx_index *run_start, const mmx_index *srt, const mmx_index *at,
+                               const mmx_index *ef_off, const mmx_index *ef, mmx_index *pface,
+                               mmx_index *lpatch, mmx_index *nroots)
 {
     using Sort = cub::BlockRadixSort<u64, MMX__BLOCK, RUN_ITEMS>;
     using Scan = cub::BlockScan<int, MMX__BLOCK>;
@@ -217,8 +221,9 @@ __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F
     } tmp;
     __shared__ int par[MMX__BLOCK * RUN_ITEMS], minf[MMX__BLOCK * RUN_ITEMS];
     __shared__ u64 sk[MMX__BLOCK * RUN_ITEMS];
-    const long long base = (long long)blockIdx.x * S;
-    const int n = (int)((long long)F - base < S ? (long long)F - base : S);
+    const long long base = run_start ? (long long)run_start[blockIdx.x] : (long long)blockIdx.x * S;
+    const int n = run_start ? (int)(run_start[blockIdx.x + 1] - base)
+                            : (int)((long long)F - base < S ? (long long)F - base : S);
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) par[l] = l, minf[l] = INT_MAX;
     __syncthreads();
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) {
@@ -259,11 +264,63 @@ __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F
     if (threadIdx.x == 0) nroots[blockIdx.x] = total;
 }
 
-__global__ void set_face_patch(mmx_index F, mmx_index S, const mmx_index *pface, const mmx_index *lpatch,
-                               const mmx_index *run_base, mmx_index *face_patch)
+/* face_patch of the face at position q of the patch order: its run's first patch plus its
+ * number in the run (the run of q: q / S, or qrun[q] with labels). */
+__global__ void set_face_patch(mmx_index F, mmx_index S, const mmx_index *qrun, const mmx_index *pface,
+                               const mmx_index *lpatch, const mmx_index *run_base, mmx_index *face_patch)
 {
     const long long q = tid();
-    if (q < F) face_patch[pface[q]] = run_base[q / S] + lpatch[q];
+    if (q < F) face_patch[pface[q]] = run_base[qrun ? qrun[q] : q / S] + lpatch[q];
+}
+
+/* ---- the cut with labels (patch_internal.h) --------------------------------------------------- */
+
+/* key[i] = the label of the face at position i of the curve order (val[i] = that face), and
+ * the smallest face with a negative label folded into *bad (0xffffffff - f; 0: none). */
+__global__ void face_labels(mmx_index F, const mmx_index *srt, const mmx_index *label, u32 *key,
+                            mmx_index *val, u32 *bad)
+{
+    const long long i = tid();
+    if (i >= F) return;
+    const mmx_index f = srt[i], l = label[f];
+    key[i] = (u32)l;
+    val[i] = f;
+    if (l < 0) atomicMax(bad, 0xffffffffu - (u32)f);
+}
+
+/* head[i] = whether position i of the labels sorted ascending (lk) starts a run
+ * (mmx__patch_run_head, its group found by binary search). */
+__global__ void run_heads(mmx_index F, mmx_index S, const u32 *lk, mmx_index *head)
+{
+    const long long i = tid();
+    if (i >= F) return;
+    const u32 x = lk[i];
+    mmx_index lo = 0, hi = (mmx_index)i; /* the first position of x's group */
+    while (lo < hi) {
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (lk[mid] < x) lo = mid + 1;
+        else hi = mid;
+    }
+    const mmx_index g0 = lo;
+    lo = (mmx_index)i + 1, hi = F; /* the first position after it */
+    while (lo < hi) {
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (lk[mid] <= x) lo = mid + 1;
+        else hi = mid;
+    }
+    head[i] = mmx__patch_run_head((mmx_index)i, g0, lo, S);
+}
+
+/* qrun[i] = the run of position i (hpos: the exclusive scan of head), run_start[r] = the
+ * first position of run r, run_start[nruns] = F. */
+__global__ void run_index(mmx_index F, mmx_index nruns, const mmx_index *head, const mmx_index *hpos,
+                          mmx_index *qrun, mmx_index *run_start)
+{
+    const long long i = tid();
+    if (i >= F) return;
+    qrun[i] = hpos[i] + head[i] - 1;
+    if (head[i]) run_start[hpos[i]] = (mmx_index)i;
+    if (i == F - 1) run_start[nruns] = F;
 }
 
 /* ---- owners ------------------------------------------------------------------------------ */
@@ -623,7 +680,8 @@ mmx_status incidence(scratch &sc, long long nnz, mmx_index n, u32 *keys[2], mmx_
 } // namespace
 
 extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos,
-                                            const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps)
+                                            const mmx_index *fe, const mmx_index *ev,
+                                            const mmx_index *label, mmx_patch_set *ps)
 {
     const mmx_csc M = *Mp;
     const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
@@ -684,6 +742,54 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
         s = sc.take((size_t)F, &srt);
         if (!s) s = launch(ctx, F, iota, (long long)F, srt);
     }
+    /* With labels: the curve order sorted stably by label, the runs of each group (the first
+     * wait: the run count, with the check of the labels). */
+    long long nruns = ((long long)F + S - 1) / S;
+    mmx_index *qrun = nullptr, *run_start = nullptr;
+    if (!s && label) {
+        u32 *key[2] = {nullptr, nullptr};
+        mmx_index *val[2] = {nullptr, nullptr}, *head = nullptr, *hpos = nullptr;
+        int cur = 0;
+        s = sc.take((size_t)F, &key[0]);
+        if (!s) s = sc.take((size_t)F, &key[1]);
+        if (!s) s = sc.take((size_t)F, &val[0]);
+        if (!s) s = sc.take((size_t)F, &val[1]);
+        if (!s) s = sc.take((size_t)F, &head);
+        if (!s) s = sc.take((size_t)F, &hpos);
+        mmx__readback rb;
+        memset(&rb, 0, sizeof rb);
+        u32 *bad = nullptr;
+        int64_t *nrun = nullptr;
+        if (!s) s = mmx__readback_open(ctx, &rb);
+        if (!s) s = mmx__readback_slot(&rb, sizeof *bad, (void **)&bad);
+        if (!s) s = mmx__readback_slot(&rb, sizeof *nrun, (void **)&nrun);
+        if (!s) s = launch(ctx, F, face_labels, F, (const mmx_index *)srt, label, key[0], val[0], bad);
+        if (!s) s = mmx__sort_pairs(ctx, key, val, F, 32, &cur);
+        if (!s) s = launch(ctx, F, run_heads, F, S, (const u32 *)key[cur], head);
+        if (!s) s = mmx__reduce_sum(ctx, head, F, nrun);
+        if (!s) s = mmx__scan_exclusive(ctx, head, F, hpos);
+        if (!s) s = mmx__readback_wait(&rb);
+        u32 hbad = 0;
+        if (!s) {
+            hbad = *(const u32 *)mmx__readback_host(&rb, bad);
+            nruns = *(const int64_t *)mmx__readback_host(&rb, nrun);
+        }
+        mmx__readback_close(&rb);
+        if (!s && hbad) {
+            const mmx_index f = (mmx_index)(0xffffffffu - hbad);
+            mmx_index l = 0;
+            s = mmx_mem_copy(ctx, &l, MMX_SPACE_HOST, label + f, MMX_SPACE_DEVICE, sizeof l);
+            if (!s) s = mmx__patch_bad_label(ctx, f, l);
+        }
+        if (!s) s = sc.take((size_t)F, &qrun);
+        if (!s) s = sc.take((size_t)nruns + 1, &run_start);
+        if (!s) s = launch(ctx, F, run_index, F, (mmx_index)nruns, (const mmx_index *)head,
+                           (const mmx_index *)hpos, qrun, run_start);
+        if (s) return s;
+        sc.drop(srt), sc.drop(key[0]), sc.drop(key[1]), sc.drop(val[1 - cur]);
+        sc.drop(head), sc.drop(hpos);
+        srt = val[cur];
+    }
     if (!s) s = sc.take((size_t)F, &at);
     if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
 
@@ -702,16 +808,15 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = incidence(sc, nnz, E, ke, fev, &ef_off, &ef);
     if (s) return s;
 
-    /* Components of the runs, one block each; the patch count is the first wait. */
-    const long long nruns = ((long long)F + S - 1) / S;
+    /* Components of the runs, one block each; the patch count is the next wait. */
     mmx_index *pface = nullptr, *lpatch = nullptr, *nroots = nullptr, *run_base = nullptr;
     s = sc.take((size_t)F, &pface);
     if (!s) s = sc.take((size_t)F, &lpatch);
     if (!s) s = sc.take((size_t)nruns, &nroots);
     if (!s) s = sc.take((size_t)nruns, &run_base);
     if (!s) {
-        run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, srt, at, ef_off, ef, pface,
-                                                                lpatch, nroots);
+        run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, run_start, srt, at, ef_off, ef,
+                                                                pface, lpatch, nroots);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     if (!s) s = mmx__scan_exclusive(ctx, nroots, nruns, run_base);
@@ -724,9 +829,10 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (s) return s;
     const mmx_index np = (mmx_index)np64;
     ps->npatches = np;
-    s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)pface, (const mmx_index *)lpatch,
-               (const mmx_index *)run_base, ps->face_patch);
+    s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)qrun, (const mmx_index *)pface,
+               (const mmx_index *)lpatch, (const mmx_index *)run_base, ps->face_patch);
     sc.drop(pface), sc.drop(lpatch), sc.drop(nroots), sc.drop(run_base), sc.drop(srt), sc.drop(at);
+    if (qrun) sc.drop(qrun), sc.drop(run_start);
 
     /* Owners: the patch of the smallest incident face. */
     if (!s) s = launch(ctx, E, first_owner, E, (const mmx_index *)ef_off, (const mmx_index *)ef,

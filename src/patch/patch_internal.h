@@ -54,26 +54,53 @@ struct mmx_patch_set {
                               mmx_patch_reduce refuses VV and VF on such a set */
 };
 
+/* The cut with labels (mmx_patch_set_follow). The faces in cut order (Morton) are sorted
+ * stably by label; a label's faces (a group) make one run when there are at most
+ * mmx__patch_follow_bound(S) of them, else runs of S in that order; runs are numbered in that
+ * order (by label, then along the curve) and each is split into its components as without
+ * labels. The bound is twice S, as the paper lets a patch grow to twice its size, capped at
+ * MMX_PATCH_MAX_FACES (a run must fit one CUDA block of the build and a patch's work space):
+ * 1.5 S for the default S. Both builds decide the runs with these two functions. */
+static inline MMX__HD mmx_index mmx__patch_follow_bound(mmx_index S)
+{
+    return 2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES;
+}
+
+/* Whether position i of the labelled order starts a run, its label's group being the
+ * positions [g0, g1). */
+static inline MMX__HD int mmx__patch_run_head(mmx_index i, mmx_index g0, mmx_index g1, mmx_index S)
+{
+    if (i == g0) return 1;
+    return g1 - g0 > mmx__patch_follow_bound(S) && (i - g0) % S == 0;
+}
+
+/* The refusal of a negative label (face f's), one sentence for both builds: MMX_ERR_ARG. */
+mmx_status mmx__patch_bad_label(mmx_ctx *ctx, mmx_index f, mmx_index label);
+
 /* Builds the set's arrays on the host from host arrays: the mesh matrix M (either form), the
- * positions (NULL: no geometry, faces cut in number order), and the adjacency's fe, ev and
- * nedges. ps has ctx, nverts, nfaces, nedges, order and max_faces set; its arrays are
+ * positions (NULL: no geometry, faces cut in number order), the adjacency's fe, ev and
+ * nedges, and label (NULL: the plain cut; else one label >= 0 per face, the cut with labels
+ * above; a negative one is refused with mmx__patch_bad_label, the smallest such face). ps has ctx, nverts, nfaces, nedges, order and max_faces set; its arrays are
  * allocated here in host memory (malloc), the stats and maxima filled. On error the arrays
  * made so far are left for the caller to free (mmx__patch_set_free_arrays).
  * Errors: MMX_ERR_MESH (a patch beyond 16-bit local indices: the detail names the patch and
  * its vertex of largest valence), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM. */
 mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
-                                 const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps);
+                                 const mmx_index *fe, const mmx_index *ev, const mmx_index *label,
+                                 mmx_patch_set *ps);
 
 /* The same build on the device (patch_build.cu), from device arrays: M (either form), the
- * positions (NULL: faces cut in number order), the adjacency's fe and ev; ps set up as for
- * mmx__patch_build_host. Gives arrays bit for bit equal to the host build's, in device memory
+ * positions (NULL: faces cut in number order), the adjacency's fe and ev, label (NULL or one
+ * per face); ps set up as for mmx__patch_build_host. Gives arrays bit for bit equal to the host build's, in device memory
  * from the context's pool (ps->space = MMX_SPACE_DEVICE), the host fields filled, and the same
  * refusal (the same sentence) where the host refuses. Synchronises four times, to read sizes:
- * the patch count, the local faces, the local edges/vertices/corners, the statistics.
+ * the patch count, the local faces, the local edges/vertices/corners, the statistics (five
+ * with labels: first the run count and the check of the labels).
  * Errors: as mmx__patch_build_host, and MMX_ERR_CUDA. On error the arrays made so far are left
  * for the caller to free (mmx__patch_set_free_arrays). */
 mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
-                                 const mmx_index *fe, const mmx_index *ev, mmx_patch_set *ps);
+                                 const mmx_index *fe, const mmx_index *ev, const mmx_index *label,
+                                 mmx_patch_set *ps);
 
 /* The refusal of patch p (nf, ne, nv local faces, edges, vertices) beyond 16-bit local
  * indices, naming its vertex v of largest valence (faces at it; ties: the smaller vertex):

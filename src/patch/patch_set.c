@@ -1,7 +1,8 @@
-/* mmx_patch_set_create, _free, _stats (patch.h): the argument checks, the adjacency, and the
+/* mmx_patch_set_create, _follow, _face_patch, _free, _stats (patch.h): the argument checks, the adjacency, and the
  * build on the context's backend: patch_build.c on the host, patch_build.cu on CUDA (kernels
  * on the device arrays of the mesh and its adjacency; nothing goes through the host but the
  * sizes and the statistics). The two give the same arrays bit for bit (tests/test_patch.c). */
+#include <stdio.h>
 #include <string.h>
 #include "patch_internal.h"
 #include "mesh/mesh_internal.h"
@@ -49,23 +50,28 @@ static mmx_index common_order(const mmx_csc *M)
     return c;
 }
 
-mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
-                                const mmx_patch_options *opts, mmx_patch_set **out)
+/* Both entry points: the plain cut (label NULL) or the cut with labels; `fn` names the caller
+ * in the sentences. */
+static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, const mmx_index *label,
+                         const mmx_adjacency *adj, const mmx_patch_options *opts,
+                         mmx_patch_set **out)
 {
     if (!ctx || !mesh || !mesh->M || !out)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_create: NULL argument");
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument", fn);
     *out = NULL;
     const int S = opts && opts->max_faces ? opts->max_faces : MMX_PATCH_DEFAULT_FACES;
     if (S < 1 || S > MMX_PATCH_MAX_FACES)
         return mmx__fail(ctx, MMX_ERR_ARG,
-                         "mmx_patch_set_create: max_faces %d outside 1 .. %d (0: the default %d)",
-                         S, MMX_PATCH_MAX_FACES, MMX_PATCH_DEFAULT_FACES);
-    mmx_status s = mmx__check_space(ctx, mesh->space, "mmx_patch_set_create: the mesh");
+                         "%s: max_faces %d outside 1 .. %d (0: the default %d)", fn, S,
+                         MMX_PATCH_MAX_FACES, MMX_PATCH_DEFAULT_FACES);
+    char what[64];
+    snprintf(what, sizeof what, "%s: the mesh", fn);
+    mmx_status s = mmx__check_space(ctx, mesh->space, what);
     if (s) return s;
     if (mesh->space != mmx_ctx_space(ctx))
-        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_set_create: the mesh is not in the context's space");
+        return mmx__fail(ctx, MMX_ERR_SPACE, "%s: the mesh is not in the context's space", fn);
     if (adj && (adj->space != mesh->space || adj->nverts != mesh->M->nrows || adj->nfaces != mesh->M->ncols))
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_create: the adjacency is not the mesh's");
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: the adjacency is not the mesh's", fn);
 
     mmx_adjacency *own_adj = NULL;
     if (!adj) {
@@ -86,12 +92,12 @@ mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_ad
         if (mesh->space == MMX_SPACE_DEVICE) {
             /* The adjacency knows the common order; M's colptr is on the device. */
             ps->order = mesh->M->order ? mesh->M->order : adj->face_order;
-            s = mmx__patch_build_cuda(ctx, mesh->M, mesh->pos, adj->fe, adj->ev, ps);
+            s = mmx__patch_build_cuda(ctx, mesh->M, mesh->pos, adj->fe, adj->ev, label, ps);
         } else {
             s = mmx__mesh_host_view(ctx, mesh, &hm);
             if (!s) {
                 ps->order = common_order(hm->M);
-                s = mmx__patch_build_host(ctx, hm->M, hm->pos, adj->fe, adj->ev, ps);
+                s = mmx__patch_build_host(ctx, hm->M, hm->pos, adj->fe, adj->ev, label, ps);
             }
         }
         if (s) {
@@ -103,6 +109,37 @@ mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_ad
     mmx_adjacency_free(own_adj);
     if (!s) *out = ps;
     return s;
+}
+
+mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                const mmx_patch_options *opts, mmx_patch_set **out)
+{
+    return create(ctx, "mmx_patch_set_create", mesh, NULL, adj, opts, out);
+}
+
+mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *face_label,
+                                const mmx_adjacency *adj, const mmx_patch_options *opts,
+                                mmx_patch_set **out)
+{
+    if (!face_label && mesh && mesh->M && mesh->M->ncols > 0) {
+        if (out) *out = NULL;
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_follow: NULL face_label");
+    }
+    static const mmx_index none = 0; /* a mesh without faces reads no label */
+    return create(ctx, "mmx_patch_set_follow", mesh, face_label ? face_label : &none, adj, opts,
+                  out);
+}
+
+mmx_status mmx_patch_set_face_patch(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out)
+{
+    if (!ctx || !ps || !out)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_face_patch: NULL argument");
+    if (ps->space != mmx_ctx_space(ctx))
+        return mmx__fail(ctx, MMX_ERR_SPACE,
+                         "mmx_patch_set_face_patch: the set is not in the context's space");
+    if (ps->nfaces == 0) return MMX_OK;
+    return mmx_mem_copy(ctx, out, ps->space, ps->face_patch, ps->space,
+                        (size_t)ps->nfaces * sizeof *out);
 }
 
 mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_stats *st)
