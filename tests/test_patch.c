@@ -1315,9 +1315,9 @@ Test(patch, gpu_follow_matches_host)
 {
     mmx_ctx *dctx = tu_cuda_ctx_or_skip();
     mmx_ctx *hctx = tu_host_ctx();
-    /* After rounds of splits (patches grown and re-cut) and collapses (shrunk). */
-    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_FACE_SPLIT,
-                                     MMX_CAVITY_EDGE_COLLAPSE};
+    /* After rounds of collapses (patches shrunk) and splits (grown and re-cut). */
+    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_SPLIT,
+                                     MMX_CAVITY_FACE_SPLIT};
     mmx_mesh *meshes[2] = {tu_shape(hctx, "icosphere:4"), tri_grid(hctx, 40, 30)};
     const int Ss[] = {7, 16, 300, 512};
     for (int t = 0; t < 2; t++)
