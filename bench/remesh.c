@@ -116,7 +116,9 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level,
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(cuda);
     mmx_mesh *d = NULL;
     BU_MMX(cuda, mmx_mesh_copy(cuda, nef, MMX_SPACE_DEVICE, &d));
-    remesh_arg a = {cuda, d, NULL, {0}};
+    remesh_arg a;
+    memset(&a, 0, sizeof a);
+    a.ctx = cuda, a.in = d;
     const double cu_ms = bu_time(st, 1, reps, run_remesh, &a);
     if (cu_ms < 0) {
         fprintf(stderr, "remesh: %s: mmx_remesh on CUDA failed: %s\n", name, mmx_ctx_error(cuda));

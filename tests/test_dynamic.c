@@ -9,6 +9,7 @@
 #include "testutil.h"
 #include "dynamic/dynamic_internal.h" /* the topology update, checked against a rebuild */
 #include "dynamic/sc_step.h"           /* the shared split and collapse steps */
+#include "dynamic/vremove_step.h"      /* the vertex removal's choice of u */
 
 #define PI 3.14159265358979323846
 
@@ -1829,6 +1830,600 @@ Test(cavity, cuda_relocation_with_quality_bound_matches_host)
         mmx_mesh_free(dm);
         mmx_mesh_free(hm);
     }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* ---- vertex removal and user cavities ------------------------------------------------------ */
+
+/* A regular hexagon fan: centre 0 at the origin, ring 1..6 counter-clockwise, faces
+ * (0, i, i + 1). */
+static mmx_mesh *hexagon_fan(mmx_ctx *ctx, int with_pos)
+{
+    float pos[21] = {0};
+    mmx_index verts[18];
+    for (int i = 0; i < 6; i++) {
+        pos[3 * (i + 1)] = (float)cos(PI / 3 * i);
+        pos[3 * (i + 1) + 1] = (float)sin(PI / 3 * i);
+        verts[3 * i] = 0, verts[3 * i + 1] = i + 1, verts[3 * i + 2] = i < 5 ? i + 2 : 1;
+    }
+    return tu_triangles(ctx, 7, 6, verts, with_pos ? pos : NULL);
+}
+
+static void expect_valid_mesh(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
+{
+    mmx_mesh_validation r;
+    const mmx_mesh_expect x = {1, euler, 1, loops};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
+    cr_assert(r.valid, "%s", r.problem);
+}
+
+Test(vremove, hexagon_centre)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    for (int with_pos = 0; with_pos < 2; with_pos++) {
+        mmx_mesh *m = hexagon_fan(ctx, with_pos), *out = NULL;
+        const mmx_index seeds[3] = {1, 0, 0}; /* a boundary vertex, the centre, a copy */
+        mmx_cavity_seed sd[3];
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, seeds, 3, 0, &out, &c, sd));
+        cr_assert(c.proposed == 3 && c.kept == 1 && c.invalid == 1 && c.conflicts == 1);
+        cr_assert_eq(sd[0].outcome, MMX_CAVITY_INVALID);
+        cr_assert(sd[0].faces[0] == -1 && sd[0].faces[1] == -1 && sd[0].vertex == -1);
+        cr_assert_eq(sd[1].outcome, MMX_CAVITY_KEPT);
+        cr_assert_eq(sd[2].outcome, MMX_CAVITY_CONFLICT);
+        /* u = 1, the lowest neighbour: edge {0, 1}'s faces 0 = (0, 1, 2) (running it from 0)
+         * and 5 = (0, 6, 1); u's new number 0. */
+        cr_assert(sd[1].faces[0] == 0 && sd[1].faces[1] == 5, "%d %d", sd[1].faces[0], sd[1].faces[1]);
+        cr_assert_eq(sd[1].vertex, 0);
+        cr_assert_eq(sd[1].priority, mmx_cavity_priority(0, 0));
+        cr_assert_eq(mmx_mesh_nverts(out), 6);
+        cr_assert_eq(mmx_mesh_nfaces(out), 4);
+        /* Faces 1..4 (0, i, i + 1), i = 2..5, with 0 -> 1, then every vertex w -> w - 1. */
+        for (mmx_index f = 0; f < 4; f++) {
+            const mmx_index *g = out->M->rowidx + 3 * f;
+            cr_assert(g[0] == 0 && g[1] == f + 1 && g[2] == f + 2, "face %d: %d %d %d", f, g[0],
+                      g[1], g[2]);
+        }
+        if (with_pos) {
+            cr_assert_eq(memcmp(out->pos, m->pos + 3, 18 * sizeof(float)), 0);
+            expect_valid_mesh(ctx, out, 1, 1);
+        } else {
+            cr_assert_null(out->pos);
+        }
+        mmx_mesh_free(out);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* A square pyramid closed by two top faces: e1..e4 = 0..3 around the square, b = 4 below.
+ * Removing 2: u = 0 fails the link condition (0 and 2 share 1, 3 and 4), u = 1 is taken. */
+Test(vremove, link_condition_picks_the_next_neighbour)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const float pos[15] = {1, 0, 0, 0, 1, 0, -1, 0, 0, 0, -1, 0, 0, 0, -1};
+    const mmx_index verts[18] = {0, 1, 2, 0, 2, 3, 4, 1, 0, 4, 2, 1, 4, 3, 2, 4, 0, 3};
+    for (int with_pos = 0; with_pos < 2; with_pos++) {
+        mmx_mesh *m = tu_triangles(ctx, 5, 6, verts, with_pos ? pos : NULL), *out = NULL;
+        expect_valid_mesh(ctx, m, 2, 0);
+        const mmx_index seed = 2;
+        mmx_cavity_seed sd;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, &seed, 1, 3, &out, &c, &sd));
+        cr_assert_eq(c.kept, 1);
+        cr_assert_eq(sd.vertex, 1);
+        /* Edge {1, 2}: face 0 = (0, 1, 2) runs it from 1, face 3 = (4, 2, 1) from 2. */
+        cr_assert(sd.faces[0] == 0 && sd.faces[1] == 3);
+        cr_assert_eq(mmx_mesh_nverts(out), 4);
+        cr_assert_eq(mmx_mesh_nfaces(out), 4);
+        expect_valid_mesh(ctx, out, 2, 0); /* a tetrahedron */
+        /* Now every vertex is a tetrahedron's tip: each one refused. */
+        const mmx_index all[4] = {0, 1, 2, 3};
+        mmx_cavity_seed s4[4];
+        mmx_mesh *again = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, out, all, 4, 0, &again, &c, s4));
+        cr_assert(c.invalid == 4 && c.kept == 0);
+        cr_assert_eq(mmx_mesh_nfaces(again), 4);
+        mmx_mesh_free(again);
+        mmx_mesh_free(out);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(vremove, refusals)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = hexagon_fan(ctx, 1), *out = NULL;
+    const mmx_index bad = 7;
+    cr_assert_eq(mmx_cavity_vertex_remove_round(ctx, m, &bad, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "vertex 7"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(out);
+    /* Vertex 2 pulled in to (0.1, 0.3), a reflex corner seen from the centre but not from
+     * 1: u = 1 would fold (0, 2, 3) into (1, 2, 3), so u = 2 is taken (its new number 1),
+     * edge {0, 2}'s faces 1 = (0, 2, 3) (running it from 0) and 0 = (0, 1, 2). */
+    float pos[21];
+    memcpy(pos, m->pos, sizeof pos);
+    pos[3 * 2] = 0.1f, pos[3 * 2 + 1] = 0.3f;
+    mmx_mesh *w = tu_triangles(ctx, 7, 6, m->M->rowidx, pos);
+    expect_valid_mesh(ctx, w, 1, 1);
+    const mmx_index c0 = 0;
+    mmx_cavity_seed sd;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, w, &c0, 1, 0, &out, NULL, &sd));
+    cr_assert_eq(sd.outcome, MMX_CAVITY_KEPT);
+    cr_assert(sd.faces[0] == 1 && sd.faces[1] == 0 && sd.vertex == 1, "%d %d %d", sd.faces[0],
+              sd.faces[1], sd.vertex);
+    expect_valid_mesh(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(w);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Rounds of vertex removal with every vertex (and a fifth again) as seeds: the kept seeds'
+ * cavities disjoint, each output valid with the input's Euler characteristic and loops, one
+ * vertex and two faces fewer per kept seed. */
+static void vremove_rounds(mmx_mesh *in, int64_t euler, mmx_index loops, int rounds)
+{
+    mmx_ctx *ctx = in->ctx;
+    mmx_mesh *cur = in;
+    int kept = 0;
+    for (int r = 0; r < rounds; r++) {
+        const mmx_index nv = mmx_mesh_nverts(cur), n = nv + nv / 5;
+        mmx_index *seeds = malloc((size_t)n * sizeof *seeds);
+        mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd);
+        cr_assert(seeds && sd);
+        for (mmx_index i = 0; i < n; i++) seeds[i] = i < nv ? i : (mmx_index)((i * 7) % nv);
+        mmx_mesh *out = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, cur, seeds, n, (uint32_t)r, &out,
+                                                           &c, sd));
+        cr_assert_eq(c.proposed, c.kept + c.invalid + c.conflicts);
+        cr_assert_eq(mmx_mesh_nverts(out), nv - c.kept);
+        cr_assert_eq(mmx_mesh_nfaces(out), mmx_mesh_nfaces(cur) - 2 * c.kept);
+        kept += c.kept;
+        /* The kept cavities (faces at v and at its u, by the shared step) are disjoint, and
+         * every conflict meets a kept one. */
+        mmx__flip_topo t;
+        MMX_OK_OR_FAIL(ctx, mmx__flip_topo_build(ctx, cur, "test", &t));
+        const mmx__sc_view v = mmx__sc_host_view(&t);
+        int *owner = malloc((size_t)mmx_mesh_nfaces(cur) * sizeof *owner);
+        mmx_index *ring = malloc(2 * (size_t)mmx_mesh_nfaces(cur) * sizeof *ring);
+        cr_assert(owner && ring);
+        for (mmx_index f = 0; f < mmx_mesh_nfaces(cur); f++) owner[f] = -1;
+        for (int pass = 0; pass < 2; pass++)
+            for (mmx_index i = 0; i < n; i++) {
+                if (sd[i].outcome != (pass ? MMX_CAVITY_CONFLICT : MMX_CAVITY_KEPT)) continue;
+                mmx_cavity_seed x;
+                const mmx_index u = mmx__vr_choose(&v, cur->pos, seeds[i], (uint32_t)r, &x);
+                cr_assert(u >= 0 && memcmp(x.faces, sd[i].faces, sizeof x.faces) == 0);
+                const mmx_index len = mmx__vr_ring(&v, seeds[i], u, ring);
+                int meets = 0;
+                for (mmx_index q = 0; q < len; q++) {
+                    const int o = owner[ring[q]];
+                    if (!pass) cr_assert(o == -1 || o == (int)i, "seeds %d and %d share face %d",
+                                         o, (int)i, ring[q]);
+                    if (!pass) owner[ring[q]] = (int)i;
+                    meets |= o >= 0;
+                }
+                if (pass) cr_assert(meets, "seed %d: a conflict with no kept cavity", (int)i);
+            }
+        free(owner);
+        free(ring);
+        mmx__flip_topo_free(&t);
+        expect_valid_mesh(ctx, out, euler, loops);
+        if (cur != in) mmx_mesh_free(cur);
+        cur = out;
+        free(seeds);
+        free(sd);
+    }
+    cr_assert(kept > 0);
+    if (cur != in) mmx_mesh_free(cur);
+}
+
+Test(vremove, random_rounds_stay_valid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 12, 9, 3), *s = noisy_icosphere(ctx, 4);
+    vremove_rounds(g, 1, 1, 3);
+    vremove_rounds(s, 2, 0, 4);
+    mmx_mesh *bare = tu_triangles(ctx, mmx_mesh_nverts(s), mmx_mesh_nfaces(s), s->M->rowidx, NULL);
+    mmx_mesh_validation r;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, bare, NULL, &r));
+    vremove_rounds(bare, 2, 0, 3);
+    mmx_mesh_free(bare);
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_ctx_free(ctx);
+}
+
+Test(user_cavity, hexagon_fan_refilled)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = hexagon_fan(ctx, 1), *out = NULL;
+    /* Its faces in a scrambled order: the numbering does not depend on it. */
+    const mmx_index ptr[2] = {0, 6}, faces[6] = {3, 1, 5, 0, 4, 2};
+    mmx_cavity_seed sd;
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, 1, NULL, 2, &out, &c, &sd));
+    cr_assert(c.proposed == 1 && c.kept == 1 && c.invalid == 0 && c.conflicts == 0);
+    cr_assert_eq(sd.outcome, MMX_CAVITY_KEPT);
+    cr_assert_eq(sd.vertex, 7);
+    cr_assert_eq(sd.priority, mmx_cavity_priority(0, 2));
+    cr_assert_eq(mmx_mesh_nverts(out), 8);
+    cr_assert_eq(mmx_mesh_nfaces(out), 6);
+    /* The fan in loop order from the smallest loop vertex, 1: (i, i + 1, 7). */
+    for (mmx_index f = 0; f < 6; f++) {
+        const mmx_index *g = out->M->rowidx + 3 * f;
+        cr_assert(g[0] == f + 1 && g[1] == (f < 5 ? f + 2 : 1) && g[2] == 7, "face %d: %d %d %d",
+                  f, g[0], g[1], g[2]);
+    }
+    /* The new vertex: the loop's coordinates summed in double in loop order, over 6. */
+    for (int k = 0; k < 3; k++) {
+        double s = 0;
+        for (int i = 1; i <= 6; i++) s += (double)m->pos[3 * i + k];
+        cr_assert_eq(out->pos[21 + k], (float)(s / 6.0));
+    }
+    cr_assert_eq(memcmp(out->pos, m->pos, 21 * sizeof(float)), 0); /* vertex 0 kept, isolated */
+    mmx_mesh_validation r;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, out, NULL, &r));
+    cr_assert(r.valid, "%s", r.problem);
+    cr_assert_eq(r.stats.euler, 1);
+    cr_assert_eq(r.stats.isolated_verts, 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Sets that are no disk, or a bad fill, are refused; one face alone is a disk; two cavities
+ * sharing a face conflict by the priorities given. */
+Test(user_cavity, refusals_and_conflicts)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = hexagon_fan(ctx, 1), *out = NULL;
+    /* 0: {0, 2} not connected; 1: {1, 1} repeated; 2: {} empty; 3: {4} a disk; 4: {3, 4} a
+     * disk sharing face 4 with cavity 3; 5: {1, 2, 3} a disk (half the hexagon, the centre on
+     * its loop) sharing face 3 with cavity 4 */
+    const mmx_index ptr[7] = {0, 2, 4, 4, 5, 7, 10};
+    const mmx_index faces[10] = {0, 2, 1, 1, 4, 3, 4, 1, 2, 3};
+    const uint64_t pri[6] = {0, 1, 2, 9, 3, 4};
+    mmx_cavity_seed sd[6];
+    mmx_cavity_counts c;
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, 6, pri, 0, &out, &c, sd));
+    cr_assert_eq(sd[0].outcome, MMX_CAVITY_INVALID);
+    cr_assert_eq(sd[1].outcome, MMX_CAVITY_INVALID);
+    cr_assert_eq(sd[2].outcome, MMX_CAVITY_INVALID);
+    cr_assert_eq(sd[4].outcome, MMX_CAVITY_KEPT);  /* priority 3 before 9 */
+    cr_assert_eq(sd[3].outcome, MMX_CAVITY_CONFLICT);
+    cr_assert_eq(sd[5].outcome, MMX_CAVITY_CONFLICT); /* shares face 3 with cavity 4 */
+    cr_assert_eq(sd[3].priority, 9u);
+    cr_assert(c.kept == 1 && c.invalid == 3 && c.conflicts == 2);
+    /* Faces 0, 1, 2, 5 survive in order, then cavity 4's fan of 4 faces; vertex 7 new. */
+    cr_assert_eq(mmx_mesh_nfaces(out), 8);
+    cr_assert_eq(mmx_mesh_nverts(out), 8);
+    cr_assert_eq(sd[4].vertex, 7);
+    cr_assert_eq(memcmp(out->M->rowidx, m->M->rowidx, 9 * sizeof(mmx_index)), 0);
+    cr_assert_eq(memcmp(out->M->rowidx + 9, m->M->rowidx + 15, 3 * sizeof(mmx_index)), 0);
+    expect_valid_mesh(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    /* The whole closed icosphere has no boundary loop; bad arguments. */
+    mmx_mesh *ico = tu_shape(ctx, "icosphere:1");
+    const mmx_index nf = mmx_mesh_nfaces(ico);
+    mmx_index *all = malloc((size_t)nf * sizeof *all);
+    for (mmx_index f = 0; f < nf; f++) all[f] = f;
+    const mmx_index p1[2] = {0, nf};
+    MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, ico, p1, all, 1, NULL, 0, &out, &c, sd));
+    cr_assert_eq(sd[0].outcome, MMX_CAVITY_INVALID);
+    mmx_mesh_free(out);
+    const mmx_index badf[1] = {6}, pb[2] = {0, 1}, pd[3] = {0, 1, 0};
+    cr_assert_eq(mmx_cavity_user_round(ctx, m, pb, badf, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 6"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_cavity_user_round(ctx, m, pd, faces, 2, NULL, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert_null(out);
+    free(all);
+    mmx_mesh_free(ico);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Random cavities on mesh m for round r: the one-rings of random vertices (disks, on the
+ * boundary too), pairs of faces, single faces, and some unions of two one-rings (often not
+ * disks), cav_ptr/cav_faces malloc'ed. */
+static mmx_index random_cavities(const mmx_mesh *m, uint32_t seed, mmx_index **ptr_out,
+                                 mmx_index **faces_out)
+{
+    const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
+    const mmx_index *verts = m->M->rowidx;
+    const mmx_index n = nv / 3 + 4;
+    mmx_index *ptr = malloc(((size_t)n + 1) * sizeof *ptr);
+    mmx_index *faces = malloc((size_t)n * 64 * sizeof *faces);
+    cr_assert(ptr && faces);
+    ptr[0] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_index k = ptr[i];
+        const uint32_t kind = tu_rng(&seed) % 8;
+        const mmx_index v = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
+        const mmx_index w = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
+        if (kind < 5 || kind == 7) { /* the faces at v (and at w: a union) */
+            for (mmx_index f = 0; f < nf && k - ptr[i] < 60; f++)
+                for (int c = 0; c < 3; c++)
+                    if (verts[3 * f + c] == v || (kind == 7 && verts[3 * f + c] == w)) {
+                        faces[k++] = f;
+                        break;
+                    }
+        } else {
+            faces[k++] = (mmx_index)(tu_rng(&seed) % (uint32_t)nf);
+            if (kind == 6) faces[k++] = (mmx_index)(tu_rng(&seed) % (uint32_t)nf);
+        }
+        ptr[i + 1] = k;
+    }
+    *ptr_out = ptr;
+    *faces_out = faces;
+    return n;
+}
+
+static void user_rounds(mmx_mesh *in, int64_t euler, mmx_index loops, int rounds)
+{
+    mmx_ctx *ctx = in->ctx;
+    mmx_mesh *cur = in;
+    int kept = 0, invalid = 0;
+    for (int r = 0; r < rounds; r++) {
+        mmx_index *ptr = NULL, *faces = NULL;
+        const mmx_index n = random_cavities(cur, 11u + (uint32_t)r, &ptr, &faces);
+        mmx_cavity_seed *sd = malloc((size_t)n * sizeof *sd);
+        mmx_mesh *out = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, cur, ptr, faces, n, NULL, (uint32_t)r,
+                                                  &out, &c, sd));
+        cr_assert_eq(c.proposed, c.kept + c.invalid + c.conflicts);
+        cr_assert_eq(mmx_mesh_nverts(out), mmx_mesh_nverts(cur) + c.kept);
+        kept += c.kept, invalid += c.invalid;
+        expect_valid_mesh(ctx, out, euler, loops);
+        if (cur != in) mmx_mesh_free(cur);
+        cur = out;
+        free(ptr);
+        free(faces);
+        free(sd);
+    }
+    cr_assert(kept > 0 && invalid > 0, "kept %d invalid %d", kept, invalid);
+    if (cur != in) mmx_mesh_free(cur);
+}
+
+Test(user_cavity, random_rounds_stay_valid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *g = jittered_grid(ctx, 10, 8, 5), *s = noisy_icosphere(ctx, 2);
+    user_rounds(g, 1, 1, 3);
+    user_rounds(s, 2, 0, 3);
+    mmx_mesh_free(g);
+    mmx_mesh_free(s);
+    mmx_ctx_free(ctx);
+}
+
+/* On a flat 3 x 3 grid of cut cells: an L of five cells, a disk whose loop's centroid lies
+ * outside it, so some fan face folds: refused with positions, kept without; and the ring of
+ * the eight outer cells, an annulus (two loops): refused either way. */
+Test(user_cavity, folding_fan_refused)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    float pos[48];
+    mmx_index verts[54];
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 4; i++) {
+            float *p = pos + 3 * (j * 4 + i);
+            p[0] = (float)i, p[1] = (float)j, p[2] = 0;
+        }
+    for (int j = 0; j < 3; j++)
+        for (int i = 0; i < 3; i++) {
+            const mmx_index a = j * 4 + i, b = a + 1, c = a + 5, d = a + 4;
+            mmx_index *v = verts + 6 * (j * 3 + i);
+            v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
+        }
+    mmx_index ptr[3] = {0, 10, 26}, faces[26] = {0, 1, 2, 3, 4, 5, 6, 7, 12, 13};
+    for (mmx_index f = 0, k = 10; f < 18; f++)
+        if (f != 8 && f != 9) faces[k++] = f; /* all but the centre cell's two faces */
+    for (int with_pos = 0; with_pos < 2; with_pos++) {
+        mmx_mesh *m = tu_triangles(ctx, 16, 18, verts, with_pos ? pos : NULL), *out = NULL;
+        expect_valid_mesh(ctx, m, 1, 1);
+        mmx_cavity_seed sd[2];
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, 2, NULL, 0, &out, NULL, sd));
+        cr_assert_eq(sd[0].outcome, with_pos ? MMX_CAVITY_INVALID : MMX_CAVITY_KEPT);
+        cr_assert_eq(sd[1].outcome, MMX_CAVITY_INVALID);
+        /* Without positions: 12 loop edges, so 8 survivors and a fan of 12. */
+        cr_assert_eq(mmx_mesh_nfaces(out), with_pos ? 18 : 20);
+        mmx_mesh_free(out);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* ---- vertex removal and user cavities on CUDA: the host's bytes ----------------------------- */
+
+/* The host's and the device's results of one round: counts, per-seed records and the output
+ * meshes byte for byte (sizes, faces, positions). */
+static void same_round(mmx_ctx *cu, const char *what, int k, const mmx_cavity_counts *hc,
+                       const mmx_cavity_counts *dc, const mmx_cavity_seed *hs,
+                       const mmx_cavity_seed *ds, mmx_index n, const mmx_mesh *hn,
+                       const mmx_mesh *dn)
+{
+    cr_assert_eq(memcmp(hc, dc, sizeof *hc), 0, "%s round %d: counts %d/%d/%d host, %d/%d/%d cuda",
+                 what, k, hc->kept, hc->invalid, hc->conflicts, dc->kept, dc->invalid,
+                 dc->conflicts);
+    for (mmx_index i = 0; i < n; i++)
+        cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
+                     "%s round %d seed %d: outcome %d faces %d %d vertex %d host, outcome %d "
+                     "faces %d %d vertex %d cuda", what, k, i, hs[i].outcome, hs[i].faces[0],
+                     hs[i].faces[1], hs[i].vertex, ds[i].outcome, ds[i].faces[0], ds[i].faces[1],
+                     ds[i].vertex);
+    mmx_mesh *back = to_space(cu, dn, MMX_SPACE_HOST);
+    const mmx_index nv = mmx_mesh_nverts(hn), nf = mmx_mesh_nfaces(hn);
+    cr_assert_eq(mmx_mesh_nverts(back), nv, "%s round %d", what, k);
+    cr_assert_eq(mmx_mesh_nfaces(back), nf, "%s round %d", what, k);
+    cr_assert_eq(back->M->order, 3);
+    cr_assert_eq(memcmp(back->M->rowidx, hn->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)), 0,
+                 "%s round %d: faces differ", what, k);
+    cr_assert_eq(!back->pos, !hn->pos);
+    if (hn->pos)
+        cr_assert_eq(memcmp(back->pos, hn->pos, 3 * (size_t)nv * sizeof(float)), 0,
+                     "%s round %d: positions differ", what, k);
+    mmx_mesh_free(back);
+}
+
+/* Rounds of vertex removal, then rounds of user cavities (random ones, with the hash
+ * priorities and then with user priorities that tie often), on the host and on CUDA from the
+ * same input, each round on the previous round's outputs; seeds random vertices with repeats. */
+static void cuda_vr_user_match_host(mmx_ctx *cu, mmx_mesh *hm, uint32_t seed)
+{
+    mmx_ctx *host = hm->ctx;
+    if (!cu) cu = host; /* the host against itself: the same bytes on a second run */
+    mmx_mesh *dm = to_space(cu, hm, cu == host ? MMX_SPACE_HOST : MMX_SPACE_DEVICE);
+    mmx_mesh *hcur = hm, *dcur = dm;
+    int kept = 0, conflicts = 0;
+    /* No seeds: the mesh as it was. */
+    mmx_mesh *none = NULL;
+    mmx_cavity_counts c0;
+    MMX_OK_OR_FAIL(cu, mmx_cavity_vertex_remove_round(cu, dm, NULL, 0, 0, &none, &c0, NULL));
+    cr_assert(c0.proposed == 0 && c0.kept == 0);
+    mmx_mesh_free(none);
+    MMX_OK_OR_FAIL(cu, mmx_cavity_user_round(cu, dm, NULL, NULL, 0, NULL, 0, &none, &c0, NULL));
+    cr_assert(c0.proposed == 0 && c0.kept == 0);
+    mmx_mesh_free(none);
+    for (int k = 0; k < 6; k++) {
+        const int user = k >= 3;
+        mmx_cavity_counts hc, dc;
+        mmx_mesh *hn = NULL, *dn = NULL;
+        mmx_index n, *seeds = NULL, *ptr = NULL, *faces = NULL;
+        uint64_t *pri = NULL;
+        if (!user) {
+            const mmx_index nv = mmx_mesh_nverts(hcur);
+            n = nv + nv / 5;
+            seeds = malloc((size_t)n * sizeof *seeds);
+            cr_assert(seeds);
+            for (mmx_index i = 0; i < n; i++)
+                seeds[i] = i % 2 ? (mmx_index)(tu_rng(&seed) % (uint32_t)nv) : i / 2 % nv;
+        } else {
+            n = random_cavities(hcur, seed + (uint32_t)k, &ptr, &faces);
+            if (k == 5) {
+                pri = malloc((size_t)n * sizeof *pri);
+                cr_assert(pri);
+                for (mmx_index i = 0; i < n; i++) pri[i] = tu_rng(&seed) % 4; /* many ties */
+            }
+        }
+        mmx_cavity_seed *hs = malloc((size_t)n * sizeof *hs), *ds = malloc((size_t)n * sizeof *ds);
+        cr_assert(hs && ds);
+        if (!user) {
+            MMX_OK_OR_FAIL(host, mmx_cavity_vertex_remove_round(host, hcur, seeds, n, (uint32_t)k,
+                                                                &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_vertex_remove_round(cu, dcur, seeds, n, (uint32_t)k,
+                                                              &dn, &dc, ds));
+        } else {
+            MMX_OK_OR_FAIL(host, mmx_cavity_user_round(host, hcur, ptr, faces, n, pri, (uint32_t)k,
+                                                       &hn, &hc, hs));
+            MMX_OK_OR_FAIL(cu, mmx_cavity_user_round(cu, dcur, ptr, faces, n, pri, (uint32_t)k,
+                                                     &dn, &dc, ds));
+        }
+        kept += hc.kept > 0;
+        conflicts += hc.conflicts > 0;
+        same_round(cu, user ? "user" : "vremove", k, &hc, &dc, hs, ds, n, hn, dn);
+        if (hcur != hm) mmx_mesh_free(hcur);
+        if (dcur != dm) mmx_mesh_free(dcur);
+        hcur = hn, dcur = dn;
+        free(seeds);
+        free(ptr);
+        free(faces);
+        free(pri);
+        free(hs);
+        free(ds);
+    }
+    cr_assert(kept == 6 && conflicts > 0, "kept in %d rounds, conflicts in %d", kept, conflicts);
+    if (hcur != hm) mmx_mesh_free(hcur);
+    if (dcur != dm) mmx_mesh_free(dcur);
+    mmx_mesh_free(dm);
+}
+
+/* The comparison's host half against a second host run (cu NULL): deterministic bytes, and
+ * rounds that keep and conflict, so the GPU tests below compare something. */
+Test(vremove, host_rounds_repeat_their_bytes)
+{
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 20, 15, 21);
+    cuda_vr_user_match_host(NULL, m, 1);
+    mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m), m->M->rowidx, NULL);
+    cuda_vr_user_match_host(NULL, bare, 7);
+    mmx_mesh_free(bare);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+}
+
+Test(cavity, cuda_vremove_user_match_host_grid)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = jittered_grid(host, 40, 30, 21);
+    cuda_vr_user_match_host(cu, m, 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_vremove_user_match_host_spheres)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 1; seed <= 3; seed++) {
+        mmx_mesh *m = noisy_icosphere(host, seed);
+        cuda_vr_user_match_host(cu, m, seed);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* Random diagonals, and one without positions (the topological checks only). */
+Test(cavity, cuda_vremove_user_match_host_random)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    for (uint32_t seed = 5; seed <= 7; seed++) {
+        mmx_mesh *m = random_grid(host, 30 + (int)seed, 25, seed);
+        cuda_vr_user_match_host(cu, m, seed);
+        if (seed == 7) {
+            mmx_mesh *bare = tu_triangles(host, mmx_mesh_nverts(m), mmx_mesh_nfaces(m),
+                                          m->M->rowidx, NULL);
+            cuda_vr_user_match_host(cu, bare, seed);
+            mmx_mesh_free(bare);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+Test(cavity, cuda_vremove_user_match_host_bigguy)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *m = bigguy_triangles(host);
+    cuda_vr_user_match_host(cu, m, 9);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* The CUDA rounds refuse what the host refuses, with the same sentences. */
+Test(cavity, cuda_vremove_user_refusals)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_mesh *hm = hexagon_fan(host, 1), *dm = to_space(cu, hm, MMX_SPACE_DEVICE), *out = NULL;
+    const mmx_index bad = 7, ptr[2] = {0, 1}, face = 6;
+    cr_assert_eq(mmx_cavity_vertex_remove_round(cu, dm, &bad, 1, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "vertex 7"), "%s", mmx_ctx_error(cu));
+    cr_assert_eq(mmx_cavity_user_round(cu, dm, ptr, &face, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(cu), "face 6"), "%s", mmx_ctx_error(cu));
+    /* A host mesh on CUDA, a device mesh on the host. */
+    const mmx_index zero = 0;
+    cr_assert_eq(mmx_cavity_vertex_remove_round(cu, hm, &zero, 1, 0, &out, NULL, NULL), MMX_ERR_SPACE);
+    cr_assert_eq(mmx_cavity_user_round(host, dm, ptr, &zero, 1, NULL, 0, &out, NULL, NULL), MMX_ERR_SPACE);
+    cr_assert_null(out);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(hm);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

@@ -8,13 +8,17 @@
  * that do not conflict, chosen by fixed priorities (never by which thread wins a race, so the
  * result is the same bytes every run), and fills the kept ones.
  *
- * The operator takes triangle meshes. Every template (edge flips, and so Delaunay, edge
- * splits, edge collapses, face splits, vertex moves) runs on both backends with identical
- * results (the same kept cavities, the same numbering, the same output bytes): the CUDA round
- * builds each cavity with the host's code (src/dynamic/flip_step.h, sc_step.h, reloc_step.h)
- * and chooses the kept set by a parallel rule proved equal to the host's greedy pass
+ * The operator takes triangle meshes. Edge flips (and so Delaunay), edge splits, edge
+ * collapses, face splits and vertex moves run on both backends with identical results (the
+ * same kept cavities, the same numbering, the same output bytes): the CUDA round builds each
+ * cavity with the host's code (src/dynamic/flip_step.h, sc_step.h, reloc_step.h) and chooses
+ * the kept set by a parallel rule proved equal to the host's greedy pass
  * (src/dynamic/select.cu, shared by every template; a face split's cavity is its face alone,
  * so there it is the first copy of each valid face, face_split.cu).
+ * Vertex removal (a half-edge collapse of the seed vertex onto a neighbour) and user
+ * cavities (a face set the caller names, refilled by a fan from its boundary loop's centroid)
+ * run on both backends with identical results as well (their shared steps in
+ * src/dynamic/vremove_step.h and user_step.h).
  * Isotropic remeshing (mmx_remesh) runs on both backends with identical results too: each of
  * its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds the device
  * rounds of the templates.
@@ -57,7 +61,8 @@ typedef enum mmx_cavity_kind {
                                     against its own old normal). An interior edge between
                                     boundary vertices, or one with a boundary end, is refused */
     /* The templates below are seeded by a face or a vertex, not an edge: they run through
-     * their own rounds (mmx_cavity_face_split_round, mmx_cavity_relocate_round), with the same
+     * their own rounds (mmx_cavity_face_split_round, mmx_cavity_relocate_round,
+     * mmx_cavity_vertex_remove_round; mmx_cavity_user_round takes face sets), with the same
      * selection rule; mmx_cavity_round takes the edge templates above only. */
     MMX_CAVITY_FACE_SPLIT = 3,   /* seed: a face (a, b, c). cavity: the face; fill: a new vertex
                                     m at its centroid, the face replaced by (a, b, m) (the same
@@ -68,7 +73,7 @@ typedef enum mmx_cavity_kind {
                                     degenerate or folded against the face's own normal (a
                                     degenerate face cannot be split). Two seeds conflict only
                                     when they name the same face */
-    MMX_CAVITY_VERTEX_MOVE = 4   /* seed: a vertex v with a target position. cavity: the faces
+    MMX_CAVITY_VERTEX_MOVE = 4,  /* seed: a vertex v with a target position. cavity: the faces
                                     at v (its one-ring); fill: v moved to its target, topology
                                     unchanged. Valid: v is in a face, the target is finite, and
                                     no face at v becomes degenerate or folded against its own
@@ -76,6 +81,24 @@ typedef enum mmx_cavity_kind {
                                     face (v and w lie on a common face), so in a kept set every
                                     face has at most one moved corner and each seed's check is
                                     exact for the moves made together */
+    MMX_CAVITY_VERTEX_REMOVE = 5 /* seed: a vertex v (mmx_cavity_vertex_remove_round). cavity:
+                                    the faces at v and at u, the neighbour it goes onto; fill:
+                                    the hole re-triangulated by a half-edge collapse of v onto
+                                    u: v disappears, u keeps its position, the two faces of
+                                    edge {v, u} vanish and v's other faces take u for v.
+                                    u = the lowest-numbered neighbour for which it is valid:
+                                    {v, u} has two faces running it opposite ways, (v, u, c)
+                                    and (u, v, d) up to rotation, c != d; v and u have exactly
+                                    c and d as common neighbours (the link condition); not a
+                                    tetrahedron's tip (v of valence 3 whose neighbours u, c, d
+                                    already make a face); with positions no face left at v
+                                    degenerate or folded against its own old normal. Invalid:
+                                    v in no face, on the boundary, or with no such u.
+                                    Numbering: vertices and faces compacted, survivors in
+                                    their order (vertex w becomes w minus the removed vertices
+                                    below it; faces likewise), as the edge collapse's. Two
+                                    seeds conflict when their cavities (both one-rings) share
+                                    a face */
 } mmx_cavity_kind;
 
 /* What became of one seed. */
@@ -98,8 +121,9 @@ typedef struct mmx_cavity_seed {
                                 is larger (dynamic.h's kinds); these are the faces it removes */
     mmx_index new_edge[2];   /* a flip: the edge the fill creates (lower end first), -1 -1 if
                                 invalid; -1 -1 for the other templates */
-    mmx_index vertex;        /* kept seeds: the vertex the fill makes (split) or keeps
-                                (collapse: a, by its number in the output); -1 otherwise */
+    mmx_index vertex;        /* kept seeds: the vertex the fill makes (split, face split, user
+                                cavity) or keeps (collapse: a; vertex removal: u; by its
+                                number in the output); -1 otherwise */
     uint64_t priority;       /* mmx_cavity_priority(edge, round) */
 } mmx_cavity_seed;
 
@@ -195,6 +219,69 @@ mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const m
                                      const float *targets, mmx_index n, uint32_t round,
                                      mmx_mesh **out, mmx_cavity_counts *counts,
                                      mmx_cavity_seed *per_seed);
+
+/* One round of vertex removal (MMX_CAVITY_VERTEX_REMOVE) on a triangle mesh in the context's
+ * space (a host mesh on the host backend; on CUDA a device mesh): seeds[0..n) are vertex
+ * numbers (a seed may repeat: the copy conflicts with the first). Priority of seed vertex v:
+ * mmx_cavity_priority(v, round); the kept set is the greedy pass in key order (priority,
+ * vertex, seed position), a cavity being the faces at v and at its chosen u. *out: a new mesh
+ * in the context's space, reduced form, one vertex and two faces fewer per kept seed,
+ * numbered as the kind says; positions of the survivors copied bit for bit. per_seed (may be
+ * NULL, else n entries): faces = edge {v, u}'s two faces (the one running it from its lower
+ * end first; -1 -1 when invalid), new_edge -1 -1, vertex = u's number in the output for a kept
+ * seed (-1 otherwise). seeds and per_seed are host arrays on either backend. CUDA gives the
+ * same outcomes, counts and output bytes as the host. Without positions only the topological
+ * checks are made. Tags, texture coordinates and normals are not carried over.
+ * Errors: MMX_ERR_ARG (NULL, n < 0, a seed outside [0, nverts), named), MMX_ERR_MESH (a face
+ * that is not a triangle, named), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: the adjacency's, O(valence(v) * sum of the neighbours' valences) per seed for the
+ * choice of u, O(n log n) for the order (CUDA: O(n) per step of the selection), O(nnz) for
+ * the fill. Synchronises: no on the host; on CUDA, the adjacency's one wait, one to read the
+ * rings' total, one per step of the selection, one to read the counts and the copy of
+ * per_seed. */
+mmx_status mmx_cavity_vertex_remove_round(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                          const mmx_index *seeds, mmx_index n, uint32_t round,
+                                          mmx_mesh **out, mmx_cavity_counts *counts,
+                                          mmx_cavity_seed *per_seed);
+
+/* One round of user cavities on a triangle mesh in the context's space (host mesh on the host
+ * backend, device mesh on CUDA): cavity i is the face set cav_faces[cav_ptr[i] ..
+ * cav_ptr[i + 1]) (host arrays on either backend, cav_ptr n + 1 entries, non-decreasing).
+ * Valid when:
+ *   - it holds at least one face and no face twice;
+ *   - every edge of its faces is held by at most one other of its faces, running it the
+ *     other way (an interior edge of the set; the others are its boundary edges);
+ *   - it is a topological disk: connected through its interior edges, Euler characteristic
+ *     V - E + F = 1 over its own vertices, edges and faces, and its boundary half-edges form
+ *     one simple loop (no vertex starts two of them) of at least 3 edges;
+ *   - every vertex of the set not on the loop has all its faces in the set;
+ *   - with positions, no fan face (below) is degenerate or folded against N, the sum of the
+ *     cavity's face normals (area-weighted, summed in cav_faces's order).
+ * Fill: a new vertex m at the loop's vertex centroid (their coordinates summed in double in
+ * loop order, divided by their number, rounded to float), the cavity's faces removed and a
+ * fan (p, q, m) added for each boundary half-edge p -> q (the orientation kept). The vertices
+ * inside the loop are kept, left without faces (isolated; their positions copied).
+ * Priority of cavity i: priority[i] (priority may be NULL: mmx_cavity_priority(i, round));
+ * key (priority, i), smallest first; the kept set is the greedy pass in key order, two
+ * cavities conflicting when they share a face.
+ * Numbering: vertices keep their numbers, the kept cavities' new vertices follow (nverts +
+ * rank in key order); faces: the survivors (faces in no kept cavity) in their order, then
+ * each kept cavity's fan in key order, its faces in loop order starting with the half-edge
+ * that leaves the loop's smallest vertex.
+ * *out: a new mesh in the context's space in the reduced form (no tags, normals, texture
+ * coordinates). counts (may be NULL) and per_seed (may be NULL, else n entries, host):
+ * faces -1 -1, new_edge -1 -1, vertex = the new vertex of a kept cavity (-1 otherwise),
+ * priority its key's priority. CUDA gives the same outcomes, counts and bytes as the host.
+ * Errors: MMX_ERR_ARG (NULL, n < 0, cav_ptr decreasing or negative, a face outside
+ * [0, nfaces), named), MMX_ERR_MESH (a face that is not a triangle, named), MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the adjacency's, O(k^2) per cavity of k faces, O(n log n)
+ * for the order, O(nnz) for the fill. Synchronises: no on the host; on CUDA, the adjacency's
+ * one wait, the copies of the inputs, one per step of the selection, one to read the counts
+ * and the copy of per_seed. */
+mmx_status mmx_cavity_user_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
+                                 const mmx_index *cav_faces, mmx_index n, const uint64_t *priority,
+                                 uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                 mmx_cavity_seed *per_seed);
 
 /* ---- Delaunay edge flips ------------------------------------------------------------------ */
 

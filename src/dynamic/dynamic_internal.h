@@ -193,6 +193,26 @@ mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_
                               uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                               mmx_cavity_seed *per_seed);
 
+/* Vertex removal and user cavity rounds on the device (vremove.cu, user_cavity.cu; the
+ * host's steps shared through vremove_step.h and user_step.h): mesh on the device, the other
+ * arrays host arrays as the public calls take them (checked by the caller: seeds are
+ * vertices; cavities name faces, cav_ptr ascending). The same outcomes, counts and bytes as
+ * the host rounds. Synchronises: vertex removal once to read the rings' total, user cavities
+ * once for the copies of its inputs; both once per step of the selection, once to read the
+ * counts and once to copy per_seed back. */
+mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                   mmx_index n, uint32_t round, mmx_mesh **out,
+                                   mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
+                                const mmx_index *cav_faces, mmx_index n, const uint64_t *priority,
+                                uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                mmx_cavity_seed *per_seed);
+
+/* A reduced triangle mesh on the device with nv vertices and nf faces, its rowidx and (with
+ * with_pos) positions uninitialised, for a device fill to write (vremove.cu). */
+mmx_status mmx__tri_dev_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_pos,
+                             mmx_mesh **out);
+
 /* ---- the shared device layers of the templates and the remesher ---------------------------
  *
  * A seed the device selection has not decided yet (besides mmx_cavity_outcome's KEPT 0,

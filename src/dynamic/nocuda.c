@@ -109,6 +109,24 @@ mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status 
     return s;
 }
 
+mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
+                                   mmx_index n, uint32_t round, mmx_mesh **out,
+                                   mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    (void)mesh, (void)seeds, (void)n, (void)round, (void)out, (void)counts, (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__vremove_round_cuda");
+}
+
+mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
+                                const mmx_index *cav_faces, mmx_index n, const uint64_t *priority,
+                                uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                mmx_cavity_seed *per_seed)
+{
+    (void)mesh, (void)cav_ptr, (void)cav_faces, (void)n, (void)priority, (void)round, (void)out;
+    (void)counts, (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__user_round_cuda");
+}
+
 mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
                                  mmx_index n, double *q, mmx_index *tri)
 {
