@@ -8,11 +8,13 @@
  * that do not conflict, chosen by fixed priorities (never by which thread wins a race, so the
  * result is the same bytes every run), and fills the kept ones.
  *
- * The operator takes triangle meshes. Edge flips (and so Delaunay), edge splits and edge
- * collapses run on both backends with identical results (the same kept cavities, the same
- * numbering, the same output bytes): the CUDA round builds each cavity with the host's code
- * (src/dynamic/flip_step.h, sc_step.h) and chooses the kept set by a parallel rule proved
- * equal to the host's greedy pass (src/dynamic/select.cu, shared by every template).
+ * The operator takes triangle meshes. Edge flips (and so Delaunay), edge splits, edge
+ * collapses, face splits and vertex moves run on both backends with identical results (the
+ * same kept cavities, the same numbering, the same output bytes): the CUDA round builds each
+ * cavity with the host's code (src/dynamic/flip_step.h, sc_step.h, reloc_step.h) and chooses
+ * the kept set by a parallel rule proved equal to the host's greedy pass
+ * (src/dynamic/select.cu, shared by every template; a face split's cavity is its face alone,
+ * so there it is the first copy of each valid face, face_split.cu).
  * Vertex removal (a half-edge collapse of the seed vertex onto a neighbour) and user
  * cavities (a face set the caller names, refilled by a fan from its boundary loop's centroid)
  * run on both backends with identical results as well (their shared steps in
@@ -172,28 +174,36 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
-/* One round of the face split template (MMX_CAVITY_FACE_SPLIT) on a triangle mesh (host):
- * seeds[0..n) are face numbers (a seed may repeat: the copy conflicts with the first); the
- * priority of seed face f is mmx_cavity_priority(f, round), the kept set the greedy pass in
- * key order (priority, face, seed position) as for the edge templates. *out is a new host mesh
- * in the reduced form: one vertex and two faces more per kept seed, numbered as the kind says;
- * positions copied, the new vertex at the centroid (the average of the corners in double
- * precision, rounded to float). per_seed (may be NULL, else n entries): faces[0] the seed's
- * face, faces[1] = -1, new_edge -1 -1, vertex the new vertex for a kept seed (-1 otherwise). Tags, texture coordinates and normals are not carried over.
- * Errors: MMX_ERR_ARG (NULL, n < 0, a seed outside [0, nfaces), named), MMX_ERR_UNSUPPORTED
- * (a CUDA context), MMX_ERR_MESH (a face that is not a triangle, named), MMX_ERR_SPACE,
- * MMX_ERR_NOMEM. Cost: the adjacency's, O(n log n) for the order, O(nnz) for the fill.
- * Synchronises: no (host only). */
+/* One round of the face split template (MMX_CAVITY_FACE_SPLIT) on a triangle mesh in the
+ * context's space (a host mesh on the host backend; on CUDA a device mesh): seeds[0..n) are
+ * face numbers (a seed may repeat: the copy conflicts with the first); the priority of seed
+ * face f is mmx_cavity_priority(f, round), the kept set the greedy pass in key order
+ * (priority, face, seed position) as for the edge templates. *out is a new mesh in the
+ * context's space, in the reduced form: one vertex and two faces more per kept seed, numbered
+ * as the kind says; positions copied, the new vertex at the centroid (the average of the
+ * corners in double precision, rounded to float). per_seed (may be NULL, else n entries):
+ * faces[0] the seed's face, faces[1] = -1, new_edge -1 -1, vertex the new vertex for a kept
+ * seed (-1 otherwise). seeds and per_seed are host arrays on either backend; CUDA gives the
+ * same outcomes, counts and output bytes as the host. Tags, texture coordinates and normals
+ * are not carried over.
+ * Errors: MMX_ERR_ARG (NULL, n < 0, a seed outside [0, nfaces), named), MMX_ERR_MESH (a face
+ * that is not a triangle, named), MMX_ERR_SPACE (a mesh not in the context's space),
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the adjacency's, O(n log n) for the order (CUDA: a radix
+ * sort of the kept seeds), O(nnz) for the fill.
+ * Synchronises: no on the host; on CUDA, the adjacency's one wait, one to read the counts
+ * (they size the output) and the copy of per_seed. */
 mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
                                        mmx_index n, uint32_t round, mmx_mesh **out,
                                        mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* One round of vertex relocation (MMX_CAVITY_VERTEX_MOVE) on a triangle mesh with positions
- * (host): seed i moves vertex seeds[i] to targets[3i .. 3i + 3) (host floats). Priority of
+ * in the context's space (host, or a device mesh on CUDA): seed i moves vertex seeds[i] to
+ * targets[3i .. 3i + 3) (host floats on either backend, as seeds and per_seed). Priority of
  * seed vertex v: mmx_cavity_priority(v, round); kept set as above (two kept seeds never lie on
- * one face). *out: the same faces in the same order (reduced form), the kept seeds' vertices
- * at their targets, every other position copied bit for bit. per_seed (may be NULL): faces
- * -1 -1, vertex = v for a kept seed.
+ * one face). *out (in the context's space): the same faces in the same order (reduced form),
+ * the kept seeds' vertices at their targets, every other position copied bit for bit.
+ * per_seed (may be NULL): faces -1 -1, vertex = v for a kept seed. CUDA gives the same
+ * outcomes, counts and output bytes as the host.
  * Why an independent set and not all moves at once (Jacobi): the targets may well all be
  * computed from the previous positions (mmx_remesh does so, so they do not depend on the
  * order of the work), but whether a move folds a face depends on where the face's other
@@ -201,8 +211,10 @@ mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const
  * together. The independent set makes every check exact; the vertices left over go in the
  * next round (with the targets they had).
  * Errors: MMX_ERR_ARG (NULL, n < 0, no positions, a seed outside [0, nverts), named),
- * and as mmx_cavity_face_split_round. Cost: the adjacency's, O(n log n), and O(valence) per
- * seed. Synchronises: no (host only). */
+ * and as mmx_cavity_face_split_round. Cost: the adjacency's, O(n log n) (CUDA: O(n) per step
+ * of the selection), and O(valence) per seed. Synchronises: no on the host; on CUDA, the
+ * adjacency's one wait, one per step of the selection, one to read the counts and the copy of
+ * per_seed. */
 mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
                                      const float *targets, mmx_index n, uint32_t round,
                                      mmx_mesh **out, mmx_cavity_counts *counts,
