@@ -2242,34 +2242,6 @@ Test(user_cavity, folding_fan_refused)
 
 /* The host's and the device's results of one round: counts, per-seed records and the output
  * meshes byte for byte (sizes, faces, positions). */
-static void same_round(mmx_ctx *cu, const char *what, int k, const mmx_cavity_counts *hc,
-                       const mmx_cavity_counts *dc, const mmx_cavity_seed *hs,
-                       const mmx_cavity_seed *ds, mmx_index n, const mmx_mesh *hn,
-                       const mmx_mesh *dn)
-{
-    cr_assert_eq(memcmp(hc, dc, sizeof *hc), 0, "%s round %d: counts %d/%d/%d host, %d/%d/%d cuda",
-                 what, k, hc->kept, hc->invalid, hc->conflicts, dc->kept, dc->invalid,
-                 dc->conflicts);
-    for (mmx_index i = 0; i < n; i++)
-        cr_assert_eq(memcmp(&hs[i], &ds[i], sizeof hs[i]), 0,
-                     "%s round %d seed %d: outcome %d faces %d %d vertex %d host, outcome %d "
-                     "faces %d %d vertex %d cuda", what, k, i, hs[i].outcome, hs[i].faces[0],
-                     hs[i].faces[1], hs[i].vertex, ds[i].outcome, ds[i].faces[0], ds[i].faces[1],
-                     ds[i].vertex);
-    mmx_mesh *back = to_space(cu, dn, MMX_SPACE_HOST);
-    const mmx_index nv = mmx_mesh_nverts(hn), nf = mmx_mesh_nfaces(hn);
-    cr_assert_eq(mmx_mesh_nverts(back), nv, "%s round %d", what, k);
-    cr_assert_eq(mmx_mesh_nfaces(back), nf, "%s round %d", what, k);
-    cr_assert_eq(back->M->order, 3);
-    cr_assert_eq(memcmp(back->M->rowidx, hn->M->rowidx, 3 * (size_t)nf * sizeof(mmx_index)), 0,
-                 "%s round %d: faces differ", what, k);
-    cr_assert_eq(!back->pos, !hn->pos);
-    if (hn->pos)
-        cr_assert_eq(memcmp(back->pos, hn->pos, 3 * (size_t)nv * sizeof(float)), 0,
-                     "%s round %d: positions differ", what, k);
-    mmx_mesh_free(back);
-}
-
 /* Rounds of vertex removal, then rounds of user cavities (random ones, with the hash
  * priorities and then with user priorities that tie often), on the host and on CUDA from the
  * same input, each round on the previous round's outputs; seeds random vertices with repeats. */
@@ -2325,7 +2297,7 @@ static void cuda_vr_user_match_host(mmx_ctx *cu, mmx_mesh *hm, uint32_t seed)
         }
         kept += hc.kept > 0;
         conflicts += hc.conflicts > 0;
-        same_round(cu, user ? "user" : "vremove", k, &hc, &dc, hs, ds, n, hn, dn);
+        expect_same_round(cu, user ? "user" : "vremove", k, n, &hc, &dc, hs, ds, hn, dn);
         if (hcur != hm) mmx_mesh_free(hcur);
         if (dcur != dm) mmx_mesh_free(dcur);
         hcur = hn, dcur = dn;
