@@ -93,9 +93,23 @@ static mmx_status feature_verts(const state *st, const mmx__flip_topo *t, unsign
     return MMX_OK;
 }
 
-/* Replaces the current mesh by `next` after a round, and validates it when asked. */
-static mmx_status advance(state *st, mmx_mesh *next, const char *step)
+/* Feature keys k[0..n) sorted, each once (the form st->feat keeps); returns their number. */
+static mmx_index sort_unique(uint64_t *k, mmx_index n)
 {
+    qsort(k, (size_t)n, sizeof *k, u64_cmp);
+    mmx_index u = 0;
+    for (mmx_index i = 0; i < n; i++)
+        if (u == 0 || k[i] != k[u - 1]) k[u++] = k[i];
+    return u;
+}
+
+/* Replaces the current mesh by `next` after a round that kept `kept` cavities (counted into
+ * the step's *rounds and *edits), and validates it when asked. */
+static mmx_status advance(state *st, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
+                          mmx_index kept)
+{
+    (*rounds)++;
+    *edits += kept;
     if (st->have_topo) mmx__flip_topo_free(&st->topo);
     st->have_topo = 0;
     mmx_mesh_free(st->cur);
@@ -184,9 +198,7 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->split_rounds++;
-        it->splits += c.kept;
-        s = advance(st, next, "split");
+        s = advance(st, next, "split", &it->split_rounds, &it->splits, c.kept);
         if (c.kept == 0) break;
     }
     return s;
@@ -269,11 +281,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
                 if (to[a] != to[b]) st->feat[nf++] = key(to[a], to[b]);
             }
-            qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
-            mmx_index u = 0;
-            for (mmx_index i = 0; i < nf; i++)
-                if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
-            st->nfeat = u;
+            st->nfeat = sort_unique(st->feat, nf);
         }
         free(fv);
         free(fdeg);
@@ -286,9 +294,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->collapse_rounds++;
-        it->collapses += c.kept;
-        s = advance(st, next, "collapse");
+        s = advance(st, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept);
         if (c.kept == 0) break;
     }
     return s;
@@ -373,9 +379,7 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->flip_rounds++;
-        it->flips += c.kept;
-        s = advance(st, next, "flip");
+        s = advance(st, next, "flip", &it->flip_rounds, &it->flips, c.kept);
         if (c.kept == 0) break;
     }
     return s;
@@ -530,12 +534,7 @@ static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip
                 st->feat[nf++] = key(t->adj->ev[2 * (size_t)e], t->adj->ev[2 * (size_t)e + 1]);
         for (mmx_index i = 0; i < nc; i++) st->feat[nf++] = creases[i];
         for (mmx_index i = 0; i < nk; i++) st->pin[corners[i]] = 1;
-        /* Sorted, each edge once. */
-        qsort(st->feat, (size_t)nf, sizeof *st->feat, u64_cmp);
-        mmx_index u = 0;
-        for (mmx_index i = 0; i < nf; i++)
-            if (u == 0 || st->feat[i] != st->feat[u - 1]) st->feat[u++] = st->feat[i];
-        st->nfeat = u;
+        st->nfeat = sort_unique(st->feat, nf);
         m->length = m->area = 0;
         m->nedges = t->nedges;
         for (mmx_index b = 0; b < mmx__rm_blocks(t->nedges); b++)

@@ -432,9 +432,13 @@ mmx_status check(Dev *d, const char *step)
     return s;
 }
 
-/* Replaces the current mesh by `next` after a round, and validates it when asked. */
-mmx_status advance(Dev *d, mmx_mesh *next, const char *step)
+/* Replaces the current mesh by `next` after a round that kept `kept` cavities (counted into
+ * the step's *rounds and *edits), and validates it when asked (remesh.c's advance). */
+mmx_status advance(Dev *d, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
+                   mmx_index kept)
 {
+    (*rounds)++;
+    *edits += kept;
     if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
     d->have_topo = 0;
     mmx_mesh_free(d->cur);
@@ -517,9 +521,7 @@ mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->split_rounds++;
-        it->splits += c.kept;
-        s = advance(d, next, "split");
+        s = advance(d, next, "split", &it->split_rounds, &it->splits, c.kept);
         if (c.kept == 0) break;
     }
     return s;
@@ -599,9 +601,7 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->collapse_rounds++;
-        it->collapses += c.kept;
-        s = advance(d, next, "collapse");
+        s = advance(d, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept);
         if (c.kept == 0) break;
     }
     return s;
@@ -654,9 +654,7 @@ mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        it->flip_rounds++;
-        it->flips += c.kept;
-        s = advance(d, next, "flip");
+        s = advance(d, next, "flip", &it->flip_rounds, &it->flips, c.kept);
         if (c.kept == 0) break;
     }
     return s;
