@@ -1017,6 +1017,79 @@ Test(remesh, bad_input_is_refused_with_a_sentence)
     mmx_ctx_free(ctx);
 }
 
+/* A pinched vertex (two fans meeting at vertex 0 only) and a mesh with no faces. */
+static mmx_mesh *pinched(mmx_ctx *ctx)
+{
+    const float pos[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, -1, 0, 0, 0, -1, 0};
+    const mmx_index v[6] = {0, 1, 2, 0, 3, 4};
+    return tu_triangles(ctx, 5, 2, v, pos);
+}
+
+static mmx_mesh *no_faces(mmx_ctx *ctx)
+{
+    const float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const mmx_index start[1] = {0};
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 3, 0, start, NULL, pos, &m));
+    return m;
+}
+
+Test(remesh, pinched_vertex_refused_and_no_faces_kept)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *p = pinched(ctx), *e = no_faces(ctx), *out = NULL;
+    expect_refused(ctx, p, NULL, MMX_ERR_MESH, "non-manifold");
+    mmx_remesh_report rep;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, e, NULL, &out, &rep));
+    cr_assert(mmx_mesh_nverts(out) == 3 && mmx_mesh_nfaces(out) == 0 && rep.iterations == 0);
+    cr_assert_eq(memcmp(out->pos, e->pos, 9 * sizeof(float)), 0);
+    mmx_mesh_free(out);
+    mmx_mesh_free(e);
+    mmx_mesh_free(p);
+    mmx_ctx_free(ctx);
+}
+
+/* Bad input on CUDA gets the host's status and sentence, before any round; a mesh with no
+ * faces comes back as it is on both backends. */
+Test(remesh, cuda_refuses_what_the_host_refuses)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    const float pos[15] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1};
+    const mmx_index v[9] = {0, 1, 2, 1, 0, 3, 0, 1, 4};
+    const float flat[12] = {0, 0, 0, 1, 0, 0, 2, 0, 0, 1, 1, 0};
+    const mmx_index dv[6] = {0, 3, 2, 2, 1, 0};
+    mmx_mesh *nan_ico = tu_shape(host, "icosphere:1");
+    nan_ico->pos[3 * 5 + 1] = NAN;
+    mmx_mesh *cases[6] = {tu_shape(host, "torus:8:6"), tu_triangles(host, 5, 3, v, pos),
+                          pinched(host), nan_ico, tu_triangles(host, 4, 2, dv, flat),
+                          no_faces(host)};
+    for (int i = 0; i < 6; i++) {
+        mmx_mesh *d = NULL, *ho = NULL, *dout = NULL, *back = NULL;
+        MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, cases[i], MMX_SPACE_DEVICE, &d));
+        const mmx_status sh = mmx_remesh(host, cases[i], NULL, &ho, NULL);
+        const mmx_status sd = mmx_remesh(cu, d, NULL, &dout, NULL);
+        cr_assert_eq(sd, sh, "case %d: CUDA %d, host %d (%s / %s)", i, sd, sh, mmx_ctx_error(cu),
+                     mmx_ctx_error(host));
+        if (sh) {
+            cr_assert_str_eq(mmx_ctx_error(cu), mmx_ctx_error(host), "case %d", i);
+            cr_assert_null(dout);
+        } else {
+            MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, dout, MMX_SPACE_HOST, &back));
+            cr_assert(mmx_mesh_nverts(back) == mmx_mesh_nverts(ho) &&
+                      mmx_mesh_nfaces(back) == mmx_mesh_nfaces(ho), "case %d", i);
+            cr_assert_eq(memcmp(back->pos, ho->pos, 3 * (size_t)mmx_mesh_nverts(ho) * sizeof(float)),
+                         0, "case %d", i);
+        }
+        mmx_mesh_free(back);
+        mmx_mesh_free(dout);
+        mmx_mesh_free(ho);
+        mmx_mesh_free(d);
+        mmx_mesh_free(cases[i]);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
 /* Remeshes `in` (host) on the host and, copied down, on CUDA with the same options: the same
  * report, faces and positions (bytes); CUDA twice: the same bytes. */
 static void host_equals_cuda(mmx_ctx *host, mmx_ctx *cu, const mmx_mesh *in, mmx_remesh_options o,
