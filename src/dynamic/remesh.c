@@ -673,6 +673,7 @@ static mmx_status host_step(state *st, int k, const mmx__bvh *bvh, mmx_remesh_it
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: NULL argument");
     *out = NULL;
