@@ -1654,6 +1654,18 @@ Test(subdiv, coordinates_past_the_bound_are_refused_by_every_path)
 {
     mmx_ctx *ctx = tu_host_ctx();
     coordinate_bound(ctx, ctx);
+    /* Texture coordinates follow the same rule, on both paths. */
+    mmx_mesh *m = with_uv(octahedron(ctx, ctx, 1.0f), 1);
+    m->uv->values[7] = -3e38f;
+    for (int p = 0; p < 2; p++) {
+        mmx_subdiv_options o = {0};
+        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+        mmx_mesh *out = (mmx_mesh *)1;
+        cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &o, &out), MMX_ERR_MESH);
+        cr_assert(strstr(mmx_ctx_error(ctx), "texture coordinate 3 has the coordinate -3e+38"), "%s",
+                  mmx_ctx_error(ctx));
+    }
+    mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
 
