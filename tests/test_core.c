@@ -1,5 +1,6 @@
 /* Core: status names, contexts, memory spaces, timers. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "testutil.h"
@@ -152,5 +153,70 @@ Test(core, host_timer_measures_elapsed_time)
     cr_assert_lt(ms, 10000.0);
     mmx_timer_free(t);
     mmx_timer_free(NULL);
+    mmx_ctx_free(ctx);
+}
+
+/* Every public call that takes a context refuses a NULL one (MMX_ERR_ARG, nothing made), with
+ * otherwise valid arguments: mmx_subdivide returned MMX_OK, others read through it. */
+Test(core, a_null_context_is_refused_everywhere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, "icosphere:1"), *out = NULL;
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index nv = mmx_mesh_nverts(m);
+    float *x = calloc(3 * (size_t)nv + 3, sizeof *x);
+    mmx_index *perm = calloc((size_t)nv + (size_t)mmx_mesh_nfaces(m) + 1, sizeof *perm);
+    cr_assert(x && perm);
+    void *p = NULL;
+    mmx_csc *c = NULL;
+    mmx_csr *r = NULL;
+    mmx_timer *t = NULL;
+    mmx_subdiv_plan *plan = NULL;
+    mmx_normals_plan *np = NULL;
+    mmx_query_plan *qp = NULL;
+    mmx_patch_set *ps = NULL;
+    mmx_weighted *w = NULL;
+    mmx_mesh_tags *tags = NULL;
+    mmx_mesh_stats st;
+    mmx_index *start = NULL, *verts = NULL;
+    const mmx_remesh_options ro = mmx_remesh_defaults();
+    const mmx_status got[] = {
+        mmx_subdivide(NULL, MMX_SCHEME_LOOP, m, 1, NULL, &out),
+        mmx_subdiv_limit(NULL, MMX_SCHEME_LOOP, m, NULL, x, NULL),
+        mmx_subdiv_plan_create(NULL, MMX_SCHEME_LOOP, m, 1, NULL, &plan),
+        mmx_mesh_copy(NULL, m, MMX_SPACE_HOST, &out),
+        mmx_mesh_shape(NULL, "cube", &out),
+        mmx_adjacency_compute(NULL, m, &adj),
+        mmx_mesh_stats_compute(NULL, m, &st),
+        mmx_mesh_faces(NULL, m, &start, &verts),
+        mmx_mesh_tags_parse(NULL, m, &tags),
+        mmx_mesh_set_tags(NULL, m, NULL),
+        mmx_mesh_reorder(NULL, m, perm, NULL, &out),
+        mmx_mesh_uniform_order(NULL, m, perm),
+        mmx_query(NULL, m, adj, MMX_QUERY_VV, &r),
+        mmx_query_plan_create(NULL, m, adj, &qp),
+        mmx_patch_set_create(NULL, m, adj, NULL, &ps),
+        mmx_csc_copy(NULL, m->M, MMX_SPACE_HOST, &c),
+        mmx_csc_transpose(NULL, m->M, &c),
+        mmx_mem_alloc(NULL, MMX_SPACE_HOST, 16, &p),
+        mmx_mem_copy(NULL, x, MMX_SPACE_HOST, x + 3, MMX_SPACE_HOST, 3 * sizeof *x),
+        mmx_timer_create(NULL, &t),
+        mmx_face_normals(NULL, m, NULL, x),
+        mmx_vertex_normals(NULL, m, MMX_NORMAL_AREA, x),
+        mmx_normals_plan_create(NULL, m, &np),
+        mmx_vertex_areas(NULL, m, MMX_MASS_BARYCENTRIC, x),
+        mmx_uniform_laplacian(NULL, m, adj, &w),
+        mmx_cotan_laplacian(NULL, m, adj, &w),
+        mmx_smooth(NULL, m, NULL, x, NULL),
+        mmx_remesh(NULL, m, &ro, &out, NULL),
+        mmx_delaunay_flip(NULL, m, &out, NULL),
+    };
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++)
+        cr_assert_eq(got[i], MMX_ERR_ARG, "call %zu: %s", i, mmx_status_str(got[i]));
+    cr_assert(!out && !plan && !p && !c && !r && !t && !np && !qp && !ps && !w && !tags && !start);
+    mmx_adjacency_free(adj);
+    free(x), free(perm);
+    mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }

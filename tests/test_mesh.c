@@ -211,13 +211,53 @@ Test(mesh, unknown_or_bad_shapes_are_refused)
 {
     mmx_ctx *ctx = tu_host_ctx();
     const char *bad[] = {"dodecahedron", "torus:2:5", "torus:5:x", "icosphere:11", "grid:0:3",
-                         "cube:3", "torus:4:4:4", ""};
+                         "cube:3", "torus:4:4:4", "", "icosphere:-1", "torus:-3:-3", "grid:-1",
+                         "torus:5:-1", "icosphere:", "icosphere:2:3", "torus:5:", "torus::5",
+                         "grid:+4", "grid: 4", "icosphere:2x", "torus:99999999999999999999",
+                         "cube:", "icosphere:1:2:3:4"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         mmx_mesh *m = (mmx_mesh *)1;
         cr_assert_eq(mmx_mesh_shape(ctx, bad[i], &m), MMX_ERR_ARG, "'%s' accepted", bad[i]);
         cr_assert_null(m);
         cr_assert(strlen(mmx_ctx_error(ctx)) > 0);
     }
+    /* A bad size is named in the sentence. */
+    mmx_mesh *m = NULL;
+    cr_assert_eq(mmx_mesh_shape(ctx, "torus:-3:-3", &m), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "'-3'"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_mesh_shape(ctx, "icosphere:2:3", &m), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "one size"), "%s", mmx_ctx_error(ctx));
+    /* The sizes still work. */
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "torus:5:4", &m));
+    cr_assert_eq(mmx_mesh_nfaces(m), 20);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(mesh, set_tags_refuses_missing_arrays)
+{
+    /* Creases without their sharpness (and the like) were read through NULL. */
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "cube", &m));
+    const mmx_index pair[2] = {0, 1};
+    const float w = 2;
+    const mmx_mesh_tags sets[] = {
+        {1, (mmx_index *)pair, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1},
+        {1, NULL, (float *)&w, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1},
+        {0, NULL, NULL, 1, NULL, (float *)&w, 0, NULL, -1, -1, -1, -1, -1},
+        {0, NULL, NULL, 1, (mmx_index *)pair, NULL, 0, NULL, -1, -1, -1, -1, -1},
+        {0, NULL, NULL, 0, NULL, NULL, 2, NULL, -1, -1, -1, -1, -1},
+        {-1, NULL, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1},
+    };
+    const char *named[] = {"crease_sharpness", "crease_verts", "corner_verts", "corner_sharpness",
+                           "holes", "negative"};
+    for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+        cr_assert_eq(mmx_mesh_set_tags(ctx, m, &sets[i]), MMX_ERR_ARG, "set %zu", i);
+        cr_assert(strstr(mmx_ctx_error(ctx), named[i]), "set %zu: %s", i, mmx_ctx_error(ctx));
+        cr_assert_null(m->tags, "a refused set leaves the tags");
+    }
+    mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
 

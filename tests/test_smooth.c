@@ -592,6 +592,114 @@ Test(smooth, refusals_name_the_problem)
     mmx_ctx_free(ctx);
 }
 
+/* Every method on `m` (host or device, as ctx): success only with finite positions; where
+ * `must_refuse`, the explicit methods must refuse (MMX_ERR_MESH: naming the vertex, or cotan's
+ * refusal of quads); cotan used to leave every vertex where it was, its weights overflowed. */
+static void never_nan(mmx_ctx *ctx, const mmx_mesh *m, const char *what, int must_refuse)
+{
+    const mmx_index n = mmx_mesh_nverts(m);
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
+    float *d = NULL, *back = malloc(bytes);
+    cr_assert(back);
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, m->space, bytes, (void **)&d));
+    for (int i = 0; i < 5; i++) {
+        const mmx_smooth_options o = mmx_smooth_defaults(all_methods[i]);
+        const mmx_status s = mmx_smooth(ctx, m, &o, d, NULL);
+        const char *name = mmx_smooth_method_name(all_methods[i]);
+        if (s == MMX_OK) {
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, back, MMX_SPACE_HOST, d, m->space, bytes));
+            for (size_t k = 0; k < 3 * (size_t)n; k++)
+                cr_assert(isfinite(back[k]), "%s, %s: success with %g at %zu", what, name,
+                          (double)back[k], k);
+        }
+        cr_assert(!(must_refuse && all_methods[i] != MMX_SMOOTH_BILATERAL &&
+                    all_methods[i] != MMX_SMOOTH_MCF && s != MMX_ERR_MESH),
+                  "%s, %s: status %d (%s)", what, name, (int)s, mmx_ctx_error(ctx));
+        if (s == MMX_ERR_MESH && strstr(mmx_ctx_error(ctx), "not finite"))
+            cr_assert(strstr(mmx_ctx_error(ctx), "vertex") && strstr(mmx_ctx_error(ctx), "too large"),
+                      "%s", mmx_ctx_error(ctx));
+    }
+    mmx_mem_free(ctx, m->space, d);
+    free(back);
+}
+
+/* Coordinates near FLT_MAX: the neighbour sums overflow. Every method on both backends either
+ * refuses or returns finite positions; Laplacian and Taubin (which gave NaN with MMX_OK) and
+ * cotan refuse, naming the vertex. */
+static void huge_coordinates(mmx_ctx *ctx, mmx_ctx *cu)
+{
+    const char *shapes[] = {"icosphere:1", "cube"};
+    for (int si = 0; si < 2; si++) {
+        mmx_mesh *m = tu_shape(ctx, shapes[si]);
+        float big = 0;
+        for (size_t k = 0; k < 3 * (size_t)mmx_mesh_nverts(m); k++)
+            if (fabsf(m->pos[k]) > big) big = fabsf(m->pos[k]);
+        for (size_t k = 0; k < 3 * (size_t)mmx_mesh_nverts(m); k++) m->pos[k] *= 3e38f / big;
+        if (!cu) {
+            never_nan(ctx, m, shapes[si], 1);
+        } else {
+            mmx_mesh *dm = NULL;
+            MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, m, MMX_SPACE_DEVICE, &dm));
+            never_nan(cu, dm, shapes[si], 1);
+            mmx_mesh_free(dm);
+        }
+        mmx_mesh_free(m);
+    }
+}
+
+Test(smooth, huge_coordinates_never_give_nan)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    huge_coordinates(ctx, NULL);
+    mmx_ctx_free(ctx);
+}
+
+Test(smooth, huge_coordinates_never_give_nan_on_cuda)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    if (!cu) return;
+    mmx_ctx *ctx = tu_host_ctx();
+    huge_coordinates(ctx, cu);
+    mmx_ctx_free(ctx);
+    mmx_ctx_free(cu);
+}
+
+Test(smooth, diverging_steps_are_refused)
+{
+    /* --step 1e30, --step 5, taubin --mu -1e30 returned MMX_OK with NaN (or huge values). */
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *ico = tu_shape(ctx, "icosphere:1");
+    float *x = malloc(3 * (size_t)mmx_mesh_nverts(ico) * sizeof *x);
+    cr_assert(x);
+    const mmx_smooth_method explicit_methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_COTAN,
+                                                  MMX_SMOOTH_TAUBIN};
+    for (int i = 0; i < 3; i++) {
+        mmx_smooth_options o = mmx_smooth_defaults(explicit_methods[i]);
+        o.step = 1e30f;
+        cr_assert_eq(mmx_smooth(ctx, ico, &o, x, NULL), MMX_ERR_ARG);
+        cr_assert(strstr(mmx_ctx_error(ctx), "step = 1e+30") && strstr(mmx_ctx_error(ctx), "diverge"),
+                  "%s", mmx_ctx_error(ctx));
+        o.step = 5.0f;
+        cr_assert_eq(mmx_smooth(ctx, ico, &o, x, NULL), MMX_ERR_ARG);
+        o.step = 1.0f; /* the bound itself is taken */
+        MMX_OK_OR_FAIL(ctx, mmx_smooth(ctx, ico, &o, x, NULL));
+    }
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+    o.mu = -1e30f;
+    cr_assert_eq(mmx_smooth(ctx, ico, &o, x, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "mu = -1e+30"), "%s", mmx_ctx_error(ctx));
+    o.mu = -1.0f;
+    MMX_OK_OR_FAIL(ctx, mmx_smooth(ctx, ico, &o, x, NULL));
+    /* MCF's step is implicit (stable): a large h is taken, and the result is finite. */
+    o = mmx_smooth_defaults(MMX_SMOOTH_MCF);
+    o.step = 1e6f;
+    const mmx_status s = mmx_smooth(ctx, ico, &o, x, NULL);
+    for (size_t k = 0; s == MMX_OK && k < 3 * (size_t)mmx_mesh_nverts(ico); k++) cr_assert(isfinite(x[k]));
+    free(x);
+    mmx_mesh_free(ico);
+    mmx_ctx_free(ctx);
+}
+
 Test(smooth, isolated_vertices_and_no_iterations)
 {
     mmx_ctx *ctx = tu_host_ctx();

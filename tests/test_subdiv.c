@@ -1140,6 +1140,17 @@ Test(subdiv, predict, .description = "the closed-form sizes")
     cr_assert(v == 8 && f == 12 && e == 18 && c == 36);
     cr_assert_eq(mmx_subdiv_predict(CC, -1, 6, 12, 24, 2, &v, &f, &e, &c), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdiv_predict((mmx_scheme)7, 8, 6, 12, 24, 2, &v, &f, &e, &c), MMX_ERR_ARG);
+    /* Past 2^40 the counts were clamped and wrong; they are exact up to 2^58 before a level
+     * (a cube, Catmull-Clark: 6 * 4^L faces; L = 25 gives 6 * 2^50) and refused beyond. */
+    cr_assert_eq(mmx_subdiv_predict(CC, 8, 6, 12, 24, 25, &v, &f, &e, &c), MMX_OK);
+    cr_assert_eq(f, (int64_t)6 << 50);
+    cr_assert_eq(c, (int64_t)24 << 50);
+    cr_assert_eq(mmx_subdiv_predict(LOOP, 4, 4, 6, 12, 24, &v, &f, &e, &c), MMX_OK);
+    cr_assert_eq(f, (int64_t)4 << 48);
+    cr_assert_eq(mmx_subdiv_predict(CC, 8, 6, 12, 24, 40, &v, &f, &e, &c), MMX_ERR_OVERFLOW);
+    cr_assert_eq(mmx_subdiv_predict(LOOP, 4, 4, 6, 12, 1000, &v, &f, &e, &c), MMX_ERR_OVERFLOW);
+    cr_assert_eq(mmx_subdiv_predict(SQRT3, 4, 4, 6, (int64_t)1 << 60, 1, &v, &f, &e, &c),
+                 MMX_ERR_OVERFLOW);
 }
 
 Test(subdiv, scheme_names, .description = "scheme names parse and print")
@@ -1547,4 +1558,123 @@ Test(subdiv, tags_carry_to_the_refined_mesh, .description = "corners, creases an
     mmx_mesh_free(two);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
+}
+
+/* ---- coordinates near FLT_MAX (MMX_SUBDIV_COORD_MAX) ---------------------------------------- */
+
+/* An octahedron scaled to `r`, on ctx (copied to the device when dev). */
+static mmx_mesh *octahedron(mmx_ctx *host, mmx_ctx *ctx, float r)
+{
+    const mmx_index tri[] = {0, 2, 4, 2, 1, 4, 1, 3, 4, 3, 0, 4, 2, 0, 5, 1, 2, 5, 3, 1, 5, 0, 3, 5};
+    const float p[] = {1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1};
+    mmx_mesh *m = tu_triangles(host, 6, 8, tri, p);
+    /* Scaled after making it (mmx_mesh_from_faces refuses NaN and infinity itself). */
+    for (int k = 0; k < 18; k++) m->pos[k] = p[k] == 0 ? 0.0f : p[k] * r;
+    if (ctx == host) return m;
+    mmx_mesh *d = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_DEVICE, &d));
+    mmx_mesh_free(m);
+    return d;
+}
+
+/* Every scheme, both paths, the plan and the limit: 3e38 (and NaN, and just past the bound)
+ * refused by all alike, naming the vertex; at the bound all finite and the paths agree. Before,
+ * Catmull-Clark's fused path wrote inf where the algebraic one was finite (bilinear: nan). */
+static void coordinate_bound(mmx_ctx *host, mmx_ctx *ctx)
+{
+    const mmx_scheme schemes[] = {LOOP, SQRT3, CC, MMX_SCHEME_BILINEAR};
+    const float bad_r[] = {3e38f, 1.01e18f, NAN, INFINITY};
+    for (int si = 0; si < 4; si++) {
+        for (int b = 0; b < 4; b++) {
+            mmx_mesh *m = octahedron(host, ctx, bad_r[b]);
+            for (int p = 0; p < 2; p++) {
+                mmx_subdiv_options o = {0};
+                o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+                mmx_mesh *out = (mmx_mesh *)1;
+                cr_assert_eq(mmx_subdivide(ctx, schemes[si], m, 1, &o, &out), MMX_ERR_MESH,
+                             "%s r %g path %d: %s", mmx_scheme_name(schemes[si]), (double)bad_r[b], p,
+                             mmx_ctx_error(ctx));
+                cr_assert_null(out);
+                cr_assert(strstr(mmx_ctx_error(ctx), "vertex 0 has the coordinate") &&
+                              strstr(mmx_ctx_error(ctx), "MMX_SUBDIV_COORD_MAX"),
+                          "%s", mmx_ctx_error(ctx));
+            }
+            mmx_subdiv_plan *plan = (mmx_subdiv_plan *)1;
+            cr_assert_eq(mmx_subdiv_plan_create(ctx, schemes[si], m, 1, NULL, &plan), MMX_ERR_MESH);
+            if (schemes[si] == LOOP) {
+                float lim[18];
+                float *dlim = lim;
+                if (ctx != host)
+                    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sizeof lim, (void **)&dlim));
+                cr_assert_eq(mmx_subdiv_limit(ctx, LOOP, m, NULL, dlim, NULL), MMX_ERR_MESH);
+                if (ctx != host) mmx_mem_free(ctx, MMX_SPACE_DEVICE, dlim);
+            }
+            mmx_mesh_free(m);
+        }
+        /* At the bound: finite, and the two paths agree (relative to the size). */
+        mmx_mesh *m = octahedron(host, ctx, MMX_SUBDIV_COORD_MAX);
+        mmx_mesh *r[2] = {NULL, NULL}, *hr[2] = {NULL, NULL};
+        for (int p = 0; p < 2; p++) {
+            mmx_subdiv_options o = {0};
+            o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+            MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, schemes[si], m, 2, &o, &r[p]));
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, r[p], MMX_SPACE_HOST, &hr[p]));
+        }
+        const mmx_index n = mmx_mesh_nverts(hr[0]);
+        cr_assert_eq(n, mmx_mesh_nverts(hr[1]));
+        for (size_t k = 0; k < 3 * (size_t)n; k++) {
+            cr_assert(isfinite(hr[0]->pos[k]) && isfinite(hr[1]->pos[k]), "%s: not finite at %zu",
+                      mmx_scheme_name(schemes[si]), k);
+            cr_assert(fabs((double)hr[0]->pos[k] - (double)hr[1]->pos[k]) <= 1e-5 * 1e18,
+                      "%s: the paths differ at %zu: %g and %g", mmx_scheme_name(schemes[si]), k,
+                      (double)hr[0]->pos[k], (double)hr[1]->pos[k]);
+        }
+        /* The plan: made at the bound; on the host an evaluation past it is refused. */
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, schemes[si], m, 1, NULL, &plan));
+        if (ctx == host) {
+            mmx_index cn = 0, fn = 0;
+            mmx_subdiv_plan_sizes(plan, &cn, &fn, NULL);
+            float *cp = malloc(3 * (size_t)cn * sizeof *cp), *fp = malloc(3 * (size_t)fn * sizeof *fp);
+            cr_assert(cp && fp);
+            memcpy(cp, m->pos, 3 * (size_t)cn * sizeof *cp);
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, cp, fp));
+            cp[4] = 3e38f;
+            cr_assert_eq(mmx_subdiv_plan_eval(plan, cp, fp), MMX_ERR_MESH);
+            cr_assert(strstr(mmx_ctx_error(ctx), "control vertex 1"), "%s", mmx_ctx_error(ctx));
+            free(cp), free(fp);
+        }
+        mmx_subdiv_plan_free(plan);
+        for (int p = 0; p < 2; p++) mmx_mesh_free(r[p]), mmx_mesh_free(hr[p]);
+        mmx_mesh_free(m);
+    }
+}
+
+Test(subdiv, coordinates_past_the_bound_are_refused_by_every_path)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    coordinate_bound(ctx, ctx);
+    /* Texture coordinates follow the same rule, on both paths. */
+    mmx_mesh *m = with_uv(octahedron(ctx, ctx, 1.0f), 1);
+    m->uv->values[7] = -3e38f;
+    for (int p = 0; p < 2; p++) {
+        mmx_subdiv_options o = {0};
+        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_FUSED;
+        mmx_mesh *out = (mmx_mesh *)1;
+        cr_assert_eq(mmx_subdivide(ctx, CC, m, 1, &o, &out), MMX_ERR_MESH);
+        cr_assert(strstr(mmx_ctx_error(ctx), "texture coordinate 3 has the coordinate -3e+38"), "%s",
+                  mmx_ctx_error(ctx));
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(subdiv, coordinates_past_the_bound_are_refused_on_cuda)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    if (!cu) return;
+    mmx_ctx *host = tu_host_ctx();
+    coordinate_bound(host, cu);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
 }

@@ -1153,6 +1153,13 @@ fi
 expect_rc "help normals" 0 help normals && [[ "$out" == *"--weight area|angle|uniform"* ]] \
     && ok "help normals lists --weight" || bad "help normals" "${out:0:300}"
 
+# ---- built-in shapes: bad sizes are refused, naming the field ----------------------------------
+for spec in icosphere:-1 torus:-3:-3 grid:+4 icosphere:2:3 torus:5:x; do
+    if expect_rc "info builtin:$spec" 1 info "builtin:$spec"; then
+        [[ "$err" == *"$spec"* ]] && ok "info builtin:$spec: refused, naming it" || bad "builtin:$spec" "$err"
+    fi
+done
+
 # ---- smooth: Laplacian, cotangent, Taubin, bilateral, mean curvature flow ---------------------
 for m in laplacian cotan taubin bilateral mcf; do
     if expect_rc "smooth --method $m" 0 smooth --method "$m" builtin:icosphere:2 "$TMP/sm_$m.obj"; then
@@ -1182,6 +1189,28 @@ for m in cotan mcf; do
         [[ "$err" == *"face 0 has order 4"* ]] && ok "smooth $m refuses quads naming the face" || bad "smooth $m quads" "$err"
     fi
 done
+# Diverging steps and coordinates near FLT_MAX: refused, never success with NaN.
+for args in "--method laplacian --step 1e30" "--method laplacian --step 5" "--method taubin --mu -1e30"; do
+    if expect_rc "smooth $args" 1 smooth $args builtin:cube "$TMP/x.obj"; then
+        [[ "$err" == *"diverge"* ]] && ok "smooth $args: refused, naming the divergence" || bad "smooth $args" "$err"
+    fi
+done
+printf 'v 3e38 3e38 3e38\nv -3e38 3e38 3e38\nv 3e38 -3e38 3e38\nv 3e38 3e38 -3e38\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n' >"$TMP/huge.obj"
+for m in laplacian taubin; do
+    if expect_rc "smooth $m near FLT_MAX" 1 smooth --method "$m" "$TMP/huge.obj" "$TMP/x.obj"; then
+        [[ "$err" == *"not finite"* && "$err" == *"too large"* ]] && ok "smooth $m near FLT_MAX: refused" \
+            || bad "smooth $m near FLT_MAX" "$err"
+    fi
+done
+# A fan of 10,000 triangles around one vertex: mean curvature flow's CG stops at its cap short
+# of the tolerance; the tool says so and writes nothing (it exited 0).
+awk 'BEGIN { n = 10000; print "v 0 0 0"; for (i = 0; i <= n; i++) printf "v %.7f %.7f 0\n", cos(3.14159265 * i / n), sin(3.14159265 * i / n);
+             for (i = 1; i <= n; i++) printf "f 1 %d %d\n", i + 1, i + 2 }' >"$TMP/fan.obj"
+rm -f "$TMP/fan_out.obj"
+if expect_rc "smooth mcf without convergence" 1 smooth --method mcf "$TMP/fan.obj" "$TMP/fan_out.obj"; then
+    [[ "$err" == *"CG did not converge"* && ! -e "$TMP/fan_out.obj" ]] && ok "smooth mcf: no convergence is an error" \
+        || bad "smooth mcf without convergence" "$err"
+fi
 # A 3 x 3 patch of triangles with one inner vertex (5, lifted): --fix-boundary keeps the other
 # eight bit for bit (compared as the writer prints them, after a round trip through convert).
 printf 'v 0 0 0\nv 1 0 0\nv 2 0 0.1\nv 0 1 0\nv 1 1 0.4\nv 2 1 0\nv 0 2 0.2\nv 1 2 0\nv 2 2 0\n%s\n' \

@@ -137,6 +137,16 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         mmx_mesh_free(mesh);
         return fail(ctx, s, in->name);
     }
+    /* CG stopping short is not an error to the library (mmx_smooth_report.cg_converged says
+     * so); to the tool it is: the positions are not the flow's, so nothing is written. */
+    if (options.method == MMX_SMOOTH_MCF && !rep.cg_converged) {
+        mmx_mesh_free(mesh);
+        fprintf(stderr, "mmx: %s: mean curvature flow: CG did not converge within %d iterations "
+                        "a step (relative residual %.3g, wanted %g): nothing written; take a smaller "
+                        "--step (h %g now)\n", in->name, options.cg_max_iter, rep.cg_residual,
+                options.cg_rtol, rep.step);
+        return EXIT_FAIL;
+    }
     long long bytes = -1;
     double write_ms = 0;
     int rc = output_write_mesh(ctx, mesh, out, &bytes, &write_ms);

@@ -3,8 +3,10 @@
  *
  * Every fallible call in meshmatrix returns an mmx_status: MMX_OK (0) on success, a negative
  * code otherwise. Calls that take a context also leave a sentence in it that says what went
- * wrong and where (file, line, face index); read it with mmx_ctx_error(). There is no global
- * state: two contexts may be used from two threads, but one context must not be used by two
+ * wrong and where (file, line, face index); read it with mmx_ctx_error(). A call given a
+ * NULL context returns MMX_ERR_ARG (no sentence: there is nowhere to put it) and does
+ * nothing, except the name parsers (mmx_*_parse), which take NULL and then record no
+ * sentence. There is no global state: two contexts may be used from two threads, but one context must not be used by two
  * threads at once.
  *
  * Synchronisation contract. On the CUDA backend a context owns one stream, and every call

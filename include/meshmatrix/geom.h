@@ -296,7 +296,8 @@ typedef struct mmx_smooth_options {
     mmx_smooth_path path;
     int iterations;     /* steps (Taubin: lambda|mu pairs), >= 0; 0 returns x unchanged */
     float step;         /* lambda for LAPLACIAN, COTAN, TAUBIN (0: 0.5), in (0, 1] for a
-                           stable explicit step; h for MCF (0: 1e-3 times the square of the
+                           stable explicit step (above 1 is refused: the steps diverge); h
+                           for MCF (0: 1e-3 times the square of the
                            bounding-box diagonal of the input; h has the units of an area).
                            That default is a large step (the surface visibly smoothed in one
                            step whatever the resolution): cond(A - h L) grows like h over the
@@ -305,7 +306,8 @@ typedef struct mmx_smooth_options {
                            RXMesh's MCF app solves smaller steps: by default the uniform
                            problem with h = 10 (mcf_uniform), earlier the cotangent one with
                            h = 0.001 in the model's units; pass step for those */
-    float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53) */
+    float mu;           /* TAUBIN's mu, < 0 and |mu| > lambda (0: -0.53); below -1 refused
+                           (its steps diverge) */
     int fix_boundary;   /* 1: vertices on a boundary edge keep their positions bit for bit
                            (explicit steps and bilateral: their rows are the identity; MCF:
                            their rows and columns of S become the identity's and their known
@@ -345,7 +347,10 @@ typedef struct mmx_smooth_report {
                              coordinate ran); 0 otherwise */
     double cg_residual;   /* MCF: the largest true relative residual ||b - S x|| / ||b|| over
                              the coordinates of the last step (mmx_cg_report); 0 otherwise */
-    int cg_converged;     /* MCF: 1 when every coordinate of every step converged */
+    int cg_converged;     /* MCF: 1 when every coordinate of every step converged. As with
+                             mmx_cg, CG stopping at cg_max_iter is not an error: the call
+                             returns MMX_OK with the positions CG reached and 0 here, which
+                             a caller must check (the mmx tool fails on it) */
     int fixed;            /* vertices kept fixed (boundary vertices with fix_boundary) */
     double ms;            /* the call's time: CUDA events around its work on CUDA, a
                              monotonic clock on the host */
@@ -366,12 +371,16 @@ typedef struct mmx_smooth_report {
  * fans meet are smoothed over all their neighbours on every path.
  * report may be NULL.
  * Errors: MMX_ERR_ARG (NULL ctx, mesh or out, no positions, an unknown method or path, a path
- * the method does not have, iterations < 0, step < 0 or not finite, mu >= 0 (when given),
+ * the method does not have, iterations < 0, step < 0 or not finite, step > 1 for LAPLACIAN,
+ * COTAN and TAUBIN, mu >= 0 (when given) or below -1,
  * negative sigmas, cg_rtol < 0, cg_max_iter < 0, a patch set of another mesh, out
  * overlapping mesh->pos without being it; CG's refusals: S not positive definite, which a
  * degenerate triangle with a zero mass can cause), MMX_ERR_SPACE, MMX_ERR_MESH (COTAN, MCF:
- * a face that is not a triangle, named; the refusals above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM,
- * MMX_ERR_CUDA. On error out holds the positions of some step.
+ * a face that is not a triangle, named; the refusals above; a result that is not finite,
+ * naming the first such vertex: coordinates whose sums overflow float arithmetic, near
+ * FLT_MAX, or for MCF a step h too large: never success with NaN or infinity),
+ * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA. On error out holds the positions of some
+ * step. CG not converging is reported in report->cg_converged, not as an error (above).
  * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
  * per-vertex pass, or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
  * O(nnz log nnz)) plus an SpMV, resp. a CG solve (O(nnz(L)) per iteration), BILATERAL the
@@ -381,7 +390,8 @@ typedef struct mmx_smooth_report {
  * step, MCF the solve's (CG's state read at iterations 1, 2, 4, 8, then every 16);
  * BILATERAL the VV query's; the patch path its check of the counts (one wait, plus the patch
  * set's build when none is given); MCF with the default h reads the positions once (the
- * bounding box); and, when report is given, the end (the time). */
+ * bounding box); once at the end, the check that the result is finite (one read-back, no
+ * wait per step); and, when report is given, the end (the time). */
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report);
 

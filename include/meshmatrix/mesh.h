@@ -183,7 +183,8 @@ void mmx_mesh_tags_free(mmx_mesh_tags *tags);
 /* Replaces mesh->tags by `tags` written as 't' lines (NULL, or an empty set, removes them),
  * after the checks of mmx_mesh_tags_parse (on error the mesh keeps its tags). A C program sets
  * a mesh's creases this way; they are written with the mesh as OBJ. The caller's arrays may
- * be freed when it returns. Errors: as mmx_mesh_tags_parse. Synchronises: as it. */
+ * be freed when it returns. Errors: as mmx_mesh_tags_parse, and MMX_ERR_ARG for a negative
+ * count or a count above 0 whose arrays are NULL (named). Synchronises: as it. */
 mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags);
 
 /* ---- inspection --------------------------------------------------------------------------- */

@@ -114,6 +114,16 @@
 extern "C" {
 #endif
 
+/* The largest coordinate magnitude subdivision takes, positions and texture coordinates alike
+ * (about the square root of FLT_MAX). Every rule is a weighted mean, but the paths sum before
+ * they divide (a face's corners, a vertex's neighbours, up to n(n + 5) times a position in a
+ * limit mask), in different orders: near FLT_MAX one path overflowed where the other did not.
+ * Below this bound no sum overflows whatever the valences and face orders (32-bit counts), so
+ * both paths, both backends, plans and the limit give finite results that agree; coordinates
+ * beyond it, NaN or infinite are refused by every entry point here (MMX_ERR_MESH naming the
+ * vertex and the coordinate), before any work. */
+#define MMX_SUBDIV_COORD_MAX 1e18f
+
 typedef enum mmx_scheme {
     MMX_SCHEME_LOOP = 0,          /* triangles in, triangles out, 4 children per face */
     MMX_SCHEME_SQRT3,             /* triangles in, triangles out, 3 children per face;
@@ -225,7 +235,9 @@ typedef struct mmx_subdiv_options {
  * gives V + F + E vertices, nnz faces and 2E + nnz edges; Loop V + E, 4F, 2E + 3F; sqrt3
  * V + F, 3F, E + 3F (closed; with boundary each odd level adds one vertex and one edge more
  * per boundary face, see above). *nnz_out is the refined mesh's number of corners. Any of the
- * outputs may be NULL. Errors: MMX_ERR_ARG (negative counts or levels, unknown scheme). */
+ * outputs may be NULL. Errors: MMX_ERR_ARG (negative counts or levels, unknown scheme),
+ * MMX_ERR_OVERFLOW when a count reaches 2^58 before a level (the next levels' counts would
+ * not fit in 64 bits; no mesh that large can be stored): the outputs are then left unset. */
 mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces, int64_t nedges,
                               int64_t nnz, int levels, int64_t *nverts_out,
                               int64_t *nfaces_out, int64_t *nedges_out, int64_t *nnz_out);
@@ -256,6 +268,8 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *     two-sided pillow: legal and manifold, but its children would share new edges four ways,
  *     which a mesh matrix, knowing an edge by its ends, cannot represent; MMX_ERR_MESH naming
  *     both faces). Catmull-Clark refines pillows;
+ *   - every coordinate (positions, texture coordinates) finite and of magnitude at most
+ *     MMX_SUBDIV_COORD_MAX (MMX_ERR_MESH naming the vertex);
  *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the
  *     last level's arrays fit in the memory of the context's backend (MMX_ERR_NOMEM).
  * Isolated vertices are kept where they are; a mesh without faces comes back with its vertices
@@ -271,9 +285,10 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * implicit products M·Mᵀ), then runs one pass per level, each reading the level's matrix,
  * half-edge arrays and positions and writing the child's; nothing is sorted after the input.
  * On CUDA the levels are queued back to back with no synchronisation between them.
- * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
- * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
- * to report); a mesh with crease tags costs two more (the tag checks read its faces on the
+ * Synchronises (fused path, CUDA): three times, to read the coordinates' check
+ * (MMX_SUBDIV_COORD_MAX, one read-back), the input's adjacency counts (sizes and the checks'
+ * counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault to
+ * report); a mesh with crease tags costs two more (the tag checks read its faces on the
  * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
  * more when a crease is still sharp after the levels (its halves are read back as the result's
  * tags); a mesh with texture coordinates costs one wait to read its faces and coordinates
@@ -298,7 +313,8 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
  * crease vertex (two sharp edges: creases, boundary edges) moves along the crease's B-spline,
  * a smooth vertex by the scheme's limit weights; bilinear vertices stay. Sharpness is read from
  * the mesh's tags, as mmx_subdivide leaves them on its result, and the boundary mode from opts
- * (NULL: the tags'), so the limit of a refined mesh is its input's limit surface.
+ * (NULL: the tags'), so the limit of a refined mesh is its input's limit surface. Coordinates
+ * as mmx_subdivide takes them (MMX_SUBDIV_COORD_MAX).
  * Catmull-Clark needs quads (a mesh refined once or more), Loop triangles; sqrt3 is refused
  * (MMX_ERR_UNSUPPORTED). Errors also: those of mmx_subdivide's checks (a non-manifold edge, an
  * inconsistent orientation: MMX_ERR_MESH), MMX_ERR_ARG (both outputs NULL), MMX_ERR_NOMEM,
@@ -331,6 +347,9 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  * nverts x 3 floats, `pos` room for the last level's (mmx_subdiv_plan_sizes), both in the
  * context's space and not overlapping. Queued on the context's stream; the call returns once
  * the work is queued (CUDA) or done (host): synchronise with mmx_ctx_sync before reading pos.
+ * The control positions must keep the coordinate rule (MMX_SUBDIV_COORD_MAX): the host checks
+ * them (MMX_ERR_MESH naming the vertex); on CUDA that would cost a wait per frame, so there it
+ * is the caller's precondition (beyond it the positions may come out infinite).
  * On CUDA the chain is a CUDA graph made on the first call for this pair of pointers, so
  * passing the same buffers every frame costs one graph launch. Errors: MMX_ERR_ARG (NULL
  * arguments), MMX_ERR_CUDA. */

@@ -48,6 +48,14 @@ static inline unsigned long long mmx__ctx_syncs(const mmx_ctx *ctx)
  * `return mmx__fail(ctx, MMX_ERR_ARG, "face %d: ...", f);`. */
 mmx_status mmx__fail(mmx_ctx *ctx, mmx_status s, const char *fmt, ...) MMX__PRINTF(3, 4);
 
+/* The first statement of every public entry point that takes a context (core.h): a NULL one
+ * is refused with MMX_ERR_ARG, there being no context to hold the sentence. The name parsers
+ * (mmx_*_parse) take NULL instead: they only record their sentence where there is one. */
+#define MMX__NEED_CTX(ctx)                                                                    \
+    do {                                                                                      \
+        if (!(ctx)) return MMX_ERR_ARG;                                                       \
+    } while (0)
+
 /* Allocates n * size bytes of host memory, refusing a product that overflows; n = 0 returns
  * a valid minimal allocation so that callers need not special-case empty arrays. */
 mmx_status mmx__host_alloc(mmx_ctx *ctx, size_t n, size_t size, void **out);

@@ -1,5 +1,6 @@
 /* The scans and reductions of device.h: the host statement of each (a loop over host arrays),
  * and the dispatch to the CUDA half (device.cu) on a CUDA context. */
+#include <math.h>
 #include "core_internal.h"
 
 static int on_cuda(const mmx_ctx *ctx) { return mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA; }
@@ -63,4 +64,35 @@ mmx_status mmx__reduce_max(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_ind
         if (in[i] > m) m = in[i];
     *out = m;
     return MMX_OK;
+}
+
+mmx_status mmx__flag_beyond(mmx_ctx *ctx, const float *x, int64_t n, float bound,
+                            unsigned long long *slot)
+{
+    if (n <= 0) return MMX_OK;
+    if (on_cuda(ctx)) return mmx__flag_beyond_cuda(ctx, x, n, bound, slot);
+    for (int64_t i = 0; i < n; i++)
+        if (!(fabsf(x[i]) <= bound)) { /* NaN fails every comparison */
+            if ((unsigned long long)(n - i) > *slot) *slot = (unsigned long long)(n - i);
+            break;
+        }
+    return MMX_OK;
+}
+
+mmx_status mmx__first_beyond(mmx_ctx *ctx, const float *x, int64_t n, float bound, int64_t *first)
+{
+    *first = -1;
+    if (n <= 0) return MMX_OK;
+    mmx__readback rb;
+    unsigned long long *slot = NULL;
+    mmx_status s = mmx__readback_open(ctx, &rb);
+    if (!s) s = mmx__readback_slot(&rb, sizeof *slot, (void **)&slot);
+    if (!s) s = mmx__flag_beyond(ctx, x, n, bound, slot);
+    if (!s) s = mmx__readback_wait(&rb);
+    if (!s) {
+        const unsigned long long got = *(const unsigned long long *)mmx__readback_host(&rb, slot);
+        if (got) *first = n - (int64_t)got;
+    }
+    mmx__readback_close(&rb);
+    return s;
 }

@@ -7,6 +7,7 @@
 #include <cuda/functional>
 #include <cuda/std/functional>
 #include "cub.cuh"
+#include "launch.cuh"
 
 extern "C" mmx_status mmx__dev_alloc(mmx_ctx *ctx, size_t bytes, void **out)
 {
@@ -172,4 +173,28 @@ extern "C" mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, in
         return cub::DeviceReduce::Reduce(tmp, bytes, in, out, (long long)n, cuda::maximum<>{},
                                          init, st);
     });
+}
+
+/* mmx__flag_beyond: each thread the largest n - i of its bad entries (its first one), the
+ * block's largest by a block reduction, one atomicMax per block: integers, so the verdict is
+ * the same whatever order the blocks run in. */
+__global__ void k_flag_beyond(const float *x, long long n, float bound, unsigned long long *slot)
+{
+    unsigned long long worst = 0;
+    for (long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; i < n;
+         i += (long long)gridDim.x * MMX__BLOCK)
+        if (!(fabsf(x[i]) <= bound) && (unsigned long long)(n - i) > worst)
+            worst = (unsigned long long)(n - i);
+    worst = mmx__block_reduce(worst, cuda::maximum<>{});
+    if (threadIdx.x == 0 && worst) atomicMax(slot, worst);
+}
+
+extern "C" mmx_status mmx__flag_beyond_cuda(mmx_ctx *ctx, const float *x, int64_t n, float bound,
+                                            unsigned long long *slot)
+{
+    if (n <= 0) return MMX_OK;
+    /* A few blocks per SM's worth of work is enough for a memory-bound pass: the grid strides. */
+    const long long items = n < (1LL << 22) ? (long long)n : (1LL << 22);
+    k_flag_beyond<<<mmx__grid(items), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(x, (long long)n, bound, slot);
+    return mmx__cuda(ctx, cudaGetLastError(), "k_flag_beyond launch");
 }

@@ -76,7 +76,21 @@ mmx_status mmx__reduce_sum(mmx_ctx *ctx, const mmx_index *in, int64_t n, int64_t
 mmx_status mmx__reduce_max(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index init,
                            mmx_index *out);
 
+/* Where the floats x[0 .. n) leave [-bound, bound] (NaN included): *slot, in the context's
+ * space, becomes the largest n - i over such i (so n - *slot is the first one), or stays as it
+ * was (0 from a read-back slot) when there is none. Queued (mmx__readback's slots take it);
+ * no float is summed, so the verdict is exact and the same on both backends. Errors:
+ * MMX_ERR_CUDA. */
+mmx_status mmx__flag_beyond(mmx_ctx *ctx, const float *x, int64_t n, float bound,
+                            unsigned long long *slot);
+
+/* The same, read on the host: *first = the first i with |x[i]| > bound or x[i] NaN, -1 if
+ * none. Synchronises: yes on CUDA, once (a read-back). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__first_beyond(mmx_ctx *ctx, const float *x, int64_t n, float bound, int64_t *first);
+
 /* The CUDA halves of the above, arrays in device memory, queued on the context's stream. */
+mmx_status mmx__flag_beyond_cuda(mmx_ctx *ctx, const float *x, int64_t n, float bound,
+                                 unsigned long long *slot);
 mmx_status mmx__scan_exclusive_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
 mmx_status mmx__scan_offsets_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mmx_index *out);
 mmx_status mmx__scan_exclusive_u64_cuda(mmx_ctx *ctx, const unsigned long long *in, int64_t n,

@@ -8,6 +8,7 @@
 
 mmx_status mmx_mem_alloc(mmx_ctx *ctx, mmx_space space, size_t bytes, void **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mem_alloc: out is NULL");
     *out = NULL;
     mmx_status s = mmx__check_space(ctx, space, "mmx_mem_alloc");
@@ -29,6 +30,7 @@ void mmx_mem_free(mmx_ctx *ctx, mmx_space space, void *p)
 mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
                         mmx_space src_space, size_t bytes)
 {
+    MMX__NEED_CTX(ctx);
     if (bytes == 0) return MMX_OK;
     if (!dst || !src) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mem_copy: NULL pointer");
     mmx_status s = mmx__check_space(ctx, dst_space, "copy destination");

@@ -61,6 +61,13 @@ mmx_status mmx__reduce_max_cuda(mmx_ctx *ctx, const mmx_index *in, int64_t n, mm
     return mmx__no_cuda(ctx, "mmx__reduce_max_cuda");
 }
 
+mmx_status mmx__flag_beyond_cuda(mmx_ctx *ctx, const float *x, int64_t n, float bound,
+                                 unsigned long long *slot)
+{
+    (void)x, (void)n, (void)bound, (void)slot;
+    return mmx__no_cuda(ctx, "mmx__flag_beyond_cuda");
+}
+
 mmx_status mmx__dev_zero(mmx_ctx *ctx, void *p, size_t bytes)
 {
     (void)p, (void)bytes;

@@ -13,6 +13,7 @@ struct mmx_timer {
 
 mmx_status mmx_timer_create(mmx_ctx *ctx, mmx_timer **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_timer_create: NULL argument");
     mmx_timer *t = calloc(1, sizeof *t);
     if (!t) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a timer");

@@ -196,6 +196,7 @@ static mmx_status count_violators(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index 
 mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round, mmx_mesh **out,
                               mmx_cavity_counts *counts)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_delaunay_round: NULL argument");
     *out = NULL;
@@ -217,6 +218,7 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_delaunay_flip: NULL argument");
     *out = NULL;
     mmx_delaunay_report r;

@@ -342,10 +342,6 @@ typedef struct mmx__remesh_dev_measure {
 
 typedef struct mmx__remesh_dev mmx__remesh_dev;
 
-/* The first vertex of a device mesh with a coordinate that is not finite into *first (-1:
- * none). Synchronises: yes (reads it). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
-mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *first);
-
 /* The set-up on the device: the working copy (the input's faces and positions, reduced), its
  * topology (refusing a face that is not a triangle, as mmx__flip_topo_build), the feature
  * edges (remesh_step.h's rule, with the creases) sorted and unique, the corner flags, the

@@ -114,6 +114,7 @@ mmx_status mmx_cavity_face_origin(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index 
                                   const mmx_cavity_seed *per_seed, mmx_index n,
                                   mmx_index nfaces_after, mmx_index *origin)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || (!origin && nfaces_after > 0) || (!per_seed && n > 0))
         return mmx__fail(ctx, MMX_ERR_ARG, FN ": NULL argument");
     if (n < 0 || nfaces_before < 0 || nfaces_after < 0)

@@ -84,13 +84,6 @@ mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     return mmx__no_cuda(ctx, "mmx__face_split_round_cuda");
 }
 
-mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *first)
-{
-    (void)mesh;
-    *first = -1;
-    return mmx__no_cuda(ctx, "mmx__remesh_dev_nonfinite");
-}
-
 mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
                                 mmx__remesh_dev_measure *m)
 {

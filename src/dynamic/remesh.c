@@ -3,6 +3,7 @@
  * projection back onto the input (dynamic.h states the steps and the feature rules). Every
  * step is a sequence of rounds, each keeping the lexicographically first maximal independent
  * set of its seeds' cavities by the fixed priorities, so the whole run is deterministic. */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -633,9 +634,9 @@ static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **
 {
     mmx_ctx *ctx = st->ctx;
     *work = 0;
-    mmx_index bad = -1;
-    mmx_status s = mmx__remesh_dev_nonfinite(ctx, mesh, &bad);
-    if (!s && bad >= 0) return not_finite(ctx, bad);
+    int64_t bad = -1;
+    mmx_status s = mmx__first_beyond(ctx, mesh->pos, 3 * (int64_t)mmx_mesh_nverts(mesh), FLT_MAX, &bad);
+    if (!s && bad >= 0) return not_finite(ctx, (mmx_index)(bad / 3));
     uint64_t *creases = NULL;
     mmx_index *corners = NULL, nc = 0, nk = 0;
     if (!s) s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
@@ -673,6 +674,7 @@ static mmx_status host_step(state *st, int k, const mmx__bvh *bvh, mmx_remesh_it
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: NULL argument");
     *out = NULL;

@@ -267,14 +267,6 @@ __global__ void k_conflicts(const mmx_cavity_seed *sd, mmx_index n, mmx_index *f
 
 /* ---- the set-up ---------------------------------------------------------------------------- */
 
-__global__ void k_nonfinite(const float *pos, mmx_index nv, unsigned int *first)
-{
-    const long long v = INDEX();
-    if (v >= nv) return;
-    const float *p = pos + 3 * v;
-    if (!isfinite(p[0]) || !isfinite(p[1]) || !isfinite(p[2])) atomicMin(first, (unsigned int)v);
-}
-
 __global__ void k_feature_flag(mmx__sc_view t, const float *pos, int by_angle, double cos_bound,
                                mmx_index *flag)
 {
@@ -720,24 +712,6 @@ struct mmx__remesh_dev {
     Dev d;
     void *bvh_block;
 };
-
-extern "C" mmx_status mmx__remesh_dev_nonfinite(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                                mmx_index *first)
-{
-    *first = -1;
-    const mmx_index nv = mmx_mesh_nverts(mesh);
-    unsigned int *dfirst = nullptr, h = UINT_MAX;
-    mmx_status s = mmx__dev_alloc(ctx, sizeof *dfirst, (void **)&dfirst);
-    if (!s) s = mmx__dev_copy(ctx, dfirst, MMX_SPACE_DEVICE, &h, MMX_SPACE_HOST, sizeof h);
-    if (!s && nv > 0) {
-        k_nonfinite<<<mmx__grid(nv), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(mesh->pos, nv, dfirst);
-        s = mmx__cuda(ctx, cudaGetLastError(), "k_nonfinite launch");
-    }
-    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, dfirst, MMX_SPACE_DEVICE, sizeof h);
-    mmx__dev_free(ctx, dfirst);
-    if (!s && h != UINT_MAX) *first = (mmx_index)h;
-    return s;
-}
 
 /* The set-up's device work (dynamic_internal.h); d->cur and d->topo are made. */
 static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_block,

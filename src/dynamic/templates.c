@@ -135,6 +135,7 @@ mmx_status mmx_cavity_face_split_round(mmx_ctx *ctx, const mmx_mesh *mesh, const
                                        mmx_index n, uint32_t round, mmx_mesh **out,
                                        mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
         return mmx__fail(ctx, MMX_ERR_ARG,
                          "mmx_cavity_face_split_round: NULL argument or negative count");
@@ -281,6 +282,7 @@ mmx_status mmx_cavity_relocate_round(mmx_ctx *ctx, const mmx_mesh *mesh, const m
                                      mmx_mesh **out, mmx_cavity_counts *counts,
                                      mmx_cavity_seed *per_seed)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out || (n > 0 && (!seeds || !targets)) || n < 0)
         return mmx__fail(ctx, MMX_ERR_ARG,
                          "mmx_cavity_relocate_round: NULL argument or negative count");

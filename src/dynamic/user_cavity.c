@@ -118,6 +118,7 @@ mmx_status mmx_cavity_user_round(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_i
                                  uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                  mmx_cavity_seed *per_seed)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument or negative count", WHO);
     *out = NULL;
     mmx_status s = user_check(ctx, mesh, cav_ptr, cav_faces, n);

@@ -125,6 +125,7 @@ mmx_status mmx_cavity_vertex_remove_round(mmx_ctx *ctx, const mmx_mesh *mesh,
                                           mmx_mesh **out, mmx_cavity_counts *counts,
                                           mmx_cavity_seed *per_seed)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument or negative count", WHO);
     *out = NULL;

@@ -29,6 +29,7 @@ static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind
 
 mmx_status mmx_vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind, float *areas)
 {
+    MMX__NEED_CTX(ctx);
     return vertex_areas(ctx, mesh, kind, NULL, areas, "mmx_vertex_areas");
 }
 
@@ -70,5 +71,6 @@ mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind
 mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
                            mmx_weighted **out)
 {
+    MMX__NEED_CTX(ctx);
     return mmx__geom_mass(ctx, mesh, kind, NULL, out);
 }

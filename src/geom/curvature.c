@@ -6,6 +6,7 @@
 mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
                                      const mmx_adjacency *adj, mmx_mass_kind mass, float *hn)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_mean_curvature_normal");
     if (s) return s;
     const mmx_index n = mesh->M->nrows;

@@ -18,6 +18,7 @@ mmx_status mmx__geom_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx__face_what wh
 
 mmx_status mmx_face_normals(mmx_ctx *ctx, const mmx_mesh *mesh, float *normals, float *areas)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_face_normals");
     if (s || (!normals && !areas)) return s;
     return mmx__geom_faces(ctx, mesh, MMX__FACE_UNIT, normals, areas);

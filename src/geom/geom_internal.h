@@ -378,11 +378,16 @@ static inline MMX__HD int mmx__smooth_fixed(const unsigned char *fixed, int64_t 
 /* An explicit step's per-vertex factor. Assembled path: d = -L_vv (the sum of the edge
  * weights at v), scale = 1/d; patch path: d = the VV row's length, scale = 1/d. 0 (the vertex
  * does not move) for a fixed vertex and where d is not > 0 (no neighbour; an obtuse cotangent
- * fan). `neg` says d is the diagonal itself (assembled) rather than a count. */
+ * fan). NaN where d is not finite (cotangent weights that overflowed on huge coordinates), so
+ * that the vertex's position turns NaN and mmx_smooth's final check refuses the call, where
+ * it would have stayed put as if smoothed. `neg` says d is the diagonal itself (assembled)
+ * rather than a count. */
 static inline MMX__HD float mmx__smooth_scale_of(float d, int neg, int fixed)
 {
     const float dd = neg ? -d : d;
-    return fixed || !(dd > 0.0f) ? 0.0f : 1.0f / dd;
+    if (fixed) return 0.0f;
+    if (!mmx__finite((double)dd)) return dd - dd; /* NaN */
+    return !(dd > 0.0f) ? 0.0f : 1.0f / dd;
 }
 
 /* One explicit step at vertex v (3 components): assembled, s = (L x)_v and

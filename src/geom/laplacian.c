@@ -109,11 +109,13 @@ void mmx__cotan_op_free(mmx__cotan_op *op)
 mmx_status mmx_cotan_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                mmx_weighted **out)
 {
+    MMX__NEED_CTX(ctx);
     return laplacian(ctx, mesh, adj, 1, out, NULL);
 }
 
 mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_weighted **out)
 {
+    MMX__NEED_CTX(ctx);
     return laplacian(ctx, mesh, adj, 0, out, NULL);
 }

@@ -26,6 +26,7 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
 
 mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out)
 {
+    MMX__NEED_CTX(ctx);
     if (out) *out = NULL;
     mmx_status s = mmx__geom_check(ctx, mesh, 0, "mmx_normals_plan_create");
     if (s) return s;
@@ -80,6 +81,7 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_vertex_normals");
     if (s) return s;
     if ((int)weight < 0 || (int)weight > (int)MMX_NORMAL_UNIFORM)
@@ -95,6 +97,7 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
 mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
                                     const mmx_patch_set *ps, float *normals)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_vertex_normals_patch");
     if (s) return s;
     const mmx_csc *M = mesh->M;

@@ -5,6 +5,7 @@
  * reduction, RXMesh's way, no matrix at all). Taubin's lambda|mu smoothing alternates two
  * such steps. Bilateral filtering and mean curvature flow are bilateral.c and mcf.c; the CUDA
  * halves of the per-vertex steps are smooth.cu. */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include "geom_internal.h"
@@ -228,6 +229,17 @@ static mmx_status check_options(mmx_ctx *ctx, const mmx_smooth_options *o)
     if (!(o->mu <= 0.0f) || !isfinite(o->mu))
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: mu = %g must be < 0 (or 0 for the default)", w,
                          (double)o->mu);
+    /* An explicit step x + t D^-1 L x multiplies the mesh's highest frequencies by up to
+     * |1 - 2t|: above 1 in size for t > 1 or t < -1 (D^-1 L's eigenvalues lie in [-2, 0]),
+     * so every further step grows them until the positions overflow. */
+    const int explicit_step = lap || o->method == MMX_SMOOTH_COTAN;
+    if (explicit_step && o->step > 1.0f)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: step = %g: the %s method's explicit steps diverge "
+                         "for a step above 1 (use a step in (0, 1])", w, (double)o->step,
+                         mmx_smooth_method_name(o->method));
+    if (o->method == MMX_SMOOTH_TAUBIN && o->mu < -1.0f)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: mu = %g: taubin's inflating steps diverge for a mu "
+                         "below -1 (use a mu in [-1, 0), its size above the step's)", w, (double)o->mu);
     if (!(o->sigma_c >= 0.0f) || !(o->sigma_s >= 0.0f) || !isfinite(o->sigma_c) || !isfinite(o->sigma_s))
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: sigma_c = %g and sigma_s = %g must be finite and >= 0",
                          w, (double)o->sigma_c, (double)o->sigma_s);
@@ -242,6 +254,7 @@ static mmx_status check_options(mmx_ctx *ctx, const mmx_smooth_options *o)
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_smooth");
     if (s) return s;
     const mmx_smooth_options o = opts ? *opts : mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
@@ -291,6 +304,16 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
         rep.mu = o.method == MMX_SMOOTH_TAUBIN ? job.mu : 0.0;
         rep.cg_converged = 0;
     }
+    /* Never success with positions that are not finite: coordinates whose sums overflow (near
+     * FLT_MAX) do that on every method. One pass and one read-back at the end, none per step. */
+    int64_t bad = -1;
+    if (!s && n > 0) s = mmx__first_beyond(ctx, out, 3 * (int64_t)n, FLT_MAX, &bad);
+    if (!s && bad >= 0)
+        s = mmx__fail(ctx, MMX_ERR_MESH, "mmx_smooth: %s smoothing made vertex %lld's position "
+                      "not finite: the coordinates are too large for float arithmetic (sums of "
+                      "them pass 3.4e38)%s; scale the mesh down", mmx_smooth_method_name(o.method),
+                      (long long)(bad / 3),
+                      o.method == MMX_SMOOTH_MCF ? ", or the step h is too large" : "");
     if (!s && timer) s = mmx_timer_stop(timer, &rep.ms);
     mmx_timer_free(timer);
     mmx_adjacency_free(adj);

@@ -111,6 +111,7 @@ void mmx_adjacency_free(mmx_adjacency *adj)
 
 mmx_status mmx_adjacency_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_adjacency_compute: out is NULL");
     *out = NULL;
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_adjacency_compute: mesh is NULL");

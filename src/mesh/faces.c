@@ -3,6 +3,7 @@
 
 mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start, mmx_index **verts)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !start || !verts) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_faces: NULL argument");
     *start = *verts = NULL;
     const mmx_csc *M = mesh->M;

@@ -141,6 +141,7 @@ mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz
 
 mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh_uv **out)
 {
+    MMX__NEED_CTX(ctx);
     return mmx__mesh_uv_copy_to(ctx, uv, nnz, MMX_SPACE_HOST, out);
 }
 
@@ -158,6 +159,7 @@ void mmx_mesh_free(mmx_mesh *mesh)
 mmx_status mmx_mesh_set_normals(mmx_ctx *ctx, mmx_mesh *mesh, const float *normals,
                                 mmx_space space)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_set_normals: the mesh is NULL");
     float *n = NULL;
     if (normals) {
@@ -220,6 +222,7 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
                                const mmx_index *start, const mmx_index *verts,
                                const float *pos, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_from_faces: out is NULL");
     *out = NULL;
     if (nverts < 0 || nfaces < 0 || !start || (nfaces > 0 && !verts))
@@ -278,6 +281,7 @@ static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_spa
 
 mmx_status mmx_mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!src || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_copy: NULL argument");
     return mesh_copy(ctx, src, dst_space, 1, out);
 }

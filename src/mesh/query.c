@@ -307,6 +307,7 @@ static mmx_status query_counted(job *J, mmx_query_kind kind)
 mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                      mmx_query_kind kind, mmx_csr **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query: out is NULL");
     *out = NULL;
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query: mesh is NULL");

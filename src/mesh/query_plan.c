@@ -262,6 +262,7 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
 mmx_status mmx_query_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_query_plan **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query_plan_create: out is NULL");
     *out = NULL;
     if (!mesh || !mesh->M) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query_plan_create: mesh is NULL");
@@ -342,6 +343,7 @@ static mmx_status check_plan_kind(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_que
 mmx_status mmx_query_plan_alloc(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_query_kind kind,
                                 mmx_csr **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query_plan_alloc: out is NULL");
     *out = NULL;
     mmx_status s = check_plan_kind(ctx, Q, kind, "mmx_query_plan_alloc");
@@ -372,6 +374,7 @@ mmx_status mmx_query_plan_alloc(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_query
 mmx_status mmx_query_plan_run(mmx_ctx *ctx, const mmx_query_plan *Q, mmx_query_kind kind,
                               mmx_csr *out)
 {
+    MMX__NEED_CTX(ctx);
     mmx_status s = check_plan_kind(ctx, Q, kind, "mmx_query_plan_run");
     if (s) return s;
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_query_plan_run: out is NULL");

@@ -33,6 +33,7 @@ static mmx_status host_colptr(mmx_ctx *ctx, const mmx_csc *M, mmx_index **out)
 
 mmx_status mmx_mesh_uniform_order(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *order)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !order) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_uniform_order: NULL argument");
     const mmx_csc *M = mesh->M;
     *order = 0;
@@ -60,6 +61,7 @@ static mmx_status check_owner(mmx_ctx *ctx, const mmx_csc *M, const char *who)
 
 mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_reduce: mesh is NULL");
     mmx_csc *M = mesh->M;
     if (M->order) return MMX_OK;
@@ -90,6 +92,7 @@ mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh)
 
 mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_expand: mesh is NULL");
     mmx_csc *M = mesh->M;
     if (!M->order) return MMX_OK;

@@ -75,6 +75,7 @@ static mmx_status permute_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index
 mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *vperm,
                             const mmx_index *fperm, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_permute: NULL argument");
     *out = NULL;
     const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
@@ -159,6 +160,7 @@ static void fisher_yates(mmx_index *p, mmx_index n, uint64_t *state)
 mmx_status mmx_mesh_shuffle(mmx_ctx *ctx, const mmx_mesh *mesh, uint64_t seed,
                             mmx_index *vperm, mmx_index *fperm, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_shuffle: NULL argument");
     *out = NULL;
     const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
@@ -217,6 +219,7 @@ static mmx_status sort_faces(mmx_ctx *ctx, const mmx_csc *M, const mmx_index *vp
 mmx_status mmx_mesh_reorder(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *vperm,
                             mmx_index *fperm, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_reorder: NULL argument");
     *out = NULL;
     mmx_status s = mmx__check_space(ctx, mesh->space, "mesh");

@@ -259,29 +259,62 @@ static mmx_status mixed(mmx_ctx *ctx, mmx_mesh **out)
     return shape_finish(ctx, &s, out);
 }
 
+/* The sizes after a shape's name (":N", ":N:M", ...; up to 3, so that one too many is named as
+ * such), each a whole number written in digits only (no sign, no blank, at most 9 digits: far
+ * above every shape's limit), into sz[0 .. *count). 0 if fine, else 1 with the bad field in
+ * `bad`. */
+static int shape_sizes(const char *tail, long sz[3], int *count, char *bad, size_t cap)
+{
+    *count = 0;
+    while (*tail) {
+        const char *field = tail + 1;
+        size_t len = strcspn(field, ":");
+        int digits = *tail == ':' && len > 0 && len <= 9 && *count < 3;
+        for (size_t i = 0; digits && i < len; i++) digits = field[i] >= '0' && field[i] <= '9';
+        if (!digits) {
+            snprintf(bad, cap, "%.*s", (int)(len < 40 ? len : 40), field);
+            return 1;
+        }
+        sz[(*count)++] = strtol(field, NULL, 10);
+        tail = field + len;
+    }
+    return 0;
+}
+
 mmx_status mmx_mesh_shape(mmx_ctx *ctx, const char *spec, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!spec || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_shape: NULL argument");
     *out = NULL;
-    char name[32];
-    long a = -1, b = -1;
+    static const char known[] =
+        "known: tetrahedron, cube, icosphere[:L], torus[:U:V], grid[:NX:NY], mixed";
+    char name[32], bad[48];
+    long sz[3] = {-1, -1, -1};
+    int count = 0;
     size_t n = strcspn(spec, ":");
-    if (n >= sizeof name) return mmx__fail(ctx, MMX_ERR_ARG, "unknown shape '%s'", spec);
+    if (n >= sizeof name) return mmx__fail(ctx, MMX_ERR_ARG, "unknown shape '%s' (%s)", spec, known);
     memcpy(name, spec, n);
     name[n] = '\0';
-    if (spec[n]) {
-        char tail;
-        int got = sscanf(spec + n, ":%ld:%ld%c", &a, &b, &tail);
-        if (got == 3 || got < 1 || (got == 1 && strchr(spec + n + 1, ':')))
-            return mmx__fail(ctx, MMX_ERR_ARG, "shape '%s': sizes must be ':N' or ':N:M'", spec);
-    }
-    if (!strcmp(name, "tetrahedron") && a < 0) return tetrahedron(ctx, out);
-    if (!strcmp(name, "cube") && a < 0) return cube(ctx, out);
-    if (!strcmp(name, "mixed") && a < 0) return mixed(ctx, out);
-    if (!strcmp(name, "icosphere") && b < 0) return icosphere(ctx, a < 0 ? 2 : (int)(a > 99 ? 99 : a), out);
+    if (shape_sizes(spec + n, sz, &count, bad, sizeof bad))
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "shape '%s': the size '%s' is not a whole number >= 0 written in digits "
+                         "(sizes are ':N' or ':N:M')", spec, bad);
+    /* How many sizes each shape takes. */
+    const int most = !strcmp(name, "icosphere") ? 1
+                     : !strcmp(name, "torus") || !strcmp(name, "grid") ? 2
+                     : 0;
+    const int shape = most > 0 || !strcmp(name, "tetrahedron") || !strcmp(name, "cube") ||
+                      !strcmp(name, "mixed");
+    if (!shape) return mmx__fail(ctx, MMX_ERR_ARG, "unknown shape '%s' (%s)", spec, known);
+    if (count > most)
+        return mmx__fail(ctx, MMX_ERR_ARG, "shape '%s': %s takes %s (%s)", spec, name,
+                         most == 0 ? "no size" : most == 1 ? "one size at most" : "two sizes at most",
+                         known);
+    const long a = sz[0], b = sz[1];
+    if (!strcmp(name, "tetrahedron")) return tetrahedron(ctx, out);
+    if (!strcmp(name, "cube")) return cube(ctx, out);
+    if (!strcmp(name, "mixed")) return mixed(ctx, out);
+    if (!strcmp(name, "icosphere")) return icosphere(ctx, a < 0 ? 2 : (int)(a > 99 ? 99 : a), out);
     if (!strcmp(name, "torus")) return torus(ctx, a < 0 ? 24 : a, b < 0 ? (a < 0 ? 12 : a) : b, out);
-    if (!strcmp(name, "grid")) return grid(ctx, a < 0 ? 8 : a, b < 0 ? (a < 0 ? 8 : a) : b, out);
-    return mmx__fail(ctx, MMX_ERR_ARG,
-                     "unknown shape '%s' (known: tetrahedron, cube, icosphere[:L], torus[:U:V], grid[:NX:NY], mixed)",
-                     spec);
+    return grid(ctx, a < 0 ? 8 : a, b < 0 ? (a < 0 ? 8 : a) : b, out);
 }

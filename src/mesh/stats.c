@@ -245,6 +245,7 @@ mmx_status mmx__mesh_stats_of(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adja
 
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !st)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_stats_compute: NULL argument");
     memset(st, 0, sizeof *st);

@@ -263,6 +263,7 @@ static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv,
 
 mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_tags_parse: NULL argument");
     *out = NULL;
     mmx_mesh_tags *T = calloc(1, sizeof *T);
@@ -323,6 +324,7 @@ static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
 
 mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags)
 {
+    MMX__NEED_CTX(ctx);
     return mmx__mesh_set_tags(ctx, mesh, tags, 1);
 }
 
@@ -334,6 +336,19 @@ mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags 
     int bad = 0;
     const mmx_mesh_tags none = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1};
     const mmx_mesh_tags *T = tags ? tags : &none;
+    /* Each count needs its arrays (the loops below read them). */
+    const char *missing = T->ncreases < 0 || T->ncorners < 0 || T->nholes < 0 ? "a negative count"
+                          : T->ncreases > 0 && !T->crease_verts          ? "crease_verts"
+                          : T->ncreases > 0 && !T->crease_sharpness      ? "crease_sharpness"
+                          : T->ncorners > 0 && !T->corner_verts          ? "corner_verts"
+                          : T->ncorners > 0 && !T->corner_sharpness      ? "corner_sharpness"
+                          : T->nholes > 0 && !T->holes                   ? "holes"
+                                                                         : NULL;
+    if (missing)
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "mmx_mesh_set_tags: %d creases, %d corners and %d holes, but %s%s", T->ncreases,
+                         T->ncorners, T->nholes, missing,
+                         missing[0] == 'a' ? "" : " is NULL (every count needs its arrays)");
     /* One line per crease and corner, so that each keeps its own sharpness (%.9g: a float read
      * back exactly). */
     for (mmx_index k = 0; !bad && k < T->ncreases; k++)

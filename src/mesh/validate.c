@@ -71,6 +71,7 @@ static void first_problem(mmx_mesh_validation *r, const mmx_mesh_expect *x)
 mmx_status mmx_mesh_validate(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh_expect *expect,
                              mmx_mesh_validation *report)
 {
+    MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !report)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_validate: NULL argument");
     memset(report, 0, sizeof *report);

@@ -100,6 +100,7 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
 mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                            mmx_csr **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query: NULL argument");
     *out = NULL;
     if ((int)kind < 0 || kind >= MMX_QUERY_COUNT)

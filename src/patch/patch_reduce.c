@@ -8,6 +8,7 @@
 mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                             const float *x, int k, float *y)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !ps || !x || !y) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_reduce: NULL argument");
     if (kind != MMX_QUERY_VV && kind != MMX_QUERY_VF && kind != MMX_QUERY_EF)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_reduce: query %s is not VV, VF or EF",

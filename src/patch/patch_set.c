@@ -114,6 +114,7 @@ static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, con
 mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                 const mmx_patch_options *opts, mmx_patch_set **out)
 {
+    MMX__NEED_CTX(ctx);
     return create(ctx, "mmx_patch_set_create", mesh, NULL, adj, opts, out);
 }
 
@@ -121,6 +122,7 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
                                 const mmx_adjacency *adj, const mmx_patch_options *opts,
                                 mmx_patch_set **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!face_label && mesh && mesh->M && mesh->M->ncols > 0) {
         if (out) *out = NULL;
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_follow: NULL face_label");
@@ -132,6 +134,7 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
 
 mmx_status mmx_patch_set_face_patch(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !ps || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_face_patch: NULL argument");
     if (ps->space != mmx_ctx_space(ctx))
@@ -144,6 +147,7 @@ mmx_status mmx_patch_set_face_patch(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_i
 
 mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_stats *st)
 {
+    MMX__NEED_CTX(ctx);
     if (!ps || !st) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_stats: NULL argument");
     *st = ps->stats;
     return MMX_OK;

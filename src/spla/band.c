@@ -44,6 +44,7 @@ static mmx_status band_host(mmx_ctx *ctx, const mmx_csc *A, mmx_band *band)
 
 mmx_status mmx_csc_band(mmx_ctx *ctx, const mmx_csc *A, mmx_band *band)
 {
+    MMX__NEED_CTX(ctx);
     if (!A || !band) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_band: NULL argument");
     *band = (mmx_band){0, 0, 0, 0};
     mmx_status s = mmx__check_space(ctx, A->space, "matrix");

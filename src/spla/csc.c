@@ -81,6 +81,7 @@ static mmx_status csc_check_host(mmx_ctx *ctx, const mmx_csc *A)
 
 mmx_status mmx_csc_check(mmx_ctx *ctx, const mmx_csc *A)
 {
+    MMX__NEED_CTX(ctx);
     if (!A) return mmx__fail(ctx, MMX_ERR_ARG, "matrix is NULL");
     if (A->nrows < 0 || A->ncols < 0 || A->nnz < 0 || A->order < 0)
         return mmx__fail(ctx, MMX_ERR_ARG, "negative matrix size (%d x %d, nnz %d, order %d)",
@@ -136,6 +137,7 @@ mmx_status mmx_csc_create(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols,
                           const mmx_index *colptr, const mmx_index *rowidx,
                           const mmx_index *val, mmx_space src_space, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (nrows < 0 || ncols < 0 || !colptr)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_create: bad size (%d x %d) or NULL colptr",
                          nrows, ncols);
@@ -155,6 +157,7 @@ mmx_status mmx_csc_create_reduced(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols
                                   mmx_index order, const mmx_index *rowidx,
                                   mmx_space src_space, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (nrows < 0 || ncols < 0 || order <= 0)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_create_reduced: bad size %d x %d, order %d",
                          nrows, ncols, order);
@@ -167,6 +170,7 @@ mmx_status mmx_csc_create_reduced(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols
 
 mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!A || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_copy: NULL argument");
     *out = NULL;
     mmx_status s = mmx__check_space(ctx, A->space, "source matrix");

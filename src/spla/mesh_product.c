@@ -250,6 +250,7 @@ mmx_status mmx__mesh_product_settle(mmx_ctx *ctx, mmx_csc *C, const mmx__readbac
 
 mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     mmx__readback rb;
     mmx__product_report *report = NULL;
     mmx_status s = mesh_product_check(ctx, M, map, out);

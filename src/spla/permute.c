@@ -87,6 +87,7 @@ static mmx_status perm_check(mmx_ctx *ctx, mmx_space space, const mmx_index *p, 
 mmx_status mmx_csc_permute(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                            const mmx_index *q, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!A || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_permute: NULL argument");
     *out = NULL;
     mmx_status s = mmx__check_space(ctx, A->space, "matrix");

@@ -213,6 +213,7 @@ static mmx_status rcm_host(mmx_ctx *ctx, const mmx_csc *S, mmx_index *perm)
 
 mmx_status mmx_rcm(mmx_ctx *ctx, const mmx_csc *S, mmx_index *perm)
 {
+    MMX__NEED_CTX(ctx);
     if (!S) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_rcm: matrix is NULL");
     if (S->nrows != S->ncols)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_rcm: the matrix is %d x %d, not square",

@@ -168,6 +168,7 @@ static mmx_status check_table(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, 
 mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm_map map,
                       mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_spgemm: ctx or out is NULL");
     *out = NULL;
     mmx_status s = check_operand(ctx, A, "A");

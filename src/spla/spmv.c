@@ -186,5 +186,6 @@ mmx_status mmx__spmv_variant_enqueue(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op o
 mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
                     const float *x, int k, float beta, float *y)
 {
+    MMX__NEED_CTX(ctx);
     return mmx__spmv_variant_run(ctx, MMX__SPMV_AUTO, op, alpha, A, map, x, k, beta, y);
 }

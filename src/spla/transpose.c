@@ -31,6 +31,7 @@ static mmx_status transpose_host(mmx_ctx *ctx, const mmx_csc *A, mmx_csc *T)
 
 mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!ctx || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_transpose: ctx or out is NULL");
     *out = NULL;
     if (!A) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_transpose: A is NULL");

@@ -115,6 +115,7 @@ static void limit_vertex(const limit_in *L, mmx_index v, mmx_index valence, mmx_
 mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                             const mmx_subdiv_options *opts, float *pos, float *normals)
 {
+    MMX__NEED_CTX(ctx);
     const char *who = "mmx_subdiv_limit";
     if (scheme == MMX_SCHEME_SQRT3)
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no limit masks here "

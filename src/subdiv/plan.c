@@ -32,6 +32,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
                                   int levels, const mmx_subdiv_options *opts,
                                   mmx_subdiv_plan **out)
 {
+    MMX__NEED_CTX(ctx);
     const char *who = "mmx_subdiv_plan_create";
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: out is NULL", who);
     *out = NULL;
@@ -89,10 +90,11 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
     if (!control_pos || !pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
                          control_pos ? "pos" : "control_pos");
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) /* queued, no wait: subdiv.h says why unchecked */
         return mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
                                  &plan->graph, &plan->graph_in, &plan->graph_out);
-    mmx_status s = MMX_OK;
+    mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval", control_pos, plan->lv[0].nv, 3,
+                                      MMX_SPACE_HOST, "control vertex");
     for (int l = 1; !s && l <= plan->levels; l++) {
         /* Positions-only views: the level's arrays with the positions of this evaluation. */
         mmx__fz_level P = plan->lv[l - 1], C;

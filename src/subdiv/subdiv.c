@@ -2,6 +2,7 @@
  * sizes against 32-bit indices and memory), then one level after another, each built from the
  * level's operators (operators.c) and the scheme's products (loop.c, sqrt3.c,
  * catmull_clark.c). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -38,11 +39,14 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
 {
     if (nverts < 0 || nfaces < 0 || nedges < 0 || nnz < 0 || levels < 0 || !mmx_scheme_name(scheme))
         return MMX_ERR_ARG;
-    /* Each count stays below 2^62 for 32-bit inputs within the levels anyone can store; the
-     * loop stops growing once a count passes 2^40, which already fails every check. */
-    const int64_t big = (int64_t)1 << 40;
+    /* A level multiplies each count by at most 12 (Loop's corners) and adds the others: with
+     * every count below 2^58 before a level, every count after it stays below 2^62. Past 2^58
+     * the counts cannot be stated in 64 bits for many more levels, and no mesh that large can
+     * be stored: refused, never clamped. */
+    const int64_t big = (int64_t)1 << 58;
     int64_t v = nverts, f = nfaces, e = nedges, c = nnz;
-    for (int l = 0; l < levels && v < big && f < big && e < big && c < big; l++) {
+    for (int l = 0; l < levels; l++) {
+        if (v >= big || f >= big || e >= big || c >= big) return MMX_ERR_OVERFLOW;
         int64_t v2, f2, e2, c2;
         if (mmx__scheme_quads(scheme))
             v2 = v + f + e, f2 = c, e2 = 2 * e + c, c2 = 4 * c;
@@ -645,6 +649,28 @@ mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp 
     return s;
 }
 
+mmx_status mmx__subdiv_coords(mmx_ctx *ctx, const char *who, const float *x, int64_t n, int k,
+                              mmx_space space, const char *what)
+{
+    int64_t bad = -1;
+    mmx_status s = MMX_OK;
+    if (space == MMX_SPACE_HOST) { /* host arrays on either backend: read here, no wait */
+        for (int64_t i = 0; bad < 0 && i < n * k; i++)
+            if (!(fabsf(x[i]) <= MMX_SUBDIV_COORD_MAX)) bad = i;
+    } else {
+        s = mmx__first_beyond(ctx, x, n * k, MMX_SUBDIV_COORD_MAX, &bad);
+    }
+    if (s || bad < 0) return s;
+    float v = 0;
+    if (space == MMX_SPACE_HOST) v = x[bad];
+    else s = mmx_mem_copy(ctx, &v, MMX_SPACE_HOST, x + bad, space, sizeof v);
+    return s ? s : mmx__fail(ctx, MMX_ERR_MESH,
+                             "%s: %s %lld has the coordinate %g: subdivision takes coordinates of "
+                             "magnitude up to %g (MMX_SUBDIV_COORD_MAX), so that no rule's sum "
+                             "overflows float arithmetic on either path; scale the mesh down",
+                             who, what, (long long)(bad / k), (double)v, (double)MMX_SUBDIV_COORD_MAX);
+}
+
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
                                int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
@@ -677,6 +703,11 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         s = mmx__fail(ctx, MMX_ERR_SPACE,
                       "%s: the mesh is in host memory but the context is on the CUDA backend "
                       "(copy it with mmx_mesh_copy)", who);
+    /* The rule of subdiv.h, in the one place every path, plans and the limit pass through. */
+    if (!s) s = mmx__subdiv_coords(ctx, who, mesh->pos, mesh->M->nrows, 3, mesh->space, "vertex");
+    if (!s && mesh->uv && (mesh->uv->space == MMX_SPACE_HOST || mesh->uv->space == mmx_ctx_space(ctx)))
+        s = mmx__subdiv_coords(ctx, who, mesh->uv->values, mesh->uv->nvalues, 2, mesh->uv->space,
+                               "texture coordinate");
     if (s) return s;
     mmx_timer *timer = NULL;
     if (o->trace) s = mmx_timer_create(ctx, &timer);
@@ -783,6 +814,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
 mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                          const mmx_subdiv_options *opts, mmx_mesh **out)
 {
+    MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
     *out = NULL;
     mmx_subdiv_options o;

@@ -116,6 +116,12 @@ mmx_status mmx__crease_tables(mmx_ctx *ctx, mmx__subdiv_ops *ops, mmx__crease_le
 mmx_status mmx__subdiv_crease_sum(mmx_ctx *ctx, const mmx__subdiv_ops *ops, const float *p,
                                   float *bp);
 
+/* The coordinates rule of subdiv.h (MMX_SUBDIV_COORD_MAX) on x (n rows of k floats in `space`;
+ * host arrays are read directly, others through ctx with one wait): MMX_ERR_MESH naming the
+ * first row (`what` and its number) and its coordinate. */
+mmx_status mmx__subdiv_coords(mmx_ctx *ctx, const char *who, const float *x, int64_t n, int k,
+                              mmx_space space, const char *what);
+
 /* The common start of mmx_subdivide and mmx_subdiv_plan_create (`who` names the caller in
  * messages): the arguments, the options (copied to *o, defaults for NULL), the input's
  * adjacency (its time in *adj_ms when o->trace asks) and the checks on the mesh and sizes.
