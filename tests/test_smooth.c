@@ -192,6 +192,36 @@ Test(smooth, bilateral_puts_a_lifted_vertex_on_its_rings_plane)
     mmx_ctx_free(ctx);
 }
 
+/* A shape test (issue 26, item 7): bilateral smoothing of one face of 200,000 corners on a
+ * circle in the plane z = 0.5 x. The normals it recomputes at each iteration took the face's
+ * Newell vector at every corner (O(n^2): over 5 minutes here); linear, a second. Every
+ * neighbour's offset along the plane's normal is 0, so nothing moves (within rounding). */
+Test(smooth, bilateral_on_a_200k_gon_is_linear_in_its_corners)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 200000;
+    float *pos = malloc(3 * (size_t)n * sizeof *pos);
+    mmx_index *verts = malloc((size_t)n * sizeof *verts), start[2] = {0, n};
+    cr_assert(pos && verts);
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a), pos[3 * i + 2] = 0.5f * pos[3 * i];
+        verts[i] = i;
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, n, 1, start, verts, pos, &m));
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_BILATERAL);
+    o.iterations = 2;
+    mmx_smooth_report rep;
+    float *x = smooth_copy(ctx, m, &o, &rep);
+    cr_assert_eq(rep.iterations, 2);
+    cr_assert_leq(max_diff(x, pos, n), 1e-5, "a vertex of the flat polygon moved by %g",
+                  max_diff(x, pos, n));
+    free(x), free(pos), free(verts);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* One step of the uniform and of the cotangent Laplacian against x + lambda (L x) / (-L_ii),
  * L written out here: the uniform one from the face lists, the cotangent one read from
  * mmx_cotan_laplacian's weights (checked against libigl elsewhere). */
