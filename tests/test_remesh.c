@@ -1177,6 +1177,67 @@ Test(remesh, cuda_matches_host)
     mmx_ctx_free(cu);
 }
 
+/* n triangles around vertex 0 in z = 0: a disk whose centre has valence n (its rim is the
+ * boundary). */
+static mmx_mesh *big_fan(mmx_ctx *ctx, mmx_index n)
+{
+    float *pos = malloc(3 * ((size_t)n + 1) * sizeof *pos);
+    mmx_index *v = malloc(3 * (size_t)n * sizeof *v);
+    cr_assert(pos && v);
+    pos[0] = pos[1] = pos[2] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * (i + 1)] = (float)cos(a), pos[3 * (i + 1) + 1] = (float)sin(a), pos[3 * (i + 1) + 2] = 0;
+        v[3 * i] = 0, v[3 * i + 1] = i + 1, v[3 * i + 2] = (i + 1) % n + 1;
+    }
+    mmx_mesh *m = tu_triangles(ctx, n + 1, n, v, pos);
+    free(pos), free(v);
+    return m;
+}
+
+/* A shape test (issue 26, item 8): a fan of 200,000 triangles with a target length far above
+ * its radius, so every edge is short. Each of the centre's edges checked (and, as a cavity,
+ * claimed) the centre's whole ring, O(n^2): minutes; with collapses refused at an end of more
+ * than MMX__RM_COLLAPSE_VALENCE faces, the rim's collapses run in rounds of linear work, a
+ * second or two. The boundary line (a circle within L / 10 of its chords) collapses down to a
+ * triangle of the centre and three rim vertices. */
+Test(remesh, a_200k_fan_remeshes_in_linear_time)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 200000;
+    mmx_mesh *m = big_fan(ctx, n), *out = NULL;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    o.target_length = 10;
+    mmx_remesh_report r;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &out, &r));
+    cr_assert_eq(r.per_iteration[0].collapses, n - 3, "%lld collapses",
+                 (long long)r.per_iteration[0].collapses);
+    cr_assert_eq(mmx_mesh_nfaces(out), 3);
+    expect_valid(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Fans on CUDA: the valence bound on collapses gives the host's edits and bytes. */
+Test(remesh, cuda_a_fan_matches_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    mmx_mesh *f = big_fan(host, 20000);
+    o.target_length = 10;
+    host_equals_cuda(host, cu, f, o, "a 20k fan, L 10");
+    mmx_mesh_free(f);
+    f = big_fan(host, 2000);
+    o.target_length = 0;
+    host_equals_cuda(host, cu, f, o, "a 2k fan, the default length");
+    mmx_mesh_free(f);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
 Test(remesh, cuda_refuses_a_host_mesh)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip();
