@@ -20,6 +20,12 @@ extern "C" {
 #define MMX__RM_FLIP_ROUNDS 16
 #define MMX__RM_RELAX_ROUNDS 64
 
+/* The most triangles the projection of a relaxed vertex onto the input may test (bvh_step.h's
+ * budget). A query on an ordinary surface tests tens; where many long input triangles' boxes
+ * hold the point (the spokes of a fan), it would test them all, O(n) a vertex and O(n^2) a
+ * step: past the budget the vertex is not moved in that step. */
+#define MMX__RM_PROJECT_TESTS 256
+
 /* A new face is refused when its quality (mmx__hd_tri_quality) is under this and worse than
  * the face(s) it replaces: the remesher never makes needles, and may still work where the
  * input has them (0.05 is a smallest angle of about 3 degrees). */
