@@ -1,7 +1,7 @@
 /* Vertex areas and the mass matrix (geom.h): the barycentric share (area over order, per
  * face, from a per-face table) or the mixed Voronoi area (per corner) summed per vertex
- * through Mᵀ, one gather per vertex (mmx__vertex_area). The CUDA half (areas.cu): that gather, and the diagonal
- * pattern's numbering. */
+ * through Mᵀ, one gather per vertex (mmx__vertex_area). The CUDA half (areas.cu): that
+ * gather, and the diagonal pattern's numbering. */
 #include "geom_internal.h"
 
 static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,

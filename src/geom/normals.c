@@ -75,18 +75,16 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
     if ((const char *)normals < (const char *)pos + bytes && (const char *)pos < (const char *)normals + bytes)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: normals overlap pos");
     /* Each face's vector once (a face of c corners: O(c)), then one gather per vertex. */
+    mmx_csc M = plan->M;
+    mmx_mesh view;
+    memset(&view, 0, sizeof view);
+    view.M = &M, view.pos = (float *)pos, view.space = plan->space;
     const mmx__face_what what = weight == MMX_NORMAL_AREA ? MMX__FACE_NEWELL : MMX__FACE_UNIT;
-    const mmx_csc *M = &plan->M;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) {
-        mmx_status s = mmx__geom_faces_cuda(ctx, M, pos, what, plan->face, NULL);
-        return s ? s : mmx__vertex_normals_cuda(ctx, M, plan->Mt, pos, plan->face, weight, normals);
-    }
-    for (mmx_index f = 0; f < M->ncols; f++) {
-        int64_t a, b;
-        mmx__csc_col(M, f, &a, &b);
-        mmx__geom_face(pos, M->rowidx + a, a, b - a, f, what, plan->face, NULL);
-    }
-    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(M, plan->Mt, pos, plan->face, weight, j, normals);
+    mmx_status s = mmx__geom_faces(ctx, &view, what, plan->face, NULL);
+    if (s) return s;
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
+        return mmx__vertex_normals_cuda(ctx, &M, plan->Mt, pos, plan->face, weight, normals);
+    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&M, plan->Mt, pos, plan->face, weight, j, normals);
     return MMX_OK;
 }
 
