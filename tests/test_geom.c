@@ -613,6 +613,49 @@ Test(geom, a_normals_plan_follows_moving_positions)
     mmx_ctx_free(ctx);
 }
 
+/* One face of n corners on the unit circle in the tilted plane z = 0.5 x (issue 26, item 7:
+ * the normals and areas recomputed a face's Newell vector at each of its corners, O(n^2)). */
+static mmx_mesh *tilted_ngon(mmx_ctx *ctx, mmx_index n)
+{
+    float *pos = host_floats(3 * (size_t)n);
+    mmx_index *verts = malloc((size_t)n * sizeof *verts), start[2] = {0, n};
+    cr_assert_not_null(verts);
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a), pos[3 * i + 2] = 0.5f * pos[3 * i];
+        verts[i] = i;
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, n, 1, start, verts, pos, &m));
+    free(pos), free(verts);
+    return m;
+}
+
+/* A shape test: a face of 300,000 corners. Linear, its normals and areas take milliseconds;
+ * recomputing the face's vector at each corner took about 8 minutes per call, past the
+ * suite's time-out. Every vertex gets the plane's normal and 1/n of the face's area. */
+Test(geom, a_300k_gons_normals_and_areas_are_linear_in_its_corners)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 300000;
+    mmx_mesh *m = tilted_ngon(ctx, n);
+    float *nrm = host_floats(3 * (size_t)n), *area = host_floats((size_t)n);
+    const double len = sqrt(1.25), want[3] = {-0.5 / len, 0.0, 1.0 / len};
+    for (int w = 0; w < 3; w++) {
+        MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, m, (mmx_normal_weight)w, nrm));
+        for (mmx_index v = 0; v < n; v += 997)
+            for (int d = 0; d < 3; d++)
+                assert_close(nrm[3 * v + d], want[d], 1e-4, "an n-gon's vertex normal");
+    }
+    MMX_OK_OR_FAIL(ctx, mmx_vertex_areas(ctx, m, MMX_MASS_BARYCENTRIC, area));
+    /* The polygon's area is about pi sqrt(1.25) (the circle's, tilted). */
+    const double share = 3.14159265358979 * len / (double)n;
+    for (mmx_index v = 0; v < n; v += 997) assert_close(area[v], share, 1e-3 * share, "a share");
+    free(nrm), free(area);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 static float *to_host(mmx_ctx *ctx, const float *d, size_t n)
 {
     float *h = host_floats(n);
@@ -733,4 +776,33 @@ Test(geom, cuda_matches_the_host)
     }
     mmx_ctx_free(ho);
     mmx_ctx_free(cu);
+}
+
+/* The 300k-gon on CUDA: the per-face table and the gather give the host's normals and areas
+ * within rounding (issue 26, item 7). */
+Test(geom, cuda_a_300k_gon_matches_the_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    if (!cu) return;
+    mmx_ctx *ho = tu_host_ctx();
+    const mmx_index n = 300000;
+    mmx_mesh *h = tilted_ngon(ho, n), *d = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, h, MMX_SPACE_DEVICE, &d));
+    float *dv = NULL, *hv = host_floats(3 * (size_t)n);
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof(float), (void **)&dv));
+    for (int w = 0; w < 3; w++) {
+        MMX_OK_OR_FAIL(cu, mmx_vertex_normals(cu, d, (mmx_normal_weight)w, dv));
+        MMX_OK_OR_FAIL(ho, mmx_vertex_normals(ho, h, (mmx_normal_weight)w, hv));
+        float *g = to_host(cu, dv, 3 * (size_t)n);
+        assert_rel(g, hv, 3 * (size_t)n, 1e-5, "a 300k-gon's vertex normals");
+        free(g);
+    }
+    MMX_OK_OR_FAIL(cu, mmx_vertex_areas(cu, d, MMX_MASS_BARYCENTRIC, dv));
+    MMX_OK_OR_FAIL(ho, mmx_vertex_areas(ho, h, MMX_MASS_BARYCENTRIC, hv));
+    float *g = to_host(cu, dv, (size_t)n);
+    assert_rel(g, hv, (size_t)n, 1e-5, "a 300k-gon's vertex areas");
+    free(g), free(hv);
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, dv);
+    mmx_mesh_free(d), mmx_mesh_free(h);
+    mmx_ctx_free(ho), mmx_ctx_free(cu);
 }

@@ -9,6 +9,7 @@
 #include <float.h>
 #include "testutil.h"
 #include "dynamic/dynamic_internal.h" /* the closest-point hierarchy */
+#include "dynamic/remesh_step.h"     /* the projection's budget */
 
 static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
 {
@@ -660,7 +661,7 @@ Test(closest, bvh_matches_brute_force)
     for (mmx_index i = 0; i < nq; i++) {
         const double *x = p + 3 * (size_t)i;
         double q[3] = {-7, -7, -7}, d2 = -1, c[3];
-        const mmx_index t = mmx__bvh_closest(b, x, q, &d2);
+        const mmx_index t = mmx__bvh_closest(b, x, q, &d2, 0);
         if (isnan(x[0])) {
             cr_assert_eq(t, -1);
             cr_assert(q[0] == -7 && d2 == DBL_MAX);
@@ -689,7 +690,7 @@ Test(closest, bvh_matches_brute_force)
     mmx__bvh *e = NULL;
     MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s.pos, s.nv, s.tri, 0, &e));
     double q[3] = {-7, -7, -7}, d2 = -1;
-    cr_assert_eq(mmx__bvh_closest(e, p, q, &d2), -1);
+    cr_assert_eq(mmx__bvh_closest(e, p, q, &d2, 0), -1);
     cr_assert(q[0] == -7 && d2 == -1);
     mmx__bvh_free(e);
     mmx__bvh_free(b);
@@ -697,6 +698,61 @@ Test(closest, bvh_matches_brute_force)
     free(p);
     free(s.pos);
     free(s.tri);
+    mmx_ctx_free(ctx);
+}
+
+/* The remesher's projection budget (issue 26, item 8): on the soup (a height field, a tilted
+ * grid, ties, degenerate triangles) no query comes near it, so the bounded search gives the
+ * unbounded one's answers bit for bit (but for a NaN point, which every box may be nearer than
+ * and the remesher never asks for); on a fan of 50,000 triangles, whose spokes' boxes all
+ * hold the points near its centre, the bounded search gives up (-2) where the unbounded one
+ * tests most of the fan, and agrees with it wherever it answers. */
+Test(closest, the_budget_binds_only_where_boxes_pile_up)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    soup s = make_soup(3);
+    mmx__bvh *b = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, s.pos, s.nv, s.tri, s.nt, &b));
+    mmx_index nq = 0;
+    double *p = make_queries(&s, 11, &nq);
+    for (mmx_index i = 0; i < nq; i++) {
+        double q0[3], q1[3], d0 = -1, d1 = -1;
+        const mmx_index t0 = mmx__bvh_closest(b, p + 3 * (size_t)i, q0, &d0, 0);
+        const mmx_index t1 = mmx__bvh_closest(b, p + 3 * (size_t)i, q1, &d1, MMX__RM_PROJECT_TESTS);
+        if (isnan(p[3 * (size_t)i])) continue; /* every box may be nearer than NaN: -2 */
+        cr_assert_eq(t1, t0, "query %d (%g %g %g)", (int)i, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+        if (t0 >= 0) cr_assert(memcmp(q0, q1, sizeof q0) == 0 && d0 == d1, "query %d", (int)i);
+    }
+    mmx__bvh_free(b);
+    free(p), free(s.pos), free(s.tri);
+    const mmx_index n = 50000;
+    float *pos = malloc(3 * ((size_t)n + 1) * sizeof *pos);
+    mmx_index *tri = malloc(3 * (size_t)n * sizeof *tri);
+    cr_assert(pos && tri);
+    pos[0] = pos[1] = pos[2] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * (i + 1)] = (float)cos(a), pos[3 * (i + 1) + 1] = (float)sin(a), pos[3 * (i + 1) + 2] = 0;
+        tri[3 * i] = 0, tri[3 * i + 1] = i + 1, tri[3 * i + 2] = (i + 1) % n + 1;
+    }
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, pos, n + 1, tri, n, &b));
+    int gave_up = 0;
+    for (int i = 0; i < 64; i++) {
+        const double a = 6.283185307179586 * (i * 997 % n + 0.5) / n;
+        const double x[3] = {0.5 * cos(a), 0.5 * sin(a), 1e-3};
+        double q0[3], q1[3], d0 = -1, d1 = -1;
+        const mmx_index t0 = mmx__bvh_closest(b, x, q0, &d0, 0);
+        const mmx_index t1 = mmx__bvh_closest(b, x, q1, &d1, MMX__RM_PROJECT_TESTS);
+        cr_assert(t0 >= 0 && fabs(d0 - 1e-6) < 1e-9, "query %d: %d at %g", i, (int)t0, d0);
+        if (t1 == -2) {
+            gave_up++;
+            continue;
+        }
+        cr_assert(t1 == t0 && memcmp(q0, q1, sizeof q0) == 0, "query %d", i);
+    }
+    cr_assert_gt(gave_up, 32, "the budget bound %d of 64 fan queries", gave_up);
+    mmx__bvh_free(b);
+    free(pos), free(tri);
     mmx_ctx_free(ctx);
 }
 
@@ -886,7 +942,7 @@ static void cuda_closest_matches_host(mmx_ctx *cu, mmx_ctx *host, const soup *s,
     if (with_tri) MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, dt_back, MMX_SPACE_HOST, dt, MMX_SPACE_DEVICE, tb));
     int found = 0;
     for (mmx_index i = 0; i < nq; i++) {
-        ht[i] = mmx__bvh_closest(b, p + 3 * (size_t)i, hq + 3 * (size_t)i, NULL);
+        ht[i] = mmx__bvh_closest(b, p + 3 * (size_t)i, hq + 3 * (size_t)i, NULL, 0);
         found += ht[i] >= 0;
     }
     cr_assert_eq(found, nt > 0 ? nq - 1 : 0, "host: %d of %d found", found, (int)nq); /* not NaN */
@@ -1173,6 +1229,86 @@ Test(remesh, cuda_matches_host)
     mmx_mesh_free(ico);
     mmx_mesh_free(c);
     mmx_mesh_free(g);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* n triangles around vertex 0 in z = 0: a disk whose centre has valence n (its rim is the
+ * boundary). */
+static mmx_mesh *big_fan(mmx_ctx *ctx, mmx_index n)
+{
+    float *pos = malloc(3 * ((size_t)n + 1) * sizeof *pos);
+    mmx_index *v = malloc(3 * (size_t)n * sizeof *v);
+    cr_assert(pos && v);
+    pos[0] = pos[1] = pos[2] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * (i + 1)] = (float)cos(a), pos[3 * (i + 1) + 1] = (float)sin(a), pos[3 * (i + 1) + 2] = 0;
+        v[3 * i] = 0, v[3 * i + 1] = i + 1, v[3 * i + 2] = (i + 1) % n + 1;
+    }
+    mmx_mesh *m = tu_triangles(ctx, n + 1, n, v, pos);
+    free(pos), free(v);
+    return m;
+}
+
+/* A shape test (issue 26, item 8): a fan of 200,000 triangles with a target length far above
+ * its radius, so every edge is short. Each of the centre's edges checked (and, as a cavity,
+ * claimed) the centre's whole ring, O(n^2): minutes; with collapses refused at an end of more
+ * than MMX__RM_COLLAPSE_VALENCE faces, the rim's collapses run in rounds of linear work, a
+ * second or two. The boundary line (a circle within L / 10 of its chords) collapses down to a
+ * triangle of the centre and three rim vertices. */
+Test(remesh, a_200k_fan_remeshes_in_linear_time)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 200000;
+    mmx_mesh *m = big_fan(ctx, n), *out = NULL;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    o.target_length = 10;
+    mmx_remesh_report r;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &out, &r));
+    cr_assert_eq(r.per_iteration[0].collapses, n - 3, "%lld collapses",
+                 (long long)r.per_iteration[0].collapses);
+    cr_assert_eq(mmx_mesh_nfaces(out), 3);
+    expect_valid(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A fan of 20,000 triangles with the default length (about half its radius): every spoke is
+ * split, and the projection of each relaxed vertex onto the input, whose spokes' boxes all
+ * hold it, gives up at its budget instead of testing the whole fan (O(n^2) a step). */
+Test(remesh, a_20k_fan_with_the_default_length)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 20000;
+    mmx_mesh *m = big_fan(ctx, n), *out = NULL;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    mmx_remesh_report r;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &out, &r));
+    cr_assert_eq(r.per_iteration[0].splits, n);
+    expect_valid(ctx, out, 1, 1);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Fans on CUDA: the valence bound on collapses gives the host's edits and bytes. */
+Test(remesh, cuda_a_fan_matches_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.iterations = 1;
+    mmx_mesh *f = big_fan(host, 20000);
+    o.target_length = 10;
+    host_equals_cuda(host, cu, f, o, "a 20k fan, L 10");
+    mmx_mesh_free(f);
+    f = big_fan(host, 2000);
+    o.target_length = 0;
+    host_equals_cuda(host, cu, f, o, "a 2k fan, the default length");
+    mmx_mesh_free(f);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

@@ -192,6 +192,67 @@ Test(smooth, bilateral_puts_a_lifted_vertex_on_its_rings_plane)
     mmx_ctx_free(ctx);
 }
 
+/* A shape test (issue 26, item 7): bilateral smoothing of one face of 200,000 corners on a
+ * circle in the plane z = 0.5 x. The normals it recomputes at each iteration took the face's
+ * Newell vector at every corner (O(n^2): over 5 minutes here); linear, a second. Every
+ * neighbour's offset along the plane's normal is 0, so nothing moves (within rounding). */
+/* One face of n corners on the unit circle in the plane z = 0.5 x. */
+static mmx_mesh *tilted_ngon(mmx_ctx *ctx, mmx_index n)
+{
+    float *pos = malloc(3 * (size_t)n * sizeof *pos);
+    mmx_index *verts = malloc((size_t)n * sizeof *verts), start[2] = {0, n};
+    cr_assert(pos && verts);
+    for (mmx_index i = 0; i < n; i++) {
+        const double a = 6.283185307179586 * (double)i / (double)n;
+        pos[3 * i] = (float)cos(a), pos[3 * i + 1] = (float)sin(a), pos[3 * i + 2] = 0.5f * pos[3 * i];
+        verts[i] = i;
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, n, 1, start, verts, pos, &m));
+    free(pos), free(verts);
+    return m;
+}
+
+Test(smooth, bilateral_on_a_200k_gon_is_linear_in_its_corners)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 200000;
+    mmx_mesh *m = tilted_ngon(ctx, n);
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_BILATERAL);
+    o.iterations = 2;
+    mmx_smooth_report rep;
+    float *x = smooth_copy(ctx, m, &o, &rep);
+    cr_assert_eq(rep.iterations, 2);
+    cr_assert_leq(max_diff(x, m->pos, n), 1e-5, "a vertex of the flat polygon moved by %g",
+                  max_diff(x, m->pos, n));
+    free(x);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* The 200k-gon's bilateral steps on CUDA: the host's positions within rounding. */
+Test(smooth, cuda_bilateral_on_a_200k_gon)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    if (!cu) return;
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 200000;
+    mmx_mesh *m = tilted_ngon(ctx, n), *dm = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, m, MMX_SPACE_DEVICE, &dm));
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_BILATERAL);
+    o.iterations = 2;
+    float *h = smooth_copy(ctx, m, &o, NULL), *d = NULL, *back = malloc(3 * (size_t)n * sizeof *back);
+    cr_assert_not_null(back);
+    MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof *d, (void **)&d));
+    MMX_OK_OR_FAIL(cu, mmx_smooth(cu, dm, &o, d, NULL));
+    MMX_OK_OR_FAIL(cu, mmx_mem_copy(cu, back, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, 3 * (size_t)n * sizeof *d));
+    cr_assert_leq(max_diff(h, back, n), 1e-5, "CUDA and host differ by %g", max_diff(h, back, n));
+    mmx_mem_free(cu, MMX_SPACE_DEVICE, d);
+    free(h), free(back);
+    mmx_mesh_free(dm), mmx_mesh_free(m);
+    mmx_ctx_free(ctx), mmx_ctx_free(cu);
+}
+
 /* One step of the uniform and of the cotangent Laplacian against x + lambda (L x) / (-L_ii),
  * L written out here: the uniform one from the face lists, the cotangent one read from
  * mmx_cotan_laplacian's weights (checked against libigl elsewhere). */

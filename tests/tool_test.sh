@@ -704,6 +704,26 @@ run render --size 128 "$TMP/square.obj" "$TMP/square_plain.png"
     && ! cmp -s "$TMP/square.png" "$TMP/square_plain.png" \
     && ok "render --edges: edges hidden behind a face are not drawn (the square alone, byte for byte)" \
     || bad "render --edges draws hidden edges" "exit $r1 / $rc" "$err"
+# Shape tests (issue 26, item 9): a fan of 100,000 triangles around one vertex and one face of
+# 100,000 corners (drawn as the fan of its first corner) are slivers whose bounding boxes cover
+# much of the picture. Drawn over each box they took 94 s and 196 s at 800 x 800 (the boxes'
+# samples grow 2.25 times at 1200 x 1200); scanned along each triangle's short side, on its
+# spans only, seconds (the test's time-out fails the old way).
+awk 'BEGIN { n = 100000; print "v 0 0 0";
+    for (i = 0; i < n; i++) printf "v %.9g %.9g 0\n", cos(6.283185307179586 * i / n), sin(6.283185307179586 * i / n);
+    for (i = 0; i < n; i++) printf "f 1 %d %d\n", 2 + i, 2 + (i + 1) % n }' >"$TMP/fan.obj"
+awk 'BEGIN { n = 100000;
+    for (i = 0; i < n; i++) printf "v %.9g %.9g %.9g\n", cos(6.283185307179586 * i / n), sin(6.283185307179586 * i / n), 0.01 * sin(7 * 6.283185307179586 * i / n);
+    printf "f"; for (i = 1; i <= n; i++) printf " %d", i; print "" }' >"$TMP/ngon.obj"
+run render --size 1200 "$TMP/empty.off" "$TMP/blank.png"
+for shape in fan ngon; do
+    if expect_rc "render of a 100k-sliver $shape" 0 render --size 1200 "$TMP/$shape.obj" "$TMP/$shape.png"; then
+        [ "$(png_size "$TMP/$shape.png")" = "1200 1200" ] && png_valid "$TMP/$shape.png" \
+            && ! cmp -s "$TMP/$shape.png" "$TMP/blank.png" \
+            && ok "render of a 100k-sliver $shape: a valid picture, not the background" \
+            || bad "render of a 100k-sliver $shape" "$(png_valid "$TMP/$shape.png" 2>&1)"
+    fi
+done
 
 # ---- the output is checked before any work ------------------------------------------------------
 # expect_early NAME NEEDLE ARGS...: exit 1 within a second, a message naming the output and

@@ -14,6 +14,7 @@
 #define EDGE_HALF_WIDTH 1.0f /* in samples: half a pixel on each side of an edge */
 #define EDGE_MARK 0          /* an edge sample's shade: faces' are >= AMBIENT * 255 > 0 */
 #define PI 3.14159265358979323846
+#define NARROW 8.0f          /* in samples: a triangle narrower along its lines scans them whole */
 
 /* Plain comparisons: fminf and fmaxf are library calls (NaN rules) in the hot loop, and the
  * coordinates here are finite. */
@@ -71,67 +72,109 @@ typedef struct target {
     unsigned char *shade;
 } target;
 
+/* The first and last sample index (centres at i + 0.5) in [lo, hi], clipped to [0, n - 1]
+ * (first > last when none), computed in float before any conversion, so that a coordinate far
+ * outside the target (a large zoom) cannot overflow an int. */
+static void sample_range(float lo, float hi, int n, int *first, int *last)
+{
+    const float f = ceilf(lo - 0.5f), l = floorf(hi - 0.5f);
+    *first = f < 0 ? 0 : f > (float)n ? n : (int)f;
+    *last = l > (float)(n - 1) ? n - 1 : l < -1 ? -1 : (int)l;
+}
+
 /* Draws a triangle given in sample coordinates (x right, y down, z towards the viewer) with
  * one shade. A sample belongs to it when its centre is inside or on an edge, so a closed mesh
  * leaves no gaps; the depth test keeps the nearest face where two claim a sample. Bit k of
  * `lines` asks for the edge opposite corner k (p1p2, p2p0, p0p1) to be drawn: samples within
- * EDGE_HALF_WIDTH of it get EDGE_MARK instead of the shade. */
-static void draw_triangle(target *t, const float *p0, const float *p1, const float *p2,
+ * EDGE_HALF_WIDTH of it get EDGE_MARK instead of the shade.
+ *
+ * Cost: O(1 + the lines scanned + the samples covered). The triangle is scanned along the
+ * shorter side of its bounding box (rows, or columns when it is taller than wide), and on each
+ * line only the span its three edges leave (widened by a sample each side against the
+ * division's rounding; each sample is then tested exactly), so a sliver (a fan's spoke, the
+ * fan of a many-sided polygon) costs its short extent, not its bounding box. */
+static void draw_triangle(target *t, const float *q0, const float *q1, const float *q2,
                           unsigned char shade, unsigned lines)
 {
-    float area = (p1[0] - p0[0]) * (p2[1] - p0[1]) - (p2[0] - p0[0]) * (p1[1] - p0[1]);
+    float xmin = MIN3(q0[0], q1[0], q2[0]), xmax = MAX3(q0[0], q1[0], q2[0]);
+    float ymin = MIN3(q0[1], q1[1], q2[1]), ymax = MAX3(q0[1], q1[1], q2[1]);
+    /* In the scan's frame, u runs along a line and v across the lines: (u, v) = (x, y), or
+     * (y, x) for a triangle taller than wide. A sample (u, v) is t's (x, y) at v * sv + u * su. */
+    const int cols = xmax - xmin < ymax - ymin;
+    const int u_ = cols, v_ = 1 - cols;
+    const size_t su = cols ? (size_t)t->s : 1, sv = cols ? 1 : (size_t)t->s;
+    const float p0[3] = {q0[u_], q0[v_], q0[2]}, p1[3] = {q1[u_], q1[v_], q1[2]},
+                p2[3] = {q2[u_], q2[v_], q2[2]};
+    const float *c0 = p0, *c1 = p1, *c2 = p2;
+    float area = (c1[0] - c0[0]) * (c2[1] - c0[1]) - (c2[0] - c0[0]) * (c1[1] - c0[1]);
     if (area == 0 || !isfinite(area)) return;
-    if (area < 0) { /* drawn from both sides: make the corners run one way */
-        const float *tmp = p1;
-        p1 = p2;
-        p2 = tmp;
+    if (area < 0) { /* drawn from both sides (and mirrored by the swap): one way round */
+        const float *tmp = c1;
+        c1 = c2;
+        c2 = tmp;
         area = -area;
         /* p2p0 and p0p1 trade places; p1p2 stays opposite corner 0. */
         lines = (lines & 1u) | ((lines & 2u) << 1) | ((lines & 4u) >> 1);
     }
-    float xmin = MIN3(p0[0], p1[0], p2[0]), xmax = MAX3(p0[0], p1[0], p2[0]);
-    float ymin = MIN3(p0[1], p1[1], p2[1]), ymax = MAX3(p0[1], p1[1], p2[1]);
-    /* The sample centres (i + 0.5) inside the bounding box, clipped to the target. */
-    int x0 = (int)ceilf(xmin - 0.5f), x1 = (int)floorf(xmax - 0.5f);
-    int y0 = (int)ceilf(ymin - 0.5f), y1 = (int)floorf(ymax - 0.5f);
-    if (x0 < 0) x0 = 0;
-    if (y0 < 0) y0 = 0;
-    if (x1 > t->s - 1) x1 = t->s - 1;
-    if (y1 > t->s - 1) y1 = t->s - 1;
-    if (x0 > x1 || y0 > y1) return;
+    int v0, v1;
+    sample_range(MIN3(c0[1], c1[1], c2[1]), MAX3(c0[1], c1[1], c2[1]), t->s, &v0, &v1);
+    const float umin = MIN3(c0[0], c1[0], c2[0]), umax = MAX3(c0[0], c1[0], c2[0]);
     /* Edge functions e_k(p) = (b - a) x (p - a) of the edge opposite corner k: all three are
-     * >= 0 inside, and e_k / area is corner k's barycentric weight. */
-    const float *a[3] = {p1, p2, p0}, *b[3] = {p2, p0, p1};
-    float ex[3], ey[3], e_row[3], near[3];
-    float px = (float)x0 + 0.5f, py = (float)y0 + 0.5f;
+     * >= 0 inside, and e_k / area is corner k's barycentric weight. Along a line e_k is
+     * row_k + eu_k (pu - a_u): increasing in pu where eu_k > 0 (a lower bound of the span),
+     * decreasing where eu_k < 0 (an upper bound), constant where eu_k = 0. */
+    const float *a[3] = {c1, c2, c0}, *b[3] = {c2, c0, c1};
+    float eu[3], ev[3], near[3];
     for (int k = 0; k < 3; k++) {
-        ex[k] = -(b[k][1] - a[k][1]);
-        ey[k] = b[k][0] - a[k][0];
-        e_row[k] = ey[k] * (py - a[k][1]) + ex[k] * (px - a[k][0]);
+        eu[k] = -(b[k][1] - a[k][1]);
+        ev[k] = b[k][0] - a[k][0];
         /* e_k is the distance to edge k times its length: a sample is on a drawn edge when
          * e_k < near[k]; -1 never holds inside (e_k >= 0) for the edges not drawn. */
-        near[k] = (lines >> k) & 1u ? EDGE_HALF_WIDTH * sqrtf(ex[k] * ex[k] + ey[k] * ey[k])
+        near[k] = (lines >> k) & 1u ? EDGE_HALF_WIDTH * sqrtf(eu[k] * eu[k] + ev[k] * ev[k])
                                     : -1.0f;
     }
-    float inv = 1.0f / area;
-    float z0 = p0[2] * inv, z1 = p1[2] * inv, z2 = p2[2] * inv;
-    for (int y = y0; y <= y1; y++) {
-        float e0 = e_row[0], e1 = e_row[1], e2 = e_row[2];
-        float *depth = t->depth + (size_t)y * (size_t)t->s;
-        unsigned char *shades = t->shade + (size_t)y * (size_t)t->s;
-        for (int x = x0; x <= x1; x++) {
-            if (e0 >= 0 && e1 >= 0 && e2 >= 0) {
-                float z = e0 * z0 + e1 * z1 + e2 * z2;
-                if (z > depth[x]) {
-                    depth[x] = z;
-                    shades[x] = e0 < near[0] || e1 < near[1] || e2 < near[2] ? EDGE_MARK : shade;
-                }
-            }
-            e0 += ex[0];
-            e1 += ex[1];
-            e2 += ex[2];
+    /* Edge k bounds the span at u = a_u + slope_k (pv - a_v), slope_k = -ev_k / eu_k: from
+     * below where eu_k > 0, from above where eu_k < 0; an edge with eu_k = 0 (along the
+     * lines) empties the line where row_k < 0. */
+    float slope[3];
+    int side[3];
+    for (int k = 0; k < 3; k++) {
+        side[k] = eu[k] > 0 ? 1 : eu[k] < 0 ? -1 : 0;
+        slope[k] = side[k] ? -ev[k] / eu[k] : 0.0f;
+    }
+    const float inv = 1.0f / area;
+    const float z0 = c0[2] * inv, z1 = c1[2] * inv, z2 = c2[2] * inv;
+    /* A narrow triangle's lines are tested whole: the span would cost more than it saves. */
+    const int spans = umax - umin > NARROW;
+    for (int v = v0; v <= v1; v++) {
+        const float pv = (float)v + 0.5f;
+        float row[3], lo = umin, hi = umax;
+        int empty = 0;
+        for (int k = 0; k < 3; k++) {
+            row[k] = ev[k] * (pv - a[k][1]);
+            if (!spans) continue;
+            const float bound = a[k][0] + slope[k] * (pv - a[k][1]);
+            if (side[k] > 0) lo = MAX2(lo, bound);
+            else if (side[k] < 0) hi = MIN2(hi, bound);
+            else empty |= row[k] < 0;
         }
-        for (int k = 0; k < 3; k++) e_row[k] += ey[k];
+        if (empty || !(lo <= hi + 2.0f)) continue;
+        int u0, u1;
+        sample_range(spans ? lo - 1.0f : lo, spans ? hi + 1.0f : hi, t->s, &u0, &u1);
+        float *depth = t->depth + (size_t)v * sv;
+        unsigned char *shades = t->shade + (size_t)v * sv;
+        for (int u = u0; u <= u1; u++) {
+            const float pu = (float)u + 0.5f;
+            const float e0 = row[0] + eu[0] * (pu - a[0][0]), e1 = row[1] + eu[1] * (pu - a[1][0]),
+                        e2 = row[2] + eu[2] * (pu - a[2][0]);
+            if (e0 < 0 || e1 < 0 || e2 < 0) continue;
+            const float z = e0 * z0 + e1 * z1 + e2 * z2;
+            const size_t i = (size_t)u * su;
+            if (z > depth[i]) {
+                depth[i] = z;
+                shades[i] = e0 < near[0] || e1 < near[1] || e2 < near[2] ? EDGE_MARK : shade;
+            }
+        }
     }
 }
 

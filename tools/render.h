@@ -39,7 +39,8 @@ render_options render_options_default(void);
  * picture (3 bytes per pixel, rows top to bottom) as `o` says, allocated with malloc into *rgb
  * (release with free()). A mesh without faces or positions gives the empty background.
  * Returns 0, or -1 with the reason in why[0..n) (the mesh is on the device, an option out of
- * its range, out of memory). Cost: O(nverts + nnz + covered samples) time, 5
+ * its range, out of memory). Cost: O(nverts + nnz + covered samples + lines scanned) time
+ * (each triangle scans the lines across the short side of its box, in samples), 5
  * bytes per sample (4 samples a pixel) plus 12 bytes per vertex of memory (about 32 MiB for
  * 800 x 800 and 1.5M vertices). */
 int render_mesh(const mmx_mesh *mesh, const render_options *o, unsigned char **rgb, char *why,

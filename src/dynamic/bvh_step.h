@@ -282,18 +282,27 @@ static inline MMX__HD double mmx__bvh_box_d2(const mmx__bvh_node *nd, const doub
  * searched first, and a triangle replaces the best only when strictly nearer, so a tie keeps
  * the triangle met first in this fixed order. Returns -1 with q and *d2 untouched when b has
  * no nodes; -1 with q untouched and *d2 = DBL_MAX when no triangle is nearer than DBL_MAX
- * (non-finite input). */
+ * (non-finite input).
+ *
+ * budget > 0 bounds the triangles tested: past it the search gives up and returns -2 (q and
+ * *d2 then undefined). Where many long triangles' boxes hold p (the spokes of a fan of n
+ * triangles all pass near its centre) no box can be skipped, and a query costs O(n); the
+ * budget keeps a caller that can do without an answer (the remesher's projection: the vertex
+ * stays) linear. 0: no bound. */
 static inline MMX__HD mmx_index mmx__bvh_closest_view(const mmx__bvh_view *b, const double p[3],
-                                                      double q[3], double *d2)
+                                                      double q[3], double *d2, long long budget)
 {
     if (!b || b->nnodes == 0) return -1;
     mmx_index stack[MMX__BVH_STACK], top = 0, best = -1;
     double bd = DBL_MAX, c[3];
+    long long tested = 0;
     stack[top++] = 0;
     while (top > 0) {
         const mmx__bvh_node *nd = &b->nodes[stack[--top]];
         if (mmx__bvh_box_d2(nd, p) >= bd) continue;
         if (nd->left < 0) {
+            tested += nd->count;
+            if (budget > 0 && tested > budget) return -2;
             for (mmx_index i = nd->first; i < nd->first + nd->count; i++) {
                 const mmx_index t = b->order[i];
                 const double *T = b->tri + 9 * (size_t)t;

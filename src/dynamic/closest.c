@@ -126,11 +126,12 @@ mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b)
     return v;
 }
 
-mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2)
+mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2,
+                           long long budget)
 {
     if (!b) return -1;
     const mmx__bvh_view v = mmx__bvh_host_view(b);
-    return mmx__bvh_closest_view(&v, p, q, d2);
+    return mmx__bvh_closest_view(&v, p, q, d2, budget);
 }
 
 mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *dev, void **block)

@@ -110,7 +110,7 @@ __global__ void closest(mmx__bvh_view b, const double *p, mmx_index n, double *q
     if (i >= n) return;
     const double P[3] = {p[3 * i], p[3 * i + 1], p[3 * i + 2]};
     double Q[3];
-    const mmx_index t = mmx__bvh_closest_view(&b, P, Q, NULL);
+    const mmx_index t = mmx__bvh_closest_view(&b, P, Q, NULL, 0);
     if (t >= 0)
         for (int k = 0; k < 3; k++) q[3 * i + k] = Q[k];
     if (tri) tri[i] = t;

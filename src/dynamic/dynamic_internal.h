@@ -316,8 +316,10 @@ mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
                                void **block);
 
 /* The closest point to p on the triangles into q (double), its triangle as the return value
- * (-1 when there are none), the squared distance in *d2 (may be NULL). */
-mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2);
+ * (-1 when there are none), the squared distance in *d2 (may be NULL); with budget > 0, -2
+ * past that many triangle tests (bvh_step.h). */
+mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2,
+                           long long budget);
 
 /* Remeshing on the device (remesh.cu): the set-up's per-element work and every round, each
  * the host's step (remesh.c) on the device. What the set-up takes from the caller: the input

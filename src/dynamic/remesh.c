@@ -415,7 +415,7 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
         for (mmx_index v = 0; v < t.nverts; v++) {
             double P[3], X[3];
             if (!mmx__rm_relax_point(&rv, vn, va, v, P)) continue;
-            if (mmx__bvh_closest(bvh, P, X, NULL) < 0) continue;
+            if (mmx__bvh_closest(bvh, P, X, NULL, MMX__RM_PROJECT_TESTS) < 0) continue;
             float *to = targets + 3 * (size_t)n;
             for (int k = 0; k < 3; k++) to[k] = (float)X[k];
             if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;

@@ -235,7 +235,7 @@ __global__ void k_targets(mmx__rm_view r, const double *vn, const double *va, mm
     flag[v] = 0;
     double P[3], X[3];
     if (!mmx__rm_relax_point(&r, vn, va, (mmx_index)v, P)) return;
-    if (mmx__bvh_closest_view(&b, P, X, nullptr) < 0) return;
+    if (mmx__bvh_closest_view(&b, P, X, nullptr, MMX__RM_PROJECT_TESTS) < 0) return;
     int same = 1;
     for (int k = 0; k < 3; k++) {
         const float t = (float)X[k];

@@ -20,6 +20,12 @@ extern "C" {
 #define MMX__RM_FLIP_ROUNDS 16
 #define MMX__RM_RELAX_ROUNDS 64
 
+/* The most triangles the projection of a relaxed vertex onto the input may test (bvh_step.h's
+ * budget). A query on an ordinary surface tests tens; where many long input triangles' boxes
+ * hold the point (the spokes of a fan), it would test them all, O(n) a vertex and O(n^2) a
+ * step: past the budget the vertex is not moved in that step. */
+#define MMX__RM_PROJECT_TESTS 256
+
 /* A new face is refused when its quality (mmx__hd_tri_quality) is under this and worse than
  * the face(s) it replaces: the remesher never makes needles, and may still work where the
  * input has them (0.05 is a smallest angle of about 3 degrees). */
@@ -244,16 +250,26 @@ static inline MMX__HD int mmx__rm_line_vertex(const mmx__rm_view *r, mmx_index v
     return e2 <= r->lo2 / (0.8 * 0.8) / 100.0; /* (L / 10)^2 */
 }
 
+/* The most faces an end of a collapse seed may have. The checks below, the line test and the
+ * cavity's selection each walk both ends' rings, so without a bound the edges at a vertex of
+ * valence d cost O(d^2) (a fan of 30k triangles: most of a minute); with it, O(d). A collapse
+ * there would only raise that valence further: the flips bring it down instead. */
+#define MMX__RM_COLLAPSE_VALENCE 64
+
 /* 1 when edge e seeds a collapse; *keep: the end the merged vertex stays at (-1: the
  * midpoint). An edge shorter than 4/5 L with one feature end (not on the boundary, which the
  * template refuses) collapses onto that end; a feature edge collapses when one end lies inside
  * a feature line that stays straight without it (that end goes onto the other); and the
- * merged vertex must stay within 4/3 L of every neighbour and make no fold or sliver. */
+ * merged vertex must stay within 4/3 L of every neighbour and make no fold or sliver. Neither
+ * end may be in more than MMX__RM_COLLAPSE_VALENCE faces. */
 static inline MMX__HD int mmx__rm_collapse_seed(const mmx__rm_view *r, mmx_index e,
                                                 mmx_index *keep)
 {
     const mmx_index a = r->t.f.ev[2 * (size_t)e], b = r->t.f.ev[2 * (size_t)e + 1];
     if (mmx__rm_len2(r->pos, a, b) >= r->lo2) return 0;
+    if (r->t.vf_ptr[a + 1] - r->t.vf_ptr[a] > MMX__RM_COLLAPSE_VALENCE ||
+        r->t.vf_ptr[b + 1] - r->t.vf_ptr[b] > MMX__RM_COLLAPSE_VALENCE)
+        return 0;
     mmx_index k = r->fv[a] ? a : r->fv[b] ? b : -1;
     if (r->fv[a] && r->fv[b]) {
         const mmx_index v = mmx__rm_line_vertex(r, b, a)   ? b

@@ -1,7 +1,7 @@
 /* Vertex areas and the mass matrix (geom.h): the barycentric share (area over order, per
- * face) or the mixed Voronoi area (per corner) summed per vertex through Mᵀ, one gather per
- * vertex (mmx__vertex_area). The CUDA half (areas.cu): that gather, and the diagonal
- * pattern's numbering. */
+ * face, from a per-face table) or the mixed Voronoi area (per corner) summed per vertex
+ * through Mᵀ, one gather per vertex (mmx__vertex_area). The CUDA half (areas.cu): that
+ * gather, and the diagonal pattern's numbering. */
 #include "geom_internal.h"
 
 static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
@@ -15,14 +15,21 @@ static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind
     if (!areas && M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "%s: areas is NULL", what);
     if (kind == MMX_MASS_VORONOI) s = mmx__geom_triangles(ctx, mesh, adj, what);
     if (s) return s;
-    /* One gather per vertex over its faces (Mᵀ's column), the shares computed in it. */
+    /* The barycentric shares once per face (a face of c corners: O(c)), then one gather per
+     * vertex over its faces (Mᵀ's column); the Voronoi areas (triangles) computed in it. */
+    const mmx_space sp = mmx_ctx_space(ctx);
     mmx_csc *Mt = NULL;
+    float *share = NULL;
     s = mmx_csc_transpose(ctx, M, &Mt);
+    if (!s && kind == MMX_MASS_BARYCENTRIC)
+        s = mmx_mem_alloc(ctx, sp, (size_t)M->ncols * sizeof *share, (void **)&share);
+    if (!s && share) s = mmx__geom_faces(ctx, mesh, MMX__FACE_SHARE, share, NULL);
     if (!s && mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
-        s = mmx__vertex_areas_cuda(ctx, M, Mt, mesh->pos, kind, areas);
+        s = mmx__vertex_areas_cuda(ctx, M, Mt, mesh->pos, share, kind, areas);
     else if (!s)
         for (mmx_index j = 0; j < M->nrows; j++)
-            areas[j] = mmx__vertex_area(M, Mt, mesh->pos, kind, j);
+            areas[j] = mmx__vertex_area(M, Mt, mesh->pos, share, kind, j);
+    mmx_mem_free(ctx, sp, share);
     mmx_csc_free(Mt);
     return s;
 }

@@ -11,10 +11,10 @@ __global__ static void iota(mmx_index *out, mmx_index n)
 }
 
 __global__ static void vertex_areas(const mmx_csc M, const mmx_csc Mt, const float *pos,
-                                    mmx_mass_kind kind, float *areas)
+                                    const float *share, mmx_mass_kind kind, float *areas)
 {
     const int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < Mt.ncols) areas[j] = mmx__vertex_area(&M, &Mt, pos, kind, (mmx_index)j);
+    if (j < Mt.ncols) areas[j] = mmx__vertex_area(&M, &Mt, pos, share, kind, (mmx_index)j);
 }
 
 extern "C" mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n)
@@ -25,10 +25,11 @@ extern "C" mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_inde
 }
 
 extern "C" mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
-                                             const float *pos, mmx_mass_kind kind, float *areas)
+                                             const float *pos, const float *share,
+                                             mmx_mass_kind kind, float *areas)
 {
     if (Mt->ncols == 0) return MMX_OK;
     vertex_areas<<<mmx__grid(Mt->ncols), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(
-        *M, *Mt, pos, kind, areas);
+        *M, *Mt, pos, share, kind, areas);
     return mmx__cuda(ctx, cudaGetLastError(), "geometry vertex_areas launch");
 }

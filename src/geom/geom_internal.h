@@ -150,74 +150,83 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
 }
 
 /* Vertex j's normal (geom.h, mmx_vertex_normals) in one gather: its faces from Mt's column j
- * (ascending face order; Mt's values are j's 1-based corner in each face), each face's Newell
- * vector recomputed here (area), made a unit vector (uniform), or a unit vector times the
- * angle at j's corner (angle), summed in float in that order, then normalised. These are the
- * values, the order and the arithmetic of the per-face table, mapped SpMV (op = T) and
- * normalisation it replaces, so the host's normals are the same bits as before. */
+ * (ascending face order; Mt's values are j's 1-based corner in each face), each face's value
+ * read from the per-face table F (3 floats per face, mmx__geom_face's MMX__FACE_NEWELL for
+ * area weights, MMX__FACE_UNIT otherwise: computed once per face, so a face of c corners costs
+ * O(c), not O(c^2) as when each of its vertices recomputed it), times the angle at j's corner
+ * (angle), summed in float in that order, then normalised. These are the values, the order
+ * and the arithmetic of the per-face table, mapped SpMV (op = T) and normalisation it
+ * replaces, so the host's normals are the same bits as before. */
 static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *Mt,
-                                              const float *pos, mmx_normal_weight weight,
-                                              mmx_index j, float *normals)
+                                              const float *pos, const float *F,
+                                              mmx_normal_weight weight, mmx_index j,
+                                              float *normals)
 {
     int64_t a, b;
     mmx__csc_col(Mt, j, &a, &b);
     float acc[3] = {0.0f, 0.0f, 0.0f};
     for (int64_t q = a; q < b; q++) {
-        int64_t fa, fb;
-        mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
-        const mmx_index *fv = M->rowidx + fa;
-        float N[3], m = 1.0f;
-        mmx__newell(pos, fv, fb - fa, N);
-        if (weight != MMX_NORMAL_AREA) {
-            const float len = sqrtf(mmx__v3_dot(N, N));
-            for (int d = 0; d < 3; d++) N[d] = len > 0.0f ? N[d] / len : 0.0f;
-            if (weight == MMX_NORMAL_ANGLE) m = mmx__corner_angle(pos, fv, fb - fa, Mt->val[q] - 1);
+        const mmx_index f = Mt->rowidx[q];
+        float m = 1.0f;
+        if (weight == MMX_NORMAL_ANGLE) {
+            int64_t fa, fb;
+            mmx__csc_col(M, f, &fa, &fb);
+            m = mmx__corner_angle(pos, M->rowidx + fa, fb - fa, Mt->val[q] - 1);
         }
-        for (int d = 0; d < 3; d++) acc[d] += m * N[d];
+        for (int d = 0; d < 3; d++) acc[d] += m * F[3 * (int64_t)f + d];
     }
     const float len = sqrtf(acc[0] * acc[0] + acc[1] * acc[1] + acc[2] * acc[2]);
     for (int d = 0; d < 3; d++) normals[3 * (int64_t)j + d] = len > 0.0f ? acc[d] / len : 0.0f;
 }
 
 /* Vertex j's area (geom.h, mmx_vertex_areas) in one gather over its faces in Mt's column j:
- * the barycentric share |N_f| / 2 / c_f, or the Voronoi area of j's corner, each computed here
- * and summed in float in ascending face order: the values and order of the per-face (or
- * per-corner) table and mapped SpMV it replaces, so the host's areas are the same bits. */
+ * the barycentric share |N_f| / 2 / c_f read from `share` (mmx__geom_face's MMX__FACE_SHARE,
+ * once per face), or the Voronoi area of j's corner (triangles: computed here), summed in
+ * float in ascending face order: the values and order of the per-face (or per-corner) table
+ * and mapped SpMV it replaces, so the host's areas are the same bits. share may be NULL for
+ * MMX_MASS_VORONOI. */
 static inline MMX__HD float mmx__vertex_area(const mmx_csc *M, const mmx_csc *Mt, const float *pos,
-                                             mmx_mass_kind kind, mmx_index j)
+                                             const float *share, mmx_mass_kind kind, mmx_index j)
 {
     int64_t a, b;
     mmx__csc_col(Mt, j, &a, &b);
     float acc = 0.0f;
     for (int64_t q = a; q < b; q++) {
+        if (kind != MMX_MASS_VORONOI) {
+            acc += share[Mt->rowidx[q]];
+            continue;
+        }
         int64_t fa, fb;
         mmx__csc_col(M, Mt->rowidx[q], &fa, &fb);
         const mmx_index *fv = M->rowidx + fa;
         float N[3];
         mmx__newell(pos, fv, fb - fa, N);
-        const float len = sqrtf(mmx__v3_dot(N, N));
-        acc += kind == MMX_MASS_VORONOI ? mmx__corner_voronoi(pos, fv, len, Mt->val[q] - 1)
-                                        : 0.5f * len / (float)(fb - fa);
+        acc += mmx__corner_voronoi(pos, fv, sqrtf(mmx__v3_dot(N, N)), Mt->val[q] - 1);
     }
     return acc;
 }
 
 /* mmx__vertex_area for every vertex, one thread per vertex. */
 mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
-                                  const float *pos, mmx_mass_kind kind, float *areas);
+                                  const float *pos, const float *share, mmx_mass_kind kind,
+                                  float *areas);
 
-/* A vertex-normal plan (geom.h): the mesh matrix (the mesh's arrays, not owned) and its
- * transpose (owned). */
+/* A vertex-normal plan (geom.h): the mesh matrix (the mesh's arrays, not owned), its
+ * transpose (owned) and the per-face table the gather reads (owned, 3 floats per face,
+ * rewritten by each call in stream order). */
 struct mmx_normals_plan {
     mmx_csc M;
     mmx_csc *Mt;
+    float *face;
     mmx_space space;
     mmx_ctx *ctx;
 };
 
-/* mmx__vertex_normal for every vertex, one thread per vertex. */
+/* mmx__vertex_normal for every vertex, one thread per vertex (F filled before, in stream
+ * order). */
 mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
-                                    const float *pos, mmx_normal_weight weight, float *normals);
+                                    const float *pos, const float *F, mmx_normal_weight weight,
+                                    float *normals);
 
 /* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
  * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */

@@ -94,9 +94,10 @@ mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float
 }
 
 mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
-                                    const float *pos, mmx_normal_weight weight, float *normals)
+                                    const float *pos, const float *F, mmx_normal_weight weight,
+                                    float *normals)
 {
-    (void)M, (void)Mt, (void)pos, (void)weight, (void)normals;
+    (void)M, (void)Mt, (void)pos, (void)F, (void)weight, (void)normals;
     return mmx__no_cuda(ctx, "mmx__vertex_normals_cuda");
 }
 
@@ -109,9 +110,10 @@ mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float
 }
 
 mmx_status mmx__vertex_areas_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_csc *Mt,
-                                  const float *pos, mmx_mass_kind kind, float *areas)
+                                  const float *pos, const float *share, mmx_mass_kind kind,
+                                  float *areas)
 {
-    (void)M, (void)Mt, (void)pos, (void)kind, (void)areas;
+    (void)M, (void)Mt, (void)pos, (void)share, (void)kind, (void)areas;
     return mmx__no_cuda(ctx, "mmx__vertex_areas_cuda");
 }
 

@@ -37,8 +37,10 @@ mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_norma
     p->space = mmx_ctx_space(ctx);
     p->ctx = ctx;
     s = mmx_csc_transpose(ctx, mesh->M, &p->Mt);
+    if (!s) s = mmx_mem_alloc(ctx, p->space, 3 * (size_t)mesh->M->ncols * sizeof *p->face,
+                              (void **)&p->face);
     if (s) {
-        free(p);
+        mmx_normals_plan_free(p);
         return s;
     }
     *out = p;
@@ -49,6 +51,7 @@ void mmx_normals_plan_free(mmx_normals_plan *plan)
 {
     if (!plan) return;
     mmx_csc_free(plan->Mt);
+    mmx_mem_free(plan->ctx, plan->space, plan->face);
     free(plan);
 }
 
@@ -72,9 +75,17 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
     const size_t bytes = 3 * (size_t)n * sizeof(float);
     if ((const char *)normals < (const char *)pos + bytes && (const char *)pos < (const char *)normals + bytes)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_planned: normals overlap pos");
+    /* Each face's vector once (a face of c corners: O(c)), then one gather per vertex. */
+    mmx_csc M = plan->M;
+    mmx_mesh view;
+    memset(&view, 0, sizeof view);
+    view.M = &M, view.pos = (float *)pos, view.space = plan->space;
+    const mmx__face_what what = weight == MMX_NORMAL_AREA ? MMX__FACE_NEWELL : MMX__FACE_UNIT;
+    mmx_status s = mmx__geom_faces(ctx, &view, what, plan->face, NULL);
+    if (s) return s;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
-        return mmx__vertex_normals_cuda(ctx, &plan->M, plan->Mt, pos, weight, normals);
-    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&plan->M, plan->Mt, pos, weight, j, normals);
+        return mmx__vertex_normals_cuda(ctx, &M, plan->Mt, pos, plan->face, weight, normals);
+    for (mmx_index j = 0; j < n; j++) mmx__vertex_normal(&M, plan->Mt, pos, plan->face, weight, j, normals);
     return MMX_OK;
 }
 
