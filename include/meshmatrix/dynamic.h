@@ -403,7 +403,9 @@ typedef struct mmx_remesh_report {
  *   2. collapse: rounds of EDGE_COLLAPSE seeded by every edge shorter than 4/5 L with at most
  *      one feature end (see below; the merged vertex then stays at that end, else at the
  *      midpoint) whose merged vertex would be within 4/3 L of every neighbour of either end,
- *      until none is kept (at most 64);
+ *      and neither of whose ends lies in more than 64 faces (checking a collapse walks both
+ *      ends' rings: the bound keeps a round linear in the mesh whatever the valences), until
+ *      none is kept (at most 64);
  *   3. flip: rounds of EDGE_FLIP seeded by the interior non-feature edges whose flip brings
  *      the four vertices' valences closer to 6 (4 on the boundary): the sum of squared
  *      deviations decreases; of those, the greedy set in the round's key order whose quads
@@ -412,8 +414,11 @@ typedef struct mmx_remesh_report {
  *      q + n n.(p - q), q the area-weighted centroid of its neighbours (each weighted by its
  *      barycentric vertex area), n its area-weighted normal, p its position, all from the
  *      positions at the start of the step (Jacobi), then the closest point on the input's
- *      triangles (a BVH); rounds of VERTEX_MOVE place them (a move that would fold a face
- *      is dropped), until every vertex moved or was refused (at most 64).
+ *      triangles (a BVH); a vertex whose closest-point query would test more than 256
+ *      triangles (where many long triangles' boxes overlap, as at a fan's centre) stays where
+ *      it is for the step, which keeps the step linear; rounds of VERTEX_MOVE place them (a
+ *      move that would fold a face is dropped), until every vertex moved or was refused (at
+ *      most 64).
  * No step makes a sliver: a collapse, flip or move whose new face would have a quality
  * (twice its area over its longest edge squared) under 0.05 and worse than the face it
  * replaces is not proposed (checked exactly: the kept edits of a round touch disjoint faces).

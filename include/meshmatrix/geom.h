@@ -112,18 +112,19 @@ typedef struct mmx_normals_plan mmx_normals_plan;
 
 /* Builds the plan of `mesh` (positions not needed). Errors: MMX_ERR_ARG (NULL), MMX_ERR_SPACE,
  * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: the transpose of M (O(nnz), a sort on CUDA); memory:
- * Mᵀ (8 bytes per corner and 4 per vertex). Synchronises: yes, on CUDA, once (the
- * transpose's properties). */
+ * Mᵀ (8 bytes per corner and 4 per vertex) and a table of the faces' Newell vectors (12
+ * bytes per face), which each evaluation rewrites: a plan is used by one call at a time (as
+ * its context is). Synchronises: yes, on CUDA, once (the transpose's properties). */
 mmx_status mmx_normals_plan_create(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normals_plan **out);
 
-/* Vertex normals of positions `pos` (nverts x 3, the plan's space) on the plan's mesh, by one
- * gather per vertex over its faces in ascending order (each face's Newell vector recomputed
- * per vertex: no per-face scratch, no float atomics): the same values as mmx_vertex_normals
+/* Vertex normals of positions `pos` (nverts x 3, the plan's space) on the plan's mesh: each
+ * face's Newell vector once into the plan's table, then one gather per vertex over its faces
+ * in ascending order (no float atomics): the same values as mmx_vertex_normals
  * (bit for bit on the host, which evaluates the same code; the device within float rounding).
  * normals: nverts x 3 in the plan's space; it must not overlap pos. Errors: MMX_ERR_ARG (NULL
  * plan, NULL arrays with vertices, unknown weighting, a plan of another context),
- * MMX_ERR_CUDA. Cost: O(nnz * face order) arithmetic, reads of Mᵀ, M and the positions,
- * one kernel; no allocation. Synchronises: no. */
+ * MMX_ERR_CUDA. Cost: O(nnz), whatever the faces' orders: reads of Mᵀ, M, the positions and
+ * the face table; two kernels; no allocation. Synchronises: no. */
 mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan,
                                       const float *pos, mmx_normal_weight weight,
                                       float *normals);
