@@ -264,7 +264,15 @@ static mmx_status apply(mmx_ctx *ctx, const tag_line *L, int line, mmx_index nv,
 mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out)
 {
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_tags_parse: NULL argument");
+    int line;
+    return mmx__mesh_tags_parse(ctx, mesh, out, &line);
+}
+
+mmx_status mmx__mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out,
+                                int *bad_line)
+{
     *out = NULL;
+    *bad_line = 0;
     mmx_mesh_tags *T = calloc(1, sizeof *T);
     if (!T) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
     T->interpolate_boundary = T->fvar_interpolate_boundary = T->fvar_propagate_corners = -1;
@@ -286,6 +294,7 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
                        : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, &fc, T);
             free(L.ints);
             free(L.floats);
+            if (s) *bad_line = line;
         }
         p = *e ? e + 1 : e;
     }
