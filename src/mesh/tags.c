@@ -289,7 +289,9 @@ mmx_status mmx__mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tag
             tag_line L;
             char why[160];
             memset(&L, 0, sizeof L);
-            parse_line(p, e, &L, why, sizeof why);
+            /* A comment ends the line, as everywhere in OBJ. */
+            const char *hash = memchr(p, '#', (size_t)(e - p));
+            parse_line(p, hash ? hash : e, &L, why, sizeof why);
             s = why[0] ? mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s", line, why)
                        : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, &fc, T);
             free(L.ints);
