@@ -591,14 +591,14 @@ static int work(mmx_ctx *ctx, const char *why, const tool_input *in, mmx_scheme 
         js_str("gpu", gpu ? gpu_name : NULL);
         js_str("gpu_skipped", gpu ? NULL : skip);
         js_num_or_null("copy_tbps", tbps);
-        js_str("mesh", name);
-        js_int("mesh_vertices", st.nverts);
-        js_int("mesh_faces", st.nfaces);
+        js_input(name, st.nverts, st.nfaces, -1);
         js_str("scheme", mmx_scheme_name(scheme));
         js_int("levels", levels);
+        js_object("product_mesh");
         js_int("vertices", M->nrows);
         js_int("faces", M->ncols);
         js_int("entries", M->nnz);
+        js_end();
         js_int("warmup", warm);
         js_int("repeats", reps);
         json_table(&t);

@@ -70,7 +70,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     for (int i = 0; i < rep.iterations; i++) {
         const mmx_remesh_iteration *it = &rep.per_iteration[i];
         row("  iteration", "%d: %lld splits (%d rounds), %lld collapses (%d), %lld flips (%d), "
-            "%lld moves (%d); %d vertices, %d faces; %.1f ms", i, (long long)it->splits,
+            "%lld moves (%d); %d vertices, %d faces; %.1f ms", i + 1, (long long)it->splits,
             it->split_rounds, (long long)it->collapses, it->collapse_rounds, (long long)it->flips,
             it->flip_rounds, (long long)it->moves, it->relax_rounds, (int)it->nverts,
             (int)it->nfaces, it->ms);
@@ -87,13 +87,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_object("input");
-    js_int("vertices", nv);
-    js_int("faces", nf);
-    js_end();
+    js_input(in->name, nv, nf, load_ms);
     js_num("target_length", rep.target_length);
     js_num("feature_angle", options.feature_angle);
     js_int("feature_edges", rep.feature_edges);
@@ -103,6 +98,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     for (int i = 0; i < rep.iterations; i++) {
         const mmx_remesh_iteration *it = &rep.per_iteration[i];
         js_object(NULL);
+        js_int("iteration", i + 1);
         js_int("splits", it->splits);
         js_int("collapses", it->collapses);
         js_int("flips", it->flips);
@@ -113,7 +109,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         js_int("relax_rounds", it->relax_rounds);
         js_int("vertices", it->nverts);
         js_int("faces", it->nfaces);
-        js_num("ms", it->ms);
+        js_ms("ms", it->ms);
         js_end();
     }
     js_end();
@@ -122,12 +118,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     js_int("flips", flips);
     js_int("moves", moves);
     js_int("rounds", rounds);
-    js_object("output_mesh");
-    js_int("vertices", rv);
-    js_int("faces", rf);
-    js_end();
-    js_num("remesh_ms", remesh_ms);
-    js_output(out, bytes, write_ms);
+    js_ms("remesh_ms", remesh_ms);
+    js_output(out, rv, rf, bytes, write_ms);
     return EXIT_OK;
 }
 

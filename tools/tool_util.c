@@ -38,6 +38,8 @@ int fail(mmx_ctx *ctx, mmx_status s, const char *what)
     if (!detail[0]) detail = mmx_status_str(s);
     if (what && !strstr(detail, what)) fprintf(stderr, "mmx: %s: %s\n", what, detail);
     else fprintf(stderr, "mmx: %s\n", detail);
+    if (strstr(detail, "triangle meshes only"))
+        fprintf(stderr, "mmx: 'mmx triangulate IN OUT' splits every face into triangles\n");
     return EXIT_FAIL;
 }
 
@@ -74,6 +76,17 @@ const char *format_key(mmx_format f)
     default: return "?";
     }
 }
+void js_input(const char *name, long long nverts, long long nfaces, double load_ms)
+{
+    js_object("input");
+    js_str("mesh", name);
+    js_int("vertices", nverts);
+    js_int("faces", nfaces);
+    if (load_ms >= 0) js_ms("load_ms", load_ms);
+    else js_null("load_ms");
+    js_end();
+}
+
 long long file_bytes(const char *path)
 {
     struct stat sb;
@@ -275,5 +288,6 @@ int open_context(const char *asked, int gpu_by_default, mmx_ctx **ctx, char *why
         *ctx = NULL;
         return EXIT_FAIL;
     }
+    progress_attach(*ctx);
     return EXIT_OK;
 }
