@@ -625,6 +625,8 @@ static int run(const tool_args *a)
     mmx_ctx *ctx = NULL;
     char why[512];
     if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
+    /* Repeated timed runs: no progress lines between them (nor a call inside a timing). */
+    mmx_ctx_set_progress(ctx, NULL, NULL);
     const int gpu = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
     /* Millions of faces from Bigguy on a GPU; a few hundred thousand on the host. */
     if (levels < 0) levels = (scheme == MMX_SCHEME_SQRT3 ? 1 : 0) + (gpu ? 6 : 4);

@@ -51,8 +51,10 @@ static int demo_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char
     if (load_cage(ctx, data, cage, &src, &ms)) return EXIT_FAIL;
     const char *slash = strrchr(src, '/');
     *name = slash ? slash + 1 : src;
-    row("cage", "%s: %d vertices, %d faces (loaded in %.3f ms)%s", src, (int)mmx_mesh_nverts(*cage),
-        (int)mmx_mesh_nfaces(*cage), ms, strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
+    char counts[COUNTS_LEN];
+    row("cage", "%s: %s (loaded in %.3f ms)%s", src,
+        counts_text(counts, mmx_mesh_nverts(*cage), mmx_mesh_nfaces(*cage)), ms,
+        strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
     return EXIT_OK;
 }
 

@@ -61,7 +61,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     int rounds = 0;
     row("mesh", "%s", in->name);
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
-    row("input", "%d vertices, %d faces", (int)nv, (int)nf);
+    char counts[COUNTS_LEN];
+    row("input", "%s", counts_text(counts, nv, nf));
     row("target length", "%g (%s)", rep.target_length,
         options.target_length > 0 ? "--length" : "the mean edge length");
     row("features", "%d edges (feature angle %g degrees, boundary, creases), %d fixed vertices",
@@ -79,7 +80,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     }
     row("operations", "%lld splits, %lld collapses, %lld flips, %lld moves in %d rounds",
         (long long)splits, (long long)collapses, (long long)flips, (long long)moves, rounds);
-    row("output", "%d vertices, %d faces", (int)rv, (int)rf);
+    row("output", "%s", counts_text(counts, rv, rf));
     row("remesh time", "%.3f ms (%s backend)", remesh_ms, backend);
     if (out->kind == OUT_DISCARD)
         row("discarded", "the result (--discard: nothing written)");

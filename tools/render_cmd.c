@@ -131,8 +131,10 @@ static int run(const tool_args *a)
     double load_ms = 0;
     rc = input_load(ctx, &in, &mesh, &load_ms);
     if (!rc) {
-        row("mesh", "%s: %d vertices, %d faces (loaded in %.3f ms, %s backend)", in.name,
-            (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms, backend_name(ctx));
+        char counts[COUNTS_LEN];
+        row("mesh", "%s: %s (loaded in %.3f ms, %s backend)", in.name,
+            counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms,
+            backend_name(ctx));
         js_str("backend", backend_name(ctx));
         js_input(in.name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
         rc = render_to_png(ctx, mesh, &out, &opt);

@@ -56,9 +56,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
         levels, levels == 1 ? "" : "s", path_text(path),
         boundary == MMX_BOUNDARY_FROM_MESH ? "tagged (else edge-only)" : boundary_name(boundary),
         creases, backend_name(ctx));
-    char counts[96];
-    snprintf(counts, sizeof counts, "%d vert%s, %d face%s", nv, nv == 1 ? "ex" : "ices", nf,
-             nf == 1 ? "" : "s");
+    char counts[COUNTS_LEN];
+    counts_text(counts, nv, nf);
     if (load_ms >= 0)
         row("input", "%s: %s (loaded in %.3f ms)", name, counts, load_ms);
     else
@@ -184,9 +183,8 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options 
     rc = output_write_mesh(ctx, fine, out, &bytes, &write_ms);
     mmx_mesh_free(fine);
     if (rc) return rc;
-    char counts[96];
-    snprintf(counts, sizeof counts, "%d vert%s, %d face%s", nv, nv == 1 ? "ex" : "ices", nf,
-             nf == 1 ? "" : "s");
+    char counts[COUNTS_LEN];
+    counts_text(counts, nv, nf);
     if (out->kind == OUT_DISCARD)
         row("discarded", "the result: %s (--discard: nothing written)", counts);
     else if (bytes >= 0)

@@ -84,6 +84,11 @@ int fail(mmx_ctx *ctx, mmx_status s, const char *what);
 /* "mmx: out of memory (WHAT)" to stderr; returns EXIT_FAIL. */
 int out_of_memory(const char *what);
 
+/* "N vertices, M faces" with the singular where a count is 1, in buf (COUNTS_LEN bytes);
+ * returns buf. */
+#define COUNTS_LEN 64
+const char *counts_text(char *buf, long long nverts, long long nfaces);
+
 /* Milliseconds on a monotonic clock. */
 double now_ms(void);
 

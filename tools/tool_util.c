@@ -49,6 +49,13 @@ int out_of_memory(const char *what)
     return EXIT_FAIL;
 }
 
+const char *counts_text(char *buf, long long nverts, long long nfaces)
+{
+    snprintf(buf, COUNTS_LEN, "%lld vert%s, %lld face%s", nverts, nverts == 1 ? "ex" : "ices",
+             nfaces, nfaces == 1 ? "" : "s");
+    return buf;
+}
+
 double now_ms(void)
 {
     struct timespec t;

@@ -40,8 +40,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     const char *backend = backend_name(ctx);
     row("mesh", "%s", in->name);
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
-    row("input", "%d vert%s, %d face%s", (int)nv, nv == 1 ? "ex" : "ices", (int)nf,
-        nf == 1 ? "" : "s");
+    char counts[COUNTS_LEN];
+    row("input", "%s", counts_text(counts, nv, nf));
     row("triangles", "%d (quads cut along their shorter diagonal, other polygons fanned)", (int)tf);
     row("triangulate time", "%.3f ms (on the host)", ms);
     if (out->kind == OUT_DISCARD)
