@@ -78,7 +78,8 @@ int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
 void print_usage_line(FILE *f);
 
 /* Reports a failed call: the context's detail, prefixed with `what` (a file name) when the
- * detail does not already name it. Returns EXIT_FAIL. */
+ * detail does not already name it, without the library's leading C function name, and with
+ * 'mmx triangulate IN OUT' where the library names mmx_mesh_triangulate. Returns EXIT_FAIL. */
 int fail(mmx_ctx *ctx, mmx_status s, const char *what);
 
 /* "mmx: out of memory (WHAT)" to stderr; returns EXIT_FAIL. */

@@ -36,10 +36,22 @@ int fail(mmx_ctx *ctx, mmx_status s, const char *what)
 {
     const char *detail = ctx ? mmx_ctx_error(ctx) : "";
     if (!detail[0]) detail = mmx_status_str(s);
+    /* The library names its C function first ("mmx_remesh: face 0 ..."), for C programs; the
+     * tool's user ran a command, not a function: the sentence starts after it. */
+    if (strncmp(detail, "mmx_", 4) == 0) {
+        size_t n = strspn(detail, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (strncmp(detail + n, ": ", 2) == 0 && detail[n + 2]) detail += n + 2;
+    }
+    /* Where the library points a C program at mmx_mesh_triangulate, point at the command. */
+    char text[1024];
+    const char *fn = "mmx_mesh_triangulate", *at = strstr(detail, fn);
+    if (at) {
+        snprintf(text, sizeof text, "%.*s'mmx triangulate IN OUT'%s", (int)(at - detail), detail,
+                 at + strlen(fn));
+        detail = text;
+    }
     if (what && !strstr(detail, what)) fprintf(stderr, "mmx: %s: %s\n", what, detail);
     else fprintf(stderr, "mmx: %s\n", detail);
-    if (strstr(detail, "triangle meshes only"))
-        fprintf(stderr, "mmx: 'mmx triangulate IN OUT' splits every face into triangles\n");
     return EXIT_FAIL;
 }
 
