@@ -289,14 +289,18 @@ static void put_lines(const char *text)
     }
 }
 
-/* The first line of text without its "mmx: " prefix, as a JSON string (null when none). */
-static void put_first_line(const char *text)
+/* The error among the lines of text, without its "mmx: " prefix, as a JSON string (null when
+ * there is no line): the last "mmx: " line (warnings come before it, a usage error's usage
+ * lines after it), else the first line. */
+static void put_error_line(const char *text)
 {
     while (text && *text == '\n') text++;
     if (!text || !*text) {
         puts_("null");
         return;
     }
+    for (const char *p = text; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+        if (strncmp(p, "mmx: ", 5) == 0) text = p;
     if (strncmp(text, "mmx: ", 5) == 0) text += 5;
     size_t len = strcspn(text, "\n");
     char *line = malloc(len + 1);
@@ -339,7 +343,7 @@ int report_end(int rc)
             char b[48];
             snprintf(b, sizeof b, ", \"status\": \"error\", \"exit\": %d, \"error\": ", rc);
             puts_(b);
-            put_first_line(caught);
+            put_error_line(caught);
             puts_(", \"messages\": [");
         }
         put_lines(caught);
