@@ -160,7 +160,8 @@ const tool_cmd remesh_command = {
             "maximal independent set of its edits by fixed priorities, so the result is the\n"
             "same bytes every run. Boundary edges, tagged creases and edges sharper than the\n"
             "feature angle are kept: never flipped or collapsed, their vertices never moved.\n"
-            "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces).\n"
+            "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces;\n"
+            "mmx triangulate splits a polygon mesh's faces into triangles).\n"
             "Reports each iteration's operations, rounds and time, and writes OUT as convert\n"
             "does. With --backend cuda everything runs on the GPU (the checks, the features,\n"
             "the projection's BVH and every round) and gives the host's bytes.",

@@ -267,9 +267,9 @@ const tool_cmd smooth_command = {
             "one-ring's offsets (Fleishman et al. 2003), keeping sharp features; mcf takes\n"
             "implicit mean curvature flow steps, (A - hL) x' = A x, solved by conjugate\n"
             "gradients with a Jacobi preconditioner (prints its iterations and residual).\n"
-            "cotan and mcf need triangles. The result is the same bit for bit from run to\n"
-            "run. --noise A adds noise first (with --iterations 0: only that). Without\n"
-            "--method: taubin.",
+            "cotan and mcf need triangles (mmx triangulate makes them). The result is the\n"
+            "same bit for bit from run to run. --noise A adds noise first (with\n"
+            "--iterations 0: only that). Without --method: taubin.",
     .opts = smooth_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,
