@@ -220,3 +220,94 @@ Test(core, a_null_context_is_refused_everywhere)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* ---- progress ------------------------------------------------------------------------------ */
+
+typedef struct progress_log {
+    char what[8][32];
+    int done[8], total[8], n, calls;
+} progress_log;
+
+static void log_progress(void *user, const char *what, int done, int total)
+{
+    progress_log *L = user;
+    if (L->n < 8) {
+        snprintf(L->what[L->n], sizeof L->what[0], "%s", what);
+        L->done[L->n] = done, L->total[L->n] = total, L->n++;
+    }
+    L->calls++;
+}
+
+/* The long operations call the context's progress function once per step, on the host, with
+ * the steps done so far and the total; none is called without one, or after it is removed. */
+static void progress_on(mmx_ctx *ctx)
+{
+    progress_log L;
+    memset(&L, 0, sizeof L);
+    cr_assert_eq(mmx_ctx_set_progress(NULL, log_progress, &L), MMX_ERR_ARG);
+    MMX_OK_OR_FAIL(ctx, mmx_ctx_set_progress(ctx, log_progress, &L));
+    mmx_mesh *ico = NULL, *fine = NULL, *out = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "icosphere:1", &ico));
+    for (int path = MMX_SUBDIV_PATH_FUSED; path <= MMX_SUBDIV_PATH_ALGEBRAIC; path++) {
+        mmx_subdiv_options so = {0};
+        so.path = (mmx_subdiv_path)path;
+        L.n = L.calls = 0;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_LOOP, ico, 3, &so, &fine));
+        cr_assert_eq(L.n, 3, "path %d: %d calls", path, L.n);
+        for (int k = 0; k < 3; k++)
+            cr_assert(strcmp(L.what[k], "subdivide level") == 0 && L.done[k] == k + 1 &&
+                      L.total[k] == 3, "path %d, call %d: %s %d of %d", path, k, L.what[k],
+                      L.done[k], L.total[k]);
+        mmx_mesh_free(fine);
+        fine = NULL;
+    }
+    L.n = L.calls = 0;
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+    o.iterations = 4;
+    float *x = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, mmx_ctx_space(ctx), 3 * (size_t)mmx_mesh_nverts(ico) * sizeof *x,
+                                      (void **)&x));
+    MMX_OK_OR_FAIL(ctx, mmx_smooth(ctx, ico, &o, x, NULL));
+    cr_assert(L.n == 4 && strcmp(L.what[3], "smooth iteration") == 0 && L.done[3] == 4 &&
+              L.total[3] == 4, "smooth: %d calls, last %s %d of %d", L.n, L.what[3], L.done[3], L.total[3]);
+    mmx_mem_free(ctx, mmx_ctx_space(ctx), x);
+    L.n = L.calls = 0;
+    mmx_remesh_options ro = mmx_remesh_defaults();
+    ro.iterations = 2;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, ico, &ro, &out, NULL));
+    cr_assert(L.n == 2 && strcmp(L.what[1], "remesh iteration") == 0 && L.done[1] == 2 &&
+              L.total[1] == 2, "remesh: %d calls", L.n);
+    mmx_mesh_free(out);
+    out = NULL;
+    /* Delaunay: a round per call, the total unknown (0). */
+    L.n = L.calls = 0;
+    mmx_delaunay_report dr;
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip(ctx, ico, &out, &dr));
+    cr_assert_eq(L.calls, dr.rounds);
+    for (int k = 0; k < L.n; k++)
+        cr_assert(strcmp(L.what[k], "delaunay round") == 0 && L.done[k] == k + 1 && L.total[k] == 0);
+    mmx_mesh_free(out);
+    out = NULL;
+    /* Removed: no more calls. */
+    MMX_OK_OR_FAIL(ctx, mmx_ctx_set_progress(ctx, NULL, &L));
+    L.n = L.calls = 0;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_LOOP, ico, 2, NULL, &fine));
+    cr_assert_eq(L.calls, 0);
+    mmx_mesh_free(fine);
+    mmx_mesh_free(ico);
+}
+
+Test(core, progress_is_told_each_step)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    progress_on(ctx);
+    mmx_ctx_free(ctx);
+}
+
+/* The same on CUDA (each operation's host loop calls it between its queued steps). */
+Test(core, progress_is_told_each_step_on_cuda)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    progress_on(ctx);
+    mmx_ctx_free(ctx);
+}

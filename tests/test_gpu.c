@@ -365,3 +365,25 @@ Test(gpu, scans_equal_the_host_loops_on_both_sides_of_the_one_block_threshold)
 #endif
     mmx_ctx_free(ctx);
 }
+
+/* mmx_mesh_triangulate of a device mesh: on the device, the host's triangles. */
+Test(gpu, triangulate_a_device_mesh_as_the_host_does)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *d = NULL, *h = NULL, *dt = NULL, *ht = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "mixed", &d));
+    MMX_OK_OR_FAIL(host, mmx_mesh_shape(host, "mixed", &h));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, d, &dt));
+    MMX_OK_OR_FAIL(host, mmx_mesh_triangulate(host, h, &ht));
+    cr_assert_eq(dt->space, MMX_SPACE_DEVICE);
+    mmx_index *ds = NULL, *dv = NULL, *hs = NULL, *hv = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, dt, &ds, &dv));
+    MMX_OK_OR_FAIL(host, mmx_mesh_faces(host, ht, &hs, &hv));
+    cr_assert_eq(mmx_mesh_nfaces(dt), mmx_mesh_nfaces(ht));
+    cr_assert_arr_eq(dv, hv, (size_t)hs[mmx_mesh_nfaces(ht)] * sizeof *hv);
+    free(ds), free(dv), free(hs), free(hv);
+    mmx_mesh_free(dt), mmx_mesh_free(ht), mmx_mesh_free(d), mmx_mesh_free(h);
+    mmx_ctx_free(host);
+    mmx_ctx_free(ctx);
+}

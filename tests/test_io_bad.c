@@ -650,3 +650,17 @@ Test(io_bad, data_bad_files_messages)
     }
     mmx_ctx_free(ctx);
 }
+
+/* ---- tags, checked where the file is read ----------------------------------------------------- */
+
+/* A bad 't' line is refused by the reader itself, naming the file's line (not the tags' own
+ * count of 't' lines), so no command accepts or copies it. */
+Test(io_bad, obj_bad_tag_names_the_files_line)
+{
+    bad("t.obj", TRI3 "f 1 2 3\n# a comment\nt interpolateboundary 1/0/0 1\nt crease 2/1/0 0 7 10\n",
+        MMX_ERR_MESH, "t.obj:7:", "crease names vertex 7, outside [0, 3)");
+    bad("t.obj", TRI3 "t crease 2/1/0 0 \\\n 1 nan\nf 1 2 3\n", MMX_ERR_MESH, "t.obj:4:",
+        "float 1 of 1 is 'nan'");
+    bad("t.obj", TRI3 "f 1 2 3\n\n\nt hole 1/0/0 1\n", MMX_ERR_MESH, "t.obj:7:",
+        "hole names face 1, outside [0, 1)");
+}

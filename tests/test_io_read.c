@@ -282,11 +282,11 @@ Test(io_read, obj_tags_kept_verbatim)
                             "t crease 2/1/0 0 1 5.0\r\n"
                             "   t corner 1/1/0 3 2.5   # comment kept\n"
                             "t interpolateboundary 1/0/0 \\\n  1\n"
-                            "t hole 0/0/0");
+                            "t hole 1/0/0 0");
     cr_assert_str_eq(m->tags, "t crease 2/1/0 0 1 5.0\n"
                               "t corner 1/1/0 3 2.5   # comment kept\n"
                               "t interpolateboundary 1/0/0    1\n"
-                              "t hole 0/0/0\n");
+                              "t hole 1/0/0 0\n");
     cr_assert_eq(mmx_mesh_nfaces(m), 1);
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);

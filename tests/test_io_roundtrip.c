@@ -121,7 +121,7 @@ Test(io_roundtrip, obj_keeps_tags_verbatim)
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "cube", &m));
-    static const char tags[] = "t crease 2/1/0 0 1 4.5\nt corner 1/1/0 3 10\nt hole 0/0/0\n";
+    static const char tags[] = "t crease 2/1/0 0 1 4.5\nt corner 1/1/0 3 10\nt hole 1/0/0 2\n";
     m->tags = strdup(tags);
     cr_assert_not_null(m->tags);
     char *path = tmp_path("tags.obj");

@@ -390,3 +390,84 @@ Test(mesh, tags_refuse_bad_lines_naming_them)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* ---- triangulation -------------------------------------------------------------------------- */
+
+/* mmx_mesh_triangulate: a quad along its shorter diagonal, other polygons as fans from their
+ * first corner, triangles as they are, faces in order; texture coordinates follow their
+ * corners, tags stay (a hole becomes its triangles). */
+Test(mesh, triangulate_by_its_rule_with_uv_and_tags)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* A quad whose 1-3 diagonal is the shorter, a triangle, and a pentagon. */
+    const char text[] = "v 0 0 0\nv 3 0 0\nv 3 1 0\nv 0.5 1 0\nv 4 1 0\n"
+                        "v 5 0 0\nv 6 0 0\nv 7 1 0\nv 6 2 0\nv 5 2 0\n"
+                        "vt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n"
+                        "f 1/1 2/2 3/3 4/4\nf 2/1 5/2 3/3\nf 6/1 7/2 8/3 9/4 10/1\n"
+                        "t crease 2/1/0 1 2 3\nt hole 1/0/0 2\n";
+    mmx_mesh *m = NULL, *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read_mem(ctx, "t.obj", text, sizeof text - 1, MMX_FORMAT_OBJ, &m));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, m, &t));
+    cr_assert_eq(mmx_mesh_nverts(t), 10);
+    cr_assert_eq(mmx_mesh_nfaces(t), 2 + 1 + 3);
+    mmx_index *start = NULL, *verts = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, t, &start, &verts));
+    const mmx_index want[] = {0, 1, 3, 1, 2, 3, 1, 4, 2, 5, 6, 7, 5, 7, 8, 5, 8, 9};
+    cr_assert_arr_eq(verts, want, sizeof want);
+    cr_assert_arr_eq(t->pos, m->pos, 10 * 3 * sizeof(float));
+    cr_assert_not_null(t->uv);
+    cr_assert_eq(t->uv->nvalues, 4);
+    const mmx_index uv[] = {0, 1, 3, 1, 2, 3, 0, 1, 2, 0, 1, 2, 0, 2, 3, 0, 3, 0};
+    cr_assert_arr_eq(t->uv->index, uv, sizeof uv);
+    mmx_mesh_tags *tags = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_tags_parse(ctx, t, &tags));
+    cr_assert_eq(tags->ncreases, 1);
+    cr_assert_eq(tags->nholes, 3, "the pentagon (face 2) is now triangles 3, 4, 5");
+    for (int k = 0; k < 3; k++) cr_assert_eq(tags->holes[k], 3 + k);
+    mmx_mesh_tags_free(tags);
+    free(start);
+    free(verts);
+    /* Triangles in, the same triangles out; the cube's 6 quads give 12 and stay closed. */
+    mmx_mesh *cube = NULL, *tc = NULL, *again = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "cube", &cube));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, cube, &tc));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, tc, &again));
+    cr_assert_eq(mmx_mesh_nfaces(tc), 12);
+    cr_assert_arr_eq(again->M->rowidx, tc->M->rowidx, 36 * sizeof(mmx_index));
+    mmx_mesh_stats st;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_stats_compute(ctx, tc, &st));
+    cr_assert(st.boundary_edges == 0 && st.oriented && st.manifold && st.genus == 0);
+    cr_assert_eq(mmx_mesh_triangulate(ctx, NULL, &again), MMX_ERR_ARG);
+    cr_assert_eq(mmx_mesh_triangulate(ctx, cube, NULL), MMX_ERR_ARG);
+    mmx_mesh_free(again);
+    mmx_mesh_free(tc);
+    mmx_mesh_free(cube);
+    mmx_mesh_free(t);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A polygon of 200k corners is one fan: linear work (a quadratic rule would take minutes). */
+Test(mesh, triangulate_a_huge_polygon_in_linear_time)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    enum { N = 200000 };
+    mmx_index *verts = malloc(N * sizeof *verts), start[2] = {0, N};
+    float *pos = malloc(3 * (size_t)N * sizeof *pos);
+    cr_assert(verts && pos);
+    for (int i = 0; i < N; i++) {
+        verts[i] = i;
+        pos[3 * i] = cosf(6.2831853f * (float)i / N), pos[3 * i + 1] = sinf(6.2831853f * (float)i / N);
+        pos[3 * i + 2] = 0;
+    }
+    mmx_mesh *m = NULL, *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, N, 1, start, verts, pos, &m));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, m, &t));
+    cr_assert_eq(mmx_mesh_nfaces(t), N - 2);
+    cr_assert_eq(t->M->rowidx[3 * (N - 3) + 2], N - 1);
+    mmx_mesh_free(t);
+    mmx_mesh_free(m);
+    free(verts);
+    free(pos);
+    mmx_ctx_free(ctx);
+}

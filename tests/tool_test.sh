@@ -361,14 +361,23 @@ run convert builtin:cube "$TMP/tc.obj"
 read -r a b < <(grep -m1 '^f ' "$TMP/tc.obj" | awk '{split($2,x,"/"); split($3,y,"/"); print x[1]-1, y[1]-1}')
 printf 't crease 2/1/0 %d %d 2.5\nt interpolateboundary 1/0/0 1\n' "$a" "$b" >> "$TMP/tc.obj"
 if expect_rc "info on a tagged mesh" 0 info "$TMP/tc.obj"; then
-    [[ "$(field tags)" == "1 creases, 0 corners, 0 holes; interpolateboundary 1,"* ]] \
+    [[ "$(field tags)" == "1 crease, 0 corners, 0 holes; interpolateboundary edge-and-corner, creasemethod not given,"* ]] \
         && ok "info on a tagged mesh: $(field tags)" || bad "info on a tagged mesh" "tags: $(field tags)"
 fi
-printf 't crease 2/1/0 %d %d 1\n' "$a" "$a" >> "$TMP/tc.obj"
-if expect_rc "info on a mesh with a bad tag" 0 info "$TMP/tc.obj"; then
-    [[ "$(field tags)" == "not readable: tags line 3: crease ("*") is not an edge of the mesh" ]] \
-        && ok "info on a bad tag: $(field tags)" || bad "info on a bad tag" "tags: $(field tags)"
+if expect_rc "info --json on a tagged mesh" 0 --json info "$TMP/tc.obj"; then
+    [[ "$out" == *'"interpolateboundary": "edge-and-corner", "creasemethod": null'* ]] \
+        && ok "info --json: the tags' options by name" || bad "info --json tags by name" "$out"
 fi
+# A bad tag is refused where the file is read, naming the file's line (not the tags' own count),
+# by every command: info and convert fail rather than inspect or copy it.
+lines=$(wc -l < "$TMP/tc.obj")
+printf 't crease 2/1/0 %d %d 1\n' "$a" "$a" >> "$TMP/tc.obj"
+if expect_rc "info on a mesh with a bad tag" 1 info "$TMP/tc.obj"; then
+    [[ "$err" == *"tc.obj:$((lines + 1)): tag: crease ("*") is not an edge of the mesh"* && "$err" != *mmx_mesh* ]] \
+        && ok "info on a bad tag: exit 1, the file's line $((lines + 1)): $err" || bad "info on a bad tag" "$err"
+fi
+expect_rc "convert of a mesh with a bad tag" 1 convert "$TMP/tc.obj" "$TMP/tc2.obj" \
+    && [ ! -e "$TMP/tc2.obj" ] && ok "convert does not copy a bad tag" || bad "convert copied a bad tag" "$err"
 
 # ---- mmx subdiv and mmx demo ---------------------------------------------------------------
 check_usage "subdiv without --scheme" subdiv builtin:cube "$TMP/s.obj"
@@ -801,18 +810,35 @@ esac
 run demo --data "$TMP/missing.obj" "$TMP/demo"
 [ "$rc" -eq 1 ] && [[ "$err" == *missing.obj* ]] && ok "demo with a missing --data file: exit 1, $err" \
     || bad "demo with a missing --data file" "exit $rc" "$err"
+# Without DIR: a fresh folder of its own in the current one (mmx-demo-1, then -2), never the
+# current folder itself; it says where and how much it wrote. A failed run leaves none.
+mkdir -p "$TMP/cwd"
+(cd "$TMP/cwd" && "$MMX" demo --backend host --levels 1 >"$TMP/stdout" 2>"$TMP/stderr" \
+    && "$MMX" demo --backend host --levels 0 >"$TMP/stdout2" 2>>"$TMP/stderr" \
+    && ! "$MMX" demo --backend host --data missing.obj >/dev/null 2>&1)
+rc=$?
+out=$(cat "$TMP/stdout")
+if [ "$rc" -eq 0 ] && [ -s "$TMP/cwd/mmx-demo-1/demo_loop.ply" ] && [ -s "$TMP/cwd/mmx-demo-2/demo_cage.png" ] \
+    && [ ! -e "$TMP/cwd/mmx-demo-3" ] && [ -z "$(ls "$TMP/cwd" | grep -v '^mmx-demo-[12]$')" ] \
+    && [[ "$out" == *"writing into mmx-demo-1/ (a new folder)"* && "$out" == *"wrote 7 files into mmx-demo-1/, "*" MB in all"* ]]; then
+    ok "demo without DIR: a new folder each run (mmx-demo-1, -2), the size said"
+else
+    bad "demo without DIR" "exit $rc" "$(ls -R "$TMP/cwd" | head -20)" "${out:0:600}" "$(cat "$TMP/stderr")"
+fi
 
 # ---- help ---------------------------------------------------------------------------------------
 if expect_rc "--help (commands)" 0 --help; then
     heading=$(printf '%s\n' "$out" | head -n 2)
-    [[ "$heading" == *subdivide* && "$heading" == *render* ]] && ok "--help's heading mentions subdivision and rendering" \
-        || bad "--help's heading mentions subdivision and rendering" "$heading"
+    [[ "$heading" == *subdivide* && "$heading" == *render* && "$heading" == *remesh* && "$heading" == *smooth* \
+        && "$heading" == *query* && "$heading" == *triangulate* ]] \
+        && ok "--help's heading names subdivision, remeshing, smoothing, queries and rendering" \
+        || bad "--help's heading names what the tool does" "$heading"
     [[ "$out" == *"mmx render IN OUT.png"* && "$out" == *"mmx demo [--data FILE] [--levels N] [DIR]"* ]] \
         && ok "--help lists render and demo's options" || bad "--help lists render and demo" "$out"
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder normals smooth delaunay remesh subdiv render demo bench help"
+commands="info convert reorder normals smooth delaunay remesh triangulate subdiv query render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -840,7 +866,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, query, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -979,15 +1005,15 @@ for k in sys.argv[1:]:
     fi
 }
 if expect_rc "info --json" 0 info --json builtin:torus; then
-    json_keys "info --json" command mesh backend vertices faces edges corners face_orders.4 genus \
-        boundary_loops bounding_box.min reduced_order load_ms adjacency_ms
+    json_keys "info --json" command status backend input.mesh input.vertices input.faces input.load_ms \
+        edges corners face_orders.4 genus boundary_loops bounding_box.min reduced_order adjacency_ms warnings
     [[ "$out" == *'"vertices": 288'* && "$out" == *'"genus": 1'* ]] && ok "info --json: the torus's figures" || bad "info --json figures" "$out"
 fi
 if expect_rc "convert --json" 0 convert --json builtin:cube "$TMP/j.ply"; then
     json_keys "convert --json" input.vertices input.load_ms output.path output.format output.bytes output.write_ms
 fi
 if expect_rc "reorder --json" 0 reorder --json builtin:torus:32:32 "$TMP/j.obj"; then
-    json_keys "reorder --json" vertices faces adjacency_bandwidth.before adjacency_bandwidth.after \
+    json_keys "reorder --json" input.vertices input.faces adjacency_bandwidth.before adjacency_bandwidth.after \
         adjacency_profile.after face_spread.after vertex_spread.after reorder_ms output.bytes
 fi
 if expect_rc "subdiv --json" 0 subdiv --json --backend host --scheme catmull-clark --levels 2 builtin:cube "$TMP/j.obj"; then
@@ -996,17 +1022,121 @@ if expect_rc "subdiv --json" 0 subdiv --json --backend host --scheme catmull-cla
     [[ "$out" == *'"faces": 96'* ]] && ok "subdiv --json: 96 faces at level 2" || bad "subdiv --json figures" "$out"
 fi
 if expect_rc "render --json" 0 render --json --size 32 builtin:cube "$TMP/j.png"; then
-    json_keys "render --json" mesh vertices faces load_ms picture.size picture.bytes picture.draw_ms \
-        picture.edges picture.zoom
+    json_keys "render --json" input.mesh input.vertices input.faces input.load_ms picture.size picture.bytes \
+        picture.draw_ms picture.edges picture.zoom
 fi
 "$MMX" convert --json builtin:cube - --format obj >"$TMP/j_mesh.obj" 2>"$TMP/stderr"
 out=$(cat "$TMP/stderr")
 json_keys "convert --json with OUT -: the object on stderr" output.path output.format
 [ "$(grep -c '^v ' "$TMP/j_mesh.obj")" = 8 ] && ok "convert --json with OUT -: the mesh alone on stdout" \
     || bad "convert --json with OUT -: the mesh on stdout" "$(head -n 3 "$TMP/j_mesh.obj")"
-if expect_rc "--json on a failure" 1 info --json "$TMP/missing.obj"; then
-    [ -z "$out" ] && [[ "$err" == *missing.obj* ]] && ok "--json on a failure: nothing on stdout, the error on stderr" \
-        || bad "--json on a failure" "stdout: $out" "$err"
+
+# One shape for every command (docs/json.md): "command" and "status" first, "backend", the
+# "input" mesh, the command's figures, the "output" (a written mesh's path, format, sizes,
+# bytes and time), "warnings"; an error is an object too, with the exit status unchanged.
+json_shape() { # NAME WANT_RC KEYS -- ARGS...
+    local name=$1 want=$2 keys=()
+    shift 2
+    while [ "$1" != "--" ]; do keys+=("$1"); shift; done
+    shift
+    if expect_rc "$name" "$want" "$@"; then
+        if command -v python3 >/dev/null; then
+            printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+keys = list(d)
+assert keys[:2] == ["command", "status"], keys
+assert keys[-1] in ("warnings", "messages"), keys
+for k in sys.argv[1:]:
+    v = d
+    for part in k.split("."):
+        assert isinstance(v, dict) and part in v, k
+        v = v[part]
+' "${keys[@]}" && ok "$name: the common shape (${keys[*]})" || bad "$name: the common shape" "${out:0:400}"
+        else
+            ok "$name: not checked (no python3)"
+        fi
+    fi
+}
+mesh_in="input.mesh input.vertices input.faces input.load_ms backend warnings"
+mesh_out="output.path output.format output.vertices output.faces output.bytes output.write_ms"
+json_shape "json: info" 0 $mesh_in -- --json info builtin:cube
+json_shape "json: convert" 0 $mesh_in $mesh_out -- --json convert builtin:cube "$TMP/js.off"
+json_shape "json: reorder" 0 $mesh_in $mesh_out -- --json reorder builtin:cube "$TMP/js.obj"
+json_shape "json: normals" 0 $mesh_in $mesh_out -- --json normals builtin:cube "$TMP/js.obj"
+json_shape "json: smooth" 0 $mesh_in $mesh_out step mu -- --json smooth builtin:icosphere:1 "$TMP/js.obj"
+json_shape "json: delaunay" 0 $mesh_in $mesh_out rounds per_round -- --json delaunay builtin:icosphere:1 "$TMP/js.obj"
+json_shape "json: remesh" 0 $mesh_in $mesh_out per_iteration -- --json remesh --iterations 1 builtin:icosphere:1 "$TMP/js.obj"
+json_shape "json: triangulate" 0 $mesh_in $mesh_out triangles -- --json triangulate builtin:mixed "$TMP/js.obj"
+json_shape "json: subdiv" 0 $mesh_in $mesh_out per_level -- --json subdiv --backend host --scheme loop builtin:icosphere:1 "$TMP/js.obj"
+json_shape "json: query" 0 $mesh_in output.path -- --json query vv builtin:cube "$TMP/js.txt"
+json_shape "json: render" 0 $mesh_in picture.bytes -- --json render --size 16 builtin:cube "$TMP/js.png"
+json_shape "json: bench" 0 input.mesh input.vertices backend product_mesh.faces rows -- --json bench --backend host --levels 1 --repeats 1 builtin:cube
+json_shape "json: a failure" 1 error exit messages -- --json info "$TMP/missing.obj"
+[[ "$out" == *'"status": "error", "exit": 1, "error": "'*missing.obj*': cannot open'* && "$err" == *missing.obj* ]] \
+    && ok "--json on a failure: the error as JSON on stdout (exit 1), the message on stderr too" \
+    || bad "--json on a failure" "stdout: $out" "$err"
+json_shape "json: a usage error" 2 error exit messages -- --json smooth --method gauss builtin:cube "$TMP/x.obj"
+[[ "$out" == *'"command": "smooth", "status": "error", "exit": 2, "error": "unknown --method '"'gauss'"*'"usage: mmx smooth'* ]] \
+    && ok "--json on a usage error: exit 2, the message and the usage line" || bad "--json on a usage error" "$out"
+json_shape "json: an unknown command" 2 error -- --json frobnicate
+# Enums by name, and floats as the shortest text that reads back to the same float.
+if expect_rc "json: names and short floats" 0 --json smooth --method taubin builtin:icosphere:1 --discard; then
+    [[ "$out" == *'"step": 0.5, "mu": -0.53,'* && "$out" == *'"method": "taubin"'* && "$out" == *'"path": "assembled"'* ]] \
+        && ok "json: mu is -0.53, not -0.5299999714" || bad "json floats" "$out"
+fi
+if expect_rc "json: subdiv's options by name" 0 --json subdiv --backend host --scheme sqrt3 builtin:icosphere:1 --discard; then
+    [[ "$out" == *'"path": "default", "boundary": "tagged", "creases": null'* ]] \
+        && ok "json: subdiv's path and boundary by name, no creases for sqrt3" || bad "json: subdiv names" "$out"
+fi
+
+# ---- progress: on a terminal, or with --progress; never when piped, --quiet or --json ----------
+if expect_rc "remesh --progress" 0 --progress remesh --iterations 2 builtin:icosphere:1 "$TMP/pr.obj"; then
+    [[ "$err" == *"mmx: remesh iteration 1 of 2 done ("*" s)"* && "$err" == *"mmx: remesh iteration 2 of 2 done"* ]] \
+        && ok "--progress: a line per remesh iteration on stderr" || bad "--progress remesh" "$err"
+fi
+if expect_rc "subdiv --progress" 0 subdiv --progress --backend host --scheme loop --levels 3 builtin:icosphere:1 "$TMP/pr.obj"; then
+    [[ "$err" == *"mmx: subdivide level 1 of 3 done"* && "$err" == *"mmx: subdivide level 3 of 3 done"* ]] \
+        && ok "--progress: subdivision levels" || bad "--progress subdiv" "$err"
+fi
+if expect_rc "smooth --progress" 0 smooth --progress --iterations 3 builtin:icosphere:1 "$TMP/pr.obj"; then
+    [[ "$err" == *"mmx: smooth iteration 3 of 3 done"* ]] && ok "--progress: smoothing iterations" || bad "--progress smooth" "$err"
+fi
+if expect_rc "delaunay --progress" 0 delaunay --progress builtin:icosphere:1 "$TMP/pr.obj"; then
+    [[ -z "$err" || "$err" == *"mmx: delaunay round 1 done"* ]] && ok "--progress: delaunay rounds (if any)" || bad "--progress delaunay" "$err"
+fi
+run remesh --iterations 2 builtin:icosphere:1 "$TMP/pr.obj"
+[ "$rc" -eq 0 ] && [ -z "$err" ] && ok "no progress when stderr is not a terminal" || bad "progress when piped" "$err"
+run --quiet --progress remesh --iterations 2 builtin:icosphere:1 "$TMP/pr.obj"
+[ "$rc" -eq 0 ] && [ -z "$err" ] && [ -z "$out" ] && ok "no progress with --quiet" || bad "progress with --quiet" "$err"
+run --json --progress remesh --iterations 2 builtin:icosphere:1 "$TMP/pr.obj"
+[ "$rc" -eq 0 ] && [ -z "$err" ] && ok "no progress with --json" || bad "progress with --json" "$err"
+# On a terminal (script(1) gives one where it is installed): silent for work under a second.
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+    script -qec "'$MMX' remesh --iterations 1 builtin:icosphere:1 '$TMP/pr.obj'" /dev/null >"$TMP/tty" 2>&1
+    ! grep -q "iteration 1 of 1 done" "$TMP/tty" && ok "on a terminal: short work prints no progress" \
+        || bad "progress on a terminal for short work" "$(cat "$TMP/tty")"
+fi
+
+# ---- triangulate -----------------------------------------------------------------------------------
+if expect_rc "triangulate" 0 triangulate builtin:mixed "$TMP/tri.obj" \
+    && expect_rc "triangulate again" 0 triangulate builtin:mixed "$TMP/tri2.obj"; then
+    [ "$(field triangles)" = "22 (quads cut along their shorter diagonal, other polygons fanned)" ] \
+        && cmp -s "$TMP/tri.obj" "$TMP/tri2.obj" && ok "triangulate: 6 quads, 6 triangles and a hexagon give 22 triangles, the same bytes twice" \
+        || bad "triangulate" "$out"
+    if expect_rc "info on the triangulated mesh" 0 info "$TMP/tri.obj"; then
+        expect_field "triangulate: triangles only" "reduced form" "yes (triangles)"
+        expect_field "triangulate: the boundary as before" "boundary edges" 12
+    fi
+fi
+if expect_rc "remesh after triangulate" 0 triangulate builtin:cube "$TMP/tcube.obj" \
+    && expect_rc "remesh the triangulated cube" 0 remesh --iterations 1 "$TMP/tcube.obj" --discard; then
+    ok "triangulate makes a quad mesh one that remesh takes"
+fi
+printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 4/4\n' > "$TMP/uvq.obj"
+if expect_rc "triangulate keeps texture coordinates" 0 triangulate "$TMP/uvq.obj" "$TMP/uvt.obj"; then
+    [ "$(grep -c '^f .*/' "$TMP/uvt.obj")" = 2 ] && [ "$(grep -c '^vt ' "$TMP/uvt.obj")" = 4 ] \
+        && ok "triangulate: two triangles with v/vt corners" || bad "triangulate uv" "$(cat "$TMP/uvt.obj")"
 fi
 
 # ---- mmx bench ------------------------------------------------------------------------------------
@@ -1037,7 +1167,7 @@ else
     bad "bench without --backend" "exit $rc" "$out" "$err"
 fi
 if expect_rc "bench --json" 0 bench --json --backend host --levels 1 --repeats 1 builtin:tetrahedron; then
-    json_keys "bench --json" backend gpu_skipped scheme levels vertices faces entries repeats rows
+    json_keys "bench --json" backend gpu_skipped scheme levels input.mesh product_mesh.vertices product_mesh.faces product_mesh.entries repeats rows
     [[ "$out" == *'"product": "face_points"'* && "$out" == *'"product": "subdivision"'* && "$out" == *'"floor_ms": null'* ]] \
         && ok "bench --json: the rows, no floor on the host" || bad "bench --json rows" "${out:0:600}"
 fi
@@ -1124,13 +1254,16 @@ if expect_rc "remesh an icosphere" 0 remesh --length 0.1 builtin:icosphere:2 "$T
         && ok "remesh: operations and time reported" || bad "remesh report" "$out"
 fi
 if expect_rc "remesh --json" 0 --json remesh --iterations 1 builtin:icosphere:2 "$TMP/ico_r3.obj"; then
-    [[ "$out" == *'"per_iteration": [{"splits":'* && "$out" == *'"remesh_ms":'* ]] \
+    [[ "$out" == *'"per_iteration": [{"iteration": 1, "splits":'* && "$out" == *'"remesh_ms":'* \
+        && "$out" != *output_mesh* ]] \
         && ok "remesh --json: per-iteration figures" || bad "remesh --json" "$out"
 fi
 check_usage "remesh with a zero length" remesh --length 0 builtin:icosphere "$TMP/r.obj"
 check_usage "remesh with a negative angle" remesh --feature-angle -5 builtin:icosphere "$TMP/r.obj"
 if expect_rc "remesh refuses quads" 1 remesh builtin:cube "$TMP/cube_r.obj"; then
-    [[ "$err" == *"face 0 has 4 vertices"* ]] && ok "remesh: a quad mesh is refused, the face named" \
+    [[ "$err" == *"face 0 has 4 vertices"* && "$err" == *"'mmx triangulate IN OUT'"* && "$err" != *mmx_remesh* \
+        && "$err" != *mmx_mesh_triangulate* ]] \
+        && ok "remesh: a quad mesh is refused, the face named, mmx triangulate pointed at, no C names" \
         || bad "remesh on quads" "$err"
 fi
 
@@ -1201,12 +1334,23 @@ if expect_rc "smooth --path patch --iterations 3" 0 smooth --method taubin --pat
 fi
 check_usage "smooth with an unknown --method" smooth --method gauss builtin:cube "$TMP/x.obj"
 [[ "$err" == *"unknown --method 'gauss'"* ]] && ok "smooth names the bad method" || bad "smooth bad method message" "$err"
-check_usage "smooth without --method" smooth builtin:cube "$TMP/x.obj"
+if expect_rc "smooth without --method: taubin" 0 smooth builtin:cube "$TMP/x.obj"; then
+    [ "$(field method)" = taubin ] && [ "$(field step)" = "lambda 0.5, mu -0.53" ] \
+        && ok "smooth without --method smooths by Taubin's lambda|mu" || bad "smooth's default method" "$out"
+fi
+# --lambda, and --step as its older name: the same bytes; not both.
+if expect_rc "smooth --lambda" 0 smooth --method laplacian --lambda 0.25 builtin:icosphere:1 "$TMP/lam.obj" \
+    && expect_rc "smooth --step" 0 smooth --method laplacian --step 0.25 builtin:icosphere:1 "$TMP/stp.obj"; then
+    cmp -s "$TMP/lam.obj" "$TMP/stp.obj" && [ "$(field step)" = "lambda 0.25" ] \
+        && ok "smooth --lambda and --step are one option" || bad "smooth --lambda = --step" "$out"
+fi
+check_usage "smooth with --lambda and --step" smooth --lambda 0.3 --step 0.3 builtin:cube "$TMP/x.obj"
 check_usage "smooth --path patch with mcf" smooth --method mcf --path patch builtin:icosphere "$TMP/x.obj"
 check_usage "smooth with a positive --mu" smooth --method taubin --mu 0.5 builtin:icosphere "$TMP/x.obj"
 for m in cotan mcf; do
     if expect_rc "smooth --method $m of quads" 1 smooth --method "$m" builtin:cube "$TMP/x.obj"; then
-        [[ "$err" == *"face 0 has order 4"* ]] && ok "smooth $m refuses quads naming the face" || bad "smooth $m quads" "$err"
+        [[ "$err" == *"face 0 has order 4"* && "$err" == *"'mmx triangulate IN OUT'"* ]] \
+            && ok "smooth $m refuses quads naming the face, pointing at mmx triangulate" || bad "smooth $m quads" "$err"
     fi
 done
 # Diverging steps and coordinates near FLT_MAX: refused, never success with NaN.

@@ -591,14 +591,14 @@ static int work(mmx_ctx *ctx, const char *why, const tool_input *in, mmx_scheme 
         js_str("gpu", gpu ? gpu_name : NULL);
         js_str("gpu_skipped", gpu ? NULL : skip);
         js_num_or_null("copy_tbps", tbps);
-        js_str("mesh", name);
-        js_int("mesh_vertices", st.nverts);
-        js_int("mesh_faces", st.nfaces);
+        js_input(name, st.nverts, st.nfaces, -1);
         js_str("scheme", mmx_scheme_name(scheme));
         js_int("levels", levels);
+        js_object("product_mesh");
         js_int("vertices", M->nrows);
         js_int("faces", M->ncols);
         js_int("entries", M->nnz);
+        js_end();
         js_int("warmup", warm);
         js_int("repeats", reps);
         json_table(&t);
@@ -625,6 +625,8 @@ static int run(const tool_args *a)
     mmx_ctx *ctx = NULL;
     char why[512];
     if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
+    /* Repeated timed runs: no progress lines between them (nor a call inside a timing). */
+    mmx_ctx_set_progress(ctx, NULL, NULL);
     const int gpu = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
     /* Millions of faces from Bigguy on a GPU; a few hundred thousand on the host. */
     if (levels < 0) levels = (scheme == MMX_SCHEME_SQRT3 ? 1 : 0) + (gpu ? 6 : 4);

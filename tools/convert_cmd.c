@@ -35,13 +35,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         say("wrote %s: %s, %d vertices, %d faces (%.3f ms)\n", out->name, format_name(out->fmt),
             nv, nf, write_ms);
     js_str("backend", backend_name(ctx));
-    js_object("input");
-    js_str("mesh", in->name);
-    js_int("vertices", nv);
-    js_int("faces", nf);
-    js_num("load_ms", load_ms);
-    js_end();
-    js_output(out, bytes, write_ms);
+    js_input(in->name, nv, nf, load_ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 

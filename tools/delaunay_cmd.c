@@ -43,7 +43,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("rounds", "%d", rep.rounds);
     row("flips", "%lld", (long long)rep.flips);
     for (int i = 0; i < rep.rounds; i++)
-        row("  round", "%d: %d flipped of %d proposed", i, (int)rep.flips_per_round[i],
+        row("  round", "%d: %d flipped of %d proposed", i + 1, (int)rep.flips_per_round[i],
             (int)rep.proposed_per_round[i]);
     row("remaining", "%d (interior edges over the bound that no flip may fix)", (int)rep.remaining);
     row("delaunay time", "%.3f ms (%s backend)", flip_ms, backend);
@@ -53,16 +53,21 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_int("vertices", nv);
-    js_int("faces", nf);
+    js_input(in->name, nv, nf, load_ms);
     js_int("rounds", rep.rounds);
     js_int("flips", rep.flips);
+    js_array("per_round");
+    for (int i = 0; i < rep.rounds; i++) {
+        js_object(NULL);
+        js_int("flipped", rep.flips_per_round[i]);
+        js_int("proposed", rep.proposed_per_round[i]);
+        js_end();
+    }
+    js_end();
     js_int("remaining", rep.remaining);
-    js_num("delaunay_ms", flip_ms);
-    js_output(out, bytes, write_ms);
+    js_ms("delaunay_ms", flip_ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 

@@ -3,9 +3,12 @@
  * drawn as a PNG, each result written as binary PLY. Catmull-Clark refines the quad cage;
  * Loop and sqrt3 refine the same cage split into triangles here (sqrt3 needs a closed mesh,
  * which Bigguy is). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "tool.h"
 
 /* The cage, compiled in from the source tree by tools/meson.build; an installed mmx whose
@@ -16,76 +19,6 @@
 #define FALLBACK_CAGE "builtin:torus"
 /* The pictures: 800 x 800, shaded faces only, the whole mesh. */
 static const render_options picture_options = {800, 0, 1.0, {0.5, 0.5}};
-
-/* ---- the triangle cage -------------------------------------------------------------------- */
-
-static float dist2(const float *a, const float *b)
-{
-    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
-    return dx * dx + dy * dy + dz * dz;
-}
-
-/* See tool.h: a quad is split along its shorter diagonal (the better-shaped pair), other
- * polygons as fans from their first corner. */
-int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out)
-{
-    *out = NULL;
-    mmx_index *start = NULL, *verts = NULL, *tstart = NULL, *tverts = NULL;
-    float *pos = NULL;
-    mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
-    mmx_status s = mmx_mesh_faces(ctx, mesh, &start, &verts);
-    if (s) return fail(ctx, s, name);
-    int rc = EXIT_OK;
-    /* A polygon of c corners gives c - 2 triangles; the total is below the corner count. */
-    size_t ntri = (size_t)start[nf] - 2 * (size_t)nf;
-    if (3 * ntri > (size_t)MMX_INDEX_MAX) {
-        fprintf(stderr, "mmx: %s: %zu triangles would not fit in 32-bit indices\n", name, ntri);
-        free(start);
-        free(verts);
-        return EXIT_FAIL;
-    }
-    tstart = malloc((ntri + 1) * sizeof *tstart);
-    tverts = malloc((3 * ntri + 1) * sizeof *tverts);
-    pos = malloc((size_t)nv * 3 * sizeof *pos + 1);
-    if (!tstart || !tverts || !pos) {
-        fprintf(stderr, "mmx: %s: out of memory splitting the cage into triangles\n", name);
-        rc = EXIT_FAIL;
-        goto done;
-    }
-    s = mmx_mem_copy(ctx, pos, MMX_SPACE_HOST, mesh->pos, mesh->space,
-                     (size_t)nv * 3 * sizeof *pos);
-    if (s) {
-        rc = fail(ctx, s, name);
-        goto done;
-    }
-    size_t t = 0;
-    for (mmx_index f = 0; f < nf; f++) {
-        const mmx_index *v = verts + start[f];
-        mmx_index c = start[f + 1] - start[f];
-        if (c == 4 && dist2(pos + 3 * (size_t)v[1], pos + 3 * (size_t)v[3]) <
-                          dist2(pos + 3 * (size_t)v[0], pos + 3 * (size_t)v[2])) {
-            const mmx_index tri[6] = {v[0], v[1], v[3], v[1], v[2], v[3]};
-            memcpy(tverts + 3 * t, tri, sizeof tri);
-            t += 2;
-            continue;
-        }
-        for (mmx_index i = 1; i + 1 < c; i++, t++) {
-            tverts[3 * t] = v[0];
-            tverts[3 * t + 1] = v[i];
-            tverts[3 * t + 2] = v[i + 1];
-        }
-    }
-    for (size_t i = 0; i <= ntri; i++) tstart[i] = (mmx_index)(3 * i);
-    s = mmx_mesh_from_faces(ctx, nv, (mmx_index)ntri, tstart, tverts, pos, out);
-    if (s) rc = fail(ctx, s, name);
-done:
-    free(start);
-    free(verts);
-    free(tstart);
-    free(tverts);
-    free(pos);
-    return rc;
-}
 
 /* ---- the demo ----------------------------------------------------------------------------- */
 
@@ -118,8 +51,10 @@ static int demo_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char
     if (load_cage(ctx, data, cage, &src, &ms)) return EXIT_FAIL;
     const char *slash = strrchr(src, '/');
     *name = slash ? slash + 1 : src;
-    row("cage", "%s: %d vertices, %d faces (loaded in %.3f ms)%s", src, (int)mmx_mesh_nverts(*cage),
-        (int)mmx_mesh_nfaces(*cage), ms, strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
+    char counts[COUNTS_LEN];
+    row("cage", "%s: %s (loaded in %.3f ms)%s", src,
+        counts_text(counts, mmx_mesh_nverts(*cage), mmx_mesh_nfaces(*cage)), ms,
+        strstr(src, "bigguy") ? "; Bigguy, by Bay Raitt" : "");
     return EXIT_OK;
 }
 
@@ -204,6 +139,10 @@ static int demo(mmx_ctx *ctx, const char *backend_line, const char *data, int le
     mmx_mesh_free(quads);
     mmx_mesh_free(tris);
     if (rc) return rc;
+    long long total = file_bytes(cage_png);
+    for (int j = 0; j < NJOBS; j++) total += file_bytes(png[j]) + file_bytes(ply[j]);
+    say("\nwrote %d files into %s/, %.1f MB in all (the PLY meshes are most of it)\n", 1 + 2 * NJOBS,
+        outdir, (double)total / 1e6);
     say("\nlook at the results: open the pictures %s/demo_*.png in any image viewer (the cage,\n"
         "then each scheme's result); the meshes are the binary PLY files beside them (MeshLab,\n"
         "Blender, ...; or 'mmx info FILE', 'mmx render FILE OUT.png')\n", outdir);
@@ -225,14 +164,35 @@ static int run(const tool_args *a)
     if (levels_arg && !parse_levels(levels_arg, 0, &levels))
         return usage_error("--levels needs a whole number from 0 to %d, got '%s'", MAX_LEVELS,
                            levels_arg);
-    const char *outdir = a->npos ? a->pos[0] : ".";
+    /* Without DIR, a fresh folder of its own: the results are some 100 MB, which should not
+     * land among the files of whatever folder one happens to be in. */
+    char fresh[32] = "";
+    const char *outdir = a->npos ? a->pos[0] : fresh;
+    if (!a->npos) {
+        for (int n = 1; n < 1000 && !fresh[0]; n++) {
+            snprintf(fresh, sizeof fresh, "mmx-demo-%d", n);
+            if (mkdir(fresh, 0777) == 0) break;
+            if (errno != EEXIST) {
+                fprintf(stderr, "mmx: %s: cannot make the demo's folder here: %s\n", fresh,
+                        strerror(errno));
+                return EXIT_FAIL;
+            }
+            fresh[0] = '\0';
+        }
+        if (!fresh[0]) {
+            fprintf(stderr, "mmx: mmx-demo-1 to mmx-demo-999 all exist: give a DIR\n");
+            return EXIT_FAIL;
+        }
+        say("writing into %s/ (a new folder)\n", fresh);
+    }
     /* Checked before the GPU is started: a mistyped folder fails at once. */
     if (check_output_dir(outdir)) return EXIT_FAIL;
     mmx_ctx *ctx = NULL;
     char why[512];
-    if (open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why)) return EXIT_FAIL;
-    int rc = demo(ctx, why, a->value[O_DATA], levels, outdir);
+    int rc = open_context(a->global[G_BACKEND], 1, &ctx, why, sizeof why);
+    if (!rc) rc = demo(ctx, why, a->value[O_DATA], levels, outdir);
     mmx_ctx_free(ctx);
+    if (rc && fresh[0]) (void)rmdir(fresh); /* its own folder goes again if still empty */
     return rc;
 }
 
@@ -243,9 +203,11 @@ const tool_cmd demo_command = {
     .help = "Catmull-Clark on a real cage (Bay Raitt's Bigguy, 1,450 quads; or FILE), Loop and\n"
             "sqrt3 on it split into triangles, to millions of faces (on the host 5, 5 and 6\n"
             "levels; on a GPU 6, 6 and 7; or N). Says which backend runs and why, and writes\n"
-            "pictures of the cage and of each result, and each result as binary PLY, into DIR\n"
-            "(default .), which must exist. Runs on the GPU when there is one, unless\n"
-            "--backend host.",
+            "pictures of the cage and of each result, and each result as binary PLY (about\n"
+            "140 MB in all at the default levels on the host, more on a GPU), into DIR,\n"
+            "which must exist, or without DIR into a new folder mmx-demo-N (the first N\n"
+            "free) in the current one. Says how much it wrote. Runs on the GPU when there\n"
+            "is one, unless --backend host.",
     .opts = demo_opts,
     .nopts = O_COUNT,
     .flags = CMD_GPU_DEFAULT,

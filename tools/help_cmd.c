@@ -13,8 +13,8 @@ void print_usage_line(FILE *f)
 
 void print_tool_help(void)
 {
-    printf("mmx %d.%d.%d: inspect, convert, subdivide (Loop, sqrt3, Catmull-Clark), render and\n"
-           "benchmark polygon meshes (meshmatrix)\n\n"
+    printf("mmx %d.%d.%d: inspect, convert, triangulate, reorder, smooth, remesh, subdivide (Loop,\n"
+           "sqrt3, Catmull-Clark), query, render and benchmark polygon meshes (meshmatrix)\n\n"
            "usage: mmx [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
            "commands:\n",
            MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);

@@ -60,11 +60,21 @@ static void print_reduced(const mmx_mesh_stats *st)
     }
 }
 
+/* The names of the tags' options (mesh.h, OpenSubdiv's values), NULL for -1 (not given). */
+static const char *tag_word(int v, const char *const *words, int n)
+{
+    return v >= 0 && v < n ? words[v] : NULL;
+}
+static const char *const interp_words[] = {"none", "edge-and-corner", "edge-only"};
+static const char *const crease_words[] = {"uniform", "chaikin"};
+static const char *const tri_words[] = {"catmark", "smooth"};
+static const char *const fvar_words[] = {"none", "corners-only", "corners-plus1",
+                                         "corners-plus2", "boundaries", "all"};
+#define TAG_WORD(v, words) tag_word(v, words, (int)(sizeof words / sizeof *words))
+
 /* The same figures as one JSON object's members (keys as the rows' labels, with '_'). */
 static void json_figures(const mmx_mesh_stats *st, const mmx_adjacency *a)
 {
-    js_int("vertices", st->nverts);
-    js_int("faces", st->nfaces);
     js_int("edges", a->nedges);
     js_int("corners", (long long)st->ncorners);
     js_object("face_orders"); /* "3": triangles, ...; the last key counts that order and more */
@@ -90,10 +100,10 @@ static void json_figures(const mmx_mesh_stats *st, const mmx_adjacency *a)
     else js_null("genus");
     js_object("bounding_box");
     js_array("min");
-    for (int i = 0; i < 3; i++) js_num(NULL, st->bbox_min[i]);
+    for (int i = 0; i < 3; i++) js_float(NULL, st->bbox_min[i]);
     js_end();
     js_array("max");
-    for (int i = 0; i < 3; i++) js_num(NULL, st->bbox_max[i]);
+    for (int i = 0; i < 3; i++) js_float(NULL, st->bbox_max[i]);
     js_end();
     js_end();
     /* The common face order when the reduced form applies, else null. */
@@ -125,7 +135,7 @@ static void print_patches(const mmx_patch_stats *ps, double ms, const char *back
     js_int("max_local_vertices", ps->max_local_verts);
     js_int("bytes", (long long)ps->bytes);
     js_num("bytes_per_face", ps->bytes_per_face);
-    js_num("ms", ms);
+    js_ms("ms", ms);
     js_end();
 }
 
@@ -159,13 +169,10 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
         patch_ms = now_ms() - t0;
         mmx_patch_set_free(set);
     }
-    /* The tags as data: a file whose tags do not parse is still inspected, with the reason. */
+    /* (The reader checked them: a file with bad tags is refused, naming the line.) */
     mmx_mesh_tags *tags = NULL;
-    char tags_why[512] = "";
-    const int has_tags = mesh->tags != NULL;
     const mmx_index uv_values = mesh->uv ? mesh->uv->nvalues : -1;
-    if (!s && has_tags && mmx_mesh_tags_parse(ctx, mesh, &tags))
-        snprintf(tags_why, sizeof tags_why, "%s", mmx_ctx_error(ctx));
+    if (!s && mesh->tags) s = mmx_mesh_tags_parse(ctx, mesh, &tags);
     mmx_mesh_free(mesh);
     if (s) {
         mmx_adjacency_free(adj);
@@ -216,38 +223,45 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
         (double)st.bbox_min[2], (double)st.bbox_max[2]);
     print_reduced(&st);
     if (uv_values >= 0) row("texture coords", "%d values, one on every corner", (int)uv_values);
-    if (!has_tags) row("tags", "none");
-    else if (!tags) row("tags", "not readable: %s", tags_why);
-    else
-        row("tags", "%d creases, %d corners, %d holes; interpolateboundary %d, creasemethod %d, "
-            "smoothtriangles %d (-1: not given)",
-            (int)tags->ncreases, (int)tags->ncorners, (int)tags->nholes,
-            tags->interpolate_boundary, tags->crease_method, tags->smooth_triangles);
+    if (!tags) {
+        row("tags", "none");
+    } else {
+        const char *ib = TAG_WORD(tags->interpolate_boundary, interp_words);
+        const char *cm = TAG_WORD(tags->crease_method, crease_words);
+        const char *st3 = TAG_WORD(tags->smooth_triangles, tri_words);
+        row("tags", "%d crease%s, %d corner%s, %d hole%s; interpolateboundary %s, creasemethod %s, "
+            "smoothtriangles %s", (int)tags->ncreases, tags->ncreases == 1 ? "" : "s",
+            (int)tags->ncorners, tags->ncorners == 1 ? "" : "s", (int)tags->nholes,
+            tags->nholes == 1 ? "" : "s", ib ? ib : "not given", cm ? cm : "not given",
+            st3 ? st3 : "not given");
+    }
     row("stats time", "%.3f ms (host)", stats_ms);
     row("adjacency time", "%.3f ms (%s backend)", adj_ms, backend);
     if (patches) print_patches(&pst, patch_ms, backend);
 
-    js_str("mesh", src);
     js_str("backend", backend);
+    js_input(src, st.nverts, st.nfaces, load_ms);
     json_figures(&st, &a);
-    if (tags) {
+    if (tags) { /* the options by name, null where the file gives none */
         js_object("tags");
         js_int("creases", tags->ncreases);
         js_int("corners", tags->ncorners);
         js_int("holes", tags->nholes);
-        js_int("interpolateboundary", tags->interpolate_boundary);
-        js_int("creasemethod", tags->crease_method);
-        js_int("smoothtriangles", tags->smooth_triangles);
+        js_str("interpolateboundary", TAG_WORD(tags->interpolate_boundary, interp_words));
+        js_str("creasemethod", TAG_WORD(tags->crease_method, crease_words));
+        js_str("smoothtriangles", TAG_WORD(tags->smooth_triangles, tri_words));
+        js_str("facevaryinginterpolateboundary",
+               TAG_WORD(tags->fvar_interpolate_boundary, fvar_words));
+        if (tags->fvar_propagate_corners >= 0)
+            js_bool("facevaryingpropagatecorners", tags->fvar_propagate_corners);
+        else js_null("facevaryingpropagatecorners");
         js_end();
-    } else if (has_tags) {
-        js_str("tags_error", tags_why);
     } else {
         js_null("tags");
     }
     mmx_mesh_tags_free(tags);
-    js_num("load_ms", load_ms);
-    js_num("stats_ms", stats_ms);
-    js_num("adjacency_ms", adj_ms);
+    js_ms("stats_ms", stats_ms);
+    js_ms("adjacency_ms", adj_ms);
     return EXIT_OK;
 }
 

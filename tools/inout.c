@@ -370,12 +370,15 @@ int run_mesh_command(const tool_args *a, const char *discard, const char *from, 
     return rc;
 }
 
-void js_output(const tool_output *out, long long bytes, double write_ms)
+void js_output(const tool_output *out, long long nverts, long long nfaces, long long bytes,
+               double write_ms)
 {
     js_object("output");
     js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
     js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
+    js_int("vertices", nverts);
+    js_int("faces", nfaces);
     js_int_or_null("bytes", bytes);
-    js_num("write_ms", write_ms);
+    js_ms("write_ms", write_ms);
     js_end();
 }

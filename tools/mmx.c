@@ -17,7 +17,7 @@
 #include "tool.h"
 
 /* The commands, in the order of `mmx --help`. */
-#define COMMANDS(X) X(info) X(convert) X(reorder) X(normals) X(smooth) X(delaunay) X(remesh) X(subdiv) X(query) X(render) X(demo) X(bench) X(help)
+#define COMMANDS(X) X(info) X(convert) X(reorder) X(normals) X(smooth) X(delaunay) X(remesh) X(triangulate) X(subdiv) X(query) X(render) X(demo) X(bench) X(help)
 
 #define TABLE_ENTRY(name) &name##_command,
 const tool_cmd *const tool_commands[] = {COMMANDS(TABLE_ENTRY)};
@@ -45,21 +45,29 @@ static int print_version(void)
 {
     printf("mmx %d.%d.%d (meshmatrix; CUDA backend %s)\n", MMX_VERSION_MAJOR, MMX_VERSION_MINOR,
            MMX_VERSION_PATCH, mmx_has_cuda() ? "built" : "not built");
-    return finish(EXIT_OK);
+    return EXIT_OK;
 }
 
-int main(int argc, char **argv)
+/* Whether --json is among the options (before any "--"): then even a usage error found
+ * before the command is known is reported as a JSON object. */
+static int json_asked(int argc, char **argv)
 {
-    tool_args a;
-    memset(&a, 0, sizeof a);
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--json") == 0) return 1;
+    return 0;
+}
+
+/* Parses the command line and runs the command; the report is begun (report.h) before. */
+static int run_command(int argc, char **argv, tool_args *a)
+{
     int next = 1;
     /* Global options may come before the command's name. */
-    if (opt_parse_global(argc, argv, &next, &a)) return EXIT_USAGE;
+    if (opt_parse_global(argc, argv, &next, a)) return EXIT_USAGE;
     if (next >= argc) {
-        if (a.global[G_VERSION]) return print_version();
-        if (a.global[G_HELP]) {
+        if (a->global[G_VERSION]) return print_version();
+        if (a->global[G_HELP]) {
             print_tool_help();
-            return finish(EXIT_OK);
+            return EXIT_OK;
         }
         return usage_error("no command given");
     }
@@ -67,20 +75,37 @@ int main(int argc, char **argv)
     const tool_cmd *cmd = find_command(name);
     if (!cmd) return usage_error("unknown command '%s'", name);
     tool_current = cmd;
-    if (opt_parse(argc, argv, next + 1, cmd->name, cmd->opts, cmd->nopts, &a)) return EXIT_USAGE;
-    if (a.global[G_HELP]) {
+    report_set_command(cmd->name);
+    if (opt_parse(argc, argv, next + 1, cmd->name, cmd->opts, cmd->nopts, a)) return EXIT_USAGE;
+    if (a->global[G_HELP]) {
         print_command_help(cmd);
-        return finish(EXIT_OK);
+        return EXIT_OK;
     }
-    if (a.global[G_VERSION]) return print_version();
-    const char *backend = a.global[G_BACKEND];
+    if (a->global[G_VERSION]) return print_version();
+    const char *backend = a->global[G_BACKEND];
     if (backend && strcmp(backend, "cuda") != 0 && strcmp(backend, "host") != 0)
         return usage_error("unknown backend '%s' (use host or cuda)", backend);
-    const int quiet = a.global[G_QUIET] != NULL, json = a.global[G_JSON] != NULL;
+    const int quiet = a->global[G_QUIET] != NULL, json = a->global[G_JSON] != NULL;
     if (quiet && json) return usage_error("--quiet and --json exclude each other");
     if (json && !(cmd->flags & CMD_JSON))
         return usage_error("%s has no --json report", cmd->name);
     report_begin(json ? REPORT_JSON : quiet ? REPORT_QUIET : REPORT_TEXT, cmd->name);
-    int rc = cmd->run(&a);
+    progress_begin(a->global[G_PROGRESS] != NULL);
+    return cmd->run(a);
+}
+
+int main(int argc, char **argv)
+{
+    tool_args a;
+    memset(&a, 0, sizeof a);
+    const int json = json_asked(argc, argv);
+    if (json) report_begin(REPORT_JSON, NULL);
+    int rc = run_command(argc, argv, &a);
+    /* --help and --version print text even with --json: there is no report to make. */
+    if (json && rc == EXIT_OK && (a.global[G_HELP] || a.global[G_VERSION])) {
+        report_begin(REPORT_QUIET, NULL);
+        rc = report_end(rc);
+        return finish(rc);
+    }
     return finish(report_end(rc));
 }

@@ -79,15 +79,12 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_int("vertices", nv);
-    js_int("faces", nf);
+    js_input(in->name, nv, nf, load_ms);
     js_str("weight", mmx_normal_weight_name(weighting));
     js_int("zero_normals", zero);
-    js_num("normals_ms", normals_ms);
-    js_output(out, bytes, write_ms);
+    js_ms("normals_ms", normals_ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 

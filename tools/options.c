@@ -10,8 +10,14 @@ const opt_spec global_opts[G_COUNT] = {
                    "build with the CUDA backend"},
     [G_QUIET] = {"quiet", 'q', NULL, "print nothing but errors"},
     [G_JSON] = {"json", 0, NULL,
-                "print the command's figures (counts, times, sizes) as one JSON\n"
-                "object instead of the text report"},
+                "print the command's figures (counts, times, sizes), or its\n"
+                "error, as one JSON object instead of the text report\n"
+                "(docs/json.md)"},
+    [G_PROGRESS] = {"progress", 0, NULL,
+                    "print the progress of long work (levels, iterations, rounds)\n"
+                    "on stderr even when it is not a terminal, from the first step;\n"
+                    "on a terminal it is printed anyway once the work has taken a\n"
+                    "second (never with --quiet or --json)"},
     [G_HELP] = {"help", 'h', NULL, "print the help (of the command, after one) and exit"},
     [G_VERSION] = {"version", 'V', NULL, "print the version and exit"},
 };

@@ -1,8 +1,8 @@
 /* The mmx tool's option parser (options.c): long options as `--name value` or `--name=value`,
  * flags (`--name`), a few one-letter aliases (-h, -q, -V), `-` as an ordinary argument
  * (standard input or output), and `--` to end the options. Every command states its own
- * options as a table of opt_spec; the global ones (--backend, --quiet, --json, --help,
- * --version) are known to every command and may also come before the command's name. */
+ * options as a table of opt_spec; the global ones (--backend, --quiet, --json, --progress,
+ * --help, --version) are known to every command and may also come before the command's name. */
 #ifndef MMX_TOOL_OPTIONS_H
 #define MMX_TOOL_OPTIONS_H
 
@@ -35,7 +35,7 @@ typedef struct opt_spec {
      "Clark level 5 are a 6 GB PLY), nor leave the GPU"}
 
 /* The global options, known to every command, in this order in tool_args.global. */
-enum { G_BACKEND, G_QUIET, G_JSON, G_HELP, G_VERSION, G_COUNT };
+enum { G_BACKEND, G_QUIET, G_JSON, G_PROGRESS, G_HELP, G_VERSION, G_COUNT };
 extern const opt_spec global_opts[G_COUNT];
 
 /* The most options a command may have, and the most positional arguments it may be given. */

@@ -103,6 +103,7 @@ static int work(mmx_ctx *ctx, mmx_query_kind kind, const tool_input *in, const t
     mmx_status s = mmx_query(ctx, mesh, NULL, kind, &R);
     if (!s) s = mmx_ctx_sync(ctx); /* the time covers the queued work */
     const double query_ms = now_ms() - t0;
+    const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
     mmx_mesh_free(mesh);
     if (s) {
         mmx_csr_free(R);
@@ -122,14 +123,16 @@ static int work(mmx_ctx *ctx, mmx_query_kind kind, const tool_input *in, const t
         entries);
     row("query time", "%.3f ms (%s backend; adjacency included)", query_ms, backend);
     row("wrote", "%s", out->name);
-    js_str("mesh", in->name);
     js_str("backend", backend);
+    js_input(in->name, nv, nf, load_ms);
     js_str("query", mmx_query_name(kind));
     js_int("rows", rows);
     js_int("entries", entries);
-    js_num("load_ms", load_ms);
-    js_num("query_ms", query_ms);
-    js_str("output", out->name);
+    js_ms("query_ms", query_ms);
+    js_object("output");
+    js_str("path", out->name);
+    js_str("format", "text");
+    js_end();
     return EXIT_OK;
 }
 

@@ -61,7 +61,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     int rounds = 0;
     row("mesh", "%s", in->name);
     row("load time", "%.3f ms (%s backend)", load_ms, backend);
-    row("input", "%d vertices, %d faces", (int)nv, (int)nf);
+    char counts[COUNTS_LEN];
+    row("input", "%s", counts_text(counts, nv, nf));
     row("target length", "%g (%s)", rep.target_length,
         options.target_length > 0 ? "--length" : "the mean edge length");
     row("features", "%d edges (feature angle %g degrees, boundary, creases), %d fixed vertices",
@@ -70,7 +71,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     for (int i = 0; i < rep.iterations; i++) {
         const mmx_remesh_iteration *it = &rep.per_iteration[i];
         row("  iteration", "%d: %lld splits (%d rounds), %lld collapses (%d), %lld flips (%d), "
-            "%lld moves (%d); %d vertices, %d faces; %.1f ms", i, (long long)it->splits,
+            "%lld moves (%d); %d vertices, %d faces; %.1f ms", i + 1, (long long)it->splits,
             it->split_rounds, (long long)it->collapses, it->collapse_rounds, (long long)it->flips,
             it->flip_rounds, (long long)it->moves, it->relax_rounds, (int)it->nverts,
             (int)it->nfaces, it->ms);
@@ -79,7 +80,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     }
     row("operations", "%lld splits, %lld collapses, %lld flips, %lld moves in %d rounds",
         (long long)splits, (long long)collapses, (long long)flips, (long long)moves, rounds);
-    row("output", "%d vertices, %d faces", (int)rv, (int)rf);
+    row("output", "%s", counts_text(counts, rv, rf));
     row("remesh time", "%.3f ms (%s backend)", remesh_ms, backend);
     if (out->kind == OUT_DISCARD)
         row("discarded", "the result (--discard: nothing written)");
@@ -87,13 +88,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_object("input");
-    js_int("vertices", nv);
-    js_int("faces", nf);
-    js_end();
+    js_input(in->name, nv, nf, load_ms);
     js_num("target_length", rep.target_length);
     js_num("feature_angle", options.feature_angle);
     js_int("feature_edges", rep.feature_edges);
@@ -103,6 +99,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     for (int i = 0; i < rep.iterations; i++) {
         const mmx_remesh_iteration *it = &rep.per_iteration[i];
         js_object(NULL);
+        js_int("iteration", i + 1);
         js_int("splits", it->splits);
         js_int("collapses", it->collapses);
         js_int("flips", it->flips);
@@ -113,7 +110,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         js_int("relax_rounds", it->relax_rounds);
         js_int("vertices", it->nverts);
         js_int("faces", it->nfaces);
-        js_num("ms", it->ms);
+        js_ms("ms", it->ms);
         js_end();
     }
     js_end();
@@ -122,12 +119,8 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     js_int("flips", flips);
     js_int("moves", moves);
     js_int("rounds", rounds);
-    js_object("output_mesh");
-    js_int("vertices", rv);
-    js_int("faces", rf);
-    js_end();
-    js_num("remesh_ms", remesh_ms);
-    js_output(out, bytes, write_ms);
+    js_ms("remesh_ms", remesh_ms);
+    js_output(out, rv, rf, bytes, write_ms);
     return EXIT_OK;
 }
 
@@ -167,7 +160,8 @@ const tool_cmd remesh_command = {
             "maximal independent set of its edits by fixed priorities, so the result is the\n"
             "same bytes every run. Boundary edges, tagged creases and edges sharper than the\n"
             "feature angle are kept: never flipped or collapsed, their vertices never moved.\n"
-            "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces).\n"
+            "IN must be a valid triangle mesh (manifold, oriented, no degenerate faces;\n"
+            "mmx triangulate splits a polygon mesh's faces into triangles).\n"
             "Reports each iteration's operations, rounds and time, and writes OUT as convert\n"
             "does. With --backend cuda everything runs on the GPU (the checks, the features,\n"
             "the projection's BVH and every round) and gives the host's bytes.",

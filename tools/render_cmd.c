@@ -60,9 +60,9 @@ int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
     js_num("zoom", opt->zoom);
     js_int("bytes", (long long)len);
     js_bool("written", out->kind != OUT_DISCARD);
-    js_num("copy_ms", copy_ms);
-    js_num("draw_ms", draw_ms);
-    js_num("encode_write_ms", write_ms);
+    js_ms("copy_ms", copy_ms);
+    js_ms("draw_ms", draw_ms);
+    js_ms("encode_write_ms", write_ms);
     js_end();
     return EXIT_OK;
 }
@@ -131,13 +131,12 @@ static int run(const tool_args *a)
     double load_ms = 0;
     rc = input_load(ctx, &in, &mesh, &load_ms);
     if (!rc) {
-        row("mesh", "%s: %d vertices, %d faces (loaded in %.3f ms, %s backend)", in.name,
-            (int)mmx_mesh_nverts(mesh), (int)mmx_mesh_nfaces(mesh), load_ms, backend_name(ctx));
-        js_str("mesh", in.name);
+        char counts[COUNTS_LEN];
+        row("mesh", "%s: %s (loaded in %.3f ms, %s backend)", in.name,
+            counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms,
+            backend_name(ctx));
         js_str("backend", backend_name(ctx));
-        js_int("vertices", mmx_mesh_nverts(mesh));
-        js_int("faces", mmx_mesh_nfaces(mesh));
-        js_num("load_ms", load_ms);
+        js_input(in.name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
         rc = render_to_png(ctx, mesh, &out, &opt);
     }
     mmx_mesh_free(mesh);

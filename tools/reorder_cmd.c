@@ -74,17 +74,14 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
 
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_int("vertices", nv);
-    js_int("faces", nf);
+    js_input(in->name, nv, nf, load_ms);
     json_pair("adjacency_bandwidth", before.adj.bandwidth, after.adj.bandwidth);
     json_pair("adjacency_profile", (long long)before.adj.profile, (long long)after.adj.profile);
     json_pair("face_spread", before.m.col_spread, after.m.col_spread);
     json_pair("vertex_spread", before.m.row_spread, after.m.row_spread);
-    js_num("reorder_ms", reorder_ms);
-    js_output(out, bytes, write_ms);
+    js_ms("reorder_ms", reorder_ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 

@@ -10,7 +10,7 @@
 #include "tool.h"
 
 enum {
-    O_METHOD, O_ITER, O_STEP, O_MU, O_FIX, O_PATH, O_SIGMA_C, O_SIGMA_S, O_NOISE, O_SEED,
+    O_METHOD, O_ITER, O_LAMBDA, O_STEP, O_MU, O_FIX, O_PATH, O_SIGMA_C, O_SIGMA_S, O_NOISE, O_SEED,
     O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT
 };
 
@@ -18,11 +18,13 @@ static const opt_spec smooth_opts[O_COUNT] = {
     [O_METHOD] = {"method", 0, "laplacian|cotan|taubin|bilateral|mcf",
                   "uniform or cotangent Laplacian steps, Taubin's lambda|mu,\n"
                   "bilateral normal filtering (Fleishman et al.), or implicit mean\n"
-                  "curvature flow (A - hL) x' = A x by conjugate gradients (required)"},
+                  "curvature flow (A - hL) x' = A x by conjugate gradients\n"
+                  "(default taubin: smooths without shrinking)"},
     [O_ITER] = {"iterations", 0, "N", "steps (taubin: lambda|mu pairs); default 10, mcf 1"},
-    [O_STEP] = {"step", 0, "X",
-                "lambda of the Laplacian steps (default 0.5), or mcf's h (default\n"
-                "1e-3 times the squared bounding-box diagonal)"},
+    [O_LAMBDA] = {"lambda", 0, "X",
+                  "lambda of the Laplacian and Taubin steps (default 0.5), or\n"
+                  "mcf's h (default 1e-3 times the squared bounding-box diagonal)"},
+    [O_STEP] = {"step", 0, "X", "the same as --lambda (its older name)"},
     [O_MU] = {"mu", 0, "X", "taubin's mu, negative (default -0.53)"},
     [O_FIX] = {"fix-boundary", 0, NULL, "keep the boundary vertices where they are, bit for bit"},
     [O_PATH] = {"path", 0, "assembled|patch|matrix-free",
@@ -162,9 +164,10 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("method", "%s", mmx_smooth_method_name(options.method));
     row("path", "%s", path_name(options.path));
     row("iterations", "%d", rep.iterations);
-    if (options.method == MMX_SMOOTH_TAUBIN) row("step", "lambda %g, mu %g", rep.step, rep.mu);
+    if (options.method == MMX_SMOOTH_TAUBIN)
+        row("step", "lambda %g, mu %g", (double)(float)rep.step, (double)(float)rep.mu);
     else if (mcf) row("step", "h %g", rep.step);
-    else if (options.method != MMX_SMOOTH_BILATERAL) row("step", "lambda %g", rep.step);
+    else if (options.method != MMX_SMOOTH_BILATERAL) row("step", "lambda %g", (double)(float)rep.step);
     row("fixed vertices", "%d%s", rep.fixed, options.fix_boundary ? " (the boundary)" : "");
     if (mcf) {
         row("CG iterations", "%d (summed over the steps)", rep.cg_iterations);
@@ -178,17 +181,19 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else
         row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
-    js_str("mesh", in->name);
     js_str("backend", backend);
-    js_num("load_ms", load_ms);
-    js_int("vertices", nv);
-    js_int("faces", nf);
+    js_input(in->name, nv, nf, load_ms);
     js_num("noise", noise);
     js_str("method", mmx_smooth_method_name(options.method));
     js_str("path", path_name(options.path));
     js_int("iterations", rep.iterations);
-    js_num("step", rep.step);
-    js_num("mu", rep.mu);
+    /* lambda and mu are floats in the library (the shortest text of the float); mcf's h a
+     * double; null where the method has none. */
+    if (options.method == MMX_SMOOTH_BILATERAL) js_null("step");
+    else if (mcf) js_num("step", rep.step);
+    else js_float("step", (float)rep.step);
+    if (options.method == MMX_SMOOTH_TAUBIN) js_float("mu", (float)rep.mu);
+    else js_null("mu");
     js_bool("fix_boundary", options.fix_boundary);
     js_int("fixed", rep.fixed);
     if (mcf) {
@@ -200,25 +205,29 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         js_null("cg_residual");
         js_null("cg_converged");
     }
-    js_num("smooth_ms", rep.ms);
-    js_output(out, bytes, write_ms);
+    js_ms("smooth_ms", rep.ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 
 static int run(const tool_args *a)
 {
-    const char *m = a->value[O_METHOD];
+    const char *m = a->value[O_METHOD] ? a->value[O_METHOD] : "taubin";
     mmx_smooth_method method;
-    if (!m) return usage_error("smooth needs --method (laplacian, cotan, taubin, bilateral or mcf)");
     if (mmx_smooth_method_parse(NULL, m, &method))
         return usage_error("unknown --method '%s' (use laplacian, cotan, taubin, bilateral or mcf)", m);
     options = mmx_smooth_defaults(method);
     double v;
     if (a->value[O_ITER] && !parse_int(a->value[O_ITER], 0, 1000000, &options.iterations))
         return usage_error("--iterations wants a whole number from 0 to 1000000, not '%s'", a->value[O_ITER]);
-    if (a->value[O_STEP]) {
-        if (!parse_real(a->value[O_STEP], 0.0, 1e30, &v) || v == 0.0)
-            return usage_error("--step wants a positive number, not '%s'", a->value[O_STEP]);
+    /* --lambda, or --step as it was called before; not both. */
+    if (a->value[O_LAMBDA] && a->value[O_STEP])
+        return usage_error("--lambda and --step are the same option: give one");
+    const int lo = a->value[O_LAMBDA] ? O_LAMBDA : O_STEP;
+    if (a->value[lo]) {
+        if (!parse_real(a->value[lo], 0.0, 1e30, &v) || v == 0.0)
+            return usage_error("--%s wants a positive number, not '%s'", smooth_opts[lo].name,
+                               a->value[lo]);
         options.step = (float)v;
     }
     if (a->value[O_MU]) {
@@ -259,7 +268,7 @@ static int run(const tool_args *a)
 const tool_cmd smooth_command = {
     .name = "smooth",
     .summary = "smooth a mesh: Laplacian, cotangent, Taubin, bilateral, mean curvature flow",
-    .synopsis = "smooth --method M [--iterations N] [--step X] [--fix-boundary] IN OUT",
+    .synopsis = "smooth [--method M] [--iterations N] [--lambda X] [--mu X] [--fix-boundary] IN OUT",
     .help = "Smooths the positions of IN and writes OUT (same topology). laplacian and\n"
             "cotan take explicit steps x' = x + lambda D^-1 L x with the uniform or the\n"
             "cotangent Laplacian (lambda 0.5: OpenMesh's Jacobi Laplace smoother); taubin\n"
@@ -268,8 +277,9 @@ const tool_cmd smooth_command = {
             "one-ring's offsets (Fleishman et al. 2003), keeping sharp features; mcf takes\n"
             "implicit mean curvature flow steps, (A - hL) x' = A x, solved by conjugate\n"
             "gradients with a Jacobi preconditioner (prints its iterations and residual).\n"
-            "cotan and mcf need triangles. The result is the same bit for bit from run to\n"
-            "run. --noise A adds noise first (with --iterations 0: only that).",
+            "cotan and mcf need triangles (mmx triangulate makes them). The result is the\n"
+            "same bit for bit from run to run. --noise A adds noise first (with\n"
+            "--iterations 0: only that). Without --method: taubin.",
     .opts = smooth_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -7,11 +7,19 @@
 #include <string.h>
 #include "tool.h"
 
+/* The path's name in JSON; the text says what the default is. */
 static const char *path_name(mmx_subdiv_path path)
 {
     return path == MMX_SUBDIV_PATH_ALGEBRAIC ? "algebraic"
            : path == MMX_SUBDIV_PATH_FUSED   ? "fused"
                                              : "default";
+}
+
+static const char *path_text(mmx_subdiv_path path)
+{
+    return path == MMX_SUBDIV_PATH_AUTO ? "fused path (default)"
+           : path == MMX_SUBDIV_PATH_FUSED ? "fused path"
+                                           : "algebraic path";
 }
 
 static const char *boundary_name(mmx_boundary b)
@@ -38,15 +46,22 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     const mmx_subdiv_path path = base.path;
     const mmx_boundary boundary = base.boundary;
     const int nv = (int)mmx_mesh_nverts(mesh), nf = (int)mmx_mesh_nfaces(mesh);
-    row("scheme", "%s, %d level%s, %s path, %s boundaries, %s creases, %s backend",
-        mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s", path_name(path),
+    /* Creases are Loop's and Catmull-Clark's (OpenSubdiv's); sqrt3 and bilinear have none. */
+    const int creased = scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK;
+    char creases[64] = "";
+    if (creased)
+        snprintf(creases, sizeof creases, ", creases %s",
+                 base.crease == MMX_CREASE_FROM_MESH ? "as tagged (else uniform)" : crease_name(base.crease));
+    row("scheme", "%s, %d level%s, %s, %s boundaries%s, %s backend", mmx_scheme_name(scheme),
+        levels, levels == 1 ? "" : "s", path_text(path),
         boundary == MMX_BOUNDARY_FROM_MESH ? "tagged (else edge-only)" : boundary_name(boundary),
-        base.crease == MMX_CREASE_FROM_MESH ? "tagged (else uniform)" : crease_name(base.crease),
-        backend_name(ctx));
+        creases, backend_name(ctx));
+    char counts[COUNTS_LEN];
+    counts_text(counts, nv, nf);
     if (load_ms >= 0)
-        row("input", "%s: %d vertices, %d faces (loaded in %.3f ms)", name, nv, nf, load_ms);
+        row("input", "%s: %s (loaded in %.3f ms)", name, counts, load_ms);
     else
-        row("input", "%s: %d vertices, %d faces", name, nv, nf);
+        row("input", "%s: %s", name, counts);
     double t0 = now_ms();
     mmx_status s = mmx_subdivide(ctx, scheme, mesh, levels, &opts, fine);
     double total_ms = now_ms() - t0;
@@ -64,13 +79,8 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     js_int("levels", levels);
     js_str("path", path_name(path));
     js_str("boundary", boundary_name(boundary));
-    js_str("creases", crease_name(base.crease));
-    js_object("input");
-    js_str("mesh", name);
-    js_int("vertices", nv);
-    js_int("faces", nf);
-    js_num_or_null("load_ms", load_ms);
-    js_end();
+    js_str("creases", creased ? crease_name(base.crease) : NULL);
+    js_input(name, nv, nf, load_ms);
     js_array("per_level");
     for (int l = 0; l < levels; l++) {
         js_object(NULL);
@@ -78,11 +88,11 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
         js_int("vertices", trace[l].nverts);
         js_int("faces", trace[l].nfaces);
         js_int("edges", trace[l].nedges);
-        js_num("ms", trace[l].ms);
+        js_ms("ms", trace[l].ms);
         js_end();
     }
     js_end();
-    js_num("subdivision_ms", total_ms);
+    js_ms("subdivision_ms", total_ms);
     free(trace);
     return EXIT_OK;
 }
@@ -162,7 +172,7 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options 
         double ms = now_ms() - t0;
         row("reordered", "vertices by reverse Cuthill-McKee, faces by their first vertex (%.3f ms)",
             ms);
-        js_num("reorder_ms", ms);
+        js_ms("reorder_ms", ms);
     }
     int rc = subdiv_report(ctx, scheme, levels, base, mesh, in->name, load_ms, &fine);
     mmx_mesh_free(mesh);
@@ -173,22 +183,16 @@ static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options 
     rc = output_write_mesh(ctx, fine, out, &bytes, &write_ms);
     mmx_mesh_free(fine);
     if (rc) return rc;
+    char counts[COUNTS_LEN];
+    counts_text(counts, nv, nf);
     if (out->kind == OUT_DISCARD)
-        row("discarded", "the result: %d vertices, %d faces (--discard: nothing written)", nv, nf);
+        row("discarded", "the result: %s (--discard: nothing written)", counts);
     else if (bytes >= 0)
-        row("wrote", "%s: %s, %d vertices, %d faces, %lld bytes (%.3f ms)", out->name,
-            format_name(out->fmt), nv, nf, bytes, write_ms);
+        row("wrote", "%s: %s, %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), counts,
+            bytes, write_ms);
     else
-        row("wrote", "%s: %s, %d vertices, %d faces (%.3f ms)", out->name, format_name(out->fmt),
-            nv, nf, write_ms);
-    js_object("output");
-    js_str("path", out->kind == OUT_DISCARD ? NULL : out->name);
-    js_str("format", out->kind == OUT_DISCARD ? NULL : format_key(out->fmt));
-    js_int("vertices", nv);
-    js_int("faces", nf);
-    js_int_or_null("bytes", bytes);
-    js_num("write_ms", write_ms);
-    js_end();
+        row("wrote", "%s: %s, %s (%.3f ms)", out->name, format_name(out->fmt), counts, write_ms);
+    js_output(out, nv, nf, bytes, write_ms);
     return EXIT_OK;
 }
 

@@ -58,7 +58,7 @@ void print_command_help(const tool_cmd *cmd);
 
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
-    delaunay_command, remesh_command, subdiv_command,
+    delaunay_command, remesh_command, triangulate_command, subdiv_command,
     query_command, render_command, demo_command, bench_command, help_command;
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -78,11 +78,17 @@ int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
 void print_usage_line(FILE *f);
 
 /* Reports a failed call: the context's detail, prefixed with `what` (a file name) when the
- * detail does not already name it. Returns EXIT_FAIL. */
+ * detail does not already name it, without the library's leading C function name, and with
+ * 'mmx triangulate IN OUT' where the library names mmx_mesh_triangulate. Returns EXIT_FAIL. */
 int fail(mmx_ctx *ctx, mmx_status s, const char *what);
 
 /* "mmx: out of memory (WHAT)" to stderr; returns EXIT_FAIL. */
 int out_of_memory(const char *what);
+
+/* "N vertices, M faces" with the singular where a count is 1, in buf (COUNTS_LEN bytes);
+ * returns buf. */
+#define COUNTS_LEN 64
+const char *counts_text(char *buf, long long nverts, long long nfaces);
 
 /* Milliseconds on a monotonic clock. */
 double now_ms(void);
@@ -206,9 +212,15 @@ int output_resolve_png(const char *arg, tool_output *out);
 int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
                       long long *bytes, double *ms);
 
+/* The JSON report's "input" object (docs/json.md): the mesh's name, its vertices and faces,
+ * load_ms (null when negative: not measured) (tool_util.c). */
+void js_input(const char *name, long long nverts, long long nfaces, double load_ms);
+
 /* The JSON report's "output" object of a command that wrote a mesh with output_write_mesh:
- * path and format (null when discarded), bytes (null when unknown) and write_ms. */
-void js_output(const tool_output *out, long long bytes, double write_ms);
+ * path and format (null when discarded), the mesh's vertices and faces, bytes (null when
+ * unknown) and write_ms. */
+void js_output(const tool_output *out, long long nverts, long long nfaces, long long bytes,
+               double write_ms);
 
 /* Writes `len` bytes to OUT (a file or standard output; nothing when discarded). A partly
  * written regular file is removed. Returns EXIT_OK, or EXIT_FAIL after printing why. */
@@ -237,9 +249,9 @@ int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
  * Returns EXIT_OK, or EXIT_FAIL after printing why (also for a mesh without positions). */
 int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **src, double *ms);
 
-/* The mesh (named `name` in messages) with every face split into triangles, in the context's
- * space, orientation kept, so a closed manifold mesh stays one: what mmx demo and mmx bench give
- * Loop and sqrt3 of a quad cage (demo_cmd.c). Returns EXIT_OK, or EXIT_FAIL after saying why. */
+/* mmx_mesh_triangulate, failing with the context's detail (naming `name`): what mmx demo and
+ * mmx bench give Loop and sqrt3 of a quad cage (triangulate_cmd.c). Returns EXIT_OK, or
+ * EXIT_FAIL after saying why. */
 int triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, const char *name, mmx_mesh **out);
 
 #endif

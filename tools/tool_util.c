@@ -36,6 +36,20 @@ int fail(mmx_ctx *ctx, mmx_status s, const char *what)
 {
     const char *detail = ctx ? mmx_ctx_error(ctx) : "";
     if (!detail[0]) detail = mmx_status_str(s);
+    /* The library names its C function first ("mmx_remesh: face 0 ..."), for C programs; the
+     * tool's user ran a command, not a function: the sentence starts after it. */
+    if (strncmp(detail, "mmx_", 4) == 0) {
+        size_t n = strspn(detail, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (strncmp(detail + n, ": ", 2) == 0 && detail[n + 2]) detail += n + 2;
+    }
+    /* Where the library points a C program at mmx_mesh_triangulate, point at the command. */
+    char text[1024];
+    const char *fn = "mmx_mesh_triangulate", *at = strstr(detail, fn);
+    if (at) {
+        snprintf(text, sizeof text, "%.*s'mmx triangulate IN OUT'%s", (int)(at - detail), detail,
+                 at + strlen(fn));
+        detail = text;
+    }
     if (what && !strstr(detail, what)) fprintf(stderr, "mmx: %s: %s\n", what, detail);
     else fprintf(stderr, "mmx: %s\n", detail);
     return EXIT_FAIL;
@@ -45,6 +59,13 @@ int out_of_memory(const char *what)
 {
     fprintf(stderr, "mmx: out of memory (%s)\n", what);
     return EXIT_FAIL;
+}
+
+const char *counts_text(char *buf, long long nverts, long long nfaces)
+{
+    snprintf(buf, COUNTS_LEN, "%lld vert%s, %lld face%s", nverts, nverts == 1 ? "ex" : "ices",
+             nfaces, nfaces == 1 ? "" : "s");
+    return buf;
 }
 
 double now_ms(void)
@@ -74,6 +95,17 @@ const char *format_key(mmx_format f)
     default: return "?";
     }
 }
+void js_input(const char *name, long long nverts, long long nfaces, double load_ms)
+{
+    js_object("input");
+    js_str("mesh", name);
+    js_int("vertices", nverts);
+    js_int("faces", nfaces);
+    if (load_ms >= 0) js_ms("load_ms", load_ms);
+    else js_null("load_ms");
+    js_end();
+}
+
 long long file_bytes(const char *path)
 {
     struct stat sb;
@@ -275,5 +307,6 @@ int open_context(const char *asked, int gpu_by_default, mmx_ctx **ctx, char *why
         *ctx = NULL;
         return EXIT_FAIL;
     }
+    progress_attach(*ctx);
     return EXIT_OK;
 }

@@ -130,6 +130,19 @@ mmx_status mmx_ctx_sync(mmx_ctx *ctx);
  * owned by the context and valid until its next failing call. Synchronises: no. */
 const char *mmx_ctx_error(const mmx_ctx *ctx);
 
+/* Progress of the long operations: mmx_subdivide (once per level), mmx_remesh (once per
+ * iteration), mmx_smooth (once per iteration; Taubin: per lambda|mu pair) and
+ * mmx_delaunay_flip (once per round, total 0: not known beforehand) call fn(user, what, done,
+ * total) after each step: `what` names the operation and the step ("subdivide level",
+ * "remesh iteration", "smooth iteration", "delaunay round"), done counts the steps finished so
+ * far (1, 2, ...) and total the steps asked for. It is called on the host, from the thread
+ * that called the operation, between steps, never from device code; on the CUDA backend the
+ * step's work has been queued (it may still be running where the operation does not wait
+ * between steps). It must not call the library with this context. NULL fn (the default)
+ * turns it off. Errors: MMX_ERR_ARG (NULL ctx). Synchronises: no. */
+typedef void (*mmx_progress_fn)(void *user, const char *what, int done, int total);
+mmx_status mmx_ctx_set_progress(mmx_ctx *ctx, mmx_progress_fn fn, void *user);
+
 /* Number of usable CUDA devices, 0 where none is present or the build has no CUDA; the reason
  * for 0 is left in the context's error detail. Never fails for lack of a device.
  * Errors: MMX_ERR_ARG only. Synchronises: no. */

@@ -124,6 +124,19 @@ mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh);
 mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
                           mmx_index **verts);
 
+/* The mesh with every face split into triangles over its own corners, orientation kept (a
+ * closed manifold mesh stays one): a face of c corners gives c - 2 triangles, which follow
+ * each other in face order. The rule: a quad is cut along its shorter diagonal (on a tie, or
+ * without positions, corners 0-2); any other polygon is a fan from its first corner (so a
+ * non-convex polygon may give folded triangles). Triangles stay triangles. Vertices and
+ * positions are unchanged; texture coordinates follow their corners, normals their vertices,
+ * and the tags are kept (a hole face becomes its triangles). Computed on the host on either
+ * backend (a device mesh's arrays are copied to the host and the result is placed in the
+ * context's space). Errors: MMX_ERR_ARG, MMX_ERR_OVERFLOW (more triangle corners than 32-bit
+ * indices hold), MMX_ERR_MESH (bad tags, as mmx_mesh_tags_parse), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: O(nverts + nnz). Synchronises: for a device mesh, whose arrays the host reads. */
+mmx_status mmx_mesh_triangulate(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out);
+
 /* A built-in procedural mesh, named by a short spec:
  *   "tetrahedron", "cube"             closed, 4 triangles / 6 quads
  *   "icosphere[:L]"                   closed triangles, icosahedron split L times (default 2)

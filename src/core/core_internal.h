@@ -27,8 +27,17 @@ struct mmx_ctx {
     void *pool;          /* cudaMemPool_t the context's device memory comes from, in the
                             stream's order (device.h) */
     unsigned long long syncs; /* host waits for the stream so far (mmx__stream_sync) */
+    mmx_progress_fn progress; /* mmx_ctx_set_progress: called between steps, or NULL */
+    void *progress_user;
     char err[MMX__ERRLEN];
 };
+
+/* Tells the context's progress function, if any, that `done` of `total` steps of `what` are
+ * finished (core.h, mmx_ctx_set_progress). Host code only, between steps. */
+static inline void mmx__progress(mmx_ctx *ctx, const char *what, int done, int total)
+{
+    if (ctx && ctx->progress) ctx->progress(ctx->progress_user, what, done, total);
+}
 
 /* How many times the library has waited for the context's stream (every wait goes through
  * mmx__stream_sync): the benchmarks report it per call, to hold the synchronisation

@@ -28,6 +28,14 @@ void mmx_ctx_free(mmx_ctx *ctx)
     free(ctx);
 }
 
+mmx_status mmx_ctx_set_progress(mmx_ctx *ctx, mmx_progress_fn fn, void *user)
+{
+    if (!ctx) return MMX_ERR_ARG;
+    ctx->progress = fn;
+    ctx->progress_user = fn ? user : NULL;
+    return MMX_OK;
+}
+
 int mmx_has_cuda(void)
 {
 #ifdef MMX_HAVE_CUDA

@@ -149,6 +149,7 @@ static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mes
         r->proposed_per_round[r->rounds] = c.proposed;
         r->rounds++;
         r->flips += c.kept;
+        mmx__progress(ctx, "delaunay round", r->rounds, 0);
     }
     if (!s && capped) { /* the cap stopped it: count what is left */
         s = ne ? mmx__delaunay_seeds_cuda(ctx, &view, cur->pos, seeds, count) : MMX_OK;
@@ -248,6 +249,7 @@ mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
         r.proposed_per_round[r.rounds] = c.proposed;
         r.rounds++;
         r.flips += c.kept;
+        mmx__progress(ctx, "delaunay round", r.rounds, 0);
     }
     if (!s && capped) s = count_violators(ctx, cur, &r.remaining); /* what the cap left */
     if (s) {

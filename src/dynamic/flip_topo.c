@@ -35,7 +35,7 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
             mmx__flip_topo_free(t);
             return mmx__fail(ctx, MMX_ERR_MESH,
                              "%s: face %d has %d vertices: the cavity operator takes triangle "
-                             "meshes only", who, (int)f, order);
+                             "meshes only (mmx_mesh_triangulate splits the faces)", who, (int)f, order);
         }
     s = mmx_adjacency_compute(ctx, mesh, &t->adj);
     if (!s) {
@@ -117,7 +117,7 @@ static mmx_status not_triangles(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
     free(start);
     free(verts);
     return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d has %d vertices: the cavity operator takes "
-                     "triangle meshes only", who, (int)f, order);
+                     "triangle meshes only (mmx_mesh_triangulate splits the faces)", who, (int)f, order);
 }
 
 mmx_status mmx__flip_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,

@@ -717,6 +717,7 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
         it->nverts = mmx_mesh_nverts(cur);
         it->nfaces = mmx_mesh_nfaces(cur);
         rep.iterations = i + 1;
+        if (!s) mmx__progress(ctx, "remesh iteration", i + 1, o.iterations);
     }
     if (dv) s = mmx__remesh_dev_close(dv, s ? NULL : &result, s);
     else if (!s) result = st.cur, st.cur = NULL;

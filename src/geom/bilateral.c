@@ -40,6 +40,7 @@ mmx_status mmx__smooth_bilateral(mmx_ctx *ctx, mmx__smooth_job *job)
                                         job->opts->sigma_s, job->fixed, y);
         if (!s && n > 0) s = mmx_mem_copy(ctx, job->x, sp, y, sp, 3 * (size_t)n * sizeof *y);
         if (!s) job->rep->iterations = it + 1;
+        if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
     mmx_normals_plan_free(plan);
     mmx_csr_free(vv);

@@ -141,6 +141,7 @@ mmx_status mmx__smooth_mcf(mmx_ctx *ctx, mmx__smooth_job *job)
             s = mmx__mcf_per_vertex(ctx, MMX__MCF_RESTORE, n, 3, b, NULL, NULL, 0.0f, fixed, job->x);
         if (!s) {
             job->rep->iterations = it + 1;
+            mmx__progress(ctx, "smooth iteration", it + 1, o->iterations);
             job->rep->cg_iterations += cr.iterations;
             double worst = 0.0;
             for (int q = 0; q < 3; q++) {

@@ -150,6 +150,7 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
             if (!s) cur = next;
         }
         if (!s) job->rep->iterations = it + 1;
+        if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
     if (!s && cur != job->x && n > 0) s = mmx_mem_copy(ctx, job->x, sp, cur, sp, 3 * (size_t)n * sizeof *cur);
     job->view.pos = job->x;
@@ -203,6 +204,7 @@ static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
             if (!s) s = mmx__smooth_update(ctx, n, job->x, sum, scale, lambda, 1, job->x);
         }
         if (!s) job->rep->iterations = it + 1;
+        if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
     mmx_mem_free(ctx, sp, scale);
     mmx_mem_free(ctx, sp, cnt);

@@ -50,6 +50,6 @@ mmx_status mmx__geom_triangles(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adj
     const mmx_index c = f < M->ncols ? start[f + 1] - start[f] : 0;
     free(start);
     free(verts);
-    return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d has order %d: triangle meshes only (split "
-                     "the faces into triangles first)", what, f, c);
+    return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d has order %d: triangle meshes only "
+                     "(mmx_mesh_triangulate splits the faces)", what, f, c);
 }

@@ -23,6 +23,8 @@ typedef struct obj_out {
     size_t nnz;
     char *tags;
     size_t tags_cap, tags_len;
+    const char **tag_at; /* where each 't' statement starts, for a message naming its line */
+    size_t ntags, tag_at_cap;
     float *uv;           /* the 'vt' lines: u, v */
     size_t uv_cap;       /* floats */
     mmx_index nvt;
@@ -38,6 +40,7 @@ static void obj_free(obj_out *o)
     free(o->start);
     free(o->verts);
     free(o->tags);
+    free(o->tag_at);
     free(o->uv);
     free(o->vt);
     memset(o, 0, sizeof *o);
@@ -313,6 +316,9 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
         } else if (q - kw == 1 && *kw == 't') {
             const char *e = statement_end(kw, end);
             s = add_tag(ctx, o, kw, e);
+            if (!s) s = mmx__grow(ctx, (void **)&o->tag_at, &o->tag_at_cap, o->ntags + 1,
+                                  sizeof *o->tag_at);
+            if (!s) o->tag_at[o->ntags++] = kw;
             q = e < end ? mmx__past_break(e, end) : end;
         } else {
             /* vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
@@ -365,6 +371,27 @@ static mmx_status texcoords(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_m
     return MMX_OK;
 }
 
+/* The tags are checked where the file is read, so that a bad one is refused with the file's
+ * line (the tags' own numbering counts 't' lines only) and never copied on by a writer. On
+ * failure the mesh is freed. */
+static mmx_status check_tags(mmx_ctx *ctx, const mmx__src *src, const char *const *tag_at,
+                             size_t ntags, mmx_mesh **mesh)
+{
+    mmx_mesh_tags *tags = NULL;
+    int line = 0;
+    mmx_status s = mmx__mesh_tags_parse(ctx, *mesh, &tags, &line);
+    mmx_mesh_tags_free(tags);
+    if (!s) return MMX_OK;
+    mmx_mesh_free(*mesh);
+    *mesh = NULL;
+    if (line < 1 || (size_t)line > ntags) return s;
+    /* "tags line K: WHY" becomes "NAME:LINE: tag: WHY". */
+    char why[MMX__ERRLEN];
+    const char *err = mmx_ctx_error(ctx), *colon = strstr(err, ": ");
+    snprintf(why, sizeof why, "%s", colon ? colon + 2 : err);
+    return mmx__fail_line(ctx, s, src, tag_at[line - 1], "tag: %s", why);
+}
+
 mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
 {
     obj_out o = {0};
@@ -400,5 +427,7 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
     s = mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
     if (!s) (*out)->uv = uv;
     else mmx_mesh_uv_free(uv);
+    if (!s && (*out)->tags) s = check_tags(ctx, src, o.tag_at, o.ntags, out);
+    free(o.tag_at);
     return s;
 }

@@ -33,6 +33,12 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                            mmx_index *verts, float *pos, char *tags, int checked,
                            mmx_mesh **out);
 
+/* mmx_mesh_tags_parse (mesh and out not NULL), also giving on failure the 1-based line of
+ * mesh->tags at fault in *bad_line (0 when no line is: out of memory), so that a reader can
+ * name the file's own line. */
+mmx_status mmx__mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out,
+                                int *bad_line);
+
 /* mmx_mesh_set_tags, the check (every crease an edge of the mesh, ...) made only when `check`
  * is set: a caller that made the tags from the mesh itself (subdivision's carried tags) knows
  * them right and skips reading every face of a refined mesh. */

@@ -265,7 +265,15 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
 {
     MMX__NEED_CTX(ctx);
     if (!mesh || !mesh->M || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_tags_parse: NULL argument");
+    int line;
+    return mmx__mesh_tags_parse(ctx, mesh, out, &line);
+}
+
+mmx_status mmx__mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags **out,
+                                int *bad_line)
+{
     *out = NULL;
+    *bad_line = 0;
     mmx_mesh_tags *T = calloc(1, sizeof *T);
     if (!T) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
     T->interpolate_boundary = T->fvar_interpolate_boundary = T->fvar_propagate_corners = -1;
@@ -282,11 +290,14 @@ mmx_status mmx_mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tags
             tag_line L;
             char why[160];
             memset(&L, 0, sizeof L);
-            parse_line(p, e, &L, why, sizeof why);
+            /* A comment ends the line, as everywhere in OBJ. */
+            const char *hash = memchr(p, '#', (size_t)(e - p));
+            parse_line(p, hash ? hash : e, &L, why, sizeof why);
             s = why[0] ? mmx__fail(ctx, MMX_ERR_MESH, "tags line %d: %s", line, why)
                        : apply(ctx, &L, line, mesh->M->nrows, mesh->M->ncols, &fc, T);
             free(L.ints);
             free(L.floats);
+            if (s) *bad_line = line;
         }
         p = *e ? e + 1 : e;
     }

@@ -334,6 +334,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
             trace[l - 1].ms = ms;
             s = mmx_timer_start(timer);
         }
+        if (!s && !fault->kind) mmx__progress(ctx, "subdivide level", l, levels);
     }
     if (!s && !fault->kind && creases && lv[levels].eends)
         s = fz_creases(ctx, &lv[levels], creases);

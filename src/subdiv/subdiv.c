@@ -798,6 +798,7 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
         mmx_mesh_free(cur);
         cur = next;
         in = cur;
+        if (!s) mmx__progress(ctx, "subdivide level", l, levels);
     }
     mmx_adjacency_free(adj);
     mmx_timer_free(timer);
