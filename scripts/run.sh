@@ -2,8 +2,11 @@
 # The README's two commands for a fresh machine:
 #   bash scripts/run.sh demo   set up, build only the tool, and run the main job (mmx demo) on its
 #                              default input, the Bigguy cage in tests/data
-#   bash scripts/run.sh test   set up, build (warnings are errors), run every test suite, then
-#                              build again with AddressSanitizer + UBSan and run them again
+#   bash scripts/run.sh test   set up, build (warnings are errors: -Dwerror=true, which every
+#                              build made here passes, as the project's default is off for
+#                              packagers), run every test suite, the install check and the
+#                              fuzz targets, then build again with AddressSanitizer + UBSan and
+#                              run the suites again
 # Setup installs only what is missing, from Debian. CUDA is built when nvcc is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -104,8 +107,10 @@ run_suite() { # build-dir, label
     return $rc
 }
 
-# Installs into a scratch root and builds examples/mesh_stats.c the way a user would, through
-# pkg-config, twice: against the shared library (run with LD_LIBRARY_PATH, as the scratch root
+# Installs into a scratch root and checks what a packager and a user get: the shared library's
+# soname carries its major version (libmeshmatrix.so.0), it exports the public API alone (no
+# mmx__ internal symbol), the manual page mmx.1 and the examples' sources are installed. Then
+# builds the installed examples/mesh_stats.c the way a user would, through pkg-config, twice: against the shared library (run with LD_LIBRARY_PATH, as the scratch root
 # is not in the loader's path), and against the static archive alone (pkg-config --static,
 # whose Libs.private must name all that libmeshmatrix.a needs: libm, and with CUDA built the
 # CUDA and C++ runtimes). Both programs must run and print the cube's figures.
@@ -131,13 +136,29 @@ install_check() {
     # -l:libmeshmatrix.a makes the linker take the archive by name, never the .so beside it.
     static=${static/-lmeshmatrix/-l:libmeshmatrix.a}
     local want="builtin:cube: 8 vertices, 6 faces, 12 edges, Euler characteristic 2" out step=""
+    local so example man soname internal
+    so=$libdir/libmeshmatrix.so
+    example=$(find "$root" -path '*/doc/meshmatrix/examples/mesh_stats.c' | head -1)
+    man=$(find "$root" -path '*/man1/mmx.1' | head -1)
+    soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    internal=$(nm -D --defined-only "$so" 2>/dev/null | awk '$NF ~ /^mmx__/ {print $NF}')
     # shellcheck disable=SC2086
-    if ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $shared -o "$root/mesh_stats_shared"; then
+    if [[ ! "$soname" =~ ^libmeshmatrix\.so\.[0-9]+$ ]]; then
+        step="the soname of $so is '$soname', not libmeshmatrix.so.MAJOR"
+    elif ! nm -D --defined-only "$so" | awk '{print $NF}' | grep -q '^mmx_mesh_free$'; then
+        step="$so does not export the public API (mmx_mesh_free)"
+    elif [ -n "$internal" ]; then
+        step="$so exports $(wc -l <<<"$internal") internal mmx__ symbols, $(head -1 <<<"$internal") the first"
+    elif [ -z "$man" ]; then
+        step="no manual page share/man/man1/mmx.1 installed"
+    elif [ -z "$example" ]; then
+        step="no examples installed in share/doc/meshmatrix/examples"
+    elif ! cc -std=c11 -Wall -Werror "$example" $shared -o "$root/mesh_stats_shared"; then
         step="building against the shared library: cc examples/mesh_stats.c $shared"
     elif ! out=$(LD_LIBRARY_PATH=$libdir "$root/mesh_stats_shared" builtin:cube) ||
         [[ "$out" != *"$want"* ]]; then
         step="running the example linked to the shared library: '$out'"
-    elif ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $static -o "$root/mesh_stats_static"; then
+    elif ! cc -std=c11 -Wall -Werror "$example" $static -o "$root/mesh_stats_static"; then
         step="building against the static archive: cc examples/mesh_stats.c $static"
     elif readelf -d "$root/mesh_stats_static" | grep -q 'NEEDED.*libmeshmatrix'; then
         step="the static build still needs libmeshmatrix.so"
@@ -145,8 +166,9 @@ install_check() {
         step="running the statically linked example: '$out'"
     fi
     if [ -z "$step" ]; then
-        echo "== install check: examples/mesh_stats.c builds through pkg-config against the installed"
-        echo "   shared library and, with --static, against libmeshmatrix.a alone; both run"
+        echo "== install check: $soname exports the public API alone, mmx.1 and the examples are"
+        echo "   installed; the installed mesh_stats.c builds through pkg-config against the shared"
+        echo "   library and, with --static, against libmeshmatrix.a alone; both run"
         rm -rf "$root"
     else
         echo "== install check FAILED ($dir): $step (left in $root)"
@@ -156,17 +178,26 @@ install_check() {
 
 # Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
 # number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
-# the readers on every file, the subdivision (both paths must agree) and what runs on a read
-# mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds' meshes.
+# the readers on every file, the subdivision (both paths must agree), what runs on a read
+# mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds'
+# meshes, and the options of smoothing, remeshing and subdivision (finite output or a
+# sentence). The budget (MMX_FUZZ_RUNS inputs for the first three, MMX_FUZZ_OPTS_RUNS for the
+# slower fuzz_opts) keeps the whole step within about two minutes on a 2-core machine.
 fuzz_check() {
-    local runs=${MMX_FUZZ_RUNS:-500000} rc=0 t
-    CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false
-    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops >/dev/null || return 1
-    for t in read subdiv ops; do
+    local runs rc=0 t
+    CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false -Dwerror=true
+    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops fuzz/fuzz_opts >/dev/null || return 1
+    for t in read subdiv ops opts; do
         local corpus seeds=(tests/data tests/data/bad)
+        runs=${MMX_FUZZ_RUNS:-500000}
         corpus=$(mktemp -d)
-        # The subdivision's seeds start with a control byte, as fuzz_ops' input does.
+        # The subdivision's seeds start with a control byte, as fuzz_ops' input does;
+        # fuzz_opts' with its header of control bytes (fuzz_opts.c).
         [ "$t" != read ] && seeds=(fuzz/seeds/subdiv)
+        if [ "$t" = opts ]; then
+            seeds=(fuzz/seeds/opts)
+            runs=${MMX_FUZZ_OPTS_RUNS:-30000}
+        fi
         if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
             "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
             echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"
@@ -250,7 +281,7 @@ test)
     # Host debug information (-Og), but no device debug code: buildtype=debug
     # would add nvcc -G, whose size warning on large kernels the warnings-as-errors build
     # refuses, and the sanitizers check host code only.
-    configure build-asan -Db_sanitize=address,undefined -Db_lundef=false -Ddebug=true -Doptimization=g -Dbench=false
+    configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Ddebug=true -Doptimization=g -Dbench=false
     ninja -C build-asan
     run_suite build-asan "tests under ASan+UBSan" || rc=1
     exit $rc
