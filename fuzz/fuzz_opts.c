@@ -17,6 +17,7 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "meshmatrix.h"
@@ -27,6 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
  * then the operation's options), then SHARP bytes for the sharpness of the tags, one per tag
  * in turn. */
 enum { OPTS = 24, SHARP = 8, HEADER = OPTS + SHARP, MAX_CORNERS = 4096, MAX_REFINED_CORNERS = 1 << 16 };
+
+/* With MMX_FUZZ_VERBOSE set in the environment, each call's options and outcome go to stderr:
+ * to read what a finding does (build-fuzz/fuzz/fuzz_opts crash-...). */
+static int verbose = -1;
+
+static void outcome(mmx_ctx *ctx, const char *call, mmx_status s)
+{
+    if (verbose) fprintf(stderr, "%s: %s%s%s\n", call, mmx_status_str(s), s ? ": " : "", s ? mmx_ctx_error(ctx) : "");
+}
 
 /* The control bytes, read in order; 0 once they run out. */
 typedef struct bytes {
@@ -145,17 +155,19 @@ static mmx_status add_tags(mmx_ctx *ctx, bytes *b, const uint8_t *sharp_bytes, m
     return s;
 }
 
-/* Texture coordinates when the file has none: one per vertex (its x and y: a mesh without
- * seams) or one per corner (every edge a seam). */
+/* Texture coordinates when the file has none: one per vertex (its x and y before scaling: a
+ * mesh without seams; 0 for an isolated vertex) or one per corner (every edge a seam). */
 static void add_uv(bytes *b, mmx_mesh *m)
 {
     const unsigned how = take(b) % 3;
-    if (how == 0 || m->uv) return;
+    /* Not on a mesh without faces: an empty set, which no reader makes (mmx_subdivide then
+     * copies its NULL index with memcpy, src/subdiv/uv.c, undefined even for 0 bytes). */
+    if (how == 0 || m->uv || m->M->nnz == 0) return;
     const mmx_csc *M = m->M;
     mmx_mesh_uv *uv = calloc(1, sizeof *uv);
     if (!uv) abort();
     uv->nvalues = how == 1 ? M->nrows : M->nnz;
-    uv->values = malloc(2 * (size_t)uv->nvalues * sizeof *uv->values + 1);
+    uv->values = calloc(2 * (size_t)uv->nvalues + 1, sizeof *uv->values);
     uv->index = malloc((size_t)M->nnz * sizeof *uv->index + 1);
     if (!uv->values || !uv->index) abort();
     for (mmx_index k = 0; k < M->nnz; k++) {
@@ -184,14 +196,22 @@ static void smooth(mmx_ctx *ctx, bytes *b, const mmx_mesh *m)
     o.mcf_uniform = (flags >> 2) & 1;
     o.cg_rel_initial = (flags >> 3) & 1;
     o.cg_rtol = rtols[take(b) % (sizeof rtols / sizeof rtols[0])];
-    o.cg_max_iter = (int)(take(b) % 60) - 5; /* negative and 0 included */
+    const unsigned cap = take(b);
+    o.cg_max_iter = cap < 250 ? 1 + (int)(cap % 50) : 250 - (int)cap; /* 0 and -5 at the end */
     o.sigma_c = extreme(b, sigmas, 4);
     o.sigma_s = extreme(b, sigmas, 4);
     const size_t n = 3 * (size_t)m->M->nrows;
     float *x = malloc(n * sizeof *x + 1);
     if (!x) abort();
     mmx_smooth_report r;
+    if (verbose)
+        fprintf(stderr, "mmx_smooth: %s path %d, %d iterations, step %g, mu %g, fixed boundary %d, mass %d, "
+                "uniform %d, CG rtol %g (relative to the initial residual %d), cap %d, sigmas %g %g\n",
+                mmx_smooth_method_name(o.method), (int)o.path, o.iterations, (double)o.step, (double)o.mu,
+                o.fix_boundary, (int)o.mass, o.mcf_uniform, o.cg_rtol, o.cg_rel_initial, o.cg_max_iter,
+                (double)o.sigma_c, (double)o.sigma_s);
     const mmx_status s = mmx_smooth(ctx, m, &o, x, &r);
+    outcome(ctx, "mmx_smooth", s);
     if (s) refused(ctx, s);
     else if (!all_finite(x, n)) abort();
     free(x);
@@ -220,7 +240,11 @@ static void remesh(mmx_ctx *ctx, bytes *b, const mmx_mesh *m)
     o.validate = 1;
     mmx_mesh *out = NULL;
     mmx_remesh_report r;
+    if (verbose)
+        fprintf(stderr, "mmx_remesh: length %g, %d iterations, feature angle %g\n", o.target_length,
+                o.iterations, o.feature_angle);
     const mmx_status s = mmx_remesh(ctx, m, &o, &out, &r);
+    outcome(ctx, "mmx_remesh", s);
     if (s) {
         refused(ctx, s);
         if (out) abort();
@@ -246,7 +270,13 @@ static void subdivide(mmx_ctx *ctx, bytes *b, const mmx_mesh *m)
     o.fvar = (mmx_fvar_mode)(take(b) % 5);
     o.limit = take(b) & 1;
     mmx_mesh *out = NULL;
+    if (verbose)
+        fprintf(stderr, "mmx_subdivide: scheme %d, %d levels, path %d, boundary %d, crease %d, holes %d, "
+                "triangles %d, uv mode %d (uv %s), limit %d\n", (int)scheme, levels, (int)o.path,
+                (int)o.boundary, (int)o.crease, (int)o.holes, (int)o.triangles, (int)o.fvar,
+                m->uv ? "given" : "none", o.limit);
     const mmx_status s = mmx_subdivide(ctx, scheme, m, levels, &o, &out);
+    outcome(ctx, "mmx_subdivide", s);
     if (s) {
         refused(ctx, s);
         if (out) abort();
@@ -261,18 +291,26 @@ static void subdivide(mmx_ctx *ctx, bytes *b, const mmx_mesh *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    if (verbose < 0) verbose = getenv("MMX_FUZZ_VERBOSE") != NULL;
     if (size < HEADER) return 0;
     bytes b = {data, OPTS, 0};
     mmx_ctx *ctx = NULL;
     if (mmx_ctx_create(&ctx)) return 0;
     mmx_mesh *m = NULL;
     if (mmx_mesh_read_mem(ctx, "fuzz.obj", data + HEADER, size - HEADER, MMX_FORMAT_OBJ, &m) != MMX_OK ||
-        !m->pos || m->M->nnz > MAX_CORNERS || !scale(&b, m) || add_tags(ctx, &b, data + OPTS, m) != MMX_OK) {
+        !m->pos || m->M->nnz > MAX_CORNERS) {
+        if (verbose) fprintf(stderr, "skipped: not read (%s), no positions or too big\n", mmx_ctx_error(ctx));
         mmx_mesh_free(m);
         mmx_ctx_free(ctx);
         return 0;
     }
     add_uv(&b, m);
+    if (!scale(&b, m) || add_tags(ctx, &b, data + OPTS, m) != MMX_OK) {
+        if (verbose) fprintf(stderr, "skipped: positions not finite once scaled, or tags refused\n");
+        mmx_mesh_free(m);
+        mmx_ctx_free(ctx);
+        return 0;
+    }
     /* The operation's call is the first on the context that may fail, so a failure's sentence
      * is its own. */
     switch (take(&b) % 3) {

@@ -27,6 +27,8 @@ need_pkgs() {
     command -v clang >/dev/null || missing+=(clang)
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         missing+=(libclang-rt-dev)
+    # The tool test renders the generated manual page with man -l (and says so when it cannot).
+    command -v man >/dev/null || missing+=(man-db)
     # A virtual environment for the geometry and solver oracles from PyPI (oracle_python).
     python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
     echo "${missing[@]:-}"
@@ -181,29 +183,31 @@ install_check() {
 # the readers on every file, the subdivision (both paths must agree), what runs on a read
 # mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds'
 # meshes, and the options of smoothing, remeshing and subdivision (finite output or a
-# sentence). The budget (MMX_FUZZ_RUNS inputs for the first three, MMX_FUZZ_OPTS_RUNS for the
-# slower fuzz_opts) keeps the whole step within about two minutes on a 2-core machine.
+# sentence). Each target's count of inputs is about 25 to 30 s of one core (2026-11-27, the
+# 2-core development VM: 100,000 inputs took 10 s of CPU for fuzz_read and fuzz_subdiv, 21 s
+# for fuzz_ops, 31 s for fuzz_opts), so the runs take about two minutes in all; MMX_FUZZ_RUNS
+# sets one count for every target instead.
 fuzz_check() {
-    local runs rc=0 t
+    local rc=0 t runs
+    local -A budget=([read]=250000 [subdiv]=250000 [ops]=120000 [opts]=100000)
     CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false -Dwerror=true
     ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops fuzz/fuzz_opts >/dev/null || return 1
     for t in read subdiv ops opts; do
         local corpus seeds=(tests/data tests/data/bad)
-        runs=${MMX_FUZZ_RUNS:-500000}
+        runs=${MMX_FUZZ_RUNS:-${budget[$t]}}
         corpus=$(mktemp -d)
         # The subdivision's seeds start with a control byte, as fuzz_ops' input does;
         # fuzz_opts' with its header of control bytes (fuzz_opts.c).
         [ "$t" != read ] && seeds=(fuzz/seeds/subdiv)
-        if [ "$t" = opts ]; then
-            seeds=(fuzz/seeds/opts)
-            runs=${MMX_FUZZ_OPTS_RUNS:-30000}
-        fi
+        [ "$t" = opts ] && seeds=(fuzz/seeds/opts)
         if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
             "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
             echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"
         else
             echo "== fuzz_$t FAILED after $(grep -c '^#' build-fuzz/fuzz_$t.log) status lines; the input is in build-fuzz/:"
             tail -30 build-fuzz/fuzz_$t.log
+            [ "$t" = opts ] &&
+                echo "   (MMX_FUZZ_VERBOSE=1 build-fuzz/fuzz/fuzz_opts build-fuzz/crash-... says what it ran)"
             rc=1
         fi
         rm -rf "$corpus"
