@@ -112,8 +112,9 @@ run_suite() { # build-dir, label
 # Installs into a scratch root and checks what a packager and a user get: the shared library's
 # soname carries its major version (libmeshmatrix.so.0), it exports the public API alone (no
 # mmx__ internal symbol), the manual page mmx.1 and the examples' sources are installed. Then
-# builds the installed examples/mesh_stats.c the way a user would, through pkg-config, twice: against the shared library (run with LD_LIBRARY_PATH, as the scratch root
-# is not in the loader's path), and against the static archive alone (pkg-config --static,
+# builds the installed examples/mesh_stats.c the way a user would, through pkg-config, twice:
+# against the shared library (run with LD_LIBRARY_PATH, as the scratch root is not in the
+# loader's path), and against the static archive alone (pkg-config --static,
 # whose Libs.private must name all that libmeshmatrix.a needs: libm, and with CUDA built the
 # CUDA and C++ runtimes). Both programs must run and print the cube's figures.
 # Takes the build folder (default: build; another one when run by hand).
@@ -138,16 +139,17 @@ install_check() {
     # -l:libmeshmatrix.a makes the linker take the archive by name, never the .so beside it.
     static=${static/-lmeshmatrix/-l:libmeshmatrix.a}
     local want="builtin:cube: 8 vertices, 6 faces, 12 edges, Euler characteristic 2" out step=""
-    local so example man soname internal
+    local so example man soname exported internal
     so=$libdir/libmeshmatrix.so
     example=$(find "$root" -path '*/doc/meshmatrix/examples/mesh_stats.c' | head -1)
     man=$(find "$root" -path '*/man1/mmx.1' | head -1)
     soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-    internal=$(nm -D --defined-only "$so" 2>/dev/null | awk '$NF ~ /^mmx__/ {print $NF}')
+    exported=$(nm -D --defined-only "$so" 2>/dev/null | awk '{print $NF}')
+    internal=$(grep '^mmx__' <<<"$exported" || true)
     # shellcheck disable=SC2086
     if [[ ! "$soname" =~ ^libmeshmatrix\.so\.[0-9]+$ ]]; then
         step="the soname of $so is '$soname', not libmeshmatrix.so.MAJOR"
-    elif ! nm -D --defined-only "$so" | awk '{print $NF}' | grep -q '^mmx_mesh_free$'; then
+    elif ! grep -qx mmx_mesh_free <<<"$exported"; then
         step="$so does not export the public API (mmx_mesh_free)"
     elif [ -n "$internal" ]; then
         step="$so exports $(wc -l <<<"$internal") internal mmx__ symbols, $(head -1 <<<"$internal") the first"
