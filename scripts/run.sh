@@ -2,8 +2,11 @@
 # The README's two commands for a fresh machine:
 #   bash scripts/run.sh demo   set up, build only the tool, and run the main job (mmx demo) on its
 #                              default input, the Bigguy cage in tests/data
-#   bash scripts/run.sh test   set up, build (warnings are errors), run every test suite, then
-#                              build again with AddressSanitizer + UBSan and run them again
+#   bash scripts/run.sh test   set up, build (warnings are errors: -Dwerror=true, which every
+#                              build made here passes, as the project's default is off for
+#                              packagers), run every test suite, the install check and the
+#                              fuzz targets, then build again with AddressSanitizer + UBSan and
+#                              run the suites again
 # Setup installs only what is missing, from Debian. CUDA is built when nvcc is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +27,8 @@ need_pkgs() {
     command -v clang >/dev/null || missing+=(clang)
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         missing+=(libclang-rt-dev)
+    # The tool test renders the generated manual page with man -l (and says so when it cannot).
+    command -v man >/dev/null || missing+=(man-db)
     # A virtual environment for the geometry and solver oracles from PyPI (oracle_python).
     python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
     echo "${missing[@]:-}"
@@ -104,9 +109,12 @@ run_suite() { # build-dir, label
     return $rc
 }
 
-# Installs into a scratch root and builds examples/mesh_stats.c the way a user would, through
-# pkg-config, twice: against the shared library (run with LD_LIBRARY_PATH, as the scratch root
-# is not in the loader's path), and against the static archive alone (pkg-config --static,
+# Installs into a scratch root and checks what a packager and a user get: the shared library's
+# soname carries its major version (libmeshmatrix.so.0), it exports the public API alone (no
+# mmx__ internal symbol), the manual page mmx.1 and the examples' sources are installed. Then
+# builds the installed examples/mesh_stats.c the way a user would, through pkg-config, twice:
+# against the shared library (run with LD_LIBRARY_PATH, as the scratch root is not in the
+# loader's path), and against the static archive alone (pkg-config --static,
 # whose Libs.private must name all that libmeshmatrix.a needs: libm, and with CUDA built the
 # CUDA and C++ runtimes). Both programs must run and print the cube's figures.
 # Takes the build folder (default: build; another one when run by hand).
@@ -131,13 +139,30 @@ install_check() {
     # -l:libmeshmatrix.a makes the linker take the archive by name, never the .so beside it.
     static=${static/-lmeshmatrix/-l:libmeshmatrix.a}
     local want="builtin:cube: 8 vertices, 6 faces, 12 edges, Euler characteristic 2" out step=""
+    local so example man soname exported internal
+    so=$libdir/libmeshmatrix.so
+    example=$(find "$root" -path '*/doc/meshmatrix/examples/mesh_stats.c' | head -1)
+    man=$(find "$root" -path '*/man1/mmx.1' | head -1)
+    soname=$(readelf -d "$so" 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+    exported=$(nm -D --defined-only "$so" 2>/dev/null | awk '{print $NF}')
+    internal=$(grep '^mmx__' <<<"$exported" || true)
     # shellcheck disable=SC2086
-    if ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $shared -o "$root/mesh_stats_shared"; then
+    if [[ ! "$soname" =~ ^libmeshmatrix\.so\.[0-9]+$ ]]; then
+        step="the soname of $so is '$soname', not libmeshmatrix.so.MAJOR"
+    elif ! grep -qx mmx_mesh_free <<<"$exported"; then
+        step="$so does not export the public API (mmx_mesh_free)"
+    elif [ -n "$internal" ]; then
+        step="$so exports $(wc -l <<<"$internal") internal mmx__ symbols, $(head -1 <<<"$internal") the first"
+    elif [ -z "$man" ]; then
+        step="no manual page share/man/man1/mmx.1 installed"
+    elif [ -z "$example" ]; then
+        step="no examples installed in share/doc/meshmatrix/examples"
+    elif ! cc -std=c11 -Wall -Werror "$example" $shared -o "$root/mesh_stats_shared"; then
         step="building against the shared library: cc examples/mesh_stats.c $shared"
     elif ! out=$(LD_LIBRARY_PATH=$libdir "$root/mesh_stats_shared" builtin:cube) ||
         [[ "$out" != *"$want"* ]]; then
         step="running the example linked to the shared library: '$out'"
-    elif ! cc -std=c11 -Wall -Werror examples/mesh_stats.c $static -o "$root/mesh_stats_static"; then
+    elif ! cc -std=c11 -Wall -Werror "$example" $static -o "$root/mesh_stats_static"; then
         step="building against the static archive: cc examples/mesh_stats.c $static"
     elif readelf -d "$root/mesh_stats_static" | grep -q 'NEEDED.*libmeshmatrix'; then
         step="the static build still needs libmeshmatrix.so"
@@ -145,8 +170,9 @@ install_check() {
         step="running the statically linked example: '$out'"
     fi
     if [ -z "$step" ]; then
-        echo "== install check: examples/mesh_stats.c builds through pkg-config against the installed"
-        echo "   shared library and, with --static, against libmeshmatrix.a alone; both run"
+        echo "== install check: $soname exports the public API alone, mmx.1 and the examples are"
+        echo "   installed; the installed mesh_stats.c builds through pkg-config against the shared"
+        echo "   library and, with --static, against libmeshmatrix.a alone; both run"
         rm -rf "$root"
     else
         echo "== install check FAILED ($dir): $step (left in $root)"
@@ -156,23 +182,34 @@ install_check() {
 
 # Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
 # number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
-# the readers on every file, the subdivision (both paths must agree) and what runs on a read
-# mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds' meshes.
+# the readers on every file, the subdivision (both paths must agree), what runs on a read
+# mesh (queries on both paths, patches, geometry, smoothing, Delaunay, remeshing) on the seeds'
+# meshes, and the options of smoothing, remeshing and subdivision (finite output or a
+# sentence). Each target's count of inputs is about 25 to 30 s of one core (2026-11-27, the
+# 2-core development VM: 100,000 inputs took 10 s of CPU for fuzz_read and fuzz_subdiv, 21 s
+# for fuzz_ops, 31 s for fuzz_opts), so the runs take about two minutes in all; MMX_FUZZ_RUNS
+# sets one count for every target instead.
 fuzz_check() {
-    local runs=${MMX_FUZZ_RUNS:-500000} rc=0 t
-    CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false
-    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops >/dev/null || return 1
-    for t in read subdiv ops; do
+    local rc=0 t runs
+    local -A budget=([read]=250000 [subdiv]=250000 [ops]=120000 [opts]=100000)
+    CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false -Dwerror=true
+    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops fuzz/fuzz_opts >/dev/null || return 1
+    for t in read subdiv ops opts; do
         local corpus seeds=(tests/data tests/data/bad)
+        runs=${MMX_FUZZ_RUNS:-${budget[$t]}}
         corpus=$(mktemp -d)
-        # The subdivision's seeds start with a control byte, as fuzz_ops' input does.
+        # The subdivision's seeds start with a control byte, as fuzz_ops' input does;
+        # fuzz_opts' with its header of control bytes (fuzz_opts.c).
         [ "$t" != read ] && seeds=(fuzz/seeds/subdiv)
+        [ "$t" = opts ] && seeds=(fuzz/seeds/opts)
         if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
             "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
             echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"
         else
             echo "== fuzz_$t FAILED after $(grep -c '^#' build-fuzz/fuzz_$t.log) status lines; the input is in build-fuzz/:"
             tail -30 build-fuzz/fuzz_$t.log
+            [ "$t" = opts ] &&
+                echo "   (MMX_FUZZ_VERBOSE=1 build-fuzz/fuzz/fuzz_opts build-fuzz/crash-... says what it ran)"
             rc=1
         fi
         rm -rf "$corpus"
@@ -250,7 +287,7 @@ test)
     # Host debug information (-Og), but no device debug code: buildtype=debug
     # would add nvcc -G, whose size warning on large kernels the warnings-as-errors build
     # refuses, and the sanitizers check host code only.
-    configure build-asan -Db_sanitize=address,undefined -Db_lundef=false -Ddebug=true -Doptimization=g -Dbench=false
+    configure build-asan -Dwerror=true -Db_sanitize=address,undefined -Db_lundef=false -Ddebug=true -Doptimization=g -Dbench=false
     ninja -C build-asan
     run_suite build-asan "tests under ASan+UBSan" || rc=1
     exit $rc

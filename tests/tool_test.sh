@@ -1415,5 +1415,33 @@ fi
 expect_rc "help smooth" 0 help smooth && [[ "$out" == *"--method laplacian|cotan|taubin|bilateral|mcf"* && "$out" == *"--fix-boundary"* ]] \
     && ok "help smooth lists --method and --fix-boundary" || bad "help smooth" "${out:0:300}"
 
+# ---- the manual page -------------------------------------------------------------------------
+# mmx help --man writes the page the build installs (tools/mmx.1, beside the tool): it must be
+# that file, render with man -l without a warning, and hold every command with its options.
+if expect_rc "help --man" 0 help --man; then
+    printf '%s\n' "$out" >"$TMP/mmx.1"
+    built=$(dirname "$MMX")/mmx.1
+    if [ -f "$built" ]; then
+        cmp -s "$built" "$TMP/mmx.1" && ok "help --man is the built mmx.1" || bad "help --man differs from $built"
+    fi
+    [[ "$out" == .*'.TH MMX 1 '* && "$out" != *$'\n\n'* ]] && ok "help --man: troff with .TH, no blank line" \
+        || bad "help --man is troff" "${out:0:300}"
+    page=""
+    if command -v man >/dev/null; then
+        page=$(MANWIDTH=80 man --warnings -l "$TMP/mmx.1" 2>"$TMP/man_err")
+    fi
+    if [[ "$page" != *"MMX(1)"* ]]; then
+        # No man here, or Ubuntu's minimized image, whose man is a stub that says so.
+        ok "help --man renders with man -l (skipped: no working man here: ${page:0:60})"
+    else
+        missing=""
+        for c in $commands query; do [[ "$page" == *"mmx $c"* ]] || missing+=" $c"; done
+        [ -z "$missing" ] && [ ! -s "$TMP/man_err" ] && [[ "$page" == *"--crease-method M"* && "$page" == *"EXIT STATUS"* ]] \
+            && ok "man -l renders mmx.1 without warnings, every command and its options" \
+            || bad "man -l mmx.1" "missing:$missing" "$(head -5 "$TMP/man_err")" "${page:0:300}"
+    fi
+fi
+expect_rc "help --man with a command" 2 help --man subdiv
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,30 +11,38 @@ void print_usage_line(FILE *f)
     fputc('\n', f);
 }
 
+/* What mmx is, after "mmx VERSION: " in the help and "mmx \- " in the manual page (man.c). */
+const char tool_tagline[] = "inspect, convert, triangulate, reorder, smooth, remesh, subdivide (Loop,\n"
+                            "sqrt3, Catmull-Clark), query, render and benchmark polygon meshes (meshmatrix)";
+
+/* What FILE, IN, OUT and --discard are, in the help and the manual page. */
+const char tool_io_notes[] =
+    "FILE, IN:  a .obj, .off or .ply file (any name with --from FORMAT); builtin:SPEC,\n"
+    "           one of the built-in shapes tetrahedron, cube, icosphere[:L], torus[:U:V],\n"
+    "           grid[:NX:NY], mixed; or - for standard input, read to its end (its\n"
+    "           format given by --format).\n"
+    "OUT:       .obj (text), .off (text) or .ply (binary little endian), by its extension\n"
+    "           or --to; its folder must exist and be writable (checked before any\n"
+    "           work); or - for standard output (its format given by --format; binary\n"
+    "           output is not written to a terminal). When OUT is -, the report goes\n"
+    "           to stderr, so that the pipe carries the mesh alone.\n"
+    "--discard: instead of OUT, computes and reports but writes nothing: for timing.\n";
+
+const char tool_exit_status[] = "0 success, 1 bad input or a failed operation, 2 usage error";
+
 void print_tool_help(void)
 {
-    printf("mmx %d.%d.%d: inspect, convert, triangulate, reorder, smooth, remesh, subdivide (Loop,\n"
-           "sqrt3, Catmull-Clark), query, render and benchmark polygon meshes (meshmatrix)\n\n"
+    printf("mmx %d.%d.%d: %s\n\n"
            "usage: mmx [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGS]\n\n"
            "commands:\n",
-           MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);
+           MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH, tool_tagline);
     for (int i = 0; i < tool_ncommands; i++)
         printf("  mmx %s\n        %s\n", tool_commands[i]->synopsis, tool_commands[i]->summary);
     printf("  mmx --version\n        the version and whether the CUDA backend is built\n\n");
-    printf("FILE, IN:  a .obj, .off or .ply file (any name with --from FORMAT); builtin:SPEC,\n"
-           "           one of the built-in shapes tetrahedron, cube, icosphere[:L], torus[:U:V],\n"
-           "           grid[:NX:NY], mixed; or - for standard input, read to its end (its\n"
-           "           format given by --format).\n"
-           "OUT:       .obj (text), .off (text) or .ply (binary little endian), by its extension\n"
-           "           or --to; its folder must exist and be writable (checked before any\n"
-           "           work); or - for standard output (its format given by --format; binary\n"
-           "           output is not written to a terminal). When OUT is -, the report goes\n"
-           "           to stderr, so that the pipe carries the mesh alone.\n"
-           "--discard: instead of OUT, computes and reports but writes nothing: for timing.\n\n"
-           "global options (before or after the command):\n");
+    printf("%s\nglobal options (before or after the command):\n", tool_io_notes);
     opt_print(global_opts, G_COUNT);
     printf("\n'mmx help COMMAND' or 'mmx COMMAND --help' shows a command's options.\n"
-           "exit status: 0 success, 1 bad input or a failed operation, 2 usage error\n");
+           "exit status: %s\n", tool_exit_status);
 }
 
 void print_command_help(const tool_cmd *cmd)
@@ -49,8 +57,21 @@ void print_command_help(const tool_cmd *cmd)
     if (!(cmd->flags & CMD_JSON)) printf("(%s has no --json report)\n", cmd->name);
 }
 
+enum { O_MAN, O_COUNT };
+
+static const opt_spec help_opts[O_COUNT] = {
+    [O_MAN] = {"man", 0, NULL,
+               "print the manual page of mmx (troff, for man -l; the build\n"
+               "installs it as mmx.1) instead"},
+};
+
 static int run(const tool_args *a)
 {
+    if (a->value[O_MAN]) {
+        if (a->npos > 0) return usage_error("help --man takes no COMMAND");
+        print_man_page();
+        return EXIT_OK;
+    }
     if (a->npos > 1) return usage_error("help takes one COMMAND, got %d", a->npos);
     if (a->npos == 0) {
         print_tool_help();
@@ -68,11 +89,12 @@ static int run(const tool_args *a)
 const tool_cmd help_command = {
     .name = "help",
     .summary = "this list, or a command's help and options",
-    .synopsis = "help [COMMAND]",
+    .synopsis = "help [COMMAND | --man]",
     .help = "Without COMMAND, the list of commands and the options they share; with one, its\n"
-            "usage, what it does and its options (as 'mmx COMMAND --help').",
-    .opts = NULL,
-    .nopts = 0,
+            "usage, what it does and its options (as 'mmx COMMAND --help'). With --man,\n"
+            "the manual page of mmx, generated like the help from the command table.",
+    .opts = help_opts,
+    .nopts = O_COUNT,
     .flags = 0,
     .run = run,
 };

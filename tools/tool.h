@@ -56,6 +56,15 @@ extern const tool_cmd *tool_current;
 void print_tool_help(void);
 void print_command_help(const tool_cmd *cmd);
 
+/* The texts the help and the manual page share (help_cmd.c): what mmx is (one sentence, no
+ * final stop), what FILE, IN, OUT and --discard are (aligned lines), the exit statuses. */
+extern const char tool_tagline[], tool_io_notes[], tool_exit_status[];
+
+/* The manual page of mmx in troff (man(7) macros) to stdout, generated from the command table
+ * and the texts above as the help is: `mmx help --man`, which the build runs to make the
+ * installed mmx.1 (man.c). */
+void print_man_page(void);
+
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
     delaunay_command, remesh_command, triangulate_command, subdiv_command,
