@@ -1678,3 +1678,33 @@ Test(subdiv, coordinates_past_the_bound_are_refused_on_cuda)
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }
+
+/* A mesh without faces but with a texture set (through the C API: the OBJ reader gives no
+ * coordinates to a faceless mesh) comes back as it is, its coordinates with it: the refined
+ * corners' copy read a NULL index for 0 bytes (UBSan; found by fuzz/fuzz_opts.c). */
+Test(subdiv, faceless_mesh_with_texture_coordinates)
+{
+    mmx_ctx *ctx = NULL;
+    cr_assert_eq(mmx_ctx_create(&ctx), MMX_OK);
+    const float pos[6] = {0, 0, 0, 1, 0, 0};
+    const mmx_index start[1] = {0};
+    mmx_mesh *m = NULL, *fine = NULL;
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 2, 0, start, NULL, pos, &m), MMX_OK, "%s", mmx_ctx_error(ctx));
+    m->uv = calloc(1, sizeof *m->uv);
+    cr_assert(m->uv);
+    m->uv->nvalues = 1;
+    m->uv->values = calloc(2, sizeof(float));
+    m->uv->space = MMX_SPACE_HOST;
+    cr_assert(m->uv->values);
+    const mmx_scheme schemes[3] = {MMX_SCHEME_CATMULL_CLARK, MMX_SCHEME_LOOP, MMX_SCHEME_BILINEAR};
+    for (int i = 0; i < 3; i++) {
+        mmx_subdiv_options o = {0};
+        cr_assert_eq(mmx_subdivide(ctx, schemes[i], m, 2, &o, &fine), MMX_OK, "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_mesh_nverts(fine), 2);
+        cr_assert_eq(mmx_mesh_nfaces(fine), 0);
+        mmx_mesh_free(fine);
+        fine = NULL;
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

@@ -189,7 +189,8 @@ static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
         if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)fine->M->nrows + 1, sizeof *uv->values, (void **)&uv->values);
         if (!s) {
             uv->nvalues = fine->M->nrows;
-            memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
+            /* A mesh without faces has no corners (and its rowidx may be NULL). */
+            if (fine->M->nnz) memcpy(uv->index, fine->M->rowidx, (size_t)fine->M->nnz * sizeof *uv->index);
             for (mmx_index k = 0; k < uv->nvalues; k++)
                 uv->values[2 * (size_t)k] = fine->pos[3 * (size_t)k], uv->values[2 * (size_t)k + 1] = fine->pos[3 * (size_t)k + 1];
         }
