@@ -101,7 +101,9 @@ Test(io_bad, obj_garbage)
 Test(io_bad, obj_empty)
 {
     bad("e.obj", "", MMX_ERR_PARSE, "e.obj:1:", "empty");
-    bad("e.obj", "# nothing\n\ng none\n", MMX_ERR_PARSE, "e.obj:", "no vertices");
+    /* A file of comments only is the empty mesh (io_read::empty_meshes), but faces without
+     * vertices name missing ones. */
+    bad("e.obj", "# nothing\nf 1 2 3\n", MMX_ERR_MESH, "e.obj:2:", "file has 0 vertices");
 }
 
 /* ---- OFF ---------------------------------------------------------------------------------- */
@@ -533,19 +535,13 @@ Test(io_bad, directory_stdin_and_unknown_extension_messages)
         cr_assert_str_eq(mmx_ctx_error(ctx), want);
         cr_assert_eq(mmx_mesh_read(ctx, "/", fmt, &m), MMX_ERR_IO);
         cr_assert_str_eq(mmx_ctx_error(ctx), "/: is a directory, not a mesh file");
-        cr_assert_eq(mmx_mesh_read(ctx, "-", fmt, &m), MMX_ERR_UNSUPPORTED);
-        cr_assert(strstr(mmx_ctx_error(ctx), "-: reading standard input is not supported; give a file name"),
-                  "%s", mmx_ctx_error(ctx));
     }
-    cr_assert_eq(mmx_mesh_read(ctx, "/nonexistent/mesh.stl", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
-    cr_assert_str_eq(mmx_ctx_error(ctx), "/nonexistent/mesh.stl: cannot tell the format: unknown "
-                     "extension '.stl' (known: .obj, .off, .ply)");
+    cr_assert_eq(mmx_mesh_read(ctx, "/nonexistent/mesh.xyz", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert_str_eq(mmx_ctx_error(ctx), "/nonexistent/mesh.xyz: cannot tell the format: unknown "
+                     "extension '.xyz' (known: .obj, .off, .ply, .stl)");
     cr_assert_eq(mmx_mesh_read(ctx, "dir.obj/noext", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
     cr_assert_str_eq(mmx_ctx_error(ctx), "dir.obj/noext: cannot tell the format: the name has no "
-                     "extension (known: .obj, .off, .ply)");
-    cr_assert_eq(mmx_mesh_read_mem(ctx, "mesh.", "v 0 0 0\n", 8, MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
-    cr_assert(strstr(mmx_ctx_error(ctx), "no extension"), "%s", mmx_ctx_error(ctx));
-    cr_assert_null(strstr(mmx_ctx_error(ctx), "explicitly"));
+                     "extension (known: .obj, .off, .ply, .stl)");
     cr_assert_null(m);
     cr_assert_eq(mmx_mesh_read(ctx, tu_data("cube.obj"), 77, &m), MMX_ERR_ARG);
     mmx_ctx_free(ctx);
@@ -555,9 +551,8 @@ Test(io_bad, arguments)
 {
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = NULL;
-    cr_assert_eq(mmx_mesh_read(ctx, "mesh.stl", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
-    cr_assert(strstr(mmx_ctx_error(ctx), "mesh.stl"));
-    cr_assert_eq(mmx_mesh_read_mem(ctx, "noext", "v 0 0 0\n", 8, MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert_eq(mmx_mesh_read(ctx, "mesh.xyz", MMX_FORMAT_AUTO, &m), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "mesh.xyz"));
     cr_assert_eq(mmx_mesh_read_mem(ctx, "a.obj", NULL, 8, MMX_FORMAT_OBJ, &m), MMX_ERR_ARG);
     cr_assert_eq(mmx_mesh_read_mem(ctx, "a.obj", "v", 1, MMX_FORMAT_OBJ, NULL), MMX_ERR_ARG);
     cr_assert_eq(mmx_mesh_read(ctx, NULL, MMX_FORMAT_OBJ, &m), MMX_ERR_ARG);
@@ -586,7 +581,7 @@ Test(io_bad, data_bad_files)
         {"obj_index_zero.obj", MMX_ERR_MESH},
         {"obj_inf.obj", MMX_ERR_MESH},
         {"obj_nan.obj", MMX_ERR_MESH},
-        {"obj_no_vertices.obj", MMX_ERR_PARSE},
+        {"obj_vt_index_range.obj", MMX_ERR_MESH},
         {"obj_relative_before_first.obj", MMX_ERR_MESH},
         {"obj_repeated_vertex.obj", MMX_ERR_MESH},
         {"obj_short_vertex.obj", MMX_ERR_PARSE},

@@ -25,7 +25,29 @@ typedef struct ply_prop {
     unsigned char type;  /* scalar type, or the item type of a list */
     unsigned char ctype; /* the count type of a list, T_NONE for a scalar */
     unsigned char role;
+    unsigned char left;  /* for a property not read: what it holds (L_*), for mmx_read_info */
 } ply_prop;
+
+enum { L_NONE, L_NORMAL, L_COLOR, L_TEXCOORD, L_OTHER };
+
+/* What an unread property of element `kind` holds, by its usual names. */
+static unsigned char left_kind(int kind, const char *name, size_t n)
+{
+    static const char *const normal[] = {"nx", "ny", "nz", "normal_x", "normal_y", "normal_z"};
+    static const char *const color[] = {"red", "green", "blue", "alpha", "r", "g", "b", "a",
+                                        "diffuse_red", "diffuse_green", "diffuse_blue"};
+    static const char *const tex[] = {"u", "v", "s", "t", "texture_u", "texture_v", "texture_s",
+                                      "texture_t", "texcoord"};
+    if (kind == E_VERTEX || kind == E_FACE) {
+        for (size_t i = 0; i < sizeof normal / sizeof *normal; i++)
+            if (strlen(normal[i]) == n && memcmp(normal[i], name, n) == 0) return L_NORMAL;
+        for (size_t i = 0; i < sizeof color / sizeof *color; i++)
+            if (strlen(color[i]) == n && memcmp(color[i], name, n) == 0) return L_COLOR;
+        for (size_t i = 0; i < sizeof tex / sizeof *tex; i++)
+            if (strlen(tex[i]) == n && memcmp(tex[i], name, n) == 0) return L_TEXCOORD;
+    }
+    return L_OTHER;
+}
 
 typedef struct ply_elem {
     char name[32];
@@ -178,7 +200,7 @@ static mmx_status add_property(mmx_ctx *ctx, ply_file *f, const char *line, cons
     ply_elem *el = &f->elems[f->nelems - 1];
     const char *w;
     size_t n = next_word(&p, e, &w);
-    ply_prop pr = {T_NONE, T_NONE, R_NONE};
+    ply_prop pr = {T_NONE, T_NONE, R_NONE, L_NONE};
     if (word_is(w, n, "list")) {
         n = next_word(&p, e, &w);
         if (!(pr.ctype = (unsigned char)type_of(w, n)))
@@ -215,6 +237,7 @@ static mmx_status add_property(mmx_ctx *ctx, ply_file *f, const char *line, cons
                                   "face property %s needs integer count and index types",
                                   q(name, nlen, b1));
     }
+    if (pr.role == R_NONE) pr.left = left_kind(el->kind, name, nlen);
     if (pr.ctype && !is_int_type(pr.ctype))
         return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line, "list %s has a non-integer count type",
                               q(name, nlen, b1));
@@ -292,6 +315,16 @@ static mmx_status finish_header(mmx_ctx *ctx, ply_file *f)
                                           "the vertex element has no property %c", axis[d]);
         }
         if (el->kind == E_FACE) f->face = el;
+        /* What is left out: per element with such a property, its count (other: once). */
+        int left[5] = {0};
+        for (size_t k = 0; k < el->nprops; k++) left[el->props[k].left] = 1;
+        if (el->kind == E_OTHER) src->info->other++;
+        else {
+            src->info->normals += left[L_NORMAL] ? (int64_t)el->count : 0;
+            src->info->colors += left[L_COLOR] ? (int64_t)el->count : 0;
+            src->info->texcoords += left[L_TEXCOORD] ? (int64_t)el->count : 0;
+            src->info->other += left[L_OTHER];
+        }
         if ((el->kind == E_FACE || el->kind == E_STRIPS) && !have[R_VIDX])
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, el->line,
                                   "the %s element has no vertex_indices list", el->name);
