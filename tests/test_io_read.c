@@ -1096,3 +1096,30 @@ Test(io_read, endless_streams)
     }
     mmx_ctx_free(ctx);
 }
+
+/* The STL samples of tests/data (make_stl.py): the tetrahedron of the PLY samples, ascii in
+ * two solids with CRLF and upper-case keywords, and binary with a header beginning "solid". */
+Test(io_read, stl_data_files)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char *names[] = {"tetra_ascii.stl", "tetra_binary.stl"};
+    for (int i = 0; i < 2; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(names[i]), MMX_FORMAT_AUTO, &m));
+        /* Welded vertices come in order of first appearance (0, 2, 1, 3 here): compare each
+         * face corner's position with the tetrahedron's. */
+        static const int tet_faces[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+        cr_assert_eq(mmx_mesh_nverts(m), 4);
+        cr_assert_eq(mmx_mesh_nfaces(m), 4);
+        mmx_index *st, *vs;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &st, &vs));
+        for (int c = 0; c < 12; c++)
+            for (int d = 0; d < 3; d++)
+                cr_assert_eq(m->pos[3 * vs[c] + d], tet_pos[3 * tet_faces[c] + d], "%s corner %d", names[i], c);
+        cr_assert_eq(vs[1], 1, "vertex 2 of the tetrahedron came second");
+        free(st);
+        free(vs);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
