@@ -909,15 +909,18 @@ Test(io_read, ply_and_off_left_out_is_counted)
     static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
                               "property float y\nproperty float z\nproperty float nx\nproperty float ny\n"
                               "property float nz\nproperty uchar red\nproperty uchar green\n"
-                              "property uchar blue\nelement face 1\nproperty list uchar int vertex_indices\n"
+                              "property uchar blue\nproperty uchar alpha\nelement face 1\n"
+                              "property list uchar int vertex_indices\n"
                               "element camera 1\nproperty float k\nend_header\n"
-                              "0 0 0 0 0 1 255 0 0\n1 0 0 0 0 1 0 255 0\n0 1 0 0 0 1 0 0 255\n3 0 1 2\n7\n";
+                              "0 0 0 0 0 1 255 0 0 9\n1 0 0 0 0 1 0 255 0 9\n0 1 0 0 0 1 0 0 255 9\n3 0 1 2\n7\n";
     mmx_read_info info;
     mmx_mesh *m = NULL;
     MMX_OK_OR_FAIL(ctx, read_ex(ctx, "left.ply", ply, sizeof ply - 1, MMX_FORMAT_AUTO, NULL, &info, &m));
     cr_assert_eq(info.format, MMX_FORMAT_PLY);
     cr_assert_eq(info.normals, 3);
-    cr_assert_eq(info.colors, 3);
+    cr_assert_eq(info.colors, 3, "alpha is not kept: %lld", (long long)info.colors);
+    cr_assert_not_null(m->colors, "red green blue are kept");
+    cr_assert(m->colors[0] == 1.0f && m->colors[4] == 1.0f && m->colors[8] == 1.0f && m->colors[1] == 0.0f);
     cr_assert_eq(info.other, 1, "the camera element: %lld", (long long)info.other);
     mmx_mesh_free(m);
     static const char off[] = "CNOFF\n3 1 0\n0 0 0 0 0 1 1 0 0 1\n1 0 0 0 0 1 1 0 0 1\n"

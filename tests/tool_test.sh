@@ -946,6 +946,14 @@ if expect_rc "convert cube.obj to PLY" 0 convert "$DATA/cube.obj" "$TMP/cube_w.p
         && "$err" == *"2 material statements"* && "$err" == *"4 texture coordinates not written"* ]] \
         && ok "convert cube.obj to PLY warns of what is left out" || bad "convert warnings" "$err"
 fi
+# Vertex colors go through PLY and OBJ ("v x y z r g b"); OFF has none, which is said.
+if expect_rc "PLY colors to OBJ" 0 convert "$DATA/tetra_le.ply" "$TMP/tetra_col.obj"; then
+    grep -q '^v 1.5 0 0 0 1 0$' "$TMP/tetra_col.obj" && ok "PLY colors written as 'v x y z r g b'" \
+        || bad "PLY colors to OBJ" "$(head -n 4 "$TMP/tetra_col.obj")"
+fi
+if expect_rc "colors to OFF" 0 convert "$TMP/tetra_col.obj" "$TMP/tetra_col.off"; then
+    [[ "$err" == *"4 vertex colors not written"* ]] && ok "colors to OFF: the loss is said" || bad "colors to OFF" "$err"
+fi
 expect_rc "convert -q" 0 -q convert "$DATA/cube.obj" "$TMP/cube_w.ply" && [ -z "$err" ] && ok "convert -q: no warnings" \
     || bad "convert -q warns" "$err"
 

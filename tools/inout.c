@@ -112,7 +112,7 @@ static void warn_lost(const mmx_mesh *mesh, const tool_output *out)
     const char *in = last_read_name ? last_read_name : "input";
     static const struct { size_t off; const char *what; } kinds[] = {
         {offsetof(mmx_read_info, normals), "vertex normals not read (they are recomputed where needed: mmx normals)"},
-        {offsetof(mmx_read_info, colors), "colors not kept"},
+        {offsetof(mmx_read_info, colors), "colors not kept (only some vertices or channels have them, or the format's are not read)"},
         {offsetof(mmx_read_info, texcoords), "texture coordinates not kept (OBJ: some corners have none; other formats: not read)"},
         {offsetof(mmx_read_info, groups), "group and object names ('g', 'o') not kept"},
         {offsetof(mmx_read_info, materials), "material statements ('usemtl', 'mtllib') not kept"},
@@ -130,6 +130,10 @@ static void warn_lost(const mmx_mesh *mesh, const tool_output *out)
     if (mesh->uv && !obj)
         fprintf(stderr, "mmx: warning: %s: %lld texture coordinates not written (%s has none; "
                         "OBJ keeps them)\n", out->name, (long long)mesh->uv->nvalues,
+                format_name(out->fmt));
+    if (mesh->colors && !obj && out->fmt != MMX_FORMAT_PLY)
+        fprintf(stderr, "mmx: warning: %s: %lld vertex colors not written (%s has none; PLY and "
+                        "OBJ keep them)\n", out->name, (long long)mmx_mesh_nverts(mesh),
                 format_name(out->fmt));
     if (mesh->normals && nonormals)
         fprintf(stderr, "mmx: warning: %s: %lld vertex normals not written (%s has none)\n",

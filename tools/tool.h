@@ -209,7 +209,7 @@ int output_resolve_png(const char *arg, tool_output *out);
  * a file opened for appending is appended to and not truncated. Before writing, warns on
  * stderr (unless --quiet), one line per kind with a count, of what is lost on the way: what
  * the last input_load left out, and what OUT's format cannot carry (texture coordinates but
- * in OBJ, normals in OFF and STL, tags but in OBJ). When STL is refused for a face that is
+ * in OBJ, normals in OFF and STL, colors but in PLY and OBJ, tags but in OBJ). When STL is refused for a face that is
  * not a triangle, points to mmx triangulate. Returns EXIT_OK, or EXIT_FAIL after
  * printing why. */
 int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,

@@ -36,7 +36,8 @@ extern "C" {
 
 typedef enum mmx_format {
     MMX_FORMAT_AUTO = 0, /* from the file name's extension (.obj, .off, .ply; any case) */
-    MMX_FORMAT_OBJ,      /* Wavefront OBJ: v lines (x y z, then w or colors, ignored) and f
+    MMX_FORMAT_OBJ,      /* Wavefront OBJ: v lines (x y z, then w (ignored) or r g b colors,
+                            kept as mesh->colors when every vertex has them) and f
                             lines (v, v/vt, v//vn, v/vt/vn items; 1-based, negative indices
                             relative to the vertices read so far; faces may name vertices
                             defined later); '#' comments; vt, vn, vp, g, o, s, l, usemtl,
@@ -50,7 +51,10 @@ typedef enum mmx_format {
                             color skipped) per line; '#' comments. 4OFF, nOFF and binary OFF
                             are refused with MMX_ERR_UNSUPPORTED. */
     MMX_FORMAT_PLY,      /* PLY 1.0, ascii or binary little/big endian; vertex x y z of any
-                            scalar type (float or double in practice); face vertex_indices (or
+                            scalar type (float or double in practice), and red green blue (or
+                            diffuse_red ...) of any scalar type as mesh->colors (integers
+                            scaled by their type's maximum, floats clamped to [0, 1]); face
+                            vertex_indices (or
                             vertex_index) lists with integer count and index types; elements in
                             any order, other properties and elements skipped. A tristrips
                             element is cut into triangles (-1 restarts a strip, orientation
@@ -86,8 +90,10 @@ typedef struct mmx_read_info {
     mmx_format format;   /* the format read (after sniffing standard input) */
     int64_t normals;     /* OBJ 'vn' lines, PLY vertices with nx ny nz, OFF vertex normals
                             (N prefix); STL facet normals are recomputed, not counted */
-    int64_t colors;      /* vertices with colors: OBJ "v x y z r g b", PLY red green blue,
-                            OFF C prefix; also OFF faces with a color */
+    int64_t colors;      /* colors not kept: OBJ vertices with colors when not every vertex has
+                            exactly "r g b", PLY vertices with only some of red green blue or
+                            with alpha (r g b ...), OFF vertices (C prefix) and faces with a
+                            color */
     int64_t texcoords;   /* texture coordinates not kept: OBJ 'vt' lines when some corner has no
                             'v/vt' index, PLY vertex u v (s t, texture_u ...), OFF ST prefix */
     int64_t groups;      /* OBJ 'g' and 'o' lines */
@@ -150,7 +156,9 @@ mmx_status mmx_mesh_read_mem(mmx_ctx *ctx, const char *name, const void *data, s
  * significant digits) with each facet's unit normal computed from its corners (0 0 0 for a
  * zero-area facet). STL holds triangles only: a mesh with another face is refused
  * (MMX_ERR_MESH, naming the first such face) before the file is opened; triangulate first.
- * OBJ also writes mesh->tags back. Vertex normals (mesh->normals) are written as OBJ 'vn'
+ * OBJ also writes mesh->tags back. Vertex colors (mesh->colors) are written as OBJ
+ * "v x y z r g b" lines and as PLY uchar red green blue (rounded to the nearest of 0..255);
+ * OFF and STL have no place for them. Vertex normals (mesh->normals) are written as OBJ 'vn'
  * lines (one per vertex, corners 'v//vn', or 'v/vt/vn' with texture coordinates) and as PLY
  * float nx ny nz vertex properties; OFF has no place for them. The readers skip them (OBJ vn,
  * PLY nx ny nz; mmx_read_info counts them), so they do not come back yet. OFF, PLY and STL

@@ -23,6 +23,10 @@ typedef struct obj_out {
     size_t nnz;
     char *tags;
     size_t tags_cap, tags_len;
+    float *col;          /* "v x y z r g b" colors, while every vertex so far has them */
+    size_t col_cap;      /* floats */
+    int col_partial;     /* a vertex without one came: no colors (col freed) */
+    int64_t ncolored;    /* vertices with colors, for mmx_read_info when they are not kept */
     float *uv;           /* the 'vt' lines: u, v */
     size_t uv_cap;       /* floats */
     mmx_index nvt;
@@ -42,6 +46,7 @@ static void obj_free(obj_out *o)
     free(o->tags);
     free(o->uv);
     free(o->vt);
+    free(o->col);
     memset(o, 0, sizeof *o);
 }
 
@@ -120,7 +125,7 @@ static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, cons
 {
     const char *p = *pp, *end = src->end;
     char tok[48], why[200];
-    double d[3], extra;
+    double d[3], extra[3];
     for (int k = 0; k < 3; k++) {
         p = skip_blanks(p, end);
         const char *t = p;
@@ -137,11 +142,24 @@ static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, cons
         p = skip_blanks(p, end);
         if (obj_eos(p, end)) break;
         const char *t = p;
-        if (!mmx__lex_double(&p, end, &extra) || !obj_delim(p, end))
+        if (!mmx__lex_double(&p, end, &extra[extra_n < 3 ? extra_n : 2]) || !obj_delim(p, end))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a number, found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
     }
-    if (extra_n >= 3) src->info->colors++;
+    /* Colors are kept when every vertex has exactly r g b (finite); else counted. */
+    float rgb[3];
+    char cwhy[8];
+    const int colored = extra_n == 3 && !mmx__store_coords(extra, rgb, cwhy, sizeof cwhy);
+    if (extra_n >= 3) o->ncolored++;
+    if (!o->col_partial && colored && (int64_t)o->nv + 1 == o->ncolored) {
+        mmx_status s = mmx__grow(ctx, (void **)&o->col, &o->col_cap, 3 * (size_t)o->nv + 3, sizeof *o->col);
+        if (s) return s;
+        memcpy(o->col + 3 * (size_t)o->nv, rgb, sizeof rgb);
+    } else if (!o->col_partial && (colored || o->ncolored > 0)) {
+        o->col_partial = 1;
+        free(o->col);
+        o->col = NULL, o->col_cap = 0;
+    }
     if (o->nv == MMX_INDEX_MAX)
         return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
                               "more than %d vertices do not fit 32-bit indices", MMX_INDEX_MAX);
@@ -446,11 +464,16 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
     }
     free(o.vt), free(o.uv);
     if (!o.pos && (s = mmx__host_alloc(ctx, 3, sizeof *o.pos, (void **)&o.pos))) {
+        mmx_mesh_uv_free(uv);
         obj_free(&o);
         return s;
     }
+    float *col = NULL;
+    if (o.col && !o.col_partial && o.ncolored == o.nv && o.nv > 0) col = o.col, o.col = NULL;
+    else src->info->colors += o.ncolored;
+    free(o.col);
     s = mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
-    if (!s) (*out)->uv = uv;
-    else mmx_mesh_uv_free(uv);
+    if (!s) (*out)->uv = uv, (*out)->colors = col;
+    else mmx_mesh_uv_free(uv), free(col);
     return s;
 }
