@@ -812,7 +812,7 @@ for c in $commands; do
     fi
 done
 if expect_rc "-h after a command" 0 subdiv -h; then
-    [[ "$out" == *"--scheme S"* && "$out" == *"--discard"* && "$out" == *"--format obj|off|ply"* ]] \
+    [[ "$out" == *"--scheme S"* && "$out" == *"--discard"* && "$out" == *"--format obj|off|ply|stl|stl-ascii"* ]] \
         && ok "subdiv -h lists its options" || bad "subdiv -h lists its options" "${out:0:400}"
 fi
 # check_list NAME ARGS...: exit 2 and the list of commands on stderr.
