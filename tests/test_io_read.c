@@ -1032,6 +1032,8 @@ Test(io_read, sniffing)
         {"ply\nformat ascii 1.0\n", MMX_FORMAT_PLY},
         {"\xEF\xBB\xBF  OFF\n", MMX_FORMAT_OFF},
         {"CNOFF 3 1 0\n", MMX_FORMAT_OFF},
+        {"# made by hand\n\nOFF\n", MMX_FORMAT_OFF},
+        {"# a comment\nv 0 0 0\n", MMX_FORMAT_OBJ},
         {"solid x\n  facet normal 0 0 1\n", MMX_FORMAT_STL},
         {"solid x\nendsolid x\n", MMX_FORMAT_STL},
         {"solid\n", MMX_FORMAT_OBJ},

@@ -5,7 +5,7 @@
  * trust a header: counts are checked against the bytes actually present before anything is
  * allocated from them. Every refusal leaves a detail in the context of the form
  * "FILE:LINE: problem" (text formats, and the text header of a binary PLY) or
- * "FILE: byte OFFSET: problem" (the body of a binary PLY). Face numbers and vertex indices in
+ * "FILE: byte OFFSET: problem" (the body of a binary PLY, a binary STL, a stream's limits). Face numbers and vertex indices in
  * messages count from 0, as in the mesh (OBJ messages say so). A number in a message is
  * printed as the file writes it, also when it is too large for 32 bits. The text formats (and
  * a PLY header) may end their lines with LF, CRLF or a lone CR (classic Mac OS files); line
@@ -35,7 +35,8 @@ extern "C" {
 #endif
 
 typedef enum mmx_format {
-    MMX_FORMAT_AUTO = 0, /* from the file name's extension (.obj, .off, .ply; any case) */
+    MMX_FORMAT_AUTO = 0, /* from the file name's extension (.obj, .off, .ply, .stl; any case);
+                            by content for standard input and nameless bytes */
     MMX_FORMAT_OBJ,      /* Wavefront OBJ: v lines (x y z, then w (ignored) or r g b colors,
                             kept as mesh->colors when every vertex has them) and f
                             lines (v, v/vt, v//vn, v/vt/vn items; 1-based, negative indices
@@ -103,7 +104,6 @@ typedef struct mmx_read_info {
                             properties and elements (counted once per property or element) */
 } mmx_read_info;
 
-
 /* The format named by a path's extension (.obj, .off, .ply, .stl; any case), or
  * MMX_FORMAT_AUTO if none is recognised. */
 mmx_format mmx_format_from_path(const char *path);
@@ -124,9 +124,9 @@ mmx_format mmx_format_from_path(const char *path);
  * that names no 'vt' line (0, beyond the last, or relative before the first) is refused like
  * a bad vertex index. When some corners have texture coordinates and others none, the mesh
  * is read without them and mmx_read_info.texcoords counts the 'vt' lines left out (the mmx
- * tool warns). The OBJ writer writes them back;
- * OFF, PLY and STL do not carry them. An OBJ statement whose keyword holds a control byte or
- * a non-ASCII byte is refused (binary data is not an OBJ).
+ * tool warns). The OBJ writer writes them back; OFF, PLY and STL do not carry them. An OBJ
+ * statement whose keyword holds a control byte or a non-ASCII byte is refused (binary data
+ * is not an OBJ).
  * Errors: MMX_ERR_ARG (NULL argument, unknown or no extension with MMX_FORMAT_AUTO: the known
  * ones are listed), MMX_ERR_IO (cannot open/read, with the system's reason; a directory is
  * named as one), MMX_ERR_PARSE (malformed, truncated, header counts beyond the file's size, a
@@ -134,7 +134,7 @@ mmx_format mmx_format_from_path(const char *path);
  * than 3 vertices, a vertex twice in a face, non-finite coordinates), MMX_ERR_OVERFLOW (counts
  * beyond 32-bit indices, an input beyond max_bytes), MMX_ERR_UNSUPPORTED (formats listed
  * above), MMX_ERR_NOMEM; the detail names the file, the line or byte offset, and the problem.
- * Cost: O(file size); a regular file is mapped into memory while it is parsed (so it must not
+ * Cost: O(file size; STL: one hash table for the welding); a regular file is mapped into memory while it is parsed (so it must not
  * be truncated meanwhile), anything else is read into a buffer. Synchronises: to place a mesh
  * in device memory, as mmx_mesh_from_faces. */
 mmx_status mmx_mesh_read_ex(mmx_ctx *ctx, const char *path, mmx_format fmt,

@@ -71,7 +71,12 @@ mmx_format mmx__sniff(const char *p, size_t n, uint64_t total)
     if (total && mmx__stl_binary_size(p, n)) return MMX_FORMAT_STL;
     const char *q = p;
     if (end - q >= 3 && memcmp(q, "\xEF\xBB\xBF", 3) == 0) q += 3;
-    while (q < end && (mmx__is_blank(*q) || mmx__is_break(*q))) q++;
+    /* Blank and comment lines may come first (OFF allows them; OBJ's first word then decides). */
+    for (;;) {
+        while (q < end && (mmx__is_blank(*q) || mmx__is_break(*q))) q++;
+        if (q == end || *q != '#') break;
+        q = mmx__next_line(q, end);
+    }
     if (end - q >= 3 && memcmp(q, "ply", 3) == 0 && mmx__ends_token(q + 3, end)) return MMX_FORMAT_PLY;
     /* [ST][C][N][4][n]OFF: the first word ends in OFF and holds only those letters before. */
     const char *w = q;
