@@ -59,8 +59,8 @@ typedef struct mmx_mesh {
                           maximum, floats as they are) and OBJ ("v x y z r g b", when every
                           vertex has them), written by the PLY (uchar red green blue) and OBJ
                           writers (io.h); kept by mmx_mesh_copy and mmx_mesh_permute (they move
-                          with their vertices), dropped by operations that make new vertices
-                          (subdivision, remeshing), as normals are */
+                          with their vertices); the meshes other operations return (subdivision,
+                          smoothing, remeshing, edits) have none, as they have no normals */
 } mmx_mesh;
 
 /* A copy of uv for a mesh of nnz corners in host memory (from either space), or NULL for
