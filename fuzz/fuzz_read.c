@@ -1,4 +1,5 @@
-/* libFuzzer target for the mesh readers: every input is read as OBJ, OFF and PLY from memory
+/* libFuzzer target for the mesh readers: every input is read as OBJ, OFF, PLY and STL, and
+ * as a nameless input whose format is sniffed (standard input's way), from memory
  * (a buffer of exactly `size` bytes, so AddressSanitizer sees any read past the end). A read
  * may fail, but when it succeeds the mesh must be valid: every face of order >= 3 with
  * distinct vertices in range, every coordinate finite. Anything else aborts. */
@@ -32,11 +33,12 @@ static void check(mmx_ctx *ctx, const mmx_mesh *m)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const mmx_format fmts[] = {MMX_FORMAT_OBJ, MMX_FORMAT_OFF, MMX_FORMAT_PLY};
-    static const char *const names[] = {"fuzz.obj", "fuzz.off", "fuzz.ply"};
+    static const mmx_format fmts[] = {MMX_FORMAT_OBJ, MMX_FORMAT_OFF, MMX_FORMAT_PLY,
+                                      MMX_FORMAT_STL, MMX_FORMAT_AUTO};
+    static const char *const names[] = {"fuzz.obj", "fuzz.off", "fuzz.ply", "fuzz.stl", "fuzz"};
     mmx_ctx *ctx = NULL;
     if (mmx_ctx_create(&ctx)) return 0;
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 5; i++) {
         mmx_mesh *m = NULL;
         if (mmx_mesh_read_mem(ctx, names[i], data, size, fmts[i], &m) == MMX_OK) check(ctx, m);
         else if (m) abort(); /* a failed read must leave no mesh */

@@ -106,7 +106,8 @@ Test(io_read, format_from_path)
     cr_assert_eq(mmx_format_from_path("x.Off"), MMX_FORMAT_OFF);
     cr_assert_eq(mmx_format_from_path("d.off/x.ply"), MMX_FORMAT_PLY);
     cr_assert_eq(mmx_format_from_path("d.obj/noext"), MMX_FORMAT_AUTO);
-    cr_assert_eq(mmx_format_from_path("x.stl"), MMX_FORMAT_AUTO);
+    cr_assert_eq(mmx_format_from_path("x.stl"), MMX_FORMAT_STL);
+    cr_assert_eq(mmx_format_from_path("x.STL"), MMX_FORMAT_STL);
     cr_assert_eq(mmx_format_from_path("x.objx"), MMX_FORMAT_AUTO);
     cr_assert_eq(mmx_format_from_path(""), MMX_FORMAT_AUTO);
     cr_assert_eq(mmx_format_from_path(NULL), MMX_FORMAT_AUTO);
@@ -194,7 +195,7 @@ Test(io_read, obj_negative_indices)
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = read_text(ctx, "rel.obj",
                             "v 0 0 0\nv 1 0 0\nv 1 1 0\nf -3 -2 -1\nv 0 1 0\n"
-                            "f -4/-1/-1 -2//-1 -1\nf 1 -3 4\n");
+                            "f -4//-1 -2//-1 -1\nf 1 -3 4\n");
     static const mmx_index start[] = {0, 3, 6, 9};
     static const mmx_index verts[] = {0, 1, 2, 0, 2, 3, 0, 1, 3};
     expect_faces(ctx, m, 3, start, verts);
@@ -815,14 +816,14 @@ Test(io_read, ply_binary_header_line_endings)
 Test(io_read, line_of_counts_every_break_once)
 {
     static const char text[] = "a\nb\r\nc\rd\r\r\ne";
-    const mmx__src src = {"t", text, text + sizeof text - 1};
+    const mmx__src src = {"t", text, text + sizeof text - 1, NULL};
     static const size_t want[] = {1, 1, 2, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6};
     for (size_t i = 0; i < sizeof want / sizeof *want; i++)
         cr_assert_eq(mmx__line_of(&src, text + i), want[i], "offset %zu: line %zu, want %zu", i,
                      mmx__line_of(&src, text + i), want[i]);
     /* A lone CR as the last byte ends its line too. */
     static const char last[] = "a\r";
-    const mmx__src s2 = {"t", last, last + 2};
+    const mmx__src s2 = {"t", last, last + 2, NULL};
     cr_assert_eq(mmx__line_of(&s2, last + 2), 2);
 }
 
@@ -860,8 +861,270 @@ Test(io_read, obj_texture_coordinates)
     m = read_text(ctx, "partial.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/1 2/1 3\n");
     cr_assert_null(m->uv, "a corner without a texture coordinate: no set");
     mmx_mesh_free(m);
-    m = read_text(ctx, "missing.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/1 2/1 3/2\n");
-    cr_assert_null(m->uv, "a missing 'vt' line: no set");
+    mmx_ctx_free(ctx);
+}
+
+/* ---- issue 26: what is left out is counted, empty meshes, STL, sniffing, limits ------------ */
+
+/* Writes `len` bytes to a temporary file `name` and reads it with mmx_mesh_read_ex. */
+static mmx_status read_ex(mmx_ctx *ctx, const char *name, const void *data, size_t len,
+                          mmx_format fmt, const mmx_read_opts *opts, mmx_read_info *info,
+                          mmx_mesh **m)
+{
+    const char *path = tu_tmp(name);
+    FILE *f = fopen(path, "wb");
+    cr_assert(f, "cannot write %s", path);
+    cr_assert_eq(fwrite(data, 1, len, f), len);
+    fclose(f);
+    return mmx_mesh_read_ex(ctx, path, fmt, opts, info, m);
+}
+
+/* Item 4: a partial set of texture coordinates, vn, g, o, usemtl, mtllib, colors and other
+ * statements are counted in mmx_read_info (the tool warns from it), not dropped silently. */
+Test(io_read, obj_left_out_is_counted)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char text[] = "mtllib m.mtl\no thing\ng a\nusemtl red\ns 1\n"
+                               "v 0 0 0 1 0 0\nv 1 0 0 0 1 0\nv 1 1 0 0 0 1\nv 0 1 0\n"
+                               "vt 0 0\nvt 1 0\nvn 0 0 1\nf 1/1 2/2 3/1\nf 1 3 4\n";
+    mmx_read_info info;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, read_ex(ctx, "left.obj", text, sizeof text - 1, MMX_FORMAT_AUTO, NULL, &info, &m));
+    cr_assert_null(m->uv, "some corners without texture coordinates: no set");
+    cr_assert_eq(info.format, MMX_FORMAT_OBJ);
+    cr_assert_eq(info.texcoords, 2, "the 2 vt lines are counted as left out: %lld", (long long)info.texcoords);
+    cr_assert_eq(info.normals, 1);
+    cr_assert_eq(info.groups, 2);
+    cr_assert_eq(info.materials, 2);
+    cr_assert_eq(info.colors, 3);
+    cr_assert_eq(info.other, 1, "s: %lld", (long long)info.other);
     mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* PLY colors and normals, OFF prefixes: counted. */
+Test(io_read, ply_and_off_left_out_is_counted)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char ply[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                              "property float y\nproperty float z\nproperty float nx\nproperty float ny\n"
+                              "property float nz\nproperty uchar red\nproperty uchar green\n"
+                              "property uchar blue\nproperty uchar alpha\nelement face 1\n"
+                              "property list uchar int vertex_indices\n"
+                              "element camera 1\nproperty float k\nend_header\n"
+                              "0 0 0 0 0 1 255 0 0 9\n1 0 0 0 0 1 0 255 0 9\n0 1 0 0 0 1 0 0 255 9\n3 0 1 2\n7\n";
+    mmx_read_info info;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, read_ex(ctx, "left.ply", ply, sizeof ply - 1, MMX_FORMAT_AUTO, NULL, &info, &m));
+    cr_assert_eq(info.format, MMX_FORMAT_PLY);
+    cr_assert_eq(info.normals, 3);
+    cr_assert_eq(info.colors, 3, "alpha is not kept: %lld", (long long)info.colors);
+    cr_assert_not_null(m->colors, "red green blue are kept");
+    cr_assert(m->colors[0] == 1.0f && m->colors[4] == 1.0f && m->colors[8] == 1.0f && m->colors[1] == 0.0f);
+    cr_assert_eq(info.other, 1, "the camera element: %lld", (long long)info.other);
+    mmx_mesh_free(m);
+    static const char off[] = "CNOFF\n3 1 0\n0 0 0 0 0 1 1 0 0 1\n1 0 0 0 0 1 1 0 0 1\n"
+                              "0 1 0 0 0 1 1 0 0 1\n3 0 1 2 1 0 0\n";
+    MMX_OK_OR_FAIL(ctx, read_ex(ctx, "left.off", off, sizeof off - 1, MMX_FORMAT_AUTO, NULL, &info, &m));
+    cr_assert_eq(info.normals, 3);
+    cr_assert_eq(info.colors, 4, "3 vertex colors and a face color: %lld", (long long)info.colors);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Item 3: the empty mesh is a mesh: an OBJ of comments only (what the OBJ writer writes for
+ * it), OFF 0 0 0, an STL without facets, in either kind. A zero-byte file is still refused. */
+Test(io_read, empty_meshes)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const struct { const char *name; const char *text; size_t len; } cases[] = {
+        {"e.obj", "# meshmatrix: 0 vertices, 0 faces\n", 34},
+        {"e2.obj", "# only comments\ng nothing\n", 26},
+        {"e.off", "OFF\n0 0 0\n", 10},
+        {"e.stl", "solid x\nendsolid x\n", 19},
+        {"eb.stl", "binary header\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+                   "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+         84},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        mmx_mesh *m = NULL;
+        mmx_status s = mmx_mesh_read_mem(ctx, cases[i].name, cases[i].text, cases[i].len,
+                                         MMX_FORMAT_AUTO, &m);
+        cr_assert_eq(s, MMX_OK, "%s: %s", cases[i].name, mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_mesh_nverts(m), 0, "%s", cases[i].name);
+        cr_assert_eq(mmx_mesh_nfaces(m), 0, "%s", cases[i].name);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* Item 11: ascii STL, welded by exact position (-0 and +0 alike) in order of first
+ * appearance; several solids; keywords in any case; CRLF. */
+Test(io_read, stl_ascii_welds_by_position)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = read_text(ctx, "q.stl",
+                            "solid quad\r\n facet normal 0 0 1\r\n  outer loop\r\n   vertex 0 0 0\r\n"
+                            "   vertex 1 0 0\r\n   vertex 1 1 0\r\n  endloop\r\n endfacet\r\nendsolid quad\r\n"
+                            "SOLID two\nFACET NORMAL 0 0 1\nOUTER LOOP\nVERTEX -0 0 0\nVERTEX 1 1 -0\n"
+                            "VERTEX 0 1 0\nENDLOOP\nENDFACET\nENDSOLID\n");
+    static const mmx_index start[] = {0, 3, 6};
+    static const mmx_index verts[] = {0, 1, 2, 0, 2, 3};
+    expect_faces(ctx, m, 2, start, verts);
+    cr_assert_eq(mmx_mesh_nverts(m), 4);
+    float p[12];
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, p, MMX_SPACE_HOST, m->pos, m->space, sizeof p));
+    cr_assert(p[9] == 0.0f && p[10] == 1.0f && p[11] == 0.0f);
+    cr_assert(!signbit(p[0]), "the welded vertex is +0");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A binary STL of the given triangles (9 floats each), with a header that begins with
+ * "solid" (as some exporters write), which the size must override. */
+static void binary_stl(bytes *b, const float *tri, uint32_t n)
+{
+    char head[80] = "solid but binary";
+    put(b, head, sizeof head);
+    put_n(b, n, 4);
+    for (uint32_t t = 0; t < n; t++) {
+        for (int k = 0; k < 3; k++) put_f32(b, 0.0f);
+        for (int k = 0; k < 9; k++) put_f32(b, tri[9 * t + k]);
+        put_n(b, 0, 2);
+    }
+}
+
+/* Binary STL with a "solid" header, and a degenerate facet (two corners at one position)
+ * dropped and counted. */
+Test(io_read, stl_binary_and_degenerate_facets)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float tri[] = {0, 0, 0, 1, 0, 0, 1, 1, 0,
+                                0, 0, 0, 1, 1, 0, 0, 1, 0,
+                                0, 0, 0, 0, 0, 0, 5, 5, 5};
+    bytes b = {0};
+    binary_stl(&b, tri, 3);
+    mmx_read_info info;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, read_ex(ctx, "b.stl", b.b, b.n, MMX_FORMAT_AUTO, NULL, &info, &m));
+    cr_assert_eq(info.format, MMX_FORMAT_STL);
+    cr_assert_eq(info.degenerate, 1);
+    static const mmx_index start[] = {0, 3, 6};
+    static const mmx_index verts[] = {0, 1, 2, 0, 2, 3};
+    expect_faces(ctx, m, 2, start, verts);
+    cr_assert_eq(mmx_mesh_nverts(m), 5, "the dropped facet's far corner stays, isolated");
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Standard input's format is sniffed; the same sniffing reads bytes whose name has no known
+ * extension. */
+Test(io_read, sniffing)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float tri[] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    bytes b = {0};
+    binary_stl(&b, tri, 1);
+    const size_t len = b.n;
+    cr_assert_eq(mmx__sniff((const char *)b.b, len, len), MMX_FORMAT_STL);
+    cr_assert_eq(mmx__sniff((const char *)b.b, len - 1, len - 1), MMX_FORMAT_OBJ, "not 84 + 50 n bytes");
+    static const struct { const char *text; mmx_format want; } cases[] = {
+        {"ply\nformat ascii 1.0\n", MMX_FORMAT_PLY},
+        {"\xEF\xBB\xBF  OFF\n", MMX_FORMAT_OFF},
+        {"CNOFF 3 1 0\n", MMX_FORMAT_OFF},
+        {"# made by hand\n\nOFF\n", MMX_FORMAT_OFF},
+        {"# a comment\nv 0 0 0\n", MMX_FORMAT_OBJ},
+        {"solid x\n  facet normal 0 0 1\n", MMX_FORMAT_STL},
+        {"solid x\nendsolid x\n", MMX_FORMAT_STL},
+        {"solid\n", MMX_FORMAT_OBJ},
+        {"v 0 0 0\n", MMX_FORMAT_OBJ},
+        {"OFFSET 1\n", MMX_FORMAT_OBJ},
+        {"plywood\n", MMX_FORMAT_OBJ},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        size_t n = strlen(cases[i].text);
+        cr_assert_eq(mmx__sniff(cases[i].text, n, n), cases[i].want, "'%s'", cases[i].text);
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read_mem(ctx, "noext", b.b, len, MMX_FORMAT_AUTO, &m));
+    cr_assert_eq(mmx_mesh_nfaces(m), 1);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Item 6: the size limit, for a file and for a stream (a pipe). */
+Test(io_read, size_limit)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char text[] = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+    mmx_read_opts opts = {16, 0};
+    mmx_mesh *m = NULL;
+    cr_assert_eq(read_ex(ctx, "big.obj", text, sizeof text - 1, MMX_FORMAT_AUTO, &opts, NULL, &m),
+                 MMX_ERR_OVERFLOW);
+    cr_assert(strstr(mmx_ctx_error(ctx), "larger than the limit of 16 bytes"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(m);
+    opts.max_bytes = sizeof text - 1;
+    MMX_OK_OR_FAIL(ctx, read_ex(ctx, "big.obj", text, sizeof text - 1, MMX_FORMAT_AUTO, &opts, NULL, &m));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Item 6: endless streams end: /dev/zero as each format (a NUL is refused at once in text, a
+ * binary STL must end at its size), and a pipe of one endless line or of endless lines. */
+Test(io_read, endless_streams)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const mmx_format fmts[] = {MMX_FORMAT_OBJ, MMX_FORMAT_OFF, MMX_FORMAT_PLY, MMX_FORMAT_STL};
+    for (size_t i = 0; i < sizeof fmts / sizeof *fmts; i++) {
+        mmx_mesh *m = NULL;
+        mmx_status s = mmx_mesh_read_ex(ctx, "/dev/zero", fmts[i], NULL, NULL, &m);
+        cr_assert_eq(s, MMX_ERR_PARSE, "format %d: %s", (int)fmts[i], mmx_ctx_error(ctx));
+        cr_assert(strstr(mmx_ctx_error(ctx), "/dev/zero") && strstr(mmx_ctx_error(ctx), "byte "),
+                  "%s", mmx_ctx_error(ctx));
+        cr_assert_null(m);
+    }
+    static const struct { const char *cmd; mmx_read_opts opts; mmx_status want; const char *word; } pipes[] = {
+        {"yes 'v 1 2 3' | tr -d '\\n'", {0, 4096}, MMX_ERR_PARSE, "longer than 4096 bytes"},
+        {"yes 'v 1 2 3'", {1 << 20, 0}, MMX_ERR_OVERFLOW, "larger than the limit of 1048576 bytes"},
+    };
+    for (size_t i = 0; i < sizeof pipes / sizeof *pipes; i++) {
+        FILE *p = popen(pipes[i].cmd, "r");
+        cr_assert(p);
+        char path[64];
+        snprintf(path, sizeof path, "/dev/fd/%d", fileno(p));
+        mmx_mesh *m = NULL;
+        mmx_status s = mmx_mesh_read_ex(ctx, path, MMX_FORMAT_OBJ, &pipes[i].opts, NULL, &m);
+        pclose(p);
+        cr_assert_eq(s, pipes[i].want, "%s: %s", pipes[i].cmd, mmx_ctx_error(ctx));
+        cr_assert(strstr(mmx_ctx_error(ctx), pipes[i].word), "%s", mmx_ctx_error(ctx));
+        cr_assert_null(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The STL samples of tests/data (make_stl.py): the tetrahedron of the PLY samples, ascii in
+ * two solids with CRLF and upper-case keywords, and binary with a header beginning "solid". */
+Test(io_read, stl_data_files)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char *names[] = {"tetra_ascii.stl", "tetra_binary.stl"};
+    for (int i = 0; i < 2; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(names[i]), MMX_FORMAT_AUTO, &m));
+        /* Welded vertices come in order of first appearance (0, 2, 1, 3 here): compare each
+         * face corner's position with the tetrahedron's. */
+        static const int tet_faces[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+        cr_assert_eq(mmx_mesh_nverts(m), 4);
+        cr_assert_eq(mmx_mesh_nfaces(m), 4);
+        mmx_index *st, *vs;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &st, &vs));
+        for (int c = 0; c < 12; c++)
+            for (int d = 0; d < 3; d++)
+                cr_assert_eq(m->pos[3 * vs[c] + d], tet_pos[3 * tet_faces[c] + d], "%s corner %d", names[i], c);
+        cr_assert_eq(vs[1], 1, "vertex 2 of the tetrahedron came second");
+        free(st);
+        free(vs);
+        mmx_mesh_free(m);
+    }
     mmx_ctx_free(ctx);
 }

@@ -532,3 +532,190 @@ Test(io_roundtrip, normals_with_texture_coordinates_give_v_vt_vn_corners)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* ---- issue 26: STL and the empty mesh ------------------------------------------------------ */
+
+/* b is a up to the numbering of its vertices: the same faces in the same order, each corner
+ * at a's position bit for bit, and as many vertices (STL keeps no isolated ones). */
+static void expect_same_welded(mmx_ctx *ctx, const mmx_mesh *a, const mmx_mesh *b, const char *what)
+{
+    cr_assert_eq(mmx_mesh_nverts(b), mmx_mesh_nverts(a), "%s: vertex count", what);
+    cr_assert_eq(mmx_mesh_nfaces(b), mmx_mesh_nfaces(a), "%s: face count", what);
+    mmx_index *sa, *va, *sb, *vb;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, a, &sa, &va));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, b, &sb, &vb));
+    mmx_index nf = mmx_mesh_nfaces(a);
+    cr_assert_arr_eq(sb, sa, ((size_t)nf + 1) * sizeof *sa, "%s: face orders differ", what);
+    for (mmx_index k = 0; k < sa[nf]; k++)
+        cr_assert(memcmp(a->pos + 3 * (size_t)va[k], b->pos + 3 * (size_t)vb[k], 3 * sizeof(float)) == 0,
+                  "%s: corner %d moved", what, k);
+    free(sa), free(va), free(sb), free(vb);
+}
+
+Test(io_roundtrip, stl_binary_and_ascii)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char *const specs[] = {"tetrahedron", "icosphere:2", "icosphere:0"};
+    static const mmx_format stl[] = {MMX_FORMAT_STL, MMX_FORMAT_STL_ASCII};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, specs[i], &m));
+        for (int k = 0; k < 2; k++) {
+            char what[96];
+            snprintf(what, sizeof what, "%s as %s STL", specs[i], k ? "ascii" : "binary");
+            char *p1 = tmp_path(k ? "rt1_a.stl" : "rt1_b.stl"), *p2 = tmp_path(k ? "rt2_a.stl" : "rt2_b.stl");
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, p1, stl[k]));
+            mmx_mesh *back = NULL, *again = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, p1, MMX_FORMAT_AUTO, &back));
+            expect_same_welded(ctx, m, back, what);
+            /* Once welded, a mesh comes back exactly: same numbering, same bytes. */
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, back, p2, stl[k]));
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, p2, MMX_FORMAT_AUTO, &again));
+            expect_same_mesh(ctx, back, again, what);
+            size_t n1, n2;
+            char *b1 = slurp(p1, &n1), *b2 = slurp(p2, &n2);
+            cr_assert(n1 == n2 && memcmp(b1, b2, n1) == 0, "%s: the second write differs", what);
+            if (!k) cr_assert_eq(n1, 84 + 50 * (size_t)mmx_mesh_nfaces(m));
+            free(b1), free(b2);
+            mmx_mesh_free(again);
+            mmx_mesh_free(back);
+            remove(p1), remove(p2);
+            free(p1), free(p2);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* Facet normals: unit, outward for a closed counter-clockwise mesh; the tetrahedron's face
+ * in the z = 0 plane, (0, 2, 1) in the samples' winding, points down. */
+Test(io_roundtrip, stl_normals)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1.5f, 0, 0, 0, 1.25f, 0, 0, 0, 0.75f};
+    static const mmx_index verts[] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3};
+    mmx_mesh *m = tu_triangles(ctx, 4, 4, verts, pos);
+    char *path = tmp_path("normals.stl");
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_STL));
+    size_t n;
+    unsigned char *b = (unsigned char *)slurp(path, &n);
+    cr_assert_eq(n, 84 + 4 * 50);
+    cr_assert_neq(memcmp(b, "solid", 5), 0, "a binary header must not begin with 'solid'");
+    float nrm[3];
+    memcpy(nrm, b + 84, sizeof nrm); /* little endian, as the test hosts are */
+    cr_assert(nrm[0] == 0.0f && nrm[1] == 0.0f && nrm[2] == -1.0f, "%g %g %g", nrm[0], nrm[1], nrm[2]);
+    free(b);
+    mmx_mesh_free(m);
+    remove(path);
+    free(path);
+    mmx_ctx_free(ctx);
+}
+
+/* STL holds triangles: a quad is refused before the file is made. */
+Test(io_roundtrip, stl_refuses_non_triangles)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_shape(ctx, "cube", &m));
+    char *path = tmp_path("cube.stl");
+    remove(path);
+    cr_assert_eq(mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "STL holds triangles only, and face 0 has 4 vertices"),
+              "%s", mmx_ctx_error(ctx));
+    struct stat st;
+    cr_assert_neq(stat(path, &st), 0, "no file is left behind");
+    free(path);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Item 3: what is written is read back, the empty mesh included, in every format. */
+Test(io_roundtrip, empty_mesh_in_every_format)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read_mem(ctx, "e.off", "OFF\n0 0 0\n", 10, MMX_FORMAT_AUTO, &m));
+    static const mmx_format all[] = {MMX_FORMAT_OBJ, MMX_FORMAT_OFF, MMX_FORMAT_PLY, MMX_FORMAT_STL,
+                                     MMX_FORMAT_STL_ASCII};
+    for (size_t f = 0; f < sizeof all / sizeof *all; f++) {
+        char *path = tmp_path("empty.mesh");
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, all[f]));
+        mmx_mesh *back = NULL;
+        mmx_status s = mmx_mesh_read(ctx, path, all[f] == MMX_FORMAT_STL_ASCII ? MMX_FORMAT_STL : all[f], &back);
+        cr_assert_eq(s, MMX_OK, "format %d: %s", (int)all[f], mmx_ctx_error(ctx));
+        expect_same_mesh(ctx, m, back, "the empty mesh");
+        mmx_mesh_free(back);
+        remove(path);
+        free(path);
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* A device mesh (reduced triangles) written as STL from its host copy, and an STL read into
+ * a CUDA context: the same as on the host. */
+Test(io_roundtrip, stl_device_mesh)
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *dm = NULL, *hm = NULL, *back = NULL, *dback = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_shape(gpu, "icosphere:2", &dm));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_reduce(gpu, dm));
+    MMX_OK_OR_FAIL(host, mmx_mesh_shape(host, "icosphere:2", &hm));
+    char *path = tmp_path("device.stl");
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_write(gpu, dm, path, MMX_FORMAT_AUTO));
+    MMX_OK_OR_FAIL(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &back));
+    expect_same_welded(host, hm, back, "device STL");
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_read(gpu, path, MMX_FORMAT_AUTO, &dback));
+    cr_assert_eq(dback->space, MMX_SPACE_DEVICE);
+    mmx_mesh *copy = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, dback, MMX_SPACE_HOST, &copy));
+    expect_same_mesh(host, back, copy, "STL read on the device");
+    mmx_mesh_free(copy);
+    mmx_mesh_free(dback);
+    mmx_mesh_free(back);
+    remove(path);
+    free(path);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(hm);
+    mmx_ctx_free(gpu);
+    mmx_ctx_free(host);
+}
+
+/* Item 4: vertex colors go through PLY -> PLY, PLY -> OBJ -> PLY ("v x y z r g b") exactly
+ * (uchar values), and are kept by a copy and a permutation. The samples are the tetrahedra of
+ * tests/data (uchar red green blue). */
+Test(io_roundtrip, vertex_colors)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float want[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+    static const char *const samples[] = {"tetra_ascii.ply", "tetra_le.ply", "tetra_be.ply"};
+    for (int i = 0; i < 3; i++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(samples[i]), MMX_FORMAT_AUTO, &m));
+        cr_assert_not_null(m->colors, "%s: colors read", samples[i]);
+        for (int k = 0; k < 12; k++) cr_assert_eq(m->colors[k], want[k], "%s: channel %d", samples[i], k);
+        static const char *const via[] = {"col.ply", "col.obj"};
+        for (int v = 0; v < 2; v++) {
+            char *path = tmp_path(via[v]);
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_write(ctx, m, path, MMX_FORMAT_AUTO));
+            mmx_mesh *back = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &back));
+            cr_assert_not_null(back->colors, "%s via %s", samples[i], via[v]);
+            cr_assert(memcmp(back->colors, m->colors, sizeof want) == 0, "%s via %s", samples[i], via[v]);
+            mmx_mesh_free(back);
+            remove(path);
+            free(path);
+        }
+        mmx_mesh *c = NULL, *p = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &c));
+        cr_assert(c->colors && memcmp(c->colors, m->colors, sizeof want) == 0);
+        static const mmx_index vperm[] = {3, 2, 1, 0};
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_permute(ctx, m, vperm, NULL, &p));
+        cr_assert(p->colors && memcmp(p->colors, m->colors + 9, 3 * sizeof(float)) == 0, "vertex 0 is old 3");
+        mmx_mesh_free(p);
+        mmx_mesh_free(c);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}

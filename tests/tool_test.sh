@@ -858,7 +858,7 @@ for c in $commands; do
     fi
 done
 if expect_rc "-h after a command" 0 subdiv -h; then
-    [[ "$out" == *"--scheme S"* && "$out" == *"--discard"* && "$out" == *"--format obj|off|ply"* ]] \
+    [[ "$out" == *"--scheme S"* && "$out" == *"--discard"* && "$out" == *"--format obj|off|ply|stl|stl-ascii"* ]] \
         && ok "subdiv -h lists its options" || bad "subdiv -h lists its options" "${out:0:400}"
 fi
 # check_list NAME ARGS...: exit 2 and the list of commands on stderr.
@@ -923,9 +923,8 @@ if [ "$rc" -eq 0 ] && [ "$(sed -n 2p "$TMP/sd.off")" = "98 96 0" ] && [[ "$(cat 
 else
     bad "subdiv - - --format off" "exit $rc" "$(head -n 3 "$TMP/sd.off")" "$(cat "$TMP/stderr")"
 fi
-check_usage "- as IN without --format" info -
 check_usage "- as OUT without --format" convert builtin:cube -
-check_usage "an unknown --format" convert builtin:cube - --format stl
+check_usage "an unknown --format" convert builtin:cube - --format xyz
 if expect_rc "--from reads a file whatever its extension" 0 info --from obj "$TMP/append.obj"; then
     cp "$DATA/cube.off" "$TMP/cube.mesh"
     run info --from off "$TMP/cube.mesh"
@@ -939,6 +938,71 @@ fi
 if expect_rc "stdin in the wrong format" 1 info - --format ply <"$DATA/cube.obj"; then
     [[ "$err" == *"<stdin>"* ]] && ok "stdin in the wrong format: exit 1, $err" || bad "stdin errors name <stdin>" "$err"
 fi
+# ---- formats (issue 26): STL, sniffed standard input, empty meshes, limits, warnings -----------
+# STL, binary and ascii, each read back by content (not by extension); the cube has quads,
+# which STL cannot hold: refused pointing to mmx triangulate, and no file is left behind.
+if expect_rc "convert to binary STL" 0 convert builtin:icosphere:2 "$TMP/ico.stl" \
+    && expect_rc "convert to ascii STL" 0 convert "$TMP/ico.stl" "$TMP/ico_ascii.stl" --to stl-ascii \
+    && expect_rc "info of an ascii STL" 0 info "$TMP/ico_ascii.stl"; then
+    [ "$(field vertices)/$(field faces)/$(field edges)" = "162/320/480" ] && [ "$(head -c 5 "$TMP/ico_ascii.stl")" = solid ] \
+        && [ "$(stat -c %s "$TMP/ico.stl")" = $((84 + 50 * 320)) ] && ok "STL binary and ascii: welded back to 162/320/480" \
+        || bad "STL round trip" "$out"
+fi
+if expect_rc "STL of quads is refused" 1 convert builtin:cube "$TMP/cube.stl"; then
+    [[ "$err" == *"triangles only"* && "$err" == *"mmx triangulate"* ]] && [ ! -e "$TMP/cube.stl" ] \
+        && ok "STL of quads: refused, pointing to mmx triangulate, no file" || bad "STL of quads" "$err"
+fi
+# Standard input without --format: sniffed (OBJ, OFF, PLY, STL of both kinds).
+for f in "$DATA/cube.obj" "$DATA/cube.off" "$DATA/tetra_be.ply" "$TMP/ico.stl" "$TMP/ico_ascii.stl"; do
+    if expect_rc "sniffed stdin: $(basename "$f")" 0 info - <"$f"; then
+        [ "$(field mesh)" = "<stdin>" ] && [ -n "$(field faces)" ] && ok "info - <$(basename "$f"): sniffed, $(field faces) faces" \
+            || bad "info - <$(basename "$f")" "$out"
+    fi
+done
+# Endless input ends: /dev/zero is refused at once, whatever format it is read as.
+for a in "info -" "info - --format obj" "info - --format ply" "info - --format stl"; do
+    timeout 20 "$MMX" $a </dev/zero >/dev/null 2>"$TMP/stderr"
+    rc=$?
+    [ "$rc" -eq 1 ] && [[ "$(cat "$TMP/stderr")" == *"byte "* ]] && ok "mmx $a </dev/zero: refused, naming the byte" \
+        || bad "mmx $a </dev/zero" "exit $rc" "$(cat "$TMP/stderr")"
+done
+if MMX_MAX_INPUT_BYTES=100 expect_rc "MMX_MAX_INPUT_BYTES" 1 info "$DATA/cube.obj"; then
+    [[ "$err" == *"limit of 100 bytes"* && "$err" == *"MMX_MAX_INPUT_BYTES"* ]] && ok "MMX_MAX_INPUT_BYTES=100: refused, naming the limit" \
+        || bad "MMX_MAX_INPUT_BYTES" "$err"
+fi
+MMX_MAX_INPUT_BYTES=1k expect_rc "MMX_MAX_INPUT_BYTES=1k reads the cube" 0 info "$DATA/cube.obj" && ok "MMX_MAX_INPUT_BYTES=1k reads a small file"
+MMX_MAX_INPUT_BYTES=lots expect_rc "a bad MMX_MAX_INPUT_BYTES" 1 info "$DATA/cube.obj" && ok "a bad MMX_MAX_INPUT_BYTES is refused"
+# The empty mesh: written and read back in every format (issue 26, item 3), also when a
+# subdivision leaves nothing (Loop of one triangle without its boundary).
+printf 'OFF\n0 0 0\n' >"$TMP/empty0.off"
+for ext in obj off ply stl; do
+    if expect_rc "convert an empty mesh to .$ext" 0 convert "$TMP/empty0.off" "$TMP/empty0.$ext" \
+        && expect_rc "info of an empty .$ext" 0 info "$TMP/empty0.$ext"; then
+        [ "$(field vertices)/$(field faces)" = "0/0" ] && ok "an empty mesh round trips through .$ext" || bad "empty .$ext" "$out"
+    fi
+done
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$TMP/tri.obj"
+if expect_rc "Loop of one triangle without its boundary" 0 subdiv --scheme loop --boundary none "$TMP/tri.obj" "$TMP/tri1.obj" \
+    && expect_rc "info of what it wrote" 0 info "$TMP/tri1.obj"; then
+    [ "$(field faces)" = 0 ] && ok "subdiv to nothing: written and read back" || bad "subdiv to nothing" "$out"
+fi
+# What a conversion leaves out is said, one line per kind (issue 26, item 4); --quiet says nothing.
+if expect_rc "convert cube.obj to PLY" 0 convert "$DATA/cube.obj" "$TMP/cube_w.ply"; then
+    [[ "$err" == *"6 vertex normals not read"* && "$err" == *"2 group and object names"* \
+        && "$err" == *"2 material statements"* && "$err" == *"4 texture coordinates not written"* ]] \
+        && ok "convert cube.obj to PLY warns of what is left out" || bad "convert warnings" "$err"
+fi
+# Vertex colors go through PLY and OBJ ("v x y z r g b"); OFF has none, which is said.
+if expect_rc "PLY colors to OBJ" 0 convert "$DATA/tetra_le.ply" "$TMP/tetra_col.obj"; then
+    grep -q '^v 1.5 0 0 0 1 0$' "$TMP/tetra_col.obj" && ok "PLY colors written as 'v x y z r g b'" \
+        || bad "PLY colors to OBJ" "$(head -n 4 "$TMP/tetra_col.obj")"
+fi
+if expect_rc "colors to OFF" 0 convert "$TMP/tetra_col.obj" "$TMP/tetra_col.off"; then
+    [[ "$err" == *"4 vertex colors not written"* ]] && ok "colors to OFF: the loss is said" || bad "colors to OFF" "$err"
+fi
+expect_rc "convert -q" 0 -q convert "$DATA/cube.obj" "$TMP/cube_w.ply" && [ -z "$err" ] && ok "convert -q: no warnings" \
+    || bad "convert -q warns" "$err"
+
 # A picture on standard output.
 "$MMX" render --size 48 builtin:torus - >"$TMP/stdout.png" 2>"$TMP/stderr"
 rc=$?

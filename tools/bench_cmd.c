@@ -338,7 +338,7 @@ static const opt_spec bench_opts[O_COUNT] = {
     [O_REPEATS] = {"repeats", 0, "R",
                    "timed runs of each figure, whose median is shown (default 20\n"
                    "on a GPU, 5 on the host; after 3 and 1 warm-up runs)"},
-    [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (MESH given as -)"},
+    [O_FORMAT] = {"format", 0, "obj|off|ply|stl", "the format of standard input (MESH given as -;\ntold by its content without it)"},
 };
 
 /* A failed measurement: what was being done and the context's detail. */

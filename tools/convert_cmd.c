@@ -50,9 +50,14 @@ const tool_cmd convert_command = {
     .name = "convert",
     .summary = "read a mesh and write it again, in the format OUT's extension names",
     .synopsis = "convert IN OUT",
-    .help = "Reads IN and writes OUT: .obj (text), .off (text) or .ply (binary little\n"
-            "endian), picked by OUT's extension or --to. Through standard input and output:\n"
-            "  cat in.obj | mmx convert - - --from obj --to ply > out.ply\n"
+    .help = "Reads IN and writes OUT: .obj (text), .off (text), .ply (binary little\n"
+            "endian) or .stl (binary; --to stl-ascii for text), picked by OUT's extension or\n"
+            "--to. STL is read in either kind, told by content, its corners welded by\n"
+            "position; it holds triangles only (mmx triangulate first). What the output\n"
+            "cannot carry, or the reader did not keep (normals, groups, materials, colors\n"
+            "outside PLY and OBJ, texture coordinates outside OBJ), is said on stderr, one\n"
+            "line per kind. Through standard input (its format told by content) and output:\n"
+            "  cat in.stl | mmx convert - - --to ply > out.ply\n"
             "  mmx convert in.off - --format obj | less",
     .opts = convert_opts,
     .nopts = O_COUNT,

@@ -268,7 +268,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
 enum { O_FORMAT, O_FROM, O_PATCHES, O_COUNT };
 
 static const opt_spec info_opts[O_COUNT] = {
-    [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (FILE given as -)"},
+    [O_FORMAT] = {"format", 0, "obj|off|ply|stl", "the format of standard input (FILE given as -;\ntold by its content without it)"},
     [O_FROM] = OPT_SPEC_FROM,
     [O_PATCHES] = {"patches", 0, NULL, "also build the patch set (RXMesh patches of at most 512\n"
                                        "faces with ribbons) and print its figures"},

@@ -1,13 +1,15 @@
 /* Where a command's mesh comes from and where its result goes: files, builtin:SPEC shapes,
  * standard input and output (-), and nowhere (--discard). See tool.h.
  *
- * The library reads from a path or from memory and writes to a path. Standard input is read
- * to its end into memory (mmx_mesh_read_mem). Standard output is written through /dev/stdout
+ * The library reads from a path (standard input as "-", sniffed when no format is given,
+ * within the size limit) and writes to a path. Standard output is written through /dev/stdout
  * when it is a pipe or a device, which streams a result of any size; when it is a regular
  * file (or a socket, which /dev/stdout cannot reopen) the result goes to a temporary file
  * that is then copied, because reopening a regular file through /dev/stdout would truncate
  * it, and an `>>` append would lose what was there. */
 #include <errno.h>
+#include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +28,9 @@ int parse_format(const char *option, const char *arg, mmx_format *fmt)
     if (strcasecmp(arg, "obj") == 0) *fmt = MMX_FORMAT_OBJ;
     else if (strcasecmp(arg, "off") == 0) *fmt = MMX_FORMAT_OFF;
     else if (strcasecmp(arg, "ply") == 0) *fmt = MMX_FORMAT_PLY;
-    else return usage_error("unknown format '%s' for --%s (use obj, off or ply)", arg, option);
+    else if (strcasecmp(arg, "stl") == 0) *fmt = MMX_FORMAT_STL;
+    else if (strcasecmp(arg, "stl-ascii") == 0) *fmt = MMX_FORMAT_STL_ASCII;
+    else return usage_error("unknown format '%s' for --%s (use obj, off, ply, stl or stl-ascii)", arg, option);
     return EXIT_OK;
 }
 
@@ -38,9 +42,7 @@ int input_resolve(const char *arg, const char *from, const char *format, tool_in
     in->name = is_stdin ? STDIN_NAME : arg;
     if (from) return parse_format("from", from, &in->fmt);
     if (is_stdin && format) return parse_format("format", format, &in->fmt);
-    if (is_stdin)
-        return usage_error("reading standard input (-) needs its format: --format obj|off|ply");
-    return EXIT_OK;
+    return EXIT_OK; /* a file by its extension, standard input by its content */
 }
 
 mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
@@ -55,56 +57,104 @@ mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms)
     return s;
 }
 
-/* Reads standard input to its end into a malloc'd buffer. Returns EXIT_OK, or EXIT_FAIL after
- * printing why. */
-static int read_stdin(char **data, size_t *len)
+/* What the last input_load left out of the mesh, for output_write_mesh's warnings. */
+static mmx_read_info last_read;
+static const char *last_read_name;
+
+/* The size limit from MMX_MAX_INPUT_BYTES: 0 (the library's default) when unset; -1 after
+ * printing why when it is not a size. */
+static long long input_limit(void)
 {
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    if (!buf) return out_of_memory("reading standard input");
-    for (;;) {
-        if (n == cap) {
-            char *b = cap <= ((size_t)-1) / 2 ? realloc(buf, cap * 2) : NULL;
-            if (!b) {
-                free(buf);
-                return out_of_memory("reading standard input");
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, stdin);
-        n += got;
-        if (got == 0) break;
+    const char *e = getenv("MMX_MAX_INPUT_BYTES");
+    if (!e || !*e) return 0;
+    char *rest;
+    errno = 0;
+    unsigned long long v = strtoull(e, &rest, 10);
+    int shift = *rest == 'K' || *rest == 'k' ? 10 : *rest == 'M' || *rest == 'm' ? 20
+              : *rest == 'G' || *rest == 'g' ? 30 : 0;
+    if (shift) rest++;
+    if (errno || rest == e || *rest || e[0] == '-' || v == 0 || v > (ULLONG_MAX >> 1 >> shift)) {
+        fprintf(stderr, "mmx: MMX_MAX_INPUT_BYTES='%s' is not a size in bytes (such as "
+                        "8000000000 or 8G)\n", e);
+        return -1;
     }
-    if (ferror(stdin)) {
-        fprintf(stderr, "mmx: %s: cannot read: %s\n", STDIN_NAME, strerror(errno ? errno : EIO));
-        free(buf);
-        return EXIT_FAIL;
-    }
-    *data = buf;
-    *len = n;
-    return EXIT_OK;
+    return (long long)(v << shift);
 }
 
 int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms)
 {
     *mesh = NULL;
-    mmx_status s;
+    memset(&last_read, 0, sizeof last_read);
+    last_read_name = in->name;
+    if (strncmp(in->arg, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0 && in->fmt == MMX_FORMAT_AUTO) {
+        mmx_status s = load(ctx, in->arg, mesh, ms);
+        return s ? fail(ctx, s, in->name) : EXIT_OK;
+    }
+    long long limit = input_limit();
+    if (limit < 0) return EXIT_FAIL;
+    mmx_read_opts opts = {(uint64_t)limit, 0};
     double t0 = now_ms();
-    if (strcmp(in->arg, "-") == 0) {
-        char *data = NULL;
-        size_t len = 0;
-        if (read_stdin(&data, &len)) return EXIT_FAIL;
-        s = mmx_mesh_read_mem(ctx, STDIN_NAME, data, len, in->fmt, mesh);
-        free(data);
-        *ms = now_ms() - t0;
-    } else if (in->fmt != MMX_FORMAT_AUTO) {
-        s = mmx_mesh_read(ctx, in->arg, in->fmt, mesh);
-        *ms = now_ms() - t0;
-    } else {
-        s = load(ctx, in->arg, mesh, ms);
+    mmx_status s = mmx_mesh_read_ex(ctx, in->arg, in->fmt, &opts, &last_read, mesh);
+    *ms = now_ms() - t0;
+    if (s == MMX_ERR_OVERFLOW && strstr(mmx_ctx_error(ctx), "max_bytes")) {
+        fail(ctx, s, in->name);
+        fprintf(stderr, "mmx: set MMX_MAX_INPUT_BYTES (such as 8G) to read a larger input\n");
+        return EXIT_FAIL;
     }
     return s ? fail(ctx, s, in->name) : EXIT_OK;
+}
+
+/* One warning line per kind of data lost between IN and OUT, with its count. */
+static void warn_lost(const mmx_mesh *mesh, const tool_output *out)
+{
+    if (report_get_mode() == REPORT_QUIET) return;
+    const mmx_read_info *r = &last_read;
+    const char *in = last_read_name ? last_read_name : "input";
+    static const struct { size_t off; const char *what; } kinds[] = {
+        {offsetof(mmx_read_info, normals), "vertex normals not read (they are recomputed where needed: mmx normals)"},
+        {offsetof(mmx_read_info, colors), "colors not kept (only some vertices or channels have them, or the format's are not read)"},
+        {offsetof(mmx_read_info, texcoords), "texture coordinates not kept (OBJ: some corners have none; other formats: not read)"},
+        {offsetof(mmx_read_info, groups), "group and object names ('g', 'o') not kept"},
+        {offsetof(mmx_read_info, materials), "material statements ('usemtl', 'mtllib') not kept"},
+        {offsetof(mmx_read_info, degenerate), "STL facets dropped: their corners weld to a repeated vertex"},
+        {offsetof(mmx_read_info, other), "other statements, properties or elements skipped"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        int64_t n;
+        memcpy(&n, (const char *)r + kinds[k].off, sizeof n);
+        if (n > 0) fprintf(stderr, "mmx: warning: %s: %lld %s\n", in, (long long)n, kinds[k].what);
+    }
+    const int obj = out->fmt == MMX_FORMAT_OBJ;
+    const int nonormals = out->fmt == MMX_FORMAT_OFF || out->fmt == MMX_FORMAT_STL ||
+                          out->fmt == MMX_FORMAT_STL_ASCII;
+    if (mesh->uv && !obj)
+        fprintf(stderr, "mmx: warning: %s: %lld texture coordinates not written (%s has none; "
+                        "OBJ keeps them)\n", out->name, (long long)mesh->uv->nvalues,
+                format_name(out->fmt));
+    if (mesh->colors && !obj && out->fmt != MMX_FORMAT_PLY)
+        fprintf(stderr, "mmx: warning: %s: %lld vertex colors not written (%s has none; PLY and "
+                        "OBJ keep them)\n", out->name, (long long)mmx_mesh_nverts(mesh),
+                format_name(out->fmt));
+    if (mesh->normals && nonormals)
+        fprintf(stderr, "mmx: warning: %s: %lld vertex normals not written (%s has none)\n",
+                out->name, (long long)mmx_mesh_nverts(mesh), format_name(out->fmt));
+    if (mesh->tags && mesh->tags[0] && !obj) {
+        long long lines = 0;
+        for (const char *c = mesh->tags; *c; c++) lines += *c == '\n';
+        fprintf(stderr, "mmx: warning: %s: %lld tag lines (creases, holes) not written (%s has "
+                        "none; OBJ keeps them)\n", out->name, lines ? lines : 1, format_name(out->fmt));
+    }
+}
+
+/* fail() for a write, with the way out when STL was refused for a face that is not a
+ * triangle. */
+static int write_failed(mmx_ctx *ctx, mmx_status s, const char *name, const tool_output *out)
+{
+    int rc = fail(ctx, s, name);
+    if (s == MMX_ERR_MESH && (out->fmt == MMX_FORMAT_STL || out->fmt == MMX_FORMAT_STL_ASCII))
+        fprintf(stderr, "mmx: run mmx triangulate first (mmx triangulate IN OUT), then write the "
+                        "triangles as STL\n");
+    return rc;
 }
 
 /* ---- outputs ---------------------------------------------------------------------------------- */
@@ -163,16 +213,17 @@ int output_resolve_mesh(const char *arg, const char *to, const char *format, too
     } else if (is_stdout) {
         if (!format)
             return usage_error("writing standard output (-) needs its format: "
-                               "--format obj|off|ply (or --to)");
+                               "--format obj|off|ply|stl|stl-ascii (or --to)");
         if (parse_format("format", format, &out->fmt)) return EXIT_USAGE;
     } else {
         out->fmt = mmx_format_from_path(arg);
         if (out->fmt == MMX_FORMAT_AUTO)
-            return usage_error("%s: unknown output format (use a .obj, .off or .ply name, or "
-                               "--to obj|off|ply)", arg);
+            return usage_error("%s: unknown output format (use a .obj, .off, .ply or .stl name, "
+                               "or --to obj|off|ply|stl|stl-ascii)", arg);
     }
     if (!is_stdout) return check_output_file(arg);
-    if (check_stdout(format_name(out->fmt), out->fmt == MMX_FORMAT_PLY)) return EXIT_FAIL;
+    if (check_stdout(format_name(out->fmt), out->fmt == MMX_FORMAT_PLY || out->fmt == MMX_FORMAT_STL))
+        return EXIT_FAIL;
     report_to_stderr();
     return EXIT_OK;
 }
@@ -289,11 +340,12 @@ int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out
     *bytes = -1;
     *ms = 0;
     if (out->kind == OUT_DISCARD) return EXIT_OK;
+    warn_lost(mesh, out);
     double t0 = now_ms();
     if (out->kind == OUT_FILE) {
         mmx_status s = mmx_mesh_write(ctx, mesh, out->path, out->fmt);
         *ms = now_ms() - t0;
-        if (s) return fail(ctx, s, out->path);
+        if (s) return write_failed(ctx, s, out->path, out);
         *bytes = file_bytes(out->path);
         return EXIT_OK;
     }
@@ -305,12 +357,12 @@ int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out
     if (stdout_streams()) {
         mmx_status s = mmx_mesh_write(ctx, mesh, "/dev/stdout", out->fmt);
         *ms = now_ms() - t0;
-        return s ? fail(ctx, s, STDOUT_NAME) : EXIT_OK;
+        return s ? write_failed(ctx, s, STDOUT_NAME, out) : EXIT_OK;
     }
     char tmp[4200];
     if (make_temp(tmp, sizeof tmp)) return EXIT_FAIL;
     mmx_status s = mmx_mesh_write(ctx, mesh, tmp, out->fmt);
-    int rc = s ? fail(ctx, s, tmp) : copy_to_stdout(tmp, bytes);
+    int rc = s ? write_failed(ctx, s, tmp, out) : copy_to_stdout(tmp, bytes);
     *ms = now_ms() - t0;
     if (remove(tmp) != 0 && errno != ENOENT)
         fprintf(stderr, "mmx: %s: cannot remove the temporary file: %s\n", tmp, strerror(errno));

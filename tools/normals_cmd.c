@@ -72,9 +72,9 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("normals time", "%.3f ms (%s backend)", normals_ms, backend);
     if (out->kind == OUT_DISCARD)
         row("discarded", "the result (--discard: nothing written)");
-    else if (out->fmt == MMX_FORMAT_OFF)
-        row("wrote", "%s: %s, without the normals (OFF has no place for them)", out->name,
-            format_name(out->fmt));
+    else if (out->fmt == MMX_FORMAT_OFF || out->fmt == MMX_FORMAT_STL || out->fmt == MMX_FORMAT_STL_ASCII)
+        row("wrote", "%s: %s, without the normals (%s has no place for vertex normals)", out->name,
+            format_name(out->fmt), out->fmt == MMX_FORMAT_OFF ? "OFF" : "STL");
     else if (bytes >= 0)
         row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
     else

@@ -17,15 +17,16 @@ typedef struct opt_spec {
 /* The options every command shares, each stated once here so that the help of every command
  * that takes them says the same thing. */
 #define OPT_SPEC_FORMAT                                                                       \
-    {"format", 0, "obj|off|ply",                                                            \
+    {"format", 0, "obj|off|ply|stl|stl-ascii",                                              \
      "the format of standard input and output (IN or OUT given as -),\n"                  \
-     "which have no name to take it from; required with -"}
+     "which have no name to take it from; required for OUT -, while\n"                    \
+     "IN - without it is told by its content (OBJ when nothing else fits)"}
 #define OPT_SPEC_FROM                                                                         \
-    {"from", 0, "obj|off|ply",                                                              \
+    {"from", 0, "obj|off|ply|stl",                                                          \
      "the format of IN whatever its name: a file without a known\n"                       \
      "extension, or - when input and output formats differ"}
 #define OPT_SPEC_TO                                                                           \
-    {"to", 0, "obj|off|ply",                                                                \
+    {"to", 0, "obj|off|ply|stl|stl-ascii",                                                  \
      "the format of OUT whatever its name: a file without a known\n"                      \
      "extension (/dev/null), or - when input and output formats differ"}
 #define OPT_SPEC_DISCARD                                                                      \

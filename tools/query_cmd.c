@@ -139,7 +139,7 @@ static int work(mmx_ctx *ctx, mmx_query_kind kind, const tool_input *in, const t
 enum { O_FORMAT, O_FROM, O_COUNT };
 
 static const opt_spec query_opts[O_COUNT] = {
-    [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (MESH given as -)"},
+    [O_FORMAT] = {"format", 0, "obj|off|ply|stl", "the format of standard input (MESH given as -;\ntold by its content without it)"},
     [O_FROM] = OPT_SPEC_FROM,
 };
 

@@ -81,7 +81,7 @@ static const opt_spec render_opts[O_COUNT] = {
                   "the point --zoom magnifies, which becomes the picture's\n"
                   "centre, in the fitted picture's coordinates: 0,0 top left,\n"
                   "1,1 bottom right (default 0.5,0.5)"},
-    [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (IN given as -)"},
+    [O_FORMAT] = {"format", 0, "obj|off|ply|stl", "the format of standard input (IN given as -;\ntold by its content without it)"},
     [O_FROM] = OPT_SPEC_FROM,
     [O_DISCARD] = {"discard", 0, NULL, "draw and compress, but write nothing (give no OUT.png)"},
 };

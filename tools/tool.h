@@ -168,17 +168,22 @@ typedef struct tool_output {
     mmx_format fmt;   /* for a mesh */
 } tool_output;
 
-/* Parses an obj|off|ply value of --format, --from or --to (`option` names it in the message).
- * Returns EXIT_OK, or EXIT_USAGE after printing why. */
+/* Parses an obj|off|ply|stl|stl-ascii value of --format, --from or --to (`option` names it in
+ * the message; stl-ascii writes ascii STL, and reads as stl does, either kind). Returns
+ * EXIT_OK, or EXIT_USAGE after printing why. */
 int parse_format(const char *option, const char *arg, mmx_format *fmt);
 
 /* Resolves IN: `from` and `format` are the --from and --format values (NULL when absent).
  * The format is --from, else --format when IN is -, else the file's extension (checked by
- * the reader). - without either is a usage error. Returns EXIT_OK or EXIT_USAGE. */
+ * the reader); - without either is sniffed from its content (mmx_mesh_read_ex). Returns
+ * EXIT_OK or EXIT_USAGE. */
 int input_resolve(const char *arg, const char *from, const char *format, tool_input *in);
 
-/* Loads IN into the context's space, timing it (standard input is read to its end first).
- * Returns EXIT_OK, or EXIT_FAIL after printing why (naming IN). */
+/* Loads IN into the context's space, timing it (standard input is read to its end first),
+ * within the size limit of the environment variable MMX_MAX_INPUT_BYTES (bytes, with an
+ * optional K, M, G suffix; the library's default of 4 GiB when unset). What the file held and
+ * the mesh does not (mmx_read_info) is kept for output_write_mesh's warnings. Returns
+ * EXIT_OK, or EXIT_FAIL after printing why (naming IN). */
 int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms);
 
 /* Loads a file or a builtin:SPEC shape, timing it; no message (demo's cage falls back). */
@@ -216,8 +221,12 @@ int output_resolve_png(const char *arg, tool_output *out);
  * cannot be known: a pipe). Nothing is done when OUT is discarded. Standard output that is a
  * pipe or a device is written directly (through /dev/stdout, as the writer takes a path);
  * anything else (a regular file, a socket) gets a temporary file that is then copied, so that
- * a file opened for appending is appended to and not truncated. Returns EXIT_OK, or EXIT_FAIL
- * after printing why. */
+ * a file opened for appending is appended to and not truncated. Before writing, warns on
+ * stderr (unless --quiet), one line per kind with a count, of what is lost on the way: what
+ * the last input_load left out, and what OUT's format cannot carry (texture coordinates but
+ * in OBJ, normals in OFF and STL, colors but in PLY and OBJ, tags but in OBJ). When STL is refused for a face that is
+ * not a triangle, points to mmx triangulate. Returns EXIT_OK, or EXIT_FAIL after
+ * printing why. */
 int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
                       long long *bytes, double *ms);
 

@@ -81,6 +81,8 @@ const char *format_name(mmx_format f)
     case MMX_FORMAT_OBJ: return "OBJ text";
     case MMX_FORMAT_OFF: return "OFF text";
     case MMX_FORMAT_PLY: return "PLY binary little endian";
+    case MMX_FORMAT_STL: return "STL binary";
+    case MMX_FORMAT_STL_ASCII: return "STL text";
     default: return "?";
     }
 }
@@ -92,6 +94,8 @@ const char *format_key(mmx_format f)
     case MMX_FORMAT_OBJ: return "obj";
     case MMX_FORMAT_OFF: return "off";
     case MMX_FORMAT_PLY: return "ply";
+    case MMX_FORMAT_STL: return "stl";
+    case MMX_FORMAT_STL_ASCII: return "stl-ascii";
     default: return "?";
     }
 }

@@ -53,6 +53,14 @@ typedef struct mmx_mesh {
                           them back yet); set with mmx_mesh_set_normals (geom.h computes them), kept by
                           mmx_mesh_copy and mmx_mesh_permute (they move with their vertices),
                           dropped by mmx_subdivide when it refines (new vertices) */
+    float *colors;     /* per-vertex RGB colors, nverts x 3 row-major, 0 to 1, in host memory
+                          (malloc'd, freed by mmx_mesh_free) whatever the mesh's space, or NULL:
+                          read from PLY (red green blue: integers scaled by their type's
+                          maximum, floats as they are) and OBJ ("v x y z r g b", when every
+                          vertex has them), written by the PLY (uchar red green blue) and OBJ
+                          writers (io.h); kept by mmx_mesh_copy and mmx_mesh_permute (they move
+                          with their vertices); the meshes other operations return (subdivision,
+                          smoothing, remeshing, edits) have none, as they have no normals */
 } mmx_mesh;
 
 /* A copy of uv for a mesh of nnz corners in host memory (from either space), or NULL for

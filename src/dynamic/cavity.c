@@ -191,16 +191,17 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     return s;
 }
 
-/* A copy of a device mesh without faces, as a round returns it (no tags, normals or texture
- * coordinates: they describe the mesh before the edit). */
+/* A copy of a device mesh without faces, as a round returns it (no tags, normals, colors or
+ * texture coordinates: they describe the mesh before the edit). */
 static mmx_status bare_copy(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out)
 {
     mmx_status s = mmx_mesh_copy(ctx, mesh, MMX_SPACE_DEVICE, out);
     if (s) return s;
     free((*out)->tags);
     free((*out)->normals);
+    free((*out)->colors);
     mmx_mesh_uv_free((*out)->uv);
-    (*out)->tags = NULL, (*out)->normals = NULL, (*out)->uv = NULL;
+    (*out)->tags = NULL, (*out)->normals = NULL, (*out)->colors = NULL, (*out)->uv = NULL;
     return MMX_OK;
 }
 

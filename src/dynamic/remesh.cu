@@ -723,8 +723,9 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
     if (!s) {
         free(d->cur->tags);
         free(d->cur->normals);
+        free(d->cur->colors);
         mmx_mesh_uv_free(d->cur->uv);
-        d->cur->tags = nullptr, d->cur->normals = nullptr, d->cur->uv = nullptr;
+        d->cur->tags = nullptr, d->cur->normals = nullptr, d->cur->colors = nullptr, d->cur->uv = nullptr;
         if (mmx_mesh_nfaces(d->cur) > 0) s = mmx_mesh_reduce(ctx, d->cur);
     }
     if (!s) s = topo(d);

@@ -19,6 +19,7 @@ extern "C" {
 typedef struct mmx__src {
     const char *name;
     const char *base, *end;
+    mmx_read_info *info; /* never NULL: what the reader leaves out is counted here */
 } mmx__src;
 
 /* The readers, one per format. Each builds the mesh with mmx__mesh_adopt (validated here, so
@@ -26,6 +27,15 @@ typedef struct mmx__src {
 mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
 mmx_status mmx__read_off(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
 mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+mmx_status mmx__read_stl(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+
+/* The format of the bytes [p, p + n) by content (see mmx_mesh_read_ex): PLY, OFF, STL, or OBJ
+ * when nothing else fits. `total` is the input's whole size when known, else 0 (a stream
+ * still being read: a binary STL is then not told by its size). */
+mmx_format mmx__sniff(const char *p, size_t n, uint64_t total);
+
+/* Whether [p, p + n) is a complete binary STL by its size: 84 + 50 * (the count at byte 80). */
+int mmx__stl_binary_size(const char *p, size_t n);
 
 /* ---- scanning ------------------------------------------------------------------------------ */
 
@@ -190,6 +200,7 @@ static inline mmx_index mmx__face_begin(const mmx_csc *M, mmx_index f)
 void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh);
 void mmx__write_off(mmx__wbuf *w, const mmx_mesh *mesh);
 void mmx__write_ply(mmx__wbuf *w, const mmx_mesh *mesh);
+void mmx__write_stl(mmx__wbuf *w, const mmx_mesh *mesh, int ascii);
 
 #ifdef __cplusplus
 }

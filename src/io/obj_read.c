@@ -25,6 +25,10 @@ typedef struct obj_out {
     size_t tags_cap, tags_len;
     const char **tag_at; /* where each 't' statement starts, for a message naming its line */
     size_t ntags, tag_at_cap;
+    float *col;          /* "v x y z r g b" colors, while every vertex so far has them */
+    size_t col_cap;      /* floats */
+    int col_partial;     /* a vertex without one came: no colors (col freed) */
+    int64_t ncolored;    /* vertices with colors, for mmx_read_info when they are not kept */
     float *uv;           /* the 'vt' lines: u, v */
     size_t uv_cap;       /* floats */
     mmx_index nvt;
@@ -32,6 +36,8 @@ typedef struct obj_out {
                             so far has one */
     size_t vt_cap;
     int vt_partial;      /* a corner without one came: no set (vt freed, no longer kept) */
+    int64_t vt_max;      /* the largest texture coordinate index named (0-based), -1 if none */
+    mmx_index vt_max_face; /* the face that names it */
 } obj_out;
 
 static void obj_free(obj_out *o)
@@ -43,6 +49,7 @@ static void obj_free(obj_out *o)
     free(o->tag_at);
     free(o->uv);
     free(o->vt);
+    free(o->col);
     memset(o, 0, sizeof *o);
 }
 
@@ -121,7 +128,7 @@ static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, cons
 {
     const char *p = *pp, *end = src->end;
     char tok[48], why[200];
-    double d[3], extra;
+    double d[3], extra[3];
     for (int k = 0; k < 3; k++) {
         p = skip_blanks(p, end);
         const char *t = p;
@@ -132,14 +139,29 @@ static mmx_status obj_vertex(mmx_ctx *ctx, const mmx__src *src, obj_out *o, cons
         return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a coordinate, found %s",
                               mmx__quote(t, end, tok, sizeof tok));
     }
-    /* w, or the colors some exporters append: read as numbers, ignored. */
-    for (;;) {
+    /* w, or the colors some exporters append ("v x y z r g b"): read as numbers, not kept. */
+    int extra_n = 0;
+    for (;; extra_n++) {
         p = skip_blanks(p, end);
         if (obj_eos(p, end)) break;
         const char *t = p;
-        if (!mmx__lex_double(&p, end, &extra) || !obj_delim(p, end))
+        if (!mmx__lex_double(&p, end, &extra[extra_n < 3 ? extra_n : 2]) || !obj_delim(p, end))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a number, found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
+    }
+    /* Colors are kept when every vertex has exactly r g b (finite); else counted. */
+    float rgb[3];
+    char cwhy[8];
+    const int colored = extra_n == 3 && !mmx__store_coords(extra, rgb, cwhy, sizeof cwhy);
+    if (extra_n >= 3) o->ncolored++;
+    if (!o->col_partial && colored && (int64_t)o->nv + 1 == o->ncolored) {
+        mmx_status s = mmx__grow(ctx, (void **)&o->col, &o->col_cap, 3 * (size_t)o->nv + 3, sizeof *o->col);
+        if (s) return s;
+        memcpy(o->col + 3 * (size_t)o->nv, rgb, sizeof rgb);
+    } else if (!o->col_partial && (colored || o->ncolored > 0)) {
+        o->col_partial = 1;
+        free(o->col);
+        o->col = NULL, o->col_cap = 0;
     }
     if (o->nv == MMX_INDEX_MAX)
         return mmx__fail_line(ctx, MMX_ERR_OVERFLOW, src, kw,
@@ -193,13 +215,15 @@ static mmx_status obj_texcoord(mmx_ctx *ctx, const mmx__src *src, obj_out *o, co
     return MMX_OK;
 }
 
-/* One index item v, v/vt, v//vn or v/vt/vn: *iv the vertex, *it the texture coordinate (0 when
- * absent); the normal index is checked for syntax only. Returns 0 on malformed input. */
-static inline int obj_item(const char **pp, const char *end, int64_t *iv, int64_t *it)
+/* One index item v, v/vt, v//vn or v/vt/vn: *iv the vertex, *it the texture coordinate and
+ * *has_t whether there is one; the normal index is checked for syntax only. Returns 0 on
+ * malformed input. */
+static inline int obj_item(const char **pp, const char *end, int64_t *iv, int64_t *it, int *has_t)
 {
     const char *p = *pp;
     int64_t unused;
     *it = 0;
+    *has_t = 0;
     if (!mmx__lex_int(&p, end, iv)) return 0;
     if (p < end && *p == '/') {
         p++;
@@ -208,6 +232,7 @@ static inline int obj_item(const char **pp, const char *end, int64_t *iv, int64_
             if (!mmx__lex_int(&p, end, &unused)) return 0;
         } else {
             if (!mmx__lex_int(&p, end, it)) return 0;
+            *has_t = 1;
             if (p < end && *p == '/') {
                 p++;
                 if (!mmx__lex_int(&p, end, &unused)) return 0;
@@ -236,7 +261,8 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
         if (obj_eos(p, end)) break;
         const char *t = p;
         int64_t iv, it;
-        if (!obj_item(&p, end, &iv, &it))
+        int has_t;
+        if (!obj_item(&p, end, &iv, &it, &has_t))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t,
                                   "expected a vertex index (v, v/vt, v//vn or v/vt/vn), found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
@@ -261,10 +287,22 @@ static mmx_status obj_face(mmx_ctx *ctx, const mmx__src *src, obj_out *o, const 
             (s = mmx__grow(ctx, (void **)&o->verts, &o->verts_cap, o->nnz + 1, sizeof *o->verts)))
             return s;
         /* The texture coordinate: relative ones count back from the 'vt' lines so far; the
-         * range of the others is checked at the end (they may come later in the file). */
+         * range of the others is checked at the end (they may come later in the file). A bad
+         * one is refused like a bad vertex index; a corner without one means no set (counted). */
+        if (has_t && it == 0)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t, "face %d: texture coordinate index 0 "
+                                  "is invalid (OBJ indices start at 1)", o->nf);
         int64_t ti = it > 0 ? it - 1 : it < 0 ? (int64_t)o->nvt + it : -1;
-        if (ti < 0 || ti >= MMX_INDEX_MAX) ti = -1; /* none, or out of range: no set (below) */
-        if (!o->vt_partial && ti < 0) { /* a file without 'v/vt' corners stops at its first */
+        if (it < 0 && ti < 0)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t, "face %d: relative texture coordinate "
+                                  "index %lld reaches before the first 'vt' line (%d so far)", o->nf,
+                                  (long long)it, o->nvt);
+        if (ti >= MMX_INDEX_MAX)
+            return mmx__fail_line(ctx, MMX_ERR_MESH, src, t, "face %d: texture coordinate index "
+                                  "%lld is out of range (too large for 32-bit indices)", o->nf,
+                                  (long long)it);
+        if (ti > o->vt_max) o->vt_max = ti, o->vt_max_face = o->nf;
+        if (!o->vt_partial && !has_t) { /* a file without 'v/vt' corners stops at its first */
             o->vt_partial = 1;
             free(o->vt);
             o->vt = NULL, o->vt_cap = 0;
@@ -288,6 +326,8 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
                             const char **found)
 {
     const char *p = src->base, *end = src->end;
+    char tok[48];
+    o->vt_max = -1;
     /* Both arrays exist from the start, so even an empty face list has a base pointer. */
     mmx_status s = mmx__grow(ctx, (void **)&o->start, &o->start_cap, 1024, sizeof *o->start);
     if (!s) s = mmx__grow(ctx, (void **)&o->verts, &o->verts_cap, 3072, sizeof *o->verts);
@@ -321,7 +361,21 @@ static mmx_status obj_parse(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_i
             if (!s) o->tag_at[o->ntags++] = kw;
             q = e < end ? mmx__past_break(e, end) : end;
         } else {
-            /* vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown */
+            /* vn, vp, g, o, s, usemtl, mtllib, l, p and anything unknown: skipped, counted for
+             * the caller's warning. A keyword of control or non-ASCII bytes is no statement:
+             * binary data read as OBJ (standard input falls back to OBJ) is refused here. */
+            for (const char *c = kw; c < q; c++)
+                if ((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f)
+                    return mmx__fail_line(ctx, MMX_ERR_PARSE, src, kw, "not an OBJ statement: %s "
+                                          "holds a byte 0x%02x (binary data?)",
+                                          mmx__quote(kw, end, tok, sizeof tok), (unsigned char)*c);
+            mmx_read_info *info = src->info;
+            size_t n = (size_t)(q - kw);
+            if (n == 2 && memcmp(kw, "vn", 2) == 0) info->normals++;
+            else if (n == 1 && (*kw == 'g' || *kw == 'o')) info->groups++;
+            else if ((n == 6 && memcmp(kw, "usemtl", 6) == 0) || (n == 6 && memcmp(kw, "mtllib", 6) == 0))
+                info->materials++;
+            else info->other++;
             const char *e = statement_end(kw, end);
             q = e < end ? mmx__past_break(e, end) : end;
         }
@@ -355,14 +409,11 @@ static mmx_status report_face(mmx_ctx *ctx, const mmx__src *src, const obj_out *
     return mmx__fail_line(ctx, MMX_ERR_MESH, src, at, "face %d: %s%s", f, why, total);
 }
 
-/* The corners' texture coordinates as the mesh's uv, when every corner has one in range; a
- * partial or broken set is no set (*out NULL: the mesh is read without texture coordinates,
- * as io.h says). */
+/* The corners' texture coordinates as the mesh's uv (every corner has one: checked as read,
+ * and their range at the end). */
 static mmx_status texcoords(mmx_ctx *ctx, const mmx__src *src, obj_out *o, mmx_mesh_uv **out)
 {
     *out = NULL;
-    for (size_t q = 0; q < o->nnz; q++)
-        if (o->vt[q] >= o->nvt) return MMX_OK;
     mmx_mesh_uv *uv = calloc(1, sizeof *uv);
     if (!uv) return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", src->name);
     uv->nvalues = o->nvt, uv->values = o->uv, uv->index = o->vt;
@@ -392,17 +443,31 @@ static mmx_status check_tags(mmx_ctx *ctx, const mmx__src *src, const char *cons
     return mmx__fail_line(ctx, s, src, tag_at[line - 1], "tag: %s", why);
 }
 
+/* Names the line of face f, which names texture coordinate o->vt_max beyond the 'vt' lines. */
+static mmx_status report_vt(mmx_ctx *ctx, const mmx__src *src, const obj_out *o)
+{
+    char why[160];
+    snprintf(why, sizeof why, "texture coordinate index %lld is out of range (the file has %d "
+             "'vt' lines)", (long long)o->vt_max + 1, o->nvt);
+    obj_out again = {0};
+    const char *at = NULL;
+    mmx_status s = obj_parse(ctx, src, &again, o->vt_max_face, &at);
+    obj_free(&again);
+    if (s || !at) return mmx__fail(ctx, MMX_ERR_MESH, "%s: face %d: %s", src->name, o->vt_max_face, why);
+    return mmx__fail_line(ctx, MMX_ERR_MESH, src, at, "face %d: %s", o->vt_max_face, why);
+}
+
 mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
 {
     obj_out o = {0};
     mmx_status s = obj_parse(ctx, src, &o, -1, NULL);
-    if (!s && o.nv == 0)
-        s = mmx__fail_line(ctx, MMX_ERR_PARSE, src, src->end,
-                           "no vertices: the file has no 'v' lines");
+    /* A file without 'v' lines is the empty mesh when it has no faces either (io.h); a face
+     * then names a missing vertex, which the check below refuses. */
     if (!s) {
         mmx_index bad = mmx__first_bad_face(o.start, o.verts, o.nf, o.nv);
         if (bad >= 0) s = report_face(ctx, src, &o, bad);
     }
+    if (!s && o.vt_max >= o.nvt) s = report_vt(ctx, src, &o);
     if (s) {
         obj_free(&o);
         return s;
@@ -413,20 +478,30 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
         if (q) o.verts = q;
     }
     if (o.pos_cap > 3 * (size_t)o.nv + (size_t)o.nv / 4 + 192) {
-        void *q = realloc(o.pos, 3 * (size_t)o.nv * sizeof *o.pos);
+        void *q = realloc(o.pos, 3 * (size_t)(o.nv ? o.nv : 1) * sizeof *o.pos);
         if (q) o.pos = q;
     }
-    /* Texture coordinates: kept where every corner names one in range (io.h). */
+    /* Texture coordinates: kept where every face has them (io.h); else counted as left out. */
     mmx_mesh_uv *uv = NULL;
-    if (!s && !o.vt_partial && o.nnz > 0) s = texcoords(ctx, src, &o, &uv);
+    if (!o.vt_partial && o.nnz > 0) s = texcoords(ctx, src, &o, &uv);
+    else if (o.nvt > 0) src->info->texcoords += o.nvt;
     if (s) {
         obj_free(&o);
         return s;
     }
     free(o.vt), free(o.uv);
+    if (!o.pos && (s = mmx__host_alloc(ctx, 3, sizeof *o.pos, (void **)&o.pos))) {
+        mmx_mesh_uv_free(uv);
+        obj_free(&o);
+        return s;
+    }
+    float *col = NULL;
+    if (o.col && !o.col_partial && o.ncolored == o.nv && o.nv > 0) col = o.col, o.col = NULL;
+    else src->info->colors += o.ncolored;
+    free(o.col);
     s = mmx__mesh_adopt(ctx, o.nv, o.nf, o.start, o.verts, o.pos, o.tags, 1, out);
-    if (!s) (*out)->uv = uv;
-    else mmx_mesh_uv_free(uv);
+    if (!s) (*out)->uv = uv, (*out)->colors = col;
+    else mmx_mesh_uv_free(uv), free(col);
     if (!s && (*out)->tags) s = check_tags(ctx, src, o.tag_at, o.ntags, out);
     free(o.tag_at);
     return s;

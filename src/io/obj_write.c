@@ -1,5 +1,5 @@
 /* Writing Wavefront OBJ: a comment with the counts, one "v x y z" line per vertex (9
- * significant digits), the texture coordinates as "vt u v" lines when the mesh has them, the
+ * significant digits; "v x y z r g b" when the mesh has colors), the texture coordinates as "vt u v" lines when the mesh has them, the
  * vertex normals as one "vn x y z" line per vertex when it has them, one "f a b c ..." line per
  * face (1-based; "a/ta b/tb ..." with texture coordinates, "a//a" with normals, "a/ta/a" with
  * both), then the
@@ -10,16 +10,20 @@
 void mmx__write_obj(mmx__wbuf *w, const mmx_mesh *mesh)
 {
     const mmx_csc *M = mesh->M;
-    const float *pos = mesh->pos;
+    const float *pos = mesh->pos, *col = mesh->colors;
     mmx__wbuf_printf(w, "# meshmatrix: %d vertices, %d faces\n", (int)M->nrows, (int)M->ncols);
     for (mmx_index v = 0; v < M->nrows; v++) {
-        char *o = mmx__wbuf_room(w, MMX__WITEM);
+        char *o = mmx__wbuf_room(w, 2 * MMX__WITEM);
         if (!o) return;
         char *p = o;
         *p++ = 'v';
         for (int d = 0; d < 3; d++) {
             *p++ = ' ';
             p += mmx__fmt_float(p, pos ? pos[3 * (size_t)v + (size_t)d] : 0.0f);
+        }
+        for (int d = 0; col && d < 3; d++) {
+            *p++ = ' ';
+            p += mmx__fmt_float(p, col[3 * (size_t)v + (size_t)d]);
         }
         *p++ = '\n';
         w->len += (size_t)(p - o);

@@ -59,8 +59,9 @@ static const char *next_content(const char *p, const char *end)
     }
 }
 
-/* Skips the numbers that may follow on a line (normals, colors); refuses anything else. */
-static mmx_status skip_numbers(mmx_ctx *ctx, const mmx__src *src, const char **pp)
+/* Skips the numbers that may follow on a line (normals, colors); refuses anything else.
+ * *counted is set when there was one. */
+static mmx_status skip_numbers(mmx_ctx *ctx, const mmx__src *src, const char **pp, int *counted)
 {
     const char *p = *pp, *end = src->end;
     char tok[48];
@@ -72,6 +73,7 @@ static mmx_status skip_numbers(mmx_ctx *ctx, const mmx__src *src, const char **p
         if (!mmx__lex_double(&p, end, &unused) || !off_delim(p, end))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, t, "expected a number, found %s",
                                   mmx__quote(t, end, tok, sizeof tok));
+        *counted = 1;
     }
     *pp = next_line(p, end);
     return MMX_OK;
@@ -102,6 +104,14 @@ static mmx_status off_header(mmx_ctx *ctx, const mmx__src *src, const char **pp,
         if (!strchr("STCN", *c))
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, kw, "unknown OFF header %s",
                                   mmx__quote(kw, end, tok, sizeof tok));
+    }
+    /* What the prefixes announce is read past, not kept: counted for the caller's warning
+     * once the vertex count is known. */
+    int has_st = 0, has_c = 0, has_n = 0;
+    for (const char *c = kw; c < p - 3; c++) {
+        has_st |= *c == 'S' || *c == 'T';
+        has_c |= *c == 'C';
+        has_n |= *c == 'N';
     }
     p = skip_blanks(p, end);
     if (end - p >= 6 && memcmp(p, "BINARY", 6) == 0 && off_delim(p + 6, end))
@@ -149,6 +159,9 @@ static mmx_status off_header(mmx_ctx *ctx, const mmx__src *src, const char **pp,
                               (long long)c[0], (long long)c[1]);
     *nv = c[0];
     *nf = c[1];
+    src->info->texcoords = has_st ? c[0] : 0;
+    src->info->colors = has_c ? c[0] : 0;
+    src->info->normals = has_n ? c[0] : 0;
     *pp = p;
     return MMX_OK;
 }
@@ -176,7 +189,8 @@ static mmx_status off_vertices(mmx_ctx *ctx, const mmx__src *src, off_out *o, co
         }
         if (mmx__store_coords(d, o->pos + 3 * (size_t)v, why, sizeof why))
             return mmx__fail_line(ctx, MMX_ERR_MESH, src, line, "vertex %d: %s", v, why);
-        mmx_status s = skip_numbers(ctx, src, &p);
+        int extra = 0;
+        mmx_status s = skip_numbers(ctx, src, &p, &extra);
         if (s) return s;
     }
     *pp = p;
@@ -239,7 +253,9 @@ static mmx_status off_faces(mmx_ctx *ctx, const mmx__src *src, off_out *o, const
                                       mmx__int_text(t, end, tok, sizeof tok), o->nv);
             o->verts[o->nnz++] = (mmx_index)iv;
         }
-        if ((s = skip_numbers(ctx, src, &p))) return s; /* a face color */
+        int color = 0;
+        if ((s = skip_numbers(ctx, src, &p, &color))) return s; /* a face color */
+        src->info->colors += color;
         o->start[f + 1] = (mmx_index)o->nnz;
     }
     *pp = p;

@@ -17,7 +17,10 @@ static const char *const type_name[][2] = {
     {"double", "float64"},
 };
 
-enum { R_NONE, R_X, R_Y, R_Z, R_VIDX };
+/* What a property is read for: a coordinate, a color channel (vertex values 0..5), the face
+ * lists. */
+enum { R_NONE, R_X, R_Y, R_Z, R_RED, R_GREEN, R_BLUE, R_VIDX, R_COUNT };
+#define NVAL 6 /* x y z red green blue */
 enum { E_OTHER, E_VERTEX, E_FACE, E_STRIPS };
 enum { F_ASCII = 1, F_LE, F_BE };
 
@@ -25,7 +28,29 @@ typedef struct ply_prop {
     unsigned char type;  /* scalar type, or the item type of a list */
     unsigned char ctype; /* the count type of a list, T_NONE for a scalar */
     unsigned char role;
+    unsigned char left;  /* for a property not read: what it holds (L_*), for mmx_read_info */
 } ply_prop;
+
+enum { L_NONE, L_NORMAL, L_COLOR, L_TEXCOORD, L_OTHER };
+
+/* What an unread property of element `kind` holds, by its usual names. */
+static unsigned char left_kind(int kind, const char *name, size_t n)
+{
+    static const char *const normal[] = {"nx", "ny", "nz", "normal_x", "normal_y", "normal_z"};
+    static const char *const color[] = {"red", "green", "blue", "alpha", "r", "g", "b", "a",
+                                        "diffuse_red", "diffuse_green", "diffuse_blue"};
+    static const char *const tex[] = {"u", "v", "s", "t", "texture_u", "texture_v", "texture_s",
+                                      "texture_t", "texcoord"};
+    if (kind == E_VERTEX || kind == E_FACE) {
+        for (size_t i = 0; i < sizeof normal / sizeof *normal; i++)
+            if (strlen(normal[i]) == n && memcmp(normal[i], name, n) == 0) return L_NORMAL;
+        for (size_t i = 0; i < sizeof color / sizeof *color; i++)
+            if (strlen(color[i]) == n && memcmp(color[i], name, n) == 0) return L_COLOR;
+        for (size_t i = 0; i < sizeof tex / sizeof *tex; i++)
+            if (strlen(tex[i]) == n && memcmp(tex[i], name, n) == 0) return L_TEXCOORD;
+    }
+    return L_OTHER;
+}
 
 typedef struct ply_elem {
     char name[32];
@@ -36,7 +61,9 @@ typedef struct ply_elem {
     size_t fixed;        /* binary bytes of the scalar properties */
     size_t minsize;      /* least bytes one element can take in the body */
     int has_list;
-    size_t off[3];       /* byte offsets of x, y, z in a binary vertex without lists */
+    size_t off[NVAL];    /* byte offsets of x, y, z, red, green, blue in a binary vertex
+                            without lists */
+    int color;           /* a vertex element with all of red, green, blue */
     const char *line;    /* its header line */
     const char *data;    /* where its data starts in the body */
 } ply_elem;
@@ -57,6 +84,7 @@ typedef struct ply_file {
     /* what is built */
     mmx_index nv, nf;        /* nf: faces stored so far */
     float *pos;
+    float *colors;           /* nv x 3 when the vertex element has red green blue, else NULL */
     mmx_index *start;        /* nf + 1 entries used */
     size_t start_cap;
     idxbuf fv;               /* the face lists' vertices */
@@ -69,6 +97,7 @@ static void ply_free(ply_file *f)
     for (size_t i = 0; i < f->nelems; i++) free(f->elems[i].props);
     free(f->elems);
     free(f->pos);
+    free(f->colors);
     free(f->start);
     free(f->fv.a);
     free(f->strip.a);
@@ -178,7 +207,7 @@ static mmx_status add_property(mmx_ctx *ctx, ply_file *f, const char *line, cons
     ply_elem *el = &f->elems[f->nelems - 1];
     const char *w;
     size_t n = next_word(&p, e, &w);
-    ply_prop pr = {T_NONE, T_NONE, R_NONE};
+    ply_prop pr = {T_NONE, T_NONE, R_NONE, L_NONE};
     if (word_is(w, n, "list")) {
         n = next_word(&p, e, &w);
         if (!(pr.ctype = (unsigned char)type_of(w, n)))
@@ -196,6 +225,11 @@ static mmx_status add_property(mmx_ctx *ctx, ply_file *f, const char *line, cons
                               q(w, (size_t)(e - w), b1), q(name, nlen, b2));
     if (el->kind == E_VERTEX && nlen == 1 && name[0] >= 'x' && name[0] <= 'z')
         pr.role = (unsigned char)(R_X + (name[0] - 'x'));
+    if (el->kind == E_VERTEX && !pr.ctype) {
+        if (word_is(name, nlen, "red") || word_is(name, nlen, "diffuse_red")) pr.role = R_RED;
+        if (word_is(name, nlen, "green") || word_is(name, nlen, "diffuse_green")) pr.role = R_GREEN;
+        if (word_is(name, nlen, "blue") || word_is(name, nlen, "diffuse_blue")) pr.role = R_BLUE;
+    }
     if ((el->kind == E_FACE || el->kind == E_STRIPS) &&
         (word_is(name, nlen, "vertex_indices") || word_is(name, nlen, "vertex_index")))
         pr.role = R_VIDX;
@@ -215,6 +249,7 @@ static mmx_status add_property(mmx_ctx *ctx, ply_file *f, const char *line, cons
                                   "face property %s needs integer count and index types",
                                   q(name, nlen, b1));
     }
+    if (pr.role == R_NONE) pr.left = left_kind(el->kind, name, nlen);
     if (pr.ctype && !is_int_type(pr.ctype))
         return mmx__fail_line(ctx, MMX_ERR_PARSE, src, line, "list %s has a non-integer count type",
                               q(name, nlen, b1));
@@ -269,11 +304,11 @@ static mmx_status finish_header(mmx_ctx *ctx, ply_file *f)
     static const char axis[] = "xyz";
     for (size_t i = 0; i < f->nelems; i++) {
         ply_elem *el = &f->elems[i];
-        int have[5] = {0};
+        int have[R_COUNT] = {0};
         for (size_t k = 0; k < el->nprops; k++) {
             const ply_prop *pr = &el->props[k];
             have[pr->role] = 1;
-            if (pr->role >= R_X && pr->role <= R_Z && !el->has_list)
+            if (pr->role >= R_X && pr->role <= R_BLUE && !el->has_list)
                 el->off[pr->role - R_X] = el->fixed;
             if (pr->ctype) {
                 el->has_list = 1;
@@ -286,12 +321,27 @@ static mmx_status finish_header(mmx_ctx *ctx, ply_file *f)
         if (f->fmt == F_ASCII) el->minsize = 2 * el->nprops; /* a digit and a separator each */
         if (el->kind == E_VERTEX) {
             f->vertex = el;
+            /* Colors are kept with all three channels; one or two alone are counted as left
+             * out (as alpha and other color names are, below). */
+            el->color = have[R_RED] && have[R_GREEN] && have[R_BLUE];
+            if (!el->color && (have[R_RED] || have[R_GREEN] || have[R_BLUE]))
+                src->info->colors += (int64_t)el->count;
             for (int d = 0; d < 3; d++)
                 if (!have[R_X + d])
                     return mmx__fail_line(ctx, MMX_ERR_PARSE, src, el->line,
                                           "the vertex element has no property %c", axis[d]);
         }
         if (el->kind == E_FACE) f->face = el;
+        /* What is left out: per element with such a property, its count (other: once). */
+        int left[5] = {0};
+        for (size_t k = 0; k < el->nprops; k++) left[el->props[k].left] = 1;
+        if (el->kind == E_OTHER) src->info->other++;
+        else {
+            src->info->normals += left[L_NORMAL] ? (int64_t)el->count : 0;
+            src->info->colors += left[L_COLOR] ? (int64_t)el->count : 0;
+            src->info->texcoords += left[L_TEXCOORD] ? (int64_t)el->count : 0;
+            src->info->other += left[L_OTHER];
+        }
         if ((el->kind == E_FACE || el->kind == E_STRIPS) && !have[R_VIDX])
             return mmx__fail_line(ctx, MMX_ERR_PARSE, src, el->line,
                                   "the %s element has no vertex_indices list", el->name);
@@ -431,7 +481,7 @@ static mmx_status ascii_int(mmx_ctx *ctx, ply_file *f, const char **pp, int64_t 
 /* Reads one ascii element instance: coordinates into xyz and, when dst is not NULL, the
  * vertex_indices list appended to dst; everything is checked for syntax. */
 static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp,
-                            double xyz[3], idxbuf *dst)
+                            double xyz[NVAL], idxbuf *dst)
 {
     const char *p = *pp, *at;
     char tok[48];
@@ -441,7 +491,7 @@ static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const
         double v;
         if (!pr->ctype) {
             if ((s = ascii_real(ctx, f, &p, &v))) return s;
-            if (pr->role >= R_X && pr->role <= R_Z) xyz[pr->role - R_X] = v;
+            if (pr->role >= R_X && pr->role <= R_BLUE) xyz[pr->role - R_X] = v;
             continue;
         }
         int64_t n, iv;
@@ -480,7 +530,7 @@ static mmx_status ascii_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const
 
 /* Walks one binary element instance; reads like ascii_one. */
 static mmx_status bin_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp,
-                          double xyz[3], idxbuf *dst)
+                          double xyz[NVAL], idxbuf *dst)
 {
     const unsigned char *p = (const unsigned char *)*pp;
     const unsigned char *end = (const unsigned char *)f->src->end;
@@ -490,7 +540,7 @@ static mmx_status bin_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const c
         const ply_prop *pr = &el->props[k];
         if (!pr->ctype) {
             if ((size_t)(end - p) < type_size[pr->type]) goto truncated;
-            if (pr->role >= R_X && pr->role <= R_Z) xyz[pr->role - R_X] = bin_real(p, pr->type, be);
+            if (pr->role >= R_X && pr->role <= R_BLUE) xyz[pr->role - R_X] = bin_real(p, pr->type, be);
             p += type_size[pr->type];
             continue;
         }
@@ -529,7 +579,7 @@ truncated:
 
 /* One element instance in either encoding. */
 static mmx_status read_one(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp,
-                           double xyz[3], idxbuf *dst)
+                           double xyz[NVAL], idxbuf *dst)
 {
     return f->fmt == F_ASCII ? ascii_one(ctx, f, el, pp, xyz, dst)
                              : bin_one(ctx, f, el, pp, xyz, dst);
@@ -552,11 +602,31 @@ static inline mmx_index bin_vertices_f32(const unsigned char *p, size_t stride, 
     return -1;
 }
 
+/* A color channel in [0, 1]: an integer scaled by its type's maximum, a float as it is
+ * (clamped; NaN as 0). */
+static void store_color(const double c[3], const int type[3], float *out)
+{
+    for (int d = 0; d < 3; d++) {
+        double v = c[d];
+        switch (type[d]) {
+        case T_U8: case T_I8: v /= 255.0; break;
+        case T_U16: case T_I16: v /= 65535.0; break;
+        case T_U32: case T_I32: v /= 4294967295.0; break;
+        default: break;
+        }
+        out[d] = v > 0 ? (v < 1 ? (float)v : 1.0f) : 0.0f;
+    }
+}
+
 static mmx_status read_vertices(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp)
 {
     const char *p = *pp;
     char why[200];
-    double xyz[3] = {0, 0, 0};
+    int ctype[3] = {T_F32, T_F32, T_F32};
+    for (size_t k = 0; k < el->nprops; k++)
+        if (el->props[k].role >= R_RED && el->props[k].role <= R_BLUE)
+            ctype[el->props[k].role - R_RED] = el->props[k].type;
+    double xyz[NVAL] = {0, 0, 0, 0, 0, 0};
     mmx_status s;
     if (f->fmt != F_ASCII && !el->has_list) {
         /* Fixed-size vertices: x y z at fixed offsets, so no walk over the other properties. */
@@ -588,12 +658,18 @@ static mmx_status read_vertices(mmx_ctx *ctx, ply_file *f, const ply_elem *el, c
             mmx__store_coords(xyz, tmp, why, sizeof why);
             return mmx__fail_byte(ctx, MMX_ERR_MESH, f->src, (const char *)r, "vertex %d: %s", bad, why);
         }
+        for (mmx_index v = 0; f->colors && v < f->nv; v++) {
+            const unsigned char *r = u + (size_t)v * stride;
+            for (int d = 3; d < NVAL; d++) xyz[d] = bin_real(r + el->off[d], ctype[d - 3], be);
+            store_color(xyz + 3, ctype, f->colors + 3 * (size_t)v);
+        }
         *pp = p + (size_t)f->nv * stride;
         return MMX_OK;
     }
     for (mmx_index v = 0; v < f->nv; v++) {
         const char *at = f->fmt == F_ASCII ? skip_space(p, f->src->end) : p;
         if ((s = read_one(ctx, f, el, &p, xyz, NULL))) return s;
+        if (f->colors) store_color(xyz + 3, ctype, f->colors + 3 * (size_t)v);
         if (mmx__store_coords(xyz, f->pos + 3 * (size_t)v, why, sizeof why))
             return f->fmt == F_ASCII
                        ? mmx__fail_line(ctx, MMX_ERR_MESH, f->src, at, "vertex %d: %s", v, why)
@@ -638,7 +714,7 @@ static inline mmx_index bin_faces_u8_i32(ply_file *f, mmx_index fc, mmx_index fe
 static mmx_status read_faces(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp)
 {
     const char *p = *pp, *end = f->src->end;
-    double unused[3];
+    double unused[NVAL];
     mmx_status s;
     if ((uint64_t)f->nf + el->count >= (uint64_t)MMX_INDEX_MAX)
         return mmx__fail_byte(ctx, MMX_ERR_OVERFLOW, f->src, p, "%llu faces do not fit 32-bit indices",
@@ -680,7 +756,7 @@ static mmx_status read_faces(mmx_ctx *ctx, ply_file *f, const ply_elem *el, cons
 static mmx_status read_strips(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp)
 {
     const char *p = *pp;
-    double unused[3];
+    double unused[NVAL];
     mmx_status s;
     for (uint64_t i = 0; i < el->count; i++) {
         const char *at = f->fmt == F_ASCII ? skip_space(p, f->src->end) : p;
@@ -723,7 +799,7 @@ static mmx_status read_strips(mmx_ctx *ctx, ply_file *f, const ply_elem *el, con
 
 static mmx_status skip_element(mmx_ctx *ctx, ply_file *f, const ply_elem *el, const char **pp)
 {
-    double unused[3];
+    double unused[NVAL];
     mmx_status s;
     if (f->fmt != F_ASCII && !el->has_list) {
         /* The header check bounded count * fixed (= minsize here) by the file's size. */
@@ -744,7 +820,7 @@ static mmx_status skip_element(mmx_ctx *ctx, ply_file *f, const ply_elem *el, co
 static const char *face_at(mmx_ctx *ctx, ply_file *f, mmx_index target)
 {
     const char *p = f->face->data;
-    double unused[3];
+    double unused[NVAL];
     for (mmx_index i = f->face_first; i < target; i++)
         if (read_one(ctx, f, f->face, &p, unused, NULL)) return NULL;
     return f->fmt == F_ASCII ? skip_space(p, f->src->end) : p;
@@ -765,6 +841,8 @@ mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
         f.fv.cap = guess;
         f.start_cap = nf + 1;
         s = mmx__host_alloc(ctx, 3 * (size_t)f.nv, sizeof *f.pos, (void **)&f.pos);
+        if (!s && f.vertex->color)
+            s = mmx__host_alloc(ctx, 3 * (size_t)f.nv + 1, sizeof *f.colors, (void **)&f.colors);
         if (!s) s = mmx__host_alloc(ctx, f.start_cap, sizeof *f.start, (void **)&f.start);
         if (!s) s = mmx__host_alloc(ctx, guess, sizeof *f.fv.a, (void **)&f.fv.a);
         if (!s) f.start[0] = 0;
@@ -803,7 +881,12 @@ mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
     float *pos = f.pos;
     f.start = NULL;
     f.fv.a = NULL;
+    float *colors = f.colors;
     f.pos = NULL;
+    f.colors = NULL;
     ply_free(&f);
-    return mmx__mesh_adopt(ctx, f.nv, f.nf, start, verts, pos, NULL, 1, out);
+    s = mmx__mesh_adopt(ctx, f.nv, f.nf, start, verts, pos, NULL, 1, out);
+    if (!s) (*out)->colors = colors;
+    else free(colors);
+    return s;
 }

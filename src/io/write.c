@@ -1,6 +1,6 @@
 /* Writing a mesh file: the public entry point (argument checks, format from the extension,
  * the host view of a device mesh, opening and closing the file, error reporting), the output
- * buffer the three writers share, and the number formatting they use. */
+ * buffer the writers share, and the number formatting they use. */
 #include <errno.h>
 #include <float.h>
 #include <math.h>
@@ -206,15 +206,26 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
         fmt = mmx_format_from_path(path);
         if (fmt == MMX_FORMAT_AUTO)
             return mmx__fail(ctx, MMX_ERR_ARG,
-                             "%s: unknown file extension (expected .obj, .off or .ply)", path);
+                             "%s: unknown file extension (expected .obj, .off, .ply or .stl)", path);
     }
-    if (fmt != MMX_FORMAT_OBJ && fmt != MMX_FORMAT_OFF && fmt != MMX_FORMAT_PLY)
+    if (fmt != MMX_FORMAT_OBJ && fmt != MMX_FORMAT_OFF && fmt != MMX_FORMAT_PLY &&
+        fmt != MMX_FORMAT_STL && fmt != MMX_FORMAT_STL_ASCII)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_write: unknown format %d", (int)fmt);
 
     const mmx_mesh *h = NULL;
     mmx_status s = fmt == MMX_FORMAT_OBJ ? mmx__mesh_host_view_uv(ctx, mesh, &h)
                                           : mmx__mesh_host_view(ctx, mesh, &h);
     if (s) return s;
+    /* STL holds triangles only: refused before the file is opened, so nothing is left behind. */
+    const int stl = fmt == MMX_FORMAT_STL || fmt == MMX_FORMAT_STL_ASCII;
+    for (mmx_index f = 0; stl && h->M->order != 3 && f < h->M->ncols; f++) {
+        mmx_index n = mmx__face_begin(h->M, f + 1) - mmx__face_begin(h->M, f);
+        if (n != 3) {
+            mmx__mesh_host_release(mesh, h);
+            return mmx__fail(ctx, MMX_ERR_MESH, "%s: STL holds triangles only, and face %d has "
+                             "%d vertices (triangulate the mesh first)", path, f, n);
+        }
+    }
     mmx__wbuf w = {NULL, NULL, 0, MMX__WBUF_BYTES, 0};
     s = mmx__host_alloc(ctx, MMX__WBUF_BYTES, 1, (void **)&w.buf);
     if (s) {
@@ -235,7 +246,8 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
     switch (fmt) {
     case MMX_FORMAT_OBJ: mmx__write_obj(&w, h); break;
     case MMX_FORMAT_OFF: mmx__write_off(&w, h); break;
-    default: mmx__write_ply(&w, h); break;
+    case MMX_FORMAT_PLY: mmx__write_ply(&w, h); break;
+    default: mmx__write_stl(&w, h, fmt == MMX_FORMAT_STL_ASCII); break;
     }
     (void)mmx__wbuf_flush(&w);
     /* fclose reports what the kernel refused at the last flush (a full disk, a quota). */

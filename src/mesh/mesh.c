@@ -153,6 +153,7 @@ void mmx_mesh_free(mmx_mesh *mesh)
     free(mesh->tags);
     mmx_mesh_uv_free(mesh->uv);
     free(mesh->normals);
+    free(mesh->colors);
     free(mesh);
 }
 
@@ -208,7 +209,7 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                    .rowidx = verts, .val = val, .space = MMX_SPACE_HOST, .ctx = ctx};
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
-    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL, NULL};
+    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL, NULL, NULL};
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
         return MMX_OK;
@@ -251,8 +252,8 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
 }
 
 /* mmx_mesh_copy, with the texture coordinates (in host memory, or in device memory for a
- * device copy of a set there) and the normals (host memory) copied when `with_uv`, else left
- * NULL for the caller. */
+ * device copy of a set there), the normals and the colors (host memory) copied when
+ * `with_uv`, else left NULL for the caller. */
 static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_space, int with_uv,
                             mmx_mesh **out)
 {
@@ -271,6 +272,10 @@ static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_spa
         s = mmx__mesh_uv_copy_to(ctx, src->uv, src->M->nnz,
                                  src->uv && src->uv->space != MMX_SPACE_HOST ? dst_space : MMX_SPACE_HOST, &m->uv);
     if (!s && with_uv && src->normals) s = mmx_mesh_set_normals(ctx, m, src->normals, MMX_SPACE_HOST);
+    if (!s && with_uv && src->colors) {
+        s = mmx__host_alloc(ctx, 3 * (size_t)src->M->nrows + 1, sizeof(float), (void **)&m->colors);
+        if (!s) memcpy(m->colors, src->colors, 3 * (size_t)src->M->nrows * sizeof(float));
+    }
     if (s) {
         mmx_mesh_free(m);
         return s;
@@ -296,10 +301,10 @@ static mmx_status host_view(mmx_ctx *ctx, const mmx_mesh *mesh, int with_uv, con
      * asked for, else left out (NULL). */
     mmx_mesh *h = NULL;
     mmx_status s = mesh_copy(ctx, mesh, MMX_SPACE_HOST, 0, &h);
-    if (!s) h->normals = mesh->normals;
+    if (!s) h->normals = mesh->normals, h->colors = mesh->colors;
     if (!s && mesh->uv && mesh->uv->space == MMX_SPACE_HOST) h->uv = mesh->uv;
     else if (!s && mesh->uv && with_uv) s = mmx_mesh_uv_copy(ctx, mesh->uv, mesh->M->nnz, &h->uv);
-    if (s && h) h->normals = NULL, mmx_mesh_free(h);
+    if (s && h) h->normals = NULL, h->colors = NULL, mmx_mesh_free(h);
     *view = s ? NULL : h;
     return s;
 }
@@ -319,5 +324,6 @@ void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view)
     if (view == mesh) return;
     if (view->uv == mesh->uv) ((mmx_mesh *)view)->uv = NULL; /* borrowed */
     ((mmx_mesh *)view)->normals = NULL;
+    ((mmx_mesh *)view)->colors = NULL;
     mmx_mesh_free((mmx_mesh *)view);
 }

@@ -118,6 +118,11 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     for (mmx_index v = 0; !s && mesh->normals && v < nv; v++)
         memcpy(m->normals + 3 * (size_t)v, mesh->normals + 3 * (size_t)(vperm ? vperm[v] : v),
                3 * sizeof(float));
+    /* Colors too (host memory). */
+    if (!s && mesh->colors) s = mmx__host_alloc(ctx, 3 * (size_t)nv + 1, sizeof(float), (void **)&m->colors);
+    for (mmx_index v = 0; !s && mesh->colors && v < nv; v++)
+        memcpy(m->colors + 3 * (size_t)v, mesh->colors + 3 * (size_t)(vperm ? vperm[v] : v),
+               3 * sizeof(float));
     /* tags stay NULL: they name vertices by their old numbers. The host pinv may go at once
      * (its copy to the device was staged), the device copies after the queued kernels. */
     free(pinv);
