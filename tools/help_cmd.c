@@ -5,7 +5,7 @@
 
 void print_usage_line(FILE *f)
 {
-    fprintf(f, "usage: mmx [--backend host|cuda] [--quiet | --json] COMMAND [ARGS]\ncommands:");
+    fprintf(f, "usage: mmx [--backend host|cuda] [--quiet | --json] [--progress] COMMAND [ARGS]\ncommands:");
     for (int i = 0; i < tool_ncommands; i++)
         fprintf(f, "%s %s", i ? "," : "", tool_commands[i]->name);
     fputc('\n', f);
@@ -17,12 +17,13 @@ const char tool_tagline[] = "inspect, convert, triangulate, reorder, smooth, rem
 
 /* What FILE, IN, OUT and --discard are, in the help and the manual page. */
 const char tool_io_notes[] =
-    "FILE, IN:  a .obj, .off or .ply file (any name with --from FORMAT); builtin:SPEC,\n"
+    "FILE, IN:  a .obj, .off, .ply or .stl file (any name with --from FORMAT); builtin:SPEC,\n"
     "           one of the built-in shapes tetrahedron, cube, icosphere[:L], torus[:U:V],\n"
     "           grid[:NX:NY], mixed; or - for standard input, read to its end (its\n"
-    "           format given by --format).\n"
-    "OUT:       .obj (text), .off (text) or .ply (binary little endian), by its extension\n"
-    "           or --to; its folder must exist and be writable (checked before any\n"
+    "           format told by its content, or given by --format).\n"
+    "OUT:       .obj (text), .off (text), .ply (binary little endian) or .stl (binary;\n"
+    "           --to stl-ascii for text), by its extension or --to; its folder must\n"
+    "           exist and be writable (checked before any\n"
     "           work); or - for standard output (its format given by --format; binary\n"
     "           output is not written to a terminal). When OUT is -, the report goes\n"
     "           to stderr, so that the pipe carries the mesh alone.\n"
