@@ -59,7 +59,7 @@ void print_command_help(const tool_cmd *cmd);
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
     delaunay_command, remesh_command, subdiv_command,
-    query_command, render_command, demo_command, bench_command, help_command;
+    query_command, matrix_command, render_command, demo_command, bench_command, help_command;
 
 /* ---- messages ------------------------------------------------------------------------------ */
 

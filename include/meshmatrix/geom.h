@@ -226,6 +226,54 @@ mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_a
 mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
                                      const mmx_adjacency *adj, mmx_mass_kind mass, float *hn);
 
+/* ---- operators as valued matrices ---------------------------------------------------------- */
+
+/* The mesh operators a user can take away (to SciPy, MATLAB, Eigen: `mmx matrix`), as valued
+ * mmx_csc (spla.h: the floats in x, the pattern's positions in val). */
+typedef enum mmx_operator_kind {
+    MMX_OPERATOR_ADJACENCY = 0, /* nverts x nverts, symmetric: 1 at (i, j) and (j, i) for every
+                                   edge {i, j}, no diagonal; rows ascending. The valued
+                                   product M <CYCLE_BOTH p=1, 1 * 1, MAX> Mᵀ */
+    MMX_OPERATOR_UNIFORM,       /* mmx_uniform_laplacian's L (nverts x nverts, symmetric) */
+    MMX_OPERATOR_COTAN,         /* mmx_cotan_laplacian's L (libigl's cotmatrix; triangles) */
+    MMX_OPERATOR_MASS,          /* the barycentric mass matrix (diagonal, nverts x nverts) */
+    MMX_OPERATOR_MASS_VORONOI,  /* the mixed Voronoi mass matrix (libigl's massmatrix
+                                   default on triangles; triangles only) */
+    MMX_OPERATOR_EV,            /* nedges x nverts, the edge-vertex incidence d0 (the discrete
+                                   gradient): row e holds -1 at the edge's lower vertex and +1
+                                   at its higher one (edges numbered as mesh.h's adjacency),
+                                   so (d0 x)_e = x_hi - x_lo and d0ᵀ d0 = -L_uniform */
+    MMX_OPERATOR_FE             /* nfaces x nedges, the face-edge incidence d1: row f holds +1
+                                   at an edge the face runs from its lower vertex to its higher
+                                   one, -1 at one it runs the other way (mesh.h's fe), so
+                                   d1 d0 = 0 */
+} mmx_operator_kind;
+
+/* "adjacency", "uniform", "cotan", "mass", "mass-voronoi", "ev", "fe" ("?" out of range), and
+ * back (mmx_operator_parse: MMX_ERR_ARG for another name, the detail listing the names). */
+const char *mmx_operator_name(mmx_operator_kind kind);
+mmx_status mmx_operator_parse(mmx_ctx *ctx, const char *name, mmx_operator_kind *kind);
+
+/* The operator `kind` of the mesh as a valued matrix in the context's space (owned by the
+ * caller: mmx_csc_free). Built by the algebra, the reference path: the Laplacians by a masked
+ * valued product on the pattern E + I (mmx_spgemm_valued, the diagonal then set to minus the
+ * row sums by an SpMV), the mass matrices by the SpMV Mᵀ<map> x of the faces' (corners')
+ * shares, the incidences from the adjacency's EV and FE arrays. The Laplacians and mass
+ * matrices equal the fast paths' (mmx_cotan_laplacian, mmx_uniform_laplacian,
+ * mmx_mass_matrix: their pattern and weights) bit for bit on the host; on CUDA within float
+ * rounding of the host (the Laplacians' sums run in the same order on both backends).
+ * `adj` may be NULL (computed here) or the mesh's adjacency. Positions are needed for COTAN
+ * and the masses. Errors: MMX_ERR_ARG (NULL, an unknown kind, no positions), MMX_ERR_SPACE,
+ * MMX_ERR_MESH (COTAN, MASS_VORONOI: a face that is not a triangle, named),
+ * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: the adjacency (when not given), the transpose of M, then O(nnz(L) * valence) for the
+ * Laplacians, O(nnz) for the others. EV and FE are assembled on the host (a device mesh's
+ * EV / FE arrays are read back and the result copied to the device).
+ * Synchronises: on CUDA, as the adjacency, the transpose and the Laplacian pattern do; EV and
+ * FE read arrays back. */
+mmx_status mmx_operator(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                        mmx_operator_kind kind, mmx_csc **out);
+
 /* ---- smoothing ---------------------------------------------------------------------------- */
 
 /* The smoothing methods of mmx_smooth. x is the n x 3 positions, N(i) vertex i's neighbours

@@ -364,6 +364,33 @@ mmx_status mmx__geom_laplacian_fill_cuda(mmx_ctx *ctx, const mmx__lap_in *in, mm
 mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
                           const mmx_adjacency *adj, mmx_weighted **out);
 
+/* The n x n diagonal pattern (reduced form of order 1: entry v is (v, v)) of a mass matrix,
+ * in the context's space. */
+mmx_status mmx__geom_diag_pattern(mmx_ctx *ctx, mmx_index n, mmx_csc **out);
+
+/* ---- the references by the algebra (operator.c) ------------------------------------------- */
+
+/* The Laplacians by a masked valued product (spla.h, mmx_spgemm_valued) on the pattern E + I:
+ *   uniform: L = M <CYCLE_BOTH p=1, 1 * 1, MAX> Mᵀ (1 per edge),
+ *   cotan:   L = M <CYCLE_BOTH p=1, TAIL of the corners' half cotangents, SUM> Mᵀ,
+ * then the diagonal L_ii = -(L 1)_i by an SpMV (the diagonal still 0). A valued mmx_csc with
+ * the pattern, positions and floats of mmx_uniform_laplacian / mmx_cotan_laplacian (the fast
+ * path, mmx__lap_column): the same bits on the host (same additions in the same order). */
+mmx_status mmx__laplacian_product(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                  int cotan, mmx_csc **out);
+
+/* Vertex areas as the SpMV Mᵀ<map> x (op = T): barycentric, the face shares with the map 1;
+ * Voronoi, ones with the corners' Voronoi areas as the map. The same bits as
+ * mmx_vertex_areas on the host. */
+mmx_status mmx__vertex_areas_product(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                                     float *areas);
+
+/* Vertex normals as the SpMV Mᵀ<map> N (op = T) of the face normals N (Newell vectors, or unit
+ * normals, with the corners' angles as the map for MMX_NORMAL_ANGLE), then normalised: the
+ * reference of mmx_vertex_normals (the same bits on the host). */
+mmx_status mmx__vertex_normals_product(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                       mmx_normal_weight weight, float *normals);
+
 /* out[j] = j for j < n (mmx_index), for the mass matrix's diagonal pattern. */
 mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n);
 

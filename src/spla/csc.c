@@ -27,6 +27,11 @@ mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_in
     return MMX_OK;
 }
 
+mmx_status mmx__csc_alloc_x(mmx_ctx *ctx, mmx_csc *A)
+{
+    return mmx_mem_alloc(ctx, A->space, (size_t)A->nnz * sizeof(float), (void **)&A->x);
+}
+
 void mmx_csc_free(mmx_csc *A)
 {
     if (!A) return;
@@ -34,6 +39,7 @@ void mmx_csc_free(mmx_csc *A)
     mmx_mem_free(A->ctx, A->space, A->colptr);
     mmx_mem_free(A->ctx, A->space, A->rowidx);
     mmx_mem_free(A->ctx, A->space, A->val);
+    mmx_mem_free(A->ctx, A->space, A->x);
     free(A);
 }
 
@@ -179,6 +185,8 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
     if (!s && !A->order)
         s = mmx_mem_copy(ctx, B->colptr, dst_space, A->colptr, A->space, ((size_t)A->ncols + 1) * ix);
     if (!s && !A->order) s = mmx_mem_copy(ctx, B->val, dst_space, A->val, A->space, (size_t)A->nnz * ix);
+    if (!s && A->x) s = mmx__csc_alloc_x(ctx, B);
+    if (!s && A->x) s = mmx_mem_copy(ctx, B->x, dst_space, A->x, A->space, (size_t)A->nnz * sizeof(float));
     B->maxcol = A->maxcol;
     B->minval = A->minval;
     B->maxval = A->maxval;
