@@ -147,9 +147,10 @@ typedef enum mmx_map_kind {
                                C = A.maxcol */
     MMX_MAP_BY_ENTRY,       /* m = table[q], q the entry's index in A's storage (0 .. nnz-1:
                                colptr[j] + p for the p-th entry of column j, order * j + p in
-                               the reduced form). len >= A.nnz. A float-valued matrix (a
-                               cotangent Laplacian, a mass matrix) is a pattern mmx_csc plus
-                               this table of weights; the stored values are not read. The
+                               the reduced form). len >= A.nnz. A float-valued matrix can
+                               be a pattern mmx_csc plus this table of weights (geom.h's
+                               mmx_weighted), or carry its floats itself (x, MMX_MAP_X); the
+                               stored values are not read. The
                                table follows A's storage: permuting or transposing A (which
                                moves entries) needs the table moved the same way */
     MMX_MAP_X               /* m = A->x[q]: A's own float values (a valued matrix); the table

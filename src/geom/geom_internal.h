@@ -152,9 +152,10 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
 /* Vertex j's normal (geom.h, mmx_vertex_normals) in one gather: its faces from Mt's column j
  * (ascending face order; Mt's values are j's 1-based corner in each face), each face's Newell
  * vector recomputed here (area), made a unit vector (uniform), or a unit vector times the
- * angle at j's corner (angle), summed in float in that order, then normalised. These are the
- * values, the order and the arithmetic of the per-face table, mapped SpMV (op = T) and
- * normalisation it replaces, so the host's normals are the same bits as before. */
+ * angle at j's corner (angle), summed in float in that order, then normalised: the fast path.
+ * These are the values, the order and the arithmetic of the reference (the face table, the
+ * SpMV Mᵀ<map> x with op = T and the normalisation: mmx__vertex_normals_product), so the
+ * host's normals are its bits (tests/test_geom.c). */
 static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *Mt,
                                               const float *pos, mmx_normal_weight weight,
                                               mmx_index j, float *normals)
@@ -181,8 +182,9 @@ static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *M
 
 /* Vertex j's area (geom.h, mmx_vertex_areas) in one gather over its faces in Mt's column j:
  * the barycentric share |N_f| / 2 / c_f, or the Voronoi area of j's corner, each computed here
- * and summed in float in ascending face order: the values and order of the per-face (or
- * per-corner) table and mapped SpMV it replaces, so the host's areas are the same bits. */
+ * and summed in float in ascending face order (the fast path): the values and order of the
+ * reference, the per-face (or per-corner) table and the SpMV Mᵀ<map> x
+ * (mmx__vertex_areas_product), so the host's areas are its bits. */
 static inline MMX__HD float mmx__vertex_area(const mmx_csc *M, const mmx_csc *Mt, const float *pos,
                                              mmx_mass_kind kind, mmx_index j)
 {

@@ -45,7 +45,7 @@ mmx_status mmx__laplacian_product(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     float *cot = NULL, *cot_t = NULL, *ones = NULL, *d = NULL;
     /* The pattern E + I (topology only: its weights are not read). */
     mmx_status s = mmx_uniform_laplacian(ctx, mesh, adj, &U);
-    if (!s && cotan) s = mmx__geom_triangles(ctx, mesh, NULL, "mmx_cotan_laplacian");
+    if (!s && cotan) s = mmx__geom_triangles(ctx, mesh, adj, "mmx_operator (cotan)");
     if (!s) s = mmx_csc_transpose(ctx, M, &Mt);
     mmx_vgemm_map map = {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, mmx_map_const(1.0f),
                          mmx_map_const(1.0f), MMX_VCOLL_PRODUCT, MMX_MONOID_MAX};
@@ -90,7 +90,7 @@ mmx_status mmx__vertex_areas_product(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mas
     float *face = NULL, *corner = NULL;
     mmx_status s = MMX_OK;
     if (kind == MMX_MASS_VORONOI) {
-        s = mmx__geom_triangles(ctx, mesh, NULL, "mmx_vertex_areas");
+        s = mmx__geom_triangles(ctx, mesh, NULL, "mmx_operator (mass-voronoi)");
         if (!s) s = filled(ctx, M->ncols, 1.0f, &face);
         if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)M->nnz * sizeof *corner, (void **)&corner);
         if (!s) s = mmx__geom_faces(ctx, mesh, MMX__CORNER_VORONOI, corner, NULL);
@@ -141,7 +141,7 @@ static mmx_status incidence(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
     const mmx_index *src = fe ? adj->fe : adj->ev;
     s = mmx__host_alloc(ctx, (size_t)nnz, sizeof *ev, (void **)&ev);
     if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, src, adj->space, (size_t)nnz * sizeof *ev);
-    if (!s && fe) s = mmx_csc_copy(h, Md, MMX_SPACE_HOST, &Mh);
+    if (!s && fe) s = mmx_csc_copy(ctx, Md, MMX_SPACE_HOST, &Mh); /* ctx: Md may be on the device */
     if (!s) s = mmx__csc_alloc(h, MMX_SPACE_HOST, rows, cols, nnz, 0, &T);
     if (!s) s = mmx__csc_alloc_x(h, T);
     if (!s) {
