@@ -198,8 +198,8 @@ typedef enum mmx_op {
  * queues the kernels: y is ready for the next call on the context, and for the host after
  * mmx_ctx_sync or an mmx_mem_copy into host memory.
  * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
- * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix; the
- * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
+ * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix,
+ * MMX_MAP_X on a matrix without floats; the detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
  * that failed; a fault inside the kernels shows at the next synchronising call).
  * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation.
  * Synchronises: no (nothing is read back). */
@@ -490,7 +490,8 @@ typedef struct mmx_vgemm_map {
  * Cost: without a mask, mmx_spgemm's (the host: Gustavson's product with a dense float
  * accumulator; CUDA: the counted collisions expanded as (column, row) keys with their float
  * contributions, stably radix-sorted, each run of one C(i,j) folded in order by one thread:
- * 16 bytes per collision and as much again for the sort, plus 32 bytes per entry of B);
+ * 40 bytes per counted collision (key and payload, the sort's second buffers, a run flag),
+ * plus 16 bytes per entry of B);
  * with a mask, O(sum over the mask's entries (i, j) of the entries of A's columns k for the
  * B(k, j)), one thread per entry of the mask on CUDA, nothing but C allocated.
  * Synchronises: on CUDA, without a mask as mmx_spgemm (the number of collisions and of C's

@@ -175,12 +175,12 @@ mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_
 }
 
 /* Refuses scratch that no device could hold before trying to allocate it. */
-mmx_status check_scratch(mmx_ctx *ctx, long long total)
+mmx_status check_scratch(mmx_ctx *ctx, long long total, unsigned per_collision)
 {
     size_t free_b = 0, total_b = 0;
     mmx_status s = mmx__dev_mem_info(ctx, &free_b, &total_b);
     if (s) return s;
-    unsigned long long need = (unsigned long long)total * 32u;
+    unsigned long long need = (unsigned long long)total * per_collision;
     if (need > total_b)
         return mmx__fail(ctx, MMX_ERR_OVERFLOW,
                          "mmx_spgemm: %lld counted collisions need %llu bytes of device scratch, "
@@ -385,7 +385,7 @@ extern "C" mmx_status mmx__spgemm_valued_cuda(mmx_ctx *ctx, const mmx_csc *A, co
     mmx_csc *C = NULL;
     mmx_status s = MMX_OK;
     if (A->nnz > 0 && B->nnz > 0) s = count_and_scan(ctx, A, B, map.rel, w, &total);
-    if (!s && total > 0) s = check_scratch(ctx, total);
+    if (!s && total > 0) s = check_scratch(ctx, total, 40u); /* keys, payloads, run flags */
     if (!s && total > 0) s = valued_sort_fold(ctx, A, B, map, total, w, &C);
     if (!s && total == 0) {
         s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, 0, 0, &C);
@@ -418,7 +418,7 @@ extern "C" mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx
     mmx_csc *C = NULL;
     mmx_status s = MMX_OK;
     if (A->nnz > 0 && B->nnz > 0) s = count_and_scan(ctx, A, B, map.rel, w, &total);
-    if (!s && total > 0) s = check_scratch(ctx, total);
+    if (!s && total > 0) s = check_scratch(ctx, total, 32u); /* keys and payloads, doubled */
     if (!s && total > 0) s = expand_sort_reduce(ctx, A, B, map, total, w, &C);
     if (!s && total == 0) {
         /* No counted collision: C is all zero, of the right size. */
