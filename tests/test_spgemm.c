@@ -1036,3 +1036,42 @@ Test(spgemm, gpu_valued_random)
     random_valued(h, d);
     mmx_ctx_free(h), mmx_ctx_free(d);
 }
+
+/* 20k x 20k, about 10 entries per column, floats on both operands: many blocks in the expand,
+ * sort and fold kernels, runs spanning block boundaries; the device's bits must be the host's
+ * (unmasked and masked), and a second device run's too. */
+Test(spgemm, gpu_valued_large)
+{
+    mmx_ctx *d = tu_cuda_ctx_or_skip();
+    if (!d) return;
+    mmx_ctx *h = tu_host_ctx();
+    rng r = {99};
+    mmx_csc *A = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
+    mmx_csc *B = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
+    A->x = rand_table(&r, (size_t)A->nnz), B->x = rand_table(&r, (size_t)B->nnz);
+    mmx_csc *Ad = NULL, *Bd = NULL;
+    MMX_OK_OR_FAIL(d, mmx_csc_copy(d, A, MMX_SPACE_DEVICE, &Ad));
+    MMX_OK_OR_FAIL(d, mmx_csc_copy(d, B, MMX_SPACE_DEVICE, &Bd));
+    const mmx_vgemm_map maps[] = {
+        {{MMX_REL_ALL, 0, NULL, 0}, mmx_map_table(MMX_MAP_X, NULL, 0), mmx_map_table(MMX_MAP_X, NULL, 0),
+         MMX_VCOLL_PRODUCT, MMX_MONOID_SUM},
+        {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, mmx_map_table(MMX_MAP_X, NULL, 0), mmx_map_table(MMX_MAP_X, NULL, 0),
+         MMX_VCOLL_TAIL, MMX_MONOID_MAX},
+    };
+    for (size_t k = 0; k < sizeof maps / sizeof *maps; k++)
+        for (int masked = 0; masked < 2; masked++) {
+            mmx_csc *C = NULL, *Cd = NULL, *Cd2 = NULL;
+            MMX_OK_OR_FAIL(h, mmx_spgemm_valued(h, A, B, maps[k], masked ? A : NULL, &C));
+            MMX_OK_OR_FAIL(d, mmx_spgemm_valued(d, Ad, Bd, maps[k], masked ? Ad : NULL, &Cd));
+            MMX_OK_OR_FAIL(d, mmx_spgemm_valued(d, Ad, Bd, maps[k], masked ? Ad : NULL, &Cd2));
+            mmx_csc *Ch = on_host(d, Cd), *Ch2 = on_host(d, Cd2);
+            expect_same(Ch, C, "large valued");
+            cr_assert_eq(memcmp(Ch->x, C->x, (size_t)C->nnz * sizeof(float)), 0, "map %zu mask %d: CUDA != host", k, masked);
+            cr_assert_eq(memcmp(Ch2->x, Ch->x, (size_t)C->nnz * sizeof(float)), 0, "map %zu mask %d: runs differ", k, masked);
+            mmx_csc_free(C), mmx_csc_free(Cd), mmx_csc_free(Cd2), mmx_csc_free(Ch), mmx_csc_free(Ch2);
+        }
+    free(A->x), free(B->x);
+    A->x = B->x = NULL;
+    mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(Ad), mmx_csc_free(Bd);
+    mmx_ctx_free(h), mmx_ctx_free(d);
+}
