@@ -9,31 +9,6 @@
 #include <string.h>
 #include "tool.h"
 
-/* A growing text buffer. */
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed) return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1) cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d) {
-            t->failed = 1;
-            return;
-        }
-        t->data = d;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-}
-
 /* The shortest %g form of v that strtof reads back as v (at most 9 significant digits). */
 static int shortest(char *buf, size_t n, float v)
 {
@@ -101,15 +76,15 @@ static int format_mtx(mmx_ctx *ctx, const mmx_csc *A, mmx_operator_kind kind, co
     int len = snprintf(buf, sizeof buf, "%%%%MatrixMarket matrix coordinate real %s\n"
                        "%% mmx matrix --kind %s of %s\n",
                        sym ? "symmetric" : "general", mmx_operator_name(kind), mesh);
-    put(t, buf, (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
+    text_put(t, buf, (size_t)len < sizeof buf ? (size_t)len : sizeof buf - 1);
     const char *m = meaning(kind);
-    put(t, m, strlen(m));
+    text_put(t, m, strlen(m));
     if (sym) {
         const char *lo = "% symmetric: the lower triangle (row >= column) is written\n";
-        put(t, lo, strlen(lo));
+        text_put(t, lo, strlen(lo));
     }
     len = snprintf(buf, sizeof buf, "%d %d %lld\n", (int)H->nrows, (int)H->ncols, n);
-    put(t, buf, (size_t)len);
+    text_put(t, buf, (size_t)len);
     for (mmx_index j = 0; j < H->ncols; j++) {
         const mmx_index a = H->order ? H->order * j : H->colptr[j];
         const mmx_index b = H->order ? a + H->order : H->colptr[j + 1];
@@ -118,7 +93,7 @@ static int format_mtx(mmx_ctx *ctx, const mmx_csc *A, mmx_operator_kind kind, co
             char v[32];
             shortest(v, sizeof v, H->x[q]);
             len = snprintf(buf, sizeof buf, "%d %d %s\n", (int)H->rowidx[q] + 1, (int)j + 1, v);
-            put(t, buf, (size_t)len);
+            text_put(t, buf, (size_t)len);
         }
     }
     mmx_csc_free(H);

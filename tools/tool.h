@@ -210,6 +210,17 @@ int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out
  * path and format (null when discarded), bytes (null when unknown) and write_ms. */
 void js_output(const tool_output *out, long long bytes, double write_ms);
 
+/* A growing text buffer, for a result written in one piece (output_write_bytes): when memory
+ * runs out, failed is set and later text is dropped. */
+typedef struct text {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text;
+
+/* Appends n bytes of s to t (nothing once t has failed). */
+void text_put(text *t, const char *s, size_t n);
+
 /* Writes `len` bytes to OUT (a file or standard output; nothing when discarded). A partly
  * written regular file is removed. Returns EXIT_OK, or EXIT_FAIL after printing why. */
 int output_write_bytes(const tool_output *out, const void *data, size_t len);
