@@ -909,7 +909,9 @@ static void random_valued(mmx_ctx *h, mmx_ctx *d)
         mmx_csc *mask = rand_csc(h, &r, S->m, S->p, 3, VAL_POS);
         float *ta = rand_table(&r, (size_t)A->nnz), *tb = rand_table(&r, (size_t)S->n);
         /* B also carries floats of its own, read by MMX_MAP_X. */
-        B->x = rand_table(&r, (size_t)B->nnz);
+        float *bx = rand_table(&r, (size_t)B->nnz);
+        MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, B, bx, MMX_SPACE_HOST));
+        free(bx);
         const size_t mp = (size_t)S->m * S->p;
         unsigned char *has = malloc(mp + 1);
         float *val = malloc((mp + 1) * sizeof *val);
@@ -953,8 +955,6 @@ static void random_valued(mmx_ctx *h, mmx_ctx *d)
                         }
                     }
         free(has), free(val), free(ta), free(tb);
-        free(B->x);
-        B->x = NULL;
         mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(mask);
     }
 }
@@ -1021,9 +1021,15 @@ Test(spgemm, valued_errors)
     cr_assert_eq(mmx_spgemm_valued(h, A, B, map, NULL, &C), MMX_ERR_ARG); /* table too short */
     cr_assert_null(C);
     /* A float matrix is not silently stripped by a permutation. */
-    A->x = t;
+    float *ones = calloc((size_t)A->nnz + 1, sizeof *ones);
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, A, ones, MMX_SPACE_HOST));
     cr_assert_eq(mmx_csc_permute(h, A, NULL, NULL, &C), MMX_ERR_ARG);
-    A->x = NULL;
+    cr_assert(strstr(mmx_ctx_error(h), "float values"), "%s", mmx_ctx_error(h));
+    mmx_ctx *other = tu_host_ctx();
+    cr_assert_eq(mmx_csc_set_values(other, A, ones, MMX_SPACE_HOST), MMX_ERR_ARG);
+    cr_assert_eq(mmx_csc_set_values(h, A, NULL, MMX_SPACE_HOST), MMX_ERR_ARG);
+    mmx_ctx_free(other);
+    free(ones);
     mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(W);
     mmx_ctx_free(h);
 }
@@ -1048,7 +1054,10 @@ Test(spgemm, gpu_valued_large)
     rng r = {99};
     mmx_csc *A = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
     mmx_csc *B = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
-    A->x = rand_table(&r, (size_t)A->nnz), B->x = rand_table(&r, (size_t)B->nnz);
+    float *ax = rand_table(&r, (size_t)A->nnz), *bx = rand_table(&r, (size_t)B->nnz);
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, A, ax, MMX_SPACE_HOST));
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, B, bx, MMX_SPACE_HOST));
+    free(ax), free(bx);
     mmx_csc *Ad = NULL, *Bd = NULL;
     MMX_OK_OR_FAIL(d, mmx_csc_copy(d, A, MMX_SPACE_DEVICE, &Ad));
     MMX_OK_OR_FAIL(d, mmx_csc_copy(d, B, MMX_SPACE_DEVICE, &Bd));
@@ -1070,8 +1079,6 @@ Test(spgemm, gpu_valued_large)
             cr_assert_eq(memcmp(Ch2->x, Ch->x, (size_t)C->nnz * sizeof(float)), 0, "map %zu mask %d: runs differ", k, masked);
             mmx_csc_free(C), mmx_csc_free(Cd), mmx_csc_free(Cd2), mmx_csc_free(Ch), mmx_csc_free(Ch2);
         }
-    free(A->x), free(B->x);
-    A->x = B->x = NULL;
     mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(Ad), mmx_csc_free(Bd);
     mmx_ctx_free(h), mmx_ctx_free(d);
 }

@@ -95,6 +95,13 @@ void mmx_csc_free(mmx_csc *A);
  * must be complete when it returns; a copy to the device is queued. */
 mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx_csc **out);
 
+/* Gives A float values (a valued matrix, read by MMX_MAP_X): A->x, allocated in A's space
+ * when absent, becomes a copy of x[0 .. nnz) from `src_space`, in A's storage order. A must
+ * have been made by ctx (its arrays are ctx's). Errors: MMX_ERR_ARG (NULL A, x NULL with
+ * entries, A of another context), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: only when copying from the device into host memory. */
+mmx_status mmx_csc_set_values(mmx_ctx *ctx, mmx_csc *A, const float *x, mmx_space src_space);
+
 /* The CSR view of Aᵀ: no copy, the view aliases A's arrays and is valid while A is.
  * Synchronises: no. */
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A);

@@ -199,6 +199,19 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
     return MMX_OK;
 }
 
+mmx_status mmx_csc_set_values(mmx_ctx *ctx, mmx_csc *A, const float *x, mmx_space src_space)
+{
+    if (!A || (!x && A->nnz > 0))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_set_values: A or x is NULL");
+    if (A->ctx != ctx)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_set_values: A was made by another context "
+                         "(its float values must come from the same memory)");
+    mmx_status s = mmx__check_space(ctx, src_space, "mmx_csc_set_values: x");
+    if (!s && !A->x) s = mmx__csc_alloc_x(ctx, A);
+    if (!s) s = mmx_mem_copy(ctx, A->x, A->space, x, src_space, (size_t)A->nnz * sizeof *x);
+    return s;
+}
+
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A)
 {
     /* CSC of A read as CSR is Aᵀ: the roles of rows and columns swap, nothing moves. */
