@@ -68,7 +68,10 @@ typedef struct garg {
     mmx_smooth_options o;
     mmx_smooth_report r;
     int which; /* 0 normals, 1 normals on the patches, 2 smoothing, 3 CG on S, 4 planned
-                  normals */
+                  normals, 5 the cotangent Laplacian's hand-written assembly, 6 its assembly
+                  by the valued product, 7 the SpMV L x of the product's L */
+    const mmx_adjacency *adj;
+    const mmx_csc *L;
     const mmx_normals_plan *plan;
     /* which = 3: */
     const mmx_csc *S;
@@ -85,6 +88,21 @@ static int run(void *p)
     case 1: return mmx_vertex_normals_patch(a->ctx, a->mesh, a->ps, a->out) != MMX_OK;
     case 2: return mmx_smooth(a->ctx, a->mesh, &a->o, a->out, &a->r) != MMX_OK;
     case 4: return mmx_vertex_normals_planned(a->ctx, a->plan, a->mesh->pos, MMX_NORMAL_AREA, a->out) != MMX_OK;
+    case 5: {
+        mmx_weighted *W = NULL;
+        const int rc = mmx_cotan_laplacian(a->ctx, a->mesh, a->adj, &W) != MMX_OK;
+        mmx_weighted_free(W);
+        return rc;
+    }
+    case 6: {
+        mmx_csc *L = NULL;
+        const int rc = mmx_operator(a->ctx, a->mesh, a->adj, MMX_OPERATOR_COTAN, &L) != MMX_OK;
+        mmx_csc_free(L);
+        return rc;
+    }
+    case 7:
+        return mmx_spmv(a->ctx, MMX_OP_T, 1.0f, a->L, mmx_map_table(MMX_MAP_X, NULL, 0),
+                        a->mesh->pos, 3, 0.0f, a->out) != MMX_OK;
     default: {
         const size_t bytes = 3 * (size_t)a->S->nrows * sizeof(float);
         if (cudaMemcpyAsync(a->out, a->x0, bytes, cudaMemcpyDeviceToDevice,
@@ -263,6 +281,32 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
              level == 3 ? "; RXMesh (H200) 0.783 ms; target <= 0.157 ms" : "");
     emit(name, "vertex normals, planned", bu_time(st, 5, 20, run, &a), nfloor, note);
     mmx_normals_plan_free(plan);
+    /* The cotangent Laplacian (the adjacency built beforehand, for both): the hand-written
+     * assembly (per column, the EF rows gathered) against the valued product M <TAIL> Mᵀ on
+     * the pattern E + I, with the diagonal from an SpMV (mmx_operator), and L x by the
+     * product's L (op = T, MMX_MAP_X): floor colptr, rows and floats of L read, positions read
+     * once and written. */
+    mmx_adjacency *adj = NULL;
+    BU_MMX(ctx, mmx_adjacency_compute(ctx, d, &adj));
+    a.adj = adj;
+    a.which = 5;
+    const double hand = bu_time(st, 2, 5, run, &a);
+    emit(name, "cotangent L, hand-written assembly", hand, 0, "adjacency built beforehand");
+    a.which = 6;
+    const double prod = bu_time(st, 2, 5, run, &a);
+    snprintf(note, sizeof note, "valued product, masked; %.2fx the hand-written%s", prod / hand,
+             level == 3 ? "; target <= 2x" : "");
+    emit(name, "cotangent L, valued product", prod, 0, note);
+    mmx_csc *L = NULL;
+    BU_MMX(ctx, mmx_operator(ctx, d, adj, MMX_OPERATOR_COTAN, &L));
+    a.L = L;
+    a.which = 7;
+    const double sfloor = (8.0 * L->nnz + 4.0 * nv + 24.0 * nv) / (tbps * 1e9);
+    emit(name, "cotangent L x (SpMV, op T)", bu_time(st, 5, 20, run, &a), sfloor,
+         level == 3 ? "the product's L, MMX_MAP_X; target <= 2x floor" : "the product's L, MMX_MAP_X");
+    mmx_csc_free(L);
+    mmx_adjacency_free(adj);
+    a.adj = NULL, a.L = NULL;
     /* A Laplacian step: positions read and written, the VV pattern (4 B per neighbour, about
      * 2 per corner) read. */
     const double lfloor = (24.0 * nv + 8.0 * nnz) / (tbps * 1e9);

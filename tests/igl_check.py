@@ -3,9 +3,13 @@
 our cotangent Laplacian, barycentric and Voronoi mass diagonals and area/angle/uniform vertex
 normals; this script computes igl.cotmatrix, igl.massmatrix and igl.per_vertex_normals on the
 same positions (as doubles) and faces, and compares within 1e-5 of the largest magnitude of
-each quantity. Exits 77 (a skip for meson) when igl, numpy or scipy cannot be imported.
+each quantity. With MMX, the tool's `mmx matrix --kind K` files (Matrix Market, read by
+scipy.io.mmread) are checked too: cotan against igl.cotmatrix, mass and mass-voronoi against
+igl.massmatrix, adjacency against igl.adjacency_matrix, uniform against it minus its row sums,
+and the incidences: d0 one row per edge of igl.edges, d1 d0 = 0, d0^T d0 = -uniform.
+Exits 77 (a skip for meson) when igl, numpy or scipy cannot be imported.
 
-usage: igl_check.py GEOM_DUMP DATA_DIR
+usage: igl_check.py GEOM_DUMP DATA_DIR [MMX]
 """
 import subprocess
 import sys
@@ -68,7 +72,41 @@ def grid(n, bumpy, seed):
     return np.array(V), np.array(F)
 
 
-def check(dump, data, mesh, tmp):
+def check_matrices(mmx, mesh, V, F, tmp):
+    """mmx matrix's files for this mesh against libigl and each other; the errors by name."""
+    import scipy.io
+    mats = {}
+    for kind in ("cotan", "mass", "mass-voronoi", "adjacency", "uniform", "ev", "fe"):
+        path = f"{tmp}/op_{kind}.mtx"
+        r = subprocess.run([mmx, "matrix", "--kind", kind, mesh, path], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"mmx matrix --kind {kind} exited {r.returncode}: {r.stderr.strip()}")
+        with open(path) as f:
+            head = f.read(4096)
+        if "% rows:" not in head:
+            raise RuntimeError(f"mmx matrix --kind {kind}: no '% rows:' line in the header")
+        mats[kind] = sp.csr_matrix(scipy.io.mmread(path)).astype(np.float64)
+    n = V.shape[0]
+    A = igl.adjacency_matrix(F).astype(np.float64)
+    U = A - sp.diags(np.asarray(A.sum(axis=1)).ravel())
+    d0, d1 = mats["ev"], mats["fe"]
+    errs = {
+        "mtx cotmatrix": rel_err(mats["cotan"].toarray(), igl.cotmatrix(V, F).toarray()),
+        "mtx mass": rel_err(mats["mass"].toarray(),
+                            igl.massmatrix(V, F, igl.MASSMATRIX_TYPE_BARYCENTRIC).toarray()),
+        "mtx mass-voronoi": rel_err(mats["mass-voronoi"].toarray(),
+                                    igl.massmatrix(V, F, igl.MASSMATRIX_TYPE_VORONOI).toarray()),
+        "mtx adjacency": rel_err(mats["adjacency"].toarray(), A.toarray()),
+        "mtx uniform": rel_err(mats["uniform"].toarray(), U.toarray()),
+        "mtx d1 d0": float(np.abs((d1 @ d0).toarray()).max()) if d1.nnz else 0.0,
+        "mtx d0'd0+L": rel_err((d0.T @ d0).toarray(), -U.toarray()),
+    }
+    if d0.shape != (igl.edges(F).shape[0], n):
+        errs["mtx ev shape"] = 1.0
+    return errs
+
+
+def check(dump, data, mesh, tmp, mmx=None):
     if mesh in ("FLAT", "BUMPY"):
         V, F = grid(12, mesh == "BUMPY", 7)
         path = f"{tmp}/igl_{mesh.lower()}.obj"
@@ -97,6 +135,12 @@ def check(dump, data, mesh, tmp):
                       ("NUNIFORM", igl.PER_VERTEX_NORMALS_WEIGHTING_TYPE_UNIFORM)):
         ref = igl.per_vertex_normals(V, F, kind)
         errs["normals " + key[1:].lower()] = rel_err(np.array(d[key], dtype=np.float64), ref)
+    if mmx:
+        try:
+            errs.update(check_matrices(mmx, mesh, V, F, tmp))
+        except Exception as e:  # a failed run or an unreadable file
+            print(f"FAIL {mesh}: {e}")
+            return False
     ok = all(e <= TOL for e in errs.values())
     print(("ok  " if ok else "FAIL") + f" {mesh} ({n} vertices, {F.shape[0]} triangles): " +
           ", ".join(f"{k} {v:.2e}" for k, v in errs.items()))
@@ -104,12 +148,13 @@ def check(dump, data, mesh, tmp):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         print(__doc__)
         return 2
     import tempfile
+    mmx = sys.argv[3] if len(sys.argv) == 4 else None
     with tempfile.TemporaryDirectory() as tmp:
-        results = [check(sys.argv[1], sys.argv[2], m, tmp) for m in MESHES]
+        results = [check(sys.argv[1], sys.argv[2], m, tmp, mmx) for m in MESHES]
     print(f"{sum(results)} of {len(results)} meshes within {TOL:g} of libigl")
     return 0 if all(results) else 1
 

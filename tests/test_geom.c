@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "geom/geom_internal.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
@@ -804,5 +805,211 @@ Test(geom, cuda_a_300k_gon_matches_the_host)
     free(g), free(hv);
     mmx_mem_free(cu, MMX_SPACE_DEVICE, dv);
     mmx_mesh_free(d), mmx_mesh_free(h);
+    mmx_ctx_free(ho), mmx_ctx_free(cu);
+}
+
+/* ---- the algebra (mmx_operator, the product references) against the fast paths ------------- */
+
+/* A valued matrix (host) and a weighted one: the same pattern, positions and bits. */
+static void expect_same_bits(const mmx_csc *X, const mmx_weighted *W, const char *what)
+{
+    const mmx_csc *A = W->A;
+    cr_assert(X->nrows == A->nrows && X->ncols == A->ncols && X->nnz == A->nnz && X->order == A->order,
+              "%s: shapes differ", what);
+    cr_assert_not_null(X->x, "%s", what);
+    if (!X->order) {
+        cr_assert_eq(memcmp(X->colptr, A->colptr, ((size_t)X->ncols + 1) * sizeof(mmx_index)), 0, "%s: colptr", what);
+        cr_assert_eq(memcmp(X->val, A->val, (size_t)X->nnz * sizeof(mmx_index)), 0, "%s: val", what);
+    }
+    cr_assert_eq(memcmp(X->rowidx, A->rowidx, (size_t)X->nnz * sizeof(mmx_index)), 0, "%s: rowidx", what);
+    for (mmx_index q = 0; q < X->nnz; q++)
+        cr_assert(memcmp(&X->x[q], &W->w[q], sizeof(float)) == 0, "%s: entry %d: product %.9g, fast path %.9g",
+                  what, q, X->x[q], W->w[q]);
+}
+
+Test(geom, the_products_equal_the_fast_paths_bit_for_bit)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed", "cube", "FLAT"};
+    for (int s = 0; s < 6; s++) {
+        mmx_mesh *m = s == 5 ? flat_grid(ctx, 9, 0.5f) : tu_shape(ctx, specs[s]);
+        const int tri = s < 2 || s == 5;
+        const mmx_index nv = mmx_mesh_nverts(m);
+        mmx_csc *X = NULL;
+        mmx_weighted *W = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, MMX_OPERATOR_UNIFORM, &X));
+        MMX_OK_OR_FAIL(ctx, mmx_uniform_laplacian(ctx, m, NULL, &W));
+        expect_same_bits(X, W, "uniform Laplacian");
+        mmx_csc_free(X), mmx_weighted_free(W);
+        for (int k = 0; k < 2; k++) {
+            if (k == MMX_MASS_VORONOI && !tri) continue;
+            MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, k ? MMX_OPERATOR_MASS_VORONOI : MMX_OPERATOR_MASS, &X));
+            MMX_OK_OR_FAIL(ctx, mmx_mass_matrix(ctx, m, (mmx_mass_kind)k, &W));
+            expect_same_bits(X, W, k ? "Voronoi mass" : "barycentric mass");
+            mmx_csc_free(X), mmx_weighted_free(W);
+        }
+        float *a = host_floats(3 * (size_t)nv), *b = host_floats(3 * (size_t)nv);
+        for (int w = 0; w < 3; w++) {
+            MMX_OK_OR_FAIL(ctx, mmx__vertex_normals_product(ctx, m, (mmx_normal_weight)w, a));
+            MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, m, (mmx_normal_weight)w, b));
+            cr_assert_eq(memcmp(a, b, 3 * (size_t)nv * sizeof *a), 0, "%s: normals (weight %d)", specs[s], w);
+        }
+        if (tri) {
+            MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, MMX_OPERATOR_COTAN, &X));
+            MMX_OK_OR_FAIL(ctx, mmx_cotan_laplacian(ctx, m, NULL, &W));
+            expect_same_bits(X, W, "cotangent Laplacian");
+            /* The mean curvature normal as the algebra states it: -(1/2) M^-1 (L x). */
+            mmx_csc *Mv = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, MMX_OPERATOR_MASS_VORONOI, &Mv));
+            float *lx = host_floats(3 * (size_t)nv);
+            MMX_OK_OR_FAIL(ctx, mmx_spmv(ctx, MMX_OP_T, 1.0f, X, mmx_map_table(MMX_MAP_X, NULL, 0), m->pos, 3, 0.0f, lx));
+            for (mmx_index v = 0; v < nv; v++)
+                for (int d = 0; d < 3; d++)
+                    a[3 * v + d] = Mv->x[v] != 0.0f ? -0.5f * lx[3 * v + d] / Mv->x[v] : 0.0f;
+            MMX_OK_OR_FAIL(ctx, mmx_mean_curvature_normal(ctx, m, NULL, MMX_MASS_VORONOI, b));
+            cr_assert_eq(memcmp(a, b, 3 * (size_t)nv * sizeof *a), 0, "%s: mean curvature normal", specs[s]);
+            free(lx);
+            mmx_csc_free(Mv), mmx_csc_free(X), mmx_weighted_free(W);
+        }
+        free(a), free(b);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The operators against a plain dense assembly in double, from the triangle list: the
+ * cotangent formula per corner, a third of each area per vertex, 1 per edge, d0's signs. */
+Test(geom, operators_against_a_dense_assembly)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *const specs[] = {"tetrahedron", "icosphere:1", "FLAT"};
+    for (int s = 0; s < 3; s++) {
+        mmx_mesh *m = s == 2 ? flat_grid(ctx, 5, 1.0f) : tu_shape(ctx, specs[s]);
+        const mmx_index n = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
+        mmx_index *start = NULL, *verts = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+        double *Lc = calloc((size_t)n * n, sizeof *Lc), *Lu = calloc((size_t)n * n, sizeof *Lu);
+        double *mass = calloc((size_t)n, sizeof *mass);
+        cr_assert(Lc && Lu && mass);
+        for (mmx_index f = 0; f < nf; f++) {
+            const mmx_index *t = verts + start[f];
+            const float *P[3] = {m->pos + 3 * t[0], m->pos + 3 * t[1], m->pos + 3 * t[2]};
+            double e1[3], e2[3], cr[3];
+            for (int d = 0; d < 3; d++) e1[d] = P[1][d] - P[0][d], e2[d] = P[2][d] - P[0][d];
+            cr[0] = e1[1] * e2[2] - e1[2] * e2[1], cr[1] = e1[2] * e2[0] - e1[0] * e2[2], cr[2] = e1[0] * e2[1] - e1[1] * e2[0];
+            const double area2 = sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+            for (int c = 0; c < 3; c++) {
+                const mmx_index i = t[c], j = t[(c + 1) % 3], o = t[(c + 2) % 3];
+                double u[3], w[3];
+                for (int d = 0; d < 3; d++) u[d] = m->pos[3 * i + d] - m->pos[3 * o + d], w[d] = m->pos[3 * j + d] - m->pos[3 * o + d];
+                const double cot = (u[0] * w[0] + u[1] * w[1] + u[2] * w[2]) / area2;
+                Lc[(size_t)i * n + j] += cot / 2, Lc[(size_t)j * n + i] += cot / 2;
+                Lc[(size_t)i * n + i] -= cot / 2, Lc[(size_t)j * n + j] -= cot / 2;
+                Lu[(size_t)i * n + j] = Lu[(size_t)j * n + i] = 1;
+                mass[i] += area2 / 6;
+            }
+        }
+        for (mmx_index i = 0; i < n; i++) {
+            double deg = 0;
+            for (mmx_index j = 0; j < n; j++) deg += j != i ? Lu[(size_t)i * n + j] : 0;
+            Lu[(size_t)i * n + i] = -deg;
+        }
+        const mmx_operator_kind kinds[] = {MMX_OPERATOR_COTAN, MMX_OPERATOR_UNIFORM, MMX_OPERATOR_ADJACENCY, MMX_OPERATOR_MASS};
+        for (int k = 0; k < 4; k++) {
+            mmx_csc *X = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, kinds[k], &X));
+            cr_assert(X->nrows == n && X->ncols == n);
+            double *D = calloc((size_t)n * n, sizeof *D), scale = 0;
+            for (mmx_index j = 0; j < n; j++) {
+                const int64_t a = X->order ? (int64_t)X->order * j : X->colptr[j];
+                const int64_t b = X->order ? a + X->order : X->colptr[j + 1];
+                for (int64_t q = a; q < b; q++) D[(size_t)X->rowidx[q] * n + j] = X->x[q];
+            }
+            for (size_t t = 0; t < (size_t)n * n; t++) {
+                const mmx_index i = (mmx_index)(t / n), j = (mmx_index)(t % n);
+                double want = kinds[k] == MMX_OPERATOR_COTAN ? Lc[t] : kinds[k] == MMX_OPERATOR_UNIFORM ? Lu[t]
+                            : kinds[k] == MMX_OPERATOR_ADJACENCY ? (i != j ? Lu[t] : 0) : (i == j ? mass[i] : 0);
+                scale = fmax(scale, fabs(want));
+                D[t] -= want;
+            }
+            for (size_t t = 0; t < (size_t)n * n; t++)
+                cr_assert_leq(fabs(D[t]), 1e-5 * scale, "%s %s: entry (%zu, %zu) off by %g", specs[s],
+                              mmx_operator_name(kinds[k]), t / n, t % n, D[t]);
+            free(D);
+            mmx_csc_free(X);
+        }
+        /* d0: one row per edge, -1 at its lower vertex, +1 at its higher one. */
+        mmx_csc *E = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_operator(ctx, m, NULL, MMX_OPERATOR_EV, &E));
+        for (mmx_index v = 0; v < n; v++)
+            for (mmx_index q = E->colptr[v]; q < E->colptr[v + 1]; q++) {
+                const mmx_index e = E->rowidx[q];
+                int other = -1; /* the edge's other end */
+                for (mmx_index u = 0; u < n; u++)
+                    for (mmx_index r = E->colptr[u]; r < E->colptr[u + 1]; r++)
+                        if (u != v && E->rowidx[r] == e) other = u;
+                cr_assert(other >= 0 && Lu[(size_t)v * n + other] == 1, "%s: edge %d", specs[s], e);
+                cr_assert_eq(E->x[q], v < other ? -1.0f : 1.0f);
+            }
+        mmx_csc_free(E);
+        free(Lc), free(Lu), free(mass), free(start), free(verts);
+        mmx_mesh_free(m);
+    }
+    mmx_index k;
+    cr_assert_eq(mmx_operator_parse(ctx, "laplace", (mmx_operator_kind *)&k), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "cotan"), "%s", mmx_ctx_error(ctx));
+    mmx_ctx_free(ctx);
+}
+
+Test(geom, cuda_operators_match_the_host)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    if (!cu) return;
+    mmx_ctx *ho = tu_host_ctx();
+    const char *const specs[] = {"icosphere:3", "tetrahedron", "torus:16:8", "mixed"};
+    for (int s = 0; s < 4; s++) {
+        mmx_mesh *h = tu_shape(ho, specs[s]), *d = NULL;
+        MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, h, MMX_SPACE_DEVICE, &d));
+        const int tri = s < 2;
+        for (int k = MMX_OPERATOR_ADJACENCY; k <= MMX_OPERATOR_FE; k++) {
+            if ((k == MMX_OPERATOR_COTAN || k == MMX_OPERATOR_MASS_VORONOI) && !tri) continue;
+            mmx_csc *Xd = NULL, *Xh = NULL, *Xc = NULL, *Xd2 = NULL, *Xc2 = NULL;
+            MMX_OK_OR_FAIL(cu, mmx_operator(cu, d, NULL, (mmx_operator_kind)k, &Xd));
+            MMX_OK_OR_FAIL(ho, mmx_operator(ho, h, NULL, (mmx_operator_kind)k, &Xh));
+            MMX_OK_OR_FAIL(cu, mmx_csc_copy(cu, Xd, MMX_SPACE_HOST, &Xc));
+            cr_assert(Xc->nnz == Xh->nnz && Xc->order == Xh->order, "%s %s", specs[s], mmx_operator_name((mmx_operator_kind)k));
+            if (!Xc->order)
+                cr_assert_eq(memcmp(Xc->colptr, Xh->colptr, ((size_t)Xc->ncols + 1) * sizeof(mmx_index)), 0);
+            cr_assert_eq(memcmp(Xc->rowidx, Xh->rowidx, (size_t)Xc->nnz * sizeof(mmx_index)), 0);
+            assert_rel(Xc->x, Xh->x, (size_t)Xc->nnz, 1e-5, mmx_operator_name((mmx_operator_kind)k));
+            /* Deterministic: a second run gives the same bits. */
+            MMX_OK_OR_FAIL(cu, mmx_operator(cu, d, NULL, (mmx_operator_kind)k, &Xd2));
+            MMX_OK_OR_FAIL(cu, mmx_csc_copy(cu, Xd2, MMX_SPACE_HOST, &Xc2));
+            cr_assert_eq(memcmp(Xc->x, Xc2->x, (size_t)Xc->nnz * sizeof(float)), 0);
+            /* On the device too, the product equals the fast path within rounding. */
+            if (k == MMX_OPERATOR_COTAN || k == MMX_OPERATOR_UNIFORM) {
+                mmx_weighted *W = NULL;
+                MMX_OK_OR_FAIL(cu, k == MMX_OPERATOR_COTAN ? mmx_cotan_laplacian(cu, d, NULL, &W)
+                                                           : mmx_uniform_laplacian(cu, d, NULL, &W));
+                float *w = to_host(cu, W->w, (size_t)Xc->nnz);
+                assert_rel(Xc->x, w, (size_t)Xc->nnz, 1e-6, "device product vs device fast path");
+                free(w);
+                mmx_weighted_free(W);
+            }
+            mmx_csc_free(Xd), mmx_csc_free(Xh), mmx_csc_free(Xc), mmx_csc_free(Xd2), mmx_csc_free(Xc2);
+        }
+        float *dv = NULL, *hv = host_floats(3 * (size_t)mmx_mesh_nverts(h));
+        MMX_OK_OR_FAIL(cu, mmx_mem_alloc(cu, MMX_SPACE_DEVICE, 3 * (size_t)mmx_mesh_nverts(h) * sizeof(float), (void **)&dv));
+        for (int w = 0; w < 3; w++) {
+            MMX_OK_OR_FAIL(cu, mmx__vertex_normals_product(cu, d, (mmx_normal_weight)w, dv));
+            MMX_OK_OR_FAIL(ho, mmx_vertex_normals(ho, h, (mmx_normal_weight)w, hv));
+            float *g = to_host(cu, dv, 3 * (size_t)mmx_mesh_nverts(h));
+            assert_rel(g, hv, 3 * (size_t)mmx_mesh_nverts(h), 1e-5, "device normals product");
+            free(g);
+        }
+        mmx_mem_free(cu, MMX_SPACE_DEVICE, dv);
+        free(hv);
+        mmx_mesh_free(d), mmx_mesh_free(h);
+    }
     mmx_ctx_free(ho), mmx_ctx_free(cu);
 }

@@ -780,3 +780,305 @@ Test(spgemm, gpu_large_random)
     mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(Abig), mmx_csc_free(Abt);
     mmx_ctx_free(h), mmx_ctx_free(d);
 }
+
+/* ---- valued SpGEMM (mmx_spgemm_valued) -------------------------------------------------------
+ * Stated plainly here: a dense lookup of A's entries, C(i,j) folding, for B's column j in
+ * storage order, every counted collision's float contribution (SUM from 0, MIN / MAX keeping
+ * the earlier value on ties); the library must give the same bits, and CUDA the host's. */
+
+/* m(i, j, v, e) of a float map over a host operand (the kinds these tests use). */
+static float vmap(const mmx_map *m, const mmx_csc *X, mmx_index i, mmx_index j, mmx_index v, int64_t e)
+{
+    switch (m->kind) {
+    case MMX_MAP_VALUE: return (float)v;
+    case MMX_MAP_CONST: return m->c;
+    case MMX_MAP_BY_ROW: return m->table[i];
+    case MMX_MAP_BY_COL: return m->table[j];
+    case MMX_MAP_X: return X->x[e];
+    default: return m->table[e]; /* BY_ENTRY */
+    }
+}
+
+/* The dense statement: present and value, m x p, column-major. */
+static void valued_spec(const mmx_csc *A, const mmx_csc *B, mmx_vgemm_map map, unsigned char *has,
+                        float *val)
+{
+    const mmx_index m = A->nrows, n = A->ncols, p = B->ncols;
+    int64_t *at = malloc((size_t)m * n * sizeof *at); /* A's entry at (i, k), or -1 */
+    cr_assert_not_null(at);
+    for (size_t t = 0; t < (size_t)m * n; t++) at[t] = -1;
+    for (mmx_index k = 0; k < n; k++) {
+        const int64_t a0 = A->order ? (int64_t)A->order * k : A->colptr[k];
+        const int64_t a1 = A->order ? a0 + A->order : A->colptr[k + 1];
+        for (int64_t e = a0; e < a1; e++) at[(size_t)k * m + A->rowidx[e]] = e;
+    }
+    memset(has, 0, (size_t)m * p);
+    for (mmx_index j = 0; j < p; j++) {
+        const int64_t b0 = B->order ? (int64_t)B->order * j : B->colptr[j];
+        const int64_t b1 = B->order ? b0 + B->order : B->colptr[j + 1];
+        for (int64_t eb = b0; eb < b1; eb++) {
+            const mmx_index k = B->rowidx[eb];
+            const mmx_index b = B->order ? (mmx_index)(eb - b0 + 1) : B->val[eb];
+            const int64_t a0 = A->order ? (int64_t)A->order * k : A->colptr[k];
+            const int64_t a1 = A->order ? a0 + A->order : A->colptr[k + 1];
+            const mmx_index nk = (mmx_index)(a1 - a0);
+            for (mmx_index i = 0; i < m; i++) {
+                const int64_t ea = at[(size_t)k * m + i];
+                if (ea < 0) continue;
+                const mmx_index a = A->order ? (mmx_index)(ea - a0 + 1) : A->val[ea];
+                int64_t d = (int64_t)b - a, r = map.rel.p, ok;
+                int64_t mp = ((d - r) % nk + nk) % nk, mm = ((d + r) % nk + nk) % nk;
+                switch (map.rel.kind) {
+                case MMX_REL_ALL: ok = 1; break;
+                case MMX_REL_CYCLE: ok = mp == 0; break;
+                case MMX_REL_CYCLE_BOTH: ok = mp == 0 || mm == 0; break;
+                default: ok = map.rel.table[(size_t)(a - 1) * map.rel.dim + (b - 1)] != 0; break;
+                }
+                if (!ok) continue;
+                const float ma = vmap(&map.amap, A, i, k, a, ea), mb = vmap(&map.bmap, B, k, j, b, eb);
+                float c = map.coll == MMX_VCOLL_PRODUCT ? ma * mb : map.coll == MMX_VCOLL_A ? ma
+                        : map.coll == MMX_VCOLL_B ? mb : mp == 0 ? ma : mb;
+                const size_t t = (size_t)j * m + i;
+                if (!has[t]) val[t] = map.monoid == MMX_MONOID_SUM ? 0.0f + c : c;
+                else if (map.monoid == MMX_MONOID_SUM) val[t] += c;
+                else if (map.monoid == MMX_MONOID_MIN) val[t] = c < val[t] ? c : val[t];
+                else val[t] = c > val[t] ? c : val[t];
+                has[t] = 1;
+            }
+        }
+    }
+    free(at);
+}
+
+/* C (host) against the statement: unmasked, exactly the present entries, rows ascending;
+ * masked, the mask's pattern, 0 where nothing counted. Bits, not tolerances. */
+static void expect_valued(const mmx_csc *C, const mmx_csc *mask, const unsigned char *has,
+                          const float *val, const char *what)
+{
+    cr_assert_not_null(C->x, "%s: no floats", what);
+    cr_assert_eq(C->order, 0, "%s", what);
+    cr_assert(C->positional, "%s: not positional", what);
+    int64_t count = 0;
+    for (size_t t = 0; t < (size_t)C->nrows * C->ncols; t++) count += has[t];
+    if (!mask) cr_assert_eq(C->nnz, count, "%s: nnz %d, expected %lld", what, C->nnz, (long long)count);
+    else cr_assert_eq(C->nnz, mask->nnz, "%s", what);
+    for (mmx_index j = 0; j < C->ncols; j++)
+        for (mmx_index e = C->colptr[j]; e < C->colptr[j + 1]; e++) {
+            const mmx_index i = C->rowidx[e];
+            const size_t t = (size_t)j * C->nrows + i;
+            cr_assert_eq(C->val[e], e - C->colptr[j] + 1, "%s", what);
+            if (mask) {
+                const int64_t mq = mask->order ? (int64_t)mask->order * j + (e - C->colptr[j]) : e;
+                cr_assert_eq(i, mask->rowidx[mq], "%s: not the mask's pattern", what);
+            } else {
+                cr_assert(has[t], "%s: C(%d,%d) should not be stored", what, i, j);
+                if (e > C->colptr[j]) cr_assert_lt(C->rowidx[e - 1], i, "%s: rows not ascending", what);
+            }
+            const float want = has[t] ? val[t] : 0.0f;
+            cr_assert(memcmp(&C->x[e], &want, sizeof want) == 0, "%s: C(%d,%d) = %.9g, expected %.9g",
+                      what, i, j, C->x[e], want);
+        }
+}
+
+/* A float table of n entries in [-2, 2] with a few repeats (MIN / MAX ties), in ctx's space. */
+static float *rand_table(rng *r, size_t n)
+{
+    float *t = malloc((n + 1) * sizeof *t);
+    cr_assert_not_null(t);
+    for (size_t q = 0; q < n; q++) t[q] = (float)rint_in(r, -20, 20) / 8.0f + (float)rint_in(r, 0, 3) / 3.0f;
+    return t;
+}
+
+static mmx_map map_dev(mmx_ctx *d, mmx_map m, size_t n, float **dev)
+{
+    *dev = NULL;
+    if (!m.table) return m;
+    MMX_OK_OR_FAIL(d, mmx_mem_alloc(d, MMX_SPACE_DEVICE, n * sizeof(float), (void **)dev));
+    MMX_OK_OR_FAIL(d, mmx_mem_copy(d, *dev, MMX_SPACE_DEVICE, m.table, MMX_SPACE_HOST, n * sizeof(float)));
+    m.table = *dev;
+    return m;
+}
+
+static void random_valued(mmx_ctx *h, mmx_ctx *d)
+{
+    rng r = {777};
+    for (size_t si = 0; si < sizeof shapes / sizeof *shapes; si++) {
+        const struct shape *S = &shapes[si];
+        mmx_csc *A = rand_csc(h, &r, S->m, S->n, S->avga, VAL_POS);
+        mmx_csc *B = rand_csc(h, &r, S->n, S->p, S->avgb, VAL_SMALL);
+        mmx_csc *mask = rand_csc(h, &r, S->m, S->p, 3, VAL_POS);
+        float *ta = rand_table(&r, (size_t)A->nnz), *tb = rand_table(&r, (size_t)S->n);
+        /* B also carries floats of its own, read by MMX_MAP_X. */
+        float *bx = rand_table(&r, (size_t)B->nnz);
+        MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, B, bx, MMX_SPACE_HOST));
+        free(bx);
+        const size_t mp = (size_t)S->m * S->p;
+        unsigned char *has = malloc(mp + 1);
+        float *val = malloc((mp + 1) * sizeof *val);
+        for (size_t ri = 0; ri < sizeof rels / sizeof *rels - 1; ri++) /* not TABLE */
+            for (int coll = MMX_VCOLL_PRODUCT; coll <= MMX_VCOLL_TAIL; coll++)
+                for (int mon = MMX_MONOID_SUM; mon <= MMX_MONOID_MAX; mon++)
+                    for (int maps = 0; maps < 2; maps++) {
+                        if (coll == MMX_VCOLL_TAIL && rels[ri].kind == MMX_REL_ALL) continue;
+                        mmx_vgemm_map map = {rels[ri], maps ? mmx_map_table(MMX_MAP_BY_ENTRY, ta, A->nnz)
+                                                            : mmx_map_value(),
+                                             maps ? mmx_map_table(MMX_MAP_BY_ROW, tb, S->n)
+                                                  : mmx_map_table(MMX_MAP_X, NULL, 0),
+                                             (mmx_vcoll)coll, (mmx_monoid)mon};
+                        valued_spec(A, B, map, has, val);
+                        for (int masked = 0; masked < 2; masked++) {
+                            char what[160];
+                            snprintf(what, sizeof what, "valued shape %zu rel %zu coll %d monoid %d maps %d mask %d",
+                                     si, ri, coll, mon, maps, masked);
+                            mmx_csc *C = NULL;
+                            const mmx_csc *mk = masked ? mask : NULL;
+                            MMX_OK_OR_FAIL(h, mmx_spgemm_valued(h, A, B, map, mk, &C));
+                            expect_valued(C, mk, has, val, what);
+                            if (d) {
+                                mmx_csc *Ad = NULL, *Bd = NULL, *Md = NULL, *Cd = NULL;
+                                float *da = NULL, *db = NULL;
+                                MMX_OK_OR_FAIL(d, mmx_csc_copy(d, A, MMX_SPACE_DEVICE, &Ad));
+                                MMX_OK_OR_FAIL(d, mmx_csc_copy(d, B, MMX_SPACE_DEVICE, &Bd));
+                                MMX_OK_OR_FAIL(d, mmx_csc_copy(d, mask, MMX_SPACE_DEVICE, &Md));
+                                mmx_vgemm_map dm = map;
+                                dm.amap = map_dev(d, map.amap, maps ? (size_t)A->nnz : 0, &da);
+                                dm.bmap = map_dev(d, map.bmap, maps ? (size_t)S->n : 0, &db);
+                                MMX_OK_OR_FAIL(d, mmx_spgemm_valued(d, Ad, Bd, dm, masked ? Md : NULL, &Cd));
+                                mmx_csc *Ch = on_host(d, Cd);
+                                expect_same(Ch, C, what);
+                                cr_assert(C->nnz == 0 || memcmp(Ch->x, C->x, (size_t)C->nnz * sizeof(float)) == 0,
+                                          "%s: CUDA's floats differ from the host's", what);
+                                mmx_csc_free(Ch), mmx_csc_free(Cd), mmx_csc_free(Ad), mmx_csc_free(Bd), mmx_csc_free(Md);
+                                mmx_mem_free(d, MMX_SPACE_DEVICE, da), mmx_mem_free(d, MMX_SPACE_DEVICE, db);
+                            }
+                            mmx_csc_free(C);
+                        }
+                    }
+        free(has), free(val), free(ta), free(tb);
+        mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(mask);
+    }
+}
+
+Test(spgemm, valued_random_vs_statement)
+{
+    mmx_ctx *h = tu_host_ctx();
+    random_valued(h, NULL);
+    mmx_ctx_free(h);
+}
+
+/* The valued product of two valued matrices (MMX_MAP_X on both) is the ordinary product:
+ * d0ᵀ d0 = -L_uniform for the incidence d0 (mmx_operator EV), and d1 d0 = 0. */
+Test(spgemm, valued_incidences_compose)
+{
+    mmx_ctx *h = tu_host_ctx();
+    const char *const specs[] = {"icosphere:2", "torus:8:5", "cube", "mixed"};
+    for (int s = 0; s < 4; s++) {
+        mmx_mesh *m = tu_shape(h, specs[s]);
+        mmx_csc *d0 = NULL, *d1 = NULL, *d0t = NULL, *P = NULL, *Z = NULL, *U = NULL;
+        MMX_OK_OR_FAIL(h, mmx_operator(h, m, NULL, MMX_OPERATOR_EV, &d0));
+        MMX_OK_OR_FAIL(h, mmx_operator(h, m, NULL, MMX_OPERATOR_FE, &d1));
+        MMX_OK_OR_FAIL(h, mmx_operator(h, m, NULL, MMX_OPERATOR_UNIFORM, &U));
+        MMX_OK_OR_FAIL(h, mmx_csc_transpose(h, d0, &d0t));
+        cr_assert_not_null(d0t->x);
+        const mmx_vgemm_map prod = {{MMX_REL_ALL, 0, NULL, 0}, mmx_map_table(MMX_MAP_X, NULL, 0),
+                                    mmx_map_table(MMX_MAP_X, NULL, 0), MMX_VCOLL_PRODUCT, MMX_MONOID_SUM};
+        MMX_OK_OR_FAIL(h, mmx_spgemm_valued(h, d0t, d0, prod, NULL, &P));
+        cr_assert_eq(P->nnz, U->nnz, "%s", specs[s]);
+        cr_assert_eq(memcmp(P->colptr, U->colptr, ((size_t)P->ncols + 1) * sizeof(mmx_index)), 0);
+        cr_assert_eq(memcmp(P->rowidx, U->rowidx, (size_t)P->nnz * sizeof(mmx_index)), 0);
+        for (mmx_index q = 0; q < P->nnz; q++)
+            cr_assert_eq(P->x[q], -U->x[q], "%s: (d0ᵀ d0)[%d] = %g, L = %g", specs[s], q, P->x[q], U->x[q]);
+        MMX_OK_OR_FAIL(h, mmx_spgemm_valued(h, d1, d0, prod, NULL, &Z));
+        cr_assert_gt(Z->nnz, 0);
+        for (mmx_index q = 0; q < Z->nnz; q++) cr_assert_eq(Z->x[q], 0.0f, "%s: d1 d0 != 0", specs[s]);
+        mmx_csc_free(d0), mmx_csc_free(d1), mmx_csc_free(d0t), mmx_csc_free(P), mmx_csc_free(Z), mmx_csc_free(U);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(h);
+}
+
+Test(spgemm, valued_errors)
+{
+    mmx_ctx *h = tu_host_ctx();
+    rng r = {5};
+    mmx_csc *A = rand_csc(h, &r, 5, 4, 2, VAL_POS), *B = rand_csc(h, &r, 4, 3, 2, VAL_POS);
+    mmx_csc *W = rand_csc(h, &r, 3, 3, 2, VAL_POS), *C = NULL;
+    mmx_vgemm_map map = {{MMX_REL_ALL, 0, NULL, 0}, mmx_map_value(), mmx_map_value(),
+                         MMX_VCOLL_PRODUCT, MMX_MONOID_SUM};
+    cr_assert_eq(mmx_spgemm_valued(h, B, A, map, NULL, &C), MMX_ERR_ARG); /* 4x3 times 5x4 */
+    cr_assert_eq(mmx_spgemm_valued(h, A, B, map, W, &C), MMX_ERR_ARG);    /* mask 3x3, C 5x3 */
+    cr_assert(strstr(mmx_ctx_error(h), "mask"), "%s", mmx_ctx_error(h));
+    map.monoid = MMX_MONOID_ANY;
+    cr_assert_eq(mmx_spgemm_valued(h, A, B, map, NULL, &C), MMX_ERR_ARG);
+    map.monoid = MMX_MONOID_SUM, map.coll = MMX_VCOLL_TAIL;
+    cr_assert_eq(mmx_spgemm_valued(h, A, B, map, NULL, &C), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(h), "cycle"), "%s", mmx_ctx_error(h));
+    map.coll = MMX_VCOLL_PRODUCT, map.amap = mmx_map_table(MMX_MAP_X, NULL, 0);
+    cr_assert_eq(mmx_spgemm_valued(h, A, B, map, NULL, &C), MMX_ERR_ARG); /* A has no floats */
+    cr_assert(strstr(mmx_ctx_error(h), "MMX_MAP_X"), "%s", mmx_ctx_error(h));
+    float t[2] = {1, 2};
+    map.amap = mmx_map_table(MMX_MAP_BY_ENTRY, t, 2);
+    cr_assert_eq(mmx_spgemm_valued(h, A, B, map, NULL, &C), MMX_ERR_ARG); /* table too short */
+    cr_assert_null(C);
+    /* A float matrix is not silently stripped by a permutation. */
+    float *ones = calloc((size_t)A->nnz + 1, sizeof *ones);
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, A, ones, MMX_SPACE_HOST));
+    cr_assert_eq(mmx_csc_permute(h, A, NULL, NULL, &C), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(h), "float values"), "%s", mmx_ctx_error(h));
+    mmx_ctx *other = tu_host_ctx();
+    cr_assert_eq(mmx_csc_set_values(other, A, ones, MMX_SPACE_HOST), MMX_ERR_ARG);
+    cr_assert_eq(mmx_csc_set_values(h, A, NULL, MMX_SPACE_HOST), MMX_ERR_ARG);
+    mmx_ctx_free(other);
+    free(ones);
+    mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(W);
+    mmx_ctx_free(h);
+}
+
+Test(spgemm, gpu_valued_random)
+{
+    mmx_ctx *d = tu_cuda_ctx_or_skip();
+    if (!d) return;
+    mmx_ctx *h = tu_host_ctx();
+    random_valued(h, d);
+    mmx_ctx_free(h), mmx_ctx_free(d);
+}
+
+/* 20k x 20k, about 10 entries per column, floats on both operands: many blocks in the expand,
+ * sort and fold kernels, runs spanning block boundaries; the device's bits must be the host's
+ * (unmasked and masked), and a second device run's too. */
+Test(spgemm, gpu_valued_large)
+{
+    mmx_ctx *d = tu_cuda_ctx_or_skip();
+    if (!d) return;
+    mmx_ctx *h = tu_host_ctx();
+    rng r = {99};
+    mmx_csc *A = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
+    mmx_csc *B = rand_csc(h, &r, 20000, 20000, 10, VAL_POS);
+    float *ax = rand_table(&r, (size_t)A->nnz), *bx = rand_table(&r, (size_t)B->nnz);
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, A, ax, MMX_SPACE_HOST));
+    MMX_OK_OR_FAIL(h, mmx_csc_set_values(h, B, bx, MMX_SPACE_HOST));
+    free(ax), free(bx);
+    mmx_csc *Ad = NULL, *Bd = NULL;
+    MMX_OK_OR_FAIL(d, mmx_csc_copy(d, A, MMX_SPACE_DEVICE, &Ad));
+    MMX_OK_OR_FAIL(d, mmx_csc_copy(d, B, MMX_SPACE_DEVICE, &Bd));
+    const mmx_vgemm_map maps[] = {
+        {{MMX_REL_ALL, 0, NULL, 0}, mmx_map_table(MMX_MAP_X, NULL, 0), mmx_map_table(MMX_MAP_X, NULL, 0),
+         MMX_VCOLL_PRODUCT, MMX_MONOID_SUM},
+        {{MMX_REL_CYCLE_BOTH, 1, NULL, 0}, mmx_map_table(MMX_MAP_X, NULL, 0), mmx_map_table(MMX_MAP_X, NULL, 0),
+         MMX_VCOLL_TAIL, MMX_MONOID_MAX},
+    };
+    for (size_t k = 0; k < sizeof maps / sizeof *maps; k++)
+        for (int masked = 0; masked < 2; masked++) {
+            mmx_csc *C = NULL, *Cd = NULL, *Cd2 = NULL;
+            MMX_OK_OR_FAIL(h, mmx_spgemm_valued(h, A, B, maps[k], masked ? A : NULL, &C));
+            MMX_OK_OR_FAIL(d, mmx_spgemm_valued(d, Ad, Bd, maps[k], masked ? Ad : NULL, &Cd));
+            MMX_OK_OR_FAIL(d, mmx_spgemm_valued(d, Ad, Bd, maps[k], masked ? Ad : NULL, &Cd2));
+            mmx_csc *Ch = on_host(d, Cd), *Ch2 = on_host(d, Cd2);
+            expect_same(Ch, C, "large valued");
+            cr_assert_eq(memcmp(Ch->x, C->x, (size_t)C->nnz * sizeof(float)), 0, "map %zu mask %d: CUDA != host", k, masked);
+            cr_assert_eq(memcmp(Ch2->x, Ch->x, (size_t)C->nnz * sizeof(float)), 0, "map %zu mask %d: runs differ", k, masked);
+            mmx_csc_free(C), mmx_csc_free(Cd), mmx_csc_free(Cd2), mmx_csc_free(Ch), mmx_csc_free(Ch2);
+        }
+    mmx_csc_free(A), mmx_csc_free(B), mmx_csc_free(Ad), mmx_csc_free(Bd);
+    mmx_ctx_free(h), mmx_ctx_free(d);
+}

@@ -866,7 +866,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, query, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, query, matrix, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -1267,6 +1267,39 @@ fi
 expect_rc "query EF of inconsistent faces" 0 query EF "$TMP/flip.obj" && ok "query EF answers inconsistent faces"
 if expect_rc "query on a missing file" 1 query VV "$TMP/missing.obj"; then
     [[ "$err" == *missing.obj* ]] && ok "query names the missing file" || bad "query missing file" "$err"
+fi
+
+# ---- matrix: an operator as a Matrix Market file ---------------------------------------------
+# The unit right triangle: the right angle at vertex 0 (cot 0), 45 degrees at 1 and 2 (cot 1),
+# so L(0,1) = L(0,2) = 1/2, L(1,2) = 0 (stored), L(0,0) = -1, L(1,1) = L(2,2) = -1/2.
+printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n' >"$TMP/right.obj"
+if expect_rc "matrix cotan of a right triangle" 0 matrix --kind cotan "$TMP/right.obj"; then
+    [ "$(printf '%s\n' "$out" | head -n 1)" = "%%MatrixMarket matrix coordinate real symmetric" ] \
+        && ok "matrix: the Matrix Market banner" || bad "matrix banner" "$out"
+    [[ "$out" == *"% rows: vertices, columns: vertices"* ]] && ok "matrix: rows and columns named" \
+        || bad "matrix header comment" "$out"
+    body=$(printf '%s\n' "$out" | grep -v '^%')
+    want=$'3 3 6\n1 1 -1\n2 1 0.5\n3 1 0.5\n2 2 -0.5\n3 2 0\n3 3 -0.5'
+    [ "$body" = "$want" ] && ok "matrix cotan: the lower triangle, 1-based, shortest floats" \
+        || bad "matrix cotan entries" "$body" "expected:" "$want"
+fi
+if expect_rc "matrix mass to a file" 0 matrix --kind mass "$TMP/right.obj" "$TMP/mass.mtx"; then
+    [ "$(grep -v '^%' "$TMP/mass.mtx" | sed -n 2p)" = "1 1 0.16666667" ] \
+        && ok "matrix mass: a third of the area, written to OUT" || bad "matrix mass" "$(cat "$TMP/mass.mtx")"
+fi
+if expect_rc "matrix ev of the grid" 0 matrix --kind ev "$TMP/grid.obj" "$TMP/ev.mtx"; then
+    [ "$(head -n 1 "$TMP/ev.mtx")" = "%%MatrixMarket matrix coordinate real general" ] \
+        && [ "$(grep -v '^%' "$TMP/ev.mtx" | head -n 1)" = "12 9 24" ] \
+        && ok "matrix ev: general, 12 edges x 9 vertices, two entries per edge" \
+        || bad "matrix ev" "$(head -n 8 "$TMP/ev.mtx")"
+fi
+check_usage "matrix without --kind" matrix "$TMP/right.obj"
+[[ "$err" == *"--kind"* ]] && ok "matrix asks for --kind" || bad "matrix without --kind message" "$err"
+check_usage "matrix with an unknown kind" matrix --kind laplace "$TMP/right.obj"
+[[ "$err" == *"unknown --kind 'laplace'"* ]] && ok "matrix names the unknown kind" || bad "matrix unknown kind" "$err"
+if expect_rc "matrix cotan of quads" 1 matrix --kind cotan "$TMP/grid.obj"; then
+    [[ "$err" == *"face 0 has order 4"* ]] && ok "matrix cotan names a face that is not a triangle" \
+        || bad "matrix cotan of quads" "$err"
 fi
 
 # ---- delaunay: edge flips by the cavity operator ------------------------------------------------

@@ -369,6 +369,24 @@ int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out
     return rc;
 }
 
+void text_put(text *t, const char *s, size_t n)
+{
+    if (t->failed) return;
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + n + 1) cap *= 2;
+        char *d = realloc(t->data, cap);
+        if (!d) {
+            t->failed = 1;
+            return;
+        }
+        t->data = d;
+        t->cap = cap;
+    }
+    memcpy(t->data + t->len, s, n);
+    t->len += n;
+}
+
 int output_write_bytes(const tool_output *out, const void *data, size_t len)
 {
     if (out->kind == OUT_DISCARD) return EXIT_OK;

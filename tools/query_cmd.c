@@ -6,36 +6,11 @@
 #include <string.h>
 #include "tool.h"
 
-/* A growing text buffer. */
-typedef struct text {
-    char *data;
-    size_t len, cap;
-    int failed;
-} text;
-
-static void put(text *t, const char *s, size_t n)
-{
-    if (t->failed) return;
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 4096;
-        while (cap < t->len + n + 1) cap *= 2;
-        char *d = realloc(t->data, cap);
-        if (!d) {
-            t->failed = 1;
-            return;
-        }
-        t->data = d;
-        t->cap = cap;
-    }
-    memcpy(t->data + t->len, s, n);
-    t->len += n;
-}
-
 static void put_int(text *t, long long x, char after)
 {
     char buf[32];
     int n = snprintf(buf, sizeof buf, "%lld%c", x, after);
-    put(t, buf, (size_t)n);
+    text_put(t, buf, (size_t)n);
 }
 
 /* What the rows and columns of each kind are. */
@@ -81,11 +56,11 @@ static int format_rows(mmx_ctx *ctx, const mmx_csr *R, mmx_query_kind kind, cons
                      "per %s, its %s in order, 0-based\n",
                      mmx_query_name(kind), mesh, (int)R->nrows, source_name(kind), target_name(kind),
                      (int)R->ncols, (int)R->nnz, source_name(kind), target_name(kind));
-    put(t, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+    text_put(t, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
     for (mmx_index i = 0; i < R->nrows; i++) {
         const mmx_index a = R->order ? R->order * i : rowptr[i];
         const mmx_index b = R->order ? a + R->order : rowptr[i + 1];
-        if (a == b) put(t, "\n", 1);
+        if (a == b) text_put(t, "\n", 1);
         for (mmx_index k = a; k < b; k++) put_int(t, colidx[k], k + 1 == b ? '\n' : ' ');
     }
     free(colidx);

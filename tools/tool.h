@@ -68,7 +68,7 @@ void print_man_page(void);
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
     delaunay_command, remesh_command, triangulate_command, subdiv_command,
-    query_command, render_command, demo_command, bench_command, help_command;
+    query_command, matrix_command, render_command, demo_command, bench_command, help_command;
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
@@ -239,6 +239,17 @@ void js_input(const char *name, long long nverts, long long nfaces, double load_
  * unknown) and write_ms. */
 void js_output(const tool_output *out, long long nverts, long long nfaces, long long bytes,
                double write_ms);
+
+/* A growing text buffer, for a result written in one piece (output_write_bytes): when memory
+ * runs out, failed is set and later text is dropped. */
+typedef struct text {
+    char *data;
+    size_t len, cap;
+    int failed;
+} text;
+
+/* Appends n bytes of s to t (nothing once t has failed). */
+void text_put(text *t, const char *s, size_t n);
 
 /* Writes `len` bytes to OUT (a file or standard output; nothing when discarded). A partly
  * written regular file is removed. Returns EXIT_OK, or EXIT_FAIL after printing why. */

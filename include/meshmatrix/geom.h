@@ -2,21 +2,26 @@
  * the cotangent and uniform Laplacians, the mass matrix and the mean curvature normal, and
  * smoothing (Laplacian, cotangent, Taubin, bilateral, implicit mean curvature flow).
  *
- * Every quantity is computed per element by a gather (one face, one corner, one column at a
- * time) and summed per vertex through a mapped SpMV with Mᵀ (op = T: each vertex gathers its
- * faces in ascending face order), never with float atomics, so a result is the same bit for
- * bit from run to run, and CUDA's equals the host's within float rounding (the per-face
- * formulas are the same code on both backends; the compilers may contract a product and a
- * sum into one FMA differently). Arithmetic is in float.
+ * Two paths compute each operator. The reference is the algebra: the Laplacians are valued
+ * products M <map> Mᵀ (spla.h, mmx_spgemm_valued, masked to the pattern E + I), the vertex
+ * areas and normals SpMVs Mᵀ<map> x of per-face (per-corner) values, op = T: mmx_operator
+ * returns them. The fast paths the functions below run are fused gathers (one thread per
+ * vertex, or per column of L, computing the face values in the gather), which add the same
+ * values in the same order: tests/test_geom.c holds them equal to the reference bit for bit
+ * on the host. Neither uses float atomics, so a result is the same bit for bit from run to
+ * run, and CUDA's equals the host's within float rounding (the per-face formulas are the same
+ * code on both backends; the compilers may contract a product and a sum into one FMA
+ * differently). Arithmetic is in float.
  *
  * Vectors follow the library's conventions (mesh.h, spla.h): per-vertex and per-face data are
  * row-major float arrays (k floats per element) in the context's space, allocated by the
  * caller. The mesh must live in the context's space. Faces are counter-clockwise seen from
  * outside, so normals point outwards.
  *
- * Matrices with float values (a Laplacian, a mass matrix) are an mmx_weighted: a pattern
- * mmx_csc plus one weight per stored entry, in the pattern's storage order, to be used in
- * mmx_spmv with the map MMX_MAP_BY_ENTRY (mmx_weighted_map). Every such matrix here is
+ * Matrices with float values (a Laplacian, a mass matrix) come as an mmx_weighted from the
+ * fast paths (a pattern mmx_csc plus one weight per stored entry, in the pattern's storage
+ * order, used in mmx_spmv with the map MMX_MAP_BY_ENTRY: mmx_weighted_map), and as a valued
+ * mmx_csc (the floats in x, the map MMX_MAP_X) from mmx_operator. Every such matrix here is
  * symmetric, so mmx_spmv with op = T (a deterministic gather per column on CUDA) gives A x.
  *
  * Correctness: checked against libigl (per_vertex_normals, cotmatrix, massmatrix) by
@@ -87,10 +92,11 @@ const char *mmx_normal_weight_name(mmx_normal_weight w);
 /* The weighting named `name` ("area", "angle" or "uniform"). Errors: MMX_ERR_ARG otherwise. */
 mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_weight *w);
 
-/* Vertex normals by the algebra: per-face (area, uniform) or per-corner (angle) values summed
- * per vertex through Mᵀ (each vertex gathering its faces in ascending order: the product
- * Mᵀ<map> x with op = T, evaluated as one fused gather per vertex, the face values computed in
- * it: a plan made and freed inside, mmx_vertex_normals_planned), then
+/* Vertex normals: per-face (area, uniform) or per-corner (angle) values summed per vertex
+ * through Mᵀ (each vertex gathering its faces in ascending order). The reference is the SpMV
+ * Mᵀ<map> x, op = T, of the face normals; this fast path is one fused gather per vertex, the
+ * face values computed in it (a plan made and freed inside, mmx_vertex_normals_planned),
+ * equal to the reference bit for bit on the host; then
  *   normals[v] = n_v / |n_v|,
  * zero where n_v = 0 (a vertex in no face, or whose faces cancel or are all degenerate).
  * Degenerate faces contribute nothing. normals: nverts x 3 in the context's space. Works on
@@ -162,9 +168,11 @@ typedef enum mmx_mass_kind {
                                  Triangles only */
 } mmx_mass_kind;
 
-/* The area of each vertex's share of its faces (above), summed per vertex through Mᵀ (the
- * product Mᵀ<map> x with op = T, the shares as the map or the face values, evaluated as one
- * gather per vertex over its faces in ascending order, each share computed in it).
+/* The area of each vertex's share of its faces (above), summed per vertex through Mᵀ: the
+ * reference is the SpMV Mᵀ<map> x, op = T, the shares as the map or the face values
+ * (mmx_operator, MMX_OPERATOR_MASS*); this fast path is one fused gather per vertex over its
+ * faces in ascending order, each share computed in it, equal to the reference bit for bit on
+ * the host.
  * Both kinds sum to the surface area (Voronoi: for every triangle, the three corners' shares
  * add up to its area). areas: nverts floats in the context's space; a vertex in no face gets
  * 0, degenerate faces contribute 0.
@@ -190,11 +198,13 @@ mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kin
  * term; an edge of k >= 3 triangles, k terms), and L_ii = -sum over j != i of L_ij, so L 1 = 0
  * and, on a mesh whose angles are all acute, L is negative semi-definite (obtuse angles give
  * negative off-diagonal weights; L stays symmetric). Degenerate triangles (zero area) add 0.
- * Built by the algebra: the pattern is the adjacency's E (mesh.h: the edges) with the
- * diagonal added, rows ascending in each column (nnz = nnz(E) + nverts; every vertex has its
- * diagonal entry, 0 for a vertex in no face); the weight of an edge gathers, over the edge's
- * faces in EF order (query.h), half the cotangent at the face's third corner, so L_ij and L_ji
- * are the same float. `adj` may be NULL (computed and freed here) or the mesh's adjacency.
+ * The pattern is the adjacency's E (mesh.h: the edges) with the diagonal added, rows
+ * ascending in each column (nnz = nnz(E) + nverts; every vertex has its diagonal entry, 0 for
+ * a vertex in no face). The reference is the algebra, the valued product
+ * M <CYCLE_BOTH p=1, TAIL, SUM> Mᵀ masked to that pattern (mmx_operator, MMX_OPERATOR_COTAN);
+ * this fast path assembles each column by hand: the weight of an edge gathers, over the
+ * edge's faces in EF order (query.h), half the cotangent at the face's third corner, so L_ij
+ * and L_ji are the same float, and equal the reference's bit for bit on the host. `adj` may be NULL (computed and freed here) or the mesh's adjacency.
  * Triangle meshes only. Errors: MMX_ERR_ARG (NULL, no positions), MMX_ERR_SPACE, MMX_ERR_MESH
  * (a face that is not a triangle: "face F has order C ..."), MMX_ERR_OVERFLOW (nnz beyond
  * 32-bit indices), MMX_ERR_NOMEM, MMX_ERR_CUDA.
@@ -226,6 +236,54 @@ mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_a
  * Cost: theirs, plus O(nnz(L)). Synchronises: as they do. */
 mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
                                      const mmx_adjacency *adj, mmx_mass_kind mass, float *hn);
+
+/* ---- operators as valued matrices ---------------------------------------------------------- */
+
+/* The mesh operators a user can take away (to SciPy, MATLAB, Eigen: `mmx matrix`), as valued
+ * mmx_csc (spla.h: the floats in x, the pattern's positions in val). */
+typedef enum mmx_operator_kind {
+    MMX_OPERATOR_ADJACENCY = 0, /* nverts x nverts, symmetric: 1 at (i, j) and (j, i) for every
+                                   edge {i, j}, no diagonal; rows ascending. The valued
+                                   product M <CYCLE_BOTH p=1, 1 * 1, MAX> Mᵀ */
+    MMX_OPERATOR_UNIFORM,       /* mmx_uniform_laplacian's L (nverts x nverts, symmetric) */
+    MMX_OPERATOR_COTAN,         /* mmx_cotan_laplacian's L (libigl's cotmatrix; triangles) */
+    MMX_OPERATOR_MASS,          /* the barycentric mass matrix (diagonal, nverts x nverts) */
+    MMX_OPERATOR_MASS_VORONOI,  /* the mixed Voronoi mass matrix (libigl's massmatrix
+                                   default on triangles; triangles only) */
+    MMX_OPERATOR_EV,            /* nedges x nverts, the edge-vertex incidence d0 (the discrete
+                                   gradient): row e holds -1 at the edge's lower vertex and +1
+                                   at its higher one (edges numbered as mesh.h's adjacency),
+                                   so (d0 x)_e = x_hi - x_lo and d0ᵀ d0 = -L_uniform */
+    MMX_OPERATOR_FE             /* nfaces x nedges, the face-edge incidence d1: row f holds +1
+                                   at an edge the face runs from its lower vertex to its higher
+                                   one, -1 at one it runs the other way (mesh.h's fe), so
+                                   d1 d0 = 0 */
+} mmx_operator_kind;
+
+/* "adjacency", "uniform", "cotan", "mass", "mass-voronoi", "ev", "fe" ("?" out of range), and
+ * back (mmx_operator_parse: MMX_ERR_ARG for another name, the detail listing the names). */
+const char *mmx_operator_name(mmx_operator_kind kind);
+mmx_status mmx_operator_parse(mmx_ctx *ctx, const char *name, mmx_operator_kind *kind);
+
+/* The operator `kind` of the mesh as a valued matrix in the context's space (owned by the
+ * caller: mmx_csc_free). Built by the algebra, the reference path: the Laplacians by a masked
+ * valued product on the pattern E + I (mmx_spgemm_valued, the diagonal then set to minus the
+ * row sums by an SpMV), the mass matrices by the SpMV Mᵀ<map> x of the faces' (corners')
+ * shares, the incidences from the adjacency's EV and FE arrays. The Laplacians and mass
+ * matrices equal the fast paths' (mmx_cotan_laplacian, mmx_uniform_laplacian,
+ * mmx_mass_matrix: their pattern and weights) bit for bit on the host; on CUDA within float
+ * rounding of the host (the Laplacians' sums run in the same order on both backends).
+ * `adj` may be NULL (computed here) or the mesh's adjacency. Positions are needed for COTAN
+ * and the masses. Errors: MMX_ERR_ARG (NULL, an unknown kind, no positions), MMX_ERR_SPACE,
+ * MMX_ERR_MESH (COTAN, MASS_VORONOI: a face that is not a triangle, named),
+ * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: the adjacency (when not given), the transpose of M, then O(nnz(L) * valence) for the
+ * Laplacians, O(nnz) for the others. EV and FE are assembled on the host (a device mesh's
+ * EV / FE arrays are read back and the result copied to the device).
+ * Synchronises: on CUDA, as the adjacency, the transpose and the Laplacian pattern do; EV and
+ * FE read arrays back. */
+mmx_status mmx_operator(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                        mmx_operator_kind kind, mmx_csc **out);
 
 /* ---- smoothing ---------------------------------------------------------------------------- */
 
@@ -275,8 +333,10 @@ typedef enum mmx_smooth_method {
 /* How the operator is applied. Each method has the assembled, algebraic path (the reference);
  * two have a second one, tested against it. */
 typedef enum mmx_smooth_path {
-    MMX_SMOOTH_ASSEMBLED = 0, /* mapped SpMVs (op = T, MMX_MAP_BY_ENTRY) of the assembled
-                                 Laplacian; for MCF, mmx_cg_csc on S = A - h L */
+    MMX_SMOOTH_ASSEMBLED = 0, /* the assembled Laplacian applied per vertex, a gather of
+                                 its column fused with the step (the arithmetic and order of
+                                 mmx_spmv's op = T with MMX_MAP_BY_ENTRY); for MCF,
+                                 mmx_cg_csc on S = A - h L */
     MMX_SMOOTH_PATCH,         /* LAPLACIAN and TAUBIN only: the neighbour sums by
                                  mmx_patch_reduce(VV) and the counts by the same reduction of
                                  ones, x'_i = x_i + lambda (sum_i / count_i - x_i). The

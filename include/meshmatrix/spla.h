@@ -28,6 +28,11 @@ typedef struct mmx_csc {
     mmx_index *colptr;  /* ncols + 1 entries, colptr[0] = 0, colptr[ncols] = nnz; NULL if reduced */
     mmx_index *rowidx;  /* nnz row indices in [0, nrows), distinct within a column */
     mmx_index *val;     /* nnz stored values; NULL if reduced */
+    float *x;           /* NULL, or nnz float values in storage order (a valued matrix, as
+                           CSparse's x: a valued product's result, an operator of geom.h's
+                           mmx_operator), read by the map MMX_MAP_X; mmx_csc_free frees it,
+                           mmx_csc_copy and mmx_csc_transpose carry it, mmx_csc_permute
+                           refuses it */
     mmx_index order;    /* > 0: reduced form, every column has `order` entries; 0: general */
     mmx_space space;    /* where colptr, rowidx and val live */
     /* Properties the library computes when it creates the matrix (read them, never set them);
@@ -90,6 +95,13 @@ void mmx_csc_free(mmx_csc *A);
  * must be complete when it returns; a copy to the device is queued. */
 mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx_csc **out);
 
+/* Gives A float values (a valued matrix, read by MMX_MAP_X): A->x, allocated in A's space
+ * when absent, becomes a copy of x[0 .. nnz) from `src_space`, in A's storage order. A must
+ * have been made by ctx (its arrays are ctx's). Errors: MMX_ERR_ARG (NULL A, x NULL with
+ * entries, A of another context), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: only when copying from the device into host memory. */
+mmx_status mmx_csc_set_values(mmx_ctx *ctx, mmx_csc *A, const float *x, mmx_space src_space);
+
 /* The CSR view of Aᵀ: no copy, the view aliases A's arrays and is valid while A is.
  * Synchronises: no. */
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A);
@@ -140,13 +152,17 @@ typedef enum mmx_map_kind {
                                (order 1 at [0], order 2 at [1..2], order 3 at [3..5], order 4
                                at [6..9], ...). Needs a positional A and len >= C(C+1)/2 for
                                C = A.maxcol */
-    MMX_MAP_BY_ENTRY        /* m = table[q], q the entry's index in A's storage (0 .. nnz-1:
+    MMX_MAP_BY_ENTRY,       /* m = table[q], q the entry's index in A's storage (0 .. nnz-1:
                                colptr[j] + p for the p-th entry of column j, order * j + p in
-                               the reduced form). len >= A.nnz. A float-valued matrix (a
-                               cotangent Laplacian, a mass matrix) is a pattern mmx_csc plus
-                               this table of weights; the stored values are not read. The
+                               the reduced form). len >= A.nnz. A float-valued matrix can
+                               be a pattern mmx_csc plus this table of weights (geom.h's
+                               mmx_weighted), or carry its floats itself (x, MMX_MAP_X); the
+                               stored values are not read. The
                                table follows A's storage: permuting or transposing A (which
                                moves entries) needs the table moved the same way */
+    MMX_MAP_X               /* m = A->x[q]: A's own float values (a valued matrix); the table
+                               is not read. MMX_MAP_BY_ENTRY with table A->x, which moves with
+                               A (mmx_csc_transpose carries it). Needs A->x (or nnz = 0) */
 } mmx_map_kind;
 
 typedef struct mmx_map {
@@ -189,8 +205,8 @@ typedef enum mmx_op {
  * queues the kernels: y is ready for the next call on the context, and for the host after
  * mmx_ctx_sync or an mmx_mem_copy into host memory.
  * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
- * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix; the
- * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
+ * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix,
+ * MMX_MAP_X on a matrix without floats; the detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
  * that failed; a fault inside the kernels shows at the next synchronising call).
  * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation.
  * Synchronises: no (nothing is read back). */
@@ -427,6 +443,68 @@ mmx_status mmx_spgemm(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_gemm
  * properties, host fields, with the overflow report, a fault), twice for other relations
  * (first the number of collisions, a size to allocate). */
 mmx_status mmx_mesh_product(mmx_ctx *ctx, const mmx_csc *M, mmx_gemm_map map, mmx_csc **out);
+
+/* ---- valued SpGEMM ------------------------------------------------------------------------ */
+
+/* What a counted collision contributes to C(i,j) in a valued product, from ma and mb, the
+ * float values of the colliding entries A(i,k) and B(k,j) under the operands' action maps
+ * (mmx_map: the stored value, a constant, a table by value, row, column, order or entry, or
+ * the matrix's own floats, MMX_MAP_X). */
+typedef enum mmx_vcoll {
+    MMX_VCOLL_PRODUCT = 0, /* ma * mb (rounded once: no fused multiply-add on either backend);
+                              with MMX_REL_ALL, MMX_MONOID_SUM and MMX_MAP_X maps, the
+                              ordinary product of two valued matrices */
+    MMX_VCOLL_A,           /* ma */
+    MMX_VCOLL_B,           /* mb */
+    MMX_VCOLL_TAIL         /* the cycle relations: ma when b = a + p (mod n), else mb (then
+                              b = a - p): the value of the entry the cycle step leaves from.
+                              With p = 1 in M <CYCLE_BOTH> Mᵀ and a per-corner weight of the
+                              edge leaving each corner (the same table on M and, moved with
+                              it, on Mᵀ), C(i,j) = C(j,i) sums the weights of the edge {i, j}
+                              over its faces: a cotangent Laplacian's off-diagonal */
+} mmx_vcoll;
+
+/* The action map of a valued SpGEMM: which collisions count (the integer relation on the
+ * stored values a, b, as in mmx_spgemm), the operands' float maps, what a collision
+ * contributes, how contributions combine (SUM, MIN or MAX; ANY is refused). */
+typedef struct mmx_vgemm_map {
+    mmx_rel rel;
+    mmx_map amap, bmap;
+    mmx_vcoll coll;
+    mmx_monoid monoid;
+} mmx_vgemm_map;
+
+/* Valued SpGEMM, C = A <map> B (A: m x n, B: n x p) with float values: the collisions that
+ * count are mmx_spgemm's (same relation on the stored integer values, same symbolic phase);
+ * contribution c = map.coll(ma, mb), ma = amap(A(i,k)), mb = bmap(B(k,j)).
+ * Order, the same on both backends, so that the host and CUDA give the same bits: C(i,j)'s
+ * contributions are combined in the order of B's column j (its storage order; for B = Mᵀ, or
+ * any matrix made by mmx_csc_transpose, ascending k), SUM as 0 + c1 + c2 + ... left to right
+ * in float, MIN and MAX keeping the earlier value on ties (c < acc, c > acc: a NaN
+ * contribution after the first is skipped, a NaN first one stays).
+ * Without a mask (mask NULL) C(i,j) is stored exactly where some collision counts, rows
+ * ascending in each column. With a mask (m x p, either form, in the context's space), C has
+ * the mask's pattern exactly (its columns' rows in the mask's order): collisions outside it are
+ * dropped and an entry of the mask without a counted collision holds 0 (where an operator
+ * needs entries the product does not make: a Laplacian's diagonal, set afterwards).
+ * C is general CSC; C->val holds each entry's 1-based position in its column (C is
+ * positional), C->x the floats. Zero-sized operands give an empty C of the right size.
+ * Errors: MMX_ERR_ARG (NULL arguments, sizes that do not match, an unknown map kind, the
+ * monoid ANY, TAIL with a relation that is not a cycle, a float map whose table does not
+ * cover its operand: mmx_spmv's checks, a relation table that does not cover the values, a
+ * mask of another size), MMX_ERR_OVERFLOW (more than 2^31 - 1 entries in C, device scratch
+ * beyond the device's memory), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: without a mask, mmx_spgemm's (the host: Gustavson's product with a dense float
+ * accumulator; CUDA: the counted collisions expanded as (column, row) keys with their float
+ * contributions, stably radix-sorted, each run of one C(i,j) folded in order by one thread:
+ * 40 bytes per counted collision (key and payload, the sort's second buffers, a run flag),
+ * plus 16 bytes per entry of B);
+ * with a mask, O(sum over the mask's entries (i, j) of the entries of A's columns k for the
+ * B(k, j)), one thread per entry of the mask on CUDA, nothing but C allocated.
+ * Synchronises: on CUDA, without a mask as mmx_spgemm (the number of collisions and of C's
+ * entries, sizes to allocate); with a mask, no (C's properties are the mask's). */
+mmx_status mmx_spgemm_valued(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                             mmx_vgemm_map map, const mmx_csc *mask, mmx_csc **out);
 
 /* ---- bandwidth and reordering ------------------------------------------------------------- */
 

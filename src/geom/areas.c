@@ -4,6 +4,23 @@
  * gather, and the diagonal pattern's numbering. */
 #include "geom_internal.h"
 
+mmx_status mmx__geom_diag_pattern(mmx_ctx *ctx, mmx_index n, mmx_csc **out)
+{
+    /* The reduced form of order 1: column v holds entry v, row v. */
+    mmx_csc *D = NULL;
+    mmx_status s = mmx__csc_alloc(ctx, mmx_ctx_space(ctx), n, n, n, 1, &D);
+    if (!s && D->space == MMX_SPACE_DEVICE) s = mmx__geom_iota_cuda(ctx, D->rowidx, n);
+    else if (!s)
+        for (mmx_index v = 0; v < n; v++) D->rowidx[v] = v;
+    if (!s) s = mmx__csc_props(ctx, D); /* the reduced form: set on the host, no wait */
+    if (s) {
+        mmx_csc_free(D);
+        return s;
+    }
+    *out = D;
+    return MMX_OK;
+}
+
 static mmx_status vertex_areas(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
                                const mmx_adjacency *adj, float *areas, const char *what)
 {
@@ -55,16 +72,7 @@ mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind
     if (!W) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mass matrix");
     W->space = sp;
     W->ctx = ctx;
-    /* The diagonal in the reduced form of order 1: column v holds entry v, row v. */
-    s = mmx__csc_alloc(ctx, sp, n, n, n, 1, &W->A);
-    if (!s) {
-        if (sp == MMX_SPACE_DEVICE) {
-            s = mmx__geom_iota_cuda(ctx, W->A->rowidx, n);
-        } else {
-            for (mmx_index v = 0; v < n; v++) W->A->rowidx[v] = v;
-        }
-    }
-    if (!s) s = mmx__csc_props(ctx, W->A); /* the reduced form: set on the host, no wait */
+    s = mmx__geom_diag_pattern(ctx, n, &W->A);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *W->w, (void **)&W->w);
     if (!s) s = vertex_areas(ctx, mesh, kind, adj, W->w, "mmx_mass_matrix");
     if (s) {

@@ -154,9 +154,10 @@ static inline MMX__HD void mmx__geom_face(const float *pos, const mmx_index *v, 
  * read from the per-face table F (3 floats per face, mmx__geom_face's MMX__FACE_NEWELL for
  * area weights, MMX__FACE_UNIT otherwise: computed once per face, so a face of c corners costs
  * O(c), not O(c^2) as when each of its vertices recomputed it), times the angle at j's corner
- * (angle), summed in float in that order, then normalised. These are the values, the order
- * and the arithmetic of the per-face table, mapped SpMV (op = T) and normalisation it
- * replaces, so the host's normals are the same bits as before. */
+ * (angle), summed in float in that order, then normalised: the fast path. These are the
+ * values, the order and the arithmetic of the reference (the face table, the SpMV Mᵀ<map> x
+ * with op = T and the normalisation: mmx__vertex_normals_product), so the host's normals are
+ * its bits (tests/test_geom.c). */
 static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *Mt,
                                               const float *pos, const float *F,
                                               mmx_normal_weight weight, mmx_index j,
@@ -182,9 +183,9 @@ static inline MMX__HD void mmx__vertex_normal(const mmx_csc *M, const mmx_csc *M
 /* Vertex j's area (geom.h, mmx_vertex_areas) in one gather over its faces in Mt's column j:
  * the barycentric share |N_f| / 2 / c_f read from `share` (mmx__geom_face's MMX__FACE_SHARE,
  * once per face), or the Voronoi area of j's corner (triangles: computed here), summed in
- * float in ascending face order: the values and order of the per-face (or per-corner) table
- * and mapped SpMV it replaces, so the host's areas are the same bits. share may be NULL for
- * MMX_MASS_VORONOI. */
+ * float in ascending face order (the fast path): the values and order of the reference, the
+ * per-face (or per-corner) table and the SpMV Mᵀ<map> x (mmx__vertex_areas_product), so the
+ * host's areas are its bits. share may be NULL for MMX_MASS_VORONOI. */
 static inline MMX__HD float mmx__vertex_area(const mmx_csc *M, const mmx_csc *Mt, const float *pos,
                                              const float *share, mmx_mass_kind kind, mmx_index j)
 {
@@ -372,6 +373,33 @@ mmx_status mmx__geom_laplacian_fill_cuda(mmx_ctx *ctx, const mmx__lap_in *in, mm
  * order spares the triangle check of a general device mesh its read of colptr. */
 mmx_status mmx__geom_mass(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
                           const mmx_adjacency *adj, mmx_weighted **out);
+
+/* The n x n diagonal pattern (reduced form of order 1: entry v is (v, v)) of a mass matrix,
+ * in the context's space. */
+mmx_status mmx__geom_diag_pattern(mmx_ctx *ctx, mmx_index n, mmx_csc **out);
+
+/* ---- the references by the algebra (operator.c) ------------------------------------------- */
+
+/* The Laplacians by a masked valued product (spla.h, mmx_spgemm_valued) on the pattern E + I:
+ *   uniform: L = M <CYCLE_BOTH p=1, 1 * 1, MAX> Mᵀ (1 per edge),
+ *   cotan:   L = M <CYCLE_BOTH p=1, TAIL of the corners' half cotangents, SUM> Mᵀ,
+ * then the diagonal L_ii = -(L 1)_i by an SpMV (the diagonal still 0). A valued mmx_csc with
+ * the pattern, positions and floats of mmx_uniform_laplacian / mmx_cotan_laplacian (the fast
+ * path, mmx__lap_column): the same bits on the host (same additions in the same order). */
+mmx_status mmx__laplacian_product(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                  int cotan, mmx_csc **out);
+
+/* Vertex areas as the SpMV Mᵀ<map> x (op = T): barycentric, the face shares with the map 1;
+ * Voronoi, ones with the corners' Voronoi areas as the map. The same bits as
+ * mmx_vertex_areas on the host. */
+mmx_status mmx__vertex_areas_product(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kind,
+                                     float *areas);
+
+/* Vertex normals as the SpMV Mᵀ<map> N (op = T) of the face normals N (Newell vectors, or unit
+ * normals, with the corners' angles as the map for MMX_NORMAL_ANGLE), then normalised: the
+ * reference of mmx_vertex_normals (the same bits on the host). */
+mmx_status mmx__vertex_normals_product(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                       mmx_normal_weight weight, float *normals);
 
 /* out[j] = j for j < n (mmx_index), for the mass matrix's diagonal pattern. */
 mmx_status mmx__geom_iota_cuda(mmx_ctx *ctx, mmx_index *out, mmx_index n);

@@ -1,8 +1,9 @@
-/* The cotangent and uniform Laplacians (geom.h), built by the algebra: the pattern is the
+/* The cotangent and uniform Laplacians (geom.h), the fast path: the pattern is the
  * adjacency's E (from M·Mᵀ) with the diagonal added; each edge's cotangent weight gathers the
  * half cotangents of its faces' opposite corners through the EF query and the FE array, each
  * column of L computed by one thread (mmx__lap_column, geom_internal.h, shared by both
- * backends), so no two threads add into one value. The CUDA half is laplacian.cu. */
+ * backends), so no two threads add into one value. The CUDA half is laplacian.cu. The
+ * reference, the valued product M <TAIL> Mᵀ, is operator.c's mmx__laplacian_product. */
 #include <stdlib.h>
 #include "geom_internal.h"
 

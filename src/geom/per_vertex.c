@@ -1,5 +1,6 @@
 /* The per-vertex steps the geometry operations share: per-face or per-corner values summed
- * per vertex through Mᵀ (a mapped SpMV with op = T, a gather per vertex on both backends),
+ * per vertex through Mᵀ (a mapped SpMV with op = T, a gather per vertex on both backends: the
+ * references of operator.c),
  * the corner tables moved into Mᵀ's entry order, and the small per-row finishes (fill,
  * normalise, scale). The CUDA halves are per_vertex.cu. */
 #include <math.h>

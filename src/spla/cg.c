@@ -349,6 +349,7 @@ mmx_status mmx_cg_csc(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, const float *
         return mmx__fail(ctx, MMX_ERR_SPACE,
                          "mmx_cg_csc: matrix A is in host memory but the context is on the "
                          "CUDA backend (copy it with mmx_csc_copy)");
+    map = mmx__map_resolve(A, map);
     s = mmx__map_check(ctx, A, map, "mmx_cg_csc");
     if (s) return s;
     csc_op op = {A, map};

@@ -27,6 +27,11 @@ mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_in
     return MMX_OK;
 }
 
+mmx_status mmx__csc_alloc_x(mmx_ctx *ctx, mmx_csc *A)
+{
+    return mmx_mem_alloc(ctx, A->space, (size_t)A->nnz * sizeof(float), (void **)&A->x);
+}
+
 void mmx_csc_free(mmx_csc *A)
 {
     if (!A) return;
@@ -34,6 +39,7 @@ void mmx_csc_free(mmx_csc *A)
     mmx_mem_free(A->ctx, A->space, A->colptr);
     mmx_mem_free(A->ctx, A->space, A->rowidx);
     mmx_mem_free(A->ctx, A->space, A->val);
+    mmx_mem_free(A->ctx, A->space, A->x);
     free(A);
 }
 
@@ -183,6 +189,8 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
     if (!s && !A->order)
         s = mmx_mem_copy(ctx, B->colptr, dst_space, A->colptr, A->space, ((size_t)A->ncols + 1) * ix);
     if (!s && !A->order) s = mmx_mem_copy(ctx, B->val, dst_space, A->val, A->space, (size_t)A->nnz * ix);
+    if (!s && A->x) s = mmx__csc_alloc_x(ctx, B);
+    if (!s && A->x) s = mmx_mem_copy(ctx, B->x, dst_space, A->x, A->space, (size_t)A->nnz * sizeof(float));
     B->maxcol = A->maxcol;
     B->minval = A->minval;
     B->maxval = A->maxval;
@@ -193,6 +201,19 @@ mmx_status mmx_csc_copy(mmx_ctx *ctx, const mmx_csc *A, mmx_space dst_space, mmx
     }
     *out = B;
     return MMX_OK;
+}
+
+mmx_status mmx_csc_set_values(mmx_ctx *ctx, mmx_csc *A, const float *x, mmx_space src_space)
+{
+    if (!A || (!x && A->nnz > 0))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_set_values: A or x is NULL");
+    if (A->ctx != ctx)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_set_values: A was made by another context "
+                         "(its float values must come from the same memory)");
+    mmx_status s = mmx__check_space(ctx, src_space, "mmx_csc_set_values: x");
+    if (!s && !A->x) s = mmx__csc_alloc_x(ctx, A);
+    if (!s) s = mmx_mem_copy(ctx, A->x, A->space, x, src_space, (size_t)A->nnz * sizeof *x);
+    return s;
 }
 
 mmx_csr mmx_csc_transpose_view(const mmx_csc *A)

@@ -14,6 +14,7 @@ mmx_status mmx_csc_diagonal(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *
                          "the CUDA backend (copy it with mmx_csc_copy)");
     const mmx_index nd = A->nrows < A->ncols ? A->nrows : A->ncols;
     if (nd > 0 && !d) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_diagonal: d is NULL");
+    map = mmx__map_resolve(A, map);
     s = mmx__map_check(ctx, A, map, "mmx_csc_diagonal");
     if (s) return s;
     if (nd <= 0) return MMX_OK;
@@ -29,5 +30,13 @@ mmx_status mmx_csc_diagonal(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *
                 break;
             }
     }
+    return MMX_OK;
+}
+
+mmx_status mmx__csc_set_diagonal(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha)
+{
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) return mmx__csc_set_diagonal_cuda(ctx, A, d, alpha);
+    const mmx_index nd = A->nrows < A->ncols ? A->nrows : A->ncols;
+    for (mmx_index i = 0; i < nd; i++) mmx__csc_set_diag_col(A, i, d, alpha);
     return MMX_OK;
 }

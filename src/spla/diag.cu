@@ -24,6 +24,12 @@ csc_diagonal(const mmx_csc A, const mmx_map map, mmx_index nd, float *__restrict
     }
 }
 
+__global__ void set_diagonal(const mmx_csc A, mmx_index nd, const float *d, float alpha)
+{
+    const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < nd) mmx__csc_set_diag_col(&A, (mmx_index)i, d, alpha);
+}
+
 } // namespace
 
 extern "C" mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d)
@@ -31,4 +37,12 @@ extern "C" mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx
     const mmx_index nd = A->nrows < A->ncols ? A->nrows : A->ncols;
     csc_diagonal<<<mmx__grid(nd), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(*A, map, nd, d);
     return mmx__cuda(ctx, cudaGetLastError(), "csc_diagonal launch");
+}
+
+extern "C" mmx_status mmx__csc_set_diagonal_cuda(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha)
+{
+    const mmx_index nd = A->nrows < A->ncols ? A->nrows : A->ncols;
+    if (nd <= 0) return MMX_OK;
+    set_diagonal<<<mmx__grid(nd), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(*A, nd, d, alpha);
+    return mmx__cuda(ctx, cudaGetLastError(), "set_diagonal launch");
 }

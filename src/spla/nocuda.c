@@ -100,3 +100,23 @@ mmx_status mmx__cg_true_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b)
     (void)w, (void)b;
     return mmx__no_cuda(ctx, "mmx__cg_true_cuda");
 }
+
+mmx_status mmx__spgemm_valued_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                   mmx_vgemm_map map, mmx_csc **out)
+{
+    (void)A, (void)B, (void)map, (void)out;
+    return mmx__no_cuda(ctx, "mmx__spgemm_valued_cuda");
+}
+
+mmx_status mmx__spgemm_masked_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                   mmx_vgemm_map map, mmx_csc *C)
+{
+    (void)A, (void)B, (void)map, (void)C;
+    return mmx__no_cuda(ctx, "mmx__spgemm_masked_cuda");
+}
+
+mmx_status mmx__csc_set_diagonal_cuda(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha)
+{
+    (void)A, (void)d, (void)alpha;
+    return mmx__no_cuda(ctx, "mmx__csc_set_diagonal_cuda");
+}

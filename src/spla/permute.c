@@ -90,6 +90,9 @@ mmx_status mmx_csc_permute(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv
     MMX__NEED_CTX(ctx);
     if (!A || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_permute: NULL argument");
     *out = NULL;
+    if (A->x)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_csc_permute: A has float values (x), which a "
+                         "permutation does not carry yet");
     mmx_status s = mmx__check_space(ctx, A->space, "matrix");
     if (!s) s = perm_check(ctx, A->space, pinv, A->nrows, "pinv");
     if (!s) s = perm_check(ctx, A->space, q, A->ncols, "q");

@@ -175,12 +175,12 @@ mmx_status count_and_scan(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B, mmx_
 }
 
 /* Refuses scratch that no device could hold before trying to allocate it. */
-mmx_status check_scratch(mmx_ctx *ctx, long long total)
+mmx_status check_scratch(mmx_ctx *ctx, long long total, unsigned per_collision)
 {
     size_t free_b = 0, total_b = 0;
     mmx_status s = mmx__dev_mem_info(ctx, &free_b, &total_b);
     if (s) return s;
-    unsigned long long need = (unsigned long long)total * 32u;
+    unsigned long long need = (unsigned long long)total * per_collision;
     if (need > total_b)
         return mmx__fail(ctx, MMX_ERR_OVERFLOW,
                          "mmx_spgemm: %lld counted collisions need %llu bytes of device scratch, "
@@ -248,7 +248,166 @@ mmx_status expand_sort_reduce(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
     return MMX_OK;
 }
 
+
+/* ---- valued SpGEMM (spla.h, mmx_spgemm_valued) ---------------------------------------------- */
+
+/* Symbolic pass 2 of a valued product: count_collisions' walk again, each counted collision
+ * written as its key (j, i) and its float contribution (the payload's low 32 bits), in B's
+ * storage order, then A's: the order the stable sort keeps within one key. */
+__global__ void expand_valued(const mmx_csc A, const mmx_csc B, mmx_vgemm_map map,
+                              const unsigned long long *off, int ibits,
+                              unsigned long long *keys, long long *pay)
+{
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e >= B.nnz) return;
+    int64_t bj0, bj1, ak0, ak1;
+    mmx_index j = mmx__csc_col_of(&B, e);
+    mmx__csc_col(&B, j, &bj0, &bj1);
+    mmx_index k = B.rowidx[e], b = mmx__csc_val(&B, e, bj0);
+    const float mb = mmx__map_value(&map.bmap, k, j, (mmx_index)(bj1 - bj0), b, e);
+    mmx__csc_col(&A, k, &ak0, &ak1);
+    mmx_index n = (mmx_index)(ak1 - ak0);
+    unsigned long long t = off[e];
+    for (long long ea = ak0; ea < ak1; ea++) {
+        mmx_index i = A.rowidx[ea], a = mmx__csc_val(&A, ea, ak0);
+        if (!mmx__gemm_rel(&map.rel, a, b, n)) continue;
+        const float ma = mmx__map_value(&map.amap, i, k, n, a, ea);
+        keys[t] = (unsigned long long)j << ibits | (unsigned)i;
+        pay[t] = (long long)__float_as_uint(mmx__vgemm_contrib(&map, ma, mb, a, b, n));
+        t++;
+    }
+}
+
+/* head[t] = 1 where a run of equal keys starts. */
+__global__ void run_heads(const unsigned long long *keys, long long n, unsigned long long *head)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    head[t] = t == 0 || keys[t] != keys[t - 1];
+}
+
+/* The thread at a run's head folds the run in its (sorted, stable) order into entry r of C:
+ * the host's order, contribution for contribution. */
+__global__ void fold_runs(const unsigned long long *keys, const long long *pay,
+                          const unsigned long long *head, const unsigned long long *run,
+                          long long n, int ibits, mmx_monoid monoid, unsigned long long *ukeys,
+                          mmx_index *rowidx, float *x)
+{
+    long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (t >= n || !head[t]) return;
+    const unsigned long long key = keys[t];
+    float acc = 0.0f;
+    for (long long u = t; u < n && keys[u] == key; u++)
+        acc = mmx__vgemm_fold(monoid, acc, __uint_as_float((unsigned)pay[u]), u == t);
+    const long long r = (long long)run[t];
+    ukeys[r] = key;
+    rowidx[r] = (mmx_index)(key & ((1ull << ibits) - 1));
+    x[r] = acc;
+}
+
+/* The masked product: one thread per entry of C (the mask's pattern). */
+__global__ void masked_entries(const mmx_csc A, const mmx_csc B, mmx_vgemm_map map,
+                               const mmx_csc C)
+{
+    long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e >= C.nnz) return;
+    C.x[e] = mmx__vgemm_masked_entry(&A, &B, &map, C.rowidx[e], mmx__csc_col_of(&C, e));
+}
+
+/* Expand, sort, find the runs, fold each: C's rows, floats and colptr. */
+mmx_status valued_sort_fold(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                            const mmx_vgemm_map &map, long long total, scratch &w, mmx_csc **out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const int ibits = mmx__bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
+    const int jbits = mmx__bits_for(B->ncols > 0 ? B->ncols - 1 : 0);
+    const int end_bit = ibits + jbits > 0 ? ibits + jbits : 1;
+    const size_t n = (size_t)total;
+    unsigned long long last[2] = {0, 0};
+    mmx_csc *C = NULL;
+    mmx_status s = mmx__dev_alloc(ctx, n * sizeof(unsigned long long), (void **)&w.keys[0]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(unsigned long long), (void **)&w.keys[1]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(long long), (void **)&w.pay[0]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(long long), (void **)&w.pay[1]);
+    if (!s) s = mmx__dev_alloc(ctx, n * sizeof(unsigned long long), (void **)&w.cnt);
+    if (!s) {
+        expand_valued<<<mmx__grid(B->nnz), MMX__BLOCK, 0, st>>>(*A, *B, map, w.off, ibits,
+                                                               w.keys[0], w.pay[0]);
+        s = mmx__cuda(ctx, cudaGetLastError(), "expand_valued launch");
+    }
+    int cur = 0;
+    if (!s) s = mmx__sort_pairs(ctx, w.keys, w.pay, total, end_bit, &cur);
+    const unsigned long long *sorted_keys = w.keys[cur];
+    const long long *sorted_pay = w.pay[cur];
+    /* The entry offsets' array (w.off, one per entry of B) is done with: the run numbers go
+     * to the sort's idle payload buffer, reinterpreted, which has one slot per collision. */
+    unsigned long long *run = (unsigned long long *)w.pay[1 - cur];
+    if (!s) {
+        run_heads<<<mmx__grid(total), MMX__BLOCK, 0, st>>>(sorted_keys, total, w.cnt);
+        s = mmx__cuda(ctx, cudaGetLastError(), "run_heads launch");
+    }
+    if (!s) s = mmx__scan_exclusive_u64(ctx, w.cnt, total, run);
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[0], run + total - 1, sizeof last[0], cudaMemcpyDeviceToHost, st));
+    if (!s) s = MMX__CUDA(ctx, cudaMemcpyAsync(&last[1], w.cnt + total - 1, sizeof last[1], cudaMemcpyDeviceToHost, st));
+    if (!s) s = mmx__stream_sync(ctx); /* kept: nnz(C), a size to allocate */
+    const long long nruns = (long long)(last[0] + last[1]);
+    if (!s && nruns > MMX_INDEX_MAX)
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_spgemm_valued: C would have %lld entries, more "
+                      "than %d", nruns, MMX_INDEX_MAX);
+    if (!s) s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, (mmx_index)nruns, 0, &C);
+    if (!s) s = mmx__csc_alloc_x(ctx, C);
+    unsigned long long *ukeys = w.keys[1 - cur];
+    if (!s) {
+        fold_runs<<<mmx__grid(total), MMX__BLOCK, 0, st>>>(sorted_keys, sorted_pay, w.cnt, run,
+                                                          total, ibits, map.monoid, ukeys,
+                                                          C->rowidx, C->x);
+        write_colptr<<<mmx__grid((long long)B->ncols + 1), MMX__BLOCK, 0, st>>>(
+            ukeys, (mmx_index)nruns, B->ncols, ibits, C->colptr);
+        s = mmx__cuda(ctx, cudaGetLastError(), "fold_runs launch");
+    }
+    if (!s) s = mmx__csc_fill_positions(ctx, C);
+    if (s) {
+        mmx_csc_free(C);
+        return s;
+    }
+    *out = C;
+    return MMX_OK;
+}
+
 } // namespace
+
+extern "C" mmx_status mmx__spgemm_valued_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                              mmx_vgemm_map map, mmx_csc **out)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    scratch w;
+    long long total = 0;
+    mmx_csc *C = NULL;
+    mmx_status s = MMX_OK;
+    if (A->nnz > 0 && B->nnz > 0) s = count_and_scan(ctx, A, B, map.rel, w, &total);
+    if (!s && total > 0) s = check_scratch(ctx, total, 40u); /* keys, payloads, run flags */
+    if (!s && total > 0) s = valued_sort_fold(ctx, A, B, map, total, w, &C);
+    if (!s && total == 0) {
+        s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->nrows, B->ncols, 0, 0, &C);
+        if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(C->colptr, 0, ((size_t)B->ncols + 1) * sizeof(mmx_index), st));
+    }
+    w.release(ctx);
+    if (!s) s = mmx__csc_props(ctx, C);
+    if (s) {
+        mmx_csc_free(C);
+        return s;
+    }
+    *out = C;
+    return MMX_OK;
+}
+
+extern "C" mmx_status mmx__spgemm_masked_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                              mmx_vgemm_map map, mmx_csc *C)
+{
+    if (C->nnz == 0) return MMX_OK;
+    masked_entries<<<mmx__grid(C->nnz), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(*A, *B, map, *C);
+    return mmx__cuda(ctx, cudaGetLastError(), "masked_entries launch");
+}
 
 extern "C" mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
                                        mmx_gemm_map map, mmx_csc **out)
@@ -259,7 +418,7 @@ extern "C" mmx_status mmx__spgemm_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx
     mmx_csc *C = NULL;
     mmx_status s = MMX_OK;
     if (A->nnz > 0 && B->nnz > 0) s = count_and_scan(ctx, A, B, map.rel, w, &total);
-    if (!s && total > 0) s = check_scratch(ctx, total);
+    if (!s && total > 0) s = check_scratch(ctx, total, 32u); /* keys and payloads, doubled */
     if (!s && total > 0) s = expand_sort_reduce(ctx, A, B, map, total, w, &C);
     if (!s && total == 0) {
         /* No counted collision: C is all zero, of the right size. */

@@ -51,6 +51,9 @@ static inline MMX__HD mmx_index mmx__lower_bound(const mmx_index *rows, mmx_inde
 mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_index ncols,
                           mmx_index nnz, mmx_index order, mmx_csc **out);
 
+/* Allocates A->x (nnz floats, uninitialised) in A's space. */
+mmx_status mmx__csc_alloc_x(mmx_ctx *ctx, mmx_csc *A);
+
 /* What a structural check found: kind 0 none; 1 colptr[j] > colptr[j+1] or outside [0, nnz];
  * 2 a row index outside [0, nrows); 3 a row twice in one column. `col` is the first such
  * column, `row` the offending row index. */
@@ -219,6 +222,108 @@ static inline MMX__HD mmx_index mmx__csc_col_of(const mmx_csc *A, int64_t e)
     }
     return lo;
 }
+
+/* ---- valued SpGEMM (spgemm_valued.c, the CUDA halves in spgemm.cu) ---- */
+
+/* The map MMX_MAP_X on A read as MMX_MAP_BY_ENTRY with A's own floats (A->x, or nothing when
+ * A has no entry); any other map, or X on a matrix without floats (which mmx__map_check then
+ * refuses), unchanged. Every function that takes a map calls it first. */
+static inline mmx_map mmx__map_resolve(const mmx_csc *A, mmx_map m)
+{
+    if (m.kind == MMX_MAP_X && A && (A->x || A->nnz == 0)) {
+        m.kind = MMX_MAP_BY_ENTRY;
+        m.table = A->x;
+        m.len = A->nnz;
+    }
+    return m;
+}
+
+/* A counted collision's contribution (spla.h, mmx_vcoll). The product is rounded once on the
+ * device too (no FMA with the sum it goes into), so both backends give the same bits. */
+static inline MMX__HD float mmx__vgemm_contrib(const mmx_vgemm_map *m, float ma, float mb,
+                                               mmx_index a, mmx_index b, mmx_index n)
+{
+    switch (m->coll) {
+    case MMX_VCOLL_PRODUCT:
+#ifdef __CUDA_ARCH__
+        return __fmul_rn(ma, mb);
+#else
+        return ma * mb;
+#endif
+    case MMX_VCOLL_A: return ma;
+    case MMX_VCOLL_B: return mb;
+    default: return mmx__gemm_mod((int64_t)b - a - m->rel.p, n) == 0 ? ma : mb; /* TAIL */
+    }
+}
+
+/* acc folded with the next contribution c (first: c is the first one): SUM from 0 left to
+ * right, MIN and MAX keeping the earlier value on ties. */
+static inline MMX__HD float mmx__vgemm_fold(mmx_monoid monoid, float acc, float c, int first)
+{
+    switch (monoid) {
+    case MMX_MONOID_SUM: return (first ? 0.0f : acc) + c;
+    case MMX_MONOID_MIN: return first || c < acc ? c : acc;
+    default: return first || c > acc ? c : acc; /* MAX */
+    }
+}
+
+/* C(i,j) of a masked valued product (spla.h): B's column j in storage order, each B(k,j)
+ * looked up in A's column k for row i (rows are distinct in a column: one match at most),
+ * the counted collisions folded in that order; 0 without one. The host loop and the CUDA
+ * kernel both call it. amap and bmap are resolved (mmx__map_resolve). */
+static inline MMX__HD float mmx__vgemm_masked_entry(const mmx_csc *A, const mmx_csc *B,
+                                                    const mmx_vgemm_map *m, mmx_index i,
+                                                    mmx_index j)
+{
+    int64_t b0, b1;
+    mmx__csc_col(B, j, &b0, &b1);
+    float acc = 0.0f;
+    int first = 1;
+    for (int64_t eb = b0; eb < b1; eb++) {
+        const mmx_index k = B->rowidx[eb], b = mmx__csc_val(B, eb, b0);
+        int64_t a0, a1;
+        mmx__csc_col(A, k, &a0, &a1);
+        for (int64_t ea = a0; ea < a1; ea++) {
+            if (A->rowidx[ea] != i) continue;
+            const mmx_index a = mmx__csc_val(A, ea, a0), n = (mmx_index)(a1 - a0);
+            if (mmx__gemm_rel(&m->rel, a, b, n)) {
+                const float ma = mmx__map_value(&m->amap, i, k, n, a, ea);
+                const float mb = mmx__map_value(&m->bmap, k, j, (mmx_index)(b1 - b0), b, eb);
+                acc = mmx__vgemm_fold(m->monoid, acc, mmx__vgemm_contrib(m, ma, mb, a, b, n), first);
+                first = 0;
+            }
+            break;
+        }
+    }
+    return acc;
+}
+
+/* Column i's diagonal entry of a valued A gets alpha * d[i] (no entry (i, i): nothing). */
+static inline MMX__HD void mmx__csc_set_diag_col(const mmx_csc *A, mmx_index i, const float *d,
+                                                 float alpha)
+{
+    int64_t a, b;
+    mmx__csc_col(A, i, &a, &b);
+    for (int64_t e = a; e < b; e++)
+        if (A->rowidx[e] == i) {
+            A->x[e] = alpha * d[i];
+            return;
+        }
+}
+
+/* A->x(i, i) = alpha * d[i] for i < min(nrows, ncols), where A stores (i, i); d in A's space.
+ * A valued matrix's diagonal set from a vector (a Laplacian's, minus its row sums). Queued on
+ * CUDA (one thread per column). */
+mmx_status mmx__csc_set_diagonal(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha);
+mmx_status mmx__csc_set_diagonal_cuda(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha);
+
+/* The CUDA halves of mmx_spgemm_valued, arguments checked and maps resolved: without a mask
+ * (allocates *out, reads sizes back), and with one (C allocated by the caller with the mask's
+ * pattern; fills C->x, queued). */
+mmx_status mmx__spgemm_valued_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                   mmx_vgemm_map map, mmx_csc **out);
+mmx_status mmx__spgemm_masked_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc *B,
+                                   mmx_vgemm_map map, mmx_csc *C);
 
 /* "C(i,j) overflows ...": the MMX_ERR_OVERFLOW of mmx_spgemm, one sentence for both backends. */
 mmx_status mmx__spgemm_overflow(mmx_ctx *ctx, int64_t i, int64_t j);

@@ -19,6 +19,7 @@ static const char *map_kind_name(mmx_map_kind k)
     case MMX_MAP_BY_ORDER: return "MMX_MAP_BY_ORDER";
     case MMX_MAP_BY_ORDER_VALUE: return "MMX_MAP_BY_ORDER_VALUE";
     case MMX_MAP_BY_ENTRY: return "MMX_MAP_BY_ENTRY";
+    case MMX_MAP_X: return "MMX_MAP_X";
     }
     return "an unknown map kind";
 }
@@ -37,8 +38,11 @@ mmx_status mmx__map_check(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, const cha
 {
     const char *name = map_kind_name(map.kind);
     if (map.kind == MMX_MAP_VALUE || map.kind == MMX_MAP_CONST) return MMX_OK;
-    if ((int)map.kind < (int)MMX_MAP_VALUE || (int)map.kind > (int)MMX_MAP_BY_ENTRY)
+    if ((int)map.kind < (int)MMX_MAP_VALUE || (int)map.kind > (int)MMX_MAP_X)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown map kind %d", fn, (int)map.kind);
+    if (map.kind == MMX_MAP_X) /* left unresolved by mmx__map_resolve: A has no floats */
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: map MMX_MAP_X reads A's float values, and A has "
+                         "none (A->x is NULL)", fn);
     if (map.len < 0)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: map %s has a negative table length %d", fn, name,
                          map.len);
@@ -165,6 +169,7 @@ mmx_status mmx__spmv_variant_run(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, f
                                  const mmx_csc *A, mmx_map map, const float *x, int k,
                                  float beta, float *y)
 {
+    map = mmx__map_resolve(A, map);
     mmx_status s = spmv_check(ctx, op, A, map, x, k, y);
     if (s) return s;
     if (v != MMX__SPMV_AUTO && v != MMX__SPMV_THREAD_PER_COLUMN && v != MMX__SPMV_SHUFFLE)

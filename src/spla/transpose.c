@@ -1,5 +1,6 @@
 /* Explicit transpose: Aᵀ as a new general CSC matrix. Column i of Aᵀ is row i of A, its
- * entries in ascending column order, values kept (the implied positions for a reduced A). */
+ * entries in ascending column order, values kept (the implied positions for a reduced A), and
+ * the float values x when A has them. */
 #include <string.h>
 #include "spla_internal.h"
 
@@ -23,6 +24,7 @@ static mmx_status transpose_host(mmx_ctx *ctx, const mmx_csc *A, mmx_csc *T)
             mmx_index slot = next[A->rowidx[e]]++;
             T->rowidx[slot] = j;
             T->val[slot] = A->order ? (mmx_index)(e - a + 1) : A->val[e];
+            if (A->x) T->x[slot] = A->x[e];
         }
     }
     free(next);
@@ -46,7 +48,8 @@ mmx_status mmx_csc_transpose(mmx_ctx *ctx, const mmx_csc *A, mmx_csc **out)
     mmx_csc *T;
     s = mmx__csc_alloc(ctx, MMX_SPACE_HOST, A->ncols, A->nrows, A->nnz, 0, &T);
     if (s) return s;
-    s = transpose_host(ctx, A, T);
+    if (A->x) s = mmx__csc_alloc_x(ctx, T);
+    if (!s) s = transpose_host(ctx, A, T);
     if (!s) s = mmx__csc_props(ctx, T);
     if (s) {
         mmx_csc_free(T);

@@ -35,7 +35,8 @@ __global__ void colptr_from_rows(const unsigned *rows, mmx_index nnz, mmx_index 
 }
 
 /* Slot t of Aᵀ holds A's entry perm[t]: its column becomes the row, its value stays. */
-__global__ void fill(const mmx_csc A, const mmx_index *perm, mmx_index *rowidx, mmx_index *val)
+__global__ void fill(const mmx_csc A, const mmx_index *perm, mmx_index *rowidx, mmx_index *val,
+                     float *x)
 {
     long long t = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (t >= A.nnz) return;
@@ -43,6 +44,7 @@ __global__ void fill(const mmx_csc A, const mmx_index *perm, mmx_index *rowidx, 
     mmx_index j = mmx__csc_col_of(&A, e);
     rowidx[t] = j;
     val[t] = A.order ? e - A.order * j + 1 : A.val[e];
+    if (x) x[t] = A.x[e];
 }
 
 } // namespace
@@ -57,7 +59,11 @@ extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mm
     int cur = 0;
     const int bits = mmx__bits_for(A->nrows > 0 ? A->nrows - 1 : 0);
     mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, A->ncols, A->nrows, nnz, 0, &T);
-    if (s) return s;
+    if (!s && A->x) s = mmx__csc_alloc_x(ctx, T);
+    if (s) {
+        mmx_csc_free(T);
+        return s;
+    }
     if (nnz == 0) {
         s = MMX__CUDA(ctx, cudaMemsetAsync(T->colptr, 0, ((size_t)A->nrows + 1) * sizeof(mmx_index), st));
         goto props;
@@ -74,7 +80,7 @@ extern "C" mmx_status mmx__csc_transpose_cuda(mmx_ctx *ctx, const mmx_csc *A, mm
     if (!s) {
         colptr_from_rows<<<mmx__grid((long long)A->nrows + 1), MMX__BLOCK, 0, st>>>(rows[cur], nnz,
                                                                                  A->nrows, T->colptr);
-        fill<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(*A, perm[cur], T->rowidx, T->val);
+        fill<<<mmx__grid(nnz), MMX__BLOCK, 0, st>>>(*A, perm[cur], T->rowidx, T->val, T->x);
         s = mmx__cuda(ctx, cudaGetLastError(), "transpose kernels launch");
     }
 props:
