@@ -22,7 +22,7 @@ static void text_n(const char *s, size_t n)
     }
 }
 
-static void text(const char *s)
+static void roff(const char *s)
 {
     text_n(s, strlen(s));
 }
@@ -47,15 +47,15 @@ static void options(const opt_spec *opts, int n)
         fputs(".TP\n", stdout);
         if (opts[i].alias) printf("\\fB\\-%c\\fR, ", opts[i].alias);
         fputs("\\fB\\-\\-", stdout);
-        text(opts[i].name);
+        roff(opts[i].name);
         fputs("\\fR", stdout);
         if (opts[i].arg) {
             fputs(" \\fI", stdout);
-            text(opts[i].arg);
+            roff(opts[i].arg);
             fputs("\\fR", stdout);
         }
         putchar('\n');
-        text(opts[i].help);
+        roff(opts[i].help);
         putchar('\n');
     }
 }
@@ -67,12 +67,12 @@ void print_man_page(void)
            ".TH MMX 1 \"\" \"meshmatrix %d.%d.%d\" \"User Commands\"\n",
            MMX_VERSION_MAJOR, MMX_VERSION_MINOR, MMX_VERSION_PATCH);
     fputs(".SH NAME\nmmx \\- ", stdout);
-    text(tool_tagline);
+    roff(tool_tagline);
     fputs("\n.SH SYNOPSIS\n", stdout);
     fputs(".B mmx\n[\\fIGLOBAL OPTIONS\\fR] \\fICOMMAND\\fR [\\fIOPTIONS\\fR] [\\fIARGS\\fR]\n", stdout);
     for (int i = 0; i < tool_ncommands; i++) {
         fputs(".br\n.B mmx\n", stdout);
-        text(tool_commands[i]->synopsis);
+        roff(tool_commands[i]->synopsis);
         putchar('\n');
     }
     fputs(".SH DESCRIPTION\n"
@@ -81,16 +81,16 @@ void print_man_page(void)
           "reads a mesh, works on it and reports what it did; global options may come before\n"
           "or after the command's name.\n"
           ".SS Inputs and outputs\n.nf\n", stdout);
-    text(tool_io_notes);
+    roff(tool_io_notes);
     fputs(".fi\n.SH COMMANDS\n", stdout);
     for (int i = 0; i < tool_ncommands; i++) {
         const tool_cmd *c = tool_commands[i];
         fputs(".SS \"mmx ", stdout);
-        text(c->name);
+        roff(c->name);
         fputs("\"\n.B mmx\n", stdout);
-        text(c->synopsis);
+        roff(c->synopsis);
         fputs("\n.PP\n", stdout);
-        text(c->summary);
+        roff(c->summary);
         putchar('\n');
         paragraphs(c->help);
         if (c->nopts > 0) {
@@ -103,7 +103,7 @@ void print_man_page(void)
     fputs(".SH GLOBAL OPTIONS\n", stdout);
     options(global_opts, G_COUNT);
     fputs(".SH EXIT STATUS\n", stdout);
-    text(tool_exit_status);
+    roff(tool_exit_status);
     fputs(".\n.SH SEE ALSO\n"
           "\\fBmmx help\\fR \\fICOMMAND\\fR; the meshmatrix README and the headers in\n"
           "include/meshmatrix for the C library.\n", stdout);
