@@ -100,3 +100,9 @@ mmx_status mmx__cg_true_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *b)
     (void)w, (void)b;
     return mmx__no_cuda(ctx, "mmx__cg_true_cuda");
 }
+
+mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx__csc_rows *rows)
+{
+    (void)A, (void)with_col, (void)rows;
+    return mmx__no_cuda(ctx, "mmx__csc_rows_cuda");
+}

@@ -80,6 +80,39 @@ mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *f
 mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
+/* ---- the row view (rows.c, rows.cu) ---- */
+
+/* A read by rows, without moving its entries: row i's entries are entry[rowptr[i] ..
+ * rowptr[i + 1]), each the entry's index in A's storage, in ascending column order (A's
+ * storage order, kept by a stable sort); col[t] is entry[t]'s column for a general A (NULL for
+ * a reduced one, whose column is entry / order). Device arrays from the context that made it. */
+typedef struct mmx__csc_rows {
+    mmx_index *rowptr; /* nrows + 1 */
+    mmx_index *entry;  /* nnz */
+    mmx_index *col;    /* nnz, general A only */
+} mmx__csc_rows;
+
+/* What a matrix the library made keeps beside its arrays (mmx_csc.cache, spla.h): made empty
+ * with the matrix by mmx__csc_alloc, filled on first use, released with the matrix. `owner`
+ * tells the matrix from a copy of its struct (a view, which must not use or fill it). */
+struct mmx_csc_cache {
+    const mmx_csc *owner;
+    int has_rows;
+    mmx__csc_rows rows;
+};
+
+/* The row view of A (a device matrix) for a product on ctx: A's kept view when A was made by
+ * ctx (built and kept on first use), else one made now that *temp tells the caller to release
+ * with mmx__csc_rows_free once its kernels are queued. Queued, no wait. Errors: MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA. */
+mmx_status mmx__csc_rows_get(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_rows *rows, int *temp);
+void mmx__csc_rows_free(mmx_ctx *ctx, mmx__csc_rows *rows);
+
+/* Builds A's row view into `rows` (arrays allocated here on ctx, col only for a general A), or
+ * with rows->col NULL for any A, the rowptr and entry arrays only (what the transpose needs).
+ * Queued: a stable radix sort of the entries by row. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx__csc_rows *rows);
+
 /* ---- spmv (spmv.c, spmv.cu): declarations go here ---- */
 
 /* m(i, j, v) of an entry at index e of A's storage, in column j of c entries (spla.h,
