@@ -341,6 +341,26 @@ static const opt_spec bench_opts[O_COUNT] = {
     [O_FORMAT] = {"format", 0, "obj|off|ply", "the format of standard input (MESH given as -)"},
 };
 
+/* Whether `runs` more vertex scatters give the bytes of the last one (read back to the host
+ * after each): *same = 1 if they all do. */
+static int same_bytes_runs(bench *b, int runs, int *same)
+{
+    const size_t n = 3 * (size_t)b->mesh->M->nrows;
+    const mmx_space sp = mmx_ctx_space(b->ctx);
+    float *first = malloc(n * sizeof *first + 1), *got = malloc(n * sizeof *got + 1);
+    int rc = !first || !got;
+    if (rc) out_of_memory("the scatter's results");
+    rc = rc || mmx_mem_copy(b->ctx, first, MMX_SPACE_HOST, b->yv, sp, n * sizeof *first);
+    *same = 1;
+    for (int r = 0; r < runs && !rc; r++) {
+        rc = run_vertex_scatter(b) || mmx_mem_copy(b->ctx, got, MMX_SPACE_HOST, b->yv, sp, n * sizeof *got);
+        if (!rc && memcmp(first, got, n * sizeof *got)) *same = 0;
+    }
+    free(first);
+    free(got);
+    return rc ? -1 : 0;
+}
+
 /* A failed measurement: what was being done and the context's detail. */
 static int failed(mmx_ctx *ctx, const char *name, const char *what)
 {
@@ -371,6 +391,10 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
         return failed(ctx, name, "mmx_spmv (vertex scatter)");
     snprintf(impl, sizeof impl, "mmx_spmv op N, 3 columns (%s)", form);
     bench_add(t, BP_VERTEX_SCATTER, 1, impl, ms[1], NULL);
+    int same = 0;
+    if (same_bytes_runs(b, 10, &same)) return failed(ctx, name, "mmx_spmv (vertex scatter, 10 runs)");
+    bench_add(t, BP_VERTEX_SCATTER, 1, "mmx_spmv op N: 10 runs give the same bytes", -1,
+              same ? "yes" : "NO: the results differ from run to run");
     if (bench_time(ctx, warm, reps, run_mesh_product, b, &ms[2]))
         return failed(ctx, name, "mmx_mesh_product");
     snprintf(note, sizeof note, "E: %d, F: %d entries", (int)b->E->nnz, (int)b->F->nnz);
