@@ -843,3 +843,48 @@ Test(spmv, gpu_op_n_row_view_kept_released_and_borrowed)
     mmx_ctx_free(g);
     mmx_ctx_free(h);
 }
+
+/* A device mesh's matrix gives the host's bytes in op N in its general form, reduced in place
+ * (with a view made of the reduced form), then expanded in place after that product: the
+ * general form's kernel reads the view's columns, which a view of the reduced form lacks, so
+ * the view is made again. */
+Test(spmv, gpu_op_n_after_reduce_and_expand_in_place)
+{
+    mmx_ctx *g = tu_cuda_ctx_or_skip();
+    mmx_ctx *h = tu_host_ctx();
+    mmx_mesh *m = NULL, *dm = NULL;
+    MMX_OK_OR_FAIL(h, mmx_mesh_shape(h, "torus:30:20", &m));
+    MMX_OK_OR_FAIL(g, mmx_mesh_copy(g, m, MMX_SPACE_DEVICE, &dm));
+    const mmx_csc *M = m->M;
+    const size_t nx = (size_t)M->ncols, ny = (size_t)M->nrows;
+    float *x = malloc(nx * sizeof *x), *yh = malloc(ny * sizeof *yh), *yd = malloc(ny * sizeof *yd);
+    cr_assert(x && yh && yd);
+    uint32_t seed = 5u;
+    for (size_t t = 0; t < nx; t++) x[t] = rng_float(&seed, -1, 1);
+    MMX_OK_OR_FAIL(h, mmx_spmv(h, MMX_OP_N, 1.0f, M, mmx_map_value(), x, 1, 0.0f, yh));
+    float *dx = NULL, *dy = NULL;
+    MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, nx * sizeof *dx, (void **)&dx));
+    MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, ny * sizeof *dy, (void **)&dy));
+    MMX_OK_OR_FAIL(g, mmx_mem_copy(g, dx, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, nx * sizeof *x));
+    static const char *step[] = {"general", "reduced in place", "expanded in place"};
+    for (int k = 0; k < 3; k++) {
+        if (k == 1) {
+            MMX_OK_OR_FAIL(g, mmx_mesh_reduce(g, dm));
+            mmx_csc_release_cache(dm->M); /* the next view is made of the reduced form */
+        }
+        if (k == 2) MMX_OK_OR_FAIL(g, mmx_mesh_expand(g, dm));
+        cr_assert_eq(dm->M->order, k == 1 ? 4 : 0);
+        MMX_OK_OR_FAIL(g, mmx_spmv(g, MMX_OP_N, 1.0f, dm->M, mmx_map_value(), dx, 1, 0.0f, dy));
+        MMX_OK_OR_FAIL(g, mmx_mem_copy(g, yd, MMX_SPACE_HOST, dy, MMX_SPACE_DEVICE, ny * sizeof *yd));
+        cr_assert(memcmp(yd, yh, ny * sizeof *yd) == 0, "%s: CUDA op N differs from the host's bytes", step[k]);
+    }
+    mmx_mem_free(g, MMX_SPACE_DEVICE, dx);
+    mmx_mem_free(g, MMX_SPACE_DEVICE, dy);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(m);
+    free(x);
+    free(yh);
+    free(yd);
+    mmx_ctx_free(g);
+    mmx_ctx_free(h);
+}

@@ -22,12 +22,24 @@ static int keeps_rows(mmx_ctx *ctx, const mmx_csc *A)
     return A->cache && A->cache->owner == A && A->ctx == ctx;
 }
 
+/* Whether a view made of A still serves it: A's rows and entries never change, but a mesh
+ * matrix may be expanded in place from the reduced form to the general one (mmx_mesh_expand),
+ * whose kernels read the view's columns, which a view of the reduced form does not hold. */
+static int view_fits(const mmx_csc *A, const mmx__csc_rows *r)
+{
+    return A->order > 0 || A->nnz == 0 || r->col;
+}
+
 mmx_status mmx__csc_rows_get(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_rows *rows, int *temp)
 {
     *temp = 0;
     if (keeps_rows(ctx, A) && A->cache->has_rows) {
-        *rows = A->cache->rows;
-        return MMX_OK;
+        if (view_fits(A, &A->cache->rows)) {
+            *rows = A->cache->rows;
+            return MMX_OK;
+        }
+        mmx__csc_rows_free(ctx, &A->cache->rows);
+        A->cache->has_rows = 0;
     }
     mmx__csc_rows r = {NULL, NULL, NULL};
     mmx_status s = mmx__csc_rows_cuda(ctx, A, 1, &r);
