@@ -5,7 +5,8 @@
  * mesh, on which the products are timed:
  *   Mᵀp/c   face points: each face's centroid, mmx_spmv op T (a gather per column) with the
  *           map 1/c, on the reduced mesh matrix where the faces allow it (bench/spmv_peers.c);
- *   M f     the vertex scatter of 3-component face data, mmx_spmv op N (bench/spmv_peers.c);
+ *   M f     the vertex scatter of 3-component face data, mmx_spmv op N (bench/spmv_peers.c),
+ *           and a row saying whether 10 more runs gave the same bytes (read back each time);
  *   M·Mᵀ    the implicit product, mmx_mesh_product for E and F, and the whole
  *           mmx_adjacency_compute (bench/mmt_peers.c);
  * then the subdivision itself, cage to product mesh, on the fused path (end to end, and the
@@ -666,7 +667,8 @@ const tool_cmd bench_command = {
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
         "N levels by S into the product mesh, and times on it, as bench/ does:\n"
         "  M^T p/c  the face points (mmx_spmv op T, a gather per column, map 1/c);\n"
-        "  M f      the vertex scatter of 3-component face data (mmx_spmv op N);\n"
+        "  M f      the vertex scatter of 3-component face data (mmx_spmv op N), and\n"
+        "           whether 10 more runs of it give the same bytes;\n"
         "  M M^T    the implicit product: mmx_mesh_product for E and F, and the whole\n"
         "           mmx_adjacency_compute;\n"
         "  the eight first-order queries; area-weighted vertex normals (with a plan made\n"

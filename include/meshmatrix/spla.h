@@ -209,8 +209,9 @@ typedef enum mmx_op {
  * for a matrix the library made, used on the context that made it; a matrix assembled by hand
  * or used from another context gets a view made and released within the call. On CUDA it only
  * queues the kernels: y is ready for the next call on the context, and for the host after
- * mmx_ctx_sync or an mmx_mem_copy into host memory. A's arrays must not be changed after its
- * first op = N product (the kept view would no longer describe them).
+ * mmx_ctx_sync or an mmx_mem_copy into host memory. A's rows must not be changed after its
+ * first op = N product (the kept view would no longer describe them); changing its form in
+ * place (mmx_mesh_reduce, mmx_mesh_expand) is fine.
  * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
  * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix; the
  * detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_NOMEM (op = N on
