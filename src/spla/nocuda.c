@@ -15,18 +15,6 @@ mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *f
     return mmx__no_cuda(ctx, "mmx__csc_check_cuda");
 }
 
-mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A)
-{
-    (void)A;
-    return mmx__no_cuda(ctx, "mmx__csc_fill_positions_cuda");
-}
-
-mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order)
-{
-    (void)A, (void)order;
-    return mmx__no_cuda(ctx, "mmx__csc_fill_uniform_colptr_cuda");
-}
-
 mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                           const mmx_csc *A, mmx_map map, const float *x, int k, float beta,
                           float *y)

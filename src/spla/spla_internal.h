@@ -4,20 +4,11 @@
 
 #include <math.h>
 #include "core/core_internal.h"
+#include "core/hd.h"
 #include "meshmatrix/spla.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Functions callable from host code and CUDA kernels alike, so both backends evaluate a
- * gemm map with the very same code. */
-#ifndef MMX__HD
-#ifdef __CUDACC__
-#define MMX__HD __host__ __device__
-#else
-#define MMX__HD
-#endif
 #endif
 
 /* The entries [*a, *b) of column j, in either form. */
@@ -60,7 +51,7 @@ typedef struct mmx__csc_fault { int kind; mmx_index col, row; } mmx__csc_fault;
 mmx_status mmx__csc_fault_report(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault f);
 
 /* Sets val[k] to k's 1-based position in its column, and colptr[j] = order * j for a reduced
- * matrix being expanded; host or device by A->space. */
+ * matrix being expanded; host or device by A->space (queued there). */
 mmx_status mmx__csc_fill_positions(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
@@ -74,11 +65,9 @@ mmx_status mmx__csc_props(mmx_ctx *ctx, mmx_csc *A);
  * says it reads a device value on the host. */
 
 /* The device halves of the CSC helpers: props (waits, to read the properties), the check
- * (waits, to read the fault), the fills (queued). */
+ * (waits, to read the fault). (The fills are elementwise steps, csc_fill_step.h.) */
 mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *fault);
-mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
-mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
 /* ---- the row view (rows.c, rows.cu) ---- */
 
