@@ -59,12 +59,6 @@ mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index
     return mmx__no_cuda(ctx, "mmx__csc_permute_cuda");
 }
 
-mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d)
-{
-    (void)A, (void)map, (void)d;
-    return mmx__no_cuda(ctx, "mmx__csc_diagonal_cuda");
-}
-
 mmx_status mmx__cg_dinv_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *diag)
 {
     (void)w, (void)diag;

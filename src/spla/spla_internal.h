@@ -107,7 +107,7 @@ mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx_
 /* m(i, j, v) of an entry at index e of A's storage, in column j of c entries (spla.h,
  * mmx_map_kind), as one run-time switch that host code and device code share: the host SpMV,
  * and the few kernels that evaluate a map outside the SpMV's templated hot loops (the
- * diagonal, diag.cu). The map's table lives in the caller's space. */
+ * diagonal, diag_step.h). The map's table lives in the caller's space. */
 static inline MMX__HD float mmx__map_value(const mmx_map *m, mmx_index i, int64_t j, mmx_index c,
                                            mmx_index v, int64_t e)
 {
@@ -329,9 +329,6 @@ mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index
                                  const mmx_index *q, mmx_csc *C);
 
 /* ---- diagonal and conjugate gradients (diag.c/.cu, cg.c/.cu) ---- */
-
-/* The device body of mmx_csc_diagonal, on checked arguments; queued. */
-mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d);
 
 /* Whether v is finite: inf - inf and NaN - NaN are NaN, which compares unequal to 0. (The
  * same test in C and in device code, without relying on isfinite's overloads.) */
