@@ -258,8 +258,19 @@ static void run_mesh(mmx_ctx *ctx, cusparseHandle_t h, const char *spec, const c
         report(label, shuffled ? "shuffled" : "tidy", pname, "mmx_spmv (auto)", ours_ms, floor_ms,
                ours_ms, 0.0);
         if (op == MMX_OP_N) {
+            /* Determinism: 10 more runs, each compared byte for byte with the first. */
+            int same = 1;
+            for (int r = 0; r < 10 && same; r++) {
+                if (run_job(&ours)) exit(1);
+                float *got = host_copy(y, 3 * nout);
+                same = memcmp(got, ref, 3 * nout * sizeof *got) == 0;
+                free(got);
+            }
+            report(label, shuffled ? "shuffled" : "tidy", pname,
+                   same ? "mmx_spmv: 10 runs, same bytes: yes" : "mmx_spmv: 10 runs, same bytes: NO",
+                   -1, floor_ms, ours_ms, 0.0);
             /* The peers' CSR form of M f is the transpose built beforehand; ours can do the
-             * same: a gather per column of Mᵀ instead of the scatter with atomics. */
+             * same: a gather per column of Mᵀ (mmx_spmv op N keeps M's row view instead). */
             job jt = {.b = &b, .kind = 3};
             double ms = bu_time(b.st, 3, reps, run_job, &jt);
             float *got = host_copy(y, 3 * nout);

@@ -4,7 +4,7 @@
  * general forms; edge cases (empty shapes, empty rows and columns, one entry, a 360-valent
  * vertex, a 360-gon, a mesh in shuffled order, the built-in shapes); every refusal. The GPU
  * tests run the same cases on a CUDA context (both op = T kernel variants, and op = N) and
- * compare them with the host. */
+ * compare them with the host: op = T within rounding, op = N bit for bit. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +127,12 @@ static void run_case(env *e, const mmx_csc *hA, const mmx_csc *dA, const spec_de
                                                        dx, k, beta, dy));
             MMX_OK_OR_FAIL(e->g, mmx_mem_copy(e->g, yd, MMX_SPACE_HOST, dy, MMX_SPACE_DEVICE, ny * sizeof *yd));
             expect_close(vname[v], desc, yd, want, scale, n, ny, 2.0);
+            /* op = N adds each row's terms in the host's order with the host's roundings. */
+            if (op == MMX_OP_N)
+                for (size_t t = 0; t < ny; t++)
+                    if (memcmp(&yd[t], &yh[t], sizeof *yd))
+                        cr_assert_fail("%s, %s: y[%zu] = %a on CUDA, %a on the host (op N must "
+                                       "agree bit for bit)", vname[v], desc, t, (double)yd[t], (double)yh[t]);
         }
     }
     e->cases++;
@@ -783,4 +789,102 @@ Test(spmv, gpu_unaligned_reduced_quads)
     mmx_mem_free(g, MMX_SPACE_DEVICE, d);
     mmx_mesh_free(m);
     env_close(&e);
+}
+
+/* op = N on CUDA reads A through a row view kept with A: the first call builds it, later calls
+ * reuse it, mmx_csc_release_cache drops it and the next call builds it again, and a context
+ * other than A's makes its own within the call. Every one of these gives the host's bytes, on
+ * a mesh of valences 5 and 6 (an icosphere), in general form and reduced. */
+Test(spmv, gpu_op_n_row_view_kept_released_and_borrowed)
+{
+    mmx_ctx *g = tu_cuda_ctx_or_skip();
+    mmx_ctx *h = tu_host_ctx(), *g2 = tu_cuda_ctx_or_skip();
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(h, mmx_mesh_shape(h, "icosphere:4", &m));
+    for (int reduced = 0; reduced < 2; reduced++) {
+        if (reduced) MMX_OK_OR_FAIL(h, mmx_mesh_reduce(h, m));
+        const mmx_csc *M = m->M;
+        mmx_csc *dM = NULL;
+        MMX_OK_OR_FAIL(g, mmx_csc_copy(g, M, MMX_SPACE_DEVICE, &dM));
+        const size_t nx = 3 * (size_t)M->ncols, ny = 3 * (size_t)M->nrows;
+        float *x = malloc(nx * sizeof *x), *yh = malloc(ny * sizeof *yh), *yd = malloc(ny * sizeof *yd);
+        cr_assert(x && yh && yd);
+        uint32_t seed = 77u;
+        for (size_t t = 0; t < nx; t++) x[t] = rng_float(&seed, -1, 1);
+        MMX_OK_OR_FAIL(h, mmx_spmv(h, MMX_OP_N, 0.7f, M, mmx_map_value(), x, 3, 0.0f, yh));
+        float *dx = NULL, *dy = NULL;
+        MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, nx * sizeof *dx, (void **)&dx));
+        MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, ny * sizeof *dy, (void **)&dy));
+        MMX_OK_OR_FAIL(g, mmx_mem_copy(g, dx, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, nx * sizeof *x));
+        for (int run = 0; run < 5; run++) {
+            mmx_ctx *c = run == 4 ? g2 : g;
+            if (run == 2) mmx_csc_release_cache(dM);
+            if (run == 4) MMX_OK_OR_FAIL(g, mmx_ctx_sync(g)); /* g2 reads what g wrote */
+            MMX_OK_OR_FAIL(c, mmx_spmv(c, MMX_OP_N, 0.7f, dM, mmx_map_value(), dx, 3, 0.0f, dy));
+            cr_assert(run == 4 || dM->cache->has_rows, "run %d: the row view is kept with A", run);
+            MMX_OK_OR_FAIL(c, mmx_mem_copy(c, yd, MMX_SPACE_HOST, dy, MMX_SPACE_DEVICE, ny * sizeof *yd));
+            cr_assert(memcmp(yd, yh, ny * sizeof *yd) == 0,
+                      "run %d (%s form): CUDA op N differs from the host's bytes", run,
+                      reduced ? "reduced" : "general");
+        }
+        mmx_csc_release_cache(dM);
+        cr_assert(!dM->cache->has_rows);
+        mmx_csc_release_cache(dM); /* twice is harmless */
+        mmx_mem_free(g, MMX_SPACE_DEVICE, dx);
+        mmx_mem_free(g, MMX_SPACE_DEVICE, dy);
+        mmx_csc_free(dM);
+        free(x);
+        free(yh);
+        free(yd);
+    }
+    mmx_csc_release_cache(NULL);
+    mmx_mesh_free(m);
+    mmx_ctx_free(g2);
+    mmx_ctx_free(g);
+    mmx_ctx_free(h);
+}
+
+/* A device mesh's matrix gives the host's bytes in op N in its general form, reduced in place
+ * (with a view made of the reduced form), then expanded in place after that product: the
+ * general form's kernel reads the view's columns, which a view of the reduced form lacks, so
+ * the view is made again. */
+Test(spmv, gpu_op_n_after_reduce_and_expand_in_place)
+{
+    mmx_ctx *g = tu_cuda_ctx_or_skip();
+    mmx_ctx *h = tu_host_ctx();
+    mmx_mesh *m = NULL, *dm = NULL;
+    MMX_OK_OR_FAIL(h, mmx_mesh_shape(h, "torus:30:20", &m));
+    MMX_OK_OR_FAIL(g, mmx_mesh_copy(g, m, MMX_SPACE_DEVICE, &dm));
+    const mmx_csc *M = m->M;
+    const size_t nx = (size_t)M->ncols, ny = (size_t)M->nrows;
+    float *x = malloc(nx * sizeof *x), *yh = malloc(ny * sizeof *yh), *yd = malloc(ny * sizeof *yd);
+    cr_assert(x && yh && yd);
+    uint32_t seed = 5u;
+    for (size_t t = 0; t < nx; t++) x[t] = rng_float(&seed, -1, 1);
+    MMX_OK_OR_FAIL(h, mmx_spmv(h, MMX_OP_N, 1.0f, M, mmx_map_value(), x, 1, 0.0f, yh));
+    float *dx = NULL, *dy = NULL;
+    MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, nx * sizeof *dx, (void **)&dx));
+    MMX_OK_OR_FAIL(g, mmx_mem_alloc(g, MMX_SPACE_DEVICE, ny * sizeof *dy, (void **)&dy));
+    MMX_OK_OR_FAIL(g, mmx_mem_copy(g, dx, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, nx * sizeof *x));
+    static const char *step[] = {"general", "reduced in place", "expanded in place"};
+    for (int k = 0; k < 3; k++) {
+        if (k == 1) {
+            MMX_OK_OR_FAIL(g, mmx_mesh_reduce(g, dm));
+            mmx_csc_release_cache(dm->M); /* the next view is made of the reduced form */
+        }
+        if (k == 2) MMX_OK_OR_FAIL(g, mmx_mesh_expand(g, dm));
+        cr_assert_eq(dm->M->order, k == 1 ? 4 : 0);
+        MMX_OK_OR_FAIL(g, mmx_spmv(g, MMX_OP_N, 1.0f, dm->M, mmx_map_value(), dx, 1, 0.0f, dy));
+        MMX_OK_OR_FAIL(g, mmx_mem_copy(g, yd, MMX_SPACE_HOST, dy, MMX_SPACE_DEVICE, ny * sizeof *yd));
+        cr_assert(memcmp(yd, yh, ny * sizeof *yd) == 0, "%s: CUDA op N differs from the host's bytes", step[k]);
+    }
+    mmx_mem_free(g, MMX_SPACE_DEVICE, dx);
+    mmx_mem_free(g, MMX_SPACE_DEVICE, dy);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(m);
+    free(x);
+    free(yh);
+    free(yd);
+    mmx_ctx_free(g);
+    mmx_ctx_free(h);
 }

@@ -1372,6 +1372,65 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     mmx_ctx_free(gpu);
 }
 
+/* The algebraic path on CUDA, `runs` times on the same device mesh: every run must give the
+ * bytes of the first (positions and topology; no float atomics anywhere in the products), and
+ * the host's topology exactly and its positions within rounding. Frees m. */
+static void algebraic_same_bytes(mmx_ctx *gpu, mmx_ctx *host, mmx_scheme scheme, mmx_mesh *m,
+                                 int levels, int runs, const char *what)
+{
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    mmx_mesh *dm = NULL, *hfine = NULL, *first = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &dm));
+    MMX_OK_OR_FAIL(host, mmx_subdivide(host, scheme, m, levels, &o, &hfine));
+    for (int r = 0; r < runs; r++) {
+        mmx_mesh *dfine = NULL, *back = NULL;
+        MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, dm, levels, &o, &dfine));
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, dfine, MMX_SPACE_HOST, &back));
+        mmx_mesh_free(dfine);
+        cr_assert_eq(back->M->nnz, hfine->M->nnz, "%s: run %d's size differs from the host's", what, r);
+        cr_assert_eq(memcmp(back->M->rowidx, hfine->M->rowidx, sizeof(mmx_index) * (size_t)hfine->M->nnz),
+                     0, "%s: run %d's topology differs from the host's", what, r);
+        if (!first) {
+            const double diag = mesh_diagonal(hfine);
+            double worst = 0;
+            for (size_t i = 0; i < 3 * (size_t)hfine->M->nrows; i++) {
+                const double d = fabs((double)back->pos[i] - hfine->pos[i]);
+                worst = d > worst ? d : worst;
+            }
+            cr_assert(worst <= 1e-6 * diag, "%s: CUDA positions differ from the host's by %g of the diagonal",
+                      what, worst / diag);
+            first = back;
+            continue;
+        }
+        for (size_t i = 0; i < 3 * (size_t)hfine->M->nrows; i++)
+            if (memcmp(&back->pos[i], &first->pos[i], sizeof(float)))
+                cr_assert_fail("%s: run %d gives vertex %zu coordinate %zu = %a, run 0 gave %a", what, r,
+                               i / 3, i % 3, (double)back->pos[i], (double)first->pos[i]);
+        mmx_mesh_free(back);
+    }
+    mmx_mesh_free(first);
+    mmx_mesh_free(hfine);
+    mmx_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+/* Issue 27: the algebraic subdivision on CUDA is bit-reproducible run to run. An icosphere of
+ * 81,920 triangles (valences 5 and 6) in shuffled order, two levels of Catmull-Clark (whose
+ * vertex points scatter the face points, M f, and edge points FE f) and of Loop (FE t), ten
+ * runs each. */
+Test(subdiv, gpu_algebraic_same_bytes_every_run, .description = "the algebraic path on CUDA gives the same bytes on 10 runs, and the host's result within rounding", .timeout = 240)
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    algebraic_same_bytes(gpu, host, CC, shuffled(host, shape(host, "icosphere:6"), 27), 2, 10,
+                         "Catmull-Clark, icosphere:6");
+    algebraic_same_bytes(gpu, host, LOOP, shuffled(host, shape(host, "icosphere:6"), 28), 2, 10,
+                         "Loop, icosphere:6");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
 /* The tags, non-manifold input, texture coordinates and the limit on CUDA (default path: the
  * fused one, the algebraic one for edges of three faces) against the host. */
 Test(subdiv, gpu_tags_and_textures_match_host, .description = "CUDA = host with creases, holes, boundary modes, non-manifold input, texture coordinates and the limit")

@@ -1216,6 +1216,8 @@ if expect_rc "bench on the host" 0 bench --backend host --levels 1 --repeats 2 b
     [[ "$header" == *implementation*ms*"floor ms"*"x floor"*"vs ours"* && "$rows_ok" -eq 1 \
         && "$out" == *"mmx_spmv op T"* && "$out" == *"mmx_adjacency_compute"* && "$out" == *"algebraic path"* ]] \
         && ok "bench on the host: the table of products and the subdivision" || bad "bench on the host prints a table" "$out"
+    [[ "$(printf '%s\n' "$out" | grep 'mmx_spmv op N: 10 runs give the same bytes')" == *"  yes" ]] \
+        && ok "bench on the host: 10 runs of M f give the same bytes" || bad "bench's same-bytes row" "$out"
     [[ "$out" == *"GPU part skipped: asked for with --backend host; so no cuSPARSE peers and no floor"* && "$out" != *cuSPARSE\ SpMV* ]] \
         && ok "bench on the host: says why the GPU part is skipped" || bad "bench on the host says why the GPU part is skipped" "$out"
 fi
@@ -1225,7 +1227,8 @@ if [ "$rc" -eq 0 ] && [[ "$(field backend)" == host:* ]]; then
     [[ "$out" == *"GPU part skipped: $(field backend | sed 's/^host: //')"* ]] \
         && ok "bench picks the host and says why: $(field backend)" || bad "bench says why the GPU part is skipped" "$out"
 elif [ "$rc" -eq 0 ] && [[ "$(field backend)" == cuda:* ]]; then
-    [[ "$out" == *"cuSPARSE SpMV x3, CSR"* && "$out" == *"cuSPARSE SpGEMM"* && "$(field 'copy bandwidth')" == *TB/s* ]] \
+    [[ "$out" == *"cuSPARSE SpMV x3, CSR"* && "$out" == *"cuSPARSE SpGEMM"* && "$(field 'copy bandwidth')" == *TB/s* \
+       && "$(printf '%s\n' "$out" | grep 'mmx_spmv op N: 10 runs give the same bytes')" == *"  yes" ]] \
         && ok "bench on the GPU: cuSPARSE rows and the floor" || bad "bench on the GPU" "$out"
 else
     bad "bench without --backend" "exit $rc" "$out" "$err"

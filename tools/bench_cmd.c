@@ -5,7 +5,8 @@
  * mesh, on which the products are timed:
  *   Mᵀp/c   face points: each face's centroid, mmx_spmv op T (a gather per column) with the
  *           map 1/c, on the reduced mesh matrix where the faces allow it (bench/spmv_peers.c);
- *   M f     the vertex scatter of 3-component face data, mmx_spmv op N (bench/spmv_peers.c);
+ *   M f     the vertex scatter of 3-component face data, mmx_spmv op N (bench/spmv_peers.c),
+ *           and a row saying whether 10 more runs gave the same bytes (read back each time);
  *   M·Mᵀ    the implicit product, mmx_mesh_product for E and F, and the whole
  *           mmx_adjacency_compute (bench/mmt_peers.c);
  * then the subdivision itself, cage to product mesh, on the fused path (end to end, and the
@@ -341,6 +342,26 @@ static const opt_spec bench_opts[O_COUNT] = {
     [O_FORMAT] = {"format", 0, "obj|off|ply|stl", "the format of standard input (MESH given as -;\ntold by its content without it)"},
 };
 
+/* Whether `runs` more vertex scatters give the bytes of the last one (read back to the host
+ * after each): *same = 1 if they all do. */
+static int same_bytes_runs(bench *b, int runs, int *same)
+{
+    const size_t n = 3 * (size_t)b->mesh->M->nrows;
+    const mmx_space sp = mmx_ctx_space(b->ctx);
+    float *first = malloc(n * sizeof *first + 1), *got = malloc(n * sizeof *got + 1);
+    int rc = !first || !got;
+    if (rc) out_of_memory("the scatter's results");
+    rc = rc || mmx_mem_copy(b->ctx, first, MMX_SPACE_HOST, b->yv, sp, n * sizeof *first);
+    *same = 1;
+    for (int r = 0; r < runs && !rc; r++) {
+        rc = run_vertex_scatter(b) || mmx_mem_copy(b->ctx, got, MMX_SPACE_HOST, b->yv, sp, n * sizeof *got);
+        if (!rc && memcmp(first, got, n * sizeof *got)) *same = 0;
+    }
+    free(first);
+    free(got);
+    return rc ? -1 : 0;
+}
+
 /* A failed measurement: what was being done and the context's detail. */
 static int failed(mmx_ctx *ctx, const char *name, const char *what)
 {
@@ -371,6 +392,10 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
         return failed(ctx, name, "mmx_spmv (vertex scatter)");
     snprintf(impl, sizeof impl, "mmx_spmv op N, 3 columns (%s)", form);
     bench_add(t, BP_VERTEX_SCATTER, 1, impl, ms[1], NULL);
+    int same = 0;
+    if (same_bytes_runs(b, 10, &same)) return failed(ctx, name, "mmx_spmv (vertex scatter, 10 runs)");
+    bench_add(t, BP_VERTEX_SCATTER, 1, "mmx_spmv op N: 10 runs give the same bytes", -1,
+              same ? "yes" : "NO: the results differ from run to run");
     if (bench_time(ctx, warm, reps, run_mesh_product, b, &ms[2]))
         return failed(ctx, name, "mmx_mesh_product");
     snprintf(note, sizeof note, "E: %d, F: %d entries", (int)b->E->nnz, (int)b->F->nnz);
@@ -644,7 +669,8 @@ const tool_cmd bench_command = {
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
         "N levels by S into the product mesh, and times on it, as bench/ does:\n"
         "  M^T p/c  the face points (mmx_spmv op T, a gather per column, map 1/c);\n"
-        "  M f      the vertex scatter of 3-component face data (mmx_spmv op N);\n"
+        "  M f      the vertex scatter of 3-component face data (mmx_spmv op N), and\n"
+        "           whether 10 more runs of it give the same bytes;\n"
         "  M M^T    the implicit product: mmx_mesh_product for E and F, and the whole\n"
         "           mmx_adjacency_compute;\n"
         "  the eight first-order queries; area-weighted vertex normals (with a plan made\n"

@@ -49,6 +49,11 @@ typedef struct mmx_csc {
                            of this one, and must be synchronised itself before the matrix is
                            freed (core.h). NULL in a matrix assembled by hand (a view), which is
                            never passed to mmx_csc_free. */
+    struct mmx_csc_cache *cache; /* private: what the library keeps with a matrix it made (the
+                           row view that MMX_OP_N products read, built on first use; see
+                           mmx_spmv and mmx_csc_release_cache). Leave it NULL in a matrix
+                           assembled by hand ({0} or designated initialisers do); a copy of
+                           the struct by value does not share it (the copy is a view). */
 } mmx_csc;
 
 /* The CSR view of a matrix: the same three arrays read by rows. */
@@ -88,6 +93,15 @@ mmx_status mmx_csc_create_reduced(mmx_ctx *ctx, mmx_index nrows, mmx_index ncols
  * after the work queued on its stream, so work still reading A is not disturbed); NULL is
  * accepted. Synchronises: no. */
 void mmx_csc_free(mmx_csc *A);
+
+/* Releases what the library keeps with A beside its arrays: the row view that mmx_spmv
+ * with MMX_OP_N builds on the CUDA backend at its first call on A (nrows + 1 indices, plus
+ * one index per entry for a reduced A and two for a general one: 4 * (nrows + 1 + nnz) or
+ * 4 * (nrows + 1 + 2 nnz) bytes of device memory). mmx_csc_free releases it too; call this to
+ * give the memory back earlier (the next MMX_OP_N product on A builds it again). Device
+ * memory goes back to A->ctx's pool in its stream's order. NULL, a host matrix and a matrix
+ * without a cache are accepted. Synchronises: no. */
+void mmx_csc_release_cache(mmx_csc *A);
 
 /* A deep copy of A in `dst_space`, made by (and belonging to) ctx. Errors: MMX_ERR_SPACE (a
  * device side on a host context), MMX_ERR_NOMEM, MMX_ERR_CUDA.
@@ -200,15 +214,29 @@ typedef enum mmx_op {
  * sum, then alpha * sum + beta * y[j]; op = N scales y by beta first, then adds
  * m * (alpha * x[j]) entry by entry. On CUDA, op = T gives each column to one thread
  * (reduced quads: one 16-byte load of the column; the four corners' partial sums combined
- * with warp shuffles when that is faster) and is deterministic; op = N adds with atomics, so
- * the rounding of a row's sum depends on the order the additions land in. On CUDA it only
+ * with warp shuffles when that is faster) and is deterministic; op = N gives each row to one
+ * thread, which adds the row's terms in ascending column order starting from beta * y[i],
+ * each rounded as the host rounds it (no fused multiply-add): the CUDA result of op = N is
+ * the host's bit for bit, and the same bytes on every run (no atomics). It reads A by rows
+ * through a row view (for each row, its entries' positions in A's storage in ascending column
+ * order, and their columns for a general A) that the first op = N call on A builds on the
+ * device (a stable radix sort of the entries by row, queued, no wait) and keeps with A until
+ * mmx_csc_free or mmx_csc_release_cache, so later calls allocate nothing. The view is kept only
+ * for a matrix the library made, used on the context that made it; a matrix assembled by hand
+ * or used from another context gets a view made and released within the call. On CUDA it only
  * queues the kernels: y is ready for the next call on the context, and for the host after
- * mmx_ctx_sync or an mmx_mem_copy into host memory.
+ * mmx_ctx_sync or an mmx_mem_copy into host memory. A's rows must not be changed after its
+ * first op = N product (the kept view would no longer describe them); changing its form in
+ * place (mmx_mesh_reduce, mmx_mesh_expand) is fine.
  * Errors: MMX_ERR_ARG (k out of range, NULL pointers, x and y overlapping, a table too short
  * for A, a by-value map on values < 1, a per-order-value map on a non-positional matrix,
- * MMX_MAP_X on a matrix without floats; the detail says which), MMX_ERR_SPACE (A not in the context's space), MMX_ERR_CUDA (a launch
- * that failed; a fault inside the kernels shows at the next synchronising call).
- * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation.
+ * MMX_MAP_X on a matrix without floats; the detail says which), MMX_ERR_SPACE (A not in the
+ * context's space), MMX_ERR_NOMEM (op = N on CUDA: no device memory for A's row view),
+ * MMX_ERR_CUDA (a launch that failed; a fault inside the kernels shows at the next
+ * synchronising call).
+ * Cost: O(nnz * k + (op = N ? nrows * k : 0)); no allocation, except op = N on CUDA, whose
+ * first call on A builds the row view (O(nnz + nrows), the memory mmx_csc_release_cache
+ * states; a second call finds it).
  * Synchronises: no (nothing is read back). */
 mmx_status mmx_spmv(mmx_ctx *ctx, mmx_op op, float alpha, const mmx_csc *A, mmx_map map,
                     const float *x, int k, float beta, float *y);

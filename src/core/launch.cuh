@@ -1,6 +1,7 @@
 /* Launch helpers for the library's .cu files, so that every kernel is sized the same way: one
- * block size, one grid function, and the block-wide reduction that kernels finish with before
- * their one atomic per block. */
+ * block size, one grid function, the launch-and-check statement of the launchers, and the
+ * block-wide reduction that kernels finish with before their one atomic per block (on
+ * integers: counts, minima, maxima, whose result does not depend on the order). */
 #ifndef MMX_CORE_LAUNCH_CUH
 #define MMX_CORE_LAUNCH_CUH
 
@@ -19,6 +20,19 @@ inline unsigned mmx__grid(long long items)
     const long long blocks = (items + MMX__BLOCK - 1) / MMX__BLOCK;
     return (unsigned)(blocks < 1 ? 1 : blocks > INT_MAX ? INT_MAX : blocks);
 }
+
+/* Queues kernel `name` with one thread per item for `items` items (mmx__grid) on stream st,
+ * unless s already holds an error, and records a failed launch in s, naming the kernel; the
+ * launchers' way of queueing a chain of kernels and checking once at the end. Expands to a
+ * statement. MMX__LAUNCH uses the s, ctx and st in scope; MMX__LAUNCH_ON names them. */
+#define MMX__LAUNCH_ON(s_, ctx_, st_, name, items, ...)                                     \
+    do {                                                                                    \
+        if (!(s_)) {                                                                        \
+            name<<<mmx__grid(items), MMX__BLOCK, 0, (st_)>>>(__VA_ARGS__);                  \
+            (s_) = mmx__cuda((ctx_), cudaGetLastError(), #name " launch");                  \
+        }                                                                                   \
+    } while (0)
+#define MMX__LAUNCH(name, items, ...) MMX__LAUNCH_ON(s, ctx, st, name, items, __VA_ARGS__)
 
 /* The reduction by `op` of v over the threads of a block of MMX__BLOCK threads, valid in
  * thread 0 (cub::BlockReduce). Every thread of the block must call it; it ends with a barrier,

@@ -79,14 +79,6 @@ __global__ void fill(const mmx__flip_view v, const float *pos, const mmx_index *
     mmx__fs_fill(v.verts, pos, seeds[i], m, v.nfaces + 2 * (mmx_index)j, verts, opos);
 }
 
-#define LAUNCH(name, items, ...)                                                        \
-    do {                                                                                \
-        if (!s) {                                                                       \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
-            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
-        }                                                                               \
-    } while (0)
-
 template <typename T> size_t piece(size_t count)
 {
     return (count * sizeof(T) + 255) / 256 * 256;
@@ -124,8 +116,8 @@ extern "C" mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *m
     Counters *cnt = reinterpret_cast<Counters *>(p);
     s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, f1 * sizeof *first, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    LAUNCH(first_copies, n, seeds, n, first);
-    LAUNCH(decide, n, *v, pos, seeds, n, round, first, sd, kkey[0], kpos[0], cnt);
+    MMX__LAUNCH(first_copies, n, seeds, n, first);
+    MMX__LAUNCH(decide, n, *v, pos, seeds, n, round, first, sd, kkey[0], kpos[0], cnt);
     /* The round's one wait: the counts, which size the output. */
     Counters h{};
     if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof h);
@@ -140,7 +132,7 @@ extern "C" mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *m
     if (!s && pos && nv > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
                                            cudaMemcpyDeviceToDevice, st));
-    if (!s) LAUNCH(fill, k, *v, pos, seeds, sd, kpos[cur], k, m->M->rowidx, m->pos);
+    if (!s) MMX__LAUNCH(fill, k, *v, pos, seeds, sd, kpos[cur], k, m->M->rowidx, m->pos);
     if (!s) {
         if (counts)
             *counts = mmx_cavity_counts{n, k, (mmx_index)h.invalid, n - k - (mmx_index)h.invalid};

@@ -17,7 +17,7 @@
 #include <math.h>
 #include <stdint.h>
 #include "meshmatrix/dynamic.h"
-#include "spla/spla_internal.h" /* MMX__HD */
+#include "mesh/mesh_internal.h" /* MMX__HD, mmx__edge_find */
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,19 +75,10 @@ static inline MMX__HD int mmx__fv_quad(const mmx__flip_view *t, mmx_index e, mmx
     return 1;
 }
 
-/* 1 when {u, v} is an edge: a binary search of the edges of higher end max(u, v) (numbered by
- * their lower ends, ascending: mesh.h), as mmx__edge_find. */
+/* 1 when {u, v} is an edge (mmx__edge_number). */
 static inline MMX__HD int mmx__fv_has_edge(const mmx__flip_view *t, mmx_index u, mmx_index v)
 {
-    const mmx_index lo = u < v ? u : v, hi = u < v ? v : u;
-    mmx_index first = t->edge_ptr[hi], last = t->edge_ptr[hi + 1];
-    const mmx_index end = last;
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (t->ev[2 * (size_t)mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return first < end && t->ev[2 * (size_t)first] == lo;
+    return mmx__edge_number(t->edge_ptr, t->ev, u, v) >= 0;
 }
 
 /* ---- the triangle checks (double precision) ---------------------------------------------- */
@@ -280,13 +271,7 @@ static inline MMX__HD mmx_index mmx__fu_below(const uint64_t *keys, mmx_index n,
 /* The number of old edges whose key is below that of {lo, hi} (lo < hi). */
 static inline MMX__HD mmx_index mmx__fu_old_below(const mmx__flip_view *t, mmx_index lo, mmx_index hi)
 {
-    mmx_index first = t->edge_ptr[hi], last = t->edge_ptr[hi + 1];
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (t->ev[2 * (size_t)mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return first;
+    return mmx__edge_find(t->edge_ptr, t->ev, lo, hi);
 }
 
 /* The added edge of a kept flip of old edge e: its key (the quad's c, d). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dynamic_internal.h"
+#include "spla/spla_internal.h" /* mmx__csc_alloc */
 
 void mmx__flip_topo_free(mmx__flip_topo *t)
 {

@@ -91,14 +91,6 @@ __global__ void apply(Round r, float *pos, mmx_cavity_seed *per_seed)
     }
 }
 
-#define LAUNCH(name, items, ...)                                                        \
-    do {                                                                                \
-        if (!s) {                                                                       \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
-            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
-        }                                                                               \
-    } while (0)
-
 /* The size of count T's rounded up to 256 bytes (one block carved into aligned pieces). */
 template <typename T> size_t piece(size_t count)
 {
@@ -138,13 +130,13 @@ extern "C" mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view 
     r.cnt = reinterpret_cast<Counters *>(p);
     s = MMX__CUDA(ctx, cudaMemsetAsync(r.first, 0xff, nv * sizeof *r.first, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
-    LAUNCH(check, n, *v, pos, round, min_quality, r, per_seed);
-    LAUNCH(copies, n, r);
+    MMX__LAUNCH(check, n, *v, pos, round, min_quality, r, per_seed);
+    MMX__LAUNCH(copies, n, r);
     mmx_index kept = 0;
     if (!s)
         s = mmx__select_cuda(ctx, n, r.key, r.ring_ptr, r.ring_len, v->vf, v->f.nfaces, r.state,
                              &kept);
-    LAUNCH(apply, n, r, pos, per_seed);
+    MMX__LAUNCH(apply, n, r, pos, per_seed);
     /* The round's last wait: the invalid seeds' count. */
     Counters h{};
     if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);

@@ -26,10 +26,7 @@ namespace {
 
 #define LAUNCH(name, items, ...)                                                        \
     do {                                                                                \
-        if (!s && (items) > 0) {                                                        \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, d->st>>>(__VA_ARGS__);               \
-            s = mmx__cuda(d->ctx, cudaGetLastError(), #name " launch");                 \
-        }                                                                               \
+        if ((items) > 0) MMX__LAUNCH_ON(s, d->ctx, d->st, name, items, __VA_ARGS__);    \
     } while (0)
 
 #define INDEX() ((long long)blockIdx.x * MMX__BLOCK + threadIdx.x)

@@ -118,14 +118,7 @@ static inline MMX__HD mmx_index mmx__sc_third(const mmx__sc_view *t, mmx_index f
 /* 1 when {u, v} is an edge with one face (it is an edge: u and v share a face). */
 static inline MMX__HD int mmx__sc_boundary_edge(const mmx__sc_view *t, mmx_index u, mmx_index v)
 {
-    const mmx_index lo = u < v ? u : v, hi = u < v ? v : u;
-    mmx_index first = t->f.edge_ptr[hi], last = t->f.edge_ptr[hi + 1];
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (t->f.ev[2 * (size_t)mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return t->sides[first] == 1;
+    return t->sides[mmx__edge_find(t->f.edge_ptr, t->f.ev, u, v)] == 1;
 }
 
 /* mmx__collapse_cavity (dynamic_internal.h): the ring holds the faces at a, then those at b

@@ -240,14 +240,6 @@ struct Carve {
     }
 };
 
-#define LAUNCH(name, items, ...)                                                        \
-    do {                                                                                \
-        if (!s) {                                                                       \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
-            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
-        }                                                                               \
-    } while (0)
-
 } // namespace
 
 extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
@@ -279,13 +271,13 @@ extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, cons
     if (!s && ne > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(t->hf, t->f.ef, 2 * (size_t)ne * sizeof *t->hf,
                                            cudaMemcpyDeviceToDevice, st));
-    LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, t->hf);
+    MMX__LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, t->hf);
     /* The faces at each vertex: counts, offsets, and the corners sorted by vertex (stable, so
      * each vertex's faces stay ascending). */
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
-    LAUNCH(corner_count, nc, t->f.view.verts, nc, vcount);
+    MMX__LAUNCH(corner_count, nc, t->f.view.verts, nc, vcount);
     if (!s) s = mmx__scan_offsets(ctx, vcount, nv, t->vf_ptr);
-    LAUNCH(corner_pairs, nc, t->f.view.verts, nc, vkey[0], face[0]);
+    MMX__LAUNCH(corner_pairs, nc, t->f.view.verts, nc, vkey[0], face[0]);
     int cur = 0;
     if (!s && nc > 1)
         s = mmx__sort_pairs(ctx, vkey, face, nc, nv > 1 ? mmx__bits_for(nv - 1) : 1, &cur);
@@ -346,7 +338,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     r.ring_ptr = ring_ptr;
     const mmx__sc_view &v = t->view;
     /* The rings' room and offsets; the total is read back to size the rings. */
-    LAUNCH(ring_room, n, v, kind, seeds, n, room);
+    MMX__LAUNCH(ring_room, n, v, kind, seeds, n, room);
     if (!s) s = mmx__scan_offsets(ctx, room, n, ring_ptr);
     mmx_index total = 0;
     if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ring_ptr + n, MMX_SPACE_DEVICE,
@@ -354,11 +346,11 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)ne * sizeof *first, st));
-    LAUNCH(first_copies, n, seeds, n, first);
-    LAUNCH(build, n, v, pos, kind, round, r, sd);
+    MMX__LAUNCH(first_copies, n, seeds, n, first);
+    MMX__LAUNCH(build, n, v, pos, kind, round, r, sd);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, r.pri, ring_ptr, r.ring_len, r.ring, nf, r.state, &k);
-    LAUNCH(outcomes, n, r, sd, kkey[0], kpos[0]);
+    MMX__LAUNCH(outcomes, n, r, sd, kkey[0], kpos[0]);
     /* The counts' one wait: the invalid seeds and the kept cavities' faces. */
     Counters h{};
     if (!s && n > 0) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
@@ -369,7 +361,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (kind == MMX_CAVITY_EDGE_SPLIT) {
         /* Ranks in key order, then the new faces' offsets. */
         if (!s && k > 1) s = mmx__sort_pairs(ctx, kkey, kpos, k, 64, &cur);
-        LAUNCH(split_room, k, sd, kpos[cur], k, room);
+        MMX__LAUNCH(split_room, k, sd, kpos[cur], k, room);
         if (!s) s = mmx__scan_exclusive(ctx, room, k, ring_ptr); /* ring_ptr: free by now */
         if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
         if (!s && nf > 0)
@@ -377,7 +369,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
                                                cudaMemcpyDeviceToDevice, st));
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, vb, cudaMemcpyDeviceToDevice, st));
-        if (!s) LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
+        if (!s) MMX__LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
                        m->M->rowidx, m->pos);
     } else {
         /* to, the survivor flags and their scans, the merged positions. */
@@ -390,18 +382,18 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (!s && pos) s = mmx__dev_alloc(ctx, vb + 4, (void **)&mpos);
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
-        LAUNCH(iota, nv, nv, to);
-        LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
+        MMX__LAUNCH(iota, nv, nv, to);
+        MMX__LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
                                         into the survivor flag */
-        LAUNCH(collapse_merge, k, fv, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
-        LAUNCH(alive_flags, nv, to, nv, alive);
+        MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
+        MMX__LAUNCH(alive_flags, nv, to, nv, alive);
         if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
-        LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
+        MMX__LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
         if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
         if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
-        LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
-        LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
-        LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);
+        MMX__LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
+        MMX__LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
+        MMX__LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);
         mmx__dev_free(ctx, cb);
         mmx__dev_free(ctx, mpos);
     }

@@ -121,14 +121,6 @@ __global__ void fans(const mmx_index *verts, const float *pos, mmx_index nv, mmx
     mmx__uc_fill(verts, F, loop, nloop[i], m, out, nsurv + fanoff[j]);
 }
 
-#define LAUNCH(name, items, ...)                                                        \
-    do {                                                                                \
-        if (!s) {                                                                       \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
-            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
-        }                                                                               \
-    } while (0)
-
 } // namespace
 
 extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
@@ -181,15 +173,15 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         s = mmx__dev_copy(ctx, dpri, MMX_SPACE_DEVICE, priority, MMX_SPACE_HOST,
                           (size_t)n * sizeof *dpri);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    LAUNCH(check, n, v, pos, ptr, faces, n, dpri, round, scr, len, nloop, state, sd, skeys[0],
+    MMX__LAUNCH(check, n, v, pos, ptr, faces, n, dpri, round, scr, len, nloop, state, sd, skeys[0],
            sval[0], cnt);
     int cur = 0;
     if (!s && n > 1) s = mmx__sort_pairs(ctx, skeys, sval, n, 64, &cur);
-    LAUNCH(ranks, n, sval[cur], n, key);
+    MMX__LAUNCH(ranks, n, sval[cur], n, key);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, key, ptr, len, faces, nf, state, &k);
-    LAUNCH(ones, nf, nf, keepf);
-    LAUNCH(outcomes, n, sval[cur], n, ptr, faces, nloop, state, sd, kflag, fan, keepf, cnt);
+    MMX__LAUNCH(ones, nf, nf, keepf);
+    MMX__LAUNCH(outcomes, n, sval[cur], n, ptr, faces, nloop, state, sd, kflag, fan, keepf, cnt);
     if (!s) s = mmx__scan_exclusive(ctx, kflag, n, krank);
     if (!s) s = mmx__scan_exclusive(ctx, fan, n, fanoff);
     if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
@@ -202,8 +194,8 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
                                            cudaMemcpyDeviceToDevice, st));
     if (!s) {
-        LAUNCH(survivors, nf, v.f.verts, nf, keepf, fid, m->M->rowidx);
-        LAUNCH(fans, n, v.f.verts, pos, nv, nsurv, sval[cur], n, ptr, faces, scr, nloop, kflag,
+        MMX__LAUNCH(survivors, nf, v.f.verts, nf, keepf, fid, m->M->rowidx);
+        MMX__LAUNCH(fans, n, v.f.verts, pos, nv, nsurv, sval[cur], n, ptr, faces, scr, nloop, kflag,
                krank, fanoff, sd, m->M->rowidx, m->pos);
     }
     if (!s && per_seed && n > 0)

@@ -128,14 +128,6 @@ __global__ void compact_faces(const mmx_index *verts, mmx_index nf, const mmx_in
     for (int c = 0; c < 3; c++) out[3 * (size_t)fid[f] + c] = vid[to[verts[3 * (size_t)f + c]]];
 }
 
-#define LAUNCH(name, items, ...)                                                        \
-    do {                                                                                \
-        if (!s) {                                                                       \
-            name<<<mmx__grid(items), MMX__BLOCK, 0, st>>>(__VA_ARGS__);                 \
-            s = mmx__cuda(ctx, cudaGetLastError(), #name " launch");                    \
-        }                                                                               \
-    } while (0)
-
 } // namespace
 
 extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
@@ -175,27 +167,27 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
         s = mmx__dev_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, n * sizeof *seeds);
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, v1 * sizeof *first, st));
     if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    LAUNCH(first_copies, n, dseeds, n, first);
-    LAUNCH(choose, n, v, pos, dseeds, n, round, first, uu, len, key, state, sd, cnt);
+    MMX__LAUNCH(first_copies, n, dseeds, n, first);
+    MMX__LAUNCH(choose, n, v, pos, dseeds, n, round, first, uu, len, key, state, sd, cnt);
     if (!s) s = mmx__scan_offsets(ctx, len, n, ptr);
     mmx_index total = 0;
     /* The rings' total sizes their storage: one wait. */
     if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ptr + n, MMX_SPACE_DEVICE, sizeof total);
     if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *ring, (void **)&ring);
-    LAUNCH(rings, n, v, dseeds, n, uu, ptr, ring);
+    MMX__LAUNCH(rings, n, v, dseeds, n, uu, ptr, ring);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, key, ptr, nullptr, ring, nf, state, &k);
-    LAUNCH(iota, nv, nv, to);
-    LAUNCH(ones, nf, nf, keepf);
-    LAUNCH(merge, n, dseeds, n, uu, state, sd, to, keepf);
-    LAUNCH(alive_flags, nv, to, nv, alive);
+    MMX__LAUNCH(iota, nv, nv, to);
+    MMX__LAUNCH(ones, nf, nf, keepf);
+    MMX__LAUNCH(merge, n, dseeds, n, uu, state, sd, to, keepf);
+    MMX__LAUNCH(alive_flags, nv, to, nv, alive);
     if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
     if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
     if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - 2 * k, pos != nullptr, &m);
     if (!s) {
-        LAUNCH(compact_verts, nv, to, vid, pos, nv, m->pos);
-        LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
-        LAUNCH(compact_faces, nf, v.f.verts, nf, keepf, fid, to, vid, m->M->rowidx);
+        MMX__LAUNCH(compact_verts, nv, to, vid, pos, nv, m->pos);
+        MMX__LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
+        MMX__LAUNCH(compact_faces, nf, v.f.verts, nf, keepf, fid, to, vid, m->M->rowidx);
     }
     /* The counts' one wait, then per_seed (the copy waits too, with nothing left to run). */
     unsigned int invalid = 0;

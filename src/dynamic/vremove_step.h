@@ -12,18 +12,10 @@
 extern "C" {
 #endif
 
-/* The number of edge {u, v}, -1 when there is none (a binary search, as mmx__fv_has_edge). */
+/* The number of edge {u, v}, -1 when there is none (mmx__edge_number). */
 static inline MMX__HD mmx_index mmx__vr_edge(const mmx__sc_view *t, mmx_index u, mmx_index v)
 {
-    const mmx_index lo = u < v ? u : v, hi = u < v ? v : u;
-    mmx_index first = t->f.edge_ptr[hi], last = t->f.edge_ptr[hi + 1];
-    const mmx_index end = last;
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (t->f.ev[2 * (size_t)mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return first < end && t->f.ev[2 * (size_t)first] == lo ? first : -1;
+    return mmx__edge_number(t->f.edge_ptr, t->f.ev, u, v);
 }
 
 /* 1 when face f holds vertex x. */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include "core/core_internal.h"
 #include "spla/spla_internal.h"
+#include "mesh/mesh_internal.h" /* mmx__edge_find */
 #include "meshmatrix/geom.h"
 
 #ifdef __cplusplus
@@ -229,21 +230,6 @@ mmx_status mmx__vertex_normals_cuda(mmx_ctx *ctx, const mmx_csc *M, const mmx_cs
                                     const float *pos, const float *F, mmx_normal_weight weight,
                                     float *normals);
 
-/* The edge {a, b} (a != b, an edge of the adjacency) by a binary search of the lower ends of
- * the edges of higher end max(a, b), as mesh_internal.h's mmx__edge_find, on either backend. */
-static inline MMX__HD mmx_index mmx__geom_edge(const mmx_index *edge_ptr, const mmx_index *ev,
-                                               mmx_index a, mmx_index b)
-{
-    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
-    mmx_index first = edge_ptr[hi], last = edge_ptr[hi + 1];
-    while (first < last) {
-        const mmx_index mid = first + (last - first) / 2;
-        if (ev[2 * (int64_t)mid] < lo) first = mid + 1;
-        else last = mid;
-    }
-    return first;
-}
-
 /* ---- steps (dispatch in the .c files, CUDA halves in the .cu files) ------------------------- */
 
 /* Checks that the mesh can be used here: ctx and mesh not NULL, the mesh in the context's
@@ -339,7 +325,7 @@ static inline MMX__HD void mmx__lap_column(const mmx__lap_in *in, mmx_index j, m
         /* Column j's rows below j are the edges edge_ptr[j] .. in order (mesh.h); an edge
          * with a higher end i lives in column i. */
         const mmx_index e = i < j ? in->edge_ptr[j] + (mmx_index)(p - e0)
-                                  : mmx__geom_edge(in->edge_ptr, in->ev, i, j);
+                                  : mmx__edge_find(in->edge_ptr, in->ev, i, j);
         const float wij = mmx__lap_edge_weight(in, e);
         rowidx[out] = i;
         val[out] = (mmx_index)(out - start + 1);

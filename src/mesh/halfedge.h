@@ -18,7 +18,8 @@
 #define MMX_MESH_HALFEDGE_H
 
 #include "mesh_internal.h"
-#include "spla/spla_internal.h" /* MMX__HD, mmx__lower_bound */
+#include "core/hd.h"
+#include "spla/spla_internal.h" /* mmx__lower_bound */
 
 #ifdef __cplusplus
 extern "C" {

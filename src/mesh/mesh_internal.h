@@ -3,6 +3,7 @@
 #define MMX_MESH_INTERNAL_H
 
 #include "core/core_internal.h"
+#include "core/hd.h"
 #include "meshmatrix/mesh.h"
 
 #ifdef __cplusplus
@@ -44,12 +45,14 @@ mmx_status mmx__mesh_tags_parse(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_tag
  * them right and skips reading every face of a refined mesh. */
 mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags, int check);
 
-/* Where edge {a, b} stands among an adjacency's edges (host copies of its edge_ptr and ev):
+/* Where edge {a, b} stands among an adjacency's edges (its edge_ptr and ev, in the memory of
+ * the code that calls it: host arrays on the host, device arrays in a kernel):
  * the first edge of higher end max(a, b) whose lower end is min(a, b) or more, which is the
  * edge when it exists (the caller checks ev when it may not). Edges are numbered by higher
- * end, then lower end (mesh.h). */
-static inline mmx_index mmx__edge_find(const mmx_index *edge_ptr, const mmx_index *ev, mmx_index a,
-                                       mmx_index b)
+ * end, then lower end (mesh.h). The one statement of the edge lookup: host code and kernels
+ * of every module (geom, dynamic, subdiv) call it. */
+static inline MMX__HD mmx_index mmx__edge_find(const mmx_index *edge_ptr, const mmx_index *ev,
+                                               mmx_index a, mmx_index b)
 {
     const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
     mmx_index first = edge_ptr[hi], last = edge_ptr[hi + 1];
@@ -59,6 +62,15 @@ static inline mmx_index mmx__edge_find(const mmx_index *edge_ptr, const mmx_inde
         else last = mid;
     }
     return first;
+}
+
+/* The number of edge {a, b}, or -1 when a and b are not joined by an edge. */
+static inline MMX__HD mmx_index mmx__edge_number(const mmx_index *edge_ptr, const mmx_index *ev,
+                                                 mmx_index a, mmx_index b)
+{
+    const mmx_index e = mmx__edge_find(edge_ptr, ev, a, b);
+    const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
+    return e < edge_ptr[hi + 1] && ev[2 * (size_t)e] == lo ? e : -1;
 }
 
 /* A copy of uv (nnz corners) in `space` (a device one needs a CUDA ctx, whose pool it comes

@@ -19,7 +19,8 @@
 
 #include "core/core_internal.h"
 #include "meshmatrix/patch.h"
-#include "spla/spla_internal.h" /* MMX__HD */
+#include "core/hd.h"
+#include "spla/spla_internal.h" /* mmx__csc_col */
 
 #ifdef __cplusplus
 extern "C" {

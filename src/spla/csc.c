@@ -15,6 +15,12 @@ mmx_status mmx__csc_alloc(mmx_ctx *ctx, mmx_space space, mmx_index nrows, mmx_in
     A->order = order;
     A->space = space;
     A->ctx = ctx; /* its arrays come from, and go back to, this context's memory */
+    A->cache = calloc(1, sizeof *A->cache); /* empty: filled on first use (rows.c) */
+    if (!A->cache) {
+        free(A);
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a matrix");
+    }
+    A->cache->owner = A;
     const size_t ix = sizeof(mmx_index);
     s = mmx_mem_alloc(ctx, space, (size_t)nnz * ix, (void **)&A->rowidx);
     if (!s && order == 0) s = mmx_mem_alloc(ctx, space, ((size_t)ncols + 1) * ix, (void **)&A->colptr);
@@ -40,6 +46,10 @@ void mmx_csc_free(mmx_csc *A)
     mmx_mem_free(A->ctx, A->space, A->rowidx);
     mmx_mem_free(A->ctx, A->space, A->val);
     mmx_mem_free(A->ctx, A->space, A->x);
+    if (A->cache && A->cache->owner == A) {
+        mmx_csc_release_cache(A);
+        free(A->cache);
+    }
     free(A);
 }
 

@@ -1,17 +1,14 @@
-/* Derived CSC arrays: positions as values, and the column pointers of a uniform matrix. */
-#include "spla_internal.h"
+/* Derived CSC arrays: positions as values, and the column pointers of a uniform matrix. Each is
+ * an elementwise step (csc_fill_step.h) that runs here on the host or, for a device matrix, as
+ * the kernel csc_fill.cu makes of the same step (queued: nothing is read back). */
+#include "csc_fill_step.h"
 
 mmx_status mmx__csc_fill_positions(mmx_ctx *ctx, mmx_csc *A)
 {
-    if (A->space == MMX_SPACE_DEVICE) return mmx__csc_fill_positions_cuda(ctx, A);
-    for (mmx_index j = 0; j < A->ncols; j++)
-        for (mmx_index k = A->colptr[j]; k < A->colptr[j + 1]; k++) A->val[k] = k - A->colptr[j] + 1;
-    return MMX_OK;
+    return mmx__csc_positions_each(ctx, A->space, A->ncols, A->colptr, A->val);
 }
 
 mmx_status mmx__csc_fill_uniform_colptr(mmx_ctx *ctx, mmx_csc *A, mmx_index order)
 {
-    if (A->space == MMX_SPACE_DEVICE) return mmx__csc_fill_uniform_colptr_cuda(ctx, A, order);
-    for (mmx_index j = 0; j <= A->ncols; j++) A->colptr[j] = order * j;
-    return MMX_OK;
+    return mmx__csc_uniform_colptr_each(ctx, A->space, (int64_t)A->ncols + 1, A->colptr, order);
 }

@@ -15,18 +15,6 @@ mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *f
     return mmx__no_cuda(ctx, "mmx__csc_check_cuda");
 }
 
-mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A)
-{
-    (void)A;
-    return mmx__no_cuda(ctx, "mmx__csc_fill_positions_cuda");
-}
-
-mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order)
-{
-    (void)A, (void)order;
-    return mmx__no_cuda(ctx, "mmx__csc_fill_uniform_colptr_cuda");
-}
-
 mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op op, float alpha,
                           const mmx_csc *A, mmx_map map, const float *x, int k, float beta,
                           float *y)
@@ -71,12 +59,6 @@ mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index
     return mmx__no_cuda(ctx, "mmx__csc_permute_cuda");
 }
 
-mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d)
-{
-    (void)A, (void)map, (void)d;
-    return mmx__no_cuda(ctx, "mmx__csc_diagonal_cuda");
-}
-
 mmx_status mmx__cg_dinv_cuda(mmx_ctx *ctx, mmx__cg_work *w, const float *diag)
 {
     (void)w, (void)diag;
@@ -115,8 +97,9 @@ mmx_status mmx__spgemm_masked_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_csc
     return mmx__no_cuda(ctx, "mmx__spgemm_masked_cuda");
 }
 
-mmx_status mmx__csc_set_diagonal_cuda(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha)
+
+mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx__csc_rows *rows)
 {
-    (void)A, (void)d, (void)alpha;
-    return mmx__no_cuda(ctx, "mmx__csc_set_diagonal_cuda");
+    (void)A, (void)with_col, (void)rows;
+    return mmx__no_cuda(ctx, "mmx__csc_rows_cuda");
 }

@@ -4,20 +4,11 @@
 
 #include <math.h>
 #include "core/core_internal.h"
+#include "core/hd.h"
 #include "meshmatrix/spla.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-/* Functions callable from host code and CUDA kernels alike, so both backends evaluate a
- * gemm map with the very same code. */
-#ifndef MMX__HD
-#ifdef __CUDACC__
-#define MMX__HD __host__ __device__
-#else
-#define MMX__HD
-#endif
 #endif
 
 /* The entries [*a, *b) of column j, in either form. */
@@ -63,7 +54,7 @@ typedef struct mmx__csc_fault { int kind; mmx_index col, row; } mmx__csc_fault;
 mmx_status mmx__csc_fault_report(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault f);
 
 /* Sets val[k] to k's 1-based position in its column, and colptr[j] = order * j for a reduced
- * matrix being expanded; host or device by A->space. */
+ * matrix being expanded; host or device by A->space (queued there). */
 mmx_status mmx__csc_fill_positions(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_fill_uniform_colptr(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
 
@@ -77,18 +68,49 @@ mmx_status mmx__csc_props(mmx_ctx *ctx, mmx_csc *A);
  * says it reads a device value on the host. */
 
 /* The device halves of the CSC helpers: props (waits, to read the properties), the check
- * (waits, to read the fault), the fills (queued). */
+ * (waits, to read the fault). (The fills are elementwise steps, csc_fill_step.h.) */
 mmx_status mmx__csc_props_cuda(mmx_ctx *ctx, mmx_csc *A);
 mmx_status mmx__csc_check_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_fault *fault);
-mmx_status mmx__csc_fill_positions_cuda(mmx_ctx *ctx, mmx_csc *A);
-mmx_status mmx__csc_fill_uniform_colptr_cuda(mmx_ctx *ctx, mmx_csc *A, mmx_index order);
+
+/* ---- the row view (rows.c, rows.cu) ---- */
+
+/* A read by rows, without moving its entries: row i's entries are entry[rowptr[i] ..
+ * rowptr[i + 1]), each the entry's index in A's storage, in ascending column order (A's
+ * storage order, kept by a stable sort); col[t] is entry[t]'s column for a general A (NULL for
+ * a reduced one, whose column is entry / order). Device arrays from the context that made it. */
+typedef struct mmx__csc_rows {
+    mmx_index *rowptr; /* nrows + 1 */
+    mmx_index *entry;  /* nnz */
+    mmx_index *col;    /* nnz, general A only */
+} mmx__csc_rows;
+
+/* What a matrix the library made keeps beside its arrays (mmx_csc.cache, spla.h): made empty
+ * with the matrix by mmx__csc_alloc, filled on first use, released with the matrix. `owner`
+ * tells the matrix from a copy of its struct (a view, which must not use or fill it). */
+struct mmx_csc_cache {
+    const mmx_csc *owner;
+    int has_rows;
+    mmx__csc_rows rows;
+};
+
+/* The row view of A (a device matrix) for a product on ctx: A's kept view when A was made by
+ * ctx (built and kept on first use), else one made now that *temp tells the caller to release
+ * with mmx__csc_rows_free once its kernels are queued. Queued, no wait. Errors: MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA. */
+mmx_status mmx__csc_rows_get(mmx_ctx *ctx, const mmx_csc *A, mmx__csc_rows *rows, int *temp);
+void mmx__csc_rows_free(mmx_ctx *ctx, mmx__csc_rows *rows);
+
+/* Builds A's row view into `rows` (arrays allocated here on ctx, col only for a general A), or
+ * with rows->col NULL for any A, the rowptr and entry arrays only (what the transpose needs).
+ * Queued: a stable radix sort of the entries by row. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx__csc_rows *rows);
 
 /* ---- spmv (spmv.c, spmv.cu): declarations go here ---- */
 
 /* m(i, j, v) of an entry at index e of A's storage, in column j of c entries (spla.h,
  * mmx_map_kind), as one run-time switch that host code and device code share: the host SpMV,
  * and the few kernels that evaluate a map outside the SpMV's templated hot loops (the
- * diagonal, diag.cu). The map's table lives in the caller's space. */
+ * diagonal, diag_step.h). The map's table lives in the caller's space. */
 static inline MMX__HD float mmx__map_value(const mmx_map *m, mmx_index i, int64_t j, mmx_index c,
                                            mmx_index v, int64_t e)
 {
@@ -315,7 +337,6 @@ static inline MMX__HD void mmx__csc_set_diag_col(const mmx_csc *A, mmx_index i, 
  * A valued matrix's diagonal set from a vector (a Laplacian's, minus its row sums). Queued on
  * CUDA (one thread per column). */
 mmx_status mmx__csc_set_diagonal(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha);
-mmx_status mmx__csc_set_diagonal_cuda(mmx_ctx *ctx, mmx_csc *A, const float *d, float alpha);
 
 /* The CUDA halves of mmx_spgemm_valued, arguments checked and maps resolved: without a mask
  * (allocates *out, reads sizes back), and with one (C allocated by the caller with the mask's
@@ -412,9 +433,6 @@ mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index
                                  const mmx_index *q, mmx_csc *C);
 
 /* ---- diagonal and conjugate gradients (diag.c/.cu, cg.c/.cu) ---- */
-
-/* The device body of mmx_csc_diagonal, on checked arguments; queued. */
-mmx_status mmx__csc_diagonal_cuda(mmx_ctx *ctx, const mmx_csc *A, mmx_map map, float *d);
 
 /* Whether v is finite: inf - inf and NaN - NaN are NaN, which compares unequal to 0. (The
  * same test in C and in device code, without relying on isfinite's overloads.) */

@@ -5,7 +5,10 @@
  * the CUDA kernels do, so that the two backends differ only by the order of a few roundings.
  *   op = T: acc_j = sum over column j's entries of m * x[i]; y[j] = alpha * acc_j + beta * y[j].
  *   op = N: y = beta * y first, then each entry adds m * (alpha * x[j]) into y[i], columns in
- *           order (the scatter of Algorithm 3, which the CUDA backend does with atomics). */
+ *           order (the scatter of Algorithm 3). Each y[i] thus receives its row's terms in
+ *           ascending column order, one rounding per product and per sum (the build has
+ *           -ffp-contract=off): the CUDA backend adds the same terms in the same order per row
+ *           (spmv.cu), so op = N is the host's bit for bit there. */
 #include "spla_internal.h"
 
 static const char *map_kind_name(mmx_map_kind k)
@@ -153,6 +156,7 @@ static void spmv_host(mmx_op op, float alpha, const mmx_csc *A, mmx_map map, con
                 *yj = beta == 0.0f ? alpha * acc[q] : alpha * acc[q] + beta * *yj;
             }
         } else {
+            /* The device rounds alpha * x[j], then m times it, then the sum: keep that order. */
             float ax[4];
             for (int q = 0; q < k; q++) ax[q] = alpha * x[(int64_t)j * k + q];
             for (int64_t p = a; p < b; p++) {

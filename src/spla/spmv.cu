@@ -18,17 +18,20 @@
  * (the int4 load already gives one request per face, and it runs four times the threads) and
  * level with it on shuffled ones, so AUTO is the thread-per-column kernel.
  *
- * op = N scatters: y = beta * y (zeros when beta = 0) in a first kernel, then one thread per
- * column adds m * (alpha * x[j]) into y[i] with atomicAdd (sm_90's float2 / float4 atomics
- * where y is aligned for them). The order in which a row's additions
- * land is the hardware's, so its rounding differs from the host's (column order) and from run
- * to run; the sum is the same up to float rounding.
+ * op = N is computed as a gather too, one thread per row, over A's row view (rows.cu: the
+ * entries of each row in ascending column order, built by a sort on the first op = N call on
+ * A and kept with it, rows.c): each row's sum starts from beta * y[i] and adds its terms in
+ * the order, and with the roundings, of the host's column-by-column scatter, so y is the
+ * host's bit for bit and the same on every run. No atomics (the scatter with float atomics it
+ * replaces rounded each row's sum in whatever order the additions landed).
  *
  * Every launch is a grid-stride loop over 64-bit item numbers, so ncols up to 2^31 - 1 (times
  * four corners, or times k components) never overflows an index or the grid size. Nothing is
- * allocated, and nothing is read back: the launcher only queues the kernels on the context's
- * stream and returns (launch errors are reported; a fault inside a kernel shows at the next
- * call that synchronises). Block size and grid: core/launch.cuh. */
+ * read back: the launcher only queues the kernels on the context's stream and returns (launch
+ * errors are reported; a fault inside a kernel shows at the next call that synchronises).
+ * Nothing is allocated but the row view, on the first op = N call on a matrix (on every call
+ * for a matrix that cannot keep it: a hand-made view, or one made by another context).
+ * Block size and grid: core/launch.cuh. */
 #include <climits>
 #include <cstdint>
 #include "core/launch.cuh"
@@ -255,56 +258,78 @@ __global__ void __launch_bounds__(MMX__BLOCK) spmv_scale(float *__restrict__ y, 
         y[t] = beta == 0.0f ? 0.0f : beta * y[t];
 }
 
-/* y[i] += v (k floats) with atomics; vector atomics (sm_90) where y is aligned for them. */
-template <int K>
-__device__ __forceinline__ void scatter_item(float *y, long long i, bool yvec, const float (&v)[K])
+/* The column of view entry t, whose storage index is e: implied by e in the reduced forms
+ * (a shift or a multiplication for orders 4 and 3), read from the view's col otherwise. */
+template <int ORD>
+__device__ __forceinline__ long long row_entry_col(const mmx_csc &A, const mmx_index *__restrict__ col,
+                                                   mmx_index t, mmx_index e)
 {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (K == 4) {
-        if (yvec) {
-            atomicAdd(reinterpret_cast<float4 *>(y) + i, make_float4(v[0], v[1], v[2], v[3]));
-            return;
-        }
-    } else if constexpr (K == 2) {
-        if (yvec) {
-            atomicAdd(reinterpret_cast<float2 *>(y) + i, make_float2(v[0], v[1]));
-            return;
-        }
-    }
-#else
-    (void)yvec;
-#endif
-#pragma unroll
-    for (int q = 0; q < K; q++) atomicAdd(y + i * K + q, v[q]);
+    if constexpr (ORD == 4) return e >> 2;
+    else if constexpr (ORD == 3) return e / 3;
+    else if constexpr (ORD == -1) return e / A.order;
+    else return __ldg(col + t);
 }
 
-template <int MK, int K>
-__device__ __forceinline__ void scatter_term(const DevMap &m, float *y, bool yvec, mmx_index i,
-                                             long long j, mmx_index c, mmx_index v, long long e,
-                                             const float (&ax)[K])
-{
-    const float mv = map_value<MK>(m, i, j, c, v, e);
-    float t[K];
-#pragma unroll
-    for (int q = 0; q < K; q++) t[q] = mv * ax[q];
-    scatter_item<K>(y, i, yvec, t);
-}
-
-/* op = N, one thread per column: y[i] += m * (alpha * x[j]) for each entry of column j. */
+/* op = N, one thread per row i (the row view of A, rows.cu): acc = beta * y[i] (0 when beta
+ * = 0), then acc += m * (alpha * x[j]) for the row's entries in ascending column order, each
+ * product and sum rounded on its own (__fmul_rn / __fadd_rn, which the compiler never fuses
+ * into an fma): the host's scatter (spmv.c) adds the same terms to y[i] in the same order with
+ * the same roundings, so the two agree bit for bit. As in spmv_t_column, a block works on a
+ * tile of MMX__BLOCK rows and, for k > 1, reads and writes the tile's y through shared memory
+ * so that a warp's loads and stores are contiguous. */
 template <int MK, int K, int ORD>
 __global__ void __launch_bounds__(MMX__BLOCK)
-spmv_n_column(const mmx_csc A, const DevMap m, const float *__restrict__ x, bool xvec, float alpha,
-              float *y, bool yvec)
+spmv_n_row(const mmx_csc A, const DevMap m, const mmx_index *__restrict__ rowptr,
+           const mmx_index *__restrict__ entry, const mmx_index *__restrict__ col,
+           const float *__restrict__ x, bool xvec, float alpha, float beta, float *__restrict__ y)
 {
-    const long long ncols = A.ncols;
-    for (long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; j < ncols; j += (long long)gridDim.x * MMX__BLOCK) {
-        float ax[K];
-        load_item<K>(x, j, xvec, ax);
+    __shared__ float stage[MMX__BLOCK * K];
+    const long long nrows = A.nrows;
+    const long long ntiles = (nrows + MMX__BLOCK - 1) / MMX__BLOCK;
+    for (long long tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
+        const long long i = tile * MMX__BLOCK + threadIdx.x;
+        const long long base = tile * MMX__BLOCK * K;
+        const long long n = min((long long)MMX__BLOCK * K, nrows * K - base);
+        float acc[K];
+        if constexpr (K == 1) {
+            acc[0] = beta == 0.0f || i >= nrows ? 0.0f : __fmul_rn(beta, y[i]);
+        } else {
+            __syncthreads(); /* the previous tile's writers are done with stage */
+            for (int t = threadIdx.x; t < n; t += MMX__BLOCK)
+                stage[t] = beta == 0.0f ? 0.0f : __fmul_rn(beta, y[base + t]);
+            __syncthreads();
 #pragma unroll
-        for (int q = 0; q < K; q++) ax[q] *= alpha;
-        for_each_entry<MK, ORD>(A, j, [&](mmx_index i, mmx_index c, mmx_index v, long long e) {
-            scatter_term<MK, K>(m, y, yvec, i, j, c, v, e, ax);
-        });
+            for (int q = 0; q < K; q++) acc[q] = stage[threadIdx.x * K + q];
+        }
+        if (i < nrows) {
+            const mmx_index a = __ldg(rowptr + i), b = __ldg(rowptr + i + 1);
+            for (mmx_index t = a; t < b; t++) {
+                const mmx_index e = __ldg(entry + t);
+                const long long j = row_entry_col<ORD>(A, col, t, e);
+                mmx_index c, v;
+                if constexpr (ORD != 0) {
+                    c = ORD > 0 ? ORD : A.order;
+                    v = (mmx_index)(e - c * j + 1);
+                } else {
+                    /* Read only by the kinds that use them (dead code for the others). */
+                    c = __ldg(A.colptr + j + 1) - __ldg(A.colptr + j);
+                    v = uses_value<MK>::value ? __ldg(A.val + e) : 0;
+                }
+                const float mv = map_value<MK>(m, (mmx_index)i, j, c, v, e);
+                float xv[K];
+                load_item<K>(x, j, xvec, xv);
+#pragma unroll
+                for (int q = 0; q < K; q++) acc[q] = __fadd_rn(acc[q], __fmul_rn(mv, __fmul_rn(alpha, xv[q])));
+            }
+        }
+        if constexpr (K == 1) {
+            if (i < nrows) y[i] = acc[0];
+        } else {
+#pragma unroll
+            for (int q = 0; q < K; q++) stage[threadIdx.x * K + q] = acc[q];
+            __syncthreads();
+            for (int t = threadIdx.x; t < n; t += MMX__BLOCK) y[base + t] = stage[t];
+        }
     }
 }
 
@@ -314,8 +339,9 @@ struct Launch {
     DevMap m;
     const float *x;
     float *y;
-    bool xvec, yvec;
+    bool xvec;
     float alpha, beta;
+    mmx__csc_rows rows;    /* A's row view (op = N) */
     int ord;               /* the kernel form: 0, 3, 4 or -1 */
     cudaStream_t st;
 };
@@ -343,15 +369,16 @@ struct TShuffle {
     }
 };
 
-struct NColumn {
+struct NRow {
     template <int MK, int K> void run(const Launch &L) const
     {
-        const unsigned g = mmx__grid(L.A->ncols);
+        const unsigned g = mmx__grid(L.A->nrows);
+        const mmx__csc_rows &r = L.rows;
         switch (L.ord) {
-        case 4: spmv_n_column<MK, K, 4><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        case 3: spmv_n_column<MK, K, 3><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        case -1: spmv_n_column<MK, K, -1><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
-        default: spmv_n_column<MK, K, 0><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, L.x, L.xvec, L.alpha, L.y, L.yvec); break;
+        case 4: spmv_n_row<MK, K, 4><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, r.rowptr, r.entry, r.col, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        case 3: spmv_n_row<MK, K, 3><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, r.rowptr, r.entry, r.col, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        case -1: spmv_n_row<MK, K, -1><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, r.rowptr, r.entry, r.col, L.x, L.xvec, L.alpha, L.beta, L.y); break;
+        default: spmv_n_row<MK, K, 0><<<g, MMX__BLOCK, 0, L.st>>>(*L.A, L.m, r.rowptr, r.entry, r.col, L.x, L.xvec, L.alpha, L.beta, L.y); break;
         }
     }
 };
@@ -397,9 +424,6 @@ extern "C" mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op o
     L.x = x;
     L.y = y;
     L.xvec = (k == 4 && aligned(x, 16)) || (k == 2 && aligned(x, 8));
-    /* (k = 3 gets no vector atomics: a float2 and a float per item measured slower on an H200
-     * than three floats.) */
-    L.yvec = (k == 4 && aligned(y, 16)) || (k == 2 && aligned(y, 8));
     L.alpha = alpha;
     L.beta = beta;
     L.st = (cudaStream_t)ctx->stream;
@@ -409,19 +433,25 @@ extern "C" mmx_status mmx__spmv_cuda(mmx_ctx *ctx, mmx__spmv_variant v, mmx_op o
             : A->order == 3                              ? 3
             : A->order == 4 && aligned(A->rowidx, 16) ? 4
                                                          : -1;
-    if (alpha == 0.0f || op == MMX_OP_N) {
-        /* y = beta * y first: all of the result when alpha = 0 (x is not read), the starting
-         * point of the scatter otherwise. beta = 1 leaves y as it is. */
+    L.rows = mmx__csc_rows{NULL, NULL, NULL};
+    if (alpha == 0.0f) {
+        /* y = beta * y is all of the result (x is not read); beta = 1 leaves y as it is. */
         if (beta != 1.0f) {
             spmv_scale<<<mmx__grid(ylen), MMX__BLOCK, 0, L.st>>>(y, ylen, beta);
             mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "spmv_scale launch");
             if (s) return s;
         }
-        if (alpha != 0.0f && A->ncols > 0) {
-            dispatch(NColumn(), map.kind, k, L);
-            mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "spmv_n_column launch");
-            if (s) return s;
-        }
+    } else if (op == MMX_OP_N) {
+        /* The reduced forms read the column from the entry's index, so the int4 form is not
+         * needed: order 4 takes the shift whatever rowidx's alignment. */
+        L.ord = A->order == 0 ? 0 : A->order == 3 ? 3 : A->order == 4 ? 4 : -1;
+        int temp = 0;
+        mmx_status s = mmx__csc_rows_get(ctx, A, &L.rows, &temp);
+        if (s) return s;
+        dispatch(NRow(), map.kind, k, L);
+        s = mmx__cuda(ctx, cudaGetLastError(), "spmv_n_row launch");
+        if (temp) mmx__csc_rows_free(ctx, &L.rows); /* after the queued kernel that reads it */
+        if (s) return s;
     } else if (v == MMX__SPMV_SHUFFLE && A->order == 4) {
         dispatch(TShuffle(), map.kind, k, L);
         mmx_status s = mmx__cuda(ctx, cudaGetLastError(), "spmv_t_quad_shuffle launch");
