@@ -97,10 +97,12 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
  * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
  * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions, normals
  * overlapping the positions), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); no other
- * scratch. Repeated calls on one mesh: make a plan once (mmx_normals_plan_create) and call
- * mmx_vertex_normals_planned, which skips the transpose and its wait. Synchronises: yes, on
- * CUDA, once: mmx_csc_transpose reads Mᵀ's properties; the rest is queued. */
+ * Cost: O(nnz + nverts) plus, on the first call, the transpose of M (O(nnz), a sort on CUDA),
+ * which the mesh's cache keeps (mesh.h: 8 bytes a corner and 4 a vertex), so that later calls
+ * on the same mesh are mmx_vertex_normals_planned's one kernel, whatever the positions; no
+ * other scratch. Synchronises: on CUDA, on the first call (or where the cache does not serve
+ * it: another context than the mesh's), once: mmx_csc_transpose reads Mᵀ's properties; no
+ * otherwise: the rest is queued. */
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals);
 
@@ -372,12 +374,16 @@ typedef struct mmx_smooth_report {
  * degenerate triangle with a zero mass can cause), MMX_ERR_SPACE, MMX_ERR_MESH (COTAN, MCF:
  * a face that is not a triangle, named; the refusals above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM,
  * MMX_ERR_CUDA. On error out holds the positions of some step.
- * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
+ * Cost: the adjacency, made on the first call and kept with the mesh (mesh.h), as are the
+ * uniform Laplacian and its diagonal for LAPLACIAN and TAUBIN on the assembled path, so that a
+ * later call on the same mesh (whatever its positions) starts at its first step; per step,
+ * LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
  * per-vertex pass, or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
  * O(nnz log nnz)) plus an SpMV, resp. a CG solve (O(nnz(L)) per iteration), BILATERAL the
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.
- * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
+ * Synchronises: on CUDA, the adjacency's wait (on a call that computes it, not on one that
+ * finds it in the mesh's cache); COTAN and MCF their Laplacian's waits every
  * step, MCF the solve's (CG's state read at iterations 1, 2, 4, 8, then every 16);
  * BILATERAL the VV query's; the patch path its check of the counts (one wait, plus the patch
  * set's build when none is given); MCF with the default h reads the positions once (the

@@ -304,6 +304,34 @@ static mmx_status query_counted(job *J, mmx_query_kind kind)
     return MMX_OK;
 }
 
+static void free_plan(void *plan) { mmx_query_plan_free(plan); }
+
+/* Query `kind` by the mesh's cached plan, made here on the first call (reading the cached
+ * adjacency adj) and kept. */
+static mmx_status query_planned(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx_query_kind kind, mmx_csr **out)
+{
+    mmx_query_plan *plan = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_QPLAN), *own = NULL;
+    mmx_status s = MMX_OK;
+    if (!plan) {
+        s = mmx_query_plan_create(ctx, mesh, adj, &plan);
+        if (s) return s;
+        if (!mmx__mesh_cache_put(ctx, mesh, MMX__CACHE_QPLAN, plan, free_plan,
+                                 (size_t)mmx__query_plan_memory(plan)))
+            own = plan;
+    }
+    mmx_csr *R = NULL;
+    s = mmx_query_plan_alloc(ctx, plan, kind, &R);
+    if (!s) s = mmx_query_plan_run(ctx, plan, kind, R);
+    mmx_query_plan_free(own);
+    if (s) {
+        mmx_csr_free(R);
+        return s;
+    }
+    *out = R;
+    return MMX_OK;
+}
+
 mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                      mmx_query_kind kind, mmx_csr **out)
 {
@@ -318,16 +346,29 @@ mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *ad
         s = mmx__fail(ctx, MMX_ERR_SPACE,
                       "mmx_query: the mesh is in host memory but the context is on the CUDA backend");
     if (s) return s;
-    mmx_adjacency *own = NULL;
-    if (!adj) {
-        s = mmx_adjacency_compute(ctx, mesh, &own);
-        if (s) return s;
-        adj = own;
-    } else if (adj->space != M->space || adj->nverts != M->nrows || adj->nfaces != M->ncols) {
+    if (adj && (adj->space != M->space || adj->nverts != M->nrows || adj->nfaces != M->ncols))
         return mmx__fail(ctx, MMX_ERR_ARG,
                          "mmx_query: the adjacency (%d vertices, %d faces) is not the mesh's (%d, %d) "
                          "or lives in another space", adj->nverts, adj->nfaces, M->nrows, M->ncols);
+    /* Without an adjacency of the caller's (or with the cached one), the mesh's cache: its
+     * adjacency, and for the kinds a plan speeds up, its plan (mesh.h). */
+    mmx_adjacency *own = NULL;
+    const mmx_adjacency *cached = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_ADJ);
+    if (!adj || adj == cached) {
+        s = mmx__mesh_adjacency(ctx, mesh, &adj, &own);
+        if (s) return s;
     }
+    if (!own && adj == mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_ADJ) && kind != MMX_QUERY_FV &&
+        kind != MMX_QUERY_FE && kind != MMX_QUERY_EV)
+        return query_planned(ctx, mesh, adj, kind, out);
+    return mmx__query_compute(ctx, mesh, adj, kind, own, out);
+}
+
+mmx_status mmx__query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                              mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out)
+{
+    const mmx_csc *M = mesh->M;
+    mmx_status s = MMX_OK;
     job J = {0};
     J.ctx = ctx;
     J.space = M->space;

@@ -105,6 +105,7 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     if (!s) {
         m->space = mesh->space;
         m->ctx = ctx;
+        mmx__mesh_cache_attach(m);
         s = mmx__csc_permute_unchecked(ctx, mesh->M, sp_pinv, sp_fperm, &m->M);
     }
     if (!s && mesh->pos)
