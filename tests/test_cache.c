@@ -87,7 +87,7 @@ Test(cache, queries_first_and_second_call_match_the_uncached_path)
         mmx_mesh *m = tu_shape(ctx, shapes[i]);
         cr_assert_eq(mmx_mesh_cache_bytes(m), 0, "%s: a new mesh keeps nothing", shapes[i]);
         queries_match(ctx, m, shapes[i]);
-        cr_assert_gt(mmx_mesh_cache_bytes(m), 0, "%s: the adjacency and the plan are kept", shapes[i]);
+        cr_assert_gt(mmx_mesh_cache_bytes(m), 0, "%s: the adjacency and the results are kept", shapes[i]);
         mmx_mesh_release_cache(m);
         cr_assert_eq(mmx_mesh_cache_bytes(m), 0, "%s: released", shapes[i]);
         queries_match(ctx, m, shapes[i]); /* built again */
@@ -96,7 +96,26 @@ Test(cache, queries_first_and_second_call_match_the_uncached_path)
     mmx_ctx_free(ctx);
 }
 
-Test(cache, the_query_cache_holds_the_adjacency_then_the_plan)
+Test(cache, a_result_is_the_callers_to_change_and_free)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, "torus:6:5");
+    qres want = query(ctx, m, NULL, MMX_QUERY_VV);
+    mmx_csr *R = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, MMX_QUERY_VV, &R));
+    /* Scribbled over (a host result) and freed: the next call is still right. */
+    memset((void *)R->colidx, 0xff, (size_t)R->nnz * sizeof *R->colidx);
+    memset((void *)R->rowptr, 0, ((size_t)R->nrows + 1) * sizeof *R->rowptr);
+    mmx_csr_free(R);
+    qres got = query(ctx, m, NULL, MMX_QUERY_VV);
+    expect_same(&got, &want, "after a scribble", "VV");
+    qres_free(&got);
+    qres_free(&want);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(cache, the_query_cache_holds_the_adjacency_then_the_results)
 {
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = tu_shape(ctx, "icosphere:2");
@@ -107,12 +126,12 @@ Test(cache, the_query_cache_holds_the_adjacency_then_the_plan)
     cr_assert_gt(adj_only, 0, "FV keeps the adjacency");
     MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, MMX_QUERY_VV, &R));
     mmx_csr_free(R);
-    cr_assert_gt(mmx_mesh_cache_bytes(m), adj_only, "VV keeps its plan beside it");
+    cr_assert_gt(mmx_mesh_cache_bytes(m), adj_only, "VV keeps its result beside it");
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
 
-Test(cache, an_inconsistent_mesh_is_refused_by_the_cached_plan_as_by_mmx_query)
+Test(cache, an_inconsistent_mesh_is_refused_with_the_cache_as_without)
 {
     mmx_ctx *ctx = tu_host_ctx();
     /* Two triangles that run their shared edge {1, 2} the same way. */
@@ -128,7 +147,7 @@ Test(cache, an_inconsistent_mesh_is_refused_by_the_cached_plan_as_by_mmx_query)
         cr_assert_eq(mmx_query(ctx, m, NULL, MMX_QUERY_VV, &R), MMX_ERR_MESH);
         cr_assert_null(R);
         cr_assert_str_eq(mmx_ctx_error(ctx), want, "round %d: the same sentence", round);
-        /* The other kinds still run from the plan. */
+        /* The other kinds still come from the cache. */
         qres a = query(ctx, m, adj, MMX_QUERY_FF), b = query(ctx, m, NULL, MMX_QUERY_FF);
         expect_same(&b, &a, "inconsistent", "FF");
         qres_free(&a);

@@ -32,7 +32,6 @@ static int cache_empty(const struct mmx__mesh_cache *c)
 
 static void cache_clear(struct mmx__mesh_cache *c)
 {
-    /* The plan reads the adjacency: free the readers first (the slots' order). */
     for (int i = MMX__CACHE_SLOTS - 1; i >= 0; i--) {
         if (c->slot[i].obj) c->slot[i].free_fn(c->slot[i].obj);
         c->slot[i].obj = NULL;

@@ -4,6 +4,7 @@
 
 #include "core/core_internal.h"
 #include "meshmatrix/mesh.h"
+#include "meshmatrix/query.h" /* the kinds, for the cache's slots */
 
 #ifdef __cplusplus
 extern "C" {
@@ -75,10 +76,10 @@ void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
 /* What the cache keeps, one object each. */
 enum {
     MMX__CACHE_ADJ = 0,   /* mmx_adjacency */
-    MMX__CACHE_QPLAN,     /* mmx_query_plan, reading the cached adjacency */
     MMX__CACHE_NORMALS,   /* mmx_normals_plan (geom) */
     MMX__CACHE_UNIFORM_L, /* the uniform Laplacian and its diagonal (geom/smooth.c) */
-    MMX__CACHE_SLOTS
+    MMX__CACHE_QUERY,     /* + kind: mmx_query's result of that kind (an mmx_csr) */
+    MMX__CACHE_SLOTS = MMX__CACHE_QUERY + MMX_QUERY_COUNT
 };
 
 /* Gives `mesh` an empty cache (the library's mesh makers call it; a failure to allocate its

@@ -211,7 +211,7 @@ static mmx_status plan_build(mmx_query_plan *Q, const mmx_mesh *mesh)
         s = mmx_mem_copy(ctx, ends, MMX_SPACE_HOST, adj->ev + 2 * (size_t)Q->bad_e, Q->space, sizeof ends);
         Q->bad_a = ends[0], Q->bad_b = ends[1];
     }
-    if (!s && adj->nonmanifold_edges > 0) s = mmx__query_compute(ctx, mesh, adj, MMX_QUERY_EF, NULL, &Q->ef_full);
+    if (!s && adj->nonmanifold_edges > 0) s = mmx_query(ctx, mesh, adj, MMX_QUERY_EF, &Q->ef_full);
     mmx_mem_free(ctx, Q->space, L);
     mmx_mem_free(ctx, Q->space, seen);
     mmx_mem_free(ctx, Q->space, vv_len);
