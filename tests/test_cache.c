@@ -282,6 +282,39 @@ Test(cache, smoothing_with_the_cached_laplacian_equals_a_fresh_one)
     mmx_ctx_free(ctx);
 }
 
+/* The explicit steps read the input where it is and land in out without a copy (whatever the
+ * parity of the steps): out of place, in place and 0 steps give the same positions, and the
+ * mesh's positions are left alone out of place. */
+Test(cache, explicit_steps_in_place_and_out_of_place_agree)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_smooth_method methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_TAUBIN, MMX_SMOOTH_COTAN};
+    for (size_t k = 0; k < 3; k++)
+        for (int iters = 0; iters < 4; iters++) {
+            mmx_mesh *m = tu_shape(ctx, "icosphere:2"), *c = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &c));
+            const size_t bytes = 3 * (size_t)mmx_mesh_nverts(m) * sizeof(float);
+            mmx_smooth_options o = mmx_smooth_defaults(methods[k]);
+            o.iterations = iters;
+            float *x = malloc(bytes);
+            cr_assert(x);
+            memset(x, 0x7f, bytes);
+            mmx_smooth_report r;
+            MMX_OK_OR_FAIL(ctx, mmx_smooth(ctx, m, &o, x, &r));
+            cr_assert_eq(r.iterations, iters);
+            cr_assert_arr_eq(m->pos, c->pos, bytes, "%s %d: the input is left alone",
+                             mmx_smooth_method_name(methods[k]), iters);
+            MMX_OK_OR_FAIL(ctx, mmx_smooth(ctx, c, &o, c->pos, NULL));
+            cr_assert_arr_eq(x, c->pos, bytes, "%s %d: in place and out of place",
+                             mmx_smooth_method_name(methods[k]), iters);
+            if (iters == 0) cr_assert_arr_eq(x, m->pos, bytes, "0 steps: the input");
+            free(x);
+            mmx_mesh_free(c);
+            mmx_mesh_free(m);
+        }
+    mmx_ctx_free(ctx);
+}
+
 Test(cache, reduce_and_expand_drop_the_cache_and_results_stay_right)
 {
     mmx_ctx *ctx = tu_host_ctx();

@@ -169,13 +169,13 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
     const mmx_smooth_method m = job->opts->method;
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
     float *lx = NULL, *d = NULL, *scale = NULL;
-    float *cur = job->x; /* the current positions: job->x or lx, alternately */
     const mmx_weighted *L = NULL;     /* the Laplacian of the step */
     const uniform_op *uni = NULL;     /* the uniform L and its diagonal */
     uniform_op *uni_own = NULL;
     mmx__cotan_op cot = {NULL, NULL}; /* the cotangent L: its weights refreshed each step */
-    mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *lx, (void **)&lx);
+    mmx_status s = mmx_mem_alloc(ctx, sp, bytes, (void **)&lx);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
     if (!s && m == MMX_SMOOTH_COTAN) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
     if (!s && m != MMX_SMOOTH_COTAN) s = uniform_op_get(ctx, job, &uni, &uni_own);
@@ -184,24 +184,39 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
         s = mmx__smooth_scale(ctx, n, uni->d, 1, job->fixed, scale);
     }
     const int steps = m == MMX_SMOOTH_TAUBIN ? 2 : 1;
+    /* Every step writes every vertex. Step i goes to job->x when an even number of steps
+     * follows it, so the last lands there with no copy; the first reads the input where it is
+     * (job->src: the mesh's positions, which mmx_smooth then did not copy). In place with an
+     * odd number of steps, the first would write what it reads: it reads a copy. */
+    const int64_t total = (int64_t)job->opts->iterations * steps;
+    const float *cur = job->src ? job->src : job->x;
+    if (!s && total % 2 == 1 && cur == job->x && n > 0) {
+        s = mmx_mem_copy(ctx, lx, sp, job->x, sp, bytes);
+        cur = lx;
+    }
+    int64_t i = 0;
     for (int it = 0; !s && it < job->opts->iterations; it++) {
-        for (int half = 0; !s && half < steps; half++) {
+        for (int half = 0; !s && half < steps; half++, i++) {
             if (m == MMX_SMOOTH_COTAN) {
                 /* The view's positions must be the current ones. */
-                job->view.pos = cur;
+                job->view.pos = (float *)cur;
                 s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
                 L = s ? NULL : cot.L;
                 if (!s) s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), d);
                 if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
             }
             const float lambda = half ? job->mu : job->step;
-            float *next = cur == job->x ? lx : job->x;
+            float *next = (total - 1 - i) % 2 == 0 ? job->x : lx;
             if (!s) s = mmx__smooth_lap_step(ctx, L->A, L->w, cur, scale, lambda, next);
             if (!s) cur = next;
         }
         if (!s) job->rep->iterations = it + 1;
     }
-    if (!s && cur != job->x && n > 0) s = mmx_mem_copy(ctx, job->x, sp, cur, sp, 3 * (size_t)n * sizeof *cur);
+    /* No step made (none asked, or the first failed): the input itself. */
+    if (cur == job->src && cur != job->x && n > 0) {
+        const mmx_status c = mmx_mem_copy(ctx, job->x, sp, cur, sp, bytes);
+        if (!s) s = c;
+    }
     job->view.pos = job->x;
     uniform_op_free(uni_own);
     mmx__cotan_op_free(&cot);
@@ -311,7 +326,12 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
     if (report) s = mmx_timer_create(ctx, &timer);
     if (!s && timer) s = mmx_timer_start(timer);
     const mmx_space sp = mmx_ctx_space(ctx);
-    if (!s && out != mesh->pos && n > 0) s = mmx_mem_copy(ctx, out, sp, mesh->pos, sp, bytes);
+    /* The explicit steps on the assembled path read the input where it is (explicit_assembled);
+     * the other paths work in out. */
+    const int direct = o.path == MMX_SMOOTH_ASSEMBLED &&
+                       (o.method == MMX_SMOOTH_LAPLACIAN || o.method == MMX_SMOOTH_TAUBIN ||
+                        o.method == MMX_SMOOTH_COTAN);
+    if (!s && out != mesh->pos && n > 0 && !direct) s = mmx_mem_copy(ctx, out, sp, mesh->pos, sp, bytes);
     /* The adjacency: the mesh's cached one (mesh.h), or adj_own where the cache does not
      * serve this call. */
     const mmx_adjacency *adj = NULL;
@@ -327,6 +347,7 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
     job.step = o.step > 0.0f ? o.step : 0.5f;
     job.mu = o.mu < 0.0f ? o.mu : -0.53f;
     job.x = out;
+    job.src = direct ? mesh->pos : NULL;
     job.rep = &rep;
     if (!s) rep.fixed = o.fix_boundary ? adj->boundary_verts : 0;
     if (!s && (o.method == MMX_SMOOTH_COTAN || o.method == MMX_SMOOTH_MCF))
