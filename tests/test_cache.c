@@ -315,6 +315,28 @@ Test(cache, explicit_steps_in_place_and_out_of_place_agree)
     mmx_ctx_free(ctx);
 }
 
+Test(cache, the_patch_path_keeps_its_default_set)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, "torus:12:9");
+    const size_t bytes = 3 * (size_t)mmx_mesh_nverts(m) * sizeof(float);
+    mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+    o.path = MMX_SMOOTH_PATCH;
+    o.iterations = 2;
+    float *a = smoothed(ctx, m, &o);
+    const size_t kept = mmx_mesh_cache_bytes(m);
+    cr_assert_gt(kept, 0);
+    float *b = smoothed(ctx, m, &o), *want = fresh_smoothed(ctx, m, &o);
+    cr_assert_eq(mmx_mesh_cache_bytes(m), kept, "the second call adds nothing");
+    cr_assert_arr_eq(a, b, bytes, "first and second call");
+    cr_assert_arr_eq(b, want, bytes, "against a fresh mesh");
+    free(a);
+    free(b);
+    free(want);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 Test(cache, reduce_and_expand_drop_the_cache_and_results_stay_right)
 {
     mmx_ctx *ctx = tu_host_ctx();

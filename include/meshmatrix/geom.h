@@ -325,8 +325,9 @@ typedef struct mmx_smooth_options {
                            to the initial residual ||b - S x|| = h ||L x|| (mmx_cg_opts'
                            rel_initial: RXMesh's MCF test, far stricter for a small h) */
     float sigma_c, sigma_s; /* BILATERAL's sigmas (0: per vertex, as above) */
-    const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (built
-                                     here with the default options and freed) */
+    const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (the
+                                     default options' set, built on the first call and kept
+                                     in the mesh's cache, mesh.h) */
 } mmx_smooth_options;
 
 /* The defaults for `method`: assembled path, 10 iterations (MCF: 1), step and mu 0 (their

@@ -69,7 +69,8 @@ typedef struct mmx_mesh {
  * FF a copy of the first call's result: a second query of the kind is a copy of it),
  * mmx_vertex_normals (the transpose of M: mmx_normals_plan_create's), mmx_smooth (the
  * adjacency; for the explicit uniform steps, LAPLACIAN and TAUBIN on the assembled path, the
- * uniform Laplacian and its diagonal). Positions are not part of it: changing mesh->pos (or
+ * uniform Laplacian and its diagonal; on the patch path without a set of the caller's, the
+ * default patch set). Positions are not part of it: changing mesh->pos (or
  * smoothing in place) keeps it, and the next call reads the new positions.
  * Rules:
  * - Only calls on the context that made the mesh (mesh->ctx, in its space) use and fill the
@@ -86,8 +87,9 @@ typedef struct mmx_mesh {
  * host bytes not counted), 0 when empty or for NULL: the adjacency about 30 bytes a corner,
  * each query result kept 4 bytes an entry and a row (VV, VE, VF, EF and FF about 4 a corner
  * each), the normals' transpose 8 bytes a corner and 4 a vertex, the uniform Laplacian 12
- * bytes an entry of E and of its diagonal plus 8 a vertex: on a closed triangle mesh, about
- * 90 bytes a face with the adjacency alone and 235 with everything. Synchronises: no. */
+ * bytes an entry of E and of its diagonal plus 8 a vertex, the patch set its
+ * mmx_patch_stats.bytes (about 56 a face): on a closed triangle mesh, about 90 bytes a face
+ * with the adjacency alone and 235 with all but the patch set. Synchronises: no. */
 size_t mmx_mesh_cache_bytes(const mmx_mesh *mesh);
 
 /* Frees what the mesh's cache holds (in the stream order of mesh->ctx); the next call builds

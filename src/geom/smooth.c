@@ -233,6 +233,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
  * w of the face that runs it outwards, a boundary edge as the first w or the last u of its
  * fan), also at a vertex where several fans meet. So the count is the number of edges and the
  * sum that of the Laplacian's row: the paths agree on every mesh the reduction takes. */
+static void free_patches(void *ps) { mmx_patch_set_free(ps); }
+
 static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_index n = job->view.M->nrows;
@@ -245,9 +247,17 @@ static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
                          "mmx_smooth: the patch set has %d vertices and %d faces, the mesh %d and "
                          "%d (or it is in another space): not the mesh's set",
                          ps->nverts, ps->nfaces, n, job->view.M->ncols);
+    /* Without a set of the caller's, the mesh's default set: from its cache (mesh.h), or
+     * built here and kept there. */
+    if (!ps) ps = mmx__mesh_cache_get(ctx, &job->view, MMX__CACHE_PATCHES);
     if (!ps) {
         s = mmx_patch_set_create(ctx, &job->view, job->adj, NULL, &own);
-        ps = own;
+        mmx_patch_stats st;
+        if (!s && !mmx_patch_set_stats(ctx, own, &st) &&
+            mmx__mesh_cache_put(ctx, &job->view, MMX__CACHE_PATCHES, own, free_patches, (size_t)st.bytes))
+            ps = own, own = NULL;
+        else
+            ps = own;
     }
     float *sum = NULL, *cnt = NULL, *scale = NULL;
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *sum, (void **)&sum);

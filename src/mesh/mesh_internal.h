@@ -78,6 +78,7 @@ enum {
     MMX__CACHE_ADJ = 0,   /* mmx_adjacency */
     MMX__CACHE_NORMALS,   /* mmx_normals_plan (geom) */
     MMX__CACHE_UNIFORM_L, /* the uniform Laplacian and its diagonal (geom/smooth.c) */
+    MMX__CACHE_PATCHES,   /* the default patch set (mmx_patch_set, geom/smooth.c's patch path) */
     MMX__CACHE_QUERY,     /* + kind: mmx_query's result of that kind (an mmx_csr) */
     MMX__CACHE_SLOTS = MMX__CACHE_QUERY + MMX_QUERY_COUNT
 };
