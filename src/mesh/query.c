@@ -304,6 +304,11 @@ static mmx_status query_counted(job *J, mmx_query_kind kind)
     return MMX_OK;
 }
 
+/* mmx_query without the mesh's cache: query `kind` computed from `adj` (the mesh's, checked by
+ * the caller), which is freed at the end when it is `own` (the caller's computed copy). */
+static mmx_status query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out);
+
 static void free_result(void *R) { mmx_csr_free(R); }
 
 /* A copy of a query result in the context's space (sizes known on the host: no wait). */
@@ -336,7 +341,7 @@ static mmx_status query_cached(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adj
 {
     const mmx_csr *kept = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_QUERY + (int)kind);
     if (kept) return result_copy(ctx, kept, out);
-    mmx_status s = mmx__query_compute(ctx, mesh, adj, kind, NULL, out);
+    mmx_status s = query_compute(ctx, mesh, adj, kind, NULL, out);
     mmx_csr *copy = NULL;
     /* Keeping the copy is not the call's work: a failure to (memory) only costs the next call
      * its computation. */
@@ -378,11 +383,11 @@ mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *ad
     if (!own && adj == mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_ADJ) && kind != MMX_QUERY_FV &&
         kind != MMX_QUERY_FE && kind != MMX_QUERY_EV)
         return query_cached(ctx, mesh, adj, kind, out);
-    return mmx__query_compute(ctx, mesh, adj, kind, own, out);
+    return query_compute(ctx, mesh, adj, kind, own, out);
 }
 
-mmx_status mmx__query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
-                              mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out)
+static mmx_status query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out)
 {
     const mmx_csc *M = mesh->M;
     mmx_status s = MMX_OK;

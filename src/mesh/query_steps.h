@@ -395,11 +395,6 @@ double mmx__query_plan_bytes(const mmx_query_plan *Q, mmx_query_kind kind);
  * corners, the row pointers it keeps, EF's stored entries). Host arithmetic; no wait. */
 double mmx__query_plan_memory(const mmx_query_plan *Q);
 
-/* mmx_query without the mesh's cache: query `kind` computed from `adj` (the mesh's, checked by
- * the caller), which is freed at the end when it is `own` (the caller's computed copy). */
-mmx_status mmx__query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
-                              mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out);
-
 /* The plan's CUDA stages (query_plan.cu; stubs in nocuda.c), queued. */
 /* Per vertex its fans' count and first start (vstart), its VV row length (vv_len) and its
  * fan list's length (fan_len: 0 for one fan, else fans + 1); per face its FF row length; per
