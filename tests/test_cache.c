@@ -337,6 +337,49 @@ Test(cache, the_patch_path_keeps_its_default_set)
     mmx_ctx_free(ctx);
 }
 
+/* The Laplacians, the mean curvature normal and the reordering take the cached adjacency:
+ * the same arrays as with the caller's. */
+Test(cache, laplacians_curvature_and_reorder_use_the_cached_adjacency)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = tu_shape(ctx, "icosphere:2");
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    for (int round = 0; round < 2; round++) {
+        for (int cot = 0; cot < 2; cot++) {
+            mmx_weighted *a = NULL, *b = NULL;
+            MMX_OK_OR_FAIL(ctx, cot ? mmx_cotan_laplacian(ctx, m, adj, &a) : mmx_uniform_laplacian(ctx, m, adj, &a));
+            MMX_OK_OR_FAIL(ctx, cot ? mmx_cotan_laplacian(ctx, m, NULL, &b) : mmx_uniform_laplacian(ctx, m, NULL, &b));
+            cr_assert_eq(a->A->nnz, b->A->nnz);
+            cr_assert_arr_eq(a->A->rowidx, b->A->rowidx, (size_t)a->A->nnz * sizeof(mmx_index));
+            cr_assert_arr_eq(a->A->colptr, b->A->colptr, ((size_t)a->A->ncols + 1) * sizeof(mmx_index));
+            cr_assert_arr_eq(a->w, b->w, (size_t)a->A->nnz * sizeof(float), "round %d cot %d", round, cot);
+            mmx_weighted_free(a);
+            mmx_weighted_free(b);
+        }
+        cr_assert_gt(mmx_mesh_cache_bytes(m), 0);
+        const size_t bytes = 3 * (size_t)mmx_mesh_nverts(m) * sizeof(float);
+        float *x = malloc(bytes), *y = malloc(bytes);
+        cr_assert(x && y);
+        MMX_OK_OR_FAIL(ctx, mmx_mean_curvature_normal(ctx, m, adj, MMX_MASS_VORONOI, x));
+        MMX_OK_OR_FAIL(ctx, mmx_mean_curvature_normal(ctx, m, NULL, MMX_MASS_VORONOI, y));
+        cr_assert_arr_eq(x, y, bytes, "round %d: mean curvature normal", round);
+        free(x);
+        free(y);
+        mmx_mesh_release_cache(m);
+        mmx_mesh *r1 = NULL, *r2 = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_reorder(ctx, m, NULL, NULL, &r1));
+        cr_assert_gt(mmx_mesh_cache_bytes(m), 0, "the reordering keeps the source's adjacency");
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_reorder(ctx, m, NULL, NULL, &r2));
+        cr_assert_arr_eq(r1->M->rowidx, r2->M->rowidx, (size_t)r1->M->nnz * sizeof(mmx_index));
+        mmx_mesh_free(r1);
+        mmx_mesh_free(r2);
+    }
+    mmx_adjacency_free(adj);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 Test(cache, reduce_and_expand_drop_the_cache_and_results_stay_right)
 {
     mmx_ctx *ctx = tu_host_ctx();

@@ -195,20 +195,23 @@ mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kin
  * diagonal added, rows ascending in each column (nnz = nnz(E) + nverts; every vertex has its
  * diagonal entry, 0 for a vertex in no face); the weight of an edge gathers, over the edge's
  * faces in EF order (query.h), half the cotangent at the face's third corner, so L_ij and L_ji
- * are the same float. `adj` may be NULL (computed and freed here) or the mesh's adjacency.
+ * are the same float. `adj` may be the mesh's adjacency, or NULL: then the mesh's cache
+ * (mesh.h) gives it, computed on the first call and kept.
  * Triangle meshes only. Errors: MMX_ERR_ARG (NULL, no positions), MMX_ERR_SPACE, MMX_ERR_MESH
  * (a face that is not a triangle: "face F has order C ..."), MMX_ERR_OVERFLOW (nnz beyond
  * 32-bit indices), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: the adjacency, the EF query (O(nnz log nnz)), O(nnz(L) log maxdeg) for the weights
- * (each edge found by a binary search). Synchronises: on CUDA, the adjacency's wait and the
- * EF query's (its size); the pattern and the weights are queued. */
+ * (each edge found by a binary search). Synchronises: on CUDA, the adjacency's wait (where it
+ * is computed) and the EF query's (its size; none where the cache keeps EF: query.h); the
+ * pattern and the weights are queued. */
 mmx_status mmx_cotan_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                mmx_weighted **out);
 
 /* The uniform (graph) Laplacian on the same pattern: L_ij = 1 for every edge {i, j},
  * L_ii = -(the number of edges at i). Any face order; positions not needed. `adj` as above.
  * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: the adjacency, then O(nnz(L)). Synchronises: on CUDA, the adjacency's wait only. */
+ * Cost: the adjacency, then O(nnz(L)). Synchronises: on CUDA, the adjacency's wait only
+ * (where it is computed). */
 mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_weighted **out);
 

@@ -70,7 +70,8 @@ typedef struct mmx_mesh {
  * mmx_vertex_normals (the transpose of M: mmx_normals_plan_create's), mmx_smooth (the
  * adjacency; for the explicit uniform steps, LAPLACIAN and TAUBIN on the assembled path, the
  * uniform Laplacian and its diagonal; on the patch path without a set of the caller's, the
- * default patch set). Positions are not part of it: changing mesh->pos (or
+ * default patch set); mmx_cotan_laplacian, mmx_uniform_laplacian, mmx_mean_curvature_normal
+ * (adj NULL) and mmx_mesh_reorder use and keep the adjacency too. Positions are not part of it: changing mesh->pos (or
  * smoothing in place) keeps it, and the next call reads the new positions.
  * Rules:
  * - Only calls on the context that made the mesh (mesh->ctx, in its space) use and fill the
