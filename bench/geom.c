@@ -8,7 +8,9 @@
  * (bu_split4). A first pass over nef0 is run and thrown away (module loading, the pools'
  * growth, cuSPARSE's and cuBLAS's first calls), then per mesh the median of repeated calls
  * after a warm-up (CUDA events around each call):
- * - area-weighted vertex normals, algebraic (mmx_vertex_normals: the transpose of M inside),
+ * The calls on one mesh after the warm-up find what they keep in the mesh's cache (mesh.h):
+ * "algebraic" normals and "one call" rows time a repeated call (bench/cache times first ones).
+ * - area-weighted vertex normals, algebraic (mmx_vertex_normals: its transpose of M kept),
  *   on a patch set built beforehand (mmx_vertex_normals_patch), and with a plan built
  *   beforehand (mmx_vertex_normals_planned: one kernel); floor: positions and M read, normals
  *   written;
@@ -313,7 +315,7 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     a.which = 2;
     a.o = mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
     a.o.iterations = 1;
-    emit(name, "Laplacian step, assembled, one call", bu_time(st, 2, 5, run, &a), lfloor, "set-up included");
+    emit(name, "Laplacian step, assembled, one call", bu_time(st, 2, 5, run, &a), lfloor, "set-up kept with the mesh");
     a.o.iterations = 100;
     emit(name, "Laplacian step, assembled, per step", bu_time(st, 1, 3, run, &a) / 100, lfloor,
          "one call of 100 steps / 100");

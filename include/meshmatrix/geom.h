@@ -103,10 +103,12 @@ mmx_status mmx_normal_weight_parse(mmx_ctx *ctx, const char *name, mmx_normal_we
  * every face order and any topology (non-manifold, inconsistently oriented: the sum is taken
  * as it is). Errors: MMX_ERR_ARG (NULL arguments, unknown weighting, no positions, normals
  * overlapping the positions), MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz + nverts) plus the transpose of M (O(nnz), a sort on CUDA); no other
- * scratch. Repeated calls on one mesh: make a plan once (mmx_normals_plan_create) and call
- * mmx_vertex_normals_planned, which skips the transpose and its wait. Synchronises: yes, on
- * CUDA, once: mmx_csc_transpose reads Mᵀ's properties; the rest is queued. */
+ * Cost: O(nnz + nverts) plus, on the first call, the transpose of M (O(nnz), a sort on CUDA),
+ * which the mesh's cache keeps (mesh.h: 8 bytes a corner and 4 a vertex), so that later calls
+ * on the same mesh are mmx_vertex_normals_planned's one kernel, whatever the positions; no
+ * other scratch. Synchronises: on CUDA, on the first call (or where the cache does not serve
+ * it: another context than the mesh's), once: mmx_csc_transpose reads Mᵀ's properties; no
+ * otherwise: the rest is queued. */
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals);
 
@@ -204,20 +206,24 @@ mmx_status mmx_mass_matrix(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mass_kind kin
  * M <CYCLE_BOTH p=1, TAIL, SUM> Mᵀ masked to that pattern (mmx_operator, MMX_OPERATOR_COTAN);
  * this fast path assembles each column by hand: the weight of an edge gathers, over the
  * edge's faces in EF order (query.h), half the cotangent at the face's third corner, so L_ij
- * and L_ji are the same float, and equal the reference's bit for bit on the host. `adj` may be NULL (computed and freed here) or the mesh's adjacency.
+ * and L_ji are the same float, and equal the reference's bit for bit on the host. `adj` may
+ * be the mesh's adjacency, or NULL: then the mesh's cache (mesh.h) gives it, computed on the
+ * first call and kept.
  * Triangle meshes only. Errors: MMX_ERR_ARG (NULL, no positions), MMX_ERR_SPACE, MMX_ERR_MESH
  * (a face that is not a triangle: "face F has order C ..."), MMX_ERR_OVERFLOW (nnz beyond
  * 32-bit indices), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: the adjacency, the EF query (O(nnz log nnz)), O(nnz(L) log maxdeg) for the weights
- * (each edge found by a binary search). Synchronises: on CUDA, the adjacency's wait and the
- * EF query's (its size); the pattern and the weights are queued. */
+ * (each edge found by a binary search). Synchronises: on CUDA, the adjacency's wait (where it
+ * is computed) and the EF query's (its size; none where the cache keeps EF: query.h); the
+ * pattern and the weights are queued. */
 mmx_status mmx_cotan_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                mmx_weighted **out);
 
 /* The uniform (graph) Laplacian on the same pattern: L_ij = 1 for every edge {i, j},
  * L_ii = -(the number of edges at i). Any face order; positions not needed. `adj` as above.
  * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: the adjacency, then O(nnz(L)). Synchronises: on CUDA, the adjacency's wait only. */
+ * Cost: the adjacency, then O(nnz(L)). Synchronises: on CUDA, the adjacency's wait only
+ * (where it is computed). */
 mmx_status mmx_uniform_laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                  mmx_weighted **out);
 
@@ -386,8 +392,9 @@ typedef struct mmx_smooth_options {
                            to the initial residual ||b - S x|| = h ||L x|| (mmx_cg_opts'
                            rel_initial: RXMesh's MCF test, far stricter for a small h) */
     float sigma_c, sigma_s; /* BILATERAL's sigmas (0: per vertex, as above) */
-    const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (built
-                                     here with the default options and freed) */
+    const mmx_patch_set *patches; /* MMX_SMOOTH_PATCH: the mesh's patch set, or NULL (the
+                                     default options' set, built on the first call and kept
+                                     in the mesh's cache, mesh.h) */
 } mmx_smooth_options;
 
 /* The defaults for `method`: assembled path, 10 iterations (MCF: 1), step and mu 0 (their
@@ -442,12 +449,16 @@ typedef struct mmx_smooth_report {
  * FLT_MAX, or for MCF a step h too large: never success with NaN or infinity),
  * MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA. On error out holds the positions of some
  * step. CG not converging is reported in report->cg_converged, not as an error (above).
- * Cost: the adjacency once; per step, LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
+ * Cost: the adjacency, made on the first call and kept with the mesh (mesh.h), as are the
+ * uniform Laplacian and its diagonal for LAPLACIAN and TAUBIN on the assembled path, so that a
+ * later call on the same mesh (whatever its positions) starts at its first step; per step,
+ * LAPLACIAN and TAUBIN O(nnz(L)) (one SpMV and one
  * per-vertex pass, or one VV reduction), COTAN and MCF the Laplacian's assembly (the EF query,
  * O(nnz log nnz)) plus an SpMV, resp. a CG solve (O(nnz(L)) per iteration), BILATERAL the
  * vertex normals and one pass over the VV rows (the VV query once). Scratch: O(nnz(L)) floats
  * and a few n x 3 arrays.
- * Synchronises: on CUDA, the adjacency's wait; COTAN and MCF their Laplacian's waits every
+ * Synchronises: on CUDA, the adjacency's wait (on a call that computes it, not on one that
+ * finds it in the mesh's cache); COTAN and MCF their Laplacian's waits every
  * step, MCF the solve's (CG's state read at iterations 1, 2, 4, 8, then every 16);
  * BILATERAL the VV query's; the patch path its check of the counts (one wait, plus the patch
  * set's build when none is given); MCF with the default h reads the positions once (the

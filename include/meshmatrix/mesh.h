@@ -61,7 +61,49 @@ typedef struct mmx_mesh {
                           writers (io.h); kept by mmx_mesh_copy and mmx_mesh_permute (they move
                           with their vertices); the meshes other operations return (subdivision,
                           smoothing, remeshing, edits) have none, as they have no normals */
+    struct mmx__mesh_cache *cache; /* private: what calls on this mesh made from its topology
+                          alone, kept for the next call (mmx_mesh_cache_bytes below). The
+                          library's meshes have one (empty until a call fills it); a mesh
+                          assembled by hand leaves it NULL and gets no caching. A struct copy of
+                          the mesh (a view with other positions) shares it, which is right while
+                          the view keeps M: an entry is used only for the matrix it was made
+                          from. Never read or set it */
 } mmx_mesh;
+
+/* ---- what is kept with the mesh --------------------------------------------------------- */
+
+/* The calls below keep what they make from the topology alone (M), so that the next call on
+ * the same mesh skips it: mmx_query with adj NULL (the adjacency, and for VV, VE, VF, EF and
+ * FF a copy of the first call's result: a second query of the kind is a copy of it),
+ * mmx_vertex_normals (the transpose of M: mmx_normals_plan_create's), mmx_smooth (the
+ * adjacency; for the explicit uniform steps, LAPLACIAN and TAUBIN on the assembled path, the
+ * uniform Laplacian and its diagonal; on the patch path without a set of the caller's, the
+ * default patch set); mmx_cotan_laplacian, mmx_uniform_laplacian, mmx_mean_curvature_normal
+ * (adj NULL) and mmx_mesh_reorder use and keep the adjacency too. Positions are not part of it: changing mesh->pos (or
+ * smoothing in place) keeps it, and the next call reads the new positions.
+ * Rules:
+ * - Only calls on the context that made the mesh (mesh->ctx, in its space) use and fill the
+ *   cache; a call on another context computes everything as if there were none. So, under
+ *   the rule that a context is used by one thread at a time, one thread at a time touches a
+ *   mesh's cache; two threads may use one mesh with two contexts (the other computes).
+ * - The library's calls that change M in place (mmx_mesh_reduce, mmx_mesh_expand) drop it;
+ *   every other edit makes a new mesh, which starts empty. A caller who writes into M's arrays
+ *   must call mmx_mesh_release_cache first.
+ * - mmx_mesh_copy does not copy it; mmx_mesh_free frees it (device memory back to the pool of
+ *   mesh->ctx in stream order). */
+
+/* The bytes the mesh's cache holds now (device memory for a device mesh, plus a few hundred
+ * host bytes not counted), 0 when empty or for NULL: the adjacency about 30 bytes a corner,
+ * each query result kept 4 bytes an entry and a row (VV, VE, VF, EF and FF about 4 a corner
+ * each), the normals' transpose 8 bytes a corner and 4 a vertex, the uniform Laplacian 12
+ * bytes an entry of E and of its diagonal plus 8 a vertex, the patch set its
+ * mmx_patch_stats.bytes (about 56 a face): on a closed triangle mesh, about 90 bytes a face
+ * with the adjacency alone and 235 with all but the patch set. Synchronises: no. */
+size_t mmx_mesh_cache_bytes(const mmx_mesh *mesh);
+
+/* Frees what the mesh's cache holds (in the stream order of mesh->ctx); the next call builds
+ * it again. Call it on the thread that uses mesh->ctx. NULL is accepted. Synchronises: no. */
+void mmx_mesh_release_cache(mmx_mesh *mesh);
 
 /* A copy of uv for a mesh of nnz corners in host memory (from either space), or NULL for
  * NULL; *out NULL on failure. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA.

@@ -65,11 +65,20 @@ mmx_status mmx_query_parse(mmx_ctx *ctx, const char *name, mmx_query_kind *kind)
  * must live in the context's space), into a new matrix *out in that space: nrows source
  * elements, ncols target elements, rows ordered as this header states. When every row has the
  * same length (EV; FV and FE of a mesh whose faces all have one order) *out is in reduced form
- * (order > 0, rowptr NULL). `adj` may be NULL (it is then computed and freed) or the mesh's
- * adjacency (mmx_adjacency_compute), which is then only read.
+ * (order > 0, rowptr NULL). `adj` may be the mesh's adjacency (mmx_adjacency_compute), which
+ * is then only read, or NULL: then the mesh's cache (mesh.h) gives it, computed on the first
+ * call and kept with the mesh, and the first call of VV, VE, VF, EF or FF keeps a copy of its
+ * result there too, so that every later call of the kind is a copy of it (no wait, no
+ * computation); FV, FE and EV are copies of the mesh's and the adjacency's arrays either
+ * way. Where the cache does not serve the call (another context than the mesh's, a mesh
+ * without one) the adjacency is computed and freed. The results are the same arrays on every
+ * path.
  * Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_MESH (vertex queries on inconsistently
  * oriented faces; the detail names the edge), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: O(nnz log maxdeg). Synchronises: on CUDA, once, to read the result's size. */
+ * Cost: O(nnz log maxdeg), plus the adjacency's without adj; with the cache, a copy of the
+ * result from the second call on. Memory kept with the cache: the adjacency and the results
+ * (mmx_mesh_cache_bytes). Synchronises: on CUDA, once, to read the result's size (on a call
+ * that computes the adjacency, its wait too); not on a copy of a kept result. */
 mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                      mmx_query_kind kind, mmx_csr **out);
 

@@ -156,6 +156,7 @@ mmx_status mmx__dev_tri_mesh(mmx_ctx *ctx, mmx_index nv, mmx_index nf, int with_
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     m->space = MMX_SPACE_DEVICE;
     m->ctx = ctx;
+    mmx__mesh_cache_attach(m);
     mmx_status s = mmx__csc_alloc(ctx, MMX_SPACE_DEVICE, nv, nf, 3 * nf, 3, &m->M);
     if (!s) { /* the reduced form's properties (spla.h) */
         m->M->maxcol = nf > 0 ? 3 : 0;

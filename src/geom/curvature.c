@@ -2,6 +2,7 @@
  * cotangent Laplacian (MMX_MAP_BY_ENTRY; op = T, a gather per column, since L is symmetric)
  * and a per-vertex scale by the mass matrix's diagonal. */
 #include "geom_internal.h"
+#include "mesh/mesh_internal.h" /* the mesh's cache */
 
 mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
                                      const mmx_adjacency *adj, mmx_mass_kind mass, float *hn)
@@ -13,10 +14,7 @@ mmx_status mmx_mean_curvature_normal(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (!hn && n > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mean_curvature_normal: hn is NULL");
     const mmx_space sp = mmx_ctx_space(ctx);
     mmx_adjacency *own = NULL;
-    if (!adj) {
-        s = mmx_adjacency_compute(ctx, mesh, &own);
-        adj = own;
-    }
+    if (!adj) s = mmx__mesh_adjacency(ctx, mesh, &adj, &own); /* the mesh's cached one (mesh.h) */
     mmx_weighted *L = NULL, *Ms = NULL;
     float *lx = NULL;
     if (!s) s = mmx_cotan_laplacian(ctx, mesh, adj, &L);

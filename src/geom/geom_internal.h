@@ -656,6 +656,8 @@ typedef struct mmx__smooth_job {
     const mmx_smooth_options *opts;
     float step, mu;
     float *x;
+    const float *src;  /* where the input positions are when not in x yet (the explicit
+                          assembled steps read them there: mmx_smooth copies nothing) */
     mmx_smooth_report *rep;
 } mmx__smooth_job;
 

@@ -6,6 +6,7 @@
  * reference, the valued product M <TAIL> Mᵀ, is operator.c's mmx__laplacian_product. */
 #include <stdlib.h>
 #include "geom_internal.h"
+#include "mesh/mesh_internal.h" /* the mesh's cache */
 
 /* Fills W, allocated for the pattern (E and the diagonal), from the current positions: the
  * corners' half cotangents (cotan), then each column of L, by one thread each. */
@@ -51,10 +52,7 @@ static mmx_status laplacian(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjace
     if (adj && (adj->space != sp || adj->nverts != M->nrows || adj->nfaces != M->ncols))
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: the adjacency is not the mesh's (or not in the "
                          "context's space)", what);
-    if (!adj) {
-        s = mmx_adjacency_compute(ctx, mesh, &own);
-        adj = own;
-    }
+    if (!adj) s = mmx__mesh_adjacency(ctx, mesh, &adj, &own); /* the mesh's cached one (mesh.h) */
     if (!s && cotan) s = mmx__geom_triangles(ctx, mesh, adj, what);
     const mmx_index n = M->nrows;
     const int64_t nnz = s ? 0 : (int64_t)adj->E->nnz + n;

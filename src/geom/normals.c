@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "geom_internal.h"
+#include "mesh/mesh_internal.h" /* the mesh's cache */
 #include "patch/patch_internal.h"
 
 static const char *const weight_names[] = {"area", "angle", "uniform"};
@@ -89,6 +90,8 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
     return MMX_OK;
 }
 
+static void free_plan(void *plan) { mmx_normals_plan_free(plan); }
+
 mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_weight weight,
                               float *normals)
 {
@@ -98,10 +101,18 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
     if ((int)weight < 0 || (int)weight > (int)MMX_NORMAL_UNIFORM)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: unknown weighting %d", (int)weight);
     if (!normals && mesh->M->nrows > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals: normals is NULL");
-    mmx_normals_plan *plan = NULL;
-    s = mmx_normals_plan_create(ctx, mesh, &plan);
-    if (!s) s = mmx_vertex_normals_planned(ctx, plan, mesh->pos, weight, normals);
-    mmx_normals_plan_free(plan);
+    /* The plan is the mesh's cached one (mesh.h), made here on the first call. */
+    const mmx_normals_plan *plan = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_NORMALS);
+    mmx_normals_plan *own = NULL;
+    if (!plan) {
+        s = mmx_normals_plan_create(ctx, mesh, &own);
+        if (s) return s;
+        plan = own;
+        if (mmx__mesh_cache_put(ctx, mesh, MMX__CACHE_NORMALS, own, free_plan, mmx__csc_bytes(own->Mt)))
+            own = NULL;
+    }
+    s = mmx_vertex_normals_planned(ctx, plan, mesh->pos, weight, normals);
+    mmx_normals_plan_free(own);
     return s;
 }
 

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include "geom_internal.h"
+#include "mesh/mesh_internal.h"   /* the mesh's cache */
 #include "patch/patch_internal.h" /* the patch set's sizes */
 
 static const char *const method_names[] = {"laplacian", "cotan", "taubin", "bilateral", "mcf"};
@@ -112,49 +113,114 @@ mmx_status mmx__mcf_assemble(mmx_ctx *ctx, const mmx_csc *L, const float *wL, co
 
 /* ---- explicit Laplacian steps ----------------------------------------------------------------- */
 
-/* LAPLACIAN, COTAN, TAUBIN on the assembled path. The uniform L is built once (it does not
- * depend on the positions); the cotangent one every step, from the current positions. Each
- * step is one kernel (the product and the update fused, mmx__smooth_lap_vertex) from one
- * buffer into the other; the positions end in job->x (one copy after an odd number of
- * steps). No allocation and no wait inside the loop of the uniform Laplacian. */
+/* The uniform Laplacian and its diagonal D' = diag(L) (minus the edge counts): topology only,
+ * so kept in the mesh's cache (mesh.h) for the next call. */
+typedef struct uniform_op {
+    mmx_weighted *L;
+    float *d;
+    mmx_space space;
+    mmx_ctx *ctx;
+} uniform_op;
+
+static void uniform_op_free(void *p)
+{
+    uniform_op *u = p;
+    if (!u) return;
+    mmx_mem_free(u->ctx, u->space, u->d);
+    mmx_weighted_free(u->L);
+    free(u);
+}
+
+/* The mesh's uniform operator: the cache's, or made here and kept there (*own NULL), or,
+ * where the cache does not serve the call, made for the caller to free (*own). */
+static mmx_status uniform_op_get(mmx_ctx *ctx, mmx__smooth_job *job, const uniform_op **out,
+                                 uniform_op **own)
+{
+    *own = NULL;
+    *out = mmx__mesh_cache_get(ctx, &job->view, MMX__CACHE_UNIFORM_L);
+    if (*out) return MMX_OK;
+    const mmx_index n = job->view.M->nrows;
+    uniform_op *u = calloc(1, sizeof *u);
+    if (!u) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_smooth: out of host memory");
+    u->space = mmx_ctx_space(ctx);
+    u->ctx = ctx;
+    mmx_status s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &u->L);
+    if (!s) s = mmx_mem_alloc(ctx, u->space, (size_t)n * sizeof *u->d, (void **)&u->d);
+    if (!s) s = mmx_csc_diagonal(ctx, u->L->A, mmx_weighted_map(u->L), u->d);
+    if (s) {
+        uniform_op_free(u);
+        return s;
+    }
+    const size_t bytes = mmx__csc_bytes(u->L->A) + (size_t)u->L->A->nnz * sizeof(float) +
+                         (size_t)n * sizeof(float);
+    if (!mmx__mesh_cache_put(ctx, &job->view, MMX__CACHE_UNIFORM_L, u, uniform_op_free, bytes))
+        *own = u;
+    *out = u;
+    return MMX_OK;
+}
+
+/* LAPLACIAN, COTAN, TAUBIN on the assembled path. The uniform L does not depend on the
+ * positions: the mesh's cache keeps it with its diagonal (uniform_op_get); the cotangent one
+ * is rebuilt every step, from the current positions. Each step is one kernel (the product
+ * and the update fused, mmx__smooth_lap_vertex) from one buffer into the other; the positions
+ * end in job->x (one copy after an odd number of steps). No allocation and no wait inside the
+ * loop of the uniform Laplacian. */
 static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_smooth_method m = job->opts->method;
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
     float *lx = NULL, *d = NULL, *scale = NULL;
-    float *cur = job->x; /* the current positions: job->x or lx, alternately */
-    mmx_weighted *L = NULL;        /* the uniform L */
+    const mmx_weighted *L = NULL;     /* the Laplacian of the step */
+    const uniform_op *uni = NULL;     /* the uniform L and its diagonal */
+    uniform_op *uni_own = NULL;
     mmx__cotan_op cot = {NULL, NULL}; /* the cotangent L: its weights refreshed each step */
-    mmx_status s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *lx, (void **)&lx);
-    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
+    mmx_status s = mmx_mem_alloc(ctx, sp, bytes, (void **)&lx);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
+    if (!s && m == MMX_SMOOTH_COTAN) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *d, (void **)&d);
+    if (!s && m != MMX_SMOOTH_COTAN) s = uniform_op_get(ctx, job, &uni, &uni_own);
+    if (!s && uni) {
+        L = uni->L;
+        s = mmx__smooth_scale(ctx, n, uni->d, 1, job->fixed, scale);
+    }
     const int steps = m == MMX_SMOOTH_TAUBIN ? 2 : 1;
+    /* Every step writes every vertex. Step i goes to job->x when an even number of steps
+     * follows it, so the last lands there with no copy; the first reads the input where it is
+     * (job->src: the mesh's positions, which mmx_smooth then did not copy). In place with an
+     * odd number of steps, the first would write what it reads: it reads a copy. */
+    const int64_t total = (int64_t)job->opts->iterations * steps;
+    const float *cur = job->src ? job->src : job->x;
+    if (!s && total % 2 == 1 && cur == job->x && n > 0) {
+        s = mmx_mem_copy(ctx, lx, sp, job->x, sp, bytes);
+        cur = lx;
+    }
+    int64_t i = 0;
     for (int it = 0; !s && it < job->opts->iterations; it++) {
-        for (int half = 0; !s && half < steps; half++) {
-            if (!L || m == MMX_SMOOTH_COTAN) {
-                if (m == MMX_SMOOTH_COTAN) {
-                    /* The view's positions must be the current ones. */
-                    job->view.pos = cur;
-                    s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
-                    L = s ? NULL : cot.L;
-                } else {
-                    s = mmx_uniform_laplacian(ctx, &job->view, job->adj, &L);
-                }
+        for (int half = 0; !s && half < steps; half++, i++) {
+            if (m == MMX_SMOOTH_COTAN) {
+                /* The view's positions must be the current ones. */
+                job->view.pos = (float *)cur;
+                s = mmx__cotan_op_update(ctx, &job->view, job->adj, &cot);
+                L = s ? NULL : cot.L;
                 if (!s) s = mmx_csc_diagonal(ctx, L->A, mmx_weighted_map(L), d);
                 if (!s) s = mmx__smooth_scale(ctx, n, d, 1, job->fixed, scale);
             }
             const float lambda = half ? job->mu : job->step;
-            float *next = cur == job->x ? lx : job->x;
+            float *next = (total - 1 - i) % 2 == 0 ? job->x : lx;
             if (!s) s = mmx__smooth_lap_step(ctx, L->A, L->w, cur, scale, lambda, next);
             if (!s) cur = next;
         }
         if (!s) job->rep->iterations = it + 1;
         if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
-    if (!s && cur != job->x && n > 0) s = mmx_mem_copy(ctx, job->x, sp, cur, sp, 3 * (size_t)n * sizeof *cur);
+    /* No step made (none asked, or the first failed): the input itself. */
+    if (cur == job->src && cur != job->x && n > 0) {
+        const mmx_status c = mmx_mem_copy(ctx, job->x, sp, cur, sp, bytes);
+        if (!s) s = c;
+    }
     job->view.pos = job->x;
-    if (m != MMX_SMOOTH_COTAN) mmx_weighted_free(L);
+    uniform_op_free(uni_own);
     mmx__cotan_op_free(&cot);
     mmx_mem_free(ctx, sp, scale);
     mmx_mem_free(ctx, sp, d);
@@ -169,6 +235,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
  * w of the face that runs it outwards, a boundary edge as the first w or the last u of its
  * fan), also at a vertex where several fans meet. So the count is the number of edges and the
  * sum that of the Laplacian's row: the paths agree on every mesh the reduction takes. */
+static void free_patches(void *ps) { mmx_patch_set_free(ps); }
+
 static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_index n = job->view.M->nrows;
@@ -181,9 +249,17 @@ static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
                          "mmx_smooth: the patch set has %d vertices and %d faces, the mesh %d and "
                          "%d (or it is in another space): not the mesh's set",
                          ps->nverts, ps->nfaces, n, job->view.M->ncols);
+    /* Without a set of the caller's, the mesh's default set: from its cache (mesh.h), or
+     * built here and kept there. */
+    if (!ps) ps = mmx__mesh_cache_get(ctx, &job->view, MMX__CACHE_PATCHES);
     if (!ps) {
         s = mmx_patch_set_create(ctx, &job->view, job->adj, NULL, &own);
-        ps = own;
+        mmx_patch_stats st;
+        if (!s && !mmx_patch_set_stats(ctx, own, &st) &&
+            mmx__mesh_cache_put(ctx, &job->view, MMX__CACHE_PATCHES, own, free_patches, (size_t)st.bytes))
+            ps = own, own = NULL;
+        else
+            ps = own;
     }
     float *sum = NULL, *cnt = NULL, *scale = NULL;
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *sum, (void **)&sum);
@@ -275,9 +351,17 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
     if (report) s = mmx_timer_create(ctx, &timer);
     if (!s && timer) s = mmx_timer_start(timer);
     const mmx_space sp = mmx_ctx_space(ctx);
-    if (!s && out != mesh->pos && n > 0) s = mmx_mem_copy(ctx, out, sp, mesh->pos, sp, bytes);
-    mmx_adjacency *adj = NULL;
-    if (!s) s = mmx_adjacency_compute(ctx, mesh, &adj);
+    /* The explicit steps on the assembled path read the input where it is (explicit_assembled);
+     * the other paths work in out. */
+    const int direct = o.path == MMX_SMOOTH_ASSEMBLED &&
+                       (o.method == MMX_SMOOTH_LAPLACIAN || o.method == MMX_SMOOTH_TAUBIN ||
+                        o.method == MMX_SMOOTH_COTAN);
+    if (!s && out != mesh->pos && n > 0 && !direct) s = mmx_mem_copy(ctx, out, sp, mesh->pos, sp, bytes);
+    /* The adjacency: the mesh's cached one (mesh.h), or adj_own where the cache does not
+     * serve this call. */
+    const mmx_adjacency *adj = NULL;
+    mmx_adjacency *adj_own = NULL;
+    if (!s) s = mmx__mesh_adjacency(ctx, mesh, &adj, &adj_own);
     mmx__smooth_job job;
     memset(&job, 0, sizeof job);
     job.view = *mesh;
@@ -288,6 +372,7 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
     job.step = o.step > 0.0f ? o.step : 0.5f;
     job.mu = o.mu < 0.0f ? o.mu : -0.53f;
     job.x = out;
+    job.src = direct ? mesh->pos : NULL;
     job.rep = &rep;
     if (!s) rep.fixed = o.fix_boundary ? adj->boundary_verts : 0;
     if (!s && (o.method == MMX_SMOOTH_COTAN || o.method == MMX_SMOOTH_MCF))
@@ -318,7 +403,7 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
                       o.method == MMX_SMOOTH_MCF ? ", or the step h is too large" : "");
     if (!s && timer) s = mmx_timer_stop(timer, &rep.ms);
     mmx_timer_free(timer);
-    mmx_adjacency_free(adj);
+    mmx_adjacency_free(adj_own);
     if (report) *report = rep;
     return s;
 }

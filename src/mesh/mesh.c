@@ -148,6 +148,7 @@ mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mm
 void mmx_mesh_free(mmx_mesh *mesh)
 {
     if (!mesh) return;
+    mmx__mesh_cache_free(mesh); /* its entries read M: first */
     mmx_csc_free(mesh->M);
     mmx_mem_free(mesh->ctx, mesh->space, mesh->pos); /* device: after the queued work */
     free(mesh->tags);
@@ -210,6 +211,7 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
     *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL, NULL, NULL};
+    mmx__mesh_cache_attach(host);
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
         return MMX_OK;
@@ -262,6 +264,7 @@ static mmx_status mesh_copy(mmx_ctx *ctx, const mmx_mesh *src, mmx_space dst_spa
     if (!m) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a mesh");
     m->space = dst_space;
     m->ctx = ctx;
+    mmx__mesh_cache_attach(m);
     mmx_status s = mmx_csc_copy(ctx, src->M, dst_space, &m->M);
     size_t pbytes = (size_t)src->M->nrows * 3 * sizeof(float);
     if (!s && src->pos) s = mmx_mem_alloc(ctx, dst_space, pbytes, (void **)&m->pos);

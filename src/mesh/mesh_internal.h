@@ -5,6 +5,7 @@
 #include "core/core_internal.h"
 #include "core/hd.h"
 #include "meshmatrix/mesh.h"
+#include "meshmatrix/query.h" /* the kinds, for the cache's slots */
 
 #ifdef __cplusplus
 extern "C" {
@@ -87,6 +88,46 @@ mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
+
+/* ---- the mesh's cache (cache.c; mesh.h states the rules) ---- */
+
+/* What the cache keeps, one object each. */
+enum {
+    MMX__CACHE_ADJ = 0,   /* mmx_adjacency */
+    MMX__CACHE_NORMALS,   /* mmx_normals_plan (geom) */
+    MMX__CACHE_UNIFORM_L, /* the uniform Laplacian and its diagonal (geom/smooth.c) */
+    MMX__CACHE_PATCHES,   /* the default patch set (mmx_patch_set, geom/smooth.c's patch path) */
+    MMX__CACHE_QUERY,     /* + kind: mmx_query's result of that kind (an mmx_csr) */
+    MMX__CACHE_SLOTS = MMX__CACHE_QUERY + MMX_QUERY_COUNT
+};
+
+/* Gives `mesh` an empty cache (the library's mesh makers call it; a failure to allocate its
+ * few bytes leaves the mesh without one, which only costs speed). */
+void mmx__mesh_cache_attach(mmx_mesh *mesh);
+
+/* Frees the cache and its objects (mmx_mesh_free). */
+void mmx__mesh_cache_free(mmx_mesh *mesh);
+
+/* The object kept in `slot`, or NULL: none, or the cache does not serve this call (another
+ * context or space than the mesh's, or a view whose M is not the one the cache was made
+ * from). */
+void *mmx__mesh_cache_get(mmx_ctx *ctx, const mmx_mesh *mesh, int slot);
+
+/* Keeps obj in `slot` (taking it: free_fn(obj) frees it with the cache) and returns 1, or
+ * returns 0 and leaves obj to the caller when the cache does not serve this call (as above)
+ * or the slot is taken. bytes: the device (or host) memory obj holds, for
+ * mmx_mesh_cache_bytes. */
+int mmx__mesh_cache_put(mmx_ctx *ctx, const mmx_mesh *mesh, int slot, void *obj,
+                        void (*free_fn)(void *), size_t bytes);
+
+/* The mesh's adjacency: the cached one, or computed and cached; where the cache does not
+ * serve the call, computed into *own for the caller to free (*own NULL otherwise). Errors:
+ * those of mmx_adjacency_compute. */
+mmx_status mmx__mesh_adjacency(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency **adj,
+                               mmx_adjacency **own);
+
+/* The bytes a matrix's arrays hold. */
+size_t mmx__csc_bytes(const mmx_csc *A);
 
 /* mmx_mesh_stats_compute on a mesh in the context's space whose adjacency the caller has
  * (stats.c): the half-edge view built from it, the counts on the host. */

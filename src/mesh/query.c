@@ -304,6 +304,55 @@ static mmx_status query_counted(job *J, mmx_query_kind kind)
     return MMX_OK;
 }
 
+/* mmx_query without the mesh's cache: query `kind` computed from `adj` (the mesh's, checked by
+ * the caller), which is freed at the end when it is `own` (the caller's computed copy). */
+static mmx_status query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out);
+
+static void free_result(void *R) { mmx_csr_free(R); }
+
+/* A copy of a query result in the context's space (sizes known on the host: no wait). */
+static mmx_status result_copy(mmx_ctx *ctx, const mmx_csr *R, mmx_csr **out)
+{
+    const size_t ix = sizeof(mmx_index);
+    mmx_csr *C = calloc(1, sizeof *C);
+    if (!C) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for a query result");
+    *C = (mmx_csr){R->nrows, R->ncols, R->nnz, NULL, NULL, NULL, R->order, R->space, ctx};
+    mmx_index *rowptr = NULL, *colidx = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, R->space, (size_t)R->nnz * ix, (void **)&colidx);
+    C->colidx = colidx;
+    if (!s && R->nnz) s = mmx_mem_copy(ctx, colidx, R->space, R->colidx, R->space, (size_t)R->nnz * ix);
+    if (!s && R->rowptr) s = mmx_mem_alloc(ctx, R->space, ((size_t)R->nrows + 1) * ix, (void **)&rowptr);
+    C->rowptr = rowptr;
+    if (!s && R->rowptr)
+        s = mmx_mem_copy(ctx, rowptr, R->space, R->rowptr, R->space, ((size_t)R->nrows + 1) * ix);
+    if (s) {
+        mmx_csr_free(C);
+        return s;
+    }
+    *out = C;
+    return MMX_OK;
+}
+
+/* Query `kind` from the mesh's cache: a copy of the result kept by the first call of the kind,
+ * which computed it from the cached adjacency (adj) and kept a copy. */
+static mmx_status query_cached(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                               mmx_query_kind kind, mmx_csr **out)
+{
+    const mmx_csr *kept = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_QUERY + (int)kind);
+    if (kept) return result_copy(ctx, kept, out);
+    mmx_status s = query_compute(ctx, mesh, adj, kind, NULL, out);
+    mmx_csr *copy = NULL;
+    /* Keeping the copy is not the call's work: a failure to (memory) only costs the next call
+     * its computation. */
+    if (!s && !result_copy(ctx, *out, &copy) &&
+        !mmx__mesh_cache_put(ctx, mesh, MMX__CACHE_QUERY + (int)kind, copy, free_result,
+                             ((size_t)copy->nnz + (copy->rowptr ? (size_t)copy->nrows + 1 : 0)) *
+                                 sizeof(mmx_index)))
+        mmx_csr_free(copy);
+    return s;
+}
+
 mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                      mmx_query_kind kind, mmx_csr **out)
 {
@@ -319,16 +368,30 @@ mmx_status mmx_query(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *ad
         s = mmx__fail(ctx, MMX_ERR_SPACE,
                       "mmx_query: the mesh is in host memory but the context is on the CUDA backend");
     if (s) return s;
-    mmx_adjacency *own = NULL;
-    if (!adj) {
-        s = mmx_adjacency_compute(ctx, mesh, &own);
-        if (s) return s;
-        adj = own;
-    } else if (adj->space != M->space || adj->nverts != M->nrows || adj->nfaces != M->ncols) {
+    if (adj && (adj->space != M->space || adj->nverts != M->nrows || adj->nfaces != M->ncols))
         return mmx__fail(ctx, MMX_ERR_ARG,
                          "mmx_query: the adjacency (%d vertices, %d faces) is not the mesh's (%d, %d) "
                          "or lives in another space", adj->nverts, adj->nfaces, M->nrows, M->ncols);
+    /* Without an adjacency of the caller's (or with the cached one), the mesh's cache: its
+     * adjacency, and the results of the kinds that take more than a copy (mesh.h). */
+    mmx_adjacency *own = NULL;
+    const mmx_adjacency *cached = mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_ADJ);
+    if (!adj || adj == cached) {
+        s = mmx__mesh_adjacency(ctx, mesh, &adj, &own);
+        if (s) return s;
     }
+    /* FV, FE and EV are copies of the mesh's and the adjacency's arrays already. */
+    if (!own && adj == mmx__mesh_cache_get(ctx, mesh, MMX__CACHE_ADJ) && kind != MMX_QUERY_FV &&
+        kind != MMX_QUERY_FE && kind != MMX_QUERY_EV)
+        return query_cached(ctx, mesh, adj, kind, out);
+    return query_compute(ctx, mesh, adj, kind, own, out);
+}
+
+static mmx_status query_compute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                                mmx_query_kind kind, mmx_adjacency *own, mmx_csr **out)
+{
+    const mmx_csc *M = mesh->M;
+    mmx_status s = MMX_OK;
     job J = {0};
     J.ctx = ctx;
     J.space = M->space;

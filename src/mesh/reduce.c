@@ -81,7 +81,8 @@ mmx_status mmx_mesh_reduce(mmx_ctx *ctx, mmx_mesh *mesh)
                          "the reduced form needs one face order: face 0 has order %d, face %d has order %d",
                          c, f, cf);
     /* Row indices already lie face after face; only the redundant arrays go (in stream order,
-     * after any queued work that still reads them). */
+     * after any queued work that still reads them), and what the cache made from them. */
+    mmx_mesh_release_cache(mesh);
     mmx_mem_free(ctx, M->space, M->colptr);
     mmx_mem_free(ctx, M->space, M->val);
     M->colptr = NULL;
@@ -107,6 +108,7 @@ mmx_status mmx_mesh_expand(mmx_ctx *ctx, mmx_mesh *mesh)
         return s;
     }
     mmx_index c = M->order;
+    mmx_mesh_release_cache(mesh); /* its entries are the reduced form's */
     M->colptr = colptr;
     M->val = val;
     s = mmx__csc_fill_uniform_colptr(ctx, M, c);

@@ -106,6 +106,7 @@ mmx_status mmx_mesh_permute(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index 
     if (!s) {
         m->space = mesh->space;
         m->ctx = ctx;
+        mmx__mesh_cache_attach(m);
         s = mmx__csc_permute_unchecked(ctx, mesh->M, sp_pinv, sp_fperm, &m->M);
     }
     if (!s && mesh->pos)
@@ -231,14 +232,15 @@ mmx_status mmx_mesh_reorder(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *vperm
     if (s) return s;
     const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
     mmx_index *vp = vperm, *fp = fperm;
-    mmx_adjacency *adj = NULL;
+    const mmx_adjacency *adj = NULL;
+    mmx_adjacency *own = NULL;
     mmx_csc *hostM = NULL;
     if (!vp) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *vp, (void **)&vp);
     if (!s && !fp) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *fp, (void **)&fp);
     /* vertices: RCM on the vertex adjacency, the pattern of E */
-    if (!s) s = mmx_adjacency_compute(ctx, mesh, &adj);
+    if (!s) s = mmx__mesh_adjacency(ctx, mesh, &adj, &own); /* the mesh's cached one (mesh.h) */
     if (!s) s = mmx_rcm(ctx, adj->E, vp);
-    mmx_adjacency_free(adj);
+    mmx_adjacency_free(own);
     /* faces: by their smallest new vertex, read from a host M */
     if (!s && mesh->space != MMX_SPACE_HOST) s = mmx_csc_copy(ctx, mesh->M, MMX_SPACE_HOST, &hostM);
     if (!s) s = sort_faces(ctx, hostM ? hostM : mesh->M, vp, fp);

@@ -50,6 +50,7 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
         free(m);
         return s;
     }
+    mmx__mesh_cache_attach(m);
     *out = m;
     return MMX_OK;
 }
