@@ -210,7 +210,7 @@ mmx_status mmx__mesh_adopt(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces, mmx
                    .rowidx = verts, .val = val, .space = MMX_SPACE_HOST, .ctx = ctx};
     mmx__csc_fill_positions(ctx, M);
     mmx__csc_props(ctx, M); /* host: cannot fail */
-    *host = (mmx_mesh){M, pos, MMX_SPACE_HOST, tags, ctx, NULL, NULL, NULL};
+    *host = (mmx_mesh){.M = M, .pos = pos, .space = MMX_SPACE_HOST, .tags = tags, .ctx = ctx};
     mmx__mesh_cache_attach(host);
     if (mmx_ctx_space(ctx) == MMX_SPACE_HOST) {
         *out = host;
