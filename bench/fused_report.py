@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Turns the CSV of bench/subdiv_fused into a markdown results file, one PNG, and the results
-table of README.md (between the lines <!-- fused-results:start --> and <!-- fused-results:end -->).
+table of docs/subdivision.md (between the lines <!-- fused-results:start --> and <!-- fused-results:end -->).
 
 Times are in ms. Ratios against the peers divide their total by our end-to-end (wall) time,
 the conservative figure for ours; "chain / floor" divides the fused GPU time of all levels by
@@ -218,17 +218,20 @@ def readme_block(meta, main, args):
     here = os.path.dirname(os.path.abspath(args.readme))
 
     def rel(p):
-        # Relative to the README, as its links and the command (run from there) need; an
-        # absolute path when the file lies outside the README's tree.
-        r = os.path.relpath(os.path.abspath(p), here)
-        return os.path.abspath(p) if r.startswith("..") else r.replace(os.sep, "/")
+        # Relative to the page, as its links need; an absolute path when the file lies
+        # outside the project's tree.
+        a = os.path.abspath(p)
+        if os.path.commonpath([a, ROOT]) != ROOT:
+            return a
+        return os.path.relpath(a, here).replace(os.sep, "/")
 
     bw = bandwidth(meta)
-    cmd = f"python3 {rel(__file__)} {rel(args.csv)}"
+    # The command as run from the project's root.
+    cmd = f"python3 {os.path.relpath(os.path.abspath(__file__), ROOT)} {os.path.relpath(os.path.abspath(args.csv), ROOT)}"
     for flag, default in (("md", "bench/results/fused.md"),
                           ("png", "bench/results/fused_h200.png")):
         if os.path.abspath(getattr(args, flag)) != os.path.join(ROOT, default):
-            cmd += f" --{flag} {rel(getattr(args, flag))}"
+            cmd += f" --{flag} {os.path.relpath(os.path.abspath(getattr(args, flag)), ROOT)}"
     return "\n\n".join([
         f"Measured on the {meta.get('gpu') or 'GPU'}"
         + (f", copy bandwidth {bw}." if bw else "."), main_table(main, README_COLS),
@@ -240,8 +243,9 @@ def main():
     p.add_argument("csv", help="CSV written by bench/subdiv_fused")
     p.add_argument("--md", default=os.path.join(ROOT, "bench/results/fused.md"))
     p.add_argument("--png", default=os.path.join(ROOT, "bench/results/fused_h200.png"))
-    p.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
-    p.add_argument("--no-readme", action="store_true", help="leave README.md alone")
+    p.add_argument("--readme", default=os.path.join(ROOT, "docs", "subdivision.md"),
+                   help="the page whose marked table is rewritten (docs/subdivision.md)")
+    p.add_argument("--no-readme", action="store_true", help="leave that page alone")
     args = p.parse_args()  # exits 2 with the usage on bad arguments
     if not os.path.isfile(args.csv):
         p.error(f"no such file: {args.csv}")
