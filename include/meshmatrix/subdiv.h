@@ -285,10 +285,11 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * implicit products M·Mᵀ), then runs one pass per level, each reading the level's matrix,
  * half-edge arrays and positions and writing the child's; nothing is sorted after the input.
  * On CUDA the levels are queued back to back with no synchronisation between them.
- * Synchronises (fused path, CUDA): three times, to read the coordinates' check
- * (MMX_SUBDIV_COORD_MAX, one read-back), the input's adjacency counts (sizes and the checks'
- * counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault to
- * report); a mesh with crease tags costs two more (the tag checks read its faces on the
+ * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
+ * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
+ * to report; the coordinates' check against MMX_SUBDIV_COORD_MAX is part of it, and a
+ * refusal reads the offending value back); the algebraic path reads the coordinates' check
+ * once more before its adjacency; a mesh with crease tags costs two more (the tag checks read its faces on the
  * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
  * more when a crease is still sharp after the levels (its halves are read back as the result's
  * tags); a mesh with texture coordinates costs one wait to read its faces and coordinates

@@ -31,6 +31,11 @@ extern "C" {
  * of the packed record, kind << 32 | element). */
 typedef enum mmx__fault_kind {
     MMX__FAULT_NONE = 0,
+    MMX__FAULT_COORDS,         /* vertex `element` has a coordinate beyond
+                                  MMX_SUBDIV_COORD_MAX (or NaN): first, as the host's checks
+                                  refuse it before any other (subdiv.h); set by the fused
+                                  path's input check on the device, so that it costs no wait
+                                  of its own */
     MMX__FAULT_NOT_TRIANGLES,  /* a face that is not a triangle where triangles are needed
                                   (element: none) */
     MMX__FAULT_HALFEDGE_TWICE, /* corner `element` runs a half-edge that another (later) corner

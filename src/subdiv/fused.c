@@ -118,6 +118,9 @@ mmx_status mmx__fz_input(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
     }
     if (!s) s = fz_alloc(ctx, nnz, sizeof(mmx_index), (void **)&L->fe);
     if (!s) s = mmx_mem_copy(ctx, L->fe, sp, adj->fe, sp, nnz * sizeof(mmx_index));
+    /* A device mesh's coordinates against subdiv.h's bound, into the same record (the host's
+     * were checked by mmx__subdiv_prepare, without a wait). */
+    if (!s && sp == MMX_SPACE_DEVICE) s = mmx__fz_coords_cuda(ctx, mesh->pos, (int64_t)nv * 3, H.fault);
     if (!s) s = fz_alloc(ctx, (size_t)groups, sizeof(mmx_index), (void **)&L->cnt);
     if (!s) s = fz_alloc(ctx, (size_t)groups + 1, sizeof(mmx_index), (void **)&L->goff);
     /* Catmull-Clark counts each edge's faces, which the adjacency has. */

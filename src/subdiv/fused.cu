@@ -163,6 +163,16 @@ __global__ void pairs(const mmx__fz_in L, unsigned long long *fault)
         atomicMin(fault, (unsigned long long)MMX__FAULT_TRIANGLE_PAIR << 32 | (uint32_t)f);
 }
 
+/* Every coordinate within MMX_SUBDIV_COORD_MAX (NaN is not), else the first vertex with one
+ * beyond, into the view's fault record (an integer minimum: the same record on every run). */
+__global__ void coords(const float *pos, long long n, unsigned long long *fault)
+{
+    for (long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; i < n;
+         i += (long long)gridDim.x * MMX__BLOCK)
+        if (!(fabsf(pos[i]) <= MMX_SUBDIV_COORD_MAX))
+            atomicMin(fault, (unsigned long long)MMX__FAULT_COORDS << 32 | (uint32_t)(i / 3));
+}
+
 __global__ void counts(const mmx__fz_in L, mmx_index *cnt)
 {
     const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
@@ -182,6 +192,14 @@ extern "C" mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned lo
 {
     if (!L.nf) return MMX_OK;
     pairs<<<mmx__grid(L.nf), MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(L, fault);
+    return MMX__CUDA(ctx, cudaGetLastError());
+}
+
+extern "C" mmx_status mmx__fz_coords_cuda(mmx_ctx *ctx, const float *pos, int64_t n,
+                                          unsigned long long *fault)
+{
+    if (n <= 0) return MMX_OK;
+    coords<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(pos, n, fault);
     return MMX__CUDA(ctx, cudaGetLastError());
 }
 

@@ -112,6 +112,9 @@ mmx_status mmx__fz_pass_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx__fz_out O);
 /* Loop and sqrt3's input check (each triangle's neighbours distinct) into the half-edge
  * view's fault record, and the input level's counts: queued. */
 mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fault);
+/* The input's n coordinates against MMX_SUBDIV_COORD_MAX, into the same record (kind
+ * MMX__FAULT_COORDS, the vertex): queued. */
+mmx_status mmx__fz_coords_cuda(mmx_ctx *ctx, const float *pos, int64_t n, unsigned long long *fault);
 mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt);
 /* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
  * CUDA graph captured once per pair of pointers and kept in *graph (freed by

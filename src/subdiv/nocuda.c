@@ -41,6 +41,12 @@ mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fa
     return mmx__no_cuda(ctx, "mmx__fz_pairs_cuda");
 }
 
+mmx_status mmx__fz_coords_cuda(mmx_ctx *ctx, const float *pos, int64_t n, unsigned long long *fault)
+{
+    (void)pos, (void)n, (void)fault;
+    return mmx__no_cuda(ctx, "mmx__fz_coords_cuda");
+}
+
 mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt)
 {
     (void)L, (void)cnt;

@@ -250,7 +250,15 @@ static mmx_status check_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                               const mmx_adjacency *adj, const mmx__fault *fault)
 {
-    static const char *const what[] = {"no fault", "a face that is not a triangle",
+    /* Coordinates beyond the bound: named by the check that reads the value (a wait, on the
+     * refusal only). */
+    if (fault && fault->kind == MMX__FAULT_COORDS) {
+        mmx_status c = mmx__subdiv_coords(ctx, "mmx_subdivide", mesh->pos, mesh->M->nrows, 3,
+                                          mesh->space, "vertex");
+        if (c) return c;
+    }
+    static const char *const what[] = {"no fault", "a coordinate beyond the bound (vertex %d, 0-based)",
+                                       "a face that is not a triangle",
                                        "a half-edge run by two corners (corner %d, 0-based)",
                                        "two triangles on the same vertices (face %d, 0-based)",
                                        "faces in several fans (vertex %d, 0-based)"};
@@ -703,8 +711,12 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
         s = mmx__fail(ctx, MMX_ERR_SPACE,
                       "%s: the mesh is in host memory but the context is on the CUDA backend "
                       "(copy it with mmx_mesh_copy)", who);
-    /* The rule of subdiv.h, in the one place every path, plans and the limit pass through. */
-    if (!s) s = mmx__subdiv_coords(ctx, who, mesh->pos, mesh->M->nrows, 3, mesh->space, "vertex");
+    /* The rule of subdiv.h, in the one place every path, plans and the limit pass through. A
+     * device mesh bound for the fused path is checked there instead, in its input level's
+     * fault record (mmx__fz_input), whose one wait the call pays anyway; if the path changes
+     * below, here after all. */
+    const int defer = fast && mesh->space == MMX_SPACE_DEVICE;
+    if (!s && !defer) s = mmx__subdiv_coords(ctx, who, mesh->pos, mesh->M->nrows, 3, mesh->space, "vertex");
     if (!s && mesh->uv && (mesh->uv->space == MMX_SPACE_HOST || mesh->uv->space == mmx_ctx_space(ctx)))
         s = mmx__subdiv_coords(ctx, who, mesh->uv->values, mesh->uv->nvalues, 2, mesh->uv->space,
                                "texture coordinate");
@@ -726,6 +738,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s && fast && (*adj)->boundary_edges > 0 && scheme == MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    if (!s && defer && !fast) s = mmx__subdiv_coords(ctx, who, mesh->pos, mesh->M->nrows, 3, mesh->space, "vertex");
     if (!s) s = sharp_features(ctx, who, scheme, mesh, *adj, o, sharp);
     /* The fused path checks fans and orientation on its input level (mmx__subdiv_fused). */
     if (!s) s = fast ? check_mesh_fast(ctx, scheme, mesh, *adj)
