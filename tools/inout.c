@@ -440,6 +440,26 @@ int run_mesh_command(const tool_args *a, const char *discard, const char *from, 
     return rc;
 }
 
+int run_text_command(const tool_args *a, const char *in_arg, const char *out_arg,
+                     const char *from, const char *format, text_work_fn work, const void *what)
+{
+    tool_input in;
+    if (input_resolve(in_arg, from, format, &in)) return EXIT_USAGE;
+    tool_output out = {OUT_STDOUT, "-", "<stdout>", MMX_FORMAT_AUTO};
+    if (out_arg && strcmp(out_arg, "-") != 0) {
+        out = (tool_output){OUT_FILE, out_arg, out_arg, MMX_FORMAT_AUTO};
+        if (check_output_file(out.path)) return EXIT_FAIL;
+    } else {
+        report_to_stderr(); /* the text goes to standard output alone */
+    }
+    mmx_ctx *ctx = NULL;
+    char why[512];
+    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
+    int rc = work(ctx, what, &in, &out);
+    mmx_ctx_free(ctx);
+    return rc;
+}
+
 void js_output(const tool_output *out, long long nverts, long long nfaces, long long bytes,
                double write_ms)
 {

@@ -101,8 +101,9 @@ static int format_mtx(mmx_ctx *ctx, const mmx_csc *A, mmx_operator_kind kind, co
     return t->failed ? out_of_memory("matrix text") : EXIT_OK;
 }
 
-static int work(mmx_ctx *ctx, mmx_operator_kind kind, const tool_input *in, const tool_output *out)
+static int work(mmx_ctx *ctx, const void *what, const tool_input *in, const tool_output *out)
 {
+    const mmx_operator_kind kind = *(const mmx_operator_kind *)what;
     mmx_mesh *mesh = NULL;
     double load_ms;
     if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
@@ -163,21 +164,8 @@ static int run(const tool_args *a)
     if (mmx_operator_parse(NULL, k, &kind))
         return usage_error("unknown --kind '%s' (use adjacency, uniform, cotan, mass, "
                            "mass-voronoi, ev or fe)", k);
-    tool_input in;
-    if (input_resolve(a->pos[0], a->value[O_FROM], a->value[O_FORMAT], &in)) return EXIT_USAGE;
-    tool_output out = {OUT_STDOUT, "-", "<stdout>", MMX_FORMAT_AUTO};
-    if (a->npos == 2 && strcmp(a->pos[1], "-") != 0) {
-        out = (tool_output){OUT_FILE, a->pos[1], a->pos[1], MMX_FORMAT_AUTO};
-        if (check_output_file(out.path)) return EXIT_FAIL;
-    } else {
-        report_to_stderr(); /* the matrix goes to standard output alone */
-    }
-    mmx_ctx *ctx = NULL;
-    char why[512];
-    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
-    int rc = work(ctx, kind, &in, &out);
-    mmx_ctx_free(ctx);
-    return rc;
+    return run_text_command(a, a->pos[0], a->npos == 2 ? a->pos[1] : NULL, a->value[O_FROM],
+                            a->value[O_FORMAT], work, &kind);
 }
 
 const tool_cmd matrix_command = {

@@ -68,8 +68,9 @@ static int format_rows(mmx_ctx *ctx, const mmx_csr *R, mmx_query_kind kind, cons
     return t->failed ? out_of_memory("query text") : EXIT_OK;
 }
 
-static int work(mmx_ctx *ctx, mmx_query_kind kind, const tool_input *in, const tool_output *out)
+static int work(mmx_ctx *ctx, const void *what, const tool_input *in, const tool_output *out)
 {
+    const mmx_query_kind kind = *(const mmx_query_kind *)what;
     mmx_mesh *mesh = NULL;
     double load_ms;
     if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
@@ -127,21 +128,8 @@ static int run(const tool_args *a)
     if (mmx_query_parse(NULL, a->pos[0], &kind))
         return usage_error("unknown query kind '%s' (use VV, VE, VF, EV, EF, FV, FE or FF)",
                            a->pos[0]);
-    tool_input in;
-    if (input_resolve(a->pos[1], a->value[O_FROM], a->value[O_FORMAT], &in)) return EXIT_USAGE;
-    tool_output out = {OUT_STDOUT, "-", "<stdout>", MMX_FORMAT_AUTO};
-    if (a->npos == 3 && strcmp(a->pos[2], "-") != 0) {
-        out = (tool_output){OUT_FILE, a->pos[2], a->pos[2], MMX_FORMAT_AUTO};
-        if (check_output_file(out.path)) return EXIT_FAIL;
-    } else {
-        report_to_stderr(); /* the rows go to standard output alone */
-    }
-    mmx_ctx *ctx = NULL;
-    char why[512];
-    if (open_context(a->global[G_BACKEND], 0, &ctx, why, sizeof why)) return EXIT_FAIL;
-    int rc = work(ctx, kind, &in, &out);
-    mmx_ctx_free(ctx);
-    return rc;
+    return run_text_command(a, a->pos[1], a->npos == 3 ? a->pos[2] : NULL, a->value[O_FROM],
+                            a->value[O_FORMAT], work, &kind);
 }
 
 const tool_cmd query_command = {

@@ -214,6 +214,16 @@ typedef int (*mesh_work_fn)(mmx_ctx *ctx, const tool_input *in, const tool_outpu
 int run_mesh_command(const tool_args *a, const char *discard, const char *from, const char *to,
                      const char *format, mesh_work_fn work);
 
+/* The whole of a command whose result is text (query's rows, matrix's Matrix Market file) on
+ * the host by default: IN (input_resolve with the --from and --format values), OUT a file
+ * (checked before any work) or standard output when out_arg is NULL or - (the report then goes
+ * to stderr), a context for --backend, then work(ctx, what, in, out), `what` being the
+ * command's parsed kind. Returns the exit status. */
+typedef int (*text_work_fn)(mmx_ctx *ctx, const void *what, const tool_input *in,
+                            const tool_output *out);
+int run_text_command(const tool_args *a, const char *in_arg, const char *out_arg,
+                     const char *from, const char *format, text_work_fn work, const void *what);
+
 /* The same for a PNG picture (OUT must end in .png unless it is -). */
 int output_resolve_png(const char *arg, tool_output *out);
 
