@@ -30,7 +30,7 @@ mmx_status mmx__catmull_clark_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx_
         mmx_mesh_free(r);
         return s;
     }
-    float *vp = r->pos, *f = vp + 3 * (size_t)nv, *e = f + 3 * (size_t)nf;
+    float *vp = r->pos, *f = mmx__subdiv_at(vp, 3 * (size_t)nv), *e = mmx__subdiv_at(f, 3 * (size_t)nf);
     const mmx_map by_order = mmx_map_table(MMX_MAP_BY_ORDER, ops->face_w, ops->len_face_w);
     const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
     const mmx_map ring_col = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);

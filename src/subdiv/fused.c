@@ -219,7 +219,7 @@ static void fz_pass_host(mmx__fz_in *L, const mmx__fz_out *O)
 {
     if (mmx__fz_face_points_first(L, O)) {
         for (mmx_index f = 0; f < L->nf; f++) mmx__fz_cc_face_point(L, O, f);
-        L->fpts = O->pos + 3 * (int64_t)L->nv;
+        L->fpts = mmx__subdiv_at(O->pos, 3 * (size_t)L->nv);
     }
     const mmx_index n = L->nf > L->nv ? L->nf : L->nv;
     for (mmx_index i = 0; i < n; i++) {

@@ -30,7 +30,7 @@ mmx_status mmx__loop_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_o
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nf * sizeof *t, (void **)&t);
     if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nv * sizeof *bp, (void **)&bp);
     if (s) goto done;
-    float *vp = r->pos, *e = vp + 3 * (size_t)nv;
+    float *vp = r->pos, *e = mmx__subdiv_at(vp, 3 * (size_t)nv);
     const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
     const mmx_map ring = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);
     const mmx_map crease = mmx_map_table(MMX_MAP_BY_COL, ops->w_crease, nv);

@@ -202,7 +202,7 @@ static mmx_status boundary_level_eval(mmx_ctx *ctx, const mmx_mesh *in,
         if (!s) s = to_space(ctx, rb, sizeof rb, (void **)&rbd);
         if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)nv * sizeof *bp + 4, (void **)&bp);
         if (!s) s = mmx__subdiv_crease_sum(ctx, ops, p, bp);
-        float *vp = r->pos, *b = vp + 3 * (size_t)nv, *rr = b + 3 * (size_t)nf;
+        float *vp = r->pos, *b = mmx__subdiv_at(vp, 3 * (size_t)nv), *rr = mmx__subdiv_at(b, 3 * (size_t)nf);
         const mmx_map crease = mmx_map_table(MMX_MAP_BY_COL, ops->w_crease, nv);
         if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, ops->I, crease, bp, 3, 1.0f, vp);
         if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, W, mmx_map_table(MMX_MAP_BY_VALUE, wp, M->nnz),
@@ -250,7 +250,7 @@ mmx_status mmx__sqrt3_level(mmx_ctx *ctx, const mmx_mesh *in, const mmx__subdiv_
     mmx_mesh *r = NULL;
     mmx_status s = mmx__subdiv_mesh_alloc(ctx, nv + nf + extra, &r);
     if (s) return s;
-    float *vp = r->pos, *b = vp + 3 * (size_t)nv;
+    float *vp = r->pos, *b = mmx__subdiv_at(vp, 3 * (size_t)nv);
     const mmx_map third = mmx_map_table(MMX_MAP_BY_VALUE, ops->face_w, ops->len_face_w);
     const mmx_map self = mmx_map_table(MMX_MAP_BY_COL, ops->w_self, nv);
     const mmx_map ring = mmx_map_table(MMX_MAP_BY_COL, ops->w_ring, nv);

@@ -212,6 +212,13 @@ mmx_status mmx__subdiv_mesh_alloc(mmx_ctx *ctx, mmx_index nverts, mmx_mesh **out
 /* Vertex v's entries of the vertex-rule tables (rules.h) from the adjacency's valence and
  * boundary flag, where only the boundary is sharp (a level with creases takes its entries from
  * creases.c's tables). */
+/* p + off floats, or NULL for a NULL p: an empty level's position array is NULL, and NULL + 0
+ * is undefined in C (UBSan: "applying zero offset to null pointer"). */
+static inline float *mmx__subdiv_at(float *p, size_t off)
+{
+    return p ? p + off : p;
+}
+
 static inline MMX__HD void mmx__subdiv_vertex_tables(mmx_scheme scheme,
                                                      const mmx__subdiv_sharp *sh, int level,
                                                      const mmx_index *valence,
