@@ -1767,3 +1767,31 @@ Test(subdiv, faceless_mesh_with_texture_coordinates)
     mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
+
+/* The empty mesh (no vertices, no faces: what `OFF 0 0 0` reads as) refines to itself on every
+ * scheme and path: the levels' position arrays are NULL, and nothing is offset from them
+ * (UBSan found `NULL + 0` in the algebraic levels, by fuzz_subdiv). */
+Test(subdiv, the_empty_mesh_on_every_scheme_and_path)
+{
+    mmx_ctx *ctx = NULL;
+    cr_assert_eq(mmx_ctx_create(&ctx), MMX_OK);
+    const mmx_index start[1] = {0};
+    mmx_mesh *m = NULL;
+    const float nopos[3] = {0, 0, 0};
+    cr_assert_eq(mmx_mesh_from_faces(ctx, 0, 0, start, NULL, nopos, &m), MMX_OK, "%s", mmx_ctx_error(ctx));
+    const mmx_scheme schemes[4] = {MMX_SCHEME_CATMULL_CLARK, MMX_SCHEME_LOOP, MMX_SCHEME_SQRT3,
+                                   MMX_SCHEME_BILINEAR};
+    for (int i = 0; i < 4; i++)
+        for (int path = MMX_SUBDIV_PATH_AUTO; path <= MMX_SUBDIV_PATH_ALGEBRAIC; path++) {
+            mmx_subdiv_options o = {0};
+            o.path = (mmx_subdiv_path)path;
+            mmx_mesh *fine = NULL;
+            mmx_status s = mmx_subdivide(ctx, schemes[i], m, 2, &o, &fine);
+            cr_assert_eq(s, MMX_OK, "scheme %d path %d: %s", i, path, mmx_ctx_error(ctx));
+            cr_assert_eq(mmx_mesh_nverts(fine), 0);
+            cr_assert_eq(mmx_mesh_nfaces(fine), 0);
+            mmx_mesh_free(fine);
+        }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
