@@ -437,9 +437,11 @@ Test(mesh, triangulate_by_its_rule_with_uv_and_tags)
     mmx_mesh_stats st;
     MMX_OK_OR_FAIL(ctx, mmx_mesh_stats_compute(ctx, tc, &st));
     cr_assert(st.boundary_edges == 0 && st.oriented && st.manifold && st.genus == 0);
-    cr_assert_eq(mmx_mesh_triangulate(ctx, NULL, &again), MMX_ERR_ARG);
-    cr_assert_eq(mmx_mesh_triangulate(ctx, cube, NULL), MMX_ERR_ARG);
     mmx_mesh_free(again);
+    again = NULL;
+    cr_assert_eq(mmx_mesh_triangulate(ctx, NULL, &again), MMX_ERR_ARG);
+    cr_assert_null(again, "nothing made on a refusal");
+    cr_assert_eq(mmx_mesh_triangulate(ctx, cube, NULL), MMX_ERR_ARG);
     mmx_mesh_free(tc);
     mmx_mesh_free(cube);
     mmx_mesh_free(t);

@@ -1769,8 +1769,9 @@ Test(subdiv, faceless_mesh_with_texture_coordinates)
 }
 
 /* The empty mesh (no vertices, no faces: what `OFF 0 0 0` reads as) refines to itself on every
- * scheme and path: the levels' position arrays are NULL, and nothing is offset from them
- * (UBSan found `NULL + 0` in the algebraic levels, by fuzz_subdiv). */
+ * scheme and path. (The inputs on which UBSan found `NULL + 0` in the algebraic levels are
+ * fuzz/seeds/subdiv/ubsan_empty_level_cc and fuzz/seeds/opts/ubsan_empty_level_loop, which
+ * the fuzz step replays.) */
 Test(subdiv, the_empty_mesh_on_every_scheme_and_path)
 {
     mmx_ctx *ctx = NULL;
