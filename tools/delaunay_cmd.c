@@ -47,12 +47,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
             (int)rep.proposed_per_round[i]);
     row("remaining", "%d (interior edges over the bound that no flip may fix)", (int)rep.remaining);
     row("delaunay time", "%.3f ms (%s backend)", flip_ms, backend);
-    if (out->kind == OUT_DISCARD)
-        row("discarded", "the result (--discard: nothing written)");
-    else if (bytes >= 0)
-        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
-    else
-        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+    row_output(out, bytes, write_ms);
     js_str("backend", backend);
     js_input(in->name, nv, nf, load_ms);
     js_int("rounds", rep.rounds);

@@ -460,6 +460,16 @@ int run_text_command(const tool_args *a, const char *in_arg, const char *out_arg
     return rc;
 }
 
+void row_output(const tool_output *out, long long bytes, double write_ms)
+{
+    if (out->kind == OUT_DISCARD)
+        row("discarded", "the result (--discard: nothing written)");
+    else if (bytes >= 0)
+        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
+    else
+        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+}
+
 void js_output(const tool_output *out, long long nverts, long long nfaces, long long bytes,
                double write_ms)
 {

@@ -66,13 +66,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
         (int)before.m.row_spread, (int)after.m.row_spread);
     row("reorder time", "%.3f ms (%s backend; adjacency, RCM on the host, permutation)",
         reorder_ms, backend);
-    if (out->kind == OUT_DISCARD)
-        row("discarded", "the result (--discard: nothing written)");
-    else if (bytes >= 0)
-        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes,
-            write_ms);
-    else
-        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+    row_output(out, bytes, write_ms);
 
     js_str("backend", backend);
     js_input(in->name, nv, nf, load_ms);

@@ -175,12 +175,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
             rep.cg_residual, rep.cg_converged ? "" : ", not converged");
     }
     row("smoothing time", "%.3f ms (%s backend)", rep.ms, backend);
-    if (out->kind == OUT_DISCARD)
-        row("discarded", "the result (--discard: nothing written)");
-    else if (bytes >= 0)
-        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
-    else
-        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+    row_output(out, bytes, write_ms);
     js_str("backend", backend);
     js_input(in->name, nv, nf, load_ms);
     js_num("noise", noise);

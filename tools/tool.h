@@ -244,6 +244,11 @@ int output_write_mesh(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out
  * load_ms (null when negative: not measured) (tool_util.c). */
 void js_input(const char *name, long long nverts, long long nfaces, double load_ms);
 
+/* The text report's last row of a command that wrote a mesh with output_write_mesh: "wrote
+ * NAME: FORMAT, BYTES bytes (MS ms)" (the size left out when unknown: a pipe), or
+ * "discarded" under --discard. */
+void row_output(const tool_output *out, long long bytes, double write_ms);
+
 /* The JSON report's "output" object of a command that wrote a mesh with output_write_mesh:
  * path and format (null when discarded), the mesh's vertices and faces, bytes (null when
  * unknown) and write_ms. */

@@ -44,12 +44,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("input", "%s", counts_text(counts, nv, nf));
     row("triangles", "%d (quads cut along their shorter diagonal, other polygons fanned)", (int)tf);
     row("triangulate time", "%.3f ms (on the host)", ms);
-    if (out->kind == OUT_DISCARD)
-        row("discarded", "the result (--discard: nothing written)");
-    else if (bytes >= 0)
-        row("wrote", "%s: %s, %lld bytes (%.3f ms)", out->name, format_name(out->fmt), bytes, write_ms);
-    else
-        row("wrote", "%s: %s (%.3f ms)", out->name, format_name(out->fmt), write_ms);
+    row_output(out, bytes, write_ms);
     js_str("backend", backend);
     js_input(in->name, nv, nf, load_ms);
     js_int("triangles", tf);
