@@ -8,6 +8,9 @@
  *   - the patch set is built or refused with a sentence (never MMX_ERR_INTERNAL);
  *   - normals, vertex areas, the Laplacians, a Taubin step and a mean curvature flow step run
  *     or refuse with a sentence;
+ *   - every operator of mmx_operator is refused or has the mesh's sizes, the same bits on a
+ *     second call (the mesh's cache); triangulation is refused or gives sum(c - 2) triangles
+ *     on the input's vertices;
  *   - Delaunay flips on a triangle mesh that mmx_mesh_validate finds valid give a mesh it still
  *     finds valid, with the same vertex count; so does one iteration of isotropic remeshing,
  *     validated after every round.
@@ -87,6 +90,49 @@ static void geometry(mmx_ctx *ctx, const mmx_mesh *m)
     free(area);
 }
 
+/* The operators as matrices (mmx_operator, the valued products): each kind either refused
+ * with a status or a matrix of the mesh's sizes; a second call on the same mesh (the cache
+ * kept with it) gives the same pattern and bits. */
+static void operators(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    for (int k = MMX_OPERATOR_ADJACENCY; k <= MMX_OPERATOR_FE; k++) {
+        mmx_csc *A = NULL, *B = NULL;
+        const mmx_status sa = mmx_operator(ctx, m, NULL, (mmx_operator_kind)k, &A);
+        const mmx_status sb = mmx_operator(ctx, m, NULL, (mmx_operator_kind)k, &B);
+        sound(sa);
+        if (sa != sb || (sa && (A || B))) abort();
+        if (!sa) {
+            if (!A || !B || (A->nnz && !A->x) || A->nnz != B->nnz || A->nrows != B->nrows || A->ncols != B->ncols)
+                abort();
+            if (A->nnz && (memcmp(A->rowidx, B->rowidx, (size_t)A->nnz * sizeof *A->rowidx) ||
+                           memcmp(A->x, B->x, (size_t)A->nnz * sizeof *A->x)))
+                abort();
+        }
+        mmx_csc_free(A);
+        mmx_csc_free(B);
+    }
+}
+
+/* Triangulation: refused with a status, or triangles only, sum(c - 2) of them, every corner
+ * an input vertex. */
+static void triangulate(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh *t = NULL;
+    const mmx_status s = mmx_mesh_triangulate(ctx, m, &t);
+    sound(s);
+    if (s) {
+        if (t) abort();
+        return;
+    }
+    const int64_t want = (int64_t)m->M->nnz - 2 * (int64_t)m->M->ncols;
+    if (mmx_mesh_nverts(t) != mmx_mesh_nverts(m) || (int64_t)mmx_mesh_nfaces(t) != want ||
+        (int64_t)t->M->nnz != 3 * want)
+        abort();
+    for (mmx_index i = 0; i < t->M->nnz; i++)
+        if (t->M->rowidx[i] < 0 || t->M->rowidx[i] >= t->M->nrows) abort();
+    mmx_mesh_free(t);
+}
+
 static void delaunay(mmx_ctx *ctx, const mmx_mesh *m)
 {
     mmx_mesh_validation v;
@@ -144,6 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     mmx_patch_set_free(ps);
     mmx_adjacency_free(adj);
     geometry(ctx, m);
+    operators(ctx, m);
+    triangulate(ctx, m);
     delaunay(ctx, m);
     remesh(ctx, m);
     mmx_mesh_free(m);
