@@ -401,9 +401,10 @@ typedef struct mmx_remesh_options {
                                current through every round (mmx_patch_set_update after each
                                split, collapse and flip round; moves change no patch): on
                                return the set of *out. On an error, the set of the last mesh
-                               reached. Costs an update (about a build of the set) per
-                               round, on CUDA with a copy of the round's per-seed records
-                               and of the owners to the host, and of the labels back */
+                               reached. Costs an update per round that changed the faces:
+                               the labels (on CUDA by kernels on the round's device
+                               records, no copy to the host) and a cut with them, about a
+                               build of the set (mmx_patch_set_follow's) */
 } mmx_remesh_options;
 
 /* The defaults above: L 0 (the mean edge length), 3 iterations, 60 degrees, no validation. */

@@ -136,7 +136,7 @@ static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_pat
         owned = next;
         cur = next;
         view = nview;
-        if (c.kept > 0) s = mmx__keep_patches(ctx, ps, MMX_CAVITY_EDGE_FLIP, 0, NULL, 0,
+        if (c.kept > 0) s = mmx__keep_patches(ctx, ps, MMX_CAVITY_EDGE_FLIP, 0, 0, c.kept, NULL, 0,
                                               MMX_SPACE_DEVICE, cur, NULL);
         if (s) break;
         if (k == 0) { /* the adjacency's arrays are no longer read */
@@ -260,8 +260,8 @@ mmx_status mmx_delaunay_flip_patches(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_pat
             capped = 0;
             break;
         }
-        s = mmx__keep_patches(ctx, patches, MMX_CAVITY_EDGE_FLIP, 0, NULL, 0, MMX_SPACE_HOST, cur,
-                              NULL);
+        s = mmx__keep_patches(ctx, patches, MMX_CAVITY_EDGE_FLIP, 0, 0, c.kept, NULL, 0,
+                              MMX_SPACE_HOST, cur, NULL);
         if (s) break;
         r.flips_per_round[r.rounds] = c.kept;
         r.proposed_per_round[r.rounds] = c.proposed;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "patch_keep.h"
+#include "patch/patch_update.h"
 
 #define UFN "mmx_cavity_user_face_origin"
 
@@ -119,24 +120,39 @@ mmx_status mmx_cavity_user_face_origin(mmx_ctx *ctx, const mmx_mesh *before,
     return s;
 }
 
+/* The device records' labels (patch_keep.cu), then the cut with them. */
+static mmx_status keep_on_device(mmx_ctx *ctx, mmx_patch_set *ps, mmx_cavity_kind kind,
+                                 mmx_index nverts_before, mmx_index nfaces_before, mmx_index kept,
+                                 const mmx_cavity_seed *sd, mmx_index n, const mmx_mesh *after,
+                                 const mmx_adjacency *adj)
+{
+    const mmx_index F = after->M->ncols;
+    mmx_index *fp = NULL, *label = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nfaces_before + 1) * sizeof *fp,
+                                 (void **)&fp);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *label, (void **)&label);
+    if (!s) s = mmx_patch_set_face_patch(ctx, ps, fp);
+    if (!s) s = mmx__keep_labels_cuda(ctx, kind, nverts_before, nfaces_before, sd, n, kept, fp, label);
+    if (!s) s = mmx__patch_set_relabel(ctx, ps, after, label, adj);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, fp);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, label);
+    return s;
+}
+
 mmx_status mmx__keep_patches(mmx_ctx *ctx, mmx_patch_set *ps, mmx_cavity_kind kind,
-                             mmx_index nfaces_before, const mmx_cavity_seed *sd, mmx_index n,
-                             mmx_space sd_space, const mmx_mesh *after, const mmx_adjacency *adj)
+                             mmx_index nverts_before, mmx_index nfaces_before, mmx_index kept,
+                             const mmx_cavity_seed *sd, mmx_index n, mmx_space sd_space,
+                             const mmx_mesh *after, const mmx_adjacency *adj)
 {
     if (!ps || kind == MMX_CAVITY_VERTEX_MOVE) return MMX_OK;
     if (kind == MMX_CAVITY_EDGE_FLIP) return mmx_patch_set_update(ctx, ps, after, NULL, adj);
+    if (sd_space == MMX_SPACE_DEVICE)
+        return keep_on_device(ctx, ps, kind, nverts_before, nfaces_before, kept, sd, n, after, adj);
     const mmx_index F = after->M->ncols;
-    mmx_cavity_seed *hsd = NULL;
     mmx_index *origin = NULL;
     mmx_status s = mmx__host_alloc(ctx, (size_t)F + 1, sizeof *origin, (void **)&origin);
-    if (!s && sd_space != MMX_SPACE_HOST) {
-        s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *hsd, (void **)&hsd);
-        if (!s && n > 0)
-            s = mmx_mem_copy(ctx, hsd, MMX_SPACE_HOST, sd, sd_space, (size_t)n * sizeof *hsd);
-    }
-    if (!s) s = mmx_cavity_face_origin(ctx, kind, nfaces_before, hsd ? hsd : sd, n, F, origin);
+    if (!s) s = mmx_cavity_face_origin(ctx, kind, nfaces_before, sd, n, F, origin);
     if (!s) s = mmx_patch_set_update(ctx, ps, after, origin, adj);
-    free(hsd);
     free(origin);
     return s;
 }

@@ -118,7 +118,7 @@ static mmx_status advance(state *st, mmx_mesh *next, const char *step, int *roun
     *edits += kept;
     if (st->have_topo) mmx__flip_topo_free(&st->topo);
     st->have_topo = 0;
-    const mmx_index nfaces_before = mmx_mesh_nfaces(st->cur);
+    const mmx_index nverts_before = mmx_mesh_nverts(st->cur), nfaces_before = mmx_mesh_nfaces(st->cur);
     mmx_mesh_free(st->cur);
     st->cur = next;
     st->round++;
@@ -126,8 +126,8 @@ static mmx_status advance(state *st, mmx_mesh *next, const char *step, int *roun
     if (st->o->patches && kept > 0) {
         mmx__flip_topo t;
         s = topo(st, &t);
-        if (!s) s = mmx__keep_patches(st->ctx, st->o->patches, kind, nfaces_before, sd, n,
-                                      MMX_SPACE_HOST, next, t.adj);
+        if (!s) s = mmx__keep_patches(st->ctx, st->o->patches, kind, nverts_before, nfaces_before,
+                                      kept, sd, n, MMX_SPACE_HOST, next, t.adj);
     }
     if (s || !st->o->validate) return s;
     mmx_mesh_validation r;

@@ -434,15 +434,15 @@ mmx_status advance(Dev *d, mmx_mesh *next, const char *step, int *rounds, int64_
     *edits += kept;
     if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
     d->have_topo = 0;
-    const mmx_index nfaces_before = mmx_mesh_nfaces(d->cur);
+    const mmx_index nverts_before = mmx_mesh_nverts(d->cur), nfaces_before = mmx_mesh_nfaces(d->cur);
     mmx_mesh_free(d->cur);
     d->cur = next;
     d->round++;
     mmx_status s = MMX_OK;
     if (d->ps && kept > 0) {
         s = topo(d);
-        if (!s) s = mmx__keep_patches(d->ctx, d->ps, kind, nfaces_before, sd, n, MMX_SPACE_DEVICE,
-                                      next, d->topo.f.adj);
+        if (!s) s = mmx__keep_patches(d->ctx, d->ps, kind, nverts_before, nfaces_before, kept, sd,
+                                      n, MMX_SPACE_DEVICE, next, d->topo.f.adj);
     }
     return s ? s : check(d, step);
 }

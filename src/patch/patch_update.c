@@ -23,6 +23,21 @@ static mmx_status labels(mmx_ctx *ctx, const mmx_index *face_patch, mmx_index nf
     return MMX_OK;
 }
 
+/* The follow cut of mesh with labels into a temporary set, whose arrays then replace ps's. */
+mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
+                                  const mmx_index *label, const mmx_adjacency *adj)
+{
+    const mmx_patch_options o = {ps->max_faces};
+    mmx_patch_set *next = NULL;
+    mmx_status s = mmx_patch_set_follow(ctx, mesh, label, adj, &o, &next);
+    if (s) return s;
+    mmx_patch_set tmp = *ps;
+    *ps = *next;
+    *next = tmp;
+    mmx_patch_set_free(next);
+    return MMX_OK;
+}
+
 mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
                                 const mmx_index *origin, const mmx_adjacency *adj)
 {
@@ -39,12 +54,11 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
     if (!origin && ps->nverts != mesh->M->nrows)
         return mmx__fail(ctx, MMX_ERR_ARG, FN ": no origin, but the mesh has %d vertices where "
                          "the set has %d", mesh->M->nrows, ps->nverts);
-    const mmx_patch_options o = {ps->max_faces};
-    mmx_patch_set *next = NULL;
     mmx_status s = MMX_OK;
     if (!origin) {
-        /* Every face keeps its id, so the owners are the labels as they stand. */
-        s = mmx_patch_set_follow(ctx, mesh, ps->face_patch, adj, &o, &next);
+        /* Every face keeps its id, so the owners are the labels as they stand (follow reads
+         * them before the arrays are swapped). */
+        s = mmx__patch_set_relabel(ctx, ps, mesh, ps->face_patch, adj);
     } else {
         mmx_index *hfp = NULL, *label = NULL, *dlabel = NULL;
         const int dev = space == MMX_SPACE_DEVICE;
@@ -60,18 +74,12 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
             s = mmx_mem_alloc(ctx, space, (size_t)F * sizeof *dlabel, (void **)&dlabel);
             if (!s) s = mmx_mem_copy(ctx, dlabel, space, label, MMX_SPACE_HOST, (size_t)F * sizeof *dlabel);
         }
-        if (!s) s = mmx_patch_set_follow(ctx, mesh, dev ? dlabel : label, adj, &o, &next);
+        if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, dev ? dlabel : label, adj);
         mmx_mem_free(ctx, space, dlabel);
         free(label);
         free(hfp);
     }
-    if (s) return s;
-    /* The new arrays into the caller's handle; the old ones go with the temporary. */
-    mmx_patch_set tmp = *ps;
-    *ps = *next;
-    *next = tmp;
-    mmx_patch_set_free(next);
-    return MMX_OK;
+    return s;
 }
 
 mmx_status mmx__patch_set_matches(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_mesh *mesh,

@@ -15,6 +15,13 @@ extern "C" {
 mmx_status mmx__patch_set_matches(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_mesh *mesh,
                                   const char *fn);
 
+/* ps (in the context's space) becomes the set mmx_patch_set_follow makes of mesh with
+ * label[0 .. nfaces of mesh) (in the context's space), with ps's S; the handle stays, and on
+ * an error ps is left as it was. mmx_patch_set_update's last step, for callers that make the
+ * labels where they are (on the device). Errors, cost and waits: mmx_patch_set_follow's. */
+mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
+                                  const mmx_index *label, const mmx_adjacency *adj);
+
 #ifdef __cplusplus
 }
 #endif
