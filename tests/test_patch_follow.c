@@ -11,6 +11,7 @@
 #include <string.h>
 #include "testutil.h"
 #include "patch/patch_internal.h"
+#include "dynamic/patch_keep.h"
 
 /* ---- meshes ---------------------------------------------------------------------------------- */
 
@@ -237,8 +238,9 @@ static const char *const round_name[R_KINDS] = {"flip", "split", "collapse", "fa
  * copy hm): every edge, face or vertex a seed (moves: every third vertex, nudged; user
  * cavities: the faces at every fifth vertex). *origin (host, malloc'd): the output faces'
  * origins, NULL for a round that keeps the face ids. Returns the output, in m's space. */
-static mmx_mesh *run(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int kind, uint32_t round,
-                     mmx_index **origin)
+static mmx_mesh *run_sd(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int kind,
+                        uint32_t round, mmx_index **origin, mmx_cavity_seed **sd_out,
+                        mmx_index *n_out, mmx_index *kept_out)
 {
     mmx_ctx *hctx = tu_host_ctx();
     mmx_adjacency *adj = NULL;
@@ -312,9 +314,17 @@ static mmx_mesh *run(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int ki
             MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, k, F, sd, n, F2, *origin));
         }
     }
-    free(ptr), free(faces), free(seeds), free(sd);
+    free(ptr), free(faces), free(seeds);
+    if (sd_out) *sd_out = sd, *n_out = kind == R_MOVE ? (V + 2) / 3 : n, *kept_out = c.kept;
+    else free(sd);
     mmx_ctx_free(hctx);
     return out;
+}
+
+static mmx_mesh *run(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int kind, uint32_t round,
+                     mmx_index **origin)
+{
+    return run_sd(ctx, m, hm, kind, round, origin, NULL, NULL, NULL);
 }
 
 /* The sequence of rounds every test runs: each kind, twice over. */
@@ -526,7 +536,9 @@ static mmx_mesh *to_host(mmx_ctx *dctx, const mmx_mesh *d)
     return h;
 }
 
-/* The sequence of rounds on both backends, each round's kept sets compared. */
+/* The sequence of rounds on both backends, each round's kept sets compared: the device set
+ * updated by mmx_patch_set_update (the host's origins), and a second one by the device
+ * labels of the remesher (mmx__keep_patches on the round's records copied to the device). */
 Test(patch_follow, gpu_rounds_match_host)
 {
     mmx_ctx *dctx = tu_cuda_ctx_or_skip();
@@ -535,27 +547,43 @@ Test(patch_follow, gpu_rounds_match_host)
     mmx_mesh *hm = grid(hctx, 24, 16, 0.2f), *dm = NULL;
     MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
     mmx_patch_options o = {16};
-    mmx_patch_set *hs = NULL, *ds = NULL;
+    mmx_patch_set *hs = NULL, *ds = NULL, *ks = NULL;
     MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
     MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ks));
+    const mmx_cavity_kind kinds[R_KINDS] = {MMX_CAVITY_EDGE_FLIP, MMX_CAVITY_EDGE_SPLIT,
+                                            MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_FACE_SPLIT,
+                                            MMX_CAVITY_VERTEX_MOVE, MMX_CAVITY_VERTEX_REMOVE,
+                                            MMX_CAVITY_EDGE_FLIP /* not used */};
     for (int r = 0; r < NSEQ; r++) {
         char what[96];
         snprintf(what, sizeof what, "round %d (%s)", r, round_name[sequence[r]]);
-        mmx_index *ho = NULL, *dor = NULL;
+        mmx_index *ho = NULL, *dor = NULL, n = 0, kept = 0;
+        mmx_cavity_seed *sd = NULL, *dsd = NULL;
         mmx_mesh *hn = run(hctx, hm, hm, sequence[r], (uint32_t)r, &ho);
         mmx_mesh *dcopy = to_host(dctx, dm);
-        mmx_mesh *dn = run(dctx, dm, dcopy, sequence[r], (uint32_t)r, &dor);
+        mmx_mesh *dn = run_sd(dctx, dm, dcopy, sequence[r], (uint32_t)r, &dor, &sd, &n, &kept);
         mmx_mesh_free(dcopy);
         cr_assert_eq(ho == NULL, dor == NULL);
         if (ho) cr_assert(memcmp(ho, dor, (size_t)hn->M->ncols * sizeof *ho) == 0, "%s: origins", what);
         MMX_OK_OR_FAIL(hctx, mmx_patch_set_update(hctx, hs, hn, ho, NULL));
         MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ds, dn, dor, NULL));
         expect_same_device(dctx, hs, ds, what);
-        free(ho), free(dor);
+        if (sequence[r] != R_USER) {
+            MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)n + 1) * sizeof *dsd, (void **)&dsd));
+            MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dsd, MMX_SPACE_DEVICE, sd, MMX_SPACE_HOST, (size_t)n * sizeof *sd));
+            MMX_OK_OR_FAIL(dctx, mmx__keep_patches(dctx, ks, kinds[sequence[r]], dm->M->nrows,
+                                                   dm->M->ncols, kept, dsd, n, MMX_SPACE_DEVICE, dn, NULL));
+            mmx_mem_free(dctx, MMX_SPACE_DEVICE, dsd);
+        } else {
+            MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ks, dn, dor, NULL));
+        }
+        expect_same_device(dctx, hs, ks, what);
+        free(ho), free(dor), free(sd);
         mmx_mesh_free(hm), mmx_mesh_free(dm);
         hm = hn, dm = dn;
     }
-    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds), mmx_patch_set_free(ks);
     mmx_mesh_free(hm), mmx_mesh_free(dm);
     mmx_ctx_free(hctx), mmx_ctx_free(dctx);
 }
