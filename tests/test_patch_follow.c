@@ -485,8 +485,21 @@ Test(patch_follow, remesh_keeps_the_set)
                   "%s: patches changed the remeshing", shapes[t]);
         check_set(ctx, oa, a, mmx__patch_follow_bound(32), shapes[t]);
         expect_same(a, b, shapes[t]);
-        mmx_mesh_free(plain), mmx_mesh_free(oa), mmx_mesh_free(ob), mmx_mesh_free(m);
+        mmx_mesh_free(plain), mmx_mesh_free(oa), mmx_mesh_free(ob);
         mmx_patch_set_free(a), mmx_patch_set_free(b);
+        /* After one and after three iterations as well. */
+        for (int iters = 1; iters <= 3; iters += 2) {
+            char what[64];
+            snprintf(what, sizeof what, "%s, %d iterations", shapes[t], iters);
+            MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &a));
+            ro.patches = a;
+            ro.iterations = iters;
+            MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &oa, NULL));
+            check_set(ctx, oa, a, mmx__patch_follow_bound(32), what);
+            mmx_mesh_free(oa);
+            mmx_patch_set_free(a);
+        }
+        mmx_mesh_free(m);
     }
     mmx_ctx_free(ctx);
 }
