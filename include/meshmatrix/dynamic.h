@@ -375,8 +375,8 @@ mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
  * `mesh`, is updated after every round that flips (mmx_patch_set_update with every face id
  * kept), so on return it is the set of *out, the same as a chain of mmx_patch_set_follow
  * through the rounds. Errors: as mmx_delaunay_flip and mmx_patch_set_update, and MMX_ERR_ARG
- * (a set of another mesh: its face or vertex count differs); on an error the set is that of
- * the last mesh reached (valid, to be freed). Cost: per flipping round, also an update of the
+ * (a set of another mesh: its face or vertex count differs); on an error the set is still a
+ * valid set, of the input or of a mesh a round made (to be freed or rebuilt). Cost: per flipping round, also an update of the
  * set (about a build of it). Synchronises: also the update's. */
 mmx_status mmx_delaunay_flip_patches(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_patch_set *patches,
                                      mmx_mesh **out, mmx_delaunay_report *report);
@@ -400,8 +400,8 @@ typedef struct mmx_remesh_options {
                                (mmx_patch_set_create / _follow, in the context's space), kept
                                current through every round (mmx_patch_set_update after each
                                split, collapse and flip round; moves change no patch): on
-                               return the set of *out. On an error, the set of the last mesh
-                               reached. Costs an update per round that changed the faces:
+                               return the set of *out. On an error, still a valid set, of
+                               the input or of a mesh a round made. Costs an update per round that changed the faces:
                                the labels (on CUDA by kernels on the round's device
                                records, no copy to the host) and a cut with them, about a
                                build of the set (mmx_patch_set_follow's) */
