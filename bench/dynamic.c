@@ -17,6 +17,11 @@
  * exceeds the loop's time by about an adjacency per round. On the host: one run of mmx_delaunay_flip (host clock) and its rounds;
  * the output must have the same bytes as the CUDA one ("identical").
  *
+ * Patches kept current (issue 28): mmx_delaunay_flip_patches with the input's patch set
+ * (built before each call, not timed) updated after every round, against mmx_delaunay_flip,
+ * both by the host clock around the call and a final wait, the median of N after a warm-up
+ * of each, interleaved; the extra per round and the target "at most 10% more".
+ *
  * Peers. RXMesh's Delaunay flips on the same GPU model (DESIGN.md, H200): nef0 133 ms, nef1
  * 170, nef2 354, nef3 1,122; the target is 10x faster on nef2 and nef3 (<= 35 ms, <= 112 ms).
  * CGAL has no function that flips a surface mesh's edges until it is Delaunay (its BGL layer
@@ -42,6 +47,50 @@ static int run_flip(void *p)
     mmx_mesh_free(a->out);
     a->out = NULL;
     return mmx_delaunay_flip(a->ctx, a->in, &a->out, &a->rep) != MMX_OK;
+}
+
+/* One call, with the input's patch set kept current when `kept` (built before the clock
+ * starts), by the host clock around the call and a final wait. */
+static double one_call(mmx_ctx *ctx, const mmx_mesh *in, int kept, mmx_delaunay_report *rep,
+                       mmx_patch_stats *pst)
+{
+    mmx_patch_set *ps = NULL;
+    if (kept) BU_MMX(ctx, mmx_patch_set_create(ctx, in, NULL, NULL, &ps));
+    BU_MMX(ctx, mmx_ctx_sync(ctx));
+    mmx_mesh *out = NULL;
+    const double t0 = bc_now_ms();
+    BU_MMX(ctx, mmx_delaunay_flip_patches(ctx, in, ps, &out, rep));
+    BU_MMX(ctx, mmx_ctx_sync(ctx));
+    const double ms = bc_now_ms() - t0;
+    if (ps) BU_MMX(ctx, mmx_patch_set_stats(ctx, ps, pst));
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(out);
+    return ms;
+}
+
+/* The row "Delaunay with patches kept current" against the same call without. */
+static void measure_kept(mmx_ctx *cuda, const char *name, const mmx_mesh *d, int reps, FILE *csv)
+{
+    double with[64], without[64];
+    if (reps > 64) reps = 64;
+    mmx_delaunay_report rep;
+    mmx_patch_stats pst;
+    memset(&pst, 0, sizeof pst);
+    one_call(cuda, d, 0, &rep, &pst);
+    one_call(cuda, d, 1, &rep, &pst);
+    for (int r = 0; r < reps; r++) {
+        without[r] = one_call(cuda, d, 0, &rep, &pst);
+        with[r] = one_call(cuda, d, 1, &rep, &pst);
+    }
+    const double w = bc_median(with, reps), wo = bc_median(without, reps);
+    const double extra = 100.0 * (w - wo) / wo;
+    printf("  cuda  Delaunay with patches kept current %10.3f ms vs %.3f ms without (median of %d, "
+           "host clock): %+.1f%%, %.3f ms more per round (%d rounds); target at most +10%%: %s; "
+           "kept set %d patches, mean %.1f faces\n", w, wo, reps, extra,
+           (w - wo) / (rep.rounds ? rep.rounds : 1), rep.rounds, extra <= 10 ? "met" : "NOT met",
+           (int)pst.npatches, pst.mean_faces);
+    if (csv)
+        fprintf(csv, "%s,kept,patches,%.4f,%.4f,%d,%d\n", name, w, wo, rep.rounds, (int)pst.npatches);
 }
 
 /* The rounds one by one: per round its proposed and kept cavities and its time (CUDA events
@@ -114,6 +163,7 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level, c
     printf("  RXMesh (H200)           %10.3f ms  -> ours %.1fx faster; target 10x (<= %.1f ms): %s\n",
            rxmesh_ms[level], rxmesh_ms[level] / cu_ms, target,
            cu_ms <= target ? "met" : "NOT met");
+    measure_kept(cuda, name, d, reps, csv);
     const double cu_rounds = rounds(cuda, d, "cuda", csv, name);
     printf("  cuda  sum of the rounds timed alone (each with its own adjacency): %.3f ms\n",
            cu_rounds);
@@ -196,7 +246,8 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "# gpu: %s\n# date: %s\n# rows: mesh,backend,round,k,proposed,kept,invalid,"
                      "conflicts,ms | mesh,all,total,rounds,flips,remaining,cuda_ms,host_ms,"
-                     "rxmesh_ms,identical\n", gpu, date);
+                     "rxmesh_ms,identical | mesh,kept,patches,with_ms,without_ms,rounds,"
+                     "patches\n", gpu, date);
     char path[4096];
     snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
     mmx_mesh *nef = NULL;

@@ -22,6 +22,13 @@
  * rounds alone, and the set-up is the rest. Per iteration and step: rounds, cavities proposed (seeds that passed
  * the step's rules) and kept, and time.
  *
+ * Patches kept current (issue 28): the same call with opts->patches, the input's patch set
+ * (built before each call, not timed) updated after every round, against the call without,
+ * both timed alike (the host clock around the call and a final wait, the median of N after
+ * one warm-up of each, interleaved); the row gives both, the extra per round, and the
+ * target "at most 10% more". The kept set's figures follow (patches, mean faces, bytes per
+ * face), and with --host-max its arrays are checked against the host's.
+ *
  * Peers. RXMesh's remeshing, 3 iterations, on the same GPU model (DESIGN.md, H200): nef0
  * 1.47 s, nef1 2.27 s, nef2 5.90 s; the targets are 10x faster than RXMesh and 100x faster
  * than CGAL (one CPU thread, isotropic_remeshing alone, after detect_sharp_edges). */
@@ -103,6 +110,89 @@ static void print_iterations(const char *who, const char *name, const mmx_remesh
     }
 }
 
+/* One call of mmx_remesh on ctx, with the input's patch set kept current when `kept` (built
+ * before the clock starts; its figures into *pst, the set into *keep when keep is not NULL),
+ * timed by the host clock around the call and a final wait. */
+static double one_call(mmx_ctx *ctx, const mmx_mesh *in, int kept, mmx_remesh_report *rep,
+                       mmx_patch_stats *pst, mmx_patch_set **keep)
+{
+    mmx_patch_set *ps = NULL;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    if (kept) BU_MMX(ctx, mmx_patch_set_create(ctx, in, NULL, NULL, &ps));
+    BU_MMX(ctx, mmx_ctx_sync(ctx));
+    o.patches = ps;
+    mmx_mesh *out = NULL;
+    const double t0 = bc_now_ms();
+    BU_MMX(ctx, mmx_remesh(ctx, in, &o, &out, rep));
+    BU_MMX(ctx, mmx_ctx_sync(ctx));
+    const double ms = bc_now_ms() - t0;
+    if (ps) BU_MMX(ctx, mmx_patch_set_stats(ctx, ps, pst));
+    mmx_mesh_free(out);
+    if (keep) *keep = ps;
+    else mmx_patch_set_free(ps);
+    return ms;
+}
+
+/* The face owners of a set of either space, in host memory (malloc'd). */
+static mmx_index *owners(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index nfaces)
+{
+    mmx_index *fp = malloc(((size_t)nfaces + 1) * sizeof *fp);
+    mmx_index *tmp = NULL;
+    if (!fp) exit(1);
+    if (mmx_ctx_space(ctx) == MMX_SPACE_DEVICE)
+        BU_MMX(ctx, mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nfaces + 1) * sizeof *tmp, (void **)&tmp));
+    BU_MMX(ctx, mmx_patch_set_face_patch(ctx, ps, tmp ? tmp : fp));
+    if (tmp) BU_MMX(ctx, mmx_mem_copy(ctx, fp, MMX_SPACE_HOST, tmp, MMX_SPACE_DEVICE, (size_t)nfaces * sizeof *fp));
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, tmp);
+    return fp;
+}
+
+/* The row "remeshing with patches kept current" against the same call without. */
+static void measure_kept(mmx_ctx *host, mmx_ctx *cuda, const char *name, const mmx_mesh *nef,
+                         const mmx_mesh *d, int reps, int with_host, FILE *csv)
+{
+    double with[64], without[64];
+    if (reps > 64) reps = 64;
+    mmx_remesh_report rep;
+    mmx_patch_stats pst;
+    one_call(cuda, d, 0, &rep, &pst, NULL); /* warm-ups */
+    one_call(cuda, d, 1, &rep, &pst, NULL);
+    for (int r = 0; r < reps; r++) {
+        without[r] = one_call(cuda, d, 0, &rep, &pst, NULL);
+        with[r] = one_call(cuda, d, 1, &rep, &pst, NULL);
+    }
+    const double w = bc_median(with, reps), wo = bc_median(without, reps);
+    int rounds = 0;
+    for (int i = 0; i < rep.iterations; i++) {
+        const mmx_remesh_iteration *it = &rep.per_iteration[i];
+        rounds += it->split_rounds + it->collapse_rounds + it->flip_rounds + it->relax_rounds;
+    }
+    const double extra = 100.0 * (w - wo) / wo;
+    printf("  cuda  remeshing with patches kept current %10.2f ms vs %.2f ms without (median of %d, "
+           "host clock): %+.1f%%, %.3f ms more per round (%d rounds); target at most +10%%: %s\n",
+           w, wo, reps, extra, (w - wo) / (rounds ? rounds : 1), rounds, extra <= 10 ? "met" : "NOT met");
+    printf("        the kept set: %d patches, %d .. %d faces (mean %.1f), %.1f bytes per face\n",
+           (int)pst.npatches, (int)pst.min_faces, (int)pst.max_faces, pst.mean_faces,
+           pst.bytes_per_face);
+    int same = -1;
+    if (with_host) { /* the kept sets of both backends: the same owners */
+        mmx_patch_set *hs = NULL, *ds = NULL;
+        mmx_remesh_report hr;
+        mmx_patch_stats hst;
+        one_call(host, nef, 1, &hr, &hst, &hs);
+        one_call(cuda, d, 1, &rep, &pst, &ds);
+        const mmx_index F = hr.per_iteration[hr.iterations ? hr.iterations - 1 : 0].nfaces;
+        mmx_index *a = owners(host, hs, F), *b = owners(cuda, ds, F);
+        same = hst.npatches == pst.npatches && memcmp(a, b, (size_t)F * sizeof *a) == 0;
+        printf("        the same kept set (owners of every face), host and CUDA: %s\n", same ? "yes" : "NO");
+        free(a), free(b);
+        mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    }
+    if (csv)
+        fprintf(csv, "%s,kept,patches,%.4f,%.4f,%d,%d,%.4f,%d\n", name, w, wo, rounds,
+                (int)pst.npatches, pst.bytes_per_face, same);
+}
+
 static double iterations_ms(const mmx_remesh_report *r)
 {
     double ms = 0;
@@ -181,6 +271,7 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level,
     if (csv)
         fprintf(csv, "%s,all,total,%.4f,%.4f,%.4f,%.4f,%.4f,%d,%d\n", name, cu_ms, it_ms, h_ms,
                 c_ms, rx, same, (int)mmx_mesh_nfaces(a.out));
+    measure_kept(host, cuda, name, nef, d, reps, with_host, csv);
     mmx_mesh_free(a.out);
     mmx_mesh_free(d);
 }
@@ -235,7 +326,8 @@ int main(int argc, char **argv)
     if (csv)
         fprintf(csv, "# gpu: %s\n# date: %s\n# rows: mesh,backend,iteration,step,rounds,proposed,"
                      "kept,ms | mesh,all,total,cuda_ms,cuda_rounds_ms,host_ms,cgal_ms,rxmesh_ms,"
-                     "identical,faces\n", gpu, date);
+                     "identical,faces | mesh,kept,patches,with_ms,without_ms,rounds,patches,"
+                     "bytes_per_face,identical\n", gpu, date);
     char path[4096];
     snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
     mmx_mesh *nef = NULL;

@@ -1367,6 +1367,29 @@ if expect_rc "remesh refuses quads" 1 remesh builtin:cube "$TMP/cube_r.obj"; the
         || bad "remesh on quads" "$err"
 fi
 
+# ---- --keep-patches: the patch set kept current through remesh's and delaunay's rounds -------------
+# The kept set's figures are printed and every query on it is checked against the algebraic
+# path (exit 1 if one differs); the mesh written is the one without the option.
+if expect_rc "remesh --keep-patches" 0 remesh --keep-patches --length 0.1 builtin:icosphere:2 "$TMP/ico_rk.obj"; then
+    [ "$(field 'patch queries')" = "all 8 equal to the algebraic path" ] \
+        && ok "remesh --keep-patches: the kept set's queries are the algebraic path's" \
+        || bad "remesh --keep-patches check" "$out"
+    [[ "$(field patches)" == *"kept through edits"* && "$(field 'remesh time')" == *"kept current"* ]] \
+        && ok "remesh --keep-patches: the kept set's figures" || bad "remesh --keep-patches rows" "$out"
+    cmp -s "$TMP/ico_r1.obj" "$TMP/ico_rk.obj" && ok "remesh --keep-patches: the same mesh as without" \
+        || bad "remesh --keep-patches output" "differs from the run without patches"
+fi
+if expect_rc "delaunay without patches" 0 delaunay "$TMP/gridd.obj" "$TMP/gridd_p.obj" \
+    && expect_rc "delaunay --keep-patches" 0 --json delaunay --keep-patches "$TMP/gridd.obj" "$TMP/gridd_k.obj"; then
+    printf '%s\n' "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["patch_queries_equal"] is True and d["patches"]["count"] >= 1 and d["flips"] >= 1, d
+'  && cmp -s "$TMP/gridd_p.obj" "$TMP/gridd_k.obj" \
+        && ok "delaunay --keep-patches --json: patches, the queries checked, the same mesh" \
+        || bad "delaunay --keep-patches" "$out"
+fi
+
 # ---- normals: vertex normals written as OBJ vn / PLY nx ny nz -------------------------------
 if expect_rc "normals of the cube" 0 normals builtin:cube "$TMP/cn.obj"; then
     nvn=$(grep -c '^vn ' "$TMP/cn.obj")

@@ -111,34 +111,6 @@ static void json_figures(const mmx_mesh_stats *st, const mmx_adjacency *a)
     else js_null("reduced_order");
 }
 
-/* The patch set's figures (--patches): how the faces were cut, the ribbons, the memory. */
-static void print_patches(const mmx_patch_stats *ps, double ms, const char *backend)
-{
-    row("patches", "%d (S = %d faces at most)", (int)ps->npatches, MMX_PATCH_DEFAULT_FACES);
-    row("patch faces", "%d .. %d owned, mean %.1f", (int)ps->min_faces, (int)ps->max_faces,
-        ps->mean_faces);
-    row("ribbon faces", "%lld (%.1f%% of local faces)", (long long)ps->ribbon_faces,
-        100.0 * ps->ribbon_share);
-    row("largest patch", "%d faces, %d edges, %d vertices (local)", (int)ps->max_local_faces,
-        (int)ps->max_local_edges, (int)ps->max_local_verts);
-    row("patch memory", "%lld bytes (%.1f per face)", (long long)ps->bytes, ps->bytes_per_face);
-    row("patch time", "%.3f ms (%s backend)", ms, backend);
-    js_object("patches");
-    js_int("count", ps->npatches);
-    js_int("min_faces", ps->min_faces);
-    js_int("max_faces", ps->max_faces);
-    js_num("mean_faces", ps->mean_faces);
-    js_int("ribbon_faces", (long long)ps->ribbon_faces);
-    js_num("ribbon_share", ps->ribbon_share);
-    js_int("max_local_faces", ps->max_local_faces);
-    js_int("max_local_edges", ps->max_local_edges);
-    js_int("max_local_vertices", ps->max_local_verts);
-    js_int("bytes", (long long)ps->bytes);
-    js_num("bytes_per_face", ps->bytes_per_face);
-    js_ms("ms", ms);
-    js_end();
-}
-
 static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
 {
     const char *src = in->name;
@@ -237,7 +209,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, int is_default, int patches)
     }
     row("stats time", "%.3f ms (host)", stats_ms);
     row("adjacency time", "%.3f ms (%s backend)", adj_ms, backend);
-    if (patches) print_patches(&pst, patch_ms, backend);
+    if (patches) print_patch_stats(&pst, MMX_PATCH_DEFAULT_FACES, 0, patch_ms, backend);
 
     js_str("backend", backend);
     js_input(src, st.nverts, st.nfaces, load_ms);

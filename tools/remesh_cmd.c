@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "tool.h"
 
-enum { O_LENGTH, O_ITER, O_ANGLE, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+enum { O_LENGTH, O_ITER, O_ANGLE, O_KEEP, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec remesh_opts[O_COUNT] = {
     [O_LENGTH] = {"length", 0, "L", "the target edge length, > 0 (default: the input's mean\n"
@@ -17,6 +17,9 @@ static const opt_spec remesh_opts[O_COUNT] = {
     [O_ANGLE] = {"feature-angle", 0, "DEG",
                  "an edge whose faces' normals differ by more than DEG\n"
                  "degrees is a feature, kept (default 60; 180: none)"},
+    [O_KEEP] = {"keep-patches", 0, NULL,
+                "build IN's patch set and keep it current through every\n"
+                "round; print the kept set's figures and check its queries"},
     [O_FORMAT] = OPT_SPEC_FORMAT,
     [O_FROM] = OPT_SPEC_FROM,
     [O_TO] = OPT_SPEC_TO,
@@ -24,6 +27,7 @@ static const opt_spec remesh_opts[O_COUNT] = {
 };
 
 static mmx_remesh_options options;
+static int keep_patches;
 
 /* A finite number in [lo, hi]. Returns 1 on success. */
 static int parse_real(const char *arg, double lo, double hi, double *out)
@@ -41,10 +45,17 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     double load_ms;
     if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
     mmx_remesh_report rep;
+    /* --keep-patches: the input's set, kept current by every round. */
+    mmx_patch_set *ps = NULL;
+    double patch_ms = now_ms();
+    mmx_status s = keep_patches ? mmx_patch_set_create(ctx, mesh, NULL, NULL, &ps) : MMX_OK;
+    patch_ms = now_ms() - patch_ms;
+    options.patches = ps;
     const double t0 = now_ms();
-    mmx_status s = mmx_remesh(ctx, mesh, &options, &result, &rep);
+    if (!s) s = mmx_remesh(ctx, mesh, &options, &result, &rep);
     const double remesh_ms = now_ms() - t0;
     if (s) {
+        mmx_patch_set_free(ps);
         mmx_mesh_free(mesh);
         return fail(ctx, s, in->name);
     }
@@ -54,8 +65,11 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     const mmx_index nv = mmx_mesh_nverts(mesh), nf = mmx_mesh_nfaces(mesh);
     const mmx_index rv = mmx_mesh_nverts(result), rf = mmx_mesh_nfaces(result);
     mmx_mesh_free(mesh);
-    mmx_mesh_free(result);
-    if (rc) return rc;
+    if (rc) {
+        mmx_patch_set_free(ps);
+        mmx_mesh_free(result);
+        return rc;
+    }
     const char *backend = backend_name(ctx);
     int64_t splits = 0, collapses = 0, flips = 0, moves = 0;
     int rounds = 0;
@@ -81,7 +95,17 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("operations", "%lld splits, %lld collapses, %lld flips, %lld moves in %d rounds",
         (long long)splits, (long long)collapses, (long long)flips, (long long)moves, rounds);
     row("output", "%s", counts_text(counts, rv, rf));
-    row("remesh time", "%.3f ms (%s backend)", remesh_ms, backend);
+    row("remesh time", "%.3f ms (%s backend%s)", remesh_ms, backend,
+        ps ? ", the patch set kept current" : "");
+    if (ps) {
+        mmx_patch_stats pst;
+        mmx_patch_set_stats(ctx, ps, &pst);
+        print_patch_stats(&pst, MMX_PATCH_DEFAULT_FACES, 1, patch_ms, backend);
+        rc = check_patch_queries(ctx, ps, result, in->name);
+    }
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(result);
+    if (rc) return rc;
     row_output(out, bytes, write_ms);
     js_str("backend", backend);
     js_input(in->name, nv, nf, load_ms);
@@ -122,6 +146,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
 static int run(const tool_args *a)
 {
     options = mmx_remesh_defaults();
+    keep_patches = a->value[O_KEEP] != NULL;
     double v;
     if (a->value[O_LENGTH]) {
         if (!parse_real(a->value[O_LENGTH], 0.0, 1e30, &v) || v == 0.0)
@@ -145,7 +170,7 @@ static int run(const tool_args *a)
 const tool_cmd remesh_command = {
     .name = "remesh",
     .summary = "isotropic remeshing of a triangle mesh towards an edge length",
-    .synopsis = "remesh [--length L] [--iterations N] [--feature-angle DEG] IN OUT",
+    .synopsis = "remesh [--length L] [--iterations N] [--feature-angle DEG] [--keep-patches] IN OUT",
     .help = "Remeshes the triangle mesh IN towards edges of length L (Botsch and Kobbelt):\n"
             "each iteration splits edges longer than 4/3 L, collapses edges shorter than\n"
             "4/5 L (never making one longer than 4/3 L), flips edges where that brings the\n"
@@ -162,7 +187,12 @@ const tool_cmd remesh_command = {
             "mmx triangulate splits a polygon mesh's faces into triangles).\n"
             "Reports each iteration's operations, rounds and time, and writes OUT as convert\n"
             "does. With --backend cuda everything runs on the GPU (the checks, the features,\n"
-            "the projection's BVH and every round) and gives the host's bytes.",
+            "the projection's BVH and every round) and gives the host's bytes.\n"
+            "With --keep-patches it also builds IN's patch set (as info --patches does) and\n"
+            "keeps it current through every round (only the patches a round touched are\n"
+            "re-cut, grown to twice S at most, 768 faces); then prints the kept set's\n"
+            "figures and checks that every query computed on it equals the algebraic\n"
+            "path's (exit status 1 if one differs). The remesh time includes the upkeep.",
     .opts = remesh_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

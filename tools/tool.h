@@ -293,6 +293,18 @@ int render_to_png(mmx_ctx *ctx, const mmx_mesh *mesh, const tool_output *out,
  * Returns EXIT_OK, or EXIT_FAIL after printing why (also for a mesh without positions). */
 int load_cage(mmx_ctx *ctx, const char *data, mmx_mesh **cage, const char **src, double *ms);
 
+/* The patch set's rows and JSON object "patches" (patch_report.c): its figures, S the bound
+ * it was cut with (kept: a set kept through edits, whose patches grow past S), ms its build
+ * time (negative: no time row). */
+void print_patch_stats(const mmx_patch_stats *ps, int S, int kept, double ms, const char *backend);
+
+/* Every query of the patch set ps against mmx_query on mesh (the set's mesh): a row (and
+ * "patch_queries_equal" in JSON) saying they are equal, or, naming the first that differs,
+ * EXIT_FAIL with a message on stderr; a library error is reported as fail() does, `name`
+ * naming the mesh. */
+int check_patch_queries(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_mesh *mesh,
+                        const char *name);
+
 /* mmx_mesh_triangulate, failing with the context's detail (naming `name`): what mmx demo and
  * mmx bench give Loop and sqrt3 of a quad cage (triangulate_cmd.c). Returns EXIT_OK, or
  * EXIT_FAIL after saying why. */

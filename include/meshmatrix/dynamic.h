@@ -28,6 +28,7 @@
 
 #include "core.h"
 #include "mesh.h"
+#include "patch.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -300,6 +301,27 @@ mmx_status mmx_cavity_face_origin(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index 
                                   const mmx_cavity_seed *per_seed, mmx_index n,
                                   mmx_index nfaces_after, mmx_index *origin);
 
+/* The origin of each face of a user-cavity round's output (mmx_cavity_user_round), as
+ * mmx_cavity_face_origin gives it for the other kinds: origin[0 .. nfaces of after) (host)
+ * for the round on `before` with cavities cav_ptr / cav_faces (n of them) and its per_seed
+ * records. A surviving face comes from itself; a fan face (p, q, m) of a kept cavity comes
+ * from the cavity's face that held the boundary half-edge p -> q (so a fan is shared among
+ * the patches its cavity's rim lay in). Errors: MMX_ERR_ARG (NULL, n < 0, `after` not the
+ * round's output: a face count that the kept cavities do not give, a fan face whose third
+ * corner is no kept cavity's vertex or whose first edge is on no face of that cavity, each
+ * named), MMX_ERR_SPACE, MMX_ERR_NOMEM. Cost: O(nnz) and O(k) per fan face of a cavity of k
+ * faces. Synchronises: on CUDA, the copies of both meshes' faces to the host. */
+mmx_status mmx_cavity_user_face_origin(mmx_ctx *ctx, const mmx_mesh *before,
+                                       const mmx_index *cav_ptr, const mmx_index *cav_faces,
+                                       mmx_index n, const mmx_cavity_seed *per_seed,
+                                       const mmx_mesh *after, mmx_index *origin);
+
+/* Patches kept through single rounds: after a round of any kind, mmx_cavity_face_origin (or
+ * mmx_cavity_user_face_origin) and mmx_patch_set_update (patch.h) make the set of the
+ * round's input the set of its output; EDGE_FLIP and VERTEX_MOVE rounds keep every face id
+ * (origin NULL), and a move round leaves the set as it is (a patch set holds no positions).
+ * mmx_delaunay_flip_patches and mmx_remesh (opts->patches) do so after each of their rounds. */
+
 /* ---- Delaunay edge flips ------------------------------------------------------------------ */
 
 /* An interior edge is flipped when the two angles opposite it (at the third vertex of each of
@@ -349,6 +371,16 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report);
 
+/* mmx_delaunay_flip that keeps a patch set current: `patches` (NULL: none), the set of
+ * `mesh`, is updated after every round that flips (mmx_patch_set_update with every face id
+ * kept), so on return it is the set of *out, the same as a chain of mmx_patch_set_follow
+ * through the rounds. Errors: as mmx_delaunay_flip and mmx_patch_set_update, and MMX_ERR_ARG
+ * (a set of another mesh: its face or vertex count differs); on an error the set is still a
+ * valid set, of the input or of a mesh a round made (to be freed or rebuilt). Cost: per flipping round, also an update of the
+ * set (about a build of it). Synchronises: also the update's. */
+mmx_status mmx_delaunay_flip_patches(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_patch_set *patches,
+                                     mmx_mesh **out, mmx_delaunay_report *report);
+
 /* ---- isotropic remeshing (Botsch and Kobbelt 2004) ---------------------------------------- */
 
 #define MMX_REMESH_MAX_ITERATIONS 64
@@ -364,6 +396,15 @@ typedef struct mmx_remesh_options {
                              boundary loops); a violation stops the call with MMX_ERR_INTERNAL
                              naming the round and the problem. For tests: costs the
                              validator's time per round */
+    mmx_patch_set *patches; /* NULL (the default), or the patch set of the input mesh
+                               (mmx_patch_set_create / _follow, in the context's space), kept
+                               current through every round (mmx_patch_set_update after each
+                               split, collapse and flip round; moves change no patch): on
+                               return the set of *out. On an error, still a valid set, of
+                               the input or of a mesh a round made. Costs an update per round that changed the faces:
+                               the labels (on CUDA by kernels on the round's device
+                               records, no copy to the host) and a cut with them, about a
+                               build of the set (mmx_patch_set_follow's) */
 } mmx_remesh_options;
 
 /* The defaults above: L 0 (the mean edge length), 3 iterations, 60 degrees, no validation. */

@@ -86,6 +86,31 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
                                 const mmx_adjacency *adj, const mmx_patch_options *opts,
                                 mmx_patch_set **out);
 
+/* Keeps a patch set current through one round of edits, in place: ps, the set of a round's
+ * input mesh, becomes the set of `mesh`, the round's output, that mmx_patch_set_follow gives
+ * for the labels label[f] = (ps's face_patch)[origin[f]], with ps's S. origin[0 .. nfaces of
+ * mesh) is the input face each output face comes from (host memory on either backend:
+ * mmx_cavity_face_origin, mmx_cavity_user_face_origin), or NULL for a round that keeps every
+ * face id (flips, moves; the face count must be ps's). So only the patches the round touched
+ * change: a patch none of whose faces was removed, cut or added keeps its faces (its number
+ * may shift, as patches are numbered by label); a touched patch takes the faces cut from its
+ * own, is re-cut along the Morton curve past the bound (min(2 S, MMX_PATCH_MAX_FACES) faces)
+ * and split into its connected pieces. The result's arrays are those of mmx_patch_set_follow
+ * for these labels, so the same bytes on the host and on CUDA, every query and reduction as
+ * on a fresh set. ps stays the same handle; on an error it is left as it was (the input's
+ * set). `adj` may be NULL (computed here) or the adjacency of `mesh`, only read.
+ * Errors: MMX_ERR_ARG (NULL ps or mesh, origin NULL with another face count, an origin
+ * outside [0, ps's nfaces): the detail names the face), MMX_ERR_SPACE (ps or mesh not in the
+ * context's space), and those of mmx_patch_set_follow.
+ * Cost: the labels O(nfaces); then a build of the arrays as mmx_patch_set_follow's (a sort by
+ * label, O(nnz) per pass): the arrays of every patch are rebuilt, not only the touched ones',
+ * so an update costs about one build of the set (plus, on CUDA with an origin, a copy of the
+ * old owners to the host and of the labels back).
+ * Synchronises: as mmx_patch_set_follow; on CUDA with an origin, also the copy of the owners
+ * to the host. */
+mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
+                                const mmx_index *origin, const mmx_adjacency *adj);
+
 /* Copies each face's patch (the patch that owns it, face_patch[f] in 0 .. npatches - 1) into
  * out[0 .. nfaces), an array in the context's space. Errors: MMX_ERR_ARG (NULL),
  * MMX_ERR_SPACE (a set of another space), MMX_ERR_CUDA. Synchronises: no (a device-to-device

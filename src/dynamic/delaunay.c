@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dynamic_internal.h"
+#include "patch_keep.h"
+#include "patch/patch_update.h"
 
 int mmx_delaunay_violates(const float *pos, mmx_index a, mmx_index b, mmx_index c, mmx_index d)
 {
@@ -90,8 +92,8 @@ static void topo_release(mmx_ctx *ctx, topo_arrays *a)
  * gives the very arrays a rebuild would, which the host tests check), so a round costs its
  * seeds, its selection and its fill, O(nedges), without the two products of the adjacency and
  * their wait. */
-static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
-                                     mmx_delaunay_report *r)
+static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_patch_set *ps,
+                                     mmx_mesh **out, mmx_delaunay_report *r)
 {
     mmx__flip_dev t;
     mmx_status s = mmx__flip_dev_build(ctx, mesh, "mmx_delaunay_flip", &t);
@@ -134,6 +136,9 @@ static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mes
         owned = next;
         cur = next;
         view = nview;
+        if (c.kept > 0) s = mmx__keep_patches(ctx, ps, MMX_CAVITY_EDGE_FLIP, 0, 0, c.kept, NULL, 0,
+                                              MMX_SPACE_DEVICE, cur, NULL);
+        if (s) break;
         if (k == 0) { /* the adjacency's arrays are no longer read */
             t.view = view;
             mmx_adjacency_free(t.adj);
@@ -219,14 +224,24 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
 mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
                              mmx_delaunay_report *report)
 {
+    return mmx_delaunay_flip_patches(ctx, mesh, NULL, out, report);
+}
+
+mmx_status mmx_delaunay_flip_patches(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_patch_set *patches,
+                                     mmx_mesh **out, mmx_delaunay_report *report)
+{
     MMX__NEED_CTX(ctx);
     if (!mesh || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_delaunay_flip: NULL argument");
     *out = NULL;
+    if (patches && mesh->M) {
+        mmx_status s = mmx__patch_set_matches(ctx, patches, mesh, "mmx_delaunay_flip_patches");
+        if (s) return s;
+    }
     mmx_delaunay_report r;
     memset(&r, 0, sizeof r);
     if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST && mesh->M && mesh->pos && mesh->M->ncols > 0 &&
         mesh->space == MMX_SPACE_DEVICE) {
-        mmx_status s = delaunay_flip_cuda(ctx, mesh, out, &r);
+        mmx_status s = delaunay_flip_cuda(ctx, mesh, patches, out, &r);
         if (!s && report) *report = r;
         return s;
     }
@@ -245,6 +260,9 @@ mmx_status mmx_delaunay_flip(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out,
             capped = 0;
             break;
         }
+        s = mmx__keep_patches(ctx, patches, MMX_CAVITY_EDGE_FLIP, 0, 0, c.kept, NULL, 0,
+                              MMX_SPACE_HOST, cur, NULL);
+        if (s) break;
         r.flips_per_round[r.rounds] = c.kept;
         r.proposed_per_round[r.rounds] = c.proposed;
         r.rounds++;

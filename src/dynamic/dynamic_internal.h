@@ -333,6 +333,7 @@ typedef struct mmx__remesh_dev_in {
     mmx_index ncorners;
     int by_angle;
     double cos_bound;
+    mmx_patch_set *patches; /* the caller's patch set, updated after every round (or NULL) */
 } mmx__remesh_dev_in;
 
 /* What it measures: the sums of the edge lengths and face areas (remesh_step.h's order), the

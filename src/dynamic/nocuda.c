@@ -3,6 +3,7 @@
  * build cannot make either, so each reports MMX_ERR_INTERNAL naming itself (device.h). */
 #include <string.h>
 #include "dynamic_internal.h"
+#include "patch_keep.h"
 
 mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index nfaces,
                              mmx_index *ef)
@@ -149,4 +150,12 @@ mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
     (void)pos, (void)nverts, (void)tri, (void)nt, (void)dev;
     *block = NULL;
     return mmx__no_cuda(ctx, "mmx__bvh_build_cuda");
+}
+
+mmx_status mmx__keep_labels_cuda(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index nverts,
+                                 mmx_index nfaces, const mmx_cavity_seed *sd, mmx_index n,
+                                 mmx_index kept, const mmx_index *fp, mmx_index *label)
+{
+    (void)kind, (void)nverts, (void)nfaces, (void)sd, (void)n, (void)kept, (void)fp, (void)label;
+    return mmx__no_cuda(ctx, "mmx__keep_labels_cuda");
 }

@@ -9,6 +9,8 @@
 #include <string.h>
 #include "dynamic_internal.h"
 #include "remesh_step.h"
+#include "patch_keep.h"
+#include "patch/patch_update.h"
 
 #define MMX__PI 3.14159265358979323846
 
@@ -104,21 +106,32 @@ static mmx_index sort_unique(uint64_t *k, mmx_index n)
     return u;
 }
 
-/* Replaces the current mesh by `next` after a round that kept `kept` cavities (counted into
- * the step's *rounds and *edits), and validates it when asked. */
+/* Replaces the current mesh by `next` after a round of `kind` that kept `kept` cavities
+ * (counted into the step's *rounds and *edits; sd[0..n) its per-seed records), keeps the
+ * caller's patch set current (on the next mesh's topology, which the next round reads too),
+ * and validates the mesh when asked. */
 static mmx_status advance(state *st, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
-                          mmx_index kept)
+                          mmx_index kept, mmx_cavity_kind kind, const mmx_cavity_seed *sd,
+                          mmx_index n)
 {
     (*rounds)++;
     *edits += kept;
     if (st->have_topo) mmx__flip_topo_free(&st->topo);
     st->have_topo = 0;
+    const mmx_index nverts_before = mmx_mesh_nverts(st->cur), nfaces_before = mmx_mesh_nfaces(st->cur);
     mmx_mesh_free(st->cur);
     st->cur = next;
     st->round++;
-    if (!st->o->validate) return MMX_OK;
+    mmx_status s = MMX_OK;
+    if (st->o->patches && kept > 0) {
+        mmx__flip_topo t;
+        s = topo(st, &t);
+        if (!s) s = mmx__keep_patches(st->ctx, st->o->patches, kind, nverts_before, nfaces_before,
+                                      kept, sd, n, MMX_SPACE_HOST, next, t.adj);
+    }
+    if (s || !st->o->validate) return s;
     mmx_mesh_validation r;
-    mmx_status s = mmx_mesh_validate(st->ctx, next, &st->expect, &r);
+    s = mmx_mesh_validate(st->ctx, next, &st->expect, &r);
     if (s == MMX_ERR_MESH)
         return mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that "
                          "is not valid: %s", (unsigned)(st->round - 1), step, r.problem);
@@ -194,12 +207,14 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
         free(feat);
         free(pin);
         free(seeds);
-        free(sd);
         if (s || n == 0) {
+            free(sd);
             mmx_mesh_free(next);
             break;
         }
-        s = advance(st, next, "split", &it->split_rounds, &it->splits, c.kept);
+        s = advance(st, next, "split", &it->split_rounds, &it->splits, c.kept,
+                    MMX_CAVITY_EDGE_SPLIT, sd, n);
+        free(sd);
         if (c.kept == 0) break;
     }
     return s;
@@ -290,12 +305,14 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         free(to);
         free(pin);
         free(seeds);
-        free(sd);
         if (s || n == 0) {
+            free(sd);
             mmx_mesh_free(next);
             break;
         }
-        s = advance(st, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept);
+        s = advance(st, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept,
+                    MMX_CAVITY_EDGE_COLLAPSE, sd, n);
+        free(sd);
         if (c.kept == 0) break;
     }
     return s;
@@ -380,7 +397,8 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        s = advance(st, next, "flip", &it->flip_rounds, &it->flips, c.kept);
+        s = advance(st, next, "flip", &it->flip_rounds, &it->flips, c.kept, MMX_CAVITY_EDGE_FLIP,
+                    NULL, 0);
         if (c.kept == 0) break;
     }
     return s;
@@ -641,7 +659,7 @@ static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **
     mmx_index *corners = NULL, nc = 0, nk = 0;
     if (!s) s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
     mmx__remesh_dev_in in = {mesh, creases, nc, corners, nk, st->o->feature_angle < 180,
-                             cos_bound(st->o)};
+                             cos_bound(st->o), st->o->patches};
     mmx__remesh_dev_measure dm;
     if (!s) s = mmx__remesh_dev_open(ctx, &in, dv, &dm);
     free(creases);
@@ -687,6 +705,10 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     if (!dev && mesh->space != MMX_SPACE_HOST)
         return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_remesh: the mesh lives on the device");
     if (!mesh->pos) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_remesh: the mesh has no positions");
+    if (o.patches) {
+        s = mmx__patch_set_matches(ctx, o.patches, mesh, "mmx_remesh (opts->patches)");
+        if (s) return s;
+    }
     mmx_timer *timer = NULL, *iter_timer = NULL, *step_timer = NULL;
     s = mmx_timer_create(ctx, &timer);
     if (!s) s = mmx_timer_create(ctx, &iter_timer);

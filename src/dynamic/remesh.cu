@@ -21,6 +21,7 @@
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
 #include "remesh_step.h"
+#include "patch_keep.h"
 
 namespace {
 
@@ -323,6 +324,7 @@ struct Dev {
     mmx__sc_dev topo;
     int have_topo;
     Scratch sc;
+    mmx_patch_set *ps;   /* the caller's patch set, kept current (NULL: none) */
 };
 
 template <typename T>
@@ -421,19 +423,28 @@ mmx_status check(Dev *d, const char *step)
     return s;
 }
 
-/* Replaces the current mesh by `next` after a round that kept `kept` cavities (counted into
- * the step's *rounds and *edits), and validates it when asked (remesh.c's advance). */
+/* Replaces the current mesh by `next` after a round of `kind` that kept `kept` cavities
+ * (counted into the step's *rounds and *edits; sd[0..n) its per-seed records, device),
+ * keeps the caller's patch set current (on the next mesh's topology, which the next round
+ * reads too), and validates it when asked (remesh.c's advance). */
 mmx_status advance(Dev *d, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
-                   mmx_index kept)
+                   mmx_index kept, mmx_cavity_kind kind, const mmx_cavity_seed *sd, mmx_index n)
 {
     (*rounds)++;
     *edits += kept;
     if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
     d->have_topo = 0;
+    const mmx_index nverts_before = mmx_mesh_nverts(d->cur), nfaces_before = mmx_mesh_nfaces(d->cur);
     mmx_mesh_free(d->cur);
     d->cur = next;
     d->round++;
-    return check(d, step);
+    mmx_status s = MMX_OK;
+    if (d->ps && kept > 0) {
+        s = topo(d);
+        if (!s) s = mmx__keep_patches(d->ctx, d->ps, kind, nverts_before, nfaces_before, kept, sd,
+                                      n, MMX_SPACE_DEVICE, next, d->topo.f.adj);
+    }
+    return s ? s : check(d, step);
 }
 
 /* The feature vertices (and, with fdeg, each vertex's feature edges) of the current mesh. */
@@ -505,12 +516,14 @@ mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
             mmx__dev_free(d->ctx, feat);
             mmx__dev_free(d->ctx, pin);
         }
-        release(d);
         if (s) {
+            release(d);
             mmx_mesh_free(next);
             break;
         }
-        s = advance(d, next, "split", &it->split_rounds, &it->splits, c.kept);
+        s = advance(d, next, "split", &it->split_rounds, &it->splits, c.kept,
+                    MMX_CAVITY_EDGE_SPLIT, sd, n);
+        release(d); /* after the patches' update read sd */
         if (c.kept == 0) break;
     }
     return s;
@@ -585,12 +598,14 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
             mmx__dev_free(d->ctx, pin);
             mmx__dev_free(d->ctx, feat);
         }
-        release(d);
         if (s) {
+            release(d);
             mmx_mesh_free(next);
             break;
         }
-        s = advance(d, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept);
+        s = advance(d, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept,
+                    MMX_CAVITY_EDGE_COLLAPSE, sd, n);
+        release(d); /* after the patches' update read sd */
         if (c.kept == 0) break;
     }
     return s;
@@ -643,7 +658,8 @@ mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
             mmx_mesh_free(next);
             break;
         }
-        s = advance(d, next, "flip", &it->flip_rounds, &it->flips, c.kept);
+        s = advance(d, next, "flip", &it->flip_rounds, &it->flips, c.kept, MMX_CAVITY_EDGE_FLIP,
+                    nullptr, 0);
         if (c.kept == 0) break;
     }
     return s;
@@ -715,6 +731,7 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
                              mmx__remesh_dev_measure *m)
 {
     mmx_ctx *ctx = d->ctx;
+    d->ps = in->patches;
     /* The working copy: the faces and positions alone, in the reduced form. */
     mmx_status s = mmx_mesh_copy(ctx, in->mesh, MMX_SPACE_DEVICE, &d->cur);
     if (!s) {

@@ -1,0 +1,638 @@
+/* Criterion suite "patch_follow": patch sets kept current through dynamic edits
+ * (mmx_patch_set_update, mmx_cavity_user_face_origin, mmx_delaunay_flip_patches, mmx_remesh's
+ * opts->patches). After every round of every kind (edge flips, splits, collapses, face splits,
+ * moves, vertex removal, user cavities) the kept set must hold a fresh cut's invariants (every
+ * face, edge and vertex owned exactly once, ribbons complete, patches connected and within
+ * the bound), every query must equal mmx_query's, the set must be mmx_patch_set_follow's for
+ * the labels read through the round's origins, and no patch may mix two old patches' faces.
+ * On CUDA (GPU tests, skipped without a device) the kept set is the host's, array for array. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "patch/patch_internal.h"
+#include "dynamic/patch_keep.h"
+
+/* ---- meshes ---------------------------------------------------------------------------------- */
+
+/* An nx x ny grid of unit squares cut into triangles, the interior vertices moved by up to
+ * `jitter` (deterministic), so that Delaunay rounds have edges to flip. */
+static mmx_mesh *grid(mmx_ctx *ctx, mmx_index nx, mmx_index ny, float jitter)
+{
+    const mmx_index nv = (nx + 1) * (ny + 1), nf = 2 * nx * ny;
+    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts);
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    cr_assert(verts && pos);
+    uint32_t seed = 5;
+    for (mmx_index j = 0; j <= ny; j++)
+        for (mmx_index i = 0; i <= nx; i++) {
+            const mmx_index v = j * (nx + 1) + i;
+            const int inner = i > 0 && j > 0 && i < nx && j < ny;
+            const float dx = inner ? jitter * ((float)(tu_rng(&seed) % 1001) / 500.0f - 1.0f) : 0;
+            const float dy = inner ? jitter * ((float)(tu_rng(&seed) % 1001) / 500.0f - 1.0f) : 0;
+            pos[3 * v] = (float)i + dx, pos[3 * v + 1] = (float)j + dy, pos[3 * v + 2] = 0;
+        }
+    mmx_index k = 0;
+    for (mmx_index j = 0; j < ny; j++)
+        for (mmx_index i = 0; i < nx; i++) {
+            const mmx_index a = j * (nx + 1) + i, b = a + 1, c = a + nx + 1, d = c + 1;
+            verts[k++] = a, verts[k++] = b, verts[k++] = d;
+            verts[k++] = a, verts[k++] = d, verts[k++] = c;
+        }
+    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
+    free(verts), free(pos);
+    return m;
+}
+
+/* ---- the checks ------------------------------------------------------------------------------ */
+
+/* Faces of host face f: [*a, *b) of rowidx. */
+static void face_range(const mmx_csc *M, mmx_index f, int64_t *a, int64_t *b)
+{
+    *a = M->order ? (int64_t)M->order * f : M->colptr[f];
+    *b = M->order ? *a + M->order : M->colptr[f + 1];
+}
+
+/* A fresh cut's invariants on host set ps of host mesh m, patches within `bound` faces:
+ * every face, edge and vertex in a face owned once (by the patch the local maps say), every
+ * face at a vertex of an owned face local to the patch (the ribbon), every patch connected,
+ * and every query equal to mmx_query's. */
+static void check_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps, mmx_index bound,
+                      const char *what)
+{
+    const mmx_csc *M = m->M;
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index F = M->ncols, V = M->nrows, E = adj->nedges, np = ps->npatches;
+    cr_assert_eq(ps->nfaces, F, "%s: faces", what);
+    cr_assert_eq(ps->nverts, V, "%s: vertices", what);
+    cr_assert_eq(ps->nedges, E, "%s: edges", what);
+    /* Owned once: each element's owner lists it among its owned locals, and the owned counts
+     * add up to the element counts. */
+    int64_t of = 0, oe = 0, ov = 0;
+    for (mmx_index p = 0; p < np; p++) {
+        cr_assert(ps->owned[3 * p] >= 1 && ps->owned[3 * p] <= bound, "%s: patch %d owns %d faces "
+                  "(bound %d)", what, p, ps->owned[3 * p], bound);
+        of += ps->owned[3 * p], oe += ps->owned[3 * p + 1], ov += ps->owned[3 * p + 2];
+    }
+    cr_assert_eq(of, F, "%s: owned faces", what);
+    cr_assert_eq(oe, E, "%s: owned edges", what);
+    unsigned char *in_face = calloc((size_t)V + 1, 1);
+    cr_assert(in_face);
+    for (int64_t c = 0; c < M->nnz; c++) in_face[M->rowidx[c]] = 1;
+    int64_t vin = 0;
+    for (mmx_index v = 0; v < V; v++) vin += in_face[v];
+    cr_assert_eq(ov, vin, "%s: owned vertices", what);
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index p = ps->face_patch[f];
+        cr_assert(p >= 0 && p < np && ps->face_local[f] < ps->owned[3 * p], "%s: face %d", what, f);
+        cr_assert_eq(ps->l2g_f[ps->face_off[p] + ps->face_local[f]], f, "%s: face %d", what, f);
+    }
+    for (mmx_index e = 0; e < E; e++) {
+        const mmx_index p = ps->edge_patch[e];
+        cr_assert(p >= 0 && p < np && ps->edge_local[e] < ps->owned[3 * p + 1], "%s: edge %d", what, e);
+        cr_assert_eq(ps->l2g_e[ps->edge_off[p] + ps->edge_local[e]], e, "%s: edge %d", what, e);
+    }
+    for (mmx_index v = 0; v < V; v++) {
+        const mmx_index p = ps->vert_patch[v];
+        if (!in_face[v]) {
+            cr_assert_eq(p, -1, "%s: isolated vertex %d owned", what, v);
+            continue;
+        }
+        cr_assert(p >= 0 && p < np && ps->vert_local[v] < ps->owned[3 * p + 2], "%s: vertex %d", what, v);
+        cr_assert_eq(ps->l2g_v[ps->vert_off[p] + ps->vert_local[v]], v, "%s: vertex %d", what, v);
+    }
+    /* Faces at each vertex. */
+    mmx_index *vs = calloc((size_t)V + 2, sizeof *vs), *vf = malloc(((size_t)M->nnz + 1) * sizeof *vf);
+    cr_assert(vs && vf);
+    for (int64_t c = 0; c < M->nnz; c++) vs[M->rowidx[c] + 2]++;
+    for (mmx_index v = 0; v < V; v++) vs[v + 2] += vs[v + 1];
+    for (mmx_index f = 0; f < F; f++) {
+        int64_t a, b;
+        face_range(M, f, &a, &b);
+        for (int64_t c = a; c < b; c++) vf[vs[M->rowidx[c] + 1]++] = f;
+    }
+    /* Ribbons: every face at a vertex of an owned face is a local face of the patch. */
+    mmx_index *mark = malloc(((size_t)F + 1) * sizeof *mark);
+    cr_assert(mark);
+    for (mmx_index f = 0; f < F; f++) mark[f] = -1;
+    for (mmx_index p = 0; p < np; p++) {
+        for (mmx_index i = ps->face_off[p]; i < ps->face_off[p + 1]; i++) mark[ps->l2g_f[i]] = p;
+        for (mmx_index i = 0; i < ps->owned[3 * p]; i++) {
+            int64_t a, b;
+            face_range(M, ps->l2g_f[ps->face_off[p] + i], &a, &b);
+            for (int64_t c = a; c < b; c++)
+                for (mmx_index q = vs[M->rowidx[c]]; q < vs[M->rowidx[c] + 1]; q++)
+                    cr_assert_eq(mark[vf[q]], p, "%s: patch %d's ribbon misses face %d", what, p, vf[q]);
+        }
+    }
+    /* Connected: a walk from each patch's first owned face across edges within the patch
+     * reaches all its owned faces. */
+    mmx_index *es = calloc((size_t)E + 2, sizeof *es), *ef = malloc(((size_t)M->nnz + 1) * sizeof *ef);
+    mmx_index *stack = malloc(((size_t)F + 1) * sizeof *stack);
+    cr_assert(es && ef && stack);
+    for (int64_t c = 0; c < M->nnz; c++) es[(adj->fe[c] >> 1) + 2]++;
+    for (mmx_index e = 0; e < E; e++) es[e + 2] += es[e + 1];
+    for (mmx_index f = 0; f < F; f++) {
+        int64_t a, b;
+        face_range(M, f, &a, &b);
+        for (int64_t c = a; c < b; c++) ef[es[(adj->fe[c] >> 1) + 1]++] = f;
+    }
+    for (mmx_index f = 0; f < F; f++) mark[f] = 0;
+    for (mmx_index p = 0; p < np; p++) {
+        mmx_index top = 0, seen = 1;
+        stack[top++] = ps->l2g_f[ps->face_off[p]];
+        mark[stack[0]] = 1;
+        while (top > 0) {
+            const mmx_index f = stack[--top];
+            int64_t a, b;
+            face_range(M, f, &a, &b);
+            for (int64_t c = a; c < b; c++) {
+                const mmx_index e = adj->fe[c] >> 1;
+                for (mmx_index q = es[e]; q < es[e + 1]; q++) {
+                    const mmx_index g = ef[q];
+                    if (mark[g] || ps->face_patch[g] != p) continue;
+                    mark[g] = 1, seen++;
+                    stack[top++] = g;
+                }
+            }
+        }
+        cr_assert_eq(seen, ps->owned[3 * p], "%s: patch %d is not connected", what, p);
+    }
+    free(es), free(ef), free(stack), free(mark), free(vs), free(vf), free(in_face);
+    mmx_adjacency_free(adj);
+    /* Every query, the patch path against the algebraic one. */
+    for (int k = 0; k < MMX_QUERY_COUNT; k++) {
+        mmx_csr *P = NULL, *Q = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
+        MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
+        cr_assert(P->nrows == Q->nrows && P->nnz == Q->nnz && P->order == Q->order,
+                  "%s: query %s differs in shape", what, mmx_query_name((mmx_query_kind)k));
+        if (!P->order)
+            cr_assert(memcmp(P->rowptr, Q->rowptr, ((size_t)P->nrows + 1) * sizeof *P->rowptr) == 0,
+                      "%s: query %s rows", what, mmx_query_name((mmx_query_kind)k));
+        cr_assert(memcmp(P->colidx, Q->colidx, (size_t)P->nnz * sizeof *P->colidx) == 0,
+                  "%s: query %s entries", what, mmx_query_name((mmx_query_kind)k));
+        mmx_csr_free(P), mmx_csr_free(Q);
+    }
+}
+
+/* Two host sets hold the same arrays. */
+static void expect_same(const mmx_patch_set *a, const mmx_patch_set *b, const char *what)
+{
+    cr_assert_eq(a->npatches, b->npatches, "%s: %d patches vs %d", what, a->npatches, b->npatches);
+    const size_t np = (size_t)a->npatches;
+#define SAME(f, n) cr_assert(memcmp(a->f, b->f, (n) * sizeof *a->f) == 0, "%s: " #f " differs", what)
+    SAME(face_off, np + 1);
+    SAME(edge_off, np + 1);
+    SAME(vert_off, np + 1);
+    SAME(corner_off, np + 1);
+    SAME(owned, 3 * np);
+    SAME(l2g_f, (size_t)a->face_off[np]);
+    SAME(l2g_e, (size_t)a->edge_off[np]);
+    SAME(l2g_v, (size_t)a->vert_off[np]);
+    SAME(fe, (size_t)a->corner_off[np]);
+    SAME(ev, 2 * (size_t)a->edge_off[np]);
+    SAME(face_patch, (size_t)a->nfaces);
+    SAME(edge_patch, (size_t)a->nedges);
+    SAME(vert_patch, (size_t)a->nverts);
+#undef SAME
+}
+
+/* The kept set ps (updated from the set whose owners were old_fp, np_old patches, through
+ * origin: NULL for the identity) on the round's output m: the invariants above, the bound of
+ * mmx_patch_set_follow, the very set mmx_patch_set_follow gives for the labels, and no patch
+ * that mixes two old patches. */
+static void check_kept(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps,
+                       const mmx_index *old_fp, const mmx_index *origin, const char *what)
+{
+    const mmx_index F = m->M->ncols;
+    check_set(ctx, m, ps, mmx__patch_follow_bound(ps->max_faces), what);
+    mmx_index *label = malloc(((size_t)F + 1) * sizeof *label);
+    cr_assert(label);
+    for (mmx_index f = 0; f < F; f++) label[f] = old_fp[origin ? origin[f] : f];
+    mmx_patch_options o = {ps->max_faces};
+    mmx_patch_set *fresh = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, m, label, NULL, &o, &fresh));
+    expect_same(ps, fresh, what);
+    mmx_patch_set_free(fresh);
+    mmx_index *first = malloc(((size_t)ps->npatches + 1) * sizeof *first);
+    cr_assert(first);
+    for (mmx_index p = 0; p < ps->npatches; p++) first[p] = -1;
+    for (mmx_index f = 0; f < F; f++) {
+        const mmx_index p = ps->face_patch[f];
+        if (first[p] < 0) first[p] = label[f];
+        cr_assert_eq(first[p], label[f], "%s: patch %d mixes old patches %d and %d", what, p,
+                     first[p], label[f]);
+    }
+    free(first), free(label);
+}
+
+/* ---- the rounds ------------------------------------------------------------------------------ */
+
+enum { R_FLIP, R_SPLIT, R_COLLAPSE, R_FACE_SPLIT, R_MOVE, R_REMOVE, R_USER, R_KINDS };
+static const char *const round_name[R_KINDS] = {"flip", "split", "collapse", "face split",
+                                                "move", "vertex removal", "user cavities"};
+
+/* Round `kind` number `round` on mesh m (the context's space; host seeds built from the host
+ * copy hm): every edge, face or vertex a seed (moves: every third vertex, nudged; user
+ * cavities: the faces at every fifth vertex). *origin (host, malloc'd): the output faces'
+ * origins, NULL for a round that keeps the face ids. Returns the output, in m's space. */
+static mmx_mesh *run_sd(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int kind,
+                        uint32_t round, mmx_index **origin, mmx_cavity_seed **sd_out,
+                        mmx_index *n_out, mmx_index *kept_out)
+{
+    mmx_ctx *hctx = tu_host_ctx();
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_adjacency_compute(hctx, hm, &adj));
+    const mmx_index E = adj->nedges, F = hm->M->ncols, V = hm->M->nrows;
+    mmx_adjacency_free(adj);
+    const mmx_index n = kind == R_FACE_SPLIT ? F : kind == R_MOVE || kind == R_REMOVE ? V
+                        : kind == R_USER ? (V + 4) / 5 : E;
+    mmx_index *seeds = malloc(((size_t)n + 1) * sizeof *seeds);
+    mmx_cavity_seed *sd = malloc(((size_t)n + 1) * sizeof *sd);
+    cr_assert(seeds && sd);
+    for (mmx_index i = 0; i < n; i++) seeds[i] = i;
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c = {0, 0, 0, 0};
+    const mmx_cavity_kind edge_kind[3] = {MMX_CAVITY_EDGE_FLIP, MMX_CAVITY_EDGE_SPLIT,
+                                          MMX_CAVITY_EDGE_COLLAPSE};
+    mmx_index *ptr = NULL, *faces = NULL;
+    *origin = NULL;
+    switch (kind) {
+    case R_FLIP: case R_SPLIT: case R_COLLAPSE:
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, edge_kind[kind], seeds, n, round, &out, &c, sd));
+        break;
+    case R_FACE_SPLIT:
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, m, seeds, n, round, &out, &c, sd));
+        break;
+    case R_MOVE: {
+        mmx_index k = 0;
+        float *t = malloc((3 * (size_t)n + 1) * sizeof *t);
+        cr_assert(t);
+        for (mmx_index v = 0; v < V; v += 3, k++) {
+            seeds[k] = v;
+            for (int d = 0; d < 3; d++) t[3 * k + d] = hm->pos[3 * v + d] + (d == 2 ? 0.0f : 0.01f);
+        }
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_relocate_round(ctx, m, seeds, t, k, round, &out, &c, sd));
+        free(t);
+        break;
+    }
+    case R_REMOVE:
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, seeds, n, round, &out, &c, sd));
+        break;
+    default: {
+        mmx_csr *VF = NULL;
+        MMX_OK_OR_FAIL(hctx, mmx_query(hctx, hm, NULL, MMX_QUERY_VF, &VF));
+        ptr = malloc(((size_t)n + 1) * sizeof *ptr);
+        faces = malloc(((size_t)VF->nnz + 1) * sizeof *faces);
+        cr_assert(ptr && faces);
+        ptr[0] = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            const mmx_index v = 5 * i;
+            const mmx_index a = VF->order ? VF->order * v : VF->rowptr[v];
+            const mmx_index b = VF->order ? a + VF->order : VF->rowptr[v + 1];
+            ptr[i + 1] = ptr[i];
+            for (mmx_index j = a; j < b; j++) faces[ptr[i + 1]++] = VF->colidx[j];
+        }
+        mmx_csr_free(VF);
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_user_round(ctx, m, ptr, faces, n, NULL, round, &out, &c, sd));
+        break;
+    }
+    }
+    cr_assert_gt(c.kept, 0, "round %u (%s) kept nothing", round, round_name[kind]);
+    const mmx_index F2 = out->M->ncols;
+    if (kind != R_FLIP && kind != R_MOVE) {
+        *origin = malloc(((size_t)F2 + 1) * sizeof **origin);
+        cr_assert(*origin);
+        if (kind == R_USER) {
+            MMX_OK_OR_FAIL(ctx, mmx_cavity_user_face_origin(ctx, m, ptr, faces, n, sd, out, *origin));
+        } else {
+            const mmx_cavity_kind k = kind == R_FACE_SPLIT ? MMX_CAVITY_FACE_SPLIT
+                                      : kind == R_REMOVE   ? MMX_CAVITY_VERTEX_REMOVE
+                                                           : edge_kind[kind];
+            MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, k, F, sd, n, F2, *origin));
+        }
+    }
+    free(ptr), free(faces), free(seeds);
+    if (sd_out) *sd_out = sd, *n_out = kind == R_MOVE ? (V + 2) / 3 : n, *kept_out = c.kept;
+    else free(sd);
+    mmx_ctx_free(hctx);
+    return out;
+}
+
+static mmx_mesh *run(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh *hm, int kind, uint32_t round,
+                     mmx_index **origin)
+{
+    return run_sd(ctx, m, hm, kind, round, origin, NULL, NULL, NULL);
+}
+
+/* The sequence of rounds every test runs: each kind, twice over. */
+static const int sequence[] = {R_SPLIT, R_FLIP, R_COLLAPSE, R_FACE_SPLIT, R_MOVE, R_REMOVE, R_USER,
+                               R_SPLIT, R_SPLIT, R_FLIP, R_COLLAPSE, R_USER, R_REMOVE};
+#define NSEQ ((int)(sizeof sequence / sizeof sequence[0]))
+
+/* The sequence on host mesh m0 with a set of S faces, each round's set checked. */
+static void host_rounds(mmx_mesh *m0, int S, const char *name)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_patch_options o = {S};
+    mmx_patch_set *ps = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m0, NULL, &o, &ps));
+    mmx_mesh *m = m0;
+    int grew = 0;
+    for (int r = 0; r < NSEQ; r++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s S %d round %d (%s)", name, S, r, round_name[sequence[r]]);
+        mmx_index *origin = NULL;
+        mmx_mesh *next = run(ctx, m, m, sequence[r], (uint32_t)r, &origin);
+        mmx_index *old_fp = malloc(((size_t)ps->nfaces + 1) * sizeof *old_fp);
+        cr_assert(old_fp);
+        memcpy(old_fp, ps->face_patch, (size_t)ps->nfaces * sizeof *old_fp);
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, next, origin, NULL));
+        check_kept(ctx, next, ps, old_fp, origin, what);
+        for (mmx_index p = 0; p < ps->npatches; p++) grew |= ps->owned[3 * p] > S;
+        free(old_fp), free(origin);
+        mmx_mesh_free(m);
+        m = next;
+    }
+    cr_expect(grew, "%s S %d: no patch grew past S (the rounds should make some)", name, S);
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch_follow, every_kind_of_round_on_a_grid)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    host_rounds(grid(ctx, 24, 16, 0.2f), 16, "grid");
+    host_rounds(grid(ctx, 12, 10, 0.0f), 40, "flat grid");
+    mmx_ctx_free(ctx);
+}
+
+Test(patch_follow, every_kind_of_round_on_a_sphere)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    host_rounds(tu_shape(ctx, "icosphere:3"), 24, "icosphere");
+    mmx_ctx_free(ctx);
+}
+
+/* A round that keeps the face ids (a flip) updates from the owners alone; an update without
+ * origin is refused for another face count, an origin outside the old faces is named, and a
+ * refused update leaves the set as it was. */
+Test(patch_follow, update_arguments)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 8, 6, 0.2f), *big = grid(ctx, 9, 6, 0.2f);
+    mmx_patch_options o = {12};
+    mmx_patch_set *ps = NULL, *ref = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ref));
+    cr_expect_eq(mmx_patch_set_update(ctx, NULL, m, NULL, NULL), MMX_ERR_ARG);
+    cr_expect_eq(mmx_patch_set_update(ctx, ps, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_expect_eq(mmx_patch_set_update(ctx, ps, big, NULL, NULL), MMX_ERR_ARG);
+    cr_expect(strstr(mmx_ctx_error(ctx), "faces") != NULL, "%s", mmx_ctx_error(ctx));
+    mmx_index *origin = calloc((size_t)big->M->ncols, sizeof *origin);
+    cr_assert(origin);
+    origin[7] = m->M->ncols;
+    cr_expect_eq(mmx_patch_set_update(ctx, ps, big, origin, NULL), MMX_ERR_ARG);
+    cr_expect(strstr(mmx_ctx_error(ctx), "face 7") != NULL, "%s", mmx_ctx_error(ctx));
+    expect_same(ps, ref, "after refusals");
+    /* The identity: the same set again. */
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, m, NULL, NULL));
+    expect_same(ps, ref, "identity");
+    /* A set of another mesh is refused by the runs of rounds. */
+    mmx_remesh_options ro = mmx_remesh_defaults();
+    ro.patches = ps;
+    mmx_mesh *out = NULL;
+    cr_expect_eq(mmx_remesh(ctx, big, &ro, &out, NULL), MMX_ERR_ARG);
+    cr_expect_eq(mmx_delaunay_flip_patches(ctx, big, ps, &out, NULL), MMX_ERR_ARG);
+    cr_expect_null(out);
+    /* A user-cavity origin of a mesh that is not the round's output. */
+    const mmx_index ptr[2] = {0, 1}, faces[1] = {0};
+    mmx_cavity_seed sd = {MMX_CAVITY_KEPT, {-1, -1}, {-1, -1}, m->M->nrows, 0};
+    cr_expect_eq(mmx_cavity_user_face_origin(ctx, m, ptr, faces, 1, &sd, m, origin), MMX_ERR_ARG);
+    free(origin);
+    mmx_patch_set_free(ps), mmx_patch_set_free(ref);
+    mmx_mesh_free(m), mmx_mesh_free(big);
+    mmx_ctx_free(ctx);
+}
+
+/* The Delaunay loop with a set: the set after it is the chain of updates through the rounds
+ * (mmx_delaunay_round, then mmx_patch_set_update with the face ids kept), and a fresh cut's
+ * invariants hold. */
+Test(patch_follow, delaunay_keeps_the_set)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = grid(ctx, 30, 20, 0.35f);
+    mmx_patch_options o = {20};
+    mmx_patch_set *ps = NULL, *chain = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &chain));
+    mmx_mesh *out = NULL;
+    mmx_delaunay_report r;
+    MMX_OK_OR_FAIL(ctx, mmx_delaunay_flip_patches(ctx, m, ps, &out, &r));
+    cr_assert_gt(r.rounds, 1, "the grid should take a few rounds");
+    mmx_mesh *cur = m;
+    for (int k = 0; k < r.rounds; k++) {
+        mmx_mesh *next = NULL;
+        mmx_cavity_counts c;
+        MMX_OK_OR_FAIL(ctx, mmx_delaunay_round(ctx, cur, (uint32_t)k, &next, &c));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, chain, next, NULL, NULL));
+        if (cur != m) mmx_mesh_free(cur);
+        cur = next;
+    }
+    expect_same(ps, chain, "delaunay");
+    check_set(ctx, out, ps, mmx__patch_follow_bound(20), "delaunay");
+    mmx_mesh_free(cur);
+    mmx_mesh_free(out), mmx_mesh_free(m);
+    mmx_patch_set_free(ps), mmx_patch_set_free(chain);
+    mmx_ctx_free(ctx);
+}
+
+/* Remeshing with a set: the kept set is valid for the result, the same bytes on a second run,
+ * and (checked round by round through opts->validate's mesh checks) the remesher's result is
+ * the one without patches. */
+Test(patch_follow, remesh_keeps_the_set)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *shapes[2] = {"icosphere:3", "jittered grid"};
+    for (int t = 0; t < 2; t++) {
+        mmx_mesh *m = t ? grid(ctx, 20, 14, 0.2f) : tu_shape(ctx, shapes[t]);
+        mmx_patch_options o = {32};
+        mmx_patch_set *a = NULL, *b = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &a));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &b));
+        mmx_remesh_options ro = mmx_remesh_defaults();
+        ro.iterations = 2;
+        ro.validate = 1;
+        mmx_mesh *plain = NULL, *oa = NULL, *ob = NULL;
+        mmx_remesh_report rep;
+        ro.iterations = 0; /* to read the mean edge length */
+        MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &plain, &rep));
+        mmx_mesh_free(plain);
+        ro.iterations = 2;
+        ro.target_length = 0.6 * rep.target_length; /* below the mean: splits, then collapses */
+        MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &plain, NULL));
+        ro.patches = a;
+        MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &oa, &rep));
+        cr_assert_gt(rep.per_iteration[0].splits, 0, "%s", shapes[t]);
+        cr_assert_gt(rep.per_iteration[0].collapses + rep.per_iteration[1].collapses, 0, "%s", shapes[t]);
+        ro.patches = b;
+        MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &ob, NULL));
+        cr_assert_eq(oa->M->nnz, plain->M->nnz);
+        cr_assert(memcmp(oa->M->rowidx, plain->M->rowidx, (size_t)oa->M->nnz * sizeof *oa->M->rowidx) == 0,
+                  "%s: patches changed the remeshing", shapes[t]);
+        check_set(ctx, oa, a, mmx__patch_follow_bound(32), shapes[t]);
+        expect_same(a, b, shapes[t]);
+        mmx_mesh_free(plain), mmx_mesh_free(oa), mmx_mesh_free(ob);
+        mmx_patch_set_free(a), mmx_patch_set_free(b);
+        /* After one and after three iterations as well. */
+        for (int iters = 1; iters <= 3; iters += 2) {
+            char what[64];
+            snprintf(what, sizeof what, "%s, %d iterations", shapes[t], iters);
+            MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &a));
+            ro.patches = a;
+            ro.iterations = iters;
+            MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &oa, NULL));
+            check_set(ctx, oa, a, mmx__patch_follow_bound(32), what);
+            mmx_mesh_free(oa);
+            mmx_patch_set_free(a);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* ---- CUDA against the host -------------------------------------------------------------------- */
+
+/* A device set's arrays against a host set's. */
+static void expect_same_device(mmx_ctx *dctx, const mmx_patch_set *h, const mmx_patch_set *d,
+                               const char *what)
+{
+    cr_assert_eq(d->space, MMX_SPACE_DEVICE);
+    cr_assert_eq(h->npatches, d->npatches, "%s: %d patches vs %d", what, h->npatches, d->npatches);
+    const size_t np = (size_t)h->npatches;
+    struct {
+        const void *h, *d;
+        size_t bytes;
+        const char *name;
+    } arr[] = {
+        {h->face_off, d->face_off, (np + 1) * 4, "face_off"},
+        {h->edge_off, d->edge_off, (np + 1) * 4, "edge_off"},
+        {h->vert_off, d->vert_off, (np + 1) * 4, "vert_off"},
+        {h->corner_off, d->corner_off, (np + 1) * 4, "corner_off"},
+        {h->owned, d->owned, 3 * np * 4, "owned"},
+        {h->l2g_f, d->l2g_f, (size_t)h->face_off[np] * 4, "l2g_f"},
+        {h->l2g_e, d->l2g_e, (size_t)h->edge_off[np] * 4, "l2g_e"},
+        {h->l2g_v, d->l2g_v, (size_t)h->vert_off[np] * 4, "l2g_v"},
+        {h->fe, d->fe, (size_t)h->corner_off[np] * 2, "fe"},
+        {h->ev, d->ev, 2 * (size_t)h->edge_off[np] * 2, "ev"},
+        {h->face_patch, d->face_patch, (size_t)h->nfaces * 4, "face_patch"},
+        {h->edge_patch, d->edge_patch, (size_t)h->nedges * 4, "edge_patch"},
+        {h->vert_patch, d->vert_patch, (size_t)h->nverts * 4, "vert_patch"},
+    };
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) {
+        if (arr[i].bytes == 0) continue;
+        void *c = malloc(arr[i].bytes);
+        cr_assert(c);
+        MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, c, MMX_SPACE_HOST, arr[i].d, MMX_SPACE_DEVICE, arr[i].bytes));
+        cr_assert(memcmp(c, arr[i].h, arr[i].bytes) == 0, "%s: %s differs from the host's", what, arr[i].name);
+        free(c);
+    }
+}
+
+static mmx_mesh *to_host(mmx_ctx *dctx, const mmx_mesh *d)
+{
+    mmx_mesh *h = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, d, MMX_SPACE_HOST, &h));
+    return h;
+}
+
+/* The sequence of rounds on both backends, each round's kept sets compared: the device set
+ * updated by mmx_patch_set_update (the host's origins), and a second one by the device
+ * labels of the remesher (mmx__keep_patches on the round's records copied to the device). */
+Test(patch_follow, gpu_rounds_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    if (!dctx) return;
+    mmx_ctx *hctx = tu_host_ctx();
+    mmx_mesh *hm = grid(hctx, 24, 16, 0.2f), *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_options o = {16};
+    mmx_patch_set *hs = NULL, *ds = NULL, *ks = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ks));
+    const mmx_cavity_kind kinds[R_KINDS] = {MMX_CAVITY_EDGE_FLIP, MMX_CAVITY_EDGE_SPLIT,
+                                            MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_FACE_SPLIT,
+                                            MMX_CAVITY_VERTEX_MOVE, MMX_CAVITY_VERTEX_REMOVE,
+                                            MMX_CAVITY_EDGE_FLIP /* not used */};
+    for (int r = 0; r < NSEQ; r++) {
+        char what[96];
+        snprintf(what, sizeof what, "round %d (%s)", r, round_name[sequence[r]]);
+        mmx_index *ho = NULL, *dor = NULL, n = 0, kept = 0;
+        mmx_cavity_seed *sd = NULL, *dsd = NULL;
+        mmx_mesh *hn = run(hctx, hm, hm, sequence[r], (uint32_t)r, &ho);
+        mmx_mesh *dcopy = to_host(dctx, dm);
+        mmx_mesh *dn = run_sd(dctx, dm, dcopy, sequence[r], (uint32_t)r, &dor, &sd, &n, &kept);
+        mmx_mesh_free(dcopy);
+        cr_assert_eq(ho == NULL, dor == NULL);
+        if (ho) cr_assert(memcmp(ho, dor, (size_t)hn->M->ncols * sizeof *ho) == 0, "%s: origins", what);
+        MMX_OK_OR_FAIL(hctx, mmx_patch_set_update(hctx, hs, hn, ho, NULL));
+        MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ds, dn, dor, NULL));
+        expect_same_device(dctx, hs, ds, what);
+        if (sequence[r] != R_USER) {
+            MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)n + 1) * sizeof *dsd, (void **)&dsd));
+            MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dsd, MMX_SPACE_DEVICE, sd, MMX_SPACE_HOST, (size_t)n * sizeof *sd));
+            MMX_OK_OR_FAIL(dctx, mmx__keep_patches(dctx, ks, kinds[sequence[r]], dm->M->nrows,
+                                                   dm->M->ncols, kept, dsd, n, MMX_SPACE_DEVICE, dn, NULL));
+            mmx_mem_free(dctx, MMX_SPACE_DEVICE, dsd);
+        } else {
+            MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ks, dn, dor, NULL));
+        }
+        expect_same_device(dctx, hs, ks, what);
+        free(ho), free(dor), free(sd);
+        mmx_mesh_free(hm), mmx_mesh_free(dm);
+        hm = hn, dm = dn;
+    }
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds), mmx_patch_set_free(ks);
+    mmx_mesh_free(hm), mmx_mesh_free(dm);
+    mmx_ctx_free(hctx), mmx_ctx_free(dctx);
+}
+
+/* mmx_remesh and mmx_delaunay_flip_patches with a device set: the host's set, array for
+ * array. */
+Test(patch_follow, gpu_remesh_and_delaunay_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    if (!dctx) return;
+    mmx_ctx *hctx = tu_host_ctx();
+    mmx_mesh *hm = tu_shape(hctx, "icosphere:3"), *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_options o = {32};
+    mmx_patch_set *hs = NULL, *ds = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    mmx_remesh_options ro = mmx_remesh_defaults();
+    ro.iterations = 2;
+    mmx_mesh *ho = NULL, *dout = NULL;
+    ro.patches = hs;
+    MMX_OK_OR_FAIL(hctx, mmx_remesh(hctx, hm, &ro, &ho, NULL));
+    ro.patches = ds;
+    MMX_OK_OR_FAIL(dctx, mmx_remesh(dctx, dm, &ro, &dout, NULL));
+    expect_same_device(dctx, hs, ds, "remesh");
+    mmx_mesh_free(ho), mmx_mesh_free(dout), mmx_mesh_free(hm), mmx_mesh_free(dm);
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+
+    hm = grid(hctx, 30, 20, 0.35f);
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    MMX_OK_OR_FAIL(hctx, mmx_delaunay_flip_patches(hctx, hm, hs, &ho, NULL));
+    MMX_OK_OR_FAIL(dctx, mmx_delaunay_flip_patches(dctx, dm, ds, &dout, NULL));
+    expect_same_device(dctx, hs, ds, "delaunay");
+    mmx_mesh_free(ho), mmx_mesh_free(dout), mmx_mesh_free(hm), mmx_mesh_free(dm);
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_ctx_free(hctx), mmx_ctx_free(dctx);
+}
