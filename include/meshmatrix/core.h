@@ -9,8 +9,9 @@
  * sentence. There is no global state: two contexts may be used from two threads, but one context must not be used by two
  * threads at once.
  *
- * Synchronisation contract. On the CUDA backend a context owns one stream, and every call
- * queues its device work there, in call order: a call may return before its kernels have run,
+ * Synchronisation contract. On the CUDA backend a context has one stream (its own, or the
+ * caller's: mmx_ctx_use_cuda_stream), and every call queues its device work there, in call
+ * order: a call may return before its kernels have run,
  * and the next call on the same context sees their results without any wait. A call
  * synchronises the context's stream (waits for the work queued on it) only where it must read
  * a device value on the host: a size to allocate, a fault to report (a bad index, an

@@ -160,14 +160,15 @@ typedef struct mmx_mesh_arrays {
 /* A mesh in the context's space from arrays in either space (a->space), copied: the caller's
  * arrays may be freed or changed once it returns (device arrays: once the work queued on the
  * context's stream so far is done, as for any input of a queued call). The form follows the
- * layout: order k gives the reduced form (mesh.h's mmx_mesh_reduce; M->order = k), order 0
- * the general form, as mmx_mesh_from_faces. The checks are mmx_mesh_from_faces's, with its
+ * layout: order k gives the reduced form (see mmx_mesh_reduce; M->order = k), order 0 the
+ * general form, as mmx_mesh_from_faces. The checks are mmx_mesh_from_faces's, with its
  * messages (start[0] = 0 and start non-decreasing; per face: order >= 3, indices in
  * [0, nverts), no vertex twice, naming the first bad face; every coordinate finite, naming
  * the first bad vertex), made where the arrays live: host arrays on the host, device arrays
  * on the device (kernels, then one read-back of a fault record; a failing face or vertex is
- * then read back to word the message). Host and device arrays give the same mesh, byte for
- * byte. Device arrays need a CUDA context (a host one refuses them: MMX_ERR_SPACE); host
+ * then read back to word the message; faces of more than 32 corners, whose repeats are found
+ * by sorting, are checked on the host from a copy of the arrays). Host and device arrays give
+ * the same mesh, byte for byte. Device arrays need a CUDA context (a host one refuses them: MMX_ERR_SPACE); host
  * arrays on a CUDA context are checked on the host and copied (queued).
  * Errors: MMX_ERR_ARG (NULL ctx, a or out; negative sizes or order; NULL verts with faces,
  * NULL start with order 0), MMX_ERR_MESH (as above; order 1 or 2: a face needs at least 3
@@ -175,8 +176,9 @@ typedef struct mmx_mesh_arrays {
  * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) (faces of more than 32
  * corners: O(c log c) each).
  * Synchronises: device arrays: once, on CUDA, to read the fault record and (order 0) the
- * number of corners, start[nfaces], which sizes the copy; host arrays: no (checked on the
- * host, the copy to the device queued). */
+ * number of corners, start[nfaces], which sizes the copy (and, only where a face has more
+ * than 32 corners or on a refusal, again to copy arrays to the host); host arrays: no
+ * (checked on the host, the copy to the device queued). */
 mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh **out);
 
 /* Zero copy: a mesh that uses the caller's arrays in place, after the checks of
@@ -187,10 +189,12 @@ mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh
  * space; order 0 (the general form needs colptr and values of the library's) and arrays in
  * the other space are refused with MMX_ERR_ARG and a sentence saying why (use
  * mmx_mesh_from_arrays, which copies).
- * The caller's arrays must stay alive and unchanged while the mesh lives; the library never
- * frees them. `release(owner)` (release may be NULL: nothing is called) is called exactly once,
- * by mmx_mesh_free, after the mesh's last use of the arrays: on a CUDA mesh mmx_mesh_free then
- * waits for the context's stream first (queued kernels may still read them; the caller's
+ * The caller's arrays must stay alive while the mesh lives, and verts unchanged (what the
+ * mesh's cache keeps was made from it: after changing it, call mmx_mesh_release_cache); pos
+ * may be changed between calls, as any mesh's positions (on CUDA in the order of the
+ * context's stream). The library never frees them. `release(owner)` (release may be NULL:
+ * nothing is called) is called exactly once, by mmx_mesh_free, after the mesh's last use of
+ * the arrays: on a CUDA mesh mmx_mesh_free waits for the context's stream first (queued kernels may still read them; the caller's
  * allocator may reuse the memory on another stream as soon as release returns). On failure
  * release is never called and the caller keeps its ownership.
  * `writable`: nonzero when the library may write the arrays. The one library call that
@@ -203,7 +207,8 @@ mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh
  * a new mesh makes an ordinary one.
  * Errors: those of mmx_mesh_from_arrays, and MMX_ERR_ARG (the refusals above).
  * Cost: the checks, O(nverts + nnz); no copy.
- * Synchronises: device arrays: once, on CUDA, to read the fault record; host arrays: no. */
+ * Synchronises: as mmx_mesh_from_arrays (device arrays: once, to read the fault record; host
+ * arrays: no). */
 mmx_status mmx_mesh_wrap_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, int writable,
                                 void (*release)(void *owner), void *owner, mmx_mesh **out);
 
