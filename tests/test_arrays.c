@@ -140,6 +140,18 @@ Test(arrays, no_positions_and_no_faces)
     cr_assert_eq(mmx_mesh_nfaces(m), 0);
     cr_assert_eq(m->M->maxcol, 0);
     mmx_mesh_free(m);
+    /* the empty mesh with positions keeps them (a mesh without positions cannot be
+     * subdivided), and its host arrays are not NULL */
+    const mmx_index start0 = 0;
+    const float nopos[3] = {0, 0, 0};
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 0, 0, &start0, NULL, nopos, &m));
+    cr_assert_not_null(m->pos);
+    cr_assert_not_null(m->M->rowidx);
+    cr_assert_not_null(m->M->val);
+    mmx_mesh *fine = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, MMX_SCHEME_LOOP, m, 1, NULL, &fine));
+    mmx_mesh_free(fine);
+    mmx_mesh_free(m);
     mmx_ctx_free(ctx);
 }
 

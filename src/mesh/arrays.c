@@ -173,10 +173,15 @@ mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh
     mmx_csc *M = NULL;
     float *pos = NULL;
     s = mmx__csc_alloc(ctx, sp, a->nverts, a->nfaces, nnz, a->order, &M);
+    /* Host arrays are never NULL, even empty (as mmx_mesh_from_faces's always were), so that
+     * code offsetting them needs no case for an empty mesh (NULL + 0 is undefined in C). */
+    if (!s && sp == MMX_SPACE_HOST && !M->rowidx) s = mmx__host_alloc(ctx, 0, ix, (void **)&M->rowidx);
+    if (!s && sp == MMX_SPACE_HOST && !a->order && !M->val) s = mmx__host_alloc(ctx, 0, ix, (void **)&M->val);
     if (!s) s = mmx_mem_copy(ctx, M->rowidx, sp, a->verts, a->space, (size_t)nnz * ix);
     if (!s && !a->order) s = mmx_mem_copy(ctx, M->colptr, sp, a->start, a->space, ((size_t)a->nfaces + 1) * ix);
     if (!s && !a->order) s = mmx__csc_fill_positions(ctx, M);
-    if (!s && a->pos) s = mmx_mem_alloc(ctx, sp, pbytes, (void **)&pos);
+    if (!s && a->pos && sp == MMX_SPACE_HOST) s = mmx__host_alloc(ctx, 3 * (size_t)a->nverts, sizeof *pos, (void **)&pos);
+    else if (!s && a->pos) s = mmx_mem_alloc(ctx, sp, pbytes, (void **)&pos);
     if (!s && a->pos) s = mmx_mem_copy(ctx, pos, sp, a->pos, a->space, pbytes);
     if (s) {
         mmx_csc_free(M);
