@@ -31,7 +31,7 @@ static mmx_status check_args(mmx_ctx *ctx, const char *who, const mmx_mesh_array
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: faces given by offsets (order 0) cannot be used "
                          "in place: the general form needs column pointers and values of the "
                          "library's; faces of one order can, or mmx_mesh_from_arrays copies", who);
-    if (wrap && a->space != sp)
+    if (wrap && (a->space == MMX_SPACE_HOST || a->space == MMX_SPACE_DEVICE) && a->space != sp)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: the arrays are in %s memory but the context "
                          "works in %s memory, so they cannot be used in place; "
                          "mmx_mesh_from_arrays copies them", who,
@@ -40,8 +40,8 @@ static mmx_status check_args(mmx_ctx *ctx, const char *who, const mmx_mesh_array
     return mmx__check_space(ctx, a->space, "the face and position arrays");
 }
 
-/* count entries of src (in space sp) into the host buffer dst: the arrays read on the host to
- * word a fault (on CUDA, a wait each; only a refusal gets here). */
+/* count entries of src (in space sp) into the host buffer dst, where the host reads the
+ * arrays: to word a fault, and for long faces (on CUDA, a wait each). */
 static mmx_status fetch(mmx_ctx *ctx, void *dst, const void *src, mmx_space sp, size_t count,
                         size_t size)
 {
