@@ -9,8 +9,9 @@
  * sentence. There is no global state: two contexts may be used from two threads, but one context must not be used by two
  * threads at once.
  *
- * Synchronisation contract. On the CUDA backend a context owns one stream, and every call
- * queues its device work there, in call order: a call may return before its kernels have run,
+ * Synchronisation contract. On the CUDA backend a context has one stream (its own, or the
+ * caller's: mmx_ctx_use_cuda_stream), and every call queues its device work there, in call
+ * order: a call may return before its kernels have run,
  * and the next call on the same context sees their results without any wait. A call
  * synchronises the context's stream (waits for the work queued on it) only where it must read
  * a device value on the host: a size to allocate, a fault to report (a bad index, an
@@ -91,7 +92,8 @@ typedef struct mmx_ctx mmx_ctx;
  * Synchronises: no (no device work). */
 mmx_status mmx_ctx_create(mmx_ctx **out);
 
-/* Frees a context (its CUDA stream and memory pool); NULL is accepted. Free the objects made
+/* Frees a context (its CUDA stream, unless it is the caller's (mmx_ctx_use_cuda_stream), and
+ * its memory pool); NULL is accepted. Free the objects made
  * through the context first: their free functions give their arrays back to the context's
  * pool on its stream. Work still queued on the stream finishes on its own (the stream and the
  * pool are released when it has). Synchronises: no. */
@@ -105,6 +107,29 @@ void mmx_ctx_free(mmx_ctx *ctx);
  * Synchronises: the previous stream, when the context was already on CUDA, because its
  * queued work must be done before the stream and its pool are released. */
 mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device);
+
+/* Switches the context to the CUDA backend on `device` (0-based) on the caller's stream: a
+ * cudaStream_t of that device, passed as a void pointer so that this header needs no CUDA
+ * (PyTorch's torch.cuda.current_stream().cuda_stream, CuPy's Stream.ptr). The legacy default
+ * stream (NULL, cudaStreamLegacy) and the per-thread default stream (cudaStreamPerThread) are
+ * refused: the first would serialise with every other stream of the device, and the second
+ * names a different stream on every thread, which breaks the stream order of the context's
+ * memory. The library never destroys the stream (the caller does, after mmx_ctx_free or
+ * after switching the context away); it makes a memory pool of its own, as mmx_ctx_use_cuda
+ * does, and allocates from it in the stream's order.
+ * Who synchronises: everything the library does on the context is queued on that stream, in
+ * call order, so the caller's work queued on the same stream after a call sees its results,
+ * and the library's next call sees the caller's work queued before it, with no wait on either
+ * side (a binding on the caller's current stream needs no synchronisation at all). Work on
+ * any other stream is the caller's to order (an event recorded on this stream and waited for
+ * there, or mmx_ctx_sync). The library's own waits are those of the contract above, for this
+ * stream only; they also wait for the caller's work queued on it before.
+ * Errors: MMX_ERR_ARG (stream NULL, cudaStreamLegacy or cudaStreamPerThread; a stream of
+ * another device than `device`), MMX_ERR_UNSUPPORTED (built without CUDA), MMX_ERR_NO_DEVICE,
+ * MMX_ERR_CUDA (as mmx_ctx_use_cuda; an invalid stream handle is not always detected: pass a
+ * live stream). On error the context stays on the backend it had.
+ * Synchronises: as mmx_ctx_use_cuda (the previous stream, when the context was on CUDA). */
+mmx_status mmx_ctx_use_cuda_stream(mmx_ctx *ctx, int device, void *stream);
 
 /* The context's backend, its memory space (host for the host backend, device for CUDA), and
  * its device index (-1 on the host backend). Synchronises: no (they read the context). */
@@ -184,6 +209,30 @@ void mmx_mem_free(mmx_ctx *ctx, mmx_space space, void *p);
  * from the device, because the host reads the data. */
 mmx_status mmx_mem_copy(mmx_ctx *ctx, void *dst, mmx_space dst_space, const void *src,
                         mmx_space src_space, size_t bytes);
+
+/* ---- conversions for bindings ------------------------------------------------------------ */
+
+/* Converts n doubles to floats, dst[i] = (float)src[i] rounded to nearest, for a binding handed
+ * numpy's float64 positions. Both arrays live in the context's space (host memory on a host
+ * context, device memory on CUDA) and must not overlap. A value that is NaN, infinite, or
+ * whose float is infinite (|x| beyond FLT_MAX after rounding) is refused, naming the first
+ * such element: MMX_ERR_ARG for a NaN or an infinity ("element 7 is NaN"), MMX_ERR_OVERFLOW
+ * for a finite value beyond float's range ("element 9 is 1e+300, beyond float's range");
+ * dst is then partly written. Deterministic: the same bits on both backends (one correctly
+ * rounded conversion each). Errors: MMX_ERR_ARG (also NULL arrays with n > 0),
+ * MMX_ERR_OVERFLOW, MMX_ERR_CUDA. Cost: O(n), one pass.
+ * Synchronises: on CUDA, once, to read the fault record (the first bad element). */
+mmx_status mmx_convert_f64(mmx_ctx *ctx, const double *src, size_t n, float *dst);
+
+/* Converts n 64-bit integers to indices, dst[i] = src[i], for a binding handed numpy's int64
+ * faces. Same spaces and overlap rule as mmx_convert_f64. A value outside [0, 2^31) (negative,
+ * or beyond MMX_INDEX_MAX) is refused naming the first: MMX_ERR_ARG for a negative one
+ * ("element 4 is -1, outside the index range [0, 2147483647]"), MMX_ERR_OVERFLOW for one
+ * too large ("element 4 is 4294967296, outside ..."); dst is then partly written.
+ * Errors: MMX_ERR_ARG (also NULL arrays with n > 0), MMX_ERR_OVERFLOW, MMX_ERR_CUDA.
+ * Cost: O(n), one pass.
+ * Synchronises: on CUDA, once, to read the fault record. */
+mmx_status mmx_convert_i64(mmx_ctx *ctx, const int64_t *src, size_t n, mmx_index *dst);
 
 /* ---- timing ----------------------------------------------------------------------------- */
 

@@ -442,7 +442,8 @@ typedef struct mmx_smooth_report {
  * the method does not have, iterations < 0, step < 0 or not finite, step > 1 for LAPLACIAN,
  * COTAN and TAUBIN, mu >= 0 (when given) or below -1,
  * negative sigmas, cg_rtol < 0, cg_max_iter < 0, a patch set of another mesh, out
- * overlapping mesh->pos without being it; CG's refusals: S not positive definite, which a
+ * overlapping mesh->pos without being it, out == mesh->pos on a mesh that wraps the caller's
+ * positions read-only (mmx_mesh_wrap_arrays, mesh.h); CG's refusals: S not positive definite, which a
  * degenerate triangle with a zero mass can cause), MMX_ERR_SPACE, MMX_ERR_MESH (COTAN, MCF:
  * a face that is not a triangle, named; the refusals above; a result that is not finite,
  * naming the first such vertex: coordinates whose sums overflow float arithmetic, near

@@ -68,6 +68,10 @@ typedef struct mmx_mesh {
                           the mesh (a view with other positions) shares it, which is right while
                           the view keeps M: an entry is used only for the matrix it was made
                           from. Never read or set it */
+    struct mmx__mesh_borrow *borrow; /* private: for a mesh of mmx_mesh_wrap_arrays, the
+                          caller's arrays it uses in place and the release to call when it is
+                          freed; NULL otherwise (a mesh assembled by hand leaves it NULL).
+                          Never read or set it */
 } mmx_mesh;
 
 /* ---- what is kept with the mesh --------------------------------------------------------- */
@@ -137,8 +141,82 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
                                const mmx_index *start, const mmx_index *verts,
                                const float *pos, mmx_mesh **out);
 
+/* ---- meshes from arrays in either space (bindings: numpy, DLPack) ------------------------ */
+
+/* Face lists and positions as a binding holds them, in host or device memory. Faces are
+ * either all of one order (order = k >= 3: face f is verts[k*f .. k*f + k), an (nfaces, k)
+ * array in row-major order; start is NULL) or of any orders (order = 0: face f is
+ * verts[start[f] .. start[f+1]), start having nfaces + 1 entries, start[0] = 0, as
+ * mmx_mesh_from_faces). Corners are 0-based vertex indices in the face's cyclic order. */
+typedef struct mmx_mesh_arrays {
+    mmx_index nverts, nfaces;
+    int order;              /* k >= 3: every face has k corners (start is NULL); 0: start used */
+    const mmx_index *start; /* nfaces + 1 offsets when order == 0 */
+    const mmx_index *verts; /* the corners, face by face, 0-based */
+    const float *pos;       /* nverts x 3, row-major; may be NULL */
+    mmx_space space;        /* where start/verts/pos live (host or device) */
+} mmx_mesh_arrays;
+
+/* A mesh in the context's space from arrays in either space (a->space), copied: the caller's
+ * arrays may be freed or changed once it returns (device arrays: once the work queued on the
+ * context's stream so far is done, as for any input of a queued call). The form follows the
+ * layout: order k gives the reduced form (see mmx_mesh_reduce; M->order = k), order 0 the
+ * general form, as mmx_mesh_from_faces. The checks are mmx_mesh_from_faces's, with its
+ * messages (start[0] = 0 and start non-decreasing; per face: order >= 3, indices in
+ * [0, nverts), no vertex twice, naming the first bad face; every coordinate finite, naming
+ * the first bad vertex), made where the arrays live: host arrays on the host, device arrays
+ * on the device (kernels, then one read-back of a fault record; a failing face or vertex is
+ * then read back to word the message; faces of more than 32 corners, whose repeats are found
+ * by sorting, are checked on the host from a copy of the arrays). Host and device arrays give
+ * the same mesh, byte for byte. Device arrays need a CUDA context (a host one refuses them: MMX_ERR_SPACE); host
+ * arrays on a CUDA context are checked on the host and copied (queued).
+ * Errors: MMX_ERR_ARG (NULL ctx, a or out; negative sizes or order; NULL verts with faces,
+ * NULL start with order 0), MMX_ERR_MESH (as above; order 1 or 2: a face needs at least 3
+ * vertices), MMX_ERR_OVERFLOW (nfaces * order beyond 32-bit indices),
+ * MMX_ERR_SPACE, MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nverts + nnz) (faces of more than 32
+ * corners: O(c log c) each).
+ * Synchronises: device arrays: once, on CUDA, to read the fault record and (order 0) the
+ * number of corners, start[nfaces], which sizes the copy (and, only where a face has more
+ * than 32 corners or on a refusal, again to copy arrays to the host); host arrays: no
+ * (checked on the host, the copy to the device queued). */
+mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh **out);
+
+/* Zero copy: a mesh that uses the caller's arrays in place, after the checks of
+ * mmx_mesh_from_arrays: verts becomes the reduced mesh matrix's row indices (M->rowidx,
+ * M->order = a->order) and pos the positions (mesh->pos), so that a binding hands numpy
+ * arrays or DLPack tensors to the library without a copy. Only the layout that is the
+ * library's own can be used so: one face order (order >= 3) and arrays in the context's
+ * space; order 0 (the general form needs colptr and values of the library's) and arrays in
+ * the other space are refused with MMX_ERR_ARG and a sentence saying why (use
+ * mmx_mesh_from_arrays, which copies).
+ * The caller's arrays must stay alive while the mesh lives, and verts unchanged (what the
+ * mesh's cache keeps was made from it: after changing it, call mmx_mesh_release_cache); pos
+ * may be changed between calls, as any mesh's positions (on CUDA in the order of the
+ * context's stream). The library never frees them. `release(owner)` (release may be NULL:
+ * nothing is called) is called exactly once, by mmx_mesh_free, after the mesh's last use of
+ * the arrays: on a CUDA mesh mmx_mesh_free waits for the context's stream first (queued kernels may still read them; the caller's
+ * allocator may reuse the memory on another stream as soon as release returns). On failure
+ * release is never called and the caller keeps its ownership.
+ * `writable`: nonzero when the library may write the arrays. The one library call that
+ * writes a mesh's arrays in place is mmx_smooth with out == mesh->pos (geom.h); on a mesh
+ * wrapped read-only it is refused (MMX_ERR_ARG) and the caller smooths into an array of its
+ * own. The other in-place calls leave the borrowed arrays alone: mmx_mesh_reduce has nothing
+ * to do (the mesh is reduced) and mmx_mesh_expand adds colptr and values of the library's
+ * beside the borrowed row indices (freed by mmx_mesh_free, the borrowed ones not).
+ * mmx_mesh_copy of a wrapped mesh is an ordinary mesh (deep copy); every operation that makes
+ * a new mesh makes an ordinary one.
+ * Errors: those of mmx_mesh_from_arrays, and MMX_ERR_ARG (the refusals above).
+ * Cost: the checks, O(nverts + nnz); no copy.
+ * Synchronises: as mmx_mesh_from_arrays (device arrays: once, to read the fault record; host
+ * arrays: no). */
+mmx_status mmx_mesh_wrap_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, int writable,
+                                void (*release)(void *owner), void *owner, mmx_mesh **out);
+
 /* Frees a mesh and everything it owns; NULL is accepted. Device arrays go back to the pool of
- * the context that made them, after the work queued on its stream. Synchronises: no. */
+ * the context that made them, after the work queued on its stream. A mesh of
+ * mmx_mesh_wrap_arrays leaves the caller's arrays alone and calls its release(owner), once.
+ * Synchronises: no; but for a wrapped mesh on CUDA, the context's stream, before release,
+ * because queued work may still read the caller's arrays. */
 void mmx_mesh_free(mmx_mesh *mesh);
 
 /* A deep copy of the mesh in `dst_space` (same form), made by (and belonging to) ctx. Texture

@@ -24,6 +24,8 @@ struct mmx_ctx {
     mmx_backend backend;
     int device;          /* -1 on the host backend */
     void *stream;        /* cudaStream_t on the CUDA backend: all of the context's work */
+    int caller_stream;   /* 1: the stream is the caller's (mmx_ctx_use_cuda_stream), never
+                            destroyed here */
     void *pool;          /* cudaMemPool_t the context's device memory comes from, in the
                             stream's order (device.h) */
     unsigned long long syncs; /* host waits for the stream so far (mmx__stream_sync) */

@@ -21,7 +21,7 @@ void mmx_ctx_free(mmx_ctx *ctx)
 #ifdef MMX_HAVE_CUDA
     /* Errors on teardown have nowhere to go; the stream is released either way, once its
      * queued work (the objects' frees among it) is done: no wait here. */
-    if (ctx->stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+    if (ctx->stream && !ctx->caller_stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
     /* The pool is released when its last block is back: the frees queued on the stream. */
     if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
 #endif
@@ -171,10 +171,11 @@ mmx_status mmx_cuda_device_count(mmx_ctx *ctx, int *count)
     return MMX_OK;
 }
 
-mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
-{
-    if (!ctx) return MMX_ERR_ARG;
 #ifdef MMX_HAVE_CUDA
+/* mmx_ctx_use_cuda (caller NULL: a stream of the context's own) and mmx_ctx_use_cuda_stream
+ * (the caller's stream, already checked not to be a default one). */
+static mmx_status use_cuda(mmx_ctx *ctx, int device, cudaStream_t caller)
+{
     int n = 0;
     mmx_cuda_device_count(ctx, &n);
     if (n == 0) return MMX_ERR_NO_DEVICE; /* the detail is already in ctx */
@@ -187,9 +188,20 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
     if (is_no_device(e)) return fail_no_device(ctx, e);
     mmx_status s = mmx__cuda(ctx, e, "cudaSetDevice(device)");
     if (s) return s;
-    cudaStream_t st;
-    s = MMX__CUDA(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
-    if (s) return s;
+    cudaStream_t st = caller;
+    if (caller) {
+        /* A stream of another device would run the pool's memory there: refused, where the
+         * runtime can tell (a dead handle is the caller's to avoid: core.h). */
+        int on = -1;
+        s = MMX__CUDA(ctx, cudaStreamGetDevice(caller, &on));
+        if (s) return s;
+        if (on != device)
+            return mmx__fail(ctx, MMX_ERR_ARG, "the stream given belongs to CUDA device %d, "
+                             "not to device %d", on, device);
+    } else {
+        s = MMX__CUDA(ctx, cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        if (s) return s;
+    }
     /* The context's own stream-ordered pool, which keeps freed blocks for reuse instead of
      * returning them to the driver at every sync (the default pool's threshold of 0 made each
      * operation's scratch cost a fresh mapping); a pool of our own leaves the process's
@@ -202,33 +214,71 @@ mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
     cudaMemPool_t pool;
     s = MMX__CUDA(ctx, cudaMemPoolCreate(&pool, &props));
     if (s) {
-        (void)cudaStreamDestroy(st);
+        if (!caller) (void)cudaStreamDestroy(st);
         return s;
     }
     uint64_t keep = UINT64_MAX;
     s = MMX__CUDA(ctx, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep));
     if (s) {
         (void)cudaMemPoolDestroy(pool);
-        (void)cudaStreamDestroy(st);
+        if (!caller) (void)cudaStreamDestroy(st);
         return s;
     }
     if (ctx->stream) {
         /* The old stream's queued work may still use memory of the old pool: let it finish
-         * before both go (the one wait here is for the context's own stream). */
+         * before both go (the one wait here is for the context's own stream). A caller's
+         * stream is left to the caller. */
         (void)cudaStreamSynchronize((cudaStream_t)ctx->stream);
-        (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
+        if (!ctx->caller_stream) (void)cudaStreamDestroy((cudaStream_t)ctx->stream);
     }
     if (ctx->pool) (void)cudaMemPoolDestroy((cudaMemPool_t)ctx->pool);
     ctx->stream = st;
+    ctx->caller_stream = caller != NULL;
     ctx->pool = pool;
     ctx->backend = MMX_BACKEND_CUDA;
     ctx->device = device;
     ctx->err[0] = '\0';
     return MMX_OK;
+}
 #else
-    (void)device;
+static mmx_status no_cuda(mmx_ctx *ctx)
+{
     return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
                      "the CUDA backend is not available: meshmatrix was built without CUDA");
+}
+#endif
+
+mmx_status mmx_ctx_use_cuda(mmx_ctx *ctx, int device)
+{
+    if (!ctx) return MMX_ERR_ARG;
+#ifdef MMX_HAVE_CUDA
+    return use_cuda(ctx, device, NULL);
+#else
+    (void)device;
+    return no_cuda(ctx);
+#endif
+}
+
+mmx_status mmx_ctx_use_cuda_stream(mmx_ctx *ctx, int device, void *stream)
+{
+    if (!ctx) return MMX_ERR_ARG;
+    /* The default streams by their handles' values (cudaStreamLegacy is 0x1,
+     * cudaStreamPerThread 0x2), so that the refusal reads the same with or without CUDA. */
+    if (stream == NULL || stream == (void *)0x1)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_ctx_use_cuda_stream: the legacy default stream "
+                         "(%s) is refused: it would serialise the library's work with every "
+                         "other stream of the device; pass a stream of your own",
+                         stream ? "cudaStreamLegacy" : "NULL");
+    if (stream == (void *)0x2)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_ctx_use_cuda_stream: the per-thread default "
+                         "stream (cudaStreamPerThread) is refused: it is another stream on "
+                         "every thread, which would break the order of the context's memory; "
+                         "pass a stream of your own");
+#ifdef MMX_HAVE_CUDA
+    return use_cuda(ctx, device, (cudaStream_t)stream);
+#else
+    (void)device;
+    return no_cuda(ctx);
 #endif
 }
 

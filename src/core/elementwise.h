@@ -23,6 +23,26 @@
 
 #define MMX__UNPAREN(...) __VA_ARGS__
 
+/* *slot = max(*slot, v): the one write a step may make beyond its own item, for the faults and
+ * bounds it reports through a read-back slot (device.h). A maximum does not depend on the
+ * order the items run in, so the verdict is the same on both backends and every run (an
+ * integer atomic on the device, no float). */
+static inline MMX__HD void mmx__fold_max(unsigned long long *slot, unsigned long long v)
+{
+#ifdef __CUDA_ARCH__
+    if (v > *slot) atomicMax(slot, v); /* the plain read only skips atomics that cannot win */
+#else
+    if (v > *slot) *slot = v;
+#endif
+}
+
+/* Notes that item i of n is at fault: *slot keeps the largest n - i, so that n - *slot is the
+ * first such item (0: none), whatever order the items run in. */
+static inline MMX__HD void mmx__note_first(unsigned long long *slot, int64_t n, int64_t i)
+{
+    mmx__fold_max(slot, (unsigned long long)(n - i));
+}
+
 #ifdef __CUDACC__
 #include "launch.cuh"
 #define MMX__ELEMENTWISE(name, step, params, args)                                                  \

@@ -344,6 +344,9 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
         (const char *)mesh->pos < (const char *)out + bytes)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_smooth: out overlaps the mesh's positions without "
                          "being them");
+    if (mmx__mesh_pos_readonly(mesh, out))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_smooth: in place on positions wrapped read-only "
+                         "(mmx_mesh_wrap_arrays with writable 0): smooth into an array of your own");
     mmx_smooth_report rep;
     memset(&rep, 0, sizeof rep);
     rep.cg_converged = 1;

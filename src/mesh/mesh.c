@@ -13,25 +13,19 @@ static int cmp_index(const void *a, const void *b)
 
 int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *why, size_t cap)
 {
-    if (n < 3) {
-        snprintf(why, cap, "face of order %d: a face needs at least 3 vertices", n);
+    mmx_index value = 0;
+    switch (mmx__face_fault(f, n, nverts, &value)) {
+    case MMX__FACE_OK: return 0;
+    case MMX__FACE_ORDER:
+        snprintf(why, cap, "face of order %d: a face needs at least 3 vertices", value);
         return 1;
-    }
-    for (mmx_index i = 0; i < n; i++)
-        if (f[i] < 0 || f[i] >= nverts) {
-            snprintf(why, cap, "vertex index %d outside [0, %d)", f[i], nverts);
-            return 1;
-        }
-    /* Faces are short, so a pairwise scan costs less than a scratch array; long faces are
-     * sorted in a copy instead to stay O(n log n). */
-    if (n <= 32) {
-        for (mmx_index i = 1; i < n; i++)
-            for (mmx_index k = 0; k < i; k++)
-                if (f[i] == f[k]) {
-                    snprintf(why, cap, "vertex %d appears twice in the face", f[i]);
-                    return 1;
-                }
-        return 0;
+    case MMX__FACE_INDEX:
+        snprintf(why, cap, "vertex index %d outside [0, %d)", value, nverts);
+        return 1;
+    case MMX__FACE_TWICE:
+        snprintf(why, cap, "vertex %d appears twice in the face", value);
+        return 1;
+    default: break; /* MMX__FACE_LONG: a repeat is found by sorting a copy, O(n log n) */
     }
     mmx_index *c = malloc((size_t)n * sizeof *c);
     if (!c) {
@@ -53,25 +47,14 @@ int mmx__face_problem(const mmx_index *f, mmx_index n, mmx_index nverts, char *w
 mmx_index mmx__first_bad_face(const mmx_index *start, const mmx_index *verts, mmx_index nfaces,
                               mmx_index nverts)
 {
-    const uint32_t nv = (uint32_t)nverts;
     char why[160];
     for (mmx_index f = 0; f < nfaces; f++) {
         const mmx_index *v = verts + start[f];
-        mmx_index n = start[f + 1] - start[f];
-        /* Unsigned comparison also catches negative indices. Non-short-circuit & keeps the
-         * common cases branch-free. */
-        if (n == 3) {
-            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
-                     (v[0] != v[1]) & (v[0] != v[2]) & (v[1] != v[2]);
-            if (!ok) return f;
-        } else if (n == 4) {
-            int ok = ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
-                     ((uint32_t)v[3] < nv) & (v[0] != v[1]) & (v[0] != v[2]) & (v[0] != v[3]) &
-                     (v[1] != v[2]) & (v[1] != v[3]) & (v[2] != v[3]);
-            if (!ok) return f;
-        } else if (mmx__face_problem(v, n, nverts, why, sizeof why)) {
+        const mmx_index n = start[f + 1] - start[f];
+        mmx_index value;
+        const int fault = mmx__face_fault(v, n, nverts, &value);
+        if (fault == MMX__FACE_LONG ? mmx__face_problem(v, n, nverts, why, sizeof why) : fault)
             return f;
-        }
     }
     return -1;
 }
@@ -80,7 +63,7 @@ int mmx__coord_problem(const float *p, char *why, size_t cap)
 {
     static const char axis[] = "xyz";
     for (int d = 0; d < 3; d++)
-        if (!isfinite(p[d])) {
+        if (!mmx__coord_ok(p[d])) {
             snprintf(why, cap, "coordinate %c is %s", axis[d], isnan(p[d]) ? "NaN" : "infinite");
             return 1;
         }
@@ -148,6 +131,13 @@ mmx_status mmx_mesh_uv_copy(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mm
 void mmx_mesh_free(mmx_mesh *mesh)
 {
     if (!mesh) return;
+    struct mmx__mesh_borrow *b = mesh->borrow;
+    if (b) { /* the caller's arrays (mmx_mesh_wrap_arrays) are not ours to free */
+        if (mesh->M && mesh->M->rowidx == b->rowidx) mesh->M->rowidx = NULL;
+        if (mesh->pos == b->pos) mesh->pos = NULL;
+    }
+    mmx_ctx *ctx = mesh->ctx;
+    const mmx_space space = mesh->space;
     mmx__mesh_cache_free(mesh); /* its entries read M: first */
     mmx_csc_free(mesh->M);
     mmx_mem_free(mesh->ctx, mesh->space, mesh->pos); /* device: after the queued work */
@@ -156,6 +146,7 @@ void mmx_mesh_free(mmx_mesh *mesh)
     free(mesh->normals);
     free(mesh->colors);
     free(mesh);
+    if (b) mmx__mesh_borrow_end(ctx, space, b);
 }
 
 mmx_status mmx_mesh_set_normals(mmx_ctx *ctx, mmx_mesh *mesh, const float *normals,
@@ -230,27 +221,10 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
     *out = NULL;
     if (nverts < 0 || nfaces < 0 || !start || (nfaces > 0 && !verts))
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_from_faces: bad sizes (%d vertices, %d faces) or NULL arrays", nverts, nfaces);
-    if (nfaces == MMX_INDEX_MAX)
-        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%d faces do not fit 32-bit indices", nfaces);
-    if (start[0] != 0) return mmx__fail(ctx, MMX_ERR_MESH, "start[0] is %d, not 0", start[0]);
-    for (mmx_index f = 0; f < nfaces; f++)
-        if (start[f + 1] < start[f])
-            return mmx__fail(ctx, MMX_ERR_MESH, "face %d: start[%d] = %d is below start[%d] = %d", f, f + 1, start[f + 1], f, start[f]);
-    size_t nnz = (size_t)start[nfaces];
-    mmx_index *s2 = NULL, *v2 = NULL;
-    float *p2 = NULL;
-    mmx_status s = mmx__host_alloc(ctx, (size_t)nfaces + 1, sizeof *s2, (void **)&s2);
-    if (!s) s = mmx__host_alloc(ctx, nnz, sizeof *v2, (void **)&v2);
-    if (!s && pos) s = mmx__host_alloc(ctx, (size_t)nverts * 3, sizeof *p2, (void **)&p2);
-    if (s) {
-        free(s2);
-        free(v2);
-        return s;
-    }
-    memcpy(s2, start, ((size_t)nfaces + 1) * sizeof *s2);
-    if (nnz) memcpy(v2, verts, nnz * sizeof *v2);
-    if (p2 && nverts) memcpy(p2, pos, (size_t)nverts * 3 * sizeof *p2);
-    return mmx__mesh_adopt(ctx, nverts, nfaces, s2, v2, p2, NULL, 0, out);
+    /* Host face lists are the general case of arrays in either space (arrays.c). */
+    const mmx_mesh_arrays a = {.nverts = nverts, .nfaces = nfaces, .order = 0, .start = start,
+                               .verts = verts, .pos = pos, .space = MMX_SPACE_HOST};
+    return mmx_mesh_from_arrays(ctx, &a, out);
 }
 
 /* mmx_mesh_copy, with the texture coordinates (in host memory, or in device memory for a

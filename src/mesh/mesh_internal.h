@@ -2,6 +2,8 @@
 #ifndef MMX_MESH_INTERNAL_H
 #define MMX_MESH_INTERNAL_H
 
+#include <float.h>
+#include <math.h>
 #include "core/core_internal.h"
 #include "core/hd.h"
 #include "meshmatrix/mesh.h"
@@ -10,6 +12,65 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the rules of a face list, stated once (host checks and device kernels) ---- */
+
+/* What mmx__face_fault finds. */
+enum {
+    MMX__FACE_OK = 0,
+    MMX__FACE_ORDER, /* fewer than 3 corners; the value is the order */
+    MMX__FACE_INDEX, /* an index outside [0, nverts); the value is the first such index */
+    MMX__FACE_TWICE, /* a vertex twice; the value is the vertex (the first i with v[i] equal to
+                        an earlier v[k]) */
+    MMX__FACE_LONG   /* more than MMX__FACE_SHORT corners, all in range: whether a vertex
+                        repeats is left to a sort (mmx__face_problem), so that no face costs
+                        quadratic work */
+};
+#define MMX__FACE_SHORT 32
+
+/* The first rule that face v[0 .. n) breaks against nverts (MMX__FACE_*), its value in *value.
+ * Triangles and quads that break none pass one branch-free test first (the common case); the
+ * rules below it decide. */
+static inline MMX__HD int mmx__face_fault(const mmx_index *v, mmx_index n, mmx_index nverts,
+                                          mmx_index *value)
+{
+    const uint32_t nv = (uint32_t)nverts; /* unsigned: a negative index is out of range too */
+    if (n == 3 && ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
+                      (v[0] != v[1]) & (v[0] != v[2]) & (v[1] != v[2]))
+        return MMX__FACE_OK;
+    if (n == 4 && ((uint32_t)v[0] < nv) & ((uint32_t)v[1] < nv) & ((uint32_t)v[2] < nv) &
+                      ((uint32_t)v[3] < nv) & (v[0] != v[1]) & (v[0] != v[2]) & (v[0] != v[3]) &
+                      (v[1] != v[2]) & (v[1] != v[3]) & (v[2] != v[3]))
+        return MMX__FACE_OK;
+    *value = n;
+    if (n < 3) return MMX__FACE_ORDER;
+    for (mmx_index i = 0; i < n; i++)
+        if ((uint32_t)v[i] >= nv) {
+            *value = v[i];
+            return MMX__FACE_INDEX;
+        }
+    if (n > MMX__FACE_SHORT) return MMX__FACE_LONG;
+    for (mmx_index i = 1; i < n; i++)
+        for (mmx_index k = 0; k < i; k++)
+            if (v[i] == v[k]) {
+                *value = v[i];
+                return MMX__FACE_TWICE;
+            }
+    return MMX__FACE_OK;
+}
+
+/* Whether entry i of face offsets start[0 .. nfaces] breaks their rule: start[0] = 0, and
+ * each entry at least the one before. */
+static inline MMX__HD int mmx__start_fault(const mmx_index *start, int64_t i)
+{
+    return i == 0 ? start[0] != 0 : start[i] < start[i - 1];
+}
+
+/* Whether a coordinate is finite (NaN fails the comparison). */
+static inline MMX__HD int mmx__coord_ok(float x)
+{
+    return fabsf(x) <= FLT_MAX;
+}
 
 /* Checks one face of n vertices against nverts: order >= 3, indices in [0, nverts), no vertex
  * twice. Returns 0 if the face is fine; otherwise 1 with a sentence in why ("order 2 is below
@@ -88,6 +149,30 @@ mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);
+
+/* ---- meshes from arrays (arrays.c) ---- */
+
+/* What a mesh of mmx_mesh_wrap_arrays borrows: the caller's arrays, left alone by
+ * mmx_mesh_free, and the release it calls once. */
+struct mmx__mesh_borrow {
+    const mmx_index *rowidx; /* the caller's verts, M->rowidx while the mesh keeps them */
+    const float *pos;        /* the caller's pos, mesh->pos while the mesh keeps it */
+    void (*release)(void *owner);
+    void *owner;
+    int writable;            /* the caller allows the library to write them */
+};
+
+/* Whether out is the borrowed positions of a mesh wrapped read-only, which an in-place
+ * operation (mmx_smooth with out == mesh->pos) must refuse to write. */
+static inline int mmx__mesh_pos_readonly(const mmx_mesh *mesh, const float *out)
+{
+    return mesh->borrow && !mesh->borrow->writable && out && out == mesh->borrow->pos;
+}
+
+/* The end of a wrapped mesh (mmx_mesh_free, once the mesh's own arrays are given back): on a
+ * device mesh a wait for ctx's stream, whose queued work may still read the caller's arrays,
+ * then release(owner), once; frees b. */
+void mmx__mesh_borrow_end(mmx_ctx *ctx, mmx_space space, struct mmx__mesh_borrow *b);
 
 /* ---- the mesh's cache (cache.c; mesh.h states the rules) ---- */
 
