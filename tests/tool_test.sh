@@ -1543,5 +1543,43 @@ if expect_rc "help --man" 0 help --man; then
 fi
 expect_rc "help --man with a command" 2 help --man subdiv
 
+# ---- query --path: the algebraic, patch and plan paths write the same bytes (patchq) ---------
+# Every kind on a small polygon mesh with a boundary and on a closed triangle mesh, each path on
+# the command's backend; then the refusals, which every path names alike.
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nf 1 2 5 4\nf 2 3 6 5\nf 4 5 8\nf 5 6 8\nf 8 7 4\n' >"$TMP/qpath.obj"
+for qmesh in "$TMP/qpath.obj" builtin:icosphere:2; do
+    for kind in VV VE VF EV EF FV FE FF; do
+        same=1
+        for path in algebraic patch plan; do
+            if ! expect_rc "query --path $path $kind $qmesh" 0 query --path "$path" "$kind" "$qmesh" "$TMP/q_$path.txt"; then
+                same=0
+            elif [[ "$out" != *"$path path"* ]]; then
+                same=0
+                bad "query --path $path reports its path" "$out"
+            fi
+        done
+        [ "$same" = 1 ] && cmp -s "$TMP/q_algebraic.txt" "$TMP/q_patch.txt" && cmp -s "$TMP/q_algebraic.txt" "$TMP/q_plan.txt" \
+            && ok "query --path: $kind of $(basename "$qmesh"), the same bytes on every path" \
+            || bad "query --path $kind of $qmesh differs" "$(diff "$TMP/q_algebraic.txt" "$TMP/q_patch.txt" | head -5)" \
+                   "$(diff "$TMP/q_algebraic.txt" "$TMP/q_plan.txt" | head -5)"
+    done
+done
+if expect_rc "query with no --path" 0 query FF "$TMP/qpath.obj"; then
+    [[ "$err" == *"algebraic path"* ]] && ok "query: the default path is algebraic" || bad "query default path" "$err"
+fi
+check_usage "query --path with an unknown path" query --path fast VV builtin:cube
+[[ "$err" == *"unknown --path 'fast' (use algebraic, patch or plan)"* ]] && ok "query names the unknown path" \
+    || bad "query unknown path message" "$err"
+for path in patch plan; do
+    if expect_rc "query --path $path VV of inconsistent faces" 1 query --path "$path" VV "$TMP/flip.obj"; then
+        [[ "$err" == *"{1, 2}"* ]] && ok "query --path $path names the inconsistent edge" || bad "query --path $path refusal" "$err"
+    fi
+done
+if expect_rc "query --path patch --json" 0 --json query --path patch ev builtin:cube "$TMP/js_p.txt"; then
+    [[ "$out" == *'"path": "patch"'* ]] && ok "query --json names the path" || bad "query --json path" "${out:0:300}"
+fi
+expect_rc "help query" 0 help query && [[ "$out" == *"--path algebraic|patch|plan"* ]] \
+    && ok "help query lists --path" || bad "help query" "${out:0:300}"
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
