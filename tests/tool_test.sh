@@ -1580,6 +1580,19 @@ if expect_rc "query --path patch --json" 0 --json query --path patch ev builtin:
 fi
 expect_rc "help query" 0 help query && [[ "$out" == *"--path algebraic|patch|plan"* ]] \
     && ok "help query lists --path" || bad "help query" "${out:0:300}"
+# info --patches: the set's memory in all and its topology as RXMesh counts it (less: the owned
+# entries of the maps and the face owners, 16 bytes a face at least, are left out).
+if expect_rc "info --patches" 0 info --patches builtin:icosphere:3; then
+    mem=$(field "patch memory")
+    all=$(printf '%s' "$mem" | sed -n 's/^\([0-9]*\) bytes.*/\1/p')
+    topo=$(printf '%s' "$mem" | sed -n 's/.*RXMesh counts it \([0-9]*\) bytes.*/\1/p')
+    [[ -n "$all" && -n "$topo" ]] && [ $((all - topo)) -ge $((16 * 1280)) ] \
+        && ok "info --patches: memory $all bytes, topology $topo" || bad "info --patches memory" "$mem"
+fi
+if expect_rc "info --patches --json" 0 --json info --patches builtin:icosphere:2; then
+    [[ "$out" == *'"topology_bytes": '[1-9]* && "$out" == *'"topology_bytes_per_face"'* ]] \
+        && ok "info --patches --json: the topology bytes" || bad "info --patches --json" "${out:0:400}"
+fi
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

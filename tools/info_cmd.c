@@ -121,7 +121,9 @@ static void print_patches(const mmx_patch_stats *ps, double ms, const char *back
         100.0 * ps->ribbon_share);
     row("largest patch", "%d faces, %d edges, %d vertices (local)", (int)ps->max_local_faces,
         (int)ps->max_local_edges, (int)ps->max_local_verts);
-    row("patch memory", "%lld bytes (%.1f per face)", (long long)ps->bytes, ps->bytes_per_face);
+    row("patch memory", "%lld bytes (%.1f per face); topology as RXMesh counts it %lld bytes (%.1f per face)",
+        (long long)ps->bytes, ps->bytes_per_face, (long long)ps->topology_bytes,
+        ps->topology_bytes_per_face);
     row("patch time", "%.3f ms (%s backend)", ms, backend);
     js_object("patches");
     js_int("count", ps->npatches);
@@ -135,6 +137,8 @@ static void print_patches(const mmx_patch_stats *ps, double ms, const char *back
     js_int("max_local_vertices", ps->max_local_verts);
     js_int("bytes", (long long)ps->bytes);
     js_num("bytes_per_face", ps->bytes_per_face);
+    js_int("topology_bytes", (long long)ps->topology_bytes);
+    js_num("topology_bytes_per_face", ps->topology_bytes_per_face);
     js_ms("ms", ms);
     js_end();
 }
@@ -302,7 +306,11 @@ const tool_cmd info_command = {
             "the chosen backend. A non-manifold or badly oriented mesh is reported, not\n"
             "refused. Without FILE it inspects " DEFAULT_INPUT "; FILE - reads standard input\n"
             "(with --format). With --patches it also builds the patch set and prints its\n"
-            "patches, owned faces per patch, ribbon share, largest patch, memory and time.",
+            "patches, owned faces per patch, ribbon share, largest patch, memory and time.\n"
+            "Its memory is all the set holds (blocks, maps, offsets, face owners), then its\n"
+            "topology counted as RXMesh counts its own (blocks, offsets, the ribbon's map\n"
+            "entries: not the owned elements' maps, which give the mesh's own numbering and\n"
+            "which RXMesh, naming elements by patch and local index, does not keep).",
     .opts = info_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -30,14 +30,16 @@ __device__ inline void mmx__pl_block_offsets(const mmx_index *cnt, mmx_index n, 
 }
 
 /* The block's setup of patch p in the work space w: every thread holds the same view L; the
- * blocks are copied and the lists `needs` asks for built, as mmx__patch_local_host does on
- * the host. Ends with a barrier. */
+ * blocks `needs` does not skip are copied and the lists it asks for built (MMX__PL_*), as
+ * mmx__patch_local_host does on the host. Ends with a barrier. */
 __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index p, void *w,
                                               int needs, mmx__plocal *L)
 {
     mmx__pl_setup(&ps, p, w, L);
     const mmx_index items = mmx__pl_load_items(L);
-    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item(&ps, p, L, i);
+    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
+    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS))
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_rank_face(L, l);
     __syncthreads();
     for (int vf = 0; vf < 2; vf++) {
         if (!(needs & (1 << vf))) continue;
@@ -53,9 +55,35 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
         __syncthreads();
         for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
         __syncthreads();
-        /* The atomics filled each list in any order: sorting by global face makes it one. */
+        /* The atomics filled each list in any order: sorting by rank (global face order, a
+         * key in the work space) makes it one. */
         for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
-            mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->gf);
+            mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+        __syncthreads();
+    }
+}
+
+/* The block's counting setup of patch p for the row lengths of query `kind` (patch_block.h,
+ * "row lengths by counting"): the blocks it reads, then the edge sides and the vertex counts
+ * it needs, no list. Ends with a barrier; mmx__pl_counted_len then gives each row's length. */
+__device__ inline void mmx__patch_count_block(const mmx_patch_set &ps, mmx_index p, void *w,
+                                              mmx_query_kind kind, mmx__plocal *L)
+{
+    const int needs = mmx__pl_len_needs(kind);
+    mmx__pl_setup(&ps, p, w, L);
+    const mmx_index items = mmx__pl_load_items(L);
+    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
+    if (needs & MMX__PL_EDGE_LISTS)
+        for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) L->ef_off[i] = 0;
+    if (needs & MMX__PL_VERT_LISTS)
+        for (mmx_index i = threadIdx.x; i < L->nv; i += blockDim.x) L->vf_off[i] = 0;
+    __syncthreads();
+    if (needs & MMX__PL_EDGE_LISTS) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_sides(L, l);
+        __syncthreads();
+    }
+    if (needs & MMX__PL_VERT_LISTS) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_corners(L, kind, l);
         __syncthreads();
     }
 }

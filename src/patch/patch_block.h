@@ -4,11 +4,16 @@
  * loop of the block's threads over its items, a barrier between steps).
  *
  * A patch's work space (shared memory on the device, a host buffer on the host) holds copies
- * of its FE and EV blocks and what the steps build from them: per local edge its local faces
- * (EF) and per local vertex its local faces (VF), each list sorted by global face number, so
- * every row comes out in the same order whichever thread filled the lists first. Every face at
- * an owned vertex or on an owned edge shares a vertex with an owned face, so it is local:
- * local counts are the true counts there (an edge's sides, a vertex's valence).
+ * of its FE and EV blocks and what the steps build from them: per local face its rank in
+ * global order (the merge of the owned and the ribbon faces, each ascending), per local edge
+ * its local faces (EF) and per local vertex its local faces (VF), each list sorted by rank
+ * (so by global face number) in the work space, without reading the global map, so every row
+ * comes out in the same order whichever thread filled the lists first. Every face at an owned
+ * vertex or on an owned edge shares a vertex with an owned face, so it is local: local counts
+ * are the true counts there (an edge's sides, a vertex's valence).
+ *
+ * A query's row lengths need no lists: they are counts over the corners (mmx__pl_count_*), so
+ * its first pass only counts; the lists are built once, by the pass that writes the rows.
  *
  * The rows are written by one walk per owned element whose every neighbour goes through
  * pl_emit: into a row (queries) or into a sum in float, left to right (reductions), so the
@@ -40,7 +45,17 @@ typedef struct mmx__plocal {
     mmx_index *cnt;            /* max(ne, nv) counters */
     mmx_index *ef_off, *vf_off;/* ne + 1, nv + 1 list offsets */
     uint16_t *ef, *vf;         /* nc entries each: local faces per edge, per vertex */
+    uint16_t *rank;            /* nf: each local face's place in global face order */
 } mmx__plocal;
+
+/* What a patch's setup builds (the `needs` of mmx__patch_local_block and its host twin): the
+ * edge lists, the vertex lists (each with the ranks they are sorted by), and what it may skip
+ * loading: the FE block (with the face starts) or the EV block, for a step that does not read
+ * it. 0 loads both blocks and builds no list. */
+#define MMX__PL_EDGE_LISTS 1
+#define MMX__PL_VERT_LISTS 2
+#define MMX__PL_NO_FE 4
+#define MMX__PL_NO_EV 8
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
  * (the int arrays first, then the 16-bit ones; a multiple of 16). */
@@ -48,7 +63,7 @@ static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne
                                                       mmx_index nc)
 {
     const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
-    const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne;
+    const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne + (size_t)nf;
     return (4 * ints + 2 * shorts + 31) / 16 * 16;
 }
 
@@ -74,7 +89,35 @@ static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, v
     L->fe = sp, sp += L->nc;
     L->ev = sp, sp += 2 * L->ne;
     L->ef = sp, sp += L->nc;
-    L->vf = sp;
+    L->vf = sp, sp += L->nc;
+    L->rank = sp;
+}
+
+/* The view of patch p read in place, without a work space: the blocks and the face starts are
+ * the set's own arrays (read, never written), and there are no counters and no lists. For
+ * the steps that read only the blocks: the rows of EV, FV and FE, and the lengths of FV and FE
+ * of mixed orders. */
+static inline MMX__HD void mmx__pl_setup_direct(const mmx_patch_set *ps, mmx_index p, mmx__plocal *L)
+{
+    const mmx_index f0 = ps->face_off[p], e0 = ps->edge_off[p], v0 = ps->vert_off[p];
+    L->nf = ps->face_off[p + 1] - f0;
+    L->ne = ps->edge_off[p + 1] - e0;
+    L->nv = ps->vert_off[p + 1] - v0;
+    L->nc = ps->corner_off[p + 1] - ps->corner_off[p];
+    L->of = ps->owned[3 * p], L->oe = ps->owned[3 * p + 1], L->ov = ps->owned[3 * p + 2];
+    L->order = ps->order;
+    L->gf = ps->l2g_f + f0, L->ge = ps->l2g_e + e0, L->gv = ps->l2g_v + v0;
+    L->fe = ps->fe + ps->corner_off[p];
+    L->ev = ps->ev + 2 * (size_t)e0;
+    L->fs = ps->order ? NULL : ps->fstart + f0;
+    L->cnt = L->ef_off = L->vf_off = NULL;
+    L->ef = L->vf = L->rank = NULL;
+}
+
+/* Whether the rows of `kind` read only the blocks (mmx__pl_setup_direct serves them). */
+static inline MMX__HD int mmx__pl_direct(mmx_query_kind kind)
+{
+    return kind == MMX_QUERY_EV || kind == MMX_QUERY_FV || kind == MMX_QUERY_FE;
 }
 
 /* The number of items of the load step: copy item i of the blocks (and the face starts). */
@@ -84,12 +127,36 @@ static inline MMX__HD mmx_index mmx__pl_load_items(const mmx__plocal *L)
     return n > L->nf ? n : L->nf;
 }
 
+/* Copies item i of the blocks `needs` does not skip (MMX__PL_NO_FE, MMX__PL_NO_EV). */
+static inline MMX__HD void mmx__pl_load_item_of(const mmx_patch_set *ps, mmx_index p,
+                                                mmx__plocal *L, mmx_index i, int needs)
+{
+    const int fe = !(needs & MMX__PL_NO_FE), ev = !(needs & MMX__PL_NO_EV);
+    if (fe && i < L->nc) L->fe[i] = ps->fe[ps->corner_off[p] + i];
+    if (ev && i < 2 * L->ne) L->ev[i] = ps->ev[2 * (size_t)ps->edge_off[p] + i];
+    if (fe && i < L->nf && !L->order) L->fs[i] = ps->fstart[ps->face_off[p] + i];
+}
+
 static inline MMX__HD void mmx__pl_load_item(const mmx_patch_set *ps, mmx_index p,
                                              mmx__plocal *L, mmx_index i)
 {
-    if (i < L->nc) L->fe[i] = ps->fe[ps->corner_off[p] + i];
-    if (i < 2 * L->ne) L->ev[i] = ps->ev[2 * (size_t)ps->edge_off[p] + i];
-    if (i < L->nf && !L->order) L->fs[i] = ps->fstart[ps->face_off[p] + i];
+    mmx__pl_load_item_of(ps, p, L, i, 0);
+}
+
+/* The rank of local face l in global order: its place in its own run (owned faces first,
+ * then the ribbon, each ascending) plus the faces of the other run with a smaller global
+ * number, by a binary search of that run. One item per local face. */
+static inline MMX__HD void mmx__pl_rank_face(mmx__plocal *L, mmx_index l)
+{
+    const int owned = l < L->of;
+    mmx_index lo = owned ? L->of : 0, hi = owned ? L->nf : L->of;
+    const mmx_index base = lo, g = L->gf[l];
+    while (lo < hi) { /* the first face of the other run above g (numbers are distinct) */
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (L->gf[mid] < g) lo = mid + 1;
+        else hi = mid;
+    }
+    L->rank[l] = (uint16_t)((owned ? l : l - L->of) + (lo - base));
 }
 
 /* Local face l's corners: [*a, *a + *n) of the block. */
@@ -133,9 +200,10 @@ static inline MMX__HD void mmx__pl_fill_face(mmx__plocal *L, mmx_index l, int vf
     }
 }
 
-/* Sorts the local faces a[0 .. n) by their global numbers: insertion for short lists,
- * heapsort (no recursion, no extra memory) for long ones. */
-static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const mmx_index *gf)
+/* Sorts the local faces a[0 .. n) by their ranks (gf: the rank of each local face, a key in
+ * the work space): insertion for short lists, heapsort (no recursion, no extra memory) for
+ * long ones. */
+static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const uint16_t *gf)
 {
     if (n <= 16) {
         for (mmx_index i = 1; i < n; i++) {
@@ -247,7 +315,7 @@ static inline MMX__HD int mmx__pl_closed_start(const mmx__plocal *L, mmx_index v
         mmx_index a, n;
         const mmx_index c = mmx__pl_corner_of(L, l, v, &a, &n);
         const mmx_index g = mmx__pl_next_ccw(L, l, a, n, c);
-        if (g < 0 || L->gf[g] < L->gf[s]) return 0;
+        if (g < 0 || L->rank[g] < L->rank[s]) return 0;
         if (g == s) return 1;
         l = g;
     }
@@ -298,14 +366,13 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
     if (valence == 0) return;
     if (opens <= 1) {
         /* One open start, or none: if the walk from it (from the smallest face when closed)
-         * meets every face, that is the only fan. Its entries go to a side count first, so
-         * that a vertex of several fans is not written twice. */
-        mmx__psink probe = {NULL, 0, NULL, 0, {0, 0, 0, 0}};
+         * meets every face, that is the only fan, written as it is walked. If not, the sink
+         * goes back to where it was and the fans below write the row over it: the row's
+         * length is fixed and a reduction's sum starts again from the same value. */
+        const mmx__psink before = *sink;
         const mmx_index s = opens ? first_open : F[0];
-        if (mmx__pl_fan(L, kind, v, s, valence, &probe) == valence) {
-            mmx__pl_fan(L, kind, v, s, valence, sink);
-            return;
-        }
+        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return;
+        *sink = before;
     }
     for (mmx_index i = 0; i < valence; i++) {
         mmx_index a, n;
@@ -313,35 +380,6 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
         if (mmx__pl_open_start(L, c) || mmx__pl_closed_start(L, v, F[i], valence))
             mmx__pl_fan(L, kind, v, F[i], valence, sink);
     }
-}
-
-/* The length of that row: the valence, plus one per open fan for VV and VE. */
-static inline MMX__HD mmx_index mmx__pl_vertex_len(const mmx__plocal *L, mmx_query_kind kind,
-                                                   mmx_index v)
-{
-    const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
-    if (kind == MMX_QUERY_VF) return valence;
-    mmx_index opens = 0;
-    for (mmx_index i = L->vf_off[v]; i < L->vf_off[v + 1]; i++) {
-        mmx_index a, n;
-        opens += mmx__pl_open_start(L, mmx__pl_corner_of(L, L->vf[i], v, &a, &n));
-    }
-    return valence + opens;
-}
-
-/* Whether owned local edge e has two faces that run it the same way (vertex queries refuse
- * it). */
-static inline MMX__HD int mmx__pl_inconsistent(const mmx__plocal *L, mmx_index e)
-{
-    if (mmx__pl_sides(L, e) != 2) return 0;
-    int dir[2] = {0, 0};
-    for (int t = 0; t < 2; t++) {
-        mmx_index a, n;
-        mmx__pl_face(L, L->ef[L->ef_off[e] + t], &a, &n);
-        for (mmx_index c = a; c < a + n; c++)
-            if ((L->fe[c] >> 1) == e) dir[t] = L->fe[c] & 1;
-    }
-    return dir[0] == dir[1];
 }
 
 /* The row of owned element i (local index) of query `kind`'s source kind, into the sink. */
@@ -379,44 +417,91 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
     }
 }
 
-/* The length of that row. */
-static inline MMX__HD mmx_index mmx__pl_row_len(const mmx__plocal *L, mmx_query_kind kind,
-                                                mmx_index i)
-{
-    mmx_index a, n, len = 0;
-    switch (kind) {
-    case MMX_QUERY_VV:
-    case MMX_QUERY_VE:
-    case MMX_QUERY_VF:
-        return mmx__pl_vertex_len(L, kind, i);
-    case MMX_QUERY_EV:
-        return 2;
-    case MMX_QUERY_EF:
-        return mmx__pl_sides(L, i);
-    case MMX_QUERY_FV:
-    case MMX_QUERY_FE:
-        mmx__pl_face(L, i, &a, &n);
-        return n;
-    default:
-        mmx__pl_face(L, i, &a, &n);
-        for (mmx_index c = a; c < a + n; c++) len += mmx__pl_sides(L, L->fe[c] >> 1) - 1;
-        return len;
-    }
-}
-
-/* Which lists a query needs: 1 the edge lists, 2 the vertex lists. */
+/* What a query's rows need (MMX__PL_*): the lists they walk and the blocks they read. */
 static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
 {
     switch (kind) {
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        return 3;
+        return MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS;
     case MMX_QUERY_EF:
     case MMX_QUERY_FF:
-        return 1;
-    default:
+        return MMX__PL_EDGE_LISTS | MMX__PL_NO_EV;
+    case MMX_QUERY_EV:
+        return MMX__PL_NO_FE;
+    case MMX_QUERY_FE:
+        return MMX__PL_NO_EV;
+    default: /* FV */
         return 0;
+    }
+}
+
+/* ---- row lengths by counting ----------------------------------------------------------------
+ * The first pass of a query of rows of several lengths (EF, FF, VV, VE, VF; FV and FE of mixed
+ * orders) counts instead of building lists: per local edge its sides (corners on it) into
+ * ef_off[e], then for the vertex queries per local vertex its valence, plus for VV and VE one
+ * per corner whose leaving edge has not exactly two sides (an open fan's start), into
+ * vf_off[v]. Counters are zeroed first; increments are atomic on CUDA (integers: the same
+ * sums in any order). What it loads and counts: mmx__pl_len_needs. */
+static inline MMX__HD int mmx__pl_len_needs(mmx_query_kind kind)
+{
+    switch (kind) {
+    case MMX_QUERY_VF:
+        return MMX__PL_VERT_LISTS; /* counts only; both blocks */
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+        return MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS;
+    case MMX_QUERY_EF:
+    case MMX_QUERY_FF:
+        return MMX__PL_EDGE_LISTS | MMX__PL_NO_EV;
+    default: /* FV, FE of mixed orders: the face starts */
+        return MMX__PL_NO_EV;
+    }
+}
+
+/* Per local face l: its corners' edges counted (step 1). */
+static inline MMX__HD void mmx__pl_count_sides(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) MMX__PL_INC(&L->ef_off[L->fe[c] >> 1]);
+}
+
+/* Per local face l: its corners' vertices counted (step 2, after step 1 for VV and VE). */
+static inline MMX__HD void mmx__pl_count_corners(mmx__plocal *L, mmx_query_kind kind, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        mmx_index *at = &L->vf_off[mmx__pl_cv(L, c)];
+        MMX__PL_INC(at);
+        if (kind != MMX_QUERY_VF && L->ef_off[L->fe[c] >> 1] != 2) MMX__PL_INC(at);
+    }
+}
+
+/* The length of owned element i's row from those counts. */
+static inline MMX__HD mmx_index mmx__pl_counted_len(const mmx__plocal *L, mmx_query_kind kind,
+                                                    mmx_index i)
+{
+    mmx_index a, n, len = 0;
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+    case MMX_QUERY_VF:
+        return L->vf_off[i];
+    case MMX_QUERY_EV:
+        return 2;
+    case MMX_QUERY_EF:
+        return L->ef_off[i];
+    case MMX_QUERY_FV:
+    case MMX_QUERY_FE:
+        mmx__pl_face(L, i, &a, &n);
+        return n;
+    default:
+        mmx__pl_face(L, i, &a, &n);
+        for (mmx_index c = a; c < a + n; c++) len += L->ef_off[L->fe[c] >> 1] - 1;
+        return len;
     }
 }
 
