@@ -95,6 +95,7 @@ typedef struct mmx__patch_launch {
     size_t smem;
     unsigned char *gscratch;
     size_t per_block;
+    size_t lo, hi; /* the patches it takes: work space in (lo, hi] bytes (mmx__patch_takes) */
 } mmx__patch_launch;
 
 /* Sizes the launch of `kernel` for the set: one block per patch out of shared memory when the
@@ -102,11 +103,11 @@ typedef struct mmx__patch_launch {
  * else a fixed grid of blocks that loop over the patches, each with a slice of global scratch
  * from the context's pool (give it back with mmx__dev_free after the launch: stream order). */
 template <typename Kernel>
-mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
-                                 mmx__patch_launch *out)
+mmx_status mmx__patch_launch_sized(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
+                                   size_t need, mmx__patch_launch *out)
 {
-    const size_t need = ps->max_scratch ? ps->max_scratch : 16;
     int dev = 0, optin = 0;
+    out->lo = 0, out->hi = ~(size_t)0;
     mmx_status s = MMX__CUDA(ctx, cudaGetDevice(&dev));
     if (!s) s = MMX__CUDA(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (s) return s;
@@ -128,6 +129,13 @@ mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel k
     return mmx__dev_alloc(ctx, out->per_block * out->grid, (void **)&out->gscratch);
 }
 
+template <typename Kernel>
+mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
+                                 mmx__patch_launch *out)
+{
+    return mmx__patch_launch_sized(ctx, ps, kernel, ps->max_scratch ? ps->max_scratch : 16, out);
+}
+
 /* Launches `kernel` over the set's patches, sized by mmx__patch_launch_for, with `args` then
  * the launch record (every patch kernel's last parameter), and gives the scratch back in
  * stream order. Queued; nothing to do for a set without patches. */
@@ -142,6 +150,51 @@ mmx_status mmx__patch_run(mmx_ctx *ctx, const mmx_patch_set *ps, void (*kernel)(
     kernel<<<ln.grid, MMX__BLOCK, ln.smem, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(args..., ln);
     s = MMX__CUDA(ctx, cudaGetLastError());
     mmx__dev_free(ctx, ln.gscratch);
+    return s;
+}
+
+/* Whether the launch ln takes patch p (the same answer in every thread of the block, so a
+ * block that skips a patch skips its barriers too): its work space in (ln.lo, ln.hi]. */
+__device__ inline bool mmx__patch_takes(const mmx_patch_set &ps, mmx_index p, const mmx__patch_launch &ln)
+{
+    if (ln.lo == 0 && ln.hi == ~(size_t)0) return true;
+    const size_t w = mmx__patch_scratch_bytes(ps.face_off[p + 1] - ps.face_off[p], ps.edge_off[p + 1] - ps.edge_off[p],
+                                              ps.vert_off[p + 1] - ps.vert_off[p],
+                                              ps.corner_off[p + 1] - ps.corner_off[p]);
+    return w > ln.lo && w <= ln.hi;
+}
+
+/* As mmx__patch_run, for a kernel that skips the patches its launch does not take
+ * (mmx__patch_takes): when the largest patch's work space is well above a typical one's (the
+ * work space of 1.5 times the mean local counts), two launches, the first over the patches
+ * that fit the typical work space with only that much shared memory per block (so more
+ * blocks fit an SM), the second over the rest with the largest. One launch otherwise. The
+ * cut leaves patches of very different sizes (components of the Morton runs), and one
+ * block's shared memory sized for the largest would hold down every block's occupancy. */
+template <typename... Params, typename... Args>
+mmx_status mmx__patch_run_split(mmx_ctx *ctx, const mmx_patch_set *ps, void (*kernel)(Params...),
+                                Args... args)
+{
+    if (ps->npatches == 0) return MMX_OK;
+    const double np = (double)ps->npatches;
+    const size_t typical = mmx__patch_scratch_bytes((mmx_index)(1.5 * (double)ps->nlf / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nle / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nlv / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nlc / np) + 1);
+    if (2 * typical > ps->max_scratch) return mmx__patch_run(ctx, ps, kernel, args...);
+    const cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    mmx_status s = MMX_OK;
+    for (int part = 0; part < 2 && !s; part++) {
+        mmx__patch_launch ln;
+        s = part ? mmx__patch_launch_for(ctx, ps, kernel, &ln)
+                 : mmx__patch_launch_sized(ctx, ps, kernel, typical, &ln);
+        if (s) break;
+        if (part) ln.lo = typical;
+        else ln.hi = typical;
+        kernel<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(args..., ln);
+        s = MMX__CUDA(ctx, cudaGetLastError());
+        mmx__dev_free(ctx, ln.gscratch);
+    }
     return s;
 }
 

@@ -12,6 +12,7 @@ __global__ void query_lengths(const mmx_patch_set ps, mmx_query_kind kind, mmx_i
     extern __shared__ __align__(16) unsigned char smem[];
     void *w = mmx__patch_work(smem, ln);
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
         mmx__patch_count_block(ps, p, w, kind, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
@@ -28,6 +29,7 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
@@ -78,7 +80,7 @@ extern "C" mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patc
                                                     mmx_query_kind kind, mmx_index *len)
 {
     if (mmx__pl_direct(kind)) return launch_direct(ctx, ps, kind, len, nullptr, 0, nullptr);
-    return mmx__patch_run(ctx, ps, query_lengths, *ps, kind, len);
+    return mmx__patch_run_split(ctx, ps, query_lengths, *ps, kind, len);
 }
 
 extern "C" mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
@@ -86,5 +88,5 @@ extern "C" mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_s
                                                  mmx_index order, mmx_index *colidx)
 {
     if (mmx__pl_direct(kind)) return launch_direct(ctx, ps, kind, nullptr, rowptr, order, colidx);
-    return mmx__patch_run(ctx, ps, query_fill, *ps, kind, rowptr, order, colidx);
+    return mmx__patch_run_split(ctx, ps, query_fill, *ps, kind, rowptr, order, colidx);
 }

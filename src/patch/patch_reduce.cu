@@ -12,6 +12,7 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
@@ -30,5 +31,5 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
 extern "C" mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
                                              mmx_query_kind kind, const float *x, int k, float *y)
 {
-    return mmx__patch_run(ctx, ps, reduce_rows, *ps, kind, x, k, y);
+    return mmx__patch_run_split(ctx, ps, reduce_rows, *ps, kind, x, k, y);
 }
