@@ -40,7 +40,16 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
     for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
     if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS))
         for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_rank_face(L, l);
+    const int pairs = (needs & MMX__PL_EDGE_PAIRS) && !(needs & MMX__PL_EDGE_LISTS);
+    if (pairs) {
+        L->pairs = 1;
+        for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) L->ef_off[i] = 0;
+    }
     __syncthreads();
+    if (pairs) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_pair_face(L, l);
+        __syncthreads();
+    }
     for (int vf = 0; vf < 2; vf++) {
         if (!(needs & (1 << vf))) continue;
         const mmx_index n = vf ? L->nv : L->ne;

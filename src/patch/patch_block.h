@@ -13,7 +13,9 @@
  * are the true counts there (an edge's sides, a vertex's valence).
  *
  * A query's row lengths need no lists: they are counts over the corners (mmx__pl_count_*), so
- * its first pass only counts; the lists are built once, by the pass that writes the rows.
+ * its first pass only counts; the lists are built once, by the pass that writes the rows. The
+ * fan walks of the vertex rows need of the edges only their sides and the face across:
+ * per edge a pair of faces (MMX__PL_EDGE_PAIRS), one step with no scan and no sort.
  *
  * The rows are written by one walk per owned element whose every neighbour goes through
  * pl_emit: into a row (queries) or into a sum in float, left to right (reductions), so the
@@ -46,6 +48,8 @@ typedef struct mmx__plocal {
     mmx_index *ef_off, *vf_off;/* ne + 1, nv + 1 list offsets */
     uint16_t *ef, *vf;         /* nc entries each: local faces per edge, per vertex */
     uint16_t *rank;            /* nf: each local face's place in global face order */
+    int pairs;                 /* edge pairs (MMX__PL_EDGE_PAIRS) instead of edge lists: ef_off[e]
+                                  is edge e's sides, ef[2e], ef[2e + 1] its first two faces */
 } mmx__plocal;
 
 /* What a patch's setup builds (the `needs` of mmx__patch_local_block and its host twin): the
@@ -56,6 +60,10 @@ typedef struct mmx__plocal {
 #define MMX__PL_VERT_LISTS 2
 #define MMX__PL_NO_FE 4
 #define MMX__PL_NO_EV 8
+/* Instead of the edge lists, per local edge its sides and two of its faces (in no particular
+ * order): all a fan walk needs (the face across an edge of exactly two sides), built in one
+ * step with no scan and no sort. */
+#define MMX__PL_EDGE_PAIRS 16
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
  * (the int arrays first, then the 16-bit ones; a multiple of 16). */
@@ -63,7 +71,8 @@ static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne
                                                       mmx_index nc)
 {
     const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
-    const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne + (size_t)nf;
+    const size_t efs = (size_t)(nc > 2 * ne ? nc : 2 * ne); /* the edge lists or pairs */
+    const size_t shorts = 2 * (size_t)nc + efs + 2 * (size_t)ne + (size_t)nf;
     return (4 * ints + 2 * shorts + 31) / 16 * 16;
 }
 
@@ -88,9 +97,10 @@ static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, v
     uint16_t *sp = (uint16_t *)ip;
     L->fe = sp, sp += L->nc;
     L->ev = sp, sp += 2 * L->ne;
-    L->ef = sp, sp += L->nc;
+    L->ef = sp, sp += L->nc > 2 * L->ne ? L->nc : 2 * L->ne;
     L->vf = sp, sp += L->nc;
     L->rank = sp;
+    L->pairs = 0;
 }
 
 /* The view of patch p read in place, without a work space: the blocks and the face starts are
@@ -112,6 +122,7 @@ static inline MMX__HD void mmx__pl_setup_direct(const mmx_patch_set *ps, mmx_ind
     L->fs = ps->order ? NULL : ps->fstart + f0;
     L->cnt = L->ef_off = L->vf_off = NULL;
     L->ef = L->vf = L->rank = NULL;
+    L->pairs = 0;
 }
 
 /* Whether the rows of `kind` read only the blocks (mmx__pl_setup_direct serves them). */
@@ -245,7 +256,19 @@ static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const uint16_t
  * owned element) and the valence of local vertex v. */
 static inline MMX__HD mmx_index mmx__pl_sides(const mmx__plocal *L, mmx_index e)
 {
-    return L->ef_off[e + 1] - L->ef_off[e];
+    return L->pairs ? L->ef_off[e] : L->ef_off[e + 1] - L->ef_off[e];
+}
+
+/* Per local face l: its corners' edges counted into ef_off and, for the first two faces met
+ * on an edge, the face put in its pair (the pairs' step; counters zeroed first). */
+static inline MMX__HD void mmx__pl_pair_face(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        const mmx_index e = L->fe[c] >> 1, slot = MMX__PL_INC(&L->ef_off[e]);
+        if (slot < 2) L->ef[2 * e + slot] = (uint16_t)l;
+    }
 }
 
 /* ---- rows ---------------------------------------------------------------------------------- */
@@ -295,8 +318,8 @@ static inline MMX__HD mmx_index mmx__pl_next_ccw(const mmx__plocal *L, mmx_index
 {
     const mmx_index e = L->fe[mmx__pl_prev(a, n, c)] >> 1;
     if (mmx__pl_sides(L, e) != 2) return -1;
-    const mmx_index g = L->ef[L->ef_off[e]];
-    return g == l ? L->ef[L->ef_off[e] + 1] : g;
+    const mmx_index at = L->pairs ? 2 * e : L->ef_off[e], g = L->ef[at];
+    return g == l ? L->ef[at + 1] : g;
 }
 
 /* Whether face l at v starts an open fan: its leaving edge {v, w} has not exactly two faces. */
@@ -424,7 +447,7 @@ static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        return MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS;
+        return MMX__PL_EDGE_PAIRS | MMX__PL_VERT_LISTS;
     case MMX_QUERY_EF:
     case MMX_QUERY_FF:
         return MMX__PL_EDGE_LISTS | MMX__PL_NO_EV;
@@ -518,8 +541,8 @@ static inline MMX__HD mmx_index mmx__pl_global(const mmx__plocal *L, mmx_query_k
 }
 
 /* The host's setup of patch p in the work space w: the view, the blocks' copies and the lists
- * `needs` asks for (1 the edge lists, 2 the vertex lists; mmx__pl_needs), built by the steps
- * above in loops (patch_query.c). */
+ * or pairs `needs` asks for (MMX__PL_*; mmx__pl_needs), built by the steps above in loops
+ * (patch_query.c), as mmx__patch_local_block does on CUDA. */
 void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int needs,
                            mmx__plocal *L);
 
