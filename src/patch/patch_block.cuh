@@ -38,7 +38,7 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
     mmx__pl_setup(&ps, p, w, L);
     const mmx_index items = mmx__pl_load_items(L);
     for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
-    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS))
+    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS | MMX__PL_EDGE_PAIRS))
         for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_rank_face(L, l);
     const int pairs = (needs & MMX__PL_EDGE_PAIRS) && !(needs & MMX__PL_EDGE_LISTS);
     if (pairs) {
@@ -49,6 +49,14 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
     if (pairs) {
         for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_pair_face(L, l);
         __syncthreads();
+        if (needs & MMX__PL_LISTS_IF_MANY) {
+            int many = 0;
+            for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) many |= L->ef_off[i] > 2;
+            if (__syncthreads_or(many)) { /* the same answer in every thread */
+                L->pairs = 0;
+                needs |= MMX__PL_EDGE_LISTS;
+            }
+        }
     }
     for (int vf = 0; vf < 2; vf++) {
         if (!(needs & (1 << vf))) continue;

@@ -64,6 +64,9 @@ typedef struct mmx__plocal {
  * order): all a fan walk needs (the face across an edge of exactly two sides), built in one
  * step with no scan and no sort. */
 #define MMX__PL_EDGE_PAIRS 16
+/* With MMX__PL_EDGE_PAIRS: the edge lists instead, for a patch where some local edge has more
+ * than two sides (a non-manifold edge, whose faces a pair cannot hold). */
+#define MMX__PL_LISTS_IF_MANY 32
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
  * (the int arrays first, then the 16-bit ones; a multiple of 16). */
@@ -421,6 +424,13 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
         mmx__pl_emit(sink, L->gv[L->ev[2 * i + 1]]);
         break;
     case MMX_QUERY_EF:
+        if (L->pairs) { /* one or two faces (no edge of more here), by rank */
+            mmx_index f0 = L->ef[2 * i], f1 = L->ef[2 * i + 1];
+            if (L->ef_off[i] == 2 && L->rank[f1] < L->rank[f0]) f0 = f1, f1 = L->ef[2 * i];
+            mmx__pl_emit(sink, L->gf[f0]);
+            if (L->ef_off[i] == 2) mmx__pl_emit(sink, L->gf[f1]);
+            break;
+        }
         for (mmx_index j = L->ef_off[i]; j < L->ef_off[i + 1]; j++) mmx__pl_emit(sink, L->gf[L->ef[j]]);
         break;
     case MMX_QUERY_FV:
@@ -433,6 +443,11 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
         mmx__pl_face(L, i, &a, &n);
         for (mmx_index c = a; c < a + n; c++) {
             const mmx_index e = L->fe[c] >> 1;
+            if (L->pairs) { /* at most two faces, i among them: the other one, if any */
+                for (mmx_index t = 0; t < L->ef_off[e]; t++)
+                    if (L->ef[2 * e + t] != i) mmx__pl_emit(sink, L->gf[L->ef[2 * e + t]]);
+                continue;
+            }
             for (mmx_index j = L->ef_off[e]; j < L->ef_off[e + 1]; j++)
                 if (L->ef[j] != i) mmx__pl_emit(sink, L->gf[L->ef[j]]);
         }
@@ -450,7 +465,7 @@ static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
         return MMX__PL_EDGE_PAIRS | MMX__PL_VERT_LISTS;
     case MMX_QUERY_EF:
     case MMX_QUERY_FF:
-        return MMX__PL_EDGE_LISTS | MMX__PL_NO_EV;
+        return MMX__PL_EDGE_PAIRS | MMX__PL_LISTS_IF_MANY | MMX__PL_NO_EV;
     case MMX_QUERY_EV:
         return MMX__PL_NO_FE;
     case MMX_QUERY_FE:

@@ -16,12 +16,18 @@ void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int ne
     mmx__pl_setup(ps, p, w, L);
     const mmx_index items = mmx__pl_load_items(L);
     for (mmx_index i = 0; i < items; i++) mmx__pl_load_item_of(ps, p, L, i, needs);
-    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS))
+    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS | MMX__PL_EDGE_PAIRS))
         for (mmx_index l = 0; l < L->nf; l++) mmx__pl_rank_face(L, l);
     if ((needs & MMX__PL_EDGE_PAIRS) && !(needs & MMX__PL_EDGE_LISTS)) {
         L->pairs = 1;
         memset(L->ef_off, 0, (size_t)L->ne * sizeof *L->ef_off);
         for (mmx_index l = 0; l < L->nf; l++) mmx__pl_pair_face(L, l);
+        int many = 0;
+        for (mmx_index e = 0; e < L->ne && (needs & MMX__PL_LISTS_IF_MANY); e++) many |= L->ef_off[e] > 2;
+        if (many) {
+            L->pairs = 0;
+            needs |= MMX__PL_EDGE_LISTS;
+        }
     }
     for (int vf = 0; vf < 2; vf++) {
         if (!(needs & (1 << vf))) continue;
