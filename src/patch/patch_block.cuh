@@ -29,8 +29,34 @@ __device__ inline void mmx__pl_block_offsets(const mmx_index *cnt, mmx_index n, 
     __syncthreads();
 }
 
+/* Builds the vertex lists (vf 1) or the edge lists (vf 0) of the block's view, leaving starts
+ * or pairs mode for them, as mmx__pl_host_lists does on the host. Every thread calls it (its
+ * own L); ends with a barrier. */
+__device__ inline void mmx__pl_block_lists(mmx__plocal *L, int vf)
+{
+    const mmx_index n = vf ? L->nv : L->ne;
+    mmx_index *off = vf ? L->vf_off : L->ef_off;
+    uint16_t *list = vf ? L->vf : L->ef;
+    if (vf) L->starts = 0;
+    else L->pairs = 0;
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    __syncthreads();
+    for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_face(L, l, vf);
+    __syncthreads();
+    mmx__pl_block_offsets(L->cnt, n, off);
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    __syncthreads();
+    for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
+    __syncthreads();
+    /* The atomics filled each list in any order: sorting by rank (global face order, a key in
+     * the work space) makes it one. */
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
+        mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+    __syncthreads();
+}
+
 /* The block's setup of patch p in the work space w: every thread holds the same view L; the
- * blocks `needs` does not skip are copied and the lists it asks for built (MMX__PL_*), as
+ * blocks `needs` does not skip are copied and what it asks for built (MMX__PL_*), as
  * mmx__patch_local_host does on the host. Ends with a barrier. */
 __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index p, void *w,
                                               int needs, mmx__plocal *L)
@@ -41,9 +67,14 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
     if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS | MMX__PL_EDGE_PAIRS))
         for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_rank_face(L, l);
     const int pairs = (needs & MMX__PL_EDGE_PAIRS) && !(needs & MMX__PL_EDGE_LISTS);
+    const int starts = pairs && (needs & MMX__PL_VERT_STARTS) && !(needs & MMX__PL_VERT_LISTS);
     if (pairs) {
         L->pairs = 1;
         for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) L->ef_off[i] = 0;
+    }
+    if (starts) {
+        L->starts = 1;
+        for (mmx_index i = threadIdx.x; i < L->nv; i += blockDim.x) L->vf_off[i] = 0, L->cnt[i] = -1;
     }
     __syncthreads();
     if (pairs) {
@@ -52,32 +83,15 @@ __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index
         if (needs & MMX__PL_LISTS_IF_MANY) {
             int many = 0;
             for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) many |= L->ef_off[i] > 2;
-            if (__syncthreads_or(many)) { /* the same answer in every thread */
-                L->pairs = 0;
-                needs |= MMX__PL_EDGE_LISTS;
-            }
+            if (__syncthreads_or(many)) needs |= MMX__PL_EDGE_LISTS; /* the same in every thread */
         }
     }
-    for (int vf = 0; vf < 2; vf++) {
-        if (!(needs & (1 << vf))) continue;
-        const mmx_index n = vf ? L->nv : L->ne;
-        mmx_index *off = vf ? L->vf_off : L->ef_off;
-        uint16_t *list = vf ? L->vf : L->ef;
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
-        __syncthreads();
-        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_face(L, l, vf);
-        __syncthreads();
-        mmx__pl_block_offsets(L->cnt, n, off);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
-        __syncthreads();
-        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
-        __syncthreads();
-        /* The atomics filled each list in any order: sorting by rank (global face order, a
-         * key in the work space) makes it one. */
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
-            mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+    if (starts) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_start_corners(L, l);
         __syncthreads();
     }
+    for (int vf = 0; vf < 2; vf++)
+        if (needs & (1 << vf)) mmx__pl_block_lists(L, vf);
 }
 
 /* The block's counting setup of patch p for the row lengths of query `kind` (patch_block.h,

@@ -32,8 +32,12 @@ extern "C" {
 /* One increment of a counter shared by the block's threads; the old value. */
 #ifdef __CUDA_ARCH__
 #define MMX__PL_INC(p) atomicAdd((p), 1)
+#define MMX__PL_ADDU(p, x) atomicAdd((p), (x))
+#define MMX__PL_MINU(p, x) atomicMin((p), (x))
 #else
 #define MMX__PL_INC(p) ((*(p))++)
+#define MMX__PL_ADDU(p, x) (*(p) += (x))
+#define MMX__PL_MINU(p, x) (*(p) = *(p) < (x) ? *(p) : (x))
 #endif
 
 /* One patch's local view: sizes, the blocks, and the incidence built from them. */
@@ -50,6 +54,10 @@ typedef struct mmx__plocal {
     uint16_t *rank;            /* nf: each local face's place in global face order */
     int pairs;                 /* edge pairs (MMX__PL_EDGE_PAIRS) instead of edge lists: ef_off[e]
                                   is edge e's sides, ef[2e], ef[2e + 1] its first two faces */
+    int starts;                /* vertex starts (MMX__PL_VERT_STARTS) instead of vertex lists:
+                                  vf_off[v] (as unsigned) is v's valence | open starts << 16,
+                                  cnt[v] (as unsigned) its start key (mmx__pl_start_corners) */
+    uint16_t *byrank;          /* nf: the local face of each rank */
 } mmx__plocal;
 
 /* What a patch's setup builds (the `needs` of mmx__patch_local_block and its host twin): the
@@ -67,6 +75,11 @@ typedef struct mmx__plocal {
 /* With MMX__PL_EDGE_PAIRS: the edge lists instead, for a patch where some local edge has more
  * than two sides (a non-manifold edge, whose faces a pair cannot hold). */
 #define MMX__PL_LISTS_IF_MANY 32
+/* Instead of the vertex lists (with MMX__PL_EDGE_PAIRS), per local vertex its valence, its open
+ * fan starts and the face a walk starts from: enough for a vertex of one fan, in one step with
+ * no scan and no sort. A vertex of several fans needs the lists: mmx__pl_row says so, and the
+ * caller builds them and writes the patch's rows again. */
+#define MMX__PL_VERT_STARTS 64
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
  * (the int arrays first, then the 16-bit ones; a multiple of 16). */
@@ -75,7 +88,7 @@ static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne
 {
     const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
     const size_t efs = (size_t)(nc > 2 * ne ? nc : 2 * ne); /* the edge lists or pairs */
-    const size_t shorts = 2 * (size_t)nc + efs + 2 * (size_t)ne + (size_t)nf;
+    const size_t shorts = 2 * (size_t)nc + efs + 2 * (size_t)ne + 2 * (size_t)nf;
     return (4 * ints + 2 * shorts + 31) / 16 * 16;
 }
 
@@ -102,8 +115,9 @@ static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, v
     L->ev = sp, sp += 2 * L->ne;
     L->ef = sp, sp += L->nc > 2 * L->ne ? L->nc : 2 * L->ne;
     L->vf = sp, sp += L->nc;
-    L->rank = sp;
-    L->pairs = 0;
+    L->rank = sp, sp += L->nf;
+    L->byrank = sp;
+    L->pairs = L->starts = 0;
 }
 
 /* The view of patch p read in place, without a work space: the blocks and the face starts are
@@ -124,8 +138,8 @@ static inline MMX__HD void mmx__pl_setup_direct(const mmx_patch_set *ps, mmx_ind
     L->ev = ps->ev + 2 * (size_t)e0;
     L->fs = ps->order ? NULL : ps->fstart + f0;
     L->cnt = L->ef_off = L->vf_off = NULL;
-    L->ef = L->vf = L->rank = NULL;
-    L->pairs = 0;
+    L->ef = L->vf = L->rank = L->byrank = NULL;
+    L->pairs = L->starts = 0;
 }
 
 /* Whether the rows of `kind` read only the blocks (mmx__pl_setup_direct serves them). */
@@ -170,7 +184,9 @@ static inline MMX__HD void mmx__pl_rank_face(mmx__plocal *L, mmx_index l)
         if (L->gf[mid] < g) lo = mid + 1;
         else hi = mid;
     }
-    L->rank[l] = (uint16_t)((owned ? l : l - L->of) + (lo - base));
+    const mmx_index r = (owned ? l : l - L->of) + (lo - base);
+    L->rank[l] = (uint16_t)r;
+    L->byrank[r] = (uint16_t)l;
 }
 
 /* Local face l's corners: [*a, *a + *n) of the block. */
@@ -304,6 +320,26 @@ static inline MMX__HD mmx_index mmx__pl_corner_of(const mmx__plocal *L, mmx_inde
     return *a; /* not reached: l is one of v's faces */
 }
 
+/* Per local face l, after the pairs: at each corner's vertex v, one more face, one more open
+ * start when the corner's leaving edge has not exactly two sides, and the start key
+ * (closed << 16 | rank) kept at its smallest: the smallest open start, or with none the
+ * smallest face (the walk's start in mmx__pl_vertex_row). Counters zeroed and keys set to
+ * 0xffffffff first. */
+static inline MMX__HD void mmx__pl_start_corners(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        /* As the lists count it: once per corner, open or not by v's first corner in l. */
+        const mmx_index v = mmx__pl_cv(L, c);
+        mmx_index a0, n0;
+        const mmx_index c0 = mmx__pl_corner_of(L, l, v, &a0, &n0);
+        const unsigned closed = mmx__pl_sides(L, L->fe[c0] >> 1) == 2;
+        MMX__PL_ADDU((unsigned *)&L->vf_off[v], closed ? 1u : 0x10001u);
+        MMX__PL_MINU((unsigned *)&L->cnt[v], closed << 16 | L->rank[l]);
+    }
+}
+
 static inline MMX__HD mmx_index mmx__pl_prev(mmx_index a, mmx_index n, mmx_index c)
 {
     return c == a ? a + n - 1 : c - 1;
@@ -377,9 +413,20 @@ static inline MMX__HD mmx_index mmx__pl_fan(const mmx__plocal *L, mmx_query_kind
 
 /* The row of owned local vertex v for VV, VE or VF: fan after fan, by their start faces'
  * numbers (v's face list is ascending). One fan (the common case) is found in one walk. */
-static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_kind kind,
-                                              mmx_index v, mmx__psink *sink)
+static inline MMX__HD int mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_kind kind,
+                                             mmx_index v, mmx__psink *sink)
 {
+    if (L->starts) { /* one fan, or the lists are needed (returns 0) */
+        const unsigned packed = ((const unsigned *)L->vf_off)[v];
+        const mmx_index valence = (mmx_index)(packed & 0xffffu), opens = (mmx_index)(packed >> 16);
+        if (valence == 0) return 1;
+        if (opens > 1) return 0;
+        const mmx__psink before = *sink;
+        const mmx_index s = L->byrank[((const unsigned *)L->cnt)[v] & 0xffffu];
+        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return 1;
+        *sink = before;
+        return 0;
+    }
     const uint16_t *F = L->vf + L->vf_off[v];
     const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
     mmx_index opens = 0, first_open = -1;
@@ -389,7 +436,7 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
             if (opens++ == 0) first_open = F[i];
         }
     }
-    if (valence == 0) return;
+    if (valence == 0) return 1;
     if (opens <= 1) {
         /* One open start, or none: if the walk from it (from the smallest face when closed)
          * meets every face, that is the only fan, written as it is walked. If not, the sink
@@ -397,7 +444,7 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
          * length is fixed and a reduction's sum starts again from the same value. */
         const mmx__psink before = *sink;
         const mmx_index s = opens ? first_open : F[0];
-        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return;
+        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return 1;
         *sink = before;
     }
     for (mmx_index i = 0; i < valence; i++) {
@@ -406,10 +453,14 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
         if (mmx__pl_open_start(L, c) || mmx__pl_closed_start(L, v, F[i], valence))
             mmx__pl_fan(L, kind, v, F[i], valence, sink);
     }
+    return 1;
 }
 
-/* The row of owned element i (local index) of query `kind`'s source kind, into the sink. */
-static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind, mmx_index i,
+/* The row of owned element i (local index) of query `kind`'s source kind, into the sink.
+ * Returns 1; or 0, the sink as it was, for a vertex row in starts mode (L->starts) that the
+ * starts cannot write (a vertex of several fans): the caller builds the vertex lists
+ * (mmx__pl_block_lists, mmx__pl_host_lists) and writes the patch's rows again. */
+static inline MMX__HD int mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind, mmx_index i,
                                        mmx__psink *sink)
 {
     mmx_index a, n;
@@ -417,8 +468,7 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        mmx__pl_vertex_row(L, kind, i, sink);
-        break;
+        return mmx__pl_vertex_row(L, kind, i, sink);
     case MMX_QUERY_EV:
         mmx__pl_emit(sink, L->gv[L->ev[2 * i]]);
         mmx__pl_emit(sink, L->gv[L->ev[2 * i + 1]]);
@@ -453,6 +503,7 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
         }
         break;
     }
+    return 1;
 }
 
 /* What a query's rows need (MMX__PL_*): the lists they walk and the blocks they read. */
@@ -462,7 +513,7 @@ static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        return MMX__PL_EDGE_PAIRS | MMX__PL_VERT_LISTS;
+        return MMX__PL_EDGE_PAIRS | MMX__PL_VERT_STARTS;
     case MMX_QUERY_EF:
     case MMX_QUERY_FF:
         return MMX__PL_EDGE_PAIRS | MMX__PL_LISTS_IF_MANY | MMX__PL_NO_EV;
@@ -560,6 +611,10 @@ static inline MMX__HD mmx_index mmx__pl_global(const mmx__plocal *L, mmx_query_k
  * (patch_query.c), as mmx__patch_local_block does on CUDA. */
 void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int needs,
                            mmx__plocal *L);
+
+/* Builds the vertex lists (vf 1) or the edge lists (vf 0) of a view set up on the host, and
+ * leaves starts or pairs mode for them. */
+void mmx__pl_host_lists(mmx__plocal *L, int vf);
 
 #ifdef __cplusplus
 }

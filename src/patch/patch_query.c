@@ -10,6 +10,23 @@
 #include "patch_block.h"
 
 /* Setup, load and the lists `needs` asks for (1 edge lists, 2 vertex lists), on the host. */
+void mmx__pl_host_lists(mmx__plocal *L, int vf)
+{
+    const mmx_index n = vf ? L->nv : L->ne;
+    mmx_index *off = vf ? L->vf_off : L->ef_off;
+    uint16_t *list = vf ? L->vf : L->ef;
+    if (vf) L->starts = 0;
+    else L->pairs = 0;
+    memset(L->cnt, 0, (size_t)n * sizeof *L->cnt);
+    for (mmx_index l = 0; l < L->nf; l++) mmx__pl_count_face(L, l, vf);
+    off[0] = 0;
+    for (mmx_index i = 0; i < n; i++) off[i + 1] = off[i] + L->cnt[i];
+    memset(L->cnt, 0, (size_t)n * sizeof *L->cnt);
+    for (mmx_index l = 0; l < L->nf; l++) mmx__pl_fill_face(L, l, vf);
+    for (mmx_index i = 0; i < n; i++) mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+}
+
+/* Setup, load and what `needs` asks for (MMX__PL_*), on the host. */
 void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int needs,
                            mmx__plocal *L)
 {
@@ -24,24 +41,16 @@ void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int ne
         for (mmx_index l = 0; l < L->nf; l++) mmx__pl_pair_face(L, l);
         int many = 0;
         for (mmx_index e = 0; e < L->ne && (needs & MMX__PL_LISTS_IF_MANY); e++) many |= L->ef_off[e] > 2;
-        if (many) {
-            L->pairs = 0;
-            needs |= MMX__PL_EDGE_LISTS;
-        }
+        if (many) needs |= MMX__PL_EDGE_LISTS;
     }
-    for (int vf = 0; vf < 2; vf++) {
-        if (!(needs & (1 << vf))) continue;
-        const mmx_index n = vf ? L->nv : L->ne;
-        mmx_index *off = vf ? L->vf_off : L->ef_off;
-        uint16_t *list = vf ? L->vf : L->ef;
-        memset(L->cnt, 0, (size_t)n * sizeof *L->cnt);
-        for (mmx_index l = 0; l < L->nf; l++) mmx__pl_count_face(L, l, vf);
-        off[0] = 0;
-        for (mmx_index i = 0; i < n; i++) off[i + 1] = off[i] + L->cnt[i];
-        memset(L->cnt, 0, (size_t)n * sizeof *L->cnt);
-        for (mmx_index l = 0; l < L->nf; l++) mmx__pl_fill_face(L, l, vf);
-        for (mmx_index i = 0; i < n; i++) mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+    if (L->pairs && (needs & MMX__PL_VERT_STARTS) && !(needs & MMX__PL_VERT_LISTS)) {
+        L->starts = 1;
+        memset(L->vf_off, 0, (size_t)L->nv * sizeof *L->vf_off);
+        memset(L->cnt, 0xff, (size_t)L->nv * sizeof *L->cnt);
+        for (mmx_index l = 0; l < L->nf; l++) mmx__pl_start_corners(L, l);
     }
+    for (int vf = 0; vf < 2; vf++)
+        if (needs & (1 << vf)) mmx__pl_host_lists(L, vf);
 }
 
 /* The counting setup for the row lengths of `kind`, on the host (mmx__patch_count_block). */
@@ -111,10 +120,14 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
         if (mmx__pl_direct(kind)) mmx__pl_setup_direct(ps, p, &L);
         else mmx__patch_local_host(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = 0; i < n; i++) {
-            const mmx_index g = mmx__pl_global(&L, kind, i);
-            mmx__psink sink = {colidx + (rowptr ? rowptr[g] : (int64_t)order * g), 0, NULL, 0, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
+        int redo = 0;
+        for (int pass = 0; pass < 1 + redo; pass++) {
+            if (pass) mmx__pl_host_lists(&L, 1); /* a vertex of several fans (mmx__pl_row) */
+            for (mmx_index i = 0; i < n; i++) {
+                const mmx_index g = mmx__pl_global(&L, kind, i);
+                mmx__psink sink = {colidx + (rowptr ? rowptr[g] : (int64_t)order * g), 0, NULL, 0, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+            }
         }
     }
     free(w);

@@ -33,11 +33,18 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
-            const mmx_index g = mmx__pl_global(&L, kind, i);
-            mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
-                               nullptr, 0, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
+        for (int pass = 0; pass < 2; pass++) {
+            int redo = 0;
+            for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
+                const mmx_index g = mmx__pl_global(&L, kind, i);
+                mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
+                                   nullptr, 0, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+            }
+            /* A vertex of several fans: the vertex lists, and the rows again (L.starts is the
+             * same in every thread, so is the barrier's answer). */
+            if (pass || !L.starts || !__syncthreads_or(redo)) break;
+            mmx__pl_block_lists(&L, 1);
         }
         __syncthreads();
     }

@@ -35,11 +35,15 @@ mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
         mmx__plocal L;
         mmx__patch_local_host(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = 0; i < n; i++) {
-            mmx__psink sink = {NULL, 0, x, k, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
-            const mmx_index g = mmx__pl_global(&L, kind, i);
-            for (int c = 0; c < k; c++) y[(size_t)g * (size_t)k + (size_t)c] = sink.acc[c];
+        int redo = 0;
+        for (int pass = 0; pass < 1 + redo; pass++) {
+            if (pass) mmx__pl_host_lists(&L, 1); /* a vertex of several fans (mmx__pl_row) */
+            for (mmx_index i = 0; i < n; i++) {
+                mmx__psink sink = {NULL, 0, x, k, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+                const mmx_index g = mmx__pl_global(&L, kind, i);
+                for (int c = 0; c < k; c++) y[(size_t)g * (size_t)k + (size_t)c] = sink.acc[c];
+            }
         }
     }
     free(w);
