@@ -12,10 +12,13 @@
  * vertex or on an owned edge shares a vertex with an owned face, so it is local: local counts
  * are the true counts there (an edge's sides, a vertex's valence).
  *
- * A query's row lengths need no lists: they are counts over the corners (mmx__pl_count_*), so
- * its first pass only counts; the lists are built once, by the pass that writes the rows. The
- * fan walks of the vertex rows need of the edges only their sides and the face across:
- * per edge a pair of faces (MMX__PL_EDGE_PAIRS), one step with no scan and no sort.
+ * The lists take a count, a block scan, a fill and a sort; the queries avoid them where less
+ * does. A query's row lengths are counts over the corners (mmx__pl_count_*), so its first pass
+ * only counts. The rows need of an edge only its sides and its faces when it has at most two
+ * (MMX__PL_EDGE_PAIRS: one step), and of a vertex of one fan only its valence, its open starts
+ * and the face its walk starts from (MMX__PL_VERT_STARTS: one step); a patch with an edge of
+ * more than two faces (EF, FF) or a vertex of several fans (VV, VE, VF) builds the lists
+ * after all. Every mode writes the same rows.
  *
  * The rows are written by one walk per owned element whose every neighbour goes through
  * pl_emit: into a row (queries) or into a sum in float, left to right (reductions), so the
