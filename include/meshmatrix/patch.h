@@ -122,8 +122,10 @@ mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_
  * for the mesh the set was built from. Nothing answer-sized is kept between calls: a query of
  * rows of one length (EV; FV and FE of one face order) is one pass; the others count their
  * row lengths from the blocks, scan them, then write the rows, each patch building in its
- * shared memory what it walks: per edge its sides and a pair of faces (the face lists of the
- * edges only in a patch with an edge of more than two faces) and per vertex its faces. VV, VE and VF are refused on a mesh whose faces are not
+ * shared memory what it walks: per edge its sides and a pair of faces, per vertex its
+ * valence, open fan starts and the face its walk starts from (the sorted face lists of the
+ * edges, or of the vertices, only in a patch with an edge of more than two faces, or a vertex
+ * of several fans). VV, VE and VF are refused on a mesh whose faces are not
  * consistently oriented (recorded when the set was built), before any work.
  * Errors: as mmx_query. Synchronises: on CUDA, once, to read the result's size (not for the
  * queries of rows of one length). */
