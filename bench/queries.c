@@ -35,6 +35,9 @@
 static FILE *csv;
 static double tbps;
 
+/* RXMesh's topology memory on nef3 (issue 28: RXMesh::get_topology_memory_mg over the faces). */
+static const double rxmesh_nef3_bytes_per_face = 33.4;
+
 /* RXMesh on nef3 (DESIGN.md, H200), in mmx_query_kind order. */
 static const double rxmesh_nef3[MMX_QUERY_COUNT] = {0.872, 0.738, 0.732, 0.377, 0.605, 0.390, 0.369, 0.762};
 
@@ -215,10 +218,15 @@ static void measure(mmx_ctx *ctx, cusparseHandle_t h, const char *name, const ch
     mmx__patch_floor_bytes(b.ps, block_bytes);
     double vf_peer = -1, vv_peer = -1;
     peer_times(ctx, h, d, &vf_peer, &vv_peer);
+    char rx_mem[96] = "";
+    if (is_nef3)
+        snprintf(rx_mem, sizeof rx_mem, "; RXMesh's topology on nef3 (its own count): %.1f bytes per face",
+                 rxmesh_nef3_bytes_per_face);
     printf("\n### %s (%s): %d vertices, %d faces; patch set %d patches of %d to %d faces (mean %.0f), "
-           "ribbon faces %.1f%%, %.1f bytes per face; built (adjacency included) in %.3f ms\n\n",
+           "ribbon faces %.1f%%, %.1f bytes per face in all, topology as RXMesh counts it %.1f bytes per "
+           "face%s; built (adjacency included) in %.3f ms\n\n",
            name, order, hm->M->nrows, hm->M->ncols, ps.npatches, ps.min_faces, ps.max_faces, ps.mean_faces,
-           100.0 * ps.ribbon_share, ps.bytes_per_face, build_ms);
+           100.0 * ps.ribbon_share, ps.bytes_per_face, ps.topology_bytes_per_face, rx_mem, build_ms);
     plan_arg pa = {.ctx = ctx, .mesh = d, .adj = b.adj};
     const double plan_build_ms = bu_time(st, 1, 5, run_plan_build, &pa);
     if (plan_build_ms < 0) {

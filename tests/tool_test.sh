@@ -1566,5 +1566,56 @@ if expect_rc "help --man" 0 help --man; then
 fi
 expect_rc "help --man with a command" 2 help --man subdiv
 
+# ---- query --path: the algebraic, patch and plan paths write the same bytes (patchq) ---------
+# Every kind on a small polygon mesh with a boundary and on a closed triangle mesh, each path on
+# the command's backend; then the refusals, which every path names alike.
+printf 'v 0 0 0\nv 1 0 0\nv 2 0 0\nv 0 1 0\nv 1 1 0\nv 2 1 0\nv 0 2 0\nv 1 2 0\nf 1 2 5 4\nf 2 3 6 5\nf 4 5 8\nf 5 6 8\nf 8 7 4\n' >"$TMP/qpath.obj"
+for qmesh in "$TMP/qpath.obj" builtin:icosphere:2; do
+    for kind in VV VE VF EV EF FV FE FF; do
+        same=1
+        for path in algebraic patch plan; do
+            if ! expect_rc "query --path $path $kind $qmesh" 0 query --path "$path" "$kind" "$qmesh" "$TMP/q_$path.txt"; then
+                same=0
+            elif [[ "$out" != *"$path path"* ]]; then
+                same=0
+                bad "query --path $path reports its path" "$out"
+            fi
+        done
+        [ "$same" = 1 ] && cmp -s "$TMP/q_algebraic.txt" "$TMP/q_patch.txt" && cmp -s "$TMP/q_algebraic.txt" "$TMP/q_plan.txt" \
+            && ok "query --path: $kind of $(basename "$qmesh"), the same bytes on every path" \
+            || bad "query --path $kind of $qmesh differs" "$(diff "$TMP/q_algebraic.txt" "$TMP/q_patch.txt" | head -5)" \
+                   "$(diff "$TMP/q_algebraic.txt" "$TMP/q_plan.txt" | head -5)"
+    done
+done
+if expect_rc "query with no --path" 0 query FF "$TMP/qpath.obj"; then
+    [[ "$err" == *"algebraic path"* ]] && ok "query: the default path is algebraic" || bad "query default path" "$err"
+fi
+check_usage "query --path with an unknown path" query --path fast VV builtin:cube
+[[ "$err" == *"unknown --path 'fast' (use algebraic, patch or plan)"* ]] && ok "query names the unknown path" \
+    || bad "query unknown path message" "$err"
+for path in patch plan; do
+    if expect_rc "query --path $path VV of inconsistent faces" 1 query --path "$path" VV "$TMP/flip.obj"; then
+        [[ "$err" == *"{1, 2}"* ]] && ok "query --path $path names the inconsistent edge" || bad "query --path $path refusal" "$err"
+    fi
+done
+if expect_rc "query --path patch --json" 0 --json query --path patch ev builtin:cube "$TMP/js_p.txt"; then
+    [[ "$out" == *'"path": "patch"'* ]] && ok "query --json names the path" || bad "query --json path" "${out:0:300}"
+fi
+expect_rc "help query" 0 help query && [[ "$out" == *"--path algebraic|patch|plan"* ]] \
+    && ok "help query lists --path" || bad "help query" "${out:0:300}"
+# info --patches: the set's memory in all and its topology as RXMesh counts it (less: the owned
+# entries of the maps and the face owners, 16 bytes a face at least, are left out).
+if expect_rc "info --patches" 0 info --patches builtin:icosphere:3; then
+    mem=$(field "patch memory")
+    all=$(printf '%s' "$mem" | sed -n 's/^\([0-9]*\) bytes.*/\1/p')
+    topo=$(printf '%s' "$mem" | sed -n 's/.*RXMesh counts it \([0-9]*\) bytes.*/\1/p')
+    [[ -n "$all" && -n "$topo" ]] && [ $((all - topo)) -ge $((16 * 1280)) ] \
+        && ok "info --patches: memory $all bytes, topology $topo" || bad "info --patches memory" "$mem"
+fi
+if expect_rc "info --patches --json" 0 --json info --patches builtin:icosphere:2; then
+    [[ "$out" == *'"topology_bytes": '[1-9]* && "$out" == *'"topology_bytes_per_face"'* ]] \
+        && ok "info --patches --json: the topology bytes" || bad "info --patches --json" "${out:0:400}"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

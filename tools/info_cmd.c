@@ -274,7 +274,11 @@ const tool_cmd info_command = {
             "the chosen backend. A non-manifold or badly oriented mesh is reported, not\n"
             "refused. Without FILE it inspects " DEFAULT_INPUT "; FILE - reads standard input\n"
             "(with --format). With --patches it also builds the patch set and prints its\n"
-            "patches, owned faces per patch, ribbon share, largest patch, memory and time.",
+            "patches, owned faces per patch, ribbon share, largest patch, memory and time.\n"
+            "Its memory is all the set holds (blocks, maps, offsets, face owners), then its\n"
+            "topology counted as RXMesh counts its own (blocks, offsets, the ribbon's map\n"
+            "entries: not the owned elements' maps, which give the mesh's own numbering and\n"
+            "which RXMesh, naming elements by patch and local index, does not keep).",
     .opts = info_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

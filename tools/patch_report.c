@@ -20,7 +20,9 @@ void print_patch_stats(const mmx_patch_stats *ps, int S, int kept, double ms, co
         100.0 * ps->ribbon_share);
     row("largest patch", "%d faces, %d edges, %d vertices (local)", (int)ps->max_local_faces,
         (int)ps->max_local_edges, (int)ps->max_local_verts);
-    row("patch memory", "%lld bytes (%.1f per face)", (long long)ps->bytes, ps->bytes_per_face);
+    row("patch memory", "%lld bytes (%.1f per face); topology as RXMesh counts it %lld bytes (%.1f per face)",
+        (long long)ps->bytes, ps->bytes_per_face, (long long)ps->topology_bytes,
+        ps->topology_bytes_per_face);
     if (ms >= 0) row("patch time", "%.3f ms (%s backend)", ms, backend);
     js_object("patches");
     js_int("count", ps->npatches);
@@ -34,6 +36,8 @@ void print_patch_stats(const mmx_patch_stats *ps, int S, int kept, double ms, co
     js_int("max_local_vertices", ps->max_local_verts);
     js_int("bytes", (long long)ps->bytes);
     js_num("bytes_per_face", ps->bytes_per_face);
+    js_int("topology_bytes", (long long)ps->topology_bytes);
+    js_num("topology_bytes_per_face", ps->topology_bytes_per_face);
     if (ms >= 0) js_ms("ms", ms);
     js_end();
 }

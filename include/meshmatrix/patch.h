@@ -48,9 +48,28 @@ typedef struct mmx_patch_stats {
     int64_t ribbon_faces;           /* ribbon faces over all patches */
     double ribbon_share;            /* ribbon faces / (owned + ribbon faces), over all patches */
     mmx_index max_local_verts, max_local_edges, max_local_faces; /* the largest patch's local counts */
-    int64_t bytes;                  /* the set's memory: blocks, maps, owners, offsets */
+    int64_t bytes;                  /* all the set holds (below) */
     double bytes_per_face;          /* bytes / the mesh's faces */
+    int64_t topology_bytes;         /* its topology, counted as RXMesh counts its own (below) */
+    double topology_bytes_per_face; /* topology_bytes / the mesh's faces */
 } mmx_patch_stats;
+
+/* What the two counts hold. `bytes`: every array the set keeps, in its space: per patch its
+ * face, edge, vertex and corner offsets and its owned counts (7 indices of 4 bytes); the FE
+ * block (2 bytes a local corner) and the EV block (4 bytes a local edge), and for a mesh of
+ * mixed face orders a face start per local face (4 bytes); the local-to-global maps (4 bytes
+ * per local face, edge and vertex, owned and ribbon); the face owners (4 bytes a face). The
+ * arrays the build makes on the way (edge and vertex owners, local indices in the owners) are
+ * freed with it and not counted; nor is the work space a query takes while it runs.
+ * `topology_bytes`: what RXMesh counts as its topology memory (RXMesh::get_topology_memory_mg
+ * in its public code: per patch its FE and EV blocks, counts, owned and active bitmasks, its
+ * stash of neighbour patches, and per ribbon element a hash-table entry naming its owner):
+ * here the per-patch offsets and counts, the blocks and face starts, and the maps' ribbon
+ * entries (4 bytes per ribbon face, edge and vertex: what names a ribbon element). Left out,
+ * as RXMesh has no counterpart for them: the maps' owned entries, which give the rows in the
+ * mesh's own numbering (RXMesh names an owned element by its patch and local index and keeps
+ * no map: its linear ids are a per-patch prefix plus a local rank), and the face owners
+ * (RXMesh keeps its on the host). */
 
 /* Builds the patch set of `mesh` on the context's backend (mesh in the context's space).
  * `adj` may be NULL (computed and freed here) or the mesh's adjacency, only read. `opts` may
@@ -123,9 +142,18 @@ void mmx_patch_set_free(mmx_patch_set *ps);
 /* Fills *st. Synchronises: no (the statistics are kept on the host when the set is built). */
 mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_stats *st);
 
-/* Query `kind` computed on the patches (one block per patch), into a new matrix *out in the
- * context's space: the same arrays as mmx_query (query.h) gives for the mesh the set was
- * built from. Errors: as mmx_query. Synchronises: on CUDA, once, to read the result's size. */
+/* Query `kind` computed on the patches (one block per patch) from their FE and EV blocks,
+ * into a new matrix *out in the context's space: the same arrays as mmx_query (query.h) gives
+ * for the mesh the set was built from. Nothing answer-sized is kept between calls: a query of
+ * rows of one length (EV; FV and FE of one face order) is one pass; the others count their
+ * row lengths from the blocks, scan them, then write the rows, each patch building in its
+ * shared memory what it walks: per edge its sides and a pair of faces, per vertex its
+ * valence, open fan starts and the face its walk starts from (the sorted face lists of the
+ * edges, or of the vertices, only in a patch with an edge of more than two faces, or a vertex
+ * of several fans). VV, VE and VF are refused on a mesh whose faces are not
+ * consistently oriented (recorded when the set was built), before any work.
+ * Errors: as mmx_query. Synchronises: on CUDA, once, to read the result's size (not for the
+ * queries of rows of one length). */
 mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                            mmx_csr **out);
 
@@ -138,8 +166,7 @@ mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind
  * are zero). Errors: MMX_ERR_ARG (another kind, k out of range, NULL), MMX_ERR_SPACE,
  * MMX_ERR_MESH (VV or VF on a mesh whose faces are not consistently oriented: two faces run
  * an edge the same way, recorded when the set was built; the detail names the edge, as
- * mmx_patch_query does), MMX_ERR_CUDA. Synchronises: no (on CUDA, only to name the edge of
- * a refusal). */
+ * mmx_patch_query does), MMX_ERR_CUDA. Synchronises: no. */
 mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                             const float *x, int k, float *y);
 

@@ -4,9 +4,9 @@
 #include "patch_internal.h"
 
 mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
-                                         mmx_query_kind kind, mmx_index *len, unsigned int *fault)
+                                         mmx_query_kind kind, mmx_index *len)
 {
-    (void)ps, (void)kind, (void)len, (void)fault;
+    (void)ps, (void)kind, (void)len;
     return mmx__no_cuda(ctx, "mmx__patch_query_lengths_cuda");
 }
 

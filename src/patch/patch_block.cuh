@@ -29,33 +29,92 @@ __device__ inline void mmx__pl_block_offsets(const mmx_index *cnt, mmx_index n, 
     __syncthreads();
 }
 
+/* Builds the vertex lists (vf 1) or the edge lists (vf 0) of the block's view, leaving starts
+ * or pairs mode for them, as mmx__pl_host_lists does on the host. Every thread calls it (its
+ * own L); ends with a barrier. */
+__device__ inline void mmx__pl_block_lists(mmx__plocal *L, int vf)
+{
+    const mmx_index n = vf ? L->nv : L->ne;
+    mmx_index *off = vf ? L->vf_off : L->ef_off;
+    uint16_t *list = vf ? L->vf : L->ef;
+    if (vf) L->starts = 0;
+    else L->pairs = 0;
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    __syncthreads();
+    for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_face(L, l, vf);
+    __syncthreads();
+    mmx__pl_block_offsets(L->cnt, n, off);
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    __syncthreads();
+    for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
+    __syncthreads();
+    /* The atomics filled each list in any order: sorting by rank (global face order, a key in
+     * the work space) makes it one. */
+    for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
+        mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->rank);
+    __syncthreads();
+}
+
 /* The block's setup of patch p in the work space w: every thread holds the same view L; the
- * blocks are copied and the lists `needs` asks for built, as mmx__patch_local_host does on
- * the host. Ends with a barrier. */
+ * blocks `needs` does not skip are copied and what it asks for built (MMX__PL_*), as
+ * mmx__patch_local_host does on the host. Ends with a barrier. */
 __device__ inline void mmx__patch_local_block(const mmx_patch_set &ps, mmx_index p, void *w,
                                               int needs, mmx__plocal *L)
 {
     mmx__pl_setup(&ps, p, w, L);
     const mmx_index items = mmx__pl_load_items(L);
-    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item(&ps, p, L, i);
+    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
+    if (needs & (MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS | MMX__PL_EDGE_PAIRS))
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_rank_face(L, l);
+    const int pairs = (needs & MMX__PL_EDGE_PAIRS) && !(needs & MMX__PL_EDGE_LISTS);
+    const int starts = pairs && (needs & MMX__PL_VERT_STARTS) && !(needs & MMX__PL_VERT_LISTS);
+    if (pairs) {
+        L->pairs = 1;
+        for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) L->ef_off[i] = 0;
+    }
+    if (starts) {
+        L->starts = 1;
+        for (mmx_index i = threadIdx.x; i < L->nv; i += blockDim.x) L->vf_off[i] = 0, L->cnt[i] = -1;
+    }
     __syncthreads();
-    for (int vf = 0; vf < 2; vf++) {
-        if (!(needs & (1 << vf))) continue;
-        const mmx_index n = vf ? L->nv : L->ne;
-        mmx_index *off = vf ? L->vf_off : L->ef_off;
-        uint16_t *list = vf ? L->vf : L->ef;
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    if (pairs) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_pair_face(L, l);
         __syncthreads();
-        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_face(L, l, vf);
+        if (needs & MMX__PL_LISTS_IF_MANY) {
+            int many = 0;
+            for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) many |= L->ef_off[i] > 2;
+            if (__syncthreads_or(many)) needs |= MMX__PL_EDGE_LISTS; /* the same in every thread */
+        }
+    }
+    if (starts) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_start_corners(L, l);
         __syncthreads();
-        mmx__pl_block_offsets(L->cnt, n, off);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) L->cnt[i] = 0;
+    }
+    for (int vf = 0; vf < 2; vf++)
+        if (needs & (1 << vf)) mmx__pl_block_lists(L, vf);
+}
+
+/* The block's counting setup of patch p for the row lengths of query `kind` (patch_block.h,
+ * "row lengths by counting"): the blocks it reads, then the edge sides and the vertex counts
+ * it needs, no list. Ends with a barrier; mmx__pl_counted_len then gives each row's length. */
+__device__ inline void mmx__patch_count_block(const mmx_patch_set &ps, mmx_index p, void *w,
+                                              mmx_query_kind kind, mmx__plocal *L)
+{
+    const int needs = mmx__pl_len_needs(kind);
+    mmx__pl_setup(&ps, p, w, L);
+    const mmx_index items = mmx__pl_load_items(L);
+    for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx__pl_load_item_of(&ps, p, L, i, needs);
+    if (needs & MMX__PL_EDGE_LISTS)
+        for (mmx_index i = threadIdx.x; i < L->ne; i += blockDim.x) L->ef_off[i] = 0;
+    if (needs & MMX__PL_VERT_LISTS)
+        for (mmx_index i = threadIdx.x; i < L->nv; i += blockDim.x) L->vf_off[i] = 0;
+    __syncthreads();
+    if (needs & MMX__PL_EDGE_LISTS) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_sides(L, l);
         __syncthreads();
-        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_fill_face(L, l, vf);
-        __syncthreads();
-        /* The atomics filled each list in any order: sorting by global face makes it one. */
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
-            mmx__pl_sort(list + off[i], off[i + 1] - off[i], L->gf);
+    }
+    if (needs & MMX__PL_VERT_LISTS) {
+        for (mmx_index l = threadIdx.x; l < L->nf; l += blockDim.x) mmx__pl_count_corners(L, kind, l);
         __syncthreads();
     }
 }
@@ -67,6 +126,7 @@ typedef struct mmx__patch_launch {
     size_t smem;
     unsigned char *gscratch;
     size_t per_block;
+    size_t lo, hi; /* the patches it takes: work space in (lo, hi] bytes (mmx__patch_takes) */
 } mmx__patch_launch;
 
 /* Sizes the launch of `kernel` for the set: one block per patch out of shared memory when the
@@ -74,11 +134,11 @@ typedef struct mmx__patch_launch {
  * else a fixed grid of blocks that loop over the patches, each with a slice of global scratch
  * from the context's pool (give it back with mmx__dev_free after the launch: stream order). */
 template <typename Kernel>
-mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
-                                 mmx__patch_launch *out)
+mmx_status mmx__patch_launch_sized(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
+                                   size_t need, mmx__patch_launch *out)
 {
-    const size_t need = ps->max_scratch ? ps->max_scratch : 16;
     int dev = 0, optin = 0;
+    out->lo = 0, out->hi = ~(size_t)0;
     mmx_status s = MMX__CUDA(ctx, cudaGetDevice(&dev));
     if (!s) s = MMX__CUDA(ctx, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     if (s) return s;
@@ -100,6 +160,13 @@ mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel k
     return mmx__dev_alloc(ctx, out->per_block * out->grid, (void **)&out->gscratch);
 }
 
+template <typename Kernel>
+mmx_status mmx__patch_launch_for(mmx_ctx *ctx, const mmx_patch_set *ps, Kernel kernel,
+                                 mmx__patch_launch *out)
+{
+    return mmx__patch_launch_sized(ctx, ps, kernel, ps->max_scratch ? ps->max_scratch : 16, out);
+}
+
 /* Launches `kernel` over the set's patches, sized by mmx__patch_launch_for, with `args` then
  * the launch record (every patch kernel's last parameter), and gives the scratch back in
  * stream order. Queued; nothing to do for a set without patches. */
@@ -114,6 +181,51 @@ mmx_status mmx__patch_run(mmx_ctx *ctx, const mmx_patch_set *ps, void (*kernel)(
     kernel<<<ln.grid, MMX__BLOCK, ln.smem, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(args..., ln);
     s = MMX__CUDA(ctx, cudaGetLastError());
     mmx__dev_free(ctx, ln.gscratch);
+    return s;
+}
+
+/* Whether the launch ln takes patch p (the same answer in every thread of the block, so a
+ * block that skips a patch skips its barriers too): its work space in (ln.lo, ln.hi]. */
+__device__ inline bool mmx__patch_takes(const mmx_patch_set &ps, mmx_index p, const mmx__patch_launch &ln)
+{
+    if (ln.lo == 0 && ln.hi == ~(size_t)0) return true;
+    const size_t w = mmx__patch_scratch_bytes(ps.face_off[p + 1] - ps.face_off[p], ps.edge_off[p + 1] - ps.edge_off[p],
+                                              ps.vert_off[p + 1] - ps.vert_off[p],
+                                              ps.corner_off[p + 1] - ps.corner_off[p]);
+    return w > ln.lo && w <= ln.hi;
+}
+
+/* As mmx__patch_run, for a kernel that skips the patches its launch does not take
+ * (mmx__patch_takes): when the largest patch's work space is well above a typical one's (the
+ * work space of 1.5 times the mean local counts), two launches, the first over the patches
+ * that fit the typical work space with only that much shared memory per block (so more
+ * blocks fit an SM), the second over the rest with the largest. One launch otherwise. The
+ * cut leaves patches of very different sizes (components of the Morton runs), and one
+ * block's shared memory sized for the largest would hold down every block's occupancy. */
+template <typename... Params, typename... Args>
+mmx_status mmx__patch_run_split(mmx_ctx *ctx, const mmx_patch_set *ps, void (*kernel)(Params...),
+                                Args... args)
+{
+    if (ps->npatches == 0) return MMX_OK;
+    const double np = (double)ps->npatches;
+    const size_t typical = mmx__patch_scratch_bytes((mmx_index)(1.5 * (double)ps->nlf / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nle / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nlv / np) + 1,
+                                                    (mmx_index)(1.5 * (double)ps->nlc / np) + 1);
+    if (2 * typical > ps->max_scratch) return mmx__patch_run(ctx, ps, kernel, args...);
+    const cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    mmx_status s = MMX_OK;
+    for (int part = 0; part < 2 && !s; part++) {
+        mmx__patch_launch ln;
+        s = part ? mmx__patch_launch_for(ctx, ps, kernel, &ln)
+                 : mmx__patch_launch_sized(ctx, ps, kernel, typical, &ln);
+        if (s) break;
+        if (part) ln.lo = typical;
+        else ln.hi = typical;
+        kernel<<<ln.grid, MMX__BLOCK, ln.smem, st>>>(args..., ln);
+        s = MMX__CUDA(ctx, cudaGetLastError());
+        mmx__dev_free(ctx, ln.gscratch);
+    }
     return s;
 }
 

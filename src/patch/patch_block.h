@@ -4,11 +4,21 @@
  * loop of the block's threads over its items, a barrier between steps).
  *
  * A patch's work space (shared memory on the device, a host buffer on the host) holds copies
- * of its FE and EV blocks and what the steps build from them: per local edge its local faces
- * (EF) and per local vertex its local faces (VF), each list sorted by global face number, so
- * every row comes out in the same order whichever thread filled the lists first. Every face at
- * an owned vertex or on an owned edge shares a vertex with an owned face, so it is local:
- * local counts are the true counts there (an edge's sides, a vertex's valence).
+ * of its FE and EV blocks and what the steps build from them: per local face its rank in
+ * global order (the merge of the owned and the ribbon faces, each ascending), per local edge
+ * its local faces (EF) and per local vertex its local faces (VF), each list sorted by rank
+ * (so by global face number) in the work space, without reading the global map, so every row
+ * comes out in the same order whichever thread filled the lists first. Every face at an owned
+ * vertex or on an owned edge shares a vertex with an owned face, so it is local: local counts
+ * are the true counts there (an edge's sides, a vertex's valence).
+ *
+ * The lists take a count, a block scan, a fill and a sort; the queries avoid them where less
+ * does. A query's row lengths are counts over the corners (mmx__pl_count_*), so its first pass
+ * only counts. The rows need of an edge only its sides and its faces when it has at most two
+ * (MMX__PL_EDGE_PAIRS: one step), and of a vertex of one fan only its valence, its open starts
+ * and the face its walk starts from (MMX__PL_VERT_STARTS: one step); a patch with an edge of
+ * more than two faces (EF, FF) or a vertex of several fans (VV, VE, VF) builds the lists
+ * after all. Every mode writes the same rows.
  *
  * The rows are written by one walk per owned element whose every neighbour goes through
  * pl_emit: into a row (queries) or into a sum in float, left to right (reductions), so the
@@ -25,8 +35,12 @@ extern "C" {
 /* One increment of a counter shared by the block's threads; the old value. */
 #ifdef __CUDA_ARCH__
 #define MMX__PL_INC(p) atomicAdd((p), 1)
+#define MMX__PL_ADDU(p, x) atomicAdd((p), (x))
+#define MMX__PL_MINU(p, x) atomicMin((p), (x))
 #else
 #define MMX__PL_INC(p) ((*(p))++)
+#define MMX__PL_ADDU(p, x) (*(p) += (x))
+#define MMX__PL_MINU(p, x) (*(p) = *(p) < (x) ? *(p) : (x))
 #endif
 
 /* One patch's local view: sizes, the blocks, and the incidence built from them. */
@@ -40,7 +54,35 @@ typedef struct mmx__plocal {
     mmx_index *cnt;            /* max(ne, nv) counters */
     mmx_index *ef_off, *vf_off;/* ne + 1, nv + 1 list offsets */
     uint16_t *ef, *vf;         /* nc entries each: local faces per edge, per vertex */
+    uint16_t *rank;            /* nf: each local face's place in global face order */
+    int pairs;                 /* edge pairs (MMX__PL_EDGE_PAIRS) instead of edge lists: ef_off[e]
+                                  is edge e's sides, ef[2e], ef[2e + 1] its first two faces */
+    int starts;                /* vertex starts (MMX__PL_VERT_STARTS) instead of vertex lists:
+                                  vf_off[v] (as unsigned) is v's valence | open starts << 16,
+                                  cnt[v] (as unsigned) its start key (mmx__pl_start_corners) */
+    uint16_t *byrank;          /* nf: the local face of each rank */
 } mmx__plocal;
+
+/* What a patch's setup builds (the `needs` of mmx__patch_local_block and its host twin): the
+ * edge lists, the vertex lists (each with the ranks they are sorted by), and what it may skip
+ * loading: the FE block (with the face starts) or the EV block, for a step that does not read
+ * it. 0 loads both blocks and builds no list. */
+#define MMX__PL_EDGE_LISTS 1
+#define MMX__PL_VERT_LISTS 2
+#define MMX__PL_NO_FE 4
+#define MMX__PL_NO_EV 8
+/* Instead of the edge lists, per local edge its sides and two of its faces (in no particular
+ * order): all a fan walk needs (the face across an edge of exactly two sides), built in one
+ * step with no scan and no sort. */
+#define MMX__PL_EDGE_PAIRS 16
+/* With MMX__PL_EDGE_PAIRS: the edge lists instead, for a patch where some local edge has more
+ * than two sides (a non-manifold edge, whose faces a pair cannot hold). */
+#define MMX__PL_LISTS_IF_MANY 32
+/* Instead of the vertex lists (with MMX__PL_EDGE_PAIRS), per local vertex its valence, its open
+ * fan starts and the face a walk starts from: enough for a vertex of one fan, in one step with
+ * no scan and no sort. A vertex of several fans needs the lists: mmx__pl_row says so, and the
+ * caller builds them and writes the patch's rows again. */
+#define MMX__PL_VERT_STARTS 64
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes
  * (the int arrays first, then the 16-bit ones; a multiple of 16). */
@@ -48,7 +90,8 @@ static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne
                                                       mmx_index nc)
 {
     const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
-    const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne;
+    const size_t efs = (size_t)(nc > 2 * ne ? nc : 2 * ne); /* the edge lists or pairs */
+    const size_t shorts = 2 * (size_t)nc + efs + 2 * (size_t)ne + 2 * (size_t)nf;
     return (4 * ints + 2 * shorts + 31) / 16 * 16;
 }
 
@@ -73,8 +116,39 @@ static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, v
     uint16_t *sp = (uint16_t *)ip;
     L->fe = sp, sp += L->nc;
     L->ev = sp, sp += 2 * L->ne;
-    L->ef = sp, sp += L->nc;
-    L->vf = sp;
+    L->ef = sp, sp += L->nc > 2 * L->ne ? L->nc : 2 * L->ne;
+    L->vf = sp, sp += L->nc;
+    L->rank = sp, sp += L->nf;
+    L->byrank = sp;
+    L->pairs = L->starts = 0;
+}
+
+/* The view of patch p read in place, without a work space: the blocks and the face starts are
+ * the set's own arrays (read, never written), and there are no counters and no lists. For
+ * the steps that read only the blocks: the rows of EV, FV and FE, and the lengths of FV and FE
+ * of mixed orders. */
+static inline MMX__HD void mmx__pl_setup_direct(const mmx_patch_set *ps, mmx_index p, mmx__plocal *L)
+{
+    const mmx_index f0 = ps->face_off[p], e0 = ps->edge_off[p], v0 = ps->vert_off[p];
+    L->nf = ps->face_off[p + 1] - f0;
+    L->ne = ps->edge_off[p + 1] - e0;
+    L->nv = ps->vert_off[p + 1] - v0;
+    L->nc = ps->corner_off[p + 1] - ps->corner_off[p];
+    L->of = ps->owned[3 * p], L->oe = ps->owned[3 * p + 1], L->ov = ps->owned[3 * p + 2];
+    L->order = ps->order;
+    L->gf = ps->l2g_f + f0, L->ge = ps->l2g_e + e0, L->gv = ps->l2g_v + v0;
+    L->fe = ps->fe + ps->corner_off[p];
+    L->ev = ps->ev + 2 * (size_t)e0;
+    L->fs = ps->order ? NULL : ps->fstart + f0;
+    L->cnt = L->ef_off = L->vf_off = NULL;
+    L->ef = L->vf = L->rank = L->byrank = NULL;
+    L->pairs = L->starts = 0;
+}
+
+/* Whether the rows of `kind` read only the blocks (mmx__pl_setup_direct serves them). */
+static inline MMX__HD int mmx__pl_direct(mmx_query_kind kind)
+{
+    return kind == MMX_QUERY_EV || kind == MMX_QUERY_FV || kind == MMX_QUERY_FE;
 }
 
 /* The number of items of the load step: copy item i of the blocks (and the face starts). */
@@ -84,12 +158,38 @@ static inline MMX__HD mmx_index mmx__pl_load_items(const mmx__plocal *L)
     return n > L->nf ? n : L->nf;
 }
 
+/* Copies item i of the blocks `needs` does not skip (MMX__PL_NO_FE, MMX__PL_NO_EV). */
+static inline MMX__HD void mmx__pl_load_item_of(const mmx_patch_set *ps, mmx_index p,
+                                                mmx__plocal *L, mmx_index i, int needs)
+{
+    const int fe = !(needs & MMX__PL_NO_FE), ev = !(needs & MMX__PL_NO_EV);
+    if (fe && i < L->nc) L->fe[i] = ps->fe[ps->corner_off[p] + i];
+    if (ev && i < 2 * L->ne) L->ev[i] = ps->ev[2 * (size_t)ps->edge_off[p] + i];
+    if (fe && i < L->nf && !L->order) L->fs[i] = ps->fstart[ps->face_off[p] + i];
+}
+
 static inline MMX__HD void mmx__pl_load_item(const mmx_patch_set *ps, mmx_index p,
                                              mmx__plocal *L, mmx_index i)
 {
-    if (i < L->nc) L->fe[i] = ps->fe[ps->corner_off[p] + i];
-    if (i < 2 * L->ne) L->ev[i] = ps->ev[2 * (size_t)ps->edge_off[p] + i];
-    if (i < L->nf && !L->order) L->fs[i] = ps->fstart[ps->face_off[p] + i];
+    mmx__pl_load_item_of(ps, p, L, i, 0);
+}
+
+/* The rank of local face l in global order: its place in its own run (owned faces first,
+ * then the ribbon, each ascending) plus the faces of the other run with a smaller global
+ * number, by a binary search of that run. One item per local face. */
+static inline MMX__HD void mmx__pl_rank_face(mmx__plocal *L, mmx_index l)
+{
+    const int owned = l < L->of;
+    mmx_index lo = owned ? L->of : 0, hi = owned ? L->nf : L->of;
+    const mmx_index base = lo, g = L->gf[l];
+    while (lo < hi) { /* the first face of the other run above g (numbers are distinct) */
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (L->gf[mid] < g) lo = mid + 1;
+        else hi = mid;
+    }
+    const mmx_index r = (owned ? l : l - L->of) + (lo - base);
+    L->rank[l] = (uint16_t)r;
+    L->byrank[r] = (uint16_t)l;
 }
 
 /* Local face l's corners: [*a, *a + *n) of the block. */
@@ -133,9 +233,10 @@ static inline MMX__HD void mmx__pl_fill_face(mmx__plocal *L, mmx_index l, int vf
     }
 }
 
-/* Sorts the local faces a[0 .. n) by their global numbers: insertion for short lists,
- * heapsort (no recursion, no extra memory) for long ones. */
-static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const mmx_index *gf)
+/* Sorts the local faces a[0 .. n) by their ranks (gf: the rank of each local face, a key in
+ * the work space): insertion for short lists, heapsort (no recursion, no extra memory) for
+ * long ones. */
+static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const uint16_t *gf)
 {
     if (n <= 16) {
         for (mmx_index i = 1; i < n; i++) {
@@ -177,7 +278,19 @@ static inline MMX__HD void mmx__pl_sort(uint16_t *a, mmx_index n, const mmx_inde
  * owned element) and the valence of local vertex v. */
 static inline MMX__HD mmx_index mmx__pl_sides(const mmx__plocal *L, mmx_index e)
 {
-    return L->ef_off[e + 1] - L->ef_off[e];
+    return L->pairs ? L->ef_off[e] : L->ef_off[e + 1] - L->ef_off[e];
+}
+
+/* Per local face l: its corners' edges counted into ef_off and, for the first two faces met
+ * on an edge, the face put in its pair (the pairs' step; counters zeroed first). */
+static inline MMX__HD void mmx__pl_pair_face(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        const mmx_index e = L->fe[c] >> 1, slot = MMX__PL_INC(&L->ef_off[e]);
+        if (slot < 2) L->ef[2 * e + slot] = (uint16_t)l;
+    }
 }
 
 /* ---- rows ---------------------------------------------------------------------------------- */
@@ -210,6 +323,26 @@ static inline MMX__HD mmx_index mmx__pl_corner_of(const mmx__plocal *L, mmx_inde
     return *a; /* not reached: l is one of v's faces */
 }
 
+/* Per local face l, after the pairs: at each corner's vertex v, one more face, one more open
+ * start when the corner's leaving edge has not exactly two sides, and the start key
+ * (closed << 16 | rank) kept at its smallest: the smallest open start, or with none the
+ * smallest face (the walk's start in mmx__pl_vertex_row). Counters zeroed and keys set to
+ * 0xffffffff first. */
+static inline MMX__HD void mmx__pl_start_corners(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        /* As the lists count it: once per corner, open or not by v's first corner in l. */
+        const mmx_index v = mmx__pl_cv(L, c);
+        mmx_index a0, n0;
+        const mmx_index c0 = mmx__pl_corner_of(L, l, v, &a0, &n0);
+        const unsigned closed = mmx__pl_sides(L, L->fe[c0] >> 1) == 2;
+        MMX__PL_ADDU((unsigned *)&L->vf_off[v], closed ? 1u : 0x10001u);
+        MMX__PL_MINU((unsigned *)&L->cnt[v], closed << 16 | L->rank[l]);
+    }
+}
+
 static inline MMX__HD mmx_index mmx__pl_prev(mmx_index a, mmx_index n, mmx_index c)
 {
     return c == a ? a + n - 1 : c - 1;
@@ -227,8 +360,8 @@ static inline MMX__HD mmx_index mmx__pl_next_ccw(const mmx__plocal *L, mmx_index
 {
     const mmx_index e = L->fe[mmx__pl_prev(a, n, c)] >> 1;
     if (mmx__pl_sides(L, e) != 2) return -1;
-    const mmx_index g = L->ef[L->ef_off[e]];
-    return g == l ? L->ef[L->ef_off[e] + 1] : g;
+    const mmx_index at = L->pairs ? 2 * e : L->ef_off[e], g = L->ef[at];
+    return g == l ? L->ef[at + 1] : g;
 }
 
 /* Whether face l at v starts an open fan: its leaving edge {v, w} has not exactly two faces. */
@@ -247,7 +380,7 @@ static inline MMX__HD int mmx__pl_closed_start(const mmx__plocal *L, mmx_index v
         mmx_index a, n;
         const mmx_index c = mmx__pl_corner_of(L, l, v, &a, &n);
         const mmx_index g = mmx__pl_next_ccw(L, l, a, n, c);
-        if (g < 0 || L->gf[g] < L->gf[s]) return 0;
+        if (g < 0 || L->rank[g] < L->rank[s]) return 0;
         if (g == s) return 1;
         l = g;
     }
@@ -283,9 +416,20 @@ static inline MMX__HD mmx_index mmx__pl_fan(const mmx__plocal *L, mmx_query_kind
 
 /* The row of owned local vertex v for VV, VE or VF: fan after fan, by their start faces'
  * numbers (v's face list is ascending). One fan (the common case) is found in one walk. */
-static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_kind kind,
-                                              mmx_index v, mmx__psink *sink)
+static inline MMX__HD int mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_kind kind,
+                                             mmx_index v, mmx__psink *sink)
 {
+    if (L->starts) { /* one fan, or the lists are needed (returns 0) */
+        const unsigned packed = ((const unsigned *)L->vf_off)[v];
+        const mmx_index valence = (mmx_index)(packed & 0xffffu), opens = (mmx_index)(packed >> 16);
+        if (valence == 0) return 1;
+        if (opens > 1) return 0;
+        const mmx__psink before = *sink;
+        const mmx_index s = L->byrank[((const unsigned *)L->cnt)[v] & 0xffffu];
+        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return 1;
+        *sink = before;
+        return 0;
+    }
     const uint16_t *F = L->vf + L->vf_off[v];
     const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
     mmx_index opens = 0, first_open = -1;
@@ -295,17 +439,16 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
             if (opens++ == 0) first_open = F[i];
         }
     }
-    if (valence == 0) return;
+    if (valence == 0) return 1;
     if (opens <= 1) {
         /* One open start, or none: if the walk from it (from the smallest face when closed)
-         * meets every face, that is the only fan. Its entries go to a side count first, so
-         * that a vertex of several fans is not written twice. */
-        mmx__psink probe = {NULL, 0, NULL, 0, {0, 0, 0, 0}};
+         * meets every face, that is the only fan, written as it is walked. If not, the sink
+         * goes back to where it was and the fans below write the row over it: the row's
+         * length is fixed and a reduction's sum starts again from the same value. */
+        const mmx__psink before = *sink;
         const mmx_index s = opens ? first_open : F[0];
-        if (mmx__pl_fan(L, kind, v, s, valence, &probe) == valence) {
-            mmx__pl_fan(L, kind, v, s, valence, sink);
-            return;
-        }
+        if (mmx__pl_fan(L, kind, v, s, valence, sink) == valence) return 1;
+        *sink = before;
     }
     for (mmx_index i = 0; i < valence; i++) {
         mmx_index a, n;
@@ -313,39 +456,14 @@ static inline MMX__HD void mmx__pl_vertex_row(const mmx__plocal *L, mmx_query_ki
         if (mmx__pl_open_start(L, c) || mmx__pl_closed_start(L, v, F[i], valence))
             mmx__pl_fan(L, kind, v, F[i], valence, sink);
     }
+    return 1;
 }
 
-/* The length of that row: the valence, plus one per open fan for VV and VE. */
-static inline MMX__HD mmx_index mmx__pl_vertex_len(const mmx__plocal *L, mmx_query_kind kind,
-                                                   mmx_index v)
-{
-    const mmx_index valence = L->vf_off[v + 1] - L->vf_off[v];
-    if (kind == MMX_QUERY_VF) return valence;
-    mmx_index opens = 0;
-    for (mmx_index i = L->vf_off[v]; i < L->vf_off[v + 1]; i++) {
-        mmx_index a, n;
-        opens += mmx__pl_open_start(L, mmx__pl_corner_of(L, L->vf[i], v, &a, &n));
-    }
-    return valence + opens;
-}
-
-/* Whether owned local edge e has two faces that run it the same way (vertex queries refuse
- * it). */
-static inline MMX__HD int mmx__pl_inconsistent(const mmx__plocal *L, mmx_index e)
-{
-    if (mmx__pl_sides(L, e) != 2) return 0;
-    int dir[2] = {0, 0};
-    for (int t = 0; t < 2; t++) {
-        mmx_index a, n;
-        mmx__pl_face(L, L->ef[L->ef_off[e] + t], &a, &n);
-        for (mmx_index c = a; c < a + n; c++)
-            if ((L->fe[c] >> 1) == e) dir[t] = L->fe[c] & 1;
-    }
-    return dir[0] == dir[1];
-}
-
-/* The row of owned element i (local index) of query `kind`'s source kind, into the sink. */
-static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind, mmx_index i,
+/* The row of owned element i (local index) of query `kind`'s source kind, into the sink.
+ * Returns 1; or 0, the sink as it was, for a vertex row in starts mode (L->starts) that the
+ * starts cannot write (a vertex of several fans): the caller builds the vertex lists
+ * (mmx__pl_block_lists, mmx__pl_host_lists) and writes the patch's rows again. */
+static inline MMX__HD int mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind, mmx_index i,
                                        mmx__psink *sink)
 {
     mmx_index a, n;
@@ -353,13 +471,19 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        mmx__pl_vertex_row(L, kind, i, sink);
-        break;
+        return mmx__pl_vertex_row(L, kind, i, sink);
     case MMX_QUERY_EV:
         mmx__pl_emit(sink, L->gv[L->ev[2 * i]]);
         mmx__pl_emit(sink, L->gv[L->ev[2 * i + 1]]);
         break;
     case MMX_QUERY_EF:
+        if (L->pairs) { /* one or two faces (no edge of more here), by rank */
+            mmx_index f0 = L->ef[2 * i], f1 = L->ef[2 * i + 1];
+            if (L->ef_off[i] == 2 && L->rank[f1] < L->rank[f0]) f0 = f1, f1 = L->ef[2 * i];
+            mmx__pl_emit(sink, L->gf[f0]);
+            if (L->ef_off[i] == 2) mmx__pl_emit(sink, L->gf[f1]);
+            break;
+        }
         for (mmx_index j = L->ef_off[i]; j < L->ef_off[i + 1]; j++) mmx__pl_emit(sink, L->gf[L->ef[j]]);
         break;
     case MMX_QUERY_FV:
@@ -372,51 +496,104 @@ static inline MMX__HD void mmx__pl_row(const mmx__plocal *L, mmx_query_kind kind
         mmx__pl_face(L, i, &a, &n);
         for (mmx_index c = a; c < a + n; c++) {
             const mmx_index e = L->fe[c] >> 1;
+            if (L->pairs) { /* at most two faces, i among them: the other one, if any */
+                for (mmx_index t = 0; t < L->ef_off[e]; t++)
+                    if (L->ef[2 * e + t] != i) mmx__pl_emit(sink, L->gf[L->ef[2 * e + t]]);
+                continue;
+            }
             for (mmx_index j = L->ef_off[e]; j < L->ef_off[e + 1]; j++)
                 if (L->ef[j] != i) mmx__pl_emit(sink, L->gf[L->ef[j]]);
         }
         break;
     }
+    return 1;
 }
 
-/* The length of that row. */
-static inline MMX__HD mmx_index mmx__pl_row_len(const mmx__plocal *L, mmx_query_kind kind,
-                                                mmx_index i)
-{
-    mmx_index a, n, len = 0;
-    switch (kind) {
-    case MMX_QUERY_VV:
-    case MMX_QUERY_VE:
-    case MMX_QUERY_VF:
-        return mmx__pl_vertex_len(L, kind, i);
-    case MMX_QUERY_EV:
-        return 2;
-    case MMX_QUERY_EF:
-        return mmx__pl_sides(L, i);
-    case MMX_QUERY_FV:
-    case MMX_QUERY_FE:
-        mmx__pl_face(L, i, &a, &n);
-        return n;
-    default:
-        mmx__pl_face(L, i, &a, &n);
-        for (mmx_index c = a; c < a + n; c++) len += mmx__pl_sides(L, L->fe[c] >> 1) - 1;
-        return len;
-    }
-}
-
-/* Which lists a query needs: 1 the edge lists, 2 the vertex lists. */
+/* What a query's rows need (MMX__PL_*): the lists they walk and the blocks they read. */
 static inline MMX__HD int mmx__pl_needs(mmx_query_kind kind)
 {
     switch (kind) {
     case MMX_QUERY_VV:
     case MMX_QUERY_VE:
     case MMX_QUERY_VF:
-        return 3;
+        return MMX__PL_EDGE_PAIRS | MMX__PL_VERT_STARTS;
     case MMX_QUERY_EF:
     case MMX_QUERY_FF:
-        return 1;
-    default:
+        return MMX__PL_EDGE_PAIRS | MMX__PL_LISTS_IF_MANY | MMX__PL_NO_EV;
+    case MMX_QUERY_EV:
+        return MMX__PL_NO_FE;
+    case MMX_QUERY_FE:
+        return MMX__PL_NO_EV;
+    default: /* FV */
         return 0;
+    }
+}
+
+/* ---- row lengths by counting ----------------------------------------------------------------
+ * The first pass of a query of rows of several lengths (EF, FF, VV, VE, VF; FV and FE of mixed
+ * orders) counts instead of building lists: per local edge its sides (corners on it) into
+ * ef_off[e], then for the vertex queries per local vertex its valence, plus for VV and VE one
+ * per corner whose leaving edge has not exactly two sides (an open fan's start), into
+ * vf_off[v]. Counters are zeroed first; increments are atomic on CUDA (integers: the same
+ * sums in any order). What it loads and counts: mmx__pl_len_needs. */
+static inline MMX__HD int mmx__pl_len_needs(mmx_query_kind kind)
+{
+    switch (kind) {
+    case MMX_QUERY_VF:
+        return MMX__PL_VERT_LISTS; /* counts only; both blocks */
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+        return MMX__PL_EDGE_LISTS | MMX__PL_VERT_LISTS;
+    case MMX_QUERY_EF:
+    case MMX_QUERY_FF:
+        return MMX__PL_EDGE_LISTS | MMX__PL_NO_EV;
+    default: /* FV, FE of mixed orders: the face starts */
+        return MMX__PL_NO_EV;
+    }
+}
+
+/* Per local face l: its corners' edges counted (step 1). */
+static inline MMX__HD void mmx__pl_count_sides(mmx__plocal *L, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) MMX__PL_INC(&L->ef_off[L->fe[c] >> 1]);
+}
+
+/* Per local face l: its corners' vertices counted (step 2, after step 1 for VV and VE). */
+static inline MMX__HD void mmx__pl_count_corners(mmx__plocal *L, mmx_query_kind kind, mmx_index l)
+{
+    mmx_index a, n;
+    mmx__pl_face(L, l, &a, &n);
+    for (mmx_index c = a; c < a + n; c++) {
+        mmx_index *at = &L->vf_off[mmx__pl_cv(L, c)];
+        MMX__PL_INC(at);
+        if (kind != MMX_QUERY_VF && L->ef_off[L->fe[c] >> 1] != 2) MMX__PL_INC(at);
+    }
+}
+
+/* The length of owned element i's row from those counts. */
+static inline MMX__HD mmx_index mmx__pl_counted_len(const mmx__plocal *L, mmx_query_kind kind,
+                                                    mmx_index i)
+{
+    mmx_index a, n, len = 0;
+    switch (kind) {
+    case MMX_QUERY_VV:
+    case MMX_QUERY_VE:
+    case MMX_QUERY_VF:
+        return L->vf_off[i];
+    case MMX_QUERY_EV:
+        return 2;
+    case MMX_QUERY_EF:
+        return L->ef_off[i];
+    case MMX_QUERY_FV:
+    case MMX_QUERY_FE:
+        mmx__pl_face(L, i, &a, &n);
+        return n;
+    default:
+        mmx__pl_face(L, i, &a, &n);
+        for (mmx_index c = a; c < a + n; c++) len += L->ef_off[L->fe[c] >> 1] - 1;
+        return len;
     }
 }
 
@@ -433,10 +610,14 @@ static inline MMX__HD mmx_index mmx__pl_global(const mmx__plocal *L, mmx_query_k
 }
 
 /* The host's setup of patch p in the work space w: the view, the blocks' copies and the lists
- * `needs` asks for (1 the edge lists, 2 the vertex lists; mmx__pl_needs), built by the steps
- * above in loops (patch_query.c). */
+ * or pairs `needs` asks for (MMX__PL_*; mmx__pl_needs), built by the steps above in loops
+ * (patch_query.c), as mmx__patch_local_block does on CUDA. */
 void mmx__patch_local_host(const mmx_patch_set *ps, mmx_index p, void *w, int needs,
                            mmx__plocal *L);
+
+/* Builds the vertex lists (vf 1) or the edge lists (vf 0) of a view set up on the host, and
+ * leaves starts or pairs mode for them. */
+void mmx__pl_host_lists(mmx__plocal *L, int vf);
 
 #ifdef __cplusplus
 }

@@ -269,18 +269,27 @@ mmx_status mmx__patch_refuse(mmx_ctx *ctx, mmx_index p, mmx_index nf, mmx_index 
                      p, nf, ne, nv, MMX__PATCH_MAX_LOCAL, MMX__PATCH_MAX_LOCAL_EDGES, v, valence);
 }
 
-void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_t nlv, int64_t nc)
+void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_t nlv, int64_t nc,
+                             int64_t owned_v)
 {
     mmx_patch_stats *st = &ps->stats;
-    const int64_t np = ps->npatches, F = ps->nfaces, E = ps->nedges, V = ps->nverts;
+    const int64_t np = ps->npatches, F = ps->nfaces, E = ps->nedges;
     ps->nlf = nlf, ps->nle = nle, ps->nlv = nlv, ps->nlc = nc;
     st->npatches = ps->npatches;
     st->mean_faces = np ? (double)F / (double)np : 0;
     st->ribbon_faces = nlf - F;
     st->ribbon_share = nlf ? (double)st->ribbon_faces / (double)nlf : 0;
-    st->bytes = 4 * (4 * (np + 1) + 3 * np) + 4 * (nlf + nle + nlv) + (ps->order ? 0 : 4 * nlf) +
-                2 * nc + 4 * nle + 6 * (F + E + V);
+    /* patch.h says what each count holds. Per patch: 4 offsets (np + 1 each) and 3 owned
+     * counts; the blocks (2 bytes a local corner, 4 a local edge, and a face start per local
+     * face for mixed orders); 4 bytes per local element in the maps; the face owners. */
+    const int64_t per_patch = 4 * (4 * (np + 1) + 3 * np);
+    const int64_t blocks = 2 * nc + 4 * nle + (ps->order ? 0 : 4 * nlf);
+    st->bytes = per_patch + blocks + 4 * (nlf + nle + nlv) + 4 * F;
     st->bytes_per_face = F ? (double)st->bytes / (double)F : 0;
+    /* The maps' ribbon parts: every face, edge and vertex in a face is owned once, so the
+     * owned entries are F, E and owned_v (the vertices in faces). */
+    st->topology_bytes = per_patch + blocks + 4 * ((nlf - F) + (nle - E) + (nlv - owned_v));
+    st->topology_bytes_per_face = F ? (double)st->topology_bytes / (double)F : 0;
 }
 
 static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_index nown)
@@ -493,8 +502,10 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
     if (!s && !ps->order && !ps->fstart) s = take(ctx, 0, sizeof(mmx_index), &ps->fstart);
     if (s) goto out;
     /* What the set is like. */
+    int64_t owned_v = 0;
+    for (mmx_index p = 0; p < np; p++) owned_v += ps->owned[3 * p + 2];
     mmx__patch_stats_finish(ps, ps->face_off[np], ps->edge_off[np], ps->vert_off[np],
-                            ps->corner_off[np]);
+                            ps->corner_off[np], owned_v);
     ps->bad_edge = first_inconsistent(M, fe, ef_off, ef, E);
 out:
     free(ef_off), free(ef), free(pf), free(pstart);

@@ -56,6 +56,7 @@ struct build_stats {
     u32 bad_edge;        /* MMX__PATCH_FAULT of the smallest inconsistent edge, 0: none */
     u64 max_scratch;
     u64 best_vertex;     /* valence << 32 | (0xffffffff - v) of the refused patch's vertex */
+    u64 owned_v;         /* owned vertices over all patches (the vertices in faces) */
 };
 
 /* ---- the cut --------------------------------------------------------------------------- */
@@ -547,6 +548,7 @@ __global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_i
     atomicMax(&st->max_lv, (u32)nv);
     atomicMax(&st->max_nc, (u32)nc);
     atomicMax(&st->max_scratch, (u64)mmx__patch_scratch_bytes(nf, ne, nv, nc));
+    atomicAdd(&st->owned_v, (u64)owned[3 * p + 2]);
     if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
         atomicMax(&st->bad_patch, 0xffffffffu - (u32)p);
 }
@@ -710,7 +712,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
         if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
         if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
         if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
-        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0);
+        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0, 0);
         return s;
     }
     mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
@@ -1007,6 +1009,6 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     ps->max_corners = (mmx_index)h.max_nc;
     ps->max_scratch = (size_t)h.max_scratch;
     ps->bad_edge = h.bad_edge ? MMX__PATCH_FAULT_EDGE(h.bad_edge) : -1;
-    mmx__patch_stats_finish(ps, nlf, nle, nlv, nc);
+    mmx__patch_stats_finish(ps, nlf, nle, nlv, nc, (int64_t)h.owned_v);
     return MMX_OK;
 }

@@ -12,8 +12,12 @@
  * of the block (relative to corner_off[p]; the last face ends at the block's end), a mesh of
  * one face order c needs no fstart (face l starts at c * l). Its EV block is the entries
  * [2 edge_off[p], 2 edge_off[p + 1]) of ev: per local edge its two local vertices, the smaller
- * global vertex first. owned[3p .. 3p + 2] are its owned faces, edges and vertices. Per global
- * element the owning patch and the local index there (vertices in no face: -1 and 0xffff). */
+ * global vertex first. owned[3p .. 3p + 2] are its owned faces, edges and vertices. Per face
+ * the owning patch (face_patch). The builds also make, per edge and vertex, the owning patch,
+ * and per face, edge and vertex the local index in its owner (vertices in no face: -1 and
+ * 0xffff), which they need to number the blocks; mmx_patch_set_create frees these once the set
+ * is built (a query reads none of them, and each is an inverse of the maps' owned parts), so
+ * a built set holds them NULL. */
 #ifndef MMX_PATCH_INTERNAL_H
 #define MMX_PATCH_INTERNAL_H
 
@@ -43,8 +47,9 @@ struct mmx_patch_set {
     mmx_index *fstart;     /* face_off[np], relative to the patch's block; NULL when order > 0 */
     uint16_t *fe;          /* corner_off[np] */
     uint16_t *ev;          /* 2 * edge_off[np] */
-    mmx_index *face_patch, *edge_patch, *vert_patch;   /* owners */
-    uint16_t *face_local, *edge_local, *vert_local;    /* local index in the owner */
+    mmx_index *face_patch;                             /* owners of the faces */
+    mmx_index *edge_patch, *vert_patch;                /* build-time: owners; NULL once built */
+    uint16_t *face_local, *edge_local, *vert_local;    /* build-time: local index in the owner */
     /* Host fields, set at build time. */
     mmx_patch_stats stats;
     mmx_index max_corners; /* the largest patch's local corners */
@@ -53,6 +58,7 @@ struct mmx_patch_set {
     mmx_index bad_edge;    /* the smallest edge two faces run the same way (the test of
                               mmx__pl_inconsistent), -1 when the mesh is consistently oriented:
                               mmx_patch_reduce refuses VV and VF on such a set */
+    mmx_index bad_ends[2]; /* that edge's ends, smaller first (for the refusals' sentence) */
 };
 
 /* The cut with labels (mmx_patch_set_follow). The faces in cut order (Morton) are sorted
@@ -110,14 +116,18 @@ mmx_status mmx__patch_refuse(mmx_ctx *ctx, mmx_index p, mmx_index nf, mmx_index 
                              mmx_index v, mmx_index valence);
 
 /* The statistics that follow from the totals (nlf, nle, nlv local faces, edges, vertices and
- * nc local corners over all patches) and ps's sizes: npatches, mean_faces, ribbon_faces and
- * its share, bytes and bytes per face; the totals into ps->nlf .. nlc. The per-patch extremes are the caller's. */
-void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_t nlv, int64_t nc);
+ * nc local corners over all patches; owned_v owned vertices) and ps's sizes: npatches,
+ * mean_faces, ribbon_faces and its share, the bytes of the set (without the build-time
+ * arrays) and of its topology, per face; the totals into ps->nlf .. nlc. The per-patch
+ * extremes are the caller's. */
+void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_t nlv, int64_t nc,
+                             int64_t owned_v);
 
-/* The ends of global edge e (smaller first), read through its owner's blocks in the set's
- * space (on CUDA: small copies, each a wait; for error messages only). */
-mmx_status mmx__patch_edge_ends(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index e,
-                                mmx_index ends[2]);
+/* The refusal of vertex query or reduction `kind` on a set whose faces are not consistently
+ * oriented (ps->bad_edge >= 0): MMX_ERR_MESH naming the edge and its ends, `what` ("patch
+ * query", "patch reduce") first. */
+mmx_status mmx__patch_refuse_orientation(mmx_ctx *ctx, const mmx_patch_set *ps, const char *what,
+                                         mmx_query_kind kind);
 
 /* The bytes a patch query of each kind must read at least (bytes[k] for mmx_query_kind k), the
  * floor's read side (bench/queries.c adds the result's bytes): the whole FE block (2 bytes per
@@ -136,20 +146,19 @@ void mmx__patch_floor_bytes(const mmx_patch_set *ps, double bytes[MMX_QUERY_COUN
 /* Gives the set's arrays back to the memory of its space (ps->ctx) and clears the pointers. */
 void mmx__patch_set_free_arrays(mmx_patch_set *ps);
 
-/* The read-back key of an inconsistent edge e (0 stands for none) and back. */
+/* The read-back key of an inconsistent edge e (0 stands for none) and back (the CUDA build's
+ * record of the smallest one). */
 #define MMX__PATCH_FAULT(e) (0xffffffffu - (unsigned int)(e))
 #define MMX__PATCH_FAULT_EDGE(key) ((mmx_index)(0xffffffffu - (key)))
 
 /* The CUDA halves of the queries and reductions (patch_query.cu, patch_reduce.cu): the same
  * per-patch code as the host loops, one block per patch. Arrays in device memory, queued.
  * mmx__patch_query_fill_cuda writes row r at rowptr[r], or at order * r when rowptr is NULL
- * (the reduced form). mmx__patch_query_lengths_cuda writes each owned element's row length into len (zeroed by the
- * caller) and folds the smallest inconsistent edge (vertex queries) into *fault, a read-back
- * slot that starts at zero: it keeps MMX__PATCH_FAULT(e), largest for the smallest edge, by an
- * atomic maximum (0: none). */
+ * (the reduced form). mmx__patch_query_lengths_cuda writes each owned element's row length
+ * into len (zeroed by the caller: rows of vertices in no face stay zero), counted without
+ * lists. */
 mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
-                                         mmx_query_kind kind, mmx_index *len,
-                                         unsigned int *fault);
+                                         mmx_query_kind kind, mmx_index *len);
 mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                                       const mmx_index *rowptr, mmx_index order, mmx_index *colidx);
 mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,

@@ -1,26 +1,23 @@
-/* The CUDA half of mmx_patch_query (patch_query.c): one block per patch builds its view out of
- * shared memory (patch_block.cuh) and its threads take the owned elements, one each: first
- * their row lengths (and the check of orientation for the vertex queries), then, after the
- * caller's scan, their rows. The per-element code is the host's (patch_block.h). Queued. */
+/* The CUDA half of mmx_patch_query (patch_query.c): one block per patch sets up its view out
+ * of shared memory (patch_block.cuh) and its threads take the owned elements, one each: first
+ * their row lengths (counted, no lists), then, after the caller's scan, their rows (the lists
+ * built). The per-element code is the host's (patch_block.h). Queued. */
 #include "patch_block.cuh"
 
 namespace {
 
 __global__ void query_lengths(const mmx_patch_set ps, mmx_query_kind kind, mmx_index *len,
-                              unsigned int *fault, mmx__patch_launch ln)
+                              mmx__patch_launch ln)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     void *w = mmx__patch_work(smem, ln);
-    const int needs = mmx__pl_needs(kind), vertex = kind <= MMX_QUERY_VF;
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
-        mmx__patch_local_block(ps, p, w, needs, &L);
+        mmx__patch_count_block(ps, p, w, kind, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
         for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
-            len[mmx__pl_global(&L, kind, i)] = mmx__pl_row_len(&L, kind, i);
-        if (vertex)
-            for (mmx_index e = threadIdx.x; e < L.oe; e += blockDim.x)
-                if (mmx__pl_inconsistent(&L, e)) atomicMax(fault, MMX__PATCH_FAULT(L.ge[e]));
+            len[mmx__pl_global(&L, kind, i)] = mmx__pl_counted_len(&L, kind, i);
         __syncthreads(); /* before the next patch reuses the work space */
     }
 }
@@ -32,31 +29,71 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
-            const mmx_index g = mmx__pl_global(&L, kind, i);
-            mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
-                               nullptr, 0, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
+        for (int pass = 0; pass < 2; pass++) {
+            int redo = 0;
+            for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
+                const mmx_index g = mmx__pl_global(&L, kind, i);
+                mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
+                                   nullptr, 0, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+            }
+            /* A vertex of several fans: the vertex lists, and the rows again (L.starts is the
+             * same in every thread, so is the barrier's answer). */
+            if (pass || !L.starts || !__syncthreads_or(redo)) break;
+            mmx__pl_block_lists(&L, 1);
         }
         __syncthreads();
     }
 }
 
+/* The rows (or, with len, the row lengths) of EV, FV and FE, read in place from the blocks:
+ * no work space, no barrier, so no shared memory and full occupancy. One block per patch. */
+__global__ void query_direct(const mmx_patch_set ps, mmx_query_kind kind, mmx_index *len,
+                             const mmx_index *rowptr, mmx_index order, mmx_index *colidx)
+{
+    for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        mmx__plocal L;
+        mmx__pl_setup_direct(&ps, p, &L);
+        const mmx_index n = mmx__pl_sources(&L, kind);
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
+            const mmx_index g = mmx__pl_global(&L, kind, i);
+            if (len) {
+                len[g] = mmx__pl_counted_len(&L, kind, i);
+                continue;
+            }
+            mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
+                               nullptr, 0, {0, 0, 0, 0}};
+            mmx__pl_row(&L, kind, i, &sink);
+        }
+    }
+}
+
+mmx_status launch_direct(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind, mmx_index *len,
+                         const mmx_index *rowptr, mmx_index order, mmx_index *colidx)
+{
+    if (ps->npatches == 0) return MMX_OK;
+    query_direct<<<(unsigned)ps->npatches, MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(
+        *ps, kind, len, rowptr, order, colidx);
+    return MMX__CUDA(ctx, cudaGetLastError());
+}
+
 } // namespace
 
 extern "C" mmx_status mmx__patch_query_lengths_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
-                                                    mmx_query_kind kind, mmx_index *len,
-                                                    unsigned int *fault)
+                                                    mmx_query_kind kind, mmx_index *len)
 {
-    return mmx__patch_run(ctx, ps, query_lengths, *ps, kind, len, fault);
+    if (mmx__pl_direct(kind)) return launch_direct(ctx, ps, kind, len, nullptr, 0, nullptr);
+    return mmx__patch_run_split(ctx, ps, query_lengths, *ps, kind, len);
 }
 
 extern "C" mmx_status mmx__patch_query_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
                                                  mmx_query_kind kind, const mmx_index *rowptr,
                                                  mmx_index order, mmx_index *colidx)
 {
-    return mmx__patch_run(ctx, ps, query_fill, *ps, kind, rowptr, order, colidx);
+    if (mmx__pl_direct(kind)) return launch_direct(ctx, ps, kind, nullptr, rowptr, order, colidx);
+    return mmx__patch_run_split(ctx, ps, query_fill, *ps, kind, rowptr, order, colidx);
 }

@@ -20,15 +20,8 @@ mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
     /* The fans of VV and VF walk faces by orientation: on a mesh whose faces do not agree
      * they would sum a wrong neighbourhood, so the set's build-time record refuses them (as
      * mmx_patch_query refuses the vertex queries). EF does not walk. */
-    if (kind != MMX_QUERY_EF && ps->bad_edge >= 0) {
-        mmx_index ends[2] = {-1, -1};
-        mmx_status s = mmx__patch_edge_ends(ctx, ps, ps->bad_edge, ends);
-        if (s) return s;
-        return mmx__fail(ctx, MMX_ERR_MESH,
-                         "patch reduce %s: edge %d {%d, %d} has two faces that run it the same "
-                         "way: the faces are not consistently oriented",
-                         mmx_query_name(kind), ps->bad_edge, ends[0], ends[1]);
-    }
+    if (kind != MMX_QUERY_EF && ps->bad_edge >= 0)
+        return mmx__patch_refuse_orientation(ctx, ps, "patch reduce", kind);
     const mmx_index nrows = kind == MMX_QUERY_EF ? ps->nedges : ps->nverts;
     /* Rows of vertices in no face stay zero. */
     mmx_status s = mmx__mem_zero(ctx, y, (size_t)nrows * (size_t)k * sizeof *y);
@@ -42,11 +35,15 @@ mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
         mmx__plocal L;
         mmx__patch_local_host(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = 0; i < n; i++) {
-            mmx__psink sink = {NULL, 0, x, k, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
-            const mmx_index g = mmx__pl_global(&L, kind, i);
-            for (int c = 0; c < k; c++) y[(size_t)g * (size_t)k + (size_t)c] = sink.acc[c];
+        int redo = 0;
+        for (int pass = 0; pass < 1 + redo; pass++) {
+            if (pass) mmx__pl_host_lists(&L, 1); /* a vertex of several fans (mmx__pl_row) */
+            for (mmx_index i = 0; i < n; i++) {
+                mmx__psink sink = {NULL, 0, x, k, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+                const mmx_index g = mmx__pl_global(&L, kind, i);
+                for (int c = 0; c < k; c++) y[(size_t)g * (size_t)k + (size_t)c] = sink.acc[c];
+            }
         }
     }
     free(w);

@@ -12,14 +12,21 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
+        if (!mmx__patch_takes(ps, p, ln)) continue;
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
-            mmx__psink sink = {nullptr, 0, x, k, {0, 0, 0, 0}};
-            mmx__pl_row(&L, kind, i, &sink);
-            const size_t g = (size_t)mmx__pl_global(&L, kind, i);
-            for (int c = 0; c < k; c++) y[g * (size_t)k + (size_t)c] = sink.acc[c];
+        for (int pass = 0; pass < 2; pass++) {
+            int redo = 0;
+            for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
+                mmx__psink sink = {nullptr, 0, x, k, {0, 0, 0, 0}};
+                redo |= !mmx__pl_row(&L, kind, i, &sink);
+                const size_t g = (size_t)mmx__pl_global(&L, kind, i);
+                for (int c = 0; c < k; c++) y[g * (size_t)k + (size_t)c] = sink.acc[c];
+            }
+            /* A vertex of several fans: the vertex lists, and the rows again (patch_query.cu). */
+            if (pass || !L.starts || !__syncthreads_or(redo)) break;
+            mmx__pl_block_lists(&L, 1);
         }
         __syncthreads();
     }
@@ -30,5 +37,5 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
 extern "C" mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
                                              mmx_query_kind kind, const float *x, int k, float *y)
 {
-    return mmx__patch_run(ctx, ps, reduce_rows, *ps, kind, x, k, y);
+    return mmx__patch_run_split(ctx, ps, reduce_rows, *ps, kind, x, k, y);
 }

@@ -50,6 +50,25 @@ static mmx_index common_order(const mmx_csc *M)
     return c;
 }
 
+/* After either build: the ends of the inconsistent edge, read from the adjacency (one small
+ * copy, only for a mesh that has one), and the build-time arrays given back (patch_internal.h:
+ * no query reads them; the statistics count the set without them). */
+static mmx_status finish(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_adjacency *adj)
+{
+    ps->bad_ends[0] = ps->bad_ends[1] = -1;
+    mmx_status s = MMX_OK;
+    if (ps->bad_edge >= 0)
+        s = mmx_mem_copy(ctx, ps->bad_ends, MMX_SPACE_HOST, adj->ev + 2 * (size_t)ps->bad_edge,
+                         adj->space, sizeof ps->bad_ends);
+    void **temp[5] = {(void **)&ps->edge_patch, (void **)&ps->vert_patch, (void **)&ps->face_local,
+                      (void **)&ps->edge_local, (void **)&ps->vert_local};
+    for (int i = 0; i < 5; i++) {
+        mmx_mem_free(ctx, ps->space, *temp[i]);
+        *temp[i] = NULL;
+    }
+    return s;
+}
+
 /* Both entry points: the plain cut (label NULL) or the cut with labels; `fn` names the caller
  * in the sentences. */
 static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, const mmx_index *label,
@@ -100,6 +119,7 @@ static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, con
                 s = mmx__patch_build_host(ctx, hm->M, hm->pos, adj->fe, adj->ev, label, ps);
             }
         }
+        if (!s) s = finish(ctx, ps, adj);
         if (s) {
             mmx_patch_set_free(ps);
             ps = NULL;
