@@ -507,7 +507,11 @@ nb::object mesh_shape(const std::string &spec, nb::handle ctx)
 nb::object mesh_V(nb::handle self)
 {
     Mesh &w = nb::cast<Mesh &>(self);
-    if (!w.m->pos) return nb::none();
+    if (!w.m->pos && mmx_mesh_nverts(w.m) > 0) return nb::none();
+    static const float none[3] = {0, 0, 0}; // a mesh without vertices: an empty (0, 3) array
+    if (!w.m->pos)
+        return make_array(w.ctx_obj, MMX_SPACE_HOST, none, {0, 3}, nb::dtype<float>(), self,
+                          true);
     return make_array(w.ctx_obj, w.m->space, w.m->pos, {(size_t) mmx_mesh_nverts(w.m), 3},
                       nb::dtype<float>(), self, false);
 }
