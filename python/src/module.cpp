@@ -83,7 +83,8 @@ uintptr_t stream_handle(nb::handle s)
 {
     if (nb::isinstance<nb::int_>(s)) return nb::cast<uintptr_t>(s);
     if (nb::hasattr(s, "__cuda_stream__")) {
-        nb::object t = s.attr("__cuda_stream__")();
+        nb::object t = s.attr("__cuda_stream__");
+        if (PyCallable_Check(t.ptr())) t = t();
         return nb::cast<uintptr_t>(t[1]);
     }
     if (nb::hasattr(s, "cuda_stream")) return nb::cast<uintptr_t>(s.attr("cuda_stream"));
