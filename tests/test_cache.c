@@ -473,7 +473,7 @@ Test(cache, another_context_or_a_view_of_another_matrix_leaves_the_cache_alone)
     free(x);
     free(y);
     /* A mesh assembled by hand has no cache: calls work and keep nothing. */
-    mmx_mesh hand = {m->M, m->pos, MMX_SPACE_HOST, NULL, ctx, NULL, NULL, NULL, NULL};
+    mmx_mesh hand = {m->M, m->pos, MMX_SPACE_HOST, NULL, ctx, NULL, NULL, NULL, NULL, NULL};
     queries_match(ctx, &hand, "assembled by hand");
     cr_assert_eq(mmx_mesh_cache_bytes(&hand), 0);
     mmx_mesh_free(g);

@@ -552,7 +552,7 @@ Test(stats, malformed_faces_do_not_crash)
     mmx_index colptr[5] = {0, 4, 7, 11, 14};
     mmx_index rowidx[14] = {0, 1, 0, 2, 1, 1, 2, 3, 3, 3, 3, 4, 5, 4};
     mmx_csc M = {.nrows = 6, .ncols = 4, .nnz = 14, .colptr = colptr, .rowidx = rowidx};
-    mmx_mesh m = {&M, NULL, MMX_SPACE_HOST, NULL, NULL, NULL, NULL, NULL, NULL};
+    mmx_mesh m = {&M, NULL, MMX_SPACE_HOST, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     mmx_mesh_stats st;
     /* Face 1 runs 1 -> 1: no edge. */
     cr_expect_eq(mmx_mesh_stats_compute(ctx, &m, &st), MMX_ERR_ARG);

@@ -7,9 +7,9 @@
 #include "arrays_step.h"
 #include "spla/spla_internal.h"
 
-/* The argument checks both constructors share. */
+/* The argument checks of both constructors, and with `wrap` the layouts a wrap refuses. */
 static mmx_status check_args(mmx_ctx *ctx, const char *who, const mmx_mesh_arrays *a,
-                             mmx_mesh **out)
+                             int wrap, mmx_mesh **out)
 {
     if (!a || !out) return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument", who);
     *out = NULL;
@@ -26,6 +26,17 @@ static mmx_status check_args(mmx_ctx *ctx, const char *who, const mmx_mesh_array
     if ((int64_t)a->order * a->nfaces > MMX_INDEX_MAX)
         return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%d faces of order %d make more corners than "
                          "32-bit indices hold", a->nfaces, a->order);
+    const mmx_space sp = mmx_ctx_space(ctx);
+    if (wrap && a->order == 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: faces given by offsets (order 0) cannot be used "
+                         "in place: the general form needs column pointers and values of the "
+                         "library's; faces of one order can, or mmx_mesh_from_arrays copies", who);
+    if (wrap && a->space != sp)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: the arrays are in %s memory but the context "
+                         "works in %s memory, so they cannot be used in place; "
+                         "mmx_mesh_from_arrays copies them", who,
+                         a->space == MMX_SPACE_HOST ? "host" : "device",
+                         sp == MMX_SPACE_HOST ? "host" : "device");
     return mmx__check_space(ctx, a->space, "the face and position arrays");
 }
 
@@ -153,7 +164,7 @@ static mmx_status finish(mmx_ctx *ctx, mmx_csc *M, mmx_index max_order, float *p
 mmx_status mmx_mesh_from_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, mmx_mesh **out)
 {
     MMX__NEED_CTX(ctx);
-    mmx_status s = check_args(ctx, "mmx_mesh_from_arrays", a, out);
+    mmx_status s = check_args(ctx, "mmx_mesh_from_arrays", a, 0, out);
     mmx_index nnz = 0, max_order = 0;
     if (!s) s = check_arrays(ctx, a, &nnz, &max_order);
     if (s) return s;
@@ -179,20 +190,9 @@ mmx_status mmx_mesh_wrap_arrays(mmx_ctx *ctx, const mmx_mesh_arrays *a, int writ
                                 void (*release)(void *owner), void *owner, mmx_mesh **out)
 {
     MMX__NEED_CTX(ctx);
-    const char *who = "mmx_mesh_wrap_arrays";
-    mmx_status s = check_args(ctx, who, a, out);
+    mmx_status s = check_args(ctx, "mmx_mesh_wrap_arrays", a, 1, out);
     if (s) return s;
-    if (a->order == 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "%s: faces given by offsets (order 0) cannot be used "
-                         "in place: the general form needs column pointers and values of the "
-                         "library's; faces of one order can, or mmx_mesh_from_arrays copies", who);
     const mmx_space sp = mmx_ctx_space(ctx);
-    if (a->space != sp)
-        return mmx__fail(ctx, MMX_ERR_ARG, "%s: the arrays are in %s memory but the context "
-                         "works in %s memory, so they cannot be used in place; "
-                         "mmx_mesh_from_arrays copies them", who,
-                         a->space == MMX_SPACE_HOST ? "host" : "device",
-                         sp == MMX_SPACE_HOST ? "host" : "device");
     mmx_index nnz = 0, max_order = 0;
     s = check_arrays(ctx, a, &nnz, &max_order);
     if (s) return s;

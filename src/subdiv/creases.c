@@ -80,7 +80,7 @@ static mmx_index edge_of(const adj_host *h, mmx_index a, mmx_index b)
 static mmx_status edge_triangles(mmx_ctx *ctx, const mmx_csc *M, const mmx_adjacency *adj,
                                  unsigned char **tris)
 {
-    const mmx_mesh view = {(mmx_csc *)M, NULL, M->space, NULL, NULL, NULL, NULL, NULL, NULL};
+    const mmx_mesh view = {(mmx_csc *)M, NULL, M->space, NULL, NULL, NULL, NULL, NULL, NULL, NULL};
     const mmx_mesh *h = NULL;
     mmx_index *fe = NULL;
     const size_t nnz = (size_t)M->nnz;
