@@ -18,6 +18,9 @@ On the GPU, a Context on your framework's stream puts the library's work in orde
 
 Errors raise meshmatrix.Error subclasses carrying the library's sentence (what and where).
 """
+import os
+from typing import Any, Optional, Sequence, Tuple, Union
+
 from ._errors import (Error, ArgumentError, OutOfMemoryError, FileError, ParseError, MeshError,
                       SizeError, NoDeviceError, CudaError, SpaceError, UnsupportedError,
                       InternalError)
@@ -35,7 +38,8 @@ __all__ = [
 ]
 
 
-def _from_arrays(V, F, offsets=None, ctx=None, copy=True):
+def _from_arrays(V: Any, F: Any, offsets: Any = None, ctx: Optional[Context] = None,
+                 copy: bool = True) -> Mesh:
     """A mesh from positions V (nverts, 3) and faces F.
 
     F is an (nfaces, k) array of 0-based vertex indices (every face of order k >= 3, each row
@@ -70,26 +74,30 @@ def _from_arrays(V, F, offsets=None, ctx=None, copy=True):
 Mesh.from_arrays = staticmethod(_from_arrays)
 
 
-def from_dlpack(V, F, offsets=None, ctx=None, copy=True):
+def from_dlpack(V: Any, F: Any, offsets: Any = None, ctx: Optional[Context] = None,
+                copy: bool = True) -> Mesh:
     """``Mesh.from_arrays`` for DLPack objects (torch, cupy, jax arrays): the same rules."""
     return _mm._from_arrays(V, F, offsets, ctx, copy)
 
 
-def load(path, ctx=None):
+def load(path: Union[str, "os.PathLike[str]"], ctx: Optional[Context] = None) -> Mesh:
     """Reads a mesh (OBJ, OFF, PLY, STL by the extension) into ``ctx``'s space (None: a new
     host Context). Raises FileError, ParseError or MeshError naming the file, line and face."""
     return _mm._load(str(path), ctx)
 
 
-def shape(spec, ctx=None):
+def shape(spec: str, ctx: Optional[Context] = None) -> Mesh:
     """A built-in procedural mesh: "tetrahedron", "cube", "icosphere[:L]", "torus[:U:V]",
     "grid[:NX:NY]", "mixed" (mmx_mesh_shape)."""
     return _mm._shape(spec, ctx)
 
 
-def subdivide(mesh, scheme="catmull-clark", levels=1, boundary="mesh", creases=None,
-              corners=None, holes=None, keep_holes=False, uv=None, fvar="mesh", limit=False,
-              path="auto", crease_method="mesh", triangles="mesh"):
+def subdivide(mesh: Mesh, scheme: str = "catmull-clark", levels: int = 1,
+              boundary: str = "mesh", creases: Optional[Tuple[Any, Any]] = None,
+              corners: Optional[Tuple[Any, Any]] = None, holes: Optional[Sequence[int]] = None,
+              keep_holes: bool = False, uv: Optional[Tuple[Any, Any]] = None,
+              fvar: str = "mesh", limit: bool = False, path: str = "auto",
+              crease_method: str = "mesh", triangles: str = "mesh") -> Mesh:
     """Refines ``mesh`` ``levels`` times by ``scheme`` ("catmull-clark", "loop", "sqrt3",
     "bilinear") on its context's backend; returns a new Mesh (reduced form: quads for
     Catmull-Clark and bilinear, triangles for the others).
@@ -114,7 +122,8 @@ def subdivide(mesh, scheme="catmull-clark", levels=1, boundary="mesh", creases=N
                           uv, fvar, limit, path, crease_method, triangles)
 
 
-def plan(mesh, scheme="catmull-clark", levels=1, boundary="mesh"):
+def plan(mesh: Mesh, scheme: str = "catmull-clark", levels: int = 1,
+         boundary: str = "mesh") -> SubdivPlan:
     """A SubdivPlan: the topology of ``levels`` levels of ``scheme`` over ``mesh`` refined once;
     ``plan.eval(V)`` then gives the last level's positions for new control positions V
     (nverts, 3) (one pass per level; on CUDA a replayed CUDA graph), ``plan.mesh(pos)`` a Mesh.
@@ -122,7 +131,7 @@ def plan(mesh, scheme="catmull-clark", levels=1, boundary="mesh"):
     return _mm._plan(mesh, scheme, levels, boundary)
 
 
-def query(mesh, kind):
+def query(mesh: Mesh, kind: str) -> Tuple[Any, Any]:
     """A first-order query ("VV", "VE", "VF", "EV", "EF", "FV", "FE", "FF") as
     ``(indptr, indices)`` int32 arrays: element i's neighbours are indices[indptr[i]:
     indptr[i+1]], in the order query.h fixes (around a vertex: counter-clockwise, fan by fan).
@@ -143,7 +152,7 @@ def _sparse(t):
     return sp.csc_matrix((data, indices, indptr), shape=shp)
 
 
-def operator(mesh, kind):
+def operator(mesh: Mesh, kind: str) -> Any:
     """The operator ``kind`` ("adjacency", "uniform", "cotan", "mass", "mass-voronoi", "ev",
     "fe") built by the algebra (mmx_operator), as a ``scipy.sparse.csc_matrix`` (float32) when
     SciPy is importable, else (or for a device mesh) the raw ``(shape, indptr, indices,
@@ -151,12 +160,12 @@ def operator(mesh, kind):
     return _sparse(mesh._operator(kind))
 
 
-def adjacency(mesh):
+def adjacency(mesh: Mesh) -> Any:
     """The vertex adjacency matrix (1 at (i, j) and (j, i) for every edge): ``operator``."""
     return operator(mesh, "adjacency")
 
 
-def laplacian(mesh, kind="cotan"):
+def laplacian(mesh: Mesh, kind: str = "cotan") -> Any:
     """The cotangent ("cotan", libigl's cotmatrix convention, triangles only) or uniform
     ("uniform") Laplacian, symmetric, with L 1 = 0: ``operator``."""
     if kind not in ("cotan", "uniform"):
@@ -164,7 +173,7 @@ def laplacian(mesh, kind="cotan"):
     return operator(mesh, kind)
 
 
-def mass_matrix(mesh, kind="barycentric"):
+def mass_matrix(mesh: Mesh, kind: str = "barycentric") -> Any:
     """The diagonal mass matrix: "barycentric" (any faces) or "voronoi" (Meyer's mixed
     Voronoi areas, triangles only): ``operator``."""
     names = {"barycentric": "mass", "voronoi": "mass-voronoi"}
@@ -173,19 +182,20 @@ def mass_matrix(mesh, kind="barycentric"):
     return operator(mesh, names[kind])
 
 
-def normals(mesh, weight="area"):
+def normals(mesh: Mesh, weight: str = "area") -> Any:
     """Unit vertex normals (nverts, 3) float32, weighted by "area", "angle" or "uniform"
     (zero for a vertex in no face)."""
     return mesh.normals(weight)
 
 
-def face_normals(mesh):
+def face_normals(mesh: Mesh) -> Tuple[Any, Any]:
     """(normals (nfaces, 3), areas (nfaces,)) by Newell's formula, any face order."""
     return mesh.face_normals()
 
 
-def smooth(mesh, method="laplacian", iterations=-1, step=0.0, mu=0.0, fix_boundary=False,
-           path="assembled", report=False):
+def smooth(mesh: Mesh, method: str = "laplacian", iterations: int = -1, step: float = 0.0,
+           mu: float = 0.0, fix_boundary: bool = False, path: str = "assembled",
+           report: bool = False) -> Any:
     """A smoothed copy of ``mesh`` (same topology): method "laplacian", "cotan", "taubin",
     "bilateral" or "mcf" (implicit mean curvature flow); iterations -1: the method's default
     (10; MCF 1); step 0: the default (lambda 0.5; MCF's h from the bounding box); mu 0: Taubin's
@@ -194,13 +204,14 @@ def smooth(mesh, method="laplacian", iterations=-1, step=0.0, mu=0.0, fix_bounda
     return _mm._smooth(mesh, method, iterations, step, mu, fix_boundary, path, report)
 
 
-def delaunay(mesh, report=False):
+def delaunay(mesh: Mesh, report: bool = False) -> Any:
     """The intrinsic Delaunay triangulation by edge flips (mmx_delaunay_flip): a new mesh with
     the same vertices; report=True returns (mesh, dict(rounds, flips, remaining))."""
     return _mm._delaunay(mesh, report)
 
 
-def remesh(mesh, target_length=0.0, iterations=-1, feature_angle=60.0, report=False):
+def remesh(mesh: Mesh, target_length: float = 0.0, iterations: int = -1,
+           feature_angle: float = 60.0, report: bool = False) -> Any:
     """Isotropic remeshing of a triangle mesh towards edge length ``target_length`` (0: the
     mean edge length), Botsch and Kobbelt 2004 (mmx_remesh); iterations -1: 3."""
     return _mm._remesh(mesh, target_length, iterations, feature_angle, report)
