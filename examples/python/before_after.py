@@ -25,7 +25,7 @@ def draw(ax, mesh, title):
     V = np.asarray(mesh.V)
     polys = [V[indices[offsets[f]:offsets[f + 1]]] for f in range(mesh.nfaces)]
     normals, _ = mm.face_normals(mesh)
-    light = np.array([0.3, -0.5, 0.8])
+    light = np.array([-0.4, 0.6, 0.7])  # from the upper left, in front (y up)
     shade = 0.25 + 0.75 * np.clip(np.asarray(normals) @ (light / np.linalg.norm(light)), 0, 1)
     colors = np.stack([shade * 0.55, shade * 0.7, shade * 0.95, np.ones_like(shade)], axis=1)
     ax.add_collection3d(Poly3DCollection(polys, facecolors=colors, edgecolors=(0, 0, 0, 0.25),
@@ -60,7 +60,10 @@ def main():
     name = os.path.basename(a.mesh) if a.mesh else "cube"
     for i, (m, t) in enumerate([(cage, name), (fine, f"{a.scheme}, {a.levels} levels")]):
         ax = fig.add_subplot(1, 2, i + 1, projection="3d")
-        ax.view_init(elev=10, azim=-60)
+        try:  # the models are y-up (OBJ's habit); matplotlib >= 3.6 can turn the view
+            ax.view_init(elev=15, azim=-60, vertical_axis="y")
+        except TypeError:
+            ax.view_init(elev=15, azim=-60)
         draw(ax, m, t)
     fig.tight_layout()
     fig.savefig(a.out, dpi=120)
