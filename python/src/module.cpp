@@ -207,8 +207,13 @@ template <typename T> struct InArray {
     nb::object keep;               // the caller's array, while it is read in place
     Buf *copy = nullptr;           // a converted copy (capsule-free: freed here)
     bool in_place = false;
+    // A device array read in place by a context on a stream of its own: the producer may
+    // reuse the memory on its stream as soon as the reference is dropped, so the library's
+    // queued work on it must be done first.
+    mmx_ctx *wait_for = nullptr;
     ~InArray()
-    {
+    { // the sync first: `keep` is released after this body
+        if (wait_for) (void) mmx_ctx_sync(wait_for);
         if (copy) {
             mmx_mem_free(copy->ctx, copy->space, copy->p);
             delete copy;
@@ -328,6 +333,7 @@ void read_array(nb::handle obj, nb::handle ctx_obj, const char *name, InArray<T>
         out.p = (const T *) a.data();
         out.keep = nb::cast(a);
         out.in_place = true;
+        if (dev && !c->user_stream) out.wait_for = c->ctx;
         return;
     }
     // The host may need numpy to gather a strided array or to widen another type to 64 bits.
