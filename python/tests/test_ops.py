@@ -259,3 +259,26 @@ def test_error_hierarchy():
             mm.Context(device=0)
     with pytest.raises(mm.ArgumentError, match="stream"):
         mm.Context(stream=5)
+
+
+def test_operators_without_scipy(monkeypatch):
+    """Without SciPy the operators are the raw CSC arrays (shape, indptr, indices, data)."""
+    import sys
+    monkeypatch.setitem(sys.modules, "scipy", None)
+    monkeypatch.setitem(sys.modules, "scipy.sparse", None)
+    m = mm.shape("icosphere:1")
+    shp, indptr, indices, data = mm.laplacian(m, "uniform")
+    assert shp == (m.nverts, m.nverts)
+    assert indptr.shape == (m.nverts + 1,) and indptr[-1] == indices.shape[0] == data.shape[0]
+    col_sums = np.add.reduceat(data, indptr[:-1])
+    np.testing.assert_allclose(col_sums, 0, atol=1e-6)
+    shp, indptr, indices, data = mm.mass_matrix(m)                 # the diagonal: one per column
+    np.testing.assert_array_equal(indptr, np.arange(m.nverts + 1))
+    np.testing.assert_array_equal(indices, np.arange(m.nverts))
+
+
+def test_context_repr():
+    assert repr(mm.Context()) == "Context(host)"
+    c = mm.Context()
+    assert c.backend == "host" and c.device is None and c.stream == 0 and not c.user_stream
+    c.sync()
