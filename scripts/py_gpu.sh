@@ -9,6 +9,9 @@
 # version it finds and uses.
 #   bash scripts/py_gpu.sh            build, test, benchmark
 #   MMX_PY_SKIP_BENCH=1 bash ...      build and test only
+#   MMX_PY_CUDA=disabled bash ...     a host-only build (to try the script without a GPU)
+# Warnings are not errors here (CI checks -Dwerror=true on the same sources): a newer nvcc's
+# warning must not cost the GPU run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -40,14 +43,21 @@ PY
 nvidia-smi -L 2>/dev/null | sed 's/^/   /' || true
 command -v nvcc >/dev/null && echo "   $(nvcc --version | tail -1)"
 [ -d .pywheels ] || { echo "== .pywheels/ is missing: run scripts/py_wheels.sh where PyPI is reachable"; exit 1; }
-venv=$root/build-pygpu-venv
-"$py" -m venv --system-site-packages "$venv"
+venv=${TMPDIR:-/tmp}/meshmatrix-pygpu-venv
+rm -rf "$venv"
+if ! "$py" -m venv --system-site-packages "$venv" 2>/dev/null; then
+    # No ensurepip (Debian without python3-venv): a bare environment, pip from the wheel.
+    rm -rf "$venv"
+    "$py" -m venv --system-site-packages --without-pip "$venv"
+    pipwhl=$(ls .pywheels/pip-*.whl | sort -V | tail -1)
+    "$venv/bin/python" "$pipwhl/pip" install -q --no-index --find-links .pywheels pip
+fi
 "$venv/bin/python" -m pip install -q --no-index --find-links .pywheels \
     meson-python meson ninja nanobind pytest
-echo "== pip install . (CUDA backend, build folder build-pygpu)"
+echo "== pip install . (CUDA ${MMX_PY_CUDA:-enabled}, build folder build-pygpu)"
 t0=$(date +%s)
 "$venv/bin/python" -m pip install -q --no-index --find-links .pywheels --no-build-isolation \
-    -Cbuild-dir=build-pygpu -Csetup-args=-Dcuda=enabled -Csetup-args=-Dwerror=true "$root"
+    -Cbuild-dir=build-pygpu -Csetup-args=-Dcuda=${MMX_PY_CUDA:-enabled} "$root"
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
 rc=0
 (cd /tmp && "$venv/bin/python" -m pytest -v -rs -p no:cacheprovider "$root/python/tests") || rc=$?
