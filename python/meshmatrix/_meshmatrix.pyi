@@ -76,9 +76,8 @@ class Mesh:
         host, a DeviceArray on CUDA), or None. Writing them moves the vertices."""
     @property
     def F(self) -> HostOrDevice:
-        """The faces, a read-only (nfaces, k) int32 view (a general-form mesh whose faces all
-        have k corners is converted to the reduced form in place on first use); MeshError for
-        mixed orders (use faces())."""
+        """The faces, a read-only (nfaces, k) int32 view of the mesh matrix's row indices when
+        every face has k corners; MeshError for mixed orders (use faces())."""
     def faces(self) -> Tuple[HostOrDevice, HostOrDevice]:
         """(offsets, indices), int32: face f is indices[offsets[f]:offsets[f+1]]."""
     @property

@@ -405,6 +405,7 @@ void read_array(nb::handle obj, nb::handle ctx_obj, const char *name, InArray<T>
 struct Mesh {
     mmx_mesh *m = nullptr;
     nb::object ctx_obj; // the Context that made it: outlives the mesh
+    mmx_index uniform = -1; // the common face order (0: mixed), found on first use of F
     ~Mesh() { mmx_mesh_free(m); }
     mmx_ctx *ctx() const { return ctx_of(ctx_obj)->ctx; }
 };
@@ -527,17 +528,17 @@ nb::object mesh_F(nb::handle self)
 {
     Mesh &w = nb::cast<Mesh &>(self);
     mmx_ctx *c = w.ctx();
-    if (w.m->M->order == 0) {
-        mmx_index k = 0;
-        MMX_PY_CHECK(c, mmx_mesh_uniform_order(c, w.m, &k));
-        if (k == 0 && mmx_mesh_nfaces(w.m) > 0)
-            raise_arg(MMX_ERR_MESH, "mesh.F: the faces have several orders, so they make no "
-                                    "(nfaces, k) array: use mesh.faces() for (offsets, "
-                                    "indices)");
-        // The reduced form is the (nfaces, k) array itself: convert in place, once.
-        if (k > 0) MMX_PY_CHECK(c, mmx_mesh_reduce(c, w.m));
+    if (w.uniform < 0) {
+        if (w.m->M->order > 0) w.uniform = w.m->M->order;
+        else MMX_PY_CHECK(c, mmx_mesh_uniform_order(c, w.m, &w.uniform));
     }
-    size_t k = w.m->M->order > 0 ? (size_t) w.m->M->order : 3;
+    if (w.uniform == 0 && mmx_mesh_nfaces(w.m) > 0)
+        raise_arg(MMX_ERR_MESH, "mesh.F: the faces have several orders, so they make no "
+                                "(nfaces, k) array: use mesh.faces() for (offsets, indices)");
+    // Faces all of order k: the row indices are the (nfaces, k) array in either form (the
+    // general form's columns are stored one after another). The mesh is not converted in
+    // place: views of its offsets (faces()) may be alive.
+    size_t k = w.uniform > 0 ? (size_t) w.uniform : 3;
     return make_array(w.ctx_obj, w.m->space, w.m->M->rowidx,
                       {(size_t) mmx_mesh_nfaces(w.m), k}, nb::dtype<int32_t>(), self, true);
 }
@@ -1141,8 +1142,7 @@ NB_MODULE(_meshmatrix, m)
                      "the vertices.")
         .def_prop_ro("F", &mesh_F,
                      "The faces as a read-only (nfaces, k) int32 view, when every face has k "
-                     "corners (a general-form mesh is converted to the reduced form in place "
-                     "on first use); raises MeshError for mixed orders (use faces()).")
+                     "corners; raises MeshError for mixed orders (use faces()).")
         .def("faces", &mesh_faces,
              "(offsets, indices): face f is indices[offsets[f]:offsets[f+1]], int32; views of "
              "the mesh matrix (offsets made for a reduced mesh).")

@@ -82,3 +82,14 @@ import sys; sys.modules['keep'] = (m, V, q, p, s)
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     assert "Error" not in r.stderr
+
+
+def test_faces_views_survive_F():
+    """mesh.F after mesh.faces(): the offsets view stays valid (the mesh is not converted)."""
+    m = mm.shape("torus:5:4")
+    off, idx = m.faces()
+    F = m.F
+    assert m.order == 0                                  # still the general form
+    np.testing.assert_array_equal(off, np.arange(0, 4 * m.nfaces + 1, 4))
+    np.testing.assert_array_equal(F.ravel(), idx)
+    assert F.ctypes.data == idx.ctypes.data             # the same row indices, no copy
