@@ -94,25 +94,31 @@ uintptr_t stream_handle(nb::handle s)
                                nb::cast<std::string>(nb::str(nb::type_name(s.type()))));
 }
 
+// The context is made and switched first, and the Python object constructed only once that
+// succeeded: a failed __init__ leaves nothing to free.
 void context_init(Context *self, nb::object device, nb::object stream)
 {
-    new (self) Context();
-    mmx_status s = mmx_ctx_create(&self->ctx);
+    mmx_ctx *ctx = nullptr;
+    mmx_status s = mmx_ctx_create(&ctx);
     if (s != MMX_OK) raise_status(nullptr, s, "mmx_ctx_create");
-    if (device.is_none()) {
-        if (!stream.is_none())
-            raise_arg(MMX_ERR_ARG, "Context: a stream needs a CUDA device (device=N)");
-        return;
+    std::unique_ptr<mmx_ctx, void (*)(mmx_ctx *)> guard(ctx, mmx_ctx_free);
+    bool user = false;
+    if (!device.is_none()) {
+        int dev = nb::cast<int>(device);
+        if (stream.is_none()) {
+            MMX_PY_CHECK(ctx, mmx_ctx_use_cuda(ctx, dev));
+        } else {
+            uintptr_t h = stream_handle(stream);
+            MMX_PY_CHECK(ctx, mmx_ctx_use_cuda_stream(ctx, dev, (void *) h));
+            user = true;
+        }
+    } else if (!stream.is_none()) {
+        raise_arg(MMX_ERR_ARG, "Context: a stream needs a CUDA device (device=N)");
     }
-    int dev = nb::cast<int>(device);
-    if (stream.is_none()) {
-        MMX_PY_CHECK(self->ctx, mmx_ctx_use_cuda(self->ctx, dev));
-    } else {
-        uintptr_t h = stream_handle(stream);
-        MMX_PY_CHECK(self->ctx, mmx_ctx_use_cuda_stream(self->ctx, dev, (void *) h));
-        self->user_stream = true;
-        self->stream_owner = stream;
-    }
+    new (self) Context();
+    self->ctx = guard.release();
+    self->user_stream = user;
+    if (user) self->stream_owner = stream;
 }
 
 Context *ctx_of(nb::handle ctx_obj) { return nb::inst_ptr<Context>(ctx_obj); }
