@@ -4,9 +4,10 @@
 #                              default input, the Bigguy cage in tests/data
 #   bash scripts/run.sh test   set up, build (warnings are errors: -Dwerror=true, which every
 #                              build made here passes, as the project's default is off for
-#                              packagers), run every test suite, the install check and the
-#                              fuzz targets, then build again with AddressSanitizer + UBSan and
-#                              run the suites again
+#                              packagers), run every test suite, the install check, the
+#                              Python package's check (pip install . into a clean virtual
+#                              environment, then its pytest suites) and the fuzz targets, then
+#                              build again with AddressSanitizer + UBSan and run the suites again
 # Setup installs only what is missing, from Debian. CUDA is built when nvcc is found.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,9 @@ need_pkgs() {
     command -v man >/dev/null || missing+=(man-db)
     # A virtual environment for the geometry and solver oracles from PyPI (oracle_python).
     python3 -c 'import venv, ensurepip' 2>/dev/null || missing+=(python3-venv)
+    # The Python package's build (pip install ., python_check) needs the interpreter's headers.
+    python3 -c 'import os, sysconfig; assert os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h"))' \
+        2>/dev/null || missing+=(python3-dev)
     echo "${missing[@]:-}"
 }
 
@@ -180,6 +184,42 @@ install_check() {
     fi
 }
 
+# The Python package (python/, docs/python.md) as a user gets it: `pip install .` into a new
+# virtual environment (meson-python builds the tree with nanobind from PyPI), with numpy, scipy
+# and pytest, then its pytest suites (python/tests), run from outside the tree so that the
+# installed package is the one imported. The package gets the CUDA backend only where a GPU can
+# run it (compiling the backend again costs minutes on a small machine, and without a GPU the
+# GPU tests report themselves skipped); scripts/py_gpu.sh runs them on the GPU machine.
+# The environment is made afresh each time and removed afterwards.
+python_check() {
+    local tmp venv cuda=disabled rc=0 root=$PWD
+    tmp=$(mktemp -d)
+    venv=$tmp/venv
+    if command -v nvcc >/dev/null && command -v nvidia-smi >/dev/null &&
+        nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+        cuda=enabled
+    fi
+    echo "== python: pip install . into a clean virtual environment ($tmp; CUDA $cuda)"
+    if ! python3 -m venv "$venv" || ! "$venv/bin/pip" install -q pytest numpy scipy; then
+        echo "== python: FAILED to make the virtual environment or install pytest, numpy, scipy"
+        rm -rf "$tmp"
+        return 1
+    fi
+    if ! "$venv/bin/pip" install -q -Csetup-args=-Dcuda=$cuda -Csetup-args=-Dwerror=true "$root" \
+        >"$tmp/pip.log" 2>&1; then
+        tail -40 "$tmp/pip.log"
+        echo "== python: pip install . FAILED"
+        rm -rf "$tmp"
+        return 1
+    fi
+    (cd "$tmp" && "$venv/bin/python" -m pytest -q -rs -p no:cacheprovider "$root/python/tests") ||
+        rc=$?
+    # pytest's 5 is "no test collected": a failure here, not a pass.
+    [ "$rc" -eq 0 ] || echo "== python: pytest FAILED (exit $rc)"
+    rm -rf "$tmp"
+    return $rc
+}
+
 # Builds the libFuzzer targets (clang, ASan + UBSan, host backend) and runs each for a fixed
 # number of inputs from a fixed seed, starting from the files in tests/data and fuzz/seeds:
 # the readers on every file, the subdivision (both paths must agree), what runs on a read
@@ -280,6 +320,7 @@ test)
     rc=0
     run_suite build "tests" || rc=1
     install_check || rc=1
+    python_check || rc=1
     fuzz_check || rc=1
     # Second run under the sanitizers. CUDA's runtime maps memory in ASan's shadow gap.
     export ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1:abort_on_error=1
