@@ -76,6 +76,11 @@ configure() { # build-dir, extra meson options...
     local dir=$1; shift
     if [ -f "$dir/build.ninja" ]; then
         meson setup --reconfigure "$dir" "$@" >/dev/null
+        # Meson before 1.4 records no header dependencies for .cu files (meson.build warns):
+        # drop the CUDA objects older than the newest header, so that ninja rebuilds them.
+        local newest
+        newest=$(find src include -name '*.h' -o -name '*.cuh' -printf '%T@\n' | sort -n | tail -1)
+        [ -n "$newest" ] && find "$dir" -name '*.cu.o' ! -newermt "@$newest" -delete
     else
         meson setup "$dir" "$@" >/dev/null
     fi
