@@ -22,6 +22,9 @@ typedef struct tpk_rows {
 /* Every owned element's rows through the handle's walks (a CUDA context and device set). */
 mmx_status tpk_rows_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, tpk_rows rows);
 
+/* The stars' entries of every owned vertex into the VV, VE and VF rows (kinds 0 .. 2 of rows). */
+mmx_status tpk_star_rows_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, tpk_rows rows);
+
 /* out[v] = the sum of v's VV neighbours' global numbers, read from a shared copy. */
 mmx_status tpk_vv_sums_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out);
 

@@ -46,6 +46,29 @@ struct rows_op {
     }
 };
 
+/* The stars (MMX_PV_VERTEX_STARS) of every owned vertex into the VV, VE and VF rows. */
+struct star_op {
+    tpk_rows r;
+
+    __device__ void put(int k, mmx_index row, mmx_index i, mmx_index g) const
+    {
+        if (i < r.rowptr[k][row + 1] - r.rowptr[k][row]) r.col[k][r.rowptr[k][row] + i] = g;
+    }
+
+    __device__ void operator()(mmx::patch &p) const
+    {
+        p.for_each_owned_vertex([&](mmx_index v, mmx_index gv) {
+            mmx_index n[3] = {0, 0, 0};
+            p.star(v, [&](const mmx_pv_nbr &nb) {
+                put(MMX_QUERY_VV, gv, n[0]++, p.gv(nb.vert));
+                put(MMX_QUERY_VE, gv, n[1]++, p.ge(nb.edge));
+                if (nb.face >= 0) put(MMX_QUERY_VF, gv, n[2]++, p.gf(nb.face));
+            });
+            for (int k = 0; k < 3; k++) r.count[k][gv] = n[k];
+        });
+    }
+};
+
 /* Only the owned-vertex loop and a block barrier between two uses of the user's shared
  * bytes: each owned vertex's valence through the shared copy of its patch's vertex numbers. */
 struct shared_op {
@@ -69,6 +92,11 @@ struct shared_op {
 extern "C" mmx_status tpk_rows_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, tpk_rows rows)
 {
     return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_FANS, mmx::patch_shared{}, rows_op{rows});
+}
+
+extern "C" mmx_status tpk_star_rows_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, tpk_rows rows)
+{
+    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, mmx::patch_shared{}, star_op{rows});
 }
 
 extern "C" mmx_status tpk_vv_sums_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out)

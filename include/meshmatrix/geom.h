@@ -144,11 +144,11 @@ void mmx_normals_plan_free(mmx_normals_plan *plan);
 /* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches, the geometry's patch fast
  * path: one patch kernel (meshmatrix/patch_kernel.cuh; on the host the same per-patch code in
  * a loop) in which each patch copies its vertices' positions once into shared memory, computes
- * its faces' Newell vectors there, and sums them around each owned vertex in VF's order
- * (query.h, counter-clockwise), normalised as mmx_vertex_normals does; vertices in no face get
- * 0. ps must be the patch set of `mesh` (mmx_patch_set_create). The result differs from
- * mmx_vertex_normals' only by the order of the float additions (ascending face order there,
- * counter-clockwise here): tests/test_geom.c holds them within 4e-6.
+ * its faces' Newell vectors there, and sums them around each owned vertex (its faces in the
+ * patch's local order: fixed, so the same bits on every run), normalised as mmx_vertex_normals
+ * does; vertices in no face get 0. ps must be the patch set of `mesh` (mmx_patch_set_create).
+ * The result differs from mmx_vertex_normals' only by the order of the float additions:
+ * tests/test_geom.c holds them within 4e-6.
  * Errors: MMX_ERR_ARG (NULL, no positions, a set of another size), MMX_ERR_SPACE,
  * MMX_ERR_MESH (faces not consistently oriented: the detail names the edge), MMX_ERR_NOMEM,
  * MMX_ERR_CUDA. Cost: O(nnz) plus each patch's ribbon, no scratch beyond the patches' work

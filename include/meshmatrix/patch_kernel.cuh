@@ -21,27 +21,31 @@
  * - block-wide loops, each element on one thread: for_each_vertex / _edge / _face (every local
  *   element, ribbon included: for loading attributes into shared memory) and
  *   for_each_owned_vertex / _edge / _face (each calls f(local, global));
- * - per-element relations, walked by the calling thread, each neighbour as f(local, global),
- *   in mmx_query's order (query.h), for an owned vertex v: vv, ve, vf (and fan: every entry
- *   at once, see patch_view.h's mmx_pv_nbr); for a face l (owned or ribbon; for ff, an owned
- *   face): fv, fe, ff; for an owned edge e: ev, ef. A ribbon vertex's or edge's relations are
- *   incomplete (its other faces belong to other patches): walk owned ones only.
+ * - per-element relations, walked by the calling thread, each neighbour as f(local, global)
+ *   in mmx_query's order (query.h): for an owned vertex v, vv, ve and vf (fan: all three at
+ *   once, f(const mmx_pv_nbr &), see patch_view.h; star: the same entries in a cheaper fixed
+ *   order of its own, for sums that need a fixed order but not mmx_query's); for a face l,
+ *   fv and fe (any local face), ff (an owned face); for an owned edge e, ev and ef. A ribbon
+ *   vertex's or edge's relations are incomplete (its other faces belong to other patches):
+ *   walk owned ones only.
  * - p.sync(): a barrier of the block (every thread must reach it: call it outside per-thread
  *   conditions); p.shared(): the user's shared bytes (patch_shared below), 16-byte aligned,
  *   after the library's work space; p.index(): the patch's number.
  *
- * What a kernel may touch. Read anything. Write per owned element only (each owned element is
- * owned by exactly one patch, so every element of the mesh is written exactly once and no two
- * blocks race); never write an element through a ribbon index (another block owns it and may
- * be reading it). Do not write the library's work space (the lists the relations are read
- * from). The shared bytes are the user's, per patch: the block loops over patches when they
- * do not fit shared memory, so put a p.sync() between filling them and reading them. The
- * relations' order is fixed (mmx_query's), so a sum over a row, in that order, gives the same
- * bits on every run, whichever thread ran it; there are no float atomics anywhere.
+ * What a kernel may touch. Read the mesh's and one's own arrays freely. Write per owned
+ * element only: each element is owned by exactly one patch, so every element of the mesh is
+ * written exactly once and no two blocks race; never write through a ribbon index (another
+ * block owns that element and may be reading it) and never write an array that another
+ * block reads in the same launch (double-buffer a stencil: read x, write y). Do not write the
+ * library's work space (the lists the relations come from). The shared bytes belong to the
+ * current patch: fill them, p.sync(), then read them (the launch puts a barrier between two
+ * patches of one block). The order of every relation is fixed, so a sum over a row in that
+ * order gives the same bits on every run, whichever thread ran it; no float atomics needed.
  *
  * The relations that need lists say so at launch (lists: 0 for FV, FE, EV only;
- * MMX_PV_EDGE_FACES for EF and FF as well; MMX_PV_VERTEX_FANS for everything): building them
- * is most of a patch's set-up. The host twin of all of this is patch_view.h (C), the same
+ * MMX_PV_EDGE_FACES for EF and FF as well; MMX_PV_VERTEX_FANS for everything;
+ * MMX_PV_VERTEX_STARS for FV, FE, EV and star only): building them is most of a patch's
+ * set-up, the stars' least. The host twin of all of this is patch_view.h (C), the same
  * per-patch code in a loop. */
 #ifndef MESHMATRIX_PATCH_KERNEL_CUH
 #define MESHMATRIX_PATCH_KERNEL_CUH
@@ -90,19 +94,19 @@ __device__ inline void block_offsets(const mmx_index *cnt, mmx_index n, mmx_inde
 __device__ inline void build_view(const mmx_patch_blocks &b, mmx_index p, void *w, int lists,
                                   mmx_patch_view *V)
 {
-    mmx_pv_setup(&b, p, w, V);
+    mmx_pv_setup(&b, p, w, lists, V);
     const mmx_index items = mmx_pv_load_items(V);
     for (mmx_index i = threadIdx.x; i < items; i += blockDim.x) mmx_pv_load(&b, V, i);
     __syncthreads();
     for (int vert = 0; vert < 2; vert++) {
-        if (!(lists & (1 << vert))) continue;
-        const mmx_index n = mmx_pv_list_len(V, vert);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) V->cnt[i] = 0;
+        if (!mmx_pv_list_wanted(V, vert)) continue;
+        const mmx_index n = mmx_pv_list_len(V, vert), z = mmx_pv_zero_items(V, vert);
+        for (mmx_index i = threadIdx.x; i < z; i += blockDim.x) mmx_pv_zero(V, vert, 1, i);
         __syncthreads();
         for (mmx_index l = threadIdx.x; l < V->nf; l += blockDim.x) mmx_pv_count_face(V, vert, l);
         __syncthreads();
         block_offsets(V->cnt, n, vert ? V->vf_off : V->ef_off);
-        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) V->cnt[i] = 0;
+        for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) mmx_pv_zero(V, vert, 0, i);
         __syncthreads();
         for (mmx_index l = threadIdx.x; l < V->nf; l += blockDim.x) mmx_pv_fill_face(V, vert, l);
         __syncthreads();
@@ -148,6 +152,15 @@ class patch {
         mmx_pv_nbr nb;
         mmx_pv_fan_begin(&V, v, &it);
         while (mmx_pv_fan_next(&V, &it, &nb)) f(nb);
+    }
+    /* Owned vertex v's star entries, f(const mmx_pv_nbr &) (MMX_PV_VERTEX_STARS): the fan's
+     * entries in a fixed order of their own (patch_view.h's mmx_pv_star_begin). */
+    template <class F> __device__ void star(mmx_index v, F f) const
+    {
+        mmx_pv_star it;
+        mmx_pv_nbr nb;
+        mmx_pv_star_begin(&V, v, &it);
+        while (mmx_pv_star_next(&V, &it, &nb)) f(nb);
     }
     template <class F> __device__ void vv(mmx_index v, F f) const
     {
@@ -234,8 +247,8 @@ __global__ void __launch_bounds__(patch_threads)
 } // namespace detail
 
 /* Runs f on every patch of ps (a set on the context's CUDA device): one block of
- * patch_threads threads per patch, each building its view (`lists`: 0, MMX_PV_EDGE_FACES or
- * MMX_PV_VERTEX_FANS) in shared memory with `sh`'s bytes after it, then calling f(p) on every
+ * patch_threads threads per patch, each building its view (`lists`: 0, MMX_PV_EDGE_FACES,
+ * MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS) in shared memory with `sh`'s bytes after it, then calling f(p) on every
  * thread. When the largest patch does not fit a block's shared memory, a fixed grid of blocks
  * loops over the patches in global scratch from the context's pool instead (the same results).
  * Queued on the context's stream (mmx_ctx_cuda_stream); nothing to do for a set without

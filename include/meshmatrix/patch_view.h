@@ -46,10 +46,14 @@ extern "C" {
 #endif
 
 /* Which lists a view builds beyond the blocks (mmx_patch_set_blocks, mmx_pv_*): the faces of
- * each local edge (EF, FF) and of each local vertex (with the edge lists: VV, VE, VF). FV, FE
- * and EV need neither. */
+ * each local edge (EF, FF); with them the faces of each local vertex by global face (the fans:
+ * VV, VE, VF in mmx_query's order); or, instead of both, the stars: each local vertex's faces
+ * by local index and each local edge's face count only (VV, VE, VF as multisets, in a fixed
+ * order of their own: cheaper to build and to walk, for stencils whose sums need a fixed
+ * order but not mmx_query's). FV, FE and EV need no list. */
 #define MMX_PV_EDGE_FACES 1
 #define MMX_PV_VERTEX_FANS 3
+#define MMX_PV_VERTEX_STARS 4
 
 /* The set's arrays as a kernel reads them (private fields; see above). */
 typedef struct mmx_patch_blocks {
@@ -64,8 +68,8 @@ typedef struct mmx_patch_blocks {
 } mmx_patch_blocks;
 
 /* Fills *out with ps's arrays (in the set's space: device pointers for a device set), for the
- * views below. `lists` (MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or 0) says what the kernel will
- * walk: the fans (VV, VE, VF) follow the faces' orientation, so for MMX_PV_VERTEX_FANS a set
+ * views below. `lists` (0, MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS) says
+ * what the kernel will walk: fans and stars follow the faces' orientation, so for them a set
  * whose mesh has two faces running an edge the same way is refused, as mmx_patch_reduce
  * refuses it. Errors: MMX_ERR_ARG (NULL, unknown lists), MMX_ERR_SPACE (a set of another space
  * than the context's), MMX_ERR_MESH (inconsistent orientation; the detail names the edge).
@@ -83,8 +87,9 @@ typedef struct mmx_patch_view {
     mmx_index nf, ne, nv, nc;  /* local faces, edges, vertices, corners */
     mmx_index of, oe, ov;      /* owned faces, edges, vertices (the first of each kind) */
     mmx_index order;
+    int lists;                 /* the lists built (MMX_PV_*) */
     const mmx_index *gf, *ge, *gv;
-    mmx_index *fs, *cnt, *ef_off, *vf_off;
+    mmx_index *fs, *cnt, *ef_off, *vf_off; /* stars: ef_off[e] is edge e's face count */
     uint16_t *fe, *ev, *ef, *vf;
 } mmx_patch_view;
 
@@ -143,6 +148,13 @@ static inline MMX_PV_HD mmx_index mmx_pv_edge_vert(const mmx_patch_view *V, mmx_
     return V->ev[2 * e + k];
 }
 
+/* Local edge e's number of faces (MMX_PV_EDGE_FACES or MMX_PV_VERTEX_STARS). Complete for an
+ * edge of a face at an owned element. */
+static inline MMX_PV_HD mmx_index mmx_pv_edge_sides(const mmx_patch_view *V, mmx_index e)
+{
+    return V->lists & MMX_PV_VERTEX_STARS ? V->ef_off[e] : V->ef_off[e + 1] - V->ef_off[e];
+}
+
 /* Local edge e's faces (MMX_PV_EDGE_FACES), ascending by global face: local faces
  * list[0 .. *n). Complete for an edge of a face at an owned element. */
 static inline MMX_PV_HD const uint16_t *mmx_pv_edge_faces(const mmx_patch_view *V, mmx_index e,
@@ -152,7 +164,8 @@ static inline MMX_PV_HD const uint16_t *mmx_pv_edge_faces(const mmx_patch_view *
     return V->ef + V->ef_off[e];
 }
 
-/* Local vertex v's faces (MMX_PV_VERTEX_FANS), ascending by global face. */
+/* Local vertex v's faces: ascending by global face (MMX_PV_VERTEX_FANS), by local index
+ * (MMX_PV_VERTEX_STARS). */
 static inline MMX_PV_HD const uint16_t *mmx_pv_vert_faces(const mmx_patch_view *V, mmx_index v,
                                                           mmx_index *n)
 {
@@ -165,8 +178,9 @@ static inline MMX_PV_HD const uint16_t *mmx_pv_vert_faces(const mmx_patch_view *
 /* Sets up V for patch p of b in the work space w (mmx_pv_work_bytes of its sizes, 16-byte
  * aligned). Copies nothing yet. */
 static inline MMX_PV_HD void mmx_pv_setup(const mmx_patch_blocks *b, mmx_index p, void *w,
-                                          mmx_patch_view *V)
+                                          int lists, mmx_patch_view *V)
 {
+    V->lists = lists;
     const mmx_index f0 = b->face_off[p], e0 = b->edge_off[p], v0 = b->vert_off[p];
     V->p = p;
     V->nf = b->face_off[p + 1] - f0;
@@ -203,12 +217,32 @@ static inline MMX_PV_HD void mmx_pv_load(const mmx_patch_blocks *b, mmx_patch_vi
     if (i < V->nf && !V->order) V->fs[i] = b->fstart[b->face_off[p] + i];
 }
 
-/* The list steps, for vert = 0 (edge lists) then vert = 1 (vertex lists): zero the counters
- * (items: mmx_pv_list_len), count per local face, the offsets (a scan of the counters), zero
- * again, fill per local face, sort per element. */
+/* The list steps, for vert = 0 (edge lists) then vert = 1 (vertex lists), each where
+ * mmx_pv_list_wanted: zero the counters (items: mmx_pv_list_len), count per local face, the
+ * offsets (a scan of the counters), zero again, fill per local face, sort per element. For
+ * the stars, the vertex lists' count step also counts each edge's faces (into ef_off, zeroed
+ * with the counters) and there are no edge lists. */
+static inline MMX_PV_HD int mmx_pv_list_wanted(const mmx_patch_view *V, int vert)
+{
+    return vert ? (V->lists & 6) != 0 : (V->lists & 1) != 0;
+}
+
 static inline MMX_PV_HD mmx_index mmx_pv_list_len(const mmx_patch_view *V, int vert)
 {
     return vert ? V->nv : V->ne;
+}
+
+/* Zeroes counter i (items: the larger of the list's length and, for the stars, ne). */
+static inline MMX_PV_HD mmx_index mmx_pv_zero_items(const mmx_patch_view *V, int vert)
+{
+    const mmx_index n = mmx_pv_list_len(V, vert);
+    return vert && (V->lists & MMX_PV_VERTEX_STARS) && V->ne > n ? V->ne : n;
+}
+
+static inline MMX_PV_HD void mmx_pv_zero(mmx_patch_view *V, int vert, int counting, mmx_index i)
+{
+    if (i < mmx_pv_list_len(V, vert)) V->cnt[i] = 0;
+    if (counting && vert && (V->lists & MMX_PV_VERTEX_STARS) && i < V->ne) V->ef_off[i] = 0;
 }
 
 static inline MMX_PV_HD mmx_index mmx_pv_list_key(const mmx_patch_view *V, int vert, mmx_index c)
@@ -220,7 +254,11 @@ static inline MMX_PV_HD void mmx_pv_count_face(mmx_patch_view *V, int vert, mmx_
 {
     mmx_index a, n;
     mmx_pv_face(V, l, &a, &n);
-    for (mmx_index c = a; c < a + n; c++) MMX_PV_INC(&V->cnt[mmx_pv_list_key(V, vert, c)]);
+    const int sides = vert && (V->lists & MMX_PV_VERTEX_STARS);
+    for (mmx_index c = a; c < a + n; c++) {
+        MMX_PV_INC(&V->cnt[mmx_pv_list_key(V, vert, c)]);
+        if (sides) MMX_PV_INC(&V->ef_off[mmx_pv_corner_edge(V, c)]);
+    }
 }
 
 static inline MMX_PV_HD void mmx_pv_fill_face(mmx_patch_view *V, int vert, mmx_index l)
@@ -235,19 +273,25 @@ static inline MMX_PV_HD void mmx_pv_fill_face(mmx_patch_view *V, int vert, mmx_i
     }
 }
 
-/* Element i's list sorted by global face (threads filled it in any order: sorting makes it
- * one); insertion for short lists, heapsort (no recursion, no memory) for long ones. */
+/* Element i's list sorted by global face, or by local index for the stars (threads filled it
+ * in any order: sorting makes it one); insertion for short lists, heapsort (no recursion, no
+ * memory) for long ones. */
+static inline MMX_PV_HD mmx_index mmx_pv_sort_key(const mmx_patch_view *V, int vert, uint16_t x)
+{
+    return vert && (V->lists & MMX_PV_VERTEX_STARS) ? (mmx_index)x : V->gf[x];
+}
+
 static inline MMX_PV_HD void mmx_pv_sort_list(mmx_patch_view *V, int vert, mmx_index i)
 {
     const mmx_index *off = vert ? V->vf_off : V->ef_off;
     uint16_t *a = (vert ? V->vf : V->ef) + off[i];
     const mmx_index n = off[i + 1] - off[i];
-    const mmx_index *g = V->gf;
     if (n <= 16) {
         for (mmx_index k = 1; k < n; k++) {
             const uint16_t x = a[k];
+            const mmx_index kx = mmx_pv_sort_key(V, vert, x);
             mmx_index j = k;
-            for (; j > 0 && g[a[j - 1]] > g[x]; j--) a[j] = a[j - 1];
+            for (; j > 0 && mmx_pv_sort_key(V, vert, a[j - 1]) > kx; j--) a[j] = a[j - 1];
             a[j] = x;
         }
         return;
@@ -265,8 +309,8 @@ static inline MMX_PV_HD void mmx_pv_sort_list(mmx_patch_view *V, int vert, mmx_i
             for (;;) {
                 mmx_index ch = 2 * r + 1;
                 if (ch >= end) break;
-                if (ch + 1 < end && g[a[ch + 1]] > g[a[ch]]) ch++;
-                if (g[a[r]] >= g[a[ch]]) break;
+                if (ch + 1 < end && mmx_pv_sort_key(V, vert, a[ch + 1]) > mmx_pv_sort_key(V, vert, a[ch])) ch++;
+                if (mmx_pv_sort_key(V, vert, a[r]) >= mmx_pv_sort_key(V, vert, a[ch])) break;
                 const uint16_t x = a[r];
                 a[r] = a[ch], a[ch] = x, r = ch;
             }
@@ -278,14 +322,14 @@ static inline MMX_PV_HD void mmx_pv_sort_list(mmx_patch_view *V, int vert, mmx_i
 static inline void mmx_pv_build_host(const mmx_patch_blocks *b, mmx_index p, void *w, int lists,
                                      mmx_patch_view *V)
 {
-    mmx_pv_setup(b, p, w, V);
+    mmx_pv_setup(b, p, w, lists, V);
     const mmx_index items = mmx_pv_load_items(V);
     for (mmx_index i = 0; i < items; i++) mmx_pv_load(b, V, i);
     for (int vert = 0; vert < 2; vert++) {
-        if (!(lists & (1 << vert))) continue;
+        if (!mmx_pv_list_wanted(V, vert)) continue;
         const mmx_index n = mmx_pv_list_len(V, vert);
         mmx_index *off = vert ? V->vf_off : V->ef_off;
-        for (mmx_index i = 0; i < n; i++) V->cnt[i] = 0;
+        for (mmx_index i = 0; i < mmx_pv_zero_items(V, vert); i++) mmx_pv_zero(V, vert, 1, i);
         for (mmx_index l = 0; l < V->nf; l++) mmx_pv_count_face(V, vert, l);
         off[0] = 0;
         for (mmx_index i = 0; i < n; i++) off[i + 1] = off[i] + V->cnt[i], V->cnt[i] = 0;
@@ -432,6 +476,43 @@ static inline MMX_PV_HD int mmx_pv_fan_next(const mmx_patch_view *V, mmx_pv_fan 
     } else {
         it->l = g;
     }
+    return 1;
+}
+
+/* ---- the stars of a vertex: VV, VE and VF's entries in a fixed order of their own ---------- */
+
+/* The walk's state (private). */
+typedef struct mmx_pv_star {
+    mmx_index v, i, valence;
+    mmx_index tail_v, tail_e;
+} mmx_pv_star;
+
+/* Starts the star of owned local vertex v (MMX_PV_VERTEX_STARS): the entries of its fans (the
+ * same mmx_pv_nbr, each as often as there), face by face in v's list (by local index), each
+ * face's entry followed by the closing entry of an open fan where the face's edge arriving at
+ * v has not exactly two faces. A row's sum over these is the sum over mmx_query's row up to
+ * the order of the additions. */
+static inline MMX_PV_HD void mmx_pv_star_begin(const mmx_patch_view *V, mmx_index v, mmx_pv_star *it)
+{
+    it->v = v, it->i = 0, it->tail_v = -1, it->tail_e = -1;
+    mmx_pv_vert_faces(V, v, &it->valence);
+}
+
+static inline MMX_PV_HD int mmx_pv_star_next(const mmx_patch_view *V, mmx_pv_star *it, mmx_pv_nbr *nb)
+{
+    if (it->tail_v >= 0) {
+        nb->face = -1, nb->vert = it->tail_v, nb->edge = it->tail_e;
+        it->tail_v = -1;
+        return 1;
+    }
+    if (it->i >= it->valence) return 0;
+    mmx_index k, a, n;
+    const mmx_index l = mmx_pv_vert_faces(V, it->v, &k)[it->i++];
+    const mmx_index c = mmx_pv_corner_of(V, l, it->v, &a, &n);
+    const mmx_index nx = c + 1 == a + n ? a : c + 1, u = c == a ? a + n - 1 : c - 1;
+    nb->face = l, nb->vert = mmx_pv_corner_vert(V, nx), nb->edge = mmx_pv_corner_edge(V, c);
+    if (mmx_pv_edge_sides(V, mmx_pv_corner_edge(V, u)) != 2)
+        it->tail_v = mmx_pv_corner_vert(V, u), it->tail_e = mmx_pv_corner_edge(V, u);
     return 1;
 }
 

@@ -1,8 +1,9 @@
 /* The per-vertex stencils of the geometry's patch path (normals_patch.*, laplacian_patch.*),
- * on one patch's view (meshmatrix/patch_view.h) and the patch's local copies of the positions
- * (and face vectors): written once, run by the host loops over the patches and by the CUDA
- * patch kernels (meshmatrix/patch_kernel.cuh). Each neighbour is read from the local copies,
- * in the fan's order (mmx_query's), so the sums are deterministic; no atomics. */
+ * on one patch's view (meshmatrix/patch_view.h, built with MMX_PV_VERTEX_STARS) and the
+ * patch's local copies of the positions (and face vectors): written once, run by the host
+ * loops over the patches and by the CUDA patch kernels (meshmatrix/patch_kernel.cuh). Each
+ * neighbour is read from the local copies in the star's order (fixed: the vertex's faces by
+ * local index), so the sums are the same bits on every run; no atomics. */
 #ifndef MMX_GEOM_PATCH_H
 #define MMX_GEOM_PATCH_H
 
@@ -41,15 +42,15 @@ static inline MMX__HD void mmx__gp_face_newell(const mmx_patch_view *V, const fl
 }
 
 /* Owned local vertex v's area-weighted normal: its faces' Newell vectors (sn, per local face)
- * summed in VF's order, normalised as mmx__geom_normalize does (0 for a zero sum). */
+ * summed in the star's order, normalised as mmx__geom_normalize does (0 for a zero sum). */
 static inline MMX__HD void mmx__gp_normal(const mmx_patch_view *V, const float *sn, mmx_index v,
                                           float *normals)
 {
     float s[3] = {0.0f, 0.0f, 0.0f};
-    mmx_pv_fan it;
+    mmx_pv_star it;
     mmx_pv_nbr nb;
-    mmx_pv_fan_begin(V, v, &it);
-    while (mmx_pv_fan_next(V, &it, &nb))
+    mmx_pv_star_begin(V, v, &it);
+    while (mmx_pv_star_next(V, &it, &nb))
         if (nb.face >= 0)
             for (int d = 0; d < 3; d++) s[d] += sn[3 * (int64_t)nb.face + d];
     const float len = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
@@ -58,7 +59,7 @@ static inline MMX__HD void mmx__gp_normal(const mmx_patch_view *V, const float *
 }
 
 /* One uniform Laplacian step at owned local vertex v: s = the sum of its VV neighbours' local
- * positions in VV's order, n = their number, and the update (OpenMesh's order: the mean,
+ * positions (VV's row, in the star's order), n = their number, and the update (OpenMesh's order: the mean,
  * minus x, damped)
  *   x'_v = x_v + lambda (s / n - x_v),
  * x_v kept bit for bit for a fixed vertex (fixed: NULL or one flag per global vertex) or
@@ -68,10 +69,10 @@ static inline MMX__HD void mmx__gp_laplacian(const mmx_patch_view *V, const floa
                                              mmx_index v, float *out)
 {
     float s[3] = {0.0f, 0.0f, 0.0f}, cnt = 0.0f;
-    mmx_pv_fan it;
+    mmx_pv_star it;
     mmx_pv_nbr nb;
-    mmx_pv_fan_begin(V, v, &it);
-    while (mmx_pv_fan_next(V, &it, &nb)) {
+    mmx_pv_star_begin(V, v, &it);
+    while (mmx_pv_star_next(V, &it, &nb)) {
         for (int d = 0; d < 3; d++) s[d] += sx[3 * (int64_t)nb.vert + d];
         cnt += 1.0f;
     }
@@ -93,7 +94,7 @@ mmx_status mmx__patch_laplacian_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, cons
 /* One uniform Laplacian step on the patches, x to out (both n x 3 in the context's space,
  * distinct): every vertex of a face moved by mmx__gp_laplacian, the others (in no face) not
  * written. One patch kernel on CUDA (queued, no wait). Errors: as mmx_patch_set_blocks with
- * MMX_PV_VERTEX_FANS (MMX_ERR_MESH on faces not consistently oriented), MMX_ERR_NOMEM,
+ * MMX_PV_VERTEX_STARS (MMX_ERR_MESH on faces not consistently oriented), MMX_ERR_NOMEM,
  * MMX_ERR_CUDA. */
 mmx_status mmx__patch_laplacian_step(mmx_ctx *ctx, const mmx_patch_set *ps, const float *x,
                                      const unsigned char *fixed, float lambda, float *out);

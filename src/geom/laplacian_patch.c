@@ -9,7 +9,7 @@ mmx_status mmx__patch_laplacian_step(mmx_ctx *ctx, const mmx_patch_set *ps, cons
                                      const unsigned char *fixed, float lambda, float *out)
 {
     mmx_patch_blocks b;
-    mmx_status s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_FANS, &b);
+    mmx_status s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_STARS, &b);
     if (s || b.npatches == 0) return s;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
         return mmx__patch_laplacian_cuda(ctx, ps, x, fixed, lambda, out);
@@ -21,7 +21,7 @@ mmx_status mmx__patch_laplacian_step(mmx_ctx *ctx, const mmx_patch_set *ps, cons
     float *sx = (float *)(w + b.work_bytes);
     for (mmx_index p = 0; p < b.npatches; p++) {
         mmx_patch_view V;
-        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_FANS, &V);
+        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_STARS, &V);
         for (mmx_index l = 0; l < mmx_pv_verts(&V); l++) mmx__gp_load_vertex(&V, x, l, sx);
         for (mmx_index v = 0; v < mmx_pv_owned_verts(&V); v++)
             mmx__gp_laplacian(&V, sx, fixed, lambda, v, out);

@@ -1,7 +1,7 @@
 /* The CUDA half of mmx__patch_laplacian_step (laplacian_patch.c): one patch kernel through
  * meshmatrix/patch_kernel.cuh. Each block copies its patch's vertex positions (owned and
  * ribbon) into shared memory once, then each thread moves owned vertices, reading every
- * neighbour from there in the fan's order (mmx__gp_laplacian): one kernel per step, no
+ * neighbour from there in the star's order (mmx__gp_laplacian): one kernel per step, no
  * atomics, no wait. */
 #include "meshmatrix/patch_kernel.cuh"
 #include "geom_patch.h"
@@ -32,5 +32,5 @@ extern "C" mmx_status mmx__patch_laplacian_cuda(mmx_ctx *ctx, const mmx_patch_se
 {
     mmx::patch_shared sh;
     sh.per_vertex = 3 * sizeof(float);
-    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_FANS, sh, laplacian_step{x, fixed, lambda, out});
+    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, sh, laplacian_step{x, fixed, lambda, out});
 }

@@ -1,6 +1,6 @@
 /* Area-weighted vertex normals on the patches (geom.h, mmx_vertex_normals_patch): each patch
  * copies its vertices' positions once into its work space, computes its faces' Newell vectors
- * there and sums them around each owned vertex in VF's order (geom_patch.h), on the host in a
+ * there and sums them around each owned vertex in the star's order (geom_patch.h: a fixed order), on the host in a
  * loop over the patches, on CUDA as one patch kernel (normals_patch.cu). */
 #include "geom_patch.h"
 #include "patch/patch_internal.h" /* the set's sizes */
@@ -20,7 +20,7 @@ mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
                          "the mesh %d and %d: not the mesh's set",
                          ps->nverts, ps->nfaces, M->nrows, M->ncols);
     mmx_patch_blocks b;
-    s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_FANS, &b);
+    s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_STARS, &b);
     /* Vertices in no face are in no patch: their normals are 0. */
     if (!s && M->nrows > 0) s = mmx__geom_fill(ctx, normals, 3 * (int64_t)M->nrows, 0.0f);
     if (s || b.npatches == 0) return s;
@@ -35,7 +35,7 @@ mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
     float *sx = (float *)(w + b.work_bytes), *sn = (float *)(w + b.work_bytes + xs);
     for (mmx_index p = 0; p < b.npatches; p++) {
         mmx_patch_view V;
-        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_FANS, &V);
+        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_STARS, &V);
         for (mmx_index l = 0; l < mmx_pv_verts(&V); l++) mmx__gp_load_vertex(&V, mesh->pos, l, sx);
         for (mmx_index l = 0; l < mmx_pv_faces(&V); l++) mmx__gp_face_newell(&V, sx, l, sn + 3 * (int64_t)l);
         for (mmx_index v = 0; v < mmx_pv_owned_verts(&V); v++) mmx__gp_normal(&V, sn, v, normals);

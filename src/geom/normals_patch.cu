@@ -1,7 +1,7 @@
 /* The CUDA half of mmx_vertex_normals_patch (normals_patch.c): one patch kernel through
  * meshmatrix/patch_kernel.cuh. Each block copies its patch's positions into shared memory,
  * computes every local face's Newell vector there, and each thread sums them around owned
- * vertices in VF's order (geom_patch.h): no atomics, no table of face vectors in global
+ * vertices in the star's order (geom_patch.h): no atomics, no table of face vectors in global
  * memory. Queued. */
 #include "meshmatrix/patch_kernel.cuh"
 #include "geom_patch.h"
@@ -35,5 +35,5 @@ extern "C" mmx_status mmx__patch_normals_cuda(mmx_ctx *ctx, const mmx_patch_set 
      * the largest counts of each. */
     sh.per_vertex = 3 * sizeof(float);
     sh.per_face = 3 * sizeof(float);
-    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_FANS, sh, normals_op{pos, normals});
+    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, sh, normals_op{pos, normals});
 }

@@ -223,8 +223,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
 /* LAPLACIAN and TAUBIN on the patches: each step one patch kernel (laplacian_patch.c, through
  * meshmatrix/patch_kernel.cuh) in which every patch copies its vertices into shared memory
  * once and moves its owned vertices by the mean of their VV neighbours, counted and summed in
- * VV's order. The fans need consistently oriented faces (the others are refused, naming the
- * edge); then every edge has at most two faces, running it in opposite senses, and a VV row
+ * the star's order (patch_view.h: VV's entries in a fixed order of their own). Stars and fans
+ * need consistently oriented faces (the others are refused, naming the edge); then every edge has at most two faces, running it in opposite senses, and a VV row
  * lists each edge at its vertex exactly once (an edge of two faces as the w of the face that
  * runs it outwards, a boundary edge as the first w or the last u of its fan), also at a
  * vertex where several fans meet. So the count is the number of edges and the sum that of the

@@ -9,21 +9,22 @@ mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists
 {
     MMX__NEED_CTX(ctx);
     if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: NULL argument");
-    if (lists != 0 && lists != MMX_PV_EDGE_FACES && lists != MMX_PV_VERTEX_FANS)
+    if (lists != 0 && lists != MMX_PV_EDGE_FACES && lists != MMX_PV_VERTEX_FANS &&
+        lists != MMX_PV_VERTEX_STARS)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: lists = %d is not 0, "
-                         "MMX_PV_EDGE_FACES or MMX_PV_VERTEX_FANS", lists);
+                         "MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS", lists);
     if (ps->space != mmx_ctx_space(ctx))
         return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_set_blocks: the patch set is not in the "
                          "context's space");
-    /* The fans walk faces by orientation (mmx_patch_reduce refuses the same sets). */
-    if (lists == MMX_PV_VERTEX_FANS && ps->bad_edge >= 0) {
+    /* Fans and stars walk faces by orientation (mmx_patch_reduce refuses the same sets). */
+    if ((lists == MMX_PV_VERTEX_FANS || lists == MMX_PV_VERTEX_STARS) && ps->bad_edge >= 0) {
         mmx_index ends[2] = {-1, -1};
         mmx_status s = mmx__patch_edge_ends(ctx, ps, ps->bad_edge, ends);
         if (s) return s;
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "patch kernel: edge %d {%d, %d} has two faces that run it the same way: "
-                         "the faces are not consistently oriented, so vertex fans (VV, VE, VF) "
-                         "are not defined", ps->bad_edge, ends[0], ends[1]);
+                         "the faces are not consistently oriented, so vertex fans and stars (VV, "
+                         "VE, VF) are not defined", ps->bad_edge, ends[0], ends[1]);
     }
     out->space = ps->space;
     out->npatches = ps->npatches;
