@@ -371,6 +371,53 @@ Test(patch_kernel, laplacian_step_agrees_with_the_reduction_formula)
     mmx_ctx_free(ctx);
 }
 
+/* One face of 30000 corners: the stars find each vertex's corner without searching its face
+ * (linear work), the normals are the face's, the step moves each vertex towards the midpoint
+ * of its two neighbours. */
+static mmx_mesh *big_polygon(mmx_ctx *ctx, mmx_index n)
+{
+    mmx_index start[2] = {0, n}, *verts = malloc((size_t)n * sizeof *verts);
+    float *pos = malloc(3 * (size_t)n * sizeof *pos);
+    cr_assert(verts && pos);
+    for (mmx_index i = 0; i < n; i++) {
+        const double t = 6.283185307179586 * i / n;
+        verts[i] = i;
+        pos[3 * i] = (float)cos(t), pos[3 * i + 1] = (float)sin(t), pos[3 * i + 2] = 0.01f * (float)(i % 7);
+    }
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, n, 1, start, verts, pos, &m));
+    free(verts), free(pos);
+    return m;
+}
+
+Test(patch_kernel, a_face_of_30000_corners)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const mmx_index n = 30000;
+    mmx_mesh *m = big_polygon(ctx, n);
+    mmx_patch_set *ps = make_set(ctx, m, 0);
+    float *a = malloc(3 * (size_t)n * sizeof *a), *b = malloc(3 * (size_t)n * sizeof *b);
+    cr_assert(a && b);
+    MMX_OK_OR_FAIL(ctx, mmx_vertex_normals_patch(ctx, m, ps, a));
+    MMX_OK_OR_FAIL(ctx, mmx_vertex_normals(ctx, m, MMX_NORMAL_AREA, b));
+    for (size_t q = 0; q < 3 * (size_t)n; q++)
+        cr_assert(fabsf(a[q] - b[q]) <= 1e-6f, "normal component %zu: %g, the algebraic %g", q, (double)a[q],
+                  (double)b[q]);
+    MMX_OK_OR_FAIL(ctx, mmx__patch_laplacian_step(ctx, ps, m->pos, NULL, 0.5f, a));
+    for (mmx_index v = 0; v < n; v++) {
+        const float *x = m->pos, *p = x + 3 * ((v + n - 1) % n), *q = x + 3 * ((v + 1) % n);
+        for (int d = 0; d < 3; d++) {
+            const float want = x[3 * v + d] + 0.5f * (0.5f * (q[d] + p[d]) - x[3 * v + d]);
+            cr_assert(fabsf(a[3 * v + d] - want) <= 1e-6f, "vertex %d: %g, want %g", v, (double)a[3 * v + d],
+                      (double)want);
+        }
+    }
+    free(a), free(b);
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 /* ---- CUDA: a user kernel through patch_kernel.cuh ------------------------------------------ */
 
 #ifdef MMX_HAVE_CUDA
@@ -538,6 +585,44 @@ Test(patch_kernel, gpu_taubin_patch_path_matches_the_host)
                   q, (double)g[q], (double)h[q]);
     mmx_mem_free(dctx, MMX_SPACE_DEVICE, dx);
     free(h), free(g);
+    mmx_mesh_free(dm), mmx_mesh_free(hm);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+#endif
+}
+
+Test(patch_kernel, gpu_a_patch_beyond_shared_memory_runs_in_global_scratch)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+#ifndef MMX_HAVE_CUDA
+    (void)dctx;
+#else
+    mmx_ctx *hctx = tu_host_ctx();
+    /* One face of 30000 corners: its work space (about 0.7 MB) exceeds any block's shared
+     * memory, so the launch falls back to slices of global scratch. */
+    const mmx_index n = 30000;
+    mmx_mesh *hm = big_polygon(hctx, n), *dm = NULL;
+    const float *pos = hm->pos;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_set *hs = make_set(hctx, hm, 0), *ds = make_set(dctx, dm, 0);
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
+    float *h = malloc(bytes), *g = malloc(bytes), *dn = dev_copy(dctx, pos, bytes);
+    cr_assert(h && g);
+    MMX_OK_OR_FAIL(hctx, mmx_vertex_normals_patch(hctx, hm, hs, h));
+    MMX_OK_OR_FAIL(dctx, mmx_vertex_normals_patch(dctx, dm, ds, dn));
+    to_host(dctx, g, dn, bytes);
+    for (size_t q = 0; q < 3 * (size_t)n; q++)
+        cr_assert(fabsf(g[q] - h[q]) <= 1e-5f, "normal component %zu: %g on CUDA, %g on the host", q,
+                  (double)g[q], (double)h[q]);
+    MMX_OK_OR_FAIL(hctx, mmx__patch_laplacian_step(hctx, hs, pos, NULL, 0.5f, h));
+    MMX_OK_OR_FAIL(dctx, mmx__patch_laplacian_step(dctx, ds, dm->pos, NULL, 0.5f, dn));
+    to_host(dctx, g, dn, bytes);
+    for (size_t q = 0; q < 3 * (size_t)n; q++)
+        cr_assert(fabsf(g[q] - h[q]) <= 1e-5f, "step component %zu: %g on CUDA, %g on the host", q,
+                  (double)g[q], (double)h[q]);
+    mmx_mem_free(dctx, MMX_SPACE_DEVICE, dn);
+    free(h), free(g);
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
     mmx_mesh_free(dm), mmx_mesh_free(hm);
     mmx_ctx_free(hctx);
     mmx_ctx_free(dctx);

@@ -91,6 +91,8 @@ typedef struct mmx_patch_view {
     const mmx_index *gf, *ge, *gv;
     mmx_index *fs, *cnt, *ef_off, *vf_off; /* stars: ef_off[e] is edge e's face count */
     uint16_t *fe, *ev, *ef, *vf;
+    uint32_t *vs;              /* stars: per local vertex its corners, face << 16 | the
+                                  corner's place in the face, ascending (over ef and vf) */
 } mmx_patch_view;
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes: a
@@ -100,7 +102,8 @@ static inline MMX_PV_HD size_t mmx_pv_work_bytes(mmx_index nf, mmx_index ne, mmx
 {
     const size_t ints = (size_t)(ne > nv ? ne : nv) + (size_t)ne + 1 + (size_t)nv + 1 + (size_t)nf;
     const size_t shorts = 3 * (size_t)nc + 2 * (size_t)ne;
-    return (4 * ints + 2 * shorts + 15) / 16 * 16;
+    /* + 2: the stars' 32-bit list starts on a 4-byte boundary after the blocks. */
+    return (4 * ints + 2 * shorts + 2 + 15) / 16 * 16;
 }
 
 /* ---- accessors ------------------------------------------------------------------------------ */
@@ -164,8 +167,7 @@ static inline MMX_PV_HD const uint16_t *mmx_pv_edge_faces(const mmx_patch_view *
     return V->ef + V->ef_off[e];
 }
 
-/* Local vertex v's faces: ascending by global face (MMX_PV_VERTEX_FANS), by local index
- * (MMX_PV_VERTEX_STARS). */
+/* Local vertex v's faces, ascending by global face (MMX_PV_VERTEX_FANS). */
 static inline MMX_PV_HD const uint16_t *mmx_pv_vert_faces(const mmx_patch_view *V, mmx_index v,
                                                           mmx_index *n)
 {
@@ -200,6 +202,8 @@ static inline MMX_PV_HD void mmx_pv_setup(const mmx_patch_blocks *b, mmx_index p
     V->ev = sp, sp += 2 * V->ne;
     V->ef = sp, sp += V->nc;
     V->vf = sp;
+    /* The stars' list takes the room of ef and vf (2 nc shorts), 4-byte aligned. */
+    V->vs = (uint32_t *)(void *)(V->ef + ((V->ef - (uint16_t *)w) & 1));
 }
 
 /* The load step: items 0 .. mmx_pv_load_items, each copying its share of the blocks. */
@@ -267,31 +271,62 @@ static inline MMX_PV_HD void mmx_pv_fill_face(mmx_patch_view *V, int vert, mmx_i
     mmx_pv_face(V, l, &a, &n);
     mmx_index *off = vert ? V->vf_off : V->ef_off;
     uint16_t *list = vert ? V->vf : V->ef;
+    const int star = vert && (V->lists & MMX_PV_VERTEX_STARS);
     for (mmx_index c = a; c < a + n; c++) {
         const mmx_index i = mmx_pv_list_key(V, vert, c);
-        list[off[i] + MMX_PV_INC(&V->cnt[i])] = (uint16_t)l;
+        const mmx_index at = off[i] + MMX_PV_INC(&V->cnt[i]);
+        if (star) V->vs[at] = (uint32_t)l << 16 | (uint32_t)(c - a);
+        else list[at] = (uint16_t)l;
     }
 }
 
-/* Element i's list sorted by global face, or by local index for the stars (threads filled it
+/* Element i's list sorted by global face, or for the stars by local face (threads filled it
  * in any order: sorting makes it one); insertion for short lists, heapsort (no recursion, no
  * memory) for long ones. */
-static inline MMX_PV_HD mmx_index mmx_pv_sort_key(const mmx_patch_view *V, int vert, uint16_t x)
-{
-    return vert && (V->lists & MMX_PV_VERTEX_STARS) ? (mmx_index)x : V->gf[x];
-}
-
 static inline MMX_PV_HD void mmx_pv_sort_list(mmx_patch_view *V, int vert, mmx_index i)
 {
     const mmx_index *off = vert ? V->vf_off : V->ef_off;
+    if (vert && (V->lists & MMX_PV_VERTEX_STARS)) {
+        /* A vertex's corners, by their packed values: by face, then place. */
+        uint32_t *a = V->vs + off[i];
+        const mmx_index n = off[i + 1] - off[i];
+        if (n <= 16) {
+            for (mmx_index k = 1; k < n; k++) {
+                const uint32_t x = a[k];
+                mmx_index j = k;
+                for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+                a[j] = x;
+            }
+            return;
+        }
+        for (mmx_index pass = 0; pass < 2; pass++)
+            for (mmx_index t = pass ? n - 1 : n / 2 - 1; pass ? t > 0 : t >= 0; t--) {
+                mmx_index r = pass ? 0 : t;
+                const mmx_index end = pass ? t : n;
+                if (pass) {
+                    const uint32_t x = a[0];
+                    a[0] = a[t], a[t] = x;
+                }
+                for (;;) {
+                    mmx_index ch = 2 * r + 1;
+                    if (ch >= end) break;
+                    if (ch + 1 < end && a[ch + 1] > a[ch]) ch++;
+                    if (a[r] >= a[ch]) break;
+                    const uint32_t x = a[r];
+                    a[r] = a[ch], a[ch] = x, r = ch;
+                }
+            }
+        return;
+    }
     uint16_t *a = (vert ? V->vf : V->ef) + off[i];
     const mmx_index n = off[i + 1] - off[i];
+    const mmx_index *g = V->gf;
     if (n <= 16) {
         for (mmx_index k = 1; k < n; k++) {
             const uint16_t x = a[k];
-            const mmx_index kx = mmx_pv_sort_key(V, vert, x);
+            const mmx_index kx = g[x];
             mmx_index j = k;
-            for (; j > 0 && mmx_pv_sort_key(V, vert, a[j - 1]) > kx; j--) a[j] = a[j - 1];
+            for (; j > 0 && g[a[j - 1]] > kx; j--) a[j] = a[j - 1];
             a[j] = x;
         }
         return;
@@ -309,8 +344,8 @@ static inline MMX_PV_HD void mmx_pv_sort_list(mmx_patch_view *V, int vert, mmx_i
             for (;;) {
                 mmx_index ch = 2 * r + 1;
                 if (ch >= end) break;
-                if (ch + 1 < end && mmx_pv_sort_key(V, vert, a[ch + 1]) > mmx_pv_sort_key(V, vert, a[ch])) ch++;
-                if (mmx_pv_sort_key(V, vert, a[r]) >= mmx_pv_sort_key(V, vert, a[ch])) break;
+                if (ch + 1 < end && g[a[ch + 1]] > g[a[ch]]) ch++;
+                if (g[a[r]] >= g[a[ch]]) break;
                 const uint16_t x = a[r];
                 a[r] = a[ch], a[ch] = x, r = ch;
             }
@@ -481,21 +516,21 @@ static inline MMX_PV_HD int mmx_pv_fan_next(const mmx_patch_view *V, mmx_pv_fan 
 
 /* ---- the stars of a vertex: VV, VE and VF's entries in a fixed order of their own ---------- */
 
-/* The walk's state (private). */
+/* The walk's state (private): entries i .. valence of the vertex's corner list. */
 typedef struct mmx_pv_star {
     mmx_index v, i, valence;
     mmx_index tail_v, tail_e;
 } mmx_pv_star;
 
 /* Starts the star of owned local vertex v (MMX_PV_VERTEX_STARS): the entries of its fans (the
- * same mmx_pv_nbr, each as often as there), face by face in v's list (by local index), each
- * face's entry followed by the closing entry of an open fan where the face's edge arriving at
- * v has not exactly two faces. A row's sum over these is the sum over mmx_query's row up to
- * the order of the additions. */
+ * same mmx_pv_nbr, each as often as there), corner by corner of v (its faces by local index),
+ * each face's entry followed by the closing entry of an open fan where the face's edge
+ * arriving at v has not exactly two faces. A row's sum over these is the sum over mmx_query's
+ * row up to the order of the additions. O(1) per entry whatever the faces' sizes. */
 static inline MMX_PV_HD void mmx_pv_star_begin(const mmx_patch_view *V, mmx_index v, mmx_pv_star *it)
 {
-    it->v = v, it->i = 0, it->tail_v = -1, it->tail_e = -1;
-    mmx_pv_vert_faces(V, v, &it->valence);
+    it->v = v, it->i = V->vf_off[v], it->valence = V->vf_off[v + 1];
+    it->tail_v = -1, it->tail_e = -1;
 }
 
 static inline MMX_PV_HD int mmx_pv_star_next(const mmx_patch_view *V, mmx_pv_star *it, mmx_pv_nbr *nb)
@@ -506,9 +541,11 @@ static inline MMX_PV_HD int mmx_pv_star_next(const mmx_patch_view *V, mmx_pv_sta
         return 1;
     }
     if (it->i >= it->valence) return 0;
-    mmx_index k, a, n;
-    const mmx_index l = mmx_pv_vert_faces(V, it->v, &k)[it->i++];
-    const mmx_index c = mmx_pv_corner_of(V, l, it->v, &a, &n);
+    mmx_index a, n;
+    const uint32_t x = V->vs[it->i++];
+    const mmx_index l = (mmx_index)(x >> 16);
+    mmx_pv_face(V, l, &a, &n);
+    const mmx_index c = a + (mmx_index)(x & 0xffffu);
     const mmx_index nx = c + 1 == a + n ? a : c + 1, u = c == a ? a + n - 1 : c - 1;
     nb->face = l, nb->vert = mmx_pv_corner_vert(V, nx), nb->edge = mmx_pv_corner_edge(V, c);
     if (mmx_pv_edge_sides(V, mmx_pv_corner_edge(V, u)) != 2)
