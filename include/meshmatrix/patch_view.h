@@ -17,6 +17,23 @@
  * element of the mesh exactly once, with no race and no atomics; summing over a row in its
  * order gives the same bits on every run and on both backends.
  *
+ * The host twin of a patch kernel, a loop over the patches (a host set, a host context):
+ *
+ *     mmx_patch_blocks b;
+ *     mmx_status s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_FANS, &b);
+ *     void *w = malloc(b.work_bytes);
+ *     for (mmx_index p = 0; !s && p < b.npatches; p++) {
+ *         mmx_patch_view V;
+ *         mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_FANS, &V);
+ *         for (mmx_index v = 0; v < mmx_pv_owned_verts(&V); v++) {
+ *             mmx_pv_fan it;
+ *             mmx_pv_nbr nb;
+ *             for (mmx_pv_fan_begin(&V, v, &it); mmx_pv_fan_next(&V, &it, &nb);)
+ *                 ... nb.vert (VV), nb.edge (VE), nb.face >= 0 (VF), local indices ...
+ *         }
+ *     }
+ *     free(w);
+ *
  * Layout independence: mmx_patch_blocks and mmx_patch_view are the library's private layout
  * of this version (their fields may change in any release); read them only through the
  * functions below. */
@@ -448,7 +465,9 @@ static inline MMX_PV_HD mmx_index mmx_pv_fan_walk(const mmx_patch_view *V, mmx_i
 /* Starts the walk of owned local vertex v (MMX_PV_VERTEX_FANS). Fans come one after another,
  * by their start faces' global numbers: an open fan starts at the face whose leaving edge is
  * on a boundary (or non-manifold), a closed one at its smallest face; one fan (the common
- * case) is found by one walk. */
+ * case) is found by one walk. Cost: each face walked is searched for v (O(its corners)), a
+ * vertex of several fans walks them again to find their starts (as mmx_patch_query does);
+ * the stars below cost O(1) an entry. */
 static inline MMX_PV_HD void mmx_pv_fan_begin(const mmx_patch_view *V, mmx_index v, mmx_pv_fan *it)
 {
     mmx_index valence;
