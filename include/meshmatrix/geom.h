@@ -141,18 +141,18 @@ mmx_status mmx_vertex_normals_planned(mmx_ctx *ctx, const mmx_normals_plan *plan
  * Synchronises: no. */
 void mmx_normals_plan_free(mmx_normals_plan *plan);
 
-/* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches: the faces' Newell vectors
- * summed around each vertex by mmx_patch_reduce(ps, MMX_QUERY_VF) (the faces in the VF order
- * of query.h, counter-clockwise), then normalised as mmx_vertex_normals does. ps must be the
- * patch set of `mesh` (mmx_patch_set_create). The result differs from mmx_vertex_normals'
- * only by the order of the float additions (ascending face order there, counter-clockwise
- * here): on the test meshes about half the components agree bit for bit and the largest
- * difference is 8.5e-7 (bigguy; 1.2e-7 on the icosphere and the torus); tests/test_geom.c
- * holds them within 4e-6.
+/* Area-weighted vertex normals (MMX_NORMAL_AREA) on the patches, the geometry's patch fast
+ * path: one patch kernel (meshmatrix/patch_kernel.cuh; on the host the same per-patch code in
+ * a loop) in which each patch copies its vertices' positions once into shared memory, computes
+ * its faces' Newell vectors there, and sums them around each owned vertex (its faces in the
+ * patch's local order: fixed, so the same bits on every run), normalised as mmx_vertex_normals
+ * does; vertices in no face get 0. ps must be the patch set of `mesh` (mmx_patch_set_create).
+ * The result differs from mmx_vertex_normals' only by the order of the float additions:
+ * tests/test_geom.c holds them within 4e-6.
  * Errors: MMX_ERR_ARG (NULL, no positions, a set of another size), MMX_ERR_SPACE,
- * MMX_ERR_MESH (faces not consistently oriented, from mmx_patch_reduce, naming the edge),
- * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz) per pass, scratch of 3 nfaces floats.
- * Synchronises: no (as mmx_patch_reduce). */
+ * MMX_ERR_MESH (faces not consistently oriented: the detail names the edge), MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA. Cost: O(nnz) plus each patch's ribbon, no scratch beyond the patches' work
+ * spaces. Synchronises: no. */
 mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
                                     const mmx_patch_set *ps, float *normals);
 

@@ -413,26 +413,9 @@ static inline MMX__HD float mmx__smooth_scale_of(float d, int neg, int fixed)
     return !(dd > 0.0f) ? 0.0f : 1.0f / dd;
 }
 
-/* One explicit step at vertex v (3 components): assembled, s = (L x)_v and
- *   x'_v = x_v + lambda scale_v s_v;
- * patch, s = the sum of v's VV neighbours and
- *   x'_v = x_v + lambda (scale_v s_v - x_v)   (OpenMesh's order: the mean, minus x, damped).
- * A vertex of scale 0 keeps x_v bit for bit. out may be x (each vertex reads its own row). */
-static inline MMX__HD void mmx__smooth_vertex(const float *x, const float *s, const float *scale,
-                                              float lambda, int patch, int64_t v, float *out)
-{
-    const float c = scale[v];
-    for (int d = 0; d < 3; d++) {
-        const float xv = x[3 * v + d];
-        if (c == 0.0f) out[3 * v + d] = xv;
-        else if (patch) out[3 * v + d] = xv + lambda * (c * s[3 * v + d] - xv);
-        else out[3 * v + d] = xv + lambda * (c * s[3 * v + d]);
-    }
-}
-
 /* One assembled explicit step at vertex j fused with its product: s = (L x)_j gathered from
  * L's column j (L symmetric: column j is row j) in storage order, acc += w * x in float (the
- * arithmetic and order of mmx_spmv's op = T on the host), then mmx__smooth_vertex's
+ * arithmetic and order of mmx_spmv's op = T on the host), then
  *   x'_j = x_j + lambda (scale_j s_j),
  * x_j kept bit for bit where scale_j = 0. out must not be x (the neighbours' old positions are
  * read): the loop double-buffers. */
@@ -468,12 +451,6 @@ mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
                              const unsigned char *fixed, float *scale);
 mmx_status mmx__smooth_scale_cuda(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
                                   const unsigned char *fixed, float *scale);
-
-/* mmx__smooth_vertex for every vertex. */
-mmx_status mmx__smooth_update(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
-                              const float *scale, float lambda, int patch, float *out);
-mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
-                                   const float *scale, float lambda, int patch, float *out);
 
 /* MCF's fixed vertices: mask[v] = 1 where boundary (NULL: none) marks v or v is in no face
  * (valence 0: zero mass and no Laplacian row, which would make S singular), else 0. */

@@ -56,13 +56,6 @@ mmx_status mmx__smooth_scale_cuda(mmx_ctx *ctx, mmx_index n, const float *d, int
     return mmx__no_cuda(ctx, "mmx__smooth_scale_cuda");
 }
 
-mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
-                                   const float *scale, float lambda, int patch, float *out)
-{
-    (void)n, (void)x, (void)s, (void)scale, (void)lambda, (void)patch, (void)out;
-    return mmx__no_cuda(ctx, "mmx__smooth_update_cuda");
-}
-
 mmx_status mmx__smooth_mask_cuda(mmx_ctx *ctx, mmx_index n, const mmx_index *valence,
                                  const unsigned char *boundary, unsigned char *mask)
 {

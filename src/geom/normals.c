@@ -1,11 +1,9 @@
 /* Vertex normals (geom.h): the algebraic path (per-face or per-corner values summed per vertex
- * through Mᵀ) and the patch path (the faces' Newell vectors summed around each vertex by the
- * VF patch reduction), both normalised by the same step. */
+ * through Mᵀ, then normalised). The patch path is normals_patch.c. */
 #include <stdlib.h>
 #include <string.h>
 #include "geom_internal.h"
 #include "mesh/mesh_internal.h" /* the mesh's cache */
-#include "patch/patch_internal.h"
 
 static const char *const weight_names[] = {"area", "angle", "uniform"};
 
@@ -113,31 +111,5 @@ mmx_status mmx_vertex_normals(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_normal_wei
     }
     s = mmx_vertex_normals_planned(ctx, plan, mesh->pos, weight, normals);
     mmx_normals_plan_free(own);
-    return s;
-}
-
-mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                    const mmx_patch_set *ps, float *normals)
-{
-    MMX__NEED_CTX(ctx);
-    mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_vertex_normals_patch");
-    if (s) return s;
-    const mmx_csc *M = mesh->M;
-    if (!ps || (!normals && M->nrows > 0))
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_vertex_normals_patch: NULL patch set or normals");
-    if (ps->nverts != M->nrows || ps->nfaces != M->ncols)
-        return mmx__fail(ctx, MMX_ERR_ARG,
-                         "mmx_vertex_normals_patch: the patch set has %d vertices and %d faces, "
-                         "the mesh %d and %d: not the mesh's set",
-                         ps->nverts, ps->nfaces, M->nrows, M->ncols);
-    const mmx_space sp = mmx_ctx_space(ctx);
-    float *fx = NULL;
-    s = mmx_mem_alloc(ctx, sp, 3 * (size_t)M->ncols * sizeof *fx, (void **)&fx);
-    if (!s) s = mmx__geom_faces(ctx, mesh, MMX__FACE_NEWELL, fx, NULL);
-    /* Without faces there is nothing to reduce (and no x to pass): every normal is zero. */
-    if (!s && M->ncols == 0) s = mmx__geom_fill(ctx, normals, 3 * (int64_t)M->nrows, 0.0f);
-    else if (!s && M->nrows > 0) s = mmx_patch_reduce(ctx, ps, MMX_QUERY_VF, fx, 3, normals);
-    if (!s) s = mmx__geom_normalize(ctx, normals, M->nrows);
-    mmx_mem_free(ctx, sp, fx);
     return s;
 }

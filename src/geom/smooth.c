@@ -1,8 +1,8 @@
 /* Smoothing (geom.h, mmx_smooth): the entry point (checks, the boundary mask, the time) and the
  * explicit Laplacian steps, x' = x + lambda D^-1 L x, in two paths: the assembled one (one
  * by-entry SpMV of L per step, op = T: a gather per vertex, deterministic on CUDA, equal to
- * L x since L is symmetric) and the patch one (the neighbour sums and counts by the VV patch
- * reduction, RXMesh's way, no matrix at all). Taubin's lambda|mu smoothing alternates two
+ * L x since L is symmetric) and the patch one (one patch kernel per step, RXMesh's way, no
+ * matrix at all: laplacian_patch.c). Taubin's lambda|mu smoothing alternates two
  * such steps. Bilateral filtering and mean curvature flow are bilateral.c and mcf.c; the CUDA
  * halves of the per-vertex steps are smooth.cu. */
 #include <float.h>
@@ -10,6 +10,7 @@
 #include <string.h>
 #include "geom_internal.h"
 #include "mesh/mesh_internal.h"   /* the mesh's cache */
+#include "geom_patch.h"
 #include "patch/patch_internal.h" /* the patch set's sizes */
 
 static const char *const method_names[] = {"laplacian", "cotan", "taubin", "bilateral", "mcf"};
@@ -53,15 +54,6 @@ mmx_status mmx__smooth_scale(mmx_ctx *ctx, mmx_index n, const float *d, int neg,
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
         return mmx__smooth_scale_cuda(ctx, n, d, neg, fixed, scale);
     for (mmx_index v = 0; v < n; v++) scale[v] = mmx__smooth_scale_of(d[v], neg, mmx__smooth_fixed(fixed, v));
-    return MMX_OK;
-}
-
-mmx_status mmx__smooth_update(mmx_ctx *ctx, mmx_index n, const float *x, const float *s,
-                              const float *scale, float lambda, int patch, float *out)
-{
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
-        return mmx__smooth_update_cuda(ctx, n, x, s, scale, lambda, patch, out);
-    for (mmx_index v = 0; v < n; v++) mmx__smooth_vertex(x, s, scale, lambda, patch, v, out);
     return MMX_OK;
 }
 
@@ -228,19 +220,24 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
     return s;
 }
 
-/* LAPLACIAN and TAUBIN on the patches: sums of the VV neighbours by mmx_patch_reduce, counts
- * by the same reduction of ones. The reduction needs consistently oriented faces (it refuses
- * the others, naming the edge); then every edge has at most two faces, running it in opposite
- * senses, and a VV row lists each edge at its vertex exactly once (an edge of two faces as the
- * w of the face that runs it outwards, a boundary edge as the first w or the last u of its
- * fan), also at a vertex where several fans meet. So the count is the number of edges and the
- * sum that of the Laplacian's row: the paths agree on every mesh the reduction takes. */
+/* LAPLACIAN and TAUBIN on the patches: each step one patch kernel (laplacian_patch.c, through
+ * meshmatrix/patch_kernel.cuh) in which every patch copies its vertices into shared memory
+ * once and moves its owned vertices by the mean of their VV neighbours, counted and summed in
+ * the star's order (patch_view.h: VV's entries in a fixed order of their own). Stars and fans
+ * need consistently oriented faces (the others are refused, naming the edge); then every edge has at most two faces, running it in opposite senses, and a VV row
+ * lists each edge at its vertex exactly once (an edge of two faces as the w of the face that
+ * runs it outwards, a boundary edge as the first w or the last u of its fan), also at a
+ * vertex where several fans meet. So the count is the number of edges and the sum that of the
+ * Laplacian's row: the paths agree on every mesh the patch path takes. The steps go from one
+ * buffer into the other (a step reads its neighbours' old positions), the last into job->x;
+ * no allocation and no wait inside the loop. */
 static void free_patches(void *ps) { mmx_patch_set_free(ps); }
 
 static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
 {
     const mmx_index n = job->view.M->nrows;
     const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t bytes = 3 * (size_t)n * sizeof(float);
     mmx_patch_set *own = NULL;
     const mmx_patch_set *ps = job->opts->patches;
     mmx_status s = MMX_OK;
@@ -261,30 +258,27 @@ static mmx_status explicit_patch(mmx_ctx *ctx, mmx__smooth_job *job)
         else
             ps = own;
     }
-    float *sum = NULL, *cnt = NULL, *scale = NULL;
-    if (!s) s = mmx_mem_alloc(ctx, sp, 3 * (size_t)n * sizeof *sum, (void **)&sum);
-    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *cnt, (void **)&cnt);
-    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)n * sizeof *scale, (void **)&scale);
-    /* The counts: the VV reduction of ones. A mesh without faces has no VV row to reduce:
-     * every count is 0, so nothing moves. */
-    const int faces = job->view.M->ncols > 0;
-    if (!s) s = mmx__geom_fill(ctx, sum, n, 1.0f);
-    if (!s && faces) s = mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, sum, 1, cnt);
-    else if (!s) s = mmx__geom_fill(ctx, cnt, n, 0.0f);
-    if (!s) s = mmx__smooth_scale(ctx, n, cnt, 0, job->fixed, scale);
+    /* The other buffer starts as a copy, so that the vertices in no face (no patch moves
+     * them) keep their positions in both. With an odd number of steps the first one reads
+     * the copy and writes job->x. */
     const int steps = job->opts->method == MMX_SMOOTH_TAUBIN ? 2 : 1;
+    const int64_t total = (int64_t)job->opts->iterations * steps;
+    float *tmp = NULL;
+    if (!s && total > 0 && n > 0) s = mmx_mem_alloc(ctx, sp, bytes, (void **)&tmp);
+    if (!s && tmp) s = mmx_mem_copy(ctx, tmp, sp, job->x, sp, bytes);
+    const float *cur = total % 2 == 1 ? tmp : job->x;
+    int64_t i = 0;
     for (int it = 0; !s && it < job->opts->iterations; it++) {
-        for (int half = 0; !s && half < steps; half++) {
+        for (int half = 0; !s && half < steps; half++, i++) {
             const float lambda = half ? job->mu : job->step;
-            if (faces) s = mmx_patch_reduce(ctx, ps, MMX_QUERY_VV, job->x, 3, sum);
-            if (!s) s = mmx__smooth_update(ctx, n, job->x, sum, scale, lambda, 1, job->x);
+            float *next = (total - 1 - i) % 2 == 0 ? job->x : tmp;
+            if (n > 0) s = mmx__patch_laplacian_step(ctx, ps, cur, job->fixed, lambda, next);
+            cur = next;
         }
         if (!s) job->rep->iterations = it + 1;
         if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
-    mmx_mem_free(ctx, sp, scale);
-    mmx_mem_free(ctx, sp, cnt);
-    mmx_mem_free(ctx, sp, sum);
+    mmx_mem_free(ctx, sp, tmp);
     mmx_patch_set_free(own);
     return s;
 }

@@ -12,13 +12,6 @@ __global__ static void smooth_scale(mmx_index n, const float *d, int neg,
     if (v < n) scale[v] = mmx__smooth_scale_of(d[v], neg, mmx__smooth_fixed(fixed, v));
 }
 
-__global__ static void smooth_update(mmx_index n, const float *x, const float *s,
-                                     const float *scale, float lambda, int patch, float *out)
-{
-    const int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < n) mmx__smooth_vertex(x, s, scale, lambda, patch, v, out);
-}
-
 __global__ static void smooth_lap_step(const mmx_csc L, const float *w, const float *x,
                                        const float *scale, float lambda, float *out)
 {
@@ -62,16 +55,6 @@ extern "C" mmx_status mmx__smooth_scale_cuda(mmx_ctx *ctx, mmx_index n, const fl
     smooth_scale<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(n, d, neg, fixed,
                                                                             scale);
     return mmx__cuda(ctx, cudaGetLastError(), "smoothing scale launch");
-}
-
-extern "C" mmx_status mmx__smooth_update_cuda(mmx_ctx *ctx, mmx_index n, const float *x,
-                                              const float *s, const float *scale, float lambda,
-                                              int patch, float *out)
-{
-    if (n == 0) return MMX_OK;
-    smooth_update<<<mmx__grid(n), MMX__BLOCK, 0, (cudaStream_t)ctx->stream>>>(n, x, s, scale,
-                                                                             lambda, patch, out);
-    return mmx__cuda(ctx, cudaGetLastError(), "smoothing update launch");
 }
 
 extern "C" mmx_status mmx__smooth_lap_step_cuda(mmx_ctx *ctx, const mmx_csc *L, const float *w,

@@ -1,0 +1,52 @@
+/* mmx_patch_set_blocks (patch_view.h): the one place that reads the patch set's layout for the
+ * user-kernel views (patch_view.h, patch_kernel.cuh), so a change of the set's arrays is met
+ * here and in the view's setup; and the refusal a failed patch-kernel launch records. */
+#include "patch_internal.h"
+#include "meshmatrix/patch_view.h"
+
+mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists,
+                                mmx_patch_blocks *out)
+{
+    MMX__NEED_CTX(ctx);
+    if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: NULL argument");
+    if (lists != 0 && lists != MMX_PV_EDGE_FACES && lists != MMX_PV_VERTEX_FANS &&
+        lists != MMX_PV_VERTEX_STARS)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: lists = %d is not 0, "
+                         "MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS", lists);
+    if (ps->space != mmx_ctx_space(ctx))
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_set_blocks: the patch set is not in the "
+                         "context's space");
+    /* Fans and stars walk faces by orientation (mmx_patch_reduce refuses the same sets). */
+    if ((lists == MMX_PV_VERTEX_FANS || lists == MMX_PV_VERTEX_STARS) && ps->bad_edge >= 0) {
+        mmx_index ends[2] = {-1, -1};
+        mmx_status s = mmx__patch_edge_ends(ctx, ps, ps->bad_edge, ends);
+        if (s) return s;
+        return mmx__fail(ctx, MMX_ERR_MESH,
+                         "patch kernel: edge %d {%d, %d} has two faces that run it the same way: "
+                         "the faces are not consistently oriented, so vertex fans and stars (VV, "
+                         "VE, VF) are not defined", ps->bad_edge, ends[0], ends[1]);
+    }
+    out->space = ps->space;
+    out->npatches = ps->npatches;
+    out->nverts = ps->nverts, out->nedges = ps->nedges, out->nfaces = ps->nfaces;
+    out->order = ps->order;
+    out->max_faces = ps->stats.max_local_faces;
+    out->max_edges = ps->stats.max_local_edges;
+    out->max_verts = ps->stats.max_local_verts;
+    out->max_corners = ps->max_corners;
+    out->work_bytes = mmx_pv_work_bytes(out->max_faces, out->max_edges, out->max_verts,
+                                        out->max_corners);
+    out->face_off = ps->face_off, out->edge_off = ps->edge_off;
+    out->vert_off = ps->vert_off, out->corner_off = ps->corner_off;
+    out->owned = ps->owned;
+    out->l2g_f = ps->l2g_f, out->l2g_e = ps->l2g_e, out->l2g_v = ps->l2g_v;
+    out->fstart = ps->fstart;
+    out->fe = ps->fe, out->ev = ps->ev;
+    return MMX_OK;
+}
+
+mmx_status mmx_patch_kernel_fail(mmx_ctx *ctx, mmx_status s, const char *what)
+{
+    MMX__NEED_CTX(ctx);
+    return mmx__fail(ctx, s, "patch kernel: %s", what ? what : "failed");
+}
