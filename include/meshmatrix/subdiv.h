@@ -289,10 +289,14 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
  * to report; the coordinates' check against MMX_SUBDIV_COORD_MAX is part of it, and a
  * refusal reads the offending value back); the algebraic path reads the coordinates' check
- * once more before its adjacency; a mesh with crease tags costs two more (the tag checks read its faces on the
- * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
- * more when a crease is still sharp after the levels (its halves are read back as the result's
- * tags); a mesh with texture coordinates costs one wait to read its faces and coordinates
+ * once more before its adjacency. A mesh's tags are read once per mesh and tags: the first call
+ * on a tagged mesh checks them (mmx_mesh_tags_parse reads its faces on the host) and places
+ * the creases on the adjacency's edges (read back), waits on CUDA, and keeps the result in the
+ * mesh's cache (mesh.h; mmx_mesh_set_tags, or other tag text, makes it anew), so that later
+ * calls on the mesh wait twice, as an untagged mesh does: Catmull-Clark lists the creases
+ * still sharp after the levels (the result's tags) in closed form from the input's; Loop and
+ * the Chaikin method read them back from the last level (one wait more), and holes read the
+ * result back to leave them out (one more). A mesh with texture coordinates costs one wait to read its faces and coordinates
  * back, then the texture mesh's own refinement (the waits above; no wait per level), or in
  * the per-corner way one wait for the number of coordinates; the result is queued, ready for
  * the next call on the context (read it with mmx_mesh_copy or after mmx_ctx_sync). The
@@ -336,7 +340,11 @@ typedef struct mmx_subdiv_plan mmx_subdiv_plan;
 /* Builds the plan for `levels` (>= 1) levels of `scheme` over `control` (with positions, in
  * the context's space), with the checks and errors of mmx_subdivide (opts: its boundary mode;
  * the path is always the fused one, so sqrt3 with boundary is refused, MMX_ERR_UNSUPPORTED,
- * and a trace is filled as by mmx_subdivide). The plan
+ * and a trace is filled as by mmx_subdivide; opts->limit: every evaluation's positions are
+ * pushed to the limit surface, as mmx_subdivide's result, by mmx_subdiv_limit on the last
+ * level with the sharp features it carries, at its cost and with its waits, after the
+ * passes; sqrt3 refused, MMX_ERR_UNSUPPORTED). Not in plans: holes (the last level keeps the
+ * hole faces' descendants, as MMX_HOLES_KEEP, untagged) and texture coordinates. The plan
  * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
  * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
  * three) and positions. */

@@ -13,7 +13,31 @@ struct mmx_subdiv_plan {
     void *graph;            /* CUDA: the re-evaluation chain for graph_in -> graph_out */
     const float *graph_in;
     float *graph_out;
+    /* opts->limit: every evaluation's last level is pushed to the limit surface, as
+     * mmx_subdivide's result is (mmx_subdiv_limit on the last level with the tags it carries,
+     * `last`'s, into `lim`, then copied over the output). */
+    int limit;
+    float *lim;
 };
+
+/* The limit surface at the last level's vertices for the positions `pos` (the plan's output
+ * array, overwritten): mmx_subdiv_limit on a view of the last level (its topology and tags; a
+ * struct copy that keeps its matrix shares its cache, so the limit's adjacency and tag entry
+ * are made once) with the resolved boundary mode. */
+static mmx_status plan_limit(mmx_subdiv_plan *p, float *pos)
+{
+    mmx_ctx *ctx = p->ctx;
+    mmx_mesh view = *p->last;
+    view.pos = pos;
+    mmx_subdiv_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.boundary = p->sharp.boundary;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t bytes = 3 * (size_t)p->last->M->nrows * sizeof(float);
+    mmx_status s = mmx_subdiv_limit(ctx, p->scheme, &view, &lo, p->lim, NULL);
+    if (!s && bytes) s = mmx_mem_copy(ctx, pos, sp, p->lim, sp, bytes);
+    return s;
+}
 
 void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
 {
@@ -24,6 +48,7 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
     mmx_mesh_free(plan->last);
+    if (plan->lim) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->lim);
     mmx__subdiv_sharp_free(&plan->sharp);
     free(plan);
 }
@@ -47,7 +72,13 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx__subdiv_sharp sharp;
     mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, &fused, 1, &o, &adj,
                                        &adj_ms, &sharp);
-    if (s) return s;
+    /* The plan outlives the mesh, whose cache may hold the tags' arrays: its own copies. */
+    if (!s) s = mmx__subdiv_sharp_own(ctx, &sharp);
+    if (s) {
+        mmx_adjacency_free(adj);
+        mmx__subdiv_sharp_free(&sharp);
+        return s;
+    }
     mmx_subdiv_plan *p = calloc(1, sizeof *p);
     if (p) p->lv = calloc((size_t)levels + 1, sizeof *p->lv);
     if (!p || !p->lv) {
@@ -59,12 +90,27 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
     p->sharp = sharp; /* the plan's now: its levels read the corners at every evaluation */
     int algebraic_only = 0;
-    s = mmx__subdiv_fused(ctx, scheme, &p->sharp, control, adj, levels, 1, p->lv, o.trace,
-                          &p->last, NULL, &algebraic_only);
+    /* The limit reads the last level's creases from its tags: read back here, once. */
+    mmx_mesh_tags creases;
+    memset(&creases, 0, sizeof creases);
+    p->limit = o.limit != 0;
+    if (p->limit && scheme == MMX_SCHEME_SQRT3)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: sqrt3 has no limit masks here (opts->limit)", who);
+    if (!s)
+        s = mmx__subdiv_fused(ctx, scheme, &p->sharp, control, adj, levels, 1, p->lv, o.trace,
+                              &p->last, p->limit ? &creases : NULL, &algebraic_only);
     if (!s && algebraic_only)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: plans run the fused path, which takes neither "
                       "creases around a vertex of several fans nor an edge that both its faces "
                       "run the same way", who);
+    if (!s && p->limit) s = mmx__subdiv_carry_features(ctx, &p->sharp, levels, &creases, p->last);
+    if (!s && p->limit)
+        s = mmx_mem_alloc(ctx, mmx_ctx_space(ctx), (3 * (size_t)p->last->M->nrows + 1) * sizeof(float),
+                          (void **)&p->lim);
+    /* The positions computed at creation (mmx_subdiv_plan_mesh's) are the limit's too. */
+    if (!s && p->limit) s = plan_limit(p, p->last->pos);
+    free(creases.crease_verts);
+    free(creases.crease_sharpness);
     mmx_adjacency_free(adj);
     if (!s && o.trace) o.trace[0].ms += adj_ms;
     if (s) {
@@ -90,9 +136,11 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
     if (!control_pos || !pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
                          control_pos ? "pos" : "control_pos");
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) /* queued, no wait: subdiv.h says why unchecked */
-        return mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
-                                 &plan->graph, &plan->graph_in, &plan->graph_out);
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) { /* queued, no wait: subdiv.h says why unchecked */
+        mmx_status s = mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
+                                         &plan->graph, &plan->graph_in, &plan->graph_out);
+        return !s && plan->limit ? plan_limit(plan, pos) : s;
+    }
     mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval", control_pos, plan->lv[0].nv, 3,
                                       MMX_SPACE_HOST, "control vertex");
     for (int l = 1; !s && l <= plan->levels; l++) {
@@ -103,7 +151,7 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
         C.pos = l == plan->levels ? pos : plan->lv[l].pos;
         s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
     }
-    return s;
+    return !s && plan->limit ? plan_limit(plan, pos) : s;
 }
 
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out)
