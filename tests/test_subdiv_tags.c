@@ -378,3 +378,68 @@ Test(subdiv_tags, gpu_plan_limit_matches_direct, .description = "a CUDA plan wit
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }
+
+/* Holes in a plan (the input's, and no boundary interpolation's), left out as mmx_subdivide
+ * leaves them: mmx_subdiv_plan_mesh's topology is the direct call's, and every evaluation's
+ * positions are the direct call's on the moved control mesh (with opts->limit too). */
+static void plan_holes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { mmx_scheme scheme; const char *shape, *tags; int creases, limit; } cases[] = {
+        {CC, "torus:8:6", "t hole 2/0/0 5 20\n", 1, 0},
+        {CC, "torus:8:6", "t hole 2/0/0 5 20\nt corner 1/1/0 0 3\n", 1, 1},
+        {CC, "mixed", "t interpolateboundary 1/0/0 0\n", 0, 0},
+        {MMX_SCHEME_LOOP, "icosphere:1", "t hole 1/0/0 3\n", 1, 0},
+        {MMX_SCHEME_SQRT3, "icosphere:1", "t hole 2/0/0 3 7\n", 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = shape(host, cases[k].shape), *m = NULL;
+        h = cases[k].creases ? with_creases(h, 3, cases[k].tags) : retag(h, cases[k].tags);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_subdiv_options o = {0};
+        o.limit = cases[k].limit;
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
+        for (size_t i = 0; i < 3 * (size_t)h->M->nrows; i++) h->pos[i] = 0.75f * h->pos[i] - 0.5f * (float)(i % 3);
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, m->pos, mmx_ctx_space(ctx), h->pos, MMX_SPACE_HOST,
+                                         3 * (size_t)h->M->nrows * sizeof *h->pos));
+        mmx_mesh *ref = NULL, *pm = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref));
+        mmx_index nv = 0, nf = 0;
+        mmx_subdiv_plan_sizes(plan, NULL, &nv, &nf);
+        cr_assert_eq(nv, ref->M->nrows, "case %zu: %d vertices, the direct call %d", k, nv, ref->M->nrows);
+        cr_assert_eq(nf, ref->M->ncols, "case %zu: %d faces, the direct call %d", k, nf, ref->M->ncols);
+        const mmx_space sp = mmx_ctx_space(ctx);
+        float *out = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 3 * (size_t)nv * sizeof *out, (void **)&out));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, m->pos, out));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, out, &pm));
+        mmx_mesh *ph = to_host(ctx, pm);
+        retag(ph, ref->tags); /* plans carry no tags */
+        char label[64];
+        snprintf(label, sizeof label, "plan with holes, case %zu", k);
+        same(ph, ref, 1e-6, label);
+        mmx_mesh_free(ph);
+        mmx_mesh_free(pm);
+        mmx_mem_free(ctx, sp, out);
+        mmx_subdiv_plan_free(plan);
+        mmx_mesh_free(ref);
+        mmx_mesh_free(m);
+        mmx_mesh_free(h);
+    }
+}
+
+Test(subdiv_tags, plan_holes_match_direct, .description = "a plan leaves holes out as mmx_subdivide does (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_holes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_plan_holes_match_direct, .description = "a CUDA plan leaves holes out as the host's mmx_subdivide does")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_holes(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}

@@ -343,8 +343,11 @@ typedef struct mmx_subdiv_plan mmx_subdiv_plan;
  * and a trace is filled as by mmx_subdivide; opts->limit: every evaluation's positions are
  * pushed to the limit surface, as mmx_subdivide's result, by mmx_subdiv_limit on the last
  * level with the sharp features it carries, at its cost and with its waits, after the
- * passes; sqrt3 refused, MMX_ERR_UNSUPPORTED). Not in plans: holes (the last level keeps the
- * hole faces' descendants, as MMX_HOLES_KEEP, untagged) and texture coordinates. The plan
+ * passes; sqrt3 refused, MMX_ERR_UNSUPPORTED; opts->holes: with MMX_HOLES_REMOVE, the
+ * default, the hole faces' descendants and the vertices only they use are left out as by
+ * mmx_subdivide: mmx_subdiv_plan_sizes and mmx_subdiv_plan_mesh give the kept ones, and each
+ * evaluation gathers the kept vertices of the last level (an mmx_spmv after the passes, no
+ * wait); MMX_HOLES_KEEP keeps them, untagged). Not in plans: texture coordinates. The plan
  * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
  * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
  * three) and positions. */
@@ -360,8 +363,9 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  * them (MMX_ERR_MESH naming the vertex); on CUDA that would cost a wait per frame, so there it
  * is the caller's precondition (beyond it the positions may come out infinite).
  * On CUDA the chain is a CUDA graph made on the first call for this pair of pointers, so
- * passing the same buffers every frame costs one graph launch. Errors: MMX_ERR_ARG (NULL
- * arguments), MMX_ERR_CUDA. */
+ * passing the same buffers every frame costs one graph launch; a plan with holes left out adds
+ * the gather's launch, and one with opts->limit mmx_subdiv_limit's work and waits. Errors:
+ * MMX_ERR_ARG (NULL arguments), MMX_ERR_CUDA, and with opts->limit those of mmx_subdiv_limit. */
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos);
 
 /* The plan's sizes: the control mesh's vertices, the last level's vertices and faces. Any

@@ -18,7 +18,45 @@ struct mmx_subdiv_plan {
      * `last`'s, into `lim`, then copied over the output). */
     int limit;
     float *lim;
+    /* Holes left out (MMX_HOLES_REMOVE, as mmx_subdivide's result): `cut` is the last level
+     * without them (the plan's mesh), and each evaluation writes the whole last level into
+     * `full`, then gathers the kept vertices with G (last level's vertices x cut's, column j
+     * holding the old number of cut's vertex j): mmx_spmv's T product, no wait. */
+    mmx_mesh *cut;
+    mmx_csc *G;
+    float *full;
 };
+
+/* The kept vertices of the last level into `pos` (from `full`). */
+static mmx_status plan_gather(mmx_subdiv_plan *p, float *pos)
+{
+    return mmx_spmv(p->ctx, MMX_OP_T, 1.0f, p->G, mmx_map_const(1.0f), p->full, 3, 0.0f, pos);
+}
+
+/* The hole-free last level of a plan whose control mesh has holes (cut, G, full). */
+static mmx_status plan_cut(mmx_subdiv_plan *p, const mmx_mesh *control)
+{
+    mmx_ctx *ctx = p->ctx;
+    const mmx_mesh_tags *t = p->sharp.tags;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_mesh_tags carry = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, -1, -1, -1, -1, -1};
+    mmx_index *kept = NULL;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *carry.holes, (void **)&carry.holes);
+    if (!s) memcpy(carry.holes, t->holes, (size_t)t->nholes * sizeof *carry.holes), carry.nholes = t->nholes;
+    if (!s) s = mmx_mesh_copy(ctx, p->last, sp, &p->cut);
+    if (!s) s = mmx__subdiv_holes(ctx, p->scheme, control, p->levels, MMX_HOLES_REMOVE, &p->cut, &carry, &kept);
+    const mmx_index nv = p->last->M->nrows, kv = s ? 0 : p->cut->M->nrows;
+    if (!s) s = mmx__csc_alloc(ctx, sp, nv, kv, kv, 1, &p->G);
+    if (!s && kv) s = mmx_mem_copy(ctx, p->G->rowidx, sp, kept, MMX_SPACE_HOST, (size_t)kv * sizeof *kept);
+    if (!s) s = mmx__csc_props(ctx, p->G);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (3 * (size_t)nv + 1) * sizeof(float), (void **)&p->full);
+    /* The copy above is queued from a host array freed here: wait for it (CUDA; once). */
+    if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
+    free(carry.holes), free(carry.crease_verts), free(carry.crease_sharpness);
+    free(carry.corner_verts), free(carry.corner_sharpness);
+    free(kept);
+    return s;
+}
 
 /* The limit surface at the last level's vertices for the positions `pos` (the plan's output
  * array, overwritten): mmx_subdiv_limit on a view of the last level (its topology and tags; a
@@ -48,6 +86,9 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
     mmx_mesh_free(plan->last);
+    mmx_mesh_free(plan->cut);
+    mmx_csc_free(plan->G);
+    if (plan->full) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->full);
     if (plan->lim) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->lim);
     mmx__subdiv_sharp_free(&plan->sharp);
     free(plan);
@@ -109,6 +150,9 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
                           (void **)&p->lim);
     /* The positions computed at creation (mmx_subdiv_plan_mesh's) are the limit's too. */
     if (!s && p->limit) s = plan_limit(p, p->last->pos);
+    /* Holes, the input's and those of no boundary interpolation: left out, as by
+     * mmx_subdivide (MMX_HOLES_KEEP keeps the last level whole). */
+    if (!s && p->sharp.tags && p->sharp.tags->nholes && o.holes == MMX_HOLES_REMOVE) s = plan_cut(p, control);
     free(creases.crease_verts);
     free(creases.crease_sharpness);
     mmx_adjacency_free(adj);
@@ -124,9 +168,10 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nverts,
                            mmx_index *nverts, mmx_index *nfaces)
 {
+    const mmx_mesh *last = plan ? (plan->cut ? plan->cut : plan->last) : NULL;
     if (control_nverts) *control_nverts = plan ? plan->lv[0].nv : 0;
-    if (nverts) *nverts = plan ? plan->lv[plan->levels].nv : 0;
-    if (nfaces) *nfaces = plan ? plan->lv[plan->levels].nf : 0;
+    if (nverts) *nverts = last ? last->M->nrows : 0;
+    if (nfaces) *nfaces = last ? last->M->ncols : 0;
 }
 
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
@@ -136,10 +181,13 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
     if (!control_pos || !pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
                          control_pos ? "pos" : "control_pos");
+    /* With holes the passes write the whole last level, then the kept vertices are gathered. */
+    float *dst = plan->G ? plan->full : pos;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) { /* queued, no wait: subdiv.h says why unchecked */
-        mmx_status s = mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, pos,
+        mmx_status s = mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, dst,
                                          &plan->graph, &plan->graph_in, &plan->graph_out);
-        return !s && plan->limit ? plan_limit(plan, pos) : s;
+        if (!s && plan->limit) s = plan_limit(plan, dst);
+        return !s && plan->G ? plan_gather(plan, pos) : s;
     }
     mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval", control_pos, plan->lv[0].nv, 3,
                                       MMX_SPACE_HOST, "control vertex");
@@ -148,10 +196,11 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
         mmx__fz_level P = plan->lv[l - 1], C;
         memset(&C, 0, sizeof C);
         P.pos = (float *)(l == 1 ? control_pos : plan->lv[l - 1].pos);
-        C.pos = l == plan->levels ? pos : plan->lv[l].pos;
+        C.pos = l == plan->levels ? dst : plan->lv[l].pos;
         s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
     }
-    return !s && plan->limit ? plan_limit(plan, pos) : s;
+    if (!s && plan->limit) s = plan_limit(plan, dst);
+    return !s && plan->G ? plan_gather(plan, pos) : s;
 }
 
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out)
@@ -160,7 +209,7 @@ mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, m
     mmx_ctx *ctx = plan->ctx;
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_mesh: out is NULL");
     *out = NULL;
-    const mmx_mesh *last = plan->last;
+    const mmx_mesh *last = plan->cut ? plan->cut : plan->last;
     const mmx_space sp = last->space;
     mmx_mesh *m = NULL;
     mmx_status s = mmx__subdiv_mesh_alloc(ctx, mmx_mesh_nverts(last), &m);

@@ -252,9 +252,12 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 /* The holes of `mesh` (the input) in the result *out of `levels` levels (holes.c): carry's
  * holes (the input's, host arrays) become the result's descendants of them (MMX_HOLES_KEEP),
  * or those faces and the vertices only they use are left out of *out, rebuilt in its space,
- * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none). */
+ * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none).
+ * kept, if not NULL, gets the old number of each vertex kept (host array, the caller frees it;
+ * NULL with MMX_HOLES_KEEP). */
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
+                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry,
+                             mmx_index **kept);
 
 /* *out: the texture coordinates of the result of `levels` levels of `scheme` on `mesh`, which
  * has nnz_out corners (NULL, and nothing done, when mesh has none, for sqrt3 and 0 levels), by
