@@ -443,3 +443,100 @@ Test(subdiv_tags, gpu_plan_holes_match_direct, .description = "a CUDA plan leave
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }
+
+/* Texture coordinates in a plan: mmx_subdiv_plan_mesh's coordinates and index are
+ * mmx_subdivide's, and mmx_subdiv_plan_eval_uv on moved control coordinates gives the direct
+ * call's on them: Catmull-Clark linear (the default) and smooth, bilinear, with a hole and a
+ * crease; Loop's linear mode has no plan of its coordinates (refused by eval_uv). */
+static void plan_uv(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { mmx_scheme scheme; const char *file, *tags; mmx_fvar_mode fvar; } cases[] = {
+        {CC, "textured.obj", NULL, MMX_FVAR_FROM_MESH},
+        {CC, "textured.obj", "t crease 2/1/0 1 2 2\n", MMX_FVAR_SMOOTH},
+        {CC, "bigguy_quads.obj", "t hole 1/0/0 2\n", MMX_FVAR_BOUNDARIES},
+        {CC, "bigguy_quads.obj", NULL, MMX_FVAR_CORNERS_ONLY},
+        {MMX_SCHEME_BILINEAR, "textured.obj", "t hole 1/0/0 1\n", MMX_FVAR_FROM_MESH},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = retag(read_data(host, cases[k].file), cases[k].tags), *m = NULL;
+        cr_assert_not_null(h->uv, "%s has texture coordinates", cases[k].file);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_subdiv_options o = {0};
+        o.fvar = cases[k].fvar;
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
+        /* At creation: the direct call's coordinates. */
+        mmx_mesh *ref = NULL, *pm = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, NULL, &pm));
+        mmx_mesh *ph = to_host(ctx, pm);
+        cr_assert_not_null(ph->uv, "case %zu: the plan's mesh has no coordinates", k);
+        cr_assert_eq(ph->uv->nvalues, ref->uv->nvalues, "case %zu: coordinates", k);
+        cr_assert_eq(mmx_subdiv_plan_uv_count(plan), ref->uv->nvalues, "case %zu", k);
+        cr_assert_eq(memcmp(ph->uv->index, ref->uv->index, sizeof(mmx_index) * (size_t)ref->M->nnz), 0,
+                     "case %zu: the coordinates' index", k);
+        for (mmx_index i = 0; i < 2 * ref->uv->nvalues; i++)
+            cr_assert(fabsf(ph->uv->values[i] - ref->uv->values[i]) <= 1e-6f, "case %zu: value %d", k, i);
+        /* Moved control coordinates. */
+        const mmx_index n = h->uv->nvalues, nout = ref->uv->nvalues;
+        for (mmx_index i = 0; i < 2 * n; i++) h->uv->values[i] = 0.5f * h->uv->values[i] + 0.125f * (float)(i % 2);
+        mmx_mesh *ref2 = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref2));
+        const mmx_space sp = mmx_ctx_space(ctx);
+        float *in = NULL, *out = NULL, *got = malloc(2 * (size_t)nout * sizeof *got);
+        cr_assert_not_null(got);
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 2 * (size_t)n * sizeof *in, (void **)&in));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 2 * (size_t)nout * sizeof *out, (void **)&out));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, in, sp, h->uv->values, MMX_SPACE_HOST, 2 * (size_t)n * sizeof *in));
+        for (int rep = 0; rep < 2; rep++) {
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval_uv(plan, in, out));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, out, sp, 2 * (size_t)nout * sizeof *got));
+            for (mmx_index i = 0; i < 2 * nout; i++)
+                cr_assert(fabsf(got[i] - ref2->uv->values[i]) <= 1e-6f, "case %zu: moved value %d is %g, the direct call's %g",
+                          k, i, (double)got[i], (double)ref2->uv->values[i]);
+        }
+        free(got);
+        mmx_mem_free(ctx, sp, in), mmx_mem_free(ctx, sp, out);
+        mmx_mesh_free(ref2), mmx_mesh_free(ph), mmx_mesh_free(pm), mmx_mesh_free(ref);
+        mmx_subdiv_plan_free(plan);
+        mmx_mesh_free(m), mmx_mesh_free(h);
+    }
+    /* cube.obj's faces share one chart's four corners: a texture mesh with edges of six faces,
+     * which mmx_subdivide refines on the algebraic path; the plan has no coordinates. */
+    mmx_mesh *cube = read_data(host, "cube.obj"), *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, cube, mmx_ctx_space(ctx), &c));
+    mmx_subdiv_plan *cplan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, CC, c, 2, NULL, &cplan));
+    cr_assert_eq(mmx_subdiv_plan_uv_count(cplan), 0);
+    mmx_subdiv_plan_free(cplan);
+    mmx_mesh_free(c), mmx_mesh_free(cube);
+    /* Loop's linear mode: numbered by value per corner, no plan of the coordinates. */
+    mmx_mesh *quads = read_data(host, "textured.obj"), *tri = NULL, *t = NULL;
+    MMX_OK_OR_FAIL(host, mmx_mesh_triangulate(host, quads, &tri));
+    mmx_mesh_free(quads);
+    cr_assert_not_null(tri->uv);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, tri, mmx_ctx_space(ctx), &t));
+    mmx_subdiv_plan *plan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, MMX_SCHEME_LOOP, t, 1, NULL, &plan));
+    cr_assert_eq(mmx_subdiv_plan_uv_count(plan), 0);
+    float dummy[2] = {0, 0};
+    cr_assert_eq(mmx_subdiv_plan_eval_uv(plan, dummy, dummy), MMX_ERR_UNSUPPORTED);
+    mmx_subdiv_plan_free(plan);
+    mmx_mesh_free(t), mmx_mesh_free(tri);
+}
+
+Test(subdiv_tags, plan_uv_matches_direct, .description = "a plan's texture coordinates = mmx_subdivide's (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_uv(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_plan_uv_matches_direct, .description = "a CUDA plan's texture coordinates = the host's mmx_subdivide's")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_uv(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}

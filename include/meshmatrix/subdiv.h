@@ -347,7 +347,10 @@ typedef struct mmx_subdiv_plan mmx_subdiv_plan;
  * default, the hole faces' descendants and the vertices only they use are left out as by
  * mmx_subdivide: mmx_subdiv_plan_sizes and mmx_subdiv_plan_mesh give the kept ones, and each
  * evaluation gathers the kept vertices of the last level (an mmx_spmv after the passes, no
- * wait); MMX_HOLES_KEEP keeps them, untagged). Not in plans: texture coordinates. The plan
+ * wait); MMX_HOLES_KEEP keeps them, untagged; texture coordinates, where mmx_subdivide
+ * refines them as a texture mesh (the smooth modes, Catmull-Clark's and bilinear's linear
+ * mode: not sqrt3 nor Loop's linear mode), get a plan of their own, re-evaluated by
+ * mmx_subdiv_plan_eval_uv). The plan
  * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
  * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
  * three) and positions. */
@@ -368,6 +371,20 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  * MMX_ERR_ARG (NULL arguments), MMX_ERR_CUDA, and with opts->limit those of mmx_subdiv_limit. */
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos);
 
+/* The last level's texture coordinates for new control coordinates: `control_uv` has the
+ * control mesh's uv->nvalues x 2 floats, `uv` room for mmx_subdiv_plan_uv_count(plan) x 2, both
+ * in the context's space; the refined mesh's index of them is mmx_subdiv_plan_mesh's uv->index
+ * (the same as mmx_subdivide's). The face-varying channel re-evaluated as the positions are:
+ * the texture mesh's plan (two mmx_spmv around its passes widen the coordinates to (u, v, 0)
+ * and narrow them back; on CUDA its graph). Queued, as mmx_subdiv_plan_eval. Errors:
+ * MMX_ERR_ARG (NULL arguments), MMX_ERR_UNSUPPORTED (a plan without texture coordinates: the
+ * control mesh had none, or sqrt3, or Loop's linear mode, which mmx_subdivide refines per
+ * corner), MMX_ERR_CUDA. */
+mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv);
+
+/* The number of texture coordinates of the plan's last level (0 for a plan without them). */
+mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan);
+
 /* The plan's sizes: the control mesh's vertices, the last level's vertices and faces. Any
  * output may be NULL. */
 void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nverts,
@@ -375,7 +392,8 @@ void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nvert
 
 /* A new mesh (the caller frees it) with the last level's topology and the positions from
  * `pos` (nverts x 3 in the context's space, as written by mmx_subdiv_plan_eval), or those
- * computed at creation when pos is NULL. Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * computed at creation when pos is NULL; with texture coordinates, those computed at creation
+ * (in the context's space, as mmx_subdivide's). Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out);
 
 /* Frees a plan; NULL is accepted. */

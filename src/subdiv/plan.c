@@ -1,5 +1,6 @@
 /* Topology-fixed re-evaluation (subdiv.h): the fused path's levels kept, then positions-only
  * passes over them. */
+#include <stdio.h>
 #include <string.h>
 #include "fused.h"
 
@@ -25,7 +26,95 @@ struct mmx_subdiv_plan {
     mmx_mesh *cut;
     mmx_csc *G;
     float *full;
+    /* Texture coordinates (where mmx_subdivide refines them as a texture mesh): the plan of
+     * that mesh (uv.c's, its vertices the coordinates as (u, v, 0)), and the two matrices that
+     * put a coordinate array (n x 2) into its positions (n x 3, zero third component) and
+     * back, applied by mmx_spmv's T product on the arrays as vectors (k = 1); buffers for its
+     * control positions and its last level's. */
+    mmx_subdiv_plan *uvplan;
+    mmx_csc *to3, *to2;
+    float *uv_in3, *uv_out3;
 };
+
+/* A (2n x 3n, general) gathering column 3i + c from row 2i + c for c < 2, none for c = 2, or
+ * (three = 0) 3n x 2n gathering column 2i + c from row 3i + c: T products that widen n
+ * coordinates to positions (z 0) and narrow them back. */
+static mmx_status stride_matrix(mmx_ctx *ctx, mmx_index n, int widen, mmx_csc **out)
+{
+    const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t nn = 2 * (size_t)n;
+    mmx_index *colptr = NULL, *rowidx = NULL, *val = NULL;
+    mmx_status s = mmx__host_alloc(ctx, 3 * (size_t)n + 1, sizeof *colptr, (void **)&colptr);
+    if (!s) s = mmx__host_alloc(ctx, nn + 1, sizeof *rowidx, (void **)&rowidx);
+    if (!s) s = mmx__host_alloc(ctx, nn + 1, sizeof *val, (void **)&val);
+    if (!s) s = widen ? mmx__csc_alloc(ctx, sp, 2 * n, 3 * n, 2 * n, 0, out)
+                      : mmx__csc_alloc(ctx, sp, 3 * n, 2 * n, 2 * n, 1, out);
+    if (!s) {
+        for (size_t j = 0, q = 0; j < (widen ? 3 : 2) * (size_t)n; j++) {
+            if (widen) colptr[j] = (mmx_index)q;
+            const size_t i = widen ? j / 3 : j / 2, c = widen ? j % 3 : j % 2;
+            if (c < 2) rowidx[q] = (mmx_index)((widen ? 2 : 3) * i + c), val[q] = 1, q++;
+        }
+        colptr[3 * (size_t)n] = 2 * n;
+        if (nn) s = mmx_mem_copy(ctx, (*out)->rowidx, sp, rowidx, MMX_SPACE_HOST, nn * sizeof *rowidx);
+        if (!s && widen) s = mmx_mem_copy(ctx, (*out)->colptr, sp, colptr, MMX_SPACE_HOST, (3 * (size_t)n + 1) * sizeof *colptr);
+        if (!s && widen && nn) s = mmx_mem_copy(ctx, (*out)->val, sp, val, MMX_SPACE_HOST, nn * sizeof *val);
+        if (!s) s = mmx__csc_props(ctx, *out); /* waits (CUDA): the host arrays are read */
+    }
+    if (s && *out) mmx_csc_free(*out), *out = NULL;
+    free(colptr), free(rowidx), free(val);
+    return s;
+}
+
+/* The plan's texture coordinates: the texture mesh's plan and the result's coordinates on the
+ * last level (index: the texture mesh's refined faces; values: its positions narrowed). A mode
+ * that mmx_subdivide runs per corner (Loop's linear one), or a texture mesh that the fused
+ * path does not take, leaves the plan without them. */
+static mmx_status plan_uv(mmx_subdiv_plan *p, const mmx_mesh *control)
+{
+    mmx_ctx *ctx = p->ctx;
+    const mmx_space sp = mmx_ctx_space(ctx);
+    mmx_mesh *tm = NULL;
+    mmx_scheme ts = MMX_SCHEME_BILINEAR;
+    mmx_status s = mmx__subdiv_uv_texture(ctx, p->scheme, control, &p->sharp, p->sharp.fvar, &tm, &ts);
+    if (s || !tm) return s;
+    mmx_subdiv_options to;
+    memset(&to, 0, sizeof to);
+    to.holes = MMX_HOLES_KEEP;
+    char saved[MMX__ERRLEN];
+    snprintf(saved, sizeof saved, "%s", mmx_ctx_error(ctx));
+    s = mmx_subdiv_plan_create(ctx, ts, tm, p->levels, &to, &p->uvplan);
+    /* A texture mesh that the fused path does not take (a mesh matrix cannot hold it, or it
+     * has an edge of three faces or more: mmx_subdivide refines those per corner or on the
+     * algebraic path): the plan has no texture coordinates (mmx_subdiv_plan_eval_uv says so). */
+    if (s == MMX_ERR_MESH || s == MMX_ERR_UNSUPPORTED) {
+        snprintf(ctx->err, sizeof ctx->err, "%s", saved);
+        mmx_mesh_free(tm);
+        return MMX_OK;
+    }
+    mmx_mesh_uv *uv = NULL;
+    const mmx_index n = tm->M->nrows, m = s ? 0 : p->uvplan->last->M->nrows;
+    const int64_t nnz = p->last->M->nnz;
+    if (!s && p->uvplan->last->M->nnz != nnz)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "plan: %lld texture corners, the mesh has %lld",
+                      (long long)p->uvplan->last->M->nnz, (long long)nnz);
+    if (!s) s = stride_matrix(ctx, n, 1, &p->to3);
+    if (!s) s = stride_matrix(ctx, m, 0, &p->to2);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (3 * (size_t)n + 1) * sizeof(float), (void **)&p->uv_in3);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (3 * (size_t)m + 1) * sizeof(float), (void **)&p->uv_out3);
+    if (!s && !(uv = calloc(1, sizeof *uv))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "plan: out of host memory");
+    if (!s) {
+        uv->space = sp, uv->ctx = sp == MMX_SPACE_HOST ? NULL : ctx, uv->nvalues = m;
+        s = mmx_mem_alloc(ctx, sp, ((size_t)nnz + 1) * sizeof *uv->index, (void **)&uv->index);
+    }
+    if (!s) s = mmx_mem_alloc(ctx, sp, (2 * (size_t)m + 1) * sizeof *uv->values, (void **)&uv->values);
+    if (!s && nnz) s = mmx_mem_copy(ctx, uv->index, sp, p->uvplan->last->M->rowidx, sp, (size_t)nnz * sizeof *uv->index);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, p->to2, mmx_map_const(1.0f), p->uvplan->last->pos, 1, 0.0f, uv->values);
+    if (!s) mmx_mesh_uv_free(p->last->uv), p->last->uv = uv, uv = NULL;
+    mmx_mesh_uv_free(uv);
+    mmx_mesh_free(tm);
+    return s;
+}
 
 /* The kept vertices of the last level into `pos` (from `full`). */
 static mmx_status plan_gather(mmx_subdiv_plan *p, float *pos)
@@ -88,6 +177,11 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
     mmx_mesh_free(plan->last);
     mmx_mesh_free(plan->cut);
     mmx_csc_free(plan->G);
+    mmx_subdiv_plan_free(plan->uvplan);
+    mmx_csc_free(plan->to3);
+    mmx_csc_free(plan->to2);
+    if (plan->uv_in3) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->uv_in3);
+    if (plan->uv_out3) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->uv_out3);
     if (plan->full) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->full);
     if (plan->lim) mmx_mem_free(plan->ctx, mmx_ctx_space(plan->ctx), plan->lim);
     mmx__subdiv_sharp_free(&plan->sharp);
@@ -152,6 +246,8 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     if (!s && p->limit) s = plan_limit(p, p->last->pos);
     /* Holes, the input's and those of no boundary interpolation: left out, as by
      * mmx_subdivide (MMX_HOLES_KEEP keeps the last level whole). */
+    /* Texture coordinates, before the holes (which leave their corners out). */
+    if (!s && control->uv) s = plan_uv(p, control);
     if (!s && p->sharp.tags && p->sharp.tags->nholes && o.holes == MMX_HOLES_REMOVE) s = plan_cut(p, control);
     free(creases.crease_verts);
     free(creases.crease_sharpness);
@@ -216,10 +312,35 @@ mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, m
     if (!s) s = mmx_mem_copy(ctx, m->pos, sp, pos ? pos : last->pos, sp,
                              (size_t)mmx_mesh_nverts(last) * 3 * sizeof(float));
     if (!s) s = mmx_csc_copy(ctx, last->M, sp, &m->M);
+    if (!s && last->uv) s = mmx__mesh_uv_copy_to(ctx, last->uv, last->M->nnz, sp, &m->uv);
     if (s) {
         mmx_mesh_free(m);
         return s;
     }
     *out = m;
     return MMX_OK;
+}
+
+mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan)
+{
+    return plan && plan->uvplan ? plan->uvplan->last->M->nrows : 0;
+}
+
+mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv)
+{
+    if (!plan) return MMX_ERR_ARG;
+    mmx_ctx *ctx = plan->ctx;
+    if (!control_uv || !uv)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval_uv: %s is NULL",
+                         control_uv ? "uv" : "control_uv");
+    if (!plan->uvplan)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdiv_plan_eval_uv: the plan refines no "
+                         "texture coordinates (its control mesh had none; sqrt3 and Loop's "
+                         "linear mode refine them per corner; or their texture mesh is one the "
+                         "fused path does not take, such as faces sharing one chart's corners)");
+    const mmx_map one = mmx_map_const(1.0f);
+    mmx_status s = mmx_spmv(ctx, MMX_OP_T, 1.0f, plan->to3, one, control_uv, 1, 0.0f, plan->uv_in3);
+    if (!s) s = mmx_subdiv_plan_eval(plan->uvplan, plan->uv_in3, plan->uv_out3);
+    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, plan->to2, one, plan->uv_out3, 1, 0.0f, uv);
+    return s;
 }

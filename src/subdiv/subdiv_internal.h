@@ -269,6 +269,18 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                           const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
                           mmx_mesh_uv **out);
 
+/* The texture mesh that mmx__subdiv_uv refines as a mesh (the smooth modes; Catmull-Clark's and
+ * bilinear's linear mode), in the context's space, with the scheme that refines it (*tscheme):
+ * its vertices the coordinates (u, v, 0), its faces the mesh's with each corner's coordinate,
+ * its tags the mesh's sharp features (uv.c); refined `levels` times with MMX_HOLES_KEEP it
+ * gives the result's texture coordinates (its vertices' first two coordinates) and their index
+ * (its faces). *tm NULL, and MMX_OK, where the mesh has none, for sqrt3 and for Loop's linear
+ * mode (refined per corner). Reads the mesh's faces and coordinates on the host (a wait on
+ * CUDA). */
+mmx_status mmx__subdiv_uv_texture(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh **tm,
+                                  mmx_scheme *tscheme);
+
 /* uv.cu, queued on the context's stream (device arrays):
  *   from_pos: values[2 k + c] = pos[3 k + c] for c < 2, k < n (a refined texture mesh's
  *             positions as coordinates);
