@@ -23,14 +23,10 @@ void mmx__tag_entry_free(void *entry)
     free(e);
 }
 
-/* The creased edges and their sharpness: esharp (tag_sharpness's rule, the largest where an
- * edge is named twice) into the context's space, and the host list of the creased edges with
- * their fused Catmull-Clark offsets. Reads the adjacency's edges on the host (waits on CUDA:
- * once per mesh and tags). */
-/* Loop's offsets of the creased edges on a triangle mesh: per
- * face, its three edges ranked (the highest and the middle one counted for A and B), and at
- * each end of a creased edge whether the face's other edge there is lower. Reads the corners'
- * edges (adj->fe) on the host. */
+/* Loop's offsets of the creased edges on a triangle mesh (E's list made): per face, its three
+ * edges ranked (the highest and the middle one counted for A and B), and at each end of a
+ * creased edge whether the face's other edge there is lower. Reads the corners' edges
+ * (adj->fe) on the host. */
 static mmx_status entry_loop(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                              mmx__tag_entry *E)
 {
@@ -73,6 +69,10 @@ done:
     return s;
 }
 
+/* The creased edges and their sharpness: esharp (the largest where an edge is named twice)
+ * into the context's space, and the host list of the creased edges with their fused
+ * Catmull-Clark (and, on triangles, Loop) offsets. Reads the adjacency's edges on the host
+ * (waits on CUDA: once per mesh and tags). */
 static mmx_status entry_creases(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                 mmx__tag_entry *E)
 {
