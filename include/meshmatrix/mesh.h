@@ -101,7 +101,8 @@ typedef struct mmx_mesh {
  * host bytes not counted), 0 when empty or for NULL: the adjacency about 30 bytes a corner,
  * each query result kept 4 bytes an entry and a row (VV, VE, VF, EF and FF about 4 a corner
  * each), the normals' transpose 8 bytes a corner and 4 a vertex, subdivision's tags 4 bytes
- * an edge and a vertex (where it has creases, corners) and 32 a creased edge, the uniform Laplacian 12
+ * an edge and a vertex (where it has creases, corners) and 28 a creased edge (52 on triangles),
+ * the uniform Laplacian 12
  * bytes an entry of E and of its diagonal plus 8 a vertex, the patch set its
  * mmx_patch_stats.bytes (about 56 a face): on a closed triangle mesh, about 90 bytes a face
  * with the adjacency alone and 235 with all but the patch set. Synchronises: no. */

@@ -183,8 +183,9 @@ static mmx_status entry_make(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh
 
 static size_t entry_bytes(const mmx__tag_entry *E)
 {
+    const size_t loop = E->cr_A ? 2 * sizeof(int64_t) + 2 * sizeof(mmx_index) : 0;
     return (size_t)E->ne * sizeof(float) + (size_t)E->nv * sizeof(float) +
-           (size_t)E->ncreased * (4 * sizeof(mmx_index) + sizeof(int64_t) + sizeof(float));
+           (size_t)E->ncreased * (4 * sizeof(mmx_index) + sizeof(int64_t) + sizeof(float) + loop);
 }
 
 mmx_status mmx__tag_entry_get(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh,
