@@ -2,7 +2,13 @@
  * item 9): for every cage in MESHDIR/cages, one level of Catmull-Clark (the input level: the
  * input's adjacency, its checks and the first pass) and the full chain to `levels`, end to end
  * on the host's clock (the call, then mmx_ctx_sync: what an application waits), and the number
- * of times each call waits for the stream (mmx_subdivide, mmx_adjacency_compute).
+ * of times each call waits for the stream (mmx_subdivide, mmx_adjacency_compute). The cages'
+ * tags (OBJ 't' lines: carT, rookT, ArmorGuyT have creases) are kept: the tags column counts
+ * them. Every call but the first on a mesh finds the tags' entry in the mesh's cache (the tags
+ * parsed and placed on the adjacency's edges: src/subdiv/tags_dev.c); the "first call" column
+ * times the chain with that cache emptied before each call (mmx_mesh_release_cache), what an
+ * application pays once per cage. A tagged cage has a second row, the same cage with its tags
+ * removed (mmx_mesh_set_tags), for issue 30's ratio (tagged within 1.5x of untagged).
  *
  * Usage: latency MESHDIR [--levels N] [--csv FILE]    (N: the chain's levels, default 6, fewer
  * for a cage whose chain would pass about 6M faces: bigguy's 1,450 quads take all 6)
@@ -37,12 +43,17 @@ static void free_made(call c, void *made)
 }
 
 /* Median wall milliseconds of the call + mmx_ctx_sync, and the stream waits of one call (the
- * same every call: they depend on the input, not on timing). */
-static int time_call(mmx_ctx *ctx, const mmx_mesh *m, call c, double *ms, long *syncs)
+ * same every call: they depend on the input, not on timing). `cold`: the mesh's cache emptied
+ * before each call (not timed). */
+static int time_call(mmx_ctx *ctx, mmx_mesh *m, call c, int cold, double *ms, long *syncs)
 {
     double t[REPS];
     for (int r = 0; r < WARM + REPS; r++) {
         void *made = NULL;
+        if (cold) {
+            mmx_mesh_release_cache(m);
+            if (mmx_ctx_sync(ctx)) return -1; /* its frees are queued */
+        }
         unsigned long long s0 = mmx__ctx_syncs(ctx);
         double t0 = bc_now_ms();
         mmx_status s = run_call(ctx, m, c, &made);
@@ -67,6 +78,26 @@ static int chain_levels(const mmx_mesh *m, int levels)
     int l = levels;
     while (l > 1 && (double)m->M->nnz * (double)(1ll << (2 * (l - 1))) > 6.2e6) l--;
     return l;
+}
+
+/* One cage's row: level 1, the chain (warm, and with the mesh's cache emptied before each call:
+ * the first call), the adjacency. 0 on success. */
+static int row(mmx_ctx *ctx, mmx_mesh *m, const char *name, const char *tags, int levels, FILE *csv)
+{
+    double l1 = 0, chain = 0, first = 0, adj = 0;
+    long s1 = 0, sc = 0, sf = 0, sa = 0;
+    const int cl = chain_levels(m, levels);
+    const call one = {"mmx_subdivide", 1}, whole = {"mmx_subdivide", cl},
+               adjc = {"mmx_adjacency_compute", -1};
+    if (time_call(ctx, m, one, 0, &l1, &s1) || time_call(ctx, m, whole, 0, &chain, &sc) ||
+        time_call(ctx, m, whole, 1, &first, &sf) || time_call(ctx, m, adjc, 0, &adj, &sa))
+        return -1;
+    printf("| %s | %d | %s | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld | %.3f | %ld |\n", name,
+           (int)mmx_mesh_nfaces(m), tags, l1, s1, chain, cl, sc, first, sf, adj, sa);
+    if (csv)
+        fprintf(csv, "%s,%d,%s,%.4f,%ld,%d,%.4f,%ld,%.4f,%ld,%.4f,%ld\n", name,
+                (int)mmx_mesh_nfaces(m), tags, l1, s1, cl, chain, sc, first, sf, adj, sa);
+    return 0;
 }
 
 static int by_name(const void *a, const void *b)
@@ -113,39 +144,42 @@ int main(int argc, char **argv)
     qsort(names, (size_t)n, sizeof *names, by_name);
     FILE *csv = csvpath ? fopen(csvpath, "w") : NULL;
     if (csv)
-        fprintf(csv, "cage,faces,level1_ms,level1_syncs,chain_levels,chain_ms,chain_syncs,"
-                     "adjacency_ms,adjacency_syncs\n");
-    printf("| cage | faces | level 1 (ms) | waits | chain (ms) (levels) | waits | adjacency (ms) | waits |\n");
-    printf("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        fprintf(csv, "cage,faces,tags,level1_ms,level1_syncs,chain_levels,chain_ms,chain_syncs,"
+                     "first_chain_ms,first_chain_syncs,adjacency_ms,adjacency_syncs\n");
+    printf("| cage | faces | tags | level 1 (ms) | waits | chain (ms) (levels) | waits | chain, first call (ms) | waits | adjacency (ms) | waits |\n");
+    printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int rc = 0;
     for (int i = 0; i < n; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", cages, names[i]);
         mmx_mesh *m = NULL;
-        double l1, chain, adj;
-        long s1, sc, sa;
-        if (mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m) || mmx_ctx_sync(ctx)) {
+        mmx_mesh_tags *t = NULL;
+        if (mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m) || mmx_ctx_sync(ctx) ||
+            mmx_mesh_tags_parse(ctx, m, &t)) {
             fprintf(stderr, "latency: %s: %s\n", path, mmx_ctx_error(ctx));
             rc = 1;
-        } else if (!time_call(ctx, m, (call){"mmx_subdivide", 1}, &l1, &s1) &&
-                   !time_call(ctx, m, (call){"mmx_subdivide", chain_levels(m, levels)}, &chain,
-                              &sc) &&
-                   !time_call(ctx, m, (call){"mmx_adjacency_compute", -1}, &adj, &sa)) {
-            printf("| %s | %d | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld |\n", names[i],
-                   (int)mmx_mesh_nfaces(m), l1, s1, chain, chain_levels(m, levels), sc, adj, sa);
-            if (csv)
-                fprintf(csv, "%s,%d,%.4f,%ld,%d,%.4f,%ld,%.4f,%ld\n", names[i],
-                        (int)mmx_mesh_nfaces(m), l1, s1, chain_levels(m, levels), chain, sc, adj,
-                        sa);
         } else {
-            rc = 1;
+            /* A tagged cage's row, then the same cage without its tags (issue 30: within 1.5x). */
+            const int tagged = t->ncreases || t->ncorners || t->nholes;
+            int bad = 0;
+            for (int pass = 0; pass <= tagged && !bad; pass++) {
+                char tags[96] = "none", name[160];
+                snprintf(name, sizeof name, "%s%s", names[i], pass ? " (tags removed)" : "");
+                if (tagged && !pass)
+                    snprintf(tags, sizeof tags, "%d creases; %d corners; %d holes", t->ncreases,
+                             t->ncorners, t->nholes);
+                bad = (pass && mmx_mesh_set_tags(ctx, m, NULL)) || row(ctx, m, name, tags, levels, csv);
+            }
+            if (bad) fprintf(stderr, "latency: %s: %s\n", names[i], mmx_ctx_error(ctx)), rc = 1;
         }
+        mmx_mesh_tags_free(t);
         mmx_mesh_free(m);
         free(names[i]);
     }
     printf("\nend to end on the host's clock (the call and mmx_ctx_sync), median of %d after %d "
            "warm-up calls;\nwaits: the library's waits for the stream inside one call "
-           "(mmx_ctx_sync not counted)\n", REPS, WARM);
+           "(mmx_ctx_sync not counted); first call: the mesh's cache emptied before each call\n",
+           REPS, WARM);
     if (csv) fclose(csv);
     mmx_ctx_free(ctx);
     return rc;

@@ -83,8 +83,13 @@ typedef struct mmx_mesh {
  * adjacency; for the explicit uniform steps, LAPLACIAN and TAUBIN on the assembled path, the
  * uniform Laplacian and its diagonal; on the patch path without a set of the caller's, the
  * default patch set); mmx_cotan_laplacian, mmx_uniform_laplacian, mmx_mean_curvature_normal
- * (adj NULL) and mmx_mesh_reorder use and keep the adjacency too. Positions are not part of it: changing mesh->pos (or
- * smoothing in place) keeps it, and the next call reads the new positions.
+ * (adj NULL) and mmx_mesh_reorder use and keep the adjacency too. mmx_subdivide,
+ * mmx_subdiv_plan_create and mmx_subdiv_limit keep the mesh's tags as they read them (parsed
+ * and checked, the creases' sharpness on the adjacency's edges and the corners' on the
+ * vertices, in the mesh's space), for the tags' text they were made from: mmx_mesh_set_tags
+ * drops them, and tags written into mesh->tags by hand are read anew. Positions are not part
+ * of it: changing mesh->pos (or smoothing in place) keeps it, and the next call reads the new
+ * positions.
  * Rules:
  * - Only calls on the context that made the mesh (mesh->ctx, in its space) use and fill the
  *   cache; a call on another context computes everything as if there were none. So, under
@@ -99,7 +104,9 @@ typedef struct mmx_mesh {
 /* The bytes the mesh's cache holds now (device memory for a device mesh, plus a few hundred
  * host bytes not counted), 0 when empty or for NULL: the adjacency about 30 bytes a corner,
  * each query result kept 4 bytes an entry and a row (VV, VE, VF, EF and FF about 4 a corner
- * each), the normals' transpose 8 bytes a corner and 4 a vertex, the uniform Laplacian 12
+ * each), the normals' transpose 8 bytes a corner and 4 a vertex, subdivision's tags 4 bytes
+ * an edge and a vertex (where it has creases, corners) and 28 a creased edge (52 on triangles),
+ * the uniform Laplacian 12
  * bytes an entry of E and of its diagonal plus 8 a vertex, the patch set its
  * mmx_patch_stats.bytes (about 56 a face): on a closed triangle mesh, about 90 bytes a face
  * with the adjacency alone and 235 with all but the patch set. Synchronises: no. */

@@ -289,10 +289,14 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
  * to report; the coordinates' check against MMX_SUBDIV_COORD_MAX is part of it, and a
  * refusal reads the offending value back); the algebraic path reads the coordinates' check
- * once more before its adjacency; a mesh with crease tags costs two more (the tag checks read its faces on the
- * host, mmx_mesh_tags_parse, and its edges are numbered from the adjacency read back), and one
- * more when a crease is still sharp after the levels (its halves are read back as the result's
- * tags); a mesh with texture coordinates costs one wait to read its faces and coordinates
+ * once more before its adjacency. A mesh's tags are read once per mesh and tags: the first call
+ * on a tagged mesh checks them (mmx_mesh_tags_parse reads its faces on the host) and places
+ * the creases on the adjacency's edges (read back), waits on CUDA, and keeps the result in the
+ * mesh's cache (mesh.h; mmx_mesh_set_tags, or other tag text, makes it anew), so that later
+ * calls on the mesh wait twice, as an untagged mesh does: Catmull-Clark lists the creases
+ * still sharp after the levels (the result's tags) in closed form from the input's; Loop and
+ * the Chaikin method read them back from the last level (one wait more), and holes read the
+ * result back to leave them out (one more). A mesh with texture coordinates costs one wait to read its faces and coordinates
  * back, then the texture mesh's own refinement (the waits above; no wait per level), or in
  * the per-corner way one wait for the number of coordinates; the result is queued, ready for
  * the next call on the context (read it with mmx_mesh_copy or after mmx_ctx_sync). The
@@ -336,7 +340,17 @@ typedef struct mmx_subdiv_plan mmx_subdiv_plan;
 /* Builds the plan for `levels` (>= 1) levels of `scheme` over `control` (with positions, in
  * the context's space), with the checks and errors of mmx_subdivide (opts: its boundary mode;
  * the path is always the fused one, so sqrt3 with boundary is refused, MMX_ERR_UNSUPPORTED,
- * and a trace is filled as by mmx_subdivide). The plan
+ * and a trace is filled as by mmx_subdivide; opts->limit: every evaluation's positions are
+ * pushed to the limit surface, as mmx_subdivide's result, by mmx_subdiv_limit on the last
+ * level with the sharp features it carries, at its cost and with its waits, after the
+ * passes; sqrt3 refused, MMX_ERR_UNSUPPORTED; opts->holes: with MMX_HOLES_REMOVE, the
+ * default, the hole faces' descendants and the vertices only they use are left out as by
+ * mmx_subdivide: mmx_subdiv_plan_sizes and mmx_subdiv_plan_mesh give the kept ones, and each
+ * evaluation gathers the kept vertices of the last level (an mmx_spmv after the passes, no
+ * wait); MMX_HOLES_KEEP keeps them, untagged; texture coordinates, where mmx_subdivide
+ * refines them as a texture mesh (the smooth modes, Catmull-Clark's and bilinear's linear
+ * mode: not sqrt3 nor Loop's linear mode), get a plan of their own, re-evaluated by
+ * mmx_subdiv_plan_eval_uv). The plan
  * keeps `ctx` (which must outlive it) and copies what it needs of the control mesh.
  * Memory: every level's matrix and half-edge arrays (about 1.4x the last level's matrix times
  * three) and positions. */
@@ -352,9 +366,24 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  * them (MMX_ERR_MESH naming the vertex); on CUDA that would cost a wait per frame, so there it
  * is the caller's precondition (beyond it the positions may come out infinite).
  * On CUDA the chain is a CUDA graph made on the first call for this pair of pointers, so
- * passing the same buffers every frame costs one graph launch. Errors: MMX_ERR_ARG (NULL
- * arguments), MMX_ERR_CUDA. */
+ * passing the same buffers every frame costs one graph launch; a plan with holes left out adds
+ * the gather's launch, and one with opts->limit mmx_subdiv_limit's work and waits. Errors:
+ * MMX_ERR_ARG (NULL arguments), MMX_ERR_CUDA, and with opts->limit those of mmx_subdiv_limit. */
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos);
+
+/* The last level's texture coordinates for new control coordinates: `control_uv` has the
+ * control mesh's uv->nvalues x 2 floats, `uv` room for mmx_subdiv_plan_uv_count(plan) x 2, both
+ * in the context's space; the refined mesh's index of them is mmx_subdiv_plan_mesh's uv->index
+ * (the same as mmx_subdivide's). The face-varying channel re-evaluated as the positions are:
+ * the texture mesh's plan (two mmx_spmv around its passes widen the coordinates to (u, v, 0)
+ * and narrow them back; on CUDA its graph). Queued, as mmx_subdiv_plan_eval. Errors:
+ * MMX_ERR_ARG (NULL arguments), MMX_ERR_UNSUPPORTED (a plan without texture coordinates: the
+ * control mesh had none, or sqrt3, or Loop's linear mode, which mmx_subdivide refines per
+ * corner), MMX_ERR_CUDA. */
+mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv);
+
+/* The number of texture coordinates of the plan's last level (0 for a plan without them). */
+mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan);
 
 /* The plan's sizes: the control mesh's vertices, the last level's vertices and faces. Any
  * output may be NULL. */
@@ -363,7 +392,8 @@ void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nvert
 
 /* A new mesh (the caller frees it) with the last level's topology and the positions from
  * `pos` (nverts x 3 in the context's space, as written by mmx_subdiv_plan_eval), or those
- * computed at creation when pos is NULL. Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * computed at creation when pos is NULL; with texture coordinates, those computed at creation
+ * (in the context's space, as mmx_subdivide's). Errors: MMX_ERR_ARG, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out);
 
 /* Frees a plan; NULL is accepted. */

@@ -72,6 +72,15 @@ static struct mmx__mesh_cache *serving(mmx_ctx *ctx, const mmx_mesh *mesh, int *
     return c;
 }
 
+void mmx__mesh_cache_drop(const mmx_mesh *mesh, int slot)
+{
+    struct mmx__mesh_cache *c = mesh ? mesh->cache : NULL;
+    if (!c || !c->slot[slot].obj) return;
+    c->slot[slot].free_fn(c->slot[slot].obj);
+    c->slot[slot].obj = NULL;
+    c->slot[slot].bytes = 0;
+}
+
 void *mmx__mesh_cache_get(mmx_ctx *ctx, const mmx_mesh *mesh, int slot)
 {
     int matches = 0;

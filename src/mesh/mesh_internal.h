@@ -182,6 +182,8 @@ enum {
     MMX__CACHE_NORMALS,   /* mmx_normals_plan (geom) */
     MMX__CACHE_UNIFORM_L, /* the uniform Laplacian and its diagonal (geom/smooth.c) */
     MMX__CACHE_PATCHES,   /* the default patch set (mmx_patch_set, geom/smooth.c's patch path) */
+    MMX__CACHE_TAGS,      /* the tags as subdivision reads them (subdiv's mmx__tag_entry), made
+                             from mesh->tags and the topology: mmx_mesh_set_tags drops it */
     MMX__CACHE_QUERY,     /* + kind: mmx_query's result of that kind (an mmx_csr) */
     MMX__CACHE_SLOTS = MMX__CACHE_QUERY + MMX_QUERY_COUNT
 };
@@ -204,6 +206,10 @@ void *mmx__mesh_cache_get(mmx_ctx *ctx, const mmx_mesh *mesh, int slot);
  * mmx_mesh_cache_bytes. */
 int mmx__mesh_cache_put(mmx_ctx *ctx, const mmx_mesh *mesh, int slot, void *obj,
                         void (*free_fn)(void *), size_t bytes);
+
+/* Frees the object kept in `slot`, if any (in the stream order of its context), whatever the
+ * context: the data it was made from changed (mmx_mesh_set_tags drops the tags' entry). */
+void mmx__mesh_cache_drop(const mmx_mesh *mesh, int slot);
 
 /* The mesh's adjacency: the cached one, or computed and cached; where the cache does not
  * serve the call, computed into *own for the caller to free (*own NULL otherwise). Errors:

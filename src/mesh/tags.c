@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "mesh_internal.h"
@@ -333,6 +334,52 @@ static int append(char **buf, size_t *len, size_t *cap, const char *fmt, ...)
     }
 }
 
+/* v in decimal at p; returns the end. */
+static char *put_int(char *p, long long v)
+{
+    char tmp[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do tmp[n++] = (char)('0' + u % 10); while (u /= 10);
+    if (v < 0) *p++ = '-';
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
+/* The crease and corner lines, one per item so that each keeps its own sharpness (%.9g: a float
+ * read back exactly), appended to buf (room for them made here). A refined cage carries tens of
+ * thousands (each crease's halves): the integers are written by hand and each run of equal
+ * sharpness formatted once (snprintf per line took milliseconds). Returns -1 out of memory. */
+static int put_sharp_lines(char **buf, size_t *len, size_t *cap, const char *head, int per,
+                           const mmx_index *verts, const float *sharp, mmx_index n)
+{
+    const size_t head_len = strlen(head), line_max = head_len + (size_t)per * 12 + 32;
+    if (n <= 0) return 0;
+    if ((size_t)n > (SIZE_MAX - *len - 1) / line_max) return -1;
+    const size_t need = *len + (size_t)n * line_max + 1;
+    if (need > *cap) {
+        char *q = realloc(*buf, need);
+        if (!q) return -1;
+        *buf = q, *cap = need;
+    }
+    char *p = *buf + *len, num[32] = "";
+    size_t num_len = 0;
+    float last = 0.0f;
+    for (mmx_index k = 0; k < n; k++) {
+        memcpy(p, head, head_len), p += head_len;
+        for (int j = 0; j < per; j++) p = put_int(p, verts[(size_t)per * k + j]), *p++ = ' ';
+        if (k == 0 || memcmp(&sharp[k], &last, sizeof last) != 0) {
+            last = sharp[k];
+            num_len = (size_t)snprintf(num, sizeof num, "%.9g", (double)last);
+        }
+        memcpy(p, num, num_len), p += num_len;
+        *p++ = '\n';
+    }
+    *p = '\0';
+    *len = (size_t)(p - *buf);
+    return 0;
+}
+
 mmx_status mmx_mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags *tags)
 {
     MMX__NEED_CTX(ctx);
@@ -360,19 +407,21 @@ mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags 
                          "mmx_mesh_set_tags: %d creases, %d corners and %d holes, but %s%s", T->ncreases,
                          T->ncorners, T->nholes, missing,
                          missing[0] == 'a' ? "" : " is NULL (every count needs its arrays)");
-    /* One line per crease and corner, so that each keeps its own sharpness (%.9g: a float read
-     * back exactly). */
-    for (mmx_index k = 0; !bad && k < T->ncreases; k++)
-        bad = append(&buf, &len, &cap, "t crease 2/1/0 %d %d %.9g\n", T->crease_verts[2 * k],
-                     T->crease_verts[2 * k + 1], (double)T->crease_sharpness[k]);
-    for (mmx_index k = 0; !bad && k < T->ncorners; k++)
-        bad = append(&buf, &len, &cap, "t corner 1/1/0 %d %.9g\n", T->corner_verts[k],
-                     (double)T->corner_sharpness[k]);
+    bad = put_sharp_lines(&buf, &len, &cap, "t crease 2/1/0 ", 2, T->crease_verts,
+                          T->crease_sharpness, T->ncreases);
+    if (!bad)
+        bad = put_sharp_lines(&buf, &len, &cap, "t corner 1/1/0 ", 1, T->corner_verts,
+                              T->corner_sharpness, T->ncorners);
     if (!bad && T->nholes) {
         bad = append(&buf, &len, &cap, "t hole %d/0/0", T->nholes);
-        for (mmx_index k = 0; !bad && k < T->nholes; k++)
-            bad = append(&buf, &len, &cap, " %d", T->holes[k]);
-        if (!bad) bad = append(&buf, &len, &cap, "\n");
+        if (!bad && (size_t)T->nholes > (SIZE_MAX - len - 2) / 12) bad = -1;
+        const size_t need = len + 12 * (size_t)T->nholes + 2;
+        char *q = bad || need <= cap ? buf : realloc(buf, need);
+        if (!q) bad = -1;
+        else if (!bad) buf = q, cap = need > cap ? need : cap;
+        char *p = buf + len;
+        for (mmx_index k = 0; !bad && k < T->nholes; k++) *p++ = ' ', p = put_int(p, T->holes[k]);
+        if (!bad) *p++ = '\n', *p = '\0', len = (size_t)(p - buf);
     }
     if (!bad && T->interpolate_boundary >= 0)
         bad = append(&buf, &len, &cap, "t interpolateboundary 1/0/0 %d\n", T->interpolate_boundary);
@@ -404,5 +453,7 @@ mmx_status mmx__mesh_set_tags(mmx_ctx *ctx, mmx_mesh *mesh, const mmx_mesh_tags 
         return s;
     }
     free(old);
+    /* What subdivision made of the old tags is not theirs any more. */
+    mmx__mesh_cache_drop(mesh, MMX__CACHE_TAGS);
     return MMX_OK;
 }

@@ -32,8 +32,10 @@ static mmx_index ancestor(mmx_scheme scheme, const mmx_csc *M0, int levels, mmx_
 }
 
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry)
+                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry,
+                             mmx_index **kept)
 {
+    if (kept) *kept = NULL;
     const mmx_mesh *in = NULL, *r = NULL;
     unsigned char *hole0 = NULL, *hole = NULL, *use = NULL;
     mmx_index *vmap = NULL, *start = NULL, *verts = NULL;
@@ -101,7 +103,11 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         carry->crease_sharpness[m++] = carry->crease_sharpness[q];
     }
     carry->ncreases = m;
-    s = mmx_mesh_from_faces(ctx, kept_v, kept_f, start, verts, pos, &fresh);
+    /* The kept vertices' old numbers, for a plan's gather (plan.c). */
+    if (kept) s = mmx__host_alloc(ctx, (size_t)kept_v + 1, sizeof **kept, (void **)kept);
+    for (mmx_index v = 0; !s && kept && v < nv; v++)
+        if (vmap[v] >= 0) (*kept)[vmap[v]] = v;
+    if (!s) s = mmx_mesh_from_faces(ctx, kept_v, kept_f, start, verts, pos, &fresh);
     if (!s && kept_f) s = mmx_mesh_reduce(ctx, fresh);
     /* The texture coordinates of the corners kept (every value stays, some unused). */
     if (!s && r->uv) s = mmx_mesh_uv_copy(ctx, r->uv, r->M->nnz, &fresh->uv);
@@ -127,5 +133,6 @@ done:
     if (r) mmx__mesh_host_release(*out, r);
     mmx_mesh_free(fresh);
     free(hole0), free(hole), free(use), free(vmap), free(start), free(verts), free(pos);
+    if (s && kept) free(*kept), *kept = NULL;
     return s;
 }

@@ -323,60 +323,72 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_s
 
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
 {
-    if (sh->vsharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->vsharp);
-    if (sh->esharp) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->esharp);
-    mmx_mesh_tags_free(sh->tags);
+    if (sh->vsharp && (sh->own & MMX__SHARP_OWN_VSHARP)) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->vsharp);
+    if (sh->esharp && (sh->own & MMX__SHARP_OWN_ESHARP)) mmx_mem_free(sh->ctx, mmx_ctx_space(sh->ctx), sh->esharp);
+    if (sh->own & MMX__SHARP_OWN_TAGS) mmx_mesh_tags_free(sh->tags);
+    mmx__tag_entry_free(sh->entry_own);
     memset(sh, 0, sizeof *sh);
 }
 
-/* The input's edge sharpness from the crease tags (the largest where an edge is named twice),
- * host array *out of nedges entries in mmx_adjacency's edge order: edge {a, b}, a < b, is among
- * the edges of higher end b, edge_ptr[b] .. edge_ptr[b + 1] - 1, ordered by their lower end
- * (the adjacency's arrays copied from the device: a wait). *emax gets the largest sharpness. */
-static mmx_status tag_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
-                                float **out, float *emax)
+/* A copy of a tag set (host arrays). */
+static mmx_status tags_dup(mmx_ctx *ctx, const mmx_mesh_tags *t, mmx_mesh_tags **out)
 {
-    const size_t nv = (size_t)adj->nverts, ne = (size_t)adj->nedges;
-    mmx_index *ptr = NULL, *ev = NULL;
-    float *h = NULL;
-    mmx_status s = mmx__host_alloc(ctx, nv + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, 2 * ne + 1, sizeof *ev, (void **)&ev);
-    if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *h, (void **)&h);
-    if (!s) s = mmx_mem_copy(ctx, ptr, MMX_SPACE_HOST, adj->edge_ptr, adj->space, (nv + 1) * sizeof *ptr);
-    if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
-    for (size_t e = 0; !s && e < ne; e++) h[e] = 0.0f;
-    for (mmx_index k = 0; !s && k < t->ncreases; k++) {
-        const mmx_index a = t->crease_verts[2 * k], b = t->crease_verts[2 * k + 1];
-        const mmx_index lo = a < b ? a : b, hi = a < b ? b : a;
-        const mmx_index first = mmx__edge_find(ptr, ev, a, b);
-        /* mmx_mesh_tags_parse checked that every crease is an edge of the mesh. */
-        if (first < ptr[hi + 1] && ev[2 * first] == lo && t->crease_sharpness[k] > h[first])
-            h[first] = t->crease_sharpness[k];
-        if (t->crease_sharpness[k] > *emax) *emax = t->crease_sharpness[k];
+    *out = NULL;
+    mmx_mesh_tags *c = calloc(1, sizeof *c);
+    if (!c) return mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory for the tags");
+    *c = *t, c->crease_verts = NULL, c->crease_sharpness = NULL, c->corner_verts = NULL;
+    c->corner_sharpness = NULL, c->holes = NULL;
+    mmx_status s = MMX_OK;
+    const struct { void **to; const void *from; size_t bytes; } part[] = {
+        {(void **)&c->crease_verts, t->crease_verts, 2 * (size_t)t->ncreases * sizeof(mmx_index)},
+        {(void **)&c->crease_sharpness, t->crease_sharpness, (size_t)t->ncreases * sizeof(float)},
+        {(void **)&c->corner_verts, t->corner_verts, (size_t)t->ncorners * sizeof(mmx_index)},
+        {(void **)&c->corner_sharpness, t->corner_sharpness, (size_t)t->ncorners * sizeof(float)},
+        {(void **)&c->holes, t->holes, (size_t)t->nholes * sizeof(mmx_index)},
+    };
+    for (size_t k = 0; !s && k < sizeof part / sizeof part[0]; k++) {
+        if (!part[k].bytes) continue;
+        s = mmx__host_alloc(ctx, part[k].bytes, 1, part[k].to);
+        if (!s) memcpy(*part[k].to, part[k].from, part[k].bytes);
     }
-    free(ptr);
-    free(ev);
-    if (s) free(h), h = NULL;
-    *out = h;
+    if (s) mmx_mesh_tags_free(c), c = NULL;
+    *out = c;
     return s;
 }
 
-/* The input's edge sharpness (tag_sharpness) in the context's space, for the levels to read;
- * nothing is made when no crease has a positive sharpness. */
-static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx_adjacency *adj,
-                                 mmx__subdiv_sharp *sh)
+/* *p (n floats in the context's space, not the set's) replaced by a copy of its own. */
+static mmx_status own_array(mmx_ctx *ctx, float **p, mmx_index n)
 {
-    int any = 0;
-    for (mmx_index k = 0; k < t->ncreases; k++) any |= t->crease_sharpness[k] > 0.0f;
-    if (!any) return MMX_OK;
-    const size_t ne = (size_t)adj->nedges;
-    float *h = NULL;
     const mmx_space sp = mmx_ctx_space(ctx);
-    mmx_status s = tag_sharpness(ctx, t, adj, &h, &sh->emax);
-    if (!s) s = mmx_mem_alloc(ctx, sp, ne * sizeof *h, (void **)&sh->esharp);
-    if (!s) s = mmx_mem_copy(ctx, sh->esharp, sp, h, MMX_SPACE_HOST, ne * sizeof *h);
-    if (!s) sh->ne0 = (mmx_index)ne;
-    free(h);
+    float *c = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, sp, ((size_t)n + 1) * sizeof *c, (void **)&c);
+    if (!s && n) s = mmx_mem_copy(ctx, c, sp, *p, sp, (size_t)n * sizeof *c);
+    if (s) {
+        mmx_mem_free(ctx, sp, c);
+        return s;
+    }
+    *p = c;
+    return MMX_OK;
+}
+
+mmx_status mmx__subdiv_sharp_own(mmx_ctx *ctx, mmx__subdiv_sharp *sh)
+{
+    if (sh->entry_own || !sh->entry) return MMX_OK; /* everything is the set's already */
+    mmx_status s = MMX_OK;
+    if (sh->tags && !(sh->own & MMX__SHARP_OWN_TAGS)) {
+        mmx_mesh_tags *c = NULL;
+        s = tags_dup(ctx, sh->tags, &c);
+        if (!s) sh->tags = c, sh->own |= MMX__SHARP_OWN_TAGS;
+    }
+    if (!s && sh->vsharp && !(sh->own & MMX__SHARP_OWN_VSHARP)) {
+        s = own_array(ctx, &sh->vsharp, sh->nv0);
+        if (!s) sh->own |= MMX__SHARP_OWN_VSHARP;
+    }
+    if (!s && sh->esharp && !(sh->own & MMX__SHARP_OWN_ESHARP)) {
+        s = own_array(ctx, &sh->esharp, sh->ne0);
+        if (!s) sh->own |= MMX__SHARP_OWN_ESHARP;
+    }
+    if (!s) sh->entry = NULL; /* the cache's entry may go with the mesh */
     return s;
 }
 
@@ -384,22 +396,25 @@ static mmx_status edge_sharpness(mmx_ctx *ctx, const mmx_mesh_tags *t, const mmx
  * that its tags do not make infinitely sharp excludes its faces, which become holes (added to
  * t's). Read on the host. */
 static mmx_status boundary_holes(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
-                                 mmx_mesh_tags *t)
+                                 const mmx__tag_entry *E, mmx_mesh_tags *t)
 {
     const mmx_mesh *h = NULL;
     unsigned char *excl = NULL, *hole = NULL;
     mmx_index *list = NULL, *ev = NULL, *sides = NULL;
-    float *es = NULL, emax = 0.0f;
+    float *es = NULL;
     const size_t nv = (size_t)adj->nverts, nf = (size_t)adj->nfaces, ne = (size_t)adj->nedges;
     mmx_status s = mmx__host_alloc(ctx, nv + 1, 1, (void **)&excl);
     if (!s) s = mmx__host_alloc(ctx, nf + 1, 1, (void **)&hole);
     if (!s) s = mmx__host_alloc(ctx, 2 * ne + 1, sizeof *ev, (void **)&ev);
     if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *sides, (void **)&sides);
+    if (!s) s = mmx__host_alloc(ctx, ne + 1, sizeof *es, (void **)&es);
     if (!s) s = mmx_mem_copy(ctx, ev, MMX_SPACE_HOST, adj->ev, adj->space, 2 * ne * sizeof *ev);
     if (!s) s = mmx_mem_copy(ctx, sides, MMX_SPACE_HOST, adj->sides, adj->space, ne * sizeof *sides);
-    if (!s) s = tag_sharpness(ctx, t, adj, &es, &emax);
     if (!s) s = mmx__mesh_host_view(ctx, mesh, &h);
     if (s) goto done;
+    /* The edges' crease sharpness: the entry's list of the creased ones. */
+    for (size_t e = 0; e < ne; e++) es[e] = 0.0f;
+    for (mmx_index k = 0; k < E->ncreased; k++) es[E->cr_edge[k]] = E->cr_sharp[k];
     memset(excl, 0, nv);
     for (size_t e = 0; e < ne; e++)
         if (sides[e] == 1 && es[e] < MMX__SHARP_INF) excl[ev[2 * e]] = excl[ev[2 * e + 1]] = 1;
@@ -450,23 +465,27 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
         if (option == MMX_BOUNDARY_FROM_MESH) sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
         return MMX_OK;
     }
-    mmx_mesh_tags *t = NULL;
-    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &t);
-    if (s) {
-        char why[MMX__ERRLEN];
-        snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
-        return mmx__fail(ctx, s, "%s: the mesh's tags: %s", who, why);
-    }
+    /* The tags as the levels read them: the mesh's cached entry, or made now (tags_dev.c). */
+    const mmx__tag_entry *E = NULL;
+    mmx_status s = mmx__tag_entry_get(ctx, who, mesh, adj, &E, &sh->entry_own);
+    if (s) return s;
+    sh->entry = E;
+    mmx_mesh_tags *t = E->tags;
     sh->tags = t;
     if (option == MMX_BOUNDARY_FROM_MESH)
         sh->boundary = t->interpolate_boundary == 1   ? MMX_BOUNDARY_EDGE_AND_CORNER
                        : t->interpolate_boundary == 0 ? MMX_BOUNDARY_NONE
                                                       : MMX_BOUNDARY_EDGE_ONLY;
-    /* No boundary interpolation: refined as edge only, the faces at boundary vertices holes. */
-    if (!s && sh->boundary == MMX_BOUNDARY_NONE) {
+    /* No boundary interpolation: refined as edge only, the faces at boundary vertices holes
+     * (added to a copy of the tags: the entry's are the mesh's). */
+    if (sh->boundary == MMX_BOUNDARY_NONE) {
         sh->boundary = MMX_BOUNDARY_EDGE_ONLY;
         /* sqrt3 has its own boundary rule (Kobbelt's), whatever the mode. */
-        if (scheme != MMX_SCHEME_SQRT3) s = boundary_holes(ctx, mesh, adj, t);
+        if (scheme != MMX_SCHEME_SQRT3) {
+            s = tags_dup(ctx, E->tags, &t);
+            if (!s) sh->tags = t, sh->own |= MMX__SHARP_OWN_TAGS;
+            if (!s) s = boundary_holes(ctx, mesh, adj, E, t);
+        }
     }
     sh->chaikin = method == MMX_CREASE_FROM_MESH ? t->crease_method == 1 : method == MMX_CREASE_CHAIKIN;
     if (o->triangles == MMX_TRIANGLES_FROM_MESH) sh->smooth_tris = tris && t->smooth_triangles == 1;
@@ -482,22 +501,9 @@ static mmx_status sharp_features(mmx_ctx *ctx, const char *who, mmx_scheme schem
         else if (by_tag[ft] != MMX_FVAR_FROM_MESH)
             sh->fvar = by_tag[ft];
     }
-    if (!s && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
-        s = edge_sharpness(ctx, t, adj, sh);
-    float *h = NULL;
-    const mmx_index nv = mesh->M->nrows;
-    if (!s && t->ncorners > 0) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *h, (void **)&h);
-    if (h) {
-        for (mmx_index v = 0; v < nv; v++) h[v] = 0.0f;
-        for (mmx_index k = 0; k < t->ncorners; k++)
-            if (t->corner_sharpness[k] > h[t->corner_verts[k]])
-                h[t->corner_verts[k]] = t->corner_sharpness[k];
-        const mmx_space sp = mmx_ctx_space(ctx);
-        s = mmx_mem_alloc(ctx, sp, (size_t)nv * sizeof *h, (void **)&sh->vsharp);
-        if (!s) s = mmx_mem_copy(ctx, sh->vsharp, sp, h, MMX_SPACE_HOST, (size_t)nv * sizeof *h);
-        sh->nv0 = nv;
-    }
-    free(h);
+    if (!s && E->esharp && (scheme == MMX_SCHEME_LOOP || scheme == MMX_SCHEME_CATMULL_CLARK))
+        sh->esharp = E->esharp, sh->ne0 = E->ne, sh->emax = E->emax;
+    if (!s && E->vsharp) sh->vsharp = E->vsharp, sh->nv0 = E->nv;
     if (s) mmx__subdiv_sharp_free(sh);
     return s;
 }
@@ -520,6 +526,41 @@ static mmx_status limit_in_place(mmx_ctx *ctx, mmx_scheme scheme, const mmx__sub
     return s;
 }
 
+/* The sharp features the levels leave (carry_tags's first part): the input's boundary mode,
+ * the creases of `creases` (borrowed) with their method, the corners still sharp (host arrays
+ * of c's own). */
+static mmx_status carried_features(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels,
+                                   const mmx_mesh_tags *creases, mmx_mesh_tags *c)
+{
+    const mmx_mesh_tags *t = sh->tags;
+    *c = (mmx_mesh_tags){0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
+    c->ncreases = creases->ncreases, c->crease_verts = creases->crease_verts;
+    c->crease_sharpness = creases->crease_sharpness;
+    if (c->ncreases) c->crease_method = sh->chaikin; /* the method that made them */
+    mmx_status s = MMX_OK;
+    if (t->ncorners) {
+        s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c->corner_verts, (void **)&c->corner_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c->corner_sharpness, (void **)&c->corner_sharpness);
+    }
+    for (mmx_index k = 0; !s && k < t->ncorners; k++) {
+        const float w = mmx__rule_sharpness_at(t->corner_sharpness[k], levels);
+        if (w > 0.0f) c->corner_verts[c->ncorners] = t->corner_verts[k], c->corner_sharpness[c->ncorners++] = w;
+    }
+    return s;
+}
+
+mmx_status mmx__subdiv_carry_features(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels,
+                                      const mmx_mesh_tags *creases, mmx_mesh *out)
+{
+    if (!sh->tags) return MMX_OK;
+    mmx_mesh_tags c;
+    mmx_status s = carried_features(ctx, sh, levels, creases, &c);
+    if (!s) s = mmx__mesh_set_tags(ctx, out, &c, 0);
+    free(c.corner_verts);
+    free(c.corner_sharpness);
+    return s;
+}
+
 /* The refined mesh's tags: what subdivision honours, decayed by `levels` levels, so that a
  * second call continues where this one stopped: the boundary mode, the corners still sharp
  * (rules.h's decay), the creases still sharp (`creases`: the last level's halves, from either
@@ -531,19 +572,8 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
 {
     const mmx_mesh_tags *t = sh->tags;
     if (!t) return o->limit ? limit_in_place(ctx, scheme, sh, *out) : MMX_OK;
-    mmx_mesh_tags c = {0, NULL, NULL, 0, NULL, NULL, 0, NULL, t->interpolate_boundary, -1, -1, -1, -1};
-    c.ncreases = creases->ncreases, c.crease_verts = creases->crease_verts;
-    c.crease_sharpness = creases->crease_sharpness;
-    if (c.ncreases) c.crease_method = sh->chaikin; /* the method that made them */
-    mmx_status s = MMX_OK;
-    if (t->ncorners) {
-        s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_verts, (void **)&c.corner_verts);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)t->ncorners, sizeof *c.corner_sharpness, (void **)&c.corner_sharpness);
-    }
-    for (mmx_index k = 0; !s && k < t->ncorners; k++) {
-        const float w = mmx__rule_sharpness_at(t->corner_sharpness[k], levels);
-        if (w > 0.0f) c.corner_verts[c.ncorners] = t->corner_verts[k], c.corner_sharpness[c.ncorners++] = w;
-    }
+    mmx_mesh_tags c;
+    mmx_status s = carried_features(ctx, sh, levels, creases, &c);
     /* The limit reads the result's sharp features from its tags, with every face (holes
      * shape their neighbours' limit too). */
     if (!s && o->limit) s = mmx__mesh_set_tags(ctx, *out, &c, 0);
@@ -551,7 +581,7 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     if (!s && t->nholes) {
         s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *c.holes, (void **)&c.holes);
         if (!s) memcpy(c.holes, t->holes, (size_t)t->nholes * sizeof *c.holes), c.nholes = t->nholes;
-        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c);
+        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c, NULL);
     }
     if (!s) s = mmx__mesh_set_tags(ctx, *out, &c, 0);
     creases->ncreases = c.ncreases; /* holes.c may have left some out: the caller frees them */
@@ -596,8 +626,9 @@ mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx
     if (!s) s = mmx_mem_alloc(ctx, sp, (nv ? nv : 1) * sizeof *d, (void **)&d);
     if (!s && nv) s = mmx_mem_copy(ctx, d, sp, h, MMX_SPACE_HOST, nv * sizeof *h);
     if (!s) {
-        if (sh->vsharp) mmx_mem_free(ctx, sp, sh->vsharp);
+        if (sh->vsharp && (sh->own & MMX__SHARP_OWN_VSHARP)) mmx_mem_free(ctx, sp, sh->vsharp);
         sh->vsharp = d, sh->nv0 = (mmx_index)nv, sh->fan_corners = 1;
+        sh->own |= MMX__SHARP_OWN_VSHARP;
         d = NULL;
     }
     /* The copy above is queued from a host array freed here: wait for it (CUDA). */
@@ -861,10 +892,17 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     } else {
         mmx__fz_level *lv = calloc((size_t)levels + 1, sizeof *lv);
         int algebraic_only = 0;
+        /* Uniform creases are listed in closed form from the tags' entry (tags_dev.c), not
+         * read back from the last level (a wait, and its edges' bytes); Chaikin's sharpness
+         * depends on the neighbours' at every level: read back. */
+        const int closed = sharp.esharp && !sharp.chaikin && mmx__tag_creases_closed_ok(sharp.entry, scheme);
         s = lv ? mmx__subdiv_fused(ctx, scheme, &sharp, mesh, adj, levels, 0, lv, o.trace, out,
-                                   &creases, &algebraic_only)
+                                   closed ? NULL : &creases, &algebraic_only)
                : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
         free(lv);
+        if (!s && closed && !algebraic_only)
+            s = mmx__tag_creases_closed(ctx, sharp.entry, scheme, levels, mesh->M->nrows,
+                                        mesh->M->ncols, adj->nedges, mesh->M->nnz, &creases);
         /* Creases around a vertex of several fans, edges run the same way by both faces: the
          * algebraic path takes them (mmx__subdiv_fused ran its checks). */
         if (!s && algebraic_only && o.path == MMX_SUBDIV_PATH_AUTO) {

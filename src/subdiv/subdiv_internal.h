@@ -57,10 +57,87 @@ typedef struct mmx__subdiv_sharp {
                             takes them (mmx__subdiv_fan_corners) */
     mmx_mesh_tags *tags; /* the mesh's tags as parsed (host), NULL without tags */
     mmx_ctx *ctx; /* vsharp's and esharp's */
+    /* Where tags, vsharp and esharp come from: the tag entry (tags_dev.c), kept in the mesh's
+     * cache (then `entry_own` is NULL) or made for this call alone (entry_own, freed with the
+     * set); `own` names those of the three that are the set's own instead (a copy of the tags
+     * with the holes of no boundary interpolation, the fan corners merged into vsharp). */
+    const struct mmx__tag_entry *entry;
+    struct mmx__tag_entry *entry_own;
+    unsigned own;
 } mmx__subdiv_sharp;
 
-/* Gives back vsharp, esharp and the tags and zeroes *sh. */
+enum { MMX__SHARP_OWN_TAGS = 1, MMX__SHARP_OWN_VSHARP = 2, MMX__SHARP_OWN_ESHARP = 4 };
+
+/* Gives back what the set owns (its own arrays, an entry of its own) and zeroes *sh. */
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh);
+
+/* Makes every array of sh its own (copies of the cached entry's: device copies, no wait), for
+ * a set that outlives the mesh it was read from (a plan). */
+mmx_status mmx__subdiv_sharp_own(mmx_ctx *ctx, mmx__subdiv_sharp *sh);
+
+/* Sets on `out` (the last level of `levels` levels) the tags that mmx_subdivide's result
+ * carries, but the holes: the boundary mode, the creases of `creases` (the last level's, as
+ * the fused chain lists them) and the corners still sharp. Nothing without tags. */
+mmx_status mmx__subdiv_carry_features(mmx_ctx *ctx, const mmx__subdiv_sharp *sh, int levels,
+                                      const mmx_mesh_tags *creases, mmx_mesh *out);
+
+/* ---- the tag entry (tags_dev.c): what a mesh's tags decide, kept in its cache ---------- */
+
+/* The mesh's tags as the levels read them, made from its tags and its topology alone (so kept
+ * in the mesh's cache, MMX__CACHE_TAGS, for the next call on the same mesh and tags):
+ *   text       the tags' text it was made from (the entry serves a mesh whose tags read the
+ *              same; mmx_mesh_set_tags drops it)
+ *   tags       parsed and checked (mmx_mesh_tags_parse)
+ *   esharp     each edge's crease sharpness (the largest where an edge is named twice), ne
+ *              entries in mmx_adjacency's edge order, in the context's space; NULL when no
+ *              crease has a positive sharpness. emax: the largest crease sharpness
+ *   vsharp     each vertex's corner sharpness, nv entries in the context's space, or NULL
+ *   the creased edges (esharp > 0), host arrays in edge order: number, ends (lower first),
+ *   sharpness, and for the fused Catmull-Clark numbering (fused_level.h) the offset of its
+ *   group's faces, goff = the faces of the edges before it, and its own faces (sides); on a
+ *   triangle mesh, for Loop's numbering (goff = the edges before it sharing a face with one
+ *   lower, 2 A + B): A and B, how many times the edges before it are the highest and the
+ *   middle edge of a face, and at each end (m[2 k], lower end first) the faces of the edge
+ *   whose other edge at that end is lower (NULL otherwise) */
+typedef struct mmx__tag_entry {
+    mmx_ctx *ctx;
+    char *text;
+    mmx_mesh_tags *tags;
+    float *esharp, *vsharp, emax;
+    mmx_index ne, nv;
+    mmx_index ncreased;
+    mmx_index *cr_edge, *cr_ends, *cr_sides;
+    int64_t *cr_goff;
+    float *cr_sharp;
+    int64_t *cr_A, *cr_B;
+    mmx_index *cr_m;
+} mmx__tag_entry;
+
+/* The tag entry of `mesh` (whose adjacency is adj): the one its cache keeps when it was made
+ * from the same tags, else made (parsing the tags, refusing bad ones as mmx_mesh_tags_parse
+ * does, with `who` in the message; reading the adjacency's edges on the host: waits on CUDA)
+ * and kept there, or, where the cache does not serve the call, handed to the caller in *own
+ * (*own NULL otherwise). */
+mmx_status mmx__tag_entry_get(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj, const mmx__tag_entry **entry,
+                              mmx__tag_entry **own);
+void mmx__tag_entry_free(void *entry);
+
+/* Whether mmx__tag_creases_closed lists `scheme`'s creases from this entry: Catmull-Clark, and
+ * Loop on an entry of a triangle mesh. */
+int mmx__tag_creases_closed_ok(const mmx__tag_entry *entry, mmx_scheme scheme);
+
+/* The creases still sharp after `levels` levels of the fused path of `scheme` (Catmull-Clark,
+ * or Loop where mmx__tag_creases_closed_ok) with the uniform crease method, from the input's
+ * entry in closed form (fused_level.h's edge numbers: the half at end j of edge e becomes
+ * child edge 2e + goff[e] + j, whose group offset follows from e's: Catmull-Clark
+ * 4 goff[e] + j sides[e]; Loop 2 A' + B' with A' = 3A + B and B' = A' + j m[a], tags_dev.c),
+ * without reading the device: each half of positive sharpness, lower end first, in the last
+ * level's edge order, into t's crease fields (host arrays; the same list fz_creases reads
+ * back). nv, nf, ne, nnz: the input's counts. Cost: the halves listed. */
+mmx_status mmx__tag_creases_closed(mmx_ctx *ctx, const mmx__tag_entry *entry, mmx_scheme scheme,
+                                   int levels, mmx_index nv, mmx_index nf, mmx_index ne,
+                                   mmx_index nnz, mmx_mesh_tags *t);
 
 typedef struct mmx__subdiv_ops {
     mmx_scheme scheme;
@@ -175,9 +252,12 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 /* The holes of `mesh` (the input) in the result *out of `levels` levels (holes.c): carry's
  * holes (the input's, host arrays) become the result's descendants of them (MMX_HOLES_KEEP),
  * or those faces and the vertices only they use are left out of *out, rebuilt in its space,
- * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none). */
+ * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none).
+ * kept, if not NULL, gets the old number of each vertex kept (host array, the caller frees it;
+ * NULL with MMX_HOLES_KEEP). */
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry);
+                             mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry,
+                             mmx_index **kept);
 
 /* *out: the texture coordinates of the result of `levels` levels of `scheme` on `mesh`, which
  * has nnz_out corners (NULL, and nothing done, when mesh has none, for sqrt3 and 0 levels), by
@@ -188,6 +268,18 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                           const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
                           mmx_mesh_uv **out);
+
+/* The texture mesh that mmx__subdiv_uv refines as a mesh (the smooth modes; Catmull-Clark's and
+ * bilinear's linear mode), in the context's space, with the scheme that refines it (*tscheme):
+ * its vertices the coordinates (u, v, 0), its faces the mesh's with each corner's coordinate,
+ * its tags the mesh's sharp features (uv.c); refined `levels` times with MMX_HOLES_KEEP it
+ * gives the result's texture coordinates (its vertices' first two coordinates) and their index
+ * (its faces). *tm NULL, and MMX_OK, where the mesh has none, for sqrt3 and for Loop's linear
+ * mode (refined per corner). Reads the mesh's faces and coordinates on the host (a wait on
+ * CUDA). */
+mmx_status mmx__subdiv_uv_texture(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh **tm,
+                                  mmx_scheme *tscheme);
 
 /* uv.cu, queued on the context's stream (device arrays):
  *   from_pos: values[2 k + c] = pos[3 k + c] for c < 2, k < n (a refined texture mesh's

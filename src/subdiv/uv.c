@@ -207,6 +207,36 @@ static mmx_status uv_mesh(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *h,
     return s;
 }
 
+mmx_status mmx__subdiv_uv_texture(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, mmx_mesh **tm,
+                                  mmx_scheme *tscheme)
+{
+    *tm = NULL;
+    if (!mesh->uv || scheme == MMX_SCHEME_SQRT3) return MMX_OK;
+    const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
+    if (!smooth && !mmx__scheme_quads(scheme)) return MMX_OK; /* Loop's linear mode: per corner */
+    *tscheme = smooth ? scheme : MMX_SCHEME_BILINEAR;
+    const mmx_mesh *h = NULL;
+    mmx_ctx *hc = NULL;
+    mmx_mesh *hm = NULL;
+    mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
+    if (s) return s;
+    s = mmx_ctx_create(&hc);
+    if (s) s = mmx__fail(ctx, s, "texture coordinates: no host context");
+    if (!s) s = texture_mesh(hc, h, sh, mode, *tscheme != MMX_SCHEME_BILINEAR, &hm);
+    if (s && hc) {
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(hc));
+        s = mmx__fail(ctx, s, "texture coordinates: %s", why);
+    }
+    /* On ctx, whose the texture mesh is (hc goes next). */
+    if (!s) s = mmx_mesh_copy(ctx, hm, mmx_ctx_space(ctx), tm);
+    mmx_mesh_free(hm);
+    mmx_ctx_free(hc);
+    mmx__mesh_host_release(mesh, h);
+    return s;
+}
+
 /* The per-corner way on CUDA: the input's per-corner coordinates (cur0, host, nnz0 x 2) copied
  * down, the levels by the kernel of uv_face.h (queued back to back), the numbering by value
  * in uv.cu (its one wait reads the number of coordinates); out->uv in device memory. */

@@ -1,0 +1,542 @@
+/* Subdivision's tags kept in the mesh's cache (src/subdiv/tags_dev.c) and the closed-form crease
+ * list of the fused Catmull-Clark path: the same results as the algebraic reference, whose
+ * crease tables are computed level by level from each level's adjacency; the entry follows the
+ * mesh's tags (rewritten in place or through mmx_mesh_set_tags); plans outlive their mesh; and
+ * on CUDA a creased cage refines with at most two waits once its tags are known. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "testutil.h"
+#include "subdiv_meshes.h"
+#include "core/core_internal.h" /* mmx__ctx_syncs: the waits */
+
+#define CC MMX_SCHEME_CATMULL_CLARK
+
+static mmx_mesh *refine(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, int levels,
+                        mmx_subdiv_path path)
+{
+    mmx_subdiv_options o = {0};
+    o.path = path;
+    mmx_mesh *r = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, levels, &o, &r));
+    return r;
+}
+
+static mmx_mesh *to_host(mmx_ctx *ctx, const mmx_mesh *m)
+{
+    mmx_mesh *h = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &h));
+    return h;
+}
+
+static mmx_mesh *retag(mmx_mesh *m, const char *tags)
+{
+    free(m->tags);
+    m->tags = tags ? strdup(tags) : NULL;
+    return m;
+}
+
+/* Same topology entry for entry, positions within tol of the diagonal, tags to the byte. */
+static void same(const mmx_mesh *got, const mmx_mesh *ref, double tol, const char *what)
+{
+    cr_assert_eq(got->M->nrows, ref->M->nrows, "%s: vertices", what);
+    cr_assert_eq(got->M->nnz, ref->M->nnz, "%s: corners", what);
+    cr_assert_eq(memcmp(got->M->rowidx, ref->M->rowidx, sizeof(mmx_index) * (size_t)ref->M->nnz), 0,
+                 "%s: faces", what);
+    const double diag = mesh_diagonal(ref);
+    for (size_t i = 0; i < 3 * (size_t)ref->M->nrows; i++)
+        cr_assert(fabs((double)got->pos[i] - ref->pos[i]) <= tol * diag,
+                  "%s: vertex %zu is off by %g", what, i / 3, fabs((double)got->pos[i] - ref->pos[i]));
+    cr_assert_str_eq(got->tags ? got->tags : "", ref->tags ? ref->tags : "", "%s: tags", what);
+}
+
+/* Creased Catmull-Clark cages with the uniform method: closed boxes, tori, polygons with a
+ * boundary (creases on boundary edges too), corners and the edge-and-corner boundary, large
+ * faces; made on the host context. */
+static mmx_mesh *cage(mmx_ctx *host, int k, const char **name)
+{
+    switch (k) {
+    case 0: *name = "cube, every 2nd edge"; return with_creases(shape(host, "cube"), 2, NULL);
+    case 1: *name = "torus, every 3rd edge"; return with_creases(shape(host, "torus:12:8"), 3, NULL);
+    case 2:
+        *name = "mixed polygons, boundary, corner";
+        return with_creases(shape(host, "mixed"), 2, "t interpolateboundary 1/0/0 1\nt corner 1/1/0 3 2.5\n");
+    case 3: *name = "grid with holes, every edge"; return with_creases(shape(host, "grid:12:10"), 1, NULL);
+    case 4: *name = "two 600-gons"; return with_creases(ngon(host, 600, 1), 7, NULL);
+    case 5: *name = "shuffled house"; return with_creases(shuffled(host, read_data(host, "house.obj"), 5), 2, NULL);
+    default: return NULL;
+    }
+}
+enum { NCAGES = 6 };
+
+/* The fused path on ctx (closed-form creases) against the algebraic path on the host, levels
+ * 1..4, each call twice (the second from the mesh's cached entry). */
+static void closed_creases(mmx_ctx *ctx, mmx_ctx *host, double tol)
+{
+    for (int k = 0; k < NCAGES; k++) {
+        const char *name = NULL;
+        mmx_mesh *m = cage(host, k, &name), *in = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+        for (int l = 1; l <= (k == 4 ? 2 : 4); l++) {
+            char label[160];
+            snprintf(label, sizeof label, "%s, level %d", name, l);
+            mmx_mesh *ref = refine(host, CC, m, l, MMX_SUBDIV_PATH_ALGEBRAIC);
+            cr_assert(ref->tags && strstr(ref->tags, "t crease"), "%s: no creases left", label);
+            for (int rep = 0; rep < 2; rep++) {
+                mmx_mesh *got = refine(ctx, CC, in, l, MMX_SUBDIV_PATH_FUSED), *h = to_host(ctx, got);
+                same(h, ref, tol, label);
+                mmx_mesh_free(h);
+                mmx_mesh_free(got);
+            }
+            mmx_mesh_free(ref);
+        }
+        mmx_mesh_free(in);
+        mmx_mesh_free(m);
+    }
+}
+
+Test(subdiv_tags, closed_creases_match_algebraic,
+     .description = "fused Catmull-Clark's closed-form crease list = the algebraic path's (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    closed_creases(host, host, 1e-6);
+    mmx_ctx_free(host);
+}
+
+/* The entry follows the tags: kept after a call, dropped by mmx_mesh_set_tags, not served to
+ * tags rewritten in place (a refusal too), and a fresh mesh with the new tags agrees. */
+Test(subdiv_tags, entry_follows_the_tags, .description = "the mesh's tag entry is the tags' own")
+{
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *m = with_creases(shape(host, "torus:8:6"), 2, NULL);
+    cr_assert_eq(mmx_mesh_cache_bytes(m), 0);
+    mmx_mesh *a = refine(host, CC, m, 2, MMX_SUBDIV_PATH_AUTO);
+    cr_assert_gt(mmx_mesh_cache_bytes(m), 0, "the tag entry is not kept");
+    /* Other sharpness, written in place: the entry made from the old text must not serve. */
+    mmx_mesh *fresh = with_creases(shape(host, "torus:8:6"), 5, "t corner 1/1/0 4 3\n");
+    retag(m, fresh->tags);
+    mmx_mesh *b = refine(host, CC, m, 2, MMX_SUBDIV_PATH_AUTO), *c = refine(host, CC, fresh, 2, MMX_SUBDIV_PATH_AUTO);
+    same(b, c, 0, "tags rewritten in place");
+    cr_assert(strcmp(a->tags, b->tags) != 0, "the old tags' result");
+    /* A bad tag written in place is refused, whatever was cached. */
+    retag(m, "t crease 2/1/0 0 40 1\n");
+    mmx_mesh *r = (mmx_mesh *)&r;
+    cr_assert_eq(mmx_subdivide(host, CC, m, 1, NULL, &r), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(host), "tags line 1"), "%s", mmx_ctx_error(host));
+    cr_assert_null(r);
+    /* mmx_mesh_set_tags drops the entry (subdivision caches nothing else). */
+    retag(m, fresh->tags);
+    mmx_mesh *d = refine(host, CC, m, 2, MMX_SUBDIV_PATH_AUTO);
+    same(d, c, 0, "tags rewritten again");
+    cr_assert_gt(mmx_mesh_cache_bytes(m), 0);
+    MMX_OK_OR_FAIL(host, mmx_mesh_set_tags(host, m, NULL));
+    cr_assert_eq(mmx_mesh_cache_bytes(m), 0, "mmx_mesh_set_tags left the tag entry");
+    mmx_mesh *e = refine(host, CC, m, 2, MMX_SUBDIV_PATH_AUTO);
+    cr_assert_null(e->tags, "no tags, none carried");
+    mmx_mesh_free(a), mmx_mesh_free(b), mmx_mesh_free(c), mmx_mesh_free(d), mmx_mesh_free(e);
+    mmx_mesh_free(fresh);
+    mmx_mesh_free(m);
+    mmx_ctx_free(host);
+}
+
+/* A plan of a creased cage with corners outlives the mesh (its tags' arrays are its own): its
+ * evaluation after the mesh is freed = the direct call (ASan would see a freed cache's array). */
+static void plan_outlives(mmx_ctx *ctx, mmx_ctx *host)
+{
+    mmx_mesh *h = with_creases(shape(host, "cube"), 2, "t corner 1/1/0 0 2\n"), *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+    mmx_mesh *ref = refine(ctx, CC, m, 3, MMX_SUBDIV_PATH_FUSED), *ref_h = to_host(ctx, ref);
+    mmx_subdiv_plan *plan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, CC, m, 3, NULL, &plan));
+    const mmx_space sp = mmx_ctx_space(ctx);
+    float *ctl = NULL, *out = NULL;
+    const size_t nv = (size_t)h->M->nrows, nout = (size_t)ref_h->M->nrows;
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 3 * nv * sizeof *ctl, (void **)&ctl));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 3 * nout * sizeof *out, (void **)&out));
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, ctl, sp, m->pos, sp, 3 * nv * sizeof *ctl));
+    mmx_mesh_free(m); /* its cache, with the tag entry, goes with it */
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, ctl, out));
+    float *got = malloc(3 * nout * sizeof *got);
+    cr_assert_not_null(got);
+    MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, out, sp, 3 * nout * sizeof *got));
+    const double diag = mesh_diagonal(ref_h);
+    for (size_t i = 0; i < 3 * nout; i++)
+        cr_assert(fabs((double)got[i] - ref_h->pos[i]) <= 1e-6 * diag, "plan: coordinate %zu", i);
+    free(got);
+    mmx_mem_free(ctx, sp, ctl);
+    mmx_mem_free(ctx, sp, out);
+    mmx_subdiv_plan_free(plan);
+    mmx_mesh_free(ref_h);
+    mmx_mesh_free(ref);
+    mmx_mesh_free(h);
+}
+
+Test(subdiv_tags, plan_outlives_mesh, .description = "a creased plan evaluates after its mesh is freed (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_outlives(host, host);
+    mmx_ctx_free(host);
+}
+
+/* ---- CUDA ------------------------------------------------------------------------------------ */
+
+Test(subdiv_tags, gpu_closed_creases_match_algebraic,
+     .description = "CUDA fused Catmull-Clark with creases = the host's algebraic path, tags included")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    closed_creases(gpu, host, 1e-6);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+Test(subdiv_tags, gpu_plan_outlives_mesh, .description = "a creased CUDA plan evaluates after its mesh is freed")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_outlives(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* The waits of a creased cage's call on CUDA: the first call makes the tag entry (it parses the
+ * tags and reads the adjacency's edges: waits), every later call on the same mesh waits at most
+ * twice, as the untagged cage does (the adjacency's count, the input level's checks), whatever
+ * the levels: the creases of the result are listed without reading the last level back. */
+static void waits(mmx_ctx *gpu, mmx_scheme scheme, mmx_mesh *m, const char *name)
+{
+    mmx_mesh *in = NULL, *in0 = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in0));
+    retag(in0, NULL);
+    mmx_mesh *first = refine(gpu, scheme, in, 3, MMX_SUBDIV_PATH_AUTO);
+    for (int levels = 1; levels <= 3; levels++) {
+        unsigned long long w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh *r = refine(gpu, scheme, in, levels, MMX_SUBDIV_PATH_AUTO);
+        const unsigned long long tagged = mmx__ctx_syncs(gpu) - w0;
+        w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh *r0 = refine(gpu, scheme, in0, levels, MMX_SUBDIV_PATH_AUTO);
+        const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
+        cr_assert_leq(tagged, 2, "%s, %d levels: %llu waits (untagged: %llu)", name, levels, tagged, plain);
+        cr_assert_leq(tagged, plain, "%s, %d levels: %llu waits, untagged %llu", name, levels, tagged, plain);
+        if (levels == 3) {
+            mmx_mesh *a = to_host(gpu, r), *b = to_host(gpu, first);
+            same(a, b, 0, name); /* the cached entry's call = the first call, bit for bit */
+            mmx_mesh_free(a), mmx_mesh_free(b);
+        }
+        mmx_mesh_free(r), mmx_mesh_free(r0);
+    }
+    mmx_mesh_free(first);
+    mmx_mesh_free(in), mmx_mesh_free(in0);
+    mmx_mesh_free(m);
+}
+
+Test(subdiv_tags, gpu_creased_cage_waits_twice, .description = "a creased cage on CUDA: at most 2 waits a call")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    for (int k = 0; k < NCAGES; k++) {
+        const char *name = NULL;
+        mmx_mesh *m = cage(host, k, &name);
+        waits(gpu, CC, m, name);
+    }
+    waits(gpu, MMX_SCHEME_LOOP, with_creases(shape(host, "icosphere:2"), 3, NULL), "Loop icosphere");
+    waits(gpu, MMX_SCHEME_LOOP, with_creases(tri_grid(host, 10, 8), 2, "t corner 1/1/0 5 2\n"), "Loop grid, corner");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Every scheme and tag kind, the fused path on ctx against the algebraic path on the host:
+ * creases (uniform, Chaikin), corners, holes left out and kept, the boundary options (none,
+ * edge and corner), on open and closed meshes; topology exactly, positions within 1e-6 of
+ * the diagonal, the carried tags to the byte. */
+static void every_tag_kind(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { const char *tags; int creases, every; mmx_hole_mode holes; } kinds[] = {
+        {"", 1, 2, MMX_HOLES_REMOVE},
+        {"t creasemethod 0/0/1 chaikin\n", 1, 3, MMX_HOLES_REMOVE},
+        {"t corner 2/2/0 0 3 10 1.5\n", 0, 0, MMX_HOLES_REMOVE},
+        {"t hole 2/0/0 1 2\n", 1, 4, MMX_HOLES_REMOVE},
+        {"t hole 2/0/0 1 2\n", 1, 4, MMX_HOLES_KEEP},
+        {"t interpolateboundary 1/0/0 0\n", 0, 0, MMX_HOLES_REMOVE},
+        {"t interpolateboundary 1/0/0 1\nt corner 1/1/0 1 2.5\n", 1, 5, MMX_HOLES_REMOVE},
+    };
+    static const struct { mmx_scheme scheme; const char *shape; int levels; } meshes[] = {
+        {CC, "mixed", 3}, {CC, "torus:8:6", 3}, {MMX_SCHEME_BILINEAR, "mixed", 2},
+        {MMX_SCHEME_LOOP, "tri", 3}, {MMX_SCHEME_LOOP, "icosphere:1", 3}, {MMX_SCHEME_SQRT3, "icosphere:1", 3},
+    };
+    for (size_t i = 0; i < sizeof meshes / sizeof meshes[0]; i++)
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            mmx_mesh *m = strcmp(meshes[i].shape, "tri") ? shape(host, meshes[i].shape) : tri_grid(host, 6, 5);
+            m = kinds[k].creases ? with_creases(m, kinds[k].every, kinds[k].tags) : retag(m, kinds[k].tags);
+            mmx_mesh *in = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+            char label[160];
+            snprintf(label, sizeof label, "%s on %s, tags %zu (%s)", mmx_scheme_name(meshes[i].scheme),
+                     meshes[i].shape, k, mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
+            mmx_subdiv_options o = {0};
+            o.holes = kinds[k].holes;
+            o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+            mmx_mesh *ref = NULL, *got = NULL;
+            MMX_OK_OR_FAIL(host, mmx_subdivide(host, meshes[i].scheme, m, meshes[i].levels, &o, &ref));
+            /* The default path: the fused one, but for sqrt3 on an open mesh. */
+            o.path = MMX_SUBDIV_PATH_AUTO;
+            for (int rep = 0; rep < 2; rep++) { /* the second from the mesh's tag entry */
+                MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, meshes[i].scheme, in, meshes[i].levels, &o, &got));
+                mmx_mesh *h = to_host(ctx, got);
+                same(h, ref, 1e-6, label);
+                mmx_mesh_free(h);
+                mmx_mesh_free(got);
+            }
+            mmx_mesh_free(ref);
+            mmx_mesh_free(in);
+            mmx_mesh_free(m);
+        }
+}
+
+Test(subdiv_tags, every_tag_kind_matches_algebraic, .description = "every scheme and tag kind: default path = algebraic (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    every_tag_kind(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_every_tag_kind_matches_host, .description = "every scheme and tag kind: CUDA = the host's algebraic path")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    every_tag_kind(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* opts->limit in a plan: its evaluation = mmx_subdivide with opts->limit on the moved control
+ * mesh (creases, corners, the edge-and-corner boundary), Loop and Catmull-Clark; sqrt3 refused. */
+static void plan_limit(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { mmx_scheme scheme; const char *shape, *tags; } cases[] = {
+        {CC, "cube", "t corner 1/1/0 0 2\n"},
+        {CC, "mixed", "t interpolateboundary 1/0/0 1\n"},
+        {MMX_SCHEME_LOOP, "icosphere:1", "t corner 1/1/0 3 10\n"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = with_creases(shape(host, cases[k].shape), 3, cases[k].tags), *m = NULL;
+        /* Moved control positions: each coordinate scaled and shifted. */
+        for (size_t i = 0; i < 3 * (size_t)h->M->nrows; i++) h->pos[i] = 1.5f * h->pos[i] + 0.25f * (float)(i % 3);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_subdiv_options o = {0};
+        o.limit = 1;
+        mmx_mesh *ref = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref));
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
+        const mmx_space sp = mmx_ctx_space(ctx);
+        const size_t nout = (size_t)ref->M->nrows;
+        float *out = NULL, *got = malloc(3 * nout * sizeof *got);
+        cr_assert_not_null(got);
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 3 * nout * sizeof *out, (void **)&out));
+        for (int rep = 0; rep < 2; rep++) {
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, m->pos, out));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, out, sp, 3 * nout * sizeof *got));
+            const double diag = mesh_diagonal(ref);
+            for (size_t i = 0; i < 3 * nout; i++)
+                cr_assert(fabs((double)got[i] - ref->pos[i]) <= 1e-6 * diag,
+                          "case %zu: limit coordinate %zu is %g, the direct call's %g", k, i,
+                          (double)got[i], (double)ref->pos[i]);
+        }
+        free(got);
+        mmx_mem_free(ctx, sp, out);
+        mmx_subdiv_plan_free(plan);
+        mmx_mesh_free(ref);
+        mmx_mesh_free(m);
+        mmx_mesh_free(h);
+    }
+    mmx_mesh *tet = shape(host, "tetrahedron"), *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, tet, mmx_ctx_space(ctx), &t));
+    mmx_subdiv_options o = {0};
+    o.limit = 1;
+    mmx_subdiv_plan *plan = (mmx_subdiv_plan *)&plan;
+    cr_assert_eq(mmx_subdiv_plan_create(ctx, MMX_SCHEME_SQRT3, t, 1, &o, &plan), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(plan);
+    mmx_mesh_free(t);
+    mmx_mesh_free(tet);
+}
+
+Test(subdiv_tags, plan_limit_matches_direct, .description = "a plan with opts->limit = mmx_subdivide with it (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_limit(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_plan_limit_matches_direct, .description = "a CUDA plan with opts->limit = the host's mmx_subdivide with it")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_limit(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Holes in a plan (the input's, and no boundary interpolation's), left out as mmx_subdivide
+ * leaves them: mmx_subdiv_plan_mesh's topology is the direct call's, and every evaluation's
+ * positions are the direct call's on the moved control mesh (with opts->limit too). */
+static void plan_holes(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { mmx_scheme scheme; const char *shape, *tags; int creases, limit; } cases[] = {
+        {CC, "torus:8:6", "t hole 2/0/0 5 20\n", 1, 0},
+        {CC, "torus:8:6", "t hole 2/0/0 5 20\nt corner 1/1/0 0 3\n", 1, 1},
+        {CC, "mixed", "t interpolateboundary 1/0/0 0\n", 0, 0},
+        {MMX_SCHEME_LOOP, "icosphere:1", "t hole 1/0/0 3\n", 1, 0},
+        {MMX_SCHEME_SQRT3, "icosphere:1", "t hole 2/0/0 3 7\n", 0, 0},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = shape(host, cases[k].shape), *m = NULL;
+        h = cases[k].creases ? with_creases(h, 3, cases[k].tags) : retag(h, cases[k].tags);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_subdiv_options o = {0};
+        o.limit = cases[k].limit;
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
+        for (size_t i = 0; i < 3 * (size_t)h->M->nrows; i++) h->pos[i] = 0.75f * h->pos[i] - 0.5f * (float)(i % 3);
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, m->pos, mmx_ctx_space(ctx), h->pos, MMX_SPACE_HOST,
+                                         3 * (size_t)h->M->nrows * sizeof *h->pos));
+        mmx_mesh *ref = NULL, *pm = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref));
+        mmx_index nv = 0, nf = 0;
+        mmx_subdiv_plan_sizes(plan, NULL, &nv, &nf);
+        cr_assert_eq(nv, ref->M->nrows, "case %zu: %d vertices, the direct call %d", k, nv, ref->M->nrows);
+        cr_assert_eq(nf, ref->M->ncols, "case %zu: %d faces, the direct call %d", k, nf, ref->M->ncols);
+        const mmx_space sp = mmx_ctx_space(ctx);
+        float *out = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 3 * (size_t)nv * sizeof *out, (void **)&out));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, m->pos, out));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, out, &pm));
+        mmx_mesh *ph = to_host(ctx, pm);
+        retag(ph, ref->tags); /* plans carry no tags */
+        char label[64];
+        snprintf(label, sizeof label, "plan with holes, case %zu", k);
+        same(ph, ref, 1e-6, label);
+        mmx_mesh_free(ph);
+        mmx_mesh_free(pm);
+        mmx_mem_free(ctx, sp, out);
+        mmx_subdiv_plan_free(plan);
+        mmx_mesh_free(ref);
+        mmx_mesh_free(m);
+        mmx_mesh_free(h);
+    }
+}
+
+Test(subdiv_tags, plan_holes_match_direct, .description = "a plan leaves holes out as mmx_subdivide does (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_holes(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_plan_holes_match_direct, .description = "a CUDA plan leaves holes out as the host's mmx_subdivide does")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_holes(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Texture coordinates in a plan: mmx_subdiv_plan_mesh's coordinates and index are
+ * mmx_subdivide's, and mmx_subdiv_plan_eval_uv on moved control coordinates gives the direct
+ * call's on them: Catmull-Clark linear (the default) and smooth, bilinear, with a hole and a
+ * crease; Loop's linear mode has no plan of its coordinates (refused by eval_uv). */
+static void plan_uv(mmx_ctx *ctx, mmx_ctx *host)
+{
+    static const struct { mmx_scheme scheme; const char *file, *tags; mmx_fvar_mode fvar; } cases[] = {
+        {CC, "textured.obj", NULL, MMX_FVAR_FROM_MESH},
+        {CC, "textured.obj", "t crease 2/1/0 1 2 2\n", MMX_FVAR_SMOOTH},
+        {CC, "bigguy_quads.obj", "t hole 1/0/0 2\n", MMX_FVAR_BOUNDARIES},
+        {CC, "bigguy_quads.obj", NULL, MMX_FVAR_CORNERS_ONLY},
+        {MMX_SCHEME_BILINEAR, "textured.obj", "t hole 1/0/0 1\n", MMX_FVAR_FROM_MESH},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        mmx_mesh *h = retag(read_data(host, cases[k].file), cases[k].tags), *m = NULL;
+        cr_assert_not_null(h->uv, "%s has texture coordinates", cases[k].file);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
+        mmx_subdiv_options o = {0};
+        o.fvar = cases[k].fvar;
+        mmx_subdiv_plan *plan = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
+        /* At creation: the direct call's coordinates. */
+        mmx_mesh *ref = NULL, *pm = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref));
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_mesh(plan, NULL, &pm));
+        mmx_mesh *ph = to_host(ctx, pm);
+        cr_assert_not_null(ph->uv, "case %zu: the plan's mesh has no coordinates", k);
+        cr_assert_eq(ph->uv->nvalues, ref->uv->nvalues, "case %zu: coordinates", k);
+        cr_assert_eq(mmx_subdiv_plan_uv_count(plan), ref->uv->nvalues, "case %zu", k);
+        cr_assert_eq(memcmp(ph->uv->index, ref->uv->index, sizeof(mmx_index) * (size_t)ref->M->nnz), 0,
+                     "case %zu: the coordinates' index", k);
+        for (mmx_index i = 0; i < 2 * ref->uv->nvalues; i++)
+            cr_assert(fabsf(ph->uv->values[i] - ref->uv->values[i]) <= 1e-6f, "case %zu: value %d", k, i);
+        /* Moved control coordinates. */
+        const mmx_index n = h->uv->nvalues, nout = ref->uv->nvalues;
+        for (mmx_index i = 0; i < 2 * n; i++) h->uv->values[i] = 0.5f * h->uv->values[i] + 0.125f * (float)(i % 2);
+        mmx_mesh *ref2 = NULL;
+        MMX_OK_OR_FAIL(host, mmx_subdivide(host, cases[k].scheme, h, 2, &o, &ref2));
+        const mmx_space sp = mmx_ctx_space(ctx);
+        float *in = NULL, *out = NULL, *got = malloc(2 * (size_t)nout * sizeof *got);
+        cr_assert_not_null(got);
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 2 * (size_t)n * sizeof *in, (void **)&in));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, 2 * (size_t)nout * sizeof *out, (void **)&out));
+        MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, in, sp, h->uv->values, MMX_SPACE_HOST, 2 * (size_t)n * sizeof *in));
+        for (int rep = 0; rep < 2; rep++) {
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval_uv(plan, in, out));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, got, MMX_SPACE_HOST, out, sp, 2 * (size_t)nout * sizeof *got));
+            for (mmx_index i = 0; i < 2 * nout; i++)
+                cr_assert(fabsf(got[i] - ref2->uv->values[i]) <= 1e-6f, "case %zu: moved value %d is %g, the direct call's %g",
+                          k, i, (double)got[i], (double)ref2->uv->values[i]);
+        }
+        free(got);
+        mmx_mem_free(ctx, sp, in), mmx_mem_free(ctx, sp, out);
+        mmx_mesh_free(ref2), mmx_mesh_free(ph), mmx_mesh_free(pm), mmx_mesh_free(ref);
+        mmx_subdiv_plan_free(plan);
+        mmx_mesh_free(m), mmx_mesh_free(h);
+    }
+    /* cube.obj's faces share one chart's four corners: a texture mesh with edges of six faces,
+     * which mmx_subdivide refines on the algebraic path; the plan has no coordinates. */
+    mmx_mesh *cube = read_data(host, "cube.obj"), *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, cube, mmx_ctx_space(ctx), &c));
+    mmx_subdiv_plan *cplan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, CC, c, 2, NULL, &cplan));
+    cr_assert_eq(mmx_subdiv_plan_uv_count(cplan), 0);
+    mmx_subdiv_plan_free(cplan);
+    mmx_mesh_free(c), mmx_mesh_free(cube);
+    /* Loop's linear mode: numbered by value per corner, no plan of the coordinates. */
+    mmx_mesh *quads = read_data(host, "textured.obj"), *tri = NULL, *t = NULL;
+    MMX_OK_OR_FAIL(host, mmx_mesh_triangulate(host, quads, &tri));
+    mmx_mesh_free(quads);
+    cr_assert_not_null(tri->uv);
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, tri, mmx_ctx_space(ctx), &t));
+    mmx_subdiv_plan *plan = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, MMX_SCHEME_LOOP, t, 1, NULL, &plan));
+    cr_assert_eq(mmx_subdiv_plan_uv_count(plan), 0);
+    float dummy[2] = {0, 0};
+    cr_assert_eq(mmx_subdiv_plan_eval_uv(plan, dummy, dummy), MMX_ERR_UNSUPPORTED);
+    mmx_subdiv_plan_free(plan);
+    mmx_mesh_free(t), mmx_mesh_free(tri);
+}
+
+Test(subdiv_tags, plan_uv_matches_direct, .description = "a plan's texture coordinates = mmx_subdivide's (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    plan_uv(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_plan_uv_matches_direct, .description = "a CUDA plan's texture coordinates = the host's mmx_subdivide's")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    plan_uv(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
