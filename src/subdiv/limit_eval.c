@@ -15,7 +15,8 @@ struct mmx_limit_table {
     mmx_space space;
     mmx__limit_patches T; /* its arrays in `space`, owned */
     mmx_index nfaces0;
-    mmx_index *ptex_first; /* host, nfaces0 + 1 */
+    mmx_index *ptex_first;        /* host, nfaces0 + 1 */
+    mmx_index nfaces_n, nverts_n; /* of the isolation level */
 };
 
 enum { DEFAULT_ISOLATION = 2, MAX_ISOLATION = 8 };
@@ -231,6 +232,7 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     }
     if (!s) {
         t->ctx = ctx, t->space = sp, t->nfaces0 = nf0, t->ptex_first = ptex_first;
+        t->nfaces_n = nf, t->nverts_n = nv;
         ptex_first = NULL;
         t->T.loop = scheme == MMX_SCHEME_LOOP, t->T.levels = iso, t->T.nptex = (mmx_index)np;
         s = upload(ctx, sp, ptex_face, (size_t)np * sizeof *ptex_face, (const void **)&t->T.ptex_face);
@@ -324,6 +326,15 @@ mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_
             if (outs[q]) memcpy(outs[q] + 3 * (int64_t)i, o + 3 * q, 3 * sizeof(float));
     }
     return MMX_OK;
+}
+
+const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes)
+{
+    if (bytes)
+        *bytes = (size_t)t->T.nptex * (sizeof(mmx_index) + 1) +
+                 (size_t)t->nfaces_n * (MMX__LIMIT_NCV * sizeof(mmx_index) + 1) +
+                 2 * 3 * (size_t)t->nverts_n * sizeof(float);
+    return &t->T;
 }
 
 void mmx_limit_table_free(mmx_limit_table *table)

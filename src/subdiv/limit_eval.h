@@ -164,6 +164,10 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     return 0;
 }
 
+/* The table's patches (arrays in its space) and their bytes (every array the points may
+ * read), for bench/limit_eval.c's floor and kernel timing. */
+const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes);
+
 /* The kernel's half of mmx_limit_table_eval (limit_eval.cu): one thread per point, device
  * arrays; *bad (device, one entry) gets the smallest bad point's index (it starts at n). */
 mmx_status mmx__limit_eval_cuda(mmx_ctx *ctx, mmx__limit_patches T, mmx_index n,
