@@ -387,6 +387,78 @@ Test(limit_eval, gpu_matches_host)
     mmx_ctx_free(dev);
 }
 
+/* The uniform limit (mmx_subdiv_limit, and mmx_subdivide's opts.limit) on CUDA against the
+ * host: positions within 1e-5 of the diagonal, normals within 1e-4, on every case (refined
+ * once, so that Catmull-Clark's faces are quads), and the refused inputs refused alike. */
+Test(limit_eval, uniform_limit_gpu_matches_host)
+{
+    mmx_ctx *dev = tu_cuda_ctx_or_skip();
+    mmx_ctx *ctx = tu_host_ctx();
+    for (int k = 0; k < NCASES; k++) {
+        mmx_scheme scheme;
+        mmx_mesh *m = case_mesh(ctx, k, &scheme), *r = NULL, *dr = NULL;
+        const double diag = mesh_diagonal(m);
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, 1, NULL, &r));
+        MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, r, MMX_SPACE_DEVICE, &dr));
+        const size_t nv = (size_t)r->M->nrows;
+        float *hp = malloc(12 * nv * sizeof *hp), *gp = hp + 6 * nv, *dp = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdiv_limit(ctx, scheme, r, NULL, hp, hp + 3 * nv));
+        MMX_OK_OR_FAIL(dev, mmx_mem_alloc(dev, MMX_SPACE_DEVICE, 6 * nv * sizeof *dp, (void **)&dp));
+        MMX_OK_OR_FAIL(dev, mmx_subdiv_limit(dev, scheme, dr, NULL, dp, dp + 3 * nv));
+        MMX_OK_OR_FAIL(dev, mmx_mem_copy(dev, gp, MMX_SPACE_HOST, dp, MMX_SPACE_DEVICE, 6 * nv * sizeof *dp));
+        MMX_OK_OR_FAIL(dev, mmx_ctx_sync(dev));
+        for (size_t i = 0; i < 6 * nv; i++)
+            cr_assert(fabs(hp[i] - gp[i]) <= (i < 3 * nv ? 1e-5 * diag : 1e-4),
+                      "case %d value %zu: host %g, CUDA %g", k, i, (double)hp[i], (double)gp[i]);
+        /* --limit: the refined mesh pushed to the limit, on both backends. */
+        mmx_subdiv_options so;
+        memset(&so, 0, sizeof so);
+        so.limit = 1;
+        mmx_mesh *dm = NULL, *hl = NULL, *dl = NULL, *back = NULL;
+        MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, m, MMX_SPACE_DEVICE, &dm));
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, 2, &so, &hl));
+        MMX_OK_OR_FAIL(dev, mmx_subdivide(dev, scheme, dm, 2, &so, &dl));
+        MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, dl, MMX_SPACE_HOST, &back));
+        cr_assert_eq(back->M->nrows, hl->M->nrows);
+        for (size_t i = 0; i < 3 * (size_t)hl->M->nrows; i++)
+            cr_assert(fabs(hl->pos[i] - back->pos[i]) <= 1e-5 * diag, "case %d --limit value %zu", k, i);
+        mmx_mem_free(dev, MMX_SPACE_DEVICE, dp);
+        free(hp);
+        mmx_mesh_free(back), mmx_mesh_free(dl), mmx_mesh_free(hl), mmx_mesh_free(dm);
+        mmx_mesh_free(dr), mmx_mesh_free(r), mmx_mesh_free(m);
+    }
+    /* An edge both its faces run the same way is refused on both, naming the same corner. */
+    static const int flip[] = {0, 1, 2, -1, 0, 1, 3, -1};
+    static const float fp[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    mmx_mesh *bad = from_lists(ctx, 4, fp, flip, 8), *dbad = NULL;
+    MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, bad, MMX_SPACE_DEVICE, &dbad));
+    float out[12], *dout = NULL;
+    MMX_OK_OR_FAIL(dev, mmx_mem_alloc(dev, MMX_SPACE_DEVICE, sizeof out, (void **)&dout));
+    const mmx_status hs = mmx_subdiv_limit(ctx, MMX_SCHEME_LOOP, bad, NULL, out, NULL);
+    const mmx_status ds = mmx_subdiv_limit(dev, MMX_SCHEME_LOOP, dbad, NULL, dout, NULL);
+    cr_assert_eq(hs, ds);
+    if (hs) cr_assert_str_eq(mmx_ctx_error(ctx), mmx_ctx_error(dev));
+    mmx_mem_free(dev, MMX_SPACE_DEVICE, dout);
+    mmx_mesh_free(dbad), mmx_mesh_free(bad);
+    mmx_ctx_free(ctx);
+    mmx_ctx_free(dev);
+}
+
+/* The same refusal on the host (the half-edge view's fault record names the first corner). */
+Test(limit_eval, uniform_limit_refuses_a_twisted_edge)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const int flip[] = {0, 1, 2, -1, 0, 1, 3, -1};
+    static const float fp[] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 1, 1, 0};
+    mmx_mesh *bad = from_lists(ctx, 4, fp, flip, 8);
+    float out[12];
+    cr_assert_eq(mmx_subdiv_limit(ctx, MMX_SCHEME_LOOP, bad, NULL, out, NULL), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(ctx), "run the same way") && strstr(mmx_ctx_error(ctx), "corner 0"),
+              "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(bad);
+    mmx_ctx_free(ctx);
+}
+
 #ifdef MMX_TEST_ORACLE
 #include "oracle_mmx.h"
 

@@ -319,8 +319,12 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
  * Catmull-Clark needs quads (a mesh refined once or more), Loop triangles; sqrt3 is refused
  * (MMX_ERR_UNSUPPORTED). Errors also: those of mmx_subdivide's checks (a non-manifold edge, an
  * inconsistent orientation: MMX_ERR_MESH), MMX_ERR_ARG (both outputs NULL), MMX_ERR_NOMEM,
- * MMX_ERR_CUDA. Computed on the host (the reference statement; on CUDA the mesh's arrays are
- * copied down and the results up, and the call waits). Cost: O(nnz). */
+ * MMX_ERR_CUDA. pos and normals must not overlap the mesh's positions. Computed on the
+ * context's backend, one vertex at a time by the same rule (host and CUDA agree within float
+ * rounding): on CUDA a kernel, with scratch for the largest valence per thread (at most about
+ * 256 MB, fewer threads for larger valences). Cost: O(nnz). Synchronises (CUDA): the input
+ * checks' and adjacency's waits (as mmx_subdivide's algebraic path), and once more for the
+ * orientation check of the half-edge view; the results are then queued. */
 mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                             const mmx_subdiv_options *opts, float *pos, float *normals);
 
