@@ -118,6 +118,36 @@ Test(limit_eval, regular_grid_is_the_bicubic_bspline)
     mmx_ctx_free(ctx);
 }
 
+/* A triangle lattice of 8 x 8 cells cut into two triangles each (every inner vertex of valence
+ * 6), heights from a seed: Loop's regular patches. */
+static mmx_mesh *lattice(mmx_ctx *ctx)
+{
+    enum { N = 9 };
+    float pos[3 * N * N];
+    mmx_index start[2 * (N - 1) * (N - 1) + 1], verts[6 * (N - 1) * (N - 1)];
+    uint32_t seed = 3;
+    for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++) {
+            float *p = pos + 3 * (N * j + i);
+            p[0] = (float)i + 0.5f * (float)j, p[1] = 0.866f * (float)j;
+            p[2] = (float)(tu_rng(&seed) % 1000) / 1000.0f;
+        }
+    int nf = 0;
+    for (int j = 0; j + 1 < N; j++)
+        for (int i = 0; i + 1 < N; i++) {
+            const int a = N * j + i;
+            const int t[6] = {a, a + 1, a + N, a + 1, a + N + 1, a + N};
+            for (int q = 0; q < 2; q++, nf++) {
+                start[nf] = 3 * nf;
+                for (int c = 0; c < 3; c++) verts[3 * nf + c] = t[3 * q + c];
+            }
+        }
+    start[nf] = 3 * nf;
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, N * N, nf, start, verts, pos, &m));
+    return m;
+}
+
 /* The meshes of the corner, centre and derivative checks: extraordinary vertices, n-gons,
  * boundaries, creases and corners. */
 static mmx_mesh *case_mesh(mmx_ctx *ctx, int k, mmx_scheme *scheme)
@@ -135,10 +165,43 @@ static mmx_mesh *case_mesh(mmx_ctx *ctx, int k, mmx_scheme *scheme)
     }
     case 5: *scheme = MMX_SCHEME_LOOP; return shape(ctx, "icosphere:1");
     case 6: *scheme = MMX_SCHEME_LOOP; return fan(ctx, 7);
-    default: *scheme = MMX_SCHEME_LOOP; return with_creases(bipyramid(ctx, 5), 2, NULL);
+    case 7: *scheme = MMX_SCHEME_LOOP; return with_creases(bipyramid(ctx, 5), 2, NULL);
+    default: *scheme = MMX_SCHEME_LOOP; return lattice(ctx);
     }
 }
-enum { NCASES = 8, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
+enum { NCASES = 9, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
+
+/* Loop's regular patches (the quartic box spline) are the limit surface: inside a regular
+ * lattice the patches of isolation 1 and of isolation 3 (each sub-triangle's own box spline)
+ * give the same surface and derivatives, to float rounding. */
+Test(limit_eval, loop_regular_patches_are_refinement_invariant)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = lattice(ctx);
+    const double diag = mesh_diagonal(m);
+    mmx_limit_table *t1 = table(ctx, MMX_SCHEME_LOOP, m, 1), *t3 = table(ctx, MMX_SCHEME_LOOP, m, 3);
+    enum { N = 400 };
+    mmx_index f[N];
+    float u[N], v[N], A[6][3 * N], B[6][3 * N];
+    uint32_t seed = 21;
+    for (int k = 0; k < N; k++) {
+        const int i = 2 + (int)(tu_rng(&seed) % 4), j = 2 + (int)(tu_rng(&seed) % 4);
+        f[k] = 2 * (8 * j + i) + (int)(tu_rng(&seed) % 2);
+        u[k] = (float)(tu_rng(&seed) % 1001) / 1000.0f;
+        v[k] = (float)(tu_rng(&seed) % 1001) / 1000.0f;
+        if (u[k] + v[k] > 1.0f) u[k] = 1.0f - u[k], v[k] = 1.0f - v[k];
+    }
+    eval(ctx, t1, N, f, u, v, A[0], A[1], A[2], A[3], A[4], A[5]);
+    eval(ctx, t3, N, f, u, v, B[0], B[1], B[2], B[3], B[4], B[5]);
+    for (int q = 0; q < 6; q++)
+        for (int i = 0; i < 3 * N; i++)
+            cr_assert(fabs(A[q][i] - B[q][i]) <= (q ? 1e-4 : 1e-6) * diag * (q > 2 ? 10.0 : 1.0),
+                      "output %d value %d: isolation 1 %g, isolation 3 %g", q, i, (double)A[q][i],
+                      (double)B[q][i]);
+    mmx_limit_table_free(t1), mmx_limit_table_free(t3);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
 
 /* The cage's face corners, in the ptex faces' (u, v): for each face, its ptex faces' corner
  * (0, 0) is the face's corner s (a quad's corners at (0,0), (1,0), (1,1), (0,1); a triangle's

@@ -345,12 +345,13 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  * mmx_subdivide (with the options' boundary, crease and triangle rules, so creases, corners,
  * boundaries and holes shape the surface exactly as subdivision does), and each face of that
  * level becomes a patch:
- *   - regular (Catmull-Clark: its four corners smooth, of valence 4, off the boundary and on
- *     no sharp edge): the bicubic B-spline patch of its 16 control points, which is the limit
+ *   - regular (its corners smooth, off the boundary, on no sharp edge, of valence 4 for
+ *     Catmull-Clark, 6 for Loop): the bicubic B-spline patch of its 16 control points
+ *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
  *     surface exactly;
- *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary; every Loop
- *     face, whose box-spline patches are not written yet): the bilinear (Loop: linear)
- *     interpolant of its corners' exact limit positions (mmx_subdiv_limit's masks).
+ *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary): the bilinear
+ *     (Loop: linear) interpolant of its corners' exact limit positions (mmx_subdiv_limit's
+ *     masks, applied past any semi-sharp feature's decay, up to 3 levels further down).
  * Accuracy: exact on regular patches; on the others exact at the level's vertices (every face
  * corner, edge midpoint and centre of the cage for isolation >= 1) and within about
  * curvature * h^2 / 8 between them, h the face size at that level (h halves per level).

@@ -76,6 +76,33 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     return 1;
 }
 
+/* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
+ * order) when regular, returning 1; else 0. Regular: each corner an inner vertex of one fan,
+ * valence 6, not sharp, its six edges smooth and inner. Around each corner x, from the triangle
+ * across its leaving edge, three triangles on: their vertices opposite x's spokes. */
+static int loop_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                       mmx_index g, mmx_index *cv)
+{
+    mmx_index a, n;
+    mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
+    if (n != 3) return 0;
+    for (int k = 0; k < 3; k++) {
+        const mmx_index c = a + k, x = H->M[c];
+        if (H->valence[x] != 6 || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+        cv[k] = x;
+        mmx_index e = c; /* x's corner whose leaving edge is crossed next */
+        for (int i = 0; i < 3; i++) {
+            if (!smooth_edge(H, es, e)) return 0;
+            const mmx_index m = H->mate[e];
+            if (H->M[m] == x || next_k(H, m, 3) != m) return 0; /* twisted, or not a triangle */
+            cv[3 + 3 * k + i] = H->M[next_k(H, m, 2)];
+            e = next_k(H, m, 1);
+        }
+        if (!smooth_edge(H, es, e)) return 0;
+    }
+    return 1;
+}
+
 /* The levels past `ref` after which no semi-sharp feature is left: the ceiling of the largest
  * finite sharpness of its edges (esharp, ne entries) and vertices (vsharp, nv0), at most
  * MAX_EXTRA. */
@@ -133,8 +160,9 @@ static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
         const mmx_index nf = ref->M->ncols, order = scheme == MMX_SCHEME_LOOP ? 3 : 4;
         for (mmx_index g = 0; g < nf; g++) {
             mmx_index *c = cv + (int64_t)MMX__LIMIT_NCV * g;
-            regular[g] = scheme == MMX_SCHEME_CATMULL_CLARK &&
-                         cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c);
+            regular[g] = scheme == MMX_SCHEME_CATMULL_CLARK
+                             ? cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c)
+                             : loop_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c);
             if (!regular[g])
                 for (int k = 0; k < MMX__LIMIT_NCV; k++)
                     c[k] = k < order ? ref->M->rowidx[(int64_t)order * g + k] : 0;

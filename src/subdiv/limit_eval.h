@@ -12,16 +12,17 @@
 extern "C" {
 #endif
 
-/* Control points per patch: the bicubic B-spline's 4 x 4 (Catmull-Clark), Loop's corners. An
- * interpolated patch uses the first 4 (3) as its corners' vertices. */
+/* Control points per patch: the bicubic B-spline's 4 x 4 (Catmull-Clark), the box spline's 12
+ * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
 #define MMX__LIMIT_NCV 16
 
 /* By value, so that a kernel takes it as a parameter; arrays in the table's space.
  *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
  *                 of its four children (ptex_quad[p] = 1: the point picks a quadrant), for a
  *                 sub-face of another face that sub-face; for a Loop triangle the triangle
- *   cv[16 g + k]  face g of the isolation level: its 16 control points (regular[g] = 1; grid
- *                 point (i, j), i along u, stored at k = 4 j + i), or its corners' vertices
+ *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] = 1
+ *                 (Catmull-Clark: grid point (i, j), i along u, at k = 4 j + i; Loop: the 12
+ *                 of MMX__LOOP_BOX_SPLINE), else its corners' vertices
  *   pos, lim      the level's positions and its vertices' limit positions (nverts x 3) */
 typedef struct mmx__limit_patches {
     int loop;
@@ -51,6 +52,49 @@ static inline MMX__HD void mmx__bspline3(float t, float *b, float *d, float *dd)
     dd[1] = 3.0f * t - 2.0f;
     dd[2] = 1.0f - 3.0f * t;
     dd[3] = t;
+}
+
+/* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
+ * weights (times 12) of its 12 control points in the monomials u^a v^b, a + b <= 4, ordered
+ * 1; u, v; u^2, uv, v^2; u^3 .. v^3; u^4 .. v^4. Control point k sits at lattice position
+ * (i, j) = v0 + i (v1 - v0) + j (v2 - v0) of the triangle (v0, v1, v2): the corners (0,0),
+ * (1,0), (0,1), then around v0 (1,-1), (0,-1), (-1,0), around v1 (1,1), (2,0), (2,-1), around
+ * v2 (-1,1), (-1,2), (0,2) (limit_eval.c gathers them in that order). Fitted to the library's
+ * own limit positions at the level-4 vertices of a regular lattice, where every coefficient
+ * came out an integer (exactly: the fit's residue was float rounding), and held to them by
+ * test_limit_eval. */
+#define MMX__LOOP_BOX_SPLINE                                                                    \
+    {{6, 0, 0, -12, -12, -12, 8, 12, 12, 8, -1, -2, 0, -2, -1},                                \
+     {1, 4, 2, 6, 6, 0, -4, -6, -12, -4, -1, -2, 0, 4, 2},                                     \
+     {1, 2, 4, 0, 6, 6, -4, -12, -6, -4, 2, 4, 0, -2, -1},                                     \
+     {1, 2, -2, 0, -6, 0, -4, 0, 6, 2, 2, 4, 0, -2, -1},                                       \
+     {1, -2, -4, 0, 6, 6, 2, 0, -6, -4, -1, -2, 0, 2, 1},                                      \
+     {1, -4, -2, 6, 6, 0, -4, -6, 0, 2, 1, 2, 0, -2, -1},                                      \
+     {0, 0, 0, 0, 0, 0, 2, 6, 6, 2, -1, -2, 0, -2, -1},                                        \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0},                                            \
+     {0, 0, 0, 0, 0, 0, 2, 0, 0, 0, -1, -2, 0, 0, 0},                                          \
+     {1, -2, 2, 0, -6, 0, 2, 6, 0, -4, -1, -2, 0, 4, 2},                                       \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, -2, -1},                                          \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}}
+
+/* The 15 monomials of degree <= 4 at (u, v) in the order above, and their first and second
+ * derivatives: m[q][k], q = value, d/du, d/dv, d2/du2, d2/dudv, d2/dv2. */
+static inline MMX__HD void mmx__quartic_monomials(float u, float v, float m[6][15])
+{
+    float up[5], vp[5];
+    up[0] = vp[0] = 1.0f;
+    for (int i = 1; i < 5; i++) up[i] = up[i - 1] * u, vp[i] = vp[i - 1] * v;
+    int k = 0;
+    for (int d = 0; d <= 4; d++)
+        for (int a = d; a >= 0; a--, k++) {
+            const int b = d - a;
+            m[0][k] = up[a] * vp[b];
+            m[1][k] = a ? (float)a * up[a - 1] * vp[b] : 0.0f;
+            m[2][k] = b ? (float)b * up[a] * vp[b - 1] : 0.0f;
+            m[3][k] = a > 1 ? (float)(a * (a - 1)) * up[a - 2] * vp[b] : 0.0f;
+            m[4][k] = a && b ? (float)(a * b) * up[a - 1] * vp[b - 1] : 0.0f;
+            m[5][k] = b > 1 ? (float)(b * (b - 1)) * up[a] * vp[b - 2] : 0.0f;
+        }
 }
 
 /* Whether (u, v) lies in the ptex face's domain (NaN fails every comparison). */
@@ -118,7 +162,20 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     float L[6][3];
     const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * g;
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
-    if (T->regular[g]) {
+    if (T->regular[g] && T->loop) {
+        const float box[12][15] = MMX__LOOP_BOX_SPLINE;
+        float m[6][15];
+        mmx__quartic_monomials(u, v, m);
+        for (int k = 0; k < 12; k++) {
+            const float *x = T->pos + 3 * (int64_t)cv[k];
+            for (int q = 0; q < 6; q++) {
+                float w = 0.0f;
+                for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
+                w *= 1.0f / 12.0f;
+                for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
+            }
+        }
+    } else if (T->regular[g]) {
         float bu[3][4], bv[3][4];
         mmx__bspline3(u, bu[0], bu[1], bu[2]);
         mmx__bspline3(v, bv[0], bv[1], bv[2]);
