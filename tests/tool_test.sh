@@ -1134,6 +1134,7 @@ json_shape "json: remesh" 0 $mesh_in $mesh_out per_iteration -- --json remesh --
 json_shape "json: triangulate" 0 $mesh_in $mesh_out triangles -- --json triangulate builtin:mixed "$TMP/js.obj"
 json_shape "json: subdiv" 0 $mesh_in $mesh_out per_level -- --json subdiv --backend host --scheme loop builtin:icosphere:1 "$TMP/js.obj"
 json_shape "json: query" 0 $mesh_in output.path -- --json query vv builtin:cube "$TMP/js.txt"
+json_shape "json: limit" 0 $mesh_in output.path points eval_ms -- --json limit --random 4 builtin:cube "$TMP/js.csv"
 json_shape "json: render" 0 $mesh_in picture.bytes -- --json render --size 16 builtin:cube "$TMP/js.png"
 json_shape "json: bench" 0 input.mesh input.vertices backend product_mesh.faces rows -- --json bench --backend host --levels 1 --repeats 1 builtin:cube
 json_shape "json: a failure" 1 error exit messages -- --json info "$TMP/missing.obj"

@@ -228,16 +228,18 @@ static int work(mmx_ctx *ctx, const void *what, const tool_input *in, const tool
     row("points", "%lld (%s)", n, job->points ? job->points : "random");
     row("eval time", "%.3f ms (%s backend)", eval_ms, backend);
     row("wrote", "%s", out->name);
-    js_str("mesh", in->name);
     js_str("backend", backend);
+    js_input(in->name, nv, nf, load_ms);
     js_str("scheme", mmx_scheme_name(job->scheme));
     js_int("isolation", job->isolation ? job->isolation : 2);
     js_int("ptex_faces", nptex);
     js_int("points", n);
-    js_num("load_ms", load_ms);
-    js_num("table_ms", table_ms);
-    js_num("eval_ms", eval_ms);
-    js_str("output", out->name);
+    js_ms("table_ms", table_ms);
+    js_ms("eval_ms", eval_ms);
+    js_object("output");
+    js_str("path", out->name);
+    js_str("format", "csv");
+    js_end();
     return EXIT_OK;
 }
 
@@ -282,15 +284,16 @@ const tool_cmd limit_command = {
     .help = "Evaluates the Catmull-Clark (or Loop, --scheme loop) limit surface of the cage IN\n"
             "at parametric points, as OpenSubdiv's patch evaluation does: the cage is refined\n"
             "--isolation levels (creases, corners, boundaries as mmx subdiv refines them),\n"
-            "regular faces of that level are bicubic B-spline patches, the others interpolate\n"
-            "their corners' exact limit positions. Writes CSV to OUT, or to standard output\n"
-            "when OUT is absent or -: 'face,u,v,x,y,z', then with --derivatives du, dv, duu,\n"
-            "duv and dvv (x, y, z each). A point's face is a ptex face (OpenSubdiv's): a quad\n"
-            "or a Loop triangle is one, numbered in face order, and a Catmull-Clark face of n\n"
-            "corners is n (one per corner, u towards the next corner's edge midpoint, v\n"
-            "towards the previous one's, the centre at (1, 1)). A quad's (u, v) runs from its\n"
-            "corner 0 along the edges to corners 1 and 3, in [0, 1]; a triangle's from corner 0\n"
-            "to corners 1 and 2, u + v <= 1. A point outside is refused, naming it.",
+            "regular faces of that level are bicubic B-spline (Loop: box-spline) patches, the\n"
+            "others interpolate their corners' exact limit positions. Writes CSV to OUT, or\n"
+            "to standard output when OUT is absent or -: 'face,u,v,x,y,z', then with\n"
+            "--derivatives du, dv, duu, duv and dvv (x, y, z each). A point's face is a ptex\n"
+            "face (OpenSubdiv's): a quad or a Loop triangle is one, numbered in face order,\n"
+            "and a Catmull-Clark face of n corners is n (one per corner, u towards the next\n"
+            "corner's edge midpoint, v towards the previous one's, the centre at (1, 1)). A\n"
+            "quad's (u, v) runs from its corner 0 along the edges to corners 1 and 3, in\n"
+            "[0, 1]; a triangle's from corner 0 to corners 1 and 2, u + v <= 1. A point\n"
+            "outside is refused, naming it.",
     .opts = limit_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,
