@@ -159,17 +159,22 @@ static mmx_mesh *case_mesh(mmx_ctx *ctx, int k, mmx_scheme *scheme)
     case 2: return pyramid(ctx, 5);                       /* a pentagon, valence 5 */
     case 3: return with_creases(shape(ctx, "torus:8"), 3, NULL);
     case 4: {
-        mmx_mesh *m = shape(ctx, "grid:4:4");
+        float pos[147];
+        mmx_mesh *m = grid(ctx, pos);
         m->tags = strdup("t interpolateboundary 1/0/0 1\n"); /* edge and corner */
         return m;
+    }
+    case 9: {
+        float pos[147];
+        return grid(ctx, pos); /* edge only */
     }
     case 5: *scheme = MMX_SCHEME_LOOP; return shape(ctx, "icosphere:1");
     case 6: *scheme = MMX_SCHEME_LOOP; return fan(ctx, 7);
     case 7: *scheme = MMX_SCHEME_LOOP; return with_creases(bipyramid(ctx, 5), 2, NULL);
-    default: *scheme = MMX_SCHEME_LOOP; return lattice(ctx);
+    default: *scheme = MMX_SCHEME_LOOP; return lattice(ctx); /* case 8 */
     }
 }
-enum { NCASES = 9, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
+enum { NCASES = 10, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
 
 /* Loop's regular patches (the quartic box spline) are the limit surface: inside a regular
  * lattice the patches of isolation 1 and of isolation 3 (each sub-triangle's own box spline)

@@ -345,10 +345,12 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  * mmx_subdivide (with the options' boundary, crease and triangle rules, so creases, corners,
  * boundaries and holes shape the surface exactly as subdivision does), and each face of that
  * level becomes a patch:
- *   - regular (its corners smooth, off the boundary, on no sharp edge, of valence 4 for
- *     Catmull-Clark, 6 for Loop): the bicubic B-spline patch of its 16 control points
- *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
- *     surface exactly;
+ *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
+ *     Loop; Catmull-Clark also on the boundary: valence 2 on one boundary edge, or a corner
+ *     of valence 1 with edge-and-corner boundaries, the missing control points reflected as
+ *     OpenSubdiv's boundary and corner patches do): the bicubic B-spline patch of its 16
+ *     control points (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which
+ *     is the limit surface exactly;
  *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary): the bilinear
  *     (Loop: linear) interpolant of its corners' exact limit positions (mmx_subdiv_limit's
  *     masks, applied past any semi-sharp feature's decay, up to 3 levels further down).

@@ -38,14 +38,19 @@ static mmx_index next_k(const mmx__halfedge *H, mmx_index c, int k)
 }
 
 /* Catmull-Clark quad g of a refined level: its 16 control points into cv (grid (i, j) at
- * 4 j + i, i along the edge from corner 0 to corner 1) when the face is regular, returning 1;
- * else 0. Regular: each corner an inner vertex of one fan, valence 4, not sharp, its four
- * edges smooth and inner. Then every point the next level's patch over g needs comes from the
- * regular rules, at every level, so the B-spline patch is the limit surface. The grid is read
- * around each corner x (grid position in[k]): across its leaving edge x -> y lies the face
- * (y, x, beyond x, beyond y), and across that face's edge x -> beyond x the diagonal face. */
+ * 4 j + i, i along the edge from corner 0 to corner 1) when the face is a B-spline patch,
+ * returning its kind (MMX__LIMIT_REGULAR, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary
+ * edge k of g), else 0. Regular: each corner not sharp, of one fan, its edges smooth, and
+ * either inner of valence 4, or on one boundary edge of g with valence 2, or (edge-and-corner
+ * boundaries) on two with valence 1: OpenSubdiv's regular, boundary and corner patches, whose
+ * missing row or column of control points is the reflection 2 p1 - p2 of the two next to it
+ * (folded into the basis at evaluation; cv holds the corner there, weighted 0). Then every
+ * point the next level's patch over g needs comes from the regular and boundary rules, so the
+ * B-spline patch is the limit surface. The grid is read around each corner x (grid position
+ * in[k]): across its leaving edge x -> y lies the face (y, x, beyond x, beyond y), and across
+ * that face's edge x -> beyond x the diagonal face. */
 static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                     mmx_index g, mmx_index *cv)
+                     mmx_boundary mode, mmx_index g, mmx_index *cv)
 {
     static const int in[4] = {5, 6, 10, 9};       /* (1,1) (2,1) (2,2) (1,2) */
     static const int bx[4] = {1, 7, 14, 8};       /* beyond x: (1,0) (3,1) (2,3) (0,2) */
@@ -54,26 +59,44 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     mmx_index a, n;
     mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
     if (n != 4) return 0;
+    int open = 0, have = 0; /* open: g's boundary edges; have: the grid points read */
+    for (int k = 0; k < 4; k++) open |= H->mate[a + k] < 0 ? 1 << k : 0;
+    if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
     for (int k = 0; k < 4; k++) {
         const mmx_index c = a + k, x = H->M[c];
-        if (H->valence[x] != 4 || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+        const int b = (open >> k & 1) + (open >> ((k + 3) & 3) & 1);
+        const mmx_index want = b == 0 ? 4 : b == 1 ? 2 : 1;
+        if (H->valence[x] != want || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+        if (b == 2 && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+        cv[in[k]] = x, have |= 1 << in[k];
+        if (open >> k & 1) continue; /* the leaving edge is g's boundary: nothing across */
         if (!smooth_edge(H, es, c)) return 0;
         /* The face across x -> y, entered at y: (y, x, beyond x, beyond y). */
         const mmx_index m1 = H->mate[c];
         if (H->M[m1] == x || next_k(H, m1, 4) != m1) return 0; /* twisted, or not a quad */
         const mmx_index n1 = next_k(H, m1, 1);
-        cv[in[k]] = x;
         cv[bx[k]] = H->M[next_k(H, m1, 2)];
         cv[by[k]] = H->M[next_k(H, m1, 3)];
+        have |= 1 << bx[k] | 1 << by[k];
         /* Across x -> beyond x, the diagonal face, entered at beyond x: (beyond x, x, the
-         * point beyond x on the other side, the diagonal). */
+         * point beyond x on the other side, the diagonal); a boundary vertex has none. */
+        if (b) continue;
         if (!smooth_edge(H, es, n1)) return 0;
         const mmx_index m2 = H->mate[n1];
         if (H->M[m2] == x || next_k(H, m2, 4) != m2) return 0;
         if (!smooth_edge(H, es, next_k(H, m2, 1))) return 0;
-        cv[dg[k]] = H->M[next_k(H, m2, 3)];
+        cv[dg[k]] = H->M[next_k(H, m2, 3)], have |= 1 << dg[k];
     }
-    return 1;
+    /* The points not read must be exactly the reflected rows and columns: edge 0 the row
+     * j = 0, edge 1 the column i = 3, edge 2 the row j = 3, edge 3 the column i = 0. */
+    for (int q = 0; q < 16; q++) {
+        const int i = q & 3, j = q >> 2;
+        const int phantom = ((open & 1) && j == 0) || ((open & 2) && i == 3) ||
+                            ((open & 4) && j == 3) || ((open & 8) && i == 0);
+        if (phantom == (have >> q & 1)) return 0;
+        if (phantom) cv[q] = cv[5];
+    }
+    return MMX__LIMIT_REGULAR | open << 1;
 }
 
 /* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
@@ -161,7 +184,7 @@ static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
         for (mmx_index g = 0; g < nf; g++) {
             mmx_index *c = cv + (int64_t)MMX__LIMIT_NCV * g;
             regular[g] = scheme == MMX_SCHEME_CATMULL_CLARK
-                             ? cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c)
+                             ? cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, sh.boundary, g, c)
                              : loop_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c);
             if (!regular[g])
                 for (int k = 0; k < MMX__LIMIT_NCV; k++)

@@ -16,11 +16,18 @@ extern "C" {
  * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
 #define MMX__LIMIT_NCV 16
 
+/* A patch's kind (regular[g]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
+ * box-spline) patch, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k (corner k to
+ * k + 1) of a Catmull-Clark face, whose row or column of control points beyond it is the
+ * reflection 2 p1 - p2 of the two next to it. */
+#define MMX__LIMIT_REGULAR 1
+#define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
+
 /* By value, so that a kernel takes it as a parameter; arrays in the table's space.
  *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
  *                 of its four children (ptex_quad[p] = 1: the point picks a quadrant), for a
  *                 sub-face of another face that sub-face; for a Loop triangle the triangle
- *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] = 1
+ *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] != 0
  *                 (Catmull-Clark: grid point (i, j), i along u, at k = 4 j + i; Loop: the 12
  *                 of MMX__LOOP_BOX_SPLINE), else its corners' vertices
  *   pos, lim      the level's positions and its vertices' limit positions (nverts x 3) */
@@ -179,6 +186,19 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
         float bu[3][4], bv[3][4];
         mmx__bspline3(u, bu[0], bu[1], bu[2]);
         mmx__bspline3(v, bv[0], bv[1], bv[2]);
+        /* A boundary edge's reflected control points, folded into the basis: edge 0 is the
+         * row j = 0 (v's low end), 1 the column i = 3, 2 the row j = 3, 3 the column i = 0. */
+        const int kind = T->regular[g];
+        for (int q = 0; q < 3; q++) {
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(0))
+                bv[q][1] += 2.0f * bv[q][0], bv[q][2] -= bv[q][0], bv[q][0] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(2))
+                bv[q][2] += 2.0f * bv[q][3], bv[q][1] -= bv[q][3], bv[q][3] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(3))
+                bu[q][1] += 2.0f * bu[q][0], bu[q][2] -= bu[q][0], bu[q][0] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(1))
+                bu[q][2] += 2.0f * bu[q][3], bu[q][1] -= bu[q][3], bu[q][3] = 0.0f;
+        }
         for (int j = 0; j < 4; j++)
             for (int i = 0; i < 4; i++) {
                 const float *x = T->pos + 3 * (int64_t)cv[4 * j + i];
