@@ -216,9 +216,11 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     *out = NULL;
     if (!mesh || !mesh->M || !mesh->pos)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: no mesh, or a mesh without positions", who);
-    if (scheme != MMX_SCHEME_CATMULL_CLARK && scheme != MMX_SCHEME_LOOP)
+    if (scheme != MMX_SCHEME_CATMULL_CLARK && scheme != MMX_SCHEME_LOOP) {
+        const char *name = mmx_scheme_name(scheme);
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: limit tables are made for Catmull-Clark "
-                         "and Loop, not %s", who, mmx_scheme_name(scheme) ? mmx_scheme_name(scheme) : "this scheme");
+                         "and Loop, not %s", who, name ? name : "this scheme");
+    }
     const int iso = opts && opts->isolation ? opts->isolation : DEFAULT_ISOLATION;
     if (iso < 1 || iso > MAX_ISOLATION)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: isolation %d is outside 1 to %d", who, iso,
@@ -242,8 +244,7 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx_status s = mmx_ctx_create(&h);
     if (s) return mmx__fail(ctx, s, "%s: no host context", who);
     s = mmx__mesh_host_view(ctx, mesh, &hv);
-    int from_h = 1;
-    if (s) from_h = 0;
+    const int from_h = s == MMX_OK; /* from here on, failures are h's */
     if (!s) s = mmx_subdivide(h, scheme, hv, iso, &so, &ref);
     const mmx_index nf0 = hv ? hv->M->ncols : 0;
     const mmx_index nf = ref ? ref->M->ncols : 0, nv = ref ? ref->M->nrows : 0;
