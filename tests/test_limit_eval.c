@@ -168,13 +168,27 @@ static mmx_mesh *case_mesh(mmx_ctx *ctx, int k, mmx_scheme *scheme)
         float pos[147];
         return grid(ctx, pos); /* edge only */
     }
+    case 10: {
+        /* Two infinitely sharp loops around the tube (vertex (i, j) = 8 i + j), each crease
+         * vertex on a straight crease: infinitely sharp patches beside them. */
+        mmx_mesh *m = shape(ctx, "torus:12:8");
+        char tags[512];
+        int len = snprintf(tags, sizeof tags, "t crease 32/1/0");
+        for (int q = 0; q < 2; q++)
+            for (int j = 0; j < 8; j++)
+                len += snprintf(tags + len, sizeof tags - (size_t)len, " %d %d", 8 * 3 * q + j,
+                                8 * 3 * q + (j + 1) % 8);
+        snprintf(tags + len, sizeof tags - (size_t)len, " 10\n");
+        m->tags = strdup(tags);
+        return m;
+    }
     case 5: *scheme = MMX_SCHEME_LOOP; return shape(ctx, "icosphere:1");
     case 6: *scheme = MMX_SCHEME_LOOP; return fan(ctx, 7);
     case 7: *scheme = MMX_SCHEME_LOOP; return with_creases(bipyramid(ctx, 5), 2, NULL);
     default: *scheme = MMX_SCHEME_LOOP; return lattice(ctx); /* case 8 */
     }
 }
-enum { NCASES = 10, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
+enum { NCASES = 11, REF_LEVELS = 4 }; /* REF_LEVELS: past with_creases' 3.7 */
 
 /* Loop's regular patches (the quartic box spline) are the limit surface: inside a regular
  * lattice the patches of isolation 1 and of isolation 3 (each sub-triangle's own box spline)
@@ -615,6 +629,11 @@ Test(limit_eval, against_opensubdiv_patches)
          * creases converge more slowly) and is under 0.5% of the diagonal. */
         cr_assert(e[1] <= 5e-3 && (e[1] <= 0.5 * e[0] || e[1] <= 1e-5),
                   "case %d: %g at isolation 2, %g at 4", k, e[0], e[1]);
+        /* Boundary, corner and infinitely sharp patches are exact: the grid with
+         * edge-and-corner boundaries and the torus with sharp loops agree everywhere. */
+        if (k == 4 || k == 10)
+            cr_assert(e[0] <= 1e-5 && e[1] <= 1e-5, "case %d: %g at isolation 2, %g at 4", k,
+                      e[0], e[1]);
         mmx_mesh_free(m);
     }
     mmx_ctx_free(ctx);

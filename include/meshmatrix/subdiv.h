@@ -347,10 +347,11 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  * level becomes a patch:
  *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
  *     Loop; Catmull-Clark also on the boundary: valence 2 on one boundary edge, or a corner
- *     of valence 1 with edge-and-corner boundaries, the missing control points reflected as
- *     OpenSubdiv's boundary and corner patches do): the bicubic B-spline patch of its 16
- *     control points (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which
- *     is the limit surface exactly;
+ *     of valence 1 with edge-and-corner boundaries, or beside a straight infinitely sharp
+ *     crease, the control points beyond reflected as OpenSubdiv's boundary, corner and
+ *     infinitely sharp patches do): the bicubic B-spline patch of its 16 control points
+ *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
+ *     surface exactly;
  *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary): the bilinear
  *     (Loop: linear) interpolant of its corners' exact limit positions (mmx_subdiv_limit's
  *     masks, applied past any semi-sharp feature's decay, up to 3 levels further down).

@@ -37,18 +37,26 @@ static mmx_index next_k(const mmx__halfedge *H, mmx_index c, int k)
     return c;
 }
 
+/* Edge e's sharpness at this level (corner c's leaving edge): 0 without creases. */
+static float edge_sharpness(const mmx__halfedge *H, const float *es, mmx_index c)
+{
+    return es ? es[H->fe[c] >> 1] : 0.0f;
+}
+
 /* Catmull-Clark quad g of a refined level: its 16 control points into cv (grid (i, j) at
  * 4 j + i, i along the edge from corner 0 to corner 1) when the face is a B-spline patch,
  * returning its kind (MMX__LIMIT_REGULAR, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary
- * edge k of g), else 0. Regular: each corner not sharp, of one fan, its edges smooth, and
- * either inner of valence 4, or on one boundary edge of g with valence 2, or (edge-and-corner
- * boundaries) on two with valence 1: OpenSubdiv's regular, boundary and corner patches, whose
- * missing row or column of control points is the reflection 2 p1 - p2 of the two next to it
- * (folded into the basis at evaluation; cv holds the corner there, weighted 0). Then every
- * point the next level's patch over g needs comes from the regular and boundary rules, so the
- * B-spline patch is the limit surface. The grid is read around each corner x (grid position
- * in[k]): across its leaving edge x -> y lies the face (y, x, beyond x, beyond y), and across
- * that face's edge x -> beyond x the diagonal face. */
+ * or infinitely sharp edge k of g), else 0. Regular: each corner not sharp, of one fan, and
+ * either inner of valence 4 with smooth edges, or inner of valence 4 on one infinitely sharp
+ * edge of g that the crease continues straight across (its other edges smooth), or on one
+ * boundary edge of g with valence 2, or (edge-and-corner boundaries) on two with valence 1:
+ * OpenSubdiv's regular, boundary, corner and infinitely sharp patches, whose row or column of
+ * control points beyond such an edge is the reflection 2 p1 - p2 of the two next to it (folded
+ * into the basis at evaluation; cv holds the corner there, weighted 0). Then every point the
+ * next level's patch over g needs comes from the regular, crease and boundary rules, so the
+ * patch is the limit surface. The grid is read around each corner x (grid position in[k]):
+ * across its leaving edge x -> y lies the face (y, x, beyond x, beyond y), and across that
+ * face's edge x -> beyond x the diagonal face. */
 static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
                      mmx_boundary mode, mmx_index g, mmx_index *cv)
 {
@@ -59,18 +67,27 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     mmx_index a, n;
     mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
     if (n != 4) return 0;
-    int open = 0, have = 0; /* open: g's boundary edges; have: the grid points read */
-    for (int k = 0; k < 4; k++) open |= H->mate[a + k] < 0 ? 1 << k : 0;
+    /* open: g's boundary edges; inf: its infinitely sharp inner ones; have: grid points read */
+    int open = 0, inf = 0, have = 0;
+    for (int k = 0; k < 4; k++) {
+        if (H->mate[a + k] < 0) open |= 1 << k;
+        else if (edge_sharpness(H, es, a + k) >= MMX__SHARP_INF) inf |= 1 << k;
+    }
     if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
     for (int k = 0; k < 4; k++) {
         const mmx_index c = a + k, x = H->M[c];
-        const int b = (open >> k & 1) + (open >> ((k + 3) & 3) & 1);
+        const int prev = (k + 3) & 3;
+        const int b = (open >> k & 1) + (open >> prev & 1), f = (inf >> k & 1) + (inf >> prev & 1);
         const mmx_index want = b == 0 ? 4 : b == 1 ? 2 : 1;
         if (H->valence[x] != want || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
-        if (b == 2 && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+        if ((b == 2 && mode != MMX_BOUNDARY_EDGE_AND_CORNER) || f > 1 || (f && b)) return 0;
         cv[in[k]] = x, have |= 1 << in[k];
         if (open >> k & 1) continue; /* the leaving edge is g's boundary: nothing across */
-        if (!smooth_edge(H, es, c)) return 0;
+        /* Each spoke's sharpness must be what the patch assumes: infinite on g's sharp edge
+         * and on the spoke that continues it (leaving edge sharp: x -> the point beyond x on
+         * the far side; arriving edge sharp: x -> beyond x), 0 on the others. */
+        const int along_leaving = inf >> k & 1, along_arriving = inf >> prev & 1;
+        if (!along_leaving && edge_sharpness(H, es, c) != 0.0f) return 0;
         /* The face across x -> y, entered at y: (y, x, beyond x, beyond y). */
         const mmx_index m1 = H->mate[c];
         if (H->M[m1] == x || next_k(H, m1, 4) != m1) return 0; /* twisted, or not a quad */
@@ -81,22 +98,26 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
         /* Across x -> beyond x, the diagonal face, entered at beyond x: (beyond x, x, the
          * point beyond x on the other side, the diagonal); a boundary vertex has none. */
         if (b) continue;
-        if (!smooth_edge(H, es, n1)) return 0;
+        const float s1 = edge_sharpness(H, es, n1);
+        if (H->mate[n1] < 0 || (along_arriving ? s1 < MMX__SHARP_INF : s1 != 0.0f)) return 0;
         const mmx_index m2 = H->mate[n1];
         if (H->M[m2] == x || next_k(H, m2, 4) != m2) return 0;
-        if (!smooth_edge(H, es, next_k(H, m2, 1))) return 0;
+        const mmx_index n2 = next_k(H, m2, 1);
+        const float s2 = edge_sharpness(H, es, n2);
+        if (H->mate[n2] < 0 || (along_leaving ? s2 < MMX__SHARP_INF : s2 != 0.0f)) return 0;
         cv[dg[k]] = H->M[next_k(H, m2, 3)], have |= 1 << dg[k];
     }
-    /* The points not read must be exactly the reflected rows and columns: edge 0 the row
-     * j = 0, edge 1 the column i = 3, edge 2 the row j = 3, edge 3 the column i = 0. */
+    /* The points not read must be exactly the rows and columns beyond g's boundary edges
+     * (edge 0 the row j = 0, edge 1 the column i = 3, edge 2 the row j = 3, edge 3 the column
+     * i = 0); beyond a sharp edge they were read, and are reflected all the same. */
+    const int phantom_sides = open | inf;
     for (int q = 0; q < 16; q++) {
         const int i = q & 3, j = q >> 2;
-        const int phantom = ((open & 1) && j == 0) || ((open & 2) && i == 3) ||
-                            ((open & 4) && j == 3) || ((open & 8) && i == 0);
-        if (phantom == (have >> q & 1)) return 0;
-        if (phantom) cv[q] = cv[5];
+        const int side = (j == 0 ? 1 : 0) | (i == 3 ? 2 : 0) | (j == 3 ? 4 : 0) | (i == 0 ? 8 : 0);
+        if ((side & open) ? (have >> q & 1) : !(have >> q & 1)) return 0;
+        if (side & phantom_sides) cv[q] = cv[5];
     }
-    return MMX__LIMIT_REGULAR | open << 1;
+    return MMX__LIMIT_REGULAR | phantom_sides << 1;
 }
 
 /* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
