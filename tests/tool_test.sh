@@ -866,7 +866,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, query, matrix, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, limit, query, matrix, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -878,8 +878,8 @@ if expect_rc "another command's option" 2 info --levels 3 builtin:cube; then
         && ok "another command's option: the commands that have it are named" || bad "another command's option" "$err"
 fi
 if expect_rc "a command's option before the command" 2 --scheme loop subdiv builtin:icosphere "$TMP/s.obj"; then
-    [[ "$err" == *"--scheme is an option of subdiv, bench: put it after the command's name"* ]] \
-        && ok "a command's option before the command: exit 2, naming subdiv and bench" \
+    [[ "$err" == *"--scheme is an option of subdiv, limit, bench: put it after the command's name"* ]] \
+        && ok "a command's option before the command: exit 2, naming subdiv, limit and bench" \
         || bad "an option before the command" "$err"
 fi
 check_usage "a flag given a value" subdiv --scheme loop --reorder=yes builtin:icosphere "$TMP/s.obj"
@@ -1134,6 +1134,7 @@ json_shape "json: remesh" 0 $mesh_in $mesh_out per_iteration -- --json remesh --
 json_shape "json: triangulate" 0 $mesh_in $mesh_out triangles -- --json triangulate builtin:mixed "$TMP/js.obj"
 json_shape "json: subdiv" 0 $mesh_in $mesh_out per_level -- --json subdiv --backend host --scheme loop builtin:icosphere:1 "$TMP/js.obj"
 json_shape "json: query" 0 $mesh_in output.path -- --json query vv builtin:cube "$TMP/js.txt"
+json_shape "json: limit" 0 $mesh_in output.path points eval_ms -- --json limit --random 4 builtin:cube "$TMP/js.csv"
 json_shape "json: render" 0 $mesh_in picture.bytes -- --json render --size 16 builtin:cube "$TMP/js.png"
 json_shape "json: bench" 0 input.mesh input.vertices backend product_mesh.faces rows -- --json bench --backend host --levels 1 --repeats 1 builtin:cube
 json_shape "json: a failure" 1 error exit messages -- --json info "$TMP/missing.obj"
@@ -1304,6 +1305,42 @@ if expect_rc "matrix cotan of quads" 1 matrix --kind cotan "$TMP/grid.obj"; then
     [[ "$err" == *"face 0 has order 4"* ]] && ok "matrix cotan names a face that is not a triangle" \
         || bad "matrix cotan of quads" "$err"
 fi
+
+# ---- limit: the limit surface at parametric points, as CSV -------------------------------------
+# A flat 4 x 4 grid of unit quads: the B-spline patches reproduce the plane, so face (1, 1)
+# (number 5, whose ring is all inside) maps (u, v) to (1 + u, 1 + v, 0).
+{
+    for j in 0 1 2 3 4; do for i in 0 1 2 3 4; do echo "v $i $j 0"; done; done
+    for j in 0 1 2 3; do for i in 0 1 2 3; do
+        a=$((5 * j + i + 1)); echo "f $a $((a + 1)) $((a + 6)) $((a + 5))"
+    done; done
+} > "$TMP/flat.obj"
+printf '# face u v\n5 0.25 0.5\n5, 1, 0\n\n0 0 0\n' > "$TMP/points.txt"
+if expect_rc "limit at points of a flat grid" 0 limit --points "$TMP/points.txt" "$TMP/flat.obj"; then
+    [ "$(printf '%s\n' "$out" | head -n 1)" = "face,u,v,x,y,z" ] && ok "limit: the CSV header" \
+        || bad "limit header" "$out"
+    [ "$(printf '%s\n' "$out" | wc -l)" = 4 ] && ok "limit: one row per point" || bad "limit rows" "$out"
+    printf '%s\n' "$out" | awk -F, 'NR == 2 { d = ($4 - 1.25)^2 + ($5 - 1.5)^2 + $6^2 }
+        NR == 3 { d += ($4 - 2)^2 + ($5 - 1)^2 + $6^2 } END { exit !(d < 1e-10) }' \
+        && ok "limit: a regular patch reproduces the plane" || bad "limit flat grid" "$out"
+    [[ "$err" == *"points"*"3 ("* ]] && ok "limit: the report counts the points" || bad "limit report" "$err"
+fi
+if expect_rc "limit with derivatives" 0 limit -d --random 4 --seed 9 builtin:cube "$TMP/l1.csv"; then
+    [ "$(head -n 1 "$TMP/l1.csv" | tr ',' '\n' | wc -l)" = 21 ] \
+        && ok "limit -d: position and five derivatives, 21 columns" || bad "limit -d" "$(cat "$TMP/l1.csv")"
+    run limit -d --random 4 --seed 9 builtin:cube "$TMP/l2.csv"
+    cmp -s "$TMP/l1.csv" "$TMP/l2.csv" && ok "limit --random: the same seed, the same points" \
+        || bad "limit seed" "$(cat "$TMP/l1.csv" "$TMP/l2.csv")"
+fi
+printf '2 0.5 1.25\n' > "$TMP/outside.txt"
+if expect_rc "limit at a point outside" 1 limit --points "$TMP/outside.txt" builtin:cube; then
+    [[ "$err" == *"point 0"*"outside"* ]] && ok "limit names the point outside" || bad "limit outside" "$err"
+fi
+if expect_rc "limit of a quad cage by Loop" 1 limit --scheme loop --random 3 builtin:cube; then
+    [[ "$err" == *"triangle"* ]] && ok "limit: Loop needs triangles" || bad "limit loop of quads" "$err"
+fi
+check_usage "limit with both --points and --random" limit --points "$TMP/points.txt" --random 3 builtin:cube
+check_usage "limit without points" limit builtin:cube
 
 # ---- delaunay: edge flips by the cavity operator ------------------------------------------------
 # A thin rhombus cut along its long diagonal: the angles opposite it sum to about 2.3 pi/2, so

@@ -323,10 +323,93 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
  * Catmull-Clark needs quads (a mesh refined once or more), Loop triangles; sqrt3 is refused
  * (MMX_ERR_UNSUPPORTED). Errors also: those of mmx_subdivide's checks (a non-manifold edge, an
  * inconsistent orientation: MMX_ERR_MESH), MMX_ERR_ARG (both outputs NULL), MMX_ERR_NOMEM,
- * MMX_ERR_CUDA. Computed on the host (the reference statement; on CUDA the mesh's arrays are
- * copied down and the results up, and the call waits). Cost: O(nnz). */
+ * MMX_ERR_CUDA. pos and normals must not overlap the mesh's positions. Computed on the
+ * context's backend, one vertex at a time by the same rule (host and CUDA agree within float
+ * rounding): on CUDA a kernel, with scratch for the largest valence per thread (at most about
+ * 256 MB, fewer threads for larger valences). Cost: O(nnz). Synchronises (CUDA): the input
+ * checks' and adjacency's waits (as mmx_subdivide's algebraic path), and once more for the
+ * orientation check of the half-edge view; the results are then queued. */
 mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                             const mmx_subdiv_options *opts, float *pos, float *normals);
+
+/* ---- limit evaluation at parametric points ------------------------------------------------
+ *
+ * A limit table evaluates the limit surface of a cage (Catmull-Clark or Loop) at any number of
+ * parametric points (face, u, v), with first and second derivatives, as OpenSubdiv's
+ * Far::PatchTable and Osd::EvaluatePatches do. Parametrisation (OpenSubdiv's ptex faces):
+ *   - Catmull-Clark: a quad is one ptex face, u running from its corner 0 to corner 1, v from
+ *     corner 0 to corner 3, (u, v) in [0, 1]^2; a face of order n != 4 is n ptex faces, one per
+ *     corner s (its sub-face at level 1: u from v_s towards the midpoint of the edge leaving it,
+ *     v towards the midpoint of the edge arriving at it, the face's centre at (1, 1)). Ptex
+ *     faces are numbered face by face in face order (mmx_limit_table_ptex gives a face's first
+ *     and count).
+ *   - Loop: a triangle is one ptex face (its face number), corner 0 at (0, 0), corner 1 at
+ *     (1, 0), corner 2 at (0, 1), u, v >= 0 and u + v <= 1.
+ * How (adaptive refinement to an isolation level): the cage is refined `isolation` levels by
+ * mmx_subdivide (with the options' boundary, crease and triangle rules, so creases, corners,
+ * boundaries and holes shape the surface exactly as subdivision does), and each face of that
+ * level becomes a patch:
+ *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
+ *     Loop; Catmull-Clark also on the boundary: valence 2 on one boundary edge, or a corner
+ *     of valence 1 with edge-and-corner boundaries, or beside a straight infinitely sharp
+ *     crease, the control points beyond reflected as OpenSubdiv's boundary, corner and
+ *     infinitely sharp patches do): the bicubic B-spline patch of its 16 control points
+ *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
+ *     surface exactly;
+ *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary): the bilinear
+ *     (Loop: linear) interpolant of its corners' exact limit positions (mmx_subdiv_limit's
+ *     masks, applied past any semi-sharp feature's decay, up to 3 levels further down).
+ * Accuracy: exact on regular patches; on the others exact at the level's vertices (every face
+ * corner, edge midpoint and centre of the cage for isolation >= 1) and within about
+ * curvature * h^2 / 8 between them, h the face size at that level (h halves per level).
+ * OpenSubdiv instead ends its isolation with Gregory or bicubic end-cap patches, closer
+ * between the vertices: raise `isolation` for those points (the table grows 4x per level).
+ * Derivatives are those of the patch evaluated (on the interpolated patches, of the
+ * interpolant), in the ptex face's (u, v). */
+typedef struct mmx_limit_options {
+    int isolation;             /* refinement levels before patches, 1 to 8; 0: the default, 2 */
+    mmx_subdiv_options subdiv; /* boundary, crease method, triangle rule for the refinement
+                                  (path, trace, holes and limit are ignored: hole faces are
+                                  evaluated as the surface their neighbours see) */
+} mmx_limit_options;
+
+typedef struct mmx_limit_table mmx_limit_table;
+
+/* Builds the limit table of `mesh` (with positions, in the context's space) for `scheme`
+ * (Catmull-Clark or Loop; others MMX_ERR_UNSUPPORTED) with `opts` (NULL: defaults). The
+ * refinement and the patches are computed on the host (the mesh is read back on CUDA); the
+ * table then lives in the context's space. Errors: those of mmx_subdivide and
+ * mmx_subdiv_limit on the mesh (bad faces, coordinates, non-manifold edges), MMX_ERR_ARG
+ * (NULL arguments, isolation out of range), MMX_ERR_NOMEM, MMX_ERR_CUDA. The table keeps ctx,
+ * which must outlive it. Cost: the refinement (O(nnz 4^isolation)); memory about 80 bytes per
+ * face of the refined level. Synchronises: yes (CUDA: the mesh read back, the table copied). */
+mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                                  const mmx_limit_options *opts, mmx_limit_table **out);
+
+/* The number of ptex faces (the valid range of the points' face argument). */
+mmx_index mmx_limit_table_nptex(const mmx_limit_table *table);
+
+/* The ptex faces of cage face `face`: the first one and how many (1 for a quad or a Loop
+ * triangle, n for a Catmull-Clark face of order n). Errors: MMX_ERR_ARG (face out of range). */
+mmx_status mmx_limit_table_ptex(const mmx_limit_table *table, mmx_index face, mmx_index *first,
+                                mmx_index *count);
+
+/* Evaluates n points: point i is ptex face face[i] at (u[i], v[i]). Writes 3 floats per point
+ * (x, y, z) to each output given: P the position, du, dv the first derivatives, duu, duv, dvv
+ * the second ones (any may be NULL). All arrays in the context's space, outputs not
+ * overlapping inputs. Deterministic; host and CUDA agree within float rounding (the same
+ * arithmetic, rules shared).
+ * Errors: MMX_ERR_ARG (NULL table or inputs, every output NULL, n < 0; and naming the first
+ * point whose face is out of range or whose (u, v) is outside the domain or not finite: the
+ * outputs are then unspecified). Cost: O(n isolation), each
+ * point reading one patch (16 positions). Synchronises: on CUDA once, to read the verdict of
+ * the points' check (the results are then written). */
+mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_index n,
+                                const mmx_index *face, const float *u, const float *v, float *P,
+                                float *du, float *dv, float *duu, float *duv, float *dvv);
+
+/* Frees a table; NULL is accepted. */
+void mmx_limit_table_free(mmx_limit_table *table);
 
 /* ---- topology-fixed re-evaluation --------------------------------------------------------- */
 

@@ -351,8 +351,8 @@ static inline MMX__HD float mmx__rule_face_weight(mmx_index n)
  *   Catmull-Clark: f = 1 / (n (n + 5)), e = 4 f, self = 1 - n (e + f) (n = 4: 4/9, 1/9, 1/36)
  *   Loop: beta = (5/8 - (3/8 + 1/4 cos(2 pi / n))^2) / n, e = 1 / (n + 3 / (8 beta)),
  *         self = 1 - n e (n = 6: 1/2, 1/12) */
-static inline void mmx__rule_limit_smooth(mmx_scheme scheme, int n, double *self, double *e,
-                                          double *f)
+static inline MMX__HD void mmx__rule_limit_smooth(mmx_scheme scheme, int n, double *self,
+                                                  double *e, double *f)
 {
     const double pi = 3.14159265358979323846;
     *f = 0.0;
@@ -369,7 +369,7 @@ static inline void mmx__rule_limit_smooth(mmx_scheme scheme, int n, double *self
 
 /* The limit position's weights of a crease vertex: self 2/3, each of its two crease
  * neighbours 1/6 (either scheme: the cubic B-spline along the crease). */
-static inline void mmx__rule_limit_crease(double *self, double *e)
+static inline MMX__HD void mmx__rule_limit_crease(double *self, double *e)
 {
     *self = 4.0 / 6.0, *e = 1.0 / 6.0;
 }
@@ -379,9 +379,10 @@ static inline void mmx__rule_limit_crease(double *self, double *e)
  * t2f; Catmull-Clark), and the vertex itself (t1v, t2v), for its kind (`kind`, with crease ends
  * c0 < c1). The normal is t1 x t2. Scale factors (which OpenSubdiv chooses for similar
  * magnitudes) do not change it and are kept. */
-static inline void mmx__rule_limit_tangents(mmx_scheme scheme, int kind, int n, int m, int c0,
-                                            int c1, double *t1v, double *t1e, double *t1f,
-                                            double *t2v, double *t2e, double *t2f)
+static inline MMX__HD void mmx__rule_limit_tangents(mmx_scheme scheme, int kind, int n, int m,
+                                                    int c0, int c1, double *t1v, double *t1e,
+                                                    double *t1f, double *t2v, double *t2e,
+                                                    double *t2f)
 {
     const double pi = 3.14159265358979323846;
     const int loop = scheme == MMX_SCHEME_LOOP;

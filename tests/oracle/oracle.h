@@ -84,6 +84,31 @@ int oracle_osd_refine_uv(int scheme, const oracle_mesh *in, const char *tags, in
 int oracle_osd_refine(int scheme, const oracle_mesh *in, int levels, oracle_mesh *out,
                       oracle_times *t, char *err, size_t cap);
 
+/* Sharp features as arrays (a caller parses the tags, mmx_mesh_tags_parse): crease vertex
+ * pairs and sharpness, corners, the boundary mode (0 none, 1 edge and corner, 2 edge only) and
+ * the crease method (chaikin nonzero). */
+typedef struct oracle_sharp {
+    int ncreases;
+    const int *crease_verts;
+    const float *crease_sharpness;
+    int ncorners;
+    const int *corner_verts;
+    const float *corner_sharpness;
+    int boundary;
+    int chaikin;
+} oracle_sharp;
+
+/* OpenSubdiv's patch evaluation (osd_patch.cpp): scheme 0 Loop, 1 Catmull-Clark, `sharp` NULL
+ * for none (edge-only boundaries); RefineAdaptive to `isolation` (1..10), Far::PatchTable with
+ * Gregory-basis end caps and infinitely sharp patches, Far::PatchMap; the limit position P and
+ * first derivatives du, dv (3 doubles per point each; du, dv may be NULL) at n points
+ * (ptex face, u, v), OpenSubdiv's ptex faces (Far::PtexIndices). Times (if t): refine_ms =
+ * refinement, patch table, points; eval_ms = the points' evaluation. */
+int oracle_osd_patch_eval(int scheme, const oracle_mesh *in, const oracle_sharp *sharp,
+                          int isolation, int n, const int *ptex, const double *u, const double *v,
+                          double *P, double *du, double *dv, oracle_times *t, char *err,
+                          size_t cap);
+
 /* OpenMesh::Subdivider::Uniform::Sqrt3T on a TriMesh with double points, `levels` steps in
  * one call (its generation counted from 0, so boundary edges are cut in three on the 2nd, 4th,
  * ... step: Kobbelt's boundary rule). Refused (nonzero + err): a face that is not a triangle,

@@ -1,0 +1,258 @@
+/* The limit table's patches (limit_eval.c builds them, limit_eval.c and limit_eval.cu evaluate
+ * them): the arrays one point reads, and the evaluation of one point, shared by the host loop
+ * and the kernel so that both backends run the same arithmetic. */
+#ifndef MMX_SUBDIV_LIMIT_EVAL_H
+#define MMX_SUBDIV_LIMIT_EVAL_H
+
+#include "core/core_internal.h"
+#include "core/hd.h"
+#include "meshmatrix/subdiv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Control points per patch: the bicubic B-spline's 4 x 4 (Catmull-Clark), the box spline's 12
+ * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
+#define MMX__LIMIT_NCV 16
+
+/* A patch's kind (regular[g]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
+ * box-spline) patch, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k (corner k to
+ * k + 1) of a Catmull-Clark face, whose row or column of control points beyond it is the
+ * reflection 2 p1 - p2 of the two next to it. */
+#define MMX__LIMIT_REGULAR 1
+#define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
+
+/* By value, so that a kernel takes it as a parameter; arrays in the table's space.
+ *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
+ *                 of its four children (ptex_quad[p] = 1: the point picks a quadrant), for a
+ *                 sub-face of another face that sub-face; for a Loop triangle the triangle
+ *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] != 0
+ *                 (Catmull-Clark: grid point (i, j), i along u, at k = 4 j + i; Loop: the 12
+ *                 of MMX__LOOP_BOX_SPLINE), else its corners' vertices
+ *   pos, lim      the level's positions and its vertices' limit positions (nverts x 3) */
+typedef struct mmx__limit_patches {
+    int loop;
+    int levels;
+    mmx_index nptex;
+    const mmx_index *ptex_face;
+    const unsigned char *ptex_quad;
+    const mmx_index *cv;
+    const unsigned char *regular;
+    const float *pos, *lim;
+} mmx__limit_patches;
+
+/* The uniform cubic B-spline's four basis functions at t and their first and second
+ * derivatives. */
+static inline MMX__HD void mmx__bspline3(float t, float *b, float *d, float *dd)
+{
+    const float s = 1.0f - t, t2 = t * t, t3 = t2 * t;
+    b[0] = s * s * s / 6.0f;
+    b[1] = (3.0f * t3 - 6.0f * t2 + 4.0f) / 6.0f;
+    b[2] = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) / 6.0f;
+    b[3] = t3 / 6.0f;
+    d[0] = -0.5f * s * s;
+    d[1] = 0.5f * (3.0f * t2 - 4.0f * t);
+    d[2] = 0.5f * (-3.0f * t2 + 2.0f * t + 1.0f);
+    d[3] = 0.5f * t2;
+    dd[0] = s;
+    dd[1] = 3.0f * t - 2.0f;
+    dd[2] = 1.0f - 3.0f * t;
+    dd[3] = t;
+}
+
+/* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
+ * weights (times 12) of its 12 control points in the monomials u^a v^b, a + b <= 4, ordered
+ * 1; u, v; u^2, uv, v^2; u^3 .. v^3; u^4 .. v^4. Control point k sits at lattice position
+ * (i, j) = v0 + i (v1 - v0) + j (v2 - v0) of the triangle (v0, v1, v2): the corners (0,0),
+ * (1,0), (0,1), then around v0 (1,-1), (0,-1), (-1,0), around v1 (1,1), (2,0), (2,-1), around
+ * v2 (-1,1), (-1,2), (0,2) (limit_eval.c gathers them in that order). Fitted to the library's
+ * own limit positions at the level-4 vertices of a regular lattice, where every coefficient
+ * came out an integer (exactly: the fit's residue was float rounding), and held to them by
+ * test_limit_eval. */
+#define MMX__LOOP_BOX_SPLINE                                                                    \
+    {{6, 0, 0, -12, -12, -12, 8, 12, 12, 8, -1, -2, 0, -2, -1},                                \
+     {1, 4, 2, 6, 6, 0, -4, -6, -12, -4, -1, -2, 0, 4, 2},                                     \
+     {1, 2, 4, 0, 6, 6, -4, -12, -6, -4, 2, 4, 0, -2, -1},                                     \
+     {1, 2, -2, 0, -6, 0, -4, 0, 6, 2, 2, 4, 0, -2, -1},                                       \
+     {1, -2, -4, 0, 6, 6, 2, 0, -6, -4, -1, -2, 0, 2, 1},                                      \
+     {1, -4, -2, 6, 6, 0, -4, -6, 0, 2, 1, 2, 0, -2, -1},                                      \
+     {0, 0, 0, 0, 0, 0, 2, 6, 6, 2, -1, -2, 0, -2, -1},                                        \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 0},                                            \
+     {0, 0, 0, 0, 0, 0, 2, 0, 0, 0, -1, -2, 0, 0, 0},                                          \
+     {1, -2, 2, 0, -6, 0, 2, 6, 0, -4, -1, -2, 0, 4, 2},                                       \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, -2, -1},                                          \
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1}}
+
+/* The 15 monomials of degree <= 4 at (u, v) in the order above, and their first and second
+ * derivatives: m[q][k], q = value, d/du, d/dv, d2/du2, d2/dudv, d2/dv2. */
+static inline MMX__HD void mmx__quartic_monomials(float u, float v, float m[6][15])
+{
+    float up[5], vp[5];
+    up[0] = vp[0] = 1.0f;
+    for (int i = 1; i < 5; i++) up[i] = up[i - 1] * u, vp[i] = vp[i - 1] * v;
+    int k = 0;
+    for (int d = 0; d <= 4; d++)
+        for (int a = d; a >= 0; a--, k++) {
+            const int b = d - a;
+            m[0][k] = up[a] * vp[b];
+            m[1][k] = a ? (float)a * up[a - 1] * vp[b] : 0.0f;
+            m[2][k] = b ? (float)b * up[a] * vp[b - 1] : 0.0f;
+            m[3][k] = a > 1 ? (float)(a * (a - 1)) * up[a - 2] * vp[b] : 0.0f;
+            m[4][k] = a && b ? (float)(a * b) * up[a - 1] * vp[b - 1] : 0.0f;
+            m[5][k] = b > 1 ? (float)(b * (b - 1)) * up[a] * vp[b - 2] : 0.0f;
+        }
+}
+
+/* Whether (u, v) lies in the ptex face's domain (NaN fails every comparison). */
+static inline MMX__HD int mmx__limit_in_domain(int loop, float u, float v)
+{
+    if (!(u >= 0.0f && u <= 1.0f && v >= 0.0f && v <= 1.0f)) return 0;
+    return !loop || u + v <= 1.0f;
+}
+
+/* Point (p, u, v): out[18] = position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2 (3 each). Returns 0,
+ * or 1 when p is out of range or (u, v) outside the domain (out untouched). The point descends
+ * the levels: at each, the child holding it and its coordinates there (each step doubles them,
+ * so it is exact in floating point), J accumulating d(child u, v)/d(ptex u, v). */
+static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx_index p,
+                                                float u, float v, float *out)
+{
+    if (p < 0 || p >= T->nptex || !mmx__limit_in_domain(T->loop, u, v)) return 1;
+    mmx_index g = T->ptex_face[p];
+    float J[4] = {1.0f, 0.0f, 0.0f, 1.0f}; /* rows (u', v'), columns (u, v) */
+    for (int l = T->loop || T->ptex_quad[p] ? 0 : 1; l < T->levels; l++) {
+        float a[4], nu, nv;
+        int k;
+        if (T->loop) {
+            /* Children: the middle (e0, e1, e2), then at corner s (v_s, e_s, e_s-1). */
+            if (u >= 0.5f) {
+                k = 2, nu = 2.0f * v, nv = 2.0f - 2.0f * u - 2.0f * v;
+                a[0] = 0.0f, a[1] = 2.0f, a[2] = -2.0f, a[3] = -2.0f;
+            } else if (v >= 0.5f) {
+                k = 3, nu = 2.0f - 2.0f * u - 2.0f * v, nv = 2.0f * u;
+                a[0] = -2.0f, a[1] = -2.0f, a[2] = 2.0f, a[3] = 0.0f;
+            } else if (u + v <= 0.5f) {
+                k = 1, nu = 2.0f * u, nv = 2.0f * v;
+                a[0] = 2.0f, a[1] = 0.0f, a[2] = 0.0f, a[3] = 2.0f;
+            } else {
+                k = 0, nu = 2.0f * u + 2.0f * v - 1.0f, nv = 1.0f - 2.0f * u;
+                a[0] = 2.0f, a[1] = 2.0f, a[2] = -2.0f, a[3] = 0.0f;
+            }
+        } else {
+            /* Child s of a quad is (v_s, e leaving, centre, e arriving): its u runs along the
+             * edge leaving v_s, its v along the edge arriving. */
+            if (u < 0.5f && v < 0.5f) {
+                k = 0, nu = 2.0f * u, nv = 2.0f * v;
+                a[0] = 2.0f, a[1] = 0.0f, a[2] = 0.0f, a[3] = 2.0f;
+            } else if (v < 0.5f) {
+                k = 1, nu = 2.0f * v, nv = 2.0f - 2.0f * u;
+                a[0] = 0.0f, a[1] = 2.0f, a[2] = -2.0f, a[3] = 0.0f;
+            } else if (u >= 0.5f) {
+                k = 2, nu = 2.0f - 2.0f * u, nv = 2.0f - 2.0f * v;
+                a[0] = -2.0f, a[1] = 0.0f, a[2] = 0.0f, a[3] = -2.0f;
+            } else {
+                k = 3, nu = 2.0f - 2.0f * v, nv = 2.0f * u;
+                a[0] = 0.0f, a[1] = -2.0f, a[2] = 2.0f, a[3] = 0.0f;
+            }
+        }
+        /* Level 1 of a Catmull-Clark quad: its children follow one another from ptex_face;
+         * otherwise the children of face g are 4 g + k (a quad's or a triangle's four). */
+        g = l == 0 && !T->loop ? g + k : 4 * g + k;
+        const float j0 = a[0] * J[0] + a[1] * J[2], j1 = a[0] * J[1] + a[1] * J[3];
+        const float j2 = a[2] * J[0] + a[3] * J[2], j3 = a[2] * J[1] + a[3] * J[3];
+        J[0] = j0, J[1] = j1, J[2] = j2, J[3] = j3;
+        u = nu < 0.0f ? 0.0f : nu > 1.0f ? 1.0f : nu;
+        v = nv < 0.0f ? 0.0f : nv > 1.0f ? 1.0f : nv;
+    }
+    /* The patch in its own (u, v): position, first and second derivatives (L[0..5]). */
+    float L[6][3];
+    const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * g;
+    for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
+    if (T->regular[g] && T->loop) {
+        const float box[12][15] = MMX__LOOP_BOX_SPLINE;
+        float m[6][15];
+        mmx__quartic_monomials(u, v, m);
+        for (int k = 0; k < 12; k++) {
+            const float *x = T->pos + 3 * (int64_t)cv[k];
+            for (int q = 0; q < 6; q++) {
+                float w = 0.0f;
+                for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
+                w *= 1.0f / 12.0f;
+                for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
+            }
+        }
+    } else if (T->regular[g]) {
+        float bu[3][4], bv[3][4];
+        mmx__bspline3(u, bu[0], bu[1], bu[2]);
+        mmx__bspline3(v, bv[0], bv[1], bv[2]);
+        /* A boundary edge's reflected control points, folded into the basis: edge 0 is the
+         * row j = 0 (v's low end), 1 the column i = 3, 2 the row j = 3, 3 the column i = 0. */
+        const int kind = T->regular[g];
+        for (int q = 0; q < 3; q++) {
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(0))
+                bv[q][1] += 2.0f * bv[q][0], bv[q][2] -= bv[q][0], bv[q][0] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(2))
+                bv[q][2] += 2.0f * bv[q][3], bv[q][1] -= bv[q][3], bv[q][3] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(3))
+                bu[q][1] += 2.0f * bu[q][0], bu[q][2] -= bu[q][0], bu[q][0] = 0.0f;
+            if (kind & MMX__LIMIT_PHANTOM_EDGE(1))
+                bu[q][2] += 2.0f * bu[q][3], bu[q][1] -= bu[q][3], bu[q][3] = 0.0f;
+        }
+        for (int j = 0; j < 4; j++)
+            for (int i = 0; i < 4; i++) {
+                const float *x = T->pos + 3 * (int64_t)cv[4 * j + i];
+                const float w[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
+                                    bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
+                for (int q = 0; q < 6; q++)
+                    for (int c = 0; c < 3; c++) L[q][c] += w[q] * x[c];
+            }
+    } else if (T->loop) {
+        const float *x0 = T->lim + 3 * (int64_t)cv[0], *x1 = T->lim + 3 * (int64_t)cv[1];
+        const float *x2 = T->lim + 3 * (int64_t)cv[2];
+        for (int c = 0; c < 3; c++) {
+            L[0][c] = (1.0f - u - v) * x0[c] + u * x1[c] + v * x2[c];
+            L[1][c] = x1[c] - x0[c];
+            L[2][c] = x2[c] - x0[c];
+        }
+    } else {
+        const float *x0 = T->lim + 3 * (int64_t)cv[0], *x1 = T->lim + 3 * (int64_t)cv[1];
+        const float *x2 = T->lim + 3 * (int64_t)cv[2], *x3 = T->lim + 3 * (int64_t)cv[3];
+        for (int c = 0; c < 3; c++) {
+            const float e0 = x1[c] - x0[c], e3 = x2[c] - x3[c];
+            const float f0 = x3[c] - x0[c], f1 = x2[c] - x1[c];
+            L[0][c] = (1.0f - v) * (x0[c] + u * e0) + v * (x3[c] + u * e3);
+            L[1][c] = (1.0f - v) * e0 + v * e3;
+            L[2][c] = (1.0f - u) * f0 + u * f1;
+            L[4][c] = f1 - f0;
+        }
+    }
+    /* Back to the ptex face's (u, v) by the chain rule: first derivatives D J, second ones
+     * J^T H J. */
+    for (int c = 0; c < 3; c++) {
+        const float pu = L[1][c], pv = L[2][c], huu = L[3][c], huv = L[4][c], hvv = L[5][c];
+        out[c] = L[0][c];
+        out[3 + c] = pu * J[0] + pv * J[2];
+        out[6 + c] = pu * J[1] + pv * J[3];
+        out[9 + c] = huu * J[0] * J[0] + 2.0f * huv * J[0] * J[2] + hvv * J[2] * J[2];
+        out[12 + c] = huu * J[0] * J[1] + huv * (J[0] * J[3] + J[1] * J[2]) + hvv * J[2] * J[3];
+        out[15 + c] = huu * J[1] * J[1] + 2.0f * huv * J[1] * J[3] + hvv * J[3] * J[3];
+    }
+    return 0;
+}
+
+/* The table's patches (arrays in its space) and their bytes (every array the points may
+ * read), for bench/limit_eval.c's floor and kernel timing. */
+const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes);
+
+/* The kernel's half of mmx_limit_table_eval (limit_eval.cu): one thread per point, device
+ * arrays; *bad (device, one entry) gets the smallest bad point's index (it starts at n). */
+mmx_status mmx__limit_eval_cuda(mmx_ctx *ctx, mmx__limit_patches T, mmx_index n,
+                                const mmx_index *face, const float *u, const float *v, float *P,
+                                float *du, float *dv, float *duu, float *duv, float *dvv,
+                                mmx_index *bad);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
