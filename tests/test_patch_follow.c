@@ -83,25 +83,40 @@ static void check_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps, 
     int64_t vin = 0;
     for (mmx_index v = 0; v < V; v++) vin += in_face[v];
     cr_assert_eq(ov, vin, "%s: owned vertices", what);
-    for (mmx_index f = 0; f < F; f++) {
-        const mmx_index p = ps->face_patch[f];
-        cr_assert(p >= 0 && p < np && ps->face_local[f] < ps->owned[3 * p], "%s: face %d", what, f);
-        cr_assert_eq(ps->l2g_f[ps->face_off[p] + ps->face_local[f]], f, "%s: face %d", what, f);
-    }
-    for (mmx_index e = 0; e < E; e++) {
-        const mmx_index p = ps->edge_patch[e];
-        cr_assert(p >= 0 && p < np && ps->edge_local[e] < ps->owned[3 * p + 1], "%s: edge %d", what, e);
-        cr_assert_eq(ps->l2g_e[ps->edge_off[p] + ps->edge_local[e]], e, "%s: edge %d", what, e);
-    }
-    for (mmx_index v = 0; v < V; v++) {
-        const mmx_index p = ps->vert_patch[v];
-        if (!in_face[v]) {
-            cr_assert_eq(p, -1, "%s: isolated vertex %d owned", what, v);
-            continue;
+    /* Each element appears exactly once among the owned parts of the maps (a built set keeps
+     * no per-edge or per-vertex owner array: the owned parts are their inverse), and a face's
+     * owner is face_patch's. */
+    mmx_index *seen_f = malloc(((size_t)F + 1) * sizeof *seen_f);
+    mmx_index *seen_e = malloc(((size_t)E + 1) * sizeof *seen_e);
+    mmx_index *seen_v = malloc(((size_t)V + 1) * sizeof *seen_v);
+    cr_assert(seen_f && seen_e && seen_v);
+    for (mmx_index f = 0; f < F; f++) seen_f[f] = -1;
+    for (mmx_index e = 0; e < E; e++) seen_e[e] = -1;
+    for (mmx_index v = 0; v < V; v++) seen_v[v] = -1;
+    for (mmx_index p = 0; p < np; p++) {
+        for (mmx_index l = 0; l < ps->owned[3 * p]; l++) {
+            const mmx_index f = ps->l2g_f[ps->face_off[p] + l];
+            cr_assert(f >= 0 && f < F && seen_f[f] == -1, "%s: face %d owned twice", what, f);
+            seen_f[f] = p;
         }
-        cr_assert(p >= 0 && p < np && ps->vert_local[v] < ps->owned[3 * p + 2], "%s: vertex %d", what, v);
-        cr_assert_eq(ps->l2g_v[ps->vert_off[p] + ps->vert_local[v]], v, "%s: vertex %d", what, v);
+        for (mmx_index l = 0; l < ps->owned[3 * p + 1]; l++) {
+            const mmx_index e = ps->l2g_e[ps->edge_off[p] + l];
+            cr_assert(e >= 0 && e < E && seen_e[e] == -1, "%s: edge %d owned twice", what, e);
+            seen_e[e] = p;
+        }
+        for (mmx_index l = 0; l < ps->owned[3 * p + 2]; l++) {
+            const mmx_index v = ps->l2g_v[ps->vert_off[p] + l];
+            cr_assert(v >= 0 && v < V && seen_v[v] == -1, "%s: vertex %d owned twice", what, v);
+            seen_v[v] = p;
+        }
     }
+    for (mmx_index f = 0; f < F; f++)
+        cr_assert(seen_f[f] >= 0 && seen_f[f] == ps->face_patch[f], "%s: face %d", what, f);
+    for (mmx_index e = 0; e < E; e++) cr_assert(seen_e[e] >= 0, "%s: edge %d not owned", what, e);
+    for (mmx_index v = 0; v < V; v++)
+        cr_assert((seen_v[v] >= 0) == (in_face[v] != 0), "%s: vertex %d %s", what, v,
+                  in_face[v] ? "not owned" : "isolated but owned");
+    free(seen_f), free(seen_e), free(seen_v);
     /* Faces at each vertex. */
     mmx_index *vs = calloc((size_t)V + 2, sizeof *vs), *vf = malloc(((size_t)M->nnz + 1) * sizeof *vf);
     cr_assert(vs && vf);
@@ -194,8 +209,6 @@ static void expect_same(const mmx_patch_set *a, const mmx_patch_set *b, const ch
     SAME(fe, (size_t)a->corner_off[np]);
     SAME(ev, 2 * (size_t)a->edge_off[np]);
     SAME(face_patch, (size_t)a->nfaces);
-    SAME(edge_patch, (size_t)a->nedges);
-    SAME(vert_patch, (size_t)a->nverts);
 #undef SAME
 }
 
@@ -529,8 +542,6 @@ static void expect_same_device(mmx_ctx *dctx, const mmx_patch_set *h, const mmx_
         {h->fe, d->fe, (size_t)h->corner_off[np] * 2, "fe"},
         {h->ev, d->ev, 2 * (size_t)h->edge_off[np] * 2, "ev"},
         {h->face_patch, d->face_patch, (size_t)h->nfaces * 4, "face_patch"},
-        {h->edge_patch, d->edge_patch, (size_t)h->nedges * 4, "edge_patch"},
-        {h->vert_patch, d->vert_patch, (size_t)h->nverts * 4, "vert_patch"},
     };
     for (size_t i = 0; i < sizeof arr / sizeof arr[0]; i++) {
         if (arr[i].bytes == 0) continue;
