@@ -52,11 +52,16 @@ if ! "$py" -m venv --system-site-packages "$venv" 2>/dev/null; then
     pipwhl=$(ls .pywheels/pip-*.whl | sort -V | tail -1)
     "$venv/bin/python" "$pipwhl/pip" install -q --no-index --find-links .pywheels pip
 fi
+# When $py is itself a virtual environment (the GPU machine's PyTorch lives in one), a venv
+# made from it sees only the base interpreter's packages: a .pth file adds $py's own
+# site-packages (numpy, torch, cupy, scipy) behind the new environment's.
+site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+"$py" -c 'import site, sys; print("\n".join(p for p in site.getsitepackages() if p))' > "$site/_mmx_host_site.pth"
 "$venv/bin/python" -m pip install -q --no-index --find-links .pywheels \
     meson-python meson ninja nanobind pytest
 echo "== pip install . (CUDA ${MMX_PY_CUDA:-enabled}, build folder build-pygpu)"
 t0=$(date +%s)
-"$venv/bin/python" -m pip install -q --no-index --find-links .pywheels --no-build-isolation \
+"$venv/bin/python" -m pip install -q --no-index --find-links .pywheels --no-build-isolation --no-deps \
     -Cbuild-dir=build-pygpu -Csetup-args=-Dcuda=${MMX_PY_CUDA:-enabled} "$root"
 echo "   built and installed in $(( $(date +%s) - t0 )) s"
 rc=0
