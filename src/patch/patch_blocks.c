@@ -18,13 +18,11 @@ mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists
                          "context's space");
     /* Fans and stars walk faces by orientation (mmx_patch_reduce refuses the same sets). */
     if ((lists == MMX_PV_VERTEX_FANS || lists == MMX_PV_VERTEX_STARS) && ps->bad_edge >= 0) {
-        mmx_index ends[2] = {-1, -1};
-        mmx_status s = mmx__patch_edge_ends(ctx, ps, ps->bad_edge, ends);
-        if (s) return s;
+        /* The edge's ends were recorded with it when the set was built. */
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "patch kernel: edge %d {%d, %d} has two faces that run it the same way: "
                          "the faces are not consistently oriented, so vertex fans and stars (VV, "
-                         "VE, VF) are not defined", ps->bad_edge, ends[0], ends[1]);
+                         "VE, VF) are not defined", ps->bad_edge, ps->bad_ends[0], ps->bad_ends[1]);
     }
     out->space = ps->space;
     out->npatches = ps->npatches;
