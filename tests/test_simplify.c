@@ -417,8 +417,11 @@ Test(simplify, cuda_matches_host)
             cr_assert_eq(d->space, MMX_SPACE_DEVICE);
             MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, d, MMX_SPACE_HOST, &back));
             same_bytes(host, h, back, "host = CUDA");
-            rh.ms = rd.ms = 0;
-            cr_assert_eq(memcmp(&rh, &rd, sizeof rh), 0, "shape %d options %d: reports differ", i, opt);
+            cr_assert(rh.faces_out == rd.faces_out && rh.verts_out == rd.verts_out &&
+                      rh.target_faces == rd.target_faces && rh.locked_verts == rd.locked_verts &&
+                      rh.rounds == rd.rounds && rh.collapses == rd.collapses &&
+                      rh.diagonal == rd.diagonal && rh.max_error == rd.max_error,
+                      "shape %d options %d: the reports differ", i, opt);
             mmx_mesh_free(back);
             mmx_mesh_free(d);
             mmx_mesh_free(din);
