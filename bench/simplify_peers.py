@@ -2,7 +2,10 @@
 result, ours included: the symmetric Hausdorff distance to the input, sampled, relative to
 the input's bounding box diagonal.
 
-    python3 simplify_peers.py IN.obj [--ratio R] [--mmx PATH] [--ours OUT.obj] [--csv FILE]
+    python3 simplify_peers.py IN.obj [--split N] [--ratio R] [--mmx PATH] [--ours OUT.obj] [--csv FILE]
+
+--split N first splits IN N times by edge midpoints, 1-to-4, positions unchanged (nefertiti.obj
+with --split 1 is nef1, as bench/simplify.c makes it: the same triangles, other numbering).
 
 Peers (each run once, one thread, the simplification call alone timed: wall and CPU time, the
 latter steadier on a shared machine):
@@ -40,6 +43,28 @@ def load(path):
     ms = pymeshlab.MeshSet()
     ms.load_new_mesh(path)
     return ms
+
+
+def split4(src, dst, times):
+    """src split `times` times by edge midpoints (1-to-4) into dst."""
+    ms = load(src)
+    m = ms.current_mesh()
+    v = m.vertex_matrix()
+    f = m.face_matrix().astype(np.int64)
+    for _ in range(times):
+        e = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]])
+        key = np.minimum(e[:, 0], e[:, 1]) * len(v) + np.maximum(e[:, 0], e[:, 1])
+        uniq, inv = np.unique(key, return_inverse=True)
+        a, b = uniq // len(v), uniq % len(v)
+        mid = len(v) + inv.reshape(3, -1).T  # per face: the midpoints of edges 01, 12, 20
+        v = np.concatenate([v, 0.5 * (v[a] + v[b])])
+        f = np.concatenate([np.stack([f[:, 0], mid[:, 0], mid[:, 2]], 1),
+                            np.stack([mid[:, 0], f[:, 1], mid[:, 1]], 1),
+                            np.stack([mid[:, 2], mid[:, 1], f[:, 2]], 1),
+                            np.stack([mid[:, 0], mid[:, 1], mid[:, 2]], 1)])
+    out = pymeshlab.MeshSet()
+    out.add_mesh(pymeshlab.Mesh(vertex_matrix=v, face_matrix=f.astype(np.int32)))
+    out.save_current_mesh(dst)
 
 
 def hausdorff(in_path, out_path, nsamples):
@@ -97,11 +122,17 @@ def run_mmx(mmx, src, dst, ratio):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("input")
+    ap.add_argument("--split", type=int, default=0)
     ap.add_argument("--ratio", type=float, default=0.1)
     ap.add_argument("--mmx")
     ap.add_argument("--ours")
     ap.add_argument("--csv")
     a = ap.parse_args()
+    keep = tempfile.TemporaryDirectory()
+    if a.split:
+        name = os.path.splitext(os.path.basename(a.input))[0] + f"_split{a.split}.ply"
+        split4(a.input, os.path.join(keep.name, name), a.split)
+        a.input = os.path.join(keep.name, name)
     ms0 = load(a.input)  # keeps the mesh alive
     src = ms0.current_mesh()
     nf = src.face_number()

@@ -1,6 +1,6 @@
 /*
  * meshmatrix/dynamic.h: local topology edits by the cavity operator (dynamic mesh processing)
- * and what is built on it: Delaunay edge flips, isotropic remeshing.
+ * and what is built on it: Delaunay edge flips, isotropic remeshing, QEM simplification.
  *
  * A cavity is a connected set of faces removed from the mesh and filled with new faces joined
  * to its boundary. A round takes seeds (edges, numbered as mmx_adjacency numbers them for the
@@ -22,6 +22,10 @@
  * Isotropic remeshing (mmx_remesh) runs on both backends with identical results too: each of
  * its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds the device
  * rounds of the templates.
+ * Priorities may also be data (mmx_cavity_round_ranked: a float per seed, lower wins), so a
+ * cost-ordered method runs in parallel rounds of locally cheapest cavities: QEM
+ * simplification (mmx_simplify) is one, on both backends with identical results
+ * (src/dynamic/quadric.h).
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -182,7 +186,10 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
  * unsigned order in the high half, i in the low half (so numbering by it is key order).
  * priority NULL: the hashed priorities of `round`, exactly mmx_cavity_round's result.
  * place (EDGE_COLLAPSE only; NULL: the midpoints): 3 floats per seed, where its merged vertex
- * goes; the fold and degeneracy checks test that position. Ignored by the other kinds.
+ * goes; the fold and degeneracy checks test that position, and the topological rule is the
+ * exact link condition instead of the template's stricter one: the third vertices c and d
+ * may be joined by an edge (so a vertex of valence 3 can go) unless (a, c, d) and (b, c, d)
+ * are both faces. Ignored by the other kinds.
  * seeds, priority, place and per_seed live in the context's space (host arrays on the host
  * backend, device arrays on CUDA: nothing is copied through the host there). The same
  * outcomes, counts and bytes on both backends.

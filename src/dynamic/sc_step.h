@@ -137,6 +137,19 @@ static inline MMX__HD int mmx__sc_boundary_edge(const mmx__sc_view *t, mmx_index
     return t->sides[mmx__edge_find(t->f.edge_ptr, t->f.ev, u, v)] == 1;
 }
 
+/* 1 when a face at v has corners c and d too (the faces at v, vf). */
+static inline MMX__HD int mmx__sc_has_face(const mmx__sc_view *t, mmx_index v, mmx_index c,
+                                           mmx_index d)
+{
+    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+        const mmx_index *f = t->f.verts + 3 * (size_t)t->vf[k];
+        int n = 0;
+        for (int i = 0; i < 3; i++) n += f[i] == c || f[i] == d;
+        if (n == 2) return 1;
+    }
+    return 0;
+}
+
 /* mmx__collapse_cavity (dynamic_internal.h): the ring holds the faces at a, then those at b
  * (the edge's faces twice). place: where the merged vertex goes (3 floats), NULL for the
  * midpoint; the fold and degeneracy checks test that position. */
@@ -156,7 +169,13 @@ static inline MMX__HD int mmx__sc_collapse_cavity(const mmx__sc_view *t, const f
     if (nf == 2) {
         /* Interior: both ends interior, a quad that is no tetrahedron's (c-d no edge). */
         const mmx_index d = mmx__sc_third(t, two[1], a, b);
-        if (t->boundary[a] || t->boundary[b] || c == d || mmx__fv_has_edge(&t->f, c, d)) return 0;
+        if (t->boundary[a] || t->boundary[b] || c == d) return 0;
+        /* With a place (the ranked collapse) the exact link condition's edge part: c-d may be
+         * an edge (a vertex of valence 3 goes) unless both (a, c, d) and (b, c, d) are faces
+         * (a tetrahedron's). Without, the template's stricter rule: no edge c-d. */
+        if (place ? mmx__sc_has_face(t, a, c, d) && mmx__sc_has_face(t, b, c, d)
+                  : mmx__fv_has_edge(&t->f, c, d))
+            return 0;
     } else {
         /* Boundary: not an ear (a triangle with two boundary edges would lose its area). */
         if (mmx__sc_boundary_edge(t, a, c) && mmx__sc_boundary_edge(t, b, c)) return 0;
