@@ -128,7 +128,8 @@ typedef struct mmx_cavity_seed {
     mmx_index vertex;        /* kept seeds: the vertex the fill makes (split, face split, user
                                 cavity) or keeps (collapse: a; vertex removal: u; by its
                                 number in the output); -1 otherwise */
-    uint64_t priority;       /* mmx_cavity_priority(edge, round) */
+    uint64_t priority;       /* mmx_cavity_priority(edge, round); a ranked round's key
+                                (mmx_cavity_round_ranked) */
 } mmx_cavity_seed;
 
 /* A round's counts: proposed = kept + invalid + conflicts. */

@@ -131,7 +131,8 @@ static inline MMX__HD int mmx__qem_places(const double q[10], const float *pos, 
 
 /* Edge e as a collapse candidate: interior (two faces), neither end locked, neither in more
  * than MMX__QEM_MAX_FACES faces, and a place (mmx__qem_places' order, the first that passes)
- * at which the collapse template's rules hold (sc_step.h: the link condition, no boundary
+ * at which the collapse template's rules hold (sc_step.h: the exact link condition, as a
+ * collapse with a place takes it, no boundary
  * end, no tetrahedron, no face degenerate or folded). Returns 1 for a candidate with its cost
  * (the quadric error at the place), its error as a distance, sqrt(cost / trace A) (0 when
  * trace A is 0), and the place. ring: room for 2 MMX__QEM_MAX_FACES faces. */
