@@ -221,6 +221,57 @@ Test(simplify, cube_corners_kept)
     mmx_ctx_free(ctx);
 }
 
+/* icosphere:3 with four creases (edges 0, 40, 80, 120: their ends into cv[0..8)) and one
+ * corner (vertex 100) tagged. */
+static mmx_mesh *tagged_sphere(mmx_ctx *ctx, mmx_index cv[8])
+{
+    mmx_mesh *m = tu_shape(ctx, "icosphere:3");
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    mmx_index corner[1] = {100};
+    for (int i = 0; i < 4; i++) cv[2 * i] = adj->ev[2 * (40 * i)], cv[2 * i + 1] = adj->ev[2 * (40 * i) + 1];
+    float sharp[4] = {10, 10, 10, 10}, csharp[1] = {5};
+    mmx_mesh_tags tags;
+    memset(&tags, 0, sizeof tags);
+    tags.ncreases = 4;
+    tags.crease_verts = cv;
+    tags.crease_sharpness = sharp;
+    tags.ncorners = 1;
+    tags.corner_verts = corner;
+    tags.corner_sharpness = csharp;
+    tags.interpolate_boundary = tags.fvar_interpolate_boundary = tags.fvar_propagate_corners = -1;
+    tags.crease_method = tags.smooth_triangles = -1;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_set_tags(ctx, m, &tags));
+    mmx_adjacency_free(adj);
+    return m;
+}
+
+/* The ends of tagged creases (sharpness > 0) and tagged corners are locked: they stay where
+ * they were. */
+Test(simplify, tagged_vertices_kept)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_index cv[8];
+    mmx_mesh *m = tagged_sphere(ctx, cv), *out = NULL;
+    mmx_simplify_options o = mmx_simplify_defaults();
+    o.ratio = 0.1;
+    mmx_simplify_report r;
+    MMX_OK_OR_FAIL(ctx, mmx_simplify(ctx, m, &o, &out, &r));
+    cr_assert_geq(r.locked_verts, 5);
+    cr_assert_leq(r.locked_verts, 9);
+    for (int i = 0; i < 9; i++) {
+        const mmx_index v = i < 8 ? cv[i] : 100;
+        int found = 0;
+        for (mmx_index j = 0; j < mmx_mesh_nverts(out) && !found; j++)
+            found = memcmp(out->pos + 3 * (size_t)j, m->pos + 3 * (size_t)v, 3 * sizeof(float)) == 0;
+        cr_assert(found, "tagged vertex %d moved or went", (int)v);
+    }
+    cr_assert_null(out->tags);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 Test(simplify, error_bound_honoured)
 {
     mmx_ctx *ctx = tu_host_ctx();
@@ -402,8 +453,10 @@ Test(simplify, ranked_collapse_place)
 Test(simplify, cuda_matches_host)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
-    mmx_mesh *shapes[3] = {tu_shape(host, "icosphere:4"), plane(host, 16, 3), cube(host, 3)};
-    for (int i = 0; i < 3; i++)
+    mmx_index cv[8];
+    mmx_mesh *shapes[4] = {tu_shape(host, "icosphere:4"), plane(host, 16, 3), cube(host, 3),
+                           tagged_sphere(host, cv)};
+    for (int i = 0; i < 4; i++)
         for (int opt = 0; opt < 3; opt++) {
             mmx_simplify_options o = mmx_simplify_defaults();
             if (opt == 0) o.ratio = 0.1;
@@ -433,7 +486,7 @@ Test(simplify, cuda_matches_host)
     cr_assert_eq(mmx_simplify(cu, quads, &o, &out, NULL), MMX_ERR_MESH);
     cr_assert(strstr(mmx_ctx_error(cu), "mmx_mesh_triangulate"), "%s", mmx_ctx_error(cu));
     mmx_mesh_free(quads);
-    for (int i = 0; i < 3; i++) mmx_mesh_free(shapes[i]);
+    for (int i = 0; i < 4; i++) mmx_mesh_free(shapes[i]);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

@@ -506,7 +506,8 @@ mmx_simplify_options mmx_simplify_defaults(void);
 typedef struct mmx_simplify_report {
     mmx_index faces_in, verts_in, faces_out, verts_out;
     mmx_index target_faces;  /* resolved (0: none) */
-    mmx_index locked_verts;  /* of the input: boundary and feature vertices, never moved */
+    mmx_index locked_verts;  /* of the input: boundary, feature and tagged vertices, never
+                                moved */
     int rounds;              /* rounds that kept a collapse */
     int64_t collapses;
     double diagonal;         /* the input's bounding box diagonal */
@@ -525,8 +526,9 @@ typedef struct mmx_simplify_report {
  * Placement: the minimiser of the summed quadric (a 3x3 solve) when it is well conditioned and
  * within the edge's length of its midpoint, else the best of the two ends and the midpoint.
  * Refused collapses: an edge on the boundary or with a boundary end, an end locked (boundary
- * vertices, and with feature_angle < 180 both ends of every sharper edge: locked vertices
- * never move or vanish, so the boundary and feature lines are kept exactly), an end in more
+ * vertices, both ends of every crease and every corner the input's tags name with sharpness
+ * > 0, and with feature_angle < 180 both ends of every sharper edge: locked vertices never
+ * move or vanish, so the boundary and feature lines are kept exactly), an end in more
  * than 64 faces, one that breaks the link condition, makes a tetrahedron's faces meet
  * (non-manifold) or leaves a face degenerate or folded over (its normal against its old one).
  * A round: every edge is evaluated (its cost, place and validity); the candidates (with
@@ -544,7 +546,7 @@ typedef struct mmx_simplify_report {
  * Errors: MMX_ERR_ARG (NULL, no positions, a bad option or none set, named), MMX_ERR_SPACE,
  * MMX_ERR_MESH (a face that is not a triangle: triangulate first, mmx_mesh_triangulate or
  * `mmx triangulate`; a non-finite coordinate; a mesh mmx_mesh_validate finds not valid, with
- * its sentence), MMX_ERR_INTERNAL (validate found a round's result not valid), MMX_ERR_NOMEM,
+ * its sentence; bad tags, as mmx_mesh_tags_parse), MMX_ERR_INTERNAL (validate found a round's result not valid), MMX_ERR_NOMEM,
  * MMX_ERR_CUDA.
  * Cost: per round the adjacency's plus O(nedges log nedges) for the order and O(valence) per
  * edge (valences capped at 64); the rounds shrink the mesh geometrically in practice.

@@ -440,10 +440,11 @@ mmx_status mmx__simplify_check_round(mmx_ctx *ctx, const mmx_mesh *m, const mmx_
 
 /* mmx_simplify on a CUDA context (simplify.cu): o checked and its target resolved by the
  * caller (o->target_faces set from the ratio), the mesh on the device, expect the input's
- * Euler characteristic for o->validate. The host's rounds, bytes and report. */
+ * Euler characteristic for o->validate, tagged[0..ntagged) (host) the tagged vertices to lock.
+ * The host's rounds, bytes and report. */
 mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *o,
-                              const mmx_mesh_expect *expect, mmx_mesh **out,
-                              mmx_simplify_report *report);
+                              const mmx_mesh_expect *expect, const mmx_index *tagged,
+                              mmx_index ntagged, mmx_mesh **out, mmx_simplify_report *report);
 
 #ifdef __cplusplus
 }

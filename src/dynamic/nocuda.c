@@ -182,9 +182,9 @@ mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const floa
 }
 
 mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *o,
-                              const mmx_mesh_expect *expect, mmx_mesh **out,
-                              mmx_simplify_report *report)
+                              const mmx_mesh_expect *expect, const mmx_index *tagged,
+                              mmx_index ntagged, mmx_mesh **out, mmx_simplify_report *report)
 {
-    (void)mesh, (void)o, (void)expect, (void)out, (void)report;
+    (void)mesh, (void)o, (void)expect, (void)tagged, (void)ntagged, (void)out, (void)report;
     return mmx__no_cuda(ctx, "mmx__simplify_cuda");
 }

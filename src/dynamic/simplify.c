@@ -74,6 +74,27 @@ mmx_status mmx__simplify_unchanged(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh 
     return mmx__round_result(ctx, MMX_OK, m, out);
 }
 
+/* The vertices of the input's tags (mesh->tags) that stay: both ends of every crease and
+ * every corner of sharpness > 0; a host array (freed by the caller; NULL when none). */
+static mmx_status tagged_verts(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **out, mmx_index *n)
+{
+    *out = NULL, *n = 0;
+    if (!mesh->tags) return MMX_OK;
+    mmx_mesh_tags *tags = NULL;
+    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &tags);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)tags->ncreases + (size_t)tags->ncorners + 1,
+                                sizeof **out, (void **)out);
+    for (mmx_index i = 0; !s && i < tags->ncreases; i++)
+        if (tags->crease_sharpness[i] > 0) {
+            (*out)[(*n)++] = tags->crease_verts[2 * i];
+            (*out)[(*n)++] = tags->crease_verts[2 * i + 1];
+        }
+    for (mmx_index i = 0; !s && i < tags->ncorners; i++)
+        if (tags->corner_sharpness[i] > 0) (*out)[(*n)++] = tags->corner_verts[i];
+    mmx_mesh_tags_free(tags);
+    return s;
+}
+
 /* Host driver state. */
 typedef struct host_state {
     mmx_ctx *ctx;
@@ -91,7 +112,8 @@ static const mmx_mesh *current(const host_state *st)
 }
 
 /* The quadrics and locks of the input (round 0's topology). */
-static mmx_status host_setup(host_state *st, const mmx__flip_topo *t, mmx_simplify_report *r)
+static mmx_status host_setup(host_state *st, const mmx__flip_topo *t, const mmx_index *tagged,
+                             mmx_index ntagged, mmx_simplify_report *r)
 {
     const mmx__sc_view v = mmx__sc_host_view(t);
     const float *pos = st->in->pos;
@@ -105,6 +127,7 @@ static mmx_status host_setup(host_state *st, const mmx__flip_topo *t, mmx_simpli
     for (mmx_index e = 0; e < t->nedges; e++)
         if (mmx__qem_feature(&v, pos, e, cb))
             st->lock[t->adj->ev[2 * (size_t)e]] = st->lock[t->adj->ev[2 * (size_t)e + 1]] = 1;
+    for (mmx_index i = 0; i < ntagged; i++) st->lock[tagged[i]] = 1;
     for (mmx_index i = 0; i < t->nverts; i++) r->locked_verts += st->lock[i];
     return MMX_OK;
 }
@@ -236,7 +259,8 @@ mmx_status mmx__simplify_check_round(mmx_ctx *ctx, const mmx_mesh *m, const mmx_
 }
 
 static mmx_status simplify_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *o,
-                                mmx_mesh **out, mmx_simplify_report *r, const mmx_mesh_expect *ex)
+                                const mmx_mesh_expect *ex, const mmx_index *tagged,
+                                mmx_index ntagged, mmx_mesh **out, mmx_simplify_report *r)
 {
     host_state st;
     memset(&st, 0, sizeof st);
@@ -256,7 +280,7 @@ static mmx_status simplify_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_si
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_simplify", &t);
     if (s) return s;
-    s = host_setup(&st, &t, r);
+    s = host_setup(&st, &t, tagged, ntagged, r);
     uint32_t round = 0;
     while (!s) {
         if (o->target_faces > 0 && t.nfaces <= o->target_faces) break;
@@ -317,15 +341,20 @@ mmx_status mmx_simplify(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_o
     mmx_mesh_expect ex;
     memset(&ex, 0, sizeof ex);
     if (!s) s = mmx_mesh_validate(ctx, mesh, &ex, &vr);
+    mmx_index *tagged = NULL, ntagged = 0;
+    if (!s) s = tagged_verts(ctx, mesh, &tagged, &ntagged);
     if (!s) {
         ex.check_euler = 1;
         ex.euler = vr.stats.euler;
         r.faces_in = mesh->M->ncols;
         r.verts_in = mesh->M->nrows;
         r.target_faces = o.target_faces;
-        if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST) s = mmx__simplify_cuda(ctx, mesh, &o, &ex, out, &r);
-        else s = simplify_host(ctx, mesh, &o, out, &r, &ex);
+        if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+            s = mmx__simplify_cuda(ctx, mesh, &o, &ex, tagged, ntagged, out, &r);
+        else
+            s = simplify_host(ctx, mesh, &o, &ex, tagged, ntagged, out, &r);
     }
+    free(tagged);
     if (!s) {
         r.faces_out = (*out)->M->ncols;
         r.verts_out = (*out)->M->nrows;

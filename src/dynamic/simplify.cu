@@ -66,6 +66,12 @@ __global__ void feature_locks(const mmx__sc_view v, const float *pos, mmx_index 
     lock[v.f.ev[2 * (size_t)e + 1]] = 1;
 }
 
+__global__ void lock_list(const mmx_index *list, mmx_index n, unsigned char *lock)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < n) lock[list[i]] = 1;
+}
+
 __global__ void count_locks(const unsigned char *lock, mmx_index nv, unsigned int *count)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
@@ -263,7 +269,8 @@ mmx_status round_dev(State *S, const mmx__sc_dev *t, double bound, uint32_t roun
 
 extern "C" mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
                                          const mmx_simplify_options *o,
-                                         const mmx_mesh_expect *ex, mmx_mesh **out,
+                                         const mmx_mesh_expect *ex, const mmx_index *tagged,
+                                         mmx_index ntagged, mmx_mesh **out,
                                          mmx_simplify_report *r)
 {
     cudaStream_t st = (cudaStream_t)ctx->stream;
@@ -306,7 +313,15 @@ extern "C" mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         MMX__LAUNCH(quadrics, nv0, t.view, mesh->pos, nv0, S.Q);
         MMX__LAUNCH(feature_locks, t.view.f.nedges, t.view, mesh->pos, t.view.f.nedges,
                     mmx__qem_cos_bound(o->feature_angle), S.lock);
+        /* The tagged vertices (a short host list from the input's tags) locked too. */
+        mmx_index *dt = nullptr;
+        if (!s && ntagged > 0) s = mmx__dev_alloc(ctx, (size_t)ntagged * sizeof *dt, (void **)&dt);
+        if (!s && ntagged > 0)
+            s = mmx__dev_copy(ctx, dt, MMX_SPACE_DEVICE, tagged, MMX_SPACE_HOST,
+                              (size_t)ntagged * sizeof *dt);
+        MMX__LAUNCH(lock_list, ntagged, dt, ntagged, S.lock);
         MMX__LAUNCH(count_locks, nv0, S.lock, nv0, box + 7);
+        mmx__dev_free(ctx, dt);
         unsigned int nl = 0;
         if (!s) s = mmx__dev_copy(ctx, &nl, MMX_SPACE_HOST, box + 7, MMX_SPACE_DEVICE, sizeof nl);
         r->locked_verts = (mmx_index)nl;
