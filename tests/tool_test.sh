@@ -838,7 +838,7 @@ if expect_rc "--help (commands)" 0 --help; then
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder normals smooth delaunay remesh triangulate subdiv query render demo bench help"
+commands="info convert reorder normals smooth delaunay remesh simplify triangulate subdiv query render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -866,7 +866,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, triangulate, subdiv, limit, query, matrix, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, simplify, triangulate, subdiv, limit, query, matrix, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }
@@ -1425,6 +1425,38 @@ assert d["patch_queries_equal"] is True and d["patches"]["count"] >= 1 and d["fl
 '  && cmp -s "$TMP/gridd_p.obj" "$TMP/gridd_k.obj" \
         && ok "delaunay --keep-patches --json: patches, the queries checked, the same mesh" \
         || bad "delaunay --keep-patches" "$out"
+fi
+# ---- simplify: QEM edge collapses by the cavity operator ----------------------------------------
+if expect_rc "simplify an icosphere to a tenth" 0 simplify --ratio 0.1 builtin:icosphere:3 "$TMP/ico_s1.obj" \
+    && expect_rc "simplify it again" 0 simplify --ratio 0.1 builtin:icosphere:3 "$TMP/ico_s2.obj"; then
+    cmp -s "$TMP/ico_s1.obj" "$TMP/ico_s2.obj" && ok "simplify: the same bytes twice" \
+        || bad "simplify determinism" "two runs differ"
+    [ "$(field target)" = "128 faces" ] && [[ "$(field output)" == *", 128 faces" ]] \
+        && ok "simplify --ratio 0.1: 1280 faces down to the target, 128" || bad "simplify target" "$out"
+    [[ "$(field 'simplify time')" == *"ms (host backend)"* && "$(field collapses)" == "576 in "*" rounds" ]] \
+        && ok "simplify: collapses, rounds and time reported" || bad "simplify report" "$out"
+fi
+if expect_rc "simplify --faces" 0 simplify --faces 100 builtin:icosphere:3 --discard; then
+    [[ "$(field output)" == *", 100 faces" ]] && ok "simplify --faces 100: 100 faces" || bad "simplify --faces" "$out"
+fi
+if expect_rc "simplify --error" 0 simplify --error 0.002 builtin:icosphere:3 --discard; then
+    e=$(field 'max error')
+    awk -v e="${e%% *}" 'BEGIN { exit !(e > 0 && e <= 0.002) }' && ok "simplify --error: the largest error within the bound" \
+        || bad "simplify --error bound" "$out"
+fi
+if expect_rc "simplify --json" 0 --json simplify --ratio 0.5 builtin:icosphere:2 "$TMP/ico_s3.obj"; then
+    [[ "$out" == *'"target_faces": 160,'* && "$out" == *'"rounds": '* && "$out" == *'"max_error": '* \
+        && "$out" == *'"simplify_ms":'* && "$out" == *'"faces": 160,'* ]] \
+        && ok "simplify --json: target, rounds, error, time" || bad "simplify --json" "$out"
+fi
+check_usage "simplify without a target" simplify builtin:icosphere "$TMP/r.obj"
+check_usage "simplify with --faces and --ratio" simplify --faces 10 --ratio 0.5 builtin:icosphere "$TMP/r.obj"
+check_usage "simplify with a ratio over 1" simplify --ratio 1.5 builtin:icosphere "$TMP/r.obj"
+check_usage "simplify with a zero error" simplify --error 0 builtin:icosphere "$TMP/r.obj"
+check_usage "simplify with zero faces" simplify --faces 0 builtin:icosphere "$TMP/r.obj"
+if expect_rc "simplify refuses quads" 1 simplify --ratio 0.5 builtin:cube "$TMP/cube_s.obj"; then
+    [[ "$err" == *"face 0 has 4 vertices"* && "$err" == *"'mmx triangulate IN OUT'"* && "$err" != *mmx_simplify* ]] \
+        && ok "simplify: a quad mesh is refused, mmx triangulate pointed at" || bad "simplify on quads" "$err"
 fi
 
 # ---- normals: vertex normals written as OBJ vn / PLY nx ny nz -------------------------------

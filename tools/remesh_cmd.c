@@ -29,16 +29,6 @@ static const opt_spec remesh_opts[O_COUNT] = {
 static mmx_remesh_options options;
 static int keep_patches;
 
-/* A finite number in [lo, hi]. Returns 1 on success. */
-static int parse_real(const char *arg, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    const double v = arg && *arg ? strtod(arg, &end) : NAN;
-    if (!end || *end || !isfinite(v) || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
-
 static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
 {
     mmx_mesh *mesh = NULL, *result = NULL;

@@ -55,16 +55,6 @@ static const char *path_name(mmx_smooth_path p)
     return p == MMX_SMOOTH_PATCH ? "patch" : p == MMX_SMOOTH_MATRIX_FREE ? "matrix-free" : "assembled";
 }
 
-/* A finite number in [lo, hi]. Returns 1 on success. */
-static int parse_real(const char *arg, double lo, double hi, double *out)
-{
-    char *end = NULL;
-    const double v = arg && *arg ? strtod(arg, &end) : NAN;
-    if (!end || *end || !isfinite(v) || v < lo || v > hi) return 0;
-    *out = v;
-    return 1;
-}
-
 /* splitmix64: the same stream on every platform. */
 static uint64_t next_random(uint64_t *s)
 {

@@ -67,7 +67,7 @@ void print_man_page(void);
 
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
-    delaunay_command, remesh_command, triangulate_command, subdiv_command, limit_command,
+    delaunay_command, remesh_command, simplify_command, triangulate_command, subdiv_command, limit_command,
     query_command, matrix_command, render_command, demo_command, bench_command, help_command;
 
 /* ---- messages ------------------------------------------------------------------------------ */
@@ -131,6 +131,9 @@ int parse_levels(const char *arg, int dflt, int *levels);
 
 /* Parses a whole number in [lo, hi] (a --size, a --repeats). Returns 1 on success, else 0. */
 int parse_int(const char *arg, long lo, long hi, int *out);
+
+/* Parses a finite number in [lo, hi]. Returns 1 on success, else 0. */
+int parse_real(const char *arg, double lo, double hi, double *out);
 
 /* Parses a --scheme value (NULL when none was given: `dflt`, or a usage error when dflt is
  * negative). Returns EXIT_OK, or EXIT_USAGE after printing why. */

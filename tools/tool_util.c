@@ -1,6 +1,7 @@
 /* Shared pieces of the mmx tool's commands: see tool.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,15 @@ int parse_int(const char *arg, long lo, long hi, int *out)
     long v = strtol(arg, &end, 10);
     if (errno || end == arg || *end || v < lo || v > hi) return 0;
     *out = (int)v;
+    return 1;
+}
+
+int parse_real(const char *arg, double lo, double hi, double *out)
+{
+    char *end = NULL;
+    const double v = arg && *arg ? strtod(arg, &end) : NAN;
+    if (!end || *end || !isfinite(v) || v < lo || v > hi) return 0;
+    *out = v;
     return 1;
 }
 

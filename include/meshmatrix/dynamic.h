@@ -1,6 +1,6 @@
 /*
  * meshmatrix/dynamic.h: local topology edits by the cavity operator (dynamic mesh processing)
- * and what is built on it: Delaunay edge flips, isotropic remeshing.
+ * and what is built on it: Delaunay edge flips, isotropic remeshing, QEM simplification.
  *
  * A cavity is a connected set of faces removed from the mesh and filled with new faces joined
  * to its boundary. A round takes seeds (edges, numbered as mmx_adjacency numbers them for the
@@ -22,6 +22,10 @@
  * Isotropic remeshing (mmx_remesh) runs on both backends with identical results too: each of
  * its steps' seeds by the host's rules (src/dynamic/remesh_step.h), its rounds the device
  * rounds of the templates.
+ * Priorities may also be data (mmx_cavity_round_ranked: a float per seed, lower wins), so a
+ * cost-ordered method runs in parallel rounds of locally cheapest cavities: QEM
+ * simplification (mmx_simplify) is one, on both backends with identical results
+ * (src/dynamic/quadric.h).
  */
 #ifndef MESHMATRIX_DYNAMIC_H
 #define MESHMATRIX_DYNAMIC_H
@@ -125,7 +129,8 @@ typedef struct mmx_cavity_seed {
     mmx_index vertex;        /* kept seeds: the vertex the fill makes (split, face split, user
                                 cavity) or keeps (collapse: a; vertex removal: u; by its
                                 number in the output); -1 otherwise */
-    uint64_t priority;       /* mmx_cavity_priority(edge, round) */
+    uint64_t priority;       /* mmx_cavity_priority(edge, round); a ranked round's key
+                                (mmx_cavity_round_ranked) */
 } mmx_cavity_seed;
 
 /* A round's counts: proposed = kept + invalid + conflicts. */
@@ -174,6 +179,31 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
+
+/* mmx_cavity_round with priorities as data, for cost-ordered methods: seed i's priority is
+ * priority[i] (a float; lower wins), its key (priority[i], i) (ties go to the lower seed
+ * position), and the kept set is the greedy pass in key order (mmx_cavity_priority's rule
+ * with that key), so each round keeps an independent set of locally cheapest cavities.
+ * per_seed[i].priority gets the key as a 64-bit number: the float's bits mapped to an
+ * unsigned order in the high half, i in the low half (so numbering by it is key order).
+ * priority NULL: the hashed priorities of `round`, exactly mmx_cavity_round's result.
+ * place (EDGE_COLLAPSE only; NULL: the midpoints): 3 floats per seed, where its merged vertex
+ * goes; the fold and degeneracy checks test that position, and the topological rule is the
+ * exact link condition instead of the template's stricter one: the third vertices c and d
+ * may be joined by an edge (so a vertex of valence 3 can go) unless (a, c, d) and (b, c, d)
+ * are both faces. Ignored by the other kinds.
+ * seeds, priority, place and per_seed live in the context's space (host arrays on the host
+ * backend, device arrays on CUDA: nothing is copied through the host there). The same
+ * outcomes, counts and bytes on both backends.
+ * Errors: as mmx_cavity_round's, and MMX_ERR_ARG naming the first seed whose priority is NaN.
+ * Cost: as mmx_cavity_round's. Synchronises: no on the host; on CUDA as mmx_cavity_round's,
+ * plus one wait to check the seeds and priorities (and none to copy per_seed: it is device
+ * memory, written on the stream). */
+mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
+                                   const mmx_index *seeds, const float *priority,
+                                   const float *place, mmx_index n, uint32_t round,
+                                   mmx_mesh **out, mmx_cavity_counts *counts,
+                                   mmx_cavity_seed *per_seed);
 
 /* One round of the face split template (MMX_CAVITY_FACE_SPLIT) on a triangle mesh in the
  * context's space (a host mesh on the host backend; on CUDA a device mesh): seeds[0..n) are
@@ -493,6 +523,78 @@ typedef struct mmx_remesh_report {
  * the selections wait once per step), since the next round's work depends on those counts. */
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report);
+
+/* ---- QEM simplification (Garland and Heckbert 1997) --------------------------------------- */
+
+typedef struct mmx_simplify_options {
+    mmx_index target_faces; /* > 0: stop once the mesh has at most this many faces; 0: unset */
+    double ratio;           /* in (0, 1]: target_faces = ceil(ratio x the input's faces); 0:
+                               unset. At most one of target_faces and ratio */
+    double max_error;       /* > 0: collapse only where the error (below) stays at most this,
+                               relative to the input's bounding box diagonal; 0: unset. At
+                               least one of the three must be set; with a target too, the
+                               call stops at whichever comes first */
+    double feature_angle;   /* degrees in (0, 180] (default 180: off): the ends of an interior
+                               edge whose faces' normals differ by more are locked */
+    int validate;           /* 1: mmx_mesh_validate after every round (manifold, oriented, no
+                               degenerate face, the input's Euler characteristic); a violation
+                               stops the call with MMX_ERR_INTERNAL naming the round. Tests */
+} mmx_simplify_options;
+
+/* No target (the caller sets one), feature angle 180 (off), no validation. */
+mmx_simplify_options mmx_simplify_defaults(void);
+
+typedef struct mmx_simplify_report {
+    mmx_index faces_in, verts_in, faces_out, verts_out;
+    mmx_index target_faces;  /* resolved (0: none) */
+    mmx_index locked_verts;  /* of the input: boundary, feature and tagged vertices, never
+                                moved */
+    int rounds;              /* rounds that kept a collapse */
+    int64_t collapses;
+    double diagonal;         /* the input's bounding box diagonal */
+    double max_error;        /* the largest error of a kept collapse, relative to diagonal */
+    double ms;               /* the whole call (mmx_timer) */
+} mmx_simplify_report;
+
+/* Simplifies a triangle mesh by quadric error edge collapses (Garland and Heckbert, "Surface
+ * simplification using quadric error metrics", 1997), in parallel rounds of the cavity
+ * operator's EDGE_COLLAPSE with priorities as data (mmx_cavity_round_ranked).
+ * Quadrics: each vertex starts with the sum of its faces' area-weighted plane quadrics; a
+ * collapse gives the merged vertex the sum of both ends' (so a vertex's quadric measures the
+ * squared distances to the planes of all the input faces merged into it). The error of a
+ * collapse is sqrt(cost / area), cost the quadric error at the merged vertex and area the
+ * quadric's total face area: an area-weighted RMS distance to those planes, in model units.
+ * Placement: the minimiser of the summed quadric (a 3x3 solve) when it is well conditioned and
+ * within the edge's length of its midpoint, else the best of the two ends and the midpoint.
+ * Refused collapses: an edge on the boundary or with a boundary end, an end locked (boundary
+ * vertices, both ends of every crease and every corner the input's tags name with sharpness
+ * > 0, and with feature_angle < 180 both ends of every sharper edge: locked vertices never
+ * move or vanish, so the boundary and feature lines are kept exactly), an end in more
+ * than 64 faces, one that breaks the link condition, makes a tetrahedron's faces meet
+ * (non-manifold) or leaves a face degenerate or folded over (its normal against its old one).
+ * A round: every edge is evaluated (its cost, place and validity); the candidates (with
+ * max_error, those within it) are listed cheapest first (the cost rounded to float, ties by
+ * edge number); with a target, only the first ceil((faces - target) / 2) (each collapse
+ * removes two faces); the cavity operator keeps the greedy independent set in that order (the
+ * locally cheapest collapses) and fills them. Rounds run until the target is reached (at most
+ * target faces, or target - 1 when faces - target is odd), no candidate is left, or none is
+ * within max_error. The context's progress function hears "simplify round" after each round.
+ * Deterministic: the same bytes every run and on both backends (every sum in a fixed order,
+ * unfused double precision: src/dynamic/quadric.h). On CUDA the mesh must be on the device
+ * and everything runs there.
+ * *out: a new mesh in the context's space in the reduced form, with positions only (texture
+ * coordinates, normals, colors and tags are not carried). report may be NULL.
+ * Errors: MMX_ERR_ARG (NULL, no positions, a bad option or none set, named), MMX_ERR_SPACE,
+ * MMX_ERR_MESH (a face that is not a triangle: triangulate first, mmx_mesh_triangulate or
+ * `mmx triangulate`; a non-finite coordinate; a mesh mmx_mesh_validate finds not valid, with
+ * its sentence; bad tags, as mmx_mesh_tags_parse), MMX_ERR_INTERNAL (validate found a round's result not valid), MMX_ERR_NOMEM,
+ * MMX_ERR_CUDA.
+ * Cost: per round the adjacency's plus O(nedges log nedges) for the order and O(valence) per
+ * edge (valences capped at 64); the rounds shrink the mesh geometrically in practice.
+ * Synchronises: on CUDA, a few times per round (the candidates' count, the selection's steps,
+ * the counts). */
+mmx_status mmx_simplify(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *opts,
+                        mmx_mesh **out, mmx_simplify_report *report);
 
 #ifdef __cplusplus
 }

@@ -24,13 +24,16 @@ static int flip_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, m
     return mmx__fv_flip_cavity(&t->view, pos, e, sd);
 }
 
-/* Seed e's cavity of the given kind: sd's fields and its faces ring[0..*nring); 1 if valid. */
+/* Seed e's cavity of the given kind: sd's fields and its faces ring[0..*nring); 1 if valid.
+ * place: a collapse's merged vertex (NULL: the midpoint). */
 static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_kind kind,
-                        mmx_index e, mmx_cavity_seed *sd, mmx_index *ring, mmx_index *nring)
+                        mmx_index e, const float *place, mmx_cavity_seed *sd, mmx_index *ring,
+                        mmx_index *nring)
 {
     sd->faces[0] = sd->faces[1] = sd->new_edge[0] = sd->new_edge[1] = sd->vertex = -1;
     if (kind == MMX_CAVITY_EDGE_SPLIT) return mmx__split_cavity(t, pos, e, sd, ring, nring);
-    if (kind == MMX_CAVITY_EDGE_COLLAPSE) return mmx__collapse_cavity(t, pos, e, sd, ring, nring);
+    if (kind == MMX_CAVITY_EDGE_COLLAPSE)
+        return mmx__collapse_cavity_at(t, pos, e, place, sd, ring, nring);
     const int ok = flip_cavity(t, pos, e, sd);
     ring[0] = sd->faces[0], ring[1] = sd->faces[1];
     *nring = ok ? 2 : 0;
@@ -123,6 +126,16 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
                                   uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                   mmx_cavity_seed *per_seed)
 {
+    return mmx__cavity_round_ranked(ctx, mesh, t, kind, seeds, NULL, NULL, n, round, out, counts,
+                                    per_seed);
+}
+
+mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                    mmx_cavity_kind kind, const mmx_index *seeds,
+                                    const float *prio, const float *place, mmx_index n,
+                                    uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                    mmx_cavity_seed *per_seed)
+{
     for (mmx_index i = 0; i < n; i++)
         if (seeds[i] < 0 || seeds[i] >= t->nedges)
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
@@ -152,8 +165,9 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
         ptr[0] = 0;
         for (mmx_index i = 0; i < n; i++) {
             mmx_index len = 0;
-            sd[i].priority = mmx_cavity_priority(seeds[i], round);
-            if (build_cavity(t, mesh->pos, kind, seeds[i], &sd[i], ring + ptr[i], &len)) {
+            sd[i].priority = prio ? mmx__rank_key(prio[i], i) : mmx_cavity_priority(seeds[i], round);
+            const float *at = place && kind == MMX_CAVITY_EDGE_COLLAPSE ? place + 3 * (size_t)i : NULL;
+            if (build_cavity(t, mesh->pos, kind, seeds[i], at, &sd[i], ring + ptr[i], &len)) {
                 order[nvalid++] = (mmx__cavity_key){sd[i].priority, seeds[i], i};
             } else {
                 sd[i].outcome = MMX_CAVITY_INVALID;
@@ -171,7 +185,7 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
         if (kind == MMX_CAVITY_EDGE_SPLIT) {
             s = mmx__split_fill(ctx, t, mesh->pos, seeds, sd, kept, nkept, &m);
         } else if (kind == MMX_CAVITY_EDGE_COLLAPSE) {
-            s = mmx__collapse_fill(ctx, t, mesh->pos, seeds, sd, kept, nkept, &m);
+            s = mmx__collapse_fill(ctx, t, mesh->pos, seeds, place, sd, kept, nkept, &m);
         } else {
             memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
             for (mmx_index i = 0; i < nkept; i++) fill_flip(t, seeds[kept[i]], verts);
@@ -289,6 +303,85 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;
     s = mmx__cavity_round_topo(ctx, mesh, &t, kind, seeds, n, round, out, counts, per_seed);
+    mmx__flip_topo_free(&t);
+    return s;
+}
+
+/* mmx_cavity_round_ranked on a CUDA context: every array already on the device. */
+static mmx_status cavity_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                           mmx_cavity_kind kind, const mmx_index *seeds,
+                                           const float *prio, const float *place, mmx_index n,
+                                           uint32_t round, mmx_mesh **out,
+                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    mmx__sc_dev t;
+    memset(&t, 0, sizeof t);
+    mmx_status s = kind == MMX_CAVITY_EDGE_FLIP
+                       ? mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round_ranked", &t.f)
+                       : mmx__sc_dev_build(ctx, mesh, "mmx_cavity_round_ranked", &t);
+    if (s) return s;
+    mmx_index bad = -1, nan = -1;
+    if (n > 0) s = mmx__rank_check_cuda(ctx, seeds, prio, n, t.f.view.nedges, &bad, &nan);
+    if (!s && bad >= 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of the "
+                      "mesh's %d", (int)bad, (int)t.f.view.nedges);
+    if (!s && nan >= 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is NaN",
+                      (int)nan);
+    mmx_cavity_counts c = {n, 0, 0, 0};
+    if (!s && t.f.view.nfaces == 0) { /* no edges: no seed got here */
+        s = bare_copy(ctx, mesh, out);
+    } else if (!s && kind == MMX_CAVITY_EDGE_FLIP) {
+        mmx_mesh *m = NULL;
+        s = mmx__flip_dev_mesh(ctx, mesh, &m);
+        if (!s) s = mmx__flip_round_ranked_cuda(ctx, &t.f.view, mesh->pos, seeds, prio, n, 0,
+                                                round, m->M->rowidx, &c, 1, per_seed, NULL);
+        if (s) mmx_mesh_free(m);
+        else *out = m;
+    } else if (!s) {
+        s = mmx__sc_round_ranked_cuda(ctx, mesh, &t, kind, seeds, prio,
+                                      kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL, n, round,
+                                      out, &c, per_seed);
+    }
+    if (!s && counts) *counts = c;
+    mmx__sc_dev_free(ctx, &t);
+    return s;
+}
+
+mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
+                                   const mmx_index *seeds, const float *priority,
+                                   const float *place, mmx_index n, uint32_t round,
+                                   mmx_mesh **out, mmx_cavity_counts *counts,
+                                   mmx_cavity_seed *per_seed)
+{
+    MMX__NEED_CTX(ctx);
+    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG,
+                         "mmx_cavity_round_ranked: NULL argument or negative count");
+    *out = NULL;
+    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
+        kind != MMX_CAVITY_EDGE_COLLAPSE)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
+                         "mmx_cavity_round_ranked: unknown template %d (MMX_CAVITY_EDGE_FLIP, "
+                         "_SPLIT or _COLLAPSE)", (int)kind);
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
+        return cavity_round_ranked_cuda(ctx, mesh, kind, seeds, priority, place, n, round, out,
+                                        counts, per_seed);
+    for (mmx_index i = 0; priority && i < n; i++)
+        if (isnan(priority[i]))
+            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is "
+                             "NaN", (int)i);
+    mmx__flip_topo t;
+    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round_ranked", &t);
+    if (s) return s;
+    for (mmx_index i = 0; i < n && !s; i++)
+        if (seeds[i] < 0 || seeds[i] >= t.nedges)
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of "
+                          "the mesh's %d", (int)i, (int)t.nedges);
+    if (!s)
+        s = mmx__cavity_round_ranked(ctx, mesh, &t, kind, seeds, priority,
+                                     kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL, n, round,
+                                     out, counts, per_seed);
     mmx__flip_topo_free(&t);
     return s;
 }

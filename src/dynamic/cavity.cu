@@ -15,6 +15,7 @@
 #include <cuda/std/functional>
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
+#include "sc_step.h"
 
 namespace {
 
@@ -26,6 +27,7 @@ struct Counters {
 /* A round's device arrays. */
 struct Round {
     const mmx_index *seeds;
+    const float *prio;              /* n, or NULL: the hashed priorities */
     mmx_index n, nfaces;
     uint64_t *pri;                  /* n: the key */
     mmx_index *ring;                /* 3n: the cavity's elements (faces, nfaces + slot) */
@@ -55,7 +57,7 @@ __global__ void build(const mmx__flip_view v, const float *pos, uint32_t round, 
         mmx_cavity_seed sd;
         sd.outcome = MMX_CAVITY_INVALID;
         sd.vertex = -1;
-        sd.priority = mmx__priority(e, round);
+        sd.priority = r.prio ? mmx__rank_key(r.prio[i], (mmx_index)i) : mmx__priority(e, round);
         const int ok = mmx__fv_flip_cavity(&v, pos, e, &sd);
         unsigned char st = MMX__UNDECIDED;
         if (!ok) st = MMX_CAVITY_INVALID, invalid = 1;
@@ -123,6 +125,20 @@ extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v
                                            mmx_cavity_counts *counts, int tally,
                                            mmx_cavity_seed *per_seed, mmx_index *kept_edges)
 {
+    return mmx__flip_round_ranked_cuda(ctx, v, pos, seeds, nullptr, n, distinct, round, out,
+                                       counts, tally, per_seed, kept_edges);
+}
+
+/* With priorities every seed's key is distinct (mmx__rank_key), copies included, so the
+ * selection decides copies itself (they share their faces) and none is marked beforehand. */
+extern "C" mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v,
+                                                  const float *pos, const mmx_index *seeds,
+                                                  const float *prio, mmx_index n, int distinct,
+                                                  uint32_t round, mmx_index *out,
+                                                  mmx_cavity_counts *counts, int tally,
+                                                  mmx_cavity_seed *per_seed, mmx_index *kept_edges)
+{
+    if (prio) distinct = 1;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const size_t vbytes = 3 * (size_t)v->nfaces * sizeof *out;
     mmx_status s = MMX__CUDA(ctx, cudaMemcpyAsync(out, v->verts, vbytes, cudaMemcpyDeviceToDevice, st));
@@ -153,6 +169,7 @@ extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v
         if (s) return s;
     }
     r.seeds = seeds;
+    r.prio = prio;
     r.n = n;
     r.nfaces = v->nfaces;
     r.mask = (unsigned int)(cap - 1);

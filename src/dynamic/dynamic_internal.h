@@ -62,15 +62,20 @@ int mmx__split_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mm
                       mmx_index *ring, mmx_index *nring);
 int mmx__collapse_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e,
                          mmx_cavity_seed *sd, mmx_index *ring, mmx_index *nring);
+/* The collapse's cavity with the merged vertex at place (3 floats; NULL: the midpoint). */
+int mmx__collapse_cavity_at(const mmx__flip_topo *t, const float *pos, mmx_index e,
+                            const float *place, mmx_cavity_seed *sd, mmx_index *ring,
+                            mmx_index *nring);
 
 /* Fill the kept seeds kept[0..nkept) (positions in seeds/sd, in key order) into a new host
  * mesh in the general form (the caller reduces it), setting each kept seed's sd->vertex. */
 mmx_status mmx__split_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
                            const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
                            mmx_index nkept, mmx_mesh **out);
+/* place (3 per seed, may be NULL: midpoints): where each kept seed's merged vertex goes. */
 mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
-                              const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
-                              mmx_index nkept, mmx_mesh **out);
+                              const mmx_index *seeds, const float *place, mmx_cavity_seed *sd,
+                              const mmx_index *kept, mmx_index nkept, mmx_mesh **out);
 
 /* A round's result: m (made from status s) reduced to triangles, unless it has no faces (no
  * order to reduce to); *out = m on success, m freed on failure. Returns the status. Every
@@ -101,6 +106,15 @@ mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
                                   mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n, uint32_t round,
                                   mmx_mesh **out, mmx_cavity_counts *counts,
                                   mmx_cavity_seed *per_seed);
+
+/* The same with priorities as data (mmx_cavity_round_ranked's rule: host arrays, prio[i]
+ * not NaN, checked by the caller; prio NULL: the hashed priorities) and, for a collapse, the
+ * merged vertices' places (3 per seed, NULL: the midpoints). */
+mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                    mmx_cavity_kind kind, const mmx_index *seeds,
+                                    const float *prio, const float *place, mmx_index n,
+                                    uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                    mmx_cavity_seed *per_seed);
 
 /* ---- the CUDA backend of the edge flip (flip_topo.c, cavity.cu, delaunay.cu) ----------------
  *
@@ -192,6 +206,24 @@ mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_
                               mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
                               uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                               mmx_cavity_seed *per_seed);
+/* The same with priorities and places as mmx__cavity_round_ranked's (device arrays, NULL for
+ * none). */
+mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
+                                     mmx_cavity_kind kind, const mmx_index *seeds,
+                                     const float *prio, const float *place, mmx_index n,
+                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                     mmx_cavity_seed *per_seed);
+/* mmx__flip_round_cuda with priorities (device, n; NULL: the hashed ones, as there). */
+mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                       const mmx_index *seeds, const float *prio, mmx_index n,
+                                       int distinct, uint32_t round, mmx_index *out,
+                                       mmx_cavity_counts *counts, int tally,
+                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+/* Checks device seeds and priorities: *bad (host) the first i with seeds[i] outside
+ * [0, limit), *nan the first with prio[i] NaN (prio may be NULL); -1 where none.
+ * Synchronises: once (the read). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const float *prio,
+                                mmx_index n, mmx_index limit, mmx_index *bad, mmx_index *nan);
 
 /* Vertex removal and user cavity rounds on the device (vremove.cu, user_cavity.cu; the
  * host's steps shared through vremove_step.h and user_step.h): mesh on the device, the other
@@ -389,6 +421,31 @@ mmx_status mmx__bvh_to_device(mmx_ctx *ctx, const mmx__bvh *b, mmx__bvh_view *de
  * Errors: MMX_ERR_CUDA (the launch). Cost: O(n log nt) expected. */
 mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
                                  mmx_index n, double *q, mmx_index *tri);
+
+/* The cosine bound of mmx_simplify's feature angle (-2 when it is off: 180 degrees). */
+double mmx__qem_cos_bound(double feature_angle);
+
+/* The bounding box diagonal from its corners, the same double on both backends. */
+double mmx__qem_diagonal(const float lo[3], const float hi[3]);
+/* MMX_ERR_MESH naming vertex v's coordinate that is not finite. */
+mmx_status mmx__qem_not_finite(mmx_ctx *ctx, mmx_index v);
+
+/* The input as mmx_simplify returns it when nothing collapses: a copy in its space, reduced,
+ * positions only. */
+mmx_status mmx__simplify_unchanged(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out);
+
+/* mmx_mesh_validate of round `round`'s result m against expect; MMX_ERR_INTERNAL naming the
+ * round and the problem when it is not valid. */
+mmx_status mmx__simplify_check_round(mmx_ctx *ctx, const mmx_mesh *m, const mmx_mesh_expect *expect,
+                                     int round);
+
+/* mmx_simplify on a CUDA context (simplify.cu): o checked and its target resolved by the
+ * caller (o->target_faces set from the ratio), the mesh on the device, expect the input's
+ * Euler characteristic for o->validate, tagged[0..ntagged) (host) the tagged vertices to lock.
+ * The host's rounds, bytes and report. */
+mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *o,
+                              const mmx_mesh_expect *expect, const mmx_index *tagged,
+                              mmx_index ntagged, mmx_mesh **out, mmx_simplify_report *report);
 
 #ifdef __cplusplus
 }

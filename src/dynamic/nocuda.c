@@ -159,3 +159,41 @@ mmx_status mmx__keep_labels_cuda(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index n
     (void)kind, (void)nverts, (void)nfaces, (void)sd, (void)n, (void)kept, (void)fp, (void)label;
     return mmx__no_cuda(ctx, "mmx__keep_labels_cuda");
 }
+
+mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
+                                     mmx_cavity_kind kind, const mmx_index *seeds,
+                                     const float *prio, const float *place, mmx_index n,
+                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                     mmx_cavity_seed *per_seed)
+{
+    (void)mesh, (void)t, (void)kind, (void)seeds, (void)prio, (void)place, (void)n, (void)round;
+    (void)out, (void)counts, (void)per_seed;
+    return mmx__no_cuda(ctx, "mmx__sc_round_ranked_cuda");
+}
+
+mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                       const mmx_index *seeds, const float *prio, mmx_index n,
+                                       int distinct, uint32_t round, mmx_index *out,
+                                       mmx_cavity_counts *counts, int tally,
+                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges)
+{
+    (void)v, (void)pos, (void)seeds, (void)prio, (void)n, (void)distinct, (void)round, (void)out;
+    (void)counts, (void)tally, (void)per_seed, (void)kept_edges;
+    return mmx__no_cuda(ctx, "mmx__flip_round_ranked_cuda");
+}
+
+mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const float *prio,
+                                mmx_index n, mmx_index limit, mmx_index *bad, mmx_index *nan)
+{
+    (void)seeds, (void)prio, (void)n, (void)limit;
+    *bad = *nan = -1;
+    return mmx__no_cuda(ctx, "mmx__rank_check_cuda");
+}
+
+mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simplify_options *o,
+                              const mmx_mesh_expect *expect, const mmx_index *tagged,
+                              mmx_index ntagged, mmx_mesh **out, mmx_simplify_report *report)
+{
+    (void)mesh, (void)o, (void)expect, (void)tagged, (void)ntagged, (void)out, (void)report;
+    return mmx__no_cuda(ctx, "mmx__simplify_cuda");
+}

@@ -35,6 +35,22 @@ static inline MMX__HD int mmx__sc_edge_corner(const mmx_index *f, mmx_index a, m
     return -1;
 }
 
+/* A seed's key when the caller gives priorities (mmx_cavity_round_ranked): the float's bits
+ * mapped to an unsigned order (negative values reversed, so the integer order is the float
+ * order, -0 just below +0) in the high half, the seed's position in the low half. Keys of
+ * distinct seeds differ, so lower priority wins and ties go to the lower seed position on
+ * both backends. The caller refuses NaN. */
+static inline MMX__HD uint64_t mmx__rank_key(float p, mmx_index i)
+{
+    union {
+        float f;
+        uint32_t u;
+    } x;
+    x.f = p;
+    const uint32_t u = (x.u & 0x80000000u) ? ~x.u : (x.u | 0x80000000u);
+    return (uint64_t)u << 32 | (uint32_t)i;
+}
+
 /* The midpoint of a and b as a fill stores it: (float)(0.5 (A + B)) in double. */
 static inline MMX__HD float mmx__sc_mid(const float *pos, mmx_index a, mmx_index b, int k)
 {
@@ -121,11 +137,26 @@ static inline MMX__HD int mmx__sc_boundary_edge(const mmx__sc_view *t, mmx_index
     return t->sides[mmx__edge_find(t->f.edge_ptr, t->f.ev, u, v)] == 1;
 }
 
+/* 1 when a face at v has corners c and d too (the faces at v, vf). */
+static inline MMX__HD int mmx__sc_has_face(const mmx__sc_view *t, mmx_index v, mmx_index c,
+                                           mmx_index d)
+{
+    for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+        const mmx_index *f = t->f.verts + 3 * (size_t)t->vf[k];
+        int n = 0;
+        for (int i = 0; i < 3; i++) n += f[i] == c || f[i] == d;
+        if (n == 2) return 1;
+    }
+    return 0;
+}
+
 /* mmx__collapse_cavity (dynamic_internal.h): the ring holds the faces at a, then those at b
- * (the edge's faces twice). */
+ * (the edge's faces twice). place: where the merged vertex goes (3 floats), NULL for the
+ * midpoint; the fold and degeneracy checks test that position. */
 static inline MMX__HD int mmx__sc_collapse_cavity(const mmx__sc_view *t, const float *pos,
-                                                  mmx_index e, mmx_cavity_seed *sd,
-                                                  mmx_index *ring, mmx_index *nring)
+                                                  mmx_index e, const float *place,
+                                                  mmx_cavity_seed *sd, mmx_index *ring,
+                                                  mmx_index *nring)
 {
     const mmx_index a = t->f.ev[2 * (size_t)e], b = t->f.ev[2 * (size_t)e + 1];
     mmx_index two[2] = {-1, -1};
@@ -138,7 +169,13 @@ static inline MMX__HD int mmx__sc_collapse_cavity(const mmx__sc_view *t, const f
     if (nf == 2) {
         /* Interior: both ends interior, a quad that is no tetrahedron's (c-d no edge). */
         const mmx_index d = mmx__sc_third(t, two[1], a, b);
-        if (t->boundary[a] || t->boundary[b] || c == d || mmx__fv_has_edge(&t->f, c, d)) return 0;
+        if (t->boundary[a] || t->boundary[b] || c == d) return 0;
+        /* With a place (the ranked collapse) the exact link condition's edge part: c-d may be
+         * an edge (a vertex of valence 3 goes) unless both (a, c, d) and (b, c, d) are faces
+         * (a tetrahedron's). Without, the template's stricter rule: no edge c-d. */
+        if (place ? mmx__sc_has_face(t, a, c, d) && mmx__sc_has_face(t, b, c, d)
+                  : mmx__fv_has_edge(&t->f, c, d))
+            return 0;
     } else {
         /* Boundary: not an ear (a triangle with two boundary edges would lose its area). */
         if (mmx__sc_boundary_edge(t, a, c) && mmx__sc_boundary_edge(t, b, c)) return 0;
@@ -146,7 +183,8 @@ static inline MMX__HD int mmx__sc_collapse_cavity(const mmx__sc_view *t, const f
     if (mmx__sc_common_neighbours(t, a, b) != nf) return 0; /* the link condition */
     if (!pos) return 1;
     double M[3];
-    for (int k = 0; k < 3; k++) M[k] = (double)mmx__sc_mid(pos, a, b, k); /* as stored */
+    for (int k = 0; k < 3; k++) /* as stored */
+        M[k] = place ? (double)place[k] : (double)mmx__sc_mid(pos, a, b, k);
     for (mmx_index i = 0; i < *nring; i++) {
         const mmx_index f = ring[i], *v = t->f.verts + 3 * (size_t)f;
         if (f == two[0] || (nf == 2 && f == two[1])) continue;

@@ -123,6 +123,16 @@ __global__ void drop(Sel r)
     if (threadIdx.x == 0 && left) atomicAdd(&r.cnt->undecided, left);
 }
 
+/* The first bad seed and the first NaN priority: minima of positions, whatever the order. */
+__global__ void rank_check(const mmx_index *seeds, const float *prio, mmx_index n,
+                           mmx_index limit, unsigned int *first)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i >= n) return;
+    if (seeds[i] < 0 || seeds[i] >= limit) atomicMin(&first[0], (unsigned int)i);
+    if (prio && isnan(prio[i])) atomicMin(&first[1], (unsigned int)i);
+}
+
 size_t round_up(size_t bytes)
 {
     return (bytes + 255) / 256 * 256;
@@ -180,5 +190,26 @@ extern "C" mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t
     }
     if (!s) *kept = (mmx_index)h.kept;
     mmx__dev_free(ctx, block);
+    return s;
+}
+
+extern "C" mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const float *prio,
+                                           mmx_index n, mmx_index limit, mmx_index *bad,
+                                           mmx_index *nan)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    *bad = *nan = -1;
+    if (n <= 0) return MMX_OK;
+    unsigned int *first = nullptr, h[2] = {0, 0};
+    mmx_status s = mmx__dev_alloc(ctx, 2 * sizeof *first, (void **)&first);
+    if (s) return s;
+    s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, 2 * sizeof *first, st));
+    MMX__LAUNCH(rank_check, n, seeds, prio, n, limit, first);
+    if (!s) s = mmx__dev_copy(ctx, h, MMX_SPACE_HOST, first, MMX_SPACE_DEVICE, sizeof h);
+    if (!s) {
+        *bad = h[0] == ~0u ? -1 : (mmx_index)h[0];
+        *nan = h[1] == ~0u ? -1 : (mmx_index)h[1];
+    }
+    mmx__dev_free(ctx, first);
     return s;
 }

@@ -42,8 +42,15 @@ int mmx__split_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mm
 int mmx__collapse_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e,
                          mmx_cavity_seed *sd, mmx_index *ring, mmx_index *nring)
 {
+    return mmx__collapse_cavity_at(t, pos, e, NULL, sd, ring, nring);
+}
+
+int mmx__collapse_cavity_at(const mmx__flip_topo *t, const float *pos, mmx_index e,
+                            const float *place, mmx_cavity_seed *sd, mmx_index *ring,
+                            mmx_index *nring)
+{
     const mmx__sc_view v = mmx__sc_host_view(t);
-    return mmx__sc_collapse_cavity(&v, pos, e, sd, ring, nring);
+    return mmx__sc_collapse_cavity(&v, pos, e, place, sd, ring, nring);
 }
 
 mmx_status mmx__split_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
@@ -82,8 +89,8 @@ mmx_status mmx__split_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *p
 }
 
 mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
-                              const mmx_index *seeds, mmx_cavity_seed *sd, const mmx_index *kept,
-                              mmx_index nkept, mmx_mesh **out)
+                              const mmx_index *seeds, const float *place, mmx_cavity_seed *sd,
+                              const mmx_index *kept, mmx_index nkept, mmx_mesh **out)
 {
     mmx_index *to = NULL, *gone = NULL, *start = NULL, *verts = NULL;
     float *p = NULL;
@@ -105,7 +112,9 @@ mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float
             gone[x->faces[0]] = 1;
             if (x->faces[1] >= 0) gone[x->faces[1]] = 1;
             if (pos)
-                for (int k = 0; k < 3; k++) p[3 * (size_t)a + k] = mmx__sc_mid(pos, a, b, k);
+                for (int k = 0; k < 3; k++)
+                    p[3 * (size_t)a + k] = place ? place[3 * (size_t)kept[i] + k]
+                                                 : mmx__sc_mid(pos, a, b, k);
         }
         mmx_index nv = 0, nf = 0;
         for (mmx_index v = 0; v < t->nverts; v++) {

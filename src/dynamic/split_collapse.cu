@@ -48,6 +48,8 @@ struct Counters {
 
 struct Round {
     const mmx_index *seeds;
+    const float *prio;              /* n, or NULL: the hashed priorities */
+    const float *place;             /* 3n, or NULL: collapses to the midpoints */
     mmx_index n;
     const mmx_index *ring_ptr;      /* n + 1 */
     mmx_index *ring;                /* ring_ptr[n] */
@@ -108,15 +110,16 @@ __global__ void build(const mmx__sc_view v, const float *pos, mmx_cavity_kind ki
         mmx_cavity_seed sd;
         sd.outcome = MMX_CAVITY_INVALID;
         sd.faces[0] = sd.faces[1] = sd.new_edge[0] = sd.new_edge[1] = sd.vertex = -1;
-        sd.priority = mmx__priority(e, round);
+        sd.priority = r.prio ? mmx__rank_key(r.prio[i], (mmx_index)i) : mmx__priority(e, round);
         mmx_index len = 0;
         mmx_index *ring = r.ring + r.ring_ptr[i];
+        const float *at = r.place ? r.place + 3 * (size_t)i : nullptr;
         const int ok = kind == MMX_CAVITY_EDGE_SPLIT
                            ? mmx__sc_split_cavity(&v, pos, e, &sd, ring, &len)
-                           : mmx__sc_collapse_cavity(&v, pos, e, &sd, ring, &len);
+                           : mmx__sc_collapse_cavity(&v, pos, e, at, &sd, ring, &len);
         unsigned char st = MMX__UNDECIDED;
         if (!ok) st = MMX_CAVITY_INVALID, invalid = 1, len = 0;
-        else if (r.first[e] != (unsigned int)i) st = MMX_CAVITY_CONFLICT;
+        else if (!r.prio && r.first[e] != (unsigned int)i) st = MMX_CAVITY_CONFLICT;
         r.pri[i] = sd.priority;
         r.state[i] = st;
         r.ring_len[i] = len;
@@ -175,10 +178,12 @@ __global__ void iota(mmx_index n, mmx_index *to)
     if (v < n) to[v] = (mmx_index)v;
 }
 
-/* Kept seed j merges b into a: to[b] = a, its faces gone, a at the midpoint (mpos). */
+/* Kept seed j merges b into a: to[b] = a, its faces gone, a at the midpoint or its place
+ * (mpos). */
 __global__ void collapse_merge(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
-                               const mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
-                               mmx_index *to, mmx_index *keepf, float *mpos)
+                               const float *place, const mmx_cavity_seed *sd,
+                               const mmx_index *kpos, mmx_index k, mmx_index *to,
+                               mmx_index *keepf, float *mpos)
 {
     const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= k) return;
@@ -188,7 +193,8 @@ __global__ void collapse_merge(const mmx__flip_view v, const float *pos, const m
     keepf[sd[i].faces[0]] = -1;
     if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = -1;
     if (pos)
-        for (int c = 0; c < 3; c++) mpos[3 * (size_t)a + c] = mmx__sc_mid(pos, a, b, c);
+        for (int c = 0; c < 3; c++)
+            mpos[3 * (size_t)a + c] = place ? place[3 * (size_t)i + c] : mmx__sc_mid(pos, a, b, c);
 }
 
 __global__ void alive_flags(const mmx_index *to, mmx_index n, mmx_index *alive)
@@ -300,6 +306,19 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
                                          mmx_mesh **out, mmx_cavity_counts *counts,
                                          mmx_cavity_seed *per_seed)
 {
+    return mmx__sc_round_ranked_cuda(ctx, mesh, t, kind, seeds, nullptr, nullptr, n, round, out,
+                                     counts, per_seed);
+}
+
+/* With priorities every key is distinct (mmx__rank_key), copies included: the selection
+ * decides copies itself (they share their faces), so none is marked beforehand. */
+extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                                const mmx__sc_dev *t, mmx_cavity_kind kind,
+                                                const mmx_index *seeds, const float *prio,
+                                                const float *place, mmx_index n, uint32_t round,
+                                                mmx_mesh **out, mmx_cavity_counts *counts,
+                                                mmx_cavity_seed *per_seed)
+{
     cudaStream_t st = (cudaStream_t)ctx->stream;
     *out = nullptr;
     const mmx__flip_view &fv = t->f.view;
@@ -333,6 +352,8 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (s) return s;
     }
     r.seeds = seeds;
+    r.prio = prio;
+    r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : nullptr;
     r.n = n;
     r.first = first;
     r.ring_ptr = ring_ptr;
@@ -385,7 +406,7 @@ extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         MMX__LAUNCH(iota, nv, nv, to);
         MMX__LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
                                         into the survivor flag */
-        MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, sd, kpos[0], k, to, keepf, mpos);
+        MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, kpos[0], k, to, keepf, mpos);
         MMX__LAUNCH(alive_flags, nv, to, nv, alive);
         if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
         MMX__LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
