@@ -1,0 +1,450 @@
+/* Subdivision of the partitioned mesh with a deep halo: each rank refines its local mesh one
+ * level at a time, spending a ghost ring a level, and names every vertex it makes by a key
+ * that every rank computes alike (a vertex of the input: its global number; a face point: its
+ * face's global number at that level, which is the single process's, since children follow
+ * their parent in order; an edge point: its two ends' keys). Rank 0 gathers the owned faces'
+ * descendants, places them at their global numbers, and merges the vertices by key. */
+#include <stdlib.h>
+#include <string.h>
+#include "dist_internal.h"
+
+typedef struct key {
+    uint64_t a, b;
+} key;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Keys: two independent 64-bit hashes, so a collision between two of a billion vertices has a
+ * chance near 2^-68; the kinds are apart by construction (their first word's seeds). */
+static key vertex_key(int64_t g)
+{
+    return (key){mix((uint64_t)g ^ 0x1111ull << 52), mix(mix((uint64_t)g) ^ 0x2222ull)};
+}
+static key face_key(int level, int64_t g)
+{
+    const uint64_t x = (uint64_t)g ^ (uint64_t)level << 56;
+    return (key){mix(x ^ 0x3333ull << 40), mix(mix(x) ^ 0x4444ull)};
+}
+static int key_cmp(key x, key y)
+{
+    return x.a != y.a ? (x.a < y.a ? -1 : 1) : x.b != y.b ? (x.b < y.b ? -1 : 1) : 0;
+}
+static key edge_key(key p, key q)
+{
+    if (key_cmp(p, q) > 0) {
+        const key t = p;
+        p = q, q = t;
+    }
+    return (key){mix(p.a ^ mix(q.a + 0x5555ull)), mix(p.b + 0x77ull * mix(q.b ^ 0x6666ull))};
+}
+
+/* What one rank sends rank 0. */
+typedef struct vrec {
+    key k;
+    float p[3];
+    int32_t rank; /* the sender: of several copies, the lowest rank's is kept */
+} vrec;
+typedef struct crec {
+    key k0, k1;
+    float sharp;
+    int32_t corner; /* 1: a corner (k1 unused) */
+} crec;
+
+static int cmp_vrec(const void *x, const void *y)
+{
+    const vrec *a = x, *b = y;
+    const int c = key_cmp(a->k, b->k);
+    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int cmp_vrec_key(const void *x, const void *y)
+{
+    return key_cmp(((const vrec *)x)->k, ((const vrec *)y)->k);
+}
+
+/* One level: the child's keys, global face numbers and owned flags from the parent's. */
+static mmx_status child_names(mmx_ctx *ctx, mmx_scheme scheme, int level, mmx_index nf,
+                              const mmx_index *pstart, const mmx_index *pverts, const key *pk,
+                              const int64_t *pgid, const int64_t *pfirst,
+                              const unsigned char *pown, mmx_index ncv, const mmx_index *cstart,
+                              const mmx_index *cverts, key *ck, int64_t *cgid,
+                              unsigned char *cown)
+{
+    const int loop = scheme == MMX_SCHEME_LOOP;
+    mmx_index j = 0;
+    for (mmx_index i = 0; i < nf; i++) {
+        const mmx_index a = pstart[i], c = pstart[i + 1] - a;
+        const mmx_index nch = loop ? 4 : c;
+        for (mmx_index s = 0; s < nch; s++, j++) {
+            cgid[j] = pfirst[i] + s, cown[j] = pown[i];
+            const mmx_index *ch = cverts + cstart[j];
+            if (cstart[j + 1] - cstart[j] != (loop ? 3 : 4)) goto bad;
+            if (loop) {
+                if (s) continue;
+                for (int e = 0; e < 3; e++) {
+                    if (ch[e] >= ncv) goto bad;
+                    ck[ch[e]] = edge_key(pk[pverts[a + e]], pk[pverts[a + (e + 1) % 3]]);
+                }
+            } else {
+                if (ch[0] != pverts[a + s] || ch[1] >= ncv || ch[2] >= ncv) goto bad;
+                ck[ch[2]] = face_key(level, pgid[i]);
+                ck[ch[1]] = edge_key(pk[pverts[a + s]], pk[pverts[a + (s + 1) % c]]);
+            }
+        }
+    }
+    return MMX_OK;
+bad:
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: child face %d of level %d is "
+                     "not laid out as subdiv.h states", j, level + 1);
+}
+
+/* This rank's share: the owned descendants' faces (global number, keys), their vertices, and
+ * the creases and corners still tagged on them. */
+typedef struct share {
+    int64_t *gid;  /* per face */
+    key *fk;       /* per corner */
+    int64_t nf, nc;
+    vrec *v;
+    int64_t nv;
+    crec *t;
+    int64_t nt;
+} share;
+
+static void share_free(share *sh)
+{
+    free(sh->gid), free(sh->fk), free(sh->v), free(sh->t);
+}
+
+static mmx_status make_share(mmx_ctx *ctx, int rank, const mmx_mesh *m, const mmx_index *start,
+                             const mmx_index *verts, const key *k, const int64_t *gid,
+                             const unsigned char *own, share *sh)
+{
+    const mmx_index F = mmx_mesh_nfaces(m), V = mmx_mesh_nverts(m);
+    unsigned char *used = NULL;
+    mmx_index *ostart = NULL, *overts = NULL;
+    uint64_t *edges = NULL;
+    size_t ne = 0;
+    mmx_mesh_tags *T = NULL;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)V, 1, (void **)&used);
+    if (s) return s;
+    memset(used, 0, (size_t)V);
+    for (mmx_index f = 0; f < F; f++)
+        if (own[f]) {
+            sh->nf++, sh->nc += start[f + 1] - start[f];
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) used[verts[c]] = 1;
+        }
+    for (mmx_index v = 0; v < V; v++) sh->nv += used[v];
+    s = mmx__host_alloc(ctx, (size_t)sh->nf, sizeof *sh->gid, (void **)&sh->gid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *sh->fk, (void **)&sh->fk);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nv, sizeof *sh->v, (void **)&sh->v);
+    if (!s && m->tags) s = mmx_mesh_tags_parse(ctx, m, &T);
+    if (s) goto out;
+    for (mmx_index f = 0, i = 0, c0 = 0; f < F; f++)
+        if (own[f]) {
+            sh->gid[i++] = gid[f];
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) sh->fk[c0++] = k[verts[c]];
+        }
+    for (mmx_index v = 0, i = 0; v < V; v++)
+        if (used[v]) {
+            memset(&sh->v[i], 0, sizeof sh->v[i]);
+            sh->v[i].k = k[v], sh->v[i].rank = rank;
+            memcpy(sh->v[i].p, m->pos + 3 * (size_t)v, sizeof sh->v[i].p);
+            i++;
+        }
+    if (T && T->ncreases + T->ncorners > 0) {
+        /* The creases on an owned face's edge, the corners on an owned face's vertex. */
+        mmx_index nof = (mmx_index)sh->nf;
+        s = mmx__host_alloc(ctx, (size_t)nof + 1, sizeof *ostart, (void **)&ostart);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *overts, (void **)&overts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)T->ncreases + (size_t)T->ncorners, sizeof *sh->t, (void **)&sh->t);
+        if (s) goto out;
+        ostart[0] = 0;
+        for (mmx_index f = 0, i = 0; f < F; f++)
+            if (own[f]) {
+                ostart[i + 1] = ostart[i];
+                for (mmx_index c = start[f]; c < start[f + 1]; c++) overts[ostart[i + 1]++] = verts[c];
+                i++;
+            }
+        s = mmx__dist_edges(ctx, nof, ostart, overts, &edges, &ne);
+        if (s) goto out;
+        for (mmx_index i = 0; i < T->ncreases; i++) {
+            const mmx_index a = T->crease_verts[2 * i], b = T->crease_verts[2 * i + 1];
+            if (mmx__dist_has_edge(edges, ne, a, b))
+                sh->t[sh->nt++] = (crec){k[a], k[b], T->crease_sharpness[i], 0};
+        }
+        for (mmx_index i = 0; i < T->ncorners; i++)
+            if (used[T->corner_verts[i]])
+                sh->t[sh->nt++] = (crec){k[T->corner_verts[i]], k[T->corner_verts[i]], T->corner_sharpness[i], 1};
+    }
+out:
+    free(used), free(ostart), free(overts), free(edges);
+    mmx_mesh_tags_free(T);
+    return s;
+}
+
+/* Gathers every rank's n records of `size` bytes to rank 0 (*all, *total there). */
+static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_t n, size_t size,
+                             void **all, int64_t *total, int64_t *sent)
+{
+    const int R = d->size;
+    int64_t *cnt = NULL;
+    mmx_status s = MMX_OK;
+    *all = NULL, *total = 0;
+    if (d->rank == 0) s = mmx__host_alloc(ctx, (size_t)R, sizeof *cnt, (void **)&cnt);
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gather_i64(ctx, d, n * (int64_t)size, cnt, 0);
+    if (!s && d->rank == 0) {
+        for (int q = 0; q < R; q++) *total += cnt[q];
+        s = mmx__host_alloc(ctx, (size_t)*total, 1, all);
+        *total /= (int64_t)size;
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gatherv(ctx, d, mine, n * (int64_t)size, *all, cnt, 0);
+    *sent += n * (int64_t)size;
+    free(cnt);
+    return s;
+}
+
+static int cmp_crec(const void *x, const void *y)
+{
+    const crec *a = x, *b = y;
+    if (a->corner != b->corner) return a->corner - b->corner;
+    const int c = key_cmp(a->k0, b->k0);
+    return c ? c : key_cmp(a->k1, b->k1);
+}
+
+/* Rank 0: the result from the gathered shares. */
+static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
+                           int64_t nc, const key *fk, int64_t nv, vrec *v, int64_t nt, crec *t,
+                           const mmx_mesh *tag_source, mmx_mesh **out)
+{
+    mmx_index *start = NULL, *verts = NULL, *num = NULL;
+    int64_t *at = NULL, *fc = NULL;
+    float *pos = NULL;
+    mmx_mesh_tags *opt = NULL, T;
+    memset(&T, 0, sizeof T);
+    mmx_status s = MMX_OK;
+    if (nf > INT32_MAX || nc > INT32_MAX || nv > INT32_MAX)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld faces, %lld corners: "
+                         "past 32-bit indices on rank 0", (long long)nf, (long long)nc);
+    s = mmx__host_alloc(ctx, (size_t)nf, sizeof *at, (void **)&at);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *fc, (void **)&fc);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nc, sizeof *verts, (void **)&verts);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *num, (void **)&num);
+    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof *pos, (void **)&pos);
+    if (s) goto out;
+    /* Faces at their global numbers (a permutation of 0 .. nf - 1, else a bug). */
+    for (int64_t f = 0; f < nf; f++) at[f] = -1;
+    for (int64_t i = 0, c = 0; i < nf; i++) {
+        if (gid[i] < 0 || gid[i] >= nf || at[gid[i]] >= 0) {
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: face number %lld given "
+                          "twice or out of range", (long long)gid[i]);
+            goto out;
+        }
+        at[gid[i]] = i, fc[i] = c, c += ord[i];
+    }
+    /* Vertices merged by key (the lowest rank's copy), numbered by first use. */
+    qsort(v, (size_t)nv, sizeof *v, cmp_vrec);
+    int64_t u = 0;
+    for (int64_t i = 0; i < nv; i++)
+        if (!u || key_cmp(v[i].k, v[u - 1].k)) v[u++] = v[i];
+    for (int64_t i = 0; i < u; i++) num[i] = -1;
+    start[0] = 0;
+    mmx_index n = 0;
+    for (int64_t f = 0; f < nf; f++) {
+        const int64_t i = at[f];
+        start[f + 1] = start[f] + (mmx_index)ord[i];
+        for (int64_t c = 0; c < ord[i]; c++) {
+            vrec probe = {.k = fk[fc[i] + c]};
+            const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_key);
+            if (!hit) {
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: a corner of face %lld "
+                              "names no gathered vertex", (long long)f);
+                goto out;
+            }
+            const int64_t w = hit - v;
+            if (num[w] < 0) {
+                memcpy(pos + 3 * (size_t)n, hit->p, 3 * sizeof *pos);
+                num[w] = n++;
+            }
+            verts[start[f] + c] = num[w];
+        }
+    }
+    s = mmx_mesh_from_faces(ctx, n, (mmx_index)nf, start, verts, pos, out);
+    /* Tags: the creases and corners (merged), the options as the local meshes have them. */
+    if (!s && tag_source && tag_source->tags) s = mmx_mesh_tags_parse(ctx, tag_source, &opt);
+    if (!s && (nt > 0 || opt)) {
+        qsort(t, (size_t)nt, sizeof *t, cmp_crec);
+        s = mmx__host_alloc(ctx, 2 * (size_t)nt, sizeof *T.crease_verts, (void **)&T.crease_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.crease_sharpness, (void **)&T.crease_sharpness);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_verts, (void **)&T.corner_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_sharpness, (void **)&T.corner_sharpness);
+        for (int64_t i = 0; !s && i < nt; i++) {
+            if (i && !cmp_crec(&t[i], &t[i - 1])) continue;
+            mmx_index e[2];
+            for (int z = 0; z < 2; z++) {
+                vrec probe = {.k = z ? t[i].k1 : t[i].k0};
+                const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_key);
+                e[z] = hit ? num[hit - v] : -1;
+            }
+            if (e[0] < 0 || e[1] < 0) continue;
+            if (t[i].corner) {
+                T.corner_verts[T.ncorners] = e[0];
+                T.corner_sharpness[T.ncorners++] = t[i].sharp;
+            } else {
+                T.crease_verts[2 * T.ncreases] = e[0], T.crease_verts[2 * T.ncreases + 1] = e[1];
+                T.crease_sharpness[T.ncreases++] = t[i].sharp;
+            }
+        }
+        if (opt) {
+            T.interpolate_boundary = opt->interpolate_boundary;
+            T.fvar_interpolate_boundary = opt->fvar_interpolate_boundary;
+            T.fvar_propagate_corners = opt->fvar_propagate_corners;
+            T.crease_method = opt->crease_method;
+            T.smooth_triangles = opt->smooth_triangles;
+        } else {
+            T.interpolate_boundary = T.fvar_interpolate_boundary = T.fvar_propagate_corners = -1;
+            T.crease_method = T.smooth_triangles = -1;
+        }
+        if (!s) s = mmx_mesh_set_tags(ctx, *out, &T);
+    }
+out:
+    free(start), free(verts), free(num), free(at), free(fc), free(pos);
+    free(T.crease_verts), free(T.crease_sharpness), free(T.corner_verts), free(T.corner_sharpness);
+    mmx_mesh_tags_free(opt);
+    if (s && *out) mmx_mesh_free(*out), *out = NULL;
+    return s;
+}
+
+mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
+                              const mmx_subdiv_options *opts, mmx_mesh **out,
+                              mmx_dist_subdiv_report *report)
+{
+    MMX__NEED_CTX(ctx);
+    if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: dm is NULL");
+    mmx_dist *d = dm->d;
+    const double t0 = mmx__dist_now_ms();
+    mmx_dist_subdiv_report rep;
+    memset(&rep, 0, sizeof rep);
+    mmx_subdiv_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    o.trace = NULL; /* one level per call: a trace would see only the last */
+    mmx_status s = MMX_OK;
+    if (!out)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: out is NULL");
+    else if (levels < 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: levels %d < 0", levels);
+    else if (scheme != MMX_SCHEME_LOOP && scheme != MMX_SCHEME_CATMULL_CLARK &&
+             scheme != MMX_SCHEME_BILINEAR)
+        s = mmx__fail(ctx, scheme == MMX_SCHEME_SQRT3 ? MMX_ERR_UNSUPPORTED : MMX_ERR_ARG,
+                      "mmx_dist_subdivide: %s", scheme == MMX_SCHEME_SQRT3 ?
+                      "sqrt3 (its boundary rule alternates by level) does not run over ranks yet" :
+                      "unknown scheme");
+    else if (o.limit)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide: the limit projection does not run over ranks yet");
+    else if (!dm->local->pos && mmx_mesh_nverts(dm->local) > 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: the mesh has no positions");
+    else if (dm->rings < levels)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: %d levels need %d ghost rings, the "
+                      "partitioned mesh has %d (mmx_dist_rings)", levels, levels, dm->rings);
+    if (out) *out = NULL;
+    s = mmx_dist_agree(ctx, d, s);
+    if (s) return s;
+
+    const mmx_mesh *cur = dm->local;
+    mmx_mesh *next = NULL, *owned_cur = NULL;
+    mmx_index *pstart = NULL, *pverts = NULL, *cstart = NULL, *cverts = NULL;
+    key *pk = NULL, *ck = NULL;
+    int64_t *pgid = NULL, *cgid = NULL, *pfirst = NULL;
+    unsigned char *pown = NULL, *cown = NULL;
+    share sh;
+    memset(&sh, 0, sizeof sh);
+    const mmx_index nv0 = mmx_mesh_nverts(cur), nf0 = mmx_mesh_nfaces(cur);
+    s = mmx_mesh_faces(ctx, cur, &pstart, &pverts);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv0, sizeof *pk, (void **)&pk);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, sizeof *pgid, (void **)&pgid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, 1, (void **)&pown);
+    if (!s) {
+        for (mmx_index v = 0; v < nv0; v++) pk[v] = vertex_key(dm->gv[v]);
+        memcpy(pgid, dm->gf, (size_t)nf0 * sizeof *pgid);
+        memcpy(pown, dm->of, (size_t)nf0);
+    }
+    /* A rank without faces (more ranks than patches) has nothing to refine. */
+    for (int l = 0; l < levels && !s && mmx_mesh_nfaces(dm->local) > 0; l++) {
+        const mmx_index nf = mmx_mesh_nfaces(cur);
+        s = mmx_subdivide(ctx, scheme, cur, 1, &o, &next);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *pfirst, (void **)&pfirst);
+        if (s) break;
+        const mmx_index ncv = mmx_mesh_nverts(next), ncf = mmx_mesh_nfaces(next);
+        /* The first child's global number: Catmull-Clark on the input, a face's first corner in
+         * the whole mesh (one child per corner); after that (quads), and for Loop, 4 times the
+         * face's number. */
+        for (mmx_index i = 0; i < nf; i++)
+            pfirst[i] = scheme != MMX_SCHEME_LOOP && l == 0 ? dm->gface_corner[i] : 4 * pgid[i];
+        s = mmx_mesh_faces(ctx, next, &cstart, &cverts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncv, sizeof *ck, (void **)&ck);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *cgid, (void **)&cgid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, 1, (void **)&cown);
+        if (!s) {
+            memcpy(ck, pk, (size_t)mmx_mesh_nverts(cur) * sizeof *ck);
+            for (mmx_index v = mmx_mesh_nverts(cur); v < ncv; v++) ck[v] = (key){0, 0};
+            s = child_names(ctx, scheme, l, nf, pstart, pverts, pk, pgid, pfirst, pown, ncv,
+                            cstart, cverts, ck, cgid, cown);
+        }
+        free(pstart), free(pverts), free(pk), free(pgid), free(pown), free(pfirst);
+        pstart = cstart, pverts = cverts, pk = ck, pgid = cgid, pown = cown, pfirst = NULL;
+        cstart = cverts = NULL, ck = NULL, cgid = NULL, cown = NULL;
+        mmx_mesh_free(owned_cur);
+        cur = owned_cur = next, next = NULL;
+    }
+    const double t1 = mmx__dist_now_ms();
+    rep.refine_ms = t1 - t0;
+    if (!s) s = make_share(ctx, d->rank, cur, pstart, pverts, pk, pgid, pown, &sh);
+    rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
+    s = mmx_dist_agree(ctx, d, s);
+
+    /* The gathers: faces (number, order), corners (keys), vertices, tags. */
+    int64_t *fo = NULL, *all_fo = NULL, nf_all = 0, nc_all = 0, nv_all = 0, nt_all = 0;
+    key *all_fk = NULL;
+    vrec *all_v = NULL;
+    crec *all_t = NULL;
+    int64_t *all_gid = NULL, *all_ord = NULL;
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)sh.nf, sizeof *fo, (void **)&fo);
+    if (!s)
+        for (int64_t i = 0, f = 0; f < mmx_mesh_nfaces(cur); f++)
+            if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = pstart[f + 1] - pstart[f], i++;
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.fk, sh.nc, sizeof *sh.fk, (void **)&all_fk, &nc_all, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.v, sh.nv, sizeof *sh.v, (void **)&all_v, &nv_all, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, &rep.gathered_bytes);
+    if (!s && d->rank == 0) {
+        s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_gid, (void **)&all_gid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_ord, (void **)&all_ord);
+        if (!s) {
+            for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
+            s = assemble(ctx, nf_all, all_gid, all_ord, nc_all, all_fk, nv_all, all_v, nt_all,
+                         all_t, cur, out);
+        }
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (s && out && *out) mmx_mesh_free(*out), *out = NULL;
+    dm->cnt->bytes += rep.gathered_bytes;
+    rep.gather_ms = mmx__dist_now_ms() - t1;
+    if (report) *report = rep;
+    free(fo), free(all_fo), free(all_fk), free(all_v), free(all_t), free(all_gid), free(all_ord);
+    free(pstart), free(pverts), free(pk), free(pgid), free(pown), free(pfirst);
+    free(cstart), free(cverts), free(ck), free(cgid), free(cown);
+    share_free(&sh);
+    mmx_mesh_free(owned_cur);
+    mmx_mesh_free(next);
+    return s;
+}
