@@ -88,6 +88,8 @@ typedef struct mmx_dist_info {
     int64_t exchanged_bytes;              /* bytes this rank sent by mmx_dist_exchange and the
                                              gathers so far (halo and gather traffic) */
     int exchanges;                        /* halo exchanges so far */
+    double exchange_ms;                   /* the time in them (packing, the all-to-all, which
+                                             includes waiting for the slowest rank, unpacking) */
 } mmx_dist_info;
 
 /* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or

@@ -16,6 +16,7 @@ struct mmx_dist {
 typedef struct mmx__dist_counters {
     int64_t bytes;
     int exchanges;
+    double exchange_ms;
 } mmx__dist_counters;
 
 struct mmx_dist_mesh {

@@ -48,7 +48,8 @@ mmx_status mmx_dist_mesh_info(const mmx_dist_mesh *dm, mmx_dist_info *info)
                             .owned_verts = dm->nov, .local_verts = mmx_mesh_nverts(dm->local),
                             .halo_recv_verts = (mmx_index)dm->roff[R],
                             .halo_send_verts = (mmx_index)dm->soff[R],
-                            .exchanged_bytes = dm->cnt->bytes, .exchanges = dm->cnt->exchanges};
+                            .exchanged_bytes = dm->cnt->bytes, .exchanges = dm->cnt->exchanges,
+                            .exchange_ms = dm->cnt->exchange_ms};
     return MMX_OK;
 }
 
@@ -358,6 +359,7 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
     mmx_status s = MMX_OK;
     float *sb = NULL, *rb = NULL;
     int64_t *cnt = NULL;
+    const double t0 = mmx__dist_now_ms();
     if (!x || k < 1 || k > 16)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_exchange: %s", !x ? "x is NULL" : "k out of 1..16");
     if (!s) s = mmx__host_alloc(ctx, (size_t)dm->soff[R] * (size_t)k, sizeof *sb, (void **)&sb);
@@ -375,6 +377,7 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
         memcpy(x + (size_t)dm->ridx[i] * (size_t)k, rb + (size_t)i * (size_t)k, (size_t)k * sizeof *x);
     dm->cnt->bytes += dm->soff[R] * k * 4;
     dm->cnt->exchanges++;
+    dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
 out:
     free(sb), free(rb), free(cnt);
     return s;

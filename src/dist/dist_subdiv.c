@@ -48,7 +48,8 @@ static key edge_key(key p, key q)
 typedef struct vrec {
     key k;
     float p[3];
-    int32_t rank; /* the sender: of several copies, the lowest rank's is kept */
+    uint32_t at; /* rank 0: the record's place in the gathered list (senders in rank order), so
+                    that of several copies the lowest rank's is kept */
 } vrec;
 typedef struct crec {
     key k0, k1;
@@ -60,12 +61,7 @@ static int cmp_vrec(const void *x, const void *y)
 {
     const vrec *a = x, *b = y;
     const int c = key_cmp(a->k, b->k);
-    return c ? c : (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int cmp_vrec_key(const void *x, const void *y)
-{
-    return key_cmp(((const vrec *)x)->k, ((const vrec *)y)->k);
+    return c ? c : (a->at > b->at) - (a->at < b->at);
 }
 
 /* One level: the child's keys, global face numbers and owned flags from the parent's. */
@@ -108,7 +104,7 @@ bad:
  * the creases and corners still tagged on them. */
 typedef struct share {
     int64_t *gid;  /* per face */
-    key *fk;       /* per corner */
+    int32_t *fc;   /* per corner: its vertex's place in v */
     int64_t nf, nc;
     vrec *v;
     int64_t nv;
@@ -118,42 +114,42 @@ typedef struct share {
 
 static void share_free(share *sh)
 {
-    free(sh->gid), free(sh->fk), free(sh->v), free(sh->t);
+    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t);
 }
 
-static mmx_status make_share(mmx_ctx *ctx, int rank, const mmx_mesh *m, const mmx_index *start,
+static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *start,
                              const mmx_index *verts, const key *k, const int64_t *gid,
                              const unsigned char *own, share *sh)
 {
     const mmx_index F = mmx_mesh_nfaces(m), V = mmx_mesh_nverts(m);
-    unsigned char *used = NULL;
+    int32_t *used = NULL;
     mmx_index *ostart = NULL, *overts = NULL;
     uint64_t *edges = NULL;
     size_t ne = 0;
     mmx_mesh_tags *T = NULL;
-    mmx_status s = mmx__host_alloc(ctx, (size_t)V, 1, (void **)&used);
+    mmx_status s = mmx__host_alloc(ctx, (size_t)V, sizeof *used, (void **)&used);
     if (s) return s;
-    memset(used, 0, (size_t)V);
+    memset(used, 0, (size_t)V * sizeof *used);
     for (mmx_index f = 0; f < F; f++)
         if (own[f]) {
             sh->nf++, sh->nc += start[f + 1] - start[f];
             for (mmx_index c = start[f]; c < start[f + 1]; c++) used[verts[c]] = 1;
         }
-    for (mmx_index v = 0; v < V; v++) sh->nv += used[v];
+    for (mmx_index v = 0; v < V; v++) used[v] = used[v] ? (int32_t)sh->nv++ : -1;
     s = mmx__host_alloc(ctx, (size_t)sh->nf, sizeof *sh->gid, (void **)&sh->gid);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *sh->fk, (void **)&sh->fk);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *sh->fc, (void **)&sh->fc);
     if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nv, sizeof *sh->v, (void **)&sh->v);
     if (!s && m->tags) s = mmx_mesh_tags_parse(ctx, m, &T);
     if (s) goto out;
     for (mmx_index f = 0, i = 0, c0 = 0; f < F; f++)
         if (own[f]) {
             sh->gid[i++] = gid[f];
-            for (mmx_index c = start[f]; c < start[f + 1]; c++) sh->fk[c0++] = k[verts[c]];
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) sh->fc[c0++] = used[verts[c]];
         }
     for (mmx_index v = 0, i = 0; v < V; v++)
-        if (used[v]) {
+        if (used[v] >= 0) {
             memset(&sh->v[i], 0, sizeof sh->v[i]);
-            sh->v[i].k = k[v], sh->v[i].rank = rank;
+            sh->v[i].k = k[v];
             memcpy(sh->v[i].p, m->pos + 3 * (size_t)v, sizeof sh->v[i].p);
             i++;
         }
@@ -179,7 +175,7 @@ static mmx_status make_share(mmx_ctx *ctx, int rank, const mmx_mesh *m, const mm
                 sh->t[sh->nt++] = (crec){k[a], k[b], T->crease_sharpness[i], 0};
         }
         for (mmx_index i = 0; i < T->ncorners; i++)
-            if (used[T->corner_verts[i]])
+            if (used[T->corner_verts[i]] >= 0)
                 sh->t[sh->nt++] = (crec){k[T->corner_verts[i]], k[T->corner_verts[i]], T->corner_sharpness[i], 1};
     }
 out:
@@ -190,7 +186,7 @@ out:
 
 /* Gathers every rank's n records of `size` bytes to rank 0 (*all, *total there). */
 static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_t n, size_t size,
-                             void **all, int64_t *total, int64_t *sent)
+                             void **all, int64_t *total, int64_t *per, int64_t *sent)
 {
     const int R = d->size;
     int64_t *cnt = NULL;
@@ -200,7 +196,7 @@ static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_
     s = mmx_dist_agree(ctx, d, s);
     if (!s) s = mmx__dist_gather_i64(ctx, d, n * (int64_t)size, cnt, 0);
     if (!s && d->rank == 0) {
-        for (int q = 0; q < R; q++) *total += cnt[q];
+        for (int q = 0; q < R; q++) *total += cnt[q], per[q] = cnt[q] / (int64_t)size;
         s = mmx__host_alloc(ctx, (size_t)*total, 1, all);
         *total /= (int64_t)size;
     }
@@ -209,6 +205,11 @@ static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_
     *sent += n * (int64_t)size;
     free(cnt);
     return s;
+}
+
+static int cmp_vrec_first(const void *x, const void *y)
+{
+    return key_cmp(((const vrec *)x)->k, ((const vrec *)y)->k);
 }
 
 static int cmp_crec(const void *x, const void *y)
@@ -221,16 +222,16 @@ static int cmp_crec(const void *x, const void *y)
 
 /* Rank 0: the result from the gathered shares. */
 static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
-                           int64_t nc, const key *fk, int64_t nv, vrec *v, int64_t nt, crec *t,
+                           int64_t nc, const int32_t *fcv, int64_t nv, vrec *v, int64_t nt, crec *t,
                            const mmx_mesh *tag_source, mmx_mesh **out)
 {
-    mmx_index *start = NULL, *verts = NULL, *num = NULL;
+    mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL;
     int64_t *at = NULL, *fc = NULL;
     float *pos = NULL;
     mmx_mesh_tags *opt = NULL, T;
     memset(&T, 0, sizeof T);
     mmx_status s = MMX_OK;
-    if (nf > INT32_MAX || nc > INT32_MAX || nv > INT32_MAX)
+    if (nf > INT32_MAX || nc > INT32_MAX || nv > UINT32_MAX)
         return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld faces, %lld corners: "
                          "past 32-bit indices on rank 0", (long long)nf, (long long)nc);
     s = mmx__host_alloc(ctx, (size_t)nf, sizeof *at, (void **)&at);
@@ -238,6 +239,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nc, sizeof *verts, (void **)&verts);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *num, (void **)&num);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *uid, (void **)&uid);
     if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof *pos, (void **)&pos);
     if (s) goto out;
     /* Faces at their global numbers (a permutation of 0 .. nf - 1, else a bug). */
@@ -250,11 +252,15 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         }
         at[gid[i]] = i, fc[i] = c, c += ord[i];
     }
-    /* Vertices merged by key (the lowest rank's copy), numbered by first use. */
+    /* Vertices merged by key (the lowest rank's copy): uid[record] its merged number, then
+     * numbered by first use. */
+    for (int64_t i = 0; i < nv; i++) v[i].at = (uint32_t)i;
     qsort(v, (size_t)nv, sizeof *v, cmp_vrec);
     int64_t u = 0;
-    for (int64_t i = 0; i < nv; i++)
+    for (int64_t i = 0; i < nv; i++) {
         if (!u || key_cmp(v[i].k, v[u - 1].k)) v[u++] = v[i];
+        uid[v[i].at] = (mmx_index)(u - 1);
+    }
     for (int64_t i = 0; i < u; i++) num[i] = -1;
     start[0] = 0;
     mmx_index n = 0;
@@ -262,16 +268,15 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         const int64_t i = at[f];
         start[f + 1] = start[f] + (mmx_index)ord[i];
         for (int64_t c = 0; c < ord[i]; c++) {
-            vrec probe = {.k = fk[fc[i] + c]};
-            const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_key);
-            if (!hit) {
+            const int64_t r = fcv[fc[i] + c];
+            if (r < 0 || r >= nv) {
                 s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: a corner of face %lld "
                               "names no gathered vertex", (long long)f);
                 goto out;
             }
-            const int64_t w = hit - v;
+            const int64_t w = uid[r];
             if (num[w] < 0) {
-                memcpy(pos + 3 * (size_t)n, hit->p, 3 * sizeof *pos);
+                memcpy(pos + 3 * (size_t)n, v[w].p, 3 * sizeof *pos);
                 num[w] = n++;
             }
             verts[start[f] + c] = num[w];
@@ -290,8 +295,8 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
             if (i && !cmp_crec(&t[i], &t[i - 1])) continue;
             mmx_index e[2];
             for (int z = 0; z < 2; z++) {
-                vrec probe = {.k = z ? t[i].k1 : t[i].k0};
-                const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_key);
+                vrec probe = {.k = z ? t[i].k1 : t[i].k0, .at = 0};
+                const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_first);
                 e[z] = hit ? num[hit - v] : -1;
             }
             if (e[0] < 0 || e[1] < 0) continue;
@@ -316,7 +321,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         if (!s) s = mmx_mesh_set_tags(ctx, *out, &T);
     }
 out:
-    free(start), free(verts), free(num), free(at), free(fc), free(pos);
+    free(start), free(verts), free(num), free(uid), free(at), free(fc), free(pos);
     free(T.crease_verts), free(T.crease_sharpness), free(T.corner_verts), free(T.corner_sharpness);
     mmx_mesh_tags_free(opt);
     if (s && *out) mmx_mesh_free(*out), *out = NULL;
@@ -407,13 +412,15 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     }
     const double t1 = mmx__dist_now_ms();
     rep.refine_ms = t1 - t0;
-    if (!s) s = make_share(ctx, d->rank, cur, pstart, pverts, pk, pgid, pown, &sh);
+    if (!s) s = make_share(ctx, cur, pstart, pverts, pk, pgid, pown, &sh);
     rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
     s = mmx_dist_agree(ctx, d, s);
 
     /* The gathers: faces (number, order), corners (keys), vertices, tags. */
     int64_t *fo = NULL, *all_fo = NULL, nf_all = 0, nc_all = 0, nv_all = 0, nt_all = 0;
-    key *all_fk = NULL;
+    int32_t *all_fc = NULL;
+    int64_t *per = NULL;
+    if (d->rank == 0 && !s) s = mmx__host_alloc(ctx, 3 * (size_t)d->size, sizeof *per, (void **)&per);
     vrec *all_v = NULL;
     crec *all_t = NULL;
     int64_t *all_gid = NULL, *all_ord = NULL;
@@ -422,16 +429,21 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         for (int64_t i = 0, f = 0; f < mmx_mesh_nfaces(cur); f++)
             if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = pstart[f + 1] - pstart[f], i++;
     s = mmx_dist_agree(ctx, d, s);
-    if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, &rep.gathered_bytes);
-    if (!s) s = gather_all(ctx, d, sh.fk, sh.nc, sizeof *sh.fk, (void **)&all_fk, &nc_all, &rep.gathered_bytes);
-    if (!s) s = gather_all(ctx, d, sh.v, sh.nv, sizeof *sh.v, (void **)&all_v, &nv_all, &rep.gathered_bytes);
-    if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, &rep.gathered_bytes);
+    int64_t *pc = per, *pv = per ? per + d->size : NULL, *pscratch = per ? per + 2 * d->size : NULL;
+    if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, pscratch, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.fc, sh.nc, sizeof *sh.fc, (void **)&all_fc, &nc_all, pc, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.v, sh.nv, sizeof *sh.v, (void **)&all_v, &nv_all, pv, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, pscratch, &rep.gathered_bytes);
     if (!s && d->rank == 0) {
+        /* The corners' vertices as places in the whole gathered vertex list. */
+        int64_t c0 = 0, v0 = 0;
+        for (int q = 0; q < d->size; c0 += pc[q], v0 += pv[q], q++)
+            for (int64_t c = c0; c < c0 + pc[q]; c++) all_fc[c] += (int32_t)v0;
         s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_gid, (void **)&all_gid);
         if (!s) s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_ord, (void **)&all_ord);
         if (!s) {
             for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
-            s = assemble(ctx, nf_all, all_gid, all_ord, nc_all, all_fk, nv_all, all_v, nt_all,
+            s = assemble(ctx, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
                          all_t, cur, out);
         }
     }
@@ -440,7 +452,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     dm->cnt->bytes += rep.gathered_bytes;
     rep.gather_ms = mmx__dist_now_ms() - t1;
     if (report) *report = rep;
-    free(fo), free(all_fo), free(all_fk), free(all_v), free(all_t), free(all_gid), free(all_ord);
+    free(fo), free(all_fo), free(all_fc), free(per), free(all_v), free(all_t), free(all_gid), free(all_ord);
     free(pstart), free(pverts), free(pk), free(pgid), free(pown), free(pfirst);
     free(cstart), free(cverts), free(ck), free(cgid), free(cown);
     share_free(&sh);
