@@ -191,6 +191,31 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
             for (int k = 0; k < 3; k++) bad += loc[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
         CHECK(bad == 0, "exchange on %s: %d wrong values", name, bad);
     }
+    /* the queries of vertices and faces: the single process's arrays */
+    const mmx_query_kind kinds[] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_FV, MMX_QUERY_FF};
+    for (int i = 0; i < 4; i++) {
+        int64_t n = 0;
+        mmx_index *rp = NULL, *ci = NULL;
+        OK(ctx, mmx_dist_query(ctx, dm, kinds[i], &n, &rp, &ci));
+        if (rank == 0 && rp) {
+            mmx_csr *Q = NULL;
+            OK(ctx, mmx_query(ctx, m, NULL, kinds[i], &Q));
+            int same = Q && n == Q->nrows && rp[n] == Q->nnz &&
+                       !memcmp(ci, Q->colidx, (size_t)Q->nnz * sizeof *ci);
+            for (int64_t r = 0; same && r <= n; r++)
+                same = rp[r] == (Q->order ? Q->order * (mmx_index)r : Q->rowptr[r]);
+            CHECK(same, "query %s on %s: not the single process's", mmx_query_name(kinds[i]), name);
+            mmx_csr_free(Q);
+        }
+        CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kinds[i]), rank);
+        free(rp), free(ci);
+    }
+    {
+        int64_t n = 0;
+        mmx_index *rp = NULL, *ci = NULL;
+        const mmx_status s = mmx_dist_query(ctx, dm, MMX_QUERY_EV, &n, &rp, &ci);
+        CHECK(s == MMX_ERR_UNSUPPORTED && !rp, "query EV over ranks: status %d", (int)s);
+    }
     /* smoothing: Laplacian, Taubin (bit for bit), with and without a fixed boundary */
     const mmx_smooth_method methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_TAUBIN};
     for (int i = 0; i < 2; i++)
