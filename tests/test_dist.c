@@ -263,18 +263,23 @@ static float *tag_list(mmx_ctx *ctx, const mmx_mesh *m, int *n)
     return l;
 }
 
+/* The options of check_subdiv's two runs (the crease method, the boundary mode). */
+static mmx_subdiv_options sopts;
+
 static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme, int levels)
 {
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
-    mmx_dist_mesh *dm = partition(ctx, d, m, levels);
+    char op[32];
+    snprintf(op, sizeof op, "subdiv:%d", levels);
+    mmx_dist_mesh *dm = partition(ctx, d, m, mmx_dist_rings(op));
     mmx_mesh *got = NULL, *one = NULL, *want = NULL;
     mmx_dist_subdiv_report rep;
-    if (dm) OK(ctx, mmx_dist_subdivide(ctx, dm, scheme, levels, NULL, &got, &rep));
+    if (dm) OK(ctx, mmx_dist_subdivide(ctx, dm, scheme, levels, &sopts, &got, &rep));
     CHECK(rank == 0 || got == NULL, "a result on rank %d", rank);
     if (rank == 0 && got) {
-        OK(ctx, mmx_subdivide(ctx, scheme, m, levels, NULL, &one));
+        OK(ctx, mmx_subdivide(ctx, scheme, m, levels, &sopts, &one));
         if (one) OK(ctx, mmx_dist_canonical(ctx, one, &want));
     }
     if (want) {
@@ -386,15 +391,27 @@ int main(int argc, char **argv)
     const char *smooth_meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2"};
     for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
         check_normals_smooth(ctx, d, smooth_meshes[i]);
-    check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
-    check_subdiv(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, 3);
-    check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2);
-    check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, 2);
-    check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 3);
-    check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, 2);
-    check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2);
-    check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, 3);
-    check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
+    /* One ghost ring is enough for any number of levels (the surface over a face depends on
+     * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
+     * boundary modes, the non-manifold vertex and mixed orders. */
+    for (int L = 1; L <= 3; L++) {
+        check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, L);
+        check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        sopts.crease = MMX_CREASE_CHAIKIN;
+        check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        sopts.crease = MMX_CREASE_FROM_MESH;
+        sopts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+    }
     check_failure(ctx, d, R);
 #ifdef MMX_HAVE_MPI
     int total = 0;

@@ -117,7 +117,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (parse_scheme(value(cmd, a, "scheme"), -1, &scheme)) return EXIT_USAGE;
         if (!parse_levels(value(cmd, a, "levels"), 1, &levels))
             return usage_error("--levels needs a whole number from 0 to %d", MAX_LEVELS);
-        rings = levels > 1 ? levels : 1;
+        rings = mmx_dist_rings("subdiv:1");
     } else if (is_smooth) {
         const char *m = value(cmd, a, "method"), *it = value(cmd, a, "iterations");
         const char *lam = value(cmd, a, "lambda") ? value(cmd, a, "lambda") : value(cmd, a, "step");
@@ -225,8 +225,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
                 counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
             if (is_subdiv)
-                row("operation", "%s, %d level%s, each rank refining its part and ghosts with no "
-                    "exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
+                row("operation", "%s, %d level%s, each rank refining its part and one ghost ring "
+                    "with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
             else if (is_smooth)
                 row("operation", "%s, %d iteration%s, a halo exchange per step",
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");

@@ -142,8 +142,9 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
 
 /* The ghost rings an operation needs (mmx_dist_mesh_create's rings), by name: "normals" and
  * "smooth:laplacian", "smooth:cotan", "smooth:bilateral" 1, "smooth:taubin" 2 (one exchange per
- * lambda|mu pair), "subdiv:L" L (L levels of Loop or Catmull-Clark with no exchange: each level
- * spends a ring), "query" 1. -1 for another name. */
+ * lambda|mu pair), "subdiv:L" 1 (any number L of levels of Loop, Catmull-Clark or bilinear,
+ * with no exchange: the surface over a face depends on its one-ring only), "query" 1. -1 for
+ * another name. */
 int mmx_dist_rings(const char *operation);
 
 /* Vertex normals of the partitioned mesh (collective): normals (local_verts x 3, host) gets
@@ -191,20 +192,23 @@ typedef struct mmx_dist_subdiv_report {
 /* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
  * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
  * the result on rank 0 (collective). Each rank refines its local mesh one level at a time
- * (mmx_subdivide, opts as given; the tags follow), with no exchange: a level spends a ring of
- * the ghost layer, so the descendants of the owned faces are exact after `levels` levels when
- * rings >= levels. Rank 0 gets *out: the faces in the single process's order (the children of
+ * (mmx_subdivide, opts as given; the tags follow), with no exchange: with one ghost ring the
+ * descendants of the owned faces are exact at every level (the surface over a face depends on
+ * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
+ * level, half the previous level's ring, and never reach them). Rank 0 gets *out: the faces in the single process's order (the children of
  * a face together, in parent order), the vertices numbered by first use in that face order,
- * positions from the rank owning the first face that uses each; the creases and corners left
+ * positions from the lowest rank holding each; the creases and corners left
  * sharp are kept as tags. That is mmx_subdivide's result on the whole after the canonical
  * renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
  * equal to the single process's within float rounding. Other ranks get *out NULL. Vertices in
  * no face are not part of the result. report may be NULL.
- * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG (rings < levels, opts->limit), MMX_ERR_UNSUPPORTED,
+ * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
  * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0).
- * Cost: the local meshes' refinement (about (1 + ghost share) of 1/R of the whole each), then
- * one gather of 16 bytes a corner plus 28 bytes a vertex of the owned descendants, and a sort
- * of the vertex keys on rank 0. */
+ * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each,
+ * a level per mmx_subdivide call), then
+ * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex
+ * on a cut between parts is sent by each rank using it), and a sort of the vertex records on
+ * rank 0. */
 mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
                               const mmx_subdiv_options *opts, mmx_mesh **out,
                               mmx_dist_subdiv_report *report);

@@ -1,5 +1,9 @@
-/* Subdivision of the partitioned mesh with a deep halo: each rank refines its local mesh one
- * level at a time, spending a ghost ring a level, and names every vertex it makes by a key
+/* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh one
+ * level at a time. One ghost ring is enough for any number of levels: the surface over a face
+ * depends on its one-ring alone (what OpenSubdiv's patches are made of), and each level's
+ * wrong values (at the local mesh's cut) move inward by one child ring, half a parent ring,
+ * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 1 to 3
+ * with creases, both crease methods and boundary modes). Each rank names every vertex it makes by a key
  * that every rank computes alike (a vertex of the input: its global number; a face point: its
  * face's global number at that level, which is the single process's, since children follow
  * their parent in order; an edge point: its two ends' keys). Rank 0 gathers the owned faces'
@@ -357,9 +361,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide: the limit projection does not run over ranks yet");
     else if (!dm->local->pos && mmx_mesh_nverts(dm->local) > 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: the mesh has no positions");
-    else if (dm->rings < levels)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: %d levels need %d ghost rings, the "
-                      "partitioned mesh has %d (mmx_dist_rings)", levels, levels, dm->rings);
+    else if (dm->rings < 1)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: a ghost ring is needed, the "
+                      "partitioned mesh has %d (mmx_dist_rings)", dm->rings);
     if (out) *out = NULL;
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;

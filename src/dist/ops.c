@@ -15,7 +15,7 @@ int mmx_dist_rings(const char *op)
     if (!strncmp(op, "subdiv:", 7)) {
         char *end = NULL;
         const long l = strtol(op + 7, &end, 10);
-        return end && !*end && l >= 0 && l <= 64 ? (l < 1 ? 1 : (int)l) : -1;
+        return end && !*end && l >= 0 && l <= 64 ? 1 : -1;
     }
     return -1;
 }
