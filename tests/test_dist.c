@@ -231,6 +231,21 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
                 same_floats(what, name, got, want, 3 * (size_t)V);
             }
         }
+    /* cotangent steps (triangles) and bilateral filtering: each vertex's step reads its own
+     * faces and one-ring only, so these are exact too */
+    const mmx_smooth_method more[] = {MMX_SMOOTH_COTAN, MMX_SMOOTH_BILATERAL};
+    for (int i = 0; i < 2; i++) {
+        if (more[i] == MMX_SMOOTH_COTAN && strncmp(name, "icosphere", 9) && strncmp(name, "tri:", 4)) continue;
+        if (!strcmp(name, "two_cubes")) continue;
+        mmx_smooth_options o = mmx_smooth_defaults(more[i]);
+        o.iterations = 3;
+        OK(ctx, mmx_dist_smooth(ctx, dm, &o, loc, NULL));
+        OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
+        if (rank == 0) {
+            OK(ctx, mmx_smooth(ctx, m, &o, want, NULL));
+            same_floats(mmx_smooth_method_name(more[i]), name, got, want, 3 * (size_t)V);
+        }
+    }
     free(loc), free(got), free(want);
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(m);
@@ -388,7 +403,8 @@ int main(int argc, char **argv)
     }
     rank = mmx_dist_rank(d);
     const int R = mmx_dist_size(d);
-    const char *smooth_meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2"};
+    const char *smooth_meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2",
+                                   "tri:grid:10:8"};
     for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
         check_normals_smooth(ctx, d, smooth_meshes[i]);
     /* One ghost ring is enough for any number of levels (the surface over a face depends on

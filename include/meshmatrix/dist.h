@@ -159,8 +159,9 @@ mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
  * positions smoothed by opts (NULL: the defaults of LAPLACIAN) with a halo exchange after each
  * step (TAUBIN: after each lambda|mu pair, which is why it needs 2 rings); every local row is
  * exact at the end. LAPLACIAN, TAUBIN, COTAN and BILATERAL on the assembled path; MCF (a global
- * solve) and the patch path are refused (MMX_ERR_UNSUPPORTED). Gathered, LAPLACIAN and TAUBIN
- * equal mmx_smooth of the whole bit for bit (the same per-vertex sums in the same order).
+ * solve) and the patch path are refused (MMX_ERR_UNSUPPORTED). Gathered, each equals mmx_smooth
+ * of the whole bit for bit (a vertex's step reads its own faces and one-ring, summed in the same
+ * order; tests/test_dist.c checks all four).
  * report (may be NULL): the local call's report with iterations summed and ms the whole call.
  * Errors: as mmx_smooth (agreed), MMX_ERR_ARG (too few rings), MMX_ERR_UNSUPPORTED.
  * Cost: per step mmx_smooth's on the local mesh plus one exchange of 12 bytes per halo vertex. */
