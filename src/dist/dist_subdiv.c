@@ -86,6 +86,7 @@ static mmx_status child_names(mmx_ctx *ctx, mmx_scheme scheme, int level, mmx_in
             const mmx_index *ch = cverts + cstart[j];
             if (cstart[j + 1] - cstart[j] != (loop ? 3 : 4)) goto bad;
             if (loop) {
+                if (s && ch[0] != pverts[a + s - 1]) goto bad;
                 if (s) continue;
                 for (int e = 0; e < 3; e++) {
                     if (ch[e] >= ncv) goto bad;
@@ -368,55 +369,84 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
 
+    /* One call for all the levels (the library's fastest path); then each intermediate level's
+     * faces read back from the result's layout (subdiv.h: a face's children together, in parent
+     * order, a child's first corner its parent's corner, old vertices keeping their numbers),
+     * and the names carried forward level by level over those face lists. */
     const mmx_mesh *cur = dm->local;
-    mmx_mesh *next = NULL, *owned_cur = NULL;
-    mmx_index *pstart = NULL, *pverts = NULL, *cstart = NULL, *cverts = NULL;
-    key *pk = NULL, *ck = NULL;
+    mmx_mesh *owned_cur = NULL;
+    mmx_index **lst = NULL, **lvt = NULL, *nfl = NULL;
+    key *K = NULL;
     int64_t *pgid = NULL, *cgid = NULL, *pfirst = NULL;
     unsigned char *pown = NULL, *cown = NULL;
     share sh;
     memset(&sh, 0, sizeof sh);
     const mmx_index nv0 = mmx_mesh_nverts(cur), nf0 = mmx_mesh_nfaces(cur);
-    s = mmx_mesh_faces(ctx, cur, &pstart, &pverts);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nv0, sizeof *pk, (void **)&pk);
+    const int loop = scheme == MMX_SCHEME_LOOP;
+    /* A rank without faces (more ranks than patches) has nothing to refine. */
+    const int refine = levels > 0 && nf0 > 0;
+    const int L = refine ? levels : 0;
+    if (refine) {
+        mmx_mesh *fine = NULL;
+        s = mmx_subdivide(ctx, scheme, cur, levels, &o, &fine);
+        if (!s) cur = owned_cur = fine;
+    }
+    const mmx_index nvf = mmx_mesh_nverts(cur);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lst, (void **)&lst);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lvt, (void **)&lvt);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *nfl, (void **)&nfl);
+    if (!s) {
+        memset(lst, 0, ((size_t)L + 1) * sizeof *lst);
+        memset(lvt, 0, ((size_t)L + 1) * sizeof *lvt);
+        nfl[0] = nf0, nfl[L] = mmx_mesh_nfaces(cur);
+        s = mmx_mesh_faces(ctx, dm->local, &lst[0], &lvt[0]);
+    }
+    if (!s && L > 0) s = mmx_mesh_faces(ctx, cur, &lst[L], &lvt[L]);
+    for (int l = L - 1; l >= 1 && !s; l--) {
+        /* Level l from level l + 1: 4 children a face, its corners their first corners (Loop:
+         * of the children after the middle one). */
+        const int c = loop ? 3 : 4;
+        nfl[l] = nfl[l + 1] / 4;
+        s = mmx__host_alloc(ctx, (size_t)nfl[l] + 1, sizeof **lst, (void **)&lst[l]);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nfl[l] * (size_t)c, sizeof **lvt, (void **)&lvt[l]);
+        if (s) break;
+        for (mmx_index f = 0; f <= nfl[l]; f++) lst[l][f] = c * f;
+        for (mmx_index f = 0; f < nfl[l]; f++)
+            for (int k = 0; k < c; k++) lvt[l][c * f + k] = lvt[l + 1][lst[l + 1][4 * f + k + loop]];
+    }
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nvf, sizeof *K, (void **)&K);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, sizeof *pgid, (void **)&pgid);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, 1, (void **)&pown);
     if (!s) {
-        for (mmx_index v = 0; v < nv0; v++) pk[v] = vertex_key(dm->gv[v]);
+        for (mmx_index v = 0; v < nvf; v++) K[v] = v < nv0 ? vertex_key(dm->gv[v]) : (key){0, 0};
         memcpy(pgid, dm->gf, (size_t)nf0 * sizeof *pgid);
         memcpy(pown, dm->of, (size_t)nf0);
     }
-    /* A rank without faces (more ranks than patches) has nothing to refine. */
-    for (int l = 0; l < levels && !s && mmx_mesh_nfaces(dm->local) > 0; l++) {
-        const mmx_index nf = mmx_mesh_nfaces(cur);
-        s = mmx_subdivide(ctx, scheme, cur, 1, &o, &next);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *pfirst, (void **)&pfirst);
+    for (int l = 0; l < L && !s; l++) {
+        const mmx_index nf = nfl[l], ncf = nfl[l + 1];
+        s = mmx__host_alloc(ctx, (size_t)nf, sizeof *pfirst, (void **)&pfirst);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *cgid, (void **)&cgid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, 1, (void **)&cown);
         if (s) break;
-        const mmx_index ncv = mmx_mesh_nverts(next), ncf = mmx_mesh_nfaces(next);
         /* The first child's global number: Catmull-Clark on the input, a face's first corner in
          * the whole mesh (one child per corner); after that (quads), and for Loop, 4 times the
          * face's number. */
         for (mmx_index i = 0; i < nf; i++)
-            pfirst[i] = scheme != MMX_SCHEME_LOOP && l == 0 ? dm->gface_corner[i] : 4 * pgid[i];
-        s = mmx_mesh_faces(ctx, next, &cstart, &cverts);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)ncv, sizeof *ck, (void **)&ck);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *cgid, (void **)&cgid);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, 1, (void **)&cown);
-        if (!s) {
-            memcpy(ck, pk, (size_t)mmx_mesh_nverts(cur) * sizeof *ck);
-            for (mmx_index v = mmx_mesh_nverts(cur); v < ncv; v++) ck[v] = (key){0, 0};
-            s = child_names(ctx, scheme, l, nf, pstart, pverts, pk, pgid, pfirst, pown, ncv,
-                            cstart, cverts, ck, cgid, cown);
+            pfirst[i] = !loop && l == 0 ? dm->gface_corner[i] : 4 * pgid[i];
+        const int64_t want = loop || l > 0 ? 4 * (int64_t)nf : (int64_t)lst[0][nf];
+        if (want != ncf) {
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: level %d has %d faces, its "
+                          "parents make %lld", l + 1, ncf, (long long)want);
+            break;
         }
-        free(pstart), free(pverts), free(pk), free(pgid), free(pown), free(pfirst);
-        pstart = cstart, pverts = cverts, pk = ck, pgid = cgid, pown = cown, pfirst = NULL;
-        cstart = cverts = NULL, ck = NULL, cgid = NULL, cown = NULL;
-        mmx_mesh_free(owned_cur);
-        cur = owned_cur = next, next = NULL;
+        s = child_names(ctx, scheme, l, nf, lst[l], lvt[l], K, pgid, pfirst, pown, nvf, lst[l + 1],
+                        lvt[l + 1], K, cgid, cown);
+        free(pgid), free(pown), free(pfirst);
+        pgid = cgid, pown = cown, pfirst = NULL, cgid = NULL, cown = NULL;
     }
     const double t1 = mmx__dist_now_ms();
     rep.refine_ms = t1 - t0;
-    if (!s) s = make_share(ctx, cur, pstart, pverts, pk, pgid, pown, &sh);
+    if (!s) s = make_share(ctx, cur, lst[L], lvt[L], K, pgid, pown, &sh);
     rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
     s = mmx_dist_agree(ctx, d, s);
 
@@ -431,7 +461,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)sh.nf, sizeof *fo, (void **)&fo);
     if (!s)
         for (int64_t i = 0, f = 0; f < mmx_mesh_nfaces(cur); f++)
-            if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = pstart[f + 1] - pstart[f], i++;
+            if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = lst[L][f + 1] - lst[L][f], i++;
     s = mmx_dist_agree(ctx, d, s);
     int64_t *pc = per, *pv = per ? per + d->size : NULL, *pscratch = per ? per + 2 * d->size : NULL;
     if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, pscratch, &rep.gathered_bytes);
@@ -457,10 +487,10 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     rep.gather_ms = mmx__dist_now_ms() - t1;
     if (report) *report = rep;
     free(fo), free(all_fo), free(all_fc), free(per), free(all_v), free(all_t), free(all_gid), free(all_ord);
-    free(pstart), free(pverts), free(pk), free(pgid), free(pown), free(pfirst);
-    free(cstart), free(cverts), free(ck), free(cgid), free(cown);
+    for (int l = 0; lst && l <= L; l++) free(lst[l]), free(lvt[l]);
+    free(lst), free(lvt), free(nfl), free(K), free(pgid), free(pown), free(pfirst);
+    free(cgid), free(cown);
     share_free(&sh);
     mmx_mesh_free(owned_cur);
-    mmx_mesh_free(next);
     return s;
 }
