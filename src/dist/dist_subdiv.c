@@ -52,21 +52,14 @@ static key edge_key(key p, key q)
 typedef struct vrec {
     key k;
     float p[3];
-    uint32_t at; /* rank 0: the record's place in the gathered list (senders in rank order), so
-                    that of several copies the lowest rank's is kept */
+    int32_t pad;
 } vrec;
 typedef struct crec {
-    key k0, k1;
+    int32_t a, b; /* the ends' places in the sender's vertex list (rank 0: in the whole list,
+                     then their numbers in the result); a corner has b = a */
     float sharp;
-    int32_t corner; /* 1: a corner (k1 unused) */
+    int32_t corner;
 } crec;
-
-static int cmp_vrec(const void *x, const void *y)
-{
-    const vrec *a = x, *b = y;
-    const int c = key_cmp(a->k, b->k);
-    return c ? c : (a->at > b->at) - (a->at < b->at);
-}
 
 /* One level: the child's keys, global face numbers and owned flags from the parent's. */
 static mmx_status child_names(mmx_ctx *ctx, mmx_scheme scheme, int level, mmx_index nf,
@@ -177,11 +170,11 @@ static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *s
         for (mmx_index i = 0; i < T->ncreases; i++) {
             const mmx_index a = T->crease_verts[2 * i], b = T->crease_verts[2 * i + 1];
             if (mmx__dist_has_edge(edges, ne, a, b))
-                sh->t[sh->nt++] = (crec){k[a], k[b], T->crease_sharpness[i], 0};
+                sh->t[sh->nt++] = (crec){used[a], used[b], T->crease_sharpness[i], 0};
         }
         for (mmx_index i = 0; i < T->ncorners; i++)
             if (used[T->corner_verts[i]] >= 0)
-                sh->t[sh->nt++] = (crec){k[T->corner_verts[i]], k[T->corner_verts[i]], T->corner_sharpness[i], 1};
+                sh->t[sh->nt++] = (crec){used[T->corner_verts[i]], used[T->corner_verts[i]], T->corner_sharpness[i], 1};
     }
 out:
     free(used), free(ostart), free(overts), free(edges);
@@ -212,39 +205,43 @@ static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_
     return s;
 }
 
-static int cmp_vrec_first(const void *x, const void *y)
-{
-    return key_cmp(((const vrec *)x)->k, ((const vrec *)y)->k);
-}
-
 static int cmp_crec(const void *x, const void *y)
 {
     const crec *a = x, *b = y;
     if (a->corner != b->corner) return a->corner - b->corner;
-    const int c = key_cmp(a->k0, b->k0);
-    return c ? c : key_cmp(a->k1, b->k1);
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
 }
 
-/* Rank 0: the result from the gathered shares. */
+/* Rank 0: the result from the gathered shares. fcv and t name vertices by their place in the
+ * whole gathered list v (rank after rank). */
 static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
-                           int64_t nc, const int32_t *fcv, int64_t nv, vrec *v, int64_t nt, crec *t,
-                           const mmx_mesh *tag_source, mmx_mesh **out)
+                           int64_t nc, const int32_t *fcv, int64_t nv, const vrec *v, int64_t nt,
+                           crec *t, const mmx_mesh *tag_source, mmx_mesh **out)
 {
-    mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL;
+    mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL, *rep = NULL;
+    mmx_index *idx = NULL, *itmp = NULL, *sorted = NULL;
+    uint64_t *ka = NULL, *ktmp = NULL;
     int64_t *at = NULL, *fc = NULL;
     float *pos = NULL;
     mmx_mesh_tags *opt = NULL, T;
     memset(&T, 0, sizeof T);
     mmx_status s = MMX_OK;
-    if (nf > INT32_MAX || nc > INT32_MAX || nv > UINT32_MAX)
-        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld faces, %lld corners: "
-                         "past 32-bit indices on rank 0", (long long)nf, (long long)nc);
+    if (nf > INT32_MAX || nc > INT32_MAX || nv > INT32_MAX)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld faces, %lld corners, "
+                         "%lld vertex records: past 32-bit indices on rank 0", (long long)nf,
+                         (long long)nc, (long long)nv);
     s = mmx__host_alloc(ctx, (size_t)nf, sizeof *at, (void **)&at);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *fc, (void **)&fc);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nc, sizeof *verts, (void **)&verts);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *num, (void **)&num);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *uid, (void **)&uid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *rep, (void **)&rep);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *idx, (void **)&idx);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *itmp, (void **)&itmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ka, (void **)&ka);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ktmp, (void **)&ktmp);
     if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof *pos, (void **)&pos);
     if (s) goto out;
     /* Faces at their global numbers (a permutation of 0 .. nf - 1, else a bug). */
@@ -257,16 +254,28 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         }
         at[gid[i]] = i, fc[i] = c, c += ord[i];
     }
-    /* Vertices merged by key (the lowest rank's copy): uid[record] its merged number, then
-     * numbered by first use. */
-    for (int64_t i = 0; i < nv; i++) v[i].at = (uint32_t)i;
-    qsort(v, (size_t)nv, sizeof *v, cmp_vrec);
-    int64_t u = 0;
-    for (int64_t i = 0; i < nv; i++) {
-        if (!u || key_cmp(v[i].k, v[u - 1].k)) v[u++] = v[i];
-        uid[v[i].at] = (mmx_index)(u - 1);
+    /* Vertices merged by key: a stable radix sort by the first word (records stay in rank
+     * order within a run), then within a run (the copies of a vertex that several ranks hold;
+     * a different vertex only on a 64-bit collision) by the second word. uid[record] is its
+     * vertex, rep[vertex] its first record (the lowest rank's). */
+    for (int64_t i = 0; i < nv; i++) ka[i] = v[i].k.a, idx[i] = (mmx_index)i;
+    const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, idx, itmp, (size_t)nv, 0, 64, &sorted);
+    mmx_index u = 0;
+    for (int64_t i = 0, j; i < nv; i = j) {
+        for (j = i + 1; j < nv && sk[j] == sk[i]; j++) {}
+        for (int64_t p = i; p < j; p++) {
+            int64_t q = i;
+            while (q < p && v[sorted[q]].k.b != v[sorted[p]].k.b) q++;
+            if (q < p) {
+                uid[sorted[p]] = uid[sorted[q]];
+            } else {
+                rep[u] = sorted[p];
+                uid[sorted[p]] = u++;
+            }
+        }
     }
-    for (int64_t i = 0; i < u; i++) num[i] = -1;
+    /* Numbered by first use in face order. */
+    for (mmx_index w = 0; w < u; w++) num[w] = -1;
     start[0] = 0;
     mmx_index n = 0;
     for (int64_t f = 0; f < nf; f++) {
@@ -279,9 +288,9 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
                               "names no gathered vertex", (long long)f);
                 goto out;
             }
-            const int64_t w = uid[r];
+            const mmx_index w = uid[r];
             if (num[w] < 0) {
-                memcpy(pos + 3 * (size_t)n, v[w].p, 3 * sizeof *pos);
+                memcpy(pos + 3 * (size_t)n, v[rep[w]].p, 3 * sizeof *pos);
                 num[w] = n++;
             }
             verts[start[f] + c] = num[w];
@@ -291,25 +300,27 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
     /* Tags: the creases and corners (merged), the options as the local meshes have them. */
     if (!s && tag_source && tag_source->tags) s = mmx_mesh_tags_parse(ctx, tag_source, &opt);
     if (!s && (nt > 0 || opt)) {
+        for (int64_t i = 0; i < nt; i++) {
+            mmx_index e0 = t[i].a >= 0 && t[i].a < nv ? num[uid[t[i].a]] : -1;
+            mmx_index e1 = t[i].b >= 0 && t[i].b < nv ? num[uid[t[i].b]] : -1;
+            if (e0 > e1 && !t[i].corner) {
+                const mmx_index x = e0;
+                e0 = e1, e1 = x;
+            }
+            t[i].a = e0, t[i].b = e1;
+        }
         qsort(t, (size_t)nt, sizeof *t, cmp_crec);
         s = mmx__host_alloc(ctx, 2 * (size_t)nt, sizeof *T.crease_verts, (void **)&T.crease_verts);
         if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.crease_sharpness, (void **)&T.crease_sharpness);
         if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_verts, (void **)&T.corner_verts);
         if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_sharpness, (void **)&T.corner_sharpness);
         for (int64_t i = 0; !s && i < nt; i++) {
-            if (i && !cmp_crec(&t[i], &t[i - 1])) continue;
-            mmx_index e[2];
-            for (int z = 0; z < 2; z++) {
-                vrec probe = {.k = z ? t[i].k1 : t[i].k0, .at = 0};
-                const vrec *hit = bsearch(&probe, v, (size_t)u, sizeof *v, cmp_vrec_first);
-                e[z] = hit ? num[hit - v] : -1;
-            }
-            if (e[0] < 0 || e[1] < 0) continue;
+            if ((i && !cmp_crec(&t[i], &t[i - 1])) || t[i].a < 0 || t[i].b < 0) continue;
             if (t[i].corner) {
-                T.corner_verts[T.ncorners] = e[0];
+                T.corner_verts[T.ncorners] = t[i].a;
                 T.corner_sharpness[T.ncorners++] = t[i].sharp;
             } else {
-                T.crease_verts[2 * T.ncreases] = e[0], T.crease_verts[2 * T.ncreases + 1] = e[1];
+                T.crease_verts[2 * T.ncreases] = t[i].a, T.crease_verts[2 * T.ncreases + 1] = t[i].b;
                 T.crease_sharpness[T.ncreases++] = t[i].sharp;
             }
         }
@@ -326,7 +337,8 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         if (!s) s = mmx_mesh_set_tags(ctx, *out, &T);
     }
 out:
-    free(start), free(verts), free(num), free(uid), free(at), free(fc), free(pos);
+    free(start), free(verts), free(num), free(uid), free(rep), free(idx), free(itmp);
+    free(ka), free(ktmp), free(at), free(fc), free(pos);
     free(T.crease_verts), free(T.crease_sharpness), free(T.corner_verts), free(T.corner_sharpness);
     mmx_mesh_tags_free(opt);
     if (s && *out) mmx_mesh_free(*out), *out = NULL;
@@ -470,9 +482,11 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, pscratch, &rep.gathered_bytes);
     if (!s && d->rank == 0) {
         /* The corners' vertices as places in the whole gathered vertex list. */
-        int64_t c0 = 0, v0 = 0;
-        for (int q = 0; q < d->size; c0 += pc[q], v0 += pv[q], q++)
+        int64_t c0 = 0, v0 = 0, t0 = 0;
+        for (int q = 0; q < d->size; c0 += pc[q], t0 += pscratch[q], v0 += pv[q], q++) {
             for (int64_t c = c0; c < c0 + pc[q]; c++) all_fc[c] += (int32_t)v0;
+            for (int64_t c = t0; c < t0 + pscratch[q]; c++) all_t[c].a += (int32_t)v0, all_t[c].b += (int32_t)v0;
+        }
         s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_gid, (void **)&all_gid);
         if (!s) s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_ord, (void **)&all_ord);
         if (!s) {
