@@ -372,6 +372,17 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
         CHECK(!strcmp(first, msg), "bad input: rank 0 says \"%s\", this rank \"%s\"", first, msg);
 #endif
     }
+    /* too few ghost rings for Taubin's pairs: refused on every rank, before any work */
+    {
+        mmx_dist_mesh *one = partition(ctx, d, m, 1);
+        float *loc = one ? malloc(3 * (size_t)mmx_mesh_nverts(mmx_dist_mesh_local(one)) * sizeof *loc + 4) : NULL;
+        mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+        const mmx_status s = one ? mmx_dist_smooth(ctx, one, &o, loc, NULL) : MMX_OK;
+        CHECK(s == MMX_ERR_ARG && strstr(mmx_ctx_error(ctx), "2 ghost rings"),
+              "taubin on one ring: status %d (%s)", (int)s, mmx_ctx_error(ctx));
+        free(loc);
+        mmx_dist_mesh_free(one);
+    }
     /* different meshes on the ranks: refused on every rank */
     if (R > 1) {
         mmx_mesh *other = make(ctx, rank == R - 1 ? "grid:12:11" : "grid:12:12");

@@ -104,8 +104,9 @@ typedef struct mmx_dist_info {
  * Errors (agreed over the ranks): MMX_ERR_ARG (NULL arguments, rings out of range, meshes of
  * different sizes on the ranks), MMX_ERR_SPACE (a device mesh), MMX_ERR_UNSUPPORTED (a CUDA
  * context; hole tags), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
- * MMX_ERR_NOMEM. Cost: O(nnz) per rank for the cut and the rings, a sort of each part's
- * vertices, the patch set when ps is NULL, and one all-to-all of the halo's global numbers.
+ * MMX_ERR_NOMEM. Cost: O(nverts + nnz) of the whole per rank (the cut, the rings, the local
+ * numbering), the patch set when ps is NULL, one all-to-all of the halo's global numbers and
+ * one gather of the owned vertices' numbers on rank 0.
  * Synchronises: no (host). */
 mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole,
                                 const mmx_patch_set *ps, int rings, mmx_dist_mesh **out);
