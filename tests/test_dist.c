@@ -126,6 +126,73 @@ static mmx_mesh *make(mmx_ctx *ctx, const char *name)
     return m;
 }
 
+/* S = I + h (D - A), the graph Laplacian of the mesh's edges shifted: symmetric positive
+ * definite, one-ring. Applied from the VV query's rows. */
+typedef struct shifted {
+    mmx_csr *vv;
+    float h;
+} shifted;
+
+static mmx_status shifted_apply(mmx_ctx *ctx, void *data, const float *x, int k, float *y)
+{
+    (void)ctx;
+    const shifted *S = data;
+    for (mmx_index i = 0; i < S->vv->nrows; i++)
+        for (int q = 0; q < k; q++) {
+            double sum = 0;
+            const mmx_index a = S->vv->rowptr[i], b = S->vv->rowptr[i + 1];
+            for (mmx_index e = a; e < b; e++) sum += x[i * k + q] - x[S->vv->colidx[e] * k + q];
+            y[i * k + q] = x[i * k + q] + S->h * (float)sum;
+        }
+    return MMX_OK;
+}
+
+static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    if (!dm) {
+        mmx_mesh_free(m);
+        return;
+    }
+    const mmx_mesh *L = mmx_dist_mesh_local(dm);
+    const mmx_index nl = mmx_mesh_nverts(L), V = mmx_mesh_nverts(m);
+    shifted sl = {NULL, 2.0f}, sw = {NULL, 2.0f};
+    OK(ctx, mmx_query(ctx, L, NULL, MMX_QUERY_VV, &sl.vv));
+    mmx_linop S = {nl, shifted_apply, &sl, NULL};
+    /* b: the positions (3 columns); x from 0 */
+    float *x = calloc(3 * (size_t)nl + 1, sizeof *x), *got = malloc(3 * (size_t)V * sizeof *got + 4);
+    float *want = calloc(3 * (size_t)V + 1, sizeof *want);
+    mmx_cg_opts o = mmx_cg_defaults();
+    o.rtol = 1e-5;
+    mmx_cg_report rd, rs;
+    memset(&rs, 0, sizeof rs);
+    if (sl.vv) OK(ctx, mmx_dist_cg(ctx, dm, &S, L->pos, 3, x, &o, &rd));
+    OK(ctx, mmx_dist_gather(ctx, dm, x, 3, got));
+    if (rank == 0) {
+        OK(ctx, mmx_query(ctx, m, NULL, MMX_QUERY_VV, &sw.vv));
+        mmx_linop W = {V, shifted_apply, &sw, NULL};
+        if (sw.vv) OK(ctx, mmx_cg(ctx, &W, m->pos, 3, want, &o, &rs));
+        double worst = 0, big = 0;
+        for (size_t i = 0; i < 3 * (size_t)V; i++) {
+            const double e = fabs((double)got[i] - (double)want[i]);
+            worst = e > worst ? e : worst;
+            big = fabs((double)want[i]) > big ? fabs((double)want[i]) : big;
+        }
+        CHECK(worst <= 1e-4 * big, "cg on %s: the gathered solution differs by %g (largest %g)", name, worst, big);
+        for (int q = 0; q < 3; q++)
+            CHECK(rd.converged[q] && abs(rd.col_iterations[q] - rs.col_iterations[q]) <= 1,
+                  "cg on %s, column %d: %d iterations (converged %d), the single process %d", name,
+                  q, rd.col_iterations[q], rd.converged[q], rs.col_iterations[q]);
+        mmx_csr_free(sw.vv);
+    }
+    mmx_csr_free(sl.vv);
+    free(x), free(got), free(want);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 /* Does the gathered array equal the single process's bit for bit? */
 static void same_floats(const char *what, const char *mesh, const float *a, const float *b, size_t n)
 {
@@ -439,6 +506,8 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
     }
+    check_cg(ctx, d, "grid:30:20");
+    check_cg(ctx, d, "icosphere:3");
     check_failure(ctx, d, R);
 #ifdef MMX_HAVE_MPI
     int total = 0;

@@ -183,6 +183,24 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
 mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
                           int64_t *nrows, mmx_index **rowptr, mmx_index **colidx);
 
+/* Conjugate gradients on vertex data of the partitioned mesh (collective): solves S X = B as
+ * mmx_cg does (spla.h: Jacobi preconditioned by S->diag when given, per column, the same
+ * options and report; no residual history), with S a symmetric positive definite operator on
+ * the whole mesh's vertices given per rank as an mmx_linop on the local mesh (S->n =
+ * local_verts): apply(x) must be exact on the owned rows whenever x is exact on every local row
+ * (a one-ring operator on one ghost ring: the Laplacians, A - h L), and may write anything on
+ * the ghost rows. Before each application the halo of its input is exchanged; the dot
+ * products run over the owned rows and are summed over the ranks in rank order, so every rank
+ * takes the same steps and the result is the same bits from run to run (it differs from
+ * mmx_cg on the whole in the dot products' order: within float rounding, iteration counts
+ * alike on well-conditioned systems). b and x are local_verts x k host arrays (x: the initial
+ * guess in, every local row of the solution out). Errors (agreed): those of mmx_cg,
+ * MMX_ERR_UNSUPPORTED (opts->history), and whatever S->apply returns on any rank.
+ * Cost: per iteration one exchange of 4 k bytes a halo vertex, one application of S and two
+ * sums over the ranks of 2 k doubles. */
+mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S, const float *b,
+                       int k, float *x, const mmx_cg_opts *opts, mmx_cg_report *report);
+
 /* What a partitioned subdivision did on this rank. */
 typedef struct mmx_dist_subdiv_report {
     int64_t local_faces;      /* faces of the refined local mesh (owned descendants and ghosts') */

@@ -123,6 +123,21 @@ mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n,
     return MMX_OK;
 }
 
+mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n)
+{
+    double *all = malloc((size_t)n * (size_t)d->size * sizeof *all + 8);
+    if (!all) return mmx__fail(ctx, MMX_ERR_NOMEM, "a sum over the ranks: out of host memory");
+    const int e = MPI_Allgather(v, n, MPI_DOUBLE, all, n, MPI_DOUBLE, COMM(d));
+    if (e == MPI_SUCCESS)
+        for (int i = 0; i < n; i++) {
+            double t = 0;
+            for (int q = 0; q < d->size; q++) t += all[(size_t)q * (size_t)n + (size_t)i];
+            v[i] = t;
+        }
+    free(all);
+    return e == MPI_SUCCESS ? MMX_OK : mpi_fail(ctx, e, "MPI_Allgather");
+}
+
 mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root)
 {
     if (bytes > INT32_MAX)
@@ -237,6 +252,11 @@ mmx_status mmx_dist_agree(mmx_ctx *ctx, mmx_dist *d, mmx_status s)
 mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n, int op)
 {
     (void)d, (void)v, (void)n, (void)op;
+    return no_mpi(ctx);
+}
+mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n)
+{
+    (void)d, (void)v, (void)n;
     return no_mpi(ctx);
 }
 mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root)

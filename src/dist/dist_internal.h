@@ -43,6 +43,9 @@ mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n,
 #define MMX__DIST_MIN 0
 #define MMX__DIST_MAX 1
 #define MMX__DIST_SUM 2
+/* v[0..n) summed over the ranks in rank order on every rank (an all-gather, then the sum:
+ * the same bits on every rank and every run, which MPI_Allreduce does not promise). */
+mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n);
 mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root);
 mmx_status mmx__dist_alltoall_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *recv);
 /* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. */
