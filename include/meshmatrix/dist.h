@@ -211,8 +211,8 @@ typedef struct mmx_dist_subdiv_report {
 
 /* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
  * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
- * the result on rank 0 (collective). Each rank refines its local mesh one level at a time
- * (mmx_subdivide, opts as given; the tags follow), with no exchange: with one ghost ring the
+ * the result on rank 0 (collective). Each rank refines its local mesh (one mmx_subdivide call
+ * for all the levels, opts as given but the trace; the tags follow), with no exchange: with one ghost ring the
  * descendants of the owned faces are exact at every level (the surface over a face depends on
  * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
  * level, half the previous level's ring, and never reach them). Rank 0 gets *out: the faces in the single process's order (the children of
@@ -224,8 +224,8 @@ typedef struct mmx_dist_subdiv_report {
  * no face are not part of the result. report may be NULL.
  * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
  * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0).
- * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each,
- * a level per mmx_subdivide call), then
+ * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each),
+ * naming its vertices (O(result) per rank), then
  * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex
  * on a cut between parts is sent by each rank using it), and a sort of the vertex records on
  * rank 0. */

@@ -1,5 +1,5 @@
-/* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh one
- * level at a time. One ghost ring is enough for any number of levels: the surface over a face
+/* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh (one
+ * mmx_subdivide call for all the levels). One ghost ring is enough for any number of levels: the surface over a face
  * depends on its one-ring alone (what OpenSubdiv's patches are made of), and each level's
  * wrong values (at the local mesh's cut) move inward by one child ring, half a parent ring,
  * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 1 to 3
@@ -358,7 +358,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     mmx_subdiv_options o;
     memset(&o, 0, sizeof o);
     if (opts) o = *opts;
-    o.trace = NULL; /* one level per call: a trace would see only the last */
+    o.trace = NULL; /* it would describe the local mesh, not the whole */
     mmx_status s = MMX_OK;
     if (!out)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: out is NULL");
