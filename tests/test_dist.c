@@ -79,6 +79,37 @@ static mmx_mesh *two_cubes(mmx_ctx *ctx)
     return m;
 }
 
+/* A grid with a fin: one more quad standing on an inner edge, which makes it non-manifold
+ * (three faces) in the middle of an open grid of n x n quads. */
+static mmx_mesh *fin_grid(mmx_ctx *ctx, int n)
+{
+    const int nv = (n + 1) * (n + 1) + 2, nf = n * n + 1;
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start), *verts = malloc(4 * (size_t)nf * sizeof *verts);
+    for (int y = 0; y <= n; y++)
+        for (int x = 0; x <= n; x++) {
+            const int v = y * (n + 1) + x;
+            pos[3 * v] = (float)x, pos[3 * v + 1] = (float)y, pos[3 * v + 2] = 0.1f * (float)((x * y) % 3);
+        }
+    for (int y = 0; y < n; y++)
+        for (int x = 0; x < n; x++) {
+            const int f = y * n + x, a = y * (n + 1) + x;
+            start[f] = 4 * f;
+            verts[4 * f] = a, verts[4 * f + 1] = a + 1, verts[4 * f + 2] = a + n + 2, verts[4 * f + 3] = a + n + 1;
+        }
+    /* the fin on the edge between vertices a and a + 1 in the middle */
+    const int a = (n / 2) * (n + 1) + n / 2, top = (n + 1) * (n + 1);
+    pos[3 * top] = (float)(n / 2), pos[3 * top + 1] = (float)(n / 2), pos[3 * top + 2] = 1.0f;
+    pos[3 * top + 3] = (float)(n / 2 + 1), pos[3 * top + 4] = (float)(n / 2), pos[3 * top + 5] = 1.0f;
+    start[n * n] = 4 * n * n;
+    verts[4 * n * n] = a, verts[4 * n * n + 1] = a + 1, verts[4 * n * n + 2] = top + 1, verts[4 * n * n + 3] = top;
+    start[nf] = 4 * nf;
+    mmx_mesh *m = NULL;
+    if (mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m)) m = NULL;
+    free(pos), free(start), free(verts);
+    return m;
+}
+
 /* Creases on every third edge met in face order (from the face running it upward). */
 static void add_creases(mmx_ctx *ctx, mmx_mesh *m)
 {
@@ -111,6 +142,7 @@ static mmx_mesh *make(mmx_ctx *ctx, const char *name)
 {
     mmx_mesh *m = NULL, *t = NULL;
     if (!strcmp(name, "two_cubes")) return two_cubes(ctx);
+    if (!strcmp(name, "fin")) return fin_grid(ctx, 10);
     if (!strncmp(name, "creased:", 8)) {
         if (mmx_mesh_shape(ctx, name + 8, &m)) return NULL;
         add_creases(ctx, m);
@@ -492,6 +524,7 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
         check_subdiv(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, L);
         check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, L);
         check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
         check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, L);
