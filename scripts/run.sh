@@ -28,6 +28,9 @@ need_pkgs() {
     command -v clang >/dev/null || missing+=(clang)
     ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
         missing+=(libclang-rt-dev)
+    # The partitioned mesh's tests run several ranks under mpirun (tests/test_dist.c).
+    command -v mpirun >/dev/null || missing+=(openmpi-bin)
+    pkg-config --exists ompi-c 2>/dev/null || missing+=(libopenmpi-dev)
     # The tool test renders the generated manual page with man -l (and says so when it cannot).
     command -v man >/dev/null || missing+=(man-db)
     # A virtual environment for the geometry and solver oracles from PyPI (oracle_python).

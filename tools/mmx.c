@@ -14,6 +14,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "dist_run.h"
 #include "tool.h"
 
 /* The commands, in the order of `mmx --help`. */
@@ -91,6 +92,8 @@ static int run_command(int argc, char **argv, tool_args *a)
         return usage_error("%s has no --json report", cmd->name);
     report_begin(json ? REPORT_JSON : quiet ? REPORT_QUIET : REPORT_TEXT, cmd->name);
     progress_begin(a->global[G_PROGRESS] != NULL);
+    /* Started by mpirun with several ranks: the command runs partitioned (dist_run.c). */
+    if (dist_launched() > 1) return dist_run(cmd, a);
     return cmd->run(a);
 }
 

@@ -1,0 +1,246 @@
+/*
+ * meshmatrix/dist.h: a mesh partitioned over MPI ranks, and operations across the ranks.
+ *
+ * The faces are cut into R contiguous parts along the patch set's order of faces (patch.h:
+ * the patches follow a Morton curve through the face centroids, so a part is a union of whole
+ * patches), one part per rank of a communicator. Each rank holds its part, the owned faces,
+ * plus a ghost layer of `rings` rings of faces around it (ring 1: every face sharing a vertex
+ * with an owned face; ring k + 1: every face sharing a vertex with ring k), as a local mesh
+ * with 32-bit local numbers: its faces in ascending global number, its vertices (those of its
+ * faces) in ascending global number, so that a local sum visits its terms in the order of the
+ * single-process sum and the operations below give the single process's results bit for bit
+ * where the library's sums are in index order (normals, the explicit smoothing steps).
+ * Global numbers are 64-bit (int64_t).
+ *
+ * Ownership: a face belongs to the rank of its part; a vertex to the rank that owns its
+ * incident face of smallest global number (a vertex in no face to rank 0, which keeps it in its
+ * local mesh). So every face around an owned vertex is in the local mesh (ring 1), and a
+ * vertex value computed from its faces or its one-ring is exact on its owner. A halo exchange
+ * (mmx_dist_exchange) sends each owned vertex's value to the ranks that hold it as a ghost.
+ *
+ * The communicator. The header needs no MPI: mmx_dist_create takes a pointer to an MPI_Comm
+ * (`&comm`, any MPI's handle type) as `const void *`, and duplicates it, so the library's
+ * messages never meet the caller's. MPI_Init must have been called (and MPI_Finalize not yet);
+ * every call below that takes a mmx_dist is collective: every rank of the communicator calls it,
+ * in the same order, with the same arguments except the per-rank ones named.
+ *
+ * Failures are collective too: a rank that fails (bad input in its part, no memory) makes
+ * every rank return the same status with the same sentence, "rank r: ...", naming the lowest
+ * failing rank; no rank waits forever for another that stopped. The build without MPI
+ * (meson -Dmpi=disabled, or no MPI found) keeps this header: mmx_dist_available returns 0 and
+ * mmx_dist_create MMX_ERR_UNSUPPORTED, so no other call can be reached.
+ *
+ * Backend: the host (the context's host backend; a CUDA context is refused with
+ * MMX_ERR_UNSUPPORTED for now). Construction is simple first: every rank reads the whole mesh
+ * and cuts its own part out of it, O(whole mesh) per rank.
+ */
+#ifndef MESHMATRIX_DIST_H
+#define MESHMATRIX_DIST_H
+
+#include "geom.h"
+#include "patch.h"
+#include "subdiv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A communicator's handle (a duplicate of the caller's), with its rank and size. Opaque. */
+typedef struct mmx_dist mmx_dist;
+
+/* 1 when this build has MPI (the mmx_dist calls work), 0 when not. Synchronises: no. */
+int mmx_dist_available(void);
+
+/* Makes the handle for the communicator *(const MPI_Comm *)comm (NULL: MPI_COMM_WORLD),
+ * duplicated (MPI_Comm_dup, collective). Errors: MMX_ERR_ARG (NULL ctx or out), MMX_ERR_UNSUPPORTED
+ * (built without MPI, or MPI not initialised: named), MMX_ERR_NOMEM. Synchronises: no. */
+mmx_status mmx_dist_create(mmx_ctx *ctx, const void *comm, mmx_dist **out);
+
+/* Frees the handle (MPI_Comm_free of the duplicate: collective, before MPI_Finalize). NULL is
+ * accepted. */
+void mmx_dist_free(mmx_dist *d);
+
+/* The calling rank, and the number of ranks. Synchronises: no. */
+int mmx_dist_rank(const mmx_dist *d);
+int mmx_dist_size(const mmx_dist *d);
+
+/* The ranks' statuses agreed (collective): MMX_OK when s is MMX_OK on every rank; otherwise
+ * the status of the lowest failing rank r, on every rank, with the context's sentence set to
+ * "rank r: " and that rank's sentence (from its ctx). Every distributed call below ends its
+ * local steps with it before it communicates, which is what keeps a failing rank from leaving
+ * the others waiting; a program mixing its own local calls with collective ones may use it
+ * the same way. Errors: s agreed; MMX_ERR_ARG for NULL d (not collective then).
+ * Synchronises: no (host). */
+mmx_status mmx_dist_agree(mmx_ctx *ctx, mmx_dist *d, mmx_status s);
+
+/* ---- the partitioned mesh ------------------------------------------------------------------ */
+
+typedef struct mmx_dist_mesh mmx_dist_mesh;
+
+/* What a part is like (mmx_dist_mesh_info). */
+typedef struct mmx_dist_info {
+    int rank, ranks, rings;
+    int64_t global_verts, global_faces;   /* the whole mesh */
+    mmx_index owned_faces, ghost_faces;   /* this rank's part and its ghost layer */
+    mmx_index owned_verts, local_verts;   /* vertices owned, and in the local mesh */
+    mmx_index halo_recv_verts;            /* local vertices owned elsewhere (the halo) */
+    mmx_index halo_send_verts;            /* owned vertices sent, counted once per receiver */
+    int64_t exchanged_bytes;              /* bytes this rank sent by mmx_dist_exchange and the
+                                             gathers so far (halo and gather traffic) */
+    int exchanges;                        /* halo exchanges so far */
+    double exchange_ms;                   /* the time in them (packing, the all-to-all, which
+                                             includes waiting for the slowest rank, unpacking) */
+} mmx_dist_info;
+
+/* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or
+ * without positions) over d's ranks with `rings` ghost rings (1 to 64): the faces ordered by
+ * ps's patch of each face (ties by face number; ps NULL: the default patch set, built here,
+ * mmx_patch_set_create), cut into R runs of about F / R faces ending at patch boundaries
+ * (so a part is a union of patches; a rank may get no face when R exceeds the patches).
+ * Operations state the rings they need (mmx_dist_rings). The tags are kept (translated to the
+ * local numbers: the creases whose edge is in the local mesh, the corners of local vertices;
+ * hole tags are refused, MMX_ERR_UNSUPPORTED); texture coordinates, normals and colours are
+ * not carried (the gathers below give positions and topology only).
+ * Errors (agreed over the ranks): MMX_ERR_ARG (NULL arguments, rings out of range, meshes of
+ * different sizes on the ranks), MMX_ERR_SPACE (a device mesh), MMX_ERR_UNSUPPORTED (a CUDA
+ * context; hole tags), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
+ * MMX_ERR_NOMEM. Cost: O(nverts + nnz) of the whole per rank (the cut, the rings, the local
+ * numbering), the patch set when ps is NULL, one all-to-all of the halo's global numbers and
+ * one gather of the owned vertices' numbers on rank 0.
+ * Synchronises: no (host). */
+mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole,
+                                const mmx_patch_set *ps, int rings, mmx_dist_mesh **out);
+
+/* Frees a partitioned mesh (local; not collective). NULL is accepted. */
+void mmx_dist_mesh_free(mmx_dist_mesh *dm);
+
+/* The local mesh (owned and ghost faces, local numbers, positions copied from the whole), owned
+ * by dm: read it, smooth into your own arrays, do not free it. */
+const mmx_mesh *mmx_dist_mesh_local(const mmx_dist_mesh *dm);
+
+/* Local-to-global maps, owned by dm: the global number of each local vertex (ascending) and
+ * face (ascending); and whether each local vertex and face is owned here (1) or a ghost (0). */
+const int64_t *mmx_dist_mesh_global_verts(const mmx_dist_mesh *dm);
+const int64_t *mmx_dist_mesh_global_faces(const mmx_dist_mesh *dm);
+const unsigned char *mmx_dist_mesh_owned_verts(const mmx_dist_mesh *dm);
+const unsigned char *mmx_dist_mesh_owned_faces(const mmx_dist_mesh *dm);
+
+/* Fills *info (local). Errors: MMX_ERR_ARG (NULL). Synchronises: no. */
+mmx_status mmx_dist_mesh_info(const mmx_dist_mesh *dm, mmx_dist_info *info);
+
+/* The halo exchange (collective): x is local_verts x k floats (k 1 to 16, row-major) on each
+ * rank; every ghost vertex's row is replaced by its owner's row. Exchange volume: 4 k bytes per
+ * halo vertex. Errors: MMX_ERR_ARG (NULL x, k out of range; agreed). Synchronises: no. */
+mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, int k);
+
+/* Gathers vertex data to rank 0 (collective): x is local_verts x k floats on each rank; on rank
+ * 0 whole (global_verts x k, the caller's) gets each owned row at its global number; other ranks
+ * may pass whole NULL. Errors: MMX_ERR_ARG (agreed), MMX_ERR_NOMEM. Synchronises: no. */
+mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x, int k,
+                           float *whole);
+
+/* ---- operations across the ranks ----------------------------------------------------------- */
+
+/* The ghost rings an operation needs (mmx_dist_mesh_create's rings), by name: "normals" and
+ * "smooth:laplacian", "smooth:cotan", "smooth:bilateral" 1, "smooth:taubin" 2 (one exchange per
+ * lambda|mu pair), "subdiv:L" 1 (any number L of levels of Loop, Catmull-Clark or bilinear,
+ * with no exchange: the surface over a face depends on its one-ring only), "query" 1. -1 for
+ * another name. */
+int mmx_dist_rings(const char *operation);
+
+/* Vertex normals of the partitioned mesh (collective): normals (local_verts x 3, host) gets
+ * mmx_vertex_normals of the local mesh on every owned vertex, then the halo exchange gives the
+ * ghosts their owners' values; gathered (mmx_dist_gather) it equals mmx_vertex_normals of the
+ * whole bit for bit (each vertex's faces are all local, summed in ascending global order).
+ * Needs rings >= 1. Errors: as mmx_vertex_normals (agreed), MMX_ERR_ARG (rings). */
+mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
+                                   mmx_normal_weight weight, float *normals);
+
+/* Smoothing of the partitioned mesh (collective): out (local_verts x 3, host) gets the local
+ * positions smoothed by opts (NULL: the defaults of LAPLACIAN) with a halo exchange after each
+ * step (TAUBIN: after each lambda|mu pair, which is why it needs 2 rings); every local row is
+ * exact at the end. LAPLACIAN, TAUBIN, COTAN and BILATERAL on the assembled path; MCF (a global
+ * solve) and the patch path are refused (MMX_ERR_UNSUPPORTED). Gathered, each equals mmx_smooth
+ * of the whole bit for bit (a vertex's step reads its own faces and one-ring, summed in the same
+ * order; tests/test_dist.c checks all four).
+ * report (may be NULL): the local call's report with iterations summed and ms the whole call.
+ * Errors: as mmx_smooth (agreed), MMX_ERR_ARG (too few rings), MMX_ERR_UNSUPPORTED.
+ * Cost: per step mmx_smooth's on the local mesh plus one exchange of 12 bytes per halo vertex. */
+mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smooth_options *opts,
+                           float *out, mmx_smooth_report *report);
+
+/* The query `kind` of the partitioned mesh, gathered on rank 0 (collective): VV, VF, FV and FF,
+ * each rank answering its owned rows on its local mesh (every face they need is local, and the
+ * local numbers follow the global order, so the rows' orders of query.h hold), rank 0 placing
+ * them at their global numbers. On rank 0 *nrows is the whole mesh's count of vertices (VV, VF)
+ * or faces (FV, FF) and *rowptr (nrows + 1) and *colidx (malloc'd, free() them) equal
+ * mmx_query's rowptr and colidx of the whole mesh (the general form: a reduced result's rows
+ * at order * row); other ranks get 0 and NULLs. Needs rings >= 1.
+ * Errors (agreed): MMX_ERR_UNSUPPORTED (VE, EV, EF, FE: they need the global edge numbering),
+ * MMX_ERR_ARG, those of mmx_query on a local mesh (MMX_ERR_MESH for an inconsistently
+ * oriented edge, named in local terms), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM.
+ * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry. */
+mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
+                          int64_t *nrows, mmx_index **rowptr, mmx_index **colidx);
+
+/* Conjugate gradients on vertex data of the partitioned mesh (collective): solves S X = B as
+ * mmx_cg does (spla.h: Jacobi preconditioned by S->diag when given, per column, the same
+ * options and report; no residual history), with S a symmetric positive definite operator on
+ * the whole mesh's vertices given per rank as an mmx_linop on the local mesh (S->n =
+ * local_verts): apply(x) must be exact on the owned rows whenever x is exact on every local row
+ * (a one-ring operator on one ghost ring: the Laplacians, A - h L), and may write anything on
+ * the ghost rows. Before each application the halo of its input is exchanged; the dot
+ * products run over the owned rows and are summed over the ranks in rank order, so every rank
+ * takes the same steps and the result is the same bits from run to run (it differs from
+ * mmx_cg on the whole in the dot products' order: within float rounding, iteration counts
+ * alike on well-conditioned systems). b and x are local_verts x k host arrays (x: the initial
+ * guess in, every local row of the solution out). Errors (agreed): those of mmx_cg,
+ * MMX_ERR_UNSUPPORTED (opts->history), and whatever S->apply returns on any rank.
+ * Cost: per iteration one exchange of 4 k bytes a halo vertex, one application of S and two
+ * sums over the ranks of 2 k doubles. */
+mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S, const float *b,
+                       int k, float *x, const mmx_cg_opts *opts, mmx_cg_report *report);
+
+/* What a partitioned subdivision did on this rank. */
+typedef struct mmx_dist_subdiv_report {
+    int64_t local_faces;      /* faces of the refined local mesh (owned descendants and ghosts') */
+    int64_t owned_faces;      /* descendants of the owned faces (this rank's share of the result) */
+    int64_t gathered_bytes;   /* bytes this rank sent to rank 0 */
+    double refine_ms, gather_ms;
+} mmx_dist_subdiv_report;
+
+/* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
+ * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
+ * the result on rank 0 (collective). Each rank refines its local mesh (one mmx_subdivide call
+ * for all the levels, opts as given but the trace; the tags follow), with no exchange: with one ghost ring the
+ * descendants of the owned faces are exact at every level (the surface over a face depends on
+ * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
+ * level, half the previous level's ring, and never reach them). Rank 0 gets *out: the faces in the single process's order (the children of
+ * a face together, in parent order), the vertices numbered by first use in that face order,
+ * positions from the lowest rank holding each; the creases and corners left
+ * sharp are kept as tags. That is mmx_subdivide's result on the whole after the canonical
+ * renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
+ * equal to the single process's within float rounding. Other ranks get *out NULL. Vertices in
+ * no face are not part of the result. report may be NULL.
+ * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
+ * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0).
+ * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each),
+ * naming its vertices (O(result) per rank), then
+ * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex
+ * on a cut between parts is sent by each rank using it), and a sort of the vertex records on
+ * rank 0. */
+mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
+                              const mmx_subdiv_options *opts, mmx_mesh **out,
+                              mmx_dist_subdiv_report *report);
+
+/* The canonical renumbering (local; no communication): a copy of mesh (host) with its faces in
+ * their order and its vertices numbered by first use in that face order (vertices in no face
+ * dropped), positions and crease/corner tags following. It is what mmx_dist_subdivide's result
+ * is compared with. Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_NOMEM. Cost: O(nnz + nverts). */
+mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,74 @@
+/* src/dist: the partitioned mesh's private declarations. Only comm.c calls MPI (under
+ * MMX_HAVE_MPI); the rest of the layer talks through the mmx__dist_ wrappers below, which
+ * count the bytes they send. */
+#ifndef MMX_DIST_INTERNAL_H
+#define MMX_DIST_INTERNAL_H
+
+#include "meshmatrix/dist.h"
+#include "core/core_internal.h"
+
+struct mmx_dist {
+    void *comm; /* malloc'd MPI_Comm: the duplicate of the caller's */
+    int rank, size;
+};
+
+/* What a partitioned mesh has sent so far (mutable behind the const handles the calls take). */
+typedef struct mmx__dist_counters {
+    int64_t bytes;
+    int exchanges;
+    double exchange_ms;
+} mmx__dist_counters;
+
+struct mmx_dist_mesh {
+    mmx_dist *d;
+    int rings;
+    int64_t gverts, gfaces, gnnz;
+    mmx_mesh *local;
+    int64_t *gv, *gf;             /* local -> global, ascending */
+    unsigned char *ov, *of;       /* owned here */
+    mmx_index nov, nof;           /* owned counts */
+    int64_t *gface_corner;        /* global colptr of each local face (its first corner in the
+                                     whole mesh): Catmull-Clark's first child numbers */
+    /* the halo: per rank, the local vertices sent (owned here, ghosts there) and received */
+    int64_t *scount, *soff, *rcount, *roff; /* size + 1 offsets, in vertices */
+    mmx_index *sidx, *ridx;
+    /* rank 0: every rank's owned global vertex numbers, for the gathers */
+    int64_t *gcount, *goff, *gids;
+    mmx__dist_counters *cnt;
+};
+
+/* Communication (collective over d; sizes in bytes; each returns MMX_OK or names the MPI
+ * failure). counts: one int64_t per rank. */
+mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n, int op);
+#define MMX__DIST_MIN 0
+#define MMX__DIST_MAX 1
+#define MMX__DIST_SUM 2
+/* v[0..n) summed over the ranks in rank order on every rank (an all-gather, then the sum:
+ * the same bits on every rank and every run, which MPI_Allreduce does not promise). */
+mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n);
+mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root);
+mmx_status mmx__dist_alltoall_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *recv);
+/* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. */
+mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
+                               const int64_t *scount, void *recv, const int64_t *rcount);
+/* To root: every rank's bytes one after another in rank order (rcount: root only). */
+mmx_status mmx__dist_gatherv(mmx_ctx *ctx, mmx_dist *d, const void *send, int64_t bytes,
+                             void *recv, const int64_t *rcount, int root);
+mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *all, int root);
+
+/* The status agreed: mmx_dist_agree. */
+double mmx__dist_now_ms(void);
+
+/* The edges of face lists, as sorted unique keys min << 32 | max (malloc'd, *keys; free()),
+ * and a look-up. */
+mmx_status mmx__dist_edges(mmx_ctx *ctx, mmx_index nfaces, const mmx_index *start,
+                           const mmx_index *verts, uint64_t **keys, size_t *n);
+int mmx__dist_has_edge(const uint64_t *keys, size_t n, mmx_index a, mmx_index b);
+
+/* Sets on `to` the creases and corners of T through the vertex map (map[v] < 0: dropped; a
+ * crease kept only when its mapped edge is one of to's), the options as they are; nothing
+ * when nothing is left. Hole tags: MMX_ERR_UNSUPPORTED. */
+mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_t *map,
+                              mmx_mesh *to);
+
+#endif

@@ -1,0 +1,510 @@
+/* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh (one
+ * mmx_subdivide call for all the levels). One ghost ring is enough for any number of levels: the surface over a face
+ * depends on its one-ring alone (what OpenSubdiv's patches are made of), and each level's
+ * wrong values (at the local mesh's cut) move inward by one child ring, half a parent ring,
+ * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 1 to 3
+ * with creases, both crease methods and boundary modes). Each rank names every vertex it makes by a key
+ * that every rank computes alike (a vertex of the input: its global number; a face point: its
+ * face's global number at that level, which is the single process's, since children follow
+ * their parent in order; an edge point: its two ends' keys). Rank 0 gathers the owned faces'
+ * descendants, places them at their global numbers, and merges the vertices by key. */
+#include <stdlib.h>
+#include <string.h>
+#include "dist_internal.h"
+
+typedef struct key {
+    uint64_t a, b;
+} key;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/* Keys: two independent 64-bit hashes, so a collision between two of a billion vertices has a
+ * chance near 2^-68; the kinds are apart by construction (their first word's seeds). */
+static key vertex_key(int64_t g)
+{
+    return (key){mix((uint64_t)g ^ 0x1111ull << 52), mix(mix((uint64_t)g) ^ 0x2222ull)};
+}
+static key face_key(int level, int64_t g)
+{
+    const uint64_t x = (uint64_t)g ^ (uint64_t)level << 56;
+    return (key){mix(x ^ 0x3333ull << 40), mix(mix(x) ^ 0x4444ull)};
+}
+static int key_cmp(key x, key y)
+{
+    return x.a != y.a ? (x.a < y.a ? -1 : 1) : x.b != y.b ? (x.b < y.b ? -1 : 1) : 0;
+}
+static key edge_key(key p, key q)
+{
+    if (key_cmp(p, q) > 0) {
+        const key t = p;
+        p = q, q = t;
+    }
+    return (key){mix(p.a ^ mix(q.a + 0x5555ull)), mix(p.b + 0x77ull * mix(q.b ^ 0x6666ull))};
+}
+
+/* What one rank sends rank 0. */
+typedef struct vrec {
+    key k;
+    float p[3];
+    int32_t pad;
+} vrec;
+typedef struct crec {
+    int32_t a, b; /* the ends' places in the sender's vertex list (rank 0: in the whole list,
+                     then their numbers in the result); a corner has b = a */
+    float sharp;
+    int32_t corner;
+} crec;
+
+/* One level: the child's keys, global face numbers and owned flags from the parent's. */
+static mmx_status child_names(mmx_ctx *ctx, mmx_scheme scheme, int level, mmx_index nf,
+                              const mmx_index *pstart, const mmx_index *pverts, const key *pk,
+                              const int64_t *pgid, const int64_t *pfirst,
+                              const unsigned char *pown, mmx_index ncv, const mmx_index *cstart,
+                              const mmx_index *cverts, key *ck, int64_t *cgid,
+                              unsigned char *cown)
+{
+    const int loop = scheme == MMX_SCHEME_LOOP;
+    mmx_index j = 0;
+    for (mmx_index i = 0; i < nf; i++) {
+        const mmx_index a = pstart[i], c = pstart[i + 1] - a;
+        const mmx_index nch = loop ? 4 : c;
+        for (mmx_index s = 0; s < nch; s++, j++) {
+            cgid[j] = pfirst[i] + s, cown[j] = pown[i];
+            const mmx_index *ch = cverts + cstart[j];
+            if (cstart[j + 1] - cstart[j] != (loop ? 3 : 4)) goto bad;
+            if (loop) {
+                if (s && ch[0] != pverts[a + s - 1]) goto bad;
+                if (s) continue;
+                for (int e = 0; e < 3; e++) {
+                    if (ch[e] >= ncv) goto bad;
+                    ck[ch[e]] = edge_key(pk[pverts[a + e]], pk[pverts[a + (e + 1) % 3]]);
+                }
+            } else {
+                if (ch[0] != pverts[a + s] || ch[1] >= ncv || ch[2] >= ncv) goto bad;
+                ck[ch[2]] = face_key(level, pgid[i]);
+                ck[ch[1]] = edge_key(pk[pverts[a + s]], pk[pverts[a + (s + 1) % c]]);
+            }
+        }
+    }
+    return MMX_OK;
+bad:
+    return mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: child face %d of level %d is "
+                     "not laid out as subdiv.h states", j, level + 1);
+}
+
+/* This rank's share: the owned descendants' faces (global number, keys), their vertices, and
+ * the creases and corners still tagged on them. */
+typedef struct share {
+    int64_t *gid;  /* per face */
+    int32_t *fc;   /* per corner: its vertex's place in v */
+    int64_t nf, nc;
+    vrec *v;
+    int64_t nv;
+    crec *t;
+    int64_t nt;
+} share;
+
+static void share_free(share *sh)
+{
+    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t);
+}
+
+static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *start,
+                             const mmx_index *verts, const key *k, const int64_t *gid,
+                             const unsigned char *own, share *sh)
+{
+    const mmx_index F = mmx_mesh_nfaces(m), V = mmx_mesh_nverts(m);
+    int32_t *used = NULL;
+    mmx_index *ostart = NULL, *overts = NULL;
+    uint64_t *edges = NULL;
+    size_t ne = 0;
+    mmx_mesh_tags *T = NULL;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)V, sizeof *used, (void **)&used);
+    if (s) return s;
+    memset(used, 0, (size_t)V * sizeof *used);
+    for (mmx_index f = 0; f < F; f++)
+        if (own[f]) {
+            sh->nf++, sh->nc += start[f + 1] - start[f];
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) used[verts[c]] = 1;
+        }
+    for (mmx_index v = 0; v < V; v++) used[v] = used[v] ? (int32_t)sh->nv++ : -1;
+    s = mmx__host_alloc(ctx, (size_t)sh->nf, sizeof *sh->gid, (void **)&sh->gid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *sh->fc, (void **)&sh->fc);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nv, sizeof *sh->v, (void **)&sh->v);
+    if (!s && m->tags) s = mmx_mesh_tags_parse(ctx, m, &T);
+    if (s) goto out;
+    for (mmx_index f = 0, i = 0, c0 = 0; f < F; f++)
+        if (own[f]) {
+            sh->gid[i++] = gid[f];
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) sh->fc[c0++] = used[verts[c]];
+        }
+    for (mmx_index v = 0, i = 0; v < V; v++)
+        if (used[v] >= 0) {
+            memset(&sh->v[i], 0, sizeof sh->v[i]);
+            sh->v[i].k = k[v];
+            memcpy(sh->v[i].p, m->pos + 3 * (size_t)v, sizeof sh->v[i].p);
+            i++;
+        }
+    if (T && T->ncreases + T->ncorners > 0) {
+        /* The creases on an owned face's edge, the corners on an owned face's vertex. */
+        mmx_index nof = (mmx_index)sh->nf;
+        s = mmx__host_alloc(ctx, (size_t)nof + 1, sizeof *ostart, (void **)&ostart);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *overts, (void **)&overts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)T->ncreases + (size_t)T->ncorners, sizeof *sh->t, (void **)&sh->t);
+        if (s) goto out;
+        ostart[0] = 0;
+        for (mmx_index f = 0, i = 0; f < F; f++)
+            if (own[f]) {
+                ostart[i + 1] = ostart[i];
+                for (mmx_index c = start[f]; c < start[f + 1]; c++) overts[ostart[i + 1]++] = verts[c];
+                i++;
+            }
+        s = mmx__dist_edges(ctx, nof, ostart, overts, &edges, &ne);
+        if (s) goto out;
+        for (mmx_index i = 0; i < T->ncreases; i++) {
+            const mmx_index a = T->crease_verts[2 * i], b = T->crease_verts[2 * i + 1];
+            if (mmx__dist_has_edge(edges, ne, a, b))
+                sh->t[sh->nt++] = (crec){used[a], used[b], T->crease_sharpness[i], 0};
+        }
+        for (mmx_index i = 0; i < T->ncorners; i++)
+            if (used[T->corner_verts[i]] >= 0)
+                sh->t[sh->nt++] = (crec){used[T->corner_verts[i]], used[T->corner_verts[i]], T->corner_sharpness[i], 1};
+    }
+out:
+    free(used), free(ostart), free(overts), free(edges);
+    mmx_mesh_tags_free(T);
+    return s;
+}
+
+/* Gathers every rank's n records of `size` bytes to rank 0 (*all, *total there). */
+static mmx_status gather_all(mmx_ctx *ctx, mmx_dist *d, const void *mine, int64_t n, size_t size,
+                             void **all, int64_t *total, int64_t *per, int64_t *sent)
+{
+    const int R = d->size;
+    int64_t *cnt = NULL;
+    mmx_status s = MMX_OK;
+    *all = NULL, *total = 0;
+    if (d->rank == 0) s = mmx__host_alloc(ctx, (size_t)R, sizeof *cnt, (void **)&cnt);
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gather_i64(ctx, d, n * (int64_t)size, cnt, 0);
+    if (!s && d->rank == 0) {
+        for (int q = 0; q < R; q++) *total += cnt[q], per[q] = cnt[q] / (int64_t)size;
+        s = mmx__host_alloc(ctx, (size_t)*total, 1, all);
+        *total /= (int64_t)size;
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gatherv(ctx, d, mine, n * (int64_t)size, *all, cnt, 0);
+    *sent += n * (int64_t)size;
+    free(cnt);
+    return s;
+}
+
+static int cmp_crec(const void *x, const void *y)
+{
+    const crec *a = x, *b = y;
+    if (a->corner != b->corner) return a->corner - b->corner;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return (a->b > b->b) - (a->b < b->b);
+}
+
+/* Rank 0: the result from the gathered shares. fcv and t name vertices by their place in the
+ * whole gathered list v (rank after rank). */
+static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
+                           int64_t nc, const int32_t *fcv, int64_t nv, const vrec *v, int64_t nt,
+                           crec *t, const mmx_mesh *tag_source, mmx_mesh **out)
+{
+    mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL, *rep = NULL;
+    mmx_index *idx = NULL, *itmp = NULL, *sorted = NULL;
+    uint64_t *ka = NULL, *ktmp = NULL;
+    int64_t *at = NULL, *fc = NULL;
+    float *pos = NULL;
+    mmx_mesh_tags *opt = NULL, T;
+    memset(&T, 0, sizeof T);
+    mmx_status s = MMX_OK;
+    if (nf > INT32_MAX || nc > INT32_MAX || nv > INT32_MAX)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld faces, %lld corners, "
+                         "%lld vertex records: past 32-bit indices on rank 0", (long long)nf,
+                         (long long)nc, (long long)nv);
+    s = mmx__host_alloc(ctx, (size_t)nf, sizeof *at, (void **)&at);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *fc, (void **)&fc);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nc, sizeof *verts, (void **)&verts);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *num, (void **)&num);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *uid, (void **)&uid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *rep, (void **)&rep);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *idx, (void **)&idx);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *itmp, (void **)&itmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ka, (void **)&ka);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ktmp, (void **)&ktmp);
+    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof *pos, (void **)&pos);
+    if (s) goto out;
+    /* Faces at their global numbers (a permutation of 0 .. nf - 1, else a bug). */
+    for (int64_t f = 0; f < nf; f++) at[f] = -1;
+    for (int64_t i = 0, c = 0; i < nf; i++) {
+        if (gid[i] < 0 || gid[i] >= nf || at[gid[i]] >= 0) {
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: face number %lld given "
+                          "twice or out of range", (long long)gid[i]);
+            goto out;
+        }
+        at[gid[i]] = i, fc[i] = c, c += ord[i];
+    }
+    /* Vertices merged by key: a stable radix sort by the first word (records stay in rank
+     * order within a run), then within a run (the copies of a vertex that several ranks hold;
+     * a different vertex only on a 64-bit collision) by the second word. uid[record] is its
+     * vertex, rep[vertex] its first record (the lowest rank's). */
+    for (int64_t i = 0; i < nv; i++) ka[i] = v[i].k.a, idx[i] = (mmx_index)i;
+    const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, idx, itmp, (size_t)nv, 0, 64, &sorted);
+    mmx_index u = 0;
+    for (int64_t i = 0, j; i < nv; i = j) {
+        for (j = i + 1; j < nv && sk[j] == sk[i]; j++) {}
+        for (int64_t p = i; p < j; p++) {
+            int64_t q = i;
+            while (q < p && v[sorted[q]].k.b != v[sorted[p]].k.b) q++;
+            if (q < p) {
+                uid[sorted[p]] = uid[sorted[q]];
+            } else {
+                rep[u] = sorted[p];
+                uid[sorted[p]] = u++;
+            }
+        }
+    }
+    /* Numbered by first use in face order. */
+    for (mmx_index w = 0; w < u; w++) num[w] = -1;
+    start[0] = 0;
+    mmx_index n = 0;
+    for (int64_t f = 0; f < nf; f++) {
+        const int64_t i = at[f];
+        start[f + 1] = start[f] + (mmx_index)ord[i];
+        for (int64_t c = 0; c < ord[i]; c++) {
+            const int64_t r = fcv[fc[i] + c];
+            if (r < 0 || r >= nv) {
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: a corner of face %lld "
+                              "names no gathered vertex", (long long)f);
+                goto out;
+            }
+            const mmx_index w = uid[r];
+            if (num[w] < 0) {
+                memcpy(pos + 3 * (size_t)n, v[rep[w]].p, 3 * sizeof *pos);
+                num[w] = n++;
+            }
+            verts[start[f] + c] = num[w];
+        }
+    }
+    s = mmx_mesh_from_faces(ctx, n, (mmx_index)nf, start, verts, pos, out);
+    /* Tags: the creases and corners (merged), the options as the local meshes have them. */
+    if (!s && tag_source && tag_source->tags) s = mmx_mesh_tags_parse(ctx, tag_source, &opt);
+    if (!s && (nt > 0 || opt)) {
+        for (int64_t i = 0; i < nt; i++) {
+            mmx_index e0 = t[i].a >= 0 && t[i].a < nv ? num[uid[t[i].a]] : -1;
+            mmx_index e1 = t[i].b >= 0 && t[i].b < nv ? num[uid[t[i].b]] : -1;
+            if (e0 > e1 && !t[i].corner) {
+                const mmx_index x = e0;
+                e0 = e1, e1 = x;
+            }
+            t[i].a = e0, t[i].b = e1;
+        }
+        qsort(t, (size_t)nt, sizeof *t, cmp_crec);
+        s = mmx__host_alloc(ctx, 2 * (size_t)nt, sizeof *T.crease_verts, (void **)&T.crease_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.crease_sharpness, (void **)&T.crease_sharpness);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_verts, (void **)&T.corner_verts);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nt, sizeof *T.corner_sharpness, (void **)&T.corner_sharpness);
+        for (int64_t i = 0; !s && i < nt; i++) {
+            if ((i && !cmp_crec(&t[i], &t[i - 1])) || t[i].a < 0 || t[i].b < 0) continue;
+            if (t[i].corner) {
+                T.corner_verts[T.ncorners] = t[i].a;
+                T.corner_sharpness[T.ncorners++] = t[i].sharp;
+            } else {
+                T.crease_verts[2 * T.ncreases] = t[i].a, T.crease_verts[2 * T.ncreases + 1] = t[i].b;
+                T.crease_sharpness[T.ncreases++] = t[i].sharp;
+            }
+        }
+        if (opt) {
+            T.interpolate_boundary = opt->interpolate_boundary;
+            T.fvar_interpolate_boundary = opt->fvar_interpolate_boundary;
+            T.fvar_propagate_corners = opt->fvar_propagate_corners;
+            T.crease_method = opt->crease_method;
+            T.smooth_triangles = opt->smooth_triangles;
+        } else {
+            T.interpolate_boundary = T.fvar_interpolate_boundary = T.fvar_propagate_corners = -1;
+            T.crease_method = T.smooth_triangles = -1;
+        }
+        if (!s) s = mmx_mesh_set_tags(ctx, *out, &T);
+    }
+out:
+    free(start), free(verts), free(num), free(uid), free(rep), free(idx), free(itmp);
+    free(ka), free(ktmp), free(at), free(fc), free(pos);
+    free(T.crease_verts), free(T.crease_sharpness), free(T.corner_verts), free(T.corner_sharpness);
+    mmx_mesh_tags_free(opt);
+    if (s && *out) mmx_mesh_free(*out), *out = NULL;
+    return s;
+}
+
+mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
+                              const mmx_subdiv_options *opts, mmx_mesh **out,
+                              mmx_dist_subdiv_report *report)
+{
+    MMX__NEED_CTX(ctx);
+    if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: dm is NULL");
+    mmx_dist *d = dm->d;
+    const double t0 = mmx__dist_now_ms();
+    mmx_dist_subdiv_report rep;
+    memset(&rep, 0, sizeof rep);
+    mmx_subdiv_options o;
+    memset(&o, 0, sizeof o);
+    if (opts) o = *opts;
+    o.trace = NULL; /* it would describe the local mesh, not the whole */
+    mmx_status s = MMX_OK;
+    if (!out)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: out is NULL");
+    else if (levels < 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: levels %d < 0", levels);
+    else if (scheme != MMX_SCHEME_LOOP && scheme != MMX_SCHEME_CATMULL_CLARK &&
+             scheme != MMX_SCHEME_BILINEAR)
+        s = mmx__fail(ctx, scheme == MMX_SCHEME_SQRT3 ? MMX_ERR_UNSUPPORTED : MMX_ERR_ARG,
+                      "mmx_dist_subdivide: %s", scheme == MMX_SCHEME_SQRT3 ?
+                      "sqrt3 (its boundary rule alternates by level) does not run over ranks yet" :
+                      "unknown scheme");
+    else if (o.limit)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide: the limit projection does not run over ranks yet");
+    else if (!dm->local->pos && mmx_mesh_nverts(dm->local) > 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: the mesh has no positions");
+    else if (dm->rings < 1)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: a ghost ring is needed, the "
+                      "partitioned mesh has %d (mmx_dist_rings)", dm->rings);
+    if (out) *out = NULL;
+    s = mmx_dist_agree(ctx, d, s);
+    if (s) return s;
+
+    /* One call for all the levels (the library's fastest path); then each intermediate level's
+     * faces read back from the result's layout (subdiv.h: a face's children together, in parent
+     * order, a child's first corner its parent's corner, old vertices keeping their numbers),
+     * and the names carried forward level by level over those face lists. */
+    const mmx_mesh *cur = dm->local;
+    mmx_mesh *owned_cur = NULL;
+    mmx_index **lst = NULL, **lvt = NULL, *nfl = NULL;
+    key *K = NULL;
+    int64_t *pgid = NULL, *cgid = NULL, *pfirst = NULL;
+    unsigned char *pown = NULL, *cown = NULL;
+    share sh;
+    memset(&sh, 0, sizeof sh);
+    const mmx_index nv0 = mmx_mesh_nverts(cur), nf0 = mmx_mesh_nfaces(cur);
+    const int loop = scheme == MMX_SCHEME_LOOP;
+    /* A rank without faces (more ranks than patches) has nothing to refine. */
+    const int refine = levels > 0 && nf0 > 0;
+    const int L = refine ? levels : 0;
+    if (refine) {
+        mmx_mesh *fine = NULL;
+        s = mmx_subdivide(ctx, scheme, cur, levels, &o, &fine);
+        if (!s) cur = owned_cur = fine;
+    }
+    const mmx_index nvf = mmx_mesh_nverts(cur);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lst, (void **)&lst);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lvt, (void **)&lvt);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *nfl, (void **)&nfl);
+    if (!s) {
+        memset(lst, 0, ((size_t)L + 1) * sizeof *lst);
+        memset(lvt, 0, ((size_t)L + 1) * sizeof *lvt);
+        nfl[0] = nf0, nfl[L] = mmx_mesh_nfaces(cur);
+        s = mmx_mesh_faces(ctx, dm->local, &lst[0], &lvt[0]);
+    }
+    if (!s && L > 0) s = mmx_mesh_faces(ctx, cur, &lst[L], &lvt[L]);
+    for (int l = L - 1; l >= 1 && !s; l--) {
+        /* Level l from level l + 1: 4 children a face, its corners their first corners (Loop:
+         * of the children after the middle one). */
+        const int c = loop ? 3 : 4;
+        nfl[l] = nfl[l + 1] / 4;
+        s = mmx__host_alloc(ctx, (size_t)nfl[l] + 1, sizeof **lst, (void **)&lst[l]);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nfl[l] * (size_t)c, sizeof **lvt, (void **)&lvt[l]);
+        if (s) break;
+        for (mmx_index f = 0; f <= nfl[l]; f++) lst[l][f] = c * f;
+        for (mmx_index f = 0; f < nfl[l]; f++)
+            for (int k = 0; k < c; k++) lvt[l][c * f + k] = lvt[l + 1][lst[l + 1][4 * f + k + loop]];
+    }
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nvf, sizeof *K, (void **)&K);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, sizeof *pgid, (void **)&pgid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, 1, (void **)&pown);
+    if (!s) {
+        for (mmx_index v = 0; v < nvf; v++) K[v] = v < nv0 ? vertex_key(dm->gv[v]) : (key){0, 0};
+        memcpy(pgid, dm->gf, (size_t)nf0 * sizeof *pgid);
+        memcpy(pown, dm->of, (size_t)nf0);
+    }
+    for (int l = 0; l < L && !s; l++) {
+        const mmx_index nf = nfl[l], ncf = nfl[l + 1];
+        s = mmx__host_alloc(ctx, (size_t)nf, sizeof *pfirst, (void **)&pfirst);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *cgid, (void **)&cgid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, 1, (void **)&cown);
+        if (s) break;
+        /* The first child's global number: Catmull-Clark on the input, a face's first corner in
+         * the whole mesh (one child per corner); after that (quads), and for Loop, 4 times the
+         * face's number. */
+        for (mmx_index i = 0; i < nf; i++)
+            pfirst[i] = !loop && l == 0 ? dm->gface_corner[i] : 4 * pgid[i];
+        const int64_t want = loop || l > 0 ? 4 * (int64_t)nf : (int64_t)lst[0][nf];
+        if (want != ncf) {
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: level %d has %d faces, its "
+                          "parents make %lld", l + 1, ncf, (long long)want);
+            break;
+        }
+        s = child_names(ctx, scheme, l, nf, lst[l], lvt[l], K, pgid, pfirst, pown, nvf, lst[l + 1],
+                        lvt[l + 1], K, cgid, cown);
+        free(pgid), free(pown), free(pfirst);
+        pgid = cgid, pown = cown, pfirst = NULL, cgid = NULL, cown = NULL;
+    }
+    const double t1 = mmx__dist_now_ms();
+    rep.refine_ms = t1 - t0;
+    if (!s) s = make_share(ctx, cur, lst[L], lvt[L], K, pgid, pown, &sh);
+    rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
+    s = mmx_dist_agree(ctx, d, s);
+
+    /* The gathers: faces (number, order), corners (keys), vertices, tags. */
+    int64_t *fo = NULL, *all_fo = NULL, nf_all = 0, nc_all = 0, nv_all = 0, nt_all = 0;
+    int32_t *all_fc = NULL;
+    int64_t *per = NULL;
+    if (d->rank == 0 && !s) s = mmx__host_alloc(ctx, 3 * (size_t)d->size, sizeof *per, (void **)&per);
+    vrec *all_v = NULL;
+    crec *all_t = NULL;
+    int64_t *all_gid = NULL, *all_ord = NULL;
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)sh.nf, sizeof *fo, (void **)&fo);
+    if (!s)
+        for (int64_t i = 0, f = 0; f < mmx_mesh_nfaces(cur); f++)
+            if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = lst[L][f + 1] - lst[L][f], i++;
+    s = mmx_dist_agree(ctx, d, s);
+    int64_t *pc = per, *pv = per ? per + d->size : NULL, *pscratch = per ? per + 2 * d->size : NULL;
+    if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, pscratch, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.fc, sh.nc, sizeof *sh.fc, (void **)&all_fc, &nc_all, pc, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.v, sh.nv, sizeof *sh.v, (void **)&all_v, &nv_all, pv, &rep.gathered_bytes);
+    if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, pscratch, &rep.gathered_bytes);
+    if (!s && d->rank == 0) {
+        /* The corners' vertices as places in the whole gathered vertex list. */
+        int64_t c0 = 0, v0 = 0, t0 = 0;
+        for (int q = 0; q < d->size; c0 += pc[q], t0 += pscratch[q], v0 += pv[q], q++) {
+            for (int64_t c = c0; c < c0 + pc[q]; c++) all_fc[c] += (int32_t)v0;
+            for (int64_t c = t0; c < t0 + pscratch[q]; c++) all_t[c].a += (int32_t)v0, all_t[c].b += (int32_t)v0;
+        }
+        s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_gid, (void **)&all_gid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_ord, (void **)&all_ord);
+        if (!s) {
+            for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
+            s = assemble(ctx, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
+                         all_t, cur, out);
+        }
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (s && out && *out) mmx_mesh_free(*out), *out = NULL;
+    dm->cnt->bytes += rep.gathered_bytes;
+    rep.gather_ms = mmx__dist_now_ms() - t1;
+    if (report) *report = rep;
+    free(fo), free(all_fo), free(all_fc), free(per), free(all_v), free(all_t), free(all_gid), free(all_ord);
+    for (int l = 0; lst && l <= L; l++) free(lst[l]), free(lvt[l]);
+    free(lst), free(lvt), free(nfl), free(K), free(pgid), free(pown), free(pfirst);
+    free(cgid), free(cown);
+    share_free(&sh);
+    mmx_mesh_free(owned_cur);
+    return s;
+}

@@ -1,0 +1,89 @@
+/* Operations on the partitioned mesh that are local with a halo: vertex normals and the
+ * explicit smoothing steps. Each computes on the local mesh, where the owned vertices' values
+ * are exact (their faces, or their rings, are all local), then exchanges the halo. */
+#include <stdlib.h>
+#include <string.h>
+#include "dist_internal.h"
+
+int mmx_dist_rings(const char *op)
+{
+    if (!op) return -1;
+    if (!strcmp(op, "normals") || !strcmp(op, "smooth:laplacian") || !strcmp(op, "smooth:cotan") ||
+        !strcmp(op, "smooth:bilateral"))
+        return 1;
+    if (!strcmp(op, "smooth:taubin")) return 2;
+    if (!strncmp(op, "subdiv:", 7)) {
+        char *end = NULL;
+        const long l = strtol(op + 7, &end, 10);
+        return end && !*end && l >= 0 && l <= 64 ? 1 : -1;
+    }
+    return -1;
+}
+
+static mmx_status need_rings(mmx_ctx *ctx, const mmx_dist_mesh *dm, int rings, const char *what)
+{
+    if (dm->rings >= rings) return MMX_OK;
+    return mmx__fail(ctx, MMX_ERR_ARG, "%s needs %d ghost ring%s, the partitioned mesh has %d "
+                     "(mmx_dist_rings)", what, rings, rings == 1 ? "" : "s", dm->rings);
+}
+
+mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
+                                   mmx_normal_weight weight, float *normals)
+{
+    MMX__NEED_CTX(ctx);
+    if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_vertex_normals: dm is NULL");
+    mmx_status s = need_rings(ctx, dm, 1, "mmx_dist_vertex_normals");
+    if (!s) s = mmx_vertex_normals(ctx, dm->local, weight, normals);
+    s = mmx_dist_agree(ctx, dm->d, s);
+    if (!s) s = mmx_dist_exchange(ctx, dm, normals, 3);
+    return s;
+}
+
+mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smooth_options *opts,
+                           float *out, mmx_smooth_report *report)
+{
+    MMX__NEED_CTX(ctx);
+    if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_smooth: dm is NULL");
+    const double t0 = mmx__dist_now_ms();
+    mmx_smooth_options o = opts ? *opts : mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
+    mmx_smooth_report rep, one;
+    memset(&rep, 0, sizeof rep);
+    const mmx_mesh *L = dm->local;
+    mmx_status s = MMX_OK;
+    if (!out || !L->pos)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_smooth: %s", !out ? "out is NULL" : "the mesh has no positions");
+    else if (o.method == MMX_SMOOTH_MCF)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_smooth: mcf (a global solve) does not run "
+                      "over ranks yet");
+    else if (o.path != MMX_SMOOTH_ASSEMBLED)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_smooth: the assembled path only");
+    else if ((unsigned)o.method > MMX_SMOOTH_MCF)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_smooth: unknown method %d", (int)o.method);
+    else
+        s = need_rings(ctx, dm, o.method == MMX_SMOOTH_TAUBIN ? 2 : 1, "mmx_dist_smooth");
+    if (!s && o.iterations < 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_smooth: iterations %d < 0", o.iterations);
+    s = mmx_dist_agree(ctx, dm->d, s);
+    if (s) return s;
+    const int n = o.iterations;
+    const size_t bytes = 3 * (size_t)mmx_mesh_nverts(L) * sizeof *out;
+    if (out != L->pos) memmove(out, L->pos, bytes);
+    /* A view of the local mesh with the current positions: it shares the local mesh's cache
+     * (mesh.h), so the adjacency and the Laplacian are made once for all the steps. */
+    mmx_mesh view = *L;
+    view.pos = out;
+    o.iterations = 1;
+    for (int it = 0; it < n && !s; it++) {
+        s = mmx_smooth(ctx, &view, &o, out, &one);
+        s = mmx_dist_agree(ctx, dm->d, s);
+        if (!s) s = mmx_dist_exchange(ctx, dm, out, 3);
+        if (!s) {
+            rep.iterations += one.iterations, rep.step = one.step, rep.mu = one.mu;
+            rep.fixed = one.fixed;
+        }
+    }
+    if (n == 0) rep.step = o.step, rep.mu = o.mu;
+    rep.ms = mmx__dist_now_ms() - t0;
+    if (report) *report = rep;
+    return s;
+}

@@ -1,0 +1,99 @@
+/* The vertex- and face-indexed queries whose entries are vertices or faces (VV, VF, FV, FF) of
+ * the partitioned mesh: each rank answers its owned rows on the local mesh (their faces are all
+ * local: ring 1), in global numbers; rank 0 places the rows at their global numbers. */
+#include <stdlib.h>
+#include <string.h>
+#include "dist_internal.h"
+
+mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
+                          int64_t *nrows, mmx_index **rowptr, mmx_index **colidx)
+{
+    MMX__NEED_CTX(ctx);
+    if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_query: dm is NULL");
+    mmx_dist *d = dm->d;
+    const int R = d->size, me = d->rank;
+    const int by_vertex = kind == MMX_QUERY_VV || kind == MMX_QUERY_VF;
+    mmx_status s = MMX_OK;
+    if (!nrows || !rowptr || !colidx)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_query: NULL output");
+    else if (kind != MMX_QUERY_VV && kind != MMX_QUERY_VF && kind != MMX_QUERY_FV && kind != MMX_QUERY_FF)
+        s = mmx__fail(ctx, (unsigned)kind < MMX_QUERY_COUNT ? MMX_ERR_UNSUPPORTED : MMX_ERR_ARG,
+                      "mmx_dist_query: %s over ranks: VV, VF, FV and FF only (the edge queries "
+                      "need the global edge numbering, not made yet)",
+                      (unsigned)kind < MMX_QUERY_COUNT ? mmx_query_name(kind) : "an unknown kind");
+    if (rowptr) *rowptr = NULL;
+    if (colidx) *colidx = NULL;
+    if (nrows) *nrows = 0;
+    s = mmx_dist_agree(ctx, d, s);
+    if (s) return s;
+    mmx_csr *Q = NULL;
+    mmx_index *start = NULL, *ent = NULL, *all_ent = NULL, *prow = NULL, *pcol = NULL;
+    int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL;
+    const unsigned char *own = by_vertex ? dm->ov : dm->of;
+    const int64_t *g = by_vertex ? dm->gv : dm->gf, *gt = kind == MMX_QUERY_VV || kind == MMX_QUERY_FV ? dm->gv : dm->gf;
+    const mmx_index nloc = by_vertex ? mmx_mesh_nverts(dm->local) : mmx_mesh_nfaces(dm->local);
+    const mmx_index nown = by_vertex ? dm->nov : dm->nof;
+    const int64_t ntotal = by_vertex ? dm->gverts : dm->gfaces;
+    s = mmx_query(ctx, dm->local, NULL, kind, &Q);
+    int64_t nent = 0;
+    if (!s) {
+        for (mmx_index r = 0; r < nloc; r++)
+            if (own[r]) nent += Q->order ? Q->order : Q->rowptr[r + 1] - Q->rowptr[r];
+        s = mmx__host_alloc(ctx, 2 * (size_t)nown, sizeof *head, (void **)&head);
+    }
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nent, sizeof *ent, (void **)&ent);
+    if (!s) {
+        int64_t i = 0, e = 0;
+        for (mmx_index r = 0; r < nloc; r++) {
+            if (!own[r]) continue;
+            const mmx_index a = Q->order ? Q->order * r : Q->rowptr[r];
+            const mmx_index b = Q->order ? a + Q->order : Q->rowptr[r + 1];
+            head[2 * i] = g[r], head[2 * i + 1] = b - a, i++;
+            for (mmx_index k = a; k < b; k++) ent[e++] = (mmx_index)gt[Q->colidx[k]];
+        }
+    }
+    if (!s && me == 0) s = mmx__host_alloc(ctx, (size_t)R, sizeof *cnt, (void **)&cnt);
+    s = mmx_dist_agree(ctx, d, s);
+    int64_t total = 0, etotal = 0;
+    /* The row heads (global number, length), then the entries. */
+    if (!s) s = mmx__dist_gather_i64(ctx, d, 16 * (int64_t)nown, cnt, 0);
+    if (!s && me == 0) {
+        for (int q = 0; q < R; q++) total += cnt[q];
+        s = mmx__host_alloc(ctx, (size_t)total, 1, (void **)&all_head);
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gatherv(ctx, d, head, 16 * (int64_t)nown, all_head, cnt, 0);
+    if (!s) s = mmx__dist_gather_i64(ctx, d, 4 * nent, cnt, 0);
+    if (!s && me == 0) {
+        for (int q = 0; q < R; q++) etotal += cnt[q];
+        s = mmx__host_alloc(ctx, (size_t)etotal, 1, (void **)&all_ent);
+        etotal /= 4, total /= 16;
+        if (!s && (total != ntotal || etotal > INT32_MAX))
+            s = mmx__fail(ctx, total != ntotal ? MMX_ERR_INTERNAL : MMX_ERR_OVERFLOW,
+                          "mmx_dist_query: %lld rows gathered of %lld, %lld entries",
+                          (long long)total, (long long)ntotal, (long long)etotal);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ntotal + 1, sizeof *prow, (void **)&prow);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)etotal, sizeof *pcol, (void **)&pcol);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ntotal, sizeof *at, (void **)&at);
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_gatherv(ctx, d, ent, 4 * nent, all_ent, cnt, 0);
+    dm->cnt->bytes += 16 * (int64_t)nown + 4 * nent;
+    if (!s && me == 0) {
+        /* at[row] = where its entries start in the gathered list; then in row order. */
+        memset(prow, 0, ((size_t)ntotal + 1) * sizeof *prow);
+        for (int64_t i = 0, e = 0; i < total; i++) {
+            const int64_t r = all_head[2 * i];
+            at[r] = e, prow[r + 1] = (mmx_index)all_head[2 * i + 1], e += all_head[2 * i + 1];
+        }
+        for (int64_t r = 0; r < ntotal; r++) prow[r + 1] += prow[r];
+        for (int64_t r = 0; r < ntotal; r++)
+            memcpy(pcol + prow[r], all_ent + at[r], (size_t)(prow[r + 1] - prow[r]) * sizeof *pcol);
+        *nrows = ntotal, *rowptr = prow, *colidx = pcol;
+        prow = pcol = NULL;
+    }
+    mmx_csr_free(Q);
+    free(start), free(ent), free(all_ent), free(prow), free(pcol);
+    free(head), free(all_head), free(cnt), free(at);
+    return s;
+}

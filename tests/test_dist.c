@@ -1,0 +1,556 @@
+/* The partitioned mesh over MPI ranks against the single process (dist.h), run by meson under
+ * `mpirun --oversubscribe -n R` for R = 2, 3, 4 (and directly, as one rank). Not a Criterion
+ * suite: Criterion forks a process per test, and a forked child cannot be an MPI rank. Each
+ * check runs on every rank; rank 0 compares the gathered results with its own single-process
+ * run; the failures are summed over the ranks and rank 0 prints them. Exit 77 (skipped) when
+ * the build has no MPI.
+ * Meshes: built-in shapes (grid: boundaries and holes; torus; mixed orders; icosphere),
+ * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and a triangle
+ * grid with boundary. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "meshmatrix.h"
+#include "meshmatrix/dist.h"
+#ifdef MMX_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static int rank, failures;
+
+/* Small patches (8 faces), so that the small test meshes are cut into many parts. */
+static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, int rings)
+{
+    mmx_patch_options po = {.max_faces = 8};
+    mmx_patch_set *ps = NULL;
+    mmx_dist_mesh *dm = NULL;
+    mmx_status s = mmx_patch_set_create(ctx, m, NULL, &po, &ps);
+    if (!s) s = mmx_dist_mesh_create(ctx, d, m, ps, rings, &dm);
+    if (s) {
+        failures++;
+        fprintf(stderr, "rank %d: partition: %s\n", rank, mmx_ctx_error(ctx));
+    }
+    mmx_patch_set_free(ps);
+    return dm;
+}
+
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            failures++;                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                                     \
+            fputc('\n', stderr);                                                              \
+        }                                                                                     \
+    } while (0)
+#define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
+
+/* Two cubes sharing vertex 0 (a non-manifold vertex: two fans), with the second lifted. */
+static mmx_mesh *two_cubes(mmx_ctx *ctx)
+{
+    static const int q[6][4] = {{0, 3, 2, 1}, {4, 5, 6, 7}, {0, 1, 5, 4},
+                                {1, 2, 6, 5}, {2, 3, 7, 6}, {3, 0, 4, 7}};
+    float pos[15 * 3];
+    mmx_index start[13], verts[48];
+    for (int v = 0; v < 8; v++) {
+        pos[3 * v] = (float)((v == 1 || v == 2 || v == 5 || v == 6) ? 1 : 0);
+        pos[3 * v + 1] = (float)((v == 2 || v == 3 || v == 6 || v == 7) ? 1 : 0);
+        pos[3 * v + 2] = (float)(v >= 4 ? 1 : 0);
+    }
+    /* The second cube: vertex 0 shared, its others 8..14, mirrored through the origin. */
+    int map[8] = {0, 8, 9, 10, 11, 12, 13, 14};
+    for (int v = 1; v < 8; v++)
+        for (int k = 0; k < 3; k++) pos[3 * map[v] + k] = -pos[3 * v + k] * 1.1f;
+    for (int f = 0; f < 12; f++) {
+        start[f] = 4 * f;
+        for (int k = 0; k < 4; k++) {
+            const int v = q[f % 6][k];
+            verts[4 * f + k] = f < 6 ? v : map[v];
+        }
+        if (f >= 6) { /* mirrored: reverse to keep the outside out */
+            mmx_index t = verts[4 * f + 1];
+            verts[4 * f + 1] = verts[4 * f + 3], verts[4 * f + 3] = t;
+        }
+    }
+    start[12] = 48;
+    mmx_mesh *m = NULL;
+    if (mmx_mesh_from_faces(ctx, 15, 12, start, verts, pos, &m)) return NULL;
+    return m;
+}
+
+/* A grid with a fin: one more quad standing on an inner edge, which makes it non-manifold
+ * (three faces) in the middle of an open grid of n x n quads. */
+static mmx_mesh *fin_grid(mmx_ctx *ctx, int n)
+{
+    const int nv = (n + 1) * (n + 1) + 2, nf = n * n + 1;
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *start = malloc(((size_t)nf + 1) * sizeof *start), *verts = malloc(4 * (size_t)nf * sizeof *verts);
+    for (int y = 0; y <= n; y++)
+        for (int x = 0; x <= n; x++) {
+            const int v = y * (n + 1) + x;
+            pos[3 * v] = (float)x, pos[3 * v + 1] = (float)y, pos[3 * v + 2] = 0.1f * (float)((x * y) % 3);
+        }
+    for (int y = 0; y < n; y++)
+        for (int x = 0; x < n; x++) {
+            const int f = y * n + x, a = y * (n + 1) + x;
+            start[f] = 4 * f;
+            verts[4 * f] = a, verts[4 * f + 1] = a + 1, verts[4 * f + 2] = a + n + 2, verts[4 * f + 3] = a + n + 1;
+        }
+    /* the fin on the edge between vertices a and a + 1 in the middle */
+    const int a = (n / 2) * (n + 1) + n / 2, top = (n + 1) * (n + 1);
+    pos[3 * top] = (float)(n / 2), pos[3 * top + 1] = (float)(n / 2), pos[3 * top + 2] = 1.0f;
+    pos[3 * top + 3] = (float)(n / 2 + 1), pos[3 * top + 4] = (float)(n / 2), pos[3 * top + 5] = 1.0f;
+    start[n * n] = 4 * n * n;
+    verts[4 * n * n] = a, verts[4 * n * n + 1] = a + 1, verts[4 * n * n + 2] = top + 1, verts[4 * n * n + 3] = top;
+    start[nf] = 4 * nf;
+    mmx_mesh *m = NULL;
+    if (mmx_mesh_from_faces(ctx, nv, nf, start, verts, pos, &m)) m = NULL;
+    free(pos), free(start), free(verts);
+    return m;
+}
+
+/* Creases on every third edge met in face order (from the face running it upward). */
+static void add_creases(mmx_ctx *ctx, mmx_mesh *m)
+{
+    mmx_index *start = NULL, *verts = NULL;
+    if (mmx_mesh_faces(ctx, m, &start, &verts)) return;
+    const mmx_index F = mmx_mesh_nfaces(m);
+    mmx_index *cv = malloc(2 * (size_t)start[F] * sizeof *cv);
+    float *sh = malloc((size_t)start[F] * sizeof *sh);
+    static const float sharp[] = {10.0f, 2.5f, 0.5f, 1.0f};
+    mmx_index n = 0, seen = 0;
+    for (mmx_index f = 0; f < F; f++)
+        for (mmx_index c = start[f]; c < start[f + 1]; c++) {
+            const mmx_index a = verts[c], b = verts[c + 1 < start[f + 1] ? c + 1 : start[f]];
+            if (a > b || seen++ % 3) continue;
+            cv[2 * n] = a, cv[2 * n + 1] = b, sh[n] = sharp[n % 4], n++;
+        }
+    mmx_mesh_tags T;
+    memset(&T, 0, sizeof T);
+    T.ncreases = n, T.crease_verts = cv, T.crease_sharpness = sh;
+    mmx_index corner = verts[0];
+    float csharp = 3.0f;
+    T.ncorners = 1, T.corner_verts = &corner, T.corner_sharpness = &csharp;
+    T.interpolate_boundary = T.fvar_interpolate_boundary = T.fvar_propagate_corners = -1;
+    T.crease_method = T.smooth_triangles = -1;
+    OK(ctx, mmx_mesh_set_tags(ctx, m, &T));
+    free(cv), free(sh), free(start), free(verts);
+}
+
+static mmx_mesh *make(mmx_ctx *ctx, const char *name)
+{
+    mmx_mesh *m = NULL, *t = NULL;
+    if (!strcmp(name, "two_cubes")) return two_cubes(ctx);
+    if (!strcmp(name, "fin")) return fin_grid(ctx, 10);
+    if (!strncmp(name, "creased:", 8)) {
+        if (mmx_mesh_shape(ctx, name + 8, &m)) return NULL;
+        add_creases(ctx, m);
+        return m;
+    }
+    if (!strncmp(name, "tri:", 4)) {
+        if (mmx_mesh_shape(ctx, name + 4, &m)) return NULL;
+        mmx_status s = mmx_mesh_triangulate(ctx, m, &t);
+        mmx_mesh_free(m);
+        return s ? NULL : t;
+    }
+    if (mmx_mesh_shape(ctx, name, &m)) return NULL;
+    return m;
+}
+
+/* S = I + h (D - A), the graph Laplacian of the mesh's edges shifted: symmetric positive
+ * definite, one-ring. Applied from the VV query's rows. */
+typedef struct shifted {
+    mmx_csr *vv;
+    float h;
+} shifted;
+
+static mmx_status shifted_apply(mmx_ctx *ctx, void *data, const float *x, int k, float *y)
+{
+    (void)ctx;
+    const shifted *S = data;
+    for (mmx_index i = 0; i < S->vv->nrows; i++)
+        for (int q = 0; q < k; q++) {
+            double sum = 0;
+            const mmx_index a = S->vv->rowptr[i], b = S->vv->rowptr[i + 1];
+            for (mmx_index e = a; e < b; e++) sum += x[i * k + q] - x[S->vv->colidx[e] * k + q];
+            y[i * k + q] = x[i * k + q] + S->h * (float)sum;
+        }
+    return MMX_OK;
+}
+
+static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    if (!dm) {
+        mmx_mesh_free(m);
+        return;
+    }
+    const mmx_mesh *L = mmx_dist_mesh_local(dm);
+    const mmx_index nl = mmx_mesh_nverts(L), V = mmx_mesh_nverts(m);
+    shifted sl = {NULL, 2.0f}, sw = {NULL, 2.0f};
+    OK(ctx, mmx_query(ctx, L, NULL, MMX_QUERY_VV, &sl.vv));
+    mmx_linop S = {nl, shifted_apply, &sl, NULL};
+    /* b: the positions (3 columns); x from 0 */
+    float *x = calloc(3 * (size_t)nl + 1, sizeof *x), *got = malloc(3 * (size_t)V * sizeof *got + 4);
+    float *want = calloc(3 * (size_t)V + 1, sizeof *want);
+    mmx_cg_opts o = mmx_cg_defaults();
+    o.rtol = 1e-5;
+    mmx_cg_report rd, rs;
+    memset(&rs, 0, sizeof rs);
+    if (sl.vv) OK(ctx, mmx_dist_cg(ctx, dm, &S, L->pos, 3, x, &o, &rd));
+    OK(ctx, mmx_dist_gather(ctx, dm, x, 3, got));
+    if (rank == 0) {
+        OK(ctx, mmx_query(ctx, m, NULL, MMX_QUERY_VV, &sw.vv));
+        mmx_linop W = {V, shifted_apply, &sw, NULL};
+        if (sw.vv) OK(ctx, mmx_cg(ctx, &W, m->pos, 3, want, &o, &rs));
+        double worst = 0, big = 0;
+        for (size_t i = 0; i < 3 * (size_t)V; i++) {
+            const double e = fabs((double)got[i] - (double)want[i]);
+            worst = e > worst ? e : worst;
+            big = fabs((double)want[i]) > big ? fabs((double)want[i]) : big;
+        }
+        CHECK(worst <= 1e-4 * big, "cg on %s: the gathered solution differs by %g (largest %g)", name, worst, big);
+        for (int q = 0; q < 3; q++)
+            CHECK(rd.converged[q] && abs(rd.col_iterations[q] - rs.col_iterations[q]) <= 1,
+                  "cg on %s, column %d: %d iterations (converged %d), the single process %d", name,
+                  q, rd.col_iterations[q], rd.converged[q], rs.col_iterations[q]);
+        mmx_csr_free(sw.vv);
+    }
+    mmx_csr_free(sl.vv);
+    free(x), free(got), free(want);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+/* Does the gathered array equal the single process's bit for bit? */
+static void same_floats(const char *what, const char *mesh, const float *a, const float *b, size_t n)
+{
+    size_t bad = 0;
+    double worst = 0;
+    for (size_t i = 0; i < n; i++)
+        if (memcmp(a + i, b + i, sizeof *a)) {
+            bad++;
+            const double e = fabs((double)a[i] - (double)b[i]);
+            if (e > worst) worst = e;
+        }
+    CHECK(bad == 0, "%s on %s: %zu of %zu values differ from the single process (worst %g)", what,
+          mesh, bad, n, worst);
+}
+
+static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m) return;
+    const mmx_index V = mmx_mesh_nverts(m);
+    mmx_dist_mesh *dm = partition(ctx, d, m, 2);
+    if (!dm) {
+        mmx_mesh_free(m);
+        return;
+    }
+    const mmx_index nl = mmx_mesh_nverts(mmx_dist_mesh_local(dm));
+    /* the cut: every face owned once, every vertex in a face owned once, parts not empty */
+    {
+        mmx_dist_info in;
+        OK(ctx, mmx_dist_mesh_info(dm, &in));
+        int64_t sums[2] = {in.owned_faces, in.owned_verts}, mins[1] = {in.owned_faces};
+#ifdef MMX_HAVE_MPI
+        MPI_Allreduce(MPI_IN_PLACE, sums, 2, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        MPI_Allreduce(MPI_IN_PLACE, mins, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD);
+#endif
+        CHECK(sums[0] == in.global_faces && sums[1] == in.global_verts,
+              "%s: %lld faces and %lld vertices owned over the ranks, of %lld and %lld", name,
+              (long long)sums[0], (long long)sums[1], (long long)in.global_faces,
+              (long long)in.global_verts);
+        CHECK(mins[0] > 0 || in.global_faces < 8 * in.ranks, "%s: a rank owns no face", name);
+        CHECK(in.owned_faces == 0 || in.owned_faces == in.global_faces || in.ghost_faces > 0, "%s: no ghost faces with %d ranks", name, in.ranks);
+    }
+    float *loc = malloc(3 * (size_t)nl * sizeof *loc + 4);
+    float *got = malloc(3 * (size_t)V * sizeof *got + 4), *want = malloc(3 * (size_t)V * sizeof *want + 4);
+    /* normals, every weighting */
+    for (int w = 0; w < 3; w++) {
+        OK(ctx, mmx_dist_vertex_normals(ctx, dm, (mmx_normal_weight)w, loc));
+        OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
+        if (rank == 0) {
+            OK(ctx, mmx_vertex_normals(ctx, m, (mmx_normal_weight)w, want));
+            same_floats("normals", name, got, want, 3 * (size_t)V);
+        }
+    }
+    /* the halo after the exchange: every ghost row is its owner's (the global value) */
+    {
+        const int64_t *gv = mmx_dist_mesh_global_verts(dm);
+        for (mmx_index v = 0; v < nl; v++)
+            for (int k = 0; k < 3; k++) loc[3 * v + k] = mmx_dist_mesh_owned_verts(dm)[v] ? (float)gv[v] + 0.25f * (float)k : -1.f;
+        OK(ctx, mmx_dist_exchange(ctx, dm, loc, 3));
+        mmx_index bad = 0;
+        for (mmx_index v = 0; v < nl; v++)
+            for (int k = 0; k < 3; k++) bad += loc[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
+        CHECK(bad == 0, "exchange on %s: %d wrong values", name, bad);
+    }
+    /* the queries of vertices and faces: the single process's arrays */
+    const mmx_query_kind kinds[] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_FV, MMX_QUERY_FF};
+    for (int i = 0; i < 4; i++) {
+        int64_t n = 0;
+        mmx_index *rp = NULL, *ci = NULL;
+        OK(ctx, mmx_dist_query(ctx, dm, kinds[i], &n, &rp, &ci));
+        if (rank == 0 && rp) {
+            mmx_csr *Q = NULL;
+            OK(ctx, mmx_query(ctx, m, NULL, kinds[i], &Q));
+            int same = Q && n == Q->nrows && rp[n] == Q->nnz &&
+                       !memcmp(ci, Q->colidx, (size_t)Q->nnz * sizeof *ci);
+            for (int64_t r = 0; same && r <= n; r++)
+                same = rp[r] == (Q->order ? Q->order * (mmx_index)r : Q->rowptr[r]);
+            CHECK(same, "query %s on %s: not the single process's", mmx_query_name(kinds[i]), name);
+            mmx_csr_free(Q);
+        }
+        CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kinds[i]), rank);
+        free(rp), free(ci);
+    }
+    {
+        int64_t n = 0;
+        mmx_index *rp = NULL, *ci = NULL;
+        const mmx_status s = mmx_dist_query(ctx, dm, MMX_QUERY_EV, &n, &rp, &ci);
+        CHECK(s == MMX_ERR_UNSUPPORTED && !rp, "query EV over ranks: status %d", (int)s);
+    }
+    /* smoothing: Laplacian, Taubin (bit for bit), with and without a fixed boundary */
+    const mmx_smooth_method methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_TAUBIN};
+    for (int i = 0; i < 2; i++)
+        for (int fix = 0; fix < 2; fix++) {
+            mmx_smooth_options o = mmx_smooth_defaults(methods[i]);
+            o.iterations = 7, o.fix_boundary = fix;
+            OK(ctx, mmx_dist_smooth(ctx, dm, &o, loc, NULL));
+            OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
+            if (rank == 0) {
+                OK(ctx, mmx_smooth(ctx, m, &o, want, NULL));
+                char what[64];
+                snprintf(what, sizeof what, "%s%s", mmx_smooth_method_name(methods[i]), fix ? " fixed" : "");
+                same_floats(what, name, got, want, 3 * (size_t)V);
+            }
+        }
+    /* cotangent steps (triangles) and bilateral filtering: each vertex's step reads its own
+     * faces and one-ring only, so these are exact too */
+    const mmx_smooth_method more[] = {MMX_SMOOTH_COTAN, MMX_SMOOTH_BILATERAL};
+    for (int i = 0; i < 2; i++) {
+        if (more[i] == MMX_SMOOTH_COTAN && strncmp(name, "icosphere", 9) && strncmp(name, "tri:", 4)) continue;
+        if (!strcmp(name, "two_cubes")) continue;
+        mmx_smooth_options o = mmx_smooth_defaults(more[i]);
+        o.iterations = 3;
+        OK(ctx, mmx_dist_smooth(ctx, dm, &o, loc, NULL));
+        OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
+        if (rank == 0) {
+            OK(ctx, mmx_smooth(ctx, m, &o, want, NULL));
+            same_floats(mmx_smooth_method_name(more[i]), name, got, want, 3 * (size_t)V);
+        }
+    }
+    free(loc), free(got), free(want);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+static int cmp3(const void *x, const void *y)
+{
+    const float *a = x, *b = y;
+    for (int k = 0; k < 3; k++)
+        if (a[k] != b[k]) return a[k] < b[k] ? -1 : 1;
+    return 0;
+}
+
+/* The crease and corner tags as a sorted list of (a, b, sharpness) (a corner: b = -1). */
+static float *tag_list(mmx_ctx *ctx, const mmx_mesh *m, int *n)
+{
+    mmx_mesh_tags *T = NULL;
+    *n = 0;
+    if (mmx_mesh_tags_parse(ctx, m, &T)) return NULL;
+    float *l = malloc(3 * ((size_t)T->ncreases + (size_t)T->ncorners) * sizeof *l + 4);
+    for (mmx_index i = 0; i < T->ncreases; i++, (*n)++) {
+        const mmx_index a = T->crease_verts[2 * i], b = T->crease_verts[2 * i + 1];
+        l[3 * *n] = (float)(a < b ? a : b), l[3 * *n + 1] = (float)(a < b ? b : a);
+        l[3 * *n + 2] = T->crease_sharpness[i];
+    }
+    for (mmx_index i = 0; i < T->ncorners; i++, (*n)++)
+        l[3 * *n] = (float)T->corner_verts[i], l[3 * *n + 1] = -1, l[3 * *n + 2] = T->corner_sharpness[i];
+    qsort(l, (size_t)*n, 3 * sizeof *l, cmp3);
+    mmx_mesh_tags_free(T);
+    return l;
+}
+
+/* The options of check_subdiv's two runs (the crease method, the boundary mode). */
+static mmx_subdiv_options sopts;
+
+static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme, int levels)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m) return;
+    char op[32];
+    snprintf(op, sizeof op, "subdiv:%d", levels);
+    mmx_dist_mesh *dm = partition(ctx, d, m, mmx_dist_rings(op));
+    mmx_mesh *got = NULL, *one = NULL, *want = NULL;
+    mmx_dist_subdiv_report rep;
+    if (dm) OK(ctx, mmx_dist_subdivide(ctx, dm, scheme, levels, &sopts, &got, &rep));
+    CHECK(rank == 0 || got == NULL, "a result on rank %d", rank);
+    if (rank == 0 && got) {
+        OK(ctx, mmx_subdivide(ctx, scheme, m, levels, &sopts, &one));
+        if (one) OK(ctx, mmx_dist_canonical(ctx, one, &want));
+    }
+    if (want) {
+        mmx_index *sa = NULL, *va = NULL, *sb = NULL, *vb = NULL;
+        OK(ctx, mmx_mesh_faces(ctx, got, &sa, &va));
+        OK(ctx, mmx_mesh_faces(ctx, want, &sb, &vb));
+        const mmx_index F = mmx_mesh_nfaces(want), V = mmx_mesh_nverts(want);
+        CHECK(mmx_mesh_nfaces(got) == F && mmx_mesh_nverts(got) == V,
+              "%s level %d on %s: %d faces, %d vertices; the single process %d, %d",
+              mmx_scheme_name(scheme), levels, name, mmx_mesh_nfaces(got), mmx_mesh_nverts(got), F, V);
+        if (mmx_mesh_nfaces(got) == F && mmx_mesh_nverts(got) == V) {
+            CHECK(!memcmp(sa, sb, ((size_t)F + 1) * sizeof *sa) &&
+                      !memcmp(va, vb, (size_t)sb[F] * sizeof *va),
+                  "%s level %d on %s: topology differs", mmx_scheme_name(scheme), levels, name);
+            double diag = 0, worst = 0;
+            float lo[3], hi[3];
+            for (int k = 0; k < 3; k++) lo[k] = hi[k] = want->pos[k];
+            for (mmx_index v = 0; v < V; v++)
+                for (int k = 0; k < 3; k++) {
+                    const float x = want->pos[3 * v + k];
+                    lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+                    const double e = fabs((double)x - (double)got->pos[3 * v + k]);
+                    worst = e > worst ? e : worst;
+                }
+            for (int k = 0; k < 3; k++) diag += ((double)hi[k] - lo[k]) * ((double)hi[k] - lo[k]);
+            diag = sqrt(diag);
+            /* The same stencils in the same order except where a sum runs over local
+             * numbers: float rounding, a few ulps of the size. */
+            CHECK(worst <= 1e-6 * diag, "%s level %d on %s: positions differ by %g (diagonal %g)",
+                  mmx_scheme_name(scheme), levels, name, worst, diag);
+        }
+        int na = 0, nb = 0;
+        float *ta = tag_list(ctx, got, &na), *tb = tag_list(ctx, want, &nb);
+        CHECK(na == nb && (!na || !memcmp(ta, tb, 3 * (size_t)na * sizeof *ta)),
+              "%s level %d on %s: %d tags gathered, %d in the single process's result",
+              mmx_scheme_name(scheme), levels, name, na, nb);
+        free(ta), free(tb), free(sa), free(va), free(sb), free(vb);
+    }
+    mmx_mesh_free(got), mmx_mesh_free(one), mmx_mesh_free(want);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+/* A rank whose part holds bad input: every rank stops with the same status and sentence. */
+static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
+{
+    mmx_mesh *m = make(ctx, "grid:12:12");
+    if (!m) return;
+    const mmx_index V = mmx_mesh_nverts(m);
+    /* The last vertex (in the last rank's part, by the curve, or anyway in someone's) too large
+     * for subdivision's coordinate bound, and its smoothing overflows float. */
+    m->pos[3 * (V - 1)] = 3e38f;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 2);
+    mmx_mesh *out = NULL;
+    for (int op = 0; dm && op < 2; op++) {
+        mmx_status s;
+        if (op == 0) {
+            s = mmx_dist_subdivide(ctx, dm, MMX_SCHEME_CATMULL_CLARK, 2, NULL, &out, NULL);
+        } else {
+            float *loc = malloc(3 * (size_t)mmx_mesh_nverts(mmx_dist_mesh_local(dm)) * sizeof *loc + 4);
+            mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
+            o.iterations = 3;
+            s = mmx_dist_smooth(ctx, dm, &o, loc, NULL);
+            free(loc);
+        }
+        CHECK(s == MMX_ERR_MESH, "bad input, op %d: status %d (%s)", op, (int)s, mmx_ctx_error(ctx));
+        CHECK(out == NULL, "bad input: a result");
+        CHECK(!strncmp(mmx_ctx_error(ctx), "rank ", 5), "bad input: the sentence does not name the rank: %s",
+              mmx_ctx_error(ctx));
+#ifdef MMX_HAVE_MPI
+        char msg[512], first[512];
+        snprintf(msg, sizeof msg, "%s", mmx_ctx_error(ctx));
+        memcpy(first, msg, sizeof first);
+        MPI_Bcast(first, (int)sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+        CHECK(!strcmp(first, msg), "bad input: rank 0 says \"%s\", this rank \"%s\"", first, msg);
+#endif
+    }
+    /* too few ghost rings for Taubin's pairs: refused on every rank, before any work */
+    {
+        mmx_dist_mesh *one = partition(ctx, d, m, 1);
+        float *loc = one ? malloc(3 * (size_t)mmx_mesh_nverts(mmx_dist_mesh_local(one)) * sizeof *loc + 4) : NULL;
+        mmx_smooth_options o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+        const mmx_status s = one ? mmx_dist_smooth(ctx, one, &o, loc, NULL) : MMX_OK;
+        CHECK(s == MMX_ERR_ARG && strstr(mmx_ctx_error(ctx), "2 ghost rings"),
+              "taubin on one ring: status %d (%s)", (int)s, mmx_ctx_error(ctx));
+        free(loc);
+        mmx_dist_mesh_free(one);
+    }
+    /* different meshes on the ranks: refused on every rank */
+    if (R > 1) {
+        mmx_mesh *other = make(ctx, rank == R - 1 ? "grid:12:11" : "grid:12:12");
+        mmx_dist_mesh *bad = NULL;
+        const mmx_status s = mmx_dist_mesh_create(ctx, d, other, NULL, 1, &bad);
+        CHECK(s == MMX_ERR_ARG && !bad, "different meshes: status %d", (int)s);
+        mmx_mesh_free(other);
+    }
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+int main(int argc, char **argv)
+{
+    if (!mmx_dist_available()) {
+        printf("SKIP: this build has no MPI (meson -Dmpi=enabled; Debian: libopenmpi-dev)\n");
+        return 77;
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Init(&argc, &argv);
+#else
+    (void)argc, (void)argv;
+#endif
+    mmx_ctx *ctx = NULL;
+    mmx_dist *d = NULL;
+    if (mmx_ctx_create(&ctx) || mmx_dist_create(ctx, NULL, &d)) {
+        fprintf(stderr, "set-up: %s\n", mmx_ctx_error(ctx));
+        return 1;
+    }
+    rank = mmx_dist_rank(d);
+    const int R = mmx_dist_size(d);
+    const char *smooth_meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2",
+                                   "tri:grid:10:8"};
+    for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
+        check_normals_smooth(ctx, d, smooth_meshes[i]);
+    /* One ghost ring is enough for any number of levels (the surface over a face depends on
+     * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
+     * boundary modes, the non-manifold vertex and mixed orders. */
+    for (int L = 1; L <= 3; L++) {
+        check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, L);
+        check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        sopts.crease = MMX_CREASE_CHAIKIN;
+        check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        sopts.crease = MMX_CREASE_FROM_MESH;
+        sopts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+    }
+    check_cg(ctx, d, "grid:30:20");
+    check_cg(ctx, d, "icosphere:3");
+    check_failure(ctx, d, R);
+#ifdef MMX_HAVE_MPI
+    int total = 0;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0) printf("%s: %d ranks, %d failed checks\n", total ? "FAIL" : "PASS", R, total);
+    mmx_dist_free(d);
+    mmx_ctx_free(ctx);
+    MPI_Finalize();
+    return total ? 1 : 0;
+#else
+    return 1;
+#endif
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The mmx tool under mpirun (tools/dist_run.c), run by meson as the 'tool_dist' test:
+#   tool_dist_test.sh MMX MPIRUN
+# normals and smooth over 2-4 ranks write the single process's file byte for byte (the same
+# sums in the same order); subdiv over ranks gives the single process's counts and a --json
+# report whose "ranks" is R; options and commands that do not run over ranks are usage errors;
+# bad input on one rank stops every rank with one message naming the rank.
+set -u
+MMX=${1:?usage: tool_dist_test.sh MMX MPIRUN}
+MPIRUN=${2:?usage: tool_dist_test.sh MMX MPIRUN}
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mmx_dist_test.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; shift; for l in "$@"; do printf '     %s\n' "$l"; done; }
+# mpi R ARGS...: mmx ARGS on R ranks; sets rc, out, err.
+mpi() {
+    local r=$1
+    shift
+    "$MPIRUN" --oversubscribe -n "$r" "$MMX" "$@" >"$TMP/stdout" 2>"$TMP/stderr"
+    rc=$?
+    out=$(cat "$TMP/stdout")
+    err=$(cat "$TMP/stderr")
+}
+
+# Byte for byte against one process.
+same() {
+    local name=$1 r=$2
+    shift 2
+    "$MMX" "$@" "$TMP/one.obj" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.obj"
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" && [[ "$out" == *"ranks"*"$r (MPI)"* ]]; then
+        ok "$name on $r ranks: the single process's file"
+    else
+        bad "$name on $r ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+same "normals" 2 normals builtin:icosphere:4
+same "normals --weight angle" 4 normals --weight angle builtin:grid:40:30
+same "smooth laplacian" 3 smooth --method laplacian --iterations 4 builtin:icosphere:4
+same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fix-boundary builtin:grid:40:30
+
+# subdiv: the counts, once, and the JSON report.
+"$MMX" subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/one.obj" --quiet
+mpi 3 subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/many.obj" --json
+want=$(grep -c '^f ' "$TMP/one.obj")
+got=$(grep -c '^f ' "$TMP/many.obj" 2>/dev/null)
+if [ "$rc" -eq 0 ] && [ "$got" = "$want" ] && [[ "$out" == *'"ranks": 3'* ]]; then
+    ok "subdiv loop 2 on 3 ranks: $got faces as one process, \"ranks\": 3"
+else
+    bad "subdiv loop on 3 ranks" "rc $rc, $got faces, want $want" "${out:0:400}" "${err:0:400}"
+fi
+if command -v python3 >/dev/null; then
+    printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["ranks"] == 3 and len(j["per_rank"]) == 3' \
+        && ok "subdiv --json over ranks parses, one object, per_rank of 3" || bad "subdiv --json over ranks" "${out:0:400}"
+fi
+
+# Usage errors, before any work.
+mpi 2 subdiv --scheme cc --levels 2 --boundary edge-only builtin:cube "$TMP/x.obj"
+[ "$rc" -ne 0 ] && [[ "$err" == *"--boundary does not run over MPI ranks yet"* ]] \
+    && ok "an option not run over ranks: refused, named" || bad "option over ranks" "rc $rc" "${err:0:300}"
+mpi 2 info builtin:cube
+[ "$rc" -ne 0 ] && [[ "$err" == *"does not run over MPI ranks"* ]] \
+    && ok "a command not run over ranks: refused" || bad "info over ranks" "rc $rc" "${err:0:300}"
+mpi 2 smooth --method mcf builtin:cube "$TMP/x.obj"
+[ "$rc" -ne 0 ] && [[ "$err" == *"mcf does not run over MPI ranks"* ]] \
+    && ok "smooth --method mcf over ranks: refused" || bad "mcf over ranks" "rc $rc" "${err:0:300}"
+
+# Bad input in one rank's part: every rank stops, one message naming the rank.
+{
+    for y in $(seq 0 20); do for x in $(seq 0 20); do
+        if [ "$x" = 20 ] && [ "$y" = 20 ]; then echo "v 1e30 $y 0"; else echo "v $x $y 0"; fi
+    done; done
+    for y in $(seq 0 19); do for x in $(seq 0 19); do
+        a=$((y * 21 + x + 1)); echo "f $a $((a + 1)) $((a + 22)) $((a + 21))"
+    done; done
+} >"$TMP/far.obj"
+mpi 3 subdiv --scheme cc --levels 2 "$TMP/far.obj" "$TMP/x.obj"
+n=$(printf '%s\n' "$err" | grep -c 'rank [0-9]*:')
+[ "$rc" -ne 0 ] && [ "$n" = 1 ] && [ ! -e "$TMP/x.obj" ] \
+    && ok "bad input on one rank: every rank stops, one message naming it, no output" \
+    || bad "bad input over ranks" "rc $rc, $n messages" "${err:0:400}"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

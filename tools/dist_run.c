@@ -1,0 +1,303 @@
+/* mmx under `mpirun -n R` (R > 1): normals, smooth and subdiv on the mesh partitioned over the
+ * ranks (dist.h). Every rank reads the whole input and cuts its part (the library's simple
+ * first construction), computes it with its ghost rings, and rank 0 gathers the result and
+ * writes it once. The report (rank 0's) adds the ranks, each rank's part and halo, its time
+ * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
+ * agreed over the ranks (mmx_dist_agree): every rank exits 1, and rank 0 prints the sentence,
+ * which names the rank. */
+#include <stdlib.h>
+#include <string.h>
+#include "dist_run.h"
+#ifdef MMX_HAVE_MPI
+#include <mpi.h>
+#endif
+
+int dist_launched(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0) return atoi(v);
+    }
+    return 1;
+}
+
+/* An option's value by its name in the command's table (NULL: not given). */
+static const char *value(const tool_cmd *cmd, const tool_args *a, const char *name)
+{
+    for (int i = 0; i < cmd->nopts; i++)
+        if (!strcmp(cmd->opts[i].name, name)) return a->value[i];
+    return NULL;
+}
+
+/* Every option given is one of `ok` (a NULL-ended list), else a usage error naming it. */
+static int only(const tool_cmd *cmd, const tool_args *a, const char *const *ok, int R)
+{
+    for (int i = 0; i < cmd->nopts; i++) {
+        if (!a->value[i]) continue;
+        int found = 0;
+        for (const char *const *o = ok; *o && !found; o++) found = !strcmp(*o, cmd->opts[i].name);
+        if (!found)
+            return usage_error("--%s does not run over MPI ranks yet (%d ranks): run mmx %s "
+                               "without mpirun for it", cmd->opts[i].name, R, cmd->name);
+    }
+    return 0;
+}
+
+#ifdef MMX_HAVE_MPI
+
+/* One rank's figures, gathered on rank 0 for the report. */
+typedef struct rank_row {
+    long long owned_faces, ghost_faces, owned_verts, local_verts, halo_verts, sent_bytes;
+    long long out_faces;
+    double ms;
+} rank_row;
+
+static void report_ranks(const rank_row *rows, int R, int rings, double total_ms)
+{
+    long long sent = 0, halo = 0;
+    for (int q = 0; q < R; q++) sent += rows[q].sent_bytes, halo += rows[q].halo_verts;
+    row("ranks", "%d (MPI), %d ghost ring%s; halo %lld vertices; %lld bytes exchanged and "
+        "gathered; %.3f ms", R, rings, rings == 1 ? "" : "s", halo, sent, total_ms);
+    for (int q = 0; q < R; q++) {
+        char label[32];
+        snprintf(label, sizeof label, "rank %d", q);
+        row(label, "%lld faces + %lld ghosts, %lld of %lld vertices owned, halo %lld, %s%.3f ms, "
+            "%lld bytes sent", rows[q].owned_faces, rows[q].ghost_faces, rows[q].owned_verts,
+            rows[q].local_verts, rows[q].halo_verts, "", rows[q].ms, rows[q].sent_bytes);
+    }
+    js_int("ranks", R);
+    js_int("rings", rings);
+    js_int("exchanged_bytes", sent);
+    js_ms("dist_ms", total_ms);
+    js_array("per_rank");
+    for (int q = 0; q < R; q++) {
+        js_object(NULL);
+        js_int("owned_faces", rows[q].owned_faces);
+        js_int("ghost_faces", rows[q].ghost_faces);
+        js_int("owned_verts", rows[q].owned_verts);
+        js_int("local_verts", rows[q].local_verts);
+        js_int("halo_verts", rows[q].halo_verts);
+        js_int("sent_bytes", rows[q].sent_bytes);
+        if (rows[q].out_faces >= 0) js_int("result_faces", rows[q].out_faces);
+        js_ms("ms", rows[q].ms);
+        js_end();
+    }
+    js_end();
+}
+
+typedef struct job {
+    const tool_cmd *cmd;
+    const tool_args *a;
+    int R, me;
+    mmx_ctx *ctx;
+    mmx_dist *d;
+} job;
+
+/* The agreed status as the tool's exit: rank 0 prints the sentence. */
+static int agreed(job *j, mmx_status s, const char *what)
+{
+    s = mmx_dist_agree(j->ctx, j->d, s);
+    if (!s) return EXIT_OK;
+    if (j->me == 0) fail(j->ctx, s, what);
+    return EXIT_FAIL;
+}
+
+static int run_job(job *j, const tool_input *in, const tool_output *out)
+{
+    const tool_cmd *cmd = j->cmd;
+    const tool_args *a = j->a;
+    const int is_subdiv = !strcmp(cmd->name, "subdiv"), is_smooth = !strcmp(cmd->name, "smooth");
+    /* The operation's parameters, parsed before any work. */
+    mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
+    int levels = 1, rings = 1;
+    mmx_normal_weight weight = MMX_NORMAL_AREA;
+    mmx_smooth_options so = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
+    if (is_subdiv) {
+        if (parse_scheme(value(cmd, a, "scheme"), -1, &scheme)) return EXIT_USAGE;
+        if (!parse_levels(value(cmd, a, "levels"), 1, &levels))
+            return usage_error("--levels needs a whole number from 0 to %d", MAX_LEVELS);
+        rings = mmx_dist_rings("subdiv:1");
+    } else if (is_smooth) {
+        const char *m = value(cmd, a, "method"), *it = value(cmd, a, "iterations");
+        const char *lam = value(cmd, a, "lambda") ? value(cmd, a, "lambda") : value(cmd, a, "step");
+        const char *mu = value(cmd, a, "mu");
+        mmx_smooth_method method = MMX_SMOOTH_TAUBIN;
+        if (m && mmx_smooth_method_parse(NULL, m, &method))
+            return usage_error("unknown --method '%s'", m);
+        so = mmx_smooth_defaults(method);
+        if (it && !parse_int(it, 0, 1000000, &so.iterations))
+            return usage_error("--iterations needs a whole number from 0 to 1000000, got '%s'", it);
+        char *end = NULL;
+        if (lam && ((so.step = strtof(lam, &end)), !end || *end))
+            return usage_error("--lambda needs a number, got '%s'", lam);
+        if (mu && ((so.mu = strtof(mu, &end)), !end || *end))
+            return usage_error("--mu needs a number, got '%s'", mu);
+        so.fix_boundary = value(cmd, a, "fix-boundary") != NULL;
+        char name[40];
+        snprintf(name, sizeof name, "smooth:%s", mmx_smooth_method_name(method));
+        rings = mmx_dist_rings(name);
+        if (rings < 0)
+            return usage_error("--method %s does not run over MPI ranks yet", mmx_smooth_method_name(method));
+    } else {
+        const char *w = value(cmd, a, "weight");
+        if (w && mmx_normal_weight_parse(NULL, w, &weight))
+            return usage_error("unknown --weight '%s' (use area, angle or uniform)", w);
+    }
+
+    mmx_mesh *mesh = NULL, *result = NULL;
+    mmx_dist_mesh *dm = NULL;
+    float *loc = NULL, *whole = NULL;
+    double load_ms = 0;
+    int rc = input_load(j->ctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+    /* The reading rank printed its failure; the others learn of it here. */
+    mmx_status s = rc ? MMX_ERR_IO : MMX_OK;
+    if (!s && !mesh->pos) s = MMX_ERR_ARG;
+    if (mmx_dist_agree(j->ctx, j->d, s)) {
+        mmx_mesh_free(mesh);
+        if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
+        return EXIT_FAIL;
+    }
+    /* What the partitioned operations do not carry, said once (dist.h). */
+    if (j->me == 0 && is_subdiv && mesh->uv)
+        fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
+                "result has none; run without mpirun to keep them)\n", in->name);
+    const double t0 = now_ms();
+    s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
+    if (s) {
+        mmx_mesh_free(mesh);
+        if (j->me == 0) fail(j->ctx, s, in->name);
+        return EXIT_FAIL;
+    }
+    const mmx_mesh *local = mmx_dist_mesh_local(dm);
+    const mmx_index nl = mmx_mesh_nverts(local);
+    long long out_faces = -1;
+    s = MMX_OK;
+    if (!is_subdiv) {
+        loc = malloc(3 * (size_t)nl * sizeof *loc + 4);
+        if (j->me == 0) whole = malloc(3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole + 4);
+        if (!loc || (j->me == 0 && !whole)) s = MMX_ERR_NOMEM;
+    }
+    rc = agreed(j, s, "out of host memory");
+    mmx_smooth_report sr;
+    memset(&sr, 0, sizeof sr);
+    mmx_dist_subdiv_report dr;
+    memset(&dr, 0, sizeof dr);
+    if (!rc) {
+        if (is_subdiv)
+            s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, NULL, &result, &dr);
+        else if (is_smooth)
+            s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
+        else
+            s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
+        if (!s && !is_subdiv) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        if (s) {
+            if (j->me == 0) fail(j->ctx, s, in->name);
+            rc = EXIT_FAIL;
+        }
+    }
+    const double ms = now_ms() - t0;
+    if (!rc && j->me == 0 && !is_subdiv) {
+        /* The gathered values into rank 0's whole mesh. */
+        if (is_smooth) {
+            memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
+            s = MMX_OK;
+        } else {
+            s = mmx_mesh_set_normals(j->ctx, mesh, whole, MMX_SPACE_HOST);
+        }
+        if (s) rc = fail(j->ctx, s, in->name);
+    }
+    if (is_subdiv) out_faces = dr.owned_faces;
+    /* The per-rank figures to rank 0. */
+    mmx_dist_info info;
+    mmx_dist_mesh_info(dm, &info);
+    rank_row mine = {info.owned_faces, info.ghost_faces, info.owned_verts, info.local_verts,
+                     info.halo_recv_verts, info.exchanged_bytes, out_faces, ms};
+    rank_row *rows = j->me == 0 ? calloc((size_t)j->R, sizeof *rows) : NULL;
+    MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+    if (!rc && j->me == 0) {
+        const mmx_mesh *res = is_subdiv ? result : mesh;
+        long long bytes = -1;
+        double write_ms = 0;
+        rc = output_write_mesh(j->ctx, res, out, &bytes, &write_ms);
+        if (!rc) {
+            char counts[COUNTS_LEN];
+            row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
+                counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+            if (is_subdiv)
+                row("operation", "%s, %d level%s, each rank refining its part and one ghost ring "
+                    "with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
+            else if (is_smooth)
+                row("operation", "%s, %d iteration%s, a halo exchange per step",
+                    mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");
+            else
+                row("operation", "vertex normals (%s), one halo exchange", mmx_normal_weight_name(weight));
+            row("result", "%s", counts_text(counts, mmx_mesh_nverts(res), mmx_mesh_nfaces(res)));
+            report_ranks(rows, j->R, rings, ms);
+            row_output(out, bytes, write_ms);
+            js_input(in->name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
+            js_output(out, mmx_mesh_nverts(res), mmx_mesh_nfaces(res), bytes, write_ms);
+        }
+    }
+    /* rank 0's write decides the exit status of every rank */
+    int r0 = rc;
+    MPI_Bcast(&r0, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!rc) rc = r0;
+    free(rows), free(loc), free(whole);
+    mmx_mesh_free(result);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(mesh);
+    return rc;
+}
+
+int dist_run(const tool_cmd *cmd, const tool_args *a)
+{
+    static const char *const subdiv_ok[] = {"scheme", "levels", "format", "from", "to", "discard", NULL};
+    static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
+                                            "fix-boundary", "format", "from", "to", "discard", NULL};
+    static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};
+    const int R = dist_launched();
+    const char *const *ok = !strcmp(cmd->name, "subdiv")    ? subdiv_ok
+                            : !strcmp(cmd->name, "smooth")  ? smooth_ok
+                            : !strcmp(cmd->name, "normals") ? normals_ok
+                                                            : NULL;
+    if (!ok)
+        return usage_error("mmx %s does not run over MPI ranks (started by mpirun with %d ranks): "
+                           "normals, smooth and subdiv do", cmd->name, R);
+    if (only(cmd, a, ok, R)) return EXIT_USAGE;
+    if (a->global[G_BACKEND] && strcmp(a->global[G_BACKEND], "host"))
+        return usage_error("over MPI ranks the host backend only, for now");
+    tool_input in;
+    tool_output out;
+    int rc = mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"), value(cmd, a, "to"),
+                         value(cmd, a, "format"), &in, &out);
+    if (rc) return rc;
+    int provided = 0;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+    job j = {cmd, a, R, 0, NULL, NULL};
+    if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
+        fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
+        MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+    }
+    j.me = mmx_dist_rank(j.d), j.R = mmx_dist_size(j.d);
+    /* One report, rank 0's; the others print only what fails before the ranks agree. */
+    if (j.me != 0) report_begin(REPORT_QUIET, cmd->name);
+    rc = run_job(&j, &in, &out);
+    mmx_dist_free(j.d);
+    mmx_ctx_free(j.ctx);
+    MPI_Finalize();
+    return rc;
+}
+
+#else
+
+int dist_run(const tool_cmd *cmd, const tool_args *a)
+{
+    static const char *const none[] = {NULL};
+    (void)only, (void)value, (void)a, (void)none;
+    return usage_error("mmx %s was started by mpirun with %d ranks, but this mmx was built "
+                       "without MPI (meson -Dmpi=enabled; Debian: libopenmpi-dev)",
+                       cmd->name, dist_launched());
+}
+
+#endif
