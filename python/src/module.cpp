@@ -187,8 +187,10 @@ nb::object make_array(nb::handle ctx_obj, mmx_space space, const void *p,
                                                nullptr, dt));
     }
     Context *c = ctx_of(ctx_obj);
-    nb::ndarray<> a((void *) p, shape.size(), shape.data(), owner, nullptr, dt,
-                    nb::device::cuda::value, mmx_ctx_device(c->ctx));
+    // array_api: nanobind exports an object with __dlpack__ and __dlpack_device__ (with no
+    // framework it exports a bare DLPack capsule, which has neither and can be consumed once).
+    nb::ndarray<nb::array_api> a((void *) p, shape.size(), shape.data(), owner, nullptr, dt,
+                                 nb::device::cuda::value, mmx_ctx_device(c->ctx));
     DeviceArray *d = new DeviceArray{nb::cast(a), nb::borrow(ctx_obj)};
     return nb::cast(d, nb::rv_policy::take_ownership);
 }
@@ -337,7 +339,10 @@ void read_array(nb::handle obj, nb::handle ctx_obj, const char *name, InArray<T>
                                               : dt.code == (uint8_t) nb::dlpack::dtype_code::Int);
     if (exact && contig) { // in place
         out.p = (const T *) a.data();
-        out.keep = nb::cast(a);
+        // The caller's object keeps the memory alive. A host array comes back as itself from
+        // nb::cast; a device array was imported from a DLPack capsule, which nanobind cannot
+        // export again without a copy: keep the producer (tensor, cupy array) instead.
+        out.keep = dev ? nb::borrow(obj) : nb::cast(a);
         out.in_place = true;
         if (dev && !c->user_stream) out.wait_for = c->ctx;
         return;
