@@ -472,8 +472,12 @@ __global__ void elem_locals(long long nlf, const mmx_csc M, const mmx_index *fe,
     mmx_index n = 0;
     for (int64_t c = a; c < b; c++) {
         const mmx_index x = EDGE ? fe[c] >> 1 : M.rowidx[c];
+        /* No earlier corner of g names x: a face names each vertex once (the mesh matrix
+         * holds one entry per vertex and face; the constructors and readers refuse repeats),
+         * so its k >= 3 edges are distinct too. Scanning the earlier corners here made the
+         * build quadratic in the face's size (a face of 30,000 corners ran for minutes on
+         * one thread); the host build, which marks elements, is linear. */
         bool first = true;
-        for (int64_t c2 = a; c2 < c && first; c2++) first = (EDGE ? fe[c2] >> 1 : M.rowidx[c2]) != x;
         for (mmx_index q = inc_off[x]; q < inc_off[x + 1] && first; q++) {
             const mmx_index h = inc[q];
             if (h >= g) break;
