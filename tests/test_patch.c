@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "patch_sets.h"
 #include "spec/spec.h"
 #include "patch/patch_internal.h"
 
@@ -1159,26 +1160,6 @@ static mmx_patch_set *follow_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_inde
     return ps;
 }
 
-/* Two host sets with the same arrays. */
-static void expect_same_host_set(const mmx_patch_set *a, const mmx_patch_set *b, const char *name)
-{
-    cr_assert_eq(a->npatches, b->npatches, "%s: %d patches, %d", name, a->npatches, b->npatches);
-    const size_t np = (size_t)a->npatches;
-#define SAME(f, n) cr_assert(memcmp(a->f, b->f, (n) * sizeof *a->f) == 0, "%s: " #f " differs", name)
-    SAME(face_off, np + 1);
-    SAME(edge_off, np + 1);
-    SAME(vert_off, np + 1);
-    SAME(corner_off, np + 1);
-    SAME(owned, 3 * np);
-    SAME(l2g_f, (size_t)a->face_off[np]);
-    SAME(l2g_e, (size_t)a->edge_off[np]);
-    SAME(l2g_v, (size_t)a->vert_off[np]);
-    SAME(fe, (size_t)a->corner_off[np]);
-    SAME(ev, 2 * (size_t)a->edge_off[np]);
-    SAME(face_patch, (size_t)a->nfaces);
-#undef SAME
-}
-
 /* The labels of a round's output: each face's origin's patch in the set before the round. */
 static mmx_index *labels_after(mmx_ctx *ctx, const mmx_patch_set *before, mmx_cavity_kind kind,
                                const mmx_cavity_seed *sd, mmx_index n, mmx_index nfaces_after)
@@ -1247,7 +1228,7 @@ Test(patch, follow_without_edits_gives_the_same_set)
             mmx_patch_set *fs = follow_set(ctx, m, fp, Ss[j]);
             char name[96];
             snprintf(name, sizeof name, "%s S=%d", specs[i], Ss[j]);
-            expect_same_host_set(ps, fs, name);
+            tu_expect_same_patch_sets(ps, fs, name);
             mmx_patch_set_free(fs);
             /* Labels spread over a large range choose the same grouping. */
             for (mmx_index f = 0; f < ps->nfaces; f++) fp[f] = 2000000000 - 7919 * fp[f];
@@ -1262,7 +1243,7 @@ Test(patch, follow_without_edits_gives_the_same_set)
             const int S = Ss[j] ? Ss[j] : MMX_PATCH_DEFAULT_FACES;
             check_invariants(ctx, m, fs, 2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES);
             if (ps->nfaces > (2 * S < MMX_PATCH_MAX_FACES ? 2 * S : MMX_PATCH_MAX_FACES))
-                expect_same_host_set(ps, fs, name);
+                tu_expect_same_patch_sets(ps, fs, name);
             mmx_patch_set_free(fs);
             free(fp);
             mmx_patch_set_free(ps);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "patch_sets.h"
 #include "patch/patch_internal.h"
 #include "dynamic/patch_keep.h"
 
@@ -192,26 +193,6 @@ static void check_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps, 
     }
 }
 
-/* Two host sets hold the same arrays. */
-static void expect_same(const mmx_patch_set *a, const mmx_patch_set *b, const char *what)
-{
-    cr_assert_eq(a->npatches, b->npatches, "%s: %d patches vs %d", what, a->npatches, b->npatches);
-    const size_t np = (size_t)a->npatches;
-#define SAME(f, n) cr_assert(memcmp(a->f, b->f, (n) * sizeof *a->f) == 0, "%s: " #f " differs", what)
-    SAME(face_off, np + 1);
-    SAME(edge_off, np + 1);
-    SAME(vert_off, np + 1);
-    SAME(corner_off, np + 1);
-    SAME(owned, 3 * np);
-    SAME(l2g_f, (size_t)a->face_off[np]);
-    SAME(l2g_e, (size_t)a->edge_off[np]);
-    SAME(l2g_v, (size_t)a->vert_off[np]);
-    SAME(fe, (size_t)a->corner_off[np]);
-    SAME(ev, 2 * (size_t)a->edge_off[np]);
-    SAME(face_patch, (size_t)a->nfaces);
-#undef SAME
-}
-
 /* The kept set ps (updated from the set whose owners were old_fp, np_old patches, through
  * origin: NULL for the identity) on the round's output m: the invariants above, the bound of
  * mmx_patch_set_follow, the very set mmx_patch_set_follow gives for the labels, and no patch
@@ -227,7 +208,7 @@ static void check_kept(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps,
     mmx_patch_options o = {ps->max_faces};
     mmx_patch_set *fresh = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, m, label, NULL, &o, &fresh));
-    expect_same(ps, fresh, what);
+    tu_expect_same_patch_sets(ps, fresh, what);
     mmx_patch_set_free(fresh);
     mmx_index *first = malloc(((size_t)ps->npatches + 1) * sizeof *first);
     cr_assert(first);
@@ -410,10 +391,10 @@ Test(patch_follow, update_arguments)
     origin[7] = m->M->ncols;
     cr_expect_eq(mmx_patch_set_update(ctx, ps, big, origin, NULL), MMX_ERR_ARG);
     cr_expect(strstr(mmx_ctx_error(ctx), "face 7") != NULL, "%s", mmx_ctx_error(ctx));
-    expect_same(ps, ref, "after refusals");
+    tu_expect_same_patch_sets(ps, ref, "after refusals");
     /* The identity: the same set again. */
     MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, m, NULL, NULL));
-    expect_same(ps, ref, "identity");
+    tu_expect_same_patch_sets(ps, ref, "identity");
     /* A set of another mesh is refused by the runs of rounds. */
     mmx_remesh_options ro = mmx_remesh_defaults();
     ro.patches = ps;
@@ -455,7 +436,7 @@ Test(patch_follow, delaunay_keeps_the_set)
         if (cur != m) mmx_mesh_free(cur);
         cur = next;
     }
-    expect_same(ps, chain, "delaunay");
+    tu_expect_same_patch_sets(ps, chain, "delaunay");
     check_set(ctx, out, ps, mmx__patch_follow_bound(20), "delaunay");
     mmx_mesh_free(cur);
     mmx_mesh_free(out), mmx_mesh_free(m);
@@ -497,7 +478,7 @@ Test(patch_follow, remesh_keeps_the_set)
         cr_assert(memcmp(oa->M->rowidx, plain->M->rowidx, (size_t)oa->M->nnz * sizeof *oa->M->rowidx) == 0,
                   "%s: patches changed the remeshing", shapes[t]);
         check_set(ctx, oa, a, mmx__patch_follow_bound(32), shapes[t]);
-        expect_same(a, b, shapes[t]);
+        tu_expect_same_patch_sets(a, b, shapes[t]);
         mmx_mesh_free(plain), mmx_mesh_free(oa), mmx_mesh_free(ob);
         mmx_patch_set_free(a), mmx_patch_set_free(b);
         /* After one and after three iterations as well. */
