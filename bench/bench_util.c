@@ -1,5 +1,6 @@
 /* See bench_util.h. */
 #include <string.h>
+#include <time.h>
 #include "bench_util.h"
 #include "bench_clock.h"
 
@@ -99,6 +100,13 @@ void bu_gpu_name(char *buf, size_t cap)
     BU_CUDA(cudaDriverGetVersion(&drv));
     snprintf(buf, cap, "%s (CUDA driver API %d.%d, %d SMs, %.0f GiB)", p.name, drv / 1000,
              drv % 1000 / 10, p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30));
+}
+
+void bu_date(char *buf, size_t cap)
+{
+    const time_t now = time(NULL);
+    struct tm tm;
+    strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
 }
 
 float *bu_dev_fill(size_t n, float v)

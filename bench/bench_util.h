@@ -58,6 +58,9 @@ void bu_pool_reset_high(cudaMemPool_t pool);
 /* "NVIDIA H200, driver 580.xx" into buf. */
 void bu_gpu_name(char *buf, size_t cap);
 
+/* The local date and time, "YYYY-MM-DD HH:MM:SS ZONE", into buf: each result's header. */
+void bu_date(char *buf, size_t cap);
+
 /* What every GPU benchmark starts from: [--quick] [--csv FILE] parsed, a CUDA context on
  * device 0 with a cuSPARSE handle on its stream, the GPU's description, and the two meshes
  * measured: a quad torus and a triangle icosphere of 4M+ faces (small ones with --quick). */

@@ -236,9 +236,7 @@ int main(int argc, char **argv)
     }
     char gpu[300], date[64];
     bu_gpu_name(gpu, sizeof gpu);
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    bu_date(date, sizeof date);
     printf("dynamic (Delaunay edge flips), %s\nGPU: %s\n", date, gpu);
     printf("CPU peer: CGAL has no surface-mesh Delaunay edge-flip function (only the one flip "
            "CGAL::Euler::flip_edge,\nand Delaunay triangulations of point sets); the CPU row is "

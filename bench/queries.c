@@ -323,9 +323,7 @@ int main(int argc, char **argv)
     char gpu[300], date[64];
     bu_gpu_name(gpu, sizeof gpu);
     tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(cuda));
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    bu_date(date, sizeof date);
     printf("queries, %s\nGPU: %s; copy bandwidth %.3f TB/s\n", date, gpu, tbps);
     if (csv)
         fprintf(csv, "# gpu: %s\n# copy_tbps: %.4f\n# date: %s\nmesh,order,verts,faces,query,patch_ms,"

@@ -318,9 +318,7 @@ int main(int argc, char **argv)
     }
     char gpu[300], date[64];
     bu_gpu_name(gpu, sizeof gpu);
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    bu_date(date, sizeof date);
     printf("remesh (isotropic remeshing, 3 iterations, L = the mean edge length, features over "
            "60 degrees), %s\nGPU: %s\n", date, gpu);
     if (csv)

@@ -278,9 +278,7 @@ int main(int argc, char **argv)
     }
     char gpu[300], date[64];
     bu_gpu_name(gpu, sizeof gpu);
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    bu_date(date, sizeof date);
     printf("simplify (QEM edge collapses to %g of the faces), %s\nGPU: %s\n", ratio, date, gpu);
     char path[4096];
     snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);

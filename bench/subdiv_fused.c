@@ -429,9 +429,7 @@ int main(int argc, char **argv)
     char gpu[300], date[64];
     bu_gpu_name(gpu, sizeof gpu);
     tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(cuda));
-    time_t now = time(NULL);
-    struct tm tm;
-    strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", localtime_r(&now, &tm));
+    bu_date(date, sizeof date);
     const char *commit = getenv("MMX_COMMIT");
     printf("subdiv_fused, %s\nGPU: %s; copy bandwidth %.3f TB/s\n\n", date, gpu, tbps);
     printf("| case | order | L | faces | fused chain | last | fused wall | alg chain | alg wall |"
