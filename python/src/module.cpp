@@ -348,7 +348,9 @@ void read_array(nb::handle obj, nb::handle ctx_obj, const char *name, InArray<T>
         return;
     }
     // The host may need numpy to gather a strided array or to widen another type to 64 bits.
-    nb::object src = nb::cast(a);
+    // (A device array is read where it lies: nanobind cannot export an imported DLPack
+    // capsule again without a copy, so no object is made of it here.)
+    nb::object src; // the gathered or widened host copy: alive until converted below
     bool wide = dt.bits == 64 && (want_float ? is_float
                                              : dt.code == (uint8_t) nb::dlpack::dtype_code::Int);
     if (!dev && (!contig || !(exact || wide))) {
