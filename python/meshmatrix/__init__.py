@@ -32,7 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Context", "Mesh", "SubdivPlan", "DeviceArray", "load", "shape", "from_dlpack",
     "subdivide", "plan", "query", "adjacency", "laplacian", "mass_matrix", "operator",
-    "normals", "face_normals", "smooth", "delaunay", "remesh", "has_cuda", "cuda_device_count",
+    "normals", "face_normals", "smooth", "delaunay", "remesh", "simplify", "has_cuda", "cuda_device_count",
     "Error", "ArgumentError", "OutOfMemoryError", "FileError", "ParseError", "MeshError",
     "SizeError", "NoDeviceError", "CudaError", "SpaceError", "UnsupportedError", "InternalError",
 ]
@@ -215,3 +215,20 @@ def remesh(mesh: Mesh, target_length: float = 0.0, iterations: int = -1,
     """Isotropic remeshing of a triangle mesh towards edge length ``target_length`` (0: the
     mean edge length), Botsch and Kobbelt 2004 (mmx_remesh); iterations -1: 3."""
     return _mm._remesh(mesh, target_length, iterations, feature_angle, report)
+
+
+def simplify(mesh: Mesh, faces: int = 0, ratio: float = 0.0, max_error: float = 0.0,
+             feature_angle: float = 180.0, report: bool = False) -> Any:
+    """Quadric error simplification of a triangle mesh (Garland and Heckbert 1997;
+    mmx_simplify): edge collapses in parallel rounds, cheapest first, until the mesh has at
+    most ``faces`` faces, or ``ratio`` of its faces, or no collapse stays within ``max_error``
+    (relative to the bounding box diagonal); at least one of the three must be given, and with
+    a face target and an error bound it stops at whichever comes first. Boundary vertices, and
+    the ends of edges whose faces bend by more than ``feature_angle`` degrees, never move. No
+    fold-over; the output is manifold and oriented; the same bytes on the host and CUDA. With
+    ``report=True`` returns ``(mesh, dict)``: faces and vertices in and out, rounds,
+    collapses, the largest error kept (relative to the diagonal) and the time in ms."""
+    if faces < 0 or ratio < 0 or max_error < 0:
+        raise ValueError("simplify: faces, ratio and max_error must not be negative")
+    return _mm._simplify(mesh, int(faces), float(ratio), float(max_error),
+                         float(feature_angle), report)

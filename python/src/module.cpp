@@ -822,6 +822,36 @@ nb::object mesh_remesh(Mesh &w, double target_length, int iterations, double fea
     return report ? nb::make_tuple(res, d) : res;
 }
 
+nb::object mesh_simplify(Mesh &w, mmx_index faces, double ratio, double max_error,
+                         double feature_angle, bool report)
+{
+    mmx_ctx *c = w.ctx();
+    mmx_simplify_options o = mmx_simplify_defaults();
+    o.target_faces = faces;
+    o.ratio = ratio;
+    o.max_error = max_error;
+    o.feature_angle = feature_angle;
+    mmx_mesh *m = nullptr;
+    mmx_simplify_report r{};
+    mmx_status s = mmx_simplify(c, w.m, &o, &m, &r);
+    if (s != MMX_OK) raise_status(c, s, "mmx_simplify");
+    nb::object res = wrap_mesh(m, w.ctx_obj);
+    if (!report) return res;
+    nb::dict d;
+    d["faces_in"] = r.faces_in;
+    d["faces_out"] = r.faces_out;
+    d["verts_in"] = r.verts_in;
+    d["verts_out"] = r.verts_out;
+    d["target_faces"] = r.target_faces;
+    d["locked_verts"] = r.locked_verts;
+    d["rounds"] = r.rounds;
+    d["collapses"] = r.collapses;
+    d["diagonal"] = r.diagonal;
+    d["max_error"] = r.max_error;
+    d["ms"] = r.ms;
+    return nb::make_tuple(res, d);
+}
+
 // ---- subdivision ----------------------------------------------------------------------------
 
 template <typename E>
@@ -1203,6 +1233,8 @@ NB_MODULE(_meshmatrix, m)
           "fix_boundary"_a, "path"_a, "report"_a);
     m.def("_delaunay", &mesh_delaunay, "mesh"_a, "report"_a);
     m.def("_remesh", &mesh_remesh, "mesh"_a, "target_length"_a, "iterations"_a,
+          "feature_angle"_a, "report"_a);
+    m.def("_simplify", &mesh_simplify, "mesh"_a, "faces"_a, "ratio"_a, "max_error"_a,
           "feature_angle"_a, "report"_a);
     m.def("has_cuda", []() { return (bool) mmx_has_cuda(); },
           "Whether the library was built with the CUDA backend.");

@@ -138,6 +138,15 @@ def test_torch_queries_operators_normals(torch):
                                mm.smooth(h, "taubin", iterations=3).V, atol=1e-4)
 
 
+def test_simplify_host_equals_cuda(torch):
+    ctx = mm.Context(device=0)
+    h = mm.shape("icosphere:3")
+    d = mm.simplify(h.to(ctx), ratio=0.3)
+    r = mm.simplify(h, ratio=0.3)
+    np.testing.assert_array_equal(torch.from_dlpack(d.F).cpu().numpy(), r.F)
+    np.testing.assert_array_equal(torch.from_dlpack(d.V).cpu().numpy(), r.V)
+
+
 def test_device_lifetimes(torch):
     ctx = mm.Context(device=0)
     m = mm.shape("cube", ctx=ctx)

@@ -236,6 +236,29 @@ def test_delaunay_and_remesh():
         mm.remesh(mm.shape("cube"))
 
 
+def test_simplify():
+    s = mm.shape("icosphere:3")
+    r, rep = mm.simplify(s, ratio=0.25, report=True)
+    assert rep["faces_in"] == s.nfaces and rep["faces_out"] == r.nfaces
+    assert r.nfaces <= -(-s.nfaces // 4) and r.nfaces > 0
+    assert r.validate()["valid"] and r.stats()["euler"] == 2
+    # Every kept vertex is one of the input's (collapses move vertices onto the quadrics'
+    # optimum, which for a sphere stays near the surface).
+    radius = np.linalg.norm(s.V, axis=1).mean()
+    assert np.all(np.abs(np.linalg.norm(r.V, axis=1) - radius) < 0.05 * radius)
+    assert rep["max_error"] >= 0.0 and rep["collapses"] > 0
+    t = mm.simplify(s, faces=400)
+    assert t.nfaces <= 400
+    e, rep_e = mm.simplify(s, max_error=1e-4, report=True)
+    assert rep_e["max_error"] <= 1e-4 and e.nfaces <= s.nfaces
+    with pytest.raises(mm.Error, match="mmx_simplify"):
+        mm.simplify(s)                          # no target, no ratio, no error bound
+    with pytest.raises(mm.Error, match="mmx_simplify"):
+        mm.simplify(mm.shape("cube"), ratio=0.5)  # quads: triangles only
+    with pytest.raises(ValueError):
+        mm.simplify(s, ratio=-1.0)
+
+
 def test_to_and_triangulate():
     m = mm.shape("mixed")
     t = m.triangulate()
