@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
+#include "dynamic/slide.h" /* the labelled query over feature segments */
 
 #define PI 3.14159265358979323846
 
@@ -410,4 +411,48 @@ Test(slide, cuda_matches_host)
     mmx_mesh_free(g);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
+}
+
+/* The labelled query over segments (slide.c's BVH of degenerate triangles (a, b, b)): for
+ * random segments in 3 labels and random points, the closest point of each label is the
+ * brute-force closest point on that label's segments (the distance equal within rounding),
+ * and without labels the closest over all. */
+Test(slide, labelled_segment_query_matches_brute_force)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    uint32_t seed = 17;
+    const mmx_index nseg = 300, nv = 2 * nseg;
+    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+    mmx_index *tri = malloc(3 * (size_t)nseg * sizeof *tri), *label = malloc((size_t)nseg * sizeof *label);
+    cr_assert(pos && tri && label);
+    for (mmx_index i = 0; i < 3 * nv; i++) pos[i] = (float)(tu_rng(&seed) % 10000) / 1000.0f;
+    for (mmx_index i = 0; i < nseg; i++) {
+        tri[3 * i] = 2 * i, tri[3 * i + 1] = tri[3 * i + 2] = 2 * i + 1;
+        label[i] = (mmx_index)(tu_rng(&seed) % 3);
+    }
+    mmx__bvh *b = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx__bvh_build(ctx, pos, nv, tri, nseg, &b));
+    const mmx__bvh_view v = mmx__bvh_host_view(b);
+    mmx_index *pairs = malloc(2 * (size_t)nseg * sizeof *pairs);
+    cr_assert(pairs);
+    for (int q = 0; q < 200; q++) {
+        double p[3], X[3], d2 = 0;
+        for (int k = 0; k < 3; k++) p[k] = (double)(tu_rng(&seed) % 12000) / 1000.0 - 1.0;
+        for (mmx_index want = -1; want < 3; want++) {
+            mmx_index n = 0;
+            for (mmx_index i = 0; i < nseg; i++)
+                if (want < 0 || label[i] == want) pairs[2 * n] = 2 * i, pairs[2 * n + 1] = 2 * i + 1, n++;
+            const double brute = to_segments(p, pos, pairs, n);
+            const mmx_index t = mmx__bvh_closest_in(&v, p, X, &d2, 0, want < 0 ? NULL : label, want);
+            cr_assert(t >= 0 && (want < 0 || label[t] == want), "query %d, label %d", q, (int)want);
+            cr_assert(fabs(sqrt(d2) - brute) <= 1e-9 * (1 + brute), "query %d, label %d: %.17g "
+                      "against %.17g", q, (int)want, sqrt(d2), brute);
+        }
+    }
+    free(pairs);
+    free(pos);
+    free(tri);
+    free(label);
+    mmx__bvh_free(b);
+    mmx_ctx_free(ctx);
 }
