@@ -493,11 +493,11 @@ typedef struct mmx_remesh_report {
  *      positions at the start of the step (Jacobi), then the closest point on the input's
  *      triangles (a BVH); with opts->slide_features, a vertex inside a feature line (below)
  *      gets the midpoint of its two neighbours on the line, then the closest point on the
- *      input's feature edges of that same line; a vertex whose closest-point query would test more than 256
- *      triangles (where many long triangles' boxes overlap, as at a fan's centre) stays where
- *      it is for the step, which keeps the step linear; rounds of VERTEX_MOVE place them (a
- *      move that would fold a face is dropped), until every vertex moved or was refused (at
- *      most 64).
+ *      input's feature edges of that same line; a vertex whose closest-point query would
+ *      test more than 256 triangles (where many long triangles' boxes overlap, as at a fan's
+ *      centre) stays where it is for the step, which keeps the step linear; rounds of
+ *      VERTEX_MOVE place them (a move that would fold a face is dropped), until every vertex
+ *      moved or was refused (at most 64).
  * No step makes a sliver: a collapse, flip or move whose new face would have a quality
  * (twice its area over its longest edge squared) under 0.05 and worse than the face it
  * replaces is not proposed (checked exactly: the kept edits of a round touch disjoint faces).
@@ -526,8 +526,9 @@ typedef struct mmx_remesh_report {
  * checks, the features, the mean length, the BVH over the input) and every round, each
  * round's seeds found by one thread per edge or vertex by the host's rules; but for the
  * sliding features' lines (their corners, labels and segments' BVH), which the set-up makes
- * once by the host's code from a copy of the positions and features, and copies back. The mean length
- * and the area are summed in one fixed blocked order on both backends (remesh_step.h).
+ * once by the host's code from a copy of the positions and features, and copies back. The
+ * mean length and the area are summed in one fixed blocked order on both backends
+ * (remesh_step.h).
  * opts may be NULL (the defaults); report may be NULL.
  * Errors: MMX_ERR_ARG (NULL mesh or out, no positions, a bad option, named),
  * MMX_ERR_SPACE (a device mesh on the host backend, a host mesh on CUDA), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
@@ -536,9 +537,11 @@ typedef struct mmx_remesh_report {
  * MMX_ERR_OVERFLOW (L so small that the surface would need more than 2^28 triangles: its
  * area over that of an equilateral triangle of side L), MMX_ERR_NOMEM.
  * Cost: per round the adjacency's (O(nnz log maxdeg)) plus O(nnz) for the seeds and the fill;
- * the BVH O(F log F) once and about O(log F) per projected vertex.
+ * the BVH O(F log F) once and about O(log F) per projected vertex; with sliding, the feature
+ * edges' BVH O(E_f log E_f) once and two queries of it per sliding vertex.
  * Synchronises: on CUDA, a few times per round (each round reads how many seeds it has, and
- * the selections wait once per step), since the next round's work depends on those counts. */
+ * the selections wait once per step), since the next round's work depends on those counts;
+ * with sliding, the set-up's copies of the features too. */
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report);
 

@@ -48,6 +48,13 @@ static mmx_index root(mmx_index *up, mmx_index i)
     return i;
 }
 
+/* The end of feature edge k (a key) that is not v. */
+static mmx_index other_end(uint64_t k, mmx_index v)
+{
+    const mmx_index a = (mmx_index)(k >> 32), b = (mmx_index)(uint32_t)k;
+    return a == v ? b : a;
+}
+
 /* 1 when the line through u, v, w turns at v by more than MMX__SLIDE_CORNER_DEG (or an edge
  * has no length: no direction to slide along). */
 static int corner(const float *pos, mmx_index u, mmx_index v, mmx_index w)
@@ -85,16 +92,14 @@ mmx_status mmx__slide_open(mmx_ctx *ctx, const float *pos, mmx_index nverts, con
                 if (first[ab[h]] < 0) first[ab[h]] = i;
                 else if (second[ab[h]] < 0) second[ab[h]] = i;
             }
-            tri[3 * (size_t)i] = ab[0], tri[3 * (size_t)i + 1] = ab[1], tri[3 * (size_t)i + 2] = ab[1];
+            mmx_index *t = tri + 3 * (size_t)i;
+            t[0] = ab[0], t[1] = t[2] = ab[1]; /* (a, b, b): its closest point is the segment's */
             sl->label[i] = i;
         }
         /* The corners, then the lines: edges joined through their unpinned line vertices. */
         for (mmx_index v = 0; v < nverts; v++) {
             if (fdeg[v] != 2 || pin[v]) continue;
-            const uint64_t k0 = feat[first[v]], k1 = feat[second[v]];
-            const mmx_index u = (mmx_index)(k0 >> 32) == v ? (mmx_index)(uint32_t)k0 : (mmx_index)(k0 >> 32);
-            const mmx_index w = (mmx_index)(k1 >> 32) == v ? (mmx_index)(uint32_t)k1 : (mmx_index)(k1 >> 32);
-            if (corner(pos, u, v, w)) {
+            if (corner(pos, other_end(feat[first[v]], v), v, other_end(feat[second[v]], v))) {
                 pin[v] = 1;
                 continue;
             }

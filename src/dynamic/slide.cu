@@ -49,10 +49,11 @@ extern "C" mmx_status mmx__slide_open_cuda(mmx_ctx *ctx, const float *pos, mmx_i
     mmx_status s = mmx__host_alloc(ctx, 3 * (size_t)nverts + 1, sizeof *hp, (void **)&hp);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nfeat + 1, sizeof *hf, (void **)&hf);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nverts + 1, 1, (void **)&hpin);
+    const size_t pos_bytes = 3 * (size_t)nverts * sizeof *hp, feat_bytes = (size_t)nfeat * sizeof *hf;
+    if (!s && nverts > 0) s = mmx__dev_copy(ctx, hp, MMX_SPACE_HOST, pos, MMX_SPACE_DEVICE, pos_bytes);
+    if (!s) s = mmx__dev_copy(ctx, hf, MMX_SPACE_HOST, feat, MMX_SPACE_DEVICE, feat_bytes);
     if (!s && nverts > 0)
-        s = mmx__dev_copy(ctx, hp, MMX_SPACE_HOST, pos, MMX_SPACE_DEVICE, 3 * (size_t)nverts * sizeof *hp);
-    if (!s) s = mmx__dev_copy(ctx, hf, MMX_SPACE_HOST, feat, MMX_SPACE_DEVICE, (size_t)nfeat * sizeof *hf);
-    if (!s && nverts > 0) s = mmx__dev_copy(ctx, hpin, MMX_SPACE_HOST, pin, MMX_SPACE_DEVICE, (size_t)nverts);
+        s = mmx__dev_copy(ctx, hpin, MMX_SPACE_HOST, pin, MMX_SPACE_DEVICE, (size_t)nverts);
     if (!s) s = mmx__slide_open(ctx, hp, nverts, hf, nfeat, hpin, &sl);
     if (!s && nverts > 0) s = mmx__dev_copy(ctx, pin, MMX_SPACE_DEVICE, hpin, MMX_SPACE_HOST, (size_t)nverts);
     if (!s) {
