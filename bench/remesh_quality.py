@@ -8,7 +8,8 @@ the Hausdorff distance to the input both ways (max and mean, in percent of the i
 box diagonal; points: the vertices, edge midpoints and face centroids of one mesh, distances to
 the other's triangles by libigl). Writes bench/results/remesh.md.
 
-    python3 bench/remesh_quality.py BUILD_DIR [--meshlab-python PY] MESH...
+    python3 bench/remesh_quality.py BUILD_DIR [--meshlab-python PY] [--fixed-too] MESH...
+(--fixed-too: a second mmx row with --fixed-features, every feature vertex kept in place)
 (needs numpy and igl: the oracle venv, /root/.cache/meshmatrix/oracle-venv/bin/python3)
 """
 import argparse
@@ -102,6 +103,7 @@ def main():
     ap.add_argument('--meshlab-python', default=None)
     ap.add_argument('--iterations', type=int, default=3)
     ap.add_argument('--feature-angle', type=float, default=60.0)
+    ap.add_argument('--fixed-too', action='store_true')
     ap.add_argument('--out', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results', 'remesh.md'))
     args = ap.parse_args()
     mmx = os.path.join(args.build, 'tools', 'mmx')
@@ -115,13 +117,17 @@ def main():
         E0, _ = edges(F0)
         L = float(np.linalg.norm(V0[E0[:, 0]] - V0[E0[:, 1]], axis=1).mean())
         peers = []
-        out = os.path.join(tmp, name + '_mmx.obj')
-        r, cpu = run_timed([mmx, '--json', 'remesh', '--length', repr(L), '--iterations', str(args.iterations),
-                            '--feature-angle', str(args.feature_angle), path, out])
-        if r.returncode:
-            print('mmx failed on', path, r.stderr, file=sys.stderr)
-        else:
-            peers.append(('meshmatrix (mmx remesh)', out, json.loads(r.stdout)['remesh_ms'], cpu))
+        variants = [('meshmatrix (mmx remesh)', [])]
+        if args.fixed_too:
+            variants.append(('meshmatrix --fixed-features', ['--fixed-features']))
+        for k, (label, extra) in enumerate(variants):
+            out = os.path.join(tmp, '%s_mmx%d.obj' % (name, k))
+            r, cpu = run_timed([mmx, '--json', 'remesh', '--length', repr(L), '--iterations', str(args.iterations),
+                                '--feature-angle', str(args.feature_angle)] + extra + [path, out])
+            if r.returncode:
+                print('mmx failed on', path, r.stderr, file=sys.stderr)
+            else:
+                peers.append((label, out, json.loads(r.stdout)['remesh_ms'], cpu))
         if os.path.exists(cgal):
             out = os.path.join(tmp, name + '_cgal.obj')
             r, cpu = run_timed([cgal, path, out, repr(L), str(args.iterations), str(args.feature_angle)])

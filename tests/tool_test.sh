@@ -1395,6 +1395,22 @@ if expect_rc "remesh --json" 0 --json remesh --iterations 1 builtin:icosphere:2 
         && "$out" != *output_mesh* ]] \
         && ok "remesh --json: per-iteration figures" || bad "remesh --json" "$out"
 fi
+# Sliding features (the default) against --fixed-features: on a grid remeshed coarser, the
+# boundary's line vertices slide along it, so the results differ; the report says which.
+if expect_rc "triangulate a grid" 0 triangulate builtin:grid:8:8 "$TMP/grid_t.obj" \
+    && expect_rc "remesh --fixed-features" 0 remesh --fixed-features --length 1.6 "$TMP/grid_t.obj" "$TMP/grid_fx.obj"; then
+    [[ "$(field features)" == *"all fixed"* ]] && ok "remesh --fixed-features: reported" \
+        || bad "remesh --fixed-features report" "$out"
+    if expect_rc "remesh sliding" 0 remesh --length 1.6 "$TMP/grid_t.obj" "$TMP/grid_sl.obj"; then
+        [[ "$(field features)" == *"sliding along it"* ]] && ! cmp -s "$TMP/grid_fx.obj" "$TMP/grid_sl.obj" \
+            && ok "remesh: feature vertices slide by default, not with --fixed-features" \
+            || bad "remesh sliding" "$out"
+    fi
+    if expect_rc "remesh --fixed-features --json" 0 --json remesh --fixed-features --length 1.6 "$TMP/grid_t.obj" --discard; then
+        [[ "$out" == *'"slide_features": false'* ]] && ok "remesh --json: slide_features" \
+            || bad "remesh --json slide_features" "$out"
+    fi
+fi
 check_usage "remesh with a zero length" remesh --length 0 builtin:icosphere "$TMP/r.obj"
 check_usage "remesh with a negative angle" remesh --feature-angle -5 builtin:icosphere "$TMP/r.obj"
 if expect_rc "remesh refuses quads" 1 remesh builtin:cube "$TMP/cube_r.obj"; then

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "tool.h"
 
-enum { O_LENGTH, O_ITER, O_ANGLE, O_KEEP, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
+enum { O_LENGTH, O_ITER, O_ANGLE, O_FIXED, O_KEEP, O_FORMAT, O_FROM, O_TO, O_DISCARD, O_COUNT };
 
 static const opt_spec remesh_opts[O_COUNT] = {
     [O_LENGTH] = {"length", 0, "L", "the target edge length, > 0 (default: the input's mean\n"
@@ -17,6 +17,9 @@ static const opt_spec remesh_opts[O_COUNT] = {
     [O_ANGLE] = {"feature-angle", 0, "DEG",
                  "an edge whose faces' normals differ by more than DEG\n"
                  "degrees is a feature, kept (default 60; 180: none)"},
+    [O_FIXED] = {"fixed-features", 0, NULL,
+                 "keep every feature vertex where it is (by default a\n"
+                 "vertex inside a feature line slides along it)"},
     [O_KEEP] = {"keep-patches", 0, NULL,
                 "build IN's patch set and keep it current through every\n"
                 "round; print the kept set's figures and check its queries"},
@@ -69,8 +72,9 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     row("input", "%s", counts_text(counts, nv, nf));
     row("target length", "%g (%s)", rep.target_length,
         options.target_length > 0 ? "--length" : "the mean edge length");
-    row("features", "%d edges (feature angle %g degrees, boundary, creases), %d fixed vertices",
-        (int)rep.feature_edges, options.feature_angle, (int)rep.feature_verts);
+    row("features", "%d edges (feature angle %g degrees, boundary, creases), %d vertices, %s",
+        (int)rep.feature_edges, options.feature_angle, (int)rep.feature_verts,
+        options.slide_features ? "those inside a line sliding along it" : "all fixed");
     row("iterations", "%d", rep.iterations);
     for (int i = 0; i < rep.iterations; i++) {
         const mmx_remesh_iteration *it = &rep.per_iteration[i];
@@ -101,6 +105,7 @@ static int work(mmx_ctx *ctx, const tool_input *in, const tool_output *out)
     js_input(in->name, nv, nf, load_ms);
     js_num("target_length", rep.target_length);
     js_num("feature_angle", options.feature_angle);
+    js_bool("slide_features", options.slide_features);
     js_int("feature_edges", rep.feature_edges);
     js_int("feature_verts", rep.feature_verts);
     js_int("iterations", rep.iterations);
@@ -137,6 +142,7 @@ static int run(const tool_args *a)
 {
     options = mmx_remesh_defaults();
     keep_patches = a->value[O_KEEP] != NULL;
+    options.slide_features = a->value[O_FIXED] == NULL;
     double v;
     if (a->value[O_LENGTH]) {
         if (!parse_real(a->value[O_LENGTH], 0.0, 1e30, &v) || v == 0.0)
@@ -160,7 +166,8 @@ static int run(const tool_args *a)
 const tool_cmd remesh_command = {
     .name = "remesh",
     .summary = "isotropic remeshing of a triangle mesh towards an edge length",
-    .synopsis = "remesh [--length L] [--iterations N] [--feature-angle DEG] [--keep-patches] IN OUT",
+    .synopsis = "remesh [--length L] [--iterations N] [--feature-angle DEG] [--fixed-features] "
+                "[--keep-patches] IN OUT",
     .help = "Remeshes the triangle mesh IN towards edges of length L (Botsch and Kobbelt):\n"
             "each iteration splits edges longer than 4/3 L, collapses edges shorter than\n"
             "4/5 L (never making one longer than 4/3 L), flips edges where that brings the\n"
@@ -169,7 +176,12 @@ const tool_cmd remesh_command = {
             "it back onto IN. Every step is rounds of the cavity operator, each keeping a\n"
             "maximal independent set of its edits by fixed priorities, so the result is the\n"
             "same bytes every run. Boundary edges, tagged creases and edges sharper than the\n"
-            "feature angle are kept: never flipped or collapsed, their vertices never moved.\n"
+            "feature angle are features: never flipped, and collapsed only along their line.\n"
+            "A vertex inside a feature line (on two feature edges that turn by at most 30\n"
+            "degrees there) slides along it: to the midpoint of its two neighbours on the\n"
+            "line, projected back onto IN's feature edges of that line; the other feature\n"
+            "vertices (corners, line ends, junctions, tagged corners) never move. With\n"
+            "--fixed-features no feature vertex moves.\n"
             "To stay linear whatever the valences, no edge is collapsed at a vertex of more\n"
             "than 64 faces, and a vertex whose closest point would take more than 256\n"
             "triangle tests (as at the centre of a fan) stays where it is for that step.\n"

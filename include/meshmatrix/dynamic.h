@@ -435,9 +435,13 @@ typedef struct mmx_remesh_options {
                                the labels (on CUDA by kernels on the round's device
                                records, no copy to the host) and a cut with them, about a
                                build of the set (mmx_patch_set_follow's) */
+    int slide_features;   /* 1 (the default): a vertex inside a feature line slides along it
+                             in the relaxation (see mmx_remesh: features); 0: every feature
+                             vertex stays where it is (the tool's --fixed-features) */
 } mmx_remesh_options;
 
-/* The defaults above: L 0 (the mean edge length), 3 iterations, 60 degrees, no validation. */
+/* The defaults above: L 0 (the mean edge length), 3 iterations, 60 degrees, no validation,
+ * sliding features. */
 mmx_remesh_options mmx_remesh_defaults(void);
 
 /* One iteration's work. */
@@ -459,7 +463,9 @@ typedef struct mmx_remesh_report {
     int iterations;
     mmx_index feature_edges;                  /* of the input: boundary, tagged creases and
                                                  edges over the feature angle */
-    mmx_index feature_verts;                  /* of the input: vertices that never move */
+    mmx_index feature_verts;                  /* of the input: feature vertices (ends of
+                                                 feature edges, tagged corners): fixed, or
+                                                 sliding along their line */
     mmx_remesh_iteration per_iteration[MMX_REMESH_MAX_ITERATIONS];
     double ms;                                /* the whole call, set-up included */
 } mmx_remesh_report;
@@ -485,31 +491,44 @@ typedef struct mmx_remesh_report {
  *      q + n n.(p - q), q the area-weighted centroid of its neighbours (each weighted by its
  *      barycentric vertex area), n its area-weighted normal, p its position, all from the
  *      positions at the start of the step (Jacobi), then the closest point on the input's
- *      triangles (a BVH); a vertex whose closest-point query would test more than 256
- *      triangles (where many long triangles' boxes overlap, as at a fan's centre) stays where
- *      it is for the step, which keeps the step linear; rounds of VERTEX_MOVE place them (a
- *      move that would fold a face is dropped), until every vertex moved or was refused (at
- *      most 64).
+ *      triangles (a BVH); with opts->slide_features, a vertex inside a feature line (below)
+ *      gets the midpoint of its two neighbours on the line, then the closest point on the
+ *      input's feature edges of that same line; a vertex whose closest-point query would
+ *      test more than 256 triangles (where many long triangles' boxes overlap, as at a fan's
+ *      centre) stays where it is for the step, which keeps the step linear; rounds of
+ *      VERTEX_MOVE place them (a move that would fold a face is dropped), until every vertex
+ *      moved or was refused (at most 64).
  * No step makes a sliver: a collapse, flip or move whose new face would have a quality
  * (twice its area over its longest edge squared) under 0.05 and worse than the face it
  * replaces is not proposed (checked exactly: the kept edits of a round touch disjoint faces).
  * Features: boundary edges, edges tagged as creases (mesh->tags, any sharpness > 0) and
  * interior edges whose dihedral angle exceeds opts->feature_angle, found on the input and
- * carried through the splits (a split feature edge gives two); tagged corners too. Feature
- * edges are never flipped; feature vertices (on a feature edge, or a tagged corner) never
- * move, and a collapse may only bring a non-feature neighbour onto one off the boundary, or a
- * feature line's vertex (two feature edges, no corner tag) onto its neighbour on the line, so
- * corners are kept exactly and straight feature lines too (their edges are split at
- * midpoints, which lie on them, and a short feature edge collapses along its line only where
- * the vertex it removes lies within L / 10 of the line that remains).
+ * carried through the splits (a split feature edge gives two); tagged corners too. A feature
+ * line's vertex has exactly two feature edges and is no corner: a corner is tagged, or (with
+ * opts->slide_features) an input vertex where its two feature edges turn by more than 30
+ * degrees. Feature edges are never flipped; a feature line's vertex slides along its line
+ * with opts->slide_features (staying on the input's feature edges of its own line: the lines
+ * are the input's feature edges joined through their line vertices), every other feature
+ * vertex (on one feature edge or three or more, or a corner) never moves; a collapse may only
+ * bring a non-feature neighbour onto a feature vertex off the boundary, or a feature line's
+ * vertex onto its neighbour on the line, so corners are kept exactly and straight feature
+ * lines too (their edges are split at midpoints, which lie on them, and a short feature edge
+ * collapses along its line only where the vertex it removes lies within L / 10 of the line
+ * that remains). A collapse's topological rule is the exact link condition (its third
+ * vertices may be joined by an edge, so a vertex of valence 3 can go, unless the two faces
+ * with that edge would repeat: mmx_cavity_round_ranked's), its fold checks at the position
+ * the merged vertex gets.
  * The result is a new mesh in the reduced form (no tags, normals or texture coordinates) in
  * the context's space; isolated vertices of the input are kept. Deterministic: the same input
  * and options give the same bytes on every run and on both backends (fixed priorities, sums in
  * fixed orders, the same double-precision operations unfused on the device).
  * On CUDA the mesh must live on the device, and everything runs there: the set-up (the
  * checks, the features, the mean length, the BVH over the input) and every round, each
- * round's seeds found by one thread per edge or vertex by the host's rules. The mean length
- * and the area are summed in one fixed blocked order on both backends (remesh_step.h).
+ * round's seeds found by one thread per edge or vertex by the host's rules; but for the
+ * sliding features' lines (their corners, labels and segments' BVH), which the set-up makes
+ * once by the host's code from a copy of the positions and features, and copies back. The
+ * mean length and the area are summed in one fixed blocked order on both backends
+ * (remesh_step.h).
  * opts may be NULL (the defaults); report may be NULL.
  * Errors: MMX_ERR_ARG (NULL mesh or out, no positions, a bad option, named),
  * MMX_ERR_SPACE (a device mesh on the host backend, a host mesh on CUDA), MMX_ERR_MESH (a face that is not a triangle, a non-finite coordinate, an input that
@@ -518,9 +537,11 @@ typedef struct mmx_remesh_report {
  * MMX_ERR_OVERFLOW (L so small that the surface would need more than 2^28 triangles: its
  * area over that of an equilateral triangle of side L), MMX_ERR_NOMEM.
  * Cost: per round the adjacency's (O(nnz log maxdeg)) plus O(nnz) for the seeds and the fill;
- * the BVH O(F log F) once and about O(log F) per projected vertex.
+ * the BVH O(F log F) once and about O(log F) per projected vertex; with sliding, the feature
+ * edges' BVH O(E_f log E_f) once and two queries of it per sliding vertex.
  * Synchronises: on CUDA, a few times per round (each round reads how many seeds it has, and
- * the selections wait once per step), since the next round's work depends on those counts. */
+ * the selections wait once per step), since the next round's work depends on those counts;
+ * with sliding, the set-up's copies of the features too. */
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
                       mmx_mesh **out, mmx_remesh_report *report);
 

@@ -288,9 +288,15 @@ static inline MMX__HD double mmx__bvh_box_d2(const mmx__bvh_node *nd, const doub
  * *d2 then undefined). Where many long triangles' boxes hold p (the spokes of a fan of n
  * triangles all pass near its centre) no box can be skipped, and a query costs O(n); the
  * budget keeps a caller that can do without an answer (the remesher's projection: the vertex
- * stays) linear. 0: no bound. */
-static inline MMX__HD mmx_index mmx__bvh_closest_view(const mmx__bvh_view *b, const double p[3],
-                                                      double q[3], double *d2, long long budget)
+ * stays) linear. 0: no bound.
+ *
+ * label (may be NULL: every triangle): a number per triangle; only those with label[t] == want
+ * are candidates (the others are tested against the budget but never taken), so a caller can
+ * ask for the closest point on one part of the set (the remesher's sliding feature vertices:
+ * on their own feature line, slide_step.h). */
+static inline MMX__HD mmx_index mmx__bvh_closest_in(const mmx__bvh_view *b, const double p[3],
+                                                    double q[3], double *d2, long long budget,
+                                                    const mmx_index *label, mmx_index want)
 {
     if (!b || b->nnodes == 0) return -1;
     mmx_index stack[MMX__BVH_STACK], top = 0, best = -1;
@@ -305,6 +311,7 @@ static inline MMX__HD mmx_index mmx__bvh_closest_view(const mmx__bvh_view *b, co
             if (budget > 0 && tested > budget) return -2;
             for (mmx_index i = nd->first; i < nd->first + nd->count; i++) {
                 const mmx_index t = b->order[i];
+                if (label && label[t] != want) continue;
                 const double *T = b->tri + 9 * (size_t)t;
                 mmx__bvh_closest_on_triangle(p, T, T + 3, T + 6, c);
                 const double d[3] = {MMX__DSUB(c[0], p[0]), MMX__DSUB(c[1], p[1]),
@@ -325,6 +332,13 @@ static inline MMX__HD mmx_index mmx__bvh_closest_view(const mmx__bvh_view *b, co
     }
     if (d2) *d2 = bd;
     return best;
+}
+
+/* The closest point on any of b's triangles (mmx__bvh_closest_in without labels). */
+static inline MMX__HD mmx_index mmx__bvh_closest_view(const mmx__bvh_view *b, const double p[3],
+                                                      double q[3], double *d2, long long budget)
+{
+    return mmx__bvh_closest_in(b, p, q, d2, budget, (const mmx_index *)0, 0);
 }
 
 #ifdef __cplusplus

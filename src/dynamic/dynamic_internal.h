@@ -366,6 +366,7 @@ typedef struct mmx__remesh_dev_in {
     int by_angle;
     double cos_bound;
     mmx_patch_set *patches; /* the caller's patch set, updated after every round (or NULL) */
+    int slide;              /* sliding feature vertices (slide.h: mmx__slide_open_cuda) */
 } mmx__remesh_dev_in;
 
 /* What it measures: the sums of the edge lengths and face areas (remesh_step.h's order), the

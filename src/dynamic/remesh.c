@@ -9,6 +9,7 @@
 #include <string.h>
 #include "dynamic_internal.h"
 #include "remesh_step.h"
+#include "slide.h"
 #include "patch_keep.h"
 #include "patch/patch_update.h"
 
@@ -22,6 +23,7 @@ mmx_remesh_options mmx_remesh_defaults(void)
     o.iterations = 3;
     o.feature_angle = 60;
     o.validate = 0;
+    o.slide_features = 1;
     return o;
 }
 
@@ -40,6 +42,7 @@ typedef struct state {
     mmx__flip_topo topo; /* the topology of cur's faces, when have_topo: built once per mesh
                             (a relaxation changes positions only, so it stays valid) */
     int have_topo;
+    mmx__slide *slide; /* the input's feature lines (slide.h; NULL: nothing slides) */
 } state;
 
 /* The current mesh's topology, built on first use; *t is a shallow copy owned by st. */
@@ -240,13 +243,7 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
         if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *keep, (void **)&keep);
         mmx_index *fdeg = NULL;
         if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
-        if (!s) {
-            memset(fdeg, 0, (size_t)t.nverts * sizeof *fdeg);
-            for (mmx_index i = 0; i < st->nfeat; i++) {
-                fdeg[(mmx_index)(st->feat[i] >> 32)]++;
-                fdeg[(mmx_index)(uint32_t)st->feat[i]]++;
-            }
-        }
+        if (!s) mmx__rm_feature_degrees(st->feat, st->nfeat, t.nverts, fdeg);
         /* remesh_step.h's rule, edge by edge. */
         if (!s) {
             const mmx__rm_view rv = rm_view(st, &t, fv, fdeg);
@@ -254,10 +251,14 @@ static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
                 if (mmx__rm_collapse_seed(&rv, e, &keep[n])) seeds[n++] = e;
         }
         it->collapse_seeds += n;
+        float *place = NULL; /* the merged vertices where the rules checked them */
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
+        if (!s && n > 0) s = mmx__host_alloc(st->ctx, 3 * (size_t)n, sizeof *place, (void **)&place);
+        if (!s && n > 0) mmx__rm_collapse_places(pos, t.adj->ev, seeds, keep, n, place);
         if (!s && n > 0)
-            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds, n,
-                                       st->round, &next, &c, sd);
+            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds,
+                                         NULL, place, n, st->round, &next, &c, sd);
+        free(place);
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
         unsigned char *pin = NULL; /* the corner flags renumbered (read from the old ones) */
@@ -414,7 +415,7 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
     const float *pos = st->cur->pos;
     unsigned char *fv = NULL;
     double *vn = NULL, *va = NULL;
-    mmx_index *seeds = NULL, n = 0;
+    mmx_index *seeds = NULL, *fdeg = NULL, n = 0;
     float *targets = NULL, *p = NULL;
     mmx_cavity_seed *sd = NULL;
     s = feature_verts(st, &t, &fv);
@@ -424,16 +425,19 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
     if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *targets, (void **)&targets);
     if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
     if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *sd, (void **)&sd);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
     if (!s) {
-        const mmx__rm_view rv = rm_view(st, &t, fv, NULL);
+        mmx__rm_feature_degrees(st->feat, st->nfeat, t.nverts, fdeg);
+        const mmx__rm_view rv = rm_view(st, &t, fv, fdeg);
+        const mmx__bvh_view surf = mmx__bvh_host_view(bvh);
+        const mmx__slide_view sl = mmx__slide_host_view(st->slide);
         for (mmx_index v = 0; v < t.nverts; v++)
             mmx__rm_normal_area(&rv, v, vn + 3 * (size_t)v, &va[v]);
         memcpy(p, pos, 3 * (size_t)t.nverts * sizeof *p);
         /* Every target from the positions at the start of the step (Jacobi). */
         for (mmx_index v = 0; v < t.nverts; v++) {
-            double P[3], X[3];
-            if (!mmx__rm_relax_point(&rv, vn, va, v, P)) continue;
-            if (mmx__bvh_closest(bvh, P, X, NULL, MMX__RM_PROJECT_TESTS) < 0) continue;
+            double X[3];
+            if (!mmx__rm_target(&rv, vn, va, &surf, &sl, v, X)) continue;
             float *to = targets + 3 * (size_t)n;
             for (int k = 0; k < 3; k++) to[k] = (float)X[k];
             if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
@@ -480,6 +484,7 @@ static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteratio
         st->cur = next;
     }
     free(fv);
+    free(fdeg);
     free(vn);
     free(va);
     free(seeds);
@@ -624,6 +629,8 @@ static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_rem
     if (!s && !vr.valid) s = not_valid(ctx, &vr);
     measure m;
     if (!s) s = find_features(st, mesh, &t, cos_bound(st->o), &m);
+    if (!s && st->o->slide_features)
+        s = mmx__slide_open(ctx, mesh->pos, t.nverts, st->feat, st->nfeat, st->pin, &st->slide);
     if (!s) s = set_length(st, &m, rep, work);
     if (!s) st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
     unsigned char *fv = NULL;
@@ -659,7 +666,7 @@ static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **
     mmx_index *corners = NULL, nc = 0, nk = 0;
     if (!s) s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
     mmx__remesh_dev_in in = {mesh, creases, nc, corners, nk, st->o->feature_angle < 180,
-                             cos_bound(st->o), st->o->patches};
+                             cos_bound(st->o), st->o->patches, st->o->slide_features};
     mmx__remesh_dev_measure dm;
     if (!s) s = mmx__remesh_dev_open(ctx, &in, dv, &dm);
     free(creases);
@@ -745,6 +752,7 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     else if (!s) result = st.cur, st.cur = NULL;
     if (!s) s = mmx_timer_stop(timer, &rep.ms);
     mmx__bvh_free(bvh);
+    mmx__slide_free(st.slide);
     if (st.have_topo) mmx__flip_topo_free(&st.topo);
     mmx_timer_free(timer);
     mmx_timer_free(iter_timer);

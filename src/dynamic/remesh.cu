@@ -21,6 +21,7 @@
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
 #include "remesh_step.h"
+#include "slide.h"
 #include "patch_keep.h"
 
 namespace {
@@ -226,14 +227,13 @@ __global__ void k_normal_area(mmx__rm_view r, mmx_index nv, double *vn, double *
 /* Vertex v's target: its relaxation point projected onto the input (the BVH); flag 1 when it
  * has one that differs from where v is (bit for bit, as the host's memcmp). */
 __global__ void k_targets(mmx__rm_view r, const double *vn, const double *va, mmx__bvh_view b,
-                          mmx_index nv, mmx_index *flag, float *target)
+                          mmx__slide_view sl, mmx_index nv, mmx_index *flag, float *target)
 {
     const long long v = INDEX();
     if (v >= nv) return;
     flag[v] = 0;
-    double P[3], X[3];
-    if (!mmx__rm_relax_point(&r, vn, va, (mmx_index)v, P)) return;
-    if (mmx__bvh_closest_view(&b, P, X, nullptr, MMX__RM_PROJECT_TESTS) < 0) return;
+    double X[3];
+    if (!mmx__rm_target(&r, vn, va, &b, &sl, (mmx_index)v, X)) return;
     int same = 1;
     for (int k = 0; k < 3; k++) {
         const float t = (float)X[k];
@@ -325,6 +325,7 @@ struct Dev {
     int have_topo;
     Scratch sc;
     mmx_patch_set *ps;   /* the caller's patch set, kept current (NULL: none) */
+    mmx__slide_dev slide; /* the input's feature lines (slide.h; empty: nothing slides) */
 };
 
 template <typename T>
@@ -560,9 +561,13 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
         mmx_cavity_seed *sd = nullptr;
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
+        float *place = nullptr; /* the merged vertices where the rules checked them */
         if (!s) s = take(d, n, &sd);
-        if (!s) s = mmx__sc_round_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_COLLAPSE, seeds,
-                                       n, d->round, &next, &c, sd);
+        if (!s) s = take(d, 3 * (size_t)n, &place);
+        if (!s) s = mmx__rm_collapse_places_cuda(d->ctx, d->cur->pos, d->topo.view.f.ev, seeds,
+                                                 keep, n, place);
+        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_COLLAPSE,
+                                              seeds, nullptr, place, n, d->round, &next, &c, sd);
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
         if (!s && c.kept > 0) {
@@ -672,10 +677,11 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
     const mmx_index nv = d->topo.view.f.nverts;
     unsigned char *fv = nullptr;
     double *vn = nullptr, *va = nullptr;
-    mmx_index *flag = nullptr, *off = nullptr, *seeds[2] = {nullptr, nullptr}, n = 0;
+    mmx_index *flag = nullptr, *off = nullptr, *seeds[2] = {nullptr, nullptr}, *fdeg = nullptr, n = 0;
     float *all = nullptr, *targets[2] = {nullptr, nullptr};
     mmx_cavity_seed *sd = nullptr;
     s = take(d, nv, &fv);
+    if (!s) s = take(d, nv, &fdeg);
     if (!s) s = take(d, 3 * (size_t)nv, &vn);
     if (!s) s = take(d, nv, &va);
     if (!s) s = take(d, nv, &flag);
@@ -686,12 +692,12 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
     }
     if (!s) s = take(d, 3 * (size_t)nv, &all);
     if (!s) s = take(d, nv, &sd);
-    if (!s) s = feature_verts(d, fv, nullptr);
-    const mmx__rm_view rv = view(d, fv, nullptr);
+    if (!s) s = feature_verts(d, fv, fdeg);
+    const mmx__rm_view rv = view(d, fv, fdeg);
     LAUNCH(k_normal_area, nv, rv, nv, vn, va);
     /* Every target from the positions at the start of the step (Jacobi): computed before the
      * first move. */
-    LAUNCH(k_targets, nv, rv, vn, va, d->bvh, nv, flag, all);
+    LAUNCH(k_targets, nv, rv, vn, va, d->bvh, d->slide.view, nv, flag, all);
     if (!s) s = list(d, flag, nv, off, nullptr, &n);
     LAUNCH(k_pack_moves, nv, nullptr, flag, off, nv, all, 1, seeds[0], targets[0]);
     /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones go
@@ -778,6 +784,8 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
         s = mmx__dev_copy(ctx, corners, MMX_SPACE_DEVICE, in->corners, MMX_SPACE_HOST,
                           (size_t)in->ncorners * sizeof *corners);
     LAUNCH(k_pin_corners, in->ncorners, corners, in->ncorners, d->pin);
+    if (!s && in->slide)
+        s = mmx__slide_open_cuda(ctx, d->cur->pos, nv, d->feat, d->nfeat, d->pin, &d->slide);
     /* The feature vertices' count and the blocks' sums, read back together. */
     if (!s) s = feature_verts(d, fv, nullptr);
     if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(count, 0, sizeof *count, d->st), "memset");
@@ -849,6 +857,7 @@ extern "C" mmx_status mmx__remesh_dev_close(mmx__remesh_dev *r, mmx_mesh **out, 
     release(d);
     if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
     mmx__dev_free(d->ctx, r->bvh_block);
+    mmx__slide_dev_free(d->ctx, &d->slide);
     mmx__dev_free(d->ctx, d->feat);
     mmx__dev_free(d->ctx, d->pin);
     if (out) *out = d->cur;
