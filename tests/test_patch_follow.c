@@ -633,6 +633,12 @@ Test(patch_follow, delaunay_keeps_the_set)
     }
     tu_expect_same_patch_sets(ps, chain, "delaunay");
     check_set(ctx, out, ps, mmx__patch_follow_bound(20), "delaunay");
+    /* Every update incremental; the late rounds flip few edges, so over the loop fewer
+     * patches were rebuilt than the set holds per round. */
+    cr_expect_gt(ps->stats.updates, 0);
+    cr_expect_eq(ps->stats.updates_incremental, ps->stats.updates);
+    cr_expect_lt(ps->stats.update_dirty, ps->stats.update_patches, "%lld of %lld",
+                 (long long)ps->stats.update_dirty, (long long)ps->stats.update_patches);
     mmx_mesh_free(cur);
     mmx_mesh_free(out), mmx_mesh_free(m);
     mmx_patch_set_free(ps), mmx_patch_set_free(chain);
@@ -645,9 +651,9 @@ Test(patch_follow, delaunay_keeps_the_set)
 Test(patch_follow, remesh_keeps_the_set)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    const char *shapes[2] = {"icosphere:3", "jittered grid"};
-    for (int t = 0; t < 2; t++) {
-        mmx_mesh *m = t ? grid(ctx, 20, 14, 0.2f) : tu_shape(ctx, shapes[t]);
+    const char *shapes[3] = {"icosphere:3", "jittered grid", "bigguy"};
+    for (int t = 0; t < 3; t++) {
+        mmx_mesh *m = t == 2 ? bigguy(ctx) : t ? grid(ctx, 20, 14, 0.2f) : tu_shape(ctx, shapes[t]);
         mmx_patch_options o = {32};
         mmx_patch_set *a = NULL, *b = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &a));
@@ -685,6 +691,9 @@ Test(patch_follow, remesh_keeps_the_set)
             ro.iterations = iters;
             MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &oa, NULL));
             check_set(ctx, oa, a, mmx__patch_follow_bound(32), what);
+            /* Every round's update was incremental. */
+            cr_expect_gt(a->stats.updates, 0, "%s", what);
+            cr_expect_eq(a->stats.updates_incremental, a->stats.updates, "%s", what);
             mmx_mesh_free(oa);
             mmx_patch_set_free(a);
         }
