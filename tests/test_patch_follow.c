@@ -398,7 +398,7 @@ static mmx_index edge_of(const mmx_adjacency *adj, mmx_index a, mmx_index b)
 /* A round of `kind` on host mesh m with sparse seeds (every `stride`-th edge, face or vertex
  * from `first`): the output, *origin (malloc'd, NULL for a flip) and in *touched (malloc'd,
  * per vertex of m) 1 for every vertex of a kept seed's faces (the faces the round replaced:
- * a split's or flip's cavity). */
+ * a split's or flip's cavity; touched NULL: not asked, as for a device mesh). */
 static mmx_mesh *sparse_round(mmx_ctx *ctx, const mmx_mesh *m, mmx_cavity_kind kind,
                               mmx_index stride, mmx_index first, uint32_t round,
                               mmx_index **origin, unsigned char **touched)
@@ -428,6 +428,10 @@ static mmx_mesh *sparse_round(mmx_ctx *ctx, const mmx_mesh *m, mmx_cavity_kind k
         *origin = malloc(((size_t)out->M->ncols + 1) * sizeof **origin);
         cr_assert(*origin);
         MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, kind, F, sd, n, out->M->ncols, *origin));
+    }
+    if (!touched) { /* a device round: the caller compares sets only */
+        free(seeds), free(sd);
+        return out;
     }
     *touched = calloc((size_t)V + 1, 1);
     cr_assert(*touched);
@@ -509,6 +513,14 @@ static mmx_patch_set *copy_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_
     return c;
 }
 
+/* The sparse rounds' templates and seed strides. */
+static const mmx_cavity_kind sparse_kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_FLIP,
+                                               MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_FACE_SPLIT,
+                                               MMX_CAVITY_VERTEX_REMOVE, MMX_CAVITY_EDGE_SPLIT,
+                                               MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_EDGE_FLIP};
+static const mmx_index sparse_strides[] = {397, 211, 389, 307, 263, 151, 233, 113};
+#define NSPARSE ((int)(sizeof sparse_kinds / sizeof sparse_kinds[0]))
+
 /* Sparse rounds of every template on a grid and on bigguy (tests/data): each update is
  * incremental and rebuilds a part of the patches only; the set is mmx_patch_set_follow's for
  * the round's labels with a fresh cut's invariants and every query equal to mmx_query's
@@ -520,19 +532,15 @@ static void sparse_rounds(mmx_mesh *m, int S, const char *name)
     mmx_patch_options o = {S};
     mmx_patch_set *ps = NULL;
     MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
-    const mmx_cavity_kind kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_FLIP,
-                                     MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_FACE_SPLIT,
-                                     MMX_CAVITY_VERTEX_REMOVE, MMX_CAVITY_EDGE_SPLIT,
-                                     MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_EDGE_FLIP};
-    const mmx_index strides[] = {397, 211, 389, 307, 263, 151, 233, 113};
     mmx_index untouched = 0;
-    for (int r = 0; r < (int)(sizeof kinds / sizeof kinds[0]); r++) {
+    for (int r = 0; r < NSPARSE; r++) {
         char what[96];
-        snprintf(what, sizeof what, "%s S %d sparse round %d (kind %d)", name, S, r, (int)kinds[r]);
+        snprintf(what, sizeof what, "%s S %d sparse round %d (kind %d)", name, S, r,
+                 (int)sparse_kinds[r]);
         mmx_index *origin = NULL;
         unsigned char *touched = NULL;
-        mmx_mesh *next = sparse_round(ctx, m, kinds[r], strides[r], r % 7, (uint32_t)r, &origin,
-                                      &touched);
+        mmx_mesh *next = sparse_round(ctx, m, sparse_kinds[r], sparse_strides[r], r % 7,
+                                      (uint32_t)r, &origin, &touched);
         mmx_patch_set *was = copy_set(ctx, m, ps);
         const mmx_patch_stats before = ps->stats;
         MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, next, origin, NULL));
@@ -544,8 +552,8 @@ static void sparse_rounds(mmx_mesh *m, int S, const char *name)
         cr_assert(dirty > 0 && dirty < was->npatches / 2 + 1, "%s: %lld of %d patches rebuilt", what,
                   (long long)dirty, was->npatches);
         check_kept(ctx, next, ps, was->face_patch, origin, what);
-        if (kinds[r] == MMX_CAVITY_EDGE_SPLIT || kinds[r] == MMX_CAVITY_EDGE_FLIP ||
-            kinds[r] == MMX_CAVITY_FACE_SPLIT)
+        if (sparse_kinds[r] == MMX_CAVITY_EDGE_SPLIT || sparse_kinds[r] == MMX_CAVITY_EDGE_FLIP ||
+            sparse_kinds[r] == MMX_CAVITY_FACE_SPLIT)
             untouched += expect_untouched_kept(was, m, ps, next, touched, what);
         mmx_patch_set_free(was);
         free(origin), free(touched);
@@ -830,5 +838,48 @@ Test(patch_follow, gpu_remesh_and_delaunay_match_host)
     expect_same_device(dctx, hs, ds, "delaunay");
     mmx_mesh_free(ho), mmx_mesh_free(dout), mmx_mesh_free(hm), mmx_mesh_free(dm);
     mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_ctx_free(hctx), mmx_ctx_free(dctx);
+}
+
+/* Sparse rounds on both backends (a grid and bigguy, tests/data): the host's incremental
+ * update and the device's update give the same set, array for array, after every round. */
+static void gpu_sparse(mmx_ctx *hctx, mmx_ctx *dctx, mmx_mesh *hm, int S, const char *name)
+{
+    mmx_mesh *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_options o = {S};
+    mmx_patch_set *hs = NULL, *ds = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    for (int r = 0; r < NSPARSE; r++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s sparse round %d (kind %d)", name, r, (int)sparse_kinds[r]);
+        mmx_index *ho = NULL, *dor = NULL;
+        mmx_mesh *hn = sparse_round(hctx, hm, sparse_kinds[r], sparse_strides[r], r % 7,
+                                    (uint32_t)r, &ho, NULL);
+        mmx_mesh *dn = sparse_round(dctx, dm, sparse_kinds[r], sparse_strides[r], r % 7,
+                                    (uint32_t)r, &dor, NULL);
+        cr_assert_eq(ho == NULL, dor == NULL);
+        if (ho) cr_assert(memcmp(ho, dor, (size_t)hn->M->ncols * sizeof *ho) == 0, "%s: origins", what);
+        const int64_t inc = hs->stats.updates_incremental;
+        MMX_OK_OR_FAIL(hctx, mmx_patch_set_update(hctx, hs, hn, ho, NULL));
+        MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ds, dn, dor, NULL));
+        cr_assert_eq(hs->stats.updates_incremental, inc + 1, "%s: not incremental", what);
+        expect_same_device(dctx, hs, ds, what);
+        free(ho), free(dor);
+        mmx_mesh_free(hm), mmx_mesh_free(dm);
+        hm = hn, dm = dn;
+    }
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_mesh_free(hm), mmx_mesh_free(dm);
+}
+
+Test(patch_follow, gpu_sparse_rounds_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    if (!dctx) return;
+    mmx_ctx *hctx = tu_host_ctx();
+    gpu_sparse(hctx, dctx, grid(hctx, 60, 40, 0.2f), 32, "grid");
+    gpu_sparse(hctx, dctx, bigguy(hctx), 24, "bigguy");
     mmx_ctx_free(hctx), mmx_ctx_free(dctx);
 }

@@ -96,6 +96,7 @@ typedef struct upd {
     mmx_index *pieces; /* a group's faces by (run, component), with their breaks */
     mmx_index *brk;    /* nbrk + 1 starts of the pieces in `pieces` */
     mmx_index nbrk;
+    mmx_index *efirst; /* per new edge: -1, or the first position of a one-run group on it */
 } upd;
 
 /* Cuts the group g[0 .. n) (ascending faces of one label) into its pieces as the cut with
@@ -130,20 +131,41 @@ static mmx_status cut_group(upd *u, const mmx_index *g, mmx_index n)
         qsort(k, (size_t)n, sizeof *k, cmp_keyed);
         for (mmx_index j = 0; j < n; j++) run[k[j].pos] = j / u->S;
     }
-    /* Components of each run: faces joined across an edge, both in the run. */
-    int64_t np = 0;
-    for (mmx_index i = 0; i < n; i++) {
-        parent[i] = i;
-        int64_t a, b;
-        mmx__csc_col(M, g[i], &a, &b);
-        for (int64_t c = a; c < b; c++) pairs[2 * np] = u->fe[c] >> 1, pairs[2 * np + 1] = i, np++;
-    }
-    qsort(pairs, (size_t)np, 2 * sizeof *pairs, cmp_pair);
-    for (int64_t q = 1; q < np; q++) {
-        const mmx_index i = pairs[2 * q - 1], j = pairs[2 * q + 1];
-        if (pairs[2 * q - 2] != pairs[2 * q] || run[i] != run[j]) continue;
-        const mmx_index r1 = find(parent, i), r2 = find(parent, j);
-        if (r1 != r2) parent[r1 > r2 ? r1 : r2] = r1 > r2 ? r2 : r1;
+    /* Components of each run: faces joined across an edge, both in the run. One run (the
+     * common case): each face joined to the first face met on each of its edges, through a
+     * mark per edge cleared afterwards; several runs: the corners' edges sorted. */
+    for (mmx_index i = 0; i < n; i++) parent[i] = i;
+    if (n <= mmx__patch_follow_bound(u->S)) {
+        for (int pass = 0; pass < 2; pass++)
+            for (mmx_index i = 0; i < n; i++) {
+                int64_t a, b;
+                mmx__csc_col(M, g[i], &a, &b);
+                for (int64_t c = a; c < b; c++) {
+                    mmx_index *at = &u->efirst[u->fe[c] >> 1];
+                    if (pass) {
+                        *at = -1;
+                    } else if (*at < 0) {
+                        *at = i;
+                    } else {
+                        const mmx_index r1 = find(parent, i), r2 = find(parent, *at);
+                        if (r1 != r2) parent[r1 > r2 ? r1 : r2] = r1 > r2 ? r2 : r1;
+                    }
+                }
+            }
+    } else {
+        int64_t np = 0;
+        for (mmx_index i = 0; i < n; i++) {
+            int64_t a, b;
+            mmx__csc_col(M, g[i], &a, &b);
+            for (int64_t c = a; c < b; c++) pairs[2 * np] = u->fe[c] >> 1, pairs[2 * np + 1] = i, np++;
+        }
+        qsort(pairs, (size_t)np, 2 * sizeof *pairs, cmp_pair);
+        for (int64_t q = 1; q < np; q++) {
+            const mmx_index i = pairs[2 * q - 1], j = pairs[2 * q + 1];
+            if (pairs[2 * q - 2] != pairs[2 * q] || run[i] != run[j]) continue;
+            const mmx_index r1 = find(parent, i), r2 = find(parent, j);
+            if (r1 != r2) parent[r1 > r2 ? r1 : r2] = r1 > r2 ? r2 : r1;
+        }
     }
     /* Roots are the smallest positions, so the smallest faces (g ascending). */
     for (mmx_index i = 0; i < n; i++)
@@ -159,6 +181,30 @@ static mmx_status cut_group(upd *u, const mmx_index *g, mmx_index n)
 out:
     free(run), free(parent), free(pairs), free(trip), free(k);
     return s;
+}
+
+/* The smallest edge with exactly two corners on it whose faces run it the same way (or one
+ * face twice), the test of mmx__patch_first_inconsistent, in one pass over the corners and
+ * one over the edges, without the edges' face lists; -1 when there is none. cnt, first and
+ * same: E items of work space. */
+static mmx_index first_inconsistent(const mmx_csc *M, const mmx_index *fe, mmx_index E,
+                                    unsigned char *cnt, mmx_index *first, unsigned char *same)
+{
+    memset(cnt, 0, (size_t)E);
+    for (mmx_index f = 0; f < M->ncols; f++) {
+        int64_t a, b;
+        mmx__csc_col(M, f, &a, &b);
+        for (int64_t c = a; c < b; c++) {
+            const mmx_index e = fe[c] >> 1;
+            const unsigned char bit = (unsigned char)(fe[c] & 1);
+            if (cnt[e] == 0) first[e] = f, same[e] = bit; /* the first corner's direction */
+            else if (cnt[e] == 1) same[e] = first[e] == f || same[e] == bit;
+            if (cnt[e] < 3) cnt[e]++;
+        }
+    }
+    for (mmx_index e = 0; e < E; e++)
+        if (cnt[e] == 2 && same[e]) return e;
+    return -1;
 }
 
 /* Whether a[0 .. n) mapped through map stays strictly ascending (and every entry mapped). */
@@ -181,14 +227,15 @@ typedef struct work {
     mmx_index *emap;             /* old edge -> new */
     unsigned char *fdirty, *odirty, *hot, *pdirty;
     mmx_index *label, *goff, *gface, *pnew; /* labels, dirty groups, old patch -> first new */
-    mmx_index *ef_off, *ef;
+    mmx_index *efirst;           /* per new edge: the cut's marks, then the orientation test's */
+    unsigned char *ecnt, *esame;
 } work;
 
 static void work_free(work *w)
 {
     free(w->optr), free(w->ov), free(w->oe), free(w->cnt), free(w->img), free(w->psi);
     free(w->pre), free(w->emap), free(w->fdirty), free(w->odirty), free(w->hot), free(w->pdirty);
-    free(w->label), free(w->goff), free(w->gface), free(w->pnew), free(w->ef_off), free(w->ef);
+    free(w->label), free(w->goff), free(w->gface), free(w->pnew), free(w->efirst), free(w->ecnt), free(w->esame);
 }
 
 #define TAKE(p, n) (!s ? (s = mmx__host_alloc(ctx, (size_t)(n) + 1, sizeof *(p), (void **)&(p))) : s)
@@ -207,13 +254,16 @@ mmx_status mmx__patch_update_host(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_csc
     mmx_patch_set *nx = NULL; /* the new set, built beside ps */
     mmx__pbuild B;
     memset(&B, 0, sizeof B);
-    upd u = {ctx, old, M, pos, fe, old->max_faces, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, 0};
+    upd u = {ctx, old, M, pos, fe, old->max_faces, 0, {0, 0, 0}, {0, 0, 0}, NULL, NULL, 0, NULL};
     mmx_index *allp = NULL, *allb = NULL, npieces = 0; /* the dirty groups' pieces */
     mmx_status s = MMX_OK;
     TAKE(w.optr, F0 + 1), TAKE(w.cnt, F0), TAKE(w.img, F0), TAKE(w.odirty, F0);
     TAKE(w.psi, V0), TAKE(w.pre, V1), TAKE(w.emap, E0), TAKE(w.fdirty, F1), TAKE(w.hot, V1);
     TAKE(w.pdirty, np0), TAKE(w.label, F1), TAKE(w.pnew, np0 + 1), TAKE(w.goff, np0 + 1);
+    TAKE(w.efirst, E1), TAKE(w.ecnt, E1), TAKE(w.esame, E1);
     if (s) goto out;
+    for (mmx_index e = 0; e < E1; e++) w.efirst[e] = -1;
+    u.efirst = w.efirst;
 
     /* 1. The old faces' corners, from their owners' blocks. */
     memset(w.optr, 0, ((size_t)F0 + 1) * sizeof *w.optr);
@@ -471,9 +521,7 @@ mmx_status mmx__patch_update_host(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_csc
     for (mmx_index q = 0; q < np1; q++) owned_v += nx->owned[3 * q + 2];
     mmx__patch_stats_finish(nx, nx->face_off[np1], nx->edge_off[np1], nx->vert_off[np1],
                             nx->corner_off[np1], owned_v);
-    s = mmx__patch_incidence(ctx, M, fe, E1, &w.ef_off, &w.ef);
-    if (s) goto out;
-    nx->bad_edge = mmx__patch_first_inconsistent(M, fe, w.ef_off, w.ef, E1);
+    nx->bad_edge = first_inconsistent(M, fe, E1, w.ecnt, w.efirst, w.esame);
     /* The build-time owners go, as after a build; the counters of updates carry over. */
     mmx_mem_free(ctx, MMX_SPACE_HOST, nx->edge_patch), nx->edge_patch = NULL;
     mmx_mem_free(ctx, MMX_SPACE_HOST, nx->vert_patch), nx->vert_patch = NULL;
