@@ -574,6 +574,56 @@ Test(patch_follow, sparse_rounds_rebuild_only_the_dirty_patches)
     mmx_ctx_free(ctx);
 }
 
+/* Mixed face orders (house.obj, tests/data: pentagons and quads, and bigguy's quads): the
+ * update without a round keeps the set, and one that drops faces (every seventh; the output
+ * mesh built from the survivors) is incremental and gives mmx_patch_set_follow's set, face
+ * starts included. */
+Test(patch_follow, mixed_orders_update_incrementally)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *files[2] = {"house.obj", "bigguy_quads.obj"};
+    for (int t = 0; t < 2; t++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(files[t]), MMX_FORMAT_AUTO, &m));
+        mmx_patch_options o = {t ? 24 : 2};
+        mmx_patch_set *ps = NULL, *ref = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ref));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, m, NULL, NULL));
+        tu_expect_same_patch_sets(ps, ref, files[t]);
+        cr_expect_eq(ps->stats.updates_incremental, 1, "%s", files[t]);
+        cr_expect_eq(ps->stats.update_dirty, 0, "%s: an update without edits rebuilt patches", files[t]);
+        /* Drop every seventh face. */
+        mmx_index *start = NULL, *verts = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+        const mmx_index F = mmx_mesh_nfaces(m);
+        mmx_index *ns = malloc(((size_t)F + 1) * sizeof *ns), *nv = malloc(((size_t)start[F] + 1) * sizeof *nv);
+        mmx_index *origin = malloc(((size_t)F + 1) * sizeof *origin);
+        cr_assert(ns && nv && origin);
+        mmx_index nf = 0;
+        ns[0] = 0;
+        for (mmx_index f = 0; f < F; f++) {
+            if (f % 7 == 3) continue;
+            origin[nf] = f;
+            ns[nf + 1] = ns[nf];
+            for (mmx_index k = start[f]; k < start[f + 1]; k++) nv[ns[nf + 1]++] = verts[k];
+            nf++;
+        }
+        mmx_mesh *next = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, mmx_mesh_nverts(m), nf, ns, nv, m->pos, &next));
+        mmx_index *old_fp = malloc(((size_t)F + 1) * sizeof *old_fp);
+        cr_assert(old_fp);
+        memcpy(old_fp, ps->face_patch, (size_t)F * sizeof *old_fp);
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, next, origin, NULL));
+        cr_expect_eq(ps->stats.updates_incremental, 2, "%s", files[t]);
+        check_kept(ctx, next, ps, old_fp, origin, files[t]);
+        free(start), free(verts), free(ns), free(nv), free(origin), free(old_fp);
+        mmx_patch_set_free(ps), mmx_patch_set_free(ref);
+        mmx_mesh_free(next), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 /* A round that keeps the face ids (a flip) updates from the owners alone; an update without
  * origin is refused for another face count, an origin outside the old faces is named, and a
  * refused update leaves the set as it was. */
