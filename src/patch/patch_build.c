@@ -46,10 +46,41 @@ static uint32_t cell(double c, double lo, double hi)
     return !(t > 0) ? 0 : t >= 1023 ? 1023 : (uint32_t)t; /* NaN: 0, on every backend */
 }
 
-static int cmp_index(const void *a, const void *b)
+/* Sorts a[0 .. n) ascending: insertion for short runs, heapsort (n log n whatever the input,
+ * no recursion, no extra memory) for long ones; inlined comparisons, as a patch's lists are
+ * sorted by the thousand (qsort's calls through a pointer cost more than the sort). */
+static void sort_indices(mmx_index *a, mmx_index n)
 {
-    const mmx_index x = *(const mmx_index *)a, y = *(const mmx_index *)b;
-    return (x > y) - (x < y);
+    if (n <= 24) {
+        for (mmx_index i = 1; i < n; i++) {
+            const mmx_index x = a[i];
+            mmx_index j = i;
+            for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    for (mmx_index top = n / 2; top-- > 0;) { /* a max-heap, then its top to the end */
+        mmx_index r = top;
+        const mmx_index x = a[r];
+        for (mmx_index ch; (ch = 2 * r + 1) < n; r = ch) {
+            if (ch + 1 < n && a[ch + 1] > a[ch]) ch++;
+            if (x >= a[ch]) break;
+            a[r] = a[ch];
+        }
+        a[r] = x;
+    }
+    for (mmx_index end = n - 1; end > 0; end--) {
+        const mmx_index x = a[end];
+        a[end] = a[0];
+        mmx_index r = 0;
+        for (mmx_index ch; (ch = 2 * r + 1) < end; r = ch) {
+            if (ch + 1 < end && a[ch + 1] > a[ch]) ch++;
+            if (x >= a[ch]) break;
+            a[r] = a[ch];
+        }
+        a[r] = x;
+    }
 }
 
 static mmx_index uf_find(mmx_index *parent, mmx_index i)
@@ -319,7 +350,7 @@ mmx_status mmx__patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_in
     }
     mmx_index *lf = (mmx_index *)B->lf.p + f0;
     const mmx_index nf = (mmx_index)(B->lf.n - f0);
-    qsort(lf + nown, (size_t)(nf - nown), sizeof *lf, cmp_index);
+    sort_indices(lf + nown, nf - nown);
     /* Edges and vertices: owned ones straight into the lists, the others aside, then both
      * sorted. */
     const size_t e0 = B->le.n, v0 = B->lv.n;
@@ -360,10 +391,10 @@ mmx_status mmx__patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_in
     B->le.n += (size_t)ne_other, B->lv.n += (size_t)nv_other;
     if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
         return refuse(B, p, nf, ne, nv, lv, nv);
-    qsort(le, (size_t)oe, sizeof *le, cmp_index);
-    qsort(le + oe, (size_t)ne_other, sizeof *le, cmp_index);
-    qsort(lv, (size_t)ov, sizeof *lv, cmp_index);
-    qsort(lv + ov, (size_t)nv_other, sizeof *lv, cmp_index);
+    sort_indices(le, oe);
+    sort_indices(le + oe, ne_other);
+    sort_indices(lv, ov);
+    sort_indices(lv + ov, nv_other);
     for (mmx_index i = 0; i < ne; i++) B->loc_e[le[i]] = i;
     for (mmx_index i = 0; i < nv; i++) B->loc_v[lv[i]] = i;
     /* The blocks. */

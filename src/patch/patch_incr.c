@@ -167,7 +167,15 @@ static mmx_status cut_group(upd *u, const mmx_index *g, mmx_index n)
             if (r1 != r2) parent[r1 > r2 ? r1 : r2] = r1 > r2 ? r2 : r1;
         }
     }
-    /* Roots are the smallest positions, so the smallest faces (g ascending). */
+    /* Roots are the smallest positions, so the smallest faces (g ascending). One run of one
+     * component (the common case): one piece, the group as it is. */
+    mmx_index roots = 0;
+    for (mmx_index i = 0; i < n && roots < 2; i++) roots += find(parent, i) == i;
+    if (roots == 1 && run[n - 1] == 0) {
+        memcpy(u->pieces, g, (size_t)n * sizeof *g);
+        u->brk[0] = 0, u->brk[1] = n, u->nbrk = 1;
+        goto out;
+    }
     for (mmx_index i = 0; i < n; i++)
         trip[3 * i] = run[i], trip[3 * i + 1] = g[find(parent, i)], trip[3 * i + 2] = g[i];
     qsort(trip, (size_t)n, 3 * sizeof *trip, cmp_piece);
