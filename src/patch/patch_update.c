@@ -48,10 +48,10 @@ static mmx_status update_host(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *m
     mmx_index *label = NULL;
     int done = 0;
     mmx_status s = MMX_OK;
-    if (!adj) s = mmx_adjacency_compute(ctx, mesh, &own);
+    if (!adj) s = mmx__mesh_adjacency(ctx, mesh, &adj, &own); /* the mesh's cached one (mesh.h) */
     if (!s) s = mmx__mesh_host_view(ctx, mesh, &hm);
     if (!s) {
-        const mmx_adjacency *A = own ? own : adj;
+        const mmx_adjacency *A = adj;
         if (A->space != mesh->space || A->nverts != mesh->M->nrows || A->nfaces != mesh->M->ncols)
             s = mmx__fail(ctx, MMX_ERR_ARG, FN ": the adjacency is not the mesh's");
         if (!s) s = mmx__patch_update_host(ctx, ps, hm->M, hm->pos, A->fe, A->ev, A->nedges,
