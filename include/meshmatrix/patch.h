@@ -124,7 +124,8 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
  * as it is (patches are never merged; a label whose faces are all gone vanishes). The
  * result's arrays are those of mmx_patch_set_follow for these labels, so the same bytes on
  * the host and on CUDA, every query and reduction as on a fresh set. ps stays the same
- * handle; on an error it is left as it was (the input's set). `adj` may be NULL (computed
+ * handle; on an error it is left as it was (the input's set). `adj` may be NULL (on the
+ * host the mesh's cached adjacency, computed and cached if it has none; on CUDA computed
  * here) or the adjacency of `mesh`, only read.
  *
  * The invariants the result holds (those of every set): every face, edge and vertex in a
