@@ -273,3 +273,13 @@ mmx_mesh *bu_split4(mmx_ctx *h, const mmx_mesh *m)
     mmx_adjacency_free(adj);
     return out;
 }
+
+void bu_patch_updates(const char *who, const mmx_patch_stats *pst, double extra_ms)
+{
+    const double share = pst->update_patches ? 100.0 * (double)pst->update_dirty /
+                                                   (double)pst->update_patches : 0;
+    printf("        %-5s %lld updates (%lld incremental), %.1f%% of the patches rebuilt per update "
+           "(dirty), %.3f ms more per update\n", who, (long long)pst->updates,
+           (long long)pst->updates_incremental, share,
+           pst->updates ? extra_ms / (double)pst->updates : 0.0);
+}

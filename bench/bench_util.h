@@ -112,4 +112,10 @@ void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const
  * unchanged): the "nef1..nef3" meshes of DESIGN.md from nefertiti. Exits on failure. */
 mmx_mesh *bu_split4(mmx_ctx *h, const mmx_mesh *m);
 
+/* The line under a "with patches kept current" row (issue 28): from a kept set's update
+ * counters (mmx_patch_stats), the updates (rounds) and how many were incremental, the share of
+ * the patches each update rebuilt (dirty), and extra_ms (the call with patches minus the call
+ * without) per update. `who` names the backend. */
+void bu_patch_updates(const char *who, const mmx_patch_stats *pst, double extra_ms);
+
 #endif

@@ -20,7 +20,10 @@
  * Patches kept current (issue 28): mmx_delaunay_flip_patches with the input's patch set
  * (built before each call, not timed) updated after every round, against mmx_delaunay_flip,
  * both by the host clock around the call and a final wait, the median of N after a warm-up
- * of each, interleaved; the extra per round and the target "at most 10% more".
+ * of each, interleaved; the extra per round and the target "at most 10% more"; then the
+ * updates (rounds), how many ran incrementally, the share of the patches an update rebuilt
+ * (dirty) and the extra time per update, and, on the meshes the host runs, the same on the
+ * host (one call each way).
  *
  * Peers. RXMesh's Delaunay flips on the same GPU model (DESIGN.md, H200): nef0 133 ms, nef1
  * 170, nef2 354, nef3 1,122; the target is 10x faster on nef2 and nef3 (<= 35 ms, <= 112 ms).
@@ -69,7 +72,9 @@ static double one_call(mmx_ctx *ctx, const mmx_mesh *in, int kept, mmx_delaunay_
 }
 
 /* The row "Delaunay with patches kept current" against the same call without. */
-static void measure_kept(mmx_ctx *cuda, const char *name, const mmx_mesh *d, int reps, FILE *csv)
+/* With `host` (not NULL), the same on the host from `nef` (one call each way). */
+static void measure_kept(mmx_ctx *cuda, mmx_ctx *host, const char *name, const mmx_mesh *nef,
+                         const mmx_mesh *d, int reps, FILE *csv)
 {
     double with[64], without[64];
     if (reps > 64) reps = 64;
@@ -89,6 +94,17 @@ static void measure_kept(mmx_ctx *cuda, const char *name, const mmx_mesh *d, int
            "kept set %d patches, mean %.1f faces\n", w, wo, reps, extra,
            (w - wo) / (rep.rounds ? rep.rounds : 1), rep.rounds, extra <= 10 ? "met" : "NOT met",
            (int)pst.npatches, pst.mean_faces);
+    bu_patch_updates("cuda", &pst, w - wo);
+    if (host) { /* the host's incremental update, one call each way */
+        mmx_patch_stats hst;
+        mmx_delaunay_report hrep;
+        memset(&hst, 0, sizeof hst);
+        const double hwo = one_call(host, nef, 0, &hrep, &hst);
+        const double hw = one_call(host, nef, 1, &hrep, &hst);
+        printf("  host  Delaunay with patches kept current %10.3f ms vs %.3f ms without (one run "
+               "each): %+.1f%%\n", hw, hwo, 100.0 * (hw - hwo) / hwo);
+        bu_patch_updates("host", &hst, hw - hwo);
+    }
     if (csv)
         fprintf(csv, "%s,kept,patches,%.4f,%.4f,%d,%d\n", name, w, wo, rep.rounds, (int)pst.npatches);
 }
@@ -163,7 +179,7 @@ static void measure(mmx_ctx *host, mmx_ctx *cuda, const char *name, int level, c
     printf("  RXMesh (H200)           %10.3f ms  -> ours %.1fx faster; target 10x (<= %.1f ms): %s\n",
            rxmesh_ms[level], rxmesh_ms[level] / cu_ms, target,
            cu_ms <= target ? "met" : "NOT met");
-    measure_kept(cuda, name, d, reps, csv);
+    measure_kept(cuda, with_host ? host : NULL, name, nef, d, reps, csv);
     const double cu_rounds = rounds(cuda, d, "cuda", csv, name);
     printf("  cuda  sum of the rounds timed alone (each with its own adjacency): %.3f ms\n",
            cu_rounds);

@@ -27,7 +27,9 @@
  * both timed alike (the host clock around the call and a final wait, the median of N after
  * one warm-up of each, interleaved); the row gives both, the extra per round, and the
  * target "at most 10% more". The kept set's figures follow (patches, mean faces, bytes per
- * face), and with --host-max its arrays are checked against the host's.
+ * face), then the updates (rounds), how many ran incrementally, the share of the patches an
+ * update rebuilt (dirty) and the extra time per update; with --host-max the same on the host
+ * (one call each way) and its arrays are checked against the host's.
  *
  * Peers. RXMesh's remeshing, 3 iterations, on the same GPU model (DESIGN.md, H200): nef0
  * 1.47 s, nef1 2.27 s, nef2 5.90 s; the targets are 10x faster than RXMesh and 100x faster
@@ -174,12 +176,18 @@ static void measure_kept(mmx_ctx *host, mmx_ctx *cuda, const char *name, const m
     printf("        the kept set: %d patches, %d .. %d faces (mean %.1f), %.1f bytes per face\n",
            (int)pst.npatches, (int)pst.min_faces, (int)pst.max_faces, pst.mean_faces,
            pst.bytes_per_face);
+    bu_patch_updates("cuda", &pst, w - wo);
     int same = -1;
     if (with_host) { /* the kept sets of both backends: the same owners */
         mmx_patch_set *hs = NULL, *ds = NULL;
         mmx_remesh_report hr;
         mmx_patch_stats hst;
-        one_call(host, nef, 1, &hr, &hst, &hs);
+        /* The host's incremental update, one call each way (the host takes seconds). */
+        const double hwo = one_call(host, nef, 0, &hr, &hst, NULL);
+        const double hw = one_call(host, nef, 1, &hr, &hst, &hs);
+        printf("  host  remeshing with patches kept current %10.2f ms vs %.2f ms without (one "
+               "run each): %+.1f%%\n", hw, hwo, 100.0 * (hw - hwo) / hwo);
+        bu_patch_updates("host", &hst, hw - hwo);
         one_call(cuda, d, 1, &rep, &pst, &ds);
         const mmx_index F = hr.per_iteration[hr.iterations ? hr.iterations - 1 : 0].nfaces;
         mmx_index *a = owners(host, hs, F), *b = owners(cuda, ds, F);

@@ -7,7 +7,8 @@
 #include "patch/patch_internal.h"
 
 /* Asserts that two host sets hold the same arrays (sizes, owned counts, maps, blocks, face
- * owners); `what` names the case in a failure. */
+ * owners) and host fields (the inconsistent edge, the maxima, the statistics of the set);
+ * `what` names the case in a failure. */
 static inline void tu_expect_same_patch_sets(const mmx_patch_set *a, const mmx_patch_set *b,
                                              const char *what)
 {
@@ -26,6 +27,16 @@ static inline void tu_expect_same_patch_sets(const mmx_patch_set *a, const mmx_p
     SAME(ev, 2 * (size_t)a->edge_off[np]);
     SAME(face_patch, (size_t)a->nfaces);
 #undef SAME
+    cr_assert_eq(a->bad_edge, b->bad_edge, "%s: inconsistent edge %d vs %d", what, a->bad_edge,
+                 b->bad_edge);
+    cr_assert(a->bad_ends[0] == b->bad_ends[0] && a->bad_ends[1] == b->bad_ends[1],
+              "%s: the inconsistent edge's ends differ", what);
+    cr_assert(a->max_corners == b->max_corners && a->max_scratch == b->max_scratch &&
+              a->stats.max_local_faces == b->stats.max_local_faces &&
+              a->stats.max_local_edges == b->stats.max_local_edges &&
+              a->stats.max_local_verts == b->stats.max_local_verts &&
+              a->stats.bytes == b->stats.bytes && a->stats.min_faces == b->stats.min_faces &&
+              a->stats.max_faces == b->stats.max_faces, "%s: the host fields differ", what);
 }
 
 #endif

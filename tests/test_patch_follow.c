@@ -371,6 +371,259 @@ Test(patch_follow, every_kind_of_round_on_a_sphere)
     mmx_ctx_free(ctx);
 }
 
+/* ---- incremental updates -------------------------------------------------------------------- */
+
+/* bigguy's quads (tests/data) cut into triangles. */
+static mmx_mesh *bigguy(mmx_ctx *ctx)
+{
+    mmx_mesh *q = NULL, *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("bigguy_quads.obj"), MMX_FORMAT_AUTO, &q));
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_triangulate(ctx, q, &t));
+    mmx_mesh_free(q);
+    return t;
+}
+
+/* Host edge {a, b}'s number in adj (binary search of column max(a, b) of E), or -1. */
+static mmx_index edge_of(const mmx_adjacency *adj, mmx_index a, mmx_index b)
+{
+    const mmx_index i = a < b ? a : b, j = a < b ? b : a;
+    const mmx_csc *E = adj->E;
+    int64_t lo, hi;
+    face_range(E, j, &lo, &hi);
+    for (int64_t k = lo; k < hi && E->rowidx[k] < j; k++)
+        if (E->rowidx[k] == i) return adj->edge_ptr[j] + (mmx_index)(k - lo);
+    return -1;
+}
+
+/* A round of `kind` on host mesh m with sparse seeds (every `stride`-th edge, face or vertex
+ * from `first`): the output, *origin (malloc'd, NULL for a flip) and in *touched (malloc'd,
+ * per vertex of m) 1 for every vertex of a kept seed's faces (the faces the round replaced:
+ * a split's or flip's cavity; touched NULL: not asked, as for a device mesh). */
+static mmx_mesh *sparse_round(mmx_ctx *ctx, const mmx_mesh *m, mmx_cavity_kind kind,
+                              mmx_index stride, mmx_index first, uint32_t round,
+                              mmx_index **origin, unsigned char **touched)
+{
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, m, &adj));
+    const mmx_index F = m->M->ncols, V = m->M->nrows;
+    const mmx_index total = kind == MMX_CAVITY_FACE_SPLIT ? F
+                            : kind == MMX_CAVITY_VERTEX_REMOVE ? V : adj->nedges;
+    mmx_adjacency_free(adj);
+    mmx_index n = 0;
+    mmx_index *seeds = malloc(((size_t)total / (size_t)stride + 2) * sizeof *seeds);
+    mmx_cavity_seed *sd = malloc(((size_t)total / (size_t)stride + 2) * sizeof *sd);
+    cr_assert(seeds && sd);
+    for (mmx_index i = first; i < total; i += stride) seeds[n++] = i;
+    mmx_mesh *out = NULL;
+    mmx_cavity_counts c;
+    if (kind == MMX_CAVITY_FACE_SPLIT)
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_split_round(ctx, m, seeds, n, round, &out, &c, sd));
+    else if (kind == MMX_CAVITY_VERTEX_REMOVE)
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, seeds, n, round, &out, &c, sd));
+    else
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, kind, seeds, n, round, &out, &c, sd));
+    cr_assert_gt(c.kept, 0, "kind %d kept nothing", (int)kind);
+    *origin = NULL;
+    if (kind != MMX_CAVITY_EDGE_FLIP) {
+        *origin = malloc(((size_t)out->M->ncols + 1) * sizeof **origin);
+        cr_assert(*origin);
+        MMX_OK_OR_FAIL(ctx, mmx_cavity_face_origin(ctx, kind, F, sd, n, out->M->ncols, *origin));
+    }
+    if (!touched) { /* a device round: the caller compares sets only */
+        free(seeds), free(sd);
+        return out;
+    }
+    *touched = calloc((size_t)V + 1, 1);
+    cr_assert(*touched);
+    for (mmx_index i = 0; i < n; i++) {
+        if (sd[i].outcome != MMX_CAVITY_KEPT) continue;
+        for (int h = 0; h < 2; h++) {
+            if (sd[i].faces[h] < 0) continue;
+            int64_t a, b;
+            face_range(m->M, sd[i].faces[h], &a, &b);
+            for (int64_t k = a; k < b; k++) (*touched)[m->M->rowidx[k]] = 1;
+        }
+    }
+    free(seeds), free(sd);
+    return out;
+}
+
+/* For a round that keeps the vertex and surviving face ids (splits, flips): every old patch
+ * none of whose local faces has a vertex the round touched is in the new set unchanged, its
+ * blocks byte for byte and its maps the old ones (edges renumbered through their ends).
+ * Returns how many such patches there were. */
+static mmx_index expect_untouched_kept(const mmx_patch_set *was, const mmx_mesh *before,
+                                       const mmx_patch_set *ps, const mmx_mesh *after,
+                                       const unsigned char *touched, const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_adjacency_compute(ctx, after, &adj));
+    mmx_index same = 0;
+    for (mmx_index p = 0; p < was->npatches; p++) {
+        const mmx_index f0 = was->face_off[p], nf = was->face_off[p + 1] - f0;
+        int hit = 0;
+        for (mmx_index l = 0; l < nf && !hit; l++) {
+            int64_t a, b;
+            face_range(before->M, was->l2g_f[f0 + l], &a, &b);
+            for (int64_t k = a; k < b; k++) hit |= touched[before->M->rowidx[k]];
+        }
+        if (hit) continue;
+        same++;
+        const mmx_index q = ps->face_patch[was->l2g_f[f0]];
+        const mmx_index e0 = was->edge_off[p], ne = was->edge_off[p + 1] - e0;
+        const mmx_index v0 = was->vert_off[p], nv = was->vert_off[p + 1] - v0;
+        const mmx_index c0 = was->corner_off[p], nc = was->corner_off[p + 1] - c0;
+        cr_assert_eq(ps->face_off[q + 1] - ps->face_off[q], nf, "%s: patch %d's faces", what, p);
+        cr_assert_eq(ps->edge_off[q + 1] - ps->edge_off[q], ne, "%s: patch %d's edges", what, p);
+        cr_assert_eq(ps->vert_off[q + 1] - ps->vert_off[q], nv, "%s: patch %d's vertices", what, p);
+        cr_assert_eq(ps->corner_off[q + 1] - ps->corner_off[q], nc, "%s: patch %d's corners", what, p);
+        cr_assert(memcmp(ps->owned + 3 * q, was->owned + 3 * p, 3 * sizeof *ps->owned) == 0,
+                  "%s: patch %d's owned counts", what, p);
+        cr_assert(memcmp(ps->fe + ps->corner_off[q], was->fe + c0, (size_t)nc * sizeof *ps->fe) == 0,
+                  "%s: patch %d's FE block", what, p);
+        cr_assert(memcmp(ps->ev + 2 * (size_t)ps->edge_off[q], was->ev + 2 * (size_t)e0,
+                         2 * (size_t)ne * sizeof *ps->ev) == 0, "%s: patch %d's EV block", what, p);
+        cr_assert(memcmp(ps->l2g_f + ps->face_off[q], was->l2g_f + f0, (size_t)nf * sizeof *ps->l2g_f) == 0,
+                  "%s: patch %d's faces moved", what, p);
+        cr_assert(memcmp(ps->l2g_v + ps->vert_off[q], was->l2g_v + v0, (size_t)nv * sizeof *ps->l2g_v) == 0,
+                  "%s: patch %d's vertices moved", what, p);
+        for (mmx_index i = 0; i < ne; i++) {
+            const uint16_t *ev = was->ev + 2 * (size_t)(e0 + i);
+            const mmx_index g = edge_of(adj, was->l2g_v[v0 + ev[0]], was->l2g_v[v0 + ev[1]]);
+            cr_assert_eq(ps->l2g_e[ps->edge_off[q] + i], g, "%s: patch %d's edge %d", what, p, i);
+        }
+    }
+    mmx_adjacency_free(adj);
+    mmx_ctx_free(ctx);
+    return same;
+}
+
+/* A copy of a host set's arrays that expect_untouched_kept reads (the old set). */
+static mmx_patch_set *copy_set(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *ps)
+{
+    mmx_index *fp = malloc(((size_t)ps->nfaces + 1) * sizeof *fp);
+    cr_assert(fp);
+    memcpy(fp, ps->face_patch, (size_t)ps->nfaces * sizeof *fp);
+    mmx_patch_options o = {ps->max_faces};
+    mmx_patch_set *c = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_follow(ctx, m, fp, NULL, &o, &c));
+    tu_expect_same_patch_sets(c, ps, "copy");
+    free(fp);
+    return c;
+}
+
+/* The sparse rounds' templates and seed strides. */
+static const mmx_cavity_kind sparse_kinds[] = {MMX_CAVITY_EDGE_SPLIT, MMX_CAVITY_EDGE_FLIP,
+                                               MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_FACE_SPLIT,
+                                               MMX_CAVITY_VERTEX_REMOVE, MMX_CAVITY_EDGE_SPLIT,
+                                               MMX_CAVITY_EDGE_COLLAPSE, MMX_CAVITY_EDGE_FLIP};
+static const mmx_index sparse_strides[] = {397, 211, 389, 307, 263, 151, 233, 113};
+#define NSPARSE ((int)(sizeof sparse_kinds / sizeof sparse_kinds[0]))
+
+/* Sparse rounds of every template on a grid and on bigguy (tests/data): each update is
+ * incremental and rebuilds a part of the patches only; the set is mmx_patch_set_follow's for
+ * the round's labels with a fresh cut's invariants and every query equal to mmx_query's
+ * (check_kept); and, for the rounds that keep vertex ids, every patch the round did not
+ * touch is in the new set as it was. */
+static void sparse_rounds(mmx_mesh *m, int S, const char *name)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_patch_options o = {S};
+    mmx_patch_set *ps = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+    mmx_index untouched = 0;
+    for (int r = 0; r < NSPARSE; r++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s S %d sparse round %d (kind %d)", name, S, r,
+                 (int)sparse_kinds[r]);
+        mmx_index *origin = NULL;
+        unsigned char *touched = NULL;
+        mmx_mesh *next = sparse_round(ctx, m, sparse_kinds[r], sparse_strides[r], r % 7,
+                                      (uint32_t)r, &origin, &touched);
+        mmx_patch_set *was = copy_set(ctx, m, ps);
+        const mmx_patch_stats before = ps->stats;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, next, origin, NULL));
+        cr_assert_eq(ps->stats.updates, before.updates + 1, "%s", what);
+        cr_assert_eq(ps->stats.updates_incremental, before.updates_incremental + 1,
+                     "%s: the update ran the whole cut", what);
+        const int64_t dirty = ps->stats.update_dirty - before.update_dirty;
+        cr_assert_eq(ps->stats.update_patches - before.update_patches, was->npatches, "%s", what);
+        cr_assert(dirty > 0 && dirty < was->npatches / 2 + 1, "%s: %lld of %d patches rebuilt", what,
+                  (long long)dirty, was->npatches);
+        check_kept(ctx, next, ps, was->face_patch, origin, what);
+        if (sparse_kinds[r] == MMX_CAVITY_EDGE_SPLIT || sparse_kinds[r] == MMX_CAVITY_EDGE_FLIP ||
+            sparse_kinds[r] == MMX_CAVITY_FACE_SPLIT)
+            untouched += expect_untouched_kept(was, m, ps, next, touched, what);
+        mmx_patch_set_free(was);
+        free(origin), free(touched);
+        mmx_mesh_free(m);
+        m = next;
+    }
+    cr_expect_gt(untouched, 0, "%s: no patch was left untouched", name);
+    mmx_patch_set_free(ps);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+Test(patch_follow, sparse_rounds_rebuild_only_the_dirty_patches)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    sparse_rounds(grid(ctx, 60, 40, 0.2f), 32, "grid");
+    sparse_rounds(bigguy(ctx), 24, "bigguy");
+    mmx_ctx_free(ctx);
+}
+
+/* Mixed face orders (house.obj, tests/data: pentagons and quads, and bigguy's quads): the
+ * update without a round keeps the set, and one that drops faces (every seventh; the output
+ * mesh built from the survivors) is incremental and gives mmx_patch_set_follow's set, face
+ * starts included. */
+Test(patch_follow, mixed_orders_update_incrementally)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *files[2] = {"house.obj", "bigguy_quads.obj"};
+    for (int t = 0; t < 2; t++) {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data(files[t]), MMX_FORMAT_AUTO, &m));
+        mmx_patch_options o = {t ? 24 : 2};
+        mmx_patch_set *ps = NULL, *ref = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ps));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &ref));
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, m, NULL, NULL));
+        tu_expect_same_patch_sets(ps, ref, files[t]);
+        cr_expect_eq(ps->stats.updates_incremental, 1, "%s", files[t]);
+        cr_expect_eq(ps->stats.update_dirty, 0, "%s: an update without edits rebuilt patches", files[t]);
+        /* Drop every seventh face. */
+        mmx_index *start = NULL, *verts = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, m, &start, &verts));
+        const mmx_index F = mmx_mesh_nfaces(m);
+        mmx_index *ns = malloc(((size_t)F + 1) * sizeof *ns), *nv = malloc(((size_t)start[F] + 1) * sizeof *nv);
+        mmx_index *origin = malloc(((size_t)F + 1) * sizeof *origin);
+        cr_assert(ns && nv && origin);
+        mmx_index nf = 0;
+        ns[0] = 0;
+        for (mmx_index f = 0; f < F; f++) {
+            if (f % 7 == 3) continue;
+            origin[nf] = f;
+            ns[nf + 1] = ns[nf];
+            for (mmx_index k = start[f]; k < start[f + 1]; k++) nv[ns[nf + 1]++] = verts[k];
+            nf++;
+        }
+        mmx_mesh *next = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, mmx_mesh_nverts(m), nf, ns, nv, m->pos, &next));
+        mmx_index *old_fp = malloc(((size_t)F + 1) * sizeof *old_fp);
+        cr_assert(old_fp);
+        memcpy(old_fp, ps->face_patch, (size_t)F * sizeof *old_fp);
+        MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, next, origin, NULL));
+        cr_expect_eq(ps->stats.updates_incremental, 2, "%s", files[t]);
+        check_kept(ctx, next, ps, old_fp, origin, files[t]);
+        free(start), free(verts), free(ns), free(nv), free(origin), free(old_fp);
+        mmx_patch_set_free(ps), mmx_patch_set_free(ref);
+        mmx_mesh_free(next), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 /* A round that keeps the face ids (a flip) updates from the owners alone; an update without
  * origin is refused for another face count, an origin outside the old faces is named, and a
  * refused update leaves the set as it was. */
@@ -438,6 +691,12 @@ Test(patch_follow, delaunay_keeps_the_set)
     }
     tu_expect_same_patch_sets(ps, chain, "delaunay");
     check_set(ctx, out, ps, mmx__patch_follow_bound(20), "delaunay");
+    /* Every update incremental; the late rounds flip few edges, so over the loop fewer
+     * patches were rebuilt than the set holds per round. */
+    cr_expect_gt(ps->stats.updates, 0);
+    cr_expect_eq(ps->stats.updates_incremental, ps->stats.updates);
+    cr_expect_lt(ps->stats.update_dirty, ps->stats.update_patches, "%lld of %lld",
+                 (long long)ps->stats.update_dirty, (long long)ps->stats.update_patches);
     mmx_mesh_free(cur);
     mmx_mesh_free(out), mmx_mesh_free(m);
     mmx_patch_set_free(ps), mmx_patch_set_free(chain);
@@ -450,9 +709,9 @@ Test(patch_follow, delaunay_keeps_the_set)
 Test(patch_follow, remesh_keeps_the_set)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    const char *shapes[2] = {"icosphere:3", "jittered grid"};
-    for (int t = 0; t < 2; t++) {
-        mmx_mesh *m = t ? grid(ctx, 20, 14, 0.2f) : tu_shape(ctx, shapes[t]);
+    const char *shapes[3] = {"icosphere:3", "jittered grid", "bigguy"};
+    for (int t = 0; t < 3; t++) {
+        mmx_mesh *m = t == 2 ? bigguy(ctx) : t ? grid(ctx, 20, 14, 0.2f) : tu_shape(ctx, shapes[t]);
         mmx_patch_options o = {32};
         mmx_patch_set *a = NULL, *b = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_patch_set_create(ctx, m, NULL, &o, &a));
@@ -490,6 +749,9 @@ Test(patch_follow, remesh_keeps_the_set)
             ro.iterations = iters;
             MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &ro, &oa, NULL));
             check_set(ctx, oa, a, mmx__patch_follow_bound(32), what);
+            /* Every round's update was incremental. */
+            cr_expect_gt(a->stats.updates, 0, "%s", what);
+            cr_expect_eq(a->stats.updates_incremental, a->stats.updates, "%s", what);
             mmx_mesh_free(oa);
             mmx_patch_set_free(a);
         }
@@ -626,5 +888,48 @@ Test(patch_follow, gpu_remesh_and_delaunay_match_host)
     expect_same_device(dctx, hs, ds, "delaunay");
     mmx_mesh_free(ho), mmx_mesh_free(dout), mmx_mesh_free(hm), mmx_mesh_free(dm);
     mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_ctx_free(hctx), mmx_ctx_free(dctx);
+}
+
+/* Sparse rounds on both backends (a grid and bigguy, tests/data): the host's incremental
+ * update and the device's update give the same set, array for array, after every round. */
+static void gpu_sparse(mmx_ctx *hctx, mmx_ctx *dctx, mmx_mesh *hm, int S, const char *name)
+{
+    mmx_mesh *dm = NULL;
+    MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+    mmx_patch_options o = {S};
+    mmx_patch_set *hs = NULL, *ds = NULL;
+    MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
+    MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
+    for (int r = 0; r < NSPARSE; r++) {
+        char what[96];
+        snprintf(what, sizeof what, "%s sparse round %d (kind %d)", name, r, (int)sparse_kinds[r]);
+        mmx_index *ho = NULL, *dor = NULL;
+        mmx_mesh *hn = sparse_round(hctx, hm, sparse_kinds[r], sparse_strides[r], r % 7,
+                                    (uint32_t)r, &ho, NULL);
+        mmx_mesh *dn = sparse_round(dctx, dm, sparse_kinds[r], sparse_strides[r], r % 7,
+                                    (uint32_t)r, &dor, NULL);
+        cr_assert_eq(ho == NULL, dor == NULL);
+        if (ho) cr_assert(memcmp(ho, dor, (size_t)hn->M->ncols * sizeof *ho) == 0, "%s: origins", what);
+        const int64_t inc = hs->stats.updates_incremental;
+        MMX_OK_OR_FAIL(hctx, mmx_patch_set_update(hctx, hs, hn, ho, NULL));
+        MMX_OK_OR_FAIL(dctx, mmx_patch_set_update(dctx, ds, dn, dor, NULL));
+        cr_assert_eq(hs->stats.updates_incremental, inc + 1, "%s: not incremental", what);
+        expect_same_device(dctx, hs, ds, what);
+        free(ho), free(dor);
+        mmx_mesh_free(hm), mmx_mesh_free(dm);
+        hm = hn, dm = dn;
+    }
+    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_mesh_free(hm), mmx_mesh_free(dm);
+}
+
+Test(patch_follow, gpu_sparse_rounds_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    if (!dctx) return;
+    mmx_ctx *hctx = tu_host_ctx();
+    gpu_sparse(hctx, dctx, grid(hctx, 60, 40, 0.2f), 32, "grid");
+    gpu_sparse(hctx, dctx, bigguy(hctx), 24, "bigguy");
     mmx_ctx_free(hctx), mmx_ctx_free(dctx);
 }

@@ -110,9 +110,11 @@ const tool_cmd delaunay_command = {
             "Reports the rounds, the flips per round and the time, and writes OUT as convert\n"
             "does. --backend cuda runs every round on the GPU, with the same output bytes.\n"
             "With --keep-patches it also builds IN's patch set (as info --patches does) and\n"
-            "keeps it current through every round; then prints the kept set's figures and\n"
-            "checks that every query computed on it equals the algebraic path's (exit\n"
-            "status 1 if one differs). The delaunay time includes the upkeep.",
+            "keeps it current through every round; then prints the kept set's figures, how\n"
+            "many rounds updated it incrementally (host backend: only the touched patches\n"
+            "rebuilt; cuda: the whole cut) and the share rebuilt per round, and checks\n"
+            "that every query computed on it equals the algebraic path's (exit status 1 if\n"
+            "one differs). The delaunay time includes the upkeep.",
     .opts = delaunay_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

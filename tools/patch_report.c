@@ -24,6 +24,10 @@ void print_patch_stats(const mmx_patch_stats *ps, int S, int kept, double ms, co
         (long long)ps->bytes, ps->bytes_per_face, (long long)ps->topology_bytes,
         ps->topology_bytes_per_face);
     if (ms >= 0) row("patch time", "%.3f ms (%s backend)", ms, backend);
+    const double dirty = ps->update_patches ? (double)ps->update_dirty / (double)ps->update_patches : 0;
+    if (kept)
+        row("patch updates", "%lld rounds, %lld incremental; %.1f%% of the patches rebuilt per round",
+            (long long)ps->updates, (long long)ps->updates_incremental, 100.0 * dirty);
     js_object("patches");
     js_int("count", ps->npatches);
     js_int("min_faces", ps->min_faces);
@@ -39,6 +43,11 @@ void print_patch_stats(const mmx_patch_stats *ps, int S, int kept, double ms, co
     js_int("topology_bytes", (long long)ps->topology_bytes);
     js_num("topology_bytes_per_face", ps->topology_bytes_per_face);
     if (ms >= 0) js_ms("ms", ms);
+    if (kept) {
+        js_int("updates", (long long)ps->updates);
+        js_int("updates_incremental", (long long)ps->updates_incremental);
+        js_num("update_dirty_share", dirty);
+    }
     js_end();
 }
 

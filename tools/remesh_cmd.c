@@ -193,8 +193,10 @@ const tool_cmd remesh_command = {
             "With --keep-patches it also builds IN's patch set (as info --patches does) and\n"
             "keeps it current through every round (only the patches a round touched are\n"
             "re-cut, grown to twice S at most, 768 faces); then prints the kept set's\n"
-            "figures and checks that every query computed on it equals the algebraic\n"
-            "path's (exit status 1 if one differs). The remesh time includes the upkeep.",
+            "figures, how many rounds updated it incrementally (host backend: only the\n"
+            "touched patches rebuilt; cuda: the whole cut) and the share rebuilt per round,\n"
+            "and checks that every query computed on it equals the algebraic path's (exit\n"
+            "status 1 if one differs). The remesh time includes the upkeep.",
     .opts = remesh_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -52,6 +52,12 @@ typedef struct mmx_patch_stats {
     double bytes_per_face;          /* bytes / the mesh's faces */
     int64_t topology_bytes;         /* its topology, counted as RXMesh counts its own (below) */
     double topology_bytes_per_face; /* topology_bytes / the mesh's faces */
+    /* Since the set was built (mmx_patch_set_create / _follow), what mmx_patch_set_update
+     * did, summed over its calls: the calls, those done incrementally (the others ran the
+     * whole cut), the patches the set had before each call, and of those the ones rebuilt
+     * (dirty; every patch, for a whole cut). update_dirty / update_patches is the share of
+     * the set a round rebuilt. */
+    int64_t updates, updates_incremental, update_patches, update_dirty;
 } mmx_patch_stats;
 
 /* What the two counts hold. `bytes`: every array the set keeps, in its space: per patch its
@@ -110,23 +116,54 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
  * for the labels label[f] = (ps's face_patch)[origin[f]], with ps's S. origin[0 .. nfaces of
  * mesh) is the input face each output face comes from (host memory on either backend:
  * mmx_cavity_face_origin, mmx_cavity_user_face_origin), or NULL for a round that keeps every
- * face id (flips, moves; the face count must be ps's). So only the patches the round touched
- * change: a patch none of whose faces was removed, cut or added keeps its faces (its number
- * may shift, as patches are numbered by label); a touched patch takes the faces cut from its
- * own, is re-cut along the Morton curve past the bound (min(2 S, MMX_PATCH_MAX_FACES) faces)
- * and split into its connected pieces. The result's arrays are those of mmx_patch_set_follow
- * for these labels, so the same bytes on the host and on CUDA, every query and reduction as
- * on a fresh set. ps stays the same handle; on an error it is left as it was (the input's
- * set). `adj` may be NULL (computed here) or the adjacency of `mesh`, only read.
- * Errors: MMX_ERR_ARG (NULL ps or mesh, origin NULL with another face count, an origin
- * outside [0, ps's nfaces): the detail names the face), MMX_ERR_SPACE (ps or mesh not in the
- * context's space), and those of mmx_patch_set_follow.
- * Cost: the labels O(nfaces); then a build of the arrays as mmx_patch_set_follow's (a sort by
- * label, O(nnz) per pass): the arrays of every patch are rebuilt, not only the touched ones',
- * so an update costs about one build of the set (plus, on CUDA with an origin, a copy of the
- * old owners to the host and of the labels back).
- * Synchronises: as mmx_patch_set_follow; on CUDA with an origin, also the copy of the owners
- * to the host. */
+ * face id (flips, moves; the face and vertex counts must be ps's). So only the patches the
+ * round touched change: a patch none of whose faces was removed, cut or added keeps its faces
+ * (its number may shift, as patches are numbered by label); a touched patch takes the faces
+ * cut from its own, is re-cut along the Morton curve past the bound (min(2 S,
+ * MMX_PATCH_MAX_FACES) faces) and split into its connected pieces; a patch that shrank stays
+ * as it is (patches are never merged; a label whose faces are all gone vanishes). The
+ * result's arrays are those of mmx_patch_set_follow for these labels, so the same bytes on
+ * the host and on CUDA, every query and reduction as on a fresh set. ps stays the same
+ * handle; on an error it is left as it was (the input's set). `adj` may be NULL (on the
+ * host the mesh's cached adjacency, computed and cached if it has none; on CUDA computed
+ * here) or the adjacency of `mesh`, only read.
+ *
+ * The invariants the result holds (those of every set): every face, edge and vertex in a
+ * face owned by exactly one patch (an edge or vertex by the owner of its face of smallest
+ * number); each patch's ribbon complete (every face at a vertex of an owned face, with its
+ * edges and vertices); local lists owned first, each part ascending; 16-bit local indices
+ * at most 65535 (32768 local edges); owned faces per patch at most min(2 S, MMX_PATCH_MAX_FACES); each
+ * patch edge-connected.
+ *
+ * On the host the update is incremental. A patch is dirty when one of its local faces (owned
+ * or ribbon) was removed, cut, changed or had its corners' vertices merged, or when a face
+ * the round made or changed has a vertex of one of its owned faces. Only dirty patches are
+ * cut again and rebuilt. The others are copied, their blocks (16-bit local indices) as they
+ * were, and only their global numbers remapped: a round renumbers by keeping survivors in
+ * their order (faces and vertices: kept in place or compacted; edges: numbered by their ends,
+ * so kept in order by a monotone vertex map), so old -> new is a monotone map, read from the
+ * unchanged faces' corners and applied to the stored ids in O(stored ids); a monotone map
+ * keeps every list ascending and every edge's direction bit and smaller end, so the blocks
+ * need no change. The vertex map is taken to be the identity when the round did not lower
+ * the vertex count (flips, splits, face splits, user cavities), and read from the unchanged
+ * faces when it did (collapses, vertex removals: two old vertices onto one new one mark a
+ * merge, whose faces are dirty). A patch whose remapped lists would not stay ascending is
+ * dirty too, and a round whose faces give no consistent map at all (not one of the library's
+ * rounds) gets the whole cut: the result is the same either way. stats.updates_incremental
+ * and stats.update_dirty (mmx_patch_set_stats) count what each call did.
+ * On CUDA the whole cut with the labels runs on the device (every patch rebuilt).
+ *
+ * Errors: MMX_ERR_ARG (NULL ps or mesh, origin NULL with another face or vertex count, an
+ * origin outside [0, ps's nfaces): the detail names the face; an adjacency not the mesh's),
+ * MMX_ERR_SPACE (ps or mesh not in the context's space), and those of mmx_patch_set_follow.
+ * Cost: on the host, O(nnz) passes (the labels, the maps, the owners, the vertex incidence:
+ * no sort of the faces), O(stored ids) for the kept patches, and per dirty patch a build of
+ * its own (a sort of its group when it exceeds the bound, its ribbon's sort); on CUDA, the
+ * labels O(nfaces), then a build of every patch as mmx_patch_set_follow's (a sort by label,
+ * O(nnz) per pass; plus, with an origin, a copy of the old owners to the host and of the
+ * labels back).
+ * Synchronises: on the host, no; on CUDA as mmx_patch_set_follow, and with an origin also the
+ * copy of the owners to the host. */
 mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
                                 const mmx_index *origin, const mmx_adjacency *adj);
 

@@ -12,14 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "patch_block.h"
+#include "patch_host.h"
 
-/* A growable host array of `size`-byte items. */
-typedef struct grow {
-    void *p;
-    size_t n, cap, size;
-} grow;
-
-static mmx_status grow_to(mmx_ctx *ctx, grow *g, size_t n)
+mmx_status mmx__pgrow_to(mmx_ctx *ctx, mmx__pgrow *g, size_t n)
 {
     if (n <= g->cap) return MMX_OK;
     size_t cap = g->cap ? g->cap : 1024, bytes;
@@ -51,10 +46,41 @@ static uint32_t cell(double c, double lo, double hi)
     return !(t > 0) ? 0 : t >= 1023 ? 1023 : (uint32_t)t; /* NaN: 0, on every backend */
 }
 
-static int cmp_index(const void *a, const void *b)
+/* Sorts a[0 .. n) ascending: insertion for short runs, heapsort (n log n whatever the input,
+ * no recursion, no extra memory) for long ones; inlined comparisons, as a patch's lists are
+ * sorted by the thousand (qsort's calls through a pointer cost more than the sort). */
+static void sort_indices(mmx_index *a, mmx_index n)
 {
-    const mmx_index x = *(const mmx_index *)a, y = *(const mmx_index *)b;
-    return (x > y) - (x < y);
+    if (n <= 24) {
+        for (mmx_index i = 1; i < n; i++) {
+            const mmx_index x = a[i];
+            mmx_index j = i;
+            for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
+            a[j] = x;
+        }
+        return;
+    }
+    for (mmx_index top = n / 2; top-- > 0;) { /* a max-heap, then its top to the end */
+        mmx_index r = top;
+        const mmx_index x = a[r];
+        for (mmx_index ch; (ch = 2 * r + 1) < n; r = ch) {
+            if (ch + 1 < n && a[ch + 1] > a[ch]) ch++;
+            if (x >= a[ch]) break;
+            a[r] = a[ch];
+        }
+        a[r] = x;
+    }
+    for (mmx_index end = n - 1; end > 0; end--) {
+        const mmx_index x = a[end];
+        a[end] = a[0];
+        mmx_index r = 0;
+        for (mmx_index ch; (ch = 2 * r + 1) < end; r = ch) {
+            if (ch + 1 < end && a[ch + 1] > a[ch]) ch++;
+            if (x >= a[ch]) break;
+            a[r] = a[ch];
+        }
+        a[r] = x;
+    }
 }
 
 static mmx_index uf_find(mmx_index *parent, mmx_index i)
@@ -66,52 +92,69 @@ static mmx_index uf_find(mmx_index *parent, mmx_index i)
     return i;
 }
 
-/* The faces in cut order: sorted by the Morton code of their centroids, ties by number. The
- * centroids are summed in double in corner order and divided by the order, the box is that of
- * the centroids: each step rounds the same way wherever it runs. No positions: number order. */
+void mmx__patch_centroid(const mmx_csc *M, const float *pos, mmx_index f, double c[3])
+{
+    int64_t a, b;
+    mmx__csc_col(M, f, &a, &b);
+    for (int d = 0; d < 3; d++) {
+        double sum = 0;
+        if (pos)
+            for (int64_t k = a; k < b; k++) sum += (double)pos[3 * (size_t)M->rowidx[k] + (size_t)d];
+        c[d] = sum / (double)(b - a);
+    }
+}
+
+void mmx__patch_centroid_box(const mmx_csc *M, const float *pos, double lo[3], double hi[3])
+{
+    for (int d = 0; d < 3; d++) lo[d] = hi[d] = 0;
+    for (mmx_index f = 0; f < M->ncols; f++) {
+        double x[3];
+        mmx__patch_centroid(M, pos, f, x);
+        for (int d = 0; d < 3; d++) {
+            if (f == 0 || x[d] < lo[d]) lo[d] = x[d];
+            if (f == 0 || x[d] > hi[d]) hi[d] = x[d];
+        }
+    }
+}
+
+uint64_t mmx__patch_morton(const double c[3], const double lo[3], const double hi[3])
+{
+    return spread3(cell(c[0], lo[0], hi[0])) | spread3(cell(c[1], lo[1], hi[1])) << 1 |
+           spread3(cell(c[2], lo[2], hi[2])) << 2;
+}
+
+/* The faces in cut order: sorted by the Morton code of their centroids (in the box of the
+ * centroids), ties by number: each step rounds the same way wherever it runs. No positions:
+ * number order. */
 static mmx_status morton_order(mmx_ctx *ctx, const mmx_csc *M, const float *pos, mmx_index *srt)
 {
     const mmx_index F = M->ncols;
-    double *cen = NULL;
     uint64_t *key = NULL, *ktmp = NULL;
     mmx_index *vtmp = NULL, *vals = NULL;
-    mmx_status s = mmx__host_alloc(ctx, 3 * (size_t)F, sizeof *cen, (void **)&cen);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *key, (void **)&key);
+    mmx_status s = mmx__host_alloc(ctx, (size_t)F, sizeof *key, (void **)&key);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *ktmp, (void **)&ktmp);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *vtmp, (void **)&vtmp);
     if (s) goto out;
-    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+    double lo[3], hi[3];
+    mmx__patch_centroid_box(M, pos, lo, hi);
     for (mmx_index f = 0; f < F; f++) {
-        int64_t a, b;
-        mmx__csc_col(M, f, &a, &b);
-        for (int d = 0; d < 3; d++) {
-            double sum = 0;
-            if (pos)
-                for (int64_t c = a; c < b; c++) sum += (double)pos[3 * (size_t)M->rowidx[c] + (size_t)d];
-            const double x = sum / (double)(b - a);
-            cen[3 * (size_t)f + (size_t)d] = x;
-            if (f == 0 || x < lo[d]) lo[d] = x;
-            if (f == 0 || x > hi[d]) hi[d] = x;
-        }
-    }
-    for (mmx_index f = 0; f < F; f++) {
-        const double *c = cen + 3 * (size_t)f;
-        key[f] = spread3(cell(c[0], lo[0], hi[0])) | spread3(cell(c[1], lo[1], hi[1])) << 1 |
-                 spread3(cell(c[2], lo[2], hi[2])) << 2;
+        double c[3];
+        mmx__patch_centroid(M, pos, f, c);
+        key[f] = mmx__patch_morton(c, lo, hi);
         srt[f] = f;
     }
     /* Stable: faces of one cell stay in number order. */
     mmx__radix_sort_u64(key, ktmp, srt, vtmp, (size_t)F, 0, 32, &vals);
     if (vals != srt) memcpy(srt, vals, (size_t)F * sizeof *srt);
 out:
-    free(cen), free(key), free(ktmp), free(vtmp);
+    free(key), free(ktmp), free(vtmp);
     return s;
 }
 
 /* Offsets and lists of the elements' faces, in ascending face order: per edge (from fe) or
  * per vertex (from M's rows). */
-static mmx_status incidence(mmx_ctx *ctx, const mmx_csc *M, const mmx_index *fe, mmx_index n,
-                            mmx_index **off_out, mmx_index **list_out)
+mmx_status mmx__patch_incidence(mmx_ctx *ctx, const mmx_csc *M, const mmx_index *fe, mmx_index n,
+                                mmx_index **off_out, mmx_index **list_out)
 {
     mmx_index *off = NULL, *list = NULL;
     mmx_status s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *off, (void **)&off);
@@ -228,19 +271,7 @@ out:
     return s;
 }
 
-/* The local sets of patch p: its faces (owned, then ribbon), edges and vertices (owned, then
- * the rest), each group ascending, appended to the growable lists. */
-typedef struct build {
-    mmx_ctx *ctx;
-    const mmx_csc *M;
-    const mmx_index *fe, *ev;
-    const mmx_index *vf_off, *vf;
-    mmx_patch_set *ps;
-    mmx_index *mark_f, *mark_e, *mark_v; /* the last patch that took the element */
-    mmx_index *loc_e, *loc_v;            /* its local index there */
-    grow lf, le, lv, fst, fe16, ev16;
-    mmx_index *tmp_e, *tmp_v;            /* the non-owned edges and vertices of one patch */
-} build;
+typedef mmx__pbuild build;
 
 static mmx_status refuse(build *B, mmx_index p, mmx_index nf, mmx_index ne, mmx_index nv,
                          const mmx_index *verts, mmx_index nverts)
@@ -292,14 +323,14 @@ void mmx__patch_stats_finish(mmx_patch_set *ps, int64_t nlf, int64_t nle, int64_
     st->topology_bytes_per_face = F ? (double)st->topology_bytes / (double)F : 0;
 }
 
-static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_index nown)
+mmx_status mmx__patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_index nown)
 {
     mmx_patch_set *ps = B->ps;
     const mmx_csc *M = B->M;
     mmx_status s;
     /* Faces: the owned ones, then the ribbon. */
     const size_t f0 = B->lf.n;
-    if ((s = grow_to(B->ctx, &B->lf, f0 + (size_t)nown))) return s;
+    if ((s = mmx__pgrow_to(B->ctx, &B->lf, f0 + (size_t)nown))) return s;
     memcpy((mmx_index *)B->lf.p + f0, own, (size_t)nown * sizeof *own);
     B->lf.n += (size_t)nown;
     for (mmx_index i = 0; i < nown; i++) B->mark_f[own[i]] = p;
@@ -312,14 +343,14 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
                 const mmx_index g = B->vf[q];
                 if (B->mark_f[g] == p) continue;
                 B->mark_f[g] = p;
-                if ((s = grow_to(B->ctx, &B->lf, B->lf.n + 1))) return s;
+                if ((s = mmx__pgrow_to(B->ctx, &B->lf, B->lf.n + 1))) return s;
                 ((mmx_index *)B->lf.p)[B->lf.n++] = g;
             }
         }
     }
     mmx_index *lf = (mmx_index *)B->lf.p + f0;
     const mmx_index nf = (mmx_index)(B->lf.n - f0);
-    qsort(lf + nown, (size_t)(nf - nown), sizeof *lf, cmp_index);
+    sort_indices(lf + nown, nf - nown);
     /* Edges and vertices: owned ones straight into the lists, the others aside, then both
      * sorted. */
     const size_t e0 = B->le.n, v0 = B->lv.n;
@@ -333,7 +364,7 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
             if (B->mark_e[e] != p) {
                 B->mark_e[e] = p;
                 if (ps->edge_patch[e] == p) {
-                    if ((s = grow_to(B->ctx, &B->le, B->le.n + 1))) return s;
+                    if ((s = mmx__pgrow_to(B->ctx, &B->le, B->le.n + 1))) return s;
                     ((mmx_index *)B->le.p)[B->le.n++] = e;
                 } else {
                     B->tmp_e[ne_other++] = e;
@@ -342,7 +373,7 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
             if (B->mark_v[v] != p) {
                 B->mark_v[v] = p;
                 if (ps->vert_patch[v] == p) {
-                    if ((s = grow_to(B->ctx, &B->lv, B->lv.n + 1))) return s;
+                    if ((s = mmx__pgrow_to(B->ctx, &B->lv, B->lv.n + 1))) return s;
                     ((mmx_index *)B->lv.p)[B->lv.n++] = v;
                 } else {
                     B->tmp_v[nv_other++] = v;
@@ -352,25 +383,25 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
     }
     const mmx_index oe = (mmx_index)(B->le.n - e0), ov = (mmx_index)(B->lv.n - v0);
     const mmx_index ne = oe + ne_other, nv = ov + nv_other;
-    if ((s = grow_to(B->ctx, &B->le, e0 + (size_t)ne))) return s;
-    if ((s = grow_to(B->ctx, &B->lv, v0 + (size_t)nv))) return s;
+    if ((s = mmx__pgrow_to(B->ctx, &B->le, e0 + (size_t)ne))) return s;
+    if ((s = mmx__pgrow_to(B->ctx, &B->lv, v0 + (size_t)nv))) return s;
     mmx_index *le = (mmx_index *)B->le.p + e0, *lv = (mmx_index *)B->lv.p + v0;
     memcpy(le + oe, B->tmp_e, (size_t)ne_other * sizeof *le);
     memcpy(lv + ov, B->tmp_v, (size_t)nv_other * sizeof *lv);
     B->le.n += (size_t)ne_other, B->lv.n += (size_t)nv_other;
     if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
         return refuse(B, p, nf, ne, nv, lv, nv);
-    qsort(le, (size_t)oe, sizeof *le, cmp_index);
-    qsort(le + oe, (size_t)ne_other, sizeof *le, cmp_index);
-    qsort(lv, (size_t)ov, sizeof *lv, cmp_index);
-    qsort(lv + ov, (size_t)nv_other, sizeof *lv, cmp_index);
+    sort_indices(le, oe);
+    sort_indices(le + oe, ne_other);
+    sort_indices(lv, ov);
+    sort_indices(lv + ov, nv_other);
     for (mmx_index i = 0; i < ne; i++) B->loc_e[le[i]] = i;
     for (mmx_index i = 0; i < nv; i++) B->loc_v[lv[i]] = i;
     /* The blocks. */
     const size_t c0 = B->fe16.n;
-    if ((s = grow_to(B->ctx, &B->fe16, c0 + (size_t)nc))) return s;
-    if ((s = grow_to(B->ctx, &B->ev16, B->ev16.n + 2 * (size_t)ne))) return s;
-    if (!ps->order && (s = grow_to(B->ctx, &B->fst, B->fst.n + (size_t)nf))) return s;
+    if ((s = mmx__pgrow_to(B->ctx, &B->fe16, c0 + (size_t)nc))) return s;
+    if ((s = mmx__pgrow_to(B->ctx, &B->ev16, B->ev16.n + 2 * (size_t)ne))) return s;
+    if (!ps->order && (s = mmx__pgrow_to(B->ctx, &B->fst, B->fst.n + (size_t)nf))) return s;
     uint16_t *fe16 = (uint16_t *)B->fe16.p + c0;
     mmx_index k = 0;
     for (mmx_index l = 0; l < nf; l++) {
@@ -388,9 +419,12 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
     }
     B->ev16.n += 2 * (size_t)ne;
     /* Owners' local indices, counts, offsets, maxima. */
-    for (mmx_index i = 0; i < nown; i++) ps->face_local[lf[i]] = (uint16_t)i;
-    for (mmx_index i = 0; i < oe; i++) ps->edge_local[le[i]] = (uint16_t)i;
-    for (mmx_index i = 0; i < ov; i++) ps->vert_local[lv[i]] = (uint16_t)i;
+    if (ps->face_local) /* the full build's; the update makes none */
+        for (mmx_index i = 0; i < nown; i++) ps->face_local[lf[i]] = (uint16_t)i;
+    if (ps->edge_local)
+        for (mmx_index i = 0; i < oe; i++) ps->edge_local[le[i]] = (uint16_t)i;
+    if (ps->vert_local)
+        for (mmx_index i = 0; i < ov; i++) ps->vert_local[lv[i]] = (uint16_t)i;
     ps->owned[3 * p] = nown, ps->owned[3 * p + 1] = oe, ps->owned[3 * p + 2] = ov;
     ps->face_off[p + 1] = (mmx_index)B->lf.n;
     ps->edge_off[p + 1] = (mmx_index)B->le.n;
@@ -411,8 +445,8 @@ static mmx_status patch_locals(build *B, mmx_index p, const mmx_index *own, mmx_
 /* The smallest edge with exactly two face entries whose faces run it the same way (the test
  * of mmx__pl_inconsistent: each face's direction read at its last corner on the edge), or -1:
  * the set's record of whether the mesh is consistently oriented. */
-static mmx_index first_inconsistent(const mmx_csc *M, const mmx_index *fe, const mmx_index *ef_off,
-                                    const mmx_index *ef, mmx_index E)
+mmx_index mmx__patch_first_inconsistent(const mmx_csc *M, const mmx_index *fe,
+                                        const mmx_index *ef_off, const mmx_index *ef, mmx_index E)
 {
     for (mmx_index e = 0; e < E; e++) {
         if (ef_off[e + 1] - ef_off[e] != 2) continue;
@@ -453,8 +487,8 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
     if (!s) s = take(ctx, (size_t)E, sizeof(uint16_t), &ps->edge_local);
     if (!s) s = take(ctx, (size_t)V, sizeof(uint16_t), &ps->vert_local);
     if (!s) s = take(ctx, (size_t)F, sizeof(mmx_index), &pf);
-    if (!s) s = incidence(ctx, M, fe, E, &ef_off, &ef);
-    if (!s) s = incidence(ctx, M, NULL, V, (mmx_index **)&B.vf_off, (mmx_index **)&B.vf);
+    if (!s) s = mmx__patch_incidence(ctx, M, fe, E, &ef_off, &ef);
+    if (!s) s = mmx__patch_incidence(ctx, M, NULL, V, (mmx_index **)&B.vf_off, (mmx_index **)&B.vf);
     if (!s) s = cut(ctx, M, pos, fe, ef_off, ef, S, label, ps, pf, &pstart);
     if (s) goto out;
     const mmx_index np = ps->npatches;
@@ -488,7 +522,7 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
     for (mmx_index v = 0; v < V; v++) B.mark_v[v] = -1;
     ps->face_off[0] = ps->edge_off[0] = ps->vert_off[0] = ps->corner_off[0] = 0;
     for (mmx_index p = 0; p < np && !s; p++)
-        s = patch_locals(&B, p, pf + pstart[p], pstart[p + 1] - pstart[p]);
+        s = mmx__patch_locals(&B, p, pf + pstart[p], pstart[p + 1] - pstart[p]);
     if (s) goto out;
     /* The lists become the set's arrays (at least one item each, so none is NULL). */
     ps->l2g_f = B.lf.p, ps->l2g_e = B.le.p, ps->l2g_v = B.lv.p;
@@ -506,7 +540,7 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
     for (mmx_index p = 0; p < np; p++) owned_v += ps->owned[3 * p + 2];
     mmx__patch_stats_finish(ps, ps->face_off[np], ps->edge_off[np], ps->vert_off[np],
                             ps->corner_off[np], owned_v);
-    ps->bad_edge = first_inconsistent(M, fe, ef_off, ef, E);
+    ps->bad_edge = mmx__patch_first_inconsistent(M, fe, ef_off, ef, E);
 out:
     free(ef_off), free(ef), free(pf), free(pstart);
     free((void *)B.vf_off), free((void *)B.vf);

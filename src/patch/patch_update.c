@@ -1,26 +1,25 @@
 /* mmx_patch_set_update (patch.h): a set kept current through a round of edits, as the cut
  * with labels (mmx_patch_set_follow) of the round's output, the labels read through each
- * output face's origin. The labels are made on the host (the origin is a host array); the
- * build runs on the context's backend. */
+ * output face's origin. On the host only the patches the round touched are rebuilt
+ * (patch_incr.c); on CUDA the labels are made on the host (the origin is a host array) and
+ * the whole cut runs on the device. */
 #include <stdlib.h>
 #include <string.h>
 #include "patch_internal.h"
 #include "patch_update.h"
+#include "patch_host.h"
+#include "mesh/mesh_internal.h"
 
 #define FN "mmx_patch_set_update"
 
-/* label[f] = face_patch[origin[f]] on the host, the origins checked. */
-static mmx_status labels(mmx_ctx *ctx, const mmx_index *face_patch, mmx_index nfaces_before,
-                         const mmx_index *origin, mmx_index nfaces, mmx_index *label)
+/* The update counters (patch.h, mmx_patch_stats) of a set that had `before` patches, its
+ * arrays just rebuilt whole: carried over from `was`, one more call, every patch dirty. */
+static void count_whole(mmx_patch_stats *st, const mmx_patch_stats *was, mmx_index before)
 {
-    for (mmx_index f = 0; f < nfaces; f++) {
-        const mmx_index o = origin[f];
-        if (o < 0 || o >= nfaces_before)
-            return mmx__fail(ctx, MMX_ERR_ARG, FN ": face %d comes from face %d, outside [0, %d)",
-                             f, o, nfaces_before);
-        label[f] = face_patch[o];
-    }
-    return MMX_OK;
+    st->updates = was->updates + 1;
+    st->updates_incremental = was->updates_incremental;
+    st->update_patches = was->update_patches + before;
+    st->update_dirty = was->update_dirty + before;
 }
 
 /* The follow cut of mesh with labels into a temporary set, whose arrays then replace ps's. */
@@ -31,11 +30,48 @@ mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mes
     mmx_patch_set *next = NULL;
     mmx_status s = mmx_patch_set_follow(ctx, mesh, label, adj, &o, &next);
     if (s) return s;
+    count_whole(&next->stats, &ps->stats, ps->npatches);
     mmx_patch_set tmp = *ps;
     *ps = *next;
     *next = tmp;
     mmx_patch_set_free(next);
     return MMX_OK;
+}
+
+/* The host update: incremental (patch_incr.c) where the round allows it, else the follow cut
+ * with the labels read through the origins. */
+static mmx_status update_host(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
+                              const mmx_index *origin, const mmx_adjacency *adj)
+{
+    mmx_adjacency *own = NULL;
+    const mmx_mesh *hm = NULL;
+    mmx_index *label = NULL;
+    int done = 0;
+    mmx_status s = MMX_OK;
+    if (!adj) s = mmx__mesh_adjacency(ctx, mesh, &adj, &own); /* the mesh's cached one (mesh.h) */
+    if (!s) s = mmx__mesh_host_view(ctx, mesh, &hm);
+    if (!s) {
+        const mmx_adjacency *A = adj;
+        if (A->space != mesh->space || A->nverts != mesh->M->nrows || A->nfaces != mesh->M->ncols)
+            s = mmx__fail(ctx, MMX_ERR_ARG, FN ": the adjacency is not the mesh's");
+        if (!s) s = mmx__patch_update_host(ctx, ps, hm->M, hm->pos, A->fe, A->ev, A->nedges,
+                                           origin, &done);
+        if (!s && done) {
+            ps->bad_ends[0] = ps->bad_ends[1] = -1;
+            if (ps->bad_edge >= 0)
+                memcpy(ps->bad_ends, A->ev + 2 * (size_t)ps->bad_edge, sizeof ps->bad_ends);
+        }
+        if (!s && !done) {
+            const mmx_index F = mesh->M->ncols;
+            s = mmx__host_alloc(ctx, (size_t)F + 1, sizeof *label, (void **)&label);
+            for (mmx_index f = 0; f < F && !s; f++) label[f] = ps->face_patch[origin ? origin[f] : f];
+            if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, label, A);
+        }
+    }
+    if (hm) mmx__mesh_host_release(mesh, hm);
+    mmx_adjacency_free(own);
+    free(label);
+    return s;
 }
 
 mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
@@ -54,6 +90,11 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
     if (!origin && ps->nverts != mesh->M->nrows)
         return mmx__fail(ctx, MMX_ERR_ARG, FN ": no origin, but the mesh has %d vertices where "
                          "the set has %d", mesh->M->nrows, ps->nverts);
+    for (mmx_index f = 0; origin && f < F; f++)
+        if (origin[f] < 0 || origin[f] >= ps->nfaces)
+            return mmx__fail(ctx, MMX_ERR_ARG, FN ": face %d comes from face %d, outside [0, %d)",
+                             f, origin[f], ps->nfaces);
+    if (space == MMX_SPACE_HOST) return update_host(ctx, ps, mesh, origin, adj);
     mmx_status s = MMX_OK;
     if (!origin) {
         /* Every face keeps its id, so the owners are the labels as they stand (follow reads
@@ -61,20 +102,17 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
         s = mmx__patch_set_relabel(ctx, ps, mesh, ps->face_patch, adj);
     } else {
         mmx_index *hfp = NULL, *label = NULL, *dlabel = NULL;
-        const int dev = space == MMX_SPACE_DEVICE;
         s = mmx__host_alloc(ctx, (size_t)F + 1, sizeof *label, (void **)&label);
-        if (!s && dev) {
-            s = mmx__host_alloc(ctx, (size_t)ps->nfaces + 1, sizeof *hfp, (void **)&hfp);
-            if (!s && ps->nfaces > 0)
-                s = mmx_mem_copy(ctx, hfp, MMX_SPACE_HOST, ps->face_patch, space,
-                                 (size_t)ps->nfaces * sizeof *hfp);
-        }
-        if (!s) s = labels(ctx, dev ? hfp : ps->face_patch, ps->nfaces, origin, F, label);
-        if (!s && dev && F > 0) {
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ps->nfaces + 1, sizeof *hfp, (void **)&hfp);
+        if (!s && ps->nfaces > 0)
+            s = mmx_mem_copy(ctx, hfp, MMX_SPACE_HOST, ps->face_patch, space,
+                             (size_t)ps->nfaces * sizeof *hfp);
+        for (mmx_index f = 0; f < F && !s; f++) label[f] = hfp[origin[f]];
+        if (!s && F > 0) {
             s = mmx_mem_alloc(ctx, space, (size_t)F * sizeof *dlabel, (void **)&dlabel);
             if (!s) s = mmx_mem_copy(ctx, dlabel, space, label, MMX_SPACE_HOST, (size_t)F * sizeof *dlabel);
         }
-        if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, dev ? dlabel : label, adj);
+        if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, dlabel, adj);
         mmx_mem_free(ctx, space, dlabel);
         free(label);
         free(hfp);
