@@ -17,9 +17,11 @@ struct mmx_limit_table {
     mmx_index nfaces0;
     mmx_index *ptex_first;        /* host, nfaces0 + 1 */
     mmx_index nfaces_n, nverts_n; /* of the isolation level */
+    mmx_index ngreg;              /* its Gregory end caps */
 };
 
 enum { DEFAULT_ISOLATION = 2, MAX_ISOLATION = 8 };
+#define GREG_PI 3.14159265358979323846
 
 /* Whether an edge (corner c's leaving edge) is smooth and inner: it has a mate and no
  * sharpness at this level. */
@@ -120,6 +122,125 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     return MMX__LIMIT_REGULAR | phantom_sides << 1;
 }
 
+/* OpenSubdiv's scale of an interior vertex's limit tangent for valence n (from the subdivision
+ * matrix's eigenvalues; 1/2 for n = 4), which sets how far its Gregory edge points lie. */
+static double tangent_scale(int n)
+{
+    const double c = cos(2.0 * GREG_PI / n);
+    return 16.0 / (n * (c + 5.0 + sqrt((c + 9.0) * (c + 1.0))));
+}
+
+/* One corner of a Gregory end cap: its vertex x, valence n, the limit point P and the edge
+ * points Ep (towards the next corner of the face) and Em (towards the previous one), and the
+ * ring entries the face points read: e[i] the vertex across the i-th edge around x and f[i]
+ * the vertex opposite x in the i-th face, counted from the face itself (i = 0: its next and
+ * opposite corners; i = 1: e the previous corner), i = -1 at index 3. */
+typedef struct greg_corner {
+    int n;
+    double cosa; /* cos(2 pi / n), 0 when regular (n = 4) as OpenSubdiv takes it */
+    double P[3], Ep[3], Em[3];
+    mmx_index x, e[4], f[4];
+} greg_corner;
+
+/* Walks the ring of corner c (an inner smooth vertex of one fan whose faces are quads, its
+ * spokes smooth), filling k; 0 when the corner is not one. The faces around x are met from c
+ * across the edge arriving at x (c_{i+1} = mate of the corner before c_i), so that face i
+ * lies between edges i and i + 1; P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the limit
+ * mask) and the edge points P + T_j, T_j the tangent aimed at edge j: sum over i of
+ * c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n + 5))
+ * (OpenSubdiv's Far::CatmarkPatchBuilder, whose patches the table is held to). */
+static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                     const float *pos, mmx_index c, greg_corner *k)
+{
+    const mmx_index x = H->M[c], n = H->valence[x];
+    if (n < 3 || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+    const double tc = tangent_scale((int)n) * 0.5 / (n + 5.0), w = 1.0 / (n * (n + 5.0));
+    double sum[3] = {0, 0, 0}, t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0};
+    mmx_index ci = c;
+    for (mmx_index i = 0; i < n; i++) {
+        if (next_k(H, ci, 4) != ci || !smooth_edge(H, es, ci)) return 0;
+        const mmx_index e = H->M[next_k(H, ci, 1)], f = H->M[next_k(H, ci, 2)];
+        if (i < 3) k->e[i] = e, k->f[i] = f;
+        if (i == n - 1) k->e[3] = e, k->f[3] = f;
+        /* e_i's weight in T_j: 4 c_{i-j} + 2 c_{i+1-j} + 2 c_{i-1-j}; f_i's: c_{i-j} + c_{i+1-j}. */
+        const double a = 2.0 * GREG_PI / n;
+        const double we0 = 4.0 * cos(a * i) + 2.0 * cos(a * (i + 1)) + 2.0 * cos(a * (i - 1));
+        const double we1 = 4.0 * cos(a * (i - 1)) + 2.0 * cos(a * i) + 2.0 * cos(a * (i - 2));
+        const double wf0 = cos(a * i) + cos(a * (i + 1)), wf1 = cos(a * (i - 1)) + cos(a * i);
+        for (int d = 0; d < 3; d++) {
+            const double pe = pos[3 * (int64_t)e + d], pf = pos[3 * (int64_t)f + d];
+            sum[d] += 4.0 * pe + pf;
+            t0[d] += tc * (we0 * pe + wf0 * pf);
+            t1[d] += tc * (we1 * pe + wf1 * pf);
+        }
+        /* The next face around x: across the edge arriving at x in this one. */
+        const mmx_index m = H->mate[next_k(H, ci, 3)];
+        if (m < 0 || H->M[m] != x) return 0;
+        ci = m;
+    }
+    if (ci != c) return 0;
+    k->x = x, k->n = (int)n, k->cosa = n == 4 ? 0.0 : cos(2.0 * GREG_PI / n);
+    for (int d = 0; d < 3; d++) {
+        k->P[d] = (double)n * n * w * pos[3 * (int64_t)x + d] + w * sum[d];
+        k->Ep[d] = k->P[d] + t0[d];
+        k->Em[d] = k->P[d] + t1[d];
+    }
+    return 1;
+}
+
+/* Catmull-Clark quad g of a refined level as a Gregory end cap (OpenSubdiv's GREGORY_BASIS at
+ * the last isolation level): its 20 points into q (MMX__LIMIT_GREGORY's order), 1; 0 when a
+ * corner is not an inner smooth vertex of valence >= 3 on smooth spokes (such faces keep the
+ * interpolant). Corner points and edge points by greg_ring; the face point beside edge point
+ * E of corner k (towards corner j): where k and j are both regular, the B-spline's inner
+ * Bezier point (4 x_k + 2 x_{k+1} + 2 x_{k-1} + x_{k+2}) / 9; else
+ * (cos_j P + (3 - 2 cos_k - cos_j) E + 2 cos_k E_j) / 3 plus the ring's twist term
+ * +-(e_{next} - e_{prev}) / 9 +-(f_{this} - f_{prev}) / 18 around E's edge, E_j being corner j's
+ * edge point on the same edge. */
+static int greg_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                       const float *pos, mmx_index g, float *q)
+{
+    mmx_index a, n;
+    mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
+    if (n != 4) return 0;
+    greg_corner K[4];
+    for (int k = 0; k < 4; k++)
+        if (!greg_ring(H, es, vs, nv0, pos, a + k, &K[k])) return 0;
+    for (int k = 0; k < 4; k++) {
+        const greg_corner *c = &K[k], *nx = &K[(k + 1) & 3], *pv = &K[(k + 3) & 3];
+        const greg_corner *op = &K[(k + 2) & 3];
+        double F[2][3];
+        for (int side = 0; side < 2; side++) { /* 0: Fp beside Ep, 1: Fm beside Em */
+            const greg_corner *far = side ? pv : nx;
+            for (int d = 0; d < 3; d++) {
+                if (c->n == 4 && far->n == 4) {
+                    F[side][d] = (4.0 * pos[3 * (int64_t)c->x + d] + 2.0 * pos[3 * (int64_t)nx->x + d] +
+                                  2.0 * pos[3 * (int64_t)pv->x + d] + pos[3 * (int64_t)op->x + d]) / 9.0;
+                    continue;
+                }
+                const double E = side ? c->Em[d] : c->Ep[d], Ej = side ? far->Ep[d] : far->Em[d];
+                double r = (far->cosa * c->P[d] + (3.0 - 2.0 * c->cosa - far->cosa) * E +
+                            2.0 * c->cosa * Ej) / 3.0;
+                /* Around edge i (0 for Fp, 1 for Fm) with sign +1 (Fp) or -1 (Fm):
+                 * sign (e_{i+1} - e_{i-1}) / 9 + sign (f_i - f_{i-1}) / 18. */
+#define GP(v) ((double)pos[3 * (int64_t)(v) + d])
+                if (!side)
+                    r += (GP(c->e[1]) - GP(c->e[3])) / 9.0 + (GP(c->f[0]) - GP(c->f[3])) / 18.0;
+                else
+                    r -= (GP(c->e[2]) - GP(c->e[0])) / 9.0 + (GP(c->f[1]) - GP(c->f[0])) / 18.0;
+#undef GP
+                F[side][d] = r;
+            }
+        }
+        float *o = q + 15 * k;
+        for (int d = 0; d < 3; d++) {
+            o[d] = (float)c->P[d], o[3 + d] = (float)c->Ep[d], o[6 + d] = (float)c->Em[d];
+            o[9 + d] = (float)F[0][d], o[12 + d] = (float)F[1][d];
+        }
+    }
+    return 1;
+}
+
 /* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
  * order) when regular, returning 1; else 0. Regular: each corner an inner vertex of one fan,
  * valence 6, not sharp, its six edges smooth and inner. Around each corner x, from the triangle
@@ -183,11 +304,14 @@ static mmx_status vertex_limits(mmx_ctx *h, mmx_scheme scheme, const mmx_mesh *r
     return s;
 }
 
-/* The patches of the refined mesh `ref` (host) into host arrays: cv, regular, lim. */
+/* The patches of the refined mesh `ref` (host) into host arrays: cv, regular, lim, and the
+ * Gregory end caps' points (*greg, grown here, *ngreg of them). */
 static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
                                 const mmx_mesh *ref, const mmx_subdiv_options *so,
-                                mmx_index *cv, unsigned char *regular, float *lim)
+                                mmx_index *cv, unsigned char *regular, float *lim, float **greg,
+                                mmx_index *ngreg)
 {
+    mmx_index cap = 0;
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     mmx__subdiv_sharp sh;
@@ -207,6 +331,23 @@ static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
             regular[g] = scheme == MMX_SCHEME_CATMULL_CLARK
                              ? cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, sh.boundary, g, c)
                              : loop_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c);
+            if (!regular[g] && scheme == MMX_SCHEME_CATMULL_CLARK) {
+                if (*ngreg == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    float *p = realloc(*greg, (size_t)cap * 60 * sizeof *p);
+                    if (!p) {
+                        s = mmx__fail(h, MMX_ERR_NOMEM, "%s: no memory for the end caps", who);
+                        break;
+                    }
+                    *greg = p;
+                }
+                if (greg_gather(&H, sh.esharp, sh.vsharp, sh.nv0, ref->pos, g,
+                                *greg + 60 * (int64_t)*ngreg)) {
+                    regular[g] = MMX__LIMIT_GREGORY;
+                    c[0] = (*ngreg)++;
+                    for (int k = 1; k < MMX__LIMIT_NCV; k++) c[k] = 0;
+                }
+            }
             if (!regular[g])
                 for (int k = 0; k < MMX__LIMIT_NCV; k++)
                     c[k] = k < order ? ref->M->rowidx[(int64_t)order * g + k] : 0;
@@ -260,7 +401,8 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx_mesh *ref = NULL;
     mmx_index *cv = NULL, *ptex_face = NULL, *ptex_first = NULL;
     unsigned char *regular = NULL, *ptex_quad = NULL;
-    float *lim = NULL;
+    float *lim = NULL, *greg = NULL;
+    mmx_index ngreg = 0;
     mmx_limit_table *t = NULL;
     mmx_status s = mmx_ctx_create(&h);
     if (s) return mmx__fail(ctx, s, "%s: no host context", who);
@@ -272,7 +414,7 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     if (!s) s = mmx__host_alloc(h, (size_t)nf * MMX__LIMIT_NCV, sizeof *cv, (void **)&cv);
     if (!s) s = mmx__host_alloc(h, (size_t)nf, 1, (void **)&regular);
     if (!s) s = mmx__host_alloc(h, 3 * (size_t)nv, sizeof *lim, (void **)&lim);
-    if (!s) s = build_patches(h, who, scheme, ref, &so, cv, regular, lim);
+    if (!s) s = build_patches(h, who, scheme, ref, &so, cv, regular, lim, &greg, &ngreg);
     /* Ptex faces: a quad's or a triangle's one, another face's one per corner. */
     if (!s) s = mmx__host_alloc(h, (size_t)nf0 + 1, sizeof *ptex_first, (void **)&ptex_first);
     int64_t np = 0;
@@ -314,12 +456,14 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         if (!s) s = upload(ctx, sp, regular, (size_t)nf, (const void **)&t->T.regular);
         if (!s) s = upload(ctx, sp, ref->pos, 3 * (size_t)nv * sizeof(float), (const void **)&t->T.pos);
         if (!s) s = upload(ctx, sp, lim, 3 * (size_t)nv * sizeof(float), (const void **)&t->T.lim);
+        if (!s) s = upload(ctx, sp, greg, 60 * (size_t)ngreg * sizeof(float), (const void **)&t->T.greg);
+        t->ngreg = ngreg;
         /* The copies read host arrays freed below: wait for them (CUDA). */
         if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
     }
     if (hv) mmx__mesh_host_release(mesh, hv);
     mmx_mesh_free(ref);
-    free(cv), free(regular), free(lim), free(ptex_face), free(ptex_quad), free(ptex_first);
+    free(cv), free(regular), free(lim), free(greg), free(ptex_face), free(ptex_quad), free(ptex_first);
     mmx_ctx_free(h);
     if (s) {
         mmx_limit_table_free(t);
@@ -406,7 +550,7 @@ const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, siz
     if (bytes)
         *bytes = (size_t)t->T.nptex * (sizeof(mmx_index) + 1) +
                  (size_t)t->nfaces_n * (MMX__LIMIT_NCV * sizeof(mmx_index) + 1) +
-                 2 * 3 * (size_t)t->nverts_n * sizeof(float);
+                 2 * 3 * (size_t)t->nverts_n * sizeof(float) + 60 * (size_t)t->ngreg * sizeof(float);
     return &t->T;
 }
 
@@ -414,7 +558,7 @@ void mmx_limit_table_free(mmx_limit_table *table)
 {
     if (!table) return;
     const void *arrays[] = {table->T.ptex_face, table->T.ptex_quad, table->T.cv,
-                            table->T.regular, table->T.pos, table->T.lim};
+                            table->T.regular, table->T.pos, table->T.lim, table->T.greg};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         if (arrays[k]) mmx_mem_free(table->ctx, table->space, (void *)arrays[k]);
     free(table->ptex_first);

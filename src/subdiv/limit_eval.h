@@ -22,6 +22,11 @@ extern "C" {
  * reflection 2 p1 - p2 of the two next to it. */
 #define MMX__LIMIT_REGULAR 1
 #define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
+/* A Gregory end cap (regular[g] == MMX__LIMIT_GREGORY): cv[16 g] is its number q, its 20
+ * control points greg[60 q ..] (x, y, z each), corner k's at 5 k + (0 the corner P, 1 the
+ * edge point towards corner k + 1, 2 towards corner k - 1, 3 and 4 the face points beside
+ * them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. */
+#define MMX__LIMIT_GREGORY 64
 
 /* By value, so that a kernel takes it as a parameter; arrays in the table's space.
  *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
@@ -40,6 +45,7 @@ typedef struct mmx__limit_patches {
     const mmx_index *cv;
     const unsigned char *regular;
     const float *pos, *lim;
+    const float *greg; /* the Gregory end caps' control points, 60 floats each */
 } mmx__limit_patches;
 
 /* The uniform cubic B-spline's four basis functions at t and their first and second
@@ -59,6 +65,76 @@ static inline MMX__HD void mmx__bspline3(float t, float *b, float *d, float *dd)
     dd[1] = 3.0f * t - 2.0f;
     dd[2] = 1.0f - 3.0f * t;
     dd[3] = t;
+}
+
+/* The cubic Bernstein polynomials at t and their first and second derivatives. */
+static inline MMX__HD void mmx__bezier3(float t, float *b, float *d, float *dd)
+{
+    const float s = 1.0f - t;
+    b[0] = s * s * s, b[1] = 3.0f * t * s * s, b[2] = 3.0f * t * t * s, b[3] = t * t * t;
+    d[0] = -3.0f * s * s, d[1] = 3.0f * s * s - 6.0f * t * s, d[2] = 6.0f * t * s - 3.0f * t * t;
+    d[3] = 3.0f * t * t;
+    dd[0] = 6.0f * s, dd[1] = 18.0f * t - 12.0f, dd[2] = 6.0f - 18.0f * t, dd[3] = 6.0f * t;
+}
+
+/* A Gregory patch (its 20 points q, MMX__LIMIT_GREGORY's order) at (u, v): L[q][c] as in
+ * mmx__limit_eval_point (position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2). A bicubic Bezier patch
+ * whose four inner points are rational blends of two face points each: near corner k, the
+ * face point beside the edge the point approaches wins (weights linear in u, v, meeting at the
+ * corner, where the inner point's basis function vanishes: an even blend is taken there).
+ * The derivatives are the blend's exact ones (OpenSubdiv's default differentiates the Bezier
+ * patch with the blend frozen at (u, v), so its derivatives differ by the blend's terms). */
+static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, float L[6][3])
+{
+    /* The boundary Bezier points: grid (i, j) at 4 j + i, -1 the inner ones. */
+    const signed char bnd[16] = {0, 1, 7, 5, 2, -1, -1, 6, 16, -1, -1, 12, 15, 17, 11, 10};
+    /* Inner point (1,1), (2,1), (2,2), (1,2): its two face points A, B and the weights a, b of
+     * the blend a A + b B over a + b, each a0 + a1 u + a2 v. */
+    const signed char inner[4][2] = {{3, 4}, {8, 9}, {13, 14}, {18, 19}};
+    const signed char at[4] = {5, 6, 10, 9};
+    const float wa[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, -1, 0}, {1, 0, -1}};
+    const float wb[4][3] = {{0, 0, 1}, {1, -1, 0}, {1, 0, -1}, {0, 1, 0}};
+    float bu[3][4], bv[3][4];
+    mmx__bezier3(u, bu[0], bu[1], bu[2]);
+    mmx__bezier3(v, bv[0], bv[1], bv[2]);
+    for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
+    for (int k = 0; k < 16; k++) {
+        const int i = k & 3, j = k >> 2;
+        /* The tensor weight W and its derivatives: W, W_u, W_v, W_uu, W_uv, W_vv. */
+        const float W[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
+                            bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
+        if (bnd[k] >= 0) {
+            const float *x = q + 3 * bnd[k];
+            for (int r = 0; r < 6; r++)
+                for (int c = 0; c < 3; c++) L[r][c] += W[r] * x[c];
+            continue;
+        }
+        int m = 0;
+        while (at[m] != k) m++;
+        const float a = wa[m][0] + wa[m][1] * u + wa[m][2] * v;
+        const float b = wb[m][0] + wb[m][1] * u + wb[m][2] * v, s = a + b;
+        /* t = a / s and its derivatives: t_x = N_x / s^2 with N_x = a_x b - a b_x, and
+         * t_xy = (N_xy s - 2 N_x s_y) / s^3 with N_xy = a_x b_y - a_y b_x. */
+        float t[6] = {0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (s > 0.0f) {
+            const float au = wa[m][1], av = wa[m][2], bu_ = wb[m][1], bv_ = wb[m][2];
+            const float su = au + bu_, sv = av + bv_;
+            const float Nu = au * b - a * bu_, Nv = av * b - a * bv_, Nuv = au * bv_ - av * bu_;
+            const float s2 = s * s, s3 = s2 * s;
+            t[0] = a / s, t[1] = Nu / s2, t[2] = Nv / s2;
+            t[3] = -2.0f * Nu * su / s3;
+            t[4] = (Nuv * s - 2.0f * Nu * sv) / s3;
+            t[5] = -2.0f * Nv * sv / s3;
+        }
+        /* (W t) and its derivatives by the product rule; B takes W - W t. */
+        const float Wt[6] = {W[0] * t[0], W[1] * t[0] + W[0] * t[1], W[2] * t[0] + W[0] * t[2],
+                             W[3] * t[0] + 2.0f * W[1] * t[1] + W[0] * t[3],
+                             W[4] * t[0] + W[1] * t[2] + W[2] * t[1] + W[0] * t[4],
+                             W[5] * t[0] + 2.0f * W[2] * t[2] + W[0] * t[5]};
+        const float *A = q + 3 * inner[m][0], *B = q + 3 * inner[m][1];
+        for (int r = 0; r < 6; r++)
+            for (int c = 0; c < 3; c++) L[r][c] += Wt[r] * A[c] + (W[r] - Wt[r]) * B[c];
+    }
 }
 
 /* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
@@ -169,7 +245,9 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     float L[6][3];
     const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * g;
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
-    if (T->regular[g] && T->loop) {
+    if (T->regular[g] == MMX__LIMIT_GREGORY) {
+        mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, L);
+    } else if (T->regular[g] && T->loop) {
         const float box[12][15] = MMX__LOOP_BOX_SPLINE;
         float m[6][15];
         mmx__quartic_monomials(u, v, m);
