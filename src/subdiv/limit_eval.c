@@ -122,116 +122,202 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     return MMX__LIMIT_REGULAR | phantom_sides << 1;
 }
 
-/* OpenSubdiv's scale of an interior vertex's limit tangent for valence n (from the subdivision
- * matrix's eigenvalues; 1/2 for n = 4), which sets how far its Gregory edge points lie. */
-static double tangent_scale(int n)
-{
-    const double c = cos(2.0 * GREG_PI / n);
-    return 16.0 / (n * (c + 5.0 + sqrt((c + 9.0) * (c + 1.0))));
-}
-
-/* One corner of a Gregory end cap: its vertex x, valence n, the limit point P and the edge
- * points Ep (towards the next corner of the face) and Em (towards the previous one), and the
- * ring entries the face points read: e[i] the vertex across the i-th edge around x and f[i]
- * the vertex opposite x in the i-th face, counted from the face itself (i = 0: its next and
- * opposite corners; i = 1: e the previous corner), i = -1 at index 3. */
+/* One corner of a Gregory end cap (OpenSubdiv's Far::CatmarkPatchBuilder, whose patches the
+ * table is held to): its vertex x, its faces nf (and whether it is on the boundary, a smooth
+ * corner of one face or a sharp one), the limit point P and the edge points Ep (towards the
+ * next corner of the face) and Em (towards the previous one), cos of its face angle (0 where
+ * regular, as OpenSubdiv takes it), which of its face points are the B-spline's (fp_reg,
+ * fm_reg) or copies of the other (fp_copy, fm_copy), and the ring entries the face points
+ * read: e[r + 1] the vertex across the edge r places on from the face's leaving edge (r = -1
+ * to 2), f[r + 1] the vertex opposite x in the face r places on (r = -1 to 1). */
 typedef struct greg_corner {
-    int n;
-    double cosa; /* cos(2 pi / n), 0 when regular (n = 4) as OpenSubdiv takes it */
+    int nf, boundary, corner, sharp, regular, fp_reg, fm_reg, fp_copy, fm_copy;
+    double cosa;
     double P[3], Ep[3], Em[3];
-    mmx_index x, e[4], f[4];
+    mmx_index x, e[4], f[3];
 } greg_corner;
 
-/* Walks the ring of corner c (an inner smooth vertex of one fan whose faces are quads, its
- * spokes smooth), filling k; 0 when the corner is not one. The faces around x are met from c
- * across the edge arriving at x (c_{i+1} = mate of the corner before c_i), so that face i
- * lies between edges i and i + 1; P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the limit
- * mask) and the edge points P + T_j, T_j the tangent aimed at edge j: sum over i of
- * c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n + 5))
- * (OpenSubdiv's Far::CatmarkPatchBuilder, whose patches the table is held to). */
+#define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
+
+/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (not of one fan,
+ * sharp, a sharp spoke, a face around it not a quad, an inner vertex of valence < 3, or a
+ * boundary under MMX_BOUNDARY_NONE). The faces around x are met from c across the edge
+ * arriving at x (c_{i+1} = the mate of the corner before c_i), so that face i lies between
+ * edges i and i + 1; a boundary vertex's walk starts at the face whose leaving edge is open
+ * (the patch face is then face fr of nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i +
+ * sum f_i) / (n (n + 5)) (the limit mask), Ep and Em = P + T_j, T_j the tangent aimed at edge
+ * j (0 and 1): sum over i of c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}),
+ * c_m = s(n) cos(2 pi m / n) / (2 (n + 5)). Boundary vertex of nf > 1 faces (angle
+ * t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge point on an open edge (2 x + e) / 3, on
+ * inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) / 6 with the interior tangent T
+ * (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c) sqrt((1 + c) / (1 - c)) / 3, f_0
+ * s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) / 3, each over 3 nf + c). */
 static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                     const float *pos, mmx_index c, greg_corner *k)
+                     mmx_boundary mode, const float *pos, mmx_index c, greg_corner *k)
 {
-    const mmx_index x = H->M[c], n = H->valence[x];
-    if (n < 3 || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
-    const double tc = tangent_scale((int)n) * 0.5 / (n + 5.0), w = 1.0 / (n * (n + 5.0));
-    double sum[3] = {0, 0, 0}, t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0};
-    mmx_index ci = c;
-    for (mmx_index i = 0; i < n; i++) {
-        if (next_k(H, ci, 4) != ci || !smooth_edge(H, es, ci)) return 0;
+    const mmx_index x = H->M[c], val = H->valence[x];
+    if (!H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+    memset(k, 0, sizeof *k);
+    k->x = x;
+    /* Back to the walk's start: the face whose leaving edge is open, if any. */
+    mmx_index c0 = c;
+    int fr = 0;
+    while (H->mate[c0] >= 0) {
+        if (next_k(H, c0, 4) != c0) return 0;
+        c0 = next_k(H, H->mate[c0], 1);
+        if (H->M[c0] != x) return 0;
+        if (c0 == c) break;
+        if (++fr > val) return 0;
+    }
+    k->boundary = H->mate[c0] < 0;
+    if (!k->boundary) c0 = c, fr = 0;
+    else if (mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+    const int n = (int)val; /* its faces */
+    if (!k->boundary && n < 3) return 0;
+    const double PI2 = 2.0 * GREG_PI;
+    /* Inner: the tangent coefficient; boundary: the interior tangent's constants. */
+    const double tc = k->boundary ? 0.0 : 16.0 / (n * (cos(PI2 / n) + 5.0 + sqrt((cos(PI2 / n) + 9.0) * (cos(PI2 / n) + 1.0)))) * 0.5 / (n + 5.0);
+    const double th = GREG_PI / n, bc = cos(th), bs = sin(th), div = 1.0 / (3.0 * n + bc);
+    double sum[3] = {0, 0, 0}, t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0}, tb[3] = {0, 0, 0};
+    mmx_index ci = c0, e0 = -1, en = -1;
+    for (int i = 0; i < n; i++) {
+        if (next_k(H, ci, 4) != ci) return 0;
+        if (i > 0 || !k->boundary)
+            if (!smooth_edge(H, es, ci)) return 0;
         const mmx_index e = H->M[next_k(H, ci, 1)], f = H->M[next_k(H, ci, 2)];
-        if (i < 3) k->e[i] = e, k->f[i] = f;
-        if (i == n - 1) k->e[3] = e, k->f[3] = f;
-        /* e_i's weight in T_j: 4 c_{i-j} + 2 c_{i+1-j} + 2 c_{i-1-j}; f_i's: c_{i-j} + c_{i+1-j}. */
-        const double a = 2.0 * GREG_PI / n;
-        const double we0 = 4.0 * cos(a * i) + 2.0 * cos(a * (i + 1)) + 2.0 * cos(a * (i - 1));
-        const double we1 = 4.0 * cos(a * (i - 1)) + 2.0 * cos(a * i) + 2.0 * cos(a * (i - 2));
-        const double wf0 = cos(a * i) + cos(a * (i + 1)), wf1 = cos(a * (i - 1)) + cos(a * i);
+        if (i == 0) e0 = e;
+        /* Its place r relative to the patch face (an inner ring's last is also r = -1). */
+        const int r = i - fr;
+        if (r >= -1 && r <= 2) k->e[r + 1] = e;
+        if (r >= -1 && r <= 1) k->f[r + 1] = f;
+        if (!k->boundary && r == n - 1) k->e[0] = e, k->f[0] = f;
         for (int d = 0; d < 3; d++) {
-            const double pe = pos[3 * (int64_t)e + d], pf = pos[3 * (int64_t)f + d];
-            sum[d] += 4.0 * pe + pf;
-            t0[d] += tc * (we0 * pe + wf0 * pf);
-            t1[d] += tc * (we1 * pe + wf1 * pf);
+            const double pe = GREG_POS(e, d), pf = GREG_POS(f, d);
+            if (!k->boundary) {
+                /* e_i's weight in T_j: 4 c_{i-j} + 2 c_{i+1-j} + 2 c_{i-1-j}; f_i's:
+                 * c_{i-j} + c_{i+1-j}. */
+                const double a = PI2 / n;
+                const double we0 = 4.0 * cos(a * i) + 2.0 * cos(a * (i + 1)) + 2.0 * cos(a * (i - 1));
+                const double we1 = 4.0 * cos(a * (i - 1)) + 2.0 * cos(a * i) + 2.0 * cos(a * (i - 2));
+                const double wf0 = cos(a * i) + cos(a * (i + 1)), wf1 = cos(a * (i - 1)) + cos(a * i);
+                sum[d] += 4.0 * pe + pf;
+                t0[d] += tc * (we0 * pe + wf0 * pf);
+                t1[d] += tc * (we1 * pe + wf1 * pf);
+            } else {
+                const double we = i == 0 ? -(1.0 + 2.0 * bc) * sqrt((1.0 + bc) / (1.0 - bc))
+                                         : 4.0 * sin(th * i);
+                const double wf = i == 0 ? bs : sin(th * i) + sin(th * (i + 1));
+                tb[d] += div / 3.0 * (we * pe + wf * pf);
+            }
         }
-        /* The next face around x: across the edge arriving at x in this one. */
         const mmx_index m = H->mate[next_k(H, ci, 3)];
+        if (i == n - 1) {
+            if (k->boundary ? m >= 0 : m != c0) return 0;
+            if (k->boundary) en = H->M[next_k(H, ci, 3)];
+            break;
+        }
         if (m < 0 || H->M[m] != x) return 0;
         ci = m;
     }
-    if (ci != c) return 0;
-    k->x = x, k->n = (int)n, k->cosa = n == 4 ? 0.0 : cos(2.0 * GREG_PI / n);
-    for (int d = 0; d < 3; d++) {
-        k->P[d] = (double)n * n * w * pos[3 * (int64_t)x + d] + w * sum[d];
-        k->Ep[d] = k->P[d] + t0[d];
-        k->Em[d] = k->P[d] + t1[d];
+    if (!k->boundary) {
+        const double w = 1.0 / (n * (n + 5.0));
+        k->nf = n, k->regular = n == 4, k->cosa = n == 4 ? 0.0 : cos(PI2 / n);
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = (double)n * n * w * GREG_POS(x, d) + w * sum[d];
+            k->Ep[d] = k->P[d] + t0[d];
+            k->Em[d] = k->P[d] + t1[d];
+        }
+        return 1;
     }
+    k->nf = n;
+    if (fr + 2 == n) k->e[3] = en; /* the edge after next is the closing open edge */
+    if (fr + 1 == n) k->e[2] = en;
+    const int ep_open = fr == 0, em_open = fr == n - 1;
+    if (n == 1) {
+        /* A corner of one face: sharp (edge-and-corner) or smooth (edge only). */
+        k->corner = 1, k->sharp = mode == MMX_BOUNDARY_EDGE_AND_CORNER, k->cosa = -1.0;
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = k->sharp ? GREG_POS(x, d)
+                               : (4.0 * GREG_POS(x, d) + GREG_POS(e0, d) + GREG_POS(en, d)) / 6.0;
+            k->Ep[d] = (2.0 * GREG_POS(x, d) + GREG_POS(e0, d)) / 3.0;
+            k->Em[d] = (2.0 * GREG_POS(x, d) + GREG_POS(en, d)) / 3.0;
+        }
+        k->fp_reg = k->fm_reg = 1;
+        return 1;
+    }
+    k->regular = n == 2, k->cosa = n == 2 ? 0.0 : cos(th);
+    const double gx = -4.0 * bs * div / 3.0;
+    for (int d = 0; d < 3; d++) {
+        const double px = GREG_POS(x, d), pa = GREG_POS(e0, d), pb = GREG_POS(en, d);
+        k->P[d] = (4.0 * px + pa + pb) / 6.0;
+        /* The interior tangent: the ring's sum plus x's and e_nf's weights. */
+        const double wen = -(1.0 + 2.0 * bc) * sqrt((1.0 + bc) / (1.0 - bc)) * div / 3.0;
+        const double T = tb[d] + gx * px + wen * pb;
+        const double ap = th * fr, am = th * (fr + 1);
+        k->Ep[d] = ep_open ? (2.0 * px + pa) / 3.0
+                           : k->P[d] + sin(ap) * T + cos(ap) * (pa - pb) / 6.0;
+        k->Em[d] = em_open ? (2.0 * px + pb) / 3.0
+                           : k->P[d] + sin(am) * T + cos(am) * (pa - pb) / 6.0;
+    }
+    k->fp_copy = ep_open, k->fm_copy = em_open;
     return 1;
 }
 
 /* Catmull-Clark quad g of a refined level as a Gregory end cap (OpenSubdiv's GREGORY_BASIS at
  * the last isolation level): its 20 points into q (MMX__LIMIT_GREGORY's order), 1; 0 when a
- * corner is not an inner smooth vertex of valence >= 3 on smooth spokes (such faces keep the
- * interpolant). Corner points and edge points by greg_ring; the face point beside edge point
- * E of corner k (towards corner j): where k and j are both regular, the B-spline's inner
- * Bezier point (4 x_k + 2 x_{k+1} + 2 x_{k-1} + x_{k+2}) / 9; else
- * (cos_j P + (3 - 2 cos_k - cos_j) E + 2 cos_k E_j) / 3 plus the ring's twist term
- * +-(e_{next} - e_{prev}) / 9 +-(f_{this} - f_{prev}) / 18 around E's edge, E_j being corner j's
- * edge point on the same edge. */
+ * corner is not one greg_ring takes (such faces keep the interpolant). The face point beside
+ * edge point E of corner k (towards corner j): where both are regular (or k is a corner of one
+ * face), the B-spline's inner Bezier point (4 x_k + 2 x_{k+1} + 2 x_{k-1} + x_{k+2}) / 9; else
+ * (cos_j P + (3 - 2 cos_k - cos_j) E + 2 cos_k E_j) / 3 plus the ring's twist around E's edge
+ * i, +-((e_{i+1} - e_{i-1}) / 9 + (f_i - f_{i-1}) / 18), E_j being corner j's edge point on
+ * the same edge; on a boundary vertex the face point beside its open edge copies the other. */
 static int greg_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                       const float *pos, mmx_index g, float *q)
+                       mmx_boundary mode, const float *pos, mmx_index g, float *q)
 {
     mmx_index a, n;
     mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
     if (n != 4) return 0;
     greg_corner K[4];
     for (int k = 0; k < 4; k++)
-        if (!greg_ring(H, es, vs, nv0, pos, a + k, &K[k])) return 0;
+        if (!greg_ring(H, es, vs, nv0, mode, pos, a + k, &K[k])) return 0;
+    /* Which face points are the B-spline's, in OpenSubdiv's order of decision. */
+    for (int k = 0; k < 4; k++) {
+        greg_corner *c = &K[k];
+        if (c->corner) continue;
+        c->fp_reg = c->regular && K[(k + 1) & 3].regular;
+        c->fm_reg = c->regular && K[(k + 3) & 3].regular;
+        if (c->fp_copy) c->fp_reg = c->fm_reg, c->fp_copy = !c->fp_reg;
+        if (c->fm_copy) c->fm_reg = c->fp_reg, c->fm_copy = !c->fm_reg;
+    }
     for (int k = 0; k < 4; k++) {
         const greg_corner *c = &K[k], *nx = &K[(k + 1) & 3], *pv = &K[(k + 3) & 3];
         const greg_corner *op = &K[(k + 2) & 3];
         double F[2][3];
         for (int side = 0; side < 2; side++) { /* 0: Fp beside Ep, 1: Fm beside Em */
             const greg_corner *far = side ? pv : nx;
+            const int reg = side ? c->fm_reg : c->fp_reg, copy = side ? c->fm_copy : c->fp_copy;
+            if (copy) continue;
             for (int d = 0; d < 3; d++) {
-                if (c->n == 4 && far->n == 4) {
-                    F[side][d] = (4.0 * pos[3 * (int64_t)c->x + d] + 2.0 * pos[3 * (int64_t)nx->x + d] +
-                                  2.0 * pos[3 * (int64_t)pv->x + d] + pos[3 * (int64_t)op->x + d]) / 9.0;
+                if (reg) {
+                    F[side][d] = (4.0 * GREG_POS(c->x, d) + 2.0 * GREG_POS(nx->x, d) +
+                                  2.0 * GREG_POS(pv->x, d) + GREG_POS(op->x, d)) / 9.0;
                     continue;
                 }
                 const double E = side ? c->Em[d] : c->Ep[d], Ej = side ? far->Ep[d] : far->Em[d];
                 double r = (far->cosa * c->P[d] + (3.0 - 2.0 * c->cosa - far->cosa) * E +
                             2.0 * c->cosa * Ej) / 3.0;
-                /* Around edge i (0 for Fp, 1 for Fm) with sign +1 (Fp) or -1 (Fm):
-                 * sign (e_{i+1} - e_{i-1}) / 9 + sign (f_i - f_{i-1}) / 18. */
-#define GP(v) ((double)pos[3 * (int64_t)(v) + d])
+                /* Fp: edge 0, sign +1; Fm: edge 1, sign -1. */
                 if (!side)
-                    r += (GP(c->e[1]) - GP(c->e[3])) / 9.0 + (GP(c->f[0]) - GP(c->f[3])) / 18.0;
+                    r += (GREG_POS(c->e[2], d) - GREG_POS(c->e[0], d)) / 9.0 +
+                         (GREG_POS(c->f[1], d) - GREG_POS(c->f[0], d)) / 18.0;
                 else
-                    r -= (GP(c->e[2]) - GP(c->e[0])) / 9.0 + (GP(c->f[1]) - GP(c->f[0])) / 18.0;
-#undef GP
+                    r -= (GREG_POS(c->e[3], d) - GREG_POS(c->e[1], d)) / 9.0 +
+                         (GREG_POS(c->f[2], d) - GREG_POS(c->f[1], d)) / 18.0;
                 F[side][d] = r;
             }
         }
+        if (c->fp_copy) memcpy(F[0], F[1], sizeof F[0]);
+        if (c->fm_copy) memcpy(F[1], F[0], sizeof F[1]);
         float *o = q + 15 * k;
         for (int d = 0; d < 3; d++) {
             o[d] = (float)c->P[d], o[3 + d] = (float)c->Ep[d], o[6 + d] = (float)c->Em[d];
@@ -341,7 +427,7 @@ static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
                     }
                     *greg = p;
                 }
-                if (greg_gather(&H, sh.esharp, sh.vsharp, sh.nv0, ref->pos, g,
+                if (greg_gather(&H, sh.esharp, sh.vsharp, sh.nv0, sh.boundary, ref->pos, g,
                                 *greg + 60 * (int64_t)*ngreg)) {
                     regular[g] = MMX__LIMIT_GREGORY;
                     c[0] = (*ngreg)++;
