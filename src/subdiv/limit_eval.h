@@ -28,24 +28,27 @@ extern "C" {
  * them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. */
 #define MMX__LIMIT_GREGORY 64
 
-/* By value, so that a kernel takes it as a parameter; arrays in the table's space.
- *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
- *                 of its four children (ptex_quad[p] = 1: the point picks a quadrant), for a
- *                 sub-face of another face that sub-face; for a Loop triangle the triangle
- *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] != 0
- *                 (Catmull-Clark: grid point (i, j), i along u, at k = 4 j + i; Loop: the 12
- *                 of MMX__LOOP_BOX_SPLINE), else its corners' vertices
- *   pos, lim      the level's positions and its vertices' limit positions (nverts x 3) */
+/* By value, so that a kernel takes it as a parameter; arrays in the table's space. The
+ * patches form a quadtree per ptex face (limit_eval.c's build): node p < nptex is ptex face
+ * p's root, and each node is refined or a patch.
+ *   child[g]      the first of node g's four children (limit_eval_point's order), or -1 for a
+ *                 patch
+ *   regular[g]    a patch's kind: 0 interpolated, MMX__LIMIT_REGULAR (with phantom edges) a
+ *                 B-spline (Loop: box-spline), MMX__LIMIT_GREGORY an end cap
+ *   cv[16 g + k]  a B-spline's control points (Catmull-Clark: grid point (i, j), i along u, at
+ *                 k = 4 j + i; Loop: the 12 of MMX__LOOP_BOX_SPLINE), numbers in pos; an
+ *                 interpolated patch's corners, numbers in lim; a Gregory patch's number
+ *   pos           every level's control points (x, y, z each)
+ *   lim           the limits of the last level's vertices (for the interpolated patches)
+ *   greg          the Gregory patches' points, 60 floats each */
 typedef struct mmx__limit_patches {
     int loop;
-    int levels;
     mmx_index nptex;
-    const mmx_index *ptex_face;
-    const unsigned char *ptex_quad;
+    const mmx_index *child;
     const mmx_index *cv;
     const unsigned char *regular;
     const float *pos, *lim;
-    const float *greg; /* the Gregory end caps' control points, 60 floats each */
+    const float *greg;
 } mmx__limit_patches;
 
 /* The uniform cubic B-spline's four basis functions at t and their first and second
@@ -195,9 +198,9 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
                                                 float u, float v, float *out)
 {
     if (p < 0 || p >= T->nptex || !mmx__limit_in_domain(T->loop, u, v)) return 1;
-    mmx_index g = T->ptex_face[p];
+    mmx_index g = p;
     float J[4] = {1.0f, 0.0f, 0.0f, 1.0f}; /* rows (u', v'), columns (u, v) */
-    for (int l = T->loop || T->ptex_quad[p] ? 0 : 1; l < T->levels; l++) {
+    for (mmx_index first = T->child[g]; first >= 0; first = T->child[g]) {
         float a[4], nu, nv;
         int k;
         if (T->loop) {
@@ -232,9 +235,7 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
                 a[0] = 0.0f, a[1] = -2.0f, a[2] = 2.0f, a[3] = 0.0f;
             }
         }
-        /* Level 1 of a Catmull-Clark quad: its children follow one another from ptex_face;
-         * otherwise the children of face g are 4 g + k (a quad's or a triangle's four). */
-        g = l == 0 && !T->loop ? g + k : 4 * g + k;
+        g = first + k;
         const float j0 = a[0] * J[0] + a[1] * J[2], j1 = a[0] * J[1] + a[1] * J[3];
         const float j2 = a[2] * J[0] + a[3] * J[2], j3 = a[2] * J[1] + a[3] * J[3];
         J[0] = j0, J[1] = j1, J[2] = j2, J[3] = j3;
@@ -322,6 +323,12 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
 /* The table's patches (arrays in its space) and their bytes (every array the points may
  * read), for bench/limit_eval.c's floor and kernel timing. */
 const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes);
+
+/* The table's patches by kind, and the faces refined to build it (for bench/limit_table.c). */
+typedef struct mmx__limit_table_stats {
+    int64_t bspline, gregory, interpolated, refined;
+} mmx__limit_table_stats;
+void mmx__limit_table_count(const mmx_limit_table *t, mmx__limit_table_stats *st);
 
 /* The kernel's half of mmx_limit_table_eval (limit_eval.cu): one thread per point, device
  * arrays; *bad (device, one entry) gets the smallest bad point's index (it starts at n). */
