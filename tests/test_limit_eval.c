@@ -331,6 +331,102 @@ Test(limit_eval, centres_and_midpoints_are_the_subdivision_limit)
     mmx_ctx_free(ctx);
 }
 
+/* The distance from point p to the nearest of n points q (brute force), over diag. */
+static double nearest(const float *p, const float *q, int n, double diag)
+{
+    double best = INFINITY;
+    for (int i = 0; i < n; i++) best = fmin(best, dist3(p, q + 3 * i));
+    return best / diag;
+}
+
+/* The end caps (Gregory patches at extraordinary vertices, n-gons' centres and boundary
+ * vertices) against the limit surface: ptex points (i/32, j/32), i, j <= 8 (the caps at each
+ * ptex face's corner 0 and their neighbours) are vertices of level 6, whose limit positions
+ * (opts.limit) are the surface there; each must lie within 5e-3 of the diagonal of one of
+ * them at isolations 2 and 4 (measured: cube 2.2e-3 and 3.7e-4, pyramid 3.2e-3 and 1.2e-3,
+ * the planar n-gons with boundary 3.5e-3 and 3.3e-3, where only the parametrisation differs,
+ * as OpenSubdiv's caps do; the limits at the caps' corners are exact; the interpolant the caps
+ * replaced was 6.4e-3 off on the cube at isolation 2). */
+Test(limit_eval, end_caps_approach_the_refined_limit)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const int cases[] = {0, 1, 2};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        mmx_scheme scheme;
+        mmx_mesh *m = case_mesh(ctx, cases[q], &scheme);
+        const double diag = mesh_diagonal(m);
+        mmx_subdiv_options so;
+        memset(&so, 0, sizeof so);
+        so.limit = 1, so.holes = MMX_HOLES_KEEP;
+        mmx_mesh *r = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, 6, &so, &r));
+        for (int iso = 2; iso <= 4; iso += 2) {
+            mmx_limit_table *t = table(ctx, scheme, m, iso);
+            const mmx_index np = mmx_limit_table_nptex(t);
+            double worst = 0.0;
+            for (mmx_index p = 0; p < np; p++)
+                for (int j = 0; j <= 8; j++)
+                    for (int i = 0; i <= 8; i++) {
+                        float u = (float)i / 32.0f, v = (float)j / 32.0f, P[3];
+                        eval(ctx, t, 1, &p, &u, &v, P, NULL, NULL, NULL, NULL, NULL);
+                        worst = fmax(worst, nearest(P, r->pos, (int)r->M->nrows, diag));
+                    }
+            printf("limit_eval end caps: case %d isolation %d: %.3g of the diagonal from the "
+                   "level-6 limit\n", cases[q], iso, worst);
+            cr_assert(worst <= 5e-3, "case %d isolation %d: %g of the diagonal off", cases[q], iso,
+                      worst);
+            mmx_limit_table_free(t);
+        }
+        mmx_mesh_free(r), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The unit normal du x dv at (p, u, v). */
+static void unit_normal(mmx_ctx *ctx, const mmx_limit_table *t, mmx_index p, float u, float v,
+                        double *nrm)
+{
+    float du[3], dv[3];
+    eval(ctx, t, 1, &p, &u, &v, NULL, du, dv, NULL, NULL, NULL);
+    nrm[0] = (double)du[1] * dv[2] - (double)du[2] * dv[1];
+    nrm[1] = (double)du[2] * dv[0] - (double)du[0] * dv[2];
+    nrm[2] = (double)du[0] * dv[1] - (double)du[1] * dv[0];
+    const double l = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+    for (int c = 0; c < 3; c++) nrm[c] /= l;
+}
+
+/* Tangent planes are continuous across the edges between an end cap at an extraordinary
+ * vertex and its B-spline neighbours (the Gregory patch takes their edge and face points
+ * there): at isolation 2 the cap at corner 0 of each ptex face of the cube and the pyramid
+ * ends at u = 1/4 and v = 1/4; the normals just inside and on the edge agree within 1e-3
+ * (the interpolant they replaced turned them by 0.16 on the cube). */
+Test(limit_eval, end_caps_meet_their_neighbours_smoothly)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const int cases[] = {0, 2};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        mmx_scheme scheme;
+        mmx_mesh *m = case_mesh(ctx, cases[q], &scheme);
+        mmx_limit_table *t = table(ctx, scheme, m, 2);
+        const mmx_index np = mmx_limit_table_nptex(t);
+        const float in = 0.25f - 1.0f / 65536.0f;
+        for (mmx_index p = 0; p < np; p++)
+            for (int k = 1; k < 4; k++) {
+                const float s = (float)k / 16.0f;
+                double a[3], b[3], c[3], d[3];
+                unit_normal(ctx, t, p, in, s, a), unit_normal(ctx, t, p, 0.25f, s, b);
+                unit_normal(ctx, t, p, s, in, c), unit_normal(ctx, t, p, s, 0.25f, d);
+                const double e1 = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+                const double e2 = sqrt(pow(c[0] - d[0], 2) + pow(c[1] - d[1], 2) + pow(c[2] - d[2], 2));
+                cr_assert(e1 <= 1e-3 && e2 <= 1e-3, "case %d ptex %d at %g: normals differ by %g "
+                          "across u = 1/4, %g across v = 1/4", cases[q], (int)p, (double)s, e1, e2);
+            }
+        mmx_limit_table_free(t);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 /* First derivatives against central differences of the positions, second ones against those
  * of the first, at points inside one patch of the isolation level (away from the lines where
  * the interpolated patches meet), on every case. */
