@@ -14,8 +14,9 @@ enum { O_SCHEME, O_ISOLATION, O_POINTS, O_RANDOM, O_SEED, O_DERIVATIVES, O_FORMA
 static const opt_spec limit_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 's', "catmull-clark|loop", "the scheme (default catmull-clark)"},
     [O_ISOLATION] = {"isolation", 0, "N",
-                     "refinement levels before the patches, 1 to 8 (default 2):\n"
-                     "more is closer between the vertices of irregular faces"},
+                     "levels of adaptive refinement around extraordinary vertices\n"
+                     "and creases, 1 to 8 (default 2): the end caps shrink by half\n"
+                     "a level each"},
     [O_POINTS] = {"points", 0, "FILE",
                   "the points: one 'face u v' per line (ptex face, see below;\n"
                   "spaces or commas; '#' starts a comment)"},
@@ -282,10 +283,13 @@ const tool_cmd limit_command = {
     .summary = "the limit surface at parametric points (face, u, v), as CSV",
     .synopsis = "limit (--points FILE | --random N [--seed S]) [--derivatives] IN [OUT.csv]",
     .help = "Evaluates the Catmull-Clark (or Loop, --scheme loop) limit surface of the cage IN\n"
-            "at parametric points, as OpenSubdiv's patch evaluation does: the cage is refined\n"
-            "--isolation levels (creases, corners, boundaries as mmx subdiv refines them),\n"
-            "regular faces of that level are bicubic B-spline (Loop: box-spline) patches, the\n"
-            "others interpolate their corners' exact limit positions. Writes CSV to OUT, or\n"
+            "at parametric points, as OpenSubdiv's patch evaluation (Far::PatchTable with\n"
+            "Gregory-basis end caps) does: regular faces are bicubic B-spline (Loop:\n"
+            "box-spline) patches; the others are refined adaptively, up to --isolation\n"
+            "levels (creases, corners, boundaries as mmx subdiv refines them), where\n"
+            "Catmull-Clark's faces at smooth vertices become Gregory patches and the rest\n"
+            "(Loop's, those at creases) interpolate their corners' exact limit positions.\n"
+            "Writes CSV to OUT, or\n"
             "to standard output when OUT is absent or -: 'face,u,v,x,y,z', then with\n"
             "--derivatives du, dv, duu, duv and dvv (x, y, z each). A point's face is a ptex\n"
             "face (OpenSubdiv's): a quad or a Loop triangle is one, numbered in face order,\n"
