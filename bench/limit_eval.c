@@ -123,6 +123,11 @@ int main(int argc, char **argv)
     printf("cage: %d vertices, %d faces, %d ptex faces; table %.1f MB, built in %.1f ms "
            "(refinement and patches on the host, then copied)\n\n",
            (int)m->M->nrows, (int)m->M->ncols, (int)np, table_bytes / 1e6, table_ms);
+    printf("floor per point: the table once (%.1f B per point here) + 12 B of point + 12 B per "
+           "output (P: 24 B + table, P, du, dv: 48 B + table); a point itself reads one child "
+           "index per level and its patch (B-spline: 64 B of indices + 16 x 12 B of points; "
+           "Gregory: 4 B + 240 B), so the ratio also counts those gathers\n\n",
+           (double)table_bytes / (double)n);
     printf("| what | outputs | ms | floor ms | x floor | Mpoints/s |\n|---|---|---:|---:|---:|---:|\n");
     for (int deriv = 0; deriv < 2; deriv++) {
         /* The floor: the table's arrays read once, the points read, the results written. */

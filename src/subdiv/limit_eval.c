@@ -16,7 +16,7 @@ struct mmx_limit_table {
     mmx__limit_patches T; /* its arrays in `space`, owned */
     mmx_index nfaces0;
     mmx_index *ptex_first; /* host, nfaces0 + 1 */
-    mmx_index nnodes, npos, nlim, ngreg;
+    mmx_index nnodes, npatches, npos, nlim, ngreg;
     mmx__limit_table_stats stats;
 };
 
@@ -915,10 +915,20 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         t->nnodes = b.nnodes, t->npos = (mmx_index)b.npos, t->nlim = b.nlim, t->ngreg = b.ngreg;
         t->stats = b.stats;
         t->T.loop = scheme == MMX_SCHEME_LOOP, t->T.nptex = (mmx_index)np;
+        /* The patches numbered apart (-1 - q in child), their data moved down to q. */
+        mmx_index q = 0;
+        for (mmx_index g = 0; g < b.nnodes; g++) {
+            if (b.child[g] >= 0) continue;
+            memmove(b.cv + (int64_t)MMX__LIMIT_NCV * q, b.cv + (int64_t)MMX__LIMIT_NCV * g,
+                    MMX__LIMIT_NCV * sizeof *b.cv);
+            b.kind[q] = b.kind[g];
+            b.child[g] = -1 - q++;
+        }
+        t->npatches = q;
         const size_t nn = (size_t)b.nnodes;
         s = upload(ctx, sp, b.child, nn * sizeof *b.child, (const void **)&t->T.child);
-        if (!s) s = upload(ctx, sp, b.cv, nn * MMX__LIMIT_NCV * sizeof *b.cv, (const void **)&t->T.cv);
-        if (!s) s = upload(ctx, sp, b.kind, nn, (const void **)&t->T.regular);
+        if (!s) s = upload(ctx, sp, b.cv, (size_t)q * MMX__LIMIT_NCV * sizeof *b.cv, (const void **)&t->T.cv);
+        if (!s) s = upload(ctx, sp, b.kind, (size_t)q, (const void **)&t->T.regular);
         if (!s) s = upload(ctx, sp, b.pos, 3 * (size_t)b.npos * sizeof *b.pos, (const void **)&t->T.pos);
         if (!s) s = upload(ctx, sp, b.lim, 3 * (size_t)b.nlim * sizeof *b.lim, (const void **)&t->T.lim);
         if (!s) s = upload(ctx, sp, b.greg, 60 * (size_t)b.ngreg * sizeof *b.greg, (const void **)&t->T.greg);
@@ -999,11 +1009,12 @@ mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_
         return s;
     }
     float *outs[6] = {P, du, dv, duu, duv, dvv};
+    const int nq = mmx__limit_nq(du, dv, duu, duv, dvv);
     for (mmx_index i = 0; i < n; i++) {
         float o[18];
-        if (mmx__limit_eval_point(&table->T, face[i], u[i], v[i], o))
+        if (mmx__limit_eval_point(&table->T, face[i], u[i], v[i], nq, o))
             return bad_point(ctx, table, i, face, u, v);
-        for (int q = 0; q < 6; q++)
+        for (int q = 0; q < nq; q++)
             if (outs[q]) memcpy(outs[q] + 3 * (int64_t)i, o + 3 * q, 3 * sizeof(float));
     }
     return MMX_OK;
@@ -1012,7 +1023,8 @@ mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_
 const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes)
 {
     if (bytes)
-        *bytes = (size_t)t->nnodes * (sizeof(mmx_index) * (1 + MMX__LIMIT_NCV) + 1) +
+        *bytes = (size_t)t->nnodes * sizeof(mmx_index) +
+                 (size_t)t->npatches * (sizeof(mmx_index) * MMX__LIMIT_NCV + 1) +
                  3 * (size_t)(t->npos + t->nlim) * sizeof(float) +
                  60 * (size_t)t->ngreg * sizeof(float);
     return &t->T;

@@ -6,19 +6,19 @@
 
 namespace {
 
-__global__ void eval_points(mmx__limit_patches T, mmx_index n, const mmx_index *face,
+__global__ void eval_points(mmx__limit_patches T, int nq, mmx_index n, const mmx_index *face,
                             const float *u, const float *v, float *P, float *du, float *dv,
                             float *duu, float *duv, float *dvv, mmx_index *bad)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
         float o[18];
-        if (mmx__limit_eval_point(&T, face[i], u[i], v[i], o)) {
+        if (mmx__limit_eval_point(&T, face[i], u[i], v[i], nq, o)) {
             atomicMin(bad, (mmx_index)i);
             continue;
         }
         float *outs[6] = {P, du, dv, duu, duv, dvv};
-        for (int q = 0; q < 6; q++)
+        for (int q = 0; q < nq; q++)
             if (outs[q])
                 for (int c = 0; c < 3; c++) outs[q][3 * i + c] = o[3 * q + c];
     }
@@ -33,7 +33,7 @@ extern "C" mmx_status mmx__limit_eval_cuda(mmx_ctx *ctx, mmx__limit_patches T, m
 {
     if (n == 0) return MMX_OK;
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    eval_points<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(T, n, face, u, v, P, du, dv, duu, duv, dvv,
+    eval_points<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(T, mmx__limit_nq(du, dv, duu, duv, dvv), n, face, u, v, P, du, dv, duu, duv, dvv,
                                                      bad);
     return MMX__CUDA(ctx, cudaGetLastError());
 }

@@ -16,14 +16,14 @@ extern "C" {
  * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
 #define MMX__LIMIT_NCV 16
 
-/* A patch's kind (regular[g]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
+/* A patch's kind (regular[q]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
  * box-spline) patch, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k (corner k to
  * k + 1) of a Catmull-Clark face, whose row or column of control points beyond it is the
  * reflection 2 p1 - p2 of the two next to it. */
 #define MMX__LIMIT_REGULAR 1
 #define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
-/* A Gregory end cap (regular[g] == MMX__LIMIT_GREGORY): cv[16 g] is its number q, its 20
- * control points greg[60 q ..] (x, y, z each), corner k's at 5 k + (0 the corner P, 1 the
+/* A Gregory end cap (regular[q] == MMX__LIMIT_GREGORY): cv[16 q] is its number r among them,
+ * its 20 control points at greg[60 r ..] (x, y, z each), corner k's at 5 k + (0 the corner P, 1 the
  * edge point towards corner k + 1, 2 towards corner k - 1, 3 and 4 the face points beside
  * them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. */
 #define MMX__LIMIT_GREGORY 64
@@ -31,11 +31,12 @@ extern "C" {
 /* By value, so that a kernel takes it as a parameter; arrays in the table's space. The
  * patches form a quadtree per ptex face (limit_eval.c's build): node p < nptex is ptex face
  * p's root, and each node is refined or a patch.
- *   child[g]      the first of node g's four children (limit_eval_point's order), or -1 for a
- *                 patch
- *   regular[g]    a patch's kind: 0 interpolated, MMX__LIMIT_REGULAR (with phantom edges) a
+ *   child[g]      the first of node g's four children (limit_eval_point's order), or, for a
+ *                 patch, -1 - its number q (patches numbered apart: a refined node carries
+ *                 only its child index)
+ *   regular[q]    patch q's kind: 0 interpolated, MMX__LIMIT_REGULAR (with phantom edges) a
  *                 B-spline (Loop: box-spline), MMX__LIMIT_GREGORY an end cap
- *   cv[16 g + k]  a B-spline's control points (Catmull-Clark: grid point (i, j), i along u, at
+ *   cv[16 q + k]  a B-spline's control points (Catmull-Clark: grid point (i, j), i along u, at
  *                 k = 4 j + i; Loop: the 12 of MMX__LOOP_BOX_SPLINE), numbers in pos; an
  *                 interpolated patch's corners, numbers in lim; a Gregory patch's number
  *   pos           every level's control points (x, y, z each)
@@ -81,13 +82,15 @@ static inline MMX__HD void mmx__bezier3(float t, float *b, float *d, float *dd)
 }
 
 /* A Gregory patch (its 20 points q, MMX__LIMIT_GREGORY's order) at (u, v): L[q][c] as in
- * mmx__limit_eval_point (position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2). A bicubic Bezier patch
+ * mmx__limit_eval_point (position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2; the first nq of them,
+ * the others 0). A bicubic Bezier patch
  * whose four inner points are rational blends of two face points each: near corner k, the
  * face point beside the edge the point approaches wins (weights linear in u, v, meeting at the
  * corner, where the inner point's basis function vanishes: an even blend is taken there).
  * The derivatives are the blend's exact ones (OpenSubdiv's default differentiates the Bezier
  * patch with the blend frozen at (u, v), so its derivatives differ by the blend's terms). */
-static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, float L[6][3])
+static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, int nq,
+                                             float L[6][3])
 {
     /* The boundary Bezier points: grid (i, j) at 4 j + i, -1 the inner ones. */
     const signed char bnd[16] = {0, 1, 7, 5, 2, -1, -1, 6, 16, -1, -1, 12, 15, 17, 11, 10};
@@ -108,7 +111,7 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, f
                             bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
         if (bnd[k] >= 0) {
             const float *x = q + 3 * bnd[k];
-            for (int r = 0; r < 6; r++)
+            for (int r = 0; r < nq; r++)
                 for (int c = 0; c < 3; c++) L[r][c] += W[r] * x[c];
             continue;
         }
@@ -135,7 +138,7 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, f
                              W[4] * t[0] + W[1] * t[2] + W[2] * t[1] + W[0] * t[4],
                              W[5] * t[0] + 2.0f * W[2] * t[2] + W[0] * t[5]};
         const float *A = q + 3 * inner[m][0], *B = q + 3 * inner[m][1];
-        for (int r = 0; r < 6; r++)
+        for (int r = 0; r < nq; r++)
             for (int c = 0; c < 3; c++) L[r][c] += Wt[r] * A[c] + (W[r] - Wt[r]) * B[c];
     }
 }
@@ -190,12 +193,20 @@ static inline MMX__HD int mmx__limit_in_domain(int loop, float u, float v)
     return !loop || u + v <= 1.0f;
 }
 
-/* Point (p, u, v): out[18] = position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2 (3 each). Returns 0,
+/* The outputs a call asks for: 1 (positions), 3 (and first derivatives) or 6 (all). */
+static inline MMX__HD int mmx__limit_nq(const void *du, const void *dv, const void *duu,
+                                        const void *duv, const void *dvv)
+{
+    return duu || duv || dvv ? 6 : du || dv ? 3 : 1;
+}
+
+/* Point (p, u, v): out[3 nq] = position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2 (3 each), the first
+ * nq of them (each computed the same whatever nq, so host and CUDA agree). Returns 0,
  * or 1 when p is out of range or (u, v) outside the domain (out untouched). The point descends
  * the levels: at each, the child holding it and its coordinates there (each step doubles them,
  * so it is exact in floating point), J accumulating d(child u, v)/d(ptex u, v). */
 static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx_index p,
-                                                float u, float v, float *out)
+                                                float u, float v, int nq, float *out)
 {
     if (p < 0 || p >= T->nptex || !mmx__limit_in_domain(T->loop, u, v)) return 1;
     mmx_index g = p;
@@ -244,30 +255,31 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     }
     /* The patch in its own (u, v): position, first and second derivatives (L[0..5]). */
     float L[6][3];
-    const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * g;
+    const mmx_index pa = -1 - T->child[g]; /* the patch */
+    const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * pa;
+    const int kind = T->regular[pa];
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
-    if (T->regular[g] == MMX__LIMIT_GREGORY) {
-        mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, L);
-    } else if (T->regular[g] && T->loop) {
+    if (kind == MMX__LIMIT_GREGORY) {
+        mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, nq, L);
+    } else if (kind && T->loop) {
         const float box[12][15] = MMX__LOOP_BOX_SPLINE;
         float m[6][15];
         mmx__quartic_monomials(u, v, m);
         for (int k = 0; k < 12; k++) {
             const float *x = T->pos + 3 * (int64_t)cv[k];
-            for (int q = 0; q < 6; q++) {
+            for (int q = 0; q < nq; q++) {
                 float w = 0.0f;
                 for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
                 w *= 1.0f / 12.0f;
                 for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
             }
         }
-    } else if (T->regular[g]) {
+    } else if (kind) {
         float bu[3][4], bv[3][4];
         mmx__bspline3(u, bu[0], bu[1], bu[2]);
         mmx__bspline3(v, bv[0], bv[1], bv[2]);
         /* A boundary edge's reflected control points, folded into the basis: edge 0 is the
          * row j = 0 (v's low end), 1 the column i = 3, 2 the row j = 3, 3 the column i = 0. */
-        const int kind = T->regular[g];
         for (int q = 0; q < 3; q++) {
             if (kind & MMX__LIMIT_PHANTOM_EDGE(0))
                 bv[q][1] += 2.0f * bv[q][0], bv[q][2] -= bv[q][0], bv[q][0] = 0.0f;
@@ -283,7 +295,7 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
                 const float *x = T->pos + 3 * (int64_t)cv[4 * j + i];
                 const float w[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
                                     bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
-                for (int q = 0; q < 6; q++)
+                for (int q = 0; q < nq; q++)
                     for (int c = 0; c < 3; c++) L[q][c] += w[q] * x[c];
             }
     } else if (T->loop) {
@@ -311,8 +323,10 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     for (int c = 0; c < 3; c++) {
         const float pu = L[1][c], pv = L[2][c], huu = L[3][c], huv = L[4][c], hvv = L[5][c];
         out[c] = L[0][c];
+        if (nq < 3) continue;
         out[3 + c] = pu * J[0] + pv * J[2];
         out[6 + c] = pu * J[1] + pv * J[3];
+        if (nq < 6) continue;
         out[9 + c] = huu * J[0] * J[0] + 2.0f * huv * J[0] * J[2] + hvv * J[2] * J[2];
         out[12 + c] = huu * J[0] * J[1] + huv * (J[0] * J[3] + J[1] * J[2]) + hvv * J[2] * J[3];
         out[15 + c] = huu * J[1] * J[1] + 2.0f * huv * J[1] * J[3] + hvv * J[3] * J[3];
