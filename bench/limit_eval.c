@@ -5,6 +5,7 @@
  * (Far::PatchTable, Gregory end caps, one thread; where tests/ found OpenSubdiv), with the
  * largest gap between the two surfaces over the points.
  *
+ * The table is made with MMX_LIMIT_CAPS_OPENSUBDIV (OpenSubdiv's end caps at semi-sharp creases).
  * Usage: limit_eval MESH [--points N] [--isolation L] [--scheme catmull-clark|loop]
  *   N: 1000000 by default; L: the table's isolation (default 2, as mmx_limit_table's).
  * Rows: the call as an application makes it (the points' check read back: one wait), the
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
     BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &hm));
     mmx_limit_options o;
     memset(&o, 0, sizeof o);
-    o.isolation = iso;
+    o.isolation = iso, o.caps = MMX_LIMIT_CAPS_OPENSUBDIV; /* OpenSubdiv's end caps */
     mmx_limit_table *t = NULL, *ht = NULL;
     double t0 = bc_now_ms();
     BU_MMX(ctx, mmx_limit_table_create(ctx, scheme, m, &o, &t));

@@ -1,7 +1,8 @@
 /* The limit table's build on the host and its agreement with OpenSubdiv (issue 30, item 3), no
  * GPU needed: mmx_limit_table_create's time on a cage (median of --repeat runs), its patches
  * by kind, and N random (ptex face, u, v) points evaluated on the host against OpenSubdiv's
- * Far::PatchTable (Gregory end caps at the same isolation; where tests/ found OpenSubdiv):
+ * Far::PatchTable (Gregory end caps at the same isolation, the table made with
+ * MMX_LIMIT_CAPS_OPENSUBDIV; where tests/ found OpenSubdiv):
  * the largest gap in position and in first derivatives over the bounding-box diagonal.
  *
  * Usage: limit_table MESH [--points N] [--isolation L] [--scheme catmull-clark|loop]
@@ -58,7 +59,7 @@ int main(int argc, char **argv)
     CHECK(ctx, mmx_mesh_read(ctx, path, MMX_FORMAT_AUTO, &m));
     mmx_limit_options o;
     memset(&o, 0, sizeof o);
-    o.isolation = iso;
+    o.isolation = iso, o.caps = MMX_LIMIT_CAPS_OPENSUBDIV; /* OpenSubdiv's end caps */
     mmx_limit_table *t = NULL;
     double ms[100];
     for (int r = 0; r < repeat; r++) {

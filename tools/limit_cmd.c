@@ -8,8 +8,8 @@
 #include <string.h>
 #include "tool.h"
 
-enum { O_SCHEME, O_ISOLATION, O_POINTS, O_RANDOM, O_SEED, O_DERIVATIVES, O_FORMAT, O_FROM,
-       O_COUNT };
+enum { O_SCHEME, O_ISOLATION, O_CAPS, O_POINTS, O_RANDOM, O_SEED, O_DERIVATIVES, O_FORMAT,
+       O_FROM, O_COUNT };
 
 static const opt_spec limit_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 's', "catmull-clark|loop", "the scheme (default catmull-clark)"},
@@ -17,6 +17,10 @@ static const opt_spec limit_opts[O_COUNT] = {
                      "levels of adaptive refinement around extraordinary vertices\n"
                      "and creases, 1 to 8 (default 2): the end caps shrink by half\n"
                      "a level each"},
+    [O_CAPS] = {"caps", 0, "exact|opensubdiv",
+                "the end caps at semi-sharp creases still sharp at the last\n"
+                "level: exact limits at their corners (default), or\n"
+                "OpenSubdiv's Gregory patches, which ignore that sharpness"},
     [O_POINTS] = {"points", 0, "FILE",
                   "the points: one 'face u v' per line (ptex face, see below;\n"
                   "spaces or commas; '#' starts a comment)"},
@@ -33,6 +37,7 @@ static const opt_spec limit_opts[O_COUNT] = {
 typedef struct limit_job {
     mmx_scheme scheme;
     int isolation;
+    mmx_limit_caps caps;
     const char *points; /* NULL: random */
     long long random;
     unsigned long long seed;
@@ -117,7 +122,7 @@ static int work(mmx_ctx *ctx, const void *what, const tool_input *in, const tool
     const mmx_space sp = mmx_ctx_space(ctx);
     mmx_limit_options o;
     memset(&o, 0, sizeof o);
-    o.isolation = job->isolation;
+    o.isolation = job->isolation, o.caps = job->caps;
     mmx_limit_table *t = NULL;
     double t0 = now_ms();
     mmx_status s = mmx_limit_table_create(ctx, job->scheme, mesh, &o, &t);
@@ -257,6 +262,11 @@ static int run(const tool_args *a)
     if (a->value[O_ISOLATION] && !parse_int(a->value[O_ISOLATION], 1, 8, &job.isolation))
         return usage_error("--isolation takes a whole number from 1 to 8, not '%s'",
                            a->value[O_ISOLATION]);
+    if (a->value[O_CAPS]) {
+        if (!strcmp(a->value[O_CAPS], "opensubdiv")) job.caps = MMX_LIMIT_CAPS_OPENSUBDIV;
+        else if (strcmp(a->value[O_CAPS], "exact"))
+            return usage_error("--caps takes exact or opensubdiv, not '%s'", a->value[O_CAPS]);
+    }
     job.points = a->value[O_POINTS];
     if (!job.points == !a->value[O_RANDOM])
         return usage_error("limit needs one of --points FILE and --random N");

@@ -365,10 +365,13 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     GREGORY_BASIS points from the corners' rings: limit points, edge points along the
  *     limit tangents, face points blended rationally), a smooth corner as the smooth
  *     surface (OpenSubdiv's legacy sharp corner patches off);
- *   - any other end cap (beside a crease or sharp corner, and every Loop end cap): the
- *     bilinear (Loop: linear) interpolant of its corners' exact limit positions
- *     (mmx_subdiv_limit's masks, applied past any semi-sharp feature's decay and a dart's,
- *     up to 3 levels further down).
+ *     Corners on an infinitely sharp crease take it as the bound of their sector (a boundary
+ *     of it), and a vertex of more sharp edges, or infinitely sharp, is a sharp corner, as
+ *     OpenSubdiv's infinitely sharp end caps do;
+ *   - any other end cap (at a dart, at a semi-sharp feature still sharp unless `caps` is
+ *     MMX_LIMIT_CAPS_OPENSUBDIV, and every Loop end cap): the bilinear (Loop: linear)
+ *     interpolant of its corners' exact limit positions (mmx_subdiv_limit's masks, applied
+ *     past any semi-sharp feature's decay and a dart's, up to 3 levels further down).
  * Accuracy: exact on regular patches; the Gregory end caps are OpenSubdiv's (positions within
  * float rounding of its patch evaluation), G1 with their B-spline neighbours, and approach the
  * limit surface as the isolation grows (within about 2e-3 of the diagonal of a cube at
@@ -377,8 +380,16 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  * the patch evaluated (on a Gregory patch, of its rational blend exactly, where OpenSubdiv
  * differentiates the Bezier patch with the blend frozen: its derivatives differ there), in
  * the ptex face's (u, v). */
+/* The end caps at semi-sharp creases and corners still sharp at the last level: EXACT (the
+ * default) interpolates the corners' exact limits (mmx_subdiv_limit past the decay), so that
+ * the caps' corners are the limit surface; OPENSUBDIV makes them Gregory patches that ignore
+ * that sharpness, as OpenSubdiv's end caps do (its surface there, to float rounding; off
+ * the limit surface by the crease's effect within the caps). */
+typedef enum mmx_limit_caps { MMX_LIMIT_CAPS_EXACT = 0, MMX_LIMIT_CAPS_OPENSUBDIV = 1 } mmx_limit_caps;
+
 typedef struct mmx_limit_options {
     int isolation;             /* refinement levels before patches, 1 to 8; 0: the default, 2 */
+    mmx_limit_caps caps;       /* the end caps at semi-sharp features (above); default EXACT */
     mmx_subdiv_options subdiv; /* boundary, crease method, triangle rule for the refinement
                                   (path, trace, holes and limit are ignored: hole faces are
                                   evaluated as the surface their neighbours see) */
@@ -391,7 +402,8 @@ typedef struct mmx_limit_table mmx_limit_table;
  * refinement and the patches are computed on the host (the mesh is read back on CUDA); the
  * table then lives in the context's space. Errors: those of mmx_subdivide and
  * mmx_subdiv_limit on the mesh (bad faces, coordinates, non-manifold edges), MMX_ERR_ARG
- * (NULL arguments, isolation out of range), MMX_ERR_NOMEM, MMX_ERR_CUDA. The table keeps ctx,
+ * (NULL arguments, isolation out of range, caps unknown), MMX_ERR_NOMEM, MMX_ERR_CUDA. The
+ * table keeps ctx,
  * which must outlive it. Cost: linear in the cage plus, per level, the irregular faces and
  * their two rings (extraordinary vertices, creases, n-gons: a triangle cage's every face);
  * memory about 70 bytes per patch or refined face, 12 per control point, 240 per Gregory

@@ -139,12 +139,15 @@ typedef struct greg_corner {
 
 #define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
 
-/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (not of one fan,
- * sharp, a sharp spoke, a face around it not a quad, an inner vertex of valence < 3, or a
- * boundary under MMX_BOUNDARY_NONE). The faces around x are met from c across the edge
- * arriving at x (c_{i+1} = the mate of the corner before c_i), so that face i lies between
- * edges i and i + 1; a boundary vertex's walk starts at the face whose leaving edge is open
- * (the patch face is then face fr of nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i +
+/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (not of one fan, a
+ * dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as smooth, as
+ * OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence < 3, or a
+ * boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a vertex
+ * with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
+ * crease, smooth; more, or an infinitely sharp vertex: a sharp corner). The faces around x
+ * are met from c across the edge arriving at x (c_{i+1} = the mate of the corner before
+ * c_i), so that face i lies between edges i and i + 1; a sector's walk starts at the face
+ * whose leaving edge bounds it (the patch face is then face fr of its nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i +
  * sum f_i) / (n (n + 5)) (the limit mask), Ep and Em = P + T_j, T_j the tangent aimed at edge
  * j (0 and 1): sum over i of c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}),
  * c_m = s(n) cos(2 pi m / n) / (2 (n + 5)). Boundary vertex of nf > 1 faces (angle
@@ -153,26 +156,70 @@ typedef struct greg_corner {
  * (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c) sqrt((1 + c) / (1 - c)) / 3, f_0
  * s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) / 3, each over 3 nf + c). */
 static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                     mmx_boundary mode, const float *pos, mmx_index c, greg_corner *k)
+                     mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
+                     greg_corner *k)
 {
     const mmx_index x = H->M[c], val = H->valence[x];
-    if (!H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+    const float vx = vs && x < nv0 ? vs[x] : 0.0f;
+    if (!H->one_fan[x] || (vx > 0.0f && vx < MMX__SHARP_INF && !semi_smooth)) return 0;
     memset(k, 0, sizeof *k);
     k->x = x;
-    /* Back to the walk's start: the face whose leaving edge is open, if any. */
+    /* The whole fan, from its open leaving edge if it has one: its singular edges (open or
+     * infinitely sharp: OpenSubdiv's sector bounds); a semi-sharp spoke keeps the
+     * interpolant. */
+    mmx_index s0 = c;
+    for (mmx_index steps = 0; H->mate[s0] >= 0;) {
+        if (next_k(H, s0, 4) != s0) return 0;
+        s0 = next_k(H, H->mate[s0], 1);
+        if (H->M[s0] != x) return 0;
+        if (s0 == c) break;
+        if (++steps > val) return 0;
+    }
+    const int open = H->mate[s0] < 0;
+    int nsing = 0;
+    for (mmx_index i = 0, ci = s0; i < val; i++) {
+        if (next_k(H, ci, 4) != ci) return 0;
+        const float e = edge_sharpness(H, es, ci);
+        if (H->mate[ci] < 0 || e >= MMX__SHARP_INF) nsing++;
+        else if (e > 0.0f && !semi_smooth) return 0;
+        const mmx_index m = H->mate[next_k(H, ci, 3)];
+        if (m < 0) {
+            if (i != val - 1) return 0;
+            nsing++; /* the fan's closing open edge */
+            break;
+        }
+        if (H->M[m] != x || (i == val - 1 && m != s0)) return 0;
+        ci = m;
+    }
+    if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+    /* A dart (one infinitely sharp edge inside): OpenSubdiv takes its whole ring as smooth
+     * (semi_smooth), the library's limit its mask further down (else: the interpolant). */
+    if (nsing == 1 && !open) {
+        if (!semi_smooth) return 0;
+        nsing = 0;
+    }
+    /* The sector of c: back to its leading singular edge (fr faces before c), then its nf
+     * faces; an inner vertex without singular edges is its whole ring. */
     mmx_index c0 = c;
     int fr = 0;
-    while (H->mate[c0] >= 0) {
-        if (next_k(H, c0, 4) != c0) return 0;
+    while (nsing > 0 && !(H->mate[c0] < 0 || edge_sharpness(H, es, c0) >= MMX__SHARP_INF)) {
         c0 = next_k(H, H->mate[c0], 1);
-        if (H->M[c0] != x) return 0;
-        if (c0 == c) break;
         if (++fr > val) return 0;
     }
-    k->boundary = H->mate[c0] < 0;
-    if (!k->boundary) c0 = c, fr = 0;
-    else if (mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
-    const int n = (int)val; /* its faces */
+    int n = (int)val;
+    if (nsing > 0) {
+        n = 1;
+        for (mmx_index ci = c0;; n++) {
+            const mmx_index pc = next_k(H, ci, 3);
+            if (H->mate[pc] < 0 || edge_sharpness(H, es, pc) >= MMX__SHARP_INF) break;
+            ci = H->mate[pc];
+            if (n > val) return 0;
+        }
+    }
+    k->boundary = nsing > 0;
+    /* Sharp (P at x): more or fewer than two singular edges (a crease), or an infinitely sharp
+     * vertex; a corner of one face by the boundary mode (below). */
+    k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF;
     if (!k->boundary && n < 3) return 0;
     const double PI2 = 2.0 * GREG_PI;
     /* Inner: the tangent coefficient; boundary: the interior tangent's constants. */
@@ -183,7 +230,8 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
     for (int i = 0; i < n; i++) {
         if (next_k(H, ci, 4) != ci) return 0;
         if (i > 0 || !k->boundary)
-            if (!smooth_edge(H, es, ci)) return 0;
+            if (H->mate[ci] < 0 || (!semi_smooth && !smooth_edge(H, es, ci))) return 0;
+        /* (A sharp vertex's ring is walked for its face points' twist terms only.) */
         const mmx_index e = H->M[next_k(H, ci, 1)], f = H->M[next_k(H, ci, 2)];
         if (i == 0) e0 = e;
         /* Its place r relative to the patch face (an inner ring's last is also r = -1). */
@@ -212,12 +260,28 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
         }
         const mmx_index m = H->mate[next_k(H, ci, 3)];
         if (i == n - 1) {
-            if (k->boundary ? m >= 0 : m != c0) return 0;
+            if (!k->boundary && m != c0) return 0;
             if (k->boundary) en = H->M[next_k(H, ci, 3)];
             break;
         }
         if (m < 0 || H->M[m] != x) return 0;
         ci = m;
+    }
+    if (k->sharp) {
+        /* OpenSubdiv's sharp corner: P at x, the edge points a third of the way to the
+         * patch's neighbouring corners (k->e[1], k->e[2]), face points by the ring. */
+        if (k->boundary && fr + 1 == n) k->e[2] = en;
+        if (k->boundary && fr + 2 == n) k->e[3] = en;
+        k->nf = n, k->regular = 0;
+        k->cosa = k->boundary ? cos(GREG_PI / n) : cos(PI2 / n);
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = GREG_POS(x, d);
+            k->Ep[d] = (2.0 * GREG_POS(x, d) + GREG_POS(k->e[1], d)) / 3.0;
+            k->Em[d] = (2.0 * GREG_POS(x, d) + GREG_POS(k->e[2], d)) / 3.0;
+        }
+        if (k->boundary && n == 1) k->corner = 1, k->fp_reg = k->fm_reg = 1;
+        else if (k->boundary) k->fp_copy = fr == 0, k->fm_copy = fr == n - 1;
+        return 1;
     }
     if (!k->boundary) {
         const double w = 1.0 / (n * (n + 5.0));
@@ -234,8 +298,10 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
     if (fr + 1 == n) k->e[2] = en;
     const int ep_open = fr == 0, em_open = fr == n - 1;
     if (n == 1) {
-        /* A corner of one face: sharp (edge-and-corner) or smooth (edge only). */
-        k->corner = 1, k->sharp = mode == MMX_BOUNDARY_EDGE_AND_CORNER, k->cosa = -1.0;
+        /* A corner of one face: sharp (a boundary corner with edge-and-corner boundaries) or
+         * smooth (edge only, or a crease's sector of one face). */
+        k->corner = 1, k->cosa = -1.0;
+        k->sharp = open && fr == 0 && mode == MMX_BOUNDARY_EDGE_AND_CORNER && val == 1;
         for (int d = 0; d < 3; d++) {
             k->P[d] = k->sharp ? GREG_POS(x, d)
                                : (4.0 * GREG_POS(x, d) + GREG_POS(e0, d) + GREG_POS(en, d)) / 6.0;
@@ -272,14 +338,15 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
  * i, +-((e_{i+1} - e_{i-1}) / 9 + (f_i - f_{i-1}) / 18), E_j being corner j's edge point on
  * the same edge; on a boundary vertex the face point beside its open edge copies the other. */
 static int greg_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                       mmx_boundary mode, const float *pos, mmx_index g, float *q)
+                       mmx_boundary mode, int semi_smooth, const float *pos, mmx_index g,
+                       float *q)
 {
     mmx_index a, n;
     mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
     if (n != 4) return 0;
     greg_corner K[4];
     for (int k = 0; k < 4; k++)
-        if (!greg_ring(H, es, vs, nv0, mode, pos, a + k, &K[k])) return 0;
+        if (!greg_ring(H, es, vs, nv0, mode, semi_smooth, pos, a + k, &K[k])) return 0;
     /* Which face points are the B-spline's, in OpenSubdiv's order of decision. */
     for (int k = 0; k < 4; k++) {
         greg_corner *c = &K[k];
@@ -380,6 +447,7 @@ typedef struct build {
     const char *who;
     mmx_scheme scheme;
     int iso;
+    mmx_limit_caps caps;
     mmx_subdiv_options so;
     mmx_index nnodes, node_cap;
     mmx_index *child, *cv;
@@ -493,7 +561,8 @@ static mmx_status leaf_last(build *b, const view *V, const mmx_mesh *R, mmx_inde
         mmx_status s = grow(b, (void **)&b->greg, (int64_t)b->ngreg + 1, &cap, 60 * sizeof *b->greg);
         if (s) return s;
         b->greg_cap = (mmx_index)cap;
-        if (greg_gather(&V->H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, R->pos, g,
+        if (greg_gather(&V->H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary,
+                        b->caps == MMX_LIMIT_CAPS_OPENSUBDIV, R->pos, g,
                         b->greg + 60 * (int64_t)b->ngreg)) {
             b->kind[nd] = MMX__LIMIT_GREGORY;
             c[0] = b->ngreg++;
@@ -875,7 +944,10 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     build b;
     memset(&b, 0, sizeof b);
     b.who = who, b.scheme = scheme, b.iso = iso;
-    if (opts) b.so = opts->subdiv;
+    if (opts) b.so = opts->subdiv, b.caps = opts->caps;
+    if (b.caps != MMX_LIMIT_CAPS_EXACT && b.caps != MMX_LIMIT_CAPS_OPENSUBDIV)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: caps %d is not an mmx_limit_caps", who,
+                         (int)b.caps);
     b.so.trace = NULL, b.so.path = MMX_SUBDIV_PATH_AUTO, b.so.holes = MMX_HOLES_KEEP, b.so.limit = 0;
 
     /* The work runs on a host context of its own; its refusals are passed on as ctx's. */
