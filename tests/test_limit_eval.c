@@ -331,11 +331,30 @@ Test(limit_eval, centres_and_midpoints_are_the_subdivision_limit)
     mmx_ctx_free(ctx);
 }
 
-/* The distance from point p to the nearest of n points q (brute force), over diag. */
-static double nearest(const float *p, const float *q, int n, double diag)
+/* Points sorted by x, for nearest(): the sweep from p's x outwards stops where the gap in x
+ * alone exceeds the best distance. */
+static const float *sort_base;
+static int by_x(const void *a, const void *b)
 {
+    const float x = sort_base[3 * *(const int *)a], y = sort_base[3 * *(const int *)b];
+    return (x > y) - (x < y);
+}
+
+/* The distance from point p to the nearest of the n points q (order: q's indices sorted by x),
+ * over diag. */
+static double nearest(const float *p, const float *q, const int *order, int n, double diag)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (q[3 * order[mid]] < p[0]) lo = mid + 1;
+        else hi = mid;
+    }
     double best = INFINITY;
-    for (int i = 0; i < n; i++) best = fmin(best, dist3(p, q + 3 * i));
+    for (int i = lo; i < n && q[3 * order[i]] - p[0] < best; i++)
+        best = fmin(best, dist3(p, q + 3 * order[i]));
+    for (int i = lo - 1; i >= 0 && p[0] - q[3 * order[i]] < best; i--)
+        best = fmin(best, dist3(p, q + 3 * order[i]));
     return best / diag;
 }
 
@@ -360,6 +379,11 @@ Test(limit_eval, end_caps_approach_the_refined_limit)
         so.limit = 1, so.holes = MMX_HOLES_KEEP;
         mmx_mesh *r = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, 6, &so, &r));
+        const int nr = (int)r->M->nrows;
+        int *order = malloc((size_t)nr * sizeof *order);
+        for (int i = 0; i < nr; i++) order[i] = i;
+        sort_base = r->pos;
+        qsort(order, (size_t)nr, sizeof *order, by_x);
         for (int iso = 2; iso <= 4; iso += 2) {
             mmx_limit_table *t = table(ctx, scheme, m, iso);
             const mmx_index np = mmx_limit_table_nptex(t);
@@ -369,7 +393,7 @@ Test(limit_eval, end_caps_approach_the_refined_limit)
                     for (int i = 0; i <= 8; i++) {
                         float u = (float)i / 32.0f, v = (float)j / 32.0f, P[3];
                         eval(ctx, t, 1, &p, &u, &v, P, NULL, NULL, NULL, NULL, NULL);
-                        worst = fmax(worst, nearest(P, r->pos, (int)r->M->nrows, diag));
+                        worst = fmax(worst, nearest(P, r->pos, order, nr, diag));
                     }
             printf("limit_eval end caps: case %d isolation %d: %.3g of the diagonal from the "
                    "level-6 limit\n", cases[q], iso, worst);
@@ -377,6 +401,7 @@ Test(limit_eval, end_caps_approach_the_refined_limit)
                       worst);
             mmx_limit_table_free(t);
         }
+        free(order);
         mmx_mesh_free(r), mmx_mesh_free(m);
     }
     mmx_ctx_free(ctx);
@@ -483,6 +508,10 @@ Test(limit_eval, refusals)
     o.isolation = 9;
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_CATMULL_CLARK, m, &o, &t), MMX_ERR_ARG);
     cr_assert_null(t);
+    o.isolation = 2, o.caps = (mmx_limit_caps)7;
+    cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_CATMULL_CLARK, m, &o, &t), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "caps 7"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(t);
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_SQRT3, m, NULL, &t), MMX_ERR_UNSUPPORTED);
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_LOOP, m, NULL, &t), MMX_ERR_MESH);
     t = table(ctx, MMX_SCHEME_CATMULL_CLARK, m, 0);
@@ -516,7 +545,13 @@ Test(limit_eval, gpu_matches_host)
         mmx_mesh *m = case_mesh(ctx, k, &scheme), *dm = NULL;
         const double diag = mesh_diagonal(m);
         MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, m, MMX_SPACE_DEVICE, &dm));
-        mmx_limit_table *t = table(ctx, scheme, m, 2), *dt = table(dev, scheme, dm, 2);
+        /* The creased torus with OpenSubdiv's caps too (Gregory patches at its creases). */
+        mmx_limit_options o;
+        memset(&o, 0, sizeof o);
+        o.isolation = 2, o.caps = k == 3 ? MMX_LIMIT_CAPS_OPENSUBDIV : MMX_LIMIT_CAPS_EXACT;
+        mmx_limit_table *t = NULL, *dt = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_limit_table_create(ctx, scheme, m, &o, &t));
+        MMX_OK_OR_FAIL(dev, mmx_limit_table_create(dev, scheme, dm, &o, &dt));
         const mmx_index np = mmx_limit_table_nptex(t);
         const int n = 1000;
         mmx_index *f = malloc(n * sizeof *f);
