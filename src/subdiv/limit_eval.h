@@ -12,6 +12,14 @@
 extern "C" {
 #endif
 
+/* Unrolls the next loop in device code (constant tables then fold into the arithmetic
+ * instead of living in local memory); nothing on the host, where the pragma is unknown. */
+#ifdef __CUDA_ARCH__
+#define MMX__UNROLL _Pragma("unroll")
+#else
+#define MMX__UNROLL
+#endif
+
 /* Control points per patch: the bicubic B-spline's 4 x 4 (Catmull-Clark), the box spline's 12
  * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
 #define MMX__LIMIT_NCV 16
@@ -94,16 +102,17 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, i
 {
     /* The boundary Bezier points: grid (i, j) at 4 j + i, -1 the inner ones. */
     const signed char bnd[16] = {0, 1, 7, 5, 2, -1, -1, 6, 16, -1, -1, 12, 15, 17, 11, 10};
-    /* Inner point (1,1), (2,1), (2,2), (1,2): its two face points A, B and the weights a, b of
-     * the blend a A + b B over a + b, each a0 + a1 u + a2 v. */
+    /* Inner point m = 0 to 3, at grid (1,1), (2,1), (2,2), (1,2) (k = 5, 6, 10, 9): its two
+     * face points A, B and the weights a, b of the blend a A + b B over a + b, each
+     * a0 + a1 u + a2 v. */
     const signed char inner[4][2] = {{3, 4}, {8, 9}, {13, 14}, {18, 19}};
-    const signed char at[4] = {5, 6, 10, 9};
     const float wa[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, -1, 0}, {1, 0, -1}};
     const float wb[4][3] = {{0, 0, 1}, {1, -1, 0}, {1, 0, -1}, {0, 1, 0}};
     float bu[3][4], bv[3][4];
     mmx__bezier3(u, bu[0], bu[1], bu[2]);
     mmx__bezier3(v, bv[0], bv[1], bv[2]);
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
+    MMX__UNROLL
     for (int k = 0; k < 16; k++) {
         const int i = k & 3, j = k >> 2;
         /* The tensor weight W and its derivatives: W, W_u, W_v, W_uu, W_uv, W_vv. */
@@ -115,8 +124,7 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, i
                 for (int c = 0; c < 3; c++) L[r][c] += W[r] * x[c];
             continue;
         }
-        int m = 0;
-        while (at[m] != k) m++;
+        const int m = k == 5 ? 0 : k == 6 ? 1 : k == 10 ? 2 : 3; /* at[m] == k */
         const float a = wa[m][0] + wa[m][1] * u + wa[m][2] * v;
         const float b = wb[m][0] + wb[m][1] * u + wb[m][2] * v, s = a + b;
         /* t = a / s and its derivatives: t_x = N_x / s^2 with N_x = a_x b - a b_x, and
@@ -265,10 +273,12 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
         const float box[12][15] = MMX__LOOP_BOX_SPLINE;
         float m[6][15];
         mmx__quartic_monomials(u, v, m);
+        MMX__UNROLL
         for (int k = 0; k < 12; k++) {
             const float *x = T->pos + 3 * (int64_t)cv[k];
             for (int q = 0; q < nq; q++) {
                 float w = 0.0f;
+                MMX__UNROLL
                 for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
                 w *= 1.0f / 12.0f;
                 for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
@@ -290,7 +300,9 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
             if (kind & MMX__LIMIT_PHANTOM_EDGE(1))
                 bu[q][2] += 2.0f * bu[q][3], bu[q][1] -= bu[q][3], bu[q][3] = 0.0f;
         }
+        MMX__UNROLL
         for (int j = 0; j < 4; j++)
+            MMX__UNROLL
             for (int i = 0; i < 4; i++) {
                 const float *x = T->pos + 3 * (int64_t)cv[4 * j + i];
                 const float w[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
