@@ -753,6 +753,23 @@ Test(limit_eval, against_opensubdiv_patches)
         cr_assert(e <= 1e-5 && dmax <= 1e-4, "torus iso %d: %g (derivatives %g)", iso, e, dmax);
     }
     mmx_mesh_free(torus);
+    /* A vertex of two faces inside: a cube whose edge (0, 1) carries a vertex 8 at its middle,
+     * its two faces pentagons (OpenSubdiv's Gregory caps there take no tangent). */
+    {
+        static const float pos[27] = {-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1, -1, -1, 1,
+                                      1, -1, 1, 1, 1, 1, -1, 1, 1, 0, -1, -1.2f};
+        static const mmx_index start[7] = {0, 5, 9, 14, 18, 22, 26};
+        static const mmx_index verts[26] = {0, 3, 2, 1, 8, 4, 5, 6, 7, 0, 8, 1, 5, 4,
+                                            1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7};
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 9, 6, start, verts, pos, &m));
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_CATMULL_CLARK, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: valence 2 isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "valence 2, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
     for (int k = 0; k < NCASES; k++) {
         mmx_scheme scheme;
         mmx_mesh *m = case_mesh(ctx, k, &scheme);

@@ -360,7 +360,7 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     infinitely sharp patches do): the bicubic B-spline patch of its 16 control points
  *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
  *     surface exactly;
- *   - a Catmull-Clark end cap whose corners are smooth (inner vertices of valence >= 3 on
+ *   - a Catmull-Clark end cap whose corners are smooth (inner vertices of valence >= 2 on
  *     smooth edges, boundary vertices, corners of one face): OpenSubdiv's Gregory patch (its
  *     GREGORY_BASIS points from the corners' rings: limit points, edge points along the
  *     limit tangents, face points blended rationally), a smooth corner as the smooth

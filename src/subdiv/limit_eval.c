@@ -141,7 +141,7 @@ typedef struct greg_corner {
 
 /* Walks the ring of corner c, filling k; 0 when the corner cannot be one (not of one fan, a
  * dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as smooth, as
- * OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence < 3, or a
+ * OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence < 2, or a
  * boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a vertex
  * with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
  * crease, smooth; more, or an infinitely sharp vertex: a sharp corner). The faces around x
@@ -220,10 +220,14 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
     /* Sharp (P at x): more or fewer than two singular edges (a crease), or an infinitely sharp
      * vertex; a corner of one face by the boundary mode (below). */
     k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF;
-    if (!k->boundary && n < 3) return 0;
+    if (!k->boundary && n < 2) return 0;
     const double PI2 = 2.0 * GREG_PI;
-    /* Inner: the tangent coefficient; boundary: the interior tangent's constants. */
-    const double tc = k->boundary ? 0.0 : 16.0 / (n * (cos(PI2 / n) + 5.0 + sqrt((cos(PI2 / n) + 9.0) * (cos(PI2 / n) + 1.0)))) * 0.5 / (n + 5.0);
+    /* Inner: the tangent coefficient, OpenSubdiv's eigenvalue scale s(n) (1/2 for n = 4; 0 for
+     * a vertex of two faces, whose edge points are its limit point) over 2 (n + 5); boundary:
+     * the interior tangent's constants (th, bc, bs, div). */
+    const double cn = cos(PI2 / n);
+    const double sn = n == 2 ? 0.0 : 16.0 / (n * (cn + 5.0 + sqrt((cn + 9.0) * (cn + 1.0))));
+    const double tc = k->boundary ? 0.0 : sn * 0.5 / (n + 5.0);
     const double th = GREG_PI / n, bc = cos(th), bs = sin(th), div = 1.0 / (3.0 * n + bc);
     double sum[3] = {0, 0, 0}, t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0}, tb[3] = {0, 0, 0};
     mmx_index ci = c0, e0 = -1, en = -1;
@@ -285,6 +289,7 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
     }
     if (!k->boundary) {
         const double w = 1.0 / (n * (n + 5.0));
+        if (n == 2) k->e[3] = k->e[1]; /* e_2 = e_0 around two faces */
         k->nf = n, k->regular = n == 4, k->cosa = n == 4 ? 0.0 : cos(PI2 / n);
         for (int d = 0; d < 3; d++) {
             k->P[d] = (double)n * n * w * GREG_POS(x, d) + w * sum[d];
