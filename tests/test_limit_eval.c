@@ -770,6 +770,29 @@ Test(limit_eval, against_opensubdiv_patches)
         }
         mmx_mesh_free(m);
     }
+    /* A vertex of two fans: a box of two cells along x missing two faces that meet only at
+     * the vertex (0, 0.5, 0.5), edge-and-corner boundaries (the layout of OpenSubdiv's
+     * catmark_gregory_test4): the vertex a sharp corner of each fan. */
+    {
+        float pos[36];
+        for (int i = 0; i < 12; i++) {
+            static const float y[4] = {-0.5f, 0.5f, 0.5f, -0.5f}, z[4] = {0.5f, 0.5f, -0.5f, -0.5f};
+            pos[3 * i] = -0.5f + 0.5f * (float)(i % 3);
+            pos[3 * i + 1] = y[i / 3], pos[3 * i + 2] = z[i / 3];
+        }
+        static const mmx_index start[9] = {0, 4, 8, 12, 16, 20, 24, 28, 32};
+        static const mmx_index verts[32] = {1, 2, 5, 4, 3, 4, 7, 6, 6, 7, 10, 9, 7, 8, 11, 10,
+                                            9, 10, 1, 0, 10, 11, 2, 1, 2, 11, 8, 5, 9, 0, 3, 6};
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 12, 8, start, verts, pos, &m));
+        m->tags = strdup("t interpolateboundary 1/0/0 1\n");
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_CATMULL_CLARK, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: two fans isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "two fans, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
     for (int k = 0; k < NCASES; k++) {
         mmx_scheme scheme;
         mmx_mesh *m = case_mesh(ctx, k, &scheme);

@@ -366,8 +366,8 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     limit tangents, face points blended rationally), a smooth corner as the smooth
  *     surface (OpenSubdiv's legacy sharp corner patches off);
  *     Corners on an infinitely sharp crease take it as the bound of their sector (a boundary
- *     of it), and a vertex of more sharp edges, or infinitely sharp, is a sharp corner, as
- *     OpenSubdiv's infinitely sharp end caps do;
+ *     of it), and a vertex of more sharp edges, infinitely sharp, or of several open fans is
+ *     a sharp corner (of its fan), as OpenSubdiv's infinitely sharp end caps do;
  *   - any other end cap (at a dart, at a semi-sharp feature still sharp unless `caps` is
  *     MMX_LIMIT_CAPS_OPENSUBDIV, and every Loop end cap): the bilinear (Loop: linear)
  *     interpolant of its corners' exact limit positions (mmx_subdiv_limit's masks, applied

@@ -139,29 +139,30 @@ typedef struct greg_corner {
 
 #define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
 
-/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (not of one fan, a
- * dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as smooth, as
- * OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence < 2, or a
- * boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a vertex
- * with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
- * crease, smooth; more, or an infinitely sharp vertex: a sharp corner). The faces around x
- * are met from c across the edge arriving at x (c_{i+1} = the mate of the corner before
- * c_i), so that face i lies between edges i and i + 1; a sector's walk starts at the face
- * whose leaving edge bounds it (the patch face is then face fr of its nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i +
- * sum f_i) / (n (n + 5)) (the limit mask), Ep and Em = P + T_j, T_j the tangent aimed at edge
- * j (0 and 1): sum over i of c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}),
- * c_m = s(n) cos(2 pi m / n) / (2 (n + 5)). Boundary vertex of nf > 1 faces (angle
- * t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge point on an open edge (2 x + e) / 3, on
- * inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) / 6 with the interior tangent T
- * (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c) sqrt((1 + c) / (1 - c)) / 3, f_0
- * s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) / 3, each over 3 nf + c). */
+/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (of several fans one
+ * of which is closed, a dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as
+ * smooth, as OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence
+ * < 2, or a boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a
+ * vertex with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
+ * crease, smooth; more, an infinitely sharp vertex, or one of several open fans: a sharp corner
+ * of its fan). The faces around x are met from c across the edge arriving at x (c_{i+1} = the
+ * mate of the corner before c_i), so that face i lies between edges i and i + 1; a sector's
+ * walk starts at the face whose leaving edge bounds it (the patch face is then face fr of its
+ * nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the limit
+ * mask), Ep and Em = P + T_j, T_j the tangent aimed at edge j (0 and 1): sum over i of c_{i-j}
+ * (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n + 5)).
+ * Boundary vertex of nf > 1 faces (angle t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge
+ * point on an open edge (2 x + e) / 3, on inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) /
+ * 6 with the interior tangent T (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c)
+ * sqrt((1 + c) / (1 - c)) / 3, f_0 s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) /
+ * 3, each over 3 nf + c). */
 static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
                      mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
                      greg_corner *k)
 {
     const mmx_index x = H->M[c], val = H->valence[x];
     const float vx = vs && x < nv0 ? vs[x] : 0.0f;
-    if (!H->one_fan[x] || (vx > 0.0f && vx < MMX__SHARP_INF && !semi_smooth)) return 0;
+    if (vx > 0.0f && vx < MMX__SHARP_INF && !semi_smooth) return 0;
     memset(k, 0, sizeof *k);
     k->x = x;
     /* The whole fan, from its open leaving edge if it has one: its singular edges (open or
@@ -184,13 +185,16 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
         else if (e > 0.0f && !semi_smooth) return 0;
         const mmx_index m = H->mate[next_k(H, ci, 3)];
         if (m < 0) {
-            if (i != val - 1) return 0;
+            if (i != val - 1 && H->one_fan[x]) return 0;
             nsing++; /* the fan's closing open edge */
             break;
         }
         if (H->M[m] != x || (i == val - 1 && m != s0)) return 0;
         ci = m;
     }
+    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, an infinitely sharp corner):
+     * the fan of c, which must be open. */
+    if (!H->one_fan[x] && !open) return 0;
     if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
     /* A dart (one infinitely sharp edge inside): OpenSubdiv takes its whole ring as smooth
      * (semi_smooth), the library's limit its mask further down (else: the interpolant). */
@@ -219,7 +223,7 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
     k->boundary = nsing > 0;
     /* Sharp (P at x): more or fewer than two singular edges (a crease), or an infinitely sharp
      * vertex; a corner of one face by the boundary mode (below). */
-    k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF;
+    k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF || !H->one_fan[x];
     if (!k->boundary && n < 2) return 0;
     const double PI2 = 2.0 * GREG_PI;
     /* Inner: the tangent coefficient, OpenSubdiv's eigenvalue scale s(n) (1/2 for n = 4; 0 for
