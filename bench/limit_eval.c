@@ -5,6 +5,7 @@
  * (Far::PatchTable, Gregory end caps, one thread; where tests/ found OpenSubdiv), with the
  * largest gap between the two surfaces over the points.
  *
+ * The table is made with MMX_LIMIT_CAPS_OPENSUBDIV (OpenSubdiv's end caps at semi-sharp creases).
  * Usage: limit_eval MESH [--points N] [--isolation L] [--scheme catmull-clark|loop]
  *   N: 1000000 by default; L: the table's isolation (default 2, as mmx_limit_table's).
  * Rows: the call as an application makes it (the points' check read back: one wait), the
@@ -81,7 +82,7 @@ int main(int argc, char **argv)
     BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &hm));
     mmx_limit_options o;
     memset(&o, 0, sizeof o);
-    o.isolation = iso;
+    o.isolation = iso, o.caps = MMX_LIMIT_CAPS_OPENSUBDIV; /* OpenSubdiv's end caps */
     mmx_limit_table *t = NULL, *ht = NULL;
     double t0 = bc_now_ms();
     BU_MMX(ctx, mmx_limit_table_create(ctx, scheme, m, &o, &t));
@@ -123,6 +124,11 @@ int main(int argc, char **argv)
     printf("cage: %d vertices, %d faces, %d ptex faces; table %.1f MB, built in %.1f ms "
            "(refinement and patches on the host, then copied)\n\n",
            (int)m->M->nrows, (int)m->M->ncols, (int)np, table_bytes / 1e6, table_ms);
+    printf("floor per point: the table once (%.1f B per point here) + 12 B of point + 12 B per "
+           "output (P: 24 B + table, P, du, dv: 48 B + table); a point itself reads one child "
+           "index per level and its patch (B-spline: 64 B of indices + 16 x 12 B of points; "
+           "Gregory: 4 B + 240 B), so the ratio also counts those gathers\n\n",
+           (double)table_bytes / (double)n);
     printf("| what | outputs | ms | floor ms | x floor | Mpoints/s |\n|---|---|---:|---:|---:|---:|\n");
     for (int deriv = 0; deriv < 2; deriv++) {
         /* The floor: the table's arrays read once, the points read, the results written. */

@@ -331,6 +331,127 @@ Test(limit_eval, centres_and_midpoints_are_the_subdivision_limit)
     mmx_ctx_free(ctx);
 }
 
+/* Points sorted by x, for nearest(): the sweep from p's x outwards stops where the gap in x
+ * alone exceeds the best distance. */
+static const float *sort_base;
+static int by_x(const void *a, const void *b)
+{
+    const float x = sort_base[3 * *(const int *)a], y = sort_base[3 * *(const int *)b];
+    return (x > y) - (x < y);
+}
+
+/* The distance from point p to the nearest of the n points q (order: q's indices sorted by x),
+ * over diag. */
+static double nearest(const float *p, const float *q, const int *order, int n, double diag)
+{
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (q[3 * order[mid]] < p[0]) lo = mid + 1;
+        else hi = mid;
+    }
+    double best = INFINITY;
+    for (int i = lo; i < n && q[3 * order[i]] - p[0] < best; i++)
+        best = fmin(best, dist3(p, q + 3 * order[i]));
+    for (int i = lo - 1; i >= 0 && p[0] - q[3 * order[i]] < best; i--)
+        best = fmin(best, dist3(p, q + 3 * order[i]));
+    return best / diag;
+}
+
+/* The end caps (Gregory patches at extraordinary vertices, n-gons' centres and boundary
+ * vertices) against the limit surface: ptex points (i/32, j/32), i, j <= 8 (the caps at each
+ * ptex face's corner 0 and their neighbours) are vertices of level 6, whose limit positions
+ * (opts.limit) are the surface there; each must lie within 5e-3 of the diagonal of one of
+ * them at isolations 2 and 4 (measured: cube 2.2e-3 and 3.7e-4, pyramid 3.2e-3 and 1.2e-3,
+ * the planar n-gons with boundary 3.5e-3 and 3.3e-3, where only the parametrisation differs,
+ * as OpenSubdiv's caps do; the limits at the caps' corners are exact; the interpolant the caps
+ * replaced was 6.4e-3 off on the cube at isolation 2). */
+Test(limit_eval, end_caps_approach_the_refined_limit)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const int cases[] = {0, 1, 2};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        mmx_scheme scheme;
+        mmx_mesh *m = case_mesh(ctx, cases[q], &scheme);
+        const double diag = mesh_diagonal(m);
+        mmx_subdiv_options so;
+        memset(&so, 0, sizeof so);
+        so.limit = 1, so.holes = MMX_HOLES_KEEP;
+        mmx_mesh *r = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, scheme, m, 6, &so, &r));
+        const int nr = (int)r->M->nrows;
+        int *order = malloc((size_t)nr * sizeof *order);
+        for (int i = 0; i < nr; i++) order[i] = i;
+        sort_base = r->pos;
+        qsort(order, (size_t)nr, sizeof *order, by_x);
+        for (int iso = 2; iso <= 4; iso += 2) {
+            mmx_limit_table *t = table(ctx, scheme, m, iso);
+            const mmx_index np = mmx_limit_table_nptex(t);
+            double worst = 0.0;
+            for (mmx_index p = 0; p < np; p++)
+                for (int j = 0; j <= 8; j++)
+                    for (int i = 0; i <= 8; i++) {
+                        float u = (float)i / 32.0f, v = (float)j / 32.0f, P[3];
+                        eval(ctx, t, 1, &p, &u, &v, P, NULL, NULL, NULL, NULL, NULL);
+                        worst = fmax(worst, nearest(P, r->pos, order, nr, diag));
+                    }
+            printf("limit_eval end caps: case %d isolation %d: %.3g of the diagonal from the "
+                   "level-6 limit\n", cases[q], iso, worst);
+            cr_assert(worst <= 5e-3, "case %d isolation %d: %g of the diagonal off", cases[q], iso,
+                      worst);
+            mmx_limit_table_free(t);
+        }
+        free(order);
+        mmx_mesh_free(r), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* The unit normal du x dv at (p, u, v). */
+static void unit_normal(mmx_ctx *ctx, const mmx_limit_table *t, mmx_index p, float u, float v,
+                        double *nrm)
+{
+    float du[3], dv[3];
+    eval(ctx, t, 1, &p, &u, &v, NULL, du, dv, NULL, NULL, NULL);
+    nrm[0] = (double)du[1] * dv[2] - (double)du[2] * dv[1];
+    nrm[1] = (double)du[2] * dv[0] - (double)du[0] * dv[2];
+    nrm[2] = (double)du[0] * dv[1] - (double)du[1] * dv[0];
+    const double l = sqrt(nrm[0] * nrm[0] + nrm[1] * nrm[1] + nrm[2] * nrm[2]);
+    for (int c = 0; c < 3; c++) nrm[c] /= l;
+}
+
+/* Tangent planes are continuous across the edges between an end cap at an extraordinary
+ * vertex and its B-spline neighbours (the Gregory patch takes their edge and face points
+ * there): at isolation 2 the cap at corner 0 of each ptex face of the cube and the pyramid
+ * ends at u = 1/4 and v = 1/4; the normals just inside and on the edge agree within 1e-3
+ * (the interpolant they replaced turned them by 0.16 on the cube). */
+Test(limit_eval, end_caps_meet_their_neighbours_smoothly)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const int cases[] = {0, 2};
+    for (size_t q = 0; q < sizeof cases / sizeof cases[0]; q++) {
+        mmx_scheme scheme;
+        mmx_mesh *m = case_mesh(ctx, cases[q], &scheme);
+        mmx_limit_table *t = table(ctx, scheme, m, 2);
+        const mmx_index np = mmx_limit_table_nptex(t);
+        const float in = 0.25f - 1.0f / 65536.0f;
+        for (mmx_index p = 0; p < np; p++)
+            for (int k = 1; k < 4; k++) {
+                const float s = (float)k / 16.0f;
+                double a[3], b[3], c[3], d[3];
+                unit_normal(ctx, t, p, in, s, a), unit_normal(ctx, t, p, 0.25f, s, b);
+                unit_normal(ctx, t, p, s, in, c), unit_normal(ctx, t, p, s, 0.25f, d);
+                const double e1 = sqrt(pow(a[0] - b[0], 2) + pow(a[1] - b[1], 2) + pow(a[2] - b[2], 2));
+                const double e2 = sqrt(pow(c[0] - d[0], 2) + pow(c[1] - d[1], 2) + pow(c[2] - d[2], 2));
+                cr_assert(e1 <= 1e-3 && e2 <= 1e-3, "case %d ptex %d at %g: normals differ by %g "
+                          "across u = 1/4, %g across v = 1/4", cases[q], (int)p, (double)s, e1, e2);
+            }
+        mmx_limit_table_free(t);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 /* First derivatives against central differences of the positions, second ones against those
  * of the first, at points inside one patch of the isolation level (away from the lines where
  * the interpolated patches meet), on every case. */
@@ -387,6 +508,10 @@ Test(limit_eval, refusals)
     o.isolation = 9;
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_CATMULL_CLARK, m, &o, &t), MMX_ERR_ARG);
     cr_assert_null(t);
+    o.isolation = 2, o.caps = (mmx_limit_caps)7;
+    cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_CATMULL_CLARK, m, &o, &t), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "caps 7"), "%s", mmx_ctx_error(ctx));
+    cr_assert_null(t);
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_SQRT3, m, NULL, &t), MMX_ERR_UNSUPPORTED);
     cr_assert_eq(mmx_limit_table_create(ctx, MMX_SCHEME_LOOP, m, NULL, &t), MMX_ERR_MESH);
     t = table(ctx, MMX_SCHEME_CATMULL_CLARK, m, 0);
@@ -420,7 +545,13 @@ Test(limit_eval, gpu_matches_host)
         mmx_mesh *m = case_mesh(ctx, k, &scheme), *dm = NULL;
         const double diag = mesh_diagonal(m);
         MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, m, MMX_SPACE_DEVICE, &dm));
-        mmx_limit_table *t = table(ctx, scheme, m, 2), *dt = table(dev, scheme, dm, 2);
+        /* The creased torus with OpenSubdiv's caps too (Gregory patches at its creases). */
+        mmx_limit_options o;
+        memset(&o, 0, sizeof o);
+        o.isolation = 2, o.caps = k == 3 ? MMX_LIMIT_CAPS_OPENSUBDIV : MMX_LIMIT_CAPS_EXACT;
+        mmx_limit_table *t = NULL, *dt = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_limit_table_create(ctx, scheme, m, &o, &t));
+        MMX_OK_OR_FAIL(dev, mmx_limit_table_create(dev, scheme, dm, &o, &dt));
         const mmx_index np = mmx_limit_table_nptex(t);
         const int n = 1000;
         mmx_index *f = malloc(n * sizeof *f);
@@ -558,7 +689,11 @@ static double against_osd(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, in
                        tg->corner_verts, tg->corner_sharpness,
                        tg->interpolate_boundary < 0 ? 2 : tg->interpolate_boundary,
                        tg->crease_method == 1};
-    mmx_limit_table *t = table(ctx, scheme, m, iso);
+    mmx_limit_options o;
+    memset(&o, 0, sizeof o);
+    o.isolation = iso, o.caps = MMX_LIMIT_CAPS_OPENSUBDIV;
+    mmx_limit_table *t = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_limit_table_create(ctx, scheme, m, &o, &t));
     const mmx_index np = mmx_limit_table_nptex(t);
     mmx_index *f = malloc((size_t)n * sizeof *f);
     int *fi = malloc((size_t)n * sizeof *fi);
@@ -600,11 +735,14 @@ static double against_osd(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m, in
     return emax;
 }
 
-/* Against OpenSubdiv's Far::PatchTable (the ptex conventions, the B-spline patches): on a
- * regular surface (a torus of valence-4 vertices: every patch a B-spline on both sides) to
- * 1e-5 of the diagonal at any point; elsewhere the interpolated patches beside extraordinary
- * vertices, creases and boundaries differ from OpenSubdiv's Gregory patches by O(h^2), h
- * halving per isolation level: printed, and held to a bound that shrinks with the level. */
+/* Against OpenSubdiv's Far::PatchTable (the ptex conventions, the B-spline patches, the
+ * Gregory end caps): on a regular surface (a torus of valence-4 vertices: every patch a
+ * B-spline on both sides) to 1e-5 of the diagonal at any point, derivatives included; on
+ * Catmull-Clark's extraordinary vertices, n-gons, boundaries and creases (the table made
+ * with caps OPENSUBDIV) the positions to 1e-5 (the derivatives differ: OpenSubdiv
+ * differentiates its Gregory patches with the inner points' blend frozen); Loop's faces
+ * beside extraordinary vertices and boundaries keep the interpolant, O(h^2) off, h halving per
+ * isolation level: printed, and held to a bound that shrinks with the level. */
 Test(limit_eval, against_opensubdiv_patches)
 {
     mmx_ctx *ctx = tu_host_ctx();
@@ -615,6 +753,46 @@ Test(limit_eval, against_opensubdiv_patches)
         cr_assert(e <= 1e-5 && dmax <= 1e-4, "torus iso %d: %g (derivatives %g)", iso, e, dmax);
     }
     mmx_mesh_free(torus);
+    /* A vertex of two faces inside: a cube whose edge (0, 1) carries a vertex 8 at its middle,
+     * its two faces pentagons (OpenSubdiv's Gregory caps there take no tangent). */
+    {
+        static const float pos[27] = {-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1, -1, -1, 1,
+                                      1, -1, 1, 1, 1, 1, -1, 1, 1, 0, -1, -1.2f};
+        static const mmx_index start[7] = {0, 5, 9, 14, 18, 22, 26};
+        static const mmx_index verts[26] = {0, 3, 2, 1, 8, 4, 5, 6, 7, 0, 8, 1, 5, 4,
+                                            1, 2, 6, 5, 2, 3, 7, 6, 3, 0, 4, 7};
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 9, 6, start, verts, pos, &m));
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_CATMULL_CLARK, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: valence 2 isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "valence 2, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
+    /* A vertex of two fans: a box of two cells along x missing two faces that meet only at
+     * the vertex (0, 0.5, 0.5), edge-and-corner boundaries (the layout of OpenSubdiv's
+     * catmark_gregory_test4): the vertex a sharp corner of each fan. */
+    {
+        float pos[36];
+        for (int i = 0; i < 12; i++) {
+            static const float y[4] = {-0.5f, 0.5f, 0.5f, -0.5f}, z[4] = {0.5f, 0.5f, -0.5f, -0.5f};
+            pos[3 * i] = -0.5f + 0.5f * (float)(i % 3);
+            pos[3 * i + 1] = y[i / 3], pos[3 * i + 2] = z[i / 3];
+        }
+        static const mmx_index start[9] = {0, 4, 8, 12, 16, 20, 24, 28, 32};
+        static const mmx_index verts[32] = {1, 2, 5, 4, 3, 4, 7, 6, 6, 7, 10, 9, 7, 8, 11, 10,
+                                            9, 10, 1, 0, 10, 11, 2, 1, 2, 11, 8, 5, 9, 0, 3, 6};
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 12, 8, start, verts, pos, &m));
+        m->tags = strdup("t interpolateboundary 1/0/0 1\n");
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_CATMULL_CLARK, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: two fans isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "two fans, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
     for (int k = 0; k < NCASES; k++) {
         mmx_scheme scheme;
         mmx_mesh *m = case_mesh(ctx, k, &scheme);
@@ -629,9 +807,10 @@ Test(limit_eval, against_opensubdiv_patches)
          * creases converge more slowly) and is under 0.5% of the diagonal. */
         cr_assert(e[1] <= 5e-3 && (e[1] <= 0.5 * e[0] || e[1] <= 1e-5),
                   "case %d: %g at isolation 2, %g at 4", k, e[0], e[1]);
-        /* Boundary, corner and infinitely sharp patches are exact: the grid with
-         * edge-and-corner boundaries and the torus with sharp loops agree everywhere. */
-        if (k == 4 || k == 10)
+        /* Catmull-Clark's B-spline (boundary, corner, infinitely sharp) patches are exact and
+         * its Gregory end caps OpenSubdiv's (with caps OPENSUBDIV at the creased torus'
+         * semi-sharp creases): every Catmull-Clark case agrees everywhere. */
+        if (scheme == MMX_SCHEME_CATMULL_CLARK)
             cr_assert(e[0] <= 1e-5 && e[1] <= 1e-5, "case %d: %g at isolation 2, %g at 4", k,
                       e[0], e[1]);
         mmx_mesh_free(m);

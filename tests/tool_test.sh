@@ -1339,6 +1339,15 @@ fi
 if expect_rc "limit of a quad cage by Loop" 1 limit --scheme loop --random 3 builtin:cube; then
     [[ "$err" == *"triangle"* ]] && ok "limit: Loop needs triangles" || bad "limit loop of quads" "$err"
 fi
+# A cube with a semi-sharp crease (sharpness 3: still sharp at the default isolation 2): the
+# end caps there differ between --caps exact (the default) and --caps opensubdiv.
+printf 'v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\nt crease 2/1/0 0 1 3\n' > "$TMP/crease_cube.obj"
+if expect_rc "limit --caps opensubdiv" 0 limit --caps opensubdiv --random 50 "$TMP/crease_cube.obj" "$TMP/c1.csv" \
+    && expect_rc "limit --caps exact" 0 limit --caps exact --random 50 "$TMP/crease_cube.obj" "$TMP/c2.csv"; then
+    ! cmp -s "$TMP/c1.csv" "$TMP/c2.csv" && ok "limit --caps: OpenSubdiv's end caps differ at a semi-sharp crease" \
+        || bad "limit --caps" "the same output"
+fi
+check_usage "limit --caps of an unknown kind" limit --caps foo --random 3 builtin:cube
 check_usage "limit with both --points and --random" limit --points "$TMP/points.txt" --random 3 builtin:cube
 check_usage "limit without points" limit builtin:cube
 

@@ -8,14 +8,19 @@
 #include <string.h>
 #include "tool.h"
 
-enum { O_SCHEME, O_ISOLATION, O_POINTS, O_RANDOM, O_SEED, O_DERIVATIVES, O_FORMAT, O_FROM,
-       O_COUNT };
+enum { O_SCHEME, O_ISOLATION, O_CAPS, O_POINTS, O_RANDOM, O_SEED, O_DERIVATIVES, O_FORMAT,
+       O_FROM, O_COUNT };
 
 static const opt_spec limit_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 's', "catmull-clark|loop", "the scheme (default catmull-clark)"},
     [O_ISOLATION] = {"isolation", 0, "N",
-                     "refinement levels before the patches, 1 to 8 (default 2):\n"
-                     "more is closer between the vertices of irregular faces"},
+                     "levels of adaptive refinement around extraordinary vertices\n"
+                     "and creases, 1 to 8 (default 2): the end caps shrink by half\n"
+                     "a level each"},
+    [O_CAPS] = {"caps", 0, "exact|opensubdiv",
+                "the end caps at semi-sharp creases still sharp at the last\n"
+                "level: exact limits at their corners (default), or\n"
+                "OpenSubdiv's Gregory patches, which ignore that sharpness"},
     [O_POINTS] = {"points", 0, "FILE",
                   "the points: one 'face u v' per line (ptex face, see below;\n"
                   "spaces or commas; '#' starts a comment)"},
@@ -32,6 +37,7 @@ static const opt_spec limit_opts[O_COUNT] = {
 typedef struct limit_job {
     mmx_scheme scheme;
     int isolation;
+    mmx_limit_caps caps;
     const char *points; /* NULL: random */
     long long random;
     unsigned long long seed;
@@ -116,7 +122,7 @@ static int work(mmx_ctx *ctx, const void *what, const tool_input *in, const tool
     const mmx_space sp = mmx_ctx_space(ctx);
     mmx_limit_options o;
     memset(&o, 0, sizeof o);
-    o.isolation = job->isolation;
+    o.isolation = job->isolation, o.caps = job->caps;
     mmx_limit_table *t = NULL;
     double t0 = now_ms();
     mmx_status s = mmx_limit_table_create(ctx, job->scheme, mesh, &o, &t);
@@ -256,6 +262,11 @@ static int run(const tool_args *a)
     if (a->value[O_ISOLATION] && !parse_int(a->value[O_ISOLATION], 1, 8, &job.isolation))
         return usage_error("--isolation takes a whole number from 1 to 8, not '%s'",
                            a->value[O_ISOLATION]);
+    if (a->value[O_CAPS]) {
+        if (!strcmp(a->value[O_CAPS], "opensubdiv")) job.caps = MMX_LIMIT_CAPS_OPENSUBDIV;
+        else if (strcmp(a->value[O_CAPS], "exact"))
+            return usage_error("--caps takes exact or opensubdiv, not '%s'", a->value[O_CAPS]);
+    }
     job.points = a->value[O_POINTS];
     if (!job.points == !a->value[O_RANDOM])
         return usage_error("limit needs one of --points FILE and --random N");
@@ -282,18 +293,20 @@ const tool_cmd limit_command = {
     .summary = "the limit surface at parametric points (face, u, v), as CSV",
     .synopsis = "limit (--points FILE | --random N [--seed S]) [--derivatives] IN [OUT.csv]",
     .help = "Evaluates the Catmull-Clark (or Loop, --scheme loop) limit surface of the cage IN\n"
-            "at parametric points, as OpenSubdiv's patch evaluation does: the cage is refined\n"
-            "--isolation levels (creases, corners, boundaries as mmx subdiv refines them),\n"
-            "regular faces of that level are bicubic B-spline (Loop: box-spline) patches, the\n"
-            "others interpolate their corners' exact limit positions. Writes CSV to OUT, or\n"
+            "at parametric points, as OpenSubdiv's patch evaluation (Far::PatchTable with\n"
+            "Gregory-basis end caps) does: regular faces are bicubic B-spline (Loop:\n"
+            "box-spline) patches; the others are refined adaptively, up to --isolation levels\n"
+            "(creases, corners, boundaries as mmx subdiv refines them), where Catmull-Clark's\n"
+            "faces at smooth vertices become Gregory patches and the rest (Loop's, those at\n"
+            "creases) interpolate their corners' exact limit positions. Writes CSV to OUT, or\n"
             "to standard output when OUT is absent or -: 'face,u,v,x,y,z', then with\n"
             "--derivatives du, dv, duu, duv and dvv (x, y, z each). A point's face is a ptex\n"
-            "face (OpenSubdiv's): a quad or a Loop triangle is one, numbered in face order,\n"
-            "and a Catmull-Clark face of n corners is n (one per corner, u towards the next\n"
+            "face (OpenSubdiv's): a quad or a Loop triangle is one, numbered in face order, and\n"
+            "a Catmull-Clark face of n corners is n (one per corner, u towards the next\n"
             "corner's edge midpoint, v towards the previous one's, the centre at (1, 1)). A\n"
             "quad's (u, v) runs from its corner 0 along the edges to corners 1 and 3, in\n"
-            "[0, 1]; a triangle's from corner 0 to corners 1 and 2, u + v <= 1. A point\n"
-            "outside is refused, naming it.",
+            "[0, 1]; a triangle's from corner 0 to corners 1 and 2, u + v <= 1. A point outside\n"
+            "is refused, naming it.",
     .opts = limit_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

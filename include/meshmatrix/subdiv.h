@@ -345,10 +345,14 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     and count).
  *   - Loop: a triangle is one ptex face (its face number), corner 0 at (0, 0), corner 1 at
  *     (1, 0), corner 2 at (0, 1), u, v >= 0 and u + v <= 1.
- * How (adaptive refinement to an isolation level): the cage is refined `isolation` levels by
- * mmx_subdivide (with the options' boundary, crease and triangle rules, so creases, corners,
- * boundaries and holes shape the surface exactly as subdivision does), and each face of that
- * level becomes a patch:
+ * How (OpenSubdiv's Far::PatchTable with Gregory-basis end caps at the same isolation level,
+ * its default): each regular cage face (below) is a patch at level 0; the others are refined
+ * adaptively, one level at a time, only they and their two rings of faces (by mmx_subdivide,
+ * with the options' boundary, crease and triangle rules, so creases, corners, boundaries and
+ * holes shape the surface exactly as subdivision does), their regular children becoming
+ * patches and the others refined again, down to level `isolation`, where the rest become end
+ * caps (a Catmull-Clark face of order n != 4 is refined once at least: its ptex faces start at
+ * level 1). A point descends the quadtree of its ptex face to its patch:
  *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
  *     Loop; Catmull-Clark also on the boundary: valence 2 on one boundary edge, or a corner
  *     of valence 1 with edge-and-corner boundaries, or beside a straight infinitely sharp
@@ -356,18 +360,36 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     infinitely sharp patches do): the bicubic B-spline patch of its 16 control points
  *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
  *     surface exactly;
- *   - otherwise (beside an extraordinary vertex, a crease or corner, a boundary): the bilinear
- *     (Loop: linear) interpolant of its corners' exact limit positions (mmx_subdiv_limit's
- *     masks, applied past any semi-sharp feature's decay, up to 3 levels further down).
- * Accuracy: exact on regular patches; on the others exact at the level's vertices (every face
- * corner, edge midpoint and centre of the cage for isolation >= 1) and within about
- * curvature * h^2 / 8 between them, h the face size at that level (h halves per level).
- * OpenSubdiv instead ends its isolation with Gregory or bicubic end-cap patches, closer
- * between the vertices: raise `isolation` for those points (the table grows 4x per level).
- * Derivatives are those of the patch evaluated (on the interpolated patches, of the
- * interpolant), in the ptex face's (u, v). */
+ *   - a Catmull-Clark end cap whose corners are smooth (inner vertices of valence >= 2 on
+ *     smooth edges, boundary vertices, corners of one face): OpenSubdiv's Gregory patch (its
+ *     GREGORY_BASIS points from the corners' rings: limit points, edge points along the
+ *     limit tangents, face points blended rationally), a smooth corner as the smooth
+ *     surface (OpenSubdiv's legacy sharp corner patches off);
+ *     Corners on an infinitely sharp crease take it as the bound of their sector (a boundary
+ *     of it), and a vertex of more sharp edges, infinitely sharp, or of several open fans is
+ *     a sharp corner (of its fan), as OpenSubdiv's infinitely sharp end caps do;
+ *   - any other end cap (at a dart, at a semi-sharp feature still sharp unless `caps` is
+ *     MMX_LIMIT_CAPS_OPENSUBDIV, and every Loop end cap): the bilinear (Loop: linear)
+ *     interpolant of its corners' exact limit positions (mmx_subdiv_limit's masks, applied
+ *     past any semi-sharp feature's decay and a dart's, up to 3 levels further down).
+ * Accuracy: exact on regular patches; the Gregory end caps are OpenSubdiv's (positions within
+ * float rounding of its patch evaluation), G1 with their B-spline neighbours, and approach the
+ * limit surface as the isolation grows (within about 2e-3 of the diagonal of a cube at
+ * isolation 2, 4e-4 at 4); the interpolated caps are exact at their corners and within about
+ * curvature * h^2 / 8 between them, h the face size at that level. Derivatives are those of
+ * the patch evaluated (on a Gregory patch, of its rational blend exactly, where OpenSubdiv
+ * differentiates the Bezier patch with the blend frozen: its derivatives differ there), in
+ * the ptex face's (u, v). */
+/* The end caps at semi-sharp creases and corners still sharp at the last level: EXACT (the
+ * default) interpolates the corners' exact limits (mmx_subdiv_limit past the decay), so that
+ * the caps' corners are the limit surface; OPENSUBDIV makes them Gregory patches that ignore
+ * that sharpness, as OpenSubdiv's end caps do (its surface there, to float rounding; off
+ * the limit surface by the crease's effect within the caps). */
+typedef enum mmx_limit_caps { MMX_LIMIT_CAPS_EXACT = 0, MMX_LIMIT_CAPS_OPENSUBDIV = 1 } mmx_limit_caps;
+
 typedef struct mmx_limit_options {
     int isolation;             /* refinement levels before patches, 1 to 8; 0: the default, 2 */
+    mmx_limit_caps caps;       /* the end caps at semi-sharp features (above); default EXACT */
     mmx_subdiv_options subdiv; /* boundary, crease method, triangle rule for the refinement
                                   (path, trace, holes and limit are ignored: hole faces are
                                   evaluated as the surface their neighbours see) */
@@ -380,9 +402,12 @@ typedef struct mmx_limit_table mmx_limit_table;
  * refinement and the patches are computed on the host (the mesh is read back on CUDA); the
  * table then lives in the context's space. Errors: those of mmx_subdivide and
  * mmx_subdiv_limit on the mesh (bad faces, coordinates, non-manifold edges), MMX_ERR_ARG
- * (NULL arguments, isolation out of range), MMX_ERR_NOMEM, MMX_ERR_CUDA. The table keeps ctx,
- * which must outlive it. Cost: the refinement (O(nnz 4^isolation)); memory about 80 bytes per
- * face of the refined level. Synchronises: yes (CUDA: the mesh read back, the table copied). */
+ * (NULL arguments, isolation out of range, caps unknown), MMX_ERR_NOMEM, MMX_ERR_CUDA. The
+ * table keeps ctx,
+ * which must outlive it. Cost: linear in the cage plus, per level, the irregular faces and
+ * their two rings (extraordinary vertices, creases, n-gons: a triangle cage's every face);
+ * memory about 70 bytes per patch or refined face, 12 per control point, 240 per Gregory
+ * patch. Synchronises: yes (CUDA: the mesh read back, the table copied). */
 mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                                   const mmx_limit_options *opts, mmx_limit_table **out);
 
@@ -402,7 +427,8 @@ mmx_status mmx_limit_table_ptex(const mmx_limit_table *table, mmx_index face, mm
  * Errors: MMX_ERR_ARG (NULL table or inputs, every output NULL, n < 0; and naming the first
  * point whose face is out of range or whose (u, v) is outside the domain or not finite: the
  * outputs are then unspecified). Cost: O(n isolation), each
- * point reading one patch (16 positions). Synchronises: on CUDA once, to read the verdict of
+ * point reading one child index per level and one patch (16 indices and positions, or a
+ * Gregory patch's 20 points). Synchronises: on CUDA once, to read the verdict of
  * the points' check (the results are then written). */
 mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_index n,
                                 const mmx_index *face, const float *u, const float *v, float *P,

@@ -15,11 +15,13 @@ struct mmx_limit_table {
     mmx_space space;
     mmx__limit_patches T; /* its arrays in `space`, owned */
     mmx_index nfaces0;
-    mmx_index *ptex_first;        /* host, nfaces0 + 1 */
-    mmx_index nfaces_n, nverts_n; /* of the isolation level */
+    mmx_index *ptex_first; /* host, nfaces0 + 1 */
+    mmx_index nnodes, npatches, npos, nlim, ngreg;
+    mmx__limit_table_stats stats;
 };
 
 enum { DEFAULT_ISOLATION = 2, MAX_ISOLATION = 8 };
+#define GREG_PI 3.14159265358979323846
 
 /* Whether an edge (corner c's leaving edge) is smooth and inner: it has a mate and no
  * sharpness at this level. */
@@ -120,6 +122,287 @@ static int cc_gather(const mmx__halfedge *H, const float *es, const float *vs, m
     return MMX__LIMIT_REGULAR | phantom_sides << 1;
 }
 
+/* One corner of a Gregory end cap (OpenSubdiv's Far::CatmarkPatchBuilder, whose patches the
+ * table is held to): its vertex x, its faces nf (and whether it is on the boundary, a smooth
+ * corner of one face or a sharp one), the limit point P and the edge points Ep (towards the
+ * next corner of the face) and Em (towards the previous one), cos of its face angle (0 where
+ * regular, as OpenSubdiv takes it), which of its face points are the B-spline's (fp_reg,
+ * fm_reg) or copies of the other (fp_copy, fm_copy), and the ring entries the face points
+ * read: e[r + 1] the vertex across the edge r places on from the face's leaving edge (r = -1
+ * to 2), f[r + 1] the vertex opposite x in the face r places on (r = -1 to 1). */
+typedef struct greg_corner {
+    int nf, boundary, corner, sharp, regular, fp_reg, fm_reg, fp_copy, fm_copy;
+    double cosa;
+    double P[3], Ep[3], Em[3];
+    mmx_index x, e[4], f[3];
+} greg_corner;
+
+#define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
+
+/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (of several fans one
+ * of which is closed, a dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as
+ * smooth, as OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence
+ * < 2, or a boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a
+ * vertex with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
+ * crease, smooth; more, an infinitely sharp vertex, or one of several open fans: a sharp corner
+ * of its fan). The faces around x are met from c across the edge arriving at x (c_{i+1} = the
+ * mate of the corner before c_i), so that face i lies between edges i and i + 1; a sector's
+ * walk starts at the face whose leaving edge bounds it (the patch face is then face fr of its
+ * nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the limit
+ * mask), Ep and Em = P + T_j, T_j the tangent aimed at edge j (0 and 1): sum over i of c_{i-j}
+ * (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n + 5)).
+ * Boundary vertex of nf > 1 faces (angle t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge
+ * point on an open edge (2 x + e) / 3, on inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) /
+ * 6 with the interior tangent T (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c)
+ * sqrt((1 + c) / (1 - c)) / 3, f_0 s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) /
+ * 3, each over 3 nf + c). */
+static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                     mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
+                     greg_corner *k)
+{
+    const mmx_index x = H->M[c], val = H->valence[x];
+    const float vx = vs && x < nv0 ? vs[x] : 0.0f;
+    if (vx > 0.0f && vx < MMX__SHARP_INF && !semi_smooth) return 0;
+    memset(k, 0, sizeof *k);
+    k->x = x;
+    /* The whole fan, from its open leaving edge if it has one: its singular edges (open or
+     * infinitely sharp: OpenSubdiv's sector bounds); a semi-sharp spoke keeps the
+     * interpolant. */
+    mmx_index s0 = c;
+    for (mmx_index steps = 0; H->mate[s0] >= 0;) {
+        if (next_k(H, s0, 4) != s0) return 0;
+        s0 = next_k(H, H->mate[s0], 1);
+        if (H->M[s0] != x) return 0;
+        if (s0 == c) break;
+        if (++steps > val) return 0;
+    }
+    const int open = H->mate[s0] < 0;
+    int nsing = 0;
+    for (mmx_index i = 0, ci = s0; i < val; i++) {
+        if (next_k(H, ci, 4) != ci) return 0;
+        const float e = edge_sharpness(H, es, ci);
+        if (H->mate[ci] < 0 || e >= MMX__SHARP_INF) nsing++;
+        else if (e > 0.0f && !semi_smooth) return 0;
+        const mmx_index m = H->mate[next_k(H, ci, 3)];
+        if (m < 0) {
+            if (i != val - 1 && H->one_fan[x]) return 0;
+            nsing++; /* the fan's closing open edge */
+            break;
+        }
+        if (H->M[m] != x || (i == val - 1 && m != s0)) return 0;
+        ci = m;
+    }
+    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, an infinitely sharp corner):
+     * the fan of c, which must be open. */
+    if (!H->one_fan[x] && !open) return 0;
+    if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+    /* A dart (one infinitely sharp edge inside): OpenSubdiv takes its whole ring as smooth
+     * (semi_smooth), the library's limit its mask further down (else: the interpolant). */
+    if (nsing == 1 && !open) {
+        if (!semi_smooth) return 0;
+        nsing = 0;
+    }
+    /* The sector of c: back to its leading singular edge (fr faces before c), then its nf
+     * faces; an inner vertex without singular edges is its whole ring. */
+    mmx_index c0 = c;
+    int fr = 0;
+    while (nsing > 0 && !(H->mate[c0] < 0 || edge_sharpness(H, es, c0) >= MMX__SHARP_INF)) {
+        c0 = next_k(H, H->mate[c0], 1);
+        if (++fr > val) return 0;
+    }
+    int n = (int)val;
+    if (nsing > 0) {
+        n = 1;
+        for (mmx_index ci = c0;; n++) {
+            const mmx_index pc = next_k(H, ci, 3);
+            if (H->mate[pc] < 0 || edge_sharpness(H, es, pc) >= MMX__SHARP_INF) break;
+            ci = H->mate[pc];
+            if (n > val) return 0;
+        }
+    }
+    k->boundary = nsing > 0;
+    /* Sharp (P at x): more or fewer than two singular edges (a crease), or an infinitely sharp
+     * vertex; a corner of one face by the boundary mode (below). */
+    k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF || !H->one_fan[x];
+    if (!k->boundary && n < 2) return 0;
+    const double PI2 = 2.0 * GREG_PI;
+    /* Inner: the tangent coefficient, OpenSubdiv's eigenvalue scale s(n) (1/2 for n = 4; 0 for
+     * a vertex of two faces, whose edge points are its limit point) over 2 (n + 5); boundary:
+     * the interior tangent's constants (th, bc, bs, div). */
+    const double cn = cos(PI2 / n);
+    const double sn = n == 2 ? 0.0 : 16.0 / (n * (cn + 5.0 + sqrt((cn + 9.0) * (cn + 1.0))));
+    const double tc = k->boundary ? 0.0 : sn * 0.5 / (n + 5.0);
+    const double th = GREG_PI / n, bc = cos(th), bs = sin(th), div = 1.0 / (3.0 * n + bc);
+    double sum[3] = {0, 0, 0}, t0[3] = {0, 0, 0}, t1[3] = {0, 0, 0}, tb[3] = {0, 0, 0};
+    mmx_index ci = c0, e0 = -1, en = -1;
+    for (int i = 0; i < n; i++) {
+        if (next_k(H, ci, 4) != ci) return 0;
+        if (i > 0 || !k->boundary)
+            if (H->mate[ci] < 0 || (!semi_smooth && !smooth_edge(H, es, ci))) return 0;
+        /* (A sharp vertex's ring is walked for its face points' twist terms only.) */
+        const mmx_index e = H->M[next_k(H, ci, 1)], f = H->M[next_k(H, ci, 2)];
+        if (i == 0) e0 = e;
+        /* Its place r relative to the patch face (an inner ring's last is also r = -1). */
+        const int r = i - fr;
+        if (r >= -1 && r <= 2) k->e[r + 1] = e;
+        if (r >= -1 && r <= 1) k->f[r + 1] = f;
+        if (!k->boundary && r == n - 1) k->e[0] = e, k->f[0] = f;
+        for (int d = 0; d < 3; d++) {
+            const double pe = GREG_POS(e, d), pf = GREG_POS(f, d);
+            if (!k->boundary) {
+                /* e_i's weight in T_j: 4 c_{i-j} + 2 c_{i+1-j} + 2 c_{i-1-j}; f_i's:
+                 * c_{i-j} + c_{i+1-j}. */
+                const double a = PI2 / n;
+                const double we0 = 4.0 * cos(a * i) + 2.0 * cos(a * (i + 1)) + 2.0 * cos(a * (i - 1));
+                const double we1 = 4.0 * cos(a * (i - 1)) + 2.0 * cos(a * i) + 2.0 * cos(a * (i - 2));
+                const double wf0 = cos(a * i) + cos(a * (i + 1)), wf1 = cos(a * (i - 1)) + cos(a * i);
+                sum[d] += 4.0 * pe + pf;
+                t0[d] += tc * (we0 * pe + wf0 * pf);
+                t1[d] += tc * (we1 * pe + wf1 * pf);
+            } else {
+                const double we = i == 0 ? -(1.0 + 2.0 * bc) * sqrt((1.0 + bc) / (1.0 - bc))
+                                         : 4.0 * sin(th * i);
+                const double wf = i == 0 ? bs : sin(th * i) + sin(th * (i + 1));
+                tb[d] += div / 3.0 * (we * pe + wf * pf);
+            }
+        }
+        const mmx_index m = H->mate[next_k(H, ci, 3)];
+        if (i == n - 1) {
+            if (!k->boundary && m != c0) return 0;
+            if (k->boundary) en = H->M[next_k(H, ci, 3)];
+            break;
+        }
+        if (m < 0 || H->M[m] != x) return 0;
+        ci = m;
+    }
+    if (k->sharp) {
+        /* OpenSubdiv's sharp corner: P at x, the edge points a third of the way to the
+         * patch's neighbouring corners (k->e[1], k->e[2]), face points by the ring. */
+        if (k->boundary && fr + 1 == n) k->e[2] = en;
+        if (k->boundary && fr + 2 == n) k->e[3] = en;
+        k->nf = n, k->regular = 0;
+        k->cosa = k->boundary ? cos(GREG_PI / n) : cos(PI2 / n);
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = GREG_POS(x, d);
+            k->Ep[d] = (2.0 * GREG_POS(x, d) + GREG_POS(k->e[1], d)) / 3.0;
+            k->Em[d] = (2.0 * GREG_POS(x, d) + GREG_POS(k->e[2], d)) / 3.0;
+        }
+        if (k->boundary && n == 1) k->corner = 1, k->fp_reg = k->fm_reg = 1;
+        else if (k->boundary) k->fp_copy = fr == 0, k->fm_copy = fr == n - 1;
+        return 1;
+    }
+    if (!k->boundary) {
+        const double w = 1.0 / (n * (n + 5.0));
+        if (n == 2) k->e[3] = k->e[1]; /* e_2 = e_0 around two faces */
+        k->nf = n, k->regular = n == 4, k->cosa = n == 4 ? 0.0 : cos(PI2 / n);
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = (double)n * n * w * GREG_POS(x, d) + w * sum[d];
+            k->Ep[d] = k->P[d] + t0[d];
+            k->Em[d] = k->P[d] + t1[d];
+        }
+        return 1;
+    }
+    k->nf = n;
+    if (fr + 2 == n) k->e[3] = en; /* the edge after next is the closing open edge */
+    if (fr + 1 == n) k->e[2] = en;
+    const int ep_open = fr == 0, em_open = fr == n - 1;
+    if (n == 1) {
+        /* A corner of one face: sharp (a boundary corner with edge-and-corner boundaries) or
+         * smooth (edge only, or a crease's sector of one face). */
+        k->corner = 1, k->cosa = -1.0;
+        k->sharp = open && fr == 0 && mode == MMX_BOUNDARY_EDGE_AND_CORNER && val == 1;
+        for (int d = 0; d < 3; d++) {
+            k->P[d] = k->sharp ? GREG_POS(x, d)
+                               : (4.0 * GREG_POS(x, d) + GREG_POS(e0, d) + GREG_POS(en, d)) / 6.0;
+            k->Ep[d] = (2.0 * GREG_POS(x, d) + GREG_POS(e0, d)) / 3.0;
+            k->Em[d] = (2.0 * GREG_POS(x, d) + GREG_POS(en, d)) / 3.0;
+        }
+        k->fp_reg = k->fm_reg = 1;
+        return 1;
+    }
+    k->regular = n == 2, k->cosa = n == 2 ? 0.0 : cos(th);
+    const double gx = -4.0 * bs * div / 3.0;
+    for (int d = 0; d < 3; d++) {
+        const double px = GREG_POS(x, d), pa = GREG_POS(e0, d), pb = GREG_POS(en, d);
+        k->P[d] = (4.0 * px + pa + pb) / 6.0;
+        /* The interior tangent: the ring's sum plus x's and e_nf's weights. */
+        const double wen = -(1.0 + 2.0 * bc) * sqrt((1.0 + bc) / (1.0 - bc)) * div / 3.0;
+        const double T = tb[d] + gx * px + wen * pb;
+        const double ap = th * fr, am = th * (fr + 1);
+        k->Ep[d] = ep_open ? (2.0 * px + pa) / 3.0
+                           : k->P[d] + sin(ap) * T + cos(ap) * (pa - pb) / 6.0;
+        k->Em[d] = em_open ? (2.0 * px + pb) / 3.0
+                           : k->P[d] + sin(am) * T + cos(am) * (pa - pb) / 6.0;
+    }
+    k->fp_copy = ep_open, k->fm_copy = em_open;
+    return 1;
+}
+
+/* Catmull-Clark quad g of a refined level as a Gregory end cap (OpenSubdiv's GREGORY_BASIS at
+ * the last isolation level): its 20 points into q (MMX__LIMIT_GREGORY's order), 1; 0 when a
+ * corner is not one greg_ring takes (such faces keep the interpolant). The face point beside
+ * edge point E of corner k (towards corner j): where both are regular (or k is a corner of one
+ * face), the B-spline's inner Bezier point (4 x_k + 2 x_{k+1} + 2 x_{k-1} + x_{k+2}) / 9; else
+ * (cos_j P + (3 - 2 cos_k - cos_j) E + 2 cos_k E_j) / 3 plus the ring's twist around E's edge
+ * i, +-((e_{i+1} - e_{i-1}) / 9 + (f_i - f_{i-1}) / 18), E_j being corner j's edge point on
+ * the same edge; on a boundary vertex the face point beside its open edge copies the other. */
+static int greg_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                       mmx_boundary mode, int semi_smooth, const float *pos, mmx_index g,
+                       float *q)
+{
+    mmx_index a, n;
+    mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
+    if (n != 4) return 0;
+    greg_corner K[4];
+    for (int k = 0; k < 4; k++)
+        if (!greg_ring(H, es, vs, nv0, mode, semi_smooth, pos, a + k, &K[k])) return 0;
+    /* Which face points are the B-spline's, in OpenSubdiv's order of decision. */
+    for (int k = 0; k < 4; k++) {
+        greg_corner *c = &K[k];
+        if (c->corner) continue;
+        c->fp_reg = c->regular && K[(k + 1) & 3].regular;
+        c->fm_reg = c->regular && K[(k + 3) & 3].regular;
+        if (c->fp_copy) c->fp_reg = c->fm_reg, c->fp_copy = !c->fp_reg;
+        if (c->fm_copy) c->fm_reg = c->fp_reg, c->fm_copy = !c->fm_reg;
+    }
+    for (int k = 0; k < 4; k++) {
+        const greg_corner *c = &K[k], *nx = &K[(k + 1) & 3], *pv = &K[(k + 3) & 3];
+        const greg_corner *op = &K[(k + 2) & 3];
+        double F[2][3];
+        for (int side = 0; side < 2; side++) { /* 0: Fp beside Ep, 1: Fm beside Em */
+            const greg_corner *far = side ? pv : nx;
+            const int reg = side ? c->fm_reg : c->fp_reg, copy = side ? c->fm_copy : c->fp_copy;
+            if (copy) continue;
+            for (int d = 0; d < 3; d++) {
+                if (reg) {
+                    F[side][d] = (4.0 * GREG_POS(c->x, d) + 2.0 * GREG_POS(nx->x, d) +
+                                  2.0 * GREG_POS(pv->x, d) + GREG_POS(op->x, d)) / 9.0;
+                    continue;
+                }
+                const double E = side ? c->Em[d] : c->Ep[d], Ej = side ? far->Ep[d] : far->Em[d];
+                double r = (far->cosa * c->P[d] + (3.0 - 2.0 * c->cosa - far->cosa) * E +
+                            2.0 * c->cosa * Ej) / 3.0;
+                /* Fp: edge 0, sign +1; Fm: edge 1, sign -1. */
+                if (!side)
+                    r += (GREG_POS(c->e[2], d) - GREG_POS(c->e[0], d)) / 9.0 +
+                         (GREG_POS(c->f[1], d) - GREG_POS(c->f[0], d)) / 18.0;
+                else
+                    r -= (GREG_POS(c->e[3], d) - GREG_POS(c->e[1], d)) / 9.0 +
+                         (GREG_POS(c->f[2], d) - GREG_POS(c->f[1], d)) / 18.0;
+                F[side][d] = r;
+            }
+        }
+        if (c->fp_copy) memcpy(F[0], F[1], sizeof F[0]);
+        if (c->fm_copy) memcpy(F[1], F[0], sizeof F[1]);
+        float *o = q + 15 * k;
+        for (int d = 0; d < 3; d++) {
+            o[d] = (float)c->P[d], o[3 + d] = (float)c->Ep[d], o[6 + d] = (float)c->Em[d];
+            o[9 + d] = (float)F[0][d], o[12 + d] = (float)F[1][d];
+        }
+    }
+    return 1;
+}
+
 /* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
  * order) when regular, returning 1; else 0. Regular: each corner an inner vertex of one fan,
  * valence 6, not sharp, its six edges smooth and inner. Around each corner x, from the triangle
@@ -162,59 +445,477 @@ static int semi_sharp_levels(const float *esharp, mmx_index ne, const float *vsh
     return k < MAX_EXTRA ? k : MAX_EXTRA;
 }
 
-/* The limit positions of ref's vertices into lim. The limit masks take each vertex's kind at
- * the level they are applied to, without the blend of a semi-sharp feature still decaying, so
- * where ref has such features they are applied that many levels further down (up to
- * MAX_EXTRA, and while the level stays under about 2^24 faces), where ref's vertices keep
- * their numbers. */
-static mmx_status vertex_limits(mmx_ctx *h, mmx_scheme scheme, const mmx_mesh *ref,
-                                const mmx_subdiv_options *so, int extra, float *lim)
+/* ---- the build: adaptive refinement around the features -------------------------------- */
+
+/* The table as it is built (host arrays, grown as nodes, points and end caps come). Node p <
+ * nptex is ptex face p's root (a cage quad or triangle, or a sub-face of another face at level
+ * 1); a node is a patch (child -1: its kind and cv, as mmx__limit_patches says) or refined
+ * (child: its four children's first, in the order of limit_eval.h's descent). */
+typedef struct build {
+    mmx_ctx *h;
+    const char *who;
+    mmx_scheme scheme;
+    int iso;
+    mmx_limit_caps caps;
+    mmx_subdiv_options so;
+    mmx_index nnodes, node_cap;
+    mmx_index *child, *cv;
+    unsigned char *kind;
+    float *pos;
+    int64_t npos, pos_cap; /* points (3 floats each) */
+    float *greg;
+    mmx_index ngreg, greg_cap;
+    float *lim;
+    mmx_index nlim;
+    mmx__limit_table_stats stats;
+} build;
+
+static mmx_status grow(build *b, void **p, int64_t want, int64_t *cap, size_t size)
 {
-    while (extra > 0 && (int64_t)ref->M->ncols << (2 * extra) > ((int64_t)1 << 24)) extra--;
-    if (extra == 0) return mmx_subdiv_limit(h, scheme, ref, so, lim, NULL);
-    mmx_mesh *deep = NULL;
-    float *all = NULL;
-    mmx_status s = mmx_subdivide(h, scheme, ref, extra, so, &deep);
-    if (!s) s = mmx__host_alloc(h, 3 * (size_t)deep->M->nrows, sizeof *all, (void **)&all);
-    if (!s) s = mmx_subdiv_limit(h, scheme, deep, so, all, NULL);
-    if (!s) memcpy(lim, all, 3 * (size_t)ref->M->nrows * sizeof *all);
-    free(all);
-    mmx_mesh_free(deep);
+    if (want <= *cap) return MMX_OK;
+    int64_t c = *cap ? *cap : 64;
+    while (c < want) c *= 2;
+    void *q = realloc(*p, (size_t)c * size);
+    if (!q) return mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the table", b->who);
+    *p = q, *cap = c;
+    return MMX_OK;
+}
+
+/* k new nodes (patches of kind 0 until set), the first's number into *first. */
+static mmx_status nodes_add(build *b, mmx_index k, mmx_index *first)
+{
+    int64_t cap = b->node_cap, c2 = cap, c3 = cap;
+    const int64_t want = (int64_t)b->nnodes + k;
+    if (want > INT32_MAX)
+        return mmx__fail(b->h, MMX_ERR_NOMEM, "%s: more than 2^31 patches", b->who);
+    mmx_status s = grow(b, (void **)&b->child, want, &cap, sizeof *b->child);
+    if (!s) s = grow(b, (void **)&b->kind, want, &c2, 1);
+    if (!s) s = grow(b, (void **)&b->cv, want, &c3, MMX__LIMIT_NCV * sizeof *b->cv);
+    if (s) return s;
+    b->node_cap = cap;
+    for (mmx_index i = b->nnodes; i < want; i++) {
+        b->child[i] = -1, b->kind[i] = 0;
+        memset(b->cv + (int64_t)MMX__LIMIT_NCV * i, 0, MMX__LIMIT_NCV * sizeof *b->cv);
+    }
+    *first = b->nnodes;
+    b->nnodes = (mmx_index)want;
+    return MMX_OK;
+}
+
+/* Appends a level's positions (n points); *base gets the first one's number. */
+static mmx_status points_add(build *b, const float *pos, mmx_index n, mmx_index *base)
+{
+    if (b->npos + n > INT32_MAX)
+        return mmx__fail(b->h, MMX_ERR_NOMEM, "%s: more than 2^31 control points", b->who);
+    mmx_status s = grow(b, (void **)&b->pos, b->npos + n, &b->pos_cap, 3 * sizeof *b->pos);
+    if (s) return s;
+    memcpy(b->pos + 3 * b->npos, pos, 3 * (size_t)n * sizeof *pos);
+    *base = (mmx_index)b->npos;
+    b->npos += n;
+    return MMX_OK;
+}
+
+/* A level's view: its adjacency, half-edge view and sharp features (of its tags). */
+typedef struct view {
+    mmx_adjacency *adj;
+    mmx__halfedge H;
+    mmx__subdiv_sharp sh;
+} view;
+
+static void view_free(view *V)
+{
+    mmx__halfedge_free(&V->H);
+    if (V->adj) mmx_adjacency_free(V->adj);
+    mmx__subdiv_sharp_free(&V->sh);
+    memset(V, 0, sizeof *V);
+}
+
+static mmx_status view_make(build *b, const mmx_mesh *m, view *V)
+{
+    memset(V, 0, sizeof *V);
+    mmx_subdiv_options o;
+    double ms = 0;
+    mmx_status s = mmx__subdiv_prepare(b->h, b->who, b->scheme, m, 0, &b->so, 0, &o, &V->adj,
+                                       &ms, &V->sh);
+    if (!s) s = mmx__halfedge_build(b->h, m, V->adj, &V->H);
     return s;
 }
 
-/* The patches of the refined mesh `ref` (host) into host arrays: cv, regular, lim. */
-static mmx_status build_patches(mmx_ctx *h, const char *who, mmx_scheme scheme,
-                                const mmx_mesh *ref, const mmx_subdiv_options *so,
-                                mmx_index *cv, unsigned char *regular, float *lim)
+/* Face g of the level viewed by V (its points from `base`) as node nd's B-spline (Loop:
+ * box-spline) patch where it is one: 1, else 0. */
+static int leaf_regular(build *b, const view *V, mmx_index g, mmx_index base, mmx_index nd)
 {
-    mmx_subdiv_options o;
-    mmx_adjacency *adj = NULL;
-    mmx__subdiv_sharp sh;
-    double ms = 0;
-    mmx__halfedge H;
-    memset(&H, 0, sizeof H);
-    memset(&sh, 0, sizeof sh);
-    mmx_status s = mmx__subdiv_prepare(h, who, scheme, ref, 0, so, 0, &o, &adj, &ms, &sh);
-    if (!s) s = mmx__halfedge_build(h, ref, adj, &H);
-    if (!s)
-        s = vertex_limits(h, scheme, ref, so,
-                          semi_sharp_levels(sh.esharp, adj->nedges, sh.vsharp, sh.nv0), lim);
-    if (!s) {
-        const mmx_index nf = ref->M->ncols, order = scheme == MMX_SCHEME_LOOP ? 3 : 4;
-        for (mmx_index g = 0; g < nf; g++) {
-            mmx_index *c = cv + (int64_t)MMX__LIMIT_NCV * g;
-            regular[g] = scheme == MMX_SCHEME_CATMULL_CLARK
-                             ? cc_gather(&H, sh.esharp, sh.vsharp, sh.nv0, sh.boundary, g, c)
-                             : loop_gather(&H, sh.esharp, sh.vsharp, sh.nv0, g, c);
-            if (!regular[g])
-                for (int k = 0; k < MMX__LIMIT_NCV; k++)
-                    c[k] = k < order ? ref->M->rowidx[(int64_t)order * g + k] : 0;
+    mmx_index c[MMX__LIMIT_NCV] = {0};
+    const mmx__halfedge *H = &V->H;
+    const int kind = b->scheme == MMX_SCHEME_CATMULL_CLARK
+                         ? cc_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, g, c)
+                         : loop_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, g, c);
+    if (!kind) return 0;
+    b->kind[nd] = (unsigned char)kind;
+    const int ncv = b->scheme == MMX_SCHEME_CATMULL_CLARK ? 16 : 12;
+    for (int k = 0; k < ncv; k++) b->cv[(int64_t)MMX__LIMIT_NCV * nd + k] = base + c[k];
+    b->stats.bspline++;
+    return 1;
+}
+
+/* Face g of the last level R (viewed by V) as node nd's end cap: a Gregory patch where
+ * greg_gather takes it, else the interpolant of its corners' limits (cv: the corners'
+ * numbers in R, where b->lim will hold their limits; *interp set). */
+static mmx_status leaf_last(build *b, const view *V, const mmx_mesh *R, mmx_index g,
+                            mmx_index nd, int *interp)
+{
+    mmx_index *c = b->cv + (int64_t)MMX__LIMIT_NCV * nd;
+    if (b->scheme == MMX_SCHEME_CATMULL_CLARK) {
+        int64_t cap = b->greg_cap;
+        mmx_status s = grow(b, (void **)&b->greg, (int64_t)b->ngreg + 1, &cap, 60 * sizeof *b->greg);
+        if (s) return s;
+        b->greg_cap = (mmx_index)cap;
+        if (greg_gather(&V->H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary,
+                        b->caps == MMX_LIMIT_CAPS_OPENSUBDIV, R->pos, g,
+                        b->greg + 60 * (int64_t)b->ngreg)) {
+            b->kind[nd] = MMX__LIMIT_GREGORY;
+            c[0] = b->ngreg++;
+            b->stats.gregory++;
+            return MMX_OK;
         }
     }
-    mmx__halfedge_free(&H);
-    if (adj) mmx_adjacency_free(adj);
-    mmx__subdiv_sharp_free(&sh);
+    const mmx_index order = b->scheme == MMX_SCHEME_LOOP ? 3 : 4;
+    for (int k = 0; k < order; k++) c[k] = R->M->rowidx[(int64_t)order * g + k];
+    b->kind[nd] = 0;
+    b->stats.interpolated++;
+    *interp = 1;
+    return MMX_OK;
+}
+
+/* The first corner and the order of face f of M. */
+static void face_of(const mmx_csc *M, mmx_index f, mmx_index *a, mmx_index *n)
+{
+    *a = M->order ? M->order * f : M->colptr[f];
+    *n = M->order ? M->order : M->colptr[f + 1] - *a;
+}
+
+/* The submesh of m made of the faces within `rings` rings of the faces seed[0..ns) (m's
+ * numbering; two rings: the faces sharing a vertex with one that shares a vertex with a seed;
+ * none: the seeds), in m's face order, its
+ * vertices numbered as they first appear: *sub, with its positions and the creases, corners
+ * and options of m's tags that its vertices and edges carry (holes are left out: the table
+ * keeps them); fmap[f] (m's faces, allocated here) is f's face in sub or -1, and vmap[v]
+ * likewise for the vertices (where vmap_out is not NULL). Two rings are
+ * what the next level needs exactly: the children of the seeds' one ring (what the next level
+ * reads around them) are the same in sub's refinement as in m's, for their vertices' rings
+ * lie in sub. Cost: O(m's corners). */
+static mmx_status submesh(build *b, const mmx_mesh *m, const mmx_index *seed, mmx_index ns,
+                          int rings, mmx_mesh **sub, mmx_index **fmap_out, mmx_index **vmap_out)
+{
+    const mmx_csc *M = m->M;
+    const mmx_index nf = M->ncols, nv = M->nrows;
+    const int64_t nnz = M->order ? (int64_t)M->order * nf : M->colptr[nf];
+    mmx_index *vstart = calloc((size_t)nv + 1, sizeof *vstart);
+    mmx_index *vfaces = malloc((size_t)(nnz ? nnz : 1) * sizeof *vfaces);
+    mmx_index *fmap = malloc((size_t)(nf ? nf : 1) * sizeof *fmap);
+    mmx_index *vmap = malloc((size_t)(nv ? nv : 1) * sizeof *vmap);
+    unsigned char *fm = calloc((size_t)nf + 1, 1), *vm = calloc((size_t)nv + 1, 1);
+    mmx_index *start = NULL, *verts = NULL;
+    float *pos = NULL;
+    mmx_mesh_tags *tg = NULL;
+    mmx_index *cv = NULL, *kv = NULL;
+    float *cs = NULL, *ks = NULL;
+    mmx_status s = MMX_OK;
+    if (!vstart || !vfaces || !fmap || !vmap || !fm || !vm) {
+        s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the refined region", b->who);
+        goto done;
+    }
+    /* Each vertex's faces. */
+    for (int64_t k = 0; k < nnz; k++) vstart[M->rowidx[k] + 1]++;
+    for (mmx_index v = 0; v < nv; v++) vstart[v + 1] += vstart[v];
+    for (mmx_index f = 0; f < nf; f++) {
+        mmx_index a, n;
+        face_of(M, f, &a, &n);
+        for (mmx_index i = 0; i < n; i++) vfaces[vstart[M->rowidx[a + i]]++] = f;
+    }
+    for (mmx_index v = nv; v > 0; v--) vstart[v] = vstart[v - 1];
+    vstart[0] = 0;
+    for (mmx_index i = 0; i < ns; i++) fm[seed[i]] = 1;
+    for (int ring = 0; ring < rings; ring++) {
+        for (mmx_index f = 0; f < nf; f++) {
+            if (!fm[f]) continue;
+            mmx_index a, n;
+            face_of(M, f, &a, &n);
+            for (mmx_index i = 0; i < n; i++) vm[M->rowidx[a + i]] = 1;
+        }
+        for (mmx_index v = 0; v < nv; v++)
+            if (vm[v])
+                for (mmx_index k = vstart[v]; k < vstart[v + 1]; k++) fm[vfaces[k]] = 1;
+    }
+    /* Numbering, corners and positions. */
+    mmx_index nfs = 0, nvs = 0;
+    int64_t ncs = 0;
+    for (mmx_index v = 0; v < nv; v++) vmap[v] = -1;
+    for (mmx_index f = 0; f < nf; f++) {
+        fmap[f] = -1;
+        if (!fm[f]) continue;
+        mmx_index a, n;
+        face_of(M, f, &a, &n);
+        fmap[f] = nfs++, ncs += n;
+    }
+    start = malloc(((size_t)nfs + 1) * sizeof *start);
+    verts = malloc((size_t)(ncs ? ncs : 1) * sizeof *verts);
+    pos = malloc(3 * ((size_t)nv + 1) * sizeof *pos);
+    if (!start || !verts || !pos) {
+        s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the refined region", b->who);
+        goto done;
+    }
+    ncs = 0;
+    for (mmx_index f = 0; f < nf; f++) {
+        if (fmap[f] < 0) continue;
+        mmx_index a, n;
+        face_of(M, f, &a, &n);
+        start[fmap[f]] = (mmx_index)ncs;
+        for (mmx_index i = 0; i < n; i++) {
+            const mmx_index v = M->rowidx[a + i];
+            if (vmap[v] < 0) {
+                memcpy(pos + 3 * (int64_t)nvs, m->pos + 3 * (int64_t)v, 3 * sizeof *pos);
+                vmap[v] = nvs++;
+            }
+            verts[ncs++] = vmap[v];
+        }
+    }
+    start[nfs] = (mmx_index)ncs;
+    s = mmx_mesh_from_faces(b->h, nvs, nfs, start, verts, pos, sub);
+    if (s || !m->tags) goto done;
+    s = mmx_mesh_tags_parse(b->h, m, &tg);
+    if (s) goto done;
+    {
+        mmx_mesh_tags st = *tg;
+        cv = malloc(2 * ((size_t)tg->ncreases + 1) * sizeof *cv);
+        cs = malloc(((size_t)tg->ncreases + 1) * sizeof *cs);
+        kv = malloc(((size_t)tg->ncorners + 1) * sizeof *kv);
+        ks = malloc(((size_t)tg->ncorners + 1) * sizeof *ks);
+        if (!cv || !cs || !kv || !ks) {
+            s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the refined region", b->who);
+            goto done;
+        }
+        st.ncreases = 0, st.ncorners = 0, st.nholes = 0, st.holes = NULL;
+        for (mmx_index k = 0; k < tg->ncreases; k++) {
+            const mmx_index x = tg->crease_verts[2 * k], y = tg->crease_verts[2 * k + 1];
+            if (vmap[x] < 0 || vmap[y] < 0) continue;
+            /* Kept when the edge is one of sub's: a face of sub at x runs x, y or y, x. */
+            int edge = 0;
+            for (mmx_index q = vstart[x]; q < vstart[x + 1] && !edge; q++) {
+                const mmx_index f = vfaces[q];
+                if (fmap[f] < 0) continue;
+                mmx_index a, n;
+                face_of(M, f, &a, &n);
+                for (mmx_index i = 0; i < n; i++) {
+                    const mmx_index p0 = M->rowidx[a + i], p1 = M->rowidx[a + (i + 1) % n];
+                    if ((p0 == x && p1 == y) || (p0 == y && p1 == x)) edge = 1;
+                }
+            }
+            if (!edge) continue;
+            cv[2 * st.ncreases] = vmap[x], cv[2 * st.ncreases + 1] = vmap[y];
+            cs[st.ncreases++] = tg->crease_sharpness[k];
+        }
+        for (mmx_index k = 0; k < tg->ncorners; k++) {
+            if (vmap[tg->corner_verts[k]] < 0) continue;
+            kv[st.ncorners] = vmap[tg->corner_verts[k]];
+            ks[st.ncorners++] = tg->corner_sharpness[k];
+        }
+        st.crease_verts = cv, st.crease_sharpness = cs, st.corner_verts = kv;
+        st.corner_sharpness = ks;
+        s = mmx_mesh_set_tags(b->h, *sub, &st);
+    }
+done:
+    if (!s) *fmap_out = fmap, fmap = NULL;
+    if (!s && vmap_out) *vmap_out = vmap, vmap = NULL;
+    mmx_mesh_tags_free(tg);
+    free(vstart), free(vfaces), free(fmap), free(vmap), free(fm), free(vm);
+    free(start), free(verts), free(pos), free(cv), free(cs), free(kv), free(ks);
+    return s;
+}
+
+/* The limits of R's vertices tr[0..nt) into b->lim: mmx_subdiv_limit's masks `extra` levels
+ * further down, refining only the faces at those vertices (a vertex's ring at the next level,
+ * and its limit mask there, read only its faces at this one: each level costs the same),
+ * where vertices keep their numbers down the levels. */
+static mmx_status target_limits(build *b, const mmx_mesh *R, const mmx_index *tr, mmx_index nt,
+                                int extra)
+{
+    mmx_index *tv = malloc(((size_t)nt + 1) * sizeof *tv), *seed = NULL;
+    mmx_status s = tv ? MMX_OK : mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the limits", b->who);
+    if (!s) memcpy(tv, tr, (size_t)nt * sizeof *tv); /* their numbers at the current level */
+    const mmx_mesh *cur = R;
+    mmx_mesh *own = NULL;
+    float *lim = NULL;
+    for (int e = 0; !s && e <= extra; e++) {
+        /* The faces at a target alone, refined one level (or, after the last, their limits). */
+        const mmx_csc *M = cur->M;
+        unsigned char *at = calloc((size_t)M->nrows + 1, 1);
+        seed = malloc(((size_t)M->ncols + 1) * sizeof *seed);
+        mmx_index ns = 0, *fmap = NULL, *vmap = NULL;
+        mmx_mesh *N = NULL, *C = NULL;
+        if (!at || !seed) s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the limits", b->who);
+        for (mmx_index i = 0; !s && i < nt; i++) at[tv[i]] = 1;
+        for (mmx_index f = 0; !s && f < M->ncols; f++) {
+            mmx_index a, n;
+            face_of(M, f, &a, &n);
+            for (mmx_index i = 0; i < n; i++)
+                if (at[M->rowidx[a + i]]) {
+                    seed[ns++] = f;
+                    break;
+                }
+        }
+        if (!s) s = submesh(b, cur, seed, ns, 0, &N, &fmap, &vmap);
+        for (mmx_index i = 0; !s && i < nt; i++) tv[i] = vmap[tv[i]];
+        if (!s && e < extra) s = mmx_subdivide(b->h, b->scheme, N, 1, &b->so, &C);
+        if (!s && e == extra) {
+            s = mmx__host_alloc(b->h, 3 * (size_t)N->M->nrows + 3, sizeof *lim, (void **)&lim);
+            if (!s) s = mmx_subdiv_limit(b->h, b->scheme, N, &b->so, lim, NULL);
+        }
+        free(at), free(seed), free(fmap), free(vmap);
+        seed = NULL;
+        mmx_mesh_free(N), mmx_mesh_free(own);
+        own = C, cur = C;
+    }
+    for (mmx_index i = 0; !s && i < nt; i++)
+        memcpy(b->lim + 3 * (int64_t)tr[i], lim + 3 * (int64_t)tv[i], 3 * sizeof *lim);
+    free(lim), free(tv);
+    mmx_mesh_free(own);
+    return s;
+}
+
+/* The limits of the corners of the last level's interpolated patches (R, viewed by V) into
+ * b->lim (R's vertices; the others 0): mmx_subdiv_limit's masks, which take a vertex's kind at
+ * the level they are applied to without the blend of a semi-sharp feature still decaying, so
+ * applied past the decay (semi_sharp_levels further down) at a vertex with a semi-sharp edge
+ * or sharpness of its own, or a dart (whose smooth mask the library applies that far down
+ * too), and at R elsewhere. */
+static mmx_status last_limits(build *b, const view *V, const mmx_mesh *R)
+{
+    const int order = b->scheme == MMX_SCHEME_LOOP ? 3 : 4;
+    const int extra = semi_sharp_levels(V->sh.esharp, V->adj->nedges, V->sh.vsharp, V->sh.nv0);
+    const mmx__halfedge *H = &V->H;
+    const float *es = V->sh.esharp, *vs = V->sh.vsharp;
+    mmx_index *tr = NULL, nt[2] = {0, 0};
+    unsigned char *mark = calloc((size_t)R->M->nrows + 1, 1);
+    b->nlim = R->M->nrows;
+    b->lim = calloc(3 * ((size_t)b->nlim + 1), sizeof *b->lim);
+    mmx_status s = mark && b->lim ? MMX_OK
+                                  : mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the limits", b->who);
+    /* The targets (1): the corners of the interpolated patches (leaf_last left them in cv);
+     * 2 where a semi-sharp feature is at them. */
+    for (mmx_index nd = 0; !s && nd < b->nnodes; nd++) {
+        if (b->child[nd] >= 0 || b->kind[nd]) continue;
+        for (int k = 0; k < order; k++) mark[b->cv[(int64_t)MMX__LIMIT_NCV * nd + k]] = 1;
+    }
+    unsigned char *nsharp = calloc((size_t)R->M->nrows + 1, 1);
+    if (!s && !nsharp) s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the limits", b->who);
+    for (mmx_index c = 0; !s && c < H->nnz; c++) {
+        const mmx_index x = H->M[c], y = H->M[next_k(H, c, 1)];
+        const float e = edge_sharpness(H, es, c);
+        if (e > 0.0f && e < MMX__SHARP_INF) {
+            if (mark[x]) mark[x] = 2;
+            if (mark[y]) mark[y] = 2;
+        }
+        if (e > 0.0f && (H->mate[c] < 0 || c < H->mate[c])) {
+            if (nsharp[x] < 2) nsharp[x]++;
+            if (nsharp[y] < 2) nsharp[y]++;
+        }
+        if (vs && x < V->sh.nv0 && vs[x] > 0.0f && vs[x] < MMX__SHARP_INF && mark[x]) mark[x] = 2;
+    }
+    /* A dart (one sharp edge) takes the smooth mask, which is not its limit: down too. */
+    for (mmx_index v = 0; !s && v < R->M->nrows; v++)
+        if (mark[v] && nsharp[v] == 1) mark[v] = 2;
+    free(nsharp);
+    for (mmx_index v = 0; v < R->M->nrows; v++)
+        if (mark[v]) nt[mark[v] - 1]++;
+    tr = malloc(((size_t)nt[0] + nt[1] + 1) * sizeof *tr);
+    if (!s && !tr) s = mmx__fail(b->h, MMX_ERR_NOMEM, "%s: no memory for the limits", b->who);
+    for (mmx_index v = 0, i = 0, j = nt[0]; !s && v < R->M->nrows; v++)
+        if (mark[v] == 1) tr[i++] = v;
+        else if (mark[v] == 2) tr[j++] = v;
+    if (!s && nt[0]) s = target_limits(b, R, tr, nt[0], 0);
+    if (!s && nt[1]) s = target_limits(b, R, tr + nt[0], nt[1], extra);
+    free(mark), free(tr);
+    return s;
+}
+
+/* Builds the nodes: the cage's regular faces are patches at level 0; the others (and every
+ * face of another order than 4 under Catmull-Clark, whose ptex faces start at level 1) are
+ * refined one level at a time, only they and their two rings (submesh), their children that
+ * are regular becoming patches and the others refined further, down to `iso`, where the rest
+ * become end caps. Cost: the cage's faces once, then per level the irregular faces' rings
+ * (linear in the cage plus the features times the levels). */
+static mmx_status build_nodes(build *b, const mmx_mesh *cage, const mmx_index *ptex_first)
+{
+    const mmx_csc *M0 = cage->M;
+    const int cc = b->scheme == MMX_SCHEME_CATMULL_CLARK;
+    mmx_index *pf = NULL, *pn = NULL, *qf = NULL, *qn = NULL, np = 0, nq = 0;
+    int64_t pcap = 0, qcap = 0, pcap2 = 0, qcap2 = 0;
+    view V;
+    mmx_index base = 0, first = 0;
+    mmx_status s = view_make(b, cage, &V);
+    if (!s) s = nodes_add(b, ptex_first[M0->ncols], &first);
+    if (!s) s = points_add(b, cage->pos, M0->nrows, &base);
+    /* Level 0: pending (pf, pn) = the faces to refine and their nodes (-1 - f for a face whose
+     * ptex faces are its children). */
+    for (mmx_index f = 0; !s && f < M0->ncols; f++) {
+        mmx_index a, n;
+        face_of(M0, f, &a, &n);
+        const int one = !cc || n == 4;
+        if (one && leaf_regular(b, &V, f, base, ptex_first[f])) continue;
+        s = grow(b, (void **)&pf, (int64_t)np + 1, &pcap, sizeof *pf);
+        if (!s) s = grow(b, (void **)&pn, (int64_t)np + 1, &pcap2, sizeof *pn);
+        if (!s) pf[np] = f, pn[np++] = one ? ptex_first[f] : -1 - f;
+    }
+    view_free(&V);
+    const mmx_mesh *cur = cage;
+    mmx_mesh *own = NULL;
+    for (int l = 0; !s && l < b->iso && np > 0; l++) {
+        mmx_mesh *N = NULL, *R = NULL;
+        mmx_index *fmap = NULL;
+        int interp = 0;
+        s = submesh(b, cur, pf, np, 2, &N, &fmap, NULL);
+        if (!s) s = mmx_subdivide(b->h, b->scheme, N, 1, &b->so, &R);
+        if (!s) s = points_add(b, R->pos, R->M->nrows, &base);
+        if (!s) s = view_make(b, R, &V);
+        if (!s) b->stats.refined += R->M->ncols;
+        nq = 0;
+        for (mmx_index i = 0; !s && i < np; i++) {
+            mmx_index a, n;
+            const mmx_index h = fmap[pf[i]];
+            face_of(N->M, h, &a, &n);
+            /* Its children in R: a Catmull-Clark face's one per corner (at a + k), a Loop
+             * triangle's four (4 h + k). */
+            const mmx_index nch = cc ? n : 4, c0 = cc ? a : 4 * h;
+            if (pn[i] < 0) first = ptex_first[-1 - pn[i]];
+            else {
+                s = nodes_add(b, 4, &first);
+                if (!s) b->child[pn[i]] = first;
+            }
+            for (mmx_index k = 0; !s && k < nch; k++) {
+                const mmx_index rf = c0 + k, nd = first + k;
+                if (leaf_regular(b, &V, rf, base, nd)) continue;
+                if (l + 1 == b->iso) {
+                    s = leaf_last(b, &V, R, rf, nd, &interp);
+                    continue;
+                }
+                s = grow(b, (void **)&qf, (int64_t)nq + 1, &qcap, sizeof *qf);
+                if (!s) s = grow(b, (void **)&qn, (int64_t)nq + 1, &qcap2, sizeof *qn);
+                if (!s) qf[nq] = rf, qn[nq++] = nd;
+            }
+        }
+        if (!s && interp) s = last_limits(b, &V, R);
+        view_free(&V);
+        mmx_mesh_free(N), free(fmap);
+        mmx_mesh_free(own);
+        own = R, cur = R;
+        mmx_index *t1 = pf, *t2 = pn;
+        int64_t c1 = pcap, c2 = pcap2;
+        pf = qf, pn = qn, np = nq, pcap = qcap, pcap2 = qcap2;
+        qf = t1, qn = t2, qcap = c1, qcap2 = c2;
+    }
+    mmx_mesh_free(own);
+    free(pf), free(pn), free(qf), free(qn);
     return s;
 }
 
@@ -249,78 +950,76 @@ mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     const mmx_space sp = mmx_ctx_space(ctx);
     if (mesh->space != sp)
         return mmx__fail(ctx, MMX_ERR_SPACE, "%s: the mesh is not in the context's space", who);
-    mmx_subdiv_options so;
-    memset(&so, 0, sizeof so);
-    if (opts) so = opts->subdiv;
-    so.trace = NULL, so.path = MMX_SUBDIV_PATH_AUTO, so.holes = MMX_HOLES_KEEP, so.limit = 0;
+    build b;
+    memset(&b, 0, sizeof b);
+    b.who = who, b.scheme = scheme, b.iso = iso;
+    if (opts) b.so = opts->subdiv, b.caps = opts->caps;
+    if (b.caps != MMX_LIMIT_CAPS_EXACT && b.caps != MMX_LIMIT_CAPS_OPENSUBDIV)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: caps %d is not an mmx_limit_caps", who,
+                         (int)b.caps);
+    b.so.trace = NULL, b.so.path = MMX_SUBDIV_PATH_AUTO, b.so.holes = MMX_HOLES_KEEP, b.so.limit = 0;
 
     /* The work runs on a host context of its own; its refusals are passed on as ctx's. */
-    mmx_ctx *h = NULL;
     const mmx_mesh *hv = NULL;
-    mmx_mesh *ref = NULL;
-    mmx_index *cv = NULL, *ptex_face = NULL, *ptex_first = NULL;
-    unsigned char *regular = NULL, *ptex_quad = NULL;
-    float *lim = NULL;
+    mmx_index *ptex_first = NULL;
     mmx_limit_table *t = NULL;
-    mmx_status s = mmx_ctx_create(&h);
+    mmx_status s = mmx_ctx_create(&b.h);
     if (s) return mmx__fail(ctx, s, "%s: no host context", who);
     s = mmx__mesh_host_view(ctx, mesh, &hv);
     const int from_h = s == MMX_OK; /* from here on, failures are h's */
-    if (!s) s = mmx_subdivide(h, scheme, hv, iso, &so, &ref);
     const mmx_index nf0 = hv ? hv->M->ncols : 0;
-    const mmx_index nf = ref ? ref->M->ncols : 0, nv = ref ? ref->M->nrows : 0;
-    if (!s) s = mmx__host_alloc(h, (size_t)nf * MMX__LIMIT_NCV, sizeof *cv, (void **)&cv);
-    if (!s) s = mmx__host_alloc(h, (size_t)nf, 1, (void **)&regular);
-    if (!s) s = mmx__host_alloc(h, 3 * (size_t)nv, sizeof *lim, (void **)&lim);
-    if (!s) s = build_patches(h, who, scheme, ref, &so, cv, regular, lim);
     /* Ptex faces: a quad's or a triangle's one, another face's one per corner. */
-    if (!s) s = mmx__host_alloc(h, (size_t)nf0 + 1, sizeof *ptex_first, (void **)&ptex_first);
+    if (!s) s = mmx__host_alloc(b.h, (size_t)nf0 + 1, sizeof *ptex_first, (void **)&ptex_first);
     int64_t np = 0;
     if (!s) {
-        const mmx_csc *M = hv->M;
         for (mmx_index f = 0; f < nf0; f++) {
-            const mmx_index n = M->order ? M->order : M->colptr[f + 1] - M->colptr[f];
+            mmx_index a, n;
+            face_of(hv->M, f, &a, &n);
             ptex_first[f] = (mmx_index)np;
             np += scheme == MMX_SCHEME_LOOP || n == 4 ? 1 : n;
         }
         ptex_first[nf0] = (mmx_index)np;
+        if (np > INT32_MAX) s = mmx__fail(b.h, MMX_ERR_NOMEM, "%s: more than 2^31 ptex faces", who);
     }
-    if (!s) s = mmx__host_alloc(h, (size_t)np, sizeof *ptex_face, (void **)&ptex_face);
-    if (!s) s = mmx__host_alloc(h, (size_t)np, 1, (void **)&ptex_quad);
-    if (!s) {
-        const mmx_csc *M = hv->M;
-        for (mmx_index f = 0; f < nf0; f++) {
-            const mmx_index a = M->order ? M->order * f : M->colptr[f];
-            const mmx_index p = ptex_first[f], k = ptex_first[f + 1] - p;
-            for (mmx_index i = 0; i < k; i++) {
-                ptex_face[p + i] = scheme == MMX_SCHEME_LOOP ? f : a + i;
-                ptex_quad[p + i] = scheme != MMX_SCHEME_LOOP && k == 1;
-            }
-        }
-    }
-    if (s && from_h) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(h));
+    /* The checks of mmx_subdivide come first (bad faces, coordinates, non-manifold edges),
+     * whatever the cage's regular faces: a one-level refinement of the cage would make them,
+     * and building the views repeats them on the host. */
+    if (!s) s = build_nodes(&b, hv, ptex_first);
+    if (s && from_h) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(b.h));
     if (!s) {
         t = calloc(1, sizeof *t);
         if (!t) s = mmx__fail(ctx, MMX_ERR_NOMEM, "%s: no memory for the table", who);
     }
     if (!s) {
         t->ctx = ctx, t->space = sp, t->nfaces0 = nf0, t->ptex_first = ptex_first;
-        t->nfaces_n = nf, t->nverts_n = nv;
         ptex_first = NULL;
-        t->T.loop = scheme == MMX_SCHEME_LOOP, t->T.levels = iso, t->T.nptex = (mmx_index)np;
-        s = upload(ctx, sp, ptex_face, (size_t)np * sizeof *ptex_face, (const void **)&t->T.ptex_face);
-        if (!s) s = upload(ctx, sp, ptex_quad, (size_t)np, (const void **)&t->T.ptex_quad);
-        if (!s) s = upload(ctx, sp, cv, (size_t)nf * MMX__LIMIT_NCV * sizeof *cv, (const void **)&t->T.cv);
-        if (!s) s = upload(ctx, sp, regular, (size_t)nf, (const void **)&t->T.regular);
-        if (!s) s = upload(ctx, sp, ref->pos, 3 * (size_t)nv * sizeof(float), (const void **)&t->T.pos);
-        if (!s) s = upload(ctx, sp, lim, 3 * (size_t)nv * sizeof(float), (const void **)&t->T.lim);
+        t->nnodes = b.nnodes, t->npos = (mmx_index)b.npos, t->nlim = b.nlim, t->ngreg = b.ngreg;
+        t->stats = b.stats;
+        t->T.loop = scheme == MMX_SCHEME_LOOP, t->T.nptex = (mmx_index)np;
+        /* The patches numbered apart (-1 - q in child), their data moved down to q. */
+        mmx_index q = 0;
+        for (mmx_index g = 0; g < b.nnodes; g++) {
+            if (b.child[g] >= 0) continue;
+            memmove(b.cv + (int64_t)MMX__LIMIT_NCV * q, b.cv + (int64_t)MMX__LIMIT_NCV * g,
+                    MMX__LIMIT_NCV * sizeof *b.cv);
+            b.kind[q] = b.kind[g];
+            b.child[g] = -1 - q++;
+        }
+        t->npatches = q;
+        const size_t nn = (size_t)b.nnodes;
+        s = upload(ctx, sp, b.child, nn * sizeof *b.child, (const void **)&t->T.child);
+        if (!s) s = upload(ctx, sp, b.cv, (size_t)q * MMX__LIMIT_NCV * sizeof *b.cv, (const void **)&t->T.cv);
+        if (!s) s = upload(ctx, sp, b.kind, (size_t)q, (const void **)&t->T.regular);
+        if (!s) s = upload(ctx, sp, b.pos, 3 * (size_t)b.npos * sizeof *b.pos, (const void **)&t->T.pos);
+        if (!s) s = upload(ctx, sp, b.lim, 3 * (size_t)b.nlim * sizeof *b.lim, (const void **)&t->T.lim);
+        if (!s) s = upload(ctx, sp, b.greg, 60 * (size_t)b.ngreg * sizeof *b.greg, (const void **)&t->T.greg);
         /* The copies read host arrays freed below: wait for them (CUDA). */
         if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
     }
     if (hv) mmx__mesh_host_release(mesh, hv);
-    mmx_mesh_free(ref);
-    free(cv), free(regular), free(lim), free(ptex_face), free(ptex_quad), free(ptex_first);
-    mmx_ctx_free(h);
+    free(b.child), free(b.cv), free(b.kind), free(b.pos), free(b.greg), free(b.lim);
+    free(ptex_first);
+    mmx_ctx_free(b.h);
     if (s) {
         mmx_limit_table_free(t);
         return s;
@@ -391,11 +1090,12 @@ mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_
         return s;
     }
     float *outs[6] = {P, du, dv, duu, duv, dvv};
+    const int nq = mmx__limit_nq(du, dv, duu, duv, dvv);
     for (mmx_index i = 0; i < n; i++) {
         float o[18];
-        if (mmx__limit_eval_point(&table->T, face[i], u[i], v[i], o))
+        if (mmx__limit_eval_point(&table->T, face[i], u[i], v[i], nq, o))
             return bad_point(ctx, table, i, face, u, v);
-        for (int q = 0; q < 6; q++)
+        for (int q = 0; q < nq; q++)
             if (outs[q]) memcpy(outs[q] + 3 * (int64_t)i, o + 3 * q, 3 * sizeof(float));
     }
     return MMX_OK;
@@ -404,17 +1104,23 @@ mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_
 const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes)
 {
     if (bytes)
-        *bytes = (size_t)t->T.nptex * (sizeof(mmx_index) + 1) +
-                 (size_t)t->nfaces_n * (MMX__LIMIT_NCV * sizeof(mmx_index) + 1) +
-                 2 * 3 * (size_t)t->nverts_n * sizeof(float);
+        *bytes = (size_t)t->nnodes * sizeof(mmx_index) +
+                 (size_t)t->npatches * (sizeof(mmx_index) * MMX__LIMIT_NCV + 1) +
+                 3 * (size_t)(t->npos + t->nlim) * sizeof(float) +
+                 60 * (size_t)t->ngreg * sizeof(float);
     return &t->T;
+}
+
+void mmx__limit_table_count(const mmx_limit_table *t, mmx__limit_table_stats *st)
+{
+    *st = t->stats;
 }
 
 void mmx_limit_table_free(mmx_limit_table *table)
 {
     if (!table) return;
-    const void *arrays[] = {table->T.ptex_face, table->T.ptex_quad, table->T.cv,
-                            table->T.regular, table->T.pos, table->T.lim};
+    const void *arrays[] = {table->T.child, table->T.cv,
+                            table->T.regular, table->T.pos, table->T.lim, table->T.greg};
     for (size_t k = 0; k < sizeof arrays / sizeof arrays[0]; k++)
         if (arrays[k]) mmx_mem_free(table->ctx, table->space, (void *)arrays[k]);
     free(table->ptex_first);

@@ -12,34 +12,52 @@
 extern "C" {
 #endif
 
+/* Unrolls the next loop in device code (constant tables then fold into the arithmetic
+ * instead of living in local memory); nothing on the host, where the pragma is unknown. */
+#ifdef __CUDA_ARCH__
+#define MMX__UNROLL _Pragma("unroll")
+#else
+#define MMX__UNROLL
+#endif
+
 /* Control points per patch: the bicubic B-spline's 4 x 4 (Catmull-Clark), the box spline's 12
  * (Loop). An interpolated patch uses the first 4 (3) as its corners' vertices. */
 #define MMX__LIMIT_NCV 16
 
-/* A patch's kind (regular[g]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
+/* A patch's kind (regular[q]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
  * box-spline) patch, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k (corner k to
  * k + 1) of a Catmull-Clark face, whose row or column of control points beyond it is the
  * reflection 2 p1 - p2 of the two next to it. */
 #define MMX__LIMIT_REGULAR 1
 #define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
+/* A Gregory end cap (regular[q] == MMX__LIMIT_GREGORY): cv[16 q] is its number r among them,
+ * its 20 control points at greg[60 r ..] (x, y, z each), corner k's at 5 k + (0 the corner P, 1 the
+ * edge point towards corner k + 1, 2 towards corner k - 1, 3 and 4 the face points beside
+ * them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. */
+#define MMX__LIMIT_GREGORY 64
 
-/* By value, so that a kernel takes it as a parameter; arrays in the table's space.
- *   ptex_face[p]  the level-1 face where ptex face p starts: for a Catmull-Clark quad the first
- *                 of its four children (ptex_quad[p] = 1: the point picks a quadrant), for a
- *                 sub-face of another face that sub-face; for a Loop triangle the triangle
- *   cv[16 g + k]  face g of the isolation level: its control points where regular[g] != 0
- *                 (Catmull-Clark: grid point (i, j), i along u, at k = 4 j + i; Loop: the 12
- *                 of MMX__LOOP_BOX_SPLINE), else its corners' vertices
- *   pos, lim      the level's positions and its vertices' limit positions (nverts x 3) */
+/* By value, so that a kernel takes it as a parameter; arrays in the table's space. The
+ * patches form a quadtree per ptex face (limit_eval.c's build): node p < nptex is ptex face
+ * p's root, and each node is refined or a patch.
+ *   child[g]      the first of node g's four children (limit_eval_point's order), or, for a
+ *                 patch, -1 - its number q (patches numbered apart: a refined node carries
+ *                 only its child index)
+ *   regular[q]    patch q's kind: 0 interpolated, MMX__LIMIT_REGULAR (with phantom edges) a
+ *                 B-spline (Loop: box-spline), MMX__LIMIT_GREGORY an end cap
+ *   cv[16 q + k]  a B-spline's control points (Catmull-Clark: grid point (i, j), i along u, at
+ *                 k = 4 j + i; Loop: the 12 of MMX__LOOP_BOX_SPLINE), numbers in pos; an
+ *                 interpolated patch's corners, numbers in lim; a Gregory patch's number
+ *   pos           every level's control points (x, y, z each)
+ *   lim           the limits of the last level's vertices (for the interpolated patches)
+ *   greg          the Gregory patches' points, 60 floats each */
 typedef struct mmx__limit_patches {
     int loop;
-    int levels;
     mmx_index nptex;
-    const mmx_index *ptex_face;
-    const unsigned char *ptex_quad;
+    const mmx_index *child;
     const mmx_index *cv;
     const unsigned char *regular;
     const float *pos, *lim;
+    const float *greg;
 } mmx__limit_patches;
 
 /* The uniform cubic B-spline's four basis functions at t and their first and second
@@ -59,6 +77,78 @@ static inline MMX__HD void mmx__bspline3(float t, float *b, float *d, float *dd)
     dd[1] = 3.0f * t - 2.0f;
     dd[2] = 1.0f - 3.0f * t;
     dd[3] = t;
+}
+
+/* The cubic Bernstein polynomials at t and their first and second derivatives. */
+static inline MMX__HD void mmx__bezier3(float t, float *b, float *d, float *dd)
+{
+    const float s = 1.0f - t;
+    b[0] = s * s * s, b[1] = 3.0f * t * s * s, b[2] = 3.0f * t * t * s, b[3] = t * t * t;
+    d[0] = -3.0f * s * s, d[1] = 3.0f * s * s - 6.0f * t * s, d[2] = 6.0f * t * s - 3.0f * t * t;
+    d[3] = 3.0f * t * t;
+    dd[0] = 6.0f * s, dd[1] = 18.0f * t - 12.0f, dd[2] = 6.0f - 18.0f * t, dd[3] = 6.0f * t;
+}
+
+/* A Gregory patch (its 20 points q, MMX__LIMIT_GREGORY's order) at (u, v): L[q][c] as in
+ * mmx__limit_eval_point (position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2; the first nq of them,
+ * the others 0). A bicubic Bezier patch
+ * whose four inner points are rational blends of two face points each: near corner k, the
+ * face point beside the edge the point approaches wins (weights linear in u, v, meeting at the
+ * corner, where the inner point's basis function vanishes: an even blend is taken there).
+ * The derivatives are the blend's exact ones (OpenSubdiv's default differentiates the Bezier
+ * patch with the blend frozen at (u, v), so its derivatives differ by the blend's terms). */
+static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, int nq,
+                                             float L[6][3])
+{
+    /* The boundary Bezier points: grid (i, j) at 4 j + i, -1 the inner ones. */
+    const signed char bnd[16] = {0, 1, 7, 5, 2, -1, -1, 6, 16, -1, -1, 12, 15, 17, 11, 10};
+    /* Inner point m = 0 to 3, at grid (1,1), (2,1), (2,2), (1,2) (k = 5, 6, 10, 9): its two
+     * face points A, B and the weights a, b of the blend a A + b B over a + b, each
+     * a0 + a1 u + a2 v. */
+    const signed char inner[4][2] = {{3, 4}, {8, 9}, {13, 14}, {18, 19}};
+    const float wa[4][3] = {{0, 1, 0}, {0, 0, 1}, {1, -1, 0}, {1, 0, -1}};
+    const float wb[4][3] = {{0, 0, 1}, {1, -1, 0}, {1, 0, -1}, {0, 1, 0}};
+    float bu[3][4], bv[3][4];
+    mmx__bezier3(u, bu[0], bu[1], bu[2]);
+    mmx__bezier3(v, bv[0], bv[1], bv[2]);
+    for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
+    MMX__UNROLL
+    for (int k = 0; k < 16; k++) {
+        const int i = k & 3, j = k >> 2;
+        /* The tensor weight W and its derivatives: W, W_u, W_v, W_uu, W_uv, W_vv. */
+        const float W[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
+                            bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
+        if (bnd[k] >= 0) {
+            const float *x = q + 3 * bnd[k];
+            for (int r = 0; r < nq; r++)
+                for (int c = 0; c < 3; c++) L[r][c] += W[r] * x[c];
+            continue;
+        }
+        const int m = k == 5 ? 0 : k == 6 ? 1 : k == 10 ? 2 : 3; /* at[m] == k */
+        const float a = wa[m][0] + wa[m][1] * u + wa[m][2] * v;
+        const float b = wb[m][0] + wb[m][1] * u + wb[m][2] * v, s = a + b;
+        /* t = a / s and its derivatives: t_x = N_x / s^2 with N_x = a_x b - a b_x, and
+         * t_xy = (N_xy s - 2 N_x s_y) / s^3 with N_xy = a_x b_y - a_y b_x. */
+        float t[6] = {0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+        if (s > 0.0f) {
+            const float au = wa[m][1], av = wa[m][2], bu_ = wb[m][1], bv_ = wb[m][2];
+            const float su = au + bu_, sv = av + bv_;
+            const float Nu = au * b - a * bu_, Nv = av * b - a * bv_, Nuv = au * bv_ - av * bu_;
+            const float s2 = s * s, s3 = s2 * s;
+            t[0] = a / s, t[1] = Nu / s2, t[2] = Nv / s2;
+            t[3] = -2.0f * Nu * su / s3;
+            t[4] = (Nuv * s - 2.0f * Nu * sv) / s3;
+            t[5] = -2.0f * Nv * sv / s3;
+        }
+        /* (W t) and its derivatives by the product rule; B takes W - W t. */
+        const float Wt[6] = {W[0] * t[0], W[1] * t[0] + W[0] * t[1], W[2] * t[0] + W[0] * t[2],
+                             W[3] * t[0] + 2.0f * W[1] * t[1] + W[0] * t[3],
+                             W[4] * t[0] + W[1] * t[2] + W[2] * t[1] + W[0] * t[4],
+                             W[5] * t[0] + 2.0f * W[2] * t[2] + W[0] * t[5]};
+        const float *A = q + 3 * inner[m][0], *B = q + 3 * inner[m][1];
+        for (int r = 0; r < nq; r++)
+            for (int c = 0; c < 3; c++) L[r][c] += Wt[r] * A[c] + (W[r] - Wt[r]) * B[c];
+    }
 }
 
 /* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
@@ -111,17 +201,25 @@ static inline MMX__HD int mmx__limit_in_domain(int loop, float u, float v)
     return !loop || u + v <= 1.0f;
 }
 
-/* Point (p, u, v): out[18] = position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2 (3 each). Returns 0,
+/* The outputs a call asks for: 1 (positions), 3 (and first derivatives) or 6 (all). */
+static inline MMX__HD int mmx__limit_nq(const void *du, const void *dv, const void *duu,
+                                        const void *duv, const void *dvv)
+{
+    return duu || duv || dvv ? 6 : du || dv ? 3 : 1;
+}
+
+/* Point (p, u, v): out[3 nq] = position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2 (3 each), the first
+ * nq of them (each computed the same whatever nq, so host and CUDA agree). Returns 0,
  * or 1 when p is out of range or (u, v) outside the domain (out untouched). The point descends
  * the levels: at each, the child holding it and its coordinates there (each step doubles them,
  * so it is exact in floating point), J accumulating d(child u, v)/d(ptex u, v). */
 static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx_index p,
-                                                float u, float v, float *out)
+                                                float u, float v, int nq, float *out)
 {
     if (p < 0 || p >= T->nptex || !mmx__limit_in_domain(T->loop, u, v)) return 1;
-    mmx_index g = T->ptex_face[p];
+    mmx_index g = p;
     float J[4] = {1.0f, 0.0f, 0.0f, 1.0f}; /* rows (u', v'), columns (u, v) */
-    for (int l = T->loop || T->ptex_quad[p] ? 0 : 1; l < T->levels; l++) {
+    for (mmx_index first = T->child[g]; first >= 0; first = T->child[g]) {
         float a[4], nu, nv;
         int k;
         if (T->loop) {
@@ -156,9 +254,7 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
                 a[0] = 0.0f, a[1] = -2.0f, a[2] = 2.0f, a[3] = 0.0f;
             }
         }
-        /* Level 1 of a Catmull-Clark quad: its children follow one another from ptex_face;
-         * otherwise the children of face g are 4 g + k (a quad's or a triangle's four). */
-        g = l == 0 && !T->loop ? g + k : 4 * g + k;
+        g = first + k;
         const float j0 = a[0] * J[0] + a[1] * J[2], j1 = a[0] * J[1] + a[1] * J[3];
         const float j2 = a[2] * J[0] + a[3] * J[2], j3 = a[2] * J[1] + a[3] * J[3];
         J[0] = j0, J[1] = j1, J[2] = j2, J[3] = j3;
@@ -167,28 +263,33 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     }
     /* The patch in its own (u, v): position, first and second derivatives (L[0..5]). */
     float L[6][3];
-    const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * g;
+    const mmx_index pa = -1 - T->child[g]; /* the patch */
+    const mmx_index *cv = T->cv + (int64_t)MMX__LIMIT_NCV * pa;
+    const int kind = T->regular[pa];
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
-    if (T->regular[g] && T->loop) {
+    if (kind == MMX__LIMIT_GREGORY) {
+        mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, nq, L);
+    } else if (kind && T->loop) {
         const float box[12][15] = MMX__LOOP_BOX_SPLINE;
         float m[6][15];
         mmx__quartic_monomials(u, v, m);
+        MMX__UNROLL
         for (int k = 0; k < 12; k++) {
             const float *x = T->pos + 3 * (int64_t)cv[k];
-            for (int q = 0; q < 6; q++) {
+            for (int q = 0; q < nq; q++) {
                 float w = 0.0f;
+                MMX__UNROLL
                 for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
                 w *= 1.0f / 12.0f;
                 for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
             }
         }
-    } else if (T->regular[g]) {
+    } else if (kind) {
         float bu[3][4], bv[3][4];
         mmx__bspline3(u, bu[0], bu[1], bu[2]);
         mmx__bspline3(v, bv[0], bv[1], bv[2]);
         /* A boundary edge's reflected control points, folded into the basis: edge 0 is the
          * row j = 0 (v's low end), 1 the column i = 3, 2 the row j = 3, 3 the column i = 0. */
-        const int kind = T->regular[g];
         for (int q = 0; q < 3; q++) {
             if (kind & MMX__LIMIT_PHANTOM_EDGE(0))
                 bv[q][1] += 2.0f * bv[q][0], bv[q][2] -= bv[q][0], bv[q][0] = 0.0f;
@@ -199,12 +300,14 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
             if (kind & MMX__LIMIT_PHANTOM_EDGE(1))
                 bu[q][2] += 2.0f * bu[q][3], bu[q][1] -= bu[q][3], bu[q][3] = 0.0f;
         }
+        MMX__UNROLL
         for (int j = 0; j < 4; j++)
+            MMX__UNROLL
             for (int i = 0; i < 4; i++) {
                 const float *x = T->pos + 3 * (int64_t)cv[4 * j + i];
                 const float w[6] = {bu[0][i] * bv[0][j], bu[1][i] * bv[0][j], bu[0][i] * bv[1][j],
                                     bu[2][i] * bv[0][j], bu[1][i] * bv[1][j], bu[0][i] * bv[2][j]};
-                for (int q = 0; q < 6; q++)
+                for (int q = 0; q < nq; q++)
                     for (int c = 0; c < 3; c++) L[q][c] += w[q] * x[c];
             }
     } else if (T->loop) {
@@ -232,8 +335,10 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     for (int c = 0; c < 3; c++) {
         const float pu = L[1][c], pv = L[2][c], huu = L[3][c], huv = L[4][c], hvv = L[5][c];
         out[c] = L[0][c];
+        if (nq < 3) continue;
         out[3 + c] = pu * J[0] + pv * J[2];
         out[6 + c] = pu * J[1] + pv * J[3];
+        if (nq < 6) continue;
         out[9 + c] = huu * J[0] * J[0] + 2.0f * huv * J[0] * J[2] + hvv * J[2] * J[2];
         out[12 + c] = huu * J[0] * J[1] + huv * (J[0] * J[3] + J[1] * J[2]) + hvv * J[2] * J[3];
         out[15 + c] = huu * J[1] * J[1] + 2.0f * huv * J[1] * J[3] + hvv * J[3] * J[3];
@@ -244,6 +349,12 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
 /* The table's patches (arrays in its space) and their bytes (every array the points may
  * read), for bench/limit_eval.c's floor and kernel timing. */
 const mmx__limit_patches *mmx__limit_table_patches(const mmx_limit_table *t, size_t *bytes);
+
+/* The table's patches by kind, and the faces refined to build it (for bench/limit_table.c). */
+typedef struct mmx__limit_table_stats {
+    int64_t bspline, gregory, interpolated, refined;
+} mmx__limit_table_stats;
+void mmx__limit_table_count(const mmx_limit_table *t, mmx__limit_table_stats *st);
 
 /* The kernel's half of mmx_limit_table_eval (limit_eval.cu): one thread per point, device
  * arrays; *bad (device, one entry) gets the smallest bad point's index (it starts at n). */

@@ -3,9 +3,10 @@
 //
 // Topology: Far::TopologyRefinerFactory<TopologyDescriptor> with the creases, corners and
 // boundary mode given as arrays (the caller parses the tags), RefineAdaptive to the isolation
-// level, Far::PatchTableFactory with Gregory-basis end caps and infinitely sharp patches; the
-// refined and local points by Far::PrimvarRefiner and ComputeLocalPointValues; each point found
-// with Far::PatchMap and evaluated with PatchTable::EvaluateBasis, all in double.
+// level, Far::PatchTableFactory with Gregory-basis end caps, infinitely sharp patches and smooth
+// (not legacy sharp) corner patches; the refined and local points by Far::PrimvarRefiner and
+// ComputeLocalPointValues; each point found with Far::PatchMap and evaluated with
+// PatchTable::EvaluateBasis, all in double.
 #include <chrono>
 #include <cstring>
 #include <exception>
@@ -85,6 +86,9 @@ int eval(int scheme, const oracle_mesh *in, const oracle_sharp *sh, int isolatio
     Far::PatchTableFactory::Options po(static_cast<unsigned>(isolation));
     po.SetEndCapType(Far::PatchTableFactory::Options::ENDCAP_GREGORY_BASIS);
     po.useInfSharpPatch = true;
+    // A smooth corner (edge-only boundaries, one face) as the smooth surface OpenSubdiv's own
+    // refinement gives, not the legacy sharp corner patch (its default).
+    po.generateLegacySharpCornerPatches = false;
     refiner->RefineAdaptive(po.GetRefineAdaptiveOptions());
     std::unique_ptr<Far::PatchTable> table(Far::PatchTableFactory::Create(*refiner, po));
     if (!table) return oracle__say(err, cap, "OpenSubdiv's PatchTableFactory failed");
