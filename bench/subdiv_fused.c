@@ -41,8 +41,8 @@
  *   floor         bytes over the copy bandwidth measured in the run: per level, the parent's
  *                 matrix (4 bytes a corner) and positions (12 a vertex) read and the child's
  *                 written; chain = all levels, last = the last level
- *   eval rows     one frame (mmx_subdiv_plan_eval, and _eval_uv where textured: CUDA events
- *                 around the graph launches), median of 21, in the fused chain column; floor
+ *   eval rows     one frame (mmx_subdiv_plan_eval_frame, with the coordinates where textured:
+ *                 CUDA events around its graph launch), median of 21, in the fused chain column; floor
  *                 chain: the control positions read and the last level's written (issue 30's
  *                 floor; the coordinates too where textured); OpenSubdiv: its stencil
  *                 evaluation alone (UpdateValues on the CPU)
@@ -332,8 +332,8 @@ static void run_peers(const kase *k, const mmx_mesh *cage, mmx_ctx *host, row *r
 }
 
 /* A plan to the case's level (the cage's tags kept; with its texture coordinates, for a
- * textured case), then re-evaluations: the time per frame on CUDA events (mmx_subdiv_plan_eval,
- * and mmx_subdiv_plan_eval_uv for a textured case: one graph launch each), median of 21, in the
+ * textured case), then re-evaluations: the time per frame on CUDA events
+ * (mmx_subdiv_plan_eval_frame: one graph launch, both channels where textured), median of 21, in the
  * fused chain column; the floor column holds the issue's floor (the control positions read and
  * the last level's written, and the texture coordinates likewise, at the copy bandwidth); the
  * OpenSubdiv column its CPU stencil evaluation alone (Far::StencilTable::UpdateValues, double,
@@ -364,17 +364,15 @@ static void run_eval(mmx_ctx *cuda, mmx_ctx *host, const kase *k, const mmx_mesh
         if (!s) s = mmx_mem_copy(cuda, uin, MMX_SPACE_DEVICE, cage->uv->values, MMX_SPACE_HOST, 8 * (size_t)nuv);
     }
     if (!s) s = mmx_timer_create(cuda, &timer);
-    for (int i = 0; !s && i < 2; i++) { /* the graphs made */
-        s = mmx_subdiv_plan_eval(plan, in, out);
-        if (!s && nuv_out) s = mmx_subdiv_plan_eval_uv(plan, uin, uout);
-    }
+    /* A frame: one graph launch, both channels where textured. */
+    for (int i = 0; !s && i < 2; i++) /* the graph made */
+        s = mmx_subdiv_plan_eval_frame(plan, in, out, nuv_out ? uin : NULL, nuv_out ? uout : NULL);
     if (!s) s = mmx_ctx_sync(cuda);
     w0 = mmx__ctx_syncs(cuda);
     for (int i = 0; !s && i < 21; i++) {
         s = mmx_timer_start(timer);
-        if (!s) s = mmx_subdiv_plan_eval(plan, in, out);
-        if (!s && nuv_out) s = mmx_subdiv_plan_eval_uv(plan, uin, uout);
-        if (!s) s = mmx_timer_stop(timer, &t[i]); /* waits for the events, counted below */
+        if (!s) s = mmx_subdiv_plan_eval_frame(plan, in, out, nuv_out ? uin : NULL, nuv_out ? uout : NULL);
+        if (!s) s = mmx_timer_stop(timer, &t[i]); /* waits for the events, not counted below */
     }
     const unsigned long long frame_waits = (mmx__ctx_syncs(cuda) - w0) / 21;
     if (s) {

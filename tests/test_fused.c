@@ -486,6 +486,11 @@ Test(fused, plan_refusals, .description = "plans refuse what mmx_subdivide refus
     cr_assert_eq(mmx_subdiv_plan_eval(plan, NULL, out), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdiv_plan_eval(plan, tet->pos, NULL), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdiv_plan_mesh(plan, NULL, NULL), MMX_ERR_ARG);
+    /* One frame: a pair half given, nothing given, coordinates the plan has not. */
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, tet->pos, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(host), "pos is NULL and control_pos is not"), "%s", mmx_ctx_error(host));
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, NULL, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, NULL, NULL, out, out), MMX_ERR_UNSUPPORTED);
     mmx_subdiv_plan_free(plan);
     mmx_subdiv_plan_free(NULL);
     mmx_mesh_free(cube);
@@ -522,9 +527,10 @@ Test(fused, gpu_plan_eval, .description = "a CUDA plan's re-evaluation (graph re
 }
 
 /* A CUDA plan's evaluation is one graph launch (the passes, the limit, the holes' gather; the
- * texture coordinates' likewise), made on the first call and updated when the arrays change:
- * its bytes are those of the same work queued without a graph (a plan made with
- * MMX_SUBDIV_PLAN_NO_GRAPH), whichever buffers it is given, and no evaluation waits. */
+ * texture coordinates' likewise, and both in one frame), made on the first call and updated
+ * when the arrays change: its bytes are those of the same work queued without a graph (a plan
+ * made with MMX_SUBDIV_PLAN_NO_GRAPH), whichever buffers it is given, and no evaluation waits;
+ * and it gives mmx_subdivide's result on CUDA (positions within 1e-6 of the diagonal). */
 static void graph_case(mmx_ctx *gpu, mmx_scheme scheme, mmx_mesh *m, int levels, int limit,
                        const char *what)
 {
@@ -597,6 +603,38 @@ static void graph_case(mmx_ctx *gpu, mmx_scheme scheme, mmx_mesh *m, int levels,
     MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[0], MMX_SPACE_DEVICE, ob));
     MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, out[1], MMX_SPACE_DEVICE, ob));
     cr_assert_neq(memcmp(hA, hB, ob), 0, "%s: both deformations gave the same positions", what);
+    /* One frame of both channels (one graph launch): the bytes of the two calls. */
+    if (nuv_out) {
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_frame(g, ctl[1], out[2], uctl[1], uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_frame(g, ctl[1], out[2], uctl[1], uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[2], MMX_SPACE_DEVICE, ob));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, out[1], MMX_SPACE_DEVICE, ob));
+        cr_assert_eq(memcmp(hA, hB, ob), 0, "%s: one frame's positions", what);
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[2], MMX_SPACE_DEVICE, uob));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, uout[1], MMX_SPACE_DEVICE, uob));
+        cr_assert_eq(memcmp(hA, hB, uob), 0, "%s: one frame's texture coordinates", what);
+    }
+    /* The plan's evaluation of the control mesh = mmx_subdivide on CUDA with the options. */
+    mmx_mesh *direct = NULL, *hd = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, d, levels, &o, &direct));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, direct, MMX_SPACE_HOST, &hd));
+    cr_assert_eq(hd->M->nrows, nv, "%s: %d vertices, the direct call %d", what, nv, hd->M->nrows);
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(g, d->pos, out[2]));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[2], MMX_SPACE_DEVICE, ob));
+    const double diag = mesh_diagonal(hd);
+    for (size_t i = 0; i < 3 * (size_t)nv; i++)
+        cr_assert(fabs((double)hA[i] - hd->pos[i]) <= 1e-6 * diag, "%s: coordinate %zu is %g, the "
+                  "direct call's on CUDA %g", what, i, (double)hA[i], (double)hd->pos[i]);
+    if (nuv_out) {
+        cr_assert_not_null(hd->uv);
+        cr_assert_eq(hd->uv->nvalues, nuv_out, "%s: texture coordinates", what);
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, d->uv->values, uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[2], MMX_SPACE_DEVICE, uob));
+        for (mmx_index i = 0; i < 2 * nuv_out; i++)
+            cr_assert(fabsf(hA[i] - hd->uv->values[i]) <= 1e-6f, "%s: texture coordinate %d", what, i);
+    }
+    mmx_mesh_free(hd);
+    mmx_mesh_free(direct);
     for (int k = 0; k < 4; k++) {
         mmx_mem_free(gpu, MMX_SPACE_DEVICE, out[k]);
         if (uout[k]) mmx_mem_free(gpu, MMX_SPACE_DEVICE, uout[k]);

@@ -477,6 +477,16 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
  * corner), MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv);
 
+/* One frame: mmx_subdiv_plan_eval and mmx_subdiv_plan_eval_uv in one call, so that on CUDA
+ * the positions' chain and the face-varying channel are one graph launch (captured on the
+ * first call with these four pointers, updated in place when they change; a plan keeps one
+ * graph for each kind of call: positions, coordinates, both). Either pair may be NULL (both
+ * its arrays), not both; the arrays as those two functions take them, with the same results
+ * to the byte. Queued; synchronises: never. Errors: those of the two functions, and
+ * MMX_ERR_ARG (one array of a pair NULL, or every array NULL). */
+mmx_status mmx_subdiv_plan_eval_frame(mmx_subdiv_plan *plan, const float *control_pos, float *pos,
+                                      const float *control_uv, float *uv);
+
 /* The number of texture coordinates of the plan's last level (0 for a plan without them). */
 mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan);
 

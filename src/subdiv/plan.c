@@ -17,7 +17,7 @@ struct mmx_subdiv_plan {
     /* CUDA: each evaluation's work as one graph (mmx__graph_run), made on the first call and
      * updated when the arrays change; `nograph` (MMX_SUBDIV_PLAN_NO_GRAPH set at creation)
      * queues the same work without one, for debugging. */
-    mmx__graph *graph, *uvgraph;
+    mmx__graph *graph, *uvgraph, *framegraph; /* positions, coordinates, both (plan_frame) */
     int nograph;
     /* opts->limit: every evaluation's last level is pushed to the limit surface, as
      * mmx_subdivide's result is: the passes write the last level into `lim`, and the limit
@@ -170,6 +170,7 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
     /* A graph still running completes first; the arrays go back in stream order. */
     mmx__graph_free(plan->graph);
     mmx__graph_free(plan->uvgraph);
+    mmx__graph_free(plan->framegraph);
     mmx__limit_state_free(plan->ctx, &plan->lst);
     for (int l = 0; plan->lv && l <= plan->levels; l++)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
@@ -305,32 +306,6 @@ static mmx_status plan_queue(void *arg)
     return s;
 }
 
-/* The work as one graph launch on CUDA (keyed by its arrays), or done directly. */
-static mmx_status plan_run(mmx_subdiv_plan *p, mmx__graph **graph, mmx__graph_work work,
-                           void *arg, const void *key, size_t keylen)
-{
-    if (mmx_ctx_backend(p->ctx) != MMX_BACKEND_CUDA || p->nograph) return work(arg);
-    return mmx__graph_run(p->ctx, graph, key, keylen, work, arg);
-}
-
-mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
-{
-    if (!plan) return MMX_ERR_ARG;
-    mmx_ctx *ctx = plan->ctx;
-    if (!control_pos || !pos)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
-                         control_pos ? "pos" : "control_pos");
-    /* The host checks the coordinates; on CUDA that would be a wait (subdiv.h). */
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA) {
-        mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval", control_pos, plan->lv[0].nv,
-                                          3, MMX_SPACE_HOST, "control vertex");
-        if (s) return s;
-    }
-    plan_eval_args a = {plan, control_pos, pos};
-    const void *key[2] = {control_pos, pos};
-    return plan_run(plan, &plan->graph, plan_queue, &a, key, sizeof key);
-}
-
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out)
 {
     if (!plan) return MMX_ERR_ARG;
@@ -372,25 +347,77 @@ static mmx_status plan_queue_uv(void *arg)
     return s;
 }
 
+/* A frame: the positions' work, the coordinates', or both, each pair of arrays NULL when not
+ * wanted (checked by the callers). */
+typedef struct plan_frame_args {
+    plan_eval_args pos, uv;
+} plan_frame_args;
+
+static mmx_status plan_queue_frame(void *arg)
+{
+    plan_frame_args *a = arg;
+    mmx_status s = a->pos.out ? plan_queue(&a->pos) : MMX_OK;
+    if (!s && a->uv.out) s = plan_queue_uv(&a->uv);
+    return s;
+}
+
+/* The evaluation entry points' common part, on checked pointers (each pair both NULL or both
+ * not, one pair at least): the host's coordinate checks, then the work, on CUDA one graph per
+ * kind of frame (positions, coordinates, both), so that alternating calls keep their graphs. */
+static mmx_status plan_frame(mmx_subdiv_plan *p, const char *who, const float *control_pos,
+                             float *pos, const float *control_uv, float *uv)
+{
+    mmx_ctx *ctx = p->ctx;
+    if (uv && !p->uvplan)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the plan refines no texture coordinates "
+                         "(its control mesh had none; sqrt3 and Loop's linear mode refine them "
+                         "per corner; or their texture mesh is one the fused path does not take, "
+                         "such as faces sharing one chart's corners)", who);
+    /* The host checks the coordinates; on CUDA that would be a wait (subdiv.h). */
+    mmx_status s = MMX_OK;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA && pos)
+        s = mmx__subdiv_coords(ctx, who, control_pos, p->lv[0].nv, 3, MMX_SPACE_HOST, "control vertex");
+    if (!s && mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA && uv)
+        s = mmx__subdiv_coords(ctx, who, control_uv, p->to3->nrows / 2, 2, MMX_SPACE_HOST,
+                               "control texture coordinate");
+    if (s) return s;
+    plan_frame_args a = {{p, control_pos, pos}, {p, control_uv, uv}};
+    const void *key[4] = {control_pos, pos, control_uv, uv};
+    mmx__graph **g = !uv ? &p->graph : !pos ? &p->uvgraph : &p->framegraph;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA || p->nograph) return plan_queue_frame(&a);
+    return mmx__graph_run(ctx, g, key, sizeof key, plan_queue_frame, &a);
+}
+
+mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
+{
+    if (!plan) return MMX_ERR_ARG;
+    if (!control_pos || !pos)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
+                         control_pos ? "pos" : "control_pos");
+    return plan_frame(plan, "mmx_subdiv_plan_eval", control_pos, pos, NULL, NULL);
+}
+
 mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv)
 {
     if (!plan) return MMX_ERR_ARG;
-    mmx_ctx *ctx = plan->ctx;
     if (!control_uv || !uv)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval_uv: %s is NULL",
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval_uv: %s is NULL",
                          control_uv ? "uv" : "control_uv");
-    if (!plan->uvplan)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdiv_plan_eval_uv: the plan refines no "
-                         "texture coordinates (its control mesh had none; sqrt3 and Loop's "
-                         "linear mode refine them per corner; or their texture mesh is one the "
-                         "fused path does not take, such as faces sharing one chart's corners)");
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA) {
-        mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval_uv", control_uv,
-                                          plan->to3->nrows / 2, 2, MMX_SPACE_HOST,
-                                          "control texture coordinate");
-        if (s) return s;
-    }
-    plan_eval_args a = {plan, control_uv, uv};
-    const void *key[2] = {control_uv, uv};
-    return plan_run(plan, &plan->uvgraph, plan_queue_uv, &a, key, sizeof key);
+    return plan_frame(plan, "mmx_subdiv_plan_eval_uv", NULL, NULL, control_uv, uv);
+}
+
+mmx_status mmx_subdiv_plan_eval_frame(mmx_subdiv_plan *plan, const float *control_pos, float *pos,
+                                      const float *control_uv, float *uv)
+{
+    if (!plan) return MMX_ERR_ARG;
+    const char *who = "mmx_subdiv_plan_eval_frame";
+    if (!control_pos != !pos)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: %s is NULL and %s is not", who,
+                         control_pos ? "pos" : "control_pos", control_pos ? "control_pos" : "pos");
+    if (!control_uv != !uv)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: %s is NULL and %s is not", who,
+                         control_uv ? "uv" : "control_uv", control_uv ? "control_uv" : "uv");
+    if (!pos && !uv)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: no arrays (positions, coordinates or both)", who);
+    return plan_frame(plan, who, control_pos, pos, control_uv, uv);
 }
