@@ -659,6 +659,8 @@ Test(fused, gpu_plan_graph, .description = "a CUDA plan's graph gives the bytes 
     graph_case(gpu, CC, with_creases(with_tags(shape(host, "torus:8:6"), "t hole 2/0/0 5 20\n"), 3, NULL),
                2, 1, "torus, holes, creases, limit");
     graph_case(gpu, LOOP, with_creases(shape(host, "icosphere:1"), 2, NULL), 3, 1, "icosphere, creases, limit");
+    graph_case(gpu, CC, with_tags(shape(host, "cube"), "t corner 3/3/0 0 3 5 10 2.5 0.5\n"), 3, 1,
+               "cube, corners, limit");
     graph_case(gpu, SQRT3, tri_grid(host, 6, 5), 4, 0, "sqrt3, open grid");
     graph_case(gpu, CC, with_tags(read_data(host, "textured.obj"), "t crease 2/1/0 1 2 2\n"), 2, 0,
                "textured, crease");
