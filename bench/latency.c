@@ -8,7 +8,13 @@
  * parsed and placed on the adjacency's edges: src/subdiv/tags_dev.c); the "first call" column
  * times the chain with that cache emptied before each call (mmx_mesh_release_cache), what an
  * application pays once per cage. A tagged cage has a second row, the same cage with its tags
- * removed (mmx_mesh_set_tags), for issue 30's ratio (tagged within 1.5x of untagged).
+ * removed (mmx_mesh_set_tags), for issue 30's ratio (tagged within 1.5x of untagged). The
+ * plan columns (issue 30): a plan to the chain's levels (mmx_subdiv_plan_create with the tags),
+ * then one frame, mmx_subdiv_plan_eval (one CUDA graph launch), on CUDA events, median of
+ * REPS, against its floor (the control positions read and the last level's written, at the
+ * copy bandwidth measured in the run) and their ratio (target 2x), and the waits of a frame
+ * (0: nothing waits). OpenSubdiv's stencil evaluation is not linked here (bench/subdiv_fused
+ * has it beside its plan rows).
  *
  * Usage: latency MESHDIR [--levels N] [--csv FILE]    (N: the chain's levels, default 6, fewer
  * for a cage whose chain would pass about 6M faces: bigguy's 1,450 quads take all 6)
@@ -18,8 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_clock.h"
+#include "bench_util.h"
 #include "core/core_internal.h" /* mmx__ctx_syncs */
 #include "meshmatrix.h"
+
+static double tbps; /* the copy bandwidth measured in the run */
 
 enum { WARM = 5, REPS = 30 };
 
@@ -80,23 +89,57 @@ static int chain_levels(const mmx_mesh *m, int levels)
     return l;
 }
 
+/* A plan of the chain's levels on m, then frames: *ms the median frame on CUDA events, *floor
+ * its floor, *waits a frame's waits. 0 on success. */
+static int plan_frame(mmx_ctx *ctx, const mmx_mesh *m, int levels, double *ms, double *floor,
+                      long *waits)
+{
+    mmx_subdiv_plan *plan = NULL;
+    mmx_index cnv = 0, nv = 0;
+    float *out = NULL;
+    mmx_timer *timer = NULL;
+    double t[REPS];
+    mmx_status s = mmx_subdiv_plan_create(ctx, MMX_SCHEME_CATMULL_CLARK, m, levels, NULL, &plan);
+    if (!s) mmx_subdiv_plan_sizes(plan, &cnv, &nv, NULL);
+    if (!s) s = mmx_mem_alloc(ctx, mmx_ctx_space(ctx), 12 * (size_t)nv, (void **)&out);
+    if (!s) s = mmx_timer_create(ctx, &timer);
+    for (int r = 0; !s && r < WARM; r++) s = mmx_subdiv_plan_eval(plan, m->pos, out);
+    if (!s) s = mmx_ctx_sync(ctx);
+    unsigned long long s0 = mmx__ctx_syncs(ctx);
+    for (int r = 0; !s && r < REPS; r++) {
+        s = mmx_timer_start(timer);
+        if (!s) s = mmx_subdiv_plan_eval(plan, m->pos, out);
+        if (!s) s = mmx_timer_stop(timer, &t[r]); /* an event wait, not the library's */
+    }
+    *waits = (long)((mmx__ctx_syncs(ctx) - s0) / REPS);
+    if (s) fprintf(stderr, "latency: plan: %s\n", mmx_ctx_error(ctx));
+    else *ms = bc_median(t, REPS), *floor = (12.0 * cnv + 12.0 * nv) / (tbps * 1e9);
+    mmx_timer_free(timer);
+    if (out) mmx_mem_free(ctx, mmx_ctx_space(ctx), out);
+    mmx_subdiv_plan_free(plan);
+    return s ? -1 : 0;
+}
+
 /* One cage's row: level 1, the chain (warm, and with the mesh's cache emptied before each call:
- * the first call), the adjacency. 0 on success. */
+ * the first call), the adjacency, a plan's frame. 0 on success. */
 static int row(mmx_ctx *ctx, mmx_mesh *m, const char *name, const char *tags, int levels, FILE *csv)
 {
-    double l1 = 0, chain = 0, first = 0, adj = 0;
-    long s1 = 0, sc = 0, sf = 0, sa = 0;
+    double l1 = 0, chain = 0, first = 0, adj = 0, frame = 0, floor = 0;
+    long s1 = 0, sc = 0, sf = 0, sa = 0, sp = 0;
     const int cl = chain_levels(m, levels);
     const call one = {"mmx_subdivide", 1}, whole = {"mmx_subdivide", cl},
                adjc = {"mmx_adjacency_compute", -1};
     if (time_call(ctx, m, one, 0, &l1, &s1) || time_call(ctx, m, whole, 0, &chain, &sc) ||
-        time_call(ctx, m, whole, 1, &first, &sf) || time_call(ctx, m, adjc, 0, &adj, &sa))
+        time_call(ctx, m, whole, 1, &first, &sf) || time_call(ctx, m, adjc, 0, &adj, &sa) ||
+        plan_frame(ctx, m, cl, &frame, &floor, &sp))
         return -1;
-    printf("| %s | %d | %s | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld | %.3f | %ld |\n", name,
-           (int)mmx_mesh_nfaces(m), tags, l1, s1, chain, cl, sc, first, sf, adj, sa);
+    printf("| %s | %d | %s | %.3f | %ld | %.3f (%d) | %ld | %.3f | %ld | %.3f | %ld | %.4f | %.4f | %.2fx | %ld |\n",
+           name, (int)mmx_mesh_nfaces(m), tags, l1, s1, chain, cl, sc, first, sf, adj, sa, frame,
+           floor, frame / floor, sp);
     if (csv)
-        fprintf(csv, "%s,%d,%s,%.4f,%ld,%d,%.4f,%ld,%.4f,%ld,%.4f,%ld\n", name,
-                (int)mmx_mesh_nfaces(m), tags, l1, s1, cl, chain, sc, first, sf, adj, sa);
+        fprintf(csv, "%s,%d,%s,%.4f,%ld,%d,%.4f,%ld,%.4f,%ld,%.4f,%ld,%.4f,%.4f,%ld\n", name,
+                (int)mmx_mesh_nfaces(m), tags, l1, s1, cl, chain, sc, first, sf, adj, sa, frame,
+                floor, sp);
     return 0;
 }
 
@@ -127,6 +170,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "latency: no CUDA context: %s\n", ctx ? mmx_ctx_error(ctx) : "");
         return 1;
     }
+    tbps = bu_copy_tbps((cudaStream_t)mmx_ctx_cuda_stream(ctx));
     char cages[512];
     snprintf(cages, sizeof cages, "%s/cages", dir);
     DIR *d = opendir(cages);
@@ -145,9 +189,10 @@ int main(int argc, char **argv)
     FILE *csv = csvpath ? fopen(csvpath, "w") : NULL;
     if (csv)
         fprintf(csv, "cage,faces,tags,level1_ms,level1_syncs,chain_levels,chain_ms,chain_syncs,"
-                     "first_chain_ms,first_chain_syncs,adjacency_ms,adjacency_syncs\n");
-    printf("| cage | faces | tags | level 1 (ms) | waits | chain (ms) (levels) | waits | chain, first call (ms) | waits | adjacency (ms) | waits |\n");
-    printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                     "first_chain_ms,first_chain_syncs,adjacency_ms,adjacency_syncs,"
+                     "plan_frame_ms,plan_floor_ms,plan_frame_syncs\n");
+    printf("| cage | faces | tags | level 1 (ms) | waits | chain (ms) (levels) | waits | chain, first call (ms) | waits | adjacency (ms) | waits | plan frame (ms) | floor (ms) | over floor | waits |\n");
+    printf("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     int rc = 0;
     for (int i = 0; i < n; i++) {
         char path[1024];
@@ -178,8 +223,10 @@ int main(int argc, char **argv)
     }
     printf("\nend to end on the host's clock (the call and mmx_ctx_sync), median of %d after %d "
            "warm-up calls;\nwaits: the library's waits for the stream inside one call "
-           "(mmx_ctx_sync not counted); first call: the mesh's cache emptied before each call\n",
-           REPS, WARM);
+           "(mmx_ctx_sync not counted); first call: the mesh's cache emptied before each call;\n"
+           "plan frame: mmx_subdiv_plan_eval of the chain's levels on CUDA events, median of %d;"
+           " floor: control positions read + last level written at %.3f TB/s (target: within 2x)\n",
+           REPS, WARM, REPS, tbps);
     if (csv) fclose(csv);
     mmx_ctx_free(ctx);
     return rc;

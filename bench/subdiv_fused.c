@@ -10,7 +10,10 @@
  *   nefertiti-loop   models/nefertiti.obj    Loop 4 (25.6M triangles)
  *   nefertiti-sqrt3  models/nefertiti.obj    sqrt3 5 (24.3M triangles)
  * the nefertiti cases in file order, shuffled (mmx_mesh_shuffle, seed 1) and shuffled then
- * reordered (mmx_mesh_reorder: RCM); bigguy-cc-eval, the re-evaluation of a level-6 plan; and
+ * reordered (mmx_mesh_reorder: RCM); bigguy-cc-eval, the re-evaluation of a level-6 plan
+ * (with its texture coordinates: bigguy-cc-eval-uv), and the same for the creased cages
+ * (carT-cc-eval, rookT-cc-eval, armorguy-cc-eval, armorguy-loop-eval, their tags kept), each
+ * against its floor and OpenSubdiv's CPU stencil evaluation (run_eval); and
  * bigguy-cc-creased, bigguy with every tenth edge creased (sharpness 2.5, set through
  * mmx_mesh_set_tags) to level 6, against OpenSubdiv with the same creases (OpenMesh has no
  * creases: it does not run, nor the algebraic path); bigguy-cc-textured, the cage with its
@@ -38,9 +41,11 @@
  *   floor         bytes over the copy bandwidth measured in the run: per level, the parent's
  *                 matrix (4 bytes a corner) and positions (12 a vertex) read and the child's
  *                 written; chain = all levels, last = the last level
- *   eval          one mmx_subdiv_plan_eval (CUDA events around the graph launch), median of 21;
- *                 its floor reads each level's matrix and positions and writes the child's
- *                 positions (no topology written)
+ *   eval rows     one frame (mmx_subdiv_plan_eval_frame, with the coordinates where textured:
+ *                 CUDA events around its graph launch), median of 21, in the fused chain column; floor
+ *                 chain: the control positions read and the last level's written (issue 30's
+ *                 floor; the coordinates too where textured); OpenSubdiv: its stencil
+ *                 evaluation alone (UpdateValues on the CPU)
  *
  * Usage: subdiv_fused MESHDIR [--case NAME]... [--no-peers] [--no-algebraic] [--csv FILE]
  * The CSV (bench/fused_report.py turns it into tables, a plot and the README's table) starts
@@ -82,6 +87,12 @@ static const kase cases[] = {
     {"bigguy-cc-textured", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 0, 0, 1},
     {"carT-cc", "cages/carT.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 1, 0, 0},
     {"rookT-cc", "cages/rookT.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0, 0},
+    /* Plan re-evaluation per frame (issue 30): creased and textured cages. */
+    {"bigguy-cc-eval-uv", "cages/bigguy_quads.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0, 1},
+    {"carT-cc-eval", "cages/carT.obj", MMX_SCHEME_CATMULL_CLARK, 5, 1, 1, 0, 0},
+    {"rookT-cc-eval", "cages/rookT.obj", MMX_SCHEME_CATMULL_CLARK, 6, 1, 1, 0, 0},
+    {"armorguy-cc-eval", "cages/ArmorGuyT.obj", MMX_SCHEME_CATMULL_CLARK, 3, 1, 1, 0, 0},
+    {"armorguy-loop-eval", "cages/ArmorGuyT.obj", MMX_SCHEME_LOOP, 4, 1, 1, 0, 0},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 static const char *order_name[3] = {"file", "shuffled", "rcm"};
@@ -90,7 +101,7 @@ typedef struct row {
     long long faces;
     double fused_chain, fused_last, fused_wall, alg_chain, alg_wall, osd, om;
     double floor_chain, floor_last, bytes_per_face;
-    char note[300];
+    char note[640];
 } row;
 
 static FILE *csv;
@@ -320,35 +331,91 @@ static void run_peers(const kase *k, const mmx_mesh *cage, mmx_ctx *host, row *r
     oracle_mesh_free(&in);
 }
 
-/* A plan to the case's level, then re-evaluations of moved control positions. */
-static void run_eval(mmx_ctx *cuda, const kase *k, const mmx_mesh *cage_d, row *r)
+/* A plan to the case's level (the cage's tags kept; with its texture coordinates, for a
+ * textured case), then re-evaluations: the time per frame on CUDA events
+ * (mmx_subdiv_plan_eval_frame: one graph launch, both channels where textured), median of 21, in the
+ * fused chain column; the floor column holds the issue's floor (the control positions read and
+ * the last level's written, and the texture coordinates likewise, at the copy bandwidth); the
+ * OpenSubdiv column its CPU stencil evaluation alone (Far::StencilTable::UpdateValues, double,
+ * positions only) when `peers`. */
+static void run_eval(mmx_ctx *cuda, mmx_ctx *host, const kase *k, const mmx_mesh *cage,
+                     const mmx_mesh *cage_d, int peers, row *r)
 {
     mmx_subdiv_plan *plan = NULL;
     mmx_index cnv = 0, nv = 0;
-    float *in = NULL, *out = NULL;
+    float *in = NULL, *out = NULL, *uin = NULL, *uout = NULL;
     mmx_timer *timer = NULL;
     double t[21];
+    unsigned long long w0 = mmx__ctx_syncs(cuda);
     if (mmx_subdiv_plan_create(cuda, k->scheme, cage_d, k->level, NULL, &plan) != MMX_OK) {
         fail_note(r, "plan", cuda);
         return;
     }
+    const unsigned long long create_waits = mmx__ctx_syncs(cuda) - w0;
     mmx_subdiv_plan_sizes(plan, &cnv, &nv, NULL);
+    const mmx_index nuv = k->textured && cage->uv ? cage->uv->nvalues : 0;
+    const mmx_index nuv_out = nuv ? mmx_subdiv_plan_uv_count(plan) : 0;
     mmx_status s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 12 * (size_t)cnv, (void **)&in);
     if (!s) s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 12 * (size_t)nv, (void **)&out);
     if (!s) s = mmx_mem_copy(cuda, in, MMX_SPACE_DEVICE, cage_d->pos, MMX_SPACE_DEVICE, 12 * (size_t)cnv);
+    if (!s && nuv_out) {
+        s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 8 * (size_t)nuv, (void **)&uin);
+        if (!s) s = mmx_mem_alloc(cuda, MMX_SPACE_DEVICE, 8 * (size_t)nuv_out, (void **)&uout);
+        if (!s) s = mmx_mem_copy(cuda, uin, MMX_SPACE_DEVICE, cage->uv->values, MMX_SPACE_HOST, 8 * (size_t)nuv);
+    }
     if (!s) s = mmx_timer_create(cuda, &timer);
-    for (int i = 0; !s && i < 2; i++) s = mmx_subdiv_plan_eval(plan, in, out); /* the graph */
+    /* A frame: one graph launch, both channels where textured. */
+    for (int i = 0; !s && i < 2; i++) /* the graph made */
+        s = mmx_subdiv_plan_eval_frame(plan, in, out, nuv_out ? uin : NULL, nuv_out ? uout : NULL);
+    if (!s) s = mmx_ctx_sync(cuda);
+    w0 = mmx__ctx_syncs(cuda);
     for (int i = 0; !s && i < 21; i++) {
         s = mmx_timer_start(timer);
-        if (!s) s = mmx_subdiv_plan_eval(plan, in, out);
-        if (!s) s = mmx_timer_stop(timer, &t[i]);
+        if (!s) s = mmx_subdiv_plan_eval_frame(plan, in, out, nuv_out ? uin : NULL, nuv_out ? uout : NULL);
+        if (!s) s = mmx_timer_stop(timer, &t[i]); /* waits for the events, not counted below */
     }
-    if (s) fail_note(r, "eval", cuda);
-    else r->fused_chain = bc_median(t, 21);
-    add_note(r, "re-evaluation of a level-6 plan (CUDA graph) in fused_chain_ms");
+    const unsigned long long frame_waits = (mmx__ctx_syncs(cuda) - w0) / 21;
+    if (s) {
+        fail_note(r, "eval", cuda);
+    } else {
+        r->fused_chain = bc_median(t, 21);
+        /* The floor: the control positions (and coordinates) read, the last level's written. */
+        const double bytes = 12.0 * cnv + 12.0 * nv + 8.0 * nuv + 8.0 * nuv_out;
+        r->floor_chain = bytes / (tbps * 1e9);
+        char note[320];
+        snprintf(note, sizeof note, "plan frame%s %.4f ms (fused_chain_ms); floor %.4f ms "
+                 "(control read + last level written: floor_chain_ms); %.2fx the floor%s (target "
+                 "2x); waits per frame %llu; plan creation waits %llu",
+                 nuv_out ? " (positions and texture coordinates)" : "", r->fused_chain,
+                 r->floor_chain, r->fused_chain / r->floor_chain,
+                 r->fused_chain <= 2 * r->floor_chain ? " (met)" : " (missed)", frame_waits,
+                 create_waits);
+        add_note(r, note);
+    }
+    if (peers && !s) {
+        oracle_mesh oin = {0}, oout = {0};
+        oracle_times ot = {0, 0, 0};
+        char err[256];
+        if (oracle_mesh_from_mmx(host, cage, &oin) != MMX_OK) {
+            add_note(r, "OpenSubdiv: cannot convert the cage");
+        } else if (oracle_osd_refine_tagged(k->scheme == MMX_SCHEME_LOOP ? 0 : 1, &oin, cage->tags,
+                                            k->level, &oout, &ot, err, sizeof err) == 0) {
+            r->osd = ot.eval_ms;
+            char note[160];
+            snprintf(note, sizeof note, "osd_ms: OpenSubdiv's CPU stencil evaluation alone "
+                     "(UpdateValues; double; positions only), %.1fx ours", r->osd / r->fused_chain);
+            add_note(r, note);
+        } else {
+            add_note(r, "OpenSubdiv failed"), add_note(r, err);
+        }
+        oracle_mesh_free(&oout);
+        oracle_mesh_free(&oin);
+    }
     mmx_timer_free(timer);
     mmx_mem_free(cuda, MMX_SPACE_DEVICE, in);
     mmx_mem_free(cuda, MMX_SPACE_DEVICE, out);
+    if (uin) mmx_mem_free(cuda, MMX_SPACE_DEVICE, uin);
+    if (uout) mmx_mem_free(cuda, MMX_SPACE_DEVICE, uout);
     mmx_subdiv_plan_free(plan);
 }
 
@@ -480,7 +547,7 @@ int main(int argc, char **argv)
                 mmx_subdivide(cuda, k->scheme, d, 1, NULL, &w)) {
                 fail_note(&r, "setup", cuda);
             } else if (eval) {
-                run_eval(cuda, k, d, &r);
+                run_eval(cuda, host, k, m, d, peers && k->peers, &r);
             } else {
                 run_mmx(cuda, k, d, MMX_SUBDIV_PATH_FUSED, 3, 5, &r.fused_chain, &r.fused_last,
                         &r.fused_wall, &r);

@@ -63,14 +63,27 @@ static void same(const mmx_mesh *got, const mmx_mesh *ref, const char *what)
               worst / diag);
 }
 
+/* Whether m (host) has a boundary edge. */
+static int has_boundary(mmx_ctx *host, const mmx_mesh *m)
+{
+    mmx_adjacency *adj = NULL;
+    MMX_OK_OR_FAIL(host, mmx_adjacency_compute(host, m, &adj));
+    const int b = adj->boundary_edges > 0;
+    mmx_adjacency_free(adj);
+    return b;
+}
+
 /* Each level 1..levels: the fused path (on ctx) against the algebraic path on the host, with
- * boundary mode `boundary`. */
+ * boundary mode `boundary`. The default path is the fused one, but for sqrt3 with boundary,
+ * where it is the algebraic one (subdiv.h). */
 static void check_mode(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_boundary boundary,
                        mmx_mesh *m, int levels, const char *what)
 {
     mmx_mesh *in = m;
     if (mmx_ctx_space(ctx) != MMX_SPACE_HOST)
         MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+    const mmx_subdiv_path dpath = scheme == SQRT3 && has_boundary(host, m) ? MMX_SUBDIV_PATH_ALGEBRAIC
+                                                                           : MMX_SUBDIV_PATH_FUSED;
     for (int l = 1; l <= levels; l++) {
         char label[160];
         snprintf(label, sizeof label, "%s, %s level %d (%s)", what, mmx_scheme_name(scheme), l,
@@ -82,12 +95,16 @@ static void check_mode(mmx_ctx *ctx, mmx_ctx *host, mmx_scheme scheme, mmx_bound
         /* The carried tags (the creases' halves still sharp, corners, holes) to the byte: the
          * fused Catmull-Clark lists its uniform creases in closed form (tags_dev.c). */
         cr_assert_str_eq(h->tags ? h->tags : "", ref->tags ? ref->tags : "", "%s: tags", label);
-        /* The default path is the fused one. */
         if (l == levels) {
             mmx_mesh *dflt = refine_mode(ctx, scheme, boundary, in, l, MMX_SUBDIV_PATH_AUTO),
                      *hd = to_host(ctx, dflt);
-            cr_assert_eq(memcmp(hd->pos, h->pos, sizeof(float) * 3 * (size_t)h->M->nrows), 0,
-                         "%s: the default path is not the fused one", label);
+            mmx_mesh *exp = dpath == MMX_SUBDIV_PATH_FUSED ? NULL : refine_mode(ctx, scheme, boundary, in, l, dpath);
+            mmx_mesh *he = exp ? to_host(ctx, exp) : NULL;
+            cr_assert_eq(memcmp(hd->pos, (he ? he : h)->pos, sizeof(float) * 3 * (size_t)h->M->nrows), 0,
+                         "%s: the default path is not the %s one", label,
+                         dpath == MMX_SUBDIV_PATH_FUSED ? "fused" : "algebraic");
+            mmx_mesh_free(he);
+            mmx_mesh_free(exp);
             mmx_mesh_free(hd);
             mmx_mesh_free(dflt);
         }
@@ -233,6 +250,12 @@ static void sqrt3_meshes(mmx_ctx *ctx, mmx_ctx *host)
     check(ctx, host, SQRT3, bipyramid(host, 200), 2, "bipyramid 200");
     check(ctx, host, SQRT3, shuffled(host, bipyramid(host, 60), 7), 3, "shuffled bipyramid");
     check(ctx, host, SQRT3, no_faces(host, 5), 2, "vertices without faces");
+    /* With boundary (Kobbelt's rule): the levels' topology is the algebraic path's, the
+     * positions the fused passes' (an odd generation's cut points, the boundary vertices). */
+    check(ctx, host, SQRT3, tri_grid(host, 6, 5), 4, "open triangulated grid");
+    check(ctx, host, SQRT3, read_data(host, "strip.obj"), 3, "strip");
+    check(ctx, host, SQRT3, fan(host, 5), 3, "fan of 5");
+    check(ctx, host, SQRT3, shuffled(host, tri_grid(host, 5, 4), 3), 3, "shuffled open grid");
 }
 
 /* Loop and sqrt3 refuse two triangles on the same three vertices in opposite orders (a pillow,
@@ -415,6 +438,12 @@ static void plans(mmx_ctx *ctx, mmx_ctx *host)
     check_plan(ctx, host, LOOP, tri_grid(host, 6, 5), 3, "triangulated grid");
     check_plan(ctx, host, LOOP, shape(host, "icosphere:1"), 3, "icosphere");
     check_plan(ctx, host, SQRT3, shuffled(host, bipyramid(host, 20), 3), 3, "shuffled bipyramid");
+    /* sqrt3 with boundary: odd generations cut the boundary edges (Kobbelt's rule). */
+    check_plan(ctx, host, SQRT3, tri_grid(host, 6, 5), 4, "open triangulated grid");
+    check_plan(ctx, host, SQRT3, shuffled(host, fan(host, 6), 5), 3, "shuffled fan");
+    /* Corner tags: infinitely sharp, semi-sharp (decaying over the levels), below 1. */
+    check_plan(ctx, host, CC, with_tags(shape(host, "cube"), "t corner 3/3/0 0 3 5 10 2.5 0.5\n"), 3,
+               "cube with corners");
     /* Creased levels: the re-evaluation reads each level's edge sharpness. */
     check_plan(ctx, host, CC, with_creases(shape(host, "mixed"), 2, NULL), 4, "mixed with creases");
     check_plan(ctx, host, LOOP, with_creases(shape(host, "icosphere:1"), 2, "t creasemethod 0/0/1 chaikin\n"),
@@ -457,6 +486,11 @@ Test(fused, plan_refusals, .description = "plans refuse what mmx_subdivide refus
     cr_assert_eq(mmx_subdiv_plan_eval(plan, NULL, out), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdiv_plan_eval(plan, tet->pos, NULL), MMX_ERR_ARG);
     cr_assert_eq(mmx_subdiv_plan_mesh(plan, NULL, NULL), MMX_ERR_ARG);
+    /* One frame: a pair half given, nothing given, coordinates the plan has not. */
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, tet->pos, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(host), "pos is NULL and control_pos is not"), "%s", mmx_ctx_error(host));
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, NULL, NULL, NULL, NULL), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdiv_plan_eval_frame(plan, NULL, NULL, out, out), MMX_ERR_UNSUPPORTED);
     mmx_subdiv_plan_free(plan);
     mmx_subdiv_plan_free(NULL);
     mmx_mesh_free(cube);
@@ -488,6 +522,148 @@ Test(fused, gpu_plan_eval, .description = "a CUDA plan's re-evaluation (graph re
     mmx_ctx *gpu = tu_cuda_ctx_or_skip();
     mmx_ctx *host = tu_host_ctx();
     plans(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* A CUDA plan's evaluation is one graph launch (the passes, the limit, the holes' gather; the
+ * texture coordinates' likewise, and both in one frame), made on the first call and updated
+ * when the arrays change: its bytes are those of the same work queued without a graph (a plan
+ * made with MMX_SUBDIV_PLAN_NO_GRAPH), whichever buffers it is given, and no evaluation waits;
+ * and it gives mmx_subdivide's result on CUDA (positions within 1e-6 of the diagonal). */
+static void graph_case(mmx_ctx *gpu, mmx_scheme scheme, mmx_mesh *m, int levels, int limit,
+                       const char *what)
+{
+    mmx_mesh *d = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &d));
+    mmx_subdiv_options o = {0};
+    o.limit = limit;
+    mmx_subdiv_plan *g = NULL, *n = NULL;
+    cr_assert_eq(unsetenv("MMX_SUBDIV_PLAN_NO_GRAPH"), 0);
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_create(gpu, scheme, d, levels, &o, &g));
+    cr_assert_eq(setenv("MMX_SUBDIV_PLAN_NO_GRAPH", "1", 1), 0);
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_create(gpu, scheme, d, levels, &o, &n));
+    cr_assert_eq(unsetenv("MMX_SUBDIV_PLAN_NO_GRAPH"), 0);
+    mmx_index cnv = 0, nv = 0;
+    mmx_subdiv_plan_sizes(g, &cnv, &nv, NULL);
+    const mmx_index nuv = m->uv ? m->uv->nvalues : 0, nuv_out = mmx_subdiv_plan_uv_count(g);
+    /* Two deformations (A, B), each in its own buffers: position then coordinate arrays. */
+    const size_t cb = 3 * (size_t)cnv * sizeof(float), ob = 3 * (size_t)nv * sizeof(float);
+    const size_t ucb = 2 * (size_t)nuv * sizeof(float), uob = 2 * (size_t)nuv_out * sizeof(float);
+    float *hc = malloc(cb + ucb + 8), *hA = malloc(ob + uob + 8), *hB = malloc(ob + uob + 8);
+    cr_assert(hc && hA && hB);
+    float *ctl[2], *out[4], *uctl[2] = {NULL, NULL}, *uout[4] = {NULL, NULL, NULL, NULL};
+    for (int k = 0; k < 2; k++) {
+        deform(m->pos, cnv, 0.15f * (float)(k + 1), hc);
+        for (mmx_index i = 0; i < 2 * nuv; i++) hc[3 * (size_t)cnv + i] = m->uv->values[i] * (1.0f + 0.1f * (float)k);
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, cb, (void **)&ctl[k]));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, ctl[k], MMX_SPACE_DEVICE, hc, MMX_SPACE_HOST, cb));
+        if (nuv_out) {
+            MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, ucb, (void **)&uctl[k]));
+            MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, uctl[k], MMX_SPACE_DEVICE, hc + 3 * (size_t)cnv,
+                                             MMX_SPACE_HOST, ucb));
+        }
+    }
+    for (int k = 0; k < 4; k++) {
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, ob, (void **)&out[k]));
+        if (nuv_out) MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, uob, (void **)&uout[k]));
+    }
+    MMX_OK_OR_FAIL(gpu, mmx_ctx_sync(gpu));
+    const unsigned long long w0 = mmx__ctx_syncs(gpu);
+    /* The graph plan: A, B (new arrays: the graph updated), A again into A's buffers (updated
+     * back), replayed once more; the plain one: A and B. */
+    for (int rep = 0; rep < 2; rep++) {
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(g, ctl[0], out[0]));
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(g, ctl[1], out[1]));
+        if (nuv_out) {
+            MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, uctl[0], uout[0]));
+            MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, uctl[1], uout[1]));
+        }
+    }
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(n, ctl[0], out[2]));
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(n, ctl[1], out[3]));
+    if (nuv_out) {
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(n, uctl[0], uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(n, uctl[1], uout[3]));
+    }
+    cr_assert_eq(mmx__ctx_syncs(gpu), w0, "%s: an evaluation waited (%llu waits)", what,
+                 mmx__ctx_syncs(gpu) - w0);
+    for (int k = 0; k < 2; k++) {
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[k], MMX_SPACE_DEVICE, ob));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, out[k + 2], MMX_SPACE_DEVICE, ob));
+        cr_assert_eq(memcmp(hA, hB, ob), 0, "%s: deformation %d, the graph's positions differ "
+                     "from the plain queue's", what, k);
+        if (nuv_out) {
+            MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[k], MMX_SPACE_DEVICE, uob));
+            MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, uout[k + 2], MMX_SPACE_DEVICE, uob));
+            cr_assert_eq(memcmp(hA, hB, uob), 0, "%s: deformation %d, texture coordinates", what, k);
+        }
+    }
+    /* The two deformations give two results (the update took the new arrays). */
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[0], MMX_SPACE_DEVICE, ob));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, out[1], MMX_SPACE_DEVICE, ob));
+    cr_assert_neq(memcmp(hA, hB, ob), 0, "%s: both deformations gave the same positions", what);
+    /* One frame of both channels (one graph launch): the bytes of the two calls. */
+    if (nuv_out) {
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_frame(g, ctl[1], out[2], uctl[1], uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_frame(g, ctl[1], out[2], uctl[1], uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[2], MMX_SPACE_DEVICE, ob));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, out[1], MMX_SPACE_DEVICE, ob));
+        cr_assert_eq(memcmp(hA, hB, ob), 0, "%s: one frame's positions", what);
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[2], MMX_SPACE_DEVICE, uob));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hB, MMX_SPACE_HOST, uout[1], MMX_SPACE_DEVICE, uob));
+        cr_assert_eq(memcmp(hA, hB, uob), 0, "%s: one frame's texture coordinates", what);
+    }
+    /* The plan's evaluation of the control mesh = mmx_subdivide on CUDA with the options. */
+    mmx_mesh *direct = NULL, *hd = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, d, levels, &o, &direct));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, direct, MMX_SPACE_HOST, &hd));
+    cr_assert_eq(hd->M->nrows, nv, "%s: %d vertices, the direct call %d", what, nv, hd->M->nrows);
+    MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval(g, d->pos, out[2]));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, out[2], MMX_SPACE_DEVICE, ob));
+    const double diag = mesh_diagonal(hd);
+    for (size_t i = 0; i < 3 * (size_t)nv; i++)
+        cr_assert(fabs((double)hA[i] - hd->pos[i]) <= 1e-6 * diag, "%s: coordinate %zu is %g, the "
+                  "direct call's on CUDA %g", what, i, (double)hA[i], (double)hd->pos[i]);
+    if (nuv_out) {
+        cr_assert_not_null(hd->uv);
+        cr_assert_eq(hd->uv->nvalues, nuv_out, "%s: texture coordinates", what);
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, d->uv->values, uout[2]));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[2], MMX_SPACE_DEVICE, uob));
+        for (mmx_index i = 0; i < 2 * nuv_out; i++)
+            cr_assert(fabsf(hA[i] - hd->uv->values[i]) <= 1e-6f, "%s: texture coordinate %d", what, i);
+    }
+    mmx_mesh_free(hd);
+    mmx_mesh_free(direct);
+    for (int k = 0; k < 4; k++) {
+        mmx_mem_free(gpu, MMX_SPACE_DEVICE, out[k]);
+        if (uout[k]) mmx_mem_free(gpu, MMX_SPACE_DEVICE, uout[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+        mmx_mem_free(gpu, MMX_SPACE_DEVICE, ctl[k]);
+        if (uctl[k]) mmx_mem_free(gpu, MMX_SPACE_DEVICE, uctl[k]);
+    }
+    free(hc), free(hA), free(hB);
+    mmx_subdiv_plan_free(g);
+    mmx_subdiv_plan_free(n);
+    mmx_mesh_free(d);
+    mmx_mesh_free(m);
+}
+
+Test(fused, gpu_plan_graph, .description = "a CUDA plan's graph gives the bytes of its work queued without one, whatever the buffers, and never waits")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    graph_case(gpu, CC, shape(host, "torus:10:6"), 3, 0, "torus");
+    graph_case(gpu, CC, with_creases(shape(host, "mixed"), 2, NULL), 3, 1, "mixed, creases, limit");
+    graph_case(gpu, CC, with_creases(with_tags(shape(host, "torus:8:6"), "t hole 2/0/0 5 20\n"), 3, NULL),
+               2, 1, "torus, holes, creases, limit");
+    graph_case(gpu, LOOP, with_creases(shape(host, "icosphere:1"), 2, NULL), 3, 1, "icosphere, creases, limit");
+    graph_case(gpu, CC, with_tags(shape(host, "cube"), "t corner 3/3/0 0 3 5 10 2.5 0.5\n"), 3, 1,
+               "cube, corners, limit");
+    graph_case(gpu, SQRT3, tri_grid(host, 6, 5), 4, 0, "sqrt3, open grid");
+    graph_case(gpu, CC, with_tags(read_data(host, "textured.obj"), "t crease 2/1/0 1 2 2\n"), 2, 0,
+               "textured, crease");
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

@@ -1010,10 +1010,11 @@ Test(subdiv, sqrt3_boundary_by_hand, .description = "sqrt3's boundary rule, writ
 }
 
 /* The default path takes sqrt3 with boundary on the algebraic path (the same bytes); the fused
- * path and plans refuse it, naming an edge and the paths that take it; each call starts at
+ * path and plans take it too (the algebraic path's topology, the fused passes' positions: the
+ * same topology, positions within rounding; before, both refused it); each call starts at
  * generation 0, as each call of OpenMesh's subdivider does: two calls of one level are
  * OpenMesh's one level twice, and differ from one call of two. */
-Test(subdiv, sqrt3_boundary_paths_and_calls, .description = "sqrt3 with boundary: default = algebraic, fused and plans refuse, a second call starts at generation 0")
+Test(subdiv, sqrt3_boundary_paths_and_calls, .description = "sqrt3 with boundary: default = algebraic = fused = plans, a second call starts at generation 0")
 {
     mmx_ctx *ctx = tu_host_ctx();
     mmx_mesh *m = read_data(ctx, "strip.obj"), *a = NULL, *d = NULL;
@@ -1026,16 +1027,28 @@ Test(subdiv, sqrt3_boundary_paths_and_calls, .description = "sqrt3 with boundary
     cr_assert(memcmp(a->M->rowidx, d->M->rowidx, (size_t)a->M->nnz * sizeof *a->M->rowidx) == 0);
     cr_assert(memcmp(a->pos, d->pos, 3 * (size_t)a->M->nrows * sizeof *a->pos) == 0);
     mmx_mesh_free(d);
-    d = (mmx_mesh *)1;
+    d = NULL;
     o.path = MMX_SUBDIV_PATH_FUSED;
-    cr_assert_eq(mmx_subdivide(ctx, SQRT3, m, 2, &o, &d), MMX_ERR_UNSUPPORTED);
-    cr_assert_null(d);
-    cr_assert(strstr(mmx_ctx_error(ctx), "the fused path (which plans run) takes no boundary"),
-              "%s", mmx_ctx_error(ctx));
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, m, 3, &o, &d));
     mmx_subdiv_plan *plan = NULL;
-    cr_assert_eq(mmx_subdiv_plan_create(ctx, SQRT3, m, 2, NULL, &plan), MMX_ERR_UNSUPPORTED);
-    cr_assert_null(plan);
-    cr_assert(strstr(mmx_ctx_error(ctx), "is on one"), "%s", mmx_ctx_error(ctx));
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, SQRT3, m, 3, NULL, &plan));
+    mmx_index pnv = 0, pnf = 0;
+    mmx_subdiv_plan_sizes(plan, NULL, &pnv, &pnf);
+    float *pp = malloc(3 * (size_t)pnv * sizeof *pp);
+    cr_assert_not_null(pp);
+    MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, m->pos, pp));
+    cr_assert_eq(d->M->nrows, a->M->nrows);
+    cr_assert_eq(pnv, a->M->nrows);
+    cr_assert_eq(pnf, a->M->ncols);
+    cr_assert(memcmp(a->M->rowidx, d->M->rowidx, (size_t)a->M->nnz * sizeof *a->M->rowidx) == 0);
+    const double diag = mesh_diagonal(a);
+    for (size_t i = 0; i < 3 * (size_t)a->M->nrows; i++) {
+        cr_assert(fabs((double)d->pos[i] - a->pos[i]) <= 1e-6 * diag, "fused coordinate %zu", i);
+        cr_assert(fabs((double)pp[i] - a->pos[i]) <= 1e-6 * diag, "plan coordinate %zu", i);
+    }
+    free(pp);
+    mmx_subdiv_plan_free(plan);
+    mmx_mesh_free(d);
     /* The counts of one call of 2 levels: 17 + 20 centres, then 37 + 60 - 28 centres (inner
      * faces) + 2 x 28 cut points (28 boundary edges after level 1, as before it). */
     mmx_mesh *two = NULL, *once = NULL, *twice = NULL;
@@ -1188,16 +1201,14 @@ static void check_refusals(mmx_ctx *ctx)
     mmx_mesh *cube = shape(ctx, "cube"), *ico = shape(ctx, "icosphere:1"), *grid = tri_grid(ctx, 3, 3);
     refused(ctx, LOOP, cube, 1, MMX_ERR_MESH, "face 0 has 4 vertices");
     refused(ctx, SQRT3, cube, 1, MMX_ERR_MESH, "triangle meshes only");
-    /* sqrt3 takes a boundary (Kobbelt's rule) on the algebraic and default paths only. */
+    /* sqrt3 takes a boundary (Kobbelt's rule) on every path. */
     {
         mmx_subdiv_options fz = {0};
         fz.path = MMX_SUBDIV_PATH_FUSED;
-        mmx_mesh *out = (mmx_mesh *)1;
-        cr_assert_eq(mmx_subdivide(ctx, SQRT3, grid, 1, &fz, &out), MMX_ERR_UNSUPPORTED);
-        cr_assert_null(out);
-        cr_assert(strstr(mmx_ctx_error(ctx), "(0-based vertex numbers) is on one (boundary edges: 12); "
-                                             "the algebraic path, or the default path"),
-                  "%s", mmx_ctx_error(ctx));
+        mmx_mesh *out = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, grid, 1, &fz, &out));
+        mmx_mesh_free(out);
+        out = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, SQRT3, grid, 2, NULL, &out));
         mmx_mesh_free(out);
     }

@@ -495,6 +495,26 @@ static void plan_uv(mmx_ctx *ctx, mmx_ctx *host)
                 cr_assert(fabsf(got[i] - ref2->uv->values[i]) <= 1e-6f, "case %zu: moved value %d is %g, the direct call's %g",
                           k, i, (double)got[i], (double)ref2->uv->values[i]);
         }
+        /* One frame of both channels: the coordinates' bytes of eval_uv, the positions' of eval. */
+        {
+            mmx_index pnv = 0;
+            mmx_subdiv_plan_sizes(plan, NULL, &pnv, NULL);
+            const size_t pb = 3 * (size_t)pnv * sizeof(float), ub = 2 * (size_t)nout * sizeof(float);
+            float *p1 = NULL, *p2 = NULL, *u2 = NULL, *h1 = malloc(pb + ub + 4), *h2 = malloc(pb + ub + 4);
+            cr_assert(h1 && h2);
+            MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, pb + 4, (void **)&p1));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, pb + 4, (void **)&p2));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_alloc(ctx, sp, ub + 4, (void **)&u2));
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval(plan, m->pos, p1));
+            MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_eval_frame(plan, m->pos, p2, in, u2));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, h1, MMX_SPACE_HOST, p1, sp, pb));
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, h2, MMX_SPACE_HOST, p2, sp, pb));
+            cr_assert_eq(memcmp(h1, h2, pb), 0, "case %zu: one frame's positions", k);
+            MMX_OK_OR_FAIL(ctx, mmx_mem_copy(ctx, h2, MMX_SPACE_HOST, u2, sp, ub));
+            cr_assert_eq(memcmp(got, h2, ub), 0, "case %zu: one frame's texture coordinates", k);
+            mmx_mem_free(ctx, sp, p1), mmx_mem_free(ctx, sp, p2), mmx_mem_free(ctx, sp, u2);
+            free(h1), free(h2);
+        }
         free(got);
         mmx_mem_free(ctx, sp, in), mmx_mem_free(ctx, sp, out);
         mmx_mesh_free(ref2), mmx_mesh_free(ph), mmx_mesh_free(pm), mmx_mesh_free(ref);

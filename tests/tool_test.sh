@@ -456,10 +456,9 @@ expect_refusal "loop on a pillow" "two-sided pillow" subdiv --backend host --sch
 expect_rc "catmull-clark on a pillow" 0 subdiv --backend host --scheme catmull-clark --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
 expect_refusal "catmull-clark on a duplicated face" "face 1 repeats face 0" subdiv --backend host --scheme catmull-clark "$TMP/dup.obj" "$TMP/s.obj"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
-# sqrt3 refines a boundary with Kobbelt's rule on the algebraic (and default) path; the fused
-# path names the boundary edge and the paths that take it.
+# sqrt3 refines a boundary with Kobbelt's rule on every path (the default is the algebraic one).
 expect_rc "sqrt3 with a boundary" 0 subdiv --backend host --scheme sqrt3 --levels 3 "$TMP/open.obj" "$TMP/s.obj"
-expect_refusal "sqrt3 with a boundary, --path fused" "edge (0, 1) (0-based vertex numbers) is on one" subdiv --backend host --scheme sqrt3 --path fused --levels 2 "$TMP/open.obj" "$TMP/s.obj"
+expect_rc "sqrt3 with a boundary, --path fused" 0 subdiv --backend host --scheme sqrt3 --path fused --levels 2 "$TMP/open.obj" "$TMP/s.obj"
 expect_refusal "sqrt3 on quads" "triangle meshes only" subdiv --backend host --scheme sqrt3 builtin:torus "$TMP/s.obj"
 # An edge of three faces: sqrt3 refuses it; Catmull-Clark makes it sharp (the algebraic path).
 expect_refusal "non-manifold input, sqrt3" "has 3 faces" subdiv --backend host --scheme sqrt3 "$TMP/fin.obj" "$TMP/s.obj"

@@ -103,7 +103,7 @@ enum { O_SCHEME, O_LEVELS, O_PATH, O_BOUNDARY, O_CREASE, O_HOLES, O_TRIANGLES, O
 static const opt_spec subdiv_opts[O_COUNT] = {
     [O_SCHEME] = {"scheme", 0, "S",
                   "loop (triangles), sqrt3 (triangles; boundaries by\n"
-                  "Kobbelt's rule, not on the fused path),\n"
+                  "Kobbelt's rule),\n"
                   "catmull-clark (any polygons; also cc) or bilinear (any\n"
                   "polygons, linear positions); required"},
     [O_LEVELS] = {"levels", 0, "N", "how many times to subdivide (default 1; 0 copies)"},
@@ -111,7 +111,8 @@ static const opt_spec subdiv_opts[O_COUNT] = {
                 "fused or algebraic: the implementation (same result). By\n"
                 "default the fused one, but for what only the algebraic one\n"
                 "takes (edges of three faces or more, creases at a vertex of\n"
-                "several fans)"},
+                "several fans) and sqrt3 with boundary (whose fused path\n"
+                "takes each level's topology from the algebraic one)"},
     [O_BOUNDARY] = {"boundary", 0, "B",
                     "edge-only (boundary edges are creases) or edge-and-corner\n"
                     "(also: a boundary vertex on one face stays where it is), as\n"
@@ -275,7 +276,7 @@ const tool_cmd subdiv_command = {
             "time, and writes OUT as convert does (or nothing, with --discard). The input\n"
             "is checked first: Loop and sqrt3 take triangles only (sqrt3 refines a\n"
             "boundary by Kobbelt's rule, cutting boundary edges in three every second\n"
-            "level, on the algebraic and default paths), and non-manifold or\n"
+            "level, on every path), and non-manifold or\n"
             "inconsistently oriented input, or a level count whose result would not\n"
             "fit in 32-bit indices or in memory, is refused with the reason (exit 1).\n"
             "Runs on the GPU when there is one, unless --backend host.",

@@ -54,11 +54,14 @@
  * across puts opposite the shared edge (the general form of the closed layout: each corner's
  * child takes the two vertices the flip of its edge joins). So that
  * level has one vertex and one edge more per boundary face than mmx_subdiv_predict's count,
- * which knows nothing of boundaries; the face count is the same. The boundary rule is on the
- * algebraic path, where the default path sends such a mesh (its children are made on the host:
- * on CUDA a wait per level); the fused path and plans refuse it (MMX_ERR_UNSUPPORTED, naming a
- * boundary edge). The boundary modes (opts->boundary, 'interpolateboundary') do not apply to
- * sqrt3.
+ * which knows nothing of boundaries; the face count is the same. The default path sends such a
+ * mesh to the algebraic path (its children are made on the host: on CUDA a wait per level).
+ * The fused path (MMX_SUBDIV_PATH_FUSED) and plans take it too: each level's topology is the
+ * algebraic path's and its half-edge view is built from its adjacency (so the fused path costs
+ * the algebraic one and more: a wait more per level on CUDA), and the fused passes write the
+ * positions (the cut points and boundary vertices by the rule above), which is what a plan
+ * re-evaluates per frame; same topology, positions within float rounding. The boundary modes
+ * (opts->boundary, 'interpolateboundary') do not apply to sqrt3.
  *
  * The mesh's tags (OBJ 't' lines, mesh.h) are read here, with OpenSubdiv's rules (Sdc):
  *   - 'interpolateboundary' gives the boundary mode unless opts->boundary names one (1 edge and
@@ -207,8 +210,8 @@ typedef struct mmx_subdiv_level {
 /* Which implementation refines. Both give the same topology, in the same order, and positions
  * within float rounding of each other (tests hold them to 1e-6 of the bounding box). */
 typedef enum mmx_subdiv_path {
-    MMX_SUBDIV_PATH_AUTO = 0,     /* the fused path wherever it applies (today: every input the
-                                     library accepts), else the algebraic one */
+    MMX_SUBDIV_PATH_AUTO = 0,     /* the fused path, but for edges of three faces or more and
+                                     sqrt3 with boundary: the algebraic one */
     MMX_SUBDIV_PATH_FUSED,        /* one pass per level over a half-edge view carried from level
                                      to level in closed form: the fast path */
     MMX_SUBDIV_PATH_ALGEBRAIC     /* the reference: mapped SpMVs and the adjacency per level */
@@ -443,15 +446,17 @@ void mmx_limit_table_free(mmx_limit_table *table);
  * last level's positions without touching topology again (for animation): like OpenSubdiv's
  * stencil evaluation, but the plan keeps each level's half-edge view instead of stencil
  * tables, and re-evaluation is the fused path's passes with their topology writes left out
- * (on CUDA, a CUDA graph replayed per call). */
+ * (on CUDA, all of an evaluation one CUDA graph, replayed per call). */
 typedef struct mmx_subdiv_plan mmx_subdiv_plan;
 
 /* Builds the plan for `levels` (>= 1) levels of `scheme` over `control` (with positions, in
  * the context's space), with the checks and errors of mmx_subdivide (opts: its boundary mode;
- * the path is always the fused one, so sqrt3 with boundary is refused, MMX_ERR_UNSUPPORTED,
- * and a trace is filled as by mmx_subdivide; opts->limit: every evaluation's positions are
- * pushed to the limit surface, as mmx_subdivide's result, by mmx_subdiv_limit on the last
- * level with the sharp features it carries, at its cost and with its waits, after the
+ * the path is always the fused one, sqrt3 with boundary included (Kobbelt's rule, above: the
+ * levels' topology made at creation by the algebraic path, the positions by the passes), and a
+ * trace is filled as by mmx_subdivide; opts->limit: every evaluation's positions are pushed to
+ * the limit surface, as mmx_subdivide's result, by mmx_subdiv_limit's masks on the last level
+ * with the sharp features it carries (its checks, adjacency and half-edge view made once, at
+ * creation; each evaluation then runs the masks alone: one kernel, no wait), after the
  * passes; sqrt3 refused, MMX_ERR_UNSUPPORTED; opts->holes: with MMX_HOLES_REMOVE, the
  * default, the hole faces' descendants and the vertices only they use are left out as by
  * mmx_subdivide: mmx_subdiv_plan_sizes and mmx_subdiv_plan_mesh give the kept ones, and each
@@ -474,10 +479,16 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  * The control positions must keep the coordinate rule (MMX_SUBDIV_COORD_MAX): the host checks
  * them (MMX_ERR_MESH naming the vertex); on CUDA that would cost a wait per frame, so there it
  * is the caller's precondition (beyond it the positions may come out infinite).
- * On CUDA the chain is a CUDA graph made on the first call for this pair of pointers, so
- * passing the same buffers every frame costs one graph launch; a plan with holes left out adds
- * the gather's launch, and one with opts->limit mmx_subdiv_limit's work and waits. Errors:
- * MMX_ERR_ARG (NULL arguments), MMX_ERR_CUDA, and with opts->limit those of mmx_subdiv_limit. */
+ * On CUDA the whole evaluation (every level's pass, the limit masks with opts->limit, the
+ * gather of the kept vertices with holes) is captured into one CUDA graph on the first call
+ * (stream capture on the context's stream) and kept in the plan: each later call with the same
+ * pair of pointers is one cudaGraphLaunch; new pointers capture the chain again and update the
+ * kept graph in place (cudaGraphExecUpdate). The graph queues the very kernels and arguments of
+ * the uncaptured chain, so the bytes are the same. Setting the environment variable
+ * MMX_SUBDIV_PLAN_NO_GRAPH (to anything but "0") before mmx_subdiv_plan_create makes that
+ * plan queue the kernels one by one instead (for debugging and profilers). Synchronises: never
+ * (the host backend computes in the call). Errors: MMX_ERR_ARG (NULL arguments), MMX_ERR_MESH
+ * (host: a coordinate beyond the bound), MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos);
 
 /* The last level's texture coordinates for new control coordinates: `control_uv` has the
@@ -485,11 +496,22 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
  * in the context's space; the refined mesh's index of them is mmx_subdiv_plan_mesh's uv->index
  * (the same as mmx_subdivide's). The face-varying channel re-evaluated as the positions are:
  * the texture mesh's plan (two mmx_spmv around its passes widen the coordinates to (u, v, 0)
- * and narrow them back; on CUDA its graph). Queued, as mmx_subdiv_plan_eval. Errors:
+ * and narrow them back; on CUDA the three in one graph launch, as mmx_subdiv_plan_eval's).
+ * Queued, as mmx_subdiv_plan_eval; synchronises: never. Errors:
  * MMX_ERR_ARG (NULL arguments), MMX_ERR_UNSUPPORTED (a plan without texture coordinates: the
  * control mesh had none, or sqrt3, or Loop's linear mode, which mmx_subdivide refines per
  * corner), MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv);
+
+/* One frame: mmx_subdiv_plan_eval and mmx_subdiv_plan_eval_uv in one call, so that on CUDA
+ * the positions' chain and the face-varying channel are one graph launch (captured on the
+ * first call with these four pointers, updated in place when they change; a plan keeps one
+ * graph for each kind of call: positions, coordinates, both). Either pair may be NULL (both
+ * its arrays), not both; the arrays as those two functions take them, with the same results
+ * to the byte. Queued; synchronises: never. Errors: those of the two functions, and
+ * MMX_ERR_ARG (one array of a pair NULL, or every array NULL). */
+mmx_status mmx_subdiv_plan_eval_frame(mmx_subdiv_plan *plan, const float *control_pos, float *pos,
+                                      const float *control_uv, float *uv);
 
 /* The number of texture coordinates of the plan's last level (0 for a plan without them). */
 mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan);

@@ -6,6 +6,8 @@
 #include <cub/device/device_scan.cuh>
 #include <cuda/functional>
 #include <cuda/std/functional>
+#include <cstdlib>
+#include <cstring>
 #include "cub.cuh"
 #include "launch.cuh"
 
@@ -54,6 +56,57 @@ extern "C" mmx_status mmx__stream_sync(mmx_ctx *ctx)
 {
     ctx->syncs++;
     return MMX__CUDA(ctx, cudaStreamSynchronize((cudaStream_t)ctx->stream));
+}
+
+struct mmx__graph {
+    cudaGraphExec_t exec;
+    size_t keylen;
+    unsigned char key[MMX__GRAPH_KEY_MAX];
+};
+
+extern "C" mmx_status mmx__graph_run(mmx_ctx *ctx, mmx__graph **g, const void *key, size_t keylen,
+                                     mmx__graph_work work, void *arg)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    if (keylen > MMX__GRAPH_KEY_MAX)
+        return mmx__fail(ctx, MMX_ERR_INTERNAL, "graph key of %zu bytes, above %d", keylen,
+                         MMX__GRAPH_KEY_MAX);
+    mmx__graph *G = *g;
+    if (!G || G->keylen != keylen || memcmp(G->key, key, keylen) != 0) {
+        cudaGraph_t graph = NULL;
+        mmx_status s = MMX__CUDA(ctx, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        if (s) return s;
+        mmx_status w = work(arg);
+        /* The capture ends whatever work said, so that the stream is usable again. */
+        const cudaError_t e = cudaStreamEndCapture(st, &graph);
+        s = w ? w : MMX__CUDA(ctx, e);
+        if (!s && G) { /* the same chain with new arguments: update in place where it can */
+            cudaGraphExecUpdateResultInfo info;
+            if (cudaGraphExecUpdate(G->exec, graph, &info) != cudaSuccess) {
+                (void)cudaGetLastError();
+                (void)cudaGraphExecDestroy(G->exec);
+                G->exec = NULL;
+            }
+        }
+        if (!s && !G) {
+            G = (mmx__graph *)calloc(1, sizeof *G);
+            if (!G) s = mmx__fail(ctx, MMX_ERR_NOMEM, "graph: out of host memory");
+            else *g = G;
+        }
+        if (!s && !G->exec) s = MMX__CUDA(ctx, cudaGraphInstantiate(&G->exec, graph, 0));
+        if (graph) (void)cudaGraphDestroy(graph);
+        if (s) return s;
+        G->keylen = keylen;
+        memcpy(G->key, key, keylen);
+    }
+    return MMX__CUDA(ctx, cudaGraphLaunch(G->exec, st));
+}
+
+extern "C" void mmx__graph_free(mmx__graph *g)
+{
+    if (!g) return;
+    if (g->exec) (void)cudaGraphExecDestroy(g->exec);
+    free(g);
 }
 
 extern "C" mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes)

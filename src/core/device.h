@@ -49,6 +49,34 @@ mmx_status mmx__stream_sync(mmx_ctx *ctx);
  * Errors: MMX_ERR_CUDA. */
 mmx_status mmx__dev_mem_info(mmx_ctx *ctx, size_t *free_bytes, size_t *total_bytes);
 
+/* ---- CUDA graphs (device.cu) -------------------------------------------------------------- */
+
+/* A chain of queued work captured once and replayed with one launch (a CUDA graph), for a call
+ * made every frame on small inputs, where launches cost more than the work (subdiv's plans). */
+typedef struct mmx__graph mmx__graph;
+
+/* The work a graph holds: queues its kernels and copies on the context's stream, and nothing
+ * else (no wait, no allocation, no read-back: those cannot be captured). */
+typedef mmx_status (*mmx__graph_work)(void *arg);
+
+/* The largest key mmx__graph_run compares, in bytes. */
+#define MMX__GRAPH_KEY_MAX 64
+
+/* Queues work(arg) as one graph launch on the context's stream. The first call captures what
+ * work queues (cudaStreamBeginCapture on the context's stream, thread-local mode) into *g; a
+ * later call with the same key (keylen <= MMX__GRAPH_KEY_MAX bytes: what tells one capture
+ * from another, such as the pointers work reads and writes) launches *g again without calling
+ * work; another key captures work again and updates *g in place (cudaGraphExecUpdate: the same
+ * kernels with new arguments), or instantiates it anew where the update is refused. Same
+ * kernels, same arguments: the bytes of work queued without a graph. *g is NULL to begin with
+ * and freed by mmx__graph_free. Errors: work's, and MMX_ERR_CUDA (the capture is then ended
+ * and *g left as it was). Nothing waits. */
+mmx_status mmx__graph_run(mmx_ctx *ctx, mmx__graph **g, const void *key, size_t keylen,
+                          mmx__graph_work work, void *arg);
+
+/* Frees a graph (NULL accepted); a launch still running completes first. */
+void mmx__graph_free(mmx__graph *g);
+
 /* ---- scans and reductions (device.c dispatches; device.cu has the CUDA halves) ------------- */
 
 /* Exclusive prefix sum: out[i] = in[0] + ... + in[i - 1] for 0 <= i < n (out[0] = 0), in the

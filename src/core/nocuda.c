@@ -78,3 +78,15 @@ mmx_status mmx__stream_sync(mmx_ctx *ctx)
 {
     return mmx__no_cuda(ctx, "mmx__stream_sync");
 }
+
+mmx_status mmx__graph_run(mmx_ctx *ctx, mmx__graph **g, const void *key, size_t keylen,
+                          mmx__graph_work work, void *arg)
+{
+    (void)g, (void)key, (void)keylen, (void)work, (void)arg;
+    return mmx__no_cuda(ctx, "mmx__graph_run");
+}
+
+void mmx__graph_free(mmx__graph *g)
+{
+    (void)g;
+}

@@ -39,6 +39,7 @@ void mmx__fz_level_free(mmx_ctx *ctx, mmx__fz_level *L)
     fz_free(ctx, L->owner);
     fz_free(ctx, L->cnt);
     fz_free(ctx, L->goff);
+    fz_free(ctx, L->bcut);
     if (L->level > 0) { /* the input level's edge sharpness is the caller's */
         fz_free(ctx, L->esharp);
         fz_free(ctx, L->eends);
@@ -57,6 +58,7 @@ mmx__fz_in mmx__fz_view(mmx_scheme scheme, const mmx__fz_level *L)
     v.colptr = L->colptr, v.M = L->M, v.fe = L->fe, v.twin = L->twin, v.owner = L->owner;
     v.goff = L->goff, v.pos = L->pos;
     v.maxcol = L->maxcol;
+    v.bcut = L->bcut;
     v.fpts = NULL;
     return v;
 }
@@ -355,5 +357,90 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     }
     r->M = RM;
     *out = r;
+    return MMX_OK;
+}
+
+/* An odd generation's cut numbering of level P with boundary (mmx__fz_in.bcut), from its
+ * twins read back (a wait on CUDA). */
+static mmx_status fz_cuts(mmx_ctx *ctx, mmx__fz_level *P)
+{
+    const mmx_space sp = mmx_ctx_space(ctx);
+    const size_t nf = (size_t)P->nf;
+    mmx_index *tw = NULL, *cut = NULL;
+    mmx_status s = mmx__host_alloc(ctx, 3 * nf + 1, sizeof *tw, (void **)&tw);
+    if (!s) s = mmx__host_alloc(ctx, nf + 1, sizeof *cut, (void **)&cut);
+    if (!s && nf) s = mmx_mem_copy(ctx, tw, MMX_SPACE_HOST, P->twin, sp, 3 * nf * sizeof *tw);
+    mmx_index nb = 0;
+    for (size_t f = 0; !s && f < nf; f++)
+        cut[f] = tw[3 * f] < 0 || tw[3 * f + 1] < 0 || tw[3 * f + 2] < 0 ? nb++ : -1;
+    if (!s) s = fz_alloc(ctx, nf + 1, sizeof *cut, (void **)&P->bcut);
+    if (!s && nf) s = mmx_mem_copy(ctx, P->bcut, sp, cut, MMX_SPACE_HOST, nf * sizeof *cut);
+    /* The copy above is queued from a host array freed here: wait for it (CUDA). */
+    if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
+    free(tw), free(cut);
+    return s;
+}
+
+mmx_status mmx__fz_chain_open(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
+                              mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault)
+{
+    const mmx_scheme scheme = MMX_SCHEME_SQRT3;
+    mmx_timer *timer = NULL;
+    mmx_mesh *cur = NULL;       /* the level being refined after the input (ours) */
+    mmx_adjacency *own = NULL;  /* its adjacency (the input's is the caller's) */
+    *out = NULL;
+    *fault = (mmx__fault){MMX__FAULT_NONE, 0};
+    mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
+    if (!s && timer) s = mmx_timer_start(timer);
+    for (int l = 1; !s && l <= levels; l++) {
+        const mmx_mesh *in = l == 1 ? mesh : cur;
+        const mmx_adjacency *a = l == 1 ? adj : own;
+        mmx__fz_level *P = &lv[l - 1], *C = &lv[l];
+        s = mmx__fz_input(ctx, scheme, in, a, keep ? MMX__FZ_COPY : MMX__FZ_BORROW, 0, P, fault);
+        if (s || fault->kind) break;
+        P->level = l - 1, P->boundary = sharp->boundary;
+        if (mmx__rule_sqrt3_trisects(l - 1) && a->boundary_edges > 0) s = fz_cuts(ctx, P);
+        mmx_mesh *next = NULL;
+        if (!s) s = mmx__subdiv_level_algebraic(ctx, scheme, sharp, l - 1, in, (mmx_adjacency *)a, &next);
+        /* The pass writes the child's positions only (C has no topology arrays yet). */
+        if (!s) {
+            memset(C, 0, sizeof *C);
+            C->nv = next->M->nrows, C->nf = next->M->ncols, C->nnz = next->M->nnz;
+            C->order = 3, C->maxcol = 3, C->level = l, C->boundary = sharp->boundary;
+            C->pos = next->pos, C->borrowed = 1;
+            s = mmx__fz_pass(ctx, scheme, P, C);
+            C->M = next->M->rowidx;
+        }
+        int64_t ne = 0;
+        if (!s && trace) {
+            mmx_subdiv_predict(scheme, in->M->nrows, in->M->ncols, a->nedges, in->M->nnz, 1, NULL,
+                               NULL, &ne, NULL);
+            ne += next->M->nrows - ((int64_t)in->M->nrows + in->M->ncols); /* the cut points' */
+        }
+        if (!keep) mmx__fz_level_free(ctx, P); /* before the mesh whose arrays it borrows */
+        mmx_adjacency_free(own);
+        own = NULL;
+        if (!s && l < levels) s = mmx_adjacency_compute(ctx, next, &own);
+        mmx_mesh_free(cur);
+        cur = next;
+        double ms = 0;
+        if (!s && timer) s = mmx_timer_stop(timer, &ms);
+        if (!s && timer) {
+            trace[l - 1].nverts = C->nv, trace[l - 1].nfaces = C->nf, trace[l - 1].nedges = (mmx_index)ne;
+            trace[l - 1].ms = ms;
+            s = mmx_timer_start(timer);
+        }
+        if (!s) mmx__progress(ctx, "subdivide level", l, levels);
+    }
+    mmx_adjacency_free(own);
+    mmx_timer_free(timer);
+    for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
+    if (s || fault->kind) {
+        mmx_mesh_free(cur);
+        if (keep) lv[levels].borrowed = 1, lv[levels].M = NULL, lv[levels].pos = NULL;
+        return s;
+    }
+    *out = cur;
     return MMX_OK;
 }

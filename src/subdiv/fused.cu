@@ -1,8 +1,7 @@
 /* The device half of the fused path (fused.h, fused.c): one kernel per level in which thread i
  * runs face i and vertex i with the rules shared with the host, a reduced quad's corners read
- * with 16-byte loads; the input level's twins, owners and counts; and the re-evaluation chain
- * captured as a CUDA graph. The scan of the counts is core/device.h's, block size and grid
- * core/launch.cuh's. */
+ * with 16-byte loads; and the input level's twins, owners and counts. The scan of the counts
+ * is core/device.h's, block size and grid core/launch.cuh's. */
 #include "core/launch.cuh"
 #include "fused.h"
 
@@ -208,50 +207,4 @@ extern "C" mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index 
     if (!L.nf) return MMX_OK;
     counts<<<mmx__grid(L.nf), MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(L, cnt);
     return MMX__CUDA(ctx, cudaGetLastError());
-}
-
-/* The positions-only passes of levels 1 .. levels, reading `in` at level 0 and writing `out` at
- * the last level, the levels between in the plan's buffers. */
-static cudaError_t eval_chain(mmx_scheme scheme, const mmx__fz_level *lv, int levels,
-                              const float *in, float *out, cudaStream_t st)
-{
-    for (int l = 1; l <= levels; l++) {
-        mmx__fz_in L = mmx__fz_view(scheme, &lv[l - 1]);
-        L.pos = l == 1 ? in : lv[l - 1].pos;
-        mmx__fz_out O;
-        memset(&O, 0, sizeof O);
-        O.pos = l == levels ? out : lv[l].pos;
-        cudaError_t e = launch_pass(L, O, st);
-        if (e != cudaSuccess) return e;
-    }
-    return cudaSuccess;
-}
-
-extern "C" mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv,
-                                        int levels, const float *in, float *out, void **graph,
-                                        const float **graph_in, float **graph_out)
-{
-    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
-    if (!*graph || *graph_in != in || *graph_out != out) {
-        /* A new pair of buffers: capture the chain for them (the plan keeps one graph). */
-        mmx__fz_graph_free(*graph);
-        *graph = NULL;
-        cudaGraph_t g = NULL;
-        cudaGraphExec_t x = NULL;
-        mmx_status s = MMX__CUDA(ctx, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
-        if (s) return s;
-        cudaError_t e = eval_chain(scheme, lv, levels, in, out, st);
-        cudaError_t e2 = cudaStreamEndCapture(st, &g);
-        s = MMX__CUDA(ctx, e != cudaSuccess ? e : e2);
-        if (!s) s = MMX__CUDA(ctx, cudaGraphInstantiate(&x, g, 0));
-        if (g) (void)cudaGraphDestroy(g);
-        if (s) return s;
-        *graph = x, *graph_in = in, *graph_out = out;
-    }
-    return MMX__CUDA(ctx, cudaGraphLaunch((cudaGraphExec_t)*graph, st));
-}
-
-extern "C" void mmx__fz_graph_free(void *graph)
-{
-    if (graph) (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
 }

@@ -35,6 +35,8 @@ typedef struct mmx__fz_level {
                                      ends of each half of an edge (2 ne entries; the inner
                                      edges' are not written), beside esharp */
     int level;                    /* 0 for the input level */
+    mmx_index *bcut;              /* sqrt3 with boundary, odd generations: mmx__fz_in.bcut
+                                     (owned), else NULL */
     void *block;                  /* a child level's arrays, carved from one allocation (none
                                      for the input level, whose arrays come separately) */
 } mmx__fz_level;
@@ -94,6 +96,18 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
                          mmx__fault *fault, mmx_mesh_tags *creases);
 
+/* mmx__fz_chain for sqrt3 on a mesh with boundary (Kobbelt's rule): the children of such a
+ * level are not in closed form, so each level's topology is the algebraic path's
+ * (mmx__subdiv_level_algebraic, whose positions are overwritten) and its half-edge view comes
+ * from its adjacency (mmx__fz_input, the input's from `adj`); then the fused pass writes the
+ * level's positions (fused_sqrt3.h: the centres, an odd generation's cut points from its
+ * bcut, the vertices' boundary rule), as a plan's re-evaluation does. Same arguments and
+ * result (creases: sqrt3 has none). Synchronises: the algebraic level's waits and one more
+ * per level (CUDA: its half-edge view's verdict, an odd generation's boundary faces). */
+mmx_status mmx__fz_chain_open(mmx_ctx *ctx, const mmx__subdiv_sharp *sharp, const mmx_mesh *mesh,
+                              const mmx_adjacency *adj, int levels, int keep, mmx__fz_level *lv,
+                              mmx_subdiv_level *trace, mmx_mesh **out, mmx__fault *fault);
+
 /* The fused chain (mmx__fz_chain) as mmx_subdivide and plans run it: when the input level's
  * only fault is a vertex of several fans (Loop, Catmull-Clark), those vertices become corners
  * (mmx__subdiv_fan_corners) and the chain runs again; other faults are refused
@@ -116,13 +130,6 @@ mmx_status mmx__fz_pairs_cuda(mmx_ctx *ctx, mmx__fz_in L, unsigned long long *fa
  * MMX__FAULT_COORDS, the vertex): queued. */
 mmx_status mmx__fz_coords_cuda(mmx_ctx *ctx, const float *pos, int64_t n, unsigned long long *fault);
 mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt);
-/* The positions-only chain from `in` (level 0's positions) to `out` (level `levels`'), as a
- * CUDA graph captured once per pair of pointers and kept in *graph (freed by
- * mmx__fz_graph_free); the launch is queued. */
-mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv, int levels,
-                             const float *in, float *out, void **graph, const float **graph_in,
-                             float **graph_out);
-void mmx__fz_graph_free(void *graph);
 
 #ifdef __cplusplus
 }

@@ -65,6 +65,11 @@ typedef struct mmx__fz_in {
     const float *pos;                /* NULL: topology only */
     mmx_index maxcol;                /* order 0 only: the longest face (which faces need the
                                         wide face-point kernel) */
+    const mmx_index *bcut;           /* sqrt3 on an odd generation with boundary (Kobbelt's
+                                        rule, rules.h): per face, the number of faces with a
+                                        boundary edge before it (its cut point r is vertex
+                                        nv + nf + bcut[f]), -1 for a face without one; NULL on
+                                        other levels */
     const float *fpts;               /* Catmull-Clark on general faces: the face points,
                                         written by a pass before the level's pass (the output's
                                         positions from nv on), so that an edge or a vertex of a

@@ -121,6 +121,33 @@ static inline MMX__HD void mmx__limit_vertex(const mmx__limit_in *L, mmx_index v
         for (int i = 0; i < 3; i++) nrm[i] = (float)(nn[i] / len);
 }
 
+/* What mmx_subdiv_limit computes once per mesh (its checks, adjacency, half-edge view,
+ * sharpness, scratch), so that a plan applies it to every evaluation's positions with the
+ * kernel alone: mmx__limit_prepare, then mmx__limit_run per position array. */
+typedef struct mmx__limit_state {
+    mmx__limit_in L;          /* L.pos is each run's */
+    mmx_adjacency *adj;
+    mmx__halfedge H;
+    mmx__subdiv_sharp sh;
+    mmx_index slot, workers, nv;
+    mmx_index *idx;           /* scratch: workers x 3 slot */
+    double *w;                /* scratch: workers x 4 slot */
+} mmx__limit_state;
+
+/* The state of `mesh` (mmx_subdiv_limit's arguments and errors, but for the outputs), which
+ * keeps pointers into the mesh (its matrix and tags): the mesh must outlive it. Synchronises as
+ * mmx_subdiv_limit's checks do. */
+mmx_status mmx__limit_prepare(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
+                              const mmx_subdiv_options *opts, mmx__limit_state *st);
+/* The limit positions and normals (either NULL) of the positions `pos` (the mesh's vertices,
+ * nv x 3 in the context's space, not overlapping the outputs): queued on CUDA (one kernel, no
+ * wait, no allocation: a graph may capture it), done on the host. Errors: MMX_ERR_NOMEM (host,
+ * an output NULL), MMX_ERR_CUDA. */
+mmx_status mmx__limit_run(mmx_ctx *ctx, const mmx__limit_state *st, const float *pos, float *out,
+                          float *normals);
+/* Frees the state's arrays (in stream order) and zeroes it. */
+void mmx__limit_state_free(mmx_ctx *ctx, mmx__limit_state *st);
+
 /* The CUDA half of mmx_subdiv_limit (limit.cu): mmx__limit_vertex for the nv vertices by
  * `workers` threads (grid-stride), thread t with the scratch idx + 3 slot t (ring, diag, sharp)
  * and w + 4 slot t; pos and normals (either NULL) get 3 floats per vertex. Queued. */

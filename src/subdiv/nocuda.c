@@ -53,20 +53,6 @@ mmx_status mmx__fz_counts_cuda(mmx_ctx *ctx, mmx__fz_in L, mmx_index *cnt)
     return mmx__no_cuda(ctx, "mmx__fz_counts_cuda");
 }
 
-mmx_status mmx__fz_eval_cuda(mmx_ctx *ctx, mmx_scheme scheme, const mmx__fz_level *lv, int levels,
-                             const float *in, float *out, void **graph, const float **graph_in,
-                             float **graph_out)
-{
-    (void)scheme, (void)lv, (void)levels, (void)in, (void)out, (void)graph, (void)graph_in;
-    (void)graph_out;
-    return mmx__no_cuda(ctx, "mmx__fz_eval_cuda");
-}
-
-void mmx__fz_graph_free(void *graph)
-{
-    (void)graph; /* no graph can have been made */
-}
-
 mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_index n, float *values)
 {
     (void)pos, (void)n, (void)values;

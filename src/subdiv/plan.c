@@ -1,8 +1,11 @@
 /* Topology-fixed re-evaluation (subdiv.h): the fused path's levels kept, then positions-only
- * passes over them. */
+ * passes over them, the limit masks and the holes' gather; on CUDA all of it one graph launch
+ * (core/device.h's mmx__graph_run). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "fused.h"
+#include "limit_vertex.h"
 
 struct mmx_subdiv_plan {
     mmx_ctx *ctx;
@@ -11,14 +14,18 @@ struct mmx_subdiv_plan {
     mmx__fz_level *lv;      /* levels + 1: the control level (a copy), then each refined one */
     mmx_mesh *last;         /* the last level as created; lv[levels] borrows its arrays */
     mmx__subdiv_sharp sharp; /* the boundary mode and corners, which every level reads */
-    void *graph;            /* CUDA: the re-evaluation chain for graph_in -> graph_out */
-    const float *graph_in;
-    float *graph_out;
+    /* CUDA: each evaluation's work as one graph (mmx__graph_run), made on the first call and
+     * updated when the arrays change; `nograph` (MMX_SUBDIV_PLAN_NO_GRAPH set at creation)
+     * queues the same work without one, for debugging. */
+    mmx__graph *graph, *uvgraph, *framegraph; /* positions, coordinates, both (plan_frame) */
+    int nograph;
     /* opts->limit: every evaluation's last level is pushed to the limit surface, as
-     * mmx_subdivide's result is (mmx_subdiv_limit on the last level with the tags it carries,
-     * `last`'s, into `lim`, then copied over the output). */
+     * mmx_subdivide's result is: the passes write the last level into `lim`, and the limit
+     * masks of the last level with the tags it carries (`last`'s), prepared once in `lst`,
+     * map it to the output. */
     int limit;
     float *lim;
+    mmx__limit_state lst;
     /* Holes left out (MMX_HOLES_REMOVE, as mmx_subdivide's result): `cut` is the last level
      * without them (the plan's mesh), and each evaluation writes the whole last level into
      * `full`, then gathers the kept vertices with G (last level's vertices x cut's, column j
@@ -147,30 +154,24 @@ static mmx_status plan_cut(mmx_subdiv_plan *p, const mmx_mesh *control)
     return s;
 }
 
-/* The limit surface at the last level's vertices for the positions `pos` (the plan's output
- * array, overwritten): mmx_subdiv_limit on a view of the last level (its topology and tags; a
- * struct copy that keeps its matrix shares its cache, so the limit's adjacency and tag entry
- * are made once) with the resolved boundary mode. */
-static mmx_status plan_limit(mmx_subdiv_plan *p, float *pos)
+/* The limit masks of the last level (its topology and the tags it carries) with the resolved
+ * boundary mode: checks, adjacency and half-edge view made once, here, for every evaluation. */
+static mmx_status plan_limit_prepare(mmx_subdiv_plan *p)
 {
-    mmx_ctx *ctx = p->ctx;
-    mmx_mesh view = *p->last;
-    view.pos = pos;
     mmx_subdiv_options lo;
     memset(&lo, 0, sizeof lo);
     lo.boundary = p->sharp.boundary;
-    const mmx_space sp = mmx_ctx_space(ctx);
-    const size_t bytes = 3 * (size_t)p->last->M->nrows * sizeof(float);
-    mmx_status s = mmx_subdiv_limit(ctx, p->scheme, &view, &lo, p->lim, NULL);
-    if (!s && bytes) s = mmx_mem_copy(ctx, pos, sp, p->lim, sp, bytes);
-    return s;
+    return mmx__limit_prepare(p->ctx, p->scheme, p->last, &lo, &p->lst);
 }
 
 void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
 {
     if (!plan) return;
     /* A graph still running completes first; the arrays go back in stream order. */
-    mmx__fz_graph_free(plan->graph);
+    mmx__graph_free(plan->graph);
+    mmx__graph_free(plan->uvgraph);
+    mmx__graph_free(plan->framegraph);
+    mmx__limit_state_free(plan->ctx, &plan->lst);
     for (int l = 0; plan->lv && l <= plan->levels; l++)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
     free(plan->lv);
@@ -223,6 +224,8 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         return mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", who);
     }
     p->ctx = ctx, p->scheme = scheme, p->levels = levels;
+    const char *ng = getenv("MMX_SUBDIV_PLAN_NO_GRAPH");
+    p->nograph = ng && *ng && strcmp(ng, "0") != 0;
     p->sharp = sharp; /* the plan's now: its levels read the corners at every evaluation */
     int algebraic_only = 0;
     /* The limit reads the last level's creases from its tags: read back here, once. */
@@ -243,7 +246,11 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
         s = mmx_mem_alloc(ctx, mmx_ctx_space(ctx), (3 * (size_t)p->last->M->nrows + 1) * sizeof(float),
                           (void **)&p->lim);
     /* The positions computed at creation (mmx_subdiv_plan_mesh's) are the limit's too. */
-    if (!s && p->limit) s = plan_limit(p, p->last->pos);
+    if (!s && p->limit) s = plan_limit_prepare(p);
+    if (!s && p->limit)
+        s = mmx_mem_copy(ctx, p->lim, mmx_ctx_space(ctx), p->last->pos, mmx_ctx_space(ctx),
+                         3 * (size_t)p->last->M->nrows * sizeof(float));
+    if (!s && p->limit) s = mmx__limit_run(ctx, &p->lst, p->lim, p->last->pos, NULL);
     /* Holes, the input's and those of no boundary interpolation: left out, as by
      * mmx_subdivide (MMX_HOLES_KEEP keeps the last level whole). */
     /* Texture coordinates, before the holes (which leave their corners out). */
@@ -270,33 +277,33 @@ void mmx_subdiv_plan_sizes(const mmx_subdiv_plan *plan, mmx_index *control_nvert
     if (nfaces) *nfaces = last ? last->M->ncols : 0;
 }
 
-mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
+/* One evaluation's work, queued (CUDA) or done (host): the passes, level by level (positions-
+ * only views of the kept levels), into the last level's positions; the limit masks; the kept
+ * vertices' gather. What a graph captures. */
+typedef struct plan_eval_args {
+    mmx_subdiv_plan *plan;
+    const float *in;
+    float *out;
+} plan_eval_args;
+
+static mmx_status plan_queue(void *arg)
 {
-    if (!plan) return MMX_ERR_ARG;
-    mmx_ctx *ctx = plan->ctx;
-    if (!control_pos || !pos)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
-                         control_pos ? "pos" : "control_pos");
-    /* With holes the passes write the whole last level, then the kept vertices are gathered. */
-    float *dst = plan->G ? plan->full : pos;
-    if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA) { /* queued, no wait: subdiv.h says why unchecked */
-        mmx_status s = mmx__fz_eval_cuda(ctx, plan->scheme, plan->lv, plan->levels, control_pos, dst,
-                                         &plan->graph, &plan->graph_in, &plan->graph_out);
-        if (!s && plan->limit) s = plan_limit(plan, dst);
-        return !s && plan->G ? plan_gather(plan, pos) : s;
-    }
-    mmx_status s = mmx__subdiv_coords(ctx, "mmx_subdiv_plan_eval", control_pos, plan->lv[0].nv, 3,
-                                      MMX_SPACE_HOST, "control vertex");
-    for (int l = 1; !s && l <= plan->levels; l++) {
-        /* Positions-only views: the level's arrays with the positions of this evaluation. */
-        mmx__fz_level P = plan->lv[l - 1], C;
+    const plan_eval_args *a = arg;
+    mmx_subdiv_plan *p = a->plan;
+    /* With holes the last level goes to `full`, then its kept vertices are gathered; with the
+     * limit the passes write `lim`, which the masks map to the last level. */
+    float *last = p->G ? p->full : a->out, *passes = p->limit ? p->lim : last;
+    mmx_status s = MMX_OK;
+    for (int l = 1; !s && l <= p->levels; l++) {
+        mmx__fz_level P = p->lv[l - 1], C;
         memset(&C, 0, sizeof C);
-        P.pos = (float *)(l == 1 ? control_pos : plan->lv[l - 1].pos);
-        C.pos = l == plan->levels ? dst : plan->lv[l].pos;
-        s = mmx__fz_pass(ctx, plan->scheme, &P, &C);
+        P.pos = (float *)(l == 1 ? a->in : p->lv[l - 1].pos);
+        C.pos = l == p->levels ? passes : p->lv[l].pos;
+        s = mmx__fz_pass(p->ctx, p->scheme, &P, &C);
     }
-    if (!s && plan->limit) s = plan_limit(plan, dst);
-    return !s && plan->G ? plan_gather(plan, pos) : s;
+    if (!s && p->limit) s = mmx__limit_run(p->ctx, &p->lst, p->lim, last, NULL);
+    if (!s && p->G) s = plan_gather(p, a->out);
+    return s;
 }
 
 mmx_status mmx_subdiv_plan_mesh(const mmx_subdiv_plan *plan, const float *pos, mmx_mesh **out)
@@ -326,21 +333,91 @@ mmx_index mmx_subdiv_plan_uv_count(const mmx_subdiv_plan *plan)
     return plan && plan->uvplan ? plan->uvplan->last->M->nrows : 0;
 }
 
+/* The face-varying channel's work: widened to the texture mesh's positions, its plan's work,
+ * narrowed back (one graph with it on CUDA). */
+static mmx_status plan_queue_uv(void *arg)
+{
+    const plan_eval_args *a = arg;
+    mmx_subdiv_plan *p = a->plan;
+    const mmx_map one = mmx_map_const(1.0f);
+    plan_eval_args inner = {p->uvplan, p->uv_in3, p->uv_out3};
+    mmx_status s = mmx_spmv(p->ctx, MMX_OP_T, 1.0f, p->to3, one, a->in, 1, 0.0f, p->uv_in3);
+    if (!s) s = plan_queue(&inner);
+    if (!s) s = mmx_spmv(p->ctx, MMX_OP_T, 1.0f, p->to2, one, p->uv_out3, 1, 0.0f, a->out);
+    return s;
+}
+
+/* A frame: the positions' work, the coordinates', or both, each pair of arrays NULL when not
+ * wanted (checked by the callers). */
+typedef struct plan_frame_args {
+    plan_eval_args pos, uv;
+} plan_frame_args;
+
+static mmx_status plan_queue_frame(void *arg)
+{
+    plan_frame_args *a = arg;
+    mmx_status s = a->pos.out ? plan_queue(&a->pos) : MMX_OK;
+    if (!s && a->uv.out) s = plan_queue_uv(&a->uv);
+    return s;
+}
+
+/* The evaluation entry points' common part, on checked pointers (each pair both NULL or both
+ * not, one pair at least): the host's coordinate checks, then the work, on CUDA one graph per
+ * kind of frame (positions, coordinates, both), so that alternating calls keep their graphs. */
+static mmx_status plan_frame(mmx_subdiv_plan *p, const char *who, const float *control_pos,
+                             float *pos, const float *control_uv, float *uv)
+{
+    mmx_ctx *ctx = p->ctx;
+    if (uv && !p->uvplan)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: the plan refines no texture coordinates "
+                         "(its control mesh had none; sqrt3 and Loop's linear mode refine them "
+                         "per corner; or their texture mesh is one the fused path does not take, "
+                         "such as faces sharing one chart's corners)", who);
+    /* The host checks the coordinates; on CUDA that would be a wait (subdiv.h). */
+    mmx_status s = MMX_OK;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA && pos)
+        s = mmx__subdiv_coords(ctx, who, control_pos, p->lv[0].nv, 3, MMX_SPACE_HOST, "control vertex");
+    if (!s && mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA && uv)
+        s = mmx__subdiv_coords(ctx, who, control_uv, p->to3->nrows / 2, 2, MMX_SPACE_HOST,
+                               "control texture coordinate");
+    if (s) return s;
+    plan_frame_args a = {{p, control_pos, pos}, {p, control_uv, uv}};
+    const void *key[4] = {control_pos, pos, control_uv, uv};
+    mmx__graph **g = !uv ? &p->graph : !pos ? &p->uvgraph : &p->framegraph;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA || p->nograph) return plan_queue_frame(&a);
+    return mmx__graph_run(ctx, g, key, sizeof key, plan_queue_frame, &a);
+}
+
+mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
+{
+    if (!plan) return MMX_ERR_ARG;
+    if (!control_pos || !pos)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval: %s is NULL",
+                         control_pos ? "pos" : "control_pos");
+    return plan_frame(plan, "mmx_subdiv_plan_eval", control_pos, pos, NULL, NULL);
+}
+
 mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv)
 {
     if (!plan) return MMX_ERR_ARG;
-    mmx_ctx *ctx = plan->ctx;
     if (!control_uv || !uv)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval_uv: %s is NULL",
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "mmx_subdiv_plan_eval_uv: %s is NULL",
                          control_uv ? "uv" : "control_uv");
-    if (!plan->uvplan)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_subdiv_plan_eval_uv: the plan refines no "
-                         "texture coordinates (its control mesh had none; sqrt3 and Loop's "
-                         "linear mode refine them per corner; or their texture mesh is one the "
-                         "fused path does not take, such as faces sharing one chart's corners)");
-    const mmx_map one = mmx_map_const(1.0f);
-    mmx_status s = mmx_spmv(ctx, MMX_OP_T, 1.0f, plan->to3, one, control_uv, 1, 0.0f, plan->uv_in3);
-    if (!s) s = mmx_subdiv_plan_eval(plan->uvplan, plan->uv_in3, plan->uv_out3);
-    if (!s) s = mmx_spmv(ctx, MMX_OP_T, 1.0f, plan->to2, one, plan->uv_out3, 1, 0.0f, uv);
-    return s;
+    return plan_frame(plan, "mmx_subdiv_plan_eval_uv", NULL, NULL, control_uv, uv);
+}
+
+mmx_status mmx_subdiv_plan_eval_frame(mmx_subdiv_plan *plan, const float *control_pos, float *pos,
+                                      const float *control_uv, float *uv)
+{
+    if (!plan) return MMX_ERR_ARG;
+    const char *who = "mmx_subdiv_plan_eval_frame";
+    if (!control_pos != !pos)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: %s is NULL and %s is not", who,
+                         control_pos ? "pos" : "control_pos", control_pos ? "control_pos" : "pos");
+    if (!control_uv != !uv)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: %s is NULL and %s is not", who,
+                         control_uv ? "uv" : "control_uv", control_uv ? "control_uv" : "uv");
+    if (!pos && !uv)
+        return mmx__fail(plan->ctx, MMX_ERR_ARG, "%s: no arrays (positions, coordinates or both)", who);
+    return plan_frame(plan, who, control_pos, pos, control_uv, uv);
 }

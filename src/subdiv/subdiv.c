@@ -278,20 +278,10 @@ static mmx_status check_mesh_fast(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
 {
     if (scheme == MMX_SCHEME_SQRT3 && adj->nonmanifold_edges > 0)
         return mmx__subdiv_refuse(ctx, scheme, mesh, adj, NULL);
-    /* sqrt3's boundary rule (Kobbelt's, rules.h) is on the algebraic path only, where the
-     * default path sends such a mesh (mmx__subdiv_prepare); the full checks first, so that a
-     * mesh that no path takes is refused for its own fault. */
-    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0) {
-        mmx_index ev[2], sides;
-        mmx_status s = check_mesh(ctx, scheme, mesh, adj, NULL);
-        if (!s) s = first_edge(ctx, adj, 1, ev, &sides);
-        return s ? s : mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                                 "sqrt3: the fused path (which plans run) takes no boundary, and "
-                                 "edge (%d, %d) (0-based vertex numbers) is on one (boundary "
-                                 "edges: %d); the algebraic path, or the default path, refines it "
-                                 "with Kobbelt's boundary rule", ev[0], ev[1],
-                                 adj->boundary_edges);
-    }
+    /* sqrt3 with boundary: the fused path takes each level's topology from the algebraic one
+     * (fused.c, mmx__fz_chain_open), whose checks these are. */
+    if (scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0)
+        return check_mesh(ctx, scheme, mesh, adj, NULL);
     if (adj->nonmanifold_edges > 0) {
         mmx_index ev[2], sides;
         mmx_status s = first_edge(ctx, adj, 3, ev, &sides);
@@ -319,6 +309,13 @@ static mmx_status one_level(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_s
     }
     mmx__subdiv_ops_free(&ops);
     return s;
+}
+
+mmx_status mmx__subdiv_level_algebraic(mmx_ctx *ctx, mmx_scheme scheme,
+                                       const mmx__subdiv_sharp *sharp, int level,
+                                       const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out)
+{
+    return one_level(ctx, scheme, sharp, level, in, adj, NULL, out);
 }
 
 void mmx__subdiv_sharp_free(mmx__subdiv_sharp *sh)
@@ -659,8 +656,11 @@ mmx_status mmx__subdiv_fused(mmx_ctx *ctx, mmx_scheme scheme, mmx__subdiv_sharp 
 {
     mmx__fault fault = {MMX__FAULT_NONE, 0};
     *algebraic_only = 0;
-    mmx_status s = mmx__fz_chain(ctx, scheme, sharp, mesh, adj, levels, keep, lv, trace, out,
-                                 &fault, creases);
+    /* sqrt3 with boundary: Kobbelt's children are not in closed form (fused.c). */
+    mmx_status s = scheme == MMX_SCHEME_SQRT3 && adj->boundary_edges > 0
+                       ? mmx__fz_chain_open(ctx, sharp, mesh, adj, levels, keep, lv, trace, out, &fault)
+                       : mmx__fz_chain(ctx, scheme, sharp, mesh, adj, levels, keep, lv, trace, out,
+                                       &fault, creases);
     /* An edge that both its faces run the same way: the algebraic path takes it (Loop and
      * Catmull-Clark make it sharp); the caller decides. */
     if (!s && fault.kind == MMX__FAULT_HALFEDGE_TWICE && scheme != MMX_SCHEME_SQRT3) {
@@ -765,7 +765,8 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     if (!s && fast && (*adj)->nonmanifold_edges > 0 && scheme != MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;
-    /* sqrt3 with boundary likewise: Kobbelt's rule is on the algebraic path only. */
+    /* sqrt3 with boundary likewise: the fused path would take each level's topology from the
+     * algebraic one (mmx__fz_chain_open), and its passes too: the algebraic path alone. */
     if (!s && fast && (*adj)->boundary_edges > 0 && scheme == MMX_SCHEME_SQRT3 &&
         o->path == MMX_SUBDIV_PATH_AUTO)
         fast = 0, o->path = MMX_SUBDIV_PATH_ALGEBRAIC;

@@ -224,6 +224,13 @@ mmx_status mmx__subdiv_fan_corners(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx
  * find nothing. */
 mmx_status mmx__subdiv_refuse(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                               const mmx_adjacency *adj, const mmx__fault *fault);
+/* One level of the algebraic path (subdiv.c: the scheme's operators and products, then its
+ * topology) on `in` with its adjacency `adj`, at generation `level` (0: the call's input), for
+ * a level without creases: the refined mesh into *out. Synchronises as the algebraic path's
+ * level does (CUDA: its products' waits). */
+mmx_status mmx__subdiv_level_algebraic(mmx_ctx *ctx, mmx_scheme scheme,
+                                       const mmx__subdiv_sharp *sharp, int level,
+                                       const mmx_mesh *in, mmx_adjacency *adj, mmx_mesh **out);
 
 /* Builds the operators and tables of level `level` (0: the input) of `scheme` with the sharp
  * features `sharp` on `mesh` (in the context's space), whose adjacency is adj: FE, I and the
