@@ -307,6 +307,28 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
 mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                          const mmx_subdiv_options *opts, mmx_mesh **out);
 
+/* Refines a face list that a mesh matrix cannot hold (mmx_faces, mesh.h: faces naming a vertex
+ * twice, as OpenSubdiv's catmark_nonman_edges, catmark_nonman_quadpole* and loop_nonman_edges
+ * shapes have) `levels` times by Loop (triangles), Catmull-Clark or bilinear, as OpenSubdiv
+ * refines it: edges are made from the corners by OpenSubdiv's rule (a degenerate edge from a
+ * vertex to itself, or an edge a face runs twice, is an edge of its own), boundary and
+ * non-manifold edges are infinitely sharp, a non-manifold vertex a corner (but inside a
+ * non-manifold crease), and child edges come from their parents, so that two child edges may
+ * join the same two vertices (src/subdiv/general.c). Texture coordinates (in->uv) are refined
+ * linearly in each face (OpenSubdiv's FVAR_LINEAR_ALL), one per output corner.
+ * opts may be NULL; it takes the boundary (edge only, edge and corner, or from the tags), and
+ * otherwise only defaults. Tags: 'interpolateboundary' 1 or 2 and linear face-varying
+ * interpolation; creases, corners and holes are refused (MMX_ERR_UNSUPPORTED naming the line).
+ * The result's faces may repeat vertices too (a face folded onto itself keeps doing so); where
+ * none does, mmx_mesh_from_faces makes it a mesh. mmx_subdivide sends Loop's pillows here.
+ * Errors: MMX_ERR_ARG, MMX_ERR_MESH (a face below 3 corners or not a triangle for Loop, an
+ * index out of range, a coordinate beyond MMX_SUBDIV_COORD_MAX: naming the face or vertex),
+ * MMX_ERR_UNSUPPORTED (sqrt3, options or tags above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM.
+ * Cost: O(corners) per level, on the host (a reference path, in double precision).
+ * Synchronises: no (host memory only). */
+mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces *in, int levels,
+                               const mmx_subdiv_options *opts, mmx_faces **out);
+
 /* ---- the limit surface ---------------------------------------------------------------------- */
 
 /* The limit surface of `mesh`'s subdivision surface at its vertices (OpenSubdiv's limit masks,

@@ -856,12 +856,9 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     return MMX_OK;
 }
 
-mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                         const mmx_subdiv_options *opts, mmx_mesh **out)
+static mmx_status subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                            const mmx_subdiv_options *opts, mmx_mesh **out)
 {
-    MMX__NEED_CTX(ctx);
-    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
-    *out = NULL;
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     mmx__subdiv_sharp sharp;
@@ -933,6 +930,25 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (s) {
         mmx_mesh_free(*out);
         *out = NULL;
+    }
+    return s;
+}
+
+mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                         const mmx_subdiv_options *opts, mmx_mesh **out)
+{
+    MMX__NEED_CTX(ctx);
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
+    *out = NULL;
+    mmx_status s = subdivide(ctx, scheme, mesh, levels, opts, out);
+    /* Loop's pillows are refused by the mesh-matrix paths (check_repeated): the face-list
+     * path takes them. Looked for only on that refusal, so other meshes pay nothing. */
+    if (s == MMX_ERR_MESH && scheme == MMX_SCHEME_LOOP && levels > 0 && mesh && mesh->M) {
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
+        mmx_status p = mmx__subdiv_pillows(ctx, scheme, mesh, levels, opts, out);
+        if (p == MMX_ERR_MESH && !*out) return mmx__fail(ctx, MMX_ERR_MESH, "%s", why);
+        s = p;
     }
     return s;
 }
