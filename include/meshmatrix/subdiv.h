@@ -264,10 +264,16 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *     fused path refuses those (MMX_ERR_UNSUPPORTED) when named, and so do plans (finding
  *     such vertices costs one more wait on CUDA);
  *   - no face repeating another's vertices in the same order (MMX_ERR_MESH naming both), and
- *     for Loop and sqrt3 no two triangles on the same three vertices in opposite orders (a
- *     two-sided pillow: legal and manifold, but its children would share new edges four ways,
- *     which a mesh matrix, knowing an edge by its ends, cannot represent; MMX_ERR_MESH naming
- *     both faces). Catmull-Clark refines pillows;
+ *     for sqrt3, and Loop on a path named in opts->path, no two triangles on the same three
+ *     vertices in opposite orders (a two-sided pillow: legal and manifold, but its children
+ *     would share new edges four ways, which a mesh matrix, knowing an edge by its ends,
+ *     cannot represent; MMX_ERR_MESH naming both faces). Catmull-Clark refines pillows; Loop
+ *     on the default path refines a mesh with a pillow as OpenSubdiv does on face lists, on
+ *     the host (mmx_subdivide_faces below: the result's texture coordinates one per corner,
+ *     its tags the boundary mode only, so a second call starts the edges anew, from vertex
+ *     pairs, and differs from one call of more levels; creases, corners, holes, the limit and
+ *     other texture modes are refused there, MMX_ERR_UNSUPPORTED); the mesh-matrix paths'
+ *     refusal is the cost of looking (one read of a device mesh);
  *   - every coordinate (positions, texture coordinates) finite and of magnitude at most
  *     MMX_SUBDIV_COORD_MAX (MMX_ERR_MESH naming the vertex);
  *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the

@@ -479,12 +479,12 @@ mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces 
     mmx_subdiv_options o = {0};
     if (opts) o = *opts;
     if (o.boundary == MMX_BOUNDARY_NONE || o.limit || o.holes != MMX_HOLES_REMOVE ||
-        (o.fvar != MMX_FVAR_FROM_MESH && o.fvar != MMX_FVAR_LINEAR_ALL) || o.trace ||
+        (o.fvar != MMX_FVAR_FROM_MESH && o.fvar != MMX_FVAR_LINEAR_ALL) ||
         (o.path != MMX_SUBDIV_PATH_AUTO && o.path != MMX_SUBDIV_PATH_ALGEBRAIC))
         return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
                          "mmx_subdivide_faces: takes edge-only or edge-and-corner boundaries, "
-                         "linear texture coordinates and the default path; no limit, trace, "
-                         "kept holes or boundary 'none'");
+                         "linear texture coordinates and the default path; no limit, kept holes "
+                         "or boundary 'none'");
     mmx_status s = faces_tags(ctx, in, &o.boundary);
     if (s) return s;
     /* The input: orders, vertex numbers, coordinates, texture indices; 64-bit counts. */
@@ -530,10 +530,19 @@ mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces 
     if (!s && in->nuv > 0) s = galloc(ctx, 2 * (size_t)cur.nc, sizeof *uv, &uv);
     for (mmx_index k = 0; !s && uv && k < cur.nc; k++)
         for (int d = 0; d < 2; d++) uv[2 * (size_t)k + d] = in->uv[2 * (size_t)in->uv_index[k] + d];
+    mmx_timer *timer = NULL;
+    if (!s && o.trace) s = mmx_timer_create(ctx, &timer);
     for (int l = 0; !s && l < levels; l++) {
-        s = refine(ctx, scheme, &cur, pos, &next, &npos);
+        double ms = 0;
+        if (timer) s = mmx_timer_start(timer);
+        if (!s) s = refine(ctx, scheme, &cur, pos, &next, &npos);
         if (!s && uv) s = refine_uv(ctx, scheme, &cur, uv, &nuv);
+        if (!s && timer) s = mmx_timer_stop(timer, &ms);
         if (s) break;
+        if (o.trace) {
+            o.trace[l].nverts = next.nv, o.trace[l].nfaces = next.nf, o.trace[l].nedges = next.ne;
+            o.trace[l].ms = ms;
+        }
         glevel_free(&cur);
         free(pos), free(uv);
         cur = next, pos = npos, uv = nuv;
@@ -567,6 +576,7 @@ mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces 
                           : in->tags ? "t interpolateboundary 1/0/0 2\n" : NULL;
         if (tag && !(s = galloc(ctx, strlen(tag) + 1, 1, &r->tags))) memcpy(r->tags, tag, strlen(tag) + 1);
     }
+    mmx_timer_free(timer);
     glevel_free(&cur), glevel_free(&next);
     free(pos), free(uv), free(npos), free(nuv);
     if (s) mmx_faces_free(r);
@@ -597,10 +607,11 @@ mmx_status mmx__subdiv_pillows(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *
     if (!s) s = mmx_mesh_from_faces(ctx, r->nverts, r->nfaces, r->start, r->verts, r->pos, &m);
     if (!s) s = mmx_mesh_reduce(ctx, m);
     if (!s && r->nuv > 0) {
-        /* One coordinate per corner, numbered in face order: M's storage order. */
-        if (!(uv = calloc(1, sizeof *uv))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_subdivide: out of host memory");
-        if (!s) uv->nvalues = r->nuv, uv->values = r->uv, uv->index = r->uv_index, uv->space = MMX_SPACE_HOST;
-        if (!s) r->uv = NULL, r->uv_index = NULL, m->uv = uv;
+        /* One coordinate per corner, numbered in face order (M's storage order), where the
+         * context's results keep them (mesh.h: device memory on CUDA). */
+        mmx_mesh_uv hu = {r->nuv, r->uv, r->uv_index, MMX_SPACE_HOST, NULL};
+        s = mmx__mesh_uv_copy_to(ctx, &hu, r->start[r->nfaces], mmx_ctx_space(ctx), &uv);
+        if (!s) m->uv = uv;
     }
     if (!s) m->tags = r->tags, r->tags = NULL;
     mmx_faces_free(r);
