@@ -1758,6 +1758,19 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     mmx_ctx_free(gpu);
 }
 
+/* Loop on a pillow (the face-list path, on the host whatever the backend): the CUDA result is
+ * a device mesh with the host's topology, positions and texture coordinates (kept in device
+ * memory, as refined coordinates are on CUDA), and the same sizes per level. */
+Test(subdiv, gpu_pillow_matches_host, .description = "CUDA: Loop on pillows gives the host's result, coordinates on the device")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    cuda_vs_host(gpu, host, LOOP, pillow(host, 0), 3, "pillow");
+    cuda_vs_host(gpu, host, LOOP, with_uv(pillow(host, 1), 1), 3, "tetrahedron and pillow, seams");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
 /* The algebraic path on CUDA, `runs` times on the same device mesh: every run must give the
  * bytes of the first (positions and topology; no float atomics anywhere in the products), and
  * the host's topology exactly and its positions within rounding. Frees m. */
