@@ -194,9 +194,13 @@ static mmx_status level0(mmx_ctx *ctx, const mmx_faces *in, mmx_boundary boundar
     for (mmx_index e = 0; e < ne; e++)
         if (l->enm[e]) vnm[l->ev[2 * e]] = vnm[l->ev[2 * e + 1]] = 1;
     /* The others are non-manifold when their faces do not make one fan: the edge and face
-     * counts OpenSubdiv requires, and the faces around the vertex joined through its edges of
-     * two faces into one set (union-find on the corners, by position in vfc). */
+     * counts OpenSubdiv requires, and the corners at the vertex joined through its edges of
+     * two faces into one set (union-find on the corners' places in vfc; `at` holds each
+     * corner's place, so every edge is looked at once from each end: linear in the corners). */
+    mmx_index *at = NULL;
     if ((s = galloc(ctx, (size_t)nc, sizeof *ufind, &ufind))) goto done;
+    if ((s = galloc(ctx, (size_t)nc, sizeof *at, &at))) goto done;
+    for (mmx_index i = 0; i < nc; i++) ufind[i] = i, at[l->vfc[i]] = i;
     for (mmx_index v = 0; v < nv; v++) {
         if (vnm[v]) continue;
         const mmx_index fb = l->vfstart[v], fc = l->vfstart[v + 1] - fb;
@@ -205,26 +209,24 @@ static mmx_status level0(mmx_ctx *ctx, const mmx_faces *in, mmx_boundary boundar
             vnm[v] = 1;
             continue;
         }
-        for (mmx_index i = 0; i < fc; i++) ufind[fb + i] = i;
         for (mmx_index j = l->vestart[v]; j < l->vestart[v + 1]; j++) {
             const mmx_index e = l->ve[j];
             if (l->efstart[e + 1] - l->efstart[e] != 2) continue;
-            /* The two faces' positions in v's corner list (each face holds v once here). */
-            mmx_index a = -1, c = -1;
-            for (mmx_index i = 0; i < fc; i++) {
-                const mmx_index f = l->cf[l->vfc[fb + i]];
-                if (f == l->cf[l->efc[l->efstart[e]]]) a = i;
-                if (f == l->cf[l->efc[l->efstart[e] + 1]]) c = i;
+            /* Each face's corner at v: the one that runs e, or the next one in its face. */
+            mmx_index r[2];
+            for (int t = 0; t < 2; t++) {
+                const mmx_index k = l->efc[l->efstart[e] + t], f = l->cf[k];
+                const mmx_index b = l->fstart[f], n = l->fstart[f + 1] - b;
+                r[t] = at[l->fv[k] == v ? k : b + (k - b + 1) % n];
+                while (ufind[r[t]] != r[t]) r[t] = ufind[r[t]];
             }
-            if (a < 0 || c < 0) continue;
-            while (ufind[fb + a] != a) a = ufind[fb + a];
-            while (ufind[fb + c] != c) c = ufind[fb + c];
-            if (a != c) ufind[fb + (a > c ? a : c)] = a < c ? a : c;
+            if (r[0] != r[1]) ufind[r[0] > r[1] ? r[0] : r[1]] = r[0] < r[1] ? r[0] : r[1];
         }
         mmx_index roots = 0;
-        for (mmx_index i = 0; i < fc; i++) roots += ufind[fb + i] == i;
+        for (mmx_index i = fb; i < fb + fc; i++) roots += ufind[i] == i;
         if (roots != 1) vnm[v] = 1;
     }
+    free(at);
     /* OpenSubdiv's factory: boundary and non-manifold edges infinitely sharp; a vertex
      * sharpened when a corner of one face (edge-and-corner boundaries), or non-manifold
      * unless on an interior non-manifold crease (two non-manifold edges, no boundary, more
