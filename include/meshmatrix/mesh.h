@@ -157,9 +157,10 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
  * corners verts[start[f] .. start[f+1]) (0-based vertex numbers, cyclic order, repeats
  * allowed); uv_index (one per corner, or NULL) names its texture coordinate in uv (nuv x 2).
  * tags: OBJ 't' lines as mmx_mesh's, or NULL. Everything is malloc'd and freed by
- * mmx_faces_free. The mesh-matrix form stays the library's form for everything else: only
- * mmx_faces_read (io.h) and mmx_subdivide_faces (subdiv.h) take this one, and a result
- * without repeated vertices becomes a mesh with mmx_mesh_from_faces. */
+ * mmx_faces_free. The mesh-matrix form stays the library's form for everything else (its
+ * fast paths untouched): only mmx_faces_read and mmx_faces_write (io.h) and
+ * mmx_subdivide_faces (subdiv.h) take this one, and face lists without repeated vertices
+ * become a mesh with mmx_mesh_from_faces. */
 typedef struct mmx_faces {
     mmx_index nverts, nfaces;
     mmx_index *start;    /* nfaces + 1, start[0] = 0 */
