@@ -322,8 +322,10 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
  * non-manifold crease), and child edges come from their parents, so that two child edges may
  * join the same two vertices (src/subdiv/general.c). Texture coordinates (in->uv) are refined
  * linearly in each face (OpenSubdiv's FVAR_LINEAR_ALL), one per output corner.
- * opts may be NULL; it takes the boundary (edge only, edge and corner, or from the tags), and
- * otherwise only defaults. Tags: 'interpolateboundary' 1 or 2 and linear face-varying
+ * opts may be NULL; it takes the boundary (edge only, edge and corner, or from the tags) and
+ * the trace (each level's sizes and time), and otherwise only defaults (MMX_ERR_UNSUPPORTED
+ * for a kept hole, the limit, boundary 'none', a texture mode other than linear, the fused
+ * path). Tags: 'interpolateboundary' 1 or 2 and linear face-varying
  * interpolation; creases, corners and holes are refused (MMX_ERR_UNSUPPORTED naming the line).
  * The result's faces may repeat vertices too (a face folded onto itself keeps doing so); where
  * none does, mmx_mesh_from_faces makes it a mesh. mmx_subdivide sends Loop's pillows here.
