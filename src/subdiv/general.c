@@ -130,8 +130,7 @@ static size_t pair_slot(const pair_table *t, uint64_t k)
 }
 
 /* Level 0 from the face lists, with OpenSubdiv's edges and non-manifold tags. */
-static mmx_status level0(mmx_ctx *ctx, const mmx_faces *in, mmx_boundary boundary, glevel *l,
-                         unsigned char **vnm_out)
+static mmx_status level0(mmx_ctx *ctx, const mmx_faces *in, mmx_boundary boundary, glevel *l)
 {
     const mmx_index nv = in->nverts, nf = in->nfaces, nc = in->start[nf];
     mmx_index ne = 0, *last = NULL, *nfaces = NULL, *ev = NULL, *fe = NULL, *ufind = NULL;
@@ -247,8 +246,8 @@ static mmx_status level0(mmx_ctx *ctx, const mmx_faces *in, mmx_boundary boundar
 done:
     free(t.key), free(t.edge), free(last), free(nfaces), free(ev), free(fe), free(enm);
     free(ufind);
-    if (s) free(vnm), glevel_free(l);
-    else *vnm_out = vnm;
+    free(vnm);
+    if (s) glevel_free(l);
     return s;
 }
 
@@ -520,13 +519,11 @@ mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces 
     }
     glevel cur = {0}, next = {0};
     double *pos = NULL, *uv = NULL, *npos = NULL, *nuv = NULL;
-    unsigned char *vnm = NULL;
     mmx_faces *r = NULL;
     mmx_index empty_start = 0;
     mmx_faces in0 = *in;
     if (nf == 0) in0.start = &empty_start;
-    s = level0(ctx, &in0, o.boundary, &cur, &vnm);
-    free(vnm);
+    s = level0(ctx, &in0, o.boundary, &cur);
     if (!s) s = galloc(ctx, 3 * (size_t)in->nverts, sizeof *pos, &pos);
     for (size_t i = 0; !s && i < 3 * (size_t)in->nverts; i++) pos[i] = in->pos[i];
     if (!s && in->nuv > 0) s = galloc(ctx, 2 * (size_t)cur.nc, sizeof *uv, &uv);
