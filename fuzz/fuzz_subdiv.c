@@ -2,7 +2,8 @@
  * picks the scheme (byte % 3) and the level count (1 + (byte / 3) % 3). The mesh is refined on
  * the host by both paths (the default and the algebraic), with its tags (creases, corners,
  * holes kept as tags, boundary modes), and whatever they do must be the same and sound:
- *   - both succeed or both fail, with the same status;
+ *   - both succeed or both fail, with the same status (but Loop on a pillow, which the
+ *     algebraic path refuses and the default one refines on face lists);
  *   - on success: the counts that mmx_subdiv_predict gives, the same faces in the same order on
  *     both paths, positions within float rounding of each other (and finite when the input's
  *     are small enough for their sums to stay finite), and a result free of repeated faces,
@@ -91,8 +92,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* A refusal is a sentence, never the internal error that says two checks disagree. */
         if (s[p] == MMX_ERR_INTERNAL) abort();
     }
-    if (s[0] != s[1]) abort();
-    if (s[0] == MMX_OK) check_pair(ctx, scheme, levels, in, out[0], out[1]);
+    /* Loop's pillows: the algebraic path refuses them (a mesh matrix cannot hold their
+     * children), the default one refines them on face lists, or refuses what that path does
+     * not take (kept holes, creases: subdiv.h); then only the refusals are compared. */
+    const int pillow = scheme == MMX_SCHEME_LOOP && s[1] == MMX_ERR_MESH &&
+                       strstr(mmx_ctx_error(ctx), "pillow") != NULL;
+    if (s[0] != s[1] && !pillow) abort();
+    if (s[0] == MMX_OK && s[1] == MMX_OK) check_pair(ctx, scheme, levels, in, out[0], out[1]);
     mmx_mesh_free(out[0]);
     mmx_mesh_free(out[1]);
     mmx_mesh_free(in);

@@ -1259,6 +1259,392 @@ Test(subdiv, refusals, .description = "bad input is refused before any work, nam
     mmx_ctx_free(ctx);
 }
 
+/* ---- faces that repeat a vertex, and pillows (mmx_subdivide_faces) ------------------------- */
+
+/* A face list over static arrays (mmx_subdivide_faces only reads its input). */
+static mmx_faces faces_of(mmx_index nv, const float *pos, mmx_index nf, const mmx_index *start,
+                          const mmx_index *verts)
+{
+    mmx_faces f = {0};
+    f.nverts = nv, f.pos = (float *)pos, f.nfaces = nf;
+    f.start = (mmx_index *)start, f.verts = (mmx_index *)verts;
+    return f;
+}
+
+/* Whether corner positions of face fa of a equal those of face fb of b from rotation r on,
+ * within tol. */
+static int same_face_at(const mmx_faces *a, mmx_index fa, const mmx_mesh *b, const mmx_index *bs,
+                        const mmx_index *bv, mmx_index fb, mmx_index r, double tol)
+{
+    const mmx_index n = a->start[fa + 1] - a->start[fa];
+    for (mmx_index k = 0; k < n; k++) {
+        const float *x = a->pos + 3 * (size_t)a->verts[a->start[fa] + k];
+        const float *y = b->pos + 3 * (size_t)bv[bs[fb] + (r + k) % n];
+        for (int d = 0; d < 3; d++)
+            if (fabs((double)x[d] - y[d]) > tol) return 0;
+    }
+    return 1;
+}
+
+/* Asserts that a's faces, as cycles of corner positions, are b's (host), one to one. */
+static void same_faces_geometrically(mmx_ctx *ctx, const mmx_faces *a, const mmx_mesh *b,
+                                     const char *what)
+{
+    mmx_index *bs = NULL, *bv = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_faces(ctx, b, &bs, &bv));
+    cr_assert_eq(a->nfaces, b->M->ncols, "%s: %d faces, the split mesh's refinement %d", what,
+                 a->nfaces, b->M->ncols);
+    unsigned char *used = calloc((size_t)b->M->ncols + 1, 1);
+    cr_assert_not_null(used);
+    const double tol = 1e-6 * mesh_diagonal(b);
+    for (mmx_index f = 0; f < a->nfaces; f++) {
+        const mmx_index n = a->start[f + 1] - a->start[f];
+        int found = 0;
+        for (mmx_index g = 0; g < b->M->ncols && !found; g++) {
+            if (used[g] || bs[g + 1] - bs[g] != n) continue;
+            for (mmx_index r = 0; r < n && !found; r++)
+                if (same_face_at(a, f, b, bs, bv, g, r, tol)) found = 1, used[g] = 1;
+        }
+        cr_assert(found, "%s: face %d of the face-list result has no face of the split mesh's "
+                  "refinement with its corners", what, f);
+    }
+    free(used), free(bs), free(bv);
+}
+
+/* A face that names a vertex twice, refined as OpenSubdiv does (the vertex non-manifold, so a
+ * corner; the degenerate edge's point its midpoint, the vertex itself; the edges around it
+ * sharp), equals the refinement of the same mesh with the vertex split into two coincident
+ * ones, where the edge-and-corner boundary makes both split copies corners and every edge at
+ * them a boundary: the same surface, face for face, at every level. Catmull-Clark: a quad
+ * (1 2 2 4) beside a plain one, sharing an edge; Loop: a triangle (0 0 1). */
+Test(subdiv, faces_repeat_equals_split, .description = "a face repeating a vertex = the vertex split into coincident corners")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float qpos[] = {0, 0, 0, 1, 0, 0, 2, 0.5f, 0.3f, 0, 1, 0, 1, 1, 0.2f, 2, 0.5f, 0.3f};
+    static const mmx_index qs[] = {0, 4, 8}, qv[] = {0, 1, 4, 3, 1, 2, 2, 4};
+    static const int qsplit[] = {0, 1, 4, 3, -1, 1, 2, 5, 4, -1};
+    static const float tpos[] = {0, 0, 0, 1, 0.2f, 0, 0, 0, 0};
+    static const mmx_index ts[] = {0, 3}, tv[] = {0, 0, 1};
+    static const int tsplit[] = {0, 2, 1, -1};
+    const struct {
+        mmx_scheme scheme;
+        mmx_faces in;
+        mmx_mesh *split;
+        const char *what;
+    } cases[] = {
+        {CC, faces_of(5, qpos, 2, qs, qv), from_lists(ctx, 6, qpos, qsplit, 10), "quad 1 2 2 4"},
+        {BILINEAR, faces_of(5, qpos, 2, qs, qv), from_lists(ctx, 6, qpos, qsplit, 10), "bilinear quad 1 2 2 4"},
+        {LOOP, faces_of(2, tpos, 1, ts, tv), from_lists(ctx, 3, tpos, tsplit, 4), "triangle 0 0 1"},
+    };
+    mmx_subdiv_options o = {0};
+    o.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        for (int l = 1; l <= 3; l++) {
+            mmx_faces *got = NULL;
+            mmx_mesh *want = NULL;
+            MMX_OK_OR_FAIL(ctx, mmx_subdivide_faces(ctx, cases[c].scheme, &cases[c].in, l, &o, &got));
+            MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, cases[c].scheme, cases[c].split, l, &o, &want));
+            /* One vertex fewer at level 0; the refinement adds the same children. */
+            cr_assert_eq(got->nverts + 1, want->M->nrows, "%s level %d", cases[c].what, l);
+            same_faces_geometrically(ctx, got, want, cases[c].what);
+            cr_assert_str_eq(got->tags, "t interpolateboundary 1/0/0 1\n");
+            mmx_faces_free(got);
+            mmx_mesh_free(want);
+        }
+        mmx_mesh_free(cases[c].split);
+    }
+    mmx_ctx_free(ctx);
+}
+
+/* Loop on the closed pillow (0 1 2), (1 0 2): every vertex interior of valence 2 (beta =
+ * 39/128: it keeps 50/128 of itself and takes 39/128 of each other vertex), every edge smooth
+ * (3/8 of its ends, 1/8 of the opposite vertex of each face: the same vertex twice). Refined on
+ * the default path (the face lists, where the fused path refuses), with texture coordinates
+ * linear in each face, one per corner. */
+Test(subdiv, loop_pillow_by_hand, .description = "Loop on a two-sided pillow: OpenSubdiv's valence-2 rules, written out")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 0.2f, 1, 0.5f};
+    static const int tris[] = {0, 1, 2, -1, 1, 0, 2, -1};
+    mmx_mesh *m = from_lists(ctx, 3, pos, tris, 8), *fine = NULL;
+    /* Texture coordinates: face 0 takes (x, y), face 1 its own copies shifted by 2 in u. */
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    cr_assert_not_null(uv);
+    uv->nvalues = 6;
+    uv->values = malloc(12 * sizeof *uv->values), uv->index = malloc(6 * sizeof *uv->index);
+    cr_assert(uv->values && uv->index);
+    for (int k = 0; k < 6; k++)
+        uv->values[2 * k] = pos[3 * (k % 3)] + (k >= 3 ? 2.0f : 0.0f), uv->values[2 * k + 1] = pos[3 * (k % 3) + 1];
+    for (int q = 0; q < 6; q++) uv->index[q] = m->M->rowidx[q] + (q >= 3 ? 3 : 0);
+    m->uv = uv;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, LOOP, m, 1, NULL, &fine));
+    mmx_mesh *h = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, fine, MMX_SPACE_HOST, &h));
+    cr_assert_eq(h->M->nrows, 6);
+    cr_assert_eq(h->M->ncols, 8);
+    /* The expected points: three vertex points and three edge points. */
+    double want[6][3];
+    for (int v = 0; v < 3; v++)
+        for (int d = 0; d < 3; d++)
+            want[v][d] = 50.0 / 128 * pos[3 * v + d] +
+                         39.0 / 128 * (pos[3 * ((v + 1) % 3) + d] + pos[3 * ((v + 2) % 3) + d]);
+    for (int e = 0; e < 3; e++)
+        for (int d = 0; d < 3; d++)
+            want[3 + e][d] = 0.375 * (pos[3 * e + d] + pos[3 * ((e + 1) % 3) + d]) +
+                             0.25 * pos[3 * ((e + 2) % 3) + d];
+    int hit[6] = {0}, of[6];
+    for (int v = 0; v < 6; v++) {
+        int found = -1;
+        for (int w = 0; w < 6 && found < 0; w++) {
+            double d2 = 0;
+            for (int d = 0; d < 3; d++) d2 += pow(h->pos[3 * v + d] - want[w][d], 2);
+            if (d2 < 1e-12 && !hit[w]) found = w;
+        }
+        cr_assert(found >= 0, "vertex %d (%g %g %g) is no point of the rules", v, h->pos[3 * v],
+                  h->pos[3 * v + 1], h->pos[3 * v + 2]);
+        hit[found] = 1, of[v] = found;
+    }
+    /* Each corner's coordinate is linear in its parent face: a vertex corner keeps its parent
+     * corner's, an edge corner takes the mean of the edge's two in that face. Face 0's chart
+     * has u in [0, 1], face 1's in [2, 3]: a child's three corners lie in one chart. */
+    cr_assert_not_null(h->uv);
+    int in_chart[2] = {0, 0};
+    for (mmx_index f = 0; f < 8; f++) {
+        const int chart = h->uv->values[2 * h->uv->index[3 * f]] >= 1.5f;
+        in_chart[chart]++;
+        for (int k = 0; k < 3; k++) {
+            const mmx_index q = 3 * f + k, w = of[h->M->rowidx[q]];
+            const int a = w < 3 ? w : w - 3, b = w < 3 ? w : (w - 2) % 3;
+            const double eu = 0.5 * (pos[3 * a] + pos[3 * b]) + 2.0 * chart;
+            const double ev = 0.5 * (pos[3 * a + 1] + pos[3 * b + 1]);
+            const float *u = h->uv->values + 2 * h->uv->index[q];
+            cr_assert(fabs(u[0] - eu) < 1e-6 && fabs(u[1] - ev) < 1e-6,
+                      "face %d corner %d: (%g, %g), the linear value is (%g, %g)", f, k, u[0], u[1], eu, ev);
+        }
+    }
+    cr_assert(in_chart[0] == 4 && in_chart[1] == 4, "children per chart: %d and %d", in_chart[0], in_chart[1]);
+    mmx_mesh_free(h);
+    mmx_mesh_free(fine);
+    /* The fused path cannot hold the pillow's children and says so, pointing to the default. */
+    mmx_subdiv_options o = {0};
+    o.path = MMX_SUBDIV_PATH_FUSED;
+    fine = (mmx_mesh *)&fine;
+    cr_assert_eq(mmx_subdivide(ctx, LOOP, m, 1, &o, &fine), MMX_ERR_MESH);
+    cr_assert_null(fine);
+    cr_assert(strstr(mmx_ctx_error(ctx), "the default path refines it"), "%s", mmx_ctx_error(ctx));
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
+/* Texture coordinates on a face that repeats a vertex: the repeated vertex has a coordinate
+ * per corner, and each child corner takes the linear value in its parent face (OpenSubdiv's
+ * FVAR_LINEAR_ALL): the vertex corner its parent corner's, the edge corner the mean of the
+ * edge's two corners' (the degenerate edge's: of the vertex's two coordinates), the face
+ * corner the mean of the face's. */
+Test(subdiv, faces_repeat_uv_by_hand, .description = "texture coordinates of a face repeating a vertex, linear per corner")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0};
+    static const float uvs[] = {0, 0, 1, 0, 1, 1, 0, 1};
+    static const mmx_index st[] = {0, 4}, vs[] = {0, 1, 2, 2}, ui[] = {0, 1, 2, 3};
+    mmx_faces in = faces_of(3, pos, 1, st, vs);
+    in.nuv = 4, in.uv = (float *)uvs, in.uv_index = (mmx_index *)ui;
+    mmx_faces *out = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide_faces(ctx, CC, &in, 1, NULL, &out));
+    cr_assert_eq(out->nfaces, 4);
+    cr_assert_eq(out->nverts, 3 + 1 + 4); /* old, face point, four edge points (one degenerate) */
+    /* Child face of corner i: (i, mid(i, i+1), centre, mid(i-1, i)) in (u, v), in some face
+     * and rotation of the result. */
+    for (int i = 0; i < 4; i++) {
+        double w[4][2];
+        for (int d = 0; d < 2; d++) {
+            w[0][d] = uvs[2 * i + d];
+            w[1][d] = 0.5 * (uvs[2 * i + d] + uvs[2 * ((i + 1) % 4) + d]);
+            w[2][d] = 0.5;
+            w[3][d] = 0.5 * (uvs[2 * ((i + 3) % 4) + d] + uvs[2 * i + d]);
+        }
+        int found = 0;
+        for (mmx_index f = 0; f < 4 && !found; f++)
+            for (int r = 0; r < 4 && !found; r++) {
+                int ok = 1;
+                for (int k = 0; k < 4; k++) {
+                    const float *u = out->uv + 2 * (size_t)out->uv_index[out->start[f] + (r + k) % 4];
+                    ok &= fabs(u[0] - w[k][0]) < 1e-6 && fabs(u[1] - w[k][1]) < 1e-6;
+                }
+                found = ok;
+            }
+        cr_assert(found, "no child face of corner %d with its linear coordinates", i);
+    }
+    mmx_faces_free(out);
+    mmx_ctx_free(ctx);
+}
+
+/* What the face-list path refuses, naming the cause; and the reader of such faces. */
+Test(subdiv, faces_refusals, .description = "mmx_subdivide_faces and mmx_faces_read refuse bad input, naming it")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0};
+    static const mmx_index st[] = {0, 4}, vs[] = {0, 1, 2, 2}, bad[] = {0, 1, 3, 2};
+    mmx_faces in = faces_of(3, pos, 1, st, vs), *out = (mmx_faces *)&out;
+    cr_assert_eq(mmx_subdivide_faces(ctx, SQRT3, &in, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert_null(out);
+    cr_assert(strstr(mmx_ctx_error(ctx), "sqrt3"), "%s", mmx_ctx_error(ctx));
+    cr_assert_eq(mmx_subdivide_faces(ctx, LOOP, &in, 1, NULL, &out), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 0 has 4 corners"), "%s", mmx_ctx_error(ctx));
+    mmx_faces b = faces_of(3, pos, 1, st, bad);
+    cr_assert_eq(mmx_subdivide_faces(ctx, CC, &b, 1, NULL, &out), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "face 0 names vertex 3"), "%s", mmx_ctx_error(ctx));
+    char tags[] = "t interpolateboundary 1/0/0 1\nt crease 2/1/0 0 1 2.5\n";
+    in.tags = tags;
+    cr_assert_eq(mmx_subdivide_faces(ctx, CC, &in, 1, NULL, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert(strstr(mmx_ctx_error(ctx), "tag line 2"), "%s", mmx_ctx_error(ctx));
+    in.tags = NULL;
+    mmx_subdiv_options o = {0};
+    o.boundary = MMX_BOUNDARY_NONE;
+    cr_assert_eq(mmx_subdivide_faces(ctx, CC, &in, 1, &o, &out), MMX_ERR_UNSUPPORTED);
+    cr_assert_eq(mmx_subdivide_faces(ctx, CC, &in, -1, NULL, &out), MMX_ERR_ARG);
+    cr_assert_eq(mmx_subdivide_faces(ctx, CC, NULL, 1, NULL, &out), MMX_ERR_ARG);
+    /* The reader: faces that repeat a vertex, with their coordinates and tags; OBJ only. */
+    const char *path = tu_tmp("faces_repeat.obj");
+    FILE *fp = fopen(path, "w");
+    cr_assert_not_null(fp);
+    fputs("v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 3/4\n"
+          "t interpolateboundary 1/0/0 1\n", fp);
+    fclose(fp);
+    mmx_mesh *m = (mmx_mesh *)&m;
+    cr_assert_eq(mmx_mesh_read(ctx, path, MMX_FORMAT_OBJ, &m), MMX_ERR_MESH);
+    cr_assert(strstr(mmx_ctx_error(ctx), "appears twice"), "%s", mmx_ctx_error(ctx));
+    mmx_faces *rd = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_faces_read(ctx, path, &rd));
+    cr_assert(rd->nverts == 3 && rd->nfaces == 1 && rd->start[1] == 4 && rd->verts[3] == 2);
+    cr_assert(rd->nuv == 4 && rd->uv_index[3] == 3 && rd->uv[7] == 1.0f);
+    cr_assert_str_eq(rd->tags, "t interpolateboundary 1/0/0 1\n");
+    MMX_OK_OR_FAIL(ctx, mmx_subdivide_faces(ctx, CC, rd, 2, NULL, &out));
+    cr_assert_eq(out->nfaces, 16);
+    mmx_faces_free(out);
+    mmx_faces_free(rd);
+    remove(path);
+    mmx_ctx_free(ctx);
+}
+
+#ifdef MMX_TEST_ORACLE
+/* `in` refined by mmx_subdivide_faces and by OpenSubdiv (its tags, texture coordinates through
+ * the face-varying channel, FVAR_LINEAR_ALL) to each level 1..levels: the same faces up to
+ * numbering, positions within 1e-5 of the diagonal, each corner's coordinates within 1e-5 of
+ * the (u, v) box's. */
+static void check_faces_oracle(mmx_scheme scheme, const mmx_faces *in, int levels, const char *what)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    oracle_mesh oin, ref, ours;
+    cr_assert_eq(oracle_mesh_from_faces(in, &oin), 0);
+    const size_t nc = (size_t)in->start[in->nfaces];
+    double *uvin = malloc(2 * sizeof(double) * (size_t)in->nuv + 1), lo[2] = {INFINITY, INFINITY},
+           hi[2] = {-INFINITY, -INFINITY};
+    int *idx = malloc(sizeof(int) * nc + 1);
+    cr_assert(uvin && idx);
+    for (size_t k = 0; k < 2 * (size_t)in->nuv; k++) {
+        uvin[k] = in->uv[k];
+        lo[k % 2] = fmin(lo[k % 2], uvin[k]), hi[k % 2] = fmax(hi[k % 2], uvin[k]);
+    }
+    for (size_t q = 0; q < nc; q++) idx[q] = in->uv_index[q];
+    const double uvdiag = hypot(hi[0] - lo[0], hi[1] - lo[1]);
+    for (int l = 1; l <= levels; l++) {
+        mmx_faces *out = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_subdivide_faces(ctx, scheme, in, l, NULL, &out));
+        cr_assert_eq(oracle_mesh_from_faces(out, &ours), 0);
+        double *uvref = NULL, max_err = -1;
+        char err[512] = "";
+        int rc = oracle_osd_refine_uv(scheme == LOOP ? 0 : scheme == BILINEAR ? 2 : 1, &oin, in->tags,
+                                      (int)in->nuv, uvin, idx, l, &ref, &uvref, err, sizeof err);
+        cr_assert_eq(rc, 0, "%s level %d: OpenSubdiv refused: %s", what, l, err);
+        rc = oracle_compare(&ours, &ref, ORACLE_TOL, &max_err, err, sizeof err);
+        cr_assert_eq(rc, 0, "%s, %s level %d: %s", what, mmx_scheme_name(scheme), l, err);
+        const size_t onc = (size_t)out->start[out->nfaces];
+        double *uvo = malloc(2 * sizeof(double) * onc + 1);
+        cr_assert_not_null(uvo);
+        for (size_t q = 0; q < onc; q++)
+            for (int c = 0; c < 2; c++) uvo[2 * q + c] = out->uv[2 * (size_t)out->uv_index[q] + c];
+        rc = oracle_compare_uv(&ours, uvo, &ref, uvref, ORACLE_TOL * uvdiag, &max_err, err, sizeof err);
+        cr_assert_eq(rc, 0, "%s, %s level %d, texture coordinates: %s", what, mmx_scheme_name(scheme), l, err);
+        free(uvo), free(uvref);
+        oracle_mesh_free(&ours), oracle_mesh_free(&ref);
+        mmx_faces_free(out);
+    }
+    free(uvin), free(idx);
+    oracle_mesh_free(&oin);
+    mmx_ctx_free(ctx);
+}
+#else
+static void check_faces_oracle(mmx_scheme scheme, const mmx_faces *in, int levels, const char *what)
+{
+    (void)scheme, (void)in, (void)levels, (void)what;
+}
+#endif
+
+/* OpenSubdiv's non-manifold shapes built here (its regression suite's catmark_nonman_quadpole*
+ * and loop_nonman_edges are of this kind): a pole of n quads (r_i, r_i+1, c, c) inside a ring
+ * of quads; triangles with a vertex twice (4 4 5), three times (5 5 5), a pillow and a fold
+ * (a quad a b a c), each corner with a texture coordinate of its own. */
+Test(subdiv, faces_repeat_oracle, .description = "faces repeating a vertex, and pillows, match OpenSubdiv (texture coordinates too)")
+{
+    ORACLE_OR_SKIP();
+    for (int n = 3; n <= 9; n += 6) {
+        float pos[3 * 19];
+        mmx_index st[2 * 9 + 1], vs[8 * 9], ui[8 * 9];
+        for (int i = 0; i < n; i++) {
+            const double t = 2 * 3.14159265358979 * i / n;
+            pos[3 * i] = (float)(2 * cos(t)), pos[3 * i + 1] = (float)(2 * sin(t)), pos[3 * i + 2] = 0;
+            pos[3 * (n + i)] = (float)cos(t), pos[3 * (n + i) + 1] = (float)sin(t), pos[3 * (n + i) + 2] = 0.3f * (i % 2);
+        }
+        pos[6 * n] = 0, pos[6 * n + 1] = 0.1f, pos[6 * n + 2] = 1;
+        st[0] = 0;
+        for (int i = 0, k = 0; i < n; i++) {
+            const mmx_index ring[4] = {i, (i + 1) % n, n + (i + 1) % n, n + i};
+            const mmx_index pole[4] = {n + i, n + (i + 1) % n, 2 * n, 2 * n};
+            for (int j = 0; j < 4; j++) vs[k + j] = ring[j], vs[k + 4 + j] = pole[j];
+            k += 8;
+            st[2 * i + 1] = k - 4, st[2 * i + 2] = k;
+        }
+        float uv[2 * 8 * 9];
+        for (int q = 0; q < 8 * n; q++) {
+            ui[q] = q;
+            uv[2 * q] = pos[3 * vs[q]] + 0.01f * (float)(q % 4), uv[2 * q + 1] = pos[3 * vs[q] + 1];
+        }
+        mmx_faces in = faces_of(2 * n + 1, pos, 2 * n, st, vs);
+        in.nuv = 8 * n, in.uv = uv, in.uv_index = ui;
+        char what[32];
+        snprintf(what, sizeof what, "pole of %d", n);
+        check_faces_oracle(CC, &in, 3, what);
+        check_faces_oracle(BILINEAR, &in, 2, what);
+    }
+    /* Loop: a strip of four triangles, then (4 4 5), (5 5 5), a pillow on 6 7 8. */
+    static const float tpos[] = {0, 0, 0, 1, 0, 0.2f, 2, 0, 0, 0, 1, 0.1f, 1, 1, 0, 2, 1, 0.3f,
+                                 4, 0, 0, 5, 0, 0, 4.5f, 1, 0.5f};
+    static const mmx_index ts[] = {0, 3, 6, 9, 12, 15, 18, 21, 24};
+    static const mmx_index tv[] = {0, 1, 3, 1, 4, 3, 1, 2, 4, 2, 5, 4, 4, 4, 5, 5, 5, 5, 6, 7, 8, 7, 6, 8};
+    float tuv[48];
+    mmx_index tui[24];
+    for (int q = 0; q < 24; q++) {
+        tui[q] = q;
+        tuv[2 * q] = tpos[3 * tv[q]] + 0.02f * (float)(q % 3), tuv[2 * q + 1] = tpos[3 * tv[q] + 1];
+    }
+    mmx_faces t = faces_of(9, tpos, 8, ts, tv);
+    t.nuv = 24, t.uv = tuv, t.uv_index = tui;
+    check_faces_oracle(LOOP, &t, 3, "strip, degenerate triangles, pillow");
+    char tags[] = "t interpolateboundary 1/0/0 1\n";
+    t.tags = tags;
+    check_faces_oracle(LOOP, &t, 2, "the same, edge-and-corner boundary");
+    /* Catmull-Clark: a fold, the quad (0 1 0 2), beside a plain quad on 1 3 4 0. */
+    static const float fpos[] = {0, 0, 0, 1, 0, 0, 0, 1, 0.2f, 1, 1, 0.4f, 0.5f, 1.5f, 0};
+    static const mmx_index fs[] = {0, 4, 8}, fv[] = {0, 1, 0, 2, 1, 3, 4, 0};
+    float fuv[16];
+    mmx_index fui[8];
+    for (int q = 0; q < 8; q++) fui[q] = q, fuv[2 * q] = fpos[3 * fv[q]] + 0.1f * (float)q, fuv[2 * q + 1] = fpos[3 * fv[q] + 1];
+    mmx_faces f = faces_of(5, fpos, 2, fs, fv);
+    f.nuv = 8, f.uv = fuv, f.uv_index = fui;
+    check_faces_oracle(CC, &f, 3, "fold");
+}
+
 /* ---- CUDA against the host --------------------------------------------------------------------- */
 
 /* Refines m on both backends to `levels` with the options `o` (NULL: the defaults) and asserts
@@ -1379,6 +1765,19 @@ Test(subdiv, gpu_matches_host, .description = "CUDA gives the host's topology an
     cuda_vs_host(gpu, host, SQRT3, tri_grid(host, 30, 20), 4, "sqrt3, triangulated grid");
     cuda_vs_host(gpu, host, SQRT3, shuffled(host, read_data(host, "strip.obj"), 8), 5, "sqrt3, shuffled strip");
     cuda_vs_host(gpu, host, SQRT3, fan(host, 9), 3, "sqrt3, fan of 9");
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Loop on a pillow (the face-list path, on the host whatever the backend): the CUDA result is
+ * a device mesh with the host's topology, positions and texture coordinates (kept in device
+ * memory, as refined coordinates are on CUDA), and the same sizes per level. */
+Test(subdiv, gpu_pillow_matches_host, .description = "CUDA: Loop on pillows gives the host's result, coordinates on the device")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    cuda_vs_host(gpu, host, LOOP, pillow(host, 0), 3, "pillow");
+    cuda_vs_host(gpu, host, LOOP, with_uv(pillow(host, 1), 1), 3, "tetrahedron and pillow, seams");
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }

@@ -450,10 +450,26 @@ expect_refusal() {
     fi
 }
 expect_refusal "Loop on quads" "face 0 has 4 vertices" subdiv --backend host --scheme loop builtin:cube "$TMP/s.obj"
-# Loop refuses a two-sided pillow before any work (it wrote out of bounds before), Catmull-Clark
-# refines it; a duplicated face is named as such, not as an orientation problem.
-expect_refusal "loop on a pillow" "two-sided pillow" subdiv --backend host --scheme loop --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
+# Loop refines a two-sided pillow on face lists (the default path; the fused one refuses it
+# before any work: it wrote out of bounds before), so does Catmull-Clark; a duplicated face is
+# named as such, not as an orientation problem.
+expect_rc "loop on a pillow" 0 subdiv --backend host --scheme loop --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
+expect_refusal "loop on a pillow, fused path" "two-sided pillow" subdiv --backend host --scheme loop --path fused --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
 expect_rc "catmull-clark on a pillow" 0 subdiv --backend host --scheme catmull-clark --levels 3 "$TMP/pillow.obj" "$TMP/s.obj"
+# A face that names a vertex twice (OpenSubdiv's non-manifold shapes: a quad 1 2 3 3, a
+# degenerate edge): a mesh cannot hold it, so subdiv refines the face lists as OpenSubdiv does
+# and writes OBJ face lists; a quad makes 4 children a level, the coordinates one per corner.
+printf 'v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nf 1/1 2/2 3/3 3/4\n' >"$TMP/degen.obj"
+if expect_rc "catmull-clark on a face repeating a vertex" 0 subdiv --backend host --scheme catmull-clark --levels 2 "$TMP/degen.obj" "$TMP/degen2.obj"; then
+    if [ "$(grep -c '^f ' "$TMP/degen2.obj")" = 16 ] && [ "$(grep -c '^vt ' "$TMP/degen2.obj")" = 64 ] &&
+        [[ "$out" == *"face lists"* ]]; then
+        ok "catmull-clark on a face repeating a vertex: 16 faces, 64 corner coordinates, OBJ face lists"
+    else
+        bad "catmull-clark on a face repeating a vertex: 16 faces and 64 'vt' lines" "stdout: $out"
+    fi
+fi
+expect_refusal "sqrt3 on a face repeating a vertex" "sqrt3 has no rule" subdiv --backend host --scheme sqrt3 "$TMP/degen.obj" "$TMP/s.obj"
+expect_refusal "a face repeating a vertex, written as PLY" "OBJ files only" subdiv --backend host --scheme catmull-clark "$TMP/degen.obj" "$TMP/s.ply"
 expect_refusal "catmull-clark on a duplicated face" "face 1 repeats face 0" subdiv --backend host --scheme catmull-clark "$TMP/dup.obj" "$TMP/s.obj"
 printf 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 1 1 0.5\nf 1 2 3\nf 2 4 3\n' >"$TMP/open.obj"
 # sqrt3 refines a boundary with Kobbelt's rule on every path (the default is the algebraic one).

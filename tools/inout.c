@@ -81,27 +81,41 @@ static long long input_limit(void)
     return (long long)(v << shift);
 }
 
+/* Whether the last input_read failed on MMX_MAX_INPUT_BYTES, which input_limit explained. */
+static int limit_said;
+
 int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms)
 {
+    mmx_status s = input_read(ctx, in, mesh, ms);
+    return s ? input_failed(ctx, s, in) : EXIT_OK;
+}
+
+int input_failed(mmx_ctx *ctx, mmx_status s, const tool_input *in)
+{
+    if (limit_said) return EXIT_FAIL; /* input_limit said why */
+    fail(ctx, s, in->name);
+    if (s == MMX_ERR_OVERFLOW && strstr(mmx_ctx_error(ctx), "max_bytes"))
+        fprintf(stderr, "mmx: set MMX_MAX_INPUT_BYTES (such as 8G) to read a larger input\n");
+    return EXIT_FAIL;
+}
+
+mmx_status input_read(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms)
+{
     *mesh = NULL;
+    limit_said = 0;
     memset(&last_read, 0, sizeof last_read);
     last_read_name = in->name;
     if (strncmp(in->arg, BUILTIN_PREFIX, strlen(BUILTIN_PREFIX)) == 0 && in->fmt == MMX_FORMAT_AUTO) {
-        mmx_status s = load(ctx, in->arg, mesh, ms);
-        return s ? fail(ctx, s, in->name) : EXIT_OK;
+        return load(ctx, in->arg, mesh, ms);
     }
     long long limit = input_limit();
-    if (limit < 0) return EXIT_FAIL;
+    limit_said = limit < 0;
+    if (limit < 0) return MMX_ERR_ARG;
     mmx_read_opts opts = {(uint64_t)limit, 0};
     double t0 = now_ms();
     mmx_status s = mmx_mesh_read_ex(ctx, in->arg, in->fmt, &opts, &last_read, mesh);
     *ms = now_ms() - t0;
-    if (s == MMX_ERR_OVERFLOW && strstr(mmx_ctx_error(ctx), "max_bytes")) {
-        fail(ctx, s, in->name);
-        fprintf(stderr, "mmx: set MMX_MAX_INPUT_BYTES (such as 8G) to read a larger input\n");
-        return EXIT_FAIL;
-    }
-    return s ? fail(ctx, s, in->name) : EXIT_OK;
+    return s;
 }
 
 /* One warning line per kind of data lost between IN and OUT, with its count. */

@@ -150,13 +150,102 @@ static const opt_spec subdiv_opts[O_COUNT] = {
     [O_DISCARD] = OPT_SPEC_DISCARD,
 };
 
+/* IN with faces that name a vertex twice, which a mesh cannot hold: read as face lists,
+ * refined by mmx_subdivide_faces (on the host, as OpenSubdiv refines them) and written as OBJ
+ * face lists (the result may repeat vertices too). */
+static int work_faces(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
+                      int reorder, const tool_input *in, const tool_output *out)
+{
+    if (reorder || base.path != MMX_SUBDIV_PATH_AUTO) {
+        fprintf(stderr, "mmx: %s: it has faces that name a vertex twice, which only the default "
+                        "path refines, without --reorder (a mesh cannot hold them)\n", in->name);
+        return EXIT_FAIL;
+    }
+    if (out->kind == OUT_STDOUT || (out->kind == OUT_FILE && out->fmt != MMX_FORMAT_OBJ)) {
+        fprintf(stderr, "mmx: %s: faces that name a vertex twice are written to OBJ files only\n",
+                out->name);
+        return EXIT_FAIL;
+    }
+    mmx_faces *f = NULL, *r = NULL;
+    mmx_subdiv_level *trace = calloc(levels > 0 ? (size_t)levels : 1, sizeof *trace);
+    if (!trace) return out_of_memory("the subdivision's trace");
+    double t0 = now_ms();
+    mmx_status s = mmx_faces_read(ctx, in->arg, &f);
+    const double load_ms = now_ms() - t0;
+    if (s) {
+        free(trace);
+        return fail(ctx, s, in->name);
+    }
+    row("scheme", "%s, %d level%s, face lists (faces that repeat a vertex), %s boundaries, host",
+        mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s",
+        base.boundary == MMX_BOUNDARY_FROM_MESH ? "tagged (else edge-only)" : boundary_name(base.boundary));
+    char counts[COUNTS_LEN];
+    row("input", "%s: %s (loaded in %.3f ms)", in->name, counts_text(counts, f->nverts, f->nfaces), load_ms);
+    mmx_subdiv_options opts = base;
+    opts.trace = trace;
+    t0 = now_ms();
+    s = mmx_subdivide_faces(ctx, scheme, f, levels, &opts, &r);
+    const double total_ms = now_ms() - t0;
+    const long long nv0 = f->nverts, nf0 = f->nfaces;
+    mmx_faces_free(f);
+    if (s) {
+        free(trace);
+        return fail(ctx, s, in->name);
+    }
+    say("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
+    for (int l = 0; l < levels; l++)
+        say("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
+            (int)trace[l].nedges, trace[l].ms);
+    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+    js_str("backend", "host");
+    js_str("scheme", mmx_scheme_name(scheme));
+    js_int("levels", levels);
+    js_str("path", "face lists");
+    js_str("boundary", boundary_name(base.boundary));
+    js_input(in->name, nv0, nf0, load_ms);
+    js_array("per_level");
+    for (int l = 0; l < levels; l++) {
+        js_object(NULL);
+        js_int("level", l + 1);
+        js_int("vertices", trace[l].nverts);
+        js_int("faces", trace[l].nfaces);
+        js_int("edges", trace[l].nedges);
+        js_ms("ms", trace[l].ms);
+        js_end();
+    }
+    js_end();
+    js_ms("subdivision_ms", total_ms);
+    free(trace);
+    counts_text(counts, r->nverts, r->nfaces);
+    if (out->kind == OUT_DISCARD) {
+        row("discarded", "the result: %s (--discard: nothing written)", counts);
+    } else {
+        t0 = now_ms();
+        s = mmx_faces_write(ctx, r, out->path);
+        if (s) {
+            mmx_faces_free(r);
+            return fail(ctx, s, out->name);
+        }
+        const double write_ms = now_ms() - t0;
+        row("wrote", "%s: OBJ face lists, %s (%.3f ms)", out->name, counts, write_ms);
+        js_output(out, r->nverts, r->nfaces, -1, write_ms);
+    }
+    mmx_faces_free(r);
+    return EXIT_OK;
+}
+
 /* Refines IN and writes OUT, printing the report. */
 static int work(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
                 int reorder, const tool_input *in, const tool_output *out)
 {
     mmx_mesh *mesh = NULL, *fine = NULL;
     double load_ms = 0;
-    if (input_load(ctx, in, &mesh, &load_ms)) return EXIT_FAIL;
+    mmx_status rs = input_read(ctx, in, &mesh, &load_ms);
+    /* Faces that name a vertex twice (OpenSubdiv's non-manifold shapes): the face lists. */
+    if (rs == MMX_ERR_MESH && strstr(mmx_ctx_error(ctx), "appears twice") &&
+        strcmp(in->arg, "-") != 0)
+        return work_faces(ctx, scheme, levels, base, reorder, in, out);
+    if (rs) return input_failed(ctx, rs, in);
     if (!mesh->pos) {
         mmx_mesh_free(mesh);
         fprintf(stderr, "mmx: %s: the mesh has no vertex positions to subdivide\n", in->name);
@@ -279,6 +368,10 @@ const tool_cmd subdiv_command = {
             "level, on every path), and non-manifold or\n"
             "inconsistently oriented input, or a level count whose result would not\n"
             "fit in 32-bit indices or in memory, is refused with the reason (exit 1).\n"
+            "An OBJ file whose faces name a vertex twice (OpenSubdiv's non-manifold\n"
+            "shapes) is refined as OpenSubdiv refines it, on face lists on the host\n"
+            "(Loop, Catmull-Clark, bilinear; boundary tags only; default path), and\n"
+            "written as OBJ; Loop on two-sided pillows takes that path too.\n"
             "Runs on the GPU when there is one, unless --backend host.",
     .opts = subdiv_opts,
     .nopts = O_COUNT,

@@ -188,6 +188,11 @@ int input_resolve(const char *arg, const char *from, const char *format, tool_in
  * the mesh does not (mmx_read_info) is kept for output_write_mesh's warnings. Returns
  * EXIT_OK, or EXIT_FAIL after printing why (naming IN). */
 int input_load(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms);
+/* input_load's two halves: the reading, which prints nothing (but MMX_MAX_INPUT_BYTES's complaint,
+ * then MMX_ERR_ARG), and the message for its failure (EXIT_FAIL), for a command that
+ * takes some failures another way (subdiv: faces that repeat a vertex). */
+mmx_status input_read(mmx_ctx *ctx, const tool_input *in, mmx_mesh **mesh, double *ms);
+int input_failed(mmx_ctx *ctx, mmx_status s, const tool_input *in);
 
 /* Loads a file or a builtin:SPEC shape, timing it; no message (demo's cage falls back). */
 mmx_status load(mmx_ctx *ctx, const char *src, mmx_mesh **mesh, double *ms);

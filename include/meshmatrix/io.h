@@ -143,6 +143,18 @@ mmx_status mmx_mesh_read_ex(mmx_ctx *ctx, const char *path, mmx_format fmt,
 /* mmx_mesh_read_ex with the default limits and no report. */
 mmx_status mmx_mesh_read(mmx_ctx *ctx, const char *path, mmx_format fmt, mmx_mesh **out);
 
+/* Reads an OBJ file as face lists (mmx_faces, mesh.h) that may name a vertex twice in a face,
+ * which mmx_mesh_read refuses (a mesh matrix cannot hold it): positions, faces, texture
+ * coordinates (where every corner has one) and 't' lines (kept verbatim). For
+ * mmx_subdivide_faces (subdiv.h). Errors: as mmx_mesh_read's (the line named), and
+ * MMX_ERR_UNSUPPORTED for another format. Cost: O(file size). Synchronises: no. */
+mmx_status mmx_faces_read(mmx_ctx *ctx, const char *path, mmx_faces **out);
+
+/* Writes face lists (mmx_faces, mesh.h; faces may name a vertex twice) to path as OBJ, as
+ * mmx_mesh_write writes a mesh: positions, texture coordinates ('f v/vt'), tags. Errors:
+ * MMX_ERR_ARG, MMX_ERR_IO (a partly written file removed), MMX_ERR_NOMEM. Synchronises: no. */
+mmx_status mmx_faces_write(mmx_ctx *ctx, const mmx_faces *faces, const char *path);
+
 /* Reads a mesh from `len` bytes at `data` (not necessarily NUL-terminated); `name` is used in
  * error messages. With MMX_FORMAT_AUTO the format comes from name's extension or, when it has
  * none known, is sniffed from the bytes as for standard input. max_bytes applies (the line

@@ -148,6 +148,33 @@ mmx_status mmx_mesh_from_faces(mmx_ctx *ctx, mmx_index nverts, mmx_index nfaces,
                                const mmx_index *start, const mmx_index *verts,
                                const float *pos, mmx_mesh **out);
 
+/* ---- face lists that a mesh matrix cannot hold ------------------------------------------- */
+
+/* A polygon mesh as plain face lists in host memory, for the faces a mesh matrix cannot store:
+ * a face that names a vertex twice (OpenSubdiv's "non-manifold edges" shapes: a degenerate
+ * edge from a vertex to itself, a quad folded onto a triangle), which a CSC column cannot hold
+ * (one entry per row), and the faces mmx_subdivide_faces makes from them. Face f has the
+ * corners verts[start[f] .. start[f+1]) (0-based vertex numbers, cyclic order, repeats
+ * allowed); uv_index (one per corner, or NULL) names its texture coordinate in uv (nuv x 2).
+ * tags: OBJ 't' lines as mmx_mesh's, or NULL. Everything is malloc'd and freed by
+ * mmx_faces_free. The mesh-matrix form stays the library's form for everything else (its
+ * fast paths untouched): only mmx_faces_read and mmx_faces_write (io.h) and
+ * mmx_subdivide_faces (subdiv.h) take this one, and face lists without repeated vertices
+ * become a mesh with mmx_mesh_from_faces. */
+typedef struct mmx_faces {
+    mmx_index nverts, nfaces;
+    mmx_index *start;    /* nfaces + 1, start[0] = 0 */
+    mmx_index *verts;    /* start[nfaces] corners */
+    float *pos;          /* nverts x 3, row-major */
+    mmx_index nuv;       /* texture coordinates, 0 if none */
+    float *uv;           /* nuv x 2 */
+    mmx_index *uv_index; /* per corner, or NULL when nuv is 0 */
+    char *tags;          /* OBJ 't' lines, newline-terminated, or NULL */
+} mmx_faces;
+
+/* Frees a face list and its arrays (NULL is fine). */
+void mmx_faces_free(mmx_faces *faces);
+
 /* ---- meshes from arrays in either space (bindings: numpy, DLPack) ------------------------ */
 
 /* Face lists and positions as a binding holds them, in host or device memory. Faces are

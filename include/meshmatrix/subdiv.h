@@ -267,10 +267,16 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *     fused path refuses those (MMX_ERR_UNSUPPORTED) when named, and so do plans (finding
  *     such vertices costs one more wait on CUDA);
  *   - no face repeating another's vertices in the same order (MMX_ERR_MESH naming both), and
- *     for Loop and sqrt3 no two triangles on the same three vertices in opposite orders (a
- *     two-sided pillow: legal and manifold, but its children would share new edges four ways,
- *     which a mesh matrix, knowing an edge by its ends, cannot represent; MMX_ERR_MESH naming
- *     both faces). Catmull-Clark refines pillows;
+ *     for sqrt3, and Loop on a path named in opts->path, no two triangles on the same three
+ *     vertices in opposite orders (a two-sided pillow: legal and manifold, but its children
+ *     would share new edges four ways, which a mesh matrix, knowing an edge by its ends,
+ *     cannot represent; MMX_ERR_MESH naming both faces). Catmull-Clark refines pillows; Loop
+ *     on the default path refines a mesh with a pillow as OpenSubdiv does on face lists, on
+ *     the host (mmx_subdivide_faces below: the result's texture coordinates one per corner,
+ *     its tags the boundary mode only, so a second call starts the edges anew, from vertex
+ *     pairs, and differs from one call of more levels; creases, corners, holes, the limit and
+ *     other texture modes are refused there, MMX_ERR_UNSUPPORTED); the mesh-matrix paths'
+ *     refusal is the cost of looking (one read of a device mesh);
  *   - every coordinate (positions, texture coordinates) finite and of magnitude at most
  *     MMX_SUBDIV_COORD_MAX (MMX_ERR_MESH naming the vertex);
  *   - the refined counts, and the corners, fit in 32-bit indices (MMX_ERR_OVERFLOW), and the
@@ -309,6 +315,30 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * the adjacency of its parent. */
 mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                          const mmx_subdiv_options *opts, mmx_mesh **out);
+
+/* Refines a face list that a mesh matrix cannot hold (mmx_faces, mesh.h: faces naming a vertex
+ * twice, as OpenSubdiv's catmark_nonman_edges, catmark_nonman_quadpole* and loop_nonman_edges
+ * shapes have) `levels` times by Loop (triangles), Catmull-Clark or bilinear, as OpenSubdiv
+ * refines it: edges are made from the corners by OpenSubdiv's rule (a degenerate edge from a
+ * vertex to itself, or an edge a face runs twice, is an edge of its own), boundary and
+ * non-manifold edges are infinitely sharp, a non-manifold vertex a corner (but inside a
+ * non-manifold crease), and child edges come from their parents, so that two child edges may
+ * join the same two vertices (src/subdiv/general.c). Texture coordinates (in->uv) are refined
+ * linearly in each face (OpenSubdiv's FVAR_LINEAR_ALL), one per output corner.
+ * opts may be NULL; it takes the boundary (edge only, edge and corner, or from the tags) and
+ * the trace (each level's sizes and time), and otherwise only defaults (MMX_ERR_UNSUPPORTED
+ * for a kept hole, the limit, boundary 'none', a texture mode other than linear, the fused
+ * path). Tags: 'interpolateboundary' 1 or 2 and linear face-varying
+ * interpolation; creases, corners and holes are refused (MMX_ERR_UNSUPPORTED naming the line).
+ * The result's faces may repeat vertices too (a face folded onto itself keeps doing so); where
+ * none does, mmx_mesh_from_faces makes it a mesh. mmx_subdivide sends Loop's pillows here.
+ * Errors: MMX_ERR_ARG, MMX_ERR_MESH (a face below 3 corners or not a triangle for Loop, an
+ * index out of range, a coordinate beyond MMX_SUBDIV_COORD_MAX: naming the face or vertex),
+ * MMX_ERR_UNSUPPORTED (sqrt3, options or tags above), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM.
+ * Cost: O(corners) per level, on the host (a reference path, in double precision).
+ * Synchronises: no (host memory only). */
+mmx_status mmx_subdivide_faces(mmx_ctx *ctx, mmx_scheme scheme, const mmx_faces *in, int levels,
+                               const mmx_subdiv_options *opts, mmx_faces **out);
 
 /* ---- the limit surface ---------------------------------------------------------------------- */
 

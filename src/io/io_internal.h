@@ -25,6 +25,8 @@ typedef struct mmx__src {
 /* The readers, one per format. Each builds the mesh with mmx__mesh_adopt (validated here, so
  * checked = 1) and leaves "NAME:LINE: ..." or "NAME: byte OFFSET: ..." in ctx on failure. */
 mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
+/* An OBJ file as face lists that may repeat a vertex in a face (mmx_faces_read). */
+mmx_status mmx__read_obj_faces(mmx_ctx *ctx, const mmx__src *src, mmx_faces **out);
 mmx_status mmx__read_off(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
 mmx_status mmx__read_ply(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);
 mmx_status mmx__read_stl(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out);

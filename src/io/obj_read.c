@@ -506,3 +506,34 @@ mmx_status mmx__read_obj(mmx_ctx *ctx, const mmx__src *src, mmx_mesh **out)
     free(o.tag_at);
     return s;
 }
+
+mmx_status mmx__read_obj_faces(mmx_ctx *ctx, const mmx__src *src, mmx_faces **out)
+{
+    obj_out o = {0};
+    mmx_status s = obj_parse(ctx, src, &o, -1, NULL);
+    /* The checks of mmx__first_bad_face but the repeated vertex: order and range. */
+    for (mmx_index f = 0; !s && f < o.nf; f++) {
+        const mmx_index n = o.start[f + 1] - o.start[f];
+        int bad = n < 3;
+        for (mmx_index k = o.start[f]; k < o.start[f + 1]; k++) bad |= o.verts[k] < 0 || o.verts[k] >= o.nv;
+        if (bad) s = report_face(ctx, src, &o, f);
+    }
+    if (!s && o.vt_max >= o.nvt) s = report_vt(ctx, src, &o);
+    mmx_faces *r = NULL;
+    if (!s && !(r = calloc(1, sizeof *r))) s = mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", src->name);
+    if (!s) {
+        r->nverts = o.nv, r->nfaces = o.nf;
+        r->start = o.start, r->verts = o.verts, r->pos = o.pos, r->tags = o.tags;
+        o.start = o.verts = NULL, o.pos = NULL, o.tags = NULL;
+        if (!r->start && (s = mmx__host_alloc(ctx, 1, sizeof *r->start, (void **)&r->start)) == MMX_OK)
+            r->start[0] = 0;
+        if (!s && !o.vt_partial && o.nnz > 0 && o.nvt > 0) {
+            r->nuv = o.nvt, r->uv = o.uv, r->uv_index = o.vt;
+            o.uv = NULL, o.vt = NULL;
+        }
+    }
+    obj_free(&o);
+    if (s) mmx_faces_free(r);
+    else *out = r;
+    return s;
+}

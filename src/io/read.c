@@ -303,11 +303,11 @@ static mmx_status slurp(mmx_ctx *ctx, const char *path, FILE *f, mmx_format fmt,
 
 #define STDIN_NAME "<stdin>"
 
-mmx_status mmx_mesh_read_ex(mmx_ctx *ctx, const char *path, mmx_format fmt,
-                            const mmx_read_opts *opts, mmx_read_info *info, mmx_mesh **out)
+/* A file's bytes as a mesh (out) or, for mmx_faces_read, as face lists (faces: OBJ only). */
+static mmx_status read_path(mmx_ctx *ctx, const char *path, mmx_format fmt,
+                            const mmx_read_opts *opts, mmx_read_info *info, mmx_mesh **out,
+                            mmx_faces **faces)
 {
-    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read: out is NULL");
-    *out = NULL;
     if (info) memset(info, 0, sizeof *info);
     if (!ctx || !path) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read: NULL context or path");
     const int is_stdin = strcmp(path, "-") == 0;
@@ -329,12 +329,40 @@ mmx_status mmx_mesh_read_ex(mmx_ctx *ctx, const char *path, mmx_format fmt,
     mmx_status s = slurp(ctx, name, f, fmt, opts, &data, &len, &mapped);
     if (!is_stdin) fclose(f); /* a mapping stays valid after its file is closed */
     if (s) return s;
-    s = read_bytes(ctx, name, data, len, fmt, opts, info, out);
+    if (!faces) {
+        s = read_bytes(ctx, name, data, len, fmt, opts, info, out);
+    } else {
+        mmx_read_info scratch;
+        if (!info) info = &scratch;
+        memset(info, 0, sizeof *info);
+        if (fmt == MMX_FORMAT_AUTO) fmt = mmx__sniff(data ? data : "", len, len);
+        info->format = fmt;
+        mmx__src src = {name, data ? data : "", (data ? data : "") + len, info};
+        s = fmt != MMX_FORMAT_OBJ ? mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: mmx_faces_read reads "
+                                              "OBJ files only", name)
+            : len == 0 ? mmx__fail(ctx, MMX_ERR_PARSE, "%s:1: the file is empty", name)
+                       : mmx__read_obj_faces(ctx, &src, faces);
+    }
     if (mapped)
         munmap(data, len);
     else
         free(data);
     return s;
+}
+
+mmx_status mmx_mesh_read_ex(mmx_ctx *ctx, const char *path, mmx_format fmt,
+                            const mmx_read_opts *opts, mmx_read_info *info, mmx_mesh **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_mesh_read: out is NULL");
+    *out = NULL;
+    return read_path(ctx, path, fmt, opts, info, out, NULL);
+}
+
+mmx_status mmx_faces_read(mmx_ctx *ctx, const char *path, mmx_faces **out)
+{
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_faces_read: out is NULL");
+    *out = NULL;
+    return read_path(ctx, path, MMX_FORMAT_AUTO, NULL, NULL, NULL, out);
 }
 
 mmx_status mmx_mesh_read(mmx_ctx *ctx, const char *path, mmx_format fmt, mmx_mesh **out)

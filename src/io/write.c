@@ -198,6 +198,8 @@ size_t mmx__fmt_float(char *out, float f)
 
 /* ---- the entry point ---------------------------------------------------------------------- */
 
+static mmx_status write_host(mmx_ctx *ctx, const mmx_mesh *h, const char *path, mmx_format fmt);
+
 mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, mmx_format fmt)
 {
     if (!mesh || !mesh->M || !path)
@@ -226,18 +228,22 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
                              "%d vertices (triangulate the mesh first)", path, f, n);
         }
     }
+    s = write_host(ctx, h, path, fmt);
+    mmx__mesh_host_release(mesh, h);
+    return s;
+}
+
+/* Writes a host mesh (or a view of one) to path in format fmt. */
+static mmx_status write_host(mmx_ctx *ctx, const mmx_mesh *h, const char *path, mmx_format fmt)
+{
     mmx__wbuf w = {NULL, NULL, 0, MMX__WBUF_BYTES, 0};
-    s = mmx__host_alloc(ctx, MMX__WBUF_BYTES, 1, (void **)&w.buf);
-    if (s) {
-        mmx__mesh_host_release(mesh, h);
-        return s;
-    }
+    mmx_status s = mmx__host_alloc(ctx, MMX__WBUF_BYTES, 1, (void **)&w.buf);
+    if (s) return s;
     errno = 0;
     w.fp = fopen(path, "wb");
     if (!w.fp) {
         int e = errno ? errno : EIO;
         free(w.buf);
-        mmx__mesh_host_release(mesh, h);
         return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot open for writing: %s", path, strerror(e));
     }
     struct stat sb;
@@ -254,7 +260,6 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
     errno = 0;
     if (fclose(w.fp) != 0 && !w.err) w.err = errno ? errno : EIO;
     free(w.buf);
-    mmx__mesh_host_release(mesh, h);
     if (w.err) {
         /* A file cut short could read back as a smaller, valid-looking mesh: remove it. Only a
          * regular file, never a device such as /dev/full or a pipe someone handed us. */
@@ -262,4 +267,23 @@ mmx_status mmx_mesh_write(mmx_ctx *ctx, const mmx_mesh *mesh, const char *path, 
         return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot write: %s", path, strerror(w.err));
     }
     return MMX_OK;
+}
+
+mmx_status mmx_faces_write(mmx_ctx *ctx, const mmx_faces *faces, const char *path)
+{
+    if (!faces || !path || (faces->nfaces > 0 && (!faces->start || !faces->verts)))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_faces_write: NULL argument");
+    /* The OBJ writer reads the face lists through a general-form matrix view (a column may
+     * name a row twice here: the writer only walks the columns). */
+    mmx_index zero = 0;
+    mmx_csc M = {0};
+    M.nrows = faces->nverts, M.ncols = faces->nfaces;
+    M.colptr = faces->nfaces > 0 ? faces->start : &zero, M.rowidx = faces->verts;
+    M.nnz = M.colptr[faces->nfaces];
+    M.space = MMX_SPACE_HOST;
+    mmx_mesh_uv uv = {faces->nuv, faces->uv, faces->uv_index, MMX_SPACE_HOST, NULL};
+    mmx_mesh h = {0};
+    h.M = &M, h.pos = faces->pos, h.space = MMX_SPACE_HOST, h.tags = faces->tags;
+    h.uv = faces->nuv > 0 ? &uv : NULL;
+    return write_host(ctx, &h, path, MMX_FORMAT_OBJ);
 }

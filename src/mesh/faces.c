@@ -23,3 +23,15 @@ mmx_status mmx_mesh_faces(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index **start,
     *verts = vs;
     return MMX_OK;
 }
+
+void mmx_faces_free(mmx_faces *faces)
+{
+    if (!faces) return;
+    free(faces->start);
+    free(faces->verts);
+    free(faces->pos);
+    free(faces->uv);
+    free(faces->uv_index);
+    free(faces->tags);
+    free(faces);
+}

@@ -178,8 +178,9 @@ static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
                      "three vertices, "
                      "glued along all three edges (a two-sided pillow); their children would "
                      "share new edges four ways, which a mesh matrix cannot hold (repeated "
-                     "faces: %d)", name, st->repeated_face[0], st->repeated_face[1],
-                     st->repeated_faces);
+                     "faces: %d)%s", name, st->repeated_face[0], st->repeated_face[1],
+                     st->repeated_faces, scheme == MMX_SCHEME_LOOP ? "; the default path refines "
+                     "it on face lists (mmx_subdivide_faces)" : "");
 }
 
 /* The checks on the topology, in the order that names the cause of a problem first: non-manifold
@@ -857,12 +858,9 @@ static mmx_status algebraic(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     return MMX_OK;
 }
 
-mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
-                         const mmx_subdiv_options *opts, mmx_mesh **out)
+static mmx_status subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                            const mmx_subdiv_options *opts, mmx_mesh **out)
 {
-    MMX__NEED_CTX(ctx);
-    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
-    *out = NULL;
     mmx_subdiv_options o;
     mmx_adjacency *adj = NULL;
     mmx__subdiv_sharp sharp;
@@ -934,6 +932,26 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     if (s) {
         mmx_mesh_free(*out);
         *out = NULL;
+    }
+    return s;
+}
+
+mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                         const mmx_subdiv_options *opts, mmx_mesh **out)
+{
+    MMX__NEED_CTX(ctx);
+    if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
+    *out = NULL;
+    mmx_status s = subdivide(ctx, scheme, mesh, levels, opts, out);
+    /* Loop's pillows are refused by the mesh-matrix paths (check_repeated): the face-list
+     * path takes them. Looked for only on that refusal, so other meshes pay nothing. */
+    if (s == MMX_ERR_MESH && scheme == MMX_SCHEME_LOOP && levels > 0 && mesh && mesh->M &&
+        (!opts || opts->path == MMX_SUBDIV_PATH_AUTO)) {
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
+        mmx_status p = mmx__subdiv_pillows(ctx, scheme, mesh, levels, opts, out);
+        if (p == MMX_ERR_MESH && !*out) return mmx__fail(ctx, MMX_ERR_MESH, "%s", why);
+        s = p;
     }
     return s;
 }

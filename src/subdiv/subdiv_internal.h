@@ -400,4 +400,13 @@ mmx_status mmx__subdiv_topology_cuda(mmx_ctx *ctx, mmx__subdiv_topo tp, mmx_inde
 #ifdef __cplusplus
 }
 #endif
+/* Loop (and the other schemes) on a mesh that holds a pillow, two triangles on the same three
+ * vertices in opposite orders, whose children a mesh matrix cannot keep apart: refined on the
+ * face-list path (mmx_subdivide_faces, general.c) and made a mesh again (its faces repeat no
+ * vertex), with one texture coordinate per corner. Returns MMX_ERR_MESH without a message when
+ * the mesh has no pillow (the caller's refusal then stands); else the face-list path's status.
+ * Cost: O(corners) per level on the host, and a read of a device mesh (a wait). */
+mmx_status mmx__subdiv_pillows(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
+                               const mmx_subdiv_options *opts, mmx_mesh **out);
+
 #endif

@@ -58,6 +58,11 @@ int oracle__alloc_mesh(oracle_mesh *out, int nverts, int nfaces, long long ncorn
 
 int oracle__check_mesh(const oracle_mesh *m, char *err, size_t cap)
 {
+    return oracle__check_faces(m, 0, err, cap);
+}
+
+int oracle__check_faces(const oracle_mesh *m, int repeats, char *err, size_t cap)
+{
     if (!m)
         return oracle__say(err, cap, "mesh is NULL");
     if (m->nverts < 0 || m->nfaces < 0)
@@ -79,7 +84,7 @@ int oracle__check_mesh(const oracle_mesh *m, char *err, size_t cap)
             if (v < 0 || v >= m->nverts)
                 return oracle__say(err, cap, "face %d names vertex %d, out of range [0, %d)", f, v,
                            m->nverts);
-            for (int l = b; l < k; ++l)
+            for (int l = b; !repeats && l < k; ++l)
                 if (m->verts[l] == v)
                     return oracle__say(err, cap, "face %d has vertex %d twice", f, v);
         }
@@ -143,12 +148,24 @@ static int face_cmp2(const faces *A, int x, const faces *B, int y)
 }
 
 /* Writes the cycle vs[0..n) rotated to start at its smallest entry into out. */
+/* The face's rotation that is smallest in lexicographic order: one start for a face without
+ * repeated vertices, the least of those at its smallest vertex otherwise (OpenSubdiv's faces
+ * may name a vertex twice). */
 static void canon(const int *vs, int n, int *out)
 {
     int m = 0;
     for (int k = 1; k < n; ++k)
         if (vs[k] < vs[m])
             m = k;
+    for (int k = m + 1; k < n; ++k) {
+        if (vs[k] != vs[m])
+            continue;
+        int d = 0;
+        for (int i = 1; i < n && !d; ++i)
+            d = (vs[(k + i) % n] > vs[(m + i) % n]) - (vs[(k + i) % n] < vs[(m + i) % n]);
+        if (d < 0)
+            m = k;
+    }
     for (int k = 0; k < n; ++k)
         out[k] = vs[(m + k) % n];
 }
@@ -419,16 +436,38 @@ static int match_by_topology(const oracle_mesh *a, const oracle_mesh *b, const g
         cb[j] = mix64((uint64_t)uf_find(parent, j) + 1);
     for (int i = 0; i < n; ++i)
         ca[i] = cb[uf_find(parent, match[i])];
-    int classes = count_distinct(cb, acc, n);
-    for (int round = 0; round < 64; ++round) {
-        refine_colors(a, ca, acc, na);
-        refine_colors(b, cb, acc, nb);
-        int c2 = count_distinct(nb, acc, n);
-        memcpy(ca, na, sizeof(uint64_t) * (size_t)n);
-        memcpy(cb, nb, sizeof(uint64_t) * (size_t)n);
-        if (c2 <= classes)
+    /* Refined until the classes stop growing; then, while a class of b holds several
+     * vertices (a symmetry colours cannot break, as among the children of a face on one
+     * vertex), one vertex of a and one of b of that colour get a colour of their own and the
+     * refinement goes on (individualisation; the face check proves the result). */
+    for (int pick = 0; pick <= n; ++pick) {
+        int classes = count_distinct(cb, acc, n);
+        for (int round = 0; round < 64; ++round) {
+            refine_colors(a, ca, acc, na);
+            refine_colors(b, cb, acc, nb);
+            int c2 = count_distinct(nb, acc, n);
+            memcpy(ca, na, sizeof(uint64_t) * (size_t)n);
+            memcpy(cb, nb, sizeof(uint64_t) * (size_t)n);
+            if (c2 <= classes)
+                break;
+            classes = c2;
+        }
+        for (int j = 0; j < n; ++j)
+            order[j] = j;
+        merge_sort(order, tmp, n, col_cmp, cb);
+        int run = -1;
+        for (int k = 1; k < n && run < 0; ++k)
+            if (cb[order[k]] == cb[order[k - 1]])
+                run = k - 1;
+        if (run < 0)
             break;
-        classes = c2;
+        const uint64_t c = cb[order[run]], fresh = mix64(c ^ mix64((uint64_t)pick + 0x51ED27ull));
+        int i = 0;
+        while (i < n && ca[i] != c)
+            ++i;
+        if (i == n)
+            break; /* no partner in a: reported below */
+        ca[i] = cb[order[run]] = fresh;
     }
     for (int j = 0; j < n; ++j)
         order[j] = j;
@@ -639,9 +678,9 @@ int oracle_compare(const oracle_mesh *a, const oracle_mesh *b, double rel_tol, d
         *max_err = -1.0;
     if (report && cap > 0)
         report[0] = '\0';
-    if (oracle__check_mesh(a, why, sizeof why))
+    if (oracle__check_faces(a, 1, why, sizeof why))
         return oracle__say(report, cap, "mesh a is invalid: %s", why);
-    if (oracle__check_mesh(b, why, sizeof why))
+    if (oracle__check_faces(b, 1, why, sizeof why))
         return oracle__say(report, cap, "mesh b is invalid: %s", why);
     if (!(rel_tol >= 0.0) || !isfinite(rel_tol))
         return oracle__say(report, cap, "relative tolerance %g is not a finite number >= 0", rel_tol);
@@ -735,12 +774,23 @@ int oracle_compare_uv(const oracle_mesh *a, const double *auv, const oracle_mesh
     for (int f = 0; f < a->nfaces && !rc; f++) {
         const int s0 = a->start[f], n = a->start[f + 1] - s0;
         /* A face of b with a's corners in the same cyclic order (coincident faces, such as
-         * back-to-back ones, differ in that order or are told apart by use). */
-        int best = -1, rot = 0;
-        for (int g = 0; g < b->nfaces && best < 0; g++) {
+         * back-to-back ones, differ in that order or are told apart by use), one with a's
+         * coordinates too where there is one (faces whose corners all coincide, as the
+         * children of a face on one vertex, are told apart by them alone). */
+        int best = -1, rot = 0, exact = 0;
+        for (int g = 0; g < b->nfaces && !exact; g++) {
             if (used[g] || b->start[g + 1] - b->start[g] != n) continue;
-            for (int r = 0; r < n && best < 0; r++)
-                if (same_corners(a, f, b, g, r, ptol)) best = g, rot = r;
+            for (int r = 0; r < n && !exact; r++) {
+                if (!same_corners(a, f, b, g, r, ptol)) continue;
+                double e = 0;
+                for (int k = 0; k < n; k++) {
+                    const double *u = auv + 2 * (size_t)(s0 + k);
+                    const double *w = buv + 2 * (size_t)(b->start[g] + (r + k) % n);
+                    e = fmax(e, fmax(fabs(u[0] - w[0]), fabs(u[1] - w[1])));
+                }
+                exact = e <= tol;
+                if (best < 0 || exact) best = g, rot = r;
+            }
         }
         if (best < 0) {
             snprintf(report, cap, "face %d of a has no face of b with its corners", f);

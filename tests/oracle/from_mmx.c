@@ -33,3 +33,12 @@ done:
     if (st != MMX_OK) oracle_mesh_free(o);
     return st;
 }
+
+int oracle_mesh_from_faces(const mmx_faces *fl, oracle_mesh *o)
+{
+    if (oracle__alloc_mesh(o, fl->nverts, fl->nfaces, fl->start[fl->nfaces])) return 1;
+    for (mmx_index f = 0; f <= fl->nfaces; f++) o->start[f] = fl->start[f];
+    for (mmx_index k = 0; k < fl->start[fl->nfaces]; k++) o->verts[k] = fl->verts[k];
+    for (size_t i = 0; i < 3 * (size_t)fl->nverts; i++) o->pos[i] = fl->pos[i];
+    return 0;
+}

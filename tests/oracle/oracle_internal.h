@@ -22,6 +22,9 @@ int oracle__say(char *buf, size_t cap, const char *fmt, ...) ORACLE_PRINTF(3, 4)
  * indices in range, no vertex twice in a face, arrays present. 0 if fine, else nonzero with
  * the problem in err. */
 int oracle__check_mesh(const oracle_mesh *m, char *err, size_t cap);
+/* oracle__check_mesh, allowing a face to name a vertex twice when repeats is nonzero (as
+ * OpenSubdiv does). */
+int oracle__check_faces(const oracle_mesh *m, int repeats, char *err, size_t cap);
 
 /* Allocates out's arrays for nverts / nfaces / ncorners (zeroing the struct first).
  * 0 on success, nonzero (out zeroed) when an allocation fails. */

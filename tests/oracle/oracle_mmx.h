@@ -11,4 +11,8 @@
  * vertices), MMX_ERR_NOMEM, and those of mmx_mesh_faces and mmx_mem_copy. */
 mmx_status oracle_mesh_from_mmx(mmx_ctx *ctx, const mmx_mesh *m, oracle_mesh *o);
 
+/* Fills o with a face list's faces (repeated vertices kept) and positions. 0 on success, 1
+ * when out of memory (o zeroed). */
+int oracle_mesh_from_faces(const mmx_faces *fl, oracle_mesh *o);
+
 #endif

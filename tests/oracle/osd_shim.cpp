@@ -247,7 +247,7 @@ int refine(int scheme, const oracle_mesh *in, const char *tag_text, int levels, 
                            scheme);
     if (levels < 0 || levels > 15)
         return oracle__say(err, cap, "levels %d out of OpenSubdiv's range 0..15", levels);
-    if (oracle__check_mesh(in, err, cap))
+    if (oracle__check_faces(in, 1, err, cap))
         return 1;
 
     Sdc::Options sdc;
