@@ -27,10 +27,10 @@
  * and the priority is a bijection of the edge), the new faces' offsets are a scan of 1 or 2
  * per rank; one thread per kept seed then writes its vertex, its midpoint and its faces (kept
  * cavities share no face). A collapse needs no order: one thread per kept seed merges b into
- * a (to[b] = a, its faces gone, a at the midpoint), the survivors of vertices and faces are
- * numbered by scans of their flags, and one thread per vertex and per face writes the
- * compacted arrays. Queued on the context's stream; it waits to read the ring total, once per
- * step of the selection, once for the counts, and never after. */
+ * a (to[b] = a, its faces gone, a at the midpoint), and the compaction every removing round
+ * shares (mmx__round_compact: the column selection of the faces' matrix) keeps the surviving
+ * faces and vertices in their order. Queued on the context's stream; it waits to read the
+ * ring total, once per step of the selection, once for the counts, and never after. */
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -183,33 +183,18 @@ __global__ void iota(mmx_index n, mmx_index *to)
 __global__ void collapse_merge(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
                                const float *place, const mmx_cavity_seed *sd,
                                const mmx_index *kpos, mmx_index k, mmx_index *to,
-                               mmx_index *keepf, float *mpos)
+                               unsigned char *keepf, float *mpos)
 {
     const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= k) return;
     const mmx_index i = kpos[j], e = seeds[i];
     const mmx_index a = v.ev[2 * (size_t)e], b = v.ev[2 * (size_t)e + 1];
     to[b] = a;
-    keepf[sd[i].faces[0]] = -1;
-    if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = -1;
+    keepf[sd[i].faces[0]] = 0;
+    if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = 0;
     if (pos)
         for (int c = 0; c < 3; c++)
             mpos[3 * (size_t)a + c] = place ? place[3 * (size_t)i + c] : mmx__sc_mid(pos, a, b, c);
-}
-
-__global__ void alive_flags(const mmx_index *to, mmx_index n, mmx_index *alive)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) alive[v] = to[v] == (mmx_index)v;
-}
-
-/* vid[v] (an exclusive scan of the survivor flags): a survivor's new number. */
-__global__ void collapse_verts(const mmx_index *to, const mmx_index *vid, const float *mpos,
-                               mmx_index n, float *opos)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v >= n || to[v] != (mmx_index)v || !mpos) return;
-    for (int c = 0; c < 3; c++) opos[3 * (size_t)vid[v] + c] = mpos[3 * (size_t)v + c];
 }
 
 __global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
@@ -220,18 +205,6 @@ __global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
     if (j >= k) return;
     const mmx_index i = kpos[j];
     sd[i].vertex = vid[v.ev[2 * (size_t)seeds[i]]];
-}
-
-/* Face f, if it survives, at fid[f] with its corners renumbered: v -> vid[to[v]] (to[b] = a,
- * a survivor). keepf holds the flags, fid their exclusive scan. */
-__global__ void collapse_faces(const mmx_index *verts, mmx_index nf, const mmx_index *keepf,
-                               const mmx_index *fid, const mmx_index *to, const mmx_index *vid,
-                               mmx_index *out)
-{
-    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f >= nf || !keepf[f]) return;
-    for (int c = 0; c < 3; c++)
-        out[3 * (size_t)fid[f] + c] = vid[to[verts[3 * (size_t)f + c]]];
 }
 
 /* Carves one device block into aligned pieces (as cavity.cu). */
@@ -393,28 +366,24 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
         if (!s) MMX__LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
                        m->M->rowidx, m->pos);
     } else {
-        /* to, the survivor flags and their scans, the merged positions. */
+        /* to, the face flags, the merged positions, then the compaction (the counts known:
+         * no wait) and the kept seeds' vertices at their new numbers. */
         mmx_index *cb = nullptr;
+        unsigned char *keepf = nullptr;
         float *mpos = nullptr;
-        const size_t v1 = (size_t)nv + 1, f1 = (size_t)nf + 1;
-        if (!s) s = mmx__dev_alloc(ctx, (3 * v1 + 2 * f1) * sizeof *cb, (void **)&cb);
-        mmx_index *to = cb, *alive = cb + v1, *vid = cb + 2 * v1, *keepf = cb + 3 * v1,
-                  *fid = cb + 3 * v1 + f1;
+        const size_t v1 = (size_t)nv + 1;
+        if (!s) s = mmx__dev_alloc(ctx, 2 * v1 * sizeof *cb + (size_t)nf + 1, (void **)&cb);
+        mmx_index *to = cb, *vid = cb + v1;
+        if (!s) keepf = (unsigned char *)(cb + 2 * v1);
         if (!s && pos) s = mmx__dev_alloc(ctx, vb + 4, (void **)&mpos);
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
+        if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
         MMX__LAUNCH(iota, nv, nv, to);
-        MMX__LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
-                                        into the survivor flag */
         MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, kpos[0], k, to, keepf, mpos);
-        MMX__LAUNCH(alive_flags, nv, to, nv, alive);
-        if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
-        MMX__LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
-        if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
-        if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
-        MMX__LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
+        const mmx__compact c = {keepf, to, mpos, nv - k, nf - kf, 0, 0};
+        if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, fv.verts, nv, nf, &c, &m, vid);
         MMX__LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
-        MMX__LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);
         mmx__dev_free(ctx, cb);
         mmx__dev_free(ctx, mpos);
     }
