@@ -4,12 +4,11 @@
  *
  * Topology (mmx__sc_dev_build). The flip's device topology (mmx__flip_dev: the adjacency and
  * ef), plus hf (ef with each boundary edge's one face in the slot of its direction, as
- * flip_topo.c) and the faces at each vertex: counted per corner (integer atomics: the counts do
- * not depend on their order), offsets by a scan, and the list by a stable radix sort of the
- * corners' (vertex, face) pairs in corner order. Corners in storage order run through the faces
- * in ascending order, and the sort keeps that order among a vertex's corners, so each vertex
- * lists its faces ascending: mmx__flip_topo_build's vf, entry for entry (sums over them run in
- * the host's order).
+ * flip_topo.c) and the faces at each vertex: the mesh matrix's row view (mmx__csc_rows_cuda,
+ * a stable radix sort of its entries by row), each entry turned into its face. Entries in
+ * storage order run through the faces in ascending order, and the sort keeps that order within
+ * a row, so each vertex lists its faces ascending: mmx__flip_topo_build's vf (the host's
+ * transpose), entry for entry (sums over them run in the host's order).
  *
  * Cavities in CSR form. Each seed's ring room (2 for a split, the two ends' valences for a
  * collapse, sc_step.h's bound) is scanned into offsets; the build kernel writes each seed's
@@ -38,6 +37,7 @@
 #include "core/cub.cuh"
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
+#include "spla/spla_internal.h" /* the row view */
 #include "sc_step.h"
 
 namespace {
@@ -69,20 +69,12 @@ __global__ void hf_boundary(const mmx_index *fe, const mmx_index *sides, long lo
     if (sides[h / 2] == 1) hf[h] = (mmx_index)(k / 3);
 }
 
-__global__ void corner_count(const mmx_index *verts, long long ncorners, mmx_index *count)
+/* The faces at each vertex from the row view's entries: entry k is corner k % 3 of face
+ * k / 3 (triangles, in either form). In place. */
+__global__ void entry_faces(mmx_index *vf, long long ncorners)
 {
     const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k < ncorners) atomicAdd(&count[verts[k]], 1);
-}
-
-/* The corners' (vertex, face) pairs in storage order, for the sort by vertex. */
-__global__ void corner_pairs(const mmx_index *verts, long long ncorners, unsigned int *vkey,
-                             mmx_index *face)
-{
-    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k >= ncorners) return;
-    vkey[k] = (unsigned int)verts[k];
-    face[k] = (mmx_index)(k / 3);
+    if (k < ncorners) vf[k] /= 3;
 }
 
 __global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_index *seeds,
@@ -229,41 +221,21 @@ extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, cons
     if (s) return s;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_adjacency *adj = t->f.adj;
-    const mmx_index nv = t->f.view.nverts, nf = t->f.view.nfaces, ne = t->f.view.nedges;
+    const mmx_index nf = t->f.view.nfaces, ne = t->f.view.nedges;
     const long long nc = 3 * (long long)nf;
     s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)ne + 1) * sizeof *t->hf, (void **)&t->hf);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nv + 1) * sizeof *t->vf_ptr,
-                              (void **)&t->vf_ptr);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nc + 1) * sizeof *t->vf,
-                              (void **)&t->vf);
-    /* The scratch: the per-vertex counts, the sort's keys (two buffers) and its second buffer
-     * of faces (the first being vf). */
-    char *block = nullptr;
-    const size_t cb = ((size_t)nv + 1) * sizeof(mmx_index) / 256 * 256 + 256;
-    const size_t kb = ((size_t)nc + 1) * sizeof(unsigned int) / 256 * 256 + 256;
-    if (!s) s = mmx__dev_alloc(ctx, cb + 3 * kb, (void **)&block);
-    mmx_index *vcount = reinterpret_cast<mmx_index *>(block);
-    unsigned int *vkey[2] = {reinterpret_cast<unsigned int *>(block + cb),
-                             reinterpret_cast<unsigned int *>(block + cb + kb)};
-    mmx_index *face[2] = {t->vf, reinterpret_cast<mmx_index *>(block + cb + 2 * kb)};
     /* hf: ef, and each boundary edge's face in the slot of its direction. */
     if (!s && ne > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(t->hf, t->f.ef, 2 * (size_t)ne * sizeof *t->hf,
                                            cudaMemcpyDeviceToDevice, st));
     MMX__LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, t->hf);
-    /* The faces at each vertex: counts, offsets, and the corners sorted by vertex (stable, so
-     * each vertex's faces stay ascending). */
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
-    MMX__LAUNCH(corner_count, nc, t->f.view.verts, nc, vcount);
-    if (!s) s = mmx__scan_offsets(ctx, vcount, nv, t->vf_ptr);
-    MMX__LAUNCH(corner_pairs, nc, t->f.view.verts, nc, vkey[0], face[0]);
-    int cur = 0;
-    if (!s && nc > 1)
-        s = mmx__sort_pairs(ctx, vkey, face, nc, nv > 1 ? mmx__bits_for(nv - 1) : 1, &cur);
-    if (!s && cur != 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(t->vf, face[1], (size_t)nc * sizeof *t->vf,
-                                           cudaMemcpyDeviceToDevice, st));
-    mmx__dev_free(ctx, block);
+    /* The faces at each vertex: the mesh matrix's row view (a stable sort of its entries by
+     * row, so each vertex's faces stay ascending), its entries turned into faces. */
+    mmx__csc_rows r = {nullptr, nullptr, nullptr};
+    if (!s) s = mmx__csc_rows_cuda(ctx, mesh->M, 0, &r);
+    t->vf_ptr = r.rowptr;
+    t->vf = r.entry;
+    MMX__LAUNCH(entry_faces, nc, t->vf, nc);
     if (s) {
         mmx__sc_dev_free(ctx, t);
         return s;
