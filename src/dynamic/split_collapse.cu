@@ -164,12 +164,6 @@ __global__ void split_fill(const mmx__flip_view v, const float *pos, const mmx_i
     mmx__sc_fill_split(&v, e, &sd[i], m, v.nfaces + off[j], verts);
 }
 
-__global__ void iota(mmx_index n, mmx_index *to)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) to[v] = (mmx_index)v;
-}
-
 /* Kept seed j merges b into a: to[b] = a, its faces gone, a at the midpoint or its place
  * (mpos). */
 __global__ void collapse_merge(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
@@ -198,18 +192,6 @@ __global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
     const mmx_index i = kpos[j];
     sd[i].vertex = vid[v.ev[2 * (size_t)seeds[i]]];
 }
-
-/* Carves one device block into aligned pieces (as cavity.cu). */
-struct Carve {
-    char *base;
-    size_t used;
-    template <typename T> T *take(size_t count)
-    {
-        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
-        used += (count * sizeof(T) + 255) / 256 * 256;
-        return p;
-    }
-};
 
 } // namespace
 
@@ -280,7 +262,7 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
     mmx_status s = MMX_OK;
     const size_t nn = (size_t)n + 1;
     for (int pass = 0; pass < 2; pass++) {
-        Carve c{block, 0};
+        mmx__carve c{block, 0};
         room = c.take<mmx_index>(nn);
         ring_ptr = c.take<mmx_index>(nn);
         first = c.take<unsigned int>((size_t)ne + 1);
@@ -351,7 +333,7 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
         if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
-        MMX__LAUNCH(iota, nv, nv, to);
+        MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
         MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, kpos[0], k, to, keepf, mpos);
         const mmx__compact c = {keepf, to, mpos, nv - k, nf - kf, 0, 0};
         if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, fv.verts, nv, nf, &c, &m, vid);

@@ -70,12 +70,6 @@ __global__ void rings(const mmx__sc_view v, const mmx_index *seeds, mmx_index n,
     if (i < n && uu[i] >= 0) mmx__vr_ring(&v, seeds[i], uu[i], ring + ptr[i]);
 }
 
-__global__ void iota(mmx_index n, mmx_index *to)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) to[v] = (mmx_index)v;
-}
-
 /* Each seed's outcome; a kept one merges v into u and drops its edge's faces. */
 __global__ void merge(const mmx_index *seeds, mmx_index n, const mmx_index *uu,
                       const unsigned char *state, mmx_cavity_seed *sd, mmx_index *to,
@@ -146,7 +140,7 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
     MMX__LAUNCH(rings, n, v, dseeds, n, uu, ptr, ring);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, key, ptr, nullptr, ring, nf, state, &k);
-    MMX__LAUNCH(iota, nv, nv, to);
+    MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
     if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
     MMX__LAUNCH(merge, n, dseeds, n, uu, state, sd, to, keepf);
     const mmx__compact c = {keepf, to, pos, nv - k, nf - 2 * k, 0, 0};
