@@ -2,6 +2,7 @@
  * checked against a dense statement of the same matrix on random inputs. */
 #include <string.h>
 #include "testutil.h"
+#include "spla/spla_internal.h" /* the column selection */
 
 Test(csc, random_matrices_match_their_dense_statement)
 {
@@ -173,4 +174,253 @@ Test(csc, cached_properties_match_the_arrays)
     mmx_csc_free(R);
     mmx_csc_free(Z);
     mmx_ctx_free(ctx);
+}
+
+/* ---- column selection (mmx__csc_select_cols) ------------------------------------------------ */
+
+enum { SMAX = 13 };
+
+/* One random selection of A's columns and rows: keep, row_map (half the time), row_keep (half
+ * the time), all_rows (a quarter of the time). */
+typedef struct sel_case {
+    unsigned char keep[SMAX], row_keep[SMAX];
+    mmx_index row_map[SMAX];
+    mmx__col_select sel;
+} sel_case;
+
+static void random_selection(uint32_t *seed, int nrows, int ncols, sel_case *c)
+{
+    memset(c, 0, sizeof *c);
+    for (int j = 0; j < ncols; j++) c->keep[j] = tu_rng(seed) % 3 != 0;
+    for (int r = 0; r < nrows; r++) {
+        c->row_keep[r] = tu_rng(seed) % 4 == 0;
+        /* merges into rows that stay (r % 3 == 0), as a collapse merges into kept ends */
+        c->row_map[r] = r % 3 && tu_rng(seed) % 2 ? (mmx_index)(3 * (tu_rng(seed) % (uint32_t)((nrows + 2) / 3))) : r;
+    }
+    c->sel.keep = c->keep;
+    c->sel.row_map = tu_rng(seed) % 2 ? c->row_map : NULL;
+    c->sel.row_keep = tu_rng(seed) % 2 ? c->row_keep : NULL;
+    c->sel.all_rows = tu_rng(seed) % 4 == 0;
+    c->sel.ncols = c->sel.nrows = -1;
+}
+
+/* B against the statement written out here: the kept rows are the rows of the kept columns'
+ * entries (through row_map) and those row_keep flags, numbered in ascending order. */
+static void check_selection(const mmx_csc *A, const sel_case *c, const mmx_csc *B,
+                            const mmx_index *row_new, const mmx_index *row_old)
+{
+    const mmx__col_select *sel = &c->sel;
+    int used[SMAX] = {0}, num[SMAX], nr = 0;
+    for (int j = 0; j < A->ncols; j++)
+        if (c->keep[j])
+            for (int k = A->colptr[j]; k < A->colptr[j + 1]; k++)
+                used[sel->row_map ? sel->row_map[A->rowidx[k]] : A->rowidx[k]] = 1;
+    for (int r = 0; r < A->nrows; r++) {
+        const int kept = sel->all_rows ? !sel->row_map || sel->row_map[r] == r
+                                       : used[r] || (sel->row_keep && sel->row_keep[r]);
+        num[r] = kept ? nr++ : -1;
+        cr_assert_eq(row_new[r], num[r], "row %d", r);
+        if (kept) cr_assert_eq(row_old[num[r]], r);
+    }
+    cr_assert_eq(B->nrows, nr);
+    int nc = 0, nnz = 0, maxcol = 0, lo = 0, hi = 0;
+    for (int j = 0; j < A->ncols; j++) {
+        if (!c->keep[j]) continue;
+        cr_assert_eq(B->colptr[nc], nnz, "column %d", j);
+        if (A->colptr[j + 1] - A->colptr[j] > maxcol) maxcol = A->colptr[j + 1] - A->colptr[j];
+        for (int k = A->colptr[j]; k < A->colptr[j + 1]; k++, nnz++) {
+            const mmx_index r = sel->row_map ? sel->row_map[A->rowidx[k]] : A->rowidx[k];
+            cr_assert_eq(B->rowidx[nnz], num[r]);
+            cr_assert_eq(B->val[nnz], A->val[k]);
+            if (!nnz || A->val[k] < lo) lo = A->val[k];
+            if (!nnz || A->val[k] > hi) hi = A->val[k];
+        }
+        nc++;
+    }
+    /* the cached properties are those of the kept columns */
+    cr_assert_eq(B->maxcol, maxcol);
+    cr_assert_eq(B->minval, lo);
+    cr_assert_eq(B->maxval, hi);
+    cr_assert_eq(B->ncols, nc);
+    cr_assert_eq(B->nnz, nnz);
+    cr_assert_eq(B->colptr[nc], nnz);
+}
+
+Test(csc, select_cols_matches_its_statement)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    uint32_t seed = 4242;
+    for (int trial = 0; trial < 200; trial++) {
+        const int nrows = 1 + (int)(tu_rng(&seed) % (SMAX - 1)), ncols = (int)(tu_rng(&seed) % SMAX);
+        mmx_index colptr[SMAX + 1], rowidx[SMAX * SMAX], val[SMAX * SMAX];
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        mmx_csc *A = NULL, *B = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, nrows, ncols, colptr, rowidx, val, MMX_SPACE_HOST, &A));
+        sel_case c;
+        random_selection(&seed, nrows, ncols, &c);
+        mmx_index row_new[SMAX], row_old[SMAX];
+        MMX_OK_OR_FAIL(ctx, mmx__csc_select_cols(ctx, A, &c.sel, &B, row_new, row_old));
+        check_selection(A, &c, B, row_new, row_old);
+        mmx_csc_free(B);
+        mmx_csc_free(A);
+    }
+    mmx_ctx_free(ctx);
+}
+
+Test(csc, select_cols_of_a_reduced_matrix_keeps_its_form_and_makes_room)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    /* Four triangles on six vertices; drop face 1, merge vertex 4 into 3, keep vertex 5
+     * unused, room for two more faces and one more vertex. */
+    const mmx_index rows[] = {0, 1, 2, 1, 3, 2, 2, 3, 4, 4, 5, 0};
+    mmx_csc *A = NULL, *B = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_csc_create_reduced(ctx, 6, 4, 3, rows, MMX_SPACE_HOST, &A));
+    const unsigned char keep[] = {1, 0, 1, 1}, row_keep[] = {0, 0, 0, 0, 0, 1};
+    const mmx_index map[] = {0, 1, 2, 3, 3, 5};
+    mmx__col_select sel = {keep, map, row_keep, 0, -1, -1, 2, 1};
+    mmx_index row_new[6], row_old[6];
+    MMX_OK_OR_FAIL(ctx, mmx__csc_select_cols(ctx, A, &sel, &B, row_new, row_old));
+    cr_assert_eq(B->order, 3);
+    cr_assert_eq(B->ncols, 5);
+    cr_assert_eq(B->nrows, 6); /* rows 0, 1, 2, 3, 5 and the extra one */
+    cr_assert_eq(B->nnz, 15);
+    const mmx_index want[] = {0, 1, 2, 2, 3, 3, 3, 4, 0};
+    cr_assert_arr_eq(B->rowidx, want, sizeof want);
+    const mmx_index want_new[] = {0, 1, 2, 3, -1, 4}, want_old[] = {0, 1, 2, 3, 5};
+    cr_assert_arr_eq(row_new, want_new, sizeof want_new);
+    cr_assert_arr_eq(row_old, want_old, sizeof want_old);
+    mmx_csc_free(B);
+    /* extra columns of a general matrix are refused, named */
+    mmx_csc *G = NULL;
+    const mmx_index colptr[] = {0, 3, 6, 9, 12};
+    MMX_OK_OR_FAIL(ctx, mmx_csc_create(ctx, 6, 4, colptr, rows, NULL, MMX_SPACE_HOST, &G));
+    cr_assert_eq(mmx__csc_select_cols(ctx, G, &sel, &B, NULL, NULL), MMX_ERR_ARG);
+    cr_assert(strstr(mmx_ctx_error(ctx), "general form"));
+    cr_assert_null(B);
+    mmx_csc_free(G);
+    mmx_csc_free(A);
+    mmx_ctx_free(ctx);
+}
+
+/* The device selection against the host's, array for array: random general matrices with
+ * float values, the counts computed or given, and a reduced matrix with room. */
+static void gpu_select_case(mmx_ctx *host, mmx_ctx *gpu, const mmx_csc *A, mmx__col_select sel,
+                            int give_counts)
+{
+    const mmx_index nr = A->nrows, nc = A->ncols;
+    mmx_csc *B = NULL, *dA = NULL, *dB = NULL, *hB = NULL;
+    mmx_index *row_new = calloc((size_t)nr + 1, sizeof *row_new);
+    mmx_index *row_old = calloc((size_t)nr + 1, sizeof *row_old);
+    mmx_index *g_new = calloc((size_t)nr + 1, sizeof *g_new);
+    mmx_index *g_old = calloc((size_t)nr + 1, sizeof *g_old);
+    cr_assert(row_new && row_old && g_new && g_old);
+    MMX_OK_OR_FAIL(host, mmx__csc_select_cols(host, A, &sel, &B, row_new, row_old));
+    MMX_OK_OR_FAIL(gpu, mmx_csc_copy(gpu, A, MMX_SPACE_DEVICE, &dA));
+    /* the selection's arrays on the device */
+    mmx__col_select dsel = sel;
+    void *keep = NULL, *rk = NULL, *map = NULL, *dnew = NULL, *dold = NULL;
+    MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, (size_t)nc + 1, &keep));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, keep, MMX_SPACE_DEVICE, sel.keep, MMX_SPACE_HOST, (size_t)nc));
+    dsel.keep = keep;
+    if (sel.row_keep) {
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, (size_t)nr + 1, &rk));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, rk, MMX_SPACE_DEVICE, sel.row_keep, MMX_SPACE_HOST, (size_t)nr));
+        dsel.row_keep = rk;
+    }
+    const size_t ib = ((size_t)nr + 1) * sizeof(mmx_index);
+    if (sel.row_map) {
+        MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, ib, &map));
+        MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, map, MMX_SPACE_DEVICE, sel.row_map, MMX_SPACE_HOST, (size_t)nr * sizeof(mmx_index)));
+        dsel.row_map = map;
+    }
+    MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, ib, &dnew));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_alloc(gpu, MMX_SPACE_DEVICE, ib, &dold));
+    if (give_counts) {
+        dsel.nrows = B->nrows - sel.extra_rows;
+        dsel.ncols = B->ncols - sel.extra_cols;
+    }
+    MMX_OK_OR_FAIL(gpu, mmx__csc_select_cols(gpu, dA, &dsel, &dB, dnew, dold));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, g_new, MMX_SPACE_HOST, dnew, MMX_SPACE_DEVICE, (size_t)nr * sizeof(mmx_index)));
+    MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, g_old, MMX_SPACE_HOST, dold, MMX_SPACE_DEVICE, (size_t)(B->nrows - sel.extra_rows) * sizeof(mmx_index)));
+    MMX_OK_OR_FAIL(gpu, mmx_csc_copy(gpu, dB, MMX_SPACE_HOST, &hB));
+    cr_assert_eq(hB->nrows, B->nrows);
+    cr_assert_eq(hB->ncols, B->ncols);
+    cr_assert_eq(hB->nnz, B->nnz);
+    cr_assert_eq(hB->order, B->order);
+    cr_assert_eq(hB->maxcol, B->maxcol);
+    cr_assert_eq(hB->minval, B->minval);
+    cr_assert_eq(hB->maxval, B->maxval);
+    cr_assert_eq(hB->positional, B->positional);
+    const size_t kept_nnz = (size_t)B->nnz - (size_t)sel.extra_cols * (size_t)B->order;
+    if (kept_nnz) cr_assert_arr_eq(hB->rowidx, B->rowidx, kept_nnz * sizeof(mmx_index));
+    if (!B->order) {
+        cr_assert_arr_eq(hB->colptr, B->colptr, ((size_t)B->ncols + 1) * sizeof(mmx_index));
+        if (kept_nnz) cr_assert_arr_eq(hB->val, B->val, kept_nnz * sizeof(mmx_index));
+    }
+    cr_assert_eq(!hB->x, !B->x);
+    if (B->x && kept_nnz) cr_assert_arr_eq(hB->x, B->x, kept_nnz * sizeof(float));
+    cr_assert_arr_eq(g_new, row_new, (size_t)nr * sizeof(mmx_index));
+    cr_assert_arr_eq(g_old, row_old, (size_t)(B->nrows - sel.extra_rows) * sizeof(mmx_index));
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, keep);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, rk);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, map);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, dnew);
+    mmx_mem_free(gpu, MMX_SPACE_DEVICE, dold);
+    mmx_csc_free(hB);
+    mmx_csc_free(dB);
+    mmx_csc_free(dA);
+    mmx_csc_free(B);
+    free(row_new);
+    free(row_old);
+    free(g_new);
+    free(g_old);
+}
+
+Test(csc, gpu_select_cols_matches_the_host)
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    uint32_t seed = 777;
+    for (int trial = 0; trial < 60; trial++) {
+        const int nrows = 1 + (int)(tu_rng(&seed) % (SMAX - 1)), ncols = (int)(tu_rng(&seed) % SMAX);
+        mmx_index colptr[SMAX + 1], rowidx[SMAX * SMAX], val[SMAX * SMAX];
+        tu_random_csc(&seed, nrows, ncols, colptr, rowidx, val);
+        mmx_csc *A = NULL;
+        MMX_OK_OR_FAIL(host, mmx_csc_create(host, nrows, ncols, colptr, rowidx, val, MMX_SPACE_HOST, &A));
+        if (trial % 3 == 0) { /* float values travel with their entries */
+            float x[SMAX * SMAX];
+            for (int k = 0; k < A->nnz; k++) x[k] = 0.5f * (float)k - 3.0f;
+            MMX_OK_OR_FAIL(host, mmx_csc_set_values(host, A, x, MMX_SPACE_HOST));
+        }
+        sel_case c;
+        random_selection(&seed, nrows, ncols, &c);
+        gpu_select_case(host, gpu, A, c.sel, trial % 2);
+        mmx_csc_free(A);
+    }
+    /* a reduced triangle matrix, 4000 faces on 3000 rows: half the faces kept, rows merged in
+     * pairs, room for 10 faces and 5 rows; with the counts computed, then given */
+    enum { NF = 4000, NV = 3000 };
+    mmx_index *rows = malloc(3 * NF * sizeof *rows), *map = malloc(NV * sizeof *map);
+    unsigned char *keep = malloc(NF), *rk = malloc(NV);
+    cr_assert(rows && map && keep && rk);
+    for (int f = 0; f < NF; f++) {
+        const mmx_index a = (mmx_index)(tu_rng(&seed) % (NV - 2));
+        rows[3 * f] = a, rows[3 * f + 1] = a + 2, rows[3 * f + 2] = a + 1;
+        keep[f] = tu_rng(&seed) % 2;
+    }
+    for (int v = 0; v < NV; v++) map[v] = v % 7 == 3 ? v - 1 : v, rk[v] = v % 11 == 0;
+    mmx_csc *A = NULL;
+    MMX_OK_OR_FAIL(host, mmx_csc_create_reduced(host, NV, NF, 3, rows, MMX_SPACE_HOST, &A));
+    mmx__col_select sel = {keep, map, rk, 0, -1, -1, 10, 5};
+    gpu_select_case(host, gpu, A, sel, 0);
+    gpu_select_case(host, gpu, A, sel, 1);
+    sel.all_rows = 1;
+    gpu_select_case(host, gpu, A, sel, 1);
+    mmx_csc_free(A);
+    free(rows);
+    free(map);
+    free(keep);
+    free(rk);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
 }

@@ -2399,3 +2399,50 @@ Test(cavity, cuda_vremove_user_refusals)
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }
+
+/* ---- the compaction (mmx__round_compact) ---------------------------------------------------- */
+
+/* The fan of collapse_fan_by_hand with an unused vertex 8 at (9, 9, 9): a collapse and a
+ * vertex removal round keep it, last, with its position (removing rounds drop only the
+ * vertices they merge away, used or not), on ctx's backend; the output is copied back. */
+static void unused_vertex_survives(mmx_ctx *ctx, mmx_ctx *host)
+{
+    const float pos[27] = {-0.5f, 0, 0, 0.5f, 0, 0, 1.5f, 0, 0, 1, 1, 0,
+                           -1, 1, 0, -1.5f, 0, 0, -1, -1, 0, 1, -1, 0, 9, 9, 9};
+    const mmx_index v[24] = {1, 2, 3, 1, 3, 4, 0, 1, 4, 0, 4, 5, 0, 5, 6, 0, 6, 1, 1, 6, 7, 1, 7, 2};
+    mmx_mesh *h = tu_triangles(host, 9, 8, v, pos), *m = h;
+    if (ctx != host) MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, MMX_SPACE_DEVICE, &m));
+    for (int vr = 0; vr < 2; vr++) {
+        const mmx_index seed = 0; /* edge {0, 1}; vertex 0 */
+        mmx_mesh *out = NULL, *back = NULL;
+        mmx_cavity_counts c;
+        if (vr) MMX_OK_OR_FAIL(ctx, mmx_cavity_vertex_remove_round(ctx, m, &seed, 1, 0, &out, &c, NULL));
+        else MMX_OK_OR_FAIL(ctx, mmx_cavity_round(ctx, m, MMX_CAVITY_EDGE_COLLAPSE, &seed, 1, 0, &out, &c, NULL));
+        cr_assert_eq(c.kept, 1, "%s", vr ? "vertex removal" : "collapse");
+        MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, out, MMX_SPACE_HOST, &back));
+        cr_assert_eq(mmx_mesh_nverts(back), 8);
+        cr_assert_eq(mmx_mesh_nfaces(back), 6);
+        const float far[3] = {9, 9, 9};
+        cr_assert_eq(memcmp(back->pos + 3 * 7, far, sizeof far), 0);
+        for (mmx_index k = 0; k < 18; k++) cr_assert_lt(back->M->rowidx[k], 7);
+        mmx_mesh_free(back);
+        mmx_mesh_free(out);
+    }
+    if (m != h) mmx_mesh_free(m);
+    mmx_mesh_free(h);
+}
+
+Test(cavity, removing_rounds_keep_an_unused_vertex)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    unused_vertex_survives(ctx, ctx);
+    mmx_ctx_free(ctx);
+}
+
+Test(cavity, cuda_removing_rounds_keep_an_unused_vertex)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    unused_vertex_survives(cu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}

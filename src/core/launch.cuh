@@ -34,6 +34,29 @@ inline unsigned mmx__grid(long long items)
     } while (0)
 #define MMX__LAUNCH(name, items, ...) MMX__LAUNCH_ON(s, ctx, st, name, items, __VA_ARGS__)
 
+/* Carves one device block into pieces aligned to 256 bytes: a pass with base NULL sums the
+ * pieces' sizes into used (the block's size to allocate), a second pass over the block hands
+ * them out in the same order. */
+struct mmx__carve {
+    char *base;
+    size_t used;
+    template <typename T> T *take(size_t count)
+    {
+        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
+        used += (count * sizeof(T) + 255) / 256 * 256;
+        return p;
+    }
+};
+
+/* out[i] = i for i < n, one thread each (a template, so that every file may include it without
+ * defining the kernel). */
+template <typename I>
+__global__ void mmx__iota(I n, I *out)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < n) out[i] = (I)i;
+}
+
 /* The reduction by `op` of v over the threads of a block of MMX__BLOCK threads, valid in
  * thread 0 (cub::BlockReduce). Every thread of the block must call it; it ends with a barrier,
  * so it may be called again right away (its shared storage is reused). */

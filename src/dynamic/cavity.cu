@@ -105,18 +105,6 @@ __global__ void fill(const mmx__flip_view v, Round r, mmx_index *out, mmx_cavity
     if (per_seed) per_seed[i].outcome = (mmx_cavity_outcome)st;
 }
 
-/* Carves one device block into aligned pieces. */
-struct Carve {
-    char *base;
-    size_t used;
-    template <typename T> T *take(size_t count)
-    {
-        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
-        used += (count * sizeof(T) + 255) / 256 * 256;
-        return p;
-    }
-};
-
 } // namespace
 
 extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v,
@@ -156,7 +144,7 @@ extern "C" mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_
     char *block = nullptr;
     const size_t ne = distinct ? 0 : (size_t)v->nedges;
     for (int pass = 0; pass < 2; pass++) {
-        Carve c{block, 0};
+        mmx__carve c{block, 0};
         r.pri = c.take<uint64_t>((size_t)n);
         r.ring = c.take<mmx_index>(3 * (size_t)n);
         r.ring_ptr = c.take<mmx_index>((size_t)n + 1);

@@ -77,6 +77,31 @@ mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float
                               const mmx_index *seeds, const float *place, mmx_cavity_seed *sd,
                               const mmx_index *kept, mmx_index nkept, mmx_mesh **out);
 
+/* What a removing round keeps (compact.c): arrays in the round's space. */
+typedef struct mmx__compact {
+    const unsigned char *keepf; /* nf: face f survives when keepf[f] != 0 */
+    const mmx_index *to;        /* nv, or NULL: vertex v merges into to[v], which merges into
+                                   nothing (to[to[v]] = to[v]); the merged-away vertices go,
+                                   every other survives, used or not */
+    const float *pos;           /* nv x 3 positions to carry, or NULL (the output has none) */
+    mmx_index nv_out, nf_out;   /* the survivors' counts when the round knows them (then the
+                                   device waits for nothing), else -1 */
+    mmx_index extra_v, extra_f; /* room after the survivors for the round's new vertices and
+                                   faces (uninitialised, for its fill to write) */
+} mmx__compact;
+
+/* The mesh a removing round leaves: the faces verts[3f .. 3f + 3) (nf triangles on nv
+ * vertices, in `space`) that c->keepf keeps, in their order, corners through c->to, the
+ * surviving vertices numbered in their order, and their positions; a reduced triangle mesh in
+ * `space` into *out. vid (nv, in `space`, or NULL) gets each old vertex's new number (-1 for a
+ * merged-away one: a merged vertex's number is vid[to[v]]). The column selection of the faces'
+ * matrix (mmx__csc_select_cols), so every template removes faces and renumbers the same way.
+ * Synchronises: as mmx__csc_select_cols (none when the counts are given). Errors:
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nv + nf). */
+mmx_status mmx__round_compact(mmx_ctx *ctx, mmx_space space, const mmx_index *verts,
+                              mmx_index nv, mmx_index nf, const mmx__compact *c, mmx_mesh **out,
+                              mmx_index *vid);
+
 /* A round's result: m (made from status s) reduced to triangles, unless it has no faces (no
  * order to reduce to); *out = m on success, m freed on failure. Returns the status. Every
  * template's round ends in it. */

@@ -256,7 +256,8 @@ static inline MMX__HD uint64_t mmx__fu_key(mmx_index lo, mmx_index hi)
     return (uint64_t)(uint32_t)hi << 32 | (uint32_t)lo;
 }
 
-/* The number of keys in the ascending keys[0..n) below k. */
+/* The number of keys in the ascending keys[0..n) below k: the lower bound of every sorted
+ * 64-bit key list here (remesh_step.h's feature lookup too). */
 static inline MMX__HD mmx_index mmx__fu_below(const uint64_t *keys, mmx_index n, uint64_t k)
 {
     mmx_index lo = 0, hi = n;

@@ -44,8 +44,15 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
         s = mmx__host_alloc(ctx, 2 * (size_t)t->nedges + 1, sizeof *t->ef, (void **)&t->ef);
     }
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)t->nedges + 1, sizeof *t->hf, (void **)&t->hf);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *t->vf_ptr, (void **)&t->vf_ptr);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *t->vf, (void **)&t->vf);
+    /* The faces at each vertex, ascending: the columns of Mᵀ (its arrays taken over). */
+    mmx_csc *T = NULL;
+    if (!s) s = mmx_csc_transpose(ctx, mesh->M, &T);
+    if (!s) {
+        t->vf_ptr = T->colptr;
+        t->vf = T->rowidx;
+        T->colptr = T->rowidx = NULL;
+        mmx_csc_free(T);
+    }
     if (s) {
         mmx__flip_topo_free(t);
         return s;
@@ -65,13 +72,6 @@ mmx_status mmx__flip_topo_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *
     memcpy(t->hf, t->ef, 2 * (size_t)t->nedges * sizeof *t->hf);
     for (mmx_index k = 0; k < 3 * t->nfaces; k++)
         if (sides[fe[k] / 2] == 1) t->hf[fe[k]] = k / 3;
-    /* The faces at each vertex, by a counting sort of the corners (faces ascending). */
-    memset(t->vf_ptr, 0, ((size_t)t->nverts + 1) * sizeof *t->vf_ptr);
-    for (mmx_index k = 0; k < 3 * t->nfaces; k++) t->vf_ptr[t->verts[k] + 1]++;
-    for (mmx_index v = 0; v < t->nverts; v++) t->vf_ptr[v + 1] += t->vf_ptr[v];
-    for (mmx_index k = 0; k < 3 * t->nfaces; k++) t->vf[t->vf_ptr[t->verts[k]]++] = k / 3;
-    for (mmx_index v = t->nverts; v > 0; v--) t->vf_ptr[v] = t->vf_ptr[v - 1];
-    t->vf_ptr[0] = 0;
     t->view = (mmx__flip_view){t->nverts, t->nfaces, t->nedges, t->verts, t->adj->edge_ptr,
                                t->adj->ev, t->ef};
     return MMX_OK;

@@ -55,13 +55,8 @@ static inline MMX__HD uint64_t mmx__rm_key(mmx_index a, mmx_index b)
 /* The position of key k in the sorted keys[0..n), or -1. */
 static inline MMX__HD mmx_index mmx__rm_find(const uint64_t *keys, mmx_index n, uint64_t k)
 {
-    mmx_index lo = 0, hi = n;
-    while (lo < hi) {
-        const mmx_index mid = lo + (hi - lo) / 2;
-        if (keys[mid] < k) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < n && keys[lo] == k ? lo : -1;
+    const mmx_index at = mmx__fu_below(keys, n, k);
+    return at < n && keys[at] == k ? at : -1;
 }
 
 static inline MMX__HD int mmx__rm_is_feature(const mmx__rm_view *r, mmx_index a, mmx_index b)

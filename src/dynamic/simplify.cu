@@ -144,18 +144,6 @@ __global__ void carry(const double *Q, const unsigned char *lock, const mmx_inde
     lock2[vid[i]] = lock[i];
 }
 
-/* Carves one device block into aligned pieces (as cavity.cu). */
-struct Carve {
-    char *base;
-    size_t used;
-    template <typename T> T *take(size_t count)
-    {
-        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
-        used += (count * sizeof(T) + 255) / 256 * 256;
-        return p;
-    }
-};
-
 /* The driver's state: the current mesh (NULL: the input), the quadrics and locks. */
 struct State {
     mmx_ctx *ctx;
@@ -187,7 +175,7 @@ mmx_status round_dev(State *S, const mmx__sc_dev *t, double bound, uint32_t roun
     mmx_status s = MMX_OK;
     const size_t e1 = (size_t)ne + 1;
     for (int pass = 0; pass < 2; pass++) {
-        Carve c{block, 0};
+        mmx__carve c{block, 0};
         key[0] = c.take<unsigned long long>(e1);
         key[1] = c.take<unsigned long long>(e1);
         edge[0] = c.take<mmx_index>(e1);
@@ -221,7 +209,7 @@ mmx_status round_dev(State *S, const mmx__sc_dev *t, double bound, uint32_t roun
     const size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1;
     if (!s && n > 0)
         for (int pass = 0; pass < 2; pass++) {
-            Carve c{rb, 0};
+            mmx__carve c{rb, 0};
             seeds = c.take<mmx_index>(n1);
             prio = c.take<float>(n1);
             plc = c.take<float>(3 * n1);

@@ -92,54 +92,41 @@ mmx_status mmx__collapse_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float
                               const mmx_index *seeds, const float *place, mmx_cavity_seed *sd,
                               const mmx_index *kept, mmx_index nkept, mmx_mesh **out)
 {
-    mmx_index *to = NULL, *gone = NULL, *start = NULL, *verts = NULL;
+    mmx_index *to = NULL, *vid = NULL;
+    unsigned char *keepf = NULL;
     float *p = NULL;
     mmx_status s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *to, (void **)&to);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, sizeof *gone, (void **)&gone);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, sizeof *start, (void **)&start);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *verts, (void **)&verts);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *vid, (void **)&vid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&keepf);
     if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)t->nverts + 1, sizeof *p, (void **)&p);
     if (!s) {
-        /* to[v]: the vertex v becomes (b -> a), then its number among the survivors. */
+        /* Each kept seed merges b into a (to[b] = a) at its place; its faces go. */
         for (mmx_index v = 0; v < t->nverts; v++) to[v] = v;
-        memset(gone, 0, (size_t)t->nfaces * sizeof *gone);
+        memset(keepf, 1, (size_t)t->nfaces);
         if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
+        mmx_index gone = 0;
         for (mmx_index i = 0; i < nkept; i++) {
             const mmx_cavity_seed *x = &sd[kept[i]];
             const mmx_index e = seeds[kept[i]];
             const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
             to[b] = a;
-            gone[x->faces[0]] = 1;
-            if (x->faces[1] >= 0) gone[x->faces[1]] = 1;
+            keepf[x->faces[0]] = 0;
+            gone += 1 + (x->faces[1] >= 0);
+            if (x->faces[1] >= 0) keepf[x->faces[1]] = 0;
             if (pos)
                 for (int k = 0; k < 3; k++)
                     p[3 * (size_t)a + k] = place ? place[3 * (size_t)kept[i] + k]
                                                  : mmx__sc_mid(pos, a, b, k);
         }
-        mmx_index nv = 0, nf = 0;
-        for (mmx_index v = 0; v < t->nverts; v++) {
-            if (to[v] != v) continue;
-            if (p) memmove(p + 3 * (size_t)nv, p + 3 * (size_t)v, 3 * sizeof *p);
-            to[v] = nv++;
-        }
-        /* A removed vertex b takes the new number of its a. */
-        for (mmx_index i = 0; i < nkept; i++) {
-            const mmx_index e = seeds[kept[i]];
-            to[t->adj->ev[2 * (size_t)e + 1]] = to[t->adj->ev[2 * (size_t)e]];
-            sd[kept[i]].vertex = to[t->adj->ev[2 * (size_t)e]];
-        }
-        for (mmx_index f = 0; f < t->nfaces; f++) {
-            if (gone[f]) continue;
-            for (int k = 0; k < 3; k++) verts[3 * (size_t)nf + k] = to[t->verts[3 * (size_t)f + k]];
-            nf++;
-        }
-        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-        s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, out);
+        const mmx__compact c = {keepf, to, p, t->nverts - nkept, t->nfaces - gone, 0, 0};
+        s = mmx__round_compact(ctx, MMX_SPACE_HOST, t->verts, t->nverts, t->nfaces, &c, out,
+                               vid);
+        for (mmx_index i = 0; !s && i < nkept; i++)
+            sd[kept[i]].vertex = vid[t->adj->ev[2 * (size_t)seeds[kept[i]]]];
     }
     free(to);
-    free(gone);
-    free(start);
-    free(verts);
+    free(vid);
+    free(keepf);
     free(p);
     return s;
 }

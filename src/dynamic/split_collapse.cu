@@ -4,12 +4,11 @@
  *
  * Topology (mmx__sc_dev_build). The flip's device topology (mmx__flip_dev: the adjacency and
  * ef), plus hf (ef with each boundary edge's one face in the slot of its direction, as
- * flip_topo.c) and the faces at each vertex: counted per corner (integer atomics: the counts do
- * not depend on their order), offsets by a scan, and the list by a stable radix sort of the
- * corners' (vertex, face) pairs in corner order. Corners in storage order run through the faces
- * in ascending order, and the sort keeps that order among a vertex's corners, so each vertex
- * lists its faces ascending: mmx__flip_topo_build's vf, entry for entry (sums over them run in
- * the host's order).
+ * flip_topo.c) and the faces at each vertex: the mesh matrix's row view (mmx__csc_rows_cuda,
+ * a stable radix sort of its entries by row), each entry turned into its face. Entries in
+ * storage order run through the faces in ascending order, and the sort keeps that order within
+ * a row, so each vertex lists its faces ascending: mmx__flip_topo_build's vf (the host's
+ * transpose), entry for entry (sums over them run in the host's order).
  *
  * Cavities in CSR form. Each seed's ring room (2 for a split, the two ends' valences for a
  * collapse, sc_step.h's bound) is scanned into offsets; the build kernel writes each seed's
@@ -27,10 +26,10 @@
  * and the priority is a bijection of the edge), the new faces' offsets are a scan of 1 or 2
  * per rank; one thread per kept seed then writes its vertex, its midpoint and its faces (kept
  * cavities share no face). A collapse needs no order: one thread per kept seed merges b into
- * a (to[b] = a, its faces gone, a at the midpoint), the survivors of vertices and faces are
- * numbered by scans of their flags, and one thread per vertex and per face writes the
- * compacted arrays. Queued on the context's stream; it waits to read the ring total, once per
- * step of the selection, once for the counts, and never after. */
+ * a (to[b] = a, its faces gone, a at the midpoint), and the compaction every removing round
+ * shares (mmx__round_compact: the column selection of the faces' matrix) keeps the surviving
+ * faces and vertices in their order. Queued on the context's stream; it waits to read the
+ * ring total, once per step of the selection, once for the counts, and never after. */
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -38,6 +37,7 @@
 #include "core/cub.cuh"
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
+#include "spla/spla_internal.h" /* the row view */
 #include "sc_step.h"
 
 namespace {
@@ -69,20 +69,12 @@ __global__ void hf_boundary(const mmx_index *fe, const mmx_index *sides, long lo
     if (sides[h / 2] == 1) hf[h] = (mmx_index)(k / 3);
 }
 
-__global__ void corner_count(const mmx_index *verts, long long ncorners, mmx_index *count)
+/* The faces at each vertex from the row view's entries: entry k is corner k % 3 of face
+ * k / 3 (triangles, in either form). In place. */
+__global__ void entry_faces(mmx_index *vf, long long ncorners)
 {
     const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k < ncorners) atomicAdd(&count[verts[k]], 1);
-}
-
-/* The corners' (vertex, face) pairs in storage order, for the sort by vertex. */
-__global__ void corner_pairs(const mmx_index *verts, long long ncorners, unsigned int *vkey,
-                             mmx_index *face)
-{
-    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (k >= ncorners) return;
-    vkey[k] = (unsigned int)verts[k];
-    face[k] = (mmx_index)(k / 3);
+    if (k < ncorners) vf[k] /= 3;
 }
 
 __global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_index *seeds,
@@ -172,44 +164,23 @@ __global__ void split_fill(const mmx__flip_view v, const float *pos, const mmx_i
     mmx__sc_fill_split(&v, e, &sd[i], m, v.nfaces + off[j], verts);
 }
 
-__global__ void iota(mmx_index n, mmx_index *to)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) to[v] = (mmx_index)v;
-}
-
 /* Kept seed j merges b into a: to[b] = a, its faces gone, a at the midpoint or its place
  * (mpos). */
 __global__ void collapse_merge(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
                                const float *place, const mmx_cavity_seed *sd,
                                const mmx_index *kpos, mmx_index k, mmx_index *to,
-                               mmx_index *keepf, float *mpos)
+                               unsigned char *keepf, float *mpos)
 {
     const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= k) return;
     const mmx_index i = kpos[j], e = seeds[i];
     const mmx_index a = v.ev[2 * (size_t)e], b = v.ev[2 * (size_t)e + 1];
     to[b] = a;
-    keepf[sd[i].faces[0]] = -1;
-    if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = -1;
+    keepf[sd[i].faces[0]] = 0;
+    if (sd[i].faces[1] >= 0) keepf[sd[i].faces[1]] = 0;
     if (pos)
         for (int c = 0; c < 3; c++)
             mpos[3 * (size_t)a + c] = place ? place[3 * (size_t)i + c] : mmx__sc_mid(pos, a, b, c);
-}
-
-__global__ void alive_flags(const mmx_index *to, mmx_index n, mmx_index *alive)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) alive[v] = to[v] == (mmx_index)v;
-}
-
-/* vid[v] (an exclusive scan of the survivor flags): a survivor's new number. */
-__global__ void collapse_verts(const mmx_index *to, const mmx_index *vid, const float *mpos,
-                               mmx_index n, float *opos)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v >= n || to[v] != (mmx_index)v || !mpos) return;
-    for (int c = 0; c < 3; c++) opos[3 * (size_t)vid[v] + c] = mpos[3 * (size_t)v + c];
 }
 
 __global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
@@ -222,30 +193,6 @@ __global__ void collapse_vertex(const mmx__flip_view v, const mmx_index *seeds,
     sd[i].vertex = vid[v.ev[2 * (size_t)seeds[i]]];
 }
 
-/* Face f, if it survives, at fid[f] with its corners renumbered: v -> vid[to[v]] (to[b] = a,
- * a survivor). keepf holds the flags, fid their exclusive scan. */
-__global__ void collapse_faces(const mmx_index *verts, mmx_index nf, const mmx_index *keepf,
-                               const mmx_index *fid, const mmx_index *to, const mmx_index *vid,
-                               mmx_index *out)
-{
-    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f >= nf || !keepf[f]) return;
-    for (int c = 0; c < 3; c++)
-        out[3 * (size_t)fid[f] + c] = vid[to[verts[3 * (size_t)f + c]]];
-}
-
-/* Carves one device block into aligned pieces (as cavity.cu). */
-struct Carve {
-    char *base;
-    size_t used;
-    template <typename T> T *take(size_t count)
-    {
-        T *p = reinterpret_cast<T *>(base ? base + used : nullptr);
-        used += (count * sizeof(T) + 255) / 256 * 256;
-        return p;
-    }
-};
-
 } // namespace
 
 extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who,
@@ -256,41 +203,21 @@ extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, cons
     if (s) return s;
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_adjacency *adj = t->f.adj;
-    const mmx_index nv = t->f.view.nverts, nf = t->f.view.nfaces, ne = t->f.view.nedges;
+    const mmx_index nf = t->f.view.nfaces, ne = t->f.view.nedges;
     const long long nc = 3 * (long long)nf;
     s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, (2 * (size_t)ne + 1) * sizeof *t->hf, (void **)&t->hf);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nv + 1) * sizeof *t->vf_ptr,
-                              (void **)&t->vf_ptr);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nc + 1) * sizeof *t->vf,
-                              (void **)&t->vf);
-    /* The scratch: the per-vertex counts, the sort's keys (two buffers) and its second buffer
-     * of faces (the first being vf). */
-    char *block = nullptr;
-    const size_t cb = ((size_t)nv + 1) * sizeof(mmx_index) / 256 * 256 + 256;
-    const size_t kb = ((size_t)nc + 1) * sizeof(unsigned int) / 256 * 256 + 256;
-    if (!s) s = mmx__dev_alloc(ctx, cb + 3 * kb, (void **)&block);
-    mmx_index *vcount = reinterpret_cast<mmx_index *>(block);
-    unsigned int *vkey[2] = {reinterpret_cast<unsigned int *>(block + cb),
-                             reinterpret_cast<unsigned int *>(block + cb + kb)};
-    mmx_index *face[2] = {t->vf, reinterpret_cast<mmx_index *>(block + cb + 2 * kb)};
     /* hf: ef, and each boundary edge's face in the slot of its direction. */
     if (!s && ne > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(t->hf, t->f.ef, 2 * (size_t)ne * sizeof *t->hf,
                                            cudaMemcpyDeviceToDevice, st));
     MMX__LAUNCH(hf_boundary, nc, adj->fe, adj->sides, nc, t->hf);
-    /* The faces at each vertex: counts, offsets, and the corners sorted by vertex (stable, so
-     * each vertex's faces stay ascending). */
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(vcount, 0, ((size_t)nv + 1) * sizeof *vcount, st));
-    MMX__LAUNCH(corner_count, nc, t->f.view.verts, nc, vcount);
-    if (!s) s = mmx__scan_offsets(ctx, vcount, nv, t->vf_ptr);
-    MMX__LAUNCH(corner_pairs, nc, t->f.view.verts, nc, vkey[0], face[0]);
-    int cur = 0;
-    if (!s && nc > 1)
-        s = mmx__sort_pairs(ctx, vkey, face, nc, nv > 1 ? mmx__bits_for(nv - 1) : 1, &cur);
-    if (!s && cur != 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(t->vf, face[1], (size_t)nc * sizeof *t->vf,
-                                           cudaMemcpyDeviceToDevice, st));
-    mmx__dev_free(ctx, block);
+    /* The faces at each vertex: the mesh matrix's row view (a stable sort of its entries by
+     * row, so each vertex's faces stay ascending), its entries turned into faces. */
+    mmx__csc_rows r = {nullptr, nullptr, nullptr};
+    if (!s) s = mmx__csc_rows_cuda(ctx, mesh->M, 0, &r);
+    t->vf_ptr = r.rowptr;
+    t->vf = r.entry;
+    MMX__LAUNCH(entry_faces, nc, t->vf, nc);
     if (s) {
         mmx__sc_dev_free(ctx, t);
         return s;
@@ -335,7 +262,7 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
     mmx_status s = MMX_OK;
     const size_t nn = (size_t)n + 1;
     for (int pass = 0; pass < 2; pass++) {
-        Carve c{block, 0};
+        mmx__carve c{block, 0};
         room = c.take<mmx_index>(nn);
         ring_ptr = c.take<mmx_index>(nn);
         first = c.take<unsigned int>((size_t)ne + 1);
@@ -393,28 +320,24 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
         if (!s) MMX__LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
                        m->M->rowidx, m->pos);
     } else {
-        /* to, the survivor flags and their scans, the merged positions. */
+        /* to, the face flags, the merged positions, then the compaction (the counts known:
+         * no wait) and the kept seeds' vertices at their new numbers. */
         mmx_index *cb = nullptr;
+        unsigned char *keepf = nullptr;
         float *mpos = nullptr;
-        const size_t v1 = (size_t)nv + 1, f1 = (size_t)nf + 1;
-        if (!s) s = mmx__dev_alloc(ctx, (3 * v1 + 2 * f1) * sizeof *cb, (void **)&cb);
-        mmx_index *to = cb, *alive = cb + v1, *vid = cb + 2 * v1, *keepf = cb + 3 * v1,
-                  *fid = cb + 3 * v1 + f1;
+        const size_t v1 = (size_t)nv + 1;
+        if (!s) s = mmx__dev_alloc(ctx, 2 * v1 * sizeof *cb + (size_t)nf + 1, (void **)&cb);
+        mmx_index *to = cb, *vid = cb + v1;
+        if (!s) keepf = (unsigned char *)(cb + 2 * v1);
         if (!s && pos) s = mmx__dev_alloc(ctx, vb + 4, (void **)&mpos);
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
-        MMX__LAUNCH(iota, nv, nv, to);
-        MMX__LAUNCH(iota, nf, nf, keepf); /* keepf[f] = f, -1 once removed: alive_flags turns it
-                                        into the survivor flag */
+        if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
+        MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
         MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, kpos[0], k, to, keepf, mpos);
-        MMX__LAUNCH(alive_flags, nv, to, nv, alive);
-        if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
-        MMX__LAUNCH(alive_flags, nf, keepf, nf, keepf); /* each thread its own entry: f -> 0/1 */
-        if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
-        if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - kf, pos != nullptr, &m);
-        MMX__LAUNCH(collapse_verts, nv, to, vid, mpos, nv, m->pos);
+        const mmx__compact c = {keepf, to, mpos, nv - k, nf - kf, 0, 0};
+        if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, fv.verts, nv, nf, &c, &m, vid);
         MMX__LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
-        MMX__LAUNCH(collapse_faces, nf, fv.verts, nf, keepf, fid, to, vid, m->M->rowidx);
         mmx__dev_free(ctx, cb);
         mmx__dev_free(ctx, mpos);
     }

@@ -22,8 +22,7 @@ static mmx_status user_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_
     mmx_cavity_seed *sd = per_seed;
     mmx__cavity_key *order = NULL;
     unsigned char *taken = NULL;
-    mmx_index *scr = NULL, *nloop = NULL, *kept = NULL, *start = NULL, *verts = NULL;
-    float *p = NULL;
+    mmx_index *scr = NULL, *nloop = NULL, *kept = NULL;
     mmx_status s = MMX_OK;
     if (!sd) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *sd, (void **)&sd);
     if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *order, (void **)&order);
@@ -52,32 +51,29 @@ static mmx_status user_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_
     memset(taken, 0, (size_t)t->nfaces);
     c.kept = mmx__cavity_select(order, nvalid, sd, cav_ptr, cav_faces, taken, NULL, 0, 0, kept);
     c.conflicts = nvalid - c.kept;
-    /* taken[] now flags exactly the kept cavities' faces: the survivors are the others. */
+    /* taken[] now flags exactly the kept cavities' faces: the survivors are the others, in
+     * their order, then each kept cavity's fan around its new vertex. */
     mmx_index nsurv = 0, nfan = 0;
-    for (mmx_index f = 0; f < t->nfaces; f++) nsurv += !taken[f];
+    for (mmx_index f = 0; f < t->nfaces; f++) {
+        taken[f] = !taken[f];
+        nsurv += taken[f];
+    }
     for (mmx_index i = 0; i < c.kept; i++) nfan += nloop[kept[i]];
-    const mmx_index nv = t->nverts + c.kept, nf = nsurv + nfan;
-    s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nf + 1, sizeof *verts, (void **)&verts);
-    if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)nv + 1, sizeof *p, (void **)&p);
+    const mmx__compact cp = {taken, NULL, pos, t->nverts, nsurv, c.kept, nfan};
+    mmx_mesh *m = NULL;
+    s = mmx__round_compact(ctx, MMX_SPACE_HOST, t->verts, t->nverts, t->nfaces, &cp, &m, NULL);
     if (s) goto done;
-    for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-    if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
-    mmx_index g = 0;
-    for (mmx_index f = 0; f < t->nfaces; f++)
-        if (!taken[f]) memcpy(verts + 3 * (size_t)g++, t->verts + 3 * (size_t)f, 3 * sizeof *verts);
+    mmx_index g = nsurv;
     for (mmx_index r = 0; r < c.kept; r++) {
-        const mmx_index i = kept[r], m = t->nverts + r;
+        const mmx_index i = kept[r], nv = t->nverts + r;
         const mmx_index *F = cav_faces + cav_ptr[i];
         const mmx_index k = cav_ptr[i + 1] - cav_ptr[i];
         const mmx_index *loop = scr + 4 * (size_t)(cav_ptr[i] - base) + k;
-        sd[i].vertex = m;
-        if (pos) mmx__uc_centroid(t->verts, pos, F, loop, nloop[i], p + 3 * (size_t)m);
-        mmx__uc_fill(t->verts, F, loop, nloop[i], m, verts, g);
+        sd[i].vertex = nv;
+        if (pos) mmx__uc_centroid(t->verts, pos, F, loop, nloop[i], m->pos + 3 * (size_t)nv);
+        mmx__uc_fill(t->verts, F, loop, nloop[i], nv, m->M->rowidx, g);
         g += nloop[i];
     }
-    mmx_mesh *m = NULL;
-    s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, &m);
     s = mmx__round_result(ctx, s, m, out);
 done:
     if (!s && counts) *counts = c;
@@ -87,9 +83,6 @@ done:
     free(nloop);
     free(scr);
     free(taken);
-    free(start);
-    free(verts);
-    free(p);
     return s;
 }
 

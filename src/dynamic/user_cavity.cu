@@ -15,10 +15,10 @@
  *
  * Fill. In the sorted order, each cavity's kept flag and fan size are scanned: a kept
  * cavity's rank among the kept (its new vertex nverts + rank) and its fan's offset after the
- * survivors; the kept cavities' faces are flagged gone (they share no face), the survivors
- * numbered by a scan of their flags (in their order, as the host's loop). One read-back of
- * the counters sizes the output; then one thread per face copies a survivor and one per kept
- * cavity writes its vertex and fan. */
+ * survivors; the kept cavities' faces are flagged gone (they share no face). One read-back of
+ * the counters sizes the output; the compaction every removing round shares
+ * (mmx__round_compact, the host's too) copies the survivors in their order with room after
+ * them, and one thread per kept cavity writes its vertex and fan. */
 #include <cstdlib>
 #include <cstring>
 #include <cuda/std/functional>
@@ -72,17 +72,11 @@ __global__ void ranks(const mmx_index *sorted, mmx_index n, uint64_t *key)
     if (j < n) key[sorted[j]] = (uint64_t)j;
 }
 
-__global__ void ones(mmx_index n, mmx_index *a)
-{
-    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f < n) a[f] = 1;
-}
-
 /* In key order (j): the outcome, the kept flag and fan size; a kept cavity's faces gone. */
 __global__ void outcomes(const mmx_index *sorted, mmx_index n, const mmx_index *ptr,
                          const mmx_index *faces, const mmx_index *nloop,
                          const unsigned char *state, mmx_cavity_seed *sd, mmx_index *kflag,
-                         mmx_index *fan, mmx_index *keepf, Counters *cnt)
+                         mmx_index *fan, unsigned char *keepf, Counters *cnt)
 {
     const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= n) return;
@@ -95,14 +89,6 @@ __global__ void outcomes(const mmx_index *sorted, mmx_index n, const mmx_index *
     for (mmx_index r = ptr[i]; r < ptr[i + 1]; r++) keepf[faces[r]] = 0;
     atomicAdd(&cnt->removed, (unsigned int)(ptr[i + 1] - ptr[i]));
     atomicAdd(&cnt->fan, (unsigned int)nloop[i]);
-}
-
-__global__ void survivors(const mmx_index *verts, mmx_index nf, const mmx_index *keepf,
-                          const mmx_index *fid, mmx_index *out)
-{
-    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f >= nf || !keepf[f]) return;
-    for (int c = 0; c < 3; c++) out[3 * (size_t)fid[f] + c] = verts[3 * (size_t)f + c];
 }
 
 /* Kept cavity of key rank j: vertex nverts + krank[j], its fan from nsurv + fanoff[j]. */
@@ -140,7 +126,7 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     const mmx_index base = n > 0 ? cav_ptr[0] : 0, total = n > 0 ? cav_ptr[n] - base : 0;
     const size_t n1 = (size_t)n + 1, f1 = (size_t)nf + 1, t1 = (size_t)total + 1;
     /* Index arrays: ptr, len, nloop, sval (2), kflag, krank, fan, fanoff (n + 1 each); faces
-     * (total + 1), scr (4 total + 1); keepf, fid (nf + 1). */
+     * (total + 1), scr (4 total + 1); then keepf (nf + 1 bytes). */
     mmx_index *hp = nullptr, *ib = nullptr;
     unsigned long long *skey = nullptr;
     uint64_t *key = nullptr, *dpri = nullptr;
@@ -149,7 +135,7 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     Counters *cnt = nullptr;
     mmx_mesh *m = nullptr;
     s = mmx__host_alloc(ctx, n1, sizeof *hp, (void **)&hp);
-    if (!s) s = mmx__dev_alloc(ctx, (9 * n1 + 5 * t1 + 2 * f1) * sizeof *ib, (void **)&ib);
+    if (!s) s = mmx__dev_alloc(ctx, (9 * n1 + 5 * t1) * sizeof *ib + f1, (void **)&ib);
     if (!s) s = mmx__dev_alloc(ctx, 2 * n1 * sizeof *skey, (void **)&skey);
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *key, (void **)&key);
     if (!s && priority) s = mmx__dev_alloc(ctx, n1 * sizeof *dpri, (void **)&dpri);
@@ -159,7 +145,8 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     mmx_index *ptr = ib, *len = ptr + n1, *nloop = len + n1;
     mmx_index *sval[2] = {nloop + n1, nloop + 2 * n1};
     mmx_index *kflag = nloop + 3 * n1, *krank = kflag + n1, *fan = krank + n1, *fanoff = fan + n1;
-    mmx_index *faces = fanoff + n1, *scr = faces + t1, *keepf = scr + 4 * t1, *fid = keepf + f1;
+    mmx_index *faces = fanoff + n1, *scr = faces + t1;
+    unsigned char *keepf = (unsigned char *)(scr + 4 * t1);
     unsigned long long *skeys[2] = {skey, skey + n1};
     /* The inputs, copied down. */
     if (!s) {
@@ -180,24 +167,20 @@ extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     MMX__LAUNCH(ranks, n, sval[cur], n, key);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, key, ptr, len, faces, nf, state, &k);
-    MMX__LAUNCH(ones, nf, nf, keepf);
+    if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
     MMX__LAUNCH(outcomes, n, sval[cur], n, ptr, faces, nloop, state, sd, kflag, fan, keepf, cnt);
     if (!s) s = mmx__scan_exclusive(ctx, kflag, n, krank);
     if (!s) s = mmx__scan_exclusive(ctx, fan, n, fanoff);
-    if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
     /* The counters' one wait: the output's size. */
     Counters h{};
     if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof h);
     const mmx_index nsurv = nf - (mmx_index)h.removed;
-    if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nsurv + (mmx_index)h.fan, pos != nullptr, &m);
-    if (!s && pos && nv > 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
-                                           cudaMemcpyDeviceToDevice, st));
-    if (!s) {
-        MMX__LAUNCH(survivors, nf, v.f.verts, nf, keepf, fid, m->M->rowidx);
+    /* The survivors (every vertex, the faces in their order), then the fans after them. */
+    const mmx__compact c = {keepf, nullptr, pos, nv, nsurv, k, (mmx_index)h.fan};
+    if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, v.f.verts, nv, nf, &c, &m, nullptr);
+    if (!s)
         MMX__LAUNCH(fans, n, v.f.verts, pos, nv, nsurv, sval[cur], n, ptr, faces, scr, nloop, kflag,
                krank, fanoff, sd, m->M->rowidx, m->pos);
-    }
     if (!s && per_seed && n > 0)
         s = mmx__dev_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, n * sizeof *sd);
     if (!s) {

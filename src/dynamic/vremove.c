@@ -11,54 +11,33 @@
 
 static const char *const WHO = "mmx_cavity_vertex_remove_round";
 
-/* The fill: kept seed j removes seeds[j] (to[v] = u), its edge's two faces go, then both
- * lists are compacted. */
+/* The fill: kept seed j removes seeds[j] (merged into u: to[v] = u, u survives: a seed at u
+ * would share u's faces with this one), its edge's two faces go. */
 static mmx_status vremove_fill(mmx_ctx *ctx, const mmx__flip_topo *t, const float *pos,
                                const mmx_index *seeds, const mmx_index *uu, mmx_cavity_seed *sd,
                                const mmx_index *kept, mmx_index nkept, mmx_mesh **out)
 {
-    mmx_index *to = NULL, *start = NULL, *verts = NULL;
-    unsigned char *gone = NULL;
-    float *p = NULL;
+    mmx_index *to = NULL, *vid = NULL;
+    unsigned char *keepf = NULL;
     mmx_status s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *to, (void **)&to);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&gone);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, sizeof *start, (void **)&start);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *verts, (void **)&verts);
-    if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)t->nverts + 1, sizeof *p, (void **)&p);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nverts + 1, sizeof *vid, (void **)&vid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&keepf);
     if (!s) {
         for (mmx_index v = 0; v < t->nverts; v++) to[v] = v;
-        memset(gone, 0, (size_t)t->nfaces);
+        memset(keepf, 1, (size_t)t->nfaces);
         for (mmx_index i = 0; i < nkept; i++) {
             const mmx_index j = kept[i];
             to[seeds[j]] = uu[j];
-            gone[sd[j].faces[0]] = gone[sd[j].faces[1]] = 1;
+            keepf[sd[j].faces[0]] = keepf[sd[j].faces[1]] = 0;
         }
-        /* Survivors renumbered in order; a removed vertex then takes its u's new number (u
-         * survives: a seed at u would share u's faces with this one). */
-        mmx_index nv = 0, nf = 0;
-        for (mmx_index v = 0; v < t->nverts; v++) {
-            if (to[v] != v) continue;
-            if (p) memcpy(p + 3 * (size_t)nv, pos + 3 * (size_t)v, 3 * sizeof *p);
-            to[v] = nv++;
-        }
-        for (mmx_index i = 0; i < nkept; i++) {
-            const mmx_index j = kept[i];
-            to[seeds[j]] = to[uu[j]];
-            sd[j].vertex = to[uu[j]];
-        }
-        for (mmx_index f = 0; f < t->nfaces; f++) {
-            if (gone[f]) continue;
-            for (int k = 0; k < 3; k++) verts[3 * (size_t)nf + k] = to[t->verts[3 * (size_t)f + k]];
-            nf++;
-        }
-        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-        s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, out);
+        const mmx__compact c = {keepf, to, pos, t->nverts - nkept, t->nfaces - 2 * nkept, 0, 0};
+        s = mmx__round_compact(ctx, MMX_SPACE_HOST, t->verts, t->nverts, t->nfaces, &c, out,
+                               vid);
+        for (mmx_index i = 0; !s && i < nkept; i++) sd[kept[i]].vertex = vid[uu[kept[i]]];
     }
     free(to);
-    free(gone);
-    free(start);
-    free(verts);
-    free(p);
+    free(vid);
+    free(keepf);
     return s;
 }
 

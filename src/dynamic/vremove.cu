@@ -11,10 +11,10 @@
  * priority is a bijection of the vertex, so the uncopied seeds' keys are distinct).
  *
  * Fill. No order is needed: one thread per kept seed sets to[v] = u and drops the edge's two
- * faces; the surviving vertices and faces are numbered by exclusive scans of their flags (so
- * in their order, as the host's loop), and one thread per vertex and per face writes the
- * compacted arrays, corner x becoming vid[to[x]]. Every kept seed removes one vertex and two
- * faces, so the output's sizes need no read-back beyond the selection's count. */
+ * faces; the compaction every removing round shares (mmx__round_compact, the host's too)
+ * keeps the surviving vertices and faces in their order, corner x becoming vid[to[x]]. Every
+ * kept seed removes one vertex and two faces, so the output's sizes need no read-back beyond
+ * the selection's count. */
 #include <cstdlib>
 #include <cstring>
 #include <cuda/std/functional>
@@ -70,22 +70,10 @@ __global__ void rings(const mmx__sc_view v, const mmx_index *seeds, mmx_index n,
     if (i < n && uu[i] >= 0) mmx__vr_ring(&v, seeds[i], uu[i], ring + ptr[i]);
 }
 
-__global__ void iota(mmx_index n, mmx_index *to)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) to[v] = (mmx_index)v;
-}
-
-__global__ void ones(mmx_index n, mmx_index *a)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) a[v] = 1;
-}
-
 /* Each seed's outcome; a kept one merges v into u and drops its edge's faces. */
 __global__ void merge(const mmx_index *seeds, mmx_index n, const mmx_index *uu,
                       const unsigned char *state, mmx_cavity_seed *sd, mmx_index *to,
-                      mmx_index *keepf)
+                      unsigned char *keepf)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i >= n) return;
@@ -96,36 +84,11 @@ __global__ void merge(const mmx_index *seeds, mmx_index n, const mmx_index *uu,
     keepf[sd[i].faces[1]] = 0;
 }
 
-__global__ void alive_flags(const mmx_index *to, mmx_index n, mmx_index *alive)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v < n) alive[v] = to[v] == (mmx_index)v;
-}
-
-__global__ void compact_verts(const mmx_index *to, const mmx_index *vid, const float *pos,
-                              mmx_index n, float *opos)
-{
-    const long long v = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (v >= n || to[v] != (mmx_index)v || !pos) return;
-    for (int c = 0; c < 3; c++) opos[3 * (size_t)vid[v] + c] = pos[3 * (size_t)v + c];
-}
-
 __global__ void kept_vertex(mmx_index n, const mmx_index *uu, const unsigned char *state,
                             const mmx_index *vid, mmx_cavity_seed *sd)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i < n && state[i] == MMX_CAVITY_KEPT) sd[i].vertex = vid[uu[i]];
-}
-
-/* Face f, if it survives, at fid[f] with its corners renumbered: x -> vid[to[x]] (to[v] = u,
- * a survivor). */
-__global__ void compact_faces(const mmx_index *verts, mmx_index nf, const mmx_index *keepf,
-                              const mmx_index *fid, const mmx_index *to, const mmx_index *vid,
-                              mmx_index *out)
-{
-    const long long f = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (f >= nf || !keepf[f]) return;
-    for (int c = 0; c < 3; c++) out[3 * (size_t)fid[f] + c] = vid[to[verts[3 * (size_t)f + c]]];
 }
 
 } // namespace
@@ -146,21 +109,21 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
     const float *pos = mesh->pos;
     const size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1, f1 = (size_t)nf + 1;
     /* Per seed: the seeds, first (per vertex), uu, len, ptr, key, state, sd, the counter; then
-     * to, alive, vid (per vertex), keepf, fid (per face). */
+     * to, vid (per vertex), keepf (per face, bytes). */
     mmx_index *dseeds = nullptr, *ring = nullptr, *ib = nullptr;
     unsigned int *first = nullptr, *cnt = nullptr;
     uint64_t *key = nullptr;
     unsigned char *state = nullptr;
     mmx_cavity_seed *sd = nullptr;
     mmx_mesh *m = nullptr;
-    s = mmx__dev_alloc(ctx, (4 * n1 + 3 * v1 + 2 * f1) * sizeof(mmx_index), (void **)&ib);
+    s = mmx__dev_alloc(ctx, (4 * n1 + 2 * v1) * sizeof(mmx_index) + f1, (void **)&ib);
     if (!s) s = mmx__dev_alloc(ctx, (v1 + 1) * sizeof *first, (void **)&first);
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *key, (void **)&key);
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *state, (void **)&state);
     if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *sd, (void **)&sd);
     mmx_index *uu = ib + n1, *len = ib + 2 * n1, *ptr = ib + 3 * n1;
-    mmx_index *to = ib + 4 * n1, *alive = to + v1, *vid = alive + v1, *keepf = vid + v1,
-              *fid = keepf + f1;
+    mmx_index *to = ib + 4 * n1, *vid = to + v1;
+    unsigned char *keepf = (unsigned char *)(vid + v1);
     dseeds = ib;
     cnt = first + v1;
     if (!s && n > 0)
@@ -177,18 +140,12 @@ extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh
     MMX__LAUNCH(rings, n, v, dseeds, n, uu, ptr, ring);
     mmx_index k = 0;
     if (!s) s = mmx__select_cuda(ctx, n, key, ptr, nullptr, ring, nf, state, &k);
-    MMX__LAUNCH(iota, nv, nv, to);
-    MMX__LAUNCH(ones, nf, nf, keepf);
+    MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
+    if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
     MMX__LAUNCH(merge, n, dseeds, n, uu, state, sd, to, keepf);
-    MMX__LAUNCH(alive_flags, nv, to, nv, alive);
-    if (!s) s = mmx__scan_exclusive(ctx, alive, nv, vid);
-    if (!s) s = mmx__scan_exclusive(ctx, keepf, nf, fid);
-    if (!s) s = mmx__dev_tri_mesh(ctx, nv - k, nf - 2 * k, pos != nullptr, &m);
-    if (!s) {
-        MMX__LAUNCH(compact_verts, nv, to, vid, pos, nv, m->pos);
-        MMX__LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
-        MMX__LAUNCH(compact_faces, nf, v.f.verts, nf, keepf, fid, to, vid, m->M->rowidx);
-    }
+    const mmx__compact c = {keepf, to, pos, nv - k, nf - 2 * k, 0, 0};
+    if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, v.f.verts, nv, nf, &c, &m, vid);
+    MMX__LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
     /* The counts' one wait, then per_seed (the copy waits too, with nothing left to run). */
     unsigned int invalid = 0;
     if (!s && n > 0)

@@ -103,3 +103,10 @@ mmx_status mmx__csc_rows_cuda(mmx_ctx *ctx, const mmx_csc *A, int with_col, mmx_
     (void)A, (void)with_col, (void)rows;
     return mmx__no_cuda(ctx, "mmx__csc_rows_cuda");
 }
+
+mmx_status mmx__csc_select_cols_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx__col_select *sel,
+                                     mmx_csc **out, mmx_index *row_new, mmx_index *row_old)
+{
+    (void)A, (void)sel, (void)out, (void)row_new, (void)row_old;
+    return mmx__no_cuda(ctx, "mmx__csc_select_cols_cuda");
+}

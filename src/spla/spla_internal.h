@@ -432,6 +432,44 @@ mmx_status mmx__perm_check_cuda(mmx_ctx *ctx, const mmx_index *p, mmx_index n,
 mmx_status mmx__csc_permute_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx_index *pinv,
                                  const mmx_index *q, mmx_csc *C);
 
+/* ---- column selection (select_cols.c, select_cols.cu) ---- */
+
+/* What mmx__csc_select_cols keeps. Arrays in A's space. */
+typedef struct mmx__col_select {
+    const unsigned char *keep;       /* ncols: column j is kept when keep[j] != 0 */
+    const mmx_index *row_map;        /* NULL, or nrows entries in [0, nrows): an entry in row r
+                                        counts as one in row row_map[r] (rows merged before the
+                                        renumbering, as an edge collapse merges its ends) */
+    const unsigned char *row_keep;   /* NULL, or nrows: rows kept even where no kept column
+                                        uses them (a mesh's unused vertices) */
+    int all_rows;                    /* 1: every row kept that row_map leaves in place (all
+                                        of them without row_map, numbers unchanged), used or
+                                        not; row_keep ignored. With row_map, row_map[r] must
+                                        be such a row (merges do not chain) */
+    mmx_index ncols, nrows;          /* the kept columns and rows when the caller knows them,
+                                        else -1 (then a device A costs one wait to read them) */
+    mmx_index extra_cols, extra_rows; /* room after the kept ones: B has ncols + extra_cols
+                                        columns (the extra ones uninitialised; reduced A only)
+                                        and nrows + extra_rows rows */
+} mmx__col_select;
+
+/* B = the columns of A that sel->keep flags, in their order, each with its entries and values
+ * (val, x) in their order, rows renumbered: the rows the kept columns use (after row_map) or
+ * row_keep flags (all_rows: those row_map leaves in place), ascending, become 0, 1, ... B is in
+ * A's form (reduced when A is) and space. row_new (nrows entries, or NULL) gets each old
+ * row's new number, -1 for a dropped row; row_old (room for nrows, or NULL) each new row's old
+ * number. Both in A's space. Preconditions: the arrays as described (an internal call: not
+ * checked), the counts the caller gives right. Deterministic; O(nnz + nrows + ncols) work.
+ * Errors: MMX_ERR_ARG (extra columns of a general A), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Synchronises: a device A waits once to read the kept counts unless the caller gives them
+ * (a general A always: its kept entries' count, and mmx__csc_props's wait). */
+mmx_status mmx__csc_select_cols(mmx_ctx *ctx, const mmx_csc *A, const mmx__col_select *sel,
+                                mmx_csc **out, mmx_index *row_new, mmx_index *row_old);
+
+/* The device body: A on the device, the rest as mmx__csc_select_cols. */
+mmx_status mmx__csc_select_cols_cuda(mmx_ctx *ctx, const mmx_csc *A, const mmx__col_select *sel,
+                                     mmx_csc **out, mmx_index *row_new, mmx_index *row_old);
+
 /* ---- diagonal and conjugate gradients (diag.c/.cu, cg.c/.cu) ---- */
 
 /* Whether v is finite: inf - inf and NaN - NaN are NaN, which compares unequal to 0. (The
