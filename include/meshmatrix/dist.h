@@ -77,6 +77,15 @@ mmx_status mmx_dist_agree(mmx_ctx *ctx, mmx_dist *d, mmx_status s);
 
 typedef struct mmx_dist_mesh mmx_dist_mesh;
 
+/* How a partitioned mesh moves its vertex data between ranks (mmx_dist_info.transport). */
+typedef enum mmx_dist_transport {
+    MMX_DIST_HOST = 0,   /* host backend: host rows, MPI_Alltoallv */
+    MMX_DIST_STAGED = 1, /* CUDA: device rows packed, copied to pinned host memory,
+                            MPI_Alltoallv, copied back and unpacked on the device */
+    MMX_DIST_NCCL = 2    /* CUDA with NCCL: device rows packed, grouped ncclSend/ncclRecv
+                            between the GPUs on the context's stream, unpacked */
+} mmx_dist_transport;
+
 /* What a part is like (mmx_dist_mesh_info). */
 typedef struct mmx_dist_info {
     int rank, ranks, rings;
@@ -89,7 +98,10 @@ typedef struct mmx_dist_info {
                                              gathers so far (halo and gather traffic) */
     int exchanges;                        /* halo exchanges so far */
     double exchange_ms;                   /* the time in them (packing, the all-to-all, which
-                                             includes waiting for the slowest rank, unpacking) */
+                                             includes waiting for the slowest rank, unpacking;
+                                             on CUDA the stream is waited for before and after,
+                                             so it is the exchange's own time) */
+    int transport;                        /* mmx_dist_transport */
 } mmx_dist_info;
 
 /* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or
@@ -206,12 +218,18 @@ typedef struct mmx_dist_subdiv_report {
     int64_t local_faces;      /* faces of the refined local mesh (owned descendants and ghosts') */
     int64_t owned_faces;      /* descendants of the owned faces (this rank's share of the result) */
     int64_t gathered_bytes;   /* bytes this rank sent to rank 0 */
-    double refine_ms, gather_ms;
+    double refine_ms;         /* the refinement of the local mesh (mmx_subdivide; on CUDA the
+                                 stream is waited for before and after: the device's time) */
+    double gather_ms;         /* the rest: naming the vertices, the gathers, rank 0's assembly */
 } mmx_dist_subdiv_report;
 
 /* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
  * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
- * the result on rank 0 (collective). Each rank refines its local mesh (one mmx_subdivide call
+ * the result on rank 0 (collective). out NULL (on every rank): refine only, no gather, for a
+ * result too large for one process (the report gives each rank's local and owned faces; the
+ * refined local meshes are freed). On CUDA each rank refines its local mesh on its device
+ * (the library's CUDA subdivision); the result comes back to host memory for the naming and
+ * the gather, and rank 0's *out is a host mesh. Each rank refines its local mesh (one mmx_subdivide call
  * for all the levels, opts as given but the trace; the tags follow), with no exchange: with one ghost ring the
  * descendants of the owned faces are exact at every level (the surface over a face depends on
  * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
@@ -223,7 +241,7 @@ typedef struct mmx_dist_subdiv_report {
  * equal to the single process's within float rounding. Other ranks get *out NULL. Vertices in
  * no face are not part of the result. report may be NULL.
  * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
- * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0).
+ * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0, or a local mesh past them).
  * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each),
  * naming its vertices (O(result) per rank), then
  * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex

@@ -87,6 +87,7 @@ void mmx_dist_free(mmx_dist *d)
     if (!d) return;
     int fin = 0;
     MPI_Finalized(&fin);
+    if (!fin) mmx__dist_nccl_free(d);
     if (!fin) MPI_Comm_free((MPI_Comm *)d->comm);
     free(d->comm);
     free(d);
