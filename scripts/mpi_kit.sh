@@ -18,8 +18,9 @@
 # files are rewritten to point into the kit, so meson's dependency('mpi') finds the kit's MPI.
 #
 # --nccl also unpacks PyPI's nvidia-nccl-cu13 wheel into KIT/nccl (include/, lib/): configure
-# with -Dnccl=enabled -Dnccl_home=KIT/nccl (or NCCL_HOME=KIT/nccl). It is large (the library
-# alone is over 100 MB), so it is apart from the kit's size.
+# with -Dnccl=enabled -Dnccl_home=KIT/nccl (env.sh sets NCCL_HOME when it is there). It is
+# large (345 MB unpacked), so it is apart from the kit's 27 MB; where a machine has PyTorch,
+# its site-packages/nvidia/nccl serves as well (-Dnccl_home=...).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 nccl=0
@@ -72,11 +73,11 @@ while [ -n "$todo" ]; do
 done
 pkgs="$pkgs libopenmpi-dev"
 echo "mpi_kit: downloading$pkgs"
-mkdir -p "$kit/.debs"
-(cd "$kit/.debs" && for p in $pkgs; do ls "${p}"_*.deb >/dev/null 2>&1 || apt-get download "$p" 2>/dev/null; done)
+mkdir -p "$work/debs"
+(cd "$work/debs" && apt-get download $pkgs 2>/dev/null)
 rm -rf "$kit/usr" "$kit/etc" "$kit/lib"
 for p in $pkgs; do
-    deb=$(ls "$kit/.debs/${p}"_*.deb | head -1)
+    deb=$(ls "$work/debs/${p}"_*.deb | head -1)
     dpkg -x "$deb" "$kit"
 done
 # Keep what a run or a build reads; drop the documentation and manual pages.
@@ -107,7 +108,7 @@ kit=\$(cd "\$(dirname "\${BASH_SOURCE[0]:-\$0}")" && pwd)
 export OPAL_PREFIX=\$kit/usr
 export OPAL_SYSCONFDIR=\$kit/etc/openmpi
 export PATH=\$kit/usr/bin:\$PATH
-export LD_LIBRARY_PATH=\$kit/usr/lib/$triplet:\$kit/usr/lib/$triplet/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=\$kit/usr/lib/$triplet:\$kit/lib/$triplet:\$kit/usr/lib/$triplet/openmpi/lib\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}
 export PKG_CONFIG_PATH=\$kit/pkgconfig\${PKG_CONFIG_PATH:+:\$PKG_CONFIG_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # One node: shared memory and self only, no network interfaces probed, no remote launcher.
@@ -141,5 +142,5 @@ if [ $nccl = 1 ]; then
     # The wheel ships libnccl.so.2 only: the link-time name next to it.
     [ -e "$kit/nccl/lib/libnccl.so" ] || ln -s libnccl.so.2 "$kit/nccl/lib/libnccl.so"
 fi
-echo "mpi_kit: $(du -sh --exclude=nccl --exclude=.debs "$kit" | cut -f1) in $kit (NCCL: $(du -sh "$kit/nccl" 2>/dev/null | cut -f1 || echo none))"
+echo "mpi_kit: $(du -sh --exclude=nccl "$kit" | cut -f1) in $kit (NCCL: $(du -sh "$kit/nccl" 2>/dev/null | cut -f1 || echo none))"
 echo "mpi_kit: source $kit/env.sh"

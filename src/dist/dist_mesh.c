@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
+#include "patch/patch_internal.h"
 
 static void dev_free(mmx__dist_dev *v, mmx_ctx *ctx)
 {
@@ -83,7 +84,7 @@ static mmx_status patch_order(mmx_ctx *ctx, mmx_ctx *uctx, const mmx_mesh *whole
         ps = own;
         if (!s) s = mmx_patch_set_stats(ctx, ps, &st);
         if (!s) s = mmx_patch_set_face_patch(ctx, ps, fpatch);
-    } else if (mmx_ctx_space(uctx) == MMX_SPACE_DEVICE) {
+    } else if (ps->space == MMX_SPACE_DEVICE) {
         /* The caller's set, made on its CUDA context: its faces' patches read back. */
         void *dev = NULL;
         s = mmx_patch_set_stats(uctx, ps, &st);

@@ -421,7 +421,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
                     for (int l = 1; l < levels; l++) c *= 4;
                     rep.owned_faces += c;
                 }
-            if (s) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+            if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
             free(fs), free(fv);
             mmx_mesh_free(fine);
             fine = NULL;
@@ -532,6 +532,13 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
             s = assemble(hc, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
                          all_t, cur, out);
             if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+            if (!s && dm->dev) {
+                /* The result in the context's space, as the single process gives it. */
+                mmx_mesh *host = *out;
+                *out = NULL;
+                s = mmx_mesh_copy(ctx, host, MMX_SPACE_DEVICE, out);
+                mmx_mesh_free(host);
+            }
         }
     }
     s = mmx_dist_agree(ctx, d, s);
