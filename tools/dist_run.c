@@ -90,7 +90,8 @@ typedef struct job {
     const tool_cmd *cmd;
     const tool_args *a;
     int R, me;
-    mmx_ctx *ctx;
+    mmx_ctx *ctx;  /* where the partitioned mesh computes: the host, or the rank's GPU */
+    mmx_ctx *hctx; /* the host: reading the input, the gathered values, writing */
     mmx_dist *d;
 } job;
 
@@ -149,7 +150,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     mmx_dist_mesh *dm = NULL;
     float *loc = NULL, *whole = NULL;
     double load_ms = 0;
-    int rc = input_load(j->ctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+    int rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
     /* The reading rank printed its failure; the others learn of it here. */
     mmx_status s = rc ? MMX_ERR_IO : MMX_OK;
     if (!s && !mesh->pos) s = MMX_ERR_ARG;
@@ -205,9 +206,9 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
             s = MMX_OK;
         } else {
-            s = mmx_mesh_set_normals(j->ctx, mesh, whole, MMX_SPACE_HOST);
+            s = mmx_mesh_set_normals(j->hctx, mesh, whole, MMX_SPACE_HOST);
         }
-        if (s) rc = fail(j->ctx, s, in->name);
+        if (s) rc = fail(j->hctx, s, in->name);
     }
     if (is_subdiv) out_faces = dr.owned_faces;
     /* The per-rank figures to rank 0. */
@@ -221,7 +222,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         const mmx_mesh *res = is_subdiv ? result : mesh;
         long long bytes = -1;
         double write_ms = 0;
-        rc = output_write_mesh(j->ctx, res, out, &bytes, &write_ms);
+        rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
         if (!rc) {
             char counts[COUNTS_LEN];
             row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
@@ -279,8 +280,8 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     if (rc) return rc;
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, R, 0, NULL, NULL};
-    if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
+    job j = {cmd, a, R, 0, NULL, NULL, NULL};
+    if (mmx_ctx_create(&j.hctx) || mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
     }
@@ -300,6 +301,7 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
             if (j.me == 0) fprintf(stderr, "mmx: --backend cuda over MPI ranks: %s\n", mmx_ctx_error(j.ctx));
             mmx_dist_free(j.d);
             mmx_ctx_free(j.ctx);
+            mmx_ctx_free(j.hctx);
             MPI_Finalize();
             return EXIT_FAIL;
         }
@@ -309,6 +311,7 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     rc = run_job(&j, &in, &out);
     mmx_dist_free(j.d);
     mmx_ctx_free(j.ctx);
+    mmx_ctx_free(j.hctx);
     MPI_Finalize();
     return rc;
 }
