@@ -626,11 +626,31 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         return;
     }
     gpu = g;
+    /* NCCL takes one rank per GPU: ranks sharing one stage through the host. */
+    int shared = 0;
+#ifdef MMX_HAVE_MPI
+    {
+        int n = 0, dev = local % count;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &n);
+        int *all = malloc((size_t)n * sizeof *all);
+        MPI_Allgather(&dev, 1, MPI_INT, all, 1, MPI_INT, node);
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < i; k++) shared |= all[i] == all[k];
+        free(all);
+        MPI_Comm_free(&node);
+        MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
+#endif
+    const int nccl = mmx__dist_has_nccl() && !shared;
+    if (rank == 0)
+        printf("the CUDA checks: %d device%s per node, exchanges by %s\n", count, count == 1 ? "" : "s",
+               nccl ? "NCCL, then staged" : "staging through host memory");
     const char *transports[2] = {NULL, "staged"};
     for (int t = 0; t < 2; t++) {
-        if (t == 1 && !mmx__dist_has_nccl()) break;
+        if (t == 1 && !nccl) break;
         if (transports[t]) setenv("MMX_DIST_TRANSPORT", transports[t], 1);
-        transport = t == 0 && mmx__dist_has_nccl() ? MMX_DIST_NCCL : MMX_DIST_STAGED;
+        transport = t == 0 && nccl ? MMX_DIST_NCCL : MMX_DIST_STAGED;
         const char *meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2",
                                 "tri:grid:10:8"};
         for (size_t i = 0; i < sizeof meshes / sizeof *meshes; i++) check_normals_smooth(ctx, d, meshes[i]);

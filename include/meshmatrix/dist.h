@@ -86,8 +86,10 @@ typedef enum mmx_dist_transport {
     MMX_DIST_HOST = 0,   /* host backend: host rows, MPI_Alltoallv */
     MMX_DIST_STAGED = 1, /* CUDA: device rows packed, copied to pinned host memory,
                             MPI_Alltoallv, copied back and unpacked on the device */
-    MMX_DIST_NCCL = 2    /* CUDA with NCCL: device rows packed, grouped ncclSend/ncclRecv
-                            between the GPUs on the context's stream, unpacked */
+    MMX_DIST_NCCL = 2    /* CUDA with NCCL (meson -Dnccl), one GPU per rank, unless
+                            MMX_DIST_TRANSPORT=staged: device rows packed, grouped
+                            ncclSend/ncclRecv between the GPUs on the context's stream,
+                            unpacked */
 } mmx_dist_transport;
 
 /* What a part is like (mmx_dist_mesh_info). */

@@ -93,6 +93,9 @@ mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
 mmx_status mmx__dist_gatherv(mmx_ctx *ctx, mmx_dist *d, const void *send, int64_t bytes,
                              void *recv, const int64_t *rcount, int root);
 mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *all, int root);
+/* *distinct = 1 on every rank when no two ranks of a node (MPI_COMM_TYPE_SHARED) name the same
+ * device, else 0 (collective). NCCL refuses a communicator with one GPU twice. */
+mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);

@@ -234,8 +234,8 @@ static mmx_status host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s)
 }
 
 /* CUDA: the local mesh and the halo's lists copied to the device, and the transport chosen
- * (NCCL where the build has it and MMX_DIST_TRANSPORT is not "staged" on any rank; the same
- * on every rank). Collective. */
+ * (NCCL where the build has it, MMX_DIST_TRANSPORT is not "staged" on any rank and no two ranks
+ * of a node share a device; the same on every rank). Collective. */
 static mmx_status to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
 {
     mmx__dist_dev *v = dm->dev;
@@ -254,6 +254,10 @@ static mmx_status to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
     const char *want = getenv("MMX_DIST_TRANSPORT");
     int64_t nccl = mmx__dist_has_nccl() && !(want && !strcmp(want, "staged"));
     s = mmx__dist_allreduce_i64(ctx, dm->d, &nccl, 1, MMX__DIST_MIN);
+    /* Ranks sharing a GPU (a test on one device) stage: NCCL takes one rank per GPU. */
+    int distinct = 1;
+    if (!s && nccl && !dm->d->nccl) s = mmx__dist_node_distinct(ctx, dm->d, mmx_ctx_device(ctx), &distinct);
+    if (!distinct) nccl = 0;
     if (!s && nccl) s = mmx__dist_nccl_init(ctx, dm->d);
     v->transport = nccl ? MMX_DIST_NCCL : MMX_DIST_STAGED;
     return s;
