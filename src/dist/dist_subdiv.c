@@ -432,6 +432,8 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
             if (!s) cur = owned_cur;
         } else if (!s) {
             cur = owned_cur = fine;
+        } else {
+            mmx_mesh_free(fine); /* a wait that failed after the refinement */
         }
     } else if (!out) {
         rep.owned_faces = dm->nof, rep.local_faces = nf0;
