@@ -476,6 +476,18 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
     mmx_dist_subdiv_report rep;
     if (dm) OK(DEV(ctx), mmx_dist_subdivide(DEV(ctx), dm, scheme, levels, &sopts, &got, &rep));
     CHECK(rank == 0 || got == NULL, "a result on rank %d", rank);
+    /* Without the gather (out NULL): the same local and owned faces, counted not gathered. */
+    if (dm) {
+        mmx_dist_subdiv_report nr;
+        memset(&nr, 0, sizeof nr);
+        OK(DEV(ctx), mmx_dist_subdivide(DEV(ctx), dm, scheme, levels, &sopts, NULL, &nr));
+        CHECK(nr.owned_faces == rep.owned_faces && nr.local_faces == rep.local_faces &&
+                  nr.gathered_bytes == 0,
+              "%s level %d on %s without the gather: %lld owned, %lld local faces, %lld bytes; "
+              "gathered %lld, %lld", mmx_scheme_name(scheme), levels, name,
+              (long long)nr.owned_faces, (long long)nr.local_faces, (long long)nr.gathered_bytes,
+              (long long)rep.owned_faces, (long long)rep.local_faces);
+    }
     if (gpu && got) {
         /* on CUDA the result is on the device: compared on the host */
         mmx_mesh *h = NULL;
