@@ -8,11 +8,12 @@
 #   meson setup build -Dmpi=enabled && mpirun -n 2 build/tests/test_dist
 #
 # What it takes: openmpi-bin, libopenmpi3, openmpi-common, and the closure of their Depends
-# (apt-cache depends --recurse, no Recommends) less what a minimal Debian 12 or Ubuntu 24.04
-# base already has: the packages of Priority required or important (libc, libgcc, libstdc++,
-# zlib, dpkg, tar, ...), and ssh (a single node launches no remote daemon); plus the headers and
-# libmpi.so of libopenmpi-dev (no dependencies: mpi.h needs nothing else) for building. Each is
-# fetched with `apt-get download` and unpacked with `dpkg -x`; nothing is installed.
+# (walked below with apt-cache depends, no Recommends) less what a minimal Debian 12 or Ubuntu
+# 24.04 base already has (the list `base`: libc, libgcc, libstdc++, zlib, PAM, SELinux, the
+# packaging tools), ssh (a single node launches no remote daemon) and hwloc's optional plugins;
+# plus the headers and libmpi.so of libopenmpi-dev (no dependencies: mpi.h needs nothing else)
+# for building: 22 packages, 27 MB unpacked. Each is fetched with `apt-get download` and
+# unpacked with `dpkg -x`; nothing is installed. Run `apt-get update` once before.
 # Relocation: Open MPI finds its help files, plugins and wrapper data under OPAL_PREFIX, which
 # env.sh sets to the kit's usr (Debian's prefix; OPAL_SYSCONFDIR its etc/openmpi); its pkg-config
 # files are rewritten to point into the kit, so meson's dependency('mpi') finds the kit's MPI.
@@ -28,14 +29,13 @@ kit=
 for a in "$@"; do
     case $a in
         --nccl) nccl=1 ;;
-        -h|--help) sed -n 2,22p "$0"; exit 0 ;;
+        -h|--help) sed -n 2,25p "$0"; exit 0 ;;
         *) kit=$a ;;
     esac
 done
 kit=${kit:-$root/.mpikit}
 mkdir -p "$kit"
 kit=$(cd "$kit" && pwd)
-arch=$(dpkg --print-architecture)
 triplet=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
