@@ -20,13 +20,22 @@
 static int rank, failures;
 
 /* Small patches (8 faces), so that the small test meshes are cut into many parts. */
+/* The context the partitioned mesh computes on: ctx itself (the host), or, in the CUDA checks,
+ * a CUDA context; the meshes are made, and the results compared, on the host (ctx). */
+static mmx_ctx *gpu;
+#define DEV(ctx) (gpu ? gpu : (ctx))
+/* The transport the partitioned meshes should report (mmx_dist_info.transport). */
+static int transport = MMX_DIST_HOST;
+int mmx__dist_has_nccl(void); /* src/dist/dist_internal.h */
+
 static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, int rings)
 {
     mmx_patch_options po = {.max_faces = 8};
     mmx_patch_set *ps = NULL;
     mmx_dist_mesh *dm = NULL;
     mmx_status s = mmx_patch_set_create(ctx, m, NULL, &po, &ps);
-    if (!s) s = mmx_dist_mesh_create(ctx, d, m, ps, rings, &dm);
+    if (!s) s = mmx_dist_mesh_create(DEV(ctx), d, m, ps, rings, &dm);
+    if (s && gpu) fprintf(stderr, "rank %d: partition on CUDA: %s\n", rank, mmx_ctx_error(gpu));
     if (s) {
         failures++;
         fprintf(stderr, "rank %d: partition: %s\n", rank, mmx_ctx_error(ctx));
@@ -45,6 +54,40 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
         }                                                                                     \
     } while (0)
 #define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
+
+/* Arrays in the computing context's space (device memory in the CUDA checks). */
+static float *dev_floats(mmx_ctx *ctx, size_t n)
+{
+    void *p = NULL;
+    if (mmx_mem_alloc(DEV(ctx), mmx_ctx_space(DEV(ctx)), n * sizeof(float) + 4, &p)) return NULL;
+    return p;
+}
+static void dev_free(mmx_ctx *ctx, void *p)
+{
+    mmx_mem_free(DEV(ctx), mmx_ctx_space(DEV(ctx)), p);
+}
+/* Copies between host memory and the computing context's space. */
+static void to_host(mmx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    OK(DEV(ctx), mmx_mem_copy(DEV(ctx), dst, MMX_SPACE_HOST, src, mmx_ctx_space(DEV(ctx)), bytes));
+}
+static void from_host(mmx_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    OK(DEV(ctx), mmx_mem_copy(DEV(ctx), dst, mmx_ctx_space(DEV(ctx)), src, MMX_SPACE_HOST, bytes));
+}
+/* The single process's mesh on the computing context: a device copy in the CUDA checks
+ * (free it with single_free), else m itself. */
+static const mmx_mesh *single(const mmx_mesh *m)
+{
+    mmx_mesh *c = NULL;
+    if (!gpu) return m;
+    OK(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &c));
+    return c;
+}
+static void single_free(const mmx_mesh *m, const mmx_mesh *s)
+{
+    if (s != m) mmx_mesh_free((mmx_mesh *)s);
+}
 
 /* Two cubes sharing vertex 0 (a non-manifold vertex: two fans), with the second lifted. */
 static mmx_mesh *two_cubes(mmx_ctx *ctx)
@@ -179,6 +222,20 @@ static mmx_status shifted_apply(mmx_ctx *ctx, void *data, const float *x, int k,
     return MMX_OK;
 }
 
+/* shifted_apply on device arrays, through host copies (the CUDA checks). */
+static mmx_status shifted_apply_dev(mmx_ctx *ctx, void *data, const float *x, int k, float *y)
+{
+    const shifted *S = data;
+    const size_t n = (size_t)S->vv->nrows * (size_t)k;
+    float *hx = malloc(n * sizeof *hx + 4), *hy = malloc(n * sizeof *hy + 4);
+    mmx_status s = hx && hy ? MMX_OK : MMX_ERR_NOMEM;
+    if (!s) s = mmx_mem_copy(ctx, hx, MMX_SPACE_HOST, x, MMX_SPACE_DEVICE, n * sizeof *hx);
+    if (!s) s = shifted_apply(ctx, data, hx, k, hy);
+    if (!s) s = mmx_mem_copy(ctx, y, MMX_SPACE_DEVICE, hy, MMX_SPACE_HOST, n * sizeof *hy);
+    free(hx), free(hy);
+    return s;
+}
+
 static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
     mmx_mesh *m = make(ctx, name);
@@ -191,21 +248,32 @@ static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
     const mmx_mesh *L = mmx_dist_mesh_local(dm);
     const mmx_index nl = mmx_mesh_nverts(L), V = mmx_mesh_nverts(m);
     shifted sl = {NULL, 2.0f}, sw = {NULL, 2.0f};
-    OK(ctx, mmx_query(ctx, L, NULL, MMX_QUERY_VV, &sl.vv));
-    mmx_linop S = {nl, shifted_apply, &sl, NULL};
+    /* The operator reads the VV rows on the host; on CUDA it is applied through host copies
+     * (shifted_apply_dev): what is tested is the partitioned solve's device side. */
+    mmx_mesh *hL = NULL;
+    if (gpu) OK(gpu, mmx_mesh_copy(gpu, L, MMX_SPACE_HOST, &hL));
+    OK(ctx, mmx_query(ctx, hL ? hL : L, NULL, MMX_QUERY_VV, &sl.vv));
+    mmx_linop S = {nl, gpu ? shifted_apply_dev : shifted_apply, &sl, NULL};
     /* b: the positions (3 columns); x from 0 */
-    float *x = calloc(3 * (size_t)nl + 1, sizeof *x), *got = malloc(3 * (size_t)V * sizeof *got + 4);
-    float *want = calloc(3 * (size_t)V + 1, sizeof *want);
+    float *x = dev_floats(ctx, 3 * (size_t)nl), *got = malloc(3 * (size_t)V * sizeof *got + 4);
+    float *want = calloc(3 * (size_t)V + 1, sizeof *want), *zero = calloc(3 * (size_t)V + 1, sizeof *zero);
+    from_host(ctx, x, zero, 3 * (size_t)nl * sizeof *x);
     mmx_cg_opts o = mmx_cg_defaults();
     o.rtol = 1e-5;
     mmx_cg_report rd, rs;
     memset(&rs, 0, sizeof rs);
-    if (sl.vv) OK(ctx, mmx_dist_cg(ctx, dm, &S, L->pos, 3, x, &o, &rd));
-    OK(ctx, mmx_dist_gather(ctx, dm, x, 3, got));
+    if (sl.vv) OK(DEV(ctx), mmx_dist_cg(DEV(ctx), dm, &S, L->pos, 3, x, &o, &rd));
+    OK(DEV(ctx), mmx_dist_gather(DEV(ctx), dm, x, 3, got));
     if (rank == 0) {
         OK(ctx, mmx_query(ctx, m, NULL, MMX_QUERY_VV, &sw.vv));
-        mmx_linop W = {V, shifted_apply, &sw, NULL};
-        if (sw.vv) OK(ctx, mmx_cg(ctx, &W, m->pos, 3, want, &o, &rs));
+        mmx_linop W = {V, gpu ? shifted_apply_dev : shifted_apply, &sw, NULL};
+        const mmx_mesh *sm = single(m);
+        float *sx = dev_floats(ctx, 3 * (size_t)V);
+        from_host(ctx, sx, zero, 3 * (size_t)V * sizeof *sx);
+        if (sw.vv && sm) OK(DEV(ctx), mmx_cg(DEV(ctx), &W, sm->pos, 3, sx, &o, &rs));
+        to_host(ctx, want, sx, 3 * (size_t)V * sizeof *want);
+        dev_free(ctx, sx);
+        if (sm) single_free(m, sm);
         double worst = 0, big = 0;
         for (size_t i = 0; i < 3 * (size_t)V; i++) {
             const double e = fabs((double)got[i] - (double)want[i]);
@@ -220,7 +288,9 @@ static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
         mmx_csr_free(sw.vv);
     }
     mmx_csr_free(sl.vv);
-    free(x), free(got), free(want);
+    mmx_mesh_free(hL);
+    dev_free(ctx, x);
+    free(got), free(want), free(zero);
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(m);
 }
@@ -266,16 +336,23 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
               (long long)sums[0], (long long)sums[1], (long long)in.global_faces,
               (long long)in.global_verts);
         CHECK(mins[0] > 0 || in.global_faces < 8 * in.ranks, "%s: a rank owns no face", name);
+        CHECK(in.transport == transport, "%s: transport %d, expected %d", name, in.transport, transport);
         CHECK(in.owned_faces == 0 || in.owned_faces == in.global_faces || in.ghost_faces > 0, "%s: no ghost faces with %d ranks", name, in.ranks);
     }
-    float *loc = malloc(3 * (size_t)nl * sizeof *loc + 4);
+    /* loc: local values in the computing context's space; hl its host copy; sm and sw the
+     * single process's mesh and values there */
+    float *loc = dev_floats(ctx, 3 * (size_t)nl), *hl = malloc(3 * (size_t)nl * sizeof *hl + 4);
     float *got = malloc(3 * (size_t)V * sizeof *got + 4), *want = malloc(3 * (size_t)V * sizeof *want + 4);
+    const mmx_mesh *sm = rank == 0 ? single(m) : NULL;
+    float *sw = rank == 0 ? dev_floats(ctx, 3 * (size_t)V) : NULL;
+    mmx_ctx *c = DEV(ctx);
     /* normals, every weighting */
     for (int w = 0; w < 3; w++) {
-        OK(ctx, mmx_dist_vertex_normals(ctx, dm, (mmx_normal_weight)w, loc));
-        OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
-        if (rank == 0) {
-            OK(ctx, mmx_vertex_normals(ctx, m, (mmx_normal_weight)w, want));
+        OK(c, mmx_dist_vertex_normals(c, dm, (mmx_normal_weight)w, loc));
+        OK(c, mmx_dist_gather(c, dm, loc, 3, got));
+        if (rank == 0 && sm) {
+            OK(c, mmx_vertex_normals(c, sm, (mmx_normal_weight)w, sw));
+            to_host(ctx, want, sw, 3 * (size_t)V * sizeof *want);
             same_floats("normals", name, got, want, 3 * (size_t)V);
         }
     }
@@ -283,11 +360,13 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
     {
         const int64_t *gv = mmx_dist_mesh_global_verts(dm);
         for (mmx_index v = 0; v < nl; v++)
-            for (int k = 0; k < 3; k++) loc[3 * v + k] = mmx_dist_mesh_owned_verts(dm)[v] ? (float)gv[v] + 0.25f * (float)k : -1.f;
-        OK(ctx, mmx_dist_exchange(ctx, dm, loc, 3));
+            for (int k = 0; k < 3; k++) hl[3 * v + k] = mmx_dist_mesh_owned_verts(dm)[v] ? (float)gv[v] + 0.25f * (float)k : -1.f;
+        from_host(ctx, loc, hl, 3 * (size_t)nl * sizeof *hl);
+        OK(c, mmx_dist_exchange(c, dm, loc, 3));
+        to_host(ctx, hl, loc, 3 * (size_t)nl * sizeof *hl);
         mmx_index bad = 0;
         for (mmx_index v = 0; v < nl; v++)
-            for (int k = 0; k < 3; k++) bad += loc[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
+            for (int k = 0; k < 3; k++) bad += hl[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
         CHECK(bad == 0, "exchange on %s: %d wrong values", name, bad);
     }
     /* the queries of vertices and faces: the single process's arrays */
@@ -295,8 +374,9 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
     for (int i = 0; i < 4; i++) {
         int64_t n = 0;
         mmx_index *rp = NULL, *ci = NULL;
-        OK(ctx, mmx_dist_query(ctx, dm, kinds[i], &n, &rp, &ci));
+        OK(c, mmx_dist_query(c, dm, kinds[i], &n, &rp, &ci));
         if (rank == 0 && rp) {
+            /* the host's arrays, which the library's CUDA queries equal (query.h) */
             mmx_csr *Q = NULL;
             OK(ctx, mmx_query(ctx, m, NULL, kinds[i], &Q));
             int same = Q && n == Q->nrows && rp[n] == Q->nnz &&
@@ -312,7 +392,7 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
     {
         int64_t n = 0;
         mmx_index *rp = NULL, *ci = NULL;
-        const mmx_status s = mmx_dist_query(ctx, dm, MMX_QUERY_EV, &n, &rp, &ci);
+        const mmx_status s = mmx_dist_query(c, dm, MMX_QUERY_EV, &n, &rp, &ci);
         CHECK(s == MMX_ERR_UNSUPPORTED && !rp, "query EV over ranks: status %d", (int)s);
     }
     /* smoothing: Laplacian, Taubin (bit for bit), with and without a fixed boundary */
@@ -321,10 +401,11 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
         for (int fix = 0; fix < 2; fix++) {
             mmx_smooth_options o = mmx_smooth_defaults(methods[i]);
             o.iterations = 7, o.fix_boundary = fix;
-            OK(ctx, mmx_dist_smooth(ctx, dm, &o, loc, NULL));
-            OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
-            if (rank == 0) {
-                OK(ctx, mmx_smooth(ctx, m, &o, want, NULL));
+            OK(c, mmx_dist_smooth(c, dm, &o, loc, NULL));
+            OK(c, mmx_dist_gather(c, dm, loc, 3, got));
+            if (rank == 0 && sm) {
+                OK(c, mmx_smooth(c, sm, &o, sw, NULL));
+                to_host(ctx, want, sw, 3 * (size_t)V * sizeof *want);
                 char what[64];
                 snprintf(what, sizeof what, "%s%s", mmx_smooth_method_name(methods[i]), fix ? " fixed" : "");
                 same_floats(what, name, got, want, 3 * (size_t)V);
@@ -338,14 +419,17 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
         if (!strcmp(name, "two_cubes")) continue;
         mmx_smooth_options o = mmx_smooth_defaults(more[i]);
         o.iterations = 3;
-        OK(ctx, mmx_dist_smooth(ctx, dm, &o, loc, NULL));
-        OK(ctx, mmx_dist_gather(ctx, dm, loc, 3, got));
-        if (rank == 0) {
-            OK(ctx, mmx_smooth(ctx, m, &o, want, NULL));
+        OK(c, mmx_dist_smooth(c, dm, &o, loc, NULL));
+        OK(c, mmx_dist_gather(c, dm, loc, 3, got));
+        if (rank == 0 && sm) {
+            OK(c, mmx_smooth(c, sm, &o, sw, NULL));
+            to_host(ctx, want, sw, 3 * (size_t)V * sizeof *want);
             same_floats(mmx_smooth_method_name(more[i]), name, got, want, 3 * (size_t)V);
         }
     }
-    free(loc), free(got), free(want);
+    dev_free(ctx, loc), dev_free(ctx, sw);
+    if (sm) single_free(m, sm);
+    free(hl), free(got), free(want);
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(m);
 }
@@ -390,10 +474,36 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
     mmx_dist_mesh *dm = partition(ctx, d, m, mmx_dist_rings(op));
     mmx_mesh *got = NULL, *one = NULL, *want = NULL;
     mmx_dist_subdiv_report rep;
-    if (dm) OK(ctx, mmx_dist_subdivide(ctx, dm, scheme, levels, &sopts, &got, &rep));
+    if (dm) OK(DEV(ctx), mmx_dist_subdivide(DEV(ctx), dm, scheme, levels, &sopts, &got, &rep));
     CHECK(rank == 0 || got == NULL, "a result on rank %d", rank);
+    /* Without the gather (out NULL): the same local and owned faces, counted not gathered. */
+    if (dm) {
+        mmx_dist_subdiv_report nr;
+        memset(&nr, 0, sizeof nr);
+        OK(DEV(ctx), mmx_dist_subdivide(DEV(ctx), dm, scheme, levels, &sopts, NULL, &nr));
+        CHECK(nr.owned_faces == rep.owned_faces && nr.local_faces == rep.local_faces &&
+                  nr.gathered_bytes == 0,
+              "%s level %d on %s without the gather: %lld owned, %lld local faces, %lld bytes; "
+              "gathered %lld, %lld", mmx_scheme_name(scheme), levels, name,
+              (long long)nr.owned_faces, (long long)nr.local_faces, (long long)nr.gathered_bytes,
+              (long long)rep.owned_faces, (long long)rep.local_faces);
+    }
+    if (gpu && got) {
+        /* on CUDA the result is on the device: compared on the host */
+        mmx_mesh *h = NULL;
+        CHECK(got->space == MMX_SPACE_DEVICE, "a CUDA result in host memory");
+        OK(gpu, mmx_mesh_copy(gpu, got, MMX_SPACE_HOST, &h));
+        mmx_mesh_free(got);
+        got = h;
+    }
     if (rank == 0 && got) {
-        OK(ctx, mmx_subdivide(ctx, scheme, m, levels, &sopts, &one));
+        /* the single process on the same backend (on CUDA its result read back) */
+        const mmx_mesh *sm = single(m);
+        mmx_mesh *dev_one = NULL;
+        if (sm) OK(DEV(ctx), mmx_subdivide(DEV(ctx), scheme, sm, levels, &sopts, gpu ? &dev_one : &one));
+        if (dev_one) OK(gpu, mmx_mesh_copy(gpu, dev_one, MMX_SPACE_HOST, &one));
+        mmx_mesh_free(dev_one);
+        if (sm) single_free(m, sm);
         if (one) OK(ctx, mmx_dist_canonical(ctx, one, &want));
     }
     if (want) {
@@ -494,6 +604,86 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
     mmx_mesh_free(m);
 }
 
+/* The checks again on CUDA contexts, one GPU per rank (the device of the rank's number on its
+ * node, modulo the devices: ranks may share one), against the single process on CUDA (rank
+ * 0's): the same promises as the host's (normals and the explicit smoothers bit for bit, the
+ * queries' arrays, subdivision's topology exactly and positions within 1e-6 of the diagonal,
+ * CG within 1e-4). With NCCL built in, once through NCCL and once staged through host memory
+ * (MMX_DIST_TRANSPORT=staged). Skipped, saying why, when a rank has no GPU. */
+static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
+{
+    mmx_ctx *g = NULL;
+    int count = 0, local = 0, have = 0, all = 0;
+    char why[512] = "built without the CUDA backend";
+    if (mmx_ctx_create(&g)) {
+        failures++;
+        return;
+    }
+    if (mmx_has_cuda()) {
+        mmx_cuda_device_count(g, &count);
+        if (!count) snprintf(why, sizeof why, "%s", mmx_ctx_error(g));
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_free(&node);
+    have = count > 0 && mmx_ctx_use_cuda(g, local % count) == MMX_OK;
+    if (count > 0 && !have) snprintf(why, sizeof why, "%s", mmx_ctx_error(g));
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+#endif
+    if (!all) {
+        if (!have) printf("SKIP: rank %d: the CUDA checks: no GPU (%s)\n", rank, why);
+        mmx_ctx_free(g);
+        return;
+    }
+    gpu = g;
+    /* NCCL takes one rank per GPU: ranks sharing one stage through the host. */
+    int shared = 0;
+#ifdef MMX_HAVE_MPI
+    {
+        int n = 0, dev = local % count;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_size(node, &n);
+        int *all = malloc((size_t)n * sizeof *all);
+        MPI_Allgather(&dev, 1, MPI_INT, all, 1, MPI_INT, node);
+        for (int i = 0; i < n; i++)
+            for (int k = 0; k < i; k++) shared |= all[i] == all[k];
+        free(all);
+        MPI_Comm_free(&node);
+        MPI_Allreduce(MPI_IN_PLACE, &shared, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    }
+#endif
+    const int nccl = mmx__dist_has_nccl() && !shared;
+    if (rank == 0)
+        printf("the CUDA checks: %d device%s per node, exchanges by %s\n", count, count == 1 ? "" : "s",
+               nccl ? "NCCL, then staged" : "staging through host memory");
+    const char *transports[2] = {NULL, "staged"};
+    for (int t = 0; t < 2; t++) {
+        if (t == 1 && !nccl) break;
+        if (transports[t]) setenv("MMX_DIST_TRANSPORT", transports[t], 1);
+        transport = t == 0 && nccl ? MMX_DIST_NCCL : MMX_DIST_STAGED;
+        const char *meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2",
+                                "tri:grid:10:8"};
+        for (size_t i = 0; i < sizeof meshes / sizeof *meshes; i++) check_normals_smooth(ctx, d, meshes[i]);
+        for (int L = 1; L <= 2; L++) {
+            check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, L);
+            check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        }
+        check_cg(ctx, d, "grid:30:20");
+        check_cg(ctx, d, "icosphere:3");
+        unsetenv("MMX_DIST_TRANSPORT");
+    }
+    gpu = NULL;
+    transport = MMX_DIST_HOST;
+    mmx_ctx_free(g);
+}
+
 int main(int argc, char **argv)
 {
     if (!mmx_dist_available()) {
@@ -542,6 +732,7 @@ int main(int argc, char **argv)
     check_cg(ctx, d, "grid:30:20");
     check_cg(ctx, d, "icosphere:3");
     check_failure(ctx, d, R);
+    check_cuda(ctx, d);
 #ifdef MMX_HAVE_MPI
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -83,5 +83,25 @@ n=$(printf '%s\n' "$err" | grep -c 'rank [0-9]*:')
     && ok "bad input on one rank: every rank stops, one message naming it, no output" \
     || bad "bad input over ranks" "rc $rc, $n messages" "${err:0:400}"
 
+# --backend cuda: each rank on its GPU, the single CUDA process's file (normals and smoothing
+# bit for bit, as on the host); where a rank has no GPU, every rank stops with the reason.
+if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/dev/null; then
+    mpi 2 --backend cuda normals builtin:icosphere:3 "$TMP/many.obj"
+    [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+        && ok "normals --backend cuda on 2 ranks: the single CUDA process's file" \
+        || bad "normals --backend cuda on 2 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    "$MMX" --backend cuda smooth --method taubin --iterations 5 builtin:torus:40:20 "$TMP/one.obj" --quiet 2>/dev/null
+    mpi 2 --backend cuda smooth --method taubin --iterations 5 builtin:torus:40:20 "$TMP/many.obj"
+    [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+        && ok "taubin --backend cuda on 2 ranks: the single CUDA process's file" \
+        || bad "taubin --backend cuda on 2 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+else
+    rm -f "$TMP/many.obj"
+    mpi 2 --backend cuda normals builtin:icosphere:3 "$TMP/many.obj"
+    [ "$rc" -ne 0 ] && [[ "$err" == *"--backend cuda over MPI ranks"* ]] && [ ! -e "$TMP/many.obj" ] \
+        && ok "--backend cuda over ranks without a GPU: a clear refusal, no output" \
+        || bad "--backend cuda over ranks without a GPU" "rc $rc" "${err:0:400}"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,5 +1,5 @@
 /* mmx under `mpirun -n R` (R > 1): normals, smooth and subdiv on the mesh partitioned over the
- * ranks (dist.h). Every rank reads the whole input and cuts its part (the library's simple
+ * ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local rank. Every rank reads the whole input and cuts its part (the library's simple
  * first construction), computes it with its ghost rings, and rank 0 gathers the result and
  * writes it once. The report (rank 0's) adds the ranks, each rank's part and halo, its time
  * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
@@ -90,7 +90,8 @@ typedef struct job {
     const tool_cmd *cmd;
     const tool_args *a;
     int R, me;
-    mmx_ctx *ctx;
+    mmx_ctx *ctx;  /* where the partitioned mesh computes: the host, or the rank's GPU */
+    mmx_ctx *hctx; /* the host: reading the input, the gathered values, writing */
     mmx_dist *d;
 } job;
 
@@ -149,7 +150,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     mmx_dist_mesh *dm = NULL;
     float *loc = NULL, *whole = NULL;
     double load_ms = 0;
-    int rc = input_load(j->ctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+    int rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
     /* The reading rank printed its failure; the others learn of it here. */
     mmx_status s = rc ? MMX_ERR_IO : MMX_OK;
     if (!s && !mesh->pos) s = MMX_ERR_ARG;
@@ -174,11 +175,13 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     long long out_faces = -1;
     s = MMX_OK;
     if (!is_subdiv) {
-        loc = malloc(3 * (size_t)nl * sizeof *loc + 4);
+        /* The local values in the context's space (device memory on CUDA); the gathered
+         * whole in host memory. */
+        s = mmx_mem_alloc(j->ctx, mmx_ctx_space(j->ctx), 3 * (size_t)nl * sizeof *loc + 4, (void **)&loc);
         if (j->me == 0) whole = malloc(3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole + 4);
-        if (!loc || (j->me == 0 && !whole)) s = MMX_ERR_NOMEM;
+        if (!s && j->me == 0 && !whole) s = MMX_ERR_NOMEM;
     }
-    rc = agreed(j, s, "out of host memory");
+    rc = agreed(j, s, "out of memory");
     mmx_smooth_report sr;
     memset(&sr, 0, sizeof sr);
     mmx_dist_subdiv_report dr;
@@ -203,9 +206,9 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
             s = MMX_OK;
         } else {
-            s = mmx_mesh_set_normals(j->ctx, mesh, whole, MMX_SPACE_HOST);
+            s = mmx_mesh_set_normals(j->hctx, mesh, whole, MMX_SPACE_HOST);
         }
-        if (s) rc = fail(j->ctx, s, in->name);
+        if (s) rc = fail(j->hctx, s, in->name);
     }
     if (is_subdiv) out_faces = dr.owned_faces;
     /* The per-rank figures to rank 0. */
@@ -219,7 +222,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         const mmx_mesh *res = is_subdiv ? result : mesh;
         long long bytes = -1;
         double write_ms = 0;
-        rc = output_write_mesh(j->ctx, res, out, &bytes, &write_ms);
+        rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
         if (!rc) {
             char counts[COUNTS_LEN];
             row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
@@ -243,7 +246,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     int r0 = rc;
     MPI_Bcast(&r0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!rc) rc = r0;
-    free(rows), free(loc), free(whole);
+    free(rows), free(whole);
+    mmx_mem_free(j->ctx, mmx_ctx_space(j->ctx), loc);
     mmx_mesh_free(result);
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(mesh);
@@ -265,8 +269,10 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
         return usage_error("mmx %s does not run over MPI ranks (started by mpirun with %d ranks): "
                            "normals, smooth and subdiv do", cmd->name, R);
     if (only(cmd, a, ok, R)) return EXIT_USAGE;
-    if (a->global[G_BACKEND] && strcmp(a->global[G_BACKEND], "host"))
-        return usage_error("over MPI ranks the host backend only, for now");
+    const char *backend = a->global[G_BACKEND];
+    if (backend && strcmp(backend, "host") && strcmp(backend, "cuda"))
+        return usage_error("unknown --backend '%s' (host or cuda)", backend);
+    const int cuda = backend && !strcmp(backend, "cuda");
     tool_input in;
     tool_output out;
     int rc = mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"), value(cmd, a, "to"),
@@ -274,17 +280,38 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     if (rc) return rc;
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, R, 0, NULL, NULL};
-    if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
+    job j = {cmd, a, R, 0, NULL, NULL, NULL};
+    if (mmx_ctx_create(&j.hctx) || mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
     }
     j.me = mmx_dist_rank(j.d), j.R = mmx_dist_size(j.d);
+    if (cuda) {
+        /* One GPU per rank: the device of the rank's number on its node (the ranks sharing
+         * memory with it), modulo the node's devices. */
+        MPI_Comm node;
+        int local = 0, count = 0;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+        mmx_status s = mmx_cuda_device_count(j.ctx, &count);
+        /* With no device, mmx_ctx_use_cuda's refusal says why. */
+        if (!s) s = mmx_ctx_use_cuda(j.ctx, count > 0 ? local % count : 0);
+        if (mmx_dist_agree(j.ctx, j.d, s)) {
+            if (j.me == 0) fprintf(stderr, "mmx: --backend cuda over MPI ranks: %s\n", mmx_ctx_error(j.ctx));
+            mmx_dist_free(j.d);
+            mmx_ctx_free(j.ctx);
+            mmx_ctx_free(j.hctx);
+            MPI_Finalize();
+            return EXIT_FAIL;
+        }
+    }
     /* One report, rank 0's; the others print only what fails before the ranks agree. */
     if (j.me != 0) report_begin(REPORT_QUIET, cmd->name);
     rc = run_job(&j, &in, &out);
     mmx_dist_free(j.d);
     mmx_ctx_free(j.ctx);
+    mmx_ctx_free(j.hctx);
     MPI_Finalize();
     return rc;
 }

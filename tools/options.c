@@ -7,7 +7,8 @@ const opt_spec global_opts[G_COUNT] = {
     [G_BACKEND] = {"backend", 0, "host|cuda",
                    "where the work runs (default: cuda for subdiv, demo and bench\n"
                    "when a GPU is present, else host); cuda needs a GPU and a\n"
-                   "build with the CUDA backend"},
+                   "build with the CUDA backend; under mpirun host unless cuda is\n"
+                   "asked for, then each rank the GPU of its rank on its node"},
     [G_QUIET] = {"quiet", 'q', NULL, "print nothing but errors"},
     [G_JSON] = {"json", 0, NULL,
                 "print the command's figures (counts, times, sizes), or its\n"

@@ -30,9 +30,13 @@
  * (meson -Dmpi=disabled, or no MPI found) keeps this header: mmx_dist_available returns 0 and
  * mmx_dist_create MMX_ERR_UNSUPPORTED, so no other call can be reached.
  *
- * Backend: the host (the context's host backend; a CUDA context is refused with
- * MMX_ERR_UNSUPPORTED for now). Construction is simple first: every rank reads the whole mesh
- * and cuts its own part out of it, O(whole mesh) per rank.
+ * Backend: the context's, the same on every rank. On CUDA (one device per rank; ranks may share
+ * one) the local mesh lives on the device, the vertex arrays the calls take are device arrays,
+ * the operations run through the library's CUDA paths on the local mesh, and the halo
+ * exchange packs and unpacks on the device and moves the rows by NCCL where the build has it
+ * (meson -Dnccl), else through pinned host buffers and MPI (mmx_dist_transport). Construction
+ * is simple first: every rank reads the whole mesh and cuts its own part out of it, on the
+ * host, O(whole mesh) per rank.
  */
 #ifndef MESHMATRIX_DIST_H
 #define MESHMATRIX_DIST_H
@@ -77,6 +81,17 @@ mmx_status mmx_dist_agree(mmx_ctx *ctx, mmx_dist *d, mmx_status s);
 
 typedef struct mmx_dist_mesh mmx_dist_mesh;
 
+/* How a partitioned mesh moves its vertex data between ranks (mmx_dist_info.transport). */
+typedef enum mmx_dist_transport {
+    MMX_DIST_HOST = 0,   /* host backend: host rows, MPI_Alltoallv */
+    MMX_DIST_STAGED = 1, /* CUDA: device rows packed, copied to pinned host memory,
+                            MPI_Alltoallv, copied back and unpacked on the device */
+    MMX_DIST_NCCL = 2    /* CUDA with NCCL (meson -Dnccl), one GPU per rank, unless
+                            MMX_DIST_TRANSPORT=staged: device rows packed, grouped
+                            ncclSend/ncclRecv between the GPUs on the context's stream,
+                            unpacked */
+} mmx_dist_transport;
+
 /* What a part is like (mmx_dist_mesh_info). */
 typedef struct mmx_dist_info {
     int rank, ranks, rings;
@@ -89,7 +104,10 @@ typedef struct mmx_dist_info {
                                              gathers so far (halo and gather traffic) */
     int exchanges;                        /* halo exchanges so far */
     double exchange_ms;                   /* the time in them (packing, the all-to-all, which
-                                             includes waiting for the slowest rank, unpacking) */
+                                             includes waiting for the slowest rank, unpacking;
+                                             on CUDA the stream is waited for before and after,
+                                             so it is the exchange's own time) */
+    int transport;                        /* mmx_dist_transport */
 } mmx_dist_info;
 
 /* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or
@@ -101,9 +119,11 @@ typedef struct mmx_dist_info {
  * local numbers: the creases whose edge is in the local mesh, the corners of local vertices;
  * hole tags are refused, MMX_ERR_UNSUPPORTED); texture coordinates, normals and colours are
  * not carried (the gathers below give positions and topology only).
+ * On a CUDA context the local mesh and the halo's lists are then copied to the device, and
+ * the first CUDA partitioned mesh of a handle makes its NCCL communicator (collective).
  * Errors (agreed over the ranks): MMX_ERR_ARG (NULL arguments, rings out of range, meshes of
- * different sizes on the ranks), MMX_ERR_SPACE (a device mesh), MMX_ERR_UNSUPPORTED (a CUDA
- * context; hole tags), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
+ * different sizes on the ranks, ranks on different backends), MMX_ERR_SPACE (a device mesh),
+ * MMX_ERR_UNSUPPORTED (hole tags), MMX_ERR_CUDA (the device copies, NCCL), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
  * MMX_ERR_NOMEM. Cost: O(nverts + nnz) of the whole per rank (the cut, the rings, the local
  * numbering), the patch set when ps is NULL, one all-to-all of the halo's global numbers and
  * one gather of the owned vertices' numbers on rank 0.
@@ -115,7 +135,8 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
 void mmx_dist_mesh_free(mmx_dist_mesh *dm);
 
 /* The local mesh (owned and ghost faces, local numbers, positions copied from the whole), owned
- * by dm: read it, smooth into your own arrays, do not free it. */
+ * by dm, in the context's space (a device mesh on CUDA): read it, smooth into your own arrays,
+ * do not free it. */
 const mmx_mesh *mmx_dist_mesh_local(const mmx_dist_mesh *dm);
 
 /* Local-to-global maps, owned by dm: the global number of each local vertex (ascending) and
@@ -129,13 +150,16 @@ const unsigned char *mmx_dist_mesh_owned_faces(const mmx_dist_mesh *dm);
 mmx_status mmx_dist_mesh_info(const mmx_dist_mesh *dm, mmx_dist_info *info);
 
 /* The halo exchange (collective): x is local_verts x k floats (k 1 to 16, row-major) on each
- * rank; every ghost vertex's row is replaced by its owner's row. Exchange volume: 4 k bytes per
- * halo vertex. Errors: MMX_ERR_ARG (NULL x, k out of range; agreed). Synchronises: no. */
+ * rank, in the context's space; every ghost vertex's row is replaced by its owner's row.
+ * Exchange volume: 4 k bytes per halo vertex. Errors: MMX_ERR_ARG (NULL x, k out of range;
+ * agreed), MMX_ERR_CUDA, MMX_ERR_NOMEM. Synchronises: on CUDA, the stream, before and after
+ * (the staged transport reads the rows on the host; the time counted is the exchange's). */
 mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, int k);
 
-/* Gathers vertex data to rank 0 (collective): x is local_verts x k floats on each rank; on rank
- * 0 whole (global_verts x k, the caller's) gets each owned row at its global number; other ranks
- * may pass whole NULL. Errors: MMX_ERR_ARG (agreed), MMX_ERR_NOMEM. Synchronises: no. */
+/* Gathers vertex data to rank 0 (collective): x is local_verts x k floats on each rank, in the
+ * context's space; on rank 0 whole (global_verts x k, the caller's, host memory) gets each owned
+ * row at its global number; other ranks may pass whole NULL. Errors: MMX_ERR_ARG (agreed),
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Synchronises: on CUDA, the stream (x is read back). */
 mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x, int k,
                            float *whole);
 
@@ -148,7 +172,8 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
  * another name. */
 int mmx_dist_rings(const char *operation);
 
-/* Vertex normals of the partitioned mesh (collective): normals (local_verts x 3, host) gets
+/* Vertex normals of the partitioned mesh (collective): normals (local_verts x 3, in the
+ * context's space) gets
  * mmx_vertex_normals of the local mesh on every owned vertex, then the halo exchange gives the
  * ghosts their owners' values; gathered (mmx_dist_gather) it equals mmx_vertex_normals of the
  * whole bit for bit (each vertex's faces are all local, summed in ascending global order).
@@ -156,7 +181,8 @@ int mmx_dist_rings(const char *operation);
 mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
                                    mmx_normal_weight weight, float *normals);
 
-/* Smoothing of the partitioned mesh (collective): out (local_verts x 3, host) gets the local
+/* Smoothing of the partitioned mesh (collective): out (local_verts x 3, context's space) gets
+ * the local
  * positions smoothed by opts (NULL: the defaults of LAPLACIAN) with a halo exchange after each
  * step (TAUBIN: after each lambda|mu pair, which is why it needs 2 rings); every local row is
  * exact at the end. LAPLACIAN, TAUBIN, COTAN and BILATERAL on the assembled path; MCF (a global
@@ -193,8 +219,10 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
  * products run over the owned rows and are summed over the ranks in rank order, so every rank
  * takes the same steps and the result is the same bits from run to run (it differs from
  * mmx_cg on the whole in the dot products' order: within float rounding, iteration counts
- * alike on well-conditioned systems). b and x are local_verts x k host arrays (x: the initial
- * guess in, every local row of the solution out). Errors (agreed): those of mmx_cg,
+ * alike on well-conditioned systems). b and x are local_verts x k arrays in the context's space
+ * (x: the initial guess in, every local row of the solution out). On CUDA the vectors and the
+ * dot products stay on the host (host copies, the host path's order) and S is applied to
+ * device arrays after a device halo exchange, two copies of n k floats around each. Errors (agreed): those of mmx_cg,
  * MMX_ERR_UNSUPPORTED (opts->history), and whatever S->apply returns on any rank.
  * Cost: per iteration one exchange of 4 k bytes a halo vertex, one application of S and two
  * sums over the ranks of 2 k doubles. */
@@ -206,12 +234,19 @@ typedef struct mmx_dist_subdiv_report {
     int64_t local_faces;      /* faces of the refined local mesh (owned descendants and ghosts') */
     int64_t owned_faces;      /* descendants of the owned faces (this rank's share of the result) */
     int64_t gathered_bytes;   /* bytes this rank sent to rank 0 */
-    double refine_ms, gather_ms;
+    double refine_ms;         /* the refinement of the local mesh (mmx_subdivide; on CUDA the
+                                 stream is waited for before and after: the device's time) */
+    double gather_ms;         /* the rest: naming the vertices, the gathers, rank 0's assembly */
 } mmx_dist_subdiv_report;
 
 /* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
  * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
- * the result on rank 0 (collective). Each rank refines its local mesh (one mmx_subdivide call
+ * the result on rank 0 (collective). out NULL (on every rank): refine only, no gather, for a
+ * result too large for one process (the report gives each rank's local and owned faces; the
+ * refined local meshes are freed). On CUDA each rank refines its local mesh on its device
+ * (the library's CUDA subdivision); the result comes back to host memory for the naming and
+ * the gather, and rank 0's *out is copied to its device (the context's space, as
+ * mmx_subdivide's). Each rank refines its local mesh (one mmx_subdivide call
  * for all the levels, opts as given but the trace; the tags follow), with no exchange: with one ghost ring the
  * descendants of the owned faces are exact at every level (the surface over a face depends on
  * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
@@ -223,7 +258,7 @@ typedef struct mmx_dist_subdiv_report {
  * equal to the single process's within float rounding. Other ranks get *out NULL. Vertices in
  * no face are not part of the result. report may be NULL.
  * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
- * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0).
+ * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0, or a local mesh past them).
  * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each),
  * naming its vertices (O(result) per rank), then
  * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex

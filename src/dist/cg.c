@@ -7,12 +7,30 @@
 #include <string.h>
 #include "dist_internal.h"
 
-/* y = S x after the halo exchange of x (S's apply is exact on the owned rows). */
+/* The device side of a solve on CUDA: x and y of S's application in device memory (the
+ * vectors and the dot products stay on the host, in the host path's order: the same steps on
+ * both backends). NULL members on the host backend. */
+typedef struct dev_io {
+    float *x, *y;
+} dev_io;
+
+/* y = S x after the halo exchange of x (S's apply is exact on the owned rows); on CUDA x goes
+ * to the device, is exchanged there, and comes back with its ghosts, y with it. */
 static mmx_status apply(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S, float *x,
-                        int k, float *y)
+                        int k, float *y, const dev_io *io)
 {
-    mmx_status s = mmx_dist_exchange(ctx, dm, x, k);
-    if (!s) s = S->apply(ctx, S->data, x, k, y);
+    if (!io->x) {
+        mmx_status s = mmx_dist_exchange(ctx, dm, x, k);
+        if (!s) s = S->apply(ctx, S->data, x, k, y);
+        return mmx_dist_agree(ctx, dm->d, s);
+    }
+    const size_t bytes = (size_t)S->n * (size_t)k * sizeof *x;
+    mmx_status s = mmx_mem_copy(ctx, io->x, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, bytes);
+    s = mmx_dist_agree(ctx, dm->d, s);
+    if (!s) s = mmx_dist_exchange(ctx, dm, io->x, k);
+    if (!s) s = S->apply(ctx, S->data, io->x, k, io->y);
+    if (!s) s = mmx_mem_copy(ctx, x, MMX_SPACE_HOST, io->x, MMX_SPACE_DEVICE, bytes);
+    if (!s) s = mmx_mem_copy(ctx, y, MMX_SPACE_HOST, io->y, MMX_SPACE_DEVICE, bytes);
     return mmx_dist_agree(ctx, dm->d, s);
 }
 
@@ -52,11 +70,28 @@ mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_cg: rtol %g or max_iter %d out of range", o.rtol, o.max_iter);
     else if (o.history)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_cg: no residual history over ranks");
-    for (mmx_index i = 0; !s && S->diag && i < n; i++)
-        if (!(S->diag[i] > 0) || !isfinite(S->diag[i]))
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_cg: d[%d] = %g (local vertex %d)", i,
-                          (double)S->diag[i], i);
     const size_t nk = (size_t)n * (size_t)k;
+    /* On CUDA, b, x and S->diag are device arrays: the solve runs on host copies (uout: the
+     * caller's x, written at the end), S applied on the device. */
+    dev_io io = {NULL, NULL};
+    float *hb = NULL, *hx = NULL, *hdiag = NULL, *uout = NULL;
+    const float *diag = S ? S->diag : NULL;
+    if (!s && dm->dev) {
+        const size_t bytes = nk * sizeof *x;
+        s = mmx__host_alloc(ctx, nk, sizeof *hb, (void **)&hb);
+        if (!s) s = mmx__host_alloc(ctx, nk, sizeof *hx, (void **)&hx);
+        if (!s && diag) s = mmx__host_alloc(ctx, (size_t)n, sizeof *hdiag, (void **)&hdiag);
+        if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&io.x);
+        if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&io.y);
+        if (!s) s = mmx_mem_copy(ctx, hb, MMX_SPACE_HOST, b, MMX_SPACE_DEVICE, bytes);
+        if (!s) s = mmx_mem_copy(ctx, hx, MMX_SPACE_HOST, x, MMX_SPACE_DEVICE, bytes);
+        if (!s && diag) s = mmx_mem_copy(ctx, hdiag, MMX_SPACE_HOST, diag, MMX_SPACE_DEVICE, (size_t)n * sizeof *diag);
+        uout = x, b = hb, x = hx, diag = hdiag;
+    }
+    for (mmx_index i = 0; !s && diag && i < n; i++)
+        if (!(diag[i] > 0) || !isfinite(diag[i]))
+            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_cg: d[%d] = %g (local vertex %d)", i,
+                          (double)diag[i], i);
     float *r = NULL, *z = NULL, *p = NULL, *Sp = NULL, *xb = NULL;
     if (!s) s = mmx__host_alloc(ctx, nk, sizeof *r, (void **)&r);
     if (!s) s = mmx__host_alloc(ctx, nk, sizeof *z, (void **)&z);
@@ -68,10 +103,10 @@ mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S
     double bb[2 * MMX_CG_MAX_K], rz[2 * MMX_CG_MAX_K], t[2 * MMX_CG_MAX_K], r0[MMX_CG_MAX_K];
     int active[MMX_CG_MAX_K];
     memcpy(xb, x, nk * sizeof *x);
-    s = apply(ctx, dm, S, xb, k, Sp);
+    s = apply(ctx, dm, S, xb, k, Sp, &io);
     if (s) goto out;
     for (size_t i = 0; i < nk; i++) r[i] = b[i] - Sp[i];
-    for (size_t i = 0; i < nk; i++) z[i] = S->diag ? r[i] / S->diag[i / (size_t)k] : r[i];
+    for (size_t i = 0; i < nk; i++) z[i] = diag ? r[i] / diag[i / (size_t)k] : r[i];
     memcpy(p, z, nk * sizeof *p);
     if (!s) s = dots(ctx, dm, k, b, b, r, r, bb);
     if (!s) s = dots(ctx, dm, k, r, z, NULL, NULL, rz);
@@ -93,7 +128,7 @@ mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S
         int any = 0;
         for (int q = 0; q < k; q++) any |= active[q];
         if (!any) break;
-        s = apply(ctx, dm, S, p, k, Sp);
+        s = apply(ctx, dm, S, p, k, Sp, &io);
         if (!s) s = dots(ctx, dm, k, p, Sp, NULL, NULL, t);
         if (s) goto out;
         double alpha[MMX_CG_MAX_K];
@@ -112,7 +147,7 @@ mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S
             if (!active[q]) continue;
             x[i] += (float)(alpha[q] * p[i]);
             r[i] -= (float)(alpha[q] * Sp[i]);
-            z[i] = S->diag ? r[i] / S->diag[i / (size_t)k] : r[i];
+            z[i] = diag ? r[i] / diag[i / (size_t)k] : r[i];
         }
         double nz[2 * MMX_CG_MAX_K];
         s = dots(ctx, dm, k, r, z, r, r, nz);
@@ -134,13 +169,17 @@ mmx_status mmx_dist_cg(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_linop *S
         }
     }
     /* The true residual, and every local row of x exact (the halo). */
-    s = apply(ctx, dm, S, x, k, Sp);
+    s = apply(ctx, dm, S, x, k, Sp, &io);
     if (s) goto out;
     for (size_t i = 0; i < nk; i++) r[i] = b[i] - Sp[i];
     s = dots(ctx, dm, k, r, r, NULL, NULL, t);
     for (int q = 0; !s && q < k; q++) rep.true_rel_residual[q] = bb[q] > 0 ? sqrt(t[q] / bb[q]) : 0;
+    if (!s && uout) s = mmx_mem_copy(ctx, uout, MMX_SPACE_DEVICE, x, MMX_SPACE_HOST, nk * sizeof *x);
+    if (!s && uout) s = mmx_ctx_sync(ctx); /* hx is freed below */
 out:
-    free(r), free(z), free(p), free(Sp), free(xb);
+    free(r), free(z), free(p), free(Sp), free(xb), free(hb), free(hx), free(hdiag);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, io.x);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, io.y);
     if (report) *report = rep;
     return s;
 }

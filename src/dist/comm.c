@@ -87,6 +87,7 @@ void mmx_dist_free(mmx_dist *d)
     if (!d) return;
     int fin = 0;
     MPI_Finalized(&fin);
+    if (!fin) mmx__dist_nccl_free(d);
     if (!fin) MPI_Comm_free((MPI_Comm *)d->comm);
     free(d->comm);
     free(d);
@@ -182,6 +183,25 @@ mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
     }
     free(sc);
     return s;
+}
+
+mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct)
+{
+    MPI_Comm node;
+    int n = 0, mine = 1;
+    *distinct = 0;
+    MPI_CALL(ctx, MPI_Comm_split_type(COMM(d), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_size(node, &n);
+    int *all = malloc((size_t)n * sizeof *all + sizeof *all);
+    int e = all ? MPI_Allgather(&device, 1, MPI_INT, all, 1, MPI_INT, node) : MPI_SUCCESS;
+    for (int i = 0; all && e == MPI_SUCCESS && i < n; i++)
+        for (int j = 0; j < i; j++) mine &= all[i] != all[j];
+    if (!all) mine = 0;
+    free(all);
+    MPI_Comm_free(&node);
+    if (e != MPI_SUCCESS) return mpi_fail(ctx, e, "MPI_Allgather");
+    MPI_CALL(ctx, MPI_Allreduce(&mine, distinct, 1, MPI_INT, MPI_MIN, COMM(d)));
+    return MMX_OK;
 }
 
 mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *all, int root)
@@ -284,6 +304,12 @@ mmx_status mmx__dist_gatherv(mmx_ctx *ctx, mmx_dist *d, const void *send, int64_
 mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *all, int root)
 {
     (void)d, (void)v, (void)all, (void)root;
+    return no_mpi(ctx);
+}
+mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct)
+{
+    (void)d, (void)device;
+    *distinct = 0;
     return no_mpi(ctx);
 }
 

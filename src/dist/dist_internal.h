@@ -7,10 +7,28 @@
 #include "meshmatrix/dist.h"
 #include "core/core_internal.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct mmx_dist {
     void *comm; /* malloc'd MPI_Comm: the duplicate of the caller's */
     int rank, size;
+    void *nccl; /* ncclComm_t made from comm on the first CUDA partitioned mesh, or NULL */
 };
+
+/* The device side of a partitioned mesh on a CUDA context (NULL on the host backend): the
+ * halo's lists on the device, the pinned host buffers of the staged transport (grown to the
+ * largest exchange so far), and the host context that the host-side steps (the cut, the
+ * subdivision's naming and gather) run on. */
+typedef struct mmx__dist_dev {
+    mmx_ctx *hctx;
+    mmx_mesh *hlocal;             /* the local mesh in host memory (dm->local is on the device) */
+    mmx_index *sidx, *ridx;       /* device copies of dm->sidx, dm->ridx */
+    void *hs, *hr;                /* pinned staging buffers */
+    size_t cap_s, cap_r;          /* their sizes in bytes */
+    int transport;                /* MMX_DIST_STAGED or MMX_DIST_NCCL */
+} mmx__dist_dev;
 
 /* What a partitioned mesh has sent so far (mutable behind the const handles the calls take). */
 typedef struct mmx__dist_counters {
@@ -35,7 +53,27 @@ struct mmx_dist_mesh {
     /* rank 0: every rank's owned global vertex numbers, for the gathers */
     int64_t *gcount, *goff, *gids;
     mmx__dist_counters *cnt;
+    mmx__dist_dev *dev;           /* NULL on the host backend */
 };
+
+/* The device half (exchange.cu; nocuda.c without CUDA): rows idx[i] of x (k floats each)
+ * packed into out, and back; pinned host memory. Queued on the context's stream. */
+mmx_status mmx__dist_dev_pack(mmx_ctx *ctx, const float *x, int k, const mmx_index *idx,
+                              int64_t n, float *out);
+mmx_status mmx__dist_dev_unpack(mmx_ctx *ctx, const float *in, int k, const mmx_index *idx,
+                                int64_t n, float *x);
+mmx_status mmx__dist_pinned(mmx_ctx *ctx, size_t bytes, void **p);
+void mmx__dist_pinned_free(void *p);
+
+/* NCCL (nccl.c; stubs when the build has no NCCL): whether the build has it; the communicator
+ * made from d's (collective: ncclGetUniqueId on rank 0, broadcast, ncclCommInitRank on the
+ * context's device), once per handle; the all-to-all of device bytes (grouped ncclSend and
+ * ncclRecv, blocks as mmx__dist_alltoallv's) queued on the context's stream; the free. */
+int mmx__dist_has_nccl(void);
+mmx_status mmx__dist_nccl_init(mmx_ctx *ctx, mmx_dist *d);
+mmx_status mmx__dist_nccl_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
+                                    const int64_t *scount, void *recv, const int64_t *rcount);
+void mmx__dist_nccl_free(mmx_dist *d);
 
 /* Communication (collective over d; sizes in bytes; each returns MMX_OK or names the MPI
  * failure). counts: one int64_t per rank. */
@@ -55,6 +93,9 @@ mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
 mmx_status mmx__dist_gatherv(mmx_ctx *ctx, mmx_dist *d, const void *send, int64_t bytes,
                              void *recv, const int64_t *rcount, int root);
 mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *all, int root);
+/* *distinct = 1 on every rank when no two ranks of a node (MPI_COMM_TYPE_SHARED) name the same
+ * device, else 0 (collective). NCCL refuses a communicator with one GPU twice. */
+mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);
@@ -70,5 +111,9 @@ int mmx__dist_has_edge(const uint64_t *keys, size_t n, mmx_index a, mmx_index b)
  * when nothing is left. Hole tags: MMX_ERR_UNSUPPORTED. */
 mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_t *map,
                               mmx_mesh *to);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,11 +3,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
+#include "patch/patch_internal.h"
+
+static void dev_free(mmx__dist_dev *v, mmx_ctx *ctx)
+{
+    if (!v) return;
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, v->sidx);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, v->ridx);
+    mmx__dist_pinned_free(v->hs);
+    mmx__dist_pinned_free(v->hr);
+    mmx_mesh_free(v->hlocal);
+    mmx_ctx_free(v->hctx);
+    free(v);
+}
 
 void mmx_dist_mesh_free(mmx_dist_mesh *dm)
 {
     if (!dm) return;
+    /* The device arrays go back to the pool of the context that made the local mesh. */
+    mmx_ctx *dctx = dm->dev && dm->local ? dm->local->ctx : NULL;
     mmx_mesh_free(dm->local);
+    dev_free(dm->dev, dctx);
     free(dm->gv), free(dm->gf), free(dm->ov), free(dm->of), free(dm->gface_corner);
     free(dm->scount), free(dm->soff), free(dm->rcount), free(dm->roff);
     free(dm->sidx), free(dm->ridx);
@@ -49,24 +65,38 @@ mmx_status mmx_dist_mesh_info(const mmx_dist_mesh *dm, mmx_dist_info *info)
                             .halo_recv_verts = (mmx_index)dm->roff[R],
                             .halo_send_verts = (mmx_index)dm->soff[R],
                             .exchanged_bytes = dm->cnt->bytes, .exchanges = dm->cnt->exchanges,
-                            .exchange_ms = dm->cnt->exchange_ms};
+                            .exchange_ms = dm->cnt->exchange_ms,
+                            .transport = dm->dev ? dm->dev->transport : MMX_DIST_HOST};
     return MMX_OK;
 }
 
 /* The order of the faces along the patch set: by patch, ties by number (a counting sort). */
-static mmx_status patch_order(mmx_ctx *ctx, const mmx_mesh *whole, const mmx_patch_set *ps,
-                              mmx_index *order, mmx_index *fpatch)
+static mmx_status patch_order(mmx_ctx *ctx, mmx_ctx *uctx, const mmx_mesh *whole,
+                              const mmx_patch_set *ps, mmx_index *order, mmx_index *fpatch)
 {
     const mmx_index F = mmx_mesh_nfaces(whole);
     mmx_patch_set *own = NULL;
     mmx_status s = MMX_OK;
+    mmx_patch_stats st;
     if (!ps) {
+        /* Built on the host (ctx), from the whole mesh in host memory. */
         s = mmx_patch_set_create(ctx, whole, NULL, NULL, &own);
         ps = own;
+        if (!s) s = mmx_patch_set_stats(ctx, ps, &st);
+        if (!s) s = mmx_patch_set_face_patch(ctx, ps, fpatch);
+    } else if (ps->space == MMX_SPACE_DEVICE) {
+        /* The caller's set, made on its CUDA context: its faces' patches read back. */
+        void *dev = NULL;
+        s = mmx_patch_set_stats(uctx, ps, &st);
+        if (!s) s = mmx_mem_alloc(uctx, MMX_SPACE_DEVICE, (size_t)F * sizeof *fpatch, &dev);
+        if (!s) s = mmx_patch_set_face_patch(uctx, ps, dev);
+        if (!s) s = mmx_mem_copy(uctx, fpatch, MMX_SPACE_HOST, dev, MMX_SPACE_DEVICE, (size_t)F * sizeof *fpatch);
+        mmx_mem_free(uctx, MMX_SPACE_DEVICE, dev);
+        if (s) return mmx__fail(ctx, s, "%s", mmx_ctx_error(uctx));
+    } else {
+        s = mmx_patch_set_stats(ctx, ps, &st);
+        if (!s) s = mmx_patch_set_face_patch(ctx, ps, fpatch);
     }
-    mmx_patch_stats st;
-    if (!s) s = mmx_patch_set_stats(ctx, ps, &st);
-    if (!s) s = mmx_patch_set_face_patch(ctx, ps, fpatch);
     mmx_index *at = NULL;
     if (!s) s = mmx__host_alloc(ctx, (size_t)st.npatches + 1, sizeof *at, (void **)&at);
     if (!s) {
@@ -196,6 +226,43 @@ out:
     return s;
 }
 
+/* A failure of a host step run on the partitioned mesh's host context, told on ctx. */
+static mmx_status host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s)
+{
+    if (!s || hc == ctx || !mmx_ctx_error(hc)[0]) return s;
+    return mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+}
+
+/* CUDA: the local mesh and the halo's lists copied to the device, and the transport chosen
+ * (NCCL where the build has it, MMX_DIST_TRANSPORT is not "staged" on any rank and no two ranks
+ * of a node share a device; the same on every rank). Collective. */
+static mmx_status to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
+{
+    mmx__dist_dev *v = dm->dev;
+    const int R = dm->d->size;
+    v->hlocal = dm->local;
+    dm->local = NULL;
+    mmx_status s = mmx_mesh_copy(ctx, v->hlocal, MMX_SPACE_DEVICE, &dm->local);
+    const size_t ns = (size_t)dm->soff[R] * sizeof *dm->sidx, nr = (size_t)dm->roff[R] * sizeof *dm->ridx;
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ns, (void **)&v->sidx);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, nr, (void **)&v->ridx);
+    if (!s) s = mmx_mem_copy(ctx, v->sidx, MMX_SPACE_DEVICE, dm->sidx, MMX_SPACE_HOST, ns);
+    if (!s) s = mmx_mem_copy(ctx, v->ridx, MMX_SPACE_DEVICE, dm->ridx, MMX_SPACE_HOST, nr);
+    if (!s) s = mmx_ctx_sync(ctx);
+    s = mmx_dist_agree(ctx, dm->d, s);
+    if (s) return s;
+    const char *want = getenv("MMX_DIST_TRANSPORT");
+    int64_t nccl = mmx__dist_has_nccl() && !(want && !strcmp(want, "staged"));
+    s = mmx__dist_allreduce_i64(ctx, dm->d, &nccl, 1, MMX__DIST_MIN);
+    /* Ranks sharing a GPU (a test on one device) stage: NCCL takes one rank per GPU. */
+    int distinct = 1;
+    if (!s && nccl && !dm->d->nccl) s = mmx__dist_node_distinct(ctx, dm->d, mmx_ctx_device(ctx), &distinct);
+    if (!distinct) nccl = 0;
+    if (!s && nccl) s = mmx__dist_nccl_init(ctx, dm->d);
+    v->transport = nccl ? MMX_DIST_NCCL : MMX_DIST_STAGED;
+    return s;
+}
+
 mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole,
                                 const mmx_patch_set *ps, int rings, mmx_dist_mesh **out)
 {
@@ -206,9 +273,6 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_mesh_create: NULL %s", !out ? "out" : "mesh");
     else if (rings < 1 || rings > 64)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_mesh_create: rings %d (1 to 64)", rings);
-    else if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                      "mmx_dist_mesh_create: the partitioned mesh runs on the host backend for now");
     else if (whole->space != MMX_SPACE_HOST)
         s = mmx__fail(ctx, MMX_ERR_SPACE, "mmx_dist_mesh_create: the whole mesh must be in host memory");
     if (out) *out = NULL;
@@ -216,17 +280,29 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     if (s) return s;
     const int R = d->size, me = d->rank;
     const mmx_index V = mmx_mesh_nverts(whole), F = mmx_mesh_nfaces(whole);
+    const int cuda = mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA;
     {
-        int64_t lo[3] = {V, F, whole->M->nnz}, hi[3] = {V, F, whole->M->nnz};
-        s = mmx__dist_allreduce_i64(ctx, d, lo, 3, MMX__DIST_MIN);
-        if (!s) s = mmx__dist_allreduce_i64(ctx, d, hi, 3, MMX__DIST_MAX);
+        int64_t lo[4] = {V, F, whole->M->nnz, cuda}, hi[4] = {V, F, whole->M->nnz, cuda};
+        s = mmx__dist_allreduce_i64(ctx, d, lo, 4, MMX__DIST_MIN);
+        if (!s) s = mmx__dist_allreduce_i64(ctx, d, hi, 4, MMX__DIST_MAX);
         if (s) return s;
         if (lo[0] != hi[0] || lo[1] != hi[1] || lo[2] != hi[2])
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_mesh_create: the ranks were given "
                              "different meshes (%lld to %lld vertices, %lld to %lld faces)",
                              (long long)lo[0], (long long)hi[0], (long long)lo[1], (long long)hi[1]);
+        if (lo[3] != hi[3])
+            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_mesh_create: some ranks have a CUDA "
+                             "context and some a host one (every rank must use the same backend)");
     }
     mmx_dist_mesh *dm = calloc(1, sizeof *dm);
+    /* On CUDA the cut and the local mesh are made on the host (through a host context of the
+     * partitioned mesh's own, hc), then the local mesh and the halo's lists go to the device. */
+    mmx_ctx *hc = ctx;
+    if (dm && cuda) {
+        dm->dev = calloc(1, sizeof *dm->dev);
+        if (dm->dev && mmx_ctx_create(&dm->dev->hctx) == MMX_OK) hc = dm->dev->hctx;
+        else s = mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_dist_mesh_create: out of host memory");
+    }
     mmx_index *start = NULL, *verts = NULL, *order = NULL, *fpatch = NULL, *g2l = NULL;
     mmx_index *vf_off = NULL, *vf = NULL, *front = NULL, *lstart = NULL, *lverts = NULL;
     int *fpart = NULL, *vowner = NULL;
@@ -234,11 +310,12 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     unsigned char *fmark = NULL, *vseen = NULL;
     float *lpos = NULL;
     mmx_mesh_tags *T = NULL;
-    if (!dm || !(dm->cnt = calloc(1, sizeof *dm->cnt)))
+    if (s) {
+    } else if (!dm || !(dm->cnt = calloc(1, sizeof *dm->cnt)))
         s = mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_dist_mesh_create: out of host memory");
     else
         dm->d = d, dm->rings = rings, dm->gverts = V, dm->gfaces = F, dm->gnnz = whole->M->nnz;
-    if (!s) s = mmx_mesh_faces(ctx, whole, &start, &verts);
+    if (!s) s = mmx_mesh_faces(hc, whole, &start, &verts);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *order, (void **)&order);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *fpatch, (void **)&fpatch);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, sizeof *fpart, (void **)&fpart);
@@ -250,11 +327,12 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *bound, (void **)&bound);
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, 1, (void **)&fmark);
     if (!s) s = mmx__host_alloc(ctx, (size_t)V, 1, (void **)&vseen);
-    if (!s && whole->tags) s = mmx_mesh_tags_parse(ctx, whole, &T);
+    if (!s && whole->tags) s = mmx_mesh_tags_parse(hc, whole, &T);
     if (!s && T && T->nholes > 0)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "hole tags (%d holes, the first face %d): not "
                       "carried over ranks yet", T->nholes, T->holes[0]);
-    if (!s) s = patch_order(ctx, whole, ps, order, fpatch);
+    if (!s) s = patch_order(hc, ctx, whole, ps, order, fpatch);
+    s = host_status(ctx, hc, s);
     s = mmx_dist_agree(ctx, d, s);
     if (s) goto out;
 
@@ -334,19 +412,81 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     }
     for (mmx_index v = 0; v < V; v++)
         if (vowner[v] < 0) vowner[v] = 0;
-    s = mmx_mesh_from_faces(ctx, nlv, nlf, lstart, lverts, lpos, &dm->local);
-    if (!s && T) s = mmx__dist_map_tags(ctx, T, lmap, dm->local);
+    s = mmx_mesh_from_faces(hc, nlv, nlf, lstart, lverts, lpos, &dm->local);
+    if (!s && T) s = mmx__dist_map_tags(hc, T, lmap, dm->local);
+    s = host_status(ctx, hc, s);
 agree:
     s = mmx_dist_agree(ctx, d, s);
     if (!s) s = halo_lists(ctx, dm, vowner, g2l);
     if (!s) s = gather_lists(ctx, dm);
+    if (!s && cuda) s = to_device(ctx, dm);
 out:
     free(start), free(verts), free(order), free(fpatch), free(g2l), free(vf_off), free(vf);
     free(front), free(lstart), free(lverts), free(fpart), free(vowner), free(bound), free(lmap);
     free(fmark), free(vseen), free(lpos);
     mmx_mesh_tags_free(T);
-    if (s) mmx_dist_mesh_free(dm);
+    if (s && dm && !dm->cnt) {
+        dev_free(dm->dev, NULL);
+        free(dm);
+    } else if (s) mmx_dist_mesh_free(dm);
     else *out = dm;
+    return s;
+}
+
+/* The exchange of device rows: packed on the device, moved by NCCL (device to device) or
+ * staged through pinned host buffers and MPI, unpacked into the ghosts on the device. The
+ * stream is waited for before (so that the time counted is the exchange's, not the work
+ * queued before it) and after. */
+static mmx_status dev_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, int k,
+                               int64_t *cnt)
+{
+    mmx_dist *d = dm->d;
+    mmx__dist_dev *v = dm->dev;
+    const int R = d->size;
+    const size_t ns = (size_t)dm->soff[R] * (size_t)k * sizeof *x;
+    const size_t nr = (size_t)dm->roff[R] * (size_t)k * sizeof *x;
+    float *dsb = NULL, *drb = NULL;
+    mmx_status s = mmx_ctx_sync(ctx);
+    s = mmx_dist_agree(ctx, d, s);
+    if (s) return s;
+    const double t0 = mmx__dist_now_ms();
+    s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ns, (void **)&dsb);
+    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, nr, (void **)&drb);
+    if (!s) s = mmx__dist_dev_pack(ctx, x, k, v->sidx, dm->soff[R], dsb);
+    if (!s && v->transport == MMX_DIST_STAGED) {
+        /* Grown to the largest exchange so far; the previous exchange's copy out of hr is
+         * done (the stream was waited for above). */
+        if (ns > v->cap_s) {
+            mmx__dist_pinned_free(v->hs);
+            v->cap_s = 0;
+            s = mmx__dist_pinned(ctx, ns, &v->hs);
+            if (!s) v->cap_s = ns;
+        }
+        if (!s && nr > v->cap_r) {
+            mmx__dist_pinned_free(v->hr);
+            v->cap_r = 0;
+            s = mmx__dist_pinned(ctx, nr, &v->hr);
+            if (!s) v->cap_r = nr;
+        }
+        if (!s) s = mmx_mem_copy(ctx, v->hs, MMX_SPACE_HOST, dsb, MMX_SPACE_DEVICE, ns);
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s && v->transport == MMX_DIST_STAGED) {
+        s = mmx__dist_alltoallv(ctx, d, v->hs, cnt, v->hr, cnt + R);
+        if (!s) s = mmx_mem_copy(ctx, drb, MMX_SPACE_DEVICE, v->hr, MMX_SPACE_HOST, nr);
+    } else if (!s) {
+        s = mmx__dist_nccl_alltoallv(ctx, d, dsb, cnt, drb, cnt + R);
+    }
+    if (!s) s = mmx__dist_dev_unpack(ctx, drb, k, v->ridx, dm->roff[R], x);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsb);
+    mmx_mem_free(ctx, MMX_SPACE_DEVICE, drb);
+    if (!s) s = mmx_ctx_sync(ctx);
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) {
+        dm->cnt->bytes += (int64_t)ns;
+        dm->cnt->exchanges++;
+        dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
+    }
     return s;
 }
 
@@ -362,15 +502,19 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
     const double t0 = mmx__dist_now_ms();
     if (!x || k < 1 || k > 16)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_exchange: %s", !x ? "x is NULL" : "k out of 1..16");
-    if (!s) s = mmx__host_alloc(ctx, (size_t)dm->soff[R] * (size_t)k, sizeof *sb, (void **)&sb);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)dm->roff[R] * (size_t)k, sizeof *rb, (void **)&rb);
+    if (!s && !dm->dev) s = mmx__host_alloc(ctx, (size_t)dm->soff[R] * (size_t)k, sizeof *sb, (void **)&sb);
+    if (!s && !dm->dev) s = mmx__host_alloc(ctx, (size_t)dm->roff[R] * (size_t)k, sizeof *rb, (void **)&rb);
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)R, sizeof *cnt, (void **)&cnt);
     s = mmx_dist_agree(ctx, d, s);
     if (s) goto out;
-    for (int64_t i = 0; i < dm->soff[R]; i++)
-        memcpy(sb + (size_t)i * (size_t)k, x + (size_t)dm->sidx[i] * (size_t)k, (size_t)k * sizeof *x);
     for (int q = 0; q < R; q++)
         cnt[q] = dm->scount[q] * k * 4, cnt[R + q] = dm->rcount[q] * k * 4;
+    if (dm->dev) {
+        s = dev_exchange(ctx, dm, x, k, cnt);
+        goto out;
+    }
+    for (int64_t i = 0; i < dm->soff[R]; i++)
+        memcpy(sb + (size_t)i * (size_t)k, x + (size_t)dm->sidx[i] * (size_t)k, (size_t)k * sizeof *x);
     s = mmx__dist_alltoallv(ctx, d, sb, cnt, rb, cnt + R);
     if (s) goto out;
     for (int64_t i = 0; i < dm->roff[R]; i++)
@@ -391,13 +535,19 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
     mmx_dist *d = dm->d;
     const int R = d->size;
     const mmx_index nl = mmx_mesh_nverts(dm->local);
-    float *sb = NULL, *rb = NULL;
+    float *sb = NULL, *rb = NULL, *hx = NULL;
     int64_t *bytes = NULL;
     mmx_status s = MMX_OK;
     if (!x || k < 1 || k > 16 || (d->rank == 0 && !whole))
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_gather: %s",
                       !x ? "x is NULL" : k < 1 || k > 16 ? "k out of 1..16" : "whole is NULL on rank 0");
     if (!s) s = mmx__host_alloc(ctx, (size_t)dm->nov * (size_t)k, sizeof *sb, (void **)&sb);
+    if (!s && dm->dev) {
+        /* The device rows read back first. */
+        s = mmx__host_alloc(ctx, (size_t)nl * (size_t)k, sizeof *hx, (void **)&hx);
+        if (!s) s = mmx_mem_copy(ctx, hx, MMX_SPACE_HOST, x, MMX_SPACE_DEVICE, (size_t)nl * (size_t)k * sizeof *x);
+        x = hx;
+    }
     if (!s && d->rank == 0) {
         s = mmx__host_alloc(ctx, (size_t)dm->gverts * (size_t)k, sizeof *rb, (void **)&rb);
         if (!s) s = mmx__host_alloc(ctx, (size_t)R, sizeof *bytes, (void **)&bytes);
@@ -415,6 +565,6 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
         for (int64_t i = 0; i < dm->gverts; i++)
             memcpy(whole + (size_t)dm->gids[i] * (size_t)k, rb + (size_t)i * (size_t)k, (size_t)k * sizeof *x);
 out:
-    free(sb), free(rb), free(bytes);
+    free(sb), free(rb), free(bytes), free(hx);
     return s;
 }

@@ -360,9 +360,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (opts) o = *opts;
     o.trace = NULL; /* it would describe the local mesh, not the whole */
     mmx_status s = MMX_OK;
-    if (!out)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: out is NULL");
-    else if (levels < 0)
+    if (levels < 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: levels %d < 0", levels);
     else if (scheme != MMX_SCHEME_LOOP && scheme != MMX_SCHEME_CATMULL_CLARK &&
              scheme != MMX_SCHEME_BILINEAR)
@@ -385,7 +383,11 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
      * faces read back from the result's layout (subdiv.h: a face's children together, in parent
      * order, a child's first corner its parent's corner, old vertices keeping their numbers),
      * and the names carried forward level by level over those face lists. */
-    const mmx_mesh *cur = dm->local;
+    /* On CUDA the refinement runs on the device mesh; its result comes back to the host for
+     * the naming and the gather, which run on the partitioned mesh's host context (hc). */
+    mmx_ctx *hc = dm->dev ? dm->dev->hctx : ctx;
+    const mmx_mesh *base = dm->dev ? dm->dev->hlocal : dm->local;
+    const mmx_mesh *cur = base;
     mmx_mesh *owned_cur = NULL;
     mmx_index **lst = NULL, **lvt = NULL, *nfl = NULL;
     key *K = NULL;
@@ -400,8 +402,47 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     const int L = refine ? levels : 0;
     if (refine) {
         mmx_mesh *fine = NULL;
-        s = mmx_subdivide(ctx, scheme, cur, levels, &o, &fine);
-        if (!s) cur = owned_cur = fine;
+        /* On CUDA the stream is waited for before and after, so that refine_ms is the
+         * device's time for the refinement alone. */
+        if (dm->dev) s = mmx_ctx_sync(ctx);
+        const double r0 = mmx__dist_now_ms();
+        if (!s) s = mmx_subdivide(ctx, scheme, dm->local, levels, &o, &fine);
+        if (!s && dm->dev) s = mmx_ctx_sync(ctx);
+        rep.refine_ms = mmx__dist_now_ms() - r0;
+        rep.local_faces = fine ? mmx_mesh_nfaces(fine) : 0;
+        if (!s && !out) {
+            /* No gather: the owned descendants counted (one child per corner at the first
+             * level of Catmull-Clark and bilinear, four after that; Loop four a level). */
+            mmx_index *fs = NULL, *fv = NULL;
+            s = mmx_mesh_faces(hc, base, &fs, &fv);
+            for (mmx_index f = 0; !s && f < nf0; f++)
+                if (dm->of[f]) {
+                    int64_t c = scheme == MMX_SCHEME_LOOP ? 4 : fs[f + 1] - fs[f];
+                    for (int l = 1; l < levels; l++) c *= 4;
+                    rep.owned_faces += c;
+                }
+            if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+            free(fs), free(fv);
+            mmx_mesh_free(fine);
+            fine = NULL;
+        } else if (!s && dm->dev) {
+            s = mmx_mesh_copy(ctx, fine, MMX_SPACE_HOST, &owned_cur);
+            mmx_mesh_free(fine);
+            fine = NULL;
+            if (!s) cur = owned_cur;
+        } else if (!s) {
+            cur = owned_cur = fine;
+        } else {
+            mmx_mesh_free(fine); /* a wait that failed after the refinement */
+        }
+    } else if (!out) {
+        rep.owned_faces = dm->nof, rep.local_faces = nf0;
+    }
+    if (!out) {
+        s = mmx_dist_agree(ctx, d, s);
+        rep.gather_ms = 0;
+        if (report) *report = rep;
+        return s;
     }
     const mmx_index nvf = mmx_mesh_nverts(cur);
     if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lst, (void **)&lst);
@@ -411,9 +452,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         memset(lst, 0, ((size_t)L + 1) * sizeof *lst);
         memset(lvt, 0, ((size_t)L + 1) * sizeof *lvt);
         nfl[0] = nf0, nfl[L] = mmx_mesh_nfaces(cur);
-        s = mmx_mesh_faces(ctx, dm->local, &lst[0], &lvt[0]);
+        s = mmx_mesh_faces(hc, base, &lst[0], &lvt[0]);
     }
-    if (!s && L > 0) s = mmx_mesh_faces(ctx, cur, &lst[L], &lvt[L]);
+    if (!s && L > 0) s = mmx_mesh_faces(hc, cur, &lst[L], &lvt[L]);
     for (int l = L - 1; l >= 1 && !s; l--) {
         /* Level l from level l + 1: 4 children a face, its corners their first corners (Loop:
          * of the children after the middle one). */
@@ -456,10 +497,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         free(pgid), free(pown), free(pfirst);
         pgid = cgid, pown = cown, pfirst = NULL, cgid = NULL, cown = NULL;
     }
-    const double t1 = mmx__dist_now_ms();
-    rep.refine_ms = t1 - t0;
-    if (!s) s = make_share(ctx, cur, lst[L], lvt[L], K, pgid, pown, &sh);
+    if (!s) s = make_share(hc, cur, lst[L], lvt[L], K, pgid, pown, &sh);
     rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
+    if (s && hc != ctx && mmx_ctx_error(hc)[0]) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
     s = mmx_dist_agree(ctx, d, s);
 
     /* The gathers: faces (number, order), corners (keys), vertices, tags. */
@@ -491,14 +531,22 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         if (!s) s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_ord, (void **)&all_ord);
         if (!s) {
             for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
-            s = assemble(ctx, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
+            s = assemble(hc, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
                          all_t, cur, out);
+            if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+            if (!s && dm->dev) {
+                /* The result in the context's space, as the single process gives it. */
+                mmx_mesh *host = *out;
+                *out = NULL;
+                s = mmx_mesh_copy(ctx, host, MMX_SPACE_DEVICE, out);
+                mmx_mesh_free(host);
+            }
         }
     }
     s = mmx_dist_agree(ctx, d, s);
     if (s && out && *out) mmx_mesh_free(*out), *out = NULL;
     dm->cnt->bytes += rep.gathered_bytes;
-    rep.gather_ms = mmx__dist_now_ms() - t1;
+    rep.gather_ms = mmx__dist_now_ms() - t0 - rep.refine_ms;
     if (report) *report = rep;
     free(fo), free(all_fo), free(all_fc), free(per), free(all_v), free(all_t), free(all_gid), free(all_ord);
     for (int l = 0; lst && l <= L; l++) free(lst[l]), free(lvt[l]);

@@ -1,6 +1,7 @@
 /* Operations on the partitioned mesh that are local with a halo: vertex normals and the
  * explicit smoothing steps. Each computes on the local mesh, where the owned vertices' values
- * are exact (their faces, or their rings, are all local), then exchanges the halo. */
+ * are exact (their faces, or their rings, are all local), then exchanges the halo. On CUDA the
+ * local mesh and the arrays are on the device and the library's CUDA paths compute. */
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
@@ -67,7 +68,10 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
     if (s) return s;
     const int n = o.iterations;
     const size_t bytes = 3 * (size_t)mmx_mesh_nverts(L) * sizeof *out;
-    if (out != L->pos) memmove(out, L->pos, bytes);
+    if (out != L->pos && dm->dev)
+        s = mmx_mem_copy(ctx, out, MMX_SPACE_DEVICE, L->pos, MMX_SPACE_DEVICE, bytes);
+    else if (out != L->pos)
+        memmove(out, L->pos, bytes);
     /* A view of the local mesh with the current positions: it shares the local mesh's cache
      * (mesh.h), so the adjacency and the Laplacian are made once for all the steps. */
     mmx_mesh view = *L;

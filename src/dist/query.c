@@ -28,6 +28,7 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
     if (s) return s;
     mmx_csr *Q = NULL;
     mmx_index *start = NULL, *ent = NULL, *all_ent = NULL, *prow = NULL, *pcol = NULL;
+    mmx_index *hrow = NULL, *hcol = NULL;
     int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL;
     const unsigned char *own = by_vertex ? dm->ov : dm->of;
     const int64_t *g = by_vertex ? dm->gv : dm->gf, *gt = kind == MMX_QUERY_VV || kind == MMX_QUERY_FV ? dm->gv : dm->gf;
@@ -35,10 +36,22 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
     const mmx_index nown = by_vertex ? dm->nov : dm->nof;
     const int64_t ntotal = by_vertex ? dm->gverts : dm->gfaces;
     s = mmx_query(ctx, dm->local, NULL, kind, &Q);
+    /* On CUDA the local answer is read back (rows: its row pointers, when general, and its
+     * entries). */
+    const mmx_index *qrow = Q ? Q->rowptr : NULL, *qcol = Q ? Q->colidx : NULL;
+    if (!s && Q->space == MMX_SPACE_DEVICE) {
+        const size_t nr = Q->rowptr ? ((size_t)Q->nrows + 1) * sizeof *hrow : 0;
+        const size_t nz = (size_t)Q->nnz * sizeof *hcol;
+        s = mmx__host_alloc(ctx, nr / sizeof *hrow, sizeof *hrow, (void **)&hrow);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)Q->nnz, sizeof *hcol, (void **)&hcol);
+        if (!s && nr) s = mmx_mem_copy(ctx, hrow, MMX_SPACE_HOST, Q->rowptr, MMX_SPACE_DEVICE, nr);
+        if (!s) s = mmx_mem_copy(ctx, hcol, MMX_SPACE_HOST, Q->colidx, MMX_SPACE_DEVICE, nz);
+        qrow = nr ? hrow : NULL, qcol = hcol;
+    }
     int64_t nent = 0;
     if (!s) {
         for (mmx_index r = 0; r < nloc; r++)
-            if (own[r]) nent += Q->order ? Q->order : Q->rowptr[r + 1] - Q->rowptr[r];
+            if (own[r]) nent += Q->order ? Q->order : qrow[r + 1] - qrow[r];
         s = mmx__host_alloc(ctx, 2 * (size_t)nown, sizeof *head, (void **)&head);
     }
     if (!s) s = mmx__host_alloc(ctx, (size_t)nent, sizeof *ent, (void **)&ent);
@@ -46,10 +59,10 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
         int64_t i = 0, e = 0;
         for (mmx_index r = 0; r < nloc; r++) {
             if (!own[r]) continue;
-            const mmx_index a = Q->order ? Q->order * r : Q->rowptr[r];
-            const mmx_index b = Q->order ? a + Q->order : Q->rowptr[r + 1];
+            const mmx_index a = Q->order ? Q->order * r : qrow[r];
+            const mmx_index b = Q->order ? a + Q->order : qrow[r + 1];
             head[2 * i] = g[r], head[2 * i + 1] = b - a, i++;
-            for (mmx_index k = a; k < b; k++) ent[e++] = (mmx_index)gt[Q->colidx[k]];
+            for (mmx_index k = a; k < b; k++) ent[e++] = (mmx_index)gt[qcol[k]];
         }
     }
     if (!s && me == 0) s = mmx__host_alloc(ctx, (size_t)R, sizeof *cnt, (void **)&cnt);
@@ -93,7 +106,7 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
         prow = pcol = NULL;
     }
     mmx_csr_free(Q);
-    free(start), free(ent), free(all_ent), free(prow), free(pcol);
+    free(start), free(ent), free(all_ent), free(prow), free(pcol), free(hrow), free(hcol);
     free(head), free(all_head), free(cnt), free(at);
     return s;
 }
