@@ -34,7 +34,10 @@ mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
     MMX__NEED_CTX(ctx);
     if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_vertex_normals: dm is NULL");
     mmx_status s = need_rings(ctx, dm, 1, "mmx_dist_vertex_normals");
-    if (!s) s = mmx_vertex_normals(ctx, dm->local, weight, normals);
+    /* A rank whose part is empty (fewer faces than ranks) holds no vertex: nothing to compute,
+     * and its arrays may be NULL (a device allocation of 0 bytes is), but it joins the
+     * collectives. */
+    if (!s && mmx_mesh_nverts(dm->local) > 0) s = mmx_vertex_normals(ctx, dm->local, weight, normals);
     s = mmx_dist_agree(ctx, dm->d, s);
     if (!s) s = mmx_dist_exchange(ctx, dm, normals, 3);
     return s;
@@ -50,8 +53,9 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
     mmx_smooth_report rep, one;
     memset(&rep, 0, sizeof rep);
     const mmx_mesh *L = dm->local;
+    const int empty = mmx_mesh_nverts(L) == 0; /* an empty part: see mmx_dist_vertex_normals */
     mmx_status s = MMX_OK;
-    if (!out || !L->pos)
+    if (!empty && (!out || !L->pos))
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_smooth: %s", !out ? "out is NULL" : "the mesh has no positions");
     else if (o.method == MMX_SMOOTH_MCF)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_smooth: mcf (a global solve) does not run "
@@ -68,9 +72,9 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
     if (s) return s;
     const int n = o.iterations;
     const size_t bytes = 3 * (size_t)mmx_mesh_nverts(L) * sizeof *out;
-    if (out != L->pos && dm->dev)
+    if (!empty && out != L->pos && dm->dev)
         s = mmx_mem_copy(ctx, out, MMX_SPACE_DEVICE, L->pos, MMX_SPACE_DEVICE, bytes);
-    else if (out != L->pos)
+    else if (!empty && out != L->pos)
         memmove(out, L->pos, bytes);
     /* A view of the local mesh with the current positions: it shares the local mesh's cache
      * (mesh.h), so the adjacency and the Laplacian are made once for all the steps. */
@@ -78,7 +82,11 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
     view.pos = out;
     o.iterations = 1;
     for (int it = 0; it < n && !s; it++) {
-        s = mmx_smooth(ctx, &view, &o, out, &one);
+        if (empty) {
+            memset(&one, 0, sizeof one);
+            one.iterations = 1, one.step = o.step, one.mu = o.mu;
+        } else
+            s = mmx_smooth(ctx, &view, &o, out, &one);
         s = mmx_dist_agree(ctx, dm->d, s);
         if (!s) s = mmx_dist_exchange(ctx, dm, out, 3);
         if (!s) {
