@@ -35,6 +35,32 @@ static const char *crease_name(mmx_crease_method m)
     return m == MMX_CREASE_CHAIKIN ? "chaikin" : m == MMX_CREASE_UNIFORM ? "uniform" : "tagged";
 }
 
+/* The text report's table of levels and the whole time, from the trace. */
+static void say_levels(const mmx_subdiv_level *trace, int levels, double total_ms)
+{
+    say("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
+    for (int l = 0; l < levels; l++)
+        say("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
+            (int)trace[l].nedges, trace[l].ms);
+    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+}
+
+/* The JSON report's "per_level" array: each level's counts and time, from the trace. */
+static void js_levels(const mmx_subdiv_level *trace, int levels)
+{
+    js_array("per_level");
+    for (int l = 0; l < levels; l++) {
+        js_object(NULL);
+        js_int("level", l + 1);
+        js_int("vertices", trace[l].nverts);
+        js_int("faces", trace[l].nfaces);
+        js_int("edges", trace[l].nedges);
+        js_ms("ms", trace[l].ms);
+        js_end();
+    }
+    js_end();
+}
+
 int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_options base,
                   const mmx_mesh *mesh, const char *name, double load_ms, mmx_mesh **fine)
 {
@@ -69,11 +95,7 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
         free(trace);
         return fail(ctx, s, name);
     }
-    say("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
-    for (int l = 0; l < levels; l++)
-        say("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
-            (int)trace[l].nedges, trace[l].ms);
-    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+    say_levels(trace, levels, total_ms);
 
     js_str("scheme", mmx_scheme_name(scheme));
     js_int("levels", levels);
@@ -81,17 +103,7 @@ int subdiv_report(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_option
     js_str("boundary", boundary_name(boundary));
     js_str("creases", creased ? crease_name(base.crease) : NULL);
     js_input(name, nv, nf, load_ms);
-    js_array("per_level");
-    for (int l = 0; l < levels; l++) {
-        js_object(NULL);
-        js_int("level", l + 1);
-        js_int("vertices", trace[l].nverts);
-        js_int("faces", trace[l].nfaces);
-        js_int("edges", trace[l].nedges);
-        js_ms("ms", trace[l].ms);
-        js_end();
-    }
-    js_end();
+    js_levels(trace, levels);
     js_ms("subdivision_ms", total_ms);
     free(trace);
     return EXIT_OK;
@@ -192,28 +204,14 @@ static int work_faces(mmx_ctx *ctx, mmx_scheme scheme, int levels, mmx_subdiv_op
         free(trace);
         return fail(ctx, s, in->name);
     }
-    say("%-8s %12s %12s %12s %12s\n", "level", "vertices", "faces", "edges", "time (ms)");
-    for (int l = 0; l < levels; l++)
-        say("%-8d %12d %12d %12d %12.3f\n", l + 1, (int)trace[l].nverts, (int)trace[l].nfaces,
-            (int)trace[l].nedges, trace[l].ms);
-    row("subdivision time", "%.3f ms in all (checks and copies included)", total_ms);
+    say_levels(trace, levels, total_ms);
     js_str("backend", "host");
     js_str("scheme", mmx_scheme_name(scheme));
     js_int("levels", levels);
     js_str("path", "face lists");
     js_str("boundary", boundary_name(base.boundary));
     js_input(in->name, nv0, nf0, load_ms);
-    js_array("per_level");
-    for (int l = 0; l < levels; l++) {
-        js_object(NULL);
-        js_int("level", l + 1);
-        js_int("vertices", trace[l].nverts);
-        js_int("faces", trace[l].nfaces);
-        js_int("edges", trace[l].nedges);
-        js_ms("ms", trace[l].ms);
-        js_end();
-    }
-    js_end();
+    js_levels(trace, levels);
     js_ms("subdivision_ms", total_ms);
     free(trace);
     counts_text(counts, r->nverts, r->nfaces);
