@@ -526,17 +526,17 @@ mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos,
  * in the context's space; the refined mesh's index of them is mmx_subdiv_plan_mesh's uv->index
  * (the same as mmx_subdivide's). The face-varying channel re-evaluated as the positions are:
  * the texture mesh's plan (two mmx_spmv around its passes widen the coordinates to (u, v, 0)
- * and narrow them back; on CUDA queued kernel by kernel, without a graph: captured, this
- * channel faulted under compute-sanitizer, a bug not yet found). Queued, as
- * mmx_subdiv_plan_eval; synchronises: never. Errors:
+ * and narrow them back; on CUDA the three in one graph launch, as mmx_subdiv_plan_eval's).
+ * Queued, as mmx_subdiv_plan_eval; synchronises: never. Errors:
  * MMX_ERR_ARG (NULL arguments), MMX_ERR_UNSUPPORTED (a plan without texture coordinates: the
  * control mesh had none, or sqrt3, or Loop's linear mode, which mmx_subdivide refines per
  * corner), MMX_ERR_CUDA. */
 mmx_status mmx_subdiv_plan_eval_uv(mmx_subdiv_plan *plan, const float *control_uv, float *uv);
 
-/* One frame: mmx_subdiv_plan_eval and mmx_subdiv_plan_eval_uv in one call (on CUDA one
- * graph launch when only positions are asked for; with texture coordinates queued kernel by
- * kernel, as mmx_subdiv_plan_eval_uv says why). Either pair may be NULL (both
+/* One frame: mmx_subdiv_plan_eval and mmx_subdiv_plan_eval_uv in one call, so that on CUDA
+ * the positions' chain and the face-varying channel are one graph launch (captured on the
+ * first call with these four pointers, updated in place when they change; a plan keeps one
+ * graph for each kind of call: positions, coordinates, both). Either pair may be NULL (both
  * its arrays), not both; the arrays as those two functions take them, with the same results
  * to the byte. Queued; synchronises: never. Errors: those of the two functions, and
  * MMX_ERR_ARG (one array of a pair NULL, or every array NULL). */

@@ -17,7 +17,7 @@ struct mmx_subdiv_plan {
     /* CUDA: each evaluation's work as one graph (mmx__graph_run), made on the first call and
      * updated when the arrays change; `nograph` (MMX_SUBDIV_PLAN_NO_GRAPH set at creation)
      * queues the same work without one, for debugging. */
-    mmx__graph *graph; /* the positions' chain (plan_frame) */
+    mmx__graph *graph, *uvgraph, *framegraph; /* positions, coordinates, both (plan_frame) */
     int nograph;
     /* opts->limit: every evaluation's last level is pushed to the limit surface, as
      * mmx_subdivide's result is: the passes write the last level into `lim`, and the limit
@@ -169,6 +169,8 @@ void mmx_subdiv_plan_free(mmx_subdiv_plan *plan)
     if (!plan) return;
     /* A graph still running completes first; the arrays go back in stream order. */
     mmx__graph_free(plan->graph);
+    mmx__graph_free(plan->uvgraph);
+    mmx__graph_free(plan->framegraph);
     mmx__limit_state_free(plan->ctx, &plan->lst);
     for (int l = 0; plan->lv && l <= plan->levels; l++)
         mmx__fz_level_free(plan->ctx, &plan->lv[l]);
@@ -360,8 +362,8 @@ static mmx_status plan_queue_frame(void *arg)
 }
 
 /* The evaluation entry points' common part, on checked pointers (each pair both NULL or both
- * not, one pair at least): the host's coordinate checks, then the work, on CUDA the positions'
- * chain as one graph. */
+ * not, one pair at least): the host's coordinate checks, then the work, on CUDA one graph per
+ * kind of frame (positions, coordinates, both), so that alternating calls keep their graphs. */
 static mmx_status plan_frame(mmx_subdiv_plan *p, const char *who, const float *control_pos,
                              float *pos, const float *control_uv, float *uv)
 {
@@ -381,12 +383,9 @@ static mmx_status plan_frame(mmx_subdiv_plan *p, const char *who, const float *c
     if (s) return s;
     plan_frame_args a = {{p, control_pos, pos}, {p, control_uv, uv}};
     const void *key[4] = {control_pos, pos, control_uv, uv};
-    /* The texture coordinates' channel is queued without a graph: captured, its first
-     * kernel (the widening mmx_spmv) read host memory under compute-sanitizer on the H200
-     * (fused/gpu_plan_graph, 2026-11-27), a fault not yet found; the positions' graph was
-     * clean. */
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA || p->nograph || uv) return plan_queue_frame(&a);
-    return mmx__graph_run(ctx, &p->graph, key, sizeof key, plan_queue_frame, &a);
+    mmx__graph **g = !uv ? &p->graph : !pos ? &p->uvgraph : &p->framegraph;
+    if (mmx_ctx_backend(ctx) != MMX_BACKEND_CUDA || p->nograph) return plan_queue_frame(&a);
+    return mmx__graph_run(ctx, g, key, sizeof key, plan_queue_frame, &a);
 }
 
 mmx_status mmx_subdiv_plan_eval(mmx_subdiv_plan *plan, const float *control_pos, float *pos)
