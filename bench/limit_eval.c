@@ -18,10 +18,8 @@
 #include <string.h>
 #include "bench_clock.h"
 #include "bench_util.h"
+#include "limit_osd.h"
 #include "subdiv/limit_eval.h"
-#ifdef MMX_BENCH_OSD
-#include "oracle_mmx.h"
-#endif
 
 typedef struct run_arg {
     mmx_ctx *ctx;
@@ -150,61 +148,11 @@ int main(int argc, char **argv)
     const double host_ms = bc_now_ms() - t0;
     printf("| host backend (1 thread) | P, du, dv | %.3f | | | %.0f |\n", host_ms, n / host_ms / 1e3);
     BU_CUDA(cudaMemcpy(dres, out, 9 * N * sizeof *dres, cudaMemcpyDeviceToHost));
-    double diag = 0.0;
-    {
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (mmx_index i = 0; i < hm->M->nrows; i++)
-            for (int c = 0; c < 3; c++)
-                lo[c] = fminf(lo[c], hm->pos[3 * i + c]), hi[c] = fmaxf(hi[c], hm->pos[3 * i + c]);
-        for (int c = 0; c < 3; c++) diag += (double)(hi[c] - lo[c]) * (hi[c] - lo[c]);
-        diag = sqrt(diag);
-    }
+    const double diag = lo_diagonal(hm);
     double gap = 0.0;
     for (size_t i = 0; i < 3 * N; i++) gap = fmax(gap, fabs((double)hres[i] - dres[i]));
     printf("\nCUDA against the host: largest position difference %.3g of the diagonal\n", gap / diag);
-#ifdef MMX_BENCH_OSD
-    {
-        oracle_mesh om;
-        BU_MMX(host, oracle_mesh_from_mmx(host, hm, &om));
-        mmx_mesh_tags *tg = NULL;
-        BU_MMX(host, mmx_mesh_tags_parse(host, hm, &tg));
-        oracle_sharp sh = {tg->ncreases, tg->crease_verts, tg->crease_sharpness, tg->ncorners,
-                           tg->corner_verts, tg->corner_sharpness,
-                           tg->interpolate_boundary < 0 ? 2 : tg->interpolate_boundary,
-                           tg->crease_method == 1};
-        double *du = malloc(N * sizeof *du), *dv = malloc(N * sizeof *dv);
-        double *Q = malloc(9 * N * sizeof *Q);
-        int *fi = malloc(N * sizeof *fi);
-        for (size_t i = 0; i < N; i++) fi[i] = f[i], du[i] = u[i], dv[i] = v[i];
-        oracle_times ot = {0, 0, 0};
-        char err[256] = "";
-        if (oracle_osd_patch_eval(scheme == MMX_SCHEME_LOOP ? 0 : 1, &om, &sh, iso, (int)n, fi,
-                                  du, dv, Q, Q + 3 * N, Q + 6 * N, &ot, err, sizeof err)) {
-            printf("OpenSubdiv: %s\n", err);
-        } else {
-            double g = 0.0, gd = 0.0;
-            for (size_t i = 0; i < N; i++) {
-                double e = 0.0, d = 0.0;
-                for (int c = 0; c < 3; c++) {
-                    e += pow(hres[3 * i + c] - Q[3 * i + c], 2);
-                    d += pow(hres[3 * N + 3 * i + c] - Q[3 * N + 3 * i + c], 2) +
-                         pow(hres[6 * N + 3 * i + c] - Q[6 * N + 3 * i + c], 2);
-                }
-                g = fmax(g, sqrt(e)), gd = fmax(gd, sqrt(d));
-            }
-            printf("OpenSubdiv CPU (Far::PatchTable, Gregory end caps, 1 thread): patch table "
-                   "%.1f ms, evaluation of P, du, dv %.3f ms (%.1f Mpoints/s)\n",
-                   ot.refine_ms, ot.eval_ms, n / ot.eval_ms / 1e3);
-            printf("largest gap to OpenSubdiv's surface: %.3g of the diagonal (first derivatives "
-                   "%.3g)\n", g / diag, gd / diag);
-        }
-        free(du), free(dv), free(Q), free(fi);
-        mmx_mesh_tags_free(tg);
-        oracle_mesh_free(&om);
-    }
-#else
-    printf("OpenSubdiv: not built (tests/ did not find it)\n");
-#endif
+    if (lo_compare(host, hm, scheme, iso, N, f, u, v, hres, diag)) return 1;
     cudaFree(df), cudaFree(du_), cudaFree(dv_), cudaFree(out), cudaFree(bad);
     free(f), free(u), free(v), free(hres), free(dres);
     mmx_limit_table_free(t), mmx_limit_table_free(ht);

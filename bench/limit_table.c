@@ -14,10 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "bench_clock.h"
+#include "limit_osd.h"
 #include "subdiv/limit_eval.h"
-#ifdef MMX_BENCH_OSD
-#include "oracle_mmx.h"
-#endif
 
 static uint32_t rng(uint32_t *s)
 {
@@ -98,59 +96,7 @@ int main(int argc, char **argv)
                                     NULL, NULL, NULL));
     const double eval_ms = bc_now_ms() - t0;
     printf("host evaluation of %ld points (P, du, dv, 1 thread): %.1f ms\n", n, eval_ms);
-#ifdef MMX_BENCH_OSD
-    double diag = 0.0;
-    {
-        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-        for (mmx_index i = 0; i < m->M->nrows; i++)
-            for (int c = 0; c < 3; c++)
-                lo[c] = fminf(lo[c], m->pos[3 * i + c]), hi[c] = fmaxf(hi[c], m->pos[3 * i + c]);
-        for (int c = 0; c < 3; c++) diag += (double)(hi[c] - lo[c]) * (hi[c] - lo[c]);
-        diag = sqrt(diag);
-    }
-    oracle_mesh om;
-    CHECK(ctx, oracle_mesh_from_mmx(ctx, m, &om));
-    mmx_mesh_tags *tg = NULL;
-    CHECK(ctx, mmx_mesh_tags_parse(ctx, m, &tg));
-    oracle_sharp sh = {tg->ncreases, tg->crease_verts, tg->crease_sharpness, tg->ncorners,
-                       tg->corner_verts, tg->corner_sharpness,
-                       tg->interpolate_boundary < 0 ? 2 : tg->interpolate_boundary,
-                       tg->crease_method == 1};
-    double *du = malloc(N * sizeof *du), *dv = malloc(N * sizeof *dv);
-    double *Q = malloc(9 * N * sizeof *Q);
-    int *fi = malloc(N * sizeof *fi);
-    if (!du || !dv || !Q || !fi) return 1;
-    for (size_t i = 0; i < N; i++) fi[i] = f[i], du[i] = u[i], dv[i] = v[i];
-    oracle_times ot = {0, 0, 0};
-    char err[256] = "";
-    if (oracle_osd_patch_eval(scheme == MMX_SCHEME_LOOP ? 0 : 1, &om, &sh, iso, (int)n, fi, du,
-                              dv, Q, Q + 3 * N, Q + 6 * N, &ot, err, sizeof err)) {
-        printf("OpenSubdiv: %s\n", err);
-    } else {
-        double g = 0.0, gd = 0.0;
-        size_t worst = 0;
-        for (size_t i = 0; i < N; i++) {
-            double e = 0.0, d = 0.0;
-            for (int c = 0; c < 3; c++) {
-                e += pow(res[3 * i + c] - Q[3 * i + c], 2);
-                d += pow(res[3 * N + 3 * i + c] - Q[3 * N + 3 * i + c], 2) +
-                     pow(res[6 * N + 3 * i + c] - Q[6 * N + 3 * i + c], 2);
-            }
-            if (sqrt(e) > g) g = sqrt(e), worst = i;
-            gd = fmax(gd, sqrt(d));
-        }
-        printf("OpenSubdiv (Far::PatchTable, Gregory end caps): patch table %.1f ms, evaluation "
-               "%.1f ms\n", ot.refine_ms, ot.eval_ms);
-        printf("largest gap to OpenSubdiv: %.3g of the diagonal (at ptex face %d (%g, %g)); "
-               "first derivatives %.3g\n", g / diag, (int)f[worst], (double)u[worst],
-               (double)v[worst], gd / diag);
-    }
-    free(du), free(dv), free(Q), free(fi);
-    mmx_mesh_tags_free(tg);
-    oracle_mesh_free(&om);
-#else
-    printf("OpenSubdiv: not built (tests/ did not find it)\n");
-#endif
+    if (lo_compare(ctx, m, scheme, iso, N, f, u, v, res, lo_diagonal(m))) return 1;
     free(f), free(u), free(v), free(res);
     mmx_limit_table_free(t);
     mmx_mesh_free(m);
