@@ -36,7 +36,8 @@
  * exchange packs and unpacks on the device and moves the rows by NCCL where the build has it
  * (meson -Dnccl), else through pinned host buffers and MPI (mmx_dist_transport). Construction
  * is simple first: every rank reads the whole mesh and cuts its own part out of it, on the
- * host, O(whole mesh) per rank.
+ * host, O(whole mesh) per rank; or, once that was written as part files
+ * (mmx_dist_mesh_write_parts), each rank reads only its part (mmx_dist_mesh_read_parts).
  */
 #ifndef MESHMATRIX_DIST_H
 #define MESHMATRIX_DIST_H
