@@ -222,8 +222,10 @@ static mmx_status read_part(mmx_ctx *ctx, mmx_ctx *hc, mmx_dist_mesh *dm, const 
     }
     const int64_t nlv = sz[3], nlf = sz[4], nnz = sz[5], ntag = sz[6];
     const int has_pos = head[5] != 0;
-    if (nlv < 0 || nlv > MMX_INDEX_MAX || nlv > sz[0] || nlf < 0 || nlf > sz[1] ||
-        nnz < 0 || nnz > sz[2] || ntag < 0 || head[5] > 1) {
+    /* Local counts are 32-bit (and bounded by the whole's), so the size below cannot overflow. */
+    if (nlv < 0 || nlv > MMX_INDEX_MAX || nlv > sz[0] || nlf < 0 || nlf > MMX_INDEX_MAX ||
+        nlf > sz[1] || nnz < 0 || nnz > MMX_INDEX_MAX || nnz > sz[2] || ntag < 0 ||
+        ntag > INT32_MAX || head[5] > 1) {
         s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: header out of range (%lld local vertices, %lld "
                       "faces, %lld corners, %lld tag bytes)", path, (long long)nlv, (long long)nlf,
                       (long long)nnz, (long long)ntag);
