@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "meshmatrix.h"
 #include "meshmatrix/dist.h"
 #ifdef MMX_HAVE_MPI
@@ -28,6 +29,13 @@ static mmx_ctx *gpu;
 static int transport = MMX_DIST_HOST;
 int mmx__dist_has_nccl(void); /* src/dist/dist_internal.h */
 
+/* The part files' prefix (a directory of rank 0's, made in main) and whether partition()
+ * goes through them: created, written, freed, read back (mmx_dist_mesh_write_parts,
+ * mmx_dist_mesh_read_parts), and the read mesh checked against the created one. */
+static char parts[512];
+static int via_parts;
+static void same_part(const mmx_dist_mesh *a, const mmx_dist_mesh *b);
+
 static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, int rings)
 {
     mmx_patch_options po = {.max_faces = 8};
@@ -35,6 +43,14 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
     mmx_dist_mesh *dm = NULL;
     mmx_status s = mmx_patch_set_create(ctx, m, NULL, &po, &ps);
     if (!s) s = mmx_dist_mesh_create(DEV(ctx), d, m, ps, rings, &dm);
+    if (!s && via_parts) {
+        mmx_dist_mesh *rd = NULL;
+        s = mmx_dist_mesh_write_parts(DEV(ctx), dm, parts);
+        if (!s) s = mmx_dist_mesh_read_parts(DEV(ctx), d, parts, &rd);
+        if (!s) same_part(dm, rd);
+        mmx_dist_mesh_free(dm);
+        dm = rd;
+    }
     if (s && gpu) fprintf(stderr, "rank %d: partition on CUDA: %s\n", rank, mmx_ctx_error(gpu));
     if (s) {
         failures++;
@@ -54,6 +70,27 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
         }                                                                                     \
     } while (0)
 #define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
+
+/* The read partitioned mesh is the created one: its description, maps and flags (the local
+ * mesh's faces and positions are held to the single process by the checks that use it). */
+static void same_part(const mmx_dist_mesh *a, const mmx_dist_mesh *b)
+{
+    mmx_dist_info x, y;
+    mmx_dist_mesh_info(a, &x), mmx_dist_mesh_info(b, &y);
+    CHECK(x.rank == y.rank && x.ranks == y.ranks && x.rings == y.rings &&
+              x.global_verts == y.global_verts && x.global_faces == y.global_faces &&
+              x.owned_faces == y.owned_faces && x.ghost_faces == y.ghost_faces &&
+              x.owned_verts == y.owned_verts && x.local_verts == y.local_verts &&
+              x.halo_recv_verts == y.halo_recv_verts && x.halo_send_verts == y.halo_send_verts &&
+              x.transport == y.transport && y.exchanges == 0,
+          "parts: the read mesh's description is not the created one's");
+    const size_t nv = (size_t)x.local_verts, nf = (size_t)x.owned_faces + (size_t)x.ghost_faces;
+    CHECK(!memcmp(mmx_dist_mesh_global_verts(a), mmx_dist_mesh_global_verts(b), nv * 8) &&
+              !memcmp(mmx_dist_mesh_global_faces(a), mmx_dist_mesh_global_faces(b), nf * 8) &&
+              !memcmp(mmx_dist_mesh_owned_verts(a), mmx_dist_mesh_owned_verts(b), nv) &&
+              !memcmp(mmx_dist_mesh_owned_faces(a), mmx_dist_mesh_owned_faces(b), nf),
+          "parts: the read mesh's maps or flags are not the created one's");
+}
 
 /* Arrays in the computing context's space (device memory in the CUDA checks). */
 static float *dev_floats(mmx_ctx *ctx, size_t n)
@@ -604,6 +641,75 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
     mmx_mesh_free(m);
 }
 
+/* Reading part files that are wrong: every rank gets the same status and sentence, naming
+ * the rank, the file and the problem; a good set reads again afterwards. Each rank corrupts
+ * only the last rank's part (that rank's own file) or rank 0 the index. */
+static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
+{
+    mmx_mesh *m = make(ctx, "grid:12:12");
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1), *rd = NULL;
+    char part[600], index[600];
+    snprintf(part, sizeof part, "%s.%d.part", parts, R - 1);
+    snprintf(index, sizeof index, "%s.index", parts);
+    const long nlf = dm ? (long)mmx_mesh_nfaces(mmx_dist_mesh_local(dm)) : 0;
+    /* 0 bad magic, 1 truncated, 2 a corner out of range, 3 the index of another rank count */
+    const char *want[4] = {"(bad magic)", "truncated", "corner 0 names local vertex", "read by"};
+    const mmx_status wants[4] = {MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_ARG};
+    for (int t = 0; dm && t < 4; t++) {
+        OK(ctx, mmx_dist_mesh_write_parts(ctx, dm, parts));
+        if (t < 3 && rank == R - 1) {
+            FILE *f = fopen(part, "r+b");
+            CHECK(f != NULL, "cannot open %s", part);
+            if (f && t == 0) fputc('X', f);
+            if (f && t == 2) {
+                const int32_t big = 1 << 30;
+                fseek(f, 88 + 4 * (nlf + 1), SEEK_SET);
+                fwrite(&big, sizeof big, 1, f);
+            }
+            if (f) fclose(f);
+            if (t == 1) CHECK(truncate(part, 100) == 0, "cannot truncate %s", part);
+        }
+        if (t == 3 && rank == 0) {
+            FILE *f = fopen(index, "w");
+            if (f) fprintf(f, "mmx-dist-index 1\nranks %d\nrings 1\nverts 169\nfaces 144\ncorners 576\n", R + 1), fclose(f);
+        }
+#ifdef MMX_HAVE_MPI
+        MPI_Barrier(MPI_COMM_WORLD);
+#endif
+        const mmx_status s = mmx_dist_mesh_read_parts(ctx, d, parts, &rd);
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", mmx_ctx_error(ctx));
+        CHECK(s == wants[t] && !rd && strstr(msg, want[t]) &&
+                  (t == 3 ? strstr(msg, index) != NULL : strstr(msg, part) != NULL) &&
+                  !strncmp(msg, t == 3 ? "rank 0: " : "rank ", 5),
+              "part files, case %d: status %d, \"%s\"", t, (int)s, msg);
+#ifdef MMX_HAVE_MPI
+        char first[512];
+        memcpy(first, msg, sizeof first);
+        MPI_Bcast(first, (int)sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
+        CHECK(!strcmp(first, msg), "part files, case %d: rank 0 says \"%s\", this rank \"%s\"", t, first, msg);
+#endif
+        mmx_dist_mesh_free(rd);
+        rd = NULL;
+    }
+    /* a missing set: named */
+    {
+        char none[600];
+        snprintf(none, sizeof none, "%s.none", parts);
+        const mmx_status s = mmx_dist_mesh_read_parts(ctx, d, none, &rd);
+        CHECK(s == MMX_ERR_IO && !rd && strstr(mmx_ctx_error(ctx), none), "a missing set: %d, %s",
+              (int)s, mmx_ctx_error(ctx));
+    }
+    if (dm) {
+        snprintf(part, sizeof part, "%s.%d.part", parts, rank);
+        CHECK(remove(part) == 0, "cannot remove %s", part);
+        if (rank == 0) CHECK(remove(index) == 0, "cannot remove %s", index);
+    }
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 /* The checks again on CUDA contexts, one GPU per rank (the device of the rank's number on its
  * node, modulo the devices: ranks may share one), against the single process on CUDA (rank
  * 0's): the same promises as the host's (normals and the explicit smoothers bit for bit, the
@@ -677,6 +783,11 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         }
         check_cg(ctx, d, "grid:30:20");
         check_cg(ctx, d, "icosphere:3");
+        /* a CUDA partitioned mesh written (its host copy) and read back onto the device */
+        via_parts = parts[0] != 0;
+        check_normals_smooth(ctx, d, "grid:12:10");
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
     gpu = NULL;
@@ -732,8 +843,37 @@ int main(int argc, char **argv)
     check_cg(ctx, d, "grid:30:20");
     check_cg(ctx, d, "icosphere:3");
     check_failure(ctx, d, R);
+    /* The part files (a directory of rank 0's): every partition written and read back, the
+     * read mesh held to the single process as the created one is; then bad files. */
+    if (rank == 0) {
+        const char *tmp = getenv("TMPDIR");
+        char dir[400];
+        snprintf(dir, sizeof dir, "%s/mmx_parts_XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (mkdtemp(dir)) snprintf(parts, sizeof parts, "%s/m", dir);
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Bcast(parts, (int)sizeof parts, MPI_CHAR, 0, MPI_COMM_WORLD);
+#endif
+    CHECK(parts[0], "no directory for the part files");
+    if (parts[0]) {
+        via_parts = 1;
+        check_normals_smooth(ctx, d, "grid:12:10");
+        check_normals_smooth(ctx, d, "two_cubes");
+        check_normals_smooth(ctx, d, "tri:grid:10:8");
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
+        check_cg(ctx, d, "grid:30:20");
+        via_parts = 0;
+        check_parts_failure(ctx, d, R);
+    }
     check_cuda(ctx, d);
 #ifdef MMX_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0 && parts[0]) {
+        char *slash = strrchr(parts, '/');
+        *slash = 0;
+        CHECK(rmdir(parts) == 0, "cannot remove %s", parts);
+    }
     int total = 0;
     MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0) printf("%s: %d ranks, %d failed checks\n", total ? "FAIL" : "PASS", R, total);

@@ -83,6 +83,25 @@ n=$(printf '%s\n' "$err" | grep -c 'rank [0-9]*:')
     && ok "bad input on one rank: every rank stops, one message naming it, no output" \
     || bad "bad input over ranks" "rc $rc, $n messages" "${err:0:400}"
 
+# mmx partition: each rank writes its part, rank 0 the index; bad arguments and an unwritable
+# prefix refused on every rank.
+mpi 3 partition --rings 2 builtin:icosphere:4 "$TMP/p"
+if [ "$rc" -eq 0 ] && [ -s "$TMP/p.0.part" ] && [ -s "$TMP/p.1.part" ] && [ -s "$TMP/p.2.part" ] \
+    && [ ! -e "$TMP/p.3.part" ] && grep -qx 'ranks 3' "$TMP/p.index" && grep -qx 'rings 2' "$TMP/p.index" \
+    && [[ "$out" == *"3 (MPI), 2 ghost rings"* ]]; then
+    ok "partition on 3 ranks: three parts and the index"
+else
+    bad "partition on 3 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+fi
+mpi 2 partition --rings 0 builtin:cube "$TMP/q"
+[ "$rc" -eq 2 ] && [[ "$err" == *"--rings needs a whole number from 1 to 64"* ]] && [ ! -e "$TMP/q.index" ] \
+    && ok "partition --rings 0: a usage error" || bad "partition --rings 0" "rc $rc" "${err:0:300}"
+mpi 2 partition builtin:icosphere:4 "$TMP/none/p"
+n=$(printf '%s\n' "$err" | grep -c 'cannot create')
+[ "$rc" -eq 1 ] && [ "$n" = 1 ] && [[ "$err" == *"rank 0: $TMP/none/p.0.part: cannot create"* ]] \
+    && ok "partition into a missing folder: one message naming the rank and the file" \
+    || bad "partition into a missing folder" "rc $rc, $n messages" "${err:0:400}"
+
 # --backend cuda: each rank on its GPU, the single CUDA process's file (normals and smoothing
 # bit for bit, as on the host); where a rank has no GPU, every rank stops with the reason.
 if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/dev/null; then

@@ -853,7 +853,7 @@ if expect_rc "--help (commands)" 0 --help; then
 fi
 
 # ---- the command table: help per command, unknown commands and options -------------------------
-commands="info convert reorder normals smooth delaunay remesh simplify triangulate subdiv query render demo bench help"
+commands="info convert reorder normals smooth delaunay remesh simplify triangulate subdiv query partition render demo bench help"
 if expect_rc "help lists the commands" 0 help; then
     missing=""
     for c in $commands; do [[ "$out" == *"mmx $c"* ]] || missing="$missing $c"; done
@@ -881,7 +881,7 @@ check_list() {
     local name=$1
     shift
     if expect_rc "$name" 2 "$@"; then
-        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, simplify, triangulate, subdiv, limit, query, matrix, render, demo, bench, help"* ]] \
+        [[ "$err" == *"usage:"* && "$err" == *"commands: info, convert, reorder, normals, smooth, delaunay, remesh, simplify, triangulate, subdiv, limit, query, partition, matrix, render, demo, bench, help"* ]] \
             && ok "$name: exit 2 with the list of commands" || bad "$name: the list of commands" "$err"
     fi
 }

@@ -254,8 +254,74 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     return rc;
 }
 
+int dist_partition(const tool_cmd *cmd, const tool_args *a)
+{
+    int rings = 1;
+    const char *rv = a->value[DIST_PARTITION_RINGS];
+    if (rv && !parse_int(rv, 1, 64, &rings))
+        return usage_error("--rings needs a whole number from 1 to 64, got '%s'", rv);
+    if (a->npos != 2) return usage_error("%s needs IN and PREFIX", cmd->name);
+    tool_input in;
+    int rc = input_resolve(a->pos[0], a->value[DIST_PARTITION_FROM], NULL, &in);
+    if (rc) return rc;
+    const char *prefix = a->pos[1];
+    int provided = 0;
+    MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
+    job j = {cmd, a, 1, 0, NULL, NULL, NULL};
+    if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
+        fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
+        MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
+    }
+    j.me = mmx_dist_rank(j.d), j.R = mmx_dist_size(j.d);
+    if (j.me != 0) report_begin(REPORT_QUIET, cmd->name);
+    mmx_mesh *mesh = NULL;
+    mmx_dist_mesh *dm = NULL;
+    double load_ms = 0;
+    /* Every rank reads IN (the reading rank prints its failure; the others learn of it). */
+    rc = input_load(j.ctx, &in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+    if (mmx_dist_agree(j.ctx, j.d, rc ? MMX_ERR_IO : MMX_OK)) {
+        if (j.me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank\n", in.name);
+        rc = EXIT_FAIL;
+    }
+    const double t0 = now_ms();
+    if (!rc) {
+        mmx_status s = mmx_dist_mesh_create(j.ctx, j.d, mesh, NULL, rings, &dm);
+        if (!s) s = mmx_dist_mesh_write_parts(j.ctx, dm, prefix);
+        if (s) {
+            if (j.me == 0) fail(j.ctx, s, s == MMX_ERR_IO ? prefix : in.name);
+            rc = EXIT_FAIL;
+        }
+    }
+    const double ms = now_ms() - t0;
+    if (!rc) {
+        mmx_dist_info info;
+        mmx_dist_mesh_info(dm, &info);
+        rank_row mine = {info.owned_faces, info.ghost_faces, info.owned_verts, info.local_verts,
+                         info.halo_recv_verts, info.exchanged_bytes, -1, ms};
+        rank_row *rows = j.me == 0 ? calloc((size_t)j.R, sizeof *rows) : NULL;
+        MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
+        if (j.me == 0) {
+            char counts[COUNTS_LEN];
+            row("input", "%s: %s (loaded in %.3f ms on each rank)", in.name,
+                counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+            row("wrote", "%s.0.part .. %s.%d.part and %s.index", prefix, prefix, j.R - 1, prefix);
+            report_ranks(rows, j.R, rings, ms);
+            js_input(in.name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
+            js_str("prefix", prefix);
+        }
+        free(rows);
+    }
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(mesh);
+    mmx_dist_free(j.d);
+    mmx_ctx_free(j.ctx);
+    MPI_Finalize();
+    return rc;
+}
+
 int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
+    if (!strcmp(cmd->name, "partition")) return dist_partition(cmd, a);
     static const char *const subdiv_ok[] = {"scheme", "levels", "format", "from", "to", "discard", NULL};
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
@@ -317,6 +383,13 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
 }
 
 #else
+
+int dist_partition(const tool_cmd *cmd, const tool_args *a)
+{
+    (void)a;
+    return usage_error("mmx %s needs MPI, and this mmx was built without it (meson "
+                       "-Dmpi=enabled; Debian: libopenmpi-dev)", cmd->name);
+}
 
 int dist_run(const tool_cmd *cmd, const tool_args *a)
 {

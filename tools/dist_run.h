@@ -14,4 +14,11 @@ int dist_launched(void);
  * is a usage error. Returns the exit status, the same on every rank. */
 int dist_run(const tool_cmd *cmd, const tool_args *a);
 
+/* mmx partition (partition_cmd.c's options, in this order): IN cut over the job's ranks (one
+ * rank when not started by mpirun) and written as part files PREFIX.R.part and PREFIX.index
+ * (mmx_dist_mesh_write_parts). A build without MPI is a usage error. Returns the exit
+ * status, the same on every rank. */
+enum { DIST_PARTITION_RINGS, DIST_PARTITION_FROM, DIST_PARTITION_NOPTS };
+int dist_partition(const tool_cmd *cmd, const tool_args *a);
+
 #endif

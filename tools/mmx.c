@@ -18,7 +18,7 @@
 #include "tool.h"
 
 /* The commands, in the order of `mmx --help`. */
-#define COMMANDS(X) X(info) X(convert) X(reorder) X(normals) X(smooth) X(delaunay) X(remesh) X(simplify) X(triangulate) X(subdiv) X(limit) X(query) X(matrix) X(render) X(demo) X(bench) X(help)
+#define COMMANDS(X) X(info) X(convert) X(reorder) X(normals) X(smooth) X(delaunay) X(remesh) X(simplify) X(triangulate) X(subdiv) X(limit) X(query) X(partition) X(matrix) X(render) X(demo) X(bench) X(help)
 
 #define TABLE_ENTRY(name) &name##_command,
 const tool_cmd *const tool_commands[] = {COMMANDS(TABLE_ENTRY)};

@@ -68,7 +68,7 @@ void print_man_page(void);
 /* The commands (one file each). */
 extern const tool_cmd info_command, convert_command, reorder_command, normals_command, smooth_command,
     delaunay_command, remesh_command, simplify_command, triangulate_command, subdiv_command, limit_command,
-    query_command, matrix_command, render_command, demo_command, bench_command, help_command;
+    query_command, partition_command, matrix_command, render_command, demo_command, bench_command, help_command;
 
 /* ---- messages ------------------------------------------------------------------------------ */
 

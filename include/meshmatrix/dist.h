@@ -36,7 +36,8 @@
  * exchange packs and unpacks on the device and moves the rows by NCCL where the build has it
  * (meson -Dnccl), else through pinned host buffers and MPI (mmx_dist_transport). Construction
  * is simple first: every rank reads the whole mesh and cuts its own part out of it, on the
- * host, O(whole mesh) per rank.
+ * host, O(whole mesh) per rank; or, once that was written as part files
+ * (mmx_dist_mesh_write_parts), each rank reads only its part (mmx_dist_mesh_read_parts).
  */
 #ifndef MESHMATRIX_DIST_H
 #define MESHMATRIX_DIST_H
@@ -162,6 +163,50 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
  * MMX_ERR_NOMEM, MMX_ERR_CUDA. Synchronises: on CUDA, the stream (x is read back). */
 mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x, int k,
                            float *whole);
+
+/* ---- part files ---------------------------------------------------------------------------- */
+
+/* Writes the partitioned mesh as part files (collective): each rank writes its part to
+ * PREFIX.R.part (R its rank), then rank 0 writes PREFIX.index, so that a set with an index has
+ * all its parts. Read back by mmx_dist_mesh_read_parts with as many ranks, which then needs no
+ * whole mesh (a rank reads its part and the index only).
+ * PREFIX.index (text, a field a line): "mmx-dist-index 1", "ranks R", "rings K", "verts V",
+ * "faces F", "corners C" (the whole mesh's counts; C = its corners, nnz).
+ * PREFIX.R.part (binary, version 1, the writing machine's byte order, which the reader
+ * checks): the magic "MMXPART\n"; uint32 version (1), 0x01020304 (the byte order), rank, ranks,
+ * rings, has positions (0|1); int64 V, F, C (the whole), nlv, nlf, nnz (the local mesh's
+ * vertices, faces, corners), the tags' bytes T; then the local mesh: int32 face starts
+ * (nlf + 1), int32 corners (nnz, local vertex numbers in each face's cyclic order), float
+ * positions (3 nlv, when present); int64 global vertex numbers (nlv), global face numbers
+ * (nlf), each local face's first corner in the whole (nlf); uint8 owned flags of the vertices
+ * (nlv) and faces (nlf); the halo: int64 vertices sent to each rank (R), received from each
+ * (R), int32 local vertices sent (their sum, grouped by rank), received (likewise); the
+ * local mesh's tags as OBJ 't' lines (T bytes, no terminating zero). Nothing else follows.
+ * On CUDA the host copy of the local mesh is written (nothing is read from the device).
+ * Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_IO (a file that cannot be created or written,
+ * named), MMX_ERR_NOMEM. Cost: O(local mesh) per rank, no data exchanged.
+ * Synchronises: no. */
+mmx_status mmx_dist_mesh_write_parts(mmx_ctx *ctx, const mmx_dist_mesh *dm, const char *prefix);
+
+/* Reads a partitioned mesh written by mmx_dist_mesh_write_parts (collective): each rank reads
+ * PREFIX.index and its own PREFIX.R.part, and *out is the mmx_dist_mesh that
+ * mmx_dist_mesh_create gave when it was written (the same local mesh, maps, flags, halo and
+ * rings; its counters at zero), on the context's backend (on CUDA the local mesh goes to the
+ * device as mmx_dist_mesh_create's does), so every call above works on it alike.
+ * Checks: the index's version and rank count (a count other than the communicator's:
+ * MMX_ERR_ARG naming both); each part's magic, version, byte order, header against the index,
+ * its size against the header (truncated or trailing bytes), every number in range (local
+ * vertex numbers, ascending global numbers below the whole's counts, owned flags, the halo's
+ * lists naming owned vertices to send and every ghost once to receive), its tags as
+ * mmx_mesh_tags_parse checks them; over the ranks, that the halo's counts pair up and the owned
+ * faces and vertices add up to the index's counts. A failed check is MMX_ERR_PARSE naming the
+ * file and the entry or byte. Errors (agreed): MMX_ERR_ARG, MMX_ERR_IO (a file missing or
+ * unreadable, named), MMX_ERR_PARSE, MMX_ERR_MESH (the local mesh's faces, as
+ * mmx_mesh_from_faces), MMX_ERR_CUDA, MMX_ERR_NOMEM. Cost: O(part) per rank, an all-to-all of
+ * R counts, and the gather of the owned vertices' numbers to rank 0 of mmx_dist_mesh_create.
+ * Synchronises: no (host). */
+mmx_status mmx_dist_mesh_read_parts(mmx_ctx *ctx, mmx_dist *d, const char *prefix,
+                                    mmx_dist_mesh **out);
 
 /* ---- operations across the ranks ----------------------------------------------------------- */
 

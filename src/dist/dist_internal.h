@@ -56,6 +56,15 @@ struct mmx_dist_mesh {
     mmx__dist_dev *dev;           /* NULL on the host backend */
 };
 
+/* Steps of mmx_dist_mesh_create that mmx_dist_mesh_read_parts shares (dist_mesh.c): rank 0
+ * learns every rank's owned global vertex numbers (collective; needs dm->local, gv, ov, nov,
+ * gverts); on CUDA the local mesh and the halo's lists go to the device (dm->local becomes
+ * dm->dev->hlocal) and the transport is chosen (collective); a failure on the host context hc
+ * told on ctx. */
+mmx_status mmx__dist_gather_lists(mmx_ctx *ctx, mmx_dist_mesh *dm);
+mmx_status mmx__dist_to_device(mmx_ctx *ctx, mmx_dist_mesh *dm);
+mmx_status mmx__dist_host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s);
+
 /* The device half (exchange.cu; nocuda.c without CUDA): rows idx[i] of x (k floats each)
  * packed into out, and back; pinned host memory. Queued on the context's stream. */
 mmx_status mmx__dist_dev_pack(mmx_ctx *ctx, const float *x, int k, const mmx_index *idx,

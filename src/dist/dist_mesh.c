@@ -194,7 +194,7 @@ out:
 }
 
 /* Rank 0 learns every rank's owned global vertex numbers once, for the gathers. */
-static mmx_status gather_lists(mmx_ctx *ctx, mmx_dist_mesh *dm)
+mmx_status mmx__dist_gather_lists(mmx_ctx *ctx, mmx_dist_mesh *dm)
 {
     mmx_dist *d = dm->d;
     const int R = d->size;
@@ -227,7 +227,7 @@ out:
 }
 
 /* A failure of a host step run on the partitioned mesh's host context, told on ctx. */
-static mmx_status host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s)
+mmx_status mmx__dist_host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s)
 {
     if (!s || hc == ctx || !mmx_ctx_error(hc)[0]) return s;
     return mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
@@ -236,7 +236,7 @@ static mmx_status host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s)
 /* CUDA: the local mesh and the halo's lists copied to the device, and the transport chosen
  * (NCCL where the build has it, MMX_DIST_TRANSPORT is not "staged" on any rank and no two ranks
  * of a node share a device; the same on every rank). Collective. */
-static mmx_status to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
+mmx_status mmx__dist_to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
 {
     mmx__dist_dev *v = dm->dev;
     const int R = dm->d->size;
@@ -332,7 +332,7 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "hole tags (%d holes, the first face %d): not "
                       "carried over ranks yet", T->nholes, T->holes[0]);
     if (!s) s = patch_order(hc, ctx, whole, ps, order, fpatch);
-    s = host_status(ctx, hc, s);
+    s = mmx__dist_host_status(ctx, hc, s);
     s = mmx_dist_agree(ctx, d, s);
     if (s) goto out;
 
@@ -414,12 +414,12 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
         if (vowner[v] < 0) vowner[v] = 0;
     s = mmx_mesh_from_faces(hc, nlv, nlf, lstart, lverts, lpos, &dm->local);
     if (!s && T) s = mmx__dist_map_tags(hc, T, lmap, dm->local);
-    s = host_status(ctx, hc, s);
+    s = mmx__dist_host_status(ctx, hc, s);
 agree:
     s = mmx_dist_agree(ctx, d, s);
     if (!s) s = halo_lists(ctx, dm, vowner, g2l);
-    if (!s) s = gather_lists(ctx, dm);
-    if (!s && cuda) s = to_device(ctx, dm);
+    if (!s) s = mmx__dist_gather_lists(ctx, dm);
+    if (!s && cuda) s = mmx__dist_to_device(ctx, dm);
 out:
     free(start), free(verts), free(order), free(fpatch), free(g2l), free(vf_off), free(vf);
     free(front), free(lstart), free(lverts), free(fpart), free(vowner), free(bound), free(lmap);
