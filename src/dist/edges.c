@@ -61,14 +61,14 @@ mmx_status mmx__dist_edge_numbers(mmx_ctx *ctx, const mmx_dist_mesh *dm, const m
     s = mmx__dist_gatherv(ctx, d, cnt, 8 * (int64_t)dm->nov, all, rc, 0);
     dm->cnt->bytes += 8 * (int64_t)dm->nov;
     if (!s && me == 0) {
-        /* first[g]: the number of the first edge at vertex g; then each rank's in gids' order */
-        int64_t *byv = first;
-        for (int64_t i = 0; i < dm->gverts; i++) byv[dm->gids[i]] = all[i];
+        /* first[g]: the number of the first edge at vertex g (the counts summed in global
+         * vertex order); then each rank's in gids' order */
+        for (int64_t i = 0; i < dm->gverts; i++) first[dm->gids[i]] = all[i];
         for (int64_t g = 0; g < dm->gverts; g++) {
-            const int64_t c = byv[g];
-            byv[g] = total, total += c;
+            const int64_t c = first[g];
+            first[g] = total, total += c;
         }
-        for (int64_t i = 0; i < dm->gverts; i++) all[i] = byv[dm->gids[i]];
+        for (int64_t i = 0; i < dm->gverts; i++) all[i] = first[dm->gids[i]];
         for (int q = 0; q < R; q++) sc[q] = 8 * dm->gcount[q];
     }
     if (!s) s = mmx__dist_bcast(ctx, d, &total, sizeof total, 0);
