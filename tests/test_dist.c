@@ -347,6 +347,47 @@ static void same_floats(const char *what, const char *mesh, const float *a, cons
           mesh, bad, n, worst);
 }
 
+/* The eight queries of a partitioned mesh gathered on rank 0, the edge ones in the single
+ * process's edge numbering (the ranks' own numbering made by an exchange): the single process's
+ * arrays, row for row. */
+static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mmx_dist_mesh *dm,
+                          const char *name)
+{
+    mmx_ctx *c = DEV(ctx);
+    for (int i = 0; i < MMX_QUERY_COUNT; i++) {
+        const mmx_query_kind kind = (mmx_query_kind)i;
+        int64_t n = 0;
+        mmx_index *rp = NULL, *ci = NULL;
+        OK(c, mmx_dist_query(c, dm, kind, &n, &rp, &ci));
+        if (rank == 0) {
+            /* the host's arrays, which the library's CUDA queries equal (query.h) */
+            mmx_csr *Q = NULL;
+            OK(ctx, mmx_query(ctx, m, NULL, kind, &Q));
+            int same = Q && rp && n == Q->nrows && rp[n] == Q->nnz &&
+                       (Q->nnz == 0 || !memcmp(ci, Q->colidx, (size_t)Q->nnz * sizeof *ci));
+            for (int64_t r = 0; same && r <= n; r++)
+                same = rp[r] == (Q->order ? Q->order * (mmx_index)r : Q->rowptr[r]);
+            CHECK(same, "query %s on %s with %d ranks: not the single process's", mmx_query_name(kind), name, mmx_dist_size(d));
+            mmx_csr_free(Q);
+        }
+        CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kind), rank);
+        free(rp), free(ci);
+    }
+}
+
+/* The queries alone on meshes the smoothing checks do not take (a non-manifold edge: the fin),
+ * with one ghost ring, the least the queries need. */
+static void check_queries_mesh(mmx_ctx *ctx, mmx_dist *d, const char *name, int rings)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, rings);
+    if (dm) check_queries(ctx, d, m, dm, name);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
     mmx_mesh *m = make(ctx, name);
@@ -406,32 +447,7 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
             for (int k = 0; k < 3; k++) bad += hl[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
         CHECK(bad == 0, "exchange on %s: %d wrong values", name, bad);
     }
-    /* the queries of vertices and faces: the single process's arrays */
-    const mmx_query_kind kinds[] = {MMX_QUERY_VV, MMX_QUERY_VF, MMX_QUERY_FV, MMX_QUERY_FF};
-    for (int i = 0; i < 4; i++) {
-        int64_t n = 0;
-        mmx_index *rp = NULL, *ci = NULL;
-        OK(c, mmx_dist_query(c, dm, kinds[i], &n, &rp, &ci));
-        if (rank == 0 && rp) {
-            /* the host's arrays, which the library's CUDA queries equal (query.h) */
-            mmx_csr *Q = NULL;
-            OK(ctx, mmx_query(ctx, m, NULL, kinds[i], &Q));
-            int same = Q && n == Q->nrows && rp[n] == Q->nnz &&
-                       !memcmp(ci, Q->colidx, (size_t)Q->nnz * sizeof *ci);
-            for (int64_t r = 0; same && r <= n; r++)
-                same = rp[r] == (Q->order ? Q->order * (mmx_index)r : Q->rowptr[r]);
-            CHECK(same, "query %s on %s: not the single process's", mmx_query_name(kinds[i]), name);
-            mmx_csr_free(Q);
-        }
-        CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kinds[i]), rank);
-        free(rp), free(ci);
-    }
-    {
-        int64_t n = 0;
-        mmx_index *rp = NULL, *ci = NULL;
-        const mmx_status s = mmx_dist_query(c, dm, MMX_QUERY_EV, &n, &rp, &ci);
-        CHECK(s == MMX_ERR_UNSUPPORTED && !rp, "query EV over ranks: status %d", (int)s);
-    }
+    check_queries(ctx, d, m, dm, name);
     /* smoothing: Laplacian, Taubin (bit for bit), with and without a fixed boundary */
     const mmx_smooth_method methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_TAUBIN};
     for (int i = 0; i < 2; i++)
@@ -772,6 +788,7 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         const char *meshes[] = {"grid:12:10", "torus:16:8", "mixed", "two_cubes", "icosphere:2",
                                 "tri:grid:10:8"};
         for (size_t i = 0; i < sizeof meshes / sizeof *meshes; i++) check_normals_smooth(ctx, d, meshes[i]);
+        check_queries_mesh(ctx, d, "fin", 1);
         for (int L = 1; L <= 2; L++) {
             check_subdiv(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
             check_subdiv(ctx, d, "two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
@@ -818,6 +835,9 @@ int main(int argc, char **argv)
                                    "tri:grid:10:8"};
     for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
         check_normals_smooth(ctx, d, smooth_meshes[i]);
+    const char *query_meshes[] = {"fin", "mixed", "grid:12:10", "tri:grid:10:8", "two_cubes"};
+    for (size_t i = 0; i < sizeof query_meshes / sizeof *query_meshes; i++)
+        check_queries_mesh(ctx, d, query_meshes[i], 1);
     /* One ghost ring is enough for any number of levels (the surface over a face depends on
      * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
      * boundary modes, the non-manifold vertex and mixed orders. */

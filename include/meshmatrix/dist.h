@@ -240,17 +240,25 @@ mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
 mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smooth_options *opts,
                            float *out, mmx_smooth_report *report);
 
-/* The query `kind` of the partitioned mesh, gathered on rank 0 (collective): VV, VF, FV and FF,
+/* The query `kind` of the partitioned mesh, gathered on rank 0 (collective): any of the eight,
  * each rank answering its owned rows on its local mesh (every face they need is local, and the
  * local numbers follow the global order, so the rows' orders of query.h hold), rank 0 placing
- * them at their global numbers. On rank 0 *nrows is the whole mesh's count of vertices (VV, VF)
- * or faces (FV, FF) and *rowptr (nrows + 1) and *colidx (malloc'd, free() them) equal
- * mmx_query's rowptr and colidx of the whole mesh (the general form: a reduced result's rows
- * at order * row); other ranks get 0 and NULLs. Needs rings >= 1.
- * Errors (agreed): MMX_ERR_UNSUPPORTED (VE, EV, EF, FE: they need the global edge numbering),
- * MMX_ERR_ARG, those of mmx_query on a local mesh (MMX_ERR_MESH for an inconsistently
- * oriented edge, named in local terms), MMX_ERR_OVERFLOW, MMX_ERR_NOMEM.
- * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry. */
+ * them at their global numbers. The edges are numbered as the single process numbers them
+ * (mmx_adjacency, mesh.h: the edge {i, j}, i < j, by j, then i); an edge's row (EV, EF) is
+ * answered by the owner of its larger end, which holds all the edge's faces. On rank 0 *nrows
+ * is the whole mesh's count of vertices (VV, VE, VF), edges (EV, EF) or faces (FV, FE, FF) and
+ * *rowptr (nrows + 1) and *colidx (malloc'd, free() them) equal mmx_query's rowptr and colidx
+ * of the whole mesh (the general form: a reduced result's rows at order * row); other ranks get
+ * 0 and NULLs. Needs rings >= 1.
+ * Errors (agreed): MMX_ERR_ARG (NULL outputs, an unknown kind), those of mmx_query on a local
+ * mesh (MMX_ERR_MESH for an inconsistently oriented edge, named in local terms),
+ * MMX_ERR_OVERFLOW (more than 2^31 - 1 edges or entries), MMX_ERR_NOMEM; on CUDA those of the
+ * host copy's adjacency.
+ * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry; the edge
+ * queries first number the edges (the local mesh's adjacency on the host, its host copy on
+ * CUDA; a gather and a scatter of 8 bytes an owned vertex through rank 0; 24 bytes for each
+ * local edge whose larger end is a ghost, asked of that end's owner), at every call.
+ * Synchronises: on CUDA, the stream (the local answer is read back). */
 mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
                           int64_t *nrows, mmx_index **rowptr, mmx_index **colidx);
 

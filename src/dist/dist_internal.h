@@ -115,6 +115,16 @@ mmx_status mmx__dist_edges(mmx_ctx *ctx, mmx_index nfaces, const mmx_index *star
                            const mmx_index *verts, uint64_t **keys, size_t *n);
 int mmx__dist_has_edge(const uint64_t *keys, size_t n, mmx_index a, mmx_index b);
 
+/* The global number of each local edge of dm (A: the adjacency of its local mesh, on the host),
+ * the single process's edge numbering (mmx_adjacency's: by the larger end, then the smaller),
+ * as *eg (A->nedges, malloc'd; free()), and the whole mesh's edge count *gedges on every rank
+ * (collective; edges.c). An edge belongs to the owner of its larger end. Errors (agreed):
+ * MMX_ERR_NOMEM, MPI's, MMX_ERR_INTERNAL. Cost: O(local edges + ghost edges log valence), a
+ * gather and a scatter of 8 bytes an owned vertex on rank 0, and 24 bytes for each local edge
+ * whose larger end is a ghost (the question to its owner and the answer). */
+mmx_status mmx__dist_edge_numbers(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_adjacency *A,
+                                  int64_t **eg, int64_t *gedges);
+
 /* Sets on `to` the creases and corners of T through the vertex map (map[v] < 0: dropped; a
  * crease kept only when its mapped edge is one of to's), the options as they are; nothing
  * when nothing is left. Hole tags: MMX_ERR_UNSUPPORTED. */

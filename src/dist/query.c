@@ -1,9 +1,13 @@
-/* The vertex- and face-indexed queries whose entries are vertices or faces (VV, VF, FV, FF) of
- * the partitioned mesh: each rank answers its owned rows on the local mesh (their faces are all
- * local: ring 1), in global numbers; rank 0 places the rows at their global numbers. */
+/* The queries of the partitioned mesh: each rank answers its owned rows on the local mesh
+ * (their faces are all local: ring 1), in global numbers; rank 0 places the rows at their global
+ * numbers. The edge queries map the local edges to the global numbering (edges.c). */
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
+
+/* The kind of a query's rows (source) and entries (target): 0 vertex, 1 edge, 2 face. */
+static const int src_of[MMX_QUERY_COUNT] = {0, 0, 0, 1, 1, 2, 2, 2};
+static const int dst_of[MMX_QUERY_COUNT] = {0, 1, 2, 0, 2, 0, 1, 2};
 
 mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
                           int64_t *nrows, mmx_index **rowptr, mmx_index **colidx)
@@ -12,30 +16,48 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
     if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_query: dm is NULL");
     mmx_dist *d = dm->d;
     const int R = d->size, me = d->rank;
-    const int by_vertex = kind == MMX_QUERY_VV || kind == MMX_QUERY_VF;
     mmx_status s = MMX_OK;
     if (!nrows || !rowptr || !colidx)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_query: NULL output");
-    else if (kind != MMX_QUERY_VV && kind != MMX_QUERY_VF && kind != MMX_QUERY_FV && kind != MMX_QUERY_FF)
-        s = mmx__fail(ctx, (unsigned)kind < MMX_QUERY_COUNT ? MMX_ERR_UNSUPPORTED : MMX_ERR_ARG,
-                      "mmx_dist_query: %s over ranks: VV, VF, FV and FF only (the edge queries "
-                      "need the global edge numbering, not made yet)",
-                      (unsigned)kind < MMX_QUERY_COUNT ? mmx_query_name(kind) : "an unknown kind");
+    else if ((unsigned)kind >= MMX_QUERY_COUNT)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_query: unknown query kind %d", (int)kind);
     if (rowptr) *rowptr = NULL;
     if (colidx) *colidx = NULL;
     if (nrows) *nrows = 0;
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
     mmx_csr *Q = NULL;
-    mmx_index *start = NULL, *ent = NULL, *all_ent = NULL, *prow = NULL, *pcol = NULL;
+    mmx_adjacency *A = NULL;
+    mmx_index *ent = NULL, *all_ent = NULL, *prow = NULL, *pcol = NULL;
     mmx_index *hrow = NULL, *hcol = NULL;
-    int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL;
-    const unsigned char *own = by_vertex ? dm->ov : dm->of;
-    const int64_t *g = by_vertex ? dm->gv : dm->gf, *gt = kind == MMX_QUERY_VV || kind == MMX_QUERY_FV ? dm->gv : dm->gf;
-    const mmx_index nloc = by_vertex ? mmx_mesh_nverts(dm->local) : mmx_mesh_nfaces(dm->local);
-    const mmx_index nown = by_vertex ? dm->nov : dm->nof;
-    const int64_t ntotal = by_vertex ? dm->gverts : dm->gfaces;
-    s = mmx_query(ctx, dm->local, NULL, kind, &Q);
+    int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL, *eg = NULL, gedges = 0;
+    unsigned char *eown = NULL;
+    const int src = src_of[kind], dst = dst_of[kind];
+    if (src == 1 || dst == 1) {
+        /* The local edges' global numbers, from the local mesh's adjacency on the host (on CUDA
+         * its host copy: the device's adjacency numbers the edges the same way, mesh.h), and
+         * an edge owned where its larger end is. */
+        mmx_ctx *hc = dm->dev ? dm->dev->hctx : ctx;
+        s = mmx_adjacency_compute(hc, dm->dev ? dm->dev->hlocal : dm->local, &A);
+        if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+        if (!s) s = mmx__host_alloc(ctx, (size_t)A->nedges, 1, (void **)&eown);
+        for (mmx_index e = 0; !s && e < A->nedges; e++) eown[e] = dm->ov[A->ev[2 * e + 1]];
+        s = mmx_dist_agree(ctx, d, s);
+        if (!s) s = mmx__dist_edge_numbers(ctx, dm, A, &eg, &gedges);
+        if (!s && gedges > INT32_MAX)
+            s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_query: %lld edges pass 32-bit indices",
+                          (long long)gedges);
+        if (s) goto out;
+    }
+    const unsigned char *own = src == 0 ? dm->ov : src == 1 ? eown : dm->of;
+    const int64_t *g = src == 0 ? dm->gv : src == 1 ? eg : dm->gf;
+    const int64_t *gt = dst == 0 ? dm->gv : dst == 1 ? eg : dm->gf;
+    const mmx_index nloc = src == 0 ? mmx_mesh_nverts(dm->local)
+                           : src == 1 ? A->nedges : mmx_mesh_nfaces(dm->local);
+    mmx_index nown = src == 0 ? dm->nov : src == 2 ? dm->nof : 0;
+    for (mmx_index e = 0; src == 1 && e < nloc; e++) nown += eown[e];
+    const int64_t ntotal = src == 0 ? dm->gverts : src == 1 ? gedges : dm->gfaces;
+    s = mmx_query(ctx, dm->local, dm->dev ? NULL : A, kind, &Q);
     /* On CUDA the local answer is read back (rows: its row pointers, when general, and its
      * entries). */
     const mmx_index *qrow = Q ? Q->rowptr : NULL, *qcol = Q ? Q->colidx : NULL;
@@ -105,8 +127,10 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
         *nrows = ntotal, *rowptr = prow, *colidx = pcol;
         prow = pcol = NULL;
     }
+out:
     mmx_csr_free(Q);
-    free(start), free(ent), free(all_ent), free(prow), free(pcol), free(hrow), free(hcol);
+    mmx_adjacency_free(A);
+    free(eg), free(eown), free(ent), free(all_ent), free(prow), free(pcol), free(hrow), free(hcol);
     free(head), free(all_head), free(cnt), free(at);
     return s;
 }
