@@ -628,7 +628,11 @@ static void graph_case(mmx_ctx *gpu, mmx_scheme scheme, mmx_mesh *m, int levels,
     if (nuv_out) {
         cr_assert_not_null(hd->uv);
         cr_assert_eq(hd->uv->nvalues, nuv_out, "%s: texture coordinates", what);
-        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, d->uv->values, uout[2]));
+        /* The control coordinates in device memory, as eval_uv takes them on CUDA: uctl[0]
+         * (deformation 0 scales them by 1.0f, exactly). Not d->uv->values: a device copy of
+         * a host mesh keeps its coordinates in host memory (mesh.h), which the widening
+         * product's kernel read out of bounds (issue 30, compute-sanitizer on the H200). */
+        MMX_OK_OR_FAIL(gpu, mmx_subdiv_plan_eval_uv(g, uctl[0], uout[2]));
         MMX_OK_OR_FAIL(gpu, mmx_mem_copy(gpu, hA, MMX_SPACE_HOST, uout[2], MMX_SPACE_DEVICE, uob));
         for (mmx_index i = 0; i < 2 * nuv_out; i++)
             cr_assert(fabsf(hA[i] - hd->uv->values[i]) <= 1e-6f, "%s: texture coordinate %d", what, i);

@@ -447,15 +447,18 @@ Test(subdiv_tags, gpu_plan_holes_match_direct, .description = "a CUDA plan leave
 /* Texture coordinates in a plan: mmx_subdiv_plan_mesh's coordinates and index are
  * mmx_subdivide's, and mmx_subdiv_plan_eval_uv on moved control coordinates gives the direct
  * call's on them: Catmull-Clark linear (the default) and smooth, bilinear, with a hole and a
- * crease; Loop's linear mode has no plan of its coordinates (refused by eval_uv). */
+ * crease, and a crease with opts->limit; Loop's linear mode has no plan of its coordinates
+ * (refused by eval_uv). */
 static void plan_uv(mmx_ctx *ctx, mmx_ctx *host)
 {
-    static const struct { mmx_scheme scheme; const char *file, *tags; mmx_fvar_mode fvar; } cases[] = {
-        {CC, "textured.obj", NULL, MMX_FVAR_FROM_MESH},
-        {CC, "textured.obj", "t crease 2/1/0 1 2 2\n", MMX_FVAR_SMOOTH},
-        {CC, "bigguy_quads.obj", "t hole 1/0/0 2\n", MMX_FVAR_BOUNDARIES},
-        {CC, "bigguy_quads.obj", NULL, MMX_FVAR_CORNERS_ONLY},
-        {MMX_SCHEME_BILINEAR, "textured.obj", "t hole 1/0/0 1\n", MMX_FVAR_FROM_MESH},
+    static const struct { mmx_scheme scheme; const char *file, *tags; mmx_fvar_mode fvar; int limit; } cases[] = {
+        {CC, "textured.obj", NULL, MMX_FVAR_FROM_MESH, 0},
+        {CC, "textured.obj", "t crease 2/1/0 1 2 2\n", MMX_FVAR_SMOOTH, 0},
+        {CC, "bigguy_quads.obj", "t hole 1/0/0 2\n", MMX_FVAR_BOUNDARIES, 0},
+        {CC, "bigguy_quads.obj", NULL, MMX_FVAR_CORNERS_ONLY, 0},
+        {MMX_SCHEME_BILINEAR, "textured.obj", "t hole 1/0/0 1\n", MMX_FVAR_FROM_MESH, 0},
+        /* With the limit (issue 30's case: a crease, the positions pushed to the limit). */
+        {CC, "textured.obj", "t crease 2/1/0 1 2 2\n", MMX_FVAR_FROM_MESH, 1},
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         mmx_mesh *h = retag(read_data(host, cases[k].file), cases[k].tags), *m = NULL;
@@ -463,6 +466,7 @@ static void plan_uv(mmx_ctx *ctx, mmx_ctx *host)
         MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, h, mmx_ctx_space(ctx), &m));
         mmx_subdiv_options o = {0};
         o.fvar = cases[k].fvar;
+        o.limit = cases[k].limit;
         mmx_subdiv_plan *plan = NULL;
         MMX_OK_OR_FAIL(ctx, mmx_subdiv_plan_create(ctx, cases[k].scheme, m, 2, &o, &plan));
         /* At creation: the direct call's coordinates. */
