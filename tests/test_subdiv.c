@@ -1361,6 +1361,28 @@ Test(subdiv, faces_repeat_equals_split, .description = "a face repeating a verte
  * (3/8 of its ends, 1/8 of the opposite vertex of each face: the same vertex twice). Refined on
  * the default path (the face lists, where the fused path refuses), with texture coordinates
  * linear in each face, one per corner. */
+/* Two quads glued to each other's reverse (a quad "pillow") with kept holes: Loop refuses
+ * them for their quads on the default path as on the algebraic one (fuzz_subdiv found the
+ * default path routing them to the face lists, which refused them for another cause). */
+Test(subdiv, loop_quad_pillow_refused_for_its_quads, .description = "Loop refuses a pillow of quads for its quads on every path")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+    static const int quads[] = {0, 3, 2, 1, -1, 0, 1, 2, 3, -1};
+    mmx_mesh *m = from_lists(ctx, 4, pos, quads, 10), *fine = NULL;
+    for (int p = 0; p < 2; p++) {
+        mmx_subdiv_options o = {0};
+        o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_AUTO;
+        o.holes = MMX_HOLES_KEEP;
+        cr_assert_eq(mmx_subdivide(ctx, LOOP, m, 2, &o, &fine), MMX_ERR_MESH, "path %d", p);
+        cr_assert_null(fine);
+        cr_assert(strstr(mmx_ctx_error(ctx), "triangle meshes only") != NULL, "path %d: %s", p,
+                  mmx_ctx_error(ctx));
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 Test(subdiv, loop_pillow_by_hand, .description = "Loop on a two-sided pillow: OpenSubdiv's valence-2 rules, written out")
 {
     mmx_ctx *ctx = tu_host_ctx();

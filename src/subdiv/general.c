@@ -593,7 +593,12 @@ mmx_status mmx__subdiv_pillows(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *
     mmx__repeated rep = {0};
     mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
     if (!s) s = mmx__mesh_repeated_faces(ctx, h->M, &rep);
-    if (s || rep.count == 0 || rep.relation != -1) {
+    /* Only a triangle mesh can be a Loop pillow: a mesh that Loop refused for another cause
+     * (a face of four corners glued to its reverse, say) keeps that refusal. */
+    int triangles = !s && (h->M->order == 3 || h->M->order == 0);
+    for (mmx_index f = 0; triangles && h->M->order == 0 && f < h->M->ncols; f++)
+        triangles = h->M->colptr[f + 1] - h->M->colptr[f] == 3;
+    if (s || rep.count == 0 || rep.relation != -1 || !triangles) {
         if (h) mmx__mesh_host_release(mesh, h);
         return s ? s : MMX_ERR_MESH; /* not a pillow: the caller's refusal stands */
     }
