@@ -18,35 +18,6 @@ static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_ind
     MMX_OK_OR_FAIL(ctx, mmx_mesh_validate(ctx, m, &x, &r));
 }
 
-/* A (n x n)-cell grid of [0, n]^2 in z = 0, cells cut along alternating diagonals, inner
- * vertices jittered by up to +-0.3 of a cell. */
-static mmx_mesh *grid(mmx_ctx *ctx, int n, uint32_t seed)
-{
-    const mmx_index nv = (n + 1) * (n + 1), nf = 2 * n * n;
-    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
-    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts), *v = verts;
-    cr_assert(pos && verts);
-    for (int j = 0; j <= n; j++)
-        for (int i = 0; i <= n; i++) {
-            float *p = pos + 3 * (size_t)(j * (n + 1) + i);
-            const int inner = i > 0 && i < n && j > 0 && j < n;
-            p[0] = (float)i + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[1] = (float)j + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[2] = 0;
-        }
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            const mmx_index a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
-            if ((i + j) % 2) v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
-            else v[0] = a, v[1] = b, v[2] = d, v[3] = b, v[4] = c, v[5] = d;
-            v += 6;
-        }
-    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
-    free(pos);
-    free(verts);
-    return m;
-}
-
 /* The cube [-1, 1]^3, each side a 2^levels x 2^levels grid of quads (the built-in cube,
  * bilinear `levels` times, scaled), each quad cut into two triangles. */
 static mmx_mesh *cube(mmx_ctx *ctx, int levels)
@@ -370,7 +341,7 @@ Test(remesh, coarsens_with_the_default_length_kept)
 static void check_boundary(double L, mmx_index want_boundary_edges)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = grid(ctx, 10, 3);
+    mmx_mesh *m = tu_jittered_grid(ctx, 10, 3);
     mmx_remesh_options o = mmx_remesh_defaults();
     o.target_length = L;
     mmx_remesh_report rep;
@@ -462,7 +433,7 @@ Test(remesh, sharp_features_are_preserved_grid_cube) { check_cube(2, 0.9); }
 Test(remesh, tagged_crease_is_a_feature)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = grid(ctx, 6, 9);
+    mmx_mesh *m = tu_jittered_grid(ctx, 6, 9);
     /* The row y = 0 .. : the vertical line x = 3 is not a grid line after the jitter; the
      * boundary is. Tag an interior chain: vertices (i, 3) are jittered, so tag the edges of
      * the path along row 3 as the mesh has them. */
@@ -496,7 +467,8 @@ Test(remesh, tagged_crease_is_a_feature)
     mmx_ctx_free(ctx);
 }
 
-/* Tags nine interior vertices of grid(ctx, 12, .) as corners; their numbers into cv. */
+/* Tags nine interior vertices of tu_jittered_grid(ctx, 12, .) as corners; their numbers
+ * into cv. */
 static void tag_corners(mmx_ctx *ctx, mmx_mesh *m, mmx_index cv[9])
 {
     float sharp[9];
@@ -516,7 +488,7 @@ static void tag_corners(mmx_ctx *ctx, mmx_mesh *m, mmx_index cv[9])
 Test(remesh, tagged_corners_stay_through_collapses)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = grid(ctx, 12, 5);
+    mmx_mesh *m = tu_jittered_grid(ctx, 12, 5);
     mmx_index cv[9];
     tag_corners(ctx, m, cv);
     mmx_remesh_options o = mmx_remesh_defaults();
@@ -1203,7 +1175,7 @@ Test(remesh, cuda_matches_host)
     mmx_remesh_options o = mmx_remesh_defaults();
     /* A jittered grid with a boundary: finer (splits first) and coarser (collapses first),
      * the validator after every round on CUDA too. */
-    mmx_mesh *g = grid(host, 12, 7);
+    mmx_mesh *g = tu_jittered_grid(host, 12, 7);
     o.validate = 1;
     o.target_length = 0.6;
     host_equals_cuda(host, cu, g, o, "grid, L 0.6");

@@ -7,35 +7,6 @@
 #include <string.h>
 #include "testutil.h"
 
-/* A (n x n)-cell grid of [0, n]^2 in z = 0, cells cut along alternating diagonals, inner
- * vertices jittered by up to +-0.3 of a cell (in the plane). */
-static mmx_mesh *plane(mmx_ctx *ctx, int n, uint32_t seed)
-{
-    const mmx_index nv = (n + 1) * (n + 1), nf = 2 * n * n;
-    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
-    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts), *v = verts;
-    cr_assert(pos && verts);
-    for (int j = 0; j <= n; j++)
-        for (int i = 0; i <= n; i++) {
-            float *p = pos + 3 * (size_t)(j * (n + 1) + i);
-            const int inner = i > 0 && i < n && j > 0 && j < n;
-            p[0] = (float)i + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[1] = (float)j + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[2] = 0;
-        }
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            const mmx_index a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
-            if ((i + j) % 2) v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
-            else v[0] = a, v[1] = b, v[2] = d, v[3] = b, v[4] = c, v[5] = d;
-            v += 6;
-        }
-    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
-    free(pos);
-    free(verts);
-    return m;
-}
-
 /* The cube [-1, 1]^3, each side a 2^levels x 2^levels grid of quads, each cut in two. */
 static mmx_mesh *cube(mmx_ctx *ctx, int levels)
 {
@@ -155,7 +126,7 @@ Test(simplify, target_faces_and_progress)
 Test(simplify, plane_exact_and_boundary_kept)
 {
     mmx_ctx *ctx = tu_host_ctx();
-    mmx_mesh *m = plane(ctx, 16, 7), *out = NULL;
+    mmx_mesh *m = tu_jittered_grid(ctx, 16, 7), *out = NULL;
     mmx_simplify_options o = mmx_simplify_defaults();
     o.ratio = 0.2;
     o.validate = 1;
@@ -454,8 +425,8 @@ Test(simplify, cuda_matches_host)
 {
     mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
     mmx_index cv[8];
-    mmx_mesh *shapes[4] = {tu_shape(host, "icosphere:4"), plane(host, 16, 3), cube(host, 3),
-                           tagged_sphere(host, cv)};
+    mmx_mesh *shapes[4] = {tu_shape(host, "icosphere:4"), tu_jittered_grid(host, 16, 3),
+                           cube(host, 3), tagged_sphere(host, cv)};
     for (int i = 0; i < 4; i++)
         for (int opt = 0; opt < 3; opt++) {
             mmx_simplify_options o = mmx_simplify_defaults();

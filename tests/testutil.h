@@ -39,6 +39,10 @@ mmx_mesh *tu_shape(mmx_ctx *ctx, const char *spec);
 mmx_mesh *tu_triangles(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
                        const float *pos);
 
+/* A (n x n)-cell grid of [0, n]^2 in z = 0, cells cut along alternating diagonals, inner
+ * vertices jittered in the plane by up to +-0.3 of a cell (tu_rng from seed). */
+mmx_mesh *tu_jittered_grid(mmx_ctx *ctx, int n, uint32_t seed);
+
 const char *tu_data(const char *name);
 /* Path of a scratch file in the build's tests folder, unique per process (static buffer). */
 const char *tu_tmp(const char *name);
