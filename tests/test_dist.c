@@ -657,6 +657,17 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
     mmx_mesh_free(m);
 }
 
+/* Removes the set the last partition() wrote (each rank its part, rank 0 the index), so that
+ * the directory can go at the end. */
+static void remove_parts(void)
+{
+    char part[600], index[600];
+    snprintf(part, sizeof part, "%s.%d.part", parts, rank);
+    snprintf(index, sizeof index, "%s.index", parts);
+    CHECK(remove(part) == 0, "cannot remove %s", part);
+    if (rank == 0) CHECK(remove(index) == 0, "cannot remove %s", index);
+}
+
 /* Reading part files that are wrong: every rank gets the same status and sentence, naming
  * the rank, the file and the problem; a good set reads again afterwards. Each rank corrupts
  * only the last rank's part (that rank's own file) or rank 0 the index. */
@@ -717,11 +728,7 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
         CHECK(s == MMX_ERR_IO && !rd && strstr(mmx_ctx_error(ctx), none), "a missing set: %d, %s",
               (int)s, mmx_ctx_error(ctx));
     }
-    if (dm) {
-        snprintf(part, sizeof part, "%s.%d.part", parts, rank);
-        CHECK(remove(part) == 0, "cannot remove %s", part);
-        if (rank == 0) CHECK(remove(index) == 0, "cannot remove %s", index);
-    }
+    if (dm) remove_parts();
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(m);
 }
@@ -804,6 +811,7 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         via_parts = parts[0] != 0;
         check_normals_smooth(ctx, d, "grid:12:10");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        if (via_parts) remove_parts(); /* the set is left by the last partition() */
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
