@@ -236,7 +236,13 @@ mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
  * order; tests/test_dist.c checks all four).
  * report (may be NULL): the local call's report with iterations summed and ms the whole call.
  * Errors: as mmx_smooth (agreed), MMX_ERR_ARG (too few rings), MMX_ERR_UNSUPPORTED.
- * Cost: per step mmx_smooth's on the local mesh plus one exchange of 12 bytes per halo vertex. */
+ * Cost: per step mmx_smooth's on the local mesh plus one exchange of 12 bytes per halo vertex.
+ * LAPLACIAN, TAUBIN and COTAN run as one mmx_smooth call with the exchange between its
+ * iterations: per iteration one agreement of the status (an MPI all-reduce of one integer)
+ * and, on CUDA with NCCL, no wait (the exchanges' time is taken by events on the stream and
+ * counted in mmx_dist_info's exchange_ms at the end); BILATERAL one call and one
+ * mmx_dist_exchange per iteration.
+ * Synchronises: on CUDA, mmx_smooth's waits once per call, and the end (the exchanges' times). */
 mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smooth_options *opts,
                            float *out, mmx_smooth_report *report);
 

@@ -28,7 +28,18 @@ typedef struct mmx__dist_dev {
     void *hs, *hr;                /* pinned staging buffers */
     size_t cap_s, cap_r;          /* their sizes in bytes */
     int transport;                /* MMX_DIST_STAGED or MMX_DIST_NCCL */
+    void *marks;                  /* cudaEvent_t[cap_marks]: queued exchanges' start and end */
+    int nmarks, cap_marks;
 } mmx__dist_dev;
+
+/* One exchange's buffers (mmx__dist_xbuf_create): send and receive rows of k floats in the
+ * mesh's space, and the byte counts per rank (sent, then received). */
+typedef struct mmx__dist_xbuf {
+    int k;
+    mmx_space space;
+    float *sb, *rb;
+    int64_t *cnt;
+} mmx__dist_xbuf;
 
 /* What a partitioned mesh has sent so far (mutable behind the const handles the calls take). */
 typedef struct mmx__dist_counters {
@@ -65,6 +76,18 @@ mmx_status mmx__dist_gather_lists(mmx_ctx *ctx, mmx_dist_mesh *dm);
 mmx_status mmx__dist_to_device(mmx_ctx *ctx, mmx_dist_mesh *dm);
 mmx_status mmx__dist_host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s);
 
+/* The halo exchange in pieces, for a caller that exchanges every iteration (the smoothers,
+ * ops.c): the buffers made once (collective-free; on failure nothing is left to free), then
+ * each exchange with no agreement and, on the device with NCCL, no wait (its time taken by
+ * events on the stream and added to the counters by mmx__dist_exchange_times, which waits for
+ * the last of them). Every rank calls mmx__dist_exchange_queued the same number of times
+ * with the same buffers' sizes; it returns this rank's own failure only (agree it). */
+mmx_status mmx__dist_xbuf_create(mmx_ctx *ctx, const mmx_dist_mesh *dm, int k, mmx__dist_xbuf *b);
+void mmx__dist_xbuf_free(mmx_ctx *ctx, mmx__dist_xbuf *b);
+mmx_status mmx__dist_exchange_queued(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x,
+                                     const mmx__dist_xbuf *b);
+mmx_status mmx__dist_exchange_times(mmx_ctx *ctx, const mmx_dist_mesh *dm);
+
 /* The device half (exchange.cu; nocuda.c without CUDA): rows idx[i] of x (k floats each)
  * packed into out, and back; pinned host memory. Queued on the context's stream. */
 mmx_status mmx__dist_dev_pack(mmx_ctx *ctx, const float *x, int k, const mmx_index *idx,
@@ -73,6 +96,12 @@ mmx_status mmx__dist_dev_unpack(mmx_ctx *ctx, const float *in, int k, const mmx_
                                 int64_t n, float *x);
 mmx_status mmx__dist_pinned(mmx_ctx *ctx, size_t bytes, void **p);
 void mmx__dist_pinned_free(void *p);
+/* An event recorded on the context's stream (the next of v's marks, made as needed); the sum
+ * of the times between marks 0-1, 2-3, ... in ms, waiting for the last, the marks then reused;
+ * the marks' release. */
+mmx_status mmx__dist_dev_mark(mmx_ctx *ctx, mmx__dist_dev *v);
+mmx_status mmx__dist_dev_marks_ms(mmx_ctx *ctx, mmx__dist_dev *v, double *ms);
+void mmx__dist_dev_marks_free(mmx__dist_dev *v);
 
 /* NCCL (nccl.c; stubs when the build has no NCCL): whether the build has it; the communicator
  * made from d's (collective: ncclGetUniqueId on rank 0, broadcast, ncclCommInitRank on the

@@ -12,6 +12,7 @@ static void dev_free(mmx__dist_dev *v, mmx_ctx *ctx)
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, v->ridx);
     mmx__dist_pinned_free(v->hs);
     mmx__dist_pinned_free(v->hr);
+    mmx__dist_dev_marks_free(v);
     mmx_mesh_free(v->hlocal);
     mmx_ctx_free(v->hctx);
     free(v);
@@ -433,34 +434,32 @@ out:
     return s;
 }
 
-/* The exchange of device rows: packed on the device, moved by NCCL (device to device) or
- * staged through pinned host buffers and MPI, unpacked into the ghosts on the device. The
- * stream is waited for before (so that the time counted is the exchange's, not the work
- * queued before it) and after. */
-static mmx_status dev_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, int k,
-                               int64_t *cnt)
+/* The buffers of one exchange of k floats per vertex (the context's space) and its byte
+ * counts: made before anything moves, so that once every rank has agreed to exchange, nothing
+ * is left to fail before the collective. */
+static mmx_status xbuf_make(mmx_ctx *ctx, const mmx_dist_mesh *dm, int k, mmx__dist_xbuf *b)
 {
-    mmx_dist *d = dm->d;
+    const int R = dm->d->size;
+    const mmx_space sp = dm->dev ? MMX_SPACE_DEVICE : MMX_SPACE_HOST;
+    memset(b, 0, sizeof *b);
+    b->k = k;
+    b->space = sp;
+    mmx_status s = mmx__host_alloc(ctx, 2 * (size_t)R, sizeof *b->cnt, (void **)&b->cnt);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)dm->soff[R] * (size_t)k * sizeof(float), (void **)&b->sb);
+    if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)dm->roff[R] * (size_t)k * sizeof(float), (void **)&b->rb);
+    if (!s)
+        for (int q = 0; q < R; q++)
+            b->cnt[q] = dm->scount[q] * k * 4, b->cnt[R + q] = dm->rcount[q] * k * 4;
     mmx__dist_dev *v = dm->dev;
-    const int R = d->size;
-    const size_t ns = (size_t)dm->soff[R] * (size_t)k * sizeof *x;
-    const size_t nr = (size_t)dm->roff[R] * (size_t)k * sizeof *x;
-    float *dsb = NULL, *drb = NULL;
-    mmx_status s = mmx_ctx_sync(ctx);
-    s = mmx_dist_agree(ctx, d, s);
-    if (s) return s;
-    const double t0 = mmx__dist_now_ms();
-    s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ns, (void **)&dsb);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, nr, (void **)&drb);
-    if (!s) s = mmx__dist_dev_pack(ctx, x, k, v->sidx, dm->soff[R], dsb);
-    if (!s && v->transport == MMX_DIST_STAGED) {
-        /* Grown to the largest exchange so far; the previous exchange's copy out of hr is
-         * done (the stream was waited for above). */
-        if (ns > v->cap_s) {
+    if (!s && v && v->transport == MMX_DIST_STAGED) {
+        /* The pinned staging buffers, grown to the largest exchange so far. */
+        const size_t nr = (size_t)dm->roff[R] * (size_t)k * 4;
+        const size_t nsend = (size_t)dm->soff[R] * (size_t)k * 4;
+        if (nsend > v->cap_s) {
             mmx__dist_pinned_free(v->hs);
             v->cap_s = 0;
-            s = mmx__dist_pinned(ctx, ns, &v->hs);
-            if (!s) v->cap_s = ns;
+            s = mmx__dist_pinned(ctx, nsend, &v->hs);
+            if (!s) v->cap_s = nsend;
         }
         if (!s && nr > v->cap_r) {
             mmx__dist_pinned_free(v->hr);
@@ -468,25 +467,94 @@ static mmx_status dev_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, 
             s = mmx__dist_pinned(ctx, nr, &v->hr);
             if (!s) v->cap_r = nr;
         }
-        if (!s) s = mmx_mem_copy(ctx, v->hs, MMX_SPACE_HOST, dsb, MMX_SPACE_DEVICE, ns);
     }
-    s = mmx_dist_agree(ctx, d, s);
-    if (!s && v->transport == MMX_DIST_STAGED) {
-        s = mmx__dist_alltoallv(ctx, d, v->hs, cnt, v->hr, cnt + R);
-        if (!s) s = mmx_mem_copy(ctx, drb, MMX_SPACE_DEVICE, v->hr, MMX_SPACE_HOST, nr);
-    } else if (!s) {
-        s = mmx__dist_nccl_alltoallv(ctx, d, dsb, cnt, drb, cnt + R);
+    return s;
+}
+
+void mmx__dist_xbuf_free(mmx_ctx *ctx, mmx__dist_xbuf *b)
+{
+    if (!b) return;
+    mmx_mem_free(ctx, b->space, b->sb);
+    mmx_mem_free(ctx, b->space, b->rb);
+    free(b->cnt);
+    memset(b, 0, sizeof *b);
+}
+
+mmx_status mmx__dist_xbuf_create(mmx_ctx *ctx, const mmx_dist_mesh *dm, int k, mmx__dist_xbuf *b)
+{
+    const mmx_status s = xbuf_make(ctx, dm, k, b);
+    if (s) mmx__dist_xbuf_free(ctx, b);
+    return s;
+}
+
+/* The move itself, on agreed arguments and made buffers: the sent rows packed, moved
+ * (host: MPI; device: NCCL, or staged through the pinned buffers and MPI), unpacked into the
+ * ghosts. Every rank reaches the collective (a local failure before it is remembered, not
+ * returned early, so that no rank waits alone); returns this rank's first failure. The rows
+ * are copied, never combined: the same bits on both backends and every transport. */
+static mmx_status move(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, const mmx__dist_xbuf *b)
+{
+    mmx_dist *d = dm->d;
+    const int R = d->size, k = b->k;
+    const int64_t *cnt = b->cnt;
+    mmx__dist_dev *v = dm->dev;
+    mmx_status s = MMX_OK, c;
+    if (!v) {
+        for (int64_t i = 0; i < dm->soff[R]; i++)
+            memcpy(b->sb + (size_t)i * (size_t)k, x + (size_t)dm->sidx[i] * (size_t)k, (size_t)k * sizeof *x);
+        s = mmx__dist_alltoallv(ctx, d, b->sb, cnt, b->rb, cnt + R);
+        for (int64_t i = 0; !s && i < dm->roff[R]; i++)
+            memcpy(x + (size_t)dm->ridx[i] * (size_t)k, b->rb + (size_t)i * (size_t)k, (size_t)k * sizeof *x);
+        return s;
     }
-    if (!s) s = mmx__dist_dev_unpack(ctx, drb, k, v->ridx, dm->roff[R], x);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsb);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, drb);
-    if (!s) s = mmx_ctx_sync(ctx);
-    s = mmx_dist_agree(ctx, d, s);
+    const size_t ns = (size_t)dm->soff[R] * (size_t)k * sizeof *x;
+    const size_t nr = (size_t)dm->roff[R] * (size_t)k * sizeof *x;
+    s = mmx__dist_dev_pack(ctx, x, k, v->sidx, dm->soff[R], b->sb);
+    if (v->transport == MMX_DIST_STAGED) {
+        /* mmx_mem_copy into host memory waits for the stream: the pack and the previous
+         * exchange's copy out of hr are done before MPI touches the buffers. */
+        if (ns) c = mmx_mem_copy(ctx, v->hs, MMX_SPACE_HOST, b->sb, MMX_SPACE_DEVICE, ns), s = s ? s : c;
+        c = mmx__dist_alltoallv(ctx, d, v->hs, cnt, v->hr, cnt + R), s = s ? s : c;
+        if (!s && nr) s = mmx_mem_copy(ctx, b->rb, MMX_SPACE_DEVICE, v->hr, MMX_SPACE_HOST, nr);
+    } else {
+        c = mmx__dist_nccl_alltoallv(ctx, d, b->sb, cnt, b->rb, cnt + R), s = s ? s : c;
+    }
+    if (!s) s = mmx__dist_dev_unpack(ctx, b->rb, k, v->ridx, dm->roff[R], x);
+    return s;
+}
+
+mmx_status mmx__dist_exchange_queued(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x,
+                                     const mmx__dist_xbuf *b)
+{
+    mmx__dist_dev *v = dm->dev;
+    const int R = dm->d->size;
+    /* Queued only on the device with NCCL: the staged transport and the host wait anyway. */
+    const int queued = v && v->transport == MMX_DIST_NCCL;
+    const double t0 = mmx__dist_now_ms();
+    mmx_status s = queued ? mmx__dist_dev_mark(ctx, v) : MMX_OK;
+    const int started = queued && !s;
+    const mmx_status m = move(ctx, dm, x, b);
+    if (!s) s = m;
+    if (started) {
+        /* The marks go in pairs: a start without its end is dropped. */
+        const mmx_status e = mmx__dist_dev_mark(ctx, v);
+        if (e) v->nmarks--;
+        if (!s) s = e;
+    }
     if (!s) {
-        dm->cnt->bytes += (int64_t)ns;
+        dm->cnt->bytes += dm->soff[R] * b->k * 4;
         dm->cnt->exchanges++;
-        dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
+        if (!queued) dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
     }
+    return s;
+}
+
+mmx_status mmx__dist_exchange_times(mmx_ctx *ctx, const mmx_dist_mesh *dm)
+{
+    if (!dm->dev) return MMX_OK;
+    double ms = 0.0;
+    const mmx_status s = mmx__dist_dev_marks_ms(ctx, dm->dev, &ms);
+    if (!s) dm->cnt->exchange_ms += ms;
     return s;
 }
 
@@ -496,34 +564,28 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
     if (!dm) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_exchange: dm is NULL");
     mmx_dist *d = dm->d;
     const int R = d->size;
+    mmx__dist_xbuf b;
+    memset(&b, 0, sizeof b);
     mmx_status s = MMX_OK;
-    float *sb = NULL, *rb = NULL;
-    int64_t *cnt = NULL;
-    const double t0 = mmx__dist_now_ms();
     if (!x || k < 1 || k > 16)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_exchange: %s", !x ? "x is NULL" : "k out of 1..16");
-    if (!s && !dm->dev) s = mmx__host_alloc(ctx, (size_t)dm->soff[R] * (size_t)k, sizeof *sb, (void **)&sb);
-    if (!s && !dm->dev) s = mmx__host_alloc(ctx, (size_t)dm->roff[R] * (size_t)k, sizeof *rb, (void **)&rb);
-    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)R, sizeof *cnt, (void **)&cnt);
+    if (!s) s = mmx__dist_xbuf_create(ctx, dm, k, &b);
+    /* On the device the stream is waited for before (so that the time counted is the
+     * exchange's, not the work queued before it) and after. */
+    if (!s && dm->dev) s = mmx_ctx_sync(ctx);
     s = mmx_dist_agree(ctx, d, s);
-    if (s) goto out;
-    for (int q = 0; q < R; q++)
-        cnt[q] = dm->scount[q] * k * 4, cnt[R + q] = dm->rcount[q] * k * 4;
-    if (dm->dev) {
-        s = dev_exchange(ctx, dm, x, k, cnt);
-        goto out;
+    if (!s) {
+        const double t0 = mmx__dist_now_ms();
+        s = move(ctx, dm, x, &b);
+        if (!s && dm->dev) s = mmx_ctx_sync(ctx);
+        s = mmx_dist_agree(ctx, d, s);
+        if (!s) {
+            dm->cnt->bytes += dm->soff[R] * k * 4;
+            dm->cnt->exchanges++;
+            dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
+        }
     }
-    for (int64_t i = 0; i < dm->soff[R]; i++)
-        memcpy(sb + (size_t)i * (size_t)k, x + (size_t)dm->sidx[i] * (size_t)k, (size_t)k * sizeof *x);
-    s = mmx__dist_alltoallv(ctx, d, sb, cnt, rb, cnt + R);
-    if (s) goto out;
-    for (int64_t i = 0; i < dm->roff[R]; i++)
-        memcpy(x + (size_t)dm->ridx[i] * (size_t)k, rb + (size_t)i * (size_t)k, (size_t)k * sizeof *x);
-    dm->cnt->bytes += dm->soff[R] * k * 4;
-    dm->cnt->exchanges++;
-    dm->cnt->exchange_ms += mmx__dist_now_ms() - t0;
-out:
-    free(sb), free(rb), free(cnt);
+    mmx__dist_xbuf_free(ctx, &b);
     return s;
 }
 

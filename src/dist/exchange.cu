@@ -3,6 +3,7 @@
  * host buffers of the staged transport (dist_mesh.c drives them; nocuda.c stands in without
  * CUDA). Rows are copied, not combined: no arithmetic, so the device exchange moves the same
  * bits as the host one. */
+#include <stdlib.h>
 #include <cuda_runtime.h>
 #include "core/launch.cuh"
 #include "dist_internal.h"
@@ -53,4 +54,48 @@ mmx_status mmx__dist_pinned(mmx_ctx *ctx, size_t bytes, void **p)
 void mmx__dist_pinned_free(void *p)
 {
     if (p) cudaFreeHost(p);
+}
+
+mmx_status mmx__dist_dev_mark(mmx_ctx *ctx, mmx__dist_dev *v)
+{
+    if (v->nmarks == v->cap_marks) {
+        const int cap = v->cap_marks ? 2 * v->cap_marks : 64;
+        cudaEvent_t *e = (cudaEvent_t *)realloc(v->marks, (size_t)cap * sizeof *e);
+        if (!e) return mmx__fail(ctx, MMX_ERR_NOMEM, "dist: out of host memory for the exchange's events");
+        v->marks = e;
+        for (int i = v->cap_marks; i < cap; i++) {
+            const mmx_status s = MMX__CUDA(ctx, cudaEventCreate(&e[i]));
+            if (s) return s;
+            v->cap_marks = i + 1;
+        }
+    }
+    cudaEvent_t *e = (cudaEvent_t *)v->marks;
+    const mmx_status s = MMX__CUDA(ctx, cudaEventRecord(e[v->nmarks], (cudaStream_t)mmx_ctx_cuda_stream(ctx)));
+    if (!s) v->nmarks++;
+    return s;
+}
+
+mmx_status mmx__dist_dev_marks_ms(mmx_ctx *ctx, mmx__dist_dev *v, double *ms)
+{
+    *ms = 0.0;
+    const int n = v->nmarks;
+    v->nmarks = 0;
+    if (n < 2) return MMX_OK;
+    cudaEvent_t *e = (cudaEvent_t *)v->marks;
+    mmx_status s = MMX__CUDA(ctx, cudaEventSynchronize(e[n - 1]));
+    for (int i = 0; !s && i + 1 < n; i += 2) {
+        float f = 0.0f;
+        s = MMX__CUDA(ctx, cudaEventElapsedTime(&f, e[i], e[i + 1]));
+        *ms += f;
+    }
+    return s;
+}
+
+void mmx__dist_dev_marks_free(mmx__dist_dev *v)
+{
+    cudaEvent_t *e = (cudaEvent_t *)v->marks;
+    for (int i = 0; i < v->cap_marks; i++) cudaEventDestroy(e[i]);
+    free(v->marks);
+    v->marks = NULL;
+    v->nmarks = v->cap_marks = 0;
 }

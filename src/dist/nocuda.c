@@ -29,3 +29,18 @@ void mmx__dist_pinned_free(void *p)
 {
     (void)p;
 }
+mmx_status mmx__dist_dev_mark(mmx_ctx *ctx, mmx__dist_dev *v)
+{
+    (void)v;
+    return no_cuda(ctx);
+}
+mmx_status mmx__dist_dev_marks_ms(mmx_ctx *ctx, mmx__dist_dev *v, double *ms)
+{
+    (void)v;
+    *ms = 0.0;
+    return no_cuda(ctx);
+}
+void mmx__dist_dev_marks_free(mmx__dist_dev *v)
+{
+    (void)v;
+}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
+#include "geom/geom_internal.h" /* mmx__smooth_with */
 
 int mmx_dist_rings(const char *op)
 {
@@ -43,6 +44,28 @@ mmx_status mmx_dist_vertex_normals(mmx_ctx *ctx, const mmx_dist_mesh *dm,
     return s;
 }
 
+/* The smoothers' step between iterations (mmx__smooth_with's hook): the status agreed (with
+ * the last exchange's local failure), then, from the second call on (the first follows the
+ * set-up), the halo exchanged into x, its own failure kept for the next agreement: so every
+ * rank makes the same calls and none waits alone in a collective. */
+typedef struct exchange_hook {
+    const mmx_dist_mesh *dm;
+    mmx_status pending;
+    int calls;
+    mmx__dist_xbuf b;
+} exchange_hook;
+
+static mmx_status exchange_step(mmx_ctx *ctx, mmx_status s, float *x, void *arg)
+{
+    exchange_hook *h = arg;
+    const int setup = h->calls++ == 0;
+    s = mmx_dist_agree(ctx, h->dm->d, s ? s : h->pending);
+    h->pending = MMX_OK;
+    if (s || setup) return s;
+    h->pending = mmx__dist_exchange_queued(ctx, h->dm, x, &h->b);
+    return MMX_OK;
+}
+
 mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smooth_options *opts,
                            float *out, mmx_smooth_report *report)
 {
@@ -76,23 +99,52 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
         s = mmx_mem_copy(ctx, out, MMX_SPACE_DEVICE, L->pos, MMX_SPACE_DEVICE, bytes);
     else if (!empty && out != L->pos)
         memmove(out, L->pos, bytes);
+    s = mmx_dist_agree(ctx, dm->d, s);
+    if (s) return s;
     /* A view of the local mesh with the current positions: it shares the local mesh's cache
      * (mesh.h), so the adjacency and the Laplacian are made once for all the steps. */
     mmx_mesh view = *L;
     view.pos = out;
-    o.iterations = 1;
-    for (int it = 0; it < n && !s; it++) {
+    if (o.method == MMX_SMOOTH_BILATERAL) {
+        /* One call per iteration (the bilateral steps take no hook), the exchange after each. */
+        o.iterations = 1;
+        for (int it = 0; it < n && !s; it++) {
+            if (empty) {
+                memset(&one, 0, sizeof one);
+                one.iterations = 1, one.step = o.step, one.mu = o.mu;
+            } else
+                s = mmx_smooth(ctx, &view, &o, out, &one);
+            s = mmx_dist_agree(ctx, dm->d, s);
+            if (!s) s = mmx_dist_exchange(ctx, dm, out, 3);
+            if (!s) {
+                rep.iterations += one.iterations, rep.step = one.step, rep.mu = one.mu;
+                rep.fixed = one.fixed;
+            }
+        }
+    } else {
+        /* One call for all the iterations with the exchange between them (exchange_step):
+         * one agreement per iteration and, on the device with NCCL, no wait. */
+        exchange_hook h = {dm, MMX_OK, 0, {0, MMX_SPACE_HOST, NULL, NULL, NULL}};
+        mmx_status b = mmx__dist_xbuf_create(ctx, dm, 3, &h.b);
         if (empty) {
             memset(&one, 0, sizeof one);
-            one.iterations = 1, one.step = o.step, one.mu = o.mu;
-        } else
-            s = mmx_smooth(ctx, &view, &o, out, &one);
-        s = mmx_dist_agree(ctx, dm->d, s);
-        if (!s) s = mmx_dist_exchange(ctx, dm, out, 3);
-        if (!s) {
-            rep.iterations += one.iterations, rep.step = one.step, rep.mu = one.mu;
-            rep.fixed = one.fixed;
+            one.step = o.step, one.mu = o.mu;
+            s = exchange_step(ctx, b, NULL, &h);
+            for (int it = 0; it < n && !s; it++) {
+                s = exchange_step(ctx, MMX_OK, NULL, &h);
+                if (!s) one.iterations = it + 1;
+            }
+        } else {
+            s = b ? b : mmx__smooth_with(ctx, &view, &o, out, &one, exchange_step, &h);
+            /* Failed before its set-up (the hook never called): the set-up's agreement here,
+             * so that every rank makes the same ones. */
+            if (h.calls == 0) s = exchange_step(ctx, s, NULL, &h);
         }
+        s = mmx_dist_agree(ctx, dm->d, s ? s : h.pending);
+        const mmx_status t = mmx__dist_exchange_times(ctx, dm);
+        if (!s) s = t;
+        mmx__dist_xbuf_free(ctx, &h.b);
+        if (!s) rep.iterations = one.iterations, rep.step = one.step, rep.mu = one.mu, rep.fixed = one.fixed;
     }
     if (n == 0) rep.step = o.step, rep.mu = o.mu;
     rep.ms = mmx__dist_now_ms() - t0;

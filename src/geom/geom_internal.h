@@ -622,6 +622,23 @@ mmx_status mmx__bilateral_step_cuda(mmx_ctx *ctx, const mmx_csr *vv, const float
                                     const float *nrm, float sc, float ss,
                                     const unsigned char *fixed, float *out);
 
+/* Called by the explicit steps on the assembled path (LAPLACIAN, COTAN, TAUBIN): once after
+ * their set-up with x NULL, then after every iteration with the current positions x (n x 3,
+ * the context's space; the hook may rewrite rows of x), each time with the status so far; the
+ * hook returns the status to go on with (the loop stops at its first failure). Every call is
+ * made whatever the status, so a hook that agrees the status across processes (the
+ * partitioned mesh's halo exchange, src/dist/ops.c) is called the same number of times by
+ * every process. */
+typedef mmx_status (*mmx__smooth_hook)(mmx_ctx *ctx, mmx_status s, float *x, void *arg);
+
+/* mmx_smooth with a hook (above) between iterations: the same checks, steps and result
+ * (bit for bit when the hook does not change x). The hook is taken by the explicit methods on
+ * the assembled path only: any other method or path with a hook is MMX_ERR_UNSUPPORTED before
+ * any work. Where mmx_smooth fails before the set-up (its checks), the hook is not called. */
+mmx_status mmx__smooth_with(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
+                            float *out, mmx_smooth_report *report, mmx__smooth_hook hook,
+                            void *arg);
+
 /* The three methods' loops, on checked arguments (smooth.c checks and dispatches): x is the
  * current positions (n x 3, the context's space), updated in place; `view` the mesh with
  * pos = x; adj its adjacency; fixed the boundary mask or NULL; report's method fields are
@@ -636,6 +653,8 @@ typedef struct mmx__smooth_job {
     const float *src;  /* where the input positions are when not in x yet (the explicit
                           assembled steps read them there: mmx_smooth copies nothing) */
     mmx_smooth_report *rep;
+    mmx__smooth_hook hook; /* mmx__smooth_with's; NULL for mmx_smooth */
+    void *hook_arg;
 } mmx__smooth_job;
 
 mmx_status mmx__smooth_bilateral(mmx_ctx *ctx, mmx__smooth_job *job);

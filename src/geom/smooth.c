@@ -188,6 +188,7 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
         cur = lx;
     }
     int64_t i = 0;
+    if (job->hook) s = job->hook(ctx, s, NULL, job->hook_arg);
     for (int it = 0; !s && it < job->opts->iterations; it++) {
         for (int half = 0; !s && half < steps; half++, i++) {
             if (m == MMX_SMOOTH_COTAN) {
@@ -203,6 +204,8 @@ static mmx_status explicit_assembled(mmx_ctx *ctx, mmx__smooth_job *job)
             if (!s) s = mmx__smooth_lap_step(ctx, L->A, L->w, cur, scale, lambda, next);
             if (!s) cur = next;
         }
+        /* cur is job->x or lx here, never job->src (a step was made): the hook may write it. */
+        if (job->hook) s = job->hook(ctx, s, (float *)cur, job->hook_arg);
         if (!s) job->rep->iterations = it + 1;
         if (!s) mmx__progress(ctx, "smooth iteration", it + 1, job->opts->iterations);
     }
@@ -326,11 +329,22 @@ static mmx_status check_options(mmx_ctx *ctx, const mmx_smooth_options *o)
 mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
                       float *out, mmx_smooth_report *report)
 {
+    return mmx__smooth_with(ctx, mesh, opts, out, report, NULL, NULL);
+}
+
+mmx_status mmx__smooth_with(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_options *opts,
+                            float *out, mmx_smooth_report *report, mmx__smooth_hook hook,
+                            void *arg)
+{
     MMX__NEED_CTX(ctx);
     mmx_status s = mmx__geom_check(ctx, mesh, 1, "mmx_smooth");
     if (s) return s;
     const mmx_smooth_options o = opts ? *opts : mmx_smooth_defaults(MMX_SMOOTH_LAPLACIAN);
     if ((s = check_options(ctx, &o))) return s;
+    if (hook && (o.path != MMX_SMOOTH_ASSEMBLED || o.method == MMX_SMOOTH_BILATERAL ||
+                 o.method == MMX_SMOOTH_MCF))
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_smooth: a step between iterations is "
+                         "taken by the explicit methods on the assembled path only");
     const mmx_index n = mesh->M->nrows;
     if (!out && n > 0) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_smooth: out is NULL");
     const size_t bytes = 3 * (size_t)n * sizeof(float);
@@ -371,6 +385,8 @@ mmx_status mmx_smooth(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_smooth_optio
     job.x = out;
     job.src = direct ? mesh->pos : NULL;
     job.rep = &rep;
+    job.hook = hook;
+    job.hook_arg = arg;
     if (!s) rep.fixed = o.fix_boundary ? adj->boundary_verts : 0;
     if (!s && (o.method == MMX_SMOOTH_COTAN || o.method == MMX_SMOOTH_MCF))
         s = mmx__geom_triangles(ctx, mesh, adj, "mmx_smooth");
