@@ -283,3 +283,25 @@ void bu_patch_updates(const char *who, const mmx_patch_stats *pst, double extra_
            (long long)pst->updates_incremental, share,
            pst->updates ? extra_ms / (double)pst->updates : 0.0);
 }
+
+const mmx_mesh *bu_nef_next(mmx_ctx *host, const char *dir, int max, bu_nef *it)
+{
+    if (it->level >= max) {
+        mmx_mesh_free(it->m);
+        it->m = NULL;
+        return NULL;
+    }
+    if (it->level < 0) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
+        BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &it->m));
+        BU_MMX(host, mmx_mesh_reduce(host, it->m));
+    } else {
+        mmx_mesh *next = bu_split4(host, it->m);
+        mmx_mesh_free(it->m);
+        it->m = next;
+    }
+    it->level++;
+    snprintf(it->name, sizeof it->name, "nef%d", it->level);
+    return it->m;
+}

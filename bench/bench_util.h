@@ -112,6 +112,19 @@ void bu_csr_of_mesh(cusparseHandle_t h, cudaStream_t st, const mmx_csc *M, const
  * unchanged): the "nef1..nef3" meshes of DESIGN.md from nefertiti. Exits on failure. */
 mmx_mesh *bu_split4(mmx_ctx *h, const mmx_mesh *m);
 
+/* The benchmarks' nef0..nefmax (DESIGN.md): DIR/models/nefertiti.obj read and reduced, then
+ * split by bu_split4 once per step. Start with `bu_nef it = BU_NEF_START;` and call
+ *     for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, max, &it));) use(it.name, nef);
+ * each call gives the next level (it.level, it.name "nefL"); after nefmax it frees the mesh
+ * and returns NULL. Exits on failure. */
+typedef struct bu_nef {
+    int level;
+    char name[16];
+    mmx_mesh *m;
+} bu_nef;
+#define BU_NEF_START {-1, "", NULL}
+const mmx_mesh *bu_nef_next(mmx_ctx *host, const char *dir, int max, bu_nef *it);
+
 /* The line under a "with patches kept current" row (issue 28): from a kept set's update
  * counters (mmx_patch_stats), the updates (rounds) and how many were incremental, the share of
  * the patches each update rebuilt (dirty), and extra_ms (the call with patches minus the call

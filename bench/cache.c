@@ -151,22 +151,11 @@ int main(int argc, char **argv)
     printf("| mesh | call | uncached ms | first ms | second ms | planned ms | second / planned | "
            "<= 1.5x | first <= uncached |\n|---|---|---:|---:|---:|---:|---:|---|---|\n");
     if (csv) fprintf(csv, "# gpu: %s\nmesh,call,uncached_ms,first_ms,second_ms,planned_ms\n", gpu);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
-    mmx_mesh *nef = NULL;
-    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
-    BU_MMX(host, mmx_mesh_reduce(host, nef));
-    for (int l = 0; l <= 3; l++) {
-        if (l) {
-            mmx_mesh *next = bu_split4(host, nef);
-            mmx_mesh_free(nef);
-            nef = next;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "nef%d", l);
+    bu_nef it = BU_NEF_START;
+    for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, 3, &it));) {
+        const char *name = it.name;
         measure(host, cuda, name, nef);
     }
-    mmx_mesh_free(nef);
     mmx_ctx_free(cuda), mmx_ctx_free(host);
     if (csv) fclose(csv);
     return 0;

@@ -518,26 +518,18 @@ int main(int argc, char **argv)
     printf("geom; GPU: %s; copy bandwidth %.3f TB/s\n\n", gpu, tbps);
     printf("| mesh | operation | ms (median) | floor ms | / floor | note |\n|---|---|---:|---:|---:|---|\n");
     if (csv) fprintf(csv, "# gpu: %s\n# copy_tbps: %.4f\nmesh,operation,ms,floor_ms,note\n", gpu, tbps);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
-    mmx_mesh *nef = NULL;
-    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
-    BU_MMX(host, mmx_mesh_reduce(host, nef));
-    /* The throw-away pass: first calls of every kernel and library, the pools' growth. */
-    quiet = 1;
-    measure(host, cuda, sh, bh, "warm-up", nef, 0);
-    quiet = 0;
-    for (int l = 0; l <= 3; l++) {
-        if (l) {
-            mmx_mesh *next = bu_split4(host, nef);
-            mmx_mesh_free(nef);
-            nef = next;
+    bu_nef it = BU_NEF_START;
+    for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, 3, &it));) {
+        const int l = it.level;
+        const char *name = it.name;
+        if (l == 0) {
+            /* The throw-away pass: first calls of every kernel and library, the pools' growth. */
+            quiet = 1;
+            measure(host, cuda, sh, bh, "warm-up", nef, 0);
+            quiet = 0;
         }
-        char name[16];
-        snprintf(name, sizeof name, "nef%d", l);
         measure(host, cuda, sh, bh, name, nef, l);
     }
-    mmx_mesh_free(nef);
     cublasDestroy(bh);
     cusparseDestroy(sh);
     mmx_ctx_free(cuda), mmx_ctx_free(host);

@@ -330,26 +330,17 @@ int main(int argc, char **argv)
                      "alg_ms,cusparse_ms,floor_ms,patches,ribbon_share,bytes_per_face,build_ms,plan_ms,plan_alloc_ms,"
                      "plan_floor_ms,plan_build_ms,plan_same\n",
                 gpu, tbps, date);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
-    mmx_mesh *nef = NULL;
-    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
-    BU_MMX(host, mmx_mesh_reduce(host, nef));
-    for (int l = 0; l <= (quick ? 1 : 3); l++) {
-        if (l) {
-            mmx_mesh *next = bu_split4(host, nef);
-            mmx_mesh_free(nef);
-            nef = next;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "nef%d", l);
+    bu_nef it = BU_NEF_START;
+    for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, (quick ? 1 : 3), &it));) {
+        const int l = it.level;
+        const char *name = it.name;
         measure(cuda, h, name, "file", nef, l == 3);
         mmx_mesh *sh = NULL;
         BU_MMX(host, mmx_mesh_shuffle(host, nef, 1, NULL, NULL, &sh));
         measure(cuda, h, name, "shuffled", sh, l == 3);
         mmx_mesh_free(sh);
     }
-    mmx_mesh_free(nef);
+    char path[4096];
     snprintf(path, sizeof path, "%s/cages/bigguy_quads.obj", dir);
     mmx_mesh *cage = NULL, *bg = NULL;
     BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &cage));

@@ -334,23 +334,13 @@ int main(int argc, char **argv)
                      "kept,ms | mesh,all,total,cuda_ms,cuda_rounds_ms,host_ms,cgal_ms,rxmesh_ms,"
                      "identical,faces | mesh,kept,patches,with_ms,without_ms,rounds,patches,"
                      "bytes_per_face,identical\n", gpu, date);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
-    mmx_mesh *nef = NULL;
-    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
-    BU_MMX(host, mmx_mesh_reduce(host, nef));
-    for (int l = 0; l <= max; l++) {
-        if (l) {
-            mmx_mesh *next = bu_split4(host, nef);
-            mmx_mesh_free(nef);
-            nef = next;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "nef%d", l);
+    bu_nef it = BU_NEF_START;
+    for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, max, &it));) {
+        const int l = it.level;
+        const char *name = it.name;
         measure(host, cuda, name, l, nef, reps, l <= host_max, cgal_prog, csv);
         fflush(stdout);
     }
-    mmx_mesh_free(nef);
     if (csv) fclose(csv);
     mmx_ctx_free(cuda);
     mmx_ctx_free(host);

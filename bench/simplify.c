@@ -280,23 +280,13 @@ int main(int argc, char **argv)
     bu_gpu_name(gpu, sizeof gpu);
     bu_date(date, sizeof date);
     printf("simplify (QEM edge collapses to %g of the faces), %s\nGPU: %s\n", ratio, date, gpu);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/models/nefertiti.obj", dir);
-    mmx_mesh *nef = NULL;
-    BU_MMX(host, mmx_mesh_read(host, path, MMX_FORMAT_AUTO, &nef));
-    BU_MMX(host, mmx_mesh_reduce(host, nef));
-    for (int l = 0; l <= max; l++) {
-        if (l) {
-            mmx_mesh *next = bu_split4(host, nef);
-            mmx_mesh_free(nef);
-            nef = next;
-        }
-        char name[16];
-        snprintf(name, sizeof name, "nef%d", l);
+    bu_nef it = BU_NEF_START;
+    for (const mmx_mesh *nef; (nef = bu_nef_next(host, dir, max, &it));) {
+        const int l = it.level;
+        const char *name = it.name;
         measure(host, cuda, name, nef, ratio, reps, l <= host_max, cgal_prog, out_dir);
         fflush(stdout);
     }
-    mmx_mesh_free(nef);
     mmx_ctx_free(cuda);
     mmx_ctx_free(host);
     return 0;
