@@ -17,7 +17,7 @@ static const char *path_name(mmx_subdiv_path path)
 
 static const char *path_text(mmx_subdiv_path path)
 {
-    return path == MMX_SUBDIV_PATH_AUTO ? "fused path (default)"
+    return path == MMX_SUBDIV_PATH_AUTO ? "default path (fused where it applies)"
            : path == MMX_SUBDIV_PATH_FUSED ? "fused path"
                                            : "algebraic path";
 }
