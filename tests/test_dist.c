@@ -835,9 +835,11 @@ int main(int argc, char **argv)
                                    "tri:grid:10:8"};
     for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
         check_normals_smooth(ctx, d, smooth_meshes[i]);
+    /* the rings the queries state (dist.h): 1 */
+    CHECK(mmx_dist_rings("query") == 1, "mmx_dist_rings(\"query\") is %d", mmx_dist_rings("query"));
     const char *query_meshes[] = {"fin", "mixed", "grid:12:10", "tri:grid:10:8", "two_cubes"};
     for (size_t i = 0; i < sizeof query_meshes / sizeof *query_meshes; i++)
-        check_queries_mesh(ctx, d, query_meshes[i], 1);
+        check_queries_mesh(ctx, d, query_meshes[i], mmx_dist_rings("query"));
     /* One ghost ring is enough for any number of levels (the surface over a face depends on
      * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
      * boundary modes, the non-manifold vertex and mixed orders. */

@@ -2,7 +2,7 @@
 # The mmx tool under mpirun (tools/dist_run.c), run by meson as the 'tool_dist' test:
 #   tool_dist_test.sh MMX MPIRUN
 # normals and smooth over 2-4 ranks write the single process's file byte for byte (the same
-# sums in the same order); subdiv over ranks gives the single process's counts and a --json
+# sums in the same order), query over 1-4 ranks its text; subdiv over ranks gives the single process's counts and a --json
 # report whose "ranks" is R; options and commands that do not run over ranks are usage errors;
 # bad input on one rank stops every rank with one message naming the rank.
 set -u
@@ -41,6 +41,45 @@ same "normals" 2 normals builtin:icosphere:4
 same "normals --weight angle" 4 normals --weight angle builtin:grid:40:30
 same "smooth laplacian" 3 smooth --method laplacian --iterations 4 builtin:icosphere:4
 same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fix-boundary builtin:grid:40:30
+
+# query over 1-4 ranks: every kind, the single process's text byte for byte, on a mesh with
+# boundaries, holes, triangles among the quads and a non-manifold vertex (a second fan of two
+# triangles at vertex 1). One rank under mpirun is the single process itself.
+awk 'BEGIN {
+    N = 40; W = N + 1
+    for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "v %d %d %g\n", x, y, ((x * 7 + y * 3) % 5) * 0.1
+    print "v -1 -0.3 0.5"; print "v -0.3 -1 0.5"; print "v -1.2 -1.1 0.3"
+    for (y = 0; y < N; y++) for (x = 0; x < N; x++) {
+        if ((int(x / 3) + y * 7) % 11 == 5 && x > 1 && y > 1) continue
+        a = y * W + x + 1; b = a + 1; c = a + W + 1; d = a + W
+        if ((x + 2 * y) % 5 == 0) { print "f", a, b, c; print "f", a, c, d } else print "f", a, b, c, d
+    }
+    print "f", 1, W * W + 2, W * W + 3; print "f", 1, W * W + 3, W * W + 1
+}' >"$TMP/nm.obj"
+for k in VV VE VF EV EF FV FE FF; do
+    "$MMX" query "$k" "$TMP/nm.obj" "$TMP/one_$k.txt" --quiet 2>/dev/null
+done
+for r in 1 2 3 4; do
+    bad_kinds=""
+    for k in VV VE VF EV EF FV FE FF; do
+        mpi "$r" query "$k" "$TMP/nm.obj" "$TMP/many.txt"
+        if [ "$rc" -ne 0 ] || ! cmp -s "$TMP/one_$k.txt" "$TMP/many.txt" || { [ "$r" -gt 1 ] && [[ "$out" != *"ranks"*"$r (MPI)"* ]]; }; then
+            bad_kinds="$bad_kinds $k"
+            last="rc $rc: ${out:0:300} ${err:0:300}"
+        fi
+    done
+    [ -z "$bad_kinds" ] && ok "query, all eight kinds, on $r rank(s): the single process's text" \
+        || bad "query on $r ranks:$bad_kinds" "$last"
+done
+mpi 3 query FE "$TMP/nm.obj" --json
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | cmp -s - "$TMP/one_FE.txt" && [[ "$err" == *'"ranks": 3'* ]]; then
+    ok "query to standard output on 3 ranks: the text alone there, the --json report with \"ranks\": 3 on stderr"
+else
+    bad "query --json on 3 ranks" "rc $rc" "${out:0:200}" "${err:0:400}"
+fi
+mpi 2 query --path patch VV "$TMP/nm.obj" "$TMP/x.txt"
+[ "$rc" -eq 2 ] && [[ "$err" == *"--path does not run over MPI ranks yet"* ]] \
+    && ok "query --path over ranks: refused, named" || bad "query --path over ranks" "rc $rc" "${err:0:300}"
 
 # subdiv: the counts, once, and the JSON report.
 "$MMX" subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/one.obj" --quiet

@@ -1,7 +1,8 @@
-/* mmx under `mpirun -n R` (R > 1): normals, smooth and subdiv on the mesh partitioned over the
- * ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local rank. Every rank reads the whole input and cuts its part (the library's simple
- * first construction), computes it with its ghost rings, and rank 0 gathers the result and
- * writes it once. The report (rank 0's) adds the ranks, each rank's part and halo, its time
+/* mmx under `mpirun -n R` (R > 1): normals, smooth, subdiv and query on the mesh partitioned
+ * over the ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local
+ * rank. Every rank reads the whole input and cuts its part (the library's simple first
+ * construction), computes it with its ghost rings, and rank 0 gathers the result and writes it
+ * once (query: the single process's text, byte for byte). The report (rank 0's) adds the ranks, each rank's part and halo, its time
  * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
  * agreed over the ranks (mmx_dist_agree): every rank exits 1, and rank 0 prints the sentence,
  * which names the rank. */
@@ -93,6 +94,7 @@ typedef struct job {
     mmx_ctx *ctx;  /* where the partitioned mesh computes: the host, or the rank's GPU */
     mmx_ctx *hctx; /* the host: reading the input, the gathered values, writing */
     mmx_dist *d;
+    mmx_query_kind kind; /* query's */
 } job;
 
 /* The agreed status as the tool's exit: rank 0 prints the sentence. */
@@ -104,11 +106,75 @@ static int agreed(job *j, mmx_status s, const char *what)
     return EXIT_FAIL;
 }
 
+/* Rank 0's text of the gathered query (the single process's bytes: query_text) to OUT, and the
+ * report's rows but the ranks'. The count of target edges is the largest edge number + 1: every
+ * edge is in a face and has its ends, so VE and FE name every edge. */
+static int write_query(mmx_query_kind kind, int64_t nrows, const mmx_index *rowptr,
+                       const mmx_index *colidx, const mmx_mesh *mesh, const tool_input *in,
+                       const tool_output *out, double load_ms)
+{
+    const long long nnz = rowptr[nrows];
+    const int dst = kind == MMX_QUERY_VE || kind == MMX_QUERY_FE ? 1
+                    : kind == MMX_QUERY_VF || kind == MMX_QUERY_EF || kind == MMX_QUERY_FF ? 2 : 0;
+    long long ncols = dst == 0 ? mmx_mesh_nverts(mesh) : mmx_mesh_nfaces(mesh);
+    if (dst == 1) {
+        ncols = 0;
+        for (long long k = 0; k < nnz; k++)
+            if (colidx[k] + 1LL > ncols) ncols = colidx[k] + 1LL;
+    }
+    text t = {NULL, 0, 0, 0};
+    int rc = query_text(&t, kind, in->name, nrows, ncols, nnz, 0, rowptr, colidx);
+    if (!rc) rc = output_write_bytes(out, t.data, t.len);
+    const size_t bytes = t.len;
+    free(t.data);
+    if (rc) return rc;
+    char counts[COUNTS_LEN];
+    row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
+        counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+    row("operation", "query %s: %lld rows, %lld entries, each rank answering its owned rows, "
+        "rank 0 gathering", mmx_query_name(kind), (long long)nrows, nnz);
+    row("wrote", "%s: text, %zu bytes", out->name, bytes);
+    js_input(in->name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
+    js_str("query", mmx_query_name(kind));
+    js_int("rows", nrows);
+    js_int("entries", nnz);
+    js_object("output");
+    js_str("path", out->name);
+    js_str("format", "text");
+    js_int("bytes", (long long)bytes);
+    js_end();
+    return EXIT_OK;
+}
+
+/* query's KIND MESH [OUT] (as query_cmd.c takes them): OUT a file, checked before any work, or
+ * standard output when absent or - (the report then goes to stderr). */
+static int query_in_out(const tool_cmd *cmd, const tool_args *a, mmx_query_kind *kind,
+                        tool_input *in, tool_output *out)
+{
+    if (a->npos < 2 || a->npos > 3)
+        return usage_error("query takes KIND MESH [OUT], got %d argument%s", a->npos,
+                           a->npos == 1 ? "" : "s");
+    if (mmx_query_parse(NULL, a->pos[0], kind))
+        return usage_error("unknown query kind '%s' (use VV, VE, VF, EV, EF, FV, FE or FF)",
+                           a->pos[0]);
+    if (input_resolve(a->pos[1], value(cmd, a, "from"), value(cmd, a, "format"), in))
+        return EXIT_USAGE;
+    const char *o = a->npos == 3 ? a->pos[2] : NULL;
+    if (o && strcmp(o, "-")) {
+        *out = (tool_output){OUT_FILE, o, o, MMX_FORMAT_AUTO};
+        return check_output_file(o);
+    }
+    *out = (tool_output){OUT_STDOUT, "-", "<stdout>", MMX_FORMAT_AUTO};
+    report_to_stderr();
+    return EXIT_OK;
+}
+
 static int run_job(job *j, const tool_input *in, const tool_output *out)
 {
     const tool_cmd *cmd = j->cmd;
     const tool_args *a = j->a;
     const int is_subdiv = !strcmp(cmd->name, "subdiv"), is_smooth = !strcmp(cmd->name, "smooth");
+    const int is_query = !strcmp(cmd->name, "query");
     /* The operation's parameters, parsed before any work. */
     mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
     int levels = 1, rings = 1;
@@ -140,6 +206,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         rings = mmx_dist_rings(name);
         if (rings < 0)
             return usage_error("--method %s does not run over MPI ranks yet", mmx_smooth_method_name(method));
+    } else if (is_query) {
+        rings = mmx_dist_rings("query");
     } else {
         const char *w = value(cmd, a, "weight");
         if (w && mmx_normal_weight_parse(NULL, w, &weight))
@@ -174,7 +242,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const mmx_index nl = mmx_mesh_nverts(local);
     long long out_faces = -1;
     s = MMX_OK;
-    if (!is_subdiv) {
+    if (!is_subdiv && !is_query) {
         /* The local values in the context's space (device memory on CUDA); the gathered
          * whole in host memory. */
         s = mmx_mem_alloc(j->ctx, mmx_ctx_space(j->ctx), 3 * (size_t)nl * sizeof *loc + 4, (void **)&loc);
@@ -186,21 +254,25 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     memset(&sr, 0, sizeof sr);
     mmx_dist_subdiv_report dr;
     memset(&dr, 0, sizeof dr);
+    int64_t qrows = 0;
+    mmx_index *qrow = NULL, *qcol = NULL;
     if (!rc) {
         if (is_subdiv)
             s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, NULL, &result, &dr);
+        else if (is_query)
+            s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
         else if (is_smooth)
             s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
         else
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
-        if (!s && !is_subdiv) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        if (!s && !is_subdiv && !is_query) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
         if (s) {
             if (j->me == 0) fail(j->ctx, s, in->name);
             rc = EXIT_FAIL;
         }
     }
     const double ms = now_ms() - t0;
-    if (!rc && j->me == 0 && !is_subdiv) {
+    if (!rc && j->me == 0 && !is_subdiv && !is_query) {
         /* The gathered values into rank 0's whole mesh. */
         if (is_smooth) {
             memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
@@ -218,7 +290,10 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
                      info.halo_recv_verts, info.exchanged_bytes, out_faces, ms};
     rank_row *rows = j->me == 0 ? calloc((size_t)j->R, sizeof *rows) : NULL;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (!rc && j->me == 0) {
+    if (!rc && j->me == 0 && is_query) {
+        rc = write_query(j->kind, qrows, qrow, qcol, mesh, in, out, load_ms);
+        if (!rc) report_ranks(rows, j->R, rings, ms);
+    } else if (!rc && j->me == 0) {
         const mmx_mesh *res = is_subdiv ? result : mesh;
         long long bytes = -1;
         double write_ms = 0;
@@ -246,7 +321,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     int r0 = rc;
     MPI_Bcast(&r0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!rc) rc = r0;
-    free(rows), free(whole);
+    free(rows), free(whole), free(qrow), free(qcol);
     mmx_mem_free(j->ctx, mmx_ctx_space(j->ctx), loc);
     mmx_mesh_free(result);
     mmx_dist_mesh_free(dm);
@@ -267,7 +342,7 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
     const char *prefix = a->pos[1];
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, 1, 0, NULL, NULL, NULL};
+    job j = {cmd, a, 1, 0, NULL, NULL, NULL, MMX_QUERY_VV};
     if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
@@ -326,14 +401,17 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
     static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};
+    static const char *const query_ok[] = {"format", "from", NULL};
     const int R = dist_launched();
+    const int is_query = !strcmp(cmd->name, "query");
     const char *const *ok = !strcmp(cmd->name, "subdiv")    ? subdiv_ok
                             : !strcmp(cmd->name, "smooth")  ? smooth_ok
                             : !strcmp(cmd->name, "normals") ? normals_ok
+                            : is_query                      ? query_ok
                                                             : NULL;
     if (!ok)
         return usage_error("mmx %s does not run over MPI ranks (started by mpirun with %d ranks): "
-                           "normals, smooth and subdiv do", cmd->name, R);
+                           "normals, smooth, subdiv and query do", cmd->name, R);
     if (only(cmd, a, ok, R)) return EXIT_USAGE;
     const char *backend = a->global[G_BACKEND];
     if (backend && strcmp(backend, "host") && strcmp(backend, "cuda"))
@@ -341,12 +419,14 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     const int cuda = backend && !strcmp(backend, "cuda");
     tool_input in;
     tool_output out;
-    int rc = mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"), value(cmd, a, "to"),
-                         value(cmd, a, "format"), &in, &out);
+    mmx_query_kind kind = MMX_QUERY_VV;
+    int rc = is_query ? query_in_out(cmd, a, &kind, &in, &out)
+                      : mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"),
+                                    value(cmd, a, "to"), value(cmd, a, "format"), &in, &out);
     if (rc) return rc;
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, R, 0, NULL, NULL, NULL};
+    job j = {cmd, a, R, 0, NULL, NULL, NULL, kind};
     if (mmx_ctx_create(&j.hctx) || mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);

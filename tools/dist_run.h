@@ -1,4 +1,5 @@
-/* mmx under mpirun (dist_run.c): normals, smooth and subdiv run partitioned over the ranks. */
+/* mmx under mpirun (dist_run.c): normals, smooth, subdiv and query run partitioned over the
+ * ranks. */
 #ifndef MMX_TOOL_DIST_RUN_H
 #define MMX_TOOL_DIST_RUN_H
 
@@ -9,8 +10,8 @@
  * the PMI's PMI_SIZE / PMIX_SIZE), 1 when it was not started by mpirun. */
 int dist_launched(void);
 
-/* Runs cmd partitioned over the job's ranks (MPI_Init and MPI_Finalize here): normals, smooth
- * and subdiv; any other command, an option not supported over ranks, or a build without MPI
+/* Runs cmd partitioned over the job's ranks (MPI_Init and MPI_Finalize here): normals, smooth,
+ * subdiv and query; any other command, an option not supported over ranks, or a build without MPI
  * is a usage error. Returns the exit status, the same on every rank. */
 int dist_run(const tool_cmd *cmd, const tool_args *a);
 
