@@ -388,6 +388,39 @@ static void check_queries_mesh(mmx_ctx *ctx, mmx_dist *d, const char *name, int 
     mmx_mesh_free(m);
 }
 
+/* mmx_dist_mesh_gather gives rank 0 the mesh that was cut: the same faces, corners in the
+ * same cyclic order and from the same corner, the same positions, bit for bit; a host mesh on
+ * either backend, nothing on the other ranks. */
+static void check_gather(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    mmx_mesh *w = NULL;
+    if (dm) OK(DEV(ctx), mmx_dist_mesh_gather(DEV(ctx), dm, &w));
+    if (dm && rank == 0) {
+        mmx_index *sa = NULL, *va = NULL, *sb = NULL, *vb = NULL;
+        const mmx_index V = mmx_mesh_nverts(m), F = mmx_mesh_nfaces(m);
+        CHECK(w && w->space == MMX_SPACE_HOST && mmx_mesh_nverts(w) == V && mmx_mesh_nfaces(w) == F,
+              "gather of %s%s: not the whole's counts, or not on the host", name, via_parts ? " (parts)" : "");
+        if (w && mmx_mesh_nfaces(w) == F) {
+            OK(ctx, mmx_mesh_faces(ctx, m, &sa, &va));
+            OK(ctx, mmx_mesh_faces(ctx, w, &sb, &vb));
+            CHECK(sa && sb && !memcmp(sa, sb, ((size_t)F + 1) * sizeof *sa) &&
+                  !memcmp(va, vb, (size_t)sa[F] * sizeof *va),
+                  "gather of %s%s: faces differ from the whole's", name, via_parts ? " (parts)" : "");
+            CHECK(w->pos && !memcmp(w->pos, m->pos, 3 * (size_t)V * sizeof *m->pos),
+                  "gather of %s%s: positions differ from the whole's", name, via_parts ? " (parts)" : "");
+        }
+        free(sa), free(va), free(sb), free(vb);
+    }
+    CHECK(rank == 0 || w == NULL, "gather: a mesh on rank %d", rank);
+    mmx_mesh_free(w);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
     mmx_mesh *m = make(ctx, name);
@@ -804,6 +837,7 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         via_parts = parts[0] != 0;
         check_normals_smooth(ctx, d, "grid:12:10");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_gather(ctx, d, "mixed");
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
@@ -840,6 +874,9 @@ int main(int argc, char **argv)
     const char *query_meshes[] = {"fin", "mixed", "grid:12:10", "tri:grid:10:8", "two_cubes"};
     for (size_t i = 0; i < sizeof query_meshes / sizeof *query_meshes; i++)
         check_queries_mesh(ctx, d, query_meshes[i], mmx_dist_rings("query"));
+    const char *gather_meshes[] = {"fin", "mixed", "two_cubes", "grid:12:10"};
+    for (size_t i = 0; i < sizeof gather_meshes / sizeof *gather_meshes; i++)
+        check_gather(ctx, d, gather_meshes[i]);
     /* One ghost ring is enough for any number of levels (the surface over a face depends on
      * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
      * boundary modes, the non-manifold vertex and mixed orders. */
@@ -885,6 +922,8 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
         check_cg(ctx, d, "grid:30:20");
+        check_gather(ctx, d, "two_cubes");
+        check_gather(ctx, d, "mixed");
         via_parts = 0;
         check_parts_failure(ctx, d, R);
     }

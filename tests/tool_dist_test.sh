@@ -141,6 +141,54 @@ n=$(printf '%s\n' "$err" | grep -c 'cannot create')
     && ok "partition into a missing folder: one message naming the rank and the file" \
     || bad "partition into a missing folder" "rc $rc, $n messages" "${err:0:400}"
 
+# Part files as input (IN = PREFIX.index): partition, then run = run on the OBJ (normals and
+# smoothing: the single process's file; subdiv: the run over ranks from the OBJ; query: the
+# single process's rows, the header naming the index instead); one part read alone; a part
+# count other than the ranks' refused on every rank, no output.
+mpi 3 partition --rings 2 "$TMP/nm.obj" "$TMP/nm3"
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+mpi 3 normals "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" && [[ "$out" == *"its part read"* ]] \
+    && ok "normals from 3 part files: the single process's file" || bad "normals from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+"$MMX" smooth --method taubin --iterations 5 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+mpi 3 smooth --method taubin --iterations 5 "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+    && ok "smooth taubin from 3 part files: the single process's file" || bad "smooth from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj"
+mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && [ -s "$TMP/one.obj" ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+    && ok "subdiv from 3 part files: the file of subdiv over 3 ranks from the OBJ" || bad "subdiv from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+bad_kinds=""
+for k in VV VE VF EV EF FV FE FF; do
+    mpi 3 query "$k" "$TMP/nm3.index" "$TMP/many.txt"
+    if [ "$rc" -ne 0 ] || ! cmp -s <(tail -n +2 "$TMP/one_$k.txt") <(tail -n +2 "$TMP/many.txt") \
+        || ! head -1 "$TMP/many.txt" | grep -q "of $TMP/nm3.index:"; then
+        bad_kinds="$bad_kinds $k"
+    fi
+done
+[ -z "$bad_kinds" ] && ok "query from 3 part files, all eight kinds: the single process's rows" \
+    || bad "query from part files:$bad_kinds" "rc $rc" "${err:0:300}"
+"$MMX" partition "$TMP/nm.obj" "$TMP/nm1" --quiet
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+"$MMX" normals "$TMP/nm1.index" "$TMP/many.obj" >/dev/null 2>&1
+cmp -s "$TMP/one.obj" "$TMP/many.obj" && ok "normals from one part file, no mpirun: the single process's file" \
+    || bad "normals from one part file"
+for r in 1 2 4; do
+    rm -f "$TMP/x.obj"
+    mpi "$r" normals "$TMP/nm3.index" "$TMP/x.obj"
+    n=$(printf '%s\n' "$err" | grep -c 'written by 3 ranks, read by')
+    [ "$rc" -eq 1 ] && [ "$n" = 1 ] && [[ "$err" == *"written by 3 ranks, read by $r"* ]] && [ ! -e "$TMP/x.obj" ] \
+        && ok "3 part files read by $r rank(s): every rank stops, one message naming both counts" \
+        || bad "3 part files on $r ranks" "rc $rc, $n messages" "${err:0:400}"
+done
+mpi 3 partition "$TMP/nm.obj" "$TMP/nm3r1"
+mpi 3 smooth --method taubin "$TMP/nm3r1.index" "$TMP/x.obj"
+[ "$rc" -eq 1 ] && [[ "$err" == *"needs 2 ghost rings, the partitioned mesh has 1"* ]] \
+    && ok "taubin from parts of one ghost ring: refused, the rings named" || bad "taubin from 1-ring parts" "rc $rc" "${err:0:300}"
+mpi 2 normals --from obj "$TMP/nm3.index" "$TMP/x.obj"
+[ "$rc" -eq 2 ] && [[ "$err" == *"--from does not apply to part files"* ]] \
+    && ok "--from with part files: a usage error" || bad "--from with part files" "rc $rc" "${err:0:300}"
+
 # --backend cuda: each rank on its GPU, the single CUDA process's file (normals and smoothing
 # bit for bit, as on the host); where a rank has no GPU, every rank stops with the reason.
 if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/dev/null; then

@@ -23,6 +23,25 @@ int dist_launched(void)
     return 1;
 }
 
+/* The part files' index named as IN (normals, smooth and subdiv: the first positional
+ * argument; query: the second), or NULL. */
+static const char *parts_index(const tool_cmd *cmd, const tool_args *a)
+{
+    static const char *const cmds[] = {"normals", "smooth", "subdiv", "query"};
+    const int at = !strcmp(cmd->name, "query");
+    int known = 0;
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmd->name, cmds[i]);
+    if (!known || a->npos <= at) return NULL;
+    const char *in = a->pos[at];
+    const size_t n = strlen(in);
+    return n > 6 && !strcmp(in + n - 6, ".index") ? in : NULL;
+}
+
+int dist_parts_input(const tool_cmd *cmd, const tool_args *a)
+{
+    return parts_index(cmd, a) != NULL;
+}
+
 /* An option's value by its name in the command's table (NULL: not given). */
 static const char *value(const tool_cmd *cmd, const tool_args *a, const char *name)
 {
@@ -95,6 +114,7 @@ typedef struct job {
     mmx_ctx *hctx; /* the host: reading the input, the gathered values, writing */
     mmx_dist *d;
     mmx_query_kind kind; /* query's */
+    const char *parts;   /* the part files' prefix when IN is PREFIX.index, else NULL */
 } job;
 
 /* The agreed status as the tool's exit: rank 0 prints the sentence. */
@@ -110,13 +130,13 @@ static int agreed(job *j, mmx_status s, const char *what)
  * report's rows but the ranks'. The count of target edges is the largest edge number + 1: every
  * edge is in a face and has its ends, so VE and FE name every edge. */
 static int write_query(mmx_query_kind kind, int64_t nrows, const mmx_index *rowptr,
-                       const mmx_index *colidx, const mmx_mesh *mesh, const tool_input *in,
-                       const tool_output *out, double load_ms)
+                       const mmx_index *colidx, long long nverts, long long nfaces,
+                       const tool_input *in, const tool_output *out, double load_ms)
 {
     const long long nnz = rowptr[nrows];
     const int dst = kind == MMX_QUERY_VE || kind == MMX_QUERY_FE ? 1
                     : kind == MMX_QUERY_VF || kind == MMX_QUERY_EF || kind == MMX_QUERY_FF ? 2 : 0;
-    long long ncols = dst == 0 ? mmx_mesh_nverts(mesh) : mmx_mesh_nfaces(mesh);
+    long long ncols = dst == 0 ? nverts : nfaces;
     if (dst == 1) {
         ncols = 0;
         for (long long k = 0; k < nnz; k++)
@@ -130,11 +150,11 @@ static int write_query(mmx_query_kind kind, int64_t nrows, const mmx_index *rowp
     if (rc) return rc;
     char counts[COUNTS_LEN];
     row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
-        counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+        counts_text(counts, nverts, nfaces), load_ms);
     row("operation", "query %s: %lld rows, %lld entries, each rank answering its owned rows, "
         "rank 0 gathering", mmx_query_name(kind), (long long)nrows, nnz);
     row("wrote", "%s: text, %zu bytes", out->name, bytes);
-    js_input(in->name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
+    js_input(in->name, nverts, nfaces, load_ms);
     js_str("query", mmx_query_name(kind));
     js_int("rows", nrows);
     js_int("entries", nnz);
@@ -217,27 +237,52 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     mmx_mesh *mesh = NULL, *result = NULL;
     mmx_dist_mesh *dm = NULL;
     float *loc = NULL, *whole = NULL;
-    double load_ms = 0;
-    int rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
-    /* The reading rank printed its failure; the others learn of it here. */
-    mmx_status s = rc ? MMX_ERR_IO : MMX_OK;
-    if (!s && !mesh->pos) s = MMX_ERR_ARG;
-    if (mmx_dist_agree(j->ctx, j->d, s)) {
-        mmx_mesh_free(mesh);
-        if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
-        return EXIT_FAIL;
+    double load_ms = 0, t0 = 0;
+    int rc = EXIT_OK;
+    mmx_status s = MMX_OK;
+    if (j->parts) {
+        /* Each rank reads its part (the time of that is the load); no whole mesh anywhere. */
+        t0 = now_ms();
+        s = mmx_dist_mesh_read_parts(j->ctx, j->d, j->parts, &dm);
+        load_ms = now_ms() - t0;
+        if (s) {
+            if (j->me == 0) fail(j->ctx, s, in->name);
+            return EXIT_FAIL;
+        }
+        /* The mesh rank 0 writes normals or positions into is gathered from the parts, whose
+         * tags are in local numbers: said once when some part has tags (dist.h). */
+        int tagged = mmx_dist_mesh_local(dm)->tags != NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &tagged, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (j->me == 0 && tagged && !is_subdiv && !is_query)
+            fprintf(stderr, "mmx: warning: %s: the parts' crease and corner tags are not written "
+                    "with the result (run on the mesh itself to keep them)\n", in->name);
+        t0 = now_ms();
+    } else {
+        rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+        /* The reading rank printed its failure; the others learn of it here. */
+        s = rc ? MMX_ERR_IO : MMX_OK;
+        if (!s && !mesh->pos) s = MMX_ERR_ARG;
+        if (mmx_dist_agree(j->ctx, j->d, s)) {
+            mmx_mesh_free(mesh);
+            if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
+            return EXIT_FAIL;
+        }
+        /* What the partitioned operations do not carry, said once (dist.h). */
+        if (j->me == 0 && is_subdiv && mesh->uv)
+            fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
+                    "result has none; run without mpirun to keep them)\n", in->name);
+        t0 = now_ms();
+        s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
+        if (s) {
+            mmx_mesh_free(mesh);
+            if (j->me == 0) fail(j->ctx, s, in->name);
+            return EXIT_FAIL;
+        }
     }
-    /* What the partitioned operations do not carry, said once (dist.h). */
-    if (j->me == 0 && is_subdiv && mesh->uv)
-        fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
-                "result has none; run without mpirun to keep them)\n", in->name);
-    const double t0 = now_ms();
-    s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
-    if (s) {
-        mmx_mesh_free(mesh);
-        if (j->me == 0) fail(j->ctx, s, in->name);
-        return EXIT_FAIL;
-    }
+    mmx_dist_info info;
+    mmx_dist_mesh_info(dm, &info);
+    const long long in_verts = info.global_verts, in_faces = info.global_faces;
+    rings = info.rings;
     const mmx_mesh *local = mmx_dist_mesh_local(dm);
     const mmx_index nl = mmx_mesh_nverts(local);
     long long out_faces = -1;
@@ -246,7 +291,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         /* The local values in the context's space (device memory on CUDA); the gathered
          * whole in host memory. */
         s = mmx_mem_alloc(j->ctx, mmx_ctx_space(j->ctx), 3 * (size_t)nl * sizeof *loc + 4, (void **)&loc);
-        if (j->me == 0) whole = malloc(3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole + 4);
+        if (j->me == 0) whole = malloc(3 * (size_t)in_verts * sizeof *whole + 4);
         if (!s && j->me == 0 && !whole) s = MMX_ERR_NOMEM;
     }
     rc = agreed(j, s, "out of memory");
@@ -266,6 +311,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         else
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
         if (!s && !is_subdiv && !is_query) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        /* From part files, the mesh the values go into, on rank 0. */
+        if (!s && !is_subdiv && !is_query && j->parts) s = mmx_dist_mesh_gather(j->ctx, dm, &mesh);
         if (s) {
             if (j->me == 0) fail(j->ctx, s, in->name);
             rc = EXIT_FAIL;
@@ -275,7 +322,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     if (!rc && j->me == 0 && !is_subdiv && !is_query) {
         /* The gathered values into rank 0's whole mesh. */
         if (is_smooth) {
-            memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
+            memcpy(mesh->pos, whole, 3 * (size_t)in_verts * sizeof *whole);
             s = MMX_OK;
         } else {
             s = mmx_mesh_set_normals(j->hctx, mesh, whole, MMX_SPACE_HOST);
@@ -284,14 +331,13 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     }
     if (is_subdiv) out_faces = dr.owned_faces;
     /* The per-rank figures to rank 0. */
-    mmx_dist_info info;
     mmx_dist_mesh_info(dm, &info);
     rank_row mine = {info.owned_faces, info.ghost_faces, info.owned_verts, info.local_verts,
                      info.halo_recv_verts, info.exchanged_bytes, out_faces, ms};
     rank_row *rows = j->me == 0 ? calloc((size_t)j->R, sizeof *rows) : NULL;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (!rc && j->me == 0 && is_query) {
-        rc = write_query(j->kind, qrows, qrow, qcol, mesh, in, out, load_ms);
+        rc = write_query(j->kind, qrows, qrow, qcol, in_verts, in_faces, in, out, load_ms);
         if (!rc) report_ranks(rows, j->R, rings, ms);
     } else if (!rc && j->me == 0) {
         const mmx_mesh *res = is_subdiv ? result : mesh;
@@ -300,8 +346,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
         if (!rc) {
             char counts[COUNTS_LEN];
-            row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
-                counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+            row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
+                counts_text(counts, in_verts, in_faces), j->parts ? "its part read" : "loaded", load_ms);
             if (is_subdiv)
                 row("operation", "%s, %d level%s, each rank refining its part and one ghost ring "
                     "with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
@@ -313,7 +359,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             row("result", "%s", counts_text(counts, mmx_mesh_nverts(res), mmx_mesh_nfaces(res)));
             report_ranks(rows, j->R, rings, ms);
             row_output(out, bytes, write_ms);
-            js_input(in->name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
+            js_input(in->name, in_verts, in_faces, load_ms);
             js_output(out, mmx_mesh_nverts(res), mmx_mesh_nfaces(res), bytes, write_ms);
         }
     }
@@ -342,7 +388,7 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
     const char *prefix = a->pos[1];
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, 1, 0, NULL, NULL, NULL, MMX_QUERY_VV};
+    job j = {cmd, a, 1, 0, NULL, NULL, NULL, MMX_QUERY_VV, NULL};
     if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
@@ -413,6 +459,15 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
         return usage_error("mmx %s does not run over MPI ranks (started by mpirun with %d ranks): "
                            "normals, smooth, subdiv and query do", cmd->name, R);
     if (only(cmd, a, ok, R)) return EXIT_USAGE;
+    /* IN as part files: PREFIX.index names them; every rank reads its part. */
+    const char *index = parts_index(cmd, a);
+    char parts[4096] = "";
+    if (index) {
+        if (value(cmd, a, "from"))
+            return usage_error("--from does not apply to part files (%s)", index);
+        if (strlen(index) - 6 >= sizeof parts) return usage_error("%s: the name is too long", index);
+        memcpy(parts, index, strlen(index) - 6);
+    }
     const char *backend = a->global[G_BACKEND];
     if (backend && strcmp(backend, "host") && strcmp(backend, "cuda"))
         return usage_error("unknown --backend '%s' (host or cuda)", backend);
@@ -426,7 +481,7 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     if (rc) return rc;
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, R, 0, NULL, NULL, NULL, kind};
+    job j = {cmd, a, R, 0, NULL, NULL, NULL, kind, index ? parts : NULL};
     if (mmx_ctx_create(&j.hctx) || mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
@@ -475,6 +530,10 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     static const char *const none[] = {NULL};
     (void)only, (void)value, (void)a, (void)none;
+    if (dist_launched() == 1)
+        return usage_error("mmx %s: %s names part files, which are read over MPI ranks, and "
+                           "this mmx was built without MPI (meson -Dmpi=enabled; Debian: "
+                           "libopenmpi-dev)", cmd->name, parts_index(cmd, a));
     return usage_error("mmx %s was started by mpirun with %d ranks, but this mmx was built "
                        "without MPI (meson -Dmpi=enabled; Debian: libopenmpi-dev)",
                        cmd->name, dist_launched());

@@ -207,7 +207,9 @@ const tool_cmd query_command = {
             "bytes.\n"
             "Under `mpirun -n R` (R > 1) the mesh is partitioned over the ranks\n"
             "(mmx_dist_query: each rank answers its owned rows, the edges numbered as one\n"
-            "process numbers them) and rank 0 writes the same bytes; --path is not taken.",
+            "process numbers them) and rank 0 writes the same bytes; --path is not taken.\n"
+            "MESH may be part files, PREFIX.index (mmx partition's): each rank reads its\n"
+            "part alone.",
     .opts = query_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -164,6 +164,21 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
 mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x, int k,
                            float *whole);
 
+/* The whole mesh gathered on rank 0 (collective): *out (rank 0; NULL on the others) is a host
+ * mesh of the whole's global_verts vertices and global_faces faces, face f and vertex v at
+ * their global numbers, each face's corners in the cyclic order and from the corner the
+ * whole's had, the positions of the local meshes (none when a rank's local mesh has none).
+ * Built from the parts alone, so it gives a partitioned mesh read from part files
+ * (mmx_dist_mesh_read_parts, where no process held the whole) the mesh it was cut from, which
+ * is what the tool writes normals or smoothed positions into. Tags, texture coordinates,
+ * normals and colours are not part of it (the parts keep no uv, normals or colours; their
+ * tags are in local numbers). Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_OVERFLOW (a whole
+ * past 32-bit indices), MMX_ERR_MESH (mmx_mesh_from_faces's refusals; a face owned by two
+ * ranks, named: parts of different sets), MMX_ERR_NOMEM. Cost: a gather of 16 bytes a face,
+ * 8 a corner and 12 an owned vertex on rank 0, O(whole) there. Synchronises: no (host; on
+ * CUDA the local mesh's host copy is read). */
+mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh **out);
+
 /* ---- part files ---------------------------------------------------------------------------- */
 
 /* Writes the partitioned mesh as part files (collective): each rank writes its part to
