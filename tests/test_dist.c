@@ -354,11 +354,29 @@ static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mm
                           const char *name)
 {
     mmx_ctx *c = DEV(ctx);
+    mmx_dist_info info;
+    mmx_dist_mesh_info(dm, &info);
+    CHECK(info.global_edges == -1, "%s: global_edges %lld before any edge query", name, (long long)info.global_edges);
+    int64_t sent[2][MMX_QUERY_COUNT];
     for (int i = 0; i < MMX_QUERY_COUNT; i++) {
         const mmx_query_kind kind = (mmx_query_kind)i;
-        int64_t n = 0;
-        mmx_index *rp = NULL, *ci = NULL;
+        int64_t n = 0, n2 = 0;
+        mmx_index *rp = NULL, *ci = NULL, *rp2 = NULL, *ci2 = NULL;
+        mmx_dist_mesh_info(dm, &info);
+        int64_t before = info.exchanged_bytes;
         OK(c, mmx_dist_query(c, dm, kind, &n, &rp, &ci));
+        mmx_dist_mesh_info(dm, &info);
+        sent[0][i] = info.exchanged_bytes - before, before = info.exchanged_bytes;
+        /* asked again: the same arrays, the edges' numbering kept from the first edge query */
+        OK(c, mmx_dist_query(c, dm, kind, &n2, &rp2, &ci2));
+        mmx_dist_mesh_info(dm, &info);
+        sent[1][i] = info.exchanged_bytes - before;
+        CHECK(n2 == n && (!rp || (rp2 && !memcmp(rp, rp2, ((size_t)n + 1) * sizeof *rp) &&
+                                  !memcmp(ci, ci2, (size_t)rp[n] * sizeof *ci))),
+              "query %s on %s asked twice: different arrays", mmx_query_name(kind), name);
+        CHECK(sent[1][i] <= sent[0][i], "query %s on %s: the second sent more (%lld, %lld bytes)",
+              mmx_query_name(kind), name, (long long)sent[0][i], (long long)sent[1][i]);
+        free(rp2), free(ci2);
         if (rank == 0) {
             /* the host's arrays, which the library's CUDA queries equal (query.h) */
             mmx_csr *Q = NULL;
@@ -373,6 +391,17 @@ static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mm
         CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kind), rank);
         free(rp), free(ci);
     }
+    /* VE, the first edge query, numbered the edges (rank 0 gathers and scatters 8 bytes a
+     * vertex for it, on top of the rows); its second call and every later edge query did not:
+     * each sends what the same query sends the next time. */
+    CHECK(rank != 0 || sent[1][MMX_QUERY_VE] < sent[0][MMX_QUERY_VE],
+          "%s: the first edge query sent %lld bytes, the second %lld: the numbering was made again",
+          name, (long long)sent[0][MMX_QUERY_VE], (long long)sent[1][MMX_QUERY_VE]);
+    for (int i = MMX_QUERY_EV; i < MMX_QUERY_COUNT; i++)
+        CHECK(sent[0][i] == sent[1][i], "%s: query %s sent %lld bytes, then %lld", name,
+              mmx_query_name((mmx_query_kind)i), (long long)sent[0][i], (long long)sent[1][i]);
+    mmx_dist_mesh_info(dm, &info);
+    CHECK(info.global_edges >= 0, "%s: global_edges not set after the edge queries", name);
 }
 
 /* The queries alone on meshes the smoothing checks do not take (a non-manifold edge: the fin),

@@ -127,21 +127,17 @@ static int agreed(job *j, mmx_status s, const char *what)
 }
 
 /* Rank 0's text of the gathered query (the single process's bytes: query_text) to OUT, and the
- * report's rows but the ranks'. The count of target edges is the largest edge number + 1: every
- * edge is in a face and has its ends, so VE and FE name every edge. */
+ * report's rows but the ranks'. info: after the query (the edges' count). */
 static int write_query(mmx_query_kind kind, int64_t nrows, const mmx_index *rowptr,
-                       const mmx_index *colidx, long long nverts, long long nfaces,
+                       const mmx_index *colidx, const mmx_dist_info *info,
                        const tool_input *in, const tool_output *out, double load_ms)
 {
     const long long nnz = rowptr[nrows];
-    const int dst = kind == MMX_QUERY_VE || kind == MMX_QUERY_FE ? 1
-                    : kind == MMX_QUERY_VF || kind == MMX_QUERY_EF || kind == MMX_QUERY_FF ? 2 : 0;
-    long long ncols = dst == 0 ? nverts : nfaces;
-    if (dst == 1) {
-        ncols = 0;
-        for (long long k = 0; k < nnz; k++)
-            if (colidx[k] + 1LL > ncols) ncols = colidx[k] + 1LL;
-    }
+    const long long nverts = info->global_verts, nfaces = info->global_faces;
+    const long long ncols = kind == MMX_QUERY_VE || kind == MMX_QUERY_FE ? info->global_edges
+                            : kind == MMX_QUERY_VF || kind == MMX_QUERY_EF || kind == MMX_QUERY_FF
+                                ? nfaces
+                                : nverts;
     text t = {NULL, 0, 0, 0};
     int rc = query_text(&t, kind, in->name, nrows, ncols, nnz, 0, rowptr, colidx);
     if (!rc) rc = output_write_bytes(out, t.data, t.len);
@@ -337,7 +333,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     rank_row *rows = j->me == 0 ? calloc((size_t)j->R, sizeof *rows) : NULL;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
     if (!rc && j->me == 0 && is_query) {
-        rc = write_query(j->kind, qrows, qrow, qcol, in_verts, in_faces, in, out, load_ms);
+        rc = write_query(j->kind, qrows, qrow, qcol, &info, in, out, load_ms);
         if (!rc) report_ranks(rows, j->R, rings, ms);
     } else if (!rc && j->me == 0) {
         const mmx_mesh *res = is_subdiv ? result : mesh;

@@ -109,6 +109,8 @@ typedef struct mmx_dist_info {
                                              on CUDA the stream is waited for before and after,
                                              so it is the exchange's own time) */
     int transport;                        /* mmx_dist_transport */
+    int64_t global_edges;                 /* the whole mesh's edges, once an edge query
+                                             (mmx_dist_query) numbered them; -1 before */
 } mmx_dist_info;
 
 /* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or
@@ -269,10 +271,12 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
  * mesh (MMX_ERR_MESH for an inconsistently oriented edge, named in local terms),
  * MMX_ERR_OVERFLOW (more than 2^31 - 1 edges or entries), MMX_ERR_NOMEM; on CUDA those of the
  * host copy's adjacency.
- * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry; the edge
- * queries first number the edges (the local mesh's adjacency on the host, its host copy on
- * CUDA; a gather and a scatter of 8 bytes an owned vertex through rank 0; 24 bytes for each
- * local edge whose larger end is a ghost, asked of that end's owner), at every call.
+ * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry; the first
+ * edge query on dm also numbers the edges (the local mesh's adjacency on the host, its host
+ * copy on CUDA; a gather and a scatter of 8 bytes an owned vertex through rank 0; 24 bytes for
+ * each local edge whose larger end is a ghost, asked of that end's owner), which dm keeps for
+ * the next queries (freed with it; mmx_dist_info.global_edges tells it is there), and on the
+ * host backend every later query reuses that adjacency too.
  * Synchronises: on CUDA, the stream (the local answer is read back). */
 mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
                           int64_t *nrows, mmx_index **rowptr, mmx_index **colidx);

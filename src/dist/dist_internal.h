@@ -30,11 +30,17 @@ typedef struct mmx__dist_dev {
     int transport;                /* MMX_DIST_STAGED or MMX_DIST_NCCL */
 } mmx__dist_dev;
 
-/* What a partitioned mesh has sent so far (mutable behind the const handles the calls take). */
+/* What a partitioned mesh has sent so far, and the edge numbering the first edge query made
+ * for the next ones (mutable behind the const handles the calls take; freed with the mesh).
+ * The numbering is collective, so every rank has it or none does. */
 typedef struct mmx__dist_counters {
     int64_t bytes;
     int exchanges;
     double exchange_ms;
+    mmx_adjacency *adj;   /* the local mesh's adjacency, on the host (on CUDA its host copy's) */
+    int64_t *eg;          /* the global number of each local edge (adj's order) */
+    unsigned char *eown;  /* whether each local edge is owned here (its larger end is) */
+    int64_t gedges;       /* the whole mesh's edges; -1 until numbered */
 } mmx__dist_counters;
 
 struct mmx_dist_mesh {
