@@ -360,7 +360,12 @@ static mmx_status read_part(mmx_ctx *ctx, mmx_ctx *hc, mmx_dist_mesh *dm, const 
         s = mmx_mesh_tags_parse(hc, dm->local, &T);
         mmx_mesh_tags_free(T);
     }
-    if (s) s = mmx__fail(ctx, s, "%s: %s", path, mmx_ctx_error(hc));
+    if (s) {
+        /* hc may be ctx: the sentence copied out before it is written over */
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(hc));
+        s = mmx__fail(ctx, s, "%s: %s", path, why);
+    }
 out:
     fclose(r.f);
     free(start), free(verts), free(pos), free(tags);
