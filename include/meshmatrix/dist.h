@@ -216,7 +216,7 @@ mmx_status mmx_dist_mesh_write_parts(mmx_ctx *ctx, const mmx_dist_mesh *dm, cons
  * vertex numbers, ascending global numbers below the whole's counts, owned flags, the halo's
  * lists naming owned vertices to send and every ghost once to receive), its tags as
  * mmx_mesh_tags_parse checks them; over the ranks, that the halo's counts pair up and the owned
- * faces and vertices add up to the index's counts. A failed check is MMX_ERR_PARSE naming the
+ * faces, vertices and corners add up to the index's counts. A failed check is MMX_ERR_PARSE naming the
  * file and the entry or byte. Errors (agreed): MMX_ERR_ARG, MMX_ERR_IO (a file missing or
  * unreadable, named), MMX_ERR_PARSE, MMX_ERR_MESH (the local mesh's faces, as
  * mmx_mesh_from_faces), MMX_ERR_CUDA, MMX_ERR_NOMEM. Cost: O(part) per rank, an all-to-all of
