@@ -738,13 +738,15 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
     char want5[80] = "";
     /* 5: the index and every part's header promising 4 more corners than the parts' faces
      * have (each part alone is consistent; mmx_dist_mesh_gather met it as an internal error) */
-    const char *want[6] = {"(bad magic)", "truncated", "corner 0 names local vertex", "read by",
-                           ".part: face 0: vertex", want5};
-    const mmx_status wants[6] = {MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_ARG,
-                                 MMX_ERR_MESH, MMX_ERR_PARSE};
-    for (int t = 0; dm && t < 6; t++) {
+    /* 6: face starts running backwards by more than an int holds (fuzz_parts: the count in
+     * the sentence overflowed) */
+    const char *want[7] = {"(bad magic)", "truncated", "corner 0 names local vertex", "read by",
+                           ".part: face 0: vertex", want5, "local face 1 has -3489333248 corners"};
+    const mmx_status wants[7] = {MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_ARG,
+                                 MMX_ERR_MESH, MMX_ERR_PARSE, MMX_ERR_PARSE};
+    for (int t = 0; dm && t < 7; t++) {
         OK(ctx, mmx_dist_mesh_write_parts(ctx, dm, parts));
-        if ((t < 3 || t == 4) && rank == R - 1) {
+        if ((t < 3 || t == 4 || t == 6) && rank == R - 1) {
             FILE *f = fopen(part, "r+b");
             CHECK(f != NULL, "cannot open %s", part);
             if (f && t == 0) fputc('X', f);
@@ -758,6 +760,11 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
                 fseek(f, 88 + 4 * (nlf + 1), SEEK_SET);
                 if (fread(&first, sizeof first, 1, f) == 1 && !fseek(f, 0, SEEK_CUR))
                     fwrite(&first, sizeof first, 1, f);
+            }
+            if (f && t == 6) {
+                const int32_t starts[2] = {1885339648, -1603993600};
+                fseek(f, 88 + 4, SEEK_SET);
+                fwrite(starts, sizeof *starts, 2, f);
             }
             if (f) fclose(f);
             if (t == 1) CHECK(truncate(part, 100) == 0, "cannot truncate %s", part);

@@ -303,8 +303,8 @@ static mmx_status read_part(mmx_ctx *ctx, mmx_ctx *hc, mmx_dist_mesh *dm, const 
     }
     for (int64_t f = 0; f < nlf; f++)
         if (start[f + 1] < start[f]) {
-            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: local face %lld has %d corners", path,
-                          (long long)f, start[f + 1] - start[f]);
+            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: local face %lld has %lld corners", path,
+                          (long long)f, (long long)start[f + 1] - start[f]);
             goto out;
         }
     for (int64_t c = 0; c < nnz; c++)
