@@ -450,6 +450,86 @@ static void check_gather(mmx_ctx *ctx, mmx_dist *d, const char *name)
     mmx_mesh_free(m);
 }
 
+/* Whether two files hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        const int x = fgetc(fa), y = fgetc(fb);
+        same = x == y;
+        if (x == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* mmx_dist_write_obj: the file all ranks write is rank 0's mmx_mesh_write of the whole with
+ * the same positions and normals, byte for byte (over a longer file that was there: it is
+ * truncated); a file that cannot be created is refused on every rank, named. */
+static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m || !parts[0]) {
+        mmx_mesh_free(m);
+        return;
+    }
+    mmx_ctx *c = DEV(ctx);
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    char one[600], many[600], none[600];
+    snprintf(one, sizeof one, "%s.one.obj", parts);
+    snprintf(many, sizeof many, "%s.many.obj", parts);
+    snprintf(none, sizeof none, "%s.none/x.obj", parts);
+    const mmx_index nl = dm ? mmx_mesh_nverts(mmx_dist_mesh_local(dm)) : 0;
+    float *nrm = dm ? dev_floats(ctx, 3 * (size_t)nl + 1) : NULL;
+    /* normals: on the host only (the CUDA ones equal the single CUDA process's, not the host's) */
+    for (int with = 0; dm && with < (gpu ? 1 : 2); with++) {
+        if (rank == 0) {
+            FILE *f = fopen(many, "w");
+            for (int i = 0; f && i < 20000; i++) fputs("# a longer file that was here\n", f);
+            if (f) fclose(f);
+            mmx_mesh *w = NULL;
+            float *n = malloc(3 * (size_t)mmx_mesh_nverts(m) * sizeof *n + 4);
+            OK(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &w));
+            if (w && n && with) {
+                OK(ctx, mmx_vertex_normals(ctx, w, MMX_NORMAL_AREA, n));
+                OK(ctx, mmx_mesh_set_normals(ctx, w, n, MMX_SPACE_HOST));
+            }
+            if (w) {
+                free(w->tags), w->tags = NULL; /* not part of the partitioned file */
+                OK(ctx, mmx_mesh_write(ctx, w, one, MMX_FORMAT_OBJ));
+            }
+            mmx_mesh_free(w);
+            free(n);
+        }
+        if (with) OK(c, mmx_dist_vertex_normals(c, dm, MMX_NORMAL_AREA, nrm));
+        int64_t bytes = -1;
+        OK(c, mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
+        if (rank == 0) {
+            CHECK(same_file(one, many), "write_obj of %s%s with %d ranks: not the single process's file",
+                  name, with ? " with normals" : "", mmx_dist_size(d));
+            FILE *f = fopen(one, "rb");
+            long size = -1;
+            if (f) fseek(f, 0, SEEK_END), size = ftell(f), fclose(f);
+            CHECK(bytes == size, "write_obj of %s: %lld bytes said, %ld written", name, (long long)bytes, size);
+        }
+    }
+    if (dm) {
+        const mmx_status s = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
+        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "write_obj into a missing folder: %d, %s",
+              (int)s, mmx_ctx_error(c));
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (rank == 0) remove(one), remove(many);
+    dev_free(ctx, nrm);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
     mmx_mesh *m = make(ctx, name);
@@ -904,6 +984,7 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_normals_smooth(ctx, d, "grid:12:10");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_gather(ctx, d, "mixed");
+        check_write_obj(ctx, d, "mixed");
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
@@ -990,7 +1071,10 @@ int main(int argc, char **argv)
         check_cg(ctx, d, "grid:30:20");
         check_gather(ctx, d, "two_cubes");
         check_gather(ctx, d, "mixed");
+        check_write_obj(ctx, d, "mixed");
         via_parts = 0;
+        check_write_obj(ctx, d, "grid:12:10");
+        check_write_obj(ctx, d, "fin");
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

@@ -149,8 +149,16 @@ mpi 3 partition --rings 2 "$TMP/nm.obj" "$TMP/nm3"
 "$MMX" normals "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
 mpi 3 normals "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" && [[ "$out" == *"its part read"* ]] \
-    && ok "normals from 3 part files: the single process's file" || bad "normals from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+    && [[ "$out" == *"written by every rank"* ]] \
+    && ok "normals from 3 part files: the single process's file, written by every rank" || bad "normals from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+# (an OBJ file from part files is written by every rank, MPI-IO: over a longer file, truncated)
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.ply" --quiet 2>/dev/null
+mpi 3 normals "$TMP/nm3.index" "$TMP/many.ply"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" != *"MPI-IO"* ]] \
+    && ok "normals from 3 part files to PLY (gathered on rank 0): the single process's file" \
+    || bad "normals from part files to PLY" "rc $rc" "${out:0:400}" "${err:0:400}"
 "$MMX" smooth --method taubin --iterations 5 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+for i in $(seq 1 30000); do echo "# a longer file that was here"; done >"$TMP/many.obj"
 mpi 3 smooth --method taubin --iterations 5 "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
     && ok "smooth taubin from 3 part files: the single process's file" || bad "smooth from part files" "rc $rc" "${out:0:400}" "${err:0:400}"

@@ -282,13 +282,19 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const mmx_mesh *local = mmx_dist_mesh_local(dm);
     const mmx_index nl = mmx_mesh_nverts(local);
     long long out_faces = -1;
+    /* From part files to an OBJ file, all ranks write it (mmx_dist_write_obj): no rank gathers
+     * the whole. */
+    const int direct = j->parts && !is_subdiv && !is_query && out->kind == OUT_FILE &&
+                       out->fmt == MMX_FORMAT_OBJ;
+    long long direct_bytes = -1;
+    double direct_ms = 0;
     s = MMX_OK;
     if (!is_subdiv && !is_query) {
         /* The local values in the context's space (device memory on CUDA); the gathered
          * whole in host memory. */
         s = mmx_mem_alloc(j->ctx, mmx_ctx_space(j->ctx), 3 * (size_t)nl * sizeof *loc + 4, (void **)&loc);
-        if (j->me == 0) whole = malloc(3 * (size_t)in_verts * sizeof *whole + 4);
-        if (!s && j->me == 0 && !whole) s = MMX_ERR_NOMEM;
+        if (j->me == 0 && !direct) whole = malloc(3 * (size_t)in_verts * sizeof *whole + 4);
+        if (!s && j->me == 0 && !direct && !whole) s = MMX_ERR_NOMEM;
     }
     rc = agreed(j, s, "out of memory");
     mmx_smooth_report sr;
@@ -306,16 +312,24 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
         else
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
-        if (!s && !is_subdiv && !is_query) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        if (!s && direct) {
+            const double w0 = now_ms();
+            int64_t b = 0;
+            s = mmx_dist_write_obj(j->ctx, dm, is_smooth ? loc : local->pos, is_smooth ? NULL : loc,
+                                   out->path, &b);
+            direct_bytes = b, direct_ms = now_ms() - w0;
+        }
+        if (!s && !is_subdiv && !is_query && !direct) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
         /* From part files, the mesh the values go into, on rank 0. */
-        if (!s && !is_subdiv && !is_query && j->parts) s = mmx_dist_mesh_gather(j->ctx, dm, &mesh);
+        if (!s && !is_subdiv && !is_query && j->parts && !direct)
+            s = mmx_dist_mesh_gather(j->ctx, dm, &mesh);
         if (s) {
             if (j->me == 0) fail(j->ctx, s, in->name);
             rc = EXIT_FAIL;
         }
     }
     const double ms = now_ms() - t0;
-    if (!rc && j->me == 0 && !is_subdiv && !is_query) {
+    if (!rc && j->me == 0 && !is_subdiv && !is_query && !direct) {
         /* The gathered values into rank 0's whole mesh. */
         if (is_smooth) {
             memcpy(mesh->pos, whole, 3 * (size_t)in_verts * sizeof *whole);
@@ -337,9 +351,11 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (!rc) report_ranks(rows, j->R, rings, ms);
     } else if (!rc && j->me == 0) {
         const mmx_mesh *res = is_subdiv ? result : mesh;
-        long long bytes = -1;
-        double write_ms = 0;
-        rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
+        long long bytes = direct_bytes;
+        double write_ms = direct_ms;
+        if (!direct) rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
+        const long long res_verts = direct ? in_verts : mmx_mesh_nverts(res);
+        const long long res_faces = direct ? in_faces : mmx_mesh_nfaces(res);
         if (!rc) {
             char counts[COUNTS_LEN];
             row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
@@ -352,11 +368,12 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");
             else
                 row("operation", "vertex normals (%s), one halo exchange", mmx_normal_weight_name(weight));
-            row("result", "%s", counts_text(counts, mmx_mesh_nverts(res), mmx_mesh_nfaces(res)));
+            row("result", "%s%s", counts_text(counts, res_verts, res_faces),
+                direct ? " (written by every rank, each its block: MPI-IO)" : "");
             report_ranks(rows, j->R, rings, ms);
             row_output(out, bytes, write_ms);
             js_input(in->name, in_verts, in_faces, load_ms);
-            js_output(out, mmx_mesh_nverts(res), mmx_mesh_nfaces(res), bytes, write_ms);
+            js_output(out, res_verts, res_faces, bytes, write_ms);
         }
     }
     /* rank 0's write decides the exit status of every rank */

@@ -181,6 +181,26 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
  * CUDA the local mesh's host copy is read). */
 mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh **out);
 
+/* The whole mesh written as one OBJ file by all ranks (collective), no rank holding the
+ * whole: the same bytes as mmx_mesh_write of mmx_dist_mesh_gather's mesh with pos as its
+ * positions and normals as its vertex normals, as OBJ ("# meshmatrix" line, "v" lines,
+ * "vn" lines when normals is given, "f" lines, "a//a" with normals; no tags, texture
+ * coordinates or colours). pos and normals (NULL: none, on every rank) are local_verts x 3
+ * arrays in the context's space, of which the owned rows are read (the positions: the local
+ * mesh's, mmx_dist_mesh_local(dm)->pos, or smoothed ones). How: the owned vertices' rows and
+ * the owned faces go to the rank of their block of global numbers (rank q: [q N / R,
+ * (q + 1) N / R)), which formats its block; an all-gather of each rank's byte counts places
+ * the blocks; MPI-IO (MPI_File_write_at_all) writes them at their offsets, so the file is the
+ * single process's without a gather on rank 0. *bytes (may be NULL): the file's size.
+ * Errors (agreed): MMX_ERR_ARG (NULL dm, pos or path), MMX_ERR_OVERFLOW (a whole past 32-bit
+ * numbers, or a rank's block past 2 GiB), MMX_ERR_IO (the file, named, with MPI's reason),
+ * MMX_ERR_MESH (a face no rank owns: parts of different sets), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: an all-to-all of 16 (24 with normals) bytes an owned vertex and 16 a face plus 8 a
+ * corner, O(local mesh + block) per rank, one all-gather of 4 counts. Synchronises: on CUDA,
+ * the stream (the rows are read back). */
+mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
+                              const float *normals, const char *path, int64_t *bytes);
+
 /* ---- part files ---------------------------------------------------------------------------- */
 
 /* Writes the partitioned mesh as part files (collective): each rank writes its part to

@@ -112,6 +112,20 @@ mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *a
  * device, else 0 (collective). NCCL refuses a communicator with one GPU twice. */
 mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct);
 
+/* Every rank's n numbers, in rank order, on every rank (all: R n). */
+mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *mine, int n,
+                                   int64_t *all);
+/* One file written by all ranks (MPI-IO, collective): created or truncated, then each rank's
+ * chunk i written at its offset, chunk by chunk (every rank passes n chunks, empty ones with 0
+ * bytes). Errors: MMX_ERR_IO (the file, named, with MPI's reason), MMX_ERR_OVERFLOW (a chunk
+ * past 2^31 - 1 bytes). */
+typedef struct mmx__dist_chunk {
+    const void *data;
+    int64_t bytes, offset;
+} mmx__dist_chunk;
+mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
+                              const mmx__dist_chunk *chunk, int n);
+
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);
 
