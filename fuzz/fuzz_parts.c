@@ -6,8 +6,9 @@
  *     returned with it; MMX_ERR_INTERNAL aborts (no crash, hang or leak: ASan and LSan);
  *   - on success the partitioned mesh takes what runs on it: the eight queries (the edge
  *     numbering among them), the vertex normals and the whole gathered on rank 0
- *     (mmx_dist_mesh_gather), each succeeding or refusing with a sentence, never an internal
- *     error; the gathered whole has the index's counts.
+ *     (mmx_dist_mesh_gather) and written by the ranks (mmx_dist_write_obj), each succeeding
+ *     or refusing with a sentence, never an internal error; the gathered whole has the
+ *     index's counts.
  * MMX_FUZZ_VERBOSE=1 prints each read's status and sentence.
  * Seeds: fuzz/seeds/parts, made from real partitions (`mmx partition` of small meshes, one
  * rank, with and without creases, one and two rings; fuzz/README.md). Built only where the
@@ -35,7 +36,7 @@ const char *__lsan_default_suppressions(void)
            "leak:libhwloc.so\nleak:libevent\nleak:mca_\n";
 }
 
-static char dir[256], prefix[300], index_path[320], part_path[320];
+static char dir[256], prefix[300], index_path[320], part_path[320], obj_path[320];
 static mmx_ctx *setup; /* the handle's; each input gets a fresh context, so a sentence is its own */
 static mmx_dist *d;
 static mmx_ctx *ctx;
@@ -73,6 +74,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     snprintf(prefix, sizeof prefix, "%s/p", dir);
     snprintf(index_path, sizeof index_path, "%s.index", prefix);
     snprintf(part_path, sizeof part_path, "%s.0.part", prefix);
+    snprintf(obj_path, sizeof obj_path, "%s.obj", prefix);
     atexit(done);
     return 0;
 }
@@ -130,6 +132,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                mmx_mesh_nfaces(whole) != info.global_faces))
         abort();
     mmx_mesh_free(whole);
+    /* the whole written by the ranks (one here): a status, the file's size when it succeeds */
+    int64_t bytes = -1;
+    s = mmx_dist_write_obj(ctx, dm, mmx_dist_mesh_local(dm)->pos, NULL, obj_path, &bytes);
+    sound(s);
+    if (!s && bytes <= 0) abort();
+    remove(obj_path);
     mmx_dist_mesh_free(dm);
     mmx_ctx_free(ctx);
     return 0;
