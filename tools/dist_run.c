@@ -544,9 +544,9 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     static const char *const none[] = {NULL};
     (void)only, (void)value, (void)a, (void)none;
     if (dist_launched() == 1)
-        return usage_error("mmx %s: %s names part files, which are read over MPI ranks, and "
+        return usage_error("%s names part files, which mmx %s reads over MPI ranks, and "
                            "this mmx was built without MPI (meson -Dmpi=enabled; Debian: "
-                           "libopenmpi-dev)", cmd->name, parts_index(cmd, a));
+                           "libopenmpi-dev)", parts_index(cmd, a), cmd->name);
     return usage_error("mmx %s was started by mpirun with %d ranks, but this mmx was built "
                        "without MPI (meson -Dmpi=enabled; Debian: libopenmpi-dev)",
                        cmd->name, dist_launched());
