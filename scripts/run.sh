@@ -236,13 +236,17 @@ python_check() {
 # sentence). Each target's count of inputs is about 25 to 30 s of one core (2026-11-27, the
 # 2-core development VM: 100,000 inputs took 10 s of CPU for fuzz_read and fuzz_subdiv, 21 s
 # for fuzz_ops, 31 s for fuzz_opts), so the runs take about two minutes in all; MMX_FUZZ_RUNS
-# sets one count for every target instead.
+# sets one count for every target instead. fuzz_parts (part files on one MPI rank, where the
+# build has MPI): 60,000 inputs, about 10 s (its two files a run in /dev/shm).
 fuzz_check() {
     local rc=0 t runs
-    local -A budget=([read]=250000 [subdiv]=250000 [ops]=120000 [opts]=100000)
+    local -A budget=([read]=250000 [subdiv]=250000 [ops]=120000 [opts]=100000 [parts]=60000)
+    local targets=(read subdiv ops opts)
     CC=clang configure build-fuzz -Dfuzz=true -Dcuda=disabled -Dtests=false -Dbench=false -Dwerror=true
-    ninja -C build-fuzz fuzz/fuzz_read fuzz/fuzz_subdiv fuzz/fuzz_ops fuzz/fuzz_opts >/dev/null || return 1
-    for t in read subdiv ops opts; do
+    # fuzz_parts (part files, one MPI rank) where the build found MPI.
+    ninja -C build-fuzz -t targets all 2>/dev/null | grep -q '^fuzz/fuzz_parts:' && targets+=(parts)
+    ninja -C build-fuzz "${targets[@]/#/fuzz/fuzz_}" >/dev/null || return 1
+    for t in "${targets[@]}"; do
         local corpus seeds=(tests/data tests/data/bad)
         runs=${MMX_FUZZ_RUNS:-${budget[$t]}}
         corpus=$(mktemp -d)
@@ -250,6 +254,7 @@ fuzz_check() {
         # fuzz_opts' with its header of control bytes (fuzz_opts.c).
         [ "$t" != read ] && seeds=(fuzz/seeds/subdiv)
         [ "$t" = opts ] && seeds=(fuzz/seeds/opts)
+        [ "$t" = parts ] && seeds=(fuzz/seeds/parts)
         if build-fuzz/fuzz/fuzz_$t -seed=1 -runs="$runs" -artifact_prefix=build-fuzz/ \
             "$corpus" "${seeds[@]}" >build-fuzz/fuzz_$t.log 2>&1; then
             echo "== fuzz_$t: $runs inputs, no finding ($(grep -o 'Done [0-9]* runs in [0-9]* second(s)' build-fuzz/fuzz_$t.log))"

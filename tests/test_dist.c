@@ -354,11 +354,29 @@ static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mm
                           const char *name)
 {
     mmx_ctx *c = DEV(ctx);
+    mmx_dist_info info;
+    mmx_dist_mesh_info(dm, &info);
+    CHECK(info.global_edges == -1, "%s: global_edges %lld before any edge query", name, (long long)info.global_edges);
+    int64_t sent[2][MMX_QUERY_COUNT];
     for (int i = 0; i < MMX_QUERY_COUNT; i++) {
         const mmx_query_kind kind = (mmx_query_kind)i;
-        int64_t n = 0;
-        mmx_index *rp = NULL, *ci = NULL;
+        int64_t n = 0, n2 = 0;
+        mmx_index *rp = NULL, *ci = NULL, *rp2 = NULL, *ci2 = NULL;
+        mmx_dist_mesh_info(dm, &info);
+        int64_t before = info.exchanged_bytes;
         OK(c, mmx_dist_query(c, dm, kind, &n, &rp, &ci));
+        mmx_dist_mesh_info(dm, &info);
+        sent[0][i] = info.exchanged_bytes - before, before = info.exchanged_bytes;
+        /* asked again: the same arrays, the edges' numbering kept from the first edge query */
+        OK(c, mmx_dist_query(c, dm, kind, &n2, &rp2, &ci2));
+        mmx_dist_mesh_info(dm, &info);
+        sent[1][i] = info.exchanged_bytes - before;
+        CHECK(n2 == n && (!rp || (rp2 && !memcmp(rp, rp2, ((size_t)n + 1) * sizeof *rp) &&
+                                  !memcmp(ci, ci2, (size_t)rp[n] * sizeof *ci))),
+              "query %s on %s asked twice: different arrays", mmx_query_name(kind), name);
+        CHECK(sent[1][i] <= sent[0][i], "query %s on %s: the second sent more (%lld, %lld bytes)",
+              mmx_query_name(kind), name, (long long)sent[0][i], (long long)sent[1][i]);
+        free(rp2), free(ci2);
         if (rank == 0) {
             /* the host's arrays, which the library's CUDA queries equal (query.h) */
             mmx_csr *Q = NULL;
@@ -373,6 +391,17 @@ static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mm
         CHECK(rank == 0 || (!rp && !ci && n == 0), "query %s: a result on rank %d", mmx_query_name(kind), rank);
         free(rp), free(ci);
     }
+    /* VE, the first edge query, numbered the edges (rank 0 gathers and scatters 8 bytes a
+     * vertex for it, on top of the rows); its second call and every later edge query did not:
+     * each sends what the same query sends the next time. */
+    CHECK(rank != 0 || sent[1][MMX_QUERY_VE] < sent[0][MMX_QUERY_VE],
+          "%s: the first edge query sent %lld bytes, the second %lld: the numbering was made again",
+          name, (long long)sent[0][MMX_QUERY_VE], (long long)sent[1][MMX_QUERY_VE]);
+    for (int i = MMX_QUERY_EV; i < MMX_QUERY_COUNT; i++)
+        CHECK(sent[0][i] == sent[1][i], "%s: query %s sent %lld bytes, then %lld", name,
+              mmx_query_name((mmx_query_kind)i), (long long)sent[0][i], (long long)sent[1][i]);
+    mmx_dist_mesh_info(dm, &info);
+    CHECK(info.global_edges >= 0, "%s: global_edges not set after the edge queries", name);
 }
 
 /* The queries alone on meshes the smoothing checks do not take (a non-manifold edge: the fin),
@@ -384,6 +413,119 @@ static void check_queries_mesh(mmx_ctx *ctx, mmx_dist *d, const char *name, int 
     if (!m) return;
     mmx_dist_mesh *dm = partition(ctx, d, m, rings);
     if (dm) check_queries(ctx, d, m, dm, name);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+/* mmx_dist_mesh_gather gives rank 0 the mesh that was cut: the same faces, corners in the
+ * same cyclic order and from the same corner, the same positions, bit for bit; a host mesh on
+ * either backend, nothing on the other ranks. */
+static void check_gather(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m) return;
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    mmx_mesh *w = NULL;
+    if (dm) OK(DEV(ctx), mmx_dist_mesh_gather(DEV(ctx), dm, &w));
+    if (dm && rank == 0) {
+        mmx_index *sa = NULL, *va = NULL, *sb = NULL, *vb = NULL;
+        const mmx_index V = mmx_mesh_nverts(m), F = mmx_mesh_nfaces(m);
+        CHECK(w && w->space == MMX_SPACE_HOST && mmx_mesh_nverts(w) == V && mmx_mesh_nfaces(w) == F,
+              "gather of %s%s: not the whole's counts, or not on the host", name, via_parts ? " (parts)" : "");
+        if (w && mmx_mesh_nfaces(w) == F) {
+            OK(ctx, mmx_mesh_faces(ctx, m, &sa, &va));
+            OK(ctx, mmx_mesh_faces(ctx, w, &sb, &vb));
+            CHECK(sa && sb && !memcmp(sa, sb, ((size_t)F + 1) * sizeof *sa) &&
+                  !memcmp(va, vb, (size_t)sa[F] * sizeof *va),
+                  "gather of %s%s: faces differ from the whole's", name, via_parts ? " (parts)" : "");
+            CHECK(w->pos && !memcmp(w->pos, m->pos, 3 * (size_t)V * sizeof *m->pos),
+                  "gather of %s%s: positions differ from the whole's", name, via_parts ? " (parts)" : "");
+        }
+        free(sa), free(va), free(sb), free(vb);
+    }
+    CHECK(rank == 0 || w == NULL, "gather: a mesh on rank %d", rank);
+    mmx_mesh_free(w);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
+/* Whether two files hold the same bytes. */
+static int same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb;
+    while (same) {
+        const int x = fgetc(fa), y = fgetc(fb);
+        same = x == y;
+        if (x == EOF) break;
+    }
+    if (fa) fclose(fa);
+    if (fb) fclose(fb);
+    return same;
+}
+
+/* mmx_dist_write_obj: the file all ranks write is rank 0's mmx_mesh_write of the whole with
+ * the same positions and normals, byte for byte (over a longer file that was there: it is
+ * truncated); a file that cannot be created is refused on every rank, named. */
+static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
+{
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m || !parts[0]) {
+        mmx_mesh_free(m);
+        return;
+    }
+    mmx_ctx *c = DEV(ctx);
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    char one[600], many[600], none[600];
+    snprintf(one, sizeof one, "%s.one.obj", parts);
+    snprintf(many, sizeof many, "%s.many.obj", parts);
+    snprintf(none, sizeof none, "%s.none/x.obj", parts);
+    const mmx_index nl = dm ? mmx_mesh_nverts(mmx_dist_mesh_local(dm)) : 0;
+    float *nrm = dm ? dev_floats(ctx, 3 * (size_t)nl + 1) : NULL;
+    /* normals: on the host only (the CUDA ones equal the single CUDA process's, not the host's) */
+    for (int with = 0; dm && with < (gpu ? 1 : 2); with++) {
+        if (rank == 0) {
+            FILE *f = fopen(many, "w");
+            for (int i = 0; f && i < 20000; i++) fputs("# a longer file that was here\n", f);
+            if (f) fclose(f);
+            mmx_mesh *w = NULL;
+            float *n = malloc(3 * (size_t)mmx_mesh_nverts(m) * sizeof *n + 4);
+            OK(ctx, mmx_mesh_copy(ctx, m, MMX_SPACE_HOST, &w));
+            if (w && n && with) {
+                OK(ctx, mmx_vertex_normals(ctx, w, MMX_NORMAL_AREA, n));
+                OK(ctx, mmx_mesh_set_normals(ctx, w, n, MMX_SPACE_HOST));
+            }
+            if (w) {
+                free(w->tags), w->tags = NULL; /* not part of the partitioned file */
+                OK(ctx, mmx_mesh_write(ctx, w, one, MMX_FORMAT_OBJ));
+            }
+            mmx_mesh_free(w);
+            free(n);
+        }
+        if (with) OK(c, mmx_dist_vertex_normals(c, dm, MMX_NORMAL_AREA, nrm));
+        int64_t bytes = -1;
+        OK(c, mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
+        if (rank == 0) {
+            CHECK(same_file(one, many), "write_obj of %s%s with %d ranks: not the single process's file",
+                  name, with ? " with normals" : "", mmx_dist_size(d));
+            FILE *f = fopen(one, "rb");
+            long size = -1;
+            if (f) fseek(f, 0, SEEK_END), size = ftell(f), fclose(f);
+            CHECK(bytes == size, "write_obj of %s: %lld bytes said, %ld written", name, (long long)bytes, size);
+        }
+    }
+    if (dm) {
+        const mmx_status s = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
+        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "write_obj into a missing folder: %d, %s",
+              (int)s, mmx_ctx_error(c));
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (rank == 0) remove(one), remove(many);
+    dev_free(ctx, nrm);
     mmx_dist_mesh_free(dm);
     mmx_mesh_free(m);
 }
@@ -680,12 +822,22 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
     snprintf(part, sizeof part, "%s.%d.part", parts, R - 1);
     snprintf(index, sizeof index, "%s.index", parts);
     const long nlf = dm ? (long)mmx_mesh_nfaces(mmx_dist_mesh_local(dm)) : 0;
-    /* 0 bad magic, 1 truncated, 2 a corner out of range, 3 the index of another rank count */
-    const char *want[4] = {"(bad magic)", "truncated", "corner 0 names local vertex", "read by"};
-    const mmx_status wants[4] = {MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_ARG};
-    for (int t = 0; dm && t < 4; t++) {
+    /* 0 bad magic, 1 truncated, 2 a corner out of range, 3 the index of another rank count,
+     * 4 a face naming its first vertex twice (the local mesh's refusal, after the file's name:
+     * it once came out as "m.0.part: m.0.part: ex 0 appears twice", the sentence formatted
+     * over itself) */
+    char want5[80] = "";
+    /* 5: the index and every part's header promising 4 more corners than the parts' faces
+     * have (each part alone is consistent; mmx_dist_mesh_gather met it as an internal error) */
+    /* 6: face starts running backwards by more than an int holds (fuzz_parts: the count in
+     * the sentence overflowed) */
+    const char *want[7] = {"(bad magic)", "truncated", "corner 0 names local vertex", "read by",
+                           ".part: face 0: vertex", want5, "local face 1 has -3489333248 corners"};
+    const mmx_status wants[7] = {MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_PARSE, MMX_ERR_ARG,
+                                 MMX_ERR_MESH, MMX_ERR_PARSE, MMX_ERR_PARSE};
+    for (int t = 0; dm && t < 7; t++) {
         OK(ctx, mmx_dist_mesh_write_parts(ctx, dm, parts));
-        if (t < 3 && rank == R - 1) {
+        if ((t < 3 || t == 4 || t == 6) && rank == R - 1) {
             FILE *f = fopen(part, "r+b");
             CHECK(f != NULL, "cannot open %s", part);
             if (f && t == 0) fputc('X', f);
@@ -694,12 +846,39 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
                 fseek(f, 88 + 4 * (nlf + 1), SEEK_SET);
                 fwrite(&big, sizeof big, 1, f);
             }
+            if (f && t == 4) {
+                int32_t first = 0;
+                fseek(f, 88 + 4 * (nlf + 1), SEEK_SET);
+                if (fread(&first, sizeof first, 1, f) == 1 && !fseek(f, 0, SEEK_CUR))
+                    fwrite(&first, sizeof first, 1, f);
+            }
+            if (f && t == 6) {
+                const int32_t starts[2] = {1885339648, -1603993600};
+                fseek(f, 88 + 4, SEEK_SET);
+                fwrite(starts, sizeof *starts, 2, f);
+            }
             if (f) fclose(f);
             if (t == 1) CHECK(truncate(part, 100) == 0, "cannot truncate %s", part);
         }
         if (t == 3 && rank == 0) {
             FILE *f = fopen(index, "w");
             if (f) fprintf(f, "mmx-dist-index 1\nranks %d\nrings 1\nverts 169\nfaces 144\ncorners 576\n", R + 1), fclose(f);
+        }
+        if (t == 5) {
+            char mine[600];
+            snprintf(mine, sizeof mine, "%s.%d.part", parts, rank);
+            mmx_dist_info in;
+            mmx_dist_mesh_info(dm, &in);
+            mmx_index *st = NULL, *vs = NULL;
+            OK(ctx, mmx_mesh_faces(ctx, m, &st, &vs));
+            const int64_t more = (st ? st[mmx_mesh_nfaces(m)] : 0) + 4;
+            free(st), free(vs);
+            FILE *f = fopen(mine, "r+b");
+            if (f) fseek(f, 48, SEEK_SET), fwrite(&more, sizeof more, 1, f), fclose(f);
+            f = rank == 0 ? fopen(index, "w") : NULL;
+            if (f) fprintf(f, "mmx-dist-index 1\nranks %d\nrings 1\nverts %lld\nfaces %lld\ncorners %lld\n",
+                           R, (long long)in.global_verts, (long long)in.global_faces, (long long)more), fclose(f);
+            snprintf(want5, sizeof want5, "and %lld (parts of different sets)", (long long)more);
         }
 #ifdef MMX_HAVE_MPI
         MPI_Barrier(MPI_COMM_WORLD);
@@ -708,8 +887,8 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
         char msg[512];
         snprintf(msg, sizeof msg, "%s", mmx_ctx_error(ctx));
         CHECK(s == wants[t] && !rd && strstr(msg, want[t]) &&
-                  (t == 3 ? strstr(msg, index) != NULL : strstr(msg, part) != NULL) &&
-                  !strncmp(msg, t == 3 ? "rank 0: " : "rank ", 5),
+                  (t == 3 || t == 5 ? strstr(msg, index) != NULL : strstr(msg, part) != NULL) &&
+                  !strncmp(msg, t == 3 || t == 5 ? "rank 0: " : "rank ", 5),
               "part files, case %d: status %d, \"%s\"", t, (int)s, msg);
 #ifdef MMX_HAVE_MPI
         char first[512];
@@ -811,6 +990,8 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         via_parts = parts[0] != 0;
         check_normals_smooth(ctx, d, "grid:12:10");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_gather(ctx, d, "mixed");
+        check_write_obj(ctx, d, "mixed");
         if (via_parts) remove_parts(); /* the set is left by the last partition() */
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
@@ -843,9 +1024,14 @@ int main(int argc, char **argv)
                                    "tri:grid:10:8"};
     for (size_t i = 0; i < sizeof smooth_meshes / sizeof *smooth_meshes; i++)
         check_normals_smooth(ctx, d, smooth_meshes[i]);
+    /* the rings the queries state (dist.h): 1 */
+    CHECK(mmx_dist_rings("query") == 1, "mmx_dist_rings(\"query\") is %d", mmx_dist_rings("query"));
     const char *query_meshes[] = {"fin", "mixed", "grid:12:10", "tri:grid:10:8", "two_cubes"};
     for (size_t i = 0; i < sizeof query_meshes / sizeof *query_meshes; i++)
-        check_queries_mesh(ctx, d, query_meshes[i], 1);
+        check_queries_mesh(ctx, d, query_meshes[i], mmx_dist_rings("query"));
+    const char *gather_meshes[] = {"fin", "mixed", "two_cubes", "grid:12:10"};
+    for (size_t i = 0; i < sizeof gather_meshes / sizeof *gather_meshes; i++)
+        check_gather(ctx, d, gather_meshes[i]);
     /* One ghost ring is enough for any number of levels (the surface over a face depends on
      * its one-ring alone): levels 1 to 3 on it, with creases, both crease methods and both
      * boundary modes, the non-manifold vertex and mixed orders. */
@@ -891,7 +1077,12 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
         check_cg(ctx, d, "grid:30:20");
+        check_gather(ctx, d, "two_cubes");
+        check_gather(ctx, d, "mixed");
+        check_write_obj(ctx, d, "mixed");
         via_parts = 0;
+        check_write_obj(ctx, d, "grid:12:10");
+        check_write_obj(ctx, d, "fin");
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

@@ -2,7 +2,7 @@
 # The mmx tool under mpirun (tools/dist_run.c), run by meson as the 'tool_dist' test:
 #   tool_dist_test.sh MMX MPIRUN
 # normals and smooth over 2-4 ranks write the single process's file byte for byte (the same
-# sums in the same order); subdiv over ranks gives the single process's counts and a --json
+# sums in the same order), query over 1-4 ranks its text; subdiv over ranks gives the single process's counts and a --json
 # report whose "ranks" is R; options and commands that do not run over ranks are usage errors;
 # bad input on one rank stops every rank with one message naming the rank.
 set -u
@@ -41,6 +41,45 @@ same "normals" 2 normals builtin:icosphere:4
 same "normals --weight angle" 4 normals --weight angle builtin:grid:40:30
 same "smooth laplacian" 3 smooth --method laplacian --iterations 4 builtin:icosphere:4
 same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fix-boundary builtin:grid:40:30
+
+# query over 1-4 ranks: every kind, the single process's text byte for byte, on a mesh with
+# boundaries, holes, triangles among the quads and a non-manifold vertex (a second fan of two
+# triangles at vertex 1). One rank under mpirun is the single process itself.
+awk 'BEGIN {
+    N = 40; W = N + 1
+    for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "v %d %d %g\n", x, y, ((x * 7 + y * 3) % 5) * 0.1
+    print "v -1 -0.3 0.5"; print "v -0.3 -1 0.5"; print "v -1.2 -1.1 0.3"
+    for (y = 0; y < N; y++) for (x = 0; x < N; x++) {
+        if ((int(x / 3) + y * 7) % 11 == 5 && x > 1 && y > 1) continue
+        a = y * W + x + 1; b = a + 1; c = a + W + 1; d = a + W
+        if ((x + 2 * y) % 5 == 0) { print "f", a, b, c; print "f", a, c, d } else print "f", a, b, c, d
+    }
+    print "f", 1, W * W + 2, W * W + 3; print "f", 1, W * W + 3, W * W + 1
+}' >"$TMP/nm.obj"
+for k in VV VE VF EV EF FV FE FF; do
+    "$MMX" query "$k" "$TMP/nm.obj" "$TMP/one_$k.txt" --quiet 2>/dev/null
+done
+for r in 1 2 3 4; do
+    bad_kinds=""
+    for k in VV VE VF EV EF FV FE FF; do
+        mpi "$r" query "$k" "$TMP/nm.obj" "$TMP/many.txt"
+        if [ "$rc" -ne 0 ] || ! cmp -s "$TMP/one_$k.txt" "$TMP/many.txt" || { [ "$r" -gt 1 ] && [[ "$out" != *"ranks"*"$r (MPI)"* ]]; }; then
+            bad_kinds="$bad_kinds $k"
+            last="rc $rc: ${out:0:300} ${err:0:300}"
+        fi
+    done
+    [ -z "$bad_kinds" ] && ok "query, all eight kinds, on $r rank(s): the single process's text" \
+        || bad "query on $r ranks:$bad_kinds" "$last"
+done
+mpi 3 query FE "$TMP/nm.obj" --json
+if [ "$rc" -eq 0 ] && printf '%s\n' "$out" | cmp -s - "$TMP/one_FE.txt" && [[ "$err" == *'"ranks": 3'* ]]; then
+    ok "query to standard output on 3 ranks: the text alone there, the --json report with \"ranks\": 3 on stderr"
+else
+    bad "query --json on 3 ranks" "rc $rc" "${out:0:200}" "${err:0:400}"
+fi
+mpi 2 query --path patch VV "$TMP/nm.obj" "$TMP/x.txt"
+[ "$rc" -eq 2 ] && [[ "$err" == *"--path does not run over MPI ranks yet"* ]] \
+    && ok "query --path over ranks: refused, named" || bad "query --path over ranks" "rc $rc" "${err:0:300}"
 
 # subdiv: the counts, once, and the JSON report.
 "$MMX" subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/one.obj" --quiet
@@ -101,6 +140,62 @@ n=$(printf '%s\n' "$err" | grep -c 'cannot create')
 [ "$rc" -eq 1 ] && [ "$n" = 1 ] && [[ "$err" == *"rank 0: $TMP/none/p.0.part: cannot create"* ]] \
     && ok "partition into a missing folder: one message naming the rank and the file" \
     || bad "partition into a missing folder" "rc $rc, $n messages" "${err:0:400}"
+
+# Part files as input (IN = PREFIX.index): partition, then run = run on the OBJ (normals and
+# smoothing: the single process's file; subdiv: the run over ranks from the OBJ; query: the
+# single process's rows, the header naming the index instead); one part read alone; a part
+# count other than the ranks' refused on every rank, no output.
+mpi 3 partition --rings 2 "$TMP/nm.obj" "$TMP/nm3"
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+mpi 3 normals "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" && [[ "$out" == *"its part read"* ]] \
+    && [[ "$out" == *"written by every rank"* ]] \
+    && ok "normals from 3 part files: the single process's file, written by every rank" || bad "normals from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+# (an OBJ file from part files is written by every rank, MPI-IO: over a longer file, truncated)
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.ply" --quiet 2>/dev/null
+mpi 3 normals "$TMP/nm3.index" "$TMP/many.ply"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" != *"MPI-IO"* ]] \
+    && ok "normals from 3 part files to PLY (gathered on rank 0): the single process's file" \
+    || bad "normals from part files to PLY" "rc $rc" "${out:0:400}" "${err:0:400}"
+"$MMX" smooth --method taubin --iterations 5 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+for i in $(seq 1 30000); do echo "# a longer file that was here"; done >"$TMP/many.obj"
+mpi 3 smooth --method taubin --iterations 5 "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+    && ok "smooth taubin from 3 part files: the single process's file" || bad "smooth from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj"
+mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm3.index" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && [ -s "$TMP/one.obj" ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
+    && ok "subdiv from 3 part files: the file of subdiv over 3 ranks from the OBJ" || bad "subdiv from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+bad_kinds=""
+for k in VV VE VF EV EF FV FE FF; do
+    mpi 3 query "$k" "$TMP/nm3.index" "$TMP/many.txt"
+    if [ "$rc" -ne 0 ] || ! cmp -s <(tail -n +2 "$TMP/one_$k.txt") <(tail -n +2 "$TMP/many.txt") \
+        || ! head -1 "$TMP/many.txt" | grep -q "of $TMP/nm3.index:"; then
+        bad_kinds="$bad_kinds $k"
+    fi
+done
+[ -z "$bad_kinds" ] && ok "query from 3 part files, all eight kinds: the single process's rows" \
+    || bad "query from part files:$bad_kinds" "rc $rc" "${err:0:300}"
+"$MMX" partition "$TMP/nm.obj" "$TMP/nm1" --quiet
+"$MMX" normals "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+"$MMX" normals "$TMP/nm1.index" "$TMP/many.obj" >/dev/null 2>&1
+cmp -s "$TMP/one.obj" "$TMP/many.obj" && ok "normals from one part file, no mpirun: the single process's file" \
+    || bad "normals from one part file"
+for r in 1 2 4; do
+    rm -f "$TMP/x.obj"
+    mpi "$r" normals "$TMP/nm3.index" "$TMP/x.obj"
+    n=$(printf '%s\n' "$err" | grep -c 'written by 3 ranks, read by')
+    [ "$rc" -eq 1 ] && [ "$n" = 1 ] && [[ "$err" == *"written by 3 ranks, read by $r"* ]] && [ ! -e "$TMP/x.obj" ] \
+        && ok "3 part files read by $r rank(s): every rank stops, one message naming both counts" \
+        || bad "3 part files on $r ranks" "rc $rc, $n messages" "${err:0:400}"
+done
+mpi 3 partition "$TMP/nm.obj" "$TMP/nm3r1"
+mpi 3 smooth --method taubin "$TMP/nm3r1.index" "$TMP/x.obj"
+[ "$rc" -eq 1 ] && [[ "$err" == *"needs 2 ghost rings, the partitioned mesh has 1"* ]] \
+    && ok "taubin from parts of one ghost ring: refused, the rings named" || bad "taubin from 1-ring parts" "rc $rc" "${err:0:300}"
+mpi 2 normals --from obj "$TMP/nm3.index" "$TMP/x.obj"
+[ "$rc" -eq 2 ] && [[ "$err" == *"--from does not apply to part files"* ]] \
+    && ok "--from with part files: a usage error" || bad "--from with part files" "rc $rc" "${err:0:300}"
 
 # --backend cuda: each rank on its GPU, the single CUDA process's file (normals and smoothing
 # bit for bit, as on the host); where a rank has no GPU, every rank stops with the reason.

@@ -1,7 +1,8 @@
-/* mmx under `mpirun -n R` (R > 1): normals, smooth and subdiv on the mesh partitioned over the
- * ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local rank. Every rank reads the whole input and cuts its part (the library's simple
- * first construction), computes it with its ghost rings, and rank 0 gathers the result and
- * writes it once. The report (rank 0's) adds the ranks, each rank's part and halo, its time
+/* mmx under `mpirun -n R` (R > 1): normals, smooth, subdiv and query on the mesh partitioned
+ * over the ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local
+ * rank. Every rank reads the whole input and cuts its part (the library's simple first
+ * construction), computes it with its ghost rings, and rank 0 gathers the result and writes it
+ * once (query: the single process's text, byte for byte). The report (rank 0's) adds the ranks, each rank's part and halo, its time
  * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
  * agreed over the ranks (mmx_dist_agree): every rank exits 1, and rank 0 prints the sentence,
  * which names the rank. */
@@ -20,6 +21,25 @@ int dist_launched(void)
         if (v && atoi(v) > 0) return atoi(v);
     }
     return 1;
+}
+
+/* The part files' index named as IN (normals, smooth and subdiv: the first positional
+ * argument; query: the second), or NULL. */
+static const char *parts_index(const tool_cmd *cmd, const tool_args *a)
+{
+    static const char *const cmds[] = {"normals", "smooth", "subdiv", "query"};
+    const int at = !strcmp(cmd->name, "query");
+    int known = 0;
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmd->name, cmds[i]);
+    if (!known || a->npos <= at) return NULL;
+    const char *in = a->pos[at];
+    const size_t n = strlen(in);
+    return n > 6 && !strcmp(in + n - 6, ".index") ? in : NULL;
+}
+
+int dist_parts_input(const tool_cmd *cmd, const tool_args *a)
+{
+    return parts_index(cmd, a) != NULL;
 }
 
 /* An option's value by its name in the command's table (NULL: not given). */
@@ -93,6 +113,8 @@ typedef struct job {
     mmx_ctx *ctx;  /* where the partitioned mesh computes: the host, or the rank's GPU */
     mmx_ctx *hctx; /* the host: reading the input, the gathered values, writing */
     mmx_dist *d;
+    mmx_query_kind kind; /* query's */
+    const char *parts;   /* the part files' prefix when IN is PREFIX.index, else NULL */
 } job;
 
 /* The agreed status as the tool's exit: rank 0 prints the sentence. */
@@ -104,11 +126,71 @@ static int agreed(job *j, mmx_status s, const char *what)
     return EXIT_FAIL;
 }
 
+/* Rank 0's text of the gathered query (the single process's bytes: query_text) to OUT, and the
+ * report's rows but the ranks'. info: after the query (the edges' count). */
+static int write_query(mmx_query_kind kind, int64_t nrows, const mmx_index *rowptr,
+                       const mmx_index *colidx, const mmx_dist_info *info,
+                       const tool_input *in, const tool_output *out, double load_ms)
+{
+    const long long nnz = rowptr[nrows];
+    const long long nverts = info->global_verts, nfaces = info->global_faces;
+    const long long ncols = kind == MMX_QUERY_VE || kind == MMX_QUERY_FE ? info->global_edges
+                            : kind == MMX_QUERY_VF || kind == MMX_QUERY_EF || kind == MMX_QUERY_FF
+                                ? nfaces
+                                : nverts;
+    text t = {NULL, 0, 0, 0};
+    int rc = query_text(&t, kind, in->name, nrows, ncols, nnz, 0, rowptr, colidx);
+    if (!rc) rc = output_write_bytes(out, t.data, t.len);
+    const size_t bytes = t.len;
+    free(t.data);
+    if (rc) return rc;
+    char counts[COUNTS_LEN];
+    row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
+        counts_text(counts, nverts, nfaces), load_ms);
+    row("operation", "query %s: %lld rows, %lld entries, each rank answering its owned rows, "
+        "rank 0 gathering", mmx_query_name(kind), (long long)nrows, nnz);
+    row("wrote", "%s: text, %zu bytes", out->name, bytes);
+    js_input(in->name, nverts, nfaces, load_ms);
+    js_str("query", mmx_query_name(kind));
+    js_int("rows", nrows);
+    js_int("entries", nnz);
+    js_object("output");
+    js_str("path", out->name);
+    js_str("format", "text");
+    js_int("bytes", (long long)bytes);
+    js_end();
+    return EXIT_OK;
+}
+
+/* query's KIND MESH [OUT] (as query_cmd.c takes them): OUT a file, checked before any work, or
+ * standard output when absent or - (the report then goes to stderr). */
+static int query_in_out(const tool_cmd *cmd, const tool_args *a, mmx_query_kind *kind,
+                        tool_input *in, tool_output *out)
+{
+    if (a->npos < 2 || a->npos > 3)
+        return usage_error("query takes KIND MESH [OUT], got %d argument%s", a->npos,
+                           a->npos == 1 ? "" : "s");
+    if (mmx_query_parse(NULL, a->pos[0], kind))
+        return usage_error("unknown query kind '%s' (use VV, VE, VF, EV, EF, FV, FE or FF)",
+                           a->pos[0]);
+    if (input_resolve(a->pos[1], value(cmd, a, "from"), value(cmd, a, "format"), in))
+        return EXIT_USAGE;
+    const char *o = a->npos == 3 ? a->pos[2] : NULL;
+    if (o && strcmp(o, "-")) {
+        *out = (tool_output){OUT_FILE, o, o, MMX_FORMAT_AUTO};
+        return check_output_file(o);
+    }
+    *out = (tool_output){OUT_STDOUT, "-", "<stdout>", MMX_FORMAT_AUTO};
+    report_to_stderr();
+    return EXIT_OK;
+}
+
 static int run_job(job *j, const tool_input *in, const tool_output *out)
 {
     const tool_cmd *cmd = j->cmd;
     const tool_args *a = j->a;
     const int is_subdiv = !strcmp(cmd->name, "subdiv"), is_smooth = !strcmp(cmd->name, "smooth");
+    const int is_query = !strcmp(cmd->name, "query");
     /* The operation's parameters, parsed before any work. */
     mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
     int levels = 1, rings = 1;
@@ -140,6 +222,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         rings = mmx_dist_rings(name);
         if (rings < 0)
             return usage_error("--method %s does not run over MPI ranks yet", mmx_smooth_method_name(method));
+    } else if (is_query) {
+        rings = mmx_dist_rings("query");
     } else {
         const char *w = value(cmd, a, "weight");
         if (w && mmx_normal_weight_parse(NULL, w, &weight))
@@ -149,61 +233,106 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     mmx_mesh *mesh = NULL, *result = NULL;
     mmx_dist_mesh *dm = NULL;
     float *loc = NULL, *whole = NULL;
-    double load_ms = 0;
-    int rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
-    /* The reading rank printed its failure; the others learn of it here. */
-    mmx_status s = rc ? MMX_ERR_IO : MMX_OK;
-    if (!s && !mesh->pos) s = MMX_ERR_ARG;
-    if (mmx_dist_agree(j->ctx, j->d, s)) {
-        mmx_mesh_free(mesh);
-        if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
-        return EXIT_FAIL;
+    double load_ms = 0, t0 = 0;
+    int rc = EXIT_OK;
+    mmx_status s = MMX_OK;
+    if (j->parts) {
+        /* Each rank reads its part (the time of that is the load); no whole mesh anywhere. */
+        t0 = now_ms();
+        s = mmx_dist_mesh_read_parts(j->ctx, j->d, j->parts, &dm);
+        load_ms = now_ms() - t0;
+        if (s) {
+            if (j->me == 0) fail(j->ctx, s, in->name);
+            return EXIT_FAIL;
+        }
+        /* The mesh rank 0 writes normals or positions into is gathered from the parts, whose
+         * tags are in local numbers: said once when some part has tags (dist.h). */
+        int tagged = mmx_dist_mesh_local(dm)->tags != NULL;
+        MPI_Allreduce(MPI_IN_PLACE, &tagged, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (j->me == 0 && tagged && !is_subdiv && !is_query)
+            fprintf(stderr, "mmx: warning: %s: the parts' crease and corner tags are not written "
+                    "with the result (run on the mesh itself to keep them)\n", in->name);
+        t0 = now_ms();
+    } else {
+        rc = input_load(j->hctx, in, &mesh, &load_ms) ? EXIT_FAIL : EXIT_OK;
+        /* The reading rank printed its failure; the others learn of it here. */
+        s = rc ? MMX_ERR_IO : MMX_OK;
+        if (!s && !mesh->pos) s = MMX_ERR_ARG;
+        if (mmx_dist_agree(j->ctx, j->d, s)) {
+            mmx_mesh_free(mesh);
+            if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
+            return EXIT_FAIL;
+        }
+        /* What the partitioned operations do not carry, said once (dist.h). */
+        if (j->me == 0 && is_subdiv && mesh->uv)
+            fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
+                    "result has none; run without mpirun to keep them)\n", in->name);
+        t0 = now_ms();
+        s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
+        if (s) {
+            mmx_mesh_free(mesh);
+            if (j->me == 0) fail(j->ctx, s, in->name);
+            return EXIT_FAIL;
+        }
     }
-    /* What the partitioned operations do not carry, said once (dist.h). */
-    if (j->me == 0 && is_subdiv && mesh->uv)
-        fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
-                "result has none; run without mpirun to keep them)\n", in->name);
-    const double t0 = now_ms();
-    s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
-    if (s) {
-        mmx_mesh_free(mesh);
-        if (j->me == 0) fail(j->ctx, s, in->name);
-        return EXIT_FAIL;
-    }
+    mmx_dist_info info;
+    mmx_dist_mesh_info(dm, &info);
+    const long long in_verts = info.global_verts, in_faces = info.global_faces;
+    rings = info.rings;
     const mmx_mesh *local = mmx_dist_mesh_local(dm);
     const mmx_index nl = mmx_mesh_nverts(local);
     long long out_faces = -1;
+    /* From part files to an OBJ file, all ranks write it (mmx_dist_write_obj): no rank gathers
+     * the whole. */
+    const int direct = j->parts && !is_subdiv && !is_query && out->kind == OUT_FILE &&
+                       out->fmt == MMX_FORMAT_OBJ;
+    long long direct_bytes = -1;
+    double direct_ms = 0;
     s = MMX_OK;
-    if (!is_subdiv) {
+    if (!is_subdiv && !is_query) {
         /* The local values in the context's space (device memory on CUDA); the gathered
          * whole in host memory. */
         s = mmx_mem_alloc(j->ctx, mmx_ctx_space(j->ctx), 3 * (size_t)nl * sizeof *loc + 4, (void **)&loc);
-        if (j->me == 0) whole = malloc(3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole + 4);
-        if (!s && j->me == 0 && !whole) s = MMX_ERR_NOMEM;
+        if (j->me == 0 && !direct) whole = malloc(3 * (size_t)in_verts * sizeof *whole + 4);
+        if (!s && j->me == 0 && !direct && !whole) s = MMX_ERR_NOMEM;
     }
     rc = agreed(j, s, "out of memory");
     mmx_smooth_report sr;
     memset(&sr, 0, sizeof sr);
     mmx_dist_subdiv_report dr;
     memset(&dr, 0, sizeof dr);
+    int64_t qrows = 0;
+    mmx_index *qrow = NULL, *qcol = NULL;
     if (!rc) {
         if (is_subdiv)
             s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, NULL, &result, &dr);
+        else if (is_query)
+            s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
         else if (is_smooth)
             s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
         else
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
-        if (!s && !is_subdiv) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        if (!s && direct) {
+            const double w0 = now_ms();
+            int64_t b = 0;
+            s = mmx_dist_write_obj(j->ctx, dm, is_smooth ? loc : local->pos, is_smooth ? NULL : loc,
+                                   out->path, &b);
+            direct_bytes = b, direct_ms = now_ms() - w0;
+        }
+        if (!s && !is_subdiv && !is_query && !direct) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
+        /* From part files, the mesh the values go into, on rank 0. */
+        if (!s && !is_subdiv && !is_query && j->parts && !direct)
+            s = mmx_dist_mesh_gather(j->ctx, dm, &mesh);
         if (s) {
             if (j->me == 0) fail(j->ctx, s, in->name);
             rc = EXIT_FAIL;
         }
     }
     const double ms = now_ms() - t0;
-    if (!rc && j->me == 0 && !is_subdiv) {
+    if (!rc && j->me == 0 && !is_subdiv && !is_query && !direct) {
         /* The gathered values into rank 0's whole mesh. */
         if (is_smooth) {
-            memcpy(mesh->pos, whole, 3 * (size_t)mmx_mesh_nverts(mesh) * sizeof *whole);
+            memcpy(mesh->pos, whole, 3 * (size_t)in_verts * sizeof *whole);
             s = MMX_OK;
         } else {
             s = mmx_mesh_set_normals(j->hctx, mesh, whole, MMX_SPACE_HOST);
@@ -212,21 +341,25 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     }
     if (is_subdiv) out_faces = dr.owned_faces;
     /* The per-rank figures to rank 0. */
-    mmx_dist_info info;
     mmx_dist_mesh_info(dm, &info);
     rank_row mine = {info.owned_faces, info.ghost_faces, info.owned_verts, info.local_verts,
                      info.halo_recv_verts, info.exchanged_bytes, out_faces, ms};
     rank_row *rows = j->me == 0 ? calloc((size_t)j->R, sizeof *rows) : NULL;
     MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, rows, (int)sizeof mine, MPI_BYTE, 0, MPI_COMM_WORLD);
-    if (!rc && j->me == 0) {
+    if (!rc && j->me == 0 && is_query) {
+        rc = write_query(j->kind, qrows, qrow, qcol, &info, in, out, load_ms);
+        if (!rc) report_ranks(rows, j->R, rings, ms);
+    } else if (!rc && j->me == 0) {
         const mmx_mesh *res = is_subdiv ? result : mesh;
-        long long bytes = -1;
-        double write_ms = 0;
-        rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
+        long long bytes = direct_bytes;
+        double write_ms = direct_ms;
+        if (!direct) rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
+        const long long res_verts = direct ? in_verts : mmx_mesh_nverts(res);
+        const long long res_faces = direct ? in_faces : mmx_mesh_nfaces(res);
         if (!rc) {
             char counts[COUNTS_LEN];
-            row("input", "%s: %s (loaded in %.3f ms on each rank)", in->name,
-                counts_text(counts, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh)), load_ms);
+            row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
+                counts_text(counts, in_verts, in_faces), j->parts ? "its part read" : "loaded", load_ms);
             if (is_subdiv)
                 row("operation", "%s, %d level%s, each rank refining its part and one ghost ring "
                     "with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
@@ -235,18 +368,19 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");
             else
                 row("operation", "vertex normals (%s), one halo exchange", mmx_normal_weight_name(weight));
-            row("result", "%s", counts_text(counts, mmx_mesh_nverts(res), mmx_mesh_nfaces(res)));
+            row("result", "%s%s", counts_text(counts, res_verts, res_faces),
+                direct ? " (written by every rank, each its block: MPI-IO)" : "");
             report_ranks(rows, j->R, rings, ms);
             row_output(out, bytes, write_ms);
-            js_input(in->name, mmx_mesh_nverts(mesh), mmx_mesh_nfaces(mesh), load_ms);
-            js_output(out, mmx_mesh_nverts(res), mmx_mesh_nfaces(res), bytes, write_ms);
+            js_input(in->name, in_verts, in_faces, load_ms);
+            js_output(out, res_verts, res_faces, bytes, write_ms);
         }
     }
     /* rank 0's write decides the exit status of every rank */
     int r0 = rc;
     MPI_Bcast(&r0, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!rc) rc = r0;
-    free(rows), free(whole);
+    free(rows), free(whole), free(qrow), free(qcol);
     mmx_mem_free(j->ctx, mmx_ctx_space(j->ctx), loc);
     mmx_mesh_free(result);
     mmx_dist_mesh_free(dm);
@@ -267,7 +401,7 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
     const char *prefix = a->pos[1];
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, 1, 0, NULL, NULL, NULL};
+    job j = {cmd, a, 1, 0, NULL, NULL, NULL, MMX_QUERY_VV, NULL};
     if (mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
@@ -326,27 +460,41 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
     static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};
+    static const char *const query_ok[] = {"format", "from", NULL};
     const int R = dist_launched();
+    const int is_query = !strcmp(cmd->name, "query");
     const char *const *ok = !strcmp(cmd->name, "subdiv")    ? subdiv_ok
                             : !strcmp(cmd->name, "smooth")  ? smooth_ok
                             : !strcmp(cmd->name, "normals") ? normals_ok
+                            : is_query                      ? query_ok
                                                             : NULL;
     if (!ok)
         return usage_error("mmx %s does not run over MPI ranks (started by mpirun with %d ranks): "
-                           "normals, smooth and subdiv do", cmd->name, R);
+                           "normals, smooth, subdiv and query do", cmd->name, R);
     if (only(cmd, a, ok, R)) return EXIT_USAGE;
+    /* IN as part files: PREFIX.index names them; every rank reads its part. */
+    const char *index = parts_index(cmd, a);
+    char parts[4096] = "";
+    if (index) {
+        if (value(cmd, a, "from"))
+            return usage_error("--from does not apply to part files (%s)", index);
+        if (strlen(index) - 6 >= sizeof parts) return usage_error("%s: the name is too long", index);
+        memcpy(parts, index, strlen(index) - 6);
+    }
     const char *backend = a->global[G_BACKEND];
     if (backend && strcmp(backend, "host") && strcmp(backend, "cuda"))
         return usage_error("unknown --backend '%s' (host or cuda)", backend);
     const int cuda = backend && !strcmp(backend, "cuda");
     tool_input in;
     tool_output out;
-    int rc = mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"), value(cmd, a, "to"),
-                         value(cmd, a, "format"), &in, &out);
+    mmx_query_kind kind = MMX_QUERY_VV;
+    int rc = is_query ? query_in_out(cmd, a, &kind, &in, &out)
+                      : mesh_in_out(a, value(cmd, a, "discard"), value(cmd, a, "from"),
+                                    value(cmd, a, "to"), value(cmd, a, "format"), &in, &out);
     if (rc) return rc;
     int provided = 0;
     MPI_Init_thread(NULL, NULL, MPI_THREAD_SINGLE, &provided);
-    job j = {cmd, a, R, 0, NULL, NULL, NULL};
+    job j = {cmd, a, R, 0, NULL, NULL, NULL, kind, index ? parts : NULL};
     if (mmx_ctx_create(&j.hctx) || mmx_ctx_create(&j.ctx) || mmx_dist_create(j.ctx, NULL, &j.d)) {
         fprintf(stderr, "mmx: %s\n", mmx_ctx_error(j.ctx));
         MPI_Abort(MPI_COMM_WORLD, EXIT_FAIL);
@@ -395,6 +543,10 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     static const char *const none[] = {NULL};
     (void)only, (void)value, (void)a, (void)none;
+    if (dist_launched() == 1)
+        return usage_error("%s names part files, which mmx %s reads over MPI ranks, and "
+                           "this mmx was built without MPI (meson -Dmpi=enabled; Debian: "
+                           "libopenmpi-dev)", parts_index(cmd, a), cmd->name);
     return usage_error("mmx %s was started by mpirun with %d ranks, but this mmx was built "
                        "without MPI (meson -Dmpi=enabled; Debian: libopenmpi-dev)",
                        cmd->name, dist_launched());

@@ -1,4 +1,5 @@
-/* mmx under mpirun (dist_run.c): normals, smooth and subdiv run partitioned over the ranks. */
+/* mmx under mpirun (dist_run.c): normals, smooth, subdiv and query run partitioned over the
+ * ranks. */
 #ifndef MMX_TOOL_DIST_RUN_H
 #define MMX_TOOL_DIST_RUN_H
 
@@ -9,9 +10,14 @@
  * the PMI's PMI_SIZE / PMIX_SIZE), 1 when it was not started by mpirun. */
 int dist_launched(void);
 
-/* Runs cmd partitioned over the job's ranks (MPI_Init and MPI_Finalize here): normals, smooth
- * and subdiv; any other command, an option not supported over ranks, or a build without MPI
- * is a usage error. Returns the exit status, the same on every rank. */
+/* 1 when cmd (normals, smooth, subdiv or query) names part files as its input: IN is
+ * PREFIX.index (mmx partition's), which runs partitioned even on one rank; else 0. */
+int dist_parts_input(const tool_cmd *cmd, const tool_args *a);
+
+/* Runs cmd partitioned over the job's ranks (MPI_Init and MPI_Finalize here): normals, smooth,
+ * subdiv and query (IN a mesh every rank reads and cuts, or PREFIX.index: each rank reads its
+ * part, mmx_dist_mesh_read_parts); any other command, an option not supported over ranks, or
+ * a build without MPI is a usage error. Returns the exit status, the same on every rank. */
 int dist_run(const tool_cmd *cmd, const tool_args *a);
 
 /* mmx partition (partition_cmd.c's options, in this order): IN cut over the job's ranks (one

@@ -92,8 +92,9 @@ static int run_command(int argc, char **argv, tool_args *a)
         return usage_error("%s has no --json report", cmd->name);
     report_begin(json ? REPORT_JSON : quiet ? REPORT_QUIET : REPORT_TEXT, cmd->name);
     progress_begin(a->global[G_PROGRESS] != NULL);
-    /* Started by mpirun with several ranks: the command runs partitioned (dist_run.c). */
-    if (dist_launched() > 1) return dist_run(cmd, a);
+    /* Started by mpirun with several ranks, or reading part files: the command runs
+     * partitioned (dist_run.c). */
+    if (dist_launched() > 1 || dist_parts_input(cmd, a)) return dist_run(cmd, a);
     return cmd->run(a);
 }
 

@@ -107,7 +107,10 @@ const tool_cmd normals_command = {
             "transposed mesh matrix and normalised; a vertex in no face gets a zero normal.\n"
             "Writes OUT with them: OBJ as 'vn' lines with 'v//vn' corners ('v/vt/vn' with\n"
             "texture coordinates), PLY as nx ny nz vertex properties; OFF has no place for\n"
-            "them and is written without.",
+            "them and is written without.\n"
+            "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone, and\n"
+            "an OBJ OUT is then written by every rank, each its block (MPI-IO).",
     .opts = normals_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -21,14 +21,15 @@ const tool_cmd partition_command = {
     .name = "partition",
     .summary = "cut a mesh into part files for MPI ranks (run under mpirun -n R)",
     .synopsis = "partition [--rings K] IN PREFIX",
-    .help = "Run as `mpirun -n R mmx partition IN PREFIX` (alone: one part). Every rank\n"
-            "reads IN, cuts the faces into R parts along the patches' Morton order, each\n"
-            "with K ghost rings, and writes its part as PREFIX.R.part; rank 0 then writes\n"
-            "PREFIX.index (ranks, rings, the whole mesh's counts). A program reads them back\n"
-            "with mmx_dist_mesh_read_parts on as many ranks, each rank reading only its\n"
-            "part (docs/dist.md gives the formats). Positions and crease and corner tags\n"
-            "are kept; texture coordinates, normals and colours are not, and hole tags are\n"
-            "refused. The report gives each rank's part and halo.",
+    .help = "Run as `mpirun -n R mmx partition IN PREFIX` (alone: one part). Every rank reads\n"
+            "IN, cuts the faces into R parts along the patches' Morton order, each with K\n"
+            "ghost rings, and writes its part as PREFIX.R.part; rank 0 then writes\n"
+            "PREFIX.index (ranks, rings, the whole mesh's counts). `mpirun -n R mmx\n"
+            "normals|smooth|subdiv|query ... PREFIX.index ...` reads them back on as many\n"
+            "ranks (another count is an error), each rank reading only its part, as a program\n"
+            "does with mmx_dist_mesh_read_parts (docs/dist.md gives the formats). Positions\n"
+            "and crease and corner tags are kept; texture coordinates, normals and colours\n"
+            "are not, and hole tags are refused. The report gives each rank's part and halo.",
     .opts = partition_opts,
     .nopts = DIST_PARTITION_NOPTS,
     .flags = CMD_JSON,

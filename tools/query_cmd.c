@@ -28,6 +28,25 @@ static const char *target_name(mmx_query_kind k)
     return t[k];
 }
 
+int query_text(text *t, mmx_query_kind kind, const char *mesh, long long nrows, long long ncols,
+               long long nnz, int order, const mmx_index *rowptr, const mmx_index *colidx)
+{
+    char head[1024];
+    int n = snprintf(head, sizeof head,
+                     "# mmx query %s of %s: %d %s rows -> %s (%d of them), %d entries; one line "
+                     "per %s, its %s in order, 0-based\n",
+                     mmx_query_name(kind), mesh, (int)nrows, source_name(kind), target_name(kind),
+                     (int)ncols, (int)nnz, source_name(kind), target_name(kind));
+    text_put(t, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
+    for (long long i = 0; i < nrows; i++) {
+        const long long a = order ? (long long)order * i : rowptr[i];
+        const long long b = order ? a + order : rowptr[i + 1];
+        if (a == b) text_put(t, "\n", 1);
+        for (long long k = a; k < b; k++) put_int(t, colidx[k], k + 1 == b ? '\n' : ' ');
+    }
+    return t->failed ? out_of_memory("query text") : EXIT_OK;
+}
+
 /* The result as text; its arrays copied to the host first when they live on the device. */
 static int format_rows(mmx_ctx *ctx, const mmx_csr *R, mmx_query_kind kind, const char *mesh,
                        text *t)
@@ -47,27 +66,11 @@ static int format_rows(mmx_ctx *ctx, const mmx_csr *R, mmx_query_kind kind, cons
         s = mmx_mem_copy(ctx, rowptr, MMX_SPACE_HOST, R->rowptr, R->space,
                          ((size_t)R->nrows + 1) * sizeof *rowptr);
     }
-    if (s) {
-        free(colidx);
-        free(rowptr);
-        return fail(ctx, s, mesh);
-    }
-    char head[1024];
-    int n = snprintf(head, sizeof head,
-                     "# mmx query %s of %s: %d %s rows -> %s (%d of them), %d entries; one line "
-                     "per %s, its %s in order, 0-based\n",
-                     mmx_query_name(kind), mesh, (int)R->nrows, source_name(kind), target_name(kind),
-                     (int)R->ncols, (int)R->nnz, source_name(kind), target_name(kind));
-    text_put(t, head, (size_t)n < sizeof head ? (size_t)n : sizeof head - 1);
-    for (mmx_index i = 0; i < R->nrows; i++) {
-        const mmx_index a = R->order ? R->order * i : rowptr[i];
-        const mmx_index b = R->order ? a + R->order : rowptr[i + 1];
-        if (a == b) text_put(t, "\n", 1);
-        for (mmx_index k = a; k < b; k++) put_int(t, colidx[k], k + 1 == b ? '\n' : ' ');
-    }
+    int rc = s ? fail(ctx, s, mesh)
+               : query_text(t, kind, mesh, R->nrows, R->ncols, R->nnz, R->order, rowptr, colidx);
     free(colidx);
     free(rowptr);
-    return t->failed ? out_of_memory("query text") : EXIT_OK;
+    return rc;
 }
 
 /* The paths of --path, in the order of its help. */
@@ -201,7 +204,12 @@ const tool_cmd query_command = {
             "and runs it (mmx_query_plan_run). Each path builds what it needs for this one\n"
             "query, so algebraic, which builds the least, is the fastest here; the patch set\n"
             "and the plan pay off over many queries, in a program. Every path writes the same\n"
-            "bytes.",
+            "bytes.\n"
+            "Under `mpirun -n R` (R > 1) the mesh is partitioned over the ranks\n"
+            "(mmx_dist_query: each rank answers its owned rows, the edges numbered as one\n"
+            "process numbers them) and rank 0 writes the same bytes; --path is not taken.\n"
+            "MESH may be part files, PREFIX.index (mmx partition's): each rank reads its\n"
+            "part alone.",
     .opts = query_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -264,7 +264,10 @@ const tool_cmd smooth_command = {
             "gradients with a Jacobi preconditioner (prints its iterations and residual).\n"
             "cotan and mcf need triangles (mmx triangulate makes them). The result is the\n"
             "same bit for bit from run to run. --noise A adds noise first (with\n"
-            "--iterations 0: only that). Without --method: taubin.",
+            "--iterations 0: only that). Without --method: taubin.\n"
+            "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone, and\n"
+            "an OBJ OUT is then written by every rank, each its block (MPI-IO).",
     .opts = smooth_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

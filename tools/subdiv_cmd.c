@@ -370,7 +370,9 @@ const tool_cmd subdiv_command = {
             "shapes) is refined as OpenSubdiv refines it, on face lists on the host\n"
             "(Loop, Catmull-Clark, bilinear; boundary tags only; default path), and\n"
             "written as OBJ; Loop on two-sided pillows takes that path too.\n"
-            "Runs on the GPU when there is one, unless --backend host.",
+            "Runs on the GPU when there is one, unless --backend host.\n"
+            "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone.",
     .opts = subdiv_opts,
     .nopts = O_COUNT,
     .flags = CMD_GPU_DEFAULT | CMD_JSON,

@@ -280,6 +280,14 @@ int output_write_bytes(const tool_output *out, const void *data, size_t len);
 
 /* ---- shared by commands -------------------------------------------------------------------- */
 
+/* mmx query's text of a query result held in host memory (query_cmd.c; dist_run.c writes the
+ * partitioned query's with it, so the two are the same bytes): the '#' header line naming
+ * `kind`, `mesh` and the counts (ncols: how many target elements), then one line per row, its
+ * entries 0-based; the rows at order * row when order > 0, else by rowptr. Returns EXIT_OK, or
+ * EXIT_FAIL after saying memory ran out. */
+int query_text(text *t, mmx_query_kind kind, const char *mesh, long long nrows, long long ncols,
+               long long nnz, int order, const mmx_index *rowptr, const mmx_index *colidx);
+
 /* Subdivides `mesh` (named `name` in the report, loaded in load_ms; a negative load_ms leaves
  * the load time out) `levels` times and prints the report: the scheme row, the input row, each
  * level's sizes and time, the total time (and the JSON fields "scheme", "levels", "path",

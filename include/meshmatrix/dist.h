@@ -109,6 +109,8 @@ typedef struct mmx_dist_info {
                                              on CUDA the stream is waited for before and after,
                                              so it is the exchange's own time) */
     int transport;                        /* mmx_dist_transport */
+    int64_t global_edges;                 /* the whole mesh's edges, once an edge query
+                                             (mmx_dist_query) numbered them; -1 before */
 } mmx_dist_info;
 
 /* Partitions `whole` (the same mesh on every rank: the whole mesh, in host memory, with or
@@ -164,6 +166,41 @@ mmx_status mmx_dist_exchange(mmx_ctx *ctx, const mmx_dist_mesh *dm, float *x, in
 mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x, int k,
                            float *whole);
 
+/* The whole mesh gathered on rank 0 (collective): *out (rank 0; NULL on the others) is a host
+ * mesh of the whole's global_verts vertices and global_faces faces, face f and vertex v at
+ * their global numbers, each face's corners in the cyclic order and from the corner the
+ * whole's had, the positions of the local meshes (none when a rank's local mesh has none).
+ * Built from the parts alone, so it gives a partitioned mesh read from part files
+ * (mmx_dist_mesh_read_parts, where no process held the whole) the mesh it was cut from, which
+ * is what the tool writes normals or smoothed positions into. Tags, texture coordinates,
+ * normals and colours are not part of it (the parts keep no uv, normals or colours; their
+ * tags are in local numbers). Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_OVERFLOW (a whole
+ * past 32-bit indices), MMX_ERR_MESH (mmx_mesh_from_faces's refusals; a face owned by two
+ * ranks, named: parts of different sets), MMX_ERR_NOMEM. Cost: a gather of 16 bytes a face,
+ * 8 a corner and 12 an owned vertex on rank 0, O(whole) there. Synchronises: no (host; on
+ * CUDA the local mesh's host copy is read). */
+mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh **out);
+
+/* The whole mesh written as one OBJ file by all ranks (collective), no rank holding the
+ * whole: the same bytes as mmx_mesh_write of mmx_dist_mesh_gather's mesh with pos as its
+ * positions and normals as its vertex normals, as OBJ ("# meshmatrix" line, "v" lines,
+ * "vn" lines when normals is given, "f" lines, "a//a" with normals; no tags, texture
+ * coordinates or colours). pos and normals (NULL: none, on every rank) are local_verts x 3
+ * arrays in the context's space, of which the owned rows are read (the positions: the local
+ * mesh's, mmx_dist_mesh_local(dm)->pos, or smoothed ones). How: the owned vertices' rows and
+ * the owned faces go to the rank of their block of global numbers (rank q: [q N / R,
+ * (q + 1) N / R)), which formats its block; an all-gather of each rank's byte counts places
+ * the blocks; MPI-IO (MPI_File_write_at_all) writes them at their offsets, so the file is the
+ * single process's without a gather on rank 0. *bytes (may be NULL): the file's size.
+ * Errors (agreed): MMX_ERR_ARG (NULL dm, pos or path), MMX_ERR_OVERFLOW (a whole past 32-bit
+ * numbers, or a rank's block past 2 GiB), MMX_ERR_IO (the file, named, with MPI's reason),
+ * MMX_ERR_MESH (a face no rank owns: parts of different sets), MMX_ERR_NOMEM, MMX_ERR_CUDA.
+ * Cost: an all-to-all of 16 (24 with normals) bytes an owned vertex and 16 a face plus 8 a
+ * corner, O(local mesh + block) per rank, one all-gather of 4 counts. Synchronises: on CUDA,
+ * the stream (the rows are read back). */
+mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
+                              const float *normals, const char *path, int64_t *bytes);
+
 /* ---- part files ---------------------------------------------------------------------------- */
 
 /* Writes the partitioned mesh as part files (collective): each rank writes its part to
@@ -199,7 +236,7 @@ mmx_status mmx_dist_mesh_write_parts(mmx_ctx *ctx, const mmx_dist_mesh *dm, cons
  * vertex numbers, ascending global numbers below the whole's counts, owned flags, the halo's
  * lists naming owned vertices to send and every ghost once to receive), its tags as
  * mmx_mesh_tags_parse checks them; over the ranks, that the halo's counts pair up and the owned
- * faces and vertices add up to the index's counts. A failed check is MMX_ERR_PARSE naming the
+ * faces, vertices and corners add up to the index's counts. A failed check is MMX_ERR_PARSE naming the
  * file and the entry or byte. Errors (agreed): MMX_ERR_ARG, MMX_ERR_IO (a file missing or
  * unreadable, named), MMX_ERR_PARSE, MMX_ERR_MESH (the local mesh's faces, as
  * mmx_mesh_from_faces), MMX_ERR_CUDA, MMX_ERR_NOMEM. Cost: O(part) per rank, an all-to-all of
@@ -260,10 +297,12 @@ mmx_status mmx_dist_smooth(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_smoo
  * mesh (MMX_ERR_MESH for an inconsistently oriented edge, named in local terms),
  * MMX_ERR_OVERFLOW (more than 2^31 - 1 edges or entries), MMX_ERR_NOMEM; on CUDA those of the
  * host copy's adjacency.
- * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry; the edge
- * queries first number the edges (the local mesh's adjacency on the host, its host copy on
- * CUDA; a gather and a scatter of 8 bytes an owned vertex through rank 0; 24 bytes for each
- * local edge whose larger end is a ghost, asked of that end's owner), at every call.
+ * Cost: mmx_query on the local mesh, one gather of 16 bytes a row and 4 an entry; the first
+ * edge query on dm also numbers the edges (the local mesh's adjacency on the host, its host
+ * copy on CUDA; a gather and a scatter of 8 bytes an owned vertex through rank 0; 24 bytes for
+ * each local edge whose larger end is a ghost, asked of that end's owner), which dm keeps for
+ * the next queries (freed with it; mmx_dist_info.global_edges tells it is there), and on the
+ * host backend every later query reuses that adjacency too.
  * Synchronises: on CUDA, the stream (the local answer is read back). */
 mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind kind,
                           int64_t *nrows, mmx_index **rowptr, mmx_index **colidx);

@@ -237,6 +237,47 @@ mmx_status mmx__dist_gatherv(mmx_ctx *ctx, mmx_dist *d, const void *send, int64_
     return e == MPI_SUCCESS ? MMX_OK : mpi_fail(ctx, e, "MPI_Gatherv");
 }
 
+mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *mine, int n,
+                                   int64_t *all)
+{
+    MPI_CALL(ctx, MPI_Allgather(mine, n, MPI_INT64_T, all, n, MPI_INT64_T, COMM(d)));
+    return MMX_OK;
+}
+
+mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
+                              const mmx__dist_chunk *chunk, int n)
+{
+    MPI_File fh;
+    int e = MPI_File_open(COMM(d), path, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+    if (e != MPI_SUCCESS) {
+        char why[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(e, why, &len);
+        return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot create: %s", path, why);
+    }
+    /* Every rank writes each chunk in the same collective call (a rank with nothing to
+     * write passes 0 bytes); a chunk past MPI's int counts is refused before. */
+    int bad = 0;
+    for (int i = 0; i < n; i++) bad |= chunk[i].bytes < 0 || chunk[i].bytes > INT32_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, COMM(d));
+    e = bad ? MPI_SUCCESS : MPI_File_set_size(fh, 0);
+    for (int i = 0; !bad && e == MPI_SUCCESS && i < n; i++)
+        e = MPI_File_write_at_all(fh, (MPI_Offset)chunk[i].offset, chunk[i].data,
+                                  (int)chunk[i].bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+    const int c = MPI_File_close(&fh);
+    if (bad)
+        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%s: a rank's part of the file passes MPI's int "
+                         "counts (2 GiB)", path);
+    if (e == MPI_SUCCESS) e = c;
+    if (e != MPI_SUCCESS) {
+        char why[MPI_MAX_ERROR_STRING] = "";
+        int len = 0;
+        MPI_Error_string(e, why, &len);
+        return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot write: %s", path, why);
+    }
+    return MMX_OK;
+}
+
 #else /* no MPI */
 
 int mmx_dist_available(void)
@@ -310,6 +351,18 @@ mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *d
 {
     (void)d, (void)device;
     *distinct = 0;
+    return no_mpi(ctx);
+}
+mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *mine, int n,
+                                   int64_t *all)
+{
+    (void)d, (void)mine, (void)n, (void)all;
+    return no_mpi(ctx);
+}
+mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
+                              const mmx__dist_chunk *chunk, int n)
+{
+    (void)d, (void)path, (void)chunk, (void)n;
     return no_mpi(ctx);
 }
 

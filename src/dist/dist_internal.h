@@ -41,11 +41,17 @@ typedef struct mmx__dist_xbuf {
     int64_t *cnt;
 } mmx__dist_xbuf;
 
-/* What a partitioned mesh has sent so far (mutable behind the const handles the calls take). */
+/* What a partitioned mesh has sent so far, and the edge numbering the first edge query made
+ * for the next ones (mutable behind the const handles the calls take; freed with the mesh).
+ * The numbering is collective, so every rank has it or none does. */
 typedef struct mmx__dist_counters {
     int64_t bytes;
     int exchanges;
     double exchange_ms;
+    mmx_adjacency *adj;   /* the local mesh's adjacency, on the host (on CUDA its host copy's) */
+    int64_t *eg;          /* the global number of each local edge (adj's order) */
+    unsigned char *eown;  /* whether each local edge is owned here (its larger end is) */
+    int64_t gedges;       /* the whole mesh's edges; -1 until numbered */
 } mmx__dist_counters;
 
 struct mmx_dist_mesh {
@@ -134,6 +140,20 @@ mmx_status mmx__dist_gather_i64(mmx_ctx *ctx, mmx_dist *d, int64_t v, int64_t *a
 /* *distinct = 1 on every rank when no two ranks of a node (MPI_COMM_TYPE_SHARED) name the same
  * device, else 0 (collective). NCCL refuses a communicator with one GPU twice. */
 mmx_status mmx__dist_node_distinct(mmx_ctx *ctx, mmx_dist *d, int device, int *distinct);
+
+/* Every rank's n numbers, in rank order, on every rank (all: R n). */
+mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *mine, int n,
+                                   int64_t *all);
+/* One file written by all ranks (MPI-IO, collective): created or truncated, then each rank's
+ * chunk i written at its offset, chunk by chunk (every rank passes n chunks, empty ones with 0
+ * bytes). Errors: MMX_ERR_IO (the file, named, with MPI's reason), MMX_ERR_OVERFLOW (a chunk
+ * past 2^31 - 1 bytes). */
+typedef struct mmx__dist_chunk {
+    const void *data;
+    int64_t bytes, offset;
+} mmx__dist_chunk;
+mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
+                              const mmx__dist_chunk *chunk, int n);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);

@@ -303,8 +303,8 @@ static mmx_status read_part(mmx_ctx *ctx, mmx_ctx *hc, mmx_dist_mesh *dm, const 
     }
     for (int64_t f = 0; f < nlf; f++)
         if (start[f + 1] < start[f]) {
-            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: local face %lld has %d corners", path,
-                          (long long)f, start[f + 1] - start[f]);
+            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: local face %lld has %lld corners", path,
+                          (long long)f, (long long)start[f + 1] - start[f]);
             goto out;
         }
     for (int64_t c = 0; c < nnz; c++)
@@ -360,7 +360,12 @@ static mmx_status read_part(mmx_ctx *ctx, mmx_ctx *hc, mmx_dist_mesh *dm, const 
         s = mmx_mesh_tags_parse(hc, dm->local, &T);
         mmx_mesh_tags_free(T);
     }
-    if (s) s = mmx__fail(ctx, s, "%s: %s", path, mmx_ctx_error(hc));
+    if (s) {
+        /* hc may be ctx: the sentence copied out before it is written over */
+        char why[MMX__ERRLEN];
+        snprintf(why, sizeof why, "%s", mmx_ctx_error(hc));
+        s = mmx__fail(ctx, s, "%s: %s", path, why);
+    }
 out:
     fclose(r.f);
     free(start), free(verts), free(pos), free(tags);
@@ -405,19 +410,30 @@ mmx_status mmx_dist_mesh_read_parts(mmx_ctx *ctx, mmx_dist *d, const char *prefi
     if (!s) s = mmx__host_alloc(ctx, (size_t)R, sizeof *sc, (void **)&sc);
     s = mmx_dist_agree(ctx, d, s);
     if (!s) s = mmx__dist_alltoall_i64(ctx, d, dm->rcount, sc);
-    int64_t sum[2] = {dm->nof, dm->nov};
-    if (!s) s = mmx__dist_allreduce_i64(ctx, d, sum, 2, MMX__DIST_SUM);
+    int64_t sum[3] = {dm->nof, dm->nov, 0};
+    if (!s) {
+        /* the owned faces' corners, from the local mesh's face sizes (on the host still) */
+        const mmx_mesh *lm = dm->local;
+        mmx_index *st = NULL, *vs = NULL;
+        s = mmx_mesh_faces(hc, lm, &st, &vs);
+        s = mmx__dist_host_status(ctx, hc, s);
+        for (mmx_index f = 0; !s && f < mmx_mesh_nfaces(lm); f++)
+            if (dm->of[f]) sum[2] += st[f + 1] - st[f];
+        free(st), free(vs);
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_allreduce_i64(ctx, d, sum, 3, MMX__DIST_SUM);
     if (!s) {
         for (int q = 0; q < R && !s; q++)
             if (sc[q] != dm->scount[q])
                 s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: %lld vertices sent to rank %d, which asks "
                               "for %lld (parts of different sets)", part, (long long)dm->scount[q],
                               q, (long long)sc[q]);
-        if (!s && (sum[0] != dm->gfaces || sum[1] != dm->gverts))
-            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: the parts own %lld faces and %lld vertices; the "
-                          "index says %lld and %lld (parts of different sets)", index,
-                          (long long)sum[0], (long long)sum[1], (long long)dm->gfaces,
-                          (long long)dm->gverts);
+        if (!s && (sum[0] != dm->gfaces || sum[1] != dm->gverts || sum[2] != dm->gnnz))
+            s = mmx__fail(ctx, MMX_ERR_PARSE, "%s: the parts own %lld faces, %lld vertices and "
+                          "%lld corners; the index says %lld, %lld and %lld (parts of different "
+                          "sets)", index, (long long)sum[0], (long long)sum[1], (long long)sum[2],
+                          (long long)dm->gfaces, (long long)dm->gverts, (long long)dm->gnnz);
     }
     free(sc);
     s = mmx_dist_agree(ctx, d, s);

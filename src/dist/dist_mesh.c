@@ -29,6 +29,7 @@ void mmx_dist_mesh_free(mmx_dist_mesh *dm)
     free(dm->scount), free(dm->soff), free(dm->rcount), free(dm->roff);
     free(dm->sidx), free(dm->ridx);
     free(dm->gcount), free(dm->goff), free(dm->gids);
+    if (dm->cnt) mmx_adjacency_free(dm->cnt->adj), free(dm->cnt->eg), free(dm->cnt->eown);
     free(dm->cnt);
     free(dm);
 }
@@ -67,6 +68,7 @@ mmx_status mmx_dist_mesh_info(const mmx_dist_mesh *dm, mmx_dist_info *info)
                             .halo_send_verts = (mmx_index)dm->soff[R],
                             .exchanged_bytes = dm->cnt->bytes, .exchanges = dm->cnt->exchanges,
                             .exchange_ms = dm->cnt->exchange_ms,
+                            .global_edges = dm->cnt->eg ? dm->cnt->gedges : -1,
                             .transport = dm->dev ? dm->dev->transport : MMX_DIST_HOST};
     return MMX_OK;
 }

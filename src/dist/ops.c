@@ -11,7 +11,7 @@ int mmx_dist_rings(const char *op)
 {
     if (!op) return -1;
     if (!strcmp(op, "normals") || !strcmp(op, "smooth:laplacian") || !strcmp(op, "smooth:cotan") ||
-        !strcmp(op, "smooth:bilateral"))
+        !strcmp(op, "smooth:bilateral") || !strcmp(op, "query"))
         return 1;
     if (!strcmp(op, "smooth:taubin")) return 2;
     if (!strncmp(op, "subdiv:", 7)) {

@@ -27,17 +27,19 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
     mmx_csr *Q = NULL;
-    mmx_adjacency *A = NULL;
     mmx_index *ent = NULL, *all_ent = NULL, *prow = NULL, *pcol = NULL;
     mmx_index *hrow = NULL, *hcol = NULL;
-    int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL, *eg = NULL, gedges = 0;
-    unsigned char *eown = NULL;
+    int64_t *head = NULL, *all_head = NULL, *cnt = NULL, *at = NULL;
+    mmx__dist_counters *kept = dm->cnt;
     const int src = src_of[kind], dst = dst_of[kind];
-    if (src == 1 || dst == 1) {
+    if ((src == 1 || dst == 1) && !kept->eg) {
         /* The local edges' global numbers, from the local mesh's adjacency on the host (on CUDA
          * its host copy: the device's adjacency numbers the edges the same way, mesh.h), and
-         * an edge owned where its larger end is. */
+         * an edge owned where its larger end is; made once, kept with dm. */
         mmx_ctx *hc = dm->dev ? dm->dev->hctx : ctx;
+        mmx_adjacency *A = NULL;
+        unsigned char *eown = NULL;
+        int64_t *eg = NULL, gedges = 0;
         s = mmx_adjacency_compute(hc, dm->dev ? dm->dev->hlocal : dm->local, &A);
         if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
         if (!s) s = mmx__host_alloc(ctx, (size_t)A->nedges, 1, (void **)&eown);
@@ -47,8 +49,16 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
         if (!s && gedges > INT32_MAX)
             s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_query: %lld edges pass 32-bit indices",
                           (long long)gedges);
-        if (s) goto out;
+        if (s) {
+            mmx_adjacency_free(A);
+            free(eown), free(eg);
+            return s;
+        }
+        kept->adj = A, kept->eown = eown, kept->eg = eg, kept->gedges = gedges;
     }
+    const mmx_adjacency *A = kept->adj;
+    const unsigned char *eown = kept->eown;
+    const int64_t *eg = kept->eg, gedges = kept->gedges;
     const unsigned char *own = src == 0 ? dm->ov : src == 1 ? eown : dm->of;
     const int64_t *g = src == 0 ? dm->gv : src == 1 ? eg : dm->gf;
     const int64_t *gt = dst == 0 ? dm->gv : dst == 1 ? eg : dm->gf;
@@ -127,10 +137,8 @@ mmx_status mmx_dist_query(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_query_kind 
         *nrows = ntotal, *rowptr = prow, *colidx = pcol;
         prow = pcol = NULL;
     }
-out:
     mmx_csr_free(Q);
-    mmx_adjacency_free(A);
-    free(eg), free(eown), free(ent), free(all_ent), free(prow), free(pcol), free(hrow), free(hcol);
+    free(ent), free(all_ent), free(prow), free(pcol), free(hrow), free(hcol);
     free(head), free(all_head), free(cnt), free(at);
     return s;
 }
