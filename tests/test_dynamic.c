@@ -1394,7 +1394,7 @@ static void select_matches_host(mmx_ctx *cu, mmx_index n, const uint64_t *key, c
     }
     mmx__cavity_key_sort(order, nvalid);
     for (mmx_index j = 1; j < nvalid; j++) cr_assert_neq(order[j].priority, order[j - 1].priority);
-    const mmx_index hk = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
+    const mmx_index hk = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, kept);
     const mmx_index total = ptr[n];
     /* The second layout: seed i's ring at 2 ptr[i] + i, lengths apart. */
     mmx_index *ptr2 = malloc(((size_t)n + 1) * sizeof *ptr2);
