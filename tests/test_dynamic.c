@@ -2500,13 +2500,28 @@ static mmx_index golden_seeds(mmx_index count, mmx_index *seeds)
     return n;
 }
 
-static uint64_t golden_template(mmx_ctx *ctx, const mmx_mesh *in, int kind)
+/* An array of `bytes` on cu's device holding host's, or host itself without cu. */
+static void *golden_dev(mmx_ctx *cu, const void *host, size_t bytes)
+{
+    if (!cu) return (void *)host;
+    void *d = NULL;
+    cr_assert_eq(mmx_mem_alloc(cu, MMX_SPACE_DEVICE, bytes, &d), MMX_OK);
+    if (bytes) cr_assert_eq(mmx_mem_copy(cu, d, MMX_SPACE_DEVICE, host, MMX_SPACE_HOST, bytes), MMX_OK);
+    return d;
+}
+
+/* Three rounds of template `kind` from `in` on the host (cu NULL) or on cu's device: seeds
+ * made on the host from a host copy of each round's mesh. */
+static uint64_t golden_template(mmx_ctx *ctx, mmx_ctx *cu, const mmx_mesh *in, int kind)
 {
     uint64_t h = 14695981039346656037ull;
     mmx_index kept = 0, conflicts = 0;
-    mmx_mesh *cur = NULL;
+    mmx_mesh *cur = NULL, *dcur = NULL;
     cr_assert_eq(mmx_mesh_copy(ctx, in, MMX_SPACE_HOST, &cur), MMX_OK);
+    if (cu) cr_assert_eq(mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &dcur), MMX_OK);
+    mmx_ctx *run = cu ? cu : ctx;
     for (uint32_t round = 0; round < 3; round++) {
+        const mmx_mesh *use = cu ? dcur : cur;
         mmx__flip_topo t;
         cr_assert_eq(mmx__flip_topo_build(ctx, cur, "golden", &t), MMX_OK);
         const mmx_index ne = t.nedges, nf = t.nfaces, nv = t.nverts;
@@ -2528,27 +2543,39 @@ static uint64_t golden_template(mmx_ctx *ctx, const mmx_mesh *in, int kind)
                 for (int k = 0; k < 3; k++)
                     xyz[3 * i + k] = 0.7f * cur->pos[3 * a + k] + 0.3f * cur->pos[3 * b + k];
             }
-            if (kind == G_RANKED || kind == G_PLACED)
-                s = mmx_cavity_round_ranked(ctx, cur, MMX_CAVITY_EDGE_COLLAPSE, seeds, prio,
-                                            kind == G_PLACED ? xyz : NULL, n, round, &next, &c, sd);
-            else
-                s = mmx_cavity_round(ctx, cur, kind == G_FLIP ? MMX_CAVITY_EDGE_FLIP
+            if (kind == G_RANKED || kind == G_PLACED) {
+                /* Priorities as data take arrays in the context's space. */
+                mmx_index *ds = golden_dev(cu, seeds, (size_t)n * sizeof *seeds);
+                float *dp = golden_dev(cu, prio, (size_t)n * sizeof *prio);
+                float *dx = golden_dev(cu, xyz, 3 * (size_t)n * sizeof *xyz);
+                mmx_cavity_seed *dsd = golden_dev(cu, sd, (size_t)n * sizeof *sd);
+                s = mmx_cavity_round_ranked(run, use, MMX_CAVITY_EDGE_COLLAPSE, ds, dp,
+                                            kind == G_PLACED ? dx : NULL, n, round, &next, &c, dsd);
+                if (cu) {
+                    cr_assert_eq(mmx_mem_copy(cu, sd, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE,
+                                              (size_t)n * sizeof *sd), MMX_OK);
+                    mmx_mem_free(cu, MMX_SPACE_DEVICE, ds), mmx_mem_free(cu, MMX_SPACE_DEVICE, dp);
+                    mmx_mem_free(cu, MMX_SPACE_DEVICE, dx), mmx_mem_free(cu, MMX_SPACE_DEVICE, dsd);
+                }
+            } else {
+                s = mmx_cavity_round(run, use, kind == G_FLIP ? MMX_CAVITY_EDGE_FLIP
                                                : kind == G_SPLIT ? MMX_CAVITY_EDGE_SPLIT
                                                                  : MMX_CAVITY_EDGE_COLLAPSE,
                                      seeds, n, round, &next, &c, sd);
+            }
         } else if (kind == G_FACE) {
             n = golden_seeds(nf, seeds);
-            s = mmx_cavity_face_split_round(ctx, cur, seeds, n, round, &next, &c, sd);
+            s = mmx_cavity_face_split_round(run, use, seeds, n, round, &next, &c, sd);
         } else if (kind == G_MOVE) {
             n = golden_seeds(nv, seeds);
             for (mmx_index i = 0; i < n; i++)
                 for (int k = 0; k < 3; k++)
                     xyz[3 * i + k] = cur->pos[3 * seeds[i] + k] +
                                      0.05f * (float)((seeds[i] * 7 + k * 3 + (mmx_index)round) % 5 - 2);
-            s = mmx_cavity_relocate_round(ctx, cur, seeds, xyz, n, round, &next, &c, sd);
+            s = mmx_cavity_relocate_round(run, use, seeds, xyz, n, round, &next, &c, sd);
         } else if (kind == G_VREMOVE) {
             n = golden_seeds(nv, seeds);
-            s = mmx_cavity_vertex_remove_round(ctx, cur, seeds, n, round, &next, &c, sd);
+            s = mmx_cavity_vertex_remove_round(run, use, seeds, n, round, &next, &c, sd);
         } else {
             /* Cavities: each interior edge's two faces, every third edge; a single face
              * every fifth. */
@@ -2561,10 +2588,15 @@ static uint64_t golden_template(mmx_ctx *ctx, const mmx_mesh *in, int kind)
                 cptr[++n] = k;
                 if (e % 5 == 0) faces[k++] = t.ef[2 * e], cptr[++n] = k;
             }
-            s = mmx_cavity_user_round(ctx, cur, cptr, faces, n, NULL, round, &next, &c, sd);
+            s = mmx_cavity_user_round(run, use, cptr, faces, n, NULL, round, &next, &c, sd);
             free(faces);
         }
-        cr_assert_eq(s, MMX_OK, "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(s, MMX_OK, "%s", mmx_ctx_error(run));
+        if (cu) {
+            mmx_mesh_free(dcur);
+            dcur = next;
+            cr_assert_eq(mmx_mesh_copy(cu, dcur, MMX_SPACE_HOST, &next), MMX_OK);
+        }
         h = hash_round(h, &c, sd, n);
         h = hash_mesh(h, next);
         kept += c.kept, conflicts += c.conflicts;
@@ -2574,6 +2606,7 @@ static uint64_t golden_template(mmx_ctx *ctx, const mmx_mesh *in, int kind)
         free(seeds), free(cptr), free(prio), free(xyz), free(sd);
     }
     mmx_mesh_free(cur);
+    mmx_mesh_free(dcur);
     cr_assert(kept > 0 && conflicts > 0, "template %d: %d kept, %d conflicts", kind, (int)kept,
               (int)conflicts);
     return h;
@@ -2594,25 +2627,37 @@ static const uint64_t golden_rounds[3][G_COUNT] = {
 static const uint64_t golden_loops[3] = {0x6a61b8eafb277f2cull, 0xde24286d1b1955bbull,
                                          0xa2b24e69d7010332ull};
 
-static uint64_t golden_loop(mmx_ctx *ctx, const mmx_mesh *m, int which)
+static uint64_t golden_loop(mmx_ctx *ctx, mmx_ctx *cu, const mmx_mesh *in, int which)
 {
-    mmx_mesh *out = NULL;
+    mmx_mesh *out = NULL, *m = NULL;
+    if (cu) {
+        cr_assert_eq(mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &m), MMX_OK);
+        ctx = cu;
+    }
+    const mmx_mesh *use = cu ? m : in;
     if (which == 0) {
-        cr_assert_eq(mmx_delaunay_flip(ctx, m, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_delaunay_flip(ctx, use, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
     } else if (which == 1) {
         mmx_remesh_options o = mmx_remesh_defaults();
-        cr_assert_eq(mmx_remesh(ctx, m, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_remesh(ctx, use, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
     } else {
         mmx_simplify_options o = mmx_simplify_defaults();
         o.ratio = 0.3;
-        cr_assert_eq(mmx_simplify(ctx, m, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+        cr_assert_eq(mmx_simplify(ctx, use, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+    }
+    if (cu) {
+        mmx_mesh *d = out;
+        cr_assert_eq(mmx_mesh_copy(cu, d, MMX_SPACE_HOST, &out), MMX_OK);
+        mmx_mesh_free(d);
     }
     const uint64_t h = hash_mesh(14695981039346656037ull, out);
     mmx_mesh_free(out);
+    mmx_mesh_free(m);
     return h;
 }
 
-Test(driver, host_bytes_are_the_recorded_ones)
+/* The recorded hashes from the host (cu NULL) or from cu's device. */
+static void golden_check(mmx_ctx *cu)
 {
     mmx_ctx *host = tu_host_ctx();
     mmx_mesh *quads = tu_shape(host, "torus:8:6"), *torus = NULL;
@@ -2622,7 +2667,7 @@ Test(driver, host_bytes_are_the_recorded_ones)
     const int print = getenv("MMX_GOLDEN_PRINT") != NULL;
     for (int mi = 0; mi < 3; mi++)
         for (int k = 0; k < G_COUNT; k++) {
-            const uint64_t h = golden_template(host, meshes[mi], k);
+            const uint64_t h = golden_template(host, cu, meshes[mi], k);
             if (print) printf("round %d %d 0x%016llxull\n", mi, k, (unsigned long long)h);
             else cr_expect_eq(h, golden_rounds[mi][k], "mesh %d template %d: %016llx", mi, k,
                               (unsigned long long)h);
@@ -2630,11 +2675,22 @@ Test(driver, host_bytes_are_the_recorded_ones)
     mmx_mesh *loops[3] = {meshes[0], meshes[1], NULL};
     loops[2] = tu_shape(host, "icosphere:4");
     for (int w = 0; w < 3; w++) {
-        const uint64_t h = golden_loop(host, loops[w], w);
+        const uint64_t h = golden_loop(host, cu, loops[w], w);
         if (print) printf("loop %d 0x%016llxull\n", w, (unsigned long long)h);
         else cr_expect_eq(h, golden_loops[w], "loop %d: %016llx", w, (unsigned long long)h);
     }
     mmx_mesh_free(loops[2]);
     for (int mi = 0; mi < 3; mi++) mmx_mesh_free(meshes[mi]);
     mmx_ctx_free(host);
+}
+
+Test(driver, host_bytes_are_the_recorded_ones) { golden_check(NULL); }
+
+/* CUDA: the same hashes (every template round, Delaunay, remeshing and simplification give
+ * the host's bytes). */
+Test(driver, cuda_bytes_are_the_recorded_ones)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    golden_check(cu);
+    mmx_ctx_free(cu);
 }

@@ -17,13 +17,6 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round)
     return mmx__priority(edge, round);
 }
 
-/* Builds seed edge e's flip cavity into *sd; 1 when it is valid (flip_step.h: the code the
- * CUDA round runs too). */
-static int flip_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mmx_cavity_seed *sd)
-{
-    return mmx__fv_flip_cavity(&t->view, pos, e, sd);
-}
-
 /* Seed e's cavity of the given kind: sd's fields and its faces ring[0..*nring); 1 if valid.
  * place: a collapse's merged vertex (NULL: the midpoint). */
 static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_kind kind,
@@ -34,7 +27,7 @@ static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_ki
     if (kind == MMX_CAVITY_EDGE_SPLIT) return mmx__split_cavity(t, pos, e, sd, ring, nring);
     if (kind == MMX_CAVITY_EDGE_COLLAPSE)
         return mmx__collapse_cavity_at(t, pos, e, place, sd, ring, nring);
-    const int ok = flip_cavity(t, pos, e, sd);
+    const int ok = mmx__fv_flip_cavity(&t->view, pos, e, sd); /* flip_step.h, CUDA's code too */
     ring[0] = sd->faces[0], ring[1] = sd->faces[1];
     *nring = ok ? 2 : 0;
     return ok;
@@ -92,12 +85,6 @@ mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx
     return nkept;
 }
 
-/* Fills a kept flip in place: the same two face ids, across the other diagonal. */
-static void fill_flip(const mmx__flip_topo *t, mmx_index e, mmx_index *verts)
-{
-    mmx__fv_fill_flip(&t->view, e, verts);
-}
-
 /* The cavity of seed i may hold this many elements (its ring's bound; a flip's third is the
  * slot of its new edge). */
 static size_t ring_bound(const mmx__flip_topo *t, mmx_cavity_kind kind, mmx_index e)
@@ -134,13 +121,15 @@ static mmx_status edge_propose_host(mmx__round *r)
     for (mmx_index i = 0; i < n; i++) {
         mmx_cavity_seed *x = &r->sd[i];
         mmx_index len = 0;
-        x->priority = r->prio ? mmx__rank_key(r->prio[i], i) : mmx_cavity_priority(r->seeds[i], r->round);
+        x->priority = r->prio ? mmx__rank_key(r->prio[i], i)
+                              : mmx_cavity_priority(r->seeds[i], r->round);
         const float *at = r->place ? r->place + 3 * (size_t)i : NULL;
         if (build_cavity(t, r->pos, r->kind, r->seeds[i], at, x, ring + ptr[i], &len)) {
             r->state[i] = MMX__UNDECIDED;
             r->key[i] = x->priority, r->elem[i] = r->seeds[i];
             if (flip) {
-                const uint64_t k = (uint64_t)(uint32_t)x->new_edge[0] << 32 | (uint32_t)x->new_edge[1];
+                const uint64_t k =
+                    (uint64_t)(uint32_t)x->new_edge[0] << 32 | (uint32_t)x->new_edge[1];
                 ring[ptr[i] + len++] = t->nfaces + (mmx_index)edge_slot(slot, cap - 1, k);
             }
         } else {
@@ -172,7 +161,9 @@ static mmx_status edge_fill_host(mmx__round *r, mmx_mesh **out)
         s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *verts, (void **)&verts);
         if (s) return s;
         memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
-        for (mmx_index i = 0; i < r->c.kept; i++) fill_flip(t, r->seeds[r->kept[i]], verts);
+        /* In place: the same two face ids, across the other diagonal. */
+        for (mmx_index i = 0; i < r->c.kept; i++)
+            mmx__fv_fill_flip(&t->view, r->seeds[r->kept[i]], verts);
         s = mmx_mesh_from_faces(ctx, t->nverts, t->nfaces, t->start, verts, r->pos, &m);
         free(verts);
     }
@@ -186,18 +177,12 @@ static mmx_status edge_propose_cuda(mmx__round *r)
 
 static mmx_status edge_fill_cuda(mmx__round *r, mmx_mesh **out)
 {
-    return r->kind == MMX_CAVITY_EDGE_FLIP ? mmx__flip_fill_cuda(r, out) : mmx__sc_fill_cuda(r, out);
-}
-
-static void edge_release_cuda(mmx__round *r)
-{
-    if (r->kind == MMX_CAVITY_EDGE_FLIP) mmx__flip_release_cuda(r);
-    else mmx__sc_release_cuda(r);
+    return r->kind == MMX_CAVITY_EDGE_FLIP ? mmx__flip_fill_cuda(r, out)
+                                           : mmx__sc_fill_cuda(r, out);
 }
 
 const mmx__round_ops mmx__edge_ops = {{edge_propose_host, edge_propose_cuda},
-                                      {edge_fill_host, edge_fill_cuda},
-                                      {NULL, edge_release_cuda}};
+                                      {edge_fill_host, edge_fill_cuda}};
 
 /* A host round of an edge template on topology t. */
 static mmx_status edge_round_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
@@ -207,19 +192,11 @@ static mmx_status edge_round_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
 {
     mmx__round r;
     memset(&r, 0, sizeof r);
-    r.ctx = ctx, r.mesh = mesh, r.pos = mesh->pos, r.ht = t, r.kind = kind, r.seeds = seeds, r.n = n;
+    r.ctx = ctx, r.mesh = mesh, r.pos = mesh->pos, r.ht = t, r.kind = kind;
+    r.seeds = seeds, r.n = n;
     r.round = round, r.prio = prio, r.tally = 1, r.sd = per_seed;
     r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
     return mmx__round_run(&r, &mmx__edge_ops, out, counts);
-}
-
-mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                  mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                                  uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                  mmx_cavity_seed *per_seed)
-{
-    return mmx__cavity_round_ranked(ctx, mesh, t, kind, seeds, NULL, NULL, n, round, out, counts,
-                                    per_seed);
 }
 
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
@@ -285,15 +262,6 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
                            round, distinct, 0, out, counts, per_seed);
 }
 
-mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                const mmx_index *seeds, mmx_index n, int distinct,
-                                uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges)
-{
-    return mmx__flip_round_ranked_cuda(ctx, v, pos, seeds, NULL, n, distinct, round, out, counts,
-                                       tally, per_seed, kept_edges);
-}
-
 mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                        const mmx_index *seeds, const float *prio, mmx_index n,
                                        int distinct, uint32_t round, mmx_index *out,
@@ -306,15 +274,6 @@ mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, co
     r.seeds = seeds, r.n = n, r.round = round, r.prio = prio, r.distinct = distinct;
     r.tally = tally, r.out_verts = out, r.kept_edges = kept_edges, r.sd = per_seed;
     return mmx__round_run(&r, &mmx__edge_ops, NULL, counts);
-}
-
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
-                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                              mmx_cavity_seed *per_seed)
-{
-    return mmx__sc_round_ranked_cuda(ctx, mesh, t, kind, seeds, NULL, NULL, n, round, out, counts,
-                                     per_seed);
 }
 
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
@@ -377,7 +336,8 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
     mmx__flip_topo t;
     mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
     if (s) return s;
-    s = mmx__cavity_round_topo(ctx, mesh, &t, kind, seeds, n, round, out, counts, per_seed);
+    s = mmx__cavity_round_ranked(ctx, mesh, &t, kind, seeds, NULL, NULL, n, round, out, counts,
+                                 per_seed);
     mmx__flip_topo_free(&t);
     return s;
 }

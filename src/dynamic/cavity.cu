@@ -36,12 +36,6 @@ struct Round {
     mmx__round_counters *cnt;       /* the driver's: invalid, listed */
 };
 
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
-
 /* Builds each seed's cavity (the host's code), its state, its elements; writes per_seed but
  * for the outcome. */
 __global__ void build(const mmx__flip_view v, const float *pos, uint32_t round, Round r,
@@ -130,6 +124,7 @@ extern "C" mmx_status mmx__flip_propose_cuda(mmx__round *rd)
     rd->priv = r;
     /* Sizes first (a null base), then the pieces of one allocation. */
     char *block = nullptr;
+    unsigned int *first = nullptr;
     mmx_status s = MMX_OK;
     const size_t ne = distinct ? 0 : (size_t)v->nedges;
     for (int pass = 0; pass < 2; pass++) {
@@ -139,7 +134,7 @@ extern "C" mmx_status mmx__flip_propose_cuda(mmx__round *rd)
         r->ring_ptr = c.take<mmx_index>((size_t)n + 1);
         r->state = c.take<unsigned char>((size_t)n);
         r->keys = c.take<unsigned long long>(cap);
-        unsigned int *first = c.take<unsigned int>(ne);
+        first = c.take<unsigned int>(ne);
         r->first = distinct ? nullptr : first;
         if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
         if (s) return s;
@@ -152,11 +147,7 @@ extern "C" mmx_status mmx__flip_propose_cuda(mmx__round *rd)
     r->mask = (unsigned int)(cap - 1);
     s = MMX__CUDA(ctx, cudaMemsetAsync(r->keys, 0, cap * sizeof *r->keys, st));
     const unsigned grid = mmx__grid(n);
-    if (!s && !distinct) {
-        s = MMX__CUDA(ctx, cudaMemsetAsync((void *)r->first, 0xff, ne * sizeof *r->first, st));
-        if (!s) first_copies<<<grid, MMX__BLOCK, 0, st>>>(rd->seeds, n, (unsigned int *)r->first);
-        if (!s) s = mmx__cuda(ctx, cudaGetLastError(), "first_copies launch");
-    }
+    if (!s && !distinct) s = mmx__first_copies_cuda(ctx, rd->seeds, n, (mmx_index)ne, first);
     if (!s) {
         build<<<grid, MMX__BLOCK, 0, st>>>(*v, rd->pos, rd->round, *r, rd->sd);
         s = mmx__cuda(ctx, cudaGetLastError(), "build launch");
@@ -194,10 +185,4 @@ extern "C" mmx_status mmx__flip_fill_cuda(mmx__round *rd, mmx_mesh **out)
     if (s) mmx_mesh_free(m);
     else if (m) *out = m;
     return s;
-}
-
-extern "C" void mmx__flip_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
 }

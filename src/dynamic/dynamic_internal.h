@@ -140,13 +140,11 @@ typedef struct mmx__round mmx__round;
 /* A template's stages, [0] the host's and [1] CUDA's. propose fills sd (but the outcome of the
  * seeds left to the selection), state (MMX__UNDECIDED or decided), key, elem (host) and the
  * rings (ring_ptr, ring_len or NULL, ring, nelem), or decides every seed itself (`decided`,
- * no selection; then it sets c.kept). fill writes the output (*out, NULL for a move: its
- * positions go into pos_out) and every outcome not yet in sd. release frees what the stages
- * kept in r->priv (may be NULL). */
+ * no selection; then the fill sets c.kept). fill writes the output (*out, NULL for a move: its
+ * positions go into pos_out) and every outcome not yet in sd. */
 typedef struct mmx__round_ops {
     mmx_status (*propose[2])(mmx__round *r);
     mmx_status (*fill[2])(mmx__round *r, mmx_mesh **out);
-    void (*release[2])(mmx__round *r);
 } mmx__round_ops;
 
 /* The counters a CUDA round keeps on the device, read back once (mmx__round_tally). */
@@ -204,7 +202,9 @@ struct mmx__round {
     mmx__round_counters *dtally;    /* CUDA: the device counters (zeroed by the driver) */
     mmx__round_counters htally;     /* their values once read */
     int tallied;
-    void *priv;                     /* a template's own state between its stages */
+    void *priv;                     /* a template's own state between its stages (CUDA: host
+                                       memory from malloc, freed by the driver; host: from
+                                       mmx__round_take) */
     void *own[8];                   /* what mmx__round_take allocated (freed by the driver) */
 };
 
@@ -243,33 +243,22 @@ extern const mmx__round_ops mmx__vremove_ops; /* vertex removal */
 extern const mmx__round_ops mmx__user_ops;    /* user cavities */
 mmx_status mmx__flip_propose_cuda(mmx__round *r);
 mmx_status mmx__flip_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__flip_release_cuda(mmx__round *r);
 mmx_status mmx__sc_propose_cuda(mmx__round *r);
 mmx_status mmx__sc_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__sc_release_cuda(mmx__round *r);
 mmx_status mmx__face_propose_cuda(mmx__round *r);
 mmx_status mmx__face_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__face_release_cuda(mmx__round *r);
 mmx_status mmx__move_propose_cuda(mmx__round *r);
 mmx_status mmx__move_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__move_release_cuda(mmx__round *r);
 mmx_status mmx__vremove_propose_cuda(mmx__round *r);
 mmx_status mmx__vremove_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__vremove_release_cuda(mmx__round *r);
 mmx_status mmx__user_propose_cuda(mmx__round *r);
 mmx_status mmx__user_fill_cuda(mmx__round *r, mmx_mesh **out);
-void mmx__user_release_cuda(mmx__round *r);
 
 /* mmx_cavity_round on a topology already built for `mesh` (Delaunay builds it once per round
- * for both its seeds and the round). */
-mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                  mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n, uint32_t round,
-                                  mmx_mesh **out, mmx_cavity_counts *counts,
-                                  mmx_cavity_seed *per_seed);
-
-/* The same with priorities as data (mmx_cavity_round_ranked's rule: host arrays, prio[i]
- * not NaN, checked by the caller; prio NULL: the hashed priorities) and, for a collapse, the
- * merged vertices' places (3 per seed, NULL: the midpoints). */
+ * for both its seeds and the round; remeshing and simplification carry it), with priorities as
+ * data (mmx_cavity_round_ranked's rule: host arrays, prio[i] not NaN, checked by the caller;
+ * prio NULL: the hashed priorities of `round`) and, for a collapse, the merged vertices'
+ * places (3 per seed, NULL: the midpoints). */
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                     mmx_cavity_kind kind, const mmx_index *seeds,
                                     const float *prio, const float *place, mmx_index n,
@@ -284,7 +273,8 @@ mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
  * (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift); a single round
  * (mmx_cavity_round, mmx_delaunay_round) builds it from the adjacency, and the Delaunay loop
  * builds it once and then carries it from round to round (mmx__flip_update), which gives the
- * same arrays for O(nedges) work. Splits and collapses (mmx__sc_round_cuda) build on it too. */
+ * same arrays for O(nedges) work. Splits and collapses (mmx__sc_round_ranked_cuda) build on
+ * it too. */
 typedef struct mmx__flip_dev {
     mmx_adjacency *adj;  /* device */
     mmx_index *ef;       /* device, 2 * nedges */
@@ -319,20 +309,22 @@ mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index n
 mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                     mmx_index *seeds, mmx_index *count);
 
-/* One flip round on the device: seeds[0..n) (device memory, edges of v, checked by the
- * caller; `distinct` when no edge repeats, which skips the search for repeats), the kept set
- * by the device selection (mmx__select_cuda; select.cu proves it the host's), the kept flips
- * filled into out (device, 3 * nfaces, written whole: a copy of v->verts, then the fills).
- * counts (host) gets the round's counts: proposed and kept always, invalid and conflicts when
- * `tally` (one more wait, at the end, to read the invalid seeds' count), else -1 (the Delaunay
- * loop needs only the kept). per_seed (device, n entries, or NULL) gets each seed's cavity and
- * outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
+/* One flip round on the device (the round driver with cavity.cu's stages): seeds[0..n)
+ * (device memory, edges of v, checked by the caller; `distinct` when no edge repeats, which
+ * skips the search for repeats) with priorities prio (device, n; NULL: the hashed ones), the
+ * kept set by the device selection (mmx__select_cuda; select.cu proves it the host's), the
+ * kept flips filled into out (device, 3 * nfaces, written whole: a copy of v->verts, then the
+ * fills). counts (host) gets the round's counts: proposed and kept always, invalid and
+ * conflicts when `tally` (one more wait, at the end, to read the invalid seeds' count), else
+ * -1 (the Delaunay loop needs only the kept). per_seed (device, n entries, or NULL) gets each
+ * seed's cavity and outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
  * Synchronises: once per step of the selection, to read how many cavities are undecided, and
  * with `tally` once more (n = 0: none). */
-mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                const mmx_index *seeds, mmx_index n, int distinct,
-                                uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                       const mmx_index *seeds, const float *prio, mmx_index n,
+                                       int distinct, uint32_t round, mmx_index *out,
+                                       mmx_cavity_counts *counts, int tally,
+                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges);
 
 /* The topology of the mesh a flip round made (flip_update.c; flip_step.h states the rule):
  * from the old view (the round's input), the old edges of the kept flips kedge[0..k) (any
@@ -349,36 +341,31 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
 
 /* A flip round on a device topology already built for `mesh` (cavity.c): seeds and per_seed
  * in device memory, the new device mesh into *out, all the counts. mmx_delaunay_round's
- * device path and mmx_cavity_round's share it. Synchronises: as mmx__flip_round_cuda with
- * `tally`. */
+ * device path and mmx_cavity_round's share it. Synchronises: as mmx__flip_round_ranked_cuda
+ * with `tally`. */
 mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* An edge split or collapse round on the device (the round driver with split_collapse.cu's
  * stages, the host's steps shared through sc_step.h): t (mmx__sc_dev, below) built for `mesh`
- * (device), seeds and per_seed (may be NULL) in device memory, seeds checked by the caller;
- * the new device mesh into *out, counts (host) the round's. The same outcomes, counts and
- * bytes as mmx__cavity_round_topo. Synchronises: a collapse once to read the rings' total;
+ * (device), seeds, prio and place (as mmx__cavity_round_ranked's, NULL for none) and per_seed
+ * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
+ * counts (host) the round's. The same outcomes, counts and bytes as
+ * mmx__cavity_round_ranked. Synchronises: a collapse once to read the rings' total;
  * once per step of the selection (mmx__select_cuda), once to read the counts. */
 typedef struct mmx__sc_dev mmx__sc_dev;
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
-                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                              mmx_cavity_seed *per_seed);
-/* The same with priorities and places as mmx__cavity_round_ranked's (device arrays, NULL for
- * none). */
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                                      mmx_cavity_kind kind, const mmx_index *seeds,
                                      const float *prio, const float *place, mmx_index n,
                                      uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                      mmx_cavity_seed *per_seed);
-/* mmx__flip_round_cuda with priorities (device, n; NULL: the hashed ones, as there). */
-mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                       const mmx_index *seeds, const float *prio, mmx_index n,
-                                       int distinct, uint32_t round, mmx_index *out,
-                                       mmx_cavity_counts *counts, int tally,
-                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+/* first[e] (nelem entries, device) = the smallest position i < n with seeds[i] = e (~0u where
+ * none): a minimum, whatever the order of the atomics. Every template's CUDA proposal marks
+ * the later copies of a seed CONFLICT by it (select.cu says why). Synchronises: no. Errors:
+ * MMX_ERR_CUDA. */
+mmx_status mmx__first_copies_cuda(mmx_ctx *ctx, const mmx_index *seeds, mmx_index n,
+                                  mmx_index nelem, unsigned int *first);
 /* Checks device seeds and priorities: *bad (host) the first i with seeds[i] outside
  * [0, limit), *nan the first with prio[i] NaN (prio may be NULL); -1 where none.
  * Synchronises: once (the read). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */

@@ -27,12 +27,6 @@
 
 namespace {
 
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
-
 /* Each seed's cavity, check and outcome; the kept seeds' (priority, position) listed. */
 __global__ void decide(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
                        mmx_index n, uint32_t round, const unsigned int *first,
@@ -91,7 +85,8 @@ extern "C" mmx_status mmx__face_propose_cuda(mmx__round *rd)
     cudaStream_t st = (cudaStream_t)ctx->stream;
     const mmx_index n = rd->n, nf = rd->fv->nfaces;
     Fs *fs = (Fs *)calloc(1, sizeof *fs);
-    if (!fs) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_face_split_round: out of host memory");
+    if (!fs)
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_face_split_round: out of host memory");
     rd->priv = fs;
     rd->decided = 1;
     const size_t nn = (size_t)n + 1, f1 = (size_t)nf + 1;
@@ -108,8 +103,7 @@ extern "C" mmx_status mmx__face_propose_cuda(mmx__round *rd)
         if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
         if (s) return s;
     }
-    s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, f1 * sizeof *first, st));
-    MMX__LAUNCH(first_copies, n, rd->seeds, n, first);
+    s = mmx__first_copies_cuda(ctx, rd->seeds, n, (mmx_index)f1, first);
     MMX__LAUNCH(decide, n, *rd->fv, rd->pos, rd->seeds, n, rd->round, first, rd->sd, fs->kkey[0],
                 fs->kpos[0], rd->dtally);
     return s;
@@ -133,19 +127,15 @@ extern "C" mmx_status mmx__face_fill_cuda(mmx__round *rd, mmx_mesh **out)
     mmx_mesh *m = nullptr;
     if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nf + 2 * k, pos != nullptr, &m);
     if (!s && nf > 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, v->verts, 3 * (size_t)nf * sizeof(mmx_index),
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, v->verts,
+                                           3 * (size_t)nf * sizeof(mmx_index),
                                            cudaMemcpyDeviceToDevice, st));
     if (!s && pos && nv > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
                                            cudaMemcpyDeviceToDevice, st));
-    if (!s) MMX__LAUNCH(fill, k, *v, pos, rd->seeds, rd->sd, fs->kpos[cur], k, m->M->rowidx, m->pos);
+    if (!s)
+        MMX__LAUNCH(fill, k, *v, pos, rd->seeds, rd->sd, fs->kpos[cur], k, m->M->rowidx, m->pos);
     if (!s) *out = m;
     else mmx_mesh_free(m);
     return s;
-}
-
-extern "C" void mmx__face_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
 }

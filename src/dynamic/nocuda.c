@@ -118,6 +118,13 @@ mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simp
     return mmx__no_cuda(ctx, "mmx__simplify_cuda");
 }
 
+mmx_status mmx__first_copies_cuda(mmx_ctx *ctx, const mmx_index *seeds, mmx_index n,
+                                  mmx_index nelem, unsigned int *first)
+{
+    (void)seeds, (void)n, (void)nelem, (void)first;
+    return mmx__no_cuda(ctx, "mmx__first_copies_cuda");
+}
+
 /* The round driver's CUDA stages (round.c calls them through a CUDA context alone). */
 #define MMX__NO_STAGE(t)                                                                        \
     mmx_status mmx__##t##_propose_cuda(mmx__round *r)                                           \
@@ -128,10 +135,6 @@ mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simp
     {                                                                                           \
         (void)out;                                                                              \
         return mmx__no_cuda(r->ctx, "mmx__" #t "_fill_cuda");                                   \
-    }                                                                                           \
-    void mmx__##t##_release_cuda(mmx__round *r)                                                 \
-    {                                                                                           \
-        (void)r;                                                                                \
     }
 MMX__NO_STAGE(flip)
 MMX__NO_STAGE(sc)

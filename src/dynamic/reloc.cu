@@ -145,9 +145,3 @@ extern "C" mmx_status mmx__move_fill_cuda(mmx__round *rd, mmx_mesh **out)
     MMX__LAUNCH(apply, rd->n, *(const Round *)rd->priv, rd->pos_out, rd->sd);
     return s;
 }
-
-extern "C" void mmx__move_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
-}

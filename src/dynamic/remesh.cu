@@ -1,16 +1,21 @@
 /* The iterations of isotropic remeshing on the device (host statement: remesh.c). Each step
  * is the host's, kernel for loop: its seeds are found by remesh_step.h's rules (the host's
  * code) one thread per edge or vertex and listed in ascending order by a scan of their flags;
- * its rounds are the device rounds of the templates (mmx__sc_round_cuda, mmx__flip_round_dev,
- * mmx__relocate_round_cuda), which give the host's bytes; the features are kept as the host
+ * its rounds are the templates' rounds through the round driver (round.c: mmx__round_run with
+ * their CUDA stages), which give the host's bytes; the features are kept as the host
  * keeps them (sorted keys, a split feature edge replaced by its halves, a collapse's edges
  * renamed, sorted and made unique); the valence flips' vertex-disjoint set is the greedy
  * pass over the quads' vertices (mmx__select_cuda); and a relaxation's targets are the
  * host's (the same BVH, queried by bvh_step.h). So the device makes the host's edits round for
  * round, and the result is the same bytes.
  *
- * Waits: each round reads back how many seeds it has (one wait), and the rounds and the
- * topology wait as their headers say; nothing else does. */
+ * Waits, all there are in an iteration: the topology's build after each round that changed
+ * the mesh (the adjacency's one); per round, its seeds' count (list); the driver's (a
+ * collapse's rings' total, one per step of the selection, a split's or collapse's counts,
+ * which size its output; a flip or move round reads none: the kept count is the
+ * selection's); a flip round's vertex-disjoint set (one per step of its selection, and its
+ * count); after a split or collapse round that kept some, the features' (their count and the
+ * unique count); per move round, the count of its conflicts. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
@@ -486,8 +491,8 @@ mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
         if (!s) s = take(d, n, &sd);
-        if (!s) s = mmx__sc_round_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT, seeds, n,
-                                       d->round, &next, &c, sd);
+        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT,
+                                              seeds, nullptr, nullptr, n, d->round, &next, &c, sd);
         /* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no
          * corners. */
         if (!s && c.kept > 0) {
@@ -655,9 +660,14 @@ mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
         LAUNCH(k_gather, m, kept, m, seeds, ring); /* ring: free now; the kept edges */
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
-        if (!s && m > 0)
-            s = mmx__flip_round_dev(d->ctx, d->cur, &d->topo.f, ring, m, 1, d->round, &next, &c,
-                                    nullptr);
+        if (!s && m > 0) {
+            /* The round driver without the counts' read (the kept count is the selection's). */
+            mmx__round rd{};
+            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
+            rd.fv = &d->topo.f.view, rd.kind = MMX_CAVITY_EDGE_FLIP, rd.seeds = ring, rd.n = m;
+            rd.round = d->round, rd.distinct = 1;
+            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
+        }
         release(d);
         if (s || m == 0) {
             mmx_mesh_free(next);
@@ -706,8 +716,13 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
     for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
         mmx_cavity_counts c{};
         it->move_seeds += n;
-        s = mmx__relocate_round_cuda(d->ctx, &d->topo.view, d->cur->pos, seeds[b], targets[b], n,
-                                     d->round, MMX__RM_SLIVER, &c, sd);
+        /* The round driver without the counts' read (the kept count is the selection's). */
+        mmx__round rd{};
+        rd.ctx = d->ctx, rd.cuda = 1, rd.pos = d->cur->pos, rd.pos_out = d->cur->pos;
+        rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_VERTEX_MOVE, rd.seeds = seeds[b];
+        rd.targets = targets[b], rd.n = n, rd.round = d->round, rd.min_quality = MMX__RM_SLIVER;
+        rd.sd = sd;
+        s = mmx__round_run(&rd, &mmx__move_ops, nullptr, &c);
         if (s) break;
         d->round++;
         it->relax_rounds++;

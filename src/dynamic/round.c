@@ -47,10 +47,11 @@ static mmx_status select_cuda(mmx__round *r)
                             r->state, &r->c.kept);
 }
 
-static void release(mmx__round *r, const mmx__round_ops *ops, mmx_cavity_seed *own_sd)
+static void release(mmx__round *r, mmx_cavity_seed *own_sd)
 {
     const int b = r->cuda;
-    if (ops->release[b]) ops->release[b](r);
+    if (b) free(r->priv);
+    r->priv = NULL;
     for (size_t k = 0; k < sizeof r->own / sizeof *r->own; k++) {
         if (b) mmx__dev_free(r->ctx, r->own[k]);
         else free(r->own[k]);
@@ -85,12 +86,17 @@ mmx_status mmx__round_run(mmx__round *r, const mmx__round_ops *ops, mmx_mesh **o
         s = mmx__dev_alloc(ctx, sizeof *r->dtally, (void **)&r->dtally);
         if (!s) s = mmx__dev_zero(ctx, r->dtally, sizeof *r->dtally);
     }
+    /* The waits of a CUDA round, each named where it is: the proposal of a collapse or a
+     * vertex removal reads its rings' total (which sizes them); the selection reads its
+     * undecided count once per step (select.cu); the counts are read once (mmx__round_tally:
+     * in the fill where they size the output, else here, none without r->tally). */
     if (!s) s = ops->propose[b](r);
     if (!s && !r->decided) s = b ? select_cuda(r) : select_host(r);
     if (!s) s = ops->fill[b](r, out);
     if (!s && b && r->tally) s = mmx__round_tally(r);
     if (!s && b) {
-        /* Without the tally (the Delaunay loop's flips) invalid and conflicts are unknown. */
+        /* Without the tally (the Delaunay loop's flips, remeshing's flips and moves) invalid
+         * and conflicts are unknown: their callers need the kept count alone. */
         const int known = r->tally || r->n == 0;
         r->c.invalid = known ? (mmx_index)r->htally.invalid : -1;
         r->c.conflicts = known ? r->n - r->c.kept - r->c.invalid : -1;
@@ -103,7 +109,7 @@ mmx_status mmx__round_run(mmx__round *r, const mmx__round_ops *ops, mmx_mesh **o
         *out = NULL;
     }
     if (r->sd == own) r->sd = NULL;
-    release(r, ops, own);
+    release(r, own);
     return s;
 }
 
@@ -144,7 +150,8 @@ mmx_status mmx__round_run_host_args(mmx__round *r, const mmx__round_ops *ops,
     r->seeds = seeds, r->targets = targets, r->sd = sd;
     if (!s) s = mmx__round_run(r, ops, out, counts);
     /* The seeds' outcomes are read on the host: the copy waits for the round. */
-    if (!s && per_seed && n) s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, db);
+    if (!s && per_seed && n)
+        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, db);
     if (s && out && *out) {
         mmx_mesh_free(*out);
         *out = NULL;

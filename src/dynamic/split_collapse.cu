@@ -89,12 +89,6 @@ __global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_
     if (i < n) room[i] = mmx__sc_ring_bound(&v, kind, seeds[i]);
 }
 
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
-
 /* Each seed's cavity (cavity.c's build_cavity: the host's code), its state; per_seed but for
  * the outcome and the vertex. */
 __global__ void build(const mmx__sc_view v, const float *pos, mmx_cavity_kind kind,
@@ -284,8 +278,7 @@ extern "C" mmx_status mmx__sc_propose_cuda(mmx__round *rd)
         s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, sc->ring_ptr + n, MMX_SPACE_DEVICE,
                           sizeof total);
     if (!s) s = mmx__round_take(rd, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)ne * sizeof *first, st));
-    MMX__LAUNCH(first_copies, n, seeds, n, first);
+    if (!s) s = mmx__first_copies_cuda(ctx, seeds, n, ne, first);
     MMX__LAUNCH(build, n, v, rd->pos, kind, rd->round, r, rd->sd);
     rd->key = r.pri;
     rd->state = r.state;
@@ -356,10 +349,4 @@ extern "C" mmx_status mmx__sc_fill_cuda(mmx__round *rd, mmx_mesh **out)
     if (!s) *out = m;
     else mmx_mesh_free(m);
     return s;
-}
-
-extern "C" void mmx__sc_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
 }

@@ -11,14 +11,8 @@
 
 /* ---- face split ------------------------------------------------------------------------------ */
 
-/* A face split's validity, centroid and fill are reloc_step.h's (the code the CUDA round runs
- * too). */
-static int face_split_valid(const mmx__flip_topo *t, const float *pos, mmx_index face)
-{
-    return mmx__fs_valid(&t->view, pos, face);
-}
-
-/* The proposal: each seed's check; its cavity is its face. */
+/* The proposal: each seed's check (reloc_step.h, the code the CUDA stage runs too); its
+ * cavity is its face. */
 static mmx_status face_propose_host(mmx__round *r)
 {
     const mmx__flip_topo *t = r->ht;
@@ -37,7 +31,7 @@ static mmx_status face_propose_host(mmx__round *r)
         x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
         x->priority = mmx_cavity_priority(r->seeds[i], r->round);
         r->key[i] = x->priority, r->elem[i] = r->seeds[i];
-        if (face_split_valid(t, r->pos, r->seeds[i])) {
+        if (mmx__fs_valid(&t->view, r->pos, r->seeds[i])) {
             r->state[i] = MMX__UNDECIDED;
         } else {
             x->outcome = MMX_CAVITY_INVALID, r->state[i] = MMX_CAVITY_INVALID;
@@ -80,8 +74,7 @@ static mmx_status face_fill_host(mmx__round *r, mmx_mesh **out)
 }
 
 const mmx__round_ops mmx__face_ops = {{face_propose_host, mmx__face_propose_cuda},
-                                      {face_fill_host, mmx__face_fill_cuda},
-                                      {NULL, mmx__face_release_cuda}};
+                                      {face_fill_host, mmx__face_fill_cuda}};
 
 mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                       const mmx_index *seeds, mmx_index n, uint32_t round,
@@ -161,15 +154,6 @@ double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
     return mmx__hd_tri_quality(P, Q, R);
 }
 
-/* The topology's arrays as reloc_step.h's view (a move reads the faces and the faces at each
- * vertex). */
-static mmx__sc_view sc_view(const mmx__flip_topo *t)
-{
-    const mmx__sc_view v = {t->view, t->hf, t->adj->sides, t->adj->boundary, t->adj->E->colptr,
-                            t->adj->E->rowidx, t->vf_ptr, t->vf};
-    return v;
-}
-
 /* The proposal: each move's check; its cavity is the faces at its vertex. */
 static mmx_status move_propose_host(mmx__round *r)
 {
@@ -186,7 +170,7 @@ static mmx_status move_propose_host(mmx__round *r)
     if (!s) s = mmx__round_take(r, nring * sizeof *ring, (void **)&ring);
     if (s) return s;
     r->ring_ptr = ptr, r->ring = ring, r->nelem = t->nfaces;
-    const mmx__sc_view view = sc_view(t);
+    const mmx__sc_view view = mmx__sc_host_view(t);
     ptr[0] = 0;
     for (mmx_index i = 0; i < n; i++) {
         const mmx_index v = r->seeds[i];
@@ -197,7 +181,8 @@ static mmx_status move_propose_host(mmx__round *r)
         mmx_index len = 0;
         if (mmx__mv_valid(&view, r->pos, v, r->targets + 3 * (size_t)i, r->min_quality)) {
             r->state[i] = MMX__UNDECIDED;
-            for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) ring[ptr[i] + len++] = t->vf[k];
+            for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
+                ring[ptr[i] + len++] = t->vf[k];
         } else {
             x->outcome = MMX_CAVITY_INVALID, r->state[i] = MMX_CAVITY_INVALID;
             r->c.invalid++;
@@ -220,8 +205,7 @@ static mmx_status move_fill_host(mmx__round *r, mmx_mesh **out)
 }
 
 const mmx__round_ops mmx__move_ops = {{move_propose_host, mmx__move_propose_cuda},
-                                      {move_fill_host, mmx__move_fill_cuda},
-                                      {NULL, mmx__move_release_cuda}};
+                                      {move_fill_host, mmx__move_fill_cuda}};
 
 mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
                                    const mmx_index *seeds, const float *targets, mmx_index n,

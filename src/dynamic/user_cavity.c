@@ -81,7 +81,8 @@ static mmx_status user_fill_host(mmx__round *r, mmx_mesh **out)
         const mmx_index k = cav_ptr[i + 1] - cav_ptr[i];
         const mmx_index *loop = u->scr + 4 * (size_t)(cav_ptr[i] - base) + k;
         r->sd[i].vertex = nv;
-        if (r->pos) mmx__uc_centroid(t->verts, r->pos, F, loop, u->nloop[i], m->pos + 3 * (size_t)nv);
+        if (r->pos)
+            mmx__uc_centroid(t->verts, r->pos, F, loop, u->nloop[i], m->pos + 3 * (size_t)nv);
         mmx__uc_fill(t->verts, F, loop, u->nloop[i], nv, m->M->rowidx, g);
         g += u->nloop[i];
     }
@@ -89,8 +90,7 @@ static mmx_status user_fill_host(mmx__round *r, mmx_mesh **out)
 }
 
 const mmx__round_ops mmx__user_ops = {{user_propose_host, mmx__user_propose_cuda},
-                                      {user_fill_host, mmx__user_fill_cuda},
-                                      {NULL, mmx__user_release_cuda}};
+                                      {user_fill_host, mmx__user_fill_cuda}};
 
 static mmx_status user_check(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
                              const mmx_index *cav_faces, mmx_index n)

@@ -192,9 +192,3 @@ extern "C" mmx_status mmx__user_fill_cuda(mmx__round *rd, mmx_mesh **out)
     else mmx_mesh_free(m);
     return s;
 }
-
-extern "C" void mmx__user_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
-}

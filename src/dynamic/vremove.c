@@ -80,8 +80,7 @@ static mmx_status vremove_fill_host(mmx__round *r, mmx_mesh **out)
 }
 
 const mmx__round_ops mmx__vremove_ops = {{vremove_propose_host, mmx__vremove_propose_cuda},
-                                         {vremove_fill_host, mmx__vremove_fill_cuda},
-                                         {NULL, mmx__vremove_release_cuda}};
+                                         {vremove_fill_host, mmx__vremove_fill_cuda}};
 
 mmx_status mmx_cavity_vertex_remove_round(mmx_ctx *ctx, const mmx_mesh *mesh,
                                           const mmx_index *seeds, mmx_index n, uint32_t round,

@@ -25,12 +25,6 @@
 
 namespace {
 
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
-
 /* Seed i's u (uu, -1 when invalid), its per_seed but the outcome, its key and state, its
  * ring's length (0 when invalid); the invalid ones counted. */
 __global__ void choose(const mmx__sc_view v, const float *pos, const mmx_index *seeds,
@@ -107,7 +101,8 @@ extern "C" mmx_status mmx__vremove_propose_cuda(mmx__round *rd)
     const mmx_index n = rd->n, nv = v.f.nverts;
     const size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1;
     Vr *vr = (Vr *)calloc(1, sizeof *vr);
-    if (!vr) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_vertex_remove_round: out of host memory");
+    if (!vr)
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_vertex_remove_round: out of host memory");
     rd->priv = vr;
     char *block = nullptr;
     mmx_index *len = nullptr, *ptr = nullptr, *ring = nullptr;
@@ -127,8 +122,7 @@ extern "C" mmx_status mmx__vremove_propose_cuda(mmx__round *rd)
         if (s) return s;
     }
     const mmx_index *seeds = rd->seeds;
-    s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, v1 * sizeof *first, st));
-    MMX__LAUNCH(first_copies, n, seeds, n, first);
+    s = mmx__first_copies_cuda(ctx, seeds, n, (mmx_index)v1, first);
     MMX__LAUNCH(choose, n, v, rd->pos, seeds, n, rd->round, first, vr->uu, len, key, state, rd->sd,
                 &rd->dtally->invalid);
     if (!s) s = mmx__scan_offsets(ctx, len, n, ptr);
@@ -169,10 +163,4 @@ extern "C" mmx_status mmx__vremove_fill_cuda(mmx__round *rd, mmx_mesh **out)
     if (!s) *out = m;
     else mmx_mesh_free(m);
     return s;
-}
-
-extern "C" void mmx__vremove_release_cuda(mmx__round *rd)
-{
-    free(rd->priv);
-    rd->priv = nullptr;
 }
