@@ -286,34 +286,70 @@ mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const m
                            out, counts, per_seed);
 }
 
-/* The device topology an edge template reads: a flip the flip's (t->f), a split or a collapse
- * all of t. */
-static mmx_status edge_topo_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
-                                 const char *who, mmx__sc_dev *t)
+/* The checks of a seed not an edge of the ne edges, in each call's words. */
+static mmx_status bad_seed(mmx_ctx *ctx, int ranked, mmx_index i, mmx_index e, mmx_index ne)
 {
-    memset(t, 0, sizeof *t);
-    return kind == MMX_CAVITY_EDGE_FLIP ? mmx__flip_dev_build(ctx, mesh, who, &t->f)
-                                        : mmx__sc_dev_build(ctx, mesh, who, t);
+    if (ranked)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of "
+                         "the mesh's %d", (int)i, (int)ne);
+    return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside [0, %d)",
+                     (int)i, (int)e, (int)ne);
 }
 
-/* mmx_cavity_round on a CUDA context: seeds and per_seed are host arrays. */
-static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
-                                    const mmx_index *seeds, mmx_index n, uint32_t round,
-                                    mmx_mesh **out, mmx_cavity_counts *counts,
-                                    mmx_cavity_seed *per_seed)
+/* mmx_cavity_round (ranked 0: host arrays on either backend, the hashed priorities) and
+ * mmx_cavity_round_ranked (ranked 1: arrays in the context's space). */
+static mmx_status edge_entry(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
+                             const mmx_index *seeds, const float *prio, const float *place,
+                             mmx_index n, uint32_t round, mmx_mesh **out,
+                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed, int ranked)
 {
+    const char *who = ranked ? "mmx_cavity_round_ranked" : "mmx_cavity_round";
+    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument or negative count", who);
+    *out = NULL;
+    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
+        kind != MMX_CAVITY_EDGE_COLLAPSE)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: unknown template %d "
+                         "(MMX_CAVITY_EDGE_FLIP, _SPLIT or _COLLAPSE)", who, (int)kind);
+    place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    mmx_status s = MMX_OK;
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_HOST) {
+        for (mmx_index i = 0; prio && i < n; i++)
+            if (isnan(prio[i]))
+                return mmx__fail(ctx, MMX_ERR_ARG, "%s: seed %d's priority is NaN", who, (int)i);
+        mmx__flip_topo t;
+        s = mmx__flip_topo_build(ctx, mesh, who, &t);
+        if (s) return s;
+        for (mmx_index i = 0; i < n && !s; i++)
+            if (seeds[i] < 0 || seeds[i] >= t.nedges)
+                s = bad_seed(ctx, ranked, i, seeds[i], t.nedges);
+        if (!s)
+            s = edge_round_host(ctx, mesh, &t, kind, seeds, prio, place, n, round, out, counts,
+                                per_seed);
+        mmx__flip_topo_free(&t);
+        return s;
+    }
+    /* CUDA: a flip reads the flip's topology (t.f), a split or a collapse all of t. */
+    const int flip = kind == MMX_CAVITY_EDGE_FLIP;
     mmx__sc_dev t;
-    mmx_status s = edge_topo_cuda(ctx, mesh, kind, "mmx_cavity_round", &t);
+    memset(&t, 0, sizeof t);
+    s = flip ? mmx__flip_dev_build(ctx, mesh, who, &t.f) : mmx__sc_dev_build(ctx, mesh, who, &t);
     if (s) return s;
     const mmx_index ne = t.f.view.nedges;
-    for (mmx_index i = 0; i < n && !s; i++)
-        if (seeds[i] < 0 || seeds[i] >= ne)
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
-                          "[0, %d)", (int)i, (int)seeds[i], (int)ne);
-    const int flip = kind == MMX_CAVITY_EDGE_FLIP;
+    mmx_index bad = -1, nan = -1;
+    if (!ranked) {
+        for (mmx_index i = 0; i < n && bad < 0; i++)
+            if (seeds[i] < 0 || seeds[i] >= ne) bad = i;
+    } else if (n > 0) {
+        s = mmx__rank_check_cuda(ctx, seeds, prio, n, ne, &bad, &nan);
+    }
+    /* (A ranked call's seeds are device memory: its message names no edge.) */
+    if (!s && bad >= 0) s = bad_seed(ctx, ranked, bad, ranked ? -1 : seeds[bad], ne);
+    if (!s && nan >= 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "%s: seed %d's priority is NaN", who, (int)nan);
     if (!s)
         s = edge_round_cuda(ctx, mesh, flip ? &t.f.view : NULL, flip ? NULL : &t.view, kind,
-                            seeds, NULL, NULL, n, round, 0, 1, out, counts, per_seed);
+                            seeds, prio, place, n, round, 0, !ranked, out, counts, per_seed);
     mmx__sc_dev_free(ctx, &t);
     return s;
 }
@@ -323,49 +359,7 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
     MMX__NEED_CTX(ctx);
-    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: NULL argument or negative count");
-    *out = NULL;
-    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
-        kind != MMX_CAVITY_EDGE_COLLAPSE)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "mmx_cavity_round: unknown template %d (MMX_CAVITY_EDGE_FLIP, _SPLIT or "
-                         "_COLLAPSE)", (int)kind);
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        return cavity_round_cuda(ctx, mesh, kind, seeds, n, round, out, counts, per_seed);
-    mmx__flip_topo t;
-    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
-    if (s) return s;
-    s = mmx__cavity_round_ranked(ctx, mesh, &t, kind, seeds, NULL, NULL, n, round, out, counts,
-                                 per_seed);
-    mmx__flip_topo_free(&t);
-    return s;
-}
-
-/* mmx_cavity_round_ranked on a CUDA context: every array already on the device. */
-static mmx_status cavity_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                           mmx_cavity_kind kind, const mmx_index *seeds,
-                                           const float *prio, const float *place, mmx_index n,
-                                           uint32_t round, mmx_mesh **out,
-                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
-{
-    mmx__sc_dev t;
-    mmx_status s = edge_topo_cuda(ctx, mesh, kind, "mmx_cavity_round_ranked", &t);
-    if (s) return s;
-    mmx_index bad = -1, nan = -1;
-    if (n > 0) s = mmx__rank_check_cuda(ctx, seeds, prio, n, t.f.view.nedges, &bad, &nan);
-    if (!s && bad >= 0)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of the "
-                      "mesh's %d", (int)bad, (int)t.f.view.nedges);
-    if (!s && nan >= 0)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is NaN",
-                      (int)nan);
-    const int flip = kind == MMX_CAVITY_EDGE_FLIP;
-    if (!s)
-        s = edge_round_cuda(ctx, mesh, flip ? &t.f.view : NULL, flip ? NULL : &t.view, kind,
-                            seeds, prio, place, n, round, 0, 0, out, counts, per_seed);
-    mmx__sc_dev_free(ctx, &t);
-    return s;
+    return edge_entry(ctx, mesh, kind, seeds, NULL, NULL, n, round, out, counts, per_seed, 0);
 }
 
 mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
@@ -375,33 +369,6 @@ mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavit
                                    mmx_cavity_seed *per_seed)
 {
     MMX__NEED_CTX(ctx);
-    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG,
-                         "mmx_cavity_round_ranked: NULL argument or negative count");
-    *out = NULL;
-    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
-        kind != MMX_CAVITY_EDGE_COLLAPSE)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "mmx_cavity_round_ranked: unknown template %d (MMX_CAVITY_EDGE_FLIP, "
-                         "_SPLIT or _COLLAPSE)", (int)kind);
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        return cavity_round_ranked_cuda(ctx, mesh, kind, seeds, priority, place, n, round, out,
-                                        counts, per_seed);
-    for (mmx_index i = 0; priority && i < n; i++)
-        if (isnan(priority[i]))
-            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is "
-                             "NaN", (int)i);
-    mmx__flip_topo t;
-    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round_ranked", &t);
-    if (s) return s;
-    for (mmx_index i = 0; i < n && !s; i++)
-        if (seeds[i] < 0 || seeds[i] >= t.nedges)
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of "
-                          "the mesh's %d", (int)i, (int)t.nedges);
-    if (!s)
-        s = mmx__cavity_round_ranked(ctx, mesh, &t, kind, seeds, priority,
-                                     kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL, n, round,
-                                     out, counts, per_seed);
-    mmx__flip_topo_free(&t);
-    return s;
+    return edge_entry(ctx, mesh, kind, seeds, priority, place, n, round, out, counts, per_seed,
+                      1);
 }
