@@ -13,8 +13,7 @@
  * the mesh (the adjacency's one); per round, its seeds' count (list); the driver's (a
  * collapse's rings' total, one per step of the selection, a split's or collapse's counts,
  * which size its output; a flip or move round reads none: the kept count is the
- * selection's); a flip round's vertex-disjoint set (one per step of its selection, and its
- * count); after a split or collapse round that kept some, the features' (their count and the
+ * selection's); a flip round's vertex-disjoint set (one per step of its selection); after a split or collapse round that kept some, the features' (their count and the
  * unique count); per move round, the count of its conflicts. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
@@ -655,8 +654,12 @@ mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = take(d, n, &kept);
         LAUNCH(k_quads, n, d->topo.view.f, seeds, n, d->round, key, ring_ptr, ring, state);
         if (!s) s = mmx__select_cuda(d->ctx, n, key, ring_ptr, nullptr, ring, nv, state, &nk);
+        /* The kept ones' positions in seeds, ascending; their number is the selection's, so
+         * the list reads nothing back. */
         LAUNCH(k_state_flag, n, state, n, flag);
-        if (!s) s = list(d, flag, n, off, kept, &m); /* positions in seeds, ascending */
+        if (!s) s = mmx__scan_offsets(d->ctx, flag, n, off);
+        LAUNCH(k_list, n, flag, off, n, kept);
+        m = nk;
         LAUNCH(k_gather, m, kept, m, seeds, ring); /* ring: free now; the kept edges */
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
