@@ -182,6 +182,9 @@ struct mmx__round {
     mmx_index cav_total;            /* user cavities: cav_ptr[n] - cav_ptr[0] */
     const uint64_t *upri;           /* user cavities: n priorities, or NULL (hashed) */
     int distinct;                   /* CUDA flips: no seed repeats */
+    mmx_index ring_total;           /* CUDA collapses: > 0, the rings' total (sc_step.h's bound
+                                       summed over the seeds) when the caller read it with its
+                                       own counts; 0: the proposal reads it (a wait) */
     int tally;                      /* 0: a CUDA flip round reads no counts (invalid and
                                        conflicts come back -1): the Delaunay loop's rounds */
     mmx_index *out_verts;           /* CUDA flips: the output faces (3 nfaces), written whole;

@@ -10,8 +10,9 @@
  * round, and the result is the same bytes.
  *
  * Waits, all there are in an iteration: the topology's build after each round that changed
- * the mesh (the adjacency's one); per round, its seeds' count (list); the driver's (a
- * collapse's rings' total, one per step of the selection, a split's or collapse's counts,
+ * the mesh (the adjacency's one); per round, its seeds' count (list; a collapse round reads
+ * its rings' total with it); the driver's (one per step of the selection, a split's or
+ * collapse's counts,
  * which size its output; a flip or move round reads none: the kept count is the
  * selection's); a flip round's vertex-disjoint set (one per step of its selection); after a split or collapse round that kept some, the features' (their count and the
  * unique count); per move round, the count of its conflicts. */
@@ -90,6 +91,15 @@ __global__ void k_collapse_flag(mmx__rm_view r, mmx_index ne, mmx_index *flag, m
     mmx_index k = -1;
     flag[e] = mmx__rm_collapse_seed(&r, (mmx_index)e, &k);
     keep[e] = k;
+}
+
+/* A collapse seed's ring room (sc_step.h's bound, the round's own), 0 for another edge. */
+__global__ void k_collapse_room(mmx__sc_view v, const mmx_index *flag, mmx_index ne,
+                                mmx_index *room)
+{
+    const long long e = INDEX();
+    if (e < ne)
+        room[e] = flag[e] ? mmx__sc_ring_bound(&v, MMX_CAVITY_EDGE_COLLAPSE, (mmx_index)e) : 0;
 }
 
 __global__ void k_gather(const mmx_index *idx, mmx_index n, const mmx_index *src, mmx_index *dst)
@@ -554,7 +564,26 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = feature_verts(d, fv, fdeg);
         const mmx__rm_view rv = view(d, fv, fdeg);
         LAUNCH(k_collapse_flag, ne, rv, ne, flag, keep_e);
-        if (!s) s = list(d, flag, ne, off, seeds, &n);
+        /* The seeds listed, and their rings' total (the round's proposal would read it) read
+         * back with their count: one wait for both. */
+        mmx_index *room = nullptr, *roff = nullptr, *both = nullptr, total = 0;
+        if (!s) s = take(d, ne + 1, &room);
+        if (!s) s = take(d, ne + 1, &roff);
+        if (!s) s = take(d, 2, &both);
+        LAUNCH(k_collapse_room, ne, d->topo.view, flag, ne, room);
+        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, flag, ne, off);
+        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, room, ne, roff);
+        if (!s && ne > 0)
+            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both, off + ne, sizeof *both,
+                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
+        if (!s && ne > 0)
+            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both + 1, roff + ne, sizeof *both,
+                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
+        mmx_index hb[2] = {0, 0};
+        if (!s && ne > 0)
+            s = mmx__dev_copy(d->ctx, hb, MMX_SPACE_HOST, both, MMX_SPACE_DEVICE, sizeof hb);
+        n = hb[0], total = hb[1];
+        LAUNCH(k_list, ne, flag, off, ne, seeds);
         it->collapse_seeds += n;
         if (s || n == 0 || nf == 0) {
             release(d);
@@ -570,8 +599,13 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = take(d, 3 * (size_t)n, &place);
         if (!s) s = mmx__rm_collapse_places_cuda(d->ctx, d->cur->pos, d->topo.view.f.ev, seeds,
                                                  keep, n, place);
-        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_COLLAPSE,
-                                              seeds, nullptr, place, n, d->round, &next, &c, sd);
+        if (!s) {
+            mmx__round rd{};
+            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
+            rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_EDGE_COLLAPSE, rd.seeds = seeds, rd.n = n;
+            rd.round = d->round, rd.place = place, rd.tally = 1, rd.sd = sd, rd.ring_total = total;
+            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
+        }
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
         if (!s && c.kept > 0) {

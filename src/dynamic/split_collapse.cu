@@ -226,10 +226,10 @@ extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, cons
     return MMX_OK;
 }
 
-/* The proposal: the rings' room and offsets (their total read back to size them: a wait),
- * each seed's cavity (build). With priorities every key is distinct (mmx__rank_key), copies
- * included: the selection decides copies itself (they share their faces), so none is marked
- * beforehand. */
+/* The proposal: the rings' room and offsets (a collapse's total read back to size them, a
+ * wait, unless the caller read it: rd->ring_total), each seed's cavity (build). With
+ * priorities every key is distinct (mmx__rank_key), copies included: the selection decides
+ * copies itself (they share their faces), so none is marked beforehand. */
 extern "C" mmx_status mmx__sc_propose_cuda(mmx__round *rd)
 {
     mmx_ctx *ctx = rd->ctx;
@@ -269,12 +269,13 @@ extern "C" mmx_status mmx__sc_propose_cuda(mmx__round *rd)
     r.first = first;
     r.ring_ptr = sc->ring_ptr;
     r.cnt = rd->dtally;
-    /* The rings' room and offsets; a collapse's total (both ends' valences) is read back to
-     * size the rings (a wait), a split's is 2 per seed. */
+    /* The rings' room and offsets; a collapse's total (both ends' valences), unless given, is
+     * read back to size the rings (a wait), a split's is 2 per seed. */
     MMX__LAUNCH(ring_room, n, v, kind, seeds, n, sc->room);
     if (!s) s = mmx__scan_offsets(ctx, sc->room, n, sc->ring_ptr);
-    mmx_index total = 2 * n;
-    if (!s && kind == MMX_CAVITY_EDGE_COLLAPSE)
+    const int known = kind != MMX_CAVITY_EDGE_COLLAPSE || rd->ring_total > 0;
+    mmx_index total = kind == MMX_CAVITY_EDGE_COLLAPSE ? rd->ring_total : 2 * n;
+    if (!s && !known)
         s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, sc->ring_ptr + n, MMX_SPACE_DEVICE,
                           sizeof total);
     if (!s) s = mmx__round_take(rd, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
