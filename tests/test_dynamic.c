@@ -1394,7 +1394,7 @@ static void select_matches_host(mmx_ctx *cu, mmx_index n, const uint64_t *key, c
     }
     mmx__cavity_key_sort(order, nvalid);
     for (mmx_index j = 1; j < nvalid; j++) cr_assert_neq(order[j].priority, order[j - 1].priority);
-    const mmx_index hk = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
+    const mmx_index hk = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, kept);
     const mmx_index total = ptr[n];
     /* The second layout: seed i's ring at 2 ptr[i] + i, lengths apart. */
     mmx_index *ptr2 = malloc(((size_t)n + 1) * sizeof *ptr2);
@@ -2446,5 +2446,251 @@ Test(cavity, cuda_removing_rounds_keep_an_unused_vertex)
     mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
     unused_vertex_survives(cu, host);
     mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* ---- the round driver: every template's bytes, pinned -----------------------------------------
+ *
+ * One hash per (mesh, template) of what a chain of three rounds makes: the output meshes'
+ * faces and positions, the counts and every per_seed record, and the hashes of remeshing,
+ * Delaunay flips and simplification. The values were recorded before the templates' rounds
+ * moved onto one driver (round.c): any change to a template's orchestration that changes a
+ * byte fails here, on the host (the CUDA tests hold CUDA to the host). */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t hash_mesh(uint64_t h, const mmx_mesh *m)
+{
+    const mmx_index nv = mmx_mesh_nverts(m), nf = mmx_mesh_nfaces(m);
+    h = fnv(h, &nv, sizeof nv);
+    h = fnv(h, &nf, sizeof nf);
+    h = fnv(h, &m->M->order, sizeof m->M->order);
+    h = fnv(h, m->M->rowidx, (size_t)m->M->nnz * sizeof *m->M->rowidx);
+    if (m->pos) h = fnv(h, m->pos, 3 * (size_t)nv * sizeof *m->pos);
+    return h;
+}
+
+static uint64_t hash_round(uint64_t h, const mmx_cavity_counts *c, const mmx_cavity_seed *sd,
+                           mmx_index n)
+{
+    h = fnv(h, c, sizeof *c);
+    for (mmx_index i = 0; i < n; i++) {
+        const mmx_index f[6] = {(mmx_index)sd[i].outcome, sd[i].faces[0], sd[i].faces[1],
+                                sd[i].new_edge[0], sd[i].new_edge[1], sd[i].vertex};
+        h = fnv(h, f, sizeof f);
+        h = fnv(h, &sd[i].priority, sizeof sd[i].priority);
+    }
+    return h;
+}
+
+enum { G_FLIP, G_SPLIT, G_COLLAPSE, G_RANKED, G_PLACED, G_FACE, G_MOVE, G_VREMOVE, G_USER,
+       G_COUNT };
+
+/* Seeds for a template on m: every element, then every 7th again (copies). */
+static mmx_index golden_seeds(mmx_index count, mmx_index *seeds)
+{
+    mmx_index n = 0;
+    for (mmx_index i = 0; i < count; i++) seeds[n++] = (i * 37) % count;
+    for (mmx_index i = 0; i < count; i += 7) seeds[n++] = i;
+    return n;
+}
+
+/* An array of `bytes` on cu's device holding host's, or host itself without cu. */
+static void *golden_dev(mmx_ctx *cu, const void *host, size_t bytes)
+{
+    if (!cu) return (void *)host;
+    void *d = NULL;
+    cr_assert_eq(mmx_mem_alloc(cu, MMX_SPACE_DEVICE, bytes, &d), MMX_OK);
+    if (bytes) cr_assert_eq(mmx_mem_copy(cu, d, MMX_SPACE_DEVICE, host, MMX_SPACE_HOST, bytes), MMX_OK);
+    return d;
+}
+
+/* Three rounds of template `kind` from `in` on the host (cu NULL) or on cu's device: seeds
+ * made on the host from a host copy of each round's mesh. */
+static uint64_t golden_template(mmx_ctx *ctx, mmx_ctx *cu, const mmx_mesh *in, int kind)
+{
+    uint64_t h = 14695981039346656037ull;
+    mmx_index kept = 0, conflicts = 0;
+    mmx_mesh *cur = NULL, *dcur = NULL;
+    cr_assert_eq(mmx_mesh_copy(ctx, in, MMX_SPACE_HOST, &cur), MMX_OK);
+    if (cu) cr_assert_eq(mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &dcur), MMX_OK);
+    mmx_ctx *run = cu ? cu : ctx;
+    for (uint32_t round = 0; round < 3; round++) {
+        const mmx_mesh *use = cu ? dcur : cur;
+        mmx__flip_topo t;
+        cr_assert_eq(mmx__flip_topo_build(ctx, cur, "golden", &t), MMX_OK);
+        const mmx_index ne = t.nedges, nf = t.nfaces, nv = t.nverts;
+        const mmx_index cap = 2 * (ne + nf + nv) + 16;
+        mmx_index *seeds = malloc((size_t)cap * sizeof *seeds);
+        mmx_index *cptr = malloc((size_t)cap * sizeof *cptr);
+        float *prio = malloc((size_t)cap * sizeof *prio), *xyz = malloc(3 * (size_t)cap * sizeof *xyz);
+        mmx_cavity_seed *sd = malloc((size_t)cap * sizeof *sd);
+        cr_assert(seeds && cptr && prio && xyz && sd);
+        mmx_cavity_counts c;
+        mmx_mesh *next = NULL;
+        mmx_index n = 0;
+        mmx_status s = MMX_OK;
+        if (kind <= G_PLACED) {
+            n = golden_seeds(ne, seeds);
+            for (mmx_index i = 0; i < n; i++) {
+                const mmx_index e = seeds[i], a = t.adj->ev[2 * e], b = t.adj->ev[2 * e + 1];
+                prio[i] = (float)((e * 2654435761u + round) % 1000) / 7.0f;
+                for (int k = 0; k < 3; k++)
+                    xyz[3 * i + k] = 0.7f * cur->pos[3 * a + k] + 0.3f * cur->pos[3 * b + k];
+            }
+            if (kind == G_RANKED || kind == G_PLACED) {
+                /* Priorities as data take arrays in the context's space. */
+                mmx_index *ds = golden_dev(cu, seeds, (size_t)n * sizeof *seeds);
+                float *dp = golden_dev(cu, prio, (size_t)n * sizeof *prio);
+                float *dx = golden_dev(cu, xyz, 3 * (size_t)n * sizeof *xyz);
+                mmx_cavity_seed *dsd = golden_dev(cu, sd, (size_t)n * sizeof *sd);
+                s = mmx_cavity_round_ranked(run, use, MMX_CAVITY_EDGE_COLLAPSE, ds, dp,
+                                            kind == G_PLACED ? dx : NULL, n, round, &next, &c, dsd);
+                if (cu) {
+                    cr_assert_eq(mmx_mem_copy(cu, sd, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE,
+                                              (size_t)n * sizeof *sd), MMX_OK);
+                    mmx_mem_free(cu, MMX_SPACE_DEVICE, ds), mmx_mem_free(cu, MMX_SPACE_DEVICE, dp);
+                    mmx_mem_free(cu, MMX_SPACE_DEVICE, dx), mmx_mem_free(cu, MMX_SPACE_DEVICE, dsd);
+                }
+            } else {
+                s = mmx_cavity_round(run, use, kind == G_FLIP ? MMX_CAVITY_EDGE_FLIP
+                                               : kind == G_SPLIT ? MMX_CAVITY_EDGE_SPLIT
+                                                                 : MMX_CAVITY_EDGE_COLLAPSE,
+                                     seeds, n, round, &next, &c, sd);
+            }
+        } else if (kind == G_FACE) {
+            n = golden_seeds(nf, seeds);
+            s = mmx_cavity_face_split_round(run, use, seeds, n, round, &next, &c, sd);
+        } else if (kind == G_MOVE) {
+            n = golden_seeds(nv, seeds);
+            for (mmx_index i = 0; i < n; i++)
+                for (int k = 0; k < 3; k++)
+                    xyz[3 * i + k] = cur->pos[3 * seeds[i] + k] +
+                                     0.05f * (float)((seeds[i] * 7 + k * 3 + (mmx_index)round) % 5 - 2);
+            s = mmx_cavity_relocate_round(run, use, seeds, xyz, n, round, &next, &c, sd);
+        } else if (kind == G_VREMOVE) {
+            n = golden_seeds(nv, seeds);
+            s = mmx_cavity_vertex_remove_round(run, use, seeds, n, round, &next, &c, sd);
+        } else {
+            /* Cavities: each interior edge's two faces, every third edge; a single face
+             * every fifth. */
+            mmx_index *faces = malloc((size_t)cap * sizeof *faces), k = 0;
+            cr_assert(faces);
+            cptr[0] = 0;
+            for (mmx_index e = 0; e < ne; e += 3) {
+                if (t.ef[2 * e] < 0 || t.ef[2 * e + 1] < 0) continue;
+                faces[k++] = t.ef[2 * e], faces[k++] = t.ef[2 * e + 1];
+                cptr[++n] = k;
+                if (e % 5 == 0) faces[k++] = t.ef[2 * e], cptr[++n] = k;
+            }
+            s = mmx_cavity_user_round(run, use, cptr, faces, n, NULL, round, &next, &c, sd);
+            free(faces);
+        }
+        cr_assert_eq(s, MMX_OK, "%s", mmx_ctx_error(run));
+        if (cu) {
+            mmx_mesh_free(dcur);
+            dcur = next;
+            cr_assert_eq(mmx_mesh_copy(cu, dcur, MMX_SPACE_HOST, &next), MMX_OK);
+        }
+        h = hash_round(h, &c, sd, n);
+        h = hash_mesh(h, next);
+        kept += c.kept, conflicts += c.conflicts;
+        mmx_mesh_free(cur);
+        cur = next;
+        mmx__flip_topo_free(&t);
+        free(seeds), free(cptr), free(prio), free(xyz), free(sd);
+    }
+    mmx_mesh_free(cur);
+    mmx_mesh_free(dcur);
+    cr_assert(kept > 0 && conflicts > 0, "template %d: %d kept, %d conflicts", kind, (int)kept,
+              (int)conflicts);
+    return h;
+}
+
+static const uint64_t golden_rounds[3][G_COUNT] = {
+    {0x8a4607abba3e7edaull, 0x923e1177e6fe930aull, 0x6c357d242c5ae371ull,
+     0xc4287c290d96f5c8ull, 0x06edf1044bbbbdc1ull, 0x0ba3e31a82c771c2ull,
+     0x6e876f09f4e0d839ull, 0x2b1f348580403838ull, 0x293b36b79dd8fbfdull},
+    {0xe5afaed7b42e35b9ull, 0x935495e2f7e0ab52ull, 0xbc1471148c839ec1ull,
+     0x42601bb385f5cf52ull, 0x3e19c923fc7e255eull, 0xdea8e7ab59404361ull,
+     0xc5db003577d891bcull, 0x06533125eb998b4full, 0xf3130cc0f1e735f0ull},
+    {0x4e3c7c2d045e94d8ull, 0x11ba652c1a70daf2ull, 0xe4b9e2d8b4318896ull,
+     0x206c11377c48a4bfull, 0x3001dc19be8c88d9ull, 0xd5dde4ed3cb0ad67ull,
+     0xa9697252732099acull, 0x38c0b4a8ac86fec8ull, 0xaff73ee53c00a037ull},
+};
+
+static const uint64_t golden_loops[3] = {0x6a61b8eafb277f2cull, 0xde24286d1b1955bbull,
+                                         0xa2b24e69d7010332ull};
+
+static uint64_t golden_loop(mmx_ctx *ctx, mmx_ctx *cu, const mmx_mesh *in, int which)
+{
+    mmx_mesh *out = NULL, *m = NULL;
+    if (cu) {
+        cr_assert_eq(mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &m), MMX_OK);
+        ctx = cu;
+    }
+    const mmx_mesh *use = cu ? m : in;
+    if (which == 0) {
+        cr_assert_eq(mmx_delaunay_flip(ctx, use, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+    } else if (which == 1) {
+        mmx_remesh_options o = mmx_remesh_defaults();
+        cr_assert_eq(mmx_remesh(ctx, use, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+    } else {
+        mmx_simplify_options o = mmx_simplify_defaults();
+        o.ratio = 0.3;
+        cr_assert_eq(mmx_simplify(ctx, use, &o, &out, NULL), MMX_OK, "%s", mmx_ctx_error(ctx));
+    }
+    if (cu) {
+        mmx_mesh *d = out;
+        cr_assert_eq(mmx_mesh_copy(cu, d, MMX_SPACE_HOST, &out), MMX_OK);
+        mmx_mesh_free(d);
+    }
+    const uint64_t h = hash_mesh(14695981039346656037ull, out);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    return h;
+}
+
+/* The recorded hashes from the host (cu NULL) or from cu's device. */
+static void golden_check(mmx_ctx *cu)
+{
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *quads = tu_shape(host, "torus:8:6"), *torus = NULL;
+    cr_assert_eq(mmx_mesh_triangulate(host, quads, &torus), MMX_OK);
+    mmx_mesh_free(quads);
+    mmx_mesh *meshes[3] = {tu_jittered_grid(host, 12, 5), tu_shape(host, "icosphere:3"), torus};
+    const int print = getenv("MMX_GOLDEN_PRINT") != NULL;
+    for (int mi = 0; mi < 3; mi++)
+        for (int k = 0; k < G_COUNT; k++) {
+            const uint64_t h = golden_template(host, cu, meshes[mi], k);
+            if (print) printf("round %d %d 0x%016llxull\n", mi, k, (unsigned long long)h);
+            else cr_expect_eq(h, golden_rounds[mi][k], "mesh %d template %d: %016llx", mi, k,
+                              (unsigned long long)h);
+        }
+    mmx_mesh *loops[3] = {meshes[0], meshes[1], NULL};
+    loops[2] = tu_shape(host, "icosphere:4");
+    for (int w = 0; w < 3; w++) {
+        const uint64_t h = golden_loop(host, cu, loops[w], w);
+        if (print) printf("loop %d 0x%016llxull\n", w, (unsigned long long)h);
+        else cr_expect_eq(h, golden_loops[w], "loop %d: %016llx", w, (unsigned long long)h);
+    }
+    mmx_mesh_free(loops[2]);
+    for (int mi = 0; mi < 3; mi++) mmx_mesh_free(meshes[mi]);
+    mmx_ctx_free(host);
+}
+
+Test(driver, host_bytes_are_the_recorded_ones) { golden_check(NULL); }
+
+/* CUDA: the same hashes (every template round, Delaunay, remeshing and simplification give
+ * the host's bytes). */
+Test(driver, cuda_bytes_are_the_recorded_ones)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip();
+    golden_check(cu);
     mmx_ctx_free(cu);
 }

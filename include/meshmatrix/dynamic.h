@@ -174,8 +174,8 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round);
  * O(nnz) for the fill, and for collapses O(valence) per seed for its cavity.
  * Synchronises: no on the host; on CUDA, the adjacency's one wait, one per step of the
  * selection (to read whether a cavity is still undecided), one to read the counts and the
- * copy of per_seed; a split or collapse also one to read the total size of the cavities (a
- * collapse's is both ends' one-rings), which sizes their storage. */
+ * copy of per_seed; a collapse also one to read the total size of its cavities (both ends'
+ * one-rings), which sizes their storage (a split's is two faces a seed). */
 mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
                             const mmx_index *seeds, mmx_index n, uint32_t round, mmx_mesh **out,
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);

@@ -17,13 +17,6 @@ uint64_t mmx_cavity_priority(mmx_index edge, uint32_t round)
     return mmx__priority(edge, round);
 }
 
-/* Builds seed edge e's flip cavity into *sd; 1 when it is valid (flip_step.h: the code the
- * CUDA round runs too). */
-static int flip_cavity(const mmx__flip_topo *t, const float *pos, mmx_index e, mmx_cavity_seed *sd)
-{
-    return mmx__fv_flip_cavity(&t->view, pos, e, sd);
-}
-
 /* Seed e's cavity of the given kind: sd's fields and its faces ring[0..*nring); 1 if valid.
  * place: a collapse's merged vertex (NULL: the midpoint). */
 static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_kind kind,
@@ -34,7 +27,7 @@ static int build_cavity(const mmx__flip_topo *t, const float *pos, mmx_cavity_ki
     if (kind == MMX_CAVITY_EDGE_SPLIT) return mmx__split_cavity(t, pos, e, sd, ring, nring);
     if (kind == MMX_CAVITY_EDGE_COLLAPSE)
         return mmx__collapse_cavity_at(t, pos, e, place, sd, ring, nring);
-    const int ok = flip_cavity(t, pos, e, sd);
+    const int ok = mmx__fv_flip_cavity(&t->view, pos, e, sd); /* flip_step.h, CUDA's code too */
     ring[0] = sd->faces[0], ring[1] = sd->faces[1];
     *nring = ok ? 2 : 0;
     return ok;
@@ -61,73 +54,149 @@ void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n)
     qsort(order, (size_t)n, sizeof *order, key_cmp);
 }
 
-/* An open-addressing set of the edges the kept fills create (key lo << 32 | hi, never 0
- * since lo < hi; 0 marks an empty slot). Returns 1 when `k` was already there. */
-static int edge_set_insert(uint64_t *slot, size_t mask, uint64_t k)
+/* The slot of edge key k (lo << 32 | hi, never 0 since lo < hi; 0 marks an empty slot) in an
+ * open-addressing table, inserted when new: every flip creating that edge gets the same slot,
+ * which is all the selection needs (the CUDA round's table, cavity.cu, is the same idea). */
+static size_t edge_slot(uint64_t *slot, size_t mask, uint64_t k)
 {
     size_t h = (size_t)(mmx_cavity_priority((mmx_index)(k >> 32), (uint32_t)k) & mask);
-    while (slot[h]) {
-        if (slot[h] == k) return 1;
-        h = (h + 1) & mask;
-    }
+    while (slot[h] && slot[h] != k) h = (h + 1) & mask;
     slot[h] = k;
-    return 0;
-}
-
-static int edge_set_has(const uint64_t *slot, size_t mask, uint64_t k)
-{
-    size_t h = (size_t)(mmx_cavity_priority((mmx_index)(k >> 32), (uint32_t)k) & mask);
-    while (slot[h]) {
-        if (slot[h] == k) return 1;
-        h = (h + 1) & mask;
-    }
-    return 0;
+    return h;
 }
 
 mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx_cavity_seed *sd,
-                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
-                              uint64_t *slot, size_t mask, int flip, mmx_index *kept)
+                             const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
+                             mmx_index *kept)
 {
     mmx_index nkept = 0;
     for (mmx_index i = 0; i < nvalid; i++) {
         const mmx_index j = order[i].seed;
-        mmx_cavity_seed *s = &sd[j];
-        const uint64_t k = (uint64_t)(uint32_t)s->new_edge[0] << 32 | (uint32_t)s->new_edge[1];
-        int free_ = !flip || !edge_set_has(slot, mask, k);
+        int free_ = 1;
         for (mmx_index r = ptr[j]; r < ptr[j + 1] && free_; r++) free_ = !taken[ring[r]];
         if (!free_) {
-            s->outcome = MMX_CAVITY_CONFLICT;
+            sd[j].outcome = MMX_CAVITY_CONFLICT;
             continue;
         }
-        s->outcome = MMX_CAVITY_KEPT;
+        sd[j].outcome = MMX_CAVITY_KEPT;
         kept[nkept++] = j;
         for (mmx_index r = ptr[j]; r < ptr[j + 1]; r++) taken[ring[r]] = 1;
-        if (flip) edge_set_insert(slot, mask, k);
     }
     return nkept;
 }
 
-/* Fills a kept flip in place: the same two face ids, across the other diagonal. */
-static void fill_flip(const mmx__flip_topo *t, mmx_index e, mmx_index *verts)
-{
-    mmx__fv_fill_flip(&t->view, e, verts);
-}
-
-/* The cavity of seed i may hold this many faces (its ring's bound). */
+/* The cavity of seed i may hold this many elements (its ring's bound; a flip's third is the
+ * slot of its new edge). */
 static size_t ring_bound(const mmx__flip_topo *t, mmx_cavity_kind kind, mmx_index e)
 {
+    if (kind == MMX_CAVITY_EDGE_FLIP) return 3;
     if (kind != MMX_CAVITY_EDGE_COLLAPSE) return 2;
     const mmx_index a = t->adj->ev[2 * (size_t)e], b = t->adj->ev[2 * (size_t)e + 1];
     return (size_t)(t->vf_ptr[a + 1] - t->vf_ptr[a] + t->vf_ptr[b + 1] - t->vf_ptr[b]);
 }
 
-mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                  mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                                  uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                  mmx_cavity_seed *per_seed)
+/* The edge templates' proposal on the host: each seed's cavity (build_cavity), its key
+ * (priority, edge) and elements (its faces; a flip's new edge as element nfaces + its slot). */
+static mmx_status edge_propose_host(mmx__round *r)
 {
-    return mmx__cavity_round_ranked(ctx, mesh, t, kind, seeds, NULL, NULL, n, round, out, counts,
-                                    per_seed);
+    const mmx__flip_topo *t = r->ht;
+    const mmx_index n = r->n;
+    const int flip = r->kind == MMX_CAVITY_EDGE_FLIP;
+    size_t cap = 16, nring = 0;
+    while (flip && cap < 2 * (size_t)n + 16) cap *= 2;
+    for (mmx_index i = 0; i < n; i++) nring += ring_bound(t, r->kind, r->seeds[i]);
+    mmx_index *ptr = NULL, *ring = NULL;
+    uint64_t *slot = NULL;
+    mmx_status s = mmx__round_take(r, (size_t)n * sizeof *r->key, (void **)&r->key);
+    if (!s) s = mmx__round_take(r, (size_t)n * sizeof *r->elem, (void **)&r->elem);
+    if (!s) s = mmx__round_take(r, (size_t)n, (void **)&r->state);
+    if (!s) s = mmx__round_take(r, ((size_t)n + 1) * sizeof *ptr, (void **)&ptr);
+    if (!s) s = mmx__round_take(r, nring * sizeof *ring, (void **)&ring);
+    if (!s && flip) s = mmx__round_take(r, cap * sizeof *slot, (void **)&slot);
+    if (s) return s;
+    if (flip) memset(slot, 0, cap * sizeof *slot);
+    r->ring_ptr = ptr, r->ring = ring;
+    r->nelem = t->nfaces + (flip ? (mmx_index)cap : 0);
+    ptr[0] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_cavity_seed *x = &r->sd[i];
+        mmx_index len = 0;
+        x->priority = r->prio ? mmx__rank_key(r->prio[i], i)
+                              : mmx_cavity_priority(r->seeds[i], r->round);
+        const float *at = r->place ? r->place + 3 * (size_t)i : NULL;
+        if (build_cavity(t, r->pos, r->kind, r->seeds[i], at, x, ring + ptr[i], &len)) {
+            r->state[i] = MMX__UNDECIDED;
+            r->key[i] = x->priority, r->elem[i] = r->seeds[i];
+            if (flip) {
+                const uint64_t k =
+                    (uint64_t)(uint32_t)x->new_edge[0] << 32 | (uint32_t)x->new_edge[1];
+                ring[ptr[i] + len++] = t->nfaces + (mmx_index)edge_slot(slot, cap - 1, k);
+            }
+        } else {
+            x->outcome = MMX_CAVITY_INVALID;
+            r->state[i] = MMX_CAVITY_INVALID;
+            r->c.invalid++;
+            len = 0;
+        }
+        ptr[i + 1] = ptr[i] + len;
+    }
+    return MMX_OK;
+}
+
+/* The kept cavities filled into a new mesh: flips in place, splits and collapses by their
+ * fills (split_collapse.c). */
+static mmx_status edge_fill_host(mmx__round *r, mmx_mesh **out)
+{
+    const mmx__flip_topo *t = r->ht;
+    mmx_ctx *ctx = r->ctx;
+    mmx_mesh *m = NULL;
+    mmx_status s;
+    if (r->kind == MMX_CAVITY_EDGE_SPLIT) {
+        s = mmx__split_fill(ctx, t, r->pos, r->seeds, r->sd, r->kept, r->c.kept, &m);
+    } else if (r->kind == MMX_CAVITY_EDGE_COLLAPSE) {
+        s = mmx__collapse_fill(ctx, t, r->pos, r->seeds, r->place, r->sd, r->kept,
+                               r->c.kept, &m);
+    } else {
+        mmx_index *verts = NULL;
+        s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces + 1, sizeof *verts, (void **)&verts);
+        if (s) return s;
+        memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
+        /* In place: the same two face ids, across the other diagonal. */
+        for (mmx_index i = 0; i < r->c.kept; i++)
+            mmx__fv_fill_flip(&t->view, r->seeds[r->kept[i]], verts);
+        s = mmx_mesh_from_faces(ctx, t->nverts, t->nfaces, t->start, verts, r->pos, &m);
+        free(verts);
+    }
+    return mmx__round_result(ctx, s, m, out);
+}
+
+static mmx_status edge_propose_cuda(mmx__round *r)
+{
+    return r->kind == MMX_CAVITY_EDGE_FLIP ? mmx__flip_propose_cuda(r) : mmx__sc_propose_cuda(r);
+}
+
+static mmx_status edge_fill_cuda(mmx__round *r, mmx_mesh **out)
+{
+    return r->kind == MMX_CAVITY_EDGE_FLIP ? mmx__flip_fill_cuda(r, out)
+                                           : mmx__sc_fill_cuda(r, out);
+}
+
+const mmx__round_ops mmx__edge_ops = {{edge_propose_host, edge_propose_cuda},
+                                      {edge_fill_host, edge_fill_cuda}};
+
+/* A host round of an edge template on topology t. */
+static mmx_status edge_round_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
+                                  mmx_cavity_kind kind, const mmx_index *seeds, const float *prio,
+                                  const float *place, mmx_index n, uint32_t round, mmx_mesh **out,
+                                  mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.mesh = mesh, r.pos = mesh->pos, r.ht = t, r.kind = kind;
+    r.seeds = seeds, r.n = n;
+    r.round = round, r.prio = prio, r.tally = 1, r.sd = per_seed;
+    r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    return mmx__round_run(&r, &mmx__edge_ops, out, counts);
 }
 
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
@@ -140,70 +209,11 @@ mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
         if (seeds[i] < 0 || seeds[i] >= t->nedges)
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
                              "[0, %d)", (int)i, (int)seeds[i], (int)t->nedges);
-    size_t cap = 16, nring = 0;
-    while (cap < 2 * (size_t)n + 16) cap *= 2;
-    for (mmx_index i = 0; i < n; i++) nring += ring_bound(t, kind, seeds[i]);
-    mmx_cavity_seed *sd = per_seed;
-    mmx__cavity_key *order = NULL;
-    unsigned char *taken = NULL;
-    uint64_t *slot = NULL;
-    mmx_index *verts = NULL, *ptr = NULL, *ring = NULL, *kept = NULL;
-    mmx_status s = MMX_OK;
-    if (!sd) s = mmx__host_alloc(ctx, (size_t)n, sizeof *sd, (void **)&sd);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *order, (void **)&order);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *kept, (void **)&kept);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, nring + 1, sizeof *ring, (void **)&ring);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces, 1, (void **)&taken);
-    if (!s) s = mmx__host_alloc(ctx, cap, sizeof *slot, (void **)&slot);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)t->nfaces, sizeof *verts, (void **)&verts);
-    mmx_cavity_counts c = {n, 0, 0, 0};
-    if (!s) {
-        memset(taken, 0, (size_t)t->nfaces);
-        memset(slot, 0, cap * sizeof *slot);
-        mmx_index nvalid = 0;
-        ptr[0] = 0;
-        for (mmx_index i = 0; i < n; i++) {
-            mmx_index len = 0;
-            sd[i].priority = prio ? mmx__rank_key(prio[i], i) : mmx_cavity_priority(seeds[i], round);
-            const float *at = place && kind == MMX_CAVITY_EDGE_COLLAPSE ? place + 3 * (size_t)i : NULL;
-            if (build_cavity(t, mesh->pos, kind, seeds[i], at, &sd[i], ring + ptr[i], &len)) {
-                order[nvalid++] = (mmx__cavity_key){sd[i].priority, seeds[i], i};
-            } else {
-                sd[i].outcome = MMX_CAVITY_INVALID;
-                c.invalid++;
-                len = 0;
-            }
-            ptr[i + 1] = ptr[i] + len;
-        }
-        mmx__cavity_key_sort(order, nvalid);
-        const mmx_index nkept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, slot,
-                                                cap - 1, kind == MMX_CAVITY_EDGE_FLIP, kept);
-        c.kept = nkept;
-        c.conflicts = nvalid - nkept;
-        mmx_mesh *m = NULL;
-        if (kind == MMX_CAVITY_EDGE_SPLIT) {
-            s = mmx__split_fill(ctx, t, mesh->pos, seeds, sd, kept, nkept, &m);
-        } else if (kind == MMX_CAVITY_EDGE_COLLAPSE) {
-            s = mmx__collapse_fill(ctx, t, mesh->pos, seeds, place, sd, kept, nkept, &m);
-        } else {
-            memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
-            for (mmx_index i = 0; i < nkept; i++) fill_flip(t, seeds[kept[i]], verts);
-            s = mmx_mesh_from_faces(ctx, t->nverts, t->nfaces, t->start, verts, mesh->pos, &m);
-        }
-        s = mmx__round_result(ctx, s, m, out);
-    }
-    if (!s && counts) *counts = c;
-    if (sd != per_seed) free(sd);
-    free(order);
-    free(kept);
-    free(ptr);
-    free(ring);
-    free(taken);
-    free(slot);
-    free(verts);
-    return s;
+    return edge_round_host(ctx, mesh, t, kind, seeds, prio, place, n, round, out, counts,
+                           per_seed);
 }
+
+/* ---- CUDA: the same driver, the stages of cavity.cu and split_collapse.cu ------------------ */
 
 /* A copy of a device mesh without faces, as a round returns it (no tags, normals, colors or
  * texture coordinates: they describe the mesh before the edit). */
@@ -219,67 +229,127 @@ static mmx_status bare_copy(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out)
     return MMX_OK;
 }
 
+/* A CUDA round of an edge template: t the flip's topology (fv) or the split's (sv) of mesh;
+ * seeds, prio, place and per_seed as mmx__round's (device arrays, unless host_args: then the
+ * public call's host seeds and per_seed). A mesh without faces has no edge, so no seed: every
+ * template returns it. */
+static mmx_status edge_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_view *fv,
+                                  const mmx__sc_view *sv, mmx_cavity_kind kind,
+                                  const mmx_index *seeds, const float *prio, const float *place,
+                                  mmx_index n, uint32_t round, int distinct, int host_args,
+                                  mmx_mesh **out, mmx_cavity_counts *counts,
+                                  mmx_cavity_seed *per_seed)
+{
+    if ((fv ? fv : &sv->f)->nfaces == 0) {
+        if (counts) *counts = (mmx_cavity_counts){n, 0, 0, 0};
+        return bare_copy(ctx, mesh, out);
+    }
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.cuda = 1, r.mesh = mesh, r.pos = mesh->pos, r.fv = fv, r.sv = sv;
+    r.kind = kind, r.seeds = seeds, r.n = n, r.round = round, r.prio = prio, r.tally = 1;
+    r.distinct = distinct, r.sd = per_seed;
+    r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    return host_args ? mmx__round_run_host_args(&r, &mmx__edge_ops, per_seed, out, counts)
+                     : mmx__round_run(&r, &mmx__edge_ops, out, counts);
+}
+
 mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
-    if (t->view.nfaces == 0) { /* no faces, no edges: no seed (the caller checked them) */
-        if (counts) *counts = (mmx_cavity_counts){n, 0, 0, 0};
-        return bare_copy(ctx, mesh, out);
-    }
-    mmx_mesh *m = NULL;
-    mmx_cavity_counts c;
-    mmx_status s = mmx__flip_dev_mesh(ctx, mesh, &m);
-    if (!s) s = mmx__flip_round_cuda(ctx, &t->view, mesh->pos, seeds, n, distinct, round,
-                                     m->M->rowidx, &c, 1, per_seed, NULL);
-    if (s) {
-        mmx_mesh_free(m);
-        return s;
-    }
-    if (counts) *counts = c;
-    *out = m;
-    return MMX_OK;
+    return edge_round_cuda(ctx, mesh, &t->view, NULL, MMX_CAVITY_EDGE_FLIP, seeds, NULL, NULL, n,
+                           round, distinct, 0, out, counts, per_seed);
 }
 
-/* mmx_cavity_round on a CUDA context (flips here, splits and collapses in split_collapse.cu);
- * seeds and per_seed are host arrays. A flip reads the flip's topology (t.f), a split or a
- * collapse all of t. */
-static mmx_status cavity_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
-                                    const mmx_index *seeds, mmx_index n, uint32_t round,
-                                    mmx_mesh **out, mmx_cavity_counts *counts,
-                                    mmx_cavity_seed *per_seed)
+mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                       const mmx_index *seeds, const float *prio, mmx_index n,
+                                       int distinct, uint32_t round, mmx_index *out,
+                                       mmx_cavity_counts *counts, int tally,
+                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges)
 {
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.cuda = 1, r.pos = pos, r.fv = v, r.kind = MMX_CAVITY_EDGE_FLIP;
+    r.seeds = seeds, r.n = n, r.round = round, r.prio = prio, r.distinct = distinct;
+    r.tally = tally, r.out_verts = out, r.kept_edges = kept_edges, r.sd = per_seed;
+    return mmx__round_run(&r, &mmx__edge_ops, NULL, counts);
+}
+
+mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
+                                     mmx_cavity_kind kind, const mmx_index *seeds,
+                                     const float *prio, const float *place, mmx_index n,
+                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
+                                     mmx_cavity_seed *per_seed)
+{
+    return edge_round_cuda(ctx, mesh, NULL, &t->view, kind, seeds, prio, place, n, round, 0, 0,
+                           out, counts, per_seed);
+}
+
+/* The checks of a seed not an edge of the ne edges, in each call's words. */
+static mmx_status bad_seed(mmx_ctx *ctx, int ranked, mmx_index i, mmx_index e, mmx_index ne)
+{
+    if (ranked)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of "
+                         "the mesh's %d", (int)i, (int)ne);
+    return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside [0, %d)",
+                     (int)i, (int)e, (int)ne);
+}
+
+/* mmx_cavity_round (ranked 0: host arrays on either backend, the hashed priorities) and
+ * mmx_cavity_round_ranked (ranked 1: arrays in the context's space). */
+static mmx_status edge_entry(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
+                             const mmx_index *seeds, const float *prio, const float *place,
+                             mmx_index n, uint32_t round, mmx_mesh **out,
+                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed, int ranked)
+{
+    const char *who = ranked ? "mmx_cavity_round_ranked" : "mmx_cavity_round";
+    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument or negative count", who);
+    *out = NULL;
+    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
+        kind != MMX_CAVITY_EDGE_COLLAPSE)
+        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "%s: unknown template %d "
+                         "(MMX_CAVITY_EDGE_FLIP, _SPLIT or _COLLAPSE)", who, (int)kind);
+    place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    mmx_status s = MMX_OK;
+    if (mmx_ctx_backend(ctx) == MMX_BACKEND_HOST) {
+        for (mmx_index i = 0; prio && i < n; i++)
+            if (isnan(prio[i]))
+                return mmx__fail(ctx, MMX_ERR_ARG, "%s: seed %d's priority is NaN", who, (int)i);
+        mmx__flip_topo t;
+        s = mmx__flip_topo_build(ctx, mesh, who, &t);
+        if (s) return s;
+        for (mmx_index i = 0; i < n && !s; i++)
+            if (seeds[i] < 0 || seeds[i] >= t.nedges)
+                s = bad_seed(ctx, ranked, i, seeds[i], t.nedges);
+        if (!s)
+            s = edge_round_host(ctx, mesh, &t, kind, seeds, prio, place, n, round, out, counts,
+                                per_seed);
+        mmx__flip_topo_free(&t);
+        return s;
+    }
+    /* CUDA: a flip reads the flip's topology (t.f), a split or a collapse all of t. */
+    const int flip = kind == MMX_CAVITY_EDGE_FLIP;
     mmx__sc_dev t;
     memset(&t, 0, sizeof t);
-    mmx_status s = kind == MMX_CAVITY_EDGE_FLIP
-                       ? mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round", &t.f)
-                       : mmx__sc_dev_build(ctx, mesh, "mmx_cavity_round", &t);
+    s = flip ? mmx__flip_dev_build(ctx, mesh, who, &t.f) : mmx__sc_dev_build(ctx, mesh, who, &t);
     if (s) return s;
     const mmx_index ne = t.f.view.nedges;
-    for (mmx_index i = 0; i < n && !s; i++)
-        if (seeds[i] < 0 || seeds[i] >= ne)
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
-                          "[0, %d)", (int)i, (int)seeds[i], (int)ne);
-    mmx_index *dseeds = NULL;
-    mmx_cavity_seed *dsd = NULL;
-    const size_t sb = (size_t)n * sizeof *dseeds, db = (size_t)n * sizeof *dsd;
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
-    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
-    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
-    /* Without faces there is no edge, so no seed: every template returns the mesh. */
-    if (!s && (kind == MMX_CAVITY_EDGE_FLIP || t.f.view.nfaces == 0))
-        s = mmx__flip_round_dev(ctx, mesh, &t.f, dseeds, n, 0, round, out, counts, dsd);
-    else if (!s)
-        s = mmx__sc_round_cuda(ctx, mesh, &t, kind, dseeds, n, round, out, counts, dsd);
-    /* The seeds' outcomes are read on the host: the copy waits for the round. */
-    if (!s && per_seed && n)
-        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
-    if (s && *out) {
-        mmx_mesh_free(*out);
-        *out = NULL;
+    mmx_index bad = -1, nan = -1;
+    if (!ranked) {
+        for (mmx_index i = 0; i < n && bad < 0; i++)
+            if (seeds[i] < 0 || seeds[i] >= ne) bad = i;
+    } else if (n > 0) {
+        s = mmx__rank_check_cuda(ctx, seeds, prio, n, ne, &bad, &nan);
     }
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
+    /* (A ranked call's seeds are device memory: its message names no edge.) */
+    if (!s && bad >= 0) s = bad_seed(ctx, ranked, bad, ranked ? -1 : seeds[bad], ne);
+    if (!s && nan >= 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "%s: seed %d's priority is NaN", who, (int)nan);
+    if (!s)
+        s = edge_round_cuda(ctx, mesh, flip ? &t.f.view : NULL, flip ? NULL : &t.view, kind,
+                            seeds, prio, place, n, round, 0, !ranked, out, counts, per_seed);
     mmx__sc_dev_free(ctx, &t);
     return s;
 }
@@ -289,63 +359,7 @@ mmx_status mmx_cavity_round(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind 
                             mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
     MMX__NEED_CTX(ctx);
-    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: NULL argument or negative count");
-    *out = NULL;
-    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
-        kind != MMX_CAVITY_EDGE_COLLAPSE)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "mmx_cavity_round: unknown template %d (MMX_CAVITY_EDGE_FLIP, _SPLIT or "
-                         "_COLLAPSE)", (int)kind);
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        return cavity_round_cuda(ctx, mesh, kind, seeds, n, round, out, counts, per_seed);
-    mmx__flip_topo t;
-    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round", &t);
-    if (s) return s;
-    s = mmx__cavity_round_topo(ctx, mesh, &t, kind, seeds, n, round, out, counts, per_seed);
-    mmx__flip_topo_free(&t);
-    return s;
-}
-
-/* mmx_cavity_round_ranked on a CUDA context: every array already on the device. */
-static mmx_status cavity_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                           mmx_cavity_kind kind, const mmx_index *seeds,
-                                           const float *prio, const float *place, mmx_index n,
-                                           uint32_t round, mmx_mesh **out,
-                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
-{
-    mmx__sc_dev t;
-    memset(&t, 0, sizeof t);
-    mmx_status s = kind == MMX_CAVITY_EDGE_FLIP
-                       ? mmx__flip_dev_build(ctx, mesh, "mmx_cavity_round_ranked", &t.f)
-                       : mmx__sc_dev_build(ctx, mesh, "mmx_cavity_round_ranked", &t);
-    if (s) return s;
-    mmx_index bad = -1, nan = -1;
-    if (n > 0) s = mmx__rank_check_cuda(ctx, seeds, prio, n, t.f.view.nedges, &bad, &nan);
-    if (!s && bad >= 0)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of the "
-                      "mesh's %d", (int)bad, (int)t.f.view.nedges);
-    if (!s && nan >= 0)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is NaN",
-                      (int)nan);
-    mmx_cavity_counts c = {n, 0, 0, 0};
-    if (!s && t.f.view.nfaces == 0) { /* no edges: no seed got here */
-        s = bare_copy(ctx, mesh, out);
-    } else if (!s && kind == MMX_CAVITY_EDGE_FLIP) {
-        mmx_mesh *m = NULL;
-        s = mmx__flip_dev_mesh(ctx, mesh, &m);
-        if (!s) s = mmx__flip_round_ranked_cuda(ctx, &t.f.view, mesh->pos, seeds, prio, n, 0,
-                                                round, m->M->rowidx, &c, 1, per_seed, NULL);
-        if (s) mmx_mesh_free(m);
-        else *out = m;
-    } else if (!s) {
-        s = mmx__sc_round_ranked_cuda(ctx, mesh, &t, kind, seeds, prio,
-                                      kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL, n, round,
-                                      out, &c, per_seed);
-    }
-    if (!s && counts) *counts = c;
-    mmx__sc_dev_free(ctx, &t);
-    return s;
+    return edge_entry(ctx, mesh, kind, seeds, NULL, NULL, n, round, out, counts, per_seed, 0);
 }
 
 mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind kind,
@@ -355,33 +369,6 @@ mmx_status mmx_cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavit
                                    mmx_cavity_seed *per_seed)
 {
     MMX__NEED_CTX(ctx);
-    if (!mesh || !mesh->M || !out || (n > 0 && !seeds) || n < 0)
-        return mmx__fail(ctx, MMX_ERR_ARG,
-                         "mmx_cavity_round_ranked: NULL argument or negative count");
-    *out = NULL;
-    if (kind != MMX_CAVITY_EDGE_FLIP && kind != MMX_CAVITY_EDGE_SPLIT &&
-        kind != MMX_CAVITY_EDGE_COLLAPSE)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "mmx_cavity_round_ranked: unknown template %d (MMX_CAVITY_EDGE_FLIP, "
-                         "_SPLIT or _COLLAPSE)", (int)kind);
-    if (mmx_ctx_backend(ctx) != MMX_BACKEND_HOST)
-        return cavity_round_ranked_cuda(ctx, mesh, kind, seeds, priority, place, n, round, out,
-                                        counts, per_seed);
-    for (mmx_index i = 0; priority && i < n; i++)
-        if (isnan(priority[i]))
-            return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d's priority is "
-                             "NaN", (int)i);
-    mmx__flip_topo t;
-    mmx_status s = mmx__flip_topo_build(ctx, mesh, "mmx_cavity_round_ranked", &t);
-    if (s) return s;
-    for (mmx_index i = 0; i < n && !s; i++)
-        if (seeds[i] < 0 || seeds[i] >= t.nedges)
-            s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round_ranked: seed %d is not an edge of "
-                          "the mesh's %d", (int)i, (int)t.nedges);
-    if (!s)
-        s = mmx__cavity_round_ranked(ctx, mesh, &t, kind, seeds, priority,
-                                     kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL, n, round,
-                                     out, counts, per_seed);
-    mmx__flip_topo_free(&t);
-    return s;
+    return edge_entry(ctx, mesh, kind, seeds, priority, place, n, round, out, counts, per_seed,
+                      1);
 }

@@ -1,4 +1,5 @@
-/* The edge-flip round of the cavity operator on the device (host statement: cavity.c). Each
+/* The edge-flip round's CUDA stages for the round driver (round.c: propose, the selection,
+ * fill; host statement: cavity.c). Each
  * seed's cavity is built by flip_step.h's mmx__fv_flip_cavity, the host's code; the kept set
  * is chosen by the device selection (select.cu: its loop, and the proof that it is the host's
  * greedy pass); the kept flips are filled in place by mmx__fv_fill_flip. Queued on the
@@ -12,17 +13,13 @@
  * edge are marked CONFLICT at once (select.cu says why) by an atomicMin of the seed position
  * per edge. */
 #include <climits>
+#include <cstdlib>
 #include <cuda/std/functional>
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
 #include "sc_step.h"
 
 namespace {
-
-/* The counters read back: every one folds from 0. */
-struct Counters {
-    unsigned int invalid, listed;
-};
 
 /* A round's device arrays. */
 struct Round {
@@ -36,14 +33,8 @@ struct Round {
     unsigned long long *keys;       /* cap: the new edge of each slot (lo << 32 | hi), 0 empty */
     unsigned int mask;              /* cap - 1 */
     const unsigned int *first;      /* nedges: the smallest seed position per edge, or NULL */
-    Counters *cnt;
+    mmx__round_counters *cnt;       /* the driver's: invalid, listed */
 };
-
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
 
 /* Builds each seed's cavity (the host's code), its state, its elements; writes per_seed but
  * for the outcome. */
@@ -107,31 +98,20 @@ __global__ void fill(const mmx__flip_view v, Round r, mmx_index *out, mmx_cavity
 
 } // namespace
 
-extern "C" mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v,
-                                           const float *pos, const mmx_index *seeds, mmx_index n,
-                                           int distinct, uint32_t round, mmx_index *out,
-                                           mmx_cavity_counts *counts, int tally,
-                                           mmx_cavity_seed *per_seed, mmx_index *kept_edges)
+/* The proposal: each seed's cavity, key, state and elements (build). With priorities every
+ * seed's key is distinct (mmx__rank_key), copies included, so the selection decides copies
+ * itself (they share their faces) and none is marked beforehand. */
+extern "C" mmx_status mmx__flip_propose_cuda(mmx__round *rd)
 {
-    return mmx__flip_round_ranked_cuda(ctx, v, pos, seeds, nullptr, n, distinct, round, out,
-                                       counts, tally, per_seed, kept_edges);
-}
-
-/* With priorities every seed's key is distinct (mmx__rank_key), copies included, so the
- * selection decides copies itself (they share their faces) and none is marked beforehand. */
-extern "C" mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v,
-                                                  const float *pos, const mmx_index *seeds,
-                                                  const float *prio, mmx_index n, int distinct,
-                                                  uint32_t round, mmx_index *out,
-                                                  mmx_cavity_counts *counts, int tally,
-                                                  mmx_cavity_seed *per_seed, mmx_index *kept_edges)
-{
-    if (prio) distinct = 1;
+    mmx_ctx *ctx = rd->ctx;
+    const mmx__flip_view *v = rd->fv;
+    const mmx_index n = rd->n;
+    const int distinct = rd->prio ? 1 : rd->distinct;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const size_t vbytes = 3 * (size_t)v->nfaces * sizeof *out;
-    mmx_status s = MMX__CUDA(ctx, cudaMemcpyAsync(out, v->verts, vbytes, cudaMemcpyDeviceToDevice, st));
-    *counts = mmx_cavity_counts{n, 0, 0, 0};
-    if (s || n == 0) return s;
+    if (n == 0) { /* nothing to select: the fill copies the faces */
+        rd->decided = 1;
+        return MMX_OK;
+    }
     size_t cap = 16;
     while (cap < 2 * (size_t)n + 16) cap *= 2;
     /* The selection's elements (faces, then slots) and the rings (3 per seed) are numbered
@@ -139,55 +119,70 @@ extern "C" mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_
     if ((size_t)v->nfaces + cap > (size_t)INT_MAX || 3 * (size_t)n > (size_t)INT_MAX)
         return mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_cavity_round: %d seeds overflow the table "
                          "of new edges", (int)n);
+    Round *r = (Round *)calloc(1, sizeof *r);
+    if (!r) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_round: out of host memory");
+    rd->priv = r;
     /* Sizes first (a null base), then the pieces of one allocation. */
-    Round r{};
     char *block = nullptr;
+    unsigned int *first = nullptr;
+    mmx_status s = MMX_OK;
     const size_t ne = distinct ? 0 : (size_t)v->nedges;
     for (int pass = 0; pass < 2; pass++) {
         mmx__carve c{block, 0};
-        r.pri = c.take<uint64_t>((size_t)n);
-        r.ring = c.take<mmx_index>(3 * (size_t)n);
-        r.ring_ptr = c.take<mmx_index>((size_t)n + 1);
-        r.state = c.take<unsigned char>((size_t)n);
-        r.keys = c.take<unsigned long long>(cap);
-        unsigned int *first = c.take<unsigned int>(ne);
-        r.first = distinct ? nullptr : first;
-        r.cnt = c.take<Counters>(1);
-        if (pass == 0) s = mmx__dev_alloc(ctx, c.used, (void **)&block);
+        r->pri = c.take<uint64_t>((size_t)n);
+        r->ring = c.take<mmx_index>(3 * (size_t)n);
+        r->ring_ptr = c.take<mmx_index>((size_t)n + 1);
+        r->state = c.take<unsigned char>((size_t)n);
+        r->keys = c.take<unsigned long long>(cap);
+        first = c.take<unsigned int>(ne);
+        r->first = distinct ? nullptr : first;
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
         if (s) return s;
     }
-    r.seeds = seeds;
-    r.prio = prio;
-    r.n = n;
-    r.nfaces = v->nfaces;
-    r.mask = (unsigned int)(cap - 1);
-    s = MMX__CUDA(ctx, cudaMemsetAsync(r.keys, 0, cap * sizeof *r.keys, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
+    r->cnt = rd->dtally;
+    r->seeds = rd->seeds;
+    r->prio = rd->prio;
+    r->n = n;
+    r->nfaces = v->nfaces;
+    r->mask = (unsigned int)(cap - 1);
+    s = MMX__CUDA(ctx, cudaMemsetAsync(r->keys, 0, cap * sizeof *r->keys, st));
     const unsigned grid = mmx__grid(n);
-    if (!s && !distinct) {
-        s = MMX__CUDA(ctx, cudaMemsetAsync((void *)r.first, 0xff, ne * sizeof *r.first, st));
-        if (!s) first_copies<<<grid, MMX__BLOCK, 0, st>>>(seeds, n, (unsigned int *)r.first);
-        if (!s) s = mmx__cuda(ctx, cudaGetLastError(), "first_copies launch");
-    }
+    if (!s && !distinct) s = mmx__first_copies_cuda(ctx, rd->seeds, n, (mmx_index)ne, first);
     if (!s) {
-        build<<<grid, MMX__BLOCK, 0, st>>>(*v, pos, round, r, per_seed);
+        build<<<grid, MMX__BLOCK, 0, st>>>(*v, rd->pos, rd->round, *r, rd->sd);
         s = mmx__cuda(ctx, cudaGetLastError(), "build launch");
     }
-    mmx_index kept = 0;
-    if (!s) s = mmx__select_cuda(ctx, n, r.pri, r.ring_ptr, nullptr, r.ring,
-                                 v->nfaces + (mmx_index)cap, r.state, &kept);
-    if (!s) {
-        fill<<<grid, MMX__BLOCK, 0, st>>>(*v, r, out, per_seed, kept_edges);
+    rd->key = r->pri;
+    rd->state = r->state;
+    rd->ring_ptr = r->ring_ptr;
+    rd->ring = r->ring;
+    rd->nelem = v->nfaces + (mmx_index)cap;
+    return s;
+}
+
+/* The fill: a copy of the faces (into out_verts, or a new mesh with the input's positions),
+ * the kept flips in place, every outcome. */
+extern "C" mmx_status mmx__flip_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    mmx_ctx *ctx = rd->ctx;
+    const mmx__flip_view *v = rd->fv;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    mmx_mesh *m = nullptr;
+    mmx_index *verts = rd->out_verts;
+    mmx_status s = MMX_OK;
+    if (!verts) {
+        s = mmx__flip_dev_mesh(ctx, rd->mesh, &m);
+        if (s) return s;
+        verts = m->M->rowidx;
+    }
+    const size_t vbytes = 3 * (size_t)v->nfaces * sizeof *verts;
+    s = MMX__CUDA(ctx, cudaMemcpyAsync(verts, v->verts, vbytes, cudaMemcpyDeviceToDevice, st));
+    if (!s && rd->n > 0) {
+        const Round *r = (const Round *)rd->priv;
+        fill<<<mmx__grid(rd->n), MMX__BLOCK, 0, st>>>(*v, *r, verts, rd->sd, rd->kept_edges);
         s = mmx__cuda(ctx, cudaGetLastError(), "fill launch");
     }
-    /* With tally, the round's last wait: the invalid seeds' count. */
-    Counters h{};
-    if (!s && tally) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
-    if (!s) {
-        counts->kept = kept;
-        counts->invalid = tally ? (mmx_index)h.invalid : -1;
-        counts->conflicts = tally ? n - counts->kept - counts->invalid : -1;
-    }
-    mmx__dev_free(ctx, block);
+    if (s) mmx_mesh_free(m);
+    else if (m) *out = m;
     return s;
 }

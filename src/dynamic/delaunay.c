@@ -119,8 +119,8 @@ static mmx_status delaunay_flip_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_pat
         s = ne ? mmx__delaunay_seeds_cuda(ctx, &view, cur->pos, seeds, count) : MMX_OK;
         if (!s && ne) s = mmx_mem_copy(ctx, &n, MMX_SPACE_HOST, count, MMX_SPACE_DEVICE, sizeof n);
         if (!s) s = mmx__flip_dev_mesh(ctx, cur, &next);
-        if (!s) s = mmx__flip_round_cuda(ctx, &view, cur->pos, seeds, n, 1, (uint32_t)k,
-                                         next->M->rowidx, &c, 0, NULL, kedge);
+        if (!s) s = mmx__flip_round_ranked_cuda(ctx, &view, cur->pos, seeds, NULL, n, 1,
+                                                (uint32_t)k, next->M->rowidx, &c, 0, NULL, kedge);
         mmx__flip_view nview = view;
         if (!s && c.kept > 0) {
             topo_arrays *a = &ta[next_arrays];
@@ -215,7 +215,8 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
     if (s) return s;
     mmx_index *seeds = NULL, n = 0;
     s = violators(ctx, &t, mesh->pos, &seeds, &n);
-    if (!s) s = mmx__cavity_round_topo(ctx, mesh, &t, MMX_CAVITY_EDGE_FLIP, seeds, n, round, out, counts, NULL);
+    if (!s) s = mmx__cavity_round_ranked(ctx, mesh, &t, MMX_CAVITY_EDGE_FLIP, seeds, NULL, NULL,
+                                         n, round, out, counts, NULL);
     free(seeds);
     mmx__flip_topo_free(&t);
     return s;

@@ -115,26 +115,153 @@ typedef struct mmx__cavity_key {
 } mmx__cavity_key;
 void mmx__cavity_key_sort(mmx__cavity_key *order, mmx_index n);
 
-/* The greedy pass over order[0..nvalid) (sorted): seed j's cavity is ring[ptr[j] ..
- * ptr[j + 1]); it is kept (sd[j].outcome KEPT, j appended to kept[] in key order) unless one
- * of its faces is already taken[] (nfaces, zeroed) by a kept cavity or, with `flip`, the edge
- * it creates (sd[j].new_edge) is already in the open-addressing set slot[0..mask] (zeroed;
- * NULL without flip); else CONFLICT. Returns the number kept. Every template's round uses it,
- * so the rule is stated once (the CUDA rounds reproduce it: select.cu). */
+/* The greedy pass over order[0..nvalid) (sorted): seed j's cavity is the elements ring[ptr[j]
+ * .. ptr[j + 1]) (its faces, and for a flip the slot of the edge it creates: cavity.c); it is
+ * kept (sd[j].outcome KEPT, j appended to kept[] in key order) unless one of its elements is
+ * already taken[] (zeroed) by a kept cavity; else CONFLICT. Returns the number kept. Every
+ * template's round uses it (round.c), so the rule is stated once (the CUDA rounds reproduce
+ * it: select.cu). */
 mmx_index mmx__cavity_select(const mmx__cavity_key *order, mmx_index nvalid, mmx_cavity_seed *sd,
                              const mmx_index *ptr, const mmx_index *ring, unsigned char *taken,
-                             uint64_t *slot, size_t mask, int flip, mmx_index *kept);
+                             mmx_index *kept);
+
+/* ---- the round driver (round.c) --------------------------------------------------------------
+ *
+ * Every template's round is the same flow, written once (mmx__round_run): propose (each seed's
+ * cavity: its validity, key and elements), select (the greedy pass in key order: the host's
+ * mmx__cavity_select, CUDA's mmx__select_cuda, which select.cu proves the same), fill (the kept
+ * cavities into the output, compacting where the template removes faces: mmx__round_compact),
+ * and the counts. Each template gives its propose and fill stages for both backends
+ * (mmx__round_ops); the driver calls them through the context's backend, so a template's host
+ * and CUDA halves differ only in the stages, never in the flow. Every array a round reads or
+ * writes lives in the context's space. */
+typedef struct mmx__round mmx__round;
+
+/* A template's stages, [0] the host's and [1] CUDA's. propose fills sd (but the outcome of the
+ * seeds left to the selection), state (MMX__UNDECIDED or decided), key, elem (host) and the
+ * rings (ring_ptr, ring_len or NULL, ring, nelem), or decides every seed itself (`decided`,
+ * no selection; then the fill sets c.kept). fill writes the output (*out, NULL for a move: its
+ * positions go into pos_out) and every outcome not yet in sd. */
+typedef struct mmx__round_ops {
+    mmx_status (*propose[2])(mmx__round *r);
+    mmx_status (*fill[2])(mmx__round *r, mmx_mesh **out);
+} mmx__round_ops;
+
+/* The counters a CUDA round keeps on the device, read back once (mmx__round_tally). */
+typedef struct mmx__round_counters {
+    unsigned int invalid; /* seeds the proposal found invalid */
+    unsigned int listed;  /* kept seeds listed by the fill */
+    unsigned int faces;   /* faces the kept cavities add or remove */
+    unsigned int fan;     /* user cavities: the fans' faces */
+} mmx__round_counters;
+
+struct mmx__round {
+    /* The input. */
+    mmx_ctx *ctx;
+    int cuda;                       /* the context's backend (the stages' index) */
+    const mmx_mesh *mesh;           /* the round's mesh (NULL for a CUDA flip into
+                                       out_verts) */
+    const float *pos;               /* its positions, or NULL */
+    const mmx__flip_topo *ht;       /* its host topology (host backend) */
+    const mmx__sc_view *sv;         /* its device topology's view (CUDA, but flips and face
+                                       splits) */
+    const mmx__flip_view *fv;       /* CUDA flips and face splits: the flip view they read */
+    mmx_cavity_kind kind;
+    const mmx_index *seeds;         /* n elements (edges, faces, vertices), or NULL for user
+                                       cavities */
+    mmx_index n;
+    uint32_t round;
+    const float *prio;              /* edge templates: n priorities, or NULL (hashed) */
+    const float *place;             /* collapses: 3n merged positions, or NULL (midpoints) */
+    const float *targets;           /* moves: 3n targets */
+    float *pos_out;                 /* moves: the positions, moved in place */
+    double min_quality;             /* moves (dynamic_internal.h: mmx__tri_quality) */
+    const mmx_index *cav_ptr;       /* user cavities: n + 1 offsets into cav_faces (from 0 on
+                                       CUDA, from cav_ptr[0] on the host) */
+    const mmx_index *cav_faces;
+    mmx_index cav_total;            /* user cavities: cav_ptr[n] - cav_ptr[0] */
+    const uint64_t *upri;           /* user cavities: n priorities, or NULL (hashed) */
+    int distinct;                   /* CUDA flips: no seed repeats */
+    mmx_index ring_total;           /* CUDA collapses: > 0, the rings' total (sc_step.h's bound
+                                       summed over the seeds) when the caller read it with its
+                                       own counts; 0: the proposal reads it (a wait) */
+    int tally;                      /* 0: a CUDA flip round reads no counts (invalid and
+                                       conflicts come back -1): the Delaunay loop's rounds */
+    mmx_index *out_verts;           /* CUDA flips: the output faces (3 nfaces), written whole;
+                                       NULL: the fill makes a mesh */
+    mmx_index *kept_edges;          /* CUDA flips: the kept seeds' edges, or NULL */
+    /* What the stages write (the context's space). */
+    mmx_cavity_seed *sd;            /* n records */
+    uint64_t *key;                  /* n: the priority (the selection's key on CUDA) */
+    mmx_index *elem;                /* host, n: the key's second part (the seed's element) */
+    unsigned char *state;           /* n: MMX__UNDECIDED or an outcome */
+    const mmx_index *ring_ptr;      /* n + 1 (host) or n: where seed i's elements start */
+    const mmx_index *ring_len;      /* n, or NULL: ring_ptr[i + 1] - ring_ptr[i] */
+    const mmx_index *ring;
+    mmx_index nelem;                /* elements are in [0, nelem) */
+    int decided;                    /* the proposal decided every seed */
+    mmx_index *kept;                /* host: the kept seeds in key order */
+    mmx_cavity_counts c;            /* proposed; kept (select); invalid (host propose) */
+    mmx__round_counters *dtally;    /* CUDA: the device counters (zeroed by the driver) */
+    mmx__round_counters htally;     /* their values once read */
+    int tallied;
+    void *priv;                     /* a template's own state between its stages (CUDA: host
+                                       memory from malloc, freed by the driver; host: from
+                                       mmx__round_take) */
+    void *own[8];                   /* what mmx__round_take allocated (freed by the driver) */
+};
+
+/* bytes of scratch in the context's space for the round's stages (uninitialised), freed when
+ * the round ends. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA, MMX_ERR_INTERNAL (more than 8). */
+mmx_status mmx__round_take(mmx__round *r, size_t bytes, void **p);
+
+/* Runs one round of template ops on r (input fields set, the rest zero): the stages through
+ * r->cuda's backend; *out the new mesh (NULL for a move), counts (may be NULL) the round's.
+ * On CUDA the counts are read in one wait (mmx__round_tally) unless a fill read them already;
+ * with r->tally 0 (flips) none. Synchronises: host no; CUDA as the stages, the selection's
+ * steps and the counts' one read. Errors: the stages'. */
+mmx_status mmx__round_run(mmx__round *r, const mmx__round_ops *ops, mmx_mesh **out,
+                          mmx_cavity_counts *counts);
+
+/* CUDA: the device counters into r->htally, once per round (later calls return at once).
+ * Synchronises: once (the read). */
+mmx_status mmx__round_tally(mmx__round *r);
+
+/* The public calls' host arrays on a CUDA context: bytes of host copied to new device memory
+ * *dev (NULL when bytes is 0; free with mmx_mem_free). Synchronises: the copy. */
+mmx_status mmx__round_upload(mmx_ctx *ctx, const void *host, size_t bytes, void **dev);
+
+/* mmx__round_run for a public call that takes host arrays on either backend, on a CUDA
+ * context: r->seeds (n) and r->targets (3n, or NULL) are host arrays, copied down; per_seed
+ * (host, or NULL) gets the records back. Synchronises: also the copies. */
+mmx_status mmx__round_run_host_args(mmx__round *r, const mmx__round_ops *ops,
+                                    mmx_cavity_seed *per_seed, mmx_mesh **out,
+                                    mmx_cavity_counts *counts);
+
+/* The stages (round.c, the templates' files; nocuda.c's stubs for the CUDA ones). */
+extern const mmx__round_ops mmx__edge_ops;    /* flip, split, collapse: r->kind */
+extern const mmx__round_ops mmx__face_ops;    /* face split */
+extern const mmx__round_ops mmx__move_ops;    /* vertex relocation */
+extern const mmx__round_ops mmx__vremove_ops; /* vertex removal */
+extern const mmx__round_ops mmx__user_ops;    /* user cavities */
+mmx_status mmx__flip_propose_cuda(mmx__round *r);
+mmx_status mmx__flip_fill_cuda(mmx__round *r, mmx_mesh **out);
+mmx_status mmx__sc_propose_cuda(mmx__round *r);
+mmx_status mmx__sc_fill_cuda(mmx__round *r, mmx_mesh **out);
+mmx_status mmx__face_propose_cuda(mmx__round *r);
+mmx_status mmx__face_fill_cuda(mmx__round *r, mmx_mesh **out);
+mmx_status mmx__move_propose_cuda(mmx__round *r);
+mmx_status mmx__move_fill_cuda(mmx__round *r, mmx_mesh **out);
+mmx_status mmx__vremove_propose_cuda(mmx__round *r);
+mmx_status mmx__vremove_fill_cuda(mmx__round *r, mmx_mesh **out);
+mmx_status mmx__user_propose_cuda(mmx__round *r);
+mmx_status mmx__user_fill_cuda(mmx__round *r, mmx_mesh **out);
 
 /* mmx_cavity_round on a topology already built for `mesh` (Delaunay builds it once per round
- * for both its seeds and the round). */
-mmx_status mmx__cavity_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
-                                  mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n, uint32_t round,
-                                  mmx_mesh **out, mmx_cavity_counts *counts,
-                                  mmx_cavity_seed *per_seed);
-
-/* The same with priorities as data (mmx_cavity_round_ranked's rule: host arrays, prio[i]
- * not NaN, checked by the caller; prio NULL: the hashed priorities) and, for a collapse, the
- * merged vertices' places (3 per seed, NULL: the midpoints). */
+ * for both its seeds and the round; remeshing and simplification carry it), with priorities as
+ * data (mmx_cavity_round_ranked's rule: host arrays, prio[i] not NaN, checked by the caller;
+ * prio NULL: the hashed priorities of `round`) and, for a collapse, the merged vertices'
+ * places (3 per seed, NULL: the midpoints). */
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                     mmx_cavity_kind kind, const mmx_index *seeds,
                                     const float *prio, const float *place, mmx_index n,
@@ -149,7 +276,8 @@ mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mm
  * (edge {a, b} goes, {c, d} comes, and the numbers of the edges between shift); a single round
  * (mmx_cavity_round, mmx_delaunay_round) builds it from the adjacency, and the Delaunay loop
  * builds it once and then carries it from round to round (mmx__flip_update), which gives the
- * same arrays for O(nedges) work. Splits and collapses (mmx__sc_round_cuda) build on it too. */
+ * same arrays for O(nedges) work. Splits and collapses (mmx__sc_round_ranked_cuda) build on
+ * it too. */
 typedef struct mmx__flip_dev {
     mmx_adjacency *adj;  /* device */
     mmx_index *ef;       /* device, 2 * nedges */
@@ -184,20 +312,22 @@ mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index n
 mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                     mmx_index *seeds, mmx_index *count);
 
-/* One flip round on the device: seeds[0..n) (device memory, edges of v, checked by the
- * caller; `distinct` when no edge repeats, which skips the search for repeats), the kept set
- * by the device selection (mmx__select_cuda; select.cu proves it the host's), the kept flips
- * filled into out (device, 3 * nfaces, written whole: a copy of v->verts, then the fills).
- * counts (host) gets the round's counts: proposed and kept always, invalid and conflicts when
- * `tally` (one more wait, at the end, to read the invalid seeds' count), else -1 (the Delaunay
- * loop needs only the kept). per_seed (device, n entries, or NULL) gets each seed's cavity and
- * outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
+/* One flip round on the device (the round driver with cavity.cu's stages): seeds[0..n)
+ * (device memory, edges of v, checked by the caller; `distinct` when no edge repeats, which
+ * skips the search for repeats) with priorities prio (device, n; NULL: the hashed ones), the
+ * kept set by the device selection (mmx__select_cuda; select.cu proves it the host's), the
+ * kept flips filled into out (device, 3 * nfaces, written whole: a copy of v->verts, then the
+ * fills). counts (host) gets the round's counts: proposed and kept always, invalid and
+ * conflicts when `tally` (one more wait, at the end, to read the invalid seeds' count), else
+ * -1 (the Delaunay loop needs only the kept). per_seed (device, n entries, or NULL) gets each
+ * seed's cavity and outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
  * Synchronises: once per step of the selection, to read how many cavities are undecided, and
  * with `tally` once more (n = 0: none). */
-mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                const mmx_index *seeds, mmx_index n, int distinct,
-                                uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
+                                       const mmx_index *seeds, const float *prio, mmx_index n,
+                                       int distinct, uint32_t round, mmx_index *out,
+                                       mmx_cavity_counts *counts, int tally,
+                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges);
 
 /* The topology of the mesh a flip round made (flip_update.c; flip_step.h states the rule):
  * from the old view (the round's input), the old edges of the kept flips kedge[0..k) (any
@@ -214,56 +344,36 @@ mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const 
 
 /* A flip round on a device topology already built for `mesh` (cavity.c): seeds and per_seed
  * in device memory, the new device mesh into *out, all the counts. mmx_delaunay_round's
- * device path and mmx_cavity_round's share it. Synchronises: as mmx__flip_round_cuda with
- * `tally`. */
+ * device path and mmx_cavity_round's share it. Synchronises: as mmx__flip_round_ranked_cuda
+ * with `tally`. */
 mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_dev *t,
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
-/* An edge split or collapse round on the device (split_collapse.cu, the host's steps shared
- * through sc_step.h): t (mmx__sc_dev, below) built for `mesh` (device, at least one face),
- * seeds and per_seed (may be NULL) in device memory, seeds checked by the caller; the new
- * device mesh into *out, counts (host) the round's. The same outcomes, counts and bytes as
- * mmx__cavity_round_topo. Synchronises: once to read the rings' total, once per step of the
- * selection (mmx__select_cuda), once to read the counts. */
+/* An edge split or collapse round on the device (the round driver with split_collapse.cu's
+ * stages, the host's steps shared through sc_step.h): t (mmx__sc_dev, below) built for `mesh`
+ * (device), seeds, prio and place (as mmx__cavity_round_ranked's, NULL for none) and per_seed
+ * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
+ * counts (host) the round's. The same outcomes, counts and bytes as
+ * mmx__cavity_round_ranked. Synchronises: a collapse once to read the rings' total;
+ * once per step of the selection (mmx__select_cuda), once to read the counts. */
 typedef struct mmx__sc_dev mmx__sc_dev;
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
-                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                              mmx_cavity_seed *per_seed);
-/* The same with priorities and places as mmx__cavity_round_ranked's (device arrays, NULL for
- * none). */
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                                      mmx_cavity_kind kind, const mmx_index *seeds,
                                      const float *prio, const float *place, mmx_index n,
                                      uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
                                      mmx_cavity_seed *per_seed);
-/* mmx__flip_round_cuda with priorities (device, n; NULL: the hashed ones, as there). */
-mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                       const mmx_index *seeds, const float *prio, mmx_index n,
-                                       int distinct, uint32_t round, mmx_index *out,
-                                       mmx_cavity_counts *counts, int tally,
-                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges);
+/* first[e] (nelem entries, device) = the smallest position i < n with seeds[i] = e (~0u where
+ * none): a minimum, whatever the order of the atomics. Every template's CUDA proposal marks
+ * the later copies of a seed CONFLICT by it (select.cu says why). Synchronises: no. Errors:
+ * MMX_ERR_CUDA. */
+mmx_status mmx__first_copies_cuda(mmx_ctx *ctx, const mmx_index *seeds, mmx_index n,
+                                  mmx_index nelem, unsigned int *first);
 /* Checks device seeds and priorities: *bad (host) the first i with seeds[i] outside
  * [0, limit), *nan the first with prio[i] NaN (prio may be NULL); -1 where none.
  * Synchronises: once (the read). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const float *prio,
                                 mmx_index n, mmx_index limit, mmx_index *bad, mmx_index *nan);
-
-/* Vertex removal and user cavity rounds on the device (vremove.cu, user_cavity.cu; the
- * host's steps shared through vremove_step.h and user_step.h): mesh on the device, the other
- * arrays host arrays as the public calls take them (checked by the caller: seeds are
- * vertices; cavities name faces, cav_ptr ascending). The same outcomes, counts and bytes as
- * the host rounds. Synchronises: vertex removal once to read the rings' total, user cavities
- * once for the copies of its inputs; both once per step of the selection, once to read the
- * counts and once to copy per_seed back. */
-mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
-                                   mmx_index n, uint32_t round, mmx_mesh **out,
-                                   mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
-mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
-                                const mmx_index *cav_faces, mmx_index n, const uint64_t *priority,
-                                uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                mmx_cavity_seed *per_seed);
 
 /* ---- the shared device layers of the templates and the remesher ---------------------------
  *

@@ -1,4 +1,4 @@
-/* The face split round on the device (host statement: templates.c,
+/* The face split round's CUDA stages for the round driver (round.c; host statement: templates.c,
  * mmx__face_split_round_topo; the per-seed check and the fill are reloc_step.h's, the host's
  * code). The flow:
  *
@@ -18,6 +18,7 @@
  * order) and sorted by CUB's radix sort. One wait reads the kept and invalid counts, which size
  * the output; then one thread per rank fills its face (kept faces are distinct, so no two
  * threads write one face). */
+#include <cstdlib>
 #include <cuda/std/functional>
 #include "core/cub.cuh"
 #include "core/launch.cuh"
@@ -26,21 +27,11 @@
 
 namespace {
 
-struct Counters {
-    unsigned int kept, invalid;
-};
-
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
-
 /* Each seed's cavity, check and outcome; the kept seeds' (priority, position) listed. */
 __global__ void decide(const mmx__flip_view v, const float *pos, const mmx_index *seeds,
                        mmx_index n, uint32_t round, const unsigned int *first,
                        mmx_cavity_seed *sd, unsigned long long *kkey, mmx_index *kpos,
-                       Counters *cnt)
+                       mmx__round_counters *cnt)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     unsigned int invalid = 0;
@@ -57,7 +48,7 @@ __global__ void decide(const mmx__flip_view v, const float *pos, const mmx_index
             x.outcome = MMX_CAVITY_CONFLICT;
         } else {
             x.outcome = MMX_CAVITY_KEPT;
-            const unsigned int j = atomicAdd(&cnt->kept, 1u);
+            const unsigned int j = atomicAdd(&cnt->listed, 1u);
             kkey[j] = x.priority;
             kpos[j] = (mmx_index)i;
         }
@@ -79,67 +70,72 @@ __global__ void fill(const mmx__flip_view v, const float *pos, const mmx_index *
     mmx__fs_fill(v.verts, pos, seeds[i], m, v.nfaces + 2 * (mmx_index)j, verts, opos);
 }
 
-template <typename T> size_t piece(size_t count)
-{
-    return (count * sizeof(T) + 255) / 256 * 256;
-}
+/* The kept seeds' (priority, position) pairs, sorted by the fill. */
+struct Fs {
+    unsigned long long *kkey[2];
+    mmx_index *kpos[2];
+};
 
 } // namespace
 
-extern "C" mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                                 const mmx__flip_view *v, const mmx_index *seeds,
-                                                 mmx_index n, uint32_t round, mmx_mesh **out,
-                                                 mmx_cavity_counts *counts,
-                                                 mmx_cavity_seed *per_seed)
+/* The proposal decides every seed (above): no selection. */
+extern "C" mmx_status mmx__face_propose_cuda(mmx__round *rd)
 {
-    *out = nullptr;
+    mmx_ctx *ctx = rd->ctx;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const mmx_index nv = v->nverts, nf = v->nfaces;
-    const float *pos = mesh->pos;
+    const mmx_index n = rd->n, nf = rd->fv->nfaces;
+    Fs *fs = (Fs *)calloc(1, sizeof *fs);
+    if (!fs)
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_face_split_round: out of host memory");
+    rd->priv = fs;
+    rd->decided = 1;
     const size_t nn = (size_t)n + 1, f1 = (size_t)nf + 1;
-    const size_t b_first = piece<unsigned int>(f1), b_sd = per_seed ? 0 : piece<mmx_cavity_seed>(nn),
-                 b_key = piece<unsigned long long>(nn), b_pos = piece<mmx_index>(nn);
     char *block = nullptr;
-    mmx_status s = mmx__dev_alloc(ctx, b_first + b_sd + 2 * b_key + 2 * b_pos + 256,
-                                  (void **)&block);
-    if (s) return s;
-    char *p = block;
-    unsigned int *first = reinterpret_cast<unsigned int *>(p);
-    p += b_first;
-    mmx_cavity_seed *sd = per_seed ? per_seed : reinterpret_cast<mmx_cavity_seed *>(p);
-    p += b_sd;
-    unsigned long long *kkey[2] = {reinterpret_cast<unsigned long long *>(p),
-                                   reinterpret_cast<unsigned long long *>(p + b_key)};
-    p += 2 * b_key;
-    mmx_index *kpos[2] = {reinterpret_cast<mmx_index *>(p), reinterpret_cast<mmx_index *>(p + b_pos)};
-    p += 2 * b_pos;
-    Counters *cnt = reinterpret_cast<Counters *>(p);
-    s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, f1 * sizeof *first, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    MMX__LAUNCH(first_copies, n, seeds, n, first);
-    MMX__LAUNCH(decide, n, *v, pos, seeds, n, round, first, sd, kkey[0], kpos[0], cnt);
-    /* The round's one wait: the counts, which size the output. */
-    Counters h{};
-    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof h);
-    const mmx_index k = (mmx_index)h.kept;
+    unsigned int *first = nullptr;
+    mmx_status s = MMX_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        mmx__carve c{block, 0};
+        first = c.take<unsigned int>(f1);
+        fs->kkey[0] = c.take<unsigned long long>(nn);
+        fs->kkey[1] = c.take<unsigned long long>(nn);
+        fs->kpos[0] = c.take<mmx_index>(nn);
+        fs->kpos[1] = c.take<mmx_index>(nn);
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
+        if (s) return s;
+    }
+    s = mmx__first_copies_cuda(ctx, rd->seeds, n, (mmx_index)f1, first);
+    MMX__LAUNCH(decide, n, *rd->fv, rd->pos, rd->seeds, n, rd->round, first, rd->sd, fs->kkey[0],
+                fs->kpos[0], rd->dtally);
+    return s;
+}
+
+/* The fill: the counts (the round's one read of them: they size the output), the kept seeds
+ * ranked in key order, each filled. */
+extern "C" mmx_status mmx__face_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    mmx_ctx *ctx = rd->ctx;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    Fs *fs = (Fs *)rd->priv;
+    const mmx__flip_view *v = rd->fv;
+    const mmx_index nv = v->nverts, nf = v->nfaces;
+    const float *pos = rd->pos;
+    mmx_status s = mmx__round_tally(rd);
+    const mmx_index k = (mmx_index)rd->htally.listed;
+    rd->c.kept = k;
     int cur = 0;
-    if (!s && k > 1) s = mmx__sort_pairs(ctx, kkey, kpos, k, 64, &cur);
+    if (!s && k > 1) s = mmx__sort_pairs(ctx, fs->kkey, fs->kpos, k, 64, &cur);
     mmx_mesh *m = nullptr;
     if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nf + 2 * k, pos != nullptr, &m);
     if (!s && nf > 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, v->verts, 3 * (size_t)nf * sizeof(mmx_index),
+        s = MMX__CUDA(ctx, cudaMemcpyAsync(m->M->rowidx, v->verts,
+                                           3 * (size_t)nf * sizeof(mmx_index),
                                            cudaMemcpyDeviceToDevice, st));
     if (!s && pos && nv > 0)
         s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, 3 * (size_t)nv * sizeof(float),
                                            cudaMemcpyDeviceToDevice, st));
-    if (!s) MMX__LAUNCH(fill, k, *v, pos, seeds, sd, kpos[cur], k, m->M->rowidx, m->pos);
-    if (!s) {
-        if (counts)
-            *counts = mmx_cavity_counts{n, k, (mmx_index)h.invalid, n - k - (mmx_index)h.invalid};
-        *out = m;
-    } else {
-        mmx_mesh_free(m);
-    }
-    mmx__dev_free(ctx, block);
+    if (!s)
+        MMX__LAUNCH(fill, k, *v, pos, rd->seeds, rd->sd, fs->kpos[cur], k, m->M->rowidx, m->pos);
+    if (!s) *out = m;
+    else mmx_mesh_free(m);
     return s;
 }

@@ -19,32 +19,12 @@ mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const
     return mmx__no_cuda(ctx, "mmx__delaunay_seeds_cuda");
 }
 
-mmx_status mmx__flip_round_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                const mmx_index *seeds, mmx_index n, int distinct,
-                                uint32_t round, mmx_index *out, mmx_cavity_counts *counts,
-                                int tally, mmx_cavity_seed *per_seed, mmx_index *kept_edges)
-{
-    (void)v, (void)pos, (void)seeds, (void)n, (void)distinct, (void)round, (void)out;
-    (void)counts, (void)tally, (void)per_seed, (void)kept_edges;
-    return mmx__no_cuda(ctx, "mmx__flip_round_cuda");
-}
-
 mmx_status mmx__flip_update_cuda(mmx_ctx *ctx, const mmx__flip_view *old, const mmx_index *kedge,
                                  mmx_index k, const mmx_index *verts, mmx_index *edge_ptr,
                                  mmx_index *ev, mmx_index *ef, mmx__flip_view *out)
 {
     (void)old, (void)kedge, (void)k, (void)verts, (void)edge_ptr, (void)ev, (void)ef, (void)out;
     return mmx__no_cuda(ctx, "mmx__flip_update_cuda");
-}
-
-mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
-                              mmx_cavity_kind kind, const mmx_index *seeds, mmx_index n,
-                              uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                              mmx_cavity_seed *per_seed)
-{
-    (void)mesh, (void)t, (void)kind, (void)seeds, (void)n, (void)round, (void)out;
-    (void)counts, (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__sc_round_cuda");
 }
 
 mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t *key,
@@ -63,26 +43,6 @@ mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who
     (void)mesh, (void)who;
     memset(t, 0, sizeof *t);
     return mmx__no_cuda(ctx, "mmx__sc_dev_build");
-}
-
-mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
-                                    const mmx_index *seeds, const float *targets, mmx_index n,
-                                    uint32_t round, double min_quality,
-                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
-{
-    (void)v, (void)pos, (void)seeds, (void)targets, (void)n, (void)round, (void)min_quality;
-    (void)counts, (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__relocate_round_cuda");
-}
-
-mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                      const mmx__flip_view *v, const mmx_index *seeds,
-                                      mmx_index n, uint32_t round, mmx_mesh **out,
-                                      mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
-{
-    (void)mesh, (void)v, (void)seeds, (void)n, (void)round, (void)out, (void)counts;
-    (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__face_split_round_cuda");
 }
 
 mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
@@ -118,24 +78,6 @@ mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status 
     return s;
 }
 
-mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *seeds,
-                                   mmx_index n, uint32_t round, mmx_mesh **out,
-                                   mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
-{
-    (void)mesh, (void)seeds, (void)n, (void)round, (void)out, (void)counts, (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__vremove_round_cuda");
-}
-
-mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *cav_ptr,
-                                const mmx_index *cav_faces, mmx_index n, const uint64_t *priority,
-                                uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                mmx_cavity_seed *per_seed)
-{
-    (void)mesh, (void)cav_ptr, (void)cav_faces, (void)n, (void)priority, (void)round, (void)out;
-    (void)counts, (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__user_round_cuda");
-}
-
 mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
                                  mmx_index n, double *q, mmx_index *tri)
 {
@@ -160,28 +102,6 @@ mmx_status mmx__keep_labels_cuda(mmx_ctx *ctx, mmx_cavity_kind kind, mmx_index n
     return mmx__no_cuda(ctx, "mmx__keep_labels_cuda");
 }
 
-mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
-                                     mmx_cavity_kind kind, const mmx_index *seeds,
-                                     const float *prio, const float *place, mmx_index n,
-                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                     mmx_cavity_seed *per_seed)
-{
-    (void)mesh, (void)t, (void)kind, (void)seeds, (void)prio, (void)place, (void)n, (void)round;
-    (void)out, (void)counts, (void)per_seed;
-    return mmx__no_cuda(ctx, "mmx__sc_round_ranked_cuda");
-}
-
-mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
-                                       const mmx_index *seeds, const float *prio, mmx_index n,
-                                       int distinct, uint32_t round, mmx_index *out,
-                                       mmx_cavity_counts *counts, int tally,
-                                       mmx_cavity_seed *per_seed, mmx_index *kept_edges)
-{
-    (void)v, (void)pos, (void)seeds, (void)prio, (void)n, (void)distinct, (void)round, (void)out;
-    (void)counts, (void)tally, (void)per_seed, (void)kept_edges;
-    return mmx__no_cuda(ctx, "mmx__flip_round_ranked_cuda");
-}
-
 mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const float *prio,
                                 mmx_index n, mmx_index limit, mmx_index *bad, mmx_index *nan)
 {
@@ -197,3 +117,28 @@ mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_simp
     (void)mesh, (void)o, (void)expect, (void)tagged, (void)ntagged, (void)out, (void)report;
     return mmx__no_cuda(ctx, "mmx__simplify_cuda");
 }
+
+mmx_status mmx__first_copies_cuda(mmx_ctx *ctx, const mmx_index *seeds, mmx_index n,
+                                  mmx_index nelem, unsigned int *first)
+{
+    (void)seeds, (void)n, (void)nelem, (void)first;
+    return mmx__no_cuda(ctx, "mmx__first_copies_cuda");
+}
+
+/* The round driver's CUDA stages (round.c calls them through a CUDA context alone). */
+#define MMX__NO_STAGE(t)                                                                        \
+    mmx_status mmx__##t##_propose_cuda(mmx__round *r)                                           \
+    {                                                                                           \
+        return mmx__no_cuda(r->ctx, "mmx__" #t "_propose_cuda");                                \
+    }                                                                                           \
+    mmx_status mmx__##t##_fill_cuda(mmx__round *r, mmx_mesh **out)                              \
+    {                                                                                           \
+        (void)out;                                                                              \
+        return mmx__no_cuda(r->ctx, "mmx__" #t "_fill_cuda");                                   \
+    }
+MMX__NO_STAGE(flip)
+MMX__NO_STAGE(sc)
+MMX__NO_STAGE(face)
+MMX__NO_STAGE(move)
+MMX__NO_STAGE(vremove)
+MMX__NO_STAGE(user)

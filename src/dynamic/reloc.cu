@@ -1,4 +1,5 @@
-/* The vertex relocation round on the device (host statement: templates.c,
+/* The vertex relocation round's CUDA stages for the round driver (round.c; host statement:
+ * templates.c,
  * mmx__relocate_round_pos; the per-seed check is reloc_step.h's mmx__mv_valid, the host's
  * code). The flow:
  *
@@ -21,16 +22,13 @@
  * pass). Apply. One thread per seed: a kept seed writes its target into pos (kept seeds have
  * distinct vertices, so no two threads write one row) and every seed its outcome. The counts:
  * the kept from the selection, the invalid read back once at the end. */
+#include <cstdlib>
 #include <cuda/std/functional>
 #include "core/launch.cuh"
 #include "dynamic_internal.h"
 #include "reloc_step.h"
 
 namespace {
-
-struct Counters {
-    unsigned int invalid;
-};
 
 /* A round's device arrays. */
 struct Round {
@@ -42,7 +40,7 @@ struct Round {
     mmx_index *ring_len;      /* n: its length, 0 for an invalid seed */
     unsigned char *state;     /* n */
     unsigned int *first;      /* nverts: the smallest position of a valid seed per vertex */
-    Counters *cnt;
+    mmx__round_counters *cnt; /* the driver's: invalid */
 };
 
 __global__ void check(const mmx__sc_view v, const float *pos, uint32_t round, double min_quality,
@@ -91,57 +89,59 @@ __global__ void apply(Round r, float *pos, mmx_cavity_seed *per_seed)
     }
 }
 
-/* The size of count T's rounded up to 256 bytes (one block carved into aligned pieces). */
-template <typename T> size_t piece(size_t count)
-{
-    return (count * sizeof(T) + 255) / 256 * 256;
-}
-
 } // namespace
 
-extern "C" mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
-                                               const mmx_index *seeds, const float *targets,
-                                               mmx_index n, uint32_t round, double min_quality,
-                                               mmx_cavity_counts *counts,
-                                               mmx_cavity_seed *per_seed)
+/* The proposal: each move's check, key and cavity (a window of vf), copies marked. */
+extern "C" mmx_status mmx__move_propose_cuda(mmx__round *rd)
 {
+    mmx_ctx *ctx = rd->ctx;
+    const mmx_index n = rd->n;
     if (n == 0) {
-        if (counts) *counts = mmx_cavity_counts{0, 0, 0, 0};
+        rd->decided = 1;
         return MMX_OK;
     }
     cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx__sc_view *v = rd->sv;
+    Round *r = (Round *)calloc(1, sizeof *r);
+    if (!r) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_relocate_round: out of host memory");
+    rd->priv = r;
     const size_t nn = (size_t)n, nv = (size_t)v->f.nverts + 1;
-    const size_t b_key = piece<uint64_t>(nn), b_idx = piece<mmx_index>(nn),
-                 b_state = piece<unsigned char>(nn), b_first = piece<unsigned int>(nv);
     char *block = nullptr;
-    mmx_status s = mmx__dev_alloc(ctx, b_key + 2 * b_idx + b_state + b_first + 256,
-                                  (void **)&block);
-    if (s) return s;
-    Round r{};
-    r.seeds = seeds;
-    r.targets = targets;
-    r.n = n;
-    char *p = block;
-    r.key = reinterpret_cast<uint64_t *>(p), p += b_key;
-    r.ring_ptr = reinterpret_cast<mmx_index *>(p), p += b_idx;
-    r.ring_len = reinterpret_cast<mmx_index *>(p), p += b_idx;
-    r.state = reinterpret_cast<unsigned char *>(p), p += b_state;
-    r.first = reinterpret_cast<unsigned int *>(p), p += b_first;
-    r.cnt = reinterpret_cast<Counters *>(p);
-    s = MMX__CUDA(ctx, cudaMemsetAsync(r.first, 0xff, nv * sizeof *r.first, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
-    MMX__LAUNCH(check, n, *v, pos, round, min_quality, r, per_seed);
-    MMX__LAUNCH(copies, n, r);
-    mmx_index kept = 0;
-    if (!s)
-        s = mmx__select_cuda(ctx, n, r.key, r.ring_ptr, r.ring_len, v->vf, v->f.nfaces, r.state,
-                             &kept);
-    MMX__LAUNCH(apply, n, r, pos, per_seed);
-    /* The round's last wait: the invalid seeds' count. */
-    Counters h{};
-    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
-    if (!s && counts)
-        *counts = mmx_cavity_counts{n, kept, (mmx_index)h.invalid, n - kept - (mmx_index)h.invalid};
-    mmx__dev_free(ctx, block);
+    mmx_status s = MMX_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        mmx__carve c{block, 0};
+        r->key = c.take<uint64_t>(nn);
+        r->ring_ptr = c.take<mmx_index>(nn);
+        r->ring_len = c.take<mmx_index>(nn);
+        r->state = c.take<unsigned char>(nn);
+        r->first = c.take<unsigned int>(nv);
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
+        if (s) return s;
+    }
+    r->seeds = rd->seeds;
+    r->targets = rd->targets;
+    r->n = n;
+    r->cnt = rd->dtally;
+    s = MMX__CUDA(ctx, cudaMemsetAsync(r->first, 0xff, nv * sizeof *r->first, st));
+    MMX__LAUNCH(check, n, *v, rd->pos, rd->round, rd->min_quality, *r, rd->sd);
+    MMX__LAUNCH(copies, n, *r);
+    rd->key = r->key;
+    rd->state = r->state;
+    rd->ring_ptr = r->ring_ptr;
+    rd->ring_len = r->ring_len;
+    rd->ring = v->vf;
+    rd->nelem = v->f.nfaces;
+    return s;
+}
+
+/* The fill: the kept moves into pos_out, every outcome. */
+extern "C" mmx_status mmx__move_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    (void)out; /* a move writes pos_out */
+    if (rd->n == 0) return MMX_OK;
+    mmx_ctx *ctx = rd->ctx;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    mmx_status s = MMX_OK;
+    MMX__LAUNCH(apply, rd->n, *(const Round *)rd->priv, rd->pos_out, rd->sd);
     return s;
 }

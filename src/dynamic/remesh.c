@@ -170,8 +170,8 @@ static mmx_status split_step(state *st, mmx_remesh_iteration *it)
         it->split_seeds += n;
         if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
         if (!s && n > 0)
-            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, n,
-                                       st->round, &next, &c, sd);
+            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, NULL,
+                                         NULL, n, st->round, &next, &c, sd);
         /* A split feature edge (a, b) becomes (a, m) and (m, b). */
         uint64_t *feat = NULL;
         unsigned char *pin = NULL;
@@ -388,8 +388,8 @@ static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
             n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
         }
         if (!s && n > 0)
-            s = mmx__cavity_round_topo(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_FLIP, seeds, n,
-                                       st->round, &next, &c, NULL);
+            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_FLIP, seeds, NULL,
+                                         NULL, n, st->round, &next, &c, NULL);
         free(seeds);
         free(deg);
         free(mark);

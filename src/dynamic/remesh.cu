@@ -1,16 +1,21 @@
 /* The iterations of isotropic remeshing on the device (host statement: remesh.c). Each step
  * is the host's, kernel for loop: its seeds are found by remesh_step.h's rules (the host's
  * code) one thread per edge or vertex and listed in ascending order by a scan of their flags;
- * its rounds are the device rounds of the templates (mmx__sc_round_cuda, mmx__flip_round_dev,
- * mmx__relocate_round_cuda), which give the host's bytes; the features are kept as the host
+ * its rounds are the templates' rounds through the round driver (round.c: mmx__round_run with
+ * their CUDA stages), which give the host's bytes; the features are kept as the host
  * keeps them (sorted keys, a split feature edge replaced by its halves, a collapse's edges
  * renamed, sorted and made unique); the valence flips' vertex-disjoint set is the greedy
  * pass over the quads' vertices (mmx__select_cuda); and a relaxation's targets are the
  * host's (the same BVH, queried by bvh_step.h). So the device makes the host's edits round for
  * round, and the result is the same bytes.
  *
- * Waits: each round reads back how many seeds it has (one wait), and the rounds and the
- * topology wait as their headers say; nothing else does. */
+ * Waits, all there are in an iteration: the topology's build after each round that changed
+ * the mesh (the adjacency's one); per round, its seeds' count (list; a collapse round reads
+ * its rings' total with it); the driver's (one per step of the selection, a split's or
+ * collapse's counts,
+ * which size its output; a flip or move round reads none: the kept count is the
+ * selection's); a flip round's vertex-disjoint set (one per step of its selection); after a split or collapse round that kept some, the features' (their count and the
+ * unique count); per move round, the count of its conflicts. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
@@ -86,6 +91,15 @@ __global__ void k_collapse_flag(mmx__rm_view r, mmx_index ne, mmx_index *flag, m
     mmx_index k = -1;
     flag[e] = mmx__rm_collapse_seed(&r, (mmx_index)e, &k);
     keep[e] = k;
+}
+
+/* A collapse seed's ring room (sc_step.h's bound, the round's own), 0 for another edge. */
+__global__ void k_collapse_room(mmx__sc_view v, const mmx_index *flag, mmx_index ne,
+                                mmx_index *room)
+{
+    const long long e = INDEX();
+    if (e < ne)
+        room[e] = flag[e] ? mmx__sc_ring_bound(&v, MMX_CAVITY_EDGE_COLLAPSE, (mmx_index)e) : 0;
 }
 
 __global__ void k_gather(const mmx_index *idx, mmx_index n, const mmx_index *src, mmx_index *dst)
@@ -486,8 +500,8 @@ mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
         if (!s) s = take(d, n, &sd);
-        if (!s) s = mmx__sc_round_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT, seeds, n,
-                                       d->round, &next, &c, sd);
+        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT,
+                                              seeds, nullptr, nullptr, n, d->round, &next, &c, sd);
         /* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no
          * corners. */
         if (!s && c.kept > 0) {
@@ -550,7 +564,26 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = feature_verts(d, fv, fdeg);
         const mmx__rm_view rv = view(d, fv, fdeg);
         LAUNCH(k_collapse_flag, ne, rv, ne, flag, keep_e);
-        if (!s) s = list(d, flag, ne, off, seeds, &n);
+        /* The seeds listed, and their rings' total (the round's proposal would read it) read
+         * back with their count: one wait for both. */
+        mmx_index *room = nullptr, *roff = nullptr, *both = nullptr, total = 0;
+        if (!s) s = take(d, ne + 1, &room);
+        if (!s) s = take(d, ne + 1, &roff);
+        if (!s) s = take(d, 2, &both);
+        LAUNCH(k_collapse_room, ne, d->topo.view, flag, ne, room);
+        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, flag, ne, off);
+        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, room, ne, roff);
+        if (!s && ne > 0)
+            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both, off + ne, sizeof *both,
+                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
+        if (!s && ne > 0)
+            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both + 1, roff + ne, sizeof *both,
+                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
+        mmx_index hb[2] = {0, 0};
+        if (!s && ne > 0)
+            s = mmx__dev_copy(d->ctx, hb, MMX_SPACE_HOST, both, MMX_SPACE_DEVICE, sizeof hb);
+        n = hb[0], total = hb[1];
+        LAUNCH(k_list, ne, flag, off, ne, seeds);
         it->collapse_seeds += n;
         if (s || n == 0 || nf == 0) {
             release(d);
@@ -566,8 +599,13 @@ mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = take(d, 3 * (size_t)n, &place);
         if (!s) s = mmx__rm_collapse_places_cuda(d->ctx, d->cur->pos, d->topo.view.f.ev, seeds,
                                                  keep, n, place);
-        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_COLLAPSE,
-                                              seeds, nullptr, place, n, d->round, &next, &c, sd);
+        if (!s) {
+            mmx__round rd{};
+            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
+            rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_EDGE_COLLAPSE, rd.seeds = seeds, rd.n = n;
+            rd.round = d->round, rd.place = place, rd.tally = 1, rd.sd = sd, rd.ring_total = total;
+            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
+        }
         /* The survivors keep their order: old vertex v becomes v minus the removed ones below
          * it (each kept seed removes its higher end b). */
         if (!s && c.kept > 0) {
@@ -650,14 +688,23 @@ mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
         if (!s) s = take(d, n, &kept);
         LAUNCH(k_quads, n, d->topo.view.f, seeds, n, d->round, key, ring_ptr, ring, state);
         if (!s) s = mmx__select_cuda(d->ctx, n, key, ring_ptr, nullptr, ring, nv, state, &nk);
+        /* The kept ones' positions in seeds, ascending; their number is the selection's, so
+         * the list reads nothing back. */
         LAUNCH(k_state_flag, n, state, n, flag);
-        if (!s) s = list(d, flag, n, off, kept, &m); /* positions in seeds, ascending */
+        if (!s) s = mmx__scan_offsets(d->ctx, flag, n, off);
+        LAUNCH(k_list, n, flag, off, n, kept);
+        m = nk;
         LAUNCH(k_gather, m, kept, m, seeds, ring); /* ring: free now; the kept edges */
         mmx_mesh *next = nullptr;
         mmx_cavity_counts c{};
-        if (!s && m > 0)
-            s = mmx__flip_round_dev(d->ctx, d->cur, &d->topo.f, ring, m, 1, d->round, &next, &c,
-                                    nullptr);
+        if (!s && m > 0) {
+            /* The round driver without the counts' read (the kept count is the selection's). */
+            mmx__round rd{};
+            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
+            rd.fv = &d->topo.f.view, rd.kind = MMX_CAVITY_EDGE_FLIP, rd.seeds = ring, rd.n = m;
+            rd.round = d->round, rd.distinct = 1;
+            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
+        }
         release(d);
         if (s || m == 0) {
             mmx_mesh_free(next);
@@ -706,8 +753,13 @@ mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
     for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
         mmx_cavity_counts c{};
         it->move_seeds += n;
-        s = mmx__relocate_round_cuda(d->ctx, &d->topo.view, d->cur->pos, seeds[b], targets[b], n,
-                                     d->round, MMX__RM_SLIVER, &c, sd);
+        /* The round driver without the counts' read (the kept count is the selection's). */
+        mmx__round rd{};
+        rd.ctx = d->ctx, rd.cuda = 1, rd.pos = d->cur->pos, rd.pos_out = d->cur->pos;
+        rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_VERTEX_MOVE, rd.seeds = seeds[b];
+        rd.targets = targets[b], rd.n = n, rd.round = d->round, rd.min_quality = MMX__RM_SLIVER;
+        rd.sd = sd;
+        s = mmx__round_run(&rd, &mmx__move_ops, nullptr, &c);
         if (s) break;
         d->round++;
         it->relax_rounds++;

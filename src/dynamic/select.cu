@@ -123,6 +123,13 @@ __global__ void drop(Sel r)
     if (threadIdx.x == 0 && left) atomicAdd(&r.cnt->undecided, left);
 }
 
+/* The smallest position of each element among the seeds naming it. */
+__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
+{
+    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
+}
+
 /* The first bad seed and the first NaN priority: minima of positions, whatever the order. */
 __global__ void rank_check(const mmx_index *seeds, const float *prio, mmx_index n,
                            mmx_index limit, unsigned int *first)
@@ -211,5 +218,16 @@ extern "C" mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds,
         *nan = h[1] == ~0u ? -1 : (mmx_index)h[1];
     }
     mmx__dev_free(ctx, first);
+    return s;
+}
+
+extern "C" mmx_status mmx__first_copies_cuda(mmx_ctx *ctx, const mmx_index *seeds, mmx_index n,
+                                             mmx_index nelem, unsigned int *first)
+{
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    mmx_status s = MMX_OK;
+    if (nelem > 0)
+        s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)nelem * sizeof *first, st));
+    MMX__LAUNCH(first_copies, n, seeds, n, first);
     return s;
 }

@@ -1,4 +1,5 @@
-/* Edge split and edge collapse rounds on the device (host statement: cavity.c and
+/* Edge split and edge collapse rounds' CUDA stages for the round driver (round.c; host
+ * statement: cavity.c and
  * split_collapse.c; the per-seed steps are sc_step.h's, the host's code), and the device
  * topology they read. The flow:
  *
@@ -42,10 +43,6 @@
 
 namespace {
 
-struct Counters {
-    unsigned int invalid, listed, kept_faces;
-};
-
 struct Round {
     const mmx_index *seeds;
     const float *prio;              /* n, or NULL: the hashed priorities */
@@ -57,7 +54,15 @@ struct Round {
     uint64_t *pri;                  /* n */
     unsigned char *state;           /* n */
     const unsigned int *first;      /* nedges: the smallest seed position per edge */
-    Counters *cnt;
+    mmx__round_counters *cnt;       /* the driver's: invalid, listed, faces (kept cavities') */
+};
+
+/* What the fill needs from the proposal: the round, the scratch for the kept seeds' ranks. */
+struct Sc {
+    Round r;
+    mmx_index *room, *ring_ptr;
+    unsigned long long *kkey[2];
+    mmx_index *kpos[2];
 };
 
 __global__ void hf_boundary(const mmx_index *fe, const mmx_index *sides, long long ncorners,
@@ -82,12 +87,6 @@ __global__ void ring_room(const mmx__sc_view v, mmx_cavity_kind kind, const mmx_
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (i < n) room[i] = mmx__sc_ring_bound(&v, kind, seeds[i]);
-}
-
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
 }
 
 /* Each seed's cavity (cavity.c's build_cavity: the host's code), its state; per_seed but for
@@ -139,7 +138,7 @@ __global__ void outcomes(Round r, mmx_cavity_seed *per_seed, unsigned long long 
         per_seed[i].outcome = (mmx_cavity_outcome)st;
     }
     kf = mmx__block_reduce(kf, cuda::std::plus<unsigned int>{});
-    if (threadIdx.x == 0 && kf) atomicAdd(&r.cnt->kept_faces, kf);
+    if (threadIdx.x == 0 && kf) atomicAdd(&r.cnt->faces, kf);
 }
 
 __global__ void split_room(const mmx_cavity_seed *sd, const mmx_index *kpos, mmx_index k,
@@ -227,89 +226,95 @@ extern "C" mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, cons
     return MMX_OK;
 }
 
-extern "C" mmx_status mmx__sc_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                         const mmx__sc_dev *t, mmx_cavity_kind kind,
-                                         const mmx_index *seeds, mmx_index n, uint32_t round,
-                                         mmx_mesh **out, mmx_cavity_counts *counts,
-                                         mmx_cavity_seed *per_seed)
+/* The proposal: the rings' room and offsets (a collapse's total read back to size them, a
+ * wait, unless the caller read it: rd->ring_total), each seed's cavity (build). With
+ * priorities every key is distinct (mmx__rank_key), copies included: the selection decides
+ * copies itself (they share their faces), so none is marked beforehand. */
+extern "C" mmx_status mmx__sc_propose_cuda(mmx__round *rd)
 {
-    return mmx__sc_round_ranked_cuda(ctx, mesh, t, kind, seeds, nullptr, nullptr, n, round, out,
-                                     counts, per_seed);
-}
-
-/* With priorities every key is distinct (mmx__rank_key), copies included: the selection
- * decides copies itself (they share their faces), so none is marked beforehand. */
-extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                                const mmx__sc_dev *t, mmx_cavity_kind kind,
-                                                const mmx_index *seeds, const float *prio,
-                                                const float *place, mmx_index n, uint32_t round,
-                                                mmx_mesh **out, mmx_cavity_counts *counts,
-                                                mmx_cavity_seed *per_seed)
-{
+    mmx_ctx *ctx = rd->ctx;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    *out = nullptr;
-    const mmx__flip_view &fv = t->f.view;
-    const mmx_index nv = fv.nverts, nf = fv.nfaces, ne = fv.nedges;
-    const float *pos = mesh->pos;
+    const mmx__sc_view &v = *rd->sv;
+    const mmx_index n = rd->n, ne = v.f.nedges;
+    const mmx_cavity_kind kind = rd->kind;
+    const mmx_index *seeds = rd->seeds;
+    Sc *sc = (Sc *)calloc(1, sizeof *sc);
+    if (!sc) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_round: out of host memory");
+    rd->priv = sc;
+    Round &r = sc->r;
     /* Sizes first (a null base), then the pieces of one allocation. */
-    Round r{};
     char *block = nullptr;
-    mmx_index *room = nullptr, *ring_ptr = nullptr;
     unsigned int *first = nullptr;
-    mmx_cavity_seed *sd = nullptr;
-    unsigned long long *kkey[2] = {nullptr, nullptr};
-    mmx_index *kpos[2] = {nullptr, nullptr};
     mmx_status s = MMX_OK;
     const size_t nn = (size_t)n + 1;
     for (int pass = 0; pass < 2; pass++) {
         mmx__carve c{block, 0};
-        room = c.take<mmx_index>(nn);
-        ring_ptr = c.take<mmx_index>(nn);
+        sc->room = c.take<mmx_index>(nn);
+        sc->ring_ptr = c.take<mmx_index>(nn);
         first = c.take<unsigned int>((size_t)ne + 1);
-        sd = c.take<mmx_cavity_seed>(nn);
         r.ring_len = c.take<mmx_index>(nn);
         r.pri = c.take<uint64_t>(nn);
         r.state = c.take<unsigned char>(nn);
-        kkey[0] = c.take<unsigned long long>(nn);
-        kkey[1] = c.take<unsigned long long>(nn);
-        kpos[0] = c.take<mmx_index>(nn);
-        kpos[1] = c.take<mmx_index>(nn);
-        r.cnt = c.take<Counters>(1);
-        if (pass == 0) s = mmx__dev_alloc(ctx, c.used, (void **)&block);
+        sc->kkey[0] = c.take<unsigned long long>(nn);
+        sc->kkey[1] = c.take<unsigned long long>(nn);
+        sc->kpos[0] = c.take<mmx_index>(nn);
+        sc->kpos[1] = c.take<mmx_index>(nn);
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
         if (s) return s;
     }
     r.seeds = seeds;
-    r.prio = prio;
-    r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : nullptr;
+    r.prio = rd->prio;
+    r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? rd->place : nullptr;
     r.n = n;
     r.first = first;
-    r.ring_ptr = ring_ptr;
-    const mmx__sc_view &v = t->view;
-    /* The rings' room and offsets; the total is read back to size the rings. */
-    MMX__LAUNCH(ring_room, n, v, kind, seeds, n, room);
-    if (!s) s = mmx__scan_offsets(ctx, room, n, ring_ptr);
-    mmx_index total = 0;
-    if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ring_ptr + n, MMX_SPACE_DEVICE,
-                              sizeof total);
-    if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(r.cnt, 0, sizeof *r.cnt, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, (size_t)ne * sizeof *first, st));
-    MMX__LAUNCH(first_copies, n, seeds, n, first);
-    MMX__LAUNCH(build, n, v, pos, kind, round, r, sd);
-    mmx_index k = 0;
-    if (!s) s = mmx__select_cuda(ctx, n, r.pri, ring_ptr, r.ring_len, r.ring, nf, r.state, &k);
-    MMX__LAUNCH(outcomes, n, r, sd, kkey[0], kpos[0]);
-    /* The counts' one wait: the invalid seeds and the kept cavities' faces. */
-    Counters h{};
-    if (!s && n > 0) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, r.cnt, MMX_SPACE_DEVICE, sizeof h);
-    const mmx_index kf = (mmx_index)h.kept_faces;
+    r.ring_ptr = sc->ring_ptr;
+    r.cnt = rd->dtally;
+    /* The rings' room and offsets; a collapse's total (both ends' valences), unless given, is
+     * read back to size the rings (a wait), a split's is 2 per seed. */
+    MMX__LAUNCH(ring_room, n, v, kind, seeds, n, sc->room);
+    if (!s) s = mmx__scan_offsets(ctx, sc->room, n, sc->ring_ptr);
+    const int known = kind != MMX_CAVITY_EDGE_COLLAPSE || rd->ring_total > 0;
+    mmx_index total = kind == MMX_CAVITY_EDGE_COLLAPSE ? rd->ring_total : 2 * n;
+    if (!s && !known)
+        s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, sc->ring_ptr + n, MMX_SPACE_DEVICE,
+                          sizeof total);
+    if (!s) s = mmx__round_take(rd, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
+    if (!s) s = mmx__first_copies_cuda(ctx, seeds, n, ne, first);
+    MMX__LAUNCH(build, n, v, rd->pos, kind, rd->round, r, rd->sd);
+    rd->key = r.pri;
+    rd->state = r.state;
+    rd->ring_ptr = sc->ring_ptr;
+    rd->ring_len = r.ring_len;
+    rd->ring = r.ring;
+    rd->nelem = v.f.nfaces;
+    return s;
+}
+
+/* The fill: the outcomes and the kept seeds listed, the counts (the round's one read of them:
+ * the kept cavities' faces size a split's output), then the split's or the collapse's fill. */
+extern "C" mmx_status mmx__sc_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    mmx_ctx *ctx = rd->ctx;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    Sc *sc = (Sc *)rd->priv;
+    Round &r = sc->r;
+    const mmx__flip_view &fv = rd->sv->f;
+    const mmx_index nv = fv.nverts, nf = fv.nfaces, n = rd->n, k = rd->c.kept;
+    const mmx_index *seeds = rd->seeds;
+    const float *pos = rd->pos;
+    mmx_cavity_seed *sd = rd->sd;
+    mmx_index *room = sc->room, *ring_ptr = sc->ring_ptr;
+    mmx_status s = MMX_OK;
+    MMX__LAUNCH(outcomes, n, r, sd, sc->kkey[0], sc->kpos[0]);
+    if (!s) s = mmx__round_tally(rd);
+    const mmx_index kf = (mmx_index)rd->htally.faces;
     int cur = 0;
     mmx_mesh *m = nullptr;
     const size_t vb = 3 * (size_t)nv * sizeof(float), fb = 3 * (size_t)nf * sizeof(mmx_index);
-    if (kind == MMX_CAVITY_EDGE_SPLIT) {
+    if (rd->kind == MMX_CAVITY_EDGE_SPLIT) {
         /* Ranks in key order, then the new faces' offsets. */
-        if (!s && k > 1) s = mmx__sort_pairs(ctx, kkey, kpos, k, 64, &cur);
-        MMX__LAUNCH(split_room, k, sd, kpos[cur], k, room);
+        if (!s && k > 1) s = mmx__sort_pairs(ctx, sc->kkey, sc->kpos, k, 64, &cur);
+        MMX__LAUNCH(split_room, k, sd, sc->kpos[cur], k, room);
         if (!s) s = mmx__scan_exclusive(ctx, room, k, ring_ptr); /* ring_ptr: free by now */
         if (!s) s = mmx__dev_tri_mesh(ctx, nv + k, nf + kf, pos != nullptr, &m);
         if (!s && nf > 0)
@@ -317,7 +322,7 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
                                                cudaMemcpyDeviceToDevice, st));
         if (!s && pos && nv > 0)
             s = MMX__CUDA(ctx, cudaMemcpyAsync(m->pos, pos, vb, cudaMemcpyDeviceToDevice, st));
-        if (!s) MMX__LAUNCH(split_fill, k, fv, pos, seeds, sd, kpos[cur], ring_ptr, k,
+        if (!s) MMX__LAUNCH(split_fill, k, fv, pos, seeds, sd, sc->kpos[cur], ring_ptr, k,
                        m->M->rowidx, m->pos);
     } else {
         /* to, the face flags, the merged positions, then the compaction (the counts known:
@@ -334,24 +339,15 @@ extern "C" mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *me
             s = MMX__CUDA(ctx, cudaMemcpyAsync(mpos, pos, vb, cudaMemcpyDeviceToDevice, st));
         if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
         MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
-        MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, kpos[0], k, to, keepf, mpos);
+        MMX__LAUNCH(collapse_merge, k, fv, pos, seeds, r.place, sd, sc->kpos[0], k, to, keepf,
+                    mpos);
         const mmx__compact c = {keepf, to, mpos, nv - k, nf - kf, 0, 0};
         if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, fv.verts, nv, nf, &c, &m, vid);
-        MMX__LAUNCH(collapse_vertex, k, fv, seeds, sd, kpos[0], k, vid);
+        MMX__LAUNCH(collapse_vertex, k, fv, seeds, sd, sc->kpos[0], k, vid);
         mmx__dev_free(ctx, cb);
         mmx__dev_free(ctx, mpos);
     }
-    if (!s && per_seed && n > 0)
-        s = MMX__CUDA(ctx, cudaMemcpyAsync(per_seed, sd, (size_t)n * sizeof *sd,
-                                           cudaMemcpyDeviceToDevice, st));
-    if (!s) {
-        if (counts)
-            *counts = mmx_cavity_counts{n, k, (mmx_index)h.invalid, n - k - (mmx_index)h.invalid};
-        *out = m;
-    } else {
-        mmx_mesh_free(m);
-    }
-    mmx__dev_free(ctx, r.ring);
-    mmx__dev_free(ctx, block);
+    if (!s) *out = m;
+    else mmx_mesh_free(m);
     return s;
 }

@@ -1,7 +1,8 @@
 /* The face split and vertex relocation templates of the cavity operator (dynamic.h states
- * their rules). Their seeds are faces and vertices, not edges, so they have rounds of their
- * own, with the edge templates' selection rule: valid seeds in key order (priority, element,
- * seed position), each kept unless its cavity shares a face with one kept before. */
+ * their rules): their host stages for the round driver (round.c). Their seeds are faces and
+ * vertices, not edges, with the edge templates' selection rule: valid seeds in key order
+ * (priority, element, seed position), each kept unless its cavity shares a face with one
+ * kept before. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,12 +11,70 @@
 
 /* ---- face split ------------------------------------------------------------------------------ */
 
-/* A face split's validity, centroid and fill are reloc_step.h's (the code the CUDA round runs
- * too). */
-static int face_split_valid(const mmx__flip_topo *t, const float *pos, mmx_index face)
+/* The proposal: each seed's check (reloc_step.h, the code the CUDA stage runs too); its
+ * cavity is its face. */
+static mmx_status face_propose_host(mmx__round *r)
 {
-    return mmx__fs_valid(&t->view, pos, face);
+    const mmx__flip_topo *t = r->ht;
+    const mmx_index n = r->n;
+    mmx_status s = mmx__round_take(r, (size_t)n * sizeof *r->key, (void **)&r->key);
+    if (!s) s = mmx__round_take(r, (size_t)n * sizeof *r->elem, (void **)&r->elem);
+    if (!s) s = mmx__round_take(r, (size_t)n, (void **)&r->state);
+    mmx_index *ptr = NULL;
+    if (!s) s = mmx__round_take(r, ((size_t)n + 1) * sizeof *ptr, (void **)&ptr);
+    if (s) return s;
+    for (mmx_index i = 0; i <= n; i++) ptr[i] = i;
+    r->ring_ptr = ptr, r->ring = r->seeds, r->nelem = t->nfaces;
+    for (mmx_index i = 0; i < n; i++) {
+        mmx_cavity_seed *x = &r->sd[i];
+        x->faces[0] = r->seeds[i];
+        x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
+        x->priority = mmx_cavity_priority(r->seeds[i], r->round);
+        r->key[i] = x->priority, r->elem[i] = r->seeds[i];
+        if (mmx__fs_valid(&t->view, r->pos, r->seeds[i])) {
+            r->state[i] = MMX__UNDECIDED;
+        } else {
+            x->outcome = MMX_CAVITY_INVALID, r->state[i] = MMX_CAVITY_INVALID;
+            r->c.invalid++;
+        }
+    }
+    return MMX_OK;
 }
+
+/* The fill: one vertex and two faces more per kept seed, in key order. */
+static mmx_status face_fill_host(mmx__round *r, mmx_mesh **out)
+{
+    const mmx__flip_topo *t = r->ht;
+    const float *pos = r->pos;
+    const mmx_index nk = r->c.kept, nv = t->nverts + nk, nf = t->nfaces + 2 * nk;
+    mmx_index *start = NULL, *verts = NULL;
+    float *p = NULL;
+    mmx_status s = mmx__host_alloc(r->ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
+    if (!s) s = mmx__host_alloc(r->ctx, 3 * (size_t)nf + 1, sizeof *verts, (void **)&verts);
+    if (!s && pos) s = mmx__host_alloc(r->ctx, 3 * (size_t)nv + 1, sizeof *p, (void **)&p);
+    if (!s) {
+        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
+        memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
+        if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
+        mmx_index next = t->nfaces;
+        for (mmx_index i = 0; i < nk; i++) {
+            const mmx_index m = t->nverts + i;
+            r->sd[r->kept[i]].vertex = m;
+            mmx__fs_fill(t->verts, pos, r->seeds[r->kept[i]], m, next, verts, p);
+            next += 2;
+        }
+        mmx_mesh *m = NULL;
+        s = mmx_mesh_from_faces(r->ctx, nv, nf, start, verts, p, &m);
+        s = mmx__round_result(r->ctx, s, m, out);
+    }
+    free(start);
+    free(verts);
+    free(p);
+    return s;
+}
+
+const mmx__round_ops mmx__face_ops = {{face_propose_host, mmx__face_propose_cuda},
+                                      {face_fill_host, mmx__face_fill_cuda}};
 
 mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                       const mmx_index *seeds, mmx_index n, uint32_t round,
@@ -26,75 +85,24 @@ mmx_status mmx__face_split_round_topo(mmx_ctx *ctx, const mmx_mesh *mesh, const 
         if (seeds[i] < 0 || seeds[i] >= t->nfaces)
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_face_split_round: seed %d is face %d, "
                              "outside [0, %d)", (int)i, (int)seeds[i], (int)t->nfaces);
-    const float *pos = mesh->pos;
-    mmx_cavity_seed *sd = per_seed;
-    mmx__cavity_key *order = NULL;
-    unsigned char *taken = NULL;
-    mmx_index *ptr = NULL, *kept = NULL, *start = NULL, *verts = NULL;
-    float *p = NULL;
-    mmx_status s = MMX_OK;
-    if (!sd) s = mmx__host_alloc(ctx, (size_t)n, sizeof *sd, (void **)&sd);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *order, (void **)&order);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *kept, (void **)&kept);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&taken);
-    mmx_cavity_counts c = {n, 0, 0, 0};
-    if (!s) {
-        memset(taken, 0, (size_t)t->nfaces);
-        mmx_index nvalid = 0;
-        ptr[0] = 0;
-        for (mmx_index i = 0; i < n; i++) {
-            mmx_cavity_seed *x = &sd[i];
-            x->faces[0] = seeds[i];
-            x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
-            x->priority = mmx_cavity_priority(seeds[i], round);
-            const int ok = face_split_valid(t, pos, seeds[i]);
-            if (ok) order[nvalid++] = (mmx__cavity_key){x->priority, seeds[i], i};
-            else x->outcome = MMX_CAVITY_INVALID, c.invalid++;
-            ptr[i + 1] = ptr[i] + ok; /* the cavity: the seed face, ring = seeds */
-        }
-        mmx__cavity_key_sort(order, nvalid);
-        /* ring[ptr[j]] = seeds[j] for a valid j: ptr counts only valid seeds, so a compact
-         * copy of their faces is the ring. */
-        mmx_index *ring = NULL;
-        s = mmx__host_alloc(ctx, (size_t)nvalid + 1, sizeof *ring, (void **)&ring);
-        if (!s) {
-            for (mmx_index i = 0; i < n; i++)
-                if (ptr[i + 1] > ptr[i]) ring[ptr[i]] = seeds[i];
-            c.kept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
-            c.conflicts = nvalid - c.kept;
-        }
-        free(ring);
-    }
-    const mmx_index nk = c.kept, nv = t->nverts + nk, nf = t->nfaces + 2 * nk;
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof *start, (void **)&start);
-    if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nf + 1, sizeof *verts, (void **)&verts);
-    if (!s && pos) s = mmx__host_alloc(ctx, 3 * (size_t)nv + 1, sizeof *p, (void **)&p);
-    if (!s) {
-        for (mmx_index f = 0; f <= nf; f++) start[f] = 3 * f;
-        memcpy(verts, t->verts, 3 * (size_t)t->nfaces * sizeof *verts);
-        if (pos) memcpy(p, pos, 3 * (size_t)t->nverts * sizeof *p);
-        mmx_index next = t->nfaces;
-        for (mmx_index i = 0; i < nk; i++) {
-            const mmx_index m = t->nverts + i;
-            sd[kept[i]].vertex = m;
-            mmx__fs_fill(t->verts, pos, seeds[kept[i]], m, next, verts, p);
-            next += 2;
-        }
-        mmx_mesh *m = NULL;
-        s = mmx_mesh_from_faces(ctx, nv, nf, start, verts, p, &m);
-        s = mmx__round_result(ctx, s, m, out);
-    }
-    if (!s && counts) *counts = c;
-    if (sd != per_seed) free(sd);
-    free(order);
-    free(kept);
-    free(ptr);
-    free(taken);
-    free(start);
-    free(verts);
-    free(p);
-    return s;
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.mesh = mesh, r.pos = mesh->pos, r.ht = t, r.kind = MMX_CAVITY_FACE_SPLIT;
+    r.seeds = seeds, r.n = n, r.round = round, r.tally = 1, r.sd = per_seed;
+    return mmx__round_run(&r, &mmx__face_ops, out, counts);
+}
+
+mmx_status mmx__face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                      const mmx__flip_view *v, const mmx_index *seeds,
+                                      mmx_index n, uint32_t round, mmx_mesh **out,
+                                      mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.cuda = 1, r.mesh = mesh, r.pos = mesh->pos, r.fv = v;
+    r.kind = MMX_CAVITY_FACE_SPLIT, r.seeds = seeds, r.n = n, r.round = round, r.tally = 1;
+    r.sd = per_seed;
+    return mmx__round_run(&r, &mmx__face_ops, out, counts);
 }
 
 /* mmx_cavity_face_split_round on a CUDA context (face_split.cu); seeds and per_seed are host
@@ -111,22 +119,11 @@ static mmx_status face_split_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
         if (seeds[i] < 0 || seeds[i] >= t.view.nfaces)
             s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_face_split_round: seed %d is face %d, "
                           "outside [0, %d)", (int)i, (int)seeds[i], (int)t.view.nfaces);
-    mmx_index *dseeds = NULL;
-    mmx_cavity_seed *dsd = NULL;
-    const size_t sb = (size_t)n * sizeof *dseeds, db = (size_t)n * sizeof *dsd;
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
-    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
-    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
-    if (!s) s = mmx__face_split_round_cuda(ctx, mesh, &t.view, dseeds, n, round, out, counts, dsd);
-    /* The seeds' outcomes are read on the host: the copy waits for the round. */
-    if (!s && per_seed && n)
-        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
-    if (s && *out) {
-        mmx_mesh_free(*out);
-        *out = NULL;
-    }
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.cuda = 1, r.mesh = mesh, r.pos = mesh->pos, r.fv = &t.view;
+    r.kind = MMX_CAVITY_FACE_SPLIT, r.seeds = seeds, r.n = n, r.round = round, r.tally = 1;
+    if (!s) s = mmx__round_run_host_args(&r, &mmx__face_ops, per_seed, out, counts);
     mmx__flip_dev_free(ctx, &t);
     return s;
 }
@@ -157,14 +154,58 @@ double mmx__tri_quality(const double P[3], const double Q[3], const double R[3])
     return mmx__hd_tri_quality(P, Q, R);
 }
 
-/* The topology's arrays as reloc_step.h's view (a move reads the faces and the faces at each
- * vertex). */
-static mmx__sc_view sc_view(const mmx__flip_topo *t)
+/* The proposal: each move's check; its cavity is the faces at its vertex. */
+static mmx_status move_propose_host(mmx__round *r)
 {
-    const mmx__sc_view v = {t->view, t->hf, t->adj->sides, t->adj->boundary, t->adj->E->colptr,
-                            t->adj->E->rowidx, t->vf_ptr, t->vf};
-    return v;
+    const mmx__flip_topo *t = r->ht;
+    const mmx_index n = r->n;
+    size_t nring = 0;
+    for (mmx_index i = 0; i < n; i++)
+        nring += (size_t)(t->vf_ptr[r->seeds[i] + 1] - t->vf_ptr[r->seeds[i]]);
+    mmx_index *ptr = NULL, *ring = NULL;
+    mmx_status s = mmx__round_take(r, (size_t)n * sizeof *r->key, (void **)&r->key);
+    if (!s) s = mmx__round_take(r, (size_t)n * sizeof *r->elem, (void **)&r->elem);
+    if (!s) s = mmx__round_take(r, (size_t)n, (void **)&r->state);
+    if (!s) s = mmx__round_take(r, ((size_t)n + 1) * sizeof *ptr, (void **)&ptr);
+    if (!s) s = mmx__round_take(r, nring * sizeof *ring, (void **)&ring);
+    if (s) return s;
+    r->ring_ptr = ptr, r->ring = ring, r->nelem = t->nfaces;
+    const mmx__sc_view view = mmx__sc_host_view(t);
+    ptr[0] = 0;
+    for (mmx_index i = 0; i < n; i++) {
+        const mmx_index v = r->seeds[i];
+        mmx_cavity_seed *x = &r->sd[i];
+        x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
+        x->priority = mmx_cavity_priority(v, r->round);
+        r->key[i] = x->priority, r->elem[i] = v;
+        mmx_index len = 0;
+        if (mmx__mv_valid(&view, r->pos, v, r->targets + 3 * (size_t)i, r->min_quality)) {
+            r->state[i] = MMX__UNDECIDED;
+            for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
+                ring[ptr[i] + len++] = t->vf[k];
+        } else {
+            x->outcome = MMX_CAVITY_INVALID, r->state[i] = MMX_CAVITY_INVALID;
+            r->c.invalid++;
+        }
+        ptr[i + 1] = ptr[i] + len;
+    }
+    return MMX_OK;
 }
+
+/* The fill: the kept seeds touch no common face, so their moves are independent. */
+static mmx_status move_fill_host(mmx__round *r, mmx_mesh **out)
+{
+    (void)out;
+    for (mmx_index i = 0; i < r->c.kept; i++) {
+        const mmx_index j = r->kept[i], v = r->seeds[j];
+        memcpy(r->pos_out + 3 * (size_t)v, r->targets + 3 * (size_t)j, 3 * sizeof *r->pos_out);
+        r->sd[j].vertex = v;
+    }
+    return MMX_OK;
+}
+
+const mmx__round_ops mmx__move_ops = {{move_propose_host, mmx__move_propose_cuda},
+                                      {move_fill_host, mmx__move_fill_cuda}};
 
 mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float *pos,
                                    const mmx_index *seeds, const float *targets, mmx_index n,
@@ -175,60 +216,25 @@ mmx_status mmx__relocate_round_pos(mmx_ctx *ctx, const mmx__flip_topo *t, float 
         if (seeds[i] < 0 || seeds[i] >= t->nverts)
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: seed %d is vertex "
                              "%d, outside [0, %d)", (int)i, (int)seeds[i], (int)t->nverts);
-    size_t nring = 0;
-    for (mmx_index i = 0; i < n; i++)
-        nring += (size_t)(t->vf_ptr[seeds[i] + 1] - t->vf_ptr[seeds[i]]);
-    mmx_cavity_seed *sd = per_seed;
-    mmx__cavity_key *order = NULL;
-    unsigned char *taken = NULL;
-    mmx_index *ptr = NULL, *kept = NULL, *ring = NULL;
-    mmx_status s = MMX_OK;
-    if (!sd) s = mmx__host_alloc(ctx, (size_t)n, sizeof *sd, (void **)&sd);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *order, (void **)&order);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n, sizeof *kept, (void **)&kept);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *ptr, (void **)&ptr);
-    if (!s) s = mmx__host_alloc(ctx, nring + 1, sizeof *ring, (void **)&ring);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)t->nfaces + 1, 1, (void **)&taken);
-    mmx_cavity_counts c = {n, 0, 0, 0};
-    const mmx__sc_view view = sc_view(t);
-    if (!s) {
-        memset(taken, 0, (size_t)t->nfaces);
-        mmx_index nvalid = 0;
-        ptr[0] = 0;
-        for (mmx_index i = 0; i < n; i++) {
-            const mmx_index v = seeds[i];
-            mmx_cavity_seed *x = &sd[i];
-            x->faces[0] = x->faces[1] = x->new_edge[0] = x->new_edge[1] = x->vertex = -1;
-            x->priority = mmx_cavity_priority(v, round);
-            mmx_index len = 0;
-            if (mmx__mv_valid(&view, pos, v, targets + 3 * (size_t)i, min_quality)) {
-                order[nvalid++] = (mmx__cavity_key){x->priority, v, i};
-                for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++)
-                    ring[ptr[i] + len++] = t->vf[k];
-            } else {
-                x->outcome = MMX_CAVITY_INVALID;
-                c.invalid++;
-            }
-            ptr[i + 1] = ptr[i] + len;
-        }
-        mmx__cavity_key_sort(order, nvalid);
-        c.kept = mmx__cavity_select(order, nvalid, sd, ptr, ring, taken, NULL, 0, 0, kept);
-        c.conflicts = nvalid - c.kept;
-        /* The kept seeds touch no common face, so their moves are independent. */
-        for (mmx_index i = 0; i < c.kept; i++) {
-            const mmx_index j = kept[i], v = seeds[j];
-            memcpy(pos + 3 * (size_t)v, targets + 3 * (size_t)j, 3 * sizeof *pos);
-            sd[j].vertex = v;
-        }
-    }
-    if (!s && counts) *counts = c;
-    if (sd != per_seed) free(sd);
-    free(order);
-    free(kept);
-    free(ptr);
-    free(ring);
-    free(taken);
-    return s;
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.pos = pos, r.pos_out = pos, r.ht = t, r.kind = MMX_CAVITY_VERTEX_MOVE;
+    r.seeds = seeds, r.targets = targets, r.n = n, r.round = round, r.min_quality = min_quality;
+    r.tally = 1, r.sd = per_seed;
+    return mmx__round_run(&r, &mmx__move_ops, NULL, counts);
+}
+
+mmx_status mmx__relocate_round_cuda(mmx_ctx *ctx, const mmx__sc_view *v, float *pos,
+                                    const mmx_index *seeds, const float *targets, mmx_index n,
+                                    uint32_t round, double min_quality,
+                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+{
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx, r.cuda = 1, r.pos = pos, r.pos_out = pos, r.sv = v;
+    r.kind = MMX_CAVITY_VERTEX_MOVE, r.seeds = seeds, r.targets = targets, r.n = n;
+    r.round = round, r.min_quality = min_quality, r.tally = 1, r.sd = per_seed;
+    return mmx__round_run(&r, &mmx__move_ops, NULL, counts);
 }
 
 /* mmx_cavity_relocate_round on a CUDA context (reloc.cu): the output is a copy of the mesh
@@ -247,32 +253,22 @@ static mmx_status relocate_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const 
         if (seeds[i] < 0 || seeds[i] >= nv)
             s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_relocate_round: seed %d is vertex %d, "
                           "outside [0, %d)", (int)i, (int)seeds[i], (int)nv);
-    mmx_index *dseeds = NULL;
-    float *dtargets = NULL;
-    mmx_cavity_seed *dsd = NULL;
-    mmx_mesh *m = NULL;
-    const size_t sb = (size_t)n * sizeof *dseeds, tb = 3 * (size_t)n * sizeof *dtargets,
-                 db = (size_t)n * sizeof *dsd;
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, sb, (void **)&dseeds);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, tb, (void **)&dtargets);
-    if (!s && n) s = mmx_mem_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, sb);
-    if (!s && n) s = mmx_mem_copy(ctx, dtargets, MMX_SPACE_DEVICE, targets, MMX_SPACE_HOST, tb);
-    if (!s && per_seed) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, db, (void **)&dsd);
     /* The same faces, the positions copied; the round moves the kept seeds' vertices. */
+    mmx_mesh *m = NULL;
     if (!s) s = mmx__flip_dev_mesh(ctx, mesh, &m);
     if (!s && nf > 0)
         s = mmx_mem_copy(ctx, m->M->rowidx, MMX_SPACE_DEVICE, t.view.f.verts, MMX_SPACE_DEVICE,
                          3 * (size_t)nf * sizeof *m->M->rowidx);
-    if (!s) s = mmx__relocate_round_cuda(ctx, &t.view, m->pos, dseeds, dtargets, n, round, 0,
-                                         counts, dsd);
-    /* The seeds' outcomes are read on the host: the copy waits for the round. */
-    if (!s && per_seed && n)
-        s = mmx_mem_copy(ctx, per_seed, MMX_SPACE_HOST, dsd, MMX_SPACE_DEVICE, db);
+    mmx__round r;
+    memset(&r, 0, sizeof r);
+    if (!s) {
+        r.ctx = ctx, r.cuda = 1, r.pos = m->pos, r.pos_out = m->pos, r.sv = &t.view;
+        r.kind = MMX_CAVITY_VERTEX_MOVE, r.seeds = seeds, r.targets = targets, r.n = n;
+        r.round = round, r.tally = 1;
+        s = mmx__round_run_host_args(&r, &mmx__move_ops, per_seed, NULL, counts);
+    }
     if (s) mmx_mesh_free(m);
     else *out = m;
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dseeds);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dtargets);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, dsd);
     mmx__sc_dev_free(ctx, &t);
     return s;
 }

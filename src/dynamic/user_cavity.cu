@@ -1,4 +1,5 @@
-/* User cavity rounds on the device (host statement: user_cavity.c; the per-cavity steps are
+/* User cavity rounds' CUDA stages for the round driver (round.c; host statement:
+ * user_cavity.c; the per-cavity steps are
  * user_step.h's, the host's code). The flow:
  *
  * Inputs. The cavities (cav_ptr rebased to 0, cav_faces) and the priorities are host arrays,
@@ -29,19 +30,13 @@
 
 namespace {
 
-constexpr const char *WHO = "mmx_cavity_user_round";
-
-struct Counters {
-    unsigned int invalid, removed, fan;
-};
-
 /* Cavity i's check (the host's code), its per_seed but the outcome, its state, the length of
  * its ring for the selection (0 when invalid), its loop's length; the pairs to sort. */
 __global__ void check(const mmx__sc_view v, const float *pos, const mmx_index *ptr,
                       const mmx_index *faces, mmx_index n, const uint64_t *priority,
                       uint32_t round, mmx_index *scr, mmx_index *len, mmx_index *nloop,
                       unsigned char *state, mmx_cavity_seed *sd, unsigned long long *skey,
-                      mmx_index *sval, Counters *cnt)
+                      mmx_index *sval, mmx__round_counters *cnt)
 {
     const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     unsigned int bad = 0;
@@ -76,7 +71,7 @@ __global__ void ranks(const mmx_index *sorted, mmx_index n, uint64_t *key)
 __global__ void outcomes(const mmx_index *sorted, mmx_index n, const mmx_index *ptr,
                          const mmx_index *faces, const mmx_index *nloop,
                          const unsigned char *state, mmx_cavity_seed *sd, mmx_index *kflag,
-                         mmx_index *fan, unsigned char *keepf, Counters *cnt)
+                         mmx_index *fan, unsigned char *keepf, mmx__round_counters *cnt)
 {
     const long long j = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     if (j >= n) return;
@@ -87,7 +82,7 @@ __global__ void outcomes(const mmx_index *sorted, mmx_index n, const mmx_index *
     fan[j] = kept ? nloop[i] : 0;
     if (!kept) return;
     for (mmx_index r = ptr[i]; r < ptr[i + 1]; r++) keepf[faces[r]] = 0;
-    atomicAdd(&cnt->removed, (unsigned int)(ptr[i + 1] - ptr[i]));
+    atomicAdd(&cnt->faces, (unsigned int)(ptr[i + 1] - ptr[i]));
     atomicAdd(&cnt->fan, (unsigned int)nloop[i]);
 }
 
@@ -107,97 +102,93 @@ __global__ void fans(const mmx_index *verts, const float *pos, mmx_index nv, mmx
     mmx__uc_fill(verts, F, loop, nloop[i], m, out, nsurv + fanoff[j]);
 }
 
+/* What the fill needs from the proposal. */
+struct Uc {
+    mmx_index *nloop, *sval[2], *kflag, *krank, *fan, *fanoff, *scr;
+    int cur; /* which of sval holds the key order */
+};
+
 } // namespace
 
-extern "C" mmx_status mmx__user_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                           const mmx_index *cav_ptr, const mmx_index *cav_faces,
-                                           mmx_index n, const uint64_t *priority,
-                                           uint32_t round, mmx_mesh **out,
-                                           mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+/* The proposal: each cavity's check (its loop kept in its scratch), the key order by a stable
+ * radix sort of the priorities, each cavity's rank in it as its key. */
+extern "C" mmx_status mmx__user_propose_cuda(mmx__round *rd)
 {
-    *out = nullptr;
-    mmx__sc_dev t;
-    mmx_status s = mmx__sc_dev_build(ctx, mesh, WHO, &t);
-    if (s) return s;
-    cudaStream_t st = (cudaStream_t)ctx->stream;
-    const mmx__sc_view &v = t.view;
-    const mmx_index nv = v.f.nverts, nf = v.f.nfaces;
-    const float *pos = mesh->pos;
-    const mmx_index base = n > 0 ? cav_ptr[0] : 0, total = n > 0 ? cav_ptr[n] - base : 0;
-    const size_t n1 = (size_t)n + 1, f1 = (size_t)nf + 1, t1 = (size_t)total + 1;
-    /* Index arrays: ptr, len, nloop, sval (2), kflag, krank, fan, fanoff (n + 1 each); faces
-     * (total + 1), scr (4 total + 1); then keepf (nf + 1 bytes). */
-    mmx_index *hp = nullptr, *ib = nullptr;
-    unsigned long long *skey = nullptr;
-    uint64_t *key = nullptr, *dpri = nullptr;
+    mmx_ctx *ctx = rd->ctx;
+    const mmx__sc_view &v = *rd->sv;
+    const mmx_index n = rd->n;
+    const size_t n1 = (size_t)n + 1, t1 = (size_t)rd->cav_total + 1;
+    Uc *uc = (Uc *)calloc(1, sizeof *uc);
+    if (!uc) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_user_round: out of host memory");
+    rd->priv = uc;
+    char *block = nullptr;
+    mmx_index *len = nullptr;
+    unsigned long long *skeys[2] = {nullptr, nullptr};
+    uint64_t *key = nullptr;
     unsigned char *state = nullptr;
-    mmx_cavity_seed *sd = nullptr;
-    Counters *cnt = nullptr;
-    mmx_mesh *m = nullptr;
-    s = mmx__host_alloc(ctx, n1, sizeof *hp, (void **)&hp);
-    if (!s) s = mmx__dev_alloc(ctx, (9 * n1 + 5 * t1) * sizeof *ib + f1, (void **)&ib);
-    if (!s) s = mmx__dev_alloc(ctx, 2 * n1 * sizeof *skey, (void **)&skey);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *key, (void **)&key);
-    if (!s && priority) s = mmx__dev_alloc(ctx, n1 * sizeof *dpri, (void **)&dpri);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *state, (void **)&state);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *sd, (void **)&sd);
-    if (!s) s = mmx__dev_alloc(ctx, sizeof *cnt, (void **)&cnt);
-    mmx_index *ptr = ib, *len = ptr + n1, *nloop = len + n1;
-    mmx_index *sval[2] = {nloop + n1, nloop + 2 * n1};
-    mmx_index *kflag = nloop + 3 * n1, *krank = kflag + n1, *fan = krank + n1, *fanoff = fan + n1;
-    mmx_index *faces = fanoff + n1, *scr = faces + t1;
-    unsigned char *keepf = (unsigned char *)(scr + 4 * t1);
-    unsigned long long *skeys[2] = {skey, skey + n1};
-    /* The inputs, copied down. */
-    if (!s) {
-        for (mmx_index i = 0; i <= n; i++) hp[i] = n > 0 ? cav_ptr[i] - base : 0;
-        s = mmx__dev_copy(ctx, ptr, MMX_SPACE_DEVICE, hp, MMX_SPACE_HOST, n1 * sizeof *hp);
+    mmx_status s = MMX_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        mmx__carve c{block, 0};
+        len = c.take<mmx_index>(n1);
+        uc->nloop = c.take<mmx_index>(n1);
+        uc->sval[0] = c.take<mmx_index>(n1);
+        uc->sval[1] = c.take<mmx_index>(n1);
+        uc->kflag = c.take<mmx_index>(n1);
+        uc->krank = c.take<mmx_index>(n1);
+        uc->fan = c.take<mmx_index>(n1);
+        uc->fanoff = c.take<mmx_index>(n1);
+        uc->scr = c.take<mmx_index>(4 * t1);
+        skeys[0] = c.take<unsigned long long>(n1);
+        skeys[1] = c.take<unsigned long long>(n1);
+        key = c.take<uint64_t>(n1);
+        state = c.take<unsigned char>(n1);
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
+        if (s) return s;
     }
-    if (!s && total > 0)
-        s = mmx__dev_copy(ctx, faces, MMX_SPACE_DEVICE, cav_faces + base, MMX_SPACE_HOST,
-                          (size_t)total * sizeof *faces);
-    if (!s && priority && n > 0)
-        s = mmx__dev_copy(ctx, dpri, MMX_SPACE_DEVICE, priority, MMX_SPACE_HOST,
-                          (size_t)n * sizeof *dpri);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    MMX__LAUNCH(check, n, v, pos, ptr, faces, n, dpri, round, scr, len, nloop, state, sd, skeys[0],
-           sval[0], cnt);
-    int cur = 0;
-    if (!s && n > 1) s = mmx__sort_pairs(ctx, skeys, sval, n, 64, &cur);
-    MMX__LAUNCH(ranks, n, sval[cur], n, key);
-    mmx_index k = 0;
-    if (!s) s = mmx__select_cuda(ctx, n, key, ptr, len, faces, nf, state, &k);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    MMX__LAUNCH(check, n, v, rd->pos, rd->cav_ptr, rd->cav_faces, n, rd->upri, rd->round, uc->scr,
+                len, uc->nloop, state, rd->sd, skeys[0], uc->sval[0], rd->dtally);
+    if (!s && n > 1) s = mmx__sort_pairs(ctx, skeys, uc->sval, n, 64, &uc->cur);
+    MMX__LAUNCH(ranks, n, uc->sval[uc->cur], n, key);
+    rd->key = key;
+    rd->state = state;
+    rd->ring_ptr = rd->cav_ptr;
+    rd->ring_len = len;
+    rd->ring = rd->cav_faces;
+    rd->nelem = v.f.nfaces;
+    return s;
+}
+
+/* The fill: the kept cavities' faces flagged gone and their fans sized and ranked, the counts
+ * (the round's one read of them: they size the output), the survivors compacted with room
+ * after them, each kept cavity's vertex and fan. */
+extern "C" mmx_status mmx__user_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    mmx_ctx *ctx = rd->ctx;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx__sc_view &v = *rd->sv;
+    const mmx_index nv = v.f.nverts, nf = v.f.nfaces, n = rd->n, k = rd->c.kept;
+    const Uc *uc = (const Uc *)rd->priv;
+    const mmx_index *sorted = uc->sval[uc->cur];
+    unsigned char *keepf = nullptr;
+    mmx_mesh *m = nullptr;
+    mmx_status s = mmx__dev_alloc(ctx, (size_t)nf + 1, (void **)&keepf);
     if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
-    MMX__LAUNCH(outcomes, n, sval[cur], n, ptr, faces, nloop, state, sd, kflag, fan, keepf, cnt);
-    if (!s) s = mmx__scan_exclusive(ctx, kflag, n, krank);
-    if (!s) s = mmx__scan_exclusive(ctx, fan, n, fanoff);
-    /* The counters' one wait: the output's size. */
-    Counters h{};
-    if (!s) s = mmx__dev_copy(ctx, &h, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof h);
-    const mmx_index nsurv = nf - (mmx_index)h.removed;
+    MMX__LAUNCH(outcomes, n, sorted, n, rd->cav_ptr, rd->cav_faces, uc->nloop, rd->state, rd->sd,
+                uc->kflag, uc->fan, keepf, rd->dtally);
+    if (!s) s = mmx__scan_exclusive(ctx, uc->kflag, n, uc->krank);
+    if (!s) s = mmx__scan_exclusive(ctx, uc->fan, n, uc->fanoff);
+    if (!s) s = mmx__round_tally(rd);
+    const mmx_index nsurv = nf - (mmx_index)rd->htally.faces;
     /* The survivors (every vertex, the faces in their order), then the fans after them. */
-    const mmx__compact c = {keepf, nullptr, pos, nv, nsurv, k, (mmx_index)h.fan};
+    const mmx__compact c = {keepf, nullptr, rd->pos, nv, nsurv, k, (mmx_index)rd->htally.fan};
     if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, v.f.verts, nv, nf, &c, &m, nullptr);
     if (!s)
-        MMX__LAUNCH(fans, n, v.f.verts, pos, nv, nsurv, sval[cur], n, ptr, faces, scr, nloop, kflag,
-               krank, fanoff, sd, m->M->rowidx, m->pos);
-    if (!s && per_seed && n > 0)
-        s = mmx__dev_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, n * sizeof *sd);
-    if (!s) {
-        if (counts)
-            *counts = mmx_cavity_counts{n, k, (mmx_index)h.invalid, n - k - (mmx_index)h.invalid};
-        *out = m;
-    } else {
-        mmx_mesh_free(m);
-    }
-    free(hp);
-    mmx__dev_free(ctx, ib);
-    mmx__dev_free(ctx, skey);
-    mmx__dev_free(ctx, key);
-    mmx__dev_free(ctx, dpri);
-    mmx__dev_free(ctx, state);
-    mmx__dev_free(ctx, sd);
-    mmx__dev_free(ctx, cnt);
-    mmx__sc_dev_free(ctx, &t);
+        MMX__LAUNCH(fans, n, v.f.verts, rd->pos, nv, nsurv, sorted, n, rd->cav_ptr, rd->cav_faces,
+                    uc->scr, uc->nloop, uc->kflag, uc->krank, uc->fanoff, rd->sd, m->M->rowidx,
+                    m->pos);
+    mmx__dev_free(ctx, keepf);
+    if (!s) *out = m;
+    else mmx_mesh_free(m);
     return s;
 }

@@ -1,4 +1,5 @@
-/* Vertex removal rounds on the device (host statement: vremove.c; the per-seed steps are
+/* Vertex removal rounds' CUDA stages for the round driver (round.c; host statement: vremove.c;
+ * the per-seed steps are
  * vremove_step.h's, the host's code). The flow, on the split/collapse device topology
  * (mmx__sc_dev_build: the faces at each vertex ascending, as the host's):
  *
@@ -23,14 +24,6 @@
 #include "vremove_step.h"
 
 namespace {
-
-constexpr const char *WHO = "mmx_cavity_vertex_remove_round";
-
-__global__ void first_copies(const mmx_index *seeds, mmx_index n, unsigned int *first)
-{
-    const long long i = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
-    if (i < n) atomicMin(&first[seeds[i]], (unsigned int)i);
-}
 
 /* Seed i's u (uu, -1 when invalid), its per_seed but the outcome, its key and state, its
  * ring's length (0 when invalid); the invalid ones counted. */
@@ -91,80 +84,83 @@ __global__ void kept_vertex(mmx_index n, const mmx_index *uu, const unsigned cha
     if (i < n && state[i] == MMX_CAVITY_KEPT) sd[i].vertex = vid[uu[i]];
 }
 
+/* What the fill needs from the proposal: each seed's u. */
+struct Vr {
+    mmx_index *uu;
+};
+
 } // namespace
 
-extern "C" mmx_status mmx__vremove_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
-                                              const mmx_index *seeds, mmx_index n,
-                                              uint32_t round, mmx_mesh **out,
-                                              mmx_cavity_counts *counts,
-                                              mmx_cavity_seed *per_seed)
+/* The proposal: each seed's u and its ring's length, copies marked, the rings' offsets (their
+ * total read back to size them: a wait), the rings. */
+extern "C" mmx_status mmx__vremove_propose_cuda(mmx__round *rd)
 {
-    *out = nullptr;
-    mmx__sc_dev t;
-    mmx_status s = mmx__sc_dev_build(ctx, mesh, WHO, &t);
-    if (s) return s;
+    mmx_ctx *ctx = rd->ctx;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    const mmx__sc_view &v = t.view;
-    const mmx_index nv = v.f.nverts, nf = v.f.nfaces;
-    const float *pos = mesh->pos;
-    const size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1, f1 = (size_t)nf + 1;
-    /* Per seed: the seeds, first (per vertex), uu, len, ptr, key, state, sd, the counter; then
-     * to, vid (per vertex), keepf (per face, bytes). */
-    mmx_index *dseeds = nullptr, *ring = nullptr, *ib = nullptr;
-    unsigned int *first = nullptr, *cnt = nullptr;
+    const mmx__sc_view &v = *rd->sv;
+    const mmx_index n = rd->n, nv = v.f.nverts;
+    const size_t n1 = (size_t)n + 1, v1 = (size_t)nv + 1;
+    Vr *vr = (Vr *)calloc(1, sizeof *vr);
+    if (!vr)
+        return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_cavity_vertex_remove_round: out of host memory");
+    rd->priv = vr;
+    char *block = nullptr;
+    mmx_index *len = nullptr, *ptr = nullptr, *ring = nullptr;
+    unsigned int *first = nullptr;
     uint64_t *key = nullptr;
     unsigned char *state = nullptr;
-    mmx_cavity_seed *sd = nullptr;
-    mmx_mesh *m = nullptr;
-    s = mmx__dev_alloc(ctx, (4 * n1 + 2 * v1) * sizeof(mmx_index) + f1, (void **)&ib);
-    if (!s) s = mmx__dev_alloc(ctx, (v1 + 1) * sizeof *first, (void **)&first);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *key, (void **)&key);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *state, (void **)&state);
-    if (!s) s = mmx__dev_alloc(ctx, n1 * sizeof *sd, (void **)&sd);
-    mmx_index *uu = ib + n1, *len = ib + 2 * n1, *ptr = ib + 3 * n1;
-    mmx_index *to = ib + 4 * n1, *vid = to + v1;
-    unsigned char *keepf = (unsigned char *)(vid + v1);
-    dseeds = ib;
-    cnt = first + v1;
-    if (!s && n > 0)
-        s = mmx__dev_copy(ctx, dseeds, MMX_SPACE_DEVICE, seeds, MMX_SPACE_HOST, n * sizeof *seeds);
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(first, 0xff, v1 * sizeof *first, st));
-    if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(cnt, 0, sizeof *cnt, st));
-    MMX__LAUNCH(first_copies, n, dseeds, n, first);
-    MMX__LAUNCH(choose, n, v, pos, dseeds, n, round, first, uu, len, key, state, sd, cnt);
+    mmx_status s = MMX_OK;
+    for (int pass = 0; pass < 2; pass++) {
+        mmx__carve c{block, 0};
+        vr->uu = c.take<mmx_index>(n1);
+        len = c.take<mmx_index>(n1);
+        ptr = c.take<mmx_index>(n1);
+        first = c.take<unsigned int>(v1);
+        key = c.take<uint64_t>(n1);
+        state = c.take<unsigned char>(n1);
+        if (pass == 0) s = mmx__round_take(rd, c.used, (void **)&block);
+        if (s) return s;
+    }
+    const mmx_index *seeds = rd->seeds;
+    s = mmx__first_copies_cuda(ctx, seeds, n, (mmx_index)v1, first);
+    MMX__LAUNCH(choose, n, v, rd->pos, seeds, n, rd->round, first, vr->uu, len, key, state, rd->sd,
+                &rd->dtally->invalid);
     if (!s) s = mmx__scan_offsets(ctx, len, n, ptr);
     mmx_index total = 0;
     /* The rings' total sizes their storage: one wait. */
     if (!s) s = mmx__dev_copy(ctx, &total, MMX_SPACE_HOST, ptr + n, MMX_SPACE_DEVICE, sizeof total);
-    if (!s) s = mmx__dev_alloc(ctx, ((size_t)total + 1) * sizeof *ring, (void **)&ring);
-    MMX__LAUNCH(rings, n, v, dseeds, n, uu, ptr, ring);
-    mmx_index k = 0;
-    if (!s) s = mmx__select_cuda(ctx, n, key, ptr, nullptr, ring, nf, state, &k);
+    if (!s) s = mmx__round_take(rd, ((size_t)total + 1) * sizeof *ring, (void **)&ring);
+    MMX__LAUNCH(rings, n, v, seeds, n, vr->uu, ptr, ring);
+    rd->key = key;
+    rd->state = state;
+    rd->ring_ptr = ptr;
+    rd->ring = ring;
+    rd->nelem = v.f.nfaces;
+    return s;
+}
+
+/* The fill: the kept seeds merged (no order needed), the compaction, their vertices. */
+extern "C" mmx_status mmx__vremove_fill_cuda(mmx__round *rd, mmx_mesh **out)
+{
+    mmx_ctx *ctx = rd->ctx;
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    const mmx__sc_view &v = *rd->sv;
+    const mmx_index nv = v.f.nverts, nf = v.f.nfaces, n = rd->n, k = rd->c.kept;
+    const mmx_index *uu = ((const Vr *)rd->priv)->uu;
+    const size_t v1 = (size_t)nv + 1;
+    mmx_index *to = nullptr;
+    mmx_mesh *m = nullptr;
+    mmx_status s = mmx__dev_alloc(ctx, 2 * v1 * sizeof *to + (size_t)nf + 1, (void **)&to);
+    mmx_index *vid = to + v1;
+    unsigned char *keepf = (unsigned char *)(vid + v1);
     MMX__LAUNCH(mmx__iota<mmx_index>, nv, nv, to);
     if (!s && nf > 0) s = MMX__CUDA(ctx, cudaMemsetAsync(keepf, 1, (size_t)nf, st));
-    MMX__LAUNCH(merge, n, dseeds, n, uu, state, sd, to, keepf);
-    const mmx__compact c = {keepf, to, pos, nv - k, nf - 2 * k, 0, 0};
+    MMX__LAUNCH(merge, n, rd->seeds, n, uu, rd->state, rd->sd, to, keepf);
+    const mmx__compact c = {keepf, to, rd->pos, nv - k, nf - 2 * k, 0, 0};
     if (!s) s = mmx__round_compact(ctx, MMX_SPACE_DEVICE, v.f.verts, nv, nf, &c, &m, vid);
-    MMX__LAUNCH(kept_vertex, n, n, uu, state, vid, sd);
-    /* The counts' one wait, then per_seed (the copy waits too, with nothing left to run). */
-    unsigned int invalid = 0;
-    if (!s && n > 0)
-        s = mmx__dev_copy(ctx, &invalid, MMX_SPACE_HOST, cnt, MMX_SPACE_DEVICE, sizeof invalid);
-    if (!s && per_seed && n > 0)
-        s = mmx__dev_copy(ctx, per_seed, MMX_SPACE_HOST, sd, MMX_SPACE_DEVICE, n * sizeof *sd);
-    if (!s) {
-        const mmx_index bad = (mmx_index)invalid;
-        if (counts) *counts = mmx_cavity_counts{n, k, bad, n - k - bad};
-        *out = m;
-    } else {
-        mmx_mesh_free(m);
-    }
-    mmx__dev_free(ctx, ib);
-    mmx__dev_free(ctx, first);
-    mmx__dev_free(ctx, key);
-    mmx__dev_free(ctx, state);
-    mmx__dev_free(ctx, sd);
-    mmx__dev_free(ctx, ring);
-    mmx__sc_dev_free(ctx, &t);
+    MMX__LAUNCH(kept_vertex, n, n, uu, rd->state, vid, rd->sd);
+    mmx__dev_free(ctx, to);
+    if (!s) *out = m;
+    else mmx_mesh_free(m);
     return s;
 }
