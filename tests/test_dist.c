@@ -649,6 +649,7 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
         const mmx_status q = tm ? mmx_dist_subdivide(ctx, tm, MMX_SCHEME_SQRT3, 2, NULL, &got, NULL) : MMX_OK;
         CHECK(q == MMX_ERR_ARG && !got && strstr(mmx_ctx_error(ctx), "sqrt3 over 2 levels needs 2 ghost rings") &&
                   strstr(mmx_ctx_error(ctx), "has 1") && mmx_dist_rings("subdiv:sqrt3:2") == 2 &&
+                  mmx_dist_rings("subdiv:sqrt3:4") == 2 && mmx_dist_rings("subdiv:sqrt3:5") == 3 &&
                   mmx_dist_rings("subdiv:sqrt3:1") == 1 && mmx_dist_rings("subdiv:sqrt3:") == -1,
               "sqrt3 on one ring: status %d (%s)", (int)q, mmx_ctx_error(ctx));
         mmx_mesh_free(got);
@@ -809,6 +810,19 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
             check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
             check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
         }
+        /* sqrt3 (its cut's fans split on the host, refined on the device) and the limit */
+        for (int L = 1; L <= 3; L++) {
+            check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_SQRT3, L);
+            check_subdiv(ctx, d, "tri:torus:12:8", MMX_SCHEME_SQRT3, L);
+            check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, L);
+        }
+        sopts.limit = 1;
+        for (int L = 0; L <= 2; L++) {
+            check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        }
+        sopts.limit = 0;
         check_cg(ctx, d, "grid:30:20");
         check_cg(ctx, d, "icosphere:3");
         /* a CUDA partitioned mesh written (its host copy) and read back onto the device */
@@ -871,10 +885,10 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
     }
-    /* sqrt3: one ring for a level, two for more (mmx_dist_rings), closed and open meshes
-     * (Kobbelt's boundary rule alternating by level), irregular valences, a part's cut
-     * vertices in several fans (split_fans); levels 1 to 4. */
-    for (int L = 1; L <= 4; L++) {
+    /* sqrt3: one ring for a level, two up to four, three for more (mmx_dist_rings), closed
+     * and open meshes (Kobbelt's boundary rule alternating by level), irregular valences, a
+     * part's cut vertices in several fans (split_fans); levels 1 to 5. */
+    for (int L = 1; L <= 5; L++) {
         check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_SQRT3, L);
         check_subdiv(ctx, d, "tri:torus:12:8", MMX_SCHEME_SQRT3, L);
         check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, L);

@@ -27,8 +27,9 @@ int mmx_dist_rings(const char *op)
 int mmx__dist_subdiv_rings(mmx_scheme scheme, int levels)
 {
     /* dist.h's mmx_dist_subdivide says why: Loop, Catmull-Clark and bilinear one ring for any
-     * number of levels; sqrt3 one for a level, two for more. */
-    return scheme == MMX_SCHEME_SQRT3 && levels > 1 ? 2 : 1;
+     * number of levels; sqrt3 one for a level, two up to four, three for more. */
+    if (scheme != MMX_SCHEME_SQRT3 || levels <= 1) return 1;
+    return levels <= 4 ? 2 : 3;
 }
 
 static mmx_status need_rings(mmx_ctx *ctx, const mmx_dist_mesh *dm, int rings, const char *what)
