@@ -5,8 +5,8 @@
  * run; the failures are summed over the ranks and rank 0 prints them. Exit 77 (skipped) when
  * the build has no MPI.
  * Meshes: built-in shapes (grid: boundaries and holes; torus; mixed orders; icosphere),
- * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and a triangle
- * grid with boundary. */
+ * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and triangle
+ * grids with boundary (sqrt3's alternating boundary rule) and a triangulated torus. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -742,7 +742,7 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
  * node, modulo the devices: ranks may share one), against the single process on CUDA (rank
  * 0's): the same promises as the host's (normals and the explicit smoothers bit for bit, the
  * queries' arrays, subdivision's topology exactly and positions within 1e-6 of the diagonal,
- * CG within 1e-4). With NCCL built in, once through NCCL and once staged through host memory
+ * sqrt3 and the limit included, CG within 1e-4). With NCCL built in, once through NCCL and once staged through host memory
  * (MMX_DIST_TRANSPORT=staged). Skipped, saying why, when a rank has no GPU. */
 static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
 {

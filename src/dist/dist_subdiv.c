@@ -1,13 +1,16 @@
 /* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh (one
- * mmx_subdivide call for all the levels). One ghost ring is enough for any number of levels: the surface over a face
+ * mmx_subdivide call for all the levels, the limit projection included). One ghost ring is
+ * enough for any number of levels of Loop, Catmull-Clark and bilinear: the surface over a face
  * depends on its one-ring alone (what OpenSubdiv's patches are made of), and each level's
  * wrong values (at the local mesh's cut) move inward by one child ring, half a parent ring,
- * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 1 to 3
- * with creases, both crease methods and boundary modes). Each rank names every vertex it makes by a key
- * that every rank computes alike (a vertex of the input: its global number; a face point: its
- * face's global number at that level, which is the single process's, since children follow
- * their parent in order; an edge point: its two ends' keys). Rank 0 gathers the owned faces'
- * descendants, places them at their global numbers, and merges the vertices by key. */
+ * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 0 to 3
+ * with creases, both crease methods, boundary modes and the limit). sqrt3 needs up to three
+ * rings (dist.h says why; mmx__dist_subdiv_rings). Each rank names every vertex it makes by a
+ * key that every rank computes alike (a vertex of the input: its global number; a face point:
+ * its face's global number at that level, which is the single process's, since children
+ * follow their parent in order; an edge point: its two ends' keys; sqrt3's cut points: their
+ * face's). Rank 0 gathers the owned faces' descendants, places them at their global numbers,
+ * and merges the vertices by key. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
