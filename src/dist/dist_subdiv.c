@@ -233,6 +233,9 @@ static mmx_status sqrt3_names(mmx_ctx *ctx, int L, mmx_index nv0, mmx_index nf0,
         }
         nv = next;
     }
+    if (!s && nv != mmx_mesh_nverts(last))
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: sqrt3's levels make %d "
+                      "vertices, the result has %d", nv, mmx_mesh_nverts(last));
     for (mmx_index m = 0; !s && m < nf; m++)
         gid[m] = gf0[m / pow3] * pow3 + m % pow3, own[m] = of0[m / pow3];
     return s;
