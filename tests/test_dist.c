@@ -931,6 +931,7 @@ int main(int argc, char **argv)
         check_normals_smooth(ctx, d, "tri:grid:10:8");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, 3); /* two rings in the files */
         check_cg(ctx, d, "grid:30:20");
         via_parts = 0;
         check_parts_failure(ctx, d, R);
