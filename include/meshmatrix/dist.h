@@ -339,7 +339,7 @@ typedef struct mmx_dist_subdiv_report {
  *     copy per fan, before refining: it is wrong anyway and far from the owned faces.
  *     The names of sqrt3's vertices come from the level counts (a face slot's vertex by its
  *     face; an odd generation's second cut point r by its face, read from the local mesh
- *     refined to that level: one more mmx_subdivide call per two levels past the second,
+ *     refined to that level: one more mmx_subdivide call for each even level below L,
  *     about an eighth (L even) or three eighths (L odd) of the last call's work at most,
  *     counted in gather_ms).
  * Rank 0 gets *out: the faces in the single process's order (the children of
