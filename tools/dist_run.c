@@ -195,11 +195,11 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             memset(&o, 0, sizeof o);
             o.limit = limit;
             s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
-        }
-        else if (is_smooth)
+        } else if (is_smooth) {
             s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
-        else
+        } else {
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
+        }
         if (!s && !is_subdiv) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
         if (s) {
             if (j->me == 0) fail(j->ctx, s, in->name);
