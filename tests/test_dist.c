@@ -5,8 +5,8 @@
  * run; the failures are summed over the ranks and rank 0 prints them. Exit 77 (skipped) when
  * the build has no MPI.
  * Meshes: built-in shapes (grid: boundaries and holes; torus; mixed orders; icosphere),
- * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and a triangle
- * grid with boundary. */
+ * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and triangle
+ * grids with boundary (sqrt3's alternating boundary rule) and a triangulated torus. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -665,7 +665,7 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
     char op[32];
-    snprintf(op, sizeof op, "subdiv:%d", levels);
+    snprintf(op, sizeof op, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
     mmx_dist_mesh *dm = partition(ctx, d, m, mmx_dist_rings(op));
     mmx_mesh *got = NULL, *one = NULL, *want = NULL;
     mmx_dist_subdiv_report rep;
@@ -785,6 +785,18 @@ static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
         CHECK(s == MMX_ERR_ARG && strstr(mmx_ctx_error(ctx), "2 ghost rings"),
               "taubin on one ring: status %d (%s)", (int)s, mmx_ctx_error(ctx));
         free(loc);
+        /* sqrt3 over two levels on one ring: refused naming the rings it needs, no result */
+        mmx_mesh *t = make(ctx, "tri:grid:10:8"), *got = NULL;
+        mmx_dist_mesh *tm = t ? partition(ctx, d, t, 1) : NULL;
+        const mmx_status q = tm ? mmx_dist_subdivide(ctx, tm, MMX_SCHEME_SQRT3, 2, NULL, &got, NULL) : MMX_OK;
+        CHECK(q == MMX_ERR_ARG && !got && strstr(mmx_ctx_error(ctx), "sqrt3 over 2 levels needs 2 ghost rings") &&
+                  strstr(mmx_ctx_error(ctx), "has 1") && mmx_dist_rings("subdiv:sqrt3:2") == 2 &&
+                  mmx_dist_rings("subdiv:sqrt3:4") == 2 && mmx_dist_rings("subdiv:sqrt3:5") == 3 &&
+                  mmx_dist_rings("subdiv:sqrt3:1") == 1 && mmx_dist_rings("subdiv:sqrt3:") == -1,
+              "sqrt3 on one ring: status %d (%s)", (int)q, mmx_ctx_error(ctx));
+        mmx_mesh_free(got);
+        mmx_dist_mesh_free(tm);
+        mmx_mesh_free(t);
         mmx_dist_mesh_free(one);
     }
     /* different meshes on the ranks: refused on every rank */
@@ -916,7 +928,7 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
  * node, modulo the devices: ranks may share one), against the single process on CUDA (rank
  * 0's): the same promises as the host's (normals and the explicit smoothers bit for bit, the
  * queries' arrays, subdivision's topology exactly and positions within 1e-6 of the diagonal,
- * CG within 1e-4). With NCCL built in, once through NCCL and once staged through host memory
+ * sqrt3 and the limit included, CG within 1e-4). With NCCL built in, once through NCCL and once staged through host memory
  * (MMX_DIST_TRANSPORT=staged). Skipped, saying why, when a rank has no GPU. */
 static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
 {
@@ -984,6 +996,19 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
             check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
             check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
         }
+        /* sqrt3 (its cut's fans split on the host, refined on the device) and the limit */
+        for (int L = 1; L <= 3; L++) {
+            check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_SQRT3, L);
+            check_subdiv(ctx, d, "tri:torus:12:8", MMX_SCHEME_SQRT3, L);
+            check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, L);
+        }
+        sopts.limit = 1;
+        for (int L = 0; L <= 2; L++) {
+            check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        }
+        sopts.limit = 0;
         check_cg(ctx, d, "grid:30:20");
         check_cg(ctx, d, "icosphere:3");
         /* a CUDA partitioned mesh written (its host copy) and read back onto the device */
@@ -1054,6 +1079,30 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
     }
+    /* sqrt3: one ring for a level, two up to four, three for more (mmx_dist_rings), closed
+     * and open meshes (Kobbelt's boundary rule alternating by level), irregular valences, a
+     * part's cut vertices in several fans (split_fans); levels 1 to 5. */
+    for (int L = 1; L <= 5; L++) {
+        check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_SQRT3, L);
+        check_subdiv(ctx, d, "tri:torus:12:8", MMX_SCHEME_SQRT3, L);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, L);
+        check_subdiv(ctx, d, "tri:grid:16:14", MMX_SCHEME_SQRT3, L);
+    }
+    /* The limit projection (opts->limit) on one ring: levels 0 to 3, creases and boundaries. */
+    sopts.limit = 1;
+    for (int L = 0; L <= 3; L++) {
+        check_subdiv(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "creased:torus:12:6", MMX_SCHEME_BILINEAR, L);
+        check_subdiv(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        sopts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+        check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+    }
+    for (int L = 1; L <= 3; L++) check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+    sopts.limit = 0;
     check_cg(ctx, d, "grid:30:20");
     check_cg(ctx, d, "icosphere:3");
     check_failure(ctx, d, R);
@@ -1076,6 +1125,7 @@ int main(int argc, char **argv)
         check_normals_smooth(ctx, d, "tri:grid:10:8");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
+        check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, 3); /* two rings in the files */
         check_cg(ctx, d, "grid:30:20");
         check_gather(ctx, d, "two_cubes");
         check_gather(ctx, d, "mixed");

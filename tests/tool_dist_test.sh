@@ -96,6 +96,53 @@ if command -v python3 >/dev/null; then
         && ok "subdiv --json over ranks parses, one object, per_rank of 3" || bad "subdiv --json over ranks" "${out:0:400}"
 fi
 
+# sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
+# its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
+# the positions within float rounding of the bounding box's diagonal.
+canon_same() {
+    local name=$1 r=$2
+    shift 2
+    "$MMX" "$@" "$TMP/one.obj" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.obj"
+    if [ "$rc" -eq 0 ] && python3 - "$TMP/one.obj" "$TMP/many.obj" <<'PY'
+import sys
+def canon(path):
+    v, f = [], []
+    for line in open(path):
+        w = line.split()
+        if w and w[0] == 'v': v.append([float(x) for x in w[1:4]])
+        elif w and w[0] == 'f': f.append([int(x.split('/')[0]) - 1 for x in w[1:]])
+    num, pos, faces = {}, [], []
+    for face in f:
+        for x in face:
+            if x not in num: num[x] = len(num); pos.append(v[x])
+        faces.append([num[x] for x in face])
+    return faces, pos
+fa, pa = canon(sys.argv[1]); fb, pb = canon(sys.argv[2])
+assert fa == fb, "topology differs"
+lo = [min(p[k] for p in pa) for k in range(3)]; hi = [max(p[k] for p in pa) for k in range(3)]
+diag = sum((h - l) ** 2 for h, l in zip(hi, lo)) ** 0.5
+worst = max(abs(x - y) for p, q in zip(pa, pb) for x, y in zip(p, q))
+assert worst <= 1e-5 * diag, "positions differ by %g" % worst
+PY
+    then
+        ok "$name on $r ranks: the single process's result (canonical order)"
+    else
+        bad "$name on $r ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+if command -v python3 >/dev/null; then
+    canon_same "subdiv sqrt3 3 levels, closed" 3 subdiv --scheme sqrt3 --levels 3 builtin:icosphere:3
+    "$MMX" triangulate builtin:grid:12:10 "$TMP/tri.obj" --quiet
+    canon_same "subdiv sqrt3 4 levels, boundaries" 4 subdiv --scheme sqrt3 --levels 4 "$TMP/tri.obj"
+    canon_same "subdiv sqrt3 1 level" 2 subdiv --scheme sqrt3 --levels 1 builtin:icosphere:2
+    canon_same "subdiv cc 2 levels --limit" 3 subdiv --scheme cc --levels 2 --limit builtin:grid:12:10
+    canon_same "subdiv loop 2 levels --limit" 2 subdiv --scheme loop --levels 2 --limit builtin:icosphere:3
+fi
+mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
+[ "$rc" -eq 0 ] && [[ "$out" == *"2 ghost rings with no exchange"* ]] \
+    && ok "subdiv sqrt3 2 levels over ranks: two ghost rings, said" || bad "sqrt3 rings" "rc $rc" "${out:0:400}" "${err:0:300}"
+
 # Usage errors, before any work.
 mpi 2 subdiv --scheme cc --levels 2 --boundary edge-only builtin:cube "$TMP/x.obj"
 [ "$rc" -ne 0 ] && [[ "$err" == *"--boundary does not run over MPI ranks yet"* ]] \

@@ -193,14 +193,17 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const int is_query = !strcmp(cmd->name, "query");
     /* The operation's parameters, parsed before any work. */
     mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
-    int levels = 1, rings = 1;
+    int levels = 1, rings = 1, limit = 0;
     mmx_normal_weight weight = MMX_NORMAL_AREA;
     mmx_smooth_options so = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
     if (is_subdiv) {
         if (parse_scheme(value(cmd, a, "scheme"), -1, &scheme)) return EXIT_USAGE;
         if (!parse_levels(value(cmd, a, "levels"), 1, &levels))
             return usage_error("--levels needs a whole number from 0 to %d", MAX_LEVELS);
-        rings = mmx_dist_rings("subdiv:1");
+        limit = value(cmd, a, "limit") != NULL;
+        char name[40];
+        snprintf(name, sizeof name, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
+        rings = mmx_dist_rings(name);
     } else if (is_smooth) {
         const char *m = value(cmd, a, "method"), *it = value(cmd, a, "iterations");
         const char *lam = value(cmd, a, "lambda") ? value(cmd, a, "lambda") : value(cmd, a, "step");
@@ -304,14 +307,18 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     int64_t qrows = 0;
     mmx_index *qrow = NULL, *qcol = NULL;
     if (!rc) {
-        if (is_subdiv)
-            s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, NULL, &result, &dr);
-        else if (is_query)
+        if (is_subdiv) {
+            mmx_subdiv_options o;
+            memset(&o, 0, sizeof o);
+            o.limit = limit;
+            s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
+        } else if (is_query) {
             s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
-        else if (is_smooth)
+        } else if (is_smooth) {
             s = mmx_dist_smooth(j->ctx, dm, &so, loc, &sr);
-        else
+        } else {
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
+        }
         if (!s && direct) {
             const double w0 = now_ms();
             int64_t b = 0;
@@ -361,8 +368,9 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
                 counts_text(counts, in_verts, in_faces), j->parts ? "its part read" : "loaded", load_ms);
             if (is_subdiv)
-                row("operation", "%s, %d level%s, each rank refining its part and one ghost ring "
-                    "with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s");
+                row("operation", "%s, %d level%s%s, each rank refining its part and %d ghost "
+                    "ring%s with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels,
+                    levels == 1 ? "" : "s", limit ? ", limit positions" : "", rings, rings == 1 ? "" : "s");
             else if (is_smooth)
                 row("operation", "%s, %d iteration%s, a halo exchange per step",
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");
@@ -456,7 +464,7 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
 int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     if (!strcmp(cmd->name, "partition")) return dist_partition(cmd, a);
-    static const char *const subdiv_ok[] = {"scheme", "levels", "format", "from", "to", "discard", NULL};
+    static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "format", "from", "to", "discard", NULL};
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
     static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};

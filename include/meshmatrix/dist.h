@@ -250,8 +250,9 @@ mmx_status mmx_dist_mesh_read_parts(mmx_ctx *ctx, mmx_dist *d, const char *prefi
 /* The ghost rings an operation needs (mmx_dist_mesh_create's rings), by name: "normals" and
  * "smooth:laplacian", "smooth:cotan", "smooth:bilateral" 1, "smooth:taubin" 2 (one exchange per
  * lambda|mu pair), "subdiv:L" 1 (any number L of levels of Loop, Catmull-Clark or bilinear,
- * with no exchange: the surface over a face depends on its one-ring only), "query" 1. -1 for
- * another name. */
+ * with or without the limit, with no exchange: the surface over a face depends on its one-ring
+ * only), "subdiv:sqrt3:L" 1 for L <= 1, 2 for L = 2 to 4, 3 beyond (mmx_dist_subdivide says
+ * why), "query" 1. -1 for another name. */
 int mmx_dist_rings(const char *operation);
 
 /* Vertex normals of the partitioned mesh (collective): normals (local_verts x 3, in the
@@ -337,27 +338,66 @@ typedef struct mmx_dist_subdiv_report {
     double gather_ms;         /* the rest: naming the vertices, the gathers, rank 0's assembly */
 } mmx_dist_subdiv_report;
 
-/* Refines the partitioned mesh `levels` times by `scheme` (Loop, Catmull-Clark or bilinear;
- * sqrt3, whose boundary rule alternates by level, is refused: MMX_ERR_UNSUPPORTED) and gathers
- * the result on rank 0 (collective). out NULL (on every rank): refine only, no gather, for a
+/* Refines the partitioned mesh `levels` times by `scheme` (any of the four) and gathers the
+ * result on rank 0 (collective). out NULL (on every rank): refine only, no gather, for a
  * result too large for one process (the report gives each rank's local and owned faces; the
  * refined local meshes are freed). On CUDA each rank refines its local mesh on its device
  * (the library's CUDA subdivision); the result comes back to host memory for the naming and
  * the gather, and rank 0's *out is copied to its device (the context's space, as
- * mmx_subdivide's). Each rank refines its local mesh (one mmx_subdivide call
- * for all the levels, opts as given but the trace; the tags follow), with no exchange: with one ghost ring the
- * descendants of the owned faces are exact at every level (the surface over a face depends on
- * its one-ring only; the values wrong at the local mesh's cut move inward by one child ring a
- * level, half the previous level's ring, and never reach them). Rank 0 gets *out: the faces in the single process's order (the children of
+ * mmx_subdivide's). Each rank refines its local mesh (one mmx_subdivide call for all the
+ * levels, opts as given but the trace; the tags follow), with no exchange between levels: the
+ * ghost rings are deep enough that the descendants of the owned faces are exact at every
+ * level. Why, per scheme:
+ *   - Loop, Catmull-Clark, bilinear: one ring for any number of levels. The surface over a
+ *     face depends on its one-ring only: the one-ring at level l + 1 of a face's descendants
+ *     is made of vertex, edge and face points that read faces sharing a vertex with that face
+ *     (and the sharpness of edges at its vertices), which ring 1 holds complete. The values
+ *     wrong at the local mesh's cut (which looks like a boundary there) move inward by one
+ *     child ring a level, half the previous level's ring: under half a ring in all.
+ *   - opts->limit (Loop, Catmull-Clark, bilinear; levels 0 too): one ring. A vertex's limit
+ *     position is a mask over its one-ring at the last level (mmx_subdiv_limit), and the
+ *     one-ring of an owned face's descendants is exact at every level (above); measured from
+ *     the cut, the wrong values' half ring less 2^-L plus the mask's ring of level L is half a
+ *     ring, still short of the owned faces.
+ *   - sqrt3: its children are not nested in their parent (a face's children reach the centres
+ *     of the faces across its edges: the owned faces' descendants overhang into ring 1 by a
+ *     third of a level-l face's height at each level l), and its rings shrink by only sqrt(3)
+ *     a level (two levels cut an edge in three). A wrong value at the cut (Kobbelt's boundary
+ *     rule where the whole has none: a cut vertex stays on even generations and moves along
+ *     the cut on odd ones, a cut edge is not flipped, then cut in three, which changes the
+ *     children of the faces across) moves inward by at most one level-l edge at level l + 1
+ *     (every rule reads a vertex's one-ring, a face's corners or the face across an edge).
+ *     Summed over the levels on the regular lattice (edge 1, rings sqrt(3)/2 apart; an edge
+ *     of level l is 3^(-l/2) long), the wrong values (the sum of those edges from level 1 to
+ *     L - 1) and the overhang (sqrt(3)/6 times their sum from level 0) together reach 0.29,
+ *     1.03, 1.46, 1.71, 1.85 ... and at most 2.05 from the cut after L = 1, 2, 3, 4, 5 ...
+ *     levels: one ring (0.87) holds one level, two (1.73) up to four, three (2.60) any
+ *     number, which is what
+ *     mmx_dist_rings("subdiv:sqrt3:L") asks and what this call checks (too few: MMX_ERR_ARG
+ *     naming the rings needed and the rings the mesh has). The alternative, an exchange
+ *     between levels, would have to exchange topology too (the cut's flips and cut points are
+ *     wrong, not only its positions) and run the levels one call each, which breaks the
+ *     alternation of the boundary rule within a call: the deeper halo is simpler and
+ *     correct. tests/test_dist.c holds levels 1 to 5 on their rings (one ring fails at level
+ *     2; two rings held to level 7 there, so the bound is not tight). A ghost vertex at the
+ *     cut whose local faces form several fans (sqrt3 refuses such a vertex) is split, one
+ *     copy per fan, before refining: it is wrong anyway and far from the owned faces.
+ *     The names of sqrt3's vertices come from the level counts (a face slot's vertex by its
+ *     face; an odd generation's second cut point r by its face, read from the local mesh
+ *     refined to that level: one more mmx_subdivide call for each even level below L,
+ *     about an eighth (L even) or three eighths (L odd) of the last call's work at most,
+ *     counted in gather_ms).
+ * Rank 0 gets *out: the faces in the single process's order (the children of
  * a face together, in parent order), the vertices numbered by first use in that face order,
  * positions from the lowest rank holding each; the creases and corners left
  * sharp are kept as tags. That is mmx_subdivide's result on the whole after the canonical
  * renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
- * equal to the single process's within float rounding. Other ranks get *out NULL. Vertices in
- * no face are not part of the result. report may be NULL.
- * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG, MMX_ERR_UNSUPPORTED (sqrt3, opts->limit),
- * MMX_ERR_OVERFLOW (a result past 32-bit indices on rank 0, or a local mesh past them).
- * Cost: the local meshes' refinement (1/R of the whole plus the ghost ring's descendants each),
+ * equal to the single process's within float rounding (the limit's included). Other ranks get
+ * *out NULL. Vertices in no face are not part of the result. report may be NULL.
+ * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG (too few rings, named), MMX_ERR_UNSUPPORTED
+ * (sqrt3 with the limit, as mmx_subdiv_limit), MMX_ERR_OVERFLOW (a result past 32-bit indices
+ * on rank 0, or a local mesh past them).
+ * Cost: the local meshes' refinement (1/R of the whole plus the ghost rings' descendants each),
  * naming its vertices (O(result) per rank), then
  * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex
  * on a cut between parts is sent by each rank using it), and a sort of the vertex records on

@@ -79,6 +79,8 @@ struct mmx_dist_mesh {
  * dm->dev->hlocal) and the transport is chosen (collective); a failure on the host context hc
  * told on ctx. */
 mmx_status mmx__dist_gather_lists(mmx_ctx *ctx, mmx_dist_mesh *dm);
+/* The ghost rings `levels` levels of `scheme` need (mmx_dist_rings' "subdiv:..."; ops.c). */
+int mmx__dist_subdiv_rings(mmx_scheme scheme, int levels);
 mmx_status mmx__dist_to_device(mmx_ctx *ctx, mmx_dist_mesh *dm);
 mmx_status mmx__dist_host_status(mmx_ctx *ctx, mmx_ctx *hc, mmx_status s);
 

@@ -1,13 +1,17 @@
 /* Subdivision of the partitioned mesh with no exchange: each rank refines its local mesh (one
- * mmx_subdivide call for all the levels). One ghost ring is enough for any number of levels: the surface over a face
+ * mmx_subdivide call for all the levels, the limit projection included). One ghost ring is
+ * enough for any number of levels of Loop, Catmull-Clark and bilinear: the surface over a face
  * depends on its one-ring alone (what OpenSubdiv's patches are made of), and each level's
  * wrong values (at the local mesh's cut) move inward by one child ring, half a parent ring,
- * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 1 to 3
- * with creases, both crease methods and boundary modes). Each rank names every vertex it makes by a key
- * that every rank computes alike (a vertex of the input: its global number; a face point: its
- * face's global number at that level, which is the single process's, since children follow
- * their parent in order; an edge point: its two ends' keys). Rank 0 gathers the owned faces'
- * descendants, places them at their global numbers, and merges the vertices by key. */
+ * so they never reach the owned faces' descendants (tests/test_dist.c checks levels 0 to 3
+ * with creases, both crease methods, boundary modes and the limit). sqrt3 needs up to three
+ * rings (dist.h says why; mmx__dist_subdiv_rings). Each rank names every vertex it makes by a
+ * key that every rank computes alike (a vertex of the input: its global number; a face point:
+ * its face's global number at that level, which is the single process's, since children
+ * follow their parent in order; an edge point: its two ends' keys; sqrt3's cut points: their
+ * face's). Rank 0 gathers the owned faces' descendants, places them at their global numbers,
+ * and merges the vertices by key. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
@@ -96,6 +100,145 @@ static mmx_status child_names(mmx_ctx *ctx, mmx_scheme scheme, int level, mmx_in
 bad:
     return mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: child face %d of level %d is "
                      "not laid out as subdiv.h states", j, level + 1);
+}
+
+/* A ghost vertex at the cut may have local faces in several fans (its faces between them are
+ * not local), which sqrt3 refuses as a non-manifold vertex. Such a vertex is wrong at the cut
+ * anyway, far from the owned faces' descendants: it is split, one copy per fan, the fan of its
+ * first corner keeping its number, the others numbered after the local vertices (orig: the
+ * vertex each copy was made from). Owned vertices are never split (all their faces are local:
+ * several fans there are the whole mesh's, refused as the single process refuses them).
+ * *out NULL when no vertex has several fans. Host meshes; O(nnz) with a radix sort. */
+static mmx_status split_fans(mmx_ctx *ctx, const mmx_mesh *m, const unsigned char *ov,
+                             mmx_mesh **out, mmx_index **orig, mmx_index *nextra)
+{
+    const mmx_index F = mmx_mesh_nfaces(m), V = mmx_mesh_nverts(m);
+    mmx_index *st = NULL, *vt = NULL, *idx = NULL, *itmp = NULL, *sorted = NULL, *up = NULL;
+    mmx_index *num = NULL, *first = NULL;
+    uint64_t *ka = NULL, *ktmp = NULL;
+    float *pos = NULL;
+    mmx_mesh_tags *T = NULL;
+    *out = NULL, *orig = NULL, *nextra = 0;
+    mmx_status s = mmx_mesh_faces(ctx, m, &st, &vt);
+    const size_t nnz = s ? 0 : (size_t)st[F];
+    if (!s) s = mmx__host_alloc(ctx, 2 * nnz + 1, sizeof *ka, (void **)&ka);
+    if (!s) s = mmx__host_alloc(ctx, 2 * nnz + 1, sizeof *ktmp, (void **)&ktmp);
+    if (!s) s = mmx__host_alloc(ctx, 2 * nnz + 1, sizeof *idx, (void **)&idx);
+    if (!s) s = mmx__host_alloc(ctx, 2 * nnz + 1, sizeof *itmp, (void **)&itmp);
+    if (!s) s = mmx__host_alloc(ctx, nnz + 1, sizeof *up, (void **)&up);
+    if (!s) s = mmx__host_alloc(ctx, nnz + 1, sizeof *num, (void **)&num);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)V + 1, sizeof *first, (void **)&first);
+    if (s) goto out;
+    /* Two corners of v are in one fan when they share an edge at v: each corner listed under
+     * (v, next) and (v, previous), sorted, equal pairs joined (union-find, by the smaller). */
+    for (mmx_index f = 0; f < F; f++)
+        for (mmx_index c = st[f], n = st[f + 1] - st[f]; c < st[f + 1]; c++) {
+            const uint64_t v = (uint64_t)vt[c] << 32;
+            const mmx_index nx = vt[st[f] + (c - st[f] + 1) % n], pv = vt[st[f] + (c - st[f] + n - 1) % n];
+            ka[2 * c] = v | (uint64_t)nx, ka[2 * c + 1] = v | (uint64_t)pv;
+            idx[2 * c] = idx[2 * c + 1] = c, up[c] = c;
+        }
+    const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, idx, itmp, 2 * nnz, 0, 64, &sorted);
+    for (size_t i = 1; i < 2 * nnz; i++)
+        if (sk[i] == sk[i - 1]) {
+            mmx_index a = sorted[i], b = sorted[i - 1];
+            while (up[a] != a) a = up[a] = up[up[a]];
+            while (up[b] != b) b = up[b] = up[up[b]];
+            if (a != b) up[a > b ? a : b] = a < b ? a : b;
+        }
+    /* Each fan's number: its vertex's for the first fan met (and every fan of an owned
+     * vertex), a new one after the others. */
+    for (mmx_index v = 0; v < V; v++) first[v] = -1;
+    for (size_t c = 0; c < nnz; c++) num[c] = -1;
+    mmx_index extra = 0;
+    for (size_t c = 0; c < nnz; c++) {
+        /* a root is its set's smallest corner: met first, and no longer changed below */
+        mmx_index r = (mmx_index)c;
+        while (up[r] != r) r = up[r];
+        const mmx_index v = vt[c];
+        if (num[r] < 0) {
+            if (first[v] < 0 || ov[v]) first[v] = r, num[r] = v;
+            else num[r] = V + extra++;
+        }
+        idx[c] = num[r];
+    }
+    memcpy(up, idx, nnz * sizeof *up); /* each corner's vertex: its fan's number */
+    if (!extra) goto out;
+    s = mmx__host_alloc(ctx, (size_t)extra, sizeof **orig, (void **)orig);
+    if (!s) s = mmx__host_alloc(ctx, 3 * ((size_t)V + extra), sizeof *pos, (void **)&pos);
+    if (s) goto out;
+    memcpy(pos, m->pos, 3 * (size_t)V * sizeof *pos);
+    for (size_t c = 0; c < nnz; c++)
+        if (up[c] >= V) {
+            (*orig)[up[c] - V] = vt[c];
+            memcpy(pos + 3 * (size_t)up[c], m->pos + 3 * (size_t)vt[c], 3 * sizeof *pos);
+        }
+    s = mmx_mesh_from_faces(ctx, V + extra, F, st, up, pos, out);
+    if (!s && m->tags) s = mmx_mesh_tags_parse(ctx, m, &T);
+    if (!s && T) s = mmx_mesh_set_tags(ctx, *out, T);
+    if (!s) *nextra = extra;
+out:
+    free(st), free(vt), free(idx), free(itmp), free(up), free(num), free(first), free(ka);
+    free(ktmp), free(pos);
+    mmx_mesh_tags_free(T);
+    if (s) {
+        mmx_mesh_free(*out), free(*orig);
+        *out = NULL, *orig = NULL;
+    }
+    return s;
+}
+
+/* sqrt3's names (its children do not keep their parent's corners: a face cut on an odd
+ * generation starts its child at the cut point), from each level's counts instead: level l
+ * has nf0 3^l faces, local face m the descendant of local input face m / 3^l, so its global
+ * number is that face's times 3^l plus m mod 3^l; its vertices are level l - 1's, then one per
+ * face slot (a centre, or on an odd generation the cut point l of a face cut at its boundary
+ * edge), named by that face, then on an odd generation one more per cut face, r, found as the
+ * second corner of the cut face's child that starts at its cut point l (sqrt3.c: (l, r, x)),
+ * named by the face too. fine[l] is the refined local mesh of l < L levels (host) where l - 1
+ * is an odd generation (NULL elsewhere), last the result (L levels). Fills K (the result's
+ * vertices past the input's), gid and own (its faces). */
+static mmx_status sqrt3_names(mmx_ctx *ctx, int L, mmx_index nv0, mmx_index nf0,
+                              const int64_t *gf0, const unsigned char *of0, mmx_mesh *const *fine,
+                              const mmx_mesh *last, key *K, int64_t *gid, unsigned char *own)
+{
+    mmx_index nv = nv0, nf = nf0;
+    int64_t pow3 = 1;
+    mmx_status s = MMX_OK;
+    for (int l = 0; l < L && !s; l++, nf *= 3, pow3 *= 3) {
+        /* level l's face slots */
+        for (mmx_index m = 0; m < nf; m++)
+            K[nv + m] = face_key(l, gf0[m / pow3] * pow3 + m % pow3);
+        mmx_index next = nv + nf, named = 0;
+        if (l % 2 == 1) {
+            const mmx_mesh *c = l + 1 == L ? last : fine[l + 1];
+            mmx_index *st = NULL, *vt = NULL;
+            next = mmx_mesh_nverts(c);
+            s = mmx_mesh_faces(ctx, c, &st, &vt);
+            for (mmx_index j = 0; !s && j < 3 * nf; j++) {
+                const mmx_index *t = vt + st[j], m = j / 3;
+                if (t[0] < nv) continue;
+                if (t[0] != nv + m || t[1] < nv + nf || t[1] >= next) {
+                    s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: sqrt3's child face "
+                                  "%d of level %d is not laid out as sqrt3.c makes it", j, l + 1);
+                    break;
+                }
+                K[t[1]] = face_key(l + 64, gf0[m / pow3] * pow3 + m % pow3);
+                named++;
+            }
+            free(st), free(vt);
+            if (!s && named != next - nv - nf)
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: sqrt3's level %d has %d "
+                              "cut points r, %d found", l + 1, next - nv - nf, named);
+        }
+        nv = next;
+    }
+    if (!s && nv != mmx_mesh_nverts(last))
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: sqrt3's levels make %d "
+                      "vertices, the result has %d", nv, mmx_mesh_nverts(last));
+    for (mmx_index m = 0; !s && m < nf; m++)
+        gid[m] = gf0[m / pow3] * pow3 + m % pow3, own[m] = of0[m / pow3];
+    return s;
 }
 
 /* This rank's share: the owned descendants' faces (global number, keys), their vertices, and
@@ -363,18 +506,22 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (levels < 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: levels %d < 0", levels);
     else if (scheme != MMX_SCHEME_LOOP && scheme != MMX_SCHEME_CATMULL_CLARK &&
-             scheme != MMX_SCHEME_BILINEAR)
-        s = mmx__fail(ctx, scheme == MMX_SCHEME_SQRT3 ? MMX_ERR_UNSUPPORTED : MMX_ERR_ARG,
-                      "mmx_dist_subdivide: %s", scheme == MMX_SCHEME_SQRT3 ?
-                      "sqrt3 (its boundary rule alternates by level) does not run over ranks yet" :
-                      "unknown scheme");
-    else if (o.limit)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide: the limit projection does not run over ranks yet");
+             scheme != MMX_SCHEME_BILINEAR && scheme != MMX_SCHEME_SQRT3)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: unknown scheme");
+    else if (scheme == MMX_SCHEME_SQRT3 && o.limit)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide: sqrt3 has no limit "
+                      "masks (mmx_subdiv_limit)");
     else if (!dm->local->pos && mmx_mesh_nverts(dm->local) > 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: the mesh has no positions");
-    else if (dm->rings < 1)
-        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: a ghost ring is needed, the "
-                      "partitioned mesh has %d (mmx_dist_rings)", dm->rings);
+    else if (dm->rings < mmx__dist_subdiv_rings(scheme, levels)) {
+        char op[40];
+        snprintf(op, sizeof op, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: %s over %d level%s needs %d ghost "
+                      "ring%s, the partitioned mesh has %d (mmx_dist_rings(\"%s\"))",
+                      mmx_scheme_name(scheme), levels, levels == 1 ? "" : "s",
+                      mmx__dist_subdiv_rings(scheme, levels),
+                      mmx__dist_subdiv_rings(scheme, levels) == 1 ? "" : "s", dm->rings, op);
+    }
     if (out) *out = NULL;
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
@@ -396,17 +543,28 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     share sh;
     memset(&sh, 0, sizeof sh);
     const mmx_index nv0 = mmx_mesh_nverts(cur), nf0 = mmx_mesh_nfaces(cur);
-    const int loop = scheme == MMX_SCHEME_LOOP;
-    /* A rank without faces (more ranks than patches) has nothing to refine. */
-    const int refine = levels > 0 && nf0 > 0;
+    const int loop = scheme == MMX_SCHEME_LOOP, sqrt3 = scheme == MMX_SCHEME_SQRT3;
+    /* A rank without faces (more ranks than patches) has nothing to refine; level 0 with the
+     * limit is the projection of the input. */
+    const int refine = (levels > 0 || o.limit) && nf0 > 0;
     const int L = refine ? levels : 0;
+    /* sqrt3 refines the local mesh with its cut's fans split (split_fans). */
+    const mmx_mesh *src = dm->local;
+    mmx_mesh *split = NULL, *dsplit = NULL;
+    mmx_index *sorig = NULL, nsplit = 0;
+    if (sqrt3 && refine) {
+        s = split_fans(hc, base, dm->ov, &split, &sorig, &nsplit);
+        if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+        if (!s && split && dm->dev) s = mmx_mesh_copy(ctx, split, MMX_SPACE_DEVICE, &dsplit);
+        if (!s && split) src = dsplit ? dsplit : split;
+    }
     if (refine) {
         mmx_mesh *fine = NULL;
         /* On CUDA the stream is waited for before and after, so that refine_ms is the
          * device's time for the refinement alone. */
-        if (dm->dev) s = mmx_ctx_sync(ctx);
+        if (!s && dm->dev) s = mmx_ctx_sync(ctx);
         const double r0 = mmx__dist_now_ms();
-        if (!s) s = mmx_subdivide(ctx, scheme, dm->local, levels, &o, &fine);
+        if (!s) s = mmx_subdivide(ctx, scheme, src, levels, &o, &fine);
         if (!s && dm->dev) s = mmx_ctx_sync(ctx);
         rep.refine_ms = mmx__dist_now_ms() - r0;
         rep.local_faces = fine ? mmx_mesh_nfaces(fine) : 0;
@@ -417,8 +575,8 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
             s = mmx_mesh_faces(hc, base, &fs, &fv);
             for (mmx_index f = 0; !s && f < nf0; f++)
                 if (dm->of[f]) {
-                    int64_t c = scheme == MMX_SCHEME_LOOP ? 4 : fs[f + 1] - fs[f];
-                    for (int l = 1; l < levels; l++) c *= 4;
+                    int64_t c = levels == 0 ? 1 : loop ? 4 : sqrt3 ? 3 : fs[f + 1] - fs[f];
+                    for (int l = 1; l < levels; l++) c *= sqrt3 ? 3 : 4;
                     rep.owned_faces += c;
                 }
             if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
@@ -439,10 +597,26 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         rep.owned_faces = dm->nof, rep.local_faces = nf0;
     }
     if (!out) {
+        free(sorig);
+        mmx_mesh_free(split), mmx_mesh_free(dsplit);
         s = mmx_dist_agree(ctx, d, s);
         rep.gather_ms = 0;
         if (report) *report = rep;
         return s;
+    }
+    /* sqrt3's odd generations: the local mesh after each, for the names of its cut points
+     * (sqrt3_names; the last one is the result). */
+    mmx_mesh **fine_at = NULL;
+    if (!s && sqrt3 && L > 1) {
+        s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *fine_at, (void **)&fine_at);
+        if (!s) memset(fine_at, 0, ((size_t)L + 1) * sizeof *fine_at);
+        for (int l = 2; l < L && !s; l += 2) {
+            mmx_mesh *f = NULL;
+            s = mmx_subdivide(ctx, scheme, src, l, &o, &f);
+            if (!s && dm->dev) s = mmx_mesh_copy(ctx, f, MMX_SPACE_HOST, &fine_at[l]);
+            else if (!s) fine_at[l] = f, f = NULL;
+            mmx_mesh_free(f);
+        }
     }
     const mmx_index nvf = mmx_mesh_nverts(cur);
     if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *lst, (void **)&lst);
@@ -455,7 +629,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         s = mmx_mesh_faces(hc, base, &lst[0], &lvt[0]);
     }
     if (!s && L > 0) s = mmx_mesh_faces(hc, cur, &lst[L], &lvt[L]);
-    for (int l = L - 1; l >= 1 && !s; l--) {
+    for (int l = L - 1; l >= 1 && !s && !sqrt3; l--) {
         /* Level l from level l + 1: 4 children a face, its corners their first corners (Loop:
          * of the children after the middle one). */
         const int c = loop ? 3 : 4;
@@ -472,10 +646,25 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, 1, (void **)&pown);
     if (!s) {
         for (mmx_index v = 0; v < nvf; v++) K[v] = v < nv0 ? vertex_key(dm->gv[v]) : (key){0, 0};
+        /* a split fan's copy: its own name (it is at the cut, never an owned face's) */
+        for (mmx_index v = 0; v < nsplit && L > 0; v++)
+            K[nv0 + v] = face_key(63, dm->gv[sorig[v]]);
         memcpy(pgid, dm->gf, (size_t)nf0 * sizeof *pgid);
         memcpy(pown, dm->of, (size_t)nf0);
     }
-    for (int l = 0; l < L && !s; l++) {
+    if (!s && sqrt3 && L > 0) {
+        /* the faces' numbers and flags of the result, from the counts */
+        free(pgid), free(pown);
+        pgid = NULL, pown = NULL;
+        const mmx_index ncf = nfl[L];
+        s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *pgid, (void **)&pgid);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, 1, (void **)&pown);
+        if (!s) {
+            s = sqrt3_names(hc, L, nv0 + nsplit, nf0, dm->gf, dm->of, fine_at, cur, K, pgid, pown);
+            if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
+        }
+    }
+    for (int l = 0; l < L && !s && !sqrt3; l++) {
         const mmx_index nf = nfl[l], ncf = nfl[l + 1];
         s = mmx__host_alloc(ctx, (size_t)nf, sizeof *pfirst, (void **)&pfirst);
         if (!s) s = mmx__host_alloc(ctx, (size_t)ncf, sizeof *cgid, (void **)&cgid);
@@ -554,5 +743,8 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     free(cgid), free(cown);
     share_free(&sh);
     mmx_mesh_free(owned_cur);
+    for (int l = 0; fine_at && l <= L; l++) mmx_mesh_free(fine_at[l]);
+    free(fine_at), free(sorig);
+    mmx_mesh_free(split), mmx_mesh_free(dsplit);
     return s;
 }

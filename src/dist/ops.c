@@ -15,11 +15,22 @@ int mmx_dist_rings(const char *op)
         return 1;
     if (!strcmp(op, "smooth:taubin")) return 2;
     if (!strncmp(op, "subdiv:", 7)) {
+        const int sqrt3 = !strncmp(op + 7, "sqrt3:", 6);
+        const char *n = op + (sqrt3 ? 13 : 7);
         char *end = NULL;
-        const long l = strtol(op + 7, &end, 10);
-        return end && !*end && l >= 0 && l <= 64 ? 1 : -1;
+        const long l = strtol(n, &end, 10);
+        if (end == n || *end || l < 0 || l > 64) return -1;
+        return mmx__dist_subdiv_rings(sqrt3 ? MMX_SCHEME_SQRT3 : MMX_SCHEME_LOOP, (int)l);
     }
     return -1;
+}
+
+int mmx__dist_subdiv_rings(mmx_scheme scheme, int levels)
+{
+    /* dist.h's mmx_dist_subdivide says why: Loop, Catmull-Clark and bilinear one ring for any
+     * number of levels; sqrt3 one for a level, two up to four, three for more. */
+    if (scheme != MMX_SCHEME_SQRT3 || levels <= 1) return 1;
+    return levels <= 4 ? 2 : 3;
 }
 
 static mmx_status need_rings(mmx_ctx *ctx, const mmx_dist_mesh *dm, int rings, const char *what)
