@@ -178,50 +178,54 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, i
 static inline MMX__HD void mmx__gregory_tri_eval(const float *q, float u, float v, int nq,
                                                  float L[6][3])
 {
-    /* Bezier point (i, j) (k = 4 - i - j) at 5 j - j (j - 1) / 2 + i: its point, or -1 - m for
-     * inner point m (its face points 5 m + 3 and 5 m + 4). */
+    /* Bezier point b at (i, j) = (bi[b], bj[b]) (k = 4 - i - j), rows of j: its point, or
+     * -1 - m for inner point m (its face points 5 m + 3 and 5 m + 4). */
+    const signed char bi[15] = {0, 1, 2, 3, 4, 0, 1, 2, 3, 0, 1, 2, 0, 1, 0};
+    const signed char bj[15] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4};
     const signed char at[15] = {0, 1, 15, 7, 5, 2, -1, -2, 6, 17, -3, 16, 11, 12, 10};
     const float wa[3][3] = {{0, 1, 0}, {0, 0, 1}, {1, -1, -1}};
     const float wb[3][3] = {{0, 0, 1}, {1, -1, -1}, {0, 1, 0}};
     const float fact[5] = {1, 1, 2, 6, 24};
     const float w = 1.0f - u - v;
-    /* Powers 0 to 4 of u, v, w and their first and second derivatives. */
+    /* Powers 0 to 4 of u, v, w (row 0) and their first and second derivatives (rows 1, 2). */
     float pu[3][5], pv[3][5], pw[3][5];
-    const float base[3] = {u, v, w};
-    float (*pp[3])[5] = {pu, pv, pw};
-    for (int r = 0; r < 3; r++) {
-        float x = 1.0f;
-        for (int e = 0; e < 5; e++) pp[r][0][e] = x, x *= base[r];
-        for (int e = 0; e < 5; e++) {
-            pp[r][1][e] = e >= 1 ? (float)e * pp[r][0][e - 1] : 0.0f;
-            pp[r][2][e] = e >= 2 ? (float)(e * (e - 1)) * pp[r][0][e - 2] : 0.0f;
-        }
-    }
-    for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
+    pu[0][0] = pv[0][0] = pw[0][0] = 1.0f;
     MMX__UNROLL
-    for (int b = 0, j = 0; j <= 4; j++)
-        for (int i = 0; i + j <= 4; i++, b++) {
-            const int k = 4 - i - j;
-            const float c = 24.0f / (fact[i] * fact[j] * fact[k]);
-            const float U0 = pu[0][i], U1 = pu[1][i], U2 = pu[2][i];
-            const float V0 = pv[0][j], V1 = pv[1][j], V2 = pv[2][j];
-            const float W0 = pw[0][k], W1 = pw[1][k], W2 = pw[2][k];
-            const float W[6] = {c * U0 * V0 * W0, c * (U1 * V0 * W0 - U0 * V0 * W1),
-                                c * (U0 * V1 * W0 - U0 * V0 * W1),
-                                c * (U2 * V0 * W0 - 2.0f * U1 * V0 * W1 + U0 * V0 * W2),
-                                c * (U1 * V1 * W0 - U1 * V0 * W1 - U0 * V1 * W1 + U0 * V0 * W2),
-                                c * (U0 * V2 * W0 - 2.0f * U0 * V1 * W1 + U0 * V0 * W2)};
-            if (at[b] >= 0) {
-                const float *x = q + 3 * at[b];
-                for (int r = 0; r < nq; r++)
-                    for (int d = 0; d < 3; d++) L[r][d] += W[r] * x[d];
-                continue;
-            }
-            const int m = -1 - at[b];
-            float t[6];
-            mmx__blend(wa[m], wb[m], u, v, 1.0f, t);
-            mmx__blend_add(W, t, q + 3 * (5 * m + 3), q + 3 * (5 * m + 4), nq, L);
+    for (int e = 1; e < 5; e++)
+        pu[0][e] = pu[0][e - 1] * u, pv[0][e] = pv[0][e - 1] * v, pw[0][e] = pw[0][e - 1] * w;
+    MMX__UNROLL
+    for (int e = 0; e < 5; e++) {
+        pu[1][e] = e >= 1 ? (float)e * pu[0][e - 1] : 0.0f;
+        pv[1][e] = e >= 1 ? (float)e * pv[0][e - 1] : 0.0f;
+        pw[1][e] = e >= 1 ? (float)e * pw[0][e - 1] : 0.0f;
+        pu[2][e] = e >= 2 ? (float)(e * (e - 1)) * pu[0][e - 2] : 0.0f;
+        pv[2][e] = e >= 2 ? (float)(e * (e - 1)) * pv[0][e - 2] : 0.0f;
+        pw[2][e] = e >= 2 ? (float)(e * (e - 1)) * pw[0][e - 2] : 0.0f;
+    }
+    for (int r = 0; r < 6; r++) L[r][0] = L[r][1] = L[r][2] = 0.0f;
+    MMX__UNROLL
+    for (int b = 0; b < 15; b++) {
+        const int i = bi[b], j = bj[b], k = 4 - i - j;
+        const float c = 24.0f / (fact[i] * fact[j] * fact[k]);
+        const float U0 = pu[0][i], U1 = pu[1][i], U2 = pu[2][i];
+        const float V0 = pv[0][j], V1 = pv[1][j], V2 = pv[2][j];
+        const float W0 = pw[0][k], W1 = pw[1][k], W2 = pw[2][k];
+        const float W[6] = {c * U0 * V0 * W0, c * (U1 * V0 * W0 - U0 * V0 * W1),
+                            c * (U0 * V1 * W0 - U0 * V0 * W1),
+                            c * (U2 * V0 * W0 - 2.0f * U1 * V0 * W1 + U0 * V0 * W2),
+                            c * (U1 * V1 * W0 - U1 * V0 * W1 - U0 * V1 * W1 + U0 * V0 * W2),
+                            c * (U0 * V2 * W0 - 2.0f * U0 * V1 * W1 + U0 * V0 * W2)};
+        if (at[b] >= 0) {
+            const float *x = q + 3 * at[b];
+            for (int r = 0; r < nq; r++)
+                for (int d = 0; d < 3; d++) L[r][d] += W[r] * x[d];
+            continue;
         }
+        const int m = -1 - at[b];
+        float t[6];
+        mmx__blend(wa[m], wb[m], u, v, 1.0f, t);
+        mmx__blend_add(W, t, q + 3 * (5 * m + 3), q + 3 * (5 * m + 4), nq, L);
+    }
 }
 
 /* Loop's box spline beside the boundary (OpenSubdiv's boundary box-spline patches): the
@@ -233,10 +237,12 @@ static inline MMX__HD void mmx__loop_phantoms(int kind, float *w)
 {
     const int e0 = kind & MMX__LIMIT_PHANTOM_EDGE(0), e1 = kind & MMX__LIMIT_PHANTOM_EDGE(1);
     const int e2 = kind & MMX__LIMIT_PHANTOM_EDGE(2);
-    /* Rules (x, a, b, c): edge 0's row, edge 1's, edge 2's, then the corners'. */
-    signed char r[15][4];
-    int nr = 0;
-#define MMX__PH(x, a, b, c) (r[nr][0] = x, r[nr][1] = a, r[nr][2] = b, r[nr][3] = c, nr++)
+    /* Rules x = a + b - c: edge 0's row, edge 1's, edge 2's, then the corners'. */
+#define MMX__PH(x, a, b, c)                                                                    \
+    do {                                                                                       \
+        const float t_ = w[x];                                                                 \
+        w[a] += t_, w[b] += t_, w[c] -= t_, w[x] = 0.0f;                                       \
+    } while (0)
     if (e0) {
         if (e2) MMX__PH(4, 0, 0, 2); else MMX__PH(4, 0, 5, 9);
         MMX__PH(3, 0, 1, 2);
@@ -252,14 +258,19 @@ static inline MMX__HD void mmx__loop_phantoms(int kind, float *w)
         MMX__PH(9, 2, 0, 1);
         if (e0) MMX__PH(5, 0, 0, 1); else MMX__PH(5, 0, 4, 3);
     }
-    if (kind & MMX__LIMIT_PHANTOM_VERTEX(0)) MMX__PH(5, 0, 9, 2), MMX__PH(4, 0, 3, 1);
-    if (kind & MMX__LIMIT_PHANTOM_VERTEX(1)) MMX__PH(8, 1, 3, 0), MMX__PH(7, 1, 6, 2);
-    if (kind & MMX__LIMIT_PHANTOM_VERTEX(2)) MMX__PH(11, 2, 6, 1), MMX__PH(10, 2, 9, 0);
-#undef MMX__PH
-    for (int i = 0; i < nr; i++) {
-        const float x = w[r[i][0]];
-        w[r[i][1]] += x, w[r[i][2]] += x, w[r[i][3]] -= x, w[r[i][0]] = 0.0f;
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(0)) {
+        MMX__PH(5, 0, 9, 2);
+        MMX__PH(4, 0, 3, 1);
     }
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(1)) {
+        MMX__PH(8, 1, 3, 0);
+        MMX__PH(7, 1, 6, 2);
+    }
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(2)) {
+        MMX__PH(11, 2, 6, 1);
+        MMX__PH(10, 2, 9, 0);
+    }
+#undef MMX__PH
 }
 
 /* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
