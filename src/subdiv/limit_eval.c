@@ -464,7 +464,7 @@ static int tri_ring(const mmx__halfedge *H, const float *es, const float *vs, mm
     t->x = x, t->nf = n, t->fir = fir, t->boundary = S.boundary, t->sharp = S.sharp;
     if (n == 1 && S.boundary) {
         t->corner = 1;
-        t->sharp = S.open && fir == 0 && mode == MMX_BOUNDARY_EDGE_AND_CORNER && S.val == 1;
+        t->sharp |= S.open && fir == 0 && mode == MMX_BOUNDARY_EDGE_AND_CORNER && S.val == 1;
     }
     t->regular = (n << t->boundary) == 6 && !t->sharp;
     t->cosa = t->regular ? 0.5 : cos((t->boundary ? GREG_PI : 2.0 * GREG_PI) / n);
@@ -642,13 +642,16 @@ static int loop_gather(const mmx__halfedge *H, const float *es, const float *vs,
     int open = 0, bnd = 0, have = 0;
     for (int k = 0; k < 3; k++) {
         const mmx_index x = H->M[a + k], val = H->valence[x], f0 = H->first[x];
-        if (!H->one_fan[x] || f0 < 0 || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
+        const float vx = vs && x < nv0 ? vs[x] : 0.0f;
+        if (!H->one_fan[x] || f0 < 0) return 0;
         if (H->mate[a + k] < 0) open |= 1 << k;
         /* The fan from its start (whose arriving edge is open on the boundary): its inner
-         * spokes smooth. */
+         * spokes smooth. A corner of one face is sharp by the boundary mode or an infinite
+         * sharpness of its own (any other vertex sharpness: irregular). */
         const int b = H->mate[next_k(H, f0, 2)] < 0;
+        const int corner = b && val == 1 && (mode == MMX_BOUNDARY_EDGE_AND_CORNER || vx >= MMX__SHARP_INF);
         if (b) bnd |= 1 << k;
-        if (b ? val != 3 && !(val == 1 && mode == MMX_BOUNDARY_EDGE_AND_CORNER) : val != 6) return 0;
+        if ((b ? val != 3 && !corner : val != 6) || (vx > 0.0f && !corner)) return 0;
         mmx_index ci = f0;
         for (mmx_index i = 0; i < val; i++) {
             if (next_k(H, ci, 3) != ci) return 0;
