@@ -884,6 +884,45 @@ Test(limit_eval, against_opensubdiv_patches)
         }
         mmx_mesh_free(m);
     }
+    /* Loop, two disks of 6 and 5 triangles sharing only their centre (OpenSubdiv's
+     * loop_nonman_verts): each closed fan of that vertex a sharp corner of its own (they were
+     * interpolated caps, 4.7e-3 off here at isolation 2). */
+    {
+        float pos[3 * 12];
+        mmx_index start[12], verts[33];
+        pos[0] = pos[1] = pos[2] = 0.0f;
+        for (int d = 0; d < 2; d++) {
+            const int n = 6 - d;
+            for (int i = 0; i < n; i++) {
+                const double a = 2.0 * 3.14159265358979 * i / n;
+                float *q = pos + 3 * (1 + 6 * d + i);
+                q[0] = (float)cos(a), q[1] = (float)sin(a), q[2] = 0.2f * (float)(i % 2) + 0.3f;
+                if (d) q[2] = -q[2], q[0] += 0.3f;
+            }
+        }
+        int nf = 0;
+        for (int d = 0; d < 2; d++) {
+            const int n = 6 - d;
+            for (int i = 0; i < n; i++, nf++) {
+                start[nf] = 3 * nf;
+                verts[3 * nf] = 0, verts[3 * nf + 1] = 1 + 6 * d + i;
+                verts[3 * nf + 2] = 1 + 6 * d + (i + 1) % n;
+                if (d) {
+                    const mmx_index t = verts[3 * nf + 1];
+                    verts[3 * nf + 1] = verts[3 * nf + 2], verts[3 * nf + 2] = t;
+                }
+            }
+        }
+        start[nf] = 3 * nf;
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_from_faces(ctx, 12, nf, start, verts, pos, &m));
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_LOOP, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: Loop closed fans isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "Loop closed fans, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
     /* Every case, both schemes: B-spline and box-spline patches (boundary, corner, infinitely
      * sharp) exact, end caps OpenSubdiv's Gregory patches (quads' GREGORY_BASIS, triangles'
      * GREGORY_TRIANGLE; with caps OPENSUBDIV at the semi-sharp creases). */

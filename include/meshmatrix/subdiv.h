@@ -401,9 +401,9 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *     blended rationally (Loop: and the quartic's edge middle points), a smooth corner as the
  *     smooth surface (OpenSubdiv's legacy sharp corner patches off). Corners on an infinitely
  *     sharp crease take it as the bound of their sector (a boundary of it), and a vertex of
- *     more sharp edges, infinitely sharp, of several open fans, or of one infinitely sharp
- *     edge beside semi-sharp ones (with MMX_LIMIT_CAPS_OPENSUBDIV) is a sharp corner (of its
- *     fan), as OpenSubdiv's infinitely sharp end caps do;
+ *     more sharp edges, infinitely sharp, of several fans (open or closed), or of one
+ *     infinitely sharp edge beside semi-sharp ones (with MMX_LIMIT_CAPS_OPENSUBDIV) is a sharp
+ *     corner (of its fan), as OpenSubdiv's infinitely sharp end caps do;
  *   - any other end cap (at a dart, at a semi-sharp feature still sharp unless `caps` is
  *     MMX_LIMIT_CAPS_OPENSUBDIV): the bilinear (Loop: linear) interpolant of its corners'
  *     exact limit positions (mmx_subdiv_limit's masks, applied past any semi-sharp feature's

@@ -140,12 +140,12 @@ typedef struct greg_corner {
 #define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
 
 /* The sector of corner c (of a face of `order` corners) as OpenSubdiv's end caps see it: 0
- * when the corner cannot be one (of several fans one of which is closed, a dart or a semi-sharp
- * spoke or vertex unless semi_smooth (then taken as smooth, as OpenSubdiv's end caps do), a face
+ * when the corner cannot be one (a dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as smooth, as OpenSubdiv's end caps do), a face
  * around it not of `order` corners, an inner vertex of fewer than 2 faces, or a boundary under
  * MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a vertex with some is a
  * boundary vertex of the sector holding c (exactly two: a boundary or a crease, smooth; more, an
- * infinitely sharp vertex, or one of several open fans: a sharp corner of its fan). The faces
+ * infinitely sharp vertex, or one of several fans, open or closed: a sharp corner of its
+ * fan, as OpenSubdiv sharpens a non-manifold vertex). The faces
  * around x are met from c across the edge arriving at x (c_{i+1} = the mate of the corner before
  * c_i), so that face i lies between edges i and i + 1; a sector's walk starts at the face whose
  * leaving edge bounds it (c0), the patch face then face fr of its n. */
@@ -175,7 +175,9 @@ static int sector_of(const mmx__halfedge *H, const float *es, const float *vs, m
     }
     const int open = H->mate[s0] < 0;
     int nsing = 0, nsemi = 0;
+    mmx_index nfan = 0; /* the faces of c's fan */
     for (mmx_index i = 0, ci = s0; i < val; i++) {
+        nfan++;
         if (next_k(H, ci, order) != ci) return 0;
         const float e = edge_sharpness(H, es, ci);
         if (H->mate[ci] < 0 || e >= MMX__SHARP_INF) nsing++;
@@ -187,12 +189,16 @@ static int sector_of(const mmx__halfedge *H, const float *es, const float *vs, m
             nsing++; /* the fan's closing open edge */
             break;
         }
-        if (H->M[m] != x || (i == val - 1 && m != s0)) return 0;
+        if (H->M[m] != x) return 0;
+        if (m == s0) {
+            if (H->one_fan[x] && i != val - 1) return 0;
+            break;
+        }
+        if (i == val - 1) return 0;
         ci = m;
     }
-    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, an infinitely sharp corner):
-     * the fan of c, which must be open. */
-    if (!H->one_fan[x] && !open) return 0;
+    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, infinitely sharp): the fan of
+     * c, open or closed, a sharp corner (below). */
     if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
     /* One infinitely sharp edge inside: a dart (no other sharp edge, no sharpness of its own),
      * whose whole ring OpenSubdiv takes as smooth (semi_smooth), the library's limit its mask
@@ -210,7 +216,7 @@ static int sector_of(const mmx__halfedge *H, const float *es, const float *vs, m
         c0 = next_k(H, H->mate[c0], 1);
         if (++fr > val) return 0;
     }
-    int n = (int)val;
+    int n = (int)nfan;
     if (nsing > 0) {
         n = 1;
         for (mmx_index ci = c0;; n++) {
