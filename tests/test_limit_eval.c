@@ -923,6 +923,19 @@ Test(limit_eval, against_opensubdiv_patches)
         }
         mmx_mesh_free(m);
     }
+    /* Loop, OpenSubdiv's loop_nonman_edge100 (tests/data): 100 triangles on one edge, each
+     * alone in its fan at the edge's ends, a sharp corner patch as OpenSubdiv takes it (Gregory
+     * caps there were 1.3e-3 off). */
+    {
+        mmx_mesh *m = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_read(ctx, tu_data("loop_nonman_edge100.obj"), MMX_FORMAT_AUTO, &m));
+        for (int iso = 2; iso <= 3; iso++) {
+            const double e = against_osd(ctx, MMX_SCHEME_LOOP, m, iso, 400, &dmax);
+            printf("limit_eval vs OpenSubdiv: Loop edge of 100 faces isolation %d: max %.3g\n", iso, e);
+            cr_assert(e <= 1e-5, "Loop edge of 100 faces, isolation %d: %g", iso, e);
+        }
+        mmx_mesh_free(m);
+    }
     /* Every case, both schemes: B-spline and box-spline patches (boundary, corner, infinitely
      * sharp) exact, end caps OpenSubdiv's Gregory patches (quads' GREGORY_BASIS, triangles'
      * GREGORY_TRIANGLE; with caps OPENSUBDIV at the semi-sharp creases). */

@@ -389,7 +389,8 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
  *     Loop; also on the boundary: Catmull-Clark valence 2 on one boundary edge, Loop 3 faces
  *     (with or without a boundary edge of the face), or a corner of one face with
- *     edge-and-corner boundaries (Loop: or an infinitely sharp corner tag); Catmull-Clark also
+ *     edge-and-corner boundaries (Loop: or an infinitely sharp corner tag, or
+ *     alone in its fan at a vertex of several fans); Catmull-Clark also
  *     beside a straight infinitely sharp crease; the control points beyond reflected as
  *     OpenSubdiv's boundary, corner and infinitely sharp patches do): the bicubic B-spline
  *     patch of its 16 control points (Catmull-Clark) or the quartic box-spline patch of its

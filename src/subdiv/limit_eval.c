@@ -649,8 +649,16 @@ static int loop_gather(const mmx__halfedge *H, const float *es, const float *vs,
     for (int k = 0; k < 3; k++) {
         const mmx_index x = H->M[a + k], val = H->valence[x], f0 = H->first[x];
         const float vx = vs && x < nv0 ? vs[x] : 0.0f;
-        if (!H->one_fan[x] || f0 < 0) return 0;
         if (H->mate[a + k] < 0) open |= 1 << k;
+        /* g alone at x (both its edges there open): a fan of one face, which on a vertex of
+         * several fans is a sharp corner (OpenSubdiv sharpens a non-manifold vertex and takes
+         * a span of one face there as a corner patch). */
+        const int lone = H->mate[a + k] < 0 && H->mate[next_k(H, a + k, 2)] < 0;
+        if (!H->one_fan[x] || f0 < 0) {
+            if (!lone || f0 < 0) return 0;
+            bnd |= 1 << k;
+            continue;
+        }
         /* The fan from its start (whose arriving edge is open on the boundary): its inner
          * spokes smooth. A corner of one face is sharp by the boundary mode or an infinite
          * sharpness of its own (any other vertex sharpness: irregular). */
