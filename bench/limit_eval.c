@@ -6,6 +6,8 @@
  * largest gap between the two surfaces over the points.
  *
  * The table is made with MMX_LIMIT_CAPS_OPENSUBDIV (OpenSubdiv's end caps at semi-sharp creases).
+ * Loop's row: a triangle cage with --scheme loop (ArmorGuyT.obj's 33,912 triangles: box-spline
+ * patches and OpenSubdiv's GREGORY_TRIANGLE end caps, the gap to its surface printed).
  * Usage: limit_eval MESH [--points N] [--isolation L] [--scheme catmull-clark|loop]
  *   N: 1000000 by default; L: the table's isolation (default 2, as mmx_limit_table's).
  * Rows: the call as an application makes it (the points' check read back: one wait), the
@@ -124,9 +126,11 @@ int main(int argc, char **argv)
            (int)m->M->nrows, (int)m->M->ncols, (int)np, table_bytes / 1e6, table_ms);
     printf("floor per point: the table once (%.1f B per point here) + 12 B of point + 12 B per "
            "output (P: 24 B + table, P, du, dv: 48 B + table); a point itself reads one child "
-           "index per level and its patch (B-spline: 64 B of indices + 16 x 12 B of points; "
-           "Gregory: 4 B + 240 B), so the ratio also counts those gathers\n\n",
-           (double)table_bytes / (double)n);
+           "index per level and its patch (%s), so the ratio also counts those gathers\n\n",
+           (double)table_bytes / (double)n,
+           scheme == MMX_SCHEME_LOOP
+               ? "box spline: 48 B of indices + 12 x 12 B of points; Gregory triangle: 4 B + 216 B"
+               : "B-spline: 64 B of indices + 16 x 12 B of points; Gregory: 4 B + 240 B");
     printf("| what | outputs | ms | floor ms | x floor | Mpoints/s |\n|---|---|---:|---:|---:|---:|\n");
     for (int deriv = 0; deriv < 2; deriv++) {
         /* The floor: the table's arrays read once, the points read, the results written. */

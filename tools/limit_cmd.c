@@ -292,21 +292,21 @@ const tool_cmd limit_command = {
     .name = "limit",
     .summary = "the limit surface at parametric points (face, u, v), as CSV",
     .synopsis = "limit (--points FILE | --random N [--seed S]) [--derivatives] IN [OUT.csv]",
-    .help = "Evaluates the Catmull-Clark (or Loop, --scheme loop) limit surface of the cage IN\n"
-            "at parametric points, as OpenSubdiv's patch evaluation (Far::PatchTable with\n"
+    .help = "Evaluates the Catmull-Clark (or Loop, --scheme loop) limit surface of the cage\n"
+            "IN at parametric points, as OpenSubdiv's patch evaluation (Far::PatchTable with\n"
             "Gregory-basis end caps) does: regular faces are bicubic B-spline (Loop:\n"
             "box-spline) patches; the others are refined adaptively, up to --isolation levels\n"
-            "(creases, corners, boundaries as mmx subdiv refines them), where Catmull-Clark's\n"
-            "faces at smooth vertices become Gregory patches and the rest (Loop's, those at\n"
-            "creases) interpolate their corners' exact limit positions. Writes CSV to OUT, or\n"
-            "to standard output when OUT is absent or -: 'face,u,v,x,y,z', then with\n"
-            "--derivatives du, dv, duu, duv and dvv (x, y, z each). A point's face is a ptex\n"
-            "face (OpenSubdiv's): a quad or a Loop triangle is one, numbered in face order, and\n"
-            "a Catmull-Clark face of n corners is n (one per corner, u towards the next\n"
-            "corner's edge midpoint, v towards the previous one's, the centre at (1, 1)). A\n"
-            "quad's (u, v) runs from its corner 0 along the edges to corners 1 and 3, in\n"
-            "[0, 1]; a triangle's from corner 0 to corners 1 and 2, u + v <= 1. A point outside\n"
-            "is refused, naming it.",
+            "(creases, corners, boundaries as mmx subdiv refines them), where the faces at\n"
+            "smooth vertices become Gregory patches (Loop: Gregory triangles) and those at\n"
+            "semi-sharp creases interpolate their corners' exact limit positions (--caps).\n"
+            "Writes CSV to OUT, or to standard output when OUT is absent or -:\n"
+            "'face,u,v,x,y,z', then with --derivatives du, dv, duu, duv and dvv (x, y, z\n"
+            "each). A point's face is a ptex face (OpenSubdiv's): a quad or a Loop triangle\n"
+            "is one, numbered in face order, and a Catmull-Clark face of n corners is n (one\n"
+            "per corner, u towards the next corner's edge midpoint, v towards the previous\n"
+            "one's, the centre at (1, 1)). A quad's (u, v) runs from its corner 0 along the\n"
+            "edges to corners 1 and 3, in [0, 1]; a triangle's from corner 0 to corners 1 and\n"
+            "2, u + v <= 1. A point outside is refused, naming it.",
     .opts = limit_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

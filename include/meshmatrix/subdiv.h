@@ -387,32 +387,36 @@ mmx_status mmx_subdiv_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
  * caps (a Catmull-Clark face of order n != 4 is refined once at least: its ptex faces start at
  * level 1). A point descends the quadtree of its ptex face to its patch:
  *   - regular (its corners smooth, on no sharp edge, of valence 4 for Catmull-Clark, 6 for
- *     Loop; Catmull-Clark also on the boundary: valence 2 on one boundary edge, or a corner
- *     of valence 1 with edge-and-corner boundaries, or beside a straight infinitely sharp
- *     crease, the control points beyond reflected as OpenSubdiv's boundary, corner and
- *     infinitely sharp patches do): the bicubic B-spline patch of its 16 control points
- *     (Catmull-Clark) or the quartic box-spline patch of its 12 (Loop), which is the limit
- *     surface exactly;
- *   - a Catmull-Clark end cap whose corners are smooth (inner vertices of valence >= 2 on
- *     smooth edges, boundary vertices, corners of one face): OpenSubdiv's Gregory patch (its
- *     GREGORY_BASIS points from the corners' rings: limit points, edge points along the
- *     limit tangents, face points blended rationally), a smooth corner as the smooth
- *     surface (OpenSubdiv's legacy sharp corner patches off);
- *     Corners on an infinitely sharp crease take it as the bound of their sector (a boundary
- *     of it), and a vertex of more sharp edges, infinitely sharp, or of several open fans is
- *     a sharp corner (of its fan), as OpenSubdiv's infinitely sharp end caps do;
+ *     Loop; also on the boundary: Catmull-Clark valence 2 on one boundary edge, Loop 3 faces
+ *     (with or without a boundary edge of the face), or a corner of one face with
+ *     edge-and-corner boundaries (Loop: or an infinitely sharp corner tag, or
+ *     alone in its fan at a vertex of several fans); Catmull-Clark also
+ *     beside a straight infinitely sharp crease; the control points beyond reflected as
+ *     OpenSubdiv's boundary, corner and infinitely sharp patches do): the bicubic B-spline
+ *     patch of its 16 control points (Catmull-Clark) or the quartic box-spline patch of its
+ *     12 (Loop), which is the limit surface exactly;
+ *   - an end cap whose corners are smooth (inner vertices of valence >= 2 on smooth edges,
+ *     boundary vertices, corners of one face): OpenSubdiv's Gregory patch, Catmull-Clark's
+ *     GREGORY_BASIS (20 points) and Loop's GREGORY_TRIANGLE (18 points: a quartic triangle),
+ *     from the corners' rings: limit points, edge points along the limit tangents, face points
+ *     blended rationally (Loop: and the quartic's edge middle points), a smooth corner as the
+ *     smooth surface (OpenSubdiv's legacy sharp corner patches off). Corners on an infinitely
+ *     sharp crease take it as the bound of their sector (a boundary of it), and a vertex of
+ *     more sharp edges, infinitely sharp, of several fans (open or closed), or of one
+ *     infinitely sharp edge beside semi-sharp ones (with MMX_LIMIT_CAPS_OPENSUBDIV) is a sharp
+ *     corner (of its fan), as OpenSubdiv's infinitely sharp end caps do;
  *   - any other end cap (at a dart, at a semi-sharp feature still sharp unless `caps` is
- *     MMX_LIMIT_CAPS_OPENSUBDIV, and every Loop end cap): the bilinear (Loop: linear)
- *     interpolant of its corners' exact limit positions (mmx_subdiv_limit's masks, applied
- *     past any semi-sharp feature's decay and a dart's, up to 3 levels further down).
+ *     MMX_LIMIT_CAPS_OPENSUBDIV): the bilinear (Loop: linear) interpolant of its corners'
+ *     exact limit positions (mmx_subdiv_limit's masks, applied past any semi-sharp feature's
+ *     decay and a dart's, up to 3 levels further down).
  * Accuracy: exact on regular patches; the Gregory end caps are OpenSubdiv's (positions within
- * float rounding of its patch evaluation), G1 with their B-spline neighbours, and approach the
- * limit surface as the isolation grows (within about 2e-3 of the diagonal of a cube at
- * isolation 2, 4e-4 at 4); the interpolated caps are exact at their corners and within about
- * curvature * h^2 / 8 between them, h the face size at that level. Derivatives are those of
- * the patch evaluated (on a Gregory patch, of its rational blend exactly, where OpenSubdiv
- * differentiates the Bezier patch with the blend frozen: its derivatives differ there), in
- * the ptex face's (u, v). */
+ * float rounding of its patch evaluation, both schemes), G1 with their B-spline neighbours,
+ * and approach the limit surface as the isolation grows (within about 2e-3 of the diagonal of a
+ * cube at isolation 2, 4e-4 at 4); the interpolated caps are exact at their corners and within
+ * about curvature * h^2 / 8 between them, h the face size at that level. Derivatives are
+ * those of the patch evaluated (on a Gregory patch, of its rational blend exactly, where
+ * OpenSubdiv differentiates the Bezier patch with the blend frozen: its derivatives differ
+ * there), in the ptex face's (u, v). */
 /* The end caps at semi-sharp creases and corners still sharp at the last level: EXACT (the
  * default) interpolates the corners' exact limits (mmx_subdiv_limit past the decay), so that
  * the caps' corners are the limit surface; OPENSUBDIV makes them Gregory patches that ignore
@@ -438,9 +442,9 @@ typedef struct mmx_limit_table mmx_limit_table;
  * (NULL arguments, isolation out of range, caps unknown), MMX_ERR_NOMEM, MMX_ERR_CUDA. The
  * table keeps ctx,
  * which must outlive it. Cost: linear in the cage plus, per level, the irregular faces and
- * their two rings (extraordinary vertices, creases, n-gons: a triangle cage's every face);
- * memory about 70 bytes per patch or refined face, 12 per control point, 240 per Gregory
- * patch. Synchronises: yes (CUDA: the mesh read back, the table copied). */
+ * their two rings (extraordinary vertices, creases, n-gons: a triangle cage's every face
+ * under Catmull-Clark); memory about 70 bytes per patch or refined face, 12 per control point,
+ * 240 per Gregory patch (either scheme's). Synchronises: yes (CUDA: the mesh read back, the table copied). */
 mmx_status mmx_limit_table_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
                                   const mmx_limit_options *opts, mmx_limit_table **out);
 
@@ -460,8 +464,8 @@ mmx_status mmx_limit_table_ptex(const mmx_limit_table *table, mmx_index face, mm
  * Errors: MMX_ERR_ARG (NULL table or inputs, every output NULL, n < 0; and naming the first
  * point whose face is out of range or whose (u, v) is outside the domain or not finite: the
  * outputs are then unspecified). Cost: O(n isolation), each
- * point reading one child index per level and one patch (16 indices and positions, or a
- * Gregory patch's 20 points). Synchronises: on CUDA once, to read the verdict of
+ * point reading one child index per level and one patch (16 indices and positions, Loop's 12,
+ * or a Gregory patch's 20 points, Loop's 18). Synchronises: on CUDA once, to read the verdict of
  * the points' check (the results are then written). */
 mmx_status mmx_limit_table_eval(mmx_ctx *ctx, const mmx_limit_table *table, mmx_index n,
                                 const mmx_index *face, const float *u, const float *v, float *P,

@@ -139,68 +139,74 @@ typedef struct greg_corner {
 
 #define GREG_POS(v, d) ((double)pos[3 * (int64_t)(v) + (d)])
 
-/* Walks the ring of corner c, filling k; 0 when the corner cannot be one (of several fans one
- * of which is closed, a dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as
- * smooth, as OpenSubdiv's end caps do), a face around it not a quad, an inner vertex of valence
- * < 2, or a boundary under MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a
- * vertex with some is a boundary vertex of the sector holding c (exactly two: a boundary or a
- * crease, smooth; more, an infinitely sharp vertex, or one of several open fans: a sharp corner
- * of its fan). The faces around x are met from c across the edge arriving at x (c_{i+1} = the
- * mate of the corner before c_i), so that face i lies between edges i and i + 1; a sector's
- * walk starts at the face whose leaving edge bounds it (the patch face is then face fr of its
- * nf). Inner vertex of valence n: P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the limit
- * mask), Ep and Em = P + T_j, T_j the tangent aimed at edge j (0 and 1): sum over i of c_{i-j}
- * (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n + 5)).
- * Boundary vertex of nf > 1 faces (angle t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge
- * point on an open edge (2 x + e) / 3, on inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) /
- * 6 with the interior tangent T (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c)
- * sqrt((1 + c) / (1 - c)) / 3, f_0 s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) /
- * 3, each over 3 nf + c). */
-static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                     mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
-                     greg_corner *k)
+/* The sector of corner c (of a face of `order` corners) as OpenSubdiv's end caps see it: 0
+ * when the corner cannot be one (a dart or a semi-sharp spoke or vertex unless semi_smooth (then taken as smooth, as OpenSubdiv's end caps do), a face
+ * around it not of `order` corners, an inner vertex of fewer than 2 faces, or a boundary under
+ * MMX_BOUNDARY_NONE). Open and infinitely sharp edges bound sectors: a vertex with some is a
+ * boundary vertex of the sector holding c (exactly two: a boundary or a crease, smooth; more, an
+ * infinitely sharp vertex, or one of several fans, open or closed: a sharp corner of its
+ * fan, as OpenSubdiv sharpens a non-manifold vertex). The faces
+ * around x are met from c across the edge arriving at x (c_{i+1} = the mate of the corner before
+ * c_i), so that face i lies between edges i and i + 1; a sector's walk starts at the face whose
+ * leaving edge bounds it (c0), the patch face then face fr of its n. */
+typedef struct corner_sector {
+    mmx_index x, val, c0;
+    int n, fr, open, boundary, sharp;
+} corner_sector;
+
+static int sector_of(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                     mmx_boundary mode, int semi_smooth, mmx_index c, int order, corner_sector *S)
 {
     const mmx_index x = H->M[c], val = H->valence[x];
     const float vx = vs && x < nv0 ? vs[x] : 0.0f;
     if (vx > 0.0f && vx < MMX__SHARP_INF && !semi_smooth) return 0;
-    memset(k, 0, sizeof *k);
-    k->x = x;
+    memset(S, 0, sizeof *S);
+    S->x = x, S->val = val;
     /* The whole fan, from its open leaving edge if it has one: its singular edges (open or
      * infinitely sharp: OpenSubdiv's sector bounds); a semi-sharp spoke keeps the
      * interpolant. */
     mmx_index s0 = c;
     for (mmx_index steps = 0; H->mate[s0] >= 0;) {
-        if (next_k(H, s0, 4) != s0) return 0;
+        if (next_k(H, s0, order) != s0) return 0;
         s0 = next_k(H, H->mate[s0], 1);
         if (H->M[s0] != x) return 0;
         if (s0 == c) break;
         if (++steps > val) return 0;
     }
     const int open = H->mate[s0] < 0;
-    int nsing = 0;
+    int nsing = 0, nsemi = 0;
+    mmx_index nfan = 0; /* the faces of c's fan */
     for (mmx_index i = 0, ci = s0; i < val; i++) {
-        if (next_k(H, ci, 4) != ci) return 0;
+        nfan++;
+        if (next_k(H, ci, order) != ci) return 0;
         const float e = edge_sharpness(H, es, ci);
         if (H->mate[ci] < 0 || e >= MMX__SHARP_INF) nsing++;
         else if (e > 0.0f && !semi_smooth) return 0;
-        const mmx_index m = H->mate[next_k(H, ci, 3)];
+        else if (e > 0.0f) nsemi++;
+        const mmx_index m = H->mate[next_k(H, ci, order - 1)];
         if (m < 0) {
             if (i != val - 1 && H->one_fan[x]) return 0;
             nsing++; /* the fan's closing open edge */
             break;
         }
-        if (H->M[m] != x || (i == val - 1 && m != s0)) return 0;
+        if (H->M[m] != x) return 0;
+        if (m == s0) {
+            if (H->one_fan[x] && i != val - 1) return 0;
+            break;
+        }
+        if (i == val - 1) return 0;
         ci = m;
     }
-    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, an infinitely sharp corner):
-     * the fan of c, which must be open. */
-    if (!H->one_fan[x] && !open) return 0;
+    /* A vertex of several fans (OpenSubdiv's non-manifold vertex, infinitely sharp): the fan of
+     * c, open or closed, a sharp corner (below). */
     if (open && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
-    /* A dart (one infinitely sharp edge inside): OpenSubdiv takes its whole ring as smooth
-     * (semi_smooth), the library's limit its mask further down (else: the interpolant). */
+    /* One infinitely sharp edge inside: a dart (no other sharp edge, no sharpness of its own),
+     * whose whole ring OpenSubdiv takes as smooth (semi_smooth), the library's limit its mask
+     * further down (else: the interpolant); with semi-sharp edges too (OpenSubdiv's corner
+     * rule), its ring opened at that edge, a sharp corner of one sector. */
     if (nsing == 1 && !open) {
         if (!semi_smooth) return 0;
-        nsing = 0;
+        if (nsemi == 0 && vx == 0.0f) nsing = 0;
     }
     /* The sector of c: back to its leading singular edge (fr faces before c), then its nf
      * faces; an inner vertex without singular edges is its whole ring. */
@@ -210,21 +216,42 @@ static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, m
         c0 = next_k(H, H->mate[c0], 1);
         if (++fr > val) return 0;
     }
-    int n = (int)val;
+    int n = (int)nfan;
     if (nsing > 0) {
         n = 1;
         for (mmx_index ci = c0;; n++) {
-            const mmx_index pc = next_k(H, ci, 3);
+            const mmx_index pc = next_k(H, ci, order - 1);
             if (H->mate[pc] < 0 || edge_sharpness(H, es, pc) >= MMX__SHARP_INF) break;
             ci = H->mate[pc];
             if (n > val) return 0;
         }
     }
-    k->boundary = nsing > 0;
+    S->boundary = nsing > 0, S->open = open, S->c0 = c0, S->fr = fr, S->n = n;
     /* Sharp (P at x): more or fewer than two singular edges (a crease), or an infinitely sharp
-     * vertex; a corner of one face by the boundary mode (below). */
-    k->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF || !H->one_fan[x];
-    if (!k->boundary && n < 2) return 0;
+     * vertex; a corner of one face by the boundary mode (the caller). */
+    S->sharp = (nsing > 0 && nsing != 2) || vx >= MMX__SHARP_INF || !H->one_fan[x];
+    return S->boundary || n >= 2;
+}
+
+/* One corner of a Catmull-Clark Gregory end cap: sector_of's walk, then the ring entries and
+ * masks above. Inner vertex of valence n: P = (n^2 x + 4 sum e_i + sum f_i) / (n (n + 5)) (the
+ * limit mask), Ep and Em = P + T_j, T_j the tangent aimed at edge j (0 and 1): sum over i of
+ * c_{i-j} (2 e_{i-1} + f_{i-1} + 4 e_i + f_i + 2 e_{i+1}), c_m = s(n) cos(2 pi m / n) / (2 (n +
+ * 5)). Boundary vertex of nf > 1 faces (angle t = pi / nf): P = (4 x + e_0 + e_nf) / 6, an edge
+ * point on an open edge (2 x + e) / 3, on inner edge j P + sin(j t) T + cos(j t) (e_0 - e_nf) /
+ * 6 with the interior tangent T (OpenSubdiv's weights: x -4 s/3, e_0 and e_nf -(1 + 2 c)
+ * sqrt((1 + c) / (1 - c)) / 3, f_0 s / 3, e_i 4 sin(i t) / 3, f_i (sin(i t) + sin((i + 1) t)) /
+ * 3, each over 3 nf + c). */
+static int greg_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                     mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
+                     greg_corner *k)
+{
+    corner_sector S;
+    if (!sector_of(H, es, vs, nv0, mode, semi_smooth, c, 4, &S)) return 0;
+    memset(k, 0, sizeof *k);
+    const mmx_index x = S.x, val = S.val, c0 = S.c0;
+    const int fr = S.fr, n = S.n, open = S.open;
+    k->x = x, k->boundary = S.boundary, k->sharp = S.sharp;
     const double PI2 = 2.0 * GREG_PI;
     /* Inner: the tangent coefficient, OpenSubdiv's eigenvalue scale s(n) (1/2 for n = 4; 0 for
      * a vertex of two faces, whose edge points are its limit point) over 2 (n + 5); boundary:
@@ -403,31 +430,285 @@ static int greg_gather(const mmx__halfedge *H, const float *es, const float *vs,
     return 1;
 }
 
-/* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
- * order) when regular, returning 1; else 0. Regular: each corner an inner vertex of one fan,
- * valence 6, not sharp, its six edges smooth and inner. Around each corner x, from the triangle
- * across its leaving edge, three triangles on: their vertices opposite x's spokes. */
-static int loop_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
-                       mmx_index g, mmx_index *cv)
+/* One corner of a Loop Gregory end cap (OpenSubdiv's GREGORY_TRIANGLE, Far::LoopPatchBuilder's
+ * construction, whose patches the table is held to): sector_of's walk, its ring r_0 .. r_{V-1}
+ * (V = nf inside, nf + 1 on a boundary, r_j across edge j, r_fir the face's next corner and
+ * r_{fir+1} its previous one), the cubic limit point P and edge points Ep, Em (towards the next
+ * and the previous corner), cos of its face angle (1/2 where regular), and the flags of its face
+ * points as greg_corner's. rel[r + 1] = r_{(fir + r) mod V} (r = -1 to 2), b[0 .. 3] = r_0 ..
+ * r_3 (a regular boundary vertex's whole ring). */
+typedef struct tri_corner {
+    int nf, fir, boundary, sharp, regular, corner, ep_open, em_open;
+    int fp_reg, fm_reg, fp_copy, fm_copy;
+    double cosa;
+    double P[3], Ep[3], Em[3];
+    mmx_index x, rel[4], b[4];
+} tri_corner;
+
+/* Corner c of a triangle whose corners are X[0..2] (c's is X[k]) into t; 0 when sector_of
+ * refuses it. The masks (Loop's limit masks, OpenSubdiv's scale of the tangents):
+ *   inner, n faces: P = (1 - n w) x + w sum r_j, w = 1 / (n + 3 / (8 g)), g = (5/8 - b^2) / n,
+ *     b = 3/8 + cos(2 pi / n) / 4; Ep = P + s sum_j cos(2 pi (j - fir) / n) r_j and Em the
+ *     same at fir + 1, s = (3 + 2 cos(2 pi / n)) / (6 n);
+ *   boundary of nf > 1 faces: P = (4 x + r_0 + r_nf) / 6; an edge point on an open edge
+ *     (2 x + r) / 3; regular (nf = 3) on an inner edge x / 2 + (r_1 + r_2 + r_o) / 6, r_o the
+ *     open edge's end on the far side from the other edge point's edge; else, at angle
+ *     a = pi j / nf for edge j, P + sin(a) T / 24 + cos(a) (r_0 - r_nf) / 6, T the crease's
+ *     cross tangent (nf = 2: 3 (r_1 - x); nf > 3, t = pi / nf: -3 sin(t) (r_0 + r_nf) +
+ *     6 (1 - cos t) sum_{i=1}^{nf-1} sin(i t) r_i);
+ *   a corner of one face: P = (4 x + X[k+1] + X[k-1]) / 6 (smooth) or x (sharp), edge points
+ *     (2 x + X[k+-1]) / 3; a sharp vertex: P = x, edge points (2 x + X[k+-1]) / 3. */
+static int tri_ring(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                    mmx_boundary mode, int semi_smooth, const float *pos, mmx_index c,
+                    const mmx_index *X, int k, tri_corner *t)
+{
+    corner_sector S;
+    if (!sector_of(H, es, vs, nv0, mode, semi_smooth, c, 3, &S)) return 0;
+    memset(t, 0, sizeof *t);
+    const mmx_index x = S.x;
+    const int n = S.n, fir = S.fr, V = n + S.boundary;
+    t->x = x, t->nf = n, t->fir = fir, t->boundary = S.boundary, t->sharp = S.sharp;
+    if (n == 1 && S.boundary) {
+        t->corner = 1;
+        t->sharp |= S.open && fir == 0 && mode == MMX_BOUNDARY_EDGE_AND_CORNER && S.val == 1;
+    }
+    t->regular = (n << t->boundary) == 6 && !t->sharp;
+    t->cosa = t->regular ? 0.5 : cos((t->boundary ? GREG_PI : 2.0 * GREG_PI) / n);
+    t->ep_open = t->boundary && fir == 0, t->em_open = t->boundary && fir == n - 1;
+    const mmx_index xn = X[(k + 1) % 3], xp = X[(k + 2) % 3];
+    /* The ring, with the sums its masks need. */
+    const double PI2 = 2.0 * GREG_PI, th = GREG_PI / n;
+    double sum[3] = {0, 0, 0}, tp[3] = {0, 0, 0}, tm[3] = {0, 0, 0}, T[3] = {0, 0, 0};
+    mmx_index ci = S.c0, r0 = -1, rn = -1;
+    for (int i = 0; i < V; i++) {
+        mmx_index r;
+        if (i < n) {
+            if (next_k(H, ci, 3) != ci) return 0;
+            if (i > 0 || !t->boundary)
+                if (H->mate[ci] < 0 || (!semi_smooth && !smooth_edge(H, es, ci))) return 0;
+            r = H->M[next_k(H, ci, 1)];
+        } else {
+            r = H->M[next_k(H, ci, 2)]; /* the boundary's closing edge */
+        }
+        if (i == 0) r0 = r;
+        if (i == V - 1) rn = r;
+        if (i < 4) t->b[i] = r;
+        for (int q = -1; q <= 2; q++)
+            if (((fir + q) % V + V) % V == i) t->rel[q + 1] = r;
+        for (int d = 0; d < 3; d++) {
+            const double p = GREG_POS(r, d);
+            sum[d] += p;
+            tp[d] += cos(PI2 * (i - fir) / n) * p;
+            tm[d] += cos(PI2 * (i - fir - 1) / n) * p;
+            if (i > 0 && i < n) T[d] += 6.0 * (1.0 - cos(th)) * sin(i * th) * p;
+        }
+        if (i >= n - 1) continue;
+        const mmx_index m = H->mate[next_k(H, ci, 2)];
+        if (m < 0 || H->M[m] != x) return 0;
+        ci = m;
+    }
+    if (!t->boundary && ci != S.c0 && H->mate[next_k(H, ci, 2)] != S.c0) return 0;
+    for (int d = 0; d < 3; d++) {
+        const double px = GREG_POS(x, d), pn = GREG_POS(xn, d), pp = GREG_POS(xp, d);
+        double *P = &t->P[d], *Ep = &t->Ep[d], *Em = &t->Em[d];
+        if (t->sharp) {
+            *P = px, *Ep = (2.0 * px + pn) / 3.0, *Em = (2.0 * px + pp) / 3.0;
+        } else if (!t->boundary) {
+            const double cn = cos(PI2 / n), b = 0.375 + 0.25 * cn, g = (0.625 - b * b) / n;
+            const double w = 1.0 / (n + 3.0 / (8.0 * g)), s = (3.0 + 2.0 * cn) / (6.0 * n);
+            *P = (1.0 - n * w) * px + w * sum[d];
+            *Ep = *P + s * tp[d], *Em = *P + s * tm[d];
+        } else if (n == 1) {
+            *P = (4.0 * px + pn + pp) / 6.0, *Ep = (2.0 * px + pn) / 3.0, *Em = (2.0 * px + pp) / 3.0;
+        } else {
+            const double a = GREG_POS(r0, d), z = GREG_POS(rn, d);
+            *P = (4.0 * px + a + z) / 6.0;
+            if (t->regular) {
+                const double mid = (GREG_POS(t->b[1], d) + GREG_POS(t->b[2], d)) / 6.0;
+                *Ep = px / 2.0 + mid + (t->em_open ? z : a) / 6.0;
+                *Em = px / 2.0 + mid + (t->ep_open ? a : z) / 6.0;
+            } else {
+                const double cross = n == 2 ? 3.0 * (GREG_POS(t->b[1], d) - px)
+                                            : -3.0 * sin(th) * (a + z) + T[d];
+                const double ap = th * fir, am = th * (fir + 1);
+                *Ep = *P + sin(ap) * cross / 24.0 + cos(ap) * (a - z) / 6.0;
+                *Em = *P + sin(am) * cross / 24.0 + cos(am) * (a - z) / 6.0;
+            }
+            if (t->ep_open) *Ep = (2.0 * px + a) / 3.0;
+            if (t->em_open) *Em = (2.0 * px + z) / 3.0;
+        }
+    }
+    return 1;
+}
+
+/* Loop triangle g of a refined level as a Gregory end cap (OpenSubdiv's GREGORY_TRIANGLE at the
+ * last isolation level): its 18 points into q (MMX__LIMIT_GREGORY's triangle order), 1; 0 when a
+ * corner is not one tri_ring takes (such faces keep the interpolant). A quartic triangle whose
+ * boundary curves are the cubics (P, Ep, Em', P') raised to degree 4 (edge points (P + 3 E) / 4,
+ * the middle point (Ep + Em') / 2, or the box spline's own where both corners are regular), and
+ * whose face points are, where regular, the box spline's, else (c' P + (4 - 2 c - c') E +
+ * 2 c E') / 4 + 7/72 (r_{i+1} - r_{i-1}) (Fp, edge i = fir; Fm: minus, i = fir + 1), c and c' the
+ * cosines of the near and far corner, E' the far corner's cubic edge point on the same edge. */
+static int tri_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                      mmx_boundary mode, int semi_smooth, const float *pos, mmx_index g, float *q)
 {
     mmx_index a, n;
     mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
     if (n != 3) return 0;
+    const mmx_index X[3] = {H->M[a], H->M[a + 1], H->M[a + 2]};
+    tri_corner K[3];
+    for (int k = 0; k < 3; k++)
+        if (!tri_ring(H, es, vs, nv0, mode, semi_smooth, pos, a + k, X, k, &K[k])) return 0;
     for (int k = 0; k < 3; k++) {
-        const mmx_index c = a + k, x = H->M[c];
-        if (H->valence[x] != 6 || !H->one_fan[x] || (vs && x < nv0 && vs[x] > 0.0f)) return 0;
-        cv[k] = x;
-        mmx_index e = c; /* x's corner whose leaving edge is crossed next */
-        for (int i = 0; i < 3; i++) {
-            if (!smooth_edge(H, es, e)) return 0;
-            const mmx_index m = H->mate[e];
-            if (H->M[m] == x || next_k(H, m, 3) != m) return 0; /* twisted, or not a triangle */
-            cv[3 + 3 * k + i] = H->M[next_k(H, m, 2)];
-            e = next_k(H, m, 1);
+        tri_corner *c = &K[k];
+        c->fp_reg = c->regular && K[(k + 1) % 3].regular;
+        c->fm_reg = c->regular && K[(k + 2) % 3].regular;
+        if (c->corner) c->fp_reg = c->fm_reg = 1;
+        else if (c->boundary) {
+            if (c->ep_open) c->fp_reg = c->fm_reg, c->fp_copy = !c->fp_reg;
+            if (c->em_open) c->fm_reg = c->fp_reg, c->fm_copy = !c->fm_reg;
         }
-        if (!smooth_edge(H, es, e)) return 0;
+    }
+    for (int k = 0; k < 3; k++) {
+        const tri_corner *c = &K[k], *nx = &K[(k + 1) % 3], *pv = &K[(k + 2) % 3];
+        double F[2][3], M[3];
+        for (int side = 0; side < 2; side++) { /* 0: Fp, 1: Fm */
+            const int reg = side ? c->fm_reg : c->fp_reg, copy = side ? c->fm_copy : c->fp_copy;
+            const tri_corner *far = side ? pv : nx;
+            for (int d = 0; d < 3; d++) {
+                const double px = GREG_POS(c->x, d);
+                if (copy) continue;
+                if (reg && c->corner) {
+                    F[side][d] = px / 2.0 + (GREG_POS(nx->x, d) + GREG_POS(pv->x, d)) / 4.0;
+                } else if (reg && c->ep_open) {
+                    F[side][d] = (11.0 * px + 7.0 * GREG_POS(c->b[0], d) +
+                                  5.0 * GREG_POS(c->b[1], d) + GREG_POS(c->b[2], d)) / 24.0;
+                } else if (reg && c->em_open) {
+                    F[side][d] = (11.0 * px + 7.0 * GREG_POS(c->b[3], d) +
+                                  5.0 * GREG_POS(c->b[2], d) + GREG_POS(c->b[1], d)) / 24.0;
+                } else if (reg) {
+                    const mmx_index e1 = c->boundary ? c->b[0] : c->rel[0];
+                    const mmx_index e2 = c->boundary ? c->b[3] : c->rel[3];
+                    F[side][d] = (10.0 * px + GREG_POS(e1, d) + GREG_POS(e2, d)) / 24.0 +
+                                 (GREG_POS(nx->x, d) + GREG_POS(pv->x, d)) / 4.0;
+                } else {
+                    const double E = side ? c->Em[d] : c->Ep[d], Ef = side ? far->Ep[d] : far->Em[d];
+                    double r = (far->cosa * c->P[d] + (4.0 - 2.0 * c->cosa - far->cosa) * E +
+                                2.0 * c->cosa * Ef) / 4.0;
+                    if (!side) r += 7.0 / 72.0 * (GREG_POS(c->rel[2], d) - GREG_POS(c->rel[0], d));
+                    else r -= 7.0 / 72.0 * (GREG_POS(c->rel[3], d) - GREG_POS(c->rel[1], d));
+                    F[side][d] = r;
+                }
+            }
+        }
+        if (c->fp_copy) memcpy(F[0], F[1], sizeof F[0]);
+        if (c->fm_copy) memcpy(F[1], F[0], sizeof F[1]);
+        /* The middle point of the edge from corner k to k + 1. */
+        const int open_edge = c->ep_open && nx->em_open, dart = c->ep_open != nx->em_open;
+        for (int d = 0; d < 3; d++) {
+            if (open_edge || (c->regular && nx->regular && !dart))
+                M[d] = c->ep_open ? (GREG_POS(c->x, d) + GREG_POS(nx->x, d)) / 2.0
+                                  : (GREG_POS(c->x, d) + GREG_POS(nx->x, d)) / 3.0 +
+                                        (GREG_POS(pv->x, d) + GREG_POS(c->rel[0], d)) / 6.0;
+            else
+                M[d] = (c->Ep[d] + nx->Em[d]) / 2.0;
+        }
+        float *o = q + 15 * k;
+        for (int d = 0; d < 3; d++) {
+            o[d] = (float)c->P[d];
+            o[3 + d] = (float)((c->P[d] + 3.0 * c->Ep[d]) / 4.0);
+            o[6 + d] = (float)((c->P[d] + 3.0 * c->Em[d]) / 4.0);
+            o[9 + d] = (float)F[0][d], o[12 + d] = (float)F[1][d];
+            q[45 + 3 * k + d] = (float)M[d];
+        }
     }
     return 1;
+}
+
+/* Loop triangle g of a refined level: its 12 control points into cv (MMX__LOOP_BOX_SPLINE's
+ * order) when it is a box-spline patch, returning its kind (MMX__LIMIT_REGULAR, with
+ * MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k of g and MMX__LIMIT_PHANTOM_VERTEX(k) for a
+ * boundary corner k on neither), else 0. Regular (OpenSubdiv's regular, boundary and corner
+ * triangles): each corner of one fan, not sharp, its inner edges smooth, and either inner of
+ * valence 6, or on the boundary with 3 faces, or (edge-and-corner boundaries) a corner of one
+ * face. Around each corner x, from the triangle across its leaving edge, up to three triangles
+ * on (and, on the boundary, from the one across its arriving edge back): their vertices
+ * opposite x's spokes; the points missing must be exactly those beyond the boundary
+ * (mmx__loop_phantoms' rules), which then carry weight 0 (cv holds corner 0 there). */
+static int loop_gather(const mmx__halfedge *H, const float *es, const float *vs, mmx_index nv0,
+                       mmx_boundary mode, mmx_index g, mmx_index *cv)
+{
+    /* The points beyond each boundary edge, and beyond each boundary corner. */
+    static const int edge_ph[3] = {1 << 3 | 1 << 4 | 1 << 8, 1 << 6 | 1 << 7 | 1 << 11,
+                                   1 << 5 | 1 << 9 | 1 << 10};
+    static const int vert_ph[3] = {1 << 4 | 1 << 5, 1 << 7 | 1 << 8, 1 << 10 | 1 << 11};
+    mmx_index a, n;
+    mmx__corner_face(H->order, H->colptr, H->nf, H->order ? g * H->order : H->colptr[g], &a, &n);
+    if (n != 3) return 0;
+    int open = 0, bnd = 0, have = 0;
+    for (int k = 0; k < 3; k++) {
+        const mmx_index x = H->M[a + k], val = H->valence[x], f0 = H->first[x];
+        const float vx = vs && x < nv0 ? vs[x] : 0.0f;
+        if (H->mate[a + k] < 0) open |= 1 << k;
+        /* g alone at x (both its edges there open): a fan of one face, which on a vertex of
+         * several fans is a sharp corner (OpenSubdiv sharpens a non-manifold vertex and takes
+         * a span of one face there as a corner patch). */
+        const int lone = H->mate[a + k] < 0 && H->mate[next_k(H, a + k, 2)] < 0;
+        if (!H->one_fan[x] || f0 < 0) {
+            if (!lone || f0 < 0) return 0;
+            bnd |= 1 << k;
+            continue;
+        }
+        /* The fan from its start (whose arriving edge is open on the boundary): its inner
+         * spokes smooth. A corner of one face is sharp by the boundary mode or an infinite
+         * sharpness of its own (any other vertex sharpness: irregular). */
+        const int b = H->mate[next_k(H, f0, 2)] < 0;
+        const int corner = b && val == 1 && (mode == MMX_BOUNDARY_EDGE_AND_CORNER || vx >= MMX__SHARP_INF);
+        if (b) bnd |= 1 << k;
+        if ((b ? val != 3 && !corner : val != 6) || (vx > 0.0f && !corner)) return 0;
+        mmx_index ci = f0;
+        for (mmx_index i = 0; i < val; i++) {
+            if (next_k(H, ci, 3) != ci) return 0;
+            if (H->mate[ci] < 0) break;
+            if (!smooth_edge(H, es, ci)) return 0;
+            ci = next_k(H, H->mate[ci], 1);
+        }
+    }
+    if (bnd && mode != MMX_BOUNDARY_EDGE_ONLY && mode != MMX_BOUNDARY_EDGE_AND_CORNER) return 0;
+    for (int k = 0; k < 3; k++) {
+        const mmx_index c = a + k, x = H->M[c];
+        cv[k] = x, have |= 1 << k;
+        mmx_index e = c; /* x's corner whose leaving edge is crossed next */
+        for (int i = 0; i < 3 && H->mate[e] >= 0; i++) {
+            const mmx_index m = H->mate[e];
+            if (H->M[m] == x || next_k(H, m, 3) != m) return 0; /* twisted, or not a triangle */
+            cv[3 + 3 * k + i] = H->M[next_k(H, m, 2)], have |= 1 << (3 + 3 * k + i);
+            e = next_k(H, m, 1);
+        }
+        if (!(bnd >> k & 1)) continue;
+        /* Back from the arriving edge: the previous corner's first point, then these. */
+        e = next_k(H, c, 2);
+        for (int i = 0; i < 4 && H->mate[e] >= 0; i++) {
+            const mmx_index m = H->mate[e];
+            if (H->M[m] != x || next_k(H, m, 3) != m) return 0;
+            const mmx_index z = H->M[next_k(H, m, 2)];
+            const int slot = i == 0 ? 3 + 3 * ((k + 2) % 3) : 3 + 3 * k + 3 - i;
+            if ((have >> slot & 1) && cv[slot] != z) return 0;
+            cv[slot] = z, have |= 1 << slot;
+            e = next_k(H, m, 2);
+        }
+    }
+    int ph = 0, kind = MMX__LIMIT_REGULAR;
+    for (int k = 0; k < 3; k++) {
+        if (open >> k & 1) ph |= edge_ph[k], kind |= MMX__LIMIT_PHANTOM_EDGE(k);
+        else if ((bnd >> k & 1) && !(open >> ((k + 2) % 3) & 1))
+            ph |= vert_ph[k], kind |= MMX__LIMIT_PHANTOM_VERTEX(k);
+    }
+    for (int q = 0; q < 12; q++) {
+        if (!(have >> q & 1) == !(ph >> q & 1)) return 0;
+        if (ph >> q & 1) cv[q] = cv[0];
+    }
+    return kind;
 }
 
 /* The levels past `ref` after which no semi-sharp feature is left: the ceiling of the largest
@@ -549,7 +830,7 @@ static int leaf_regular(build *b, const view *V, mmx_index g, mmx_index base, mm
     const mmx__halfedge *H = &V->H;
     const int kind = b->scheme == MMX_SCHEME_CATMULL_CLARK
                          ? cc_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, g, c)
-                         : loop_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, g, c);
+                         : loop_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, g, c);
     if (!kind) return 0;
     b->kind[nd] = (unsigned char)kind;
     const int ncv = b->scheme == MMX_SCHEME_CATMULL_CLARK ? 16 : 12;
@@ -565,19 +846,23 @@ static mmx_status leaf_last(build *b, const view *V, const mmx_mesh *R, mmx_inde
                             mmx_index nd, int *interp)
 {
     mmx_index *c = b->cv + (int64_t)MMX__LIMIT_NCV * nd;
-    if (b->scheme == MMX_SCHEME_CATMULL_CLARK) {
-        int64_t cap = b->greg_cap;
-        mmx_status s = grow(b, (void **)&b->greg, (int64_t)b->ngreg + 1, &cap, 60 * sizeof *b->greg);
-        if (s) return s;
-        b->greg_cap = (mmx_index)cap;
-        if (greg_gather(&V->H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary,
-                        b->caps == MMX_LIMIT_CAPS_OPENSUBDIV, R->pos, g,
-                        b->greg + 60 * (int64_t)b->ngreg)) {
-            b->kind[nd] = MMX__LIMIT_GREGORY;
-            c[0] = b->ngreg++;
-            b->stats.gregory++;
-            return MMX_OK;
-        }
+    int64_t cap = b->greg_cap;
+    mmx_status s = grow(b, (void **)&b->greg, (int64_t)b->ngreg + 1, &cap, 60 * sizeof *b->greg);
+    if (s) return s;
+    b->greg_cap = (mmx_index)cap;
+    const mmx__halfedge *H = &V->H;
+    const int semi_smooth = b->caps == MMX_LIMIT_CAPS_OPENSUBDIV;
+    float *q = b->greg + 60 * (int64_t)b->ngreg;
+    memset(q, 0, 60 * sizeof *q);
+    if (b->scheme == MMX_SCHEME_CATMULL_CLARK
+            ? greg_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, semi_smooth,
+                          R->pos, g, q)
+            : tri_gather(H, V->sh.esharp, V->sh.vsharp, V->sh.nv0, V->sh.boundary, semi_smooth,
+                         R->pos, g, q)) {
+        b->kind[nd] = MMX__LIMIT_GREGORY;
+        c[0] = b->ngreg++;
+        b->stats.gregory++;
+        return MMX_OK;
     }
     const mmx_index order = b->scheme == MMX_SCHEME_LOOP ? 3 : 4;
     for (int k = 0; k < order; k++) c[k] = R->M->rowidx[(int64_t)order * g + k];

@@ -26,15 +26,20 @@ extern "C" {
 
 /* A patch's kind (regular[q]): 0 interpolated; MMX__LIMIT_REGULAR a B-spline (Loop:
  * box-spline) patch, with MMX__LIMIT_PHANTOM_EDGE(k) for each boundary edge k (corner k to
- * k + 1) of a Catmull-Clark face, whose row or column of control points beyond it is the
- * reflection 2 p1 - p2 of the two next to it. */
+ * k + 1), whose row (Catmull-Clark: or column) of control points beyond it is reflected from the
+ * points next to it (Catmull-Clark: 2 p1 - p2; Loop: mmx__loop_phantoms), and for Loop
+ * MMX__LIMIT_PHANTOM_VERTEX(k) for a corner k on the boundary whose two edges in the face are
+ * inner (its two control points beyond the boundary reflected likewise). */
 #define MMX__LIMIT_REGULAR 1
 #define MMX__LIMIT_PHANTOM_EDGE(k) (2 << (k))
+#define MMX__LIMIT_PHANTOM_VERTEX(k) (16 << (k))
 /* A Gregory end cap (regular[q] == MMX__LIMIT_GREGORY): cv[16 q] is its number r among them,
- * its 20 control points at greg[60 r ..] (x, y, z each), corner k's at 5 k + (0 the corner P, 1 the
- * edge point towards corner k + 1, 2 towards corner k - 1, 3 and 4 the face points beside
- * them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. */
-#define MMX__LIMIT_GREGORY 64
+ * its points at greg[60 r ..] (x, y, z each). Catmull-Clark: 20 points, corner k's at 5 k + (0
+ * the corner P, 1 the edge point towards corner k + 1, 2 towards corner k - 1, 3 and 4 the face
+ * points beside them), OpenSubdiv's Far::PatchDescriptor::GREGORY_BASIS order. Loop: 18 points,
+ * the same 5 per corner (the quartic's: edge points a quarter of the way along its edges) and
+ * then the middle point of edge k (corner k to k + 1) at 15 + k, GREGORY_TRIANGLE's order. */
+#define MMX__LIMIT_GREGORY 128
 
 /* By value, so that a kernel takes it as a parameter; arrays in the table's space. The
  * patches form a quadtree per ptex face (limit_eval.c's build): node p < nptex is ptex face
@@ -89,6 +94,39 @@ static inline MMX__HD void mmx__bezier3(float t, float *b, float *d, float *dd)
     dd[0] = 6.0f * s, dd[1] = 18.0f * t - 12.0f, dd[2] = 6.0f - 18.0f * t, dd[3] = 6.0f * t;
 }
 
+/* The blend t = a / (a + b) of two weights linear in (u, v) (a = a[0] + a[1] u + a[2] v, b
+ * likewise) and its derivatives t, t_u, t_v, t_uu, t_uv, t_vv; t0 (derivatives 0) where a + b
+ * vanishes. t_x = N_x / s^2 with s = a + b, N_x = a_x b - a b_x, and t_xy = (N_xy s - 2 N_x s_y)
+ * / s^3 with N_xy = a_x b_y - a_y b_x. */
+static inline MMX__HD void mmx__blend(const float *wa, const float *wb, float u, float v,
+                                      float t0, float t[6])
+{
+    const float a = wa[0] + wa[1] * u + wa[2] * v, b = wb[0] + wb[1] * u + wb[2] * v, s = a + b;
+    t[0] = t0, t[1] = t[2] = t[3] = t[4] = t[5] = 0.0f;
+    if (!(s > 0.0f)) return;
+    const float au = wa[1], av = wa[2], bu_ = wb[1], bv_ = wb[2];
+    const float su = au + bu_, sv = av + bv_;
+    const float Nu = au * b - a * bu_, Nv = av * b - a * bv_, Nuv = au * bv_ - av * bu_;
+    const float s2 = s * s, s3 = s2 * s;
+    t[0] = a / s, t[1] = Nu / s2, t[2] = Nv / s2;
+    t[3] = -2.0f * Nu * su / s3;
+    t[4] = (Nuv * s - 2.0f * Nu * sv) / s3;
+    t[5] = -2.0f * Nv * sv / s3;
+}
+
+/* Adds the blended pair of a Gregory patch's inner point to L: the Bezier weight W (and its
+ * derivatives, as L's rows) times t A + (1 - t) B, t = mmx__blend's, by the product rule. */
+static inline MMX__HD void mmx__blend_add(const float W[6], const float t[6], const float *A,
+                                          const float *B, int nq, float L[6][3])
+{
+    const float Wt[6] = {W[0] * t[0], W[1] * t[0] + W[0] * t[1], W[2] * t[0] + W[0] * t[2],
+                         W[3] * t[0] + 2.0f * W[1] * t[1] + W[0] * t[3],
+                         W[4] * t[0] + W[1] * t[2] + W[2] * t[1] + W[0] * t[4],
+                         W[5] * t[0] + 2.0f * W[2] * t[2] + W[0] * t[5]};
+    for (int r = 0; r < nq; r++)
+        for (int c = 0; c < 3; c++) L[r][c] += Wt[r] * A[c] + (W[r] - Wt[r]) * B[c];
+}
+
 /* A Gregory patch (its 20 points q, MMX__LIMIT_GREGORY's order) at (u, v): L[q][c] as in
  * mmx__limit_eval_point (position, d/du, d/dv, d2/du2, d2/dudv, d2/dv2; the first nq of them,
  * the others 0). A bicubic Bezier patch
@@ -125,30 +163,114 @@ static inline MMX__HD void mmx__gregory_eval(const float *q, float u, float v, i
             continue;
         }
         const int m = k == 5 ? 0 : k == 6 ? 1 : k == 10 ? 2 : 3; /* at[m] == k */
-        const float a = wa[m][0] + wa[m][1] * u + wa[m][2] * v;
-        const float b = wb[m][0] + wb[m][1] * u + wb[m][2] * v, s = a + b;
-        /* t = a / s and its derivatives: t_x = N_x / s^2 with N_x = a_x b - a b_x, and
-         * t_xy = (N_xy s - 2 N_x s_y) / s^3 with N_xy = a_x b_y - a_y b_x. */
-        float t[6] = {0.5f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-        if (s > 0.0f) {
-            const float au = wa[m][1], av = wa[m][2], bu_ = wb[m][1], bv_ = wb[m][2];
-            const float su = au + bu_, sv = av + bv_;
-            const float Nu = au * b - a * bu_, Nv = av * b - a * bv_, Nuv = au * bv_ - av * bu_;
-            const float s2 = s * s, s3 = s2 * s;
-            t[0] = a / s, t[1] = Nu / s2, t[2] = Nv / s2;
-            t[3] = -2.0f * Nu * su / s3;
-            t[4] = (Nuv * s - 2.0f * Nu * sv) / s3;
-            t[5] = -2.0f * Nv * sv / s3;
-        }
-        /* (W t) and its derivatives by the product rule; B takes W - W t. */
-        const float Wt[6] = {W[0] * t[0], W[1] * t[0] + W[0] * t[1], W[2] * t[0] + W[0] * t[2],
-                             W[3] * t[0] + 2.0f * W[1] * t[1] + W[0] * t[3],
-                             W[4] * t[0] + W[1] * t[2] + W[2] * t[1] + W[0] * t[4],
-                             W[5] * t[0] + 2.0f * W[2] * t[2] + W[0] * t[5]};
-        const float *A = q + 3 * inner[m][0], *B = q + 3 * inner[m][1];
-        for (int r = 0; r < nq; r++)
-            for (int c = 0; c < 3; c++) L[r][c] += Wt[r] * A[c] + (W[r] - Wt[r]) * B[c];
+        float t[6];
+        mmx__blend(wa[m], wb[m], u, v, 0.5f, t);
+        mmx__blend_add(W, t, q + 3 * inner[m][0], q + 3 * inner[m][1], nq, L);
     }
+}
+
+/* Loop's Gregory patch (its 18 points q, MMX__LIMIT_GREGORY's triangle order) at (u, v), L as
+ * mmx__gregory_eval's: the quartic Bezier triangle (Bernstein polynomials 24 / (i! j! k!) u^i
+ * v^j w^k, w = 1 - u - v) whose three inner points blend two face points each, the one beside
+ * the edge the point approaches winning: at corner 0 Fp by u / (u + v), at corner 1 by
+ * v / (v + w), at corner 2 by w / (w + u) (Fp where the weights vanish, as OpenSubdiv takes it).
+ * Derivatives are the blend's exact ones, as mmx__gregory_eval's. */
+static inline MMX__HD void mmx__gregory_tri_eval(const float *q, float u, float v, int nq,
+                                                 float L[6][3])
+{
+    /* Bezier point b at (i, j) = (bi[b], bj[b]) (k = 4 - i - j), rows of j: its point, or
+     * -1 - m for inner point m (its face points 5 m + 3 and 5 m + 4). */
+    const signed char bi[15] = {0, 1, 2, 3, 4, 0, 1, 2, 3, 0, 1, 2, 0, 1, 0};
+    const signed char bj[15] = {0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 3, 3, 4};
+    const signed char at[15] = {0, 1, 15, 7, 5, 2, -1, -2, 6, 17, -3, 16, 11, 12, 10};
+    const float wa[3][3] = {{0, 1, 0}, {0, 0, 1}, {1, -1, -1}};
+    const float wb[3][3] = {{0, 0, 1}, {1, -1, -1}, {0, 1, 0}};
+    const float fact[5] = {1, 1, 2, 6, 24};
+    const float w = 1.0f - u - v;
+    /* Powers 0 to 4 of u, v, w (row 0) and their first and second derivatives (rows 1, 2). */
+    float pu[3][5], pv[3][5], pw[3][5];
+    pu[0][0] = pv[0][0] = pw[0][0] = 1.0f;
+    MMX__UNROLL
+    for (int e = 1; e < 5; e++)
+        pu[0][e] = pu[0][e - 1] * u, pv[0][e] = pv[0][e - 1] * v, pw[0][e] = pw[0][e - 1] * w;
+    MMX__UNROLL
+    for (int e = 0; e < 5; e++) {
+        pu[1][e] = e >= 1 ? (float)e * pu[0][e - 1] : 0.0f;
+        pv[1][e] = e >= 1 ? (float)e * pv[0][e - 1] : 0.0f;
+        pw[1][e] = e >= 1 ? (float)e * pw[0][e - 1] : 0.0f;
+        pu[2][e] = e >= 2 ? (float)(e * (e - 1)) * pu[0][e - 2] : 0.0f;
+        pv[2][e] = e >= 2 ? (float)(e * (e - 1)) * pv[0][e - 2] : 0.0f;
+        pw[2][e] = e >= 2 ? (float)(e * (e - 1)) * pw[0][e - 2] : 0.0f;
+    }
+    for (int r = 0; r < 6; r++) L[r][0] = L[r][1] = L[r][2] = 0.0f;
+    MMX__UNROLL
+    for (int b = 0; b < 15; b++) {
+        const int i = bi[b], j = bj[b], k = 4 - i - j;
+        const float c = 24.0f / (fact[i] * fact[j] * fact[k]);
+        const float U0 = pu[0][i], U1 = pu[1][i], U2 = pu[2][i];
+        const float V0 = pv[0][j], V1 = pv[1][j], V2 = pv[2][j];
+        const float W0 = pw[0][k], W1 = pw[1][k], W2 = pw[2][k];
+        const float W[6] = {c * U0 * V0 * W0, c * (U1 * V0 * W0 - U0 * V0 * W1),
+                            c * (U0 * V1 * W0 - U0 * V0 * W1),
+                            c * (U2 * V0 * W0 - 2.0f * U1 * V0 * W1 + U0 * V0 * W2),
+                            c * (U1 * V1 * W0 - U1 * V0 * W1 - U0 * V1 * W1 + U0 * V0 * W2),
+                            c * (U0 * V2 * W0 - 2.0f * U0 * V1 * W1 + U0 * V0 * W2)};
+        if (at[b] >= 0) {
+            const float *x = q + 3 * at[b];
+            for (int r = 0; r < nq; r++)
+                for (int d = 0; d < 3; d++) L[r][d] += W[r] * x[d];
+            continue;
+        }
+        const int m = -1 - at[b];
+        float t[6];
+        mmx__blend(wa[m], wb[m], u, v, 1.0f, t);
+        mmx__blend_add(W, t, q + 3 * (5 * m + 3), q + 3 * (5 * m + 4), nq, L);
+    }
+}
+
+/* Loop's box spline beside the boundary (OpenSubdiv's boundary box-spline patches): the
+ * weights w[12] (MMX__LOOP_BOX_SPLINE's order) of the control points beyond the boundary
+ * folded into the others, each such point x being a + b - c of three present ones (the fourth
+ * corner of the lattice's parallelogram a, b, c: along the boundary edge's direction, or, where
+ * that point is beyond the boundary too, straight across the corner). */
+static inline MMX__HD void mmx__loop_phantoms(int kind, float *w)
+{
+    const int e0 = kind & MMX__LIMIT_PHANTOM_EDGE(0), e1 = kind & MMX__LIMIT_PHANTOM_EDGE(1);
+    const int e2 = kind & MMX__LIMIT_PHANTOM_EDGE(2);
+    /* Rules x = a + b - c: edge 0's row, edge 1's, edge 2's, then the corners'. */
+#define MMX__PH(x, a, b, c)                                                                    \
+    do {                                                                                       \
+        const float t_ = w[x];                                                                 \
+        w[a] += t_, w[b] += t_, w[c] -= t_, w[x] = 0.0f;                                       \
+    } while (0)
+    if (e0) {
+        if (e2) MMX__PH(4, 0, 0, 2); else MMX__PH(4, 0, 5, 9);
+        MMX__PH(3, 0, 1, 2);
+        if (e1) MMX__PH(8, 1, 1, 2); else MMX__PH(8, 1, 7, 6);
+    }
+    if (e1) {
+        if (e0) MMX__PH(7, 1, 1, 0); else MMX__PH(7, 1, 8, 3);
+        MMX__PH(6, 1, 2, 0);
+        if (e2) MMX__PH(11, 2, 2, 0); else MMX__PH(11, 2, 10, 9);
+    }
+    if (e2) {
+        if (e1) MMX__PH(10, 2, 2, 1); else MMX__PH(10, 2, 11, 6);
+        MMX__PH(9, 2, 0, 1);
+        if (e0) MMX__PH(5, 0, 0, 1); else MMX__PH(5, 0, 4, 3);
+    }
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(0)) {
+        MMX__PH(5, 0, 9, 2);
+        MMX__PH(4, 0, 3, 1);
+    }
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(1)) {
+        MMX__PH(8, 1, 3, 0);
+        MMX__PH(7, 1, 6, 2);
+    }
+    if (kind & MMX__LIMIT_PHANTOM_VERTEX(2)) {
+        MMX__PH(11, 2, 6, 1);
+        MMX__PH(10, 2, 9, 0);
+    }
+#undef MMX__PH
 }
 
 /* Loop's regular patch, the quartic box spline over a triangle of valence-6 corners: the
@@ -268,21 +390,27 @@ static inline MMX__HD int mmx__limit_eval_point(const mmx__limit_patches *T, mmx
     const int kind = T->regular[pa];
     for (int i = 0; i < 6; i++) L[i][0] = L[i][1] = L[i][2] = 0.0f;
     if (kind == MMX__LIMIT_GREGORY) {
-        mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, nq, L);
+        if (T->loop) mmx__gregory_tri_eval(T->greg + 60 * (int64_t)cv[0], u, v, nq, L);
+        else mmx__gregory_eval(T->greg + 60 * (int64_t)cv[0], u, v, nq, L);
     } else if (kind && T->loop) {
         const float box[12][15] = MMX__LOOP_BOX_SPLINE;
-        float m[6][15];
+        float m[6][15], w[6][12];
         mmx__quartic_monomials(u, v, m);
+        MMX__UNROLL
+        for (int k = 0; k < 12; k++)
+            for (int q = 0; q < nq; q++) {
+                float s = 0.0f;
+                MMX__UNROLL
+                for (int i = 0; i < 15; i++) s += box[k][i] * m[q][i];
+                w[q][k] = s * (1.0f / 12.0f);
+            }
+        if (kind != MMX__LIMIT_REGULAR)
+            for (int q = 0; q < nq; q++) mmx__loop_phantoms(kind, w[q]);
         MMX__UNROLL
         for (int k = 0; k < 12; k++) {
             const float *x = T->pos + 3 * (int64_t)cv[k];
-            for (int q = 0; q < nq; q++) {
-                float w = 0.0f;
-                MMX__UNROLL
-                for (int i = 0; i < 15; i++) w += box[k][i] * m[q][i];
-                w *= 1.0f / 12.0f;
-                for (int c = 0; c < 3; c++) L[q][c] += w * x[c];
-            }
+            for (int q = 0; q < nq; q++)
+                for (int c = 0; c < 3; c++) L[q][c] += w[q][k] * x[c];
         }
     } else if (kind) {
         float bu[3][4], bv[3][4];
