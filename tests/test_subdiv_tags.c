@@ -724,3 +724,34 @@ Test(subdiv_tags, gpu_uv_cage_waits_twice, .description = "a textured cage on CU
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }
+
+/* Loop's linear mode on CUDA numbers the coordinates by value (a sort on the device): one wait
+ * for their number beyond the cage without coordinates, the cage's faces not read back (its
+ * coordinates are on the host already); the host's coordinates exactly. */
+Test(subdiv_tags, gpu_uv_loop_waits_once_more, .description = "Loop's linear texture coordinates on CUDA: one wait more than none")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *quads = read_data(host, "bigguy_quads.obj"), *tri = NULL, *in = NULL, *in0 = NULL;
+    MMX_OK_OR_FAIL(host, mmx_mesh_triangulate(host, quads, &tri));
+    cr_assert_not_null(tri->uv);
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, tri, MMX_SPACE_DEVICE, &in));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, tri, MMX_SPACE_DEVICE, &in0));
+    mmx_mesh_uv_free(in0->uv);
+    in0->uv = NULL;
+    for (int levels = 1; levels <= 2; levels++) {
+        unsigned long long w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh *r = refine(gpu, MMX_SCHEME_LOOP, in, levels, MMX_SUBDIV_PATH_AUTO);
+        const unsigned long long w = mmx__ctx_syncs(gpu) - w0;
+        w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh_free(refine(gpu, MMX_SCHEME_LOOP, in0, levels, MMX_SUBDIV_PATH_AUTO));
+        const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
+        cr_assert_leq(w, plain + 1, "Loop, %d levels: %llu waits, without coordinates %llu", levels, w, plain);
+        mmx_mesh *ref = refine(host, MMX_SCHEME_LOOP, tri, levels, MMX_SUBDIV_PATH_AUTO), *h = to_host(gpu, r);
+        same_uv(h, ref, 0.0f, "Loop's linear mode"); /* the per-corner rule rounds alike (uv_face.h) */
+        mmx_mesh_free(h), mmx_mesh_free(ref), mmx_mesh_free(r);
+    }
+    mmx_mesh_free(in), mmx_mesh_free(in0), mmx_mesh_free(tri), mmx_mesh_free(quads);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}

@@ -497,10 +497,15 @@ mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh,
      * (as OpenSubdiv numbers them) without sorting every corner's coordinate: Bigguy to level
      * 5 on the host, 218 ms where it took 350 to 820. A texture mesh that cannot be refined
      * takes the per-corner way; so does Loop, whose linear rule is not a scheme here. */
-    /* The input's host view: on CUDA its faces and coordinates read back (a cage's, one wait). */
+    /* The input's host view: on CUDA its faces and coordinates read back (a cage's: waits).
+     * The per-corner way on CUDA reads only the coordinates on the host (the levels read the
+     * faces on the device): coordinates there already need no view. */
     const mmx_mesh *h = NULL;
-    mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
+    const int corners_only = !smooth && !mmx__scheme_quads(scheme) && mmx_ctx_space(ctx) != MMX_SPACE_HOST &&
+                             mesh->uv->space == MMX_SPACE_HOST;
+    mmx_status s = corners_only ? MMX_OK : mmx__mesh_host_view_uv(ctx, mesh, &h);
     if (s) return s;
+    if (corners_only) h = mesh; /* its uv and sizes only (host fields) */
     if (smooth || mmx__scheme_quads(scheme)) {
         s = uv_mesh(ctx, smooth ? scheme : MMX_SCHEME_BILINEAR, h, sh, mode, levels, !smooth, nnz_out, out);
         if (smooth || s != MMX_ERR_MESH) {
