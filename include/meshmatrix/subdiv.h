@@ -318,8 +318,9 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * the waits above) and keeps it in the mesh's cache, and later calls add no wait (a textured
  * cage waits twice); otherwise (the smooth modes, coordinates in device memory, the
  * algebraic path) every call reads the faces and coordinates back (waits) and refines the
- * texture mesh with its own waits, or in the per-corner way (Loop's linear mode) waits once
- * for the number of coordinates; the result is queued, ready for
+ * texture mesh with its own waits. The per-corner way (Loop's linear mode) waits once for
+ * the number of coordinates (and reads the cage back only where its coordinates are in
+ * device memory); the result is queued, ready for
  * the next call on the context (read it with mmx_mesh_copy or after mmx_ctx_sync). The
  * algebraic path waits for every level's adjacency and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,

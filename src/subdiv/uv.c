@@ -10,11 +10,12 @@
  * layout is the rules' (rules.h), the same on both paths.
  *
  * Where it runs: on the context's backend. The texture mesh is built on the host from the
- * input (a cage: its faces and coordinates, read back once on CUDA) and refined by
- * mmx_subdivide on the context, so on CUDA by the fused kernels, whose topology is the host's
- * exactly; the per-corner way runs its levels and its numbering (a stable radix sort of the
- * coordinates' bits) in uv.cu on CUDA. A CUDA result's coordinates stay in device memory
- * (mesh.h). */
+ * input (a cage: its faces and coordinates, read back on CUDA) and refined by mmx_subdivide
+ * on the context, so on CUDA by the fused kernels, whose topology is the host's exactly; in
+ * the linear mode the default path keeps it, checked, in the mesh's cache and refines it from
+ * there (below: no wait, nothing read back). The per-corner way runs its levels and its
+ * numbering (a stable radix sort of the coordinates' bits) in uv.cu on CUDA. A CUDA result's
+ * coordinates stay in device memory (mesh.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
