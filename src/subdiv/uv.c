@@ -269,19 +269,32 @@ static int uv_entry_serves(const uv_entry *E, const mmx_mesh *mesh)
  * ctx's error is left as it was). */
 static mmx_status uv_entry_level(mmx_ctx *ctx, const mmx_mesh *mesh, uv_entry *E)
 {
-    const mmx_mesh *h = NULL;
     mmx_ctx *hc = NULL;
     mmx_mesh *hm = NULL;
     char saved[MMX__ERRLEN];
     snprintf(saved, sizeof saved, "%s", mmx_ctx_error(ctx));
-    /* The faces' starts and the index on the host: the cage read back on CUDA (once a mesh). */
-    mmx_status s = mmx__mesh_host_view_uv(ctx, mesh, &h);
+    /* The untagged texture mesh reads the faces' starts and the coordinates (host) only: a
+     * view of the mesh with those on the host, a reduced matrix's starts in closed form and a
+     * general one's read back (one wait on CUDA, once a mesh), its vertices not read. */
+    mmx_csc hM = *mesh->M;
+    mmx_mesh hv;
+    memset(&hv, 0, sizeof hv);
+    hM.rowidx = NULL, hM.val = NULL, hM.x = NULL, hM.space = MMX_SPACE_HOST;
+    hv.M = &hM, hv.uv = mesh->uv, hv.space = MMX_SPACE_HOST;
+    mmx_index *starts = NULL;
+    mmx_status s = MMX_OK;
+    if (!hM.order && mesh->space != MMX_SPACE_HOST) {
+        s = mmx__host_alloc(ctx, (size_t)hM.ncols + 1, sizeof *starts, (void **)&starts);
+        if (!s) s = mmx_mem_copy(ctx, starts, MMX_SPACE_HOST, mesh->M->colptr, mesh->space,
+                                 ((size_t)hM.ncols + 1) * sizeof *starts);
+        hM.colptr = starts;
+    }
     if (!s) s = mmx_ctx_create(&hc);
-    const mmx_status t = s ? s : texture_mesh(hc, h, NULL, MMX_FVAR_LINEAR_ALL, 0, &hm);
+    const mmx_status t = s ? s : texture_mesh(hc, &hv, NULL, MMX_FVAR_LINEAR_ALL, 0, &hm);
     /* A face repeating a coordinate: the reference route takes it per corner (usable 0). */
     if (!s && t && t != MMX_ERR_MESH) s = mmx__fail(ctx, t, "texture coordinates: %s", mmx_ctx_error(hc));
     mmx_ctx_free(hc);
-    if (h) mmx__mesh_host_release(mesh, h);
+    free(starts);
     if (!s && hm) s = mmx_mesh_copy(ctx, hm, mmx_ctx_space(ctx), &E->tm);
     mmx_mesh_free(hm);
     if (s || !E->tm) return s;
