@@ -93,7 +93,7 @@
  * refine the texture mesh (the coordinates as vertices, the same faces) by the scheme's rules
  * with the mesh's creases and corners, seams and boundaries sharp. On the context's backend,
  * on either path: the texture mesh is built on the host from the input (a cage: on CUDA its
- * faces and coordinates are read back, waits) and refined by this function on the context
+ * faces and coordinates are read back: waits) and refined by this function on the context
  * (bilinearly for the linear mode of Catmull-Clark and bilinear, whose numbering it gives;
  * on CUDA the fused kernels, with its own waits for its adjacency and checks). In that linear
  * mode (the default), with coordinates in host memory (as read, on a device mesh too), the
@@ -314,8 +314,9 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * the Chaikin method read them back from the last level (one wait more), and holes read the
  * result back to leave them out (one more). Texture coordinates likewise: in the linear mode
  * of Catmull-Clark and bilinear (the default) on coordinates in host memory, the first call
- * on a mesh reads its faces back and checks the texture mesh (its adjacency and input level:
- * the waits above) and keeps it in the mesh's cache, and later calls add no wait (a textured
+ * on a mesh reads a general-form cage's face starts back (one wait) and checks the texture
+ * mesh (its adjacency and input level: the waits above) and keeps it in the mesh's cache,
+ * and later calls add no wait (a textured
  * cage waits twice); otherwise (the smooth modes, coordinates in device memory, the
  * algebraic path) every call reads the faces and coordinates back (waits) and refines the
  * texture mesh with its own waits. The per-corner way (Loop's linear mode) waits once for
