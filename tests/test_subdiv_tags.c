@@ -564,3 +564,194 @@ Test(subdiv_tags, gpu_plan_uv_matches_direct, .description = "a CUDA plan's text
     mmx_ctx_free(host);
     mmx_ctx_free(gpu);
 }
+
+/* ---- the linear mode's texture mesh kept in the mesh's cache (src/subdiv/uv.c) ---- */
+
+/* textured.obj's six vertices with a quad and two triangles (a mesh of mixed orders, general
+ * form) and texture coordinates with a seam between the quad and the triangles (host). */
+static mmx_mesh *mixed_uv(mmx_ctx *host)
+{
+    const float pos[] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0, 2, 0, 0, 2, 1, 0};
+    const mmx_index start[] = {0, 4, 7, 10}, verts[] = {0, 1, 2, 3, 1, 4, 5, 1, 5, 2};
+    const mmx_index uvi[] = {0, 1, 2, 3, 4, 5, 6, 4, 6, 7};
+    const float uvv[] = {0, 0, 0.5f, 0, 0.5f, 1, 0, 1, 0.6f, 0, 1, 0, 1, 1, 0.6f, 1};
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(host, mmx_mesh_from_faces(host, 6, 3, start, verts, pos, &m));
+    m->uv = calloc(1, sizeof *m->uv);
+    cr_assert_not_null(m->uv);
+    m->uv->nvalues = 8;
+    m->uv->values = malloc(sizeof uvv);
+    m->uv->index = malloc(sizeof uvi);
+    cr_assert(m->uv->values && m->uv->index);
+    memcpy(m->uv->values, uvv, sizeof uvv);
+    memcpy(m->uv->index, uvi, sizeof uvi);
+    return m;
+}
+
+/* The uv cases: Catmull-Clark's linear mode (the default) on cages with seams, boundaries,
+ * creases and holes, mixed faces, bilinear, and a texture mesh the fused path does not take
+ * (cube.obj: one chart's corners shared by every face, the reference route throughout). */
+static mmx_mesh *uv_case(mmx_ctx *host, int k, mmx_scheme *scheme, const char **name)
+{
+    *scheme = CC;
+    switch (k) {
+    case 0: *name = "textured.obj"; return read_data(host, "textured.obj");
+    case 1: *name = "bigguy_quads.obj, creases"; return with_creases(read_data(host, "bigguy_quads.obj"), 3, NULL);
+    case 2:
+        *name = "bigguy_quads.obj, a hole, boundary edge and corner";
+        return retag(read_data(host, "bigguy_quads.obj"), "t hole 1/0/0 2\nt interpolateboundary 1/0/0 1\n");
+    case 3: *name = "mixed faces, a crease"; return retag(mixed_uv(host), "t crease 2/1/0 1 2 2\n");
+    case 4: *name = "textured.obj, bilinear"; *scheme = MMX_SCHEME_BILINEAR; return read_data(host, "textured.obj");
+    case 5: *name = "cube.obj (one chart's corners shared)"; return read_data(host, "cube.obj");
+    default: return NULL;
+    }
+}
+enum { NUV = 6 };
+
+/* got's texture coordinates against ref's: the index exactly, the values within tol (0: to the
+ * byte). */
+static void same_uv(const mmx_mesh *got, const mmx_mesh *ref, float tol, const char *what)
+{
+    cr_assert_not_null(got->uv, "%s: no texture coordinates", what);
+    cr_assert_not_null(ref->uv, "%s: the reference has no texture coordinates", what);
+    cr_assert_eq(got->M->nnz, ref->M->nnz, "%s: corners", what);
+    cr_assert_eq(got->uv->nvalues, ref->uv->nvalues, "%s: coordinates", what);
+    cr_assert_eq(memcmp(got->uv->index, ref->uv->index, sizeof(mmx_index) * (size_t)ref->M->nnz), 0,
+                 "%s: the coordinates' index", what);
+    const size_t n = 2 * (size_t)ref->uv->nvalues;
+    if (tol == 0.0f)
+        cr_assert_eq(memcmp(got->uv->values, ref->uv->values, n * sizeof(float)), 0, "%s: the values' bytes", what);
+    for (size_t i = 0; i < n; i++)
+        cr_assert(fabsf(got->uv->values[i] - ref->uv->values[i]) <= tol, "%s: value %zu is %g, the reference's %g",
+                  what, i, (double)got->uv->values[i], (double)ref->uv->values[i]);
+}
+
+/* The default path on ctx (the kept texture mesh: the first call makes it, the second reads
+ * it) against the reference on the host (the algebraic path: the texture mesh made and refined
+ * by mmx_subdivide at every call), levels 1 to 3; then the index rewritten in place (one face's
+ * corners rotated: the same number of coordinates), which the kept entry must not serve. */
+static void kept_texture_mesh(mmx_ctx *ctx, mmx_ctx *host, float tol)
+{
+    for (int k = 0; k < NUV; k++) {
+        mmx_scheme scheme;
+        const char *name = NULL;
+        mmx_mesh *m = uv_case(host, k, &scheme, &name), *in = NULL;
+        cr_assert_not_null(m->uv, "%s has texture coordinates", name);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, m, mmx_ctx_space(ctx), &in));
+        for (int rewrite = 0; rewrite < 2; rewrite++) {
+            if (rewrite) { /* face 0's coordinates rotated by one corner, in place */
+                mmx_index *ix = in->uv->index, first = ix[0];
+                const mmx_index n = m->M->order ? m->M->order : m->M->colptr[1];
+                for (mmx_index q = 0; q + 1 < n; q++) ix[q] = ix[q + 1];
+                ix[n - 1] = first;
+                memcpy(m->uv->index, ix, (size_t)n * sizeof *ix);
+            }
+            for (int l = 1; l <= 3; l++) {
+                char label[200];
+                snprintf(label, sizeof label, "%s%s, level %d (%s)", name, rewrite ? ", index rewritten" : "",
+                         l, mmx_ctx_space(ctx) == MMX_SPACE_HOST ? "host" : "CUDA");
+                mmx_mesh *ref = refine(host, scheme, m, l, MMX_SUBDIV_PATH_ALGEBRAIC);
+                for (int rep = 0; rep < 2; rep++) {
+                    mmx_mesh *got = refine(ctx, scheme, in, l, MMX_SUBDIV_PATH_AUTO), *h = to_host(ctx, got);
+                    same_uv(h, ref, tol, label);
+                    mmx_mesh_free(h), mmx_mesh_free(got);
+                }
+                /* textured.obj has no tags: what its mesh's cache holds is the texture mesh. */
+                if (k == 0) cr_assert_gt(mmx_mesh_cache_bytes(in), 0, "%s: the texture mesh is not kept", label);
+                mmx_mesh_free(ref);
+            }
+        }
+        mmx_mesh_free(in), mmx_mesh_free(m);
+    }
+}
+
+Test(subdiv_tags, uv_kept_texture_mesh_matches_reference,
+     .description = "texture coordinates from the kept texture mesh = the reference route's, to the byte (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    kept_texture_mesh(host, host, 0.0f);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_uv_kept_texture_mesh_matches_host,
+     .description = "texture coordinates on CUDA from the kept texture mesh = the host's reference route")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    kept_texture_mesh(gpu, host, 1e-6f);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* The waits of a textured cage's call on CUDA (issue 30): the first call keeps the texture
+ * mesh (and the tags' entry), every later one waits as often as the same cage without texture
+ * coordinates, at most twice (holes left out read the result back: one more), and gives the
+ * first call's bytes. */
+Test(subdiv_tags, gpu_uv_cage_waits_twice, .description = "a textured cage on CUDA: at most 2 waits a call")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    for (int k = 0; k < NUV - 1; k++) { /* cube.obj's texture mesh takes the reference route */
+        mmx_scheme scheme;
+        const char *name = NULL;
+        mmx_mesh *m = uv_case(host, k, &scheme, &name), *in = NULL, *in0 = NULL;
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in));
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in0));
+        mmx_mesh_uv_free(in0->uv);
+        in0->uv = NULL;
+        const int holes = m->tags && strstr(m->tags, "t hole");
+        mmx_mesh *first = refine(gpu, scheme, in, 3, MMX_SUBDIV_PATH_AUTO), *fh = to_host(gpu, first);
+        mmx_mesh_free(refine(gpu, scheme, in0, 3, MMX_SUBDIV_PATH_AUTO)); /* its tags' entry */
+        for (int levels = 1; levels <= 3; levels++) {
+            unsigned long long w0 = mmx__ctx_syncs(gpu);
+            mmx_mesh *r = refine(gpu, scheme, in, levels, MMX_SUBDIV_PATH_AUTO);
+            const unsigned long long w = mmx__ctx_syncs(gpu) - w0;
+            w0 = mmx__ctx_syncs(gpu);
+            mmx_mesh_free(refine(gpu, scheme, in0, levels, MMX_SUBDIV_PATH_AUTO));
+            const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
+            cr_assert_leq(w, plain, "%s, %d levels: %llu waits, without coordinates %llu", name, levels, w, plain);
+            cr_assert_leq(w, 2 + holes, "%s, %d levels: %llu waits", name, levels, w);
+            if (levels == 3) {
+                mmx_mesh *h = to_host(gpu, r);
+                same_uv(h, fh, 0.0f, name); /* the kept texture mesh's call = the first call */
+                mmx_mesh_free(h);
+            }
+            mmx_mesh_free(r);
+        }
+        mmx_mesh_free(fh), mmx_mesh_free(first);
+        mmx_mesh_free(in), mmx_mesh_free(in0), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* Loop's linear mode on CUDA numbers the coordinates by value (a sort on the device): one wait
+ * for their number beyond the cage without coordinates, the cage's faces not read back (its
+ * coordinates are on the host already); the host's coordinates exactly. */
+Test(subdiv_tags, gpu_uv_loop_waits_once_more, .description = "Loop's linear texture coordinates on CUDA: one wait more than none")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    mmx_mesh *quads = read_data(host, "bigguy_quads.obj"), *tri = NULL, *in = NULL, *in0 = NULL;
+    MMX_OK_OR_FAIL(host, mmx_mesh_triangulate(host, quads, &tri));
+    cr_assert_not_null(tri->uv);
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, tri, MMX_SPACE_DEVICE, &in));
+    MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, tri, MMX_SPACE_DEVICE, &in0));
+    mmx_mesh_uv_free(in0->uv);
+    in0->uv = NULL;
+    for (int levels = 1; levels <= 2; levels++) {
+        unsigned long long w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh *r = refine(gpu, MMX_SCHEME_LOOP, in, levels, MMX_SUBDIV_PATH_AUTO);
+        const unsigned long long w = mmx__ctx_syncs(gpu) - w0;
+        w0 = mmx__ctx_syncs(gpu);
+        mmx_mesh_free(refine(gpu, MMX_SCHEME_LOOP, in0, levels, MMX_SUBDIV_PATH_AUTO));
+        const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
+        cr_assert_leq(w, plain + 1, "Loop, %d levels: %llu waits, without coordinates %llu", levels, w, plain);
+        mmx_mesh *ref = refine(host, MMX_SCHEME_LOOP, tri, levels, MMX_SUBDIV_PATH_AUTO), *h = to_host(gpu, r);
+        same_uv(h, ref, 0.0f, "Loop's linear mode"); /* the per-corner rule rounds alike (uv_face.h) */
+        mmx_mesh_free(h), mmx_mesh_free(ref), mmx_mesh_free(r);
+    }
+    mmx_mesh_free(in), mmx_mesh_free(in0), mmx_mesh_free(tri), mmx_mesh_free(quads);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}

@@ -93,9 +93,16 @@
  * refine the texture mesh (the coordinates as vertices, the same faces) by the scheme's rules
  * with the mesh's creases and corners, seams and boundaries sharp. On the context's backend,
  * on either path: the texture mesh is built on the host from the input (a cage: on CUDA its
- * faces and coordinates are read back, one wait) and refined by this function on the context
+ * faces and coordinates are read back: waits) and refined by this function on the context
  * (bilinearly for the linear mode of Catmull-Clark and bilinear, whose numbering it gives;
- * on CUDA the fused kernels, with its own waits for its adjacency and checks); Loop's linear
+ * on CUDA the fused kernels, with its own waits for its adjacency and checks). In that linear
+ * mode (the default), with coordinates in host memory (as read, on a device mesh too), the
+ * default path keeps the checked texture mesh in the mesh's cache (mmx_mesh_cache_bytes; made
+ * by the first call, again where mesh->uv->index has changed): a later call copies the
+ * coordinates into it and queues its levels with no wait, so a textured cage on CUDA waits
+ * twice a call, as one without coordinates; the algebraic path builds and refines it at
+ * every call (the reference, the same bytes). The smooth modes and coordinates in device
+ * memory (a refined result refined again) build it at every call. Loop's linear
  * mode, and a texture mesh that a mesh matrix cannot hold (a face repeating a coordinate),
  * take each child corner's coordinate face by face and number them by value (a stable radix
  * sort of their bits; on CUDA kernels and one wait for the count). On CUDA the result's
@@ -305,9 +312,16 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * calls on the mesh wait twice, as an untagged mesh does: Catmull-Clark lists the creases
  * still sharp after the levels (the result's tags) in closed form from the input's; Loop and
  * the Chaikin method read them back from the last level (one wait more), and holes read the
- * result back to leave them out (one more). A mesh with texture coordinates costs one wait to read its faces and coordinates
- * back, then the texture mesh's own refinement (the waits above; no wait per level), or in
- * the per-corner way one wait for the number of coordinates; the result is queued, ready for
+ * result back to leave them out (one more). Texture coordinates likewise: in the linear mode
+ * of Catmull-Clark and bilinear (the default) on coordinates in host memory, the first call
+ * on a mesh reads a general-form cage's face starts back (one wait) and checks the texture
+ * mesh (its adjacency and input level: the waits above) and keeps it in the mesh's cache,
+ * and later calls add no wait (a textured
+ * cage waits twice); otherwise (the smooth modes, coordinates in device memory, the
+ * algebraic path) every call reads the faces and coordinates back (waits) and refines the
+ * texture mesh with its own waits. The per-corner way (Loop's linear mode) waits once for
+ * the number of coordinates (and reads the cage back only where its coordinates are in
+ * device memory); the result is queued, ready for
  * the next call on the context (read it with mmx_mesh_copy or after mmx_ctx_sync). The
  * algebraic path waits for every level's adjacency and products.
  * The algebraic path computes the adjacency of every level, about ten mapped SpMVs over M, E,

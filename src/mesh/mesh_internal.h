@@ -184,6 +184,9 @@ enum {
     MMX__CACHE_PATCHES,   /* the default patch set (mmx_patch_set, geom/smooth.c's patch path) */
     MMX__CACHE_TAGS,      /* the tags as subdivision reads them (subdiv's mmx__tag_entry), made
                              from mesh->tags and the topology: mmx_mesh_set_tags drops it */
+    MMX__CACHE_UV,        /* the texture mesh's checked input level, as subdivision refines
+                             the texture coordinates in the linear mode (subdiv's uv.c), made
+                             from mesh->uv->index and the topology */
     MMX__CACHE_QUERY,     /* + kind: mmx_query's result of that kind (an mmx_csr) */
     MMX__CACHE_SLOTS = MMX__CACHE_QUERY + MMX_QUERY_COUNT
 };

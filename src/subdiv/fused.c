@@ -299,20 +299,17 @@ static mmx_status fz_creases(mmx_ctx *ctx, const mmx__fz_level *L, mmx_mesh_tags
     return s;
 }
 
-mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
-                         const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
-                         mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
-                         mmx__fault *fault, mmx_mesh_tags *creases)
+/* The levels of a chain whose input level lv[0] is made (mmx__fz_chain, mmx__fz_chain_from):
+ * each level's pass, the last into the result's arrays. `timer` (running, or NULL) is the
+ * chain's and freed here. Without `keep` each level is freed once its child is written, the
+ * input level only when `own_input` (else it is the caller's). */
+static mmx_status fz_levels(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                            int levels, int keep, int own_input, mmx__fz_level *lv,
+                            mmx_subdiv_level *trace, mmx_timer *timer, mmx_mesh **out,
+                            const mmx__fault *fault, mmx_mesh_tags *creases, mmx_status s)
 {
-    mmx_timer *timer = NULL;
     mmx_mesh *r = NULL;
     mmx_csc *RM = NULL;
-    *out = NULL;
-    mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
-    if (!s && timer) s = mmx_timer_start(timer);
-    if (!s)
-        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW,
-                          sharp->fan_corners, &lv[0], fault);
     /* The children copy these. */
     lv[0].boundary = sharp->boundary, lv[0].vsharp = sharp->vsharp, lv[0].nv0 = sharp->nv0;
     lv[0].level = 0;
@@ -331,7 +328,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
             if (!s) C->M = RM->rowidx, C->pos = r->pos, C->borrowed = 1;
         }
         if (!s) s = mmx__fz_pass(ctx, scheme, &lv[l - 1], C);
-        if (!keep) mmx__fz_level_free(ctx, &lv[l - 1]);
+        if (!keep && (l > 1 || own_input)) mmx__fz_level_free(ctx, &lv[l - 1]);
         double ms = 0;
         if (!s && timer) s = mmx_timer_stop(timer, &ms);
         if (!s && timer) {
@@ -344,7 +341,7 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     if (!s && !fault->kind && creases && lv[levels].eends)
         s = fz_creases(ctx, &lv[levels], creases);
     /* Without keep, what an error left behind (the rest is freed and zeroed already). */
-    for (int l = 0; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
+    for (int l = own_input ? 0 : 1; !keep && l <= levels; l++) mmx__fz_level_free(ctx, &lv[l]);
     mmx_timer_free(timer);
     if (!s && fault->kind) return MMX_OK; /* nothing refined: the caller reports the fault */
     /* No wait for the last pass: the result is ready for the next call on the context, and a
@@ -358,6 +355,29 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
     r->M = RM;
     *out = r;
     return MMX_OK;
+}
+
+mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                         const mmx_mesh *mesh, const mmx_adjacency *adj, int levels, int keep,
+                         mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
+                         mmx__fault *fault, mmx_mesh_tags *creases)
+{
+    mmx_timer *timer = NULL;
+    *out = NULL;
+    mmx_status s = trace ? mmx_timer_create(ctx, &timer) : MMX_OK;
+    if (!s && timer) s = mmx_timer_start(timer);
+    if (!s)
+        s = mmx__fz_input(ctx, scheme, mesh, adj, keep ? MMX__FZ_COPY : MMX__FZ_BORROW,
+                          sharp->fan_corners, &lv[0], fault);
+    return fz_levels(ctx, scheme, sharp, levels, keep, 1, lv, trace, timer, out, fault, creases, s);
+}
+
+mmx_status mmx__fz_chain_from(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                              int levels, mmx__fz_level *lv, mmx_mesh **out)
+{
+    const mmx__fault none = {MMX__FAULT_NONE, 0};
+    *out = NULL;
+    return fz_levels(ctx, scheme, sharp, levels, 0, 0, lv, NULL, NULL, out, &none, NULL, MMX_OK);
 }
 
 /* An odd generation's cut numbering of level P with boundary (mmx__fz_in.bcut), from its

@@ -96,6 +96,14 @@ mmx_status mmx__fz_chain(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_shar
                          mmx__fz_level *lv, mmx_subdiv_level *trace, mmx_mesh **out,
                          mmx__fault *fault, mmx_mesh_tags *creases);
 
+/* mmx__fz_chain from an input level made before (mmx__fz_input, kept by the caller: a mesh's
+ * cache holds the texture mesh's, uv.c): lv[0] is a struct copy of it, its positions the
+ * ones to refine, and it is neither freed nor changed but for the fields the chain sets
+ * from `sharp`; lv[1..levels] zeroed. Without keep, no trace and no creases, and no checks
+ * (the kept level passed them): queued with no wait. */
+mmx_status mmx__fz_chain_from(mmx_ctx *ctx, mmx_scheme scheme, const mmx__subdiv_sharp *sharp,
+                              int levels, mmx__fz_level *lv, mmx_mesh **out);
+
 /* mmx__fz_chain for sqrt3 on a mesh with boundary (Kobbelt's rule): the children of such a
  * level are not in closed form, so each level's topology is the algebraic path's
  * (mmx__subdiv_level_algebraic, whose positions are overwritten) and its half-edge view comes

@@ -59,6 +59,12 @@ mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_index n, fl
     return mmx__no_cuda(ctx, "mmx__uv_from_pos_cuda");
 }
 
+mmx_status mmx__uv_to_pos_cuda(mmx_ctx *ctx, const float *values, mmx_index n, float *pos)
+{
+    (void)values, (void)n, (void)pos;
+    return mmx__no_cuda(ctx, "mmx__uv_to_pos_cuda");
+}
+
 mmx_status mmx__uv_level_cuda(mmx_ctx *ctx, int quads, mmx_index nf, mmx_index order,
                               const mmx_index *colptr, const float *par, float *child)
 {

@@ -880,7 +880,8 @@ static mmx_status subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     mmx_mesh_uv *uv = NULL;
     const int uv_first = sharp.fvar == MMX_FVAR_LINEAR_ALL || scheme == MMX_SCHEME_BILINEAR;
     const int64_t uv_nnz = mesh->M->nnz == 0 ? 0 : levels < 16 ? (int64_t)mesh->M->nnz << (2 * levels) : -1;
-    if (levels > 0 && uv_first) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, uv_nnz, &uv);
+    const int uv_fast = o.path != MMX_SUBDIV_PATH_ALGEBRAIC;
+    if (levels > 0 && uv_first) s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, uv_nnz, uv_fast, &uv);
     if (s) {
         /* refused before the levels: nothing made */
     } else if (levels == 0) {
@@ -919,7 +920,7 @@ static mmx_status subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     }
     mmx_adjacency_free(adj);
     if (!s && levels > 0 && !uv_first)
-        s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, (*out)->M->nnz, &uv);
+        s = mmx__subdiv_uv(ctx, scheme, mesh, levels, &sharp, sharp.fvar, (*out)->M->nnz, uv_fast, &uv);
     if (!s && uv && (*out)->M->nnz != uv_nnz)
         s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_subdivide: %d corners, the texture coordinates have %lld",
                       (*out)->M->nnz, (long long)uv_nnz);

@@ -271,10 +271,14 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
  * the face-varying mode (resolved: never FROM_MESH) with the mesh's sharp features sh (uv.c;
  * the smooth modes read sh's corners, so they come after the levels, which may add the fan
  * corners; the linear mode reads nothing of sh). On the context's backend: on CUDA *out is in
- * device memory. */
+ * device memory. With `fast`, Catmull-Clark's and bilinear's linear mode on coordinates in
+ * host memory refine the texture mesh from its input level kept in the mesh's cache
+ * (MMX__CACHE_UV: made by the first call, with waits on CUDA; later calls queue its levels
+ * with no wait and read nothing back); without it (the algebraic path: the reference), the
+ * texture mesh is made and refined by mmx_subdivide at every call. Both give the same bytes. */
 mmx_status mmx__subdiv_uv(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                           const mmx__subdiv_sharp *sh, mmx_fvar_mode mode, int64_t nnz_out,
-                          mmx_mesh_uv **out);
+                          int fast, mmx_mesh_uv **out);
 
 /* The texture mesh that mmx__subdiv_uv refines as a mesh (the smooth modes; Catmull-Clark's and
  * bilinear's linear mode), in the context's space, with the scheme that refines it (*tscheme):
@@ -298,6 +302,9 @@ mmx_status mmx__subdiv_uv_texture(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
  *             order): index (nnz) and values (room for 2 nnz), *nvalues read back (the one
  *             wait). */
 mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_index n, float *values);
+/*   to_pos:   pos[3 k + c] = values[2 k + c] for c < 2, pos[3 k + 2] = 0, k < n (coordinates as
+ *             a texture mesh's positions); */
+mmx_status mmx__uv_to_pos_cuda(mmx_ctx *ctx, const float *values, mmx_index n, float *pos);
 mmx_status mmx__uv_level_cuda(mmx_ctx *ctx, int quads, mmx_index nf, mmx_index order,
                               const mmx_index *colptr, const float *par, float *child);
 mmx_status mmx__uv_number_cuda(mmx_ctx *ctx, const float *cur, int64_t nnz, mmx_index *index,

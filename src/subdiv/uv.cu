@@ -1,6 +1,6 @@
-/* The device half of the texture coordinates (uv.c): the refined texture mesh's positions as
- * coordinates, the per-corner levels (one thread per parent face, the rule of uv_face.h that
- * the host loop runs), and the numbering by value (CUB's stable radix sort of the coordinates'
+/* The device half of the texture coordinates (uv.c): coordinates as a texture mesh's positions
+ * and a refined texture mesh's positions as coordinates, the per-corner levels (one thread per
+ * parent face, the rule of uv_face.h that the host loop runs), and the numbering by value (CUB's stable radix sort of the coordinates'
  * bits, a scan of the first corner of each run, one read-back of the count). */
 #include "core/cub.cuh"
 #include "core/device.h"
@@ -16,6 +16,15 @@ __global__ void from_pos(const float *pos, mmx_index n, float *values)
     if (k >= n) return;
     values[2 * k] = pos[3 * k];
     values[2 * k + 1] = pos[3 * k + 1];
+}
+
+__global__ void to_pos(const float *values, mmx_index n, float *pos)
+{
+    const long long k = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
+    if (k >= n) return;
+    pos[3 * k] = values[2 * k];
+    pos[3 * k + 1] = values[2 * k + 1];
+    pos[3 * k + 2] = 0.0f;
 }
 
 __global__ void level(int quads, mmx_index nf, mmx_index order, const mmx_index *colptr,
@@ -65,6 +74,14 @@ extern "C" mmx_status mmx__uv_from_pos_cuda(mmx_ctx *ctx, const float *pos, mmx_
     if (n == 0) return MMX_OK;
     cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
     from_pos<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(pos, n, values);
+    return MMX__CUDA(ctx, cudaGetLastError());
+}
+
+extern "C" mmx_status mmx__uv_to_pos_cuda(mmx_ctx *ctx, const float *values, mmx_index n, float *pos)
+{
+    if (n == 0) return MMX_OK;
+    cudaStream_t st = (cudaStream_t)mmx_ctx_cuda_stream(ctx);
+    to_pos<<<mmx__grid(n), MMX__BLOCK, 0, st>>>(values, n, pos);
     return MMX__CUDA(ctx, cudaGetLastError());
 }
 
