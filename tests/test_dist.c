@@ -20,6 +20,15 @@
 
 static int rank, failures;
 
+/* MMX_DIST_TRACE set: each check says on stderr where every rank is (a hang shows which
+ * collective a rank did not reach). */
+static void trace(const char *what, const char *name, int k)
+{
+    if (!getenv("MMX_DIST_TRACE")) return;
+    fprintf(stderr, "rank %d: %s %s %d\n", rank, what, name ? name : "", k);
+    fflush(stderr);
+}
+
 /* Small patches (8 faces), so that the small test meshes are cut into many parts. */
 /* The context the partitioned mesh computes on: ctx itself (the host), or, in the CUDA checks,
  * a CUDA context; the meshes are made, and the results compared, on the host (ctx). */
@@ -275,6 +284,7 @@ static mmx_status shifted_apply_dev(mmx_ctx *ctx, void *data, const float *x, in
 
 static void check_cg(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
+    trace("cg", name, 0);
     mmx_mesh *m = make(ctx, name);
     if (!m) return;
     mmx_dist_mesh *dm = partition(ctx, d, m, 1);
@@ -408,6 +418,7 @@ static void check_queries(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, const mm
  * with one ghost ring, the least the queries need. */
 static void check_queries_mesh(mmx_ctx *ctx, mmx_dist *d, const char *name, int rings)
 {
+    trace("queries", name, rings);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
@@ -422,6 +433,7 @@ static void check_queries_mesh(mmx_ctx *ctx, mmx_dist *d, const char *name, int 
  * either backend, nothing on the other ranks. */
 static void check_gather(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
+    trace("gather", name, 0);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
@@ -470,6 +482,7 @@ static int same_file(const char *a, const char *b)
  * truncated); a file that cannot be created is refused on every rank, named. */
 static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
+    trace("write_obj", name, 0);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m || !parts[0]) {
@@ -532,6 +545,7 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
 
 static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
 {
+    trace("normals_smooth", name, 0);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
@@ -589,6 +603,7 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
             for (int k = 0; k < 3; k++) bad += hl[3 * v + k] != (float)gv[v] + 0.25f * (float)k;
         CHECK(bad == 0, "exchange on %s: %d wrong values", name, bad);
     }
+    trace("queries of", name, 0);
     check_queries(ctx, d, m, dm, name);
     /* smoothing: Laplacian, Taubin (bit for bit), with and without a fixed boundary */
     const mmx_smooth_method methods[] = {MMX_SMOOTH_LAPLACIAN, MMX_SMOOTH_TAUBIN};
@@ -596,6 +611,7 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
         for (int fix = 0; fix < 2; fix++) {
             mmx_smooth_options o = mmx_smooth_defaults(methods[i]);
             o.iterations = 7, o.fix_boundary = fix;
+            trace("smooth", name, 10 * i + fix);
             OK(c, mmx_dist_smooth(c, dm, &o, loc, NULL));
             OK(c, mmx_dist_gather(c, dm, loc, 3, got));
             if (rank == 0 && sm) {
@@ -614,6 +630,7 @@ static void check_normals_smooth(mmx_ctx *ctx, mmx_dist *d, const char *name)
         if (!strcmp(name, "two_cubes")) continue;
         mmx_smooth_options o = mmx_smooth_defaults(more[i]);
         o.iterations = 3;
+        trace("smooth", name, 20 + i);
         OK(c, mmx_dist_smooth(c, dm, &o, loc, NULL));
         OK(c, mmx_dist_gather(c, dm, loc, 3, got));
         if (rank == 0 && sm) {
@@ -661,6 +678,7 @@ static mmx_subdiv_options sopts;
 
 static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme, int levels)
 {
+    trace("subdiv", name, (int)scheme * 100 + levels);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m) return;
@@ -745,6 +763,7 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
 /* A rank whose part holds bad input: every rank stops with the same status and sentence. */
 static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
 {
+    trace("failure", NULL, R);
     mmx_mesh *m = make(ctx, "grid:12:12");
     if (!m) return;
     const mmx_index V = mmx_mesh_nverts(m);
@@ -827,6 +846,7 @@ static void remove_parts(void)
  * only the last rank's part (that rank's own file) or rank 0 the index. */
 static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
 {
+    trace("parts_failure", NULL, R);
     mmx_mesh *m = make(ctx, "grid:12:12");
     if (!m) return;
     mmx_dist_mesh *dm = partition(ctx, d, m, 1), *rd = NULL;
@@ -932,6 +952,7 @@ static void check_parts_failure(mmx_ctx *ctx, mmx_dist *d, int R)
  * (MMX_DIST_TRANSPORT=staged). Skipped, saying why, when a rank has no GPU. */
 static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
 {
+    trace("cuda", NULL, 0);
     mmx_ctx *g = NULL;
     int count = 0, local = 0, have = 0, all = 0;
     char why[512] = "built without the CUDA backend";

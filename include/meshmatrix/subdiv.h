@@ -311,8 +311,9 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * mesh's cache (mesh.h; mmx_mesh_set_tags, or other tag text, makes it anew), so that later
  * calls on the mesh wait twice, as an untagged mesh does: Catmull-Clark lists the creases
  * still sharp after the levels (the result's tags) in closed form from the input's; Loop and
- * the Chaikin method read them back from the last level (one wait more), and holes read the
- * result back to leave them out (one more). Texture coordinates likewise: in the linear mode
+ * the Chaikin method read them back from the last level (one wait more). Holes are not there
+ * yet: leaving their children out waits several times a call (bigguy_quads with a hole, one
+ * level, 9 waits on an H200; 11 with texture coordinates). Texture coordinates likewise: in the linear mode
  * of Catmull-Clark and bilinear (the default) on coordinates in host memory, the first call
  * on a mesh reads a general-form cage's face starts back (one wait) and checks the texture
  * mesh (its adjacency and input level: the waits above) and keeps it in the mesh's cache,

@@ -76,13 +76,20 @@ mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float
     mmx_dist *d = dm->d;
     const int R = d->size, me = d->rank;
     mmx_status s = MMX_OK;
-    if (!path || !pos)
+    /* A rank whose part is empty holds no vertex: its arrays may be NULL (a device allocation
+     * of 0 bytes is), and it takes the others' choice of normals. */
+    const int empty = mmx_mesh_nverts(dm->local) == 0;
+    if (!path || (!pos && !empty))
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_write_obj: %s is NULL", !path ? "path" : "pos");
     else if (dm->gverts > INT32_MAX || dm->gfaces > INT32_MAX)
         s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_write_obj: %lld vertices, %lld faces: past "
                       "the OBJ writer's 32-bit numbers", (long long)dm->gverts, (long long)dm->gfaces);
-    int64_t nrm = normals != NULL;
-    if (!s) s = mmx__dist_allreduce_i64(ctx, d, &nrm, 1, MMX__DIST_MIN);
+    /* {every rank with vertices gave normals (or has none), -(some rank gave them)} */
+    int64_t given[2] = {normals != NULL || empty, -(int64_t)(normals != NULL && !empty)};
+    if (!s) s = mmx__dist_allreduce_i64(ctx, d, given, 2, MMX__DIST_MIN);
+    if (!s && given[0] == 0 && given[1] < 0)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_write_obj: normals given on some ranks only");
+    const int64_t nrm = -given[1];
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
     /* On CUDA the local mesh's host copy and the rows read back. */
@@ -99,7 +106,7 @@ mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float
     char head[96];
     int hlen = 0;
     s = mmx__host_alloc(ctx, 6 * (size_t)nl + 1, sizeof *hrows, (void **)&hrows);
-    if (!s) {
+    if (!s && nl > 0) {
         const mmx_space sp = mmx_ctx_space(ctx);
         s = mmx_mem_copy(ctx, hrows, MMX_SPACE_HOST, pos, sp, 3 * (size_t)nl * sizeof *hrows);
         if (!s && nrm)
