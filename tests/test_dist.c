@@ -533,6 +533,13 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
         const mmx_status s = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
         CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "write_obj into a missing folder: %d, %s",
               (int)s, mmx_ctx_error(c));
+        /* One rank's bad arguments (the last rank, no path): every rank refuses, none hangs in
+         * the collectives the others entered. */
+        const int last = rank == mmx_dist_size(d) - 1;
+        const mmx_status t = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL,
+                                                last ? NULL : many, NULL);
+        CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
+              "write_obj with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
     }
 #ifdef MMX_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);

@@ -24,7 +24,7 @@ mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh 
     mmx_index *start = NULL, *verts = NULL, *wstart = NULL, *wverts = NULL;
     int64_t *rec = NULL, *all = NULL, *cnt = NULL, *at = NULL;
     float *pos = NULL, *allpos = NULL, *wpos = NULL;
-    int64_t haspos = m->pos != NULL, nrec = 0, total = 0;
+    int64_t haspos = m->pos != NULL || nlv == 0, nrec = 0, total = 0; /* an empty part vetoes nothing */
     s = mmx_mesh_faces(hc, m, &start, &verts);
     s = mmx__dist_host_status(ctx, hc, s);
     if (!s && me == 0 && (V > INT32_MAX || F > INT32_MAX || C > INT32_MAX))

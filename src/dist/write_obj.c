@@ -86,7 +86,11 @@ mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float
                       "the OBJ writer's 32-bit numbers", (long long)dm->gverts, (long long)dm->gfaces);
     /* {every rank with vertices gave normals (or has none), -(some rank gave them)} */
     int64_t given[2] = {normals != NULL || empty, -(int64_t)(normals != NULL && !empty)};
-    if (!s) s = mmx__dist_allreduce_i64(ctx, d, given, 2, MMX__DIST_MIN);
+    /* Every rank joins the all-reduce, whatever its status (one that skipped it would meet the
+     * others' in mmx_dist_agree's instead: the hang GPU run 10a of session 4 showed, a rank of
+     * an empty part refusing its NULL rows); the statuses are agreed after. */
+    const mmx_status a = mmx__dist_allreduce_i64(ctx, d, given, 2, MMX__DIST_MIN);
+    if (!s) s = a;
     if (!s && given[0] == 0 && given[1] < 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_write_obj: normals given on some ranks only");
     const int64_t nrm = -given[1];
