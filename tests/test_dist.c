@@ -6,7 +6,9 @@
  * the build has no MPI.
  * Meshes: built-in shapes (grid: boundaries and holes; torus; mixed orders; icosphere),
  * crease tags on every third edge, two cubes sharing a vertex (non-manifold) and triangle
- * grids with boundary (sqrt3's alternating boundary rule) and a triangulated torus. */
+ * grids with boundary (sqrt3's alternating boundary rule) and a triangulated torus; hole tags
+ * ("holed:": the first face, at the boundary of the open shapes, and every seventh, which
+ * puts holes inside and beside the cuts; check_subdiv counts those beside a cut). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,9 +229,31 @@ static void add_creases(mmx_ctx *ctx, mmx_mesh *m)
     free(cv), free(sh), free(start), free(verts);
 }
 
+/* Hole tags on face 0 and every seventh face from face 3. */
+static void add_holes(mmx_ctx *ctx, mmx_mesh *m)
+{
+    const mmx_index F = mmx_mesh_nfaces(m);
+    mmx_mesh_tags *T = NULL;
+    OK(ctx, mmx_mesh_tags_parse(ctx, m, &T));
+    if (!T) return;
+    mmx_index *h = malloc(((size_t)F / 7 + 2) * sizeof *h);
+    T->nholes = 0;
+    for (mmx_index f = 0; f < F; f++)
+        if (f == 0 || f % 7 == 3) h[T->nholes++] = f;
+    free(T->holes);
+    T->holes = h;
+    OK(ctx, mmx_mesh_set_tags(ctx, m, T));
+    mmx_mesh_tags_free(T);
+}
+
 static mmx_mesh *make(mmx_ctx *ctx, const char *name)
 {
     mmx_mesh *m = NULL, *t = NULL;
+    if (!strncmp(name, "holed:", 6)) {
+        m = make(ctx, name + 6);
+        if (m) add_holes(ctx, m);
+        return m;
+    }
     if (!strcmp(name, "two_cubes")) return two_cubes(ctx);
     if (!strcmp(name, "fin")) return fin_grid(ctx, 10);
     if (!strncmp(name, "creased:", 8)) {
@@ -680,7 +704,23 @@ static float *tag_list(mmx_ctx *ctx, const mmx_mesh *m, int *n)
     return l;
 }
 
-/* The options of check_subdiv's two runs (the crease method, the boundary mode). */
+/* The hole tags' faces as a list (n of them; NULL for none). */
+static mmx_index *hole_list(mmx_ctx *ctx, const mmx_mesh *m, int *n)
+{
+    mmx_mesh_tags *T = NULL;
+    mmx_index *l = NULL;
+    *n = 0;
+    if (mmx_mesh_tags_parse(ctx, m, &T)) return NULL;
+    if (T->nholes > 0) {
+        l = malloc((size_t)T->nholes * sizeof *l);
+        memcpy(l, T->holes, (size_t)T->nholes * sizeof *l);
+        *n = T->nholes;
+    }
+    mmx_mesh_tags_free(T);
+    return l;
+}
+
+/* The options of check_subdiv's two runs (the crease method, the boundary mode, holes). */
 static mmx_subdiv_options sopts;
 
 static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme, int levels)
@@ -692,6 +732,28 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
     char op[32];
     snprintf(op, sizeof op, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
     mmx_dist_mesh *dm = partition(ctx, d, m, mmx_dist_rings(op));
+    if (dm && !strncmp(name, "holed:", 6)) {
+        /* The holes carried to the local meshes: as many as the whole has among the local
+         * faces; those on ghost faces (beside a cut) counted over the ranks. */
+        int nl = 0, nw = 0, ghost = 0, want_local = 0;
+        mmx_index *hl = hole_list(DEV(ctx), mmx_dist_mesh_local(dm), &nl);
+        mmx_index *hw = hole_list(ctx, m, &nw);
+        const int64_t *gf = mmx_dist_mesh_global_faces(dm);
+        const unsigned char *of = mmx_dist_mesh_owned_faces(dm);
+        const mmx_index nlf = mmx_mesh_nfaces(mmx_dist_mesh_local(dm));
+        for (mmx_index f = 0, k = 0; f < nlf; f++) {
+            while (k < nw && hw[k] < gf[f]) k++;
+            want_local += k < nw && hw[k] == gf[f];
+        }
+        for (int i = 0; i < nl; i++) ghost += !of[hl[i]];
+        CHECK(nl == want_local, "%s: %d holes on rank %d's local mesh, %d of its faces are holes",
+              name, nl, rank, want_local);
+#ifdef MMX_HAVE_MPI
+        MPI_Allreduce(MPI_IN_PLACE, &ghost, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+#endif
+        CHECK(mmx_dist_size(d) == 1 || ghost > 0, "%s: no hole beside a cut", name);
+        free(hl), free(hw);
+    }
     mmx_mesh *got = NULL, *one = NULL, *want = NULL;
     mmx_dist_subdiv_report rep;
     if (dm) OK(DEV(ctx), mmx_dist_subdivide(DEV(ctx), dm, scheme, levels, &sopts, &got, &rep));
@@ -760,6 +822,12 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
         CHECK(na == nb && (!na || !memcmp(ta, tb, 3 * (size_t)na * sizeof *ta)),
               "%s level %d on %s: %d tags gathered, %d in the single process's result",
               mmx_scheme_name(scheme), levels, name, na, nb);
+        int ha = 0, hb = 0;
+        mmx_index *la = hole_list(ctx, got, &ha), *lb = hole_list(ctx, want, &hb);
+        CHECK(ha == hb && (!ha || !memcmp(la, lb, (size_t)ha * sizeof *la)),
+              "%s level %d on %s: %d holes gathered, %d in the single process's result",
+              mmx_scheme_name(scheme), levels, name, ha, hb);
+        free(la), free(lb);
         free(ta), free(tb), free(sa), free(va), free(sb), free(vb);
     }
     mmx_mesh_free(got), mmx_mesh_free(one), mmx_mesh_free(want);
@@ -1044,6 +1112,14 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_normals_smooth(ctx, d, "grid:12:10");
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_gather(ctx, d, "mixed");
+        via_parts = 0;
+        /* hole tags (the local refinement keeps them on the device; rank 0 leaves them out) */
+        sopts.holes = MMX_HOLES_KEEP;
+        check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        sopts.holes = MMX_HOLES_REMOVE;
+        check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "holed:icosphere:2", MMX_SCHEME_LOOP, 2);
+        via_parts = parts[0] != 0;
         check_write_obj(ctx, d, "mixed");
         if (via_parts) remove_parts(); /* the set is left by the last partition() */
         via_parts = 0;
@@ -1131,6 +1207,33 @@ int main(int argc, char **argv)
     }
     for (int L = 1; L <= 3; L++) check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
     sopts.limit = 0;
+    /* Hole tags, left out (the default) and kept: inside, at the boundary, beside the cuts;
+     * with creases, mixed orders and the limit. */
+    for (int mode = 0; mode < 2; mode++) {
+        sopts.holes = mode ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+        for (int L = 1; L <= 3; L++) {
+            check_subdiv(ctx, d, "holed:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:mixed", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:torus:16:8", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:icosphere:2", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "holed:creased:icosphere:1", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "holed:torus:12:6", MMX_SCHEME_BILINEAR, L);
+            check_subdiv(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_SQRT3, L);
+            /* no boundary interpolation: the faces at boundary vertices become holes too
+             * (at the local meshes' cuts as well, ghosts only) */
+            sopts.boundary = MMX_BOUNDARY_NONE;
+            check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+            sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+            sopts.limit = 1;
+            check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+            sopts.limit = 0;
+        }
+    }
+    sopts.holes = MMX_HOLES_REMOVE;
     check_cg(ctx, d, "grid:30:20");
     check_cg(ctx, d, "icosphere:3");
     check_failure(ctx, d, R);
@@ -1154,6 +1257,7 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "creased:icosphere:1", MMX_SCHEME_LOOP, 2);
         check_subdiv(ctx, d, "tri:grid:10:8", MMX_SCHEME_SQRT3, 3); /* two rings in the files */
+        check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_cg(ctx, d, "grid:30:20");
         check_gather(ctx, d, "two_cubes");
         check_gather(ctx, d, "mixed");

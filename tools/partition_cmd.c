@@ -28,8 +28,8 @@ const tool_cmd partition_command = {
             "normals|smooth|subdiv|query ... PREFIX.index ...` reads them back on as many\n"
             "ranks (another count is an error), each rank reading only its part, as a program\n"
             "does with mmx_dist_mesh_read_parts (docs/dist.md gives the formats). Positions\n"
-            "and crease and corner tags are kept; texture coordinates, normals and colours\n"
-            "are not, and hole tags are refused. The report gives each rank's part and halo.",
+            "and crease, corner and hole tags are kept; texture coordinates, normals and\n"
+            "colours are not. The report gives each rank's part and halo.",
     .opts = partition_opts,
     .nopts = DIST_PARTITION_NOPTS,
     .flags = CMD_JSON,

@@ -119,14 +119,15 @@ typedef struct mmx_dist_info {
  * mmx_patch_set_create), cut into R runs of about F / R faces ending at patch boundaries
  * (so a part is a union of patches; a rank may get no face when R exceeds the patches).
  * Operations state the rings they need (mmx_dist_rings). The tags are kept (translated to the
- * local numbers: the creases whose edge is in the local mesh, the corners of local vertices;
- * hole tags are refused, MMX_ERR_UNSUPPORTED); texture coordinates, normals and colours are
+ * local numbers: the creases whose edge is in the local mesh, the corners of local vertices,
+ * the holes among the local faces, ghosts included, in local face order); texture
+ * coordinates, normals and colours are
  * not carried (the gathers below give positions and topology only).
  * On a CUDA context the local mesh and the halo's lists are then copied to the device, and
  * the first CUDA partitioned mesh of a handle makes its NCCL communicator (collective).
  * Errors (agreed over the ranks): MMX_ERR_ARG (NULL arguments, rings out of range, meshes of
  * different sizes on the ranks, ranks on different backends), MMX_ERR_SPACE (a device mesh),
- * MMX_ERR_UNSUPPORTED (hole tags), MMX_ERR_CUDA (the device copies, NCCL), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
+ * MMX_ERR_CUDA (the device copies, NCCL), MMX_ERR_MESH (the patch set's or the tags' refusals), MMX_ERR_OVERFLOW,
  * MMX_ERR_NOMEM. Cost: O(nverts + nnz) of the whole per rank (the cut, the rings, the local
  * numbering), the patch set when ps is NULL, one all-to-all of the halo's global numbers and
  * one gather of the owned vertices' numbers on rank 0.
@@ -345,9 +346,9 @@ typedef struct mmx_dist_subdiv_report {
  * (the library's CUDA subdivision); the result comes back to host memory for the naming and
  * the gather, and rank 0's *out is copied to its device (the context's space, as
  * mmx_subdivide's). Each rank refines its local mesh (one mmx_subdivide call for all the
- * levels, opts as given but the trace; the tags follow), with no exchange between levels: the
- * ghost rings are deep enough that the descendants of the owned faces are exact at every
- * level. Why, per scheme:
+ * levels, opts as given but the trace and the holes; the tags follow), with no exchange
+ * between levels: the ghost rings are deep enough that the descendants of the owned faces
+ * are exact at every level. Why, per scheme:
  *   - Loop, Catmull-Clark, bilinear: one ring for any number of levels. The surface over a
  *     face depends on its one-ring only: the one-ring at level l + 1 of a face's descendants
  *     is made of vertex, edge and face points that read faces sharing a vertex with that face
@@ -387,11 +388,17 @@ typedef struct mmx_dist_subdiv_report {
  *     refined to that level: one more mmx_subdivide call for each even level below L,
  *     about an eighth (L even) or three eighths (L odd) of the last call's work at most,
  *     counted in gather_ms).
+ * Hole tags (and the holes of boundary mode none): each rank's refinement keeps the holes'
+ * descendants, tagged (MMX_HOLES_KEEP, so that a face's children stay together for the
+ * naming), and each owned face's hole flag goes with it to rank 0, which with opts->holes
+ * MMX_HOLES_REMOVE (the default) leaves those faces out, and the vertices only they use with
+ * their creases and corners, as the single process does; with MMX_HOLES_KEEP it keeps them,
+ * tagged as holes in the result.
  * Rank 0 gets *out: the faces in the single process's order (the children of
  * a face together, in parent order), the vertices numbered by first use in that face order,
- * positions from the lowest rank holding each; the creases and corners left
- * sharp are kept as tags. That is mmx_subdivide's result on the whole after the canonical
- * renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
+ * positions from the lowest rank holding each; the creases and corners left sharp (and the
+ * holes kept) are kept as tags. That is mmx_subdivide's result on the whole after the
+ * canonical renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
  * equal to the single process's within float rounding (the limit's included). Other ranks get
  * *out NULL. Vertices in no face are not part of the result. report may be NULL.
  * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG (too few rings, named), MMX_ERR_UNSUPPORTED
@@ -399,7 +406,8 @@ typedef struct mmx_dist_subdiv_report {
  * on rank 0, or a local mesh past them).
  * Cost: the local meshes' refinement (1/R of the whole plus the ghost rings' descendants each),
  * naming its vertices (O(result) per rank), then
- * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants (a vertex
+ * one gather of 4 bytes a corner, 16 a face and 32 a vertex of the owned descendants, holes'
+ * included (a vertex
  * on a cut between parts is sent by each rank using it), and a sort of the vertex records on
  * rank 0. */
 mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
@@ -408,8 +416,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
 
 /* The canonical renumbering (local; no communication): a copy of mesh (host) with its faces in
  * their order and its vertices numbered by first use in that face order (vertices in no face
- * dropped), positions and crease/corner tags following. It is what mmx_dist_subdivide's result
- * is compared with. Errors: MMX_ERR_ARG, MMX_ERR_SPACE, MMX_ERR_NOMEM. Cost: O(nnz + nverts). */
+ * dropped), positions and crease, corner and hole tags following. It is what
+ * mmx_dist_subdivide's result is compared with. Errors: MMX_ERR_ARG, MMX_ERR_SPACE,
+ * MMX_ERR_NOMEM. Cost: O(nnz + nverts). */
 mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out);
 
 #ifdef __cplusplus

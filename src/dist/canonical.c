@@ -33,7 +33,7 @@ mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out
         verts[c] = (mmx_index)map[v];
     }
     s = mmx_mesh_from_faces(ctx, n, F, start, verts, pos, &m);
-    if (!s && T) s = mmx__dist_map_tags(ctx, T, map, m);
+    if (!s && T) s = mmx__dist_map_tags(ctx, T, map, NULL, m);
 out:
     free(start), free(verts), free(map), free(pos);
     mmx_mesh_tags_free(T);

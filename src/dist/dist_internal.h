@@ -176,11 +176,12 @@ int mmx__dist_has_edge(const uint64_t *keys, size_t n, mmx_index a, mmx_index b)
 mmx_status mmx__dist_edge_numbers(mmx_ctx *ctx, const mmx_dist_mesh *dm, const mmx_adjacency *A,
                                   int64_t **eg, int64_t *gedges);
 
-/* Sets on `to` the creases and corners of T through the vertex map (map[v] < 0: dropped; a
- * crease kept only when its mapped edge is one of to's), the options as they are; nothing
- * when nothing is left. Hole tags: MMX_ERR_UNSUPPORTED. */
+/* Sets on `to` the creases, corners and holes of T through the vertex map (map[v] < 0:
+ * dropped; a crease kept only when its mapped edge is one of to's) and the face map (fmap[f]
+ * < 0: dropped; NULL: the faces as they are; ascending where kept, so the holes stay in face
+ * order), the options as they are; nothing when nothing is left. */
 mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_t *map,
-                              mmx_mesh *to);
+                              const int64_t *fmap, mmx_mesh *to);
 
 #ifdef __cplusplus
 }

@@ -309,7 +309,7 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     mmx_index *start = NULL, *verts = NULL, *order = NULL, *fpatch = NULL, *g2l = NULL;
     mmx_index *vf_off = NULL, *vf = NULL, *front = NULL, *lstart = NULL, *lverts = NULL;
     int *fpart = NULL, *vowner = NULL;
-    int64_t *bound = NULL, *lmap = NULL;
+    int64_t *bound = NULL, *lmap = NULL, *lfmap = NULL;
     unsigned char *fmark = NULL, *vseen = NULL;
     float *lpos = NULL;
     mmx_mesh_tags *T = NULL;
@@ -331,9 +331,6 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     if (!s) s = mmx__host_alloc(ctx, (size_t)F, 1, (void **)&fmark);
     if (!s) s = mmx__host_alloc(ctx, (size_t)V, 1, (void **)&vseen);
     if (!s && whole->tags) s = mmx_mesh_tags_parse(hc, whole, &T);
-    if (!s && T && T->nholes > 0)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "hole tags (%d holes, the first face %d): not "
-                      "carried over ranks yet", T->nholes, T->holes[0]);
     if (!s) s = patch_order(hc, ctx, whole, ps, order, fpatch);
     s = mmx__dist_host_status(ctx, hc, s);
     s = mmx_dist_agree(ctx, d, s);
@@ -394,9 +391,11 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     if (!s) s = mmx__host_alloc(ctx, (size_t)nnzl, sizeof *lverts, (void **)&lverts);
     if (!s && whole->pos) s = mmx__host_alloc(ctx, 3 * (size_t)nlv, sizeof *lpos, (void **)&lpos);
     if (!s && T) s = mmx__host_alloc(ctx, (size_t)V, sizeof *lmap, (void **)&lmap);
+    if (!s && T) s = mmx__host_alloc(ctx, (size_t)F, sizeof *lfmap, (void **)&lfmap);
     if (s) goto agree;
     lstart[0] = 0;
-    for (mmx_index f = 0, i = 0; f < F; f++)
+    for (mmx_index f = 0, i = 0; f < F; f++) {
+        if (lfmap) lfmap[f] = fmark[f] ? i : -1;
         if (fmark[f]) {
             dm->gf[i] = f, dm->gface_corner[i] = start[f], dm->of[i] = fpart[f] == me;
             dm->nof += dm->of[i];
@@ -404,6 +403,7 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
             for (mmx_index c = start[f]; c < start[f + 1]; c++) lverts[lstart[i + 1]++] = g2l[verts[c]];
             i++;
         }
+    }
     for (mmx_index v = 0; v < V; v++) {
         if (lmap) lmap[v] = g2l[v];
         if (g2l[v] < 0) continue;
@@ -416,7 +416,7 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
     for (mmx_index v = 0; v < V; v++)
         if (vowner[v] < 0) vowner[v] = 0;
     s = mmx_mesh_from_faces(hc, nlv, nlf, lstart, lverts, lpos, &dm->local);
-    if (!s && T) s = mmx__dist_map_tags(hc, T, lmap, dm->local);
+    if (!s && T) s = mmx__dist_map_tags(hc, T, lmap, lfmap, dm->local);
     s = mmx__dist_host_status(ctx, hc, s);
 agree:
     s = mmx_dist_agree(ctx, d, s);
@@ -426,6 +426,7 @@ agree:
 out:
     free(start), free(verts), free(order), free(fpatch), free(g2l), free(vf_off), free(vf);
     free(front), free(lstart), free(lverts), free(fpart), free(vowner), free(bound), free(lmap);
+    free(lfmap);
     free(fmark), free(vseen), free(lpos);
     mmx_mesh_tags_free(T);
     if (s && dm && !dm->cnt) {

@@ -242,7 +242,8 @@ static mmx_status sqrt3_names(mmx_ctx *ctx, int L, mmx_index nv0, mmx_index nf0,
 }
 
 /* This rank's share: the owned descendants' faces (global number, keys), their vertices, and
- * the creases and corners still tagged on them. */
+ * the creases and corners still tagged on them; which local faces are holes (the local
+ * refinement keeps them, tagged). */
 typedef struct share {
     int64_t *gid;  /* per face */
     int32_t *fc;   /* per corner: its vertex's place in v */
@@ -251,11 +252,12 @@ typedef struct share {
     int64_t nv;
     crec *t;
     int64_t nt;
+    unsigned char *hole; /* per local face: a hole's descendant */
 } share;
 
 static void share_free(share *sh)
 {
-    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t);
+    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t), free(sh->hole);
 }
 
 static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *start,
@@ -280,8 +282,11 @@ static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *s
     s = mmx__host_alloc(ctx, (size_t)sh->nf, sizeof *sh->gid, (void **)&sh->gid);
     if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc, sizeof *sh->fc, (void **)&sh->fc);
     if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nv, sizeof *sh->v, (void **)&sh->v);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)F, 1, (void **)&sh->hole);
     if (!s && m->tags) s = mmx_mesh_tags_parse(ctx, m, &T);
     if (s) goto out;
+    memset(sh->hole, 0, (size_t)F);
+    for (mmx_index i = 0; T && i < T->nholes; i++) sh->hole[T->holes[i]] = 1;
     for (mmx_index f = 0, i = 0, c0 = 0; f < F; f++)
         if (own[f]) {
             sh->gid[i++] = gid[f];
@@ -357,10 +362,15 @@ static int cmp_crec(const void *x, const void *y)
 }
 
 /* Rank 0: the result from the gathered shares. fcv and t name vertices by their place in the
- * whole gathered list v (rank after rank). */
+ * whole gathered list v (rank after rank). ord is each face's order, negated for a hole's
+ * descendant: with MMX_HOLES_REMOVE those faces are left out, and the vertices only they use
+ * (numbered by first use in the kept faces, they get no number, and their creases and corners
+ * go with them), as holes.c leaves them out of the single process's result; with
+ * MMX_HOLES_KEEP they stay, tagged as holes. */
 static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
                            int64_t nc, const int32_t *fcv, int64_t nv, const vrec *v, int64_t nt,
-                           crec *t, const mmx_mesh *tag_source, mmx_mesh **out)
+                           crec *t, const mmx_mesh *tag_source, mmx_hole_mode holes,
+                           mmx_mesh **out)
 {
     mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL, *rep = NULL;
     mmx_index *idx = NULL, *itmp = NULL, *sorted = NULL;
@@ -386,6 +396,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ka, (void **)&ka);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv, sizeof *ktmp, (void **)&ktmp);
     if (!s) s = mmx__host_alloc(ctx, 3 * (size_t)nv, sizeof *pos, (void **)&pos);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf, sizeof *T.holes, (void **)&T.holes);
     if (s) goto out;
     /* Faces at their global numbers (a permutation of 0 .. nf - 1, else a bug). */
     for (int64_t f = 0; f < nf; f++) at[f] = -1;
@@ -395,7 +406,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
                           "twice or out of range", (long long)gid[i]);
             goto out;
         }
-        at[gid[i]] = i, fc[i] = c, c += ord[i];
+        at[gid[i]] = i, fc[i] = c, c += ord[i] < 0 ? -ord[i] : ord[i];
     }
     /* Vertices merged by key: a stable radix sort by the first word (records stay in rank
      * order within a run), then within a run (the copies of a vertex that several ranks hold;
@@ -417,14 +428,16 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
             }
         }
     }
-    /* Numbered by first use in face order. */
+    /* Numbered by first use in face order (the kept faces'). */
     for (mmx_index w = 0; w < u; w++) num[w] = -1;
     start[0] = 0;
-    mmx_index n = 0;
+    mmx_index n = 0, k = 0;
     for (int64_t f = 0; f < nf; f++) {
-        const int64_t i = at[f];
-        start[f + 1] = start[f] + (mmx_index)ord[i];
-        for (int64_t c = 0; c < ord[i]; c++) {
+        const int64_t i = at[f], o = ord[i] < 0 ? -ord[i] : ord[i];
+        if (ord[i] < 0 && holes == MMX_HOLES_REMOVE) continue;
+        if (ord[i] < 0) T.holes[T.nholes++] = k;
+        start[k + 1] = start[k] + (mmx_index)o;
+        for (int64_t c = 0; c < o; c++) {
             const int64_t r = fcv[fc[i] + c];
             if (r < 0 || r >= nv) {
                 s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: a corner of face %lld "
@@ -436,13 +449,15 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
                 memcpy(pos + 3 * (size_t)n, v[rep[w]].p, 3 * sizeof *pos);
                 num[w] = n++;
             }
-            verts[start[f] + c] = num[w];
+            verts[start[k] + c] = num[w];
         }
+        k++;
     }
-    s = mmx_mesh_from_faces(ctx, n, (mmx_index)nf, start, verts, pos, out);
-    /* Tags: the creases and corners (merged), the options as the local meshes have them. */
+    s = mmx_mesh_from_faces(ctx, n, k, start, verts, pos, out);
+    /* Tags: the creases and corners (merged), the holes kept, the options as the local meshes
+     * have them. */
     if (!s && tag_source && tag_source->tags) s = mmx_mesh_tags_parse(ctx, tag_source, &opt);
-    if (!s && (nt > 0 || opt)) {
+    if (!s && (nt > 0 || opt || T.nholes > 0)) {
         for (int64_t i = 0; i < nt; i++) {
             mmx_index e0 = t[i].a >= 0 && t[i].a < nv ? num[uid[t[i].a]] : -1;
             mmx_index e1 = t[i].b >= 0 && t[i].b < nv ? num[uid[t[i].b]] : -1;
@@ -483,6 +498,7 @@ out:
     free(start), free(verts), free(num), free(uid), free(rep), free(idx), free(itmp);
     free(ka), free(ktmp), free(at), free(fc), free(pos);
     free(T.crease_verts), free(T.crease_sharpness), free(T.corner_verts), free(T.corner_sharpness);
+    free(T.holes);
     mmx_mesh_tags_free(opt);
     if (s && *out) mmx_mesh_free(*out), *out = NULL;
     return s;
@@ -502,6 +518,10 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     memset(&o, 0, sizeof o);
     if (opts) o = *opts;
     o.trace = NULL; /* it would describe the local mesh, not the whole */
+    /* Holes: the local meshes keep their descendants, tagged (so a face's children stay
+     * together, which the naming reads), and rank 0 leaves them out (assemble). */
+    const mmx_hole_mode holes = o.holes;
+    o.holes = MMX_HOLES_KEEP;
     mmx_status s = MMX_OK;
     if (levels < 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide: levels %d < 0", levels);
@@ -702,7 +722,10 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)sh.nf, sizeof *fo, (void **)&fo);
     if (!s)
         for (int64_t i = 0, f = 0; f < mmx_mesh_nfaces(cur); f++)
-            if (pown[f]) fo[2 * i] = pgid[f], fo[2 * i + 1] = lst[L][f + 1] - lst[L][f], i++;
+            if (pown[f]) {
+                const int64_t ord = lst[L][f + 1] - lst[L][f];
+                fo[2 * i] = pgid[f], fo[2 * i + 1] = sh.hole[f] ? -ord : ord, i++;
+            }
     s = mmx_dist_agree(ctx, d, s);
     int64_t *pc = per, *pv = per ? per + d->size : NULL, *pscratch = per ? per + 2 * d->size : NULL;
     if (!s) s = gather_all(ctx, d, fo, sh.nf, 2 * sizeof *fo, (void **)&all_fo, &nf_all, pscratch, &rep.gathered_bytes);
@@ -721,7 +744,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         if (!s) {
             for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
             s = assemble(hc, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
-                         all_t, cur, out);
+                         all_t, cur, holes, out);
             if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
             if (!s && dm->dev) {
                 /* The result in the context's space, as the single process gives it. */

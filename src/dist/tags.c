@@ -43,13 +43,9 @@ int mmx__dist_has_edge(const uint64_t *keys, size_t n, mmx_index a, mmx_index b)
 }
 
 mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_t *map,
-                              mmx_mesh *to)
+                              const int64_t *fmap, mmx_mesh *to)
 {
     if (!T) return MMX_OK;
-    if (T->nholes > 0)
-        return mmx__fail(ctx, MMX_ERR_UNSUPPORTED,
-                         "hole tags (%d holes, the first face %d): not carried over ranks yet",
-                         T->nholes, T->holes[0]);
     mmx_index *start = NULL, *verts = NULL;
     uint64_t *keys = NULL;
     size_t nk = 0;
@@ -64,7 +60,12 @@ mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_
     if (!s) s = mmx__host_alloc(ctx, (size_t)T->ncreases, sizeof *L.crease_sharpness, (void **)&L.crease_sharpness);
     if (!s) s = mmx__host_alloc(ctx, (size_t)T->ncorners, sizeof *L.corner_verts, (void **)&L.corner_verts);
     if (!s) s = mmx__host_alloc(ctx, (size_t)T->ncorners, sizeof *L.corner_sharpness, (void **)&L.corner_sharpness);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)T->nholes, sizeof *L.holes, (void **)&L.holes);
     if (s) goto out;
+    for (mmx_index i = 0; i < T->nholes; i++) {
+        const int64_t f = fmap ? fmap[T->holes[i]] : T->holes[i];
+        if (f >= 0) L.holes[L.nholes++] = (mmx_index)f;
+    }
     for (mmx_index i = 0; i < T->ncreases; i++) {
         const int64_t a = map[T->crease_verts[2 * i]], b = map[T->crease_verts[2 * i + 1]];
         if (a < 0 || b < 0 || !mmx__dist_has_edge(keys, nk, (mmx_index)a, (mmx_index)b)) continue;
@@ -87,5 +88,6 @@ mmx_status mmx__dist_map_tags(mmx_ctx *ctx, const mmx_mesh_tags *T, const int64_
 out:
     free(start), free(verts), free(keys);
     free(L.crease_verts), free(L.crease_sharpness), free(L.corner_verts), free(L.corner_sharpness);
+    free(L.holes);
     return s;
 }
