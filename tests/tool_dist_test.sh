@@ -124,6 +124,8 @@ lo = [min(p[k] for p in pa) for k in range(3)]; hi = [max(p[k] for p in pa) for 
 diag = sum((h - l) ** 2 for h, l in zip(hi, lo)) ** 0.5
 worst = max(abs(x - y) for p, q in zip(pa, pb) for x, y in zip(p, q))
 assert worst <= 1e-5 * diag, "positions differ by %g" % worst
+holes = lambda path: [l.split() for l in open(path) if l.startswith('t hole')]
+assert holes(sys.argv[1]) == holes(sys.argv[2]), "hole tags differ"
 PY
     then
         ok "$name on $r ranks: the single process's result (canonical order)"
@@ -138,6 +140,16 @@ if command -v python3 >/dev/null; then
     canon_same "subdiv sqrt3 1 level" 2 subdiv --scheme sqrt3 --levels 1 builtin:icosphere:2
     canon_same "subdiv cc 2 levels --limit" 3 subdiv --scheme cc --levels 2 --limit builtin:grid:12:10
     canon_same "subdiv loop 2 levels --limit" 2 subdiv --scheme loop --levels 2 --limit builtin:icosphere:3
+    # hole tags (faces numbered from 0): at the boundary, inside, and spread so that some are
+    # beside a cut; left out (the default) or kept and tagged
+    "$MMX" convert builtin:grid:12:10 "$TMP/holed.obj" --quiet
+    echo "t hole 9/0/0 0 17 40 41 60 77 100 105 111" >>"$TMP/holed.obj"
+    cp "$TMP/tri.obj" "$TMP/triholed.obj"
+    echo "t hole 8/0/0 0 5 33 34 90 131 200 223" >>"$TMP/triholed.obj"
+    canon_same "subdiv cc 2 levels, holes left out" 3 subdiv --scheme cc --levels 2 "$TMP/holed.obj"
+    canon_same "subdiv cc 3 levels, --holes keep" 4 subdiv --scheme cc --levels 3 --holes keep "$TMP/holed.obj"
+    canon_same "subdiv loop 2 levels, holes left out" 2 subdiv --scheme loop --levels 2 "$TMP/triholed.obj"
+    canon_same "subdiv loop 1 level, --holes keep" 3 subdiv --scheme loop --levels 1 --holes keep "$TMP/triholed.obj"
 fi
 mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
 [ "$rc" -eq 0 ] && [[ "$out" == *"2 ghost rings with no exchange"* ]] \

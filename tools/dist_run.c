@@ -194,6 +194,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     /* The operation's parameters, parsed before any work. */
     mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
     int levels = 1, rings = 1, limit = 0;
+    mmx_hole_mode holes = MMX_HOLES_REMOVE;
     mmx_normal_weight weight = MMX_NORMAL_AREA;
     mmx_smooth_options so = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
     if (is_subdiv) {
@@ -201,6 +202,10 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (!parse_levels(value(cmd, a, "levels"), 1, &levels))
             return usage_error("--levels needs a whole number from 0 to %d", MAX_LEVELS);
         limit = value(cmd, a, "limit") != NULL;
+        const char *h = value(cmd, a, "holes");
+        if (h && strcmp(h, "remove") && strcmp(h, "keep"))
+            return usage_error("unknown --holes '%s' (use remove, keep)", h);
+        holes = h && !strcmp(h, "keep") ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
         char name[40];
         snprintf(name, sizeof name, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
         rings = mmx_dist_rings(name);
@@ -310,7 +315,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (is_subdiv) {
             mmx_subdiv_options o;
             memset(&o, 0, sizeof o);
-            o.limit = limit;
+            o.limit = limit, o.holes = holes;
             s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
         } else if (is_query) {
             s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
@@ -464,7 +469,7 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
 int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     if (!strcmp(cmd->name, "partition")) return dist_partition(cmd, a);
-    static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "format", "from", "to", "discard", NULL};
+    static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "holes", "format", "from", "to", "discard", NULL};
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
     static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};
