@@ -142,7 +142,9 @@ static mmx_mesh *few_creases(mmx_mesh *m, const char *extra, unsigned char *near
     }
     /* Positions off any lattice, so that a different summation order shows in the last bits. */
     for (size_t i = 0; i < 3 * (size_t)nv; i++) m->pos[i] += 0.01f * sinf(1.7f * (float)i + 0.3f);
-    return retag(m, t);
+    retag(m, t);
+    free(t);
+    return m;
 }
 
 /* The fused path on ctx, levels 1 and 2: the creased mesh's input vertices two rings away from
