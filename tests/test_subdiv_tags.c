@@ -104,6 +104,114 @@ Test(subdiv_tags, closed_creases_match_algebraic,
     mmx_ctx_free(host);
 }
 
+/* ---- a creased level's smooth vertices ---------------------------------------------------- */
+
+/* Crease tags on the edges of a few faces spread over m (a host mesh), sharpness cycling
+ * through infinite, 2.5 and 1.5 (still sharp on the second level), each edge once; `near`
+ * (m's vertices) marks the vertices within two rings (two face steps) of a crease's end. */
+static mmx_mesh *few_creases(mmx_mesh *m, const char *extra, unsigned char *near)
+{
+    static const float sharpness[] = {10.0f, 2.5f, 1.5f};
+    const mmx_csc *M = m->M;
+    const mmx_index nf = M->ncols, nv = M->nrows;
+    char *t = calloc(1, 4096 + (extra ? strlen(extra) : 0));
+    cr_assert_not_null(t);
+    size_t len = 0;
+    int made = 0;
+    memset(near, 0, (size_t)nv);
+    for (mmx_index f = nf / 7; f < nf; f += nf / 3) { /* three faces, far apart on the meshes below */
+        const mmx_index a = M->order ? M->order * f : M->colptr[f];
+        const mmx_index n = M->order ? M->order : M->colptr[f + 1] - a;
+        for (mmx_index s = 0; s < n; s++) {
+            const mmx_index u = M->rowidx[a + s], w = M->rowidx[a + (s + 1) % n];
+            len += (size_t)snprintf(t + len, 4096 - len, "t crease 2/1/0 %d %d %g\n", u, w,
+                                    (double)sharpness[made++ % 3]);
+            near[u] = near[w] = 1;
+        }
+    }
+    if (extra) strcat(t, extra);
+    for (int ring = 1; ring <= 2; ring++) { /* mark ring: the faces of the vertices marked before */
+        for (mmx_index f = 0; f < nf; f++) {
+            const mmx_index a = M->order ? M->order * f : M->colptr[f];
+            const mmx_index n = M->order ? M->order : M->colptr[f + 1] - a;
+            int hit = 0;
+            for (mmx_index s = 0; s < n; s++) hit |= near[M->rowidx[a + s]] == ring;
+            for (mmx_index s = 0; hit && s < n; s++)
+                if (!near[M->rowidx[a + s]]) near[M->rowidx[a + s]] = (unsigned char)(ring + 1);
+        }
+    }
+    /* Positions off any lattice, so that a different summation order shows in the last bits. */
+    for (size_t i = 0; i < 3 * (size_t)nv; i++) m->pos[i] += 0.01f * sinf(1.7f * (float)i + 0.3f);
+    retag(m, t);
+    free(t);
+    return m;
+}
+
+/* The fused path on ctx, levels 1 and 2: the creased mesh's input vertices two rings away from
+ * every crease are bit for bit the untagged mesh's (the plain vertex walk on a creased level),
+ * and there are such vertices; the others are not checked. */
+static void smooth_vertices(mmx_ctx *ctx, mmx_ctx *host)
+{
+    const char *chaikin = "t creasemethod 0/0/1 chaikin\n";
+    for (int k = 0; k < 5; k++) {
+        const char *name = NULL;
+        mmx_mesh *m = NULL;
+        mmx_scheme scheme = CC;
+        switch (k) {
+        case 0: name = "torus"; m = shape(host, "torus:24:16"); break;
+        case 1: name = "grid with holes"; m = shape(host, "grid:16:16"); break;
+        case 2: name = "icosphere"; m = shape(host, "icosphere:3"), scheme = MMX_SCHEME_LOOP; break;
+        case 3: name = "triangle grid"; m = tri_grid(host, 16, 14), scheme = MMX_SCHEME_LOOP; break;
+        default: name = "torus, Chaikin"; m = shape(host, "torus:24:16"); break;
+        }
+        unsigned char *near = malloc((size_t)m->M->nrows);
+        cr_assert_not_null(near);
+        mmx_mesh *tagged = few_creases(m, k == 4 ? chaikin : NULL, near), *plain = NULL, *tin = NULL;
+        MMX_OK_OR_FAIL(host, mmx_mesh_copy(host, tagged, MMX_SPACE_HOST, &plain));
+        retag(plain, NULL);
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, tagged, mmx_ctx_space(ctx), &tin));
+        mmx_mesh *pin = NULL;
+        MMX_OK_OR_FAIL(ctx, mmx_mesh_copy(ctx, plain, mmx_ctx_space(ctx), &pin));
+        for (int l = 1; l <= 2; l++) {
+            mmx_mesh *gt = refine(ctx, scheme, tin, l, MMX_SUBDIV_PATH_FUSED), *t = to_host(ctx, gt);
+            mmx_mesh *gp = refine(ctx, scheme, pin, l, MMX_SUBDIV_PATH_FUSED), *p = to_host(ctx, gp);
+            cr_assert(t->tags && strstr(t->tags, "t crease"), "%s, level %d: no creases left", name, l);
+            mmx_index far = 0;
+            for (mmx_index v = 0; v < m->M->nrows; v++) {
+                if (near[v]) continue;
+                far++;
+                cr_assert_eq(memcmp(t->pos + 3 * (size_t)v, p->pos + 3 * (size_t)v, 3 * sizeof(float)), 0,
+                             "%s, level %d: vertex %d (%g %g %g) is not the untagged (%g %g %g)", name, l,
+                             (int)v, (double)t->pos[3 * v], (double)t->pos[3 * v + 1],
+                             (double)t->pos[3 * v + 2], (double)p->pos[3 * v], (double)p->pos[3 * v + 1],
+                             (double)p->pos[3 * v + 2]);
+            }
+            cr_assert(far > m->M->nrows / 2, "%s: only %d vertices far from the creases", name, (int)far);
+            mmx_mesh_free(t), mmx_mesh_free(gt), mmx_mesh_free(p), mmx_mesh_free(gp);
+        }
+        mmx_mesh_free(tin), mmx_mesh_free(pin), mmx_mesh_free(plain), mmx_mesh_free(tagged);
+        free(near);
+    }
+}
+
+Test(subdiv_tags, smooth_vertices_take_plain_walk,
+     .description = "a creased level's vertices far from creases = the untagged mesh's, bit for bit (host)")
+{
+    mmx_ctx *host = tu_host_ctx();
+    smooth_vertices(host, host);
+    mmx_ctx_free(host);
+}
+
+Test(subdiv_tags, gpu_smooth_vertices_take_plain_walk,
+     .description = "CUDA: a creased level's vertices far from creases = the untagged mesh's, bit for bit")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    smooth_vertices(gpu, host);
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
 /* The entry follows the tags: kept after a call, dropped by mmx_mesh_set_tags, not served to
  * tags rewritten in place (a refusal too), and a fresh mesh with the new tags agrees. */
 Test(subdiv_tags, entry_follows_the_tags, .description = "the mesh's tag entry is the tags' own")
