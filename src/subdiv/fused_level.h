@@ -246,17 +246,8 @@ static inline MMX__HD float mmx__fz_edge_weight(const mmx__fz_in *L, mmx_index e
  * leaving each corner) and, for Catmull-Clark, the face points, then the boundary or inner
  * rule (rules.h) with the small terms first, the old position last.
  * On a quad level a face point needs only the two corners not yet read: the one leaving v is
- * the ring's, and the one arriving is the previous face's leaving one.
- * SMOOTH_ONLY (a level with creases, L->esharp): the walk gives up, returning 0 with `out`
- * unset, at the first edge of v with a tagged sharpness (> 0), for the creased walk to take v.
- * A vertex whose edges all have none takes this rule exactly: rules.h's vertex rule reads no
- * edge but the boundary's two (infinitely sharp by topology either way) and the vertex's own
- * sharpness, which this rule reads too; the child's halves at v are smooth, so left as the
- * pass zeroed them; and a boundary vertex's arriving edge, before the walk's first face, is
- * checked first (on an inner vertex it is one of the walk's edges again). Only the
- * summation order differs from the creased walk's: the last bits. Returns 1 otherwise. */
-static inline MMX__HD int mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, int smooth_only,
-                                         float *out)
+ * the ring's, and the one arriving is the previous face's leaving one. */
+static inline MMX__HD void mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, float *out)
 {
     const float *P = L->pos;
     const mmx_index c0 = L->owner[v];
@@ -264,19 +255,14 @@ static inline MMX__HD int mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, int s
     mmx__fz_get(P, v, p);
     if (c0 < 0) {
         out[0] = p[0], out[1] = p[1], out[2] = p[2];
-        return 1;
+        return;
     }
     const int cc = mmx__scheme_quads(L->scheme), quads = cc && L->order == 4;
     const float fw = mmx__rule_face_weight(4);
     float ring[3] = {0, 0, 0}, faces[3] = {0, 0, 0}, pw[3], pp[3] = {0, 0, 0}, first[3];
     mmx_index c = c0, n = 0, a, k;
     int boundary = 0;
-    if (smooth_only) {
-        mmx__fz_face_of(L, c0, &a, &k);
-        if (L->esharp[L->fe[mmx__corner_prev(a, k, c0)] >> 1] > 0.0f) return 0;
-    }
     for (;;) {
-        if (smooth_only && L->esharp[L->fe[c] >> 1] > 0.0f) return 0;
         const mmx_index f = mmx__fz_face_of(L, c, &a, &k);
         if (quads) {
             mmx_index r[4];
@@ -317,7 +303,6 @@ static inline MMX__HD int mmx__fz_vertex(const mmx__fz_in *L, mmx_index v, int s
         else acc[i] = w.ring * ring[i] + w.ring * faces[i];
         out[i] = acc[i] + w.self * p[i];
     }
-    return 1;
 }
 
 /* The child's sharpness cs of the half of edge e at its end v (its `upper` end or not: child
@@ -441,16 +426,17 @@ static inline MMX__HD void mmx__fz_vertex_creased(const mmx__fz_in *L, const mmx
 
 /* The vertex half of a pass for vertex v: its point, and on a level with creases the child's
  * sharpness of the halves of its edges. CREASED is whether the level has creases (a
- * compile-time constant in the kernels, so a level without keeps the plain walk unchanged).
- * On a level with creases a vertex none of whose edges is tagged sharp takes the plain walk
- * too (most of them: the creased walk's sums are several times its loads), the others, and
- * every vertex of a topology-only pass (which writes only the halves), the creased walk. */
+ * compile-time constant in the kernels, so a level without keeps the plain walk). */
 static inline MMX__HD void mmx__fz_vertex_pass(const mmx__fz_in *L, const mmx__fz_out *O,
                                                mmx_index v, int creased)
 {
-    float x[3];
-    if (O->pos && mmx__fz_vertex(L, v, creased, x)) mmx__fz_store(O->pos, v, x);
-    else if (creased) mmx__fz_vertex_creased(L, O, v);
+    if (creased) {
+        mmx__fz_vertex_creased(L, O, v);
+    } else if (O->pos) {
+        float x[3];
+        mmx__fz_vertex(L, v, x);
+        mmx__fz_store(O->pos, v, x);
+    }
 }
 
 /* The child's owner of an old vertex: the child of its owner corner that holds it, at the same
