@@ -17,29 +17,7 @@
  * its inner vertices jittered by up to +-0.35 of a cell: many edges start non-Delaunay. */
 static mmx_mesh *jittered_grid(mmx_ctx *ctx, int nx, int ny, uint32_t seed)
 {
-    const mmx_index nv = (nx + 1) * (ny + 1), nf = 2 * nx * ny;
-    float *pos = malloc(3 * (size_t)nv * sizeof *pos);
-    mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts);
-    cr_assert(pos && verts);
-    for (int j = 0; j <= ny; j++)
-        for (int i = 0; i <= nx; i++) {
-            float *p = pos + 3 * (size_t)(j * (nx + 1) + i);
-            const int inner = i > 0 && i < nx && j > 0 && j < ny;
-            p[0] = (float)i + (inner ? 0.7f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[1] = (float)j + (inner ? 0.7f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[2] = 0;
-        }
-    mmx_index *v = verts;
-    for (int j = 0; j < ny; j++)
-        for (int i = 0; i < nx; i++) {
-            const mmx_index a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
-            v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
-            v += 6;
-        }
-    mmx_mesh *m = tu_triangles(ctx, nv, nf, verts, pos);
-    free(pos);
-    free(verts);
-    return m;
+    return tu_jittered_grid_of(ctx, nx, ny, 0.7f, 0, seed);
 }
 
 /* icosphere:3 with every vertex moved along the sphere and radially. */

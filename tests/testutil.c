@@ -91,24 +91,24 @@ mmx_mesh *tu_triangles(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index
     return m;
 }
 
-mmx_mesh *tu_jittered_grid(mmx_ctx *ctx, int n, uint32_t seed)
+mmx_mesh *tu_jittered_grid_of(mmx_ctx *ctx, int nx, int ny, float amp, int alternate, uint32_t seed)
 {
-    const mmx_index nv = (n + 1) * (n + 1), nf = 2 * n * n;
+    const mmx_index nv = (nx + 1) * (ny + 1), nf = 2 * nx * ny;
     float *pos = malloc(3 * (size_t)nv * sizeof *pos);
     mmx_index *verts = malloc(3 * (size_t)nf * sizeof *verts), *v = verts;
     cr_assert(pos && verts);
-    for (int j = 0; j <= n; j++)
-        for (int i = 0; i <= n; i++) {
-            float *p = pos + 3 * (size_t)(j * (n + 1) + i);
-            const int inner = i > 0 && i < n && j > 0 && j < n;
-            p[0] = (float)i + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
-            p[1] = (float)j + (inner ? 0.6f * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+    for (int j = 0; j <= ny; j++)
+        for (int i = 0; i <= nx; i++) {
+            float *p = pos + 3 * (size_t)(j * (nx + 1) + i);
+            const int inner = i > 0 && i < nx && j > 0 && j < ny;
+            p[0] = (float)i + (inner ? amp * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
+            p[1] = (float)j + (inner ? amp * ((float)(tu_rng(&seed) % 1000) / 1000.0f - 0.5f) : 0);
             p[2] = 0;
         }
-    for (int j = 0; j < n; j++)
-        for (int i = 0; i < n; i++) {
-            const mmx_index a = j * (n + 1) + i, b = a + 1, c = a + n + 2, d = a + n + 1;
-            if ((i + j) % 2) v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++) {
+            const mmx_index a = j * (nx + 1) + i, b = a + 1, c = a + nx + 2, d = a + nx + 1;
+            if (!alternate || (i + j) % 2) v[0] = a, v[1] = b, v[2] = c, v[3] = a, v[4] = c, v[5] = d;
             else v[0] = a, v[1] = b, v[2] = d, v[3] = b, v[4] = c, v[5] = d;
             v += 6;
         }
@@ -116,4 +116,9 @@ mmx_mesh *tu_jittered_grid(mmx_ctx *ctx, int n, uint32_t seed)
     free(pos);
     free(verts);
     return m;
+}
+
+mmx_mesh *tu_jittered_grid(mmx_ctx *ctx, int n, uint32_t seed)
+{
+    return tu_jittered_grid_of(ctx, n, n, 0.6f, 1, seed);
 }

@@ -39,8 +39,12 @@ mmx_mesh *tu_shape(mmx_ctx *ctx, const char *spec);
 mmx_mesh *tu_triangles(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mmx_index *verts,
                        const float *pos);
 
-/* A (n x n)-cell grid of [0, n]^2 in z = 0, cells cut along alternating diagonals, inner
- * vertices jittered in the plane by up to +-0.3 of a cell (tu_rng from seed). */
+/* A triangulated (nx x ny)-cell grid of [0, nx] x [0, ny] in z = 0, its inner vertices
+ * jittered in the plane by up to +-amp/2 of a cell (tu_rng from seed), every cell cut along
+ * the same diagonal, or along alternating ones (alternate). */
+mmx_mesh *tu_jittered_grid_of(mmx_ctx *ctx, int nx, int ny, float amp, int alternate, uint32_t seed);
+
+/* The (n x n)-cell grid, alternating diagonals, +-0.3 of a cell. */
 mmx_mesh *tu_jittered_grid(mmx_ctx *ctx, int n, uint32_t seed);
 
 const char *tu_data(const char *name);
