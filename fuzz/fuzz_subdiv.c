@@ -10,7 +10,12 @@
  *     and, for an input without non-manifold edges (three faces or more, or two that run them
  *     the same way), without them and with the input's non-manifold vertices (corners) and no
  *     more (subdiv.h).
- * Anything else aborts. Inputs above a few thousand corners are skipped to keep runs fast. */
+ * Then, for Loop and Catmull-Clark inputs of up to a few hundred corners, the limit table
+ * (isolation 1, the control byte's caps): made or refused with a sentence (never the internal
+ * error, a failure leaving no table), and on success every ptex face evaluated at one
+ * (u, v) of the input's bytes, positions and derivatives finite where the input's coordinates
+ * are small. Anything else aborts. Inputs above a few thousand corners are skipped to keep
+ * runs fast. */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -65,6 +70,42 @@ static void check_pair(mmx_ctx *ctx, mmx_scheme scheme, int levels, const mmx_me
         abort();
 }
 
+enum { MAX_LIMIT_CORNERS = 512 };
+
+/* The limit table of `in` (see the header comment). */
+static void check_limit(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *in, uint8_t ctl,
+                        const uint8_t *data, size_t size)
+{
+    if (scheme == MMX_SCHEME_BILINEAR || in->M->nnz > MAX_LIMIT_CORNERS) return;
+    mmx_limit_options o;
+    memset(&o, 0, sizeof o);
+    o.isolation = 1;
+    o.caps = (ctl & 0x80) ? MMX_LIMIT_CAPS_OPENSUBDIV : MMX_LIMIT_CAPS_EXACT;
+    mmx_limit_table *t = NULL;
+    const mmx_status s = mmx_limit_table_create(ctx, scheme, in, &o, &t);
+    if ((s != MMX_OK) != (t == NULL) || s == MMX_ERR_INTERNAL) abort();
+    if (s) return;
+    const mmx_index n = mmx_limit_table_nptex(t);
+    mmx_index *face = malloc(((size_t)n + 1) * sizeof *face);
+    float *uv = malloc(2 * ((size_t)n + 1) * sizeof *uv), *out = malloc(9 * ((size_t)n + 1) * sizeof *out);
+    if (!face || !uv || !out) abort();
+    for (mmx_index i = 0; i < n; i++) {
+        const uint8_t a = data[(2 * (size_t)i) % size], b = data[(2 * (size_t)i + 1) % size];
+        float u = (float)(a % 101) / 100.0f, v = (float)(b % 101) / 100.0f;
+        if (scheme == MMX_SCHEME_LOOP && u + v > 1.0f) u = 1.0f - u, v = 1.0f - v;
+        face[i] = i, uv[i] = u, uv[n + 1 + i] = v;
+    }
+    const mmx_status e = mmx_limit_table_eval(ctx, t, n, face, uv, uv + n + 1, out,
+                                              out + 3 * (size_t)n, out + 6 * (size_t)n, NULL,
+                                              NULL, NULL);
+    if (e == MMX_ERR_INTERNAL) abort();
+    if (!e && max_abs(in) < 1e6f)
+        for (mmx_index i = 0; i < 9 * n; i++)
+            if (!isfinite(out[i])) abort();
+    free(face), free(uv), free(out);
+    mmx_limit_table_free(t);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1) return 0;
@@ -99,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                        strstr(mmx_ctx_error(ctx), "pillow") != NULL;
     if (s[0] != s[1] && !pillow) abort();
     if (s[0] == MMX_OK && s[1] == MMX_OK) check_pair(ctx, scheme, levels, in, out[0], out[1]);
+    check_limit(ctx, scheme, in, data[0], data, size);
     mmx_mesh_free(out[0]);
     mmx_mesh_free(out[1]);
     mmx_mesh_free(in);

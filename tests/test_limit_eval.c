@@ -959,3 +959,26 @@ Test(limit_eval, against_opensubdiv_patches)
     cr_skip_test("OpenSubdiv was not found at configure time (libosd-dev)");
 }
 #endif
+
+/* A mesh with vertices and no face (fuzz_subdiv's first finding of the limit table: its
+ * level's points were copied from a NULL array, undefined under UBSan): a table of no ptex
+ * face, or a refusal with a sentence, for both schemes. */
+Test(limit_eval, a_mesh_without_faces)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const char obj[] = "v 0 0 0\nv 1 0 0\n";
+    mmx_mesh *m = NULL;
+    MMX_OK_OR_FAIL(ctx, mmx_mesh_read_mem(ctx, "none.obj", obj, sizeof obj - 1, MMX_FORMAT_OBJ, &m));
+    for (int k = 0; k < 2; k++) {
+        mmx_limit_table *t = NULL;
+        const mmx_status s = mmx_limit_table_create(ctx, k ? MMX_SCHEME_CATMULL_CLARK : MMX_SCHEME_LOOP,
+                                                    m, NULL, &t);
+        cr_assert((s == MMX_OK) == (t != NULL) && s != MMX_ERR_INTERNAL, "scheme %d: %d, %s", k, (int)s,
+                  mmx_ctx_error(ctx));
+        if (t) cr_assert_eq(mmx_limit_table_nptex(t), 0);
+        else cr_assert(mmx_ctx_error(ctx)[0], "a refusal without a sentence");
+        mmx_limit_table_free(t);
+    }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}

@@ -790,7 +790,7 @@ static mmx_status points_add(build *b, const float *pos, mmx_index n, mmx_index 
         return mmx__fail(b->h, MMX_ERR_NOMEM, "%s: more than 2^31 control points", b->who);
     mmx_status s = grow(b, (void **)&b->pos, b->npos + n, &b->pos_cap, 3 * sizeof *b->pos);
     if (s) return s;
-    memcpy(b->pos + 3 * b->npos, pos, 3 * (size_t)n * sizeof *pos);
+    if (n > 0) memcpy(b->pos + 3 * b->npos, pos, 3 * (size_t)n * sizeof *pos); /* pos may be NULL */
     *base = (mmx_index)b->npos;
     b->npos += n;
     return MMX_OK;
