@@ -251,6 +251,15 @@ static void check_queries(mmx_ctx *ctx, const mmx_mesh *m, const mmx_patch_set *
         MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
         MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
         expect_equal_csr(P, Q, what);
+        /* Again into the result made (mmx_patch_query_run), its entries spoilt first. */
+        if (P->nnz) memset((void *)P->colidx, 0xff, (size_t)P->nnz * sizeof *P->colidx);
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query_run(ctx, ps, (mmx_query_kind)k, P));
+        expect_equal_csr(P, Q, what);
+        /* A result of another shape is refused. */
+        const mmx_query_kind other = k == MMX_QUERY_VV ? MMX_QUERY_FV : MMX_QUERY_VV;
+        if (P->nrows != (other <= MMX_QUERY_VF ? m->M->nrows : m->M->ncols) && ps->npatches > 0) {
+            cr_expect_eq(mmx_patch_query_run(ctx, ps, other, P), MMX_ERR_ARG, "%s: run into another kind", what);
+        }
         mmx_index *rowptr = NULL, *colidx = NULL, nrows = 0;
         cr_assert_eq(spec_query(m, (mmx_query_kind)k, &rowptr, &colidx, &nrows), 0, "%s: spec refused", what);
         mmx_csr S = {nrows, P->ncols, rowptr[nrows], rowptr, colidx, NULL, 0, MMX_SPACE_HOST, NULL};
@@ -815,10 +824,17 @@ static void gpu_case(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, int S, co
             continue;
         }
         cr_assert_eq(D->space, MMX_SPACE_DEVICE);
-        /* D's arrays on the host, compared as a host matrix. */
+        /* D's entries spoilt, then written again by mmx_patch_query_run (the kernel of the rows
+         * alone, into the result made). */
         mmx_csr C = *D;
         mmx_index *rp = NULL, *ci = malloc(((size_t)D->nnz + 1) * sizeof *ci);
         cr_assert(ci);
+        memset(ci, 0xff, ((size_t)D->nnz + 1) * sizeof *ci);
+        if (D->nnz)
+            MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, (void *)D->colidx, MMX_SPACE_DEVICE, ci, MMX_SPACE_HOST,
+                                              (size_t)D->nnz * sizeof *ci));
+        MMX_OK_OR_FAIL(dctx, mmx_patch_query_run(dctx, ds, (mmx_query_kind)k, D));
+        /* D's arrays on the host, compared as a host matrix. */
         if (D->nnz)
             MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, ci, MMX_SPACE_HOST, D->colidx, MMX_SPACE_DEVICE,
                                               (size_t)D->nnz * sizeof *ci));
@@ -1265,6 +1281,15 @@ static void check_queries_algebraic(mmx_ctx *ctx, const mmx_mesh *m, const mmx_p
         MMX_OK_OR_FAIL(ctx, mmx_patch_query(ctx, ps, (mmx_query_kind)k, &P));
         MMX_OK_OR_FAIL(ctx, mmx_query(ctx, m, NULL, (mmx_query_kind)k, &Q));
         expect_equal_csr(P, Q, what);
+        /* Again into the result made (mmx_patch_query_run), its entries spoilt first. */
+        if (P->nnz) memset((void *)P->colidx, 0xff, (size_t)P->nnz * sizeof *P->colidx);
+        MMX_OK_OR_FAIL(ctx, mmx_patch_query_run(ctx, ps, (mmx_query_kind)k, P));
+        expect_equal_csr(P, Q, what);
+        /* A result of another shape is refused. */
+        const mmx_query_kind other = k == MMX_QUERY_VV ? MMX_QUERY_FV : MMX_QUERY_VV;
+        if (P->nrows != (other <= MMX_QUERY_VF ? m->M->nrows : m->M->ncols) && ps->npatches > 0) {
+            cr_expect_eq(mmx_patch_query_run(ctx, ps, other, P), MMX_ERR_ARG, "%s: run into another kind", what);
+        }
         mmx_csr_free(P), mmx_csr_free(Q);
     }
 }

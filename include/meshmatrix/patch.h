@@ -194,6 +194,19 @@ mmx_status mmx_patch_set_stats(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_patch_
 mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                            mmx_csr **out);
 
+/* Computes query `kind` on the patches again into `out`, a result of that query for the set's
+ * mesh made before (by mmx_patch_query, mmx_query or mmx_query_plan_alloc): its row pointers
+ * are read, its entries written, the same arrays as mmx_patch_query gives. No allocation, no
+ * count pass: on CUDA the one kernel of the rows (what RXMesh's query kernels with
+ * preallocated output, and mmx_query_plan_run, are timed as). The result's sizes and form are
+ * checked; row pointers that do not fit the mesh (another mesh of the same sizes) give
+ * undefined entries, never a write outside a row.
+ * Errors: MMX_ERR_ARG (NULL, another kind, a result of other sizes or form), MMX_ERR_SPACE,
+ * MMX_ERR_MESH (as mmx_patch_query), MMX_ERR_NOMEM (the host's work space), MMX_ERR_CUDA.
+ * Cost: one pass over the patches. Synchronises: no. */
+mmx_status mmx_patch_query_run(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                               mmx_csr *out);
+
 /* Sums a per-element attribute over a neighbourhood without materialising it, in one patch
  * kernel: for kind VV (x per vertex, y per vertex), VF (x per face, y per vertex) or EF (x per
  * face, y per edge), y_i = sum over the row i of the query (in its order, repeats included)

@@ -295,19 +295,39 @@ static inline MMX__HD void mmx__pl_pair_face(mmx__plocal *L, mmx_index l)
 
 /* ---- rows ---------------------------------------------------------------------------------- */
 
-/* Where a row's entries go: into out (when not NULL) and into the float sum acc of x's rows
- * (when x is not NULL), in order. n counts the entries. */
+/* Where a row's entries go: into out (when not NULL; at most cap of them, so that a row
+ * pointer that does not fit the set, given to mmx_patch_query_run, cannot make a row run over
+ * its room) and into the float sum acc of x's rows (when x is not NULL), in order. n counts
+ * the entries. */
 typedef struct mmx__psink {
     mmx_index *out;
-    mmx_index n;
+    mmx_index n, cap;
     const float *x;
     int k;
     float acc[4];
 } mmx__psink;
 
+/* The sink of a query's row for global element g: at rowptr[g] with the row's room, or, in the
+ * reduced form (rowptr NULL), at order * g with room for order entries. */
+static inline MMX__HD mmx__psink mmx__pl_row_sink(mmx_index *colidx, const mmx_index *rowptr,
+                                                  mmx_index order, mmx_index g)
+{
+    mmx__psink s = {colidx, 0, order, NULL, 0, {0, 0, 0, 0}};
+    if (rowptr) s.out += rowptr[g], s.cap = rowptr[g + 1] - rowptr[g];
+    else s.out += (int64_t)order * g;
+    return s;
+}
+
+/* The sink of a reduction's sum of x's rows (k components), with no row written. */
+static inline MMX__HD mmx__psink mmx__pl_sum_sink(const float *x, int k)
+{
+    mmx__psink s = {NULL, 0, 0, x, k, {0, 0, 0, 0}};
+    return s;
+}
+
 static inline MMX__HD void mmx__pl_emit(mmx__psink *s, mmx_index g)
 {
-    if (s->out) s->out[s->n] = g;
+    if (s->out && s->n < s->cap) s->out[s->n] = g;
     s->n++;
     if (s->x)
         for (int c = 0; c < s->k; c++) s->acc[c] += s->x[(size_t)g * (size_t)s->k + (size_t)c];

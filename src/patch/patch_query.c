@@ -125,7 +125,7 @@ static mmx_status fill_host(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
             if (pass) mmx__pl_host_lists(&L, 1); /* a vertex of several fans (mmx__pl_row) */
             for (mmx_index i = 0; i < n; i++) {
                 const mmx_index g = mmx__pl_global(&L, kind, i);
-                mmx__psink sink = {colidx + (rowptr ? rowptr[g] : (int64_t)order * g), 0, NULL, 0, {0, 0, 0, 0}};
+                mmx__psink sink = mmx__pl_row_sink(colidx, rowptr, order, g);
                 redo |= !mmx__pl_row(&L, kind, i, &sink);
             }
         }
@@ -204,4 +204,32 @@ mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind
     }
     *out = A;
     return MMX_OK;
+}
+
+mmx_status mmx_patch_query_run(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                               mmx_csr *out)
+{
+    MMX__NEED_CTX(ctx);
+    if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query_run: NULL argument");
+    if ((int)kind < 0 || kind >= MMX_QUERY_COUNT)
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query_run: unknown query kind %d", (int)kind);
+    if (ps->space != mmx_ctx_space(ctx) || out->space != ps->space)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_query_run: the patch set or the result is "
+                         "not in the context's space");
+    if (kind <= MMX_QUERY_VF && ps->bad_edge >= 0)
+        return mmx__patch_refuse_orientation(ctx, ps, "patch query", kind);
+    const mmx_index nrows = count_of(ps, source_kind[kind]), ncols = count_of(ps, target_kind[kind]);
+    const mmx_index order = kind == MMX_QUERY_EV ? 2
+                            : (kind == MMX_QUERY_FV || kind == MMX_QUERY_FE) ? ps->order : 0;
+    if (out->nrows != nrows || out->ncols != ncols || out->order != order ||
+        (order && out->nnz != (int64_t)order * nrows) || (!order && !out->rowptr) ||
+        (out->nnz > 0 && !out->colidx))
+        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query_run: the result (%d x %d, order %d, %lld "
+                         "entries) is not a result of query %s of this set's mesh (%d x %d, order %d)",
+                         (int)out->nrows, (int)out->ncols, (int)out->order, (long long)out->nnz,
+                         mmx_query_name(kind), (int)nrows, (int)ncols, (int)order);
+    if (out->nnz == 0) return MMX_OK;
+    return ps->space == MMX_SPACE_DEVICE
+               ? mmx__patch_query_fill_cuda(ctx, ps, kind, order ? NULL : out->rowptr, order, (mmx_index *)out->colidx)
+               : fill_host(ctx, ps, kind, order ? NULL : out->rowptr, order, (mmx_index *)out->colidx);
 }

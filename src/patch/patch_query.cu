@@ -37,8 +37,7 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
             int redo = 0;
             for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
                 const mmx_index g = mmx__pl_global(&L, kind, i);
-                mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
-                                   nullptr, 0, {0, 0, 0, 0}};
+                mmx__psink sink = mmx__pl_row_sink(colidx, rowptr, order, g);
                 redo |= !mmx__pl_row(&L, kind, i, &sink);
             }
             /* A vertex of several fans: the vertex lists, and the rows again (L.starts is the
@@ -50,9 +49,13 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
     }
 }
 
+/* Threads per block of query_direct: a patch has about 150 owned faces (nef3), so 128 threads
+ * leave fewer idle than 256 (H200, nef3: EV, FV, FE 8-10% faster than with 256). */
+constexpr int direct_threads = 128;
+
 /* The rows (or, with len, the row lengths) of EV, FV and FE, read in place from the blocks:
  * no work space, no barrier, so no shared memory and full occupancy. One block per patch. */
-__global__ void query_direct(const mmx_patch_set ps, mmx_query_kind kind, mmx_index *len,
+__global__ void __launch_bounds__(direct_threads) query_direct(const mmx_patch_set ps, mmx_query_kind kind, mmx_index *len,
                              const mmx_index *rowptr, mmx_index order, mmx_index *colidx)
 {
     for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
@@ -65,8 +68,7 @@ __global__ void query_direct(const mmx_patch_set ps, mmx_query_kind kind, mmx_in
                 len[g] = mmx__pl_counted_len(&L, kind, i);
                 continue;
             }
-            mmx__psink sink = {colidx + (rowptr ? (long long)rowptr[g] : (long long)order * g), 0,
-                               nullptr, 0, {0, 0, 0, 0}};
+            mmx__psink sink = mmx__pl_row_sink(colidx, rowptr, order, g);
             mmx__pl_row(&L, kind, i, &sink);
         }
     }
@@ -76,7 +78,7 @@ mmx_status launch_direct(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind k
                          const mmx_index *rowptr, mmx_index order, mmx_index *colidx)
 {
     if (ps->npatches == 0) return MMX_OK;
-    query_direct<<<(unsigned)ps->npatches, MMX__BLOCK, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(
+    query_direct<<<(unsigned)ps->npatches, direct_threads, 0, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(
         *ps, kind, len, rowptr, order, colidx);
     return MMX__CUDA(ctx, cudaGetLastError());
 }

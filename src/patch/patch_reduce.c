@@ -39,7 +39,7 @@ mmx_status mmx_patch_reduce(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kin
         for (int pass = 0; pass < 1 + redo; pass++) {
             if (pass) mmx__pl_host_lists(&L, 1); /* a vertex of several fans (mmx__pl_row) */
             for (mmx_index i = 0; i < n; i++) {
-                mmx__psink sink = {NULL, 0, x, k, {0, 0, 0, 0}};
+                mmx__psink sink = mmx__pl_sum_sink(x, k);
                 redo |= !mmx__pl_row(&L, kind, i, &sink);
                 const mmx_index g = mmx__pl_global(&L, kind, i);
                 for (int c = 0; c < k; c++) y[(size_t)g * (size_t)k + (size_t)c] = sink.acc[c];

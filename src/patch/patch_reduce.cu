@@ -19,7 +19,7 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
         for (int pass = 0; pass < 2; pass++) {
             int redo = 0;
             for (mmx_index i = threadIdx.x; i < n; i += blockDim.x) {
-                mmx__psink sink = {nullptr, 0, x, k, {0, 0, 0, 0}};
+                mmx__psink sink = mmx__pl_sum_sink(x, k);
                 redo |= !mmx__pl_row(&L, kind, i, &sink);
                 const size_t g = (size_t)mmx__pl_global(&L, kind, i);
                 for (int c = 0; c < k; c++) y[g * (size_t)k + (size_t)c] = sink.acc[c];
