@@ -11,25 +11,23 @@ __global__ void query_lengths(const mmx_patch_set ps, mmx_query_kind kind, mmx_i
 {
     extern __shared__ __align__(16) unsigned char smem[];
     void *w = mmx__patch_work(smem, ln);
-    for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
-        if (!mmx__patch_takes(ps, p, ln)) continue;
+    mmx__patch_each(ps, ln, [&](mmx_index p) {
         mmx__plocal L;
         mmx__patch_count_block(ps, p, w, kind, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
         for (mmx_index i = threadIdx.x; i < n; i += blockDim.x)
             len[mmx__pl_global(&L, kind, i)] = mmx__pl_counted_len(&L, kind, i);
         __syncthreads(); /* before the next patch reuses the work space */
-    }
+    });
 }
 
-__global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mmx_index *rowptr,
+__global__ void __launch_bounds__(MMX__BLOCK, MMX__PATCH_FILL_BLOCKS) query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mmx_index *rowptr,
                            mmx_index order, mmx_index *colidx, mmx__patch_launch ln)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
-    for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
-        if (!mmx__patch_takes(ps, p, ln)) continue;
+    mmx__patch_each(ps, ln, [&](mmx_index p) {
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
@@ -46,7 +44,7 @@ __global__ void query_fill(const mmx_patch_set ps, mmx_query_kind kind, const mm
             mmx__pl_block_lists(&L, 1);
         }
         __syncthreads();
-    }
+    });
 }
 
 /* Threads per block of query_direct: a patch has about 150 owned faces (nef3), so 128 threads

@@ -5,14 +5,13 @@
 
 namespace {
 
-__global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const float *x, int k,
+__global__ void __launch_bounds__(MMX__BLOCK, MMX__PATCH_FILL_BLOCKS) reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const float *x, int k,
                             float *y, mmx__patch_launch ln)
 {
     extern __shared__ __align__(16) unsigned char smem[];
     void *w = mmx__patch_work(smem, ln);
     const int needs = mmx__pl_needs(kind);
-    for (mmx_index p = blockIdx.x; p < ps.npatches; p += gridDim.x) {
-        if (!mmx__patch_takes(ps, p, ln)) continue;
+    mmx__patch_each(ps, ln, [&](mmx_index p) {
         mmx__plocal L;
         mmx__patch_local_block(ps, p, w, needs, &L);
         const mmx_index n = mmx__pl_sources(&L, kind);
@@ -22,14 +21,16 @@ __global__ void reduce_rows(const mmx_patch_set ps, mmx_query_kind kind, const f
                 mmx__psink sink = mmx__pl_sum_sink(x, k);
                 redo |= !mmx__pl_row(&L, kind, i, &sink);
                 const size_t g = (size_t)mmx__pl_global(&L, kind, i);
-                for (int c = 0; c < k; c++) y[g * (size_t)k + (size_t)c] = sink.acc[c];
+#pragma unroll
+                for (int c = 0; c < 4; c++) /* a fixed trip count: acc stays in registers */
+                    if (c < k) y[g * (size_t)k + (size_t)c] = sink.acc[c];
             }
             /* A vertex of several fans: the vertex lists, and the rows again (patch_query.cu). */
             if (pass || !L.starts || !__syncthreads_or(redo)) break;
             mmx__pl_block_lists(&L, 1);
         }
         __syncthreads();
-    }
+    });
 }
 
 } // namespace
