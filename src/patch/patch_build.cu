@@ -8,6 +8,11 @@
  *            with labels, a stable sort of that order by label, each position's group found
  *            by binary search and its run heads decided by mmx__patch_run_head (a scan
  *            numbers the runs: one more wait, for their count and the labels' check);
+ *            grouped (the caller's hint: labels in [0, nlabels), each group within the
+ *            bound, as an update's are), no curve and no sort: each label's faces are its
+ *            run, placed by counts and a scan (a run's patches do not depend on the order of
+ *            its faces), and a label or group that breaks the hint is found at the first
+ *            wait, the build then run again sorted;
  *            one block per run of S faces (or per run of a label) splits it into components in
  *            shared memory (union-find: larger root under smaller) and sorts its faces by
  *            (smallest face of the component, face), which numbers its patches as the host
@@ -21,14 +26,18 @@
  *            has it, found in the ascending lists) and sorted by (patch, not owned, number).
  *   blocks   FE, EV and the face starts by binary search of the sorted local lists.
  *
- * Waits (one read-back each): the patch count, the local faces, the local edges, vertices and
- * corners, the statistics (and the refusal of a patch beyond 16-bit indices, decided where the
- * host decides it: the first such patch, the same sentence).
+ * Waits (one read-back each): the patch count with the local faces; the local edges, vertices
+ * and corners with the statistics (each patch's sizes are differences of the scans of its
+ * local faces' counts, known before the edges and vertices are sorted), the orientation and
+ * the refusal of a patch beyond 16-bit indices, decided where the host decides it (the first
+ * such patch, the same sentence; naming its vertex takes one more wait, only then). The
+ * sorted cut with labels adds the run count's wait before them.
  *
- * Cost: five radix sorts (faces; corners by vertex and by edge; local faces; local edges and
- * vertices), the rest linear in the local elements, except around vertices of very high
- * valence, where the per-vertex patch lists and the "first local face" scans grow with the
- * valence times the patches there (a fan of 40,000 faces stays well under a second). */
+ * Cost: five radix sorts (faces, and by label with labels; corners by vertex and by edge;
+ * local faces; local edges and vertices; the grouped cut sorts no faces), the rest linear in
+ * the local elements, except around vertices of very high valence, where the per-vertex patch
+ * lists and the "first local face" scans grow with the valence times the patches there (a
+ * fan of 40,000 faces stays well under a second). */
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -48,14 +57,13 @@ static_assert(MMX__BLOCK * RUN_ITEMS >= MMX_PATCH_MAX_FACES, "a run must fit one
 
 __device__ __forceinline__ long long tid() { return (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; }
 
-/* What the last read-back gathers (every field folds from zero). */
+/* What the second read-back gathers besides the sizes (every field folds from zero). */
 struct build_stats {
     u32 min_faces_key;   /* 0xffffffff - the smallest owned face count */
     u32 max_faces, max_lf, max_le, max_lv, max_nc;
     u32 bad_patch;       /* 0xffffffff - the first patch beyond 16-bit indices, 0: none */
     u32 bad_edge;        /* MMX__PATCH_FAULT of the smallest inconsistent edge, 0: none */
     u64 max_scratch;
-    u64 best_vertex;     /* valence << 32 | (0xffffffff - v) of the refused patch's vertex */
     u64 owned_v;         /* owned vertices over all patches (the vertices in faces) */
 };
 
@@ -208,11 +216,14 @@ __device__ void uf_unite(int *par, int a, int b)
  * [run_start[run], run_start[run + 1]) with them. Its components (faces joined across an
  * edge, both in the run), then its faces sorted by (smallest face of their component, face):
  * pface[q] the face at position q of the patch order, lpatch[q] its patch's number within the
- * run, nroots[run] the run's patch count. */
+ * run, nroots[run] the run's patch count. None of it depends on the order of the run's faces
+ * in srt. fault (the grouped cut, runs of whole label groups): a run of more than `bound`
+ * faces sets bit 2 there and counts as one patch of its faces as they stand (a stand-in that
+ * keeps the next steps in bounds; the caller builds again). */
 __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F, mmx_index S,
                                const mmx_index *run_start, const mmx_index *srt, const mmx_index *at,
                                const mmx_index *ef_off, const mmx_index *ef, mmx_index *pface,
-                               mmx_index *lpatch, mmx_index *nroots)
+                               mmx_index *lpatch, mmx_index *nroots, mmx_index bound, u32 *fault)
 {
     using Sort = cub::BlockRadixSort<u64, MMX__BLOCK, RUN_ITEMS>;
     using Scan = cub::BlockScan<int, MMX__BLOCK>;
@@ -225,6 +236,11 @@ __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F
     const long long base = run_start ? (long long)run_start[blockIdx.x] : (long long)blockIdx.x * S;
     const int n = run_start ? (int)(run_start[blockIdx.x + 1] - base)
                             : (int)((long long)F - base < S ? (long long)F - base : S);
+    if (fault && n > bound) { /* every thread of the block leaves here */
+        for (int l = threadIdx.x; l < n; l += MMX__BLOCK) pface[base + l] = srt[base + l], lpatch[base + l] = 0;
+        if (threadIdx.x == 0) nroots[blockIdx.x] = 1, atomicOr(fault, 2u);
+        return;
+    }
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) par[l] = l, minf[l] = INT_MAX;
     __syncthreads();
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) {
@@ -275,6 +291,34 @@ __global__ void set_face_patch(mmx_index F, mmx_index S, const mmx_index *qrun, 
 }
 
 /* ---- the cut with labels (patch_internal.h) --------------------------------------------------- */
+
+/* The grouped cut (labels in [0, nl), every group within the bound): each group is one run,
+ * numbered by its label (an empty group is a run of no faces and no patches), so neither the
+ * curve order nor a sort is needed: run_components gives the same patches whatever the order
+ * of a run's faces. cnt[l] = the faces of label l; a label outside [0, nl) sets bit 1 of
+ * *fault and counts as 0 (the caller builds again with the sorts). */
+__global__ void group_count(mmx_index F, const mmx_index *label, mmx_index nl, mmx_index *cnt, u32 *fault)
+{
+    const long long f = tid();
+    if (f >= F) return;
+    mmx_index l = label[f];
+    if (l < 0 || l >= nl) atomicOr(fault, 1u), l = 0;
+    atomicAdd(&cnt[l], 1);
+}
+
+/* srt[run_start[l] + k] = the faces of label l (in no particular order), qrun there = l; fill
+ * (nl counters) starts at zero. */
+__global__ void group_place(mmx_index F, const mmx_index *label, mmx_index nl, const mmx_index *run_start,
+                            mmx_index *fill, mmx_index *srt, mmx_index *qrun)
+{
+    const long long f = tid();
+    if (f >= F) return;
+    mmx_index l = label[f];
+    if (l < 0 || l >= nl) l = 0;
+    const mmx_index i = run_start[l] + atomicAdd(&fill[l], 1);
+    srt[i] = (mmx_index)f;
+    qrun[i] = l;
+}
 
 /* key[i] = the label of the face at position i of the curve order (val[i] = that face), and
  * the smallest face with a negative label folded into *bad (0xffffffff - f; 0: none). */
@@ -536,14 +580,18 @@ __global__ void ev_block(long long nle, const u64 *ekey, const mmx_index *ev, co
 
 /* ---- statistics, refusal, orientation ---------------------------------------------------- */
 
-__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *edge_off,
-                            const mmx_index *vert_off, const mmx_index *corner_off,
-                            const mmx_index *owned, build_stats *st)
+/* Patch p's statistics from the counts of its local faces (in patch order): its faces
+ * (face_off), edges, vertices and corners (the differences of eoff, voff and cpos, the
+ * offsets of each local face's new edges, vertices and corners), so they are known before
+ * the local edges and vertices are sorted. */
+__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *eoff,
+                            const mmx_index *voff, const mmx_index *cpos, const mmx_index *owned,
+                            build_stats *st)
 {
     const long long p = tid();
     if (p >= np) return;
-    const mmx_index nf = face_off[p + 1] - face_off[p], ne = edge_off[p + 1] - edge_off[p];
-    const mmx_index nv = vert_off[p + 1] - vert_off[p], nc = corner_off[p + 1] - corner_off[p];
+    const mmx_index a = face_off[p], b = face_off[p + 1];
+    const mmx_index nf = b - a, ne = eoff[b] - eoff[a], nv = voff[b] - voff[a], nc = cpos[b] - cpos[a];
     const u32 of = (u32)owned[3 * p];
     atomicMax(&st->max_faces, of);
     atomicMax(&st->min_faces_key, 0xffffffffu - of);
@@ -552,21 +600,52 @@ __global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_i
     atomicMax(&st->max_lv, (u32)nv);
     atomicMax(&st->max_nc, (u32)nc);
     atomicMax(&st->max_scratch, (u64)mmx__patch_scratch_bytes(nf, ne, nv, nc));
-    atomicAdd(&st->owned_v, (u64)owned[3 * p + 2]);
     if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
         atomicMax(&st->bad_patch, 0xffffffffu - (u32)p);
 }
 
-/* The refused patch's vertex of largest valence (ties: the smaller vertex), as the host's
- * refusal names it. */
-__global__ void refused_vertex(long long nlv, const u64 *vkey, const mmx_index *vf_off, build_stats *st)
+struct sum_op {
+    __device__ u64 operator()(u64 a, u64 b) const { return a + b; }
+};
+
+/* The owned vertices over all patches: every vertex in a face is owned once (by its first
+ * face's patch), so they are the vertices with a face. */
+__global__ void faced_vertices(mmx_index V, const mmx_index *vf_off, build_stats *st)
+{
+    const long long v = tid();
+    const u64 x = v < V && vf_off[v + 1] > vf_off[v] ? 1u : 0u;
+    const u64 sum = mmx__block_reduce(x, sum_op{});
+    if (threadIdx.x == 0 && sum) atomicAdd(&st->owned_v, sum);
+}
+
+/* What the refusal of a patch says: its sizes and its vertex of largest valence. */
+struct refusal {
+    u64 best_vertex; /* valence << 32 | (0xffffffff - v), ties: the smaller vertex */
+    mmx_index nf, ne, nv;
+};
+
+__global__ void refused_sizes(mmx_index p, const mmx_index *face_off, const mmx_index *eoff,
+                              const mmx_index *voff, refusal *r)
+{
+    if (tid() != 0) return;
+    const mmx_index a = face_off[p], b = face_off[p + 1];
+    r->nf = b - a, r->ne = eoff[b] - eoff[a], r->nv = voff[b] - voff[a];
+}
+
+/* The refused patch p's vertex of largest valence, as the host's refusal names it: over the
+ * corners of p's local faces (lkey: the sorted keys p << 1 | ribbon), whose vertices are p's. */
+__global__ void refused_vertex(long long nlf, const u32 *lkey, const mmx_index *l2g_f, const mmx_csc M,
+                               const mmx_index *vf_off, mmx_index p, refusal *r)
 {
     const long long i = tid();
-    if (i >= nlv || !st->bad_patch) return;
-    if ((u32)(vkey[i] >> 33) != 0xffffffffu - st->bad_patch) return;
-    const u32 v = (u32)vkey[i];
-    const u32 val = (u32)(vf_off[v + 1] - vf_off[v]);
-    atomicMax(&st->best_vertex, (u64)val << 32 | (0xffffffffu - v));
+    if (i >= nlf || (mmx_index)(lkey[i] >> 1) != p) return;
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    for (int64_t c = a; c < b; c++) {
+        const u32 v = (u32)M.rowidx[c];
+        const u32 val = (u32)(vf_off[v + 1] - vf_off[v]);
+        atomicMax(&r->best_vertex, (u64)val << 32 | (0xffffffffu - v));
+    }
 }
 
 /* The host's first_inconsistent (patch_build.c) as a fold: an edge of exactly two face entries
@@ -644,22 +723,31 @@ mmx_status sort_keys(mmx_ctx *ctx, K *keys[2], long long n, int end_bit, int *cu
     return s;
 }
 
-/* The sums of up to three count arrays, read back together (one wait). */
-mmx_status read_sums(mmx_ctx *ctx, int k, const mmx_index *const *in, const long long *n, int64_t *out)
-{
+/* A read-back block (device.h), given back when it goes out of scope. */
+struct readback {
     mmx__readback rb;
-    memset(&rb, 0, sizeof rb);
-    int64_t *slot[3] = {nullptr, nullptr, nullptr};
-    mmx_status s = mmx__readback_open(ctx, &rb);
-    for (int i = 0; i < k && !s; i++) {
-        s = mmx__readback_slot(&rb, sizeof(int64_t), (void **)&slot[i]);
-        if (!s && n[i] > 0) s = mmx__reduce_sum(ctx, in[i], n[i], slot[i]);
+    readback() { memset(&rb, 0, sizeof rb); }
+    ~readback() { mmx__readback_close(&rb); }
+    readback(const readback &) = delete;
+    readback &operator=(const readback &) = delete;
+    template <typename T>
+    mmx_status slot(T **out)
+    {
+        return mmx__readback_slot(&rb, sizeof(T), (void **)out);
     }
-    if (!s) s = mmx__readback_wait(&rb);
-    for (int i = 0; i < k && !s; i++) out[i] = *(const int64_t *)mmx__readback_host(&rb, slot[i]);
-    mmx__readback_close(&rb);
-    return s;
-}
+    /* A slot that becomes the sum of in[0 .. n) (queued). */
+    mmx_status sum(const mmx_index *in, long long n, int64_t **out)
+    {
+        mmx_status s = slot(out);
+        if (!s && n > 0) s = mmx__reduce_sum(rb.ctx, in, n, *out);
+        return s;
+    }
+    template <typename T>
+    T get(const T *slot) const
+    {
+        return *(const T *)mmx__readback_host(&rb, slot);
+    }
+};
 
 mmx_status too_many(mmx_ctx *ctx, const char *what, int64_t n)
 {
@@ -683,46 +771,22 @@ mmx_status incidence(scratch &sc, long long nnz, mmx_index n, u32 *keys[2], mmx_
     return s;
 }
 
-} // namespace
-
-extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos,
-                                            const mmx_index *fe, const mmx_index *ev,
-                                            const mmx_index *label, mmx_patch_set *ps)
+/* The sorted cut's runs (patch.h's order): the faces in curve order (Morton keys of the
+ * centroids sorted stably from face order; number order without positions) in *srt, runs of
+ * S (*qrun, *run_start NULL); with labels that order sorted stably by label, the runs of each
+ * group (mmx__patch_run_head) numbered by a scan, *qrun the run of each position and
+ * *run_start the first position of each run: one wait, for the run count with the check of
+ * the labels. */
+mmx_status sorted_cut(scratch &sc, const mmx_csc &M, const float *pos, const mmx_index *label,
+                      mmx_index S, mmx_index **srt_out, mmx_index **qrun_out,
+                      mmx_index **run_start_out, long long *nruns_out)
 {
-    const mmx_csc M = *Mp;
-    const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
-    const long long nnz = M.nnz;
-    const size_t I = sizeof(mmx_index);
+    mmx_ctx *ctx = sc.ctx;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    scratch sc;
-    sc.ctx = ctx, sc.n = 0;
-    ps->space = MMX_SPACE_DEVICE;
-    mmx_status s = mmx__dev_alloc(ctx, (size_t)F * I, (void **)&ps->face_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * I, (void **)&ps->edge_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * I, (void **)&ps->vert_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)F * 2, (void **)&ps->face_local);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * 2, (void **)&ps->edge_local);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * 2, (void **)&ps->vert_local);
-    if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->face_off);
-    if (s) return s;
-    if (F == 0) {
-        /* No faces, no patches: every vertex unowned (-1, 0xffff: all ones). */
-        s = mmx__dev_alloc(ctx, I, (void **)&ps->edge_off);
-        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->vert_off);
-        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->corner_off);
-        if (!s) s = mmx__dev_zero(ctx, ps->face_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->edge_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->vert_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
-        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
-        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
-        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0, 0);
-        return s;
-    }
-    mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
-
+    const mmx_index F = M.ncols;
     /* The cut's order: Morton keys of the centroids, sorted stably from face order. */
-    mmx_index *srt = nullptr, *at = nullptr;
+    mmx_index *srt = nullptr;
+    mmx_status s = MMX_OK;
     if (pos) {
         double *cen = nullptr;
         u64 *box = nullptr;
@@ -796,6 +860,88 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
         sc.drop(head), sc.drop(hpos);
         srt = val[cur];
     }
+    *srt_out = srt, *qrun_out = qrun, *run_start_out = run_start, *nruns_out = nruns;
+    return s;
+}
+
+/* The grouped cut (labels in [0, nl) taken to make groups within the bound): run l is label
+ * l's group, its faces at [run_start[l], run_start[l + 1]) of *srt in no particular order,
+ * *qrun the run of each position; no sort and no wait. A label outside [0, nl) sets bit 1 of
+ * *fault (run_components sets bit 2 for a group beyond the bound): the caller builds again
+ * with the sorted cut. */
+mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_index nl, u32 *fault,
+                       mmx_index **srt, mmx_index **qrun, mmx_index **run_start)
+{
+    mmx_ctx *ctx = sc.ctx;
+    mmx_index *cnt = nullptr, *fill = nullptr;
+    mmx_status s = sc.take((size_t)nl, &cnt);
+    if (!s) s = sc.take((size_t)nl, &fill);
+    if (!s) s = sc.take((size_t)nl + 1, run_start);
+    if (!s) s = sc.take((size_t)F, srt);
+    if (!s) s = sc.take((size_t)F, qrun);
+    if (!s) s = mmx__dev_zero(ctx, cnt, (size_t)nl * sizeof *cnt);
+    if (!s) s = mmx__dev_zero(ctx, fill, (size_t)nl * sizeof *fill);
+    if (!s) s = launch(ctx, F, group_count, F, label, nl, cnt, fault);
+    if (!s) s = mmx__scan_offsets(ctx, cnt, nl, *run_start);
+    if (!s) s = launch(ctx, F, group_place, F, label, nl, (const mmx_index *)*run_start, fill, *srt, *qrun);
+    sc.drop(cnt), sc.drop(fill);
+    return s;
+}
+
+} // namespace
+
+/* One build (mmx__patch_build_cuda). nlabels > 0: the grouped cut, and *regroup set where
+ * its guess failed (the set's arrays then are not the cut's; the caller frees them and builds
+ * again with nlabels 0). */
+static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const mmx_index *fe,
+                        const mmx_index *ev, const mmx_index *label, mmx_index nlabels,
+                        mmx_patch_set *ps, bool *regroup)
+{
+    const mmx_csc M = *Mp;
+    const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
+    const long long nnz = M.nnz;
+    const size_t I = sizeof(mmx_index);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    scratch sc;
+    sc.ctx = ctx, sc.n = 0;
+    ps->space = MMX_SPACE_DEVICE;
+    mmx_status s = mmx__dev_alloc(ctx, (size_t)F * I, (void **)&ps->face_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * I, (void **)&ps->edge_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * I, (void **)&ps->vert_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)F * 2, (void **)&ps->face_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * 2, (void **)&ps->edge_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * 2, (void **)&ps->vert_local);
+    if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->face_off);
+    if (s) return s;
+    if (F == 0) {
+        /* No faces, no patches: every vertex unowned (-1, 0xffff: all ones). */
+        s = mmx__dev_alloc(ctx, I, (void **)&ps->edge_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->vert_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->corner_off);
+        if (!s) s = mmx__dev_zero(ctx, ps->face_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->edge_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->vert_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
+        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0, 0);
+        return s;
+    }
+    mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
+
+    /* The cut's runs: grouped (no sort, no wait) where the caller says the labels allow it,
+     * else sorted. The first wait's block (after the components): the patch count, the local
+     * faces, and whether the grouped cut held. */
+    readback first;
+    int64_t *np_slot = nullptr, *nlf_slot = nullptr;
+    u32 *fault = nullptr;
+    s = mmx__readback_open(ctx, &first.rb);
+    if (!s) s = first.slot(&fault);
+    const bool grouped = label && nlabels > 0;
+    mmx_index *srt = nullptr, *at = nullptr, *qrun = nullptr, *run_start = nullptr;
+    long long nruns = grouped ? nlabels : 0;
+    if (!s && grouped) s = grouped_cut(sc, F, label, nlabels, fault, &srt, &qrun, &run_start);
+    else if (!s) s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
     if (!s) s = sc.take((size_t)F, &at);
     if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
 
@@ -814,7 +960,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = incidence(sc, nnz, E, ke, fev, &ef_off, &ef);
     if (s) return s;
 
-    /* Components of the runs, one block each; the patch count is the next wait. */
+    /* Components of the runs, one block each (the grouped cut's check of its groups). */
     mmx_index *pface = nullptr, *lpatch = nullptr, *nroots = nullptr, *run_base = nullptr;
     s = sc.take((size_t)F, &pface);
     if (!s) s = sc.take((size_t)F, &lpatch);
@@ -822,22 +968,17 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = sc.take((size_t)nruns, &run_base);
     if (!s) {
         run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, run_start, srt, at, ef_off, ef,
-                                                                pface, lpatch, nroots);
+                                                                pface, lpatch, nroots,
+                                                                mmx__patch_follow_bound(S),
+                                                                grouped ? fault : nullptr);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     if (!s) s = mmx__scan_exclusive(ctx, nroots, nruns, run_base);
-    int64_t np64 = 0;
-    {
-        const mmx_index *in[1] = {nroots};
-        const long long n[1] = {nruns};
-        if (!s) s = read_sums(ctx, 1, in, n, &np64);
-    }
-    if (s) return s;
-    const mmx_index np = (mmx_index)np64;
-    ps->npatches = np;
-    s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)qrun, (const mmx_index *)pface,
+    if (!s) s = first.sum(nroots, nruns, &np_slot);
+    if (!s) s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)qrun, (const mmx_index *)pface,
                (const mmx_index *)lpatch, (const mmx_index *)run_base, ps->face_patch);
     sc.drop(pface), sc.drop(lpatch), sc.drop(nroots), sc.drop(run_base), sc.drop(srt), sc.drop(at);
+    if (s) return s;
     if (qrun) sc.drop(qrun), sc.drop(run_start);
 
     /* Owners: the patch of the smallest incident face. */
@@ -846,7 +987,8 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = launch(ctx, V, first_owner, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
                        (const mmx_index *)ps->face_patch, ps->vert_patch, ps->vert_local);
 
-    /* Local faces: per face the patches of its vertices; the second wait reads their total. */
+    /* Local faces: per face the patches of its vertices. The first wait reads their total
+     * with the patch count. */
     mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr;
     if (!s) s = sc.take((size_t)nnz, &pv);
     if (!s) s = sc.take((size_t)V, &pv_n);
@@ -858,14 +1000,17 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
                        (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
                        (const mmx_index *)nullptr, fcnt, (u32 *)nullptr, (mmx_index *)nullptr);
     if (!s) s = mmx__scan_offsets(ctx, fcnt, F, foff);
-    int64_t nlf = 0;
-    {
-        const mmx_index *in[1] = {fcnt};
-        const long long n[1] = {F};
-        if (!s) s = read_sums(ctx, 1, in, n, &nlf);
-    }
-    if (!s && nlf > MMX_INDEX_MAX) s = too_many(ctx, "faces", nlf);
+    if (!s) s = first.sum(fcnt, F, &nlf_slot);
+    if (!s) s = mmx__readback_wait(&first.rb);
     if (s) return s;
+    if (first.get(fault)) {
+        *regroup = true;
+        return MMX_OK;
+    }
+    const mmx_index np = (mmx_index)first.get(np_slot);
+    const int64_t nlf = first.get(nlf_slot);
+    ps->npatches = np;
+    if (nlf > MMX_INDEX_MAX) return too_many(ctx, "faces", nlf);
     u32 *lkey[2] = {nullptr, nullptr};
     mmx_index *lval[2] = {nullptr, nullptr}, *start2 = nullptr;
     int lcur = 0;
@@ -896,7 +1041,8 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = launch(ctx, nlf, owned_locals<u32, 0>, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f,
                        (const mmx_index *)ps->face_off, ps->face_local);
 
-    /* Corners of the local faces, and the local edges and vertices counted: the third wait. */
+    /* Corners of the local faces, the local edges and vertices counted, and from the counts
+     * the statistics, the refusal and the orientation: the second (and last) wait. */
     mmx_index *ccnt = nullptr, *cpos = nullptr, *ecnt = nullptr, *eoff = nullptr, *vcnt = nullptr,
               *voff = nullptr;
     if (!s) s = sc.take((size_t)nlf, &ccnt);
@@ -919,17 +1065,43 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
                        vcnt, (u64 *)nullptr);
     if (!s) s = mmx__scan_offsets(ctx, ecnt, nlf, eoff);
     if (!s) s = mmx__scan_offsets(ctx, vcnt, nlf, voff);
-    int64_t tot[3] = {0, 0, 0};
-    {
-        const mmx_index *in[3] = {ecnt, vcnt, ccnt};
-        const long long n[3] = {nlf, nlf, nlf};
-        if (!s) s = read_sums(ctx, 3, in, n, tot);
-    }
+    readback second;
+    int64_t *tot[3] = {nullptr, nullptr, nullptr};
+    build_stats *bs = nullptr;
+    if (!s) s = mmx__readback_open(ctx, &second.rb);
+    if (!s) s = second.sum(ecnt, nlf, &tot[0]);
+    if (!s) s = second.sum(vcnt, nlf, &tot[1]);
+    if (!s) s = second.sum(ccnt, nlf, &tot[2]);
+    if (!s) s = second.slot(&bs);
+    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)eoff,
+                       (const mmx_index *)voff, (const mmx_index *)cpos, (const mmx_index *)ps->owned, bs);
+    if (!s) s = launch(ctx, V, faced_vertices, V, (const mmx_index *)vf_off, bs);
+    if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
+    if (!s) s = mmx__readback_wait(&second.rb);
     if (s) return s;
-    const int64_t nle = tot[0], nlv = tot[1], nc = tot[2];
+    const int64_t nle = second.get(tot[0]), nlv = second.get(tot[1]), nc = second.get(tot[2]);
+    const build_stats h = second.get(bs);
     if (nle > MMX_INDEX_MAX / 2) return too_many(ctx, "edges", nle);
     if (nlv > MMX_INDEX_MAX) return too_many(ctx, "vertices", nlv);
     if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
+    if (h.bad_patch) {
+        /* The refusal's sentence: the patch's sizes and its vertex of largest valence (one
+         * more wait, only on this path). */
+        const mmx_index p = (mmx_index)(0xffffffffu - h.bad_patch);
+        readback third;
+        refusal *r = nullptr;
+        s = mmx__readback_open(ctx, &third.rb);
+        if (!s) s = third.slot(&r);
+        if (!s) s = launch(ctx, 1, refused_sizes, p, (const mmx_index *)ps->face_off, (const mmx_index *)eoff,
+                           (const mmx_index *)voff, r);
+        if (!s) s = launch(ctx, nlf, refused_vertex, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f, M,
+                           (const mmx_index *)vf_off, p, r);
+        if (!s) s = mmx__readback_wait(&third.rb);
+        if (s) return s;
+        const refusal hr = third.get(r);
+        return mmx__patch_refuse(ctx, p, hr.nf, hr.ne, hr.nv, (mmx_index)(0xffffffffu - (u32)hr.best_vertex),
+                                 (mmx_index)(hr.best_vertex >> 32));
+    }
 
     /* The local edges and vertices, sorted by (patch, not owned, number). */
     u64 *ek[2] = {nullptr, nullptr}, *vk[2] = {nullptr, nullptr};
@@ -975,35 +1147,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
                        (const mmx_index *)ps->owned, (const mmx_index *)ps->vert_patch,
                        (const mmx_index *)ps->l2g_v, ps->ev);
 
-    /* The statistics, the refusal and the orientation: the last wait. */
-    mmx__readback rb;
-    memset(&rb, 0, sizeof rb);
-    build_stats *bs = nullptr;
-    if (!s) s = mmx__readback_open(ctx, &rb);
-    if (!s) s = mmx__readback_slot(&rb, sizeof *bs, (void **)&bs);
-    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)ps->edge_off,
-                       (const mmx_index *)ps->vert_off, (const mmx_index *)ps->corner_off,
-                       (const mmx_index *)ps->owned, bs);
-    if (!s) s = launch(ctx, nlv, refused_vertex, (long long)nlv, vkey, (const mmx_index *)vf_off, bs);
-    if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
-    if (!s) s = mmx__readback_wait(&rb);
-    build_stats h;
-    memset(&h, 0, sizeof h);
-    if (!s) h = *(const build_stats *)mmx__readback_host(&rb, bs);
-    mmx__readback_close(&rb);
     if (s) return s;
-    if (h.bad_patch) {
-        /* The sizes for the sentence (copies, each a wait: only on this path). */
-        const mmx_index p = (mmx_index)(0xffffffffu - h.bad_patch);
-        mmx_index fo[2], eo[2], vo[2];
-        s = mmx_mem_copy(ctx, fo, MMX_SPACE_HOST, ps->face_off + p, MMX_SPACE_DEVICE, sizeof fo);
-        if (!s) s = mmx_mem_copy(ctx, eo, MMX_SPACE_HOST, ps->edge_off + p, MMX_SPACE_DEVICE, sizeof eo);
-        if (!s) s = mmx_mem_copy(ctx, vo, MMX_SPACE_HOST, ps->vert_off + p, MMX_SPACE_DEVICE, sizeof vo);
-        if (s) return s;
-        return mmx__patch_refuse(ctx, p, fo[1] - fo[0], eo[1] - eo[0], vo[1] - vo[0],
-                                 (mmx_index)(0xffffffffu - (u32)h.best_vertex),
-                                 (mmx_index)(h.best_vertex >> 32));
-    }
     mmx_patch_stats *ss = &ps->stats;
     ss->min_faces = (mmx_index)(0xffffffffu - h.min_faces_key);
     ss->max_faces = (mmx_index)h.max_faces;
@@ -1015,4 +1159,20 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     ps->bad_edge = h.bad_edge ? MMX__PATCH_FAULT_EDGE(h.bad_edge) : -1;
     mmx__patch_stats_finish(ps, nlf, nle, nlv, nc, (int64_t)h.owned_v);
     return MMX_OK;
+}
+
+extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
+                                            const mmx_index *fe, const mmx_index *ev,
+                                            const mmx_index *label, mmx_index nlabels,
+                                            mmx_patch_set *ps)
+{
+    bool regroup = false;
+    mmx_status s = build(ctx, M, pos, fe, ev, label, label ? nlabels : 0, ps, &regroup);
+    if (!s && regroup) {
+        /* The grouped cut's guess failed (a label outside [0, nlabels), or a group beyond the
+         * bound): its arrays go, and the sorted cut runs. */
+        mmx__patch_set_free_arrays(ps);
+        s = build(ctx, M, pos, fe, ev, label, 0, ps, &regroup);
+    }
+    return s;
 }

@@ -28,7 +28,9 @@ mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mes
 {
     const mmx_patch_options o = {ps->max_faces};
     mmx_patch_set *next = NULL;
-    mmx_status s = mmx_patch_set_follow(ctx, mesh, label, adj, &o, &next);
+    /* The labels are ps's owners, so the CUDA build's hint holds unless a group outgrew the
+     * bound. */
+    mmx_status s = mmx__patch_set_follow_hint(ctx, mesh, label, ps->npatches, adj, &o, &next);
     if (s) return s;
     count_whole(&next->stats, &ps->stats, ps->npatches);
     mmx_patch_set tmp = *ps;
@@ -118,6 +120,11 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
         free(hfp);
     }
     return s;
+}
+
+const mmx_index *mmx__patch_set_owners(const mmx_patch_set *ps)
+{
+    return ps->face_patch;
 }
 
 mmx_status mmx__patch_set_matches(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_mesh *mesh,

@@ -18,9 +18,16 @@ mmx_status mmx__patch_set_matches(mmx_ctx *ctx, const mmx_patch_set *ps, const m
 /* ps (in the context's space) becomes the set mmx_patch_set_follow makes of mesh with
  * label[0 .. nfaces of mesh) (in the context's space), with ps's S; the handle stays, and on
  * an error ps is left as it was. mmx_patch_set_update's last step, for callers that make the
- * labels where they are (on the device). Errors, cost and waits: mmx_patch_set_follow's. */
+ * labels where they are (on the device). Errors and cost: mmx_patch_set_follow's; the labels
+ * are taken as ps's owners (the CUDA build's grouped cut, mmx__patch_build_cuda), so on CUDA
+ * two waits where no group outgrew the bound (else five). */
 mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
                                   const mmx_index *label, const mmx_adjacency *adj);
+
+/* ps's face owners in place (its space, nfaces entries; NULL for a set without faces), for
+ * callers that read the labels of the next update from them without a copy. Valid until ps
+ * is updated or freed. No work, no wait. */
+const mmx_index *mmx__patch_set_owners(const mmx_patch_set *ps);
 
 #ifdef __cplusplus
 }
