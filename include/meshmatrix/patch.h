@@ -168,9 +168,9 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
  * O(nnz) per pass; plus, with an origin, a copy of the old owners to the host and of the
  * labels back).
  * Synchronises: on the host, no; on CUDA twice to read sizes (mmx_patch_set_create's two
- * waits), five times in a round where a label's faces outgrew the bound (the grouped cut's
- * two, then mmx_patch_set_follow's three), and with an origin also the copy of the owners to
- * the host. */
+ * waits) where no label's faces outgrew the bound, three times where one did
+ * (mmx_patch_set_follow's), and with an origin also the copy of the owners to the host (the
+ * labels' groups are counted there). */
 mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
                                 const mmx_index *origin, const mmx_adjacency *adj);
 

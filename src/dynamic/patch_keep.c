@@ -132,7 +132,11 @@ static mmx_status keep_on_device(mmx_ctx *ctx, mmx_patch_set *ps, mmx_cavity_kin
     mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *label, (void **)&label);
     if (!s) s = mmx__keep_labels_cuda(ctx, kind, nverts_before, nfaces_before, sd, n, kept,
                                       mmx__patch_set_owners(ps), label);
-    if (!s) s = mmx__patch_set_relabel(ctx, ps, after, label, adj);
+    /* Collapses and removals only drop faces, so no label has more faces than ps's largest
+     * patch; splits keep every face and add F - nfaces_before. */
+    const int grows = kind == MMX_CAVITY_EDGE_SPLIT || kind == MMX_CAVITY_FACE_SPLIT;
+    const mmx_index bound = mmx__patch_set_group_bound(ps, grows ? (int64_t)F - nfaces_before : 0);
+    if (!s) s = mmx__patch_set_relabel(ctx, ps, after, label, bound, adj);
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, label);
     return s;
 }

@@ -11,8 +11,10 @@
  *            grouped (the caller's hint: labels in [0, nlabels), each group within the
  *            bound, as an update's are), no curve and no sort: each label's faces are its
  *            run, placed by counts and a scan (a run's patches do not depend on the order of
- *            its faces), and a label or group that breaks the hint is found at the first
- *            wait, the build then run again sorted;
+ *            its faces); a wait checks the labels' range and the largest group first (the
+ *            cut sorts where they fail), unless the caller vouches for the groups' size
+ *            (an update that only shrinks or keeps patches), and a vouched-for cut that
+ *            fails is found at the first wait, the build then run again sorted;
  *            one block per run of S faces (or per run of a label) splits it into components in
  *            shared memory (union-find: larger root under smaller) and sorts its faces by
  *            (smallest face of the component, face), which numbers its patches as the host
@@ -21,17 +23,20 @@
  *            each list ascends): an element's owner is the patch of its first face.
  *   locals   per vertex the patches of its faces; per face the patches it is local to (those
  *            of its vertices), emitted in face order and sorted stably by (patch, ribbon):
- *            every patch's owned faces then its ribbon, each ascending. Per local face its
- *            edges and vertices, each emitted once per patch (by the smallest local face that
- *            has it, found in the ascending lists) and sorted by (patch, not owned, number).
+ *            every patch's owned faces then its ribbon, each ascending. Per corner of a
+ *            local face, in one pass, whether it brings its patch a new edge and a new vertex
+ *            (each element flagged once per patch: at the smallest local face that has it,
+ *            found in the ascending lists); the flags' scans place the elements, which are
+ *            then sorted by (patch, not owned, number), and give each patch's sizes.
  *   blocks   FE, EV and the face starts by binary search of the sorted local lists.
  *
- * Waits (one read-back each): the patch count with the local faces; the local edges, vertices
- * and corners with the statistics (each patch's sizes are differences of the scans of its
- * local faces' counts, known before the edges and vertices are sorted), the orientation and
+ * Waits (one read-back each): the patch count with the local faces and corners; the local
+ * edges and vertices with the statistics (each patch's sizes are differences of the scans of
+ * its corners' flags, known before the edges and vertices are sorted), the orientation and
  * the refusal of a patch beyond 16-bit indices, decided where the host decides it (the first
  * such patch, the same sentence; naming its vertex takes one more wait, only then). The
- * sorted cut with labels adds the run count's wait before them.
+ * sorted cut with labels adds the run count's wait before them, the checked grouped cut its
+ * check.
  *
  * Cost: five radix sorts (faces, and by label with labels; corners by vertex and by edge;
  * local faces; local edges and vertices; the grouped cut sorts no faces), the rest linear in
@@ -499,39 +504,80 @@ __device__ __forceinline__ bool is_local(const local_faces &L, mmx_index p, mmx_
     return q < hi && L.l2g_f[q] == g;
 }
 
-/* Per local face i (face g of patch p), its edges (EDGE) or vertices that no local face of p
- * smaller than g has, and not at an earlier corner of g: so each local element of p comes
- * out once. inc/inc_off: the ascending face lists of the elements. Counts into cnt[i] (off
- * NULL), or writes at off[i] the keys (p << 1 | not owned) << 32 | element. */
-template <bool EDGE>
-__global__ void elem_locals(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
-                            const local_faces L, const mmx_index *inc_off, const mmx_index *inc,
-                            const mmx_index *owner, const mmx_index *off, mmx_index *cnt, u64 *out)
+/* Whether no local face of p smaller than g has element x (inc/inc_off: the ascending face
+ * lists of the elements), so that g's corner brings x into p's local lists. No earlier
+ * corner of g names x: a face names each vertex once (the mesh matrix holds one entry per
+ * vertex and face; the constructors and readers refuse repeats), so its k >= 3 edges are
+ * distinct too. (Scanning the earlier corners made the build quadratic in the face's size:
+ * a face of 30,000 corners ran for minutes on one thread; the host build, which marks
+ * elements, is linear.) */
+__device__ __forceinline__ bool first_local(const local_faces &L, mmx_index p, mmx_index g,
+                                            const mmx_index *inc_off, const mmx_index *inc, mmx_index x)
+{
+    for (mmx_index q = inc_off[x]; q < inc_off[x + 1]; q++) {
+        const mmx_index h = inc[q];
+        if (h >= g) break;
+        if (is_local(L, p, h)) return false;
+    }
+    return true;
+}
+
+/* Per local face i (face g of patch p) and corner k of g, at cpos[i] + k: whether the corner
+ * brings p a new edge (eflag) and a new vertex (vflag), so each local element of p is flagged
+ * at exactly one corner of p's local faces. One pass for both kinds; the flags' scans place
+ * the elements and count them per patch. */
+__global__ void corner_firsts(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                              const local_faces L, const mmx_index *ef_off, const mmx_index *ef,
+                              const mmx_index *vf_off, const mmx_index *vf, const mmx_index *cpos,
+                              mmx_index *eflag, mmx_index *vflag)
 {
     const long long i = tid();
     if (i >= nlf) return;
     const mmx_index p = (mmx_index)(lkey[i] >> 1), g = L.l2g_f[i];
     int64_t a, b;
     mmx__csc_col(&M, g, &a, &b);
-    mmx_index n = 0;
+    const mmx_index at = cpos[i];
     for (int64_t c = a; c < b; c++) {
-        const mmx_index x = EDGE ? fe[c] >> 1 : M.rowidx[c];
-        /* No earlier corner of g names x: a face names each vertex once (the mesh matrix
-         * holds one entry per vertex and face; the constructors and readers refuse repeats),
-         * so its k >= 3 edges are distinct too. Scanning the earlier corners here made the
-         * build quadratic in the face's size (a face of 30,000 corners ran for minutes on
-         * one thread); the host build, which marks elements, is linear. */
-        bool first = true;
-        for (mmx_index q = inc_off[x]; q < inc_off[x + 1] && first; q++) {
-            const mmx_index h = inc[q];
-            if (h >= g) break;
-            first = !is_local(L, p, h);
-        }
-        if (!first) continue;
-        if (off) out[off[i] + n] = (u64)((u32)p << 1 | (u32)(owner[x] != p)) << 32 | (u32)x;
-        n++;
+        eflag[at + (c - a)] = first_local(L, p, g, ef_off, ef, fe[c] >> 1);
+        vflag[at + (c - a)] = first_local(L, p, g, vf_off, vf, M.rowidx[c]);
     }
-    if (!off) cnt[i] = n;
+}
+
+/* The flagged corners' elements as keys (p << 1 | not owned) << 32 | element, at their places
+ * in the flags' scans (epos, vpos). */
+__global__ void corner_keys(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                            const mmx_index *l2g_f, const mmx_index *cpos, const mmx_index *eflag,
+                            const mmx_index *epos, const mmx_index *vflag, const mmx_index *vpos,
+                            const mmx_index *edge_patch, const mmx_index *vert_patch, u64 *ek, u64 *vk)
+{
+    const long long i = tid();
+    if (i >= nlf) return;
+    const mmx_index p = (mmx_index)(lkey[i] >> 1);
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    const mmx_index at = cpos[i];
+    for (int64_t c = a; c < b; c++) {
+        const mmx_index j = at + (mmx_index)(c - a);
+        if (eflag[j]) {
+            const mmx_index e = fe[c] >> 1;
+            ek[epos[j]] = (u64)((u32)p << 1 | (u32)(edge_patch[e] != p)) << 32 | (u32)e;
+        }
+        if (vflag[j]) {
+            const mmx_index v = M.rowidx[c];
+            vk[vpos[j]] = (u64)((u32)p << 1 | (u32)(vert_patch[v] != p)) << 32 | (u32)v;
+        }
+    }
+}
+
+/* ccnt[g] = the corners face g brings to the local lists: its order times the patches it is
+ * local to (fcnt). */
+__global__ void local_corner_counts(const mmx_csc M, const mmx_index *fcnt, mmx_index *ccnt)
+{
+    const long long g = tid();
+    if (g >= M.ncols) return;
+    int64_t a, b;
+    mmx__csc_col(&M, (mmx_index)g, &a, &b);
+    ccnt[g] = fcnt[g] * (mmx_index)(b - a);
 }
 
 /* x's local index in patch p: among the owned (ascending) when p owns it, else among the rest. */
@@ -580,18 +626,19 @@ __global__ void ev_block(long long nle, const u64 *ekey, const mmx_index *ev, co
 
 /* ---- statistics, refusal, orientation ---------------------------------------------------- */
 
-/* Patch p's statistics from the counts of its local faces (in patch order): its faces
- * (face_off), edges, vertices and corners (the differences of eoff, voff and cpos, the
- * offsets of each local face's new edges, vertices and corners), so they are known before
- * the local edges and vertices are sorted. */
-__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *eoff,
-                            const mmx_index *voff, const mmx_index *cpos, const mmx_index *owned,
+/* Patch p's statistics from its local faces and corners (in patch order): its faces
+ * (face_off), corners (corner_off), edges and vertices (the differences of epos and vpos,
+ * the scans of its corners' flags), so they are known before the local edges and vertices
+ * are sorted. */
+__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *corner_off,
+                            const mmx_index *epos, const mmx_index *vpos, const mmx_index *owned,
                             build_stats *st)
 {
     const long long p = tid();
     if (p >= np) return;
-    const mmx_index a = face_off[p], b = face_off[p + 1];
-    const mmx_index nf = b - a, ne = eoff[b] - eoff[a], nv = voff[b] - voff[a], nc = cpos[b] - cpos[a];
+    const mmx_index c0 = corner_off[p], c1 = corner_off[p + 1];
+    const mmx_index nf = face_off[p + 1] - face_off[p], nc = c1 - c0;
+    const mmx_index ne = epos[c1] - epos[c0], nv = vpos[c1] - vpos[c0];
     const u32 of = (u32)owned[3 * p];
     atomicMax(&st->max_faces, of);
     atomicMax(&st->min_faces_key, 0xffffffffu - of);
@@ -624,12 +671,12 @@ struct refusal {
     mmx_index nf, ne, nv;
 };
 
-__global__ void refused_sizes(mmx_index p, const mmx_index *face_off, const mmx_index *eoff,
-                              const mmx_index *voff, refusal *r)
+__global__ void refused_sizes(mmx_index p, const mmx_index *face_off, const mmx_index *corner_off,
+                              const mmx_index *epos, const mmx_index *vpos, refusal *r)
 {
     if (tid() != 0) return;
-    const mmx_index a = face_off[p], b = face_off[p + 1];
-    r->nf = b - a, r->ne = eoff[b] - eoff[a], r->nv = voff[b] - voff[a];
+    const mmx_index c0 = corner_off[p], c1 = corner_off[p + 1];
+    r->nf = face_off[p + 1] - face_off[p], r->ne = epos[c1] - epos[c0], r->nv = vpos[c1] - vpos[c0];
 }
 
 /* The refused patch p's vertex of largest valence, as the host's refusal names it: over the
@@ -868,9 +915,9 @@ mmx_status sorted_cut(scratch &sc, const mmx_csc &M, const float *pos, const mmx
  * l's group, its faces at [run_start[l], run_start[l + 1]) of *srt in no particular order,
  * *qrun the run of each position; no sort and no wait. A label outside [0, nl) sets bit 1 of
  * *fault (run_components sets bit 2 for a group beyond the bound): the caller builds again
- * with the sorted cut. */
+ * with the sorted cut. maxg (or NULL) becomes the largest group's size. */
 mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_index nl, u32 *fault,
-                       mmx_index **srt, mmx_index **qrun, mmx_index **run_start)
+                       mmx_index *maxg, mmx_index **srt, mmx_index **qrun, mmx_index **run_start)
 {
     mmx_ctx *ctx = sc.ctx;
     mmx_index *cnt = nullptr, *fill = nullptr;
@@ -882,6 +929,7 @@ mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_ind
     if (!s) s = mmx__dev_zero(ctx, cnt, (size_t)nl * sizeof *cnt);
     if (!s) s = mmx__dev_zero(ctx, fill, (size_t)nl * sizeof *fill);
     if (!s) s = launch(ctx, F, group_count, F, label, nl, cnt, fault);
+    if (!s && maxg) s = mmx__reduce_max(ctx, cnt, nl, 0, maxg);
     if (!s) s = mmx__scan_offsets(ctx, cnt, nl, *run_start);
     if (!s) s = launch(ctx, F, group_place, F, label, nl, (const mmx_index *)*run_start, fill, *srt, *qrun);
     sc.drop(cnt), sc.drop(fill);
@@ -890,12 +938,13 @@ mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_ind
 
 } // namespace
 
-/* One build (mmx__patch_build_cuda). nlabels > 0: the grouped cut, and *regroup set where
- * its guess failed (the set's arrays then are not the cut's; the caller frees them and builds
- * again with nlabels 0). */
+/* One build (mmx__patch_build_cuda). nlabels > 0: the grouped cut, checked first by a wait
+ * unless max_group vouches for the groups; *regroup set where the unchecked guess failed
+ * (the set's arrays then are not the cut's; the caller frees them and builds again with
+ * nlabels 0). */
 static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const mmx_index *fe,
                         const mmx_index *ev, const mmx_index *label, mmx_index nlabels,
-                        mmx_patch_set *ps, bool *regroup)
+                        mmx_index max_group, mmx_patch_set *ps, bool *regroup)
 {
     const mmx_csc M = *Mp;
     const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
@@ -929,19 +978,38 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     }
     mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
 
-    /* The cut's runs: grouped (no sort, no wait) where the caller says the labels allow it,
-     * else sorted. The first wait's block (after the components): the patch count, the local
-     * faces, and whether the grouped cut held. */
+    /* The cut's runs: grouped (no sort) where the caller says the labels allow it, else
+     * sorted. The grouped cut is checked by a wait of its own (its labels in range, its
+     * largest group within the bound; else the sorted cut runs instead) unless max_group
+     * vouches for it. The first wait's block (after the components): the patch count, the
+     * local faces and corners, and whether an unchecked grouped cut held. */
     readback first;
-    int64_t *np_slot = nullptr, *nlf_slot = nullptr;
+    int64_t *np_slot = nullptr, *nlf_slot = nullptr, *nc_slot = nullptr;
     u32 *fault = nullptr;
     s = mmx__readback_open(ctx, &first.rb);
     if (!s) s = first.slot(&fault);
-    const bool grouped = label && nlabels > 0;
+    const mmx_index bound = mmx__patch_follow_bound(S);
+    bool grouped = label && nlabels > 0;
     mmx_index *srt = nullptr, *at = nullptr, *qrun = nullptr, *run_start = nullptr;
     long long nruns = grouped ? nlabels : 0;
-    if (!s && grouped) s = grouped_cut(sc, F, label, nlabels, fault, &srt, &qrun, &run_start);
-    else if (!s) s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
+    if (!s && grouped && max_group > 0 && max_group <= bound) {
+        s = grouped_cut(sc, F, label, nlabels, fault, nullptr, &srt, &qrun, &run_start);
+    } else if (!s && grouped) {
+        readback check;
+        u32 *cfault = nullptr;
+        mmx_index *maxg = nullptr;
+        s = mmx__readback_open(ctx, &check.rb);
+        if (!s) s = check.slot(&cfault);
+        if (!s) s = check.slot(&maxg);
+        if (!s) s = grouped_cut(sc, F, label, nlabels, cfault, maxg, &srt, &qrun, &run_start);
+        if (!s) s = mmx__readback_wait(&check.rb);
+        if (!s && (check.get(cfault) || check.get(maxg) > bound)) {
+            sc.drop(srt), sc.drop(qrun), sc.drop(run_start);
+            srt = qrun = run_start = nullptr;
+            grouped = false;
+        }
+    }
+    if (!s && !grouped) s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
     if (!s) s = sc.take((size_t)F, &at);
     if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
 
@@ -968,8 +1036,7 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     if (!s) s = sc.take((size_t)nruns, &run_base);
     if (!s) {
         run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, run_start, srt, at, ef_off, ef,
-                                                                pface, lpatch, nroots,
-                                                                mmx__patch_follow_bound(S),
+                                                                pface, lpatch, nroots, bound,
                                                                 grouped ? fault : nullptr);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
@@ -987,13 +1054,14 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     if (!s) s = launch(ctx, V, first_owner, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
                        (const mmx_index *)ps->face_patch, ps->vert_patch, ps->vert_local);
 
-    /* Local faces: per face the patches of its vertices. The first wait reads their total
-     * with the patch count. */
-    mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr;
+    /* Local faces: per face the patches of its vertices. The first wait reads their total,
+     * and their corners', with the patch count. */
+    mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr, *fcc = nullptr;
     if (!s) s = sc.take((size_t)nnz, &pv);
     if (!s) s = sc.take((size_t)V, &pv_n);
     if (!s) s = sc.take((size_t)F, &fcnt);
     if (!s) s = sc.take((size_t)F + 1, &foff);
+    if (!s) s = sc.take((size_t)F, &fcc);
     if (!s) s = launch(ctx, V, vertex_patches, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
                        (const mmx_index *)ps->face_patch, pv, pv_n);
     if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
@@ -1001,6 +1069,8 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
                        (const mmx_index *)nullptr, fcnt, (u32 *)nullptr, (mmx_index *)nullptr);
     if (!s) s = mmx__scan_offsets(ctx, fcnt, F, foff);
     if (!s) s = first.sum(fcnt, F, &nlf_slot);
+    if (!s) s = launch(ctx, F, local_corner_counts, M, (const mmx_index *)fcnt, fcc);
+    if (!s) s = first.sum(fcc, F, &nc_slot);
     if (!s) s = mmx__readback_wait(&first.rb);
     if (s) return s;
     if (first.get(fault)) {
@@ -1008,9 +1078,11 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
         return MMX_OK;
     }
     const mmx_index np = (mmx_index)first.get(np_slot);
-    const int64_t nlf = first.get(nlf_slot);
+    const int64_t nlf = first.get(nlf_slot), nc = first.get(nc_slot);
     ps->npatches = np;
+    sc.drop(fcc);
     if (nlf > MMX_INDEX_MAX) return too_many(ctx, "faces", nlf);
+    if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
     u32 *lkey[2] = {nullptr, nullptr};
     mmx_index *lval[2] = {nullptr, nullptr}, *start2 = nullptr;
     int lcur = 0;
@@ -1041,49 +1113,45 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     if (!s) s = launch(ctx, nlf, owned_locals<u32, 0>, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f,
                        (const mmx_index *)ps->face_off, ps->face_local);
 
-    /* Corners of the local faces, the local edges and vertices counted, and from the counts
-     * the statistics, the refusal and the orientation: the second (and last) wait. */
-    mmx_index *ccnt = nullptr, *cpos = nullptr, *ecnt = nullptr, *eoff = nullptr, *vcnt = nullptr,
-              *voff = nullptr;
+    /* Corners of the local faces; per corner whether it brings its patch a new edge or
+     * vertex (one search pass), the flags scanned; from the scans the statistics, with the
+     * refusal and the orientation: the second (and last) wait. */
+    mmx_index *ccnt = nullptr, *cpos = nullptr, *eflag = nullptr, *epos = nullptr, *vflag = nullptr,
+              *vpos = nullptr;
     if (!s) s = sc.take((size_t)nlf, &ccnt);
     if (!s) s = sc.take((size_t)nlf + 1, &cpos);
-    if (!s) s = sc.take((size_t)nlf, &ecnt);
-    if (!s) s = sc.take((size_t)nlf + 1, &eoff);
-    if (!s) s = sc.take((size_t)nlf, &vcnt);
-    if (!s) s = sc.take((size_t)nlf + 1, &voff);
+    if (!s) s = sc.take((size_t)nc, &eflag);
+    if (!s) s = sc.take((size_t)nc + 1, &epos);
+    if (!s) s = sc.take((size_t)nc, &vflag);
+    if (!s) s = sc.take((size_t)nc + 1, &vpos);
     if (s) return s;
     const local_faces LF = {ps->l2g_f, ps->face_off, ps->owned, ps->face_patch};
     s = launch(ctx, nlf, local_orders, (long long)nlf, M, (const mmx_index *)ps->l2g_f, ccnt);
     if (!s) s = mmx__scan_offsets(ctx, ccnt, nlf, cpos);
     if (!s) s = launch(ctx, (long long)np + 1, corner_offsets, np, (const mmx_index *)ps->face_off,
                        (const mmx_index *)cpos, ps->corner_off);
-    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
-                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)nullptr,
-                       ecnt, (u64 *)nullptr);
-    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
-                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)nullptr,
-                       vcnt, (u64 *)nullptr);
-    if (!s) s = mmx__scan_offsets(ctx, ecnt, nlf, eoff);
-    if (!s) s = mmx__scan_offsets(ctx, vcnt, nlf, voff);
+    if (!s) s = launch(ctx, nlf, corner_firsts, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
+                       (const mmx_index *)ef, (const mmx_index *)vf_off, (const mmx_index *)vf,
+                       (const mmx_index *)cpos, eflag, vflag);
+    if (!s) s = mmx__scan_offsets(ctx, eflag, nc, epos);
+    if (!s) s = mmx__scan_offsets(ctx, vflag, nc, vpos);
     readback second;
-    int64_t *tot[3] = {nullptr, nullptr, nullptr};
+    int64_t *tot[2] = {nullptr, nullptr};
     build_stats *bs = nullptr;
     if (!s) s = mmx__readback_open(ctx, &second.rb);
-    if (!s) s = second.sum(ecnt, nlf, &tot[0]);
-    if (!s) s = second.sum(vcnt, nlf, &tot[1]);
-    if (!s) s = second.sum(ccnt, nlf, &tot[2]);
+    if (!s) s = second.sum(eflag, nc, &tot[0]);
+    if (!s) s = second.sum(vflag, nc, &tot[1]);
     if (!s) s = second.slot(&bs);
-    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)eoff,
-                       (const mmx_index *)voff, (const mmx_index *)cpos, (const mmx_index *)ps->owned, bs);
+    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)ps->corner_off,
+                       (const mmx_index *)epos, (const mmx_index *)vpos, (const mmx_index *)ps->owned, bs);
     if (!s) s = launch(ctx, V, faced_vertices, V, (const mmx_index *)vf_off, bs);
     if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
     if (!s) s = mmx__readback_wait(&second.rb);
     if (s) return s;
-    const int64_t nle = second.get(tot[0]), nlv = second.get(tot[1]), nc = second.get(tot[2]);
+    const int64_t nle = second.get(tot[0]), nlv = second.get(tot[1]);
     const build_stats h = second.get(bs);
     if (nle > MMX_INDEX_MAX / 2) return too_many(ctx, "edges", nle);
     if (nlv > MMX_INDEX_MAX) return too_many(ctx, "vertices", nlv);
-    if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
     if (h.bad_patch) {
         /* The refusal's sentence: the patch's sizes and its vertex of largest valence (one
          * more wait, only on this path). */
@@ -1092,8 +1160,8 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
         refusal *r = nullptr;
         s = mmx__readback_open(ctx, &third.rb);
         if (!s) s = third.slot(&r);
-        if (!s) s = launch(ctx, 1, refused_sizes, p, (const mmx_index *)ps->face_off, (const mmx_index *)eoff,
-                           (const mmx_index *)voff, r);
+        if (!s) s = launch(ctx, 1, refused_sizes, p, (const mmx_index *)ps->face_off,
+                           (const mmx_index *)ps->corner_off, (const mmx_index *)epos, (const mmx_index *)vpos, r);
         if (!s) s = launch(ctx, nlf, refused_vertex, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f, M,
                            (const mmx_index *)vf_off, p, r);
         if (!s) s = mmx__readback_wait(&third.rb);
@@ -1110,12 +1178,10 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     if (!s) s = sc.take((size_t)nle, &ek[1]);
     if (!s) s = sc.take((size_t)nlv, &vk[0]);
     if (!s) s = sc.take((size_t)nlv, &vk[1]);
-    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
-                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)eoff,
-                       ecnt, ek[0]);
-    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
-                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)voff,
-                       vcnt, vk[0]);
+    if (!s) s = launch(ctx, nlf, corner_keys, (long long)nlf, M, fe, fkey, (const mmx_index *)ps->l2g_f,
+                       (const mmx_index *)cpos, (const mmx_index *)eflag, (const mmx_index *)epos,
+                       (const mmx_index *)vflag, (const mmx_index *)vpos, (const mmx_index *)ps->edge_patch,
+                       (const mmx_index *)ps->vert_patch, ek[0], vk[0]);
     if (!s && nle) s = sort_keys(ctx, ek, nle, 32 + gbits, &ecur);
     if (!s && nlv) s = sort_keys(ctx, vk, nlv, 32 + gbits, &vcur);
     if (!s) s = mmx__dev_alloc(ctx, (size_t)nle * I, (void **)&ps->l2g_e);
@@ -1164,15 +1230,15 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
 extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
                                             const mmx_index *fe, const mmx_index *ev,
                                             const mmx_index *label, mmx_index nlabels,
-                                            mmx_patch_set *ps)
+                                            mmx_index max_group, mmx_patch_set *ps)
 {
     bool regroup = false;
-    mmx_status s = build(ctx, M, pos, fe, ev, label, label ? nlabels : 0, ps, &regroup);
+    mmx_status s = build(ctx, M, pos, fe, ev, label, label ? nlabels : 0, max_group, ps, &regroup);
     if (!s && regroup) {
-        /* The grouped cut's guess failed (a label outside [0, nlabels), or a group beyond the
-         * bound): its arrays go, and the sorted cut runs. */
+        /* The vouched-for grouped cut failed (a label outside [0, nlabels), or a group beyond
+         * the bound): its arrays go, and the sorted cut runs. */
         mmx__patch_set_free_arrays(ps);
-        s = build(ctx, M, pos, fe, ev, label, 0, ps, &regroup);
+        s = build(ctx, M, pos, fe, ev, label, 0, 0, ps, &regroup);
     }
     return s;
 }
