@@ -311,10 +311,10 @@ __global__ void group_count(mmx_index F, const mmx_index *label, mmx_index nl, m
     atomicAdd(&cnt[l], 1);
 }
 
-/* srt[run_start[l] + k] = the faces of label l (in no particular order), qrun there = l; fill
- * (nl counters) starts at zero. */
+/* srt[run_start[l] + k] = the faces of label l (in no particular order), qrun there = l, and
+ * at[f] = f's position; fill (nl counters) starts at zero. */
 __global__ void group_place(mmx_index F, const mmx_index *label, mmx_index nl, const mmx_index *run_start,
-                            mmx_index *fill, mmx_index *srt, mmx_index *qrun)
+                            mmx_index *fill, mmx_index *srt, mmx_index *qrun, mmx_index *at)
 {
     const long long f = tid();
     if (f >= F) return;
@@ -323,6 +323,7 @@ __global__ void group_place(mmx_index F, const mmx_index *label, mmx_index nl, c
     const mmx_index i = run_start[l] + atomicAdd(&fill[l], 1);
     srt[i] = (mmx_index)f;
     qrun[i] = l;
+    at[f] = i;
 }
 
 /* key[i] = the label of the face at position i of the curve order (val[i] = that face), and
@@ -408,11 +409,12 @@ __global__ void vertex_patches(mmx_index V, const mmx_index *vf_off, const mmx_i
 }
 
 /* The patches face g is local to: those of its vertices (a face at a vertex of an owned face
- * is in the ribbon), each once. Counts into cnt[g] (off NULL), or writes the pairs at off[g]:
- * key p << 1 | ribbon, value g. */
+ * is in the ribbon), each once. Counts into cnt[g], and the local corners it brings (the
+ * count times its order) into ccnt[g] (off NULL), or writes the pairs at off[g]: key p << 1 |
+ * ribbon, value g. */
 __global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_index *pv,
                             const mmx_index *pv_n, const mmx_index *face_patch, const mmx_index *off,
-                            mmx_index *cnt, u32 *key, mmx_index *val)
+                            mmx_index *cnt, mmx_index *ccnt, u32 *key, mmx_index *val)
 {
     const long long g = tid();
     if (g >= M.ncols) return;
@@ -437,7 +439,7 @@ __global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_
             n++;
         }
     }
-    if (!off) cnt[g] = n;
+    if (!off) cnt[g] = n, ccnt[g] = n * (mmx_index)(b - a);
 }
 
 /* off[p] = start2[2p] (p <= np) and owned[3p + kind] = the size of group 2p (owned). */
@@ -567,17 +569,6 @@ __global__ void corner_keys(long long nlf, const mmx_csc M, const mmx_index *fe,
             vk[vpos[j]] = (u64)((u32)p << 1 | (u32)(vert_patch[v] != p)) << 32 | (u32)v;
         }
     }
-}
-
-/* ccnt[g] = the corners face g brings to the local lists: its order times the patches it is
- * local to (fcnt). */
-__global__ void local_corner_counts(const mmx_csc M, const mmx_index *fcnt, mmx_index *ccnt)
-{
-    const long long g = tid();
-    if (g >= M.ncols) return;
-    int64_t a, b;
-    mmx__csc_col(&M, (mmx_index)g, &a, &b);
-    ccnt[g] = fcnt[g] * (mmx_index)(b - a);
 }
 
 /* x's local index in patch p: among the owned (ascending) when p owns it, else among the rest. */
@@ -913,11 +904,12 @@ mmx_status sorted_cut(scratch &sc, const mmx_csc &M, const float *pos, const mmx
 
 /* The grouped cut (labels in [0, nl) taken to make groups within the bound): run l is label
  * l's group, its faces at [run_start[l], run_start[l + 1]) of *srt in no particular order,
- * *qrun the run of each position; no sort and no wait. A label outside [0, nl) sets bit 1 of
+ * *qrun the run of each position, *at each face's position; no sort and no wait. A label outside [0, nl) sets bit 1 of
  * *fault (run_components sets bit 2 for a group beyond the bound): the caller builds again
  * with the sorted cut. maxg (or NULL) becomes the largest group's size. */
 mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_index nl, u32 *fault,
-                       mmx_index *maxg, mmx_index **srt, mmx_index **qrun, mmx_index **run_start)
+                       mmx_index *maxg, mmx_index **srt, mmx_index **qrun, mmx_index **run_start,
+                       mmx_index **at)
 {
     mmx_ctx *ctx = sc.ctx;
     mmx_index *cnt = nullptr, *fill = nullptr;
@@ -926,12 +918,14 @@ mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_ind
     if (!s) s = sc.take((size_t)nl + 1, run_start);
     if (!s) s = sc.take((size_t)F, srt);
     if (!s) s = sc.take((size_t)F, qrun);
+    if (!s) s = sc.take((size_t)F, at);
     if (!s) s = mmx__dev_zero(ctx, cnt, (size_t)nl * sizeof *cnt);
     if (!s) s = mmx__dev_zero(ctx, fill, (size_t)nl * sizeof *fill);
     if (!s) s = launch(ctx, F, group_count, F, label, nl, cnt, fault);
     if (!s && maxg) s = mmx__reduce_max(ctx, cnt, nl, 0, maxg);
     if (!s) s = mmx__scan_offsets(ctx, cnt, nl, *run_start);
-    if (!s) s = launch(ctx, F, group_place, F, label, nl, (const mmx_index *)*run_start, fill, *srt, *qrun);
+    if (!s) s = launch(ctx, F, group_place, F, label, nl, (const mmx_index *)*run_start, fill, *srt, *qrun,
+                       *at);
     sc.drop(cnt), sc.drop(fill);
     return s;
 }
@@ -993,7 +987,7 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     mmx_index *srt = nullptr, *at = nullptr, *qrun = nullptr, *run_start = nullptr;
     long long nruns = grouped ? nlabels : 0;
     if (!s && grouped && max_group > 0 && max_group <= bound) {
-        s = grouped_cut(sc, F, label, nlabels, fault, nullptr, &srt, &qrun, &run_start);
+        s = grouped_cut(sc, F, label, nlabels, fault, nullptr, &srt, &qrun, &run_start, &at);
     } else if (!s && grouped) {
         readback check;
         u32 *cfault = nullptr;
@@ -1001,17 +995,19 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
         s = mmx__readback_open(ctx, &check.rb);
         if (!s) s = check.slot(&cfault);
         if (!s) s = check.slot(&maxg);
-        if (!s) s = grouped_cut(sc, F, label, nlabels, cfault, maxg, &srt, &qrun, &run_start);
+        if (!s) s = grouped_cut(sc, F, label, nlabels, cfault, maxg, &srt, &qrun, &run_start, &at);
         if (!s) s = mmx__readback_wait(&check.rb);
         if (!s && (check.get(cfault) || check.get(maxg) > bound)) {
-            sc.drop(srt), sc.drop(qrun), sc.drop(run_start);
-            srt = qrun = run_start = nullptr;
+            sc.drop(srt), sc.drop(qrun), sc.drop(run_start), sc.drop(at);
+            srt = qrun = run_start = at = nullptr;
             grouped = false;
         }
     }
-    if (!s && !grouped) s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
-    if (!s) s = sc.take((size_t)F, &at);
-    if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
+    if (!s && !grouped) {
+        s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
+        if (!s) s = sc.take((size_t)F, &at);
+        if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
+    }
 
     /* The face lists of the vertices and of the edges, each ascending. */
     u32 *kv[2] = {nullptr, nullptr}, *ke[2] = {nullptr, nullptr};
@@ -1066,10 +1062,9 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
                        (const mmx_index *)ps->face_patch, pv, pv_n);
     if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
                        (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
-                       (const mmx_index *)nullptr, fcnt, (u32 *)nullptr, (mmx_index *)nullptr);
+                       (const mmx_index *)nullptr, fcnt, fcc, (u32 *)nullptr, (mmx_index *)nullptr);
     if (!s) s = mmx__scan_offsets(ctx, fcnt, F, foff);
     if (!s) s = first.sum(fcnt, F, &nlf_slot);
-    if (!s) s = launch(ctx, F, local_corner_counts, M, (const mmx_index *)fcnt, fcc);
     if (!s) s = first.sum(fcc, F, &nc_slot);
     if (!s) s = mmx__readback_wait(&first.rb);
     if (s) return s;
@@ -1094,7 +1089,7 @@ static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const
     if (!s) s = sc.take(2 * (size_t)np + 1, &start2);
     if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
                        (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
-                       (const mmx_index *)foff, fcnt, lkey[0], lval[0]);
+                       (const mmx_index *)foff, fcnt, (mmx_index *)nullptr, lkey[0], lval[0]);
     if (!s) s = mmx__sort_pairs(ctx, lkey, lval, nlf, gbits, &lcur);
     if (s) return s;
     sc.drop(pv), sc.drop(pv_n), sc.drop(fcnt), sc.drop(foff);
