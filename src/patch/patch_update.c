@@ -2,7 +2,8 @@
  * with labels (mmx_patch_set_follow) of the round's output, the labels read through each
  * output face's origin. On the host only the patches the round touched are rebuilt
  * (patch_incr.c); on CUDA the labels are made on the host (the origin is a host array) and
- * the whole cut runs on the device. */
+ * the whole cut runs on the device, the faces grouped by their old owners without a sort
+ * (mmx__patch_build_cuda's hints: the old patch count, a bound on each label's faces). */
 #include <stdlib.h>
 #include <string.h>
 #include "patch_internal.h"
