@@ -421,17 +421,30 @@ __global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_
     int64_t a, b;
     mmx__csc_col(&M, (mmx_index)g, &a, &b);
     const mmx_index own = face_patch[g];
+    /* A patch is new at a corner unless an earlier corner has it, that is, unless it was
+     * emitted already (a vertex's list holds each patch once): checked against the patches
+     * emitted so far while they fit `seen`, so a face costs its corners times its patches,
+     * not its corners squared (a face of 30,000 corners took about a minute a pass, by
+     * estimate); past that (a face local to more than 64 patches), against the earlier
+     * corners, quadratic in the face's size again. */
+    constexpr int SEEN = 64;
+    mmx_index seen[SEEN];
     mmx_index n = 0;
     for (int64_t c = a; c < b; c++) {
         const mmx_index v = M.rowidx[c];
         for (mmx_index k = 0; k < pv_n[v]; k++) {
             const mmx_index p = pv[vf_off[v] + k];
             bool dup = false;
-            for (int64_t c2 = a; c2 < c && !dup; c2++) {
-                const mmx_index w = M.rowidx[c2];
-                for (mmx_index k2 = 0; k2 < pv_n[w] && !dup; k2++) dup = pv[vf_off[w] + k2] == p;
+            if (n <= SEEN) {
+                for (mmx_index j = 0; j < n && !dup; j++) dup = seen[j] == p;
+            } else {
+                for (int64_t c2 = a; c2 < c && !dup; c2++) {
+                    const mmx_index w = M.rowidx[c2];
+                    for (mmx_index k2 = 0; k2 < pv_n[w] && !dup; k2++) dup = pv[vf_off[w] + k2] == p;
+                }
             }
             if (dup) continue;
+            if (n < SEEN) seen[n] = p;
             if (off) {
                 key[off[g] + n] = (u32)p << 1 | (u32)(p != own);
                 val[off[g] + n] = (mmx_index)g;
