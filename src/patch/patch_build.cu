@@ -917,9 +917,10 @@ mmx_status sorted_cut(scratch &sc, const mmx_csc &M, const float *pos, const mmx
 
 /* The grouped cut (labels in [0, nl) taken to make groups within the bound): run l is label
  * l's group, its faces at [run_start[l], run_start[l + 1]) of *srt in no particular order,
- * *qrun the run of each position, *at each face's position; no sort and no wait. A label outside [0, nl) sets bit 1 of
- * *fault (run_components sets bit 2 for a group beyond the bound): the caller builds again
- * with the sorted cut. maxg (or NULL) becomes the largest group's size. */
+ * *qrun the run of each position, *at each face's position; no sort and no wait. A label
+ * outside [0, nl) sets bit 1 of *fault (run_components sets bit 2 for a group beyond the
+ * bound): the caller builds again with the sorted cut. maxg (or NULL) becomes the largest
+ * group's size. */
 mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_index nl, u32 *fault,
                        mmx_index *maxg, mmx_index **srt, mmx_index **qrun, mmx_index **run_start,
                        mmx_index **at)
