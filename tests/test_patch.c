@@ -796,6 +796,22 @@ Test(patch, gpu_refusal_matches_host)
     cr_expect_null(ds);
     cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
     cr_expect(strstr(mmx_ctx_error(hctx), "vertex 0 has 40000 faces") != NULL, "%s", mmx_ctx_error(hctx));
+    /* The same refusal from the cut with labels, grouped on the device (400 labels of 100
+     * faces, each patch's ribbon the whole fan). */
+    const mmx_index F = hm->M->ncols;
+    mmx_index *label = malloc(((size_t)F + 1) * sizeof *label), *dl = NULL;
+    cr_assert(label);
+    for (mmx_index f = 0; f < F; f++) label[f] = f / 100;
+    MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, (size_t)F * sizeof *dl, (void **)&dl));
+    MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dl, MMX_SPACE_DEVICE, label, MMX_SPACE_HOST, (size_t)F * sizeof *dl));
+    const mmx_status c = mmx_patch_set_follow(hctx, hm, label, NULL, NULL, &hs);
+    const mmx_status d = mmx__patch_set_follow_hint(dctx, dm, dl, 400, 100, NULL, NULL, &ds);
+    cr_expect_eq(c, MMX_ERR_MESH, "%s", mmx_status_str(c));
+    cr_expect_eq(d, MMX_ERR_MESH, "%s", mmx_status_str(d));
+    cr_expect_null(ds);
+    cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
+    mmx_mem_free(dctx, MMX_SPACE_DEVICE, dl);
+    free(label);
     mmx_mesh_free(dm), mmx_mesh_free(hm);
     mmx_ctx_free(hctx);
     mmx_ctx_free(dctx);
@@ -1403,8 +1419,24 @@ Test(patch, follow_arguments)
 
 /* The followed set of host mesh hm with host labels, built on both backends and compared array
  * by array; the device's face-patch copy against the host set's. */
+static void compare_follow_hint(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, const mmx_index *label,
+                                int S, mmx_index hint, const char *name);
+
 static void compare_follow(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, const mmx_index *label,
                            int S, const char *name)
+{
+    compare_follow_hint(hctx, dctx, hm, label, S, 0, name);
+}
+
+/* The host's follow set of hm for label (host) against the device's, built with the CUDA
+ * build's hint nlabels = hint (mmx__patch_set_follow_hint; 0: none, mmx_patch_set_follow):
+ * with a hint the cut groups the labels without sorting where they are in [0, hint) and each
+ * group within the bound, else it sorts; the same set either way. With a hint, three device
+ * builds: the groups checked by a wait (max_group 0), vouched for by their true largest size
+ * (as the update does), and vouched for wrongly (max_group 1: where the groups do not hold,
+ * the build finds it and runs again sorted). */
+static void compare_follow_hint(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, const mmx_index *label,
+                                int S, mmx_index hint, const char *name)
 {
     const mmx_index F = hm->M->ncols;
     mmx_mesh *dm = NULL;
@@ -1413,13 +1445,28 @@ static void compare_follow(mmx_ctx *hctx, mmx_ctx *dctx, const mmx_mesh *hm, con
     MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *dl, (void **)&dl));
     MMX_OK_OR_FAIL(dctx, mmx_mem_alloc(dctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *dfp, (void **)&dfp));
     MMX_OK_OR_FAIL(dctx, mmx_mem_copy(dctx, dl, MMX_SPACE_DEVICE, label, MMX_SPACE_HOST, (size_t)F * sizeof *dl));
-    mmx_patch_set *hs = follow_set(hctx, hm, label, S), *ds = follow_set(dctx, dm, dl, S);
-    char what[160];
-    snprintf(what, sizeof what, "follow %s (S = %d)", name, S);
-    expect_same_set(dctx, hs, ds, what);
-    MMX_OK_OR_FAIL(dctx, mmx_patch_set_face_patch(dctx, ds, dfp));
-    expect_same_array(dctx, hs->face_patch, dfp, (size_t)F, sizeof *dfp, what, "mmx_patch_set_face_patch");
-    mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+    mmx_index maxg = 0; /* the largest group of the labels in [0, hint) */
+    if (hint > 0) {
+        mmx_index *cnt = calloc((size_t)hint + 1, sizeof *cnt);
+        cr_assert(cnt);
+        for (mmx_index f = 0; f < F; f++)
+            if (label[f] >= 0 && label[f] < hint && ++cnt[label[f]] > maxg) maxg = cnt[label[f]];
+        free(cnt);
+    }
+    const mmx_index vouch[3] = {0, maxg, 1};
+    mmx_patch_set *hs = follow_set(hctx, hm, label, S);
+    for (int t = 0; t < (hint > 0 ? 3 : 1); t++) {
+        mmx_patch_set *ds = NULL;
+        const mmx_patch_options o = {S};
+        MMX_OK_OR_FAIL(dctx, mmx__patch_set_follow_hint(dctx, dm, dl, hint, vouch[t], NULL, &o, &ds));
+        char what[160];
+        snprintf(what, sizeof what, "follow %s (S = %d, hint %d, max_group %d)", name, S, hint, vouch[t]);
+        expect_same_set(dctx, hs, ds, what);
+        MMX_OK_OR_FAIL(dctx, mmx_patch_set_face_patch(dctx, ds, dfp));
+        expect_same_array(dctx, hs->face_patch, dfp, (size_t)F, sizeof *dfp, what, "mmx_patch_set_face_patch");
+        mmx_patch_set_free(ds);
+    }
+    mmx_patch_set_free(hs);
     mmx_mem_free(dctx, MMX_SPACE_DEVICE, dl), mmx_mem_free(dctx, MMX_SPACE_DEVICE, dfp);
     mmx_mesh_free(dm);
 }
@@ -1445,6 +1492,7 @@ Test(patch, gpu_follow_matches_host)
                 char name[96];
                 snprintf(name, sizeof name, "%s round %d", t ? "grid" : "icosphere:4", r);
                 compare_follow(hctx, dctx, out, label, Ss[j], name);
+                compare_follow_hint(hctx, dctx, out, label, Ss[j], ps->npatches, name);
                 mmx_patch_set *fs = follow_set(hctx, out, label, Ss[j]);
                 free(label), free(seeds), free(sd);
                 mmx_patch_set_free(ps);
@@ -1465,12 +1513,26 @@ Test(patch, gpu_follow_matches_host)
         cr_assert(label);
         for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = ps->face_patch[f];
         compare_follow(hctx, dctx, hm, label, 16, specs[i]);
+        compare_follow_hint(hctx, dctx, hm, label, 16, ps->npatches, specs[i]);
+        compare_follow_hint(hctx, dctx, hm, label, 16, ps->npatches + 5, specs[i]);
+        /* Labels permuted, pairs of patches merged (groups up to 2 S, empty labels between),
+         * one label past the hint. */
+        for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = (ps->face_patch[f] * 7) % ps->npatches;
+        compare_follow_hint(hctx, dctx, hm, label, 16, ps->npatches, specs[i]);
+        for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = ps->face_patch[f] / 2 * 2 + 1;
+        compare_follow_hint(hctx, dctx, hm, label, 16, ps->npatches + 1, specs[i]);
+        label[ps->nfaces / 2] = ps->npatches + 1;
+        compare_follow_hint(hctx, dctx, hm, label, 16, ps->npatches + 1, specs[i]);
         for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = 2000000000 - 7919 * ps->face_patch[f];
         compare_follow(hctx, dctx, hm, label, 7, specs[i]);
+        compare_follow_hint(hctx, dctx, hm, label, 7, ps->npatches, specs[i]);
         for (mmx_index f = 0; f < ps->nfaces; f++) label[f] = (f * 7) % 5;
         compare_follow(hctx, dctx, hm, label, 16, specs[i]);
+        compare_follow_hint(hctx, dctx, hm, label, 16, 5, specs[i]); /* groups beyond the bound */
         memset(label, 0, (size_t)ps->nfaces * sizeof *label);
         compare_follow(hctx, dctx, hm, label, 512, specs[i]);
+        compare_follow_hint(hctx, dctx, hm, label, 512, 1, specs[i]); /* one group: 768 faces (the
+                                                                          torus) fill a run */
         free(label);
         mmx_patch_set_free(ps);
         mmx_mesh_free(hm);
@@ -1498,6 +1560,12 @@ Test(patch, gpu_follow_refusal_matches_host)
     cr_expect_null(ds);
     cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
     cr_expect(strstr(mmx_ctx_error(hctx), "face 900 has label -5") != NULL, "%s", mmx_ctx_error(hctx));
+    /* With the hint: the grouped cut finds the negative labels and the sorted one refuses. */
+    for (mmx_index vouch = 0; vouch < 2; vouch++) {
+        cr_expect_eq(mmx__patch_set_follow_hint(dctx, dm, dl, 8, vouch, NULL, NULL, &ds), MMX_ERR_ARG);
+        cr_expect_null(ds);
+        cr_expect_str_eq(mmx_ctx_error(dctx), mmx_ctx_error(hctx));
+    }
     mmx_mem_free(dctx, MMX_SPACE_DEVICE, dl);
     free(label);
     mmx_mesh_free(dm), mmx_mesh_free(hm);

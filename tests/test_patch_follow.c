@@ -768,6 +768,17 @@ static void expect_same_device(mmx_ctx *dctx, const mmx_patch_set *h, const mmx_
 {
     cr_assert_eq(d->space, MMX_SPACE_DEVICE);
     cr_assert_eq(h->npatches, d->npatches, "%s: %d patches vs %d", what, h->npatches, d->npatches);
+    /* The host fields (the CUDA build reads them back with the sizes), but the counters of
+     * updates, which count what each backend's update did. */
+    const mmx_patch_stats *a = &h->stats, *b = &d->stats;
+    cr_expect(h->max_corners == d->max_corners && h->max_scratch == d->max_scratch &&
+                  h->nlf == d->nlf && h->nle == d->nle && h->nlv == d->nlv && h->nlc == d->nlc &&
+                  h->bad_edge == d->bad_edge && a->min_faces == b->min_faces &&
+                  a->max_faces == b->max_faces && a->mean_faces == b->mean_faces &&
+                  a->ribbon_faces == b->ribbon_faces && a->max_local_faces == b->max_local_faces &&
+                  a->max_local_edges == b->max_local_edges && a->max_local_verts == b->max_local_verts &&
+                  a->bytes == b->bytes && a->topology_bytes == b->topology_bytes,
+              "%s: the host fields differ", what);
     const size_t np = (size_t)h->npatches;
     struct {
         const void *h, *d;
@@ -803,17 +814,16 @@ static mmx_mesh *to_host(mmx_ctx *dctx, const mmx_mesh *d)
     return h;
 }
 
-/* The sequence of rounds on both backends, each round's kept sets compared: the device set
- * updated by mmx_patch_set_update (the host's origins), and a second one by the device
- * labels of the remesher (mmx__keep_patches on the round's records copied to the device). */
-Test(patch_follow, gpu_rounds_match_host)
+/* The sequence of rounds on both backends from host mesh hm (taken), each round's kept sets
+ * compared: the device set updated by mmx_patch_set_update (the host's origins), and a second
+ * one by the device labels of the remesher (mmx__keep_patches on the round's records copied
+ * to the device). Both go through the CUDA build's grouped cut (the labels are the old
+ * owners), and through the sorted one in the rounds where a patch outgrew the bound. */
+static void gpu_rounds(mmx_ctx *hctx, mmx_ctx *dctx, mmx_mesh *hm, int S, const char *name)
 {
-    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
-    if (!dctx) return;
-    mmx_ctx *hctx = tu_host_ctx();
-    mmx_mesh *hm = grid(hctx, 24, 16, 0.2f), *dm = NULL;
+    mmx_mesh *dm = NULL;
     MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
-    mmx_patch_options o = {16};
+    mmx_patch_options o = {S};
     mmx_patch_set *hs = NULL, *ds = NULL, *ks = NULL;
     MMX_OK_OR_FAIL(hctx, mmx_patch_set_create(hctx, hm, NULL, &o, &hs));
     MMX_OK_OR_FAIL(dctx, mmx_patch_set_create(dctx, dm, NULL, &o, &ds));
@@ -824,7 +834,7 @@ Test(patch_follow, gpu_rounds_match_host)
                                             MMX_CAVITY_EDGE_FLIP /* not used */};
     for (int r = 0; r < NSEQ; r++) {
         char what[96];
-        snprintf(what, sizeof what, "round %d (%s)", r, round_name[sequence[r]]);
+        snprintf(what, sizeof what, "%s S %d round %d (%s)", name, S, r, round_name[sequence[r]]);
         mmx_index *ho = NULL, *dor = NULL, n = 0, kept = 0;
         mmx_cavity_seed *sd = NULL, *dsd = NULL;
         mmx_mesh *hn = run(hctx, hm, hm, sequence[r], (uint32_t)r, &ho);
@@ -852,6 +862,16 @@ Test(patch_follow, gpu_rounds_match_host)
     }
     mmx_patch_set_free(hs), mmx_patch_set_free(ds), mmx_patch_set_free(ks);
     mmx_mesh_free(hm), mmx_mesh_free(dm);
+}
+
+Test(patch_follow, gpu_rounds_match_host)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+    if (!dctx) return;
+    mmx_ctx *hctx = tu_host_ctx();
+    gpu_rounds(hctx, dctx, grid(hctx, 24, 16, 0.2f), 16, "grid");
+    gpu_rounds(hctx, dctx, grid(hctx, 12, 10, 0.0f), 40, "flat grid");
+    gpu_rounds(hctx, dctx, tu_shape(hctx, "icosphere:3"), 24, "icosphere");
     mmx_ctx_free(hctx), mmx_ctx_free(dctx);
 }
 

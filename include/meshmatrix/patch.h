@@ -84,7 +84,9 @@ typedef struct mmx_patch_stats {
  * would not fit 16-bit indices, which is refused naming the patch and its largest vertex.
  * Errors: MMX_ERR_ARG (options), MMX_ERR_SPACE, MMX_ERR_MESH (a patch too large for 16-bit
  * local indices: a vertex of very high valence), MMX_ERR_NOMEM, MMX_ERR_CUDA.
- * Cost: a sort of the faces, O(nnz) per pass otherwise. Synchronises: on CUDA, to read sizes. */
+ * Cost: a sort of the faces, O(nnz) per pass otherwise. Synchronises: on CUDA, twice, to read
+ * sizes (the patch count with the local faces; the local edges, vertices and corners with the
+ * statistics), and once more to name the vertex of a refused patch. */
 mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
                                 const mmx_patch_options *opts, mmx_patch_set **out);
 
@@ -151,7 +153,10 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
  * dirty too, and a round whose faces give no consistent map at all (not one of the library's
  * rounds) gets the whole cut: the result is the same either way. stats.updates_incremental
  * and stats.update_dirty (mmx_patch_set_stats) count what each call did.
- * On CUDA the whole cut with the labels runs on the device (every patch rebuilt).
+ * On CUDA the whole cut with the labels runs on the device (every patch rebuilt), but as the
+ * labels are the old owners, each label's faces are taken as one run by counting, without
+ * the sorts of the faces along the curve and by label and without the wait for the run count,
+ * where no label's faces outgrew the bound (else the cut sorts, as mmx_patch_set_follow's).
  *
  * Errors: MMX_ERR_ARG (NULL ps or mesh, origin NULL with another face or vertex count, an
  * origin outside [0, ps's nfaces): the detail names the face; an adjacency not the mesh's),
@@ -162,8 +167,10 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
  * labels O(nfaces), then a build of every patch as mmx_patch_set_follow's (a sort by label,
  * O(nnz) per pass; plus, with an origin, a copy of the old owners to the host and of the
  * labels back).
- * Synchronises: on the host, no; on CUDA as mmx_patch_set_follow, and with an origin also the
- * copy of the owners to the host. */
+ * Synchronises: on the host, no; on CUDA twice to read sizes (mmx_patch_set_create's two
+ * waits) where no label's faces outgrew the bound, three times where one did
+ * (mmx_patch_set_follow's), and with an origin also the copy of the owners to the host (the
+ * labels' groups are counted there). */
 mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
                                 const mmx_index *origin, const mmx_adjacency *adj);
 

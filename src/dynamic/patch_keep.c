@@ -120,21 +120,23 @@ mmx_status mmx_cavity_user_face_origin(mmx_ctx *ctx, const mmx_mesh *before,
     return s;
 }
 
-/* The device records' labels (patch_keep.cu), then the cut with them. */
+/* The device records' labels (patch_keep.cu), read from the set's owners in place (the cut
+ * replaces them only once the labels are made, in stream order), then the cut with them. */
 static mmx_status keep_on_device(mmx_ctx *ctx, mmx_patch_set *ps, mmx_cavity_kind kind,
                                  mmx_index nverts_before, mmx_index nfaces_before, mmx_index kept,
                                  const mmx_cavity_seed *sd, mmx_index n, const mmx_mesh *after,
                                  const mmx_adjacency *adj)
 {
     const mmx_index F = after->M->ncols;
-    mmx_index *fp = NULL, *label = NULL;
-    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)nfaces_before + 1) * sizeof *fp,
-                                 (void **)&fp);
-    if (!s) s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *label, (void **)&label);
-    if (!s) s = mmx_patch_set_face_patch(ctx, ps, fp);
-    if (!s) s = mmx__keep_labels_cuda(ctx, kind, nverts_before, nfaces_before, sd, n, kept, fp, label);
-    if (!s) s = mmx__patch_set_relabel(ctx, ps, after, label, adj);
-    mmx_mem_free(ctx, MMX_SPACE_DEVICE, fp);
+    mmx_index *label = NULL;
+    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, ((size_t)F + 1) * sizeof *label, (void **)&label);
+    if (!s) s = mmx__keep_labels_cuda(ctx, kind, nverts_before, nfaces_before, sd, n, kept,
+                                      mmx__patch_set_owners(ps), label);
+    /* Collapses and removals only drop faces, so no label has more faces than ps's largest
+     * patch; splits keep every face and add F - nfaces_before. */
+    const int grows = kind == MMX_CAVITY_EDGE_SPLIT || kind == MMX_CAVITY_FACE_SPLIT;
+    const mmx_index bound = mmx__patch_set_group_bound(ps, grows ? (int64_t)F - nfaces_before : 0);
+    if (!s) s = mmx__patch_set_relabel(ctx, ps, after, label, bound, adj);
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, label);
     return s;
 }

@@ -15,8 +15,11 @@ extern "C" {
  * EDGE_FLIP keeps the face ids (mmx_patch_set_update without origin); for the others the
  * labels come from sd by mmx_cavity_face_origin on the host, or by mmx__keep_labels_cuda on
  * the device (sd in device memory). adj: after's adjacency, or NULL. Errors: those of the
- * calls named, MMX_ERR_NOMEM, MMX_ERR_CUDA. Synchronises: as mmx_patch_set_update (on the
- * device, no more: the labels are queued). */
+ * calls named, MMX_ERR_NOMEM, MMX_ERR_CUDA. Synchronises: on the host, no; on the device
+ * (the labels queued, the cut's sizes read: mmx__patch_set_relabel) twice for flips,
+ * collapses and removals (no label can outgrow the old largest patch), and for splits where
+ * the old largest patch plus the faces added stays within the bound, else three times (the
+ * labels' groups checked first), four where a group did outgrow it. */
 mmx_status mmx__keep_patches(mmx_ctx *ctx, mmx_patch_set *ps, mmx_cavity_kind kind,
                              mmx_index nverts_before, mmx_index nfaces_before, mmx_index kept,
                              const mmx_cavity_seed *sd, mmx_index n, mmx_space sd_space,

@@ -26,8 +26,8 @@ mmx_status mmx__patch_reduce_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_que
 
 mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
                                  const mmx_index *fe, const mmx_index *ev, const mmx_index *label,
-                                 mmx_patch_set *ps)
+                                 mmx_index nlabels, mmx_index max_group, mmx_patch_set *ps)
 {
-    (void)M, (void)pos, (void)fe, (void)ev, (void)label, (void)ps;
+    (void)M, (void)pos, (void)fe, (void)ev, (void)label, (void)nlabels, (void)max_group, (void)ps;
     return mmx__no_cuda(ctx, "mmx__patch_build_cuda");
 }

@@ -8,6 +8,13 @@
  *            with labels, a stable sort of that order by label, each position's group found
  *            by binary search and its run heads decided by mmx__patch_run_head (a scan
  *            numbers the runs: one more wait, for their count and the labels' check);
+ *            grouped (the caller's hint: labels in [0, nlabels), each group within the
+ *            bound, as an update's are), no curve and no sort: each label's faces are its
+ *            run, placed by counts and a scan (a run's patches do not depend on the order of
+ *            its faces); a wait checks the labels' range and the largest group first (the
+ *            cut sorts where they fail), unless the caller vouches for the groups' size
+ *            (an update that only shrinks or keeps patches), and a vouched-for cut that
+ *            fails is found at the first wait, the build then run again sorted;
  *            one block per run of S faces (or per run of a label) splits it into components in
  *            shared memory (union-find: larger root under smaller) and sorts its faces by
  *            (smallest face of the component, face), which numbers its patches as the host
@@ -16,19 +23,26 @@
  *            each list ascends): an element's owner is the patch of its first face.
  *   locals   per vertex the patches of its faces; per face the patches it is local to (those
  *            of its vertices), emitted in face order and sorted stably by (patch, ribbon):
- *            every patch's owned faces then its ribbon, each ascending. Per local face its
- *            edges and vertices, each emitted once per patch (by the smallest local face that
- *            has it, found in the ascending lists) and sorted by (patch, not owned, number).
+ *            every patch's owned faces then its ribbon, each ascending. Per corner of a
+ *            local face, in one pass, whether it brings its patch a new edge and a new vertex
+ *            (each element flagged once per patch: at the smallest local face that has it,
+ *            found in the ascending lists); the flags' scans place the elements, which are
+ *            then sorted by (patch, not owned, number), and give each patch's sizes.
  *   blocks   FE, EV and the face starts by binary search of the sorted local lists.
  *
- * Waits (one read-back each): the patch count, the local faces, the local edges, vertices and
- * corners, the statistics (and the refusal of a patch beyond 16-bit indices, decided where the
- * host decides it: the first such patch, the same sentence).
+ * Waits (one read-back each): the patch count with the local faces and corners; the local
+ * edges and vertices with the statistics (each patch's sizes are differences of the scans of
+ * its corners' flags, known before the edges and vertices are sorted), the orientation and
+ * the refusal of a patch beyond 16-bit indices, decided where the host decides it (the first
+ * such patch, the same sentence; naming its vertex takes one more wait, only then). The
+ * sorted cut with labels adds the run count's wait before them, the checked grouped cut its
+ * check.
  *
- * Cost: five radix sorts (faces; corners by vertex and by edge; local faces; local edges and
- * vertices), the rest linear in the local elements, except around vertices of very high
- * valence, where the per-vertex patch lists and the "first local face" scans grow with the
- * valence times the patches there (a fan of 40,000 faces stays well under a second). */
+ * Cost: five radix sorts (faces, and by label with labels; corners by vertex and by edge;
+ * local faces; local edges and vertices; the grouped cut sorts no faces), the rest linear in
+ * the local elements, except around vertices of very high valence, where the per-vertex patch
+ * lists and the "first local face" scans grow with the valence times the patches there (a
+ * fan of 40,000 faces stays well under a second). */
 #include <climits>
 #include <cstring>
 #include <utility>
@@ -48,14 +62,13 @@ static_assert(MMX__BLOCK * RUN_ITEMS >= MMX_PATCH_MAX_FACES, "a run must fit one
 
 __device__ __forceinline__ long long tid() { return (long long)blockIdx.x * MMX__BLOCK + threadIdx.x; }
 
-/* What the last read-back gathers (every field folds from zero). */
+/* What the second read-back gathers besides the sizes (every field folds from zero). */
 struct build_stats {
     u32 min_faces_key;   /* 0xffffffff - the smallest owned face count */
     u32 max_faces, max_lf, max_le, max_lv, max_nc;
     u32 bad_patch;       /* 0xffffffff - the first patch beyond 16-bit indices, 0: none */
     u32 bad_edge;        /* MMX__PATCH_FAULT of the smallest inconsistent edge, 0: none */
     u64 max_scratch;
-    u64 best_vertex;     /* valence << 32 | (0xffffffff - v) of the refused patch's vertex */
     u64 owned_v;         /* owned vertices over all patches (the vertices in faces) */
 };
 
@@ -208,11 +221,14 @@ __device__ void uf_unite(int *par, int a, int b)
  * [run_start[run], run_start[run + 1]) with them. Its components (faces joined across an
  * edge, both in the run), then its faces sorted by (smallest face of their component, face):
  * pface[q] the face at position q of the patch order, lpatch[q] its patch's number within the
- * run, nroots[run] the run's patch count. */
+ * run, nroots[run] the run's patch count. None of it depends on the order of the run's faces
+ * in srt. fault (the grouped cut, runs of whole label groups): a run of more than `bound`
+ * faces sets bit 2 there and counts as one patch of its faces as they stand (a stand-in that
+ * keeps the next steps in bounds; the caller builds again). */
 __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F, mmx_index S,
                                const mmx_index *run_start, const mmx_index *srt, const mmx_index *at,
                                const mmx_index *ef_off, const mmx_index *ef, mmx_index *pface,
-                               mmx_index *lpatch, mmx_index *nroots)
+                               mmx_index *lpatch, mmx_index *nroots, mmx_index bound, u32 *fault)
 {
     using Sort = cub::BlockRadixSort<u64, MMX__BLOCK, RUN_ITEMS>;
     using Scan = cub::BlockScan<int, MMX__BLOCK>;
@@ -225,6 +241,11 @@ __global__ void run_components(const mmx_csc M, const mmx_index *fe, mmx_index F
     const long long base = run_start ? (long long)run_start[blockIdx.x] : (long long)blockIdx.x * S;
     const int n = run_start ? (int)(run_start[blockIdx.x + 1] - base)
                             : (int)((long long)F - base < S ? (long long)F - base : S);
+    if (fault && n > bound) { /* every thread of the block leaves here */
+        for (int l = threadIdx.x; l < n; l += MMX__BLOCK) pface[base + l] = srt[base + l], lpatch[base + l] = 0;
+        if (threadIdx.x == 0) nroots[blockIdx.x] = 1, atomicOr(fault, 2u);
+        return;
+    }
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) par[l] = l, minf[l] = INT_MAX;
     __syncthreads();
     for (int l = threadIdx.x; l < n; l += MMX__BLOCK) {
@@ -275,6 +296,35 @@ __global__ void set_face_patch(mmx_index F, mmx_index S, const mmx_index *qrun, 
 }
 
 /* ---- the cut with labels (patch_internal.h) --------------------------------------------------- */
+
+/* The grouped cut (labels in [0, nl), every group within the bound): each group is one run,
+ * numbered by its label (an empty group is a run of no faces and no patches), so neither the
+ * curve order nor a sort is needed: run_components gives the same patches whatever the order
+ * of a run's faces. cnt[l] = the faces of label l; a label outside [0, nl) sets bit 1 of
+ * *fault and counts as 0 (the caller builds again with the sorts). */
+__global__ void group_count(mmx_index F, const mmx_index *label, mmx_index nl, mmx_index *cnt, u32 *fault)
+{
+    const long long f = tid();
+    if (f >= F) return;
+    mmx_index l = label[f];
+    if (l < 0 || l >= nl) atomicOr(fault, 1u), l = 0;
+    atomicAdd(&cnt[l], 1);
+}
+
+/* srt[run_start[l] + k] = the faces of label l (in no particular order), qrun there = l, and
+ * at[f] = f's position; fill (nl counters) starts at zero. */
+__global__ void group_place(mmx_index F, const mmx_index *label, mmx_index nl, const mmx_index *run_start,
+                            mmx_index *fill, mmx_index *srt, mmx_index *qrun, mmx_index *at)
+{
+    const long long f = tid();
+    if (f >= F) return;
+    mmx_index l = label[f];
+    if (l < 0 || l >= nl) l = 0;
+    const mmx_index i = run_start[l] + atomicAdd(&fill[l], 1);
+    srt[i] = (mmx_index)f;
+    qrun[i] = l;
+    at[f] = i;
+}
 
 /* key[i] = the label of the face at position i of the curve order (val[i] = that face), and
  * the smallest face with a negative label folded into *bad (0xffffffff - f; 0: none). */
@@ -359,28 +409,42 @@ __global__ void vertex_patches(mmx_index V, const mmx_index *vf_off, const mmx_i
 }
 
 /* The patches face g is local to: those of its vertices (a face at a vertex of an owned face
- * is in the ribbon), each once. Counts into cnt[g] (off NULL), or writes the pairs at off[g]:
- * key p << 1 | ribbon, value g. */
+ * is in the ribbon), each once. Counts into cnt[g], and the local corners it brings (the
+ * count times its order) into ccnt[g] (off NULL), or writes the pairs at off[g]: key p << 1 |
+ * ribbon, value g. */
 __global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_index *pv,
                             const mmx_index *pv_n, const mmx_index *face_patch, const mmx_index *off,
-                            mmx_index *cnt, u32 *key, mmx_index *val)
+                            mmx_index *cnt, mmx_index *ccnt, u32 *key, mmx_index *val)
 {
     const long long g = tid();
     if (g >= M.ncols) return;
     int64_t a, b;
     mmx__csc_col(&M, (mmx_index)g, &a, &b);
     const mmx_index own = face_patch[g];
+    /* A patch is new at a corner unless an earlier corner has it, that is, unless it was
+     * emitted already (a vertex's list holds each patch once): checked against the patches
+     * emitted so far while they fit `seen`, so a face costs its corners times its patches,
+     * not its corners squared (a face of 30,000 corners took about a minute a pass, by
+     * estimate); past that (a face local to more than 64 patches), against the earlier
+     * corners, quadratic in the face's size again. */
+    constexpr int SEEN = 64;
+    mmx_index seen[SEEN];
     mmx_index n = 0;
     for (int64_t c = a; c < b; c++) {
         const mmx_index v = M.rowidx[c];
         for (mmx_index k = 0; k < pv_n[v]; k++) {
             const mmx_index p = pv[vf_off[v] + k];
             bool dup = false;
-            for (int64_t c2 = a; c2 < c && !dup; c2++) {
-                const mmx_index w = M.rowidx[c2];
-                for (mmx_index k2 = 0; k2 < pv_n[w] && !dup; k2++) dup = pv[vf_off[w] + k2] == p;
+            if (n <= SEEN) {
+                for (mmx_index j = 0; j < n && !dup; j++) dup = seen[j] == p;
+            } else {
+                for (int64_t c2 = a; c2 < c && !dup; c2++) {
+                    const mmx_index w = M.rowidx[c2];
+                    for (mmx_index k2 = 0; k2 < pv_n[w] && !dup; k2++) dup = pv[vf_off[w] + k2] == p;
+                }
             }
             if (dup) continue;
+            if (n < SEEN) seen[n] = p;
             if (off) {
                 key[off[g] + n] = (u32)p << 1 | (u32)(p != own);
                 val[off[g] + n] = (mmx_index)g;
@@ -388,7 +452,7 @@ __global__ void face_locals(const mmx_csc M, const mmx_index *vf_off, const mmx_
             n++;
         }
     }
-    if (!off) cnt[g] = n;
+    if (!off) cnt[g] = n, ccnt[g] = n * (mmx_index)(b - a);
 }
 
 /* off[p] = start2[2p] (p <= np) and owned[3p + kind] = the size of group 2p (owned). */
@@ -455,39 +519,69 @@ __device__ __forceinline__ bool is_local(const local_faces &L, mmx_index p, mmx_
     return q < hi && L.l2g_f[q] == g;
 }
 
-/* Per local face i (face g of patch p), its edges (EDGE) or vertices that no local face of p
- * smaller than g has, and not at an earlier corner of g: so each local element of p comes
- * out once. inc/inc_off: the ascending face lists of the elements. Counts into cnt[i] (off
- * NULL), or writes at off[i] the keys (p << 1 | not owned) << 32 | element. */
-template <bool EDGE>
-__global__ void elem_locals(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
-                            const local_faces L, const mmx_index *inc_off, const mmx_index *inc,
-                            const mmx_index *owner, const mmx_index *off, mmx_index *cnt, u64 *out)
+/* Whether no local face of p smaller than g has element x (inc/inc_off: the ascending face
+ * lists of the elements), so that g's corner brings x into p's local lists. No earlier
+ * corner of g names x: a face names each vertex once (the mesh matrix holds one entry per
+ * vertex and face; the constructors and readers refuse repeats), so its k >= 3 edges are
+ * distinct too. (Scanning the earlier corners made the build quadratic in the face's size:
+ * a face of 30,000 corners ran for minutes on one thread; the host build, which marks
+ * elements, is linear.) */
+__device__ __forceinline__ bool first_local(const local_faces &L, mmx_index p, mmx_index g,
+                                            const mmx_index *inc_off, const mmx_index *inc, mmx_index x)
+{
+    for (mmx_index q = inc_off[x]; q < inc_off[x + 1]; q++) {
+        const mmx_index h = inc[q];
+        if (h >= g) break;
+        if (is_local(L, p, h)) return false;
+    }
+    return true;
+}
+
+/* Per local face i (face g of patch p) and corner k of g, at cpos[i] + k: whether the corner
+ * brings p a new edge (eflag) and a new vertex (vflag), so each local element of p is flagged
+ * at exactly one corner of p's local faces. One pass for both kinds; the flags' scans place
+ * the elements and count them per patch. */
+__global__ void corner_firsts(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                              const local_faces L, const mmx_index *ef_off, const mmx_index *ef,
+                              const mmx_index *vf_off, const mmx_index *vf, const mmx_index *cpos,
+                              mmx_index *eflag, mmx_index *vflag)
 {
     const long long i = tid();
     if (i >= nlf) return;
     const mmx_index p = (mmx_index)(lkey[i] >> 1), g = L.l2g_f[i];
     int64_t a, b;
     mmx__csc_col(&M, g, &a, &b);
-    mmx_index n = 0;
+    const mmx_index at = cpos[i];
     for (int64_t c = a; c < b; c++) {
-        const mmx_index x = EDGE ? fe[c] >> 1 : M.rowidx[c];
-        /* No earlier corner of g names x: a face names each vertex once (the mesh matrix
-         * holds one entry per vertex and face; the constructors and readers refuse repeats),
-         * so its k >= 3 edges are distinct too. Scanning the earlier corners here made the
-         * build quadratic in the face's size (a face of 30,000 corners ran for minutes on
-         * one thread); the host build, which marks elements, is linear. */
-        bool first = true;
-        for (mmx_index q = inc_off[x]; q < inc_off[x + 1] && first; q++) {
-            const mmx_index h = inc[q];
-            if (h >= g) break;
-            first = !is_local(L, p, h);
-        }
-        if (!first) continue;
-        if (off) out[off[i] + n] = (u64)((u32)p << 1 | (u32)(owner[x] != p)) << 32 | (u32)x;
-        n++;
+        eflag[at + (c - a)] = first_local(L, p, g, ef_off, ef, fe[c] >> 1);
+        vflag[at + (c - a)] = first_local(L, p, g, vf_off, vf, M.rowidx[c]);
     }
-    if (!off) cnt[i] = n;
+}
+
+/* The flagged corners' elements as keys (p << 1 | not owned) << 32 | element, at their places
+ * in the flags' scans (epos, vpos). */
+__global__ void corner_keys(long long nlf, const mmx_csc M, const mmx_index *fe, const u32 *lkey,
+                            const mmx_index *l2g_f, const mmx_index *cpos, const mmx_index *eflag,
+                            const mmx_index *epos, const mmx_index *vflag, const mmx_index *vpos,
+                            const mmx_index *edge_patch, const mmx_index *vert_patch, u64 *ek, u64 *vk)
+{
+    const long long i = tid();
+    if (i >= nlf) return;
+    const mmx_index p = (mmx_index)(lkey[i] >> 1);
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    const mmx_index at = cpos[i];
+    for (int64_t c = a; c < b; c++) {
+        const mmx_index j = at + (mmx_index)(c - a);
+        if (eflag[j]) {
+            const mmx_index e = fe[c] >> 1;
+            ek[epos[j]] = (u64)((u32)p << 1 | (u32)(edge_patch[e] != p)) << 32 | (u32)e;
+        }
+        if (vflag[j]) {
+            const mmx_index v = M.rowidx[c];
+            vk[vpos[j]] = (u64)((u32)p << 1 | (u32)(vert_patch[v] != p)) << 32 | (u32)v;
+        }
+    }
 }
 
 /* x's local index in patch p: among the owned (ascending) when p owns it, else among the rest. */
@@ -536,14 +630,19 @@ __global__ void ev_block(long long nle, const u64 *ekey, const mmx_index *ev, co
 
 /* ---- statistics, refusal, orientation ---------------------------------------------------- */
 
-__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *edge_off,
-                            const mmx_index *vert_off, const mmx_index *corner_off,
-                            const mmx_index *owned, build_stats *st)
+/* Patch p's statistics from its local faces and corners (in patch order): its faces
+ * (face_off), corners (corner_off), edges and vertices (the differences of epos and vpos,
+ * the scans of its corners' flags), so they are known before the local edges and vertices
+ * are sorted. */
+__global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_index *corner_off,
+                            const mmx_index *epos, const mmx_index *vpos, const mmx_index *owned,
+                            build_stats *st)
 {
     const long long p = tid();
     if (p >= np) return;
-    const mmx_index nf = face_off[p + 1] - face_off[p], ne = edge_off[p + 1] - edge_off[p];
-    const mmx_index nv = vert_off[p + 1] - vert_off[p], nc = corner_off[p + 1] - corner_off[p];
+    const mmx_index c0 = corner_off[p], c1 = corner_off[p + 1];
+    const mmx_index nf = face_off[p + 1] - face_off[p], nc = c1 - c0;
+    const mmx_index ne = epos[c1] - epos[c0], nv = vpos[c1] - vpos[c0];
     const u32 of = (u32)owned[3 * p];
     atomicMax(&st->max_faces, of);
     atomicMax(&st->min_faces_key, 0xffffffffu - of);
@@ -552,21 +651,52 @@ __global__ void patch_stats(mmx_index np, const mmx_index *face_off, const mmx_i
     atomicMax(&st->max_lv, (u32)nv);
     atomicMax(&st->max_nc, (u32)nc);
     atomicMax(&st->max_scratch, (u64)mmx__patch_scratch_bytes(nf, ne, nv, nc));
-    atomicAdd(&st->owned_v, (u64)owned[3 * p + 2]);
     if (nf > MMX__PATCH_MAX_LOCAL || nv > MMX__PATCH_MAX_LOCAL || ne > MMX__PATCH_MAX_LOCAL_EDGES)
         atomicMax(&st->bad_patch, 0xffffffffu - (u32)p);
 }
 
-/* The refused patch's vertex of largest valence (ties: the smaller vertex), as the host's
- * refusal names it. */
-__global__ void refused_vertex(long long nlv, const u64 *vkey, const mmx_index *vf_off, build_stats *st)
+struct sum_op {
+    __device__ u64 operator()(u64 a, u64 b) const { return a + b; }
+};
+
+/* The owned vertices over all patches: every vertex in a face is owned once (by its first
+ * face's patch), so they are the vertices with a face. */
+__global__ void faced_vertices(mmx_index V, const mmx_index *vf_off, build_stats *st)
+{
+    const long long v = tid();
+    const u64 x = v < V && vf_off[v + 1] > vf_off[v] ? 1u : 0u;
+    const u64 sum = mmx__block_reduce(x, sum_op{});
+    if (threadIdx.x == 0 && sum) atomicAdd(&st->owned_v, sum);
+}
+
+/* What the refusal of a patch says: its sizes and its vertex of largest valence. */
+struct refusal {
+    u64 best_vertex; /* valence << 32 | (0xffffffff - v), ties: the smaller vertex */
+    mmx_index nf, ne, nv;
+};
+
+__global__ void refused_sizes(mmx_index p, const mmx_index *face_off, const mmx_index *corner_off,
+                              const mmx_index *epos, const mmx_index *vpos, refusal *r)
+{
+    if (tid() != 0) return;
+    const mmx_index c0 = corner_off[p], c1 = corner_off[p + 1];
+    r->nf = face_off[p + 1] - face_off[p], r->ne = epos[c1] - epos[c0], r->nv = vpos[c1] - vpos[c0];
+}
+
+/* The refused patch p's vertex of largest valence, as the host's refusal names it: over the
+ * corners of p's local faces (lkey: the sorted keys p << 1 | ribbon), whose vertices are p's. */
+__global__ void refused_vertex(long long nlf, const u32 *lkey, const mmx_index *l2g_f, const mmx_csc M,
+                               const mmx_index *vf_off, mmx_index p, refusal *r)
 {
     const long long i = tid();
-    if (i >= nlv || !st->bad_patch) return;
-    if ((u32)(vkey[i] >> 33) != 0xffffffffu - st->bad_patch) return;
-    const u32 v = (u32)vkey[i];
-    const u32 val = (u32)(vf_off[v + 1] - vf_off[v]);
-    atomicMax(&st->best_vertex, (u64)val << 32 | (0xffffffffu - v));
+    if (i >= nlf || (mmx_index)(lkey[i] >> 1) != p) return;
+    int64_t a, b;
+    mmx__csc_col(&M, l2g_f[i], &a, &b);
+    for (int64_t c = a; c < b; c++) {
+        const u32 v = (u32)M.rowidx[c];
+        const u32 val = (u32)(vf_off[v + 1] - vf_off[v]);
+        atomicMax(&r->best_vertex, (u64)val << 32 | (0xffffffffu - v));
+    }
 }
 
 /* The host's first_inconsistent (patch_build.c) as a fold: an edge of exactly two face entries
@@ -644,22 +774,31 @@ mmx_status sort_keys(mmx_ctx *ctx, K *keys[2], long long n, int end_bit, int *cu
     return s;
 }
 
-/* The sums of up to three count arrays, read back together (one wait). */
-mmx_status read_sums(mmx_ctx *ctx, int k, const mmx_index *const *in, const long long *n, int64_t *out)
-{
+/* A read-back block (device.h), given back when it goes out of scope. */
+struct readback {
     mmx__readback rb;
-    memset(&rb, 0, sizeof rb);
-    int64_t *slot[3] = {nullptr, nullptr, nullptr};
-    mmx_status s = mmx__readback_open(ctx, &rb);
-    for (int i = 0; i < k && !s; i++) {
-        s = mmx__readback_slot(&rb, sizeof(int64_t), (void **)&slot[i]);
-        if (!s && n[i] > 0) s = mmx__reduce_sum(ctx, in[i], n[i], slot[i]);
+    readback() { memset(&rb, 0, sizeof rb); }
+    ~readback() { mmx__readback_close(&rb); }
+    readback(const readback &) = delete;
+    readback &operator=(const readback &) = delete;
+    template <typename T>
+    mmx_status slot(T **out)
+    {
+        return mmx__readback_slot(&rb, sizeof(T), (void **)out);
     }
-    if (!s) s = mmx__readback_wait(&rb);
-    for (int i = 0; i < k && !s; i++) out[i] = *(const int64_t *)mmx__readback_host(&rb, slot[i]);
-    mmx__readback_close(&rb);
-    return s;
-}
+    /* A slot that becomes the sum of in[0 .. n) (queued). */
+    mmx_status sum(const mmx_index *in, long long n, int64_t **out)
+    {
+        mmx_status s = slot(out);
+        if (!s && n > 0) s = mmx__reduce_sum(rb.ctx, in, n, *out);
+        return s;
+    }
+    template <typename T>
+    T get(const T *slot) const
+    {
+        return *(const T *)mmx__readback_host(&rb, slot);
+    }
+};
 
 mmx_status too_many(mmx_ctx *ctx, const char *what, int64_t n)
 {
@@ -683,46 +822,22 @@ mmx_status incidence(scratch &sc, long long nnz, mmx_index n, u32 *keys[2], mmx_
     return s;
 }
 
-} // namespace
-
-extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos,
-                                            const mmx_index *fe, const mmx_index *ev,
-                                            const mmx_index *label, mmx_patch_set *ps)
+/* The sorted cut's runs (patch.h's order): the faces in curve order (Morton keys of the
+ * centroids sorted stably from face order; number order without positions) in *srt, runs of
+ * S (*qrun, *run_start NULL); with labels that order sorted stably by label, the runs of each
+ * group (mmx__patch_run_head) numbered by a scan, *qrun the run of each position and
+ * *run_start the first position of each run: one wait, for the run count with the check of
+ * the labels. */
+mmx_status sorted_cut(scratch &sc, const mmx_csc &M, const float *pos, const mmx_index *label,
+                      mmx_index S, mmx_index **srt_out, mmx_index **qrun_out,
+                      mmx_index **run_start_out, long long *nruns_out)
 {
-    const mmx_csc M = *Mp;
-    const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
-    const long long nnz = M.nnz;
-    const size_t I = sizeof(mmx_index);
+    mmx_ctx *ctx = sc.ctx;
     cudaStream_t st = (cudaStream_t)ctx->stream;
-    scratch sc;
-    sc.ctx = ctx, sc.n = 0;
-    ps->space = MMX_SPACE_DEVICE;
-    mmx_status s = mmx__dev_alloc(ctx, (size_t)F * I, (void **)&ps->face_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * I, (void **)&ps->edge_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * I, (void **)&ps->vert_patch);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)F * 2, (void **)&ps->face_local);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * 2, (void **)&ps->edge_local);
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * 2, (void **)&ps->vert_local);
-    if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->face_off);
-    if (s) return s;
-    if (F == 0) {
-        /* No faces, no patches: every vertex unowned (-1, 0xffff: all ones). */
-        s = mmx__dev_alloc(ctx, I, (void **)&ps->edge_off);
-        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->vert_off);
-        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->corner_off);
-        if (!s) s = mmx__dev_zero(ctx, ps->face_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->edge_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->vert_off, I);
-        if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
-        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
-        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
-        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0, 0);
-        return s;
-    }
-    mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
-
+    const mmx_index F = M.ncols;
     /* The cut's order: Morton keys of the centroids, sorted stably from face order. */
-    mmx_index *srt = nullptr, *at = nullptr;
+    mmx_index *srt = nullptr;
+    mmx_status s = MMX_OK;
     if (pos) {
         double *cen = nullptr;
         u64 *box = nullptr;
@@ -796,8 +911,117 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
         sc.drop(head), sc.drop(hpos);
         srt = val[cur];
     }
-    if (!s) s = sc.take((size_t)F, &at);
-    if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
+    *srt_out = srt, *qrun_out = qrun, *run_start_out = run_start, *nruns_out = nruns;
+    return s;
+}
+
+/* The grouped cut (labels in [0, nl) taken to make groups within the bound): run l is label
+ * l's group, its faces at [run_start[l], run_start[l + 1]) of *srt in no particular order,
+ * *qrun the run of each position, *at each face's position; no sort and no wait. A label
+ * outside [0, nl) sets bit 1 of *fault (run_components sets bit 2 for a group beyond the
+ * bound): the caller builds again with the sorted cut. maxg (or NULL) becomes the largest
+ * group's size. */
+mmx_status grouped_cut(scratch &sc, mmx_index F, const mmx_index *label, mmx_index nl, u32 *fault,
+                       mmx_index *maxg, mmx_index **srt, mmx_index **qrun, mmx_index **run_start,
+                       mmx_index **at)
+{
+    mmx_ctx *ctx = sc.ctx;
+    mmx_index *cnt = nullptr, *fill = nullptr;
+    mmx_status s = sc.take((size_t)nl, &cnt);
+    if (!s) s = sc.take((size_t)nl, &fill);
+    if (!s) s = sc.take((size_t)nl + 1, run_start);
+    if (!s) s = sc.take((size_t)F, srt);
+    if (!s) s = sc.take((size_t)F, qrun);
+    if (!s) s = sc.take((size_t)F, at);
+    if (!s) s = mmx__dev_zero(ctx, cnt, (size_t)nl * sizeof *cnt);
+    if (!s) s = mmx__dev_zero(ctx, fill, (size_t)nl * sizeof *fill);
+    if (!s) s = launch(ctx, F, group_count, F, label, nl, cnt, fault);
+    if (!s && maxg) s = mmx__reduce_max(ctx, cnt, nl, 0, maxg);
+    if (!s) s = mmx__scan_offsets(ctx, cnt, nl, *run_start);
+    if (!s) s = launch(ctx, F, group_place, F, label, nl, (const mmx_index *)*run_start, fill, *srt, *qrun,
+                       *at);
+    sc.drop(cnt), sc.drop(fill);
+    return s;
+}
+
+} // namespace
+
+/* One build (mmx__patch_build_cuda). nlabels > 0: the grouped cut, checked first by a wait
+ * unless max_group vouches for the groups; *regroup set where the unchecked guess failed
+ * (the set's arrays then are not the cut's; the caller frees them and builds again with
+ * nlabels 0). */
+static mmx_status build(mmx_ctx *ctx, const mmx_csc *Mp, const float *pos, const mmx_index *fe,
+                        const mmx_index *ev, const mmx_index *label, mmx_index nlabels,
+                        mmx_index max_group, mmx_patch_set *ps, bool *regroup)
+{
+    const mmx_csc M = *Mp;
+    const mmx_index F = M.ncols, V = M.nrows, E = ps->nedges, S = ps->max_faces;
+    const long long nnz = M.nnz;
+    const size_t I = sizeof(mmx_index);
+    cudaStream_t st = (cudaStream_t)ctx->stream;
+    scratch sc;
+    sc.ctx = ctx, sc.n = 0;
+    ps->space = MMX_SPACE_DEVICE;
+    mmx_status s = mmx__dev_alloc(ctx, (size_t)F * I, (void **)&ps->face_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * I, (void **)&ps->edge_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * I, (void **)&ps->vert_patch);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)F * 2, (void **)&ps->face_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)E * 2, (void **)&ps->edge_local);
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)V * 2, (void **)&ps->vert_local);
+    if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->face_off);
+    if (s) return s;
+    if (F == 0) {
+        /* No faces, no patches: every vertex unowned (-1, 0xffff: all ones). */
+        s = mmx__dev_alloc(ctx, I, (void **)&ps->edge_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->vert_off);
+        if (!s) s = mmx__dev_alloc(ctx, I, (void **)&ps->corner_off);
+        if (!s) s = mmx__dev_zero(ctx, ps->face_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->edge_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->vert_off, I);
+        if (!s) s = mmx__dev_zero(ctx, ps->corner_off, I);
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_patch, 0xff, (size_t)V * I, st));
+        if (!s && V) s = MMX__CUDA(ctx, cudaMemsetAsync(ps->vert_local, 0xff, (size_t)V * 2, st));
+        if (!s) ps->npatches = 0, mmx__patch_stats_finish(ps, 0, 0, 0, 0, 0);
+        return s;
+    }
+    mmx__dev_free(ctx, ps->face_off), ps->face_off = nullptr;
+
+    /* The cut's runs: grouped (no sort) where the caller says the labels allow it, else
+     * sorted. The grouped cut is checked by a wait of its own (its labels in range, its
+     * largest group within the bound; else the sorted cut runs instead) unless max_group
+     * vouches for it. The first wait's block (after the components): the patch count, the
+     * local faces and corners, and whether an unchecked grouped cut held. */
+    readback first;
+    int64_t *np_slot = nullptr, *nlf_slot = nullptr, *nc_slot = nullptr;
+    u32 *fault = nullptr;
+    s = mmx__readback_open(ctx, &first.rb);
+    if (!s) s = first.slot(&fault);
+    const mmx_index bound = mmx__patch_follow_bound(S);
+    bool grouped = label && nlabels > 0;
+    mmx_index *srt = nullptr, *at = nullptr, *qrun = nullptr, *run_start = nullptr;
+    long long nruns = grouped ? nlabels : 0;
+    if (!s && grouped && max_group > 0 && max_group <= bound) {
+        s = grouped_cut(sc, F, label, nlabels, fault, nullptr, &srt, &qrun, &run_start, &at);
+    } else if (!s && grouped) {
+        readback check;
+        u32 *cfault = nullptr;
+        mmx_index *maxg = nullptr;
+        s = mmx__readback_open(ctx, &check.rb);
+        if (!s) s = check.slot(&cfault);
+        if (!s) s = check.slot(&maxg);
+        if (!s) s = grouped_cut(sc, F, label, nlabels, cfault, maxg, &srt, &qrun, &run_start, &at);
+        if (!s) s = mmx__readback_wait(&check.rb);
+        if (!s && (check.get(cfault) || check.get(maxg) > bound)) {
+            sc.drop(srt), sc.drop(qrun), sc.drop(run_start), sc.drop(at);
+            srt = qrun = run_start = at = nullptr;
+            grouped = false;
+        }
+    }
+    if (!s && !grouped) {
+        s = sorted_cut(sc, M, pos, label, S, &srt, &qrun, &run_start, &nruns);
+        if (!s) s = sc.take((size_t)F, &at);
+        if (!s) s = launch(ctx, F, positions, F, (const mmx_index *)srt, at);
+    }
 
     /* The face lists of the vertices and of the edges, each ascending. */
     u32 *kv[2] = {nullptr, nullptr}, *ke[2] = {nullptr, nullptr};
@@ -814,7 +1038,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = incidence(sc, nnz, E, ke, fev, &ef_off, &ef);
     if (s) return s;
 
-    /* Components of the runs, one block each; the patch count is the next wait. */
+    /* Components of the runs, one block each (the grouped cut's check of its groups). */
     mmx_index *pface = nullptr, *lpatch = nullptr, *nroots = nullptr, *run_base = nullptr;
     s = sc.take((size_t)F, &pface);
     if (!s) s = sc.take((size_t)F, &lpatch);
@@ -822,22 +1046,16 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = sc.take((size_t)nruns, &run_base);
     if (!s) {
         run_components<<<(unsigned)nruns, MMX__BLOCK, 0, st>>>(M, fe, F, S, run_start, srt, at, ef_off, ef,
-                                                                pface, lpatch, nroots);
+                                                                pface, lpatch, nroots, bound,
+                                                                grouped ? fault : nullptr);
         s = MMX__CUDA(ctx, cudaGetLastError());
     }
     if (!s) s = mmx__scan_exclusive(ctx, nroots, nruns, run_base);
-    int64_t np64 = 0;
-    {
-        const mmx_index *in[1] = {nroots};
-        const long long n[1] = {nruns};
-        if (!s) s = read_sums(ctx, 1, in, n, &np64);
-    }
-    if (s) return s;
-    const mmx_index np = (mmx_index)np64;
-    ps->npatches = np;
-    s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)qrun, (const mmx_index *)pface,
+    if (!s) s = first.sum(nroots, nruns, &np_slot);
+    if (!s) s = launch(ctx, F, set_face_patch, F, S, (const mmx_index *)qrun, (const mmx_index *)pface,
                (const mmx_index *)lpatch, (const mmx_index *)run_base, ps->face_patch);
     sc.drop(pface), sc.drop(lpatch), sc.drop(nroots), sc.drop(run_base), sc.drop(srt), sc.drop(at);
+    if (s) return s;
     if (qrun) sc.drop(qrun), sc.drop(run_start);
 
     /* Owners: the patch of the smallest incident face. */
@@ -846,26 +1064,34 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = launch(ctx, V, first_owner, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
                        (const mmx_index *)ps->face_patch, ps->vert_patch, ps->vert_local);
 
-    /* Local faces: per face the patches of its vertices; the second wait reads their total. */
-    mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr;
+    /* Local faces: per face the patches of its vertices. The first wait reads their total,
+     * and their corners', with the patch count. */
+    mmx_index *pv = nullptr, *pv_n = nullptr, *fcnt = nullptr, *foff = nullptr, *fcc = nullptr;
     if (!s) s = sc.take((size_t)nnz, &pv);
     if (!s) s = sc.take((size_t)V, &pv_n);
     if (!s) s = sc.take((size_t)F, &fcnt);
     if (!s) s = sc.take((size_t)F + 1, &foff);
+    if (!s) s = sc.take((size_t)F, &fcc);
     if (!s) s = launch(ctx, V, vertex_patches, V, (const mmx_index *)vf_off, (const mmx_index *)vf,
                        (const mmx_index *)ps->face_patch, pv, pv_n);
     if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
                        (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
-                       (const mmx_index *)nullptr, fcnt, (u32 *)nullptr, (mmx_index *)nullptr);
+                       (const mmx_index *)nullptr, fcnt, fcc, (u32 *)nullptr, (mmx_index *)nullptr);
     if (!s) s = mmx__scan_offsets(ctx, fcnt, F, foff);
-    int64_t nlf = 0;
-    {
-        const mmx_index *in[1] = {fcnt};
-        const long long n[1] = {F};
-        if (!s) s = read_sums(ctx, 1, in, n, &nlf);
-    }
-    if (!s && nlf > MMX_INDEX_MAX) s = too_many(ctx, "faces", nlf);
+    if (!s) s = first.sum(fcnt, F, &nlf_slot);
+    if (!s) s = first.sum(fcc, F, &nc_slot);
+    if (!s) s = mmx__readback_wait(&first.rb);
     if (s) return s;
+    if (first.get(fault)) {
+        *regroup = true;
+        return MMX_OK;
+    }
+    const mmx_index np = (mmx_index)first.get(np_slot);
+    const int64_t nlf = first.get(nlf_slot), nc = first.get(nc_slot);
+    ps->npatches = np;
+    sc.drop(fcc);
+    if (nlf > MMX_INDEX_MAX) return too_many(ctx, "faces", nlf);
+    if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
     u32 *lkey[2] = {nullptr, nullptr};
     mmx_index *lval[2] = {nullptr, nullptr}, *start2 = nullptr;
     int lcur = 0;
@@ -877,7 +1103,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = sc.take(2 * (size_t)np + 1, &start2);
     if (!s) s = launch(ctx, F, face_locals, M, (const mmx_index *)vf_off, (const mmx_index *)pv,
                        (const mmx_index *)pv_n, (const mmx_index *)ps->face_patch,
-                       (const mmx_index *)foff, fcnt, lkey[0], lval[0]);
+                       (const mmx_index *)foff, fcnt, (mmx_index *)nullptr, lkey[0], lval[0]);
     if (!s) s = mmx__sort_pairs(ctx, lkey, lval, nlf, gbits, &lcur);
     if (s) return s;
     sc.drop(pv), sc.drop(pv_n), sc.drop(fcnt), sc.drop(foff);
@@ -896,40 +1122,63 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = launch(ctx, nlf, owned_locals<u32, 0>, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f,
                        (const mmx_index *)ps->face_off, ps->face_local);
 
-    /* Corners of the local faces, and the local edges and vertices counted: the third wait. */
-    mmx_index *ccnt = nullptr, *cpos = nullptr, *ecnt = nullptr, *eoff = nullptr, *vcnt = nullptr,
-              *voff = nullptr;
+    /* Corners of the local faces; per corner whether it brings its patch a new edge or
+     * vertex (one search pass), the flags scanned; from the scans the statistics, with the
+     * refusal and the orientation: the second (and last) wait. */
+    mmx_index *ccnt = nullptr, *cpos = nullptr, *eflag = nullptr, *epos = nullptr, *vflag = nullptr,
+              *vpos = nullptr;
     if (!s) s = sc.take((size_t)nlf, &ccnt);
     if (!s) s = sc.take((size_t)nlf + 1, &cpos);
-    if (!s) s = sc.take((size_t)nlf, &ecnt);
-    if (!s) s = sc.take((size_t)nlf + 1, &eoff);
-    if (!s) s = sc.take((size_t)nlf, &vcnt);
-    if (!s) s = sc.take((size_t)nlf + 1, &voff);
+    if (!s) s = sc.take((size_t)nc, &eflag);
+    if (!s) s = sc.take((size_t)nc + 1, &epos);
+    if (!s) s = sc.take((size_t)nc, &vflag);
+    if (!s) s = sc.take((size_t)nc + 1, &vpos);
     if (s) return s;
     const local_faces LF = {ps->l2g_f, ps->face_off, ps->owned, ps->face_patch};
     s = launch(ctx, nlf, local_orders, (long long)nlf, M, (const mmx_index *)ps->l2g_f, ccnt);
     if (!s) s = mmx__scan_offsets(ctx, ccnt, nlf, cpos);
     if (!s) s = launch(ctx, (long long)np + 1, corner_offsets, np, (const mmx_index *)ps->face_off,
                        (const mmx_index *)cpos, ps->corner_off);
-    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
-                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)nullptr,
-                       ecnt, (u64 *)nullptr);
-    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
-                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)nullptr,
-                       vcnt, (u64 *)nullptr);
-    if (!s) s = mmx__scan_offsets(ctx, ecnt, nlf, eoff);
-    if (!s) s = mmx__scan_offsets(ctx, vcnt, nlf, voff);
-    int64_t tot[3] = {0, 0, 0};
-    {
-        const mmx_index *in[3] = {ecnt, vcnt, ccnt};
-        const long long n[3] = {nlf, nlf, nlf};
-        if (!s) s = read_sums(ctx, 3, in, n, tot);
-    }
+    if (!s) s = launch(ctx, nlf, corner_firsts, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
+                       (const mmx_index *)ef, (const mmx_index *)vf_off, (const mmx_index *)vf,
+                       (const mmx_index *)cpos, eflag, vflag);
+    if (!s) s = mmx__scan_offsets(ctx, eflag, nc, epos);
+    if (!s) s = mmx__scan_offsets(ctx, vflag, nc, vpos);
+    readback second;
+    int64_t *tot[2] = {nullptr, nullptr};
+    build_stats *bs = nullptr;
+    if (!s) s = mmx__readback_open(ctx, &second.rb);
+    if (!s) s = second.sum(eflag, nc, &tot[0]);
+    if (!s) s = second.sum(vflag, nc, &tot[1]);
+    if (!s) s = second.slot(&bs);
+    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)ps->corner_off,
+                       (const mmx_index *)epos, (const mmx_index *)vpos, (const mmx_index *)ps->owned, bs);
+    if (!s) s = launch(ctx, V, faced_vertices, V, (const mmx_index *)vf_off, bs);
+    if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
+    if (!s) s = mmx__readback_wait(&second.rb);
     if (s) return s;
-    const int64_t nle = tot[0], nlv = tot[1], nc = tot[2];
+    const int64_t nle = second.get(tot[0]), nlv = second.get(tot[1]);
+    const build_stats h = second.get(bs);
     if (nle > MMX_INDEX_MAX / 2) return too_many(ctx, "edges", nle);
     if (nlv > MMX_INDEX_MAX) return too_many(ctx, "vertices", nlv);
-    if (nc > MMX_INDEX_MAX) return too_many(ctx, "corners", nc);
+    if (h.bad_patch) {
+        /* The refusal's sentence: the patch's sizes and its vertex of largest valence (one
+         * more wait, only on this path). */
+        const mmx_index p = (mmx_index)(0xffffffffu - h.bad_patch);
+        readback third;
+        refusal *r = nullptr;
+        s = mmx__readback_open(ctx, &third.rb);
+        if (!s) s = third.slot(&r);
+        if (!s) s = launch(ctx, 1, refused_sizes, p, (const mmx_index *)ps->face_off,
+                           (const mmx_index *)ps->corner_off, (const mmx_index *)epos, (const mmx_index *)vpos, r);
+        if (!s) s = launch(ctx, nlf, refused_vertex, (long long)nlf, fkey, (const mmx_index *)ps->l2g_f, M,
+                           (const mmx_index *)vf_off, p, r);
+        if (!s) s = mmx__readback_wait(&third.rb);
+        if (s) return s;
+        const refusal hr = third.get(r);
+        return mmx__patch_refuse(ctx, p, hr.nf, hr.ne, hr.nv, (mmx_index)(0xffffffffu - (u32)hr.best_vertex),
+                                 (mmx_index)(hr.best_vertex >> 32));
+    }
 
     /* The local edges and vertices, sorted by (patch, not owned, number). */
     u64 *ek[2] = {nullptr, nullptr}, *vk[2] = {nullptr, nullptr};
@@ -938,12 +1187,10 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     if (!s) s = sc.take((size_t)nle, &ek[1]);
     if (!s) s = sc.take((size_t)nlv, &vk[0]);
     if (!s) s = sc.take((size_t)nlv, &vk[1]);
-    if (!s) s = launch(ctx, nlf, elem_locals<true>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)ef_off,
-                       (const mmx_index *)ef, (const mmx_index *)ps->edge_patch, (const mmx_index *)eoff,
-                       ecnt, ek[0]);
-    if (!s) s = launch(ctx, nlf, elem_locals<false>, (long long)nlf, M, fe, fkey, LF, (const mmx_index *)vf_off,
-                       (const mmx_index *)vf, (const mmx_index *)ps->vert_patch, (const mmx_index *)voff,
-                       vcnt, vk[0]);
+    if (!s) s = launch(ctx, nlf, corner_keys, (long long)nlf, M, fe, fkey, (const mmx_index *)ps->l2g_f,
+                       (const mmx_index *)cpos, (const mmx_index *)eflag, (const mmx_index *)epos,
+                       (const mmx_index *)vflag, (const mmx_index *)vpos, (const mmx_index *)ps->edge_patch,
+                       (const mmx_index *)ps->vert_patch, ek[0], vk[0]);
     if (!s && nle) s = sort_keys(ctx, ek, nle, 32 + gbits, &ecur);
     if (!s && nlv) s = sort_keys(ctx, vk, nlv, 32 + gbits, &vcur);
     if (!s) s = mmx__dev_alloc(ctx, (size_t)nle * I, (void **)&ps->l2g_e);
@@ -975,35 +1222,7 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
                        (const mmx_index *)ps->owned, (const mmx_index *)ps->vert_patch,
                        (const mmx_index *)ps->l2g_v, ps->ev);
 
-    /* The statistics, the refusal and the orientation: the last wait. */
-    mmx__readback rb;
-    memset(&rb, 0, sizeof rb);
-    build_stats *bs = nullptr;
-    if (!s) s = mmx__readback_open(ctx, &rb);
-    if (!s) s = mmx__readback_slot(&rb, sizeof *bs, (void **)&bs);
-    if (!s) s = launch(ctx, np, patch_stats, np, (const mmx_index *)ps->face_off, (const mmx_index *)ps->edge_off,
-                       (const mmx_index *)ps->vert_off, (const mmx_index *)ps->corner_off,
-                       (const mmx_index *)ps->owned, bs);
-    if (!s) s = launch(ctx, nlv, refused_vertex, (long long)nlv, vkey, (const mmx_index *)vf_off, bs);
-    if (!s) s = launch(ctx, E, inconsistent_edges, E, M, fe, (const mmx_index *)ef_off, (const mmx_index *)ef, bs);
-    if (!s) s = mmx__readback_wait(&rb);
-    build_stats h;
-    memset(&h, 0, sizeof h);
-    if (!s) h = *(const build_stats *)mmx__readback_host(&rb, bs);
-    mmx__readback_close(&rb);
     if (s) return s;
-    if (h.bad_patch) {
-        /* The sizes for the sentence (copies, each a wait: only on this path). */
-        const mmx_index p = (mmx_index)(0xffffffffu - h.bad_patch);
-        mmx_index fo[2], eo[2], vo[2];
-        s = mmx_mem_copy(ctx, fo, MMX_SPACE_HOST, ps->face_off + p, MMX_SPACE_DEVICE, sizeof fo);
-        if (!s) s = mmx_mem_copy(ctx, eo, MMX_SPACE_HOST, ps->edge_off + p, MMX_SPACE_DEVICE, sizeof eo);
-        if (!s) s = mmx_mem_copy(ctx, vo, MMX_SPACE_HOST, ps->vert_off + p, MMX_SPACE_DEVICE, sizeof vo);
-        if (s) return s;
-        return mmx__patch_refuse(ctx, p, fo[1] - fo[0], eo[1] - eo[0], vo[1] - vo[0],
-                                 (mmx_index)(0xffffffffu - (u32)h.best_vertex),
-                                 (mmx_index)(h.best_vertex >> 32));
-    }
     mmx_patch_stats *ss = &ps->stats;
     ss->min_faces = (mmx_index)(0xffffffffu - h.min_faces_key);
     ss->max_faces = (mmx_index)h.max_faces;
@@ -1015,4 +1234,20 @@ extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *Mp, con
     ps->bad_edge = h.bad_edge ? MMX__PATCH_FAULT_EDGE(h.bad_edge) : -1;
     mmx__patch_stats_finish(ps, nlf, nle, nlv, nc, (int64_t)h.owned_v);
     return MMX_OK;
+}
+
+extern "C" mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
+                                            const mmx_index *fe, const mmx_index *ev,
+                                            const mmx_index *label, mmx_index nlabels,
+                                            mmx_index max_group, mmx_patch_set *ps)
+{
+    bool regroup = false;
+    mmx_status s = build(ctx, M, pos, fe, ev, label, label ? nlabels : 0, max_group, ps, &regroup);
+    if (!s && regroup) {
+        /* The vouched-for grouped cut failed (a label outside [0, nlabels), or a group beyond
+         * the bound): its arrays go, and the sorted cut runs. */
+        mmx__patch_set_free_arrays(ps);
+        s = build(ctx, M, pos, fe, ev, label, 0, 0, ps, &regroup);
+    }
+    return s;
 }

@@ -98,16 +98,34 @@ mmx_status mmx__patch_build_host(mmx_ctx *ctx, const mmx_csc *M, const float *po
 
 /* The same build on the device (patch_build.cu), from device arrays: M (either form), the
  * positions (NULL: faces cut in number order), the adjacency's fe and ev, label (NULL or one
- * per face); ps set up as for mmx__patch_build_host. Gives arrays bit for bit equal to the host build's, in device memory
- * from the context's pool (ps->space = MMX_SPACE_DEVICE), the host fields filled, and the same
- * refusal (the same sentence) where the host refuses. Synchronises four times, to read sizes:
- * the patch count, the local faces, the local edges/vertices/corners, the statistics (five
- * with labels: first the run count and the check of the labels).
+ * per face); ps set up as for mmx__patch_build_host. nlabels > 0 says the labels are likely
+ * in [0, nlabels) with at most mmx__patch_follow_bound(S) faces each (an update's labels, the
+ * old owners): the cut then takes each label's faces as its run without sorting (the same
+ * arrays), after a wait that checks the range and the largest group (sorting where they
+ * fail), or without it where max_group, the caller's bound on the groups' sizes (0: none),
+ * is within the bound; a vouched-for guess that turns out false is found later and the build
+ * runs again with the sorts. Gives arrays bit for bit equal to the host build's, in device
+ * memory from the context's pool (ps->space = MMX_SPACE_DEVICE), the host fields filled, and
+ * the same refusal (the same sentence) where the host refuses. Synchronises twice, to read
+ * sizes: the patch count with the local faces and corners, then the local edges and vertices
+ * with the statistics; with labels once more before them (nlabels 0: the run count and the
+ * check of the labels; nlabels > 0 without max_group: the check of the groups, then one more
+ * if they fail it); with a vouched-for guess that fails, five; one more to name a refused
+ * patch's vertex.
  * Errors: as mmx__patch_build_host, and MMX_ERR_CUDA. On error the arrays made so far are left
  * for the caller to free (mmx__patch_set_free_arrays). */
 mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *pos,
                                  const mmx_index *fe, const mmx_index *ev, const mmx_index *label,
-                                 mmx_patch_set *ps);
+                                 mmx_index nlabels, mmx_index max_group, mmx_patch_set *ps);
+
+/* mmx_patch_set_follow with the hints nlabels and max_group of mmx__patch_build_cuda (0:
+ * none; the host build takes none): the same set, the same errors, fewer waits on CUDA where
+ * the hints hold. For the update, whose labels are the old owners (nlabels: the old patch
+ * count). */
+mmx_status mmx__patch_set_follow_hint(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *face_label,
+                                      mmx_index nlabels, mmx_index max_group,
+                                      const mmx_adjacency *adj, const mmx_patch_options *opts,
+                                      mmx_patch_set **out);
 
 /* The refusal of patch p (nf, ne, nv local faces, edges, vertices) beyond 16-bit local
  * indices, naming its vertex v of largest valence (faces at it; ties: the smaller vertex):

@@ -69,11 +69,11 @@ static mmx_status finish(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_adjacency *a
     return s;
 }
 
-/* Both entry points: the plain cut (label NULL) or the cut with labels; `fn` names the caller
- * in the sentences. */
+/* Both entry points: the plain cut (label NULL) or the cut with labels (nlabels, max_group:
+ * the CUDA build's hints, 0 for none); `fn` names the caller in the sentences. */
 static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, const mmx_index *label,
-                         const mmx_adjacency *adj, const mmx_patch_options *opts,
-                         mmx_patch_set **out)
+                         mmx_index nlabels, mmx_index max_group, const mmx_adjacency *adj,
+                         const mmx_patch_options *opts, mmx_patch_set **out)
 {
     if (!ctx || !mesh || !mesh->M || !out)
         return mmx__fail(ctx, MMX_ERR_ARG, "%s: NULL argument", fn);
@@ -111,7 +111,8 @@ static mmx_status create(mmx_ctx *ctx, const char *fn, const mmx_mesh *mesh, con
         if (mesh->space == MMX_SPACE_DEVICE) {
             /* The adjacency knows the common order; M's colptr is on the device. */
             ps->order = mesh->M->order ? mesh->M->order : adj->face_order;
-            s = mmx__patch_build_cuda(ctx, mesh->M, mesh->pos, adj->fe, adj->ev, label, ps);
+            s = mmx__patch_build_cuda(ctx, mesh->M, mesh->pos, adj->fe, adj->ev, label, nlabels,
+                                      max_group, ps);
         } else {
             s = mmx__mesh_host_view(ctx, mesh, &hm);
             if (!s) {
@@ -135,12 +136,20 @@ mmx_status mmx_patch_set_create(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_ad
                                 const mmx_patch_options *opts, mmx_patch_set **out)
 {
     MMX__NEED_CTX(ctx);
-    return create(ctx, "mmx_patch_set_create", mesh, NULL, adj, opts, out);
+    return create(ctx, "mmx_patch_set_create", mesh, NULL, 0, 0, adj, opts, out);
 }
 
 mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *face_label,
                                 const mmx_adjacency *adj, const mmx_patch_options *opts,
                                 mmx_patch_set **out)
+{
+    return mmx__patch_set_follow_hint(ctx, mesh, face_label, 0, 0, adj, opts, out);
+}
+
+mmx_status mmx__patch_set_follow_hint(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_index *face_label,
+                                      mmx_index nlabels, mmx_index max_group,
+                                      const mmx_adjacency *adj, const mmx_patch_options *opts,
+                                      mmx_patch_set **out)
 {
     MMX__NEED_CTX(ctx);
     if (!face_label && mesh && mesh->M && mesh->M->ncols > 0) {
@@ -148,8 +157,8 @@ mmx_status mmx_patch_set_follow(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_in
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_follow: NULL face_label");
     }
     static const mmx_index none = 0; /* a mesh without faces reads no label */
-    return create(ctx, "mmx_patch_set_follow", mesh, face_label ? face_label : &none, adj, opts,
-                  out);
+    return create(ctx, "mmx_patch_set_follow", mesh, face_label ? face_label : &none,
+                  face_label ? nlabels : 0, max_group, adj, opts, out);
 }
 
 mmx_status mmx_patch_set_face_patch(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *out)

@@ -2,7 +2,8 @@
  * with labels (mmx_patch_set_follow) of the round's output, the labels read through each
  * output face's origin. On the host only the patches the round touched are rebuilt
  * (patch_incr.c); on CUDA the labels are made on the host (the origin is a host array) and
- * the whole cut runs on the device. */
+ * the whole cut runs on the device, the faces grouped by their old owners without a sort
+ * (mmx__patch_build_cuda's hints: the old patch count, a bound on each label's faces). */
 #include <stdlib.h>
 #include <string.h>
 #include "patch_internal.h"
@@ -24,11 +25,14 @@ static void count_whole(mmx_patch_stats *st, const mmx_patch_stats *was, mmx_ind
 
 /* The follow cut of mesh with labels into a temporary set, whose arrays then replace ps's. */
 mmx_status mmx__patch_set_relabel(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *mesh,
-                                  const mmx_index *label, const mmx_adjacency *adj)
+                                  const mmx_index *label, mmx_index max_group,
+                                  const mmx_adjacency *adj)
 {
     const mmx_patch_options o = {ps->max_faces};
     mmx_patch_set *next = NULL;
-    mmx_status s = mmx_patch_set_follow(ctx, mesh, label, adj, &o, &next);
+    /* The labels are ps's owners: the CUDA build groups them without sorting. */
+    mmx_status s = mmx__patch_set_follow_hint(ctx, mesh, label, max_group < 0 ? 0 : ps->npatches,
+                                              max_group < 0 ? 0 : max_group, adj, &o, &next);
     if (s) return s;
     count_whole(&next->stats, &ps->stats, ps->npatches);
     mmx_patch_set tmp = *ps;
@@ -65,7 +69,7 @@ static mmx_status update_host(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh *m
             const mmx_index F = mesh->M->ncols;
             s = mmx__host_alloc(ctx, (size_t)F + 1, sizeof *label, (void **)&label);
             for (mmx_index f = 0; f < F && !s; f++) label[f] = ps->face_patch[origin ? origin[f] : f];
-            if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, label, A);
+            if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, label, 0, A);
         }
     }
     if (hm) mmx__mesh_host_release(mesh, hm);
@@ -98,26 +102,45 @@ mmx_status mmx_patch_set_update(mmx_ctx *ctx, mmx_patch_set *ps, const mmx_mesh 
     mmx_status s = MMX_OK;
     if (!origin) {
         /* Every face keeps its id, so the owners are the labels as they stand (follow reads
-         * them before the arrays are swapped). */
-        s = mmx__patch_set_relabel(ctx, ps, mesh, ps->face_patch, adj);
+         * them before the arrays are swapped), each group a patch. */
+        s = mmx__patch_set_relabel(ctx, ps, mesh, ps->face_patch, mmx__patch_set_group_bound(ps, 0),
+                                   adj);
     } else {
-        mmx_index *hfp = NULL, *label = NULL, *dlabel = NULL;
+        mmx_index *hfp = NULL, *label = NULL, *dlabel = NULL, *cnt = NULL, maxg = 0;
         s = mmx__host_alloc(ctx, (size_t)F + 1, sizeof *label, (void **)&label);
         if (!s) s = mmx__host_alloc(ctx, (size_t)ps->nfaces + 1, sizeof *hfp, (void **)&hfp);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ps->npatches + 1, sizeof *cnt, (void **)&cnt);
         if (!s && ps->nfaces > 0)
             s = mmx_mem_copy(ctx, hfp, MMX_SPACE_HOST, ps->face_patch, space,
                              (size_t)ps->nfaces * sizeof *hfp);
-        for (mmx_index f = 0; f < F && !s; f++) label[f] = hfp[origin[f]];
+        if (!s) memset(cnt, 0, ((size_t)ps->npatches + 1) * sizeof *cnt);
+        for (mmx_index f = 0; f < F && !s; f++) { /* the labels, and their largest group */
+            label[f] = hfp[origin[f]];
+            if (++cnt[label[f]] > maxg) maxg = cnt[label[f]];
+        }
         if (!s && F > 0) {
             s = mmx_mem_alloc(ctx, space, (size_t)F * sizeof *dlabel, (void **)&dlabel);
             if (!s) s = mmx_mem_copy(ctx, dlabel, space, label, MMX_SPACE_HOST, (size_t)F * sizeof *dlabel);
         }
-        if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, dlabel, adj);
+        if (!s) s = mmx__patch_set_relabel(ctx, ps, mesh, dlabel,
+                                           maxg > mmx__patch_follow_bound(ps->max_faces) ? -1 : maxg, adj);
         mmx_mem_free(ctx, space, dlabel);
         free(label);
         free(hfp);
+        free(cnt);
     }
     return s;
+}
+
+const mmx_index *mmx__patch_set_owners(const mmx_patch_set *ps)
+{
+    return ps->face_patch;
+}
+
+mmx_index mmx__patch_set_group_bound(const mmx_patch_set *ps, int64_t added)
+{
+    const int64_t b = (int64_t)ps->stats.max_faces + (added > 0 ? added : 0);
+    return b < MMX_INDEX_MAX ? (mmx_index)b : MMX_INDEX_MAX;
 }
 
 mmx_status mmx__patch_set_matches(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_mesh *mesh,
