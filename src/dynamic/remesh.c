@@ -75,12 +75,19 @@ static mmx_status check(mmx__rm *st, const char *step)
 /* Replaces the current mesh by the round's new one (r->next, taken over), counts the round
  * into the step's *rounds and *edits, keeps the caller's patch set current (on the new mesh's
  * topology, which the next round reads too; with_sd: the round's per-seed records tell the
- * patches what changed) and validates the mesh when asked. */
+ * patches what changed) and validates the mesh when asked. A round that kept nothing leaves
+ * the mesh as it was: then the current mesh and its topology stay. */
 static mmx_status advance(mmx__rm *st, const mmx__rm_stages *B, mmx__rm_round *r,
                           const char *step, int *rounds, int64_t *edits, int with_sd)
 {
     (*rounds)++;
     *edits += r->c.kept;
+    if (r->c.kept == 0) {
+        /* The round changed nothing: its mesh has cur's bytes, so cur and its topology stay
+         * (the next step builds none). */
+        st->round++;
+        return check(st, step);
+    }
     if (st->have_topo) B->drop_topo(st);
     st->have_topo = 0, st->adj = NULL;
     const mmx_index nverts_before = mmx_mesh_nverts(st->cur);
@@ -90,7 +97,7 @@ static mmx_status advance(mmx__rm *st, const mmx__rm_stages *B, mmx__rm_round *r
     r->next = NULL;
     st->round++;
     mmx_status s = MMX_OK;
-    if (st->o->patches && r->c.kept > 0) {
+    if (st->o->patches) {
         s = B->topo(st);
         if (!s)
             s = mmx__keep_patches(st->ctx, st->o->patches, r->kind, nverts_before, nfaces_before,
