@@ -10,12 +10,14 @@
  * for round, and the result is the same bytes.
  *
  * Waits, all there are in an iteration: the topology's build after each round that changed
- * the mesh (the adjacency's one); per round, its seeds' count (list; a collapse round reads
- * its rings' total with it); the driver's (one per step of the selection, a split's or
- * collapse's counts, which size its output; a flip or move round reads none: the kept count is
- * the selection's); a flip round's vertex-disjoint set (one per step of its selection); after a
- * split or collapse round that kept some, the features' (their count and the unique count);
- * per move round, the count of its conflicts. */
+ * the mesh (the adjacency's one; a round that kept nothing changed nothing: remesh.c keeps the
+ * topology); per round, its seeds' count (list; a collapse round reads its rings' total with
+ * it); the driver's (one per step of the selection, a split's or collapse's counts, which size
+ * its output; a flip or move round reads none: the kept count is the selection's); a flip
+ * round's vertex-disjoint set (one per step of its selection); after a split or collapse round
+ * that kept some, the features' one (set_features' count: the new and renamed keys are written
+ * with NO_KEY where none, so their number is not read); per move round, the count of its
+ * conflicts; and the relaxation's count of its moving vertices. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
@@ -142,29 +144,21 @@ __global__ void k_state_flag(const unsigned char *state, mmx_index n, mmx_index 
     if (i < n) flag[i] = state[i] == MMX_CAVITY_KEPT;
 }
 
-/* A kept split of a feature edge (a, b): 1 in grow. */
-__global__ void k_feature_splits(const mmx_index *ev, const mmx_index *seeds,
+/* No feature edge: a key set_features drops (no edge has it: its lower end would be 2^32 - 1). */
+#define NO_KEY (~0ull)
+
+/* The split of seed i, when kept on a feature edge (a, b) with new vertex m: (a, m) in the
+ * edge's place, (m, b) at nfeat + i; NO_KEY there for every other seed. */
+__global__ void k_split_features(const mmx_index *ev, const mmx_index *seeds,
                                  const mmx_cavity_seed *sd, mmx_index n, mmx__rm_view r,
-                                 mmx_index *grow)
+                                 uint64_t *feat)
 {
     const long long i = INDEX();
     if (i >= n) return;
-    const mmx_index e = seeds[i];
-    grow[i] = sd[i].outcome == MMX_CAVITY_KEPT &&
-              mmx__rm_is_feature(&r, ev[2 * (size_t)e], ev[2 * (size_t)e + 1]);
-}
-
-/* The split feature edge (a, b) with new vertex m: (a, m) in its place, (m, b) appended. */
-__global__ void k_split_features(const mmx_index *ev, const mmx_index *seeds,
-                                 const mmx_cavity_seed *sd, const mmx_index *grow,
-                                 const mmx_index *off, mmx_index n, mmx__rm_view r, uint64_t *feat)
-{
-    const long long i = INDEX();
-    if (i >= n || !grow[i]) return;
     const mmx_index e = seeds[i], a = ev[2 * (size_t)e], b = ev[2 * (size_t)e + 1];
-    const mmx_index at = mmx__rm_find(r.feat, r.nfeat, mmx__rm_key(a, b));
-    feat[at] = mmx__rm_key(a, sd[i].vertex);
-    feat[r.nfeat + off[i]] = mmx__rm_key(sd[i].vertex, b);
+    const int grown = sd[i].outcome == MMX_CAVITY_KEPT && mmx__rm_is_feature(&r, a, b);
+    feat[r.nfeat + i] = grown ? mmx__rm_key(sd[i].vertex, b) : NO_KEY;
+    if (grown) feat[mmx__rm_find(r.feat, r.nfeat, mmx__rm_key(a, b))] = mmx__rm_key(a, sd[i].vertex);
 }
 
 /* The higher end of every kept collapse is removed. */
@@ -207,22 +201,21 @@ __global__ void k_collapse_ends(const mmx_index *ev, const mmx_index *seeds,
     npin[to[a]] = pin[k];
 }
 
-/* Feature edge (a, b) renamed (to[a], to[b]); flag 0 for one collapsed to a point. */
+/* Feature edge (a, b) renamed (to[a], to[b]); NO_KEY for one collapsed to a point. */
 __global__ void k_rename_features(const uint64_t *feat, mmx_index nfeat, const mmx_index *to,
-                                  uint64_t *out, mmx_index *flag)
+                                  uint64_t *out)
 {
     const long long i = INDEX();
     if (i >= nfeat) return;
     const mmx_index a = to[(mmx_index)(feat[i] >> 32)], b = to[(mmx_index)(uint32_t)feat[i]];
-    flag[i] = a != b;
-    out[i] = mmx__rm_key(a, b);
+    out[i] = a != b ? mmx__rm_key(a, b) : NO_KEY;
 }
 
-/* 1 for the first of each run of equal keys (sorted). */
+/* 1 for the first of each run of equal keys (sorted), but NO_KEY. */
 __global__ void k_first_of_run(const uint64_t *k, mmx_index n, mmx_index *flag)
 {
     const long long i = INDEX();
-    if (i < n) flag[i] = i == 0 || k[i] != k[i - 1];
+    if (i < n) flag[i] = (i == 0 || k[i] != k[i - 1]) && k[i] != NO_KEY;
 }
 
 __global__ void k_pack_u64(const uint64_t *src, const mmx_index *flag, const mmx_index *off,
@@ -370,7 +363,7 @@ mmx_status list(Dev *d, const mmx_index *flag, mmx_index n, mmx_index *off, mmx_
     return s;
 }
 
-/* Sorts feat[0..n) (device) ascending and drops repeats; the result into rm->feat / rm->nfeat
+/* Sorts feat[0..n) (device) ascending and drops repeats and NO_KEY; the result into rm->feat / rm->nfeat
  * (feat is taken over or freed). */
 mmx_status set_features(Dev *d, uint64_t *feat, mmx_index n)
 {
@@ -559,24 +552,22 @@ mmx_status c_edge_round(mmx__rm *st, mmx__rm_round *r)
     return s;
 }
 
-/* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no corners. */
+/* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no corners. The
+ * halves go into room for every seed (NO_KEY where none), so their number is not read: the
+ * features' one wait is set_features'. */
 mmx_status c_split_features(mmx__rm *st, mmx__rm_round *r)
 {
     Dev *d = dev(st);
     const mmx_index nv = d->topo.view.f.nverts, n = r->n;
     const mmx_index *ev = d->topo.view.f.ev;
     const mmx__rm_view rv = view(d, nullptr, nullptr);
-    mmx_index grow = 0;
     uint64_t *feat = nullptr;
     unsigned char *pin = nullptr;
-    mmx_status s = MMX_OK;
-    LAUNCH(k_feature_splits, n, ev, r->seeds, r->sd, n, rv, r->flag);
-    if (!s) s = list(d, r->flag, n, r->off, nullptr, &grow);
-    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)st->nfeat + grow + 1) * sizeof *feat, (void **)&feat);
+    mmx_status s = mmx__dev_alloc(d->ctx, ((size_t)st->nfeat + n + 1) * sizeof *feat, (void **)&feat);
     if (!s && st->nfeat > 0)
         s = mmx__cuda(d->ctx, cudaMemcpyAsync(feat, st->feat, (size_t)st->nfeat * sizeof *feat,
                                               cudaMemcpyDeviceToDevice, d->st), "copy");
-    LAUNCH(k_split_features, n, ev, r->seeds, r->sd, r->flag, r->off, n, rv, feat);
+    LAUNCH(k_split_features, n, ev, r->seeds, r->sd, n, rv, feat);
     const mmx_index nv2 = mmx_mesh_nverts(r->next);
     if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv2 + 1, (void **)&pin);
     if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(pin, 0, (size_t)nv2, d->st), "memset");
@@ -586,7 +577,7 @@ mmx_status c_split_features(mmx__rm *st, mmx__rm_round *r)
         mmx__dev_free(d->ctx, st->pin);
         st->pin = pin;
         pin = nullptr;
-        s = set_features(d, feat, st->nfeat + grow);
+        s = set_features(d, feat, st->nfeat + n);
         feat = nullptr;
     }
     mmx__dev_free(d->ctx, feat);
@@ -601,10 +592,9 @@ mmx_status c_collapse_renumber(mmx__rm *st, mmx__rm_round *r)
     Dev *d = dev(st);
     const mmx_index nv = d->topo.view.f.nverts, n = r->n;
     const mmx_index *ev = d->topo.view.f.ev;
-    mmx_index *removed = nullptr, *to = nullptr, *fl = nullptr, *fo = nullptr, *off = r->off;
+    mmx_index *removed = nullptr, *to = nullptr, *off = r->off;
     unsigned char *pin = nullptr;
-    uint64_t *renamed = nullptr, *feat = nullptr;
-    mmx_index nkeep = 0;
+    uint64_t *feat = nullptr;
     mmx_status s = take(d, nv, &removed);
     if (!s) s = take(d, nv, &to);
     if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(removed, 0, (size_t)nv * sizeof *removed, d->st), "memset");
@@ -614,20 +604,15 @@ mmx_status c_collapse_renumber(mmx__rm *st, mmx__rm_round *r)
     LAUNCH(k_renumber, nv, removed, off, nv, st->pin, to, pin);
     LAUNCH(k_collapse_ends, n, ev, r->seeds, r->sd, r->keep, n, to, st->cur->pos, r->next->pos,
            st->pin, pin);
-    /* A collapsed feature edge becomes a point (dropped); the edges of a removed end now run
-     * from the kept one. Sorted, each once. */
-    if (!s) s = take(d, st->nfeat, &renamed);
-    if (!s) s = take(d, st->nfeat, &fl);
-    if (!s) s = take(d, st->nfeat + 1, &fo);
-    LAUNCH(k_rename_features, st->nfeat, st->feat, st->nfeat, to, renamed, fl);
-    if (!s) s = list(d, fl, st->nfeat, fo, nullptr, &nkeep);
-    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)nkeep + 1) * sizeof *feat, (void **)&feat);
-    LAUNCH(k_pack_u64, st->nfeat, renamed, fl, fo, st->nfeat, feat);
+    /* A collapsed feature edge becomes a point (NO_KEY, dropped); the edges of a removed end
+     * now run from the kept one. Sorted, each once: set_features' one wait. */
+    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)st->nfeat + 1) * sizeof *feat, (void **)&feat);
+    LAUNCH(k_rename_features, st->nfeat, st->feat, st->nfeat, to, feat);
     if (!s) {
         mmx__dev_free(d->ctx, st->pin);
         st->pin = pin;
         pin = nullptr;
-        s = set_features(d, feat, nkeep);
+        s = set_features(d, feat, st->nfeat);
         feat = nullptr;
     }
     mmx__dev_free(d->ctx, pin);
