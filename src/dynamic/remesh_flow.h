@@ -52,7 +52,9 @@ typedef struct mmx__rm_round {
     float *targets2;
 } mmx__rm_round;
 
-/* A backend's stages. Each returns a status and leaves what it made in st or r. */
+/* A backend's stages. Each returns a status and leaves what it made in st or r. Errors: those
+ * of the rounds and allocations they make. Synchronises: host no; CUDA as remesh.cu's head
+ * lists (a seeds' count, a selection's steps, a round's counts, the features' count). */
 typedef struct mmx__rm_stages {
     /* The topology of st->cur when not held (st->have_topo, st->adj set); drop_topo frees it. */
     mmx_status (*topo)(mmx__rm *st);
