@@ -10,6 +10,7 @@
 #include "testutil.h"
 #include "dynamic/dynamic_internal.h" /* the closest-point hierarchy */
 #include "dynamic/remesh_step.h"     /* the projection's budget */
+#include "core/core_internal.h"      /* mmx__ctx_syncs: the waits */
 
 static void expect_valid(mmx_ctx *ctx, const mmx_mesh *m, int64_t euler, mmx_index loops)
 {
@@ -1202,6 +1203,62 @@ Test(remesh, cuda_matches_host)
     mmx_mesh_free(ico);
     mmx_mesh_free(c);
     mmx_mesh_free(g);
+    mmx_ctx_free(host);
+    mmx_ctx_free(cu);
+}
+
+/* The waits of a remeshing call on CUDA (issue 31), counted by the context: the same for two
+ * runs of one call, and bounded by the rounds, never by the mesh. A round of the flow waits
+ * (remesh.cu's head lists them) for the topology of a changed mesh, its seeds' count, each
+ * step of its selections (a flip round two selections), the counts of a split or collapse and,
+ * after one that kept some, the features' count; so at most 5 besides the selections' steps,
+ * which a round of these meshes takes a few of (bounded here by 24 a round in all); each step
+ * ends with a probe that finds no seed (2), the set-up waits a fixed number of times. The
+ * numbers are logged for the record: a wait per vertex or edge would exceed the bound. */
+static void waits_bounded(mmx_ctx *cu, const mmx_mesh *in, mmx_remesh_options o, const char *what)
+{
+    mmx_mesh *d = NULL;
+    MMX_OK_OR_FAIL(cu, mmx_mesh_copy(cu, in, MMX_SPACE_DEVICE, &d));
+    unsigned long long w[2];
+    mmx_remesh_report rep;
+    for (int k = 0; k < 2; k++) {
+        mmx_mesh *out = NULL;
+        const unsigned long long w0 = mmx__ctx_syncs(cu);
+        MMX_OK_OR_FAIL(cu, mmx_remesh(cu, d, &o, &out, &rep));
+        w[k] = mmx__ctx_syncs(cu) - w0;
+        mmx_mesh_free(out);
+    }
+    cr_assert_eq(w[0], w[1], "%s: %llu waits, then %llu", what, w[0], w[1]);
+    long long rounds = 0;
+    for (int i = 0; i < rep.iterations; i++) {
+        const mmx_remesh_iteration *it = &rep.per_iteration[i];
+        const long long r = it->split_rounds + it->collapse_rounds + it->flip_rounds + it->relax_rounds;
+        cr_log_info("%s, iteration %d: %d split, %d collapse, %d flip, %d relax rounds", what, i,
+                    it->split_rounds, it->collapse_rounds, it->flip_rounds, it->relax_rounds);
+        rounds += r;
+    }
+    cr_log_info("%s: %llu waits in %d iterations of %lld rounds (%.2f a round)", what, w[0],
+                rep.iterations, rounds, rounds ? (double)w[0] / (double)rounds : 0.0);
+    cr_assert(rounds > 0, "%s: the case must run rounds", what);
+    cr_assert_leq(w[0], 24 * (unsigned long long)rounds + 8 * (unsigned long long)rep.iterations + 64,
+                  "%s: %llu waits for %lld rounds", what, w[0], rounds);
+    mmx_mesh_free(d);
+}
+
+Test(remesh, cuda_waits_scale_with_the_rounds)
+{
+    mmx_ctx *cu = tu_cuda_ctx_or_skip(), *host = tu_host_ctx();
+    mmx_remesh_options o = mmx_remesh_defaults();
+    mmx_mesh *c = cube(host, 2); /* feature lines: the features' upkeep after splits and collapses */
+    o.target_length = 0.3;
+    waits_bounded(cu, c, o, "cube, L 0.3");
+    o.target_length = 1.2;
+    waits_bounded(cu, c, o, "cube, L 1.2");
+    mmx_mesh *ico = tu_shape(host, "icosphere:4");
+    o = mmx_remesh_defaults();
+    waits_bounded(cu, ico, o, "icosphere 4, default length");
+    mmx_mesh_free(ico);
+    mmx_mesh_free(c);
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }

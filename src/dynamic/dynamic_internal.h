@@ -488,57 +488,6 @@ mmx_status mmx__bvh_build_cuda(mmx_ctx *ctx, const float *pos, mmx_index nverts,
 mmx_index mmx__bvh_closest(const mmx__bvh *b, const double p[3], double q[3], double *d2,
                            long long budget);
 
-/* Remeshing on the device (remesh.cu): the set-up's per-element work and every round, each
- * the host's step (remesh.c) on the device. What the set-up takes from the caller: the input
- * (a device mesh), its tagged features (host arrays: the creases' keys, lower end << 32 |
- * higher end, and the corners' vertices) and the feature-angle rule (by_angle, cos_bound). */
-typedef struct mmx__remesh_dev_in {
-    const mmx_mesh *mesh;
-    const uint64_t *creases;
-    mmx_index ncreases;
-    const mmx_index *corners;
-    mmx_index ncorners;
-    int by_angle;
-    double cos_bound;
-    mmx_patch_set *patches; /* the caller's patch set, updated after every round (or NULL) */
-    int slide;              /* sliding feature vertices (slide.h: mmx__slide_open_cuda) */
-} mmx__remesh_dev_in;
-
-/* What it measures: the sums of the edge lengths and face areas (remesh_step.h's order), the
- * number of edges, of feature edges and of feature vertices. */
-typedef struct mmx__remesh_dev_measure {
-    double length, area;
-    mmx_index nedges, nfeat, feature_verts;
-} mmx__remesh_dev_measure;
-
-typedef struct mmx__remesh_dev mmx__remesh_dev;
-
-/* The set-up on the device: the working copy (the input's faces and positions, reduced), its
- * topology (refusing a face that is not a triangle, as mmx__flip_topo_build), the feature
- * edges (remesh_step.h's rule, with the creases) sorted and unique, the corner flags, the
- * feature vertices, the measures into *m, and the BVH over the input (mmx__bvh_build_cuda).
- * *out is NULL on failure. Synchronises: a few times (the counts and sums it reads).
- * Errors: those of the steps named, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
-mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
-                                mmx__remesh_dev_measure *m);
-
-/* The lengths the rounds aim at: (4/5 L)^2 and (4/3 L)^2; with expect, every round's result is
- * checked by mmx_mesh_validate against it (a violation: MMX_ERR_INTERNAL naming the round). */
-void mmx__remesh_dev_lengths(mmx__remesh_dev *d, double lo2, double hi2,
-                             const mmx_mesh_expect *expect);
-
-/* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax): the host's step (remesh.c),
- * the same rounds, counts and bytes, it's counts added to. Synchronises: every round (its
- * seeds' count, the selections' steps). */
-mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration *it);
-
-/* The current device mesh (owned by d). */
-const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d);
-
-/* Frees d; with out, the current mesh is handed over into *out. Returns s (the caller's status),
- * or the first error of the release when s is MMX_OK. */
-mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s);
-
 /* b's arrays as a view (host memory, b's own: valid while b lives). */
 mmx__bvh_view mmx__bvh_host_view(const mmx__bvh *b);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "dynamic_internal.h"
 #include "patch_keep.h"
+#include "remesh_flow.h"
 
 mmx_status mmx__flip_ef_cuda(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index nfaces,
                              mmx_index *ef)
@@ -45,38 +46,22 @@ mmx_status mmx__sc_dev_build(mmx_ctx *ctx, const mmx_mesh *mesh, const char *who
     return mmx__no_cuda(ctx, "mmx__sc_dev_build");
 }
 
-mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in, mmx__remesh_dev **out,
+mmx_status mmx__remesh_dev_open(mmx__rm *st, const mmx__remesh_dev_in *in,
                                 mmx__remesh_dev_measure *m)
 {
     (void)in, (void)m;
-    *out = NULL;
-    return mmx__no_cuda(ctx, "mmx__remesh_dev_open");
+    st->be = NULL;
+    return mmx__no_cuda(st->ctx, "mmx__remesh_dev_open");
 }
 
-/* Unreachable (no mmx__remesh_dev can be made): they report or give nothing. */
-mmx_status mmx__remesh_dev_step(mmx__remesh_dev *d, int k, mmx_remesh_iteration *it)
+void mmx__remesh_dev_close(mmx__rm *st)
 {
-    (void)d, (void)k, (void)it;
-    return MMX_ERR_INTERNAL;
+    (void)st;
 }
 
-void mmx__remesh_dev_lengths(mmx__remesh_dev *d, double lo2, double hi2,
-                             const mmx_mesh_expect *expect)
-{
-    (void)d, (void)lo2, (void)hi2, (void)expect;
-}
-
-const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *d)
-{
-    (void)d;
-    return NULL;
-}
-
-mmx_status mmx__remesh_dev_close(mmx__remesh_dev *d, mmx_mesh **out, mmx_status s)
-{
-    (void)d, (void)out;
-    return s;
-}
+/* Unreachable: without CUDA no remeshing set-up succeeds on a CUDA context, so no stage runs. */
+const mmx__rm_stages mmx__rm_cuda_stages = {NULL, NULL, NULL, NULL, NULL, NULL,
+                                            NULL, NULL, NULL, NULL, NULL};
 
 mmx_status mmx__bvh_closest_cuda(mmx_ctx *ctx, const mmx__bvh_view *dev, const double *p,
                                  mmx_index n, double *q, mmx_index *tri)

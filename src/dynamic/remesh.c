@@ -2,12 +2,18 @@
  * long edges, collapses of short ones, valence-improving flips, and tangential relaxation with
  * projection back onto the input (dynamic.h states the steps and the feature rules). Every
  * step is a sequence of rounds, each keeping the lexicographically first maximal independent
- * set of its seeds' cavities by the fixed priorities, so the whole run is deterministic. */
+ * set of its seeds' cavities by the fixed priorities, so the whole run is deterministic.
+ *
+ * The flow (the steps' rounds, their stopping rules and counts, the mesh's replacement after
+ * a round) is written once here for both backends (remesh_flow.h); the host's stages follow
+ * it, CUDA's are in remesh.cu. */
 #include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/device.h"
 #include "dynamic_internal.h"
+#include "remesh_flow.h"
 #include "remesh_step.h"
 #include "slide.h"
 #include "patch_keep.h"
@@ -27,34 +33,197 @@ mmx_remesh_options mmx_remesh_defaults(void)
     return o;
 }
 
-/* What the steps carry from round to round besides the mesh: the feature edges (sorted keys
- * lo << 32 | hi) and the tagged corners (one flag per vertex). */
-typedef struct state {
-    mmx_ctx *ctx;
-    mmx_mesh *cur;
-    uint64_t *feat;
-    mmx_index nfeat;
-    unsigned char *pin;
-    uint32_t round;
-    double lo2, hi2; /* (4/5 L)^2, (4/3 L)^2 */
-    const mmx_remesh_options *o;
-    mmx_mesh_expect expect;
-    mmx__flip_topo topo; /* the topology of cur's faces, when have_topo: built once per mesh
-                            (a relaxation changes positions only, so it stays valid) */
-    int have_topo;
-    mmx__slide *slide; /* the input's feature lines (slide.h; NULL: nothing slides) */
-} state;
+/* ---- the round's scratch --------------------------------------------------------------------- */
 
-/* The current mesh's topology, built on first use; *t is a shallow copy owned by st. */
-static mmx_status topo(state *st, mmx__flip_topo *t)
+mmx_status mmx__rm_take(mmx__rm *st, size_t count, size_t size, void **p)
 {
-    if (!st->have_topo) {
-        mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &st->topo);
-        if (s) return s;
-        st->have_topo = 1;
+    *p = NULL;
+    if (st->nscratch == (int)(sizeof st->scratch / sizeof *st->scratch))
+        return mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: a round's scratch list is full");
+    mmx_status s = st->cuda ? mmx__dev_alloc(st->ctx, (count + 1) * size, p)
+                            : mmx__host_alloc(st->ctx, count + 1, size, p);
+    if (!s) st->scratch[st->nscratch++] = *p;
+    return s;
+}
+
+void mmx__rm_release(mmx__rm *st)
+{
+    for (int i = 0; i < st->nscratch; i++) {
+        if (st->cuda) mmx__dev_free(st->ctx, st->scratch[i]);
+        else free(st->scratch[i]);
+        st->scratch[i] = NULL;
     }
-    *t = st->topo;
+    st->nscratch = 0;
+}
+
+#define TAKE(st, count, p) mmx__rm_take((st), (size_t)(count), sizeof **(p), (void **)(p))
+
+/* ---- the flow ------------------------------------------------------------------------------- */
+
+/* Validates the current mesh when asked, naming the round that left it. */
+static mmx_status check(mmx__rm *st, const char *step)
+{
+    if (!st->o->validate) return MMX_OK;
+    mmx_mesh_validation r;
+    mmx_status s = mmx_mesh_validate(st->ctx, st->cur, &st->expect, &r);
+    if (s == MMX_ERR_MESH)
+        s = mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that is "
+                      "not valid: %s", (unsigned)(st->round - 1), step, r.problem);
+    return s;
+}
+
+/* Replaces the current mesh by the round's new one (r->next, taken over), counts the round
+ * into the step's *rounds and *edits, keeps the caller's patch set current (on the new mesh's
+ * topology, which the next round reads too; with_sd: the round's per-seed records tell the
+ * patches what changed) and validates the mesh when asked. A round that kept nothing leaves
+ * the mesh as it was: then the current mesh and its topology stay. */
+static mmx_status advance(mmx__rm *st, const mmx__rm_stages *B, mmx__rm_round *r,
+                          const char *step, int *rounds, int64_t *edits, int with_sd)
+{
+    (*rounds)++;
+    *edits += r->c.kept;
+    if (r->c.kept == 0) {
+        /* The round changed nothing: its mesh has cur's bytes, so cur and its topology stay
+         * (the next step builds none). */
+        st->round++;
+        return check(st, step);
+    }
+    if (st->have_topo) B->drop_topo(st);
+    st->have_topo = 0, st->adj = NULL;
+    const mmx_index nverts_before = mmx_mesh_nverts(st->cur);
+    const mmx_index nfaces_before = mmx_mesh_nfaces(st->cur);
+    mmx_mesh_free(st->cur);
+    st->cur = r->next;
+    r->next = NULL;
+    st->round++;
+    mmx_status s = MMX_OK;
+    if (st->o->patches) {
+        s = B->topo(st);
+        if (!s)
+            s = mmx__keep_patches(st->ctx, st->o->patches, r->kind, nverts_before, nfaces_before,
+                                  r->c.kept, with_sd ? r->sd : NULL, with_sd ? r->n : 0,
+                                  st->cuda ? MMX_SPACE_DEVICE : MMX_SPACE_HOST, st->cur, st->adj);
+    }
+    return s ? s : check(st, step);
+}
+
+/* Step 1: split rounds until no edge seeds one or a round keeps none. */
+static mmx_status split_step(mmx__rm *st, const mmx__rm_stages *B, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int k = 0; k < MMX__RM_SPLIT_ROUNDS && !s; k++) {
+        mmx__rm_round r;
+        memset(&r, 0, sizeof r);
+        r.kind = MMX_CAVITY_EDGE_SPLIT;
+        s = B->topo(st);
+        if (!s) s = B->split_seeds(st, &r);
+        it->split_seeds += r.found;
+        if (!s && r.n > 0) s = B->edge_round(st, &r);
+        if (!s && r.c.kept > 0) s = B->split_features(st, &r);
+        const int stop = s || r.n == 0;
+        if (!stop) s = advance(st, B, &r, "split", &it->split_rounds, &it->splits, 1);
+        mmx_mesh_free(r.next);
+        mmx__rm_release(st); /* after the patches' update read sd */
+        if (stop || r.c.kept == 0) break;
+    }
+    return s;
+}
+
+/* Step 2: collapse rounds until no edge seeds one or a round keeps none. */
+static mmx_status collapse_step(mmx__rm *st, const mmx__rm_stages *B, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int k = 0; k < MMX__RM_COLLAPSE_ROUNDS && !s; k++) {
+        mmx__rm_round r;
+        memset(&r, 0, sizeof r);
+        r.kind = MMX_CAVITY_EDGE_COLLAPSE;
+        s = B->topo(st);
+        if (!s) s = B->collapse_seeds(st, &r);
+        it->collapse_seeds += r.found;
+        if (!s && r.n > 0) s = B->edge_round(st, &r);
+        if (!s && r.c.kept > 0) s = B->collapse_renumber(st, &r);
+        const int stop = s || r.n == 0;
+        if (!stop) s = advance(st, B, &r, "collapse", &it->collapse_rounds, &it->collapses, 1);
+        mmx_mesh_free(r.next);
+        mmx__rm_release(st);
+        if (stop || r.c.kept == 0) break;
+    }
+    return s;
+}
+
+/* Step 3: flip rounds until no edge seeds one or a round keeps none. */
+static mmx_status flip_step(mmx__rm *st, const mmx__rm_stages *B, mmx_remesh_iteration *it)
+{
+    mmx_status s = MMX_OK;
+    for (int k = 0; k < MMX__RM_FLIP_ROUNDS && !s; k++) {
+        mmx__rm_round r;
+        memset(&r, 0, sizeof r);
+        r.kind = MMX_CAVITY_EDGE_FLIP;
+        s = B->topo(st);
+        if (!s) s = B->flip_seeds(st, &r);
+        it->flip_seeds += r.found;
+        if (!s && r.n > 0) s = B->edge_round(st, &r);
+        const int stop = s || r.n == 0;
+        if (!stop) s = advance(st, B, &r, "flip", &it->flip_rounds, &it->flips, 0);
+        mmx_mesh_free(r.next);
+        mmx__rm_release(st);
+        if (stop || r.c.kept == 0) break;
+    }
+    return s;
+}
+
+/* Step 4: every target from the positions at the start of the step (Jacobi), then rounds of
+ * VERTEX_MOVE until every seed moved or was refused; the conflicting ones go again, with their
+ * targets, in the next round. The moves change positions alone: the topology stays. */
+static mmx_status relax_step(mmx__rm *st, const mmx__rm_stages *B, mmx_remesh_iteration *it)
+{
+    mmx__rm_round r;
+    memset(&r, 0, sizeof r);
+    r.kind = MMX_CAVITY_VERTEX_MOVE;
+    mmx_status s = B->topo(st);
+    if (!s) s = B->relax_targets(st, &r);
+    for (int k = 0; k < MMX__RM_RELAX_ROUNDS && r.n > 0 && !s; k++) {
+        it->move_seeds += r.n;
+        s = B->move_round(st, &r);
+        if (s) break;
+        st->round++;
+        it->relax_rounds++;
+        it->moves += r.c.kept;
+        s = check(st, "relax");
+        if (!s) s = B->conflicts(st, &r);
+    }
+    mmx__rm_release(st);
+    return s;
+}
+
+/* ---- the host's stages ------------------------------------------------------------------------ */
+
+/* The host's own state: the topology of the current mesh (built once per mesh: a relaxation
+ * changes positions only, so it stays valid), the BVH over the input and its feature lines. */
+typedef struct host_be {
+    mmx__flip_topo topo;
+    mmx__bvh *bvh;
+    mmx__slide *slide; /* slide.h; NULL: nothing slides */
+} host_be;
+
+static host_be *hb(const mmx__rm *st)
+{
+    return (host_be *)st->be;
+}
+
+static mmx_status h_topo(mmx__rm *st)
+{
+    if (st->have_topo) return MMX_OK;
+    mmx_status s = mmx__flip_topo_build(st->ctx, st->cur, "mmx_remesh", &hb(st)->topo);
+    if (s) return s;
+    st->have_topo = 1;
+    st->adj = hb(st)->topo.adj;
     return MMX_OK;
+}
+
+static void h_drop_topo(mmx__rm *st)
+{
+    mmx__flip_topo_free(&hb(st)->topo);
 }
 
 static uint64_t key(mmx_index a, mmx_index b)
@@ -68,35 +237,28 @@ static int u64_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static int is_feature(const state *st, mmx_index a, mmx_index b)
+static int is_feature(const mmx__rm *st, mmx_index a, mmx_index b)
 {
     return st->nfeat > 0 && mmx__rm_find(st->feat, st->nfeat, key(a, b)) >= 0;
 }
 
-/* The steps' view of the current mesh with topology t (fv, fdeg: NULL where a step does not
- * read them). */
-static mmx__rm_view rm_view(const state *st, const mmx__flip_topo *t, const unsigned char *fv,
-                            const mmx_index *fdeg)
+/* The steps' view of the current mesh (fv, fdeg: NULL where a step does not read them). */
+static mmx__rm_view rm_view(const mmx__rm *st, const unsigned char *fv, const mmx_index *fdeg)
 {
-    const mmx__rm_view r = {mmx__sc_host_view(t), st->cur->pos, st->feat, st->nfeat, st->pin,
-                            fv, fdeg, st->lo2, st->hi2};
+    const mmx__rm_view r = {mmx__sc_host_view(&hb(st)->topo), st->cur->pos, st->feat, st->nfeat,
+                            st->pin, fv, fdeg, st->lo2, st->hi2};
     return r;
 }
 
-/* Per vertex of t: 1 when it never moves and no collapse may touch it (a boundary vertex, an
- * end of a feature edge, a tagged corner). */
-static mmx_status feature_verts(const state *st, const mmx__flip_topo *t, unsigned char **out)
+/* Per vertex of t into fv: 1 when it never moves and no collapse may touch it (a boundary
+ * vertex, an end of a feature edge, a tagged corner). */
+static void feature_verts(const mmx__rm *st, const mmx__flip_topo *t, unsigned char *fv)
 {
-    unsigned char *fv = NULL;
-    mmx_status s = mmx__host_alloc(st->ctx, (size_t)t->nverts + 1, 1, (void **)&fv);
-    if (s) return s;
     for (mmx_index v = 0; v < t->nverts; v++) fv[v] = t->adj->boundary[v] || st->pin[v];
     for (mmx_index i = 0; i < st->nfeat; i++) {
         fv[(mmx_index)(st->feat[i] >> 32)] = 1;
         fv[(mmx_index)(uint32_t)st->feat[i]] = 1;
     }
-    *out = fv;
-    return MMX_OK;
 }
 
 /* Feature keys k[0..n) sorted, each once (the form st->feat keeps); returns their number. */
@@ -109,217 +271,43 @@ static mmx_index sort_unique(uint64_t *k, mmx_index n)
     return u;
 }
 
-/* Replaces the current mesh by `next` after a round of `kind` that kept `kept` cavities
- * (counted into the step's *rounds and *edits; sd[0..n) its per-seed records), keeps the
- * caller's patch set current (on the next mesh's topology, which the next round reads too),
- * and validates the mesh when asked. */
-static mmx_status advance(state *st, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
-                          mmx_index kept, mmx_cavity_kind kind, const mmx_cavity_seed *sd,
-                          mmx_index n)
+/* Longest edges first (Rivara's bisection): a long edge is a seed when no face of it has a
+ * longer edge, so a split never cuts a triangle across its shorter side (which, repeated,
+ * makes needles); the others wait for their faces' longest. */
+static mmx_status h_split_seeds(mmx__rm *st, mmx__rm_round *r)
 {
-    (*rounds)++;
-    *edits += kept;
-    if (st->have_topo) mmx__flip_topo_free(&st->topo);
-    st->have_topo = 0;
-    const mmx_index nverts_before = mmx_mesh_nverts(st->cur), nfaces_before = mmx_mesh_nfaces(st->cur);
-    mmx_mesh_free(st->cur);
-    st->cur = next;
-    st->round++;
-    mmx_status s = MMX_OK;
-    if (st->o->patches && kept > 0) {
-        mmx__flip_topo t;
-        s = topo(st, &t);
-        if (!s) s = mmx__keep_patches(st->ctx, st->o->patches, kind, nverts_before, nfaces_before,
-                                      kept, sd, n, MMX_SPACE_HOST, next, t.adj);
-    }
-    if (s || !st->o->validate) return s;
-    mmx_mesh_validation r;
-    s = mmx_mesh_validate(st->ctx, next, &st->expect, &r);
-    if (s == MMX_ERR_MESH)
-        return mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that "
-                         "is not valid: %s", (unsigned)(st->round - 1), step, r.problem);
-    return s;
+    const mmx__flip_topo *t = &hb(st)->topo;
+    double *longest = NULL;
+    mmx_status s = TAKE(st, t->nedges, &r->seeds);
+    if (!s) s = TAKE(st, t->nfaces, &longest);
+    if (s) return s;
+    const mmx__rm_view rv = rm_view(st, NULL, NULL);
+    for (mmx_index f = 0; f < t->nfaces; f++) longest[f] = mmx__rm_longest(&rv, f);
+    for (mmx_index e = 0; e < t->nedges; e++)
+        if (mmx__rm_split_seed(&rv, longest, e)) r->seeds[r->n++] = e;
+    r->found = r->n;
+    return MMX_OK;
 }
 
-/* ---- split ---------------------------------------------------------------------------------- */
-
-static mmx_status split_step(state *st, mmx_remesh_iteration *it)
+/* remesh_step.h's rule, edge by edge. */
+static mmx_status h_collapse_seeds(mmx__rm *st, mmx__rm_round *r)
 {
-    mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_SPLIT_ROUNDS && !s; r++) {
-        mmx__flip_topo t;
-        s = topo(st, &t);
-        if (s) break;
-        mmx_index *seeds = NULL, n = 0;
-        mmx_cavity_seed *sd = NULL;
-        mmx_mesh *next = NULL;
-        mmx_cavity_counts c = {0, 0, 0, 0};
-        double *longest = NULL;
-        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nfaces + 1, sizeof *longest, (void **)&longest);
-        if (!s) {
-            /* Longest edges first (Rivara's bisection): a long edge is a seed when no face of
-             * it has a longer edge, so a split never cuts a triangle across its shorter side
-             * (which, repeated, makes needles); the others wait for their faces' longest. */
-            const mmx__rm_view rv = rm_view(st, &t, NULL, NULL);
-            for (mmx_index f = 0; f < t.nfaces; f++) longest[f] = mmx__rm_longest(&rv, f);
-            for (mmx_index e = 0; e < t.nedges; e++)
-                if (mmx__rm_split_seed(&rv, longest, e)) seeds[n++] = e;
-        }
-        free(longest);
-        it->split_seeds += n;
-        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
-        if (!s && n > 0)
-            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_SPLIT, seeds, NULL,
-                                         NULL, n, st->round, &next, &c, sd);
-        /* A split feature edge (a, b) becomes (a, m) and (m, b). */
-        uint64_t *feat = NULL;
-        unsigned char *pin = NULL;
-        if (!s && c.kept > 0) {
-            mmx_index grow = 0;
-            for (mmx_index i = 0; i < n; i++)
-                grow += sd[i].outcome == MMX_CAVITY_KEPT &&
-                        is_feature(st, t.adj->ev[2 * (size_t)seeds[i]],
-                                   t.adj->ev[2 * (size_t)seeds[i] + 1]);
-            s = mmx__host_alloc(st->ctx, (size_t)(st->nfeat + grow) + 1, sizeof *feat,
-                                (void **)&feat);
-            if (!s) s = mmx__host_alloc(st->ctx, (size_t)mmx_mesh_nverts(next) + 1, 1, (void **)&pin);
-            if (!s) {
-                mmx_index nf = 0;
-                for (mmx_index i = 0; i < st->nfeat; i++) feat[nf++] = st->feat[i];
-                for (mmx_index i = 0; i < n; i++) {
-                    const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]];
-                    const mmx_index b = t.adj->ev[2 * (size_t)seeds[i] + 1];
-                    if (sd[i].outcome != MMX_CAVITY_KEPT || !is_feature(st, a, b)) continue;
-                    /* Found in the unchanged st->feat; replaced at the same place in the
-                     * copy, which is sorted again below. */
-                    const uint64_t k = key(a, b);
-                    const uint64_t *old = bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp);
-                    feat[old - st->feat] = key(a, sd[i].vertex);
-                    feat[nf++] = key(sd[i].vertex, b);
-                }
-                qsort(feat, (size_t)nf, sizeof *feat, u64_cmp);
-                memset(pin, 0, (size_t)mmx_mesh_nverts(next));
-                memcpy(pin, st->pin, (size_t)t.nverts);
-                free(st->feat);
-                free(st->pin);
-                st->feat = feat, st->pin = pin, st->nfeat = nf;
-                feat = NULL, pin = NULL;
-            }
-        }
-        free(feat);
-        free(pin);
-        free(seeds);
-        if (s || n == 0) {
-            free(sd);
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(st, next, "split", &it->split_rounds, &it->splits, c.kept,
-                    MMX_CAVITY_EDGE_SPLIT, sd, n);
-        free(sd);
-        if (c.kept == 0) break;
-    }
-    return s;
+    const mmx__flip_topo *t = &hb(st)->topo;
+    unsigned char *fv = NULL;
+    mmx_index *fdeg = NULL;
+    mmx_status s = TAKE(st, t->nverts, &fv);
+    if (!s) s = TAKE(st, t->nedges, &r->seeds);
+    if (!s) s = TAKE(st, t->nedges, &r->keep);
+    if (!s) s = TAKE(st, t->nverts, &fdeg);
+    if (s) return s;
+    feature_verts(st, t, fv);
+    mmx__rm_feature_degrees(st->feat, st->nfeat, t->nverts, fdeg);
+    const mmx__rm_view rv = rm_view(st, fv, fdeg);
+    for (mmx_index e = 0; e < t->nedges; e++)
+        if (mmx__rm_collapse_seed(&rv, e, &r->keep[r->n])) r->seeds[r->n++] = e;
+    r->found = r->n;
+    return MMX_OK;
 }
-
-/* ---- collapse ------------------------------------------------------------------------------- */
-
-static mmx_status collapse_step(state *st, mmx_remesh_iteration *it)
-{
-    mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_COLLAPSE_ROUNDS && !s; r++) {
-        mmx__flip_topo t;
-        s = topo(st, &t);
-        if (s) break;
-        const float *pos = st->cur->pos;
-        unsigned char *fv = NULL;
-        mmx_index *seeds = NULL, *keep = NULL, *to = NULL, n = 0;
-        mmx_cavity_seed *sd = NULL;
-        mmx_mesh *next = NULL;
-        mmx_cavity_counts c = {0, 0, 0, 0};
-        s = feature_verts(st, &t, &fv);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *keep, (void **)&keep);
-        mmx_index *fdeg = NULL;
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
-        if (!s) mmx__rm_feature_degrees(st->feat, st->nfeat, t.nverts, fdeg);
-        /* remesh_step.h's rule, edge by edge. */
-        if (!s) {
-            const mmx__rm_view rv = rm_view(st, &t, fv, fdeg);
-            for (mmx_index e = 0; e < t.nedges; e++)
-                if (mmx__rm_collapse_seed(&rv, e, &keep[n])) seeds[n++] = e;
-        }
-        it->collapse_seeds += n;
-        float *place = NULL; /* the merged vertices where the rules checked them */
-        if (!s && n > 0) s = mmx__host_alloc(st->ctx, (size_t)n, sizeof *sd, (void **)&sd);
-        if (!s && n > 0) s = mmx__host_alloc(st->ctx, 3 * (size_t)n, sizeof *place, (void **)&place);
-        if (!s && n > 0) mmx__rm_collapse_places(pos, t.adj->ev, seeds, keep, n, place);
-        if (!s && n > 0)
-            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_COLLAPSE, seeds,
-                                         NULL, place, n, st->round, &next, &c, sd);
-        free(place);
-        /* The survivors keep their order: old vertex v becomes v minus the removed ones below
-         * it (each kept seed removes its higher end b). */
-        unsigned char *pin = NULL; /* the corner flags renumbered (read from the old ones) */
-        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *to, (void **)&to);
-        if (!s && c.kept > 0) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, 1, (void **)&pin);
-        if (!s && c.kept > 0) {
-            memset(to, 0, ((size_t)t.nverts + 1) * sizeof *to);
-            for (mmx_index i = 0; i < n; i++)
-                if (sd[i].outcome == MMX_CAVITY_KEPT) to[t.adj->ev[2 * (size_t)seeds[i] + 1]] = 1;
-            mmx_index removed = 0;
-            for (mmx_index v = 0; v < t.nverts; v++) {
-                if (to[v]) { /* removed */
-                    removed++;
-                    to[v] = -1;
-                    continue;
-                }
-                to[v] = v - removed;
-                pin[to[v]] = st->pin[v];
-            }
-            /* A removed end takes its survivor's number; a feature end it was keeps its
-             * position and its features (a corner flag, edges now at the survivor). */
-            for (mmx_index i = 0; i < n; i++) {
-                if (sd[i].outcome != MMX_CAVITY_KEPT) continue;
-                const mmx_index a = t.adj->ev[2 * (size_t)seeds[i]], b = t.adj->ev[2 * (size_t)seeds[i] + 1];
-                to[b] = to[a];
-                if (keep[i] < 0) continue;
-                memcpy(next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)keep[i], 3 * sizeof *pos);
-                pin[to[a]] = st->pin[keep[i]];
-            }
-            free(st->pin);
-            st->pin = pin;
-            pin = NULL;
-            /* A collapsed feature edge becomes a point (dropped); the edges of its removed end
-             * now run from the kept one. Sorted, each once. */
-            mmx_index nf = 0;
-            for (mmx_index i = 0; i < st->nfeat; i++) {
-                const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
-                if (to[a] != to[b]) st->feat[nf++] = key(to[a], to[b]);
-            }
-            st->nfeat = sort_unique(st->feat, nf);
-        }
-        free(fv);
-        free(fdeg);
-        free(keep);
-        free(to);
-        free(pin);
-        free(seeds);
-        if (s || n == 0) {
-            free(sd);
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(st, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept,
-                    MMX_CAVITY_EDGE_COLLAPSE, sd, n);
-        free(sd);
-        if (c.kept == 0) break;
-    }
-    return s;
-}
-
-/* ---- flip ----------------------------------------------------------------------------------- */
 
 typedef struct pkey {
     uint64_t priority;
@@ -363,136 +351,185 @@ static mmx_index vertex_disjoint(const mmx__flip_topo *t, mmx_index *seeds, mmx_
     return m;
 }
 
-static mmx_status flip_step(state *st, mmx_remesh_iteration *it)
+static mmx_status h_flip_seeds(mmx__rm *st, mmx__rm_round *r)
 {
+    const mmx__flip_topo *t = &hb(st)->topo;
+    mmx_index *deg = NULL, *mark = NULL;
+    pkey *order = NULL;
+    mmx_status s = TAKE(st, t->nedges, &r->seeds);
+    if (!s) s = TAKE(st, t->nverts, &deg);
+    if (!s) s = TAKE(st, t->nverts, &mark);
+    if (!s) s = TAKE(st, t->nedges, &order);
+    if (s) return s;
+    memset(deg, 0, (size_t)t->nverts * sizeof *deg);
+    for (size_t k = 0; k < 2 * (size_t)t->nedges; k++) deg[t->adj->ev[k]]++;
+    const mmx__rm_view rv = rm_view(st, NULL, NULL);
+    for (mmx_index e = 0; e < t->nedges; e++)
+        if (mmx__rm_flip_seed(&rv, deg, e)) r->seeds[r->found++] = e;
+    r->n = vertex_disjoint(t, r->seeds, r->found, st->round, order, mark);
+    return MMX_OK;
+}
+
+static mmx_status h_edge_round(mmx__rm *st, mmx__rm_round *r)
+{
+    const mmx__flip_topo *t = &hb(st)->topo;
+    float *place = NULL; /* collapses: the merged vertices where the rules checked them */
     mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_FLIP_ROUNDS && !s; r++) {
-        mmx__flip_topo t;
-        s = topo(st, &t);
-        if (s) break;
-        mmx_index *seeds = NULL, *deg = NULL, *mark = NULL, n = 0;
-        pkey *order = NULL;
-        mmx_mesh *next = NULL;
-        mmx_cavity_counts c = {0, 0, 0, 0};
-        s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *seeds, (void **)&seeds);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *deg, (void **)&deg);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *mark, (void **)&mark);
-        if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nedges + 1, sizeof *order, (void **)&order);
-        if (!s) {
-            memset(deg, 0, (size_t)t.nverts * sizeof *deg);
-            for (size_t k = 0; k < 2 * (size_t)t.nedges; k++) deg[t.adj->ev[k]]++;
-            const mmx__rm_view rv = rm_view(st, &t, NULL, NULL);
-            for (mmx_index e = 0; e < t.nedges; e++)
-                if (mmx__rm_flip_seed(&rv, deg, e)) seeds[n++] = e;
-            it->flip_seeds += n;
-            n = vertex_disjoint(&t, seeds, n, st->round, order, mark);
-        }
-        if (!s && n > 0)
-            s = mmx__cavity_round_ranked(st->ctx, st->cur, &t, MMX_CAVITY_EDGE_FLIP, seeds, NULL,
-                                         NULL, n, st->round, &next, &c, NULL);
-        free(seeds);
-        free(deg);
-        free(mark);
-        free(order);
-        if (s || n == 0) {
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(st, next, "flip", &it->flip_rounds, &it->flips, c.kept, MMX_CAVITY_EDGE_FLIP,
-                    NULL, 0);
-        if (c.kept == 0) break;
+    if (r->kind != MMX_CAVITY_EDGE_FLIP) s = TAKE(st, r->n, &r->sd);
+    if (!s && r->kind == MMX_CAVITY_EDGE_COLLAPSE) {
+        s = TAKE(st, 3 * (size_t)r->n, &place);
+        if (!s) mmx__rm_collapse_places(st->cur->pos, t->adj->ev, r->seeds, r->keep, r->n, place);
     }
+    if (!s)
+        s = mmx__cavity_round_ranked(st->ctx, st->cur, t, r->kind, r->seeds, NULL, place, r->n,
+                                     st->round, &r->next, &r->c, r->sd);
     return s;
 }
 
-/* ---- tangential relaxation and projection ---------------------------------------------------- */
-
-static mmx_status relax_step(state *st, const mmx__bvh *bvh, mmx_remesh_iteration *it)
+/* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no corners. */
+static mmx_status h_split_features(mmx__rm *st, mmx__rm_round *r)
 {
-    mmx__flip_topo t;
-    mmx_status s = topo(st, &t);
+    const mmx__flip_topo *t = &hb(st)->topo;
+    const mmx_index *ev = t->adj->ev;
+    uint64_t *feat = NULL;
+    unsigned char *pin = NULL;
+    mmx_index grow = 0;
+    for (mmx_index i = 0; i < r->n; i++)
+        grow += r->sd[i].outcome == MMX_CAVITY_KEPT &&
+                is_feature(st, ev[2 * (size_t)r->seeds[i]], ev[2 * (size_t)r->seeds[i] + 1]);
+    mmx_status s = mmx__host_alloc(st->ctx, (size_t)(st->nfeat + grow) + 1, sizeof *feat,
+                                   (void **)&feat);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)mmx_mesh_nverts(r->next) + 1, 1, (void **)&pin);
+    if (s) {
+        free(feat);
+        return s;
+    }
+    mmx_index nf = 0;
+    for (mmx_index i = 0; i < st->nfeat; i++) feat[nf++] = st->feat[i];
+    for (mmx_index i = 0; i < r->n; i++) {
+        const mmx_index a = ev[2 * (size_t)r->seeds[i]], b = ev[2 * (size_t)r->seeds[i] + 1];
+        if (r->sd[i].outcome != MMX_CAVITY_KEPT || !is_feature(st, a, b)) continue;
+        /* Found in the unchanged st->feat; replaced at the same place in the copy, which is
+         * sorted again below. */
+        const uint64_t k = key(a, b);
+        const uint64_t *old = bsearch(&k, st->feat, (size_t)st->nfeat, sizeof k, u64_cmp);
+        feat[old - st->feat] = key(a, r->sd[i].vertex);
+        feat[nf++] = key(r->sd[i].vertex, b);
+    }
+    qsort(feat, (size_t)nf, sizeof *feat, u64_cmp);
+    memset(pin, 0, (size_t)mmx_mesh_nverts(r->next));
+    memcpy(pin, st->pin, (size_t)t->nverts);
+    free(st->feat);
+    free(st->pin);
+    st->feat = feat, st->pin = pin, st->nfeat = nf;
+    return MMX_OK;
+}
+
+/* The survivors keep their order: old vertex v becomes v minus the removed ones below it (each
+ * kept seed removes its higher end b). */
+static mmx_status h_collapse_renumber(mmx__rm *st, mmx__rm_round *r)
+{
+    const mmx__flip_topo *t = &hb(st)->topo;
+    const mmx_index *ev = t->adj->ev;
+    const float *pos = st->cur->pos;
+    mmx_index *to = NULL;
+    unsigned char *pin = NULL; /* the corner flags renumbered (read from the old ones) */
+    mmx_status s = TAKE(st, t->nverts, &to);
+    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t->nverts + 1, 1, (void **)&pin);
     if (s) return s;
+    memset(to, 0, ((size_t)t->nverts + 1) * sizeof *to);
+    for (mmx_index i = 0; i < r->n; i++)
+        if (r->sd[i].outcome == MMX_CAVITY_KEPT) to[ev[2 * (size_t)r->seeds[i] + 1]] = 1;
+    mmx_index removed = 0;
+    for (mmx_index v = 0; v < t->nverts; v++) {
+        if (to[v]) { /* removed */
+            removed++;
+            to[v] = -1;
+            continue;
+        }
+        to[v] = v - removed;
+        pin[to[v]] = st->pin[v];
+    }
+    /* A removed end takes its survivor's number; a feature end it was keeps its position and
+     * its features (a corner flag, edges now at the survivor). */
+    for (mmx_index i = 0; i < r->n; i++) {
+        if (r->sd[i].outcome != MMX_CAVITY_KEPT) continue;
+        const mmx_index a = ev[2 * (size_t)r->seeds[i]], b = ev[2 * (size_t)r->seeds[i] + 1];
+        to[b] = to[a];
+        const mmx_index k = r->keep[i];
+        if (k < 0) continue;
+        memcpy(r->next->pos + 3 * (size_t)to[a], pos + 3 * (size_t)k, 3 * sizeof *pos);
+        pin[to[a]] = st->pin[k];
+    }
+    free(st->pin);
+    st->pin = pin;
+    /* A collapsed feature edge becomes a point (dropped); the edges of its removed end now run
+     * from the kept one. Sorted, each once. */
+    mmx_index nf = 0;
+    for (mmx_index i = 0; i < st->nfeat; i++) {
+        const mmx_index a = (mmx_index)(st->feat[i] >> 32), b = (mmx_index)(uint32_t)st->feat[i];
+        if (to[a] != to[b]) st->feat[nf++] = key(to[a], to[b]);
+    }
+    st->nfeat = sort_unique(st->feat, nf);
+    return MMX_OK;
+}
+
+static mmx_status h_relax_targets(mmx__rm *st, mmx__rm_round *r)
+{
+    const mmx__flip_topo *t = &hb(st)->topo;
     const float *pos = st->cur->pos;
     unsigned char *fv = NULL;
     double *vn = NULL, *va = NULL;
-    mmx_index *seeds = NULL, *fdeg = NULL, n = 0;
-    float *targets = NULL, *p = NULL;
-    mmx_cavity_seed *sd = NULL;
-    s = feature_verts(st, &t, &fv);
-    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *vn, (void **)&vn);
-    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *va, (void **)&va);
-    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *seeds, (void **)&seeds);
-    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *targets, (void **)&targets);
-    if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)t.nverts + 1, sizeof *p, (void **)&p);
-    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *sd, (void **)&sd);
-    if (!s) s = mmx__host_alloc(st->ctx, (size_t)t.nverts + 1, sizeof *fdeg, (void **)&fdeg);
-    if (!s) {
-        mmx__rm_feature_degrees(st->feat, st->nfeat, t.nverts, fdeg);
-        const mmx__rm_view rv = rm_view(st, &t, fv, fdeg);
-        const mmx__bvh_view surf = mmx__bvh_host_view(bvh);
-        const mmx__slide_view sl = mmx__slide_host_view(st->slide);
-        for (mmx_index v = 0; v < t.nverts; v++)
-            mmx__rm_normal_area(&rv, v, vn + 3 * (size_t)v, &va[v]);
-        memcpy(p, pos, 3 * (size_t)t.nverts * sizeof *p);
-        /* Every target from the positions at the start of the step (Jacobi). */
-        for (mmx_index v = 0; v < t.nverts; v++) {
-            double X[3];
-            if (!mmx__rm_target(&rv, vn, va, &surf, &sl, v, X)) continue;
-            float *to = targets + 3 * (size_t)n;
-            for (int k = 0; k < 3; k++) to[k] = (float)X[k];
-            if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
-            seeds[n++] = v;
-        }
-        /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones
-         * go again, with their targets, in the next round. */
-        for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
-            mmx_cavity_counts c;
-            it->move_seeds += n;
-            s = mmx__relocate_round_pos(st->ctx, &t, p, seeds, targets, n, st->round, MMX__RM_SLIVER, &c, sd);
-            if (s) break;
-            st->round++;
-            it->relax_rounds++;
-            it->moves += c.kept;
-            if (st->o->validate) {
-                mmx_mesh *m = NULL;
-                mmx_mesh_validation vr;
-                s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &m);
-                if (!s) s = mmx_mesh_validate(st->ctx, m, &st->expect, &vr);
-                mmx_mesh_free(m);
-                if (s == MMX_ERR_MESH)
-                    s = mmx__fail(st->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (relax) left "
-                                  "a mesh that is not valid: %s", (unsigned)(st->round - 1), vr.problem);
-                if (s) break;
-            }
-            mmx_index m = 0;
-            for (mmx_index i = 0; i < n; i++) {
-                if (sd[i].outcome != MMX_CAVITY_CONFLICT) continue;
-                seeds[m] = seeds[i];
-                memmove(targets + 3 * (size_t)m, targets + 3 * (size_t)i, 3 * sizeof *targets);
-                m++;
-            }
-            n = m;
-        }
+    mmx_index *fdeg = NULL;
+    mmx_status s = TAKE(st, t->nverts, &fv);
+    if (!s) s = TAKE(st, 3 * (size_t)t->nverts, &vn);
+    if (!s) s = TAKE(st, t->nverts, &va);
+    if (!s) s = TAKE(st, t->nverts, &r->seeds);
+    if (!s) s = TAKE(st, 3 * (size_t)t->nverts, &r->targets);
+    if (!s) s = TAKE(st, t->nverts, &r->sd);
+    if (!s) s = TAKE(st, t->nverts, &fdeg);
+    if (s) return s;
+    feature_verts(st, t, fv);
+    mmx__rm_feature_degrees(st->feat, st->nfeat, t->nverts, fdeg);
+    const mmx__rm_view rv = rm_view(st, fv, fdeg);
+    const mmx__bvh_view surf = mmx__bvh_host_view(hb(st)->bvh);
+    const mmx__slide_view sl = mmx__slide_host_view(hb(st)->slide);
+    for (mmx_index v = 0; v < t->nverts; v++) mmx__rm_normal_area(&rv, v, vn + 3 * (size_t)v, &va[v]);
+    for (mmx_index v = 0; v < t->nverts; v++) {
+        double X[3];
+        if (!mmx__rm_target(&rv, vn, va, &surf, &sl, v, X)) continue;
+        float *to = r->targets + 3 * (size_t)r->n;
+        for (int k = 0; k < 3; k++) to[k] = (float)X[k];
+        if (memcmp(to, pos + 3 * (size_t)v, 3 * sizeof *to) == 0) continue;
+        r->seeds[r->n++] = v;
     }
-    mmx_mesh *next = NULL;
-    if (!s) {
-        s = mmx_mesh_from_faces(st->ctx, t.nverts, t.nfaces, t.start, t.verts, p, &next);
-        s = mmx__round_result(st->ctx, s, next, &next);
-    }
-    if (!s) {
-        mmx_mesh_free(st->cur);
-        st->cur = next;
-    }
-    free(fv);
-    free(fdeg);
-    free(vn);
-    free(va);
-    free(seeds);
-    free(targets);
-    free(p);
-    free(sd);
-    return s;
+    return MMX_OK;
 }
+
+static mmx_status h_move_round(mmx__rm *st, mmx__rm_round *r)
+{
+    return mmx__relocate_round_pos(st->ctx, &hb(st)->topo, st->cur->pos, r->seeds, r->targets,
+                                   r->n, st->round, MMX__RM_SLIVER, &r->c, r->sd);
+}
+
+static mmx_status h_conflicts(mmx__rm *st, mmx__rm_round *r)
+{
+    (void)st;
+    mmx_index m = 0;
+    for (mmx_index i = 0; i < r->n; i++) {
+        if (r->sd[i].outcome != MMX_CAVITY_CONFLICT) continue;
+        r->seeds[m] = r->seeds[i];
+        memmove(r->targets + 3 * (size_t)m, r->targets + 3 * (size_t)i, 3 * sizeof *r->targets);
+        m++;
+    }
+    r->n = m;
+    return MMX_OK;
+}
+
+const mmx__rm_stages mmx__rm_host_stages = {
+    h_topo, h_drop_topo, h_split_seeds, h_collapse_seeds, h_flip_seeds, h_edge_round,
+    h_split_features, h_collapse_renumber, h_relax_targets, h_move_round, h_conflicts,
+};
 
 /* ---- set-up ---------------------------------------------------------------------------------- */
 
@@ -538,7 +575,7 @@ typedef struct measure {
 
 /* The input's feature edges (boundary, dihedral angle over the bound, tagged creases) and
  * tagged corners into st, and its measures, on the host. */
-static mmx_status find_features(state *st, const mmx_mesh *mesh, const mmx__flip_topo *t,
+static mmx_status find_features(mmx__rm *st, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                 double cos_bound, measure *m)
 {
     mmx_ctx *ctx = st->ctx;
@@ -586,7 +623,7 @@ static mmx_status not_valid(mmx_ctx *ctx, const mmx_mesh_validation *vr)
  * length whose square overflows or that would make more than 2^28 faces (about the surface's
  * area over an equilateral triangle of side L: refused before the splits try to make it).
  * *work: 1 when there is something to remesh (edges and a length). */
-static mmx_status set_length(state *st, const measure *m, mmx_remesh_report *rep, int *work)
+static mmx_status set_length(mmx__rm *st, const measure *m, mmx_remesh_report *rep, int *work)
 {
     const double mean = m->nedges > 0 ? m->length / m->nedges : 0;
     const double L = st->o->target_length > 0 ? st->o->target_length : mean;
@@ -611,12 +648,12 @@ static double cos_bound(const mmx_remesh_options *o)
 }
 
 /* The set-up on the host: the input's checks, its features, the target length, the BVH and the
- * working copy with its topology (st->cur, st->topo); rep gets the length and the feature
- * counts. */
-static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_remesh_report *rep,
-                        int *work)
+ * working copy with its topology (st->cur, the host state's topo); rep gets the length and the
+ * feature counts. */
+static mmx_status setup(mmx__rm *st, const mmx_mesh *mesh, mmx_remesh_report *rep, int *work)
 {
     mmx_ctx *ctx = st->ctx;
+    host_be *h = hb(st);
     *work = 0;
     const mmx_index nv = mmx_mesh_nverts(mesh);
     for (mmx_index v = 0; v < nv; v++)
@@ -630,14 +667,15 @@ static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_rem
     measure m;
     if (!s) s = find_features(st, mesh, &t, cos_bound(st->o), &m);
     if (!s && st->o->slide_features)
-        s = mmx__slide_open(ctx, mesh->pos, t.nverts, st->feat, st->nfeat, st->pin, &st->slide);
+        s = mmx__slide_open(ctx, mesh->pos, t.nverts, st->feat, st->nfeat, st->pin, &h->slide);
     if (!s) s = set_length(st, &m, rep, work);
     if (!s) st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
     unsigned char *fv = NULL;
-    if (!s) s = feature_verts(st, &t, &fv);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)t.nverts + 1, 1, (void **)&fv);
+    if (!s) feature_verts(st, &t, fv);
     for (mmx_index v = 0; !s && v < t.nverts; v++) rep->feature_verts += fv[v];
     free(fv);
-    if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, bvh);
+    if (!s) s = mmx__bvh_build(ctx, mesh->pos, t.nverts, t.verts, t.nfaces, &h->bvh);
     /* The working copy: the faces and positions alone, in the reduced form. */
     if (!s) s = mmx_mesh_from_faces(ctx, t.nverts, t.nfaces, t.start, t.verts, mesh->pos, &st->cur);
     if (!s && t.nfaces > 0) s = mmx_mesh_reduce(ctx, st->cur);
@@ -646,16 +684,16 @@ static mmx_status setup(state *st, const mmx_mesh *mesh, mmx__bvh **bvh, mmx_rem
         return s;
     }
     /* The working copy has the input's faces: its topology is t. */
-    st->topo = t;
+    h->topo = t;
     st->have_topo = 1;
+    st->adj = t.adj;
     return MMX_OK;
 }
 
 /* The set-up on CUDA, each step the host's on the device (remesh.cu): the same checks in the
  * same order, the same features, measures and BVH; the working copy and its topology stay on
- * the device (*dv). */
-static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **dv,
-                             mmx_remesh_report *rep, int *work)
+ * the device. */
+static mmx_status setup_cuda(mmx__rm *st, const mmx_mesh *mesh, mmx_remesh_report *rep, int *work)
 {
     mmx_ctx *ctx = st->ctx;
     *work = 0;
@@ -665,35 +703,40 @@ static mmx_status setup_cuda(state *st, const mmx_mesh *mesh, mmx__remesh_dev **
     uint64_t *creases = NULL;
     mmx_index *corners = NULL, nc = 0, nk = 0;
     if (!s) s = tagged(ctx, mesh, &creases, &nc, &corners, &nk);
-    mmx__remesh_dev_in in = {mesh, creases, nc, corners, nk, st->o->feature_angle < 180,
-                             cos_bound(st->o), st->o->patches, st->o->slide_features};
+    const mmx__remesh_dev_in in = {mesh, creases, nc, corners, nk, st->o->feature_angle < 180,
+                                   cos_bound(st->o), st->o->slide_features};
     mmx__remesh_dev_measure dm;
-    if (!s) s = mmx__remesh_dev_open(ctx, &in, dv, &dm);
+    if (!s) s = mmx__remesh_dev_open(st, &in, &dm);
     free(creases);
     free(corners);
     mmx_mesh_validation vr;
-    if (!s) s = mmx_mesh_validate(ctx, mmx__remesh_dev_mesh(*dv), NULL, &vr);
+    if (!s) s = mmx_mesh_validate(ctx, st->cur, NULL, &vr);
     if (!s && !vr.valid) s = not_valid(ctx, &vr);
-    st->nfeat = dm.nfeat;
     const measure m = {dm.length, dm.area, dm.nedges};
     if (!s) s = set_length(st, &m, rep, work);
     if (!s) {
         st->expect = (mmx_mesh_expect){1, vr.stats.euler, 1, vr.stats.boundary_loops};
         rep->feature_verts = dm.feature_verts;
-        mmx__remesh_dev_lengths(*dv, st->lo2, st->hi2, st->o->validate ? &st->expect : NULL);
     }
     return s;
 }
 
-/* Step k of an iteration (0 split, 1 collapse, 2 flip, 3 relax) on the host. */
-static mmx_status host_step(state *st, int k, const mmx__bvh *bvh, mmx_remesh_iteration *it)
+/* Frees what the set-up and the rounds left in st (but st->cur). */
+static void teardown(mmx__rm *st)
 {
-    switch (k) {
-    case 0: return split_step(st, it);
-    case 1: return collapse_step(st, it);
-    case 2: return flip_step(st, it);
-    default: return relax_step(st, bvh, it);
+    mmx__rm_release(st);
+    if (st->cuda) {
+        mmx__remesh_dev_close(st);
+        mmx__dev_free(st->ctx, st->feat);
+        mmx__dev_free(st->ctx, st->pin);
+        return;
     }
+    host_be *h = hb(st);
+    if (st->have_topo) mmx__flip_topo_free(&h->topo);
+    mmx__bvh_free(h->bvh);
+    mmx__slide_free(h->slide);
+    free(st->feat);
+    free(st->pin);
 }
 
 mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_options *opts,
@@ -723,48 +766,44 @@ mmx_status mmx_remesh(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_remesh_optio
     if (!s) s = mmx_timer_start(timer);
     mmx_remesh_report rep;
     memset(&rep, 0, sizeof rep);
-    state st;
+    mmx__rm st;
     memset(&st, 0, sizeof st);
+    host_be h;
+    memset(&h, 0, sizeof h);
     st.ctx = ctx;
+    st.cuda = dev;
     st.o = &o;
-    mmx__bvh *bvh = NULL;
-    mmx__remesh_dev *dv = NULL; /* on CUDA: the working copy, its features and BVH */
-    mmx_mesh *result = NULL;
+    st.be = dev ? NULL : &h;
+    const mmx__rm_stages *B = dev ? &mmx__rm_cuda_stages : &mmx__rm_host_stages;
+    mmx_status (*const step[4])(mmx__rm *, const mmx__rm_stages *, mmx_remesh_iteration *) = {
+        split_step, collapse_step, flip_step, relax_step};
     int work = 0;
-    if (!s) s = dev ? setup_cuda(&st, mesh, &dv, &rep, &work) : setup(&st, mesh, &bvh, &rep, &work);
+    if (!s) s = dev ? setup_cuda(&st, mesh, &rep, &work) : setup(&st, mesh, &rep, &work);
     for (int i = 0; work && !s && i < o.iterations; i++) {
         mmx_remesh_iteration *it = &rep.per_iteration[i];
         double *step_ms[4] = {&it->split_ms, &it->collapse_ms, &it->flip_ms, &it->relax_ms};
         s = mmx_timer_start(iter_timer);
         for (int k = 0; k < 4 && !s; k++) {
             s = mmx_timer_start(step_timer);
-            if (!s) s = dv ? mmx__remesh_dev_step(dv, k, it) : host_step(&st, k, bvh, it);
+            if (!s) s = step[k](&st, B, it);
             if (!s) s = mmx_timer_stop(step_timer, step_ms[k]);
         }
         if (!s) s = mmx_timer_stop(iter_timer, &it->ms);
-        const mmx_mesh *cur = dv ? mmx__remesh_dev_mesh(dv) : st.cur;
-        it->nverts = mmx_mesh_nverts(cur);
-        it->nfaces = mmx_mesh_nfaces(cur);
+        it->nverts = mmx_mesh_nverts(st.cur);
+        it->nfaces = mmx_mesh_nfaces(st.cur);
         rep.iterations = i + 1;
         if (!s) mmx__progress(ctx, "remesh iteration", i + 1, o.iterations);
     }
-    if (dv) s = mmx__remesh_dev_close(dv, s ? NULL : &result, s);
-    else if (!s) result = st.cur, st.cur = NULL;
     if (!s) s = mmx_timer_stop(timer, &rep.ms);
-    mmx__bvh_free(bvh);
-    mmx__slide_free(st.slide);
-    if (st.have_topo) mmx__flip_topo_free(&st.topo);
+    teardown(&st);
     mmx_timer_free(timer);
     mmx_timer_free(iter_timer);
     mmx_timer_free(step_timer);
-    free(st.feat);
-    free(st.pin);
-    mmx_mesh_free(st.cur);
     if (s) {
-        mmx_mesh_free(result);
+        mmx_mesh_free(st.cur);
         return s;
     }
-    *out = result;
+    *out = st.cur;
     if (report) *report = rep;
     return MMX_OK;
 }

@@ -1,21 +1,23 @@
-/* The iterations of isotropic remeshing on the device (host statement: remesh.c). Each step
- * is the host's, kernel for loop: its seeds are found by remesh_step.h's rules (the host's
- * code) one thread per edge or vertex and listed in ascending order by a scan of their flags;
- * its rounds are the templates' rounds through the round driver (round.c: mmx__round_run with
- * their CUDA stages), which give the host's bytes; the features are kept as the host
- * keeps them (sorted keys, a split feature edge replaced by its halves, a collapse's edges
- * renamed, sorted and made unique); the valence flips' vertex-disjoint set is the greedy
- * pass over the quads' vertices (mmx__select_cuda); and a relaxation's targets are the
- * host's (the same BVH, queried by bvh_step.h). So the device makes the host's edits round for
- * round, and the result is the same bytes.
+/* CUDA's stages of isotropic remeshing (remesh_flow.h; the flow and the host's stages:
+ * remesh.c). Each stage is the host's, kernel for loop: the seeds are found by remesh_step.h's
+ * rules (the host's code) one thread per edge or vertex and listed in ascending order by a
+ * scan of their flags; the rounds are the templates' rounds through the round driver
+ * (round.c: mmx__round_run with their CUDA stages), which give the host's bytes; the features
+ * are kept as the host keeps them (sorted keys, a split feature edge replaced by its halves, a
+ * collapse's edges renamed, sorted and made unique); the valence flips' vertex-disjoint set is
+ * the greedy pass over the quads' vertices (mmx__select_cuda); and a relaxation's targets are
+ * the host's (the same BVH, queried by bvh_step.h). So the device makes the host's edits round
+ * for round, and the result is the same bytes.
  *
  * Waits, all there are in an iteration: the topology's build after each round that changed
- * the mesh (the adjacency's one); per round, its seeds' count (list; a collapse round reads
- * its rings' total with it); the driver's (one per step of the selection, a split's or
- * collapse's counts,
- * which size its output; a flip or move round reads none: the kept count is the
- * selection's); a flip round's vertex-disjoint set (one per step of its selection); after a split or collapse round that kept some, the features' (their count and the
- * unique count); per move round, the count of its conflicts. */
+ * the mesh (the adjacency's one; a round that kept nothing changed nothing: remesh.c keeps the
+ * topology); per round, its seeds' count (list; a collapse round reads its rings' total with
+ * it); the driver's (one per step of the selection, a split's or collapse's counts, which size
+ * its output; a flip or move round reads none: the kept count is the selection's); a flip
+ * round's vertex-disjoint set (one per step of its selection); after a split or collapse round
+ * that kept some, the features' one (set_features' count: the new and renamed keys are written
+ * with NO_KEY where none, so their number is not read); per move round, the count of its
+ * conflicts; and the relaxation's count of its moving vertices. */
 #include <cub/device/device_radix_sort.cuh>
 #include <cstdlib>
 #include <cstring>
@@ -27,7 +29,7 @@
 #include "dynamic_internal.h"
 #include "remesh_step.h"
 #include "slide.h"
-#include "patch_keep.h"
+#include "remesh_flow.h"
 
 namespace {
 
@@ -142,29 +144,21 @@ __global__ void k_state_flag(const unsigned char *state, mmx_index n, mmx_index 
     if (i < n) flag[i] = state[i] == MMX_CAVITY_KEPT;
 }
 
-/* A kept split of a feature edge (a, b): 1 in grow. */
-__global__ void k_feature_splits(const mmx_index *ev, const mmx_index *seeds,
+/* No feature edge: a key set_features drops (no edge has it: its lower end would be 2^32 - 1). */
+#define NO_KEY (~0ull)
+
+/* The split of seed i, when kept on a feature edge (a, b) with new vertex m: (a, m) in the
+ * edge's place, (m, b) at nfeat + i; NO_KEY there for every other seed. */
+__global__ void k_split_features(const mmx_index *ev, const mmx_index *seeds,
                                  const mmx_cavity_seed *sd, mmx_index n, mmx__rm_view r,
-                                 mmx_index *grow)
+                                 uint64_t *feat)
 {
     const long long i = INDEX();
     if (i >= n) return;
-    const mmx_index e = seeds[i];
-    grow[i] = sd[i].outcome == MMX_CAVITY_KEPT &&
-              mmx__rm_is_feature(&r, ev[2 * (size_t)e], ev[2 * (size_t)e + 1]);
-}
-
-/* The split feature edge (a, b) with new vertex m: (a, m) in its place, (m, b) appended. */
-__global__ void k_split_features(const mmx_index *ev, const mmx_index *seeds,
-                                 const mmx_cavity_seed *sd, const mmx_index *grow,
-                                 const mmx_index *off, mmx_index n, mmx__rm_view r, uint64_t *feat)
-{
-    const long long i = INDEX();
-    if (i >= n || !grow[i]) return;
     const mmx_index e = seeds[i], a = ev[2 * (size_t)e], b = ev[2 * (size_t)e + 1];
-    const mmx_index at = mmx__rm_find(r.feat, r.nfeat, mmx__rm_key(a, b));
-    feat[at] = mmx__rm_key(a, sd[i].vertex);
-    feat[r.nfeat + off[i]] = mmx__rm_key(sd[i].vertex, b);
+    const int grown = sd[i].outcome == MMX_CAVITY_KEPT && mmx__rm_is_feature(&r, a, b);
+    feat[r.nfeat + i] = grown ? mmx__rm_key(sd[i].vertex, b) : NO_KEY;
+    if (grown) feat[mmx__rm_find(r.feat, r.nfeat, mmx__rm_key(a, b))] = mmx__rm_key(a, sd[i].vertex);
 }
 
 /* The higher end of every kept collapse is removed. */
@@ -207,22 +201,21 @@ __global__ void k_collapse_ends(const mmx_index *ev, const mmx_index *seeds,
     npin[to[a]] = pin[k];
 }
 
-/* Feature edge (a, b) renamed (to[a], to[b]); flag 0 for one collapsed to a point. */
+/* Feature edge (a, b) renamed (to[a], to[b]); NO_KEY for one collapsed to a point. */
 __global__ void k_rename_features(const uint64_t *feat, mmx_index nfeat, const mmx_index *to,
-                                  uint64_t *out, mmx_index *flag)
+                                  uint64_t *out)
 {
     const long long i = INDEX();
     if (i >= nfeat) return;
     const mmx_index a = to[(mmx_index)(feat[i] >> 32)], b = to[(mmx_index)(uint32_t)feat[i]];
-    flag[i] = a != b;
-    out[i] = mmx__rm_key(a, b);
+    out[i] = a != b ? mmx__rm_key(a, b) : NO_KEY;
 }
 
-/* 1 for the first of each run of equal keys (sorted). */
+/* 1 for the first of each run of equal keys (sorted), but NO_KEY. */
 __global__ void k_first_of_run(const uint64_t *k, mmx_index n, mmx_index *flag)
 {
     const long long i = INDEX();
-    if (i < n) flag[i] = i == 0 || k[i] != k[i - 1];
+    if (i < n) flag[i] = (i == 0 || k[i] != k[i - 1]) && k[i] != NO_KEY;
 }
 
 __global__ void k_pack_u64(const uint64_t *src, const mmx_index *flag, const mmx_index *off,
@@ -315,63 +308,46 @@ __global__ void k_count(const unsigned char *flag, mmx_index n, unsigned int *co
     if (threadIdx.x == 0 && c) atomicAdd(count, c);
 }
 
-/* ---- the driver ---------------------------------------------------------------------------- */
+/* ---- CUDA's stages (remesh_flow.h) ----------------------------------------------------------- */
 
-/* Device memory a round takes, freed all at once at its end. */
-struct Scratch {
-    void *p[24];
-    int n = 0;
-};
-
+/* CUDA's own state besides the flow's (st->be). */
 struct Dev {
+    mmx__rm *rm;          /* the flow's state: the working copy, features, corners, lengths */
     mmx_ctx *ctx;
     cudaStream_t st;
-    double lo2, hi2;
-    int validate;
-    mmx_mesh_expect expect;
-    mmx_mesh *cur;       /* device */
-    uint64_t *feat;      /* device, sorted, nfeat */
-    mmx_index nfeat;
-    unsigned char *pin;  /* device, per vertex of cur */
-    mmx__bvh_view bvh;   /* device */
-    uint32_t round;
-    mmx__sc_dev topo;
-    int have_topo;
-    Scratch sc;
-    mmx_patch_set *ps;   /* the caller's patch set, kept current (NULL: none) */
+    mmx__bvh_view bvh;    /* device: the input's triangles */
+    void *bvh_block;
+    mmx__sc_dev topo;     /* of rm->cur, while rm->have_topo */
     mmx__slide_dev slide; /* the input's feature lines (slide.h; empty: nothing slides) */
 };
 
+Dev *dev(const mmx__rm *st)
+{
+    return static_cast<Dev *>(st->be);
+}
+
+/* count + 1 elements of T of the round's scratch (mmx__rm_take). */
 template <typename T>
 mmx_status take(Dev *d, size_t count, T **out)
 {
-    *out = nullptr;
-    if (d->sc.n == (int)(sizeof d->sc.p / sizeof d->sc.p[0]))
-        return mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: a round's scratch list is full");
-    void *p = nullptr;
-    mmx_status s = mmx__dev_alloc(d->ctx, (count + 1) * sizeof(T), &p);
-    if (!s) d->sc.p[d->sc.n++] = p, *out = static_cast<T *>(p);
-    return s;
-}
-
-void release(Dev *d)
-{
-    for (int i = 0; i < d->sc.n; i++) mmx__dev_free(d->ctx, d->sc.p[i]);
-    d->sc.n = 0;
+    return mmx__rm_take(d->rm, count, sizeof(T), reinterpret_cast<void **>(out));
 }
 
 mmx_status topo(Dev *d)
 {
-    if (d->have_topo) return MMX_OK;
-    mmx_status s = mmx__sc_dev_build(d->ctx, d->cur, "mmx_remesh", &d->topo);
-    if (!s) d->have_topo = 1;
-    return s;
+    if (d->rm->have_topo) return MMX_OK;
+    mmx_status s = mmx__sc_dev_build(d->ctx, d->rm->cur, "mmx_remesh", &d->topo);
+    if (s) return s;
+    d->rm->have_topo = 1;
+    d->rm->adj = d->topo.f.adj;
+    return MMX_OK;
 }
 
 mmx__rm_view view(const Dev *d, const unsigned char *fv, const mmx_index *fdeg)
 {
-    return mmx__rm_view{d->topo.view, d->cur->pos, d->feat, d->nfeat, d->pin, fv, fdeg,
-                        d->lo2, d->hi2};
+    const mmx__rm *r = d->rm;
+    return mmx__rm_view{d->topo.view, r->cur->pos, r->feat, r->nfeat, r->pin, fv, fdeg,
+                        r->lo2, r->hi2};
 }
 
 /* The flagged items of [0, n) in ascending order into out; their number into *count (the
@@ -387,7 +363,7 @@ mmx_status list(Dev *d, const mmx_index *flag, mmx_index n, mmx_index *off, mmx_
     return s;
 }
 
-/* Sorts feat[0..n) (device) ascending and drops repeats; the result into d->feat / d->nfeat
+/* Sorts feat[0..n) (device) ascending and drops repeats and NO_KEY; the result into rm->feat / rm->nfeat
  * (feat is taken over or freed). */
 mmx_status set_features(Dev *d, uint64_t *feat, mmx_index n)
 {
@@ -420,46 +396,10 @@ mmx_status set_features(Dev *d, uint64_t *feat, mmx_index n)
         mmx__dev_free(d->ctx, out);
         return s;
     }
-    mmx__dev_free(d->ctx, d->feat);
-    d->feat = out;
-    d->nfeat = u;
+    mmx__dev_free(d->ctx, d->rm->feat);
+    d->rm->feat = out;
+    d->rm->nfeat = u;
     return MMX_OK;
-}
-
-/* Validates the current mesh when asked (as remesh.c's advance), on the device. */
-mmx_status check(Dev *d, const char *step)
-{
-    if (!d->validate) return MMX_OK;
-    mmx_mesh_validation r;
-    mmx_status s = mmx_mesh_validate(d->ctx, d->cur, &d->expect, &r);
-    if (s == MMX_ERR_MESH)
-        s = mmx__fail(d->ctx, MMX_ERR_INTERNAL, "mmx_remesh: round %u (%s) left a mesh that is "
-                      "not valid: %s", (unsigned)(d->round - 1), step, r.problem);
-    return s;
-}
-
-/* Replaces the current mesh by `next` after a round of `kind` that kept `kept` cavities
- * (counted into the step's *rounds and *edits; sd[0..n) its per-seed records, device),
- * keeps the caller's patch set current (on the next mesh's topology, which the next round
- * reads too), and validates it when asked (remesh.c's advance). */
-mmx_status advance(Dev *d, mmx_mesh *next, const char *step, int *rounds, int64_t *edits,
-                   mmx_index kept, mmx_cavity_kind kind, const mmx_cavity_seed *sd, mmx_index n)
-{
-    (*rounds)++;
-    *edits += kept;
-    if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
-    d->have_topo = 0;
-    const mmx_index nverts_before = mmx_mesh_nverts(d->cur), nfaces_before = mmx_mesh_nfaces(d->cur);
-    mmx_mesh_free(d->cur);
-    d->cur = next;
-    d->round++;
-    mmx_status s = MMX_OK;
-    if (d->ps && kept > 0) {
-        s = topo(d);
-        if (!s) s = mmx__keep_patches(d->ctx, d->ps, kind, nverts_before, nfaces_before, kept, sd,
-                                      n, MMX_SPACE_DEVICE, next, d->topo.f.adj);
-    }
-    return s ? s : check(d, step);
 }
 
 /* The feature vertices (and, with fdeg, each vertex's feature edges) of the current mesh. */
@@ -467,338 +407,299 @@ mmx_status feature_verts(Dev *d, unsigned char *fv, mmx_index *fdeg)
 {
     mmx_status s = MMX_OK;
     const mmx_index nv = d->topo.view.f.nverts;
-    LAUNCH(k_fv, nv, d->topo.view.boundary, d->pin, nv, fv);
+    LAUNCH(k_fv, nv, d->topo.view.boundary, d->rm->pin, nv, fv);
     if (!s && fdeg) s = mmx__cuda(d->ctx, cudaMemsetAsync(fdeg, 0, (size_t)nv * sizeof *fdeg, d->st), "memset");
-    LAUNCH(k_feature_ends, d->nfeat, d->feat, d->nfeat, fv, fdeg);
+    LAUNCH(k_feature_ends, d->rm->nfeat, d->rm->feat, d->rm->nfeat, fv, fdeg);
     return s;
 }
 
-mmx_status split_step(Dev *d, mmx_remesh_iteration *it)
+mmx_status c_topo(mmx__rm *st)
 {
+    return topo(dev(st));
+}
+
+void c_drop_topo(mmx__rm *st)
+{
+    mmx__sc_dev_free(st->ctx, &dev(st)->topo);
+}
+
+mmx_status c_split_seeds(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
+    const mmx_index nf = d->topo.view.f.nfaces, ne = d->topo.view.f.nedges;
+    const mmx__rm_view rv = view(d, nullptr, nullptr);
+    double *longest = nullptr;
+    mmx_status s = take(d, nf, &longest);
+    if (!s) s = take(d, ne, &r->flag);
+    if (!s) s = take(d, ne + 1, &r->off);
+    if (!s) s = take(d, ne, &r->seeds);
+    LAUNCH(k_longest, nf, rv, nf, longest);
+    LAUNCH(k_split_flag, ne, rv, longest, ne, r->flag);
+    if (!s) s = list(d, r->flag, ne, r->off, r->seeds, &r->n);
+    r->found = r->n;
+    return s;
+}
+
+mmx_status c_collapse_seeds(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
+    const mmx_index nv = d->topo.view.f.nverts, ne = d->topo.view.f.nedges;
+    unsigned char *fv = nullptr;
+    mmx_index *fdeg = nullptr, *keep_e = nullptr;
+    mmx_status s = take(d, nv, &fv);
+    if (!s) s = take(d, nv, &fdeg);
+    if (!s) s = take(d, ne, &r->flag);
+    if (!s) s = take(d, ne + 1 > nv + 1 ? ne + 1 : nv + 1, &r->off); /* the renumbering's too */
+    if (!s) s = take(d, ne, &r->seeds);
+    if (!s) s = take(d, ne, &keep_e);
+    if (!s) s = feature_verts(d, fv, fdeg);
+    const mmx__rm_view rv = view(d, fv, fdeg);
+    LAUNCH(k_collapse_flag, ne, rv, ne, r->flag, keep_e);
+    /* The seeds listed, and their rings' total (the round's proposal would read it) read back
+     * with their count: one wait for both. */
+    mmx_index *room = nullptr, *roff = nullptr, *both = nullptr;
+    if (!s) s = take(d, ne + 1, &room);
+    if (!s) s = take(d, ne + 1, &roff);
+    if (!s) s = take(d, 2, &both);
+    LAUNCH(k_collapse_room, ne, d->topo.view, r->flag, ne, room);
+    if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, r->flag, ne, r->off);
+    if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, room, ne, roff);
+    if (!s && ne > 0)
+        s = mmx__cuda(d->ctx, cudaMemcpyAsync(both, r->off + ne, sizeof *both,
+                                              cudaMemcpyDeviceToDevice, d->st), "copy");
+    if (!s && ne > 0)
+        s = mmx__cuda(d->ctx, cudaMemcpyAsync(both + 1, roff + ne, sizeof *both,
+                                              cudaMemcpyDeviceToDevice, d->st), "copy");
+    mmx_index hb[2] = {0, 0};
+    if (!s && ne > 0) s = mmx__dev_copy(d->ctx, hb, MMX_SPACE_HOST, both, MMX_SPACE_DEVICE, sizeof hb);
+    r->n = r->found = hb[0], r->ring_total = hb[1];
+    LAUNCH(k_list, ne, r->flag, r->off, ne, r->seeds);
+    if (s || r->n == 0) return s;
+    s = take(d, r->n, &r->keep);
+    LAUNCH(k_gather, r->n, r->seeds, r->n, keep_e, r->keep);
+    return s;
+}
+
+/* The valence rule's seeds, then of those the greedy set in the round's key order whose quads
+ * share no vertex (remesh.c's vertex_disjoint, by the device selection), ascending. */
+mmx_status c_flip_seeds(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
+    const mmx_index nv = d->topo.view.f.nverts, ne = d->topo.view.f.nedges;
+    mmx_index *deg = nullptr, *flag = nullptr, *off = nullptr, *seeds = nullptr, n = 0;
+    mmx_status s = take(d, nv, &deg);
+    if (!s) s = take(d, ne, &flag);
+    if (!s) s = take(d, ne + 1, &off);
+    if (!s) s = take(d, ne, &seeds);
+    if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(deg, 0, (size_t)nv * sizeof *deg, d->st), "memset");
+    LAUNCH(k_degree, 2 * (long long)ne, d->topo.view.f.ev, 2 * (long long)ne, deg);
+    const mmx__rm_view rv = view(d, nullptr, nullptr);
+    LAUNCH(k_flip_flag, ne, rv, deg, ne, flag);
+    if (!s) s = list(d, flag, ne, off, seeds, &n);
+    r->found = n;
+    if (s || n == 0) return s;
+    uint64_t *key = nullptr;
+    mmx_index *ring = nullptr, *ring_ptr = nullptr, *kept = nullptr, nk = 0;
+    unsigned char *state = nullptr;
+    s = take(d, n, &key);
+    if (!s) s = take(d, n + 1, &ring_ptr);
+    if (!s) s = take(d, 4 * (size_t)n, &ring);
+    if (!s) s = take(d, n, &state);
+    if (!s) s = take(d, n, &kept);
+    LAUNCH(k_quads, n, d->topo.view.f, seeds, n, st->round, key, ring_ptr, ring, state);
+    if (!s) s = mmx__select_cuda(d->ctx, n, key, ring_ptr, nullptr, ring, nv, state, &nk);
+    /* The kept ones' positions in seeds, ascending; their number is the selection's, so the
+     * list reads nothing back. */
+    LAUNCH(k_state_flag, n, state, n, flag);
+    if (!s) s = mmx__scan_offsets(d->ctx, flag, n, off);
+    LAUNCH(k_list, n, flag, off, n, kept);
+    LAUNCH(k_gather, nk, kept, nk, seeds, ring); /* ring: free now; the kept edges */
+    r->seeds = ring;
+    r->n = s ? 0 : nk;
+    return s;
+}
+
+mmx_status c_edge_round(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
     mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_SPLIT_ROUNDS && !s; r++) {
-        s = topo(d);
-        if (s) break;
-        const mmx_index nv = d->topo.view.f.nverts, nf = d->topo.view.f.nfaces,
-                        ne = d->topo.view.f.nedges;
-        const mmx__rm_view rv = view(d, nullptr, nullptr);
-        double *longest = nullptr;
-        mmx_index *flag = nullptr, *off = nullptr, *seeds = nullptr, n = 0;
-        s = take(d, nf, &longest);
-        if (!s) s = take(d, ne, &flag);
-        if (!s) s = take(d, ne + 1, &off);
-        if (!s) s = take(d, ne, &seeds);
-        LAUNCH(k_longest, nf, rv, nf, longest);
-        LAUNCH(k_split_flag, ne, rv, longest, ne, flag);
-        if (!s) s = list(d, flag, ne, off, seeds, &n);
-        it->split_seeds += n;
-        if (s || n == 0 || nf == 0) {
-            release(d);
-            break;
-        }
-        mmx_cavity_seed *sd = nullptr;
-        mmx_mesh *next = nullptr;
-        mmx_cavity_counts c{};
-        if (!s) s = take(d, n, &sd);
-        if (!s) s = mmx__sc_round_ranked_cuda(d->ctx, d->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT,
-                                              seeds, nullptr, nullptr, n, d->round, &next, &c, sd);
-        /* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no
-         * corners. */
-        if (!s && c.kept > 0) {
-            const mmx_index *ev = d->topo.view.f.ev;
-            mmx_index grow = 0;
-            uint64_t *feat = nullptr;
-            unsigned char *pin = nullptr;
-            LAUNCH(k_feature_splits, n, ev, seeds, sd, n, rv, flag);
-            if (!s) s = list(d, flag, n, off, nullptr, &grow);
-            if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)d->nfeat + grow + 1) * sizeof *feat, (void **)&feat);
-            if (!s && d->nfeat > 0)
-                s = mmx__cuda(d->ctx, cudaMemcpyAsync(feat, d->feat, (size_t)d->nfeat * sizeof *feat,
-                                                      cudaMemcpyDeviceToDevice, d->st), "copy");
-            LAUNCH(k_split_features, n, ev, seeds, sd, flag, off, n, rv, feat);
-            const mmx_index nv2 = mmx_mesh_nverts(next);
-            if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv2 + 1, (void **)&pin);
-            if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(pin, 0, (size_t)nv2, d->st), "memset");
-            if (!s && nv > 0)
-                s = mmx__cuda(d->ctx, cudaMemcpyAsync(pin, d->pin, (size_t)nv, cudaMemcpyDeviceToDevice, d->st), "copy");
-            if (!s) {
-                mmx__dev_free(d->ctx, d->pin);
-                d->pin = pin;
-                pin = nullptr;
-                s = set_features(d, feat, d->nfeat + grow);
-                feat = nullptr;
-            }
-            mmx__dev_free(d->ctx, feat);
-            mmx__dev_free(d->ctx, pin);
-        }
-        if (s) {
-            release(d);
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(d, next, "split", &it->split_rounds, &it->splits, c.kept,
-                    MMX_CAVITY_EDGE_SPLIT, sd, n);
-        release(d); /* after the patches' update read sd */
-        if (c.kept == 0) break;
+    if (r->kind == MMX_CAVITY_EDGE_SPLIT) {
+        s = take(d, r->n, &r->sd);
+        if (!s)
+            s = mmx__sc_round_ranked_cuda(d->ctx, st->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT,
+                                          r->seeds, nullptr, nullptr, r->n, st->round, &r->next,
+                                          &r->c, r->sd);
+        return s;
     }
-    return s;
-}
-
-mmx_status collapse_step(Dev *d, mmx_remesh_iteration *it)
-{
-    mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_COLLAPSE_ROUNDS && !s; r++) {
-        s = topo(d);
-        if (s) break;
-        const mmx_index nv = d->topo.view.f.nverts, nf = d->topo.view.f.nfaces,
-                        ne = d->topo.view.f.nedges;
-        unsigned char *fv = nullptr;
-        mmx_index *fdeg = nullptr, *flag = nullptr, *off = nullptr, *seeds = nullptr;
-        mmx_index *keep_e = nullptr, *keep = nullptr, n = 0;
-        s = take(d, nv, &fv);
-        if (!s) s = take(d, nv, &fdeg);
-        if (!s) s = take(d, ne, &flag);
-        if (!s) s = take(d, ne + 1 > nv + 1 ? ne + 1 : nv + 1, &off);
-        if (!s) s = take(d, ne, &seeds);
-        if (!s) s = take(d, ne, &keep_e);
-        if (!s) s = feature_verts(d, fv, fdeg);
-        const mmx__rm_view rv = view(d, fv, fdeg);
-        LAUNCH(k_collapse_flag, ne, rv, ne, flag, keep_e);
-        /* The seeds listed, and their rings' total (the round's proposal would read it) read
-         * back with their count: one wait for both. */
-        mmx_index *room = nullptr, *roff = nullptr, *both = nullptr, total = 0;
-        if (!s) s = take(d, ne + 1, &room);
-        if (!s) s = take(d, ne + 1, &roff);
-        if (!s) s = take(d, 2, &both);
-        LAUNCH(k_collapse_room, ne, d->topo.view, flag, ne, room);
-        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, flag, ne, off);
-        if (!s && ne > 0) s = mmx__scan_offsets(d->ctx, room, ne, roff);
-        if (!s && ne > 0)
-            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both, off + ne, sizeof *both,
-                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
-        if (!s && ne > 0)
-            s = mmx__cuda(d->ctx, cudaMemcpyAsync(both + 1, roff + ne, sizeof *both,
-                                                  cudaMemcpyDeviceToDevice, d->st), "copy");
-        mmx_index hb[2] = {0, 0};
-        if (!s && ne > 0)
-            s = mmx__dev_copy(d->ctx, hb, MMX_SPACE_HOST, both, MMX_SPACE_DEVICE, sizeof hb);
-        n = hb[0], total = hb[1];
-        LAUNCH(k_list, ne, flag, off, ne, seeds);
-        it->collapse_seeds += n;
-        if (s || n == 0 || nf == 0) {
-            release(d);
-            break;
-        }
-        if (!s) s = take(d, n, &keep);
-        LAUNCH(k_gather, n, seeds, n, keep_e, keep);
-        mmx_cavity_seed *sd = nullptr;
-        mmx_mesh *next = nullptr;
-        mmx_cavity_counts c{};
+    mmx__round rd{};
+    rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = st->cur, rd.pos = st->cur->pos, rd.kind = r->kind;
+    rd.seeds = r->seeds, rd.n = r->n, rd.round = st->round;
+    if (r->kind == MMX_CAVITY_EDGE_COLLAPSE) {
         float *place = nullptr; /* the merged vertices where the rules checked them */
-        if (!s) s = take(d, n, &sd);
-        if (!s) s = take(d, 3 * (size_t)n, &place);
-        if (!s) s = mmx__rm_collapse_places_cuda(d->ctx, d->cur->pos, d->topo.view.f.ev, seeds,
-                                                 keep, n, place);
-        if (!s) {
-            mmx__round rd{};
-            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
-            rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_EDGE_COLLAPSE, rd.seeds = seeds, rd.n = n;
-            rd.round = d->round, rd.place = place, rd.tally = 1, rd.sd = sd, rd.ring_total = total;
-            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
-        }
-        /* The survivors keep their order: old vertex v becomes v minus the removed ones below
-         * it (each kept seed removes its higher end b). */
-        if (!s && c.kept > 0) {
-            const mmx_index *ev = d->topo.view.f.ev;
-            mmx_index *removed = nullptr, *to = nullptr, *fl = nullptr, *fo = nullptr;
-            unsigned char *pin = nullptr;
-            uint64_t *renamed = nullptr, *feat = nullptr;
-            mmx_index nkeep = 0;
-            s = take(d, nv, &removed);
-            if (!s) s = take(d, nv, &to);
-            if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(removed, 0, (size_t)nv * sizeof *removed, d->st), "memset");
-            LAUNCH(k_removed, n, ev, seeds, sd, n, removed);
-            if (!s) s = mmx__scan_exclusive(d->ctx, removed, nv, off);
-            if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv + 1, (void **)&pin);
-            LAUNCH(k_renumber, nv, removed, off, nv, d->pin, to, pin);
-            LAUNCH(k_collapse_ends, n, ev, seeds, sd, keep, n, to, d->cur->pos, next->pos, d->pin, pin);
-            /* A collapsed feature edge becomes a point (dropped); the edges of a removed end
-             * now run from the kept one. Sorted, each once. */
-            if (!s) s = take(d, d->nfeat, &renamed);
-            if (!s) s = take(d, d->nfeat, &fl);
-            if (!s) s = take(d, d->nfeat + 1, &fo);
-            LAUNCH(k_rename_features, d->nfeat, d->feat, d->nfeat, to, renamed, fl);
-            if (!s) s = list(d, fl, d->nfeat, fo, nullptr, &nkeep);
-            if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)nkeep + 1) * sizeof *feat, (void **)&feat);
-            LAUNCH(k_pack_u64, d->nfeat, renamed, fl, fo, d->nfeat, feat);
-            if (!s) {
-                mmx__dev_free(d->ctx, d->pin);
-                d->pin = pin;
-                pin = nullptr;
-                s = set_features(d, feat, nkeep);
-                feat = nullptr;
-            }
-            mmx__dev_free(d->ctx, pin);
-            mmx__dev_free(d->ctx, feat);
-        }
-        if (s) {
-            release(d);
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(d, next, "collapse", &it->collapse_rounds, &it->collapses, c.kept,
-                    MMX_CAVITY_EDGE_COLLAPSE, sd, n);
-        release(d); /* after the patches' update read sd */
-        if (c.kept == 0) break;
+        s = take(d, r->n, &r->sd);
+        if (!s) s = take(d, 3 * (size_t)r->n, &place);
+        if (!s)
+            s = mmx__rm_collapse_places_cuda(d->ctx, st->cur->pos, d->topo.view.f.ev, r->seeds,
+                                             r->keep, r->n, place);
+        rd.sv = &d->topo.view, rd.place = place, rd.tally = 1, rd.sd = r->sd;
+        rd.ring_total = r->ring_total;
+    } else {
+        /* A flip: the round driver without the counts' read (the kept count is the
+         * selection's). */
+        rd.fv = &d->topo.f.view, rd.distinct = 1;
     }
+    if (!s) s = mmx__round_run(&rd, &mmx__edge_ops, &r->next, &r->c);
     return s;
 }
 
-mmx_status flip_step(Dev *d, mmx_remesh_iteration *it)
+/* A split feature edge (a, b) becomes (a, m) and (m, b); the new vertices are no corners. The
+ * halves go into room for every seed (NO_KEY where none), so their number is not read: the
+ * features' one wait is set_features'. */
+mmx_status c_split_features(mmx__rm *st, mmx__rm_round *r)
 {
-    mmx_status s = MMX_OK;
-    for (int r = 0; r < MMX__RM_FLIP_ROUNDS && !s; r++) {
-        s = topo(d);
-        if (s) break;
-        const mmx_index nv = d->topo.view.f.nverts, ne = d->topo.view.f.nedges;
-        mmx_index *deg = nullptr, *flag = nullptr, *off = nullptr, *seeds = nullptr, n = 0;
-        s = take(d, nv, &deg);
-        if (!s) s = take(d, ne, &flag);
-        if (!s) s = take(d, ne + 1, &off);
-        if (!s) s = take(d, ne, &seeds);
-        if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(deg, 0, (size_t)nv * sizeof *deg, d->st), "memset");
-        LAUNCH(k_degree, 2 * (long long)ne, d->topo.view.f.ev, 2 * (long long)ne, deg);
-        const mmx__rm_view rv = view(d, nullptr, nullptr);
-        LAUNCH(k_flip_flag, ne, rv, deg, ne, flag);
-        if (!s) s = list(d, flag, ne, off, seeds, &n);
-        it->flip_seeds += n;
-        if (s || n == 0) {
-            release(d);
-            break;
-        }
-        /* Of those, the greedy set in the round's key order whose quads share no vertex
-         * (remesh.c's vertex_disjoint), ascending. */
-        uint64_t *key = nullptr;
-        mmx_index *ring = nullptr, *ring_ptr = nullptr, *kept = nullptr, m = 0, nk = 0;
-        unsigned char *state = nullptr;
-        if (!s) s = take(d, n, &key);
-        if (!s) s = take(d, n + 1, &ring_ptr);
-        if (!s) s = take(d, 4 * (size_t)n, &ring);
-        if (!s) s = take(d, n, &state);
-        if (!s) s = take(d, n, &kept);
-        LAUNCH(k_quads, n, d->topo.view.f, seeds, n, d->round, key, ring_ptr, ring, state);
-        if (!s) s = mmx__select_cuda(d->ctx, n, key, ring_ptr, nullptr, ring, nv, state, &nk);
-        /* The kept ones' positions in seeds, ascending; their number is the selection's, so
-         * the list reads nothing back. */
-        LAUNCH(k_state_flag, n, state, n, flag);
-        if (!s) s = mmx__scan_offsets(d->ctx, flag, n, off);
-        LAUNCH(k_list, n, flag, off, n, kept);
-        m = nk;
-        LAUNCH(k_gather, m, kept, m, seeds, ring); /* ring: free now; the kept edges */
-        mmx_mesh *next = nullptr;
-        mmx_cavity_counts c{};
-        if (!s && m > 0) {
-            /* The round driver without the counts' read (the kept count is the selection's). */
-            mmx__round rd{};
-            rd.ctx = d->ctx, rd.cuda = 1, rd.mesh = d->cur, rd.pos = d->cur->pos;
-            rd.fv = &d->topo.f.view, rd.kind = MMX_CAVITY_EDGE_FLIP, rd.seeds = ring, rd.n = m;
-            rd.round = d->round, rd.distinct = 1;
-            s = mmx__round_run(&rd, &mmx__edge_ops, &next, &c);
-        }
-        release(d);
-        if (s || m == 0) {
-            mmx_mesh_free(next);
-            break;
-        }
-        s = advance(d, next, "flip", &it->flip_rounds, &it->flips, c.kept, MMX_CAVITY_EDGE_FLIP,
-                    nullptr, 0);
-        if (c.kept == 0) break;
+    Dev *d = dev(st);
+    const mmx_index nv = d->topo.view.f.nverts, n = r->n;
+    const mmx_index *ev = d->topo.view.f.ev;
+    const mmx__rm_view rv = view(d, nullptr, nullptr);
+    uint64_t *feat = nullptr;
+    unsigned char *pin = nullptr;
+    mmx_status s = mmx__dev_alloc(d->ctx, ((size_t)st->nfeat + n + 1) * sizeof *feat, (void **)&feat);
+    if (!s && st->nfeat > 0)
+        s = mmx__cuda(d->ctx, cudaMemcpyAsync(feat, st->feat, (size_t)st->nfeat * sizeof *feat,
+                                              cudaMemcpyDeviceToDevice, d->st), "copy");
+    LAUNCH(k_split_features, n, ev, r->seeds, r->sd, n, rv, feat);
+    const mmx_index nv2 = mmx_mesh_nverts(r->next);
+    if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv2 + 1, (void **)&pin);
+    if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(pin, 0, (size_t)nv2, d->st), "memset");
+    if (!s && nv > 0)
+        s = mmx__cuda(d->ctx, cudaMemcpyAsync(pin, st->pin, (size_t)nv, cudaMemcpyDeviceToDevice, d->st), "copy");
+    if (!s) {
+        mmx__dev_free(d->ctx, st->pin);
+        st->pin = pin;
+        pin = nullptr;
+        s = set_features(d, feat, st->nfeat + n);
+        feat = nullptr;
     }
+    mmx__dev_free(d->ctx, feat);
+    mmx__dev_free(d->ctx, pin);
     return s;
 }
 
-mmx_status relax_step(Dev *d, mmx_remesh_iteration *it)
+/* The survivors keep their order: old vertex v becomes v minus the removed ones below it (each
+ * kept seed removes its higher end b). */
+mmx_status c_collapse_renumber(mmx__rm *st, mmx__rm_round *r)
 {
-    mmx_status s = topo(d);
-    if (s) return s;
+    Dev *d = dev(st);
+    const mmx_index nv = d->topo.view.f.nverts, n = r->n;
+    const mmx_index *ev = d->topo.view.f.ev;
+    mmx_index *removed = nullptr, *to = nullptr, *off = r->off;
+    unsigned char *pin = nullptr;
+    uint64_t *feat = nullptr;
+    mmx_status s = take(d, nv, &removed);
+    if (!s) s = take(d, nv, &to);
+    if (!s) s = mmx__cuda(d->ctx, cudaMemsetAsync(removed, 0, (size_t)nv * sizeof *removed, d->st), "memset");
+    LAUNCH(k_removed, n, ev, r->seeds, r->sd, n, removed);
+    if (!s) s = mmx__scan_exclusive(d->ctx, removed, nv, off);
+    if (!s) s = mmx__dev_alloc(d->ctx, (size_t)nv + 1, (void **)&pin);
+    LAUNCH(k_renumber, nv, removed, off, nv, st->pin, to, pin);
+    LAUNCH(k_collapse_ends, n, ev, r->seeds, r->sd, r->keep, n, to, st->cur->pos, r->next->pos,
+           st->pin, pin);
+    /* A collapsed feature edge becomes a point (NO_KEY, dropped); the edges of a removed end
+     * now run from the kept one. Sorted, each once: set_features' one wait. */
+    if (!s) s = mmx__dev_alloc(d->ctx, ((size_t)st->nfeat + 1) * sizeof *feat, (void **)&feat);
+    LAUNCH(k_rename_features, st->nfeat, st->feat, st->nfeat, to, feat);
+    if (!s) {
+        mmx__dev_free(d->ctx, st->pin);
+        st->pin = pin;
+        pin = nullptr;
+        s = set_features(d, feat, st->nfeat);
+        feat = nullptr;
+    }
+    mmx__dev_free(d->ctx, pin);
+    mmx__dev_free(d->ctx, feat);
+    return s;
+}
+
+mmx_status c_relax_targets(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
     const mmx_index nv = d->topo.view.f.nverts;
     unsigned char *fv = nullptr;
     double *vn = nullptr, *va = nullptr;
-    mmx_index *flag = nullptr, *off = nullptr, *seeds[2] = {nullptr, nullptr}, *fdeg = nullptr, n = 0;
-    float *all = nullptr, *targets[2] = {nullptr, nullptr};
-    mmx_cavity_seed *sd = nullptr;
-    s = take(d, nv, &fv);
+    mmx_index *fdeg = nullptr;
+    float *all = nullptr;
+    mmx_status s = take(d, nv, &fv);
     if (!s) s = take(d, nv, &fdeg);
     if (!s) s = take(d, 3 * (size_t)nv, &vn);
     if (!s) s = take(d, nv, &va);
-    if (!s) s = take(d, nv, &flag);
-    if (!s) s = take(d, nv + 1, &off);
-    for (int b = 0; b < 2 && !s; b++) {
-        s = take(d, nv, &seeds[b]);
-        if (!s) s = take(d, 3 * (size_t)nv, &targets[b]);
-    }
+    if (!s) s = take(d, nv, &r->flag);
+    if (!s) s = take(d, nv + 1, &r->off);
+    if (!s) s = take(d, nv, &r->seeds);
+    if (!s) s = take(d, 3 * (size_t)nv, &r->targets);
+    if (!s) s = take(d, nv, &r->seeds2);
+    if (!s) s = take(d, 3 * (size_t)nv, &r->targets2);
     if (!s) s = take(d, 3 * (size_t)nv, &all);
-    if (!s) s = take(d, nv, &sd);
+    if (!s) s = take(d, nv, &r->sd);
     if (!s) s = feature_verts(d, fv, fdeg);
     const mmx__rm_view rv = view(d, fv, fdeg);
     LAUNCH(k_normal_area, nv, rv, nv, vn, va);
     /* Every target from the positions at the start of the step (Jacobi): computed before the
      * first move. */
-    LAUNCH(k_targets, nv, rv, vn, va, d->bvh, d->slide.view, nv, flag, all);
-    if (!s) s = list(d, flag, nv, off, nullptr, &n);
-    LAUNCH(k_pack_moves, nv, nullptr, flag, off, nv, all, 1, seeds[0], targets[0]);
-    /* Rounds of VERTEX_MOVE until every seed moved or was refused; the conflicting ones go
-     * again, with their targets, in the next round. */
-    int b = 0;
-    for (int r = 0; r < MMX__RM_RELAX_ROUNDS && n > 0 && !s; r++) {
-        mmx_cavity_counts c{};
-        it->move_seeds += n;
-        /* The round driver without the counts' read (the kept count is the selection's). */
-        mmx__round rd{};
-        rd.ctx = d->ctx, rd.cuda = 1, rd.pos = d->cur->pos, rd.pos_out = d->cur->pos;
-        rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_VERTEX_MOVE, rd.seeds = seeds[b];
-        rd.targets = targets[b], rd.n = n, rd.round = d->round, rd.min_quality = MMX__RM_SLIVER;
-        rd.sd = sd;
-        s = mmx__round_run(&rd, &mmx__move_ops, nullptr, &c);
-        if (s) break;
-        d->round++;
-        it->relax_rounds++;
-        it->moves += c.kept;
-        s = check(d, "relax");
-        if (s) break;
-        mmx_index m = 0;
-        LAUNCH(k_conflicts, n, sd, n, flag);
-        if (!s) s = list(d, flag, n, off, nullptr, &m);
-        LAUNCH(k_pack_moves, n, seeds[b], flag, off, n, targets[b], 0, seeds[!b], targets[!b]);
-        b = !b;
-        n = m;
-    }
-    release(d);
+    LAUNCH(k_targets, nv, rv, vn, va, d->bvh, d->slide.view, nv, r->flag, all);
+    if (!s) s = list(d, r->flag, nv, r->off, nullptr, &r->n);
+    LAUNCH(k_pack_moves, nv, nullptr, r->flag, r->off, nv, all, 1, r->seeds, r->targets);
+    return s;
+}
+
+mmx_status c_move_round(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
+    /* The round driver without the counts' read (the kept count is the selection's). */
+    mmx__round rd{};
+    rd.ctx = d->ctx, rd.cuda = 1, rd.pos = st->cur->pos, rd.pos_out = st->cur->pos;
+    rd.sv = &d->topo.view, rd.kind = MMX_CAVITY_VERTEX_MOVE, rd.seeds = r->seeds;
+    rd.targets = r->targets, rd.n = r->n, rd.round = st->round, rd.min_quality = MMX__RM_SLIVER;
+    rd.sd = r->sd;
+    return mmx__round_run(&rd, &mmx__move_ops, nullptr, &r->c);
+}
+
+/* The conflicting seeds with their targets into the other buffer, which becomes the seeds. */
+mmx_status c_conflicts(mmx__rm *st, mmx__rm_round *r)
+{
+    Dev *d = dev(st);
+    const mmx_index n = r->n;
+    mmx_index m = 0;
+    mmx_status s = MMX_OK;
+    LAUNCH(k_conflicts, n, r->sd, n, r->flag);
+    if (!s) s = list(d, r->flag, n, r->off, nullptr, &m);
+    LAUNCH(k_pack_moves, n, r->seeds, r->flag, r->off, n, r->targets, 0, r->seeds2, r->targets2);
+    std::swap(r->seeds, r->seeds2);
+    std::swap(r->targets, r->targets2);
+    r->n = m;
     return s;
 }
 
 } // namespace
 
-struct mmx__remesh_dev {
-    Dev d;
-    void *bvh_block;
+extern "C" const mmx__rm_stages mmx__rm_cuda_stages = {
+    c_topo, c_drop_topo, c_split_seeds, c_collapse_seeds, c_flip_seeds, c_edge_round,
+    c_split_features, c_collapse_renumber, c_relax_targets, c_move_round, c_conflicts,
 };
 
-/* The set-up's device work (dynamic_internal.h); d->cur and d->topo are made. */
-static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_block,
-                             mmx__remesh_dev_measure *m)
+/* The set-up's device work (remesh_flow.h); the working copy and its topology are made. */
+static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, mmx__remesh_dev_measure *m)
 {
     mmx_ctx *ctx = d->ctx;
-    d->ps = in->patches;
+    mmx__rm *st = d->rm;
     /* The working copy: the faces and positions alone, in the reduced form. */
-    mmx_status s = mmx_mesh_copy(ctx, in->mesh, MMX_SPACE_DEVICE, &d->cur);
+    mmx_status s = mmx_mesh_copy(ctx, in->mesh, MMX_SPACE_DEVICE, &st->cur);
     if (!s) {
-        free(d->cur->tags);
-        free(d->cur->normals);
-        free(d->cur->colors);
-        mmx_mesh_uv_free(d->cur->uv);
-        d->cur->tags = nullptr, d->cur->normals = nullptr, d->cur->colors = nullptr, d->cur->uv = nullptr;
-        if (mmx_mesh_nfaces(d->cur) > 0) s = mmx_mesh_reduce(ctx, d->cur);
+        free(st->cur->tags);
+        free(st->cur->normals);
+        free(st->cur->colors);
+        mmx_mesh_uv_free(st->cur->uv);
+        st->cur->tags = nullptr, st->cur->normals = nullptr, st->cur->colors = nullptr, st->cur->uv = nullptr;
+        if (mmx_mesh_nfaces(st->cur) > 0) s = mmx_mesh_reduce(ctx, st->cur);
     }
     if (!s) s = topo(d);
     if (s) return s;
@@ -817,7 +718,7 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
     if (!s) s = take(d, nv, &fv);
     if (!s) s = take(d, (size_t)nb[0] + nb[1], &sums);
     if (!s) s = take(d, 1, &count);
-    LAUNCH(k_feature_flag, ne, d->topo.view, d->cur->pos, in->by_angle, in->cos_bound, flag);
+    LAUNCH(k_feature_flag, ne, d->topo.view, st->cur->pos, in->by_angle, in->cos_bound, flag);
     if (!s) s = list(d, flag, ne, off, edges, &nfe);
     if (!s) s = mmx__dev_alloc(ctx, ((size_t)nfe + in->ncreases + 1) * sizeof *keys, (void **)&keys);
     LAUNCH(k_feature_keys, nfe, f.ev, edges, nfe, keys);
@@ -830,20 +731,20 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
     }
     mmx__dev_free(ctx, keys);
     /* The corner flags. */
-    if (!s) s = mmx__dev_alloc(ctx, (size_t)nv + 1, (void **)&d->pin);
-    if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(d->pin, 0, (size_t)nv + 1, d->st), "memset");
+    if (!s) s = mmx__dev_alloc(ctx, (size_t)nv + 1, (void **)&st->pin);
+    if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(st->pin, 0, (size_t)nv + 1, d->st), "memset");
     if (!s && in->ncorners > 0)
         s = mmx__dev_copy(ctx, corners, MMX_SPACE_DEVICE, in->corners, MMX_SPACE_HOST,
                           (size_t)in->ncorners * sizeof *corners);
-    LAUNCH(k_pin_corners, in->ncorners, corners, in->ncorners, d->pin);
+    LAUNCH(k_pin_corners, in->ncorners, corners, in->ncorners, st->pin);
     if (!s && in->slide)
-        s = mmx__slide_open_cuda(ctx, d->cur->pos, nv, d->feat, d->nfeat, d->pin, &d->slide);
+        s = mmx__slide_open_cuda(ctx, st->cur->pos, nv, st->feat, st->nfeat, st->pin, &d->slide);
     /* The feature vertices' count and the blocks' sums, read back together. */
     if (!s) s = feature_verts(d, fv, nullptr);
     if (!s) s = mmx__cuda(ctx, cudaMemsetAsync(count, 0, sizeof *count, d->st), "memset");
     LAUNCH(k_count, nv, fv, nv, count);
-    LAUNCH(k_block_sums, nb[0], f, d->cur->pos, 0, nb[0], sums);
-    LAUNCH(k_block_sums, nb[1], f, d->cur->pos, 1, nb[1], sums + nb[0]);
+    LAUNCH(k_block_sums, nb[0], f, st->cur->pos, 0, nb[0], sums);
+    LAUNCH(k_block_sums, nb[1], f, st->cur->pos, 1, nb[1], sums + nb[0]);
     double *h = nullptr;
     unsigned int nfv = 0;
     if (!s && !(h = static_cast<double *>(malloc(((size_t)nb[0] + nb[1] + 1) * sizeof *h))))
@@ -853,67 +754,39 @@ static mmx_status open_setup(Dev *d, const mmx__remesh_dev_in *in, void **bvh_bl
         s = mmx__dev_copy(ctx, h, MMX_SPACE_HOST, sums, MMX_SPACE_DEVICE,
                           ((size_t)nb[0] + nb[1]) * sizeof *h);
     if (!s) {
-        *m = mmx__remesh_dev_measure{0, 0, ne, d->nfeat, (mmx_index)nfv};
+        *m = mmx__remesh_dev_measure{0, 0, ne, st->nfeat, (mmx_index)nfv};
         for (mmx_index b = 0; b < nb[0]; b++) m->length += h[b];
         for (mmx_index b = 0; b < nb[1]; b++) m->area += h[nb[0] + b];
     }
     free(h);
-    release(d);
+    mmx__rm_release(st);
     /* The BVH over the input's triangles (the working copy's, the same faces). */
     if (!s && f.nfaces > 0)
-        s = mmx__bvh_build_cuda(ctx, d->cur->pos, nv, d->cur->M->rowidx, f.nfaces, &d->bvh,
-                                bvh_block);
+        s = mmx__bvh_build_cuda(ctx, st->cur->pos, nv, st->cur->M->rowidx, f.nfaces, &d->bvh,
+                                &d->bvh_block);
     return s;
 }
 
-extern "C" mmx_status mmx__remesh_dev_open(mmx_ctx *ctx, const mmx__remesh_dev_in *in,
-                                           mmx__remesh_dev **out, mmx__remesh_dev_measure *m)
+extern "C" mmx_status mmx__remesh_dev_open(mmx__rm *st, const mmx__remesh_dev_in *in,
+                                           mmx__remesh_dev_measure *m)
 {
-    *out = nullptr;
-    mmx__remesh_dev *r = static_cast<mmx__remesh_dev *>(calloc(1, sizeof *r));
-    if (!r) return mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_remesh: out of host memory");
-    r->d.ctx = ctx;
-    r->d.st = (cudaStream_t)ctx->stream;
-    mmx_status s = open_setup(&r->d, in, &r->bvh_block, m);
-    if (s) return mmx__remesh_dev_close(r, nullptr, s);
-    *out = r;
-    return MMX_OK;
+    Dev *d = static_cast<Dev *>(calloc(1, sizeof(Dev)));
+    st->be = d;
+    if (!d) return mmx__fail(st->ctx, MMX_ERR_NOMEM, "mmx_remesh: out of host memory");
+    d->rm = st;
+    d->ctx = st->ctx;
+    d->st = (cudaStream_t)st->ctx->stream;
+    return open_setup(d, in, m);
 }
 
-extern "C" void mmx__remesh_dev_lengths(mmx__remesh_dev *r, double lo2, double hi2,
-                                        const mmx_mesh_expect *expect)
+extern "C" void mmx__remesh_dev_close(mmx__rm *st)
 {
-    r->d.lo2 = lo2, r->d.hi2 = hi2;
-    r->d.validate = expect != nullptr;
-    if (expect) r->d.expect = *expect;
-}
-
-extern "C" mmx_status mmx__remesh_dev_step(mmx__remesh_dev *r, int k, mmx_remesh_iteration *it)
-{
-    switch (k) {
-    case 0: return split_step(&r->d, it);
-    case 1: return collapse_step(&r->d, it);
-    case 2: return flip_step(&r->d, it);
-    default: return relax_step(&r->d, it);
-    }
-}
-
-extern "C" const mmx_mesh *mmx__remesh_dev_mesh(const mmx__remesh_dev *r)
-{
-    return r->d.cur;
-}
-
-extern "C" mmx_status mmx__remesh_dev_close(mmx__remesh_dev *r, mmx_mesh **out, mmx_status s)
-{
-    Dev *d = &r->d;
-    release(d);
-    if (d->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
-    mmx__dev_free(d->ctx, r->bvh_block);
+    Dev *d = dev(st);
+    if (!d) return;
+    if (st->have_topo) mmx__sc_dev_free(d->ctx, &d->topo);
+    st->have_topo = 0, st->adj = nullptr;
+    mmx__dev_free(d->ctx, d->bvh_block);
     mmx__slide_dev_free(d->ctx, &d->slide);
-    mmx__dev_free(d->ctx, d->feat);
-    mmx__dev_free(d->ctx, d->pin);
-    if (out) *out = d->cur;
-    else mmx_mesh_free(d->cur);
-    free(r);
-    return s;
+    free(d);
+    st->be = nullptr;
 }
