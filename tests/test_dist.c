@@ -501,12 +501,17 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
-/* mmx_dist_write_obj: the file all ranks write is rank 0's mmx_mesh_write of the whole with
- * the same positions and normals, byte for byte (over a longer file that was there: it is
- * truncated); a file that cannot be created is refused on every rank, named. */
-static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
+/* mmx_dist_write_obj and mmx_dist_write_ply: the file all ranks write is rank 0's
+ * mmx_mesh_write of the whole with the same positions and normals, byte for byte (over a
+ * longer file that was there: it is truncated); a file that cannot be created is refused on
+ * every rank, named; one rank's bad arguments make every rank refuse, none waiting. */
+static void check_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_format fmt)
 {
-    trace("write_obj", name, 0);
+    const int ply = fmt == MMX_FORMAT_PLY;
+    const char *ext = ply ? "ply" : "obj", *fn = ply ? "write_ply" : "write_obj";
+    mmx_status (*write)(mmx_ctx *, const mmx_dist_mesh *, const float *, const float *,
+                        const char *, int64_t *) = ply ? mmx_dist_write_ply : mmx_dist_write_obj;
+    trace(fn, name, 0);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m || !parts[0]) {
@@ -516,9 +521,9 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
     mmx_ctx *c = DEV(ctx);
     mmx_dist_mesh *dm = partition(ctx, d, m, 1);
     char one[600], many[600], none[600];
-    snprintf(one, sizeof one, "%s.one.obj", parts);
-    snprintf(many, sizeof many, "%s.many.obj", parts);
-    snprintf(none, sizeof none, "%s.none/x.obj", parts);
+    snprintf(one, sizeof one, "%s.one.%s", parts, ext);
+    snprintf(many, sizeof many, "%s.many.%s", parts, ext);
+    snprintf(none, sizeof none, "%s.none/x.%s", parts, ext);
     const mmx_index nl = dm ? mmx_mesh_nverts(mmx_dist_mesh_local(dm)) : 0;
     float *nrm = dm ? dev_floats(ctx, 3 * (size_t)nl + 1) : NULL;
     /* normals: on the host only (the CUDA ones equal the single CUDA process's, not the host's) */
@@ -536,34 +541,39 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
             }
             if (w) {
                 free(w->tags), w->tags = NULL; /* not part of the partitioned file */
-                OK(ctx, mmx_mesh_write(ctx, w, one, MMX_FORMAT_OBJ));
+                OK(ctx, mmx_mesh_write(ctx, w, one, fmt));
             }
             mmx_mesh_free(w);
             free(n);
         }
         if (with) OK(c, mmx_dist_vertex_normals(c, dm, MMX_NORMAL_AREA, nrm));
         int64_t bytes = -1;
-        OK(c, mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
+        OK(c, write(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
         if (rank == 0) {
-            CHECK(same_file(one, many), "write_obj of %s%s with %d ranks: not the single process's file",
-                  name, with ? " with normals" : "", mmx_dist_size(d));
+            CHECK(same_file(one, many), "%s of %s%s with %d ranks: not the single process's file",
+                  fn, name, with ? " with normals" : "", mmx_dist_size(d));
             FILE *f = fopen(one, "rb");
             long size = -1;
             if (f) fseek(f, 0, SEEK_END), size = ftell(f), fclose(f);
-            CHECK(bytes == size, "write_obj of %s: %lld bytes said, %ld written", name, (long long)bytes, size);
+            CHECK(bytes == size, "%s of %s: %lld bytes said, %ld written", fn, name, (long long)bytes, size);
         }
     }
     if (dm) {
-        const mmx_status s = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
-        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "write_obj into a missing folder: %d, %s",
-              (int)s, mmx_ctx_error(c));
+        const mmx_status s = write(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
+        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "%s into a missing folder: %d, %s",
+              fn, (int)s, mmx_ctx_error(c));
         /* One rank's bad arguments (the last rank, no path): every rank refuses, none hangs in
          * the collectives the others entered. */
         const int last = rank == mmx_dist_size(d) - 1;
-        const mmx_status t = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL,
+        const mmx_status t = write(c, dm, mmx_dist_mesh_local(dm)->pos, NULL,
                                                 last ? NULL : many, NULL);
         CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
-              "write_obj with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
+              "%s with one rank's path NULL: %d, %s", fn, (int)t, mmx_ctx_error(c));
+        /* rank 0 alone without positions (its part has vertices): the same refusal everywhere */
+        const mmx_status u = write(c, dm, rank == 0 ? NULL : mmx_dist_mesh_local(dm)->pos, NULL,
+                                   many, NULL);
+        CHECK(u == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "rank 0: ") && strstr(mmx_ctx_error(c), "pos is NULL"),
+              "%s with rank 0's pos NULL: %d, %s", fn, (int)u, mmx_ctx_error(c));
     }
 #ifdef MMX_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);
@@ -1120,7 +1130,8 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "holed:icosphere:2", MMX_SCHEME_LOOP, 2);
         via_parts = parts[0] != 0;
-        check_write_obj(ctx, d, "mixed");
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "mixed", MMX_FORMAT_PLY);
         if (via_parts) remove_parts(); /* the set is left by the last partition() */
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
@@ -1261,10 +1272,13 @@ int main(int argc, char **argv)
         check_cg(ctx, d, "grid:30:20");
         check_gather(ctx, d, "two_cubes");
         check_gather(ctx, d, "mixed");
-        check_write_obj(ctx, d, "mixed");
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "mixed", MMX_FORMAT_PLY);
         via_parts = 0;
-        check_write_obj(ctx, d, "grid:12:10");
-        check_write_obj(ctx, d, "fin");
+        check_write(ctx, d, "grid:12:10", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_PLY);
+        check_write(ctx, d, "two_cubes", MMX_FORMAT_PLY);
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

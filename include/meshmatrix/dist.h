@@ -202,6 +202,20 @@ mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh 
 mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
                               const float *normals, const char *path, int64_t *bytes);
 
+/* The whole mesh written as one binary little-endian PLY file by all ranks (collective), as
+ * mmx_dist_write_obj writes OBJ: the same bytes as mmx_mesh_write of mmx_dist_mesh_gather's
+ * mesh with pos as its positions and normals as its vertex normals, as PLY (ply_write.c's
+ * header; float x y z, then nx ny nz when normals is given; a uchar count per face, an int
+ * count when some face of the whole passes 255 corners; int indices). The single-process
+ * writer writes no ASCII PLY, so neither does this. The arguments, the all-to-all of the rows
+ * and faces to the ranks of their blocks and the collective write are mmx_dist_write_obj's,
+ * plus one all-reduce of the largest face order; a rank whose arguments are bad (pos NULL
+ * with vertices, normals on some ranks only) makes every rank return the same error, and no
+ * rank waits for it. *bytes (may be NULL): the file's size.
+ * Errors (agreed): those of mmx_dist_write_obj. Synchronises: on CUDA, the stream. */
+mmx_status mmx_dist_write_ply(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
+                              const float *normals, const char *path, int64_t *bytes);
+
 /* ---- part files ---------------------------------------------------------------------------- */
 
 /* Writes the partitioned mesh as part files (collective): each rank writes its part to

@@ -5,6 +5,7 @@
 #define MMX_DIST_INTERNAL_H
 
 #include "meshmatrix/dist.h"
+#include "meshmatrix/io.h"
 #include "core/core_internal.h"
 
 #ifdef __cplusplus
@@ -156,6 +157,23 @@ typedef struct mmx__dist_chunk {
 } mmx__dist_chunk;
 mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
                               const mmx__dist_chunk *chunk, int n);
+
+/* One mesh file written by all ranks (dist_write.c; collective, statuses agreed): OBJ (the
+ * comment line, "v" lines, "vn" lines when k is 6, "f" lines, "a//a" with normals) or binary
+ * little-endian PLY (ply_write.c's header and rows), the bytes mmx_mesh_write gives the whole
+ * mesh of V vertices and F faces. Each rank passes the nv vertices it writes (global numbers
+ * vg, rows of k floats: 3 positions, then 3 normals when k is 6, the same k on every rank)
+ * and its nf faces (global numbers fg, corners fcorner[fstart[i] .. fstart[i + 1]) as global
+ * vertex numbers in cyclic order); every vertex and face number once over the ranks, in any
+ * order (else MMX_ERR_MESH or MMX_ERR_INTERNAL, named). *sent: the bytes this rank sent;
+ * *bytes: the file's size (both may be NULL). V and F below 2^31 (the callers check).
+ * Cost: one all-to-all of 8 (1 + ceil(k / 2)) bytes a vertex and 16 a face plus 8 a corner,
+ * a maximum and an all-gather of 4 counts, one collective write. */
+mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, mmx_format fmt,
+                                   int64_t V, int64_t F, int k, int64_t nv, const int64_t *vg,
+                                   const float *rows, int64_t nf, const int64_t *fg,
+                                   const int64_t *fstart, const int64_t *fcorner, int64_t *sent,
+                                   int64_t *bytes);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);
