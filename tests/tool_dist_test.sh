@@ -41,6 +41,22 @@ same "normals" 2 normals builtin:icosphere:4
 same "normals --weight angle" 4 normals --weight angle builtin:grid:40:30
 same "smooth laplacian" 3 smooth --method laplacian --iterations 4 builtin:icosphere:4
 same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fix-boundary builtin:grid:40:30
+# every rank writes its block (MPI-IO), no rank gathering the whole: OBJ and binary PLY
+same_written() {
+    local name=$1 r=$2 ext=$3
+    shift 3
+    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.$ext"
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"written by every rank"* ]]; then
+        ok "$name on $r ranks: the single process's file, written by every rank"
+    else
+        bad "$name on $r ranks (written by every rank)" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+same_written "normals to OBJ" 3 obj normals builtin:icosphere:4
+same_written "normals to PLY" 4 ply normals --weight angle builtin:grid:40:30
+same_written "smooth to PLY" 3 ply smooth --method laplacian --iterations 4 builtin:torus:30:20
+same_written "smooth to OBJ" 2 obj smooth --method taubin --iterations 3 builtin:icosphere:3
 
 # query over 1-4 ranks: every kind, the single process's text byte for byte, on a mesh with
 # boundaries, holes, triangles among the quads and a non-manifold vertex (a second fan of two
@@ -156,9 +172,18 @@ mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
     && ok "subdiv sqrt3 2 levels over ranks: two ghost rings, said" || bad "sqrt3 rings" "rc $rc" "${out:0:400}" "${err:0:300}"
 
 # Usage errors, before any work.
-mpi 2 subdiv --scheme cc --levels 2 --boundary edge-only builtin:cube "$TMP/x.obj"
-[ "$rc" -ne 0 ] && [[ "$err" == *"--boundary does not run over MPI ranks yet"* ]] \
+mpi 2 subdiv --scheme cc --levels 2 --path fused builtin:cube "$TMP/x.obj"
+[ "$rc" -ne 0 ] && [[ "$err" == *"--path does not run over MPI ranks yet"* ]] \
     && ok "an option not run over ranks: refused, named" || bad "option over ranks" "rc $rc" "${err:0:300}"
+# a usage error is said once (rank 0), every rank exiting with its status
+mpi 3 subdiv --scheme cc --levels 1 --boundary nonsense builtin:cube "$TMP/x.obj"
+n=$(printf '%s\n' "$err" | grep -c "^mmx: unknown --boundary 'nonsense'")
+[ "$rc" -eq 2 ] && [ "$n" = 1 ] && [ ! -e "$TMP/x.obj" ] \
+    && ok "a usage error over 3 ranks: said once, status 2" || bad "usage error over ranks" "rc $rc, $n messages" "${err:0:400}"
+mpi 3 normals builtin:cube "$TMP/nowhere/x.obj"
+n=$(printf '%s\n' "$err" | grep -c "cannot write there")
+[ "$rc" -eq 1 ] && [ "$n" = 1 ] \
+    && ok "an output that cannot be written, over 3 ranks: said once" || bad "unwritable output over ranks" "rc $rc, $n messages" "${err:0:400}"
 mpi 2 info builtin:cube
 [ "$rc" -ne 0 ] && [[ "$err" == *"does not run over MPI ranks"* ]] \
     && ok "a command not run over ranks: refused" || bad "info over ranks" "rc $rc" "${err:0:300}"
@@ -213,8 +238,8 @@ mpi 3 normals "$TMP/nm3.index" "$TMP/many.obj"
 # (an OBJ file from part files is written by every rank, MPI-IO: over a longer file, truncated)
 "$MMX" normals "$TMP/nm.obj" "$TMP/one.ply" --quiet 2>/dev/null
 mpi 3 normals "$TMP/nm3.index" "$TMP/many.ply"
-[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" != *"MPI-IO"* ]] \
-    && ok "normals from 3 part files to PLY (gathered on rank 0): the single process's file" \
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" == *"MPI-IO"* ]] \
+    && ok "normals from 3 part files to PLY (written by every rank): the single process's file" \
     || bad "normals from part files to PLY" "rc $rc" "${out:0:400}" "${err:0:400}"
 "$MMX" smooth --method taubin --iterations 5 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
 for i in $(seq 1 30000); do echo "# a longer file that was here"; done >"$TMP/many.obj"
