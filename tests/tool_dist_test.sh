@@ -112,6 +112,35 @@ if command -v python3 >/dev/null; then
         && ok "subdiv --json over ranks parses, one object, per_rank of 3" || bad "subdiv --json over ranks" "${out:0:400}"
 fi
 
+# subdiv to OBJ or PLY: every rank writes its share with the single process's numbers
+# (mmx_dist_subdivide_write), the single process's file byte for byte: every scheme but sqrt3,
+# the limit, levels 0 to 3, every --boundary mode but none, on the mesh with boundaries,
+# triangles among the quads and a non-manifold vertex
+sub_same() {
+    local name=$1 r=$2 ext=$3
+    shift 3
+    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.$ext"
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"numbering its share as one process does"* ]]; then
+        ok "$name on $r ranks: the single process's file, written by every rank"
+    else
+        bad "$name on $r ranks (written by every rank)" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+"$MMX" triangulate builtin:grid:12:10 "$TMP/tri.obj" --quiet
+sub_same "subdiv cc 1 level" 2 obj subdiv --scheme cc --levels 1 builtin:grid:8:6
+sub_same "subdiv cc 3 levels, mixed and non-manifold" 4 obj subdiv --scheme cc --levels 3 "$TMP/nm.obj"
+sub_same "subdiv cc 2 levels --limit to PLY" 3 ply subdiv --scheme cc --levels 2 --limit "$TMP/nm.obj"
+sub_same "subdiv cc 0 levels --limit" 3 obj subdiv --scheme cc --levels 0 --limit "$TMP/nm.obj"
+sub_same "subdiv loop 2 levels --limit" 2 obj subdiv --scheme loop --levels 2 --limit builtin:icosphere:3
+sub_same "subdiv loop 3 levels, boundaries" 4 obj subdiv --scheme loop --levels 3 "$TMP/tri.obj"
+sub_same "subdiv bilinear 3 levels to PLY" 4 ply subdiv --scheme bilinear --levels 3 builtin:grid:12:10
+sub_same "subdiv cc 2 levels on a closed mesh" 3 obj subdiv --scheme cc --levels 2 builtin:torus:16:8
+for b in edge-only edge-and-corner; do
+    sub_same "subdiv cc --boundary $b" 3 obj subdiv --scheme cc --levels 2 --boundary "$b" "$TMP/nm.obj"
+    sub_same "subdiv loop --boundary $b" 2 ply subdiv --scheme loop --levels 2 --boundary "$b" "$TMP/tri.obj"
+done
+
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
 # the positions within float rounding of the bounding box's diagonal.

@@ -327,8 +327,12 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const int plain = j->parts || (!mesh->tags && !mesh->uv && !mesh->colors &&
                                    (!is_smooth || !mesh->normals));
     const int ply = out->fmt == MMX_FORMAT_PLY;
-    const int direct = plain && !is_subdiv && !is_query && out->kind == OUT_FILE &&
-                       (out->fmt == MMX_FORMAT_OBJ || ply);
+    /* subdiv: mmx_dist_subdivide_write, the single process's numbers; where it refuses
+     * (sqrt3, holes, an OBJ of a tagged mesh: MMX_ERR_UNSUPPORTED on every rank, before any
+     * work) rank 0 gathers. Texture coordinates, which the single process refines, are not
+     * carried over ranks: gathered too (without them, as said above). */
+    int direct = out->kind == OUT_FILE && (out->fmt == MMX_FORMAT_OBJ || ply) &&
+                 (is_subdiv ? j->parts || !mesh->uv : plain && !is_query);
     long long direct_bytes = -1;
     double direct_ms = 0;
     s = MMX_OK;
@@ -352,7 +356,13 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             memset(&o, 0, sizeof o);
             o.limit = limit, o.holes = holes, o.boundary = (mmx_boundary)boundary;
             o.crease = (mmx_crease_method)crease, o.triangles = (mmx_triangle_rule)tris;
-            s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
+            if (direct) {
+                int64_t b = 0;
+                s = mmx_dist_subdivide_write(j->ctx, dm, scheme, levels, &o, out->path, out->fmt, &b, &dr);
+                direct_bytes = b, direct_ms = dr.gather_ms;
+                if (s == MMX_ERR_UNSUPPORTED) direct = 0;
+            }
+            if (!direct) s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
         } else if (is_query) {
             s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
         } else if (is_smooth) {
@@ -360,7 +370,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         } else {
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
         }
-        if (!s && direct) {
+        if (!s && direct && !is_subdiv) {
             const double w0 = now_ms();
             int64_t b = 0;
             s = (ply ? mmx_dist_write_ply : mmx_dist_write_obj)(j->ctx, dm, is_smooth ? loc : local->pos,
@@ -402,16 +412,17 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         long long bytes = direct_bytes;
         double write_ms = direct_ms;
         if (!direct) rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
-        const long long res_verts = direct ? in_verts : mmx_mesh_nverts(res);
-        const long long res_faces = direct ? in_faces : mmx_mesh_nfaces(res);
+        const long long res_verts = !direct ? mmx_mesh_nverts(res) : is_subdiv ? dr.written_verts : in_verts;
+        const long long res_faces = !direct ? mmx_mesh_nfaces(res) : is_subdiv ? dr.written_faces : in_faces;
         if (!rc) {
             char counts[COUNTS_LEN];
             row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
                 counts_text(counts, in_verts, in_faces), j->parts ? "its part read" : "loaded", load_ms);
             if (is_subdiv)
                 row("operation", "%s, %d level%s%s, each rank refining its part and %d ghost "
-                    "ring%s with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels,
-                    levels == 1 ? "" : "s", limit ? ", limit positions" : "", rings, rings == 1 ? "" : "s");
+                    "ring%s with no exchange, %s", mmx_scheme_name(scheme), levels,
+                    levels == 1 ? "" : "s", limit ? ", limit positions" : "", rings, rings == 1 ? "" : "s",
+                    direct ? "numbering its share as one process does" : "rank 0 gathering");
             else if (is_smooth)
                 row("operation", "%s, %d iteration%s, a halo exchange per step",
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");

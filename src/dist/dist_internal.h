@@ -158,6 +158,16 @@ typedef struct mmx__dist_chunk {
 mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
                               const mmx__dist_chunk *chunk, int n);
 
+/* Numbers [0, n) cut into R blocks in order, rank q holding [q n / R, (q + 1) n / R): the
+ * rank of g's block (n > 0), and block q's first number (dist_write.c). */
+int mmx__dist_block_of(int64_t g, int64_t n, int R);
+int64_t mmx__dist_block_start(int q, int64_t n, int R);
+/* Records of int64 words, grouped by destination rank (scount[q] words to rank q; R entries,
+ * scaled in place to bytes), sent (collective; statuses agreed): *recv (malloc'd, free())
+ * gets the words this rank receives in rank order, *nrecv their count, rwords (R entries, may
+ * be NULL) the words from each rank. */
+mmx_status mmx__dist_send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *scount,
+                                int64_t **recv, int64_t *nrecv, int64_t *rwords);
 /* One mesh file written by all ranks (dist_write.c; collective, statuses agreed): OBJ (the
  * comment line, "v" lines, "vn" lines when k is 6, "f" lines, "a//a" with normals) or binary
  * little-endian PLY (ply_write.c's header and rows), the bytes mmx_mesh_write gives the whole

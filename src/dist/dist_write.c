@@ -10,13 +10,15 @@
 #include "dist_internal.h"
 #include "io/io_internal.h"
 
-/* The rank whose block holds number g of n. */
-static int block_of(int64_t g, int64_t n, int R)
+#define block_of mmx__dist_block_of
+#define block_start mmx__dist_block_start
+
+int mmx__dist_block_of(int64_t g, int64_t n, int R)
 {
     return (int)(g * R / n);
 }
 
-static int64_t block_start(int q, int64_t n, int R)
+int64_t mmx__dist_block_start(int q, int64_t n, int R)
 {
     return (n * q + R - 1) / R; /* the least g with g R / n >= q */
 }
@@ -25,6 +27,12 @@ static int64_t block_start(int q, int64_t n, int R)
  * (malloc'd) gets what this rank receives, *nrecv its words. */
 static mmx_status send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *scount,
                              int64_t **recv, int64_t *nrecv)
+{
+    return mmx__dist_send_words(ctx, d, send, scount, recv, nrecv, NULL);
+}
+
+mmx_status mmx__dist_send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *scount,
+                                int64_t **recv, int64_t *nrecv, int64_t *rwords)
 {
     const int R = d->size;
     int64_t *rcount = calloc(2 * (size_t)R, sizeof *rcount);
@@ -37,6 +45,7 @@ static mmx_status send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int
     s = mmx_dist_agree(ctx, d, s);
     for (int q = 0; !s && q < R; q++) scount[q] *= 8, rcount[q] *= 8;
     if (!s) s = mmx__dist_alltoallv(ctx, d, send, scount, *recv, rcount);
+    for (int q = 0; !s && rwords && q < R; q++) rwords[q] = rcount[q] / 8;
     free(rcount);
     return s;
 }
