@@ -846,6 +846,101 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
 }
 
 /* A rank whose part holds bad input: every rank stops with the same status and sentence. */
+/* mmx_dist_subdivide_write: the file every rank writes is rank 0's mmx_mesh_write of
+ * mmx_subdivide's result on the whole (sopts), with the single process's numbers: the same
+ * bytes on the host; on CUDA (against the single CUDA process) the same faces and counts, the
+ * positions within float rounding of the bounding box's diagonal (read back). A tagged mesh
+ * to OBJ and boundary mode none are refused on every rank (MMX_ERR_UNSUPPORTED); one rank's
+ * bad path makes every rank refuse, none waiting. */
+static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme,
+                               int levels, mmx_format fmt)
+{
+    trace("subdiv_write", name, (int)scheme * 100 + levels);
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m || !parts[0]) {
+        mmx_mesh_free(m);
+        return;
+    }
+    mmx_ctx *c = DEV(ctx);
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    const char *ext = fmt == MMX_FORMAT_PLY ? "ply" : "obj";
+    char one[600], many[600];
+    snprintf(one, sizeof one, "%s.sw_one.%s", parts, ext);
+    snprintf(many, sizeof many, "%s.sw_many.%s", parts, ext);
+    const int refused = (fmt == MMX_FORMAT_OBJ && m->tags) || sopts.boundary == MMX_BOUNDARY_NONE;
+    mmx_mesh *r = NULL;
+    if (rank == 0 && !refused) {
+        const mmx_mesh *sm = single(m);
+        OK(c, mmx_subdivide(c, scheme, sm, levels, &sopts, &r));
+        if (r) OK(c, mmx_mesh_write(c, r, one, fmt));
+        single_free(m, sm);
+    }
+    int64_t bytes = -1;
+    mmx_dist_subdiv_report rep;
+    memset(&rep, 0, sizeof rep);
+    const mmx_status s = dm ? mmx_dist_subdivide_write(c, dm, scheme, levels, &sopts, many, fmt,
+                                                       &bytes, &rep) : MMX_ERR_ARG;
+    if (refused) {
+        CHECK(s == MMX_ERR_UNSUPPORTED, "subdivide_write of %s (%s%s): %d, %s: not refused", name,
+              ext, m->tags ? ", tagged" : "", (int)s, mmx_ctx_error(c));
+    } else {
+        CHECK(s == MMX_OK, "subdivide_write of %s (%s, scheme %d, %d levels): %s", name, ext,
+              (int)scheme, levels, mmx_ctx_error(c));
+    }
+    if (!s && rank == 0 && r) {
+        CHECK(rep.written_verts == mmx_mesh_nverts(r) && rep.written_faces == mmx_mesh_nfaces(r),
+              "subdivide_write of %s: %lld vertices, %lld faces said, the single process has %d, %d",
+              name, (long long)rep.written_verts, (long long)rep.written_faces, mmx_mesh_nverts(r),
+              mmx_mesh_nfaces(r));
+        if (!gpu) {
+            CHECK(same_file(one, many), "subdivide_write of %s (%s, scheme %d, %d level%s%s) on %d "
+                  "ranks: not the single process's file", name, ext, (int)scheme, levels,
+                  levels == 1 ? "" : "s", sopts.limit ? ", limit" : "", mmx_dist_size(d));
+        } else {
+            mmx_mesh *a = NULL, *b = NULL;
+            mmx_index *as = NULL, *av = NULL, *bs = NULL, *bv = NULL;
+            OK(ctx, mmx_mesh_read(ctx, one, fmt, &a));
+            OK(ctx, mmx_mesh_read(ctx, many, fmt, &b));
+            if (a && b) {
+                OK(ctx, mmx_mesh_faces(ctx, a, &as, &av));
+                OK(ctx, mmx_mesh_faces(ctx, b, &bs, &bv));
+            }
+            const mmx_index nf = a ? mmx_mesh_nfaces(a) : 0, nv = a ? mmx_mesh_nverts(a) : 0;
+            int same = a && b && as && bs && nf == mmx_mesh_nfaces(b) && nv == mmx_mesh_nverts(b) &&
+                       !memcmp(as, bs, ((size_t)nf + 1) * sizeof *as) &&
+                       !memcmp(av, bv, (size_t)as[nf] * sizeof *av);
+            float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f}, worst = 0;
+            for (size_t i = 0; same && i < 3 * (size_t)nv; i++) {
+                const float x = a->pos[i], y = b->pos[i];
+                if (x < lo[i % 3]) lo[i % 3] = x;
+                if (x > hi[i % 3]) hi[i % 3] = x;
+                if (fabsf(x - y) > worst) worst = fabsf(x - y);
+            }
+            const float diag = sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+            CHECK(same && worst <= 1e-5f * diag, "subdivide_write of %s on CUDA: faces %s, positions "
+                  "off by %g (diagonal %g)", name, same ? "the same" : "differ", (double)worst, (double)diag);
+            free(as), free(av), free(bs), free(bv);
+            mmx_mesh_free(a), mmx_mesh_free(b);
+        }
+    }
+    if (dm && !refused) {
+        const int last = rank == mmx_dist_size(d) - 1;
+        const mmx_status t = mmx_dist_subdivide_write(c, dm, scheme, levels, &sopts,
+                                                      last ? NULL : many, fmt, NULL, NULL);
+        CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
+              "subdivide_write with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (rank == 0) remove(one), remove(many);
+    mmx_mesh_free(r);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
 {
     trace("failure", NULL, R);
@@ -1132,7 +1227,13 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         via_parts = parts[0] != 0;
         check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
         check_write(ctx, d, "mixed", MMX_FORMAT_PLY);
-        if (via_parts) remove_parts(); /* the set is left by the last partition() */
+        if (via_parts) remove_parts();
+        via_parts = 0;
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_PLY);
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.limit = 0; /* the set is left by the last partition() */
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
@@ -1279,6 +1380,23 @@ int main(int argc, char **argv)
         check_write(ctx, d, "fin", MMX_FORMAT_OBJ);
         check_write(ctx, d, "fin", MMX_FORMAT_PLY);
         check_write(ctx, d, "two_cubes", MMX_FORMAT_PLY);
+        for (int L = 0; L <= 3; L++) {
+            check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "two_cubes", MMX_SCHEME_BILINEAR, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+        }
+        check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, 1, MMX_FORMAT_PLY);
+        sopts.limit = 0;
+        sopts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

@@ -224,6 +224,27 @@ agree:
     return s;
 }
 
+/* Whether some edge of the faces (st, vt) has three faces or more (*yes). */
+static mmx_status three_faced(mmx_ctx *ctx, mmx_index nf, const mmx_index *st, const mmx_index *vt,
+                              int64_t *yes)
+{
+    const size_t nnz = (size_t)st[nf];
+    uint64_t *ka = NULL, *ktmp = NULL;
+    mmx_status s = mmx__host_alloc(ctx, nnz + 1, sizeof *ka, (void **)&ka);
+    if (!s) s = mmx__host_alloc(ctx, nnz + 1, sizeof *ktmp, (void **)&ktmp);
+    if (!s) {
+        for (mmx_index f = 0; f < nf; f++)
+            for (mmx_index c = st[f], n = st[f + 1] - st[f]; c < st[f + 1]; c++) {
+                const mmx_index a = vt[c], b = vt[st[f] + (c - st[f] + 1) % n];
+                ka[c] = (uint64_t)(a < b ? a : b) << 32 | (uint64_t)(a < b ? b : a);
+            }
+        const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, NULL, NULL, nnz, 0, 64, NULL);
+        for (size_t i = 2; i < nnz && !*yes; i++) *yes = sk[i] == sk[i - 2];
+    }
+    free(ka), free(ktmp);
+    return s;
+}
+
 mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme,
                                     int levels, const mmx_subdiv_options *opts, const char *path,
                                     mmx_format fmt, int64_t *bytes, mmx_dist_subdiv_report *report)
@@ -281,6 +302,23 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
     const mmx_index nv0 = mmx_mesh_nverts(base), nf0 = mmx_mesh_nfaces(base);
     const int refine = (levels > 0 || o.limit) && nf0 > 0;
     const int L = levels;
+    /* The single process's path: the default takes the algebraic one for a mesh with an edge
+     * of three faces or more, and the fused one otherwise, whose sums run in another order
+     * (subdiv.h); a local mesh without such an edge would take the fused one where the whole
+     * takes the algebraic one. Every such edge of the whole is one of a local mesh, with all
+     * its faces (those of the owner of any of them), so the ranks agree on it. */
+    int64_t algebraic = 0;
+    mmx_index *st0 = NULL, *vt0 = NULL;
+    if (o.path == MMX_SUBDIV_PATH_AUTO && nf0 > 0) {
+        s = mmx__dist_host_status(ctx, hc, mmx_mesh_faces(hc, base, &st0, &vt0));
+        if (!s) s = three_faced(ctx, nf0, st0, vt0, &algebraic);
+        free(st0), free(vt0);
+    }
+    const mmx_status b = mmx__dist_allreduce_i64(ctx, d, &algebraic, 1, MMX__DIST_MAX);
+    if (!s) s = b;
+    if (!s && algebraic) o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    s = mmx_dist_agree(ctx, d, s);
+    if (s) return s;
     mmx_mesh *fine = NULL, *hfine = NULL;
     const mmx_mesh *last = base;
     if (refine) {
