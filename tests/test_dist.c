@@ -849,9 +849,10 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
 /* mmx_dist_subdivide_write: the file every rank writes is rank 0's mmx_mesh_write of
  * mmx_subdivide's result on the whole (sopts), with the single process's numbers: the same
  * bytes on the host; on CUDA (against the single CUDA process) the same faces and counts, the
- * positions within float rounding of the bounding box's diagonal (read back). A tagged mesh
- * to OBJ and boundary mode none are refused on every rank (MMX_ERR_UNSUPPORTED); one rank's
- * bad path makes every rank refuse, none waiting. */
+ * positions within float rounding of the bounding box's diagonal (read back). Holes (tags,
+ * boundary mode none) left out and the rest renumbered as one process does. A tagged mesh to
+ * OBJ, and kept holes to OBJ, are refused on every rank (MMX_ERR_UNSUPPORTED); one rank's bad
+ * path makes every rank refuse, none waiting. */
 static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme,
                                int levels, mmx_format fmt)
 {
@@ -868,7 +869,8 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
     char one[600], many[600];
     snprintf(one, sizeof one, "%s.sw_one.%s", parts, ext);
     snprintf(many, sizeof many, "%s.sw_many.%s", parts, ext);
-    const int refused = (fmt == MMX_FORMAT_OBJ && m->tags) || sopts.boundary == MMX_BOUNDARY_NONE;
+    const int refused = fmt == MMX_FORMAT_OBJ && (m->tags || (sopts.boundary == MMX_BOUNDARY_NONE &&
+                                                             sopts.holes == MMX_HOLES_KEEP));
     mmx_mesh *r = NULL;
     if (rank == 0 && !refused) {
         const mmx_mesh *sm = single(m);
@@ -1396,7 +1398,22 @@ int main(int argc, char **argv)
         check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
         sopts.boundary = MMX_BOUNDARY_NONE;
         check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 3, MMX_FORMAT_PLY);
+        check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        sopts.holes = MMX_HOLES_KEEP;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.holes = MMX_HOLES_REMOVE;
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+        /* hole tags (PLY: OBJ would carry the tags), left out or kept */
+        for (int L = 1; L <= 2; L++) {
+            check_subdiv_write(ctx, d, "holed:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "holed:mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_PLY);
+        }
+        sopts.holes = MMX_HOLES_KEEP;
+        check_subdiv_write(ctx, d, "holed:torus:16:8", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.holes = MMX_HOLES_REMOVE;
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

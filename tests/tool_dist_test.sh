@@ -136,10 +136,16 @@ sub_same "subdiv loop 2 levels --limit" 2 obj subdiv --scheme loop --levels 2 --
 sub_same "subdiv loop 3 levels, boundaries" 4 obj subdiv --scheme loop --levels 3 "$TMP/tri.obj"
 sub_same "subdiv bilinear 3 levels to PLY" 4 ply subdiv --scheme bilinear --levels 3 builtin:grid:12:10
 sub_same "subdiv cc 2 levels on a closed mesh" 3 obj subdiv --scheme cc --levels 2 builtin:torus:16:8
-for b in edge-only edge-and-corner; do
+for b in tagged edge-only edge-and-corner none; do
     sub_same "subdiv cc --boundary $b" 3 obj subdiv --scheme cc --levels 2 --boundary "$b" "$TMP/nm.obj"
     sub_same "subdiv loop --boundary $b" 2 ply subdiv --scheme loop --levels 2 --boundary "$b" "$TMP/tri.obj"
+    sub_same "subdiv bilinear --boundary $b" 4 obj subdiv --scheme bilinear --levels 1 --boundary "$b" "$TMP/nm.obj"
 done
+sub_same "subdiv cc --boundary none --limit, 4 ranks" 4 ply subdiv --scheme cc --levels 2 --limit --boundary none "$TMP/nm.obj"
+sub_same "subdiv cc --boundary none --holes keep to PLY" 3 ply subdiv --scheme cc --levels 2 --boundary none --holes keep "$TMP/nm.obj"
+"$MMX" convert builtin:grid:12:10 "$TMP/holed.obj" --quiet
+echo "t hole 9/0/0 0 17 40 41 60 77 100 105 111" >>"$TMP/holed.obj"
+sub_same "subdiv cc 3 levels, hole tags left out, to PLY" 4 ply subdiv --scheme cc --levels 3 "$TMP/holed.obj"
 
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and

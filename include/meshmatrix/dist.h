@@ -448,10 +448,16 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
  * edge; each rank asks those blocks the numbers of the edges of the faces around its owned
  * ones. Then the owned faces' descendants, and each vertex by the rank owning its
  * smallest-numbered face, are written as mmx_dist_write_obj writes (mmx__dist_write_records).
- * opts as mmx_dist_subdivide's (the trace ignored). Not done here (MMX_ERR_UNSUPPORTED, the
- * same on every rank, before any work; mmx_dist_subdivide gathers them on rank 0): sqrt3,
- * boundary mode none and hole tags (holes renumber the result), and to OBJ a mesh with tags
- * (the OBJ file would carry the result's tags; PLY carries none). *bytes (may be NULL): the
+ * opts as mmx_dist_subdivide's (the trace ignored). Holes (hole tags, boundary mode none's):
+ * each rank refines with them kept and tagged; with MMX_HOLES_REMOVE (the default) the owned
+ * holes' descendants are left out and the faces and vertices left numbered anew in order, as
+ * the single process does, through the blocks again (an owned face's number, and each
+ * vertex of an owned face, with whether a kept face uses it; 16 bytes a number there, 8
+ * back). Every rank agrees the path the single process takes (the algebraic one where the
+ * whole has an edge of three faces, which a local mesh may not show). Not done here
+ * (MMX_ERR_UNSUPPORTED, the same on every rank, before any work; mmx_dist_subdivide gathers
+ * them on rank 0): sqrt3, and to OBJ a mesh with tags or kept holes (the OBJ file would carry
+ * the result's tags; PLY carries none). *bytes (may be NULL): the
  * file's size. report (may be NULL): as mmx_dist_subdivide's, gathered_bytes the bytes this
  * rank sent (the numbering and the file's rows), gather_ms the numbering and writing.
  * Errors (agreed): MMX_ERR_ARG (NULL dm or path, another format, levels < 0, no ghost ring,

@@ -224,6 +224,119 @@ agree:
     return s;
 }
 
+/* Numbers [0, N) flagged by the ranks together (collective): each rank gives n numbers g
+ * (any number from any ranks, any times) with flags (OR'd); out[i] gets g[i]'s place among
+ * the flagged numbers in order (its number once the others are left out), -1 where g[i] is
+ * flagged nowhere; *total the flagged count. Through the blocks of numbers: one all-to-all of
+ * 16 bytes a number there, 8 back, an all-gather of one count. */
+static mmx_status compact(mmx_ctx *ctx, mmx_dist *d, int64_t N, int64_t n, const int64_t *g,
+                          const unsigned char *flag, int64_t *out, int64_t *total, int64_t *sent)
+{
+    const int R = d->size, me = d->rank;
+    int64_t *sc = NULL, *pos = NULL, *w = NULL, *perm = NULL, *recv = NULL, *rw = NULL;
+    int64_t *ans = NULL, *back = NULL, *all = NULL, nr = 0, nb = 0;
+    unsigned char *on = NULL;
+    const int64_t b0 = N ? mmx__dist_block_start(me, N, R) : 0;
+    const int64_t b1 = N ? mmx__dist_block_start(me + 1, N, R) : 0;
+    mmx_status s = mmx__host_alloc(ctx, 2 * (size_t)R + 1, sizeof *sc, (void **)&sc);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *pos, (void **)&pos);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *rw, (void **)&rw);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *all, (void **)&all);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)n + 1, sizeof *w, (void **)&w);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *perm, (void **)&perm);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)(b1 - b0) + 1, 1, (void **)&on);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)(b1 - b0) + 1, sizeof *ans, (void **)&ans);
+    if (!s) {
+        memset(sc, 0, 2 * (size_t)R * sizeof *sc);
+        for (int64_t i = 0; i < n; i++) sc[mmx__dist_block_of(g[i], N, R)] += 2;
+        pos[0] = 0;
+        for (int q = 1; q < R; q++) pos[q] = pos[q - 1] + sc[q - 1];
+        for (int64_t i = 0; i < n; i++) {
+            const int q = mmx__dist_block_of(g[i], N, R);
+            w[pos[q]] = g[i], w[pos[q] + 1] = flag[i], perm[pos[q] / 2] = i, pos[q] += 2;
+        }
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_send_words(ctx, d, w, sc, &recv, &nr, rw);
+    if (sent) *sent += 16 * n;
+    int64_t mine = 0, base = 0;
+    if (!s) {
+        memset(on, 0, (size_t)(b1 - b0) + 1);
+        for (int64_t k = 0; k < nr; k += 2) on[recv[k] - b0] |= recv[k + 1] != 0;
+        for (int64_t j = 0; j < b1 - b0; j++) ans[j] = on[j] ? mine++ : -1;
+        s = mmx__dist_allgather_i64(ctx, d, &mine, 1, all);
+    }
+    *total = 0;
+    for (int q = 0; !s && q < R; q++) base += q < me ? all[q] : 0, *total += all[q];
+    for (int64_t k = 0; !s && k < nr; k += 2) {
+        const int64_t a = ans[recv[k] - b0];
+        recv[k / 2] = a < 0 ? -1 : base + a; /* the answers, in place, in the order asked */
+    }
+    for (int q = 0; !s && q < R; q++) sc[q] = rw[q] / 2;
+    if (!s) s = mmx__dist_send_words(ctx, d, recv, sc, &back, &nb, NULL);
+    if (!s && nb != n)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: %lld answers to %lld "
+                      "numbers", (long long)nb, (long long)n);
+    s = mmx_dist_agree(ctx, d, s);
+    for (int64_t k = 0; !s && k < n; k++) out[perm[k]] = back[k];
+    free(sc), free(pos), free(w), free(perm), free(recv), free(rw), free(ans), free(back);
+    free(all), free(on);
+    return s;
+}
+
+/* The holes left out (MMX_HOLES_REMOVE, as the single process leaves them: the faces and
+ * vertices left keep their order, numbered anew): *fnew per local face of the last level
+ * (its number, -1 for a hole; exact on the owned faces), *vnew per local vertex (its number,
+ * -1 for one that no kept face uses; exact on the vertices of owned faces), *V and *F the
+ * counts left. Collective. */
+static mmx_status leave_out_holes(mmx_ctx *ctx, mmx_dist *d, mmx_index nv, mmx_index nf,
+                                  const mmx_index *st, const mmx_index *vt, const int64_t *gv,
+                                  const int64_t *gf, const unsigned char *of,
+                                  const unsigned char *hole, mmx_index nv0,
+                                  const unsigned char *ov0, int64_t *V, int64_t *F,
+                                  int64_t **fnew, int64_t **vnew, int64_t *sent)
+{
+    int64_t *g = NULL, *out = NULL, n = 0;
+    unsigned char *flag = NULL, *used = NULL;
+    const size_t most = (size_t)(nf > nv ? nf : nv) + 1;
+    mmx_status s = mmx__host_alloc(ctx, most, sizeof *g, (void **)&g);
+    if (!s) s = mmx__host_alloc(ctx, most, sizeof *out, (void **)&out);
+    if (!s) s = mmx__host_alloc(ctx, most, 1, (void **)&flag);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, 1, (void **)&used);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf + 1, sizeof **fnew, (void **)fnew);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, sizeof **vnew, (void **)vnew);
+    /* the owned faces, flagged when kept */
+    for (mmx_index f = 0; !s && f < nf; f++)
+        if (of[f]) g[n] = gf[f], flag[n++] = !hole[f];
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = compact(ctx, d, *F, n, g, flag, out, F, sent);
+    if (!s) {
+        for (mmx_index f = 0; f < nf; f++) (*fnew)[f] = -1;
+        for (mmx_index f = 0, k = 0; f < nf; f++)
+            if (of[f]) (*fnew)[f] = out[k++];
+        /* the vertices of owned faces, flagged when a kept one uses them (any rank's) */
+        memset(used, 0, (size_t)nv + 1);
+        for (mmx_index f = 0; f < nf; f++)
+            for (mmx_index c = st[f]; of[f] && c < st[f + 1]; c++) used[vt[c]] |= 1 + !hole[f];
+        /* a vertex of the input in no face (rank 0's) stays, as the single process keeps it:
+         * no hole uses it */
+        unsigned char *inface = flag; /* reused until the list below: a vertex in a local face */
+        memset(inface, 0, most);
+        for (mmx_index c = 0; c < st[nf]; c++) inface[vt[c]] = 1;
+        for (mmx_index v = 0; v < nv0 && v < nv; v++)
+            if (!inface[v] && ov0[v]) used[v] = 2;
+        n = 0;
+        for (mmx_index v = 0; v < nv; v++)
+            if (used[v]) g[n] = gv[v], flag[n++] = used[v] > 1;
+        s = compact(ctx, d, *V, n, g, flag, out, V, sent);
+    }
+    if (!s) {
+        for (mmx_index v = 0, k = 0; v < nv; v++) (*vnew)[v] = used[v] ? out[k++] : -1;
+    }
+    free(g), free(out), free(flag), free(used);
+    return s;
+}
+
 /* Whether some edge of the faces (st, vt) has three faces or more (*yes). */
 static mmx_status three_faced(mmx_ctx *ctx, mmx_index nf, const mmx_index *st, const mmx_index *vt,
                               int64_t *yes)
@@ -275,32 +388,24 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
                       "and bilinear only (sqrt3's numbers are not made here: mmx_dist_subdivide)");
     else if (dm->rings < 1)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: needs 1 ghost ring");
-    else if (o.boundary == MMX_BOUNDARY_NONE || (fmt == MMX_FORMAT_OBJ && hm->tags))
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: %s", o.boundary ==
-                      MMX_BOUNDARY_NONE ? "boundary mode none (its holes renumber the result)"
-                                        : "a tagged mesh (the OBJ file would carry its tags)");
+    else if (fmt == MMX_FORMAT_OBJ && (hm->tags || (o.boundary == MMX_BOUNDARY_NONE &&
+                                                    o.holes == MMX_HOLES_KEEP)))
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: %s", hm->tags ?
+                      "a tagged mesh (the OBJ file would carry the result's tags)" :
+                      "holes kept (the OBJ file would carry their tags)");
     else if (!dm->local->pos && mmx_mesh_nverts(dm->local) > 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: the mesh has no positions");
-    /* holes (tags) renumber the result, and creases are written by OBJ only: any rank's tags
-     * decide for all (PLY: hole tags only) */
-    mmx_mesh_tags *T = NULL;
-    int64_t tagged = 0;
-    if (!s && hm->tags) {
-        s = mmx__dist_host_status(ctx, hc, mmx_mesh_tags_parse(hc, hm, &T));
-        tagged = !s && T && T->nholes > 0;
-    }
-    const mmx_status a = mmx__dist_allreduce_i64(ctx, d, &tagged, 1, MMX__DIST_MAX);
-    mmx_mesh_tags_free(T);
-    if (!s) s = a;
-    if (!s && tagged)
-        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: hole tags (they "
-                      "renumber the result)");
+    /* Holes (tags, or boundary mode none's): the local refinement keeps them, tagged, so that
+     * every face's children stay where the numbering reads them; with MMX_HOLES_REMOVE the
+     * faces and vertices left are renumbered in order below, as the single process does. */
+    const mmx_hole_mode holes = o.holes;
+    o.holes = MMX_HOLES_KEEP;
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
 
     const mmx_mesh *base = hm;
     const mmx_index nv0 = mmx_mesh_nverts(base), nf0 = mmx_mesh_nfaces(base);
-    const int refine = (levels > 0 || o.limit) && nf0 > 0;
+    const int refine = nf0 > 0; /* level 0 too: its holes, and the limit */
     const int L = levels;
     /* The single process's path: the default takes the algebraic one for a mesh with an edge
      * of three faces or more, and the fused one otherwise, whose sums run in another order
@@ -439,6 +544,25 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
      * (and rank 0's vertices in no face, old vertices of the input). */
     const mmx_index nfL = !s ? nfl[L] : 0;
     int64_t nw = 0, nwf = 0, nwc = 0;
+    /* The holes among the refined local faces (from its tags), and whether the whole has any
+     * to leave out. */
+    unsigned char *hole = NULL;
+    int64_t *fnew = NULL, *vnew = NULL, anyhole = 0;
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nfL + 1, 1, (void **)&hole);
+    if (!s) {
+        memset(hole, 0, (size_t)nfL + 1);
+        mmx_mesh_tags *T = NULL;
+        if (last->tags) s = mmx__dist_host_status(ctx, hc, mmx_mesh_tags_parse(hc, last, &T));
+        for (mmx_index i = 0; !s && T && i < T->nholes; i++) hole[T->holes[i]] = 1;
+        for (mmx_index f = 0; !s && f < nfL; f++) anyhole |= of[f] && hole[f];
+        mmx_mesh_tags_free(T);
+        if (holes == MMX_HOLES_KEEP) anyhole = 0;
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_allreduce_i64(ctx, d, &anyhole, 1, MMX__DIST_MAX);
+    if (!s && anyhole)
+        s = leave_out_holes(ctx, d, nv, nfL, lst[L], lvt[L], gv, gf, of, hole, nv0, dm->ov, &V,
+                            &F, &fnew, &vnew, &rep.gathered_bytes);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, 1, (void **)&inown);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, 1, (void **)&mine);
     if (!s) s = vertex_rule(ctx, nv, nfL, lst[L], lvt[L], gf, of, inown, mine);
@@ -448,10 +572,13 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
         for (mmx_index c = 0; c < lst[L][nfL]; c++) used[lvt[L][c]] = 1;
         for (mmx_index v = 0; v < nv; v++) {
             mine[v] |= !used[v] && v < nv0 && dm->ov[v];
+            if (vnew) mine[v] &= vnew[v] >= 0; /* a vertex of holes alone: left out */
             nw += mine[v];
         }
-        for (mmx_index f = 0; f < nfL; f++)
+        for (mmx_index f = 0; f < nfL; f++) {
+            if (fnew) of[f] &= fnew[f] >= 0; /* a hole: left out */
             if (of[f]) nwf++, nwc += lst[L][f + 1] - lst[L][f];
+        }
         rep.local_faces = nfL, rep.owned_faces = nwf;
         s = mmx__host_alloc(ctx, (size_t)nw + 1, sizeof *vg, (void **)&vg);
     }
@@ -465,18 +592,19 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
             if (gv[v] < 0)
                 s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: a written vertex "
                               "has no number");
-            vg[i] = gv[v];
+            vg[i] = vnew ? vnew[v] : gv[v];
             memcpy(rows + 3 * (size_t)i++, last->pos + 3 * (size_t)v, 3 * sizeof *rows);
         }
         fst[0] = 0;
         for (mmx_index f = 0, i = 0; f < nfL && !s; f++) {
             if (!of[f]) continue;
-            fg[i] = gf[f], fst[i + 1] = fst[i];
+            fg[i] = fnew ? fnew[f] : gf[f], fst[i + 1] = fst[i];
             for (mmx_index c = lst[L][f]; c < lst[L][f + 1]; c++) {
-                if (gv[lvt[L][c]] < 0)
+                const int64_t g = vnew ? vnew[lvt[L][c]] : gv[lvt[L][c]];
+                if (g < 0)
                     s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: a corner of an "
                                   "owned face has no number");
-                fc[fst[i + 1]++] = gv[lvt[L][c]];
+                fc[fst[i + 1]++] = g;
             }
             i++;
         }
@@ -494,7 +622,7 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
     for (int l = 0; lst && l <= L; l++) free(lst[l]), free(lvt ? lvt[l] : NULL);
     free(lst), free(lvt), free(nfl), free(gv), free(gf), free(of), free(cedge), free(ngv);
     free(ngf), free(nof), free(inown), free(mine), free(vg), free(fg), free(fst), free(fc);
-    free(rows);
+    free(rows), free(hole), free(fnew), free(vnew);
     mmx_mesh_free(fine), mmx_mesh_free(hfine);
     return s;
 }
