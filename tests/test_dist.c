@@ -1390,6 +1390,17 @@ int main(int argc, char **argv)
             check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
         }
         check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        /* MPI's int counts: the all-to-alls and the file's chunks past a round's bytes go in
+         * rounds and pieces (512 MiB; here 3000 bytes, so that the small meshes take many) */
+        setenv("MMX_DIST_ROUND_BYTES", "3000", 1);
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_PLY);
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_PLY);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+        check_gather(ctx, d, "mixed");
+        unsetenv("MMX_DIST_ROUND_BYTES");
         sopts.limit = 1;
         check_subdiv_write(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
         check_subdiv_write(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, 1, MMX_FORMAT_PLY);

@@ -195,7 +195,7 @@ mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh 
  * the blocks; MPI-IO (MPI_File_write_at_all) writes them at their offsets, so the file is the
  * single process's without a gather on rank 0. *bytes (may be NULL): the file's size.
  * Errors (agreed): MMX_ERR_ARG (NULL dm, pos or path), MMX_ERR_OVERFLOW (a whole past 32-bit
- * numbers, or a rank's block past 2 GiB), MMX_ERR_IO (the file, named, with MPI's reason),
+ * numbers; a rank's block past 2 GiB is written in pieces), MMX_ERR_IO (the file, named, with MPI's reason),
  * MMX_ERR_MESH (a face no rank owns: parts of different sets), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: an all-to-all of 16 (24 with normals) bytes an owned vertex and 16 a face plus 8 a
  * corner, O(local mesh + block) per rank, one all-gather of 4 counts. Synchronises: on CUDA,

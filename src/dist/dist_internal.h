@@ -133,7 +133,10 @@ mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n,
 mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n);
 mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root);
 mmx_status mmx__dist_alltoall_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *recv);
-/* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. */
+/* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. Past
+ * 512 MiB sent or received by some rank (MPI's int counts stop at 2 GiB) it runs in rounds
+ * through buffers of that size, every pair's bytes cut in as many slices (the round count
+ * agreed by an all-reduce first; MMX_DIST_ROUND_BYTES sets a smaller size for tests). */
 mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
                                const int64_t *scount, void *recv, const int64_t *rcount);
 /* To root: every rank's bytes one after another in rank order (rcount: root only). */
@@ -149,8 +152,8 @@ mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *min
                                    int64_t *all);
 /* One file written by all ranks (MPI-IO, collective): created or truncated, then each rank's
  * chunk i written at its offset, chunk by chunk (every rank passes n chunks, empty ones with 0
- * bytes). Errors: MMX_ERR_IO (the file, named, with MPI's reason), MMX_ERR_OVERFLOW (a chunk
- * past 2^31 - 1 bytes). */
+ * bytes), a chunk past 512 MiB in pieces (MPI's int counts). Errors: MMX_ERR_IO (the file,
+ * named, with MPI's reason). */
 typedef struct mmx__dist_chunk {
     const void *data;
     int64_t bytes, offset;
