@@ -328,6 +328,16 @@ if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/d
     [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
         && ok "taubin --backend cuda on 2 ranks: the single CUDA process's file" \
         || bad "taubin --backend cuda on 2 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    # subdiv written by every rank on the GPUs: the single CUDA process's faces and counts
+    # exactly (the positions are held to it within rounding by test_dist)
+    for sub in "--scheme cc --levels 3 $TMP/nm.obj" "--scheme loop --levels 2 --boundary none $TMP/tri.obj"; do
+        "$MMX" --backend cuda subdiv $sub "$TMP/one.obj" --quiet 2>/dev/null
+        mpi 3 --backend cuda subdiv $sub "$TMP/many.obj"
+        [ "$rc" -eq 0 ] && cmp -s <(grep -v '^v ' "$TMP/one.obj") <(grep -v '^v ' "$TMP/many.obj") \
+            && [[ "$out" == *"numbering its share as one process does"* ]] \
+            && ok "subdiv $sub --backend cuda on 3 ranks: the single CUDA process's faces, written by every rank" \
+            || bad "subdiv $sub --backend cuda on 3 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    done
 else
     rm -f "$TMP/many.obj"
     mpi 2 --backend cuda normals builtin:icosphere:3 "$TMP/many.obj"
