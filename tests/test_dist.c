@@ -933,6 +933,13 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
                                                       last ? NULL : many, fmt, NULL, NULL);
         CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
               "subdivide_write with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
+        /* sqrt3 refused on every rank (mmx_dist_subdivide gathers it), an unknown scheme too */
+        const mmx_status u = mmx_dist_subdivide_write(c, dm, MMX_SCHEME_SQRT3, 1, &sopts, many, fmt,
+                                                      NULL, NULL);
+        const mmx_status v = mmx_dist_subdivide_write(c, dm, (mmx_scheme)77, 1, &sopts, many, fmt,
+                                                      NULL, NULL);
+        CHECK(u == MMX_ERR_UNSUPPORTED && v == MMX_ERR_ARG, "subdivide_write of sqrt3: %d, of "
+              "scheme 77: %d (%s)", (int)u, (int)v, mmx_ctx_error(c));
     }
 #ifdef MMX_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);

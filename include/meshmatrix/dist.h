@@ -460,8 +460,8 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
  * the result's tags; PLY carries none). *bytes (may be NULL): the
  * file's size. report (may be NULL): as mmx_dist_subdivide's, gathered_bytes the bytes this
  * rank sent (the numbering and the file's rows), gather_ms the numbering and writing.
- * Errors (agreed): MMX_ERR_ARG (NULL dm or path, another format, levels < 0, no ghost ring,
- * no positions), MMX_ERR_UNSUPPORTED (above), those of mmx_subdivide on the local mesh and of
+ * Errors (agreed): MMX_ERR_ARG (NULL dm or path, another format, an unknown scheme, levels
+ * < 0, no ghost ring, no positions), MMX_ERR_UNSUPPORTED (above), those of mmx_subdivide on the local mesh and of
  * mmx_dist_write_obj, MMX_ERR_OVERFLOW (a result past 2^31 - 1 vertices or faces, the
  * writer's numbers), MMX_ERR_NOMEM. Cost: the local refinement; per level O(local mesh) and
  * three all-to-alls (8 bytes a counted vertex and each of its smaller neighbours, 16 bytes a

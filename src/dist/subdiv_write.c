@@ -383,9 +383,11 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: %s: OBJ or PLY only", path);
     else if (levels < 0)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: levels %d < 0", levels);
-    else if (!loop && scheme != MMX_SCHEME_CATMULL_CLARK && scheme != MMX_SCHEME_BILINEAR)
+    else if (scheme == MMX_SCHEME_SQRT3)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: Loop, Catmull-Clark "
                       "and bilinear only (sqrt3's numbers are not made here: mmx_dist_subdivide)");
+    else if (!loop && scheme != MMX_SCHEME_CATMULL_CLARK && scheme != MMX_SCHEME_BILINEAR)
+        s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: unknown scheme %d", (int)scheme);
     else if (dm->rings < 1)
         s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_subdivide_write: needs 1 ghost ring");
     else if (fmt == MMX_FORMAT_OBJ && (hm->tags || (o.boundary == MMX_BOUNDARY_NONE &&
