@@ -1,8 +1,11 @@
 /* mmx under `mpirun -n R` (R > 1): normals, smooth, subdiv and query on the mesh partitioned
  * over the ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local
  * rank. Every rank reads the whole input and cuts its part (the library's simple first
- * construction), computes it with its ghost rings, and rank 0 gathers the result and writes it
- * once (query: the single process's text, byte for byte). The report (rank 0's) adds the ranks, each rank's part and halo, its time
+ * construction), computes it with its ghost rings, and the result is written once: to an OBJ
+ * or PLY file by every rank, each its block (normals and smooth: mmx_dist_write_obj, _ply;
+ * subdiv: mmx_dist_subdivide_write, the single process's numbers), else gathered on rank 0
+ * and written there (query: the single process's text, byte for byte). Usage errors are said
+ * by rank 0 alone (usage_error). The report (rank 0's) adds the ranks, each rank's part and halo, its time
  * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
  * agreed over the ranks (mmx_dist_agree): every rank exits 1, and rank 0 prints the sentence,
  * which names the rank. */
