@@ -3,7 +3,7 @@
  * T1 / (R TR); given the R = 1 times with --t1, each row prints it).
  *   mpirun -n R dist_scaling MESHES [--cuda] [--cc L1,L2,..] [--loop L1,..] [--taubin S]
  *                                   [--iterations N] [--repeats K] [--no-gather] [--no-single]
- *                                   [--t1 cc5=MS,loop5=MS,taubin=MS]
+ *                                   [--write DIR] [--t1 cc5=MS,loop5=MS,taubin=MS]
  * MESHES holds models/nefertiti.obj. Rows:
  *   - Catmull-Clark (--cc, default 1,2,3) and Loop (--loop, default none) of nefertiti to each
  *     level L (the issue's figures: --cc 5 --loop 5 on the GPUs; on the host level 5 needs
@@ -14,7 +14,11 @@
  *     halo's vertices; subdivision exchanges nothing (exch_B 0: one ghost ring serves every
  *     level); R = 1 also times mmx_subdivide of the whole (the single process; --no-single
  *     skips it, as for a level no single GPU holds). --no-gather refines only (the capacity
- *     row: --cc 7 --no-gather over 4 GPUs, 1.2 billion quads, never on one rank).
+ *     row: --cc 7 --no-gather over 4 GPUs, 1.2 billion quads, never on one rank). --write DIR
+ *     writes the result instead, every rank its share with the single process's numbers
+ *     (mmx_dist_subdivide_write, DIR/dist_ccL.ply, removed after each repeat): the gather
+ *     column is then the numbering and the writing (--cc 7 --write DIR: the file no single
+ *     process writes, about 35 GB of PLY).
  *   - Taubin x N (default 100) on nefertiti refined S times by Loop (default 3: nef3, 6.4M
  *     triangles): the call, the exchange time (max over the ranks), the bytes sent per
  *     exchange against the floor (12 bytes per halo vertex: each ghost received once), the
@@ -95,6 +99,7 @@ static double single_subdiv(mmx_ctx *ctx, const mmx_mesh *nef, mmx_scheme scheme
 typedef struct opts {
     int reps, gather, single;
     const char *t1;
+    const char *write; /* --write DIR: the result written by every rank (PLY), not gathered */
 } opts;
 
 static void subdiv_rows(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *nef, mmx_scheme scheme,
@@ -113,7 +118,20 @@ static void subdiv_rows(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *nef, mmx_sche
             mmx_mesh *out = NULL;
             MPI_Barrier(MPI_COMM_WORLD);
             t0 = bc_now_ms();
-            DIE(ctx, mmx_dist_subdivide(ctx, dm, scheme, L, NULL, o->gather ? &out : NULL, &rep));
+            if (o->write) {
+                /* every rank writes its share with the single process's numbers: the
+                 * "gather" column is the numbering and the writing */
+                char wp[4200];
+                snprintf(wp, sizeof wp, "%s/dist_%s%d.ply", o->write,
+                         scheme == MMX_SCHEME_LOOP ? "loop" : "cc", L);
+                int64_t b = 0;
+                DIE(ctx, mmx_dist_subdivide_write(ctx, dm, scheme, L, NULL, wp, MMX_FORMAT_PLY, &b, &rep));
+                faces = rep.written_faces;
+                MPI_Barrier(MPI_COMM_WORLD);
+                if (!me) remove(wp);
+            } else {
+                DIE(ctx, mmx_dist_subdivide(ctx, dm, scheme, L, NULL, o->gather ? &out : NULL, &rep));
+            }
             t[k] = max_all(bc_now_ms() - t0);
             t[reps + k] = max_all(rep.refine_ms);
             t[2 * reps + k] = max_all(rep.gather_ms);
@@ -122,7 +140,7 @@ static void subdiv_rows(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *nef, mmx_sche
         }
         const long long local = sum_all(rep.local_faces), owned = sum_all(rep.owned_faces);
         const long long bytes = sum_all(rep.gathered_bytes);
-        if (!o->gather) faces = owned;
+        if (!o->gather && !o->write) faces = owned;
         mmx_dist_info in;
         mmx_dist_mesh_info(dm, &in);
         const long long halo = sum_all(in.halo_recv_verts);
@@ -152,13 +170,14 @@ int main(int argc, char **argv)
     if (argc < 2) {
         if (!me) fprintf(stderr, "usage: mpirun -n R dist_scaling MESHES [--cuda] [--cc L1,L2,..] "
                                  "[--loop L1,..] [--taubin S] [--iterations N] [--repeats K] "
-                                 "[--no-gather] [--no-single] [--t1 cc5=MS,loop5=MS,taubin=MS]\n");
+                                 "[--no-gather] [--no-single] [--write DIR] "
+                                 "[--t1 cc5=MS,loop5=MS,taubin=MS]\n");
         MPI_Finalize();
         return 2;
     }
     const char *cc = "1,2,3", *loop = "";
     int split = 3, iters = 100, cuda = 0;
-    opts o = {3, 1, 1, NULL};
+    opts o = {3, 1, 1, NULL, NULL};
     for (int i = 2; i < argc; i++) {
         const int more = i + 1 < argc;
         if (!strcmp(argv[i], "--cuda")) cuda = 1;
@@ -170,6 +189,7 @@ int main(int argc, char **argv)
         else if (more && !strcmp(argv[i], "--iterations")) iters = atoi(argv[++i]);
         else if (more && !strcmp(argv[i], "--repeats")) o.reps = atoi(argv[++i]);
         else if (more && !strcmp(argv[i], "--t1")) o.t1 = argv[++i];
+        else if (more && !strcmp(argv[i], "--write")) o.write = argv[++i];
         else {
             if (!me) fprintf(stderr, "dist_scaling: unknown argument '%s'\n", argv[i]);
             MPI_Finalize();

@@ -501,12 +501,17 @@ static int same_file(const char *a, const char *b)
     return same;
 }
 
-/* mmx_dist_write_obj: the file all ranks write is rank 0's mmx_mesh_write of the whole with
- * the same positions and normals, byte for byte (over a longer file that was there: it is
- * truncated); a file that cannot be created is refused on every rank, named. */
-static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
+/* mmx_dist_write_obj and mmx_dist_write_ply: the file all ranks write is rank 0's
+ * mmx_mesh_write of the whole with the same positions and normals, byte for byte (over a
+ * longer file that was there: it is truncated); a file that cannot be created is refused on
+ * every rank, named; one rank's bad arguments make every rank refuse, none waiting. */
+static void check_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_format fmt)
 {
-    trace("write_obj", name, 0);
+    const int ply = fmt == MMX_FORMAT_PLY;
+    const char *ext = ply ? "ply" : "obj", *fn = ply ? "write_ply" : "write_obj";
+    mmx_status (*write)(mmx_ctx *, const mmx_dist_mesh *, const float *, const float *,
+                        const char *, int64_t *) = ply ? mmx_dist_write_ply : mmx_dist_write_obj;
+    trace(fn, name, 0);
     mmx_mesh *m = make(ctx, name);
     CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
     if (!m || !parts[0]) {
@@ -516,9 +521,9 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
     mmx_ctx *c = DEV(ctx);
     mmx_dist_mesh *dm = partition(ctx, d, m, 1);
     char one[600], many[600], none[600];
-    snprintf(one, sizeof one, "%s.one.obj", parts);
-    snprintf(many, sizeof many, "%s.many.obj", parts);
-    snprintf(none, sizeof none, "%s.none/x.obj", parts);
+    snprintf(one, sizeof one, "%s.one.%s", parts, ext);
+    snprintf(many, sizeof many, "%s.many.%s", parts, ext);
+    snprintf(none, sizeof none, "%s.none/x.%s", parts, ext);
     const mmx_index nl = dm ? mmx_mesh_nverts(mmx_dist_mesh_local(dm)) : 0;
     float *nrm = dm ? dev_floats(ctx, 3 * (size_t)nl + 1) : NULL;
     /* normals: on the host only (the CUDA ones equal the single CUDA process's, not the host's) */
@@ -536,34 +541,39 @@ static void check_write_obj(mmx_ctx *ctx, mmx_dist *d, const char *name)
             }
             if (w) {
                 free(w->tags), w->tags = NULL; /* not part of the partitioned file */
-                OK(ctx, mmx_mesh_write(ctx, w, one, MMX_FORMAT_OBJ));
+                OK(ctx, mmx_mesh_write(ctx, w, one, fmt));
             }
             mmx_mesh_free(w);
             free(n);
         }
         if (with) OK(c, mmx_dist_vertex_normals(c, dm, MMX_NORMAL_AREA, nrm));
         int64_t bytes = -1;
-        OK(c, mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
+        OK(c, write(c, dm, mmx_dist_mesh_local(dm)->pos, with ? nrm : NULL, many, &bytes));
         if (rank == 0) {
-            CHECK(same_file(one, many), "write_obj of %s%s with %d ranks: not the single process's file",
-                  name, with ? " with normals" : "", mmx_dist_size(d));
+            CHECK(same_file(one, many), "%s of %s%s with %d ranks: not the single process's file",
+                  fn, name, with ? " with normals" : "", mmx_dist_size(d));
             FILE *f = fopen(one, "rb");
             long size = -1;
             if (f) fseek(f, 0, SEEK_END), size = ftell(f), fclose(f);
-            CHECK(bytes == size, "write_obj of %s: %lld bytes said, %ld written", name, (long long)bytes, size);
+            CHECK(bytes == size, "%s of %s: %lld bytes said, %ld written", fn, name, (long long)bytes, size);
         }
     }
     if (dm) {
-        const mmx_status s = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
-        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "write_obj into a missing folder: %d, %s",
-              (int)s, mmx_ctx_error(c));
+        const mmx_status s = write(c, dm, mmx_dist_mesh_local(dm)->pos, NULL, none, NULL);
+        CHECK(s == MMX_ERR_IO && strstr(mmx_ctx_error(c), none), "%s into a missing folder: %d, %s",
+              fn, (int)s, mmx_ctx_error(c));
         /* One rank's bad arguments (the last rank, no path): every rank refuses, none hangs in
          * the collectives the others entered. */
         const int last = rank == mmx_dist_size(d) - 1;
-        const mmx_status t = mmx_dist_write_obj(c, dm, mmx_dist_mesh_local(dm)->pos, NULL,
+        const mmx_status t = write(c, dm, mmx_dist_mesh_local(dm)->pos, NULL,
                                                 last ? NULL : many, NULL);
         CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
-              "write_obj with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
+              "%s with one rank's path NULL: %d, %s", fn, (int)t, mmx_ctx_error(c));
+        /* rank 0 alone without positions (its part has vertices): the same refusal everywhere */
+        const mmx_status u = write(c, dm, rank == 0 ? NULL : mmx_dist_mesh_local(dm)->pos, NULL,
+                                   many, NULL);
+        CHECK(u == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "rank 0: ") && strstr(mmx_ctx_error(c), "pos is NULL"),
+              "%s with rank 0's pos NULL: %d, %s", fn, (int)u, mmx_ctx_error(c));
     }
 #ifdef MMX_HAVE_MPI
     MPI_Barrier(MPI_COMM_WORLD);
@@ -836,6 +846,110 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
 }
 
 /* A rank whose part holds bad input: every rank stops with the same status and sentence. */
+/* mmx_dist_subdivide_write: the file every rank writes is rank 0's mmx_mesh_write of
+ * mmx_subdivide's result on the whole (sopts), with the single process's numbers: the same
+ * bytes on the host; on CUDA (against the single CUDA process) the same faces and counts, the
+ * positions within float rounding of the bounding box's diagonal (read back). Holes (tags,
+ * boundary mode none) left out and the rest renumbered as one process does. A tagged mesh to
+ * OBJ, and kept holes to OBJ, are refused on every rank (MMX_ERR_UNSUPPORTED); one rank's bad
+ * path makes every rank refuse, none waiting. */
+static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme scheme,
+                               int levels, mmx_format fmt)
+{
+    trace("subdiv_write", name, (int)scheme * 100 + levels);
+    mmx_mesh *m = make(ctx, name);
+    CHECK(m != NULL, "mesh %s: %s", name, mmx_ctx_error(ctx));
+    if (!m || !parts[0]) {
+        mmx_mesh_free(m);
+        return;
+    }
+    mmx_ctx *c = DEV(ctx);
+    mmx_dist_mesh *dm = partition(ctx, d, m, 1);
+    const char *ext = fmt == MMX_FORMAT_PLY ? "ply" : "obj";
+    char one[600], many[600];
+    snprintf(one, sizeof one, "%s.sw_one.%s", parts, ext);
+    snprintf(many, sizeof many, "%s.sw_many.%s", parts, ext);
+    const int refused = fmt == MMX_FORMAT_OBJ && (m->tags || (sopts.boundary == MMX_BOUNDARY_NONE &&
+                                                             sopts.holes == MMX_HOLES_KEEP));
+    mmx_mesh *r = NULL;
+    if (rank == 0 && !refused) {
+        const mmx_mesh *sm = single(m);
+        OK(c, mmx_subdivide(c, scheme, sm, levels, &sopts, &r));
+        if (r) OK(c, mmx_mesh_write(c, r, one, fmt));
+        single_free(m, sm);
+    }
+    int64_t bytes = -1;
+    mmx_dist_subdiv_report rep;
+    memset(&rep, 0, sizeof rep);
+    const mmx_status s = dm ? mmx_dist_subdivide_write(c, dm, scheme, levels, &sopts, many, fmt,
+                                                       &bytes, &rep) : MMX_ERR_ARG;
+    if (refused) {
+        CHECK(s == MMX_ERR_UNSUPPORTED, "subdivide_write of %s (%s%s): %d, %s: not refused", name,
+              ext, m->tags ? ", tagged" : "", (int)s, mmx_ctx_error(c));
+    } else {
+        CHECK(s == MMX_OK, "subdivide_write of %s (%s, scheme %d, %d levels): %s", name, ext,
+              (int)scheme, levels, mmx_ctx_error(c));
+    }
+    if (!s && rank == 0 && r) {
+        CHECK(rep.written_verts == mmx_mesh_nverts(r) && rep.written_faces == mmx_mesh_nfaces(r),
+              "subdivide_write of %s: %lld vertices, %lld faces said, the single process has %d, %d",
+              name, (long long)rep.written_verts, (long long)rep.written_faces, mmx_mesh_nverts(r),
+              mmx_mesh_nfaces(r));
+        if (!gpu) {
+            CHECK(same_file(one, many), "subdivide_write of %s (%s, scheme %d, %d level%s%s) on %d "
+                  "ranks: not the single process's file", name, ext, (int)scheme, levels,
+                  levels == 1 ? "" : "s", sopts.limit ? ", limit" : "", mmx_dist_size(d));
+        } else {
+            mmx_mesh *a = NULL, *b = NULL;
+            mmx_index *as = NULL, *av = NULL, *bs = NULL, *bv = NULL;
+            OK(ctx, mmx_mesh_read(ctx, one, fmt, &a));
+            OK(ctx, mmx_mesh_read(ctx, many, fmt, &b));
+            if (a && b) {
+                OK(ctx, mmx_mesh_faces(ctx, a, &as, &av));
+                OK(ctx, mmx_mesh_faces(ctx, b, &bs, &bv));
+            }
+            const mmx_index nf = a ? mmx_mesh_nfaces(a) : 0, nv = a ? mmx_mesh_nverts(a) : 0;
+            int same = a && b && as && bs && nf == mmx_mesh_nfaces(b) && nv == mmx_mesh_nverts(b) &&
+                       !memcmp(as, bs, ((size_t)nf + 1) * sizeof *as) &&
+                       !memcmp(av, bv, (size_t)as[nf] * sizeof *av);
+            float lo[3] = {1e30f, 1e30f, 1e30f}, hi[3] = {-1e30f, -1e30f, -1e30f}, worst = 0;
+            for (size_t i = 0; same && i < 3 * (size_t)nv; i++) {
+                const float x = a->pos[i], y = b->pos[i];
+                if (x < lo[i % 3]) lo[i % 3] = x;
+                if (x > hi[i % 3]) hi[i % 3] = x;
+                if (fabsf(x - y) > worst) worst = fabsf(x - y);
+            }
+            const float diag = sqrtf((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                     (hi[2] - lo[2]) * (hi[2] - lo[2]));
+            CHECK(same && worst <= 1e-5f * diag, "subdivide_write of %s on CUDA: faces %s, positions "
+                  "off by %g (diagonal %g)", name, same ? "the same" : "differ", (double)worst, (double)diag);
+            free(as), free(av), free(bs), free(bv);
+            mmx_mesh_free(a), mmx_mesh_free(b);
+        }
+    }
+    if (dm && !refused) {
+        const int last = rank == mmx_dist_size(d) - 1;
+        const mmx_status t = mmx_dist_subdivide_write(c, dm, scheme, levels, &sopts,
+                                                      last ? NULL : many, fmt, NULL, NULL);
+        CHECK(t == MMX_ERR_ARG && strstr(mmx_ctx_error(c), "path is NULL"),
+              "subdivide_write with one rank's path NULL: %d, %s", (int)t, mmx_ctx_error(c));
+        /* sqrt3 refused on every rank (mmx_dist_subdivide gathers it), an unknown scheme too */
+        const mmx_status u = mmx_dist_subdivide_write(c, dm, MMX_SCHEME_SQRT3, 1, &sopts, many, fmt,
+                                                      NULL, NULL);
+        const mmx_status v = mmx_dist_subdivide_write(c, dm, (mmx_scheme)77, 1, &sopts, many, fmt,
+                                                      NULL, NULL);
+        CHECK(u == MMX_ERR_UNSUPPORTED && v == MMX_ERR_ARG, "subdivide_write of sqrt3: %d, of "
+              "scheme 77: %d (%s)", (int)u, (int)v, mmx_ctx_error(c));
+    }
+#ifdef MMX_HAVE_MPI
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+    if (rank == 0) remove(one), remove(many);
+    mmx_mesh_free(r);
+    mmx_dist_mesh_free(dm);
+    mmx_mesh_free(m);
+}
+
 static void check_failure(mmx_ctx *ctx, mmx_dist *d, int R)
 {
     trace("failure", NULL, R);
@@ -1120,8 +1234,15 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_subdiv(ctx, d, "holed:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
         check_subdiv(ctx, d, "holed:icosphere:2", MMX_SCHEME_LOOP, 2);
         via_parts = parts[0] != 0;
-        check_write_obj(ctx, d, "mixed");
-        if (via_parts) remove_parts(); /* the set is left by the last partition() */
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "mixed", MMX_FORMAT_PLY);
+        if (via_parts) remove_parts();
+        via_parts = 0;
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_PLY);
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.limit = 0; /* the set is left by the last partition() */
         via_parts = 0;
         unsetenv("MMX_DIST_TRANSPORT");
     }
@@ -1261,10 +1382,56 @@ int main(int argc, char **argv)
         check_cg(ctx, d, "grid:30:20");
         check_gather(ctx, d, "two_cubes");
         check_gather(ctx, d, "mixed");
-        check_write_obj(ctx, d, "mixed");
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "mixed", MMX_FORMAT_PLY);
         via_parts = 0;
-        check_write_obj(ctx, d, "grid:12:10");
-        check_write_obj(ctx, d, "fin");
+        check_write(ctx, d, "grid:12:10", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_PLY);
+        check_write(ctx, d, "two_cubes", MMX_FORMAT_PLY);
+        for (int L = 0; L <= 3; L++) {
+            check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "fin", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "two_cubes", MMX_SCHEME_BILINEAR, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+        }
+        check_subdiv_write(ctx, d, "creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        /* MPI's int counts: the all-to-alls and the file's chunks past a round's bytes go in
+         * rounds and pieces (512 MiB; here 3000 bytes, so that the small meshes take many) */
+        setenv("MMX_DIST_ROUND_BYTES", "3000", 1);
+        check_write(ctx, d, "mixed", MMX_FORMAT_OBJ);
+        check_write(ctx, d, "fin", MMX_FORMAT_PLY);
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_PLY);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+        check_gather(ctx, d, "mixed");
+        unsetenv("MMX_DIST_ROUND_BYTES");
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "torus:16:8", MMX_SCHEME_CATMULL_CLARK, 1, MMX_FORMAT_PLY);
+        sopts.limit = 0;
+        sopts.boundary = MMX_BOUNDARY_EDGE_AND_CORNER;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 3, MMX_FORMAT_PLY);
+        check_subdiv_write(ctx, d, "tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        sopts.holes = MMX_HOLES_KEEP;
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.holes = MMX_HOLES_REMOVE;
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
+        /* hole tags (PLY: OBJ would carry the tags), left out or kept */
+        for (int L = 1; L <= 2; L++) {
+            check_subdiv_write(ctx, d, "holed:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "holed:mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_PLY);
+            check_subdiv_write(ctx, d, "holed:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_PLY);
+        }
+        sopts.holes = MMX_HOLES_KEEP;
+        check_subdiv_write(ctx, d, "holed:torus:16:8", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.holes = MMX_HOLES_REMOVE;
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

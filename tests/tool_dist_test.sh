@@ -41,6 +41,22 @@ same "normals" 2 normals builtin:icosphere:4
 same "normals --weight angle" 4 normals --weight angle builtin:grid:40:30
 same "smooth laplacian" 3 smooth --method laplacian --iterations 4 builtin:icosphere:4
 same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fix-boundary builtin:grid:40:30
+# every rank writes its block (MPI-IO), no rank gathering the whole: OBJ and binary PLY
+same_written() {
+    local name=$1 r=$2 ext=$3
+    shift 3
+    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.$ext"
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"written by every rank"* ]]; then
+        ok "$name on $r ranks: the single process's file, written by every rank"
+    else
+        bad "$name on $r ranks (written by every rank)" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+same_written "normals to OBJ" 3 obj normals builtin:icosphere:4
+same_written "normals to PLY" 4 ply normals --weight angle builtin:grid:40:30
+same_written "smooth to PLY" 3 ply smooth --method laplacian --iterations 4 builtin:torus:30:20
+same_written "smooth to OBJ" 2 obj smooth --method taubin --iterations 3 builtin:icosphere:3
 
 # query over 1-4 ranks: every kind, the single process's text byte for byte, on a mesh with
 # boundaries, holes, triangles among the quads and a non-manifold vertex (a second fan of two
@@ -95,6 +111,41 @@ if command -v python3 >/dev/null; then
     printf '%s' "$out" | python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["ranks"] == 3 and len(j["per_rank"]) == 3' \
         && ok "subdiv --json over ranks parses, one object, per_rank of 3" || bad "subdiv --json over ranks" "${out:0:400}"
 fi
+
+# subdiv to OBJ or PLY: every rank writes its share with the single process's numbers
+# (mmx_dist_subdivide_write), the single process's file byte for byte: every scheme but sqrt3,
+# the limit, levels 0 to 3, every --boundary mode but none, on the mesh with boundaries,
+# triangles among the quads and a non-manifold vertex
+sub_same() {
+    local name=$1 r=$2 ext=$3
+    shift 3
+    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    mpi "$r" "$@" "$TMP/many.$ext"
+    if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"numbering its share as one process does"* ]]; then
+        ok "$name on $r ranks: the single process's file, written by every rank"
+    else
+        bad "$name on $r ranks (written by every rank)" "rc $rc" "${out:0:400}" "${err:0:400}"
+    fi
+}
+"$MMX" triangulate builtin:grid:12:10 "$TMP/tri.obj" --quiet
+sub_same "subdiv cc 1 level" 2 obj subdiv --scheme cc --levels 1 builtin:grid:8:6
+sub_same "subdiv cc 3 levels, mixed and non-manifold" 4 obj subdiv --scheme cc --levels 3 "$TMP/nm.obj"
+sub_same "subdiv cc 2 levels --limit to PLY" 3 ply subdiv --scheme cc --levels 2 --limit "$TMP/nm.obj"
+sub_same "subdiv cc 0 levels --limit" 3 obj subdiv --scheme cc --levels 0 --limit "$TMP/nm.obj"
+sub_same "subdiv loop 2 levels --limit" 2 obj subdiv --scheme loop --levels 2 --limit builtin:icosphere:3
+sub_same "subdiv loop 3 levels, boundaries" 4 obj subdiv --scheme loop --levels 3 "$TMP/tri.obj"
+sub_same "subdiv bilinear 3 levels to PLY" 4 ply subdiv --scheme bilinear --levels 3 builtin:grid:12:10
+sub_same "subdiv cc 2 levels on a closed mesh" 3 obj subdiv --scheme cc --levels 2 builtin:torus:16:8
+for b in tagged edge-only edge-and-corner none; do
+    sub_same "subdiv cc --boundary $b" 3 obj subdiv --scheme cc --levels 2 --boundary "$b" "$TMP/nm.obj"
+    sub_same "subdiv loop --boundary $b" 2 ply subdiv --scheme loop --levels 2 --boundary "$b" "$TMP/tri.obj"
+    sub_same "subdiv bilinear --boundary $b" 4 obj subdiv --scheme bilinear --levels 1 --boundary "$b" "$TMP/nm.obj"
+done
+sub_same "subdiv cc --boundary none --limit, 4 ranks" 4 ply subdiv --scheme cc --levels 2 --limit --boundary none "$TMP/nm.obj"
+sub_same "subdiv cc --boundary none --holes keep to PLY" 3 ply subdiv --scheme cc --levels 2 --boundary none --holes keep "$TMP/nm.obj"
+"$MMX" convert builtin:grid:12:10 "$TMP/holed.obj" --quiet
+echo "t hole 9/0/0 0 17 40 41 60 77 100 105 111" >>"$TMP/holed.obj"
+sub_same "subdiv cc 3 levels, hole tags left out, to PLY" 4 ply subdiv --scheme cc --levels 3 "$TMP/holed.obj"
 
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
@@ -156,9 +207,18 @@ mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
     && ok "subdiv sqrt3 2 levels over ranks: two ghost rings, said" || bad "sqrt3 rings" "rc $rc" "${out:0:400}" "${err:0:300}"
 
 # Usage errors, before any work.
-mpi 2 subdiv --scheme cc --levels 2 --boundary edge-only builtin:cube "$TMP/x.obj"
-[ "$rc" -ne 0 ] && [[ "$err" == *"--boundary does not run over MPI ranks yet"* ]] \
+mpi 2 subdiv --scheme cc --levels 2 --path fused builtin:cube "$TMP/x.obj"
+[ "$rc" -ne 0 ] && [[ "$err" == *"--path does not run over MPI ranks yet"* ]] \
     && ok "an option not run over ranks: refused, named" || bad "option over ranks" "rc $rc" "${err:0:300}"
+# a usage error is said once (rank 0), every rank exiting with its status
+mpi 3 subdiv --scheme cc --levels 1 --boundary nonsense builtin:cube "$TMP/x.obj"
+n=$(printf '%s\n' "$err" | grep -c "^mmx: unknown --boundary 'nonsense'")
+[ "$rc" -eq 2 ] && [ "$n" = 1 ] && [ ! -e "$TMP/x.obj" ] \
+    && ok "a usage error over 3 ranks: said once, status 2" || bad "usage error over ranks" "rc $rc, $n messages" "${err:0:400}"
+mpi 3 normals builtin:cube "$TMP/nowhere/x.obj"
+n=$(printf '%s\n' "$err" | grep -c "cannot write there")
+[ "$rc" -eq 1 ] && [ "$n" = 1 ] \
+    && ok "an output that cannot be written, over 3 ranks: said once" || bad "unwritable output over ranks" "rc $rc, $n messages" "${err:0:400}"
 mpi 2 info builtin:cube
 [ "$rc" -ne 0 ] && [[ "$err" == *"does not run over MPI ranks"* ]] \
     && ok "a command not run over ranks: refused" || bad "info over ranks" "rc $rc" "${err:0:300}"
@@ -213,18 +273,24 @@ mpi 3 normals "$TMP/nm3.index" "$TMP/many.obj"
 # (an OBJ file from part files is written by every rank, MPI-IO: over a longer file, truncated)
 "$MMX" normals "$TMP/nm.obj" "$TMP/one.ply" --quiet 2>/dev/null
 mpi 3 normals "$TMP/nm3.index" "$TMP/many.ply"
-[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" != *"MPI-IO"* ]] \
-    && ok "normals from 3 part files to PLY (gathered on rank 0): the single process's file" \
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" && [[ "$out" == *"MPI-IO"* ]] \
+    && ok "normals from 3 part files to PLY (written by every rank): the single process's file" \
     || bad "normals from part files to PLY" "rc $rc" "${out:0:400}" "${err:0:400}"
 "$MMX" smooth --method taubin --iterations 5 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
 for i in $(seq 1 30000); do echo "# a longer file that was here"; done >"$TMP/many.obj"
 mpi 3 smooth --method taubin --iterations 5 "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
     && ok "smooth taubin from 3 part files: the single process's file" || bad "smooth from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
-mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj"
+"$MMX" subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
 mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && [ -s "$TMP/one.obj" ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
-    && ok "subdiv from 3 part files: the file of subdiv over 3 ranks from the OBJ" || bad "subdiv from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+    && [[ "$out" == *"numbering its share as one process does"* ]] \
+    && ok "subdiv from 3 part files: the single process's file, written by every rank" || bad "subdiv from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
+"$MMX" subdiv --scheme loop --levels 2 --boundary none "$TMP/tri.obj" "$TMP/one.ply" --quiet 2>/dev/null
+mpi 2 partition "$TMP/tri.obj" "$TMP/tri2"
+mpi 2 subdiv --scheme loop --levels 2 --boundary none "$TMP/tri2.index" "$TMP/many.ply"
+[ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" \
+    && ok "subdiv loop --boundary none from 2 part files to PLY: the single process's file" || bad "subdiv to PLY from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
 bad_kinds=""
 for k in VV VE VF EV EF FV FE FF; do
     mpi 3 query "$k" "$TMP/nm3.index" "$TMP/many.txt"
@@ -268,6 +334,16 @@ if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/d
     [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
         && ok "taubin --backend cuda on 2 ranks: the single CUDA process's file" \
         || bad "taubin --backend cuda on 2 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    # subdiv written by every rank on the GPUs: the single CUDA process's faces and counts
+    # exactly (the positions are held to it within rounding by test_dist)
+    for sub in "--scheme cc --levels 3 $TMP/nm.obj" "--scheme loop --levels 2 --boundary none $TMP/tri.obj"; do
+        "$MMX" --backend cuda subdiv $sub "$TMP/one.obj" --quiet 2>/dev/null
+        mpi 3 --backend cuda subdiv $sub "$TMP/many.obj"
+        [ "$rc" -eq 0 ] && cmp -s <(grep -v '^v ' "$TMP/one.obj") <(grep -v '^v ' "$TMP/many.obj") \
+            && [[ "$out" == *"numbering its share as one process does"* ]] \
+            && ok "subdiv $sub --backend cuda on 3 ranks: the single CUDA process's faces, written by every rank" \
+            || bad "subdiv $sub --backend cuda on 3 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
+    done
 else
     rm -f "$TMP/many.obj"
     mpi 2 --backend cuda normals builtin:icosphere:3 "$TMP/many.obj"

@@ -1,8 +1,11 @@
 /* mmx under `mpirun -n R` (R > 1): normals, smooth, subdiv and query on the mesh partitioned
  * over the ranks (dist.h), on the host, or with --backend cuda each rank on the GPU of its local
  * rank. Every rank reads the whole input and cuts its part (the library's simple first
- * construction), computes it with its ghost rings, and rank 0 gathers the result and writes it
- * once (query: the single process's text, byte for byte). The report (rank 0's) adds the ranks, each rank's part and halo, its time
+ * construction), computes it with its ghost rings, and the result is written once: to an OBJ
+ * or PLY file by every rank, each its block (normals and smooth: mmx_dist_write_obj, _ply;
+ * subdiv: mmx_dist_subdivide_write, the single process's numbers), else gathered on rank 0
+ * and written there (query: the single process's text, byte for byte). Usage errors are said
+ * by rank 0 alone (usage_error). The report (rank 0's) adds the ranks, each rank's part and halo, its time
  * and the bytes it sent; with --json one object whose "ranks" is R. A failure on any rank is
  * agreed over the ranks (mmx_dist_agree): every rank exits 1, and rank 0 prints the sentence,
  * which names the rank. */
@@ -62,6 +65,20 @@ static int only(const tool_cmd *cmd, const tool_args *a, const char *const *ok, 
                                "without mpirun for it", cmd->opts[i].name, R, cmd->name);
     }
     return 0;
+}
+
+/* An option's word among names (n of them) as its value in vals; absent: *out unchanged.
+ * Unknown: a usage error listing the words. */
+static int word(const char *opt, const char *arg, const char *const *names, const int *vals,
+                int n, int *out)
+{
+    if (!arg) return 0;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(arg, names[i])) return *out = vals[i], 0;
+    char list[200] = "";
+    for (int i = 0; i < n; i++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", names[i]);
+    return usage_error("unknown --%s '%s' (use %s)", opt, arg, list);
 }
 
 #ifdef MMX_HAVE_MPI
@@ -195,6 +212,8 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     mmx_scheme scheme = MMX_SCHEME_CATMULL_CLARK;
     int levels = 1, rings = 1, limit = 0;
     mmx_hole_mode holes = MMX_HOLES_REMOVE;
+    int boundary = MMX_BOUNDARY_FROM_MESH, crease = MMX_CREASE_FROM_MESH;
+    int tris = MMX_TRIANGLES_FROM_MESH;
     mmx_normal_weight weight = MMX_NORMAL_AREA;
     mmx_smooth_options so = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
     if (is_subdiv) {
@@ -206,6 +225,19 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (h && strcmp(h, "remove") && strcmp(h, "keep"))
             return usage_error("unknown --holes '%s' (use remove, keep)", h);
         holes = h && !strcmp(h, "keep") ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+        /* The library takes every boundary, crease and triangle rule over ranks (the local
+         * refinement applies them, the ghost ring holding what they read). */
+        static const char *const bn[] = {"tagged", "edge-only", "edge-and-corner", "none"};
+        static const int bv[] = {MMX_BOUNDARY_FROM_MESH, MMX_BOUNDARY_EDGE_ONLY,
+                                 MMX_BOUNDARY_EDGE_AND_CORNER, MMX_BOUNDARY_NONE};
+        static const char *const cn[] = {"tagged", "uniform", "chaikin"};
+        static const int cv[] = {MMX_CREASE_FROM_MESH, MMX_CREASE_UNIFORM, MMX_CREASE_CHAIKIN};
+        static const char *const tn[] = {"tagged", "catmark", "smooth"};
+        static const int tv[] = {MMX_TRIANGLES_FROM_MESH, MMX_TRIANGLES_CATMARK, MMX_TRIANGLES_SMOOTH};
+        if (word("boundary", value(cmd, a, "boundary"), bn, bv, 4, &boundary) ||
+            word("crease-method", value(cmd, a, "crease-method"), cn, cv, 3, &crease) ||
+            word("triangles", value(cmd, a, "triangles"), tn, tv, 3, &tris))
+            return EXIT_USAGE;
         char name[40];
         snprintf(name, sizeof name, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
         rings = mmx_dist_rings(name);
@@ -290,10 +322,20 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const mmx_mesh *local = mmx_dist_mesh_local(dm);
     const mmx_index nl = mmx_mesh_nverts(local);
     long long out_faces = -1;
-    /* From part files to an OBJ file, all ranks write it (mmx_dist_write_obj): no rank gathers
-     * the whole. */
-    const int direct = j->parts && !is_subdiv && !is_query && out->kind == OUT_FILE &&
-                       out->fmt == MMX_FORMAT_OBJ;
+    /* To an OBJ or PLY file all ranks write it (mmx_dist_write_obj, _ply): no rank gathers
+     * the whole. The single process writes what the input carries beside positions and faces
+     * (tags, texture coordinates, colours; smooth: the input's normals), which the parts do
+     * not hold: from a mesh that has any, rank 0 gathers and writes as before (the same on
+     * every rank: every rank read the same mesh). */
+    const int plain = j->parts || (!mesh->tags && !mesh->uv && !mesh->colors &&
+                                   (!is_smooth || !mesh->normals));
+    const int ply = out->fmt == MMX_FORMAT_PLY;
+    /* subdiv: mmx_dist_subdivide_write, the single process's numbers; where it refuses
+     * (sqrt3, holes, an OBJ of a tagged mesh: MMX_ERR_UNSUPPORTED on every rank, before any
+     * work) rank 0 gathers. Texture coordinates, which the single process refines, are not
+     * carried over ranks: gathered too (without them, as said above). */
+    int direct = out->kind == OUT_FILE && (out->fmt == MMX_FORMAT_OBJ || ply) &&
+                 (is_subdiv ? j->parts || !mesh->uv : plain && !is_query);
     long long direct_bytes = -1;
     double direct_ms = 0;
     s = MMX_OK;
@@ -315,8 +357,15 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         if (is_subdiv) {
             mmx_subdiv_options o;
             memset(&o, 0, sizeof o);
-            o.limit = limit, o.holes = holes;
-            s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
+            o.limit = limit, o.holes = holes, o.boundary = (mmx_boundary)boundary;
+            o.crease = (mmx_crease_method)crease, o.triangles = (mmx_triangle_rule)tris;
+            if (direct) {
+                int64_t b = 0;
+                s = mmx_dist_subdivide_write(j->ctx, dm, scheme, levels, &o, out->path, out->fmt, &b, &dr);
+                direct_bytes = b, direct_ms = dr.gather_ms;
+                if (s == MMX_ERR_UNSUPPORTED) direct = 0;
+            }
+            if (!direct) s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
         } else if (is_query) {
             s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);
         } else if (is_smooth) {
@@ -324,11 +373,11 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         } else {
             s = mmx_dist_vertex_normals(j->ctx, dm, weight, loc);
         }
-        if (!s && direct) {
+        if (!s && direct && !is_subdiv) {
             const double w0 = now_ms();
             int64_t b = 0;
-            s = mmx_dist_write_obj(j->ctx, dm, is_smooth ? loc : local->pos, is_smooth ? NULL : loc,
-                                   out->path, &b);
+            s = (ply ? mmx_dist_write_ply : mmx_dist_write_obj)(j->ctx, dm, is_smooth ? loc : local->pos,
+                                                                is_smooth ? NULL : loc, out->path, &b);
             direct_bytes = b, direct_ms = now_ms() - w0;
         }
         if (!s && !is_subdiv && !is_query && !direct) s = mmx_dist_gather(j->ctx, dm, loc, 3, whole);
@@ -366,16 +415,17 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
         long long bytes = direct_bytes;
         double write_ms = direct_ms;
         if (!direct) rc = output_write_mesh(is_subdiv ? j->ctx : j->hctx, res, out, &bytes, &write_ms);
-        const long long res_verts = direct ? in_verts : mmx_mesh_nverts(res);
-        const long long res_faces = direct ? in_faces : mmx_mesh_nfaces(res);
+        const long long res_verts = !direct ? mmx_mesh_nverts(res) : is_subdiv ? dr.written_verts : in_verts;
+        const long long res_faces = !direct ? mmx_mesh_nfaces(res) : is_subdiv ? dr.written_faces : in_faces;
         if (!rc) {
             char counts[COUNTS_LEN];
             row("input", "%s: %s (%s in %.3f ms on each rank)", in->name,
                 counts_text(counts, in_verts, in_faces), j->parts ? "its part read" : "loaded", load_ms);
             if (is_subdiv)
                 row("operation", "%s, %d level%s%s, each rank refining its part and %d ghost "
-                    "ring%s with no exchange, rank 0 gathering", mmx_scheme_name(scheme), levels,
-                    levels == 1 ? "" : "s", limit ? ", limit positions" : "", rings, rings == 1 ? "" : "s");
+                    "ring%s with no exchange, %s", mmx_scheme_name(scheme), levels,
+                    levels == 1 ? "" : "s", limit ? ", limit positions" : "", rings, rings == 1 ? "" : "s",
+                    direct ? "numbering its share as one process does" : "rank 0 gathering");
             else if (is_smooth)
                 row("operation", "%s, %d iteration%s, a halo exchange per step",
                     mmx_smooth_method_name(so.method), sr.iterations, sr.iterations == 1 ? "" : "s");
@@ -469,7 +519,9 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
 int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     if (!strcmp(cmd->name, "partition")) return dist_partition(cmd, a);
-    static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "holes", "format", "from", "to", "discard", NULL};
+    static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "holes", "boundary",
+                                            "crease-method", "triangles", "format", "from",
+                                            "to", "discard", NULL};
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};
     static const char *const normals_ok[] = {"weight", "format", "from", "to", "discard", NULL};

@@ -109,8 +109,10 @@ const tool_cmd normals_command = {
             "texture coordinates), PLY as nx ny nz vertex properties; OFF has no place for\n"
             "them and is written without.\n"
             "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
-            "part files, PREFIX.index (mmx partition's): each rank reads its part alone, and\n"
-            "an OBJ OUT is then written by every rank, each its block (MPI-IO).",
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone. An\n"
+            "OBJ or PLY OUT is written by every rank, each its block (MPI-IO), no rank\n"
+            "holding the whole (from a mesh with tags, texture coordinates or colours, and\n"
+            "to OFF, STL or standard output, rank 0 gathers it and writes).",
     .opts = normals_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

@@ -266,8 +266,10 @@ const tool_cmd smooth_command = {
             "same bit for bit from run to run. --noise A adds noise first (with\n"
             "--iterations 0: only that). Without --method: taubin.\n"
             "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
-            "part files, PREFIX.index (mmx partition's): each rank reads its part alone, and\n"
-            "an OBJ OUT is then written by every rank, each its block (MPI-IO).",
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone. An\n"
+            "OBJ or PLY OUT is written by every rank, each its block (MPI-IO), no rank\n"
+            "holding the whole (from a mesh with tags, texture coordinates, colours or\n"
+            "normals, and to OFF, STL or standard output, rank 0 gathers it and writes).",
     .opts = smooth_opts,
     .nopts = O_COUNT,
     .flags = CMD_JSON,

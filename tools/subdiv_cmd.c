@@ -372,7 +372,14 @@ const tool_cmd subdiv_command = {
             "written as OBJ; Loop on two-sided pillows takes that path too.\n"
             "Runs on the GPU when there is one, unless --backend host.\n"
             "Under `mpirun -n R` it runs partitioned over the ranks (docs/dist.md); IN may be\n"
-            "part files, PREFIX.index (mmx partition's): each rank reads its part alone.",
+            "part files, PREFIX.index (mmx partition's): each rank reads its part alone.\n"
+            "--boundary, --crease-method, --triangles, --holes and --limit apply there too.\n"
+            "Loop, Catmull-Clark and bilinear to an OBJ or PLY OUT are written by every\n"
+            "rank, each numbering its share as one process does: the same file, no rank\n"
+            "holding the result (Catmull-Clark level 7 of a large scan over 4 GPUs). sqrt3,\n"
+            "a tagged mesh to OBJ, holes kept to OBJ, texture coordinates (not refined over\n"
+            "ranks), and OFF, STL or standard output are gathered on rank 0 instead, its\n"
+            "vertices then numbered by first use in face order.",
     .opts = subdiv_opts,
     .nopts = O_COUNT,
     .flags = CMD_GPU_DEFAULT | CMD_JSON,

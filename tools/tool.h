@@ -78,7 +78,12 @@ extern const tool_cmd info_command, convert_command, reorder_command, normals_co
 #define TOOL_PRINTF(a, b)
 #endif
 
-/* Prints "mmx: <message>", then the usage line of the current command (or the tool's with
+/* This process's rank in the MPI job that started it (Open MPI's OMPI_COMM_WORLD_RANK, or
+ * PMI_RANK / PMIX_RANK), 0 when not started by mpirun: known before MPI_Init, so the usage
+ * errors every rank meets alike are printed by rank 0 only. */
+int launched_rank(void);
+
+/* Prints "mmx: <message>" (under mpirun: on rank 0 only), then the usage line of the current command (or the tool's with
  * the list of commands) and where to find more, to stderr; returns EXIT_USAGE. */
 int usage_error(const char *fmt, ...) TOOL_PRINTF(1, 2);
 

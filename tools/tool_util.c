@@ -13,8 +13,21 @@
 
 const tool_cmd *tool_current;
 
+int launched_rank(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++) {
+        const char *v = getenv(vars[i]);
+        if (v && atoi(v) > 0) return atoi(v);
+    }
+    return 0;
+}
+
 int usage_error(const char *fmt, ...)
 {
+    /* Under mpirun every rank parses the same arguments and meets the same error: rank 0
+     * alone says it, every rank returns the same status. */
+    if (launched_rank() > 0) return EXIT_USAGE;
     va_list ap;
     va_start(ap, fmt);
     fputs("mmx: ", stderr);
@@ -171,7 +184,7 @@ int check_output_file(const char *path)
         dir[dlen] = '\0';
         if (dir_ok(dir, why, sizeof why)) return EXIT_OK;
     }
-    fprintf(stderr, "mmx: %s: cannot write there: %s\n", path, why);
+    if (launched_rank() == 0) fprintf(stderr, "mmx: %s: cannot write there: %s\n", path, why);
     return EXIT_FAIL;
 }
 

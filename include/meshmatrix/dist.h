@@ -43,6 +43,7 @@
 #define MESHMATRIX_DIST_H
 
 #include "geom.h"
+#include "io.h"
 #include "patch.h"
 #include "subdiv.h"
 
@@ -194,12 +195,26 @@ mmx_status mmx_dist_mesh_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_mesh 
  * the blocks; MPI-IO (MPI_File_write_at_all) writes them at their offsets, so the file is the
  * single process's without a gather on rank 0. *bytes (may be NULL): the file's size.
  * Errors (agreed): MMX_ERR_ARG (NULL dm, pos or path), MMX_ERR_OVERFLOW (a whole past 32-bit
- * numbers, or a rank's block past 2 GiB), MMX_ERR_IO (the file, named, with MPI's reason),
+ * numbers; a rank's block past 2 GiB is written in pieces), MMX_ERR_IO (the file, named, with MPI's reason),
  * MMX_ERR_MESH (a face no rank owns: parts of different sets), MMX_ERR_NOMEM, MMX_ERR_CUDA.
  * Cost: an all-to-all of 16 (24 with normals) bytes an owned vertex and 16 a face plus 8 a
  * corner, O(local mesh + block) per rank, one all-gather of 4 counts. Synchronises: on CUDA,
  * the stream (the rows are read back). */
 mmx_status mmx_dist_write_obj(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
+                              const float *normals, const char *path, int64_t *bytes);
+
+/* The whole mesh written as one binary little-endian PLY file by all ranks (collective), as
+ * mmx_dist_write_obj writes OBJ: the same bytes as mmx_mesh_write of mmx_dist_mesh_gather's
+ * mesh with pos as its positions and normals as its vertex normals, as PLY (ply_write.c's
+ * header; float x y z, then nx ny nz when normals is given; a uchar count per face, an int
+ * count when some face of the whole passes 255 corners; int indices). The single-process
+ * writer writes no ASCII PLY, so neither does this. The arguments, the all-to-all of the rows
+ * and faces to the ranks of their blocks and the collective write are mmx_dist_write_obj's,
+ * plus one all-reduce of the largest face order; a rank whose arguments are bad (pos NULL
+ * with vertices, normals on some ranks only) makes every rank return the same error, and no
+ * rank waits for it. *bytes (may be NULL): the file's size.
+ * Errors (agreed): those of mmx_dist_write_obj. Synchronises: on CUDA, the stream. */
+mmx_status mmx_dist_write_ply(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *pos,
                               const float *normals, const char *path, int64_t *bytes);
 
 /* ---- part files ---------------------------------------------------------------------------- */
@@ -336,7 +351,10 @@ typedef struct mmx_dist_subdiv_report {
     int64_t gathered_bytes;   /* bytes this rank sent to rank 0 */
     double refine_ms;         /* the refinement of the local mesh (mmx_subdivide; on CUDA the
                                  stream is waited for before and after: the device's time) */
-    double gather_ms;         /* the rest: naming the vertices, the gathers, rank 0's assembly */
+    double gather_ms;         /* the rest: naming the vertices, the gathers, rank 0's assembly
+                                 (mmx_dist_subdivide_write: the numbering and the writing) */
+    int64_t written_verts;    /* mmx_dist_subdivide_write: the file's vertices and faces (every */
+    int64_t written_faces;    /* rank); 0 from mmx_dist_subdivide */
 } mmx_dist_subdiv_report;
 
 /* Refines the partitioned mesh `levels` times by `scheme` (any of the four) and gathers the
@@ -413,6 +431,45 @@ typedef struct mmx_dist_subdiv_report {
 mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int levels,
                               const mmx_subdiv_options *opts, mmx_mesh **out,
                               mmx_dist_subdiv_report *report);
+
+/* Refines the partitioned mesh `levels` times by `scheme` and writes the result as one OBJ or
+ * binary little-endian PLY file (fmt MMX_FORMAT_OBJ or MMX_FORMAT_PLY) from all ranks
+ * (collective), no rank holding the whole: the same bytes as mmx_mesh_write of
+ * mmx_subdivide's result on the whole mesh, with the single process's vertex and face numbers
+ * (not mmx_dist_subdivide's canonical ones), where the positions are the single process's
+ * bits (the local refinement's sums run in the same order: Loop, Catmull-Clark and bilinear
+ * on the host, the limit included; tests/tool_dist_test.sh compares the files). Each rank
+ * refines its local mesh as mmx_dist_subdivide does (one ghost ring, no exchange), then
+ * numbers the vertices it needs level by level as subdiv.h lays them out: an old vertex keeps
+ * its number, a face point is V + its face's number, an edge point V (+ F) + its edge's number
+ * in mmx_adjacency's order, which comes from the ranks together: each vertex j's smaller
+ * neighbours go to the rank of j's block of numbers (sent by the rank owning j's face of
+ * smallest number, which holds all of j's faces), whose prefix sums give each j its first
+ * edge; each rank asks those blocks the numbers of the edges of the faces around its owned
+ * ones. Then the owned faces' descendants, and each vertex by the rank owning its
+ * smallest-numbered face, are written as mmx_dist_write_obj writes (mmx__dist_write_records).
+ * opts as mmx_dist_subdivide's (the trace ignored). Holes (hole tags, boundary mode none's):
+ * each rank refines with them kept and tagged; with MMX_HOLES_REMOVE (the default) the owned
+ * holes' descendants are left out and the faces and vertices left numbered anew in order, as
+ * the single process does, through the blocks again (an owned face's number, and each
+ * vertex of an owned face, with whether a kept face uses it; 16 bytes a number there, 8
+ * back). Every rank agrees the path the single process takes (the algebraic one where the
+ * whole has an edge of three faces, which a local mesh may not show). Not done here
+ * (MMX_ERR_UNSUPPORTED, the same on every rank, before any work; mmx_dist_subdivide gathers
+ * them on rank 0): sqrt3, and to OBJ a mesh with tags or kept holes (the OBJ file would carry
+ * the result's tags; PLY carries none). *bytes (may be NULL): the
+ * file's size. report (may be NULL): as mmx_dist_subdivide's, gathered_bytes the bytes this
+ * rank sent (the numbering and the file's rows), gather_ms the numbering and writing.
+ * Errors (agreed): MMX_ERR_ARG (NULL dm or path, another format, an unknown scheme, levels
+ * < 0, no ghost ring, no positions), MMX_ERR_UNSUPPORTED (above), those of mmx_subdivide on the local mesh and of
+ * mmx_dist_write_obj, MMX_ERR_OVERFLOW (a result past 2^31 - 1 vertices or faces, the
+ * writer's numbers), MMX_ERR_NOMEM. Cost: the local refinement; per level O(local mesh) and
+ * three all-to-alls (8 bytes a counted vertex and each of its smaller neighbours, 16 bytes a
+ * question, 8 an answer) and an all-gather of one count; then the writer's all-to-all of the
+ * owned share. Synchronises: on CUDA, the stream (the refined local mesh is copied back). */
+mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme,
+                                    int levels, const mmx_subdiv_options *opts, const char *path,
+                                    mmx_format fmt, int64_t *bytes, mmx_dist_subdiv_report *report);
 
 /* The canonical renumbering (local; no communication): a copy of mesh (host) with its faces in
  * their order and its vertices numbered by first use in that face order (vertices in no face

@@ -168,20 +168,70 @@ static mmx_status int_counts(mmx_ctx *ctx, int n, const int64_t *count, int *c, 
     return MMX_OK;
 }
 
+/* The most bytes one MPI call moves for a rank (its send or receive total, or a chunk of a
+ * file): MPI's int counts and offsets stop at 2^31 - 1, and a larger exchange goes in rounds
+ * through buffers of this size. MMX_DIST_ROUND_BYTES (a test's knob) sets a smaller one. */
+static int64_t round_bytes(void)
+{
+    const char *e = getenv("MMX_DIST_ROUND_BYTES");
+    const long long v = e ? atoll(e) : 0;
+    return v >= 64 && v < ((int64_t)1 << 29) ? (int64_t)v : (int64_t)1 << 29;
+}
+
 mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
                                const int64_t *scount, void *recv, const int64_t *rcount)
 {
     const int R = d->size;
+    /* The rounds, the same on every rank: by the largest total any rank sends or receives. */
+    int64_t st = 0, rt = 0, big = 0;
+    for (int q = 0; q < R; q++) st += scount[q], rt += rcount[q];
+    big = st > rt ? st : rt;
+    MPI_CALL(ctx, MPI_Allreduce(MPI_IN_PLACE, &big, 1, MPI_INT64_T, MPI_MAX, COMM(d)));
+    const int64_t lim = round_bytes(), K = big > lim ? (big + lim - 1) / lim : 1;
     int *sc = malloc(4 * (size_t)R * sizeof *sc);
-    if (!sc) return mmx__fail(ctx, MMX_ERR_NOMEM, "all-to-all: out of host memory");
-    int *so = sc + R, *rc = sc + 2 * R, *ro = sc + 3 * R;
-    mmx_status s = int_counts(ctx, R, scount, sc, so);
-    if (!s) s = int_counts(ctx, R, rcount, rc, ro);
-    if (!s) {
-        const int e = MPI_Alltoallv(send, sc, so, MPI_BYTE, recv, rc, ro, MPI_BYTE, COMM(d));
-        if (e != MPI_SUCCESS) s = mpi_fail(ctx, e, "MPI_Alltoallv");
+    int64_t *sz = malloc(4 * (size_t)R * sizeof *sz);
+    char *sb = NULL, *rb = NULL;
+    int bad = !sc || !sz;
+    if (!bad && K > 1) {
+        /* each pair's bytes cut into K slices of ceil(count / K): a round moves at most
+         * lim + R bytes a rank */
+        sb = malloc((size_t)(lim + R)), rb = malloc((size_t)(lim + R));
+        bad = !sb || !rb;
     }
-    free(sc);
+    MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, COMM(d));
+    mmx_status s = bad ? mmx__fail(ctx, MMX_ERR_NOMEM, "all-to-all: out of host memory") : MMX_OK;
+    int *so = sc ? sc + R : NULL, *rc = sc ? sc + 2 * R : NULL, *ro = sc ? sc + 3 * R : NULL;
+    if (!s && K == 1) {
+        s = int_counts(ctx, R, scount, sc, so);
+        if (!s) s = int_counts(ctx, R, rcount, rc, ro);
+        if (!s) {
+            const int e = MPI_Alltoallv(send, sc, so, MPI_BYTE, recv, rc, ro, MPI_BYTE, COMM(d));
+            if (e != MPI_SUCCESS) s = mpi_fail(ctx, e, "MPI_Alltoallv");
+        }
+    }
+    int64_t *soff = sz ? sz + 2 * R : NULL, *roff = sz ? sz + 3 * R : NULL;
+    if (!s && K > 1) {
+        for (int q = 0; q < R; q++) {
+            sz[q] = (scount[q] + K - 1) / K, sz[R + q] = (rcount[q] + K - 1) / K;
+            soff[q] = q ? soff[q - 1] + scount[q - 1] : 0;
+            roff[q] = q ? roff[q - 1] + rcount[q - 1] : 0;
+        }
+    }
+    for (int64_t k = 0; !s && K > 1 && k < K; k++) {
+        int at = 0, rat = 0;
+        for (int q = 0; q < R; q++) {
+            const int64_t a = k * sz[q], n = a < scount[q] ? (scount[q] - a < sz[q] ? scount[q] - a : sz[q]) : 0;
+            const int64_t b = k * sz[R + q], m = b < rcount[q] ? (rcount[q] - b < sz[R + q] ? rcount[q] - b : sz[R + q]) : 0;
+            if (n) memcpy(sb + at, (const char *)send + soff[q] + a, (size_t)n);
+            sc[q] = (int)n, so[q] = at, rc[q] = (int)m, ro[q] = rat;
+            at += (int)n, rat += (int)m;
+        }
+        const int e = MPI_Alltoallv(sb, sc, so, MPI_BYTE, rb, rc, ro, MPI_BYTE, COMM(d));
+        if (e != MPI_SUCCESS) s = mpi_fail(ctx, e, "MPI_Alltoallv");
+        for (int q = 0; !s && q < R; q++)
+            if (rc[q]) memcpy((char *)recv + roff[q] + k * sz[R + q], rb + ro[q], (size_t)rc[q]);
+    }
+    free(sc), free(sz), free(sb), free(rb);
     return s;
 }
 
@@ -255,19 +305,27 @@ mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
         MPI_Error_string(e, why, &len);
         return mmx__fail(ctx, MMX_ERR_IO, "%s: cannot create: %s", path, why);
     }
-    /* Every rank writes each chunk in the same collective call (a rank with nothing to
-     * write passes 0 bytes); a chunk past MPI's int counts is refused before. */
+    /* Every rank writes each chunk in the same collective calls (a rank with nothing to
+     * write passes 0 bytes), in pieces of round_bytes() (MPI's int counts): as many calls for
+     * a chunk on every rank as its largest piece count over the ranks. */
     int bad = 0;
-    for (int i = 0; i < n; i++) bad |= chunk[i].bytes < 0 || chunk[i].bytes > INT32_MAX;
+    for (int i = 0; i < n; i++) bad |= chunk[i].bytes < 0;
     MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_MAX, COMM(d));
     e = bad ? MPI_SUCCESS : MPI_File_set_size(fh, 0);
-    for (int i = 0; !bad && e == MPI_SUCCESS && i < n; i++)
-        e = MPI_File_write_at_all(fh, (MPI_Offset)chunk[i].offset, chunk[i].data,
-                                  (int)chunk[i].bytes, MPI_BYTE, MPI_STATUS_IGNORE);
+    const int64_t lim = round_bytes();
+    for (int i = 0; !bad && e == MPI_SUCCESS && i < n; i++) {
+        int64_t pieces = (chunk[i].bytes + lim - 1) / lim;
+        e = MPI_Allreduce(MPI_IN_PLACE, &pieces, 1, MPI_INT64_T, MPI_MAX, COMM(d));
+        for (int64_t k = 0; e == MPI_SUCCESS && k < (pieces > 0 ? pieces : 1); k++) {
+            const int64_t a = k * lim, m = a < chunk[i].bytes ? (chunk[i].bytes - a < lim ? chunk[i].bytes - a : lim) : 0;
+            const void *p = m ? (const void *)((const char *)chunk[i].data + a) : chunk[i].data;
+            e = MPI_File_write_at_all(fh, (MPI_Offset)(chunk[i].offset + (m ? a : 0)), p, (int)m,
+                                      MPI_BYTE, MPI_STATUS_IGNORE);
+        }
+    }
     const int c = MPI_File_close(&fh);
     if (bad)
-        return mmx__fail(ctx, MMX_ERR_OVERFLOW, "%s: a rank's part of the file passes MPI's int "
-                         "counts (2 GiB)", path);
+        return mmx__fail(ctx, MMX_ERR_INTERNAL, "%s: a negative byte count", path);
     if (e == MPI_SUCCESS) e = c;
     if (e != MPI_SUCCESS) {
         char why[MPI_MAX_ERROR_STRING] = "";

@@ -5,6 +5,7 @@
 #define MMX_DIST_INTERNAL_H
 
 #include "meshmatrix/dist.h"
+#include "meshmatrix/io.h"
 #include "core/core_internal.h"
 
 #ifdef __cplusplus
@@ -132,7 +133,10 @@ mmx_status mmx__dist_allreduce_i64(mmx_ctx *ctx, mmx_dist *d, int64_t *v, int n,
 mmx_status mmx__dist_sum_f64(mmx_ctx *ctx, mmx_dist *d, double *v, int n);
 mmx_status mmx__dist_bcast(mmx_ctx *ctx, mmx_dist *d, void *buf, size_t bytes, int root);
 mmx_status mmx__dist_alltoall_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *recv);
-/* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. */
+/* Contiguous all-to-all: rank q's block of send starts at the sum of the counts before q. Past
+ * 512 MiB sent or received by some rank (MPI's int counts stop at 2 GiB) it runs in rounds
+ * through buffers of that size, every pair's bytes cut in as many slices (the round count
+ * agreed by an all-reduce first; MMX_DIST_ROUND_BYTES sets a smaller size for tests). */
 mmx_status mmx__dist_alltoallv(mmx_ctx *ctx, mmx_dist *d, const void *send,
                                const int64_t *scount, void *recv, const int64_t *rcount);
 /* To root: every rank's bytes one after another in rank order (rcount: root only). */
@@ -148,14 +152,41 @@ mmx_status mmx__dist_allgather_i64(mmx_ctx *ctx, mmx_dist *d, const int64_t *min
                                    int64_t *all);
 /* One file written by all ranks (MPI-IO, collective): created or truncated, then each rank's
  * chunk i written at its offset, chunk by chunk (every rank passes n chunks, empty ones with 0
- * bytes). Errors: MMX_ERR_IO (the file, named, with MPI's reason), MMX_ERR_OVERFLOW (a chunk
- * past 2^31 - 1 bytes). */
+ * bytes), a chunk past 512 MiB in pieces (MPI's int counts). Errors: MMX_ERR_IO (the file,
+ * named, with MPI's reason). */
 typedef struct mmx__dist_chunk {
     const void *data;
     int64_t bytes, offset;
 } mmx__dist_chunk;
 mmx_status mmx__dist_write_at(mmx_ctx *ctx, mmx_dist *d, const char *path,
                               const mmx__dist_chunk *chunk, int n);
+
+/* Numbers [0, n) cut into R blocks in order, rank q holding [q n / R, (q + 1) n / R): the
+ * rank of g's block (n > 0), and block q's first number (dist_write.c). */
+int mmx__dist_block_of(int64_t g, int64_t n, int R);
+int64_t mmx__dist_block_start(int q, int64_t n, int R);
+/* Records of int64 words, grouped by destination rank (scount[q] words to rank q; R entries,
+ * scaled in place to bytes), sent (collective; statuses agreed): *recv (malloc'd, free())
+ * gets the words this rank receives in rank order, *nrecv their count, rwords (R entries, may
+ * be NULL) the words from each rank. */
+mmx_status mmx__dist_send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, int64_t *scount,
+                                int64_t **recv, int64_t *nrecv, int64_t *rwords);
+/* One mesh file written by all ranks (dist_write.c; collective, statuses agreed): OBJ (the
+ * comment line, "v" lines, "vn" lines when k is 6, "f" lines, "a//a" with normals) or binary
+ * little-endian PLY (ply_write.c's header and rows), the bytes mmx_mesh_write gives the whole
+ * mesh of V vertices and F faces. Each rank passes the nv vertices it writes (global numbers
+ * vg, rows of k floats: 3 positions, then 3 normals when k is 6, the same k on every rank)
+ * and its nf faces (global numbers fg, corners fcorner[fstart[i] .. fstart[i + 1]) as global
+ * vertex numbers in cyclic order); every vertex and face number once over the ranks, in any
+ * order (else MMX_ERR_MESH or MMX_ERR_INTERNAL, named). *sent: the bytes this rank sent;
+ * *bytes: the file's size (both may be NULL). V and F below 2^31 (the callers check).
+ * Cost: one all-to-all of 8 (1 + ceil(k / 2)) bytes a vertex and 16 a face plus 8 a corner,
+ * a maximum and an all-gather of 4 counts, one collective write. */
+mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, mmx_format fmt,
+                                   int64_t V, int64_t F, int k, int64_t nv, const int64_t *vg,
+                                   const float *rows, int64_t nf, const int64_t *fg,
+                                   const int64_t *fstart, const int64_t *fcorner, int64_t *sent,
+                                   int64_t *bytes);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);
