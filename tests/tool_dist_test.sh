@@ -25,11 +25,13 @@ mpi() {
     err=$(cat "$TMP/stderr")
 }
 
+# The single process runs on the host as the ranks do by default (mmx subdiv alone takes the
+# GPU when there is one: on a GPU machine its sums would be the CUDA path's).
 # Byte for byte against one process.
 same() {
     local name=$1 r=$2
     shift 2
-    "$MMX" "$@" "$TMP/one.obj" --quiet 2>/dev/null
+    "$MMX" --backend host "$@" "$TMP/one.obj" --quiet 2>/dev/null
     mpi "$r" "$@" "$TMP/many.obj"
     if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" && [[ "$out" == *"ranks"*"$r (MPI)"* ]]; then
         ok "$name on $r ranks: the single process's file"
@@ -45,7 +47,7 @@ same "smooth taubin --fix-boundary" 2 smooth --method taubin --iterations 6 --fi
 same_written() {
     local name=$1 r=$2 ext=$3
     shift 3
-    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    "$MMX" --backend host "$@" "$TMP/one.$ext" --quiet 2>/dev/null
     mpi "$r" "$@" "$TMP/many.$ext"
     if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"written by every rank"* ]]; then
         ok "$name on $r ranks: the single process's file, written by every rank"
@@ -98,7 +100,7 @@ mpi 2 query --path patch VV "$TMP/nm.obj" "$TMP/x.txt"
     && ok "query --path over ranks: refused, named" || bad "query --path over ranks" "rc $rc" "${err:0:300}"
 
 # subdiv: the counts, once, and the JSON report.
-"$MMX" subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/one.obj" --quiet
+"$MMX" --backend host subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/one.obj" --quiet
 mpi 3 subdiv --scheme loop --levels 2 builtin:icosphere:4 "$TMP/many.obj" --json
 want=$(grep -c '^f ' "$TMP/one.obj")
 got=$(grep -c '^f ' "$TMP/many.obj" 2>/dev/null)
@@ -119,7 +121,7 @@ fi
 sub_same() {
     local name=$1 r=$2 ext=$3
     shift 3
-    "$MMX" "$@" "$TMP/one.$ext" --quiet 2>/dev/null
+    "$MMX" --backend host "$@" "$TMP/one.$ext" --quiet 2>/dev/null
     mpi "$r" "$@" "$TMP/many.$ext"
     if [ "$rc" -eq 0 ] && cmp -s "$TMP/one.$ext" "$TMP/many.$ext" && [[ "$out" == *"numbering its share as one process does"* ]]; then
         ok "$name on $r ranks: the single process's file, written by every rank"
@@ -153,7 +155,7 @@ sub_same "subdiv cc 3 levels, hole tags left out, to PLY" 4 ply subdiv --scheme 
 canon_same() {
     local name=$1 r=$2
     shift 2
-    "$MMX" "$@" "$TMP/one.obj" --quiet 2>/dev/null
+    "$MMX" --backend host "$@" "$TMP/one.obj" --quiet 2>/dev/null
     mpi "$r" "$@" "$TMP/many.obj"
     if [ "$rc" -eq 0 ] && python3 - "$TMP/one.obj" "$TMP/many.obj" <<'PY'
 import sys
@@ -281,12 +283,12 @@ for i in $(seq 1 30000); do echo "# a longer file that was here"; done >"$TMP/ma
 mpi 3 smooth --method taubin --iterations 5 "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
     && ok "smooth taubin from 3 part files: the single process's file" || bad "smooth from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
-"$MMX" subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
+"$MMX" --backend host subdiv --scheme cc --levels 2 "$TMP/nm.obj" "$TMP/one.obj" --quiet 2>/dev/null
 mpi 3 subdiv --scheme cc --levels 2 "$TMP/nm3.index" "$TMP/many.obj"
 [ "$rc" -eq 0 ] && [ -s "$TMP/one.obj" ] && cmp -s "$TMP/one.obj" "$TMP/many.obj" \
     && [[ "$out" == *"numbering its share as one process does"* ]] \
     && ok "subdiv from 3 part files: the single process's file, written by every rank" || bad "subdiv from part files" "rc $rc" "${out:0:400}" "${err:0:400}"
-"$MMX" subdiv --scheme loop --levels 2 --boundary none "$TMP/tri.obj" "$TMP/one.ply" --quiet 2>/dev/null
+"$MMX" --backend host subdiv --scheme loop --levels 2 --boundary none "$TMP/tri.obj" "$TMP/one.ply" --quiet 2>/dev/null
 mpi 2 partition "$TMP/tri.obj" "$TMP/tri2"
 mpi 2 subdiv --scheme loop --levels 2 --boundary none "$TMP/tri2.index" "$TMP/many.ply"
 [ "$rc" -eq 0 ] && cmp -s "$TMP/one.ply" "$TMP/many.ply" \
