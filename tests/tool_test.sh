@@ -1236,6 +1236,8 @@ if expect_rc "bench on the host" 0 bench --backend host --levels 1 --repeats 2 b
         && ok "bench on the host: 10 runs of M f give the same bytes" || bad "bench's same-bytes row" "$out"
     [[ "$out" == *"GPU part skipped: asked for with --backend host; so no cuSPARSE peers and no floor"* && "$out" != *cuSPARSE\ SpMV* ]] \
         && ok "bench on the host: says why the GPU part is skipped" || bad "bench on the host says why the GPU part is skipped" "$out"
+    [[ "$(printf '%s\n' "$out" | grep '^QEM simplification')" == *"mmx_simplify (to 10%)"*"12 -> 4 triangles, one run"* ]] \
+        && ok "bench on the host: the simplification row (the cube's 12 triangles to a tetrahedron)" || bad "bench's simplification row" "$out"
 fi
 # Without --backend: the GPU where there is one (peers and floors), else the host and why.
 run bench --levels 1 --repeats 1 builtin:cube
@@ -1251,7 +1253,7 @@ else
 fi
 if expect_rc "bench --json" 0 bench --json --backend host --levels 1 --repeats 1 builtin:tetrahedron; then
     json_keys "bench --json" backend gpu_skipped scheme levels input.mesh product_mesh.vertices product_mesh.faces product_mesh.entries repeats rows
-    [[ "$out" == *'"product": "face_points"'* && "$out" == *'"product": "subdivision"'* && "$out" == *'"floor_ms": null'* ]] \
+    [[ "$out" == *'"product": "face_points"'* && "$out" == *'"product": "subdivision"'* && "$out" == *'"product": "simplify"'* && "$out" == *'"floor_ms": null'* ]] \
         && ok "bench --json: the rows, no floor on the host" || bad "bench --json rows" "${out:0:600}"
 fi
 # Its default mesh is the demo's cage (Loop and sqrt3 on it split into triangles).

@@ -18,6 +18,7 @@ typedef enum bench_product {
     BP_SUBDIVISION,     /* the cage refined to the product mesh */
     BP_DELAUNAY,        /* Delaunay edge flips on the product mesh (in triangles) to the end */
     BP_REMESH,          /* isotropic remeshing, 3 iterations, of the mesh two levels coarser */
+    BP_SIMPLIFY,        /* QEM simplification of the remeshing row's mesh to 10% of its faces */
     BP_COUNT
 } bench_product;
 

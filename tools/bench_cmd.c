@@ -88,6 +88,8 @@ typedef struct bench {
     mmx_mesh *coarse;      /* the mesh two levels coarser in triangles, for the remeshing row */
     mmx_mesh *remeshed;    /* the last remeshing result */
     mmx_remesh_report rrep;
+    mmx_mesh *simplified;  /* the last simplification result */
+    mmx_simplify_report srep;
     mmx_normals_plan *plan;  /* the product mesh's vertex-normal plan */
     float *nrm;              /* normals, or smoothed positions (nverts x 3) */
     mmx_smooth_options smooth;
@@ -208,9 +210,22 @@ static int run_remesh(void *p)
     return mmx_remesh(b->ctx, b->coarse, NULL, &b->remeshed, &b->rrep) != MMX_OK;
 }
 
+/* QEM simplification of the remeshing row's mesh to 10% of its faces, the previous result
+ * freed first. */
+static int run_simplify(void *p)
+{
+    bench *b = p;
+    mmx_mesh_free(b->simplified);
+    b->simplified = NULL;
+    mmx_simplify_options o = mmx_simplify_defaults();
+    o.ratio = 0.1;
+    return mmx_simplify(b->ctx, b->coarse, &o, &b->simplified, &b->srep) != MMX_OK;
+}
+
 static void bench_release(bench *b)
 {
     const mmx_space space = mmx_ctx_space(b->ctx);
+    mmx_mesh_free(b->simplified);
     mmx_mesh_free(b->coarse);
     mmx_mesh_free(b->remeshed);
     mmx_mesh_free(b->tri);
@@ -270,11 +285,11 @@ static void set_floors(bench_table *t, const bench *b, const mmx_mesh_stats *cag
 static const char *const product_label[BP_COUNT] = {
     "M^T p/c (face points)", "M f (vertex scatter)", "M M^T (adjacency)",
     "first-order queries", "vertex normals", "smoothing", "subdivision", "Delaunay flips",
-    "isotropic remeshing"};
+    "isotropic remeshing", "QEM simplification"};
 static const char *const product_key[BP_COUNT] = {"face_points", "vertex_scatter",
                                                   "mesh_product", "queries", "normals",
                                                   "smoothing", "subdivision", "delaunay",
-                                                  "remesh"};
+                                                  "remesh", "simplify"};
 
 /* A figure right-aligned in `width` columns with `prec` decimals, or "-" where it is not. */
 static void cell(char *buf, size_t n, double v, int width, int prec)
@@ -522,6 +537,15 @@ static int measure(bench *b, const mmx_mesh_stats *cage_st, int warm, int reps, 
     snprintf(note, sizeof note, "%d -> %d triangles, one run; its rounds %.1f ms",
              (int)mmx_mesh_nfaces(b->coarse), (int)mmx_mesh_nfaces(b->remeshed), rounds);
     bench_add(t, BP_REMESH, 1, "mmx_remesh (3 iterations)", rms, note);
+
+    /* QEM simplification of the remeshing row's input (the mesh two levels coarser, in
+     * triangles) to 10% of its faces: one run, as remeshing. */
+    double sms = -1;
+    if (bench_time(ctx, 0, 1, run_simplify, b, &sms)) return failed(ctx, name, "mmx_simplify");
+    snprintf(note, sizeof note, "%d -> %d triangles, one run; %d rounds, error %.2e of the diagonal",
+             (int)mmx_mesh_nfaces(b->coarse), (int)mmx_mesh_nfaces(b->simplified), b->srep.rounds,
+             b->srep.max_error);
+    bench_add(t, BP_SIMPLIFY, 1, "mmx_simplify (to 10%)", sms, note);
     return EXIT_OK;
 }
 
@@ -663,7 +687,7 @@ static int run(const tool_args *a)
 
 const tool_cmd bench_command = {
     .name = "bench",
-    .summary = "time the products, normals, smoothing, the subdivision, Delaunay flips and remeshing, against cuSPARSE and the floor",
+    .summary = "time the products, normals, smoothing, the subdivision, Delaunay flips, remeshing and simplification, against cuSPARSE and the floor",
     .synopsis = "bench [--scheme S] [--levels N] [--repeats R] [MESH]",
     .help =
         "Subdivides MESH (default: the Bigguy cage, split into triangles for Loop and sqrt3)\n"
@@ -679,8 +703,9 @@ const tool_cmd bench_command = {
         "and the subdivision itself, MESH to the product mesh, on the fused path (end to end,\n"
         "and its levels alone) and on the algebraic path, and Delaunay edge flips to the end\n"
         "(mmx_delaunay_flip) on the product mesh, quads split along their shorter diagonals,\n"
-        "and isotropic remeshing (mmx_remesh, 3 iterations, one run) of the mesh two levels\n"
-        "coarser in triangles.\n"
+        "isotropic remeshing (mmx_remesh, 3 iterations, one run) of the mesh two levels\n"
+        "coarser in triangles, and QEM simplification (mmx_simplify, one run) of that mesh\n"
+        "to 10% of its faces.\n"
         "Each time is the median of R runs\n"
         "after warm-up runs. On a GPU the times are taken with CUDA events on the context's\n"
         "stream, and the peers run on the same matrix: cuSPARSE SpMV with explicit float\n"
