@@ -193,11 +193,12 @@ install_check() {
 }
 
 # The Python package (python/, docs/python.md) as a user gets it: `pip install .` into a new
-# virtual environment (meson-python builds the tree with nanobind from PyPI), with numpy, scipy
-# and pytest, then its pytest suites (python/tests), run from outside the tree so that the
-# installed package is the one imported. The package gets the CUDA backend only where a GPU can
-# run it (compiling the backend again costs minutes on a small machine, and without a GPU the
-# GPU tests report themselves skipped); scripts/py_gpu.sh runs them on the GPU machine.
+# virtual environment (meson-python builds the tree with nanobind from PyPI), with numpy, scipy,
+# pytest and meshoptimizer (the simplification's peer), then its pytest suites (python/tests),
+# run from outside the tree so that the installed package is the one imported. The package
+# gets the CUDA backend only where a GPU can run it (compiling the backend again costs minutes
+# on a small machine, and without a GPU the GPU tests report themselves skipped);
+# scripts/py_gpu.sh runs them on the GPU machine.
 # The environment is made afresh each time and removed afterwards.
 python_check() {
     local tmp venv cuda=disabled rc=0 root=$PWD
@@ -213,6 +214,10 @@ python_check() {
         rm -rf "$tmp"
         return 1
     fi
+    # The peer of the quality comparison (python/tests/test_peers.py); without it that test
+    # reports itself skipped, saying why.
+    "$venv/bin/pip" install -q meshoptimizer ||
+        echo "== python: meshoptimizer could not be installed: test_peers.py will be skipped"
     if ! "$venv/bin/pip" install -q -Csetup-args=-Dcuda=$cuda -Csetup-args=-Dwerror=true "$root" \
         >"$tmp/pip.log" 2>&1; then
         tail -40 "$tmp/pip.log"
