@@ -1383,6 +1383,29 @@ Test(subdiv, loop_quad_pillow_refused_for_its_quads, .description = "Loop refuse
     mmx_ctx_free(ctx);
 }
 
+/* A pillow with a coordinate past MMX_SUBDIV_COORD_MAX and kept holes: the coordinate's
+ * refusal on every path (fuzz_subdiv found the default path handing it to the face lists,
+ * which refused it for the kept holes while the algebraic path refused the coordinate). */
+Test(subdiv, loop_pillow_past_the_coordinate_bound_refused_alike, .description = "a pillow with a huge coordinate: the same refusal on every path")
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    static const float pos[] = {0, 0, 0, 1, 0, 0, 0, 1, 1.1e29f};
+    static const int tris[] = {0, 1, 2, -1, 2, 1, 0, -1};
+    mmx_mesh *m = from_lists(ctx, 3, pos, tris, 8), *fine = NULL;
+    for (int holes = 0; holes < 2; holes++)
+        for (int p = 0; p < 2; p++) {
+            mmx_subdiv_options o = {0};
+            o.path = p ? MMX_SUBDIV_PATH_ALGEBRAIC : MMX_SUBDIV_PATH_AUTO;
+            o.holes = holes ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+            cr_assert_eq(mmx_subdivide(ctx, LOOP, m, 1, &o, &fine), MMX_ERR_MESH, "path %d, holes %d", p, holes);
+            cr_assert_null(fine);
+            cr_assert(strstr(mmx_ctx_error(ctx), "MMX_SUBDIV_COORD_MAX") != NULL, "path %d, holes %d: %s", p,
+                      holes, mmx_ctx_error(ctx));
+        }
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
+
 Test(subdiv, loop_pillow_by_hand, .description = "Loop on a two-sided pillow: OpenSubdiv's valence-2 rules, written out")
 {
     mmx_ctx *ctx = tu_host_ctx();
