@@ -19,7 +19,7 @@
  * a given grouping of the faces (the patches before a round of edits), so patches grow, shrink
  * and are re-cut as edits accumulate.
  *
- * One CUDA block works on one patch (patch queries, reductions); the host backend runs the
+ * One CUDA block works on one patch at a time (patch queries, reductions); the host backend runs the
  * same per-patch code in a loop. The CSC mesh matrix stays the exchange form. */
 #ifndef MESHMATRIX_PATCH_H
 #define MESHMATRIX_PATCH_H

@@ -1,6 +1,7 @@
-/* The CUDA side of the per-patch steps (patch_block.h): one block per patch builds its view in
- * its work space (dynamic shared memory, or a slice of global scratch when a patch is too large
- * for shared memory), step by step with a barrier between steps; and the launch that sizes it.
+/* The CUDA side of the per-patch steps (patch_block.h): a block builds the view of one patch at
+ * a time (the patches of its chunk: mmx__patch_each) in its work space (dynamic shared memory,
+ * or a slice of global scratch when a patch is too large for shared memory), step by step with
+ * a barrier between steps; and the launch that sizes it.
  * Used by patch_query.cu and patch_reduce.cu. */
 #ifndef MMX_PATCH_BLOCK_CUH
 #define MMX_PATCH_BLOCK_CUH

@@ -1,5 +1,5 @@
-/* The CUDA half of mmx_patch_query (patch_query.c): one block per patch sets up its view out
- * of shared memory (patch_block.cuh) and its threads take the owned elements, one each: first
+/* The CUDA half of mmx_patch_query (patch_query.c): a block sets up each patch's view in turn
+ * (its chunk's, patch_block.cuh) out of shared memory and its threads take the owned elements, one each: first
  * their row lengths (counted, no lists), then, after the caller's scan, their rows (the lists
  * built). The per-element code is the host's (patch_block.h). Queued. */
 #include "patch_block.cuh"

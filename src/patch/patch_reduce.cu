@@ -1,5 +1,5 @@
-/* The CUDA half of mmx_patch_reduce (patch_reduce.c): one block per patch builds its view
- * (patch_block.cuh); each thread sums the row of one owned element as the query's walk meets
+/* The CUDA half of mmx_patch_reduce (patch_reduce.c): a block builds each patch's view in turn
+ * (its chunk's, patch_block.cuh); each thread sums the row of one owned element as the query's walk meets
  * its neighbours (patch_block.h), in float, left to right, and writes its y row. Queued. */
 #include "patch_block.cuh"
 
