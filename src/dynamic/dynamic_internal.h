@@ -238,7 +238,8 @@ mmx_status mmx__round_run_host_args(mmx__round *r, const mmx__round_ops *ops,
                                     mmx_cavity_seed *per_seed, mmx_mesh **out,
                                     mmx_cavity_counts *counts);
 
-/* The stages (round.c, the templates' files; nocuda.c's stubs for the CUDA ones). */
+/* The stages (round.c, the templates' files; the CUDA ones in their .cu files, and in a build
+ * without CUDA in nocuda.c, where each refuses with mmx__no_cuda's sentence). */
 extern const mmx__round_ops mmx__edge_ops;    /* flip, split, collapse: r->kind */
 extern const mmx__round_ops mmx__face_ops;    /* face split */
 extern const mmx__round_ops mmx__move_ops;    /* vertex relocation */

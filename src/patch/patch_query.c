@@ -89,6 +89,26 @@ mmx_status mmx__patch_refuse_orientation(mmx_ctx *ctx, const mmx_patch_set *ps, 
                      what, mmx_query_name(kind), ps->bad_edge, ps->bad_ends[0], ps->bad_ends[1]);
 }
 
+/* The checks both entry points make before any work: the kind, the set's space, and for the
+ * vertex kinds the faces' orientation (the fans walk faces by it). */
+static mmx_status check_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
+                              const char *who)
+{
+    if ((int)kind < 0 || kind >= MMX_QUERY_COUNT)
+        return mmx__fail(ctx, MMX_ERR_ARG, "%s: unknown query kind %d", who, (int)kind);
+    if (ps->space != mmx_ctx_space(ctx))
+        return mmx__fail(ctx, MMX_ERR_SPACE, "%s: the patch set is not in the context's space", who);
+    if (kind <= MMX_QUERY_VF && ps->bad_edge >= 0)
+        return mmx__patch_refuse_orientation(ctx, ps, "patch query", kind);
+    return MMX_OK;
+}
+
+/* The result's reduced-form order: every row of one length (query.h), else 0. */
+static mmx_index result_order(const mmx_patch_set *ps, mmx_query_kind kind)
+{
+    return kind == MMX_QUERY_EV ? 2 : (kind == MMX_QUERY_FV || kind == MMX_QUERY_FE) ? ps->order : 0;
+}
+
 /* Pass 1 on the host: row lengths into len (global rows), counted. */
 static mmx_status lengths_host(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind kind,
                                mmx_index *len)
@@ -138,26 +158,19 @@ mmx_status mmx_patch_query(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_kind
                            mmx_csr **out)
 {
     MMX__NEED_CTX(ctx);
-    if (!ctx || !ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query: NULL argument");
+    if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query: NULL argument");
     *out = NULL;
-    if ((int)kind < 0 || kind >= MMX_QUERY_COUNT)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query: unknown query kind %d", (int)kind);
-    if (ps->space != mmx_ctx_space(ctx))
-        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_query: the patch set is not in the context's space");
-    /* The fans walk faces by orientation: refused on a mesh whose faces do not agree. */
-    if (kind <= MMX_QUERY_VF && ps->bad_edge >= 0)
-        return mmx__patch_refuse_orientation(ctx, ps, "patch query", kind);
+    mmx_status s = check_query(ctx, ps, kind, "mmx_patch_query");
+    if (s) return s;
     const mmx_space sp = ps->space;
     const int dev = sp == MMX_SPACE_DEVICE;
     const mmx_index nrows = count_of(ps, source_kind[kind]);
-    /* The reduced form where every row has one length (query.h). */
-    const mmx_index order = kind == MMX_QUERY_EV ? 2
-                            : (kind == MMX_QUERY_FV || kind == MMX_QUERY_FE) ? ps->order : 0;
+    const mmx_index order = result_order(ps, kind);
     mmx_csr *A = NULL;
     mmx_index *rowptr = NULL, *colidx = NULL, *len = NULL;
     mmx__readback rb;
     memset(&rb, 0, sizeof rb);
-    mmx_status s = mmx__host_alloc(ctx, 1, sizeof *A, (void **)&A);
+    s = mmx__host_alloc(ctx, 1, sizeof *A, (void **)&A);
     if (s) return s;
     memset(A, 0, sizeof *A);
     A->nrows = nrows, A->ncols = count_of(ps, target_kind[kind]);
@@ -211,16 +224,13 @@ mmx_status mmx_patch_query_run(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_query_
 {
     MMX__NEED_CTX(ctx);
     if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query_run: NULL argument");
-    if ((int)kind < 0 || kind >= MMX_QUERY_COUNT)
-        return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_query_run: unknown query kind %d", (int)kind);
-    if (ps->space != mmx_ctx_space(ctx) || out->space != ps->space)
-        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_query_run: the patch set or the result is "
-                         "not in the context's space");
-    if (kind <= MMX_QUERY_VF && ps->bad_edge >= 0)
-        return mmx__patch_refuse_orientation(ctx, ps, "patch query", kind);
+    const mmx_status s = check_query(ctx, ps, kind, "mmx_patch_query_run");
+    if (s) return s;
+    if (out->space != ps->space)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_query_run: the result is not in the "
+                         "context's space");
     const mmx_index nrows = count_of(ps, source_kind[kind]), ncols = count_of(ps, target_kind[kind]);
-    const mmx_index order = kind == MMX_QUERY_EV ? 2
-                            : (kind == MMX_QUERY_FV || kind == MMX_QUERY_FE) ? ps->order : 0;
+    const mmx_index order = result_order(ps, kind);
     if (out->nrows != nrows || out->ncols != ncols || out->order != order ||
         (order && out->nnz != (int64_t)order * nrows) || (!order && !out->rowptr) ||
         (out->nnz > 0 && !out->colidx))
