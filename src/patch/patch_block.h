@@ -102,8 +102,9 @@ static inline MMX__HD size_t mmx__patch_scratch_bytes(mmx_index nf, mmx_index ne
 }
 
 /* Sets up L for patch p of ps with the work space `w` (mmx__patch_scratch_bytes of its sizes,
- * 4-byte aligned). Copies nothing yet (mmx__pl_load_item); L's maps point at their copies in
- * the work space, which the load fills. */
+ * 4-byte aligned). Copies nothing yet (the load step: mmx__pl_load_item_of on the host,
+ * mmx__pl_block_load on CUDA); L's maps point at their copies in the work space, which the
+ * load fills. */
 static inline MMX__HD void mmx__pl_setup(const mmx_patch_set *ps, mmx_index p, void *w,
                                          mmx__plocal *L)
 {
@@ -180,12 +181,6 @@ static inline MMX__HD void mmx__pl_load_item_of(const mmx_patch_set *ps, mmx_ind
     if (i < L->nf) ((mmx_index *)L->gf)[i] = ps->l2g_f[ps->face_off[p] + i];
     if (i < L->ne) ((mmx_index *)L->ge)[i] = ps->l2g_e[ps->edge_off[p] + i];
     if (i < L->nv) ((mmx_index *)L->gv)[i] = ps->l2g_v[ps->vert_off[p] + i];
-}
-
-static inline MMX__HD void mmx__pl_load_item(const mmx_patch_set *ps, mmx_index p,
-                                             mmx__plocal *L, mmx_index i)
-{
-    mmx__pl_load_item_of(ps, p, L, i, 0);
 }
 
 /* The rank of local face l in global order: its place in its own run (owned faces first,
