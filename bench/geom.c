@@ -12,11 +12,13 @@
  * "algebraic" normals and "one call" rows time a repeated call (bench/cache times first ones).
  * - area-weighted vertex normals, algebraic (mmx_vertex_normals: its transpose of M kept),
  *   on a patch set built beforehand (mmx_vertex_normals_patch: one patch kernel written
- *   through meshmatrix/patch_kernel.cuh), and with a plan built beforehand
+ *   through meshmatrix/patch_kernel.cuh on the set's kept rows, MMX_PV_KEPT_ROWS, made by the
+ *   first call and timed apart: "kept rows made"), and with a plan built beforehand
  *   (mmx_vertex_normals_planned: one kernel); floor: positions and M read, normals written;
- *   the patch rows' floor: what a patch kernel of vertex fans must read (the VV query's
- *   block floor, mmx__patch_floor_bytes: FE and EV blocks, the vertex map, offsets), the
- *   positions of every local vertex (12 B each, ribbon included) and the result written;
+ *   the kept rows' floor: what the patch kernels read (per patch its offsets and owned counts,
+ *   20 B; per owned vertex its row offset, 4 B, and its row, 2 B an entry; per local vertex
+ *   its global number and position, 16 B, ribbon included; for the normals the FE block, 2 B
+ *   a local corner, and the EV block, 4 B a local edge) and the result written;
  * - one uniform Laplacian step (mmx_smooth LAPLACIAN, 1 iteration: set-up included), assembled
  *   and on the patches, and the step alone (100 iterations in one call, / 100); floor:
  *   positions, the VV pattern and the result;
@@ -42,7 +44,8 @@
 #include <cublas_v2.h>
 #include "bench_util.h"
 #include "bench_clock.h"
-#include "patch/patch_internal.h" /* the patch floor: mmx__patch_floor_bytes, local counts */
+#include "meshmatrix/patch_view.h"      /* the kept rows (MMX_PV_KEPT_ROWS) */
+#include "patch/patch_internal.h" /* the local counts of the kept rows' floor */
 #ifdef MMX_BENCH_OPENMESH
 #include "oracle.h"
 #include "oracle_mmx.h"
@@ -277,14 +280,27 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     const double nfloor = (24.0 * nv + 4.0 * nnz) / (tbps * 1e9);
     a.which = 0;
     emit(name, "vertex normals, algebraic", bu_time(st, 5, 20, run, &a), nfloor, "");
-    /* The patch kernels' floor (see the top). */
-    double pblock[MMX_QUERY_COUNT];
-    mmx__patch_floor_bytes(ps, pblock);
-    const double pfloor = (pblock[MMX_QUERY_VV] + 12.0 * (double)ps->nlv + 12.0 * nv) / (tbps * 1e9);
+    /* The kept rows, made by their first use (host clock: two waits, to size them), and the
+     * patch kernels' floor on them (see the top). */
+    mmx_patch_blocks kb;
+    const double k0 = bc_now_ms();
+    BU_MMX(ctx, mmx_patch_set_blocks(ctx, ps, MMX_PV_KEPT_ROWS, &kb));
+    BU_MMX(ctx, mmx_ctx_sync(ctx));
+    const double kept_ms = bc_now_ms() - k0;
+    mmx_index nvv = 0, nvf = 0;
+    BU_CUDA(cudaMemcpy(&nvv, kb.vv_ptr + (size_t)nv, sizeof nvv, cudaMemcpyDeviceToHost));
+    BU_CUDA(cudaMemcpy(&nvf, kb.vf_ptr + (size_t)nv, sizeof nvf, cudaMemcpyDeviceToHost));
+    const double kcommon = 20.0 * ps->npatches + 4.0 * nv + 16.0 * (double)ps->nlv + 12.0 * nv;
+    const double pfloor = (kcommon + 2.0 * nvv) / (tbps * 1e9);
+    const double nfloor_p = (kcommon + 2.0 * nvf + 2.0 * (double)ps->nlc + 4.0 * (double)ps->nle) / (tbps * 1e9);
+    snprintf(note, sizeof note, "first use on the set: %lld VV and %lld VF entries (%.1f B a face more)",
+             (long long)nvv, (long long)nvf,
+             (2.0 * (nvv + nvf) + 8.0 * (nv + 1) + 4.0 * (ps->npatches + 1)) / hm->M->ncols);
+    emit(name, "kept rows made", kept_ms, 0, note);
     a.which = 1;
-    emit(name, "vertex normals, patches", bu_time(st, 5, 20, run, &a), pfloor,
-         level == 3 ? "one patch kernel; patch floor; target <= 0.196 ms (RXMesh / 4) and <= planned"
-                    : "one patch kernel; patch floor");
+    emit(name, "vertex normals, patches", bu_time(st, 5, 20, run, &a), nfloor_p,
+         level == 3 ? "one patch kernel on the kept rows; target <= 0.196 ms (RXMesh / 4) and <= planned"
+                    : "one patch kernel on the kept rows");
     mmx_normals_plan *plan = NULL;
     BU_MMX(ctx, mmx_normals_plan_create(ctx, d, &plan));
     a.plan = plan;
@@ -334,12 +350,12 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
     a.o.path = MMX_SMOOTH_PATCH;
     a.o.patches = ps;
     emit(name, "Laplacian step, patches, one call", bu_time(st, 2, 5, run, &a), pfloor,
-         "set-up included; patch floor");
+         "the kept rows made before; kept rows' floor");
     a.o.iterations = 100;
     emit(name, "Laplacian step, patches, per step", bu_time(st, 1, 3, run, &a) / 100, pfloor,
-         level == 3 ? "one call of 100 steps (patch kernels) / 100; patch floor; target <= the "
+         level == 3 ? "one call of 100 steps (patch kernels) / 100; kept rows' floor; target <= the "
                       "assembled per step"
-                    : "one call of 100 steps (patch kernels) / 100; patch floor");
+                    : "one call of 100 steps (patch kernels) / 100; kept rows' floor");
     for (int p = 0; p < 2; p++) {
         a.o = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
         a.o.iterations = 100;
@@ -347,7 +363,7 @@ static void measure(mmx_ctx *host, mmx_ctx *ctx, cusparseHandle_t sh, cublasHand
         a.o.patches = ps;
         const double tb = bu_time(st, 1, 3, run, &a);
         snprintf(note, sizeof note, "100 iterations of a lambda and a mu step%s%s",
-                 p ? "" : " (200 patch kernels, no wait; patch floor)",
+                 p ? "" : " (200 patch kernels, no wait; kept rows' floor)",
                  level == 2 ? (p ? "; target < 16 ms" : "; target < the assembled (7.1 ms)") : "");
         emit(name, p ? "Taubin x100, assembled" : "Taubin x100, patches", tb, 200 * (p ? lfloor : pfloor), note);
     }

@@ -287,6 +287,73 @@ Test(patch_kernel, host_rows_are_the_query_rows)
     mmx_ctx_free(ctx);
 }
 
+/* The kept rows (MMX_PV_KEPT_ROWS) of each owned vertex against a walk of its star: VV every
+ * entry's vertex, VF every entry's face, in the walk's order; refused where the stars are;
+ * made once and kept (the same arrays on a second call), and made again after an update (a
+ * new set: ASan would see rows freed twice or read after an update freed them). */
+static void kept_expect(mmx_ctx *ctx, mmx_patch_set *ps, const char *what)
+{
+    mmx_patch_blocks b, k, k2;
+    const mmx_status s = mmx_patch_set_blocks(ctx, ps, MMX_PV_KEPT_ROWS, &k);
+    if (mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_STARS, &b) == MMX_ERR_MESH) {
+        cr_assert_eq(s, MMX_ERR_MESH, "%s: kept rows made where the stars are refused", what);
+        return;
+    }
+    MMX_OK_OR_FAIL(ctx, s);
+    cr_assert_eq(k.work_bytes, 0, "%s: kept rows need no work space", what);
+    MMX_OK_OR_FAIL(ctx, mmx_patch_set_blocks(ctx, ps, MMX_PV_KEPT_ROWS, &k2));
+    cr_assert(k2.vv == k.vv && k2.vf == k.vf && k2.vv_ptr == k.vv_ptr, "%s: rows made twice", what);
+    void *w = malloc(b.work_bytes + 16);
+    cr_assert(w);
+    for (mmx_index p = 0; p < b.npatches; p++) {
+        mmx_patch_view V, K;
+        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_STARS, &V);
+        mmx_pv_setup_kept(&k, p, &K);
+        cr_assert(K.nf == V.nf && K.ne == V.ne && K.nv == V.nv && K.ov == V.ov, "%s: patch %d sizes", what, (int)p);
+        for (mmx_index c = 0; c < V.nc; c++)
+            cr_assert_eq(mmx_pv_corner_vert(&K, c), mmx_pv_corner_vert(&V, c), "%s: patch %d corner %d", what, (int)p, (int)c);
+        for (mmx_index v = 0; v < V.ov; v++) {
+            mmx_index nvv, nvf, ivv = 0, ivf = 0;
+            const uint16_t *rvv = mmx_pv_kept_vv(&K, v, &nvv), *rvf = mmx_pv_kept_vf(&K, v, &nvf);
+            mmx_pv_star it;
+            mmx_pv_nbr nb;
+            mmx_pv_star_begin(&V, v, &it);
+            while (mmx_pv_star_next(&V, &it, &nb)) {
+                cr_assert(ivv < nvv && rvv[ivv] == nb.vert, "%s: patch %d vertex %d: VV entry %d", what, (int)p, (int)v, (int)ivv);
+                ivv++;
+                if (nb.face < 0) continue;
+                cr_assert(ivf < nvf && rvf[ivf] == nb.face, "%s: patch %d vertex %d: VF entry %d", what, (int)p, (int)v, (int)ivf);
+                ivf++;
+            }
+            cr_assert(ivv == nvv && ivf == nvf, "%s: patch %d vertex %d: rows of %d and %d entries, the star %d and %d",
+                      what, (int)p, (int)v, (int)nvv, (int)nvf, (int)ivv, (int)ivf);
+        }
+    }
+    free(w);
+}
+
+Test(patch_kernel, host_kept_rows_are_the_stars)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    const char *name = NULL;
+    mmx_mesh *m;
+    for (int i = 0; (m = mesh_case(ctx, i, &name)) != NULL; i++) {
+        const int Ss[] = {1, 7, 64, 0};
+        for (int j = 0; j < 4; j++) {
+            char what[128];
+            snprintf(what, sizeof what, "%s S=%d", name, Ss[j]);
+            mmx_patch_set *ps = make_set(ctx, m, Ss[j]);
+            kept_expect(ctx, ps, what);
+            /* An update without edits (the same faces) makes a new set: its rows anew. */
+            MMX_OK_OR_FAIL(ctx, mmx_patch_set_update(ctx, ps, m, NULL, NULL));
+            kept_expect(ctx, ps, what);
+            mmx_patch_set_free(ps);
+        }
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(ctx);
+}
+
 Test(patch_kernel, blocks_refusals)
 {
     mmx_ctx *ctx = tu_host_ctx();
@@ -624,6 +691,53 @@ Test(patch_kernel, gpu_a_patch_beyond_shared_memory_runs_in_global_scratch)
     free(h), free(g);
     mmx_patch_set_free(hs), mmx_patch_set_free(ds);
     mmx_mesh_free(dm), mmx_mesh_free(hm);
+    mmx_ctx_free(hctx);
+    mmx_ctx_free(dctx);
+#endif
+}
+
+/* The kept rows made on CUDA are the host's, byte for byte (the sets are: test_patch), for
+ * every mesh and two patch sizes. */
+Test(patch_kernel, gpu_kept_rows_are_the_hosts)
+{
+    mmx_ctx *dctx = tu_cuda_ctx_or_skip();
+#ifndef MMX_HAVE_CUDA
+    (void)dctx;
+#else
+    mmx_ctx *hctx = tu_host_ctx();
+    const char *name = NULL;
+    mmx_mesh *hm;
+    for (int i = 0; (hm = mesh_case(hctx, i, &name)) != NULL; i++) {
+        mmx_mesh *dm = NULL;
+        MMX_OK_OR_FAIL(dctx, mmx_mesh_copy(dctx, hm, MMX_SPACE_DEVICE, &dm));
+        const int Ss[] = {7, 0};
+        for (int j = 0; j < 2; j++) {
+            mmx_patch_set *hs = make_set(hctx, hm, Ss[j]), *ds = make_set(dctx, dm, Ss[j]);
+            mmx_patch_blocks h, d;
+            const mmx_status sh = mmx_patch_set_blocks(hctx, hs, MMX_PV_KEPT_ROWS, &h);
+            const mmx_status sd = mmx_patch_set_blocks(dctx, ds, MMX_PV_KEPT_ROWS, &d);
+            cr_assert_eq(sd, sh, "%s S=%d: CUDA %d, host %d", name, Ss[j], (int)sd, (int)sh);
+            if (sh == MMX_OK) {
+                const size_t np = (size_t)h.npatches + 1, nv = (size_t)h.nverts + 1;
+                const size_t nvv = (size_t)h.vv_ptr[nv - 1], nvf = (size_t)h.vf_ptr[nv - 1];
+                mmx_index *off = malloc(np * 4), *pvv = malloc(nv * 4), *pvf = malloc(nv * 4);
+                uint16_t *vv = malloc(nvv * 2 + 2), *vf = malloc(nvf * 2 + 2);
+                cr_assert(off && pvv && pvf && vv && vf);
+                to_host(dctx, off, d.owned_off, np * 4);
+                to_host(dctx, pvv, d.vv_ptr, nv * 4);
+                to_host(dctx, pvf, d.vf_ptr, nv * 4);
+                to_host(dctx, vv, d.vv, nvv * 2);
+                to_host(dctx, vf, d.vf, nvf * 2);
+                cr_assert(!memcmp(off, h.owned_off, np * 4), "%s S=%d: owned offsets", name, Ss[j]);
+                cr_assert(!memcmp(pvv, h.vv_ptr, nv * 4) && !memcmp(pvf, h.vf_ptr, nv * 4),
+                          "%s S=%d: row offsets", name, Ss[j]);
+                cr_assert(!memcmp(vv, h.vv, nvv * 2) && !memcmp(vf, h.vf, nvf * 2), "%s S=%d: rows", name, Ss[j]);
+                free(off), free(pvv), free(pvf), free(vv), free(vf);
+            }
+            mmx_patch_set_free(hs), mmx_patch_set_free(ds);
+        }
+        mmx_mesh_free(dm), mmx_mesh_free(hm);
+    }
     mmx_ctx_free(hctx);
     mmx_ctx_free(dctx);
 #endif

@@ -45,7 +45,9 @@
  * The relations that need lists say so at launch (lists: 0 for FV, FE, EV only;
  * MMX_PV_EDGE_FACES for EF and FF as well; MMX_PV_VERTEX_FANS for everything;
  * MMX_PV_VERTEX_STARS for FV, FE, EV and star only): building them is most of a patch's
- * set-up, the stars' least. The host twin of all of this is patch_view.h (C), the same
+ * set-up, the stars' least. A stencil run many times takes MMX_PV_KEPT_ROWS instead: FV, FE,
+ * EV and p.kept_vv / p.kept_vf (the stars' VV and VF entries, kept with the set after the
+ * first launch), with no set-up at all (the library's normals and Laplacian steps do). The host twin of all of this is patch_view.h (C), the same
  * per-patch code in a loop. */
 #ifndef MESHMATRIX_PATCH_KERNEL_CUH
 #define MESHMATRIX_PATCH_KERNEL_CUH
@@ -56,8 +58,10 @@
 
 namespace mmx {
 
-/* Threads per block of every patch kernel. */
+/* Threads per block of a patch kernel that builds lists; of one on the kept rows
+ * (MMX_PV_KEPT_ROWS: no set-up, and about a hundred vertices a patch, so fewer idle threads). */
 constexpr int patch_threads = 256;
+constexpr int patch_threads_kept = 128;
 
 /* The user's shared memory per patch: fixed bytes plus bytes per local vertex, edge and face
  * (sized for the set's largest counts; each part rounded up to 16 bytes). */
@@ -162,6 +166,20 @@ class patch {
         mmx_pv_star_begin(&V, v, &it);
         while (mmx_pv_star_next(&V, &it, &nb)) f(nb);
     }
+    /* Owned vertex v's kept rows (MMX_PV_KEPT_ROWS), f(local, global) per entry: VV (each
+     * edge at v once) and VF, in the stars' order. */
+    template <class F> __device__ void kept_vv(mmx_index v, F f) const
+    {
+        mmx_index n;
+        const uint16_t *r = mmx_pv_kept_vv(&V, v, &n);
+        for (mmx_index i = 0; i < n; i++) f((mmx_index)r[i], gv(r[i]));
+    }
+    template <class F> __device__ void kept_vf(mmx_index v, F f) const
+    {
+        mmx_index n;
+        const uint16_t *r = mmx_pv_kept_vf(&V, v, &n);
+        for (mmx_index i = 0; i < n; i++) f((mmx_index)r[i], gf(r[i]));
+    }
     template <class F> __device__ void vv(mmx_index v, F f) const
     {
         fan(v, [&](const mmx_pv_nbr &nb) { f(nb.vert, gv(nb.vert)); });
@@ -228,8 +246,8 @@ class patch {
 
 namespace detail {
 
-template <class F>
-__global__ void __launch_bounds__(patch_threads)
+template <class F, bool KEPT>
+__global__ void __launch_bounds__(KEPT ? patch_threads_kept : patch_threads)
     patch_kernel(const mmx_patch_blocks b, int lists, unsigned char *gscratch, size_t per_block,
                  F f)
 {
@@ -237,7 +255,8 @@ __global__ void __launch_bounds__(patch_threads)
     unsigned char *w = gscratch ? gscratch + (size_t)blockIdx.x * per_block : mmx_patch_smem;
     for (mmx_index p = blockIdx.x; p < b.npatches; p += gridDim.x) {
         mmx_patch_view V;
-        build_view(b, p, w, lists, &V);
+        if constexpr (KEPT) mmx_pv_setup_kept(&b, p, &V);
+        else build_view(b, p, w, lists, &V);
         patch P(V, w + b.work_bytes);
         f(P);
         __syncthreads(); /* the next patch reuses the work space */
@@ -248,8 +267,10 @@ __global__ void __launch_bounds__(patch_threads)
 
 /* Runs f on every patch of ps (a set on the context's CUDA device): one block of
  * patch_threads threads per patch, each building its view (`lists`: 0, MMX_PV_EDGE_FACES,
- * MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS) in shared memory with `sh`'s bytes after it, then calling f(p) on every
- * thread. When the largest patch does not fit a block's shared memory, a fixed grid of blocks
+ * MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS) in shared memory with `sh`'s bytes after it, then
+ * calling f(p) on every thread; with MMX_PV_KEPT_ROWS, blocks of patch_threads_kept threads
+ * whose view is set up in place (no work space: the shared memory is sh's alone) and walks the
+ * set's kept rows (made on the set's first such launch: see mmx_patch_set_blocks). When the largest patch does not fit a block's shared memory, a fixed grid of blocks
  * loops over the patches in global scratch from the context's pool instead (the same results).
  * Queued on the context's stream (mmx_ctx_cuda_stream); nothing to do for a set without
  * patches. Errors: as mmx_patch_set_blocks; MMX_ERR_UNSUPPORTED (a host context: run the
@@ -274,7 +295,8 @@ mmx_status patch_launch(mmx_ctx *ctx, const mmx_patch_set *ps, int lists, patch_
     unsigned grid = (unsigned)b.npatches;
     size_t smem = need, per_block = 0;
     unsigned char *gscratch = nullptr;
-    auto kernel = detail::patch_kernel<F>;
+    const bool kept = lists == MMX_PV_KEPT_ROWS;
+    auto kernel = kept ? detail::patch_kernel<F, true> : detail::patch_kernel<F, false>;
     if (e == cudaSuccess && need > limit) {
         grid = b.npatches < 1024 ? (unsigned)b.npatches : 1024u;
         smem = 0;
@@ -285,8 +307,8 @@ mmx_status patch_launch(mmx_ctx *ctx, const mmx_patch_set *ps, int lists, patch_
         e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)need);
     }
     if (e == cudaSuccess) {
-        kernel<<<grid, patch_threads, smem, (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(b, lists, gscratch,
-                                                                                     per_block, f);
+        kernel<<<grid, kept ? patch_threads_kept : patch_threads, smem,
+                 (cudaStream_t)mmx_ctx_cuda_stream(ctx)>>>(b, lists, gscratch, per_block, f);
         e = cudaGetLastError();
     }
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, gscratch); /* stream order: after the kernel */

@@ -71,6 +71,12 @@ extern "C" {
 #define MMX_PV_EDGE_FACES 1
 #define MMX_PV_VERTEX_FANS 3
 #define MMX_PV_VERTEX_STARS 4
+/* Or no lists and no work space at all: the view reads the blocks in place (FV, FE, EV) and,
+ * per owned vertex, its VV and VF rows kept with the set (mmx_pv_kept_vv, mmx_pv_kept_vf: the
+ * stars' entries, in the stars' order, as 16-bit local indices). The set makes the rows on
+ * the first use of this mode and keeps them (about 4 bytes per corner and 8 per vertex more);
+ * later launches set up a patch in O(1), which is what a stencil run many times wants. */
+#define MMX_PV_KEPT_ROWS 8
 
 /* The set's arrays as a kernel reads them (private fields; see above). */
 typedef struct mmx_patch_blocks {
@@ -82,15 +88,23 @@ typedef struct mmx_patch_blocks {
     const mmx_index *face_off, *edge_off, *vert_off, *corner_off, *owned;
     const mmx_index *l2g_f, *l2g_e, *l2g_v, *fstart;
     const uint16_t *fe, *ev;
+    /* MMX_PV_KEPT_ROWS: the owned vertices numbered patch by patch (owned_off, npatches + 1),
+     * each one's VV and VF rows (offsets by that number, 16-bit local entries); else NULL. */
+    const mmx_index *owned_off, *vv_ptr, *vf_ptr;
+    const uint16_t *vv, *vf;
 } mmx_patch_blocks;
 
 /* Fills *out with ps's arrays (in the set's space: device pointers for a device set), for the
- * views below. `lists` (0, MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS) says
- * what the kernel will walk: fans and stars follow the faces' orientation, so for them a set
- * whose mesh has two faces running an edge the same way is refused, as mmx_patch_reduce
- * refuses it. Errors: MMX_ERR_ARG (NULL, unknown lists), MMX_ERR_SPACE (a set of another space
- * than the context's), MMX_ERR_MESH (inconsistent orientation; the detail names the edge).
- * Cost: O(1). Synchronises: no (on CUDA, only to name the edge of a refusal). */
+ * views below. `lists` (0, MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS, MMX_PV_VERTEX_STARS or
+ * MMX_PV_KEPT_ROWS) says what the kernel will walk: fans, stars and kept rows follow the
+ * faces' orientation, so for them a set whose mesh has two faces running an edge the same way
+ * is refused, as mmx_patch_reduce refuses it. With MMX_PV_KEPT_ROWS work_bytes is 0 (no work
+ * space). Errors: MMX_ERR_ARG (NULL, unknown lists), MMX_ERR_SPACE (a set of another space
+ * than the context's), MMX_ERR_MESH (inconsistent orientation; the detail names the edge);
+ * the first MMX_PV_KEPT_ROWS call: MMX_ERR_NOMEM, MMX_ERR_OVERFLOW, MMX_ERR_CUDA.
+ * Cost: O(1), but for the first MMX_PV_KEPT_ROWS call on a set, which makes the rows
+ * (O(local corners): four patch kernels on CUDA). Synchronises: no (on CUDA, only to name the
+ * edge of a refusal, and twice on the first MMX_PV_KEPT_ROWS call, to size the rows). */
 mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists,
                                 mmx_patch_blocks *out);
 
@@ -110,6 +124,8 @@ typedef struct mmx_patch_view {
     uint16_t *fe, *ev, *ef, *vf;
     uint32_t *vs;              /* stars: per local vertex its corners, face << 16 | the
                                   corner's place in the face, ascending (over ef and vf) */
+    const mmx_index *kvv_ptr, *kvf_ptr; /* kept rows: this patch's owned vertices' offsets */
+    const uint16_t *kvv, *kvf;          /* and the entries (MMX_PV_KEPT_ROWS) */
 } mmx_patch_view;
 
 /* The work space of a patch of nf faces, ne edges, nv vertices and nc corners, in bytes: a
@@ -221,6 +237,7 @@ static inline MMX_PV_HD void mmx_pv_setup(const mmx_patch_blocks *b, mmx_index p
     V->vf = sp;
     /* The stars' list takes the room of ef and vf (2 nc shorts), 4-byte aligned. */
     V->vs = (uint32_t *)(void *)(V->ef + ((V->ef - (uint16_t *)w) & 1));
+    V->kvv_ptr = V->kvf_ptr = NULL, V->kvv = V->kvf = NULL;
 }
 
 /* The load step: items 0 .. mmx_pv_load_items, each copying its share of the blocks. */
@@ -388,6 +405,55 @@ static inline void mmx_pv_build_host(const mmx_patch_blocks *b, mmx_index p, voi
         for (mmx_index l = 0; l < V->nf; l++) mmx_pv_fill_face(V, vert, l);
         for (mmx_index i = 0; i < n; i++) mmx_pv_sort_list(V, vert, i);
     }
+}
+
+/* ---- the kept rows (MMX_PV_KEPT_ROWS): no build --------------------------------------------- */
+
+/* Sets up V for patch p of b (from mmx_patch_set_blocks with MMX_PV_KEPT_ROWS) with no work
+ * space: the blocks are read where they are (the view's block pointers point into b's arrays,
+ * which nothing may write) and the lists are the kept rows. FV, FE, EV and the kept rows are
+ * walkable; the lists' functions (edge faces, fans, stars) are not. */
+static inline MMX_PV_HD void mmx_pv_setup_kept(const mmx_patch_blocks *b, mmx_index p,
+                                               mmx_patch_view *V)
+{
+    const mmx_index f0 = b->face_off[p], e0 = b->edge_off[p], v0 = b->vert_off[p];
+    const mmx_index c0 = b->corner_off[p], r0 = b->owned_off[p];
+    V->lists = MMX_PV_KEPT_ROWS;
+    V->p = p;
+    V->nf = b->face_off[p + 1] - f0;
+    V->ne = b->edge_off[p + 1] - e0;
+    V->nv = b->vert_off[p + 1] - v0;
+    V->nc = b->corner_off[p + 1] - c0;
+    V->of = b->owned[3 * p], V->oe = b->owned[3 * p + 1], V->ov = b->owned[3 * p + 2];
+    V->order = b->order;
+    V->gf = b->l2g_f + f0, V->ge = b->l2g_e + e0, V->gv = b->l2g_v + v0;
+    V->cnt = V->ef_off = V->vf_off = NULL;
+    V->fs = b->order ? NULL : (mmx_index *)(b->fstart + f0);
+    V->fe = (uint16_t *)(b->fe + c0);
+    V->ev = (uint16_t *)(b->ev + 2 * (size_t)e0);
+    V->ef = V->vf = NULL;
+    V->vs = NULL;
+    V->kvv_ptr = b->vv_ptr + r0, V->kvf_ptr = b->vf_ptr + r0;
+    V->kvv = b->vv, V->kvf = b->vf;
+}
+
+/* Owned local vertex v's kept VV row (MMX_PV_KEPT_ROWS): local vertices list[0 .. *n), the
+ * star's entries in its order (each edge at v once, as mmx_query's VV row up to order). */
+static inline MMX_PV_HD const uint16_t *mmx_pv_kept_vv(const mmx_patch_view *V, mmx_index v,
+                                                       mmx_index *n)
+{
+    const mmx_index a = V->kvv_ptr[v];
+    *n = V->kvv_ptr[v + 1] - a;
+    return V->kvv + a;
+}
+
+/* Owned local vertex v's kept VF row: local faces, the star's faces in its order. */
+static inline MMX_PV_HD const uint16_t *mmx_pv_kept_vf(const mmx_patch_view *V, mmx_index v,
+                                                       mmx_index *n)
+{
+    const mmx_index a = V->kvf_ptr[v];
+    *n = V->kvf_ptr[v + 1] - a;
+    return V->kvf + a;
 }
 
 /* ---- the fans of a vertex: VV, VE and VF in mmx_query's order ----------------------------- */

@@ -1,9 +1,10 @@
 /* The per-vertex stencils of the geometry's patch path (normals_patch.*, laplacian_patch.*),
- * on one patch's view (meshmatrix/patch_view.h, built with MMX_PV_VERTEX_STARS) and the
- * patch's local copies of the positions (and face vectors): written once, run by the host
- * loops over the patches and by the CUDA patch kernels (meshmatrix/patch_kernel.cuh). Each
- * neighbour is read from the local copies in the star's order (fixed: the vertex's faces by
- * local index), so the sums are the same bits on every run; no atomics. */
+ * on one patch's view (meshmatrix/patch_view.h, set up with MMX_PV_KEPT_ROWS: the blocks read
+ * in place, each owned vertex's VV and VF rows kept with the set) and the patch's local copies
+ * of the positions (and face vectors): written once, run by the host loops over the patches
+ * and by the CUDA patch kernels (meshmatrix/patch_kernel.cuh). Each neighbour is read from the
+ * local copies in the kept row's order (the star's: the vertex's faces by local index), so the
+ * sums are the same bits on every run and on both backends; no atomics. */
 #ifndef MMX_GEOM_PATCH_H
 #define MMX_GEOM_PATCH_H
 
@@ -41,43 +42,34 @@ static inline MMX__HD void mmx__gp_face_newell(const mmx_patch_view *V, const fl
     }
 }
 
-/* Owned local vertex v's area-weighted normal: its faces' Newell vectors (sn, per local face)
- * summed in the star's order, normalised as mmx__geom_normalize does (0 for a zero sum). */
-static inline MMX__HD void mmx__gp_normal(const mmx_patch_view *V, const float *sn, mmx_index v,
-                                          float *normals)
+/* An owned vertex's area-weighted normal (g: its global number): the Newell vectors (sn, per
+ * local face) of its kept VF row's n faces (MMX_PV_KEPT_ROWS: the star's faces in its order)
+ * summed in that order, normalised as mmx__geom_normalize does (0 for a zero sum). */
+static inline MMX__HD void mmx__gp_normal(const float *sn, const uint16_t *row, mmx_index n,
+                                          int64_t g, float *normals)
 {
     float s[3] = {0.0f, 0.0f, 0.0f};
-    mmx_pv_star it;
-    mmx_pv_nbr nb;
-    mmx_pv_star_begin(V, v, &it);
-    while (mmx_pv_star_next(V, &it, &nb))
-        if (nb.face >= 0)
-            for (int d = 0; d < 3; d++) s[d] += sn[3 * (int64_t)nb.face + d];
+    for (mmx_index i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) s[d] += sn[3 * (int64_t)row[i] + d];
     const float len = sqrtf(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]);
-    float *r = normals + 3 * (int64_t)mmx_pv_gv(V, v);
+    float *r = normals + 3 * g;
     for (int d = 0; d < 3; d++) r[d] = len > 0.0f ? s[d] / len : 0.0f;
 }
 
-/* One uniform Laplacian step at owned local vertex v: s = the sum of its VV neighbours' local
- * positions (VV's row, in the star's order), n = their number, and the update (OpenMesh's order: the mean,
- * minus x, damped)
+/* One uniform Laplacian step at owned local vertex v (g: its global number): s = the sum of
+ * the local positions of its kept VV row's n entries (the star's VV entries in its order),
+ * and the update (OpenMesh's order: the mean, minus x, damped)
  *   x'_v = x_v + lambda (s / n - x_v),
  * x_v kept bit for bit for a fixed vertex (fixed: NULL or one flag per global vertex) or
- * one without neighbours. Written to out at v's global number. */
-static inline MMX__HD void mmx__gp_laplacian(const mmx_patch_view *V, const float *sx,
-                                             const unsigned char *fixed, float lambda,
-                                             mmx_index v, float *out)
+ * one without neighbours. Written to out at g. */
+static inline MMX__HD void mmx__gp_laplacian(const float *sx, const uint16_t *row, mmx_index n,
+                                             mmx_index v, int64_t g, const unsigned char *fixed,
+                                             float lambda, float *out)
 {
-    float s[3] = {0.0f, 0.0f, 0.0f}, cnt = 0.0f;
-    mmx_pv_star it;
-    mmx_pv_nbr nb;
-    mmx_pv_star_begin(V, v, &it);
-    while (mmx_pv_star_next(V, &it, &nb)) {
-        for (int d = 0; d < 3; d++) s[d] += sx[3 * (int64_t)nb.vert + d];
-        cnt += 1.0f;
-    }
-    const int64_t g = mmx_pv_gv(V, v);
-    const float c = mmx__smooth_scale_of(cnt, 0, mmx__smooth_fixed(fixed, g));
+    float s[3] = {0.0f, 0.0f, 0.0f};
+    for (mmx_index i = 0; i < n; i++)
+        for (int d = 0; d < 3; d++) s[d] += sx[3 * (int64_t)row[i] + d];
+    const float c = mmx__smooth_scale_of((float)n, 0, mmx__smooth_fixed(fixed, g));
     for (int d = 0; d < 3; d++) {
         const float xv = sx[3 * (int64_t)v + d];
         out[3 * g + d] = c == 0.0f ? xv : xv + lambda * (c * s[d] - xv);
@@ -93,9 +85,9 @@ mmx_status mmx__patch_laplacian_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, cons
 
 /* One uniform Laplacian step on the patches, x to out (both n x 3 in the context's space,
  * distinct): every vertex of a face moved by mmx__gp_laplacian, the others (in no face) not
- * written. One patch kernel on CUDA (queued, no wait). Errors: as mmx_patch_set_blocks with
- * MMX_PV_VERTEX_STARS (MMX_ERR_MESH on faces not consistently oriented), MMX_ERR_NOMEM,
- * MMX_ERR_CUDA. */
+ * written. One patch kernel on CUDA (queued, no wait but on the set's first kept-row use).
+ * Errors: as mmx_patch_set_blocks with MMX_PV_KEPT_ROWS (MMX_ERR_MESH on faces not
+ * consistently oriented), MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx__patch_laplacian_step(mmx_ctx *ctx, const mmx_patch_set *ps, const float *x,
                                      const unsigned char *fixed, float lambda, float *out);
 

@@ -1,7 +1,8 @@
 /* Area-weighted vertex normals on the patches (geom.h, mmx_vertex_normals_patch): each patch
  * copies its vertices' positions once into its work space, computes its faces' Newell vectors
- * there and sums them around each owned vertex in the star's order (geom_patch.h: a fixed order), on the host in a
- * loop over the patches, on CUDA as one patch kernel (normals_patch.cu). */
+ * there and sums them around each owned vertex along its kept VF row (geom_patch.h: the
+ * star's order, fixed), on the host in a loop over the patches, on CUDA as one patch kernel
+ * (normals_patch.cu, MMX_PV_KEPT_ROWS: no per-call set-up of the patches). */
 #include "geom_patch.h"
 #include "patch/patch_internal.h" /* the set's sizes */
 
@@ -20,27 +21,30 @@ mmx_status mmx_vertex_normals_patch(mmx_ctx *ctx, const mmx_mesh *mesh,
                          "the mesh %d and %d: not the mesh's set",
                          ps->nverts, ps->nfaces, M->nrows, M->ncols);
     mmx_patch_blocks b;
-    s = mmx_patch_set_blocks(ctx, ps, MMX_PV_VERTEX_STARS, &b);
+    s = mmx_patch_set_blocks(ctx, ps, MMX_PV_KEPT_ROWS, &b);
     /* Vertices in no face are in no patch: their normals are 0. */
     if (!s && M->nrows > 0) s = mmx__geom_fill(ctx, normals, 3 * (int64_t)M->nrows, 0.0f);
     if (s || b.npatches == 0) return s;
     if (mmx_ctx_backend(ctx) == MMX_BACKEND_CUDA)
         return mmx__patch_normals_cuda(ctx, ps, mesh->pos, normals);
-    /* The work space, then the local positions and the local faces' vectors. */
-    const size_t xs = 3 * (size_t)b.max_verts * sizeof(float);
-    const size_t fs = 3 * (size_t)b.max_faces * sizeof(float);
-    unsigned char *w = NULL;
-    s = mmx__host_alloc(ctx, b.work_bytes + xs + fs, 1, (void **)&w);
+    /* The local positions and the local faces' vectors. */
+    const size_t xs = 3 * (size_t)b.max_verts, fs = 3 * (size_t)b.max_faces;
+    float *sx = NULL;
+    s = mmx__host_alloc(ctx, xs + fs + 1, sizeof *sx, (void **)&sx);
     if (s) return s;
-    float *sx = (float *)(w + b.work_bytes), *sn = (float *)(w + b.work_bytes + xs);
+    float *sn = sx + xs;
     for (mmx_index p = 0; p < b.npatches; p++) {
         mmx_patch_view V;
-        mmx_pv_build_host(&b, p, w, MMX_PV_VERTEX_STARS, &V);
+        mmx_pv_setup_kept(&b, p, &V);
         for (mmx_index l = 0; l < mmx_pv_verts(&V); l++) mmx__gp_load_vertex(&V, mesh->pos, l, sx);
         for (mmx_index l = 0; l < mmx_pv_faces(&V); l++) mmx__gp_face_newell(&V, sx, l, sn + 3 * (int64_t)l);
-        for (mmx_index v = 0; v < mmx_pv_owned_verts(&V); v++) mmx__gp_normal(&V, sn, v, normals);
+        for (mmx_index v = 0; v < mmx_pv_owned_verts(&V); v++) {
+            mmx_index n;
+            const uint16_t *row = mmx_pv_kept_vf(&V, v, &n);
+            mmx__gp_normal(sn, row, n, mmx_pv_gv(&V, v), normals);
+        }
     }
-    free(w);
+    free(sx);
     return MMX_OK;
 }
 

@@ -1,8 +1,8 @@
 /* The CUDA half of mmx_vertex_normals_patch (normals_patch.c): one patch kernel through
- * meshmatrix/patch_kernel.cuh. Each block copies its patch's positions into shared memory,
- * computes every local face's Newell vector there, and each thread sums them around owned
- * vertices in the star's order (geom_patch.h): no atomics, no table of face vectors in global
- * memory. Queued. */
+ * meshmatrix/patch_kernel.cuh on the kept rows. Each block copies its patch's positions into
+ * shared memory, computes every local face's Newell vector there, and each thread sums them
+ * around owned vertices along their kept VF rows (geom_patch.h): no set-up of the patch, no
+ * atomics, no table of face vectors in global memory. Queued. */
 #include "meshmatrix/patch_kernel.cuh"
 #include "geom_patch.h"
 
@@ -21,7 +21,11 @@ struct normals_op {
         p.sync();
         p.for_each_face([&](mmx_index l, mmx_index) { mmx__gp_face_newell(&V, sx, l, sn + 3 * (size_t)l); });
         p.sync();
-        p.for_each_owned_vertex([&](mmx_index v, mmx_index) { mmx__gp_normal(&V, sn, v, normals); });
+        p.for_each_owned_vertex([&](mmx_index v, mmx_index g) {
+            mmx_index n;
+            const uint16_t *row = mmx_pv_kept_vf(&V, v, &n);
+            mmx__gp_normal(sn, row, n, g, normals);
+        });
     }
 };
 
@@ -35,5 +39,5 @@ extern "C" mmx_status mmx__patch_normals_cuda(mmx_ctx *ctx, const mmx_patch_set 
      * the largest counts of each. */
     sh.per_vertex = 3 * sizeof(float);
     sh.per_face = 3 * sizeof(float);
-    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, sh, normals_op{pos, normals});
+    return mmx::patch_launch(ctx, ps, MMX_PV_KEPT_ROWS, sh, normals_op{pos, normals});
 }

@@ -31,3 +31,17 @@ mmx_status mmx__patch_build_cuda(mmx_ctx *ctx, const mmx_csc *M, const float *po
     (void)M, (void)pos, (void)fe, (void)ev, (void)label, (void)nlabels, (void)max_group, (void)ps;
     return mmx__no_cuda(ctx, "mmx__patch_build_cuda");
 }
+
+mmx_status mmx__patch_owned_counts_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *cnt)
+{
+    (void)ps, (void)cnt;
+    return mmx__no_cuda(ctx, "mmx__patch_owned_counts_cuda");
+}
+
+mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
+                                     const mmx_index *owned_off, const mmx_index *ptr,
+                                     mmx_index *len, uint16_t *idx)
+{
+    (void)ps, (void)k, (void)owned_off, (void)ptr, (void)len, (void)idx;
+    return mmx__no_cuda(ctx, "mmx__patch_rows_fill_cuda");
+}

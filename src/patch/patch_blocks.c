@@ -10,14 +10,16 @@ mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists
     MMX__NEED_CTX(ctx);
     if (!ps || !out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: NULL argument");
     if (lists != 0 && lists != MMX_PV_EDGE_FACES && lists != MMX_PV_VERTEX_FANS &&
-        lists != MMX_PV_VERTEX_STARS)
+        lists != MMX_PV_VERTEX_STARS && lists != MMX_PV_KEPT_ROWS)
         return mmx__fail(ctx, MMX_ERR_ARG, "mmx_patch_set_blocks: lists = %d is not 0, "
-                         "MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS or MMX_PV_VERTEX_STARS", lists);
+                         "MMX_PV_EDGE_FACES, MMX_PV_VERTEX_FANS, MMX_PV_VERTEX_STARS or "
+                         "MMX_PV_KEPT_ROWS", lists);
     if (ps->space != mmx_ctx_space(ctx))
         return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_patch_set_blocks: the patch set is not in the "
                          "context's space");
     /* Fans and stars walk faces by orientation (mmx_patch_reduce refuses the same sets). */
-    if ((lists == MMX_PV_VERTEX_FANS || lists == MMX_PV_VERTEX_STARS) && ps->bad_edge >= 0) {
+    if ((lists == MMX_PV_VERTEX_FANS || lists == MMX_PV_VERTEX_STARS || lists == MMX_PV_KEPT_ROWS) &&
+        ps->bad_edge >= 0) {
         /* The edge's ends were recorded with it when the set was built. */
         return mmx__fail(ctx, MMX_ERR_MESH,
                          "patch kernel: edge %d {%d, %d} has two faces that run it the same way: "
@@ -40,7 +42,14 @@ mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists
     out->l2g_f = ps->l2g_f, out->l2g_e = ps->l2g_e, out->l2g_v = ps->l2g_v;
     out->fstart = ps->fstart;
     out->fe = ps->fe, out->ev = ps->ev;
-    return MMX_OK;
+    out->owned_off = out->vv_ptr = out->vf_ptr = NULL;
+    out->vv = out->vf = NULL;
+    if (lists != MMX_PV_KEPT_ROWS) return MMX_OK;
+    /* The kept rows instead of a work space: made on the set's first such call. */
+    out->work_bytes = 0;
+    mmx_status s = mmx__patch_rows(ctx, ps, MMX__ROWS_VV, &out->owned_off, &out->vv_ptr, &out->vv);
+    if (!s) s = mmx__patch_rows(ctx, ps, MMX__ROWS_VF, &out->owned_off, &out->vf_ptr, &out->vf);
+    return s;
 }
 
 mmx_status mmx_patch_kernel_fail(mmx_ctx *ctx, mmx_status s, const char *what)

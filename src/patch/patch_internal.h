@@ -59,7 +59,41 @@ struct mmx_patch_set {
                               mmx__pl_inconsistent), -1 when the mesh is consistently oriented:
                               mmx_patch_reduce refuses VV and VF on such a set */
     mmx_index bad_ends[2]; /* that edge's ends, smaller first (for the refusals' sentence) */
+    /* Kept stencil rows (mmx__patch_rows), made on first use and freed with the arrays:
+     * owned_off (npatches + 1) numbers the owned vertices patch by patch (patch p's owned
+     * local vertex v is row owned_off[p] + v); per kind its row offsets (nverts + 1: the rows,
+     * then the total repeated) and local indices. Topology only: an update of the set makes
+     * a new set without them. */
+    mmx_index *owned_off;
+    mmx_index *rows_ptr[2];
+    uint16_t *rows_idx[2];
 };
+
+/* ---- kept stencil rows (patch_rows.c, patch_rows.cu) ---- */
+
+/* What a kept row lists for an owned vertex, in the order of its star (patch_view.h,
+ * mmx_pv_star_begin): every entry's local vertex (VV, with the closing vertex of each open
+ * fan), or the local face of every entry that has one (VF). Sums over these rows are the sums
+ * of the star walk, term for term, so a stencil that reads them gives the bits of one that
+ * walks the star. */
+typedef enum mmx__patch_row_kind { MMX__ROWS_VV = 0, MMX__ROWS_VF = 1 } mmx__patch_row_kind;
+
+/* The kept rows of kind k of a set (built with MMX_PV_VERTEX_STARS's checks: a set whose faces
+ * are not consistently oriented is refused as mmx_patch_set_blocks refuses it): *owned_off,
+ * *ptr and *idx in the set's space, owned by the set. Made on the first call for that kind
+ * (the set is a cache for them, hence the cast of const: nothing a query reads changes).
+ * Cost: the first call O(local corners) and two patch kernels on CUDA; later calls O(1).
+ * Synchronises: on CUDA, once on the first call (the entries' total, to size them).
+ * Errors: as mmx_patch_set_blocks, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__patch_rows(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
+                           const mmx_index **owned_off, const mmx_index **ptr, const uint16_t **idx);
+
+/* The CUDA halves (patch_rows.cu), queued: each patch's owned-vertex count into cnt[p]; each
+ * owned vertex's row length into len[owned_off[p] + v]; the rows into idx at ptr. */
+mmx_status mmx__patch_owned_counts_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *cnt);
+mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
+                                     const mmx_index *owned_off, const mmx_index *ptr,
+                                     mmx_index *len, uint16_t *idx);
 
 /* The cut with labels (mmx_patch_set_follow). The faces in cut order (Morton) are sorted
  * stably by label; a label's faces (a group) make one run when there are at most

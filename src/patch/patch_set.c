@@ -8,7 +8,7 @@
 #include "mesh/mesh_internal.h"
 
 /* The set's array pointers, in one list, for the loops that free or clear them all. */
-#define NARRAYS 17
+#define NARRAYS 22
 
 static void arrays(mmx_patch_set *ps, void ***arr)
 {
@@ -18,7 +18,9 @@ static void arrays(mmx_patch_set *ps, void ***arr)
         (void **)&ps->l2g_e,      (void **)&ps->l2g_v,      (void **)&ps->fstart,
         (void **)&ps->fe,         (void **)&ps->ev,         (void **)&ps->face_patch,
         (void **)&ps->edge_patch, (void **)&ps->vert_patch, (void **)&ps->face_local,
-        (void **)&ps->edge_local, (void **)&ps->vert_local,
+        (void **)&ps->edge_local, (void **)&ps->vert_local, (void **)&ps->owned_off,
+        (void **)&ps->rows_ptr[0], (void **)&ps->rows_ptr[1], (void **)&ps->rows_idx[0],
+        (void **)&ps->rows_idx[1],
     };
     memcpy(arr, a, sizeof a);
 }
