@@ -285,8 +285,9 @@ Test(gpu, cached_properties_agree_with_the_host)
 }
 
 /* The synchronisation contract (core.h) held to account: mmx_adjacency_compute waits for the
- * stream once and mmx_subdivide (fused path) twice, on an expanded and a reduced mesh of each
- * face order, whatever the mesh's size (the waits are counted by mmx__stream_sync). */
+ * stream once and mmx_subdivide (fused path) twice, once on a later call on the same mesh (its
+ * adjacency kept), on an expanded and a reduced mesh of each face order, whatever the mesh's
+ * size (the waits are counted by mmx__stream_sync). */
 Test(gpu, adjacency_waits_once_and_subdivide_twice)
 {
     mmx_ctx *ctx = tu_cuda_ctx_or_skip();
@@ -313,6 +314,12 @@ Test(gpu, adjacency_waits_once_and_subdivide_twice)
                          reduced ? "reduced" : "expanded", s1 - s0);
             cr_assert_eq(s2 - s1, 2, "%s (%s): subdivide waited %llu times", cases[q].spec,
                          reduced ? "reduced" : "expanded", s2 - s1);
+            /* A second call on the mesh finds its adjacency kept (mesh.h's cache): one wait,
+             * the input level's verdict. */
+            mmx_mesh_free(out);
+            MMX_OK_OR_FAIL(ctx, mmx_subdivide(ctx, cases[q].scheme, m, 3, NULL, &out));
+            cr_assert_eq(mmx__ctx_syncs(ctx) - s2, 1, "%s (%s): a second subdivide waited %llu times",
+                         cases[q].spec, reduced ? "reduced" : "expanded", mmx__ctx_syncs(ctx) - s2);
             cr_assert_eq(a->face_order, cases[q].order, "%s: face order %d", cases[q].spec,
                          a->face_order);
             mmx_adjacency_free(a);

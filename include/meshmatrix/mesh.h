@@ -516,6 +516,9 @@ typedef struct mmx_adjacency {
     mmx_ctx *ctx;        /* the context that computed it, as mmx_csc's ctx (spla.h): the arrays
                             go back to its memory, in its stream's order, when freed, so it must
                             outlive the adjacency */
+    int view;            /* 0 from mmx_adjacency_compute; 1 for the library's view of another
+                            adjacency's arrays (a mesh's cached one, borrowed for one call):
+                            mmx_adjacency_free then frees the struct alone */
 } mmx_adjacency;
 
 /* Computes the adjacency of a mesh on the context's backend (the mesh must live in the

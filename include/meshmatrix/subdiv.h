@@ -298,10 +298,12 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  *
  * Errors also: MMX_ERR_NOMEM, MMX_ERR_CUDA from the products. On error *out is NULL.
  * Cost: the fused path (the default, opts->path) computes the input's adjacency once (two
- * implicit products M·Mᵀ), then runs one pass per level, each reading the level's matrix,
+ * implicit products M·Mᵀ) and keeps it in the mesh's cache (mesh.h: a later call on the mesh
+ * computes none), then runs one pass per level, each reading the level's matrix,
  * half-edge arrays and positions and writing the child's; nothing is sorted after the input.
  * On CUDA the levels are queued back to back with no synchronisation between them.
- * Synchronises (fused path, CUDA): twice, to read the input's adjacency counts (sizes and the
+ * Synchronises (fused path, CUDA): twice on the first call on a mesh, once on later calls (the
+ * adjacency kept): to read the input's adjacency counts (sizes and the
  * checks' counts, mmx_adjacency_compute) and the verdict of the input level's checks (a fault
  * to report; the coordinates' check against MMX_SUBDIV_COORD_MAX is part of it, and a
  * refusal reads the offending value back); the algebraic path reads the coordinates' check

@@ -96,6 +96,10 @@ static mmx_status settle(mmx_ctx *ctx, mmx_adjacency *adj, const mmx__adjacency_
 void mmx_adjacency_free(mmx_adjacency *adj)
 {
     if (!adj) return;
+    if (adj->view) { /* the arrays are another adjacency's */
+        free(adj);
+        return;
+    }
     /* Device arrays go back to the pool of the context that computed them, in its stream's
      * order: no wait, even with work that reads them still queued. */
     mmx_csc_free(adj->E);

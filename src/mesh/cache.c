@@ -139,3 +139,21 @@ mmx_status mmx__mesh_adjacency(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adj
     *adj = a;
     return MMX_OK;
 }
+
+mmx_status mmx__mesh_adjacency_view(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out)
+{
+    *out = NULL;
+    const mmx_adjacency *a = NULL;
+    mmx_adjacency *own = NULL;
+    mmx_status s = mmx__mesh_adjacency(ctx, mesh, &a, &own);
+    if (s || own) {
+        *out = own;
+        return s;
+    }
+    mmx_adjacency *v = malloc(sizeof *v);
+    if (!v) return mmx__fail(ctx, MMX_ERR_NOMEM, "adjacency: out of host memory");
+    *v = *a;
+    v->view = 1;
+    *out = v;
+    return MMX_OK;
+}

@@ -220,6 +220,15 @@ void mmx__mesh_cache_drop(const mmx_mesh *mesh, int slot);
 mmx_status mmx__mesh_adjacency(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency **adj,
                                mmx_adjacency **own);
 
+/* The mesh's adjacency as mmx__mesh_adjacency finds or makes it, as one pointer the caller
+ * frees with mmx_adjacency_free: a view of the cached one (view 1: freeing it frees the struct
+ * alone), or, where the cache does not serve the call, the computed one. The caller must be
+ * done with a view before the mesh's cache can go (the mesh freed, mmx_mesh_release_cache):
+ * for the length of one call on the mesh. Errors: those of mmx_adjacency_compute,
+ * MMX_ERR_NOMEM. Synchronises: as mmx_adjacency_compute, and not at all when the cache holds
+ * it. */
+mmx_status mmx__mesh_adjacency_view(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_adjacency **out);
+
 /* The bytes a matrix's arrays hold. */
 size_t mmx__csc_bytes(const mmx_csc *A);
 

@@ -28,7 +28,7 @@ mmx_status mmx__limit_prepare(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *m
                          "(OpenSubdiv has no sqrt3)", who);
     mmx_subdiv_options o;
     double ms = 0;
-    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, mesh, 0, opts, 0, &o, &st->adj, &ms, &st->sh);
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, mesh, 0, opts, 0, 0, &o, &st->adj, &ms, &st->sh);
     if (s) return s;
     const mmx_adjacency *adj = st->adj;
     if (adj->nonmanifold_edges > 0)

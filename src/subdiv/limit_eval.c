@@ -816,7 +816,7 @@ static mmx_status view_make(build *b, const mmx_mesh *m, view *V)
     memset(V, 0, sizeof *V);
     mmx_subdiv_options o;
     double ms = 0;
-    mmx_status s = mmx__subdiv_prepare(b->h, b->who, b->scheme, m, 0, &b->so, 0, &o, &V->adj,
+    mmx_status s = mmx__subdiv_prepare(b->h, b->who, b->scheme, m, 0, &b->so, 0, 0, &o, &V->adj,
                                        &ms, &V->sh);
     if (!s) s = mmx__halfedge_build(b->h, m, V->adj, &V->H);
     return s;

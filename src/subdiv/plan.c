@@ -206,7 +206,7 @@ mmx_status mmx_subdiv_plan_create(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mes
     mmx_adjacency *adj = NULL;
     double adj_ms = 0;
     mmx__subdiv_sharp sharp;
-    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, &fused, 1, &o, &adj,
+    mmx_status s = mmx__subdiv_prepare(ctx, who, scheme, control, levels, &fused, 1, 1, &o, &adj,
                                        &adj_ms, &sharp);
     /* The plan outlives the mesh, whose cache may hold the tags' arrays: its own copies. */
     if (!s) s = mmx__subdiv_sharp_own(ctx, &sharp);

@@ -716,7 +716,7 @@ mmx_status mmx__subdiv_coords(mmx_ctx *ctx, const char *who, const float *x, int
 
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
-                               int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
+                               int fast, int borrow, mmx_subdiv_options *o, mmx_adjacency **adj,
                                double *adj_ms, mmx__subdiv_sharp *sharp)
 {
     *adj = NULL;
@@ -759,7 +759,7 @@ mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
     mmx_timer *timer = NULL;
     if (o->trace) s = mmx_timer_create(ctx, &timer);
     if (!s && timer) s = mmx_timer_start(timer);
-    if (!s) s = mmx_adjacency_compute(ctx, mesh, adj);
+    if (!s) s = borrow ? mmx__mesh_adjacency_view(ctx, mesh, adj) : mmx_adjacency_compute(ctx, mesh, adj);
     if (!s && timer) s = mmx_timer_stop(timer, adj_ms);
     mmx_timer_free(timer);
     /* Edges of three faces or more: the algebraic path takes them, and the default path is
@@ -872,8 +872,8 @@ static mmx_status subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mes
     double adj_ms = 0;
     /* The fused path checks fans and orientation on its own input level (on the device). */
     const int fused = levels > 0 && (!opts || opts->path != MMX_SUBDIV_PATH_ALGEBRAIC);
-    mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, fused, &o,
-                                       &adj, &adj_ms, &sharp);
+    mmx_status s = mmx__subdiv_prepare(ctx, "mmx_subdivide", scheme, mesh, levels, opts, fused, 1,
+                                       &o, &adj, &adj_ms, &sharp);
     if (s) return s;
     /* Texture coordinates in the linear mode read nothing that the levels find: they are
      * refined first, so that on CUDA the host's part of it (reading the cage back, the texture

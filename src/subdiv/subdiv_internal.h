@@ -205,10 +205,13 @@ mmx_status mmx__subdiv_coords(mmx_ctx *ctx, const char *who, const float *x, int
  * `fast` leaves the fans and the orientation to the fused path's input level (which checks
  * them on the context's backend, see mmx__fz_input), skipping the host's statistics.
  * The mesh's tags are read (an unreadable tag is refused, naming its line) for the boundary
- * mode and the corners: *sharp. On success the caller owns *adj and *sharp. */
+ * mode and the corners: *sharp. On success the caller owns *adj and *sharp. With `borrow`
+ * (a caller done with *adj before it returns: mmx_subdivide, mmx_subdiv_plan_create) *adj
+ * views the mesh's cached adjacency (mmx__mesh_adjacency_view: made and kept by the first call
+ * on the mesh, so later calls compute none and do not wait for it); else it is computed. */
 mmx_status mmx__subdiv_prepare(mmx_ctx *ctx, const char *who, mmx_scheme scheme,
                                const mmx_mesh *mesh, int levels, const mmx_subdiv_options *opts,
-                               int fast, mmx_subdiv_options *o, mmx_adjacency **adj,
+                               int fast, int borrow, mmx_subdiv_options *o, mmx_adjacency **adj,
                                double *adj_ms, mmx__subdiv_sharp *sharp);
 
 /* Makes the vertices of `mesh` whose faces form several fans infinitely sharp corners at every

@@ -304,7 +304,7 @@ static mmx_status uv_entry_level(mmx_ctx *ctx, const mmx_mesh *mesh, uv_entry *E
     memset(&o, 0, sizeof o);
     o.holes = MMX_HOLES_KEEP;
     double ms = 0;
-    s = mmx__subdiv_prepare(ctx, "texture coordinates", MMX_SCHEME_BILINEAR, E->tm, 1, &o, 1, &r,
+    s = mmx__subdiv_prepare(ctx, "texture coordinates", MMX_SCHEME_BILINEAR, E->tm, 1, &o, 1, 0, &r,
                             &E->adj, &ms, &E->sharp);
     /* An edge of three faces or more sends the texture mesh to the algebraic path: not kept. */
     const int fused = !s && r.path != MMX_SUBDIV_PATH_ALGEBRAIC;
