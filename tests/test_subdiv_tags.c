@@ -685,8 +685,8 @@ Test(subdiv_tags, gpu_uv_kept_texture_mesh_matches_host,
 
 /* The waits of a textured cage's call on CUDA (issue 30): the first call keeps the texture
  * mesh (and the tags' entry), every later one waits as often as the same cage without texture
- * coordinates, at most twice (cages with holes are not held to it: below), and gives the
- * first call's bytes. */
+ * coordinates, at most twice (with holes: after a first call of the same levels), and gives
+ * the first call's bytes. */
 Test(subdiv_tags, gpu_uv_cage_waits_twice, .description = "a textured cage on CUDA: at most 2 waits a call")
 {
     mmx_ctx *gpu = tu_cuda_ctx_or_skip();
@@ -703,23 +703,18 @@ Test(subdiv_tags, gpu_uv_cage_waits_twice, .description = "a textured cage on CU
         mmx_mesh *first = refine(gpu, scheme, in, 3, MMX_SUBDIV_PATH_AUTO), *fh = to_host(gpu, first);
         mmx_mesh_free(refine(gpu, scheme, in0, 3, MMX_SUBDIV_PATH_AUTO)); /* its tags' entry */
         for (int levels = 1; levels <= 3; levels++) {
+            /* Holes' removal remembers its read-back per levels (holes.c): a call of these
+             * levels first. */
+            if (holes) mmx_mesh_free(refine(gpu, scheme, in, levels, MMX_SUBDIV_PATH_AUTO));
+            if (holes) mmx_mesh_free(refine(gpu, scheme, in0, levels, MMX_SUBDIV_PATH_AUTO));
             unsigned long long w0 = mmx__ctx_syncs(gpu);
             mmx_mesh *r = refine(gpu, scheme, in, levels, MMX_SUBDIV_PATH_AUTO);
             const unsigned long long w = mmx__ctx_syncs(gpu) - w0;
             w0 = mmx__ctx_syncs(gpu);
             mmx_mesh_free(refine(gpu, scheme, in0, levels, MMX_SUBDIV_PATH_AUTO));
             const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
-            /* A cage with holes is not held to the waits: its holes' removal waits by itself
-             * (GPU run 10a of session 4, H200: bigguy_quads with a hole, 1 level, 9 waits
-             * without coordinates and 11 with them), an open item of issue 30; its
-             * coordinates are still checked below. */
-            if (holes) {
-                cr_log_info("%s, %d levels: %llu waits, without coordinates %llu (holes: not held)",
-                            name, levels, w, plain);
-            } else {
-                cr_assert_leq(w, plain, "%s, %d levels: %llu waits, without coordinates %llu", name, levels, w, plain);
-                cr_assert_leq(w, 2, "%s, %d levels: %llu waits", name, levels, w);
-            }
+            cr_assert_leq(w, plain, "%s, %d levels: %llu waits, without coordinates %llu", name, levels, w, plain);
+            cr_assert_leq(w, 2, "%s, %d levels: %llu waits", name, levels, w);
             if (levels == 3) {
                 mmx_mesh *h = to_host(gpu, r);
                 same_uv(h, fh, 0.0f, name); /* the kept texture mesh's call = the first call */
@@ -960,4 +955,76 @@ Test(subdiv_tags, holes_removed_as_the_host_rebuild_did,
     }
     cr_assert(record || q == sizeof hole_digests / sizeof *hole_digests, "%zu results, %zu digests", q, sizeof hole_digests / sizeof *hole_digests);
     mmx_ctx_free(host);
+}
+
+/* The holes' cases on CUDA against the host: the same faces, vertices, texture coordinates'
+ * index and tags to the byte, positions and coordinate values within 1e-6 (the levels' floats);
+ * each call twice, the second (whose counts and numbers come from the mesh's tag entry, not
+ * read back) the first's bytes. */
+Test(subdiv_tags, gpu_holes_removed_as_on_the_host,
+     .description = "holes left out (and kept) on CUDA: the host's result, the second call the first's bytes")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    for (int k = 0; k < NHOLES; k++) {
+        mmx_scheme scheme;
+        int levels = 0;
+        const char *name = NULL;
+        mmx_mesh *m = hole_case(host, k, &scheme, &levels, &name), *in = NULL;
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in));
+        for (int l = 1; l <= levels; l++)
+            for (int mode = 0; mode < 2; mode++) {
+                char label[200];
+                snprintf(label, sizeof label, "%s, %d levels, holes %s", name, l, mode ? "kept" : "left out");
+                mmx_subdiv_options o = {0};
+                o.holes = mode ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+                mmx_mesh *ref = NULL, *a = NULL, *b = NULL;
+                MMX_OK_OR_FAIL(host, mmx_subdivide(host, scheme, m, l, &o, &ref));
+                MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, in, l, &o, &a));
+                MMX_OK_OR_FAIL(gpu, mmx_subdivide(gpu, scheme, in, l, &o, &b));
+                mmx_mesh *ha = to_host(gpu, a), *hb = to_host(gpu, b);
+                cr_assert_eq(ha->M->ncols, ref->M->ncols, "%s: faces", label);
+                cr_assert_eq(ha->M->order, ref->M->order, "%s: form", label);
+                same(ha, ref, 1e-6, label);
+                if (ref->uv) same_uv(ha, ref, 1e-6f, label);
+                cr_assert_eq(mesh_digest(hb), mesh_digest(ha), "%s: the second call's bytes differ", label);
+                mmx_mesh_free(ha), mmx_mesh_free(hb), mmx_mesh_free(a), mmx_mesh_free(b), mmx_mesh_free(ref);
+            }
+        mmx_mesh_free(in), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
+}
+
+/* The waits of a cage with holes on CUDA (issue 30): once a call of the same levels has left
+ * the holes' counts and new numbers in the mesh's tag entry, a call waits at most twice, as
+ * the untagged cage does, with creases, corners and texture coordinates or without. */
+Test(subdiv_tags, gpu_holes_cage_waits_twice, .description = "a cage with holes on CUDA: at most 2 waits a call")
+{
+    mmx_ctx *gpu = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    for (int k = 0; k < NHOLES; k++) {
+        mmx_scheme scheme;
+        int levels = 0;
+        const char *name = NULL;
+        mmx_mesh *m = hole_case(host, k, &scheme, &levels, &name), *in = NULL, *in0 = NULL;
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in));
+        MMX_OK_OR_FAIL(gpu, mmx_mesh_copy(gpu, m, MMX_SPACE_DEVICE, &in0));
+        retag(in0, NULL);
+        for (int l = 1; l <= levels; l++) {
+            mmx_mesh_free(refine(gpu, scheme, in, l, MMX_SUBDIV_PATH_AUTO)); /* the entry, the memo */
+            mmx_mesh_free(refine(gpu, scheme, in0, l, MMX_SUBDIV_PATH_AUTO));
+            unsigned long long w0 = mmx__ctx_syncs(gpu);
+            mmx_mesh_free(refine(gpu, scheme, in, l, MMX_SUBDIV_PATH_AUTO));
+            const unsigned long long w = mmx__ctx_syncs(gpu) - w0;
+            w0 = mmx__ctx_syncs(gpu);
+            mmx_mesh_free(refine(gpu, scheme, in0, l, MMX_SUBDIV_PATH_AUTO));
+            const unsigned long long plain = mmx__ctx_syncs(gpu) - w0;
+            cr_log_info("%s, %d levels: %llu waits, untagged %llu", name, l, w, plain);
+            cr_assert_leq(w, 2, "%s, %d levels: %llu waits (untagged: %llu)", name, l, w, plain);
+        }
+        mmx_mesh_free(in), mmx_mesh_free(in0), mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
+    mmx_ctx_free(gpu);
 }
