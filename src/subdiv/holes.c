@@ -60,8 +60,8 @@ static const memo_slot *memo_find(const struct mmx__holes_memo *memo, mmx_scheme
     for (int k = 0; memo && k < MEMO_SLOTS; k++) {
         const memo_slot *m = &memo->slot[k];
         if (m->info && m->scheme == scheme && m->levels == levels && m->nholes == nholes &&
-            m->nid == nid && !memcmp(m->key, holes, (size_t)nholes * sizeof *holes) &&
-            !memcmp(m->key + nholes, ids, (size_t)nid * sizeof *ids))
+            m->nid == nid && (!nholes || !memcmp(m->key, holes, (size_t)nholes * sizeof *holes)) &&
+            (!nid || !memcmp(m->key + nholes, ids, (size_t)nid * sizeof *ids)))
             return m;
     }
     return NULL;
@@ -83,8 +83,8 @@ static mmx_status memo_put(mmx_ctx *ctx, struct mmx__holes_memo *memo, mmx_schem
         m->key = m->info = NULL;
         return s;
     }
-    memcpy(m->key, holes, (size_t)nholes * sizeof *holes);
-    memcpy(m->key + nholes, ids, (size_t)nid * sizeof *ids);
+    if (nholes) memcpy(m->key, holes, (size_t)nholes * sizeof *holes);
+    if (nid) memcpy(m->key + nholes, ids, (size_t)nid * sizeof *ids);
     memcpy(m->info, info, ((size_t)nid + 2) * sizeof *info);
     m->hole0 = *hole0, *hole0 = NULL;
     memo->next = (memo->next + 1) % MEMO_SLOTS;
@@ -189,8 +189,12 @@ static mmx_status rebuild(mmx_ctx *ctx, mmx_mesh *r, mmx_csc *B, const mmx_index
         memcpy(m->pos + 3 * (size_t)v, r->pos + 3 * (size_t)old[v], 3 * sizeof(float));
     /* The coordinates' index: the kept faces' columns of the index read as a matrix of rows
      * `values`, every row kept in place; written over the index's start. */
+    if (!s && r->uv && r->uv->space != sp) { /* with their mesh first (CUDA refines both there) */
+        mmx_mesh_uv *d = NULL;
+        s = mmx__mesh_uv_copy_to(ctx, r->uv, r->M->nnz, sp, &d);
+        if (!s) mmx_mesh_uv_free(r->uv), r->uv = d;
+    }
     mmx_mesh_uv *uv = r->uv;
-    if (!s && uv && uv->space != sp) s = mmx__fail(ctx, MMX_ERR_INTERNAL, "holes: texture coordinates away from their mesh");
     if (!s && uv) {
         const mmx_csc U = {.nrows = uv->nvalues, .ncols = r->M->ncols, .nnz = r->M->nnz,
                            .rowidx = uv->index, .order = c, .space = sp,
@@ -246,8 +250,9 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     s = mmx__host_alloc(ctx, (size_t)nid + 2, sizeof *ids, (void **)&ids);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nid + 2, sizeof *info, (void **)&info);
     if (!s) {
-        memcpy(ids, carry->corner_verts, (size_t)carry->ncorners * sizeof *ids);
-        memcpy(ids + carry->ncorners, carry->crease_verts, 2 * (size_t)carry->ncreases * sizeof *ids);
+        if (carry->ncorners) memcpy(ids, carry->corner_verts, (size_t)carry->ncorners * sizeof *ids);
+        if (carry->ncreases)
+            memcpy(ids + carry->ncorners, carry->crease_verts, 2 * (size_t)carry->ncreases * sizeof *ids);
     }
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)nf + 1, (void **)&keep);
     if (!s) s = mmx_mem_alloc(ctx, sp, (size_t)nv + 1, (void **)&row_keep);
@@ -277,8 +282,7 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
         const mmx__col_select sel = {keep, NULL, row_keep, 0, info[1], info[0], 0, 0};
         s = mmx__csc_select_cols(ctx, R, &sel, &B, NULL, old);
     }
-    if (!s) s = rebuild(ctx, *out, B, old, keep, &fresh);
-    B = NULL; /* rebuild took it */
+    if (!s) s = rebuild(ctx, *out, B, old, keep, &fresh); /* B taken */
     /* The carried corners and creases, renumbered; those on a vertex left out go. */
     const mmx_index *nc = s ? NULL : info + 2, *ne = s ? NULL : info + 2 + carry->ncorners;
     mmx_index m = 0;
