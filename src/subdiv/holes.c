@@ -270,8 +270,8 @@ mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     }
     if (!s) {
         const mmx__holes_in in = {scheme, levels, M0->order, M0->ncols, M0->colptr,
-                                  hit ? hit->hole0 : dhole0 ? dhole0 : hole0, R, dids ? dids : ids,
-                                  hit ? 0 : nid};
+                                  hit ? hit->hole0 : dhole0 ? dhole0 : hole0, R,
+                                  hit ? NULL : dids ? dids : ids, hit ? 0 : nid};
         s = mark(ctx, &in, keep, row_keep, info, !hit);
         if (!s && hit) memcpy(info, hit->info, ((size_t)nid + 2) * sizeof *info);
         if (!s && dev && memo && !hit)
