@@ -11,7 +11,9 @@
  * numbers, and the texture coordinates' index by the same selection on the index read as a
  * matrix (each value stays, some unused). The marking (holes.cu on CUDA) also counts what is
  * kept and reads the new numbers of the carried corners and creases, which are host arrays:
- * one read-back for all of it, and the selection then needs no wait of its own. */
+ * one read-back for all of it, and the selection then needs no wait of its own. The mesh's tag
+ * entry remembers that read-back (and the hole flags copied up) per scheme, levels and tags,
+ * so that a later such call on CUDA waits for nothing here. */
 #include <stdlib.h>
 #include <string.h>
 #include "subdiv_internal.h"
