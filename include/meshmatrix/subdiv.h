@@ -81,8 +81,8 @@
  *     do not apply to them.
  *   - 'hole' faces are refined like any other, and their descendants are left out of the
  *     result with the vertices only they use (opts->holes, MMX_HOLES_REMOVE), or kept and
- *     tagged (MMX_HOLES_KEEP). Removing them reads the result on the host (a wait on CUDA)
- *     and rebuilds it.
+ *     tagged (MMX_HOLES_KEEP). Removing them selects the kept faces and vertices on the
+ *     context's backend (the result stays where it was made; the waits below).
  * Tags that do not parse are refused (MMX_ERR_MESH naming the line; hierarchical edits
  * MMX_ERR_UNSUPPORTED). 'smoothtriangles smooth' (or opts->triangles) selects Catmull-Clark's
  * smooth-triangle edge rule.
@@ -313,9 +313,11 @@ mmx_status mmx_subdiv_predict(mmx_scheme scheme, int64_t nverts, int64_t nfaces,
  * mesh's cache (mesh.h; mmx_mesh_set_tags, or other tag text, makes it anew), so that later
  * calls on the mesh wait twice, as an untagged mesh does: Catmull-Clark lists the creases
  * still sharp after the levels (the result's tags) in closed form from the input's; Loop and
- * the Chaikin method read them back from the last level (one wait more). Holes are not there
- * yet: leaving their children out waits several times a call (bigguy_quads with a hole, one
- * level, 9 waits on an H200; 11 with texture coordinates). Texture coordinates likewise: in the linear mode
+ * the Chaikin method read them back from the last level (one wait more). Holes: leaving their
+ * children out reads back, once, the counts kept and the new numbers of the carried corners
+ * and creases (one wait more), and the mesh's cache keeps them per scheme, levels and tags,
+ * so that a later call of the same levels adds no wait; keeping them (MMX_HOLES_KEEP) waits
+ * only to read a general-form cage's face starts. Texture coordinates likewise: in the linear mode
  * of Catmull-Clark and bilinear (the default) on coordinates in host memory, the first call
  * on a mesh reads a general-form cage's face starts back (one wait) and checks the texture
  * mesh (its adjacency and input level: the waits above) and keeps it in the mesh's cache,

@@ -145,7 +145,7 @@ mmx_status mmx__mesh_uv_copy_to(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz
  * with mmx__mesh_host_release(original, view). For read-only host algorithms. Texture
  * coordinates in host memory are borrowed; those in device memory are left out (view->uv
  * NULL), or copied into host memory by the _uv form, for the readers of texture coordinates
- * (uv.c, holes.c, the OBJ writer). */
+ * (uv.c, the OBJ writer). */
 mmx_status mmx__mesh_host_view(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 mmx_status mmx__mesh_host_view_uv(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh **view);
 void mmx__mesh_host_release(const mmx_mesh *mesh, const mmx_mesh *view);

@@ -78,3 +78,10 @@ mmx_status mmx__uv_number_cuda(mmx_ctx *ctx, const float *cur, int64_t nnz, mmx_
     (void)cur, (void)nnz, (void)index, (void)values, (void)nvalues;
     return mmx__no_cuda(ctx, "mmx__uv_number_cuda");
 }
+
+mmx_status mmx__subdiv_holes_mark_cuda(mmx_ctx *ctx, const mmx__holes_in *in, unsigned char *keep,
+                                       unsigned char *row_keep, mmx_index *info)
+{
+    (void)in, (void)keep, (void)row_keep, (void)info;
+    return mmx__no_cuda(ctx, "mmx__subdiv_holes_mark_cuda");
+}

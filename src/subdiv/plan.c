@@ -129,7 +129,8 @@ static mmx_status plan_gather(mmx_subdiv_plan *p, float *pos)
     return mmx_spmv(p->ctx, MMX_OP_T, 1.0f, p->G, mmx_map_const(1.0f), p->full, 3, 0.0f, pos);
 }
 
-/* The hole-free last level of a plan whose control mesh has holes (cut, G, full). */
+/* The hole-free last level of a plan whose control mesh has holes (cut, G, full): holes.c's
+ * selection on a copy of the last level, its kept vertices' old numbers the gather's rows. */
 static mmx_status plan_cut(mmx_subdiv_plan *p, const mmx_mesh *control)
 {
     mmx_ctx *ctx = p->ctx;
@@ -140,17 +141,15 @@ static mmx_status plan_cut(mmx_subdiv_plan *p, const mmx_mesh *control)
     mmx_status s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *carry.holes, (void **)&carry.holes);
     if (!s) memcpy(carry.holes, t->holes, (size_t)t->nholes * sizeof *carry.holes), carry.nholes = t->nholes;
     if (!s) s = mmx_mesh_copy(ctx, p->last, sp, &p->cut);
-    if (!s) s = mmx__subdiv_holes(ctx, p->scheme, control, p->levels, MMX_HOLES_REMOVE, &p->cut, &carry, &kept);
+    if (!s) s = mmx__subdiv_holes(ctx, p->scheme, control, p->levels, MMX_HOLES_REMOVE, &p->cut, &carry, &kept, NULL);
     const mmx_index nv = p->last->M->nrows, kv = s ? 0 : p->cut->M->nrows;
     if (!s) s = mmx__csc_alloc(ctx, sp, nv, kv, kv, 1, &p->G);
-    if (!s && kv) s = mmx_mem_copy(ctx, p->G->rowidx, sp, kept, MMX_SPACE_HOST, (size_t)kv * sizeof *kept);
+    if (!s && kv) s = mmx_mem_copy(ctx, p->G->rowidx, sp, kept, sp, (size_t)kv * sizeof *kept);
     if (!s) s = mmx__csc_props(ctx, p->G);
     if (!s) s = mmx_mem_alloc(ctx, sp, (3 * (size_t)nv + 1) * sizeof(float), (void **)&p->full);
-    /* The copy above is queued from a host array freed here: wait for it (CUDA; once). */
-    if (!s && sp != MMX_SPACE_HOST) s = mmx_ctx_sync(ctx);
     free(carry.holes), free(carry.crease_verts), free(carry.crease_sharpness);
     free(carry.corner_verts), free(carry.corner_sharpness);
-    free(kept);
+    mmx_mem_free(ctx, sp, kept); /* device: in stream order, after the copy */
     return s;
 }
 

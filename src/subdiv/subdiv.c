@@ -582,7 +582,8 @@ static mmx_status carry_tags(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *me
     if (!s && t->nholes) {
         s = mmx__host_alloc(ctx, (size_t)t->nholes, sizeof *c.holes, (void **)&c.holes);
         if (!s) memcpy(c.holes, t->holes, (size_t)t->nholes * sizeof *c.holes), c.nholes = t->nholes;
-        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c, NULL);
+        if (!s) s = mmx__subdiv_holes(ctx, scheme, mesh, levels, o->holes, out, &c, NULL,
+                                      sh->entry ? sh->entry->holes : NULL);
     }
     if (!s) s = mmx__mesh_set_tags(ctx, *out, &c, 0);
     creases->ncreases = c.ncreases; /* holes.c may have left some out: the caller frees them */

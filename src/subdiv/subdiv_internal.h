@@ -98,7 +98,12 @@ mmx_status mmx__subdiv_carry_features(mmx_ctx *ctx, const mmx__subdiv_sharp *sh,
  *   triangle mesh, for Loop's numbering (goff = the edges before it sharing a face with one
  *   lower, 2 A + B): A and B, how many times the edges before it are the highest and the
  *   middle edge of a face, and at each end (m[2 k], lower end first) the faces of the edge
- *   whose other edge at that end is lower (NULL otherwise) */
+ *   whose other edge at that end is lower (NULL otherwise)
+ *   holes      what leaving holes out read back on CUDA, by the calls' levels and tags (holes.c:
+ *              the same topology and tags give the same counts and numbers), so that a later
+ *              call need not wait for them; the one part of the entry that calls write */
+struct mmx__holes_memo; /* holes.c */
+
 typedef struct mmx__tag_entry {
     mmx_ctx *ctx;
     char *text;
@@ -111,6 +116,7 @@ typedef struct mmx__tag_entry {
     float *cr_sharp;
     int64_t *cr_A, *cr_B;
     mmx_index *cr_m;
+    struct mmx__holes_memo *holes;
 } mmx__tag_entry;
 
 /* The tag entry of `mesh` (whose adjacency is adj): the one its cache keeps when it was made
@@ -261,13 +267,72 @@ mmx_status mmx__subdiv_topology(mmx_ctx *ctx, const mmx__subdiv_ops *ops, mmx_in
 
 /* The holes of `mesh` (the input) in the result *out of `levels` levels (holes.c): carry's
  * holes (the input's, host arrays) become the result's descendants of them (MMX_HOLES_KEEP),
- * or those faces and the vertices only they use are left out of *out, rebuilt in its space,
- * with carry's corners and creases renumbered (MMX_HOLES_REMOVE; carry's holes then none).
- * kept, if not NULL, gets the old number of each vertex kept (host array, the caller frees it;
- * NULL with MMX_HOLES_KEEP). */
+ * or those faces and the vertices only they use are left out of *out, rebuilt in its space by
+ * the algebra's column selection, with carry's corners and creases renumbered
+ * (MMX_HOLES_REMOVE; carry's holes then none). kept, if not NULL, gets the old number of each
+ * vertex kept (in the context's space, mmx_mem_free'd by the caller; NULL with
+ * MMX_HOLES_KEEP). On CUDA, leaving holes out waits once (the kept counts and the tags' new
+ * numbers, read back together), and not at all where memo (the mesh's tag entry's, or NULL)
+ * has them from an earlier call of the same levels and tags; keeping them waits only for a
+ * general-form input's colptr. */
 mmx_status mmx__subdiv_holes(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, int levels,
                              mmx_hole_mode mode, mmx_mesh **out, mmx_mesh_tags *carry,
-                             mmx_index **kept);
+                             mmx_index **kept, struct mmx__holes_memo *memo);
+
+/* What a tag entry remembers of leaving holes out (holes.c): a few calls' read-backs, each
+ * under its scheme, levels, holes and carried tags' vertices. Made empty, freed with the
+ * entry (NULL accepted). */
+struct mmx__holes_memo *mmx__holes_memo_new(void);
+void mmx__holes_memo_free(struct mmx__holes_memo *memo);
+
+/* The input face that face F of the result after `levels` levels (>= 1) descends from: the
+ * children of a face are stored together (subdiv.h), so the descendants of input face g are
+ * one range of faces: Catmull-Clark and bilinear make one child per corner at level 1 (child
+ * c of corner c) and four per face after, so F's input corner is F >> 2 (levels - 1), whose
+ * face is the last one starting at or before it (colptr0, the input's, when it is in the
+ * general form: order0 = 0; ncols0 its faces); Loop makes four per face, sqrt3 three. The
+ * one statement of holes.c's host loops and holes.cu's kernel. */
+static inline MMX__HD mmx_index mmx__hole_ancestor(mmx_scheme scheme, mmx_index order0,
+                                                   const mmx_index *colptr0, mmx_index ncols0,
+                                                   int levels, mmx_index F)
+{
+    if (scheme == MMX_SCHEME_SQRT3) {
+        int64_t f = F;
+        for (int l = 0; l < levels; l++) f /= 3;
+        return (mmx_index)f;
+    }
+    if (scheme == MMX_SCHEME_LOOP) return (mmx_index)((int64_t)F >> (2 * levels));
+    const int64_t c = (int64_t)F >> (2 * (levels - 1)); /* the input's corner */
+    if (order0) return (mmx_index)(c / order0);
+    mmx_index lo = 0, hi = ncols0; /* the last face starting at or before corner c */
+    while (hi - lo > 1) {
+        const mmx_index mid = lo + (hi - lo) / 2;
+        if (colptr0[mid] <= c) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* What leaving holes out reads (arrays in the context's space): the input's form (order0,
+ * colptr0, ncols0) and hole flags (hole0, one byte per input face), the result's faces (R,
+ * reduced), and the vertices whose new numbers the host needs (ids, nid of them). */
+typedef struct mmx__holes_in {
+    mmx_scheme scheme;
+    int levels;
+    mmx_index order0, ncols0;
+    const mmx_index *colptr0;
+    const unsigned char *hole0;
+    const mmx_csc *R;
+    const mmx_index *ids;
+    mmx_index nid;
+} mmx__holes_in;
+
+/* The device half of holes.c's marking, arrays on the device, queued: keep[F] (nf bytes) for
+ * the faces not descended from a hole, row_keep[v] (nv bytes) for the vertices no face uses,
+ * and info = [kept vertices, kept faces, the new number of each id (-1: left out)], read by
+ * the caller. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__subdiv_holes_mark_cuda(mmx_ctx *ctx, const mmx__holes_in *in, unsigned char *keep,
+                                       unsigned char *row_keep, mmx_index *info);
 
 /* *out: the texture coordinates of the result of `levels` levels of `scheme` on `mesh`, which
  * has nnz_out corners (NULL, and nothing done, when mesh has none, for sqrt3 and 0 levels), by

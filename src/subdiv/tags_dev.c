@@ -20,6 +20,7 @@ void mmx__tag_entry_free(void *entry)
     free(e->text);
     free(e->cr_edge), free(e->cr_ends), free(e->cr_sides), free(e->cr_goff), free(e->cr_sharp);
     free(e->cr_A), free(e->cr_B), free(e->cr_m);
+    mmx__holes_memo_free(e->holes);
     free(e);
 }
 
@@ -165,7 +166,9 @@ static mmx_status entry_make(mmx_ctx *ctx, const char *who, const mmx_mesh *mesh
     }
     strcpy(E->text, text);
     E->ctx = ctx;
-    mmx_status s = mmx_mesh_tags_parse(ctx, mesh, &E->tags);
+    E->holes = mmx__holes_memo_new();
+    mmx_status s = E->holes ? mmx_mesh_tags_parse(ctx, mesh, &E->tags)
+                            : mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory for the tags", who);
     if (s) {
         char why[MMX__ERRLEN];
         snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
