@@ -149,6 +149,65 @@ sub_same "subdiv cc --boundary none --holes keep to PLY" 3 ply subdiv --scheme c
 echo "t hole 9/0/0 0 17 40 41 60 77 100 105 111" >>"$TMP/holed.obj"
 sub_same "subdiv cc 3 levels, hole tags left out, to PLY" 4 ply subdiv --scheme cc --levels 3 "$TMP/holed.obj"
 
+# Texture coordinates (mmx_dist_subdivide_write numbers them as one process does): a quad grid
+# with boundaries and a few faces missing, its values in three charts (seams: a value shared by
+# some but not all faces at a vertex, down column N/2 and along row N/3 of the left half), and
+# its triangulation (tri=1); every --uv mode, Catmull-Clark, Loop and bilinear, 1 to 3 levels,
+# the file byte for byte with its "vt" lines and "f v/vt" corners.
+uvgrid() {
+    awk -v N="$1" -v tri="$2" 'BEGIN {
+        W = N + 1; h = int(N / 2); t3 = int(N / 3)
+        for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "v %d %d %g\n", x, y, ((x * 7 + y * 3) % 5) * 0.1
+        for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "vt %g %g\n", x / N, y / N
+        for (y = 0; y <= N; y++) for (x = h; x <= N; x++) printf "vt %g %g\n", 0.5 + x / N, y / N * 0.9
+        for (y = t3; y <= N; y++) for (x = 0; x <= h; x++) printf "vt %g %g\n", x / N * 0.7, 1.5 + y / N
+        na = W * W; nb = (N + 1) * (N - h + 1)
+        for (y = 0; y < N; y++) for (x = 0; x < N; x++) {
+            if ((int(x / 3) + y * 7) % 11 == 5 && x > 1 && y > 1 && x < N - 2) continue
+            a = y * W + x + 1
+            P[1] = a; P[2] = a + 1; P[3] = a + W + 1; P[4] = a + W
+            px[1] = x; py[1] = y; px[2] = x + 1; py[2] = y; px[3] = x + 1; py[3] = y + 1; px[4] = x; py[4] = y + 1
+            for (k = 1; k <= 4; k++) {
+                if (x >= h) T[k] = na + py[k] * (N - h + 1) + (px[k] - h) + 1
+                else if (y >= t3) T[k] = na + nb + (py[k] - t3) * (h + 1) + px[k] + 1
+                else T[k] = py[k] * W + px[k] + 1
+            }
+            if (tri && (x + 2 * y) % 3 != 0) {
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[3], T[3]
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[3], T[3], P[4], T[4]
+            } else if (tri) {
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[4], T[4]
+                printf "f %d/%d %d/%d %d/%d\n", P[2], T[2], P[3], T[3], P[4], T[4]
+            } else printf "f %d/%d %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[3], T[3], P[4], T[4]
+        }
+    }'
+}
+uvgrid 14 0 >"$TMP/uvq.obj"
+uvgrid 14 1 >"$TMP/uvt.obj"
+"$MMX" --backend host subdiv --scheme cc --levels 1 "$TMP/uvq.obj" "$TMP/one.obj" --quiet 2>/dev/null
+grep -q '^vt ' "$TMP/one.obj" && grep -q '^f [0-9]*/[0-9]* ' "$TMP/one.obj" \
+    && ok "the textured meshes refine with their texture coordinates on one process" \
+    || bad "the textured meshes on one process" "no vt lines or v/vt corners"
+sub_same "subdiv cc 2 levels, texture seams" 3 obj subdiv --scheme cc --levels 2 "$TMP/uvq.obj"
+sub_same "subdiv cc 1 level of triangles, texture seams" 2 obj subdiv --scheme cc --levels 1 "$TMP/uvt.obj"
+sub_same "subdiv cc 3 levels --limit, texture seams" 4 obj subdiv --scheme cc --levels 3 --limit "$TMP/uvq.obj"
+sub_same "subdiv loop 2 levels, texture seams (numbered by value)" 3 obj subdiv --scheme loop --levels 2 "$TMP/uvt.obj"
+sub_same "subdiv loop 3 levels, texture seams" 4 obj subdiv --scheme loop --levels 3 "$TMP/uvt.obj"
+sub_same "subdiv bilinear 3 levels, texture seams" 4 obj subdiv --scheme bilinear --levels 3 "$TMP/uvq.obj"
+sub_same "subdiv bilinear 2 levels of triangles, texture seams" 2 obj subdiv --scheme bilinear --levels 2 "$TMP/uvt.obj"
+sub_same "subdiv cc 0 levels, texture seams" 2 obj subdiv --scheme cc --levels 0 "$TMP/uvq.obj"
+for u in smooth corners boundaries; do
+    sub_same "subdiv cc --uv $u" 3 obj subdiv --scheme cc --levels 2 --uv "$u" "$TMP/uvq.obj"
+    sub_same "subdiv loop --uv $u" 4 obj subdiv --scheme loop --levels 2 --uv "$u" "$TMP/uvt.obj"
+done
+# what the ranks do not refine is said, never dropped silently: a tagged mesh to OBJ (gathered)
+cp "$TMP/uvq.obj" "$TMP/uvtag.obj"
+echo "t crease 2/1/0 0 1 10" >>"$TMP/uvtag.obj"
+mpi 2 subdiv --scheme cc --levels 1 "$TMP/uvtag.obj" "$TMP/many.obj"
+[ "$rc" -eq 0 ] && [[ "$err" == *"texture coordinates not refined over MPI ranks here"* ]] \
+    && ok "a tagged textured mesh over ranks: gathered, the texture coordinates' loss said" \
+    || bad "a tagged textured mesh over ranks" "rc $rc" "${err:0:400}"
+
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
 # the positions within float rounding of the bounding box's diagonal.
