@@ -47,6 +47,17 @@ static char parts[512];
 static int via_parts;
 static void same_part(const mmx_dist_mesh *a, const mmx_dist_mesh *b);
 
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            failures++;                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                                     \
+            fputc('\n', stderr);                                                              \
+        }                                                                                     \
+    } while (0)
+#define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
+
 static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, int rings)
 {
     mmx_patch_options po = {.max_faces = 8};
@@ -54,7 +65,13 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
     mmx_dist_mesh *dm = NULL;
     mmx_status s = mmx_patch_set_create(ctx, m, NULL, &po, &ps);
     if (!s) s = mmx_dist_mesh_create(DEV(ctx), d, m, ps, rings, &dm);
-    if (!s && via_parts) {
+    if (!s && via_parts && m->uv) {
+        /* the part files hold no texture coordinates: refused on every rank, not dropped */
+        s = mmx_dist_mesh_write_parts(DEV(ctx), dm, parts);
+        CHECK(s == MMX_ERR_UNSUPPORTED && strstr(mmx_ctx_error(DEV(ctx)), "texture"),
+              "part files of a textured mesh: %d, %s", (int)s, mmx_ctx_error(DEV(ctx)));
+        s = MMX_OK;
+    } else if (!s && via_parts) {
         mmx_dist_mesh *rd = NULL;
         s = mmx_dist_mesh_write_parts(DEV(ctx), dm, parts);
         if (!s) s = mmx_dist_mesh_read_parts(DEV(ctx), d, parts, &rd);
@@ -71,16 +88,6 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
     return dm;
 }
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-#define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
 
 /* The read partitioned mesh is the created one: its description, maps and flags (the local
  * mesh's faces and positions are held to the single process by the checks that use it). */
@@ -246,9 +253,63 @@ static void add_holes(mmx_ctx *ctx, mmx_mesh *m)
     mmx_mesh_tags_free(T);
 }
 
+/* Texture coordinates with seams and a boundary ("textured:"): each face's chart by its
+ * centroid (x past the middle: 1; else y past the middle: 2; else 0), a value for each vertex
+ * of each chart at (x / 10 + chart, y / 10 - chart / 2), so that a vertex between charts has
+ * one value a chart (a value shared by some but not all of its faces); numbered by first use,
+ * and one value no face uses last (the single process keeps it). */
+static void add_uv(mmx_ctx *ctx, mmx_mesh *m)
+{
+    mmx_index *st = NULL, *vt = NULL;
+    if (mmx_mesh_faces(ctx, m, &st, &vt)) return;
+    const mmx_index V = mmx_mesh_nverts(m), F = mmx_mesh_nfaces(m);
+    float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
+    for (mmx_index v = 0; v < V; v++)
+        for (int k = 0; k < 2; k++) {
+            const float x = m->pos[3 * v + k];
+            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+        }
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    mmx_index *id = malloc(3 * (size_t)V * sizeof *id);
+    if (uv) uv->index = malloc((size_t)st[F] * sizeof *uv->index + 1);
+    if (uv) uv->values = malloc((6 * (size_t)V + 2) * sizeof *uv->values);
+    if (!uv || !id || !uv->index || !uv->values) {
+        if (uv) free(uv->index), free(uv->values);
+        free(uv), free(id), free(st), free(vt);
+        return;
+    }
+    for (size_t i = 0; i < 3 * (size_t)V; i++) id[i] = -1;
+    mmx_index n = 0;
+    for (mmx_index f = 0; f < F; f++) {
+        float c[2] = {0, 0};
+        for (mmx_index q = st[f]; q < st[f + 1]; q++)
+            for (int k = 0; k < 2; k++) c[k] += m->pos[3 * vt[q] + k] / (float)(st[f + 1] - st[f]);
+        const int chart = c[0] > 0.5f * (lo[0] + hi[0]) ? 1 : c[1] > 0.5f * (lo[1] + hi[1]) ? 2 : 0;
+        for (mmx_index q = st[f]; q < st[f + 1]; q++) {
+            mmx_index *x = id + 3 * (size_t)vt[q] + chart;
+            if (*x < 0) {
+                uv->values[2 * n] = m->pos[3 * vt[q]] / 10 + (float)chart;
+                uv->values[2 * n + 1] = m->pos[3 * vt[q] + 1] / 10 - 0.5f * (float)chart;
+                *x = n++;
+            }
+            uv->index[q] = *x;
+        }
+    }
+    uv->values[2 * n] = 0.25f, uv->values[2 * n + 1] = 0.75f;
+    uv->nvalues = n + 1;
+    uv->space = MMX_SPACE_HOST;
+    m->uv = uv;
+    free(id), free(st), free(vt);
+}
+
 static mmx_mesh *make(mmx_ctx *ctx, const char *name)
 {
     mmx_mesh *m = NULL, *t = NULL;
+    if (!strncmp(name, "textured:", 9)) {
+        m = make(ctx, name + 9);
+        if (m) add_uv(ctx, m);
+        return m;
+    }
     if (!strncmp(name, "holed:", 6)) {
         m = make(ctx, name + 6);
         if (m) add_holes(ctx, m);
@@ -870,7 +931,7 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
     snprintf(one, sizeof one, "%s.sw_one.%s", parts, ext);
     snprintf(many, sizeof many, "%s.sw_many.%s", parts, ext);
     const int refused = fmt == MMX_FORMAT_OBJ && (m->tags || (sopts.boundary == MMX_BOUNDARY_NONE &&
-                                                             sopts.holes == MMX_HOLES_KEEP));
+                                                             (sopts.holes == MMX_HOLES_KEEP || m->uv)));
     mmx_mesh *r = NULL;
     if (rank == 0 && !refused) {
         const mmx_mesh *sm = single(m);
@@ -1432,6 +1493,35 @@ int main(int argc, char **argv)
         sopts.holes = MMX_HOLES_KEEP;
         check_subdiv_write(ctx, d, "holed:torus:16:8", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
         sopts.holes = MMX_HOLES_REMOVE;
+        /* texture coordinates with seams and boundaries: the single process's "vt" lines and
+         * "f v/vt" corners (numbered by the texture mesh's layout, or by value: Loop's linear
+         * mode), every face-varying mode; PLY carries none; the part files refuse them
+         * (partition()); boundary mode none (holes renumbering them) refused to OBJ */
+        via_parts = 1;
+        for (int L = 0; L <= 3; L++) {
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:icosphere:2", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+        }
+        via_parts = 0;
+        for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
+            sopts.fvar = (mmx_fvar_mode)mode;
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:torus:12:6", MMX_SCHEME_CATMULL_CLARK, 3, MMX_FORMAT_OBJ);
+        }
+        sopts.fvar = MMX_FVAR_FROM_MESH;
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "textured:icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        sopts.limit = 0;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 1, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);
