@@ -899,6 +899,24 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
               "%s level %d on %s: %d holes gathered, %d in the single process's result",
               mmx_scheme_name(scheme), levels, name, ha, hb);
         free(la), free(lb);
+        /* texture coordinates: the same values at the same corners (both numbered by first
+         * use), within float rounding of their range */
+        const mmx_mesh_uv *ua = got->uv, *ub = want->uv;
+        CHECK(!ua == !ub && (!ua || ua->nvalues == ub->nvalues),
+              "%s level %d on %s: %d texture coordinates gathered, the single process has %d",
+              mmx_scheme_name(scheme), levels, name, ua ? ua->nvalues : -1, ub ? ub->nvalues : -1);
+        if (ua && ub && ua->nvalues == ub->nvalues && mmx_mesh_nfaces(got) == F) {
+            CHECK(!memcmp(ua->index, ub->index, (size_t)sb[F] * sizeof *ua->index),
+                  "%s level %d on %s: texture corners differ", mmx_scheme_name(scheme), levels, name);
+            double worst = 0, range = 0;
+            for (mmx_index k = 0; k < 2 * ub->nvalues; k++) {
+                const double e = fabs((double)ua->values[k] - (double)ub->values[k]);
+                worst = e > worst ? e : worst;
+                range = fabs((double)ub->values[k]) > range ? fabs((double)ub->values[k]) : range;
+            }
+            CHECK(worst <= 1e-6 * (range + 1), "%s level %d on %s: texture coordinates differ by %g",
+                  mmx_scheme_name(scheme), levels, name, worst);
+        }
         free(ta), free(tb), free(sa), free(va), free(sb), free(vb);
     }
     mmx_mesh_free(got), mmx_mesh_free(one), mmx_mesh_free(want);
@@ -1388,6 +1406,34 @@ int main(int argc, char **argv)
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
     }
     for (int L = 1; L <= 3; L++) check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+    sopts.limit = 0;
+    /* texture coordinates gathered (keys as the vertices', by value for Loop's linear mode):
+     * seams, boundaries, creases, holes left out or kept, every face-varying mode; sqrt3
+     * refines none (neither result has them) */
+    for (int L = 0; L <= 3; L++) {
+        check_subdiv(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:mixed", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "textured:creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L);
+        check_subdiv(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+    }
+    check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_SQRT3, 2);
+    for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
+        sopts.fvar = (mmx_fvar_mode)mode;
+        check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 3);
+    }
+    sopts.fvar = MMX_FVAR_FROM_MESH;
+    for (int mode = 0; mode < 2; mode++) {
+        sopts.holes = mode ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+        check_subdiv(ctx, d, "textured:holed:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "textured:holed:tri:grid:10:8", MMX_SCHEME_LOOP, 2);
+    }
+    sopts.holes = MMX_HOLES_REMOVE;
+    sopts.limit = 1;
+    check_subdiv(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
     sopts.limit = 0;
     /* Hole tags, left out (the default) and kept: inside, at the boundary, beside the cuts;
      * with creases, mixed orders and the limit. */

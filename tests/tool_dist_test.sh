@@ -200,13 +200,13 @@ for u in smooth corners boundaries; do
     sub_same "subdiv cc --uv $u" 3 obj subdiv --scheme cc --levels 2 --uv "$u" "$TMP/uvq.obj"
     sub_same "subdiv loop --uv $u" 4 obj subdiv --scheme loop --levels 2 --uv "$u" "$TMP/uvt.obj"
 done
-# what the ranks do not refine is said, never dropped silently: a tagged mesh to OBJ (gathered)
 cp "$TMP/uvq.obj" "$TMP/uvtag.obj"
 echo "t crease 2/1/0 0 1 10" >>"$TMP/uvtag.obj"
-mpi 2 subdiv --scheme cc --levels 1 "$TMP/uvtag.obj" "$TMP/many.obj"
-[ "$rc" -eq 0 ] && [[ "$err" == *"texture coordinates not refined over MPI ranks here"* ]] \
-    && ok "a tagged textured mesh over ranks: gathered, the texture coordinates' loss said" \
-    || bad "a tagged textured mesh over ranks" "rc $rc" "${err:0:400}"
+# part files hold no texture coordinates: said, and left out
+mpi 2 partition "$TMP/uvq.obj" "$TMP/uvparts"
+[ "$rc" -eq 0 ] && [[ "$err" == *"texture coordinates are not written to part files"* ]] \
+    && ok "partition of a textured mesh: the texture coordinates left out, said" \
+    || bad "partition of a textured mesh" "rc $rc" "${err:0:400}"
 
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
@@ -238,6 +238,21 @@ worst = max(abs(x - y) for p, q in zip(pa, pb) for x, y in zip(p, q))
 assert worst <= 1e-5 * diag, "positions differ by %g" % worst
 holes = lambda path: [l.split() for l in open(path) if l.startswith('t hole')]
 assert holes(sys.argv[1]) == holes(sys.argv[2]), "hole tags differ"
+def canon_uv(path):
+    t, f = [], []
+    for line in open(path):
+        w = line.split()
+        if w and w[0] == 'vt': t.append([float(x) for x in w[1:3]])
+        elif w and w[0] == 'f' and '/' in w[1] and w[1].split('/')[1]: f.append([int(x.split('/')[1]) - 1 for x in w[1:]])
+    num, val, faces = {}, [], []
+    for face in f:
+        for x in face:
+            if x not in num: num[x] = len(num); val.append(t[x])
+        faces.append([num[x] for x in face])
+    return faces, val
+ua, ta = canon_uv(sys.argv[1]); ub, tb = canon_uv(sys.argv[2])
+assert ua == ub, "texture corners differ"
+assert all(abs(x - y) <= 1e-5 for p, q in zip(ta, tb) for x, y in zip(p, q)), "texture coordinates differ"
 PY
     then
         ok "$name on $r ranks: the single process's result (canonical order)"
@@ -262,6 +277,10 @@ if command -v python3 >/dev/null; then
     canon_same "subdiv cc 3 levels, --holes keep" 4 subdiv --scheme cc --levels 3 --holes keep "$TMP/holed.obj"
     canon_same "subdiv loop 2 levels, holes left out" 2 subdiv --scheme loop --levels 2 "$TMP/triholed.obj"
     canon_same "subdiv loop 1 level, --holes keep" 3 subdiv --scheme loop --levels 1 --holes keep "$TMP/triholed.obj"
+    # texture coordinates gathered (a tagged mesh to OBJ, standard output, --boundary none)
+    canon_same "subdiv cc 2 levels, textured and tagged" 3 subdiv --scheme cc --levels 2 "$TMP/uvtag.obj"
+    canon_same "subdiv loop 2 levels --boundary none, textured" 2 subdiv --scheme loop --levels 2 --boundary none "$TMP/uvt.obj"
+    canon_same "subdiv cc 1 level --uv smooth, textured and tagged" 4 subdiv --scheme cc --levels 1 --uv smooth "$TMP/uvtag.obj"
 fi
 mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
 [ "$rc" -eq 0 ] && [[ "$out" == *"2 ghost rings with no exchange"* ]] \

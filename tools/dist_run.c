@@ -333,7 +333,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     /* subdiv: mmx_dist_subdivide_write, the single process's numbers, texture coordinates
      * included; where it refuses (sqrt3, holes, an OBJ of a tagged mesh, texture coordinates
      * with boundary mode none: MMX_ERR_UNSUPPORTED on every rank, before any work) rank 0
-     * gathers, without texture coordinates (said below). */
+     * gathers (mmx_dist_subdivide: texture coordinates too, numbered by first use). */
     int direct = out->kind == OUT_FILE && (out->fmt == MMX_FORMAT_OBJ || ply) &&
                  (is_subdiv || (plain && !is_query));
     long long direct_bytes = -1;
@@ -366,12 +366,6 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
                 direct_bytes = b, direct_ms = dr.gather_ms;
                 if (s == MMX_ERR_UNSUPPORTED) direct = 0;
             }
-            /* The gathered result has no texture coordinates (dist.h): said once. */
-            if (!direct && j->me == 0 && mesh && mesh->uv && out->fmt == MMX_FORMAT_OBJ)
-                fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks "
-                        "here (%s; the result has none; run without mpirun to keep them)\n",
-                        in->name, out->kind != OUT_FILE ? "not written to a file" :
-                        scheme == MMX_SCHEME_SQRT3 ? "sqrt3" : "a tagged mesh, or holes");
             if (!direct) s = mmx_dist_subdivide(j->ctx, dm, scheme, levels, &o, &result, &dr);
         } else if (is_query) {
             s = mmx_dist_query(j->ctx, dm, j->kind, &qrows, &qrow, &qcol);

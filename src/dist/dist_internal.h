@@ -203,6 +203,16 @@ mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, 
                                    const int64_t *fstart, const int64_t *fcorner,
                                    const mmx__dist_uvrec *uv, int64_t *sent, int64_t *bytes);
 
+/* Whether the single process numbers the refined texture coordinates by value (subdiv/uv.c:
+ * Loop's linear mode, and Catmull-Clark's or bilinear's where the texture mesh is no mesh
+ * matrix: a face repeating a value, two faces on the same values; such faces are local
+ * together, so some rank sees it wherever the whole has it) rather than by the refined
+ * texture mesh's layout, for L levels of scheme with o (the mode from o->fvar, else the local
+ * mesh's tag); 0 without tex. Collective (a maximum over the ranks; every rank joins whatever
+ * its status; agree it after). subdiv_write.c. */
+mmx_status mmx__dist_uv_by_value(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int L,
+                                 const mmx_subdiv_options *o, int tex, int64_t *by_value);
+
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);
 

@@ -632,6 +632,43 @@ static mmx_status three_faced(mmx_ctx *ctx, mmx_index nf, const mmx_index *st, c
     return s;
 }
 
+mmx_status mmx__dist_uv_by_value(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int L,
+                                 const mmx_subdiv_options *o, int tex, int64_t *by_value)
+{
+    mmx_ctx *hc = dm->dev ? dm->dev->hctx : ctx;
+    const mmx_mesh *base = dm->dev ? dm->dev->hlocal : dm->local;
+    const mmx_index nf0 = mmx_mesh_nfaces(base);
+    mmx_status s = MMX_OK;
+    /* The mode: the option, else the tag (as subdiv.c resolves it), else linear. */
+    mmx_fvar_mode mode = o->fvar;
+    if (tex && mode == MMX_FVAR_FROM_MESH && base->tags) {
+        static const mmx_fvar_mode by_tag[6] = {MMX_FVAR_SMOOTH, MMX_FVAR_CORNERS_ONLY,
+                                                MMX_FVAR_LINEAR_ALL, MMX_FVAR_LINEAR_ALL,
+                                                MMX_FVAR_BOUNDARIES, MMX_FVAR_LINEAR_ALL};
+        mmx_mesh_tags *T = NULL;
+        s = mmx__dist_host_status(ctx, hc, mmx_mesh_tags_parse(hc, base, &T));
+        if (!s && T->fvar_interpolate_boundary >= 0 && T->fvar_interpolate_boundary <= 5)
+            mode = by_tag[T->fvar_interpolate_boundary];
+        mmx_mesh_tags_free(T);
+    }
+    if (mode == MMX_FVAR_FROM_MESH) mode = MMX_FVAR_LINEAR_ALL;
+    const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
+    *by_value = tex && L > 0 && !smooth && scheme == MMX_SCHEME_LOOP;
+    if (!s && tex && L > 0 && !smooth && scheme != MMX_SCHEME_LOOP && nf0 > 0) {
+        mmx_mesh *tm = NULL;
+        mmx_index *st = NULL, *vt = NULL;
+        s = mmx_mesh_faces(hc, base, &st, &vt);
+        const mmx_status m = s ? MMX_OK : mmx_mesh_from_faces(hc, base->uv->nvalues, nf0, st,
+                                                              base->uv->index, NULL, &tm);
+        if (m == MMX_ERR_MESH) *by_value = 1;
+        else if (m) s = m;
+        s = mmx__dist_host_status(ctx, hc, s);
+        mmx_mesh_free(tm), free(st), free(vt);
+    }
+    const mmx_status b = mmx__dist_allreduce_i64(ctx, dm->d, by_value, 1, MMX__DIST_MAX);
+    return s ? s : b;
+}
+
 mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme,
                                     int levels, const mmx_subdiv_options *opts, const char *path,
                                     mmx_format fmt, int64_t *bytes, mmx_dist_subdiv_report *report)
@@ -699,26 +736,11 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
     if (!s) s = b;
     if (!s && algebraic) o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
     /* Texture coordinates (OBJ; PLY carries none): numbered by the texture mesh's layout, or
-     * by value where the single process numbers them so (name_uv): Loop's linear mode, and
-     * Catmull-Clark's or bilinear's where the texture mesh is no mesh matrix (a face repeating
-     * a value, two faces on the same values: such faces are local together, so some rank sees
-     * it wherever the whole has it). Holes left out would renumber them too: not done here. */
+     * by value where the single process numbers them so (mmx__dist_uv_by_value). Holes left
+     * out would renumber them too: not done here. */
     const int tex = fmt == MMX_FORMAT_OBJ && dm->guv != NULL;
-    const mmx_fvar_mode mode = o.fvar == MMX_FVAR_FROM_MESH ? MMX_FVAR_LINEAR_ALL : o.fvar;
-    const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
-    int64_t by_value = tex && L > 0 && !smooth && loop;
-    if (!s && tex && L > 0 && !smooth && !loop && nf0 > 0) {
-        mmx_mesh *tm = NULL;
-        s = mmx_mesh_faces(hc, base, &st0, &vt0);
-        const mmx_status m = s ? MMX_OK : mmx_mesh_from_faces(hc, base->uv->nvalues, nf0, st0,
-                                                              base->uv->index, NULL, &tm);
-        if (m == MMX_ERR_MESH) by_value = 1;
-        else if (m) s = m;
-        s = mmx__dist_host_status(ctx, hc, s);
-        mmx_mesh_free(tm), free(st0), free(vt0);
-        st0 = vt0 = NULL;
-    }
-    const mmx_status bv = mmx__dist_allreduce_i64(ctx, d, &by_value, 1, MMX__DIST_MAX);
+    int64_t by_value = 0;
+    const mmx_status bv = mmx__dist_uv_by_value(ctx, dm, scheme, L, &o, tex, &by_value);
     if (!s) s = bv;
     if (!s && tex && o.boundary == MMX_BOUNDARY_NONE && holes == MMX_HOLES_REMOVE)
         s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: texture coordinates "
