@@ -1002,6 +1002,15 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
                                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
             CHECK(same && worst <= 1e-5f * diag, "subdivide_write of %s on CUDA: faces %s, positions "
                   "off by %g (diagonal %g)", name, same ? "the same" : "differ", (double)worst, (double)diag);
+            /* texture coordinates: the single CUDA process's numbers, values within rounding */
+            const mmx_mesh_uv *ua = a ? a->uv : NULL, *ub = b ? b->uv : NULL;
+            int tsame = !ua == !ub && (!ua || (ua->nvalues == ub->nvalues &&
+                                               !memcmp(ua->index, ub->index, (size_t)as[nf] * sizeof *ua->index)));
+            float tworst = 0;
+            for (mmx_index k = 0; tsame && ua && k < 2 * ua->nvalues; k++)
+                if (fabsf(ua->values[k] - ub->values[k]) > tworst) tworst = fabsf(ua->values[k] - ub->values[k]);
+            CHECK(!same || (tsame && tworst <= 1e-5f), "subdivide_write of %s on CUDA: texture "
+                  "coordinates %s, off by %g", name, tsame ? "numbered alike" : "differ", (double)tworst);
             free(as), free(av), free(bs), free(bv);
             mmx_mesh_free(a), mmx_mesh_free(b);
         }
@@ -1323,6 +1332,19 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
         sopts.limit = 0; /* the set is left by the last partition() */
         via_parts = 0;
+        /* texture coordinates refined on the devices (the local meshes', read back for the
+         * naming): gathered, and written by every rank */
+        for (int L = 1; L <= 2; L++) {
+            check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L);
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+        }
+        sopts.fvar = MMX_FVAR_SMOOTH;
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 2);
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.fvar = MMX_FVAR_FROM_MESH;
         unsetenv("MMX_DIST_TRANSPORT");
     }
     gpu = NULL;

@@ -10,7 +10,9 @@
  * its face's global number at that level, which is the single process's, since children
  * follow their parent in order; an edge point: its two ends' keys; sqrt3's cut points: their
  * face's). Rank 0 gathers the owned faces' descendants, places them at their global numbers,
- * and merges the vertices by key. */
+ * and merges the vertices by key. Texture coordinates are named alike on the texture mesh's
+ * corners (or by their bits where the single process numbers them by value) and merged the
+ * same way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -531,10 +533,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         }
         at[gid[i]] = i, fc[i] = c, c += ord[i] < 0 ? -ord[i] : ord[i];
     }
-    /* Vertices merged by key: a stable radix sort by the first word (records stay in rank
-     * order within a run), then within a run (the copies of a vertex that several ranks hold;
-     * a different vertex only on a 64-bit collision) by the second word. uid[record] is its
-     * vertex, rep[vertex] its first record (the lowest rank's). */
+    /* Vertices merged by key (uid[record]: its vertex; rep[vertex]: its lowest rank's record). */
     const mmx_index u = merge_keys(nv, v, ka, ktmp, idx, itmp, uid, rep);
     /* Numbered by first use in face order (the kept faces'). */
     for (mmx_index w = 0; w < u; w++) num[w] = -1;

@@ -11,7 +11,9 @@
  * first edge, and a rank asks the block of j for the edges {i, j} it needs (those of the
  * faces sharing a vertex with its owned faces: what the next level's numbers read). The owned
  * faces' descendants and the vertices whose smallest-numbered face is owned are then written
- * by mmx__dist_write_records. */
+ * by mmx__dist_write_records. Texture coordinates (OBJ) take the same numbering on the texture
+ * mesh, or a distributed sort of their bits where the single process numbers them by value
+ * (name_uv). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
