@@ -310,6 +310,17 @@ static mmx_mesh *make(mmx_ctx *ctx, const char *name)
         if (m) add_uv(ctx, m);
         return m;
     }
+    if (!strncmp(name, "repeated:", 9)) {
+        /* a few faces repeating a texture coordinate (their second corner takes the first's
+         * value): no mesh matrix holds the texture mesh, and the single process numbers the
+         * refined coordinates by value (subdiv/uv.c) */
+        m = make(ctx, name + 9);
+        mmx_index *st = NULL, *vt = NULL;
+        if (m && m->uv && !mmx_mesh_faces(ctx, m, &st, &vt))
+            for (mmx_index f = 3; f < mmx_mesh_nfaces(m); f += 37) m->uv->index[st[f] + 1] = m->uv->index[st[f]];
+        free(st), free(vt);
+        return m;
+    }
     if (!strncmp(name, "holed:", 6)) {
         m = make(ctx, name + 6);
         if (m) add_holes(ctx, m);
@@ -1442,6 +1453,8 @@ int main(int argc, char **argv)
         check_subdiv(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
     }
     check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_SQRT3, 2);
+    check_subdiv(ctx, d, "repeated:textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
+    check_subdiv(ctx, d, "repeated:textured:mixed", MMX_SCHEME_BILINEAR, 3);
     for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
         sopts.fvar = (mmx_fvar_mode)mode;
         check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
@@ -1575,6 +1588,8 @@ int main(int argc, char **argv)
             check_subdiv_write(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
         }
         via_parts = 0;
+        check_subdiv_write(ctx, d, "repeated:textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "repeated:textured:mixed", MMX_SCHEME_BILINEAR, 3, MMX_FORMAT_OBJ);
         for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
             sopts.fvar = (mmx_fvar_mode)mode;
             check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
