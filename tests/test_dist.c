@@ -1586,6 +1586,7 @@ int main(int argc, char **argv)
             check_subdiv_write(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L, MMX_FORMAT_OBJ);
             check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
             check_subdiv_write(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
         }
         via_parts = 0;
         check_subdiv_write(ctx, d, "repeated:textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
