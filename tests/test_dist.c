@@ -47,6 +47,17 @@ static char parts[512];
 static int via_parts;
 static void same_part(const mmx_dist_mesh *a, const mmx_dist_mesh *b);
 
+#define CHECK(cond, ...)                                                                      \
+    do {                                                                                      \
+        if (!(cond)) {                                                                        \
+            failures++;                                                                       \
+            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                    \
+            fprintf(stderr, __VA_ARGS__);                                                     \
+            fputc('\n', stderr);                                                              \
+        }                                                                                     \
+    } while (0)
+#define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
+
 static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, int rings)
 {
     mmx_patch_options po = {.max_faces = 8};
@@ -54,7 +65,13 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
     mmx_dist_mesh *dm = NULL;
     mmx_status s = mmx_patch_set_create(ctx, m, NULL, &po, &ps);
     if (!s) s = mmx_dist_mesh_create(DEV(ctx), d, m, ps, rings, &dm);
-    if (!s && via_parts) {
+    if (!s && via_parts && m->uv) {
+        /* the part files hold no texture coordinates: refused on every rank, not dropped */
+        s = mmx_dist_mesh_write_parts(DEV(ctx), dm, parts);
+        CHECK(s == MMX_ERR_UNSUPPORTED && strstr(mmx_ctx_error(DEV(ctx)), "texture"),
+              "part files of a textured mesh: %d, %s", (int)s, mmx_ctx_error(DEV(ctx)));
+        s = MMX_OK;
+    } else if (!s && via_parts) {
         mmx_dist_mesh *rd = NULL;
         s = mmx_dist_mesh_write_parts(DEV(ctx), dm, parts);
         if (!s) s = mmx_dist_mesh_read_parts(DEV(ctx), d, parts, &rd);
@@ -71,16 +88,6 @@ static mmx_dist_mesh *partition(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *m, in
     return dm;
 }
 
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "rank %d: %s:%d: ", rank, __FILE__, __LINE__);                    \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
-#define OK(ctx, call) CHECK((call) == MMX_OK, "%s: %s", #call, mmx_ctx_error(ctx))
 
 /* The read partitioned mesh is the created one: its description, maps and flags (the local
  * mesh's faces and positions are held to the single process by the checks that use it). */
@@ -246,9 +253,74 @@ static void add_holes(mmx_ctx *ctx, mmx_mesh *m)
     mmx_mesh_tags_free(T);
 }
 
+/* Texture coordinates with seams and a boundary ("textured:"): each face's chart by its
+ * centroid (x past the middle: 1; else y past the middle: 2; else 0), a value for each vertex
+ * of each chart at (x / 10 + chart, y / 10 - chart / 2), so that a vertex between charts has
+ * one value a chart (a value shared by some but not all of its faces); numbered by first use,
+ * and one value no face uses last (the single process keeps it). */
+static void add_uv(mmx_ctx *ctx, mmx_mesh *m)
+{
+    mmx_index *st = NULL, *vt = NULL;
+    if (mmx_mesh_faces(ctx, m, &st, &vt)) return;
+    const mmx_index V = mmx_mesh_nverts(m), F = mmx_mesh_nfaces(m);
+    float lo[2] = {1e30f, 1e30f}, hi[2] = {-1e30f, -1e30f};
+    for (mmx_index v = 0; v < V; v++)
+        for (int k = 0; k < 2; k++) {
+            const float x = m->pos[3 * v + k];
+            lo[k] = x < lo[k] ? x : lo[k], hi[k] = x > hi[k] ? x : hi[k];
+        }
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    mmx_index *id = malloc(3 * (size_t)V * sizeof *id);
+    if (uv) uv->index = malloc((size_t)st[F] * sizeof *uv->index + 1);
+    if (uv) uv->values = malloc((6 * (size_t)V + 2) * sizeof *uv->values);
+    if (!uv || !id || !uv->index || !uv->values) {
+        if (uv) free(uv->index), free(uv->values);
+        free(uv), free(id), free(st), free(vt);
+        return;
+    }
+    for (size_t i = 0; i < 3 * (size_t)V; i++) id[i] = -1;
+    mmx_index n = 0;
+    for (mmx_index f = 0; f < F; f++) {
+        float c[2] = {0, 0};
+        for (mmx_index q = st[f]; q < st[f + 1]; q++)
+            for (int k = 0; k < 2; k++) c[k] += m->pos[3 * vt[q] + k] / (float)(st[f + 1] - st[f]);
+        const int chart = c[0] > 0.5f * (lo[0] + hi[0]) ? 1 : c[1] > 0.5f * (lo[1] + hi[1]) ? 2 : 0;
+        for (mmx_index q = st[f]; q < st[f + 1]; q++) {
+            mmx_index *x = id + 3 * (size_t)vt[q] + chart;
+            if (*x < 0) {
+                uv->values[2 * n] = m->pos[3 * vt[q]] / 10 + (float)chart;
+                uv->values[2 * n + 1] = m->pos[3 * vt[q] + 1] / 10 - 0.5f * (float)chart;
+                *x = n++;
+            }
+            uv->index[q] = *x;
+        }
+    }
+    uv->values[2 * n] = 0.25f, uv->values[2 * n + 1] = 0.75f;
+    uv->nvalues = n + 1;
+    uv->space = MMX_SPACE_HOST;
+    m->uv = uv;
+    free(id), free(st), free(vt);
+}
+
 static mmx_mesh *make(mmx_ctx *ctx, const char *name)
 {
     mmx_mesh *m = NULL, *t = NULL;
+    if (!strncmp(name, "textured:", 9)) {
+        m = make(ctx, name + 9);
+        if (m) add_uv(ctx, m);
+        return m;
+    }
+    if (!strncmp(name, "repeated:", 9)) {
+        /* a few faces repeating a texture coordinate (their second corner takes the first's
+         * value): no mesh matrix holds the texture mesh, and the single process numbers the
+         * refined coordinates by value (subdiv/uv.c) */
+        m = make(ctx, name + 9);
+        mmx_index *st = NULL, *vt = NULL;
+        if (m && m->uv && !mmx_mesh_faces(ctx, m, &st, &vt))
+            for (mmx_index f = 3; f < mmx_mesh_nfaces(m); f += 37) m->uv->index[st[f] + 1] = m->uv->index[st[f]];
+        free(st), free(vt);
+        return m;
+    }
     if (!strncmp(name, "holed:", 6)) {
         m = make(ctx, name + 6);
         if (m) add_holes(ctx, m);
@@ -838,6 +910,24 @@ static void check_subdiv(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_scheme
               "%s level %d on %s: %d holes gathered, %d in the single process's result",
               mmx_scheme_name(scheme), levels, name, ha, hb);
         free(la), free(lb);
+        /* texture coordinates: the same values at the same corners (both numbered by first
+         * use), within float rounding of their range */
+        const mmx_mesh_uv *ua = got->uv, *ub = want->uv;
+        CHECK(!ua == !ub && (!ua || ua->nvalues == ub->nvalues),
+              "%s level %d on %s: %d texture coordinates gathered, the single process has %d",
+              mmx_scheme_name(scheme), levels, name, ua ? ua->nvalues : -1, ub ? ub->nvalues : -1);
+        if (ua && ub && ua->nvalues == ub->nvalues && mmx_mesh_nfaces(got) == F) {
+            CHECK(!memcmp(ua->index, ub->index, (size_t)sb[F] * sizeof *ua->index),
+                  "%s level %d on %s: texture corners differ", mmx_scheme_name(scheme), levels, name);
+            double worst = 0, range = 0;
+            for (mmx_index k = 0; k < 2 * ub->nvalues; k++) {
+                const double e = fabs((double)ua->values[k] - (double)ub->values[k]);
+                worst = e > worst ? e : worst;
+                range = fabs((double)ub->values[k]) > range ? fabs((double)ub->values[k]) : range;
+            }
+            CHECK(worst <= 1e-6 * (range + 1), "%s level %d on %s: texture coordinates differ by %g",
+                  mmx_scheme_name(scheme), levels, name, worst);
+        }
         free(ta), free(tb), free(sa), free(va), free(sb), free(vb);
     }
     mmx_mesh_free(got), mmx_mesh_free(one), mmx_mesh_free(want);
@@ -870,7 +960,7 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
     snprintf(one, sizeof one, "%s.sw_one.%s", parts, ext);
     snprintf(many, sizeof many, "%s.sw_many.%s", parts, ext);
     const int refused = fmt == MMX_FORMAT_OBJ && (m->tags || (sopts.boundary == MMX_BOUNDARY_NONE &&
-                                                             sopts.holes == MMX_HOLES_KEEP));
+                                                             (sopts.holes == MMX_HOLES_KEEP || m->uv)));
     mmx_mesh *r = NULL;
     if (rank == 0 && !refused) {
         const mmx_mesh *sm = single(m);
@@ -923,6 +1013,15 @@ static void check_subdiv_write(mmx_ctx *ctx, mmx_dist *d, const char *name, mmx_
                                      (hi[2] - lo[2]) * (hi[2] - lo[2]));
             CHECK(same && worst <= 1e-5f * diag, "subdivide_write of %s on CUDA: faces %s, positions "
                   "off by %g (diagonal %g)", name, same ? "the same" : "differ", (double)worst, (double)diag);
+            /* texture coordinates: the single CUDA process's numbers, values within rounding */
+            const mmx_mesh_uv *ua = a ? a->uv : NULL, *ub = b ? b->uv : NULL;
+            int tsame = !ua == !ub && (!ua || (ua->nvalues == ub->nvalues &&
+                                               !memcmp(ua->index, ub->index, (size_t)as[nf] * sizeof *ua->index)));
+            float tworst = 0;
+            for (mmx_index k = 0; tsame && ua && k < 2 * ua->nvalues; k++)
+                if (fabsf(ua->values[k] - ub->values[k]) > tworst) tworst = fabsf(ua->values[k] - ub->values[k]);
+            CHECK(!same || (tsame && tworst <= 1e-5f), "subdivide_write of %s on CUDA: texture "
+                  "coordinates %s, off by %g", name, tsame ? "numbered alike" : "differ", (double)tworst);
             free(as), free(av), free(bs), free(bv);
             mmx_mesh_free(a), mmx_mesh_free(b);
         }
@@ -1244,6 +1343,19 @@ static void check_cuda(mmx_ctx *ctx, mmx_dist *d)
         check_subdiv_write(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
         sopts.limit = 0; /* the set is left by the last partition() */
         via_parts = 0;
+        /* texture coordinates refined on the devices (the local meshes', read back for the
+         * naming): gathered, and written by every rank */
+        for (int L = 1; L <= 2; L++) {
+            check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+            check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+            check_subdiv(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L);
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+        }
+        sopts.fvar = MMX_FVAR_SMOOTH;
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 2);
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        sopts.fvar = MMX_FVAR_FROM_MESH;
         unsetenv("MMX_DIST_TRANSPORT");
     }
     gpu = NULL;
@@ -1327,6 +1439,36 @@ int main(int argc, char **argv)
         sopts.boundary = MMX_BOUNDARY_FROM_MESH;
     }
     for (int L = 1; L <= 3; L++) check_subdiv(ctx, d, "mixed", MMX_SCHEME_CATMULL_CLARK, L);
+    sopts.limit = 0;
+    /* texture coordinates gathered (keys as the vertices', by value for Loop's linear mode):
+     * seams, boundaries, creases, holes left out or kept, every face-varying mode; sqrt3
+     * refines none (neither result has them) */
+    for (int L = 0; L <= 3; L++) {
+        check_subdiv(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:mixed", MMX_SCHEME_CATMULL_CLARK, L);
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "textured:creased:icosphere:1", MMX_SCHEME_LOOP, L);
+        check_subdiv(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L);
+        check_subdiv(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L);
+    }
+    check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_SQRT3, 2);
+    check_subdiv(ctx, d, "repeated:textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
+    check_subdiv(ctx, d, "repeated:textured:mixed", MMX_SCHEME_BILINEAR, 3);
+    for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
+        sopts.fvar = (mmx_fvar_mode)mode;
+        check_subdiv(ctx, d, "textured:creased:grid:10:9", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 3);
+    }
+    sopts.fvar = MMX_FVAR_FROM_MESH;
+    for (int mode = 0; mode < 2; mode++) {
+        sopts.holes = mode ? MMX_HOLES_KEEP : MMX_HOLES_REMOVE;
+        check_subdiv(ctx, d, "textured:holed:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
+        check_subdiv(ctx, d, "textured:holed:tri:grid:10:8", MMX_SCHEME_LOOP, 2);
+    }
+    sopts.holes = MMX_HOLES_REMOVE;
+    sopts.limit = 1;
+    check_subdiv(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2);
     sopts.limit = 0;
     /* Hole tags, left out (the default) and kept: inside, at the boundary, beside the cuts;
      * with creases, mixed orders and the limit. */
@@ -1432,6 +1574,38 @@ int main(int argc, char **argv)
         sopts.holes = MMX_HOLES_KEEP;
         check_subdiv_write(ctx, d, "holed:torus:16:8", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
         sopts.holes = MMX_HOLES_REMOVE;
+        /* texture coordinates with seams and boundaries: the single process's "vt" lines and
+         * "f v/vt" corners (numbered by the texture mesh's layout, or by value: Loop's linear
+         * mode), every face-varying mode; PLY carries none; the part files refuse them
+         * (partition()); boundary mode none (holes renumbering them) refused to OBJ */
+        via_parts = 1;
+        for (int L = 0; L <= 3; L++) {
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:icosphere:2", MMX_SCHEME_LOOP, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:torus:12:6", MMX_SCHEME_BILINEAR, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:two_cubes", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:mixed", MMX_SCHEME_CATMULL_CLARK, L, MMX_FORMAT_OBJ);
+        }
+        via_parts = 0;
+        check_subdiv_write(ctx, d, "repeated:textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "repeated:textured:mixed", MMX_SCHEME_BILINEAR, 3, MMX_FORMAT_OBJ);
+        for (int mode = MMX_FVAR_SMOOTH; mode <= MMX_FVAR_BOUNDARIES; mode++) {
+            sopts.fvar = (mmx_fvar_mode)mode;
+            check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:tri:grid:10:8", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+            check_subdiv_write(ctx, d, "textured:torus:12:6", MMX_SCHEME_CATMULL_CLARK, 3, MMX_FORMAT_OBJ);
+        }
+        sopts.fvar = MMX_FVAR_FROM_MESH;
+        sopts.limit = 1;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_OBJ);
+        check_subdiv_write(ctx, d, "textured:icosphere:2", MMX_SCHEME_LOOP, 2, MMX_FORMAT_OBJ);
+        sopts.limit = 0;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 2, MMX_FORMAT_PLY);
+        sopts.boundary = MMX_BOUNDARY_NONE;
+        check_subdiv_write(ctx, d, "textured:grid:12:10", MMX_SCHEME_CATMULL_CLARK, 1, MMX_FORMAT_OBJ);
+        sopts.boundary = MMX_BOUNDARY_FROM_MESH;
         check_parts_failure(ctx, d, R);
     }
     check_cuda(ctx, d);

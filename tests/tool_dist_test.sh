@@ -149,6 +149,60 @@ sub_same "subdiv cc --boundary none --holes keep to PLY" 3 ply subdiv --scheme c
 echo "t hole 9/0/0 0 17 40 41 60 77 100 105 111" >>"$TMP/holed.obj"
 sub_same "subdiv cc 3 levels, hole tags left out, to PLY" 4 ply subdiv --scheme cc --levels 3 "$TMP/holed.obj"
 
+# Texture coordinates (mmx_dist_subdivide_write numbers them as one process does): a quad grid
+# with boundaries and a few faces missing, its values in three charts (seams: a value shared by
+# some but not all faces at a vertex, down column N/2 and along row N/3 of the left half), and
+# its triangulation (tri=1); Catmull-Clark, Loop and bilinear, 1 to 3 levels, the --uv modes
+# (test_dist runs every combination): the file byte for byte, "vt" lines and "f v/vt" corners.
+uvgrid() {
+    awk -v N="$1" -v tri="$2" 'BEGIN {
+        W = N + 1; h = int(N / 2); t3 = int(N / 3)
+        for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "v %d %d %g\n", x, y, ((x * 7 + y * 3) % 5) * 0.1
+        for (y = 0; y <= N; y++) for (x = 0; x <= N; x++) printf "vt %g %g\n", x / N, y / N
+        for (y = 0; y <= N; y++) for (x = h; x <= N; x++) printf "vt %g %g\n", 0.5 + x / N, y / N * 0.9
+        for (y = t3; y <= N; y++) for (x = 0; x <= h; x++) printf "vt %g %g\n", x / N * 0.7, 1.5 + y / N
+        na = W * W; nb = (N + 1) * (N - h + 1)
+        for (y = 0; y < N; y++) for (x = 0; x < N; x++) {
+            if ((int(x / 3) + y * 7) % 11 == 5 && x > 1 && y > 1 && x < N - 2) continue
+            a = y * W + x + 1
+            P[1] = a; P[2] = a + 1; P[3] = a + W + 1; P[4] = a + W
+            px[1] = x; py[1] = y; px[2] = x + 1; py[2] = y; px[3] = x + 1; py[3] = y + 1; px[4] = x; py[4] = y + 1
+            for (k = 1; k <= 4; k++) {
+                if (x >= h) T[k] = na + py[k] * (N - h + 1) + (px[k] - h) + 1
+                else if (y >= t3) T[k] = na + nb + (py[k] - t3) * (h + 1) + px[k] + 1
+                else T[k] = py[k] * W + px[k] + 1
+            }
+            if (tri && (x + 2 * y) % 3 != 0) {
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[3], T[3]
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[3], T[3], P[4], T[4]
+            } else if (tri) {
+                printf "f %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[4], T[4]
+                printf "f %d/%d %d/%d %d/%d\n", P[2], T[2], P[3], T[3], P[4], T[4]
+            } else printf "f %d/%d %d/%d %d/%d %d/%d\n", P[1], T[1], P[2], T[2], P[3], T[3], P[4], T[4]
+        }
+    }'
+}
+uvgrid 14 0 >"$TMP/uvq.obj"
+uvgrid 14 1 >"$TMP/uvt.obj"
+"$MMX" --backend host subdiv --scheme cc --levels 1 "$TMP/uvq.obj" "$TMP/one.obj" --quiet 2>/dev/null
+grep -q '^vt ' "$TMP/one.obj" && grep -q '^f [0-9]*/[0-9]* ' "$TMP/one.obj" \
+    && ok "the textured meshes refine with their texture coordinates on one process" \
+    || bad "the textured meshes on one process" "no vt lines or v/vt corners"
+sub_same "subdiv cc 2 levels, texture seams" 3 obj subdiv --scheme cc --levels 2 "$TMP/uvq.obj"
+sub_same "subdiv cc 1 level of triangles, texture seams" 2 obj subdiv --scheme cc --levels 1 "$TMP/uvt.obj"
+sub_same "subdiv loop 2 levels, texture seams (numbered by value)" 3 obj subdiv --scheme loop --levels 2 "$TMP/uvt.obj"
+sub_same "subdiv bilinear 3 levels, texture seams" 4 obj subdiv --scheme bilinear --levels 3 "$TMP/uvq.obj"
+sub_same "subdiv cc --uv smooth, texture seams" 3 obj subdiv --scheme cc --levels 2 --uv smooth "$TMP/uvq.obj"
+sub_same "subdiv loop --uv corners, texture seams" 4 obj subdiv --scheme loop --levels 2 --uv corners "$TMP/uvt.obj"
+sub_same "subdiv cc 3 levels --limit --uv boundaries" 2 obj subdiv --scheme cc --levels 3 --limit --uv boundaries "$TMP/uvq.obj"
+cp "$TMP/uvq.obj" "$TMP/uvtag.obj"
+echo "t crease 2/1/0 0 1 10" >>"$TMP/uvtag.obj"
+# part files hold no texture coordinates: said, and left out
+mpi 2 partition "$TMP/uvq.obj" "$TMP/uvparts"
+[ "$rc" -eq 0 ] && [[ "$err" == *"texture coordinates are not written to part files"* ]] \
+    && ok "partition of a textured mesh: the texture coordinates left out, said" \
+    || bad "partition of a textured mesh" "rc $rc" "${err:0:400}"
+
 # sqrt3 (two ghost rings past one level) and --limit over ranks: the single process's result,
 # its vertices renumbered by first use in face order (mmx_dist_canonical), the faces exactly and
 # the positions within float rounding of the bounding box's diagonal.
@@ -179,6 +233,21 @@ worst = max(abs(x - y) for p, q in zip(pa, pb) for x, y in zip(p, q))
 assert worst <= 1e-5 * diag, "positions differ by %g" % worst
 holes = lambda path: [l.split() for l in open(path) if l.startswith('t hole')]
 assert holes(sys.argv[1]) == holes(sys.argv[2]), "hole tags differ"
+def canon_uv(path):
+    t, f = [], []
+    for line in open(path):
+        w = line.split()
+        if w and w[0] == 'vt': t.append([float(x) for x in w[1:3]])
+        elif w and w[0] == 'f' and '/' in w[1] and w[1].split('/')[1]: f.append([int(x.split('/')[1]) - 1 for x in w[1:]])
+    num, val, faces = {}, [], []
+    for face in f:
+        for x in face:
+            if x not in num: num[x] = len(num); val.append(t[x])
+        faces.append([num[x] for x in face])
+    return faces, val
+ua, ta = canon_uv(sys.argv[1]); ub, tb = canon_uv(sys.argv[2])
+assert ua == ub, "texture corners differ"
+assert all(abs(x - y) <= 1e-5 for p, q in zip(ta, tb) for x, y in zip(p, q)), "texture coordinates differ"
 PY
     then
         ok "$name on $r ranks: the single process's result (canonical order)"
@@ -203,6 +272,9 @@ if command -v python3 >/dev/null; then
     canon_same "subdiv cc 3 levels, --holes keep" 4 subdiv --scheme cc --levels 3 --holes keep "$TMP/holed.obj"
     canon_same "subdiv loop 2 levels, holes left out" 2 subdiv --scheme loop --levels 2 "$TMP/triholed.obj"
     canon_same "subdiv loop 1 level, --holes keep" 3 subdiv --scheme loop --levels 1 --holes keep "$TMP/triholed.obj"
+    # texture coordinates gathered (a tagged mesh to OBJ, standard output, --boundary none)
+    canon_same "subdiv cc 2 levels, textured and tagged" 3 subdiv --scheme cc --levels 2 "$TMP/uvtag.obj"
+    canon_same "subdiv loop 2 levels --boundary none, textured" 2 subdiv --scheme loop --levels 2 --boundary none "$TMP/uvt.obj"
 fi
 mpi 2 subdiv --scheme sqrt3 --levels 2 builtin:icosphere:2 "$TMP/rings.obj"
 [ "$rc" -eq 0 ] && [[ "$out" == *"2 ghost rings with no exchange"* ]] \
@@ -337,11 +409,13 @@ if "$MMX" --backend cuda normals builtin:icosphere:3 "$TMP/one.obj" --quiet 2>/d
         && ok "taubin --backend cuda on 2 ranks: the single CUDA process's file" \
         || bad "taubin --backend cuda on 2 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"
     # subdiv written by every rank on the GPUs: the single CUDA process's faces and counts
-    # exactly (the positions are held to it within rounding by test_dist)
-    for sub in "--scheme cc --levels 3 $TMP/nm.obj" "--scheme loop --levels 2 --boundary none $TMP/tri.obj"; do
+    # exactly, texture corners included (the positions and texture coordinates are held to it
+    # within rounding by test_dist)
+    for sub in "--scheme cc --levels 3 $TMP/nm.obj" "--scheme loop --levels 2 --boundary none $TMP/tri.obj" \
+               "--scheme cc --levels 2 $TMP/uvq.obj" "--scheme loop --levels 2 $TMP/uvt.obj"; do
         "$MMX" --backend cuda subdiv $sub "$TMP/one.obj" --quiet 2>/dev/null
         mpi 3 --backend cuda subdiv $sub "$TMP/many.obj"
-        [ "$rc" -eq 0 ] && cmp -s <(grep -v '^v ' "$TMP/one.obj") <(grep -v '^v ' "$TMP/many.obj") \
+        [ "$rc" -eq 0 ] && cmp -s <(grep -Ev '^vt? ' "$TMP/one.obj") <(grep -Ev '^vt? ' "$TMP/many.obj") \
             && [[ "$out" == *"numbering its share as one process does"* ]] \
             && ok "subdiv $sub --backend cuda on 3 ranks: the single CUDA process's faces, written by every rank" \
             || bad "subdiv $sub --backend cuda on 3 ranks" "rc $rc" "${out:0:400}" "${err:0:400}"

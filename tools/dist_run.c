@@ -213,7 +213,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     int levels = 1, rings = 1, limit = 0;
     mmx_hole_mode holes = MMX_HOLES_REMOVE;
     int boundary = MMX_BOUNDARY_FROM_MESH, crease = MMX_CREASE_FROM_MESH;
-    int tris = MMX_TRIANGLES_FROM_MESH;
+    int tris = MMX_TRIANGLES_FROM_MESH, fvar = MMX_FVAR_FROM_MESH;
     mmx_normal_weight weight = MMX_NORMAL_AREA;
     mmx_smooth_options so = mmx_smooth_defaults(MMX_SMOOTH_TAUBIN);
     if (is_subdiv) {
@@ -238,6 +238,10 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             word("crease-method", value(cmd, a, "crease-method"), cn, cv, 3, &crease) ||
             word("triangles", value(cmd, a, "triangles"), tn, tv, 3, &tris))
             return EXIT_USAGE;
+        static const char *const un[] = {"tagged", "linear", "smooth", "corners", "boundaries"};
+        static const int uvv[] = {MMX_FVAR_FROM_MESH, MMX_FVAR_LINEAR_ALL, MMX_FVAR_SMOOTH,
+                                  MMX_FVAR_CORNERS_ONLY, MMX_FVAR_BOUNDARIES};
+        if (word("uv", value(cmd, a, "uv"), un, uvv, 5, &fvar)) return EXIT_USAGE;
         char name[40];
         snprintf(name, sizeof name, "subdiv:%s%d", scheme == MMX_SCHEME_SQRT3 ? "sqrt3:" : "", levels);
         rings = mmx_dist_rings(name);
@@ -303,10 +307,6 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             if (j->me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank, or has no positions\n", in->name);
             return EXIT_FAIL;
         }
-        /* What the partitioned operations do not carry, said once (dist.h). */
-        if (j->me == 0 && is_subdiv && mesh->uv)
-            fprintf(stderr, "mmx: warning: %s: texture coordinates not refined over MPI ranks (the "
-                    "result has none; run without mpirun to keep them)\n", in->name);
         t0 = now_ms();
         s = mmx_dist_mesh_create(j->ctx, j->d, mesh, NULL, rings, &dm);
         if (s) {
@@ -330,12 +330,12 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
     const int plain = j->parts || (!mesh->tags && !mesh->uv && !mesh->colors &&
                                    (!is_smooth || !mesh->normals));
     const int ply = out->fmt == MMX_FORMAT_PLY;
-    /* subdiv: mmx_dist_subdivide_write, the single process's numbers; where it refuses
-     * (sqrt3, holes, an OBJ of a tagged mesh: MMX_ERR_UNSUPPORTED on every rank, before any
-     * work) rank 0 gathers. Texture coordinates, which the single process refines, are not
-     * carried over ranks: gathered too (without them, as said above). */
+    /* subdiv: mmx_dist_subdivide_write, the single process's numbers, texture coordinates
+     * included; where it refuses (sqrt3, holes, an OBJ of a tagged mesh, texture coordinates
+     * with boundary mode none: MMX_ERR_UNSUPPORTED on every rank, before any work) rank 0
+     * gathers (mmx_dist_subdivide: texture coordinates too, numbered by first use). */
     int direct = out->kind == OUT_FILE && (out->fmt == MMX_FORMAT_OBJ || ply) &&
-                 (is_subdiv ? j->parts || !mesh->uv : plain && !is_query);
+                 (is_subdiv || (plain && !is_query));
     long long direct_bytes = -1;
     double direct_ms = 0;
     s = MMX_OK;
@@ -359,6 +359,7 @@ static int run_job(job *j, const tool_input *in, const tool_output *out)
             memset(&o, 0, sizeof o);
             o.limit = limit, o.holes = holes, o.boundary = (mmx_boundary)boundary;
             o.crease = (mmx_crease_method)crease, o.triangles = (mmx_triangle_rule)tris;
+            o.fvar = (mmx_fvar_mode)fvar;
             if (direct) {
                 int64_t b = 0;
                 s = mmx_dist_subdivide_write(j->ctx, dm, scheme, levels, &o, out->path, out->fmt, &b, &dr);
@@ -480,6 +481,14 @@ int dist_partition(const tool_cmd *cmd, const tool_args *a)
         if (j.me == 0 && !rc) fprintf(stderr, "mmx: %s: the input could not be read on every rank\n", in.name);
         rc = EXIT_FAIL;
     }
+    /* The part files hold no texture coordinates (dist.h): said, and left out. */
+    if (!rc && mesh->uv) {
+        if (j.me == 0)
+            fprintf(stderr, "mmx: warning: %s: texture coordinates are not written to part files "
+                    "(left out)\n", in.name);
+        mmx_mesh_uv_free(mesh->uv);
+        mesh->uv = NULL;
+    }
     const double t0 = now_ms();
     if (!rc) {
         mmx_status s = mmx_dist_mesh_create(j.ctx, j.d, mesh, NULL, rings, &dm);
@@ -520,7 +529,7 @@ int dist_run(const tool_cmd *cmd, const tool_args *a)
 {
     if (!strcmp(cmd->name, "partition")) return dist_partition(cmd, a);
     static const char *const subdiv_ok[] = {"scheme", "levels", "limit", "holes", "boundary",
-                                            "crease-method", "triangles", "format", "from",
+                                            "crease-method", "triangles", "uv", "format", "from",
                                             "to", "discard", NULL};
     static const char *const smooth_ok[] = {"method", "iterations", "lambda", "step", "mu",
                                             "fix-boundary", "format", "from", "to", "discard", NULL};

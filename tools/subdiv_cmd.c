@@ -377,9 +377,10 @@ const tool_cmd subdiv_command = {
             "Loop, Catmull-Clark and bilinear to an OBJ or PLY OUT are written by every\n"
             "rank, each numbering its share as one process does: the same file, no rank\n"
             "holding the result (Catmull-Clark level 7 of a large scan over 4 GPUs). sqrt3,\n"
-            "a tagged mesh to OBJ, holes kept to OBJ, texture coordinates (not refined over\n"
-            "ranks), and OFF, STL or standard output are gathered on rank 0 instead, its\n"
-            "vertices then numbered by first use in face order.",
+            "a tagged mesh to OBJ, holes kept to OBJ, texture coordinates with --boundary\n"
+            "none, and OFF, STL or standard output are gathered on rank 0 instead, its\n"
+            "vertices (and texture coordinates) then numbered by first use in face order.\n"
+            "--uv applies over ranks too; texture coordinates are refined there as here.",
     .opts = subdiv_opts,
     .nopts = O_COUNT,
     .flags = CMD_GPU_DEFAULT | CMD_JSON,

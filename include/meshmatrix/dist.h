@@ -121,9 +121,13 @@ typedef struct mmx_dist_info {
  * (so a part is a union of patches; a rank may get no face when R exceeds the patches).
  * Operations state the rings they need (mmx_dist_rings). The tags are kept (translated to the
  * local numbers: the creases whose edge is in the local mesh, the corners of local vertices,
- * the holes among the local faces, ghosts included, in local face order); texture
- * coordinates, normals and colours are
- * not carried (the gathers below give positions and topology only).
+ * the holes among the local faces, ghosts included, in local face order), and so are the
+ * texture coordinates (whole->uv): the local mesh's uv holds the values its faces' corners
+ * use, owned and ghost faces alike, in ascending order of the whole's value index (rank 0 also
+ * the values no face uses), with each local corner's index, for mmx_dist_subdivide and
+ * mmx_dist_subdivide_write to refine; the other calls do not read them. Normals and colours
+ * are not carried (mmx_dist_mesh_gather, mmx_dist_write_obj and _ply give positions and
+ * topology only).
  * On a CUDA context the local mesh and the halo's lists are then copied to the device, and
  * the first CUDA partitioned mesh of a handle makes its NCCL communicator (collective).
  * Errors (agreed over the ranks): MMX_ERR_ARG (NULL arguments, rings out of range, meshes of
@@ -175,8 +179,8 @@ mmx_status mmx_dist_gather(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *x
  * Built from the parts alone, so it gives a partitioned mesh read from part files
  * (mmx_dist_mesh_read_parts, where no process held the whole) the mesh it was cut from, which
  * is what the tool writes normals or smoothed positions into. Tags, texture coordinates,
- * normals and colours are not part of it (the parts keep no uv, normals or colours; their
- * tags are in local numbers). Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_OVERFLOW (a whole
+ * normals and colours are not part of it (the parts keep no normals or colours, and no
+ * texture coordinates when read from part files; their tags are in local numbers). Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_OVERFLOW (a whole
  * past 32-bit indices), MMX_ERR_MESH (mmx_mesh_from_faces's refusals; a face owned by two
  * ranks, named: parts of different sets), MMX_ERR_NOMEM. Cost: a gather of 16 bytes a face,
  * 8 a corner and 12 an owned vertex on rank 0, O(whole) there. Synchronises: no (host; on
@@ -236,8 +240,10 @@ mmx_status mmx_dist_write_ply(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float
  * (R), int32 local vertices sent (their sum, grouped by rank), received (likewise); the
  * local mesh's tags as OBJ 't' lines (T bytes, no terminating zero). Nothing else follows.
  * On CUDA the host copy of the local mesh is written (nothing is read from the device).
+ * The parts hold no texture coordinates: a partitioned mesh that carries them is refused
+ * (MMX_ERR_UNSUPPORTED, before any file is written; make it from the mesh without them).
  * Errors (agreed): MMX_ERR_ARG (NULL), MMX_ERR_IO (a file that cannot be created or written,
- * named), MMX_ERR_NOMEM. Cost: O(local mesh) per rank, no data exchanged.
+ * named), MMX_ERR_UNSUPPORTED, MMX_ERR_NOMEM. Cost: O(local mesh) per rank, no data exchanged.
  * Synchronises: no. */
 mmx_status mmx_dist_mesh_write_parts(mmx_ctx *ctx, const mmx_dist_mesh *dm, const char *prefix);
 
@@ -419,6 +425,16 @@ typedef struct mmx_dist_subdiv_report {
  * canonical renumbering of its vertices by first use (mmx_dist_canonical): topology identical, positions
  * equal to the single process's within float rounding (the limit's included). Other ranks get
  * *out NULL. Vertices in no face are not part of the result. report may be NULL.
+ * Texture coordinates (a partitioned mesh made from a mesh with uv; not sqrt3, which does not
+ * refine them): each rank's mmx_subdivide refines its local mesh's (opts->fvar, or the tag's
+ * mode), names each refined value by a key as it names the vertices (an input value: its
+ * global number; a face point: its face's global number at that level; an edge point: its
+ * texture edge's two ends' keys, so that at a seam the two texture edges of one mesh edge stay
+ * two; where the single process numbers them by value, Loop's linear mode and a texture mesh
+ * that a mesh matrix cannot hold, the coordinates' bits), sends the owned corners' values
+ * (4 bytes a corner, 32 a value used) with the rest, and rank 0 merges them by key and numbers
+ * them by first use in face order: *out->uv equals mmx_dist_canonical's of the single
+ * process's result (values within float rounding).
  * Errors: as mmx_subdivide (agreed), MMX_ERR_ARG (too few rings, named), MMX_ERR_UNSUPPORTED
  * (sqrt3 with the limit, as mmx_subdiv_limit), MMX_ERR_OVERFLOW (a result past 32-bit indices
  * on rank 0, or a local mesh past them).
@@ -457,7 +473,18 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
  * whole has an edge of three faces, which a local mesh may not show). Not done here
  * (MMX_ERR_UNSUPPORTED, the same on every rank, before any work; mmx_dist_subdivide gathers
  * them on rank 0): sqrt3, and to OBJ a mesh with tags or kept holes (the OBJ file would carry
- * the result's tags; PLY carries none). *bytes (may be NULL): the
+ * the result's tags; PLY carries none), or with texture coordinates and boundary mode none
+ * (its holes, left out, would renumber them).
+ * Texture coordinates (OBJ, a partitioned mesh made from a mesh with uv): the single
+ * process's "vt" lines and "f v/vt" corners, byte for byte, numbered as subdiv/uv.c numbers
+ * them: by the refined texture mesh's layout (Catmull-Clark's and bilinear's linear mode,
+ * every smooth mode: the level-by-level numbering above run on the texture mesh, the values as
+ * vertices, its edges numbered through the blocks; each value written by the rank owning its
+ * smallest-numbered face, those no face uses by rank 0), or by value (Loop's linear mode, a
+ * texture mesh that a mesh matrix cannot hold, which every rank agrees on: the owned corners'
+ * coordinates' bits sent to the ranks of their blocks of the key range, which number their
+ * distinct keys in order after the lower blocks' and write them; 8 bytes a corner each way).
+ * *bytes (may be NULL): the
  * file's size. report (may be NULL): as mmx_dist_subdivide's, gathered_bytes the bytes this
  * rank sent (the numbering and the file's rows), gather_ms the numbering and writing.
  * Errors (agreed): MMX_ERR_ARG (NULL dm or path, another format, an unknown scheme, levels
@@ -473,9 +500,11 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
 
 /* The canonical renumbering (local; no communication): a copy of mesh (host) with its faces in
  * their order and its vertices numbered by first use in that face order (vertices in no face
- * dropped), positions and crease, corner and hole tags following. It is what
- * mmx_dist_subdivide's result is compared with. Errors: MMX_ERR_ARG, MMX_ERR_SPACE,
- * MMX_ERR_NOMEM. Cost: O(nnz + nverts). */
+ * dropped), positions and crease, corner and hole tags following, and its texture coordinates
+ * (host) numbered by first use in corner order likewise (values no corner uses dropped). It is
+ * what mmx_dist_subdivide's result is compared with. Errors: MMX_ERR_ARG, MMX_ERR_SPACE (a
+ * device mesh, or texture coordinates in device memory), MMX_ERR_NOMEM. Cost: O(nnz + nverts
+ * + the texture coordinates). */
 mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out);
 
 #ifdef __cplusplus

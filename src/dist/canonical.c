@@ -4,6 +4,37 @@
 #include <string.h>
 #include "dist_internal.h"
 
+/* The texture coordinates numbered by first use in corner order (values no corner uses
+ * dropped), onto m. */
+static mmx_status canonical_uv(mmx_ctx *ctx, const mmx_mesh_uv *uv, int64_t nnz, mmx_mesh *m)
+{
+    if (uv->space != MMX_SPACE_HOST)
+        return mmx__fail(ctx, MMX_ERR_SPACE, "mmx_dist_canonical: texture coordinates in device memory");
+    int64_t *map = NULL;
+    mmx_mesh_uv *c = calloc(1, sizeof *c);
+    mmx_status s = c ? MMX_OK : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_dist_canonical: out of host memory");
+    if (!s) s = mmx__host_alloc(ctx, (size_t)uv->nvalues + 1, sizeof *map, (void **)&map);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *c->index, (void **)&c->index);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)uv->nvalues + 1, sizeof *c->values, (void **)&c->values);
+    if (!s) {
+        for (mmx_index v = 0; v < uv->nvalues; v++) map[v] = -1;
+        for (int64_t q = 0; q < nnz; q++) {
+            const mmx_index v = uv->index[q];
+            if (map[v] < 0) {
+                memcpy(c->values + 2 * (size_t)c->nvalues, uv->values + 2 * (size_t)v, 2 * sizeof *c->values);
+                map[v] = c->nvalues++;
+            }
+            c->index[q] = (mmx_index)map[v];
+        }
+        c->space = MMX_SPACE_HOST;
+        m->uv = c;
+        c = NULL;
+    }
+    mmx_mesh_uv_free(c);
+    free(map);
+    return s;
+}
+
 mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out)
 {
     MMX__NEED_CTX(ctx);
@@ -34,6 +65,7 @@ mmx_status mmx_dist_canonical(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out
     }
     s = mmx_mesh_from_faces(ctx, n, F, start, verts, pos, &m);
     if (!s && T) s = mmx__dist_map_tags(ctx, T, map, NULL, m);
+    if (!s && mesh->uv) s = canonical_uv(ctx, mesh->uv, start[F], m);
 out:
     free(start), free(verts), free(map), free(pos);
     mmx_mesh_tags_free(T);

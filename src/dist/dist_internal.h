@@ -65,6 +65,10 @@ struct mmx_dist_mesh {
     mmx_index nov, nof;           /* owned counts */
     int64_t *gface_corner;        /* global colptr of each local face (its first corner in the
                                      whole mesh): Catmull-Clark's first child numbers */
+    /* texture coordinates (local->uv, when the whole had them): the whole's count, and the
+     * global number (the whole's value index) of each local value, ascending; NULL without */
+    int64_t guvs;
+    int64_t *guv;
     /* the halo: per rank, the local vertices sent (owned here, ghosts there) and received */
     int64_t *scount, *soff, *rcount, *roff; /* size + 1 offsets, in vertices */
     mmx_index *sidx, *ridx;
@@ -180,13 +184,34 @@ mmx_status mmx__dist_send_words(mmx_ctx *ctx, mmx_dist *d, const int64_t *send, 
  * vertex numbers in cyclic order); every vertex and face number once over the ranks, in any
  * order (else MMX_ERR_MESH or MMX_ERR_INTERNAL, named). *sent: the bytes this rank sent;
  * *bytes: the file's size (both may be NULL). V and F below 2^31 (the callers check).
- * Cost: one all-to-all of 8 (1 + ceil(k / 2)) bytes a vertex and 16 a face plus 8 a corner,
- * a maximum and an all-gather of 4 counts, one collective write. */
+ * Texture coordinates (OBJ only; uv NULL: none, on every rank alike): T values, each given
+ * once over the ranks (nt of them here: global numbers tg, rows of 2 floats), written as
+ * "vt u v" lines after the "v" lines, and each face corner's value (tcorner, beside fcorner),
+ * "a/t" ("a/t/a" with normals), as mmx__write_obj writes them.
+ * Cost: one all-to-all of 8 (1 + ceil(k / 2)) bytes a vertex and 16 a face plus 8 a corner
+ * (16 with texture coordinates, and 16 a value), a maximum and an all-gather of 5 counts, one
+ * collective write. */
+typedef struct mmx__dist_uvrec {
+    int64_t T, nt;
+    const int64_t *tg;
+    const float *rows;
+    const int64_t *tcorner;
+} mmx__dist_uvrec;
 mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, mmx_format fmt,
                                    int64_t V, int64_t F, int k, int64_t nv, const int64_t *vg,
                                    const float *rows, int64_t nf, const int64_t *fg,
-                                   const int64_t *fstart, const int64_t *fcorner, int64_t *sent,
-                                   int64_t *bytes);
+                                   const int64_t *fstart, const int64_t *fcorner,
+                                   const mmx__dist_uvrec *uv, int64_t *sent, int64_t *bytes);
+
+/* Whether the single process numbers the refined texture coordinates by value (subdiv/uv.c:
+ * Loop's linear mode, and Catmull-Clark's or bilinear's where the texture mesh is no mesh
+ * matrix: a face repeating a value, two faces on the same values; such faces are local
+ * together, so some rank sees it wherever the whole has it) rather than by the refined
+ * texture mesh's layout, for L levels of scheme with o (the mode from o->fvar, else the local
+ * mesh's tag); 0 without tex. Collective (a maximum over the ranks; every rank joins whatever
+ * its status; agree it after). subdiv_write.c. */
+mmx_status mmx__dist_uv_by_value(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int L,
+                                 const mmx_subdiv_options *o, int tex, int64_t *by_value);
 
 /* The status agreed: mmx_dist_agree. */
 double mmx__dist_now_ms(void);

@@ -115,6 +115,9 @@ mmx_status mmx_dist_mesh_write_parts(mmx_ctx *ctx, const mmx_dist_mesh *dm, cons
     mmx_status s = MMX_OK;
     if (!prefix) s = mmx__fail(ctx, MMX_ERR_ARG, "mmx_dist_mesh_write_parts: prefix is NULL");
     else if (!part || !index) s = mmx__fail(ctx, MMX_ERR_NOMEM, "out of host memory");
+    else if (dm->guv) /* every rank has them or none (the same whole) */
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_mesh_write_parts: %s: the part files "
+                      "hold no texture coordinates (partition the mesh without them)", prefix);
     if (!s) s = write_part(ctx, dm, part);
     s = mmx_dist_agree(ctx, d, s);
     /* The index last: a set with an index has all its parts. */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "dist_internal.h"
+#include "mesh/mesh_internal.h"
 #include "patch/patch_internal.h"
 
 static void dev_free(mmx__dist_dev *v, mmx_ctx *ctx)
@@ -26,6 +27,7 @@ void mmx_dist_mesh_free(mmx_dist_mesh *dm)
     mmx_mesh_free(dm->local);
     dev_free(dm->dev, dctx);
     free(dm->gv), free(dm->gf), free(dm->ov), free(dm->of), free(dm->gface_corner);
+    free(dm->guv);
     free(dm->scount), free(dm->soff), free(dm->rcount), free(dm->roff);
     free(dm->sidx), free(dm->ridx);
     free(dm->gcount), free(dm->goff), free(dm->gids);
@@ -266,6 +268,66 @@ mmx_status mmx__dist_to_device(mmx_ctx *ctx, mmx_dist_mesh *dm)
     return s;
 }
 
+/* The local mesh's texture coordinates (dm->local->uv, dm->guv, dm->guvs): the values its
+ * faces' corners use (fmark: the local faces of the whole; start: the whole's face starts),
+ * and on rank 0 (first) the values no face of the whole uses (kept, as the single process keeps
+ * them, by one rank), numbered in ascending global order; each local corner's index. */
+static mmx_status local_uv(mmx_ctx *hc, mmx_dist_mesh *dm, const mmx_mesh *whole,
+                           const mmx_index *start, const unsigned char *fmark, int first)
+{
+    const mmx_mesh *h = NULL;
+    mmx_status s = mmx__mesh_host_view_uv(hc, whole, &h);
+    if (s) return s;
+    const mmx_mesh_uv *uv = h->uv;
+    const mmx_index U = uv->nvalues, F = mmx_mesh_nfaces(whole);
+    mmx_index *g2l = NULL, n = 0;
+    mmx_mesh_uv *luv = calloc(1, sizeof *luv);
+    if (!luv) s = mmx__fail(hc, MMX_ERR_NOMEM, "mmx_dist_mesh_create: out of host memory");
+    if (!s) s = mmx__host_alloc(hc, (size_t)U + 1, sizeof *g2l, (void **)&g2l);
+    if (!s) {
+        /* 1: a local face's corner uses it; 2: some face of the whole does */
+        memset(g2l, 0, ((size_t)U + 1) * sizeof *g2l);
+        for (mmx_index f = 0; f < F; f++)
+            for (mmx_index c = start[f]; c < start[f + 1]; c++) {
+                const mmx_index u = uv->index[c];
+                if (u < 0 || u >= U) {
+                    s = mmx__fail(hc, MMX_ERR_MESH, "mmx_dist_mesh_create: face %d's corner %d names "
+                                  "texture coordinate %d of %d", f, c - start[f], u, U);
+                    break;
+                }
+                g2l[u] |= fmark[f] ? 3 : 2;
+            }
+    }
+    if (!s) {
+        for (mmx_index u = 0; u < U; u++) n += (g2l[u] & 1) || (first && !g2l[u]);
+        s = mmx__host_alloc(hc, (size_t)n + 1, sizeof *dm->guv, (void **)&dm->guv);
+    }
+    if (!s) s = mmx__host_alloc(hc, 2 * (size_t)n + 1, sizeof *luv->values, (void **)&luv->values);
+    const int64_t nnzl = dm->local->M->nnz;
+    if (!s) s = mmx__host_alloc(hc, (size_t)nnzl + 1, sizeof *luv->index, (void **)&luv->index);
+    if (!s) {
+        luv->nvalues = n, luv->space = MMX_SPACE_HOST;
+        for (mmx_index u = 0, l = 0; u < U; u++) {
+            const int keep = (g2l[u] & 1) || (first && !g2l[u]);
+            g2l[u] = keep ? l : -1;
+            if (!keep) continue;
+            dm->guv[l] = u;
+            memcpy(luv->values + 2 * (size_t)l++, uv->values + 2 * (size_t)u, 2 * sizeof *luv->values);
+        }
+        /* the local faces are the whole's marked ones in order, their corners as they were */
+        int64_t q = 0;
+        for (mmx_index f = 0; f < F; f++)
+            for (mmx_index c = start[f]; fmark[f] && c < start[f + 1]; c++) luv->index[q++] = g2l[uv->index[c]];
+        dm->guvs = U;
+        dm->local->uv = luv;
+        luv = NULL;
+    }
+    mmx_mesh_uv_free(luv);
+    free(g2l);
+    mmx__mesh_host_release(whole, h);
+    return s;
+}
+
 mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole,
                                 const mmx_patch_set *ps, int rings, mmx_dist_mesh **out)
 {
@@ -417,6 +479,7 @@ mmx_status mmx_dist_mesh_create(mmx_ctx *ctx, mmx_dist *d, const mmx_mesh *whole
         if (vowner[v] < 0) vowner[v] = 0;
     s = mmx_mesh_from_faces(hc, nlv, nlf, lstart, lverts, lpos, &dm->local);
     if (!s && T) s = mmx__dist_map_tags(hc, T, lmap, lfmap, dm->local);
+    if (!s && whole->uv) s = local_uv(hc, dm, whole, start, fmark, me == 0);
     s = mmx__dist_host_status(ctx, hc, s);
 agree:
     s = mmx_dist_agree(ctx, d, s);

@@ -10,7 +10,9 @@
  * its face's global number at that level, which is the single process's, since children
  * follow their parent in order; an edge point: its two ends' keys; sqrt3's cut points: their
  * face's). Rank 0 gathers the owned faces' descendants, places them at their global numbers,
- * and merges the vertices by key. */
+ * and merges the vertices by key. Texture coordinates are named alike on the texture mesh's
+ * corners (or by their bits where the single process numbers them by value) and merged the
+ * same way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,11 +255,44 @@ typedef struct share {
     crec *t;
     int64_t nt;
     unsigned char *hole; /* per local face: a hole's descendant */
+    int32_t *tc;         /* texture coordinates: each owned corner's value (a place in tv) */
+    vrec *tv;            /* the values the owned faces use (key, u, v) */
+    int64_t ntv;
 } share;
 
 static void share_free(share *sh)
 {
-    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t), free(sh->hole);
+    free(sh->gid), free(sh->fc), free(sh->v), free(sh->t), free(sh->hole), free(sh->tc), free(sh->tv);
+}
+
+/* The texture coordinates of the owned faces (uv: the refined local mesh's, whose faces are
+ * (start, own); K: each value's key) into sh->tc and sh->tv, as make_share does the vertices. */
+static mmx_status make_uv_share(mmx_ctx *ctx, const mmx_mesh_uv *uv, mmx_index F,
+                                const mmx_index *start, const key *K, const unsigned char *own,
+                                share *sh)
+{
+    int32_t *used = NULL;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)uv->nvalues + 1, sizeof *used, (void **)&used);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)sh->nc + 1, sizeof *sh->tc, (void **)&sh->tc);
+    if (s) goto out;
+    memset(used, 0, (size_t)uv->nvalues * sizeof *used);
+    for (mmx_index f = 0; f < F; f++)
+        for (mmx_index c = start[f]; own[f] && c < start[f + 1]; c++) used[uv->index[c]] = 1;
+    for (mmx_index v = 0; v < uv->nvalues; v++) used[v] = used[v] ? (int32_t)sh->ntv++ : -1;
+    s = mmx__host_alloc(ctx, (size_t)sh->ntv + 1, sizeof *sh->tv, (void **)&sh->tv);
+    if (s) goto out;
+    for (mmx_index f = 0, c0 = 0; f < F; f++)
+        for (mmx_index c = start[f]; own[f] && c < start[f + 1]; c++) sh->tc[c0++] = used[uv->index[c]];
+    for (mmx_index v = 0, i = 0; v < uv->nvalues; v++)
+        if (used[v] >= 0) {
+            memset(&sh->tv[i], 0, sizeof sh->tv[i]);
+            sh->tv[i].k = K[v];
+            memcpy(sh->tv[i].p, uv->values + 2 * (size_t)v, 2 * sizeof *sh->tv[i].p);
+            i++;
+        }
+out:
+    free(used);
+    return s;
 }
 
 static mmx_status make_share(mmx_ctx *ctx, const mmx_mesh *m, const mmx_index *start,
@@ -361,6 +396,96 @@ static int cmp_crec(const void *x, const void *y)
     return (a->b > b->b) - (a->b < b->b);
 }
 
+/* Records merged by key: a stable radix sort by the first word (records stay in rank order
+ * within a run), then within a run (the copies of one vertex that several ranks hold; a
+ * different vertex only on a 64-bit collision) by the second word. uid[record] is its vertex,
+ * rep[vertex] its first record (the lowest rank's); returns the count. ka, ktmp, idx, itmp:
+ * scratch of n entries. */
+static mmx_index merge_keys(int64_t n, const vrec *v, uint64_t *ka, uint64_t *ktmp, mmx_index *idx,
+                            mmx_index *itmp, mmx_index *uid, mmx_index *rep)
+{
+    mmx_index *sorted = idx;
+    for (int64_t i = 0; i < n; i++) ka[i] = v[i].k.a, idx[i] = (mmx_index)i;
+    const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, idx, itmp, (size_t)n, 0, 64, &sorted);
+    mmx_index u = 0;
+    for (int64_t i = 0, j; i < n; i = j) {
+        for (j = i + 1; j < n && sk[j] == sk[i]; j++) {}
+        for (int64_t p = i; p < j; p++) {
+            int64_t q = i;
+            while (q < p && v[sorted[q]].k.b != v[sorted[p]].k.b) q++;
+            if (q < p) {
+                uid[sorted[p]] = uid[sorted[q]];
+            } else {
+                rep[u] = sorted[p];
+                uid[sorted[p]] = u++;
+            }
+        }
+    }
+    return u;
+}
+
+/* Rank 0: the result's texture coordinates from the gathered shares (fct: each gathered
+ * corner's value as a place in tv, the whole gathered list of values; at, fc, ord: assemble's
+ * faces), merged by key and numbered by first use in the kept faces' corners, as the
+ * vertices are (mmx_dist_canonical numbers the single process's so). */
+static mmx_status assemble_uv(mmx_ctx *ctx, int64_t nf, const int64_t *at, const int64_t *fc,
+                              const int64_t *ord, mmx_hole_mode holes, const int32_t *fct,
+                              int64_t ntv, const vrec *tv, mmx_mesh *m)
+{
+    mmx_index *uid = NULL, *rep = NULL, *idx = NULL, *itmp = NULL, *num = NULL;
+    uint64_t *ka = NULL, *ktmp = NULL;
+    const int64_t nnz = m->M->nnz;
+    mmx_mesh_uv *uv = calloc(1, sizeof *uv);
+    mmx_status s = uv ? MMX_OK : mmx__fail(ctx, MMX_ERR_NOMEM, "mmx_dist_subdivide: out of host memory");
+    if (!s && ntv > INT32_MAX)
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide: %lld texture coordinate "
+                      "records: past 32-bit indices on rank 0", (long long)ntv);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *uid, (void **)&uid);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *rep, (void **)&rep);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *idx, (void **)&idx);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *itmp, (void **)&itmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *num, (void **)&num);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *ka, (void **)&ka);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)ntv + 1, sizeof *ktmp, (void **)&ktmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nnz + 1, sizeof *uv->index, (void **)&uv->index);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)ntv + 1, sizeof *uv->values, (void **)&uv->values);
+    if (s) goto out;
+    const mmx_index u = merge_keys(ntv, tv, ka, ktmp, idx, itmp, uid, rep);
+    for (mmx_index w = 0; w < u; w++) num[w] = -1;
+    mmx_index n = 0;
+    int64_t k = 0;
+    for (int64_t f = 0; f < nf && !s; f++) {
+        const int64_t i = at[f], o = ord[i] < 0 ? -ord[i] : ord[i];
+        if (ord[i] < 0 && holes == MMX_HOLES_REMOVE) continue;
+        for (int64_t c = 0; c < o; c++) {
+            const int64_t r = fct[fc[i] + c];
+            if (r < 0 || r >= ntv || k >= nnz) {
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: a corner of face %lld "
+                              "names no gathered texture coordinate", (long long)f);
+                break;
+            }
+            const mmx_index w = uid[r];
+            if (num[w] < 0) {
+                memcpy(uv->values + 2 * (size_t)n, tv[rep[w]].p, 2 * sizeof *uv->values);
+                num[w] = n++;
+            }
+            uv->index[k++] = num[w];
+        }
+    }
+    if (!s && k != nnz)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: %lld texture corners, the "
+                      "result has %lld", (long long)k, (long long)nnz);
+    if (!s) {
+        uv->nvalues = n, uv->space = MMX_SPACE_HOST;
+        m->uv = uv;
+        uv = NULL;
+    }
+out:
+    mmx_mesh_uv_free(uv);
+    free(uid), free(rep), free(idx), free(itmp), free(num), free(ka), free(ktmp);
+    return s;
+}
+
 /* Rank 0: the result from the gathered shares. fcv and t name vertices by their place in the
  * whole gathered list v (rank after rank). ord is each face's order, negated for a hole's
  * descendant: with MMX_HOLES_REMOVE those faces are left out, and the vertices only they use
@@ -370,10 +495,10 @@ static int cmp_crec(const void *x, const void *y)
 static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const int64_t *ord,
                            int64_t nc, const int32_t *fcv, int64_t nv, const vrec *v, int64_t nt,
                            crec *t, const mmx_mesh *tag_source, mmx_hole_mode holes,
-                           mmx_mesh **out)
+                           const int32_t *fct, int64_t ntv, const vrec *tv, mmx_mesh **out)
 {
     mmx_index *start = NULL, *verts = NULL, *num = NULL, *uid = NULL, *rep = NULL;
-    mmx_index *idx = NULL, *itmp = NULL, *sorted = NULL;
+    mmx_index *idx = NULL, *itmp = NULL;
     uint64_t *ka = NULL, *ktmp = NULL;
     int64_t *at = NULL, *fc = NULL;
     float *pos = NULL;
@@ -408,26 +533,8 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         }
         at[gid[i]] = i, fc[i] = c, c += ord[i] < 0 ? -ord[i] : ord[i];
     }
-    /* Vertices merged by key: a stable radix sort by the first word (records stay in rank
-     * order within a run), then within a run (the copies of a vertex that several ranks hold;
-     * a different vertex only on a 64-bit collision) by the second word. uid[record] is its
-     * vertex, rep[vertex] its first record (the lowest rank's). */
-    for (int64_t i = 0; i < nv; i++) ka[i] = v[i].k.a, idx[i] = (mmx_index)i;
-    const uint64_t *sk = mmx__radix_sort_u64(ka, ktmp, idx, itmp, (size_t)nv, 0, 64, &sorted);
-    mmx_index u = 0;
-    for (int64_t i = 0, j; i < nv; i = j) {
-        for (j = i + 1; j < nv && sk[j] == sk[i]; j++) {}
-        for (int64_t p = i; p < j; p++) {
-            int64_t q = i;
-            while (q < p && v[sorted[q]].k.b != v[sorted[p]].k.b) q++;
-            if (q < p) {
-                uid[sorted[p]] = uid[sorted[q]];
-            } else {
-                rep[u] = sorted[p];
-                uid[sorted[p]] = u++;
-            }
-        }
-    }
+    /* Vertices merged by key (uid[record]: its vertex; rep[vertex]: its lowest rank's record). */
+    const mmx_index u = merge_keys(nv, v, ka, ktmp, idx, itmp, uid, rep);
     /* Numbered by first use in face order (the kept faces'). */
     for (mmx_index w = 0; w < u; w++) num[w] = -1;
     start[0] = 0;
@@ -454,6 +561,7 @@ static mmx_status assemble(mmx_ctx *ctx, int64_t nf, const int64_t *gid, const i
         k++;
     }
     s = mmx_mesh_from_faces(ctx, n, k, start, verts, pos, out);
+    if (!s && fct) s = assemble_uv(ctx, nf, at, fc, ord, holes, fct, ntv, tv, *out);
     /* Tags: the creases and corners (merged), the holes kept, the options as the local meshes
      * have them. */
     if (!s && tag_source && tag_source->tags) s = mmx_mesh_tags_parse(ctx, tag_source, &opt);
@@ -543,6 +651,14 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
                       mmx__dist_subdiv_rings(scheme, levels) == 1 ? "" : "s", dm->rings, op);
     }
     if (out) *out = NULL;
+    /* Texture coordinates (not sqrt3's: the single process does not refine them): named by
+     * keys as the vertices are (an input value: its global number; a face point: its face's;
+     * an edge point: its two ends' keys, the texture mesh's ends, so that a seam's two texture
+     * edges stay two), or by their bits where the single process numbers them by value. */
+    const int tex = out && dm->guv && scheme != MMX_SCHEME_SQRT3;
+    int64_t by_value = 0;
+    if (!s) s = mmx__dist_uv_by_value(ctx, dm, scheme, levels, &o, tex, &by_value);
+    else (void)mmx__dist_uv_by_value(ctx, dm, scheme, levels, &o, 0, &by_value);
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
 
@@ -556,8 +672,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     const mmx_mesh *base = dm->dev ? dm->dev->hlocal : dm->local;
     const mmx_mesh *cur = base;
     mmx_mesh *owned_cur = NULL;
-    mmx_index **lst = NULL, **lvt = NULL, *nfl = NULL;
-    key *K = NULL;
+    mmx_index **lst = NULL, **lvt = NULL, *nfl = NULL, **luv = NULL;
+    key *K = NULL, *KU = NULL;
+    const mmx_mesh_uv *uvc = NULL;
     int64_t *pgid = NULL, *cgid = NULL, *pfirst = NULL;
     unsigned char *pown = NULL, *cown = NULL;
     share sh;
@@ -661,6 +778,29 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         for (mmx_index f = 0; f < nfl[l]; f++)
             for (int k = 0; k < c; k++) lvt[l][c * f + k] = lvt[l + 1][lst[l + 1][4 * f + k + loop]];
     }
+    if (!s && tex) {
+        /* The texture coordinates' corners at each level, as the vertices' (a child's first
+         * corner keeps its parent's corner's value: the texture mesh is refined with the
+         * vertices' layout); level 0 with the limit keeps the input's. */
+        uvc = L > 0 || cur->uv ? cur->uv : base->uv;
+        if (!uvc || uvc->space != MMX_SPACE_HOST || !base->uv)
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide: the refined local mesh has "
+                          "no texture coordinates on the host");
+        if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *luv, (void **)&luv);
+        if (!s) {
+            memset(luv, 0, ((size_t)L + 1) * sizeof *luv);
+            luv[0] = base->uv->index, luv[L] = uvc->index;
+        }
+        for (int l = L - 1; l >= 1 && !s; l--) {
+            const int c = loop ? 3 : 4;
+            s = mmx__host_alloc(ctx, (size_t)nfl[l] * (size_t)c + 1, sizeof **luv, (void **)&luv[l]);
+            for (mmx_index f = 0; !s && f < nfl[l]; f++)
+                for (int k = 0; k < c; k++) luv[l][c * f + k] = luv[l + 1][lst[l + 1][4 * f + k + loop]];
+        }
+        if (!s) s = mmx__host_alloc(ctx, (size_t)uvc->nvalues + 1, sizeof *KU, (void **)&KU);
+        for (mmx_index v = 0; !s && v < uvc->nvalues; v++)
+            KU[v] = v < base->uv->nvalues ? vertex_key(dm->guv[v]) : (key){0, 0};
+    }
     if (!s) s = mmx__host_alloc(ctx, (size_t)nvf, sizeof *K, (void **)&K);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, sizeof *pgid, (void **)&pgid);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nf0, 1, (void **)&pown);
@@ -701,12 +841,23 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
                           "parents make %lld", l + 1, ncf, (long long)want);
             break;
         }
-        s = child_names(ctx, scheme, l, nf, lst[l], lvt[l], K, pgid, pfirst, pown, nvf, lst[l + 1],
-                        lvt[l + 1], K, cgid, cown);
+        if (tex && !by_value)
+            s = child_names(ctx, scheme, l, nf, lst[l], luv[l], KU, pgid, pfirst, pown,
+                            uvc->nvalues, lst[l + 1], luv[l + 1], KU, cgid, cown);
+        if (!s)
+            s = child_names(ctx, scheme, l, nf, lst[l], lvt[l], K, pgid, pfirst, pown, nvf,
+                            lst[l + 1], lvt[l + 1], K, cgid, cown);
         free(pgid), free(pown), free(pfirst);
         pgid = cgid, pown = cown, pfirst = NULL, cgid = NULL, cown = NULL;
     }
+    for (mmx_index v = 0; !s && tex && by_value && v < uvc->nvalues; v++) {
+        /* by value: the bits name it (equal coordinates are one, as the single process has) */
+        uint32_t a, b;
+        memcpy(&a, uvc->values + 2 * (size_t)v, 4), memcpy(&b, uvc->values + 2 * (size_t)v + 1, 4);
+        KU[v] = (key){(uint64_t)a << 32 | b, 0x7777ull};
+    }
     if (!s) s = make_share(hc, cur, lst[L], lvt[L], K, pgid, pown, &sh);
+    if (!s && tex) s = make_uv_share(hc, uvc, nfl[L], lst[L], KU, pown, &sh);
     rep.local_faces = mmx_mesh_nfaces(cur), rep.owned_faces = sh.nf;
     if (s && hc != ctx && mmx_ctx_error(hc)[0]) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
     s = mmx_dist_agree(ctx, d, s);
@@ -715,8 +866,10 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     int64_t *fo = NULL, *all_fo = NULL, nf_all = 0, nc_all = 0, nv_all = 0, nt_all = 0;
     int32_t *all_fc = NULL;
     int64_t *per = NULL;
-    if (d->rank == 0 && !s) s = mmx__host_alloc(ctx, 3 * (size_t)d->size, sizeof *per, (void **)&per);
-    vrec *all_v = NULL;
+    if (d->rank == 0 && !s) s = mmx__host_alloc(ctx, 5 * (size_t)d->size, sizeof *per, (void **)&per);
+    vrec *all_v = NULL, *all_tv = NULL;
+    int32_t *all_tc = NULL;
+    int64_t ntc_all = 0, ntv_all = 0;
     crec *all_t = NULL;
     int64_t *all_gid = NULL, *all_ord = NULL;
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)sh.nf, sizeof *fo, (void **)&fo);
@@ -732,11 +885,19 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     if (!s) s = gather_all(ctx, d, sh.fc, sh.nc, sizeof *sh.fc, (void **)&all_fc, &nc_all, pc, &rep.gathered_bytes);
     if (!s) s = gather_all(ctx, d, sh.v, sh.nv, sizeof *sh.v, (void **)&all_v, &nv_all, pv, &rep.gathered_bytes);
     if (!s) s = gather_all(ctx, d, sh.t, sh.nt, sizeof *sh.t, (void **)&all_t, &nt_all, pscratch, &rep.gathered_bytes);
+    int64_t *ptv = per ? per + 3 * d->size : NULL;
+    if (!s && tex)
+        s = gather_all(ctx, d, sh.tv, sh.ntv, sizeof *sh.tv, (void **)&all_tv, &ntv_all, ptv, &rep.gathered_bytes);
+    /* each rank's texture corners are as many as its corners (pc) */
+    if (!s && tex)
+        s = gather_all(ctx, d, sh.tc, sh.nc, sizeof *sh.tc, (void **)&all_tc, &ntc_all,
+                       per ? per + 4 * d->size : NULL, &rep.gathered_bytes);
     if (!s && d->rank == 0) {
         /* The corners' vertices as places in the whole gathered vertex list. */
-        int64_t c0 = 0, v0 = 0, t0 = 0;
-        for (int q = 0; q < d->size; c0 += pc[q], t0 += pscratch[q], v0 += pv[q], q++) {
+        int64_t c0 = 0, v0 = 0, t0 = 0, u0 = 0;
+        for (int q = 0; q < d->size; c0 += pc[q], t0 += pscratch[q], v0 += pv[q], u0 += tex ? ptv[q] : 0, q++) {
             for (int64_t c = c0; c < c0 + pc[q]; c++) all_fc[c] += (int32_t)v0;
+            for (int64_t c = c0; tex && c < c0 + pc[q]; c++) all_tc[c] += (int32_t)u0;
             for (int64_t c = t0; c < t0 + pscratch[q]; c++) all_t[c].a += (int32_t)v0, all_t[c].b += (int32_t)v0;
         }
         s = mmx__host_alloc(ctx, (size_t)nf_all, sizeof *all_gid, (void **)&all_gid);
@@ -744,7 +905,7 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
         if (!s) {
             for (int64_t i = 0; i < nf_all; i++) all_gid[i] = all_fo[2 * i], all_ord[i] = all_fo[2 * i + 1];
             s = assemble(hc, nf_all, all_gid, all_ord, nc_all, all_fc, nv_all, all_v, nt_all,
-                         all_t, cur, holes, out);
+                         all_t, cur, holes, tex ? all_tc : NULL, ntv_all, all_tv, out);
             if (s && hc != ctx) s = mmx__fail(ctx, s, "%s", mmx_ctx_error(hc));
             if (!s && dm->dev) {
                 /* The result in the context's space, as the single process gives it. */
@@ -761,6 +922,9 @@ mmx_status mmx_dist_subdivide(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme 
     rep.gather_ms = mmx__dist_now_ms() - t0 - rep.refine_ms;
     if (report) *report = rep;
     free(fo), free(all_fo), free(all_fc), free(per), free(all_v), free(all_t), free(all_gid), free(all_ord);
+    free(all_tc), free(all_tv), free(KU);
+    for (int l = 1; luv && l < L; l++) free(luv[l]);
+    free(luv);
     for (int l = 0; lst && l <= L; l++) free(lst[l]), free(lvt[l]);
     free(lst), free(lvt), free(nfl), free(K), free(pgid), free(pown), free(pfirst);
     free(cgid), free(cown);

@@ -90,23 +90,27 @@ static void put_u32le(char *p, uint32_t v)
 mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, mmx_format fmt,
                                    int64_t V, int64_t F, int k, int64_t nv, const int64_t *vg,
                                    const float *rows, int64_t nf, const int64_t *fg,
-                                   const int64_t *fstart, const int64_t *fcorner, int64_t *sent,
-                                   int64_t *bytes)
+                                   const int64_t *fstart, const int64_t *fcorner,
+                                   const mmx__dist_uvrec *uv, int64_t *sent, int64_t *bytes)
 {
     const int R = d->size, me = d->rank, ply = fmt == MMX_FORMAT_PLY;
     const int64_t vw = 1 + (k + 1) / 2; /* a vertex's words: its number, its k floats' bits */
+    const int tex = uv && !ply, cw = 1 + tex; /* a corner's words */
+    const int64_t T = tex ? uv->T : 0, nt = tex ? uv->nt : 0;
     int64_t *sc = NULL, *at = NULL, *vsend = NULL, *fsend = NULL, *vrecv = NULL, *frecv = NULL;
+    int64_t *tsend = NULL, *trecv = NULL, nt_recv = 0;
     int64_t *counts = NULL, *pos = NULL, nv_recv = 0, nf_recv = 0;
-    const int64_t fwords = 2 * nf + (nf ? fstart[nf] : 0);
-    float *block = NULL;
-    unsigned char *seen = NULL;
-    text tv = {0}, tn = {0}, tf = {0};
+    const int64_t fwords = 2 * nf + cw * (nf ? fstart[nf] : 0);
+    float *block = NULL, *tblock = NULL;
+    unsigned char *seen = NULL, *tseen = NULL;
+    text tv = {0}, tt = {0}, tn = {0}, tf = {0};
     char head[640];
     int hlen = 0;
     mmx_status s = mmx__host_alloc(ctx, 2 * (size_t)R + 1, sizeof *sc, (void **)&sc);
     if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *pos, (void **)&pos);
     if (!s) s = mmx__host_alloc(ctx, (size_t)(nv * vw) + 1, sizeof *vsend, (void **)&vsend);
     if (!s) s = mmx__host_alloc(ctx, (size_t)fwords + 1, sizeof *fsend, (void **)&fsend);
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)nt + 1, sizeof *tsend, (void **)&tsend);
     s = mmx_dist_agree(ctx, d, s);
     if (s) goto out;
 
@@ -123,21 +127,37 @@ mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, 
         memcpy(w + 1, rows + (size_t)i * (size_t)k, (size_t)k * sizeof *rows);
     }
     s = send_words(ctx, d, vsend, sc, &vrecv, &nv_recv);
-    /* The faces' records (number, order, corners' numbers), grouped by block the same way. */
+    /* The texture coordinates' records (number, u v bits), likewise. */
+    if (tex) {
+        memset(sc, 0, 2 * (size_t)R * sizeof *sc);
+        for (int64_t i = 0; i < nt; i++) sc[block_of(uv->tg[i], T, R)] += 2;
+        pos[0] = 0;
+        for (int q = 0; q < R; q++) pos[q + 1] = pos[q] + sc[q];
+        for (int64_t i = 0; i < nt; i++) {
+            int64_t *w = tsend + pos[block_of(uv->tg[i], T, R)];
+            pos[block_of(uv->tg[i], T, R)] += 2;
+            w[0] = uv->tg[i];
+            memcpy(w + 1, uv->rows + 2 * (size_t)i, 2 * sizeof *uv->rows);
+        }
+        if (!s) s = send_words(ctx, d, tsend, sc, &trecv, &nt_recv);
+    }
+    /* The faces' records (number, order, corners' numbers, their texture coordinates'),
+     * grouped by block the same way. */
     memset(sc, 0, 2 * (size_t)R * sizeof *sc);
-    for (int64_t i = 0; i < nf; i++) sc[block_of(fg[i], F, R)] += 2 + fstart[i + 1] - fstart[i];
+    for (int64_t i = 0; i < nf; i++) sc[block_of(fg[i], F, R)] += 2 + cw * (fstart[i + 1] - fstart[i]);
     pos[0] = 0;
     for (int q = 0; q < R; q++) pos[q + 1] = pos[q] + sc[q];
     for (int64_t i = 0; i < nf; i++) {
         const int64_t n = fstart[i + 1] - fstart[i];
         int64_t *w = fsend + pos[block_of(fg[i], F, R)];
-        pos[block_of(fg[i], F, R)] += 2 + n;
+        pos[block_of(fg[i], F, R)] += 2 + cw * n;
         w[0] = fg[i], w[1] = n;
         memcpy(w + 2, fcorner + fstart[i], (size_t)n * sizeof *fcorner);
+        if (tex) memcpy(w + 2 + n, uv->tcorner + fstart[i], (size_t)n * sizeof *fcorner);
     }
     if (!s) s = send_words(ctx, d, fsend, sc, &frecv, &nf_recv);
     if (s) goto out;
-    if (sent) *sent = 8 * (nv * vw + fwords);
+    if (sent) *sent = 8 * (nv * vw + fwords + 2 * nt);
 
     /* This rank's blocks, in order; every number given once (else the callers' parts do not
      * make one mesh: named). */
@@ -156,15 +176,34 @@ mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, 
     for (int64_t i = 0; !s && i < v1 - v0; i++)
         if (!seen[i])
             s = mmx__fail(ctx, MMX_ERR_MESH, "%s: vertex %lld given by no rank", path, (long long)(v0 + i));
+    const int64_t t0 = tex ? block_start(me, T, R) : 0, t1 = tex ? block_start(me + 1, T, R) : 0;
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)(t1 - t0) + 1, sizeof *tblock, (void **)&tblock);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)(t1 - t0) + 1, 1, (void **)&tseen);
+    if (!s) memset(tseen, 0, (size_t)(t1 - t0) + 1);
+    for (int64_t i = 0; !s && i < nt_recv; i += 2) {
+        if (tseen[trecv[i] - t0]++)
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "%s: texture coordinate %lld given by two ranks",
+                          path, (long long)trecv[i]);
+        memcpy(tblock + 2 * (size_t)(trecv[i] - t0), trecv + i + 1, 2 * sizeof *tblock);
+    }
+    for (int64_t i = 0; !s && i < t1 - t0; i++)
+        if (!tseen[i])
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "%s: texture coordinate %lld given by no rank",
+                          path, (long long)(t0 + i));
     for (int64_t f = 0; !s && f < f1 - f0; f++) at[f] = -1;
     int64_t maxorder = 0;
-    for (int64_t i = 0; !s && i < nf_recv; i += 2 + frecv[i + 1]) {
+    for (int64_t i = 0; !s && i < nf_recv; i += 2 + cw * frecv[i + 1]) {
         at[frecv[i] - f0] = i;
         if (frecv[i + 1] > maxorder) maxorder = frecv[i + 1];
         for (int64_t c = 0; c < frecv[i + 1]; c++)
             if (frecv[i + 2 + c] < 0 || frecv[i + 2 + c] >= V)
                 s = mmx__fail(ctx, MMX_ERR_INTERNAL, "%s: face %lld names vertex %lld of %lld",
                               path, (long long)frecv[i], (long long)frecv[i + 2 + c], (long long)V);
+        for (int64_t c = 0; tex && c < frecv[i + 1]; c++)
+            if (frecv[i + 2 + frecv[i + 1] + c] < 0 || frecv[i + 2 + frecv[i + 1] + c] >= T)
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "%s: face %lld names texture coordinate %lld "
+                              "of %lld", path, (long long)frecv[i],
+                              (long long)frecv[i + 2 + frecv[i + 1] + c], (long long)T);
     }
     for (int64_t f = 0; !s && f < f1 - f0; f++)
         if (at[f] < 0) /* parts of different sets: a face that no rank owns */
@@ -200,9 +239,20 @@ mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, 
             s = mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", path);
         }
     }
+    for (int64_t i = 0; !s && i < t1 - t0; i++) {
+        if (room(&tt, 2 * 17 + 4)) {
+            s = mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", path);
+            break;
+        }
+        char *p = tt.p + tt.len;
+        *p++ = 'v', *p++ = 't';
+        for (int c = 0; c < 2; c++) *p++ = ' ', p += mmx__fmt_float(p, tblock[2 * (size_t)i + (size_t)c]);
+        *p++ = '\n';
+        tt.len = p - tt.p;
+    }
     for (int64_t f = 0; !s && f < f1 - f0; f++) {
         const int64_t *r = frecv + at[f];
-        if (room(&tf, 4 + r[1] * 24)) {
+        if (room(&tf, 4 + r[1] * 36)) {
             s = mmx__fail(ctx, MMX_ERR_NOMEM, "%s: out of host memory", path);
             break;
         }
@@ -216,38 +266,41 @@ mmx_status mmx__dist_write_records(mmx_ctx *ctx, mmx_dist *d, const char *path, 
             for (int64_t c = 0; c < r[1]; c++) {
                 *p++ = ' ';
                 p += mmx__fmt_u32(p, (uint32_t)r[2 + c] + 1u);
-                if (nrm) *p++ = '/', *p++ = '/', p += mmx__fmt_u32(p, (uint32_t)r[2 + c] + 1u);
+                if (tex) *p++ = '/', p += mmx__fmt_u32(p, (uint32_t)r[2 + r[1] + c] + 1u);
+                if (nrm && !tex) *p++ = '/';
+                if (nrm) *p++ = '/', p += mmx__fmt_u32(p, (uint32_t)r[2 + c] + 1u);
             }
             *p++ = '\n';
         }
         tf.len = p - tf.p;
     }
-    if (!s) s = mmx__host_alloc(ctx, 4 * (size_t)R, sizeof *counts, (void **)&counts);
+    if (!s) s = mmx__host_alloc(ctx, 5 * (size_t)R, sizeof *counts, (void **)&counts);
     s = mmx_dist_agree(ctx, d, s);
     if (s) goto out;
     /* Each section's place: the sections before it whole, then the lower ranks' share. */
     {
-        const int64_t mine[4] = {hlen, tv.len, tn.len, tf.len};
-        s = mmx__dist_allgather_i64(ctx, d, mine, 4, counts);
+        const int64_t mine[5] = {hlen, tv.len, tt.len, tn.len, tf.len};
+        s = mmx__dist_allgather_i64(ctx, d, mine, 5, counts);
         if (s) goto out;
-        int64_t before = 0, off[4];
-        for (int sec = 0; sec < 4; sec++) {
+        int64_t before = 0, off[5];
+        for (int sec = 0; sec < 5; sec++) {
             off[sec] = before;
             for (int q = 0; q < R; q++) {
-                if (q < me) off[sec] += counts[4 * q + sec];
-                before += counts[4 * q + sec];
+                if (q < me) off[sec] += counts[5 * q + sec];
+                before += counts[5 * q + sec];
             }
         }
-        const mmx__dist_chunk chunk[4] = {{head, hlen, off[0]}, {tv.p, tv.len, off[1]},
-                                          {tn.p, tn.len, off[2]}, {tf.p, tf.len, off[3]}};
-        s = mmx__dist_write_at(ctx, d, path, chunk, 4);
+        const mmx__dist_chunk chunk[5] = {{head, hlen, off[0]}, {tv.p, tv.len, off[1]},
+                                          {tt.p, tt.len, off[2]}, {tn.p, tn.len, off[3]},
+                                          {tf.p, tf.len, off[4]}};
+        s = mmx__dist_write_at(ctx, d, path, chunk, 5);
         if (bytes) *bytes = before;
     }
     s = mmx_dist_agree(ctx, d, s);
 out:
     free(sc), free(pos), free(vsend), free(fsend), free(vrecv), free(frecv), free(at);
-    free(counts), free(block), free(seen);
-    free(tv.p), free(tn.p), free(tf.p);
+    free(counts), free(block), free(seen), free(tsend), free(trecv), free(tblock), free(tseen);
+    free(tv.p), free(tt.p), free(tn.p), free(tf.p);
     return s;
 }
 
@@ -325,7 +378,7 @@ static mmx_status write_dm(mmx_ctx *ctx, const mmx_dist_mesh *dm, const float *p
             i++;
         }
         s = mmx__dist_write_records(ctx, d, path, fmt, dm->gverts, dm->gfaces, k, dm->nov, vg,
-                                    rows, dm->nof, fg, fst, fc, &sent, bytes);
+                                    rows, dm->nof, fg, fst, fc, NULL, &sent, bytes);
         dm->cnt->bytes += sent;
     }
     free(hrows), free(rows), free(start), free(verts), free(vg), free(fg), free(fst), free(fc);

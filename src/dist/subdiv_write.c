@@ -11,7 +11,9 @@
  * first edge, and a rank asks the block of j for the edges {i, j} it needs (those of the
  * faces sharing a vertex with its owned faces: what the next level's numbers read). The owned
  * faces' descendants and the vertices whose smallest-numbered face is owned are then written
- * by mmx__dist_write_records. */
+ * by mmx__dist_write_records. Texture coordinates (OBJ) take the same numbering on the texture
+ * mesh, or a distributed sort of their bits where the single process numbers them by value
+ * (name_uv). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,6 +226,280 @@ agree:
     return s;
 }
 
+/* The global numbers of every level's vertices (collective), level by level as subdiv.h lays
+ * them out: an old vertex keeps its number, a face point is V + its face's number
+ * (Catmull-Clark, bilinear), an edge point V (+ F) + its edge's (number_edges). The levels'
+ * faces are (nfl, lst, vt: each level's corners, vt[0] the local mesh's); n0 vertices at
+ * level 0 with global numbers g0 of *V; out: *n vertices of the last level, *gv their numbers
+ * (-1 where not known: far from the owned faces), *gf and *of the last level's faces' numbers
+ * and owned flags, *V and *F the whole's counts there. The texture coordinates take the same
+ * way as vertices (vt their corners' values, g0 their global numbers): their texture mesh is
+ * refined with the vertices' layout. */
+static mmx_status number_levels(mmx_ctx *ctx, const mmx_dist_mesh *dm, int loop, int L,
+                                const mmx_index *nfl, mmx_index *const *lst, mmx_index *const *lvt,
+                                mmx_index n0, const int64_t *g0, mmx_index *nout, int64_t *Vio,
+                                int64_t *Fio, int64_t **gvo, int64_t **gfo, unsigned char **ofo,
+                                int64_t *sent)
+{
+    mmx_dist *d = dm->d;
+    const mmx_index nf0 = nfl[0];
+    int64_t *gv = NULL, *gf = NULL, *cedge = NULL, *ngv = NULL, *ngf = NULL;
+    unsigned char *of = NULL, *nof = NULL;
+    mmx_index nv = n0;
+    mmx_status s = mmx__host_alloc(ctx, (size_t)n0 + 1, sizeof *gv, (void **)&gv);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0 + 1, sizeof *gf, (void **)&gf);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0 + 1, 1, (void **)&of);
+    if (!s) {
+        memcpy(gv, g0, (size_t)n0 * sizeof *gv);
+        memcpy(gf, dm->gf, (size_t)nf0 * sizeof *gf);
+        memcpy(of, dm->of, (size_t)nf0);
+    }
+    int64_t V = *Vio, F = *Fio;
+    for (int l = 0; l < L; l++) {
+        int64_t E = 0;
+        mmx_index ne = 0;
+        s = mmx_dist_agree(ctx, d, s);
+        if (s) break;
+        const mmx_index nf = nfl[l], ncf = nfl[l + 1];
+        s = mmx__host_alloc(ctx, (size_t)lst[l][nf] + 1, sizeof *cedge, (void **)&cedge);
+        s = mmx_dist_agree(ctx, d, s);
+        if (s) break;
+        s = number_edges(ctx, d, nv, nf, lst[l], lvt[l], gv, gf, of, V, cedge, &E, &ne, sent);
+        if (s) break;
+        const mmx_index ncv = nv + (loop ? 0 : nf) + ne;
+        s = mmx__host_alloc(ctx, (size_t)ncv + 1, sizeof *ngv, (void **)&ngv);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf + 1, sizeof *ngf, (void **)&ngf);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf + 1, 1, (void **)&nof);
+        if (!s) {
+            memcpy(ngv, gv, (size_t)nv * sizeof *ngv);
+            for (mmx_index v = nv; v < ncv; v++) ngv[v] = -1;
+        }
+        const int64_t VF = V + (loop ? 0 : F);
+        mmx_index j = 0;
+        for (mmx_index i = 0; i < nf && !s; i++) {
+            const mmx_index a = lst[l][i], c = lst[l][i + 1] - a, nch = loop ? 4 : c;
+            const int64_t first = !loop && l == 0 ? dm->gface_corner[i] : 4 * gf[i];
+            for (mmx_index k = 0; k < nch; k++, j++) {
+                ngf[j] = first + k, nof[j] = of[i];
+                const mmx_index *ch = lvt[l + 1] + lst[l + 1][j];
+                if (j >= ncf || lst[l + 1][j + 1] - lst[l + 1][j] != (loop ? 3 : 4) ||
+                    (!loop && (ch[0] != lvt[l][a + k] || ch[1] >= ncv || ch[2] >= ncv))) {
+                    s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: child face "
+                                  "%d of level %d is not laid out as subdiv.h states", j, l + 1);
+                    break;
+                }
+                if (loop) {
+                    for (int e = 0; k == 0 && e < 3; e++)
+                        if (cedge[a + e] >= 0) ngv[ch[e]] = V + cedge[a + e];
+                } else {
+                    ngv[ch[2]] = V + gf[i];
+                    if (cedge[a + k] >= 0) ngv[ch[1]] = VF + cedge[a + k];
+                }
+            }
+        }
+        if (!s && j != ncf)
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: level %d has %d "
+                          "faces, its parents make %d", l + 1, ncf, j);
+        free(gv), free(gf), free(of), free(cedge);
+        gv = ngv, gf = ngf, of = nof, cedge = NULL, ngv = NULL, ngf = NULL, nof = NULL;
+        const int64_t nextF = !loop && l == 0 ? dm->gnnz : 4 * F;
+        V = VF + E, F = nextF, nv = ncv;
+        /* a rank's failure here is every rank's before the next level's collectives */
+        s = mmx_dist_agree(ctx, d, s);
+        if (s) break;
+    }
+    *nout = nv, *Vio = V, *Fio = F;
+    free(cedge), free(ngv), free(ngf), free(nof);
+    if (s) free(gv), free(gf), free(of), gv = NULL, gf = NULL, of = NULL;
+    *gvo = gv, *gfo = gf, *ofo = of;
+    return s;
+}
+
+/* Numbers 64-bit keys by value over the ranks (collective): each rank gives n keys (any, the
+ * same ones on several ranks or twice); out[i] gets keys[i]'s place among the distinct keys of
+ * every rank in ascending order, *total their count. Through blocks of the key range (its top
+ * 32 bits cut in R ranges, so the blocks follow each other in key order): this rank's block's
+ * distinct keys come back in *mine (malloc'd, ascending), *nmine of them, numbered from *first.
+ * One all-to-all of 8 bytes a key there and back, an all-gather of one count. */
+static int key_block(uint64_t k, int R)
+{
+    return (int)(((k >> 32) * (uint64_t)R) >> 32);
+}
+
+static mmx_status number_by_value(mmx_ctx *ctx, mmx_dist *d, int64_t n, const uint64_t *keys,
+                                  int64_t *out, int64_t *total, uint64_t **mine, int64_t *nmine,
+                                  int64_t *first, int64_t *sent)
+{
+    const int R = d->size, me = d->rank;
+    int64_t *sc = NULL, *pos = NULL, *w = NULL, *perm = NULL, *recv = NULL, *rw = NULL;
+    int64_t *back = NULL, *all = NULL, nr = 0, nb = 0, m = 0;
+    uint64_t *k = NULL, *ktmp = NULL, *uk = NULL;
+    mmx_status s = mmx__host_alloc(ctx, 2 * (size_t)R + 1, sizeof *sc, (void **)&sc);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *pos, (void **)&pos);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *rw, (void **)&rw);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)R + 1, sizeof *all, (void **)&all);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *w, (void **)&w);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)n + 1, sizeof *perm, (void **)&perm);
+    if (!s) {
+        memset(sc, 0, 2 * (size_t)R * sizeof *sc);
+        for (int64_t i = 0; i < n; i++) sc[key_block(keys[i], R)]++;
+        pos[0] = 0;
+        for (int q = 1; q < R; q++) pos[q] = pos[q - 1] + sc[q - 1];
+        for (int64_t i = 0; i < n; i++) {
+            const int q = key_block(keys[i], R);
+            memcpy(w + pos[q], keys + i, sizeof *w), perm[pos[q]++] = i;
+        }
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_send_words(ctx, d, w, sc, &recv, &nr, rw);
+    if (sent) *sent += 16 * n;
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nr + 1, sizeof *k, (void **)&k);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nr + 1, sizeof *ktmp, (void **)&ktmp);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nr + 1, sizeof *uk, (void **)&uk);
+    if (!s) {
+        memcpy(k, recv, (size_t)nr * sizeof *k);
+        const uint64_t *sk = mmx__radix_sort_u64(k, ktmp, NULL, NULL, (size_t)nr, 0, 64, NULL);
+        for (int64_t i = 0; i < nr; i++)
+            if (i == 0 || sk[i] != sk[i - 1]) uk[m++] = sk[i];
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = mmx__dist_allgather_i64(ctx, d, &m, 1, all);
+    int64_t base = 0;
+    *total = 0;
+    for (int q = 0; !s && q < R; q++) base += q < me ? all[q] : 0, *total += all[q];
+    for (int64_t i = 0; !s && i < nr; i++) { /* the answers, in place, in the order asked */
+        uint64_t x;
+        memcpy(&x, recv + i, sizeof x);
+        int64_t lo = 0, hi = m; /* the first distinct key >= x: x itself */
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (uk[mid] < x) lo = mid + 1;
+            else hi = mid;
+        }
+        recv[i] = base + lo;
+    }
+    if (!s) s = mmx__dist_send_words(ctx, d, recv, rw, &back, &nb, NULL);
+    if (!s && nb != n)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: %lld answers to %lld "
+                      "keys", (long long)nb, (long long)n);
+    s = mmx_dist_agree(ctx, d, s);
+    for (int64_t i = 0; !s && i < n; i++) out[perm[i]] = back[i];
+    if (!s) *mine = uk, uk = NULL, *nmine = m, *first = base;
+    free(sc), free(pos), free(w), free(perm), free(recv), free(rw), free(back), free(all);
+    free(k), free(ktmp), free(uk);
+    return s;
+}
+
+/* The texture coordinates of the written share (OBJ; collective), as the single process
+ * numbers them (subdiv/uv.c): by the refined texture mesh's layout (Catmull-Clark's and
+ * bilinear's linear mode, the smooth modes: number_levels on the texture mesh, whose faces are
+ * the vertices' faces with the values at their corners; each value written by the rank owning
+ * its smallest-numbered face, rank 0 writing the values no face uses), or, where the single
+ * process numbers them by value (by_value: Loop's linear mode, a texture mesh that a mesh
+ * matrix cannot hold), by their bits over the ranks (number_by_value), each value written by
+ * its block. base and last: the local mesh and its refinement (host), nfl and lst the levels'
+ * faces, of and gf the last level's owned flags and face numbers; out: *T the whole's values,
+ * the written ones (*nt: numbers *tg, 2 floats each in *rows) and each owned face's corners'
+ * values, in face order (*tc, nwc of them). */
+static mmx_status name_uv(mmx_ctx *ctx, const mmx_dist_mesh *dm, int loop, int L, int by_value,
+                          const mmx_mesh *base, const mmx_mesh *last, const mmx_index *nfl,
+                          mmx_index *const *lst, const unsigned char *of, const int64_t *gf,
+                          int64_t nwc, int64_t *T, int64_t *nt, int64_t **tg, float **rows,
+                          int64_t **tc, int64_t *sent)
+{
+    mmx_dist *d = dm->d;
+    const mmx_mesh_uv *ub = base->uv, *ul = L > 0 ? last->uv : base->uv;
+    const mmx_index nfL = nfl[L];
+    mmx_index **luv = NULL, nu = 0;
+    int64_t *gu = NULL, *gfu = NULL;
+    unsigned char *ofu = NULL, *inown = NULL, *mine = NULL;
+    uint64_t *keys = NULL, *mk = NULL;
+    int64_t nmk = 0, first = 0, Fu = dm->gfaces;
+    *T = dm->guvs, *nt = 0;
+    mmx_status s = MMX_OK;
+    if (!ub || !ul || ub->space != MMX_SPACE_HOST || ul->space != MMX_SPACE_HOST)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: the refined local mesh "
+                      "has no texture coordinates on the host");
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nwc + 1, sizeof **tc, (void **)tc);
+    if (by_value) {
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nwc + 1, sizeof *keys, (void **)&keys);
+        for (mmx_index f = 0, i = 0; !s && f < nfL; f++)
+            for (mmx_index c = lst[L][f]; of[f] && c < lst[L][f + 1]; c++) {
+                uint32_t u, v;
+                memcpy(&u, ul->values + 2 * (size_t)ul->index[c], 4);
+                memcpy(&v, ul->values + 2 * (size_t)ul->index[c] + 1, 4);
+                keys[i++] = (uint64_t)u << 32 | v;
+            }
+        s = mmx_dist_agree(ctx, d, s);
+        if (!s) s = number_by_value(ctx, d, nwc, keys, *tc, T, &mk, &nmk, &first, sent);
+        if (!s) s = mmx__host_alloc(ctx, (size_t)nmk + 1, sizeof **tg, (void **)tg);
+        if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)nmk + 1, sizeof **rows, (void **)rows);
+        for (int64_t i = 0; !s && i < nmk; i++) {
+            const uint32_t u = (uint32_t)(mk[i] >> 32), v = (uint32_t)(mk[i] & 0xffffffffu);
+            (*tg)[i] = first + i;
+            memcpy(*rows + 2 * i, &u, 4), memcpy(*rows + 2 * i + 1, &v, 4);
+        }
+        if (!s) *nt = nmk;
+        goto done;
+    }
+    /* The levels' corners' values: the last level's, and the levels between from its layout
+     * (a child's first corner keeps its parent's corner: subdiv.h), as the vertices'. */
+    if (!s) s = mmx__host_alloc(ctx, (size_t)L + 1, sizeof *luv, (void **)&luv);
+    if (!s) {
+        memset(luv, 0, ((size_t)L + 1) * sizeof *luv);
+        luv[0] = ub->index, luv[L] = ul->index;
+    }
+    for (int l = L - 1; l >= 1 && !s; l--) {
+        const int c = loop ? 3 : 4;
+        s = mmx__host_alloc(ctx, (size_t)nfl[l] * (size_t)c + 1, sizeof **luv, (void **)&luv[l]);
+        for (mmx_index f = 0; !s && f < nfl[l]; f++)
+            for (int k = 0; k < c; k++) luv[l][c * f + k] = luv[l + 1][lst[l + 1][4 * f + k + loop]];
+    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = number_levels(ctx, dm, loop, L, nfl, lst, luv, ub->nvalues, dm->guv, &nu, T, &Fu,
+                              &gu, &gfu, &ofu, sent);
+    if (!s && nu != ul->nvalues)
+        s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: %d texture coordinates "
+                      "numbered, the refined local mesh has %d", nu, ul->nvalues);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nu + 1, 1, (void **)&inown);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)nu + 1, 1, (void **)&mine);
+    if (!s) s = vertex_rule(ctx, nu, nfL, lst[L], luv[L], gf, of, inown, mine);
+    if (!s) {
+        unsigned char *used = inown; /* reused: a value at some local corner */
+        memset(used, 0, (size_t)nu);
+        for (mmx_index c = 0; c < lst[L][nfL]; c++) used[luv[L][c]] = 1;
+        for (mmx_index v = 0; v < nu; v++) {
+            /* the values no face uses are rank 0's (dist_mesh.c gave it them alone) */
+            mine[v] |= !used[v] && v < ub->nvalues && d->rank == 0;
+            *nt += mine[v];
+        }
+        s = mmx__host_alloc(ctx, (size_t)*nt + 1, sizeof **tg, (void **)tg);
+    }
+    if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)*nt + 1, sizeof **rows, (void **)rows);
+    for (mmx_index v = 0, i = 0; !s && v < nu; v++) {
+        if (!mine[v]) continue;
+        if (gu[v] < 0)
+            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: a written texture "
+                          "coordinate has no number");
+        (*tg)[i] = gu[v];
+        memcpy(*rows + 2 * (size_t)i++, ul->values + 2 * (size_t)v, 2 * sizeof **rows);
+    }
+    for (mmx_index f = 0, i = 0; !s && f < nfL; f++)
+        for (mmx_index c = lst[L][f]; of[f] && c < lst[L][f + 1]; c++) {
+            if (gu[luv[L][c]] < 0)
+                s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: a corner of an "
+                              "owned face has no texture coordinate's number");
+            (*tc)[i++] = gu[luv[L][c]];
+        }
+done:
+    if (!s && *T > INT32_MAX)
+        s = mmx__fail(ctx, MMX_ERR_OVERFLOW, "mmx_dist_subdivide_write: %lld texture "
+                      "coordinates: past the single-process writer's 32-bit numbers", (long long)*T);
+    for (int l = 1; luv && l < L; l++) free(luv[l]);
+    free(luv), free(gu), free(gfu), free(ofu), free(inown), free(mine), free(keys), free(mk);
+    return s;
+}
+
 /* Numbers [0, N) flagged by the ranks together (collective): each rank gives n numbers g
  * (any number from any ranks, any times) with flags (OR'd); out[i] gets g[i]'s place among
  * the flagged numbers in order (its number once the others are left out), -1 where g[i] is
@@ -358,6 +634,43 @@ static mmx_status three_faced(mmx_ctx *ctx, mmx_index nf, const mmx_index *st, c
     return s;
 }
 
+mmx_status mmx__dist_uv_by_value(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme, int L,
+                                 const mmx_subdiv_options *o, int tex, int64_t *by_value)
+{
+    mmx_ctx *hc = dm->dev ? dm->dev->hctx : ctx;
+    const mmx_mesh *base = dm->dev ? dm->dev->hlocal : dm->local;
+    const mmx_index nf0 = mmx_mesh_nfaces(base);
+    mmx_status s = MMX_OK;
+    /* The mode: the option, else the tag (as subdiv.c resolves it), else linear. */
+    mmx_fvar_mode mode = o->fvar;
+    if (tex && mode == MMX_FVAR_FROM_MESH && base->tags) {
+        static const mmx_fvar_mode by_tag[6] = {MMX_FVAR_SMOOTH, MMX_FVAR_CORNERS_ONLY,
+                                                MMX_FVAR_LINEAR_ALL, MMX_FVAR_LINEAR_ALL,
+                                                MMX_FVAR_BOUNDARIES, MMX_FVAR_LINEAR_ALL};
+        mmx_mesh_tags *T = NULL;
+        s = mmx__dist_host_status(ctx, hc, mmx_mesh_tags_parse(hc, base, &T));
+        if (!s && T->fvar_interpolate_boundary >= 0 && T->fvar_interpolate_boundary <= 5)
+            mode = by_tag[T->fvar_interpolate_boundary];
+        mmx_mesh_tags_free(T);
+    }
+    if (mode == MMX_FVAR_FROM_MESH) mode = MMX_FVAR_LINEAR_ALL;
+    const int smooth = mode != MMX_FVAR_LINEAR_ALL && scheme != MMX_SCHEME_BILINEAR;
+    *by_value = tex && L > 0 && !smooth && scheme == MMX_SCHEME_LOOP;
+    if (!s && tex && L > 0 && !smooth && scheme != MMX_SCHEME_LOOP && nf0 > 0) {
+        mmx_mesh *tm = NULL;
+        mmx_index *st = NULL, *vt = NULL;
+        s = mmx_mesh_faces(hc, base, &st, &vt);
+        const mmx_status m = s ? MMX_OK : mmx_mesh_from_faces(hc, base->uv->nvalues, nf0, st,
+                                                              base->uv->index, NULL, &tm);
+        if (m == MMX_ERR_MESH) *by_value = 1;
+        else if (m) s = m;
+        s = mmx__dist_host_status(ctx, hc, s);
+        mmx_mesh_free(tm), free(st), free(vt);
+    }
+    const mmx_status b = mmx__dist_allreduce_i64(ctx, dm->d, by_value, 1, MMX__DIST_MAX);
+    return s ? s : b;
+}
+
 mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_scheme scheme,
                                     int levels, const mmx_subdiv_options *opts, const char *path,
                                     mmx_format fmt, int64_t *bytes, mmx_dist_subdiv_report *report)
@@ -424,6 +737,17 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
     const mmx_status b = mmx__dist_allreduce_i64(ctx, d, &algebraic, 1, MMX__DIST_MAX);
     if (!s) s = b;
     if (!s && algebraic) o.path = MMX_SUBDIV_PATH_ALGEBRAIC;
+    /* Texture coordinates (OBJ; PLY carries none): numbered by the texture mesh's layout, or
+     * by value where the single process numbers them so (mmx__dist_uv_by_value). Holes left
+     * out would renumber them too: not done here. */
+    const int tex = fmt == MMX_FORMAT_OBJ && dm->guv != NULL;
+    int64_t by_value = 0;
+    const mmx_status bv = mmx__dist_uv_by_value(ctx, dm, scheme, L, &o, tex, &by_value);
+    if (!s) s = bv;
+    if (!s && tex && o.boundary == MMX_BOUNDARY_NONE && holes == MMX_HOLES_REMOVE)
+        s = mmx__fail(ctx, MMX_ERR_UNSUPPORTED, "mmx_dist_subdivide_write: texture coordinates "
+                      "with boundary mode none (its holes left out would renumber them; "
+                      "mmx_dist_subdivide)");
     s = mmx_dist_agree(ctx, d, s);
     if (s) return s;
     mmx_mesh *fine = NULL, *hfine = NULL;
@@ -471,70 +795,12 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
         if (!lst[l]) s = mmx__host_alloc(ctx, 1, sizeof **lst, (void **)&lst[l]);
         if (!s) lst[l][0] = 0;
     }
-    /* Level 0's numbers. */
+    /* Every level's vertex numbers, then (OBJ) the texture coordinates' alike. */
     mmx_index nv = nv0;
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nv0 + 1, sizeof *gv, (void **)&gv);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0 + 1, sizeof *gf, (void **)&gf);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)nf0 + 1, 1, (void **)&of);
-    if (!s) {
-        memcpy(gv, dm->gv, (size_t)nv0 * sizeof *gv);
-        memcpy(gf, dm->gf, (size_t)nf0 * sizeof *gf);
-        memcpy(of, dm->of, (size_t)nf0);
-    }
     int64_t V = dm->gverts, F = dm->gfaces;
-    for (int l = 0; l < L; l++) {
-        int64_t E = 0;
-        mmx_index ne = 0;
-        s = mmx_dist_agree(ctx, d, s);
-        if (s) break;
-        const mmx_index nf = nfl[l], ncf = nfl[l + 1];
-        s = mmx__host_alloc(ctx, (size_t)lst[l][nf] + 1, sizeof *cedge, (void **)&cedge);
-        s = mmx_dist_agree(ctx, d, s);
-        if (s) break;
-        s = number_edges(ctx, d, nv, nf, lst[l], lvt[l], gv, gf, of, V, cedge, &E, &ne, &rep.gathered_bytes);
-        if (s) break;
-        const mmx_index ncv = nv + (loop ? 0 : nf) + ne;
-        s = mmx__host_alloc(ctx, (size_t)ncv + 1, sizeof *ngv, (void **)&ngv);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf + 1, sizeof *ngf, (void **)&ngf);
-        if (!s) s = mmx__host_alloc(ctx, (size_t)ncf + 1, 1, (void **)&nof);
-        if (!s) {
-            memcpy(ngv, gv, (size_t)nv * sizeof *ngv);
-            for (mmx_index v = nv; v < ncv; v++) ngv[v] = -1;
-        }
-        const int64_t VF = V + (loop ? 0 : F);
-        mmx_index j = 0;
-        for (mmx_index i = 0; i < nf && !s; i++) {
-            const mmx_index a = lst[l][i], c = lst[l][i + 1] - a, nch = loop ? 4 : c;
-            const int64_t first = !loop && l == 0 ? dm->gface_corner[i] : 4 * gf[i];
-            for (mmx_index k = 0; k < nch; k++, j++) {
-                ngf[j] = first + k, nof[j] = of[i];
-                const mmx_index *ch = lvt[l + 1] + lst[l + 1][j];
-                if (j >= ncf || lst[l + 1][j + 1] - lst[l + 1][j] != (loop ? 3 : 4) ||
-                    (!loop && (ch[0] != lvt[l][a + k] || ch[1] >= ncv || ch[2] >= ncv))) {
-                    s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: child face "
-                                  "%d of level %d is not laid out as subdiv.h states", j, l + 1);
-                    break;
-                }
-                if (loop) {
-                    for (int e = 0; k == 0 && e < 3; e++)
-                        if (cedge[a + e] >= 0) ngv[ch[e]] = V + cedge[a + e];
-                } else {
-                    ngv[ch[2]] = V + gf[i];
-                    if (cedge[a + k] >= 0) ngv[ch[1]] = VF + cedge[a + k];
-                }
-            }
-        }
-        if (!s && j != ncf)
-            s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: level %d has %d "
-                          "faces, its parents make %d", l + 1, ncf, j);
-        free(gv), free(gf), free(of), free(cedge);
-        gv = ngv, gf = ngf, of = nof, cedge = NULL, ngv = NULL, ngf = NULL, nof = NULL;
-        const int64_t nextF = !loop && l == 0 ? dm->gnnz : 4 * F;
-        V = VF + E, F = nextF, nv = ncv;
-        /* a rank's failure here is every rank's before the next level's collectives */
-        s = mmx_dist_agree(ctx, d, s);
-        if (s) break;
-    }
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s) s = number_levels(ctx, dm, loop, L, nfl, lst, lvt, nv0, dm->gv, &nv, &V, &F, &gv, &gf, &of,
+                              &rep.gathered_bytes);
     if (!s && refine && nv != mmx_mesh_nverts(last))
         s = mmx__fail(ctx, MMX_ERR_INTERNAL, "mmx_dist_subdivide_write: %d vertices numbered, "
                       "the refined local mesh has %d", nv, mmx_mesh_nverts(last));
@@ -611,11 +877,21 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
             i++;
         }
     }
+    /* The texture coordinates (OBJ), numbered as the single process numbers them. */
+    mmx__dist_uvrec ur = {0, 0, NULL, NULL, NULL};
+    int64_t *tg = NULL, *tc = NULL;
+    float *trows = NULL;
+    s = mmx_dist_agree(ctx, d, s);
+    if (!s && tex)
+        s = name_uv(ctx, dm, loop, L, by_value, base, last, nfl, lst, of, gf, nwc, &ur.T, &ur.nt,
+                    &tg, &trows, &tc, &rep.gathered_bytes);
+    ur.tg = tg, ur.rows = trows, ur.tcorner = tc;
     s = mmx_dist_agree(ctx, d, s);
     int64_t sent = 0;
     if (!s)
         s = mmx__dist_write_records(ctx, d, path, fmt, V, F, 3, nw, vg, rows, nwf, fg, fst, fc,
-                                    &sent, bytes);
+                                    tex ? &ur : NULL, &sent, bytes);
+    free(tg), free(tc), free(trows);
     rep.gathered_bytes += sent;
     if (!s) rep.written_verts = V, rep.written_faces = F;
     dm->cnt->bytes += rep.gathered_bytes;
