@@ -48,6 +48,29 @@ static mmx_status vertex_rule(mmx_ctx *ctx, mmx_index nv, mmx_index nf, const mm
     return MMX_OK;
 }
 
+/* What this rank writes of a last level's n vertices (or texture values) at the local
+ * corners (st, vt): vertex_rule's choice at a corner; one at no local corner, one of the
+ * input's first n0 that no face uses, is written by its input owner (own0[v], or rank 0 where
+ * own0 is NULL: dist_mesh.c gave such texture values to rank 0 alone); with vnew, none the
+ * holes left out (vnew < 0). mine, scratch: room for n each. *count grows by the chosen. */
+static mmx_status written_rule(mmx_ctx *ctx, int me, mmx_index n, mmx_index nf, const mmx_index *st,
+                               const mmx_index *vt, const int64_t *gf, const unsigned char *of,
+                               mmx_index n0, const unsigned char *own0, const int64_t *vnew,
+                               unsigned char *scratch, unsigned char *mine, int64_t *count)
+{
+    mmx_status s = vertex_rule(ctx, n, nf, st, vt, gf, of, scratch, mine);
+    if (s) return s;
+    unsigned char *used = scratch; /* reused: at some local corner */
+    memset(used, 0, (size_t)n);
+    for (mmx_index c = 0; c < st[nf]; c++) used[vt[c]] = 1;
+    for (mmx_index v = 0; v < n; v++) {
+        mine[v] |= !used[v] && v < n0 && (own0 ? own0[v] : me == 0);
+        if (vnew) mine[v] &= vnew[v] >= 0; /* of holes alone: left out */
+        *count += mine[v];
+    }
+    return MMX_OK;
+}
+
 /* The global number of the edge (c, next corner) of every corner of a face that shares a
  * vertex with an owned face (cedge; -1 elsewhere), and the whole level's edge count *E, for
  * the level of V vertices whose local faces are (st, vt) with global vertex numbers gv (known
@@ -463,18 +486,9 @@ static mmx_status name_uv(mmx_ctx *ctx, const mmx_dist_mesh *dm, int loop, int L
                       "numbered, the refined local mesh has %d", nu, ul->nvalues);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nu + 1, 1, (void **)&inown);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nu + 1, 1, (void **)&mine);
-    if (!s) s = vertex_rule(ctx, nu, nfL, lst[L], luv[L], gf, of, inown, mine);
-    if (!s) {
-        unsigned char *used = inown; /* reused: a value at some local corner */
-        memset(used, 0, (size_t)nu);
-        for (mmx_index c = 0; c < lst[L][nfL]; c++) used[luv[L][c]] = 1;
-        for (mmx_index v = 0; v < nu; v++) {
-            /* the values no face uses are rank 0's (dist_mesh.c gave it them alone) */
-            mine[v] |= !used[v] && v < ub->nvalues && d->rank == 0;
-            *nt += mine[v];
-        }
-        s = mmx__host_alloc(ctx, (size_t)*nt + 1, sizeof **tg, (void **)tg);
-    }
+    if (!s) s = written_rule(ctx, d->rank, nu, nfL, lst[L], luv[L], gf, of, ub->nvalues, NULL, NULL,
+                             inown, mine, nt);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)*nt + 1, sizeof **tg, (void **)tg);
     if (!s) s = mmx__host_alloc(ctx, 2 * (size_t)*nt + 1, sizeof **rows, (void **)rows);
     for (mmx_index v = 0, i = 0; !s && v < nu; v++) {
         if (!mine[v]) continue;
@@ -833,16 +847,9 @@ mmx_status mmx_dist_subdivide_write(mmx_ctx *ctx, const mmx_dist_mesh *dm, mmx_s
                             &F, &fnew, &vnew, &rep.gathered_bytes);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, 1, (void **)&inown);
     if (!s) s = mmx__host_alloc(ctx, (size_t)nv + 1, 1, (void **)&mine);
-    if (!s) s = vertex_rule(ctx, nv, nfL, lst[L], lvt[L], gf, of, inown, mine);
+    if (!s) s = written_rule(ctx, d->rank, nv, nfL, lst[L], lvt[L], gf, of, nv0, dm->ov, vnew,
+                             inown, mine, &nw);
     if (!s) {
-        unsigned char *used = inown; /* reused: a vertex in some local face */
-        memset(used, 0, (size_t)nv);
-        for (mmx_index c = 0; c < lst[L][nfL]; c++) used[lvt[L][c]] = 1;
-        for (mmx_index v = 0; v < nv; v++) {
-            mine[v] |= !used[v] && v < nv0 && dm->ov[v];
-            if (vnew) mine[v] &= vnew[v] >= 0; /* a vertex of holes alone: left out */
-            nw += mine[v];
-        }
         for (mmx_index f = 0; f < nfL; f++) {
             if (fnew) of[f] &= fnew[f] >= 0; /* a hole: left out */
             if (of[f]) nwf++, nwc += lst[L][f + 1] - lst[L][f];
