@@ -31,6 +31,7 @@ struct mmx_ctx {
     unsigned long long syncs; /* host waits for the stream so far (mmx__stream_sync) */
     mmx_progress_fn progress; /* mmx_ctx_set_progress: called between steps, or NULL */
     void *progress_user;
+    int cause;           /* the last failure's mmx__cause (mmx__fail_cause), 0 for any other */
     char err[MMX__ERRLEN];
 };
 
@@ -58,6 +59,24 @@ static inline unsigned long long mmx__ctx_syncs(const mmx_ctx *ctx)
 /* Records a detail sentence in ctx (if not NULL) and returns s, so a failing path reads
  * `return mmx__fail(ctx, MMX_ERR_ARG, "face %d: ...", f);`. */
 mmx_status mmx__fail(mmx_ctx *ctx, mmx_status s, const char *fmt, ...) MMX__PRINTF(3, 4);
+
+/* Failures that a caller higher up routes on (rather than on the sentence's words): a module
+ * records one with mmx__fail_cause and its caller reads mmx__ctx_cause right after the failed
+ * call. Every mmx__fail clears it. */
+typedef enum mmx__cause {
+    MMX__CAUSE_NONE = 0,
+    MMX__CAUSE_PILLOW = 1 /* subdiv: two triangles glued along all three edges, which the mesh
+                             matrix cannot refine and the face lists can (mmx_subdivide) */
+} mmx__cause;
+
+/* mmx__fail with the failure's cause recorded. */
+mmx_status mmx__fail_cause(mmx_ctx *ctx, mmx_status s, mmx__cause cause, const char *fmt, ...)
+    MMX__PRINTF(4, 5);
+
+static inline mmx__cause mmx__ctx_cause(const mmx_ctx *ctx)
+{
+    return ctx ? (mmx__cause)ctx->cause : MMX__CAUSE_NONE;
+}
 
 /* The first statement of every public entry point that takes a context (core.h): a NULL one
  * is refused with MMX_ERR_ARG, there being no context to hold the sentence. The name parsers

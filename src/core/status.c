@@ -29,6 +29,19 @@ mmx_status mmx__fail(mmx_ctx *ctx, mmx_status s, const char *fmt, ...)
         va_start(ap, fmt);
         vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
         va_end(ap);
+        ctx->cause = MMX__CAUSE_NONE;
+    }
+    return s;
+}
+
+mmx_status mmx__fail_cause(mmx_ctx *ctx, mmx_status s, mmx__cause cause, const char *fmt, ...)
+{
+    if (ctx) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(ctx->err, sizeof ctx->err, fmt, ap);
+        va_end(ap);
+        ctx->cause = (int)cause;
     }
     return s;
 }

@@ -163,10 +163,6 @@ static mmx_status first_edge(mmx_ctx *ctx, const mmx_adjacency *adj, mmx_index w
  * inputs whose refinement is not manifold when the input is: two triangles sharing two edges
  * share all three vertices, and a level without repeated triangles gives none (children of
  * different faces differ in an old vertex, an edge point or a face centre). */
-/* The words of the pillow refusal below, by which mmx_subdivide knows that refusal from the
- * others the mesh-matrix paths make (only this one sends a mesh to the face lists). */
-static const char pillow_words[] = "glued along all three edges (a two-sided pillow)";
-
 static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh_stats *st)
 {
     const char *name = mmx_scheme_name(scheme);
@@ -177,11 +173,12 @@ static mmx_status check_repeated(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh
                          "the same vertices in the same order; repeated faces: %d)", name, st->repeated_face[1],
                          st->repeated_face[0], st->repeated_faces);
     if (mmx__scheme_quads(scheme)) return MMX_OK;
-    return mmx__fail(ctx, MMX_ERR_MESH,
+    /* The cause, for mmx_subdivide: only this refusal sends a mesh to the face lists. */
+    return mmx__fail_cause(ctx, MMX_ERR_MESH, MMX__CAUSE_PILLOW,
                      "%s cannot refine faces %d and %d (0-based): two triangles on the same "
-                     "three vertices, %s; their children would "
-                     "share new edges four ways, which a mesh matrix cannot hold (repeated "
-                     "faces: %d)%s", name, st->repeated_face[0], st->repeated_face[1], pillow_words,
+                     "three vertices, glued along all three edges (a two-sided pillow); their "
+                     "children would share new edges four ways, which a mesh matrix cannot hold "
+                     "(repeated faces: %d)%s", name, st->repeated_face[0], st->repeated_face[1],
                      st->repeated_faces, scheme == MMX_SCHEME_LOOP ? "; the default path refines "
                      "it on face lists (mmx_subdivide_faces)" : "");
 }
@@ -947,6 +944,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
     MMX__NEED_CTX(ctx);
     if (!out) return mmx__fail(ctx, MMX_ERR_ARG, "mmx_subdivide: out is NULL");
     *out = NULL;
+    ctx->cause = MMX__CAUSE_NONE; /* none left from an earlier call */
     mmx_status s = subdivide(ctx, scheme, mesh, levels, opts, out);
     /* Loop's pillows are refused by the mesh-matrix paths (check_repeated): the face-list
      * path takes them. Looked for only on that refusal, so other meshes pay nothing; any other
@@ -954,7 +952,7 @@ mmx_status mmx_subdivide(mmx_ctx *ctx, mmx_scheme scheme, const mmx_mesh *mesh, 
      * (fuzz_subdiv found a pillow with such a coordinate and kept holes refused by the face
      * lists for the holes on the default path, for the coordinate on the algebraic one). */
     if (s == MMX_ERR_MESH && scheme == MMX_SCHEME_LOOP && levels > 0 && mesh && mesh->M &&
-        (!opts || opts->path == MMX_SUBDIV_PATH_AUTO) && strstr(mmx_ctx_error(ctx), pillow_words)) {
+        (!opts || opts->path == MMX_SUBDIV_PATH_AUTO) && mmx__ctx_cause(ctx) == MMX__CAUSE_PILLOW) {
         char why[MMX__ERRLEN];
         snprintf(why, sizeof why, "%s", mmx_ctx_error(ctx));
         mmx_status p = mmx__subdiv_pillows(ctx, scheme, mesh, levels, opts, out);
