@@ -38,10 +38,10 @@ mmx_status mmx__patch_owned_counts_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, m
     return mmx__no_cuda(ctx, "mmx__patch_owned_counts_cuda");
 }
 
-mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
-                                     const mmx_index *owned_off, const mmx_index *ptr,
-                                     mmx_index *len, uint16_t *idx)
+mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_index *owned_off,
+                                     mmx_index *const ptr[2], mmx_index *const len[2],
+                                     uint16_t *const idx[2])
 {
-    (void)ps, (void)k, (void)owned_off, (void)ptr, (void)len, (void)idx;
+    (void)ps, (void)owned_off, (void)ptr, (void)len, (void)idx;
     return mmx__no_cuda(ctx, "mmx__patch_rows_fill_cuda");
 }

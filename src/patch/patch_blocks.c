@@ -47,9 +47,12 @@ mmx_status mmx_patch_set_blocks(mmx_ctx *ctx, const mmx_patch_set *ps, int lists
     if (lists != MMX_PV_KEPT_ROWS) return MMX_OK;
     /* The kept rows instead of a work space: made on the set's first such call. */
     out->work_bytes = 0;
-    mmx_status s = mmx__patch_rows(ctx, ps, MMX__ROWS_VV, &out->owned_off, &out->vv_ptr, &out->vv);
-    if (!s) s = mmx__patch_rows(ctx, ps, MMX__ROWS_VF, &out->owned_off, &out->vf_ptr, &out->vf);
-    return s;
+    const mmx_status s = mmx__patch_rows(ctx, ps);
+    if (s) return s;
+    out->owned_off = ps->owned_off;
+    out->vv_ptr = ps->rows_ptr, out->vf_ptr = ps->rows_ptr + ps->nverts + 1;
+    out->vv = ps->rows_idx[MMX__ROWS_VV], out->vf = ps->rows_idx[MMX__ROWS_VF];
+    return MMX_OK;
 }
 
 mmx_status mmx_patch_kernel_fail(mmx_ctx *ctx, mmx_status s, const char *what)

@@ -61,11 +61,10 @@ struct mmx_patch_set {
     mmx_index bad_ends[2]; /* that edge's ends, smaller first (for the refusals' sentence) */
     /* Kept stencil rows (mmx__patch_rows), made on first use and freed with the arrays:
      * owned_off (npatches + 1) numbers the owned vertices patch by patch (patch p's owned
-     * local vertex v is row owned_off[p] + v); per kind its row offsets (nverts + 1: the rows,
-     * then the total repeated) and local indices. Topology only: an update of the set makes
-     * a new set without them. */
-    mmx_index *owned_off;
-    mmx_index *rows_ptr[2];
+     * local vertex v is row owned_off[p] + v); rows_ptr holds VV's row offsets, then VF's
+     * (nverts + 1 each: the rows, then the total repeated), rows_idx[k] kind k's local
+     * indices. Topology only: an update of the set makes a new set without them. */
+    mmx_index *owned_off, *rows_ptr;
     uint16_t *rows_idx[2];
 };
 
@@ -78,22 +77,22 @@ struct mmx_patch_set {
  * walks the star. */
 typedef enum mmx__patch_row_kind { MMX__ROWS_VV = 0, MMX__ROWS_VF = 1 } mmx__patch_row_kind;
 
-/* The kept rows of kind k of a set (built with MMX_PV_VERTEX_STARS's checks: a set whose faces
- * are not consistently oriented is refused as mmx_patch_set_blocks refuses it): *owned_off,
- * *ptr and *idx in the set's space, owned by the set. Made on the first call for that kind
- * (the set is a cache for them, hence the cast of const: nothing a query reads changes).
+/* Makes the set's kept rows, both kinds from one walk of each star, where it has none
+ * (owned_off, rows_ptr, rows_idx in the set's space; the set is a cache for them, hence the
+ * cast of const: nothing a query reads changes). Built with MMX_PV_VERTEX_STARS's checks: a set
+ * whose faces are not consistently oriented is refused as mmx_patch_set_blocks refuses it.
  * Cost: the first call O(local corners) and two patch kernels on CUDA; later calls O(1).
- * Synchronises: on CUDA, once on the first call (the entries' total, to size them).
- * Errors: as mmx_patch_set_blocks, MMX_ERR_NOMEM, MMX_ERR_CUDA. */
-mmx_status mmx__patch_rows(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
-                           const mmx_index **owned_off, const mmx_index **ptr, const uint16_t **idx);
+ * Synchronises: on CUDA, once on the first call (the VV entries' total, which bounds VF's too).
+ * Errors: as mmx_patch_set_blocks, MMX_ERR_NOMEM, MMX_ERR_OVERFLOW, MMX_ERR_CUDA. */
+mmx_status mmx__patch_rows(mmx_ctx *ctx, const mmx_patch_set *ps);
 
 /* The CUDA halves (patch_rows.cu), queued: each patch's owned-vertex count into cnt[p]; each
- * owned vertex's row length into len[owned_off[p] + v]; the rows into idx at ptr. */
+ * owned vertex's row lengths into len[k][owned_off[p] + v] (ptr NULL), or its rows into
+ * idx[k] at ptr[k] (len NULL). */
 mmx_status mmx__patch_owned_counts_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx_index *cnt);
-mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, mmx__patch_row_kind k,
-                                     const mmx_index *owned_off, const mmx_index *ptr,
-                                     mmx_index *len, uint16_t *idx);
+mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps, const mmx_index *owned_off,
+                                     mmx_index *const ptr[2], mmx_index *const len[2],
+                                     uint16_t *const idx[2]);
 
 /* The cut with labels (mmx_patch_set_follow). The faces in cut order (Morton) are sorted
  * stably by label; a label's faces (a group) make one run when there are at most

@@ -1,5 +1,5 @@
-/* The CUDA half of the kept stencil rows (patch_rows.c): the rows' lengths and entries by two
- * patch kernels written through meshmatrix/patch_kernel.cuh (each patch's stars built in
+/* The CUDA half of the kept stencil rows (patch_rows.c): the rows' lengths and entries (VV and
+ * VF from one walk of each star) by two patch kernels written through meshmatrix/patch_kernel.cuh (each patch's stars built in
  * shared memory, each owned vertex walked by one thread: mmx__patch_row_walk), and the owned
  * counts the rows are numbered by. Queued. */
 #include "meshmatrix/patch_kernel.cuh"
@@ -9,18 +9,21 @@
 namespace {
 
 struct rows_op {
-    mmx__patch_row_kind k;
-    const mmx_index *owned_off, *ptr;
-    mmx_index *len; /* the lengths pass (ptr NULL) */
-    uint16_t *idx;  /* the entries pass */
+    const mmx_index *owned_off;
+    const mmx_index *ptr[2]; /* the entries pass */
+    mmx_index *len[2];       /* the lengths pass (ptr NULL) */
+    uint16_t *idx[2];
 
     __device__ void operator()(mmx::patch &p) const
     {
         const mmx_patch_view &V = p.view();
         const mmx_index r0 = owned_off[p.index()];
         p.for_each_owned_vertex([&](mmx_index v, mmx_index) {
-            if (ptr) mmx__patch_row_walk(&V, v, k, idx + ptr[r0 + v]);
-            else len[r0 + v] = mmx__patch_row_walk(&V, v, k, nullptr);
+            uint16_t *const at[2] = {ptr[0] ? idx[0] + ptr[0][r0 + v] : nullptr,
+                                     ptr[0] ? idx[1] + ptr[1][r0 + v] : nullptr};
+            mmx_index n[2];
+            mmx__patch_row_walk(&V, v, at, n);
+            if (!ptr[0]) len[0][r0 + v] = n[0], len[1][r0 + v] = n[1];
         });
     }
 };
@@ -42,9 +45,13 @@ extern "C" mmx_status mmx__patch_owned_counts_cuda(mmx_ctx *ctx, const mmx_patch
 }
 
 extern "C" mmx_status mmx__patch_rows_fill_cuda(mmx_ctx *ctx, const mmx_patch_set *ps,
-                                                mmx__patch_row_kind k, const mmx_index *owned_off,
-                                                const mmx_index *ptr, mmx_index *len, uint16_t *idx)
+                                                const mmx_index *owned_off, mmx_index *const ptr[2],
+                                                mmx_index *const len[2], uint16_t *const idx[2])
 {
-    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, mmx::patch_shared{},
-                             rows_op{k, owned_off, ptr, len, idx});
+    rows_op op{owned_off, {nullptr, nullptr}, {nullptr, nullptr}, {nullptr, nullptr}};
+    for (int k = 0; k < 2; k++) {
+        if (ptr) op.ptr[k] = ptr[k], op.idx[k] = idx[k];
+        else op.len[k] = len[k];
+    }
+    return mmx::patch_launch(ctx, ps, MMX_PV_VERTEX_STARS, mmx::patch_shared{}, op);
 }

@@ -10,22 +10,23 @@
 extern "C" {
 #endif
 
-/* Owned local vertex v's row of kind k in V (built with MMX_PV_VERTEX_STARS): its length, and
- * with idx (room for that length) its entries, in the star's order. */
-static inline MMX__HD mmx_index mmx__patch_row_walk(const mmx_patch_view *V, mmx_index v,
-                                                   mmx__patch_row_kind k, uint16_t *idx)
+/* Owned local vertex v's rows in V (built with MMX_PV_VERTEX_STARS), walked once in the
+ * star's order: n[k] gets the length of kind k's row, and where idx[k] is not NULL (room for
+ * that length) its entries. */
+static inline MMX__HD void mmx__patch_row_walk(const mmx_patch_view *V, mmx_index v,
+                                               uint16_t *const idx[2], mmx_index n[2])
 {
     mmx_pv_star it;
     mmx_pv_nbr nb;
-    mmx_index n = 0;
+    n[MMX__ROWS_VV] = n[MMX__ROWS_VF] = 0;
     mmx_pv_star_begin(V, v, &it);
     while (mmx_pv_star_next(V, &it, &nb)) {
-        const mmx_index x = k == MMX__ROWS_VV ? nb.vert : nb.face;
-        if (x < 0) continue; /* VF: an open fan's closing entry has no face */
-        if (idx) idx[n] = (uint16_t)x;
-        n++;
+        if (idx[MMX__ROWS_VV]) idx[MMX__ROWS_VV][n[MMX__ROWS_VV]] = (uint16_t)nb.vert;
+        n[MMX__ROWS_VV]++;
+        if (nb.face < 0) continue; /* an open fan's closing entry has no face */
+        if (idx[MMX__ROWS_VF]) idx[MMX__ROWS_VF][n[MMX__ROWS_VF]] = (uint16_t)nb.face;
+        n[MMX__ROWS_VF]++;
     }
-    return n;
 }
 
 #ifdef __cplusplus

@@ -8,7 +8,7 @@
 #include "mesh/mesh_internal.h"
 
 /* The set's array pointers, in one list, for the loops that free or clear them all. */
-#define NARRAYS 22
+#define NARRAYS 21
 
 static void arrays(mmx_patch_set *ps, void ***arr)
 {
@@ -19,8 +19,7 @@ static void arrays(mmx_patch_set *ps, void ***arr)
         (void **)&ps->fe,         (void **)&ps->ev,         (void **)&ps->face_patch,
         (void **)&ps->edge_patch, (void **)&ps->vert_patch, (void **)&ps->face_local,
         (void **)&ps->edge_local, (void **)&ps->vert_local, (void **)&ps->owned_off,
-        (void **)&ps->rows_ptr[0], (void **)&ps->rows_ptr[1], (void **)&ps->rows_idx[0],
-        (void **)&ps->rows_idx[1],
+        (void **)&ps->rows_ptr, (void **)&ps->rows_idx[0], (void **)&ps->rows_idx[1],
     };
     memcpy(arr, a, sizeof a);
 }
