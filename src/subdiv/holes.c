@@ -137,9 +137,10 @@ static mmx_status mark(mmx_ctx *ctx, const mmx__holes_in *in, unsigned char *kee
         free(used), free(rank);
         return s;
     }
+    /* Without `read` (the memo has info) only the flags: no counts, no numbers. */
     mmx_index *d = NULL;
     const size_t bytes = ((size_t)in->nid + 2) * sizeof *d;
-    mmx_status s = mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&d);
+    mmx_status s = read ? mmx_mem_alloc(ctx, MMX_SPACE_DEVICE, bytes, (void **)&d) : MMX_OK;
     if (!s) s = mmx__subdiv_holes_mark_cuda(ctx, in, keep, row_keep, d);
     if (!s && read) s = mmx_mem_copy(ctx, info, MMX_SPACE_HOST, d, MMX_SPACE_DEVICE, bytes); /* the wait */
     mmx_mem_free(ctx, MMX_SPACE_DEVICE, d);

@@ -79,10 +79,12 @@ extern "C" mmx_status mmx__subdiv_holes_mark_cuda(mmx_ctx *ctx, const mmx__holes
     s = mmx__dev_zero(ctx, bytes, 2 * v1);
     MMX__LAUNCH(mark_faces, f1, *in, *R, keep, keepi, used, kuse);
     MMX__LAUNCH(mark_rows, v1, R->nrows, used, kuse, rflag, row_keep);
-    if (!s) s = mmx__scan_exclusive(ctx, rflag, (int64_t)v1, rid);
-    if (!s) s = mmx__scan_exclusive(ctx, keepi, (int64_t)f1, keepi);
-    MMX__LAUNCH(read_ids, (size_t)in->nid + 1, R->nrows, R->ncols, in->ids, in->nid, rflag, rid,
-                keepi, info);
+    /* The counts and the ids' numbers: not where the caller has them already (info NULL). */
+    if (!s && info) s = mmx__scan_exclusive(ctx, rflag, (int64_t)v1, rid);
+    if (!s && info) s = mmx__scan_exclusive(ctx, keepi, (int64_t)f1, keepi);
+    if (info)
+        MMX__LAUNCH(read_ids, (size_t)in->nid + 1, R->nrows, R->ncols, in->ids, in->nid, rflag, rid,
+                    keepi, info);
     mmx__dev_free(ctx, blk); /* in stream order, after the kernels that read them */
     mmx__dev_free(ctx, bytes);
     return s;

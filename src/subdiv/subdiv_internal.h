@@ -329,8 +329,8 @@ typedef struct mmx__holes_in {
 
 /* The device half of holes.c's marking, arrays on the device, queued: keep[F] (nf bytes) for
  * the faces not descended from a hole, row_keep[v] (nv bytes) for the vertices no face uses,
- * and info = [kept vertices, kept faces, the new number of each id (-1: left out)], read by
- * the caller. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * and, unless info is NULL, info = [kept vertices, kept faces, the new number of each id (-1:
+ * left out)], read by the caller. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx__subdiv_holes_mark_cuda(mmx_ctx *ctx, const mmx__holes_in *in, unsigned char *keep,
                                        unsigned char *row_keep, mmx_index *info);
 
