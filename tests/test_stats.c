@@ -2,6 +2,7 @@
  * meshes (V, E, F, Euler characteristic, genus, boundary loops), the non-manifold, badly
  * oriented and degenerate cases, both matrix forms, device meshes, a large mesh, and random
  * meshes against a naive statement of every count. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,9 +137,16 @@ static void assert_same_stats(const mmx_mesh_stats *a, const mmx_mesh_stats *b, 
     SAME(nonmanifold_verts); SAME(inconsistent_edges); SAME(isolated_verts); SAME(components);
     SAME(euler); SAME(manifold); SAME(oriented); SAME(genus_valid); SAME(genus);
     for (int i = 0; i < MMX_STATS_ORDERS; i++) SAME(order_hist[i]);
+    SAME(first_nonmanifold_vert); SAME(inconsistent_edge[0]); SAME(inconsistent_edge[1]);
+    SAME(repeated_faces); SAME(repeated_face[0]); SAME(repeated_face[1]);
+    SAME(repeated_orientation);
+    /* the box bit for bit: -0 against 0, and NaN */
     for (int d = 0; d < 3; d++) {
-        SAME(bbox_min[d]);
-        SAME(bbox_max[d]);
+        cr_assert(!memcmp(&a->bbox_min[d], &b->bbox_min[d], sizeof(float)) &&
+                      !memcmp(&a->bbox_max[d], &b->bbox_max[d], sizeof(float)),
+                  "%s: the box differs on axis %d: [%g, %g] against [%g, %g]", what, d,
+                  (double)a->bbox_min[d], (double)a->bbox_max[d], (double)b->bbox_min[d],
+                  (double)b->bbox_max[d]);
     }
 #undef SAME
 }
@@ -1056,5 +1064,122 @@ Test(stats, repeated_faces)
     /* Three copies: two repeats, the pair named is the first. */
     const mmx_index three[9] = {4, 5, 6, 5, 6, 4, 6, 4, 5};
     expect_repeated(ctx, 7, 3, 3, three, 2, 0, 1, 1, "three copies");
+    mmx_ctx_free(ctx);
+}
+
+/* ---- the device's counts ------------------------------------------------------------------- */
+
+/* Host mesh h's stats and validation computed on the host and, from a device copy, on the
+ * device (general form, then reduced where it reduces): they must agree in every field. */
+static void same_on_device(mmx_ctx *host, mmx_ctx *dev, const mmx_mesh *h, const char *what)
+{
+    mmx_mesh_stats a = stats(host, h);
+    mmx_mesh *d = NULL;
+    MMX_OK_OR_FAIL(dev, mmx_mesh_copy(dev, h, MMX_SPACE_DEVICE, &d));
+    for (int form = 0; form < 2; form++) {
+        mmx_mesh_stats b = stats(dev, d);
+        assert_same_stats(&a, &b, what);
+        if (h->pos) {
+            mmx_mesh_validation x, y;
+            MMX_OK_OR_FAIL(host, mmx_mesh_validate(host, h, NULL, &x));
+            MMX_OK_OR_FAIL(dev, mmx_mesh_validate(dev, d, NULL, &y));
+            cr_assert(x.valid == y.valid && x.degenerate_faces == y.degenerate_faces &&
+                          x.first_degenerate_face == y.first_degenerate_face &&
+                          x.positions_checked == y.positions_checked &&
+                          !strcmp(x.problem, y.problem),
+                      "%s: validation differs: host %d \"%s\" (%d degenerate, first %d), device "
+                      "%d \"%s\" (%d, first %d)", what, x.valid, x.problem, x.degenerate_faces,
+                      x.first_degenerate_face, y.valid, y.problem, y.degenerate_faces,
+                      y.first_degenerate_face);
+        }
+        if (form == 1 || !a.uniform_order) break;
+        MMX_OK_OR_FAIL(dev, mmx_mesh_reduce(dev, d));
+    }
+    mmx_mesh_free(d);
+}
+
+Test(stats, device_counts_equal_the_host)
+{
+    mmx_ctx *ctx = tu_cuda_ctx_or_skip();
+    mmx_ctx *host = tu_host_ctx();
+    uint32_t seed = 4242;
+    /* Coordinates from a small set, so that extremes tie and 0 meets -0. */
+    static const float coord[6] = {-1.0f, -0.0f, 0.0f, 0.5f, 1.0f, 2.0f};
+    int nonmanifold = 0, loops = 0, incons = 0, repeated = 0, degenerate = 0;
+    for (int trial = 0; trial < 160; trial++) {
+        faces fl;
+        mmx_index nv;
+        if (trial % 2 == 0) { /* a soup: repeated faces, pinches, edges of many sides */
+            nv = 3 + (mmx_index)(tu_rng(&seed) % 10);
+            const mmx_index nf = 1 + (mmx_index)(tu_rng(&seed) % 14);
+            fl_init(&fl, nf, 5 * nf);
+            for (mmx_index f = 0; f < nf; f++) {
+                mmx_index n = 3 + (mmx_index)(tu_rng(&seed) % 3), v[5];
+                if (n > nv) n = nv;
+                for (mmx_index i = 0; i < n; i++) {
+                    int fresh;
+                    do {
+                        v[i] = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
+                        fresh = 1;
+                        for (mmx_index j = 0; j < i; j++) fresh &= v[j] != v[i];
+                    } while (!fresh);
+                }
+                fl_add(&fl, n, v);
+            }
+        } else { /* a damaged torus: holes, loose pieces, flipped faces */
+            const mmx_index U = 3 + (mmx_index)(tu_rng(&seed) % 6), V = 3 + (mmx_index)(tu_rng(&seed) % 6);
+            faces t;
+            fl_init(&t, U * V, 4 * U * V);
+            add_torus(&t, 0, U, V);
+            fl_init(&fl, U * V, 4 * U * V);
+            for (mmx_index f = 0; f < t.nf; f++) {
+                if (tu_rng(&seed) % 10 < 2) continue;
+                mmx_index q[4];
+                memcpy(q, t.verts + t.start[f], sizeof q);
+                if (tu_rng(&seed) % 8 == 0) {
+                    const mmx_index x = q[1];
+                    q[1] = q[3], q[3] = x;
+                }
+                fl_add(&fl, 4, q);
+            }
+            fl_free(&t);
+            nv = U * V + (mmx_index)(tu_rng(&seed) % 3); /* isolated vertices past the torus */
+        }
+        float *pos = malloc(3 * (size_t)nv * sizeof *pos);
+        cr_assert(pos);
+        for (mmx_index i = 0; i < 3 * nv; i++) pos[i] = coord[tu_rng(&seed) % 6];
+        mmx_mesh *h = make(host, nv, &fl, pos);
+        /* a NaN in the first vertex's x now and then (the box keeps it), or in another's */
+        if (trial % 9 == 4) h->pos[0] = NAN;
+        if (trial % 9 == 7) h->pos[3 * (nv - 1) + 1] = NAN;
+        char what[48];
+        snprintf(what, sizeof what, "trial %d", trial);
+        same_on_device(host, ctx, h, what);
+        mmx_mesh_stats st = stats(host, h);
+        mmx_mesh_validation vr;
+        MMX_OK_OR_FAIL(host, mmx_mesh_validate(host, h, NULL, &vr));
+        nonmanifold += st.nonmanifold_verts > 0;
+        loops += st.boundary_loops > 1;
+        incons += st.inconsistent_edges > 0;
+        repeated += st.repeated_faces > 0;
+        degenerate += vr.degenerate_faces > 0;
+        mmx_mesh_free(h);
+        free(pos);
+        fl_free(&fl);
+    }
+    cr_expect(nonmanifold >= 10 && loops >= 10 && incons >= 10 && repeated >= 5 && degenerate >= 10,
+              "coverage %d %d %d %d %d", nonmanifold, loops, incons, repeated, degenerate);
+    /* The hand-made repeated cases and larger shapes. */
+    const mmx_index extra[18] = {0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3, 3, 0, 1, 2, 3, 0};
+    mmx_mesh *m = make_uniform(host, 4, 6, 3, extra, NULL);
+    same_on_device(host, ctx, m, "tetrahedron with two faces repeated");
+    mmx_mesh_free(m);
+    const char *specs[] = {"torus:300:200", "icosphere:5", "grid:200:150", "mixed"};
+    for (int i = 0; i < 4; i++) {
+        m = tu_shape(host, specs[i]);
+        same_on_device(host, ctx, m, specs[i]);
+        mmx_mesh_free(m);
+    }
+    mmx_ctx_free(host);
     mmx_ctx_free(ctx);
 }

@@ -11,4 +11,18 @@
 #define MMX__HD
 #endif
 
+/* Double-precision operations rounded as written: in device code without the fused
+ * multiply-add nvcc would otherwise contract them into, so that a step evaluated by the host
+ * and by a kernel gives the same bits (the geometric predicates of the mesh checks and the
+ * cavity templates). */
+#ifdef __CUDA_ARCH__
+#define MMX__DMUL(a, b) __dmul_rn((a), (b))
+#define MMX__DADD(a, b) __dadd_rn((a), (b))
+#define MMX__DSUB(a, b) __dsub_rn((a), (b))
+#else
+#define MMX__DMUL(a, b) ((a) * (b))
+#define MMX__DADD(a, b) ((a) + (b))
+#define MMX__DSUB(a, b) ((a) - (b))
+#endif
+
 #endif

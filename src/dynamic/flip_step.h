@@ -23,16 +23,6 @@
 extern "C" {
 #endif
 
-#ifdef __CUDA_ARCH__
-#define MMX__DMUL(a, b) __dmul_rn((a), (b))
-#define MMX__DADD(a, b) __dadd_rn((a), (b))
-#define MMX__DSUB(a, b) __dsub_rn((a), (b))
-#else
-#define MMX__DMUL(a, b) ((a) * (b))
-#define MMX__DADD(a, b) ((a) + (b))
-#define MMX__DSUB(a, b) ((a) - (b))
-#endif
-
 /* What a flip round reads, as plain pointers in one memory space (host arrays of
  * mmx__flip_topo, or the device arrays of mmx__flip_dev): the triangles, the adjacency's edge
  * numbering and per edge its two faces by direction (dynamic_internal.h, ef). */

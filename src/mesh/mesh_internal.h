@@ -252,6 +252,34 @@ typedef struct mmx__repeated {
  * Cost: O(nnz + F log F) time, 16 bytes per face. */
 mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeated *out);
 
+/* The comparison step of mmx__mesh_repeated_faces, for a caller that hashed and sorted the
+ * faces itself (stats.cu on the device): hk[0..F) the face hashes (face_steps.h) sorted
+ * stably, fk the faces in that order, M the host mesh matrix. Errors: MMX_ERR_NOMEM. */
+mmx_status mmx__repeated_scan(mmx_ctx *ctx, const mmx_csc *M, const uint64_t *hk,
+                              const mmx_index *fk, mmx__repeated *out);
+
+/* ---- the statistics on the device (stats.cu) ---- */
+
+struct mmx__halfedge;
+
+/* The counts of mmx__mesh_stats_of for a device mesh, on the device: everything but the
+ * sizes the caller set (nverts, nfaces, ncorners, nedges, boundary and non-manifold edges) and
+ * the tail it derives (euler, manifold, oriented, genus); *used gets the vertices in faces.
+ * The same numbers as the host's loops (components and boundary loops by a union-find whose
+ * count does not depend on the order of its unions, the firsts and the box by atomic minima
+ * of packed records). Synchronises once (the counts' read-back), and copies the faces to the
+ * host only when two faces hash alike (repeated faces, or a rare collision). Errors:
+ * MMX_ERR_NOMEM, MMX_ERR_CUDA. Cost: O(nnz + F + E + the walks, as the host's). */
+mmx_status mmx__mesh_stats_counts_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                       const mmx_adjacency *adj, const struct mmx__halfedge *H,
+                                       mmx_mesh_stats *st, mmx_index *used);
+
+/* mmx_mesh_validate's degenerate faces of a device mesh with positions, on the device: their
+ * count and the first (-1 if none), each face decided by face_steps.h as on the host.
+ * Synchronises once. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+mmx_status mmx__mesh_degenerate_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *count,
+                                     mmx_index *first);
+
 /* ---- adjacency (adjacency.c/.cu): declarations go here ---- */
 
 /* The CUDA halves of the module are declared whatever the build: a build without CUDA links

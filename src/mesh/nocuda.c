@@ -89,3 +89,18 @@ mmx_status mmx__qplan_run_cuda(mmx_ctx *ctx, const mmx__qplan *P, mmx_query_kind
     (void)P, (void)kind, (void)total, (void)rowptr, (void)colidx;
     return mmx__no_cuda(ctx, "mmx__qplan_run_cuda");
 }
+
+mmx_status mmx__mesh_stats_counts_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
+                                       const mmx_adjacency *adj, const struct mmx__halfedge *H,
+                                       mmx_mesh_stats *st, mmx_index *used)
+{
+    (void)mesh, (void)adj, (void)H, (void)st, (void)used;
+    return mmx__no_cuda(ctx, "mmx__mesh_stats_counts_cuda");
+}
+
+mmx_status mmx__mesh_degenerate_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_index *count,
+                                     mmx_index *first)
+{
+    (void)mesh, (void)count, (void)first;
+    return mmx__no_cuda(ctx, "mmx__mesh_degenerate_cuda");
+}

@@ -9,17 +9,8 @@
  * (hash, face) (the core's radix sort) and only faces of equal hash and order are compared,
  * exactly, on sorted copies. Cost: O(nnz + F) time, 24 bytes per face. */
 #include <stdlib.h>
+#include "face_steps.h"
 #include "mesh_internal.h"
-
-/* A 64-bit mix of a vertex number (splitmix64's finaliser constants), so that sums and xors
- * of different sets rarely collide. */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 static int index_cmp(const void *pa, const void *pb)
 {
@@ -63,40 +54,24 @@ static int cyclic_relation(const mmx_csc *M, mmx_index f, mmx_index g)
     return fwd ? 1 : bwd ? -1 : 0;
 }
 
-mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeated *out)
+mmx_status mmx__repeated_scan(mmx_ctx *ctx, const mmx_csc *M, const uint64_t *hk,
+                              const mmx_index *fk, mmx__repeated *out)
 {
     out->count = 0;
     out->first = out->second = -1;
     out->relation = 0;
     const size_t nf = (size_t)M->ncols;
-    if (nf < 2) return MMX_OK;
-    uint64_t *hash = NULL, *htmp = NULL;
-    mmx_index *face = NULL, *ftmp = NULL, *sa = NULL, *sb = NULL, maxn = 0;
-    mmx_status s = mmx__host_alloc(ctx, nf, sizeof *hash, (void **)&hash);
-    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *htmp, (void **)&htmp);
-    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *face, (void **)&face);
-    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *ftmp, (void **)&ftmp);
-    for (size_t f = 0; !s && f < nf; f++) {
+    mmx_index maxn = 0, *sa = NULL, *sb = NULL;
+    for (size_t f = 0; f < nf; f++) {
         mmx_index n;
-        const mmx_index *v = face_verts(M, (mmx_index)f, &n);
-        uint64_t sum = 0, x = 0;
-        for (mmx_index i = 0; i < n; i++) {
-            const uint64_t h = mix((uint64_t)(uint32_t)v[i]);
-            sum += h, x ^= h * 0x2545f4914f6cdd1dull;
-        }
-        hash[f] = sum ^ (x >> 1) ^ mix((uint64_t)n);
-        face[f] = (mmx_index)f;
+        face_verts(M, (mmx_index)f, &n);
         if (n > maxn) maxn = n;
     }
-    if (!s) s = mmx__host_alloc(ctx, (size_t)maxn, sizeof *sa, (void **)&sa);
-    if (!s) s = mmx__host_alloc(ctx, (size_t)maxn, sizeof *sb, (void **)&sb);
-    if (s) goto done;
-    /* By hash, stably: the faces of one hash stay in face order. */
-    mmx_index *fk;
-    const uint64_t *hk = mmx__radix_sort_u64(hash, htmp, face, ftmp, nf, 0, 64, &fk);
+    mmx_status s = mmx__host_alloc(ctx, (size_t)maxn + 1, sizeof *sa, (void **)&sa);
+    if (!s) s = mmx__host_alloc(ctx, (size_t)maxn + 1, sizeof *sb, (void **)&sb);
     /* In a run of equal hash, in face order, a face is repeated when an earlier face of the run
      * has its set (and so its order); the pair kept is the one whose later face is smallest. */
-    for (size_t r = 0; r < nf;) {
+    for (size_t r = 0; !s && r < nf;) {
         size_t e = r + 1;
         while (e < nf && hk[e] == hk[r]) e++;
         for (size_t i = r + 1; i < e; i++) {
@@ -109,13 +84,40 @@ mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeate
         }
         r = e;
     }
-    if (out->count) out->relation = cyclic_relation(M, out->first, out->second);
-done:
+    if (!s && out->count) out->relation = cyclic_relation(M, out->first, out->second);
+    free(sa);
+    free(sb);
+    return s;
+}
+
+mmx_status mmx__mesh_repeated_faces(mmx_ctx *ctx, const mmx_csc *M, mmx__repeated *out)
+{
+    out->count = 0;
+    out->first = out->second = -1;
+    out->relation = 0;
+    const size_t nf = (size_t)M->ncols;
+    if (nf < 2) return MMX_OK;
+    uint64_t *hash = NULL, *htmp = NULL;
+    mmx_index *face = NULL, *ftmp = NULL;
+    mmx_status s = mmx__host_alloc(ctx, nf, sizeof *hash, (void **)&hash);
+    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *htmp, (void **)&htmp);
+    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *face, (void **)&face);
+    if (!s) s = mmx__host_alloc(ctx, nf, sizeof *ftmp, (void **)&ftmp);
+    for (size_t f = 0; !s && f < nf; f++) {
+        mmx_index n;
+        const mmx_index *v = face_verts(M, (mmx_index)f, &n);
+        hash[f] = mmx__face_set_hash(v, n);
+        face[f] = (mmx_index)f;
+    }
+    if (!s) {
+        /* By hash, stably: the faces of one hash stay in face order. */
+        mmx_index *fk;
+        const uint64_t *hk = mmx__radix_sort_u64(hash, htmp, face, ftmp, nf, 0, 64, &fk);
+        s = mmx__repeated_scan(ctx, M, hk, fk, out);
+    }
     free(hash);
     free(htmp);
     free(face);
     free(ftmp);
-    free(sa);
-    free(sb);
     return s;
 }

@@ -1,7 +1,8 @@
 /* Mesh inspection: sizes, face orders, edges, boundary loops, non-manifold elements,
  * orientation, components, Euler characteristic and genus, read off the mesh's adjacency and
- * its half-edge view (halfedge.h), both built on the context's backend; what needs a
- * union-find (components, loops) then runs on the host over host copies of their arrays.
+ * its half-edge view (halfedge.h), both built on the context's backend; the counts then run
+ * where the mesh is: a host mesh's here, a device mesh's on the device in stats.cu (the same numbers: each count and first is a fold that does not depend on the
+ * order of its terms).
  *
  * Edges and their sides are the adjacency's. An edge with two sides is inconsistent when its
  * two corners (mates) run it the same way. A vertex is non-manifold when its walk does not
@@ -32,53 +33,11 @@ static int uf_union(mmx_index *p, mmx_index x, mmx_index y)
     return 1;
 }
 
-/* Host pointers to the arrays the counts read, and what was copied to get them. */
+/* What the host's counts read: the half-edge view and the edges' ends (host arrays). */
 typedef struct view {
-    mmx__halfedge H;              /* the half-edge view with host pointers */
+    mmx__halfedge H;
     const mmx_index *ev;
-    void *own[7];                 /* host copies of device arrays, freed at the end */
-    int nown;
 } view;
-
-/* *out = a host pointer to n items of `size` at p in `space`: p itself, or a copy. */
-static mmx_status fetch(mmx_ctx *ctx, view *w, const void *p, mmx_space space, size_t n,
-                        size_t size, const void **out)
-{
-    *out = p;
-    if (space == MMX_SPACE_HOST) return MMX_OK;
-    void *h = NULL;
-    mmx_status s = mmx__host_alloc(ctx, n, size, &h);
-    if (!s) s = mmx_mem_copy(ctx, h, MMX_SPACE_HOST, p, space, n * size);
-    if (s) {
-        free(h);
-        return s;
-    }
-    w->own[w->nown++] = h;
-    *out = h;
-    return MMX_OK;
-}
-
-static mmx_status host_arrays(mmx_ctx *ctx, const mmx_mesh *hm, const mmx_adjacency *adj,
-                              const mmx__halfedge *H, view *w)
-{
-    const size_t nnz = (size_t)H->nnz, nv = (size_t)H->nv, ne = (size_t)H->ne, ix = sizeof(mmx_index);
-    w->H = *H;
-    w->H.space = MMX_SPACE_HOST;
-    w->H.M = hm->M->rowidx;
-    w->H.colptr = hm->M->order ? NULL : hm->M->colptr;
-    w->H.fault = NULL;
-    const mmx_space sp = H->space;
-    const void *p;
-    mmx_status s = fetch(ctx, w, adj->ev, sp, 2 * ne, ix, &p);
-    if (!s) w->ev = p, s = fetch(ctx, w, adj->fe, sp, nnz, ix, &p);
-    if (!s) w->H.fe = p, s = fetch(ctx, w, adj->sides, sp, ne, ix, &p);
-    if (!s) w->H.sides = p, s = fetch(ctx, w, adj->valence, sp, nv, ix, &p);
-    if (!s) w->H.valence = p, s = fetch(ctx, w, H->mate, sp, nnz, ix, &p);
-    if (!s) w->H.mate = (mmx_index *)p, s = fetch(ctx, w, H->first, sp, nv, ix, &p);
-    if (!s) w->H.first = (mmx_index *)p, s = fetch(ctx, w, H->one_fan, sp, nv, 1, &p);
-    if (!s) w->H.one_fan = (unsigned char *)p;
-    return s;
-}
 
 /* Face orders. */
 static void scan_faces(const mmx_csc *M, mmx_mesh_stats *st)
@@ -185,15 +144,30 @@ static mmx_index scan_vertices(const mmx_mesh *hm, const view *w, mmx_mesh_stats
     return used;
 }
 
-static mmx_status counts(mmx_ctx *ctx, const mmx_mesh *hm, const view *w, mmx_mesh_stats *st)
+/* The counts of a host mesh on the host; *used the vertices in faces. */
+static mmx_status host_counts(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
+                              const mmx__halfedge *H, mmx_mesh_stats *st, mmx_index *used)
 {
-    scan_faces(hm->M, st);
-    mmx_status s = scan_elements(ctx, w, st);
-    if (!s) s = count_components(ctx, w, st);
-    if (!s) s = count_loops(ctx, w, st);
-    if (s) return s;
-    const mmx_index used = scan_vertices(hm, w, st);
-    st->euler = (int64_t)used - st->nedges + hm->M->ncols;
+    const view w = {*H, adj->ev};
+    scan_faces(mesh->M, st);
+    mmx_status s = scan_elements(ctx, &w, st);
+    if (!s) s = count_components(ctx, &w, st);
+    if (!s) s = count_loops(ctx, &w, st);
+    if (!s) *used = scan_vertices(mesh, &w, st);
+    mmx__repeated rep;
+    if (!s) s = mmx__mesh_repeated_faces(ctx, mesh->M, &rep);
+    if (!s) {
+        st->repeated_faces = rep.count;
+        st->repeated_face[0] = rep.first, st->repeated_face[1] = rep.second;
+        st->repeated_orientation = rep.relation;
+    }
+    return s;
+}
+
+/* What the counts imply: the Euler characteristic, manifoldness, orientation and genus. */
+static void derive(mmx_mesh_stats *st, mmx_index used)
+{
+    st->euler = (int64_t)used - st->nedges + st->nfaces;
     st->manifold = st->nonmanifold_edges == 0 && st->nonmanifold_verts == 0;
     st->oriented = st->manifold && st->inconsistent_edges == 0;
     if (st->oriented) {
@@ -205,7 +179,6 @@ static mmx_status counts(mmx_ctx *ctx, const mmx_mesh *hm, const view *w, mmx_me
             st->genus = (mmx_index)(g2 / 2);
         }
     }
-    return MMX_OK;
 }
 
 mmx_status mmx__mesh_stats_of(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adjacency *adj,
@@ -221,23 +194,15 @@ mmx_status mmx__mesh_stats_of(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_adja
     st->boundary_edges = adj->boundary_edges;
     st->nonmanifold_edges = adj->nonmanifold_edges;
     mmx__halfedge H;
-    view w;
-    memset(&w, 0, sizeof w);
-    const mmx_mesh *hm = NULL;
+    mmx_index used = 0;
     mmx_status s = mmx__halfedge_build(ctx, mesh, adj, &H);
     if (s) return s;
-    s = mmx__mesh_host_view(ctx, mesh, &hm);
-    if (!s) s = host_arrays(ctx, hm, adj, &H, &w);
-    if (!s) s = counts(ctx, hm, &w, st);
-    mmx__repeated rep;
-    if (!s) s = mmx__mesh_repeated_faces(ctx, hm->M, &rep);
-    if (!s) {
-        st->repeated_faces = rep.count;
-        st->repeated_face[0] = rep.first, st->repeated_face[1] = rep.second;
-        st->repeated_orientation = rep.relation;
-    }
-    for (int i = 0; i < w.nown; i++) free(w.own[i]);
-    if (hm) mmx__mesh_host_release(mesh, hm);
+    /* A device mesh is counted where it is: its view's arrays are as large as the mesh. */
+    if (mesh->space == MMX_SPACE_DEVICE)
+        s = mmx__mesh_stats_counts_cuda(ctx, mesh, adj, &H, st, &used);
+    else
+        s = host_counts(ctx, mesh, adj, &H, st, &used);
+    if (!s) derive(st, used);
     mmx__halfedge_free(&H);
     if (s) memset(st, 0, sizeof *st); /* no half-filled result */
     return s;

@@ -5,25 +5,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include "face_steps.h"
 #include "mesh_internal.h"
-
-/* 1 when face f (vertices v[0..n)) has (near) zero area: the Newell normal, summed in double,
- * against the longest edge, so the test does not depend on the mesh's scale. */
-static int degenerate(const float *pos, const mmx_index *v, mmx_index n)
-{
-    double nx = 0, ny = 0, nz = 0, longest = 0;
-    for (mmx_index i = 0; i < n; i++) {
-        const float *p = pos + 3 * (size_t)v[i], *q = pos + 3 * (size_t)v[(i + 1) % n];
-        nx += ((double)p[1] - q[1]) * ((double)p[2] + q[2]);
-        ny += ((double)p[2] - q[2]) * ((double)p[0] + q[0]);
-        nz += ((double)p[0] - q[0]) * ((double)p[1] + q[1]);
-        const double dx = (double)q[0] - p[0], dy = (double)q[1] - p[1], dz = (double)q[2] - p[2];
-        const double l2 = dx * dx + dy * dy + dz * dz;
-        if (l2 > longest) longest = l2;
-    }
-    const double area = 0.5 * sqrt(nx * nx + ny * ny + nz * nz);
-    return area <= 1e-12 * longest;
-}
 
 /* Counts the degenerate faces of a host mesh. */
 static void count_degenerate(const mmx_mesh *hm, mmx_mesh_validation *r)
@@ -32,7 +15,7 @@ static void count_degenerate(const mmx_mesh *hm, mmx_mesh_validation *r)
     for (mmx_index f = 0; f < M->ncols; f++) {
         const mmx_index b = M->order ? M->order * f : M->colptr[f];
         const mmx_index e = M->order ? b + M->order : M->colptr[f + 1];
-        if (degenerate(hm->pos, M->rowidx + b, e - b)) {
+        if (mmx__face_degenerate(hm->pos, M->rowidx + b, e - b)) {
             if (r->first_degenerate_face < 0) r->first_degenerate_face = f;
             r->degenerate_faces++;
         }
@@ -77,7 +60,13 @@ mmx_status mmx_mesh_validate(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh_
     memset(report, 0, sizeof *report);
     report->first_degenerate_face = -1;
     mmx_status s = mmx_mesh_stats_compute(ctx, mesh, &report->stats);
-    if (!s && mesh->pos) {
+    if (!s && mesh->pos && mesh->space == MMX_SPACE_DEVICE && mmx_ctx_space(ctx) == MMX_SPACE_DEVICE) {
+        /* On the device where the mesh is: a host copy of a large mesh costs more than the
+         * check. */
+        s = mmx__mesh_degenerate_cuda(ctx, mesh, &report->degenerate_faces,
+                                      &report->first_degenerate_face);
+        report->positions_checked = !s;
+    } else if (!s && mesh->pos) {
         const mmx_mesh *hm = NULL;
         s = mmx__mesh_host_view(ctx, mesh, &hm);
         if (!s) {
