@@ -132,19 +132,23 @@ static inline MMX__HD int mmx__qem_places(const double q[10], const float *pos, 
 /* Edge e as a collapse candidate: interior (two faces), neither end locked, neither in more
  * than MMX__QEM_MAX_FACES faces, and a place (mmx__qem_places' order, the first that passes)
  * at which the collapse template's rules hold (sc_step.h: the exact link condition, as a
- * collapse with a place takes it, no boundary
- * end, no tetrahedron, no face degenerate or folded). Returns 1 for a candidate with its cost
- * (the quadric error at the place), its error as a distance, sqrt(cost / trace A) (0 when
- * trace A is 0), and the place. ring: room for 2 MMX__QEM_MAX_FACES faces. */
+ * collapse with a place takes it, no boundary end, no tetrahedron, no face degenerate or
+ * folded). The topological rules are checked once, the folds per place. Returns 1 for a
+ * candidate with its cost (the quadric error at the place), its error as a distance,
+ * sqrt(cost / trace A) (0 when trace A is 0), and the place. */
 static inline MMX__HD int mmx__qem_edge(const mmx__sc_view *t, const float *pos, const double *Q,
                                         const unsigned char *lock, mmx_index e, double *cost,
-                                        double *dist, float place[3], mmx_index *ring)
+                                        double *dist, float place[3])
 {
     const mmx_index a = t->f.ev[2 * (size_t)e], b = t->f.ev[2 * (size_t)e + 1];
     if (t->sides[e] != 2 || lock[a] || lock[b]) return 0;
     if (t->vf_ptr[a + 1] - t->vf_ptr[a] > MMX__QEM_MAX_FACES ||
         t->vf_ptr[b + 1] - t->vf_ptr[b] > MMX__QEM_MAX_FACES)
         return 0;
+    mmx_cavity_seed sd;
+    mmx_index two[2] = {-1, -1};
+    const int nf = mmx__sc_edge_faces(t, e, &sd, two);
+    if (!nf || !mmx__sc_collapse_topo(t, e, 1, two, nf)) return 0;
     double q[10];
     for (int k = 0; k < 10; k++)
         q[k] = MMX__DADD(Q[MMX__QEM_N * (size_t)a + k], Q[MMX__QEM_N * (size_t)b + k]);
@@ -152,10 +156,8 @@ static inline MMX__HD int mmx__qem_edge(const mmx__sc_view *t, const float *pos,
     double err[4];
     const int n = mmx__qem_places(q, pos, a, b, x, err);
     for (int c = 0; c < n; c++) {
-        mmx_cavity_seed sd;
-        mmx_index len = 0;
-        sd.faces[0] = sd.faces[1] = -1;
-        if (!mmx__sc_collapse_cavity(t, pos, e, x[c], &sd, ring, &len)) continue;
+        const double M[3] = {(double)x[c][0], (double)x[c][1], (double)x[c][2]}; /* as stored */
+        if (!mmx__sc_collapse_folds(t, pos, a, b, two, M)) continue;
         const double tr = MMX__DADD(MMX__DADD(q[0], q[3]), q[5]);
         *cost = err[c];
         *dist = tr > 0 ? sqrt(err[c] / tr) : 0;

@@ -150,6 +150,54 @@ static inline MMX__HD int mmx__sc_has_face(const mmx__sc_view *t, mmx_index v, m
     return 0;
 }
 
+/* The collapse's checks that do not depend on where the merged vertex goes, on edge e whose
+ * nf (1 or 2) faces mmx__sc_edge_faces put in two[]: dynamic.h's topological rules. `exact`:
+ * the exact link condition's edge part (the ranked collapse, which has a place: c-d may be an
+ * edge, so a vertex of valence 3 goes, unless both (a, c, d) and (b, c, d) are faces, a
+ * tetrahedron's); else the template's stricter rule (no edge c-d). 1 when they hold. */
+static inline MMX__HD int mmx__sc_collapse_topo(const mmx__sc_view *t, mmx_index e, int exact,
+                                                const mmx_index two[2], int nf)
+{
+    const mmx_index a = t->f.ev[2 * (size_t)e], b = t->f.ev[2 * (size_t)e + 1];
+    const mmx_index c = mmx__sc_third(t, two[0], a, b);
+    if (nf == 2) {
+        /* Interior: both ends interior, a quad that is no tetrahedron's. */
+        const mmx_index d = mmx__sc_third(t, two[1], a, b);
+        if (t->boundary[a] || t->boundary[b] || c == d) return 0;
+        if (exact ? mmx__sc_has_face(t, a, c, d) && mmx__sc_has_face(t, b, c, d)
+                  : mmx__fv_has_edge(&t->f, c, d))
+            return 0;
+    } else {
+        /* Boundary: not an ear (a triangle with two boundary edges would lose its area). */
+        if (mmx__sc_boundary_edge(t, a, c) && mmx__sc_boundary_edge(t, b, c)) return 0;
+    }
+    return mmx__sc_common_neighbours(t, a, b) == nf; /* the link condition */
+}
+
+/* The collapse's geometric check with the merged vertex at M: 1 when no face at a or b but the
+ * edge's own (two[0], and two[1] for an interior edge) becomes degenerate or folded. Reads the
+ * faces at each end from vf, as the ring lists them. */
+static inline MMX__HD int mmx__sc_collapse_folds(const mmx__sc_view *t, const float *pos,
+                                                 mmx_index a, mmx_index b, const mmx_index two[2],
+                                                 const double M[3])
+{
+    for (int end = 0; end < 2; end++) {
+        const mmx_index v = end ? b : a;
+        for (mmx_index k = t->vf_ptr[v]; k < t->vf_ptr[v + 1]; k++) {
+            const mmx_index f = t->vf[k], *w = t->f.verts + 3 * (size_t)f;
+            if (f == two[0] || f == two[1]) continue;
+            double P[3][3], Q[3][3], n[3];
+            for (int i = 0; i < 3; i++) {
+                mmx__hd_point(pos, w[i], P[i]);
+                for (int x = 0; x < 3; x++) Q[i][x] = w[i] == a || w[i] == b ? M[x] : P[i][x];
+            }
+            mmx__hd_tri_normal(P[0], P[1], P[2], n);
+            if (mmx__hd_bad_triangle(Q[0], Q[1], Q[2], n)) return 0; /* degenerate or folded */
+        }
+    }
+    return 1;
+}
+
 /* mmx__collapse_cavity (dynamic_internal.h): the ring holds the faces at a, then those at b
  * (the edge's faces twice). place: where the merged vertex goes (3 floats), NULL for the
  * midpoint; the fold and degeneracy checks test that position. */
@@ -165,38 +213,12 @@ static inline MMX__HD int mmx__sc_collapse_cavity(const mmx__sc_view *t, const f
     if (!nf) return 0;
     for (mmx_index k = t->vf_ptr[a]; k < t->vf_ptr[a + 1]; k++) ring[(*nring)++] = t->vf[k];
     for (mmx_index k = t->vf_ptr[b]; k < t->vf_ptr[b + 1]; k++) ring[(*nring)++] = t->vf[k];
-    const mmx_index c = mmx__sc_third(t, two[0], a, b);
-    if (nf == 2) {
-        /* Interior: both ends interior, a quad that is no tetrahedron's (c-d no edge). */
-        const mmx_index d = mmx__sc_third(t, two[1], a, b);
-        if (t->boundary[a] || t->boundary[b] || c == d) return 0;
-        /* With a place (the ranked collapse) the exact link condition's edge part: c-d may be
-         * an edge (a vertex of valence 3 goes) unless both (a, c, d) and (b, c, d) are faces
-         * (a tetrahedron's). Without, the template's stricter rule: no edge c-d. */
-        if (place ? mmx__sc_has_face(t, a, c, d) && mmx__sc_has_face(t, b, c, d)
-                  : mmx__fv_has_edge(&t->f, c, d))
-            return 0;
-    } else {
-        /* Boundary: not an ear (a triangle with two boundary edges would lose its area). */
-        if (mmx__sc_boundary_edge(t, a, c) && mmx__sc_boundary_edge(t, b, c)) return 0;
-    }
-    if (mmx__sc_common_neighbours(t, a, b) != nf) return 0; /* the link condition */
+    if (!mmx__sc_collapse_topo(t, e, place != NULL, two, nf)) return 0;
     if (!pos) return 1;
     double M[3];
     for (int k = 0; k < 3; k++) /* as stored */
         M[k] = place ? (double)place[k] : (double)mmx__sc_mid(pos, a, b, k);
-    for (mmx_index i = 0; i < *nring; i++) {
-        const mmx_index f = ring[i], *v = t->f.verts + 3 * (size_t)f;
-        if (f == two[0] || (nf == 2 && f == two[1])) continue;
-        double P[3][3], Q[3][3], n[3];
-        for (int k = 0; k < 3; k++) {
-            mmx__hd_point(pos, v[k], P[k]);
-            for (int x = 0; x < 3; x++) Q[k][x] = v[k] == a || v[k] == b ? M[x] : P[k][x];
-        }
-        mmx__hd_tri_normal(P[0], P[1], P[2], n);
-        if (mmx__hd_bad_triangle(Q[0], Q[1], Q[2], n)) return 0; /* degenerate or folded */
-    }
-    return 1;
+    return mmx__sc_collapse_folds(t, pos, a, b, two, M);
 }
 
 /* A split's fill of kept seed e (its cavity sd, new vertex m, new faces g0, g1 = g0 + 1 for

@@ -164,10 +164,9 @@ static mmx_status host_round(host_state *st, const mmx__flip_topo *t, double bou
     if (!s) s = mmx__host_alloc(st->ctx, 3 * (size_t)ne + 1, sizeof *place, (void **)&place);
     mmx_index n = 0;
     if (!s) {
-        mmx_index ring[2 * MMX__QEM_MAX_FACES];
         for (mmx_index e = 0; e < ne; e++)
             if (mmx__qem_edge(&v, cur->pos, st->Q, st->lock, e, &cost[e], &dist[e],
-                              place + 3 * (size_t)e, ring) &&
+                              place + 3 * (size_t)e) &&
                 (bound <= 0 || dist[e] <= bound))
                 c[n++] = (cand){mmx__qem_key(cost[e], e), e};
         qsort(c, (size_t)n, sizeof *c, cand_cmp);

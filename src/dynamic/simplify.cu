@@ -88,9 +88,8 @@ __global__ void evaluate(const mmx__sc_view v, const float *pos, const double *Q
     const long long e = (long long)blockIdx.x * MMX__BLOCK + threadIdx.x;
     unsigned int c = 0;
     if (e < ne) {
-        mmx_index ring[2 * MMX__QEM_MAX_FACES];
         const int ok = mmx__qem_edge(&v, pos, Q, lock, (mmx_index)e, &cost[e], &dist[e],
-                                     place + 3 * (size_t)e, ring) &&
+                                     place + 3 * (size_t)e) &&
                        (bound <= 0 || dist[e] <= bound);
         key[e] = ok ? (unsigned long long)mmx__qem_key(cost[e], (mmx_index)e) : ~0ull;
         edge[e] = (mmx_index)e;
