@@ -72,18 +72,20 @@ int main(int argc, char **argv)
                                       meshopt_SimplifyLockBorder, &err);
     const auto t1 = std::chrono::steady_clock::now();
     const double ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-    // The used vertices, renumbered in order.
+    // The used vertices, renumbered in the order of their first corner.
     std::vector<long> id(pos.size() / 3, -1);
+    std::vector<unsigned> used;
     long nv = 0;
     for (size_t i = 0; i < n; i++)
-        if (id[out[i]] < 0) id[out[i]] = nv++;
+        if (id[out[i]] < 0) id[out[i]] = nv++, used.push_back(out[i]);
     FILE *f = std::fopen(argv[2], "w");
     if (!f) {
         std::fprintf(stderr, "meshopt_simplify: cannot write %s\n", argv[2]);
         return 1;
     }
-    for (size_t v = 0; v < id.size(); v++)
-        if (id[v] >= 0) std::fprintf(f, "v %.9g %.9g %.9g\n", pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]);
+    for (const unsigned v : used)
+        std::fprintf(f, "v %.9g %.9g %.9g\n", pos[3 * (size_t)v], pos[3 * (size_t)v + 1],
+                     pos[3 * (size_t)v + 2]);
     for (size_t i = 0; i < n; i += 3)
         std::fprintf(f, "f %ld %ld %ld\n", id[out[i]] + 1, id[out[i + 1]] + 1, id[out[i + 2]] + 1);
     std::fclose(f);
