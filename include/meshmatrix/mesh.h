@@ -427,15 +427,17 @@ typedef struct mmx_mesh_stats {
 
 /* Computes the statistics above from the mesh's adjacency (mmx_adjacency_compute) and its
  * half-edge view, both built on the context's backend (a mesh in the other space is copied
- * there first); the union-finds (components, loops) and the repeated faces run on the host.
+ * there first); the counts run there too (on CUDA the union-finds of the components and loops,
+ * the firsts and the box as order-free atomics, so the numbers are the host's; two faces whose
+ * vertex-set hashes meet are compared on the host, which copies the faces then).
  * Works on either form of the mesh matrix. Never fails on a non-manifold or badly oriented
  * mesh: those are counted, not refused. On error *st is zeroed.
  * Errors: MMX_ERR_ARG (also for a matrix assembled by hand whose face holds a vertex twice in
  * a row, named), MMX_ERR_NOMEM, MMX_ERR_CUDA, and those of mmx_adjacency_compute.
  * Cost: the adjacency's, then O(nverts + nnz) for the view and the counts (a walk around every
  * vertex), and O(F log F) for the repeated faces (a sort of the faces by a hash of their
- * vertex sets). Synchronises: yes, on CUDA: the adjacency's waits, then the host copies of the
- * arrays the counts read. */
+ * vertex sets). Synchronises: yes, on CUDA: the adjacency's waits, then one read-back of the
+ * counts (and the faces' copy when two hashes meet). */
 mmx_status mmx_mesh_stats_compute(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh_stats *st);
 
 /* ---- validation ---------------------------------------------------------------------------- */
@@ -468,8 +470,9 @@ typedef struct mmx_mesh_validation {
                                        ("vertex 12 is non-manifold ..."), "" when valid */
 } mmx_mesh_validation;
 
-/* Checks a mesh and fills *report (either form, either space: a device mesh is inspected
- * through the stats on the context's backend and its positions through a host copy). The
+/* Checks a mesh and fills *report (either form, either space: a device mesh on a CUDA
+ * context is checked on the device, degenerate faces included; elsewhere the positions are read
+ * through a host copy). The
  * checks, in the order the first violation is chosen: manifold (no edge with three faces or
  * more, no vertex with two fans: stats.first_nonmanifold_vert is named), consistent
  * orientation (the inconsistent edge of stats is named), no degenerate face (named), no
@@ -479,7 +482,7 @@ typedef struct mmx_mesh_validation {
  * context's detail when the mesh is not valid (the report is filled either way).
  * Errors: MMX_ERR_MESH (as said), MMX_ERR_ARG (NULL mesh or report), those of
  * mmx_mesh_stats_compute; on those the report is zeroed. Cost: the stats', plus O(nnz) for
- * the areas. Synchronises: as mmx_mesh_stats_compute, and a device mesh's copy to the host. */
+ * the areas. Synchronises: as mmx_mesh_stats_compute, then once more for the areas' count. */
 mmx_status mmx_mesh_validate(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_mesh_expect *expect,
                              mmx_mesh_validation *report);
 
