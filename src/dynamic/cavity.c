@@ -124,7 +124,8 @@ static mmx_status edge_propose_host(mmx__round *r)
         x->priority = r->prio ? mmx__rank_key(r->prio[i], i)
                               : mmx_cavity_priority(r->seeds[i], r->round);
         const float *at = r->place ? r->place + 3 * (size_t)i : NULL;
-        if (build_cavity(t, r->pos, r->kind, r->seeds[i], at, x, ring + ptr[i], &len)) {
+        if (build_cavity(t, r->checked ? NULL : r->pos, r->kind, r->seeds[i], at, x, ring + ptr[i],
+                         &len)) {
             r->state[i] = MMX__UNDECIDED;
             r->key[i] = x->priority, r->elem[i] = r->seeds[i];
             if (flip) {
@@ -187,8 +188,9 @@ const mmx__round_ops mmx__edge_ops = {{edge_propose_host, edge_propose_cuda},
 /* A host round of an edge template on topology t. */
 static mmx_status edge_round_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                   mmx_cavity_kind kind, const mmx_index *seeds, const float *prio,
-                                  const float *place, mmx_index n, uint32_t round, mmx_mesh **out,
-                                  mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
+                                  const float *place, int checked, mmx_index n, uint32_t round,
+                                  mmx_mesh **out, mmx_cavity_counts *counts,
+                                  mmx_cavity_seed *per_seed)
 {
     mmx__round r;
     memset(&r, 0, sizeof r);
@@ -196,21 +198,22 @@ static mmx_status edge_round_host(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     r.seeds = seeds, r.n = n;
     r.round = round, r.prio = prio, r.tally = 1, r.sd = per_seed;
     r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    r.checked = r.place && checked;
     return mmx__round_run(&r, &mmx__edge_ops, out, counts);
 }
 
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                     mmx_cavity_kind kind, const mmx_index *seeds,
-                                    const float *prio, const float *place, mmx_index n,
-                                    uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                    mmx_cavity_seed *per_seed)
+                                    const float *prio, const float *place, int checked,
+                                    mmx_index n, uint32_t round, mmx_mesh **out,
+                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
     for (mmx_index i = 0; i < n; i++)
         if (seeds[i] < 0 || seeds[i] >= t->nedges)
             return mmx__fail(ctx, MMX_ERR_ARG, "mmx_cavity_round: seed %d is edge %d, outside "
                              "[0, %d)", (int)i, (int)seeds[i], (int)t->nedges);
-    return edge_round_host(ctx, mesh, t, kind, seeds, prio, place, n, round, out, counts,
-                           per_seed);
+    return edge_round_host(ctx, mesh, t, kind, seeds, prio, place, checked, n, round, out,
+                           counts, per_seed);
 }
 
 /* ---- CUDA: the same driver, the stages of cavity.cu and split_collapse.cu ------------------ */
@@ -236,8 +239,8 @@ static mmx_status bare_copy(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_mesh **out)
 static mmx_status edge_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_view *fv,
                                   const mmx__sc_view *sv, mmx_cavity_kind kind,
                                   const mmx_index *seeds, const float *prio, const float *place,
-                                  mmx_index n, uint32_t round, int distinct, int host_args,
-                                  mmx_mesh **out, mmx_cavity_counts *counts,
+                                  int checked, mmx_index n, uint32_t round, int distinct,
+                                  int host_args, mmx_mesh **out, mmx_cavity_counts *counts,
                                   mmx_cavity_seed *per_seed)
 {
     if ((fv ? fv : &sv->f)->nfaces == 0) {
@@ -250,6 +253,7 @@ static mmx_status edge_round_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx_
     r.kind = kind, r.seeds = seeds, r.n = n, r.round = round, r.prio = prio, r.tally = 1;
     r.distinct = distinct, r.sd = per_seed;
     r.place = kind == MMX_CAVITY_EDGE_COLLAPSE ? place : NULL;
+    r.checked = r.place && checked;
     return host_args ? mmx__round_run_host_args(&r, &mmx__edge_ops, per_seed, out, counts)
                      : mmx__round_run(&r, &mmx__edge_ops, out, counts);
 }
@@ -258,8 +262,8 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
                                const mmx_index *seeds, mmx_index n, int distinct, uint32_t round,
                                mmx_mesh **out, mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
-    return edge_round_cuda(ctx, mesh, &t->view, NULL, MMX_CAVITY_EDGE_FLIP, seeds, NULL, NULL, n,
-                           round, distinct, 0, out, counts, per_seed);
+    return edge_round_cuda(ctx, mesh, &t->view, NULL, MMX_CAVITY_EDGE_FLIP, seeds, NULL, NULL, 0,
+                           n, round, distinct, 0, out, counts, per_seed);
 }
 
 mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
@@ -278,12 +282,12 @@ mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, co
 
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                                      mmx_cavity_kind kind, const mmx_index *seeds,
-                                     const float *prio, const float *place, mmx_index n,
-                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                     mmx_cavity_seed *per_seed)
+                                     const float *prio, const float *place, int checked,
+                                     mmx_index n, uint32_t round, mmx_mesh **out,
+                                     mmx_cavity_counts *counts, mmx_cavity_seed *per_seed)
 {
-    return edge_round_cuda(ctx, mesh, NULL, &t->view, kind, seeds, prio, place, n, round, 0, 0,
-                           out, counts, per_seed);
+    return edge_round_cuda(ctx, mesh, NULL, &t->view, kind, seeds, prio, place, checked, n, round,
+                           0, 0, out, counts, per_seed);
 }
 
 /* The checks of a seed not an edge of the ne edges, in each call's words. */
@@ -324,8 +328,8 @@ static mmx_status edge_entry(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind
             if (seeds[i] < 0 || seeds[i] >= t.nedges)
                 s = bad_seed(ctx, ranked, i, seeds[i], t.nedges);
         if (!s)
-            s = edge_round_host(ctx, mesh, &t, kind, seeds, prio, place, n, round, out, counts,
-                                per_seed);
+            s = edge_round_host(ctx, mesh, &t, kind, seeds, prio, place, 0, n, round, out,
+                                counts, per_seed);
         mmx__flip_topo_free(&t);
         return s;
     }
@@ -349,7 +353,7 @@ static mmx_status edge_entry(mmx_ctx *ctx, const mmx_mesh *mesh, mmx_cavity_kind
         s = mmx__fail(ctx, MMX_ERR_ARG, "%s: seed %d's priority is NaN", who, (int)nan);
     if (!s)
         s = edge_round_cuda(ctx, mesh, flip ? &t.f.view : NULL, flip ? NULL : &t.view, kind,
-                            seeds, prio, place, n, round, 0, !ranked, out, counts, per_seed);
+                            seeds, prio, place, 0, n, round, 0, !ranked, out, counts, per_seed);
     mmx__sc_dev_free(ctx, &t);
     return s;
 }

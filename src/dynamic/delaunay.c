@@ -216,7 +216,7 @@ mmx_status mmx_delaunay_round(mmx_ctx *ctx, const mmx_mesh *mesh, uint32_t round
     mmx_index *seeds = NULL, n = 0;
     s = violators(ctx, &t, mesh->pos, &seeds, &n);
     if (!s) s = mmx__cavity_round_ranked(ctx, mesh, &t, MMX_CAVITY_EDGE_FLIP, seeds, NULL, NULL,
-                                         n, round, out, counts, NULL);
+                                         0, n, round, out, counts, NULL);
     free(seeds);
     mmx__flip_topo_free(&t);
     return s;

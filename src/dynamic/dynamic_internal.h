@@ -173,6 +173,10 @@ struct mmx__round {
     uint32_t round;
     const float *prio;              /* edge templates: n priorities, or NULL (hashed) */
     const float *place;             /* collapses: 3n merged positions, or NULL (midpoints) */
+    int checked;                    /* collapses with places: the caller found every seed's
+                                       cavity valid at its place on this very mesh (QEM's
+                                       evaluation ran the same check), so the proposal checks
+                                       the topology alone and skips the folds */
     const float *targets;           /* moves: 3n targets */
     float *pos_out;                 /* moves: the positions, moved in place */
     double min_quality;             /* moves (dynamic_internal.h: mmx__tri_quality) */
@@ -262,12 +266,13 @@ mmx_status mmx__user_fill_cuda(mmx__round *r, mmx_mesh **out);
  * for both its seeds and the round; remeshing and simplification carry it), with priorities as
  * data (mmx_cavity_round_ranked's rule: host arrays, prio[i] not NaN, checked by the caller;
  * prio NULL: the hashed priorities of `round`) and, for a collapse, the merged vertices'
- * places (3 per seed, NULL: the midpoints). */
+ * places (3 per seed, NULL: the midpoints). checked: mmx__round's (the caller found every
+ * collapse valid at its place on this mesh; 0 otherwise). */
 mmx_status mmx__cavity_round_ranked(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__flip_topo *t,
                                     mmx_cavity_kind kind, const mmx_index *seeds,
-                                    const float *prio, const float *place, mmx_index n,
-                                    uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                    mmx_cavity_seed *per_seed);
+                                    const float *prio, const float *place, int checked,
+                                    mmx_index n, uint32_t round, mmx_mesh **out,
+                                    mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 
 /* ---- the CUDA backend of the edge flip (flip_topo.c, cavity.cu, delaunay.cu) ----------------
  *
@@ -353,7 +358,7 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
 
 /* An edge split or collapse round on the device (the round driver with split_collapse.cu's
  * stages, the host's steps shared through sc_step.h): t (mmx__sc_dev, below) built for `mesh`
- * (device), seeds, prio and place (as mmx__cavity_round_ranked's, NULL for none) and per_seed
+ * (device), seeds, prio, place and checked (as mmx__cavity_round_ranked's) and per_seed
  * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
  * counts (host) the round's. The same outcomes, counts and bytes as
  * mmx__cavity_round_ranked. Synchronises: a collapse once to read the rings' total;
@@ -361,9 +366,9 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
 typedef struct mmx__sc_dev mmx__sc_dev;
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                                      mmx_cavity_kind kind, const mmx_index *seeds,
-                                     const float *prio, const float *place, mmx_index n,
-                                     uint32_t round, mmx_mesh **out, mmx_cavity_counts *counts,
-                                     mmx_cavity_seed *per_seed);
+                                     const float *prio, const float *place, int checked,
+                                     mmx_index n, uint32_t round, mmx_mesh **out,
+                                     mmx_cavity_counts *counts, mmx_cavity_seed *per_seed);
 /* first[e] (nelem entries, device) = the smallest position i < n with seeds[i] = e (~0u where
  * none): a minimum, whatever the order of the atomics. Every template's CUDA proposal marks
  * the later copies of a seed CONFLICT by it (select.cu says why). Synchronises: no. Errors:

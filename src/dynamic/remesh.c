@@ -381,8 +381,8 @@ static mmx_status h_edge_round(mmx__rm *st, mmx__rm_round *r)
         if (!s) mmx__rm_collapse_places(st->cur->pos, t->adj->ev, r->seeds, r->keep, r->n, place);
     }
     if (!s)
-        s = mmx__cavity_round_ranked(st->ctx, st->cur, t, r->kind, r->seeds, NULL, place, r->n,
-                                     st->round, &r->next, &r->c, r->sd);
+        s = mmx__cavity_round_ranked(st->ctx, st->cur, t, r->kind, r->seeds, NULL, place, 0,
+                                     r->n, st->round, &r->next, &r->c, r->sd);
     return s;
 }
 

@@ -527,8 +527,8 @@ mmx_status c_edge_round(mmx__rm *st, mmx__rm_round *r)
         s = take(d, r->n, &r->sd);
         if (!s)
             s = mmx__sc_round_ranked_cuda(d->ctx, st->cur, &d->topo, MMX_CAVITY_EDGE_SPLIT,
-                                          r->seeds, nullptr, nullptr, r->n, st->round, &r->next,
-                                          &r->c, r->sd);
+                                          r->seeds, nullptr, nullptr, 0, r->n, st->round,
+                                          &r->next, &r->c, r->sd);
         return s;
     }
     mmx__round rd{};

@@ -189,8 +189,9 @@ static mmx_status host_round(host_state *st, const mmx__flip_topo *t, double bou
             prio[i] = (float)cost[e];
             memcpy(plc + 3 * (size_t)i, place + 3 * (size_t)e, 3 * sizeof *plc);
         }
+        /* Every seed passed mmx__qem_edge's check at its place on this mesh: checked. */
         s = mmx__cavity_round_ranked(st->ctx, cur, t, MMX_CAVITY_EDGE_COLLAPSE, seeds, prio, plc,
-                                     n, round, next, &cnt, sd);
+                                     1, n, round, next, &cnt, sd);
     }
     /* The quadrics and locks follow the vertices: the merged vertex a takes Qa + Qb, the
      * survivors keep their order (the collapse's numbering). */

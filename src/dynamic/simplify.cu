@@ -223,8 +223,9 @@ mmx_status round_dev(State *S, const mmx__sc_dev *t, double bound, uint32_t roun
     if (!s && n > 0) {
         MMX__LAUNCH(gather, n, edge[cur_buf], n, cost, place, seeds, prio, plc);
         if (!s)
+            /* Every seed passed mmx__qem_edge's check at its place on this mesh: checked. */
             s = mmx__sc_round_ranked_cuda(ctx, cur, t, MMX_CAVITY_EDGE_COLLAPSE, seeds, prio, plc,
-                                          n, round, next, &cnt, sd);
+                                          1, n, round, next, &cnt, sd);
         /* The quadrics and locks follow the vertices to the collapse's numbering. */
         if (!s) s = MMX__CUDA(ctx, cudaMemsetAsync(mate, 0xff, (size_t)nv * sizeof *mate, st));
         MMX__LAUNCH(mark, n, seeds, sd, n, v.f.ev, dist, mate, S->maxdist);

@@ -280,7 +280,7 @@ extern "C" mmx_status mmx__sc_propose_cuda(mmx__round *rd)
                           sizeof total);
     if (!s) s = mmx__round_take(rd, ((size_t)total + 1) * sizeof *r.ring, (void **)&r.ring);
     if (!s) s = mmx__first_copies_cuda(ctx, seeds, n, ne, first);
-    MMX__LAUNCH(build, n, v, rd->pos, kind, rd->round, r, rd->sd);
+    MMX__LAUNCH(build, n, v, rd->checked ? nullptr : rd->pos, kind, rd->round, r, rd->sd);
     rd->key = r.pri;
     rd->state = r.state;
     rd->ring_ptr = sc->ring_ptr;
