@@ -3,8 +3,8 @@
  * seed's cavity is built by flip_step.h's mmx__fv_flip_cavity, the host's code; the kept set
  * is chosen by the device selection (select.cu: its loop, and the proof that it is the host's
  * greedy pass); the kept flips are filled in place by mmx__fv_fill_flip. Queued on the
- * context's stream; the selection reads one small counter block per step, and a round that
- * reports all its counts reads the invalid seeds' count once at the end.
+ * context's stream; the selection reads a small counter block as mmx__select_cuda says, and
+ * a round that reports all its counts reads the invalid seeds' count once at the end.
  *
  * A flip's elements for the selection: its two faces, and the slot of the edge it would create
  * in an open-addressing table keyed by that edge (filled once when the cavities are built), as

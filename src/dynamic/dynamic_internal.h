@@ -327,8 +327,8 @@ mmx_status mmx__delaunay_seeds_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const
  * conflicts when `tally` (one more wait, at the end, to read the invalid seeds' count), else
  * -1 (the Delaunay loop needs only the kept). per_seed (device, n entries, or NULL) gets each
  * seed's cavity and outcome; kept_edges (device, n entries, or NULL) the kept seeds' edges, in no fixed order.
- * Synchronises: once per step of the selection, to read how many cavities are undecided, and
- * with `tally` once more (n = 0: none). */
+ * Synchronises: as the selection (mmx__select_cuda), and with `tally` once more (n = 0:
+ * none). */
 mmx_status mmx__flip_round_ranked_cuda(mmx_ctx *ctx, const mmx__flip_view *v, const float *pos,
                                        const mmx_index *seeds, const float *prio, mmx_index n,
                                        int distinct, uint32_t round, mmx_index *out,
@@ -362,7 +362,7 @@ mmx_status mmx__flip_round_dev(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__fl
  * (may be NULL) in device memory, seeds checked by the caller; the new device mesh into *out,
  * counts (host) the round's. The same outcomes, counts and bytes as
  * mmx__cavity_round_ranked. Synchronises: a collapse once to read the rings' total;
- * once per step of the selection (mmx__select_cuda), once to read the counts. */
+ * as the selection (mmx__select_cuda), once to read the counts. */
 typedef struct mmx__sc_dev mmx__sc_dev;
 mmx_status mmx__sc_round_ranked_cuda(mmx_ctx *ctx, const mmx_mesh *mesh, const mmx__sc_dev *t,
                                      mmx_cavity_kind kind, const mmx_index *seeds,
@@ -395,8 +395,9 @@ mmx_status mmx__rank_check_cuda(mmx_ctx *ctx, const mmx_index *seeds, const floa
  * ring[ring_ptr[i] .. ring_ptr[i] + len_i), len_i = ring_len ? ring_len[i] : ring_ptr[i + 1] -
  * ring_ptr[i], each in [0, nelem); two seeds conflict when they share an element. On return
  * each such seed is MMX_CAVITY_KEPT or MMX_CAVITY_CONFLICT; other states are left alone.
- * *kept (host) gets the number kept. All arrays in device memory. Synchronises: once per step
- * of the loop, to read how many seeds are undecided. Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
+ * *kept (host) gets the number kept. All arrays in device memory. Synchronises: to read how
+ * many seeds are undecided, after the loop's first step and after every second step (select.cu
+ * says why). Errors: MMX_ERR_NOMEM, MMX_ERR_CUDA. */
 mmx_status mmx__select_cuda(mmx_ctx *ctx, mmx_index n, const uint64_t *key,
                             const mmx_index *ring_ptr, const mmx_index *ring_len,
                             const mmx_index *ring, mmx_index nelem, unsigned char *state,

@@ -12,7 +12,7 @@
  * Waits, all there are in an iteration: the topology's build after each round that changed
  * the mesh (the adjacency's one; a round that kept nothing changed nothing: remesh.c keeps the
  * topology); per round, its seeds' count (list; a collapse round reads its rings' total with
- * it); the driver's (one per step of the selection, a split's or collapse's counts, which size
+ * it); the driver's (the selection's, a split's or collapse's counts, which size
  * its output; a flip or move round reads none: the kept count is the selection's); a flip
  * round's vertex-disjoint set (one per step of its selection); after a split or collapse round
  * that kept some, the features' one (set_features' count: the new and renamed keys are written

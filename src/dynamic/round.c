@@ -88,7 +88,7 @@ mmx_status mmx__round_run(mmx__round *r, const mmx__round_ops *ops, mmx_mesh **o
     }
     /* The waits of a CUDA round, each named where it is: the proposal of a collapse or a
      * vertex removal reads its rings' total (which sizes them); the selection reads its
-     * undecided count once per step (select.cu); the counts are read once (mmx__round_tally:
+     * undecided count (select.cu says when); the counts are read once (mmx__round_tally:
      * in the fill where they size the output, else here, none without r->tally). */
     if (!s) s = ops->propose[b](r);
     if (!s && !r->decided) s = b ? select_cuda(r) : select_host(r);

@@ -30,7 +30,7 @@
  * a (to[b] = a, its faces gone, a at the midpoint), and the compaction every removing round
  * shares (mmx__round_compact: the column selection of the faces' matrix) keeps the surviving
  * faces and vertices in their order. Queued on the context's stream; it waits to read the
- * ring total, once per step of the selection, once for the counts, and never after. */
+ * ring total, in the selection (mmx__select_cuda), once for the counts, and never after. */
 #include <climits>
 #include <cstdlib>
 #include <cstring>
