@@ -5,6 +5,8 @@
 #ifndef MMX_CORE_HD_H
 #define MMX_CORE_HD_H
 
+#include <stdint.h>
+
 #ifdef __CUDACC__
 #define MMX__HD __host__ __device__
 #else
@@ -24,5 +26,29 @@
 #define MMX__DADD(a, b) ((a) + (b))
 #define MMX__DSUB(a, b) ((a) - (b))
 #endif
+
+/* A float's bits mapped to an unsigned order: negative values reversed, so the integer order
+ * is the float order (-0 just below +0; NaNs beyond the infinities). Integer minima and maxima
+ * of it (atomics, radix sorts) do not depend on the order of their terms. */
+static inline MMX__HD uint32_t mmx__float_order(float f)
+{
+    union {
+        float f;
+        uint32_t u;
+    } x;
+    x.f = f;
+    return (x.u & 0x80000000u) ? ~x.u : (x.u | 0x80000000u);
+}
+
+/* mmx__float_order's inverse. */
+static inline MMX__HD float mmx__float_unorder(uint32_t u)
+{
+    union {
+        float f;
+        uint32_t u;
+    } x;
+    x.u = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
+    return x.f;
+}
 
 #endif

@@ -42,13 +42,7 @@ static inline MMX__HD int mmx__sc_edge_corner(const mmx_index *f, mmx_index a, m
  * both backends. The caller refuses NaN. */
 static inline MMX__HD uint64_t mmx__rank_key(float p, mmx_index i)
 {
-    union {
-        float f;
-        uint32_t u;
-    } x;
-    x.f = p;
-    const uint32_t u = (x.u & 0x80000000u) ? ~x.u : (x.u | 0x80000000u);
-    return (uint64_t)u << 32 | (uint32_t)i;
+    return (uint64_t)mmx__float_order(p) << 32 | (uint32_t)i;
 }
 
 /* The midpoint of a and b as a fill stores it: (float)(0.5 (A + B)) in double. */

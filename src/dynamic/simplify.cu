@@ -22,20 +22,6 @@
 
 namespace {
 
-__device__ __forceinline__ unsigned int ordered(float f)
-{
-    const unsigned int u = __float_as_uint(f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
-}
-
-__host__ __device__ inline float unordered(unsigned int u)
-{
-    const unsigned int b = (u & 0x80000000u) ? (u & 0x7fffffffu) : ~u;
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
 /* box[0..3) the minima, box[3..6) the maxima (ordered bits), box[6] the first non-finite
  * vertex. */
 __global__ void bbox(const float *pos, mmx_index nv, unsigned int *box)
@@ -45,8 +31,8 @@ __global__ void bbox(const float *pos, mmx_index nv, unsigned int *box)
     for (int k = 0; k < 3; k++) {
         const float x = pos[3 * (size_t)v + k];
         if (!isfinite(x)) atomicMin(&box[6], (unsigned int)v);
-        atomicMin(&box[k], ordered(x));
-        atomicMax(&box[3 + k], ordered(x));
+        atomicMin(&box[k], mmx__float_order(x));
+        atomicMax(&box[3 + k], mmx__float_order(x));
     }
 }
 
@@ -279,8 +265,10 @@ extern "C" mmx_status mmx__simplify_cuda(mmx_ctx *ctx, const mmx_mesh *mesh,
     if (!s) s = mmx__dev_copy(ctx, hb, MMX_SPACE_HOST, box, MMX_SPACE_DEVICE, sizeof hb);
     if (!s && hb[6] != ~0u) s = mmx__qem_not_finite(ctx, (mmx_index)hb[6]);
     if (!s && nv0 > 0) {
-        const float lo[3] = {unordered(hb[0]), unordered(hb[1]), unordered(hb[2])};
-        const float hi[3] = {unordered(hb[3]), unordered(hb[4]), unordered(hb[5])};
+        const float lo[3] = {mmx__float_unorder(hb[0]), mmx__float_unorder(hb[1]),
+                             mmx__float_unorder(hb[2])};
+        const float hi[3] = {mmx__float_unorder(hb[3]), mmx__float_unorder(hb[4]),
+                             mmx__float_unorder(hb[5])};
         r->diagonal = mmx__qem_diagonal(lo, hi);
     }
     const double bound = o->max_error > 0 ? o->max_error * r->diagonal : 0;

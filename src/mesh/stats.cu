@@ -36,10 +36,10 @@ struct Out {
     unsigned int degenerate, first_degenerate;
 };
 
+/* The box's order: the host compares with <, so -0 and 0 are one value. */
 __device__ __forceinline__ unsigned int ordered(float f)
 {
-    const unsigned int u = __float_as_uint(f == 0.0f ? 0.0f : f);
-    return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+    return mmx__float_order(f == 0.0f ? 0.0f : f);
 }
 
 __device__ __forceinline__ mmx_index uf_find(mmx_index *p, mmx_index x)
