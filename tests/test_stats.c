@@ -948,6 +948,26 @@ static naive check_against_naive(mmx_ctx *ctx, mmx_index nv, const faces *fl, co
     return r;
 }
 
+/* nf faces of 3 to 5 distinct vertices each (at most nv) drawn at random from nv into fl (made
+ * here): repeated faces, pinched vertices, edges of many sides. */
+static void random_soup(uint32_t *seed, mmx_index nv, mmx_index nf, faces *fl)
+{
+    fl_init(fl, nf, 5 * nf);
+    for (mmx_index f = 0; f < nf; f++) {
+        mmx_index n = 3 + (mmx_index)(tu_rng(seed) % 3), v[5];
+        if (n > nv) n = nv;
+        for (mmx_index i = 0; i < n; i++) {
+            int fresh;
+            do {
+                v[i] = (mmx_index)(tu_rng(seed) % (uint32_t)nv);
+                fresh = 1;
+                for (mmx_index j = 0; j < i; j++) fresh &= v[j] != v[i];
+            } while (!fresh);
+        }
+        fl_add(fl, n, v);
+    }
+}
+
 Test(stats, random_soups_match_the_naive_statement)
 {
     mmx_ctx *ctx = tu_host_ctx();
@@ -957,20 +977,7 @@ Test(stats, random_soups_match_the_naive_statement)
         mmx_index nv = 3 + (mmx_index)(tu_rng(&seed) % 14);
         mmx_index nf = (mmx_index)(tu_rng(&seed) % 12);
         faces fl;
-        fl_init(&fl, nf, 5 * nf);
-        for (mmx_index f = 0; f < nf; f++) {
-            mmx_index n = 3 + (mmx_index)(tu_rng(&seed) % 3), v[5];
-            if (n > nv) n = nv;
-            for (mmx_index i = 0; i < n; i++) {
-                int fresh;
-                do {
-                    v[i] = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
-                    fresh = 1;
-                    for (mmx_index j = 0; j < i; j++) fresh &= v[j] != v[i];
-                } while (!fresh);
-            }
-            fl_add(&fl, n, v);
-        }
+        random_soup(&seed, nv, nf, &fl);
         char what[32];
         snprintf(what, sizeof what, "soup %d", trial);
         naive r = check_against_naive(ctx, nv, &fl, what);
@@ -1112,20 +1119,7 @@ Test(stats, device_counts_equal_the_host)
         if (trial % 2 == 0) { /* a soup: repeated faces, pinches, edges of many sides */
             nv = 3 + (mmx_index)(tu_rng(&seed) % 10);
             const mmx_index nf = 1 + (mmx_index)(tu_rng(&seed) % 14);
-            fl_init(&fl, nf, 5 * nf);
-            for (mmx_index f = 0; f < nf; f++) {
-                mmx_index n = 3 + (mmx_index)(tu_rng(&seed) % 3), v[5];
-                if (n > nv) n = nv;
-                for (mmx_index i = 0; i < n; i++) {
-                    int fresh;
-                    do {
-                        v[i] = (mmx_index)(tu_rng(&seed) % (uint32_t)nv);
-                        fresh = 1;
-                        for (mmx_index j = 0; j < i; j++) fresh &= v[j] != v[i];
-                    } while (!fresh);
-                }
-                fl_add(&fl, n, v);
-            }
+            random_soup(&seed, nv, nf, &fl);
         } else { /* a damaged torus: holes, loose pieces, flipped faces */
             const mmx_index U = 3 + (mmx_index)(tu_rng(&seed) % 6), V = 3 + (mmx_index)(tu_rng(&seed) % 6);
             faces t;
