@@ -8,8 +8,9 @@ the Hausdorff distance to the input both ways (max and mean, in percent of the i
 box diagonal; points: the vertices, edge midpoints and face centroids of one mesh, distances to
 the other's triangles by libigl). Writes bench/results/remesh.md.
 
-    python3 bench/remesh_quality.py BUILD_DIR [--meshlab-python PY] [--fixed-too] MESH...
-(--fixed-too: a second mmx row with --fixed-features, every feature vertex kept in place)
+    python3 bench/remesh_quality.py BUILD_DIR [--meshlab-python PY] [--fixed-too] [--angles] MESH...
+(--fixed-too: a second mmx row with --fixed-features, every feature vertex kept in place;
+--angles: a second table, the smallest angles at and away from the features)
 (needs numpy and igl: the oracle venv, /root/.cache/meshmatrix/oracle-venv/bin/python3)
 """
 import argparse
@@ -53,7 +54,28 @@ def edges(F):
     return E, count
 
 
-def stats(V, F, L, V0, F0):
+def feature_faces(V, F, feature_angle):
+    """Per face: True when a corner is a feature vertex of (V, F), an end of a boundary edge or of
+    an interior edge whose faces' normals differ by more than feature_angle degrees (the rule
+    mmx remesh and CGAL's detect_sharp_edges apply to the input)."""
+    N = np.cross(V[F[:, 1]] - V[F[:, 0]], V[F[:, 2]] - V[F[:, 0]])
+    N /= np.maximum(np.linalg.norm(N, axis=1), 1e-300)[:, None]
+    he = np.sort(np.concatenate([F[:, [0, 1]], F[:, [1, 2]], F[:, [2, 0]]]), axis=1)
+    face = np.tile(np.arange(len(F)), 3)
+    _, inv, count = np.unique(he, axis=0, return_inverse=True, return_counts=True)
+    inv = inv.ravel()
+    order = np.argsort(inv, kind='stable')
+    first = np.searchsorted(inv[order], np.arange(len(count)))
+    sharp = count != 2
+    two = np.where(count == 2)[0]
+    f0, f1 = face[order[first[two]]], face[order[first[two] + 1]]
+    sharp[two] = np.sum(N[f0] * N[f1], axis=1) < np.cos(np.radians(feature_angle))
+    fv = np.zeros(len(V), dtype=bool)
+    fv[he[sharp[inv]].ravel()] = True
+    return fv[F].any(axis=1)
+
+
+def stats(V, F, L, V0, F0, feature_angle=60.0):
     E, count = edges(F)
     ln = np.linalg.norm(V[E[:, 0]] - V[E[:, 1]], axis=1)
     # angles
@@ -64,6 +86,8 @@ def stats(V, F, L, V0, F0):
     def ang(x, y, z):
         return np.degrees(np.arccos(np.clip((y * y + z * z - x * x) / (2 * y * z), -1, 1)))
     mins = np.minimum(np.minimum(ang(a, b, c), ang(b, c, a)), ang(c, a, b))
+    at_feature = feature_faces(V, F, feature_angle)
+    p1 = np.percentile(mins, 1)
     # valence of interior vertices
     bverts = np.unique(E[count == 1])
     val = np.bincount(E.ravel(), minlength=len(V))
@@ -81,7 +105,11 @@ def stats(V, F, L, V0, F0):
         'vertices': len(V), 'faces': len(F),
         'mean': float(ln.mean()), 'rel_std': float(ln.std() / ln.mean()),
         'in_band': float(np.mean((ln >= 0.8 * L) & (ln <= 4.0 / 3.0 * L))),
-        'min_angle': float(mins.min()), 'p1_angle': float(np.percentile(mins, 1)),
+        'min_angle': float(mins.min()), 'p1_angle': float(p1),
+        'p1_feature': float(np.percentile(mins[at_feature], 1)) if at_feature.any() else float('nan'),
+        'p1_rest': float(np.percentile(mins[~at_feature], 1)) if (~at_feature).any() else float('nan'),
+        'worst_at_feature': float(np.mean(at_feature[mins <= p1])),
+        'under': [int(np.sum(mins < t)) for t in (20, 25, 30, 33)],
         'valence6': share6,
         'h_out_in_max': 100 * float(d_out_in.max()) / diag, 'h_out_in_mean': 100 * float(d_out_in.mean()) / diag,
         'h_in_out_max': 100 * float(d_in_out.max()) / diag, 'h_in_out_mean': 100 * float(d_in_out.mean()) / diag,
@@ -104,6 +132,8 @@ def main():
     ap.add_argument('--iterations', type=int, default=3)
     ap.add_argument('--feature-angle', type=float, default=60.0)
     ap.add_argument('--fixed-too', action='store_true')
+    ap.add_argument('--angles', action='store_true',
+                    help='a second table: the 1%% angle at and away from the features, and the triangles under 20-33 degrees')
     ap.add_argument('--out', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'results', 'remesh.md'))
     args = ap.parse_args()
     mmx = os.path.join(args.build, 'tools', 'mmx')
@@ -143,7 +173,7 @@ def main():
                 print('meshlab failed on', path, r.stderr, file=sys.stderr)
             else:
                 peers.append(('MeshLab isotropic explicit', out, json.loads(r.stdout.strip().splitlines()[-1])['remesh_ms'], cpu))
-        rows.append((name, len(V0), len(F0), L, stats(V0, F0, L, V0, F0), [(p, ms, cpu, stats(*read_obj(o), L, V0, F0)) for p, o, ms, cpu in peers]))
+        rows.append((name, len(V0), len(F0), L, stats(V0, F0, L, V0, F0, args.feature_angle), [(p, ms, cpu, stats(*read_obj(o), L, V0, F0, args.feature_angle)) for p, o, ms, cpu in peers]))
         print('done', name, file=sys.stderr)
     cpu = platform.processor() or platform.machine()
     try:
@@ -187,6 +217,19 @@ def main():
             line('input (L = %.4g)' % L, None, None, s0)
             for p, ms, cpu, s in peers:
                 line(p, ms, cpu, s)
+        if args.angles:
+            f.write('\nSmallest angles at the features: "feature" are the triangles with a corner on a feature of the '
+                    'result (an end of a boundary edge or of an edge whose faces\' normals differ by more than %g '
+                    'degrees), "rest" the others; "worst 1%% at features": the share of the triangles at or under the '
+                    '1%% angle that are feature triangles; "under t": the number of triangles whose smallest angle is '
+                    'under t degrees (the 1st percentile also depends on the triangle count F).\n\n' % args.feature_angle)
+            f.write('| mesh | method | F | 1% angle | 1% angle feature / rest | worst 1% at features '
+                    '| under 20 / 25 / 30 / 33 |\n|---|---|---|---|---|---|---|\n')
+            for name, nv, nf, L, s0, peers in rows:
+                for p, ms, cpu, s in [('input', None, None, s0)] + peers:
+                    f.write('| %s | %s | %d | %.1f | %.1f / %.1f | %.0f%% | %s |\n' % (
+                        name, p, s['faces'], s['p1_angle'], s['p1_feature'], s['p1_rest'],
+                        100 * s['worst_at_feature'], ' / '.join(str(k) for k in s['under'])))
         f.write(notes)
     print('wrote', args.out, file=sys.stderr)
 

@@ -1362,3 +1362,63 @@ Test(remesh, cuda_refuses_a_host_mesh)
     mmx_ctx_free(host);
     mmx_ctx_free(cu);
 }
+
+/* The smallest angle of every face of m, in degrees, into a (malloc'd, nfaces). */
+static double *smallest_angles(const mmx_mesh *m)
+{
+    const mmx_index nf = mmx_mesh_nfaces(m), *F = m->M->rowidx;
+    double *a = malloc((size_t)nf * sizeof *a);
+    cr_assert(a);
+    for (mmx_index f = 0; f < nf; f++) {
+        double l[3];
+        for (int k = 0; k < 3; k++) {
+            const float *p = m->pos + 3 * F[3 * f + k], *q = m->pos + 3 * F[3 * f + (k + 1) % 3];
+            l[k] = sqrt(pow(p[0] - q[0], 2) + pow(p[1] - q[1], 2) + pow(p[2] - q[2], 2));
+        }
+        a[f] = 180;
+        for (int k = 0; k < 3; k++) { /* the angle opposite l[k] */
+            const double x = l[k], y = l[(k + 1) % 3], z = l[(k + 2) % 3];
+            const double c = fmax(-1.0, fmin(1.0, (y * y + z * z - x * x) / (2 * y * z)));
+            a[f] = fmin(a[f], acos(c) * 180 / 3.14159265358979323846);
+        }
+    }
+    return a;
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* The flips' angle rules (remesh_step.h: MMX__RM_FLIP_SIN, MMX__RM_FLIP_GAIN) at sharp
+ * features: on the grid cube (its twelve edges features, as above) the smallest angle of the
+ * faces with a corner on a cube edge was 20.9 degrees before the rules and the 1st percentile
+ * of all faces' smallest angles 29.6; with them 31.1 and 34.3. */
+Test(remesh, flips_raise_the_smallest_angles_at_sharp_features)
+{
+    mmx_ctx *ctx = tu_host_ctx();
+    mmx_mesh *m = cube(ctx, 2), *out = NULL;
+    mmx_remesh_options o = mmx_remesh_defaults();
+    o.target_length = 0.3;
+    o.iterations = 4;
+    MMX_OK_OR_FAIL(ctx, mmx_remesh(ctx, m, &o, &out, NULL));
+    const mmx_index nf = mmx_mesh_nfaces(out), *F = out->M->rowidx;
+    double *a = smallest_angles(out), at_edge = 180;
+    for (mmx_index f = 0; f < nf; f++) {
+        int edge = 0;
+        for (int k = 0; k < 3; k++) {
+            const float *p = out->pos + 3 * F[3 * f + k];
+            edge |= (fabsf(p[0]) == 1.0f) + (fabsf(p[1]) == 1.0f) + (fabsf(p[2]) == 1.0f) >= 2;
+        }
+        if (edge) at_edge = fmin(at_edge, a[f]);
+    }
+    qsort(a, (size_t)nf, sizeof *a, cmp_double);
+    const double p1 = a[nf / 100];
+    cr_expect(at_edge >= 28, "a face at a cube edge has a smallest angle of %.2f degrees", at_edge);
+    cr_expect(p1 >= 32, "the 1st percentile of the smallest angles is %.2f degrees", p1);
+    free(a);
+    mmx_mesh_free(out);
+    mmx_mesh_free(m);
+    mmx_ctx_free(ctx);
+}
